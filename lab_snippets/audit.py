@@ -1,0 +1,201 @@
+"""Leak audit: did a notebook leave anything behind?
+
+The test run (see the root ``conftest.py``) runs ``start()`` in a notebook's kernel before
+its first cell and ``finish()`` after its last one. ``finish()`` raises ``LeakError``
+listing what is left:
+
+- threads that were not there at the start and are still alive;
+- child processes, grandchildren included, even those re-parented after their parent
+  died (found by the ``LAB_AUDIT_ID`` marker every descendant inherits in its environment);
+- asyncio tasks created by the notebook that are not done;
+- sockets (listening or connected) and other file descriptors opened and not closed;
+- files left in the notebook's own temporary directory.
+
+Two kinds of thing are not counted as leaks, because they belong to the kernel, not to
+the notebook, and end when the kernel ends: multiprocessing's resource tracker and
+forkserver processes (started on demand by the ``spawn`` and ``forkserver`` start
+methods), and read-only files of installed packages that a library keeps open as a cache
+(matplotlib keeps its font files open once it has drawn text).
+
+The audit can be used by hand in any kernel too::
+
+    from lab_snippets import audit
+    audit.start()
+    ...
+    audit.finish()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+
+import sys
+import sysconfig
+
+import psutil
+
+MARKER_ENV = "LAB_AUDIT_ID"
+_KERNEL_PACKAGES = ("ipykernel", "IPython", "zmq", "tornado", "jupyter_client", "nbclient")
+_STDLIB_HELPERS = ("multiprocessing.resource_tracker", "multiprocessing.forkserver")
+
+
+_INSTALLED = tuple({os.path.realpath(p) + os.sep for p in (sysconfig.get_paths()["purelib"],
+                                                          sysconfig.get_paths()["stdlib"], sys.prefix)})
+
+
+def _is_installed_file(target: str) -> bool:
+    return target.startswith(_INSTALLED) and os.path.isfile(target)
+
+
+class LeakError(AssertionError):
+    """Raised by ``finish()`` when the notebook left something behind."""
+
+
+@dataclass
+class Snapshot:
+    threads: set[int] = field(default_factory=set)
+    fds: dict[int, str] = field(default_factory=dict)
+    sockets: set[int] = field(default_factory=set)
+    tasks: set[int] = field(default_factory=set)
+    tmp_entries: set[str] = field(default_factory=set)
+    tmpdir: str = ""
+
+
+def _fds() -> dict[int, str]:
+    out = {}
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            out[int(name)] = os.readlink(f"/proc/self/fd/{name}")
+        except OSError:  # the fd of the listdir itself, already closed
+            pass
+    return out
+
+
+def _socket_fds() -> set[int]:
+    return {c.fd for c in psutil.Process().net_connections("all") if c.fd != -1}
+
+
+def _loop_tasks() -> set[asyncio.Task]:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return set()
+    return asyncio.all_tasks(loop)
+
+
+def _task_is_kernel_owned(task: asyncio.Task) -> bool:
+    coro = task.get_coro()
+    code = getattr(coro, "cr_code", None) or getattr(coro, "gi_code", None)
+    filename = code.co_filename if code is not None else ""
+    return any(f"{os.sep}{pkg}{os.sep}" in filename for pkg in _KERNEL_PACKAGES)
+
+
+def _is_stdlib_helper(proc: psutil.Process) -> bool:
+    try:
+        cmd = " ".join(proc.cmdline())
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return False
+    return any(helper in cmd for helper in _STDLIB_HELPERS)
+
+
+def _descendants() -> list[psutil.Process]:
+    me = psutil.Process()
+    found = {p.pid: p for p in me.children(recursive=True)}
+    marker = os.environ.get(MARKER_ENV)
+    if marker:
+        for proc in psutil.process_iter(["pid"]):
+            if proc.pid == me.pid or proc.pid in found:
+                continue
+            try:
+                if proc.environ().get(MARKER_ENV) == marker:
+                    found[proc.pid] = proc
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                continue
+    return [p for p in found.values() if not _is_stdlib_helper(p)]
+
+
+_baseline: Snapshot | None = None
+
+
+def snapshot() -> Snapshot:
+    tmpdir = tempfile.gettempdir()
+    try:
+        tmp_entries = set(os.listdir(tmpdir))
+    except OSError:
+        tmp_entries = set()
+    return Snapshot(
+        threads={t.ident for t in threading.enumerate() if t.ident is not None},
+        fds=_fds(),
+        sockets=_socket_fds(),
+        tasks={id(t) for t in _loop_tasks()},
+        tmp_entries=tmp_entries,
+        tmpdir=tmpdir,
+    )
+
+
+def start() -> Snapshot:
+    """Record what exists now; ``finish()`` compares against it."""
+    global _baseline
+    _baseline = snapshot()
+    return _baseline
+
+
+def leaks(before: Snapshot) -> list[str]:
+    """What exists now that did not exist in ``before`` and should be gone."""
+    found: list[str] = []
+    for t in threading.enumerate():
+        if t.ident not in before.threads and t.is_alive():
+            found.append(f"thread {t.name!r} (daemon={t.daemon}) is still alive")
+    for proc in _descendants():
+        try:
+            status = proc.status()
+            cmd = " ".join(proc.cmdline())[:120] or proc.name()
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        except psutil.ZombieProcess:
+            status, cmd = psutil.STATUS_ZOMBIE, "?"
+        kind = "zombie (exited, never reaped)" if status == psutil.STATUS_ZOMBIE else "running"
+        found.append(f"process {proc.pid} {kind}: {cmd}")
+    current = asyncio.current_task() if _loop_tasks() else None
+    for task in _loop_tasks():
+        if id(task) in before.tasks or task is current or task.done() or _task_is_kernel_owned(task):
+            continue
+        found.append(f"asyncio task {task.get_name()!r} is still pending: {task.get_coro()!r}")
+    sockets_now = _socket_fds()
+    for conn in psutil.Process().net_connections("all"):
+        if conn.fd in sockets_now - before.sockets:
+            found.append(f"socket fd {conn.fd} {conn.status or ''} {conn.laddr} -> {conn.raddr or '-'}".strip())
+    fds_now = _fds()
+    for fd, target in sorted(fds_now.items()):
+        if fd in sockets_now:
+            continue
+        if before.fds.get(fd) != target and not _is_installed_file(target):
+            found.append(f"file descriptor {fd} -> {target} is still open")
+    try:
+        tmp_now = set(os.listdir(before.tmpdir))
+    except OSError:
+        tmp_now = set()
+    for entry in sorted(tmp_now - before.tmp_entries):
+        found.append(f"temporary file left behind: {os.path.join(before.tmpdir, entry)}")
+    return found
+
+
+def finish(grace: float = 2.0, before: Snapshot | None = None) -> None:
+    """Raise ``LeakError`` if anything is left; give finishing threads/processes ``grace`` seconds."""
+    before = before or _baseline
+    if before is None:
+        raise RuntimeError("audit.finish() called without audit.start()")
+    deadline = time.monotonic() + grace
+    while True:
+        found = leaks(before)
+        if not found or time.monotonic() >= deadline:
+            break
+        time.sleep(0.05)
+    if found:
+        raise LeakError("the notebook left these behind:\n  - " + "\n  - ".join(found))
+    print("leak audit: nothing left behind (threads, processes, tasks, sockets, fds, temp files)")

@@ -1,0 +1,333 @@
+# %% [markdown]
+# # 01 · async def: after defining it, when does it run?
+# *async def：定义之后，什么时候执行？*
+#
+# **The question.** You write `async def score(sample): ...` and then call `score(s)`.
+# Which lines of the body have run when that call returns, and what makes the rest run?
+#
+# **You will**
+# 1. tell apart the three things one `async def` gives you: the *coroutine function*, the
+#    *coroutine object* a call returns, and the *running body*;
+# 2. prove by experiment that calling runs none of the body, and that `await` or a Task does;
+# 3. recognise the "coroutine ... was never awaited" warning as a body that never ran;
+# 4. check each of the three with `inspect`.
+#
+# **Needs** basic Python functions and generators · about 20 minutes
+
+# %%
+import asyncio
+import gc
+import inspect
+import sys
+import warnings
+
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## Three moments, not one
+#
+# A plain `def` has two moments: you define it, and each call runs the body. An `async def`
+# has three. Defining it makes a **coroutine function**. Calling that function makes a
+# **coroutine object** and returns at once. The **body** runs only when something drives the
+# object: an `await` in another coroutine, or a Task that the event loop steps.
+#
+# The experiments below use one small coroutine function. It writes to a log when its body
+# starts and when it ends, so the log tells us exactly which lines have run.
+
+# %%
+async def score_sample(sample_id: int, log: list[str]) -> float:
+    log.append(f"body of {sample_id} started")
+    await asyncio.sleep(0.01)
+    log.append(f"body of {sample_id} finished")
+    return sample_id / 10
+
+
+print(type(score_sample).__name__, inspect.iscoroutinefunction(score_sample))
+
+# %% [markdown]
+# ## Predict, then run
+#
+# Most people read `score_sample(1, log)` as "run `score_sample`". Before you run the next
+# cell, write down what `log` holds right after the call, and what the call returns.
+
+# %%
+log: list[str] = []
+pending = score_sample(1, log)
+
+print("the call returned:", type(pending).__name__)
+print("log after the call:", log)
+print("state:", inspect.getcoroutinestate(pending))
+assert log == [], "calling a coroutine function must not run any of its body"
+assert inspect.iscoroutine(pending)
+assert inspect.getcoroutinestate(pending) == inspect.CORO_CREATED
+
+# %% [markdown]
+# The call built an object that *holds* the body and its arguments, ready to start, and ran
+# nothing. Now drive it with `await`: the body runs from its first line to its `return`, and
+# the value of the `await` expression is the return value.
+
+# %%
+result = await pending
+
+print("await gave:", result)
+print("log after await:", log)
+print("state:", inspect.getcoroutinestate(pending))
+assert log == ["body of 1 started", "body of 1 finished"]
+assert result == 0.1
+assert inspect.getcoroutinestate(pending) == inspect.CORO_CLOSED
+
+# %% [markdown]
+# A coroutine object runs once. Awaiting it a second time is an error, because its body has
+# already finished: a coroutine object is a single run, not a reusable function.
+
+# %% tags=["raises-exception"]
+await pending
+
+# %% [markdown]
+# ## A body that never runs
+#
+# If nobody ever awaits a coroutine object, its body never runs. When the object is garbage
+# collected, Python warns: `RuntimeWarning: coroutine '...' was never awaited`. The warning is
+# how you find a forgotten `await`, and in a large codebase it is often the only sign of one.
+# Here we catch the warning and check it instead of letting it scroll past.
+
+# %%
+forgotten_log: list[str] = []
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    score_sample(2, forgotten_log)  # the missing `await` is the bug this cell shows
+    gc.collect()
+
+messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+print(messages)
+assert any("score_sample" in m and "was never awaited" in m for m in messages)
+assert forgotten_log == [], "the forgotten body never ran"
+
+# %% [markdown]
+# ## A Task starts the body later, not now
+#
+# `asyncio.create_task(coro)` hands the object to the event loop and returns a Task. The body
+# still does not run during the call: the loop starts it the next time the current code
+# suspends (here, at `await asyncio.sleep(0)`). The ordered event log of a `Timeline` lets us
+# assert the order of events instead of guessing from timings.
+
+# %%
+tl = Timeline()
+task_log: list[str] = []
+
+
+async def traced(sample_id: int) -> float:
+    tl.mark(f"sample {sample_id} body starts")
+    with tl.span(f"sample {sample_id}"):
+        return await score_sample(sample_id, task_log)
+
+
+tl.mark("sample 3 coroutine created")
+coro = traced(3)
+with tl.span("caller", state="running"):
+    task = asyncio.create_task(coro)
+    tl.mark("sample 3 task created")
+    await asyncio.sleep(0.02)  # the caller suspends; only now can the loop start the task
+tl.mark("caller suspended and resumed")
+value = await asyncio.wait_for(task, timeout=2)
+
+print(tl.names())
+assert tl.order("sample 3 coroutine created", "sample 3 task created", "sample 3 body starts")
+assert value == 0.3
+
+# %% [markdown]
+# ## Measure it
+#
+# The timeline below drives three coroutine objects created at the same moment in three ways:
+# awaited at once, awaited after the caller has done 0.05 s of other work, and wrapped in a
+# Task. The grey gap before a body is the time its object existed without running.
+
+# %%
+tl = Timeline()
+demo_log: list[str] = []
+
+
+async def timed_body(name: str) -> None:
+    with tl.span(name):
+        await score_sample(0, demo_log)
+        await asyncio.sleep(0.04)
+
+
+created_at = tl.now()
+first, later, as_task = timed_body("awaited at once"), timed_body("awaited later"), timed_body("as a Task")
+tl.mark("all three created")
+
+await first
+task = asyncio.create_task(as_task)
+with tl.span("caller's own work", state="blocked"):
+    while tl.now() - created_at < 0.05:
+        pass  # busy on purpose: the loop cannot start the Task while the caller holds it
+await later
+await asyncio.wait_for(task, timeout=2)
+
+for span_label in ("awaited at once", "awaited later", "as a Task"):
+    start = tl.spans_of(span_label)[0].start
+    tl.add(span_label, tl.t0 + created_at, tl.t0 + start, state="waiting")
+
+fig = tl.plot("Three coroutine objects created together: when does each body run?",
+              lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"])
+starts = {label: tl.spans_of(label)[0].start for label in ("awaited at once", "awaited later", "as a Task")}
+blocked = tl.spans_of("caller's own work")[0]
+assert starts["awaited at once"] < blocked.start
+assert starts["as a Task"] >= blocked.end, "a Task cannot start while the caller blocks the loop"
+assert starts["awaited later"] >= blocked.end
+
+# %% [markdown]
+# Read the chart from left to right. The first body starts at once because it was awaited at
+# once. The Task was created before the caller's busy work, yet its body waited until the
+# caller gave the loop a chance (its first `await`). The third object waited until the line
+# that awaited it. In all three cases the object existed long before its body ran.
+#
+# ## Checking which is which with `inspect`
+#
+# | you hold | `inspect.iscoroutinefunction` | `inspect.iscoroutine` | `inspect.isawaitable` |
+# |---|---|---|---|
+# | `score_sample` (the function) | True | False | False |
+# | `score_sample(1, log)` (the object) | False | True | True |
+# | a Task | False | False | True |
+#
+# Chapter 21 returns to these checks and to the cases where they disagree with what a
+# call really returns.
+
+# %%
+obj = score_sample(4, [])
+task = asyncio.create_task(asyncio.sleep(0))
+rows = {
+    "function": (inspect.iscoroutinefunction(score_sample), inspect.iscoroutine(score_sample),
+                 inspect.isawaitable(score_sample)),
+    "object": (inspect.iscoroutinefunction(obj), inspect.iscoroutine(obj), inspect.isawaitable(obj)),
+    "task": (inspect.iscoroutinefunction(task), inspect.iscoroutine(task), inspect.isawaitable(task)),
+}
+for name, flags in rows.items():
+    print(f"{name:<9}", flags)
+obj.close()  # we only inspected it; closing tells Python it was dropped on purpose (no warning)
+await asyncio.wait_for(task, timeout=2)
+assert rows == {"function": (True, False, False), "object": (False, True, True),
+                "task": (False, False, True)}
+
+# %% [markdown]
+# ### Python 3.12 and later: eager tasks
+#
+# Since Python 3.12 a loop can use `asyncio.eager_task_factory`. With it, `create_task` runs
+# the body at once, up to its first real suspension, before returning. That changes the
+# answer of the Task experiment above, so the cell below runs only on 3.12+, and on 3.11 it
+# says what you would see instead.
+
+# %%
+if sys.version_info >= (3, 12):
+    loop = asyncio.get_running_loop()
+    previous_factory = loop.get_task_factory()
+    eager_log: list[str] = []
+    loop.set_task_factory(asyncio.eager_task_factory)
+    try:
+        eager = asyncio.create_task(score_sample(5, eager_log))
+        seen_at_creation = list(eager_log)
+    finally:
+        loop.set_task_factory(previous_factory)
+    await asyncio.wait_for(eager, timeout=2)
+    print("log right after create_task with eager tasks:", seen_at_creation)
+    assert seen_at_creation == ["body of 5 started"]
+else:
+    print("Python < 3.12 has no eager task factory: create_task never runs the body before returning.")
+
+# %% [markdown]
+# ## Exercise 1.1 · Create now, run later
+#
+# A coroutine object can be made long before it runs. Use that to start bodies in an order
+# you choose. Implement `run_in_reverse(job_ids, log)`:
+#
+# 1. first create one coroutine object `record_job(job_id, log)` for **every** id, in the
+#    given order, without running any of them;
+# 2. then await them one by one in **reverse** order;
+# 3. return their results in the order they were awaited.
+#
+# The tests check the results and that each body started only when it was awaited.
+
+# %%
+async def record_job(job_id: int, log: list[str]) -> str:
+    log.append(f"start {job_id}")
+    await asyncio.sleep(0)
+    return f"job {job_id} done"
+
+
+# %% tags=["solution"]
+async def run_in_reverse(job_ids: list[int], log: list[str]) -> list[str]:
+    """Create every coroutine object first, then await them in reverse order."""
+    ### BEGIN SOLUTION
+    created = [record_job(job_id, log) for job_id in job_ids]
+    return [await coro for coro in reversed(created)]
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+visible_log: list[str] = []
+got = await asyncio.wait_for(run_in_reverse([1, 2, 3], visible_log), timeout=2)
+assert got == ["job 3 done", "job 2 done", "job 1 done"], got
+assert visible_log == ["start 3", "start 2", "start 1"], visible_log
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+def _check_run_in_reverse_hidden():
+    created_then_started: list[str] = []
+
+    async def spy(job_id: int, log: list[str]) -> str:
+        created_then_started.append(f"start {job_id}")
+        await asyncio.sleep(0)
+        return f"job {job_id} done"
+
+    return spy, created_then_started
+
+
+_spy, _events = _check_run_in_reverse_hidden()
+_original_record_job = record_job
+record_job = _spy
+try:
+    with warnings.catch_warnings(record=True) as _caught:
+        warnings.simplefilter("always")
+        _got = await asyncio.wait_for(run_in_reverse(list(range(6)), []), timeout=2)
+        gc.collect()
+finally:
+    record_job = _original_record_job
+assert _got == [f"job {i} done" for i in reversed(range(6))], _got
+assert _events == [f"start {i}" for i in reversed(range(6))], "bodies must start in reverse order"
+assert not [w for w in _caught if "never awaited" in str(w.message)], "every coroutine object must be awaited"
+_empty_log: list[str] = []
+assert await asyncio.wait_for(run_in_reverse([], _empty_log), timeout=2) == []
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - `async def` makes a coroutine function; calling it makes a coroutine object and runs
+#   nothing of the body.
+# - The body runs when the object is awaited, or when the loop steps the Task that wraps it
+#   (from 3.12, an eager task factory may start it inside `create_task`).
+# - An object that is never awaited never runs; Python says so with a `RuntimeWarning` when
+#   the object is collected.
+# - `inspect.iscoroutinefunction`, `inspect.iscoroutine` and `inspect.getcoroutinestate` tell
+#   the three moments apart.
+#
+# **What's next.** Chapter 02 asks what `await` does while it waits, and why two awaits in a
+# row still take the sum of their times.
+#
+# ## In slime
+#
+# slime's rollout code is built from coroutine functions. The function that turns one prompt
+# into one generated and scored sample is an `async def`; the rollout loop *calls* it many
+# times up front to make coroutine objects, wraps them in Tasks, and only then do the bodies
+# start sending requests to the inference servers. When you read that code, keep the three
+# moments apart: the line that calls the function has not sent anything yet. The full list of
+# places where slime defines and awaits coroutines is in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("01")
