@@ -1,0 +1,124 @@
+import asyncio
+import time
+
+import pytest
+
+from lab_snippets.loopwatch import LoopWatch, slow_callback_log
+from lab_snippets.timeline import Timeline
+
+
+async def _bounded(coro):
+    async with asyncio.timeout(10):
+        return await coro
+
+
+def run(coro):
+    return asyncio.run(_bounded(coro))
+
+
+def test_free_loop_has_short_gaps_and_a_frozen_loop_one_long_gap():
+    async def main():
+        async with LoopWatch(interval=0.005) as free:
+            await asyncio.sleep(0.1)
+        async with LoopWatch(interval=0.005) as frozen:
+            await asyncio.sleep(0.02)
+            time.sleep(0.2)  # holds the loop
+            await asyncio.sleep(0.02)
+        return free, frozen
+
+    free, frozen = run(main())
+    assert len(free.beats) >= 5
+    assert frozen.max_gap >= 0.2
+    assert free.max_gap < 0.5 * frozen.max_gap
+    assert len(frozen.stalls(0.1)) == 1
+    start, end = frozen.stalls(0.1)[0]
+    assert end - start == pytest.approx(frozen.max_gap)
+    assert frozen.gaps_over(0.1) == [frozen.max_gap]
+    assert frozen.frozen_time(0.1) == pytest.approx(frozen.max_gap)
+
+
+def test_freeze_right_before_exit_is_measured():
+    async def main():
+        async with LoopWatch(interval=0.005) as watch:
+            time.sleep(0.15)
+        return watch
+
+    watch = run(main())
+    assert watch.max_gap >= 0.15
+
+
+def test_nothing_left_running_after_exit_even_on_error():
+    async def main():
+        watch = LoopWatch(interval=0.005)
+        with pytest.raises(ZeroDivisionError):
+            async with watch:
+                await asyncio.sleep(0.01)
+                raise ZeroDivisionError
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        return watch, others
+
+    watch, others = run(main())
+    assert not watch.running
+    assert others == []
+
+
+def test_cancellation_of_the_block_propagates():
+    async def watched():
+        async with LoopWatch(interval=0.005):
+            await asyncio.sleep(10)
+
+    async def main():
+        task = asyncio.create_task(watched())
+        await asyncio.sleep(0.03)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, timeout=2)
+        return [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+
+    assert run(main()) == []
+
+
+def test_cannot_enter_twice_and_interval_must_be_positive():
+    with pytest.raises(ValueError):
+        LoopWatch(interval=0)
+
+    async def main():
+        watch = LoopWatch()
+        async with watch:
+            with pytest.raises(RuntimeError):
+                await watch.__aenter__()
+
+    run(main())
+
+
+def test_gaps_and_timeline_lane_from_fixed_beats():
+    watch = LoopWatch(interval=0.01)
+    watch.beats = [0.0, 0.01, 0.02, 0.32, 0.33]
+    assert watch.gaps == pytest.approx([0.01, 0.01, 0.30, 0.01])
+    assert watch.stalls(0.05) == [(0.02, 0.32)]
+    tl = Timeline(clock=lambda: 0.0)
+    watch.add_to(tl, label="loop")
+    states = [(s.state, round(s.start, 2), round(s.end, 2)) for s in tl.spans_of("loop")]
+    assert states == [("running", 0.0, 0.02), ("blocked", 0.02, 0.32), ("running", 0.32, 0.33)]
+    assert "1 gap(s) over 50 ms" in watch.summary(0.05)
+    assert LoopWatch().max_gap == 0.0
+
+
+def test_slow_callback_log_collects_the_debug_warning_and_restores_the_loop():
+    def hold_loop():
+        time.sleep(0.12)
+
+    async def blocker():
+        hold_loop()
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        before = (loop.get_debug(), loop.slow_callback_duration)
+        with slow_callback_log(0.05) as messages:
+            await asyncio.wait_for(asyncio.create_task(blocker()), timeout=2)
+        after = (loop.get_debug(), loop.slow_callback_duration)
+        return before, after, messages
+
+    before, after, messages = run(main())
+    assert before == after
+    assert any("blocker" in m and "took" in m for m in messages), messages
