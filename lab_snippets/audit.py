@@ -155,10 +155,10 @@ def leaks(before: Snapshot) -> list[str]:
         try:
             status = proc.status()
             cmd = " ".join(proc.cmdline())[:120] or proc.name()
+        except psutil.ZombieProcess:  # a subclass of NoSuchProcess: test it first
+            status, cmd = psutil.STATUS_ZOMBIE, proc.name() if proc.is_running() else "?"
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
-        except psutil.ZombieProcess:
-            status, cmd = psutil.STATUS_ZOMBIE, "?"
         kind = "zombie (exited, never reaped)" if status == psutil.STATUS_ZOMBIE else "running"
         found.append(f"process {proc.pid} {kind}: {cmd}")
     current = asyncio.current_task() if _loop_tasks() else None

@@ -1,0 +1,57 @@
+"""Build the book the way readers get it, and check it makes no request outside the machine.
+
+Run with: pytest -m book -p no:xdist   (the README's test command does).
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lab_snippets import chapters
+
+pytestmark = pytest.mark.book
+HTML = chapters.ROOT / "_build" / "html"
+# Attributes and CSS that make a browser fetch something by itself (links a reader clicks are fine).
+FETCHING = [
+    re.compile(r"<script[^>]*\bsrc=[\"']((?:https?:)?//[^\"']+)", re.I),
+    re.compile(r"<link[^>]*\bhref=[\"']((?:https?:)?//[^\"']+)", re.I),
+    re.compile(r"<(?:img|iframe|source|video|audio|embed)[^>]*\bsrc=[\"']((?:https?:)?//[^\"']+)", re.I),
+    re.compile(r"url\(\s*[\"']?((?:https?:)?//[^)\"']+)", re.I),
+    re.compile(r"@import\s+[\"']((?:https?:)?//[^\"']+)", re.I),
+]
+
+
+@pytest.fixture(scope="module")
+def built_book():
+    jb = Path(sys.executable).with_name("jupyter-book")
+    run = subprocess.run([str(jb), "build", "-W", "-n", "--keep-going", str(chapters.ROOT)],
+                         capture_output=True, text=True, timeout=900)
+    return run
+
+
+def test_book_builds_without_warnings(built_book):
+    tail = "\n".join((built_book.stdout + built_book.stderr).splitlines()[-40:])
+    assert built_book.returncode == 0, f"jupyter-book build -W failed:\n{tail}"
+    assert "WARNING" not in built_book.stdout + built_book.stderr
+
+
+def test_every_chapter_page_is_built(built_book):
+    for chapter in chapters.existing():
+        page = HTML / "notebooks" / f"{chapter.stem}.html"
+        assert page.exists(), page
+        text = page.read_text(encoding="utf-8")
+        assert "slime-quote" in text, f"{page.name}: the slime section (quote or fallback) is missing"
+        assert "BEGIN HIDDEN TESTS" not in text, f"{page.name}: hidden tests must not be shown"
+
+
+def test_html_fetches_nothing_from_outside(built_book):
+    offenders = []
+    for path in list(HTML.rglob("*.html")) + list(HTML.rglob("*.css")) + list(HTML.rglob("*.js")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for pattern in FETCHING:
+            for url in pattern.findall(text):
+                offenders.append(f"{path.relative_to(HTML)}: {url}")
+    assert offenders == [], "the built book would load these from the network:\n" + "\n".join(offenders[:30])

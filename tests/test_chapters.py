@@ -1,0 +1,93 @@
+"""Every chapter notebook follows the course skeleton, and _toc.yml lists exactly the chapters that exist."""
+
+import re
+
+import jupytext
+import pytest
+import yaml
+
+from lab_snippets import chapters
+from lab_snippets.sites import load_registry
+
+EXISTING = chapters.existing()
+IDS = [c.stem for c in EXISTING]
+
+
+def test_every_notebook_file_is_a_known_chapter():
+    names = sorted(p.name for p in chapters.NOTEBOOKS.glob("*.py"))
+    known = {c.path.name for c in chapters.CHAPTERS}
+    assert [n for n in names if n not in known] == [], "notebooks/ holds files that are not chapters"
+    assert not list(chapters.NOTEBOOKS.glob("*.ipynb")), ".ipynb files are build products, never sources"
+
+
+def test_toc_lists_exactly_the_existing_chapters():
+    toc = yaml.safe_load(chapters.TOC.read_text(encoding="utf-8"))
+    files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    listed = [f for f in files if f.startswith("notebooks/")]
+    assert sorted(listed) == sorted(f"notebooks/{c.stem}" for c in EXISTING)
+    for f in files:
+        assert (chapters.ROOT / f"{f}.py").exists() or (chapters.ROOT / f"{f}.md").exists(), f
+    assert chapters.main(["check"]) == 0, "run `python -m lab_snippets.chapters toc`"
+
+
+def test_toc_groups_chapters_in_their_parts():
+    toc = yaml.safe_load(chapters.TOC.read_text(encoding="utf-8"))
+    for part in toc["parts"]:
+        for entry in part["chapters"]:
+            if entry["file"].startswith("notebooks/"):
+                number = entry["file"].split("/")[1][:2]
+                assert chapters.BY_NUMBER[number].part == part["caption"]
+
+
+@pytest.fixture(params=EXISTING, ids=IDS)
+def chapter(request):
+    return request.param, jupytext.read(request.param.path, fmt="py:percent")
+
+
+def test_title_objectives_and_needs(chapter):
+    info, nb = chapter
+    head = nb.cells[0]
+    assert head.cell_type == "markdown"
+    lines = head.source.splitlines()
+    assert lines[0] == f"# {info.number} · {info.title}", "first line: '# NN · English title' as in the syllabus"
+    assert lines[1] == f"*{info.original}*", "second line: the original Chinese title in italics"
+    assert "**The question.**" in head.source
+    assert re.search(r"\*\*You will\*\*\s*\n1\. ", head.source), "numbered objectives under **You will**"
+    assert "**Needs**" in head.source
+
+
+def test_experiments_assert_their_claims(chapter):
+    _, nb = chapter
+    plain = [c for c in nb.cells if c.cell_type == "code" and not set(c.metadata.get("tags", []))
+             & {"solution", "tests", "hidden-tests"}]
+    assert sum("assert " in c.source for c in plain) >= 2, "at least two experiments end in asserts"
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "## Predict, then run" in markdown
+    assert "## Measure it" in markdown
+
+
+def test_graded_exercise_cells(chapter):
+    _, nb = chapter
+    tagged = {tag: [c for c in nb.cells if tag in c.metadata.get("tags", [])]
+              for tag in ("solution", "tests", "hidden-tests")}
+    assert tagged["solution"], "a solution cell"
+    for cell in tagged["solution"]:
+        assert "### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source
+    visible = [c for c in tagged["tests"] if "hidden-tests" not in c.metadata["tags"]]
+    assert visible, "a visible test cell"
+    assert tagged["hidden-tests"], "a hidden test cell"
+    for cell in tagged["hidden-tests"]:
+        assert {"tests", "remove-cell"} <= set(cell.metadata["tags"]), "hidden tests: tags tests + remove-cell"
+        assert "### BEGIN HIDDEN TESTS" in cell.source and "### END HIDDEN TESTS" in cell.source
+    assert any(c.source.lstrip().startswith("## Exercise") for c in nb.cells if c.cell_type == "markdown")
+
+
+def test_ends_with_in_slime_and_the_quote(chapter):
+    info, nb = chapter
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "## In slime" in markdown
+    assert "reference/inventory.md" in markdown, "the In slime section links to the source inventory"
+    last = nb.cells[-1]
+    assert last.cell_type == "code"
+    assert f'show_call_site("{info.number}")' in last.source, "the last cell quotes the chapter's call site"
+    assert info.number in {s.chapter for s in load_registry().sites}
