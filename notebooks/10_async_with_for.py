@@ -1,0 +1,590 @@
+# %% [markdown]
+# # 10 · async with, async for and async generators
+# *async with、async for 与异步生成器*
+#
+# **The question.** When a block that holds a resource ends (normally, by an exception, or by
+# cancellation), and when a loop over a stream stops early, exactly when does the cleanup
+# code run?
+#
+# **You will**
+# 1. trace the order of `__aenter__`, the body and `__aexit__` when the body finishes, raises
+#    and is cancelled;
+# 2. write an `asynccontextmanager` that boots a resource while holding a semaphore permit,
+#    retries failed boots, and releases the resource on every path;
+# 3. stream lines with an async generator and see what `break`, `aclose()` and
+#    `contextlib.aclosing` do to its `finally`;
+# 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
+#
+# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 30 minutes
+
+# %%
+import asyncio
+import sys
+import time
+from contextlib import aclosing, asynccontextmanager
+
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## The protocol: enter, body, exit
+#
+# `async with manager as value:` is a promise in three steps. The loop awaits
+# `manager.__aenter__()` and binds its result to `value`; the body runs; then it awaits
+# `manager.__aexit__(exc_type, exc, tb)`, with the exception that ended the body or three
+# `None`s. Both halves are coroutines, so taking a resource and giving it back may each wait
+# (for a connection, a sandbox, a permit).
+#
+# The manager below writes an event at each step. We run the same block three ways: the body
+# finishes, the body raises, and the task running it is cancelled from outside.
+
+# %%
+class TracedLease:
+    """An async context manager that records every step of its protocol on a Timeline."""
+
+    def __init__(self, name: str, tl: Timeline) -> None:
+        self.name, self.tl = name, tl
+
+    async def __aenter__(self) -> "TracedLease":
+        self.tl.mark(f"{self.name}: enter starts")
+        await asyncio.sleep(0.01)
+        self.tl.mark(f"{self.name}: entered")
+        return self
+
+    async def __aexit__(self, exc_type, exc, tb) -> bool:
+        how = exc_type.__name__ if exc_type else "no error"
+        self.tl.mark(f"{self.name}: exit sees {how}")
+        await asyncio.sleep(0.01)  # giving the resource back may wait too
+        self.tl.mark(f"{self.name}: released")
+        return False  # never swallow the exception
+
+
+async def use_lease(name: str, tl: Timeline, ending: str) -> None:
+    async with TracedLease(name, tl):
+        tl.mark(f"{name}: body starts")
+        if ending == "raise":
+            raise ValueError("bad input")
+        await asyncio.sleep(0.02 if ending == "finish" else 1.0)
+        tl.mark(f"{name}: body ends")
+
+
+tl = Timeline()
+await asyncio.wait_for(use_lease("finish", tl, "finish"), timeout=2)
+
+try:
+    await asyncio.wait_for(use_lease("raise", tl, "raise"), timeout=2)
+except ValueError:
+    tl.mark("raise: caller got ValueError")
+
+cancelled = asyncio.create_task(use_lease("cancel", tl, "cancel"))
+await asyncio.sleep(0.03)  # let it enter and start its body
+cancelled.cancel()
+try:
+    await asyncio.wait_for(cancelled, timeout=2)
+except asyncio.CancelledError:
+    tl.mark("cancel: caller saw the task cancelled")
+
+for event in tl.names():
+    print(event)
+assert tl.order("finish: enter starts", "finish: entered", "finish: body starts", "finish: body ends",
+                "finish: exit sees no error", "finish: released")
+assert tl.order("raise: body starts", "raise: exit sees ValueError", "raise: released",
+                "raise: caller got ValueError")
+assert tl.order("cancel: body starts", "cancel: exit sees CancelledError", "cancel: released",
+                "cancel: caller saw the task cancelled")
+assert "raise: body ends" not in tl.names() and "cancel: body ends" not in tl.names()
+assert cancelled.cancelled()
+
+# %% [markdown]
+# Three things to take from this log. `__aexit__` runs on all three paths, and it runs
+# *before* the caller hears about the exception. It is told why the body ended (the exception
+# type), so it can decide what cleanup means. And on the cancelled path it could still
+# `await`: cancellation is delivered once, at the `await` in the body, and the exit code that
+# runs afterwards is not cancelled again unless someone asks a second time.
+#
+# ## `asynccontextmanager`: boot under a permit, retry, always release
+#
+# Writing a class for every resource is heavy. `contextlib.asynccontextmanager` turns an async
+# generator with exactly one `yield` into a context manager: the code before `yield` is
+# `__aenter__`, the yielded value is what `as` binds, and a `finally` around the `yield` is
+# `__aexit__`. The shape we build here is the one slime uses to boot agent sandboxes:
+#
+# - booting is expensive, so at most `BOOT_LIMIT` boots run at once (a semaphore);
+# - the permit is held **only while booting**, not while the sandbox is in use;
+# - a failed boot is retried, with a short back-off taken *outside* the permit;
+# - once booted, the sandbox is closed on every way out of the caller's block.
+#
+# A small ledger records what is open and how many boots are in flight, so the experiment
+# can assert that nothing is left and the limit held.
+
+# %%
+BOOT_LIMIT = 2
+
+
+class SandboxLedger:
+    """What is open right now, and the largest number of boots that ever ran at once."""
+
+    def __init__(self) -> None:
+        self.open: set[str] = set()
+        self.booting = 0
+        self.peak_booting = 0
+        self.closed: list[str] = []
+
+
+async def boot_once(name: str, attempt: int, fail_attempts: int, ledger: SandboxLedger, tl: Timeline) -> None:
+    ledger.booting += 1
+    ledger.peak_booting = max(ledger.peak_booting, ledger.booting)
+    try:
+        with tl.span(f"{name} boot"):  # a failed attempt is drawn as "failed"
+            await asyncio.sleep(0.04)
+            if attempt < fail_attempts:
+                raise ConnectionError(f"{name}: boot attempt {attempt + 1} failed")
+        ledger.open.add(name)
+    finally:
+        ledger.booting -= 1
+
+
+@asynccontextmanager
+async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger, tl: Timeline,
+                  fail_attempts: int = 0, retries: int = 3):
+    last_error: Exception | None = None
+    for attempt in range(retries):
+        asked = time.monotonic()
+        async with permits:
+            tl.add(f"{name} boot", asked, time.monotonic(), state="waiting")
+            try:
+                await boot_once(name, attempt, fail_attempts, ledger, tl)
+                break
+            except ConnectionError as exc:
+                last_error = exc
+        await asyncio.sleep(0.01 * (attempt + 1))  # back off without holding a permit
+    else:
+        raise last_error
+    try:
+        yield name
+    finally:
+        with tl.span(f"{name} use", state="cleanup"):
+            await asyncio.sleep(0.01)
+            ledger.open.discard(name)
+            ledger.closed.append(name)
+
+
+# %% [markdown]
+# ## Measure it
+#
+# Five sandboxes start together under a limit of two boots. Each meets a different fate:
+# `sb1` finishes its work, `sb2`'s first boot fails and is retried, `sb3`'s work raises,
+# `sb4` is cut off by a time guard around its whole task, and `sb5` never boots at all.
+# Every one that booted must end with a cleanup span, and the ledger must be empty.
+
+# %%
+tl = Timeline()
+ledger = SandboxLedger()
+permits = asyncio.Semaphore(BOOT_LIMIT)
+
+
+async def agent_task(name: str, work: float, fail_attempts: int = 0, raise_in_body: bool = False,
+                     guard: float = 2.0) -> str:
+    async with asyncio.timeout(guard):
+        async with sandbox(name, permits, ledger, tl, fail_attempts=fail_attempts) as box:
+            with tl.span(f"{name} use"):
+                await asyncio.sleep(work)
+                if raise_in_body:
+                    raise RuntimeError(f"{box}: the work failed")
+    return f"{name} ok"
+
+
+batch = {  # sb4 asks first, so its guard measures its work, not its wait for a permit
+    "sb4": agent_task("sb4", 1.0, guard=0.25),
+    "sb1": agent_task("sb1", 0.08),
+    "sb2": agent_task("sb2", 0.08, fail_attempts=1),
+    "sb3": agent_task("sb3", 0.03, raise_in_body=True),
+    "sb5": agent_task("sb5", 0.05, fail_attempts=3),
+}
+results = await asyncio.wait_for(asyncio.gather(*batch.values(), return_exceptions=True), timeout=5)
+outcomes = dict(zip(batch, results, strict=True))
+for name in sorted(outcomes):
+    print(f"{name}: {outcomes[name]!r}")
+
+fig = tl.plot("Five sandboxes, at most two booting at once: every booted one is cleaned up",
+              lanes=[f"sb{i} {part}" for i in range(1, 6) for part in ("boot", "use")])
+kinds = {n: type(o).__name__ if isinstance(o, BaseException) else o for n, o in outcomes.items()}
+assert kinds == {"sb1": "sb1 ok", "sb2": "sb2 ok", "sb3": "RuntimeError", "sb4": "TimeoutError",
+                 "sb5": "ConnectionError"}, kinds
+assert ledger.peak_booting <= BOOT_LIMIT, ledger.peak_booting
+assert ledger.open == set(), f"still open: {ledger.open}"
+assert sorted(ledger.closed) == ["sb1", "sb2", "sb3", "sb4"]
+assert not permits.locked() and permits._value == BOOT_LIMIT, "every permit came back"
+for name in ("sb1", "sb2", "sb3", "sb4"):
+    work = [s for s in tl.spans_of(f"{name} use") if s.state != "cleanup"][0]
+    cleanup = [s for s in tl.spans_of(f"{name} use") if s.state == "cleanup"][0]
+    assert work.end <= cleanup.start, f"{name}: cleanup must come after the work ends"
+assert [s.state for s in tl.spans_of("sb2 boot") if s.state != "waiting"] == ["failed", "running"]
+
+# %% [markdown]
+# Read each pair of lanes. The light green part of a boot lane is time spent waiting for one
+# of the two permits; blue is a boot holding a permit; orange is a boot attempt that failed.
+# At no instant are more than two boots blue or orange. In the use lanes, `sb3`'s work fails
+# (orange) and `sb4`'s is cancelled by its guard (grey), yet both are followed by a purple
+# cleanup span, just like the successful ones. `sb5` never booted, so it has nothing to clean up, and its three
+# failed attempts gave their permits back each time.
+#
+# ## Predict, then run
+#
+# An async generator is an `async def` with `yield`: `async for` pulls one value at a time,
+# awaiting between them. It is the natural shape for a stream of lines arriving over a
+# connection. The one below opens its "connection" and closes it in a `finally`.
+#
+# Now the question most readers get wrong: if the consumer `break`s out of `async for` after
+# two lines, does the generator's `finally` run at the `break`? Write down what `log` holds
+# right after the loop.
+
+# %%
+async def stream_lines(source: str, log: list[str], lines: int = 5):
+    log.append(f"{source}: connection opened")
+    try:
+        for number in range(1, lines + 1):
+            await asyncio.sleep(0.005)  # the next line arrives
+            yield f"{source} line {number}"
+    finally:
+        log.append(f"{source}: closing")
+        await asyncio.sleep(0.005)  # closing a connection may wait
+        log.append(f"{source}: connection closed")
+
+
+log: list[str] = []
+stream = stream_lines("held", log)
+async for line in stream:
+    if line.endswith("2"):
+        break
+
+print("right after break:", log)
+print("generator suspended at its yield:", stream.ag_frame is not None and not stream.ag_running)
+assert log == ["held: connection opened"], "break does not run the generator's finally"
+assert stream.ag_frame is not None, "the generator is still alive, paused at yield"
+
+await asyncio.wait_for(stream.aclose(), timeout=2)
+print("after aclose():", log)
+assert log[-2:] == ["held: closing", "held: connection closed"]
+
+# %% [markdown]
+# `break` leaves the *loop*; it says nothing to the generator, which stays paused at its
+# `yield`, connection open, for as long as something refers to it. `aclose()` is the request
+# to finish: it raises `GeneratorExit` at the paused `yield`, so the `finally` runs, and it can
+# still `await`.
+#
+# What if nothing refers to the generator, the common `async for line in stream_lines(...)`?
+# Then the generator is dropped when the loop ends, and asyncio's *finalizer hook* schedules
+# `aclose()` as a new task on the loop. The cleanup still does not run at the `break`: it runs
+# some loop iterations later, in another task, where an exception in it can only be logged.
+
+# %%
+dropped_log: list[str] = []
+async for line in stream_lines("dropped", dropped_log):
+    if line.endswith("2"):
+        break
+seen_at_break = list(dropped_log)
+
+loop_turns = 0
+while "dropped: connection closed" not in dropped_log and loop_turns < 200:
+    await asyncio.sleep(0.005)
+    loop_turns += 1
+
+print("right after break:", seen_at_break)
+print(f"closed after {loop_turns} more turns of the loop:", dropped_log)
+assert seen_at_break == ["dropped: connection opened"]
+assert dropped_log[-1] == "dropped: connection closed", "the loop's finalizer closed it, later"
+assert loop_turns >= 1
+
+# %% [markdown]
+# The fix is to make the close part of the block structure: `contextlib.aclosing(agen)` is an
+# async context manager whose exit awaits `agen.aclose()`. With it, the connection is closed
+# before the next statement after the `async with`, on every path out of the loop.
+
+# %%
+tl = Timeline()
+closing_log: list[str] = []
+async with aclosing(stream_lines("scoped", closing_log)) as lines:
+    async for line in lines:
+        tl.mark(f"got {line}")
+        if line.endswith("2"):
+            tl.mark("consumer breaks")
+            break
+tl.mark("statement after the async with")
+if closing_log[-1] == "scoped: connection closed":
+    tl.mark("generator finally has run")
+
+print(closing_log)
+assert closing_log == ["scoped: connection opened", "scoped: closing", "scoped: connection closed"]
+assert tl.order("consumer breaks", "statement after the async with", "generator finally has run")
+
+# %% [markdown]
+# ### A time guard is itself an `async with`
+#
+# `asyncio.timeout(delay)` is an async context manager too. When the delay passes, it cancels
+# the task at whatever `await` it is stuck in; every `async with` inside unwinds with
+# `CancelledError` (so their exits run, innermost first), and when the exception reaches the
+# guard's own `__aexit__`, the guard turns it into `TimeoutError` and calls `uncancel()` on the
+# task, so the task is not left marked as cancelling. `sb4` above ended this way.
+
+# %%
+guard_log: list[str] = []
+try:
+    async with asyncio.timeout(0.03):
+        async with aclosing(stream_lines("guarded", guard_log, lines=100)) as lines:
+            async for _line in lines:
+                pass
+except TimeoutError:
+    guard_log.append("guard: TimeoutError")
+print(guard_log[-3:], "| cancelling now:", asyncio.current_task().cancelling())
+assert guard_log[-3:] == ["guarded: closing", "guarded: connection closed", "guard: TimeoutError"]
+assert asyncio.current_task().cancelling() == 0
+
+# %% [markdown]
+# ### Python 3.13 and later: `async for` over `asyncio.as_completed`
+#
+# Chapter 04 used `for fut in asyncio.as_completed(tasks): await fut`, which hands you *new*
+# awaitables, so you cannot tell which task finished without wrapping its result. Since 3.13
+# `as_completed` also works with `async for`, and then it yields the **original** tasks in the
+# order they finish. On 3.12 and older, the `async for` form is a `TypeError`; the cell says so.
+
+# %%
+async def finish_after(delay: float, label: str) -> str:
+    await asyncio.sleep(delay)
+    return label
+
+
+order_tasks = [asyncio.create_task(finish_after(d, f"after {d}")) for d in (0.06, 0.02, 0.04)]
+try:
+    if sys.version_info >= (3, 13):
+        finished_order = []
+        async with asyncio.timeout(2):
+            async for done in asyncio.as_completed(order_tasks):
+                assert done in order_tasks, "3.13+ yields the original task objects"
+                finished_order.append(done.result())
+    else:
+        print("Python < 3.13: as_completed is only a plain iterator of new awaitables; "
+              "await each one to get results in finishing order.")
+        finished_order = [await fut for fut in asyncio.as_completed(order_tasks, timeout=2)]
+finally:
+    for task in order_tasks:
+        task.cancel()
+    await asyncio.gather(*order_tasks, return_exceptions=True)
+print(finished_order)
+assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
+
+# ## Exercise 10.1 · A bounded, retrying, always-released boot
+#
+# Implement `booted(factory, permits, attempts)` as an async context manager (use
+# `@asynccontextmanager`). It must:
+#
+# 1. try at most `attempts` times to boot: `resource = factory()` then `await resource.boot()`,
+#    holding one permit of `permits` **only while `boot()` runs**;
+# 2. when `boot()` raises an `Exception`, close that candidate (`await resource.close()`) and
+#    try again; when every attempt fails, raise the last error;
+# 3. yield the booted resource, and `await resource.close()` when the caller's block ends, on
+#    every path: normal exit, an exception, or cancellation.
+#
+# `FlakyResource` below is what the tests pass as `factory`; its ledger counts boots in
+# flight and what is still open.
+
+# %%
+class ResourceLedger:
+    def __init__(self) -> None:
+        self.booting = 0
+        self.peak_booting = 0
+        self.open = 0
+        self.peak_open = 0
+        self.closes = 0
+
+
+class FlakyResource:
+    """A resource whose first `fail_first` boots (counted across the factory) raise ConnectionError."""
+
+    def __init__(self, ledger: ResourceLedger, failures: list[int], boot_time: float = 0.03) -> None:
+        self.ledger, self.failures, self.boot_time = ledger, failures, boot_time
+        self.is_open = False
+
+    async def boot(self) -> None:
+        self.ledger.booting += 1
+        self.ledger.peak_booting = max(self.ledger.peak_booting, self.ledger.booting)
+        self.is_open = True
+        self.ledger.open += 1
+        self.ledger.peak_open = max(self.ledger.peak_open, self.ledger.open)
+        try:
+            await asyncio.sleep(self.boot_time)
+            if self.failures and self.failures[0] > 0:
+                self.failures[0] -= 1
+                raise ConnectionError("boot failed")
+        finally:
+            self.ledger.booting -= 1
+
+    async def close(self) -> None:
+        if self.is_open:
+            self.is_open = False
+            self.ledger.open -= 1
+        self.ledger.closes += 1
+
+
+def flaky_factory(ledger: ResourceLedger, fail_first: int = 0, boot_time: float = 0.03):
+    failures = [fail_first]
+    return lambda: FlakyResource(ledger, failures, boot_time)
+
+
+# %% tags=["solution"]
+@asynccontextmanager
+async def booted(factory, permits: asyncio.Semaphore, attempts: int = 3):
+    """Boot a resource from `factory` under one permit of `permits`, retrying up to `attempts` times;
+    yield it, and close it on every way out of the caller's block."""
+    ### BEGIN SOLUTION
+    last_error: Exception | None = None
+    resource = None
+    for _ in range(attempts):
+        candidate = factory()
+        async with permits:
+            try:
+                await candidate.boot()
+            except Exception as exc:
+                last_error = exc
+                await candidate.close()
+                continue
+        resource = candidate
+        break
+    if resource is None:
+        raise last_error
+    try:
+        yield resource
+    finally:
+        await resource.close()
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+visible_ledger = ResourceLedger()
+visible_permits = asyncio.Semaphore(1)
+
+
+async def use_once() -> bool:
+    async with booted(flaky_factory(visible_ledger, fail_first=1), visible_permits) as resource:
+        return resource.is_open
+
+
+assert await asyncio.wait_for(use_once(), timeout=2) is True
+assert visible_ledger.open == 0, "the resource must be closed after the block"
+assert not visible_permits.locked()
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+async def _hidden_check_booted():
+    # 1. the permit is held only while booting: 6 users, 2 permits, each uses its resource for a while
+    _ledger = ResourceLedger()
+    _permits = asyncio.Semaphore(2)
+    _factory = flaky_factory(_ledger, fail_first=2, boot_time=0.02)
+
+    async def _user():
+        async with booted(_factory, _permits, attempts=4):
+            await asyncio.sleep(0.08)
+
+    _tasks = [asyncio.create_task(_user()) for _ in range(6)]
+    try:
+        await asyncio.wait_for(asyncio.gather(*_tasks), timeout=3)
+    finally:
+        for _t in _tasks:
+            _t.cancel()
+        await asyncio.gather(*_tasks, return_exceptions=True)
+    assert _ledger.peak_booting <= 2, f"at most 2 boots at once, saw {_ledger.peak_booting}"
+    assert _ledger.peak_open >= 4, "the permit must be released once booted, not held during use"
+    assert _ledger.open == 0, "every resource, including failed candidates, must be closed"
+    assert _permits._value == 2
+
+    # 2. the body raises: closed, and the exception reaches the caller
+    _ledger = ResourceLedger()
+    _permits = asyncio.Semaphore(1)
+    try:
+        async with booted(flaky_factory(_ledger), _permits):
+            raise KeyError("body failed")
+    except KeyError:
+        pass
+    else:
+        raise AssertionError("the body's exception must propagate")
+    assert _ledger.open == 0, "the resource must be closed when the body raises"
+    assert _permits._value == 1
+
+    # 3. cancelled from outside while in use: closed, and the cancellation propagates
+    _ledger = ResourceLedger()
+
+    async def _long_user():
+        async with booted(flaky_factory(_ledger), _permits):
+            await asyncio.sleep(5)
+
+    _task = asyncio.create_task(_long_user())
+    try:
+        await asyncio.sleep(0.06)
+        _task.cancel()
+        try:
+            await asyncio.wait_for(_task, timeout=2)
+        except asyncio.CancelledError:
+            pass
+    finally:
+        _task.cancel()
+        await asyncio.gather(_task, return_exceptions=True)
+    assert _task.cancelled(), "cancellation must propagate, not be swallowed"
+    assert _ledger.open == 0, "the resource must be closed when the block is cancelled"
+    assert _permits._value == 1
+
+    # 4. every attempt fails: the last error is raised, nothing is open, exactly `attempts` tries
+    _ledger = ResourceLedger()
+    try:
+        async with booted(flaky_factory(_ledger, fail_first=10), _permits, attempts=3):
+            raise AssertionError("must not enter the block")
+    except ConnectionError:
+        pass
+    assert _ledger.open == 0 and _permits._value == 1
+    assert _ledger.closes == 3, f"exactly `attempts` candidates, each closed; saw {_ledger.closes} closes"
+
+
+await asyncio.wait_for(_hidden_check_booted(), timeout=8)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - `async with` awaits `__aenter__`, runs the body, then awaits `__aexit__` with whatever
+#   ended the body (nothing, an exception, or `CancelledError`) before the caller hears of it.
+# - `@asynccontextmanager` makes the code before `yield` the enter half and a `finally` around
+#   the `yield` the exit half; put the permit, the retries and the back-off in the enter half,
+#   and hold the permit only as long as the scarce step needs it.
+# - An async generator's `finally` does not run at `break`: it runs at `aclose()`, or later in
+#   a task the loop's finalizer starts. Use `contextlib.aclosing` to close it at a known point.
+#
+# **What's next.** Chapter 11 looks at a different kind of "current" state that travels with
+# each task: context variables.
+#
+# ## In slime
+#
+# The coding-agent example boots one remote sandbox per agent task through an
+# `asynccontextmanager`. Before its `yield`, it loops over a fixed number of attempts: each
+# attempt makes a fresh sandbox object and, inside the module's boot semaphore, enters it and
+# installs the agent's command-line tool; if the install fails it exits that candidate by hand
+# before re-raising. A failure is logged and followed by a growing, randomised sleep taken
+# after the permit is given back. When no attempt succeeds, the last error is raised and the
+# caller's block never starts. After a successful boot the `yield` sits inside `try/finally`,
+# so the sandbox is killed whether the agent's block finishes, raises, or is cancelled by the
+# outer time guard. That is the shape of exercise 10.1.
+#
+# The streaming rollout reads SGLang's server-sent events with `async with` around the
+# response and `async for` over its lines, writing partial tokens onto the sample as they
+# arrive; leaving early closes the response through the `async with`, which is the
+# `aclosing` lesson in another form. Every such site is listed in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("10b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("10")
