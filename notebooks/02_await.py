@@ -1,0 +1,426 @@
+# %% [markdown]
+# # 02 · await: waiting for a result is not automatic concurrency
+# *await：等待结果，不等于自动并发*
+#
+# **The question.** A coroutine awaits one request and then another. Does the second start
+# while the first is still waiting, and what does the rest of the program do during the wait?
+#
+# **You will**
+# 1. measure that two awaits in a row take the sum of their times, one after the other;
+# 2. see that `await` hands control to the event loop only where the awaited thing really
+#    suspends, and that `await asyncio.sleep(0)` is the smallest such hand-over;
+# 3. freeze the event loop with a blocking `time.sleep` inside a coroutine, and measure the
+#    freeze with a heartbeat;
+# 4. catch the same freeze with asyncio's debug mode, which logs slow callbacks.
+#
+# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 25 minutes
+
+# %%
+import asyncio
+import sys
+import time
+
+from lab_snippets.loopwatch import LoopWatch, slow_callback_log
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## A request that waits
+#
+# The experiments use one small coroutine in place of a network request. It spends its time
+# in `await asyncio.sleep(...)`, which is what a real HTTP call does while the bytes travel:
+# the coroutine is suspended and the event loop is free. A `Timeline` writes down when each
+# request starts and ends.
+
+# %%
+async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
+    tl.mark(f"{name} starts")
+    with tl.span(name, state="waiting"):
+        await asyncio.sleep(seconds)
+    tl.mark(f"{name} ends")
+    return f"reply to {name}"
+
+
+# %% [markdown]
+# ## Predict, then run
+#
+# A common belief is that `await` makes code concurrent: "it's async, so the two requests run
+# in parallel". The cell below awaits two requests of 0.1 s each, one line after the other.
+# Before you run it, write down how long the pair takes, and whether request B starts before
+# request A ends.
+
+# %%
+REQUEST_TIME = 0.1
+tl = Timeline()
+started = time.monotonic()
+reply_a = await fake_request("request A", REQUEST_TIME, tl)
+reply_b = await fake_request("request B", REQUEST_TIME, tl)
+sequential_elapsed = time.monotonic() - started
+
+print(f"two awaits in a row: {sequential_elapsed:.3f} s for 2 x {REQUEST_TIME} s")
+print(tl.names())
+assert tl.order("request A starts", "request A ends", "request B starts", "request B ends")
+assert sequential_elapsed >= 0.95 * 2 * REQUEST_TIME, "sequential awaits take the sum of their times"
+
+# %% [markdown]
+# The pair took the sum of the two waits, and B started only after A had ended. `await x`
+# means "suspend *this* coroutine until `x` has a result". The coroutine does nothing else in
+# the meantime; the line after the `await` runs only when the result is there. Writing `async`
+# and `await` changes *who* may run during the wait, not the order of your own lines.
+#
+# Overlap needs two pieces of work that the loop can run side by side: two Tasks. Chapter 03
+# is about them; here is just enough to see the difference.
+
+# %%
+tl = Timeline()
+started = time.monotonic()
+task_a = asyncio.create_task(fake_request("request A", REQUEST_TIME, tl))
+task_b = asyncio.create_task(fake_request("request B", REQUEST_TIME, tl))
+await asyncio.wait_for(asyncio.gather(task_a, task_b), timeout=2)
+overlapped_elapsed = time.monotonic() - started
+
+print(f"two tasks: {overlapped_elapsed:.3f} s, sequential awaits: {sequential_elapsed:.3f} s")
+assert tl.order("request A starts", "request B starts", "request A ends")
+assert overlapped_elapsed <= 0.75 * sequential_elapsed
+
+# %% [markdown]
+# ## Where `await` hands over control
+#
+# While a coroutine is suspended, the event loop runs whatever else is ready. But the
+# hand-over does not happen at the word `await`: it happens where the awaited thing really
+# has to wait. Awaiting a coroutine that never suspends runs it to the end on the spot, like
+# a plain function call, and nobody else gets a turn.
+#
+# The experiment starts a *bystander* Task, then the current coroutine awaits three
+# steps. In the first version each step is a coroutine with no suspension inside. In the
+# second version each step ends with `await asyncio.sleep(0)`, which suspends for exactly
+# one pass of the loop: "let the others run, then come back to me".
+
+# %%
+async def step_without_suspending(log: list[str], i: int) -> None:
+    log.append(f"step {i}")
+
+
+async def step_then_yield(log: list[str], i: int) -> None:
+    log.append(f"step {i}")
+    await asyncio.sleep(0)
+
+
+async def bystander(log: list[str]) -> None:
+    for i in range(3):
+        log.append(f"bystander {i}")
+        await asyncio.sleep(0)
+
+
+async def three_steps(step) -> list[str]:
+    log: list[str] = []
+    other = asyncio.create_task(bystander(log))
+    for i in range(3):
+        await step(log, i)
+    await asyncio.wait_for(other, timeout=2)
+    return log
+
+
+no_suspension = await three_steps(step_without_suspending)
+with_sleep_0 = await three_steps(step_then_yield)
+print("await on coroutines that never suspend:", no_suspension)
+print("await asyncio.sleep(0) after each step: ", with_sleep_0)
+assert no_suspension[:3] == ["step 0", "step 1", "step 2"], "no suspension, no turn for the bystander"
+assert with_sleep_0[:4] == ["step 0", "bystander 0", "step 1", "bystander 1"]
+
+# %% [markdown]
+# With no real suspension, all three steps ran before the bystander got its first turn, even
+# though every step was awaited. With `asyncio.sleep(0)` the two alternate. The event loop
+# is *cooperative*: it can only switch at a point where the running coroutine suspends.
+
+# %% [markdown]
+# ## A blocking call freezes everything
+#
+# That cooperation cuts both ways. If a coroutine calls something that blocks the thread (a
+# `time.sleep`, a synchronous HTTP client, a long computation) it never reaches a suspension
+# point, so the loop cannot run anything else until the call returns. Every other task, every
+# timer, every network callback waits.
+#
+# To see it, we measure the loop's **heartbeat**. `LoopWatch` (in `lab_snippets.loopwatch`)
+# runs a small task that sleeps 5 ms, wakes up and writes down the time, over and over. While
+# the loop is free, wake-ups come every few milliseconds. While something holds the loop, none
+# come at all. We run two coroutines that both "wait 0.15 s": one with `await asyncio.sleep`,
+# one with `time.sleep`.
+
+# %%
+FREEZE = 0.15
+
+
+async def polite_wait(seconds: float) -> None:
+    await asyncio.sleep(seconds)
+
+
+async def rude_wait(seconds: float) -> None:
+    time.sleep(seconds)  # the bug this chapter is about: it blocks the thread the loop runs on
+
+
+tl = Timeline()
+async with LoopWatch(interval=0.005) as watch:
+    with tl.span("await asyncio.sleep(0.15)", state="waiting"):
+        await polite_wait(FREEZE)
+    await asyncio.sleep(0.02)
+    with tl.span("time.sleep(0.15) in a coroutine", state="blocked"):
+        await rude_wait(FREEZE)
+    await asyncio.sleep(0.02)
+
+polite = tl.spans_of("await asyncio.sleep(0.15)")[0]
+rude = tl.spans_of("time.sleep(0.15) in a coroutine")[0]
+
+
+def beats_inside(span) -> list[float]:
+    return [b for b in watch.beats if tl.t0 + span.start < b < tl.t0 + span.end]
+
+
+def longest_gap_inside(span) -> float:
+    return max((b - a for a, b in zip(watch.beats, watch.beats[1:], strict=False) if a >= tl.t0 + span.start
+                and b <= tl.t0 + span.end), default=0.0)
+
+
+print(watch.summary(threshold=0.05))
+print(f"heartbeats during await asyncio.sleep: {len(beats_inside(polite))}, during time.sleep: "
+      f"{len(beats_inside(rude))}")
+covering = [(a, b) for a, b in watch.stalls(threshold=0.5 * FREEZE)
+            if a <= tl.t0 + rude.start and b >= tl.t0 + rude.end]
+assert beats_inside(rude) == [], "no other task ran while time.sleep held the loop"
+assert len(beats_inside(polite)) >= 5, "the loop kept serving others during the await"
+assert len(covering) == 1, "one gap between heartbeats covers the whole time.sleep"
+(stall_start, stall_end), = covering
+assert longest_gap_inside(polite) <= 0.5 * (stall_end - stall_start)
+
+# %% [markdown]
+# The heartbeat kept beating through the `await asyncio.sleep`, and stopped dead during
+# `time.sleep`: not one wake-up fell inside it, and a single gap between two wake-ups spans
+# all of it. Both coroutines took the same time; only one let the program live.
+#
+# ## Measure it
+#
+# The chart puts the two waits and the heartbeat on one clock. The heartbeat lane is blue
+# while the loop answers and red where the gap between wake-ups is longer than 50 ms.
+
+# %%
+watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
+fig = tl.plot("Awaiting frees the event loop; time.sleep inside a coroutine freezes it",
+              lanes=["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine", "event loop heartbeat"])
+frozen_segments = [s for s in tl.spans_of("event loop heartbeat") if s.state == "blocked"]
+assert any(s.start <= rude.start and s.end >= rude.end for s in frozen_segments)
+
+# %% [markdown]
+# ## Debug mode names the culprit
+#
+# A heartbeat tells you *that* the loop froze. asyncio's debug mode tells you *who* froze it:
+# with `loop.set_debug(True)`, the loop times every callback and every step of every task,
+# and logs a warning `Executing <Task ...> took 0.150 seconds` for any step longer than
+# `loop.slow_callback_duration` (0.1 s by default). You can switch it on for a whole program
+# with `PYTHONASYNCIODEBUG=1` or `asyncio.run(main(), debug=True)`.
+#
+# Here `slow_callback_log` (also in `lab_snippets.loopwatch`) switches debug mode on for a
+# block and collects the warnings instead of printing them. The slow step must start inside
+# the block, so each wait runs in its own Task.
+
+# %%
+with slow_callback_log(threshold=0.08) as warnings_logged:
+    await asyncio.wait_for(asyncio.create_task(polite_wait(FREEZE)), timeout=2)
+    await asyncio.wait_for(asyncio.create_task(rude_wait(FREEZE)), timeout=2)
+
+for message in warnings_logged:  # the full message also says where the task was created
+    print(message.split(" created at")[0], "...", message[message.rfind("took"):])
+assert any("rude_wait" in m and "took" in m for m in warnings_logged), "debug mode names the blocking coroutine"
+assert not any("polite_wait" in m for m in warnings_logged), "a suspended coroutine holds nothing"
+
+# %% [markdown]
+# ### Python 3.14: asking a task where it is waiting
+#
+# When a program hangs at an `await`, the question is "which await?". Python 3.14 adds
+# `asyncio.format_call_graph(task)` (and `python -m asyncio ps PID` / `pstree PID` from
+# outside the process), which print the chain of awaits a suspended task is stuck in. Older
+# Pythons have `task.get_stack()`, which gives the frame of the task's own coroutine where it
+# is suspended, but not the chain of Tasks awaiting each other.
+
+# %%
+async def outer_request(tl: Timeline) -> str:
+    return await fake_request("slow request", 0.05, tl)
+
+
+tl = Timeline()
+waiting_task = asyncio.create_task(outer_request(tl), name="request in flight")
+await asyncio.sleep(0.01)  # let it start and suspend in the sleep
+if sys.version_info >= (3, 14):
+    graph = asyncio.format_call_graph(waiting_task)
+    print(graph)
+    assert "request in flight" in graph
+else:
+    frames = waiting_task.get_stack()
+    print("Python < 3.14 has no format_call_graph; task.get_stack() shows the suspended frame:")
+    for frame in frames:
+        print(f"  {frame.f_code.co_name} at line {frame.f_lineno}")
+    assert frames and frames[0].f_code.co_name == "outer_request"
+slow_reply = await asyncio.wait_for(waiting_task, timeout=2)
+assert slow_reply == "reply to slow request"
+
+# %% [markdown]
+# ## Exercise 2.1 · Poll without freezing the loop
+#
+# Servers often wait for a condition by polling: check, and if it is not true yet, wait a
+# little and check again. Implement `wait_until(is_ready, interval, timeout)`:
+#
+# 1. call `is_ready()`; if it returns `True`, return the number of checks made so far;
+# 2. otherwise wait `interval` seconds **without blocking the event loop**, and check again;
+# 3. if `timeout` seconds have passed since the start and it is still not ready, raise
+#    `TimeoutError`.
+#
+# The condition usually becomes true because *another task* changes something, so a
+# `wait_until` that blocks the loop will never see it happen. The tests check that, and that
+# you wait between checks instead of spinning.
+
+# %%
+class Flag:
+    """A condition another task can make true."""
+
+    def __init__(self) -> None:
+        self.is_set = False
+
+    def ready(self) -> bool:
+        return self.is_set
+
+
+async def set_after(flag: Flag, seconds: float) -> None:
+    await asyncio.sleep(seconds)
+    flag.is_set = True
+
+
+# %% tags=["solution"]
+async def wait_until(is_ready, interval: float, timeout: float) -> int:
+    """Check `is_ready()` every `interval` seconds until it is true; return how many checks it took.
+
+    Raise TimeoutError if it is still false after `timeout` seconds. Never block the event loop.
+    """
+    ### BEGIN SOLUTION
+    deadline = time.monotonic() + timeout
+    checks = 0
+    while True:
+        checks += 1
+        if is_ready():
+            return checks
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"not ready after {timeout} s ({checks} checks)")
+        await asyncio.sleep(interval)
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+visible_flag = Flag()
+visible_setter = asyncio.create_task(set_after(visible_flag, 0.05))
+try:
+    visible_checks = await asyncio.wait_for(wait_until(visible_flag.ready, 0.01, timeout=1), timeout=2)
+finally:
+    visible_setter.cancel()
+assert visible_flag.is_set
+assert visible_checks >= 2, visible_checks
+assert await asyncio.wait_for(wait_until(lambda: True, 0.01, timeout=1), timeout=2) == 1
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+class _Probe:
+    """A readiness check that records the order of events and stops a runaway poller."""
+
+    def __init__(self, max_checks: int) -> None:
+        self.events: list[str] = []
+        self.flag = Flag()
+        self.max_checks = max_checks
+        self.checks = 0
+
+    def ready(self) -> bool:
+        self.checks += 1
+        if self.checks > self.max_checks:
+            raise RuntimeError(f"polled {self.checks} times: wait between checks, do not spin or block")
+        return self.flag.is_set
+
+    async def set_after(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        self.events.append("another task set the flag")
+        self.flag.is_set = True
+
+
+# The flag is set by another task: only a poller that frees the loop can see it.
+_probe = _Probe(max_checks=60)
+_setter = asyncio.create_task(_probe.set_after(0.06))
+try:
+    _n = await asyncio.wait_for(wait_until(_probe.ready, 0.01, timeout=1.0), timeout=2)
+    _probe.events.append("wait_until returned")
+finally:
+    _setter.cancel()
+    await asyncio.gather(_setter, return_exceptions=True)
+assert _probe.events == ["another task set the flag", "wait_until returned"], _probe.events
+assert _n == _probe.checks and 2 <= _n <= 30, f"expected a check every 10 ms for about 60 ms, got {_n}"
+
+# Never ready: TimeoutError, after a number of checks that matches interval and timeout.
+_probe = _Probe(max_checks=60)
+try:
+    await asyncio.wait_for(wait_until(_probe.ready, 0.02, timeout=0.1), timeout=2)
+except TimeoutError:
+    _raised = True
+else:
+    _raised = False
+assert _raised, "wait_until must raise TimeoutError when the condition never holds"
+assert 3 <= _probe.checks <= 12, f"about timeout / interval checks expected, got {_probe.checks}"
+
+# The loop stays responsive while polling.
+_probe = _Probe(max_checks=60)
+_setter = asyncio.create_task(_probe.set_after(0.1))
+try:
+    async with LoopWatch(interval=0.005) as _watch:
+        await asyncio.wait_for(wait_until(_probe.ready, 0.03, timeout=1.0), timeout=2)
+finally:
+    _setter.cancel()
+    await asyncio.gather(_setter, return_exceptions=True)
+assert len(_watch.beats) >= 6, "the heartbeat must keep beating while wait_until waits"
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - `await x` suspends the current coroutine until `x` has a result; two awaits in a row run
+#   one after the other and take the sum of their times.
+# - Control passes to other tasks only where the awaited thing really suspends;
+#   `await asyncio.sleep(0)` is the smallest hand-over. Awaiting a coroutine that never
+#   suspends gives nobody else a turn.
+# - A blocking call inside a coroutine (`time.sleep`, a synchronous client, heavy computation)
+#   freezes every task on the loop. A heartbeat measures the freeze; debug mode
+#   (`PYTHONASYNCIODEBUG=1`, `slow_callback_duration`) names the coroutine that caused it.
+# - Overlap comes from several Tasks, not from the word `await`.
+#
+# **What's next.** Chapter 03 creates those Tasks: `create_task`, `gather` and `TaskGroup`,
+# and what happens to a Task nobody keeps a reference to.
+#
+# ## In slime
+#
+# Every rollout request slime sends to an SGLang server goes through one small coroutine in
+# its HTTP helpers. It awaits the POST, and only once the response has arrived does it await
+# reading the body, then decodes it and retries on failure. Inside one request these steps are
+# strictly one after the other, exactly like requests A and B in the first experiment. Each
+# await frees the loop, so while this request waits for the server, the loop runs the other
+# samples' requests: slime's throughput comes from the many Tasks that call this coroutine at
+# the same time (chapters 03 and 04), not from the awaits inside it.
+#
+# The second site is the other side of the coin. Before a weight update, slime's Megatron
+# teacher server polls until no request is queued or running, and pauses between checks with
+# `await asyncio.sleep`, the same pattern as Exercise 2.1. A `time.sleep` there would freeze
+# the whole aiohttp server, including the very requests it is waiting for. The
+# [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each
+# one is worth a look: is it on a thread of its own, or inside a coroutine?
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("02b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("02")
