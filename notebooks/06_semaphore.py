@@ -1,0 +1,432 @@
+# %% [markdown]
+# # 06 · Semaphore: limiting how much work enters at once
+# *Semaphore：限制同时进入的工作数量*
+#
+# **The question.** A rollout creates one task per sample, hundreds of them, yet the inference
+# servers should see only a few dozen requests at a time. What does an `asyncio.Semaphore`
+# limit, what does it leave alone, and how does the limit change the time a batch takes?
+#
+# **You will**
+# 1. tell apart the number of *tasks* from the number of *permits*, and see that a semaphore
+#    limits only the second;
+# 2. instrument a section of code and assert that the peak number of tasks inside it never
+#    exceeds the limit;
+# 3. measure the total time of a fixed batch against the limit and compare it with the ideal,
+#    ceil(n / limit) × duration;
+# 4. recognise the deadlock you get when one path takes the same semaphore twice.
+#
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 25 minutes
+
+# %%
+import asyncio
+import random
+import sys
+
+import matplotlib.pyplot as plt
+
+from lab_snippets.asyncio_tools import InFlight, ideal_batch_time
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+SEED = 6
+
+# %% [markdown]
+# ## Permits, not tasks
+#
+# A semaphore holds a number of **permits**. `async with permits:` takes one on the way in
+# and gives it back on the way out, on every path, exceptions and cancellation included. When
+# no permit is free, the task that wants one is suspended until another task gives one back.
+# Nothing else is limited: any number of tasks may exist, start, and run up to the `async
+# with` line.
+#
+# ## Predict, then run
+#
+# The cell below creates 12 tasks, and each one goes through a `Semaphore(3)`. Right after
+# the loop has let every task take its first step, how many tasks exist, how many have
+# started their body, and how many are inside the limited section? Many readers expect "3
+# tasks": a semaphore is often read as a limit on how many tasks are created.
+
+# %%
+permits = asyncio.Semaphore(3)
+inside = InFlight()
+bodies_started: list[int] = []
+
+
+async def generate_sample(sample_id: int) -> int:
+    bodies_started.append(sample_id)
+    async with permits:
+        with inside:
+            await asyncio.sleep(0.03)
+    return sample_id
+
+
+tasks = [asyncio.create_task(generate_sample(i)) for i in range(12)]
+await asyncio.sleep(0)  # one turn of the loop: every task runs up to its first suspension
+seen = {"tasks": len(tasks), "bodies started": len(bodies_started), "inside": inside.now,
+        "not done": sum(not t.done() for t in tasks)}
+results = await asyncio.wait_for(asyncio.gather(*tasks), timeout=5)
+
+print(seen)
+print("peak inside:", inside.peak, "· entered in total:", inside.entered)
+assert seen == {"tasks": 12, "bodies started": 12, "inside": 3, "not done": 12}
+assert inside.peak == 3 and inside.entered == 12
+assert results == list(range(12))
+
+# %% [markdown]
+# All twelve tasks exist and all twelve bodies have started: nine of them are suspended at
+# `async with permits`, waiting for a permit. The semaphore bounded the number of tasks
+# **inside the section** at 3; it never touched how many tasks were created. This is exactly
+# what a rollout wants: create all the sample tasks cheaply, and let only a bounded number
+# talk to the inference servers at once.
+#
+# ## The limit holds for any mix of durations
+#
+# Real requests do not take equal times, so permits are given back at irregular moments and
+# waiting tasks enter one by one. The next experiment runs 10 samples of random duration
+# through 3 permits and records two spans per sample on a `Timeline`: *waiting* from the
+# moment the task starts until it holds a permit, then *running* while it holds one.
+
+# %%
+rng = random.Random(SEED)
+durations = [rng.uniform(0.02, 0.07) for _ in range(10)]
+tl = Timeline()
+permits = asyncio.Semaphore(3)
+inside = InFlight()
+
+
+async def timed_sample(sample_id: int, duration: float) -> None:
+    label = f"sample {sample_id}"
+    with tl.span(label, state="waiting"):
+        await permits.acquire()
+    try:
+        with inside, tl.span(label, state="running"):
+            await asyncio.sleep(duration)
+    finally:
+        permits.release()
+
+
+await asyncio.wait_for(asyncio.gather(*(timed_sample(i, d) for i, d in enumerate(durations))), timeout=5)
+
+print("peak inside:", inside.peak, "· most running spans at one instant:", tl.max_overlap("running"))
+assert inside.peak == 3, "with more samples than permits, the section fills up to the limit"
+assert tl.max_overlap("running") <= 3, "and never goes beyond it"
+assert inside.entered == 10 and inside.now == 0
+
+# %% [markdown]
+# `acquire()` and `release()` are what `async with` does for you; they are spelled out here
+# only so the waiting span can end exactly when the permit is granted. Use `async with` in
+# real code: a `release()` that an exception skips loses a permit for good.
+#
+# ## Measure it
+#
+# First the timeline of the run above. Each lane is one sample; green is time spent waiting
+# for a permit, blue is time holding one. Draw a vertical line anywhere: it never crosses
+# more than three blue bars.
+
+# %%
+fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then running",
+              lanes=[f"sample {i}" for i in range(10)])
+
+# %% [markdown]
+# Now the price of the limit. A fixed batch of 12 equal jobs of 0.02 s runs under limits from
+# 1 to 12. With `limit` permits the jobs go through in ceil(12 / limit) rounds, so the ideal
+# total time is ceil(12 / limit) × 0.02 s. The measured curve follows the ideal staircase:
+# raising the limit from 4 to 5 gains nothing, because 12 jobs still need 3 rounds.
+
+# %%
+async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
+    batch_permits = asyncio.Semaphore(limit)
+    loop = asyncio.get_running_loop()
+
+    async def job() -> None:
+        async with batch_permits:
+            await asyncio.sleep(duration)
+
+    start = loop.time()
+    await asyncio.wait_for(asyncio.gather(*(job() for _ in range(n_jobs))), timeout=5)
+    return loop.time() - start
+
+
+N_JOBS, DURATION = 12, 0.02
+limits = [1, 2, 3, 4, 5, 6, 12]
+measured = {limit: await run_batch(N_JOBS, limit, DURATION) for limit in limits}
+ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
+
+fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+ax.plot(limits, [measured[k] for k in limits], "o-", label="measured")
+ax.step(limits, [ideal[k] for k in limits], where="post", linestyle="--", color="grey",
+        label="ideal: ceil(12 / limit) × 0.02 s")
+ax.set_title("A batch of 12 jobs of 0.02 s: total time against the semaphore's limit")
+ax.set_xlabel("limit (permits)")
+ax.set_ylabel("total time (s)")
+ax.legend()
+
+for limit in limits:
+    print(f"limit {limit:>2}: measured {measured[limit]:.3f} s, ideal {ideal[limit]:.3f} s")
+assert all(measured[k] >= 0.9 * ideal[k] for k in limits), "no limit can beat its ideal"
+assert measured[1] / measured[6] >= 3, "6 permits should be several times faster than 1 (ideal 6×)"
+
+# %% [markdown]
+# Two readings of the curve matter for slime. Below the number of jobs, each extra permit
+# buys time only when it removes a whole round. And the limit is not free to raise: here the
+# "server" is a sleep that never slows down, while a real inference server gets slower per
+# request as more requests share it. The limit is where you trade latency for load.
+#
+# ## A path that takes the same semaphore twice
+#
+# A function that holds a permit and then calls a helper that takes a permit from the **same**
+# semaphore needs two permits at once. With one task in flight it works, so it passes every
+# small test. Under load, every permit is held by a task that is waiting for a second one,
+# and nobody will ever release: a deadlock. `asyncio.wait(..., timeout=...)` lets us watch it
+# without hanging, and then we cancel the stuck tasks.
+
+# %%
+shared_permits = asyncio.Semaphore(2)
+
+
+async def tokenize(sample_id: int) -> None:
+    async with shared_permits:  # the helper takes a permit of its own
+        await asyncio.sleep(0.01)
+
+
+async def generate_with_nested_permit(sample_id: int) -> int:
+    async with shared_permits:
+        await asyncio.sleep(0.01)
+        await tokenize(sample_id)
+    return sample_id
+
+
+alone = [asyncio.create_task(generate_with_nested_permit(0))]
+done, pending = await asyncio.wait(alone, timeout=1)
+light_load = (len(done), len(pending))
+
+busy = [asyncio.create_task(generate_with_nested_permit(i)) for i in range(4)]
+done, pending = await asyncio.wait(busy, timeout=0.2)
+under_load = (len(done), len(pending))
+for task in pending:
+    task.cancel()
+await asyncio.wait(busy, timeout=2)
+
+print("one sample:  done, stuck =", light_load)
+print("four samples: done, stuck =", under_load)
+assert light_load == (1, 0)
+assert under_load == (0, 4), "every permit is held by a task waiting for a second permit"
+assert all(t.cancelled() for t in busy)
+
+# %% [markdown]
+# The fix is to take the permit once, at one level: either the helper assumes its caller
+# holds a permit, or the caller releases before calling. `asyncio.Semaphore` has no owner and
+# no re-entrancy, so it cannot tell that the second request comes from a task that already
+# holds a permit.
+#
+# ### Python 3.12 and later: eager tasks enter before `create_task` returns
+#
+# The predict cell needed one `await asyncio.sleep(0)` before anything was inside the
+# section, because a new task only starts at the caller's next suspension. With the eager
+# task factory of Python 3.12, `create_task` runs the body at once up to its first real
+# suspension, and taking a free permit does not suspend. So the first tasks are already
+# inside when `create_task` returns. The gated part runs only on 3.12+.
+
+# %%
+async def hold_permit(limit: asyncio.Semaphore, counter: InFlight) -> None:
+    async with limit:
+        with counter:
+            await asyncio.sleep(0.01)
+
+
+lazy_limit, lazy_counter = asyncio.Semaphore(3), InFlight()
+lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter)) for _ in range(6)]
+inside_right_after_create = lazy_counter.now
+await asyncio.wait_for(asyncio.gather(*lazy_tasks), timeout=2)
+print("default tasks, inside right after create_task:", inside_right_after_create)
+assert inside_right_after_create == 0
+
+if sys.version_info >= (3, 12):
+    loop = asyncio.get_running_loop()
+    previous_factory = loop.get_task_factory()
+    eager_limit, eager_counter = asyncio.Semaphore(3), InFlight()
+    loop.set_task_factory(asyncio.eager_task_factory)
+    try:
+        eager_tasks = [asyncio.create_task(hold_permit(eager_limit, eager_counter)) for _ in range(6)]
+        eager_inside = eager_counter.now
+    finally:
+        loop.set_task_factory(previous_factory)
+    await asyncio.wait_for(asyncio.gather(*eager_tasks), timeout=2)
+    print("eager tasks, inside right after create_task:", eager_inside)
+    assert eager_inside == 3
+else:
+    print("Python < 3.12 has no eager task factory: right after create_task no task holds a permit "
+          "(0 inside); the first three enter at the caller's next await.")
+
+# %% [markdown]
+# ## Exercise 6.1 · Bounded fan-out
+#
+# Implement `generate_all(prompts, limit, generate)`, the pattern of a rollout:
+#
+# 1. call `generate(prompt)` for **every** prompt, each in its own task, all created up front;
+# 2. at most `limit` calls of `generate` may be running at once; as soon as one finishes,
+#    the next prompt should start (no waiting for a fixed batch of `limit` to complete);
+# 3. return the results in the order of `prompts`, whatever order they finish in;
+# 4. if one call raises, the error must come out of `generate_all` and no other call may be
+#    left running (chapter 03's `TaskGroup` does this; an `ExceptionGroup` that contains the
+#    error counts as "coming out").
+#
+# A hint from slime: the semaphore must be **one** object shared by all the calls. A
+# semaphore made inside each task limits nothing.
+
+# %%
+async def fake_generate(prompt: str) -> str:
+    await asyncio.sleep(0.005 * len(prompt))
+    return prompt.upper()
+
+
+# %% tags=["solution"]
+async def generate_all(prompts: list[str], limit: int, generate) -> list:
+    """Run `await generate(p)` for every prompt, at most `limit` at once; results in prompt order."""
+    ### BEGIN SOLUTION
+    shared = asyncio.Semaphore(limit)
+
+    async def generate_one(prompt: str):
+        async with shared:
+            return await generate(prompt)
+
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(generate_one(p)) for p in prompts]
+    return [t.result() for t in tasks]
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+got = await asyncio.wait_for(generate_all(["abcd", "ab", "a", "abc"], 2, fake_generate), timeout=2)
+assert got == ["ABCD", "AB", "A", "ABC"], got
+assert await asyncio.wait_for(generate_all([], 3, fake_generate), timeout=2) == []
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+_inside = InFlight()
+_running: set[asyncio.Task] = set()
+
+
+def _spy(durations: dict[str, float], failing: str | None = None):
+    async def spy_generate(prompt: str) -> str:
+        me = asyncio.current_task()
+        _running.add(me)
+        try:
+            with _inside:
+                await asyncio.sleep(durations[prompt])
+                if prompt == failing:
+                    raise ValueError(f"generation failed for {prompt}")
+                return f"out {prompt}"
+        finally:
+            _running.discard(me)
+
+    return spy_generate
+
+
+def _contains(exc: BaseException, kind: type) -> bool:
+    if isinstance(exc, kind):
+        return True
+    return isinstance(exc, BaseExceptionGroup) and any(_contains(e, kind) for e in exc.exceptions)
+
+
+async def _stop_leftovers(before: set[asyncio.Task]) -> None:
+    me = asyncio.current_task()
+    leftovers = [t for t in asyncio.all_tasks() - before if t is not me and not t.done()]
+    for t in leftovers:
+        t.cancel()
+    if leftovers:
+        await asyncio.wait(leftovers, timeout=2)
+    _running.clear()
+
+
+_tasks_before = asyncio.all_tasks()
+try:
+    _prompts = [f"p{i}" for i in range(12)]
+    _durations = {p: 0.03 - 0.002 * i for i, p in enumerate(_prompts)}  # later prompts finish first
+    _got = await asyncio.wait_for(generate_all(_prompts, 4, _spy(_durations)), timeout=3)
+    assert _got == [f"out {p}" for p in _prompts], f"results must follow prompt order: {_got}"
+    assert _inside.entered == 12, "every prompt must be generated exactly once"
+    assert _inside.peak <= 4, f"{_inside.peak} calls ran at once with limit 4"
+    assert _inside.peak == 4, f"only {_inside.peak} calls ran at once: the work must run concurrently"
+
+    _inside = InFlight()
+    _few = ["a", "b", "c", "d", "e"]
+    _got = await asyncio.wait_for(generate_all(_few, 20, _spy(dict.fromkeys(_few, 0.02))), timeout=3)
+    assert _got == [f"out {p}" for p in _few] and _inside.peak == 5
+
+    _inside = InFlight()
+    _finished: list[str] = []
+    _uneven = ["long"] + [f"short{i}" for i in range(6)]
+    _uneven_durations = {"long": 0.25, **dict.fromkeys(_uneven[1:], 0.01)}
+    _timed = _spy(_uneven_durations)
+
+    async def _recording_generate(prompt: str) -> str:
+        out = await _timed(prompt)
+        _finished.append(prompt)
+        return out
+
+    _got = await asyncio.wait_for(generate_all(_uneven, 2, _recording_generate), timeout=3)
+    assert _got == [f"out {p}" for p in _uneven]
+    assert _finished[-1] == "long", (
+        f"finish order {_finished}: a freed permit must go to the next prompt at once, "
+        "not wait for the rest of a fixed batch")
+
+    _inside = InFlight()
+    _mixed = ["slow1", "bad", "slow2", "slow3", "slow4"]
+    _mixed_durations = {"slow1": 0.5, "bad": 0.01, "slow2": 0.5, "slow3": 0.5, "slow4": 0.5}
+    _raised = None
+    try:
+        await asyncio.wait_for(generate_all(_mixed, 3, _spy(_mixed_durations, failing="bad")), timeout=3)
+    except BaseException as exc:  # noqa: BLE001 - the test inspects whatever came out
+        _raised = exc
+    assert _raised is not None and _contains(_raised, ValueError), f"the failure must propagate, got {_raised!r}"
+    assert not isinstance(_raised, TimeoutError), "generate_all must fail fast, not wait for the slow calls"
+    _still_running = [t for t in _running if not t.done()]
+    assert not _still_running, f"{len(_still_running)} generate calls were left running after the failure"
+finally:
+    await _stop_leftovers(_tasks_before)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - A semaphore limits how many tasks are **inside** a section at once, never how many tasks
+#   exist; the others wait at `async with` for a permit.
+# - Count what is inside (here with `InFlight`) and assert the peak: it reaches the limit when
+#   there is enough work, and never exceeds it.
+# - For a batch of equal jobs the time follows ceil(n / limit) × duration; a permit that does
+#   not remove a whole round buys nothing.
+# - The same semaphore taken twice on one path deadlocks as soon as all permits are held by
+#   tasks waiting for their second; the fix is to acquire at one level only.
+# - Share one semaphore between all the work it limits; one made per call limits nothing.
+#
+# **What's next.** Chapter 07 connects a fast producer to a slow consumer with a bounded
+# queue, a second way to keep one side from running away from the other.
+#
+# ## In slime
+#
+# In the rollout, every sample becomes a task long before the inference servers can take it.
+# The permits live in `GenerateState`, which is a singleton, so every sample task of the
+# process sees the same `asyncio.Semaphore`; its size is the configured concurrency per SGLang
+# server times the number of engines. `generate_and_rm` enters the semaphore only around the
+# generate call (custom or built-in) and leaves it before the reward model is called, so a
+# slow reward does not hold a generation permit. Reading that function with this chapter in
+# mind: the number of sample tasks is the batch size, the number of requests in flight is the
+# permit count.
+#
+# The coding-agent example shows the same tool at a different scale. A module-level
+# semaphore caps how many sandboxes are being created and provisioned at once; the permit
+# covers only the boot and the install, and is given back before the sandbox is handed to the
+# agent, so a long agent run does not hold a boot slot. Where the `async with` block ends
+# decides what the limit limits. Other semaphores in slime are listed in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("06b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("06")
