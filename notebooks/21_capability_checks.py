@@ -1,0 +1,501 @@
+# %% [markdown]
+# # 21 · Async capability checks and protocol boundaries
+# *异步能力检查与协议边界*
+#
+# **The question.** A plugin hands you a callable. Must you `await` what it returns, and which
+# check (on the function, on its result, on its annotation, on the object's methods) actually
+# answers that?
+#
+# **You will**
+# 1. keep four questions apart: *is this a coroutine function* (`inspect.iscoroutinefunction`),
+#    *is this result awaitable* (`inspect.isawaitable`), *what does the annotation promise*
+#    (`Awaitable`, `AsyncIterator`), and *which protocol does the object speak* (`__await__`,
+#    `__aiter__`);
+# 2. build an extension point that accepts sync and async hooks, and see the check that
+#    silently drops some async ones;
+# 3. write a decorator that keeps a function async, measure the one that breaks it, and mark a
+#    sync wrapper as a coroutine function (3.12);
+# 4. implement a hook runner whose hidden test checks order and that nothing is left unawaited.
+#
+# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 25 minutes
+
+# %%
+import asyncio
+import functools
+import gc
+import inspect
+import sys
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Coroutine
+
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## Seven ways to hand over a score
+#
+# Each callable below takes a sample and, one way or another, produces a score. Some are
+# written with `async def`, some are plain `def` that return something awaitable, one returns
+# a value at once, one streams values. Think of them as seven hooks a user could plug into a
+# rollout.
+
+# %%
+async def score_async(sample: str) -> float:
+    await asyncio.sleep(0.01)
+    return len(sample) / 10
+
+
+def score_later(sample: str) -> Awaitable[float]:
+    """A plain function that returns a coroutine object (a thin adapter, a renamed alias...)."""
+    return score_async(sample)
+
+
+class ScoreClient:
+    """An object whose `__call__` is an async method."""
+
+    async def __call__(self, sample: str) -> float:
+        return await score_async(sample)
+
+
+def score_scheduled(sample: str) -> "asyncio.Task[float]":
+    """Starts the work now as a Task and returns the Task."""
+    return asyncio.ensure_future(score_async(sample))
+
+
+class ReadyScore:
+    """A hand-written awaitable: it speaks the `__await__` protocol without being a coroutine."""
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def __await__(self):
+        yield from asyncio.sleep(0).__await__()
+        return self.value
+
+
+def score_ready(sample: str) -> ReadyScore:
+    return ReadyScore(len(sample) / 10)
+
+
+def score_plain(sample: str) -> float:
+    return len(sample) / 10
+
+
+async def score_stream(sample: str) -> AsyncIterator[float]:
+    for part in sample.split():
+        await asyncio.sleep(0)
+        yield len(part) / 10
+
+
+hooks = {
+    "async def": score_async,
+    "partial of async def": functools.partial(score_async),
+    "def returning a coroutine": score_later,
+    "object with async __call__": ScoreClient(),
+    "def returning a Task": score_scheduled,
+    "def returning an __await__ object": score_ready,
+    "plain def": score_plain,
+    "async generator function": score_stream,
+}
+
+# %% [markdown]
+# ## Predict, then run
+#
+# The usual reflex is "if `inspect.iscoroutinefunction(hook)` is true, await the call;
+# otherwise use the value". Before running the cell, mark for each of the eight hooks what
+# `iscoroutinefunction` says and whether calling it gives something you can `await`.
+
+# %%
+rows = {}
+for name, hook in hooks.items():
+    result = hook("two words")
+    awaitable = inspect.isawaitable(result)
+    rows[name] = (inspect.iscoroutinefunction(hook), awaitable, type(result).__name__)
+    if awaitable:
+        await asyncio.wait_for(result, timeout=2)  # drive it, so no body is left unrun
+    elif inspect.isasyncgen(result):
+        await result.aclose()
+
+print(f"{'hook':<34} {'iscoroutinefunction':<20} {'call is awaitable':<18} returns")
+for name, (is_coro_fn, awaitable, kind) in rows.items():
+    print(f"{name:<34} {is_coro_fn!s:<20} {awaitable!s:<18} {kind}")
+
+disagree = [name for name, (is_coro_fn, awaitable, _) in rows.items() if is_coro_fn != awaitable]
+assert disagree == ["def returning a coroutine", "object with async __call__", "def returning a Task",
+                    "def returning an __await__ object"], disagree
+assert rows["async generator function"][:2] == (False, False), "async, yet neither check says so"
+
+# %% [markdown]
+# Four of the eight hooks return something awaitable while `iscoroutinefunction` says no, and
+# the async generator function is async yet gives nothing to await (you `async for` over it).
+# `iscoroutinefunction` answers a narrow question about *how the function was written*: was it
+# an `async def` (seen through `functools.partial` and bound methods)? It cannot see through a
+# plain function that happens to return a coroutine, a Task or any object with `__await__`,
+# nor through a callable object. The question "must I await this?" is about the **result**,
+# and only `inspect.isawaitable(result)` answers it.
+#
+# ## Protocols, not names
+#
+# `await x` works when `x` is a coroutine, or a generator-based coroutine, or has an
+# `__await__` method returning an iterator. `async for` needs `__aiter__` returning something
+# with `__anext__`. The abstract base classes in `collections.abc` check those methods, so they
+# agree with what the syntax will accept. An annotation, on the other hand, is only a promise:
+# Python never checks it at run time.
+
+# %%
+ready, coro, task = ReadyScore(0.5), score_async("x"), asyncio.ensure_future(asyncio.sleep(0))
+stream = score_stream("a b")
+checks = {
+    "ReadyScore": (isinstance(ready, Awaitable), isinstance(ready, Coroutine), inspect.iscoroutine(ready)),
+    "coroutine": (isinstance(coro, Awaitable), isinstance(coro, Coroutine), inspect.iscoroutine(coro)),
+    "Task": (isinstance(task, Awaitable), isinstance(task, Coroutine), inspect.iscoroutine(task)),
+    "async generator": (isinstance(stream, Awaitable), isinstance(stream, AsyncIterator),
+                        inspect.iscoroutine(stream)),
+}
+for name, flags in checks.items():
+    print(f"{name:<16}", flags)
+assert checks["ReadyScore"] == (True, False, False), "awaitable by protocol, not a coroutine"
+assert checks["Task"] == (True, False, False)
+assert checks["async generator"] == (False, True, False)
+assert await asyncio.wait_for(ready, timeout=2) == 0.5
+coro.close()  # inspected only
+await asyncio.wait_for(task, timeout=2)
+await stream.aclose()
+
+# %% [markdown]
+# The annotation below promises an awaitable and returns a number. Nothing complains until
+# someone awaits the result: the error comes from the `await` syntax, far from the function
+# that lied.
+
+# %% tags=["raises-exception"]
+def promised_awaitable(sample: str) -> Awaitable[float]:
+    return len(sample) / 10
+
+
+await promised_awaitable("an annotation is not a check")
+
+# %% [markdown]
+# ## An extension point that takes sync and async hooks
+#
+# A rollout framework lets users plug functions in by path and cannot know how each was
+# written. Two ways to call a chain of hooks, each hook taking the sample and returning the
+# new sample:
+#
+# - **decide by the function**: `await hook(x)` if `iscoroutinefunction(hook)`, else `hook(x)`;
+# - **decide by the result**: call `hook(x)`, then `await` the result if it is awaitable.
+#
+# Run both on the same chain of mixed hooks and compare what comes out.
+
+# %%
+async def add_async(sample: str) -> str:
+    await asyncio.sleep(0.005)
+    return sample + "+async"
+
+
+def add_via_adapter(sample: str) -> Awaitable[str]:
+    return add_async(sample)
+
+
+def add_plain(sample: str) -> str:
+    return sample + "+plain"
+
+
+class AddClient:
+    async def __call__(self, sample: str) -> str:
+        await asyncio.sleep(0.005)
+        return sample + "+client"
+
+
+mixed_chain = [add_async, add_via_adapter, add_plain, AddClient()]
+
+
+async def run_chain_by_function(sample, chain):
+    for hook in chain:
+        sample = await hook(sample) if inspect.iscoroutinefunction(hook) else hook(sample)
+    return sample
+
+
+async def run_chain_by_result(sample, chain):
+    for hook in chain:
+        result = hook(sample)
+        if inspect.isawaitable(result):
+            result = await result
+        sample = result
+    return sample
+
+
+by_result = await asyncio.wait_for(run_chain_by_result("s", mixed_chain), timeout=2)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        by_function = await asyncio.wait_for(run_chain_by_function("s", mixed_chain), timeout=2)
+    except TypeError as exc:
+        by_function = f"TypeError: {exc}"  # keep the text, not the traceback that holds the coroutine
+    gc.collect()
+never_awaited = [str(w.message) for w in caught if "never awaited" in str(w.message)]
+
+print("decide by the result:  ", by_result)
+print("decide by the function:", by_function)
+print("warnings:", never_awaited)
+assert by_result == "s+async+async+plain+client"
+assert by_function.startswith("TypeError"), "the adapter's coroutine was passed on as if it were a sample"
+assert any("add_async" in m for m in never_awaited), "and its body never ran"
+
+# %% [markdown]
+# Deciding by the function handed the adapter's coroutine object to the next hook as if it
+# were the sample; the chain broke one step later with a confusing `TypeError`, and the
+# adapter's work never ran. Deciding by the result handled every hook. The cost is small: one
+# check per call, and a sync hook is never awaited.
+#
+# ## A decorator that keeps a function async
+#
+# Tracing decorators wrap a function to time it. The natural first version is a plain
+# wrapper: record the start, call, record the end. Applied to an `async def`, the "call" only
+# makes the coroutine object, so the span closes **before any of the body has run**, and the
+# wrapper hides from `inspect` that the function is async. The right version checks once, at
+# decoration time, and returns an `async def` wrapper that awaits the call inside the span.
+#
+# The experiment decorates the same coroutine function both ways and records when each span
+# opens and closes against when the body runs.
+
+# %%
+tl = Timeline()
+
+
+def traced_naive(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with tl.span(f"{fn.__name__} span (naive)", state="waiting"):
+            tl.mark(f"{fn.__name__} span (naive) opens")
+            result = fn(*args, **kwargs)
+        tl.mark(f"{fn.__name__} span (naive) closes")
+        return result
+
+    return wrapper
+
+
+def traced(fn):
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def async_wrapper(*args, **kwargs):
+            with tl.span(f"{fn.__name__} span (async-aware)", state="waiting"):
+                tl.mark(f"{fn.__name__} span (async-aware) opens")
+                result = await fn(*args, **kwargs)
+            tl.mark(f"{fn.__name__} span (async-aware) closes")
+            return result
+
+        return async_wrapper
+
+    @functools.wraps(fn)
+    def sync_wrapper(*args, **kwargs):
+        with tl.span(f"{fn.__name__} span (async-aware)", state="waiting"):
+            return fn(*args, **kwargs)
+
+    return sync_wrapper
+
+
+async def generate(label: str) -> str:
+    with tl.span(f"generate body ({label})"):
+        tl.mark(f"generate body ({label}) starts")
+        await asyncio.sleep(0.06)
+    return label
+
+
+naive_generate, aware_generate = traced_naive(generate), traced(generate)
+pending_naive = naive_generate("naive")  # the naive span opens and closes here
+await asyncio.sleep(0.02)
+results = await asyncio.wait_for(asyncio.gather(pending_naive, aware_generate("aware")), timeout=2)
+
+print(tl.names())
+fig = tl.plot("A span should cover the body it traces",
+              lanes=["generate span (naive)", "generate body (naive)", "generate span (async-aware)",
+                     "generate body (aware)"])
+assert results == ["naive", "aware"]
+assert tl.order("generate span (naive) closes", "generate body (naive) starts"), \
+    "the naive span closed before the body started"
+assert tl.order("generate span (async-aware) opens", "generate body (aware) starts",
+                "generate span (async-aware) closes")
+naive_span = tl.spans_of("generate span (naive)")[0]
+aware_span = tl.spans_of("generate span (async-aware)")[0]
+body = tl.spans_of("generate body (aware)")[0]
+assert aware_span.duration >= body.duration >= 5 * naive_span.duration
+assert inspect.iscoroutinefunction(aware_generate) and not inspect.iscoroutinefunction(naive_generate)
+
+# %% [markdown]
+# The naive span is a sliver at the start: it timed the creation of a coroutine object. The
+# async-aware span contains the body. The last line of the cell also shows the second damage:
+# `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the naive
+# wrapper is false, so any extension point that decides by the function (previous section)
+# would now mistreat it.
+#
+# ### Python 3.12 and later: `inspect.markcoroutinefunction`
+#
+# Sometimes a sync wrapper that returns an awaitable is what you want (it must pick a
+# coroutine at call time, say). Since 3.12, `inspect.markcoroutinefunction(fn)` marks such a
+# function so that `inspect.iscoroutinefunction` reports true. On 3.11 there is no supported
+# way to do that: write an `async def` wrapper instead.
+
+# %%
+def pick_scorer(sample: str) -> Awaitable[float]:
+    return score_async(sample)
+
+
+if sys.version_info >= (3, 12):
+    before = inspect.iscoroutinefunction(pick_scorer)
+    inspect.markcoroutinefunction(pick_scorer)
+    print("before:", before, "after marking:", inspect.iscoroutinefunction(pick_scorer))
+    assert not before and inspect.iscoroutinefunction(pick_scorer)
+    assert await asyncio.wait_for(pick_scorer("abc"), timeout=2) == 0.3
+else:
+    print("Python < 3.12 has no inspect.markcoroutinefunction: iscoroutinefunction(pick_scorer) "
+          "stays False; wrap it in an `async def` if callers check the function.")
+    assert not inspect.iscoroutinefunction(pick_scorer)
+
+# %% [markdown]
+# ### Python 3.14 and later: `asyncio.iscoroutinefunction` is deprecated
+#
+# `asyncio.iscoroutinefunction` is an older twin of the `inspect` check with extra rules for
+# the long-removed `@asyncio.coroutine` decorator. From 3.14 calling it emits a
+# `DeprecationWarning` (removal is planned for 3.16): use `inspect.iscoroutinefunction`.
+
+# %%
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    asyncio_says = asyncio.iscoroutinefunction(score_async)
+deprecations = [w for w in caught if issubclass(w.category, DeprecationWarning)]
+if sys.version_info >= (3, 14):
+    print("3.14+: asyncio.iscoroutinefunction warns:", deprecations[0].message)
+    assert deprecations
+else:
+    print("Python < 3.14: asyncio.iscoroutinefunction works without a warning; it is still "
+          "better to use inspect.iscoroutinefunction, which will outlive it.")
+    assert not deprecations
+assert asyncio_says == inspect.iscoroutinefunction(score_async)
+
+# %% [markdown]
+# ## Exercise 21.1 · Apply hooks, whatever their kind
+#
+# Implement `apply_hooks(sample, hooks)`. Each hook is called with the current sample and
+# returns the next sample, or `None` to keep the current one. A hook may be a plain function,
+# an `async def`, a plain function returning an awaitable, or a callable object. Run the hooks
+# **one after another, in order** (each sees the previous one's result), await a result only
+# when it is awaitable, and return the final sample.
+#
+# The hidden test also checks that no hook's coroutine is left unawaited and that a sync hook
+# is never awaited.
+
+# %% tags=["solution"]
+async def apply_hooks(sample, hooks):
+    """Apply each hook in order; await its result only if awaitable; None keeps the sample."""
+    ### BEGIN SOLUTION
+    for hook in hooks:
+        result = hook(sample)
+        if inspect.isawaitable(result):
+            result = await result
+        if result is not None:
+            sample = result
+    return sample
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+visible = await asyncio.wait_for(apply_hooks("s", [add_plain, add_async, add_via_adapter, AddClient()]),
+                                 timeout=2)
+assert visible == "s+plain+async+async+client", visible
+assert await asyncio.wait_for(apply_hooks("s", [lambda s: None]), timeout=2) == "s"
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+async def _hidden_check_apply_hooks():
+    _events: list[str] = []
+
+    def _plain(s):
+        _events.append("plain")
+        return s + "p"
+
+    async def _slow(s):
+        _events.append("slow starts")
+        await asyncio.sleep(0.03)
+        _events.append("slow ends")
+        return s + "S"
+
+    async def _fast(s):
+        _events.append("fast starts")
+        await asyncio.sleep(0)
+        _events.append("fast ends")
+        return s + "F"
+
+    class _Ready:
+        def __init__(self, value):
+            self.value = value
+
+        def __await__(self):
+            yield from asyncio.sleep(0).__await__()
+            return self.value
+
+    class _NotAwaitable:
+        """A sync hook result that must be used as is: awaiting it would fail."""
+
+        def __init__(self, s):
+            self.s = s
+
+    _chain = [_slow, lambda s: _fast(s), _plain, lambda s: _Ready(s + "R"), lambda s: None,
+              lambda s: asyncio.ensure_future(_fast(s))]
+    with warnings.catch_warnings(record=True) as _caught:
+        warnings.simplefilter("always")
+        _out = await asyncio.wait_for(apply_hooks("x", _chain), timeout=2)
+        gc.collect()
+    assert _out == "xSFpRF", _out
+    assert _events[:5] == ["slow starts", "slow ends", "fast starts", "fast ends", "plain"], \
+        f"hooks must run one after another, in order: {_events}"
+    assert not [w for w in _caught if "never awaited" in str(w.message)], "every coroutine must be awaited"
+    _obj = await asyncio.wait_for(apply_hooks("y", [_NotAwaitable]), timeout=2)
+    assert isinstance(_obj, _NotAwaitable) and _obj.s == "y", "a sync result is used as is"
+    assert await asyncio.wait_for(apply_hooks("z", []), timeout=2) == "z"
+
+
+await asyncio.wait_for(_hidden_check_apply_hooks(), timeout=5)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - `inspect.iscoroutinefunction(f)` asks how `f` was written; `inspect.isawaitable(f(x))` asks
+#   whether you must await what you got. Only the second answers "must I await this?".
+# - `await` and `async for` accept protocols (`__await__`, `__aiter__`/`__anext__`), which the
+#   `collections.abc` classes check; annotations such as `Awaitable[float]` are never checked.
+# - An extension point that takes sync or async hooks should call first and check the result.
+# - A decorator for async functions must itself be `async def` (decided once, with
+#   `iscoroutinefunction`), or its span closes before the body runs and it hides that the
+#   function is async. 3.12 adds `inspect.markcoroutinefunction`; 3.14 deprecates
+#   `asyncio.iscoroutinefunction`.
+#
+# **What's next.** This is the last chapter. Go back to chapter 14's walk through slime's agent
+# task, or open the source inventory and read slime's rollout code with these checks in mind.
+#
+# ## In slime
+#
+# slime lets users plug rollout sample hooks in by import path. The helper that applies them
+# loads each hook, calls it with the arguments and only those keyword arguments its signature
+# accepts, and then asks whether the *result* is awaitable, awaiting it only in that case. A
+# `None` keeps the sample; any other type than a sample is rejected with a `TypeError` naming
+# the hook. That is exercise 21.1, and it accepts every kind of hook in this chapter's table.
+#
+# The tracing decorator used on the per-sample generate step makes the opposite kind of check,
+# once, when it decorates: it asks `inspect.iscoroutinefunction` of the target and returns an
+# `async def` wrapper that opens the trace span and awaits the call inside it, or a plain
+# wrapper for sync targets. Its spans therefore cover the real work, as the async-aware span in
+# the figure does. Every static use of these checks is listed in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("21b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("21")
