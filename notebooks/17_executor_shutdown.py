@@ -1,0 +1,459 @@
+# %% [markdown]
+# # 17 · Thread pool Future results and shutdown
+# *线程池 Future 的结果与退出*
+#
+# **The question.** You hand work to a `ThreadPoolExecutor` and get back futures. When is
+# each job really running, what can you still take back, and what does shutting the pool
+# down do to the work that is queued or already running?
+#
+# **You will**
+# 1. follow one future through its states: queued, running, finished (or cancelled);
+# 2. wait for a result with a bound, and get a worker's exception back from `result()`;
+# 3. cancel a queued future, and see that a running one cannot be cancelled;
+# 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
+#    and collect results in completion order with `as_completed`.
+#
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 25 minutes
+
+# %%
+import sys
+import threading
+import time
+from collections import deque
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor, as_completed, wait
+
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+
+def state_of(future: Future) -> str:
+    """The future's state, read through its public methods."""
+    if future.cancelled():
+        return "cancelled"
+    if future.done():
+        return "finished"
+    return "running" if future.running() else "queued"
+
+
+# %% [markdown]
+# ## A future's life: queued, running, finished
+#
+# `pool.submit(fn, *args)` returns a `Future` at once. The job sits in the pool's queue
+# until a worker thread is free; then it is running; then it is finished, holding a result
+# or an exception. A pool with **one** worker and a job that waits for a gate makes every
+# state visible in turn.
+
+# %%
+gate = threading.Event()
+first_started = threading.Event()
+
+
+def wait_at_gate(name: str) -> str:
+    first_started.set()
+    if not gate.wait(timeout=5):
+        raise TimeoutError("the gate was never opened")
+    return f"{name} done"
+
+
+seen = {"first": [], "second": []}
+with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
+    first = pool.submit(wait_at_gate, "first")
+    second = pool.submit(wait_at_gate, "second")
+    assert first_started.wait(timeout=2)
+    seen["first"].append(state_of(first))
+    seen["second"].append(state_of(second))
+    gate.set()
+    results = [first.result(timeout=2), second.result(timeout=2)]
+    seen["first"].append(state_of(first))
+    seen["second"].append(state_of(second))
+
+print(seen, results)
+assert seen == {"first": ["running", "finished"], "second": ["queued", "finished"]}
+assert results == ["first done", "second done"]
+
+# %% [markdown]
+# ## Waiting for a result, and getting errors back
+#
+# `future.result(timeout)` waits at most `timeout` seconds. If the job is not done by then
+# it raises `TimeoutError` (since Python 3.11 `concurrent.futures.TimeoutError` is the
+# built-in `TimeoutError`) and the job **goes on running**: the timeout bounds your wait,
+# not the work. A job that raises does not crash the worker; the exception is stored in the
+# future, `exception()` returns it and `result()` raises it again in the caller.
+
+# %%
+gate = threading.Event()
+first_started = threading.Event()
+
+
+def convert_shard(shard: int) -> int:
+    if shard < 0:
+        raise ValueError(f"bad shard {shard}")
+    return shard * 10
+
+
+with ThreadPoolExecutor(max_workers=2, thread_name_prefix="convert") as pool:
+    slow = pool.submit(wait_at_gate, "slow")
+    failing = pool.submit(convert_shard, -1)
+    try:
+        slow.result(timeout=0.05)
+        timed_out = False
+    except TimeoutError:
+        timed_out = True
+    still_running_after_timeout = slow.running()
+    gate.set()
+    slow_result = slow.result(timeout=2)
+
+    stored = failing.exception(timeout=2)
+    try:
+        failing.result(timeout=2)
+        reraised = None
+    except ValueError as exc:
+        reraised = exc
+
+print(f"timed out: {timed_out}, still running after: {still_running_after_timeout}, then: {slow_result!r}")
+print(f"exception(): {stored!r}; result() raised the same object: {reraised is stored}")
+assert timed_out and still_running_after_timeout and slow_result == "slow done"
+assert isinstance(stored, ValueError) and reraised is stored
+
+# %% [markdown]
+# ## Only a queued future can be cancelled
+#
+# `future.cancel()` returns `True` and cancels the job only while it waits in the queue. Once
+# a worker has picked it up, `cancel()` returns `False` and changes nothing: a thread cannot
+# be interrupted from outside (chapter 09). A cancelled future raises `CancelledError` from
+# `result()`.
+
+# %%
+gate = threading.Event()
+first_started = threading.Event()
+with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
+    running_job = pool.submit(wait_at_gate, "running")
+    queued_job = pool.submit(wait_at_gate, "queued")
+    assert first_started.wait(timeout=2)
+    cancel_running, cancel_queued = running_job.cancel(), queued_job.cancel()
+    gate.set()
+    running_result = running_job.result(timeout=2)
+
+try:
+    queued_job.result(timeout=2)
+    queued_outcome = "a result"
+except CancelledError:
+    queued_outcome = "CancelledError"
+print(f"cancel() on the running job: {cancel_running}, on the queued one: {cancel_queued};"
+      f" running job gave {running_result!r}, queued job gave {queued_outcome}")
+assert (cancel_running, cancel_queued) == (False, True)
+assert running_result == "running done" and queued_outcome == "CancelledError"
+
+# %% [markdown]
+# ## Predict, then run
+#
+# `pool.shutdown(wait=False)` returns at once. A common reading is "shut the pool down now":
+# stop what runs and drop what waits. One worker, three conversion jobs of 0.1 s each;
+# we call `shutdown(wait=False)` while the first is running. How many jobs finish?
+
+# %%
+tl = Timeline()
+started = threading.Event()
+release = threading.Event()  # holds job 0 until shutdown has returned, whatever the load
+
+
+def convert_in_steps(shard: int) -> int:
+    tl.mark(f"job {shard} started")
+    started.set()
+    if not release.wait(timeout=5):
+        raise TimeoutError("never released")
+    for _ in range(5):
+        time.sleep(0.02)
+    tl.mark(f"job {shard} finished")
+    return shard
+
+
+pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="no-wait")
+jobs = [pool.submit(convert_in_steps, shard) for shard in range(3)]
+assert started.wait(timeout=2)
+pool.shutdown(wait=False)
+tl.mark("shutdown(wait=False) returned")
+release.set()
+done, not_done = wait(jobs, timeout=3)
+pool.shutdown(wait=True)  # joins the worker thread; safe to call a second time
+
+print([state_of(job) for job in jobs], tl.names())
+assert not not_done and [job.result() for job in jobs] == [0, 1, 2], "every job, queued ones too, ran"
+assert tl.order("job 0 started", "shutdown(wait=False) returned", "job 0 finished", "job 2 finished")
+
+# %% [markdown]
+# All three finished. `shutdown(wait=False)` only does two things: the pool refuses new
+# `submit` calls, and the call does not wait. Running jobs run to the end, and queued jobs
+# **still start** afterwards. To drop the queued ones, ask for it with `cancel_futures=True`
+# (Python 3.9+). The running job still finishes: nothing stops a running thread.
+
+# %%
+tl = Timeline()
+started, release = threading.Event(), threading.Event()
+pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cancel-queued")
+jobs = [pool.submit(convert_in_steps, shard) for shard in range(3)]
+assert started.wait(timeout=2)
+pool.shutdown(wait=False, cancel_futures=True)
+tl.mark("shutdown(cancel_futures=True) returned")
+release.set()
+pool.shutdown(wait=True)
+
+states = [state_of(job) for job in jobs]
+print(states, tl.names())
+assert states == ["finished", "cancelled", "cancelled"]
+assert tl.order("shutdown(cancel_futures=True) returned", "job 0 finished")
+assert "job 1 started" not in tl.names()
+
+# %% [markdown]
+# ## Completion order: `as_completed`
+#
+# Waiting on futures in the order you submitted them makes a fast job wait behind a slow
+# one. `as_completed(futures, timeout)` yields each future as it finishes. Below, the first
+# job submitted is the slowest. Indexing the futures in submission order afterwards still
+# gives the results in input order.
+
+# %%
+def convert_for(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+with ThreadPoolExecutor(max_workers=3, thread_name_prefix="as-completed") as pool:
+    futures = {pool.submit(convert_for, seconds): name
+               for name, seconds in [("slow", 0.18), ("medium", 0.12), ("fast", 0.06)]}
+    completion_order = [futures[f] for f in as_completed(futures, timeout=3)]
+    input_order = [f.result() for f in futures]
+
+print("as_completed:", completion_order, "| in submission order:", input_order)
+assert completion_order == ["fast", "medium", "slow"]
+assert input_order == [0.18, 0.12, 0.06]
+
+# %% [markdown]
+# ## Leaving a `with` block waits for everything
+#
+# `with ThreadPoolExecutor() as pool:` calls `pool.shutdown(wait=True)` on the way out. The
+# line after the block runs only when every submitted job has finished and every worker
+# thread has ended. It is the simplest correct way to use a pool whose work fits in one
+# block.
+
+# %%
+tl = Timeline()
+release.set()
+with ThreadPoolExecutor(max_workers=2, thread_name_prefix="with-block") as pool:
+    for shard in range(4):
+        pool.submit(convert_in_steps, shard)
+    tl.mark("last submit returned")
+tl.mark("with block exited")
+workers_left = [t.name for t in threading.enumerate() if t.name.startswith("with-block")]
+
+print(tl.names(), workers_left)
+assert tl.order("last submit returned", "job 3 finished", "with block exited")
+assert all(tl.order(f"job {shard} finished", "with block exited") for shard in range(4))
+assert workers_left == []
+
+# %% [markdown]
+# ## Measure it
+#
+# Two workers, six jobs (job 0 takes 0.05 s, job 1 0.15 s, the rest 0.1 s). As soon as job 2
+# starts we call
+# `shutdown(wait=False, cancel_futures=True)`. Each job's lane shows the time it waited in
+# the queue, the time it ran, and, for the jobs cancelled in the queue, the moment they were
+# dropped. The rule the chart shows holds whatever the timing: a job that had started
+# finished, and a job that had not started was cancelled.
+
+# %%
+tl = Timeline()
+job_2_started = threading.Event()
+
+
+def timed_job(shard: int, seconds: float, submitted_at: float) -> None:
+    picked_up = time.monotonic()
+    tl.add(f"job {shard}", submitted_at, picked_up, state="waiting")
+    if shard == 2:
+        job_2_started.set()
+    with tl.span(f"job {shard}"):
+        time.sleep(seconds)
+
+
+pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="measured")
+measured = [pool.submit(timed_job, shard, seconds, time.monotonic())
+            for shard, seconds in enumerate([0.05, 0.15, 0.1, 0.1, 0.1, 0.1])]
+all_submitted_at = time.monotonic()
+assert job_2_started.wait(timeout=3)
+shutdown_at = time.monotonic()
+pool.shutdown(wait=False, cancel_futures=True)
+pool.shutdown(wait=True)
+for shard, job in enumerate(measured):
+    if job.cancelled():
+        tl.add(f"job {shard}", all_submitted_at, shutdown_at, state="cancelled")
+
+fig = tl.plot("shutdown(cancel_futures=True) drops queued jobs, never running ones",
+              lanes=[f"job {shard}" for shard in range(6)])
+ran = {shard for shard in range(6) if any(s.state == "running" for s in tl.spans_of(f"job {shard}"))}
+cancelled = {shard for shard, job in enumerate(measured) if job.cancelled()}
+print(f"ran to the end: {sorted(ran)}, cancelled in the queue: {sorted(cancelled)}")
+assert ran | cancelled == set(range(6)) and not ran & cancelled
+assert {0, 1, 2} <= ran and cancelled, "jobs 0-2 had started; at least one job was still queued"
+assert tl.max_overlap("running") <= 2
+
+# %% [markdown]
+# ### Python 3.14: `map` with a bounded number of jobs in flight
+#
+# `pool.map(fn, items)` submits **every** item at once, so a long input fills memory with
+# queued jobs and their arguments. Python 3.14 adds `pool.map(fn, items, buffersize=n)`,
+# which keeps at most `n` jobs submitted ahead of the results you have consumed. On older
+# Pythons you bound it yourself, with a deque of futures, as the exercise below and slime's
+# weight encoder do.
+
+# %%
+def square(n: int) -> int:
+    return n * n
+
+
+if sys.version_info >= (3, 14):
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        squares = list(pool.map(square, range(8), buffersize=2))
+    print("3.14 map with buffersize=2:", squares)
+    assert squares == [n * n for n in range(8)]
+else:
+    print("Before 3.14, Executor.map has no buffersize: it submits every item up front. "
+          "Keep a deque of at most n futures and take the oldest result before submitting more.")
+
+# %% [markdown]
+# ## Exercise 17.1 · Map with a bounded number of jobs in flight
+#
+# Implement `map_bounded(pool, fn, items, max_in_flight, timeout)`:
+#
+# 1. submit `fn(item)` for the items in order, but never have more than `max_in_flight`
+#    submitted and not yet collected: when the limit is reached, collect the **oldest**
+#    future's result before submitting the next item;
+# 2. return the results in input order;
+# 3. wait for each result at most `timeout` seconds (a `TimeoutError` propagates);
+# 4. if a job raises, cancel the futures still outstanding and re-raise its exception,
+#    without submitting anything more.
+#
+# The pool may have more workers than `max_in_flight`: the bound must come from your code.
+
+# %% tags=["solution"]
+def map_bounded(pool: ThreadPoolExecutor, fn, items, max_in_flight: int, timeout: float) -> list:
+    """Like pool.map, with at most `max_in_flight` jobs submitted and not yet collected."""
+    ### BEGIN SOLUTION
+    results = []
+    in_flight: deque[Future] = deque()
+    try:
+        for item in items:
+            if len(in_flight) >= max_in_flight:
+                results.append(in_flight.popleft().result(timeout=timeout))
+            in_flight.append(pool.submit(fn, item))
+        while in_flight:
+            results.append(in_flight.popleft().result(timeout=timeout))
+    finally:
+        for future in in_flight:
+            future.cancel()
+    return results
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+with ThreadPoolExecutor(max_workers=4) as test_pool:
+    assert map_bounded(test_pool, square, range(10), max_in_flight=3, timeout=2) == [n * n for n in range(10)]
+    assert map_bounded(test_pool, square, [], max_in_flight=3, timeout=2) == []
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+_lock = threading.Lock()
+_now = {"in_flight": 0, "peak": 0, "calls": 0}
+_release = threading.Event()
+
+
+def _tracked(item: int) -> int:
+    with _lock:
+        _now["calls"] += 1
+        _now["in_flight"] += 1
+        _now["peak"] = max(_now["peak"], _now["in_flight"])
+    try:
+        if item == "hang":
+            _release.wait(timeout=3)
+            return -1
+        if item == 7:
+            raise ValueError("item 7 is bad")
+        time.sleep(0.03)
+        return item * 2
+    finally:
+        with _lock:
+            _now["in_flight"] -= 1
+
+
+_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="hidden-17")
+try:
+    _got = map_bounded(_pool, _tracked, list(range(7)), max_in_flight=3, timeout=2)
+    assert _got == [i * 2 for i in range(7)], _got
+    assert _now["peak"] <= 3, f"{_now['peak']} jobs ran at once with max_in_flight=3"
+    assert _now["peak"] == 3, "the jobs should run concurrently up to the bound, not one by one"
+
+    _now.update(calls=0, peak=0)
+    _raised = None
+    try:
+        map_bounded(_pool, _tracked, list(range(20)), max_in_flight=2, timeout=2)
+    except ValueError as _exc:
+        _raised = _exc
+    assert _raised is not None and "item 7" in str(_raised), "the job's own exception must propagate"
+    assert _now["calls"] <= 7 + 2, f"{_now['calls']} jobs started: nothing may be submitted after the failure"
+
+    _t0 = time.monotonic()
+    _timed_out = False
+    try:
+        map_bounded(_pool, _tracked, ["hang", 1, 2], max_in_flight=2, timeout=0.2)
+    except TimeoutError:
+        _timed_out = True
+    _elapsed = time.monotonic() - _t0
+    assert _timed_out, "a result that does not come within `timeout` must raise TimeoutError"
+    assert _elapsed < 0.2 * 5, f"gave up after {_elapsed:.2f} s; the bound was 0.2 s per result"
+finally:
+    _release.set()
+    _pool.shutdown(wait=True, cancel_futures=True)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - A future is queued, then running, then finished or cancelled; `running()`, `done()` and
+#   `cancelled()` tell which.
+# - `result(timeout)` bounds your wait, not the job; a worker's exception comes back from
+#   `result()` (and `exception()`).
+# - `cancel()` works only on queued jobs. Nothing stops a running thread.
+# - `shutdown(wait=False)` neither stops running jobs nor drops queued ones;
+#   `cancel_futures=True` drops the queued ones; leaving a `with` block waits for all of it.
+# - `as_completed` yields futures as they finish; keep the futures in a list or dict to get
+#   input order back.
+#
+# **What's next.** Chapter 18 moves from threads to processes, where finishing the work,
+# exiting and being reaped are three different moments.
+#
+# ## In slime
+#
+# When slime syncs changed weights to disk, its delta encoder runs a diff-and-compress job
+# per tensor on a thread pool. It does not submit every tensor at once: it keeps the futures
+# in a deque and, once twice as many as there are workers are outstanding, collects the
+# oldest before submitting the next. That bounds the memory held by tensors in flight and
+# keeps the results in input order, exactly the job of Exercise 17.1. A worker's exception
+# comes back through `result()`, and a `finally` shuts the pool down. Note what it does not
+# do: it never passes a timeout to `result()` and never uses `cancel_futures`, so on an
+# error the plain `shutdown()` in its `finally` waits for every job already submitted.
+#
+# The checkpoint converter in `tools/` takes the other path (second quote below): it submits
+# one job per parameter inside a `with` block, maps each future to its parameter name, and
+# handles them in completion order with `as_completed`, extending a shared list under a
+# lock. Leaving the `with` block guarantees every conversion is done before the files are
+# written. More pools are listed in the [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("17b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("17")
