@@ -1,0 +1,457 @@
+# %% [markdown]
+# # 03 · Task and gather: scheduling several pieces of work
+# *Task 与 gather：把多份工作安排起来*
+#
+# **The question.** To score a group of samples at the same time you wrap each one in a Task.
+# When does each Task start, in what order do the results come back, who keeps the Tasks
+# alive, and what happens to the others when one of them fails?
+#
+# **You will**
+# 1. show that `asyncio.create_task` schedules a body at once but runs it only at the next
+#    suspension of the code that created it;
+# 2. see that `gather` returns results in the order of its arguments, not in finishing order;
+# 3. watch a Task that nobody references get destroyed mid-flight, and keep Tasks alive the
+#    standard way;
+# 4. compare failures: `gather` lets the siblings of a failed Task run on, `TaskGroup`
+#    cancels them and raises an `ExceptionGroup` you handle with `except*`.
+#
+# **Needs** chapters 01 and 02 · about 30 minutes
+
+# %%
+import asyncio
+import gc
+import sys
+import time
+import weakref
+
+import matplotlib.pyplot as plt
+
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## One piece of work
+#
+# Every experiment uses the same stand-in for "generate and score one sample": it marks its
+# start, waits, optionally fails the way a reward model call can fail, and marks its end. If
+# it is cancelled, it marks that too and lets the cancellation go on (chapter 05 explains why
+# it must).
+
+# %%
+async def score_sample(name: str, seconds: float, tl: Timeline, fail: bool = False) -> str:
+    tl.mark(f"{name} starts")
+    try:
+        with tl.span(name):
+            await asyncio.sleep(seconds)
+            if fail:
+                raise ValueError(f"{name}: the reward model rejected it")
+    except asyncio.CancelledError:
+        tl.mark(f"{name} cancelled")
+        raise
+    tl.mark(f"{name} ends")
+    return f"{name} scored"
+
+
+# %% [markdown]
+# ## `create_task` schedules now, runs later
+#
+# `asyncio.create_task(coro)` wraps the coroutine object in a Task and puts its first step in
+# the loop's queue of ready callbacks. Then it returns. The body starts only when the code
+# that called `create_task` suspends and the loop gets to that queue.
+
+# %%
+tl = Timeline()
+tasks = [asyncio.create_task(score_sample(f"sample {i}", 0.02, tl)) for i in range(3)]
+tl.mark("all three tasks created")
+states_at_creation = [t.done() for t in tasks]
+await asyncio.sleep(0)  # the first suspension: now the loop starts the bodies
+tl.mark("creator resumed")
+await asyncio.wait_for(asyncio.gather(*tasks), timeout=2)
+
+print(tl.names()[:5])
+assert tl.order("all three tasks created", "sample 0 starts", "sample 1 starts", "sample 2 starts",
+                "creator resumed")
+assert states_at_creation == [False, False, False]
+
+# %% [markdown]
+# The bodies started in the order the tasks were created, all of them before the creator
+# came back from its `await asyncio.sleep(0)`: the loop runs ready callbacks first in, first
+# out.
+#
+# ## `gather` keeps the order of its arguments
+#
+# `asyncio.gather(*aws)` waits for all of them and returns a list whose *i*-th entry is the
+# result of the *i*-th argument, whatever order they finished in. Below, the first sample is
+# the slowest and the last one the fastest.
+
+# %%
+tl = Timeline()
+durations = [0.2, 0.15, 0.1, 0.05]
+started = time.monotonic()
+results = await asyncio.wait_for(
+    asyncio.gather(*(score_sample(f"sample {i}", d, tl) for i, d in enumerate(durations))), timeout=2)
+gather_elapsed = time.monotonic() - started
+
+finishing = [n.removesuffix(" ends") for n in tl.names() if n.endswith(" ends")]
+print("finishing order:", finishing)
+print("gather returned:", results)
+print(f"gather took {gather_elapsed:.3f} s; one after the other would take {sum(durations):.2f} s")
+assert finishing == ["sample 3", "sample 2", "sample 1", "sample 0"]
+assert results == ["sample 0 scored", "sample 1 scored", "sample 2 scored", "sample 3 scored"]
+assert gather_elapsed <= 0.6 * sum(durations), "the four waits overlap"
+
+# %% [markdown]
+# `gather` also wrapped the plain coroutine objects in Tasks for us, which is why they
+# overlapped. The list you get back lines up with the list you passed in, so you can `zip`
+# it with the inputs without sorting anything.
+#
+# ## Predict, then run
+#
+# A common habit is "fire and forget": `asyncio.create_task(send_metrics())` on a line of its
+# own, result thrown away. It looks safe: the loop is running the task, surely the loop keeps
+# it. Does it?
+#
+# The experiment needs a task that waits for something nobody else holds strongly. Here a
+# request waits for its reply on a Future, and the dispatcher that will deliver replies keeps
+# only a *weak* reference to that Future (as many libraries do, so that abandoned requests
+# do not pile up). Predict what `gc.collect()` does to the task.
+
+# %%
+replies: weakref.WeakValueDictionary[int, asyncio.Future] = weakref.WeakValueDictionary()
+
+
+async def await_reply(request_id: int, log: list[str]) -> str:
+    reply = asyncio.get_running_loop().create_future()
+    replies[request_id] = reply
+    log.append("waiting for the reply")
+    try:
+        value = await reply
+        log.append(f"got {value}")
+        return value
+    finally:
+        log.append("finally ran")
+
+
+def deliver(request_id: int, value: str) -> bool:
+    """Resolve a waiting request; False when nobody is waiting any more."""
+    reply = replies.get(request_id)
+    if reply is None:
+        return False
+    reply.set_result(value)
+    return True
+
+
+def fire_and_forget(request_id: int, log: list[str]) -> weakref.ref:
+    task = asyncio.create_task(await_reply(request_id, log))
+    return weakref.ref(task)  # a weak reference only lets us watch the task, it keeps nothing alive
+
+
+# %%
+loop = asyncio.get_running_loop()
+loop_complaints: list[str] = []
+previous_handler = loop.get_exception_handler()
+loop.set_exception_handler(lambda loop, context: loop_complaints.append(context["message"]))
+try:
+    forgotten_log: list[str] = []
+    watch_task = fire_and_forget(1, forgotten_log)
+    await asyncio.sleep(0)  # the task starts and suspends on its reply
+    alive_before_gc = watch_task() is not None
+    gc.collect()
+    delivered = deliver(1, "reward 0.7")
+finally:
+    loop.set_exception_handler(previous_handler)
+
+print("alive before gc:", alive_before_gc, "| alive after gc:", watch_task() is not None)
+print("reply delivered:", delivered, "| task log:", forgotten_log)
+print("the loop said:", loop_complaints)
+assert alive_before_gc and watch_task() is None, "the pending task was garbage-collected"
+assert forgotten_log == ["waiting for the reply", "finally ran"], "it never got its reply"
+assert not delivered
+assert "Task was destroyed but it is pending!" in loop_complaints
+
+# %% [markdown]
+# The task was destroyed while it was still pending. Its `finally` ran, but during garbage
+# collection, not because its work was done, and the reply had nowhere to go. The loop only
+# complained in its log.
+#
+# The reason: the event loop keeps **weak** references to Tasks. A pending task stays alive
+# only while something reachable holds it: your variable, a timer (an `asyncio.sleep` in
+# progress is held by the loop's timer heap), a socket callback, or the Future it waits on
+# if *that* is held by someone. Whether that is the case depends on what the task happens
+# to be waiting for at the moment the garbage collector runs, which is why these bugs are
+# rare, silent and hard to reproduce.
+#
+# The fix is the one the `asyncio` documentation gives: keep a strong reference until the
+# task is done, typically in a set that the task removes itself from.
+
+# %%
+background_tasks: set[asyncio.Task] = set()
+
+
+def start_and_keep(request_id: int, log: list[str]) -> asyncio.Task:
+    task = asyncio.create_task(await_reply(request_id, log))
+    background_tasks.add(task)
+    task.add_done_callback(background_tasks.discard)
+    return task
+
+
+kept_log: list[str] = []
+start_and_keep(2, kept_log)
+await asyncio.sleep(0)
+gc.collect()
+delivered = deliver(2, "reward 0.9")
+await asyncio.wait_for(asyncio.gather(*background_tasks), timeout=2)
+
+print("reply delivered:", delivered, "| task log:", kept_log, "| still tracked:", len(background_tasks))
+assert delivered
+assert kept_log == ["waiting for the reply", "got reward 0.9", "finally ran"]
+assert background_tasks == set(), "the done callback removed the finished task"
+
+# %% [markdown]
+# ## When one of them fails
+#
+# Scoring can fail. With `gather`, the first exception from any awaitable is raised by the
+# `gather` at once, but the other Tasks are **not** cancelled: they run on in the
+# background, and their results are lost unless you still hold the Tasks. With
+# `return_exceptions=True`, `gather` does not raise; the exception takes the failed entry's
+# place in the result list.
+
+# %%
+gather_tl = Timeline()
+plan = {"sample 0": (0.15, False), "sample 1": (0.04, True), "sample 2": (0.1, False)}
+group = [asyncio.create_task(score_sample(name, d, gather_tl, fail)) for name, (d, fail) in plan.items()]
+try:
+    await asyncio.wait_for(asyncio.gather(*group), timeout=2)
+except ValueError as exc:
+    gather_tl.mark("gather raised")
+    print("gather raised:", exc)
+still_running = [not t.done() for t in group]
+await asyncio.wait_for(asyncio.gather(*group, return_exceptions=True), timeout=2)
+
+print("still running when gather raised:", still_running)
+assert still_running == [True, False, True]
+assert gather_tl.order("sample 1 starts", "gather raised", "sample 2 ends", "sample 0 ends")
+assert "sample 0 cancelled" not in gather_tl.names(), "gather does not cancel the siblings"
+
+# %%
+outcomes = await asyncio.wait_for(
+    asyncio.gather(*(score_sample(name, d / 4, Timeline(), fail) for name, (d, fail) in plan.items()),
+                   return_exceptions=True), timeout=2)
+print(outcomes)
+assert [type(o).__name__ for o in outcomes] == ["str", "ValueError", "str"]
+
+# %% [markdown]
+# A `TaskGroup` (Python 3.11+) takes the other view: the group is one unit of work. When any
+# task in it fails, the group cancels all the others, waits until they have finished
+# cancelling, and then raises an `ExceptionGroup` holding every failure. `except*` picks the
+# exceptions of one type out of the group.
+
+# %%
+group_tl = Timeline()
+caught: BaseExceptionGroup | None = None
+try:
+    async with asyncio.timeout(2):
+        async with asyncio.TaskGroup() as tg:
+            for name, (d, fail) in plan.items():
+                tg.create_task(score_sample(name, d, group_tl, fail))
+except* ValueError as failures:
+    group_tl.mark("TaskGroup raised")
+    caught = failures
+
+print("caught:", repr(caught))
+print(group_tl.names())
+assert isinstance(caught, ExceptionGroup) and len(caught.exceptions) == 1
+assert group_tl.order("sample 1 starts", "sample 0 cancelled", "TaskGroup raised")
+assert group_tl.order("sample 2 cancelled", "TaskGroup raised")
+assert not any(n.endswith(" ends") for n in group_tl.names()), "no sibling ran to its end"
+
+# %% [markdown]
+# ## Measure it
+#
+# The same three samples, the same failure, two ways of waiting. The grey bars are the
+# siblings cancelled by the `TaskGroup`; under `gather` they run to their end after the
+# group has already reported the failure.
+
+# %%
+fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.2), sharex=True, layout="constrained")
+lanes = list(plan)
+gather_tl.plot("gather: sample 1 fails, its siblings run on", ax=top, lanes=lanes)
+group_tl.plot("TaskGroup: sample 1 fails, its siblings are cancelled", ax=bottom, lanes=lanes)
+top.axvline(gather_tl.events[gather_tl.names().index("gather raised")].at, color="black", linestyle="--")
+bottom.axvline(group_tl.events[group_tl.names().index("TaskGroup raised")].at, color="black", linestyle="--")
+top.set_xlabel("")
+gather_ends = max(s.end for s in gather_tl.spans)
+group_ends = max(s.end for s in group_tl.spans)
+assert {s.state for s in group_tl.spans} == {"failed", "cancelled"}
+assert group_ends <= 0.6 * gather_ends, "the TaskGroup stops the whole group soon after the failure"
+
+# %% [markdown]
+# The dashed line is the moment the caller hears about the failure. Both hear about it at the
+# same time; the difference is what is still running after it.
+#
+# ### Python 3.12 and later: a task can finish inside `create_task`
+#
+# Chapter 01 showed the eager task factory of Python 3.12: `create_task` runs the body at once
+# up to its first real suspension. A body that never suspends (a cache hit, say) then
+# *finishes* inside `create_task`, and the task is already done when you get it. On 3.11 a
+# new task is never done before the creator suspends.
+
+# %%
+async def cached_score(name: str) -> str:
+    return f"{name} from cache"  # no await: nothing to wait for
+
+
+if sys.version_info >= (3, 12):
+    loop = asyncio.get_running_loop()
+    previous_factory = loop.get_task_factory()
+    loop.set_task_factory(asyncio.eager_task_factory)
+    try:
+        hit = asyncio.create_task(cached_score("sample 7"))
+        done_at_creation = hit.done()
+    finally:
+        loop.set_task_factory(previous_factory)
+    print("done right after create_task:", done_at_creation, "->", hit.result())
+    assert done_at_creation
+else:
+    hit = asyncio.create_task(cached_score("sample 7"))
+    done_at_creation = hit.done()
+    await asyncio.wait_for(hit, timeout=2)
+    print("Python < 3.12: a new task is never done before the creator suspends:", done_at_creation)
+    assert not done_at_creation
+
+# %% [markdown]
+# ## Exercise 3.1 · Score a group, all or nothing
+#
+# slime generates the samples of one prompt group side by side and needs them back in the
+# group's order. Implement `score_group(names, score_one)` for a stricter version:
+#
+# 1. call `score_one(name)` for every name, **all at the same time**;
+# 2. return the results in the order of `names`;
+# 3. if any call fails, **cancel the others**, wait until they are gone, and let the failure
+#    propagate as an `ExceptionGroup` (a caller will use `except*`);
+# 4. leave no task running when you return or raise.
+
+# %%
+async def score_one_slowly(name: str) -> str:
+    """Slower for earlier names, so finishing order is the reverse of the input order."""
+    await asyncio.sleep(0.02 * (5 - int(name.split()[-1])))
+    return f"{name} scored"
+
+
+# %% tags=["solution"]
+async def score_group(names: list[str], score_one) -> list:
+    """Run `score_one(name)` for all names concurrently; results in input order; all or nothing."""
+    ### BEGIN SOLUTION
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(score_one(name)) for name in names]
+    return [task.result() for task in tasks]
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+names = [f"sample {i}" for i in range(5)]
+started = time.monotonic()
+got = await asyncio.wait_for(score_group(names, score_one_slowly), timeout=2)
+elapsed = time.monotonic() - started
+assert got == [f"sample {i} scored" for i in range(5)], got
+assert elapsed <= 0.6 * sum(0.02 * (5 - i) for i in range(5)), "the calls must overlap"
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+class _Spy:
+    def __init__(self, failing: str | None = None) -> None:
+        self.now = self.peak = 0
+        self.finished: list[str] = []
+        self.cancelled: list[str] = []
+        self.tasks: list[asyncio.Task] = []
+        self.failing = failing
+
+    async def __call__(self, name: str) -> str:
+        self.tasks.append(asyncio.current_task())
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+        try:
+            await asyncio.sleep(0.01 if name == self.failing else 0.02 * (6 - int(name.split()[-1])))
+            if name == self.failing:
+                raise ValueError(name)
+            self.finished.append(name)
+            return name.upper()
+        except asyncio.CancelledError:
+            self.cancelled.append(name)
+            raise
+        finally:
+            self.now -= 1
+
+    async def clean_up(self) -> None:
+        for _t in self.tasks:
+            _t.cancel()
+        await asyncio.wait_for(asyncio.gather(*self.tasks, return_exceptions=True), timeout=2)
+
+
+_names = [f"sample {i}" for i in range(6)]
+_spy = _Spy()
+try:
+    _got = await asyncio.wait_for(score_group(_names, _spy), timeout=2)
+finally:
+    await _spy.clean_up()
+assert _got == [n.upper() for n in _names], "results in input order"
+assert _spy.finished == list(reversed(_names)), "finishing order was the reverse of the input order"
+assert _spy.peak == len(_names), f"all calls in flight at once, peak was {_spy.peak}"
+
+_spy = _Spy(failing="sample 2")
+_failure: BaseException | None = None
+try:
+    async with asyncio.timeout(2):  # runs score_group in this task: no extra loop pass before we look
+        await score_group(_names, _spy)
+except BaseException as _exc:  # noqa: BLE001 - we inspect whatever came out
+    _failure = _exc
+    _running_after = [t for t in _spy.tasks if not t.done()]
+finally:
+    await _spy.clean_up()
+assert isinstance(_failure, ExceptionGroup), f"expected an ExceptionGroup, got {_failure!r}"
+assert [type(e) for e in _failure.exceptions] == [ValueError]
+assert _running_after == [], "no sibling may still be running when score_group raises"
+assert sorted(_spy.cancelled) == [n for n in _names if n != "sample 2"], _spy.cancelled
+assert _spy.finished == [], "the siblings were cancelled, not allowed to finish"
+assert await asyncio.wait_for(score_group([], _Spy()), timeout=2) == []
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - `create_task` schedules a body and returns; the body starts at the creator's next
+#   suspension (at once, up to its first suspension, with the 3.12 eager factory).
+# - `gather` returns results in argument order. On the first failure it raises, but the
+#   other tasks run on; `return_exceptions=True` puts exceptions in the list instead.
+# - The loop holds Tasks weakly. Keep a reference until a task is done (a set plus
+#   `add_done_callback(set.discard)`), or a pending task can be collected mid-flight.
+# - `TaskGroup` treats its tasks as one unit: a failure cancels the rest, the group waits for
+#   them, then raises an `ExceptionGroup`, handled with `except*`.
+#
+# **What's next.** Chapter 04 stops waiting for *all* of them: `asyncio.wait` and
+# `as_completed` hand you each piece of work as soon as it is finished.
+#
+# ## In slime
+#
+# For each prompt, slime generates a group of samples. The group function makes one Task per
+# sample (each Task generates a response and scores it) and then awaits `gather` over the
+# list, so the group comes back in sample order however the samples finished. slime does not
+# use `TaskGroup`; with `gather`, a sample that raises does not cancel the rest of its group,
+# which is worth knowing when you read how slime handles aborts.
+#
+# One level up, the rollout's state object creates one Task per group and puts each one
+# straight into a set of pending Tasks. That set is the strong reference the loop does not
+# keep, and it is also the handle the rollout loop later waits on (chapter 04) and the one
+# an abort drains. The [source inventory](../book/reference/inventory.md) lists every
+# `create_task` in slime; for each, ask where the Task's reference lives.
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("03b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("03")
