@@ -1,0 +1,530 @@
+# %% [markdown]
+# # 13 · Future, callbacks and a cross-thread event loop
+# *Future、回调与跨线程事件循环*
+#
+# **The question.** Synchronous code (a training loop, a Ray actor method) needs the result
+# of a coroutine. It cannot `await`, and `asyncio.run` is not always allowed. How does
+# synchronous code hand a coroutine to an event loop running in another thread, wait for it
+# with a bound, and stop that loop cleanly?
+#
+# **You will**
+# 1. resolve an `asyncio.Future` from a callback and see when its done-callbacks run;
+# 2. see where `asyncio.run` refuses to work, and what each new `asyncio.run` costs;
+# 3. run one event loop forever in a background thread, submit coroutines to it with
+#    `run_coroutine_threadsafe`, and wait with `result(timeout)` or `await wrap_future(...)`;
+# 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
+# 5. see what goes wrong when you call loop methods from the wrong thread.
+#
+# **Needs** chapters 03, 08 and 09 · about 30 minutes
+
+# %%
+import asyncio
+import concurrent.futures
+import sys
+import threading
+import time
+
+from lab_snippets.thread_workers import join_all
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## A Future is a box that a callback fills
+#
+# An `asyncio.Future` holds no work. It is a box: someone calls `set_result` on it, and
+# whoever awaits it wakes up with the value. Here a timer callback fills it after 0.05 s. Its
+# done-callbacks are not called inside `set_result`: the loop schedules them to run on its
+# next turn, in the order they were added.
+
+# %%
+tl = Timeline()
+loop = asyncio.get_running_loop()
+weights_ready = loop.create_future()
+weights_ready.add_done_callback(lambda fut: tl.mark("done-callback ran"))
+
+
+def publish_weights() -> None:
+    weights_ready.set_result("weights v2")
+    tl.mark("set_result returned")
+
+
+loop.call_later(0.05, publish_weights)
+tl.mark("awaiting the future")
+version = await asyncio.wait_for(weights_ready, timeout=2)
+tl.mark("awaiter resumed")
+await asyncio.sleep(0)
+
+print(version, tl.names())
+assert version == "weights v2"
+assert tl.order("awaiting the future", "set_result returned", "done-callback ran")
+assert tl.order("set_result returned", "awaiter resumed")
+
+# %% [markdown]
+# ## Predict, then run
+#
+# `asyncio.run(main())` is how every asyncio tutorial starts a program. Can synchronous code
+# always call it to get a coroutine's result, for instance here in a notebook cell, or in a
+# function that some async code happens to call?
+
+# %%
+async def fetch_reward(sample_id: int) -> float:
+    await asyncio.sleep(0.01)
+    return sample_id / 10
+
+
+coro = fetch_reward(1)
+try:
+    asyncio.run(coro)
+    refused = None
+except RuntimeError as exc:
+    refused = exc
+finally:
+    coro.close()  # it never ran; close it so Python does not warn "never awaited"
+
+print(f"asyncio.run inside a running loop: {refused}")
+assert refused is not None and "running event loop" in str(refused)
+
+# %% [markdown]
+# The notebook's kernel already runs an event loop in this thread, and a thread can run only
+# one loop at a time, so `asyncio.run` refuses. The same happens in any function called,
+# however deeply, from a coroutine. In a thread with no running loop, `asyncio.run` works,
+# but every call creates a new loop and closes it at the end. Objects that attach themselves
+# to a loop (asyncio locks, events and queues once they are waited on, HTTP client sessions,
+# connection pools) then break on the next call.
+
+# %%
+gate = asyncio.Event()  # created once, like a module-level shared object
+
+
+async def wait_briefly_at_gate() -> str:
+    try:
+        await asyncio.wait_for(gate.wait(), timeout=0.01)
+    except TimeoutError:
+        pass
+    return "ok"
+
+
+outcomes: list[str] = []
+
+
+def two_asyncio_runs() -> None:
+    for _ in range(2):
+        try:
+            outcomes.append(asyncio.run(wait_briefly_at_gate()))
+        except RuntimeError as exc:
+            outcomes.append(f"RuntimeError: {exc}")
+
+
+runner_thread = threading.Thread(target=two_asyncio_runs, name="two-asyncio-runs")
+runner_thread.start()
+assert not join_all([runner_thread], timeout=3)
+print(outcomes)
+assert outcomes[0] == "ok"
+assert "different event loop" in outcomes[1], "the second asyncio.run made a new loop"
+
+# %% [markdown]
+# ## One loop, forever, in its own thread
+#
+# The fix slime uses: start **one** event loop in a background thread and keep it running
+# (`run_forever`). Synchronous code submits coroutines to it with
+# `asyncio.run_coroutine_threadsafe(coro, loop)`, which returns a
+# `concurrent.futures.Future`, the thread-safe kind from chapter 17, and waits on it with
+# `result(timeout)`. Every coroutine then runs on the same loop, so loop-bound objects keep
+# working across calls.
+#
+# `LoopThread` below is that pattern with its shutdown. `stop()` cancels whatever is still
+# running on the loop, asks the loop to stop with `call_soon_threadsafe(loop.stop)` (the only
+# safe way to reach a loop from another thread), joins the thread with a timeout, and checks
+# that the thread closed its loop on the way out.
+
+# %%
+class LoopThread:
+    """An event loop running forever in a background thread, for synchronous callers."""
+
+    def __init__(self, name: str = "loop-thread") -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        started = threading.Event()
+        self.loop.call_soon(started.set)
+        self.thread.start()
+        if not started.wait(timeout=2):
+            raise RuntimeError("the loop thread did not start")
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_forever()
+        finally:
+            self.loop.close()
+
+    def submit(self, coro) -> concurrent.futures.Future:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def run(self, coro, timeout: float):
+        """Run `coro` on the loop thread and wait at most `timeout` seconds for its result."""
+        return self.submit(coro).result(timeout=timeout)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        if not self.thread.is_alive():
+            return
+        self.run(_cancel_other_tasks(), timeout=timeout)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout)
+        if self.thread.is_alive():
+            raise RuntimeError("the loop thread did not stop in time")
+        assert self.loop.is_closed()
+
+
+async def _cancel_other_tasks() -> None:
+    others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in others:
+        task.cancel()
+    await asyncio.gather(*others, return_exceptions=True)
+    await asyncio.get_running_loop().shutdown_asyncgens()
+
+
+# %% [markdown]
+# Two calls through one `LoopThread`: both coroutines run on the loop's thread, not the
+# caller's, and the same `asyncio.Event` that broke across two `asyncio.run` calls now works
+# on both.
+
+# %%
+background = LoopThread("rollout-loop")
+shared_gate_holder: dict[str, asyncio.Event] = {}
+
+
+async def where_and_gate() -> tuple[int, str]:
+    gate_here = shared_gate_holder.setdefault("gate", asyncio.Event())
+    try:
+        await asyncio.wait_for(gate_here.wait(), timeout=0.01)
+    except TimeoutError:
+        pass
+    return threading.get_ident(), "ok"
+
+
+calls = [background.run(where_and_gate(), timeout=2) for _ in range(2)]
+print(calls, "caller thread:", threading.get_ident())
+assert all(ident == background.thread.ident != threading.get_ident() for ident, _ in calls)
+assert [status for _, status in calls] == ["ok", "ok"]
+
+# %% [markdown]
+# ## Measure it
+#
+# There are two ways to wait for the submitted coroutine. Synchronous code calls
+# `future.result(timeout)` and blocks its thread. Code that is itself running on a loop (the
+# notebook is) should instead `await asyncio.wrap_future(future)`, which turns the
+# thread-safe future into an awaitable one, so its own loop keeps running meanwhile.
+#
+# A heartbeat task on the notebook's loop ticks every 0.01 s. While the notebook blocks in
+# `result()`, it cannot tick; while the notebook awaits `wrap_future`, it ticks on.
+
+# %%
+tl = Timeline()
+ticks: list[float] = []
+
+
+async def heartbeat() -> None:
+    while True:
+        ticks.append(tl.now())
+        tl.add("notebook loop heartbeat", tl.t0 + tl.now(), tl.t0 + tl.now() + 0.002)
+        await asyncio.sleep(0.01)
+
+
+async def slow_job(label: str) -> str:
+    with tl.span(f"loop thread: {label}"):
+        await asyncio.sleep(0.12)
+    return label
+
+
+beat = asyncio.create_task(heartbeat())
+await asyncio.sleep(0.03)
+try:
+    with tl.span("notebook: result() blocks", state="blocked"):
+        background.run(slow_job("job A"), timeout=2)
+    await asyncio.sleep(0.03)
+    with tl.span("notebook: await wrap_future", state="waiting"):
+        await asyncio.wait_for(asyncio.wrap_future(background.submit(slow_job("job B"))), timeout=2)
+    await asyncio.sleep(0.03)
+finally:
+    beat.cancel()
+    await asyncio.gather(beat, return_exceptions=True)
+
+blocked_span = tl.spans_of("notebook: result() blocks")[0]
+awaiting_span = tl.spans_of("notebook: await wrap_future")[0]
+ticks_while_blocked = sum(blocked_span.start < t < blocked_span.end for t in ticks)
+ticks_while_awaiting = sum(awaiting_span.start < t < awaiting_span.end for t in ticks)
+fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await",
+              lanes=["loop thread: job A", "notebook: result() blocks", "loop thread: job B",
+                     "notebook: await wrap_future", "notebook loop heartbeat"])
+print(f"heartbeats while blocked in result(): {ticks_while_blocked}; "
+      f"while awaiting wrap_future: {ticks_while_awaiting}")
+assert ticks_while_blocked == 0
+assert ticks_while_awaiting >= 3
+
+# %% [markdown]
+# ## Calling a loop from the wrong thread
+#
+# Most loop methods (`call_soon`, `create_task`, `call_later`, `Future.set_result`) are not
+# thread-safe. Called from another thread they do not fail; they do something worse. Below,
+# the background loop is idle, asleep in the operating system waiting for I/O. `call_soon`
+# from the notebook's thread puts the callback on the loop's list but does not wake the loop,
+# so the callback waits until something else happens to wake it. `call_soon_threadsafe`
+# does wake it, by writing to a pipe the loop is watching.
+
+# %%
+tl = Timeline()
+ran = threading.Event()
+
+
+def note_callback() -> None:
+    tl.mark("callback ran")
+    ran.set()
+
+
+background.loop.call_soon(note_callback)  # the bug: the wrong thread
+tl.mark("call_soon returned")
+ran_on_its_own = ran.wait(timeout=0.2)
+tl.mark("waited 0.2 s")
+background.loop.call_soon_threadsafe(lambda: None)  # any thread-safe call wakes the loop
+assert ran.wait(timeout=2)
+
+print(tl.names())
+assert not ran_on_its_own, "the idle loop never noticed the callback"
+assert tl.order("call_soon returned", "waited 0.2 s", "callback ran")
+
+# %% [markdown]
+# In debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`) asyncio checks the
+# calling thread and raises instead of stalling. Turn it on while developing threaded code.
+
+# %%
+background.loop.set_debug(True)
+try:
+    background.loop.call_soon(note_callback)
+    wrong_thread_error = None
+except RuntimeError as exc:
+    wrong_thread_error = exc
+finally:
+    background.loop.set_debug(False)
+
+print(f"debug mode: {wrong_thread_error}")
+assert wrong_thread_error is not None and "thread" in str(wrong_thread_error)
+
+# %% [markdown]
+# ## Stopping the loop thread
+#
+# A long-lived loop often has work still pending when the program wants to stop. `stop()`
+# cancels it first (its `finally` blocks run on the loop), then stops the loop from outside
+# with `call_soon_threadsafe`, joins the thread with a bound and checks the loop is closed.
+
+# %%
+tl = Timeline()
+
+
+async def long_poll() -> None:
+    try:
+        await asyncio.sleep(30)
+    finally:
+        tl.mark("pending task cleaned up")
+
+
+pending_poll = background.submit(long_poll())
+await asyncio.sleep(0.02)
+tl.mark("stop requested")
+background.stop(timeout=2)
+tl.mark("loop thread stopped")
+
+print(tl.names(), "| thread alive:", background.thread.is_alive(), "| loop closed:", background.loop.is_closed())
+assert tl.order("stop requested", "pending task cleaned up", "loop thread stopped")
+assert pending_poll.cancelled()
+assert not background.thread.is_alive() and background.loop.is_closed()
+
+# %% [markdown]
+# ## One loop across calls without a loop thread: `asyncio.Runner`
+#
+# `asyncio.Runner` (Python 3.11+, the oldest Python this course supports) gives a thread
+# without a running loop one loop that lives across several `run` calls and is closed when
+# the `with` block ends. It fixes the "new loop per `asyncio.run`" problem for a caller that
+# stays in one thread. It does not replace a loop thread: the loop runs only during each
+# `run` call, so nothing proceeds in the background between calls, and like `asyncio.run`
+# it refuses to start inside a running loop.
+
+# %%
+runner_outcomes: list[str] = []
+
+
+def two_runs_one_loop() -> None:
+    with asyncio.Runner() as runner:
+        for _ in range(2):
+            runner_outcomes.append(runner.run(wait_briefly_at_gate()))
+
+
+gate = asyncio.Event()
+runner_thread = threading.Thread(target=two_runs_one_loop, name="runner")
+runner_thread.start()
+assert not join_all([runner_thread], timeout=3)
+print("asyncio.Runner, two runs on one loop:", runner_outcomes)
+assert runner_outcomes == ["ok", "ok"]
+
+# %% [markdown]
+# ### Python 3.12 and later: `asyncio.run(..., loop_factory=...)`
+#
+# From Python 3.12, `asyncio.run` also takes `loop_factory`, so a thread can choose the loop
+# it gets: another implementation, or one in debug mode that catches the wrong-thread calls
+# shown above. On 3.11 only `asyncio.Runner(loop_factory=...)` accepts it.
+
+# %%
+def make_debug_loop() -> asyncio.AbstractEventLoop:
+    debug_loop = asyncio.new_event_loop()
+    debug_loop.set_debug(True)
+    return debug_loop
+
+
+async def running_in_debug_mode() -> bool:
+    return asyncio.get_running_loop().get_debug()
+
+
+debug_flags: list[bool] = []
+if sys.version_info >= (3, 12):
+    debug_thread = threading.Thread(
+        target=lambda: debug_flags.append(asyncio.run(running_in_debug_mode(), loop_factory=make_debug_loop)))
+else:
+    print("Python 3.11: asyncio.run has no loop_factory; asyncio.Runner(loop_factory=...) does.")
+
+    def run_with_runner() -> None:
+        with asyncio.Runner(loop_factory=make_debug_loop) as runner:
+            debug_flags.append(runner.run(running_in_debug_mode()))
+
+    debug_thread = threading.Thread(target=run_with_runner)
+debug_thread.start()
+assert not join_all([debug_thread], timeout=3)
+print("the loop was in debug mode:", debug_flags)
+assert debug_flags == [True]
+
+# %% [markdown]
+# ## Exercise 13.1 · Call a coroutine on a loop thread, with a deadline
+#
+# Implement `call_with_deadline(loop_thread, coro, timeout)` for synchronous callers:
+#
+# 1. run `coro` on `loop_thread.loop` (not in the caller's thread) and return its result;
+# 2. wait at most `timeout` seconds;
+# 3. on timeout, **cancel the coroutine on the loop** so it does not run on unseen, then
+#    raise `TimeoutError`.
+#
+# Remember chapter 08: a timeout on the waiting side does not stop the work by itself.
+
+# %% tags=["solution"]
+def call_with_deadline(loop_thread: LoopThread, coro, timeout: float):
+    """Run `coro` on the loop thread; on timeout cancel it there and raise TimeoutError."""
+    ### BEGIN SOLUTION
+    future = asyncio.run_coroutine_threadsafe(coro, loop_thread.loop)
+    try:
+        return future.result(timeout=timeout)
+    except TimeoutError:
+        future.cancel()
+        raise
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+exercise_loop = LoopThread("exercise-loop")
+try:
+    assert call_with_deadline(exercise_loop, fetch_reward(3), timeout=2) == 0.3
+    try:
+        call_with_deadline(exercise_loop, asyncio.sleep(5), timeout=0.05)
+        raised_timeout = False
+    except TimeoutError:
+        raised_timeout = True
+    assert raised_timeout, "a coroutine slower than the deadline must raise TimeoutError"
+finally:
+    exercise_loop.stop(timeout=2)
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+_loop_thread = LoopThread("hidden-13")
+_cleaned = threading.Event()
+_seen_threads: list[int] = []
+
+
+async def _probe(value: int) -> int:
+    _seen_threads.append(threading.get_ident())
+    await asyncio.sleep(0.01)
+    return value
+
+
+async def _stuck() -> None:
+    try:
+        await asyncio.sleep(10)
+    except asyncio.CancelledError:
+        _cleaned.set()
+        raise
+
+
+async def _count_other_tasks() -> int:
+    return len([t for t in asyncio.all_tasks() if t is not asyncio.current_task()])
+
+
+try:
+    assert call_with_deadline(_loop_thread, _probe(7), timeout=2) == 7
+    assert _seen_threads == [_loop_thread.thread.ident], "the coroutine must run on the loop thread"
+    _t0 = time.monotonic()
+    _raised = False
+    try:
+        call_with_deadline(_loop_thread, _stuck(), timeout=0.1)
+    except TimeoutError:
+        _raised = True
+    _waited = time.monotonic() - _t0
+    assert _raised, "TimeoutError must reach the caller"
+    assert _waited < 0.1 * 5, f"waited {_waited:.2f} s for a 0.1 s deadline"
+    assert _cleaned.wait(timeout=2), "the coroutine must be cancelled on its loop after the timeout"
+    _left = _loop_thread.run(_count_other_tasks(), timeout=2)
+    assert _left == 0, f"{_left} task(s) still pending on the loop after the timeout"
+finally:
+    _loop_thread.stop(timeout=2)
+assert not _loop_thread.thread.is_alive()
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - An `asyncio.Future` is filled by whoever calls `set_result`; its done-callbacks run on
+#   the loop's next turn, not inside `set_result`.
+# - `asyncio.run` refuses to run inside a running loop, and each call makes and closes a new
+#   loop, which breaks objects tied to the old one.
+# - A loop running forever in a background thread serves synchronous callers:
+#   `run_coroutine_threadsafe` submits, `result(timeout)` waits with a bound, and a caller on
+#   another loop awaits `asyncio.wrap_future(...)` instead of blocking.
+# - Only `call_soon_threadsafe` (and `run_coroutine_threadsafe`) may reach a loop from
+#   another thread. Stop the loop with it, join the thread with a timeout, close the loop.
+#
+# **What's next.** Chapter 14 goes back to slime and follows one agent task from creation
+# to cleanup, using everything so far.
+#
+# ## In slime
+#
+# slime's rollout functions are called as plain synchronous functions (by the Ray rollout
+# manager), yet the rollout itself is asyncio code. A small module in `slime/utils` bridges
+# the two with the pattern of this chapter: on first use it creates one event loop, runs it
+# forever in a daemon thread, and its `run` helper submits a coroutine with
+# `run_coroutine_threadsafe` and blocks on the returned future. Because every rollout shares
+# that one long-lived loop, the shared HTTP client and the semaphores that bound generation
+# keep working from one call to the next, which one `asyncio.run` per call would break.
+# Note that this helper waits on `result()` without a timeout and never stops its loop; it
+# relies on the daemon flag at exit.
+#
+# The agent code runs an aiohttp server on a loop in its own thread, and its stop method is
+# the careful version (second quote below): it runs the server's cleanup on that loop with
+# `run_coroutine_threadsafe` and a bounded `result(timeout=...)`, then stops the loop with
+# `call_soon_threadsafe`, then joins the thread with a timeout. The adapters also cross in
+# the other direction, awaiting work on the server's loop through `asyncio.wrap_future`.
+# More sites are listed in the [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("13c")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("13")
