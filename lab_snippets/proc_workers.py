@@ -1,0 +1,325 @@
+"""Workers for other processes: functions a pool or `Process` can import, and child commands.
+
+Processes started with ``spawn`` or ``forkserver`` find their target by module and name, so
+a function defined in a notebook cell cannot be one. Chapters 12, 18 and 19 use these::
+
+    from lab_snippets.proc_workers import burn, count_primes
+
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        reports = pool.map(burn, [400, 400])
+
+and run the child commands as separate programs::
+
+    [sys.executable, "-m", "lab_snippets.proc_workers", "hold-flock", path, "3"]
+
+Commands (each prints ``ready ...`` once it is set up, then waits):
+
+- ``sleep SECONDS``: sleep, then exit 0;
+- ``exit CODE``: exit at once with status CODE;
+- ``report-signals SECONDS``: print ``got SIGTERM`` (or SIGINT) when signalled and exit
+  with 128 + the signal number; exit 0 after SECONDS;
+- ``wrap [--forward] SECONDS -- COMMAND...``: run COMMAND as a child; with ``--forward``
+  pass SIGTERM and SIGINT on to it and exit with its code;
+- ``spawn-children COUNT SECONDS``: start COUNT ``sleep`` children, print their pids, wait;
+- ``hold-flock PATH SECONDS``: take an exclusive ``flock`` on PATH and hold it.
+
+Nothing here can outlive a failed run for long: every wait in a worker or command is
+bounded, and no command lives longer than ``MAX_LIFETIME`` seconds whatever it is told.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+#: No worker or command runs longer than this many seconds, even if asked to.
+MAX_LIFETIME = 8.0
+#: Two progress samples closer than this (seconds) count as one stretch of running.
+RUN_GAP = 0.001
+
+
+def _bounded(seconds: float) -> float:
+    return max(0.0, min(float(seconds), MAX_LIFETIME))
+
+
+# -- functions for pools and Process targets -------------------------------------------------
+
+
+def burn(chunks: int, cpu: int | None = None, chunk_size: int = 2000, gap: float = RUN_GAP) -> dict:
+    """CPU-bound pure-Python work, reporting when it actually ran.
+
+    With ``cpu`` set, the calling process is first pinned to that one CPU (Linux), so that
+    two workers are sure to be on different CPUs and only the load decides when each runs.
+
+    Does ``chunks`` rounds of arithmetic and reads `time.monotonic()` after each. Samples
+    closer than ``gap`` seconds are merged into one running interval; a longer gap means
+    the code was not running (another thread held the GIL, or the OS ran something else).
+    Returns the pid, the thread id, the checksum, the CPU time of this thread, the first and
+    last reading, and the running intervals (raw `time.monotonic()` values).
+    """
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+    started = time.monotonic()
+    cpu_before = time.thread_time()
+    intervals: list[tuple[float, float]] = []
+    run_start = last = started
+    acc = 1
+    for _ in range(chunks):
+        for i in range(chunk_size):
+            acc = (acc * 31 + i) % 1_000_003
+        now = time.monotonic()
+        if now - last > gap:
+            intervals.append((run_start, last))
+            run_start = now
+        last = now
+    intervals.append((run_start, last))
+    return {
+        "pid": os.getpid(),
+        "thread": threading.get_ident(),
+        "checksum": acc,
+        "cpu": time.thread_time() - cpu_before,
+        "start": started,
+        "end": last,
+        "intervals": intervals,
+    }
+
+
+def overlap_seconds(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> float:
+    """Total time during which an interval of ``a`` and an interval of ``b`` were both open."""
+    total = 0.0
+    i = j = 0
+    a, b = sorted(a), sorted(b)
+    while i < len(a) and j < len(b):
+        lo = max(a[i][0], b[j][0])
+        hi = min(a[i][1], b[j][1])
+        if hi > lo:
+            total += hi - lo
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def count_primes(lo: int, hi: int) -> int:
+    """How many primes p satisfy lo <= p < hi (trial division: slow on purpose)."""
+    count = 0
+    for n in range(max(lo, 2), hi):
+        d = 2
+        while d * d <= n:
+            if n % d == 0:
+                break
+            d += 1
+        else:
+            count += 1
+    return count
+
+
+def square(x: int) -> int:
+    return x * x
+
+
+def append_and_return(items: list, value) -> list:
+    """Append ``value`` to ``items`` and return the list as this worker sees it."""
+    items.append(value)
+    return items
+
+
+def pid_and_span(seconds: float) -> tuple[int, float, float]:
+    """Sleep ``seconds`` (bounded); return this pid and the `time.monotonic()` start and end."""
+    start = time.monotonic()
+    time.sleep(_bounded(seconds))
+    return os.getpid(), start, time.monotonic()
+
+
+def pid_after(seconds: float) -> int:
+    """Sleep (bounded), then return this process's pid: used to see which worker ran a task."""
+    time.sleep(_bounded(seconds))
+    return os.getpid()
+
+
+def consume_until_stop(tasks, results, linger: float = 0.0, get_timeout: float = 3.0) -> None:
+    """Square numbers from ``tasks`` until ``None`` arrives; then report ``"done"``, linger, exit.
+
+    Every result goes to ``results`` as ``(x, x * x)``; the last message is ``"done"``.
+    The process keeps running for ``linger`` seconds after saying it is done (the work a
+    real worker does after its last message: flushing, closing, freeing). A missing stop
+    message ends the loop after ``get_timeout`` seconds instead of hanging.
+    """
+    while True:
+        item = tasks.get(timeout=get_timeout)
+        if item is None:
+            break
+        results.put((item, item * item))
+    results.put("done")
+    time.sleep(_bounded(linger))
+
+
+def ignore_sigterm(ready, seconds: float = 3.0) -> None:
+    """Ignore SIGTERM, set the ``ready`` event, then sleep ``seconds`` (bounded) and exit 0."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    ready.set()
+    time.sleep(_bounded(seconds))
+
+
+def send_stderr_to(path: str) -> None:
+    """Pool initializer: append this worker's stderr (tracebacks included) to the file ``path``."""
+    log = open(path, "a", buffering=1)  # noqa: SIM115 - it must stay open for the worker's life
+    os.dup2(log.fileno(), 2)
+    sys.stderr = log
+
+
+def exit_with(code: int) -> None:
+    """End the process with exit status ``code``."""
+    sys.exit(code)
+
+
+def fail_with(message: str) -> None:
+    """End the process with an uncaught exception (exit status 1)."""
+    raise RuntimeError(message)
+
+
+# -- the parent's side of a child's output ---------------------------------------------------
+
+
+def read_line(stream, timeout: float) -> str:
+    """Read one line from a child's stdout pipe, waiting at most ``timeout`` seconds.
+
+    Reads the raw file descriptor a byte at a time, so it never leaves data in a Python
+    buffer. Returns "" at end of file; raises TimeoutError when no full line comes in time.
+    """
+    fd = stream.fileno()
+    deadline = time.monotonic() + timeout
+    data = bytearray()
+    while not data.endswith(b"\n"):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError(f"no complete line within {timeout} s (got {bytes(data)!r})")
+        readable, _, _ = select.select([fd], [], [], remaining)
+        if readable:
+            byte = os.read(fd, 1)
+            if not byte:
+                break
+            data += byte
+    return data.decode()
+
+
+# -- child commands --------------------------------------------------------------------------
+
+
+def _say(text: str) -> None:
+    os.write(1, (text + "\n").encode())  # unbuffered, and safe inside a signal handler
+
+
+def _cmd_sleep(args) -> int:
+    _say(f"ready {os.getpid()} {time.monotonic():.6f}")
+    time.sleep(_bounded(args.seconds))
+    return 0
+
+
+def _cmd_exit(args) -> int:
+    _say(f"ready {os.getpid()} {time.monotonic():.6f}")
+    return args.code
+
+
+def _cmd_report_signals(args) -> int:
+    def report(signum, _frame):
+        _say(f"got {signal.Signals(signum).name} {os.getpid()} {time.monotonic():.6f}")
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, report)
+    signal.signal(signal.SIGINT, report)
+    _say(f"ready {os.getpid()} {time.monotonic():.6f}")
+    time.sleep(_bounded(args.seconds))
+    return 0
+
+
+def _cmd_wrap(args) -> int:
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    child = subprocess.Popen(command)
+
+    def forward(signum, _frame):
+        _say(f"wrapper forwards {signal.Signals(signum).name} to {child.pid} {time.monotonic():.6f}")
+        if child.poll() is None:
+            child.send_signal(signum)
+
+    if args.forward:
+        signal.signal(signal.SIGTERM, forward)
+        signal.signal(signal.SIGINT, forward)
+    _say(f"ready {os.getpid()} {child.pid}")
+    try:
+        code = child.wait(timeout=_bounded(args.seconds))
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait(timeout=MAX_LIFETIME)
+        return 124
+    _say(f"wrapper saw child exit {code} {time.monotonic():.6f}")
+    return 128 - code if code < 0 else code
+
+
+def _cmd_spawn_children(args) -> int:
+    seconds = _bounded(args.seconds)
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-m", "lab_snippets.proc_workers", "sleep", str(seconds)],
+            stdout=subprocess.DEVNULL,
+        )
+        for _ in range(args.count)
+    ]
+    _say("ready " + " ".join(str(c.pid) for c in children))
+    deadline = time.monotonic() + seconds
+    for child in children:
+        try:
+            child.wait(timeout=max(0.0, deadline - time.monotonic()) + 1.0)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait(timeout=MAX_LIFETIME)
+    return 0
+
+
+def _cmd_hold_flock(args) -> int:
+    with open(args.path, "a+") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        _say(f"ready {os.getpid()} {time.monotonic():.6f}")
+        time.sleep(_bounded(args.seconds))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lab_snippets.proc_workers")
+    commands = parser.add_subparsers(dest="command_name", required=True)
+    p = commands.add_parser("sleep")
+    p.add_argument("seconds", type=float)
+    p.set_defaults(run=_cmd_sleep)
+    p = commands.add_parser("exit")
+    p.add_argument("code", type=int)
+    p.set_defaults(run=_cmd_exit)
+    p = commands.add_parser("report-signals")
+    p.add_argument("seconds", type=float)
+    p.set_defaults(run=_cmd_report_signals)
+    p = commands.add_parser("wrap")
+    p.add_argument("--forward", action="store_true")
+    p.add_argument("seconds", type=float)
+    p.add_argument("command", nargs=argparse.REMAINDER)
+    p.set_defaults(run=_cmd_wrap)
+    p = commands.add_parser("spawn-children")
+    p.add_argument("count", type=int)
+    p.add_argument("seconds", type=float)
+    p.set_defaults(run=_cmd_spawn_children)
+    p = commands.add_parser("hold-flock")
+    p.add_argument("path")
+    p.add_argument("seconds", type=float)
+    p.set_defaults(run=_cmd_hold_flock)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

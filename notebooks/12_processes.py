@@ -1,0 +1,463 @@
+# %% [markdown]
+# # 12 · Process pools, subprocesses and the system boundary
+# *进程池、子进程与系统边界*
+#
+# **The question.** Threads share one interpreter and, for pure-Python work, one GIL. What
+# do you gain by moving work into another process, and what do you have to give up to cross
+# that boundary?
+#
+# **You will**
+# 1. see that a worker process gets a *copy* of its arguments, not the objects themselves;
+# 2. measure CPU-bound work sequentially, on threads and on a process pool, and show that
+#    only processes ever run Python at the same instant;
+# 3. meet the `spawn` error for a function defined in a notebook, and fix it with an
+#    importable worker;
+# 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
+#    know the three start methods (and the default that changes in Python 3.14).
+#
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 35 minutes
+
+# %%
+import gc
+import multiprocessing
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+
+import matplotlib.pyplot as plt
+import psutil
+
+from lab_snippets.proc_workers import (
+    append_and_return,
+    burn,
+    count_primes,
+    fail_with,
+    overlap_seconds,
+    pid_after,
+    pid_and_span,
+    send_stderr_to,
+    square,
+)
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+SPAWN = multiprocessing.get_context("spawn")
+CPUS = sorted(os.sched_getaffinity(0))
+WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
+print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
+
+# %% [markdown]
+# Every process in this chapter is started with the `spawn` start method (more on the three
+# methods below): a fresh interpreter that imports what it needs by name. That is why all
+# worker functions come from `lab_snippets.proc_workers`, never from a notebook cell.
+#
+# ## Predict, then run
+#
+# "A process is just a heavier thread." If that were so, a worker that appends to a list you
+# hand it would change *your* list, as a thread does. Predict what `shared` holds after a
+# thread and then a process have each appended to it.
+
+# %%
+shared = ["from the parent"]
+
+with ThreadPoolExecutor(max_workers=1) as threads:
+    seen_by_thread = threads.submit(append_and_return, shared, "from a thread").result(timeout=5)
+
+with SPAWN.Pool(processes=1) as pool:
+    seen_by_process = pool.apply_async(append_and_return, (shared, "from a process")).get(timeout=10)
+del pool  # leaving `with` stops the workers; the pool's pipes close when the object goes
+
+print("the thread saw: ", seen_by_thread)
+print("the process saw:", seen_by_process)
+print("the parent has: ", shared)
+assert seen_by_thread is shared, "a thread works on the very same object"
+assert seen_by_process == ["from the parent", "from a thread", "from a process"]
+assert shared == ["from the parent", "from a thread"], "the process changed only its own copy"
+
+# %% [markdown]
+# The process did append, to a list that was rebuilt from pickled bytes in another address
+# space, and then sent back as a second copy. Nothing crosses the boundary except bytes:
+# arguments and results are pickled, functions are sent *by name*, and there is no shared
+# variable unless you build one on purpose (`multiprocessing.Value`, a `Manager`, shared
+# memory). Processes are not heavier threads; they are separate programs that talk.
+
+# %% [markdown]
+# ## CPU-bound work: threads versus processes
+#
+# `burn(chunks)` does pure-Python arithmetic in small chunks and reads the clock after each.
+# When two readings are more than a millisecond apart, the code was *not running* in
+# between: another thread held the GIL, or the operating system ran something else. So each
+# call returns its **running intervals**, and we can ask a precise question: did two workers
+# ever execute at the same instant?
+#
+# We run the same two jobs three ways: one after the other, on two threads, and on a pool
+# of two processes. Each process pins itself to its own CPU, so the scheduler cannot quietly
+# put both on one core; the machine's other load still decides when each one runs.
+
+# %%
+CHUNKS = 1200
+
+
+def cores_worth(reports: list[dict]) -> float:
+    """CPU seconds the jobs received per wall second of their combined span."""
+    span = max(r["end"] for r in reports) - min(r["start"] for r in reports)
+    return sum(r["cpu"] for r in reports) / span
+
+
+def overlap_fraction(reports: list[dict]) -> float:
+    span = max(r["end"] for r in reports) - min(r["start"] for r in reports)
+    return overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / span
+
+
+sequential = [burn(CHUNKS), burn(CHUNKS)]
+sequential_cpu = sum(r["cpu"] for r in sequential)
+sequential_wall = sequential[1]["end"] - sequential[0]["start"]
+
+with ThreadPoolExecutor(max_workers=2) as threads:
+    on_threads = [f.result(timeout=20) for f in [threads.submit(burn, CHUNKS) for _ in range(2)]]
+threads_wall = max(r["end"] for r in on_threads) - min(r["start"] for r in on_threads)
+
+pins = CPUS[:2] if len(CPUS) >= 2 else [None, None]
+with SPAWN.Pool(processes=2) as pool:
+    pool.map_async(pid_after, [0.1, 0.1]).get(timeout=20)  # let both workers finish starting
+    on_processes = pool.starmap_async(burn, [(CHUNKS, cpu) for cpu in pins]).get(timeout=20)
+del pool
+processes_wall = max(r["end"] for r in on_processes) - min(r["start"] for r in on_processes)
+
+print(f"{'':<11}{'wall s':>8}{'cores worth':>13}{'both running':>14}")
+print(f"{'sequential':<11}{sequential_wall:8.3f}{cores_worth(sequential):13.2f}{'-':>14}")
+print(f"{'threads':<11}{threads_wall:8.3f}{cores_worth(on_threads):13.2f}{overlap_fraction(on_threads):14.1%}")
+print(f"{'processes':<11}{processes_wall:8.3f}{cores_worth(on_processes):13.2f}"
+      f"{overlap_fraction(on_processes):14.1%}")
+print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x, "
+      f"processes {sequential_wall / processes_wall:.2f}x (at most {min(2, len(CPUS))}x here)")
+
+assert len({r["thread"] for r in on_threads}) == 2 and len({r["pid"] for r in on_processes}) == 2
+assert overlap_fraction(on_threads) == 0.0, "two threads never ran Python at the same instant"
+assert cores_worth(on_threads) <= 1.1, "threads got at most one core's worth of CPU"
+assert threads_wall >= 0.9 * sequential_cpu, "threads did not beat one core running the work alone"
+assert cores_worth(on_processes) <= len(CPUS) + 0.1
+if len(CPUS) >= 2:
+    assert overlap_fraction(on_processes) >= 0.01, "two processes did run at the same instant"
+else:
+    print("Only one CPU is available here: processes cannot run at the same instant either.")
+
+# %% [markdown]
+# Read the table by columns. **Both running** is the share of the time during which the two
+# jobs were executing at the same instant. For threads it is exactly zero, whatever the
+# machine is doing: the GIL lets one thread run Python at a time, so the threads' *cores
+# worth* stays at or below one and they finish no sooner than one core doing the work alone
+# (that is what the third assert checks, against the CPU time the sequential run needed).
+#
+# For processes it is above zero: each has its own interpreter and its own GIL. On an idle
+# two-core machine the pool's cores' worth is close to 2 and the speed-up close to 2x. On a
+# shared machine the neighbours take their share, so the speed-up you see varies from run
+# to run, and the honest claim is the one asserted: processes *can* run at the same time,
+# threads cannot.
+
+# %% [markdown]
+# ## Measure it
+#
+# The running intervals, drawn on the course's timeline: each bar is a stretch during which
+# that worker was executing. The thread lanes take turns (the GIL hands over every few
+# milliseconds); the process lanes run on top of each other whenever their CPUs are free.
+
+# %%
+fig, axes = plt.subplots(2, 1, figsize=(8, 3.6), layout="constrained")
+for ax, reports, kind in ((axes[0], on_threads, "thread"), (axes[1], on_processes, "process")):
+    tl = Timeline()
+    tl.t0 = min(r["start"] for r in reports)
+    for number, report in enumerate(reports, start=1):
+        for start, end in report["intervals"]:
+            tl.add(f"{kind} {number}", start, max(end, start + 1e-4))
+    tl.plot(f"Two CPU-bound jobs on {kind}s: when was each one executing?", ax=ax)
+axes[1].set_xlim(axes[0].get_xlim())
+assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the other held the GIL"
+
+# %% [markdown]
+# ## spawn imports the worker by name
+#
+# A pool pickles the function it must run, and pickle writes a function as its module and
+# name, not its code. With `spawn` the worker is a fresh interpreter: it imports the module
+# and looks the name up. A function defined in a notebook lives in the kernel's `__main__`,
+# which the worker does not have. Predict what happens, then run.
+
+# %%
+def square_in_notebook(x: int) -> int:
+    return x * x
+
+
+print(pickle.dumps(square_in_notebook))
+print(pickle.dumps(square))
+assert b"__main__" in pickle.dumps(square_in_notebook)
+assert b"lab_snippets.proc_workers" in pickle.dumps(square)
+
+# %% [markdown]
+# The worker's error message is written on *its* stderr, not raised in the parent. So that we
+# can read it afterwards, the pool's `initializer` sends each worker's stderr to a log file.
+
+# %%
+worker_logs = tempfile.TemporaryDirectory()
+worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
+
+# %% tags=["raises-exception"]
+with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
+                         initializer=send_stderr_to, initargs=(worker_log,)) as executor:
+    executor.submit(square_in_notebook, 7).result(timeout=10)
+
+# %% [markdown]
+# The parent only learns that a worker died (`BrokenProcessPool`); leaving the `with` block
+# shut the broken pool down, so nothing is left running. The cause is in the worker's log:
+# pickling worked in the parent, and the worker failed while *unpickling* the task.
+
+# %%
+with open(worker_log) as log:
+    cause = log.read().strip().splitlines()[-1]
+worker_logs.cleanup()
+print(cause)
+assert "Can't get attribute 'square_in_notebook'" in cause
+
+# %% [markdown]
+# The fix is the one this course uses everywhere: put the worker in an importable module.
+
+# %%
+with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN) as executor:
+    assert executor.submit(square, 7).result(timeout=10) == 49
+print("the importable worker ran in the spawned process")
+
+# %% [markdown]
+# ## `Pool.starmap` and `ProcessPoolExecutor`
+#
+# `Pool.starmap` calls a function with each tuple of arguments spread out, and returns the
+# results **in the order of the inputs**, whatever order the workers finish in.
+# `ProcessPoolExecutor` is the `concurrent.futures` face of the same idea: `submit` returns
+# a future per call, `as_completed` yields them **as they finish**, and an exception raised
+# in a worker is pickled back and raised again by `result()`.
+
+# %%
+ranges = [(0, 30_000), (30_000, 40_000), (40_000, 45_000), (45_000, 47_000)]
+with SPAWN.Pool(processes=2) as pool:
+    per_range = pool.starmap_async(count_primes, ranges).get(timeout=20)
+del pool
+print("primes per range, in input order:", per_range)
+assert per_range == [count_primes(lo, hi) for lo, hi in ranges]
+
+with ProcessPoolExecutor(max_workers=2, mp_context=SPAWN) as executor:
+    slow, fast = executor.submit(pid_and_span, 0.3), executor.submit(pid_and_span, 0.02)
+    broken = executor.submit(fail_with, "bad sample")
+    finished = [f for f in as_completed([slow, fast, broken], timeout=20)]
+try:
+    broken.result(timeout=0)
+except RuntimeError as error:
+    print("raised again in the parent:", repr(error))
+assert finished.index(fast) < finished.index(slow), "as_completed yields the first to finish first"
+assert isinstance(broken.exception(timeout=0), RuntimeError)
+
+# %% [markdown]
+# ## Three start methods
+#
+# | method | how the child begins | cost | what goes wrong |
+# |---|---|---|---|
+# | `fork` | a copy of the parent at the moment of the call | cheap | copies locks held by other threads; unsafe once threads exist (3.12 warns) |
+# | `spawn` | a new interpreter that imports the target by name | slowest | targets must be importable; arguments must pickle |
+# | `forkserver` | forked from a small, clean server process | fast after the first | same import rule as spawn |
+#
+# A Jupyter kernel always has threads, so `fork` is the risky choice there; slime forces
+# `spawn` before starting its inference servers for the same reason.
+#
+# ### Python 3.14: a new default on Linux
+#
+# Until Python 3.13 the default start method on Linux is `fork`; from 3.14 it is
+# `forkserver`, and since 3.12 forking a process that already runs threads raises a
+# `DeprecationWarning`. Code that relied on a child inheriting globals breaks under the new
+# default, which is why naming the context explicitly, as this chapter does, is the safe
+# habit.
+
+# %%
+available = multiprocessing.get_all_start_methods()
+default = multiprocessing.get_context().get_start_method()
+print("available:", available, "· default here:", default)
+assert {"fork", "spawn", "forkserver"} <= set(available)
+if sys.version_info >= (3, 14):
+    assert default == "forkserver"
+else:
+    print("Python < 3.14 on Linux defaults to fork: children start as copies of this kernel.")
+    assert default == "fork"
+
+# %% [markdown]
+# ## `subprocess.run`: another program, with a time budget
+#
+# Not every child is Python code you wrote. `subprocess.run` starts any program, waits for
+# it, and gives you its exit status and output. Two arguments keep it safe: `timeout`, after
+# which `run` kills the child, reaps it and raises `TimeoutExpired`; and `check=True`, which
+# turns a non-zero exit status into `CalledProcessError` instead of a number nobody reads.
+
+# %%
+try:
+    subprocess.run(WORKER_MODULE + ["sleep", "5"], capture_output=True, text=True, timeout=1.0)
+except subprocess.TimeoutExpired as expired:
+    partial = expired.stdout.decode() if isinstance(expired.stdout, bytes) else expired.stdout
+    child_pid = int(partial.split()[1])
+    print("timed out; the child had printed:", partial.strip())
+assert not psutil.pid_exists(child_pid), "run() killed and reaped the child before raising"
+
+try:
+    subprocess.run(WORKER_MODULE + ["exit", "3"], capture_output=True, check=True, timeout=10)
+except subprocess.CalledProcessError as failed:
+    print("check=True raised:", failed)
+    exit_status = failed.returncode
+assert exit_status == 3
+
+# %% [markdown]
+# ## Exercise 12.1 · A process pool that cannot hang you
+#
+# Implement `parallel_starmap(fn, arg_tuples, workers, timeout)`:
+#
+# 1. run `fn(*args)` for every tuple in `arg_tuples` on a `spawn` pool of `workers`
+#    processes, so the calls really run in other processes and at most `workers` at once;
+# 2. return the results in the order of `arg_tuples`;
+# 3. wait at most `timeout` seconds for all results, and raise `multiprocessing.TimeoutError`
+#    otherwise;
+# 4. leave no worker process behind, whether it returns, times out or a call raises.
+#
+# The workers you will be given come from `lab_snippets.proc_workers`:
+# `pid_and_span(seconds)` returns `(pid, start, end)`, and `fail_with(message)` raises.
+
+# %% tags=["solution"]
+def parallel_starmap(fn, arg_tuples: list[tuple], workers: int, timeout: float) -> list:
+    """Run fn(*args) for each tuple on a spawn pool of `workers`; results in input order."""
+    ### BEGIN SOLUTION
+    with SPAWN.Pool(processes=workers) as pool:
+        return pool.starmap_async(fn, arg_tuples).get(timeout)
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+assert parallel_starmap(square, [(1,), (2,), (3,)], workers=2, timeout=20) == [1, 4, 9]
+spans = parallel_starmap(pid_and_span, [(0.05,)] * 3, workers=2, timeout=20)
+assert all(pid != os.getpid() for pid, _, _ in spans), "the calls must run in other processes"
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+def _live_workers() -> list[psutil.Process]:
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            cmd = " ".join(child.cmdline())
+        except (psutil.NoSuchProcess, psutil.ZombieProcess):
+            cmd = ""
+        if "resource_tracker" not in cmd and "forkserver" not in cmd:
+            found.append(child)
+    return found
+
+
+def _reap_leftovers() -> None:
+    for child in _live_workers():
+        child.kill()
+    psutil.wait_procs(_live_workers(), timeout=3)
+
+
+try:
+    _spans = parallel_starmap(pid_and_span, [(0.25,)] * 4, workers=2, timeout=20)
+    assert len(_spans) == 4
+    _pids = {pid for pid, _, _ in _spans}
+    assert os.getpid() not in _pids, "the calls must run in worker processes"
+    assert len(_pids) <= 2, f"at most `workers` processes may run the calls, saw {len(_pids)}"
+    _tl = Timeline()
+    for _pid, _start, _end in _spans:
+        _tl.add(str(_pid), _start, _end)
+    assert _tl.max_overlap() == 2, "two workers must run calls at the same time"
+    assert not _live_workers(), "worker processes left behind after a normal return"
+
+    assert parallel_starmap(square, [(x,) for x in range(20)], workers=3, timeout=20) == [
+        x * x for x in range(20)], "results must keep the input order"
+
+    try:
+        parallel_starmap(fail_with, [("boom",)], workers=1, timeout=20)
+    except RuntimeError as _error:
+        assert "boom" in str(_error)
+    else:
+        raise AssertionError("an exception in a worker must reach the caller")
+    assert not _live_workers(), "worker processes left behind after a failing call"
+
+    try:
+        parallel_starmap(pid_and_span, [(2.0,), (0.01,)], workers=2, timeout=0.3)
+    except multiprocessing.TimeoutError:
+        pass
+    else:
+        raise AssertionError("waiting longer than `timeout` must raise multiprocessing.TimeoutError")
+    assert not _live_workers(), "worker processes left behind after a timeout"
+finally:
+    _reap_leftovers()
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## A helper process you did not start
+#
+# The first `spawn` pool also started a small helper, multiprocessing's *resource tracker*:
+# one per parent, it remembers the named semaphores and shared memory the pools create, and
+# removes them if the parent dies without doing so. It lives as long as the kernel. We stop
+# it here (through a private helper of the standard library) so that this notebook ends
+# with no child process of any kind; a script would simply let it exit with the parent.
+# Stopping it while pool objects still hold semaphores would make it "clean up" semaphores
+# that are still in use, so we first drop the last pool and collect the garbage.
+
+# %%
+from multiprocessing import resource_tracker
+
+
+def tracker_processes() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children() if "resource_tracker" in " ".join(p.cmdline())]
+
+
+print("resource tracker pids:", [p.pid for p in tracker_processes()])
+del executor
+gc.collect()  # finalise the closed pools, so their semaphores are released before the tracker goes
+resource_tracker._resource_tracker._stop()
+assert tracker_processes() == []
+
+# %% [markdown]
+# ## Summary
+#
+# - A worker process gets pickled copies of its arguments and sends back pickled results;
+#   nothing is shared unless you make it so.
+# - Under the GIL, threads never run Python at the same instant: CPU-bound threads get at
+#   most one core's worth. Processes each have their own GIL and can use every core the
+#   machine gives them.
+# - With `spawn` (and `forkserver`) a worker finds its function by module and name, so the
+#   function must live in an importable module, not in a notebook.
+# - `Pool.starmap` keeps input order; `as_completed` yields in finishing order; a worker's
+#   exception is raised again by `result()`; `with` shuts the pool down.
+# - `subprocess.run(..., timeout=..., check=True)` bounds the wait, kills and reaps on timeout,
+#   and turns failure into an exception.
+# - Name the start method; the Linux default moves from `fork` to `forkserver` in 3.14.
+#
+# **What's next.** Chapter 13 goes back inside one process: a `Future` resolved by a
+# callback, and an event loop running in its own thread that synchronous code submits to.
+#
+# ## In slime
+#
+# Each SGLang inference server that slime drives is a separate process. The launcher sets
+# the `spawn` start method with `force=True`, because by then the parent may hold CUDA state
+# and threads that a `fork` would copy in a broken state, then builds a `multiprocessing
+# .Process` whose target is SGLang's importable server entry point and whose argument is the
+# server configuration, pickled across the boundary. It does not join the child: it polls
+# the server's health endpoint, and between polls asks whether the process is still alive,
+# so a server that crashes while loading raises at once instead of being waited on forever.
+#
+# External commands go through a small helper that runs `bash -c` with `subprocess.run` and
+# `check=True`, so a failing command becomes a `CalledProcessError`; it has no `timeout`,
+# so a command that hangs would hang the caller with it. The second cell below shows it; the
+# last shows the server launch. Every other process and subprocess site is listed in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("12b")
+
+# %%
+show_call_site("12")

@@ -1,0 +1,173 @@
+"""Tests for lab_snippets.proc_workers: the pool workers and the child commands."""
+
+from __future__ import annotations
+
+import fcntl
+import multiprocessing
+import os
+import queue
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from lab_snippets import proc_workers
+from lab_snippets.proc_workers import (
+    append_and_return,
+    burn,
+    consume_until_stop,
+    count_primes,
+    ignore_sigterm,
+    overlap_seconds,
+    pid_and_span,
+    read_line,
+)
+
+WORKERS = [sys.executable, "-m", "lab_snippets.proc_workers"]
+SPAWN = multiprocessing.get_context("spawn")
+
+
+def start(*args: str, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([*WORKERS, *args], stdout=subprocess.PIPE, **kwargs)
+
+
+def finish(proc: subprocess.Popen, timeout: float = 5) -> str:
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=5)
+    return out.decode()
+
+
+def test_burn_reports_its_running_intervals():
+    report = burn(50, chunk_size=500)
+    assert report["pid"] == os.getpid()
+    assert report["start"] <= report["intervals"][0][0] <= report["intervals"][-1][1] == report["end"]
+    assert all(a <= b for a, b in report["intervals"])
+    assert report["cpu"] > 0
+
+
+def test_overlap_seconds_counts_only_shared_time():
+    assert overlap_seconds([(0, 2)], [(1, 3)]) == pytest.approx(1)
+    assert overlap_seconds([(0, 1), (2, 3)], [(0.5, 2.5)]) == pytest.approx(1)
+    assert overlap_seconds([(0, 1)], [(1, 2)]) == 0
+    assert overlap_seconds([], [(0, 1)]) == 0
+
+
+def test_small_workers():
+    assert count_primes(0, 30) == 10
+    assert count_primes(10, 20) == 4
+    items = [1]
+    assert append_and_return(items, 2) is items and items == [1, 2]
+    pid, begin, end = pid_and_span(0.01)
+    assert pid == os.getpid() and end > begin
+
+
+def test_consume_until_stop_sends_done_last():
+    tasks: queue.Queue = queue.Queue()
+    results: queue.Queue = queue.Queue()
+    for item in (1, 2, 3, None):
+        tasks.put(item)
+    consume_until_stop(tasks, results, linger=0)
+    got = [results.get(timeout=1) for _ in range(4)]
+    assert got == [(1, 1), (2, 4), (3, 9), "done"]
+
+
+def test_consume_until_stop_does_not_hang_without_a_stop_message():
+    with pytest.raises(queue.Empty):
+        consume_until_stop(queue.Queue(), queue.Queue(), get_timeout=0.05)
+
+
+def test_ignore_sigterm_needs_kill():
+    ready = SPAWN.Event()
+    proc = SPAWN.Process(target=ignore_sigterm, args=(ready, 5))
+    proc.start()
+    try:
+        assert ready.wait(timeout=10)
+        proc.terminate()
+        proc.join(timeout=0.3)
+        assert proc.is_alive(), "SIGTERM is ignored"
+        proc.kill()
+        proc.join(timeout=5)
+        assert proc.exitcode == -signal.SIGKILL
+    finally:
+        if proc.is_alive():
+            proc.kill()
+            proc.join(timeout=5)
+
+
+def test_lifetimes_are_capped():
+    assert proc_workers._bounded(1e9) == proc_workers.MAX_LIFETIME
+    assert proc_workers._bounded(-1) == 0
+
+
+def test_read_line_times_out_and_reads_lines():
+    proc = start("sleep", "0.3")
+    try:
+        assert read_line(proc.stdout, timeout=5).startswith("ready ")
+        with pytest.raises(TimeoutError):
+            read_line(proc.stdout, timeout=0.05)
+        assert read_line(proc.stdout, timeout=5) == ""  # end of file when the child exits
+    finally:
+        finish(proc)
+
+
+def test_exit_command():
+    done = subprocess.run([*WORKERS, "exit", "3"], capture_output=True, timeout=10)
+    assert done.returncode == 3
+
+
+def test_report_signals_exits_with_128_plus_signal():
+    proc = start("report-signals", "5")
+    assert read_line(proc.stdout, timeout=5).startswith("ready ")
+    proc.send_signal(signal.SIGINT)
+    out = finish(proc)
+    assert out.startswith("got SIGINT") and proc.returncode == 128 + signal.SIGINT
+
+
+def test_wrap_forwards_sigterm_to_its_child():
+    proc = start("wrap", "--forward", "5", "--", *WORKERS, "report-signals", "5")
+    wrapper_pid, child_pid = map(int, read_line(proc.stdout, timeout=5).split()[1:3])
+    assert read_line(proc.stdout, timeout=5).startswith("ready ")  # the child's own line
+    proc.send_signal(signal.SIGTERM)
+    out = finish(proc)
+    lines = [line.split()[0:2] for line in out.splitlines()]
+    assert lines == [["wrapper", "forwards"], ["got", "SIGTERM"], ["wrapper", "saw"]]
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert wrapper_pid == proc.pid and not psutil.pid_exists(child_pid)
+
+
+def test_spawn_children_waits_for_its_children():
+    proc = start("spawn-children", "2", "0.2")
+    pids = [int(p) for p in read_line(proc.stdout, timeout=5).split()[1:]]
+    assert len(pids) == 2
+    finish(proc)
+    assert proc.returncode == 0
+    assert not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids)
+
+
+def test_hold_flock_holds_until_killed(tmp_path):
+    path = tmp_path / "gpu0.lock"
+    proc = start("hold-flock", str(path), "5")
+    try:
+        assert read_line(proc.stdout, timeout=5).startswith("ready ")
+        with open(path, "a+") as mine:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(mine, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            proc.kill()
+            proc.wait(timeout=5)
+            fcntl.flock(mine, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        finish(proc)
+
+
+def test_every_command_ends_by_itself():
+    begin = time.monotonic()
+    proc = start("sleep", "0.1")
+    finish(proc, timeout=10)
+    assert proc.returncode == 0 and time.monotonic() - begin < 10
