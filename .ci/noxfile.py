@@ -1,0 +1,81 @@
+"""Version matrix: unit tests and every notebook (nbval, with the leak audit) on Python 3.11-3.13.
+
+    nox -f .ci/noxfile.py                  # every interpreter found among 3.11, 3.12, 3.13
+    nox -f .ci/noxfile.py -s tests-3.13    # one interpreter
+    nox -f .ci/noxfile.py -R               # reuse the venvs (skip reinstalling)
+
+Each interpreter gets its own venv (under the repository's ``.nox/``) with ``requirements.txt``
+installed, which includes the course package itself (``-e .``), so everything runs from the
+repository root, not from this file's folder. Interpreters are looked up on ``PATH`` and, when
+pyenv is installed, among its installed versions (found through ``pyenv root``; no machine path
+is written here). A missing interpreter is skipped, not an error, and nox never downloads one.
+Pytest's own options (``pyproject.toml``: two xdist workers, ``--dist loadfile``, cell timeout)
+apply; a JUnit report per interpreter lands in ``.nox/reports/``.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHONS = ["3.11", "3.12", "3.13"]
+
+nox.options.envdir = str(ROOT / ".nox")
+nox.options.error_on_missing_interpreters = False
+nox.options.download_python = "never"
+nox.options.sessions = ["tests"]
+
+
+def _pyenv_bin_dirs(versions: list[str]) -> list[str]:
+    """``bin`` folders of the newest pyenv-installed CPython for each wanted ``X.Y`` (none without pyenv)."""
+    pyenv = shutil.which("pyenv")
+    if not pyenv:
+        return []
+    try:
+        root = subprocess.run([pyenv, "root"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    dirs = []
+    for version in versions:
+        found = [p for p in glob.glob(os.path.join(root, "versions", f"{version}.*", "bin"))
+                 if os.access(os.path.join(p, f"python{version}"), os.X_OK)]
+        found.sort(key=lambda p: [int(x) if x.isdigit() else 0
+                                  for x in Path(p).parent.name.split(".")])
+        if found:
+            dirs.append(found[-1])
+    return dirs
+
+
+# pyenv's shims answer `python3.12` even when that version is not selected (and then fail), so
+# put the real interpreters' folders first on PATH for nox's own interpreter discovery.
+_extra = _pyenv_bin_dirs(PYTHONS)
+if _extra:
+    os.environ["PATH"] = os.pathsep.join([*_extra, os.environ.get("PATH", "")])
+
+
+@nox.session(python=PYTHONS)
+def tests(session: nox.Session) -> None:
+    """Unit tests and every notebook under nbval + leak audit, on one interpreter."""
+    session.chdir(ROOT)
+    session.install("-r", "requirements.txt")
+    session.env["SLIME_OFFLINE"] = os.environ.get("SLIME_OFFLINE", "1")
+    reports = ROOT / ".nox" / "reports"
+    reports.mkdir(parents=True, exist_ok=True)
+    session.run("python", "-c", "import sys; print('Python', sys.version)")
+    session.run("python", "-m", "pytest", "tests", "notebooks",
+                f"--junitxml={reports / f'tests-{session.python}.xml'}", *session.posargs)
+
+
+@nox.session(python=PYTHONS)
+def notebooks(session: nox.Session) -> None:
+    """Only the notebooks (nbval + leak audit); pass a path to run one: ``-- notebooks/01_async_def.py``."""
+    session.chdir(ROOT)
+    session.install("-r", "requirements.txt")
+    session.env["SLIME_OFFLINE"] = os.environ.get("SLIME_OFFLINE", "1")
+    session.run("python", "-m", "pytest", *(session.posargs or ["notebooks"]))

@@ -1,0 +1,175 @@
+"""The pure parts of the flake hunt and the timing report: JUnit parsing, schedule, tally, formatting."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from lab_snippets.bench import flake_hunt as fh
+from lab_snippets.bench import timing
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest"
+ errors="1" failures="1" skipped="1" tests="9" time="20.0">
+<testcase classname="notebooks.01_async_def" name="leak audit (start)" time="1.5" />
+<testcase classname="notebooks.01_async_def" name="Cell 0" time="0.5" />
+<testcase classname="notebooks.01_async_def" name="leak audit (finish)" time="0.25" />
+<testcase classname="notebooks.06_semaphore" name="Cell 0" time="1.0" />
+<testcase classname="notebooks.06_semaphore" name="Cell 3" time="2.0"><failure message="#x1B[91mfailed">
+Notebook cell execution failed
+Cell 3: Cell execution caused an exception
+Input:
+assert ratio &gt; 1.5
+Traceback:
+AssertionError: ratio 1.2 too small
+</failure></testcase>
+<testcase classname="notebooks.06_semaphore" name="Cell 4" time="0.1">
+ <skipped message="nbval-skip" /></testcase>
+<testcase classname="" name="notebooks/12_processes.py" time="0.0"><error message="collection failure">
+SyntaxError: invalid syntax</error></testcase>
+<testcase classname="tests.test_audit" name="test_thread_leak" time="3.0" />
+<testcase classname="tests.test_audit" name="test_other" time="0.1">
+ <failure message="x">boom</failure></testcase>
+</testsuite></testsuites>"""
+
+
+def test_notebook_of_cells_collection_errors_and_other_tests():
+    assert fh.notebook_of("notebooks.01_async_def", "Cell 3") == "01_async_def"
+    assert fh.notebook_of("", "notebooks/12_processes.py") == "12_processes"
+    assert fh.notebook_of("notebooks.12_processes.py", "") == "12_processes"
+    assert fh.notebook_of("tests.test_audit", "test_thread_leak") is None
+    assert fh.notebook_of("notebooks_extra.x", "Cell 1") is None
+
+
+def test_parse_junit_groups_cells_by_notebook(tmp_path):
+    path = tmp_path / "r.xml"
+    path.write_text(JUNIT)
+    for source in (path, JUNIT):
+        res = fh.parse_junit(source)
+        assert sorted(res) == ["01_async_def", "06_semaphore", "12_processes"]
+        a, s, p = res["01_async_def"], res["06_semaphore"], res["12_processes"]
+        assert (a.cells, a.passed, a.seconds) == (3, True, pytest.approx(2.25))
+        assert (s.cells, s.skipped, s.passed, s.seconds) == (3, 1, False, pytest.approx(3.1))
+        assert s.failed == [("Cell 3", "failure: AssertionError: ratio 1.2 too small")]
+        assert not p.passed and p.failed[0][1].startswith("error: SyntaxError")
+
+
+def test_first_line_strips_ansi_and_prefers_the_exception():
+    assert fh._first_line("\x1b[91mNotebook cell failed\x1b[0m\nTimeoutError: cell") == "TimeoutError: cell"
+    assert fh._first_line("\x1b[91mplain message\x1b[0m") == "plain message"
+    assert fh._first_line("") == ""
+    junit_escaped = "#x1B[91mNotebook cell execution failed#x1B[0m\n#x1B[31mNameError#x1B[39m: name 'x'"
+    assert fh._first_line(junit_escaped) == "NameError: name 'x'"
+    assert fh._first_line("lab_snippets.audit.LeakError: left") == "lab_snippets.audit.LeakError: left"
+
+
+def test_a_notebook_without_cells_did_not_pass():
+    assert not fh.NotebookRun("x").passed
+
+
+@pytest.mark.parametrize(("runs", "hog", "want"), [
+    (10, 3, [2, 6, 9]), (10, 0, []), (3, 5, [1, 2, 3]), (10, 10, list(range(1, 11))), (1, 1, [1]),
+])
+def test_hog_schedule_spreads_the_hog_runs(runs, hog, want):
+    flags = fh.hog_schedule(runs, hog)
+    assert len(flags) == runs
+    assert [i + 1 for i, f in enumerate(flags) if f] == want
+
+
+def _run(**per_nb: bool) -> dict[str, fh.NotebookRun]:
+    out = {}
+    for nb, ok in per_nb.items():
+        out[nb] = fh.NotebookRun(nb, cells=2, failed=[] if ok else [("Cell 1", "failure: AssertionError")])
+    return out
+
+
+def test_tally_counts_quiet_and_hog_runs_and_late_notebooks():
+    results = [(False, _run(a=True, b=True)), (True, _run(a=True, b=False)),
+               (False, _run(a=True, b=True, c=True)), (True, _run(a=False, b=True, c=True))]
+    counts = fh.tally(results)
+    assert list(counts) == ["a", "b", "c"]
+    a, b, c = counts["a"], counts["b"], counts["c"]
+    assert (a.runs, a.passed, a.hog_runs, a.hog_passed) == (4, 3, 2, 1)
+    assert (b.runs, b.passed, b.hog_runs, b.hog_passed) == (4, 3, 2, 1)
+    assert (c.runs, c.passed, c.hog_runs, c.hog_passed) == (2, 2, 1, 1)
+    assert a.failures == [(4, "Cell 1", "failure: AssertionError")]
+    assert b.failures == [(2, "Cell 1", "failure: AssertionError")]
+
+
+def test_format_report_marks_flaky_notebooks_and_lists_failures():
+    flags = [False, True, False, True]
+    results = [(h, _run(a=True, b=i != 1)) for i, h in enumerate(flags)]
+    text = fh.format_report(fh.tally(results), flags, [20.0, 41.0, 19.5, 44.0])
+    lines = text.splitlines()
+    assert lines[0] == "4 runs (2 under the CPU hog: runs 2, 4)"
+    assert "20s, 41s*, 20s, 44s*" in lines[1]
+    row_a = next(ln for ln in lines if ln.startswith("a "))
+    row_b = next(ln for ln in lines if ln.startswith("b "))
+    assert row_a.split() == ["a", "4/4", "2/2", "2/2"]
+    assert row_b.split()[:4] == ["b", "3/4", "2/2", "1/2"] and "FLAKY" in row_b
+    assert "  run 2* b Cell 1: failure: AssertionError" in lines
+    assert all(len(ln) <= 110 for ln in lines)
+
+
+def test_cpu_hog_starts_one_process_per_cpu_and_always_stops_them():
+    with pytest.raises(RuntimeError), fh.CpuHog(n=2, max_seconds=30) as hog:
+        procs = list(hog.procs)
+        assert len(procs) == 2 and all(p.poll() is None for p in procs)
+        raise RuntimeError("the block fails: the hog must still stop")
+    assert all(p.poll() is not None for p in procs)
+    assert not any(psutil.pid_exists(p.pid) and psutil.Process(p.pid).status() != psutil.STATUS_ZOMBIE
+                   for p in procs)
+
+
+def test_hog_process_stops_itself_at_its_deadline():
+    start = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-c", fh._HOG_CODE, "0.3"])
+    try:
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert time.monotonic() - start < 20
+
+
+def test_timing_medians_and_samples():
+    reports = [{"a": fh.NotebookRun("a", cells=1, seconds=s)} for s in (3.0, 1.0, 2.0)]
+    reports[1]["b"] = fh.NotebookRun("b", cells=1, seconds=7.0)
+    samples = timing.per_notebook_samples(reports)
+    assert samples == {"a": [3.0, 1.0, 2.0], "b": [7.0]}
+    assert timing.medians(samples) == {"a": 2.0, "b": 7.0}
+    assert timing.medians({"a": [], "b": [1.0, 2.0]}) == {"b": 1.5}
+
+
+def test_timing_report_compares_every_figure_with_its_budget():
+    text = timing.format_timing({"01_a": 2.0, "02_b": 6.5}, {"01_a": 3, "02_b": 3},
+                                suite=[30.0, 70.0, 65.0], clean=[80.0, 85.0, 100.0], cached=[],
+                                build_ok=[True, False])
+    lines = text.splitlines()
+    assert next(ln for ln in lines if ln.startswith("01_a")).split() == ["01_a", "2.00", "3", "ok"]
+    assert next(ln for ln in lines if ln.startswith("02_b")).split()[-1] == "OVER"
+    assert any(ln.startswith("sum of notebooks") and "8.50" in ln for ln in lines)
+    suite = next(ln for ln in lines if ln.startswith("nbval suite"))
+    assert "median 65.0 s of 3" in suite and "OVER BUDGET (60 s)" in suite
+    assert "median 85.0 s of 3" in text and "OK (budget 90 s)" in text
+    assert "book build, cached, nothing changed: not measured" in lines
+    assert "1 of 2 builds exited non-zero" in text
+
+
+def test_timing_copy_leaves_out_build_products_and_git(tmp_path, monkeypatch):
+    src = tmp_path / "src"
+    for rel in ("notebooks/01_a.py", "_build/html/x.html", ".git/HEAD", ".venv/bin/python",
+                "lab_snippets/__pycache__/x.pyc", "book/intro.md", ".ci/build", "build/x",
+                "notebooks/01_a.ipynb"):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text("x")
+    monkeypatch.setattr(timing, "ROOT", src)
+    dest = timing.copy_tree(tmp_path / "copy")
+    files = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    assert files == [".ci/build", "book/intro.md", "notebooks/01_a.py"]
+    assert Path(src / "_build/html/x.html").exists()
