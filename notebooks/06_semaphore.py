@@ -130,7 +130,7 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 # %% [markdown]
 # Now the price of the limit. A fixed batch of 12 equal jobs of 0.02 s runs under limits from
 # 1 to 12. With `limit` permits the jobs go through in ceil(12 / limit) rounds, so the ideal
-# total time is ceil(12 / limit) × 0.02 s. The measured curve follows the ideal staircase:
+# total time is ceil(12 / limit) × 0.02 s. The measured curve follows the ideal:
 # raising the limit from 4 to 5 gains nothing, because 12 jobs still need 3 rounds.
 
 # %%
@@ -154,8 +154,7 @@ ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
 
 fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
 ax.plot(limits, [measured[k] for k in limits], "o-", label="measured")
-ax.step(limits, [ideal[k] for k in limits], where="post", linestyle="--", color="grey",
-        label="ideal: ceil(12 / limit) × 0.02 s")
+ax.plot(limits, [ideal[k] for k in limits], "s--", color="grey", label="ideal: ceil(12 / limit) × 0.02 s")
 ax.set_title("A batch of 12 jobs of 0.02 s: total time against the semaphore's limit")
 ax.set_xlabel("limit (permits)")
 ax.set_ylabel("total time (s)")

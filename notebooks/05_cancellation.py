@@ -1,0 +1,457 @@
+# %% [markdown]
+# # 05 · Cancellation and timeouts: after asking to stop, you still wait for cleanup
+# *取消与超时：请求停止以后，还要等待收尾*
+#
+# **The question.** When you call `task.cancel()` or a timeout expires, what actually stops,
+# when, and what must the caller still do before the work is really over?
+#
+# **You will**
+# 1. see that `cancel()` only *requests* a stop, and that `CancelledError` arrives at the
+#    task's next `await`, never in the middle of plain code;
+# 2. measure that `finally` cleanup runs after the request and takes its own time, so a caller
+#    that needs the resource back must cancel **and then await** the task;
+# 3. watch a coroutine that swallows `CancelledError` break `asyncio.timeout` and `wait_for`;
+# 4. protect shared work from a caller's cancellation with `asyncio.shield`, and see why
+#    tasks count cancel requests (`cancelling()` / `uncancel()`, Python 3.11).
+#
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 30 minutes
+
+# %%
+import asyncio
+import sys
+import time
+
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## A request, delivered at the next `await`
+#
+# `task.cancel()` does not stop anything by itself. It marks the task and returns at once.
+# The next time the task is resumed at an `await`, that `await` raises `CancelledError`
+# inside the task. The exception then travels up the task's stack like any other: `except`
+# and `finally` blocks run on the way, and the task ends *cancelled* only when the exception
+# leaves its coroutine.
+#
+# In the next cell the worker first runs 0.04 s of plain code with no `await` (standing in for
+# tokenising a long prompt). A cancel is scheduled for 0.01 s after the start. It cannot land
+# while the plain code runs: the event loop only gets control back at the worker's next
+# `await`.
+
+# %%
+tl = Timeline()
+
+
+async def tokenize_then_request() -> None:
+    tl.mark("busy stretch started")
+    busy_until = time.monotonic() + 0.04
+    while time.monotonic() < busy_until:
+        pass  # plain code: the loop cannot run anything else here
+    tl.mark("busy stretch finished")
+    try:
+        await asyncio.sleep(1)
+        tl.mark("request finished")
+    except asyncio.CancelledError:
+        tl.mark("CancelledError arrived")
+        raise
+    finally:
+        tl.mark("finally ran")
+
+
+worker = asyncio.create_task(tokenize_then_request())
+state_at_request: dict[str, bool] = {}
+
+
+def request_cancel() -> None:
+    state_at_request["accepted"] = worker.cancel()
+    state_at_request["done right after cancel()"] = worker.done()
+    tl.mark("cancel requested")
+
+
+asyncio.get_running_loop().call_later(0.01, request_cancel)
+await asyncio.wait([worker], timeout=2)
+
+print(tl.names())
+print(state_at_request, "· finally cancelled:", worker.cancelled())
+assert tl.order("busy stretch started", "busy stretch finished", "cancel requested",
+                "CancelledError arrived", "finally ran")
+assert state_at_request == {"accepted": True, "done right after cancel()": False}
+assert worker.cancelled() and "request finished" not in tl.names()
+
+# %% [markdown]
+# The cancel was due 0.01 s after the start but ran only after the busy stretch, and at the
+# moment `cancel()` returned the task was not done. A cancellation is a message that the task
+# reads at its next `await`.
+#
+# ## Predict, then run
+#
+# `CancelledError` is an exception, so it is tempting to treat it like one: catch it, log
+# it, carry on. Three workers below each get cut off by `asyncio.timeout(0.03)` while they
+# wait. They differ only in their `except` clause: `except Exception`, a bare `except`, and
+# `except CancelledError` that cleans up and re-raises. The bare `except` worker then carries
+# on with 0.06 s of further work. Which of the three timeouts raise `TimeoutError`, and how
+# long does each `async with` block last compared with its 0.03 s budget?
+
+# %%
+TIMEOUT = 0.03
+
+
+async def catches_exception() -> str:
+    try:
+        await asyncio.sleep(1)
+    except Exception:  # CancelledError is a BaseException (since 3.8): not caught here
+        return "caught it"
+    return "finished"
+
+
+async def bare_except() -> str:
+    try:
+        await asyncio.sleep(1)
+    except:  # noqa: E722 - this is the mistake the cell demonstrates
+        pass
+    await asyncio.sleep(2 * TIMEOUT)  # carries on as if nothing happened
+    return "finished"
+
+
+async def cleans_up_and_reraises() -> str:
+    try:
+        await asyncio.sleep(1)
+    except asyncio.CancelledError:
+        await asyncio.sleep(0)  # e.g. tell the server to drop the request
+        raise
+    return "finished"
+
+
+async def under_timeout(worker) -> tuple[str, float]:
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            outcome = "returned " + repr(await worker())
+    except TimeoutError:
+        outcome = "TimeoutError"
+    return outcome, (loop.time() - start) / TIMEOUT
+
+
+outcomes = {}
+for worker_fn in (catches_exception, bare_except, cleans_up_and_reraises):
+    outcomes[worker_fn.__name__] = await asyncio.wait_for(under_timeout(worker_fn), timeout=2)
+for name, (outcome, ratio) in outcomes.items():
+    print(f"{name:<24} {outcome:<22} block lasted {ratio:.1f} × the budget")
+
+assert outcomes["catches_exception"][0] == "TimeoutError"
+assert outcomes["cleans_up_and_reraises"][0] == "TimeoutError"
+assert outcomes["bare_except"][0] == "returned 'finished'", "the swallowed cancel silently disabled the timeout"
+assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"
+
+# %% [markdown]
+# `except Exception` is safe: it does not catch cancellation. A bare `except` (or `except
+# BaseException`, or `except CancelledError` without `raise`) eats the cancellation that
+# `asyncio.timeout` sent. The timeout can only turn a `CancelledError` that comes *out* of the
+# block into `TimeoutError`; when nothing comes out, it has nothing to convert. The block
+# overran its budget about threefold and reported success. `asyncio.wait_for` fails the same
+# way, as the next cell checks. Catching `CancelledError` is fine for cleanup, as long as you
+# re-raise it.
+
+# %%
+start = time.monotonic()
+late_result = await asyncio.wait_for(asyncio.wait_for(bare_except(), timeout=TIMEOUT), timeout=2)
+overrun = (time.monotonic() - start) / TIMEOUT
+print(f"wait_for returned {late_result!r} after {overrun:.1f} × its timeout")
+assert late_result == "finished" and overrun >= 2.5
+
+# %% [markdown]
+# ## Measure it
+#
+# Cleanup is code, and code takes time. Two workers below hold a "slot" (think of a request
+# slot on an inference server) and release it in `finally` with an `await` that takes 0.08 s.
+# Caller A cancels its worker and moves on at once; caller B cancels and then awaits the
+# worker (bounded by a timeout). Each caller then checks whether the slot is free.
+
+# %%
+tl = Timeline()
+CLEANUP = 0.08
+slot_free = {"A": False, "B": False}
+
+
+async def hold_slot(name: str) -> None:
+    try:
+        with tl.span(f"worker {name}"):
+            await asyncio.sleep(1)
+    finally:
+        with tl.span(f"worker {name}", state="cleanup"):
+            await asyncio.sleep(CLEANUP)  # releasing the slot is itself an await
+        slot_free[name] = True
+        tl.mark(f"worker {name} released the slot")
+
+
+async def cancel_and_move_on(task: asyncio.Task) -> bool:
+    task.cancel()
+    tl.mark("caller A cancelled")
+    await asyncio.sleep(0)
+    tl.mark("caller A continues")
+    return slot_free["A"]
+
+
+async def cancel_and_wait(task: asyncio.Task) -> bool:
+    task.cancel()
+    tl.mark("caller B cancelled")
+    with tl.span("caller B", state="waiting"):
+        await asyncio.wait([task], timeout=2)
+    tl.mark("caller B continues")
+    return slot_free["B"]
+
+
+workers = {name: asyncio.create_task(hold_slot(name)) for name in "AB"}
+await asyncio.sleep(0.03)
+seen_by_a, seen_by_b = await asyncio.wait_for(
+    asyncio.gather(cancel_and_move_on(workers["A"]), cancel_and_wait(workers["B"])), timeout=2)
+await asyncio.wait(workers.values(), timeout=2)  # A's cleanup must finish too, before we leave
+
+fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
+              lanes=["worker A", "caller A", "worker B", "caller B"])
+waited = tl.spans_of("caller B")[0].duration
+print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_b}")
+print(f"caller B waited {waited / CLEANUP:.2f} × the cleanup time after cancel()")
+assert seen_by_a is False and seen_by_b is True
+assert tl.order("caller A cancelled", "caller A continues", "worker A released the slot")
+assert tl.order("caller B cancelled", "worker B released the slot", "caller B continues")
+assert waited >= 0.8 * CLEANUP, "cancel-and-wait lasts at least as long as the cleanup"
+assert all(t.cancelled() for t in workers.values())
+
+# %% [markdown]
+# In the chart, grey is each worker's wait cut off by the cancellation, purple its cleanup.
+# Caller A's tick sits before worker A's cleanup ends: A moved on while the slot was still
+# taken. Caller B's green span covers worker B's cleanup: after `cancel()` it still waited
+# about 0.08 s, and only then was the slot free. "Cancel, then await" is the only way to know
+# the cleanup is over.
+#
+# ## Shielding shared work from one impatient caller
+#
+# Sometimes the work a caller waits for is not its own: a checkpoint save that other requests
+# also need. `asyncio.shield(task)` gives the caller an awaitable whose cancellation does
+# **not** reach `task`. The caller is cancelled and stops waiting; the task goes on. Without
+# the shield, cancelling the caller cancels the work it was awaiting.
+
+# %%
+async def save_checkpoint(step: int) -> str:
+    await asyncio.sleep(0.05)
+    return f"checkpoint {step}"
+
+
+async def impatient_caller(work: asyncio.Task, shielded: bool) -> str:
+    return await (asyncio.shield(work) if shielded else work)
+
+
+outcome = {}
+for shielded in (True, False):
+    save = asyncio.create_task(save_checkpoint(7))
+    caller = asyncio.create_task(impatient_caller(save, shielded))
+    await asyncio.sleep(0.01)
+    caller.cancel()
+    await asyncio.wait([caller], timeout=2)
+    await asyncio.wait([save], timeout=2)  # a shielded task must still be awaited by someone
+    outcome["with shield" if shielded else "without shield"] = (
+        caller.cancelled(), "cancelled" if save.cancelled() else save.result())
+
+print(outcome)
+assert outcome["with shield"] == (True, "checkpoint 7"), "the caller stopped, the save completed"
+assert outcome["without shield"] == (True, "cancelled"), "the caller's cancellation reached the save"
+
+# %% [markdown]
+# A shield protects the work, not the caller, and it creates a duty: somebody must still
+# await the shielded task (or keep a reference to it) so that it is not lost when it ends.
+#
+# ### Python 3.11: tasks count cancel requests (`cancelling`, `uncancel`)
+#
+# How does `asyncio.timeout` know that a `CancelledError` is its own, to turn into
+# `TimeoutError`, and not a cancel sent from outside, which must propagate? Since Python 3.11
+# every task counts the cancel requests it has received: `task.cancelling()`. A timeout that
+# fires adds one; when it converts the error it calls `task.uncancel()` to take its request
+# back. `TaskGroup` does the same when it cancels its parent because a child failed.
+#
+# Code that swallows a cancel on purpose (say, a worker that treats a cancel as "drop this
+# sample and take the next") must therefore call `uncancel()` too, or its task keeps counting
+# a request that nobody is handling. The next cell shows the stale count; the gated part
+# shows what it breaks on Python 3.13 and later, where `TaskGroup` consults the count when it
+# exits.
+
+# %%
+async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
+    try:
+        await asyncio.sleep(1)  # a supervisor cancels us here: "drop this sample"
+    except asyncio.CancelledError:
+        if use_uncancel:
+            asyncio.current_task().uncancel()
+    count = asyncio.current_task().cancelling()
+
+    async def failing_step() -> None:
+        await asyncio.sleep(0.01)
+        raise ValueError("bad sample")
+
+    outcome = "nothing raised"
+    try:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(failing_step())
+            await asyncio.sleep(1)
+    except* ValueError:
+        outcome = "ExceptionGroup"
+    return count, outcome
+
+
+results = {}
+for use_uncancel in (False, True):
+    soft_stopped = asyncio.create_task(drop_sample_then_group(use_uncancel))
+    await asyncio.sleep(0.01)
+    soft_stopped.cancel()
+    await asyncio.wait([soft_stopped], timeout=2)
+    results[use_uncancel] = ("task cancelled" if soft_stopped.cancelled() else soft_stopped.result())
+print("without uncancel:", results[False])
+print("with uncancel:   ", results[True])
+assert results[True] == (0, "ExceptionGroup")
+
+if sys.version_info >= (3, 13):
+    assert results[False] == "task cancelled", "a stale count turns the child's failure into a cancellation"
+else:
+    assert results[False][0] == 1, "the swallowed request is still counted"
+    print("Python 3.11 and 3.12: TaskGroup still raises the ExceptionGroup despite the stale count; "
+          "from 3.13 the same code ends with the whole task cancelled and the ValueError lost.")
+
+# %% [markdown]
+# The `with uncancel` row is right on every version. The row without it is a bug waiting for
+# an upgrade. Swallowing cancellation has a cost even when done on purpose: do it rarely, and
+# call `uncancel()` when you do.
+
+# %% [markdown]
+# ## Exercise 5.1 · Drain: grace period, cancel, wait for cleanup
+#
+# Implement `drain(tasks, grace, cleanup_budget)`, the shutdown step of a session that has
+# requests in flight:
+#
+# 1. give the tasks up to `grace` seconds to finish on their own, and return early if they
+#    all finish sooner;
+# 2. cancel every task still running after the grace period;
+# 3. wait (at most `cleanup_budget` seconds) until the cancelled tasks have finished their
+#    cleanup;
+# 4. return `(finished_on_their_own, cancelled)` as two counts. A task that ended with an
+#    error during the grace period counts as finished; `drain` itself must not raise. An
+#    empty set drains to `(0, 0)`.
+#
+# The tasks use `slow_request` below, which frees its slot in `finally`.
+
+# %%
+async def slow_request(duration: float, freed: list[float], fail: bool = False) -> str:
+    try:
+        await asyncio.sleep(duration)
+        if fail:
+            raise ValueError("upstream error")
+        return "ok"
+    finally:
+        await asyncio.sleep(0.03)  # freeing the slot takes an await of its own
+        freed.append(duration)
+
+
+# %% tags=["solution"]
+async def drain(tasks: set[asyncio.Task], grace: float, cleanup_budget: float = 1.0) -> tuple[int, int]:
+    """Wait up to `grace` s, cancel what is left, wait for its cleanup; return (finished, cancelled)."""
+    ### BEGIN SOLUTION
+    if not tasks:
+        return 0, 0
+    done, pending = await asyncio.wait(tasks, timeout=grace)
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=cleanup_budget)
+    return len(done), len(pending)
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+freed: list[float] = []
+in_flight = {asyncio.create_task(slow_request(d, freed)) for d in (0.01, 0.02, 5.0)}
+try:
+    counts = await asyncio.wait_for(drain(in_flight, grace=0.1), timeout=2)
+finally:
+    for t in in_flight:
+        t.cancel()
+    await asyncio.wait(in_flight, timeout=2)
+assert counts == (2, 1), counts
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+_tasks_before = asyncio.all_tasks()
+try:
+    _freed: list[float] = []
+    _fast = {asyncio.create_task(slow_request(d, _freed)) for d in (0.01, 0.02)}
+    _failing = {asyncio.create_task(slow_request(0.01, _freed, fail=True))}
+    _slow = {asyncio.create_task(slow_request(5.0 + i, _freed)) for i in range(3)}
+    _counts = await asyncio.wait_for(drain(_fast | _failing | _slow, grace=0.15), timeout=3)
+    _freed_at_return = sorted(_freed)
+    assert _counts == (3, 3), f"expected (3 finished, 3 cancelled), got {_counts}"
+    assert len(_freed_at_return) == 6, (
+        f"only {len(_freed_at_return)} of 6 slots were freed when drain returned: "
+        "wait for the cancelled tasks' cleanup before returning")
+    assert all(t.cancelled() for t in _slow), "the slow tasks must end cancelled"
+    assert not any(t.cancelled() for t in _fast | _failing), "tasks that finished in time must not be cancelled"
+    _ = [t.exception() for t in _failing]  # retrieved: the error belongs to this test
+
+    _quick = {asyncio.create_task(slow_request(0.01, [])) for _ in range(3)}
+    _start = time.monotonic()
+    _counts = await asyncio.wait_for(drain(_quick, grace=1.0), timeout=3)
+    _elapsed = time.monotonic() - _start
+    assert _counts == (3, 0), _counts
+    assert _elapsed <= 0.5 * 1.0, f"drain took {_elapsed:.2f} s of a 1.0 s grace for tasks that finish at once"
+
+    assert await asyncio.wait_for(drain(set(), grace=0.1), timeout=2) == (0, 0)
+finally:
+    _leftovers = [t for t in asyncio.all_tasks() - _tasks_before if t is not asyncio.current_task()]
+    for _t in _leftovers:
+        _t.cancel()
+    if _leftovers:
+        await asyncio.wait(_leftovers, timeout=2)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - `cancel()` is a request. `CancelledError` arrives inside the task at its next `await`;
+#   plain code between awaits always runs to the next `await`.
+# - `finally` cleanup runs after the request and takes its own time. Cancel **and then
+#   await** (bounded) when you need to know the cleanup is over.
+# - Catch `CancelledError` only to clean up, then re-raise. Swallowing it silently disables
+#   `asyncio.timeout` and `wait_for`: the block overruns and reports success.
+# - `asyncio.shield` keeps a caller's cancellation away from shared work; someone must still
+#   await that work.
+# - Since 3.11 tasks count cancel requests; code that swallows one on purpose must call
+#   `uncancel()`, and on 3.13 `TaskGroup` depends on it.
+#
+# **What's next.** Chapter 06 limits how many tasks may enter a section at once with a
+# semaphore, whose permits are given back on every path, cancellation included.
+#
+# ## In slime
+#
+# The agent adapter ends a session in three steps that map onto this chapter. It waits for the
+# session's in-flight turn handlers with `asyncio.wait` and a timeout, the grace period. It
+# cancels whatever is still pending. And then it gathers the cancelled tasks with
+# `return_exceptions=True`, which is the "cancel, then await" step: the session counts as
+# drained only after every handler has run its cleanup. The drain runs on the loop that owns
+# the handlers (chapter 13 explains the hop between loops).
+#
+# The cleanup those handlers run is the second site. When a turn's client goes away, the
+# handler is cancelled while it waits on SGLang. Its `except` clause names `CancelledError`
+# together with the timeout and client errors, sends a best-effort abort for that request id
+# so the inference server frees the slot, and then re-raises. That is the safe way to catch
+# cancellation: clean up, re-raise, and let the caller's wait see the task end cancelled.
+# Every `cancel`, `shield` and timeout in slime is listed in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("05b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("05")
