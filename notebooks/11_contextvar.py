@@ -1,0 +1,427 @@
+# %% [markdown]
+# # 11 · ContextVar: concurrent tasks keep their own context
+# *ContextVar：让并发任务保留各自的上下文*
+#
+# **The question.** Hundreds of samples are generated concurrently on one event loop, and
+# logging or tracing code deep inside wants to know "which sample am I working for, and
+# inside which span?" without every function passing it along. Where can that value live
+# so that concurrent tasks do not see each other's?
+#
+# **You will**
+# 1. watch a module-level "current request" variable get mixed up between tasks;
+# 2. use a `contextvars.ContextVar` instead, and see that each task gets a copy of the
+#    context when it is **created**;
+# 3. keep a stack of nested spans with `set` and `reset(token)`, as slime's tracing does,
+#    and see why the stack must be an immutable tuple;
+# 4. see that `asyncio.to_thread` carries the context into a thread and a bare
+#    `threading.Thread` does not (and what Python 3.14 changes).
+#
+# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 25 minutes
+
+# %%
+import asyncio
+import contextvars
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+from lab_snippets.thread_workers import join_all
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## Predict, then run
+#
+# A request handler stores "the current request" in a module-level variable so that a log
+# helper can read it without an extra argument. Three requests are handled concurrently;
+# each handler sets the variable, awaits a (simulated) model call, then logs. What does each
+# log line say?
+
+# %%
+current_request = None
+
+
+def log_line(message: str) -> str:
+    return f"[{current_request}] {message}"
+
+
+async def handle_with_global(request_id: str) -> tuple[str, str]:
+    global current_request
+    current_request = request_id
+    await asyncio.sleep(0.01)  # the model call: other handlers run meanwhile
+    return request_id, log_line("reward computed")
+
+
+global_logs = await asyncio.wait_for(
+    asyncio.gather(*(handle_with_global(f"req-{i}") for i in range(3))), timeout=2)
+for request_id, line in global_logs:
+    print(f"{request_id}: {line}")
+wrong = [request_id for request_id, line in global_logs if not line.startswith(f"[{request_id}]")]
+assert wrong == ["req-0", "req-1"], "every handler logged the request that set the variable last"
+
+# %% [markdown]
+# Every handler logged `req-2`: the last one to write the variable before anyone read it.
+# One event loop thread runs all three, so "module-level" means "shared by every task".
+#
+# A `ContextVar` looks like a global (you create it once, at module level) but its value
+# lives in the **current context**, and every asyncio task runs in a context of its own.
+
+# %%
+request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+
+
+def log_line_ctx(message: str) -> str:
+    return f"[{request_id_var.get()}] {message}"
+
+
+async def handle_with_contextvar(request_id: str) -> tuple[str, str]:
+    request_id_var.set(request_id)
+    await asyncio.sleep(0.01)
+    return request_id, log_line_ctx("reward computed")
+
+
+ctx_logs = await asyncio.wait_for(
+    asyncio.gather(*(handle_with_contextvar(f"req-{i}") for i in range(3))), timeout=2)
+for request_id, line in ctx_logs:
+    print(f"{request_id}: {line}")
+assert all(line.startswith(f"[{request_id}]") for request_id, line in ctx_logs)
+assert request_id_var.get() == "-", "the tasks' sets did not reach the notebook's own context"
+
+# %% [markdown]
+# ## A copy at creation, not a shared view
+#
+# `asyncio.create_task` (and so `gather` and `TaskGroup`) takes a **copy** of the current
+# context at the moment the task is created. Three consequences, checked below:
+#
+# - a value set inside a task is invisible to its parent and to its siblings;
+# - a task sees what the parent had set **when it created the task**, even if the parent
+#   changes the value before the task starts running;
+# - a task created later sees the parent's later value.
+
+# %%
+async def report(label: str, seen: dict[str, str], set_to: str | None = None) -> None:
+    if set_to is not None:
+        request_id_var.set(set_to)
+    await asyncio.sleep(0)
+    seen[label] = request_id_var.get()
+
+
+seen: dict[str, str] = {}
+request_id_var.set("batch-1")
+early = asyncio.create_task(report("created under batch-1", seen))
+setter = asyncio.create_task(report("sets its own value", seen, set_to="task's own"))
+request_id_var.set("batch-2")  # changed after `early` was created, before it ran
+late = asyncio.create_task(report("created under batch-2", seen))
+await asyncio.wait_for(asyncio.gather(early, setter, late), timeout=2)
+parent_sees = request_id_var.get()
+request_id_var.set("-")
+
+print(seen, "| parent sees:", parent_sees)
+assert seen == {"created under batch-1": "batch-1", "sets its own value": "task's own",
+                "created under batch-2": "batch-2"}
+assert parent_sees == "batch-2"
+
+# %% [markdown]
+# ## A stack of spans: `set` returns a token, `reset` restores
+#
+# Tracing needs more than one value: the stack of spans that are open right now, so that a
+# new span knows its parent. `var.set(value)` returns a `Token`; `var.reset(token)` puts
+# back exactly the value from before that `set`, however deeply spans nest. Put the `reset`
+# in a `finally` and the stack is restored on every path, exceptions and cancellation
+# included.
+#
+# Three samples run concurrently, each with a `rollout` span holding a `generate` and then
+# a `reward` span. Every span records its parent; the timeline records when it was open.
+
+# %%
+SPAN_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("span_stack", default=())
+tl = Timeline()
+parents: dict[str, str | None] = {}
+
+
+@contextmanager
+def span(name: str) -> Iterator[None]:
+    stack = SPAN_STACK.get()
+    full_name = " > ".join(stack + (name,))
+    parents[full_name] = stack[-1] if stack else None
+    token = SPAN_STACK.set(stack + (name,))
+    try:
+        with tl.span(full_name, state="waiting"):  # the spans wait on (simulated) model calls
+            yield
+    finally:
+        SPAN_STACK.reset(token)
+
+
+async def traced_sample(sample: int) -> None:
+    with span(f"sample {sample}"):
+        with span("generate"):
+            await asyncio.sleep(0.03 + 0.01 * sample)
+        with span("reward"):
+            await asyncio.sleep(0.02)
+
+
+await asyncio.wait_for(asyncio.gather(*(traced_sample(i) for i in range(3))), timeout=2)
+for name, parent in parents.items():
+    print(f"{name:<22} parent: {parent}")
+assert all(parent == name.split(" > ")[0] for name, parent in parents.items() if " > " in name)
+assert SPAN_STACK.get() == ()
+
+# %% [markdown]
+# ## Measure it
+#
+# The spans of the three samples overlap in time: while sample 0 waits for its model call,
+# samples 1 and 2 open and close their own spans. Interleaved like this, a shared stack
+# would hand out wrong parents, yet each context kept its own.
+
+# %%
+lanes = [f"sample {i}{part}" for i in range(3) for part in ("", " > generate", " > reward")]
+fig = tl.plot("Three samples traced concurrently: each task keeps its own span stack", lanes=lanes)
+top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
+latest_start, earliest_end = max(s.start for s in top_level), min(s.end for s in top_level)
+print(f"all three samples were open at once from {latest_start:.3f} s to {earliest_end:.3f} s")
+assert latest_start < earliest_end, "the samples really interleaved"
+
+# %% [markdown]
+# The same experiment with the stack in a module-level list, pushed and popped around each
+# span, gives wrong parents as soon as the samples interleave: a `generate` span finds
+# another sample on top of the shared stack.
+
+# %%
+shared_stack: list[str] = []
+global_records: list[tuple[str, str | None, str | None]] = []  # (span, parent found, right parent)
+
+
+@contextmanager
+def span_with_global_stack(name: str, right_parent: str | None) -> Iterator[None]:
+    global_records.append((name, shared_stack[-1] if shared_stack else None, right_parent))
+    shared_stack.append(name)
+    try:
+        yield
+    finally:
+        shared_stack.remove(name)
+
+
+async def sample_with_global_stack(sample: int) -> None:
+    with span_with_global_stack(f"sample {sample}", right_parent=None):
+        with span_with_global_stack(f"generate {sample}", right_parent=f"sample {sample}"):
+            await asyncio.sleep(0.01 + 0.01 * sample)
+
+
+await asyncio.wait_for(asyncio.gather(*(sample_with_global_stack(i) for i in range(3))), timeout=2)
+wrong_parents = [(name, found) for name, found, right in global_records if found != right]
+print("spans that got the wrong parent:", wrong_parents)
+assert wrong_parents, "a shared stack gives spans the wrong parent"
+
+# %% [markdown]
+# ### Why a tuple and not a list
+#
+# The context copy is shallow: a task gets the same **objects** as its parent. If the value
+# is a list and a task appends to it instead of calling `set`, every task that shares the
+# list sees the change, and the isolation is gone. slime's trace stacks are tuples, and each
+# span sets a new, longer tuple, for this reason.
+
+# %%
+TAGS: contextvars.ContextVar[list[str]] = contextvars.ContextVar("tags")
+TAGS.set([])
+
+
+async def tag_in_place(tag: str) -> list[str]:
+    TAGS.get().append(tag)  # mutates the parent's list: the bug
+    await asyncio.sleep(0)
+    return list(TAGS.get())
+
+
+seen_tags = await asyncio.wait_for(asyncio.gather(tag_in_place("a"), tag_in_place("b")), timeout=2)
+print("each task saw:", seen_tags, "| the notebook's list:", TAGS.get())
+assert seen_tags == [["a", "b"], ["a", "b"]] and TAGS.get() == ["a", "b"]
+
+# %% [markdown]
+# ## Threads: `to_thread` carries the context, a bare `Thread` does not
+#
+# `asyncio.to_thread(fn)` copies the current context and runs `fn` inside the copy in a
+# worker thread, so a log helper called there still knows the request. A thread you start
+# yourself with `threading.Thread` starts with an **empty** context (on Python up to 3.13,
+# and on 3.14's default build): the variable has only its default. The fix is to run the
+# target inside a copy yourself: `contextvars.copy_context().run(fn)`.
+#
+# (`to_thread` uses the loop's default thread pool, whose threads stay alive for reuse. To
+# leave no thread behind, this cell lends the loop a pool of its own and shuts it down.)
+
+# %%
+def read_request_id(into: list[str]) -> None:
+    into.append(request_id_var.get())
+
+
+loop = asyncio.get_running_loop()
+from_to_thread: list[str] = []
+from_bare_thread: list[str] = []
+from_copied_context: list[str] = []
+
+request_id_var.set("req-42")
+with ThreadPoolExecutor(max_workers=1, thread_name_prefix="lent-default") as lent_pool:
+    loop.set_default_executor(lent_pool)
+    try:
+        await asyncio.wait_for(asyncio.to_thread(read_request_id, from_to_thread), timeout=2)
+    finally:
+        loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="asyncio-default"))
+
+bare = threading.Thread(target=read_request_id, args=(from_bare_thread,), name="bare")
+copied = threading.Thread(target=contextvars.copy_context().run,
+                          args=(read_request_id, from_copied_context), name="copied-context")
+bare.start()
+copied.start()
+assert not join_all([bare, copied], timeout=2)
+request_id_var.set("-")
+
+print(f"to_thread: {from_to_thread}, bare Thread: {from_bare_thread}, "
+      f"Thread running copy_context().run: {from_copied_context}")
+assert from_to_thread == ["req-42"]
+assert from_bare_thread == ["-"], "a bare thread starts with an empty context"
+assert from_copied_context == ["req-42"]
+
+# %% [markdown]
+# ### Python 3.14: threads can inherit the context
+#
+# Python 3.14 adds a `context=` argument to `threading.Thread` and a flag,
+# `sys.flags.thread_inherit_context`. When the flag is on, a new thread starts with a copy
+# of the context of the code that called `start()`, as a task does. The flag is **on by
+# default in the free-threaded build** (`python3.14t`) and off in the default build, where
+# the old behaviour above stays; `-X thread_inherit_context=1` turns it on. So the same
+# program can log the right request in its threads on one build and `-` on the other: pass
+# the context explicitly if threads must see it. (This course runs on 3.11 to 3.13, so the
+# 3.14 branch below is not executed here.)
+
+# %%
+explicit: list[str] = []
+request_id_var.set("req-7")
+if sys.version_info >= (3, 14):
+    print("threads inherit the caller's context by default:", bool(sys.flags.thread_inherit_context))
+    worker = threading.Thread(target=read_request_id, args=(explicit,),
+                              context=contextvars.copy_context())
+else:
+    print("Python < 3.14: Thread has no context= argument; run the target in a copied context.")
+    worker = threading.Thread(target=contextvars.copy_context().run, args=(read_request_id, explicit))
+worker.start()
+assert not join_all([worker], timeout=2)
+request_id_var.set("-")
+assert explicit == ["req-7"]
+
+# %% [markdown]
+# ## Exercise 11.1 · A span helper that is safe under concurrency
+#
+# Implement `traced_span(name)`, a context manager that
+#
+# 1. records `(name, parent)` in `span_log`, where `parent` is the innermost span open **in
+#    the current context** (or `None`);
+# 2. makes `name` the innermost open span for the code inside the `with` block, using
+#    `TRACE_STACK` (a `ContextVar` holding a tuple);
+# 3. restores `TRACE_STACK` on the way out, also when the block raises.
+#
+# It must give correct parents when many tasks trace at once on one loop.
+
+# %%
+TRACE_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("trace_stack", default=())
+span_log: list[tuple[str, str | None]] = []
+
+
+# %% tags=["solution"]
+@contextmanager
+def traced_span(name: str) -> Iterator[None]:
+    """Record (name, parent) in span_log and make `name` the innermost span inside the block."""
+    ### BEGIN SOLUTION
+    stack = TRACE_STACK.get()
+    span_log.append((name, stack[-1] if stack else None))
+    token = TRACE_STACK.set(stack + (name,))
+    try:
+        yield
+    finally:
+        TRACE_STACK.reset(token)
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+span_log.clear()
+with traced_span("rollout"):
+    with traced_span("generate"):
+        pass
+    with traced_span("reward"):
+        pass
+assert span_log == [("rollout", None), ("generate", "rollout"), ("reward", "rollout")], span_log
+assert TRACE_STACK.get() == ()
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+async def _traced_sample(_i: int) -> None:
+    with traced_span(f"sample-{_i}"):
+        await asyncio.sleep(0.001 * (5 - _i))
+        with traced_span(f"generate-{_i}"):
+            await asyncio.sleep(0.001 * _i)
+            with traced_span(f"tokenize-{_i}"):
+                await asyncio.sleep(0)
+
+
+span_log.clear()
+try:
+    await asyncio.wait_for(asyncio.gather(*(_traced_sample(_i) for _i in range(5))), timeout=2)
+finally:
+    _log = list(span_log)
+_expected = {(f"sample-{_i}", None) for _i in range(5)}
+_expected |= {(f"generate-{_i}", f"sample-{_i}") for _i in range(5)}
+_expected |= {(f"tokenize-{_i}", f"generate-{_i}") for _i in range(5)}
+assert sorted(_log, key=str) == sorted(_expected, key=str), f"wrong parents under concurrency: {_log}"
+assert TRACE_STACK.get() == (), "the caller's stack must be untouched"
+
+span_log.clear()
+try:
+    with traced_span("outer"):
+        with traced_span("failing"):
+            raise KeyError("boom")
+except KeyError:
+    pass
+assert TRACE_STACK.get() == (), "the stack must be restored when the block raises"
+with traced_span("after"):
+    pass
+assert span_log[-1] == ("after", None), span_log
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - A module-level variable is shared by every task on the loop; "the current request" in
+#   one is overwritten by another.
+# - A `ContextVar`'s value lives in the current context. Each task runs in a copy of the
+#   context taken when the task was created: its sets stay its own.
+# - `token = var.set(...)` and `var.reset(token)` in a `finally` keep a nested stack exact;
+#   keep the value immutable (a tuple), because copies are shallow.
+# - `asyncio.to_thread` runs its function in a copy of the context; a bare
+#   `threading.Thread` starts empty unless you use `copy_context().run` (or, from 3.14,
+#   `context=`, which the free-threaded build uses by default).
+#
+# **What's next.** Chapter 12 crosses a bigger boundary than threads: processes, which share
+# no memory and no context at all.
+#
+# ## In slime
+#
+# slime's tracing follows each sample through generation, reward and the agent's turns,
+# while hundreds of samples are in flight on one event loop. It keeps the stack of open
+# spans in two `ContextVar`s holding tuples, not in a global. Opening a span reads the
+# current stacks, records a span-start event whose parent is the innermost open span of the
+# same trace, and sets longer tuples, keeping the tokens. When the span ends, normally or by
+# an exception, a `finally` resets both variables with those tokens (the first quote below),
+# each reset guarded so that a tracing error is logged and never breaks a rollout. Because
+# every sample's coroutine runs in its own task, its spans find their own parents, the
+# property Exercise 11.1 tests. More uses are in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("11b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("11")
