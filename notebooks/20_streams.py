@@ -1,0 +1,529 @@
+# %% [markdown]
+# # 20 · asyncio Streams: receiving, framing and closing connections
+# *asyncio Streams：接收、分帧与连接收尾*
+#
+# **The question.** A TCP connection delivers a stream of bytes. How does a reader get whole
+# messages out of it, what makes a fast writer wait for a slow reader, and what does it take
+# to close a connection (and a server) so that nothing is left open?
+#
+# **You will**
+# 1. see that one `read()` may return part of a message or several messages at once;
+# 2. put the boundaries back with a length prefix (`readexactly`) or a delimiter (`readuntil`);
+# 3. keep a server serving while clients send malformed, oversized and truncated frames;
+# 4. measure `drain()` as the point where a writer waits for its reader;
+# 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
+#
+# **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
+# 30 minutes
+#
+# Every server in this chapter listens on 127.0.0.1 on a port the system picks, and every wait
+# has a timeout. The reusable pieces (frame helpers and a small echo server that is bounded in
+# time and in connection count) live in `lab_snippets.framing`.
+
+# %%
+import asyncio
+import sys
+import time
+
+from lab_snippets.framing import (
+    ERROR_MALFORMED,
+    ERROR_TOO_LARGE,
+    FrameServer,
+    FrameTooLarge,
+    TruncatedFrame,
+    encode_frame,
+    encode_line,
+    read_frame,
+    read_line,
+)
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## Predict, then run
+#
+# The server below records what each `await reader.read(1024)` returns until the client hangs
+# up. The client sends two newline-terminated messages with **one** `write`, pauses, then
+# sends a third message in **two** `write`s with a pause between them.
+#
+# Before running: how many reads does the server see, and what does each one hold? The usual
+# expectation is one read per message.
+
+# %%
+tl = Timeline()
+reads: list[bytes] = []
+
+
+async def record_reads(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while chunk := await asyncio.wait_for(reader.read(1024), timeout=2):
+            reads.append(chunk)
+        tl.mark("server saw the end of the stream")
+    finally:
+        writer.close()
+        await asyncio.wait_for(writer.wait_closed(), timeout=2)
+
+
+async def send_in_pieces(port: int) -> None:
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), timeout=2)
+    try:
+        writer.write(b"hello\nworld\n")
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        writer.write(b"par")
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        writer.write(b"tial\n")
+        await writer.drain()
+    finally:
+        writer.close()
+        await asyncio.wait_for(writer.wait_closed(), timeout=2)
+        tl.mark("client closed its end")
+
+
+recorder = await asyncio.start_server(record_reads, "127.0.0.1", 0)
+try:
+    await send_in_pieces(recorder.sockets[0].getsockname()[1])
+    for _ in range(100):  # the handler finishes on its own once it reads the end of the stream
+        if "server saw the end of the stream" in tl.names():
+            break
+        await asyncio.sleep(0.01)
+finally:
+    recorder.close()
+    await asyncio.wait_for(recorder.wait_closed(), timeout=2)
+
+messages = [line + b"\n" for line in b"".join(reads).split(b"\n")[:-1]]
+print("reads:   ", reads)
+print("messages:", messages)
+assert reads == [b"hello\nworld\n", b"par", b"tial\n"]
+assert messages == [b"hello\n", b"world\n", b"partial\n"]
+assert not any(read in messages for read in reads), "not one read is exactly one message"
+assert tl.order("client closed its end", "server saw the end of the stream")
+
+# %% [markdown]
+# Three messages, three reads, and none of the reads is a message: the first holds two, the
+# next two hold halves of one. `read(n)` returns *whatever bytes have arrived*, at most `n`,
+# as soon as there is at least one; TCP keeps the bytes in order but knows nothing about where
+# your messages start and end. An empty `bytes` means the other side closed its end, which is
+# also the only reliable "no more data" signal.
+#
+# ## Putting the boundaries back
+#
+# Two common ways:
+#
+# - **Length prefix.** Send a fixed-size header holding the payload length, then the payload.
+#   The reader calls `readexactly(4)` for the header and `readexactly(length)` for the body;
+#   `readexactly` keeps waiting until it has exactly that many bytes, or raises
+#   `IncompleteReadError` if the stream ends first.
+# - **Delimiter.** End every message with a byte sequence that cannot occur inside it (a
+#   newline for text). `readuntil(b"\n")` returns up to and including the delimiter, and raises
+#   `LimitOverrunError` if the delimiter does not show up within the reader's buffer limit.
+#
+# `lab_snippets.framing` wraps both (`read_frame`, `read_line`) with a size limit. Below, the
+# echo server sends each reply in pieces of 3 bytes with a pause between them, the worst case
+# for a reader that trusts `read()`.
+
+# %%
+async def ask_once(server: FrameServer, payload: bytes, use_framing: bool, line: bool = False) -> bytes:
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(server.host, server.port), timeout=2)
+    try:
+        writer.write(encode_line(payload) if line else encode_frame(payload))
+        await writer.drain()
+        if not use_framing:
+            return await asyncio.wait_for(reader.read(1024), timeout=2)
+        if line:
+            return await asyncio.wait_for(read_line(reader, max_size=100), timeout=2)
+        return await asyncio.wait_for(read_frame(reader, max_size=100), timeout=2)
+    finally:
+        writer.close()
+        await asyncio.wait_for(writer.wait_closed(), timeout=2)
+
+
+async with FrameServer(reply_chunk=3, chunk_pause=0.01) as dribbling:
+    trusting_read = await ask_once(dribbling, b"sample 17", use_framing=False)
+    framed = await ask_once(dribbling, b"sample 17", use_framing=True)
+async with FrameServer(framing="line", reply_chunk=3, chunk_pause=0.01) as dribbling_lines:
+    delimited = await ask_once(dribbling_lines, b"sample 18", use_framing=True, line=True)
+
+whole_reply = encode_frame(b"ok:sample 17")
+print(f"read(1024) got {len(trusting_read)} of {len(whole_reply)} bytes: {trusting_read!r}")
+print("readexactly-based read_frame:", framed)
+print("readuntil-based read_line:   ", delimited)
+assert len(trusting_read) < len(whole_reply), "one read returned only part of the reply"
+assert framed == b"ok:sample 17" and delimited == b"ok:sample 18"
+
+# %% [markdown]
+# ## A server that survives bad clients
+#
+# A server reads whatever strangers send. Each kind of bad frame needs a decision:
+#
+# | what arrives | what the echo server does | why |
+# |---|---|---|
+# | a frame whose payload is not UTF-8 | replies `error:malformed`, keeps the connection | the framing is intact, the next frame can be trusted |
+# | a header declaring more than `max_frame` bytes | replies `error:too large`, closes | reading it would let one client fill our memory; skipping it is not safe either |
+# | a connection that ends mid-frame | closes, nothing to reply to | the client is gone |
+# | a connection that sends nothing for `idle_timeout` | closes | a silent client must not hold a handler forever |
+#
+# The point of the experiment is the good client's lane: while all of this happens, a
+# well-behaved client keeps getting its answers, in order. It keeps asking until the server
+# has dealt with every bad client, then asks once more. Each server event is a tick on the
+# server lane, each reply a tick on the good client's lane.
+
+# %%
+tl = Timeline()
+
+
+BAD_EVENTS = ("malformed frame", "oversized frame", "truncated frame", "idle timeout")
+
+
+def server_has_seen_every_bad_client() -> bool:
+    return all(any(name.endswith(bad) for name in tl.names()) for bad in BAD_EVENTS)
+
+
+async def good_client(server: FrameServer) -> list[bytes]:
+    start = time.monotonic()
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(server.host, server.port), timeout=2)
+    try:
+        replies = []
+        for n in range(60):  # keeps asking until every bad client has been dealt with, then once more
+            done = server_has_seen_every_bad_client()
+            writer.write(encode_frame(f"step {n}".encode()))
+            await writer.drain()
+            replies.append(await asyncio.wait_for(read_frame(reader, 100), timeout=2))
+            tl.mark(f"good client: reply {n}" + (" (the last)" if done else ""))
+            if done:
+                break
+            await asyncio.sleep(0.02)
+        return replies
+    finally:
+        writer.close()
+        await asyncio.wait_for(writer.wait_closed(), timeout=2)
+        tl.add("good client", start, time.monotonic())
+
+
+async def bad_client(server: FrameServer, kind: str, delay: float) -> list[bytes | None]:
+    await asyncio.sleep(delay)
+    start = time.monotonic()
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(server.host, server.port), timeout=2)
+    got: list[bytes | None] = []
+    try:
+        if kind == "malformed":
+            writer.write(encode_frame(b"\xff\xfe not text") + encode_frame(b"fine now"))
+            got = [await asyncio.wait_for(read_frame(reader, 100), timeout=2) for _ in range(2)]
+        elif kind == "oversized":
+            writer.write(encode_frame(b"z" * 5000))
+            got = [await asyncio.wait_for(read_frame(reader, 100), timeout=2) for _ in range(2)]
+        elif kind == "truncated":
+            writer.write(encode_frame(b"cut short")[:7])
+            writer.write_eof()  # our half is done: the server sees the stream end mid-frame
+            got = [await asyncio.wait_for(read_frame(reader, 100), timeout=2)]
+        elif kind == "idle":
+            got = [await asyncio.wait_for(read_frame(reader, 100), timeout=2)]
+        return got
+    finally:
+        writer.close()
+        await asyncio.wait_for(writer.wait_closed(), timeout=2)
+        state = "running" if kind == "malformed" else "waiting" if kind == "idle" else "failed"
+        tl.add(f"{kind} client", start, time.monotonic(), state=state)
+
+
+server_start = time.monotonic()
+async with FrameServer(max_frame=100, idle_timeout=0.12, on_event=tl.mark) as server:
+    good, malformed, oversized, truncated, idle = await asyncio.wait_for(asyncio.gather(
+        good_client(server),
+        bad_client(server, "malformed", 0.01),
+        bad_client(server, "oversized", 0.04),
+        bad_client(server, "truncated", 0.07),
+        bad_client(server, "idle", 0.02),
+    ), timeout=5)
+    stats = dict(server.stats)
+tl.add("server", server_start, time.monotonic(), state="waiting")
+
+fig = tl.plot("Bad frames are answered or cut off; the good client is served throughout",
+              lanes=["server", "good client", "malformed client", "oversized client", "truncated client",
+                     "idle client"])
+print(stats)
+assert good == [f"ok:step {n}".encode() for n in range(len(good))], "every reply, in order"
+assert malformed == [ERROR_MALFORMED, b"ok:fine now"]
+assert oversized == [ERROR_TOO_LARGE, None], "an error reply, then the server hangs up"
+assert truncated == [None] and idle == [None]
+assert stats["malformed"] == stats["oversized"] == stats["truncated"] == stats["idle timeouts"] == 1
+bad_events = [name for name in tl.names() if name.endswith(BAD_EVENTS)]
+last_reply = f"good client: reply {len(good) - 1} (the last)"
+assert len(bad_events) == 4 and tl.order(*bad_events, last_reply), "still served after every bad client"
+
+# %% [markdown]
+# Read the server lane: each tick is an accepted connection, a decision from the table or a
+# closed connection. The good client's replies keep coming after the malformed, oversized,
+# truncated and idle connections are dealt with, because each connection has its own handler
+# task and a bad frame ends only that task.
+#
+# ## Measure it: `drain()` is where a fast writer waits
+#
+# `writer.write(data)` never waits: it hands the bytes to the transport, which sends what the
+# kernel will take and buffers the rest. `await writer.drain()` is the back-pressure point: it
+# returns at once while the transport's buffer is below its high-water mark, and otherwise
+# waits until the peer has read enough for the buffer to fall below the low-water mark.
+#
+# Here the server accepts the connection but reads nothing until we open a gate. The client
+# writes 64 KiB frames and drains after each, until a drain does not return within 0.05 s.
+# Then we open the gate and wait for that drain to finish.
+
+# %%
+tl = Timeline()
+gate = asyncio.Event()
+chunk = encode_frame(b"x" * 65536)
+async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=lambda p: b"%d" % len(p),
+                       on_event=tl.mark) as server:
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(server.host, server.port), timeout=2)
+    server_start = time.monotonic()
+    try:
+        written = 0
+        blocked_at = None
+        for _ in range(400):  # a bound: about 26 MB, far more than the kernel buffers here
+            writer.write(chunk)
+            written += len(chunk)
+            start = time.monotonic()
+            try:
+                await asyncio.wait_for(writer.drain(), timeout=0.05)
+                tl.add("client write + drain", start, time.monotonic())
+            except TimeoutError:
+                blocked_at = start
+                buffered = writer.transport.get_write_buffer_size()
+                tl.mark("client write + drain: drain does not return")
+                break
+        tl.add("server", server_start, time.monotonic(), state="waiting")
+        gate.set()
+        reading_from = time.monotonic()
+        await asyncio.wait_for(writer.drain(), timeout=2)
+        tl.mark("client drain returned")
+        tl.add("client drain", blocked_at, time.monotonic(), state="waiting")
+        tl.add("server", reading_from, time.monotonic())
+    finally:
+        writer.close()
+        await asyncio.wait_for(writer.wait_closed(), timeout=2)
+
+low, high = writer.transport.get_write_buffer_limits()
+print(f"drain stopped returning after {written / 2**20:.1f} MiB written; "
+      f"{buffered / 1024:.0f} KiB waiting in the transport (high-water mark {high / 1024:.0f} KiB)")
+fig = tl.plot("drain() waits while the reader does not read",
+              lanes=["server", "client write + drain", "client drain"])
+assert blocked_at is not None, "drain must start waiting once the kernel buffers are full"
+assert buffered > high
+assert tl.order("client write + drain: drain does not return", "server: conn 1 starts reading",
+                "client drain returned")
+
+# %% [markdown]
+# The many short blue spans are writes whose `drain()` returned at once: first the kernel's
+# socket buffers on both sides absorb several megabytes. When they are full, bytes pile up in
+# the transport, it passes its high-water mark, and `drain()` waits (green) for as long as the
+# server reads nothing. It returns only after the server starts reading. Without `drain()` a
+# producer that outruns its consumer would keep growing the transport buffer without limit.
+#
+# ## Closing: both ends, then the server
+#
+# `writer.close()` starts closing the transport; `await writer.wait_closed()` waits until it
+# is really closed (buffered data flushed or dropped, the socket closed). Do both on each
+# end, in a `finally`, as every cell above does. The reader on the other side sees the end of
+# the stream: `read()` returns `b""`, `readexactly` raises `IncompleteReadError`.
+#
+# A server has two kinds of sockets: the listening socket, closed by `server.close()`, and one
+# socket per accepted connection, which `server.close()` leaves open. Shutting a server down
+# therefore means closing the listener, then closing (or waiting for) the connections.
+#
+# ### Python 3.13 and later: `Server.close_clients()`
+#
+# Since 3.12.1, `Server.wait_closed()` waits until every accepted connection is closed, and
+# 3.13 added `Server.close_clients()` (and `abort_clients()`) to close them from the server
+# object. On older Pythons the server code must remember the writers of its connections and
+# close them itself, which is what `FrameServer.close()` does.
+
+# %%
+handler_writers: set[asyncio.StreamWriter] = set()
+handler_ended = asyncio.Event()
+
+
+async def hold_open(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    handler_writers.add(writer)
+    try:
+        await asyncio.wait_for(reader.read(100), timeout=2)  # returns b"" when the server closes us
+    finally:
+        handler_writers.discard(writer)
+        writer.close()
+        handler_ended.set()
+
+
+listener = await asyncio.start_server(hold_open, "127.0.0.1", 0)
+reader, writer = await asyncio.wait_for(
+    asyncio.open_connection("127.0.0.1", listener.sockets[0].getsockname()[1]), timeout=2)
+try:
+    await asyncio.sleep(0.02)  # let the server accept and start the handler
+    listener.close()  # stops accepting; our connection is still open
+    still_open = bool(handler_writers)
+    if sys.version_info >= (3, 13):
+        listener.close_clients()
+    else:
+        print("Python < 3.13 has no Server.close_clients(): closing the remembered writers by hand")
+        for open_writer in list(handler_writers):
+            open_writer.close()
+    client_sees = await asyncio.wait_for(reader.read(100), timeout=2)
+    await asyncio.wait_for(handler_ended.wait(), timeout=2)
+    await asyncio.wait_for(listener.wait_closed(), timeout=2)
+finally:
+    writer.close()
+    await asyncio.wait_for(writer.wait_closed(), timeout=2)
+
+print("connection open after server.close():", still_open, "| client then read:", client_sees)
+assert still_open, "closing the listener leaves accepted connections open"
+assert client_sees == b"", "the client sees the end of the stream once the server closes its side"
+
+# %% [markdown]
+# ## Exercise 20.1 · A pipelined client that always hangs up
+#
+# Implement `fetch_replies(host, port, payloads, max_reply)`:
+#
+# 1. open one connection, send every payload as a length-prefixed frame (`encode_frame`),
+# 2. read exactly one length-prefixed reply per payload, with `readexactly`, and return the
+#    reply payloads in order;
+# 3. raise `FrameTooLarge` as soon as a reply header declares more than `max_reply` bytes
+#    (without reading the body), and `TruncatedFrame` if the connection ends before all the
+#    replies have arrived;
+# 4. close the connection with `close()` and `wait_closed()` on **every** path.
+#
+# The hidden test uses servers that dribble replies a few bytes at a time, lie about lengths
+# and hang up mid-reply, and checks that no connection of yours is left open.
+
+# %% tags=["solution"]
+async def fetch_replies(host: str, port: int, payloads: list[bytes], max_reply: int) -> list[bytes]:
+    """Send each payload as a frame on one connection; return the framed replies in order."""
+    ### BEGIN SOLUTION
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        for payload in payloads:
+            writer.write(encode_frame(payload))
+        await writer.drain()
+        replies = []
+        for _ in payloads:
+            try:
+                header = await reader.readexactly(4)
+                length = int.from_bytes(header, "big")
+                if length > max_reply:
+                    raise FrameTooLarge(f"reply declares {length} bytes, the limit is {max_reply}")
+                replies.append(await reader.readexactly(length))
+            except asyncio.IncompleteReadError as exc:
+                raise TruncatedFrame("the connection ended before the reply did") from exc
+        return replies
+    finally:
+        writer.close()
+        try:
+            await writer.wait_closed()
+        except (ConnectionError, OSError):
+            pass
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+async with FrameServer(max_frame=100) as visible_server:
+    got = await asyncio.wait_for(
+        fetch_replies(visible_server.host, visible_server.port, [b"a", b"bb", b"ccc"], max_reply=100),
+        timeout=2)
+assert got == [b"ok:a", b"ok:bb", b"ok:ccc"], got
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+import psutil as _psutil
+
+
+def _my_connections_to(port: int) -> list:
+    return [c for c in _psutil.Process().net_connections("tcp") if c.raddr and c.raddr.port == port]
+
+
+async def _hidden_check_fetch_replies():
+    # 1. replies dribbled 2 bytes at a time: reads must be framed, and order kept
+    async with FrameServer(reply_chunk=2, chunk_pause=0.002) as _srv:
+        _payloads = [f"sample {i}".encode() for i in range(5)]
+        _got = await asyncio.wait_for(fetch_replies(_srv.host, _srv.port, _payloads, 100), timeout=3)
+        assert _got == [b"ok:" + p for p in _payloads], _got
+        await asyncio.sleep(0.02)
+        assert not _my_connections_to(_srv.port), "the connection must be closed after success"
+        assert _srv.stats["clean eof"] == 1, "the server must see the client hang up cleanly"
+
+    # 2. a reply that declares far more than max_reply: FrameTooLarge, connection closed
+    async with FrameServer(raw_reply=(10**6).to_bytes(4, "big") + b"xx") as _srv:
+        try:
+            await asyncio.wait_for(fetch_replies(_srv.host, _srv.port, [b"q"], 1000), timeout=2)
+        except FrameTooLarge:
+            pass
+        else:
+            raise AssertionError("an oversized reply must raise FrameTooLarge")
+        await asyncio.sleep(0.02)
+        assert not _my_connections_to(_srv.port), "the connection must be closed after FrameTooLarge"
+
+    # 3. the server hangs up mid-reply: TruncatedFrame, connection closed
+    async with FrameServer(raw_reply=encode_frame(b"0123456789")[:9]) as _srv:
+        try:
+            await asyncio.wait_for(fetch_replies(_srv.host, _srv.port, [b"q"], 1000), timeout=2)
+        except TruncatedFrame:
+            pass
+        else:
+            raise AssertionError("a truncated reply must raise TruncatedFrame")
+        await asyncio.sleep(0.02)
+        assert not _my_connections_to(_srv.port), "the connection must be closed after TruncatedFrame"
+
+    # 4. more payloads than the server answers (it answers one, then hangs up)
+    async with FrameServer(max_frames_per_connection=1) as _srv:
+        try:
+            await asyncio.wait_for(fetch_replies(_srv.host, _srv.port, [b"1", b"2"], 100), timeout=2)
+        except TruncatedFrame:
+            pass
+        else:
+            raise AssertionError("a missing reply must raise TruncatedFrame")
+        await asyncio.sleep(0.02)
+        assert not _my_connections_to(_srv.port)
+
+
+await asyncio.wait_for(_hidden_check_fetch_replies(), timeout=10)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - A stream has no message boundaries: `read(n)` returns what has arrived, possibly part of a
+#   message or several. Frame messages with a length prefix (`readexactly`) or a delimiter
+#   (`readuntil`), and bound their size.
+# - Decide per bad frame: reply with an error when the stream can still be trusted, close the
+#   connection when it cannot; one handler task per connection keeps others unaffected.
+# - `write()` only buffers; `await drain()` is where a writer waits for a slow reader.
+# - Close each end with `close()` + `wait_closed()` in a `finally`; a server's `close()`
+#   stops the listener, not its connections (3.13 adds `close_clients()`).
+#
+# **What's next.** Chapter 21 asks how code can tell whether something it was handed must be
+# awaited.
+#
+# ## In slime
+#
+# slime never uses raw asyncio Streams: no `start_server`, `open_connection` or
+# `readexactly` appears in it. Its network code sits one layer up, on aiohttp and httpx,
+# which run on the same transports and protocols and do the framing (HTTP headers,
+# content length, chunked bodies, server-sent event lines) for it. The closest site is the
+# helper that runs slime's adapter web application on its own event loop in a background
+# thread: it starts the aiohttp runner, binds a TCP site (which makes aiohttp ask the loop to
+# create a listening server), and then reads the real port from that server's listening
+# sockets, exactly as this chapter reads `server.sockets[0].getsockname()`. Shutting it down
+# goes through the runner's cleanup, which closes the listener and the open connections.
+#
+# In slime's tests, a fake SGLang server is a real local HTTP server on a free port, started
+# when a test enters it as an async context manager and closed when the test leaves: the
+# same start, serve, close lifecycle as `FrameServer`. Every network use is listed in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("20b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("20")
