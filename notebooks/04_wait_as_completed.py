@@ -1,0 +1,398 @@
+# %% [markdown]
+# # 04 · wait and as_completed: handle finished work first
+# *wait 与 as_completed：先处理已经完成的工作*
+#
+# **The question.** You have many requests in flight and they finish in no particular order.
+# How do you handle each one as soon as it is done, keep the number in flight topped up, and
+# stop when you have enough, without waiting for the slowest?
+#
+# **You will**
+# 1. show that `asyncio.wait(..., timeout=...)` returns what is still pending and does **not**
+#    cancel it;
+# 2. consume results in finishing order with `as_completed`;
+# 3. build the loop slime's rollout uses: `wait(FIRST_COMPLETED)` over a pending set that is
+#    refilled as work finishes, and measure it against waiting batch by batch;
+# 4. end such a loop cleanly: cancel what is left and wait for it.
+#
+# **Needs** chapters 02 and 03 · about 30 minutes
+
+# %%
+import asyncio
+import sys
+import time
+
+import matplotlib.pyplot as plt
+
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## One request
+#
+# The stand-in for a request marks when it starts and ends, records its span on a timeline
+# (cancelled spans are drawn grey), and returns its name. Given a `lane`, it draws its span
+# there and leaves the event log alone.
+
+# %%
+async def request(name: str, seconds: float, tl: Timeline, lane: str | None = None) -> str:
+    def mark(what: str) -> None:
+        if lane is None:
+            tl.mark(f"{name} {what}")
+
+    mark("starts")
+    try:
+        with tl.span(lane or name):
+            await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        mark("cancelled")
+        raise
+    mark("ends")
+    return name
+
+
+# %% [markdown]
+# ## Predict, then run
+#
+# `asyncio.wait(tasks, timeout=0.05)` returns two sets, `done` and `pending`. Many people read
+# the timeout as a deadline for the work: "after 0.05 s the slow ones are stopped". Predict
+# what the two slow requests below are doing after `wait` has returned.
+
+# %%
+tl = Timeline()
+tasks = {asyncio.create_task(request(f"request {i}", s, tl)) for i, s in enumerate([0.02, 0.12, 0.15])}
+done, pending = await asyncio.wait(tasks, timeout=0.05)
+tl.mark("wait returned")
+cancelled_right_after = [t.cancelled() for t in pending]
+await asyncio.wait_for(asyncio.gather(*pending), timeout=2)  # nothing stopped them: let them finish
+
+print("done:", sorted(t.result() for t in done), "| pending:", len(pending))
+print(tl.names())
+assert len(done) == 1 and len(pending) == 2
+assert cancelled_right_after == [False, False], "wait(timeout=...) cancels nothing"
+assert tl.order("wait returned", "request 1 ends") and tl.order("wait returned", "request 2 ends")
+assert "request 1 cancelled" not in tl.names()
+
+# %% [markdown]
+# The timeout limits how long *you* wait, not how long the work runs. When `wait` returns,
+# the slow requests are still in flight, and they run to their end unless someone cancels
+# them. `asyncio.wait_for(aw, timeout)` and `asyncio.timeout()` are different: on timeout they
+# *do* cancel what they wrap (chapter 05). If you want the pending ones stopped after `wait`,
+# say so: cancel them, then await them so their cleanup runs before you go on.
+
+# %%
+tl = Timeline()
+tasks = {asyncio.create_task(request(f"request {i}", s, tl)) for i, s in enumerate([0.02, 0.12, 0.15])}
+done, pending = await asyncio.wait(tasks, timeout=0.05)
+for task in pending:
+    task.cancel()
+await asyncio.wait_for(asyncio.gather(*pending, return_exceptions=True), timeout=2)
+tl.mark("pending cancelled and awaited")
+
+assert all(t.cancelled() for t in pending)
+assert tl.order("request 1 cancelled", "pending cancelled and awaited")
+assert not any(n in tl.names() for n in ("request 1 ends", "request 2 ends"))
+
+# %% [markdown]
+# ## `as_completed`: results in finishing order
+#
+# `gather` (chapter 03) returns everything at once, in argument order, when the slowest is
+# done. `asyncio.as_completed(tasks)` gives you one awaitable per task, in the order they
+# *finish*: each `await` returns the next result as soon as it exists. Handling (logging,
+# scoring, updating a progress bar) can start with the first result instead of the last.
+
+# %%
+tl = Timeline()
+durations = [0.16, 0.12, 0.08, 0.04]
+started = time.monotonic()
+tasks = [asyncio.create_task(request(f"request {i}", d, tl)) for i, d in enumerate(durations)]
+handled: list[str] = []
+first_handled_after = None
+for next_done in asyncio.as_completed(tasks, timeout=2):
+    name = await next_done
+    first_handled_after = first_handled_after or time.monotonic() - started
+    tl.mark(f"handled {name}")
+    handled.append(name)
+
+print("handled in this order:", handled)
+print(f"first result handled after {first_handled_after:.3f} s; the slowest took {max(durations)} s")
+assert handled == ["request 3", "request 2", "request 1", "request 0"]
+assert tl.order("handled request 3", "request 2 ends"), "the first result is handled while others still run"
+assert first_handled_after <= 0.5 * max(durations)
+
+# %% [markdown]
+# Two details. The loop above passes `timeout=2` so it cannot hang; on timeout `as_completed`
+# raises `TimeoutError` but, like `wait`, does not cancel anything. And on Python 3.11 and
+# 3.12 the awaitables it yields are *new* coroutines, not your tasks: the only way to know
+# which task finished is through its result (here the name). Python 3.13 changed that; see the
+# note further down.
+#
+# ## Keep the pipe full: `wait(FIRST_COMPLETED)` and refill
+#
+# An RL rollout needs a batch of good sample groups. Some groups come back useless (for
+# example every sample got the same reward) and are dropped, so the rollout cannot know in
+# advance how many groups to start. slime solves this with a loop:
+#
+# 1. top up the pending set until enough groups are in flight;
+# 2. `done, pending = await asyncio.wait(pending, return_when=FIRST_COMPLETED)`;
+# 3. handle each finished group (keep it or drop it) and go back to 1, until the batch is full.
+#
+# Below, group durations repeat a pattern of one slow group and three fast ones, and every
+# fourth group is dropped by the filter. We compare the loop with the simpler "start 4, gather
+# them, repeat" approach, which has to wait for the slowest group of every batch. Each of the 4
+# slots is one lane of the timeline.
+
+# %%
+DURATIONS = [0.12, 0.03, 0.03, 0.03]
+IN_FLIGHT = 4
+TARGET = 8
+
+
+def group_duration(group_id: int) -> float:
+    return DURATIONS[group_id % len(DURATIONS)]
+
+
+def keep_group(group_id: int) -> bool:
+    """The stand-in for slime's dynamic filter: every fourth group is useless."""
+    return group_id % 4 != 3
+
+
+async def rollout_batched(tl: Timeline) -> list[int]:
+    kept: list[int] = []
+    next_id = 0
+    while len(kept) < TARGET:
+        batch = range(next_id, next_id + IN_FLIGHT)
+        next_id += IN_FLIGHT
+        finished = await asyncio.gather(
+            *(request(f"group {g}", group_duration(g), tl, lane=f"slot {g - batch[0]}") for g in batch))
+        kept += [int(name.split()[1]) for name in finished if keep_group(int(name.split()[1]))]
+    return kept[:TARGET]
+
+
+async def rollout_refill(tl: Timeline) -> list[int]:
+    kept: list[int] = []
+    pending: set[asyncio.Task] = set()
+    slot_of: dict[asyncio.Task, int] = {}
+    free_slots = list(range(IN_FLIGHT))
+    next_id = 0
+    try:
+        while len(kept) < TARGET:
+            while len(pending) < IN_FLIGHT:
+                slot = free_slots.pop(0)
+                task = asyncio.create_task(
+                    request(f"group {next_id}", group_duration(next_id), tl, lane=f"slot {slot}"))
+                slot_of[task] = slot
+                pending.add(task)
+                next_id += 1
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                free_slots.append(slot_of.pop(task))
+                group_id = int(task.result().split()[1])
+                if keep_group(group_id) and len(kept) < TARGET:
+                    kept.append(group_id)
+        return kept
+    finally:
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
+batched_tl = Timeline()
+started = time.monotonic()
+batched_kept = await asyncio.wait_for(rollout_batched(batched_tl), timeout=3)
+batched_elapsed = time.monotonic() - started
+refill_tl = Timeline()
+started = time.monotonic()
+refill_kept = await asyncio.wait_for(rollout_refill(refill_tl), timeout=3)
+refill_elapsed = time.monotonic() - started
+
+print(f"batches of {IN_FLIGHT} + gather: {batched_elapsed:.3f} s, kept {batched_kept}")
+print(f"wait(FIRST_COMPLETED) + refill: {refill_elapsed:.3f} s, kept {refill_kept}")
+assert len(batched_kept) == len(refill_kept) == TARGET
+assert refill_tl.max_overlap(state=None) <= IN_FLIGHT, "never more than IN_FLIGHT groups at once"
+assert refill_elapsed <= 0.75 * batched_elapsed, "the refill loop does not wait for each batch's slowest"
+assert any(s.state == "cancelled" for s in refill_tl.spans), "leftover groups were cancelled at the end"
+
+# %% [markdown]
+# ## Measure it
+#
+# Each lane is one of the 4 slots. With batches, a slot that finished a fast group sits empty
+# until the batch's slow group is done. With the refill loop, a freed slot is given a new group
+# at once, and when the batch is full, the groups still in flight are cancelled (grey).
+
+# %%
+fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True, layout="constrained")
+slots = [f"slot {k}" for k in range(IN_FLIGHT)]
+batched_tl.plot(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s", ax=top, lanes=slots)
+refill_tl.plot(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s", ax=bottom, lanes=slots)
+top.set_xlabel("")
+busy = {name: sum(s.duration for s in t.spans) / (IN_FLIGHT * t.total()) for name, t in
+        (("batched", batched_tl), ("refill", refill_tl))}
+print({name: f"{share:.0%} of slot time busy" for name, share in busy.items()})
+assert busy["refill"] >= 1.2 * busy["batched"]
+
+# %% [markdown]
+# ### Python 3.13: `as_completed` gives back your own tasks
+#
+# Since Python 3.13, `asyncio.as_completed` is also an *asynchronous* iterator:
+# `async for task in asyncio.as_completed(tasks)` yields the original task objects in finishing
+# order, so you can look a task up in a dict (task → input) instead of carrying the input in
+# the result. The plain `for` form still works as before. On 3.11 and 3.12 the `async for` form
+# does not exist, and what you get from the plain form are wrapper coroutines.
+
+# %%
+tl = Timeline()
+tasks = [asyncio.create_task(request(f"request {i}", d, tl)) for i, d in enumerate([0.06, 0.02])]
+input_of = {task: i for i, task in enumerate(tasks)}
+if sys.version_info >= (3, 13):
+    finished_inputs = [input_of[task] async for task in asyncio.as_completed(tasks, timeout=2)]
+    print("async for yields the original tasks:", finished_inputs)
+    assert finished_inputs == [1, 0]
+else:
+    yielded = list(asyncio.as_completed(tasks, timeout=2))
+    same_objects = [aw in input_of for aw in yielded]
+    results = [await aw for aw in yielded]
+    print("Python < 3.13: as_completed yields new awaitables, not the tasks:", same_objects, results)
+    assert same_objects == [False, False] and results == ["request 1", "request 0"]
+
+# %% [markdown]
+# ## Exercise 4.1 · The first results, with a bounded pipe
+#
+# Implement `first_results(start_work, wanted, limit)`:
+#
+# 1. `start_work(i)` returns a coroutine for job number `i` (0, 1, 2, ... in that order);
+# 2. keep **at most `limit`** jobs in flight, and start the next job as soon as any job
+#    finishes (do not wait for a whole batch);
+# 3. return the results of the first `wanted` jobs **to finish**, in finishing order (jobs that
+#    finish at the same moment may come in any order among themselves);
+# 4. before returning, cancel the jobs still in flight and wait until they are gone.
+
+# %%
+async def fetch_job(i: int) -> str:
+    await asyncio.sleep(0.05 if i % 3 == 0 else 0.01)
+    return f"job {i}"
+
+
+# %% tags=["solution"]
+async def first_results(start_work, wanted: int, limit: int) -> list:
+    """Results of the first `wanted` jobs to finish, never more than `limit` in flight."""
+    ### BEGIN SOLUTION
+    results: list = []
+    pending: set[asyncio.Task] = set()
+    next_job = 0
+    try:
+        while len(results) < wanted:
+            while len(pending) < limit:
+                pending.add(asyncio.create_task(start_work(next_job)))
+                next_job += 1
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                if len(results) < wanted:
+                    results.append(task.result())
+        return results
+    finally:
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+got = await asyncio.wait_for(first_results(fetch_job, wanted=4, limit=3), timeout=2)
+assert len(got) == 4 and len(set(got)) == 4, got
+assert "job 0" not in got, "job 0 is slow: faster jobs started after it finish first"
+leftovers = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and "fetch_job" in repr(t)]
+assert leftovers == [], "no job may be left running"
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+class _Jobs:
+    """Job i takes 0.15 s if i is a multiple of 4, else 0.02 s; records every event in order."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.now = self.peak = 0
+        self.tasks: list[asyncio.Task] = []
+
+    async def __call__(self, i: int) -> str:
+        self.tasks.append(asyncio.current_task())
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+        self.events.append(f"start {i}")
+        try:
+            await asyncio.sleep(0.15 if i % 4 == 0 else 0.02)
+            self.events.append(f"end {i}")
+            return f"result {i}"
+        except asyncio.CancelledError:
+            self.events.append(f"cancel {i}")
+            raise
+        finally:
+            self.now -= 1
+
+    async def clean_up(self) -> None:
+        for _t in self.tasks:
+            _t.cancel()
+        await asyncio.wait_for(asyncio.gather(*self.tasks, return_exceptions=True), timeout=2)
+
+
+# With limit 4: jobs 0-3 start, 1-3 finish first; 4-6 fill the freed slots and 5, 6 finish next.
+# Job 5 cannot start before one of 1-3 has finished, so the two waves are ordered by cause.
+_jobs = _Jobs()
+try:
+    async with asyncio.timeout(3):
+        _got = await first_results(_jobs, wanted=5, limit=4)
+    _running_after = [t for t in _jobs.tasks if not t.done()]
+finally:
+    await _jobs.clean_up()
+assert len(_got) == 5, _got
+assert set(_got[:3]) == {"result 1", "result 2", "result 3"}, f"first wave first: {_got}"
+assert set(_got[3:]) == {"result 5", "result 6"}, f"then the second wave: {_got}"
+assert _jobs.peak == 4, f"exactly `limit` jobs in flight at the peak, got {_jobs.peak}"
+assert "start 4" in _jobs.events and "end 0" not in _jobs.events[:_jobs.events.index("start 4")], \
+    "a freed slot must be refilled at once, not after the whole batch"
+assert _running_after == [], "jobs still in flight must be cancelled and awaited before returning"
+assert any(e.startswith("cancel") for e in _jobs.events), "the slow leftovers were cancelled"
+assert sum(e.startswith("start") for e in _jobs.events) <= 5 + 4, "started far more jobs than needed"
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - `asyncio.wait` returns `(done, pending)`; with `timeout=` or `FIRST_COMPLETED` it returns
+#   early, and the pending tasks keep running. Cancel them yourself if you want them stopped,
+#   then await them.
+# - `as_completed` hands you results in finishing order; on 3.13+ `async for` over it yields
+#   your own tasks.
+# - A `wait(FIRST_COMPLETED)` loop that refills the pending set keeps a fixed number of jobs in
+#   flight and is not held up by the slowest job of a batch; it is the way to collect "the first
+#   N good results" when some results get thrown away.
+#
+# **What's next.** Chapter 05 looks at what cancelling really does: a request, a
+# `CancelledError` at the next await, and cleanup that takes its own time.
+#
+# ## In slime
+#
+# slime's main rollout loop is the loop of the experiment. It asks the data source for more
+# prompt groups until enough of them are in flight (it over-samples on purpose), then awaits
+# `asyncio.wait` on its pending set with `FIRST_COMPLETED` and stores the still-pending set
+# back into its state. Each finished group goes through the dynamic filter: a useless group is
+# dropped and the loop tops up again, a good one is added to the batch. When the batch is full,
+# the loop ends, and the groups still in flight are left in the pending set for the abort step
+# to deal with, which is this chapter's "cancel what is left, then wait for it" done in a
+# separate function.
+#
+# Evaluation uses the other tool: it starts one Task per evaluation sample and iterates
+# `as_completed`, so the progress bar moves and the first example is logged as soon as any
+# sample is done; it sorts the samples back into dataset order at the end. The
+# [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and
+# `as_completed` in slime.
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("04b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("04")
