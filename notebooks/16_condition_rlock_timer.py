@@ -1,0 +1,573 @@
+# %% [markdown]
+# # 16 · Condition, RLock and Timer
+# *Condition、RLock 与 Timer*
+#
+# **The question.** Threads that share a buffer need more than a lock: a consumer must
+# sleep until there is something to take, a function holding a lock may call another that
+# takes it too, and a background thread must do something every few seconds yet stop at
+# once when asked. Which tool does each job, and what does each one really promise?
+#
+# **You will**
+# 1. see that `notify` does not hand the lock to the waiter, so a woken thread must check
+#    its condition again, and let `wait_for(predicate, timeout)` do that;
+# 2. build a bounded producer/consumer buffer on one `threading.Condition`;
+# 3. watch a `Lock` refuse a second acquire by its own holder where an `RLock` allows it;
+# 4. start and cancel a `threading.Timer`, and compare three ways of doing periodic work by
+#    how fast they stop.
+#
+# **Needs** chapter 09 (Lock and Event) · about 30 minutes
+
+# %%
+import queue
+import sys
+import threading
+import time
+
+from lab_snippets.thread_workers import join_all
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## Predict, then run
+#
+# A `threading.Condition` is a lock plus a waiting room. A consumer holding the lock calls
+# `cond.wait()`: it releases the lock and sleeps. A producer takes the lock, changes the
+# state, and calls `cond.notify()`. A common picture is that `notify` passes the lock
+# straight to the waiter, so the waiter wakes up to exactly the state the producer just
+# made. Below, the producer appends a group, notifies, then, still inside its `with` block,
+# finds the group invalid and drops it (slime's rollout buffer filters groups too). What
+# does the woken consumer find?
+
+# %%
+tl = Timeline()
+buffer_cond = threading.Condition()
+groups: list[str] = []
+consumer_waiting = threading.Event()
+consumer_saw: list[list[str]] = []
+
+
+def consumer() -> None:
+    with buffer_cond:
+        consumer_waiting.set()
+        buffer_cond.wait(timeout=2)
+        tl.mark("consumer woke up holding the lock")
+        consumer_saw.append(list(groups))
+
+
+waiter = threading.Thread(target=consumer, name="consumer")
+waiter.start()
+assert consumer_waiting.wait(timeout=2)
+with buffer_cond:  # blocks until the consumer is inside wait(), which released the lock
+    groups.append("group 1")
+    buffer_cond.notify()
+    tl.mark("notify returned")
+    groups.remove("group 1")  # still holding the lock: the group turned out invalid
+    tl.mark("producer releases the lock")
+assert not join_all([waiter], timeout=2)
+
+print(tl.names(), "| consumer found:", consumer_saw)
+assert tl.order("notify returned", "producer releases the lock", "consumer woke up holding the lock")
+assert consumer_saw == [[]], "woken, but the group it was woken for is gone"
+
+# %% [markdown]
+# `notify` only marks a waiter as "may wake up". The waiter still has to re-acquire the lock,
+# which the notifier holds until its `with` block ends; any thread can change the state in
+# between. Waits can also end for other reasons: a timeout, `notify_all`, or a notify meant
+# for a different condition on the same lock. So the rule is: **after waking, check the
+# condition again**, in a loop. `cond.wait_for(predicate, timeout)` is that loop; it returns
+# the predicate's last value, so `False` means "timed out, condition still false".
+#
+# Two consumers, one item, `notify_all`: with a single `if` check, one of them pops from an
+# empty list. With `wait_for`, the second one keeps waiting and reports a timeout.
+
+# %%
+def run_two_consumers(take) -> list[str]:
+    cond = threading.Condition()
+    items: list[str] = []
+    ready = [threading.Event(), threading.Event()]
+    outcomes: list[str] = []
+
+    def consume(index: int) -> None:
+        with cond:
+            try:
+                outcomes.append(take(cond, items, ready[index]))
+            except IndexError:
+                outcomes.append("IndexError: popped an empty buffer")
+
+    threads = [threading.Thread(target=consume, args=(i,), name=f"consumer-{i}") for i in range(2)]
+    for thread in threads:
+        thread.start()
+    assert all(event.wait(timeout=2) for event in ready)
+    with cond:
+        items.append("group 1")
+        cond.notify_all()
+    assert not join_all(threads, timeout=3)
+    return sorted(outcomes)
+
+
+def take_with_if(cond, items, ready) -> str:
+    ready.set()
+    if not items:
+        cond.wait(timeout=2)
+    return f"took {items.pop()}"
+
+
+def take_with_wait_for(cond, items, ready) -> str:
+    ready.set()
+    if not cond.wait_for(lambda: items, timeout=0.2):
+        return "timed out, nothing taken"
+    return f"took {items.pop()}"
+
+
+with_if, with_wait_for = run_two_consumers(take_with_if), run_two_consumers(take_with_wait_for)
+print("if + wait():", with_if)
+print("wait_for():  ", with_wait_for)
+assert with_if == ["IndexError: popped an empty buffer", "took group 1"]
+assert with_wait_for == ["timed out, nothing taken", "took group 1"]
+
+# %% [markdown]
+# ## A bounded buffer on one Condition
+#
+# A producer/consumer buffer needs two conditions over one piece of state: "not full" for
+# producers and "not empty" for consumers. One `Condition` with `notify_all` and a
+# `wait_for` on each side is enough and hard to get wrong. Two producers and two consumers
+# pass 12 items through a buffer of capacity 2; the buffer records its peak size.
+
+# %%
+class BoundedBuffer:
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.items: list[int] = []
+        self.cond = threading.Condition()
+        self.peak = 0
+
+    def put(self, item: int, timeout: float) -> None:
+        with self.cond:
+            if not self.cond.wait_for(lambda: len(self.items) < self.capacity, timeout):
+                raise TimeoutError("buffer stayed full")
+            self.items.append(item)
+            self.peak = max(self.peak, len(self.items))
+            self.cond.notify_all()
+
+    def get(self, timeout: float) -> int:
+        with self.cond:
+            if not self.cond.wait_for(lambda: self.items, timeout):
+                raise TimeoutError("buffer stayed empty")
+            item = self.items.pop(0)
+            self.cond.notify_all()
+            return item
+
+
+shared = BoundedBuffer(capacity=2)
+consumed: list[int] = []
+consumed_lock = threading.Lock()
+
+
+def produce(first: int) -> None:
+    for item in range(first, first + 6):
+        shared.put(item, timeout=2)
+
+
+def consume() -> None:
+    for _ in range(6):
+        item = shared.get(timeout=2)
+        time.sleep(0.01)  # consuming is slower than producing, so the buffer fills up
+        with consumed_lock:
+            consumed.append(item)
+
+
+workers = [threading.Thread(target=produce, args=(0,)), threading.Thread(target=produce, args=(100,)),
+           threading.Thread(target=consume), threading.Thread(target=consume)]
+for worker in workers:
+    worker.start()
+assert not join_all(workers, timeout=5)
+print(f"consumed {len(consumed)} items, peak buffer size {shared.peak} (capacity 2)")
+assert sorted(consumed) == list(range(6)) + list(range(100, 106)), "each item exactly once"
+assert shared.peak == 2, "producers filled the buffer and then waited"
+
+# %% [markdown]
+# ## Lock versus RLock: taking a lock you already hold
+#
+# A module often guards its state with one lock, and its public functions call each other:
+# `initialize()` holds the lock and calls `lookup()`, which takes the same lock. A plain
+# `Lock` does not know who holds it, so the second acquire by the **same** thread waits
+# forever. An `RLock` (re-entrant lock) counts acquisitions by its owner and lets it in
+# again. We bound the inner acquire with `acquire(timeout=...)` so the deadlock shows as a
+# `False` instead of a hung notebook.
+
+# %%
+def lookup(lock) -> str:
+    if not lock.acquire(timeout=0.1):
+        return "stuck: would deadlock"
+    try:
+        return "backend found"
+    finally:
+        lock.release()
+
+
+def initialize(lock) -> str:
+    with lock:
+        return lookup(lock)
+
+
+with_lock, with_rlock = initialize(threading.Lock()), initialize(threading.RLock())
+print(f"Lock: {with_lock!r}; RLock: {with_rlock!r}")
+assert with_lock == "stuck: would deadlock"
+assert with_rlock == "backend found"
+
+# %% [markdown]
+# Re-entrant does not mean shared: an `RLock` belongs to the thread that acquired it. Every
+# `acquire` needs its own `release`, and another thread gets in only after the last one.
+
+# %%
+selection_lock = threading.RLock()
+other_thread_got_it: list[bool] = []
+
+
+def try_from_other_thread() -> None:
+    got = selection_lock.acquire(timeout=0.05)
+    other_thread_got_it.append(got)
+    if got:
+        selection_lock.release()
+
+
+def attempt() -> None:
+    probe = threading.Thread(target=try_from_other_thread)
+    probe.start()
+    assert not join_all([probe], timeout=2)
+
+
+selection_lock.acquire()
+selection_lock.acquire()  # the owner re-enters: depth 2
+attempt()
+selection_lock.release()  # depth 1: still held
+attempt()
+selection_lock.release()  # depth 0: free
+attempt()
+print("another thread could acquire after 2 acquires, after 1 release, after 2 releases:", other_thread_got_it)
+assert other_thread_got_it == [False, False, True]
+
+# %% [markdown]
+# ## `threading.Timer`: one call later, in a new thread
+#
+# `threading.Timer(delay, fn)` is a thread that waits `delay` seconds and then calls `fn`,
+# once. `cancel()` before it fires means `fn` never runs. A Timer is a thread like any
+# other: join it with a timeout and check it ended.
+
+# %%
+fired_in: list[str] = []
+cancelled_calls: list[str] = []
+
+
+def record_firing() -> None:
+    fired_in.append(threading.current_thread().name)
+
+
+fire_timer = threading.Timer(0.05, record_firing)
+cancelled_timer = threading.Timer(0.5, lambda: cancelled_calls.append("fired"))
+fire_timer.start()
+cancelled_timer.start()
+
+cancel_at = time.monotonic()
+cancelled_timer.cancel()
+assert not join_all([cancelled_timer], timeout=2)
+cancel_to_exit = time.monotonic() - cancel_at
+assert not join_all([fire_timer], timeout=2)
+
+print(f"fired in thread {fired_in}; the cancelled timer called nothing ({cancelled_calls}) and its"
+      f" thread ended {cancel_to_exit * 1000:.1f} ms after cancel(), of a 500 ms delay")
+assert fired_in and fired_in[0] != threading.current_thread().name
+assert cancelled_calls == []
+assert cancel_to_exit <= 0.25 * 0.5, "cancel() ends the timer's wait at once, not after its delay"
+
+# %% [markdown]
+# ## Measure it: periodic work that stops on request
+#
+# A health monitor checks something every `interval` seconds until told to stop. Three ways
+# to write it:
+#
+# - a loop with `time.sleep(interval)`, checking a stop flag each round;
+# - a chain of Timers, each tick scheduling the next, stopped by cancelling the pending one;
+# - a loop on `stop.wait(interval)`, which returns `True` the moment `stop` is set.
+#
+# All three tick every 0.2 s; each is asked to stop right after its second tick. The red
+# part of each lane is the time from the stop request to the moment the thread ended.
+
+# %%
+tl = Timeline()
+interval = 0.2
+
+
+class SleepLoop:
+    name = "time.sleep loop"
+
+    def __init__(self, tick) -> None:
+        self.stop_flag = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="sleep-loop")
+        self.tick = tick
+
+    def _run(self) -> None:
+        while not self.stop_flag.is_set():
+            self.tick()
+            time.sleep(interval)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stop_flag.set()
+        assert not join_all([self.thread], timeout=2)
+
+
+class TimerChain:
+    name = "Timer chain"
+
+    def __init__(self, tick) -> None:
+        self.tick = tick
+        self.lock = threading.Lock()
+        self.stopped = False
+        self.timers: list[threading.Timer] = []
+
+    def _run(self) -> None:
+        self.tick()
+        with self.lock:
+            if not self.stopped:
+                self._schedule(interval)
+
+    def _schedule(self, delay: float) -> None:
+        timer = threading.Timer(delay, self._run)
+        self.timers.append(timer)
+        timer.start()
+
+    def start(self) -> None:
+        with self.lock:
+            self._schedule(0)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopped = True
+            self.timers[-1].cancel()
+        assert not join_all(self.timers, timeout=2)
+
+
+class EventWaitLoop:
+    name = "Event.wait loop"
+
+    def __init__(self, tick) -> None:
+        self.stop_flag = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="event-wait-loop")
+        self.tick = tick
+
+    def _run(self) -> None:
+        while True:
+            self.tick()
+            if self.stop_flag.wait(interval):
+                break
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stop_flag.set()
+        assert not join_all([self.thread], timeout=2)
+
+
+def make_ticker(label: str, ticks: list[str], second_tick: threading.Event):
+    def tick() -> None:
+        tl.mark(f"{label} tick")
+        ticks.append(threading.current_thread().name)
+        if len(ticks) == 2:
+            second_tick.set()
+    return tick
+
+
+loops, ticks, latencies = [], {}, {}
+for kind in (SleepLoop, TimerChain, EventWaitLoop):
+    ticks[kind.name] = []
+    second_tick = threading.Event()
+    loops.append((kind(make_ticker(kind.name, ticks[kind.name], second_tick)), second_tick))
+
+
+def run_and_stop(loop, second_tick: threading.Event) -> None:
+    started = time.monotonic()
+    loop.start()
+    assert second_tick.wait(timeout=3)
+    asked = time.monotonic()
+    loop.stop()
+    ended = time.monotonic()
+    tl.add(loop.name, started, asked, state="waiting")
+    tl.add(loop.name, asked, ended, state="blocked")
+    latencies[loop.name] = ended - asked
+
+
+drivers = [threading.Thread(target=run_and_stop, args=pair, name=f"drive {pair[0].name}") for pair in loops]
+for driver in drivers:
+    driver.start()
+assert not join_all(drivers, timeout=5)
+
+fig = tl.plot(f"Stopping periodic work (interval {interval} s): red is stop request to thread exit",
+              lanes=[loop.name for loop, _ in loops])
+threads_used = {name: len(set(names)) for name, names in ticks.items()}
+print({name: f"{latency:.3f} s" for name, latency in latencies.items()}, "| threads used:", threads_used)
+assert latencies["Event.wait loop"] <= 0.25 * latencies["time.sleep loop"]
+assert latencies["Timer chain"] <= 0.25 * latencies["time.sleep loop"]
+assert threads_used["Event.wait loop"] == 1 and threads_used["Timer chain"] == len(ticks["Timer chain"])
+
+# %% [markdown]
+# The sleeping loop slept through the stop request: it could only notice it after its
+# current `sleep` ended. The Timer chain stopped at once, because `cancel()` wakes the
+# pending Timer, but it started a new thread for every tick and needs a lock so that a tick
+# and a `stop()` cannot race. The `Event.wait` loop does both jobs with one thread and one
+# object: the wait is the interval, and setting the event ends it.
+#
+# ### Python 3.13 and later: `queue.Queue.shutdown`
+#
+# A hand-made buffer must also tell its blocked consumers "no more items are coming". Before
+# 3.13 the usual answers were a sentinel item per consumer, or a `closed` flag that the
+# `wait_for` predicate also checks, plus `notify_all`. From 3.13, `queue.Queue.shutdown()`
+# does it for the standard queue: blocked and future `get` calls raise `queue.ShutDown` once
+# the queue is empty.
+
+# %%
+if sys.version_info >= (3, 13):
+    work_queue: queue.Queue[int] = queue.Queue()
+    getter_outcome: list[str] = []
+
+    def blocked_getter() -> None:
+        try:
+            getter_outcome.append(f"got {work_queue.get(timeout=2)}")
+        except queue.ShutDown:
+            getter_outcome.append("queue.ShutDown")
+
+    getter = threading.Thread(target=blocked_getter)
+    getter.start()
+    work_queue.shutdown()
+    assert not join_all([getter], timeout=3)
+    print("a getter on a shut-down queue:", getter_outcome)
+    assert getter_outcome == ["queue.ShutDown"]
+else:
+    print("Python < 3.13: queue.Queue has no shutdown(); wake blocked consumers with one sentinel "
+          "item each, or with a closed flag checked in the wait_for predicate plus notify_all().")
+
+# %% [markdown]
+# ## Exercise 16.1 · Take a whole batch or nothing
+#
+# slime's trainer reads rollouts in whole groups. Implement `take_batch(cond, items, size,
+# timeout)`: wait (with `cond`) until `items` holds at least `size` entries, then remove the
+# **first** `size` entries and return them as a list. If that does not happen within
+# `timeout` seconds, return `None` and remove nothing. Producers call `put_item`, which
+# appends one item and notifies everyone.
+#
+# Several consumers may call `take_batch` at once: no item may be taken twice, and every
+# batch must have exactly `size` items.
+
+# %%
+def put_item(cond: threading.Condition, items: list, item) -> None:
+    with cond:
+        items.append(item)
+        cond.notify_all()
+
+
+# %% tags=["solution"]
+def take_batch(cond: threading.Condition, items: list, size: int, timeout: float) -> list | None:
+    """Remove and return the first `size` items once there are that many; None on timeout."""
+    ### BEGIN SOLUTION
+    with cond:
+        if not cond.wait_for(lambda: len(items) >= size, timeout=timeout):
+            return None
+        batch = items[:size]
+        del items[:size]
+        return batch
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+test_cond, test_items = threading.Condition(), []
+for number in range(5):
+    put_item(test_cond, test_items, number)
+assert take_batch(test_cond, test_items, 3, timeout=1) == [0, 1, 2]
+assert take_batch(test_cond, test_items, 3, timeout=0.05) is None
+assert test_items == [3, 4], "a timed-out take must leave the items in place"
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+_cond, _items = threading.Condition(), []
+_batches: list = []
+_batches_lock = threading.Lock()
+
+
+def _consumer() -> None:
+    _batch = take_batch(_cond, _items, 3, timeout=2)
+    with _batches_lock:
+        _batches.append(_batch)
+
+
+_consumers = [threading.Thread(target=_consumer, daemon=True) for _ in range(3)]
+try:
+    for _t in _consumers:
+        _t.start()
+    for _n in range(9):
+        put_item(_cond, _items, _n)
+        time.sleep(0.005)
+    assert not join_all(_consumers, timeout=3), "consumers must return once their batch is there"
+finally:
+    with _cond:
+        _items.extend(range(100, 130))
+        _cond.notify_all()
+    join_all(_consumers, timeout=3)
+assert None not in _batches and len(_batches) == 3, _batches
+assert all(len(_b) == 3 for _b in _batches), f"every batch must have exactly 3 items: {_batches}"
+assert sorted(_batches) == [[0, 1, 2], [3, 4, 5], [6, 7, 8]], f"FIFO batches, no item twice: {_batches}"
+
+_cond2, _items2 = threading.Condition(), ["only one"]
+_t0 = time.monotonic()
+_got = take_batch(_cond2, _items2, 2, timeout=0.1)
+_waited = time.monotonic() - _t0
+assert _got is None and _items2 == ["only one"]
+assert 0.1 * 0.9 <= _waited <= 0.1 * 5, f"waited {_waited:.3f} s for a 0.1 s timeout"
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - `notify` does not hand over the lock: the waiter wakes only after the notifier releases
+#   it, and the state may have changed by then. Re-check after waking; `wait_for(predicate,
+#   timeout)` does it for you.
+# - One `Condition`, `notify_all` and `wait_for` on both sides make a correct bounded buffer.
+# - A `Lock` held by a thread blocks that same thread's next acquire; an `RLock` lets its
+#   owner re-enter and needs one release per acquire.
+# - A `Timer` is a one-shot thread; `cancel()` stops it only before it fires. For periodic
+#   work that must stop promptly, loop on `stop_event.wait(interval)`.
+#
+# **What's next.** Chapter 17 hands work to a thread pool and asks what its futures and its
+# shutdown really promise.
+#
+# ## In slime
+#
+# The rollout-buffer plugin (the last quote below) keeps generated groups in a buffer
+# guarded by a `threading.Condition` built on an `RLock`. Every write appends under the lock
+# and calls `notify_all`. But no reader ever waits on the condition: a read on an empty
+# buffer returns an empty result at once, and the trainer's HTTP client simply asks again
+# later. So the Condition works only as a mutex there and its notify wakes nobody; if you
+# add a blocking read, write it with `wait_for` and a timeout, as in Exercise 16.1.
+#
+# slime's accelerator selection is guarded by a module-level `RLock` (the first quote):
+# initialization holds it while calling the public lookup and registration functions, which
+# take the same lock, the `initialize` / `lookup` shape from above. slime has no
+# `threading.Timer`; its health monitor (second quote) waits out both its first delay and
+# the interval between checks with `stop_event.wait(seconds)`, the third loop from the
+# figure. More sites are in the [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("16b")
+
+# %%
+show_call_site("16c")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("16")
