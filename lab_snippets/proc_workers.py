@@ -162,10 +162,48 @@ def consume_until_stop(tasks, results, linger: float = 0.0, get_timeout: float =
     time.sleep(_bounded(linger))
 
 
+def _announce(ready, message: str = "ready") -> None:
+    """Tell the parent something: ``ready`` is a `multiprocessing` Event or a Pipe connection."""
+    if hasattr(ready, "send"):
+        ready.send(message)
+    else:
+        ready.set()
+
+
 def ignore_sigterm(ready, seconds: float = 3.0) -> None:
-    """Ignore SIGTERM, set the ``ready`` event, then sleep ``seconds`` (bounded) and exit 0."""
+    """Ignore SIGTERM, announce readiness on ``ready``, sleep ``seconds`` (bounded), exit 0.
+
+    ``ready`` is a `multiprocessing` Event (it is set) or a Pipe connection ("ready" is sent).
+    """
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    ready.set()
+    _announce(ready)
+    time.sleep(_bounded(seconds))
+
+
+def note_sigterm(report, seconds: float = 3.0) -> None:
+    """A worker slow to honour a stop request: it notes SIGTERM and keeps running.
+
+    Sends on the Pipe connection ``report``: "ready" once its handler is installed,
+    "got SIGTERM" for each SIGTERM, and "lived to the end" if nobody stopped it before
+    ``seconds`` (bounded) ran out; then exits 0.
+    """
+    signal.signal(signal.SIGTERM, lambda signum, frame: report.send("got SIGTERM"))
+    report.send("ready")
+    deadline = time.monotonic() + _bounded(seconds)
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+    report.send("lived to the end")
+
+
+def exit_on_signal(ready, seconds: float = 3.0) -> None:
+    """Exit with status 128 + signal number on SIGINT or SIGTERM; exit 0 after ``seconds``."""
+
+    def leave(signum, _frame):
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGINT, leave)
+    signal.signal(signal.SIGTERM, leave)
+    _announce(ready)
     time.sleep(_bounded(seconds))
 
 
@@ -186,7 +224,43 @@ def fail_with(message: str) -> None:
     raise RuntimeError(message)
 
 
-# -- the parent's side of a child's output ---------------------------------------------------
+# -- the parent's side ------------------------------------------------------------------------
+
+
+def messages(conn, timeout: float = 0.0) -> list:
+    """Every message waiting on the Pipe connection ``conn`` (the first may take ``timeout``).
+
+    Stops at end of file (the other end closed, e.g. the child died) without raising.
+    """
+    got = []
+    wait = timeout
+    while conn.poll(wait):
+        try:
+            got.append(conn.recv())
+        except EOFError:
+            break
+        wait = 0.0
+    return got
+
+
+def stop_resource_tracker() -> bool:
+    """Stop multiprocessing's resource tracker of this process, if it runs; True if it did.
+
+    ``spawn`` and ``forkserver`` start the tracker on first use and leave it running for the
+    rest of the parent's life. A notebook that must end with no child process stops it: first
+    a garbage collection, so that pools and queues no longer in use release their semaphores
+    (the tracker would otherwise "clean up" semaphores that are merely not yet collected),
+    then the standard library's own (private) stop function, which also reaps the tracker.
+    """
+    import gc
+    from multiprocessing import resource_tracker
+
+    tracker = resource_tracker._resource_tracker
+    if getattr(tracker, "_pid", None) is None:
+        return False
+    gc.collect()
+    tracker._stop()
+    return True
 
 
 def read_line(stream, timeout: float) -> str:

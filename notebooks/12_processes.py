@@ -18,7 +18,6 @@
 # **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 35 minutes
 
 # %%
-import gc
 import multiprocessing
 import os
 import pickle
@@ -40,6 +39,7 @@ from lab_snippets.proc_workers import (
     pid_and_span,
     send_stderr_to,
     square,
+    stop_resource_tracker,
 )
 from lab_snippets.timeline import Timeline, figure_style
 
@@ -141,7 +141,7 @@ assert cores_worth(on_threads) <= 1.1, "threads got at most one core's worth of 
 assert threads_wall >= 0.9 * sequential_cpu, "threads did not beat one core running the work alone"
 assert cores_worth(on_processes) <= len(CPUS) + 0.1
 if len(CPUS) >= 2:
-    assert overlap_fraction(on_processes) >= 0.01, "two processes did run at the same instant"
+    assert overlap_fraction(on_processes) > 0.002, "two processes did run at the same instant"
 else:
     print("Only one CPU is available here: processes cannot run at the same instant either.")
 
@@ -153,10 +153,13 @@ else:
 # (that is what the third assert checks, against the CPU time the sequential run needed).
 #
 # For processes it is above zero: each has its own interpreter and its own GIL. On an idle
-# two-core machine the pool's cores' worth is close to 2 and the speed-up close to 2x. On a
-# shared machine the neighbours take their share, so the speed-up you see varies from run
-# to run, and the honest claim is the one asserted: processes *can* run at the same time,
-# threads cannot.
+# two-core machine they run side by side almost all the time, the pool's cores' worth is
+# close to 2 and the speed-up close to 2x. On a busy machine each process gets only a share
+# of its CPU, and two independent processes are both running only when both shares line up,
+# so the overlap shrinks (roughly as the product of the two shares) and so does the
+# speed-up. That is why the assert asks only for an overlap clearly above zero (more than
+# 0.2 % of the run, well above the millisecond resolution of the measurement): processes
+# *can* run Python at the same time, threads *cannot*, however idle the machine.
 
 # %% [markdown]
 # ## Measure it
@@ -400,23 +403,20 @@ finally:
 # The first `spawn` pool also started a small helper, multiprocessing's *resource tracker*:
 # one per parent, it remembers the named semaphores and shared memory the pools create, and
 # removes them if the parent dies without doing so. It lives as long as the kernel. We stop
-# it here (through a private helper of the standard library) so that this notebook ends
-# with no child process of any kind; a script would simply let it exit with the parent.
-# Stopping it while pool objects still hold semaphores would make it "clean up" semaphores
-# that are still in use, so we first drop the last pool and collect the garbage.
+# it here so that this notebook ends with no child process of any kind; a script would
+# simply let it exit with the parent. `stop_resource_tracker` first collects the garbage,
+# so that pools no longer in use give back their semaphores (stopping the tracker while
+# they still hold them would make it "clean up" semaphores still in use), then calls the
+# standard library's own private stop function, which also reaps the tracker.
 
 # %%
-from multiprocessing import resource_tracker
-
-
 def tracker_processes() -> list[psutil.Process]:
     return [p for p in psutil.Process().children() if "resource_tracker" in " ".join(p.cmdline())]
 
 
 print("resource tracker pids:", [p.pid for p in tracker_processes()])
-del executor
-gc.collect()  # finalise the closed pools, so their semaphores are released before the tracker goes
-resource_tracker._resource_tracker._stop()
+del executor  # the last pool object still holding semaphores
+assert stop_resource_tracker()
 assert tracker_processes() == []
 
 # %% [markdown]

@@ -20,7 +20,10 @@ from lab_snippets.proc_workers import (
     burn,
     consume_until_stop,
     count_primes,
+    exit_on_signal,
     ignore_sigterm,
+    messages,
+    note_sigterm,
     overlap_seconds,
     pid_and_span,
     read_line,
@@ -99,6 +102,50 @@ def test_ignore_sigterm_needs_kill():
         if proc.is_alive():
             proc.kill()
             proc.join(timeout=5)
+
+
+def test_note_sigterm_reports_and_keeps_running():
+    report, workers_end = SPAWN.Pipe()
+    proc = SPAWN.Process(target=note_sigterm, args=(workers_end, 0.4))
+    proc.start()
+    try:
+        assert messages(report, timeout=10) == ["ready"]
+        proc.terminate()
+        proc.join(timeout=5)
+        assert proc.exitcode == 0
+        assert messages(report, timeout=1) == ["got SIGTERM", "lived to the end"]
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(timeout=5)
+        report.close()
+        workers_end.close()
+
+
+def test_exit_on_signal_uses_the_shell_convention():
+    ready, workers_end = SPAWN.Pipe()
+    proc = SPAWN.Process(target=exit_on_signal, args=(workers_end, 5))
+    proc.start()
+    try:
+        assert messages(ready, timeout=10) == ["ready"]
+        os.kill(proc.pid, signal.SIGINT)
+        proc.join(timeout=5)
+        assert proc.exitcode == 128 + signal.SIGINT
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(timeout=5)
+        ready.close()
+        workers_end.close()
+
+
+def test_messages_stops_at_end_of_file():
+    mine, theirs = SPAWN.Pipe()
+    theirs.send(1)
+    theirs.send(2)
+    theirs.close()
+    assert messages(mine, timeout=1) == [1, 2]
+    mine.close()
 
 
 def test_lifetimes_are_capped():

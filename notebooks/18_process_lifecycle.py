@@ -1,0 +1,415 @@
+# %% [markdown]
+# # 18 · Process lifecycle: from queued work to timeout reaping
+# *进程生命周期：从队列工作到超时回收*
+#
+# **The question.** A worker process sends you its last result. Is it gone? And when you ask
+# a process to stop and it does not, what do you do, and how long do you wait?
+#
+# **You will**
+# 1. separate three events that are easy to merge in your head: the worker's completion
+#    message, the process's exit, and the parent *reaping* it;
+# 2. see a zombie (an exited, unreaped process) with `psutil`, and make it vanish with `join`;
+# 3. read `exitcode`: 0, a status the worker chose, or minus the signal that killed it;
+# 4. stop a worker that ignores SIGTERM: `terminate()`, a bounded wait, then `kill()`, and
+#    the same for a `subprocess` that outlives its timeout.
+#
+# **Needs** chapters 07 (queues) and 12 (processes) · about 30 minutes
+
+# %%
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+
+from lab_snippets.proc_workers import (
+    consume_until_stop,
+    exit_on_signal,
+    exit_with,
+    ignore_sigterm,
+    messages,
+    note_sigterm,
+    pid_after,
+    read_line,
+    stop_resource_tracker,
+)
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+SPAWN = multiprocessing.get_context("spawn")
+WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
+tl = Timeline()
+
+
+def wait_for_zombie(pid: int, timeout: float) -> bool:
+    """Poll until `pid` has exited but not been reaped (a zombie); False if it does not happen."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return False
+        time.sleep(0.005)
+    return False
+
+
+# %% [markdown]
+# `wait_for_zombie` looks at the process from the outside, through `psutil`, on purpose: asking
+# `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process as a side effect,
+# and we want to see it *before* it is reaped.
+#
+# ## Predict, then run
+#
+# A worker squares the numbers it takes from a queue and, when it reads the stop message,
+# puts `"done"` on the results queue. Like a real worker, it then has a little more to do
+# before it exits (here 0.15 s of flushing and closing). The parent reads results until it
+# sees `"done"`. At that moment, is the worker process still there?
+
+# %%
+tasks, results = SPAWN.Queue(), SPAWN.Queue()
+consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15), name="queue consumer")
+started = time.monotonic()
+consumer.start()
+for number in range(5):
+    tasks.put(number)
+tasks.put(None)
+
+squares = []
+while (message := results.get(timeout=10)) != "done":
+    squares.append(message)
+done_at = time.monotonic()
+tl.mark("queue consumer: parent got 'done'")
+alive_after_done = psutil.Process(consumer.pid).status() != psutil.STATUS_ZOMBIE
+
+assert wait_for_zombie(consumer.pid, timeout=5), "the worker exited, and nobody has reaped it yet"
+exited_at = time.monotonic()
+tl.mark("queue consumer: exited, now a zombie")
+consumer.join(timeout=5)
+reaped_at = time.monotonic()
+tl.mark("queue consumer: reaped by join")
+for q in (tasks, results):
+    q.close()
+    q.join_thread()
+del tasks, results, q  # a closed queue still holds two semaphores until it is collected
+
+print("results:", squares)
+print("worker still running when 'done' arrived:", alive_after_done)
+print("exit code:", consumer.exitcode, "· pid still exists after join:", psutil.pid_exists(consumer.pid))
+tl.add("queue consumer", started, done_at, "running")
+tl.add("queue consumer", done_at, exited_at, "cleanup")
+tl.add("queue consumer", exited_at, reaped_at, "waiting")
+assert squares == [(n, n * n) for n in range(5)]
+assert alive_after_done, "receiving the last result did not mean the worker was gone"
+assert consumer.exitcode == 0 and not psutil.pid_exists(consumer.pid)
+consumer.close()  # releases what the Process object still holds (its sentinel pipe)
+assert tl.order("queue consumer: parent got 'done'", "queue consumer: exited, now a zombie",
+                "queue consumer: reaped by join")
+
+# %% [markdown]
+# Three different events, in this order:
+#
+# 1. **the message**: the worker says it has finished the work; it is still running;
+# 2. **the exit**: the process ends; the kernel keeps a small record of it (its pid and exit
+#    status) so the parent can ask how it ended. Until then it is a *zombie*: it uses no
+#    CPU or memory, but it holds a pid and a slot in the process table;
+# 3. **the reaping**: the parent collects the status (`waitpid`, which `join` calls) and the
+#    record disappears.
+#
+# A program that counts completion messages and never joins has finished its *work*, not
+# its *processes*. (`multiprocessing` quietly reaps finished children whenever you start a new
+# `Process` or call `active_children()`, which is why such programs usually get away with it.)
+# Even a reaped `Process` object keeps a pipe open (its *sentinel*) until you call its
+# `close()` method or it is garbage collected; the cells below close every one.
+#
+# To say "I am ready" the workers below use a `multiprocessing.Pipe`: the parent keeps one
+# end, the worker gets the other, and `messages(conn, timeout)` reads what has arrived.
+
+# %% [markdown]
+# ## What `exitcode` tells you
+#
+# `exitcode` is `None` while the process runs, then: `0` for a normal return, the number a
+# worker passed to `sys.exit`, `1` for an uncaught exception, and **minus the signal number**
+# when a signal ended it. Reading `exitcode` or `is_alive()` polls with `waitpid` too, so they
+# reap a finished process as a side effect.
+
+# %%
+def run_to_exit(target, args, stop_signal=None, ready=None) -> int | None:
+    """Start a process, optionally signal it (once it says it is ready), reap it, close it."""
+    proc = SPAWN.Process(target=target, args=args)
+    proc.start()
+    if stop_signal is not None:
+        if ready is not None:
+            assert messages(ready, timeout=10) == ["ready"]
+        os.kill(proc.pid, stop_signal)
+    proc.join(timeout=10)
+    assert not proc.is_alive()
+    code = proc.exitcode
+    proc.close()
+    return code
+
+
+ready, workers_end = SPAWN.Pipe()
+codes = {
+    "returns normally": run_to_exit(exit_with, (0,)),
+    "sys.exit(3)": run_to_exit(exit_with, (3,)),
+    "SIGTERM, default action": run_to_exit(pid_after, (3,), signal.SIGTERM),
+    "SIGKILL": run_to_exit(ignore_sigterm, (workers_end, 3), signal.SIGKILL, ready),
+}
+ready.close()
+workers_end.close()
+for how, code in codes.items():
+    print(f"{how:<26} exitcode {code}")
+assert codes == {"returns normally": 0, "sys.exit(3)": 3,
+                 "SIGTERM, default action": -signal.SIGTERM, "SIGKILL": -signal.SIGKILL}
+
+# %% [markdown]
+# The SIGTERM case sent its signal without waiting for the worker to be ready, which is
+# fine for a worker that never changes how it handles SIGTERM: the default action ends the
+# process whenever the signal lands.
+#
+# ## Asking, waiting, then insisting
+#
+# `terminate()` sends SIGTERM: a *request*. A process may catch it to clean up, or ignore it
+# entirely. `kill()` sends SIGKILL, which cannot be caught or ignored. The polite, bounded
+# way to stop a process is therefore: terminate, join with a grace period, and only if it is
+# still alive, kill and join again. The worker below ignores SIGTERM.
+
+# %%
+ready, workers_end = SPAWN.Pipe()
+stubborn = SPAWN.Process(target=ignore_sigterm, args=(workers_end, 3), name="stubborn worker")
+started = time.monotonic()
+stubborn.start()
+assert messages(ready, timeout=10) == ["ready"], "the worker must ignore SIGTERM before we send it"
+
+terminate_at = time.monotonic()
+stubborn.terminate()
+tl.mark("stubborn worker: terminate() sent")
+stubborn.join(timeout=0.2)
+alive_after_grace = stubborn.is_alive()
+kill_at = time.monotonic()
+stubborn.kill()
+tl.mark("stubborn worker: kill() sent")
+stubborn.join(timeout=5)
+reaped_at = time.monotonic()
+tl.mark("stubborn worker: reaped")
+
+tl.add("stubborn worker", started, terminate_at, "running")
+tl.add("stubborn worker", terminate_at, kill_at, "blocked")
+tl.add("stubborn worker", kill_at, reaped_at, "cancelled")
+print("alive after SIGTERM and 0.2 s of grace:", alive_after_grace, "· exit code:", stubborn.exitcode)
+assert alive_after_grace, "SIGTERM was ignored"
+assert stubborn.exitcode == -signal.SIGKILL and not stubborn.is_alive()
+stubborn.close()
+ready.close()
+workers_end.close()
+assert tl.order("stubborn worker: terminate() sent", "stubborn worker: kill() sent", "stubborn worker: reaped")
+
+# %% [markdown]
+# ## A subprocess past its time budget
+#
+# The same three steps apply to a `subprocess.Popen`. `communicate(timeout=...)` raises
+# `TimeoutExpired` but leaves the child running; killing it is not the end either, because a
+# killed child is a zombie until you `wait` for it. This is the pattern `subprocess.run`
+# follows inside when you give it a `timeout`.
+
+# %%
+child = subprocess.Popen(WORKER_MODULE + ["sleep", "5"], stdout=subprocess.PIPE)
+print(read_line(child.stdout, timeout=10).strip())
+try:
+    child.communicate(timeout=0.2)
+except subprocess.TimeoutExpired:
+    tl.mark("sleeping child: timed out, still running")
+    still_running = psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE
+    child.kill()
+    tl.mark("sleeping child: killed")
+    zombie_after_kill = wait_for_zombie(child.pid, timeout=5)
+    child.communicate(timeout=5)  # reaps the child and closes its pipe
+    tl.mark("sleeping child: reaped")
+print(f"running after the timeout: {still_running} · zombie after kill: {zombie_after_kill} "
+      f"· return code {child.returncode}")
+assert still_running and zombie_after_kill
+assert child.returncode == -signal.SIGKILL and not psutil.pid_exists(child.pid)
+assert tl.order("sleeping child: timed out, still running", "sleeping child: killed", "sleeping child: reaped")
+
+# %% [markdown]
+# ## Measure it
+#
+# Both lifecycles on one timeline. The queue consumer **ran** until its "done" message, kept
+# going for its **cleanup**, then **waited** as a zombie until `join` reaped it. The stubborn
+# worker **ran**, kept running through SIGTERM (**blocked** on our side: we were waiting out
+# the grace period), and was **cancelled** by SIGKILL. The ticks are the parent's events.
+
+# %%
+fig = tl.plot("Completion, exit and reaping are three moments", lanes=["queue consumer", "stubborn worker"])
+consumer_spans = {s.state: s for s in tl.spans_of("queue consumer")}
+assert consumer_spans["running"].end <= consumer_spans["cleanup"].end <= consumer_spans["waiting"].end
+
+# %% [markdown]
+# ### Python 3.14: `Process.interrupt()`
+#
+# Python 3.14 adds `Process.interrupt()`, which sends SIGINT, the signal behind Ctrl-C, so
+# a worker can be asked to stop the way a terminal user would ask. On older Pythons you send
+# the signal yourself with `os.kill(proc.pid, signal.SIGINT)`. The worker below exits with
+# status 128 + the signal number, the shell's convention.
+
+# %%
+ready, workers_end = SPAWN.Pipe()
+interrupted = SPAWN.Process(target=exit_on_signal, args=(workers_end, 3))
+interrupted.start()
+assert messages(ready, timeout=10) == ["ready"]
+if sys.version_info >= (3, 14):
+    interrupted.interrupt()
+else:
+    print("Python < 3.14 has no Process.interrupt(): sending SIGINT with os.kill instead.")
+    os.kill(interrupted.pid, signal.SIGINT)
+interrupted.join(timeout=5)
+print("exit code:", interrupted.exitcode)
+assert interrupted.exitcode == 128 + signal.SIGINT
+interrupted.close()
+ready.close()
+workers_end.close()
+
+# %% [markdown]
+# ## Exercise 18.1 · Stop a process, politely and for sure
+#
+# Implement `stop_with_escalation(proc, grace)` for a started `multiprocessing.Process`:
+#
+# 1. if it has already exited, reap it and return `"exited"`;
+# 2. otherwise send SIGTERM and wait at most `grace` seconds; if it ended, return
+#    `"terminated"`;
+# 3. if it is still alive, send SIGKILL, wait for it (bounded: a few seconds), and return
+#    `"killed"`.
+#
+# In every case the process must be reaped when the function returns: no zombie left.
+
+# %% tags=["solution"]
+def stop_with_escalation(proc: multiprocessing.Process, grace: float) -> str:
+    """Reap `proc`, terminating and then killing it if needed; say which step ended it."""
+    ### BEGIN SOLUTION
+    proc.join(timeout=0)
+    if not proc.is_alive():
+        return "exited"
+    proc.terminate()
+    proc.join(timeout=grace)
+    if not proc.is_alive():
+        return "terminated"
+    proc.kill()
+    proc.join(timeout=5)
+    return "killed"
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+polite = SPAWN.Process(target=pid_after, args=(3,))
+polite.start()
+assert stop_with_escalation(polite, grace=2) == "terminated"
+assert polite.exitcode == -signal.SIGTERM
+
+ready, workers_end = SPAWN.Pipe()
+stubborn = SPAWN.Process(target=ignore_sigterm, args=(workers_end, 3))
+stubborn.start()
+assert messages(ready, timeout=10) == ["ready"]
+assert stop_with_escalation(stubborn, grace=0.2) == "killed"
+assert stubborn.exitcode == -signal.SIGKILL
+for proc in (polite, stubborn):
+    proc.close()
+ready.close()
+workers_end.close()
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+def _is_gone(pid: int) -> bool:
+    return not psutil.pid_exists(pid)
+
+
+_started: list = []
+_report, _workers_end = SPAWN.Pipe()
+try:
+    _finished = SPAWN.Process(target=exit_with, args=(4,))
+    _finished.start()
+    _started.append(_finished)
+    assert wait_for_zombie(_finished.pid, timeout=10)
+    assert stop_with_escalation(_finished, grace=2) == "exited"
+    assert _finished.exitcode == 4, "a process that already exited keeps its own exit code"
+    assert _is_gone(_finished.pid), "the exited process must be reaped (no zombie)"
+
+    _slow = SPAWN.Process(target=note_sigterm, args=(_workers_end, 3))
+    _slow.start()
+    _started.append(_slow)
+    assert messages(_report, timeout=10) == ["ready"]
+    assert stop_with_escalation(_slow, grace=0.2) == "killed"
+    _said = messages(_report)
+    assert "got SIGTERM" in _said, "SIGTERM must be sent before SIGKILL"
+    assert "lived to the end" not in _said, "after the grace period the process must be killed, not waited for"
+    assert _slow.exitcode == -signal.SIGKILL and _is_gone(_slow.pid)
+
+    _polite = SPAWN.Process(target=pid_after, args=(3,))
+    _polite.start()
+    _started.append(_polite)
+    assert stop_with_escalation(_polite, grace=2) == "terminated"
+    assert _polite.exitcode == -signal.SIGTERM, "a process that honours SIGTERM must not be killed"
+    assert _is_gone(_polite.pid)
+finally:
+    for _proc in _started:
+        if _proc.is_alive():
+            _proc.kill()
+        _proc.join(timeout=5)
+        _proc.close()
+    _report.close()
+    _workers_end.close()
+    _started.clear()
+### END HIDDEN TESTS
+
+# %% [markdown]
+# As in chapter 12, the `spawn` start method left multiprocessing's resource tracker running
+# in this kernel; stopping it means this notebook ends with no child process at all.
+
+# %%
+assert stop_resource_tracker()
+assert not psutil.Process().children(), "no child process of any kind is left"
+
+# %% [markdown]
+# ## Summary
+#
+# - "Done" on a queue, the process's exit and the parent's reaping are three events; only
+#   the last one frees the pid. Between exit and reaping the process is a zombie.
+# - `join(timeout)` reaps; so do `is_alive()` and `exitcode`, which poll. `exitcode` is 0, the
+#   worker's own status, 1 for an uncaught exception, or minus the signal number.
+# - Stopping is a request (`terminate`, SIGTERM), a bounded wait, then force (`kill`,
+#   SIGKILL), then a final bounded `join`.
+# - `Popen.communicate(timeout)` leaves the child running on timeout: kill it, then wait for
+#   it (or let `subprocess.run` do both).
+# - Python 3.14 adds `Process.interrupt()` (SIGINT).
+#
+# **What's next.** Chapter 19 asks what happens to the processes a child started itself, how
+# signals travel between a wrapper and its child, and which resources the kernel releases for
+# you when a process dies.
+#
+# ## In slime
+#
+# slime's rollout-buffer generator starts a set of worker processes and one feeder process
+# that fills a task queue and finally puts one stop message per worker. The main loop then
+# reads a done queue, forwarding every scored sample to the buffer, and counts one completion
+# message per worker. When the count is reached it returns: the work is finished, but it
+# never joins a worker or the feeder. Reaping is left to `multiprocessing`'s own bookkeeping,
+# which collects finished children the next time a process is started and joins the rest at
+# interpreter exit. That is exactly the gap between the message and the reaping that this
+# chapter measured.
+#
+# slime also has a helper that does the escalation properly: it sends `terminate()`, joins
+# with a timeout, and if the process is still alive sends `kill()` and joins again. It is
+# shown below; at the pinned commit nothing calls it. Other places where slime starts,
+# waits for and stops processes are listed in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("18b")
+
+# %%
+show_call_site("18")
