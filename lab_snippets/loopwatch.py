@@ -18,6 +18,10 @@ awaits it: nothing is left running.
 
 `slow_callback_log` turns on asyncio's debug mode on the running loop for a block and
 collects the "Executing ... took N seconds" warnings it logs for slow callbacks.
+
+`borrowed_default_executor` lends the running loop a fresh default thread pool for a block
+(what `asyncio.to_thread` and `run_in_executor(None, ...)` use) and shuts it down after,
+so the pool's worker threads do not outlive the experiment.
 """
 
 from __future__ import annotations
@@ -26,12 +30,13 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from types import TracebackType
 
 from lab_snippets.timeline import Timeline
 
-__all__ = ["LoopWatch", "slow_callback_log"]
+__all__ = ["LoopWatch", "borrowed_default_executor", "slow_callback_log"]
 
 
 class LoopWatch:
@@ -183,3 +188,33 @@ def slow_callback_log(threshold: float = 0.05) -> Iterator[list[str]]:
         logger.removeHandler(handler)
         logger.propagate = saved[2]
         logger.setLevel(saved[3])
+
+
+@contextmanager
+def borrowed_default_executor(
+    max_workers: int | None = None, thread_name_prefix: str = "borrowed-default"
+) -> Iterator[ThreadPoolExecutor]:
+    """Give the running loop a fresh default thread pool for the block; shut it down afterwards.
+
+    ``max_workers=None`` keeps ``ThreadPoolExecutor``'s own default size,
+    ``min(32, os.cpu_count() + 4)``, the size of the pool ``asyncio.to_thread`` normally uses.
+    On exit the loop gets back the default pool it had before (or none), and the borrowed
+    pool is shut down, joining its worker threads: make sure the work you gave it has
+    finished, or the exit waits for it.
+    """
+    loop = asyncio.get_running_loop()
+    # The loop has no public getter for its default executor; without one, restore a lazy pool.
+    had_attribute = hasattr(loop, "_default_executor")
+    previous = getattr(loop, "_default_executor", None)
+    pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix=thread_name_prefix)
+    loop.set_default_executor(pool)
+    try:
+        yield pool
+    finally:
+        if previous is not None:
+            loop.set_default_executor(previous)
+        elif had_attribute:
+            loop._default_executor = None  # back to "created on first use", as before the block
+        else:
+            loop.set_default_executor(ThreadPoolExecutor())
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,9 +1,11 @@
 import asyncio
+import os
+import threading
 import time
 
 import pytest
 
-from lab_snippets.loopwatch import LoopWatch, slow_callback_log
+from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor, slow_callback_log
 from lab_snippets.timeline import Timeline
 
 
@@ -16,25 +18,27 @@ def run(coro):
     return asyncio.run(_bounded(coro))
 
 
-def test_free_loop_has_short_gaps_and_a_frozen_loop_one_long_gap():
+def test_free_loop_keeps_beating_and_a_frozen_loop_has_one_gap_covering_the_freeze():
     async def main():
         async with LoopWatch(interval=0.005) as free:
             await asyncio.sleep(0.1)
         async with LoopWatch(interval=0.005) as frozen:
             await asyncio.sleep(0.02)
+            froze_at = time.monotonic()
             time.sleep(0.2)  # holds the loop
+            thawed_at = time.monotonic()
             await asyncio.sleep(0.02)
-        return free, frozen
+        return free, frozen, froze_at, thawed_at
 
-    free, frozen = run(main())
+    free, frozen, froze_at, thawed_at = run(main())
     assert len(free.beats) >= 5
-    assert frozen.max_gap >= 0.2
-    assert free.max_gap < 0.5 * frozen.max_gap
-    assert len(frozen.stalls(0.1)) == 1
-    start, end = frozen.stalls(0.1)[0]
-    assert end - start == pytest.approx(frozen.max_gap)
-    assert frozen.gaps_over(0.1) == [frozen.max_gap]
-    assert frozen.frozen_time(0.1) == pytest.approx(frozen.max_gap)
+    assert not [b for b in frozen.beats if froze_at < b < thawed_at]
+    covering = [(a, b) for a, b in frozen.stalls(0.1) if a <= froze_at and b >= thawed_at]
+    assert len(covering) == 1
+    start, end = covering[0]
+    assert frozen.max_gap >= end - start
+    assert end - start in frozen.gaps_over(0.1)
+    assert frozen.frozen_time(0.1) >= end - start
 
 
 def test_freeze_right_before_exit_is_measured():
@@ -122,3 +126,28 @@ def test_slow_callback_log_collects_the_debug_warning_and_restores_the_loop():
     before, after, messages = run(main())
     assert before == after
     assert any("blocker" in m and "took" in m for m in messages), messages
+
+
+def test_borrowed_default_executor_runs_to_thread_and_leaves_no_thread():
+    def where() -> str:
+        return threading.current_thread().name
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        before = getattr(loop, "_default_executor", None)
+        threads_before = set(threading.enumerate())
+        with borrowed_default_executor(max_workers=2, thread_name_prefix="lent") as pool:
+            names = await asyncio.gather(*(asyncio.to_thread(where) for _ in range(4)))
+            size = pool._max_workers
+        after = getattr(loop, "_default_executor", None)
+        new_threads = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
+        with borrowed_default_executor() as default_sized:
+            default_size = default_sized._max_workers
+        return names, size, before, after, new_threads, default_size
+
+    names, size, before, after, new_threads, default_size = run(main())
+    assert all(n.startswith("lent") for n in names)
+    assert size == 2
+    assert before is after is None
+    assert new_threads == []
+    assert default_size == min(32, (os.cpu_count() or 1) + 4)
