@@ -1,0 +1,421 @@
+# %% [markdown]
+# # 15 · Event notification and async mutual exclusion
+# *Event 通知与异步互斥*
+#
+# **The question.** Tasks on one event loop never run at the same instant. So when does one
+# task need to tell others "it happened" (an `Event`), when do tasks need a lock to keep out
+# of each other's way (a `Lock`), and how can many requests share one slow operation?
+#
+# **You will**
+# 1. see that `asyncio.Event` wakes every waiter and stays set until it is cleared;
+# 2. lose updates in single-threaded code whose read-modify-write spans an `await`, and fix it
+#    with `asyncio.Lock`;
+# 3. measure how a lock held across a slow `await` serialises every request, and keep its
+#    scope small;
+# 4. let many callers share one in-flight operation through a future and `asyncio.shield`,
+#    as slime's weight-update endpoint does.
+#
+# **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
+# Event) · about 30 minutes
+
+# %%
+import asyncio
+
+import matplotlib.pyplot as plt
+
+from lab_snippets.asyncio_tools import InFlight
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## An Event is a flag that tasks can wait on
+#
+# `asyncio.Event` is a boolean flag. `await event.wait()` returns at once if the flag is set
+# and otherwise suspends until someone calls `event.set()`. `set()` wakes **every** waiter,
+# not one, and the flag **stays set**: later waiters pass straight through until `clear()`.
+# Below, four rollout tasks wait for "new weights are loaded".
+
+# %%
+tl = Timeline()
+weights_loaded = asyncio.Event()
+
+
+async def rollout_waits_for_weights(name: str) -> None:
+    tl.mark(f"{name} waits")
+    await weights_loaded.wait()
+    tl.mark(f"{name} woke")
+
+
+waiters = [asyncio.create_task(rollout_waits_for_weights(f"rollout {i}")) for i in range(4)]
+await asyncio.sleep(0.01)
+woken_before_set = sum(t.done() for t in waiters)
+tl.mark("weights loaded: set()")
+weights_loaded.set()
+await asyncio.wait(waiters, timeout=2)
+
+late_waiter_passed = await asyncio.wait_for(weights_loaded.wait(), timeout=0.5)  # still set
+weights_loaded.clear()
+try:
+    await asyncio.wait_for(weights_loaded.wait(), timeout=0.05)
+    after_clear = "passed"
+except TimeoutError:
+    after_clear = "waited until the timeout"
+
+print(tl.names())
+print("woken before set:", woken_before_set, "· late waiter passed:", late_waiter_passed,
+      "· after clear:", after_clear)
+assert woken_before_set == 0
+assert all(tl.order("weights loaded: set()", f"rollout {i} woke") for i in range(4)), "set() woke all four"
+assert late_waiter_passed is True and after_clear == "waited until the timeout"
+
+# %% [markdown]
+# An `Event` carries no value and does not count: setting it twice is the same as once, and a
+# waiter cannot tell *which* `set()` woke it. When the waiters need a result, a future is the
+# better tool (the last section of this chapter).
+#
+# ## Predict, then run
+#
+# Only one task runs at a time on an event loop, so "asyncio code needs no locks" sounds
+# right. Ten tasks each add one to a shared token counter. Between reading the counter and
+# writing it back, the second version awaits something (a log write, a metrics call), the way
+# real code grows. What is the final count in each version? And with an `asyncio.Lock`
+# around the read-modify-write?
+
+# %%
+usage = {"tokens": 0}
+counter_lock = asyncio.Lock()
+
+
+async def add_token_no_await() -> None:
+    current = usage["tokens"]
+    usage["tokens"] = current + 1
+
+
+async def add_token_with_await() -> None:
+    current = usage["tokens"]
+    await asyncio.sleep(0)  # any await here lets the other tasks run
+    usage["tokens"] = current + 1
+
+
+async def add_token_locked() -> None:
+    async with counter_lock:
+        current = usage["tokens"]
+        await asyncio.sleep(0)
+        usage["tokens"] = current + 1
+
+
+final = {}
+for add_token in (add_token_no_await, add_token_with_await, add_token_locked):
+    usage["tokens"] = 0
+    await asyncio.wait_for(asyncio.gather(*(add_token() for _ in range(10))), timeout=2)
+    final[add_token.__name__] = usage["tokens"]
+print(final)
+assert final["add_token_no_await"] == 10, "no await between read and write: the update is atomic"
+assert final["add_token_with_await"] == 1, "all ten read 0 before any wrote: nine updates lost"
+assert final["add_token_locked"] == 10
+
+# %% [markdown]
+# With no `await` between the read and the write, nothing else can run in between, and no
+# lock is needed. With one `await`, all ten tasks read 0 before any of them writes, and nine
+# updates are lost, on a single thread. The rule for asyncio: a read-modify-write needs a lock
+# exactly when an `await` sits inside it. `asyncio.Lock` is not a thread lock: it only keeps
+# *tasks of one loop* apart, and waiting for it suspends the task instead of blocking the
+# thread.
+#
+# ## Measure it
+#
+# A lock's scope decides how much runs one at a time. Five requests each update a bit of
+# shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
+# covers both; in the *narrow* version it covers only the bookkeeping, and the slow call runs
+# outside it. Green is time spent waiting for the lock, blue time doing the slow call.
+
+# %%
+SLOW_CALL = 0.04
+served = {"count": 0}
+
+
+async def request_wide(tl: Timeline, lock: asyncio.Lock, name: str) -> None:
+    with tl.span(name, state="waiting"):
+        await lock.acquire()
+    try:
+        served["count"] += 1
+        with tl.span(name):
+            await asyncio.sleep(SLOW_CALL)
+    finally:
+        lock.release()
+
+
+async def request_narrow(tl: Timeline, lock: asyncio.Lock, name: str) -> None:
+    with tl.span(name, state="waiting"):
+        await lock.acquire()
+    try:
+        served["count"] += 1
+    finally:
+        lock.release()
+    with tl.span(name):
+        await asyncio.sleep(SLOW_CALL)
+
+
+timelines = {}
+for version, request in (("wide", request_wide), ("narrow", request_narrow)):
+    timelines[version] = Timeline()
+    lock = asyncio.Lock()
+    await asyncio.wait_for(
+        asyncio.gather(*(request(timelines[version], lock, f"request {i}") for i in range(5))), timeout=3)
+
+fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
+for ax, version in zip(axes, ("wide", "narrow"), strict=True):
+    timelines[version].plot(f"lock held across the slow call ({version} scope)" if version == "wide"
+                            else "lock held only for the bookkeeping (narrow scope)",
+                            ax=ax, lanes=[f"request {i}" for i in range(5)])
+axes[0].set_xlabel("")
+
+ratio = timelines["wide"].total() / timelines["narrow"].total()
+print(f"wide scope took {ratio:.1f} × as long as narrow scope (ideal 5.0)")
+print("most slow calls at once: wide", timelines["wide"].max_overlap("running"),
+      "· narrow", timelines["narrow"].max_overlap("running"))
+assert timelines["wide"].max_overlap("running") == 1, "the wide lock lets one slow call run at a time"
+assert timelines["narrow"].max_overlap("running") == 5
+assert ratio >= 2.5, "holding the lock across the slow call serialises all five requests"
+
+# %% [markdown]
+# The wide version is correct but runs the five slow calls one after another: a lock held
+# across a slow `await` turns concurrency into a queue. Hold a lock for the shared state only,
+# and do slow work outside it. If the slow work itself must not run twice at once, that is a
+# different need, and the next section meets it without holding a lock while waiting.
+#
+# ## One operation in flight, many waiters
+#
+# Several clients ask the server to load the same new checkpoint at almost the same time.
+# Loading is slow and must happen once. The first request creates a future, registers it as
+# "the load in flight" and does the load; later requests find the future and await it; when
+# the load ends, the first request sets the future's result, which wakes every waiter with the
+# same value. It behaves like an `Event` that carries a result.
+#
+# There is a trap in "await the future". When a task is cancelled while it awaits a future,
+# the **future itself** is cancelled. One impatient client (a dropped connection) would then
+# cancel the result everyone is waiting for. `asyncio.shield(future)` gives each waiter its own
+# cancellable wrapper and keeps the shared future intact. The cell runs five requests, cancels
+# one waiter in the middle, and compares the two ways of waiting.
+
+# %%
+async def coalesced_updates(shielded: bool) -> dict:
+    state: dict = {"in_flight": None}
+    loads = InFlight()
+
+    async def load_checkpoint(path: str) -> str:
+        with loads:
+            await asyncio.sleep(0.05)
+        return f"loaded {path}"
+
+    async def update_weights(path: str) -> str:
+        shared = state["in_flight"]
+        if shared is not None:  # no await between this check and the next line: no lock needed
+            return await (asyncio.shield(shared) if shielded else shared)
+        shared = state["in_flight"] = asyncio.get_running_loop().create_future()
+        try:
+            result = await load_checkpoint(path)
+            if not shared.done():
+                shared.set_result(result)
+            return result
+        finally:
+            if not shared.done():
+                shared.cancel()
+            state["in_flight"] = None
+
+    requests = [asyncio.create_task(update_weights("ckpt-12")) for _ in range(5)]
+    await asyncio.sleep(0.01)
+    requests[2].cancel()  # one client goes away while waiting
+    await asyncio.wait(requests, timeout=2)
+    outcomes = ["cancelled" if r.cancelled() else r.result() for r in requests]
+    return {"loads": loads.entered, "outcomes": outcomes}
+
+
+with_shield = await coalesced_updates(shielded=True)
+without_shield = await coalesced_updates(shielded=False)
+print("with shield:   ", with_shield)
+print("without shield:", without_shield)
+assert with_shield["loads"] == 1, "five requests, one load"
+assert with_shield["outcomes"] == ["loaded ckpt-12"] * 2 + ["cancelled"] + ["loaded ckpt-12"] * 2
+assert without_shield["outcomes"][2:] == ["cancelled"] * 3, "one cancelled waiter cancelled the shared result"
+
+# %% [markdown]
+# With the shield only the client that left is cancelled. Without it, cancelling one waiter
+# cancelled the shared future, and every request that awaited it after that failed with it.
+# The first request still finished its load, but nobody who waited got the result.
+#
+# ### Python 3.11: `asyncio.Barrier`
+#
+# An `Event` is set by one task for all the others. Sometimes a group of tasks must wait for
+# *each other*: no rollout worker may continue until all of them have paused for the weight
+# update. Python 3.11 added `asyncio.Barrier(n)`: `await barrier.wait()` suspends until `n`
+# tasks are waiting, then releases them all together. 3.11 is the oldest Python this course
+# supports, so the cell needs no version gate; on 3.10 and older you would build the same from
+# a shared arrival counter and an `Event` that the last arrival sets.
+
+# %%
+tl = Timeline()
+all_paused = asyncio.Barrier(3)
+
+
+async def pause_for_update(name: str, delay: float) -> None:
+    await asyncio.sleep(delay)
+    tl.mark(f"{name} paused")
+    await all_paused.wait()
+    tl.mark(f"{name} continues")
+
+
+await asyncio.wait_for(asyncio.gather(*(pause_for_update(f"worker {i}", 0.01 * i) for i in range(3))),
+                       timeout=2)
+print(tl.names())
+assert all(tl.order("worker 2 paused", f"worker {i} continues") for i in range(3)), \
+    "nobody continues before the last worker has paused"
+
+# %% [markdown]
+# ## Exercise 15.1 · Share a load that is in flight
+#
+# Implement `load_once(path, in_flight, load)`: return `await load(path)`, but let concurrent
+# callers for the same path share one load.
+#
+# 1. If a load of `path` is already in flight (recorded in the dict `in_flight`), wait for it
+#    instead of starting another.
+# 2. Otherwise start `load(path)` as a task and record it in `in_flight`. It must disappear
+#    from `in_flight` as soon as it finishes, with a result or an error, so that a later call
+#    loads afresh (this shares work in flight; it is not a cache).
+# 3. A caller that is cancelled stops waiting, but the load carries on for everyone else, and
+#    a caller that arrives after that still joins the same load.
+# 4. An error from the load reaches every caller that waited for it.
+#
+# Decide for yourself whether you need a lock: look at where your `await`s are.
+
+# %%
+async def load_checkpoint(path: str) -> str:
+    await asyncio.sleep(0.03)
+    return f"weights of {path}"
+
+
+# %% tags=["solution"]
+async def load_once(path: str, in_flight: dict[str, asyncio.Task], load) -> str:
+    """`await load(path)`, shared among concurrent callers for the same path."""
+    ### BEGIN SOLUTION
+    task = in_flight.get(path)
+    if task is None:
+        task = asyncio.create_task(load(path))
+        in_flight[path] = task
+
+        def forget(finished: asyncio.Task) -> None:
+            if in_flight.get(path) is finished:
+                del in_flight[path]
+
+        task.add_done_callback(forget)
+    return await asyncio.shield(task)
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+shared_loads: dict[str, asyncio.Task] = {}
+got = await asyncio.wait_for(
+    asyncio.gather(*(load_once("ckpt-3", shared_loads, load_checkpoint) for _ in range(4))), timeout=2)
+assert got == ["weights of ckpt-3"] * 4, got
+assert shared_loads == {}, "a finished load must leave in_flight"
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+_tasks_before = asyncio.all_tasks()
+try:
+    _loads = InFlight()
+    _failing_paths: set[str] = set()
+
+    async def _spy_load(path: str) -> str:
+        with _loads:
+            await asyncio.sleep(0.05)
+        if path in _failing_paths:
+            raise OSError(f"cannot read {path}")
+        return f"weights of {path}"
+
+    _table: dict[str, asyncio.Task] = {}
+    _got = await asyncio.wait_for(asyncio.gather(
+        *(load_once(p, _table, _spy_load) for p in ["a", "b", "a", "a", "b"])), timeout=2)
+    assert _got == ["weights of a", "weights of b", "weights of a", "weights of a", "weights of b"], _got
+    assert _loads.entered == 2, f"{_loads.entered} loads for 2 distinct paths"
+    assert _loads.peak == 2, "loads of different paths run concurrently"
+    assert _table == {}, "finished loads must leave in_flight"
+
+    _loads = InFlight()
+    _callers = [asyncio.create_task(load_once("c", _table, _spy_load)) for _ in range(4)]
+    await asyncio.sleep(0.01)
+    _callers[0].cancel()  # the caller that started the load goes away
+    await asyncio.sleep(0)
+    _callers.append(asyncio.create_task(load_once("c", _table, _spy_load)))  # arrives after that
+    await asyncio.wait(_callers, timeout=2)
+    assert _callers[0].cancelled(), "the cancelled caller must end cancelled"
+    _rest = ["cancelled" if c.cancelled() else repr(c.exception()) if c.exception() else c.result()
+             for c in _callers[1:]]
+    assert _rest == ["weights of c"] * 4, f"the other callers must still get the result: {_rest}"
+    assert _loads.entered == 1, f"{_loads.entered} loads: a cancelled caller must not stop or duplicate the load"
+
+    _loads = InFlight()
+    _failing_paths.add("d")
+    _results = await asyncio.wait_for(asyncio.gather(
+        *(load_once("d", _table, _spy_load) for _ in range(3)), return_exceptions=True), timeout=2)
+    assert all(isinstance(r, OSError) for r in _results), f"every waiter must see the error: {_results}"
+    assert _loads.entered == 1 and _table == {}, "a failed load must leave in_flight too"
+    _failing_paths.clear()
+    assert await asyncio.wait_for(load_once("d", _table, _spy_load), timeout=2) == "weights of d"
+    assert _loads.entered == 2, "a call after the failure loads afresh"
+finally:
+    _leftovers = [t for t in asyncio.all_tasks() - _tasks_before if t is not asyncio.current_task()]
+    for _t in _leftovers:
+        _t.cancel()
+    if _leftovers:
+        await asyncio.wait(_leftovers, timeout=2)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - `asyncio.Event` wakes every waiter and stays set until `clear()`; it carries no value.
+# - One thread is not enough for safety: a read-modify-write that spans an `await` loses
+#   updates. Put an `asyncio.Lock` around exactly that, or remove the `await` from it.
+# - A lock held across a slow `await` serialises every request; keep its scope to the shared
+#   state.
+# - To share one in-flight operation, publish a future (or a task) and let the others await
+#   it through `asyncio.shield`, so that one cancelled waiter cannot cancel everyone's result.
+#
+# **What's next.** Chapter 16 returns to threads: a `Condition` to wait for a state rather
+# than a signal, re-entrant locks, and timers.
+#
+# ## In slime
+#
+# The teacher server's `/update_weights_from_disk` handler is this chapter in one function.
+# The state of the update (whether one is running, for which checkpoint, and the future that
+# will carry its result) lives in a small dict guarded by an `asyncio.Lock`. Under the lock a
+# request decides one of three things: the checkpoint is already loaded (answer at once),
+# the same checkpoint is already being loaded (join it), or nothing is running (create the
+# future and become the updater). The lock is released before anything slow happens: waiting
+# for the server to go idle and the reload itself, which runs in a thread, are both outside
+# it, the narrow scope of the measurement above. Neither locked block contains an `await`,
+# so on one loop they would be atomic even without the lock; the lock states the invariant
+# and keeps it safe if someone later adds an `await` inside.
+#
+# A request that joins awaits the shared future through `asyncio.shield`, so a client that
+# disconnects cancels only its own handler. The updater publishes the result, success or
+# error, in a `finally` under the lock and resets the state, so no waiter is ever left
+# hanging. slime has no `asyncio.Event`: this future is its one-shot "update finished"
+# signal, with the result attached. A question worth asking as you read the quote: the
+# `finally` handles errors, which are `Exception`s, but what would the waiters see if the
+# updating request itself were cancelled (chapter 05)? The exercise's design, where the load
+# runs in its own task and even its first caller waits through a shield, sidesteps that case.
+# Every lock and event in slime is listed in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("15b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("15")
