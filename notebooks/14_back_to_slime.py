@@ -1,0 +1,632 @@
+# %% [markdown]
+# # 14 · Back to slime: creation, waiting and cleanup along one whole task
+# *回到 Slime：串起创建、等待与清理*
+#
+# **The question.** One agent task in slime opens a session, boots a sandbox under a limit,
+# runs an agent process in it with a budget, grades the result, and must give everything back
+# whether it succeeds, fails, hangs or is cancelled. How do chapters 01–13 fit together so
+# that **every path releases every resource**?
+#
+# **You will**
+# 1. see that a timeout on *waiting* for a child process does not stop the child;
+# 2. rebuild slime's agent task chain in miniature: a whole-task time guard, a
+#    semaphore-bounded boot with retries inside an async context manager, a harness that runs
+#    a real child process with a budget, an evaluation step, and cleanup in `finally`;
+# 3. run a batch with injected faults (failed boots, a hung child, a crashing grader, a stuck
+#    boot, a cancellation from outside) and check on a timeline and a resource ledger that
+#    nothing leaks;
+# 4. write the harness step so that it owns its child process on every path.
+#
+# **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
+# `async with`, subprocesses) · about 40 minutes
+
+# %%
+import asyncio
+import sys
+import threading
+import time
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import psutil
+
+from lab_snippets.agent_sim import ResourceRegistry, harness_command, parse_result
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+
+def harness_children() -> list[int]:
+    """Our child processes that run the harness, zombies (exited, not yet reaped) included."""
+    found = []
+    for child in psutil.Process().children():
+        try:
+            if child.status() == psutil.STATUS_ZOMBIE or "lab_snippets.agent_sim" in " ".join(child.cmdline()):
+                found.append(child.pid)
+        except psutil.ZombieProcess:
+            found.append(child.pid)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+# %% [markdown]
+# ## The chain we are rebuilding
+#
+# slime's coding-agent example turns one dataset instance into one training sample. Stripped
+# of the details, its `generate` does this:
+#
+# 1. open a session on the adapter that will record the agent's model calls;
+# 2. start a **whole-task time guard** (`asyncio.timeout`) sized as the agent's budget plus the
+#    evaluation's timeout plus a margin;
+# 3. inside it, **boot a sandbox** through an async context manager that holds a boot
+#    semaphore permit while booting, retries failed boots, and kills the sandbox on exit;
+# 4. in the sandbox, run the agent's **harness** (a command-line process) with its own, smaller
+#    **time budget**, then collect the diff it produced;
+# 5. leave the sandbox block (the sandbox is killed), then **evaluate** the diff in a fresh
+#    environment with its own timeout;
+# 6. turn a guard timeout or any other exception into an *aborted* sample, and in `finally`
+#    always **drop the session**.
+#
+# Every step is something earlier chapters taught. The new question is whether the pieces
+# still clean up when they are combined and something goes wrong in the middle.
+#
+# ## Predict, then run
+#
+# Step 4 waits for a child process. Suppose the wait has a timeout and the timeout fires.
+# Most people expect the child to be gone. Predict: right after the `TimeoutError`, is the
+# harness process still running?
+
+# %%
+tl = Timeline()
+child = await asyncio.create_subprocess_exec(*harness_command("predict", hang=True, max_life=3),
+                                             stdout=asyncio.subprocess.DEVNULL)
+tl.mark("child started")
+try:
+    await asyncio.wait_for(child.wait(), timeout=0.1)
+except TimeoutError:
+    tl.mark("the wait timed out")
+running_after_timeout = child.returncode is None and psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE
+if running_after_timeout:
+    tl.mark("child still running")
+child.kill()
+await asyncio.wait_for(child.wait(), timeout=2)
+tl.mark("child killed and reaped")
+
+print(tl.names(), "| exit code after kill:", child.returncode)
+assert running_after_timeout, "the timeout cancelled our wait, not the child"
+assert tl.order("the wait timed out", "child still running", "child killed and reaped")
+assert child.returncode < 0 and harness_children() == []
+
+# %% [markdown]
+# A timeout cancels the *coroutine that waits*; the child process is another program and does
+# not know about it. It stops only when someone kills it, and it is gone from the process
+# table only after someone reaps it (`wait()`). If nobody does, the child keeps working until
+# it ends by itself. In slime that is why the sandbox, not the wait, is what stops the agent:
+# killing the sandbox takes everything running inside it along.
+#
+# ### Python 3.12 and later: no watcher thread per child
+#
+# Reaping needs someone to call `waitpid` for each child. On 3.11, asyncio does it with a
+# **thread per child process** (`asyncio-waitpid-N`), which shows up in
+# `threading.enumerate()` while the child runs. From 3.12, on Linux, asyncio watches a
+# *pidfd* from the event loop instead, and no thread is started (the child-watcher classes
+# were deprecated in 3.12 and removed in 3.14).
+
+# %%
+child = await asyncio.create_subprocess_exec(*harness_command("watch", work=0.1),
+                                             stdout=asyncio.subprocess.DEVNULL)
+try:
+    watcher_threads = [t.name for t in threading.enumerate() if t.name.startswith("asyncio-waitpid")]
+finally:
+    await asyncio.wait_for(child.wait(), timeout=3)
+if sys.version_info >= (3, 12):
+    print("3.12+: threads watching the child:", watcher_threads)
+    assert watcher_threads == []
+else:
+    print("Python < 3.12: one waitpid thread per running child:", watcher_threads)
+    assert len(watcher_threads) == 1
+assert child.returncode == 0
+
+# %% [markdown]
+# ## The pieces
+#
+# A **resource registry** (`lab_snippets.agent_sim.ResourceRegistry`) records every acquire
+# and release of a named resource: a session, a boot permit, a sandbox, a child process, a
+# grader. A `phase` helper draws each step on the timeline as a span, with a letter so the
+# figure can say which step a bar is: **B**oot, **H**arness, **E**valuation, **C**lose the
+# sandbox, drop the **S**ession. The numbers are scaled down from slime's minutes to tenths
+# of a second. As in slime, the guard is the harness budget plus the evaluation timeout plus a
+# margin; the margin is relatively much larger here, because waiting for a boot permit and
+# starting a Python process on a busy machine can take longer than the budget itself.
+
+# %%
+BOOT_LIMIT = 2
+HARNESS_BUDGET = 1.0  # the agent's own time budget
+EVAL_TIMEOUT = 0.2
+GUARD = HARNESS_BUDGET + EVAL_TIMEOUT + 1.5  # the whole task
+BUDGET_EXCEEDED = -1  # what the harness step reports when the budget runs out
+
+registry = ResourceRegistry()
+tl = Timeline()
+phase_letters: list[tuple[str, float, str]] = []
+lane_of: dict[str, str] = {}
+
+
+@contextmanager
+def phase(task: str, letter: str, state: str = "running"):
+    lane = lane_of.get(task, task)
+    phase_letters.append((lane, tl.now(), letter))
+    with tl.span(lane, state=state):
+        yield
+
+
+class MiniSandbox:
+    """Stands in for a remote sandbox: it owns the processes started in it and kills them on close."""
+
+    def __init__(self, name: str, registry: ResourceRegistry) -> None:
+        self.name, self.registry = name, registry
+        self.processes: list[asyncio.subprocess.Process] = []
+        registry.acquire("sandbox", name)
+
+    async def start(self, argv: list[str]) -> asyncio.subprocess.Process:
+        proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE,
+                                                    stderr=asyncio.subprocess.DEVNULL)
+        self.processes.append(proc)
+        self.registry.acquire("child", self.name)
+        return proc
+
+    def forget(self, proc: asyncio.subprocess.Process) -> None:
+        """Record that a child of this sandbox has exited and been reaped."""
+        assert proc.returncode is not None, "forget() a child only after reaping it"
+        self.registry.release("child", self.name)
+
+    async def close(self) -> None:
+        """Kill whatever still runs in the sandbox, reap it, and give the sandbox back."""
+        for proc in self.processes:
+            if proc.returncode is None:
+                proc.kill()
+            await asyncio.wait_for(proc.communicate(), timeout=2)  # reap, and read the pipe to its end
+            self.forget(proc)
+        self.registry.release("sandbox", self.name)
+
+
+# %% [markdown]
+# Booting is chapter 10's context manager: a permit of the boot semaphore is held only while
+# booting, a failed boot is retried after a back-off taken outside the permit, and the
+# sandbox is closed in the `finally` around `yield`. The fault names are the ones the batch
+# below injects.
+
+# %%
+async def boot_once(task: str, fault: str, attempt: int) -> None:
+    if fault == "boot hangs":
+        await asyncio.sleep(30)  # a stuck remote call: only the whole-task guard can end it
+    await asyncio.sleep(0.05)
+    if fault == "boot always fails" or (fault == "boot fails once" and attempt == 0):
+        raise ConnectionError(f"{task}: boot attempt {attempt + 1} failed")
+
+
+@asynccontextmanager
+async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore, retries: int = 3):
+    last_error: Exception | None = None
+    for attempt in range(retries):
+        asked = time.monotonic()
+        async with permits:
+            tl.add(lane_of.get(task, task), asked, time.monotonic(), state="waiting")
+            try:
+                with registry.held("boot permit", task), phase(task, "B"):
+                    await boot_once(task, fault, attempt)
+                break
+            except ConnectionError as exc:
+                last_error = exc
+        await asyncio.sleep(0.02 * (attempt + 1))
+    else:
+        raise last_error
+    sandbox = MiniSandbox(task, registry)
+    try:
+        yield sandbox
+    finally:
+        with phase(task, "C", state="cleanup"):
+            await sandbox.close()
+
+
+# %% [markdown]
+# The harness step works the way slime's does: start the agent process in the sandbox, then
+# **poll** until it has finished or the budget is spent, sleeping between polls so the event
+# loop stays free. Running out of budget is not an exception: it returns a sentinel exit code
+# and no diff, and the child is left for the sandbox's close to kill. (The budget starts when
+# the child reports that it has started, so that a slow process start on a busy machine does
+# not eat into a budget of one second.)
+
+# %%
+async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
+                      hang: bool = False) -> tuple[int, str | None]:
+    proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))
+    await asyncio.wait_for(proc.stdout.readline(), timeout=5)  # "started <pid>": the budget counts from here
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+        if proc.returncode is not None:
+            out, _ = await asyncio.wait_for(proc.communicate(), timeout=2)
+            sandbox.forget(proc)
+            result = parse_result(out.decode())
+            return proc.returncode, result["diff"] if result else None
+    return BUDGET_EXCEEDED, None
+
+
+async def evaluate(task: str, diff: str | None, fault: str) -> float:
+    with registry.held("grader", task), phase(task, "E"):
+        async with asyncio.timeout(EVAL_TIMEOUT):
+            await asyncio.sleep(0.04)
+            if fault == "evaluation error":
+                raise RuntimeError(f"{task}: the grader crashed")
+            return 1.0 if diff else 0.0
+
+
+def open_session(task: str) -> None:
+    registry.acquire("session", task)
+
+
+async def drop_session(task: str) -> None:
+    """Idempotent cleanup: safe to call on every path, even twice."""
+    with phase(task, "S", state="cleanup"):
+        await asyncio.sleep(0.01)
+        registry.release("session", task)
+
+
+# %% [markdown]
+# And the chain itself. Compare it with the six steps above: the guard wraps the sandbox block
+# *and* the evaluation; the evaluation runs after the sandbox block has closed; a guard
+# timeout and any other `Exception` become an aborted outcome; `CancelledError` is not an
+# `Exception`, so a cancellation from outside still propagates, after the `finally` has
+# dropped the session.
+
+# %%
+@dataclass
+class Outcome:
+    task: str
+    status: str
+    reward: float | None = None
+    agent_exit_code: int | None = None
+
+
+async def agent_task(task: str, fault: str, permits: asyncio.Semaphore, harness=run_harness,
+                     work: float = 0.02, budget: float = HARNESS_BUDGET, guard: float = GUARD) -> Outcome:
+    open_session(task)
+    try:
+        async with asyncio.timeout(guard):
+            async with boot_sandbox(task, fault, permits) as sandbox:
+                with phase(task, "H"):
+                    exit_code, diff = await harness(sandbox, task, work, budget, hang=fault == "harness hangs")
+            reward = await evaluate(task, diff, fault)
+            return Outcome(task, "ok", reward, exit_code)
+    except TimeoutError:
+        return Outcome(task, "aborted: wall-clock timeout")
+    except Exception as exc:
+        return Outcome(task, f"aborted: {type(exc).__name__}")
+    finally:
+        await drop_session(task)
+
+
+# %% [markdown]
+# One clean task first. The registry's history for it is the chain's order of acquisition
+# and release, and it must be properly nested: the permit is released as soon as the sandbox
+# is up; the child is gone before the sandbox closes; the grader runs after the sandbox is
+# gone; the session is the first thing taken and the last thing given back.
+
+# %%
+clean = await asyncio.wait_for(agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)), timeout=5)
+print(clean)
+print(registry.history("clean"))
+assert clean.status == "ok" and clean.reward == 1.0 and clean.agent_exit_code == 0
+assert registry.history("clean") == [
+    "acquire session", "acquire boot permit", "release boot permit", "acquire sandbox", "acquire child",
+    "release child", "release sandbox", "acquire grader", "release grader", "release session"]
+registry.assert_no_leak()
+
+# %% [markdown]
+# ## Measure it: a batch with injected faults
+#
+# Seven tasks start together under a boot limit of two. One is clean; the others each meet
+# one fault. One task is cancelled from outside while its harness runs, the way a rollout
+# that has collected enough samples cancels the rest. The task whose boot hangs asks for a
+# permit first, and so that the batch does not wait almost three seconds for it, it runs
+# with a guard of half a second: what matters is what a firing guard releases, not when it
+# fires. The first figure is the timeline (one lane per task, letters as above); the second
+# counts what the registry says is held, by kind, over the same time axis.
+
+# %%
+registry = ResourceRegistry()
+tl = Timeline()
+phase_letters.clear()
+faults = {
+    "t1": "none",
+    "t2": "boot fails once",
+    "t3": "boot always fails",
+    "t4": "harness hangs",
+    "t5": "evaluation error",
+    "t6": "cancelled from outside",
+    "t7": "boot hangs",
+}
+lane_of.clear()
+lane_of.update({task: f"{task} {fault}" for task, fault in faults.items()})
+permits = asyncio.Semaphore(BOOT_LIMIT)
+tasks = {"t7": asyncio.create_task(agent_task("t7", faults["t7"], permits, guard=0.5))}
+tasks.update({task: asyncio.create_task(agent_task(task, fault, permits))
+              for task, fault in faults.items() if task != "t7"})
+try:
+    for _ in range(200):  # cancel t6 once its harness child is running
+        if registry.is_open("child", "t6"):
+            break
+        await asyncio.sleep(0.01)
+    tl.mark(f"{lane_of['t6']}: cancel requested")
+    tasks["t6"].cancel()
+    results = await asyncio.wait_for(asyncio.gather(*tasks.values(), return_exceptions=True), timeout=6)
+finally:
+    for pending in tasks.values():
+        pending.cancel()
+    await asyncio.gather(*tasks.values(), return_exceptions=True)
+outcomes = dict(sorted(zip(tasks, results, strict=True)))
+for task, outcome in outcomes.items():
+    print(f"{lane_of[task]:<26}", outcome if isinstance(outcome, Outcome) else repr(outcome))
+
+fig = tl.plot("Seven agent tasks, one fault each (B boot, H harness, E evaluation, C close, S session)",
+              lanes=list(lane_of.values()))
+row = {lane: i for i, lane in enumerate(lane_of.values())}
+for lane, start, letter in phase_letters:
+    fig.axes[0].text(start + 0.004, row[lane], letter, va="center", fontsize=7, color="white")
+times, held = registry.counts_over_time(["session", "boot permit", "sandbox", "child", "grader"], t0=tl.t0)
+held_fig, held_ax = plt.subplots(figsize=(8, 2.6), layout="constrained")
+for kind, counts in held.items():
+    held_ax.step(times, counts, where="post", label=kind)
+held_ax.set_xlabel("time since start (s)")
+held_ax.set_ylabel("held")
+held_ax.set_title("Resources held by the batch, by kind: every curve ends at zero")
+held_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title="resource")
+
+status = {task: (o.status if isinstance(o, Outcome) else type(o).__name__) for task, o in outcomes.items()}
+assert status == {"t1": "ok", "t2": "ok", "t3": "aborted: ConnectionError", "t4": "ok",
+                  "t5": "aborted: RuntimeError", "t6": "CancelledError", "t7": "aborted: wall-clock timeout"}, status
+assert outcomes["t4"].agent_exit_code == BUDGET_EXCEEDED and outcomes["t4"].reward == 0.0, outcomes["t4"]
+registry.assert_no_leak()
+assert harness_children() == [], "every harness child was killed and reaped"
+assert registry.peak("boot permit") <= BOOT_LIMIT
+assert all(counts[-1] == 0 for counts in held.values()), "every curve ends at zero"
+for task in faults:
+    history = registry.history(task)
+    assert history[-1] == "release session", f"{task}: the session is given back last: {history}"
+t4_history = registry.history("t4")
+assert t4_history.index("release child") < t4_history.index("release sandbox") < t4_history.index(
+    "acquire grader"), f"t4: the hung child goes with the sandbox, before grading: {t4_history}"
+t6_history = registry.history("t6")
+assert t6_history[-3:] == ["release child", "release sandbox", "release session"], t6_history
+assert "acquire sandbox" not in registry.history("t7"), "t7 never got a sandbox"
+assert "release boot permit" in registry.history("t7"), "the guard gave t7's permit back"
+
+# %% [markdown]
+# Follow each lane:
+#
+# - **t1** boots, runs its harness, is closed, graded and its session dropped.
+# - **t2**'s first boot fails (orange B); it backs off outside the permit and boots again.
+# - **t3** fails three boots and never gets a sandbox; the exception becomes an aborted
+#   outcome and the session is still dropped.
+# - **t4**'s harness hangs. The harness step returns the "budget exceeded" code when the
+#   budget runs out, and the child is killed when the sandbox closes (C). The task still gets
+#   graded, with no diff.
+# - **t5**'s grader crashes after the sandbox is gone; aborted, session dropped.
+# - **t6** is cancelled while its harness runs (grey): the sandbox's close kills and reaps the
+#   child, the session is dropped, and the cancellation reaches the caller.
+# - **t7**'s boot never returns, holding one of the two permits, so the others share a single
+#   permit until its whole-task guard fires; then the permit comes back, no sandbox was ever
+#   made, and the task is aborted.
+#
+# In the second figure every curve returns to zero, and the boot permits never exceed two.
+#
+# ## Exercise 14.1 · A harness step that owns its child
+#
+# The polling harness step leaves a hung child to the sandbox's close. That is fine in slime,
+# where killing the sandbox kills everything in it, but a step that starts a process should
+# be able to stop it itself. Implement `run_harness_owned` with the same signature and
+# results as `run_harness`:
+#
+# 1. start the harness in the sandbox: `proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))`;
+# 2. wait for it to finish, for at most `budget` seconds from the start, without polling;
+# 3. if it finished, return `(proc.returncode, diff)`, the diff from `parse_result` of its output
+#    (or `None`);
+# 4. if the budget ran out, **kill the child and reap it** (wait for it and read its output to
+#    the end), then return `(BUDGET_EXCEEDED, None)`;
+# 5. if the step is cancelled, kill and reap the child, and let the cancellation propagate;
+# 6. on every path, call `sandbox.forget(proc)` once the child has been reaped.
+#
+# The hidden test plugs your step into `agent_task`, and checks that the child is gone
+# *before* the step returns or raises, that the budget is honoured, and that cancellation
+# propagates.
+
+# %% tags=["solution"]
+async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,
+                            hang: bool = False) -> tuple[int, str | None]:
+    """Run the harness child with a budget; kill and reap it on timeout or cancellation."""
+    ### BEGIN SOLUTION
+    proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout=budget)
+    except TimeoutError:
+        proc.kill()
+        await asyncio.wait_for(proc.communicate(), timeout=2)
+        sandbox.forget(proc)
+        return BUDGET_EXCEEDED, None
+    except asyncio.CancelledError:
+        proc.kill()
+        await asyncio.wait_for(proc.communicate(), timeout=2)
+        sandbox.forget(proc)
+        raise
+    sandbox.forget(proc)
+    result = parse_result(out.decode())
+    return proc.returncode, result["diff"] if result else None
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+registry = ResourceRegistry()
+visible = await asyncio.wait_for(
+    agent_task("visible", "none", asyncio.Semaphore(1), harness=run_harness_owned, budget=2.0), timeout=5)
+print(visible)
+assert visible.status == "ok" and visible.agent_exit_code == 0 and visible.reward == 1.0
+registry.assert_no_leak()
+assert harness_children() == []
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+async def _hidden_check_run_harness_owned():
+    global registry
+    _alive_at_forget: list[list[int]] = []
+
+    def _on_event(event):
+        if event.kind == "child" and event.action == "release":
+            _alive_at_forget.append(harness_children())
+
+    # 1. a hung child: the budget is honoured, the child is gone before the step returns
+    registry = ResourceRegistry(on_event=_on_event)
+    _box = MiniSandbox("_hang", registry)
+    try:
+        _start = time.monotonic()
+        _got = await asyncio.wait_for(run_harness_owned(_box, "_hang", 0.05, 0.25, hang=True), timeout=2.5)
+        _elapsed = time.monotonic() - _start
+        _left = harness_children()
+    finally:
+        await _box.close()
+    assert _got == (BUDGET_EXCEEDED, None), _got
+    assert _elapsed < 0.5 * 3, "the step must not wait for the hung child to end by itself"
+    assert _left == [], "the hung child must be killed and reaped before the step returns"
+    assert _alive_at_forget and _alive_at_forget[0] == [], "forget() only after reaping"
+    assert registry.history("_hang")[:3] == ["acquire sandbox", "acquire child", "release child"]
+
+    # 2. cancelled while the child runs: killed, reaped, forgotten, and the cancellation propagates
+    _alive_at_forget.clear()
+    registry = ResourceRegistry(on_event=_on_event)
+    _box = MiniSandbox("_cancel", registry)
+    _task = asyncio.create_task(run_harness_owned(_box, "_cancel", 0.05, 5.0, hang=True))
+    try:
+        for _ in range(200):
+            if registry.is_open("child", "_cancel"):
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        _task.cancel()
+        try:
+            await asyncio.wait_for(_task, timeout=2.5)
+        except asyncio.CancelledError:
+            pass
+        _left = harness_children()
+    finally:
+        _task.cancel()
+        await asyncio.gather(_task, return_exceptions=True)
+        await _box.close()
+    assert _task.cancelled(), "the cancellation must propagate"
+    assert _left == [] and _alive_at_forget == [[]], "killed and reaped before the cancellation left the step"
+
+    # 3. inside the chain: a clean task and a hung one, nothing left behind
+    registry = ResourceRegistry()
+    _permits = asyncio.Semaphore(2)
+    _results = await asyncio.wait_for(asyncio.gather(
+        agent_task("_ok", "none", _permits, harness=run_harness_owned, budget=2.0),
+        agent_task("_hung", "harness hangs", _permits, harness=run_harness_owned, budget=0.2),
+    ), timeout=5)
+    assert [r.status for r in _results] == ["ok", "ok"]
+    assert [r.agent_exit_code for r in _results] == [0, BUDGET_EXCEEDED]
+    registry.assert_no_leak()
+    _hung = registry.history("_hung")
+    assert _hung.index("release child") < _hung.index("release sandbox")
+
+
+try:
+    await asyncio.wait_for(_hidden_check_run_harness_owned(), timeout=12)
+finally:
+    for _pid in harness_children():
+        psutil.Process(_pid).kill()
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - A timeout or a cancellation stops the *waiting* coroutine, never a child process: kill it
+#   and reap it, or let something that owns it (the sandbox) do so.
+# - Nest resources so each is released by the block that acquired it: the session outside
+#   everything, the guard around the sandbox and the evaluation, the permit only around the
+#   boot, the child inside the sandbox.
+# - Convert expected failures (a timeout, an exception) into results at one place, and let
+#   cancellation through; put idempotent cleanup in `finally`.
+# - A resource ledger turns "nothing leaks" from a hope into an assertion on every path.
+#
+# **What's next.** Chapter 15 returns to coordination inside one event loop: `asyncio.Event`
+# and `asyncio.Lock`.
+#
+# ## In slime
+#
+# Here is the real chain in `examples/coding_agent_rl/generate.py`, step by step. Before the
+# first step, `generate` checks that the instance has an image and can be evaluated (or
+# returns an aborted sample at once), and opens a session on the adapter that will record
+# the agent's model calls.
+#
+# **Booting the sandbox.** Inside the guard, the first thing is the async context manager from
+# chapter 10. It boots and provisions the sandbox while holding the boot semaphore, retries
+# failed attempts with a back-off, and kills the sandbox when the block is left by any path.
+# The workspace is prepared inside that block.
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("14b")
+
+# %% [markdown]
+# **Running the harness.** Still inside the sandbox block, the agent's command-line tool runs
+# with a time budget smaller than the guard. Running out of budget is reported as a negative
+# exit code, not raised, so the run still produces a diff, which is collected before the
+# block is left.
+
+# %%
+show_call_site("14c")
+
+# %% [markdown]
+# **How the budget works.** The harness starts the agent command detached, in its own session
+# inside the sandbox, and the host polls for a marker file holding the exit code, sleeping a
+# few seconds between polls until a deadline. Running out of time returns a sentinel; the
+# process itself is left to die with the sandbox. Each poll is a short request that can be
+# retried safely, and the polling also keeps the sandbox from being reclaimed as idle. This is
+# our `run_harness`.
+
+# %%
+show_call_site("14d")
+
+# %% [markdown]
+# **Evaluating.** The evaluation is outside the sandbox block: by then the agent's sandbox has
+# been killed and its permit long returned. Grading runs in its own environment with its own
+# timeout, still inside the whole-task guard.
+
+# %%
+show_call_site("14e")
+
+# %% [markdown]
+# **Turning failures into samples, and cleaning up.** A guard timeout becomes an aborted sample
+# with a wall-clock reason (after logging which tasks were still pending); any other exception
+# becomes an aborted sample naming it. Whatever happened, `finally` awaits the adapter's
+# idempotent session drop, which waits for, cancels and drains that session's in-flight
+# request handlers, and then pauses for a fixed ten seconds before the task returns.
+
+# %%
+show_call_site("14f")
+
+# %% [markdown]
+# **The guard around it all.** Last, the first step: the whole sandbox block and the
+# evaluation sit inside one `asyncio.timeout`, sized by default as the agent budget plus the
+# evaluation timeout plus a margin. When it fires, the await in progress is cancelled, every
+# `async with` inside unwinds (the sandbox is killed, the permit is returned), and the
+# `TimeoutError` becomes an aborted sample, so one stuck sandbox cannot hold a rollout slot
+# forever. Every use of these mechanisms in slime is listed in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("14")
