@@ -14,13 +14,14 @@ and run the child commands as separate programs::
 
 Commands (each prints ``ready ...`` once it is set up, then waits):
 
-- ``sleep SECONDS``: sleep, then exit 0;
+- ``sleep SECONDS [--ignore-sigterm]``: sleep, then exit 0;
 - ``exit CODE``: exit at once with status CODE;
 - ``report-signals SECONDS``: print ``got SIGTERM`` (or SIGINT) when signalled and exit
   with 128 + the signal number; exit 0 after SECONDS;
 - ``wrap [--forward] SECONDS -- COMMAND...``: run COMMAND as a child; with ``--forward``
   pass SIGTERM and SIGINT on to it and exit with its code;
-- ``spawn-children COUNT SECONDS``: start COUNT ``sleep`` children, print their pids, wait;
+- ``spawn-children COUNT SECONDS [--ignore-sigterm] [--pid-file PATH]``: start COUNT
+  ``sleep`` children, print (or write to PATH) ``ready <own pid> <child pids>``, wait;
 - ``hold-flock PATH SECONDS``: take an exclusive ``flock`` on PATH and hold it.
 
 Nothing here can outlive a failed run for long: every wait in a worker or command is
@@ -293,6 +294,8 @@ def _say(text: str) -> None:
 
 
 def _cmd_sleep(args) -> int:
+    if args.ignore_sigterm:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     _say(f"ready {os.getpid()} {time.monotonic():.6f}")
     time.sleep(_bounded(args.seconds))
     return 0
@@ -340,14 +343,19 @@ def _cmd_wrap(args) -> int:
 
 def _cmd_spawn_children(args) -> int:
     seconds = _bounded(args.seconds)
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-m", "lab_snippets.proc_workers", "sleep", str(seconds)],
-            stdout=subprocess.DEVNULL,
-        )
-        for _ in range(args.count)
-    ]
-    _say("ready " + " ".join(str(c.pid) for c in children))
+    sleep = [sys.executable, "-m", "lab_snippets.proc_workers", "sleep", str(seconds)]
+    if args.ignore_sigterm:
+        sleep.append("--ignore-sigterm")
+        # An ignored signal stays ignored across exec: the children ignore SIGTERM from birth.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    children = [subprocess.Popen(sleep, stdout=subprocess.DEVNULL) for _ in range(args.count)]
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    line = f"ready {os.getpid()} " + " ".join(str(c.pid) for c in children)
+    if args.pid_file:
+        with open(args.pid_file, "w") as pid_file:
+            pid_file.write(line + "\n")
+    else:
+        _say(line)
     deadline = time.monotonic() + seconds
     for child in children:
         try:
@@ -371,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command_name", required=True)
     p = commands.add_parser("sleep")
     p.add_argument("seconds", type=float)
+    p.add_argument("--ignore-sigterm", action="store_true")
     p.set_defaults(run=_cmd_sleep)
     p = commands.add_parser("exit")
     p.add_argument("code", type=int)
@@ -386,6 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     p = commands.add_parser("spawn-children")
     p.add_argument("count", type=int)
     p.add_argument("seconds", type=float)
+    p.add_argument("--ignore-sigterm", action="store_true", help="the children ignore SIGTERM")
+    p.add_argument("--pid-file", help="write the ready line (own pid, then the children's) here")
     p.set_defaults(run=_cmd_spawn_children)
     p = commands.add_parser("hold-flock")
     p.add_argument("path")

@@ -305,20 +305,25 @@ def stop_with_escalation(proc: multiprocessing.Process, grace: float) -> str:
 
 # %% tags=["tests"]
 polite = SPAWN.Process(target=pid_after, args=(3,))
-polite.start()
-assert stop_with_escalation(polite, grace=2) == "terminated"
-assert polite.exitcode == -signal.SIGTERM
-
 ready, workers_end = SPAWN.Pipe()
 stubborn = SPAWN.Process(target=ignore_sigterm, args=(workers_end, 3))
-stubborn.start()
-assert messages(ready, timeout=10) == ["ready"]
-assert stop_with_escalation(stubborn, grace=0.2) == "killed"
-assert stubborn.exitcode == -signal.SIGKILL
-for proc in (polite, stubborn):
-    proc.close()
-ready.close()
-workers_end.close()
+try:
+    polite.start()
+    assert stop_with_escalation(polite, grace=2) == "terminated"
+    assert polite.exitcode == -signal.SIGTERM
+
+    stubborn.start()
+    assert messages(ready, timeout=10) == ["ready"]
+    assert stop_with_escalation(stubborn, grace=0.2) == "killed"
+    assert stubborn.exitcode == -signal.SIGKILL
+finally:
+    for proc in (polite, stubborn):
+        if proc.pid is not None:
+            proc.kill()
+            proc.join(timeout=5)
+            proc.close()
+    ready.close()
+    workers_end.close()
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

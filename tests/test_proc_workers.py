@@ -192,10 +192,33 @@ def test_wrap_forwards_sigterm_to_its_child():
 def test_spawn_children_waits_for_its_children():
     proc = start("spawn-children", "2", "0.2")
     pids = [int(p) for p in read_line(proc.stdout, timeout=5).split()[1:]]
-    assert len(pids) == 2
+    assert pids[0] == proc.pid and len(pids) == 3
+    pids = pids[1:]
     finish(proc)
     assert proc.returncode == 0
     assert not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids)
+
+
+def test_spawn_children_writes_a_pid_file_and_children_may_ignore_sigterm(tmp_path):
+    pid_file = tmp_path / "pids"
+    proc = start(
+        "spawn-children", "1", "3", "--ignore-sigterm", "--pid-file", str(pid_file), start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not (pid_file.exists() and pid_file.read_text().endswith("\n")) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        _, parent, child = pid_file.read_text().split()
+        assert int(parent) == proc.pid
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=5)
+        assert psutil.Process(int(child)).status() != psutil.STATUS_ZOMBIE, "the child ignored SIGTERM"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        finish(proc)
 
 
 def test_hold_flock_holds_until_killed(tmp_path):

@@ -1,0 +1,375 @@
+# %% [markdown]
+# # 19 · Signals, process groups and file locks: who releases resources after exit?
+# *信号、进程组与文件锁：退出以后谁释放资源？*
+#
+# **The question.** A process dies, by a signal or by SIGKILL. What happens to the processes
+# it started, to the signal you meant for the whole job, and to the locks it held?
+#
+# **You will**
+# 1. see that killing a parent leaves its children running, as orphans;
+# 2. start a child in its own session, so that it leads a process group, and stop the whole
+#    group with `os.killpg`;
+# 3. pass SIGTERM and SIGINT from a wrapper to the program it runs, and see what happens
+#    without that forwarding;
+# 4. watch the kernel release an `fcntl.flock` when its holder dies, even by SIGKILL.
+#
+# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 30 minutes
+
+# %%
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import psutil
+
+from lab_snippets.proc_workers import read_line
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
+tl = Timeline()
+
+
+def running(pid: int) -> bool:
+    """True while `pid` exists and has not exited (an unreaped zombie does not count)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
+    """Poll until no pid in `pids` is running; return when each was first seen gone."""
+    gone_at: dict[int, float] = {}
+    deadline = time.monotonic() + timeout
+    while len(gone_at) < len(pids) and time.monotonic() < deadline:
+        for pid in pids:
+            if pid not in gone_at and not running(pid):
+                gone_at[pid] = time.monotonic()
+        time.sleep(0.005)
+    return gone_at
+
+
+# %% [markdown]
+# Every program here is a command of `lab_snippets.proc_workers`. `spawn-children 2 3` starts
+# two `sleep` children, prints `ready <its pid> <child pids>` and waits for them; every
+# command ends by itself after a few seconds, so nothing can outlive a failed run for long.
+#
+# ## Predict, then run
+#
+# We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
+# signal nobody can catch. Predict: are its two children still running afterwards?
+
+# %%
+parent = subprocess.Popen(WORKER_MODULE + ["spawn-children", "2", "3"], stdout=subprocess.PIPE)
+_, parent_pid, *orphan_pids = read_line(parent.stdout, timeout=10).split()
+orphan_pids = [int(pid) for pid in orphan_pids]
+started_a = time.monotonic()
+
+parent.kill()
+parent.communicate(timeout=5)
+killed_a = time.monotonic()
+tl.mark("plain parent: SIGKILL")
+time.sleep(0.1)
+survivors = [pid for pid in orphan_pids if running(pid)]
+new_parents = {psutil.Process(pid).ppid() for pid in survivors}
+print(f"parent exit code {parent.returncode}; children still running: {len(survivors)} of 2; "
+      f"their parent is now pid {new_parents}")
+
+for pid in survivors:  # nobody else will stop them before their own time runs out
+    os.kill(pid, signal.SIGKILL)
+cleaned_a = time.monotonic()
+gone_a = wait_until_gone(orphan_pids, timeout=5)
+assert parent.returncode == -signal.SIGKILL
+assert survivors == orphan_pids, "killing the parent did not kill its children"
+assert parent.pid not in new_parents, "the orphans were adopted by another process"
+assert len(gone_a) == 2
+
+# %% [markdown]
+# Signals go to one process. When the parent died, its children were simply *re-parented*:
+# adopted by pid 1 (or by the nearest process that registered as a "subreaper"), and they ran
+# on. Had they held GPUs, ports or files, those would still be held. We had to find them and
+# kill them one by one. The orphans' zombies are reaped by their new parent, not by us.
+
+# %% [markdown]
+# ## Process groups: one signal for the whole job
+#
+# Every process belongs to a **process group**, and a group can be signalled at once with
+# `os.killpg(pgid, sig)`. Children join their parent's group by default. `Popen(...,
+# start_new_session=True)` runs the child in a new *session* (the child calls `setsid()`),
+# which also makes it the leader of a new group whose id is its own pid. Everything it starts
+# inherits that group, and we never have to know their pids.
+
+# %%
+leader = subprocess.Popen(WORKER_MODULE + ["spawn-children", "2", "3"], stdout=subprocess.PIPE,
+                          start_new_session=True)
+_, leader_pid, *member_pids = read_line(leader.stdout, timeout=10).split()
+member_pids = [int(pid) for pid in member_pids]
+started_b = time.monotonic()
+groups = {pid: os.getpgid(pid) for pid in [leader.pid, *member_pids]}
+print("process group of the leader and its children:", groups, "· ours:", os.getpgid(0))
+
+os.killpg(leader.pid, signal.SIGTERM)
+killed_b = time.monotonic()
+tl.mark("group leader: killpg(SIGTERM)")
+leader.communicate(timeout=5)
+gone_b = wait_until_gone(member_pids, timeout=5)
+print("leader exit code:", leader.returncode, "· children still running:",
+      [pid for pid in member_pids if running(pid)])
+assert set(groups.values()) == {leader.pid} and os.getpgid(0) != leader.pid
+assert leader.returncode == -signal.SIGTERM
+assert len(gone_b) == 2, "no member of the group survived"
+
+# %% [markdown]
+# ## Measure it
+#
+# The two runs side by side. With a plain child, the kill ended only the parent; its
+# children kept running (red: orphaned, holding whatever they held) until we hunted them
+# down. With a new session, one `killpg` ended the leader and both children together.
+
+# %%
+tl.add("plain parent", started_a, killed_a, "running")
+tl.add("group leader", started_b, killed_b, "running")
+for number, pid in enumerate(orphan_pids, start=1):
+    tl.add(f"its child {number}", started_a, killed_a, "running")
+    tl.add(f"its child {number}", killed_a, cleaned_a, "blocked")
+    tl.add(f"its child {number}", cleaned_a, gone_a[pid], "cancelled")
+for number, pid in enumerate(member_pids, start=1):
+    tl.add(f"member {number}", started_b, killed_b, "running")
+    tl.add(f"member {number}", killed_b, gone_b[pid], "cancelled")
+fig = tl.plot("Killing a parent versus killing its process group",
+              lanes=["plain parent", "its child 1", "its child 2", "group leader", "member 1", "member 2"])
+assert all(at >= cleaned_a > killed_a for at in gone_a.values()), "the orphans ran until we killed them"
+assert all(at >= killed_b for at in gone_b.values()) and leader.returncode is not None
+
+# %% [markdown]
+# ### Python 3.11: a new group without a new session
+#
+# `start_new_session=True` does two things: a new session (no controlling terminal, so
+# Ctrl-C in your terminal no longer reaches the child) and a new process group. Since
+# Python 3.11, `Popen(..., process_group=0)` gives only the second. Before 3.11 the same
+# needed `preexec_fn=os.setpgrp`, which runs Python code between `fork` and `exec` and is not
+# safe in a program with threads. This course needs 3.11, but tools you read (slime's CI
+# wrapper among them) use `start_new_session=True`, which works on every version.
+
+# %%
+if sys.version_info >= (3, 11):  # noqa: UP036 - the course needs 3.11, code you read may not
+    grouped = subprocess.Popen(WORKER_MODULE + ["sleep", "3"], stdout=subprocess.PIPE, process_group=0)
+else:
+    print("Python < 3.11 has no process_group: use start_new_session=True (or preexec_fn=os.setpgrp).")
+    grouped = subprocess.Popen(WORKER_MODULE + ["sleep", "3"], stdout=subprocess.PIPE,
+                               start_new_session=True)
+read_line(grouped.stdout, timeout=10)
+own_group, same_session = os.getpgid(grouped.pid) == grouped.pid, os.getsid(grouped.pid) == os.getsid(0)
+os.killpg(grouped.pid, signal.SIGKILL)
+grouped.communicate(timeout=5)
+print(f"leads its own group: {own_group} · still in our session: {same_session}")
+assert own_group and (same_session or sys.version_info < (3, 11))
+
+# %% [markdown]
+# ## A wrapper must pass the signal on
+#
+# CI systems and job schedulers stop a job by sending SIGTERM (or SIGINT) to the process
+# they started. If that process is a wrapper around the real program, the signal stops at
+# the wrapper unless the wrapper passes it on. `wrap SECONDS -- COMMAND` runs COMMAND as its
+# child; with `--forward` it installs handlers that send SIGTERM and SIGINT on to the child,
+# waits for it and exits with its status. The child, `report-signals`, prints the signal it
+# gets and exits with 128 + its number.
+
+# %%
+def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
+    """Start `wrap` around `report-signals`, signal the wrapper once both are ready, reap it."""
+    flags = ["--forward"] if forward else []
+    wrapper = subprocess.Popen(WORKER_MODULE + ["wrap", *flags, "3", "--"] + WORKER_MODULE
+                               + ["report-signals", "3"], stdout=subprocess.PIPE)
+    child_pid = int(read_line(wrapper.stdout, timeout=10).split()[2])
+    read_line(wrapper.stdout, timeout=10)  # the child's own "ready": its handlers are installed
+    wrapper.send_signal(stop_signal)
+    wrapper.wait(timeout=5)
+    return wrapper, child_pid
+
+
+wrapper, child_pid = run_wrapper(forward=False, stop_signal=signal.SIGTERM)
+orphaned_child_running = running(child_pid)
+os.kill(child_pid, signal.SIGTERM)  # the cleanup the wrapper should have done
+lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
+print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
+      orphaned_child_running, "· output:", lines)
+assert wrapper.returncode == -signal.SIGTERM and orphaned_child_running
+assert [line.split()[:2] for line in lines] == [["got", "SIGTERM"]], "only our own cleanup reached it"
+
+for stop_signal in (signal.SIGTERM, signal.SIGINT):
+    wrapper, child_pid = run_wrapper(forward=True, stop_signal=stop_signal)
+    lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
+    print(f"forwarding {stop_signal.name}: wrapper exit {wrapper.returncode} · output:",
+          [" ".join(line.split()[:3]) for line in lines])
+    assert [line.split()[:2] for line in lines] == [["wrapper", "forwards"], ["got", stop_signal.name],
+                                                   ["wrapper", "saw"]]
+    assert wrapper.returncode == 128 + stop_signal and not running(child_pid)
+
+# %% [markdown]
+# Without forwarding, SIGTERM's default action ended the wrapper and the child never heard
+# of it: it was orphaned like the children in the first experiment. With forwarding, the
+# order is the one a job scheduler expects: the wrapper receives the signal, the child
+# receives it, the child exits, the wrapper reports the child's status as its own (143 for
+# SIGTERM, 130 for SIGINT, the shell's 128 + signal number).
+
+# %% [markdown]
+# ## A file lock is released by the kernel
+#
+# `fcntl.flock(fd, LOCK_EX | LOCK_NB)` takes an exclusive lock on an open file, or raises
+# `BlockingIOError` at once if another open file holds it. The lock belongs to the open file,
+# so it ends when the last descriptor of that file is closed, and the kernel closes every
+# descriptor of a process that dies, however it dies. No cleanup code has to run, which is
+# exactly what a lock that must survive crashes needs.
+
+# %%
+with tempfile.TemporaryDirectory() as lock_dir:
+    lock_path = os.path.join(lock_dir, "gpu0.lock")
+    holder = subprocess.Popen(WORKER_MODULE + ["hold-flock", lock_path, "3"], stdout=subprocess.PIPE)
+    read_line(holder.stdout, timeout=10)
+    tl.mark("lock: held by the child")
+    with open(lock_path, "a+") as lock_file:
+        try:
+            fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            tl.mark("lock: our attempt refused")
+        holder.kill()
+        holder.communicate(timeout=5)
+        tl.mark("lock: holder killed by SIGKILL")
+        fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        tl.mark("lock: ours")
+        fcntl.flock(lock_file, fcntl.LOCK_UN)
+print(tl.names()[-4:])
+assert holder.returncode == -signal.SIGKILL
+assert tl.order("lock: held by the child", "lock: our attempt refused", "lock: holder killed by SIGKILL",
+                "lock: ours")
+
+# %% [markdown]
+# One trap remains: the lock is released when the *last* descriptor of the open file is
+# closed. If the holder had passed that descriptor to a child of its own, the child would
+# keep the lock after the holder died. Python makes new descriptors non-inheritable by
+# default and `subprocess` closes the others in the child, which is why the simple pattern
+# above is safe.
+
+# %% [markdown]
+# ## Exercise 19.1 · Run a job with a time budget, and leave nothing behind
+#
+# Implement `run_group_with_budget(command, budget, grace)`:
+#
+# 1. start `command` with `subprocess.Popen` in a new session (so it leads its own process
+#    group), with its output discarded (`stdout=subprocess.DEVNULL`);
+# 2. if it exits within `budget` seconds, return its return code;
+# 3. otherwise send SIGTERM to the whole group, give it `grace` seconds, then send SIGKILL
+#    to the whole group (some members may ignore SIGTERM; the group may already be gone),
+#    reap the leader (bounded) and return its return code.
+#
+# The tests check that no member of the group is left running.
+
+# %% tags=["solution"]
+def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3) -> int:
+    """Run `command` as a process group; on overrunning `budget`, stop the whole group."""
+    ### BEGIN SOLUTION
+    leader = subprocess.Popen(command, stdout=subprocess.DEVNULL, start_new_session=True)
+    try:
+        return leader.wait(timeout=budget)
+    except subprocess.TimeoutExpired:
+        pass
+    for stop_signal, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(leader.pid, stop_signal)
+        except ProcessLookupError:
+            pass
+        try:
+            leader.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            pass
+    return leader.returncode
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+assert run_group_with_budget(WORKER_MODULE + ["exit", "3"], budget=10) == 3
+assert run_group_with_budget(WORKER_MODULE + ["sleep", "3"], budget=0.3) == -signal.SIGTERM
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+def _read_pids(path: str) -> list[int]:
+    with open(path) as _pid_file:
+        return [int(_pid) for _pid in _pid_file.read().split()[1:]]
+
+
+_all_pids: list[int] = []
+with tempfile.TemporaryDirectory() as _dir:
+    try:
+        _pid_file_path = os.path.join(_dir, "pids")
+        _code = run_group_with_budget(
+            WORKER_MODULE + ["spawn-children", "2", "5", "--ignore-sigterm", "--pid-file", _pid_file_path],
+            budget=1.0, grace=0.2)
+        assert os.path.exists(_pid_file_path), "the job had time to start its children"
+        _all_pids = _read_pids(_pid_file_path)
+        assert _code == -signal.SIGTERM, "the leader honours SIGTERM; its code must be returned"
+        _gone = wait_until_gone(_all_pids, timeout=2)  # SIGKILL is delivered asynchronously
+        _left = [_pid for _pid in _all_pids if _pid not in _gone]
+        assert not _left, f"members that ignore SIGTERM must be killed with the group: {_left}"
+
+        _pid_file_path = os.path.join(_dir, "pids2")
+        assert run_group_with_budget(
+            WORKER_MODULE + ["spawn-children", "2", "0.2", "--pid-file", _pid_file_path],
+            budget=10) == 0, "a job that ends in time returns its own code"
+        _all_pids += _read_pids(_pid_file_path)
+        assert len(wait_until_gone(_read_pids(_pid_file_path), timeout=2)) == 3
+    finally:
+        for _pid in _all_pids:
+            if running(_pid):
+                os.kill(_pid, signal.SIGKILL)
+        wait_until_gone(_all_pids, timeout=5)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - A signal reaches one process. Killing a parent orphans its children; they are adopted
+#   and keep running, with everything they hold.
+# - `start_new_session=True` (or `process_group=0` from 3.11) makes the child lead its own
+#   process group; `os.killpg` then signals the child and everything it started, without
+#   knowing their pids. Escalate SIGTERM, a grace period, then SIGKILL to the group.
+# - A wrapper must forward SIGTERM/SIGINT to its child and exit with the child's status.
+# - `fcntl.flock` belongs to the open file; the kernel releases it when the holder dies,
+#   even by SIGKILL, as long as no other process inherited the descriptor.
+#
+# **What's next.** Chapter 20 moves from processes to connections: asyncio Streams, where one
+# `read()` is not one message and closing has two sides.
+#
+# ## In slime
+#
+# slime's CI runs GPU tests through a small wrapper that owns GPUs with file locks. Each GPU
+# has a lock file under `/dev/shm`, and owning the GPU means holding an exclusive,
+# non-blocking `flock` on an open descriptor of it; closing the descriptor gives it back, and
+# if the wrapper is killed the kernel gives it back, so a crashed job can never keep a GPU
+# locked.
+#
+# The test command itself is started with `start_new_session=True`, so it leads its own
+# process group. While it runs, the wrapper routes SIGINT, SIGTERM and SIGHUP to a handler
+# (saving the old handlers and restoring them at the end) and polls the child once a second
+# in the main thread, where Python runs signal handlers. The handler escalates as this
+# chapter did: terminate the child and wait five seconds, then send the signal to the whole
+# group with `os.killpg`, then SIGKILL the group, so that Ray or SGLang workers started by
+# the test cannot outlive it and keep the GPUs busy. The cells below show the handler
+# installation and the lock; the last one shows the group escalation. Other signal and lock
+# sites are in the [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("19b")
+
+# %%
+show_call_site("19c")
+
+# %%
+show_call_site("19")
