@@ -387,7 +387,9 @@ assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
 #    every path: normal exit, an exception, or cancellation.
 #
 # `FlakyResource` below is what the tests pass as `factory`; its ledger counts boots in
-# flight and what is still open.
+# flight and what is still open. (Until you write the body, the tests fail with "'coroutine'
+# object is not an async iterator": without a `yield`, the function is not an async generator
+# yet, so `@asynccontextmanager` cannot drive it.)
 
 # %%
 class ResourceLedger:

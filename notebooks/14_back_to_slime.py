@@ -472,7 +472,7 @@ registry = ResourceRegistry()
 visible = await asyncio.wait_for(
     agent_task("visible", "none", asyncio.Semaphore(1), harness=run_harness_owned, budget=2.0), timeout=5)
 print(visible)
-assert visible.status == "ok" and visible.agent_exit_code == 0 and visible.reward == 1.0
+assert visible.status == "ok" and visible.agent_exit_code == 0 and visible.reward == 1.0, visible
 registry.assert_no_leak()
 assert harness_children() == []
 
