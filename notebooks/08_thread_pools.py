@@ -1,0 +1,482 @@
+# %% [markdown]
+# # 08 · Thread pools: moving blocking work off the event loop
+# *线程池：把阻塞工作移出事件循环*
+#
+# **The question.** Some calls block: a synchronous client, `ray.get`, reading a checkpoint.
+# How do you call them from async code without freezing the event loop, what limits how many
+# run at once, and what happens to such a call when the coroutine waiting for it gives up?
+#
+# **You will**
+# 1. measure the loop's heartbeat while a blocking call runs on the loop and while it runs
+#    in a worker thread through `asyncio.to_thread`;
+# 2. use `run_in_executor` with a pool of your own and see its size cap the work in flight;
+# 3. tell a `concurrent.futures.Future` from an `asyncio.Future`, and bridge them with
+#    `asyncio.wrap_future`;
+# 4. show that a timeout or a cancellation of the awaiting coroutine does not stop the thread,
+#    and stop it properly with a `threading.Event`.
+#
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 30 minutes
+
+# %%
+import asyncio
+import concurrent.futures
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from lab_snippets.asyncio_tools import InFlight, ideal_batch_time
+from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## A blocking call
+#
+# `blocking_call` stands for any function that holds its thread until it returns: here a
+# `time.sleep`, in real code `ray.get(ref)`, `requests.post(...)`, `torch.load(...)`. It
+# records its span on a timeline lane named after the thread that ran it.
+#
+# `asyncio.to_thread` hands the call to the loop's *default* thread pool. That pool's threads
+# stay alive for reuse after the work is done; to leave no thread behind, each cell that uses
+# it borrows a fresh default pool for its duration (`borrowed_default_executor`, from
+# `lab_snippets.loopwatch`) and shuts it down at the end.
+
+# %%
+def blocking_call(seconds: float, tl: Timeline, label: str | None = None, state: str = "blocked") -> str:
+    thread = threading.current_thread().name
+    with tl.span(label or thread, state=state):
+        time.sleep(seconds)
+    return thread
+
+
+# %% [markdown]
+# ## On the loop, or in a thread
+#
+# Chapter 02 showed that a blocking call inside a coroutine stops every other task. The same
+# heartbeat (a task that wakes up every 5 ms) now watches two runs of the same 0.15 s call:
+# first called directly in the coroutine, then awaited through `asyncio.to_thread`.
+
+# %%
+BLOCK = 0.15
+tl = Timeline()
+with borrowed_default_executor():
+    async with LoopWatch(interval=0.005) as watch:
+        await asyncio.sleep(0.02)
+        blocking_call(BLOCK, tl, label="called on the loop")
+        await asyncio.sleep(0.02)
+        worker = await asyncio.wait_for(
+            asyncio.to_thread(blocking_call, BLOCK, tl, "awaited via to_thread", "running"), timeout=2)
+        await asyncio.sleep(0.02)
+
+on_loop = tl.spans_of("called on the loop")[0]
+in_thread = tl.spans_of("awaited via to_thread")[0]
+
+
+def beats_inside(span) -> list[float]:
+    return [b for b in watch.beats if tl.t0 + span.start < b < tl.t0 + span.end]
+
+
+print(f"the to_thread call ran in thread {worker!r}, not in {threading.current_thread().name!r}")
+print(f"heartbeats during the call on the loop: {len(beats_inside(on_loop))}, "
+      f"during the to_thread call: {len(beats_inside(in_thread))}")
+covering = [(a, b) for a, b in watch.stalls(0.5 * BLOCK) if a <= tl.t0 + on_loop.start and b >= tl.t0 + on_loop.end]
+assert worker != threading.current_thread().name
+assert beats_inside(on_loop) == [], "nothing ran on the loop during the direct call"
+assert len(covering) == 1, "one gap between heartbeats spans the whole direct call"
+assert len(beats_inside(in_thread)) >= 5, "the loop kept beating while the thread blocked"
+
+# %% [markdown]
+# ## Measure it
+#
+# The heartbeat lane is blue while the loop answers and red where it went more than 50 ms
+# without a wake-up. The work is the same; only the thread it blocks is different.
+
+# %%
+watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
+fig = tl.plot("The same blocking call, on the event loop and in a worker thread",
+              lanes=["called on the loop", "awaited via to_thread", "event loop heartbeat"])
+frozen = [s for s in tl.spans_of("event loop heartbeat") if s.state == "blocked"]
+assert any(s.start <= on_loop.start and s.end >= on_loop.end for s in frozen)
+
+# %% [markdown]
+# ## A pool is a cap
+#
+# `asyncio.to_thread(fn, ...)` is shorthand for `loop.run_in_executor(None, fn, ...)` with the
+# current context carried along (chapter 11). The `None` means "the default pool".
+# `run_in_executor(pool, fn, ...)` sends the call to a pool you choose, so you decide how many
+# threads this kind of work may occupy.
+#
+# A pool with *k* threads runs at most *k* calls at once; the rest queue inside the pool. Here
+# nine 0.08 s calls go to a pool of three: they run in three waves, one lane per worker thread.
+
+# %%
+CALLS, WORKERS, DURATION = 9, 3, 0.08
+inside = InFlight()
+
+
+def counted_call(seconds: float) -> str:
+    with inside:
+        return blocking_call(seconds, pool_tl, state="running")
+
+
+loop = asyncio.get_running_loop()
+pool_tl = Timeline()
+started = time.monotonic()
+with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="rm-worker") as pool:
+    threads_used = await asyncio.wait_for(
+        asyncio.gather(*(loop.run_in_executor(pool, counted_call, DURATION) for _ in range(CALLS))), timeout=3)
+pool_elapsed = time.monotonic() - started
+ideal = ideal_batch_time(CALLS, WORKERS, DURATION)
+
+print(f"{CALLS} calls on {WORKERS} threads: peak in flight {inside.peak}, {pool_elapsed:.3f} s "
+      f"(ideal {ideal:.2f} s; one thread would need {CALLS * DURATION:.2f} s)")
+assert inside.peak == WORKERS, "the pool size caps the calls in flight"
+assert len(set(threads_used)) == WORKERS
+assert pool_elapsed >= 0.95 * ideal, "the calls beyond the pool size had to wait for a free thread"
+assert pool_elapsed <= 0.75 * CALLS * DURATION, "but the three threads did overlap"
+
+# %%
+fig = pool_tl.plot(f"{CALLS} blocking calls on a pool of {WORKERS} threads: three waves",
+                   xlabel="time since the first call (s)")
+
+# %% [markdown]
+# The default pool has a cap too: `min(32, os.cpu_count() + 4)` threads, so 6 on this 2-core
+# machine. Every `to_thread` call that is blocked holds one of them. If a server awaits
+# `to_thread(ray.get, ...)` for each of its in-flight requests, the seventh request waits for
+# a thread, however idle the CPU is. The next cell fills the default pool with 8 waiting calls.
+
+# %%
+inside = InFlight()
+with borrowed_default_executor() as default_pool:
+    await asyncio.wait_for(
+        asyncio.gather(*(asyncio.to_thread(counted_call, 0.1) for _ in range(default_pool._max_workers + 2))),
+        timeout=3)
+    default_size = default_pool._max_workers
+
+print(f"default pool size {default_size}: peak in flight {inside.peak} of {inside.entered} calls")
+assert inside.peak == default_size < inside.entered
+
+# %% [markdown]
+# ## Two kinds of Future
+#
+# A thread pool speaks `concurrent.futures`: `pool.submit(fn)` returns a
+# `concurrent.futures.Future`, a thread-safe box whose `.result(timeout=...)` *blocks the
+# calling thread* until the value is there. The event loop speaks `asyncio.Future`, which you
+# `await`; it is not thread-safe and belongs to one loop. You cannot `await` the first kind:
+# `asyncio.wrap_future` wraps it in the second kind, and `run_in_executor` does that for you.
+
+# %%
+bridge_tl = Timeline()
+with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bridge") as pool:
+    thread_future = pool.submit(blocking_call, 0.02, bridge_tl)
+    try:
+        await thread_future
+    except TypeError as exc:
+        await_error = str(exc)
+    wrapped = asyncio.wrap_future(thread_future)
+    via_wrap = await asyncio.wait_for(wrapped, timeout=2)
+    loop_future = loop.run_in_executor(pool, blocking_call, 0.02, bridge_tl)
+    via_executor = await asyncio.wait_for(loop_future, timeout=2)
+
+print(f"submit -> {type(thread_future).__module__}.{type(thread_future).__name__}; await gives: {await_error}")
+print(f"wrap_future -> {type(wrapped).__module__}.{type(wrapped).__name__}; "
+      f"run_in_executor -> {type(loop_future).__name__}")
+assert isinstance(thread_future, concurrent.futures.Future) and "can't be used in 'await'" in await_error
+assert isinstance(wrapped, asyncio.Future) and isinstance(loop_future, asyncio.Future)
+assert via_wrap == via_executor == "bridge_0"
+
+# %% [markdown]
+# ## Predict, then run
+#
+# A weight reload runs in a thread and the handler waiting for it has a deadline:
+# `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
+# passes, `TimeoutError` is raised in the handler. Predict: is the reload still running after
+# that?
+
+# %%
+def reload_weights(chunks: int, chunk_seconds: float, log: list[str], finished: threading.Event) -> str:
+    for i in range(chunks):
+        time.sleep(chunk_seconds)
+        log.append(f"chunk {i} loaded")
+    log.append("reload finished")
+    finished.set()
+    return "weights reloaded"
+
+
+reload_log: list[str] = []
+reload_done = threading.Event()
+with borrowed_default_executor():
+    try:
+        async with asyncio.timeout(0.05):
+            await asyncio.to_thread(reload_weights, 5, 0.03, reload_log, reload_done)
+    except TimeoutError:
+        reload_log.append("the handler got TimeoutError")
+    for _ in range(200):  # up to 2 s: wait for the thread without blocking the loop
+        if reload_done.is_set():
+            break
+        await asyncio.sleep(0.01)
+
+print(reload_log)
+timeout_at = reload_log.index("the handler got TimeoutError")
+assert reload_done.is_set(), "the thread ran to its end"
+assert reload_log[-1] == "reload finished" and timeout_at < len(reload_log) - 1
+assert sum(entry.startswith("chunk") for entry in reload_log[timeout_at:]) >= 2, "work went on after the timeout"
+
+# %% [markdown]
+# The timeout cancelled the *awaiting coroutine*: the handler stopped waiting and moved on. The
+# thread was not told anything. Python has no way to interrupt a thread from outside, so the
+# reload ran all five chunks; if it had been holding a lock or a GPU, it would have kept
+# holding it, and nobody would have been waiting for its result or its error.
+#
+# A thread stops when its own code decides to. The standard way to ask is a
+# `threading.Event` that the work checks between steps, and the waiting side should then
+# *wait for the thread to finish* before it reports the timeout, so that no work is left
+# running behind its back. Note the `asyncio.shield`: it keeps the timeout from cancelling the
+# Future we still want to wait on after setting the stop event.
+
+# %%
+def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str], stop: threading.Event) -> str:
+    for i in range(chunks):
+        if stop.is_set():
+            log.append(f"stop seen before chunk {i}")
+            return "reload stopped"
+        time.sleep(chunk_seconds)
+        log.append(f"chunk {i} loaded")
+    return "weights reloaded"
+
+
+stop_log: list[str] = []
+stop = threading.Event()
+with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reload") as pool:
+    reload_future = loop.run_in_executor(pool, reload_until_stopped, 5, 0.03, stop_log, stop)
+    try:
+        async with asyncio.timeout(0.05):
+            await asyncio.shield(reload_future)
+    except TimeoutError:
+        stop.set()
+        outcome = await asyncio.wait_for(reload_future, timeout=2)
+        stop_log.append(f"the handler reports the timeout after the thread said {outcome!r}")
+
+print(stop_log)
+assert stop_log[-1].endswith("'reload stopped'")
+assert any(entry.startswith("stop seen") for entry in stop_log)
+assert sum(entry.startswith("chunk") for entry in stop_log) <= 3, "the thread stopped at its next check"
+
+# %% [markdown]
+# ### Python 3.13+: free-threaded builds
+#
+# `to_thread` is for *blocking* work: waiting on I/O, on another process, on a lock in C code
+# that releases the GIL. Pure-Python *computation* in threads does not run in parallel on the
+# standard build, because only the thread holding the GIL runs Python bytecode; the heartbeat
+# keeps going (the GIL is handed over every few milliseconds) but there is no speed-up.
+# Python 3.13 added an optional free-threaded build (`python3.13t`; supported, still optional,
+# in 3.14) without the GIL, where CPU-bound threads do run in parallel. The cell runs two
+# CPU-bound calls on two threads and divides the CPU time the process used by the wall time:
+# the number of cores the threads kept busy on average.
+
+# %%
+def busy_sum(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+
+N = 400_000
+with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cpu") as pool:
+    wall_started, cpu_started = time.monotonic(), time.process_time()
+    await asyncio.wait_for(asyncio.gather(*(loop.run_in_executor(pool, busy_sum, N) for _ in range(2))),
+                           timeout=10)
+    wall, cpu = time.monotonic() - wall_started, time.process_time() - cpu_started
+
+# CPU seconds used by the whole process per second of wall time: how many cores the threads kept busy.
+cores_busy = cpu / wall
+gil_enabled = sys._is_gil_enabled() if sys.version_info >= (3, 13) else True
+if sys.version_info >= (3, 13) and not gil_enabled:
+    print(f"free-threaded build: two CPU-bound threads kept {cores_busy:.2f} cores busy")
+    assert cores_busy >= 1.3 or (os.cpu_count() or 1) < 2
+else:
+    print(f"with the GIL (every build before 3.13, and the default build since): two CPU-bound threads "
+          f"kept {cores_busy:.2f} cores busy, of {os.cpu_count()}")
+    assert cores_busy <= 1.25, "only the thread holding the GIL runs Python code"
+
+
+# %% [markdown]
+# ## Exercise 8.1 · A deadline that really stops the work
+#
+# Implement `run_with_deadline(work, timeout, pool)`:
+#
+# 1. create a `threading.Event` and run `work(stop_event)` on `pool` without blocking the loop;
+#    `work` checks the event between steps and returns early once it is set;
+# 2. if `work` returns within `timeout` seconds, return its result;
+# 3. if the deadline passes, **or the coroutine is cancelled**, set the event, wait until the
+#    thread has returned (it will, within a step), and only then let the `TimeoutError` or the
+#    cancellation propagate.
+#
+# The tests check that when your coroutine raises, the thread has already finished.
+
+# %%
+def make_steps(steps: int, step_seconds: float, log: list[str]):
+    """A `work(stop)` function: `steps` blocking steps, checking `stop` before each one."""
+
+    def work(stop: threading.Event) -> str:
+        for i in range(steps):
+            if stop.is_set():
+                log.append(f"stopped before step {i}")
+                return "stopped"
+            time.sleep(step_seconds)
+        log.append("all steps done")
+        return "done"
+
+    return work
+
+
+# %% tags=["solution"]
+async def run_with_deadline(work, timeout: float, pool: ThreadPoolExecutor):
+    """Run `work(stop)` on `pool`; on timeout or cancellation, set `stop` and wait for the thread first."""
+    ### BEGIN SOLUTION
+    stop = threading.Event()
+    future = asyncio.get_running_loop().run_in_executor(pool, work, stop)
+    try:
+        async with asyncio.timeout(timeout):
+            return await asyncio.shield(future)
+    finally:
+        if not future.done():
+            stop.set()
+            await asyncio.wait([future], timeout=5)
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+visible_log: list[str] = []
+with ThreadPoolExecutor(max_workers=1) as visible_pool:
+    assert await asyncio.wait_for(
+        run_with_deadline(make_steps(2, 0.01, visible_log), 1.0, visible_pool), timeout=2) == "done"
+    try:
+        await asyncio.wait_for(run_with_deadline(make_steps(20, 0.02, visible_log), 0.05, visible_pool), timeout=2)
+    except TimeoutError:
+        visible_log.append("TimeoutError")
+assert visible_log[0] == "all steps done" and visible_log[-1] == "TimeoutError", visible_log
+assert visible_log[1].startswith("stopped before step"), "the slow work must be asked to stop"
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+class _Work:
+    """`work(stop)` that records its thread's exit; ends after at most `steps` steps even if never stopped."""
+
+    def __init__(self, steps: int, step_seconds: float) -> None:
+        self.steps, self.step_seconds = steps, step_seconds
+        self.events: list[str] = []
+        self.exited = threading.Event()
+        self.stop_seen: threading.Event | None = None
+
+    def __call__(self, stop: threading.Event) -> str:
+        self.stop_seen = stop
+        try:
+            for _i in range(self.steps):
+                if stop.is_set():
+                    return "stopped"
+                time.sleep(self.step_seconds)
+            return "done"
+        finally:
+            self.events.append("thread exited")
+            self.exited.set()
+
+
+async def _wait_exited(work: _Work) -> None:
+    for _ in range(300):
+        if work.exited.is_set():
+            return
+        await asyncio.sleep(0.01)
+
+
+with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hidden") as _pool:
+    # Timeout: the thread must be gone before TimeoutError reaches the caller; the loop stays free.
+    _slow = _Work(steps=40, step_seconds=0.02)
+    try:
+        async with LoopWatch(interval=0.005) as _watch:
+            try:
+                async with asyncio.timeout(3):
+                    await run_with_deadline(_slow, 0.08, _pool)
+                _outcome = "returned"
+            except TimeoutError:
+                _outcome = "TimeoutError"
+                _slow.events.append("caller saw TimeoutError")
+    finally:
+        await _wait_exited(_slow)
+    assert _outcome == "TimeoutError", _outcome
+    assert _slow.stop_seen is not None and _slow.stop_seen.is_set(), "the stop event must be set"
+    assert _slow.events == ["thread exited", "caller saw TimeoutError"], _slow.events
+    assert len(_watch.beats) >= 8, "the loop must stay responsive while the work runs"
+
+    # Cancellation: the same cleanup, and the CancelledError must reach the caller.
+    _slow = _Work(steps=40, step_seconds=0.02)
+    _task = asyncio.create_task(run_with_deadline(_slow, 5.0, _pool))
+    try:
+        await asyncio.sleep(0.06)
+        _task.cancel()
+        try:
+            await asyncio.wait_for(_task, timeout=3)
+            _outcome = "returned"
+        except asyncio.CancelledError:
+            _outcome = "cancelled"
+            _slow.events.append("caller saw CancelledError")
+    finally:
+        if not _task.done():
+            _task.cancel()
+        await _wait_exited(_slow)
+    assert _outcome == "cancelled", f"cancellation must propagate, got {_outcome}"
+    assert _slow.stop_seen is not None and _slow.stop_seen.is_set(), "cancelling must set the stop event too"
+    assert _slow.events == ["thread exited", "caller saw CancelledError"], _slow.events
+
+    # In time: the result comes back, and the stop event was never needed.
+    _fast = _Work(steps=2, step_seconds=0.01)
+    assert await asyncio.wait_for(run_with_deadline(_fast, 1.0, _pool), timeout=2) == "done"
+    assert not _fast.stop_seen.is_set()
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - A blocking call inside a coroutine freezes the loop; `await asyncio.to_thread(fn, ...)` runs
+#   it in a worker thread while the loop keeps serving other tasks.
+# - A thread pool caps the calls in flight at its size. The default pool (`to_thread`,
+#   `run_in_executor(None, ...)`) has `min(32, os.cpu_count() + 4)` threads, shared by all such
+#   calls; pass your own pool to `run_in_executor` to give a kind of work its own cap.
+# - `pool.submit` returns a `concurrent.futures.Future` (thread-safe, blocking `.result(timeout)`);
+#   `await` needs an `asyncio.Future`: `asyncio.wrap_future` or `run_in_executor` bridge them.
+# - A timeout or cancellation stops the *waiting*, not the thread. Ask the work to stop with a
+#   `threading.Event`, and wait for the thread before you report the timeout.
+#
+# **What's next.** Chapter 09 looks at the threads themselves: shared state and `Lock`,
+# stopping a background thread with an `Event`, and what happens to threads at exit.
+#
+# ## In slime
+#
+# slime's Megatron teacher server is an aiohttp application, so everything it does runs on one
+# event loop. Reloading weights from disk is a long blocking call: it waits, through Ray, until
+# every training rank has loaded the checkpoint. The update handler first waits, politely, until
+# no request is queued or running (chapter 02), then runs the reload through `asyncio.to_thread`
+# and awaits it, so health checks and load queries keep being answered during the reload. The
+# same module routes its shorter `ray.get` calls through a small helper that does the same.
+#
+# The second site shows the cost that comes with it. slime's HTTP helpers used to wait on Ray
+# with `to_thread(ray.get, ...)` for every distributed POST. As the comment there explains, each
+# in-flight request then held one thread of the default pool, so the pool size quietly capped
+# the number of requests in flight, the effect the default-pool experiment above measured. The
+# code now awaits the Ray object reference directly, which needs no thread at all. The
+# [source inventory](../book/reference/inventory.md) lists every `to_thread` and
+# `run_in_executor` in slime; for each one, ask which pool it uses and what caps it.
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("08b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("08")
