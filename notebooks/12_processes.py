@@ -107,9 +107,12 @@ def cores_worth(reports: list[dict]) -> float:
     return sum(r["cpu"] for r in reports) / span
 
 
-def overlap_fraction(reports: list[dict]) -> float:
+def shares(reports: list[dict]) -> tuple[float, float, float]:
+    """Of the two jobs' combined span: the share each was running, and the share both were."""
     span = max(r["end"] for r in reports) - min(r["start"] for r in reports)
-    return overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / span
+    first, second = (sum(end - start for start, end in r["intervals"]) / span for r in reports)
+    both = overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / span
+    return first, second, both
 
 
 sequential = [burn(CHUNKS), burn(CHUNKS)]
@@ -123,43 +126,50 @@ threads_wall = max(r["end"] for r in on_threads) - min(r["start"] for r in on_th
 pins = CPUS[:2] if len(CPUS) >= 2 else [None, None]
 with SPAWN.Pool(processes=2) as pool:
     pool.map_async(pid_after, [0.1, 0.1]).get(timeout=20)  # let both workers finish starting
-    on_processes = pool.starmap_async(burn, [(CHUNKS, cpu) for cpu in pins]).get(timeout=20)
+    on_processes = pool.starmap_async(burn, [(CHUNKS, cpu) for cpu in pins]).get(timeout=30)
 del pool
 processes_wall = max(r["end"] for r in on_processes) - min(r["start"] for r in on_processes)
 
-print(f"{'':<11}{'wall s':>8}{'cores worth':>13}{'both running':>14}")
-print(f"{'sequential':<11}{sequential_wall:8.3f}{cores_worth(sequential):13.2f}{'-':>14}")
-print(f"{'threads':<11}{threads_wall:8.3f}{cores_worth(on_threads):13.2f}{overlap_fraction(on_threads):14.1%}")
-print(f"{'processes':<11}{processes_wall:8.3f}{cores_worth(on_processes):13.2f}"
-      f"{overlap_fraction(on_processes):14.1%}")
+print(f"{'':<11}{'wall s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}{'both ran':>9}")
+print(f"{'sequential':<11}{sequential_wall:7.3f}{cores_worth(sequential):12.2f}")
+for kind, reports, wall in (("threads", on_threads, threads_wall), ("processes", on_processes, processes_wall)):
+    first, second, both = shares(reports)
+    print(f"{kind:<11}{wall:7.3f}{cores_worth(reports):12.2f}{first:10.1%}{second:10.1%}{both:9.1%}")
 print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x, "
       f"processes {sequential_wall / processes_wall:.2f}x (at most {min(2, len(CPUS))}x here)")
 
 assert len({r["thread"] for r in on_threads}) == 2 and len({r["pid"] for r in on_processes}) == 2
-assert overlap_fraction(on_threads) == 0.0, "two threads never ran Python at the same instant"
+thread_1, thread_2, threads_both = shares(on_threads)
+assert threads_both == 0.0, "two threads never ran Python at the same instant"
 assert cores_worth(on_threads) <= 1.1, "threads got at most one core's worth of CPU"
 assert threads_wall >= 0.9 * sequential_cpu, "threads did not beat one core running the work alone"
+
+process_1, process_2, processes_both = shares(on_processes)
 assert cores_worth(on_processes) <= len(CPUS) + 0.1
-if len(CPUS) >= 2:
-    assert overlap_fraction(on_processes) > 0.002, "two processes did run at the same instant"
-else:
+if len(CPUS) < 2:
     print("Only one CPU is available here: processes cannot run at the same instant either.")
+elif min(process_1, process_2) < 0.2:
+    print(f"This machine is too busy to show it: each process ran only about {min(process_1, process_2):.0%} "
+          "of the time, so the two were rarely given their CPUs at the same moment.")
+else:
+    assert processes_both >= 0.25 * process_1 * process_2, "two processes ran at the same instant"
 
 # %% [markdown]
-# Read the table by columns. **Both running** is the share of the time during which the two
-# jobs were executing at the same instant. For threads it is exactly zero, whatever the
-# machine is doing: the GIL lets one thread run Python at a time, so the threads' *cores
-# worth* stays at or below one and they finish no sooner than one core doing the work alone
-# (that is what the third assert checks, against the CPU time the sequential run needed).
+# Read the last three columns: the share of the time each job was executing, and the share
+# during which *both* were. For threads, "both ran" is exactly zero, whatever the machine is
+# doing: the GIL lets one thread run Python at a time, so their shares add up to at most
+# 100 %, their cores' worth stays at or below one, and they finish no sooner than one core
+# doing the work alone (the third assert compares with the CPU time the sequential run
+# needed).
 #
-# For processes it is above zero: each has its own interpreter and its own GIL. On an idle
-# two-core machine they run side by side almost all the time, the pool's cores' worth is
-# close to 2 and the speed-up close to 2x. On a busy machine each process gets only a share
-# of its CPU, and two independent processes are both running only when both shares line up,
-# so the overlap shrinks (roughly as the product of the two shares) and so does the
-# speed-up. That is why the assert asks only for an overlap clearly above zero (more than
-# 0.2 % of the run, well above the millisecond resolution of the measurement): processes
-# *can* run Python at the same time, threads *cannot*, however idle the machine.
+# Processes each have their own interpreter and their own GIL, so each one's share depends
+# only on how busy its CPU is. On an idle two-core machine both run nearly all the time, the
+# pool's cores' worth is close to 2 and the speed-up close to 2x. On a busy machine each gets
+# a share of its CPU, and, being independent, they run at the same moment about as often as
+# chance says: the product of their two shares. The assert checks at least a quarter of that
+# product. Threads, with the same shares, would show zero. When the machine is so busy that
+# a process runs less than a fifth of the time, the overlap becomes too rare to measure in a
+# fraction of a second, and the cell says so instead of asserting it.
 
 # %% [markdown]
 # ## Measure it
