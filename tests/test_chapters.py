@@ -20,9 +20,16 @@ def test_every_notebook_file_is_a_known_chapter():
     assert not list(chapters.NOTEBOOKS.glob("*.ipynb")), ".ipynb files are build products, never sources"
 
 
+def toc_entries(entries):
+    """The toc's entries, depth first (a part page's chapters are its sections)."""
+    for entry in entries:
+        yield entry
+        yield from toc_entries(entry.get("sections", []))
+
+
 def test_toc_lists_exactly_the_existing_chapters():
     toc = yaml.safe_load(chapters.TOC.read_text(encoding="utf-8"))
-    files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    files = [entry["file"] for part in toc["parts"] for entry in toc_entries(part["chapters"])]
     listed = [f for f in files if f.startswith("notebooks/")]
     assert sorted(listed) == sorted(f"notebooks/{c.stem}" for c in EXISTING)
     for f in files:
@@ -33,10 +40,51 @@ def test_toc_lists_exactly_the_existing_chapters():
 def test_toc_groups_chapters_in_their_parts():
     toc = yaml.safe_load(chapters.TOC.read_text(encoding="utf-8"))
     for part in toc["parts"]:
-        for entry in part["chapters"]:
+        for entry in toc_entries(part["chapters"]):
             if entry["file"].startswith("notebooks/"):
                 number = entry["file"].split("/")[1][:2]
                 assert chapters.BY_NUMBER[number].part == part["caption"]
+
+
+def test_each_part_opens_with_its_page_and_the_other_pages_follow():
+    toc = yaml.safe_load(chapters.TOC.read_text(encoding="utf-8"))
+    parts = [p for p in toc["parts"] if p["caption"] in chapters.PARTS]
+    assert [p["caption"] for p in parts] == [p for p in chapters.PARTS if any(c.part == p for c in EXISTING)]
+    for part in parts:
+        page = chapters.PART_PAGES[part["caption"]]
+        assert (chapters.ROOT / f"{page}.md").exists(), page
+        assert [e["file"] for e in part["chapters"]] == [page], "the part page holds the part's chapters"
+        assert part["chapters"][0]["sections"], "the part's chapters are the page's sections"
+    others = [e["file"] for p in toc["parts"] if p["caption"] not in chapters.PARTS for e in p["chapters"]]
+    wanted = [p for p in chapters.GUIDE_PAGES + chapters.REFERENCE_PAGES if chapters.page_exists(p)]
+    assert others == wanted
+    assert "book/glossary" in others
+
+
+def test_render_toc_without_part_pages_lists_chapters_flat(monkeypatch):
+    monkeypatch.setattr(chapters, "PART_PAGES", {})
+    toc = yaml.safe_load(chapters.render_toc())
+    for part in toc["parts"]:
+        assert all("sections" not in e for e in part["chapters"])
+
+
+def test_downloadable_notebook_leaves_out_removed_cells():
+    nb = {"cells": [{"metadata": {"tags": ["tests", "remove-cell"]}, "source": "hidden"},
+                    {"metadata": {}, "source": "shown"}], "nbformat": 4}
+    assert [c["source"] for c in chapters.page_notebook(nb)["cells"]] == ["shown"]
+    assert len(nb["cells"]) == 2, "the executed notebook itself is left alone"
+
+
+def test_launch_buttons_need_a_repository_url():
+    class Config:
+        html_theme_options = {"repository_url": "", "launch_buttons": {"binderhub_url": "https://mybinder.org",
+                                                                       "notebook_interface": "jupyterlab"}}
+    chapters._launch_needs_repository(None, Config)
+    assert Config.html_theme_options["launch_buttons"] == {"notebook_interface": "jupyterlab"}
+    Config.html_theme_options = {"repository_url": "https://github.com/o/r",
+                                 "launch_buttons": {"binderhub_url": "https://mybinder.org"}}
+    chapters._launch_needs_repository(None, Config)
+    assert Config.html_theme_options["launch_buttons"] == {"binderhub_url": "https://mybinder.org"}
 
 
 @pytest.fixture(params=EXISTING, ids=IDS)

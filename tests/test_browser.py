@@ -1,0 +1,295 @@
+"""The built book in a real browser: headless Debian Chromium, driven by Playwright, on a loopback server.
+
+Every page loads with no console error and no request leaving 127.0.0.1; every chapter shows its
+figures, its exercise and its slime section, and offers its .py and .ipynb for download; the
+previous/next links walk the table of contents; search finds a word. Screenshots of the
+introduction and one chapter, light and dark, go to test-artifacts/.
+
+Run with: pytest -m book -p no:xdist tests/test_browser.py   (needs /usr/bin/chromium: .ci/setup
+installs Debian's package when run as root; never `playwright install`).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import re
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+from lab_snippets import chapters
+
+pytestmark = pytest.mark.book
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = chapters.ROOT / "test-artifacts"
+CHROMIUM_ARGS = [  # no background traffic: the machine's network is closed, and the test forbids it anyway
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+LOOPBACK = {"127.0.0.1"}
+SEARCH_WORD = "semaphore"
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(book_html):
+    """The built book served from a loopback http.server on a free port."""
+    handler = functools.partial(QuietHandler, directory=str(book_html))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, name="book-server")
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+        assert not thread.is_alive(), "the book server thread did not stop"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        if os.geteuid() == 0:
+            pytest.fail(f"{CHROMIUM} is missing: `bash .ci/setup` installs Debian's chromium when run as root")
+        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium package)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+class Watch:
+    """Records what a browser context asked for and complained about; aborts every non-loopback request."""
+
+    def __init__(self) -> None:
+        self.outside: list[str] = []
+        self.errors: list[str] = []
+        self.page_url = ""
+
+    def route(self, route) -> None:
+        url = route.request.url
+        if urlsplit(url).hostname in LOOPBACK:
+            route.continue_()
+        else:
+            self.outside.append(f"{self.page_url} -> {url}")
+            route.abort()
+
+    def attach(self, page) -> None:
+        page.on("console", lambda msg: msg.type == "error" and self.errors.append(
+            f"{self.page_url}: console: {msg.text}"))
+        page.on("pageerror", lambda exc: self.errors.append(f"{self.page_url}: page error: {exc}"))
+        page.on("websocket", lambda ws: self.outside.append(f"{self.page_url} -> websocket {ws.url}"))
+        page.on("requestfailed", lambda req: urlsplit(req.url).hostname in LOOPBACK
+                and "ERR_ABORTED" not in (req.failure or "")  # a request cut short by the next navigation
+                and self.errors.append(f"{self.page_url}: failed to load {req.url}: {req.failure}"))
+        page.on("response", lambda resp: resp.status >= 400 and self.errors.append(
+            f"{self.page_url}: HTTP {resp.status} for {resp.url}"))
+
+
+@pytest.fixture
+def open_page(browser):
+    """``open_page(color_scheme)`` → (page, watch); the test's contexts are closed at teardown."""
+    contexts = []
+
+    def opener(color_scheme: str = "light"):
+        context = browser.new_context(color_scheme=color_scheme, viewport={"width": 1280, "height": 900},
+                                      service_workers="block")
+        contexts.append(context)
+        watch = Watch()
+        context.route("**/*", watch.route)
+        page = context.new_page()
+        watch.attach(page)
+        return page, watch
+
+    yield opener
+    for context in contexts:
+        context.close()
+
+
+def goto(page, watch: Watch, url: str) -> None:
+    watch.page_url = url
+    response = page.goto(url, wait_until="load")
+    assert response is not None and response.ok, f"{url}: {response and response.status}"
+
+
+def toc_order() -> list[str]:
+    """Every page of _toc.yml in reading order (root, then parts depth first): the docnames."""
+    toc = yaml.safe_load(chapters.TOC.read_text(encoding="utf-8"))
+
+    def walk(entries):
+        for entry in entries:
+            yield entry["file"]
+            yield from walk(entry.get("sections", []))
+
+    return [toc["root"]] + [f for part in toc["parts"] for f in walk(part["chapters"])]
+
+
+def launch_configured() -> bool:
+    config = yaml.safe_load((chapters.ROOT / "_config.yml").read_text(encoding="utf-8"))
+    return bool(str((config.get("repository") or {}).get("url") or "").strip())
+
+
+def all_pages(html: Path) -> list[str]:
+    """Every page of the book: the toc's, the index and search (not stale files of older builds)."""
+    pages = [f"{doc}.html" for doc in toc_order()] + ["genindex.html", "search.html"]
+    missing = [p for p in pages if not (html / p).exists()]
+    assert missing == [], f"pages not built: {missing}"
+    return pages
+
+
+# --------------------------------------------------------------------------- the tests
+
+def test_every_page_loads_locally_without_errors(site, book_html, open_page):
+    page, watch = open_page()
+    pages = all_pages(book_html)
+    watch.page_url = f"{site}/index.html"
+    page.goto(watch.page_url)  # a redirect to the root page
+    page.wait_for_url(f"{site}/{toc_order()[0]}.html", timeout=10_000)
+    for name in pages:
+        goto(page, watch, f"{site}/{name}")
+        assert page.title(), f"{name}: no title"
+    assert watch.outside == [], "requests left the machine:\n" + "\n".join(watch.outside[:30])
+    assert watch.errors == [], "\n".join(watch.errors[:30])
+
+
+CHAPTER_FACTS = """() => {
+  const article = document.querySelector('article') || document.body;
+  const imgs = [...article.querySelectorAll('.cell_output img')];
+  const h2 = [...article.querySelectorAll('h2')].map(h => h.textContent.replace(/[#\\u00b6]/g, '').trim());
+  const quotes = [...article.querySelectorAll('.slime-quote')];
+  const dl = [...document.querySelectorAll('.dropdown-download-buttons a, a.btn[href*="_sources/"]')]
+    .map(a => a.getAttribute('href'));
+  return {
+    images: imgs.map(i => ({src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0,
+                            alt: i.getAttribute('alt')})),
+    headings: h2,
+    quotes: quotes.map(q => ({visible: q.offsetWidth > 0 && q.offsetHeight > 0, text: q.innerText.length})),
+    downloads: dl,
+    launch: document.querySelectorAll('.dropdown-launch-buttons').length,
+    text: article.innerText,
+  };
+}"""
+
+
+@pytest.mark.parametrize("chapter", chapters.existing(), ids=lambda c: c.stem)
+def test_chapter_page_shows_figures_exercise_and_slime(site, open_page, chapter):
+    page, watch = open_page()
+    goto(page, watch, f"{site}/notebooks/{chapter.stem}.html")
+    facts = page.evaluate(CHAPTER_FACTS)
+    assert facts["images"], "no figure on the page"
+    broken = [i["src"] for i in facts["images"] if not i["ok"]]
+    assert broken == [], f"figures that did not load: {broken}"
+    assert any(h.startswith("Exercise") for h in facts["headings"]), f"no Exercise heading in {facts['headings']}"
+    assert any(h == "In slime" for h in facts["headings"]), "no 'In slime' section"
+    assert facts["quotes"] and all(q["visible"] and q["text"] > 0 for q in facts["quotes"]), "slime quote not shown"
+    assert "BEGIN HIDDEN TESTS" not in facts["text"], "hidden tests are shown"
+    # Both downloads are offered, and both are served.
+    wanted = {f"_sources/notebooks/{chapter.stem}.py", f"_sources/notebooks/{chapter.stem}.ipynb"}
+    offered = {re.sub(r"^(\.\./)+", "", h) for h in facts["downloads"]}
+    assert wanted <= offered, f"download buttons offer {sorted(offered)}"
+    notebook = page.request.get(f"{site}/_sources/notebooks/{chapter.stem}.ipynb")
+    assert notebook.ok
+    nb = json.loads(notebook.text())
+    assert nb["nbformat"] == 4 and nb["cells"][0]["source"]
+    assert "BEGIN HIDDEN TESTS" not in notebook.text(), "the downloadable .ipynb carries hidden tests"
+    assert page.request.get(f"{site}/_sources/notebooks/{chapter.stem}.py").ok
+    # Launch buttons only with a repository URL configured (_config.yml `repository.url`).
+    assert facts["launch"] == (1 if launch_configured() else 0)
+    assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)
+
+
+def test_previous_and_next_walk_the_table_of_contents(site, open_page):
+    page, watch = open_page()
+    order = [f"{doc}.html" for doc in toc_order()]
+    goto(page, watch, f"{site}/{order[0]}")
+    seen = [order[0]]
+    for _ in range(len(order) - 1):
+        with page.expect_navigation():
+            page.locator("a.right-next").first.click()
+        seen.append(urlsplit(page.url).path.lstrip("/"))
+    assert seen == order
+    assert page.locator("a.right-next").count() == 0, "the last page has a 'next' link"
+    for expected in reversed(order[:-1]):
+        with page.expect_navigation():
+            page.locator("a.left-prev").first.click()
+        assert urlsplit(page.url).path.lstrip("/") == expected
+    assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)
+
+
+def test_search_finds_a_word_offline(site, open_page):
+    page, watch = open_page()
+    goto(page, watch, f"{site}/{toc_order()[0]}.html")
+    # The header's search box, as a reader uses it: Ctrl+K opens it, Enter searches.
+    page.keyboard.press("Control+k")
+    box = page.locator("input[name='q']:visible").first
+    box.fill(SEARCH_WORD)
+    with page.expect_navigation():
+        box.press("Enter")
+    assert urlsplit(page.url).path.endswith("search.html")
+    results = page.locator("#search-results ul.search li")
+    results.first.wait_for(timeout=20_000)
+    links = results.locator("a").evaluate_all("els => els.map(a => a.getAttribute('href'))")
+    assert len(links) >= 1
+    assert any("notebooks/06_semaphore" in h for h in links) or not chapters.BY_NUMBER["06"].path.exists()
+    assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)
+
+
+READABILITY = """(selector) => {
+  function rgb(s) { const m = s.match(/[\\d.]+/g).map(Number); return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; }
+  function lum(c) { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+                    return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); }
+  function background(el) { for (; el; el = el.parentElement) { const c = rgb(getComputedStyle(el).backgroundColor);
+                              if (c.a > 0.5) return c; } return {r: 255, g: 255, b: 255, a: 1}; }
+  const worst = [];
+  for (const root of document.querySelectorAll(selector)) {
+    for (const el of [root, ...root.querySelectorAll('div, a, span')]) {
+      if (!el.childNodes.length || ![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+      const fg = lum(rgb(getComputedStyle(el).color)), bg = lum(background(el));
+      const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+      worst.push([ratio, el.textContent.trim().slice(0, 40)]);
+    }
+  }
+  worst.sort((a, b) => a[0] - b[0]);
+  return worst.slice(0, 3);
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_screenshots_and_readability(site, open_page, scheme):
+    """Screenshots for a reader's eye; the slime quote's text keeps a 4.5:1 contrast; figures sit on white."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page, watch = open_page(scheme)
+    goto(page, watch, f"{site}/{toc_order()[0]}.html")
+    assert page.evaluate("document.documentElement.dataset.theme") == scheme
+    page.screenshot(path=ARTIFACTS / f"intro-{scheme}.png", full_page=True)
+    existing = chapters.existing()
+    assert existing, "no chapter to show"
+    chapter = next((c for c in existing if c.number == "06"), existing[0])
+    goto(page, watch, f"{site}/notebooks/{chapter.stem}.html")
+    page.screenshot(path=ARTIFACTS / f"chapter-{chapter.number}-{scheme}.png")
+    figure = page.locator(".cell_output img").first
+    figure.scroll_into_view_if_needed()
+    figure.screenshot(path=ARTIFACTS / f"chapter-{chapter.number}-figure-{scheme}.png")
+    assert figure.evaluate("i => getComputedStyle(i).backgroundColor") == "rgb(255, 255, 255)"
+    assert figure.evaluate("i => getComputedStyle(i).filter") == "none"
+    quote = page.locator(".slime-quote").first
+    quote.scroll_into_view_if_needed()
+    page.screenshot(path=ARTIFACTS / f"chapter-{chapter.number}-slime-{scheme}.png")
+    worst = page.evaluate(READABILITY, ".slime-quote")
+    assert worst and worst[0][0] >= 4.5, f"slime quote text hard to read in the {scheme} theme: {worst}"
+    assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)
