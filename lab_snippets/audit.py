@@ -14,7 +14,7 @@ listing what is left:
 Two kinds of thing are not counted as leaks, because they belong to the kernel, not to
 the notebook, and end when the kernel ends: multiprocessing's resource tracker and
 forkserver processes (started on demand by the ``spawn`` and ``forkserver`` start
-methods), and read-only files of installed packages that a library keeps open as a cache
+methods) with the pipe the kernel keeps open to each, and read-only files of installed packages that a library keeps open as a cache
 (matplotlib keeps its font files open once it has drawn text).
 
 The audit can be used by hand in any kernel too::
@@ -103,6 +103,22 @@ def _is_stdlib_helper(proc: psutil.Process) -> bool:
     return any(helper in cmd for helper in _STDLIB_HELPERS)
 
 
+def _helper_pipes() -> set[str]:
+    """Pipe ends held by the tolerated stdlib helper processes (the kernel keeps the other end)."""
+    pipes: set[str] = set()
+    for proc in psutil.Process().children(recursive=True):
+        if not _is_stdlib_helper(proc):
+            continue
+        try:
+            for name in os.listdir(f"/proc/{proc.pid}/fd"):
+                target = os.readlink(f"/proc/{proc.pid}/fd/{name}")
+                if target.startswith("pipe:"):
+                    pipes.add(target)
+        except OSError:
+            continue
+    return pipes
+
+
 def _descendants() -> list[psutil.Process]:
     me = psutil.Process()
     found = {p.pid: p for p in me.children(recursive=True)}
@@ -171,8 +187,9 @@ def leaks(before: Snapshot) -> list[str]:
         if conn.fd in sockets_now - before.sockets:
             found.append(f"socket fd {conn.fd} {conn.status or ''} {conn.laddr} -> {conn.raddr or '-'}".strip())
     fds_now = _fds()
+    helper_pipes = _helper_pipes()
     for fd, target in sorted(fds_now.items()):
-        if fd in sockets_now:
+        if fd in sockets_now or target in helper_pipes:
             continue
         if before.fds.get(fd) != target and not _is_installed_file(target):
             found.append(f"file descriptor {fd} -> {target} is still open")

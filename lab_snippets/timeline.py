@@ -149,8 +149,8 @@ class Timeline:
     def plot(self, title: str, ax=None, xlabel: str = "time since start (s)", lanes: list[str] | None = None):
         """Draw the spans as a Gantt chart, one lane per label, and return the figure.
 
-        Events are drawn as small black ticks on the lane whose label starts their name,
-        or along the bottom when no lane matches.
+        Events are drawn as small black ticks on the lane whose label starts their name;
+        events that match no lane stay in the log but are not drawn.
         """
         import matplotlib.pyplot as plt
         from matplotlib.patches import Patch
@@ -173,8 +173,9 @@ class Timeline:
                 ax.barh(row[s.label], max(s.duration, 1e-4), left=s.start, height=0.6,
                         color=STATE_COLOURS[s.state], edgecolor="black", linewidth=0.4)
         for e in events:
-            lane = next((row[label] for label in lanes if e.name.startswith(label)), -0.8)
-            ax.plot([e.at, e.at], [lane - 0.38, lane + 0.38], color="black", linewidth=1)
+            lane = next((row[label] for label in lanes if e.name.startswith(label)), None)
+            if lane is not None:
+                ax.plot([e.at, e.at], [lane - 0.38, lane + 0.38], color="black", linewidth=1)
         ax.set_yticks(range(len(lanes)), lanes)
         ax.invert_yaxis()
         ax.set_xlabel(xlabel)
