@@ -154,9 +154,34 @@ def snapshot() -> Snapshot:
     )
 
 
+def _prewarm_kernel() -> None:
+    """Start now what the kernel would otherwise start lazily in the middle of a notebook.
+
+    pyzmq starts a garbage-collector thread (with its own sockets) the first time the kernel
+    sends a large message, such as a big figure; ipykernel opens more descriptors the first
+    time a child process writes to the kernel's stdout or stderr. Both belong to the kernel
+    and live as long as it does, so they are started before the baseline is taken.
+    """
+    try:
+        from zmq.utils.garbage import gc as zmq_gc
+    except ImportError:
+        return
+    zmq_gc.start()
+    from IPython.display import display
+
+    # One large message through the kernel (pyzmq sends those zero-copy, and keeps an eventfd for it).
+    display({"application/x-lab-audit": "x" * 100_000}, raw=True)
+    import subprocess
+
+    subprocess.run([sys.executable, "-c", "import sys; print('leak audit: baseline taken', flush=True);"
+                    "print('', file=sys.stderr, flush=True)"], timeout=30, check=False)
+
+
 def start() -> Snapshot:
     """Record what exists now; ``finish()`` compares against it."""
     global _baseline
+    if "ipykernel" in sys.modules:
+        _prewarm_kernel()
     _baseline = snapshot()
     return _baseline
 
