@@ -20,6 +20,11 @@ PLANTED = {
         t.start(); t.join(5)
         task = asyncio.create_task(asyncio.sleep(0))
         await asyncio.wait_for(task, 2)
+        # kernel-owned things started lazily are not the notebook's leaks
+        import subprocess, sys
+        from IPython.display import display
+        subprocess.run([sys.executable, "-c", "print('from a child')"], timeout=30)
+        display({"application/x-large": "y" * 200_000}, raw=True)
     """,
     "thread": """
         import threading
