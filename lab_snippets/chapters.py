@@ -168,6 +168,17 @@ def _launch_needs_repository(app, config) -> None:
     options["launch_buttons"] = launch
 
 
+def _chapters_are_launchable(app, pagename, templatename, context, doctree) -> None:
+    """sphinx-book-theme offers launch buttons only on pages whose metadata has a ``kernelspec``;
+    the chapters are jupytext ``.py`` files without one (``jupytext.toml`` filters notebook
+    metadata out), so give chapter pages the kernel they are executed with."""
+    if not pagename.startswith("notebooks/"):
+        return
+    metadata = app.env.metadata.get(pagename)
+    if metadata is not None and "kernelspec" not in metadata:
+        metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
 def executed_notebook(outdir: str | Path, docname: str) -> Path:
     """Where myst-nb writes the executed notebook of ``docname`` for a build into ``outdir``."""
     return Path(outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
@@ -214,6 +225,7 @@ def setup(app):
     app.connect("html-page-context", _drop_thebe)
     # before sphinx-book-theme draws its header buttons (priority 501)
     app.connect("html-page-context", _offer_ipynb, priority=400)
+    app.connect("html-page-context", _chapters_are_launchable, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
