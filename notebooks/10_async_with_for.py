@@ -374,6 +374,7 @@ finally:
 print(finished_order)
 assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
 
+# %% [markdown]
 # ## Exercise 10.1 · A bounded, retrying, always-released boot
 #
 # Implement `booted(factory, permits, attempts)` as an async context manager (use

@@ -248,7 +248,7 @@ assert any("add_async" in m for m in never_awaited), "and its body never ran"
 # adapter's work never ran. Deciding by the result handled every hook. The cost is small: one
 # check per call, and a sync hook is never awaited.
 #
-# ## A decorator that keeps a function async
+# ## Measure it: a decorator that keeps a function async
 #
 # Tracing decorators wrap a function to time it. The natural first version is a plain
 # wrapper: record the start, call, record the end. Applied to an `async def`, the "call" only

@@ -127,7 +127,8 @@ def test_graded_exercise_cells(chapter):
     for cell in tagged["hidden-tests"]:
         assert {"tests", "remove-cell"} <= set(cell.metadata["tags"]), "hidden tests: tags tests + remove-cell"
         assert "### BEGIN HIDDEN TESTS" in cell.source and "### END HIDDEN TESTS" in cell.source
-    assert any(c.source.lstrip().startswith("## Exercise") for c in nb.cells if c.cell_type == "markdown")
+    headings = [line for c in nb.cells if c.cell_type == "markdown" for line in c.source.splitlines()]
+    assert any(line.startswith("## Exercise") for line in headings), "an '## Exercise N.M' heading"
 
 
 def test_ends_with_in_slime_and_the_quote(chapter):
