@@ -319,15 +319,21 @@ assert await asyncio.wait_for(run_in_reverse([], _empty_log), timeout=2) == []
 #
 # ## In slime
 #
-# slime's rollout code is built from coroutine functions. The function that turns one prompt
-# into one generated and scored sample is an `async def`; the rollout loop *calls* it many
-# times up front to make coroutine objects, wraps them in Tasks, and only then do the bodies
-# start sending requests to the inference servers. When you read that code, keep the three
-# moments apart: the line that calls the function has not sent anything yet. The full list of
-# places where slime defines and awaits coroutines is in the
+# slime's rollout code is built from coroutine functions. The last quote below is its evaluation
+# rollout: it loops over the configured evaluation datasets and *calls* a coroutine function
+# once for each, collecting the coroutine objects in a list. At that point nothing has been
+# evaluated, no request has gone to an inference server. Only when the list is handed to
+# `asyncio.gather` and awaited do the bodies start (chapter 03 is about `gather`). When you read
+# slime, keep the three moments apart: the line that calls an `async def` has not done the work
+# yet. The first quote shows the same split one level down: the per-sample function awaits a
+# user-supplied generate function directly, so its body runs right there, in order. Every place
+# where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %%
 from lab_snippets.sites import show_call_site
 
+show_call_site("01b")
+
+# %%
 show_call_site("01")
