@@ -371,7 +371,7 @@ async def drain(tasks: set[asyncio.Task], grace: float, cleanup_budget: float = 
 freed: list[float] = []
 in_flight = {asyncio.create_task(slow_request(d, freed)) for d in (0.01, 0.02, 5.0)}
 try:
-    counts = await asyncio.wait_for(drain(in_flight, grace=0.1), timeout=2)
+    counts = await asyncio.wait_for(drain(in_flight, grace=0.3), timeout=2)
 finally:
     for t in in_flight:
         t.cancel()
@@ -386,7 +386,7 @@ try:
     _fast = {asyncio.create_task(slow_request(d, _freed)) for d in (0.01, 0.02)}
     _failing = {asyncio.create_task(slow_request(0.01, _freed, fail=True))}
     _slow = {asyncio.create_task(slow_request(5.0 + i, _freed)) for i in range(3)}
-    _counts = await asyncio.wait_for(drain(_fast | _failing | _slow, grace=0.15), timeout=3)
+    _counts = await asyncio.wait_for(drain(_fast | _failing | _slow, grace=0.3), timeout=3)
     _freed_at_return = sorted(_freed)
     assert _counts == (3, 3), f"expected (3 finished, 3 cancelled), got {_counts}"
     assert len(_freed_at_return) == 6, (

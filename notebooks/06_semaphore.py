@@ -355,20 +355,27 @@ try:
 
     _inside = InFlight()
     _finished: list[str] = []
+    _shorts_done = asyncio.Event()
     _uneven = ["long"] + [f"short{i}" for i in range(6)]
-    _uneven_durations = {"long": 0.25, **dict.fromkeys(_uneven[1:], 0.01)}
-    _timed = _spy(_uneven_durations)
 
-    async def _recording_generate(prompt: str) -> str:
-        out = await _timed(prompt)
+    async def _long_or_short(prompt: str) -> str:
+        with _inside:
+            if prompt == "long":  # stays busy until every short prompt has been generated
+                await asyncio.wait_for(_shorts_done.wait(), timeout=1)
+            else:
+                await asyncio.sleep(0.002)
         _finished.append(prompt)
-        return out
+        if len(_finished) == 6 and "long" not in _finished:
+            _shorts_done.set()
+        return f"out {prompt}"
 
-    _got = await asyncio.wait_for(generate_all(_uneven, 2, _recording_generate), timeout=3)
-    assert _got == [f"out {p}" for p in _uneven]
-    assert _finished[-1] == "long", (
-        f"finish order {_finished}: a freed permit must go to the next prompt at once, "
-        "not wait for the rest of a fixed batch")
+    try:
+        _got = await asyncio.wait_for(generate_all(_uneven, 2, _long_or_short), timeout=3)
+    except BaseException as exc:  # noqa: BLE001 - reported below
+        _got = exc
+    assert _got == [f"out {p}" for p in _uneven], (
+        f"finish order {_finished}, result {_got!r}: while one slow call holds a permit, the other "
+        "permit must go to the next prompt as soon as it is free, not wait for a fixed batch")
 
     _inside = InFlight()
     _mixed = ["slow1", "bad", "slow2", "slow3", "slow4"]

@@ -326,10 +326,14 @@ _tasks_before = asyncio.all_tasks()
 try:
     _loads = InFlight()
     _failing_paths: set[str] = set()
+    _held: dict[str, asyncio.Event] = {}  # a load of a path listed here waits until the test releases it
 
     async def _spy_load(path: str) -> str:
         with _loads:
-            await asyncio.sleep(0.05)
+            if path in _held:
+                await asyncio.wait_for(_held[path].wait(), timeout=2)
+            else:
+                await asyncio.sleep(0.05)
         if path in _failing_paths:
             raise OSError(f"cannot read {path}")
         return f"weights of {path}"
@@ -343,11 +347,14 @@ try:
     assert _table == {}, "finished loads must leave in_flight"
 
     _loads = InFlight()
+    _held["c"] = asyncio.Event()
     _callers = [asyncio.create_task(load_once("c", _table, _spy_load)) for _ in range(4)]
-    await asyncio.sleep(0.01)
+    await asyncio.wait(_callers, timeout=0.05)  # every caller is now waiting for the held load
     _callers[0].cancel()  # the caller that started the load goes away
-    await asyncio.sleep(0)
+    await asyncio.wait([_callers[0]], timeout=1)
     _callers.append(asyncio.create_task(load_once("c", _table, _spy_load)))  # arrives after that
+    await asyncio.sleep(0)  # lets the late caller take its first step
+    _held["c"].set()
     await asyncio.wait(_callers, timeout=2)
     assert _callers[0].cancelled(), "the cancelled caller must end cancelled"
     _rest = ["cancelled" if c.cancelled() else repr(c.exception()) if c.exception() else c.result()
@@ -360,7 +367,8 @@ try:
     _results = await asyncio.wait_for(asyncio.gather(
         *(load_once("d", _table, _spy_load) for _ in range(3)), return_exceptions=True), timeout=2)
     assert all(isinstance(r, OSError) for r in _results), f"every waiter must see the error: {_results}"
-    assert _loads.entered == 1 and _table == {}, "a failed load must leave in_flight too"
+    assert _loads.entered == 1, f"{_loads.entered} loads for 3 concurrent callers of a failing path"
+    assert _table == {}, f"a failed load must leave in_flight too: {_table}"
     _failing_paths.clear()
     assert await asyncio.wait_for(load_once("d", _table, _spy_load), timeout=2) == "weights of d"
     assert _loads.entered == 2, "a call after the failure loads afresh"
