@@ -120,7 +120,7 @@ child = await asyncio.create_subprocess_exec(*harness_command("watch", work=0.1)
 try:
     watcher_threads = [t.name for t in threading.enumerate() if t.name.startswith("asyncio-waitpid")]
 finally:
-    await asyncio.wait_for(child.wait(), timeout=3)
+    await asyncio.wait_for(child.wait(), timeout=10)
 if sys.version_info >= (3, 12):
     print("3.12+: threads watching the child:", watcher_threads)
     assert watcher_threads == []
@@ -136,17 +136,33 @@ assert child.returncode == 0
 # and release of a named resource: a session, a boot permit, a sandbox, a child process, a
 # grader. A `phase` helper draws each step on the timeline as a span, with a letter so the
 # figure can say which step a bar is: **B**oot, **H**arness, **E**valuation, **C**lose the
-# sandbox, drop the **S**ession. The numbers are scaled down from slime's minutes to tenths
-# of a second. As in slime, the guard is the harness budget plus the evaluation timeout plus a
-# margin; the margin is relatively much larger here, because waiting for a boot permit and
-# starting a Python process on a busy machine can take longer than the budget itself.
+# sandbox, drop the **S**ession. The work is scaled down from slime's minutes to hundredths
+# of a second.
+#
+# Three timers can end a task: the harness **budget**, the **evaluation timeout** and the
+# whole-task **guard**. Which one fires must be decided by the design, not by how busy the
+# machine is. So, as in slime, each task's guard is its own budget plus the evaluation timeout
+# plus a margin, and here the margin also covers everything the budget does not count (waiting
+# for a boot permit, starting a Python process, reaping a killed child), each of which has its
+# own bound. A harness that finishes gets a roomy budget: the step returns as soon as the child
+# is done, so a large budget costs nothing, and a slow start on a loaded machine cannot turn
+# success into "budget exceeded". Only the harness that hangs on purpose gets a short budget.
 
 # %%
 BOOT_LIMIT = 2
-HARNESS_BUDGET = 1.0  # the agent's own time budget
-EVAL_TIMEOUT = 0.2
-GUARD = HARNESS_BUDGET + EVAL_TIMEOUT + 1.5  # the whole task
+BUDGET = 10.0  # the agent's time budget: a harness that finishes returns long before
+SHORT_BUDGET = 1.0  # for a harness that hangs, so that the batch does not wait ten seconds
+EVAL_TIMEOUT = 2.0  # the grader needs 0.04 s
+START_TIMEOUT = 5.0  # for the harness child's "started" line
+REAP_TIMEOUT = 2.0  # for a killed child to be reaped
+GUARD_MARGIN = START_TIMEOUT + REAP_TIMEOUT + 3.0  # the 3 s: waiting for a boot permit, booting
 BUDGET_EXCEEDED = -1  # what the harness step reports when the budget runs out
+
+
+def guard_for(budget: float) -> float:
+    """The whole-task guard: longer than everything the task waits for, so it fires only for a stuck step."""
+    return budget + EVAL_TIMEOUT + GUARD_MARGIN
+
 
 registry = ResourceRegistry()
 tl = Timeline()
@@ -187,7 +203,7 @@ class MiniSandbox:
         for proc in self.processes:
             if proc.returncode is None:
                 proc.kill()
-            await asyncio.wait_for(proc.communicate(), timeout=2)  # reap, and read the pipe to its end
+            await asyncio.wait_for(proc.communicate(), timeout=REAP_TIMEOUT)  # reap, and read the pipe to its end
             self.forget(proc)
         self.registry.release("sandbox", self.name)
 
@@ -243,12 +259,12 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore, retrie
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
                       hang: bool = False) -> tuple[int, str | None]:
     proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))
-    await asyncio.wait_for(proc.stdout.readline(), timeout=5)  # "started <pid>": the budget counts from here
+    await asyncio.wait_for(proc.stdout.readline(), timeout=START_TIMEOUT)  # "started <pid>": the budget counts from here
     deadline = time.monotonic() + budget
     while time.monotonic() < deadline:
         await asyncio.sleep(0.02)
         if proc.returncode is not None:
-            out, _ = await asyncio.wait_for(proc.communicate(), timeout=2)
+            out, _ = await asyncio.wait_for(proc.communicate(), timeout=REAP_TIMEOUT)
             sandbox.forget(proc)
             result = parse_result(out.decode())
             return proc.returncode, result["diff"] if result else None
@@ -292,10 +308,10 @@ class Outcome:
 
 
 async def agent_task(task: str, fault: str, permits: asyncio.Semaphore, harness=run_harness,
-                     work: float = 0.02, budget: float = HARNESS_BUDGET, guard: float = GUARD) -> Outcome:
+                     work: float = 0.02, budget: float = BUDGET, guard: float | None = None) -> Outcome:
     open_session(task)
     try:
-        async with asyncio.timeout(guard):
+        async with asyncio.timeout(guard_for(budget) if guard is None else guard):
             async with boot_sandbox(task, fault, permits) as sandbox:
                 with phase(task, "H"):
                     exit_code, diff = await harness(sandbox, task, work, budget, hang=fault == "harness hangs")
@@ -316,7 +332,8 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore, harness=
 # gone; the session is the first thing taken and the last thing given back.
 
 # %%
-clean = await asyncio.wait_for(agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)), timeout=5)
+clean = await asyncio.wait_for(agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),
+                               timeout=guard_for(BUDGET) + REAP_TIMEOUT)
 print(clean)
 print(registry.history("clean"))
 assert clean.status == "ok" and clean.reward == 1.0 and clean.agent_exit_code == 0
@@ -330,14 +347,24 @@ registry.assert_no_leak()
 #
 # Seven tasks start together under a boot limit of two. One is clean; the others each meet
 # one fault. One task is cancelled from outside while its harness runs, the way a rollout
-# that has collected enough samples cancels the rest. The task whose boot hangs asks for a
-# permit first, and so that the batch does not wait almost three seconds for it, it runs
-# with a guard of half a second: what matters is what a firing guard releases, not when it
-# fires. The first figure is the timeline (one lane per task, letters as above); the second
+# that has collected enough samples cancels the rest; its harness is given work that lasts
+# long enough to be certain it is still running then. The task whose harness hangs has the
+# short budget. The task whose boot hangs asks for a permit first, and so that the batch does
+# not wait a whole guard for it, it runs with its own guard of half a second: what matters is
+# what a firing guard releases, not when it fires. Every other guard is far longer than
+# anything its task waits for, so it never fires. The first figure is the timeline (one lane per task, letters as above); the second
 # counts what the registry says is held, by kind, over the same time axis.
 
 # %%
-registry = ResourceRegistry()
+t6_child_started = asyncio.Event()
+
+
+def on_registry_event(event) -> None:
+    if (event.action, event.kind, event.name) == ("acquire", "child", "t6"):
+        t6_child_started.set()
+
+
+registry = ResourceRegistry(on_event=on_registry_event)
 tl = Timeline()
 phase_letters.clear()
 faults = {
@@ -352,17 +379,16 @@ faults = {
 lane_of.clear()
 lane_of.update({task: f"{task} {fault}" for task, fault in faults.items()})
 permits = asyncio.Semaphore(BOOT_LIMIT)
-tasks = {"t7": asyncio.create_task(agent_task("t7", faults["t7"], permits, guard=0.5))}
-tasks.update({task: asyncio.create_task(agent_task(task, fault, permits))
+options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 0.5}}
+tasks = {"t7": asyncio.create_task(agent_task("t7", faults["t7"], permits, **options["t7"]))}
+tasks.update({task: asyncio.create_task(agent_task(task, fault, permits, **options.get(task, {})))
               for task, fault in faults.items() if task != "t7"})
 try:
-    for _ in range(200):  # cancel t6 once its harness child is running
-        if registry.is_open("child", "t6"):
-            break
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(t6_child_started.wait(), timeout=guard_for(BUDGET))  # cancel t6 once its harness runs
     tl.mark(f"{lane_of['t6']}: cancel requested")
     tasks["t6"].cancel()
-    results = await asyncio.wait_for(asyncio.gather(*tasks.values(), return_exceptions=True), timeout=6)
+    results = await asyncio.wait_for(asyncio.gather(*tasks.values(), return_exceptions=True),
+                                     timeout=guard_for(BUDGET) + REAP_TIMEOUT)
 finally:
     for pending in tasks.values():
         pending.cancel()
@@ -470,7 +496,8 @@ async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget
 # %% tags=["tests"]
 registry = ResourceRegistry()
 visible = await asyncio.wait_for(
-    agent_task("visible", "none", asyncio.Semaphore(1), harness=run_harness_owned, budget=2.0), timeout=5)
+    agent_task("visible", "none", asyncio.Semaphore(1), harness=run_harness_owned),
+    timeout=guard_for(BUDGET) + REAP_TIMEOUT)
 print(visible)
 assert visible.status == "ok" and visible.agent_exit_code == 0 and visible.reward == 1.0, visible
 registry.assert_no_leak()
@@ -491,31 +518,38 @@ async def _hidden_check_run_harness_owned():
     _box = MiniSandbox("_hang", registry)
     try:
         _start = time.monotonic()
-        _got = await asyncio.wait_for(run_harness_owned(_box, "_hang", 0.05, 0.25, hang=True), timeout=2.5)
+        _got = await asyncio.wait_for(run_harness_owned(_box, "_hang", 0.05, 0.25, hang=True), timeout=5)
         _elapsed = time.monotonic() - _start
         _left = harness_children()
+        _exit_codes = [_proc.returncode for _proc in _box.processes]
     finally:
         await _box.close()
     assert _got == (BUDGET_EXCEEDED, None), _got
-    assert _elapsed < 0.5 * 3, "the step must not wait for the hung child to end by itself"
     assert _left == [], "the hung child must be killed and reaped before the step returns"
+    assert len(_exit_codes) == 1 and _exit_codes[0] is not None and _exit_codes[0] < 0, (
+        f"the step must kill the hung child, not wait for it to end by itself: exit codes {_exit_codes}")
+    assert _elapsed < 0.5 * 3, "the step must not wait for the hung child to end by itself"
     assert _alive_at_forget and _alive_at_forget[0] == [], "forget() only after reaping"
     assert registry.history("_hang")[:3] == ["acquire sandbox", "acquire child", "release child"]
 
     # 2. cancelled while the child runs: killed, reaped, forgotten, and the cancellation propagates
     _alive_at_forget.clear()
-    registry = ResourceRegistry(on_event=_on_event)
+    _child_started = asyncio.Event()
+
+    def _on_event_and_start(event):
+        _on_event(event)
+        if (event.action, event.kind) == ("acquire", "child"):
+            _child_started.set()
+
+    registry = ResourceRegistry(on_event=_on_event_and_start)
     _box = MiniSandbox("_cancel", registry)
-    _task = asyncio.create_task(run_harness_owned(_box, "_cancel", 0.05, 5.0, hang=True))
+    _task = asyncio.create_task(run_harness_owned(_box, "_cancel", 0.05, BUDGET, hang=True))
     try:
-        for _ in range(200):
-            if registry.is_open("child", "_cancel"):
-                break
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.05)
+        await asyncio.wait_for(_child_started.wait(), timeout=5)
+        await asyncio.sleep(0.05)  # let the step reach its wait
         _task.cancel()
         try:
-            await asyncio.wait_for(_task, timeout=2.5)
+            await asyncio.wait_for(_task, timeout=5)
         except asyncio.CancelledError:
             pass
         _left = harness_children()
@@ -530,9 +564,9 @@ async def _hidden_check_run_harness_owned():
     registry = ResourceRegistry()
     _permits = asyncio.Semaphore(2)
     _results = await asyncio.wait_for(asyncio.gather(
-        agent_task("_ok", "none", _permits, harness=run_harness_owned, budget=2.0),
+        agent_task("_ok", "none", _permits, harness=run_harness_owned),
         agent_task("_hung", "harness hangs", _permits, harness=run_harness_owned, budget=0.2),
-    ), timeout=5)
+    ), timeout=guard_for(BUDGET) + REAP_TIMEOUT)
     assert [r.status for r in _results] == ["ok", "ok"]
     assert [r.agent_exit_code for r in _results] == [0, BUDGET_EXCEEDED]
     registry.assert_no_leak()
@@ -541,7 +575,7 @@ async def _hidden_check_run_harness_owned():
 
 
 try:
-    await asyncio.wait_for(_hidden_check_run_harness_owned(), timeout=12)
+    await asyncio.wait_for(_hidden_check_run_harness_owned(), timeout=guard_for(BUDGET) + 20)
 finally:
     for _pid in harness_children():
         psutil.Process(_pid).kill()

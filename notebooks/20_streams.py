@@ -45,7 +45,8 @@ figure_style()
 #
 # The server below records what each `await reader.read(1024)` returns until the client hangs
 # up. The client sends two newline-terminated messages with **one** `write`, pauses, then
-# sends a third message in **two** `write`s with a pause between them.
+# sends a third message in **two** `write`s with a pause between them. (Each pause lasts until
+# the server's `read` has returned, so that a busy machine cannot change the answer.)
 #
 # Before running: how many reads does the server see, and what does each one hold? The usual
 # expectation is one read per message.
@@ -53,27 +54,35 @@ figure_style()
 # %%
 tl = Timeline()
 reads: list[bytes] = []
+server_read = asyncio.Event()  # set each time a read returns data
+server_done = asyncio.Event()
 
 
 async def record_reads(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         while chunk := await asyncio.wait_for(reader.read(1024), timeout=2):
             reads.append(chunk)
+            server_read.set()
         tl.mark("server saw the end of the stream")
     finally:
         writer.close()
         await asyncio.wait_for(writer.wait_closed(), timeout=2)
+        server_done.set()
+
+
+async def send_and_pause(writer: asyncio.StreamWriter, data: bytes) -> None:
+    """Write, then pause until the server's read has returned."""
+    server_read.clear()
+    writer.write(data)
+    await writer.drain()
+    await asyncio.wait_for(server_read.wait(), timeout=2)
 
 
 async def send_in_pieces(port: int) -> None:
     reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), timeout=2)
     try:
-        writer.write(b"hello\nworld\n")
-        await writer.drain()
-        await asyncio.sleep(0.05)
-        writer.write(b"par")
-        await writer.drain()
-        await asyncio.sleep(0.05)
+        await send_and_pause(writer, b"hello\nworld\n")
+        await send_and_pause(writer, b"par")
         writer.write(b"tial\n")
         await writer.drain()
     finally:
@@ -85,10 +94,8 @@ async def send_in_pieces(port: int) -> None:
 recorder = await asyncio.start_server(record_reads, "127.0.0.1", 0)
 try:
     await send_in_pieces(recorder.sockets[0].getsockname()[1])
-    for _ in range(100):  # the handler finishes on its own once it reads the end of the stream
-        if "server saw the end of the stream" in tl.names():
-            break
-        await asyncio.sleep(0.01)
+    # the handler finishes on its own once it reads the end of the stream
+    await asyncio.wait_for(server_done.wait(), timeout=2)
 finally:
     recorder.close()
     await asyncio.wait_for(recorder.wait_closed(), timeout=2)
@@ -168,7 +175,9 @@ assert framed == b"ok:sample 17" and delimited == b"ok:sample 18"
 # The point of the experiment is the good client's lane: while all of this happens, a
 # well-behaved client keeps getting its answers, in order. It keeps asking until the server
 # has dealt with every bad client, then asks once more. Each server event is a tick on the
-# server lane, each reply a tick on the good client's lane.
+# server lane, each reply a tick on the good client's lane. The good client pauses 0.02 s
+# between requests and the idle timeout is 0.3 s, fifteen times longer, so that only the
+# silent client is ever cut off, even when a busy machine delays the event loop.
 
 # %%
 tl = Timeline()
@@ -186,7 +195,7 @@ async def good_client(server: FrameServer) -> list[bytes]:
     reader, writer = await asyncio.wait_for(asyncio.open_connection(server.host, server.port), timeout=2)
     try:
         replies = []
-        for n in range(60):  # keeps asking until every bad client has been dealt with, then once more
+        for n in range(400):  # keeps asking until every bad client has been dealt with, then once more
             done = server_has_seen_every_bad_client()
             writer.write(encode_frame(f"step {n}".encode()))
             await writer.drain()
@@ -219,7 +228,7 @@ async def bad_client(server: FrameServer, kind: str, delay: float) -> list[bytes
             writer.write_eof()  # our half is done: the server sees the stream end mid-frame
             got = [await asyncio.wait_for(read_frame(reader, 100), timeout=2)]
         elif kind == "idle":
-            got = [await asyncio.wait_for(read_frame(reader, 100), timeout=2)]
+            got = [await asyncio.wait_for(read_frame(reader, 100), timeout=5)]
         return got
     finally:
         writer.close()
@@ -229,14 +238,14 @@ async def bad_client(server: FrameServer, kind: str, delay: float) -> list[bytes
 
 
 server_start = time.monotonic()
-async with FrameServer(max_frame=100, idle_timeout=0.12, on_event=tl.mark) as server:
+async with FrameServer(max_frame=100, idle_timeout=0.3, on_event=tl.mark) as server:
     good, malformed, oversized, truncated, idle = await asyncio.wait_for(asyncio.gather(
         good_client(server),
         bad_client(server, "malformed", 0.01),
         bad_client(server, "oversized", 0.04),
         bad_client(server, "truncated", 0.07),
         bad_client(server, "idle", 0.02),
-    ), timeout=5)
+    ), timeout=15)
     stats = dict(server.stats)
 tl.add("server", server_start, time.monotonic(), state="waiting")
 
@@ -266,17 +275,46 @@ assert len(bad_events) == 4 and tl.order(*bad_events, last_reply), "still served
 # returns at once while the transport's buffer is below its high-water mark, and otherwise
 # waits until the peer has read enough for the buffer to fall below the low-water mark.
 #
+# The transport tells its protocol when to stop writing (`pause_writing()`, when its buffer
+# passes the high-water mark) and when to go on (`resume_writing()`, once the buffer is back
+# at the low-water mark); `drain()` waits exactly while the protocol is paused. We wrap those
+# two calls to record each moment and the buffer size at that moment.
+#
 # Here the server accepts the connection but reads nothing until we open a gate. The client
-# writes 64 KiB frames and drains after each, until a drain does not return within 0.05 s.
-# Then we open the gate and wait for that drain to finish.
+# writes 64 KiB frames and drains after each, until a drain does not return within 0.05 s
+# while the transport is still paused. (A drain that times out just as the kernel takes some
+# bytes and the transport resumes does not count; the client keeps writing.) Then we open the
+# gate and wait for that drain to finish.
 
 # %%
 tl = Timeline()
 gate = asyncio.Event()
 chunk = encode_frame(b"x" * 65536)
+flow: list[tuple[str, int, str]] = []  # (pause or resume, transport buffer size then, timeline mark)
+
+
+def record_flow_control(writer: asyncio.StreamWriter) -> None:
+    """Record every pause_writing() / resume_writing() the transport calls on the writer's protocol."""
+    transport, protocol = writer.transport, writer.transport.get_protocol()
+    pause_writing, resume_writing = protocol.pause_writing, protocol.resume_writing
+
+    def recorded(kind: str, call):
+        def wrapper() -> None:
+            name = f"transport: {kind} #{len(flow) + 1}"
+            flow.append((kind, transport.get_write_buffer_size(), name))
+            tl.mark(name)
+            call()
+        return wrapper
+
+    protocol.pause_writing = recorded("pause", pause_writing)
+    protocol.resume_writing = recorded("resume", resume_writing)
+
+
 async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=lambda p: b"%d" % len(p),
                        on_event=tl.mark) as server:
     reader, writer = await asyncio.wait_for(asyncio.open_connection(server.host, server.port), timeout=2)
+    record_flow_control(writer)
+    low, high = writer.transport.get_write_buffer_limits()
     server_start = time.monotonic()
     try:
         written = 0
@@ -289,10 +327,11 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=lambda p: b"%d" 
                 await asyncio.wait_for(writer.drain(), timeout=0.05)
                 tl.add("client write + drain", start, time.monotonic())
             except TimeoutError:
-                blocked_at = start
-                buffered = writer.transport.get_write_buffer_size()
-                tl.mark("client write + drain: drain does not return")
-                break
+                if flow and flow[-1][0] == "pause":  # still paused: the drain is waiting for the reader
+                    blocked_at, pauses_before = start, len(flow)
+                    buffered = writer.transport.get_write_buffer_size()
+                    tl.mark("client write + drain: drain does not return")
+                    break
         tl.add("server", server_start, time.monotonic(), state="waiting")
         gate.set()
         reading_from = time.monotonic()
@@ -304,21 +343,29 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=lambda p: b"%d" 
         writer.close()
         await asyncio.wait_for(writer.wait_closed(), timeout=2)
 
-low, high = writer.transport.get_write_buffer_limits()
-print(f"drain stopped returning after {written / 2**20:.1f} MiB written; "
-      f"{buffered / 1024:.0f} KiB waiting in the transport (high-water mark {high / 1024:.0f} KiB)")
+assert blocked_at is not None, "drain must start waiting once the kernel buffers are full"
+assert len(flow) > pauses_before, f"the transport must resume after the gate opens: {flow}"
+(_, paused_with, paused_mark), (resumed, resumed_with, resumed_mark) = flow[pauses_before - 1:pauses_before + 1]
+print(f"drain stopped returning after {written / 2**20:.1f} MiB written. The transport paused the writer "
+      f"with {paused_with / 1024:.0f} KiB buffered (high-water mark {high / 1024:.0f} KiB); "
+      f"{buffered / 1024:.0f} KiB were still buffered when the drain was found waiting; it resumed the "
+      f"writer with {resumed_with / 1024:.0f} KiB left (low-water mark {low / 1024:.0f} KiB)")
 fig = tl.plot("drain() waits while the reader does not read",
               lanes=["server", "client write + drain", "client drain"])
-assert blocked_at is not None, "drain must start waiting once the kernel buffers are full"
-assert buffered > high
-assert tl.order("client write + drain: drain does not return", "server: conn 1 starts reading",
-                "client drain returned")
+assert paused_with > high, "the transport pauses the writer when its buffer passes the high-water mark"
+assert buffered > low, "still paused: the buffer has not come down to the low-water mark"
+assert resumed == "resume" and resumed_with <= low, flow
+assert tl.order(paused_mark, "client write + drain: drain does not return", "server: conn 1 starts reading",
+                resumed_mark, "client drain returned"), "drain returns only after the reader starts reading"
 
 # %% [markdown]
 # The many short blue spans are writes whose `drain()` returned at once: first the kernel's
 # socket buffers on both sides absorb several megabytes. When they are full, bytes pile up in
-# the transport, it passes its high-water mark, and `drain()` waits (green) for as long as the
-# server reads nothing. It returns only after the server starts reading. Without `drain()` a
+# the transport, it passes its high-water mark and pauses the writer, and `drain()` waits
+# (green) for as long as the server reads nothing. The kernel may still take a few bytes
+# meanwhile, but not enough to bring the buffer down to the low-water mark: the order of
+# events shows the transport resuming the writer, and `drain()` returning, only after the
+# server starts reading. Without `drain()` a
 # producer that outruns its consumer would keep growing the transport buffer without limit.
 #
 # ## Closing: both ends, then the server
@@ -341,11 +388,13 @@ assert tl.order("client write + drain: drain does not return", "server: conn 1 s
 
 # %%
 handler_writers: set[asyncio.StreamWriter] = set()
+handler_started = asyncio.Event()
 handler_ended = asyncio.Event()
 
 
 async def hold_open(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     handler_writers.add(writer)
+    handler_started.set()
     try:
         await asyncio.wait_for(reader.read(100), timeout=2)  # returns b"" when the server closes us
     finally:
@@ -358,7 +407,7 @@ listener = await asyncio.start_server(hold_open, "127.0.0.1", 0)
 reader, writer = await asyncio.wait_for(
     asyncio.open_connection("127.0.0.1", listener.sockets[0].getsockname()[1]), timeout=2)
 try:
-    await asyncio.sleep(0.02)  # let the server accept and start the handler
+    await asyncio.wait_for(handler_started.wait(), timeout=2)  # the server has accepted us
     listener.close()  # stops accepting; our connection is still open
     still_open = bool(handler_writers)
     if sys.version_info >= (3, 13):
