@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
+import sysconfig
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-
-import sys
-import sysconfig
 
 import psutil
 
