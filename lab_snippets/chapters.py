@@ -88,6 +88,7 @@ REFERENCE_PAGES = (
     "book/glossary",
     "book/reference/inventory",
     "book/reference/chapter_map",
+    "book/reference/notebook_self_check",
     "book/reference/versions",
 )
 
