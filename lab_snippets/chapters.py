@@ -207,6 +207,25 @@ def _offer_ipynb(app, pagename, templatename, context, doctree) -> None:
     context["ipynb_source"] = f"{pagename}.ipynb"
 
 
+def page_source(text: str) -> str:
+    """A chapter's ``.py`` source as the page shows it: cells tagged ``remove-cell`` left out."""
+    import jupytext
+
+    nb = jupytext.reads(text, fmt="py:percent")
+    nb.cells = [c for c in nb.cells if "remove-cell" not in c.metadata.get("tags", [])]
+    return jupytext.writes(nb, fmt="py:percent")
+
+
+def _strip_downloaded_sources(app, exception) -> None:
+    """The ``.py`` download must not carry what the page hides (the hidden tests of the exercises)."""
+    if exception is not None:
+        return
+    for chapter in existing():
+        copied = Path(app.outdir) / "_sources" / "notebooks" / chapter.path.name
+        if copied.exists():
+            copied.write_text(page_source(chapter.path.read_text(encoding="utf-8")), encoding="utf-8")
+
+
 def _is_thebe_asset(asset) -> bool:
     name = str(getattr(asset, "filename", None) or "")
     body = str(getattr(asset, "attributes", {}).get("body", ""))
@@ -227,6 +246,7 @@ def setup(app):
     # before sphinx-book-theme draws its header buttons (priority 501)
     app.connect("html-page-context", _offer_ipynb, priority=400)
     app.connect("html-page-context", _chapters_are_launchable, priority=400)
+    app.connect("build-finished", _strip_downloaded_sources)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 

@@ -207,7 +207,9 @@ def test_chapter_page_shows_figures_exercise_and_slime(site, open_page, chapter)
     nb = json.loads(notebook.text())
     assert nb["nbformat"] == 4 and nb["cells"][0]["source"]
     assert "BEGIN HIDDEN TESTS" not in notebook.text(), "the downloadable .ipynb carries hidden tests"
-    assert page.request.get(f"{site}/_sources/notebooks/{chapter.stem}.py").ok
+    source = page.request.get(f"{site}/_sources/notebooks/{chapter.stem}.py")
+    assert source.ok and source.text().startswith("# %%")
+    assert "BEGIN HIDDEN TESTS" not in source.text(), "the downloadable .py carries hidden tests"
     # Launch buttons only with a repository URL configured (_config.yml `repository.url`).
     assert facts["launch"] == (1 if launch_configured() else 0)
     assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)

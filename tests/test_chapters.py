@@ -140,3 +140,11 @@ def test_ends_with_in_slime_and_the_quote(chapter):
     assert last.cell_type == "code"
     assert f'show_call_site("{info.number}")' in last.source, "the last cell quotes the chapter's call site"
     assert info.number in {s.chapter for s in load_registry().sites}
+
+
+def test_page_source_drops_only_the_hidden_cells():
+    text = chapters.NOTEBOOKS.joinpath("01_async_def.py").read_text(encoding="utf-8")
+    stripped = chapters.page_source(text)
+    assert "BEGIN HIDDEN TESTS" in text and "BEGIN HIDDEN TESTS" not in stripped
+    assert "BEGIN SOLUTION" in stripped and 'show_call_site("01")' in stripped
+    assert len(jupytext.reads(stripped, fmt="py:percent").cells) == len(jupytext.reads(text, fmt="py:percent").cells) - 1
