@@ -316,7 +316,7 @@ else:
 
 # %%
 try:
-    subprocess.run(WORKER_MODULE + ["sleep", "5"], capture_output=True, text=True, timeout=1.0)
+    subprocess.run(WORKER_MODULE + ["sleep", "5"], capture_output=True, text=True, timeout=0.6)
 except subprocess.TimeoutExpired as expired:
     partial = expired.stdout.decode() if isinstance(expired.stdout, bytes) else expired.stdout
     child_pid = int(partial.split()[1])
