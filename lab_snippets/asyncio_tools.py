@@ -49,3 +49,21 @@ def ideal_batch_time(n_jobs: int, limit: int, duration: float) -> float:
     if n_jobs < 0 or limit < 1 or duration < 0:
         raise ValueError("need n_jobs >= 0, limit >= 1 and duration >= 0")
     return math.ceil(n_jobs / limit) * duration
+
+
+async def cancel_new_tasks(before: set, timeout: float = 2.0) -> list:
+    """Cancel every task created since ``before = asyncio.all_tasks()`` (except the caller) and wait.
+
+    Tests of a student's solution call it in ``finally``, so that a wrong answer that forgets
+    its tasks still leaves nothing running. Waits at most ``timeout`` seconds for them to end;
+    returns the tasks it cancelled.
+    """
+    import asyncio
+
+    me = asyncio.current_task()
+    leftovers = [t for t in asyncio.all_tasks() - before if t is not me and not t.done()]
+    for task in leftovers:
+        task.cancel()
+    if leftovers:
+        await asyncio.wait(leftovers, timeout=timeout)
+    return leftovers

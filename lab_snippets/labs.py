@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import concurrent.futures
 import csv
 import json
 import os
@@ -28,7 +29,6 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -870,7 +870,7 @@ def grade(submissions_dir, out="grades.csv", course_dir=DEFAULT_COURSE_DIR, opti
         f"{opts.jobs} at a time, cell timeout {opts.timeout}s, "
         f"submission limit {opts.submission_timeout}s")
     t0 = time.monotonic()
-    with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
         list(pool.map(lambda r: _grade_one(r, course_dir, assignments, isolation,
                                            hide_paths, opts), todo))
     _write_gradebook(course_dir, rows, assignments)

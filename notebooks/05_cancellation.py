@@ -380,6 +380,8 @@ assert counts == (2, 1), counts
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets.asyncio_tools import cancel_new_tasks
+
 _tasks_before = asyncio.all_tasks()
 try:
     _freed: list[float] = []
@@ -405,11 +407,7 @@ try:
 
     assert await asyncio.wait_for(drain(set(), grace=0.1), timeout=2) == (0, 0)
 finally:
-    _leftovers = [t for t in asyncio.all_tasks() - _tasks_before if t is not asyncio.current_task()]
-    for _t in _leftovers:
-        _t.cancel()
-    if _leftovers:
-        await asyncio.wait(_leftovers, timeout=2)
+    await cancel_new_tasks(_tasks_before)
 ### END HIDDEN TESTS
 
 # %% [markdown]

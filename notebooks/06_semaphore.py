@@ -302,6 +302,8 @@ assert await asyncio.wait_for(generate_all([], 3, fake_generate), timeout=2) == 
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets.asyncio_tools import cancel_new_tasks
+
 _inside = InFlight()
 _running: set[asyncio.Task] = set()
 
@@ -329,12 +331,7 @@ def _contains(exc: BaseException, kind: type) -> bool:
 
 
 async def _stop_leftovers(before: set[asyncio.Task]) -> None:
-    me = asyncio.current_task()
-    leftovers = [t for t in asyncio.all_tasks() - before if t is not me and not t.done()]
-    for t in leftovers:
-        t.cancel()
-    if leftovers:
-        await asyncio.wait(leftovers, timeout=2)
+    await cancel_new_tasks(before)
     _running.clear()
 
 

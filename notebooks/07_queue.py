@@ -371,6 +371,9 @@ assert await asyncio.wait_for(run_pipeline([], double_slowly, 2, asyncio.Queue(m
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets.asyncio_tools import cancel_new_tasks
+
+
 class _CountingQueue(asyncio.Queue):
     def __init__(self, maxsize: int) -> None:
         super().__init__(maxsize)
@@ -414,11 +417,7 @@ try:
     _left = [t for t in asyncio.all_tasks() - _tasks_before if t is not asyncio.current_task() and not t.done()]
     assert not _left, "with more workers than items, every worker must still end"
 finally:
-    _leftovers = [t for t in asyncio.all_tasks() - _tasks_before if t is not asyncio.current_task()]
-    for _t in _leftovers:
-        _t.cancel()
-    if _leftovers:
-        await asyncio.wait(_leftovers, timeout=2)
+    await cancel_new_tasks(_tasks_before)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -322,6 +322,8 @@ assert shared_loads == {}, "a finished load must leave in_flight"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets.asyncio_tools import cancel_new_tasks
+
 _tasks_before = asyncio.all_tasks()
 try:
     _loads = InFlight()
@@ -373,11 +375,7 @@ try:
     assert await asyncio.wait_for(load_once("d", _table, _spy_load), timeout=2) == "weights of d"
     assert _loads.entered == 2, "a call after the failure loads afresh"
 finally:
-    _leftovers = [t for t in asyncio.all_tasks() - _tasks_before if t is not asyncio.current_task()]
-    for _t in _leftovers:
-        _t.cancel()
-    if _leftovers:
-        await asyncio.wait(_leftovers, timeout=2)
+    await cancel_new_tasks(_tasks_before)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -72,3 +72,21 @@ def test_ideal_batch_time(n_jobs, limit, duration, expected):
 def test_ideal_batch_time_rejects_nonsense():
     with pytest.raises(ValueError):
         ideal_batch_time(3, 0, 0.1)
+
+
+def test_cancel_new_tasks_cancels_only_what_came_after():
+    import asyncio
+
+    from lab_snippets.asyncio_tools import cancel_new_tasks
+
+    async def main():
+        old = asyncio.create_task(asyncio.sleep(10))
+        before = asyncio.all_tasks()
+        new = [asyncio.create_task(asyncio.sleep(10)) for _ in range(3)]
+        cancelled = await cancel_new_tasks(before, timeout=2)
+        assert set(cancelled) == set(new) and all(t.cancelled() for t in new)
+        assert not old.done()
+        old.cancel()
+        await asyncio.gather(old, return_exceptions=True)
+
+    asyncio.run(main())
