@@ -87,13 +87,19 @@ def audit_report(tmp_path_factory):
         (folder / f"9{i}_leak_{kind}.py").write_text(source, encoding="utf-8")
     report = folder.parent / "report.xml"
     cmd = [sys.executable, "-m", "pytest", "-p", "lab_snippets.nbplugin", "--nbval-lax", "--nbval-current-env",
+           "--nbval-cell-timeout=120", "--nbval-kernel-startup-timeout=120",
            "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(folder.parent), "-q",
            f"--junitxml={report}", str(folder)]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=folder.parent)
     cases = {}
     for case in ET.parse(report).getroot().iter("testcase"):
+        key = (case.get("classname").split(".")[-1], case.get("name"))
         failure = case.find("failure")
-        cases[(case.get("classname").split(".")[-1], case.get("name"))] = failure.text if failure is not None else None
+        broken = case.find("error") if case.find("error") is not None else case.find("skipped")
+        if broken is not None:  # the planted notebook could not run at all: say so, never read it as "clean"
+            cases[key] = f"NOT RUN ({broken.tag}): {broken.get('message')} {broken.text or ''}"
+        else:
+            cases[key] = failure.text if failure is not None else None
     return run, cases
 
 
@@ -106,6 +112,7 @@ def finish_result(cases, kind):
 def test_clean_notebook_passes_the_audit(audit_report):
     _, cases = audit_report
     assert finish_result(cases, "clean") is None
+    assert not [v for v in cases.values() if v and v.startswith("NOT RUN")], "every planted notebook must run"
 
 
 @pytest.mark.parametrize("kind", sorted(EXPECTED))
@@ -113,6 +120,7 @@ def test_each_kind_of_leak_is_caught_and_named(audit_report, kind):
     run, cases = audit_report
     failure = finish_result(cases, kind)
     assert failure is not None, f"the {kind} leak was not caught"
+    assert not failure.startswith("NOT RUN"), f"the planted {kind} notebook did not run: {failure}"
     assert "left these behind" in failure
     assert EXPECTED[kind] in failure, failure
     assert run.returncode == 1
