@@ -51,6 +51,22 @@ def ideal_batch_time(n_jobs: int, limit: int, duration: float) -> float:
     return math.ceil(n_jobs / limit) * duration
 
 
+async def cancel_and_wait(tasks, timeout: float = 2.0) -> list:
+    """Cancel ``tasks`` and wait at most ``timeout`` seconds for them to end.
+
+    Returns the tasks that are still not done after the wait (an empty list when all ended):
+    a task that swallows its cancellation shows up there instead of hanging the caller.
+    """
+    import asyncio
+
+    tasks = [t for t in tasks if not t.done()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=timeout)
+    return [t for t in tasks if not t.done()]
+
+
 async def cancel_new_tasks(before: set, timeout: float = 2.0) -> list:
     """Cancel every task created since ``before = asyncio.all_tasks()`` (except the caller) and wait.
 
@@ -62,8 +78,5 @@ async def cancel_new_tasks(before: set, timeout: float = 2.0) -> list:
 
     me = asyncio.current_task()
     leftovers = [t for t in asyncio.all_tasks() - before if t is not me and not t.done()]
-    for task in leftovers:
-        task.cancel()
-    if leftovers:
-        await asyncio.wait(leftovers, timeout=timeout)
+    await cancel_and_wait(leftovers, timeout)
     return leftovers

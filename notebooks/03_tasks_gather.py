@@ -359,6 +359,9 @@ assert elapsed <= 0.6 * sum(0.02 * (5 - i) for i in range(5)), "the calls must o
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets.asyncio_tools import cancel_and_wait
+
+
 class _Spy:
     def __init__(self, failing: str | None = None) -> None:
         self.now = self.peak = 0
@@ -384,9 +387,8 @@ class _Spy:
             self.now -= 1
 
     async def clean_up(self) -> None:
-        for _t in self.tasks:
-            _t.cancel()
-        await asyncio.wait_for(asyncio.gather(*self.tasks, return_exceptions=True), timeout=2)
+        _stuck = await cancel_and_wait(self.tasks, timeout=2)
+        assert not _stuck, f"tasks that would not stop when cancelled: {_stuck}"
 
 
 _names = [f"sample {i}" for i in range(6)]

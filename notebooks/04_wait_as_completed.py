@@ -306,6 +306,9 @@ assert leftovers == [], "no job may be left running"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets.asyncio_tools import cancel_and_wait
+
+
 class _Jobs:
     """Job i takes 0.15 s if i is a multiple of 4, else 0.02 s; records every event in order."""
 
@@ -330,9 +333,8 @@ class _Jobs:
             self.now -= 1
 
     async def clean_up(self) -> None:
-        for _t in self.tasks:
-            _t.cancel()
-        await asyncio.wait_for(asyncio.gather(*self.tasks, return_exceptions=True), timeout=2)
+        _stuck = await cancel_and_wait(self.tasks, timeout=2)
+        assert not _stuck, f"tasks that would not stop when cancelled: {_stuck}"
 
 
 # With limit 4: jobs 0-3 start, 1-3 finish first; 4-6 fill the freed slots and 5, 6 finish next.

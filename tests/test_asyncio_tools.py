@@ -90,3 +90,29 @@ def test_cancel_new_tasks_cancels_only_what_came_after():
         await asyncio.gather(old, return_exceptions=True)
 
     asyncio.run(main())
+
+
+def test_cancel_and_wait_reports_a_task_that_refuses_to_stop():
+    import asyncio
+
+    from lab_snippets.asyncio_tools import cancel_and_wait
+
+    async def stubborn(release):
+        while True:
+            try:
+                await release.wait()
+                return
+            except asyncio.CancelledError:
+                continue  # swallows every cancellation: the bug being detected
+
+    async def main():
+        release = asyncio.Event()
+        polite = asyncio.create_task(asyncio.sleep(10))
+        bad = asyncio.create_task(stubborn(release))
+        await asyncio.sleep(0)
+        stuck = await cancel_and_wait([polite, bad], timeout=0.1)
+        assert stuck == [bad] and polite.cancelled()
+        release.set()
+        await asyncio.wait_for(bad, 2)
+
+    asyncio.run(main())
