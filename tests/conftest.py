@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_snippets import chapters
+from lab_snippets.book import chapters
 
 HTML = chapters.ROOT / "_build" / "html"
 

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from lab_snippets import audit
+from lab_snippets.testing import audit
 
 PLANTED = {
     "clean": """
@@ -86,7 +86,7 @@ def audit_report(tmp_path_factory):
         source = "# %%\n" + textwrap.dedent(body).strip() + "\n"
         (folder / f"9{i}_leak_{kind}.py").write_text(source, encoding="utf-8")
     report = folder.parent / "report.xml"
-    cmd = [sys.executable, "-m", "pytest", "-p", "lab_snippets.nbplugin", "--nbval-lax", "--nbval-current-env",
+    cmd = [sys.executable, "-m", "pytest", "-p", "lab_snippets.testing.nbplugin", "--nbval-lax", "--nbval-current-env",
            "--nbval-cell-timeout=120", "--nbval-kernel-startup-timeout=120",
            "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(folder.parent), "-q",
            f"--junitxml={report}", str(folder)]

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from lab_snippets import chapters
+from lab_snippets.book import chapters
 
 pytestmark = pytest.mark.book
 HTML = chapters.ROOT / "_build" / "html"

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from lab_snippets import chapters
+from lab_snippets.book import chapters
 
 pytestmark = pytest.mark.book
 CHROMIUM = Path("/usr/bin/chromium")

@@ -6,7 +6,7 @@ import jupytext
 import pytest
 import yaml
 
-from lab_snippets import chapters
+from lab_snippets.book import chapters
 from lab_snippets.sites import load_registry
 
 EXISTING = chapters.existing()

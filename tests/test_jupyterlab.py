@@ -12,7 +12,7 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from lab_snippets import chapters
+from lab_snippets.book import chapters
 
 EXISTING = chapters.existing()
 

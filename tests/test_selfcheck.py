@@ -2,7 +2,7 @@ from collections import Counter
 
 import pytest
 
-from lab_snippets import chapters, selfcheck
+from lab_snippets.book import chapters, selfcheck
 
 
 @pytest.fixture(scope="module")

@@ -312,7 +312,7 @@ def test_registry_loads_toy_entries(registry_path: Path, toy_repo: ToyRepo):
 
 
 def test_default_registry_path_is_packaged():
-    assert sites.DEFAULT_REGISTRY == Path(sites.__file__).with_name("sites.toml")
+    assert sites.DEFAULT_REGISTRY == Path(sites.__file__).resolve().parent.parent / "sites.toml"
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """pytest plugin: run chapter notebooks (jupytext py:percent files) through nbval, under the leak audit.
 
-The repository's root ``conftest.py`` loads it; elsewhere use ``pytest -p lab_snippets.nbplugin``.
+The repository's root ``conftest.py`` loads it; elsewhere use ``pytest -p lab_snippets.testing.nbplugin``.
 
 nbval collects only ``.ipynb`` files. Here every ``notebooks/NN_slug.py`` is read with
 jupytext and handed to nbval's own collector, so
@@ -10,7 +10,7 @@ jupytext and handed to nbval's own collector, so
 runs one chapter, and plain ``pytest`` runs all of them. Each notebook gets its own
 temporary directory (``TMPDIR``) and an audit marker in its kernel's environment; a
 first cell records what exists and a last cell fails if the notebook left a thread,
-process, task, socket, file descriptor or temporary file behind (``lab_snippets.audit``).
+process, task, socket, file descriptor or temporary file behind (``lab_snippets.testing.audit``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import pytest
 from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
 
 NOTEBOOK_NAME = re.compile(r"^\d\d_[a-z0-9_]+\.py$")
-AUDIT_START = "import lab_snippets.audit as _lab_audit\n_lab_audit.start();"
+AUDIT_START = "import lab_snippets.testing.audit as _lab_audit\n_lab_audit.start();"
 AUDIT_FINISH = "_lab_audit.finish()"
 
 

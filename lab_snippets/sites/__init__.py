@@ -64,7 +64,7 @@ __all__ = [
     "span_sha256",
 ]
 
-DEFAULT_REGISTRY = Path(__file__).with_name("sites.toml")
+DEFAULT_REGISTRY = Path(__file__).resolve().parent.parent / "sites.toml"
 DEFAULT_TIMEOUT = 3.0
 GIT_TIMEOUT = 30.0
 MODULE_SYMBOL = "<module>"

@@ -19,7 +19,7 @@ methods) with the pipe the kernel keeps open to each, and read-only files of ins
 
 The audit can be used by hand in any kernel too::
 
-    from lab_snippets import audit
+    from lab_snippets.testing import audit
     audit.start()
     ...
     audit.finish()

@@ -2,19 +2,19 @@
 
 Two entry points, both started by ``lab_snippets.labs`` (never by students):
 
-``python -m lab_snippets._grade_worker autograde SPEC.json``
+``python -m lab_snippets.labs.worker autograde SPEC.json``
     Trusted side (runs as the grader's user).  Runs nbgrader's ``Autograde`` converter on a
     throwaway course directory that holds one submission.  The kernel it starts is wrapped
     by the ``kernel`` entry point below, so student code never runs in this process.
     After every graded cell it appends one JSON line to ``SPEC.result`` (a root-only
     file); the parent reads those lines even if it had to kill this worker.
 
-``python -m lab_snippets._grade_worker kernel SPEC.json -- CMD...``
+``python -m lab_snippets.labs.worker kernel SPEC.json -- CMD...``
     Sandbox launcher.  Applies resource limits, hides instructor paths with a private
     mount namespace, drops network (the kernel talks over unix sockets), switches to a
     per-submission user id and then ``exec``s the ipykernel command.
 
-``python -m lab_snippets._grade_worker probe SPEC.json``
+``python -m lab_snippets.labs.worker probe SPEC.json``
     Applies the same sandbox and prints what it managed to apply (used to report the
     isolation in force).
 """
@@ -463,7 +463,7 @@ def _make_classes(spec):
             cmd = super().format_kernel_cmd(extra_arguments)
             if cmd and os.path.basename(cmd[0]).startswith("python"):
                 cmd[0] = sys.executable
-            return [sys.executable, "-m", "lab_snippets._grade_worker", "kernel",
+            return [sys.executable, "-m", "lab_snippets.labs.worker", "kernel",
                     spec["sandbox_spec"], "--"] + cmd
 
         async def _async_launch_kernel(self, kernel_cmd, **kw):

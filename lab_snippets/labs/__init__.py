@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS_DIR = REPO / "notebooks"
 DEFAULT_COURSE_DIR = REPO / "build" / "labs"
 COURSE_ID = "slime-labs"
@@ -355,7 +355,7 @@ def validate(notebook, timeout=30, log=print):
     if not tests:
         log(f"{path.name}: no test cells found")
         return 0, 0
-    from lab_snippets._grade_worker import RecoveringMixin
+    from lab_snippets.labs.worker import RecoveringMixin
 
     class Client(RecoveringMixin, NotebookClient):
         pass
@@ -586,7 +586,7 @@ def detect_isolation(hide, opts):
             iso = Isolation(True, mounts, "")
             spec_path = tmp / "probe.json"
             spec_path.write_text(json.dumps(_sandbox_spec(box, uid, iso, hide, opts)))
-            r = subprocess.run([sys.executable, "-m", "lab_snippets._grade_worker", "probe",
+            r = subprocess.run([sys.executable, "-m", "lab_snippets.labs.worker", "probe",
                                 str(spec_path)], capture_output=True, text=True, cwd=REPO,
                                timeout=60)
             try:
@@ -660,7 +660,7 @@ def _enumerate(submissions_dir, assignments):
 
 def _solution_names(course_dir, assignment, nbname):
     """Top-level names the reference solution cells bind (students may rebind them)."""
-    from lab_snippets._grade_worker import defined_names
+    from lab_snippets.labs.worker import defined_names
     nb = read_notebook(Path(course_dir) / "source" / assignment / f"{nbname}.ipynb")
     return sorted({n for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")
                    for n in defined_names(c.source)})
@@ -705,7 +705,7 @@ def _grade_one(row, course_dir, assignments, isolation, hide, opts):
         spec_path.write_text(json.dumps(spec))
         log = open(work / "worker.log", "wb")
         env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")
-        proc = subprocess.Popen([sys.executable, "-m", "lab_snippets._grade_worker",
+        proc = subprocess.Popen([sys.executable, "-m", "lab_snippets.labs.worker",
                                  "autograde", str(spec_path)], cwd=str(work), stdout=log,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                                 start_new_session=True)

@@ -41,7 +41,7 @@ from pathlib import Path
 PINNED_COMMIT = "624b824a898ab0ec1fcb4d373004c7f3852bf515"
 SLIME_REPO_URL = "https://github.com/THUDM/slime"
 SCHEMA_VERSION = 1
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
 PROJECT_ROOT = PACKAGE_DIR.parent
 DEFAULT_OUT = PROJECT_ROOT / "book" / "reference"
 JSON_NAME = "slime_inventory.json"

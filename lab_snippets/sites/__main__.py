@@ -1,0 +1,7 @@
+"""``python -m lab_snippets.sites check|fetch|relocate``: the call-site admin command line."""
+
+import sys
+
+from lab_snippets.sites import main
+
+sys.exit(main())
