@@ -28,6 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from lab_snippets import sites  # noqa: E402
+from lab_snippets.sites import resolver  # noqa: E402
 from lab_snippets.sites import (  # noqa: E402
     RegistryError,
     enclosing_symbol,
@@ -599,14 +600,14 @@ def test_interrupted_download_leaves_no_half_file(registry_path, raw_host, isola
 
 def test_atomic_write_cleans_up_on_failure(tmp_path, monkeypatch):
     target = tmp_path / "c" / "f.py"
-    sites._atomic_write(target, b"old\n")
+    resolver._atomic_write(target, b"old\n")
 
     def broken_replace(src, dst):
         raise OSError("disk vanished")
 
-    monkeypatch.setattr(sites.os, "replace", broken_replace)
+    monkeypatch.setattr(resolver.os, "replace", broken_replace)
     with pytest.raises(OSError):
-        sites._atomic_write(target, b"new\n")
+        resolver._atomic_write(target, b"new\n")
     assert files_under(tmp_path) == [target] and target.read_bytes() == b"old\n"
 
 
@@ -785,7 +786,7 @@ def test_hung_name_lookup_is_bounded(registry_path, raw_host, monkeypatch):
         release.wait(5)
         raise OSError("released")
 
-    monkeypatch.setattr(sites.urllib.request, "urlopen", hung_urlopen)
+    monkeypatch.setattr(resolver.urllib.request, "urlopen", hung_urlopen)
     monkeypatch.setenv("SLIME_FETCH_TIMEOUT", "0.05")
     began = time.monotonic()
     try:

@@ -2,6 +2,6 @@
 
 import sys
 
-from lab_snippets.sites import main
+from lab_snippets.sites.admin import main
 
 sys.exit(main())
