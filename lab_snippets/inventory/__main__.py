@@ -2,6 +2,6 @@
 
 import sys
 
-from lab_snippets.inventory import main
+from lab_snippets.inventory.cli import main
 
 sys.exit(main())
