@@ -1,0 +1,36 @@
+"""The course's package: what the chapters import, and, in subpackages, the tooling that runs the course.
+
+Top level (notebook helpers; the grading sandbox mounts only these, see ``NOTEBOOK_MODULES``):
+``timeline``, ``asyncio_tools``, ``loopwatch``, ``thread_workers``, ``proc_workers``,
+``framing``, ``agent_sim`` and ``sites`` (``show_call_site``: registry, resolver, view).
+
+Subpackages (course tooling, never imported by a chapter): ``labs`` (release, validate,
+grade, sandbox), ``inventory`` (slime source inventory), ``testing`` (nbval plugin, leak
+audit), ``book`` (chapter table, Sphinx extension, self-check), ``bench`` (timing tools).
+``chapters`` and ``selfcheck`` are aliases kept for their documented ``python -m`` commands.
+"""
+
+from pathlib import Path
+
+# The modules a chapter may import: the only part of this package a student kernel sees
+# when a lab is graded (``lab_snippets.labs.sandbox``). ``tests/test_layout.py`` keeps this
+# list, the notebooks' imports and the package's top level in step.
+NOTEBOOK_MODULES = (
+    "agent_sim",
+    "asyncio_tools",
+    "framing",
+    "loopwatch",
+    "proc_workers",
+    "sites",
+    "sites.gitcmd",
+    "sites.registry",
+    "sites.resolver",
+    "sites.view",
+    "thread_workers",
+    "timeline",
+)
+
+# This package's folder, and the repository's root (the folder holding notebooks/, book/, tests/):
+# the one place either is computed.
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parent

@@ -1,0 +1,54 @@
+"""``python -m lab_snippets.labs release|validate|grade``: the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import lab_snippets.labs as labs
+from lab_snippets.labs.common import DEFAULT_COURSE_DIR, LabError
+from lab_snippets.labs.grader import Options, grade
+from lab_snippets.labs.publish import release
+from lab_snippets.labs.student import validate
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m lab_snippets.labs", description=labs.__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("release", help="build the nbgrader course and the student versions")
+    r.add_argument("chapters", nargs="*", help="chapter .py files or stems (default: all "
+                   "notebooks/*.py with a solution cell)")
+    r.add_argument("--course-dir", default=str(DEFAULT_COURSE_DIR))
+    v = sub.add_parser("validate", help="run a notebook and check it against its tests")
+    v.add_argument("notebook")
+    v.add_argument("--timeout", type=int, default=30, help="per-cell timeout in seconds")
+    g = sub.add_parser("grade", help="autograde SUBMISSIONS_DIR/<student>/<assignment>/")
+    g.add_argument("submissions_dir")
+    g.add_argument("--out", default="grades.csv")
+    g.add_argument("--course-dir", default=str(DEFAULT_COURSE_DIR))
+    g.add_argument("--timeout", type=int, default=30, help="per-cell timeout (s), default 30")
+    g.add_argument("--submission-timeout", type=int, default=300,
+                   help="hard wall-clock limit per submission (s), default 300")
+    g.add_argument("--jobs", type=int, default=None, help="submissions graded in parallel")
+    g.add_argument("--memory-mb", type=int, default=2048, help="address-space limit per kernel")
+    g.add_argument("--hide", action="append", default=[],
+                   help="extra path to hide from submissions (repeatable)")
+    args = p.parse_args(argv)
+    try:
+        if args.cmd == "release":
+            release(args.chapters or None, course_dir=args.course_dir)
+        elif args.cmd == "validate":
+            passed, total = validate(args.notebook, timeout=args.timeout)
+            return 0 if total and passed == total else 1  # exit code for students / CI
+        else:
+            opts = Options(timeout=args.timeout, submission_timeout=args.submission_timeout,
+                           jobs=args.jobs, memory_mb=args.memory_mb)
+            grade(args.submissions_dir, out=args.out, course_dir=args.course_dir,
+                  options=opts, hide=args.hide)
+    except LabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+

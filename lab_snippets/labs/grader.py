@@ -1,0 +1,321 @@
+"""``grade``: autograde every submission in a sandbox, write the CSV and the gradebook.
+
+The trusted orchestration: one worker process per submission (``lab_snippets.labs.worker``),
+each with a throwaway course folder; the submission's kernel runs in the bubblewrap sandbox
+(``lab_snippets.labs.sandbox``). See ``book/instructors.md`` for the safety model.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import csv
+import json
+import os
+import secrets
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lab_snippets.labs import sandbox
+from lab_snippets.labs.common import (
+    COURSE_ID,
+    DEFAULT_COURSE_DIR,
+    MAX_SUBMISSION_BYTES,
+    REPO,
+    LabError,
+    ensure_venv_on_path,
+)
+from lab_snippets.labs.markers import defined_names, read_notebook
+from lab_snippets.labs.scoring import score
+from lab_snippets.labs.spec import GradeSpec
+
+
+@dataclass
+class Row:
+    student: str
+    assignment: str
+    score: float = 0.0
+    max_score: float = 0.0
+    status: str = "ok"
+    reason: str = ""
+    seconds: float = 0.0
+    path: Path | None = None
+    cells: dict = field(default_factory=dict)
+
+
+
+
+class Options:
+    def __init__(self, timeout=30, submission_timeout=300, jobs=None, memory_mb=2048,
+                 max_procs=128, iopub_timeout=4):
+        self.timeout = timeout
+        self.submission_timeout = submission_timeout
+        self.jobs = jobs or max(1, min(4, os.cpu_count() or 1))
+        self.memory_mb = memory_mb
+        self.max_procs = max_procs
+        self.iopub_timeout = iopub_timeout
+
+
+
+
+def _assignments(course_dir):
+    """{assignment: (notebook name, {grade_id: max_score})} from the master gradebook."""
+    from nbgrader.api import Gradebook
+    db = Path(course_dir) / "gradebook.db"
+    if not db.exists():
+        raise LabError(f"{db} not found: run `python -m lab_snippets.labs release` first")
+    out = {}
+    with Gradebook("sqlite:///" + str(db), COURSE_ID) as gb:
+        for a in gb.assignments:
+            for n in a.notebooks:
+                out[a.name] = (n.name, {g.name: g.max_score for g in n.grade_cells})
+    return out
+
+
+def _backup_gradebook(course_dir):
+    db = Path(course_dir) / "gradebook.db"
+    backups = Path(course_dir) / "backups"
+    backups.mkdir(exist_ok=True)
+    dest = backups / time.strftime("gradebook-%Y%m%d-%H%M%S.db")
+    k = 1
+    while dest.exists():
+        dest = backups / time.strftime(f"gradebook-%Y%m%d-%H%M%S-{k}.db")
+        k += 1
+    src, dst = sqlite3.connect(db), sqlite3.connect(dest)
+    with dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+    os.chmod(dest, 0o600)
+    return dest
+
+
+
+
+def _enumerate(submissions_dir, assignments):
+    """One Row per <student>/<assignment>, including everything that cannot be graded."""
+    rows = []
+    root = Path(submissions_dir)
+    for sdir in sorted(root.iterdir()):
+        student = sdir.name
+        if sdir.is_symlink() or not sdir.is_dir():
+            rows.append(Row(student, "-", status="invalid",
+                            reason=f"stray entry {sdir.name!r} (expected a student folder)"))
+            continue
+        entries = sorted(sdir.iterdir())
+        if not entries:
+            rows.append(Row(student, "-", status="invalid", reason="empty student folder"))
+        for adir in entries:
+            a = adir.name
+            if a not in assignments:
+                rows.append(Row(student, a, status="invalid",
+                                reason=f"unknown assignment {a!r} (known: "
+                                       f"{', '.join(sorted(assignments)) or 'none'})"))
+                continue
+            nbname, cells = assignments[a]
+            row = Row(student, a, max_score=sum(cells.values()))
+            rows.append(row)
+            if adir.is_symlink() or not adir.is_dir():
+                row.status, row.reason = "invalid", f"{a} is not a folder"
+                continue
+            want = adir / f"{nbname}.ipynb"
+            others = sorted(p.name for p in adir.iterdir())
+            if not want.exists() and not want.is_symlink():
+                row.status = "invalid"
+                row.reason = (f"missing notebook {want.name}"
+                              + (f" (found: {', '.join(others)})" if others else " (folder empty)"))
+                continue
+            if want.is_symlink() or not want.is_file():
+                row.status, row.reason = "invalid", f"{want.name} is not a regular file"
+                continue
+            if want.stat().st_size > MAX_SUBMISSION_BYTES:
+                row.status, row.reason = "invalid", f"{want.name} is larger than 20 MB"
+                continue
+            try:
+                data = json.loads(want.read_bytes())
+                if not isinstance(data, dict) or not isinstance(data.get("cells"), list) \
+                        or data.get("nbformat") != 4:
+                    raise ValueError("not an nbformat 4 notebook")
+            except (ValueError, UnicodeDecodeError) as exc:
+                row.status = "invalid"
+                row.reason = f"malformed notebook {want.name}: {str(exc)[:120]}"
+                continue
+            row.path = want
+    return rows
+
+
+def _solution_names(course_dir, assignment, nbname):
+    """Top-level names the reference solution cells bind (students may rebind them)."""
+    nb = read_notebook(Path(course_dir) / "source" / assignment / f"{nbname}.ipynb")
+    return tuple(sorted({n for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")
+                         for n in defined_names(c.source)}))
+
+
+def _throwaway_course(row, course_dir, nbname, work):
+    """A course folder holding just this submission, the instructor version and a gradebook copy."""
+    course = work / "course"
+    (course / "source" / row.assignment).mkdir(parents=True)
+    shutil.copy2(Path(course_dir) / "source" / row.assignment / f"{nbname}.ipynb",
+                 course / "source" / row.assignment)
+    sub = course / "submitted" / row.student / row.assignment
+    sub.mkdir(parents=True)
+    shutil.copyfile(row.path, sub / f"{nbname}.ipynb")
+    src, dst = sqlite3.connect(Path(course_dir) / "gradebook.db"), \
+        sqlite3.connect(course / "gradebook.db")
+    with dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+    return course
+
+
+def _run_worker(spec_path, work, opts):
+    """Run the worker to its end or to the wall-clock limit; kill its whole tree. Return killed."""
+    import psutil
+    env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")
+    proc, descendants, killed = None, [], False
+    with open(work / "worker.log", "wb") as log:
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "lab_snippets.labs.worker",
+                                     str(spec_path)], cwd=str(work), stdout=log,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                    start_new_session=True)
+            deadline = time.monotonic() + opts.submission_timeout
+            while proc.poll() is None:
+                try:
+                    descendants = list({*descendants,
+                                        *psutil.Process(proc.pid).children(recursive=True)})
+                except psutil.Error:
+                    pass
+                if time.monotonic() > deadline:
+                    killed = True
+                    break
+                time.sleep(0.1)
+        finally:
+            if proc is not None:
+                sandbox.kill_tree(proc, descendants)  # bwrap's death ends its PID namespace
+                proc.wait()
+    return killed
+
+
+def _grade_one(row, course_dir, assignments, isolation, hide, opts):
+    t0 = time.monotonic()
+    nbname, cells = assignments[row.assignment]
+    tmp = Path(tempfile.mkdtemp(prefix="labs-grade-"))
+    uid = sandbox.alloc_uid() if isolation.root else None
+    try:
+        os.chmod(tmp, 0o711)
+        work, box = tmp / "work", tmp / "box"
+        work.mkdir(mode=0o700)
+        box.mkdir(mode=0o700)
+        if uid is not None:
+            os.chown(box, uid, uid)
+        course = _throwaway_course(row, course_dir, nbname, work)
+        spec_path, result = work / "spec.json", work / "result.jsonl"
+        GradeSpec(course=str(course), course_id=COURSE_ID, assignment=row.assignment,
+                  student=row.student, notebook=nbname, timeout=opts.timeout,
+                  iopub_timeout=opts.iopub_timeout, result=str(result),
+                  nonce=secrets.token_hex(16), sandbox_spec=str(spec_path),
+                  sandbox=sandbox.sandbox_spec(box, uid, opts, hide),
+                  solution_names=_solution_names(course_dir, row.assignment, nbname),
+                  ).write(spec_path)
+        killed = _run_worker(spec_path, work, opts)
+        leftovers = sandbox.kill_uid(uid) if uid is not None else 0
+        score(row, cells, result, killed, work, opts)
+        if leftovers:
+            row.reason += f"; {leftovers} processes survived cleanup"
+        graded = course / "autograded" / row.student / row.assignment / f"{nbname}.ipynb"
+        if graded.exists():
+            dest = Path(course_dir) / "autograded" / row.student / row.assignment
+            dest.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(graded, dest / graded.name)
+    except Exception as exc:  # never let one submission stop the batch
+        row.status, row.reason = "error", f"grader error: {type(exc).__name__}: {exc}"
+        if uid is not None:
+            sandbox.kill_uid(uid)
+    finally:
+        if not os.environ.get("LABS_KEEP_TMP"):  # debugging aid: keep the throwaway dirs
+            shutil.rmtree(tmp, ignore_errors=True)
+        row.seconds = time.monotonic() - t0
+    return row
+
+
+def _write_gradebook(course_dir, rows, assignments):
+    import warnings
+
+    from nbgrader.api import Gradebook
+    from sqlalchemy.exc import SAWarning
+    db_url = "sqlite:///" + str(Path(course_dir) / "gradebook.db")
+    with Gradebook(db_url, COURSE_ID) as gb, warnings.catch_warnings():
+        # nbgrader's update_or_create_submission trips a harmless SQLAlchemy autoflush warning
+        warnings.simplefilter("ignore", SAWarning)
+        for row in rows:
+            if row.assignment not in assignments:
+                continue
+            nbname, cells = assignments[row.assignment]
+            gb.update_or_create_student(row.student)
+            gb.update_or_create_submission(row.assignment, row.student)
+            for gid in cells:
+                g = gb.find_grade(gid, nbname, row.assignment, row.student)
+                g.auto_score = float(row.cells.get(gid, 0.0))
+                g.needs_manual_grade = False
+            gb.db.commit()
+
+
+
+
+def grade(submissions_dir, out="grades.csv", course_dir=DEFAULT_COURSE_DIR, options=None,
+          hide=(), log=print):
+    """Autograde every submission under ``submissions_dir``; write CSV; return the rows."""
+    ensure_venv_on_path()
+    opts = options or Options()
+    course_dir = Path(course_dir).resolve()
+    submissions_dir = Path(submissions_dir).resolve()
+    if not submissions_dir.is_dir():
+        raise LabError(f"{submissions_dir} is not a folder")
+    assignments = _assignments(course_dir)
+    hide_paths = [REPO, course_dir, submissions_dir, *map(Path, hide)]
+    isolation = sandbox.detect_isolation(hide_paths, opts)  # raises LabError: never unsandboxed
+    log(f"isolation: {isolation.description}")
+    backup = _backup_gradebook(course_dir)
+    log(f"gradebook backed up to {backup}")
+    rows = _enumerate(submissions_dir, assignments)
+    todo = [r for r in rows if r.path is not None]
+    log(f"grading {len(todo)} submission(s) ({len(rows) - len(todo)} not gradable), "
+        f"{opts.jobs} at a time, cell timeout {opts.timeout}s, "
+        f"submission limit {opts.submission_timeout}s")
+    t0 = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        list(pool.map(lambda r: _grade_one(r, course_dir, assignments, isolation,
+                                           hide_paths, opts), todo))
+    _write_gradebook(course_dir, rows, assignments)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["student", "assignment", "score", "max_score", "status", "reason"])
+        for r in rows:
+            w.writerow([r.student, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status,
+                        r.reason])
+    _print_table(rows, log)
+    log(f"{len(rows)} row(s) in {time.monotonic() - t0:.1f}s -> {out}")
+    return rows
+
+
+def _print_table(rows, log):
+    ws = max([7] + [len(r.student) for r in rows])
+    wa = max([10] + [len(r.assignment) for r in rows])
+    log(f"{'student':<{ws}}  {'assignment':<{wa}}  {'score':>9}  {'status':<8}  {'time':>6}  "
+        "reason")
+    for r in rows:
+        score = f"{r.score:g}/{r.max_score:g}"
+        reason = r.reason if len(r.reason) <= 100 else r.reason[:97] + "..."
+        log(f"{r.student:<{ws}}  {r.assignment:<{wa}}  {score:>9}  {r.status:<8}  "
+            f"{r.seconds:5.1f}s  {reason}")
+
+

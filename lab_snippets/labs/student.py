@@ -1,0 +1,191 @@
+"""``validate``: what a student runs. ``run_tests`` runs a notebook top to bottom, like the grader's
+kernel does (with the same recovery from a stuck or dead kernel), and returns one result per test
+cell; ``validate`` prints them."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lab_snippets.labs.common import (
+    BEGIN_HIDDEN,
+    HIDDEN_TAG,
+    SOLUTION_TAG,
+    TESTS_TAG,
+    ensure_venv_on_path,
+    kernelspec,
+)
+from lab_snippets.labs.markers import _points, _tags, read_notebook
+from lab_snippets.labs.recovery import RecoveringMixin
+
+
+def _test_cells(nb):
+    out = []
+    for i, cell in enumerate(nb.cells):
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and (meta.get("grade") or TESTS_TAG in _tags(cell)):
+            name = meta.get("grade_id") or f"test cell {i}"
+            hidden = HIDDEN_TAG in _tags(cell) or BEGIN_HIDDEN in cell.source
+            out.append((i, name, float(meta.get("points", _points(_tags(cell)))), hidden))
+    return out
+
+
+def _cell_failure(cell):
+    for o in cell.get("outputs", []):
+        if o.output_type == "error":
+            return f"{o.ename}: {str(o.evalue)[:200]}"
+        if o.output_type == "stream" and o.name == "stderr":
+            return "wrote to stderr (nbgrader scores that as a failure): " + o.text.strip()[:120]
+    return None
+
+
+@dataclass
+class TestResult:
+    """One test cell of a notebook after ``run_tests``."""
+
+    __test__ = False  # not a pytest class
+
+    index: int          # cell index in the notebook
+    name: str           # nbgrader grade_id (or "test cell N")
+    points: float
+    hidden: bool        # a hidden-tests cell
+    ran: bool           # False: an empty hidden-tests cell (student version), not run
+    failure: str | None  # None when it passed; else "ErrorName: message"
+
+    @property
+    def passed(self) -> bool:
+        return self.ran and self.failure is None
+
+
+@dataclass
+class TestRun:
+    """Everything ``run_tests`` found: per-test results and what happened to the kernel."""
+
+    __test__ = False
+
+    path: Path
+    results: list[TestResult]
+    seconds: float
+    unimplemented: bool = False  # a solution cell still raises NotImplementedError
+    restarted: list[int] = field(default_factory=list)  # cells after which the kernel restarted
+    dead: str | None = None      # why the kernel could not be restarted
+
+
+def _client(nb, path, timeout, failed_replies):
+    from nbclient import NotebookClient
+
+    class Client(RecoveringMixin, NotebookClient):
+        pass
+
+    def on_executed(cell, cell_index, execute_reply):
+        content = execute_reply.get("content", {})
+        if content.get("status") == "error":
+            failed_replies[cell_index] = f"{content.get('ename')}: {content.get('evalue', '')}"
+
+    return Client(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                  raise_on_iopub_timeout=False, interrupt_on_timeout=True, iopub_timeout=4,
+                  resources={"metadata": {"path": str(path.parent)}},
+                  on_cell_executed=on_executed,
+                  error_on_timeout={"ename": "CellTimeoutError",
+                                    "evalue": f"cell ran longer than {timeout}s",
+                                    "traceback": [f"cell ran longer than {timeout}s"]})
+
+
+def _execute_all(client, nb, failed_replies, run):
+    """Run every code cell; restart a stuck or dead kernel and carry on (see RecoveringMixin)."""
+    from nbclient.exceptions import DeadKernelError
+    from nbformat.v4 import new_output
+
+    with client.setup_kernel():
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            if run.dead:
+                cell.outputs = [new_output("error", ename="KernelDied", evalue=run.dead,
+                                           traceback=[])]
+                continue
+            try:
+                failed_replies.pop(i, None)
+                client.execute_cell(cell, i)
+                if i in failed_replies and not any(o.output_type == "error"
+                                                   for o in cell.outputs):
+                    ename, _, evalue = failed_replies[i].partition(": ")
+                    cell.outputs.append(new_output("error", ename=ename, evalue=evalue,
+                                                   traceback=[]))
+                if client.after_cell(cell, i):
+                    run.restarted.append(i)
+            except DeadKernelError as exc:
+                cell.outputs.append(new_output("error", ename="KernelDied",
+                                               evalue=f"the kernel died in this cell ({exc})",
+                                               traceback=[]))
+                try:
+                    client.restart_and_replay(i)
+                    run.restarted.append(i)
+                except Exception as exc2:
+                    run.dead = f"the kernel died while running cell {i} ({exc2})"
+
+
+def run_tests(notebook, timeout=30) -> TestRun:
+    """Run a notebook (``.py`` chapter or ``.ipynb``) top to bottom; return one result per test cell.
+
+    The stable entry point for tools that need per-test results (``validate`` prints them).
+    A hidden-tests cell runs when its tests are in the file (instructor version, or a chapter);
+    an emptied one (student version) is reported with ``ran=False``.
+    """
+    ensure_venv_on_path()
+    path = Path(notebook).resolve()
+    nb = read_notebook(path)
+    if path.suffix == ".py":
+        nb.metadata["kernelspec"] = kernelspec()
+    tests = _test_cells(nb)
+    run = TestRun(path, [], 0.0)
+    if not tests:
+        return run
+    t0 = time.monotonic()
+    failed_replies = {}
+    _execute_all(_client(nb, path, timeout, failed_replies), nb, failed_replies, run)
+    run.seconds = time.monotonic() - t0
+    run.unimplemented = any(
+        SOLUTION_TAG in _tags(c) or c.metadata.get("nbgrader", {}).get("solution")
+        for c in nb.cells if "NotImplementedError" in str(c.get("outputs")))
+    for i, name, pts, hidden in tests:
+        code = [ln for ln in nb.cells[i].source.splitlines()
+                if ln.strip() and not ln.strip().startswith("#")]
+        ran = not (hidden and not code)
+        run.results.append(TestResult(i, name, pts, hidden, ran,
+                                      _cell_failure(nb.cells[i]) if ran else None))
+    return run
+
+
+def validate(notebook, timeout=30, log=print):
+    """Run a notebook top to bottom and report each test; return (passed, total)."""
+    run = run_tests(notebook, timeout=timeout)
+    if not run.results:
+        log(f"{run.path.name}: no test cells found")
+        return 0, 0
+    log(f"Validating {run.path.name} (per-cell timeout {timeout}s)")
+    passed = points = max_points = counted = 0
+    for r in run.results:
+        if not r.ran:
+            log(f"  ----  {r.name}  ({r.points:g} pt): hidden tests, run only when the lab is graded")
+            continue
+        counted += 1
+        max_points += r.points
+        label = f"{r.name}{' [hidden]' if r.hidden else ''}"
+        if r.passed:
+            passed += 1
+            points += r.points
+            log(f"  PASS  {label}  ({r.points:g} pt)")
+        else:
+            log(f"  FAIL  {label}  ({r.points:g} pt): {r.failure}")
+    log(f"{passed}/{counted} tests passed, {points:g}/{max_points:g} points "
+        f"({run.seconds:.1f}s)")
+    if run.unimplemented:
+        log("hint: a solution cell still raises NotImplementedError - replace it with your code")
+    if run.restarted:
+        log(f"note: cell(s) {', '.join(map(str, run.restarted))} blocked the event loop or killed the "
+            "kernel; it was restarted and the cells before them re-run")
+    if run.dead:
+        log(f"note: {run.dead}; later cells were not run")
+    return passed, counted

@@ -1,0 +1,192 @@
+"""Unit tests of the grader's parts, without grading anything: the guard, the spec, the
+status table, the sandbox's first stage (``kernel_init``). No student code runs here."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lab_snippets.labs import guard, kernel_init, scoring
+from lab_snippets.labs.grader import Options, Row
+from lab_snippets.labs.spec import GradeSpec, Limits, SandboxSpec
+
+# ---------------------------------------------------------------------------------------
+# the guard, in a real IPython shell
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shell(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("IPYTHONDIR", str(tmp_path_factory.mktemp("ipython")))
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+    config = Config()
+    config.HistoryManager.enabled = False
+    ip = InteractiveShell.instance(config=config)
+    yield ip
+    InteractiveShell.clear_instance()
+    mp.undo()
+
+
+def test_guard_injection_installs_and_leaves_only_its_slot(shell):
+    before = set(shell.user_ns)
+    result = shell.run_cell(guard.injection("n0nce", "_lab_slot1"), store_history=False)
+    assert result.success, result.error_in_exec
+    assert set(shell.user_ns) - before == {"_lab_slot1"}  # no helper name left behind
+    record, check = shell.user_ns["_lab_slot1"]
+    assert callable(record) and callable(check)
+
+
+def test_guard_reports_nothing_when_nothing_changed(shell, capsys):
+    g = guard.install(shell, "n0nce", "_lab_slot2")
+    assert g.restore() == []
+    g.check()
+    assert capsys.readouterr().out.strip() == "LAB-GUARD n0nce []"
+
+
+def test_guard_restores_patched_module_helper_hooks_and_handlers(shell, capsys):
+    original_wait_for = asyncio.wait_for
+    shell.user_ns["check_answer"] = lambda: "instructor"
+    helper = shell.user_ns["check_answer"]
+    g = guard.install(shell, "n0nce", "_lab_slot3")
+    g.record(["check_answer"])
+    try:
+        asyncio.wait_for = lambda *a, **k: None                        # patch the library
+        shell.user_ns["check_answer"] = lambda: None                    # redefine a test helper
+        shell.input_transformers_cleanup.append(lambda lines: ["pass\n"])  # hook IPython
+        shell.set_custom_exc((BaseException,), lambda *a, **k: None)   # swallow errors
+        restored = g.restore()
+    finally:
+        asyncio.wait_for = original_wait_for
+    assert {"asyncio.wait_for", "check_answer", "shell.input_transformers_cleanup",
+            "shell.set_custom_exc"} <= set(restored)
+    assert shell.user_ns["check_answer"] is helper
+    assert shell.custom_exceptions == ()
+    assert g.restore() == []  # everything is back: a second check finds nothing
+    g.check()
+    assert capsys.readouterr().out.strip() == "LAB-GUARD n0nce []"
+
+
+def test_guard_uses_only_the_standard_library():
+    """It runs in the student's kernel, where no grader code is importable."""
+    import ast
+    tree = ast.parse(Path(guard.__file__).read_text(encoding="utf-8"))
+    modules = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    modules |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert modules <= {"__future__", "json", "sys", "types"}
+
+
+# ---------------------------------------------------------------------------------------
+# the spec both sides import
+# ---------------------------------------------------------------------------------------
+
+
+def _spec(**over):
+    sandbox = SandboxSpec(box="/tmp/x/box", uid=1_900_001, gid=1_900_001,
+                          limits=Limits(cpu=10, address_space=1 << 30, processes=64),
+                          read_only=("/opt/py",), package_files=(("/a/timeline.py", "lab_snippets/timeline.py"),),
+                          hide=("/srv/course",))
+    fields = dict(course="/tmp/x/work/course", course_id="c", assignment="a", student="s",
+                  notebook="a", timeout=3, iopub_timeout=2, result="/tmp/x/work/result.jsonl",
+                  nonce="ab" * 16, sandbox_spec="/tmp/x/work/spec.json", sandbox=sandbox,
+                  solution_names=("add_async",))
+    return GradeSpec(**{**fields, **over})
+
+
+def test_spec_round_trips_through_json(tmp_path):
+    spec = _spec()
+    spec.write(tmp_path / "spec.json")
+    assert GradeSpec.read(tmp_path / "spec.json") == spec
+
+
+def test_spec_rejects_an_unknown_field():
+    raw = json.loads(_spec().dumps())
+    raw["sandbox"]["uid_typo"] = 1
+    with pytest.raises(ValueError, match="uid_typo"):
+        GradeSpec.loads(json.dumps(raw))
+
+
+# ---------------------------------------------------------------------------------------
+# statuses: one test per row of the precedence table
+# ---------------------------------------------------------------------------------------
+
+CELLS = {"t1": 1.0, "t2": 2.0}
+
+
+def _cell(gid, score, **kw):
+    return {"kind": "cell", "grade_id": gid, "score": score, "max_score": CELLS[gid],
+            "timed_out": False, "restored": [], "guard_problem": None, "reason": "",
+            "kernel_dead": None, **kw}
+
+
+FINAL = {"kind": "final", "scores": {"t1": [1.0, 1.0], "t2": [2.0, 2.0]}}
+# status -> (records, killed, a phrase of the reason)
+CASES = {
+    "ok": ([_cell("t1", 1.0), _cell("t2", 2.0), FINAL], False, "2/2 tests passed"),
+    "tampered": ([_cell("t1", 1.0, restored=["asyncio.wait_for"]), _cell("t2", 2.0), FINAL], False,
+                 "tampering undone before tests: asyncio.wait_for"),
+    "crashed": ([{"kind": "died", "cell": "c3", "what": "kernel died in cell c3 (exit code 0)"},
+                 _cell("t1", 0.0), _cell("t2", 2.0, restored=["x"])], False, "kernel died in cell c3"),
+    "timeout": ([{"kind": "cell_timeout", "cell": "c2"}, _cell("t1", 1.0),
+                 {"kind": "died", "cell": "c3", "what": "kernel died"}], False, "per-cell timeout (3s) in: c2"),
+    "timeout-killed": ([_cell("t1", 1.0, restored=["x"])], True, "wall-clock limit (60s) hit; killed; not run: t2"),
+    "error": ([], False, "nbgrader could not grade the notebook"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_status_precedence(tmp_path, case):
+    records, killed, phrase = CASES[case]
+    result = tmp_path / "result.jsonl"
+    result.write_text("".join(json.dumps(r) + "\n" for r in records))
+    row = Row("s", "a", max_score=3.0)
+    scoring.score(row, CELLS, result, killed, tmp_path, Options(timeout=3, submission_timeout=60))
+    assert row.status == case.split("-")[0], row.reason
+    assert phrase in row.reason
+
+
+def test_precedence_table_lists_every_status_once_and_ends_with_ok():
+    statuses = [s for s, _ in scoring.STATUS_PRECEDENCE]
+    assert statuses[-1] == "ok" and scoring.STATUS_PRECEDENCE[-1][1](scoring.Findings())
+    assert set(statuses) == {"timeout", "error", "crashed", "tampered", "ok"}
+
+
+def test_scores_prefer_nbgrader_final_then_cell_records(tmp_path):
+    result = tmp_path / "result.jsonl"
+    result.write_text(json.dumps(_cell("t1", 1.0)) + "\n" + json.dumps(_cell("t2", 2.0)) + "\n"
+                      + json.dumps({"kind": "final", "scores": {"t2": [0.0, 2.0]}}) + "\n")
+    row = Row("s", "a")
+    scoring.score(row, CELLS, result, False, tmp_path, Options())
+    assert row.cells == {"t1": 1.0, "t2": 0.0} and row.score == 1.0
+
+
+# ---------------------------------------------------------------------------------------
+# kernel_init: the sandbox's first stage (run here without a sandbox: it only sets limits)
+# ---------------------------------------------------------------------------------------
+
+LIMITS_PROBE = ("import resource; print(resource.getrlimit(resource.RLIMIT_NOFILE)[0], "
+                "resource.getrlimit(resource.RLIMIT_CORE)[0])")
+
+
+def _init(config, *cmd):
+    return subprocess.run([sys.executable, kernel_init.__file__, json.dumps(config), "--", *cmd],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_kernel_init_applies_limits_then_execs_the_kernel():
+    run = _init({"limits": {"open_files": 64, "core": 0}}, sys.executable, "-c", LIMITS_PROBE)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["64", "0"]
+
+
+def test_kernel_init_fails_closed():
+    """A limit it cannot apply: no kernel starts (counterfactual to the test above)."""
+    run = _init({"limits": {"open_files": 1 << 40}}, sys.executable, "-c", "print('kernel ran')")
+    assert run.returncode == 97 and "refusing to start" in run.stderr
+    assert "kernel ran" not in run.stdout
