@@ -28,12 +28,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from lab_snippets import sites  # noqa: E402
-from lab_snippets.sites import resolver  # noqa: E402
 from lab_snippets.sites import (  # noqa: E402
     RegistryError,
     enclosing_symbol,
     load_registry,
     main,
+    resolver,  # noqa: E402
     show_call_site,
     show_chapter_sites,
     span_sha256,

@@ -27,7 +27,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from lab_snippets import REPO_ROOT
+
+ROOT = REPO_ROOT
 ANSI = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*[A-Za-z]")  # junitxml writes ESC as "#x1B"
 
 # A busy loop that stops by itself at a deadline or when its parent (this script) is gone.

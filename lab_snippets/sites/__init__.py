@@ -49,15 +49,8 @@ __all__ = [
     "cache_root",
     "enclosing_symbol",
     "load_registry",
-    "main",
     "show_call_site",
     "show_chapter_sites",
     "span_sha256",
 ]
 
-
-def main(argv=None) -> int:
-    """The admin command line (``lab_snippets.sites.admin``), imported only when called."""
-    from lab_snippets.sites.admin import main as admin_main
-
-    return admin_main(argv)

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-DEFAULT_REGISTRY = Path(__file__).resolve().parent.parent / "sites.toml"
+from lab_snippets import PACKAGE_DIR
+
+DEFAULT_REGISTRY = PACKAGE_DIR / "sites.toml"
 DEFAULT_TIMEOUT = 3.0
 MODULE_SYMBOL = "<module>"
 
