@@ -308,6 +308,15 @@ def enclosing_symbol(source: str, line: int) -> str:
     return best
 
 
+def spanning_symbol(source: str, start: int, end: int) -> str:
+    """The innermost def/class whose lines contain all of ``start``..``end``, or '<module>'."""
+    best, best_size = MODULE_SYMBOL, None
+    for name, first, last in _symbol_table(source):
+        if first <= start and end <= last and (best_size is None or last - first <= best_size):
+            best, best_size = name, last - first
+    return best
+
+
 # --------------------------------------------------------------------------- resolution
 
 
@@ -939,13 +948,15 @@ def check_site(registry: Registry, site: Site, res: Resolution) -> list[str]:
     if anchor is None:
         failures.append(f"anchor {site.anchor!r} is not in lines {site.start}-{site.end}")
     elif site.path.endswith(".py"):
+        # The caption names the symbol, so it must hold the whole quoted span, not only the anchor.
         try:
-            actual = enclosing_symbol(res.text, anchor)
+            actual = spanning_symbol(res.text, site.start, min(site.end, len(lines)))
         except SyntaxError as exc:
             failures.append(f"{site.path} does not parse: {exc}")
         else:
             if actual != site.symbol:
-                failures.append(f"symbol is {actual!r} at line {anchor}, registry says {site.symbol!r}")
+                failures.append(f"the innermost symbol holding lines {site.start}-{site.end} is {actual!r}, "
+                                f"registry says {site.symbol!r}")
     return failures
 
 
