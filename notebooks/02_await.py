@@ -401,12 +401,14 @@ assert len(_watch.beats) >= 6, "the heartbeat must keep beating while wait_until
 # ## In slime
 #
 # Every rollout request slime sends to an SGLang server goes through one small coroutine in
-# its HTTP helpers. It awaits the POST, and only once the response has arrived does it await
-# reading the body, then decodes it and retries on failure. Inside one request these steps are
-# strictly one after the other, exactly like requests A and B in the first experiment. Each
-# await frees the loop, so while this request waits for the server, the loop runs the other
-# samples' requests: slime's throughput comes from the many Tasks that call this coroutine at
-# the same time (chapters 03 and 04), not from the awaits inside it.
+# its HTTP helpers. It awaits the POST, then awaits reading the body, then decodes it and
+# retries on failure. Only the first of those awaits suspends: httpx's `post` is not a
+# streaming request, so it reads the whole body before it returns, and the later `aread()`
+# hands back the bytes the response already holds without giving the loop a turn. An `await`
+# suspends only when the awaited coroutine reaches something that is not ready yet. While
+# this request waits for the server, the loop runs the other samples' requests: slime's
+# throughput comes from the many Tasks that call this coroutine at the same time (chapters 03
+# and 04), not from the awaits inside it.
 #
 # The second site is the other side of the coin. Before a weight update, slime's Megatron
 # teacher server polls until no request is queued or running, and pauses between checks with

@@ -467,13 +467,23 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hidden") as _pool:
 # with `to_thread(ray.get, ...)` for every distributed POST. As the comment there explains, each
 # in-flight request then held one thread of the default pool, so the pool size quietly capped
 # the number of requests in flight, the effect the default-pool experiment above measured. The
-# code now awaits the Ray object reference directly, which needs no thread at all. The
+# code now awaits the Ray object reference directly, which needs no thread at all.
+#
+# The same pattern is still alive in the teacher server. Its `/generate` handler submits the
+# request to an actor and then asks for the result every 50 ms, and each of those questions
+# is a `ray.get` run through `to_thread`. A poll holds a pool thread only while that one call
+# runs, not for the whole request, so the pool size caps how many polls can be in flight at
+# the same moment; with more concurrent requests than pool threads, polls wait for a thread
+# (the queueing the default-pool experiment above showed). The
 # [source inventory](../book/reference/inventory.md) lists every `to_thread` and
 # `run_in_executor` in slime; for each one, ask which pool it uses and what caps it.
 
 # %%
 from lab_snippets.sites import show_call_site
 
+show_call_site("08c")
+
+# %%
 show_call_site("08b")
 
 # %%

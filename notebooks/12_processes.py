@@ -457,22 +457,31 @@ assert tracker_processes() == []
 # ## In slime
 #
 # Each SGLang inference server that slime drives is a separate process. The launcher sets
-# the `spawn` start method with `force=True`, because by then the parent may hold CUDA state
-# and threads that a `fork` would copy in a broken state, then builds a `multiprocessing
-# .Process` whose target is SGLang's importable server entry point and whose argument is the
-# server configuration, pickled across the boundary. It does not join the child: it polls
-# the server's health endpoint, and between polls asks whether the process is still alive,
-# so a server that crashes while loading raises at once instead of being waited on forever.
+# the `spawn` start method with `force=True` (a parent that may already hold CUDA state and
+# threads is exactly where a `fork` would copy them half-initialised), then builds a
+# `multiprocessing.Process` whose target is SGLang's importable server entry point and whose
+# argument is the server configuration, pickled across the boundary. It does not join the
+# child: on the first node it polls the server's health endpoint, and between polls asks
+# whether the process is still alive, so a server that crashes while loading raises at once
+# instead of being waited on forever.
+#
+# The pool form appears in the parallel checkpoint converter under `tools/`: it takes a
+# `spawn` context, opens a `Pool` with one worker per chunk of parameter names and hands the
+# chunks to a module-level worker function with `starmap`, which returns the results in
+# argument order, the shape of this chapter's pool experiment.
 #
 # External commands go through a small helper that runs `bash -c` with `subprocess.run` and
 # `check=True`, so a failing command becomes a `CalledProcessError`; it has no `timeout`,
-# so a command that hangs would hang the caller with it. The second cell below shows it; the
-# last shows the server launch. Every other process and subprocess site is listed in the
+# so a command that hangs would hang the caller with it. The cells below show the converter's
+# pool, then that helper; the last shows the server launch. Every other process and subprocess site is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %%
 from lab_snippets.sites import show_call_site
 
+show_call_site("12c")
+
+# %%
 show_call_site("12b")
 
 # %%

@@ -407,12 +407,14 @@ finally:
 #
 # A request that joins awaits the shared future through `asyncio.shield`, so a client that
 # disconnects cancels only its own handler. The updater publishes the result, success or
-# error, in a `finally` under the lock and resets the state, so no waiter is ever left
-# hanging. slime has no `asyncio.Event`: this future is its one-shot "update finished"
-# signal, with the result attached. A question worth asking as you read the quote: the
-# `finally` handles errors, which are `Exception`s, but what would the waiters see if the
-# updating request itself were cancelled (chapter 05)? The exercise's design, where the load
-# runs in its own task and even its first caller waits through a shield, sidesteps that case.
+# error, in a `finally` under the lock and resets the state. slime has no `asyncio.Event`:
+# this future is its one-shot "update finished" signal, with the result attached. Errors that
+# are `Exception`s become an error result; cancellation does not. `CancelledError` is not an
+# `Exception`, so if the updating request itself is cancelled while it waits (chapter 05),
+# the `finally` builds a success result from names the `try` never bound, raises there, and
+# neither sets the future nor resets the state. Chapter 27 models that shape with our own
+# code. The exercise's design, where the load runs in its own task and even its first caller
+# waits through a shield, sidesteps the case.
 # Every lock and event in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 

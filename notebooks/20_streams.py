@@ -564,12 +564,22 @@ await asyncio.wait_for(_hidden_check_fetch_replies(), timeout=10)
 #
 # In slime's tests, a fake SGLang server is a real local HTTP server on a free port, started
 # when a test enters it as an async context manager and closed when the test leaves: the
-# same start, serve, close lifecycle as `FrameServer`. Every network use is listed in the
+# same start, serve, close lifecycle as `FrameServer`.
+#
+# Framing by a delimiter, as in this chapter's `readuntil`, is what slime's Anthropic-style
+# adapter writes when an agent asks for a streamed answer: server-sent events, each one an
+# `event:` line, a `data:` line with one JSON object, and an empty line that ends the frame.
+# Every write is awaited; aiohttp checks for backpressure once more than 64 KiB has been
+# written since its last check, and then suspends the writer only while the transport has
+# paused because the peer reads slowly. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %%
 from lab_snippets.sites import show_call_site
 
+show_call_site("20c")
+
+# %%
 show_call_site("20b")
 
 # %%

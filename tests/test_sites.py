@@ -37,6 +37,7 @@ from lab_snippets.sites import (  # noqa: E402
     show_call_site,
     show_chapter_sites,
     span_sha256,
+    spanning_symbol,
 )
 
 # --------------------------------------------------------------------------- toy "slime" sources
@@ -415,6 +416,23 @@ def test_enclosing_symbol_is_innermost_and_qualified():
     assert enclosing_symbol(source, 11) == "f"
 
 
+def test_spanning_symbol_must_hold_the_whole_span_not_only_one_line():
+    source = textwrap.dedent(
+        """\
+        class A:
+            def m(self):
+                return 1
+
+            def n(self):
+                return 2
+        """
+    )
+    assert spanning_symbol(source, 2, 3) == "A.m"
+    assert spanning_symbol(source, 3, 6) == "A"  # a span that runs from m into n belongs to the class
+    assert spanning_symbol(source, 1, 7) == "<module>"
+    assert enclosing_symbol(source, 3) == "A.m"  # the anchor's symbol alone would have said A.m
+
+
 def test_span_hash_matches_the_registry_formula():
     text = "a\nb\r\nc\n"
     assert span_sha256(text, 2, 3) == hashlib.sha256(b"b\r\nc\n").hexdigest()
@@ -672,7 +690,7 @@ def test_check_reports_each_failure(tmp_path, toy_repo, monkeypatch, capsys):
     monkeypatch.setenv("SLIME_SRC", str(toy_repo.work))
     code, out = run_cli(capsys, "--registry", str(path), "check")
     assert code == 1
-    assert "FAIL 01 " in out and "symbol is 'Worker.run'" in out
+    assert "FAIL 01 " in out and "is 'Worker.run', registry says 'Worker'" in out
     assert "FAIL 01b" in out and "anchor 'return Worker(2)' is not in lines" in out
     assert "FAIL 02 " in out and "hash mismatch" in out
     assert "2 ok, 3 failed" in out

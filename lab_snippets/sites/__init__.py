@@ -34,6 +34,7 @@ from lab_snippets.sites.registry import (
     enclosing_symbol,
     load_registry,
     span_sha256,
+    spanning_symbol,
 )
 from lab_snippets.sites.resolver import Resolver, cache_root
 from lab_snippets.sites.view import CallSitesView, CallSiteView, show_call_site, show_chapter_sites
@@ -52,5 +53,6 @@ __all__ = [
     "show_call_site",
     "show_chapter_sites",
     "span_sha256",
+    "spanning_symbol",
 ]
 

@@ -27,6 +27,7 @@ from lab_snippets.sites.registry import (
     enclosing_symbol,
     load_registry,
     span_sha256,
+    spanning_symbol,
 )
 from lab_snippets.sites.resolver import Resolution, Resolver, SourceProblem, _atomic_write, cache_root
 
@@ -47,13 +48,15 @@ def check_site(registry: Registry, site: Site, res: Resolution) -> list[str]:
     if anchor is None:
         failures.append(f"anchor {site.anchor!r} is not in lines {site.start}-{site.end}")
     elif site.path.endswith(".py"):
+        # The caption names the symbol, so it must hold the whole quoted span, not only the anchor.
         try:
-            actual = enclosing_symbol(res.text, anchor)
+            actual = spanning_symbol(res.text, site.start, min(site.end, len(lines)))
         except SyntaxError as exc:
             failures.append(f"{site.path} does not parse: {exc}")
         else:
             if actual != site.symbol:
-                failures.append(f"symbol is {actual!r} at line {anchor}, registry says {site.symbol!r}")
+                failures.append(f"the innermost symbol holding lines {site.start}-{site.end} is {actual!r}, "
+                                f"registry says {site.symbol!r}")
     return failures
 
 
@@ -176,12 +179,16 @@ def relocate_site(site: Site, old_text: str | None, new_text: str | None) -> Rel
 
 
 def _occurrences(text: str, site: Site) -> list[int]:
-    """Lines containing the anchor whose innermost enclosing def/class is the site's symbol."""
+    """Lines containing the anchor that lie inside the site's symbol (in it or in a def nested in it)."""
     lines = text.splitlines()
     hits = [i + 1 for i, line in enumerate(lines) if site.anchor in line]
     if not hits:
         return []
-    return [n for n in hits if enclosing_symbol(text, n) == site.symbol]
+
+    def inside(name: str) -> bool:
+        return site.symbol == MODULE_SYMBOL or name == site.symbol or name.startswith(site.symbol + ".")
+
+    return [n for n in hits if inside(enclosing_symbol(text, n))]
 
 
 def cmd_relocate(registry: Registry, to: str, write: bool, out: TextIO | None = None) -> int:

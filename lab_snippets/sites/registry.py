@@ -253,9 +253,14 @@ def _symbol_table(source: str) -> tuple[tuple[str, int, int], ...]:
 
 def enclosing_symbol(source: str, line: int) -> str:
     """The innermost def/class (qualified with '.') whose lines contain ``line``, or '<module>'."""
+    return spanning_symbol(source, line, line)
+
+
+def spanning_symbol(source: str, start: int, end: int) -> str:
+    """The innermost def/class whose lines contain all of ``start``..``end``, or '<module>'."""
     best, best_size = MODULE_SYMBOL, None
     for name, first, last in _symbol_table(source):
-        if first <= line <= last and (best_size is None or last - first <= best_size):
+        if first <= start and end <= last and (best_size is None or last - first <= best_size):
             best, best_size = name, last - first
     return best
 
