@@ -16,7 +16,9 @@ What ``start()`` does, and why:
   without that file the dashboard agent asks a cloud metadata address which cloud it is on.
   The kernel's own ``HOME`` is put back as soon as Ray is up (Ray's processes keep the private one).
 - ``_temp_dir`` is a fresh temporary folder: Ray never deletes its ``session_*`` folders itself,
-  so ``stop()`` removes the whole folder after ``ray.shutdown()``.
+  so ``stop()`` removes the whole folder after ``ray.shutdown()``. Ray puts Unix sockets in it,
+  whose paths may not exceed 107 bytes, so when ``TMPDIR`` is long (the test run gives each
+  notebook its own) the folder is made under ``/tmp`` instead.
 
 After ``ray.shutdown()`` every Ray process is gone, but Ray's native core (gRPC and its event
 engine) keeps a few descriptors and native threads in the driver until the driver process
@@ -68,7 +70,8 @@ class LocalRay:
 
         if ray.is_initialized():
             raise RuntimeError("Ray is already running in this process; stop it first")
-        self.temp_dir = tempfile.mkdtemp(prefix="lab-ray-")
+        base = tempfile.gettempdir()
+        self.temp_dir = tempfile.mkdtemp(prefix="lab-ray-", dir=base if len(base) <= 16 else "/tmp")
         home = os.path.join(self.temp_dir, "home")
         os.mkdir(home)
         with open(os.path.join(home, "ray_bootstrap_config.yaml"), "w") as f:
