@@ -44,7 +44,9 @@ ASYNCIO = "Part I · The asyncio core"
 THREADS = "Part II · Threads and executors"
 PROCESSES = "Part III · Processes and the system boundary"
 SLIME = "Part IV · Back to slime"
-PARTS = (ASYNCIO, THREADS, PROCESSES, SLIME)
+SERVICES = "Part V · Running concurrent services (beyond the series)"
+RAY = "Part VI · Ray, the engine slime runs on (beyond the series)"
+PARTS = (ASYNCIO, THREADS, PROCESSES, SLIME, SERVICES, RAY)
 
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter("01", "async_def", "async def: after defining it, when does it run?", "async def：定义之后，什么时候执行？", ASYNCIO),
@@ -68,6 +70,7 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("19", "signals_groups_flock", "Signals, process groups and file locks: who releases resources after exit?", "信号、进程组与文件锁：退出以后谁释放资源？", PROCESSES),
     Chapter("20", "streams", "asyncio Streams: receiving, framing and closing connections", "asyncio Streams：接收、分帧与连接收尾", PROCESSES),
     Chapter("21", "capability_checks", "Async capability checks and protocol boundaries", "异步能力检查与协议边界", ASYNCIO),
+    Chapter("28", "ray_futures_actors", "Ray: ObjectRefs are futures, actors are concurrency units", "Ray：ObjectRef 就是 future，actor 就是并发单元", RAY),
 )
 BY_NUMBER = {c.number: c for c in CHAPTERS}
 
@@ -77,6 +80,8 @@ PART_PAGES = {
     THREADS: "book/parts/threads",
     PROCESSES: "book/parts/processes",
     SLIME: "book/parts/slime",
+    SERVICES: "book/parts/services",
+    RAY: "book/parts/ray",
 }
 
 # The part page's entry in the sidebar, under the part's caption (the page's own heading names the part).
