@@ -7,8 +7,8 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from lab_snippets import audit  # noqa: E402
 from lab_snippets.raylab import ENV, LocalRay  # noqa: E402
+from lab_snippets.testing import audit  # noqa: E402
 
 
 @pytest.mark.slow
