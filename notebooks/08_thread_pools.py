@@ -20,7 +20,6 @@
 # %%
 import asyncio
 import concurrent.futures
-import os
 import sys
 import threading
 import time
@@ -28,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from lab_snippets.asyncio_tools import InFlight, ideal_batch_time
 from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
+from lab_snippets.measure import cpu_share, usable_cpus
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
@@ -303,11 +303,17 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cpu") as pool:
 cores_busy = cpu / wall
 gil_enabled = sys._is_gil_enabled() if sys.version_info >= (3, 13) else True
 if sys.version_info >= (3, 13) and not gil_enabled:
-    print(f"free-threaded build: two CPU-bound threads kept {cores_busy:.2f} cores busy")
-    assert cores_busy >= 1.3 or (os.cpu_count() or 1) < 2
+    share = cpu_share()  # the share of one core this thread gets right now
+    print(f"free-threaded build: two CPU-bound threads kept {cores_busy:.2f} cores busy "
+          f"({usable_cpus()} usable CPUs; a spin just now got {share:.0%} of a core)")
+    if usable_cpus() < 2 or share < 0.6:
+        print("this machine cannot show parallel threads now: fewer than 2 usable CPUs, or a neighbour "
+              "is taking most of the CPU")
+    else:
+        assert cores_busy >= 1.3, "without the GIL, two CPU-bound threads keep more than one core busy"
 else:
     print(f"with the GIL (every build before 3.13, and the default build since): two CPU-bound threads "
-          f"kept {cores_busy:.2f} cores busy, of {os.cpu_count()}")
+          f"kept {cores_busy:.2f} cores busy, of {usable_cpus()} usable")
     assert cores_busy <= 1.25, "only the thread holding the GIL runs Python code"
 
 
