@@ -1352,6 +1352,14 @@ PEPS = (
 )
 
 
+FACTS_PAGE = "python_facts.md"  # hand-written, next to versions.md: what each chapter says about Python, checked
+
+
+def _facts_section() -> list[str]:
+    """The per-chapter list of checked Python facts, included from its own hand-written file."""
+    return ["## What the chapters say about Python, checked", "", f"```{{include}} {FACTS_PAGE}", "```", ""]
+
+
 def render_versions(inventory: dict, links: _Links) -> str:
     src = inventory["source"]
     commit = src.get("commit") or "(not pinned)"
@@ -1368,6 +1376,7 @@ def render_versions(inventory: dict, links: _Links) -> str:
         "`asyncio.Queue.shutdown`, added in 3.13). The source inventory parses files with the "
         f"standard library `ast` of the interpreter that ran the scan (this one: {inventory['parser']}).",
         "",
+        *_facts_section(),
         "## The slime pin",
         "",
         f"Every slime location in the book refers to {_source_line(inventory)}, full commit "
