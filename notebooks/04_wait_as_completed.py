@@ -119,9 +119,8 @@ for next_done in asyncio.as_completed(tasks, timeout=2):
 
 print("handled in this order:", handled)
 print(f"first result handled after {first_handled_after:.3f} s; the slowest took {max(durations)} s")
-assert handled == ["request 3", "request 2", "request 1", "request 0"]
-assert tl.order("handled request 3", "request 2 ends"), "the first result is handled while others still run"
-assert first_handled_after <= 0.5 * max(durations)
+assert handled == ["request 3", "request 2", "request 1", "request 0"], "handled in finishing order"
+assert tl.order("handled request 3", "request 0 ends"), "the first result is handled while the slowest still runs"
 
 # %% [markdown]
 # Two details. The loop above passes `timeout=2` so it cannot hang; on timeout `as_completed`
