@@ -197,7 +197,8 @@ def borrowed_default_executor(
     """Give the running loop a fresh default thread pool for the block; shut it down afterwards.
 
     ``max_workers=None`` keeps ``ThreadPoolExecutor``'s own default size,
-    ``min(32, os.cpu_count() + 4)``, the size of the pool ``asyncio.to_thread`` normally uses.
+    ``min(32, (os.process_cpu_count() or 1) + 4)`` on Python 3.13+ (``os.cpu_count()`` on 3.11
+    and 3.12), the size of the pool ``asyncio.to_thread`` normally uses.
     On exit the loop gets back the default pool it had before (or none), and the borrowed
     pool is shut down, joining its worker threads: make sure the work you gave it has
     finished, or the exit waits for it.

@@ -52,15 +52,16 @@ print(type(score_sample).__name__, inspect.iscoroutinefunction(score_sample))
 # Most people read `score_sample(1, log)` as "run `score_sample`". Before you run the next
 # cell, write down what `log` holds right after the call, and what the call returns.
 
-# %%
+# %% tags=["claim"]
+# claim: calling-runs-nothing
 log: list[str] = []
 pending = score_sample(1, log)
 
 print("the call returned:", type(pending).__name__)
 print("log after the call:", log)
-print("state:", inspect.getcoroutinestate(pending))
 assert log == [], "calling a coroutine function must not run any of its body"
 assert inspect.iscoroutine(pending)
+print("state:", inspect.getcoroutinestate(pending))
 assert inspect.getcoroutinestate(pending) == inspect.CORO_CREATED
 
 # %% [markdown]
@@ -93,7 +94,8 @@ await pending
 # how you find a forgotten `await`, and in a large codebase it is often the only sign of one.
 # Here we catch the warning and check it instead of letting it scroll past.
 
-# %%
+# %% tags=["claim"]
+# claim: forgotten-coroutine-warns
 forgotten_log: list[str] = []
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -113,7 +115,8 @@ assert forgotten_log == [], "the forgotten body never ran"
 # suspends (here, at `await asyncio.sleep(0)`). The ordered event log of a `Timeline` lets us
 # assert the order of events instead of guessing from timings.
 
-# %%
+# %% tags=["claim"]
+# claim: task-starts-at-next-suspension
 tl = Timeline()
 task_log: list[str] = []
 
@@ -144,7 +147,8 @@ assert value == 0.3
 # awaited at once, awaited after the caller has done 0.05 s of other work, and wrapped in a
 # Task. The grey gap before a body is the time its object existed without running.
 
-# %%
+# %% tags=["claim"]
+# claim: task-waits-while-caller-blocks
 tl = Timeline()
 demo_log: list[str] = []
 
@@ -162,7 +166,8 @@ tl.mark("all three created")
 await first
 task = asyncio.create_task(as_task)
 with tl.span("caller's own work", state="blocked"):
-    while tl.now() - created_at < 0.05:
+    busy_until = tl.now() + 0.05
+    while tl.now() < busy_until:
         pass  # busy on purpose: the loop cannot start the Task while the caller holds it
 await later
 await asyncio.wait_for(task, timeout=2)

@@ -85,7 +85,8 @@ assert states_at_creation == [False, False, False]
 # result of the *i*-th argument, whatever order they finished in. Below, the first sample is
 # the slowest and the last one the fastest.
 
-# %%
+# %% tags=["claim"]
+# claim: gather-keeps-argument-order
 tl = Timeline()
 durations = [0.2, 0.15, 0.1, 0.05]
 started = time.monotonic()
@@ -147,7 +148,8 @@ def fire_and_forget(request_id: int, log: list[str]) -> weakref.ref:
     return weakref.ref(task)  # a weak reference only lets us watch the task, it keeps nothing alive
 
 
-# %%
+# %% tags=["claim"]
+# claim: unreferenced-task-is-collected
 loop = asyncio.get_running_loop()
 loop_complaints: list[str] = []
 previous_handler = loop.get_exception_handler()
@@ -217,7 +219,8 @@ assert background_tasks == set(), "the done callback removed the finished task"
 # `return_exceptions=True`, `gather` does not raise; the exception takes the failed entry's
 # place in the result list.
 
-# %%
+# %% tags=["claim"]
+# claim: gather-raises-and-siblings-run-on
 gather_tl = Timeline()
 plan = {"sample 0": (0.15, False), "sample 1": (0.04, True), "sample 2": (0.1, False)}
 group = [asyncio.create_task(score_sample(name, d, gather_tl, fail)) for name, (d, fail) in plan.items()]

@@ -39,7 +39,8 @@ figure_style()
 # while the plain code runs: the event loop only gets control back at the worker's next
 # `await`.
 
-# %%
+# %% tags=["claim"]
+# claim: cancel-lands-at-the-next-await
 tl = Timeline()
 
 
@@ -93,7 +94,8 @@ assert worker.cancelled() and "request finished" not in tl.names()
 # on with 0.06 s of further work. Which of the three timeouts raise `TimeoutError`, and how
 # long does each `async with` block last compared with its 0.03 s budget?
 
-# %%
+# %% tags=["claim"]
+# claim: swallowed-cancel-disables-the-timeout
 TIMEOUT = 0.03
 
 
@@ -169,7 +171,8 @@ assert late_result == "finished" and overrun >= 2.5
 # Caller A cancels its worker and moves on at once; caller B cancels and then awaits the
 # worker (bounded by a timeout). Each caller then checks whether the slot is free.
 
-# %%
+# %% tags=["claim"]
+# claim: only-awaiting-sees-the-cleanup-done
 tl = Timeline()
 CLEANUP = 0.08
 slot_free = {"A": False, "B": False}
@@ -234,7 +237,8 @@ assert all(t.cancelled() for t in workers.values())
 # **not** reach `task`. The caller is cancelled and stops waiting; the task goes on. Without
 # the shield, cancelling the caller cancels the work it was awaiting.
 
-# %%
+# %% tags=["claim"]
+# claim: shield-protects-the-work
 async def save_checkpoint(step: int) -> str:
     await asyncio.sleep(0.05)
     return f"checkpoint {step}"

@@ -19,12 +19,15 @@
 
 # %%
 import asyncio
+import itertools
+import math
 import random
 import sys
 
 import matplotlib.pyplot as plt
 
 from lab_snippets.asyncio_tools import InFlight, ideal_batch_time
+from lab_snippets.measure import ainterleaved
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
@@ -46,7 +49,8 @@ SEED = 6
 # started their body, and how many are inside the limited section? Many readers expect "3
 # tasks": a semaphore is often read as a limit on how many tasks are created.
 
-# %%
+# %% tags=["claim"]
+# claim: limits-permits-not-tasks
 permits = asyncio.Semaphore(3)
 inside = InFlight()
 bodies_started: list[int] = []
@@ -86,7 +90,8 @@ assert results == list(range(12))
 # through 3 permits and records two spans per sample on a `Timeline`: *waiting* from the
 # moment the task starts until it holds a permit, then *running* while it holds one.
 
-# %%
+# %% tags=["claim"]
+# claim: peak-never-exceeds-limit
 rng = random.Random(SEED)
 durations = [rng.uniform(0.02, 0.07) for _ in range(10)]
 tl = Timeline()
@@ -130,10 +135,14 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 # %% [markdown]
 # Now the price of the limit. A fixed batch of 12 equal jobs of 0.02 s runs under limits from
 # 1 to 12. With `limit` permits the jobs go through in ceil(12 / limit) rounds, so the ideal
-# total time is ceil(12 / limit) × 0.02 s. The measured curve follows the ideal:
-# raising the limit from 4 to 5 gains nothing, because 12 jobs still need 3 rounds.
+# total time is ceil(12 / limit) × 0.02 s. Each limit is measured twice, the limits
+# interleaved (`lab_snippets.measure.ainterleaved`), and the better of the two is kept: a burst
+# of load on the machine can only make a run slower. The claim is about rounds: a limit with
+# more rounds takes longer, by about the rounds it adds, and raising the limit from 4 to 5 gains
+# nothing, because 12 jobs still need 3 rounds.
 
-# %%
+# %% tags=["claim"]
+# claim: batch-time-follows-rounds
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
     batch_permits = asyncio.Semaphore(limit)
     loop = asyncio.get_running_loop()
@@ -149,11 +158,13 @@ async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
 
 N_JOBS, DURATION = 12, 0.02
 limits = [1, 2, 3, 4, 5, 6, 12]
-measured = {limit: await run_batch(N_JOBS, limit, DURATION) for limit in limits}
+runs = await ainterleaved({limit: (lambda k=limit: run_batch(N_JOBS, k, DURATION)) for limit in limits}, k=2)
+measured = {limit: runs.best(limit) for limit in limits}
 ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
+rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}
 
 fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
-ax.plot(limits, [measured[k] for k in limits], "o-", label="measured")
+ax.plot(limits, [measured[k] for k in limits], "o-", label="measured (best of 2)")
 ax.plot(limits, [ideal[k] for k in limits], "s--", color="grey", label="ideal: ceil(12 / limit) × 0.02 s")
 ax.set_title("A batch of 12 jobs of 0.02 s: total time against the semaphore's limit")
 ax.set_xlabel("limit (permits)")
@@ -161,9 +172,13 @@ ax.set_ylabel("total time (s)")
 ax.legend()
 
 for limit in limits:
-    print(f"limit {limit:>2}: measured {measured[limit]:.3f} s, ideal {ideal[limit]:.3f} s")
-assert all(measured[k] >= 0.9 * ideal[k] for k in limits), "no limit can beat its ideal"
-assert measured[1] / measured[6] >= 3, "6 permits should be several times faster than 1 (ideal 6×)"
+    print(f"limit {limit:>2}: {rounds[limit]:>2} rounds, measured {measured[limit]:.3f} s, ideal {ideal[limit]:.3f} s")
+assert measured[5] >= 0.85 * measured[4], "4 → 5 permits: still 3 rounds, so no faster"
+for fewer, more in itertools.pairwise(limits):
+    extra_rounds = rounds[fewer] - rounds[more]
+    if extra_rounds:
+        assert measured[fewer] - measured[more] >= 0.5 * extra_rounds * DURATION, (
+            f"limit {fewer} needs {extra_rounds} more round(s) than limit {more}, so takes longer")
 
 # %% [markdown]
 # Two readings of the curve matter for slime. Below the number of jobs, each extra permit
@@ -179,7 +194,8 @@ assert measured[1] / measured[6] >= 3, "6 permits should be several times faster
 # and nobody will ever release: a deadlock. `asyncio.wait(..., timeout=...)` lets us watch it
 # without hanging, and then we cancel the stuck tasks.
 
-# %%
+# %% tags=["claim"]
+# claim: nested-permit-deadlocks-under-load
 shared_permits = asyncio.Semaphore(2)
 
 

@@ -27,6 +27,7 @@ import time
 import matplotlib.pyplot as plt
 
 from lab_snippets.asyncio_tools import InFlight
+from lab_snippets.loopwatch import LoopWatch
 from lab_snippets.timeline import figure_style
 
 figure_style()
@@ -88,7 +89,8 @@ async def run_pair(maxsize: int, n_items: int, produce_every: float, consume_eve
 # old is the oldest item by the time it is used (how many other items were finished in the
 # meantime)?
 
-# %%
+# %% tags=["claim"]
+# claim: bound-limits-depth-and-staleness
 N_ITEMS, CONSUME_EVERY = 20, 0.01
 unbounded = await run_pair(0, N_ITEMS, 0, CONSUME_EVERY)
 bounded = await run_pair(3, N_ITEMS, 0, CONSUME_EVERY)
@@ -147,7 +149,8 @@ assert slow_producer["peak"] <= 1, "a slow producer never lets items pile up"
 # share one queue and the producer puts a single sentinel: one consumer ends, and the
 # `asyncio.wait(..., timeout=...)` shows the other two still waiting.
 
-# %%
+# %% tags=["claim"]
+# claim: one-sentinel-ends-one-consumer
 async def consume_until_sentinel(jobs: asyncio.Queue, handled: list[int]) -> None:
     while True:
         item = await jobs.get()
@@ -165,7 +168,8 @@ for item in range(6):
 jobs.put_nowait(None)  # one sentinel for three consumers: the slip this cell shows
 
 done, pending = await asyncio.wait(consumers, timeout=2, return_when=asyncio.FIRST_COMPLETED)
-more_done, pending = await asyncio.wait(pending, timeout=0.1)  # the others have no way to end
+more_done, pending = (await asyncio.wait(pending, timeout=0.1)  # the others have no way to end
+                      if pending else (set(), set()))
 with_one_sentinel = (len(done) + len(more_done), len(pending))
 for _ in pending:
     jobs.put_nowait(None)  # one more per consumer still waiting
@@ -186,7 +190,8 @@ assert (len(done), len(pending)) == (3, 0) and sorted(handled) == list(range(6))
 # `task_done()` makes `join()` wait forever, even though every item was handled; the timeout
 # below catches that.
 
-# %%
+# %% tags=["claim"]
+# claim: join-waits-for-task-done
 async def worker(jobs: asyncio.Queue, log: list[str], calls_task_done: bool) -> None:
     while True:
         item = await jobs.get()
@@ -268,7 +273,8 @@ else:
 # between polls with `await asyncio.sleep`, or hand the blocking `get` to a thread (chapter
 # 08). A heartbeat task that ticks every 5 ms shows which is which.
 
-# %%
+# %% tags=["claim"]
+# claim: blocking-get-freezes-the-loop
 finished_groups: queue.Queue = queue.Queue()
 
 
@@ -278,46 +284,41 @@ def rollout_thread(n_groups: int, every: float) -> None:
         finished_groups.put(f"group {i}")
 
 
-beats = [0]
+def beats_within(watch: LoopWatch, start: float, end: float) -> int:
+    return sum(start < beat < end for beat in watch.beats)
 
 
-async def heartbeat() -> None:
-    while True:
-        await asyncio.sleep(0.005)
-        beats[0] += 1
-
-
-pulse = asyncio.create_task(heartbeat())
-producer_thread = threading.Thread(target=rollout_thread, args=(5, 0.03), name="rollout-thread")
-producer_thread.start()
 collected: list[str] = []
 loop = asyncio.get_running_loop()
-deadline = loop.time() + 2
-while len(collected) < 5 and loop.time() < deadline:
-    try:
-        collected.append(finished_groups.get_nowait())
-    except queue.Empty:
-        await asyncio.sleep(0.005)
-beats_while_polling = beats[0]
+async with LoopWatch(interval=0.005) as watch:  # a heartbeat task, ticking every 5 ms
+    producer_thread = threading.Thread(target=rollout_thread, args=(5, 0.03), name="rollout-thread")
+    producer_thread.start()
+    polling = [time.monotonic()]
+    deadline = loop.time() + 2
+    while len(collected) < 5 and loop.time() < deadline:
+        try:
+            collected.append(finished_groups.get_nowait())
+        except queue.Empty:
+            await asyncio.sleep(0.005)
+    polling.append(time.monotonic())
 
-beats[0] = 0
-slow_thread = threading.Thread(target=rollout_thread, args=(1, 0.05), name="slow-rollout-thread")
-slow_thread.start()
-collected.append(finished_groups.get(timeout=2))  # blocks the event loop itself: the mistake
-beats_while_blocked = beats[0]
-
-pulse.cancel()
-await asyncio.wait([pulse], timeout=2)
+    slow_thread = threading.Thread(target=rollout_thread, args=(1, 0.1), name="slow-rollout-thread")
+    slow_thread.start()
+    blocked = [time.monotonic()]
+    collected.append(finished_groups.get(timeout=2))  # blocks the event loop itself: the mistake
+    blocked.append(time.monotonic())
 for t in (producer_thread, slow_thread):
     t.join(timeout=2)
     assert not t.is_alive()
 
+beats_while_polling = beats_within(watch, *polling)
+beats_while_blocked = beats_within(watch, *blocked)
 print("collected:", collected)
-print("heartbeats while polling with get_nowait:", beats_while_polling,
-      "· while blocked in get():", beats_while_blocked)
+print(f"heartbeats while polling with get_nowait for {polling[1] - polling[0]:.2f} s:", beats_while_polling,
+      f"· while blocked in get() for {blocked[1] - blocked[0]:.2f} s:", beats_while_blocked)
 assert collected == [f"group {i}" for i in range(5)] + ["group 0"]
 assert beats_while_polling >= 2, "polling kept the loop alive"
-assert beats_while_blocked == 0, "a blocking get() froze the loop: not one heartbeat"
+assert beats_while_blocked == 0, "a blocking get() froze the loop: not one heartbeat while it waited"
 
 # %% [markdown]
 # ## Exercise 7.1 · A bounded pipeline that ends cleanly

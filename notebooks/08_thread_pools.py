@@ -20,7 +20,6 @@
 # %%
 import asyncio
 import concurrent.futures
-import os
 import sys
 import threading
 import time
@@ -28,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from lab_snippets.asyncio_tools import InFlight, ideal_batch_time
 from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
+from lab_snippets.measure import cpu_share, usable_cpus
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
@@ -59,7 +59,8 @@ def blocking_call(seconds: float, tl: Timeline, label: str | None = None, state:
 # heartbeat (a task that wakes up every 5 ms) now watches two runs of the same 0.15 s call:
 # first called directly in the coroutine, then awaited through `asyncio.to_thread`.
 
-# %%
+# %% tags=["claim"]
+# claim: thread-keeps-the-loop-beating
 BLOCK = 0.15
 tl = Timeline()
 with borrowed_default_executor():
@@ -112,7 +113,8 @@ assert any(s.start <= on_loop.start and s.end >= on_loop.end for s in frozen)
 # A pool with *k* threads runs at most *k* calls at once; the rest queue inside the pool. Here
 # nine 0.08 s calls go to a pool of three: they run in three waves, one lane per worker thread.
 
-# %%
+# %% tags=["claim"]
+# claim: pool-size-caps-calls-in-flight
 CALLS, WORKERS, DURATION = 9, 3, 0.08
 inside = InFlight()
 
@@ -143,10 +145,14 @@ fig = pool_tl.plot(f"{CALLS} blocking calls on a pool of {WORKERS} threads: thre
                    xlabel="time since the first call (s)")
 
 # %% [markdown]
-# The default pool has a cap too: `min(32, os.cpu_count() + 4)` threads, so 6 on this 2-core
-# machine. Every `to_thread` call that is blocked holds one of them. If a server awaits
-# `to_thread(ray.get, ...)` for each of its in-flight requests, the seventh request waits for
-# a thread, however idle the CPU is. The next cell fills the default pool with 8 waiting calls.
+# The default pool has a cap too. `ThreadPoolExecutor()` without `max_workers` gets
+# `min(32, (os.process_cpu_count() or 1) + 4)` threads on Python 3.13 and later (the CPUs this
+# process may use), and `min(32, (os.cpu_count() or 1) + 4)` on 3.11 and 3.12 (all the CPUs of
+# the machine); the loop's default pool is such a pool. Every `to_thread` call that is blocked
+# holds one of its threads. If a server awaits `to_thread(ray.get, ...)` for each of its
+# in-flight requests, the request after the last free thread waits for one, however idle the
+# CPU is. The next cell fills the default pool with two more waiting calls than it has threads,
+# and prints the size it has on this machine.
 
 # %%
 inside = InFlight()
@@ -227,7 +233,7 @@ assert sum(entry.startswith("chunk") for entry in reload_log[timeout_at:]) >= 2,
 
 # %% [markdown]
 # The timeout cancelled the *awaiting coroutine*: the handler stopped waiting and moved on. The
-# thread was not told anything. Python has no way to interrupt a thread from outside, so the
+# thread was not told anything. Python has no supported way to stop a thread from outside, so the
 # reload ran all five chunks; if it had been holding a lock or a GPU, it would have kept
 # holding it, and nobody would have been waiting for its result or its error.
 #
@@ -237,7 +243,8 @@ assert sum(entry.startswith("chunk") for entry in reload_log[timeout_at:]) >= 2,
 # running behind its back. Note the `asyncio.shield`: it keeps the timeout from cancelling the
 # Future we still want to wait on after setting the stop event.
 
-# %%
+# %% tags=["claim"]
+# claim: stop-event-ends-the-thread
 def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str], stop: threading.Event) -> str:
     for i in range(chunks):
         if stop.is_set():
@@ -296,11 +303,17 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cpu") as pool:
 cores_busy = cpu / wall
 gil_enabled = sys._is_gil_enabled() if sys.version_info >= (3, 13) else True
 if sys.version_info >= (3, 13) and not gil_enabled:
-    print(f"free-threaded build: two CPU-bound threads kept {cores_busy:.2f} cores busy")
-    assert cores_busy >= 1.3 or (os.cpu_count() or 1) < 2
+    share = cpu_share()  # the share of one core this thread gets right now
+    print(f"free-threaded build: two CPU-bound threads kept {cores_busy:.2f} cores busy "
+          f"({usable_cpus()} usable CPUs; a spin just now got {share:.0%} of a core)")
+    if usable_cpus() < 2 or share < 0.6:
+        print("this machine cannot show parallel threads now: fewer than 2 usable CPUs, or a neighbour "
+              "is taking most of the CPU")
+    else:
+        assert cores_busy >= 1.3, "without the GIL, two CPU-bound threads keep more than one core busy"
 else:
     print(f"with the GIL (every build before 3.13, and the default build since): two CPU-bound threads "
-          f"kept {cores_busy:.2f} cores busy, of {os.cpu_count()}")
+          f"kept {cores_busy:.2f} cores busy, of {usable_cpus()} usable")
     assert cores_busy <= 1.25, "only the thread holding the GIL runs Python code"
 
 
@@ -444,7 +457,8 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hidden") as _pool:
 # - A blocking call inside a coroutine freezes the loop; `await asyncio.to_thread(fn, ...)` runs
 #   it in a worker thread while the loop keeps serving other tasks.
 # - A thread pool caps the calls in flight at its size. The default pool (`to_thread`,
-#   `run_in_executor(None, ...)`) has `min(32, os.cpu_count() + 4)` threads, shared by all such
+#   `run_in_executor(None, ...)`) has `min(32, CPUs + 4)` threads (CPUs: `os.process_cpu_count()`
+#   since 3.13, `os.cpu_count()` before), shared by all such
 #   calls; pass your own pool to `run_in_executor` to give a kind of work its own cap.
 # - `pool.submit` returns a `concurrent.futures.Future` (thread-safe, blocking `.result(timeout)`);
 #   `await` needs an `asyncio.Future`: `asyncio.wrap_future` or `run_in_executor` bridge them.

@@ -64,9 +64,11 @@ assert read_at < call_at < write_at, "the old value is read before the call, the
 # A common belief: "CPython has a Global Interpreter Lock, so only one thread runs Python at a
 # time, so `+=` is safe." Four threads each record 300 lines of two tokens. `count_tokens`
 # stands for any helper that touches the outside world (a log write, a cache lookup): here it
-# yields the GIL with `time.sleep(0)`, as every blocking call does. Predict the total.
+# yields the GIL with `time.sleep(0)`, as every blocking call does. Predict the total. (On a
+# free-threaded build there is no GIL at all; the end of the chapter comes back to it.)
 
-# %%
+# %% tags=["claim"]
+# claim: plus-equals-loses-updates
 def count_tokens(text: str) -> int:
     time.sleep(0)  # any I/O releases the GIL; this is the smallest stand-in for it
     return len(text.split())
@@ -133,7 +135,8 @@ assert min(trials) < 4 * 5000 * 2, "pure computation loses updates too, once thr
 # cover the read **and** the write: guarding only the store would still let two threads read
 # the same old value. Both experiments above, repeated with the lock, come out exact.
 
-# %%
+# %% tags=["claim"]
+# claim: lock-around-read-and-write-is-exact
 stats_lock = threading.Lock()
 
 
@@ -162,7 +165,7 @@ assert locked_cpu_totals == [4 * 5000 * 2] * 3
 # %% [markdown]
 # ## Stopping a thread: ask, then wait with a bound
 #
-# Python has no way to kill a thread from outside. A long-running thread has to check a stop
+# Python has no supported way to kill a thread from outside. A long-running thread has to check a stop
 # signal, and `threading.Event` is the standard one: `set()` from any thread, `is_set()` or
 # `wait(timeout)` in the worker. `wait(timeout)` doubles as the pause between rounds, and
 # returns `True` at once when the event is set, so the worker never sleeps through a stop.
@@ -170,7 +173,8 @@ assert locked_cpu_totals == [4 * 5000 * 2] * 3
 # The other half is `join(timeout)`. It bounds how long **you** wait; it does nothing to the
 # thread. After it returns, only `is_alive()` tells you whether the thread really ended.
 
-# %%
+# %% tags=["claim"]
+# claim: bounded-join-does-not-stop-the-thread
 tl = Timeline()
 stop = threading.Event()
 first_poll = threading.Event()
@@ -237,8 +241,10 @@ assert at[("main", "main returns")] < at[("joined", "finished all steps")] < at[
 # %% [markdown]
 # ## Measure it
 #
-# The child's times are `time.monotonic()` readings, the same clock as ours, so they go
-# straight onto a timeline. The main thread is done almost at once; the interpreter's exit
+# The child's times are `time.monotonic()` readings. Python promises only that differences
+# between two readings are meaningful; on Linux it reads the system's `CLOCK_MONOTONIC`, one
+# clock for every process of the machine, so the child's readings go straight onto our
+# timeline (on another system, read the chart as a sketch). The main thread is done almost at once; the interpreter's exit
 # then waits for the normal thread, and the daemon thread's work is cut off at that moment,
 # although most of it was still ahead.
 
@@ -267,7 +273,8 @@ assert done_share <= 0.5
 #
 # ### Python 3.13 and later: a build without the GIL
 #
-# Python 3.13 offers an optional free-threaded build (`python3.13t`, PEP 703) in which
+# Python 3.13 offers an optional free-threaded build (`python3.13t`, PEP 703; officially
+# supported, still optional, in 3.14 under PEP 779) in which
 # threads run Python code truly in parallel. Nothing in this chapter depends on the GIL: the
 # lost update happens with it, and the lock fixes it with or without it. What the GIL hid is
 # only how *often* the race shows. `sys._is_gil_enabled()` (3.13+) tells which build runs.
@@ -356,7 +363,7 @@ assert _calls == [_thread.ident], "one call, in the new thread, and none after s
 # ## Summary
 #
 # - `x += f()` reads, computes and writes in separate steps; threads can switch in between,
-#   GIL or not. Lost updates are certain as soon as the right-hand side does any I/O.
+#   GIL or not. Lost updates become likely as soon as the right-hand side does any I/O.
 # - A `threading.Lock` around the whole read-modify-write makes the result exact.
 # - Threads cannot be killed from outside. Give a long-running thread a `threading.Event`,
 #   let it wait with `event.wait(interval)`, and end with `join(timeout)` plus an

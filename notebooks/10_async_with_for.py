@@ -39,7 +39,8 @@ figure_style()
 # The manager below writes an event at each step. We run the same block three ways: the body
 # finishes, the body raises, and the task running it is cancelled from outside.
 
-# %%
+# %% tags=["claim"]
+# claim: aexit-runs-on-every-path
 class TracedLease:
     """An async context manager that records every step of its protocol on a Timeline."""
 
@@ -178,7 +179,8 @@ async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger, 
 # `sb4` is cut off by a time guard around its whole task, and `sb5` never boots at all.
 # Every one that booted must end with a cleanup span, and the ledger must be empty.
 
-# %%
+# %% tags=["claim"]
+# claim: boots-capped-and-every-sandbox-cleaned-up
 tl = Timeline()
 ledger = SandboxLedger()
 permits = asyncio.Semaphore(BOOT_LIMIT)
@@ -302,7 +304,8 @@ assert loop_turns >= 1
 # async context manager whose exit awaits `agen.aclose()`. With it, the connection is closed
 # before the next statement after the `async with`, on every path out of the loop.
 
-# %%
+# %% tags=["claim"]
+# claim: aclosing-closes-at-the-block-end
 tl = Timeline()
 closing_log: list[str] = []
 async with aclosing(stream_lines("scoped", closing_log)) as lines:
