@@ -89,6 +89,7 @@ REFERENCE_PAGES = (
     "book/reference/inventory",
     "book/reference/chapter_map",
     "book/reference/notebook_self_check",
+    "book/reference/claims",
     "book/reference/versions",
 )
 
