@@ -99,7 +99,8 @@ except psutil.NoSuchProcess:
     running_after_timeout = False
 if running_after_timeout:
     tl.mark("child still running")
-child.kill()
+if child.returncode is None:
+    child.kill()
 await asyncio.wait_for(child.wait(), timeout=2)
 tl.mark("child killed and reaped")
 
