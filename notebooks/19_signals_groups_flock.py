@@ -157,8 +157,6 @@ for number, pid in enumerate(member_pids, start=1):
     tl.add(f"member {number}", killed_b, gone_b[pid], "cancelled")
 fig = tl.plot("Killing a parent versus killing its process group",
               lanes=["plain parent", "its child 1", "its child 2", "group leader", "member 1", "member 2"])
-assert all(at >= cleaned_a > killed_a for at in gone_a.values()), "the orphans ran until we killed them"
-assert all(at >= killed_b for at in gone_b.values()) and leader.returncode is not None
 
 # %% [markdown]
 # ### Python 3.11: a new group without a new session
