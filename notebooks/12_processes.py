@@ -301,7 +301,11 @@ try:
     broken.result(timeout=0)
 except RuntimeError as error:
     print("raised again in the parent:", repr(error))
-assert finished.index(fast) < finished.index(slow), "as_completed yields the first to finish first"
+(_, _, fast_end), (_, _, slow_end) = fast.result(timeout=0), slow.result(timeout=0)
+if fast_end < slow_end - 0.05:  # the usual case: the fast job really finished first
+    assert finished.index(fast) < finished.index(slow), "as_completed yields the first to finish first"
+else:  # a busy machine started the second worker process late
+    print(f"the second worker started late: the fast job ended {fast_end - slow_end:+.2f} s after the slow one")
 assert isinstance(broken.exception(timeout=0), RuntimeError)
 
 # %% [markdown]

@@ -221,8 +221,8 @@ for stop_signal in (signal.SIGTERM, signal.SIGINT):
     print(f"forwarding {stop_signal.name}: wrapper exit {wrapper.returncode} · output:",
           [" ".join(line.split()[:3]) for line in lines])
     assert [line.split()[:2] for line in lines] == [["wrapper", "forwards"], ["got", stop_signal.name],
-                                                   ["wrapper", "saw"]]
-    assert wrapper.returncode == 128 + stop_signal and not running(child_pid)
+                                                   ["wrapper", "saw"]], f"the wrapper passed {stop_signal.name} on"
+    assert wrapper.returncode == 128 + stop_signal and not running(child_pid), "and exited with the child's status"
 
 # %% [markdown]
 # Without forwarding, SIGTERM's default action ended the wrapper and the child never heard
