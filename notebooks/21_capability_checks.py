@@ -321,7 +321,7 @@ assert results == ["naive", "aware"]
 assert tl.order("generate span (naive) closes", "generate body (naive) starts"), \
     "the naive span closed before the body started"
 assert tl.order("generate span (async-aware) opens", "generate body (aware) starts",
-                "generate span (async-aware) closes")
+                "generate span (async-aware) closes"), "the async-aware span opened before the body and closed after it"
 naive_span = tl.spans_of("generate span (naive)")[0]
 aware_span = tl.spans_of("generate span (async-aware)")[0]
 body = tl.spans_of("generate body (aware)")[0]
