@@ -480,9 +480,9 @@ assert tracker_processes() == []
 #
 # - A worker process gets pickled copies of its arguments and sends back pickled results;
 #   nothing is shared unless you make it so.
-# - Under the GIL, threads never run Python at the same instant: CPU-bound threads get at
-#   most one core's worth. Processes each have their own GIL and can use every core the
-#   machine gives them.
+# - Under the GIL (every build except a free-threaded one with the GIL off), threads never
+#   run Python at the same instant: CPU-bound threads get at most one core's worth. Processes
+#   each have their own GIL and can use every core the machine gives them.
 # - With `spawn` (and `forkserver`) a worker finds its function by module and name, so the
 #   function must live in an importable module, not in a notebook.
 # - `Pool.starmap` keeps input order; `as_completed` yields in finishing order; a worker's
