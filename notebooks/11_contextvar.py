@@ -40,7 +40,8 @@ figure_style()
 # each handler sets the variable, awaits a (simulated) model call, then logs. What does each
 # log line say?
 
-# %%
+# %% tags=["claim"]
+# claim: a-global-is-shared-by-tasks
 current_request = None
 
 
@@ -69,7 +70,8 @@ assert wrong == ["req-0", "req-1"], "every handler logged the request that set t
 # A `ContextVar` looks like a global (you create it once, at module level) but its value
 # lives in the **current context**, and every asyncio task runs in a context of its own.
 
-# %%
+# %% tags=["claim"]
+# claim: each-task-keeps-its-own-value
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 
 
@@ -87,7 +89,7 @@ ctx_logs = await asyncio.wait_for(
     asyncio.gather(*(handle_with_contextvar(f"req-{i}") for i in range(3))), timeout=2)
 for request_id, line in ctx_logs:
     print(f"{request_id}: {line}")
-assert all(line.startswith(f"[{request_id}]") for request_id, line in ctx_logs)
+assert all(line.startswith(f"[{request_id}]") for request_id, line in ctx_logs), "each handler logged its own request"
 assert request_id_var.get() == "-", "the tasks' sets did not reach the notebook's own context"
 
 # %% [markdown]
@@ -101,7 +103,12 @@ assert request_id_var.get() == "-", "the tasks' sets did not reach the notebook'
 #   changes the value before the task starts running;
 # - a task created later sees the parent's later value.
 
-# %%
+# %% tags=["claim"]
+# claim: a-task-copies-the-context-when-created
+def start(coro) -> asyncio.Task:
+    return asyncio.create_task(coro)  # the new task runs in a copy of the current context
+
+
 async def report(label: str, seen: dict[str, str], set_to: str | None = None) -> None:
     if set_to is not None:
         request_id_var.set(set_to)
@@ -111,17 +118,17 @@ async def report(label: str, seen: dict[str, str], set_to: str | None = None) ->
 
 seen: dict[str, str] = {}
 request_id_var.set("batch-1")
-early = asyncio.create_task(report("created under batch-1", seen))
-setter = asyncio.create_task(report("sets its own value", seen, set_to="task's own"))
+early = start(report("created under batch-1", seen))
+setter = start(report("sets its own value", seen, set_to="task's own"))
 request_id_var.set("batch-2")  # changed after `early` was created, before it ran
-late = asyncio.create_task(report("created under batch-2", seen))
+late = start(report("created under batch-2", seen))
 await asyncio.wait_for(asyncio.gather(early, setter, late), timeout=2)
 parent_sees = request_id_var.get()
 request_id_var.set("-")
 
 print(seen, "| parent sees:", parent_sees)
 assert seen == {"created under batch-1": "batch-1", "sets its own value": "task's own",
-                "created under batch-2": "batch-2"}
+                "created under batch-2": "batch-2"}, seen
 assert parent_sees == "batch-2"
 
 # %% [markdown]
@@ -136,7 +143,8 @@ assert parent_sees == "batch-2"
 # Three samples run concurrently, each with a `rollout` span holding a `generate` and then
 # a `reward` span. Every span records its parent; the timeline records when it was open.
 
-# %%
+# %% tags=["claim"]
+# claim: reset-restores-the-parent-span
 SPAN_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("span_stack", default=())
 tl = Timeline()
 parents: dict[str, str | None] = {}
@@ -166,7 +174,8 @@ async def traced_sample(sample: int) -> None:
 await asyncio.wait_for(asyncio.gather(*(traced_sample(i) for i in range(3))), timeout=2)
 for name, parent in parents.items():
     print(f"{name:<22} parent: {parent}")
-assert all(parent == name.split(" > ")[0] for name, parent in parents.items() if " > " in name)
+assert all(parent == name.split(" > ")[0] for name, parent in parents.items() if " > " in name), \
+    "every generate and reward span has its sample as parent"
 assert SPAN_STACK.get() == ()
 
 # %% [markdown]
@@ -223,7 +232,8 @@ assert wrong_parents, "a shared stack gives spans the wrong parent"
 # list sees the change, and the isolation is gone. slime's trace stacks are tuples, and each
 # span sets a new, longer tuple, for this reason.
 
-# %%
+# %% tags=["claim"]
+# claim: a-mutated-list-is-shared-by-copies
 TAGS: contextvars.ContextVar[list[str]] = contextvars.ContextVar("tags")
 TAGS.set([])
 
@@ -236,7 +246,7 @@ async def tag_in_place(tag: str) -> list[str]:
 
 seen_tags = await asyncio.wait_for(asyncio.gather(tag_in_place("a"), tag_in_place("b")), timeout=2)
 print("each task saw:", seen_tags, "| the notebook's list:", TAGS.get())
-assert seen_tags == [["a", "b"], ["a", "b"]] and TAGS.get() == ["a", "b"]
+assert seen_tags == [["a", "b"], ["a", "b"]] and TAGS.get() == ["a", "b"], "both tasks appended to one list"
 
 # %% [markdown]
 # ## Threads: `to_thread` carries the context, a bare `Thread` does not
@@ -250,7 +260,8 @@ assert seen_tags == [["a", "b"], ["a", "b"]] and TAGS.get() == ["a", "b"]
 # (`to_thread` uses the loop's default thread pool, whose threads stay alive for reuse. To
 # leave no thread behind, this cell lends the loop a pool of its own and shuts it down.)
 
-# %%
+# %% tags=["claim"]
+# claim: to-thread-carries-the-context
 def read_request_id(into: list[str]) -> None:
     into.append(request_id_var.get())
 
@@ -278,9 +289,12 @@ request_id_var.set("-")
 
 print(f"to_thread: {from_to_thread}, bare Thread: {from_bare_thread}, "
       f"Thread running copy_context().run: {from_copied_context}")
-assert from_to_thread == ["req-42"]
-assert from_bare_thread == ["-"], "a bare thread starts with an empty context"
-assert from_copied_context == ["req-42"]
+assert from_to_thread == ["req-42"], "to_thread ran the function in a copy of the context"
+# 3.14: with sys.flags.thread_inherit_context on (the free-threaded build's default) a new
+# thread starts in a copy of the context of the code that called start().
+inherits = bool(getattr(sys.flags, "thread_inherit_context", False))
+assert from_bare_thread == (["req-42"] if inherits else ["-"]), "a bare thread starts with an empty context"
+assert from_copied_context == ["req-42"], "copy_context().run carried the context into the thread"
 
 # %% [markdown]
 # ### Python 3.14: threads can inherit the context

@@ -93,7 +93,8 @@ assert refused is not None and "running event loop" in str(refused)
 # to a loop (asyncio locks, events and queues once they are waited on, HTTP client sessions,
 # connection pools) then break on the next call.
 
-# %%
+# %% tags=["claim"]
+# claim: each-asyncio-run-makes-a-new-loop
 gate = asyncio.Event()  # created once, like a module-level shared object
 
 
@@ -121,7 +122,7 @@ runner_thread.start()
 assert not join_all([runner_thread], timeout=3)
 print(outcomes)
 assert outcomes[0] == "ok"
-assert "different event loop" in outcomes[1], "the second asyncio.run made a new loop"
+assert len(outcomes) == 2 and "different event loop" in outcomes[1], f"the second asyncio.run made a new loop: {outcomes}"
 
 # %% [markdown]
 # ## One loop, forever, in its own thread
@@ -219,7 +220,8 @@ assert [status for _, status in calls] == ["ok", "ok"]
 # A heartbeat task on the notebook's loop ticks every 0.01 s. While the notebook blocks in
 # `result()`, it cannot tick; while the notebook awaits `wrap_future`, it ticks on.
 
-# %%
+# %% tags=["claim"]
+# claim: result-blocks-the-loop-wrap-future-does-not
 tl = Timeline()
 ticks: list[float] = []
 
@@ -259,8 +261,8 @@ fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await"
                      "notebook: await wrap_future", "notebook loop heartbeat"])
 print(f"heartbeats while blocked in result(): {ticks_while_blocked}; "
       f"while awaiting wrap_future: {ticks_while_awaiting}")
-assert ticks_while_blocked == 0
-assert ticks_while_awaiting >= 3
+assert ticks_while_blocked == 0, "blocked in result(), the notebook's loop could not tick"
+assert ticks_while_awaiting >= 2, "awaiting wrap_future, the notebook's loop kept ticking"
 
 # %% [markdown]
 # ## Calling a loop from the wrong thread
@@ -272,7 +274,8 @@ assert ticks_while_awaiting >= 3
 # so the callback waits until something else happens to wake it. `call_soon_threadsafe`
 # does wake it, by writing to a pipe the loop is watching.
 
-# %%
+# %% tags=["claim"]
+# claim: call-soon-from-another-thread-does-not-wake-the-loop
 tl = Timeline()
 ran = threading.Event()
 
@@ -317,7 +320,8 @@ assert wrong_thread_error is not None and "thread" in str(wrong_thread_error)
 # cancels it first (its `finally` blocks run on the loop), then stops the loop from outside
 # with `call_soon_threadsafe`, joins the thread with a bound and checks the loop is closed.
 
-# %%
+# %% tags=["claim"]
+# claim: stop-cancels-pending-work-first
 tl = Timeline()
 
 
@@ -335,8 +339,8 @@ background.stop(timeout=2)
 tl.mark("loop thread stopped")
 
 print(tl.names(), "| thread alive:", background.thread.is_alive(), "| loop closed:", background.loop.is_closed())
+assert pending_poll.cancelled(), "stop() cancelled the pending coroutine"
 assert tl.order("stop requested", "pending task cleaned up", "loop thread stopped")
-assert pending_poll.cancelled()
 assert not background.thread.is_alive() and background.loop.is_closed()
 
 # %% [markdown]
@@ -349,7 +353,8 @@ assert not background.thread.is_alive() and background.loop.is_closed()
 # `run` call, so nothing proceeds in the background between calls, and like `asyncio.run`
 # it refuses to start inside a running loop.
 
-# %%
+# %% tags=["claim"]
+# claim: runner-keeps-one-loop-across-runs
 runner_outcomes: list[str] = []
 
 
@@ -364,7 +369,7 @@ runner_thread = threading.Thread(target=two_runs_one_loop, name="runner")
 runner_thread.start()
 assert not join_all([runner_thread], timeout=3)
 print("asyncio.Runner, two runs on one loop:", runner_outcomes)
-assert runner_outcomes == ["ok", "ok"]
+assert runner_outcomes == ["ok", "ok"], f"both runs used the same loop: {runner_outcomes}"
 
 # %% [markdown]
 # ### Python 3.12 and later: `asyncio.run(..., loop_factory=...)`

@@ -81,7 +81,8 @@ assert results == ["first done", "second done"]
 # not the work. A job that raises does not crash the worker; the exception is stored in the
 # future, `exception()` returns it and `result()` raises it again in the caller.
 
-# %%
+# %% tags=["claim"]
+# claim: a-timeout-bounds-the-wait-not-the-job
 gate = threading.Event()
 first_started = threading.Event()
 
@@ -113,7 +114,8 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="convert") as pool:
 
 print(f"timed out: {timed_out}, still running after: {still_running_after_timeout}, then: {slow_result!r}")
 print(f"exception(): {stored!r}; result() raised the same object: {reraised is stored}")
-assert timed_out and still_running_after_timeout and slow_result == "slow done"
+assert timed_out and still_running_after_timeout and slow_result == "slow done", \
+    "result(timeout) gave up waiting; the job ran on and finished"
 assert isinstance(stored, ValueError) and reraised is stored
 
 # %% [markdown]
@@ -124,7 +126,8 @@ assert isinstance(stored, ValueError) and reraised is stored
 # be interrupted from outside (chapter 09). A cancelled future raises `CancelledError` from
 # `result()`.
 
-# %%
+# %% tags=["claim"]
+# claim: only-a-queued-future-can-be-cancelled
 gate = threading.Event()
 first_started = threading.Event()
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
@@ -142,7 +145,7 @@ except CancelledError:
     queued_outcome = "CancelledError"
 print(f"cancel() on the running job: {cancel_running}, on the queued one: {cancel_queued};"
       f" running job gave {running_result!r}, queued job gave {queued_outcome}")
-assert (cancel_running, cancel_queued) == (False, True)
+assert (cancel_running, cancel_queued) == (False, True), "cancel() refused the running job, took the queued one"
 assert running_result == "running done" and queued_outcome == "CancelledError"
 
 # %% [markdown]
@@ -152,7 +155,8 @@ assert running_result == "running done" and queued_outcome == "CancelledError"
 # stop what runs and drop what waits. One worker, three conversion jobs of 0.1 s each;
 # we call `shutdown(wait=False)` while the first is running. How many jobs finish?
 
-# %%
+# %% tags=["claim"]
+# claim: shutdown-without-wait-still-runs-queued-jobs
 tl = Timeline()
 started = threading.Event()
 release = threading.Event()  # holds job 0 until shutdown has returned, whatever the load
@@ -179,7 +183,8 @@ done, not_done = wait(jobs, timeout=3)
 pool.shutdown(wait=True)  # joins the worker thread; safe to call a second time
 
 print([state_of(job) for job in jobs], tl.names())
-assert not not_done and [job.result() for job in jobs] == [0, 1, 2], "every job, queued ones too, ran"
+assert [state_of(job) for job in jobs] == ["finished"] * 3, "every job, queued ones too, ran"
+assert [job.result() for job in jobs] == [0, 1, 2]
 assert tl.order("job 0 started", "shutdown(wait=False) returned", "job 0 finished", "job 2 finished")
 
 # %% [markdown]
@@ -188,7 +193,8 @@ assert tl.order("job 0 started", "shutdown(wait=False) returned", "job 0 finishe
 # **still start** afterwards. To drop the queued ones, ask for it with `cancel_futures=True`
 # (Python 3.9+). The running job still finishes: nothing stops a running thread.
 
-# %%
+# %% tags=["claim"]
+# claim: cancel-futures-drops-the-queued-jobs
 tl = Timeline()
 started, release = threading.Event(), threading.Event()
 pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cancel-queued")
@@ -201,7 +207,7 @@ pool.shutdown(wait=True)
 
 states = [state_of(job) for job in jobs]
 print(states, tl.names())
-assert states == ["finished", "cancelled", "cancelled"]
+assert states == ["finished", "cancelled", "cancelled"], "the running job finished, the queued ones were dropped"
 assert tl.order("shutdown(cancel_futures=True) returned", "job 0 finished")
 assert "job 1 started" not in tl.names()
 
@@ -213,7 +219,8 @@ assert "job 1 started" not in tl.names()
 # job submitted is the slowest. Indexing the futures in submission order afterwards still
 # gives the results in input order.
 
-# %%
+# %% tags=["claim"]
+# claim: as-completed-yields-in-finishing-order
 def convert_for(seconds: float) -> float:
     time.sleep(seconds)
     return seconds
@@ -226,7 +233,7 @@ with ThreadPoolExecutor(max_workers=3, thread_name_prefix="as-completed") as poo
     input_order = [f.result() for f in futures]
 
 print("as_completed:", completion_order, "| in submission order:", input_order)
-assert completion_order == ["fast", "medium", "slow"]
+assert completion_order == ["fast", "medium", "slow"], "as_completed yielded each job as it finished"
 assert input_order == [0.18, 0.12, 0.06]
 
 # %% [markdown]

@@ -14,6 +14,10 @@
 # 4. watch the kernel release an `fcntl.flock` when its holder dies, even by SIGKILL.
 #
 # **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 30 minutes
+#
+# **Platform** Linux or macOS: `os.killpg`, sessions, `start_new_session` and the `fcntl`
+# module are POSIX-only, so on Windows none of these cells run. On macOS an orphan is
+# adopted by `launchd` (pid 1); on Linux by pid 1 or by the nearest "subreaper".
 
 # %%
 import fcntl
@@ -64,7 +68,8 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
 # signal nobody can catch. Predict: are its two children still running afterwards?
 
-# %%
+# %% tags=["claim"]
+# claim: killing-the-parent-orphans-its-children
 parent = subprocess.Popen(WORKER_MODULE + ["spawn-children", "2", "3"], stdout=subprocess.PIPE)
 _, parent_pid, *orphan_pids = read_line(parent.stdout, timeout=10).split()
 orphan_pids = [int(pid) for pid in orphan_pids]
@@ -76,7 +81,12 @@ killed_a = time.monotonic()
 tl.mark("plain parent: SIGKILL")
 time.sleep(0.1)
 survivors = [pid for pid in orphan_pids if running(pid)]
-new_parents = {psutil.Process(pid).ppid() for pid in survivors}
+new_parents = set()
+for pid in survivors:
+    try:
+        new_parents.add(psutil.Process(pid).ppid())
+    except psutil.NoSuchProcess:
+        pass
 print(f"parent exit code {parent.returncode}; children still running: {len(survivors)} of 2; "
       f"their parent is now pid {new_parents}")
 
@@ -104,7 +114,8 @@ assert len(gone_a) == 2
 # which also makes it the leader of a new group whose id is its own pid. Everything it starts
 # inherits that group, and we never have to know their pids.
 
-# %%
+# %% tags=["claim"]
+# claim: killpg-stops-the-whole-group
 leader = subprocess.Popen(WORKER_MODULE + ["spawn-children", "2", "3"], stdout=subprocess.PIPE,
                           start_new_session=True)
 _, leader_pid, *member_pids = read_line(leader.stdout, timeout=10).split()
@@ -117,12 +128,15 @@ os.killpg(leader.pid, signal.SIGTERM)
 killed_b = time.monotonic()
 tl.mark("group leader: killpg(SIGTERM)")
 leader.communicate(timeout=5)
-gone_b = wait_until_gone(member_pids, timeout=5)
+gone_b = wait_until_gone(member_pids, timeout=1.5)  # well before the members would end by themselves (3 s)
 print("leader exit code:", leader.returncode, "· children still running:",
       [pid for pid in member_pids if running(pid)])
 assert set(groups.values()) == {leader.pid} and os.getpgid(0) != leader.pid
+left_running = [pid for pid in member_pids if pid not in gone_b]
+for pid in left_running:  # only when the claim below fails: do not leave them running
+    os.kill(pid, signal.SIGKILL)
 assert leader.returncode == -signal.SIGTERM
-assert len(gone_b) == 2, "no member of the group survived"
+assert not left_running and len(gone_b) == 2, "no member of the group survived"
 
 # %% [markdown]
 # ## Measure it
@@ -143,8 +157,6 @@ for number, pid in enumerate(member_pids, start=1):
     tl.add(f"member {number}", killed_b, gone_b[pid], "cancelled")
 fig = tl.plot("Killing a parent versus killing its process group",
               lanes=["plain parent", "its child 1", "its child 2", "group leader", "member 1", "member 2"])
-assert all(at >= cleaned_a > killed_a for at in gone_a.values()), "the orphans ran until we killed them"
-assert all(at >= killed_b for at in gone_b.values()) and leader.returncode is not None
 
 # %% [markdown]
 # ### Python 3.11: a new group without a new session
@@ -180,7 +192,8 @@ assert own_group and (same_session or sys.version_info < (3, 11))
 # waits for it and exits with its status. The child, `report-signals`, prints the signal it
 # gets and exits with 128 + its number.
 
-# %%
+# %% tags=["claim"]
+# claim: a-wrapper-must-forward-the-signal
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
     """Start `wrap` around `report-signals`, signal the wrapper once both are ready, reap it."""
     flags = ["--forward"] if forward else []
@@ -208,8 +221,8 @@ for stop_signal in (signal.SIGTERM, signal.SIGINT):
     print(f"forwarding {stop_signal.name}: wrapper exit {wrapper.returncode} · output:",
           [" ".join(line.split()[:3]) for line in lines])
     assert [line.split()[:2] for line in lines] == [["wrapper", "forwards"], ["got", stop_signal.name],
-                                                   ["wrapper", "saw"]]
-    assert wrapper.returncode == 128 + stop_signal and not running(child_pid)
+                                                   ["wrapper", "saw"]], f"the wrapper passed {stop_signal.name} on"
+    assert wrapper.returncode == 128 + stop_signal and not running(child_pid), "and exited with the child's status"
 
 # %% [markdown]
 # Without forwarding, SIGTERM's default action ended the wrapper and the child never heard

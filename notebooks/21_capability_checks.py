@@ -106,7 +106,8 @@ hooks = {
 # otherwise use the value". Before running the cell, mark for each of the eight hooks what
 # `iscoroutinefunction` says and whether calling it gives something you can `await`.
 
-# %%
+# %% tags=["claim"]
+# claim: iscoroutinefunction-misses-awaitable-results
 rows = {}
 for name, hook in hooks.items():
     result = hook("two words")
@@ -123,7 +124,7 @@ for name, (is_coro_fn, awaitable, kind) in rows.items():
 
 disagree = [name for name, (is_coro_fn, awaitable, _) in rows.items() if is_coro_fn != awaitable]
 assert disagree == ["def returning a coroutine", "object with async __call__", "def returning a Task",
-                    "def returning an __await__ object"], disagree
+                    "def returning an __await__ object"], f"iscoroutinefunction and isawaitable disagree on: {disagree}"
 assert rows["async generator function"][:2] == (False, False), "async, yet neither check says so"
 
 # %% [markdown]
@@ -187,7 +188,8 @@ await promised_awaitable("an annotation is not a check")
 #
 # Run both on the same chain of mixed hooks and compare what comes out.
 
-# %%
+# %% tags=["claim"]
+# claim: decide-by-the-result-not-the-function
 async def add_async(sample: str) -> str:
     await asyncio.sleep(0.005)
     return sample + "+async"
@@ -225,20 +227,22 @@ async def run_chain_by_result(sample, chain):
     return sample
 
 
-by_result = await asyncio.wait_for(run_chain_by_result("s", mixed_chain), timeout=2)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    try:
-        by_function = await asyncio.wait_for(run_chain_by_function("s", mixed_chain), timeout=2)
-    except TypeError as exc:
-        by_function = f"TypeError: {exc}"  # keep the text, not the traceback that holds the coroutine
+    outcome = {}
+    for name, run_chain in (("by result", run_chain_by_result), ("by function", run_chain_by_function)):
+        try:
+            outcome[name] = await asyncio.wait_for(run_chain("s", mixed_chain), timeout=2)
+        except TypeError as exc:
+            outcome[name] = f"TypeError: {exc}"  # keep the text, not the traceback that holds the coroutine
     gc.collect()
+by_result, by_function = outcome["by result"], outcome["by function"]
 never_awaited = [str(w.message) for w in caught if "never awaited" in str(w.message)]
 
 print("decide by the result:  ", by_result)
 print("decide by the function:", by_function)
 print("warnings:", never_awaited)
-assert by_result == "s+async+async+plain+client"
+assert by_result == "s+async+async+plain+client", f"deciding by the result handled every hook: {by_result}"
 assert by_function.startswith("TypeError"), "the adapter's coroutine was passed on as if it were a sample"
 assert any("add_async" in m for m in never_awaited), "and its body never ran"
 
@@ -259,7 +263,8 @@ assert any("add_async" in m for m in never_awaited), "and its body never ran"
 # The experiment decorates the same coroutine function both ways and records when each span
 # opens and closes against when the body runs.
 
-# %%
+# %% tags=["claim"]
+# claim: an-async-aware-decorator-spans-the-body
 tl = Timeline()
 
 
@@ -316,7 +321,7 @@ assert results == ["naive", "aware"]
 assert tl.order("generate span (naive) closes", "generate body (naive) starts"), \
     "the naive span closed before the body started"
 assert tl.order("generate span (async-aware) opens", "generate body (aware) starts",
-                "generate span (async-aware) closes")
+                "generate span (async-aware) closes"), "the async-aware span opened before the body and closed after it"
 naive_span = tl.spans_of("generate span (naive)")[0]
 aware_span = tl.spans_of("generate span (async-aware)")[0]
 body = tl.spans_of("generate body (aware)")[0]

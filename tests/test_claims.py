@@ -66,8 +66,26 @@ def test_claims_page_is_in_the_toc():
 @pytest.mark.parametrize("mutation", [pytest.param(m, id=m.id)
                                       for m in MUTATIONS])
 def test_counterfactual_kills_its_claim(mutation):
+    if mutation.needs_idle_cores:
+        shares = _core_shares(mutation.needs_idle_cores)
+        if min(shares) < 0.5:
+            pytest.skip(f"{mutation.id} needs {mutation.needs_idle_cores} idle cores to show itself; the "
+                        f"machine gave {mutation.needs_idle_cores} spinning processes only "
+                        f"{', '.join(f'{s:.0%}' for s in shares)} of a core each just now")
     verdict = claims.run_mutation(mutation)
     assert verdict.killed, f"{mutation.id} ({mutation.name!r}): {verdict.why}"
+
+
+def _core_shares(n: int) -> list[float]:
+    """The share of a core each of ``n`` processes spinning at the same time got (1.0: an idle core each)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from lab_snippets.measure import cpu_share
+
+    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(cpu_share, 0.3) for _ in range(n)]
+        return [f.result(timeout=60) for f in futures]
 
 
 # -- the machinery itself --------------------------------------------------------------

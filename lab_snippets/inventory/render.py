@@ -11,6 +11,7 @@ from lab_snippets.inventory.rules import (
     CATEGORY_BY_KEY,
     CHAPTER_BY_NUM,
     CHAPTERS,
+    DEFAULT_OUT,
     METHODS_CATEGORY,
     SLIME_REPO_URL,
     chapters_for,
@@ -356,6 +357,27 @@ PEPS = (
 )
 
 
+FACTS_DIR = DEFAULT_OUT / "facts"
+
+
+def _checked_facts() -> list[str]:
+    """The per-chapter fact checks, one Markdown file per range of chapters in ``book/reference/facts``.
+
+    Each file holds ``###`` sections (one per chapter); they are included in file-name order.
+    """
+    parts = sorted(FACTS_DIR.glob("*.md")) if FACTS_DIR.is_dir() else []
+    if not parts:
+        return []
+    out = ["## Python facts checked, by chapter", "",
+           "Every statement a chapter makes about a Python version, a default or a platform, checked "
+           "against CPython's documentation or its source (the standard library of 3.11.7, 3.12.1 and "
+           "3.13.0 installed here). Each entry says what the chapter said before, what it says now, and "
+           "where it was checked; a chapter whose statements were all right lists what was checked.", ""]
+    for part in parts:
+        out += [part.read_text(encoding="utf-8").strip(), ""]
+    return out
+
+
 def render_versions(inventory: dict, links: _Links) -> str:
     src = inventory["source"]
     commit = src.get("commit") or "(not pinned)"
@@ -372,6 +394,7 @@ def render_versions(inventory: dict, links: _Links) -> str:
         "`asyncio.Queue.shutdown`, added in 3.13). The source inventory parses files with the "
         f"standard library `ast` of the interpreter that ran the scan (this one: {inventory['parser']}).",
         "",
+        *_checked_facts(),
         "## The slime pin",
         "",
         f"Every slime location in the book refers to {_source_line(inventory)}, full commit "

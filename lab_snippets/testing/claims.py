@@ -52,6 +52,9 @@ class Mutation:
     name: str
     find: str
     replace: str
+    # How many idle cores the counterfactual needs to show itself (two processes running at the
+    # same instant need two); 0 when it does not depend on the machine's load.
+    needs_idle_cores: int = 0
 
     @property
     def id(self) -> str:
@@ -129,11 +132,11 @@ def load_mutations(path: Path = MUTATIONS) -> list[Mutation]:
     out = []
     for n, entry in enumerate(data.get("mutation", [])):
         missing = {"chapter", "claim", "name", "find", "replace"} - set(entry)
-        extra = set(entry) - {"chapter", "claim", "name", "find", "replace"}
+        extra = set(entry) - {"chapter", "claim", "name", "find", "replace", "needs_idle_cores"}
         if missing or extra:
             raise ClaimError(f"mutation #{n}: missing keys {sorted(missing)}, unknown keys {sorted(extra)}")
         out.append(Mutation(str(entry["chapter"]).zfill(2), entry["claim"], entry["name"],
-                            entry["find"], entry["replace"]))
+                            entry["find"], entry["replace"], int(entry.get("needs_idle_cores", 0))))
     ids = [m.id for m in out]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
