@@ -1,0 +1,152 @@
+"""Build the book faster: run the chapters two at a time into the jupyter cache, then build from it.
+
+    python -m lab_snippets.bookbuild            # pre-execute (2 at a time), then jupyter-book build -W -n
+    python -m lab_snippets.bookbuild --serial   # what the book did before: Sphinx runs each chapter in turn
+    python -m lab_snippets.bookbuild --clean    # remove _build first (a clean build)
+
+Jupyter Book (myst-nb, ``execute_notebooks: cache``) runs the chapters one after the other while
+Sphinx reads them, and reads a page from its jupyter cache (``_build/.jupyter_cache``) when the
+notebook's code matches an execution stored there. So the chapters are first executed by
+jupyter-cache's multiprocessing worker, ``jobs`` at a time (each in its own folder, as myst-nb
+does, with the book's cell timeout), into that same cache; the book build then finds every page
+there and executes nothing. Sphinx's own ``-j`` is not used: an extension of the book is not
+parallel-safe and ``-W`` fails.
+
+jupyter-cache reports a notebook that failed but does not fail itself; here any chapter that
+failed or could not run stops the build with exit status 1 and its traceback, before Sphinx runs
+(so a flaky cell is never quietly executed a second time by the book build). The book build keeps
+``-W -n --keep-going``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import multiprocessing
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTER = re.compile(r"^\d\d_[a-z0-9_]+\.py$")
+# jupyter-cache's reader for text notebooks; it reads py:percent files as myst-nb's custom format
+# does (jupytext), so the cache key (code cells and kernelspec) is the same for both.
+JUPYTEXT_READER = {"name": "jupytext", "type": "plugin"}
+
+
+def cache_path(root: Path) -> Path:
+    """The jupyter cache Jupyter Book reads (its default, ``_build/.jupyter_cache``)."""
+    return Path(root) / "_build" / ".jupyter_cache"
+
+
+def chapter_files(root: Path) -> list[Path]:
+    """The chapter notebooks, largest first (a rough proxy for the longest running, so that the last
+    chapters to start are short ones and the two workers finish close together)."""
+    files = [p for p in (Path(root) / "notebooks").glob("*.py") if CHAPTER.match(p.name)]
+    return sorted(files, key=lambda p: (-p.stat().st_size, p.name))
+
+
+@dataclass
+class Preexecution:
+    """What one pre-execution did: chapters run, found already cached, and failed (with tracebacks)."""
+
+    executed: list[str] = field(default_factory=list)
+    cached: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def _run_one(data):
+    from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc
+
+    return ExecutionWorkerLocalMProc()(data)
+
+
+def preexecute(root: Path = ROOT, jobs: int = 2, timeout: int = 60) -> Preexecution:
+    """Execute every chapter not already in the cache, ``jobs`` at a time, into the book's cache.
+
+    myst-nb's own project records are cleared first (they name the reader Sphinx used; the cache's
+    executed notebooks are kept), then each chapter is added with the jupytext reader.
+    """
+    from jupyter_cache import get_cache
+    from jupyter_cache.cache.db import NbProjectRecord
+    from jupyter_cache.executors.basic import ProcessData
+
+    start = time.monotonic()
+    cache = get_cache(str(cache_path(root)))
+    for record in cache.list_project_records():
+        cache.remove_nb_from_project(record.pk)
+    files = chapter_files(root)
+    for path in files:
+        cache.add_nb_to_project(str(path.resolve()), read_data=JUPYTEXT_READER)
+    todo = {r.uri: r for r in cache.list_unexecuted()}
+    result = Preexecution(cached=[p.name for p in files if str(p.resolve()) not in todo])
+    order = [todo[str(p.resolve())] for p in files if str(p.resolve()) in todo]
+    NbProjectRecord.remove_tracebacks([r.pk for r in order], cache.db)
+    if order:
+        # jupyter-cache's workers log through multiprocessing's logger at a custom level; quiet it.
+        multiprocessing.get_logger().setLevel(logging.WARNING)
+        context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+        with context.Pool(max(1, min(jobs, len(order)))) as pool:
+            jobs_data = [ProcessData(r.pk, r.uri, cache, timeout, False) for r in order]
+            outcomes = list(pool.imap_unordered(_run_one, jobs_data, chunksize=1))
+        for code, uri in outcomes:
+            name = Path(uri).name
+            if code == 0:
+                result.executed.append(name)
+            else:
+                record = cache.get_project_record(uri)
+                result.failed[name] = record.traceback or (
+                    "jupyter-cache could not run this notebook (no traceback recorded)")
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def jupyter_book_command(root: Path) -> list[str]:
+    jb = Path(sys.executable).with_name("jupyter-book")
+    return [str(jb) if jb.exists() else "jupyter-book", "build", "-W", "-n", "--keep-going", str(root)]
+
+
+def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = False,
+          log=print) -> int:
+    """Build the book in ``root`` (pre-executing ``jobs`` at a time unless ``jobs`` is 1): exit status."""
+    root = Path(root)
+    if clean:
+        shutil.rmtree(root / "_build", ignore_errors=True)
+    if jobs > 1:
+        pre = preexecute(root, jobs=jobs, timeout=timeout)
+        log(f"pre-executed {len(pre.executed)} chapters {jobs} at a time in {pre.seconds:.1f} s "
+            f"({len(pre.cached)} already cached, {len(pre.failed)} failed)")
+        if not pre.ok:
+            for name, tb in sorted(pre.failed.items()):
+                log(f"\n{name} failed:\n{tb.rstrip()}")
+            log(f"\nthe book was not built: {len(pre.failed)} chapter(s) failed "
+                f"({', '.join(sorted(pre.failed))})")
+            return 1
+    sys.stdout.flush()
+    return subprocess.run(jupyter_book_command(root), cwd=root).returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m lab_snippets.bookbuild", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--jobs", type=int, default=2, help="chapters executed at a time (default 2)")
+    ap.add_argument("--serial", action="store_true", help="no pre-execution: the book runs each chapter")
+    ap.add_argument("--clean", action="store_true", help="remove _build (and its cache) first")
+    ap.add_argument("--timeout", type=int, default=60, help="seconds per cell (default 60, as _config.yml)")
+    ap.add_argument("root", nargs="?", type=Path, default=ROOT, help="the book's folder (default: this repo)")
+    args = ap.parse_args(argv)
+    return build(args.root, jobs=1 if args.serial else args.jobs, timeout=args.timeout, clean=args.clean,
+                 log=lambda text: print(text, flush=True))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
