@@ -250,3 +250,24 @@ def test_build_failures_name_the_chapter_and_the_assert():
                             "the bursty neighbour")
     assert text.splitlines()[0] == "clean book builds under the bursty neighbour: 1/2 passed (80s FAILED, 70s)"
     assert "  build 1 12_processes: AssertionError: threads 0.42 s" in text
+
+
+def test_one_chapter_comparison_takes_the_best_of_each_side():
+    from lab_snippets.bench import one_chapter
+
+    res = one_chapter.compare([9.0, 6.0, 7.5], [5.0, 4.0, 4.5])
+    assert (res["best_command"], res["best_own"], res["ratio"], res["ok"]) == (6.0, 4.0, 1.5, True)
+    assert not one_chapter.compare([6.1], [4.0])["ok"]
+    text = one_chapter.format_comparison("06_semaphore.py", res)
+    assert "ratio 1.50 (OK, target <= 1.5)" in text
+
+
+def test_one_file_runs_without_workers(tmp_path):
+    from lab_snippets import nbplugin
+
+    one = tmp_path / "06_x.py"
+    one.write_text("")
+    assert nbplugin.names_one_file([str(one)])
+    assert nbplugin.names_one_file([f"{one}::Cell 1", str(one)])
+    assert not nbplugin.names_one_file([str(one), str(tmp_path / "07_y.py")])
+    assert not nbplugin.names_one_file([str(tmp_path)]), "a folder is the suite: keep the workers"
