@@ -271,3 +271,11 @@ def test_one_file_runs_without_workers(tmp_path):
     assert nbplugin.names_one_file([f"{one}::Cell 1", str(one)])
     assert not nbplugin.names_one_file([str(one), str(tmp_path / "07_y.py")])
     assert not nbplugin.names_one_file([str(tmp_path)]), "a folder is the suite: keep the workers"
+
+
+def test_compare_report_gives_the_ratio_of_the_best_builds():
+    text = timing.format_compare([100.0, 90.0], [70.0, 60.0], [3.0, 2.5], [True] * 6, True)
+    assert "parallel / serial = 0.67  (OK, target <= 0.75)" in text
+    assert "cached rebuild: best 2.5 s" in text and "pages: the same in both builds" in text
+    over = timing.format_compare([80.0], [70.0], [], [True, False], False)
+    assert "(OVER, target <= 0.75)" in over and "DIFFER" in over and "1 of 2 builds" in over
