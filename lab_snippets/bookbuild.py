@@ -16,13 +16,25 @@ jupyter-cache reports a notebook that failed but does not fail itself; here any 
 failed or could not run stops the build with exit status 1 and its traceback, before Sphinx runs
 (so a flaky cell is never quietly executed a second time by the book build). The book build keeps
 ``-W -n --keep-going``.
+
+The slime quotes in the chapters' last cells: the build uses ``SLIME_SRC`` when it is set;
+otherwise, when the per-user cache lacks a pinned file and the network is allowed (not
+``SLIME_OFFLINE=1``), it fetches just the pinned files once into that cache
+(``python -m lab_snippets.sites fetch``). Without either, a quote falls back to a calm note for
+readers (what the site is, its permalink, how to see it), and the build ends with one line saying
+how many quotes fell back and why. A chapter cached with fallbacks is run again once a source is
+there, so the published book gets the real lines.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import io
+import json
 import logging
 import multiprocessing
+import os
 import re
 import shutil
 import subprocess
@@ -110,6 +122,95 @@ def preexecute(root: Path = ROOT, jobs: int = 2, timeout: int = 60) -> Preexecut
     return result
 
 
+# ---------------------------------------------------------------- slime quotes
+
+
+def quote_log(root: Path) -> Path:
+    return Path(root) / "_build" / "slime_quotes.jsonl"
+
+
+def prepare_quotes(log=print, registry=None) -> str:
+    """Make the pinned slime files readable for the chapters' kernels; how: ``src``, ``cache``,
+    ``fetched`` or ``none`` (no source: the quotes fall back)."""
+    from lab_snippets import sites
+
+    if os.environ.get("SLIME_SRC"):
+        return "src"
+    registry = registry or sites.load_registry(strict=False)
+    resolver = sites.Resolver(registry)
+    paths = sorted({site.path for site in registry.sites})
+    if paths and all(resolver.cache_file(path).is_file() for path in paths):
+        return "cache"
+    if not resolver.network_allowed():
+        return "none"
+    out = io.StringIO()
+    status = sites.cmd_fetch(registry, out=out)
+    log(f"slime quotes: fetched the pinned files into {sites.cache_root() / registry.commit} "
+        f"({out.getvalue().strip().splitlines()[-1] if out.getvalue().strip() else 'no output'})")
+    return "fetched" if status == 0 else "none"
+
+
+def drop_stale_fallbacks(root: Path) -> list[str]:
+    """Remove cached executions whose quote fell back, so those chapters run again with the source."""
+    from jupyter_cache import get_cache
+
+    if not (cache_path(root) / "global.db").exists():
+        return []
+    import jupytext
+
+    cache = get_cache(str(cache_path(root)))
+    dropped = []
+    for path in chapter_files(root):
+        try:
+            record = cache.match_cache_notebook(jupytext.read(path, fmt="py:percent"))
+        except KeyError:
+            continue
+        if "slime-fallback" in json.dumps(cache.get_cache_bundle(record.pk).nb.cells):
+            cache.remove_cache(record.pk)
+            dropped.append(path.name)
+    return dropped
+
+
+QUOTE_CLASS = re.compile(r'class="slime-quote( slime-(?:fallback|mismatch))?[ "]')
+
+
+def quote_counts(html: Path) -> dict[str, dict[str, int]]:
+    """``{chapter stem: {"ok": n, "fallback": n, "mismatch": n}}`` from the built chapter pages."""
+    counts = {}
+    for page in sorted((Path(html) / "notebooks").glob("*.html")):
+        found = collections.Counter()
+        for m in QUOTE_CLASS.finditer(page.read_text(encoding="utf-8", errors="replace")):
+            found[(m.group(1) or " slime-ok").split("-")[-1]] += 1
+        counts[page.stem] = {k: found.get(k, 0) for k in ("ok", "fallback", "mismatch")}
+    return counts
+
+
+def quote_summary(root: Path) -> str:
+    """One line for the person building: how many quotes fell back, and why."""
+    counts = quote_counts(Path(root) / "_build" / "html")
+    total = sum(sum(c.values()) for c in counts.values())
+    bad = {stem: c["fallback"] + c["mismatch"] for stem, c in counts.items() if c["fallback"] + c["mismatch"]}
+    if not bad:
+        return f"slime quotes: all {total} shown from slime's source"
+    reasons: collections.Counter[str] = collections.Counter()
+    log_file = quote_log(root)
+    latest = {}
+    if log_file.exists():
+        for line in log_file.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            latest[entry.get("site")] = entry
+    chapters = {stem[:2] for stem in bad}
+    for entry in latest.values():
+        if entry.get("chapter") in chapters:
+            reasons[entry.get("reason", "?")] += 1
+    why = reasons.most_common(1)[0][0] if reasons else "not recorded (the pages came from an earlier build's cache)"
+    return (f"slime quotes: {sum(bad.values())} of {total} fell back to the permalink in {len(bad)} chapters "
+            f"(why: {why}); to quote them, set SLIME_SRC to a slime clone or build with network access")
+
+
 def jupyter_book_command(root: Path) -> list[str]:
     jb = Path(sys.executable).with_name("jupyter-book")
     return [str(jb) if jb.exists() else "jupyter-book", "build", "-W", "-n", "--keep-going", str(root)]
@@ -121,6 +222,13 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
     root = Path(root)
     if clean:
         shutil.rmtree(root / "_build", ignore_errors=True)
+    (root / "_build").mkdir(parents=True, exist_ok=True)
+    os.environ["SLIME_READER_FALLBACK"] = "1"  # the kernels (children) inherit both
+    os.environ["SLIME_QUOTE_LOG"] = str(quote_log(root))
+    if prepare_quotes(log) != "none":
+        dropped = drop_stale_fallbacks(root)
+        if dropped:
+            log(f"slime quotes: {len(dropped)} chapters cached without their quote run again")
     if jobs > 1:
         pre = preexecute(root, jobs=jobs, timeout=timeout)
         log(f"pre-executed {len(pre.executed)} chapters {jobs} at a time in {pre.seconds:.1f} s "
@@ -132,7 +240,10 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
                 f"({', '.join(sorted(pre.failed))})")
             return 1
     sys.stdout.flush()
-    return subprocess.run(jupyter_book_command(root), cwd=root).returncode
+    rc = subprocess.run(jupyter_book_command(root), cwd=root).returncode
+    if rc == 0:
+        log(quote_summary(root))
+    return rc
 
 
 def main(argv: list[str] | None = None) -> int:
