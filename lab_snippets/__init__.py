@@ -8,8 +8,15 @@ Subpackages (course tooling, never imported by a chapter): ``labs`` (release, va
 grade, sandbox), ``inventory`` (slime source inventory), ``testing`` (nbval plugin, leak
 audit), ``book`` (chapter table, Sphinx extension, self-check), ``bench`` (timing tools).
 ``chapters`` and ``selfcheck`` are aliases kept for their documented ``python -m`` commands.
+
+Importing the package first skips jsonschema's optional ``rfc3987_syntax`` import: it compiles a
+grammar at import (about 3 s of CPU), only for the "iri" string format, which no notebook schema
+uses. ``nbformat`` imports jsonschema, so every process that reads notebooks (pytest and its
+workers, the nbval plugin, the graders) would pay it; the plugin is loaded with ``-p`` before
+nbval for that.
 """
 
+import sys
 from pathlib import Path
 
 # The modules a chapter may import: the only part of this package a student kernel sees
@@ -34,3 +41,6 @@ NOTEBOOK_MODULES = (
 # the one place either is computed.
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parent
+
+if "jsonschema" not in sys.modules:
+    sys.modules.setdefault("rfc3987_syntax", None)

@@ -173,3 +173,109 @@ def test_timing_copy_leaves_out_build_products_and_git(tmp_path, monkeypatch):
     files = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
     assert files == [".ci/build", "book/intro.md", "notebooks/01_a.py"]
     assert Path(src / "_build/html/x.html").exists()
+
+
+def _spans(path: Path) -> list[tuple[str, float]]:
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [(kind, float(sec)) for kind, sec in (ln.split() for ln in lines if ln.count(" ") == 1)]
+
+
+def test_bursty_neighbour_alternates_seeded_spans_and_is_stopped_and_reaped(tmp_path):
+    with fh.BurstyNeighbour(n=2, max_seconds=60, seed=7, trace_dir=tmp_path) as nb:
+        procs = list(nb.procs)
+        assert len(procs) == 2 and all(p.poll() is None for p in procs)
+        # wait (bounded) until each process has started at least three spans
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and min(
+                len(_spans(tmp_path / f"neighbour-{i}.txt")) for i in range(2)) < 3:
+            time.sleep(0.1)
+        assert all(p.poll() is None for p in procs), "a neighbour process stopped by itself"
+    for i, p in enumerate(procs):
+        assert p.returncode is not None, "the neighbour was left running"
+        with pytest.raises(psutil.NoSuchProcess):  # reaped: not even a zombie is left
+            psutil.Process(p.pid).status()
+        spans = _spans(tmp_path / f"neighbour-{i}.txt")
+        assert len(spans) >= 3
+        kinds = [k for k, _ in spans]
+        assert all(a != b for a, b in zip(kinds, kinds[1:], strict=False)), f"not alternating: {kinds}"
+        assert set(kinds) == {"busy", "idle"}
+        assert all(0.05 <= sec <= 0.4 for _, sec in spans), spans
+    # seeded: each process draws from its own generator, the same on every start
+    import random
+    for i in range(2):
+        rng = random.Random(7 * 1000 + i)
+        first_busy = rng.random() < 0.5
+        want = [round(rng.uniform(0.05, 0.4), 3) for _ in range(3)]
+        got = _spans(tmp_path / f"neighbour-{i}.txt")[:3]
+        assert [sec for _, sec in got] == want
+        assert got[0][0] == ("busy" if first_busy else "idle")
+
+
+def test_bursty_neighbour_burns_cpu_only_in_its_busy_spans(tmp_path):
+    """A busy span uses the CPU, an idle span does not: over a few spans the process's CPU time is
+    well below its wall time (a constant hog would be near 1) and above zero."""
+    with fh.BurstyNeighbour(n=1, max_seconds=60, seed=3, low=0.2, high=0.2, trace_dir=tmp_path) as nb:
+        proc = psutil.Process(nb.procs[0].pid)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(_spans(tmp_path / "neighbour-0.txt")) < 2:
+            time.sleep(0.05)
+        t0, c0 = time.monotonic(), sum(proc.cpu_times()[:2])
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(_spans(tmp_path / "neighbour-0.txt")) < 8:
+            time.sleep(0.05)
+        wall, cpu = time.monotonic() - t0, sum(proc.cpu_times()[:2]) - c0
+    assert len(_spans(tmp_path / "neighbour-0.txt")) >= 8
+    assert 0 < cpu < 0.8 * wall, f"cpu {cpu:.2f} s in {wall:.2f} s"
+
+
+def test_bursty_neighbour_rejects_empty_ranges_and_neighbour_picks_the_kind():
+    with pytest.raises(ValueError):
+        fh.BurstyNeighbour(n=1, low=0.4, high=0.1)
+    assert type(fh.neighbour("hog", 1, 10)) is fh.CpuHog
+    assert isinstance(fh.neighbour("bursty", 1, 10, seed=4), fh.BurstyNeighbour)
+    with pytest.raises(ValueError):
+        fh.neighbour("constant", 1, 10)
+
+
+def test_build_failures_name_the_chapter_and_the_assert():
+    log = ("pre-executed 19 chapters 2 at a time in 50.0 s (0 already cached, 2 failed)\n\n"
+           "12_processes.py failed:\nCellExecutionError: ...\n\x1b[31mAssertionError\x1b[39m: threads 0.42 s\n\n"
+           "18_process_lifecycle.py failed:\nTraceback\nAssertionError: order\n\n"
+           "the book was not built: 2 chapter(s) failed (12_processes.py, 18_process_lifecycle.py)\n")
+    assert fh.build_failures(log) == [("12_processes", "AssertionError: threads 0.42 s"),
+                                      ("18_process_lifecycle", "AssertionError: order")]
+    text = fh.format_builds([{"build": 1, "exit": 1, "wall": 80.0, "log": "b.log",
+                              "failed": fh.build_failures(log)},
+                             {"build": 2, "exit": 0, "wall": 70.0, "log": "c.log", "failed": []}],
+                            "the bursty neighbour")
+    assert text.splitlines()[0] == "clean book builds under the bursty neighbour: 1/2 passed (80s FAILED, 70s)"
+    assert "  build 1 12_processes: AssertionError: threads 0.42 s" in text
+
+
+def test_one_chapter_comparison_takes_the_best_of_each_side():
+    from lab_snippets.bench import one_chapter
+
+    res = one_chapter.compare([9.0, 6.0, 7.5], [5.0, 4.0, 4.5])
+    assert (res["best_command"], res["best_own"], res["ratio"], res["ok"]) == (6.0, 4.0, 1.5, True)
+    assert not one_chapter.compare([6.1], [4.0])["ok"]
+    text = one_chapter.format_comparison("06_semaphore.py", res)
+    assert "ratio 1.50 (OK, target <= 1.5)" in text
+
+
+def test_one_file_runs_without_workers(tmp_path):
+    from lab_snippets import nbplugin
+
+    one = tmp_path / "06_x.py"
+    one.write_text("")
+    assert nbplugin.names_one_file([str(one)])
+    assert nbplugin.names_one_file([f"{one}::Cell 1", str(one)])
+    assert not nbplugin.names_one_file([str(one), str(tmp_path / "07_y.py")])
+    assert not nbplugin.names_one_file([str(tmp_path)]), "a folder is the suite: keep the workers"
+
+
+def test_compare_report_gives_the_ratio_of_the_best_builds():
+    text = timing.format_compare([100.0, 90.0], [70.0, 60.0], [3.0, 2.5], [True] * 6, True)
+    assert "parallel / serial = 0.67  (OK, target <= 0.75)" in text
+    assert "cached rebuild: best 2.5 s" in text and "pages: the same in both builds" in text
+    over = timing.format_compare([80.0], [70.0], [], [True, False], False)
+    assert "(OVER, target <= 0.75)" in over and "DIFFER" in over and "1 of 2 builds" in over

@@ -48,3 +48,15 @@ def test_html_fetches_nothing_from_outside(built_book):
             for url in pattern.findall(text):
                 offenders.append(f"{path.relative_to(HTML)}: {url}")
     assert offenders == [], "the built book would load these from the network:\n" + "\n".join(offenders[:30])
+
+
+def test_downloaded_notebooks_keep_their_outputs(built_book):
+    """The executed .ipynb offered for download has outputs, also when its page came from the cache
+    (myst-nb 1.4.0 writes the input notebook then; lab_snippets.chapters merges the outputs back)."""
+    import json
+
+    for chapter in chapters.existing():
+        path = HTML / "_sources" / "notebooks" / f"{chapter.stem}.ipynb"
+        assert path.exists(), path
+        cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+        assert cells[-1].get("outputs"), f"{path.name}: the last cell (the slime quote) has no output"

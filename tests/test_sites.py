@@ -38,6 +38,7 @@ from lab_snippets.sites import (  # noqa: E402
     show_chapter_sites,
     span_sha256,
     spanning_symbol,
+    view,  # noqa: E402
 )
 
 # --------------------------------------------------------------------------- toy "slime" sources
@@ -813,3 +814,51 @@ def test_hung_name_lookup_is_bounded(registry_path, raw_host, monkeypatch):
         release.set()
     assert time.monotonic() - began < 1.5
     assert_fallback(view, "did not answer within 0.05 s")
+
+
+# --------------------------------------------------------------------------- the book build's quotes
+
+
+def test_book_fallback_is_calm_for_readers_and_logs_the_reason(registry_path, tmp_path, monkeypatch):
+    log = tmp_path / "quotes.jsonl"
+    monkeypatch.setenv(view.READER_FALLBACK_ENV, "1")
+    monkeypatch.setenv(view.QUOTE_LOG_ENV, str(log))
+    view = sites.show_call_site("01", registry=registry_path)
+    page = view._repr_html_() + view._repr_markdown_()
+    assert view.status == "fallback" and "slime-fallback" in view.css_class
+    assert "Fix" not in page and "SLIME_OFFLINE" not in page, "no build problem in front of a reader"
+    assert "blob/" in page and "slime/toy/worker.py" in page and "SLIME_SRC" in page  # what, where, how
+    entry = __import__("json").loads(log.read_text().splitlines()[-1])
+    assert entry["site"] == "01" and "SLIME_OFFLINE=1" in entry["reason"]
+
+
+def test_book_build_fetches_the_pinned_files_once_then_quotes_offline(registry_path, raw_host, toy_repo,
+                                                                       monkeypatch):
+    from lab_snippets.book import bookbuild
+
+    reg = sites.load_registry(registry_path)
+    assert bookbuild.prepare_quotes(log=lambda _: None, registry=reg) == "fetched"
+    paths = {s.path for s in reg.sites}
+    assert len(raw_host.hits) == len(paths), "each pinned file is downloaded once"
+    assert bookbuild.prepare_quotes(log=lambda _: None, registry=reg) == "cache"
+    assert len(raw_host.hits) == len(paths), "a filled cache is not fetched again"
+    monkeypatch.setenv("SLIME_OFFLINE", "1")
+    monkeypatch.setenv(view.READER_FALLBACK_ENV, "1")
+    for site in reg.sites:
+        view = sites.show_call_site(site.id, registry=registry_path)
+        assert view.status == "ok" and view.lines, site.id
+        assert toy_repo.v1[site.path].splitlines()[site.start - 1] in view._repr_markdown_()
+
+
+def test_book_build_uses_slime_src_when_set(registry_path, toy_repo, monkeypatch):
+    from lab_snippets.book import bookbuild
+
+    monkeypatch.setenv("SLIME_SRC", str(toy_repo.bare))
+    assert bookbuild.prepare_quotes(log=lambda _: None, registry=sites.load_registry(registry_path)) == "src"
+    assert sites.show_call_site("02", registry=registry_path).status == "ok"
+
+
+def test_book_build_without_any_source_says_so(registry_path):
+    from lab_snippets.book import bookbuild
+
+    assert bookbuild.prepare_quotes(log=lambda _: None, registry=sites.load_registry(registry_path)) == "none"

@@ -3,6 +3,7 @@
     python -m lab_snippets.bench.timing                     # 3 nbval runs, 3 clean + 3 cached builds
     python -m lab_snippets.bench.timing --runs 5 --build-runs 2
     python -m lab_snippets.bench.timing --from build/flake_hunt/main --no-build   # reuse a flake hunt
+    python -m lab_snippets.bench.timing --no-nbval --compare --build-runs 2   # serial vs parallel build
 
 nbval: each run is the whole suite as CI runs it (``python -m pytest notebooks``: two xdist workers,
 ``--dist loadfile``, leak audit). A notebook's time is the sum of its cells' JUnit times (setup, call
@@ -12,6 +13,12 @@ the quiet (non-hog) runs of a ``flake_hunt`` folder are used instead of new runs
 Book: the working tree is copied into a temporary folder (never the shared ``_build``), then built
 as ``.ci/build`` does (``jupyter-book build -W -n --keep-going``): clean (``_build`` removed before
 each run) and cached (again, with nothing changed). Every figure is the median of its runs.
+
+``--compare``: the book build as ``.ci/build`` does it (``python -m lab_snippets.book.bookbuild``: chapters
+pre-executed two at a time into the jupyter cache) against today's serial build (``--serial``: the
+book executes each chapter in turn), clean, alternating serial and parallel in one run (S P S P ...);
+each side's figure is its best of the rounds, and the target is parallel <= 0.75 x serial. Then the
+cached rebuild (``bookbuild`` again, nothing changed), and a check that both builds made the same pages.
 """
 
 from __future__ import annotations
@@ -104,6 +111,71 @@ def build_book(tree: Path, log: Path) -> tuple[bool, float]:
     return rc == 0, time.monotonic() - start
 
 
+PARALLEL_TARGET = 0.75
+
+
+def bookbuild(tree: Path, log: Path, *, serial: bool, clean: bool) -> tuple[bool, float]:
+    """One ``python -m lab_snippets.book.bookbuild`` of ``tree``: (exit 0, wall seconds)."""
+    cmd = [sys.executable, "-m", "lab_snippets.book.bookbuild", *(["--serial"] if serial else []),
+           *(["--clean"] if clean else []), str(tree)]
+    start = time.monotonic()
+    with open(log, "w") as out:
+        rc = subprocess.run(cmd, cwd=tree, stdout=out, stderr=subprocess.STDOUT, timeout=1800).returncode
+    return rc == 0, time.monotonic() - start
+
+
+def pages(html: Path) -> set[str]:
+    """The HTML pages of a build (relative paths)."""
+    return {str(p.relative_to(html)) for p in html.rglob("*.html")}
+
+
+def format_compare(serial: list[float], parallel: list[float], cached: list[float], ok: list[bool],
+                   same_pages: bool | None) -> str:
+    """Serial vs parallel clean builds (best of each), the ratio against its target, the cached rebuild."""
+    lines = []
+    if serial and parallel:
+        ratio = min(parallel) / min(serial)
+        lines.append(f"clean build, serial (the book runs each chapter): best {min(serial):.1f} s of "
+                     f"{', '.join(f'{x:.1f}' for x in serial)}")
+        lines.append(f"clean build, parallel (bookbuild, 2 at a time):   best {min(parallel):.1f} s of "
+                     f"{', '.join(f'{x:.1f}' for x in parallel)}")
+        verdict_ = "OK" if ratio <= PARALLEL_TARGET else "OVER"
+        lines.append(f"parallel / serial = {ratio:.2f}  ({verdict_}, target <= {PARALLEL_TARGET:g})")
+    if cached:
+        lines.append(f"cached rebuild: best {min(cached):.1f} s of {', '.join(f'{x:.1f}' for x in cached)}  "
+                     f"{verdict(min(cached), BUDGETS['cached'])}")
+    if same_pages is not None:
+        lines.append("pages: the same in both builds" if same_pages else "pages: DIFFER between the builds")
+    if not all(ok):
+        lines.append(f"note: {ok.count(False)} of {len(ok)} builds exited non-zero; see the logs")
+    return "\n".join(lines)
+
+
+def compare_builds(rounds: int, out: Path) -> str:
+    """Serial and parallel clean builds alternating in one temporary copy, then cached rebuilds."""
+    serial, parallel, cached, ok = [], [], [], []
+    page_sets: dict[str, set[str]] = {}
+    with tempfile.TemporaryDirectory(prefix="book-compare-") as tmp:
+        tree = copy_tree(Path(tmp) / "repo")
+        for i in range(1, rounds + 1):
+            for kind in ("serial", "parallel"):
+                print(f"clean build {i}/{rounds}, {kind} ...", flush=True)
+                good, sec = bookbuild(tree, out / f"build-{kind}-{i:02d}.log", serial=kind == "serial",
+                                      clean=True)
+                (serial if kind == "serial" else parallel).append(sec)
+                ok.append(good)
+                page_sets[kind] = pages(tree / "_build" / "html")
+                print(f"  {'ok' if good else 'FAILED'}, {sec:.1f} s", flush=True)
+        for i in range(1, rounds + 1):
+            print(f"cached rebuild {i}/{rounds} ...", flush=True)
+            good, sec = bookbuild(tree, out / f"build-cached-{i:02d}.log", serial=False, clean=False)
+            cached.append(sec)
+            ok.append(good)
+            print(f"  {'ok' if good else 'FAILED'}, {sec:.1f} s", flush=True)
+    same = page_sets.get("serial") == page_sets.get("parallel") if len(page_sets) == 2 else None
+    return format_compare(serial, parallel, cached, ok, same)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -112,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--from", dest="from_dir", type=Path, help="reuse a flake_hunt folder's quiet runs")
     ap.add_argument("--no-nbval", action="store_true")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--compare", action="store_true",
+                    help="serial vs parallel clean builds, alternating, then cached rebuilds")
     ap.add_argument("--out", type=Path, default=None, help="folder for reports and logs")
     args = ap.parse_args(argv)
     out = args.out or ROOT / "build" / "timing" / time.strftime("%Y%m%d-%H%M%S")
@@ -133,6 +207,12 @@ def main(argv: list[str] | None = None) -> int:
     samples = per_notebook_samples(reports)
 
     clean, cached, ok = [], [], []
+    if args.compare:
+        report = compare_builds(args.build_runs, out)
+        (out / "compare.txt").write_text(report + "\n")
+        print(report)
+        print(f"logs: {out}")
+        return 0
     if not args.no_build:
         with tempfile.TemporaryDirectory(prefix="book-timing-") as tmp:
             tree = copy_tree(Path(tmp) / "repo")

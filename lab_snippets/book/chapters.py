@@ -223,6 +223,33 @@ def page_notebook(executed: dict) -> dict:
     return nb
 
 
+def with_cached_outputs(notebook: dict, cache_dir: str | Path) -> dict:
+    """The notebook with the outputs of its execution stored in the jupyter cache at ``cache_dir``.
+
+    myst-nb 1.4.0 writes the *input* notebook to ``jupyter_execute`` whenever a page comes from
+    the cache (it renders the cached outputs but saves the notebook it read), so after a cached or
+    pre-executed build that file has no outputs. When the cache holds an execution of this
+    notebook's code, its code cells (outputs, execution counts) are merged in; otherwise, and when
+    there is no cache, the notebook is returned unchanged.
+    """
+    if not (Path(cache_dir) / "global.db").exists():
+        return notebook
+    import nbformat
+    from jupyter_cache import get_cache
+
+    try:
+        _, merged = get_cache(str(cache_dir)).merge_match_into_notebook(nbformat.from_dict(notebook))
+    except KeyError:  # no execution of this code in the cache
+        return notebook
+    return json.loads(json.dumps(merged))
+
+
+def _cache_dir(app) -> Path:
+    config = getattr(app.env, "mystnb_config", None)
+    path = getattr(config, "execution_cache_path", "") if config is not None else ""
+    return Path(path) if path else Path(app.outdir).parent / ".jupyter_cache"
+
+
 def _offer_ipynb(app, pagename, templatename, context, doctree) -> None:
     """Put the chapter's executed notebook in ``_sources`` and tell the theme to offer it."""
     if not pagename.startswith("notebooks/") or context.get("ipynb_source"):
@@ -232,7 +259,7 @@ def _offer_ipynb(app, pagename, templatename, context, doctree) -> None:
         return
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
-    nb = page_notebook(json.loads(executed.read_text(encoding="utf-8")))
+    nb = page_notebook(with_cached_outputs(json.loads(executed.read_text(encoding="utf-8")), _cache_dir(app)))
     target.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     context["ipynb_source"] = f"{pagename}.ipynb"
 

@@ -8,7 +8,41 @@ import re
 from dataclasses import dataclass, field
 
 from lab_snippets.sites.registry import HOW_TO_SEE, Registry, RegistryError, Site, _anchor_line, load_registry
-from lab_snippets.sites.resolver import Resolution, Resolver
+from lab_snippets.sites.resolver import Resolution, Resolver, _env_flag
+
+# The book build (lab_snippets.book.bookbuild) sets these for the kernels it runs: a quote that falls
+# back shows readers a calm note instead of the resolver's problems, and each fallback's reason is
+# appended (one JSON line) to the log, for the one-line summary printed to the person building.
+READER_FALLBACK_ENV = "SLIME_READER_FALLBACK"
+QUOTE_LOG_ENV = "SLIME_QUOTE_LOG"
+
+
+def reader_fallback_note(registry: Registry, site: Site) -> str:
+    """What a reader of the published book sees when the build had no slime source: what the
+    site is, where to read it, how to see it here. No build problem is shown to readers."""
+    return (
+        f"This copy of the book was built without slime's source, so the lines are not quoted here: "
+        f"they are {site.span} ({site.symbol}) in {registry.repo} at commit {registry.short_commit}. "
+        "Read them on GitHub through the link below, or run this chapter with a slime clone "
+        "(SLIME_SRC=path/to/slime) to see them here."
+    )
+
+
+def log_quote(site: Site, res: Resolution) -> None:
+    """Append the outcome of a quote that was not shown from source to ``$SLIME_QUOTE_LOG`` (if set)."""
+    target = os.environ.get(QUOTE_LOG_ENV)
+    if not target or res.status == "ok":
+        return
+    import json
+
+    line = json.dumps({"site": site.id, "chapter": site.chapter, "status": res.status,
+                       "reason": " | ".join(res.problems) or res.status})
+    try:
+        with open(target, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+    except OSError:
+        pass  # the summary then says the reason is unknown; the page is unaffected
+
 
 # --------------------------------------------------------------------------- display
 
@@ -76,6 +110,9 @@ class CallSiteView:
                 "Fix: `python -m lab_snippets.sites relocate` or correct the entry.",
             )
         elif self.status == "fallback":
+            if _env_flag(READER_FALLBACK_ENV):
+                assert self.registry is not None and self.site is not None
+                return [reader_fallback_note(self.registry, self.site)]
             notes.append(HOW_TO_SEE)
         return notes
 
@@ -227,6 +264,7 @@ def _view(reg: Registry, site: Site, resolver: Resolver) -> CallSiteView:
         res = resolver.resolve(site)
     except Exception as exc:  # noqa: BLE001 - a notebook cell must never fail here
         res = Resolution(site, "fallback", problems=[f"unexpected error while reading slime: {exc!r}"])
+    log_quote(site, res)
     return CallSiteView.from_resolution(reg, res)
 
 

@@ -89,6 +89,23 @@ class ChapterNotebook(IPyNbFile):
             cell_num += 1
 
 
+def names_one_file(args: list[str]) -> bool:
+    """Whether the command line's paths are all in one file (``notebooks/06_semaphore.py``,
+    ``tests/test_x.py::test_y``): then there is nothing for a second worker to do."""
+    files = {str(arg).split("::")[0] for arg in args}
+    return len(files) == 1 and Path(next(iter(files))).is_file()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """One file runs in this process: ``addopts`` asks for two xdist workers (for the whole suite,
+    ``--dist loadfile``), but starting two workers for one notebook only adds their start-up."""
+    if getattr(config.option, "numprocesses", None) and names_one_file(config.args):
+        config.option.numprocesses = 0
+        config.option.dist = "no"
+        config.option.tx = []
+
+
 def _wants_notebooks(config) -> bool:
     return bool(config.option.nbval or config.option.nbval_lax)
 
