@@ -370,10 +370,10 @@ assert _calls == [_thread.ident], "one call, in the new thread, and none after s
 # ## In slime
 #
 # slime watches its inference engines from a background thread, the rollout health monitor.
-# It is started as a daemon thread, but that is only the fallback: it is stopped by setting
-# a stop Event. Its loop waits on that Event between health checks rather than sleeping,
-# so a stop request wakes it at once. Stopping also clears the pause flag so a paused monitor
-# can notice, then joins with a timeout sized for one health check plus one interval, and
+# It is started as a daemon thread, but it is not left to die with the interpreter: it is
+# stopped by setting a stop Event. Its loop waits on that Event between health checks rather
+# than sleeping, so a stop request wakes it at once. Stopping also clears the pause flag, then
+# joins with a timeout of one health-check timeout plus one interval plus five seconds, and
 # logs a warning if the thread is still alive afterwards: the same ask, wait with a bound,
 # then check pattern as above.
 #
