@@ -462,15 +462,15 @@ assert tracker_processes() == []
 # `multiprocessing.Process` whose target is SGLang's importable server entry point and whose
 # argument is the server configuration, pickled across the boundary. It does not join the
 # child: on the first node it polls the server's health endpoint, and between polls asks
-# whether the process is still alive, so a server that crashes while loading raises at once
-# instead of being waited on forever.
+# whether the process is still alive, so a server that crashes while loading raises at the
+# next poll (they are two seconds apart) instead of being waited on forever.
 #
 # The pool form appears in the parallel checkpoint converter under `tools/`: it takes a
 # `spawn` context, opens a `Pool` with one worker per chunk of parameter names and hands the
 # chunks to a module-level worker function with `starmap`, which returns the results in
 # argument order, the shape of this chapter's pool experiment.
 #
-# External commands go through a small helper that runs `bash -c` with `subprocess.run` and
+# slime's `exec_command` helper runs external commands with `bash -c` through `subprocess.run` and
 # `check=True`, so a failing command becomes a `CalledProcessError`; it has no `timeout`,
 # so a command that hangs would hang the caller with it. The cells below show the converter's
 # pool, then that helper; the last shows the server launch. Every other process and subprocess site is listed in the

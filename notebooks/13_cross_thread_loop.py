@@ -508,9 +508,9 @@ assert not _loop_thread.thread.is_alive()
 # forever in a daemon thread, and its `run` helper submits a coroutine with
 # `run_coroutine_threadsafe` and blocks on the returned future. Because every rollout shares
 # that one long-lived loop, the shared HTTP client and the semaphores that bound generation
-# keep working from one call to the next, which one `asyncio.run` per call would break.
-# Note that this helper waits on `result()` without a timeout and never stops its loop; it
-# relies on the daemon flag at exit.
+# keep working from one call to the next, which one `asyncio.run` per call could break.
+# Note that this helper waits on `result()` without a timeout and never stops its loop; its
+# thread is a daemon, so it does not hold up interpreter exit.
 #
 # The agent code runs an aiohttp server on a loop in its own thread, and its stop method is
 # the careful version (second quote below): it runs the server's cleanup on that loop with
