@@ -221,7 +221,7 @@ assert wrong_parents, "a shared stack gives spans the wrong parent"
 # The context copy is shallow: a task gets the same **objects** as its parent. If the value
 # is a list and a task appends to it instead of calling `set`, every task that shares the
 # list sees the change, and the isolation is gone. slime's trace stacks are tuples, and each
-# span sets a new, longer tuple, for this reason.
+# span sets a new, longer tuple, which keeps them clear of this problem.
 
 # %%
 TAGS: contextvars.ContextVar[list[str]] = contextvars.ContextVar("tags")

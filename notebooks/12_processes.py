@@ -284,8 +284,9 @@ assert isinstance(broken.exception(timeout=0), RuntimeError)
 # | `spawn` | a new interpreter that imports the target by name | slowest | targets must be importable; arguments must pickle |
 # | `forkserver` | forked from a small, clean server process | fast after the first | same import rule as spawn |
 #
-# A Jupyter kernel always has threads, so `fork` is the risky choice there; slime forces
-# `spawn` before starting its inference servers for the same reason.
+# A Jupyter kernel always has threads, so `fork` is the risky choice there. slime forces
+# `spawn` before starting its inference servers; its source gives no reason, but a parent
+# that may already run threads is exactly this case.
 #
 # ### Python 3.14: a new default on Linux
 #

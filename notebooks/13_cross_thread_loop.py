@@ -130,8 +130,8 @@ assert "different event loop" in outcomes[1], "the second asyncio.run made a new
 # (`run_forever`). Synchronous code submits coroutines to it with
 # `asyncio.run_coroutine_threadsafe(coro, loop)`, which returns a
 # `concurrent.futures.Future`, the thread-safe kind from chapter 17, and waits on it with
-# `result(timeout)`. Every coroutine then runs on the same loop, so loop-bound objects keep
-# working across calls.
+# `result()` (slime passes no timeout there; our version below passes one). Every coroutine
+# then runs on the same loop, so loop-bound objects keep working across calls.
 #
 # `LoopThread` below is that pattern with its shutdown. `stop()` cancels whatever is still
 # running on the loop, asks the loop to stop with `call_soon_threadsafe(loop.stop)` (the only
