@@ -380,7 +380,7 @@ assert _calls == [_thread.ident], "one call, in the new thread, and none after s
 # The fully-async rollout keeps a single background worker in a module-level variable. A
 # function that finds the worker missing or dead and creates a new one is a check-then-act
 # sequence, the same shape as our read-modify-write, so it runs under a module-level
-# `threading.Lock` (the second quote below); the exit hook that stops the worker takes the
+# `threading.Lock` (the first quote below); the exit hook that stops the worker takes the
 # same lock. More uses of locks, events and threads are listed in the
 # [source inventory](../book/reference/inventory.md).
 

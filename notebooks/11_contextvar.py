@@ -405,15 +405,15 @@ assert span_log[-1] == ("after", None), span_log
 #
 # ## In slime
 #
-# slime's tracing follows each sample through generation and reward, while many samples are
-# in flight on one event loop. It keeps the stack of open
-# spans in two `ContextVar`s holding tuples, not in a global. Opening a span reads the
-# current stacks, records a span-start event whose parent is the innermost open span of the
-# same trace (unless the sample's trace handle names a parent itself), and sets longer tuples, keeping the tokens. When the span ends, normally or by
-# an exception, a `finally` resets both variables with those tokens (the first quote below),
-# each reset guarded so that an error in it is logged instead of raised into the rollout. Because
-# every sample's coroutine runs in its own task, its spans find their own parents, the
-# property Exercise 11.1 tests. More uses are in the
+# slime's tracing follows each sample through generation and reward, while many samples are in
+# flight on one event loop. It keeps the stack of open spans in two `ContextVar`s holding
+# tuples, not in a global. Opening a span reads the current stacks, records a span-start event
+# whose parent is the innermost open span of the same trace (unless the sample's trace handle
+# names a parent itself), and sets longer tuples, keeping the tokens. When the span ends,
+# normally or by an exception, a `finally` resets both variables with those tokens (the first
+# quote below), each reset guarded so that an error in it is logged instead of raised into the
+# rollout. Because every sample's coroutine runs in its own task, its spans find their own
+# parents, the property Exercise 11.1 tests. More uses are in the
 # [source inventory](../book/reference/inventory.md).
 
 # %%

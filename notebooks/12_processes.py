@@ -471,11 +471,11 @@ assert tracker_processes() == []
 # chunks to a module-level worker function with `starmap`, which returns the results in
 # argument order, the shape of this chapter's pool experiment.
 #
-# slime's `exec_command` helper runs external commands with `bash -c` through `subprocess.run` and
-# `check=True`, so a failing command becomes a `CalledProcessError`; it has no `timeout`,
+# slime's `exec_command` helper runs external commands with `bash -c` through `subprocess.run`
+# and `check=True`, so a failing command becomes a `CalledProcessError`; it has no `timeout`,
 # so a command that hangs would hang the caller with it. The cells below show the converter's
-# pool, then that helper; the last shows the server launch. Every other process and subprocess site is listed in the
-# [source inventory](../book/reference/inventory.md).
+# pool, then that helper; the last shows the server launch. Every other process and subprocess
+# site is listed in the [source inventory](../book/reference/inventory.md).
 
 # %%
 from lab_snippets.sites import show_call_site

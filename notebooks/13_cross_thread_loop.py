@@ -513,7 +513,7 @@ assert not _loop_thread.thread.is_alive()
 # thread is a daemon, so it does not hold up interpreter exit.
 #
 # The agent code runs an aiohttp server on a loop in its own thread, and its stop method is
-# the careful version (second quote below): it runs the server's cleanup on that loop with
+# the careful version (first quote below): it runs the server's cleanup on that loop with
 # `run_coroutine_threadsafe` and a bounded `result(timeout=...)`, then stops the loop with
 # `call_soon_threadsafe`, then joins the thread with a timeout. The adapters also cross in
 # the other direction, awaiting work on the server's loop through `asyncio.wrap_future`.
