@@ -457,10 +457,10 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hidden") as _pool:
 # ## In slime
 #
 # slime's Megatron teacher server is an aiohttp application, so everything it does runs on one
-# event loop. Reloading weights from disk is a long blocking call: it waits in `ray.get` until
-# every actor of the Megatron model has reloaded the checkpoint. The update handler first waits, politely, until
-# no request is queued or running (chapter 02), then runs the reload through `asyncio.to_thread`
-# and awaits it, so health checks and load queries keep being answered during the reload. The
+# event loop. Reloading weights from disk is a long blocking call: it waits in `ray.get`
+# until every actor of the Megatron model has reloaded the checkpoint. The update handler
+# first waits, politely, until no request is queued or running (chapter 02), then runs the
+# reload through `asyncio.to_thread` and awaits it, so health checks and load queries keep being answered during the reload. The
 # same module routes its shorter `ray.get` calls through a small helper that does the same.
 #
 # The second site shows the cost that comes with it. slime's HTTP helpers used to wait on Ray
