@@ -457,7 +457,8 @@ assert tracker_processes() == []
 #
 # ## In slime
 #
-# Each SGLang inference server that slime drives is a separate process. The launcher sets
+# Each SGLang inference server that slime launches itself is a separate process (slime can
+# also use external engines started elsewhere). For a regular server the launcher sets
 # the `spawn` start method with `force=True` (a parent that may already hold CUDA state and
 # threads is exactly where a `fork` would copy them half-initialised), then builds a
 # `multiprocessing.Process` whose target is SGLang's importable server entry point and whose

@@ -66,7 +66,7 @@ def harness_children() -> list[int]:
 #    **time budget**, then collect the diff it produced;
 # 5. leave the sandbox block (the sandbox is killed), then **evaluate** the diff in a fresh
 #    environment with its own timeout;
-# 6. turn a guard timeout or any other exception into an *aborted* sample, and in `finally`
+# 6. turn a guard timeout or any other `Exception` into an *aborted* sample, and in `finally`
 #    always **drop the session**.
 #
 # Every step is something earlier chapters taught. The new question is whether the pieces
