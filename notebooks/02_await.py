@@ -416,8 +416,9 @@ assert len(_watch.beats) >= 6, "the heartbeat must keep beating while wait_until
 #
 # The second site is the other side of the coin. Before a weight update, slime's Megatron
 # teacher server polls until no request is queued or running, and pauses between checks with
-# `await asyncio.sleep`, the same pattern as Exercise 2.1. A `time.sleep` there would freeze
-# the whole aiohttp server, including the very requests it is waiting for. The
+# `await asyncio.sleep`, the same pattern as Exercise 2.1. A `time.sleep` there would hold
+# the whole aiohttp server for the length of the wait: no other handler would run, including
+# the handlers that are polling for the results of the very requests it waits on. The
 # [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each
 # one is worth a look: is it on a thread of its own, or inside a coroutine?
 

@@ -383,13 +383,16 @@ assert sum(e.startswith("start") for e in _jobs.events) <= 5 + 4, "started far m
 # ## In slime
 #
 # slime's main rollout loop is the loop of the experiment. It asks the data source for more
-# prompt groups until enough of them are in flight (it over-samples on purpose), then awaits
+# prompt groups (an over-sampling batch at a time) until the groups submitted and not yet
+# dropped reach the target, then awaits
 # `asyncio.wait` on its pending set with `FIRST_COMPLETED` and stores the still-pending set
 # back into its state. Each finished group goes through the dynamic filter: a useless group is
 # dropped and the loop tops up again, a good one is added to the batch. When the batch is full,
-# the loop ends, and the groups still in flight are left in the pending set for the abort step
-# to deal with, which is this chapter's "cancel what is left, then wait for it" done in a
-# separate function.
+# the loop ends, and the groups still in flight are left in the pending set for the abort step.
+# That step stops what is left without cancelling any Task: it sets an "aborted" flag, asks
+# every SGLang server to abort its requests, and then waits with the same `FIRST_COMPLETED`
+# loop until the pending set is empty, so each group's Task ends on its own. It is the
+# chapter's "stop what is left, then wait for it", done cooperatively.
 #
 # Evaluation uses the other tool: it starts one Task per evaluation sample and iterates
 # `as_completed`, so the progress bar moves and the first example is logged as soon as any

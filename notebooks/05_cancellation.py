@@ -440,10 +440,12 @@ finally:
 # drained only after every handler has run its cleanup. The drain runs on the loop that owns
 # the handlers (chapter 13 explains the hop between loops).
 #
-# The cleanup those handlers run is the second site. When a turn's client goes away, the
-# handler is cancelled while it waits on SGLang. Its `except` clause names `CancelledError`
-# together with the timeout and client errors, sends a best-effort abort for that request id
-# so the inference server frees the slot, and then re-raises. That is the safe way to catch
+# The cleanup those handlers run is the second site. aiohttp cancels a handler whose client
+# goes away only when the server was started with `handler_cancellation=True` (its default is
+# not to), and slime's coding-agent example starts the adapter that way; the handler is then
+# cancelled while it waits on SGLang. Its `except` clause names `CancelledError` together with
+# the timeout and client errors, sends a best-effort abort for that request id so SGLang can
+# stop the orphaned generation, and then re-raises. That is the safe way to catch
 # cancellation: clean up, re-raise, and let the caller's wait see the task end cancelled.
 # Every `cancel`, `shield` and timeout in slime is listed in the
 # [source inventory](../book/reference/inventory.md).

@@ -430,8 +430,8 @@ finally:
 # server times the number of engines. `generate_and_rm` enters the semaphore only around the
 # generate call (custom or built-in) and leaves it before the reward model is called, so a
 # slow reward does not hold a generation permit. Reading that function with this chapter in
-# mind: the number of sample tasks is the batch size, the number of requests in flight is the
-# permit count.
+# mind: the number of sample tasks follows the batch size and the over-sampling, while the
+# number of generate calls in flight is at most the permit count.
 #
 # The coding-agent example shows the same tool at a different scale. A module-level
 # semaphore caps how many sandboxes are being created and provisioned at once; the permit

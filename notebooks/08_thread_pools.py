@@ -471,17 +471,18 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hidden") as _pool:
 # ## In slime
 #
 # slime's Megatron teacher server is an aiohttp application, so everything it does runs on one
-# event loop. Reloading weights from disk is a long blocking call: it waits, through Ray, until
-# every training rank has loaded the checkpoint. The update handler first waits, politely, until
-# no request is queued or running (chapter 02), then runs the reload through `asyncio.to_thread`
-# and awaits it, so health checks and load queries keep being answered during the reload. The
+# event loop. Reloading weights from disk is a long blocking call: it waits in `ray.get`
+# until every actor of the Megatron model has reloaded the checkpoint. The update handler
+# first waits, politely, until no request is queued or running (chapter 02), then runs the
+# reload through `asyncio.to_thread` and awaits it, so health checks and load queries keep being answered during the reload. The
 # same module routes its shorter `ray.get` calls through a small helper that does the same.
 #
 # The second site shows the cost that comes with it. slime's HTTP helpers used to wait on Ray
 # with `to_thread(ray.get, ...)` for every distributed POST. As the comment there explains, each
 # in-flight request then held one thread of the default pool, so the pool size quietly capped
 # the number of requests in flight, the effect the default-pool experiment above measured. The
-# code now awaits the Ray object reference directly, which needs no thread at all.
+# code now awaits the Ray object reference directly: Ray completes a future by callback when
+# the result is ready, so no pool thread is held during the wait.
 #
 # The same pattern is still alive in the teacher server. Its `/generate` handler submits the
 # request to an actor and then asks for the result every 50 ms, and each of those questions

@@ -230,7 +230,7 @@ assert wrong_parents, "a shared stack gives spans the wrong parent"
 # The context copy is shallow: a task gets the same **objects** as its parent. If the value
 # is a list and a task appends to it instead of calling `set`, every task that shares the
 # list sees the change, and the isolation is gone. slime's trace stacks are tuples, and each
-# span sets a new, longer tuple, for this reason.
+# span sets a new, longer tuple, which keeps them clear of this problem.
 
 # %% tags=["claim"]
 # claim: a-mutated-list-is-shared-by-copies
@@ -419,15 +419,15 @@ assert span_log[-1] == ("after", None), span_log
 #
 # ## In slime
 #
-# slime's tracing follows each sample through generation, reward and the agent's turns,
-# while hundreds of samples are in flight on one event loop. It keeps the stack of open
-# spans in two `ContextVar`s holding tuples, not in a global. Opening a span reads the
-# current stacks, records a span-start event whose parent is the innermost open span of the
-# same trace, and sets longer tuples, keeping the tokens. When the span ends, normally or by
-# an exception, a `finally` resets both variables with those tokens (the first quote below),
-# each reset guarded so that a tracing error is logged and never breaks a rollout. Because
-# every sample's coroutine runs in its own task, its spans find their own parents, the
-# property Exercise 11.1 tests. More uses are in the
+# slime's tracing follows each sample through generation and reward, while many samples are in
+# flight on one event loop. It keeps the stack of open spans in two `ContextVar`s holding
+# tuples, not in a global. Opening a span reads the current stacks, records a span-start event
+# whose parent is the innermost open span of the same trace (unless the sample's trace handle
+# names a parent itself), and sets longer tuples, keeping the tokens. When the span ends,
+# normally or by an exception, a `finally` resets both variables with those tokens (the first
+# quote below), each reset guarded so that an error in it is logged instead of raised into the
+# rollout. Because every sample's coroutine runs in its own task, its spans find their own
+# parents, the property Exercise 11.1 tests. More uses are in the
 # [source inventory](../book/reference/inventory.md).
 
 # %%

@@ -317,8 +317,9 @@ assert isinstance(broken.exception(timeout=0), RuntimeError)
 # | `spawn` | a new interpreter that imports the target by name | slowest | targets must be importable; arguments must pickle |
 # | `forkserver` | forked from a small, clean server process | fast after the first | same import rule as spawn |
 #
-# A Jupyter kernel always has threads, so `fork` is the risky choice there; slime forces
-# `spawn` before starting its inference servers for the same reason.
+# A Jupyter kernel always has threads, so `fork` is the risky choice there. slime forces
+# `spawn` before starting its inference servers; its source gives no reason, but a parent
+# that may already run threads is exactly this case.
 #
 # ### Python 3.14: a new default on Linux
 #
@@ -498,25 +499,26 @@ assert tracker_processes() == []
 #
 # ## In slime
 #
-# Each SGLang inference server that slime drives is a separate process. The launcher sets
+# Each SGLang inference server that slime launches itself is a separate process (slime can
+# also use external engines started elsewhere). For a regular server the launcher sets
 # the `spawn` start method with `force=True` (a parent that may already hold CUDA state and
 # threads is exactly where a `fork` would copy them half-initialised), then builds a
 # `multiprocessing.Process` whose target is SGLang's importable server entry point and whose
 # argument is the server configuration, pickled across the boundary. It does not join the
 # child: on the first node it polls the server's health endpoint, and between polls asks
-# whether the process is still alive, so a server that crashes while loading raises at once
-# instead of being waited on forever.
+# whether the process is still alive, so a server that crashes while loading raises at the
+# next poll (they are two seconds apart) instead of being waited on forever.
 #
 # The pool form appears in the parallel checkpoint converter under `tools/`: it takes a
 # `spawn` context, opens a `Pool` with one worker per chunk of parameter names and hands the
 # chunks to a module-level worker function with `starmap`, which returns the results in
 # argument order, the shape of this chapter's pool experiment.
 #
-# External commands go through a small helper that runs `bash -c` with `subprocess.run` and
-# `check=True`, so a failing command becomes a `CalledProcessError`; it has no `timeout`,
+# slime's `exec_command` helper runs external commands with `bash -c` through `subprocess.run`
+# and `check=True`, so a failing command becomes a `CalledProcessError`; it has no `timeout`,
 # so a command that hangs would hang the caller with it. The cells below show the converter's
-# pool, then that helper; the last shows the server launch. Every other process and subprocess site is listed in the
-# [source inventory](../book/reference/inventory.md).
+# pool, then that helper; the last shows the server launch. Every other process and subprocess
+# site is listed in the [source inventory](../book/reference/inventory.md).
 
 # %%
 from lab_snippets.sites import show_call_site

@@ -131,8 +131,8 @@ assert len(outcomes) == 2 and "different event loop" in outcomes[1], f"the secon
 # (`run_forever`). Synchronous code submits coroutines to it with
 # `asyncio.run_coroutine_threadsafe(coro, loop)`, which returns a
 # `concurrent.futures.Future`, the thread-safe kind from chapter 17, and waits on it with
-# `result(timeout)`. Every coroutine then runs on the same loop, so loop-bound objects keep
-# working across calls.
+# `result()` (slime passes no timeout there; our version below passes one). Every coroutine
+# then runs on the same loop, so loop-bound objects keep working across calls.
 #
 # `LoopThread` below is that pattern with its shutdown. `stop()` cancels whatever is still
 # running on the loop, asks the loop to stop with `call_soon_threadsafe(loop.stop)` (the only
@@ -513,12 +513,12 @@ assert not _loop_thread.thread.is_alive()
 # forever in a daemon thread, and its `run` helper submits a coroutine with
 # `run_coroutine_threadsafe` and blocks on the returned future. Because every rollout shares
 # that one long-lived loop, the shared HTTP client and the semaphores that bound generation
-# keep working from one call to the next, which one `asyncio.run` per call would break.
-# Note that this helper waits on `result()` without a timeout and never stops its loop; it
-# relies on the daemon flag at exit.
+# keep working from one call to the next, which one `asyncio.run` per call could break.
+# Note that this helper waits on `result()` without a timeout and never stops its loop; its
+# thread is a daemon, so it does not hold up interpreter exit.
 #
 # The agent code runs an aiohttp server on a loop in its own thread, and its stop method is
-# the careful version (second quote below): it runs the server's cleanup on that loop with
+# the careful version (first quote below): it runs the server's cleanup on that loop with
 # `run_coroutine_threadsafe` and a bounded `result(timeout=...)`, then stops the loop with
 # `call_soon_threadsafe`, then joins the thread with a timeout. The adapters also cross in
 # the other direction, awaiting work on the server's loop through `asyncio.wrap_future`.

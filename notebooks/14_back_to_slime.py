@@ -71,7 +71,7 @@ def harness_children() -> list[int]:
 #    **time budget**, then collect the diff it produced;
 # 5. leave the sandbox block (the sandbox is killed), then **evaluate** the diff in a fresh
 #    environment with its own timeout;
-# 6. turn a guard timeout or any other exception into an *aborted* sample, and in `finally`
+# 6. turn a guard timeout or any other `Exception` into an *aborted* sample, and in `finally`
 #    always **drop the session**.
 #
 # Every step is something earlier chapters taught. The new question is whether the pieces
@@ -646,7 +646,7 @@ show_call_site("14b")
 
 # %% [markdown]
 # **Running the harness.** Still inside the sandbox block, the agent's command-line tool runs
-# with a time budget smaller than the guard. Running out of budget is reported as a negative
+# with a time budget that by default is smaller than the guard. Running out of budget is reported as a negative
 # exit code, not raised, so the run still produces a diff, which is collected before the
 # block is left.
 
@@ -674,8 +674,9 @@ show_call_site("14e")
 
 # %% [markdown]
 # **Turning failures into samples, and cleaning up.** A guard timeout becomes an aborted sample
-# with a wall-clock reason (after logging which tasks were still pending); any other exception
-# becomes an aborted sample naming it. Whatever happened, `finally` awaits the adapter's
+# with a wall-clock reason (after logging which tasks were still pending); any other
+# `Exception` becomes an aborted sample naming it (a cancellation of the task itself is not an
+# `Exception` and propagates). Whatever happened, `finally` awaits the adapter's
 # idempotent session drop, which waits for, cancels and drains that session's in-flight
 # request handlers, and then pauses for a fixed ten seconds before the task returns.
 
@@ -684,9 +685,10 @@ show_call_site("14f")
 
 # %% [markdown]
 # **The guard around it all.** Last, the first step: the whole sandbox block and the
-# evaluation sit inside one `asyncio.timeout`, sized by default as the agent budget plus the
-# evaluation timeout plus a margin. When it fires, the await in progress is cancelled, every
-# `async with` inside unwinds (the sandbox is killed, the permit is returned), and the
+# evaluation (and the collection of the session's samples) sit inside one `asyncio.timeout`,
+# sized by default as the agent budget plus the evaluation timeout plus a margin. When it
+# fires, the await in progress is cancelled, every `async with` inside unwinds (the sandbox is
+# killed, and a boot permit still held, if it fires during the boot, is returned), and the
 # `TimeoutError` becomes an aborted sample, so one stuck sandbox cannot hold a rollout slot
 # forever. Every use of these mechanisms in slime is listed in the
 # [source inventory](../book/reference/inventory.md).

@@ -405,9 +405,9 @@ finally:
 # The teacher server's `/update_weights_from_disk` handler is this chapter in one function.
 # The state of the update (whether one is running, for which checkpoint, and the future that
 # will carry its result) lives in a small dict guarded by an `asyncio.Lock`. Under the lock a
-# request decides one of three things: the checkpoint is already loaded (answer at once),
-# the same checkpoint is already being loaded (join it), or nothing is running (create the
-# future and become the updater). The lock is released before anything slow happens: waiting
+# request decides one of four things: the checkpoint is already loaded (answer at once),
+# the same checkpoint is already being loaded (join it), another checkpoint is being loaded
+# (refuse with 409), or nothing is running (create the future and become the updater). The lock is released before anything slow happens: waiting
 # for the server to go idle and the reload itself, which runs in a thread, are both outside
 # it, the narrow scope of the measurement above. Neither locked block contains an `await`,
 # so on one loop they would be atomic even without the lock; the lock states the invariant

@@ -449,10 +449,10 @@ finally:
 # do: it never passes a timeout to `result()` and never uses `cancel_futures`, so on an
 # error the plain `shutdown()` in its `finally` waits for every job already submitted.
 #
-# The checkpoint converter in `tools/` takes the other path (second quote below): it submits
+# The checkpoint converter in `tools/` takes the other path (first quote below): it submits
 # one job per parameter inside a `with` block, maps each future to its parameter name, and
 # handles them in completion order with `as_completed`, extending a shared list under a
-# lock. Leaving the `with` block guarantees every conversion is done before the files are
+# lock (only the thread running that loop ever takes it). Leaving the `with` block guarantees every conversion is done before the files are
 # written. More pools are listed in the [source inventory](../book/reference/inventory.md).
 
 # %%

@@ -369,11 +369,14 @@ with tempfile.TemporaryDirectory() as _dir:
 # The test command itself is started with `start_new_session=True`, so it leads its own
 # process group. While it runs, the wrapper routes SIGINT, SIGTERM and SIGHUP to a handler
 # (saving the old handlers and restoring them at the end) and polls the child once a second
-# in the main thread, where Python runs signal handlers. The handler escalates as this
-# chapter did: terminate the child and wait five seconds, then send the signal to the whole
-# group with `os.killpg`, then SIGKILL the group, so that Ray or SGLang workers started by
-# the test cannot outlive it and keep the GPUs busy. The cells below show the handler
-# installation and the lock; the last one shows the group escalation. Other signal and lock
+# in the main thread, where Python runs signal handlers. The handler escalates in steps. It
+# first terminates the child alone and waits up to five seconds; if the child exits in that
+# time, the wrapper exits at once, without signalling the rest of the group. Only if the
+# child is still running does the handler send the received signal to its whole group with
+# `os.killpg`, and if the child is still running five seconds after that, SIGKILL to the
+# group. The separate group is what lets those group-wide steps reach the processes the test
+# started. The cells below show the handler installation and the lock; the last one shows
+# the group escalation. Other signal and lock
 # sites are in the [source inventory](../book/reference/inventory.md).
 
 # %%

@@ -563,8 +563,9 @@ await asyncio.wait_for(_hidden_check_fetch_replies(), timeout=10)
 #
 # ## In slime
 #
-# slime never uses raw asyncio Streams: no `start_server`, `open_connection` or
-# `readexactly` appears in it. Its network code sits one layer up, on aiohttp and httpx,
+# slime does not use asyncio's Streams API: it calls no `asyncio.start_server`,
+# `asyncio.open_connection` or `readexactly` (the `start_server` calls in its tests are
+# methods of aiohttp's test server). Its network code sits one layer up, on aiohttp and httpx,
 # which run on the same transports and protocols and do the framing (HTTP headers,
 # content length, chunked bodies, server-sent event lines) for it. The closest site is the
 # helper that runs slime's adapter web application on its own event loop in a background
