@@ -235,39 +235,58 @@ assert code == -signal.SIGKILL
 # and it leads a process group whose id is its pid; `os.killpg` then reaches everything in it.
 # `create_subprocess_exec` passes `start_new_session=True` on to `subprocess.Popen`.
 #
-# `spawn-children 2 5` starts two children and prints `ready <own pid> <child pids>`.
+# `spawn-children 2 5` starts two children and prints `ready <own pid> <child pids>`. We pipe
+# its stdout and its stderr; its children write nothing, but they inherit the stderr pipe,
+# as children do.
 
 # %%
 async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
-    leader = await asyncio.create_subprocess_exec(*WORKER, "spawn-children", "2", "5",
-                                                  stdout=subprocess.PIPE, start_new_session=True)
+    leader = await asyncio.create_subprocess_exec(*WORKER, "spawn-children", "2", "5", stdout=subprocess.PIPE,
+                                                  stderr=subprocess.PIPE, start_new_session=True)
     ready = await asyncio.wait_for(leader.stdout.readline(), timeout=10)
     return leader, [int(pid) for pid in ready.split()[2:]]
 
 
 leader, members = await start_family()
 leader.kill()
-await asyncio.wait_for(leader.wait(), timeout=5)
+try:
+    await asyncio.wait_for(leader.wait(), timeout=0.5)
+    wait_returned = True
+except TimeoutError:
+    wait_returned = False
+leader_code = leader.returncode
 survivors_after_kill = await wait_until_gone(members, timeout=0.3)
 try:
     os.killpg(leader.pid, signal.SIGKILL)  # the group outlives its leader while members remain
 except ProcessLookupError:
     pass  # nobody left in the group
 survivors_after_killpg = await wait_until_gone(members, timeout=5)
+stderr_end = await asyncio.wait_for(leader.stderr.read(), timeout=5)  # b"" once no process holds the pipe
 
-print("members still running after kill():", len(survivors_after_kill),
-      "· after killpg():", len(survivors_after_killpg))
+print("after kill(): leader's return code", leader_code, "· wait() returned within 0.5 s:", wait_returned,
+      "· members still running:", len(survivors_after_kill))
+print("after killpg(): members still running:", len(survivors_after_killpg), "· stderr reads", stderr_end)
 
 # %% tags=["claim"]
 # claim: kill-reaches-only-the-leader
 assert len(survivors_after_kill) == 2, "kill() ended the leader only; its children were orphaned"
-assert survivors_after_killpg == [], "killpg() reached every member of the group"
+assert leader_code == -signal.SIGKILL and not wait_returned, (
+    "the leader is dead and reaped, yet wait() did not return: the orphans still hold its stderr pipe")
+assert survivors_after_killpg == [] and stderr_end == b"", "killpg() reached every member of the group"
 
 # %% [markdown]
-# After the leader died, its group still existed, because its two children were still in it;
+# Two surprises. First, `kill()` ended the leader only, and its two children kept running,
+# orphaned. Second, `await leader.wait()` did not return, although the leader was dead and
+# asyncio had already collected its return code: `wait()` returns once the process has exited
+# **and** every pipe asyncio reads from it has closed, and the orphans still held the write end
+# of the stderr pipe they inherited. (A `wait()` that starts after both have happened returns
+# at once.) Whoever times out a tool with `kill()` and then awaits `wait()` waits for the
+# orphans, not for the tool.
+#
+# After the leader died its group still existed, because its two children were still in it;
 # that is why `killpg(leader.pid, ...)` could reach them afterwards. In real code, signal the
-# group first (SIGTERM, a grace period, then SIGKILL, as in chapter 19), then wait for the
-# leader. The orphans were reaped by the process that adopted them, not by us.
+# group (SIGTERM, a grace period, then SIGKILL, as in chapter 19), then wait for the leader.
+# The orphans were reaped by the process that adopted them, not by us.
 #
 # ### Version notes: who waits for the child (3.11 vs 3.12+)
 #
@@ -372,13 +391,15 @@ async def _hidden_run_tool_checks() -> None:
         try:
             # 3. a timeout kills the leader and everything it started
             _pid_file = os.path.join(_dir, "pids")
-            _raised = None
-            try:
-                await asyncio.wait_for(run_tool(WORKER + ["spawn-children", "2", "5", "--pid-file", _pid_file],
-                                                1.0), 8)
-            except TimeoutError as _exc:
-                _raised = _exc
-            assert _raised is not None, "overrunning the timeout must raise TimeoutError"
+            _task = asyncio.create_task(run_tool(WORKER + ["spawn-children", "2", "5", "--pid-file", _pid_file], 1.0))
+            _done, _ = await asyncio.wait([_task], timeout=4)
+            if not _done:
+                _task.cancel()
+                await asyncio.wait([_task], timeout=2)
+            assert _done, ("run_tool did not return within 3 s of its 1 s timeout: processes it started still hold "
+                           "its pipes; kill the whole process group (os.killpg), chapter 19")
+            assert isinstance(_task.exception(), TimeoutError), (
+                f"overrunning the timeout must raise TimeoutError, got {_task.exception()!r}")
             _family = _pids_from(_pid_file)
             _all += _family
             assert len(_family) == 3, "the job had time to start its two children"
