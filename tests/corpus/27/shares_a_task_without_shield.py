@@ -1,4 +1,4 @@
-# mistake: runs score in a shared task but every caller awaits the task itself, so one cancelled caller cancels it
+# mistake: shields the shared task for the caller that started it, but later callers await the task itself
 # violates: cancelling one waiter must not cancel the shared call
 class Coalescer:
     """Concurrent get(key) calls share one call of `score(key)`."""
@@ -9,8 +9,9 @@ class Coalescer:
 
     async def get(self, key: str):
         task = self.pending.get(key)
-        if task is None:
-            task = asyncio.create_task(self.score(key))
-            self.pending[key] = task
-            task.add_done_callback(lambda t: self.pending.pop(key, None))
-        return await task
+        if task is not None:
+            return await task
+        task = asyncio.create_task(self.score(key))
+        self.pending[key] = task
+        task.add_done_callback(lambda t: self.pending.pop(key, None))
+        return await asyncio.shield(task)
