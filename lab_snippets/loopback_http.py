@@ -12,7 +12,8 @@ handling and how many connections are open::
     print(server.requests.peak, server.connections.entered)
 
 ``LatencyServer`` listens on 127.0.0.1 on a port the system picks, answers every request with
-``200 OK`` after ``latency`` seconds (changeable while it runs), keeps connections alive as
+``200 OK`` after ``latency`` seconds (changeable while it runs; with ``hold`` set to an
+``asyncio.Event``, also not before the event is set), keeps connections alive as
 HTTP/1.1 does, and on exit closes its listener and every connection and waits for its handlers
 (bounded). ``requests`` and ``connections`` are `InFlight` counters; ``in_flight_average``
 gives the time-averaged number of requests inside the server over a window, the L of Little's
@@ -51,13 +52,14 @@ class LatencyServer:
     """
 
     def __init__(self, latency: float = 0.02, *, idle_timeout: float = 5.0, lifetime: float = 30.0,
-                 body: bytes = b"ok") -> None:
+                 body: bytes = b"ok", hold: asyncio.Event | None = None) -> None:
         if latency < 0:
             raise ValueError("latency must be >= 0")
         self.latency = latency
         self.idle_timeout = idle_timeout
         self.lifetime = lifetime
         self.body = body
+        self.hold = hold  # when set to an Event, every answer also waits for it (bounded by lifetime)
         self.host = HOST
         self.port = 0
         self.requests = InFlight()
@@ -182,6 +184,8 @@ class LatencyServer:
                 self._changes.append((start, self.requests.now))
                 try:
                     await asyncio.sleep(self.latency)
+                    if self.hold is not None:
+                        await asyncio.wait_for(self.hold.wait(), self.lifetime)
                 finally:
                     end = time.monotonic()
                     self._changes.append((end, self.requests.now - 1))

@@ -121,3 +121,20 @@ def test_virtual_clock_gives_up_on_work_that_never_ends():
 
     with pytest.raises(TimeoutError):
         run(clock.drive(forever(), real_timeout=0.2))
+
+
+def test_hold_keeps_every_answer_until_released():
+    async def body():
+        gate = asyncio.Event()
+        async with LatencyServer(latency=0.0, hold=gate) as server:
+            tasks = [asyncio.create_task(get(server)) for _ in range(4)]
+            for _ in range(200):
+                if server.requests.now == 4:
+                    break
+                await asyncio.sleep(0.01)
+            held = (server.requests.now, sum(t.done() for t in tasks))
+            gate.set()
+            await asyncio.gather(*tasks)
+            return held, server.requests.now
+
+    assert run(body()) == ((4, 0), 0)
