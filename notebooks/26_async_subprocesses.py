@@ -391,13 +391,14 @@ async def _hidden_run_tool_checks() -> None:
         try:
             # 3. a timeout kills the leader and everything it started
             _pid_file = os.path.join(_dir, "pids")
-            _task = asyncio.create_task(run_tool(WORKER + ["spawn-children", "2", "5", "--pid-file", _pid_file], 1.0))
-            _done, _ = await asyncio.wait([_task], timeout=4)
+            # 2.5 s: time for the job to start its children even on a loaded machine; they would live 8 s
+            _task = asyncio.create_task(run_tool(WORKER + ["spawn-children", "2", "8", "--pid-file", _pid_file], 2.5))
+            _done, _ = await asyncio.wait([_task], timeout=6)
             if not _done:
                 _task.cancel()
                 await asyncio.wait([_task], timeout=2)
-            assert _done, ("run_tool did not return within 3 s of its 1 s timeout: processes it started still hold "
-                           "its pipes; kill the whole process group (os.killpg), chapter 19")
+            assert _done, ("run_tool did not return within 3.5 s of its 2.5 s timeout: processes it started still "
+                           "hold its pipes; kill the whole process group (os.killpg), chapter 19")
             assert isinstance(_task.exception(), TimeoutError), (
                 f"overrunning the timeout must raise TimeoutError, got {_task.exception()!r}")
             _family = _pids_from(_pid_file)
