@@ -22,7 +22,10 @@ Commands (each prints ``ready ...`` once it is set up, then waits):
   pass SIGTERM and SIGINT on to it and exit with its code;
 - ``spawn-children COUNT SECONDS [--ignore-sigterm] [--pid-file PATH]``: start COUNT
   ``sleep`` children, print (or write to PATH) ``ready <own pid> <child pids>``, wait;
-- ``hold-flock PATH SECONDS``: take an exclusive ``flock`` on PATH and hold it.
+- ``hold-flock PATH SECONDS``: take an exclusive ``flock`` on PATH and hold it;
+- ``chatter OUT_BYTES ERR_BYTES [--exit CODE] [--linger SECONDS]``: write ERR_BYTES bytes to
+  stderr, then OUT_BYTES bytes to stdout, stay SECONDS, exit CODE (prints no ready line:
+  everything it writes is the payload).
 
 Nothing here can outlive a failed run for long: every wait in a worker or command is
 bounded, and no command lives longer than ``MAX_LIFETIME`` seconds whatever it is told.
@@ -374,6 +377,19 @@ def _cmd_hold_flock(args) -> int:
     return 0
 
 
+def _write_all(fd: int, count: int, fill: bytes) -> None:
+    chunk = fill * 4096
+    while count > 0:
+        count -= os.write(fd, chunk[: min(count, len(chunk))])
+
+
+def _cmd_chatter(args) -> int:
+    _write_all(2, args.err_bytes, b"e")
+    _write_all(1, args.out_bytes, b"o")
+    time.sleep(_bounded(args.linger))
+    return args.exit
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lab_snippets.proc_workers")
     commands = parser.add_subparsers(dest="command_name", required=True)
@@ -402,6 +418,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("path")
     p.add_argument("seconds", type=float)
     p.set_defaults(run=_cmd_hold_flock)
+    p = commands.add_parser("chatter")
+    p.add_argument("out_bytes", type=int)
+    p.add_argument("err_bytes", type=int)
+    p.add_argument("--exit", type=int, default=0)
+    p.add_argument("--linger", type=float, default=0.0)
+    p.set_defaults(run=_cmd_chatter)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -241,3 +241,20 @@ def test_every_command_ends_by_itself():
     proc = start("sleep", "0.1")
     finish(proc, timeout=10)
     assert proc.returncode == 0 and time.monotonic() - begin < 10
+
+
+def test_chatter_writes_both_pipes_stderr_first_and_exits_with_its_code():
+    done = subprocess.run([*WORKERS, "chatter", "5000", "70000", "--exit", "4"], capture_output=True, timeout=10)
+    assert done.returncode == 4
+    assert done.stdout == b"o" * 5000 and done.stderr == b"e" * 70000
+
+
+def test_chatter_blocks_on_a_full_stderr_pipe_that_nobody_reads():
+    proc = subprocess.Popen([*WORKERS, "chatter", "10", "1000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        with pytest.raises(TimeoutError):
+            read_line(proc.stdout, timeout=0.5)  # nothing on stdout while stderr is full
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.communicate(timeout=5)

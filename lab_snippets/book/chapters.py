@@ -70,6 +70,9 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("19", "signals_groups_flock", "Signals, process groups and file locks: who releases resources after exit?", "信号、进程组与文件锁：退出以后谁释放资源？", PROCESSES),
     Chapter("20", "streams", "asyncio Streams: receiving, framing and closing connections", "asyncio Streams：接收、分帧与连接收尾", PROCESSES),
     Chapter("21", "capability_checks", "Async capability checks and protocol boundaries", "异步能力检查与协议边界", ASYNCIO),
+    Chapter("25", "hidden_caps", "Hidden concurrency caps", "隐藏的并发上限", SERVICES),
+    Chapter("26", "async_subprocesses", "Subprocesses from asyncio", "在 asyncio 中运行子进程", SERVICES),
+    Chapter("27", "hazard_clinic", "A hazard clinic: reading real concurrent code critically", "隐患门诊：批判地阅读真实的并发代码", SERVICES),
     Chapter("28", "ray_futures_actors", "Ray: ObjectRefs are futures, actors are concurrency units", "Ray：ObjectRef 就是 future，actor 就是并发单元", RAY),
 )
 BY_NUMBER = {c.number: c for c in CHAPTERS}

@@ -179,18 +179,19 @@ CHAPTER_RULES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (tuple(_names("asyncio", "create_task gather TaskGroup ensure_future Task all_tasks current_task")),
      ("03",)),
     (tuple(_names("asyncio", "wait as_completed FIRST_COMPLETED ALL_COMPLETED FIRST_EXCEPTION")), ("04",)),
-    (tuple(_names("asyncio", "CancelledError TimeoutError timeout timeout_at wait_for shield "
+    (tuple(_names("asyncio", "shield")), ("05", "27")),
+    (tuple(_names("asyncio", "CancelledError TimeoutError timeout timeout_at wait_for "
                              "Timeout exceptions.CancelledError exceptions.TimeoutError")), ("05",)),
     (tuple(_names("asyncio", "Semaphore BoundedSemaphore")), ("06",)),
     (tuple(_names("asyncio", "Queue LifoQueue PriorityQueue QueueEmpty QueueFull QueueShutDown")), ("07",)),
-    (tuple(_names("asyncio", "to_thread")), ("08",)),
+    (tuple(_names("asyncio", "to_thread")), ("08", "25")),
     (tuple(_names("asyncio", "run_coroutine_threadsafe new_event_loop set_event_loop get_event_loop "
                              "get_running_loop wrap_future Future AbstractEventLoop isfuture "
                              "BaseEventLoop events.AbstractEventLoop Runner")), ("13", "08")),
     (tuple(_names("asyncio", "Event Lock")), ("15",)),
     (tuple(_names("asyncio", "Condition")), ("16",)),
     (("asyncio.subprocess.*", "asyncio.create_subprocess_exec", "asyncio.create_subprocess_shell"),
-     ("12", "18")),
+     ("12", "18", "26")),
     (tuple(_names("asyncio", "start_server open_connection StreamReader StreamWriter "
                              "IncompleteReadError LimitOverrunError start_unix_server "
                              "open_unix_connection Server")), ("20",)),
@@ -202,7 +203,7 @@ CHAPTER_RULES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("concurrent.futures.ProcessPoolExecutor",), ("12", "17")),
     (("concurrent.futures.*",), ("17", "08")),
     (("multiprocessing.*", "torch.multiprocessing.*"), ("12", "18")),
-    (tuple(_names("subprocess", "Popen TimeoutExpired")), ("12", "18")),
+    (tuple(_names("subprocess", "Popen TimeoutExpired")), ("12", "18", "26")),
     (("subprocess.*",), ("12",)),
     (("signal.*",), ("19",)),
     (("contextvars.*",), ("11",)),

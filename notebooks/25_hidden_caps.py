@@ -1,0 +1,510 @@
+# %% [markdown]
+# # 25 · Hidden concurrency caps
+# *隐藏的并发上限*
+#
+# *Beyond the original series.*
+#
+# **The question.** A rollout sets its semaphore to 256 and its throughput stays where it was
+# at 100. Which other layers limit how many requests are in flight, what are their defaults,
+# and how do you predict the throughput a limit allows? And is a rate limit the same tool as a
+# concurrency limit?
+#
+# **You will**
+# 1. count, at a loopback server, the caps that httpx's connection pool, aiohttp's connector
+#    and asyncio's default thread pool put on work you started all at once;
+# 2. see a pool's queue eat into a total timeout before the request is even sent;
+# 3. check throughput against Little's law, throughput ≈ in-flight ÷ latency;
+# 4. tell a rate limit from a concurrency limit by what each does when the server slows down,
+#    and write a token bucket.
+#
+# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 30 minutes
+#
+# The server is `lab_snippets.loopback_http.LatencyServer`: HTTP/1.1 on 127.0.0.1, a port the
+# system picks, every answer after a known latency, and counters of the connections it
+# accepted and the requests inside it. Ray actors' `max_concurrency` is the same kind of cap;
+# chapter 28 runs it.
+
+# %%
+import asyncio
+import inspect
+import math
+import os
+import sys
+import threading
+import time
+
+import aiohttp
+import httpx
+import matplotlib.pyplot as plt
+
+from lab_snippets.asyncio_tools import InFlight
+from lab_snippets.loopback_http import LatencyServer, VirtualClock
+from lab_snippets.loopwatch import borrowed_default_executor
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# ## Predict, then run
+#
+# Three layers, each handed 120 pieces of work at once, with no semaphore anywhere:
+#
+# - 120 GET requests through one `httpx.AsyncClient()` made with its defaults;
+# - 120 GET requests through one `aiohttp.ClientSession()` made with its defaults;
+# - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
+#   thread pool.
+#
+# The server holds every answer until as many requests as the library's default (read from
+# the installed library) are inside, or 5 s have passed, then 0.2 s longer to let more in;
+# so a busy machine cannot change the count. How many requests does it see at once from each
+# client, and how many threads run the blocking calls? Before running, write down three
+# numbers. The usual guess is "120, since nothing limits them".
+
+# %%
+OFFERED = 120
+httpx_default = inspect.signature(httpx.AsyncClient).parameters["limits"].default
+aiohttp_default = inspect.signature(aiohttp.TCPConnector).parameters["limit"].default
+cpus = os.process_cpu_count() if sys.version_info >= (3, 13) else os.cpu_count()
+executor_default = min(32, (cpus or 1) + 4)
+print(f"installed defaults: httpx {httpx_default}; aiohttp TCPConnector(limit={aiohttp_default}); "
+      f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
+
+async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[int, int]:
+    """Start every request; hold all answers until `expected` are inside (at most 5 s) and 0.2 s more."""
+    server.reset()
+    server.hold = asyncio.Event()
+    tasks = [asyncio.ensure_future(request) for request in requests]
+    for _ in range(500):
+        if server.requests.now >= expected:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.2)  # room for more, if the client allowed more
+    most = server.requests.peak
+    server.hold.set()
+    results = await asyncio.wait_for(asyncio.gather(*tasks), 20)
+    server.hold = None
+    return most, sum(result == 200 for result in results)
+
+
+seen = {}
+async with LatencyServer(latency=0.0) as server:
+    async with httpx.AsyncClient() as client:
+        async def httpx_get() -> int:
+            return (await client.get(server.url)).status_code
+
+        most, done = await most_at_once(server, [httpx_get() for _ in range(OFFERED)], httpx_default.max_connections)
+        seen["httpx.AsyncClient()"] = (most, most, done)
+    async with aiohttp.ClientSession() as session:
+        async def aiohttp_get() -> int:
+            async with session.get(server.url) as response:
+                await response.read()
+                return response.status
+
+        most, done = await most_at_once(server, [aiohttp_get() for _ in range(OFFERED)], aiohttp_default)
+        seen["aiohttp.ClientSession()"] = (most, most, done)
+
+threads_used: set[int] = set()
+in_threads = InFlight()
+
+
+def blocking_call() -> None:
+    threads_used.add(threading.get_ident())
+    with in_threads:
+        time.sleep(0.02)
+
+
+with borrowed_default_executor():  # a fresh pool of the default size, shut down afterwards
+    await asyncio.wait_for(asyncio.gather(*(asyncio.to_thread(blocking_call) for _ in range(OFFERED))), 20)
+seen["asyncio.to_thread"] = (len(threads_used), in_threads.peak, in_threads.entered)
+
+print(f"{'layer':<26}{'at the server at once, or threads used':>40}{'done':>6}")
+for layer, (at_once, _, done) in seen.items():
+    print(f"{layer:<26}{at_once:>40}{done:>6}")
+
+# %% tags=["claim"]
+# claim: each-layer-has-its-own-cap
+assert seen["httpx.AsyncClient()"][0] == httpx_default.max_connections < OFFERED
+assert seen["aiohttp.ClientSession()"][0] == aiohttp_default < OFFERED
+assert seen["asyncio.to_thread"][0] == executor_default < OFFERED
+assert in_threads.peak <= executor_default and all(done == OFFERED for _, _, done in seen.values()), (
+    "never more calls running than threads, and every piece of work was done")
+
+# %% [markdown]
+# Each layer let exactly as much work through at once as its default allows, and queued the
+# rest: httpx's pool holds 100 connections (and keeps 20 of them alive between
+# requests), aiohttp's connector 100, and asyncio's default thread pool, which
+# `asyncio.to_thread` and `run_in_executor(None, ...)` use, min(32, CPUs + 4): on this machine
+# a few threads, far below 120. Nothing failed; the extra work waited, invisibly, in a queue,
+# and went through once the server answered.
+#
+# Which cap binds is the smallest one on the path. A semaphore of 256 in front of a client
+# with 100 connections is a limit of 100; a `to_thread(ray.get, ...)` per request, as slime
+# once did, is a limit of the thread pool's size.
+#
+# ## A queue inside a timeout
+#
+# A cap turns extra work into waiting, and waiting costs time that some timeout may be
+# counting. aiohttp's `ClientTimeout(total=...)` covers the whole request, *including the wait
+# for a free connection in the connector's pool*. Ten requests, a connector limited to 2, a
+# server answering in 0.1 s and a total timeout of 0.25 s:
+
+# %%
+async with LatencyServer(latency=0.1) as server:
+    connector = aiohttp.TCPConnector(limit=2)
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=0.25)) as session:
+        async def bounded_get() -> str:
+            try:
+                async with session.get(server.url) as response:
+                    await response.read()
+                    return "ok"
+            except TimeoutError:
+                return "timed out"
+
+        outcomes = await asyncio.wait_for(asyncio.gather(*(bounded_get() for _ in range(10))), 10)
+    reached_server = server.requests.entered
+
+print(f"ok: {outcomes.count('ok')}, timed out: {outcomes.count('timed out')}, "
+      f"requests that reached the server: {reached_server} of 10")
+
+# %% tags=["claim"]
+# claim: pool-wait-counts-against-the-total-timeout
+assert outcomes.count("timed out") >= 4, "the later requests ran out of time"
+assert reached_server < 10, "some timed out while still queued for a connection: they were never sent"
+
+# %% [markdown]
+# Two rounds of two fit into 0.25 s, the third round was sent and cut off, and the rest timed
+# out without ever leaving the client: their whole budget went on queueing for a connection.
+# From the server's side nothing was wrong. A batch that is larger than the pool and a total
+# timeout sized for one request is a combination to look for.
+#
+# ## Measure it: Little's law
+#
+# For any system that work enters and leaves, averaged over a long enough window,
+#
+# > average number in flight = throughput × average time in the system.
+#
+# With a server of known latency W, a cap of c requests keeps (at most) c in flight, so the
+# throughput it allows is about c ÷ W. We send 12 requests through `httpx` clients whose pool
+# holds c connections, for c = 1, 3 and 6, twice each, interleaved (1, 3, 6, 1, 3, 6), and
+# keep the better run of each: a burst of load on a shared machine can only make a run
+# slower. At the server we measure the time-averaged number of requests inside (L) over the
+# run; Little's law then predicts the throughput L ÷ W.
+
+# %%
+LATENCY, N_REQUESTS = 0.03, 12
+CAPS = [1, 3, 6]
+
+
+async def run_with_cap(server: LatencyServer, cap: int) -> dict:
+    server.reset()
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=cap)) as client:
+        await asyncio.wait_for(asyncio.gather(*(client.get(server.url) for _ in range(N_REQUESTS))), 10)
+    start, end = min(s for s, _ in server.spans), max(e for _, e in server.spans)
+    in_flight = server.in_flight_average(start, end)
+    return {"cap": cap, "throughput": N_REQUESTS / (end - start), "in flight": in_flight,
+            "peak": server.requests.peak, "spans": list(server.spans)}
+
+
+best: dict[int, dict] = {}
+async with LatencyServer(latency=LATENCY) as server:
+    for _ in range(2):
+        for cap in CAPS:
+            run = await run_with_cap(server, cap)
+            if cap not in best or run["throughput"] > best[cap]["throughput"]:
+                best[cap] = run
+
+for cap in CAPS:
+    r = best[cap]
+    print(f"cap {cap}: peak {r['peak']}, in flight L = {r['in flight']:.2f}, throughput {r['throughput']:5.1f}/s, "
+          f"L ÷ W = {r['in flight'] / LATENCY:5.1f}/s, cap ÷ W = {cap / LATENCY:5.1f}/s")
+
+# %% tags=["claim"]
+# claim: throughput-follows-in-flight-over-latency
+assert all(best[c]["peak"] <= c for c in CAPS), "the pool is the cap"
+assert best[6]["throughput"] >= 1.5 * best[1]["throughput"], "more requests in flight, more throughput"
+for cap in CAPS:
+    ratio = best[cap]["throughput"] / (best[cap]["in flight"] / LATENCY)
+    assert 0.5 <= ratio <= 1.05, f"cap {cap}: measured / predicted = {ratio:.2f}"
+
+# %% [markdown]
+# The measured throughput sits just under L ÷ W: each request takes a little longer than the
+# nominal 30 ms (the sleep overshoots, the loop has other work), and the ratio can only err on
+# that side, so the margin is lopsided on purpose: up to 5 % above (rounding of the window)
+# and down to half (a loaded machine). Little's law holds for what was *actually* in flight.
+#
+# Compare L with the cap. On a quiet machine, L is close to the cap and the throughput close
+# to cap ÷ W (six times more with 6 connections than with 1). On a busy one, the client itself
+# runs out of CPU: it cannot keep 6 requests in flight, L stays well below the cap, and the
+# gain from 6 connections shrinks. That is one more hidden cap, the client's own speed, and
+# the reason the check above asks only for "more in flight, more throughput".
+#
+# The timeline shows the best cap-3 run as the server saw it: each request is a bar, placed in
+# the first free lane. Three lanes are enough, whatever the number of requests.
+
+# %%
+tl = Timeline()
+lanes_free_at: list[float] = []
+for start, end in sorted(best[3]["spans"]):
+    lane = next((i for i, free in enumerate(lanes_free_at) if free <= start), len(lanes_free_at))
+    if lane == len(lanes_free_at):
+        lanes_free_at.append(end)
+    lanes_free_at[lane] = end
+    tl.add(f"server slot {lane + 1}", start, end)
+fig, (ax_tl, ax_curve) = plt.subplots(1, 2, figsize=(11, 3.4), layout="constrained")
+tl.plot("12 requests, a pool of 3 connections", ax=ax_tl, lanes=[f"server slot {i + 1}" for i in range(3)])
+ax_curve.plot(CAPS, [best[c]["throughput"] for c in CAPS], "o-", label="measured")
+ax_curve.plot(CAPS, [best[c]["in flight"] / LATENCY for c in CAPS], "s--", color="grey",
+              label="Little: in flight ÷ latency")
+ax_curve.set_xlabel("max_connections")
+ax_curve.set_ylabel("requests per second")
+ax_curve.set_title("Throughput against the pool's cap (W = 30 ms)")
+ax_curve.legend()
+assert len(lanes_free_at) <= 3
+
+# %% [markdown]
+# ## A rate limit is not a concurrency limit
+#
+# A **concurrency limit** (a semaphore, a pool) bounds how many requests are in flight. A
+# **rate limit** bounds how many *start* per second. By Little's law, a rate limit of r per
+# second with a latency W keeps r × W requests in flight: as long as the server is fast, that
+# is few, but when the server slows down, the same rate piles up more and more requests on it,
+# exactly when it can least afford them. A concurrency limit does the opposite: the in-flight
+# count stays put and the throughput falls with the server.
+#
+# Below, 16 requests go to a fast server (20 ms) and to a slowed-down one (100 ms), once paced
+# at 100 starts per second, once through a `Semaphore(4)`. We count the peak in flight at the
+# server.
+
+# %%
+async def paced(client: httpx.AsyncClient, url: str, n: int, per_second: float) -> None:
+    tasks = []
+    for _ in range(n):
+        tasks.append(asyncio.create_task(client.get(url)))
+        await asyncio.sleep(1 / per_second)
+    await asyncio.wait_for(asyncio.gather(*tasks), 10)
+
+
+async def limited(client: httpx.AsyncClient, url: str, n: int, limit: int) -> None:
+    permits = asyncio.Semaphore(limit)
+
+    async def one() -> None:
+        async with permits:
+            await client.get(url)
+
+    await asyncio.wait_for(asyncio.gather(*(one() for _ in range(n))), 10)
+
+
+peaks = {}
+async with httpx.AsyncClient(limits=httpx.Limits(max_connections=None)) as client:  # no pool cap
+    for latency in (0.02, 0.1):
+        async with LatencyServer(latency=latency) as server:
+            await paced(client, server.url, 16, per_second=100)
+            peaks[("rate 100/s", latency)] = server.requests.peak
+            server.reset()
+            await limited(client, server.url, 16, limit=4)
+            peaks[("Semaphore(4)", latency)] = server.requests.peak
+
+for kind in ("rate 100/s", "Semaphore(4)"):
+    print(f"{kind:>13}: peak in flight {peaks[(kind, 0.02)]} at 20 ms, {peaks[(kind, 0.1)]} at 100 ms")
+
+# %% tags=["claim"]
+# claim: a-rate-limit-lets-in-flight-grow-with-latency
+assert peaks[("Semaphore(4)", 0.02)] <= 4 and peaks[("Semaphore(4)", 0.1)] <= 4
+assert peaks[("rate 100/s", 0.1)] > 4, "at the same rate, a slow server holds more requests than the limit of 4"
+assert peaks[("rate 100/s", 0.1)] >= 2 * peaks[("rate 100/s", 0.02)], "and more than when it was fast"
+
+# %% [markdown]
+# At 100 starts per second, the slowed-down server held about 100 × 0.1 = 10 requests at once
+# instead of about 2: a rate limit does not protect a server from its own slowness. Use a
+# concurrency limit to protect the server (and your own memory and sockets), and a rate limit
+# when someone else imposes one on you (a paid API's requests per minute). Often you need
+# both.
+#
+# ### Version notes
+#
+# - The default thread pool's size is `min(32, os.cpu_count() + 4)` on 3.11 and 3.12; from
+#   3.13 it counts only the CPUs this process may run on, `min(32, os.process_cpu_count() + 4)`
+#   (the two differ under CPU affinity, for instance in a container pinned to some cores).
+#   The first cell computes the one that applies.
+# - `asyncio.to_thread` exists since 3.9; a loop's default executor can be replaced with
+#   `loop.set_default_executor(ThreadPoolExecutor(max_workers=...))`.
+# - httpx's and aiohttp's defaults are library versions' choices, not Python's: this chapter
+#   reads them from the installed libraries (httpx 0.28, aiohttp 3.14 here) instead of quoting
+#   them.
+#
+# ## Exercise 25.1 · A token bucket
+#
+# Implement `TokenBucket(rate, burst, clock, sleep)`, a rate limiter with bursts:
+#
+# 1. it starts full, with `burst` tokens; tokens come back continuously at `rate` per second,
+#    and never pile up beyond `burst`;
+# 2. `await bucket.take()` returns at once when a token is available and takes it; otherwise
+#    it waits, with `await sleep(seconds)`, just long enough for one to come back;
+# 3. read the time only with `clock()` and wait only with `sleep` (the tests pass a virtual
+#    clock, so they run instantly and exactly);
+# 4. many tasks may call `take()` at once: over **any** stretch of time from a to b, at most
+#    `burst + rate × (b − a)` takes may return.
+
+# %% tags=["solution"]
+class TokenBucket:
+    """At most `burst` takes at once, then `rate` per second on average."""
+
+    def __init__(self, rate: float, burst: int, clock=time.monotonic, sleep=asyncio.sleep) -> None:
+        ### BEGIN SOLUTION
+        self.rate, self.burst = rate, burst
+        self.clock, self.sleep = clock, sleep
+        self.tokens = float(burst)
+        self.updated = clock()
+        self.lock = asyncio.Lock()
+        ### END SOLUTION
+
+    async def take(self) -> None:
+        ### BEGIN SOLUTION
+        async with self.lock:  # waiters queue here, one at a time, in arrival order
+            while True:
+                now = self.clock()
+                self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.rate)
+                self.updated = now
+                if self.tokens >= 1 - 1e-9:
+                    self.tokens -= 1
+                    return
+                await self.sleep((1 - self.tokens) / self.rate)
+        ### END SOLUTION
+
+
+# %% tags=["tests"]
+async def take_in_turn(bucket: TokenBucket, clock: VirtualClock, n: int) -> list[float]:
+    times = []
+    for _ in range(n):
+        await bucket.take()
+        times.append(round(clock.time(), 6))
+    return times
+
+
+visible_clock = VirtualClock()
+visible_bucket = TokenBucket(rate=10, burst=2, clock=visible_clock.time, sleep=visible_clock.sleep)
+got = await visible_clock.drive(take_in_turn(visible_bucket, visible_clock, 4))
+assert got == [0.0, 0.0, 0.1, 0.2], got
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+def _over_admitted(times: list[float], rate: float, burst: int) -> str | None:
+    times = sorted(times)
+    for i in range(len(times)):
+        for j in range(i, len(times)):
+            allowed = burst + rate * (times[j] - times[i]) + 1e-6
+            if j - i + 1 > allowed:
+                return (f"{j - i + 1} takes returned between t={times[i]:.3f} and t={times[j]:.3f}, but a bucket "
+                        f"of rate {rate}/s and burst {burst} allows at most {math.floor(allowed)}: over-admitted")
+    return None
+
+
+async def _takes_at(bucket, clock, n: int, at_once: bool) -> list[float]:
+    times: list[float] = []
+
+    async def one() -> None:
+        await bucket.take()
+        times.append(clock.time())
+
+    if at_once:
+        await asyncio.gather(*(one() for _ in range(n)))
+    else:
+        for _ in range(n):
+            await one()
+    return times
+
+
+async def _hidden_token_bucket() -> None:
+    # 1. a full bucket lets `burst` takes through without waiting
+    _clock = VirtualClock()
+    _bucket = TokenBucket(rate=10, burst=3, clock=_clock.time, sleep=_clock.sleep)
+    _first = await _clock.drive(_takes_at(_bucket, _clock, 3, at_once=False))
+    assert _first == [0.0, 0.0, 0.0], f"the first burst takes must not wait (returned at {_first})"
+
+    # 2. then one take per 1/rate, through the clock and sleep it was given, never more, never slower
+    _more = await _clock.drive(_takes_at(_bucket, _clock, 10, at_once=False))
+    assert _clock.sleeps > 0, "take() must wait with the sleep function it was given (and read clock())"
+    _problem = _over_admitted(_first + _more, 10, 3)
+    assert _problem is None, _problem
+    assert _more[-1] <= 1.0 + 1e-6, f"10 takes at 10/s from an empty bucket took until t={_more[-1]:.3f}: waits longer than needed"
+
+    # 3. many tasks at once must not all take the same token
+    _clock = VirtualClock()
+    _bucket = TokenBucket(rate=5, burst=2, clock=_clock.time, sleep=_clock.sleep)
+    _times = await _clock.drive(_takes_at(_bucket, _clock, 12, at_once=True))
+    assert len(_times) == 12, "every take must return eventually"
+    _problem = _over_admitted(_times, 5, 2)
+    assert _problem is None, _problem + " when many tasks call take() at once"
+    assert max(_times) <= 2.0 + 1e-6, f"12 takes at 5/s with burst 2 took until t={max(_times):.3f}: waits longer than needed"
+
+    # 4. an idle bucket refills to `burst`, not beyond
+    _clock = VirtualClock()
+    _bucket = TokenBucket(rate=10, burst=2, clock=_clock.time, sleep=_clock.sleep)
+
+    async def _idle_then_rush() -> list[float]:
+        await _takes_at(_bucket, _clock, 2, at_once=False)
+        await _clock.sleep(100)
+        return await _takes_at(_bucket, _clock, 6, at_once=True)
+
+    _rush = await _clock.drive(_idle_then_rush())
+    _immediate = sum(_t <= 100 + 1e-9 for _t in _rush)
+    assert _immediate == 2, (f"after 100 s idle, {_immediate} takes returned at once: tokens must not pile up "
+                             "beyond burst")
+
+
+await asyncio.wait_for(_hidden_token_bucket(), timeout=20)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - Every layer has a cap of its own, and the smallest one on the path wins: httpx's pool
+#   (100 connections by default), aiohttp's connector (100), asyncio's default thread pool
+#   (min(32, CPUs + 4)), a Ray actor's `max_concurrency`, your semaphore. Extra work does not
+#   fail; it queues.
+# - A queue inside a timeout eats the budget before the request is sent: aiohttp's total
+#   timeout includes the wait for a pooled connection.
+# - Little's law, in flight = throughput × latency, predicts what a cap allows: throughput ≈
+#   cap ÷ latency, until another cap is smaller.
+# - A concurrency limit protects a slow server; a rate limit lets in-flight work grow with the
+#   server's latency. A token bucket allows `burst` at once and `rate` per second after.
+#
+# **What's next.** Chapter 26 runs child processes from coroutines, where a blocking call is a
+# cap of one.
+#
+# ## In slime
+#
+# slime sizes its caps so that they agree. The rollout's shared `httpx.AsyncClient` is created
+# once, with `httpx.Limits(max_connections=...)` set to the SGLang concurrency per server times
+# the number of engines, the same number as the `GenerateState` semaphore of chapter 06, so
+# the semaphore, not a smaller pool, decides. Its timeout is `httpx.Timeout(None)`: no pool
+# timeout, so a request beyond the pool waits as long as it takes (httpx's own default would
+# give up after 5 s). Passing only `max_connections` leaves `max_keepalive_connections` unset,
+# so every pooled connection may stay alive between requests, where the client's default
+# keeps 20.
+#
+# With distributed POST enabled, the work goes to Ray actors instead: each actor gets
+# `max_concurrency` equal to its share of the same total, rounded up, and a pool of that size
+# of its own. A comment in `post` records why the ObjectRef is awaited directly: the earlier
+# `asyncio.to_thread(ray.get, ...)` tied each in-flight request to a thread of the default
+# pool, so the pool's `min(32, CPUs + 4)` capped the requests in flight, which is this
+# chapter's first experiment. The remote reward model path uses one shared aiohttp session
+# with `TCPConnector(limit=64)` and `ClientTimeout(total=120)`: all the rewards of a batch are
+# gathered at once, so beyond 64 they queue for a connection, and by the experiment above
+# that queueing counts against the 120 s. Every HTTP client in slime is listed in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("25b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("25c")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("25")

@@ -1,0 +1,496 @@
+# %% [markdown]
+# # 26 · Subprocesses from asyncio
+# *在 asyncio 中运行子进程*
+#
+# *Beyond the original series.*
+#
+# **The question.** An agent rollout runs the model's code in a child process, for hundreds of
+# samples at once, from coroutines. How do you start a child from async code so that the
+# event loop keeps serving every other sample, neither output pipe fills up, and a child that
+# overruns its budget is stopped together with everything it started?
+#
+# **You will**
+# 1. measure with a heartbeat what a blocking `Popen.communicate()` inside `async def` does
+#    to every other task, and see that a semaphore of 32 then never lets two children run;
+# 2. run children with `asyncio.create_subprocess_exec` and read stdout and stderr without
+#    the pipe-buffer deadlock;
+# 3. put a timeout on `communicate()` and see that it does not stop the child: kill, then wait;
+# 4. kill a whole process group started with `start_new_session=True` from async code.
+#
+# **Needs** chapters 06 (semaphores), 08 (blocking the loop), 18 (reaping) and 19 (process
+# groups) · about 30 minutes
+#
+# Every child here is a command of `lab_snippets.proc_workers` started by this notebook, every
+# wait has a timeout, and every child is reaped before its cell ends.
+
+# %%
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import psutil
+
+from lab_snippets.asyncio_tools import InFlight
+from lab_snippets.loopwatch import LoopWatch
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+WORKER = [sys.executable, "-m", "lab_snippets.proc_workers"]
+CHILD_SECONDS = 0.15
+
+
+def running(pid: int) -> bool:
+    """True while `pid` exists and has not exited (a zombie does not count)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
+    """Poll (without blocking the loop) until no pid in `pids` runs; return those still running."""
+    deadline = time.monotonic() + timeout
+    while any(running(p) for p in pids) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    return [p for p in pids if running(p)]
+
+
+# %% [markdown]
+# ## Predict, then run
+#
+# A tool call runs a child process. Below are two versions of the same `async def`: one starts
+# the child with `subprocess.Popen` and waits in `communicate()`, as ordinary synchronous code
+# does; the other uses `asyncio.create_subprocess_exec` and awaits `communicate()`. Both sit
+# behind a `Semaphore(32)` and count the children running at once; a heartbeat task
+# (`LoopWatch`, chapter 08) ticks every 5 ms. Three tool calls start together; each child
+# sleeps 0.15 s.
+#
+# Before running: for each version, how many children run at once, and how many heartbeats
+# happen while some child is running? Many expect "3 and plenty" for both: the function is
+# `async def`, after all, and the semaphore allows 32.
+
+# %%
+tl = Timeline()
+tool_permits = asyncio.Semaphore(32)
+
+
+async def blocking_tool(name: str, children: InFlight) -> tuple[float, float]:
+    async with tool_permits:
+        with children:
+            start = time.monotonic()
+            proc = subprocess.Popen(WORKER + ["sleep", str(CHILD_SECONDS)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc.communicate(timeout=5)
+            end = time.monotonic()
+    tl.add(name, start, end, state="blocked")
+    return start, end
+
+
+async def async_tool(name: str, children: InFlight) -> tuple[float, float]:
+    async with tool_permits:
+        with children:
+            start = time.monotonic()
+            proc = await asyncio.create_subprocess_exec(*WORKER, "sleep", str(CHILD_SECONDS),
+                                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            await asyncio.wait_for(proc.communicate(), timeout=5)
+            end = time.monotonic()
+    tl.add(name, start, end, state="running")
+    return start, end
+
+
+def beats_inside(watch: LoopWatch, spans: list[tuple[float, float]]) -> int:
+    """Heartbeats that happened while at least one child was running."""
+    return sum(any(start < beat < end for start, end in spans) for beat in watch.beats[1:])
+
+
+results = {}
+for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
+    children = InFlight()
+    async with LoopWatch(interval=0.005) as watch:
+        spans = await asyncio.wait_for(
+            asyncio.gather(*(tool(f"{label}: child {i}", children) for i in range(3))), timeout=10)
+    watch.add_to(tl, f"{label}: event loop", threshold=0.03)
+    results[label] = {"peak children": children.peak, "beats while a child ran": beats_inside(watch, spans),
+                      "longest gap (ms)": round(watch.max_gap * 1000)}
+
+for label, seen in results.items():
+    print(f"{label:>8}: {seen}")
+
+# %% tags=["claim"]
+# claim: blocking-communicate-serialises-children
+assert results["blocking"]["peak children"] == 1, "the semaphore allows 32, yet only one child runs at a time"
+assert results["blocking"]["beats while a child ran"] == 0, "the loop could not tick while communicate() waited"
+assert results["async"]["peak children"] == 3
+assert results["async"]["beats while a child ran"] >= 3, "with await, the loop keeps running during the children"
+
+# %% [markdown]
+# The blocking version never lets the heartbeat tick while a child runs: `communicate()`
+# waits in the event loop's own thread, so nothing else on that loop runs, not the heartbeat,
+# not the other tool calls, not the HTTP requests of other samples. And the semaphore of 32
+# never sees a second holder, because the first holder does not give the loop back between
+# taking its permit and releasing it. The limit you configured is not the limit you get: the
+# blocking call is a hidden cap of one.
+#
+# The async version awaits the child, so the three children overlap and the heartbeat keeps
+# ticking. The `async def` was never the point; the `await` on something that really
+# suspends is.
+#
+# ## Measure it
+#
+# The same two runs on one time axis. Red bars are children waited for with the loop blocked
+# (and the loop's own lane red while it could not tick); blue bars are children awaited.
+
+# %%
+lanes = [f"blocking: child {i}" for i in range(3)] + ["blocking: event loop"]
+lanes += [f"async: child {i}" for i in range(3)] + ["async: event loop"]
+fig = tl.plot("Three tool calls: blocking communicate() vs awaited communicate()", lanes=lanes)
+
+# %% [markdown]
+# ## Two pipes, one reader: the pipe-buffer deadlock
+#
+# A child's stdout and stderr are pipes, and a pipe holds only so much (64 KiB by default on
+# Linux). A child that writes more than that blocks in `write` until someone reads. A parent
+# that reads stdout to its end *before* it reads stderr waits for a stdout end that never
+# comes, while the child waits for room on stderr: neither moves.
+#
+# asyncio softens this a little: it reads each pipe in the background into a `StreamReader`,
+# which keeps reading until its buffer holds twice its limit (the limit is 64 KiB unless you
+# pass `limit=`), so it takes more output to get stuck. The worker `chatter OUT ERR` writes
+# ERR bytes to stderr, then OUT bytes to stdout.
+
+# %%
+async def read_stdout_then_stderr(err_bytes: int, timeout: float) -> str:
+    proc = await asyncio.create_subprocess_exec(*WORKER, "chatter", "1000", str(err_bytes),
+                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out = await asyncio.wait_for(proc.stdout.read(), timeout)
+        err = await asyncio.wait_for(proc.stderr.read(), timeout)
+        await asyncio.wait_for(proc.wait(), timeout)
+        return f"finished: {len(out)} + {len(err)} bytes"
+    except TimeoutError:
+        verdict = "stuck" if proc.returncode is None else "?"
+        # Now read stderr: if the child was waiting for us, it finishes on its own.
+        rest = await asyncio.wait_for(asyncio.gather(proc.stdout.read(), proc.stderr.read()), timeout=5)
+        code = await asyncio.wait_for(proc.wait(), timeout=5)
+        return f"{verdict}; once stderr was read too it exited with {code} ({len(rest[1])} stderr bytes left)"
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await asyncio.wait_for(proc.wait(), timeout=5)
+
+
+small = await read_stdout_then_stderr(10_000, timeout=5)
+large = await read_stdout_then_stderr(1_000_000, timeout=1)
+print("10 kB on stderr:", small)
+print(" 1 MB on stderr:", large)
+
+# %% tags=["claim"]
+# claim: reading-one-pipe-at-a-time-deadlocks
+assert small.startswith("finished"), "a small stderr fits in the buffers: the naive reader works in tests"
+assert large.startswith("stuck; once stderr was read too it exited with 0"), (
+    "with 1 MB on stderr the child waits for us and we wait for it")
+
+# %% [markdown]
+# The naive reader works with 10 kB, which is why it survives small tests, and hangs with
+# 1 MB. Reading stderr is what un-sticks the child: it exits with 0 by itself, so the hang
+# was ours. `communicate()` reads both pipes together (and feeds stdin if you gave input);
+# so does `asyncio.gather(proc.stdout.read(), proc.stderr.read())`. If you do not want the
+# output, do not ask for a pipe: pass `subprocess.DEVNULL`.
+#
+# ## A timeout on `communicate()` does not stop the child
+#
+# `asyncio.wait_for(proc.communicate(), t)` gives up *waiting* after `t` seconds. The child
+# is another program; cancelling our coroutine does nothing to it. After the timeout it is
+# still running; we must kill it and then `await proc.wait()` for its exit status.
+
+# %%
+proc = await asyncio.create_subprocess_exec(*WORKER, "sleep", "5", stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE)
+try:
+    await asyncio.wait_for(proc.communicate(), timeout=0.3)
+    timed_out = False
+except TimeoutError:
+    timed_out = True
+after_timeout = {"returncode": proc.returncode, "running": running(proc.pid)}
+if proc.returncode is None:
+    proc.kill()
+code = await asyncio.wait_for(proc.wait(), timeout=5)
+print("right after the timeout:", after_timeout, "· after kill + wait:", code)
+
+# %% tags=["claim"]
+# claim: timeout-leaves-the-child-running
+assert timed_out
+assert after_timeout == {"returncode": None, "running": True}, "the timeout stopped our wait, not the child"
+assert code == -signal.SIGKILL
+
+# %% [markdown]
+# ## Killing a whole group from async code
+#
+# `proc.kill()` signals one process. A tool that started its own children (a shell, a test
+# runner, a compiler) leaves them running (chapter 19). Start the child in a new session,
+# and it leads a process group whose id is its pid; `os.killpg` then reaches everything in it.
+# `create_subprocess_exec` passes `start_new_session=True` on to `subprocess.Popen`.
+#
+# `spawn-children 2 5` starts two children and prints `ready <own pid> <child pids>`. We pipe
+# its stdout and its stderr; its children write nothing, but they inherit the stderr pipe,
+# as children do.
+
+# %%
+async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
+    leader = await asyncio.create_subprocess_exec(*WORKER, "spawn-children", "2", "5", stdout=subprocess.PIPE,
+                                                  stderr=subprocess.PIPE, start_new_session=True)
+    ready = await asyncio.wait_for(leader.stdout.readline(), timeout=10)
+    return leader, [int(pid) for pid in ready.split()[2:]]
+
+
+leader, members = await start_family()
+leader.kill()
+try:
+    await asyncio.wait_for(leader.wait(), timeout=0.5)
+    wait_returned = True
+except TimeoutError:
+    wait_returned = False
+leader_code = leader.returncode
+survivors_after_kill = await wait_until_gone(members, timeout=0.3)
+try:
+    os.killpg(leader.pid, signal.SIGKILL)  # the group outlives its leader while members remain
+except ProcessLookupError:
+    pass  # nobody left in the group
+survivors_after_killpg = await wait_until_gone(members, timeout=5)
+stderr_end = await asyncio.wait_for(leader.stderr.read(), timeout=5)  # b"" once no process holds the pipe
+
+print("after kill(): leader's return code", leader_code, "· wait() returned within 0.5 s:", wait_returned,
+      "· members still running:", len(survivors_after_kill))
+print("after killpg(): members still running:", len(survivors_after_killpg), "· stderr reads", stderr_end)
+
+# %% tags=["claim"]
+# claim: kill-reaches-only-the-leader
+assert len(survivors_after_kill) == 2, "kill() ended the leader only; its children were orphaned"
+assert leader_code == -signal.SIGKILL and not wait_returned, (
+    "the leader is dead and reaped, yet wait() did not return: the orphans still hold its stderr pipe")
+assert survivors_after_killpg == [] and stderr_end == b"", "killpg() reached every member of the group"
+
+# %% [markdown]
+# Two surprises. First, `kill()` ended the leader only, and its two children kept running,
+# orphaned. Second, `await leader.wait()` did not return, although the leader was dead and
+# asyncio had already collected its return code: `wait()` returns once the process has exited
+# **and** every pipe asyncio reads from it has closed, and the orphans still held the write end
+# of the stderr pipe they inherited. (A `wait()` that starts after both have happened returns
+# at once.) Whoever times out a tool with `kill()` and then awaits `wait()` waits for the
+# orphans, not for the tool.
+#
+# After the leader died its group still existed, because its two children were still in it;
+# that is why `killpg(leader.pid, ...)` could reach them afterwards. In real code, signal the
+# group (SIGTERM, a grace period, then SIGKILL, as in chapter 19), then wait for the leader.
+# The orphans were reaped by the process that adopted them, not by us.
+#
+# ### Version notes: who waits for the child (3.11 vs 3.12+)
+#
+# On Unix, asyncio learns that a child exited through a *child watcher*. Python 3.11 uses a
+# thread per running child that blocks in `waitpid` (`ThreadedChildWatcher`); from 3.12 on,
+# Linux uses a pidfd registered with the event loop (`PidfdChildWatcher`) when the kernel
+# supports it, and no thread is needed. Either way asyncio reaps the child for you: awaiting
+# `proc.wait()` waits for that, it does not do the reaping. The cell counts threads while a
+# child runs.
+
+# %%
+proc = await asyncio.create_subprocess_exec(*WORKER, "sleep", "0.3", stdout=subprocess.DEVNULL)
+watcher_threads = [t.name for t in threading.enumerate() if "waitpid" in t.name]
+await asyncio.wait_for(proc.wait(), timeout=5)
+print(sys.version.split()[0], "· watcher threads while a child ran:", watcher_threads)
+if sys.version_info < (3, 12):
+    assert len(watcher_threads) == 1, "3.11: one waitpid thread per running child"
+else:
+    print("3.12+: a pidfd on the event loop instead of a thread (3.11 shows one 'asyncio-waitpid-N' thread)")
+    assert watcher_threads == [] or not hasattr(os, "pidfd_open")
+
+# %% [markdown]
+# ## Exercise 26.1 · A tool runner that never blocks, never deadlocks and leaves nothing behind
+#
+# Implement `run_tool(argv, timeout)`:
+#
+# 1. start `argv` with `asyncio.create_subprocess_exec` in a new session, with stdout and
+#    stderr piped;
+# 2. if it finishes within `timeout` seconds, return `(returncode, stdout, stderr)`, with
+#    both outputs complete whatever their sizes;
+# 3. otherwise kill the **whole process group** with SIGKILL, wait for the leader to exit,
+#    and raise `TimeoutError`;
+# 4. never block the event loop;
+# 5. if the caller cancels `run_tool`, do the same cleanup and let the cancellation through.
+#
+# The hidden tests use children that flood stderr, that sleep, and that start children of
+# their own, and check that no process of theirs is left running.
+
+# %% tags=["solution"]
+async def run_tool(argv: list[str], timeout: float) -> tuple[int, bytes, bytes]:
+    """Run argv as its own process group; return (code, out, err) or kill the group on timeout."""
+    ### BEGIN SOLUTION
+    proc = await asyncio.create_subprocess_exec(*argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                start_new_session=True)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout)
+        return proc.returncode, out, err
+    finally:
+        if proc.returncode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            await asyncio.wait_for(proc.wait(), 5)
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+code, out, err = await asyncio.wait_for(run_tool(WORKER + ["chatter", "5", "3", "--exit", "2"], timeout=5), 10)
+assert (code, out, err) == (2, b"ooooo", b"eee"), (code, out, err)
+try:
+    await asyncio.wait_for(run_tool(WORKER + ["sleep", "5"], timeout=0.3), 10)
+except TimeoutError:
+    pass
+else:
+    raise AssertionError("a child that overruns its timeout must end in TimeoutError")
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+import tempfile as _tempfile
+
+
+def _pids_from(path: str) -> list[int]:
+    try:
+        with open(path) as _f:
+            return [int(_p) for _p in _f.read().split()[1:]]
+    except (FileNotFoundError, ValueError):
+        return []
+
+
+async def _hidden_run_tool_checks() -> None:
+    # 1. a child that floods stderr before it writes stdout
+    try:
+        _got = await asyncio.wait_for(run_tool(WORKER + ["chatter", "200000", "600000", "--exit", "3"], 5), 8)
+    except TimeoutError:
+        raise AssertionError("a child writing 600 kB to stderr never finished: pipe deadlock, read stdout and "
+                             "stderr together (communicate), chapter 26") from None
+    assert _got[0] == 3, f"the child's return code must be returned, got {_got[0]}"
+    assert (len(_got[1]), len(_got[2])) == (200000, 600000), "both outputs must be complete"
+
+    # 2. the event loop keeps running while the child runs
+    async with LoopWatch(interval=0.005) as _watch:
+        _t0 = time.monotonic()
+        await asyncio.wait_for(run_tool(WORKER + ["sleep", "0.3"], 5), 8)
+        _t1 = time.monotonic()
+    _inside = sum(_t0 < _b < _t1 for _b in _watch.beats[1:])
+    assert _inside >= 3, (f"only {_inside} heartbeats while the tool ran: run_tool blocked the event loop "
+                          "(await the child, chapter 26)")
+
+    with _tempfile.TemporaryDirectory() as _dir:
+        _all: list[int] = []
+        try:
+            # 3. a timeout kills the leader and everything it started
+            _pid_file = os.path.join(_dir, "pids")
+            # 2.5 s: time for the job to start its children even on a loaded machine; they would live 8 s
+            _task = asyncio.create_task(run_tool(WORKER + ["spawn-children", "2", "8", "--pid-file", _pid_file], 2.5))
+            _done, _ = await asyncio.wait([_task], timeout=6)
+            if not _done:
+                _task.cancel()
+                await asyncio.wait([_task], timeout=2)
+            assert _done, ("run_tool did not return within 3.5 s of its 2.5 s timeout: processes it started still "
+                           "hold its pipes; kill the whole process group (os.killpg), chapter 19")
+            assert isinstance(_task.exception(), TimeoutError), (
+                f"overrunning the timeout must raise TimeoutError, got {_task.exception()!r}")
+            _family = _pids_from(_pid_file)
+            _all += _family
+            assert len(_family) == 3, "the job had time to start its two children"
+            _leader, _members = _family[0], _family[1:]
+            _left = await wait_until_gone([_leader], timeout=1)
+            assert not _left, "the tool process itself is still running after the timeout: kill it"
+            _left = await wait_until_gone(_members, timeout=1)
+            assert not _left, (f"{len(_left)} children of the tool are still running after the timeout: "
+                               "kill the whole process group (os.killpg), chapter 19")
+
+            # 4. cancelling run_tool cleans up the same way
+            _pid_file = os.path.join(_dir, "pids2")
+            _task = asyncio.create_task(run_tool(WORKER + ["spawn-children", "2", "5", "--pid-file", _pid_file], 5))
+            for _ in range(500):
+                if len(_pids_from(_pid_file)) == 3:
+                    break
+                await asyncio.sleep(0.01)
+            _family = _pids_from(_pid_file)
+            _all += _family
+            assert len(_family) == 3, "the job had time to start"
+            _task.cancel()
+            _done, _ = await asyncio.wait([_task], timeout=5)
+            assert _done and _task.cancelled(), "cancelling run_tool must end it with CancelledError"
+            _left = await wait_until_gone(_family, timeout=1)
+            assert not _left, (f"{len(_left)} processes were left running after run_tool was cancelled: "
+                               "clean up on cancellation too (finally), chapter 05")
+        finally:
+            for _pid in _all:
+                if running(_pid):
+                    os.kill(_pid, signal.SIGKILL)
+            await wait_until_gone(_all, timeout=5)
+
+
+async def _hidden_run_tool() -> None:
+    _before = {_c.pid for _c in psutil.Process().children(recursive=True)}
+    try:
+        await asyncio.wait_for(_hidden_run_tool_checks(), timeout=30)
+    finally:  # whatever a wrong answer left behind
+        _new = [_c for _c in psutil.Process().children(recursive=True) if _c.pid not in _before]
+        for _c in _new:
+            if running(_c.pid):
+                _c.kill()
+        await wait_until_gone([_c.pid for _c in _new], timeout=5)
+
+
+await _hidden_run_tool()
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - An `async def` that calls `Popen.communicate()` (or `subprocess.run`) blocks its event
+#   loop for the child's whole life: other tasks stop, and a semaphore around it never has a
+#   second holder. Await `asyncio.create_subprocess_exec` instead (or push the blocking call
+#   to a thread with `asyncio.to_thread`).
+# - Read stdout and stderr together (`communicate()`), or not at all (`DEVNULL`): reading one
+#   pipe to its end while the other fills up deadlocks, but only with enough output, so small
+#   tests pass.
+# - A timeout around `communicate()` stops your waiting, not the child: kill it (the whole
+#   group if it may have children: `start_new_session=True` + `os.killpg`), then await
+#   `proc.wait()`, in a `finally` so cancellation cleans up too.
+# - asyncio reaps its children itself (a `waitpid` thread per child on 3.11, a pidfd on the
+#   loop from 3.12 on Linux).
+#
+# **What's next.** Chapter 27 reads real slime code for hazards like these, one model at a
+# time.
+#
+# ## In slime
+#
+# The retool example gives the model a Python interpreter as a tool. The sandbox's
+# `execute_code` is an `async def`, but it contains no `await`: it writes the code to a temporary
+# file, starts `python3` with `subprocess.Popen` (stdout and stderr piped), and waits in
+# `communicate(timeout=...)` with the configured two-minute budget. That call is the blocking
+# version of this chapter: while one tool call runs, the event loop of the rollout process
+# does nothing else, so the SGLang requests of all the other samples in that process wait too.
+# The tool registry wraps the call in `async with SEMAPHORE`, a semaphore of 32 described as
+# 32 concurrent processes; since the holder never suspends, our model's count applies: one
+# child at a time. `communicate()` does read both pipes together, so the pipe deadlock cannot
+# happen there. On timeout the code kills the one child and moves on without waiting for it;
+# the child is reaped later by the `subprocess` module (its `Popen` objects that were not
+# waited for are polled when the next `Popen` is created), and anything the child had started
+# would not be reached by that kill. Other subprocess uses are listed in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("26b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("26")

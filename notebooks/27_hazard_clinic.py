@@ -1,0 +1,719 @@
+# %% [markdown]
+# # 27 · A hazard clinic: reading real concurrent code critically
+# *隐患门诊：批判地阅读真实的并发代码*
+#
+# *Beyond the original series.*
+#
+# **The question.** You read a piece of real concurrent code and something looks off. How do
+# you turn a suspicion into knowledge, without either waving it away or crying "bug"?
+#
+# **You will**
+# 1. take five patterns found by reading slime at the pinned commit, and for each build a
+#    small model from our own code that has the same shape;
+# 2. make the model fail under a check that states the property, then fix the model and see
+#    the same check pass;
+# 3. say exactly what each model shows and where in slime the pattern appears, and no more;
+# 4. find and fix the hazard in a piece of code you have not seen.
+#
+# **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
+# in a thread), 15 (async locks) and 26 · about 40 minutes
+#
+# **The method.** A model is not slime: it copies the *shape* of the code (who waits for
+# whom, what is caught, what runs in which thread), with sleeps for the real work. When the
+# model fails, we have shown that the shape can fail, under the conditions the model sets up;
+# whether slime meets those conditions is a separate question, which we state and leave open.
+# Each hazard ends with the slime site, quoted from the source.
+
+# %%
+import asyncio
+import statistics
+import threading
+import time
+
+from lab_snippets.asyncio_tools import InFlight, cancel_and_wait
+from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
+from lab_snippets.sites import show_call_site
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+
+async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
+    """Start every call as a task; after at most `timeout` s return (finished, stuck); cancel the stuck."""
+    tasks = [asyncio.create_task(call) for call in calls]
+    done, pending = await asyncio.wait(tasks, timeout=timeout)
+    await cancel_and_wait(pending)
+    return len(done), len(pending)
+
+
+# %% [markdown]
+# ## Predict, then run · hazard 1: a blocking call inside a coroutine
+#
+# **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool. The tool
+# is an `async def`, but what it does inside is a blocking call (here `time.sleep(0.01)`,
+# standing for `Popen.communicate()` in slime). Eight tool calls start at once. How many run
+# at the same time? The semaphore says four.
+
+# %%
+class ToolPath:
+    """Our model of a tool path: a step that takes a permit, then a tool that may take another."""
+
+    def __init__(self, limit: int, blocking_body: bool, tool_takes_permit: bool) -> None:
+        self.permits = asyncio.Semaphore(limit)
+        self.blocking_body = blocking_body
+        self.tool_takes_permit = tool_takes_permit
+        self.running = InFlight()
+
+    async def run_code(self) -> None:
+        with self.running:
+            if self.blocking_body:
+                time.sleep(0.01)  # the loop's thread waits here
+            else:
+                await asyncio.sleep(0.01)
+
+    async def execute_tool(self) -> None:
+        if self.tool_takes_permit:
+            async with self.permits:
+                await self.run_code()
+        else:
+            await self.run_code()
+
+    async def execute_predictions(self) -> None:
+        async with self.permits:
+            await self.execute_tool()
+
+
+blocking = ToolPath(limit=4, blocking_body=True, tool_takes_permit=True)
+async with LoopWatch(interval=0.002) as blocking_watch:
+    blocking_outcome = await start_and_wait([blocking.execute_predictions() for _ in range(8)], timeout=2)
+awaiting_once = ToolPath(limit=4, blocking_body=False, tool_takes_permit=False)
+async with LoopWatch(interval=0.002) as awaiting_watch:
+    awaiting_outcome = await start_and_wait([awaiting_once.execute_predictions() for _ in range(8)], timeout=2)
+
+print(f"blocking body:  finished, stuck = {blocking_outcome}, at most {blocking.running.peak} running at once, "
+      f"heartbeats {len(blocking_watch.beats) - 1}")
+print(f"awaiting body:  finished, stuck = {awaiting_outcome}, at most {awaiting_once.running.peak} running at once, "
+      f"heartbeats {len(awaiting_watch.beats) - 1}")
+
+# %% tags=["claim"]
+# claim: a-blocking-body-lets-one-call-through
+assert blocking_outcome == (8, 0) and blocking.running.peak == 1, "a limit of 4, and one call at a time"
+assert awaiting_outcome == (8, 0) and awaiting_once.running.peak == 4, "awaiting, the limit of 4 is reached"
+
+# %% [markdown]
+# **What the model shows.** With a blocking body, no call ever waits for a permit: each one
+# takes its permits, blocks the loop for its whole run, and gives them back before any other
+# task runs. The semaphore's limit of 4 is never reached; the real limit is 1 per event loop,
+# and nothing else on that loop (the heartbeat included) runs meanwhile. Chapter 26 measures
+# the same thing with real child processes.
+#
+# **Where in slime.** The retool example's sandbox runs the model's code with `Popen` and
+# waits in `communicate()` inside `async def execute_code`, behind a semaphore sized 32.
+
+# %%
+show_call_site("27a")
+
+# %% [markdown]
+# ## Hazard 2: the same semaphore taken twice on one path
+#
+# Look again at `ToolPath`: `execute_predictions` takes a permit, and with
+# `tool_takes_permit=True`, `execute_tool` takes a second one **from the same semaphore**.
+# With the blocking body of hazard 1 this never mattered. Now apply the obvious fix for
+# hazard 1, make the body await, and keep the rest as it was. One call alone, then eight at
+# once:
+
+# %%
+awaiting_twice = ToolPath(limit=4, blocking_body=False, tool_takes_permit=True)
+alone = await start_and_wait([awaiting_twice.execute_predictions()], timeout=1)
+under_load = await start_and_wait([awaiting_twice.execute_predictions() for _ in range(8)], timeout=0.5)
+fixed = ToolPath(limit=4, blocking_body=False, tool_takes_permit=False)
+fixed_under_load = await start_and_wait([fixed.execute_predictions() for _ in range(8)], timeout=2)
+print("awaiting body, permit taken twice: alone", alone, "· 8 at once", under_load)
+print("awaiting body, permit taken once:  8 at once", fixed_under_load)
+
+# %% tags=["claim"]
+# claim: the-double-acquire-deadlocks-once-the-body-awaits
+assert alone == (1, 0), "alone it works: every small test passes"
+assert under_load[1] >= 4, "under load, calls hold one permit each and wait for a second: they never finish"
+assert fixed_under_load == (8, 0)
+
+# %% [markdown]
+# **What the model shows.** The first two calls take two permits each without suspending,
+# and finish. The others queue for their first permit. Each time a permit is given back it
+# goes to the next call in the queue, which then needs a second one; soon four calls each
+# hold one permit and wait for another, and nothing can move (chapter 06 met this deadlock):
+# six of the eight never finish. The blocking body
+# was hiding it, because a call that never suspends takes both permits at once. Fixing hazard
+# 1 alone turns a slow path into a stuck one; take the permit at one level only.
+#
+# **Where in slime.** In the retool example, `execute_predictions` enters `async with
+# SEMAPHORE` and calls `execute_tool`, which enters `async with SEMAPHORE` again: the same
+# module-level object. With the blocking sandbox of hazard 1 our model says this cannot
+# deadlock; it also says what would happen if the sandbox were made to await.
+
+# %%
+show_call_site("27b")
+
+# %% [markdown]
+# ## Hazard 3: a result polled through `to_thread` every 50 ms
+#
+# **The shape.** A request handler submits work, then asks "is my result there?" with a
+# blocking call that it runs in the default thread pool (`asyncio.to_thread`), sleeps 50 ms
+# when the answer is no, and asks again. Our model: a result table whose `get_result` takes a
+# 2 ms round trip and pops a result if it is there, and a worker thread that publishes each
+# result about 0.2 s after the request. Six requests poll; six others, at the same time, are
+# told: the table resolves an `asyncio.Future` for them, through `call_soon_threadsafe`, the
+# moment the result is published. We count `get_result` calls per request and measure the lag
+# from "published" to "the handler has it".
+
+# %%
+class ResultTable:
+    """Our model of a remote result table: a worker publishes results; handlers poll or subscribe."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, round_trip: float, timeline: Timeline) -> None:
+        self.loop, self.round_trip, self.timeline = loop, round_trip, timeline
+        self.lock = threading.Lock()
+        self.results: dict[str, str] = {}
+        self.published_at: dict[str, float] = {}
+        self.subscribers: dict[str, asyncio.Future] = {}
+        self.calls: dict[str, int] = {}
+
+    def publish(self, rid: str, value: str) -> None:  # the worker's thread
+        with self.lock:
+            self.published_at[rid] = time.monotonic()
+            subscriber = self.subscribers.pop(rid, None)
+            if subscriber is None:
+                self.results[rid] = value
+        self.timeline.mark(f"{rid}: published")
+        if subscriber is not None:
+            self.loop.call_soon_threadsafe(lambda: subscriber.done() or subscriber.set_result(value))
+
+    def get_result(self, rid: str) -> str | None:  # a blocking call, like ray.get of a remote method
+        time.sleep(self.round_trip)
+        with self.lock:
+            self.calls[rid] = self.calls.get(rid, 0) + 1
+            self.timeline.mark(f"{rid}: get_result")
+            return self.results.pop(rid, None)
+
+    def subscribe(self, rid: str) -> asyncio.Future:  # the event loop's thread
+        future = self.loop.create_future()
+        with self.lock:
+            if rid in self.results:
+                future.set_result(self.results.pop(rid))
+            else:
+                self.subscribers[rid] = future
+        return future
+
+
+async def handle_by_polling(table: ResultTable, rid: str) -> float:
+    while True:
+        result = await asyncio.to_thread(table.get_result, rid)
+        if result is not None:
+            return time.monotonic()
+        await asyncio.sleep(0.05)
+
+
+async def handle_by_notification(table: ResultTable, rid: str) -> float:
+    await asyncio.wait_for(table.subscribe(rid), timeout=5)
+    return time.monotonic()
+
+
+tl = Timeline()
+table = ResultTable(asyncio.get_running_loop(), round_trip=0.002, timeline=tl)
+polled = [f"polled {i}" for i in range(6)]
+told = [f"told {i}" for i in range(6)]
+
+
+def worker(start: float) -> None:
+    for i in range(6):  # a result for each kind of request, every 13 ms from 0.2 s on
+        time.sleep(max(0.0, start + 0.2 + 0.013 * i - time.monotonic()))
+        table.publish(polled[i], "ok")
+        table.publish(told[i], "ok")
+
+
+started = time.monotonic()
+publisher = threading.Thread(target=worker, args=(started,), name="model worker")
+publisher.start()
+with borrowed_default_executor():  # to_thread's pool, shut down after the run
+    noticed = await asyncio.wait_for(asyncio.gather(
+        *(handle_by_polling(table, rid) for rid in polled), *(handle_by_notification(table, rid) for rid in told)), 10)
+publisher.join(timeout=5)
+noticed_at = dict(zip(polled + told, noticed, strict=True))
+lag_ms = {rid: 1000 * (noticed_at[rid] - table.published_at[rid]) for rid in polled + told}
+calls_polled = [table.calls.get(rid, 0) for rid in polled]
+calls_told = [table.calls.get(rid, 0) for rid in told]
+print("get_result calls per polling request:", calls_polled, "· per notified request:", calls_told)
+print(f"median lag after the result was published: polling {statistics.median(lag_ms[r] for r in polled):.1f} ms, "
+      f"notified {statistics.median(lag_ms[r] for r in told):.1f} ms")
+
+# %% tags=["claim"]
+# claim: polling-costs-a-thread-trip-per-tick
+assert min(calls_polled) >= 3, "about one blocking call (and one trip through the thread pool) per 50 ms of waiting"
+assert calls_told == [0] * 6, "a notified handler makes no call at all"
+assert statistics.median(lag_ms[r] for r in polled) > statistics.median(lag_ms[r] for r in told), (
+    "a poller notices its result up to a tick late")
+
+# %% [markdown]
+# ## Measure it
+#
+# The run on one time axis: each lane is a request, waiting (green) from the start until its
+# handler has the result; ticks are its `get_result` calls and the moment its result was
+# published. The polling lanes tick every 50 ms and end at the first tick after publication;
+# the notified lanes end at publication.
+
+# %%
+for rid in polled + told:
+    tl.add(rid, started, noticed_at[rid], state="waiting")
+fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told", lanes=polled + told)
+
+# %% [markdown]
+# **What the model shows.** Each polling request makes about one blocking call per 50 ms of
+# waiting, each of which occupies a thread of the default pool (which has min(32, CPUs + 4)
+# of them, chapter 25) for a round trip, and each request sees its result up to a tick late.
+# The cost grows with the number of waiting requests times the waiting time. A notified
+# request makes no call and sees its result at once. The model does not say how much this
+# costs slime; that depends on the request rate, the round-trip time and the pool size.
+#
+# **Where in slime.** The teacher server's `/generate` handler polls
+# `sample_manager.get_result` through `asyncio.to_thread(ray.get, ...)` and sleeps 50 ms between
+# polls; the sample manager is a Ray actor without async methods, which Ray runs one call at a
+# time (chapter 28).
+
+# %%
+show_call_site("27c")
+
+# %% [markdown]
+# ## Hazard 4: a `finally` that cannot complete when cancelled
+#
+# **The shape.** An update endpoint runs one update at a time; a duplicate request joins the
+# update in progress by awaiting a shared future. The request that does the update records
+# errors in `except TimeoutError` and `except Exception`, and its `finally` builds the success
+# result from names bound in the `try`, then takes the lock, resolves the shared future and
+# clears the state. What if that request is cancelled in the middle, as a web server does
+# when the client disconnects?
+
+# %%
+class UpdateEndpoint:
+    """Our model of a coalescing update endpoint (the shape under suspicion)."""
+
+    def __init__(self, do_step) -> None:
+        self.do_step = do_step
+        self.lock = asyncio.Lock()
+        self.state = {"in_progress": False, "future": None}
+
+    async def handle(self, path: str) -> dict:
+        async with self.lock:
+            if self.state["in_progress"]:
+                shared, leader = self.state["future"], False
+            else:
+                shared, leader = asyncio.get_running_loop().create_future(), True
+                self.state.update(in_progress=True, future=shared)
+        if not leader:
+            return await asyncio.shield(shared)
+        error = None
+        try:
+            drained = await self.do_step("drain", path)
+            loaded = await self.do_step("load", path)
+        except TimeoutError as exc:
+            error = {"ok": False, "error": f"timed out: {exc}"}
+        except Exception as exc:
+            error = {"ok": False, "error": str(exc)}
+        finally:
+            if error is None:
+                result = {"ok": True, "drained": drained, "loaded": loaded}
+            async with self.lock:
+                shared.set_result(result if error is None else error)
+                self.state.update(in_progress=False, future=None)
+        return result if error is None else error
+
+
+class FixedUpdateEndpoint(UpdateEndpoint):
+    """The update runs in a task of its own; requests only wait for it, shielded."""
+
+    async def handle(self, path: str) -> dict:
+        async with self.lock:
+            if not self.state["in_progress"]:
+                update = asyncio.create_task(self._update(path))
+                self.state.update(in_progress=True, future=update)
+            update = self.state["future"]
+        return await asyncio.shield(update)
+
+    async def _update(self, path: str) -> dict:
+        try:
+            drained = await self.do_step("drain", path)
+            loaded = await self.do_step("load", path)
+            return {"ok": True, "drained": drained, "loaded": loaded}
+        except Exception as exc:
+            return {"ok": False, "error": str(exc)}
+        finally:
+            async with self.lock:
+                self.state.update(in_progress=False, future=None)
+
+
+async def cancel_the_updating_request(endpoint_class) -> dict:
+    """Start an update and a duplicate; cancel the first mid-update; report what became of everything."""
+    gate = asyncio.Event()
+
+    async def do_step(step: str, path: str) -> str:
+        if step == "drain":
+            await asyncio.wait_for(gate.wait(), timeout=2)  # in progress until the gate opens
+        return f"{step} {path}"
+
+    endpoint = endpoint_class(do_step)
+    updating = asyncio.create_task(endpoint.handle("ckpt-2"))
+    await asyncio.sleep(0.01)
+    joining = asyncio.create_task(endpoint.handle("ckpt-2"))
+    await asyncio.sleep(0.01)
+    updating.cancel()
+    await asyncio.wait([updating], timeout=1)
+    gate.set()
+    await asyncio.wait([joining], timeout=0.5)
+    later = asyncio.create_task(endpoint.handle("ckpt-3"))
+    await asyncio.wait([later], timeout=0.5)
+    report = {
+        "cancelled request ended with": "CancelledError" if updating.cancelled() else type(updating.exception()).__name__,
+        "duplicate got": joining.result()["ok"] if joining.done() else "nothing (still waiting)",
+        "later request got": later.result()["ok"] if later.done() else "nothing (still waiting)",
+        "state still in progress": endpoint.state["in_progress"],
+    }
+    await cancel_and_wait([joining, later])
+    return report
+
+
+model_report = await cancel_the_updating_request(UpdateEndpoint)
+fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
+print("model:", model_report)
+print("fixed:", fixed_report)
+
+# %% tags=["claim"]
+# claim: a-cancelled-finally-leaves-the-update-stuck
+assert model_report == {"cancelled request ended with": "UnboundLocalError", "duplicate got": "nothing (still waiting)",
+                        "later request got": "nothing (still waiting)", "state still in progress": True}
+assert fixed_report == {"cancelled request ended with": "CancelledError", "duplicate got": True,
+                        "later request got": True, "state still in progress": False}
+
+# %% [markdown]
+# **What the model shows.** `CancelledError` is not an `Exception` (since Python 3.8), so
+# neither `except` clause records it and `error` stays `None`. The `finally` then takes the
+# success branch and reads `drained`, which the cancelled `try` never bound: the
+# `UnboundLocalError` it raises replaces the cancellation and leaves the `finally` before the
+# lock. The shared future is never resolved (the duplicate waits forever, shielded), and the
+# state stays "in progress" (the later request joins the dead update and waits forever too).
+# In the fix, the update is a task of its own that no request owns: cancelling a request
+# stops only its waiting, and the task's own `finally` clears the state when the work has
+# really ended, which matters because cancelling a request does not stop work running in a
+# thread.
+#
+# **Where in slime.** The teacher server's `update_from_disk` has this shape: its `except`
+# clauses are `TimeoutError` and `Exception`, its `finally` builds the result from
+# `before_loads`, `update_result` and `after_loads`, and the server is run with aiohttp's
+# `handler_cancellation=True`, under which a client that disconnects cancels its handler.
+
+# %%
+show_call_site("27d")
+
+# %% [markdown]
+# ## Hazard 5: `result()` with no timeout
+#
+# **The shape.** Synchronous code hands a coroutine to an event loop running in a background
+# thread, with `asyncio.run_coroutine_threadsafe`, and waits in `.result()` without a timeout
+# (chapter 13). Our coroutine waits for an answer that does not come. We call it from a
+# thread of our own, so that we can watch the wait without being stuck in it; then the same
+# with `result(timeout)`, and with `result(timeout)` plus cancelling the future.
+
+# %%
+class LoopThread:
+    """Our model of a background loop that synchronous code hands coroutines to."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="model loop", daemon=True)
+        self.thread.start()
+
+    def run(self, coro):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def run_with_timeout(self, coro, timeout: float, cancel: bool):
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            if cancel:
+                future.cancel()  # cancels the task on the loop
+            raise
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=2)
+        self.loop.close()
+
+
+loop_thread = LoopThread()
+answer_events: list[asyncio.Event] = []
+coroutine_states: dict[str, str] = {}
+
+
+async def wait_for_answer(name: str) -> str:
+    answer = asyncio.Event()
+    answer_events.append(answer)
+    coroutine_states[name] = "waiting"
+    try:
+        await answer.wait()
+        coroutine_states[name] = "answered"
+        return "answer"
+    except asyncio.CancelledError:
+        coroutine_states[name] = "cancelled"
+        raise
+
+
+caller_saw: dict[str, str] = {}
+
+
+def call(name: str, **bounded) -> None:  # the synchronous caller, in a thread of its own
+    try:
+        if bounded:
+            caller_saw[name] = loop_thread.run_with_timeout(wait_for_answer(name), **bounded)
+        else:
+            caller_saw[name] = loop_thread.run(wait_for_answer(name))
+    except TimeoutError:
+        caller_saw[name] = "TimeoutError"
+
+
+callers = {name: threading.Thread(target=call, args=(name,), kwargs=kwargs, name=f"caller {name}")
+           for name, kwargs in (("no timeout", {}), ("timeout only", {"timeout": 0.2, "cancel": False}),
+                                ("timeout + cancel", {"timeout": 0.2, "cancel": True}))}
+for caller in callers.values():
+    caller.start()
+for caller in callers.values():
+    caller.join(timeout=0.6)
+after_wait = {name: ("still blocked" if caller.is_alive() else caller_saw[name], coroutine_states.get(name))
+              for name, caller in callers.items()}
+for answer in answer_events:  # now answer everyone still waiting, so every thread can end
+    loop_thread.loop.call_soon_threadsafe(answer.set)
+for caller in callers.values():
+    caller.join(timeout=2)
+loop_thread.close()
+for name, (caller_state, coroutine_state) in after_wait.items():
+    print(f"{name:>16}: caller {caller_state}, coroutine {coroutine_state}")
+
+# %% tags=["claim"]
+# claim: only-a-timeout-and-a-cancel-bound-the-wait
+assert after_wait["no timeout"] == ("still blocked", "waiting"), "no timeout: the caller waits as long as the coroutine"
+assert after_wait["timeout only"] == ("TimeoutError", "waiting"), "the caller gave up; the coroutine did not"
+assert after_wait["timeout + cancel"] == ("TimeoutError", "cancelled")
+assert not any(caller.is_alive() for caller in callers.values()) and not loop_thread.thread.is_alive()
+
+# %% [markdown]
+# **What the model shows.** Without a timeout, the caller waits exactly as long as the
+# coroutine, here until we answered it by hand: a coroutine that never ends is a caller that
+# never returns, with no message. `result(timeout)` bounds the caller's wait, but leaves the
+# coroutine running on the loop (holding whatever it holds); cancelling the
+# `concurrent.futures.Future` that `run_coroutine_threadsafe` returned cancels the task on the
+# loop as well. (On 3.11+ `concurrent.futures.TimeoutError` is the built-in `TimeoutError`.)
+#
+# **Where in slime.** `AsyncLoopThread.run` in `slime/utils/async_utils.py` (quoted in the
+# chapter's last cell) returns `run_coroutine_threadsafe(coro, loop).result()`, and the
+# rollout entry points call it with the whole rollout coroutine. Whether a rollout can wait
+# forever depends on the timeouts inside it, which the model does not examine.
+#
+# ## Exercise 27.1 · Find and fix the hazard
+#
+# A reward client coalesces duplicate requests: concurrent `get(key)` calls for the same key
+# should share one call of `score(key)`. Here is the code as someone wrote it. Read it as this
+# chapter read slime: what shape does it have, and what happens when a caller is cancelled?
+#
+# ```python
+# class Coalescer:
+#     def __init__(self, score):
+#         self.score = score
+#         self.pending = {}
+#
+#     async def get(self, key):
+#         if key in self.pending:
+#             return await self.pending[key]
+#         future = asyncio.get_running_loop().create_future()
+#         self.pending[key] = future
+#         try:
+#             value = await self.score(key)
+#         except Exception as exc:
+#             future.set_exception(exc)
+#             raise
+#         finally:
+#             del self.pending[key]
+#         future.set_result(value)
+#         return value
+# ```
+#
+# Write a `Coalescer` that keeps the promise and survives cancellation:
+#
+# 1. concurrent `get(key)` calls for one key share one call of `score(key)` and all get its
+#    value, or all get its exception;
+# 2. calls for different keys run concurrently;
+# 3. once the shared call has ended, the next `get(key)` calls `score(key)` again (nothing is
+#    remembered, failures included);
+# 4. cancelling any one caller (the first or a later one) must not affect the others: they
+#    still get the value.
+
+# %% tags=["solution"]
+class Coalescer:
+    """Concurrent get(key) calls share one call of `score(key)`."""
+
+    def __init__(self, score) -> None:
+        ### BEGIN SOLUTION
+        self.score = score
+        self.pending: dict[str, asyncio.Task] = {}
+        ### END SOLUTION
+
+    async def get(self, key: str):
+        ### BEGIN SOLUTION
+        shared = self.pending.get(key)
+        if shared is None:
+            shared = asyncio.create_task(self.score(key))  # owned by no caller
+            self.pending[key] = shared
+
+            def forget(task: asyncio.Task, key: str = key) -> None:
+                if self.pending.get(key) is task:
+                    del self.pending[key]
+                if not task.cancelled():
+                    task.exception()  # retrieved: no "never retrieved" warning if every caller left
+
+            shared.add_done_callback(forget)
+        return await asyncio.shield(shared)
+        ### END SOLUTION
+
+
+# %% tags=["tests"]
+visible_calls: list[str] = []
+
+
+async def visible_score(key: str) -> str:
+    visible_calls.append(key)
+    await asyncio.sleep(0.01)
+    return key.upper()
+
+
+visible = Coalescer(visible_score)
+got = await asyncio.wait_for(asyncio.gather(*(visible.get("a") for _ in range(3)), visible.get("b")), 2)
+assert got == ["A", "A", "A", "B"] and sorted(visible_calls) == ["a", "b"], (got, visible_calls)
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+async def _hidden_coalescer() -> None:
+    _calls: list[str] = []
+    _inside = InFlight()
+    _gates: dict[str, asyncio.Event] = {}
+
+    async def _score(key: str) -> str:
+        _calls.append(key)
+        with _inside:
+            if key in _gates:
+                await asyncio.wait_for(_gates[key].wait(), 2)
+            else:
+                await asyncio.sleep(0.02)
+        if key.startswith("bad"):
+            raise ValueError(f"cannot score {key}")
+        return f"score of {key}"
+
+    # 1. one key, five callers: one call of score
+    _c = Coalescer(_score)
+    _got = await asyncio.wait_for(asyncio.gather(*(_c.get("a") for _ in range(5))), 2)
+    assert _got == ["score of a"] * 5, f"every caller must get the shared value: {_got}"
+    assert _calls.count("a") == 1, f"score was called {_calls.count('a')} times for 5 concurrent gets of one key: share one call"
+
+    # 2. different keys at the same time
+    _inside.peak = 0
+    await asyncio.wait_for(asyncio.gather(_c.get("x"), _c.get("y"), _c.get("z")), 2)
+    assert _inside.peak == 3, f"only {_inside.peak} of 3 different keys were scored at once: different keys must be scored concurrently"
+
+    # 3. a failure reaches every caller, and is not remembered
+    _results = await asyncio.wait_for(asyncio.gather(*(_c.get("bad") for _ in range(3)), return_exceptions=True), 2)
+    assert all(isinstance(_r, ValueError) for _r in _results), f"every caller must get the exception: {_results}"
+    _calls.clear()
+    try:
+        await asyncio.wait_for(_c.get("bad"), 2)
+    except ValueError:
+        pass
+    await asyncio.wait_for(_c.get("a"), 2)
+    assert _calls == ["bad", "a"], f"after the shared call ended, a new get must score again: {_calls}; a failed score must not be remembered"
+
+    # 4. the first caller is cancelled: the others still get the value
+    _gates["k"] = asyncio.Event()
+    _first = asyncio.create_task(_c.get("k"))
+    await asyncio.sleep(0.01)
+    _others = [asyncio.create_task(_c.get("k")) for _ in range(2)]
+    await asyncio.sleep(0.01)
+    _first.cancel()
+    await asyncio.wait([_first], timeout=1)
+    _gates["k"].set()
+    _done, _ = await asyncio.wait(_others, timeout=1)
+    _outcomes = [("still waiting" if not _t.done() else "cancelled" if _t.cancelled() else
+                  _t.exception() or _t.result()) for _t in _others]
+    await cancel_and_wait(_others)
+    assert _outcomes == ["score of k"] * 2, (f"the other callers got {_outcomes}: when the first caller is cancelled, "
+                                             "the others must still get the value (chapter 27, hazard 4)")
+
+    # 5. a later caller is cancelled: the first and the rest still get the value
+    _gates["m"] = asyncio.Event()
+    _callers = [asyncio.create_task(_c.get("m")) for _ in range(3)]
+    await asyncio.sleep(0.01)
+    _callers[1].cancel()
+    await asyncio.sleep(0.01)
+    _gates["m"].set()
+    await asyncio.wait([_callers[0], _callers[2]], timeout=1)
+    _outcomes = [("still waiting" if not _t.done() else "cancelled" if _t.cancelled() else
+                  _t.exception() or _t.result()) for _t in (_callers[0], _callers[2])]
+    await cancel_and_wait(_callers)
+    assert _outcomes == ["score of m"] * 2, (f"the remaining callers got {_outcomes}: cancelling one waiter must not "
+                                             "cancel the shared call (asyncio.shield, chapter 05)")
+
+
+_tasks_before = asyncio.all_tasks()
+try:
+    await asyncio.wait_for(_hidden_coalescer(), timeout=15)
+finally:
+    from lab_snippets.asyncio_tools import cancel_new_tasks
+
+    await cancel_new_tasks(_tasks_before)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - Read for shapes: who waits for whom, what is caught and what is not, which thread runs
+#   what, which waits have no bound. Then build a model of the shape, small and from your own
+#   code, and write the check before the fix.
+# - Hazard 1: a blocking call inside `async def` is a hidden limit of one and a frozen loop.
+# - Hazard 2: the same semaphore taken twice on one path deadlocks under load, but only once
+#   the code inside can suspend; fixing hazard 1 alone exposes it.
+# - Hazard 3: polling through `to_thread` costs a thread trip per tick per waiting request and
+#   a tick of lag; a future resolved with `call_soon_threadsafe` costs neither.
+# - Hazard 4: `except Exception` does not see `CancelledError`; a `finally` that reads names
+#   bound in the `try`, or that must reach a lock to publish a result, may never finish its
+#   job. Let the shared work run in its own task and shield the waiters.
+# - Hazard 5: `result()` without a timeout waits as long as the coroutine; with a timeout,
+#   also cancel the future, or the coroutine keeps running.
+# - Say what the model shows and where the shape appears; whether production meets the
+#   model's conditions is a separate claim that needs its own evidence.
+#
+# **What's next.** Part VI (chapters 28 and 29) looks at Ray, the engine that slime's actors
+# and placement groups run on.
+#
+# ## In slime
+#
+# The five shapes come from four places. The retool example's tool path holds two of them at
+# once: a sandbox that waits for its child process inside `async def`, behind a permit of a
+# semaphore that the caller has already taken once. The teacher server (`megatron_server.py`)
+# holds two more: its `/generate` handler polls the sample manager through the default thread
+# pool every 50 ms, and its `update_from_disk` handler, run under aiohttp's
+# `handler_cancellation=True`, publishes its result from a `finally` that cancellation can
+# derail. The fifth is the small helper that all synchronous rollout entry points use to run
+# the rollout coroutine on a background loop. For each, this chapter shows a model of the
+# shape failing and its fix passing; it does not show that slime fails, which would need the
+# conditions of each model (load on the tool path, a disconnecting client during an update, a
+# rollout that never ends) to be demonstrated on slime itself. Every site of these mechanisms
+# is listed in the [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("27")
