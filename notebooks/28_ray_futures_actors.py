@@ -81,7 +81,7 @@ ray.get(gate.open.remote(-1), timeout=60)  # the actor is up
 # does each way of waiting let through? Many readers expect the same number: both "wait for
 # the result".
 
-# %%
+# %% tags=["claim"]
 # claim: ray-get-blocks-the-loop
 def release_from_a_thread(i: int, after: float) -> threading.Thread:
     """Open gate i from another thread: while ray.get blocks the loop, no task could do it."""
@@ -124,7 +124,7 @@ assert beats["ray.get"] <= 3 and beats["await ref"] >= 5 * max(1, beats["ray.get
 # pool of 2 threads and 6 outstanding calls, how many waits are in flight at once? And with
 # `await ref`?
 
-# %%
+# %% tags=["claim"]
 # claim: to-thread-waits-are-capped-by-the-pool
 POOL_THREADS = 2
 CALLS = 6
@@ -180,7 +180,7 @@ assert thread_peak <= POOL_THREADS < await_peak == CALLS, (thread_peak, await_pe
 # sets (chapter 04). The gate below opens jobs in the order 2, 0, 1. In what order does a loop
 # of `ray.wait(num_returns=1)` hand them back?
 
-# %%
+# %% tags=["claim"]
 # claim: ray-wait-hands-back-finished-work-first
 jobs = [gate.wait_open.remote(300 + k) for k in range(3)]
 pending = list(jobs)
@@ -211,7 +211,7 @@ assert polled_ready == [] and len(polled_rest) == 1
 # queue. Nine calls arrive together at an actor with `max_concurrency=3`. How many are inside
 # the method at the peak?
 
-# %%
+# %% tags=["claim"]
 # claim: max-concurrency-caps-calls-inside-an-async-actor
 @ray.remote
 class Poster:
@@ -265,7 +265,7 @@ assert tl.max_overlap(state="waiting") == LIMIT
 # lock. Twenty calls, each reading a counter, pausing 5 ms and writing it back plus one:
 # what is the final count?
 
-# %%
+# %% tags=["claim"]
 # claim: a-sync-actor-serialises-its-calls
 @ray.remote
 class SlowCounter:
@@ -510,7 +510,9 @@ finally:
 # the training actor, not in a coroutine, so the blocking `ray.get` there stops nothing else.
 # A question to take to the quote: between `acquire` and `release` the trainer waits on the
 # transfer with `ray.get`, with no `try`/`finally`; what would another caller see if that
-# transfer raised?
+# transfer raised? The [source inventory](../book/reference/inventory.md) lists Python's own
+# concurrency mechanisms in slime, not Ray's calls; to find the other places where slime waits
+# on Ray, search its source for `ray.get(` and `ray.wait(`.
 
 # %%
 from lab_snippets.sites import show_call_site
