@@ -11,6 +11,7 @@ import csv
 import json
 import os
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -45,17 +46,30 @@ needs_sandbox = pytest.mark.skipif(SANDBOX_PROBLEM is not None,
                                    reason=f"no grading sandbox here: {SANDBOX_PROBLEM}")
 
 
-def _sandbox_processes():
-    """Processes of any submission still alive (a kernel's command line names its box)."""
+def _sandbox_processes(grade_tmp):
+    """Processes of this run's submissions still alive: the worker's, bwrap's and the kernel's
+    command lines name their throwaway folder under ``grade_tmp`` (other grading runs on the
+    machine use other folders)."""
     left = []
-    for p in psutil.process_iter(["uids", "cmdline"]):
+    for p in psutil.process_iter(["cmdline", "status"]):
         try:
-            if (p.info["uids"] and p.info["uids"].real in SANDBOX_UIDS) or any(
-                    "labs-grade-" in a for a in p.info["cmdline"] or []):
+            if p.info["status"] != psutil.STATUS_ZOMBIE and any(
+                    str(grade_tmp) in a for a in p.info["cmdline"] or []):
                 left.append(p.pid)
         except psutil.Error:
             pass
     return left
+
+
+@pytest.fixture(scope="module")
+def grade_tmp(tmp_path_factory):
+    """The folder ``grade`` makes its throwaway folders in (``tempfile.tempdir``) for this module."""
+    folder = tmp_path_factory.mktemp("grade_tmp")
+    os.chmod(folder, 0o711)
+    mp = pytest.MonkeyPatch()
+    mp.setattr(tempfile, "tempdir", str(folder))
+    yield folder
+    mp.undo()
 
 EX1_OK = "async def add_async(a, b):\n    await asyncio.sleep(0)\n    return a + b\n"
 EX2_OK = ("async def gather_squares(xs):\n"
@@ -117,11 +131,11 @@ async def add_async(a, b):
 }
 
 
-def _files_cell(paths_json):
+def _files_cell(paths_json, grade_tmp):
     return f"""
 import json, os, shutil, glob
 report = []
-for p in json.loads({paths_json!r}) + glob.glob('/tmp/labs-grade-*/work/*'):
+for p in json.loads({paths_json!r}) + glob.glob({str(grade_tmp)!r} + '/labs-grade-*/work/*'):
     for action in ("rmtree", "remove", "overwrite"):
         try:
             if action == "rmtree":
@@ -138,12 +152,12 @@ print(report)
 """ + EX1_OK
 
 
-def _read_cell(paths_json):
+def _read_cell(paths_json, grade_tmp):
     return f"""
 import json, glob
 LEAKED = False
 MARKS = ["SECRET-" + "HIDDEN-MARKER", "add_async(40" + ", 2)"]  # (not in this cell's text)
-for p in json.loads({paths_json!r}) + glob.glob('/tmp/labs-grade-*/work/course/source/*/*'):
+for p in json.loads({paths_json!r}) + glob.glob({str(grade_tmp)!r} + '/labs-grade-*/work/course/source/*/*'):
     try:
         with open(p, "rb") as fh:
             data = fh.read().decode("utf-8", "replace")
@@ -189,7 +203,7 @@ def course(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def batch(course, tmp_path_factory):
+def batch(course, grade_tmp, tmp_path_factory):
     """Grade honest, blank, hostile and malformed submissions in one run (sandboxed, or skipped)."""
     if SANDBOX_PROBLEM is not None:
         pytest.skip(f"hostile submissions run only in the sandbox: {SANDBOX_PROBLEM}")
@@ -209,10 +223,10 @@ def batch(course, tmp_path_factory):
                     str(subs / "honest1")]
     targets = json.dumps([str(course_dir / "gradebook.db"), str(course_dir / "source"),
                           str(course_dir), *honest_files, str(canary), str(FIXTURE)])
-    _write(subs, "delete_files", _submission(released, _files_cell(targets), EX2_OK))
+    _write(subs, "delete_files", _submission(released, _files_cell(targets, grade_tmp), EX2_OK))
     secrets_ = json.dumps([str(course_dir / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"),
                            str(course_dir / "gradebook.db"), str(FIXTURE), *honest_files])
-    _write(subs, "read_hidden", _submission(released, _read_cell(secrets_), EX2_OK))
+    _write(subs, "read_hidden", _submission(released, _read_cell(secrets_, grade_tmp), EX2_OK))
     # unrunnable submissions
     _write(subs, "malformed", "{ this is not json")
     (subs / "missing" / ASSIGNMENT).mkdir(parents=True)
@@ -226,7 +240,7 @@ def batch(course, tmp_path_factory):
     with open(out) as fh:
         csv_rows = {r["student"]: r for r in csv.DictReader(fh)}
     return {"rows": {r.student: r for r in rows}, "csv": csv_rows, "log": "\n".join(lines),
-            "course_dir": course_dir, "canary": canary, "subs": subs}
+            "course_dir": course_dir, "canary": canary, "subs": subs, "grade_tmp": grade_tmp}
 
 
 # ---------------------------------------------------------------------------------------
@@ -371,7 +385,7 @@ def test_hostile_reasons_are_explained(batch):
 
 
 @needs_sandbox
-def test_wall_clock_limit_kills_the_submission(course, tmp_path):
+def test_wall_clock_limit_kills_the_submission(course, grade_tmp, tmp_path):
     course_dir, released_path = course
     released = nbformat.read(released_path, as_version=4)
     subs = tmp_path / "subs"
@@ -382,7 +396,7 @@ def test_wall_clock_limit_kills_the_submission(course, tmp_path):
     assert (row.score, row.status) == (0, "timeout"), row.reason
     assert "wall-clock limit (10s) hit; killed" in row.reason
     assert row.seconds < 30
-    assert _sandbox_processes() == []
+    assert _sandbox_processes(grade_tmp) == []
 
 
 @needs_sandbox
@@ -414,7 +428,7 @@ def test_hidden_tests_not_readable_before_they_run(batch):
 
 @needs_sandbox
 def test_no_sandbox_process_survives(batch):
-    assert _sandbox_processes() == []
+    assert _sandbox_processes(batch["grade_tmp"]) == []
 
 
 def test_unrunnable_submissions_are_reported(batch):

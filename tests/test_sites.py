@@ -32,14 +32,14 @@ from lab_snippets.sites import (  # noqa: E402
     RegistryError,
     enclosing_symbol,
     load_registry,
-    main,
-    resolver,  # noqa: E402
+    resolver,
     show_call_site,
     show_chapter_sites,
     span_sha256,
     spanning_symbol,
     view,  # noqa: E402
 )
+from lab_snippets.sites.admin import main  # noqa: E402
 
 # --------------------------------------------------------------------------- toy "slime" sources
 

@@ -18,30 +18,33 @@ trusted per-submission process), ``sandbox`` + ``kernel_init`` (bubblewrap), ``g
 
 from __future__ import annotations
 
-from lab_snippets.labs.cli import main
-from lab_snippets.labs.common import (
-    COURSE_ID,
-    DEFAULT_COURSE_DIR,
-    NOTEBOOKS_DIR,
-    REPO,
-    LabError,
-)
-from lab_snippets.labs.grader import Options, Row, grade
-from lab_snippets.labs.markers import (
-    chapters_with_solutions,
-    defined_names,
-    has_solution,
-    mark_notebook,
-    read_notebook,
-)
-from lab_snippets.labs.publish import build_source, check_release, release
-from lab_snippets.labs.sandbox import Isolation, detect_isolation
-from lab_snippets.labs.scoring import STATUS_PRECEDENCE
-from lab_snippets.labs.student import TestResult, TestRun, run_tests, validate
+import importlib
 
-__all__ = [
-    "COURSE_ID", "DEFAULT_COURSE_DIR", "NOTEBOOKS_DIR", "REPO", "STATUS_PRECEDENCE", "Isolation",
-    "LabError", "Options", "Row", "TestResult", "TestRun", "build_source", "chapters_with_solutions",
-    "check_release", "defined_names", "detect_isolation", "grade", "has_solution", "main",
-    "mark_notebook", "read_notebook", "release", "run_tests", "validate",
-]
+# Public names and the module that defines each. Loaded on first use, so that the sandbox
+# launcher (``python -m lab_snippets.labs.sandbox``, run at every kernel start) and the worker
+# import only what they need.
+_EXPORTS = {
+    "main": "cli",
+    "COURSE_ID": "common", "DEFAULT_COURSE_DIR": "common", "NOTEBOOKS_DIR": "common",
+    "REPO": "common", "LabError": "common",
+    "Options": "grader", "Row": "grader", "grade": "grader",
+    "chapters_with_solutions": "markers", "defined_names": "markers", "has_solution": "markers",
+    "mark_notebook": "markers", "read_notebook": "markers",
+    "build_source": "publish", "check_release": "publish", "release": "publish",
+    "Isolation": "sandbox", "detect_isolation": "sandbox",
+    "STATUS_PRECEDENCE": "scoring",
+    "TestResult": "student", "TestRun": "student", "run_tests": "student", "validate": "student",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f"lab_snippets.labs.{_EXPORTS[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'lab_snippets.labs' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_EXPORTS})
