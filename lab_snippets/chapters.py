@@ -42,7 +42,8 @@ ASYNCIO = "Part I · The asyncio core"
 THREADS = "Part II · Threads and executors"
 PROCESSES = "Part III · Processes and the system boundary"
 SLIME = "Part IV · Back to slime"
-PARTS = (ASYNCIO, THREADS, PROCESSES, SLIME)
+SERVICES = "Part V · Running concurrent services (beyond the series)"
+PARTS = (ASYNCIO, THREADS, PROCESSES, SLIME, SERVICES)
 
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter("01", "async_def", "async def: after defining it, when does it run?", "async def：定义之后，什么时候执行？", ASYNCIO),
@@ -66,6 +67,9 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("19", "signals_groups_flock", "Signals, process groups and file locks: who releases resources after exit?", "信号、进程组与文件锁：退出以后谁释放资源？", PROCESSES),
     Chapter("20", "streams", "asyncio Streams: receiving, framing and closing connections", "asyncio Streams：接收、分帧与连接收尾", PROCESSES),
     Chapter("21", "capability_checks", "Async capability checks and protocol boundaries", "异步能力检查与协议边界", ASYNCIO),
+    Chapter("22", "stopping_services", "Stopping a service cleanly", "让服务干净地停下来", SERVICES),
+    Chapter("23", "diagnosing_hangs", "Diagnosing hangs and silent failures", "诊断卡死与无声的失败", SERVICES),
+    Chapter("24", "cpu_work_in_async", "CPU-bound work inside an async service", "异步服务里的 CPU 密集型工作", SERVICES),
 )
 BY_NUMBER = {c.number: c for c in CHAPTERS}
 
@@ -75,6 +79,7 @@ PART_PAGES = {
     THREADS: "book/parts/threads",
     PROCESSES: "book/parts/processes",
     SLIME: "book/parts/slime",
+    SERVICES: "book/parts/services",
 }
 
 # The part page's entry in the sidebar, under the part's caption (the page's own heading names the part).
