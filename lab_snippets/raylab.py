@@ -10,8 +10,10 @@ What ``start()`` does, and why:
 
 - ``RAY_USAGE_STATS_ENABLED=0``: no usage report is sent.
 - ``RAY_AUTH_MODE=disabled``: Ray would otherwise write a token into ``~/.ray``.
-- ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``: the node address is 127.0.0.1, found without probing a
-  route to a public resolver.
+- ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``: the node address is found without probing a route to
+  a public resolver.
+- ``RAY_agent_register_timeout_ms=120000``: the raylet waits up to two minutes, not Ray's
+  default, for its dashboard agent to start; on a busy machine the agent can be slow to import.
 - ``HOME`` is a private folder holding an empty ``ray_bootstrap_config.yaml`` while Ray starts:
   without that file the dashboard agent asks a cloud metadata address which cloud it is on.
   The kernel's own ``HOME`` is put back as soon as Ray is up (Ray's processes keep the private one).
@@ -41,6 +43,9 @@ ENV = {
     "RAY_USAGE_STATS_ENABLED": "0",
     "RAY_AUTH_MODE": "disabled",
     "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+    # The raylet waits this long for its dashboard agent (a Python process) to report its ports; a
+    # busy laptop can take longer than Ray's default, and the raylet then aborts the whole start.
+    "RAY_agent_register_timeout_ms": "120000",
 }
 
 
@@ -83,7 +88,8 @@ class LocalRay:
         t0 = time.perf_counter()
         try:
             ray.init(num_cpus=self.num_cpus, num_gpus=self.num_gpus, include_dashboard=False,
-                     log_to_driver=False, _temp_dir=os.path.join(self.temp_dir, "ray"))
+                     log_to_driver=False, _node_ip_address="127.0.0.1",
+                     _temp_dir=os.path.join(self.temp_dir, "ray"))
             self._fds_started = _fds()
         except BaseException:
             self._cleanup()

@@ -1,0 +1,393 @@
+# %% [markdown]
+# # 22 · Stopping a service cleanly
+# *让服务干净地停下来*
+#
+# *Beyond the original series: this chapter belongs to Part V, which the original series does
+# not have.*
+#
+# **The question.** A scheduler stops a service by sending it SIGTERM; a person stops it with
+# Ctrl-C. What does an asyncio program do with each signal by default, what must it add to
+# finish its in-flight work, and why can an `atexit` hook that stops a worker thread never
+# run?
+#
+# **You will**
+# 1. send SIGTERM and SIGINT to a real asyncio service and compare what its jobs get to do:
+#    nothing (SIGTERM's default), or a cancellation with cleanup (`loop.add_signal_handler`,
+#    and `asyncio.run`'s own Ctrl-C handling since Python 3.11);
+# 2. see that the interpreter joins non-daemon threads *before* it runs `atexit` hooks, and
+#    what a daemon thread loses instead;
+# 3. draw the jobs of the three stops on one timeline;
+# 4. write the shutdown a scheduler expects: stop accepting, let in-flight work finish within
+#    a budget, cancel the rest, wait for its cleanup, exit with a code that says which.
+#
+# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 30
+# minutes
+
+# %%
+import inspect
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from lab_snippets.proc_workers import read_line
+from lab_snippets.service_workers import parse_events
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+SERVICE = [sys.executable, "-m", "lab_snippets.service_workers"]
+
+# %% [markdown]
+# Every program in this chapter is a command of `lab_snippets.service_workers`, run as a child
+# process: a signal is sent only to a process this notebook started. `serve JOBS` is a small
+# asyncio service. Jobs arrive on an intake queue (`ARRIVAL:DURATION` in seconds); each runs as
+# a task that prints `start`, sleeps its duration and prints `done`. A job that is cancelled
+# spends 0.02 s on cleanup (an `await`, as giving back a slot would) and then prints
+# `cancelled`. Every line carries a `time.monotonic()` reading, which on Linux is one clock for
+# every process, so the child's times and ours can be compared.
+#
+# `stop_service` starts a child, waits until it has started a given number of jobs, sends one
+# signal, and reaps the child with a bounded wait.
+
+# %%
+def stop_service(args: list[str], stop_signal: signal.Signals, started: int) -> tuple[int, list, float]:
+    """Start `args`, send `stop_signal` once `started` jobs have started; return (code, events, sent)."""
+    child = subprocess.Popen(SERVICE + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        seen = [read_line(child.stdout, timeout=10) for _ in range(started + 1)]  # "ready", then starts
+        sent = time.monotonic()
+        child.send_signal(stop_signal)
+        rest = child.communicate(timeout=5)[0].decode()  # stderr: Ctrl-C's traceback, not shown
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate(timeout=5)
+    return child.returncode, parse_events("".join(seen) + rest), sent
+
+
+def names(events: list) -> list[str]:
+    return [f"{kind} {number}" if number is not None else kind for kind, number, _ in events
+            if kind != "ready"]
+
+
+JOBS = "0:0.05,0:0.1,0:3"  # two jobs that are nearly done, one that is not
+
+# %% [markdown]
+# ## Predict, then run
+#
+# The service has started three jobs: two that need 0.05 s and 0.1 s, one that needs 3 s. We
+# send it SIGTERM, the signal `kill`, systemd, Kubernetes and Slurm send first. The service
+# installed nothing for SIGTERM. Predict: which of the three jobs print anything after the
+# signal, and with what status does the process end?
+
+# %%
+code_default, events_default, sent_default = stop_service(
+    ["serve", JOBS, "--on-sigterm", "default"], signal.SIGTERM, started=3)
+print("exit status:", code_default, "· events:", names(events_default))
+assert code_default == -signal.SIGTERM, "SIGTERM's default action ended the process"
+assert names(events_default) == ["start 0", "start 1", "start 2"], "no job printed anything after the signal"
+
+# %% [markdown]
+# Nothing. SIGTERM's default action ends the process at once: no `finally` runs, no
+# `except CancelledError`, no `atexit` hook, not even the jobs that needed a few more
+# milliseconds. A negative status is how `subprocess` reports "killed by that signal".
+#
+# ## Turning SIGTERM into a cancellation
+#
+# `loop.add_signal_handler(signal.SIGTERM, callback)` (Unix only) replaces the default action
+# with a callback that the event loop runs as an ordinary callback, between two task steps.
+# Inside it any asyncio call is allowed, which is not true of a `signal.signal` handler, which
+# can interrupt the main thread between any two bytecodes. With `--on-sigterm cancel` the
+# service's callback cancels its main task; the main task cancels the jobs, waits (bounded) for
+# their cleanup and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM".
+
+# %% tags=["claim"]
+# claim: sigterm-handler-runs-cleanup
+code_cancel, events_cancel, sent_cancel = stop_service(
+    ["serve", JOBS, "--on-sigterm", "cancel"], signal.SIGTERM, started=3)
+print("exit status:", code_cancel, "· events:", names(events_cancel))
+after = names(events_cancel)[3:]
+assert code_cancel == 128 + signal.SIGTERM
+assert sorted(after[:3]) == ["cancelled 0", "cancelled 1", "cancelled 2"], "every job ran its cleanup"
+assert after[3:] == ["main-cancelled", "returned 143"], "the cleanups finished before the service returned"
+
+# %% [markdown]
+# Every job now runs its cleanup, and the service reports the stop in its exit status. But look
+# at jobs 0 and 1: they needed 0.05 s and 0.1 s and were cancelled anyway. Cancelling at once
+# is safe, not yet polite; the exercise adds the missing step.
+#
+# ## Ctrl-C: what `asyncio.run` does since Python 3.11
+#
+# Ctrl-C in a terminal sends SIGINT to the foreground process group. Python's default SIGINT
+# handler raises `KeyboardInterrupt` in the main thread, wherever it happens to be, which in an
+# asyncio program is often inside the event loop's own code. Since 3.11, `asyncio.run` (built on
+# the new `asyncio.Runner`) installs its own SIGINT handler while it runs, if the main thread
+# still has Python's default one: the **first** Ctrl-C cancels the main task, so the program's
+# `except CancelledError` and `finally` blocks run as for any cancellation; when the main task
+# then ends cancelled, `run` raises `KeyboardInterrupt`. A **second** Ctrl-C raises
+# `KeyboardInterrupt` at once. The service below has no SIGINT handler of its own.
+
+# %% tags=["claim"]
+# claim: runner-cancels-main-task-on-sigint
+code_int, events_int, sent_int = stop_service(["serve", JOBS], signal.SIGINT, started=3)
+print("exit status:", code_int, "· events:", names(events_int))
+assert sorted(names(events_int)[3:6]) == ["cancelled 0", "cancelled 1", "cancelled 2"]
+assert names(events_int)[6:] == ["main-cancelled"], "the main task was cancelled and cleaned up"
+assert code_int == -signal.SIGINT, "then KeyboardInterrupt ended the process"
+
+# %% [markdown]
+# The jobs were cancelled and cleaned up, the main task saw the cancellation, and the process
+# then ended by SIGINT. Since 3.8 an unhandled `KeyboardInterrupt` makes Python end itself with
+# SIGINT (status −2 here, 130 in a shell), so that a calling shell knows the user interrupted it.
+# On Python 3.10 and older, `asyncio.run` had no such handler: the `KeyboardInterrupt` was raised
+# wherever the main thread was, and `run` then cancelled the remaining tasks on its way out.
+#
+# Two limits. The handler is installed only in the main thread and only if SIGINT still has
+# Python's default handler; a program that installed its own (or a child started with SIGINT
+# ignored) gets none of this. And Runner's handler covers SIGINT only: SIGTERM, what a scheduler
+# sends, needs a handler of your own, as above.
+
+# %% [markdown]
+# ## `atexit` hooks and threads
+#
+# Many services keep a worker thread with its own event loop (chapter 13) and register an
+# `atexit` hook that tells the worker to stop and joins it. When does that hook run? Python's
+# shutdown, after the main code returns, first calls `threading._shutdown()`, which **joins
+# every non-daemon thread**, and only then runs the `atexit` hooks. `atexit-stop` starts a
+# worker that loops until told to stop (it gives up by itself after 1 s, so that nothing can
+# hang), registers a hook that tells it to stop, and returns at once. Predict the order of
+# `main-returned`, `hook-ran` and the worker's last line, for a daemon and a non-daemon
+# worker.
+
+# %% tags=["claim"]
+# claim: atexit-waits-for-non-daemon-threads
+variants = {"daemon worker, hook": ["--thread", "daemon"],
+            "non-daemon worker, hook": ["--thread", "non-daemon"],
+            "daemon worker, no hook": ["--thread", "daemon", "--no-hook"]}
+exits = {}
+for label, flags in variants.items():
+    run = subprocess.run(SERVICE + ["atexit-stop", *flags], capture_output=True, timeout=10)
+    exits[label] = parse_events(run.stdout.decode())
+    print(f"{label:<24} exit {run.returncode}:", " → ".join(names(exits[label])))
+assert names(exits["daemon worker, hook"]) == ["main-returned", "hook-ran", "worker-stopped"]
+assert names(exits["non-daemon worker, hook"]) == ["main-returned", "worker-gave-up", "hook-ran"], (
+    "the hook ran only after the non-daemon worker had ended by itself")
+assert names(exits["daemon worker, no hook"]) == ["main-returned"], "the daemon worker was dropped mid-wait"
+
+# %% [markdown]
+# - With a **non-daemon** worker the hook that would stop it ran only after the worker had
+#   ended on its own. A worker that waits to be told (without the 1 s give-up) would make the
+#   process hang at exit forever, with the stop code sitting in a hook that never runs.
+# - With a **daemon** worker the hook ran first, told the worker to stop, and joined it: the
+#   worker finished its last line. This is the combination that works.
+# - A daemon worker **without** a hook is simply abandoned: it never printed its last line.
+#   Daemon threads are not joined; whatever they were doing (a half-written file, a request
+#   in flight) stops where it is when the interpreter finalises. Daemon plus a stopping hook
+#   (or an explicit stop before returning) is what gives them a clean end.
+#
+# `atexit` hooks do not run at all when the process is killed by a signal that it does not
+# handle (the first experiment), nor after `os._exit()`.
+
+# %% [markdown]
+# ## Measure it
+#
+# The three stops of the same three jobs. Each run is drawn from its own `ready` line, so the
+# three line up. Blue: a job running until the signal; grey: from the signal to the end of the
+# job's cleanup. A job with no grey span got no cleanup at all.
+
+# %%
+tl = Timeline(clock=lambda: 0.0)  # times below are already relative to each run's start
+for run_label, events, sent in (("SIGTERM, default", events_default, sent_default),
+                                ("SIGTERM → cancel", events_cancel, sent_cancel),
+                                ("Ctrl-C (SIGINT)", events_int, sent_int)):
+    ready = next(t for kind, _, t in events if kind == "ready")
+    for job in range(3):
+        start = next(t for kind, n, t in events if kind == "start" and n == job)
+        end = next((t for kind, n, t in events if kind in {"cancelled", "done"} and n == job), None)
+        tl.add(f"{run_label} · job {job}", start - ready, sent - ready, "running")
+        if end is not None:
+            tl.add(f"{run_label} · job {job}", sent - ready, end - ready, "cancelled")
+fig = tl.plot("Three ways a service meets a stop signal")
+cleanups = [s for s in tl.spans if s.state == "cancelled"]
+print(f"{len(cleanups)} of 9 jobs got a cleanup; the longest took "
+      f"{max(s.duration for s in cleanups) * 1000:.0f} ms after the signal; none finished its work")
+assert {s.label.split(" · ")[0] for s in cleanups} == {"SIGTERM → cancel", "Ctrl-C (SIGINT)"}
+assert len(cleanups) == 6
+
+# %% [markdown]
+# The jobs of the default run stop at the signal with nothing after it; the other two runs give
+# every job a short cleanup. No job in these three runs was allowed to *finish*, not even the
+# one that needed 0.05 s.
+#
+# ### Versions and platforms
+#
+# - `asyncio.Runner` and the SIGINT handling of `asyncio.run` are new in Python 3.11, the
+#   course's minimum; 3.12, 3.13 and 3.14 behave the same way for this chapter.
+# - `loop.add_signal_handler` exists only on Unix event loops; on Windows it raises
+#   `NotImplementedError`, and a service there uses `signal.signal` and
+#   `loop.call_soon_threadsafe` instead.
+# - On free-threaded builds (3.13t, 3.14t) nothing here changes: signal handlers still run in
+#   the main thread, and shutdown still joins non-daemon threads before the `atexit` hooks.
+
+# %% [markdown]
+# ## Exercise 22.1 · A graceful stop with a budget
+#
+# Implement `run_service(intake, handle, budget)`, a service's main coroutine:
+#
+# 1. install a SIGTERM handler with `loop.add_signal_handler` (and remove it before returning);
+# 2. until SIGTERM arrives, take jobs from the `asyncio.Queue` `intake` and start
+#    `handle(job)` as a task for each, without waiting for it; once SIGTERM has arrived, start
+#    no new job, even if one is waiting on the queue (the queue may also stay empty forever);
+# 3. on SIGTERM, give the jobs in flight up to `budget` seconds to finish, returning early if
+#    they all do;
+# 4. cancel the jobs still running, and wait (bounded) until their cleanup is over;
+# 5. return `0` if every job in flight finished within the budget, `143` (128 + SIGTERM) if
+#    some had to be cancelled.
+#
+# The tests run your function in a fresh Python process (`run-service`), send that process
+# real signals, and read what its jobs printed. Write it with the names this cell's imports and
+# `asyncio` provide.
+
+# %% tags=["solution"]
+import asyncio
+
+
+async def run_service(intake: asyncio.Queue, handle, budget: float) -> int:
+    """Run `handle(job)` for each job until SIGTERM; then drain within `budget`; return 0 or 143."""
+    ### BEGIN SOLUTION
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    in_flight: set[asyncio.Task] = set()
+    stop_seen = asyncio.create_task(stop.wait())
+    try:
+        while True:
+            next_job = asyncio.create_task(intake.get())
+            await asyncio.wait({next_job, stop_seen}, return_when=asyncio.FIRST_COMPLETED)
+            if stop.is_set():
+                next_job.cancel()  # a job taken at the same moment is not started either
+                await asyncio.wait([next_job], timeout=1)
+                break
+            task = asyncio.create_task(handle(next_job.result()))
+            in_flight.add(task)
+            task.add_done_callback(in_flight.discard)
+        pending = set()
+        if in_flight:
+            _, pending = await asyncio.wait(in_flight, timeout=budget)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=2)
+        return 128 + signal.SIGTERM if pending else 0
+    finally:
+        stop_seen.cancel()
+        loop.remove_signal_handler(signal.SIGTERM)
+    ### END SOLUTION
+
+
+# %% [markdown]
+# `run_solution` writes the source of your `run_service` to a temporary file, starts
+# `run-service` on it with a list of jobs, sends SIGTERM once the given number of jobs has
+# started, and returns the exit status, the events and the time the signal was sent.
+
+# %%
+def run_solution(jobs: str, budget: float, started: int) -> tuple[int, list, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        source = os.path.join(folder, "solution.py")
+        with open(source, "w", encoding="utf-8") as source_file:
+            source_file.write(inspect.getsource(run_service))
+        return stop_service(["run-service", source, jobs, "--budget", str(budget)], signal.SIGTERM, started)
+
+
+# %% tags=["tests"]
+code, events, sent = run_solution("0:0.05,0:3", budget=0.5, started=2)
+print(code, names(events))
+assert code == 143, f"a job had to be cancelled, so the status is 143, not {code}"
+assert "done 0" in names(events) and "cancelled 1" in names(events)
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+def _check_drain(jobs: str, budget: float, started: int, finishing: set, cancelled: set, never: set,
+                 code_wanted: int, at_most: float) -> None:
+    _code, _events, _sent = run_solution(jobs, budget, started)
+    _seen = names(_events)
+    assert _code != -signal.SIGTERM, (
+        "the service was killed by SIGTERM instead of handling it: install a handler with "
+        "loop.add_signal_handler (chapter 22)")
+    assert _code != 99, "the service did not stop after SIGTERM: waiting for the next job must not delay the stop"
+    for _n in sorted(never):
+        assert f"start {_n}" not in _seen, (
+            f"job {_n}, which arrived after SIGTERM, was started: stop taking jobs as soon as the signal "
+            "arrives, even while waiting on the intake queue")
+    for _n in sorted(finishing):
+        assert f"done {_n}" in _seen, (
+            f"job {_n} could have finished within the budget and was cancelled: give in-flight work up "
+            "to the budget before cancelling it (chapter 05's drain)")
+    _returned = next(_t for _kind, _, _t in _events if _kind == "returned")
+    assert _returned - _sent < at_most, (
+        f"the service returned {_returned - _sent:.2f} s after SIGTERM and outlasted its budget of {budget} s: "
+        "bound the wait for in-flight work, and return as soon as it is all done")
+    for _n in sorted(cancelled):
+        _cleaned = f"cancelled {_n}" in _seen and _seen.index(f"cancelled {_n}") < _seen.index(f"returned {_code}")
+        assert _cleaned, (
+            f"the cleanup of cancelled work had not finished when run_service returned (job {_n}): "
+            "cancel, then wait for the cancelled tasks (chapter 05)")
+    assert _code == code_wanted, (
+        f"wrong exit code {_code}: 0 when every in-flight job finished within the budget, 143 when some "
+        "had to be cancelled")
+
+
+_check_drain("0:0.1,0.02:2,0.04:2,0.9:0.05", budget=0.3, started=3, finishing={0}, cancelled={1, 2},
+             never={3}, code_wanted=143, at_most=1.2)
+_check_drain("0:0.1,0.02:0.15", budget=1.5, started=2, finishing={0, 1}, cancelled=set(), never=set(),
+             code_wanted=0, at_most=1.0)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - SIGTERM's default action ends a process at once: no `finally`, no `atexit`. A service that
+#   must clean up installs a handler; in asyncio, `loop.add_signal_handler`, whose callback runs
+#   on the loop like any other.
+# - Since 3.11 `asyncio.run` turns the first Ctrl-C into a cancellation of the main task (and
+#   then `KeyboardInterrupt`); the second Ctrl-C raises at once. It does nothing for SIGTERM.
+# - A polite stop is: stop accepting, give in-flight work a budget, cancel what is left, wait
+#   for its cleanup, exit with a status that says which happened.
+# - At exit the interpreter joins non-daemon threads **before** it runs `atexit` hooks, so a
+#   hook cannot stop a non-daemon thread. Make such workers daemon threads and stop them from a
+#   hook (or before returning); an unstopped daemon thread is dropped wherever it is.
+#
+# **What's next.** Chapter 23 looks at a service that does not stop because it is stuck: how to
+# see, from inside and outside, where every task and thread is waiting.
+#
+# ## In slime
+#
+# slime's fully-async rollout keeps a background worker: a thread that runs its own event loop
+# with `asyncio.run` and keeps a pool of generation tasks in flight across rollout calls. The
+# module registers a stop function with `atexit` when it is imported; the function takes the
+# module's lock, asks the global worker to stop and forgets it. This works because of the detail
+# this chapter measured: the worker thread is created with `daemon=True`. A non-daemon worker
+# would be joined before the hook that stops it could run, and since its loop only ends when
+# told to, the process would hang at exit.
+#
+# Stopping is a flag: `stop()` clears `running` and joins the thread for at most 5 s. The
+# worker's loop notices the flag at its next poll (it sleeps a poll interval of 1 s between
+# top-ups), then waits up to 30 s for the tasks still in flight. Note the two budgets: the hook
+# waits 5 s, the drain may take 30, and when the join gives up the daemon thread is abandoned
+# mid-drain as the interpreter finalises, as the "daemon worker, no hook" run showed. There is
+# no SIGTERM handler in the rollout itself; the signal handling shown in chapter 19's CI wrapper
+# is where slime passes a stop on to a whole process group. Other `atexit`, thread and signal
+# sites are in the [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("22b")
+
+# %%
+show_call_site("22c")
+
+# %%
+show_call_site("22")

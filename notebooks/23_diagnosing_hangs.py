@@ -1,0 +1,479 @@
+# %% [markdown]
+# # 23 · Diagnosing hangs and silent failures
+# *诊断卡死与无声的失败*
+#
+# *Beyond the original series: this chapter belongs to Part V, which the original series does
+# not have.*
+#
+# **The question.** A service stops making progress, or a piece of it fails and nobody hears.
+# How do you find out where every task and thread is waiting, from inside the process and
+# from outside it, and which failures does Python only report to a hook you may never see?
+#
+# **You will**
+# 1. list a stuck program's tasks and see that their names (what a timeout log usually
+#    prints) do not say where they wait, while each task's *await chain* does;
+# 2. make a frozen process print every thread's stack, from outside with a signal
+#    (`faulthandler.register`) and from inside with a timer (`faulthandler.dump_traceback_later`);
+# 3. catch the failures Python only logs: "Task exception was never retrieved", exceptions in
+#    threads (`threading.excepthook`), exceptions nobody can raise (`sys.unraisablehook`), and
+#    a callback that holds the loop too long (asyncio debug mode);
+# 4. write a watchdog that reports every thread's and task's stack when progress stops,
+#    without stopping the program.
+#
+# **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
+# about 30 minutes
+
+# %%
+import asyncio
+import gc
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from lab_snippets.hangs import await_chain, describe_tasks, format_all_stacks
+from lab_snippets.loopwatch import slow_callback_log
+from lab_snippets.proc_workers import read_line
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
+
+# %% [markdown]
+# ## Predict, then run
+#
+# A miniature of a rollout worker that has stopped making progress. Two requests run the same
+# coroutine function, `fetch_with_retry`. One is stuck waiting for a free slot (the slot holder
+# waits for an approval that never comes); the other is stuck reading a reply from a server that
+# never answers. A timeout guard fires, and, as many services do, logs the pending tasks by the
+# name of their coroutine. Predict: can that log tell the two stuck requests apart? Can
+# `Task.get_stack()`, which returns the task's frames?
+
+# %%
+slot = asyncio.Semaphore(1)
+approval = asyncio.Event()
+
+
+async def hold_slot_until_approved() -> None:
+    async with slot:
+        await approval.wait()
+
+
+async def acquire_slot() -> None:
+    await slot.acquire()
+    slot.release()
+
+
+async def read_reply(server_never_answers: asyncio.Event) -> None:
+    await server_never_answers.wait()
+
+
+async def fetch_with_retry(step) -> None:
+    await step()
+
+
+silent_server = asyncio.Event()
+holder = asyncio.create_task(hold_slot_until_approved(), name="slot holder")
+await asyncio.sleep(0)
+stuck = [asyncio.create_task(fetch_with_retry(acquire_slot), name="request A"),
+         asyncio.create_task(fetch_with_retry(lambda: read_reply(silent_server)), name="request B")]
+await asyncio.sleep(0.01)
+timeout_log = {t.get_name(): t.get_coro().__qualname__ for t in stuck}
+own_frames = {t.get_name(): [(f.f_code.co_name, f.f_lineno) for f in t.get_stack()] for t in stuck}
+print("what the timeout log shows:", timeout_log)
+print("Task.get_stack():          ", own_frames)
+
+# %% tags=["claim"]
+# claim: await-chain-finds-the-stuck-await
+chains = {t.get_name(): await_chain(t) for t in stuck}
+for name, chain in chains.items():
+    print(f"{name}: " + " → ".join(link.where for link in chain))
+innermost = {name: [link.name for link in chain if link.filename and "asyncio" not in link.filename][-1]
+             for name, chain in chains.items()}
+assert len(set(timeout_log.values())) == 1 and len({tuple(f) for f in own_frames.values()}) == 1, (
+    "names and the task's own frame are the same for both requests")
+assert innermost == {"request A": "acquire_slot", "request B": "read_reply"}, (
+    "the await chain reaches the coroutine that is really waiting")
+
+# %% [markdown]
+# The names and `get_stack()` agree for both requests: `fetch_with_retry`, suspended at its one
+# `await step()` line. `get_stack()` returns only the frame of the task's *own* coroutine. The
+# line that is really waiting is further in, in the coroutine that `fetch_with_retry` awaits.
+# Every suspended coroutine records what it is awaiting right now in `cr_await`; following it
+# (`await_chain`, in `lab_snippets.hangs`) goes down to the innermost coroutine and the future
+# it waits on. The chain of A ends in `Semaphore.acquire`, which sends us to whoever holds the
+# slot; `describe_tasks()` prints such a chain for every task of the loop.
+
+# %%
+report = describe_tasks()
+print("\n".join(line for line in report.splitlines() if "slot holder" in line or "hold_slot" in line
+                or "Event.wait" in line)[:400])
+assert "hold_slot_until_approved" in report, "the holder's chain shows what it waits for"
+approval.set()
+silent_server.set()
+await asyncio.wait([holder, *stuck], timeout=2)
+assert all(t.done() for t in [holder, *stuck])
+
+# %% [markdown]
+# ### Python 3.14: the call graph in the standard library
+#
+# Python 3.14 added the same idea to `asyncio` itself: `asyncio.capture_call_graph(task)`,
+# `format_call_graph` and `print_call_graph` follow a task's awaits *and* the tasks that await
+# it. It also added `python -m asyncio ps PID` and `python -m asyncio pstree PID`, which read the
+# task tree of **another** running process without running any code in it. Those two need
+# permission to inspect another process (on Linux the same ptrace permission as the tools in the
+# next section). Older Pythons have neither; `await_chain` is our stand-in.
+
+# %%
+async def waits_on(event: asyncio.Event) -> None:
+    await event.wait()
+
+
+event = asyncio.Event()
+probe = asyncio.create_task(fetch_with_retry(lambda: waits_on(event)), name="probe")
+await asyncio.sleep(0)
+if sys.version_info >= (3, 14):
+    graph = asyncio.format_call_graph(probe)
+    print(graph)
+    assert "waits_on" in graph
+else:
+    print(f"Python {sys.version_info.major}.{sys.version_info.minor}: no asyncio.format_call_graph "
+          "(new in 3.14); await_chain shows:", " → ".join(link.where for link in await_chain(probe)))
+    assert [link.name for link in await_chain(probe)][:2] == ["fetch_with_retry", "waits_on"]
+event.set()
+await asyncio.wait([probe], timeout=2)
+
+# %% [markdown]
+# ## A frozen process, seen from outside
+#
+# Task chains need a loop that still answers. When threads are deadlocked, or the loop's thread
+# is stuck in a blocking call, nothing in the process runs Python code for you. Two tools work
+# anyway:
+#
+# - `faulthandler.register(signal.SIGUSR1, all_threads=True)`: when the process receives
+#   SIGUSR1, a handler written in C writes every thread's stack to stderr at once, without
+#   waiting for any lock or for the main thread, and the process goes on.
+# - `py-spy dump --pid PID` (a separate tool from PyPI) reads another process's memory and
+#   prints its threads' stacks without the process's cooperation. It needs ptrace permission
+#   on Linux: the same user and a Yama `ptrace_scope` that allows it, or root, and in a
+#   container the `CAP_SYS_PTRACE` capability. This course does not depend on it, so the
+#   cells below use `faulthandler`, which needs no permission at all.
+#
+# `frozen` starts two threads that deadlock, each holding one lock and waiting for the other.
+# They stay stuck until we close the child's stdin (or, at the latest, for 5 s). We send it
+# SIGUSR1 while it is stuck. Predict: does the signal end the process?
+
+# %% tags=["claim"]
+# claim: sigusr1-dump-shows-every-thread
+tl = Timeline()
+frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+try:
+    read_line(frozen.stdout, timeout=10)
+    stuck_since = time.monotonic()
+    frozen.send_signal(signal.SIGUSR1)
+    sent_at = time.monotonic()
+    dump = []
+    while not ("take_a_then_b" in "".join(dump) and "take_b_then_a" in "".join(dump)):
+        dump.append(read_line(frozen.stderr, timeout=5))
+        if not dump[-1]:
+            break  # end of file: the process is gone
+    dumped_at = time.monotonic()
+    alive_after_dump = frozen.poll() is None
+    time.sleep(0.1)  # still frozen: nothing has released the locks
+    out, err = frozen.communicate(timeout=5)  # closes the child's stdin: now the threads give up
+finally:
+    if frozen.poll() is None:
+        frozen.kill()
+        frozen.communicate(timeout=5)
+gave_up_at = time.monotonic()
+dump_text = "".join(dump) + err.decode()
+print("".join(dump[:3]) + "   ...")
+print("exit status:", frozen.returncode, "· stdout after the dump:", out.decode().split())
+assert "take_a_then_b" in dump_text and "take_b_then_a" in dump_text, "both deadlocked threads are in the dump"
+assert alive_after_dump and frozen.returncode == 0, "the dump did not stop the process"
+
+# %% [markdown]
+# The dump names both threads' functions and lines (`take_a_then_b` waiting for lock B,
+# `take_b_then_a` waiting for lock A), and the process carried on until its waits gave up. Had
+# it not registered SIGUSR1, the same signal would have killed it (SIGUSR1's default action).
+# It ended only when we closed its stdin, which is how this child is told to give up.
+# Register it early, in every long-running service: it costs nothing until the signal comes.
+#
+# From inside, `faulthandler.dump_traceback_later(timeout)` starts a watchdog thread in C that
+# dumps every stack if the timer is not cancelled (`cancel_dump_traceback_later()`) in time:
+
+# %%
+later = subprocess.Popen(HANGS + ["frozen", "5", "--later", "0.3"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+try:
+    header = read_line(later.stderr, timeout=10)  # arrives 0.3 s after the child armed the timer
+    later_dump = header + later.communicate(timeout=5)[1].decode()
+finally:
+    if later.poll() is None:
+        later.kill()
+        later.communicate(timeout=5)
+print(later_dump.splitlines()[0], "·", later_dump.count("take_"), "frames of the two deadlocked functions")
+assert later_dump.startswith("Timeout (0:00:00.300000)!") and "take_a_then_b" in later_dump
+assert later.returncode == 0, (later.returncode, later_dump[-300:])
+
+# %% [markdown]
+# ## Measure it
+#
+# The frozen child on one clock: both threads blocked from `ready` until we let them give up,
+# our SIGUSR1, and the moment the whole dump had reached us, while the process was still stuck.
+
+# %%
+tl.add("worker thread", stuck_since, gave_up_at, "blocked")
+tl.add("main thread", stuck_since, gave_up_at, "blocked")
+tl.add("us (the diagnoser)", sent_at, dumped_at, "waiting")
+fig = tl.plot("A deadlocked process dumps its stacks on SIGUSR1 and keeps running",
+              lanes=["main thread", "worker thread", "us (the diagnoser)"])
+print(f"dump read {1000 * (dumped_at - sent_at):.0f} ms after the signal; "
+      f"the process ended {gave_up_at - dumped_at:.2f} s later")
+assert stuck_since < sent_at < dumped_at < gave_up_at
+
+# %% [markdown]
+# ## Silent failures
+#
+# Some failures never reach your code as an exception. Python reports them to a hook, whose
+# default writes to stderr (or to the `asyncio` logger), where a service's logs may lose them.
+#
+# **A task that fails and is never awaited.** The exception is stored in the task. Only when the
+# task object is destroyed without anyone having looked at the exception does asyncio call the
+# loop's exception handler, with the message "Task exception was never retrieved". While
+# something still references the task, nothing is reported at all.
+
+# %% tags=["claim"]
+# claim: unretrieved-exception-reported-at-collection
+reported: list[str] = []
+loop = asyncio.get_running_loop()
+previous_handler = loop.get_exception_handler()
+loop.set_exception_handler(lambda _loop, context: reported.append(context["message"]))
+
+
+async def score_sample() -> None:
+    raise ValueError("reward model returned garbage")
+
+
+try:
+    lost = asyncio.create_task(score_sample())
+    await asyncio.sleep(0.01)
+    reported_while_referenced = len(reported)
+    del lost
+    gc.collect()
+finally:
+    loop.set_exception_handler(previous_handler)
+print("reported while the task was referenced:", reported_while_referenced, "· after it was dropped:", reported)
+assert reported_while_referenced == 0, "a failed task that is still referenced reports nothing"
+assert reported == ["Task exception was never retrieved"], "dropping it unretrieved reports it, once"
+
+# %% [markdown]
+# The fix is not the handler: it is to own every task (chapter 03) and look at its result or
+# exception. The handler is the net under that rule, for the ones that slip through.
+#
+# **Threads and unraisable errors.** An exception that ends a thread goes to
+# `threading.excepthook` (3.8+); the default prints it and the thread just ends, while the
+# rest of the program carries on. An exception raised where nobody can catch it (in `__del__`,
+# or in a weakref callback) goes to `sys.unraisablehook` (3.8+). Both hooks can be replaced, to
+# count or forward such errors.
+
+# %%
+thread_errors, unraisable = [], []
+saved_hooks = threading.excepthook, sys.unraisablehook
+threading.excepthook = lambda args: thread_errors.append((args.thread.name, args.exc_type.__name__))
+sys.unraisablehook = lambda args: unraisable.append(args.exc_type.__name__)
+
+
+class Connection:
+    def __del__(self):
+        raise OSError("socket already closed")
+
+
+try:
+    worker = threading.Thread(target=lambda: 1 / 0, name="scorer")
+    worker.start()
+    worker.join(timeout=2)
+    Connection()  # created and dropped at once: __del__ raises where nobody can catch it
+    gc.collect()
+finally:
+    threading.excepthook, sys.unraisablehook = saved_hooks
+print("threading.excepthook got:", thread_errors, "· sys.unraisablehook got:", unraisable)
+assert thread_errors == [("scorer", "ZeroDivisionError")] and unraisable == ["OSError"]
+
+# %% [markdown]
+# **A callback that holds the loop.** In debug mode (`asyncio.run(..., debug=True)`,
+# `PYTHONASYNCIODEBUG=1`, or `loop.set_debug(True)`) the loop logs every callback or task step
+# that ran longer than `loop.slow_callback_duration` (0.1 s by default), naming the task. Debug
+# mode also records where each coroutine and task was created, and makes asyncio check that
+# non-thread-safe calls come from the loop's thread. It costs time, so it is a diagnostic mode,
+# not a production one. `slow_callback_log` (chapter 08) switches it on for one block.
+
+# %%
+async def tokenize_on_the_loop() -> None:
+    until = time.monotonic() + 0.06
+    while time.monotonic() < until:
+        pass
+
+
+with slow_callback_log(threshold=0.03) as slow:
+    await asyncio.wait([asyncio.create_task(tokenize_on_the_loop(), name="tokenizer")], timeout=2)
+print(slow[0][:120])
+assert any("tokenizer" in message for message in slow), "the warning names the task that held the loop"
+
+# %% [markdown]
+# ## Exercise 23.1 · A watchdog that reports where everything waits
+#
+# Implement `watch_progress(progress, stall, reports, stop, loop=None, poll=0.01)`. It runs in
+# a thread of its own (the test starts it), so that it still works when the event loop's
+# thread is the one that is stuck:
+#
+# 1. every `poll` seconds, call `progress()`, which returns a number that changes whenever the
+#    service makes progress;
+# 2. when the number has not changed for `stall` seconds, append **one** report to `reports`:
+#    `format_all_stacks(loop)` (every thread's stack, and every task of `loop` when one is
+#    given);
+# 3. report once per stall: no second report until progress has resumed and stalled again;
+# 4. never stop or interrupt the program; return soon after `stop` (a `threading.Event`) is set.
+
+# %% tags=["solution"]
+def watch_progress(progress, stall: float, reports: list[str], stop: threading.Event,
+                   loop: asyncio.AbstractEventLoop | None = None, poll: float = 0.01) -> None:
+    """Append format_all_stacks(loop) to `reports` once each time `progress()` stalls for `stall` s."""
+    ### BEGIN SOLUTION
+    last_value = progress()
+    last_change = time.monotonic()
+    reported = False
+    while not stop.wait(poll):
+        value = progress()
+        now = time.monotonic()
+        if value != last_value:
+            last_value, last_change, reported = value, now, False
+        elif not reported and now - last_change >= stall:
+            reports.append(format_all_stacks(loop))
+            reported = True
+    ### END SOLUTION
+
+
+# %% [markdown]
+# `run_watchdog` starts your watchdog in a daemon thread, lets the main thread live through
+# the given windows of "no progress" (while it sits in `stuck_in_approval`), then stops the
+# watchdog and joins it (bounded).
+
+# %%
+def stuck_in_approval(until: float) -> None:
+    while time.monotonic() < until:
+        time.sleep(0.005)
+
+
+def run_watchdog(stalls: list[tuple[float, float]], total: float, stall: float = 0.1, loop=None):
+    """Run the watchdog for `total` s; progress stops during each (start, end) window (seconds)."""
+    t0 = time.monotonic()
+    windows = [(t0 + start, t0 + end) for start, end in stalls]
+
+    def progress() -> int:
+        now = time.monotonic()
+        for number, (start, end) in enumerate(windows):
+            if start <= now < end:
+                return -number - 1
+        return int(now * 1000)  # changes every millisecond while the service works
+
+    reports: list[str] = []
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch_progress, args=(progress, stall, reports, stop, loop),
+                               name="watchdog", daemon=True)
+    watcher.start()
+    for start, end in windows:
+        time.sleep(max(0.0, start - time.monotonic()))
+        stuck_in_approval(end)
+    time.sleep(max(0.0, t0 + total - time.monotonic()))
+    stop.set()
+    stopped = time.monotonic()
+    watcher.join(timeout=2)
+    return reports, not watcher.is_alive(), time.monotonic() - stopped
+
+
+# %% tags=["tests"]
+reports, ended, stop_delay = run_watchdog(stalls=[(0.05, 0.4)], total=0.5)
+print(f"{len(reports)} report(s); the first lines of the first:")
+print("\n".join(reports[0].splitlines()[:4]) if reports else "(none)")
+assert len(reports) == 1, f"one stall, so one report, not {len(reports)}"
+assert "stuck_in_approval" in reports[0] and ended
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+_reports, _ended, _ = run_watchdog(stalls=[], total=0.35)
+assert not _reports, (
+    f"{len(_reports)} report(s) while progress was being made all along: measure the stall from the "
+    "last change of progress(), not from the start")
+_approval = asyncio.Event()
+
+
+async def wait_for_approval() -> None:
+    await _approval.wait()
+
+
+_waiting = asyncio.create_task(wait_for_approval(), name="approval waiter")
+await asyncio.sleep(0)
+try:
+    _reports, _ended, _stop_delay = run_watchdog(stalls=[(0.05, 0.4), (0.7, 1.05)], total=1.15,
+                                                 loop=asyncio.get_running_loop())
+finally:
+    _approval.set()
+    await asyncio.wait([_waiting], timeout=2)
+assert len(_reports) <= 2, (
+    f"{len(_reports)} reports for 2 stalls: report once per stall, not at every poll")
+assert len(_reports) == 2, (
+    f"{len(_reports)} report(s) for 2 stalls: after progress resumes, the watchdog must report the next stall")
+for _report in _reports:
+    assert "stuck_in_approval" in _report, (
+        "the report does not show where the stuck thread is waiting: report every thread's stack "
+        "(format_all_stacks), not only the watchdog's own")
+    assert "wait_for_approval" in _report, (
+        "the report does not show the loop's tasks: pass the loop to format_all_stacks")
+assert _ended and _stop_delay < 1.0, "the watchdog did not return soon after stop was set"
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - A task's name or coroutine says what it is, not where it waits. Follow `cr_await` from the
+#   task's coroutine (our `await_chain`; `asyncio.capture_call_graph` from 3.14) to the
+#   innermost await and the future behind it.
+# - When no Python code can run for you, `faulthandler` still can: register it on SIGUSR1 for an
+#   outside trigger, or arm `dump_traceback_later` as an inside timer. `py-spy dump` and, from
+#   3.14, `python -m asyncio ps/pstree` read another process, with ptrace permission.
+# - Unretrieved task exceptions, exceptions in threads and unraisable errors go to hooks
+#   (`loop.set_exception_handler`, `threading.excepthook`, `sys.unraisablehook`): make sure they
+#   reach your logs, and own your tasks so the first one stays rare.
+# - A watchdog that must see a frozen loop runs in its own thread, measures time since the last
+#   progress, reports once per stall, and never stops the program.
+#
+# **What's next.** Chapter 24 looks at one common cause of a frozen loop: CPU-bound work run
+# inside a coroutine.
+#
+# ## In slime
+#
+# The coding-agent example puts a wall-clock guard around each rollout. When the guard's
+# timeout fires, the handler calls a small diagnostic before it records the sample as aborted.
+# The diagnostic lists every unfinished task of the running loop, and logs how many are pending
+# and the qualified names of the coroutines of the first five, reading each task's coroutine
+# through the private `_coro` attribute (the public spelling is `task.get_coro()`). It is
+# wrapped so that it can never raise.
+#
+# That is exactly the "timeout log" of this chapter's first experiment: it says *which*
+# coroutines are still pending, not *where* each one waits, and many of a rollout's tasks run
+# the same coroutine functions. Following each task's await chain (or `get_stack()` plus
+# `cr_await`, or `capture_call_graph` on 3.14) would add the line each one is suspended at.
+# Because the diagnostic runs on the loop, it also cannot report a loop that is frozen; a
+# thread-based watchdog or `faulthandler` covers that case. Other `asyncio.all_tasks` and
+# logging sites are in the [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("23b")
+
+# %%
+show_call_site("23")

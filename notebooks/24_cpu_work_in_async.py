@@ -1,0 +1,357 @@
+# %% [markdown]
+# # 24 · CPU-bound work inside an async service
+# *异步服务里的 CPU 密集型工作*
+#
+# *Beyond the original series: this chapter belongs to Part V, which the original series does
+# not have.*
+#
+# **The question.** A rollout service scores responses and tokenizes prompts: pure-Python CPU
+# work, called from coroutines. What does that work do to the event loop, what do
+# `asyncio.to_thread` and a process pool through `loop.run_in_executor` change, and what does
+# each cost?
+#
+# **You will**
+# 1. measure the event loop's heartbeat while scoring runs on the loop, and see the gap grow
+#    with the work;
+# 2. move the work to a thread and see the loop answer again while the work itself still runs
+#    one thread at a time (the GIL);
+# 3. move it to a process pool and measure what a call costs beyond the work (pickling, pipes),
+#    to find when a process pool pays off;
+# 4. see why a `SIGALRM` timeout around scoring works only in the main thread;
+# 5. route each piece of work to the loop or to a process pool by its size.
+#
+# **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
+# 30 minutes
+
+# %%
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from multiprocessing import get_context
+
+from lab_snippets.cpu_work import CountingExecutor, payload_size, score
+from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
+from lab_snippets.proc_workers import burn
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+SMALL, LARGE = "a" * 10_000, "a" * 40_000  # scoring LARGE costs four times SMALL
+
+
+async def score_on_loop(text: str) -> tuple[int, int]:
+    return score(text)
+
+
+async def score_in_thread(text: str) -> tuple[int, int]:
+    return await asyncio.to_thread(score, text)
+
+
+async def max_gap_while(runner, text: str) -> tuple[float, float]:
+    """(longest heartbeat gap, duration of the work) while `runner(text)` runs."""
+    async with LoopWatch(interval=0.002) as watch:
+        start = time.monotonic()
+        await runner(text)
+        took = time.monotonic() - start
+    return watch.max_gap, took
+
+
+# %% [markdown]
+# `score(text)` (in `lab_snippets.cpu_work`) stands for a rule-based reward or a tokenizer: a
+# pure-Python loop over the text, so its cost grows with the length of the text. It returns the
+# pid of the process that ran it. `LoopWatch` (chapter 08) is a task that wakes every 2 ms and
+# writes down when it woke; its longest gap is how long the loop could not answer anybody.
+#
+# ## Predict, then run
+#
+# A coroutine scores a text directly, as `async def` reward functions often do. We score a text
+# and then one four times as long. Predict: how long is the loop's longest silence each time,
+# compared with the time the scoring took?
+
+# %% tags=["claim"]
+# claim: loop-gap-grows-with-work
+runner = score_on_loop
+measured = {"small": [], "large": []}
+with borrowed_default_executor():
+    for _ in range(2):  # interleaved, best of two
+        for label, text in (("small", SMALL), ("large", LARGE)):
+            measured[label].append(await max_gap_while(runner, text))
+(gap_small, took_small), (gap_large, took_large) = (min(measured["small"]), min(measured["large"]))
+print(f"small text: longest gap {gap_small * 1000:.0f} ms for {took_small * 1000:.0f} ms of scoring")
+print(f"large text: longest gap {gap_large * 1000:.0f} ms for {took_large * 1000:.0f} ms of scoring")
+assert gap_small >= 0.8 * took_small and gap_large >= 0.8 * took_large, "the loop was silent for the whole work"
+assert gap_large >= 2 * gap_small, "four times the work, a much longer silence"
+
+# %% [markdown]
+# The loop was silent for the whole scoring, every time: a coroutine runs until its next
+# `await`, and `score` has none. The silence grows with the text. In a service, every request,
+# heartbeat and timeout on that loop waits that long, once per sample scored.
+#
+# ## `to_thread`: the loop answers, the work is not faster
+#
+# `asyncio.to_thread(score, text)` runs the call in the loop's default thread pool and awaits
+# its result. The loop is free while it waits. But pure-Python code holds the GIL (the
+# interpreter's global lock, on the usual build) while it runs, so a thread running `score`
+# and the loop's thread take turns: the interpreter asks the running thread to let go every
+# `sys.getswitchinterval()` seconds (5 ms by default). Two scoring calls in two threads therefore
+# run one at a time. `burn` (chapter 12) reports the CPU time its thread used.
+
+# %% tags=["claim"]
+# claim: thread-frees-the-loop-not-the-cpu
+with borrowed_default_executor():  # to_thread's pool, shut down after the block (chapter 08)
+    gap_thread, took_thread = min([await max_gap_while(score_in_thread, LARGE) for _ in range(2)])
+print(f"in a thread: longest gap {gap_thread * 1000:.0f} ms during {took_thread * 1000:.0f} ms of scoring "
+      f"(switch interval {sys.getswitchinterval() * 1000:.0f} ms)")
+with ThreadPoolExecutor(2, thread_name_prefix="scorer") as two_threads:
+    loop = asyncio.get_running_loop()
+    start = time.monotonic()
+    reports = await asyncio.gather(*(loop.run_in_executor(two_threads, burn, 300) for _ in range(2)))
+    wall = time.monotonic() - start
+cpu_sum = sum(r["cpu"] for r in reports)
+print(f"two calls in two threads: {wall * 1000:.0f} ms of wall time for {cpu_sum * 1000:.0f} ms of CPU")
+assert gap_thread < 0.5 * took_thread, "the loop answered while the thread scored"
+gil = getattr(sys, "_is_gil_enabled", lambda: True)()
+if gil:
+    assert wall >= 0.9 * cpu_sum, "with the GIL, two threads' CPU time adds up: no parallelism"
+else:
+    print("free-threaded build without the GIL: the two threads may run at the same time")
+
+# %% [markdown]
+# The loop's longest silence is now a few switch intervals, not the whole work. But two calls
+# in two threads took at least as long as their CPU times added up: the threads took turns.
+# `to_thread` moves the *waiting* off the loop; it does not add CPU. For throughput, scoring
+# needs other processes.
+#
+# **Free-threaded builds.** Python 3.13 and 3.14 also come as a separate "free-threaded" build
+# (`python3.13t`, PEP 703) that can run without the GIL; `sys._is_gil_enabled()` (3.13+) tells
+# which you have. There, threads run Python code in parallel and `to_thread` does add CPU. This
+# course runs on the usual builds, which the cell above checks; on a free-threaded one the
+# second assert is skipped.
+#
+# ## A process pool: free loop, real parallelism, and a price per call
+#
+# `loop.run_in_executor(pool, score, text)` with a `ProcessPoolExecutor` sends the call to
+# another process: the function is found by module and name, the arguments are pickled, sent
+# down a pipe, unpickled, and the result comes back the same way. The work then has a CPU of its
+# own, but every call pays for that trip. We use a spawn-based pool of two workers (spawn,
+# because forking a process that has threads is unsafe) and warm it up first.
+
+# %%
+process_pool = ProcessPoolExecutor(2, mp_context=get_context("spawn"))
+loop = asyncio.get_running_loop()
+await asyncio.wait_for(asyncio.gather(*(loop.run_in_executor(process_pool, score, "warm") for _ in range(2))),
+                       timeout=30)
+
+
+async def round_trip(pool, fn, arg) -> float:
+    start = time.perf_counter()
+    await asyncio.wait_for(loop.run_in_executor(pool, fn, arg), timeout=10)
+    return time.perf_counter() - start
+
+
+def inline_time(text: str) -> float:
+    start = time.perf_counter()
+    score(text)
+    return time.perf_counter() - start
+
+
+sizes = [10, 1_000, 10_000]
+table = {}
+for size in sizes:
+    text = "a" * size
+    pairs = [(inline_time(text), await round_trip(process_pool, score, text)) for _ in range(3)]
+    table[size] = (min(p[0] for p in pairs), min(p[1] for p in pairs))
+for size, (inline, pooled) in table.items():
+    print(f"{size:>6} chars: on the loop {inline * 1000:7.2f} ms · through the pool {pooled * 1000:7.2f} ms "
+          f"· pool / loop = {pooled / inline:6.1f}")
+assert table[10][1] > 5 * table[10][0], "for tiny work, the trip costs far more than the work"
+assert table[10_000][1] < 2 * table[10_000][0], "for large work, the trip is small next to the work"
+
+# %% [markdown]
+# For tiny texts a pool call costs many times the work itself: the trip, not the scoring, is
+# what you pay. For large texts the trip is a small extra on top of the work. Somewhere in
+# between lies the crossover for your machine and your function. And the trip grows with what
+# you send: arguments and results are pickled and copied through a pipe.
+
+# %% tags=["claim"]
+# claim: pickling-cost-grows-with-payload
+payload_pool = process_pool
+big, tiny = bytes(8_000_000), bytes(8)
+trips = {"8 B": [], "8 MB": []}
+for _ in range(5):  # interleaved, best of five
+    trips["8 B"].append(await round_trip(payload_pool, payload_size, tiny))
+    trips["8 MB"].append(await round_trip(payload_pool, payload_size, big))
+best = {label: min(times) for label, times in trips.items()}
+print({label: f"{seconds * 1000:.2f} ms" for label, seconds in best.items()}, "for a call that does no work")
+assert best["8 MB"] > 3 * best["8 B"], "sending 8 MB of arguments costs far more than the call itself"
+
+# %% [markdown]
+# Sending 8 MB costs many times the empty call. A real service sends prompts and responses
+# (kilobytes), so its trip cost is the fixed part, but a function that takes a whole batch, a
+# tensor or a tokenizer object as an argument pays for copying it on every call. Send small
+# arguments; let the worker load big, fixed things once (an `initializer`, or a module-level
+# cache in the worker).
+
+# %% [markdown]
+# ## Measure it
+#
+# The same large scoring three ways, each with the loop's heartbeat drawn above the work: on the
+# loop (red while the loop could not answer for more than 20 ms), in a thread, and in the process
+# pool. On a busy machine short red gaps appear in the other two lanes as well (the kernel's
+# process itself waits for a CPU), which is why the check compares the *longest* gap with the
+# work's duration.
+
+# %%
+async def score_in_pool(text: str) -> tuple[int, int]:
+    return await asyncio.wait_for(loop.run_in_executor(process_pool, score, text), timeout=10)
+
+
+tl = Timeline()
+silence = {}  # the loop's longest gap, as a fraction of the work's duration
+for label, runner in (("on the loop", score_on_loop), ("to_thread", score_in_thread),
+                      ("process pool", score_in_pool)):
+    with borrowed_default_executor():
+        async with LoopWatch(interval=0.002) as watch:
+            with tl.span(f"{label} · work"):
+                await runner(LARGE)
+    watch.add_to(tl, f"{label} · event loop", threshold=0.02)
+    silence[label] = watch.max_gap / tl.spans_of(f"{label} · work")[0].duration
+fig = tl.plot("One large scoring: what the event loop sees",
+              lanes=["on the loop · event loop", "on the loop · work", "to_thread · event loop",
+                     "to_thread · work", "process pool · event loop", "process pool · work"])
+print("longest silence of the loop, as a share of the work:", {k: f"{v:.0%}" for k, v in silence.items()})
+assert silence["on the loop"] >= 0.8 and silence["process pool"] < 0.5 and silence["to_thread"] < 0.5
+
+# %% [markdown]
+# ## `SIGALRM` timeouts live in the main thread
+#
+# Some scoring code bounds a slow verification with `signal.alarm` (or `setitimer`) and a
+# `SIGALRM` handler that raises `TimeoutError`. Two rules of Python's `signal` module decide
+# where that can work: handlers always run in the **main thread** of the main interpreter, and
+# `signal.signal` raises `ValueError` when called from any other thread. So the same timeout
+# that works in a script fails at once when the scoring is moved to `to_thread` or to a thread
+# pool (in a process pool's worker, where the worker's own main thread runs the call, it works).
+# `alarm_timeout` in `lab_snippets.cpu_work` is such a timeout; `alarm-timeout` runs 3 s of
+# scoring under a 0.05 s alarm, in the main thread or in a worker thread of a child process.
+
+# %% tags=["claim"]
+# claim: sigalrm-only-in-main-thread
+CPU_WORK = [sys.executable, "-m", "lab_snippets.cpu_work", "alarm-timeout", "0.05"]
+outcomes = {}
+for where, flags in (("main thread", []), ("worker thread", ["--in-thread"])):
+    run = subprocess.run(CPU_WORK + flags, capture_output=True, timeout=10)
+    outcomes[where] = run.stdout.decode().strip()
+    print(f"{where:<14} {outcomes[where]}")
+assert outcomes["main thread"].startswith("timed-out"), "in the main thread the alarm cut the work short"
+assert outcomes["worker thread"] == "refused ValueError: signal only works in main thread of the main interpreter"
+
+# %% [markdown]
+# In the worker thread the timeout never started: installing the handler failed first, so the
+# caller got a `ValueError` instead of a score. Code that catches every exception around such a
+# call would silently score the sample as wrong. Two more limits: `signal.alarm` counts whole
+# seconds (use `signal.setitimer` for less), and a signal handler runs only between Python
+# bytecodes, so a long call into C code (a regex, a big-integer operation) is interrupted only
+# when it returns. For a timeout that works from any thread, run the work in a process and
+# stop waiting for it (`asyncio.wait_for` around the executor call), or kill the process.
+
+# %% [markdown]
+# ## Exercise 24.1 · Route scoring by size
+#
+# Implement `score_all(texts, pool, inline_below)`:
+#
+# 1. return the list of `score(text)` results, in the order of `texts`;
+# 2. score texts shorter than `inline_below` characters directly in the coroutine (the trip to
+#    a pool costs more than their work);
+# 3. send every other text to the process pool `pool` with `loop.run_in_executor`, all of them
+#    at once (the pool has several workers), and await them together.
+
+# %% tags=["solution"]
+async def score_all(texts: list[str], pool, inline_below: int) -> list[tuple[int, int]]:
+    """score(text) for each text, in order: short texts on the loop, the rest in `pool`, concurrently."""
+    ### BEGIN SOLUTION
+    loop = asyncio.get_running_loop()
+    results: list = [None] * len(texts)
+    pending = {}
+    for index, text in enumerate(texts):
+        if len(text) < inline_below:
+            results[index] = score(text)
+        else:
+            pending[index] = loop.run_in_executor(pool, score, text)
+    for index, result in zip(pending, await asyncio.gather(*pending.values()), strict=True):
+        results[index] = result
+    return results
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+texts = ["short answer", "a" * 20_000, "b" * 20_000, "x"]
+got = await asyncio.wait_for(score_all(texts, process_pool, inline_below=1_000), timeout=30)
+print([(checksum, "here" if pid == os.getpid() else "pool") for checksum, pid in got])
+assert [checksum for checksum, _ in got] == [score(t)[0] for t in texts], "results in the order of texts"
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+_texts = ["ok", "c" * 15_000, "yes", "d" * 15_000, "e" * 15_000, "f" * 15_000, "no"]
+_counting = CountingExecutor(process_pool)
+_got = await asyncio.wait_for(score_all(_texts, _counting, inline_below=500), timeout=60)
+assert [_c for _c, _ in _got] == [score(_t)[0] for _t in _texts], (
+    "the results must be in the order of texts (gather keeps it; as_completed does not)")
+_here = os.getpid()
+for _text, (_, _pid) in zip(_texts, _got, strict=True):
+    if len(_text) >= 500:
+        assert _pid != _here, (
+            "a long text was scored in the service's own process (on the loop or in a thread, which shares "
+            "the GIL): send it to the process pool with run_in_executor")
+    else:
+        assert _pid == _here, (
+            "a short text was sent to the pool, where pickling and the trip cost more than its work: "
+            "score it directly")
+assert _counting.submitted == 4, f"{_counting.submitted} calls reached the pool for 4 long texts"
+assert _counting.peak >= 2, (
+    "the long texts went to the pool one at a time: submit them all, then await them together (gather)")
+### END HIDDEN TESTS
+
+# %%
+process_pool.shutdown(wait=True, cancel_futures=True)
+
+# %% [markdown]
+# ## Summary
+#
+# - CPU work in a coroutine holds the event loop for its whole duration; the loop's silence grows
+#   with the work.
+# - `to_thread` gives the loop back, but on the usual (GIL) build, threads running Python code
+#   take turns: no extra CPU. Free-threaded builds (3.13t, 3.14t) change that.
+# - A process pool through `run_in_executor` frees the loop and adds CPU, at a price per call
+#   (pickling, pipes) that grows with the arguments. For tiny work the price exceeds the work:
+#   route by size.
+# - `SIGALRM` timeouts work only in the main thread; moved to a thread they fail with
+#   `ValueError` before any work is done.
+#
+# **What's next.** Chapter 25 finds the concurrency limits hidden in each layer of a service:
+# connection pools, executors and actors.
+#
+# ## In slime
+#
+# Rule-based rewards in slime are computed inside `async_rm`, an `async def` that the rollout
+# awaits for each sample (or `batched_async_rm` gathers for a group). For rule types such as
+# `deepscaler`, `dapo`, `math`, `f1` and `gpqa` it calls the scoring function directly, with no
+# `await` in between: the scoring runs on the rollout's event loop, as in this chapter's first
+# experiment. The DAPO scorer keeps this short by design, looking only at the last 300
+# characters of a response, so each call holds the loop briefly; the cost is paid once per sample
+# by every other request on that loop.
+#
+# The DAPO module also defines a `SIGALRM`-based `timeout` context manager (with `signal.alarm`,
+# whole seconds). At the pinned commit nothing in slime uses it; were it wrapped around scoring
+# called through `to_thread` or a thread pool, it would raise `ValueError` at once, as measured
+# above. Other executor and signal sites are in the
+# [source inventory](../book/reference/inventory.md).
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("24b")
+
+# %%
+show_call_site("24")
