@@ -360,7 +360,7 @@ def failure_message(outputs):
     the idea to revisit), so an ``AssertionError`` is shown as its message alone; any other error
     as ``Name: message``.  The traceback, which quotes the test's source lines, is never shown.
     """
-    for o in outputs:
+    for o in outputs:  # an error says more than stderr written before it
         if o.get("output_type") == "error":
             ename, evalue = o.get("ename") or "Error", str(o.get("evalue") or "").strip()
             if ename == "AssertionError":
@@ -368,6 +368,7 @@ def failure_message(outputs):
             else:
                 text = f"{ename}: {evalue}" if evalue else ename
             return text if len(text) <= FAILURE_CHARS else text[:FAILURE_CHARS - 3] + "..."
+    for o in outputs:
         if o.get("output_type") == "stream" and o.get("name") == "stderr":
             return ("wrote to stderr (nbgrader scores that as a failure): "
                     + str(o.get("text", "")).strip()[:120])
