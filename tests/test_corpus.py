@@ -111,3 +111,38 @@ def test_recorded_verdicts_are_right_and_agree_across_pythons():
     first, *rest = data["pythons"].values()
     for other in rest:
         assert {k: v["verdict"] for k, v in other.items()} == {k: v["verdict"] for k, v in first.items()}
+
+
+def test_failure_message_is_the_assertion_not_the_code():
+    from lab_snippets._grade_worker import failure_message
+    tb = ["\x1b[31mAssertionError\x1b[39m Traceback", "----> 3 assert not _still_running, (...)"]
+    outs = [{"output_type": "stream", "name": "stderr", "text": "Task was destroyed but it is pending!"},
+            {"output_type": "error", "ename": "AssertionError",
+             "evalue": "2 calls were still running after the failure (chapter 05)", "traceback": tb}]
+    assert failure_message(outs) == "2 calls were still running after the failure (chapter 05)"
+    assert failure_message([{"output_type": "error", "ename": "TimeoutError", "evalue": "",
+                             "traceback": tb}]) == "TimeoutError"
+    assert failure_message(outs[:1]).startswith("wrote to stderr")
+    assert failure_message([{"output_type": "stream", "name": "stdout", "text": "ok"}]) is None
+
+
+def test_feedback_hides_hidden_test_code_and_tracebacks():
+    import nbformat
+
+    from lab_snippets.feedback import HideTestCode
+    cell = nbformat.v4.new_code_cell(
+        "print('visible part')\n### BEGIN HIDDEN TESTS\nassert not _secret_check(), 'the property (chapter 05)'\n"
+        "### END HIDDEN TESTS\n")
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "x_hidden_tests"}
+    cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="the property (chapter 05)",
+                                           traceback=["----> 3 assert not _secret_check(), ..."])]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    out, _ = HideTestCode().preprocess(nb, {})
+    text = nbformat.writes(out)
+    assert "_secret_check" not in text and "BEGIN HIDDEN" not in text
+    assert "print('visible part')" in out.cells[0].source
+    assert out.cells[0].outputs[0].traceback == ["Test failed: the property (chapter 05)"]
+
+
+def test_release_config_wires_the_feedback_filter():
+    assert "lab_snippets.feedback.HideTestCode" in labs.CONFIG_TEMPLATE
