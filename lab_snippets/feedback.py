@@ -11,6 +11,7 @@ hidden part of the cell and the traceback.
 from __future__ import annotations
 
 from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
 
 from lab_snippets._grade_worker import failure_message
 
@@ -35,6 +36,8 @@ def strip_hidden(source):
 
 class HideTestCode(Preprocessor):
     """For hidden-test cells: drop the hidden code, and show a failure as its message only."""
+
+    enabled = Bool(True, help="on by default (nbconvert's preprocessors are off unless enabled)").tag(config=True)
 
     def preprocess_cell(self, cell, resources, index):
         meta = cell.get("metadata", {}).get("nbgrader", {})
