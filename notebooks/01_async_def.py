@@ -280,14 +280,19 @@ assert visible_log == ["start 3", "start 2", "start 1"], visible_log
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
 def _check_run_in_reverse_hidden():
-    created_then_started: list[str] = []
+    events: list[str] = []
 
-    async def spy(job_id: int, log: list[str]) -> str:
-        created_then_started.append(f"start {job_id}")
+    async def body(job_id: int) -> str:
+        events.append(f"start {job_id}")
         await asyncio.sleep(0)
+        events.append(f"end {job_id}")
         return f"job {job_id} done"
 
-    return spy, created_then_started
+    def spy(job_id: int, log: list[str]):
+        events.append(f"create {job_id}")  # calling it makes the object; the body runs later
+        return body(job_id)
+
+    return spy, events
 
 
 _spy, _events = _check_run_in_reverse_hidden()
@@ -296,15 +301,27 @@ record_job = _spy
 try:
     with warnings.catch_warnings(record=True) as _caught:
         warnings.simplefilter("always")
-        _got = await asyncio.wait_for(run_in_reverse(list(range(6)), []), timeout=2)
+        async with asyncio.timeout(2):
+            _got = await run_in_reverse(list(range(6)), [])
         gc.collect()
 finally:
     record_job = _original_record_job
-assert _got == [f"job {i} done" for i in reversed(range(6))], _got
-assert _events == [f"start {i}" for i in reversed(range(6))], "bodies must start in reverse order"
-assert not [w for w in _caught if "never awaited" in str(w.message)], "every coroutine object must be awaited"
+_creates = [e for e in _events if e.startswith("create")]
+assert _creates == [f"create {i}" for i in range(6)] and _events[:6] == _creates, (
+    "every coroutine object must be created first, in the given order, before any body runs: "
+    "calling an async def function runs none of its body (chapter 01)")
+assert not [w for w in _caught if "never awaited" in str(w.message)], (
+    "every coroutine object must be awaited: an object that is never awaited never runs its body "
+    "(chapter 01)")
+_runs = [e for e in _events if not e.startswith("create")]
+assert _runs == [f"{what} {i}" for i in reversed(range(6)) for what in ("start", "end")], (
+    "each body must start only when it is awaited, after the previous one has finished, last id first: "
+    "await the objects one by one (a Task or gather starts the bodies on its own; chapter 01)")
+assert _got == [f"job {i} done" for i in reversed(range(6))], (
+    "return the results in the order they were awaited, the last id first (chapter 01)")
 _empty_log: list[str] = []
-assert await asyncio.wait_for(run_in_reverse([], _empty_log), timeout=2) == []
+async with asyncio.timeout(2):
+    assert await run_in_reverse([], _empty_log) == [], "no ids: return an empty list"
 ### END HIDDEN TESTS
 
 # %% [markdown]

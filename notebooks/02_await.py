@@ -330,6 +330,10 @@ assert await asyncio.wait_for(wait_until(lambda: True, 0.01, timeout=1), timeout
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+class _Runaway(Exception):
+    """Raised by the probe when a poller checks far more often than its interval allows."""
+
+
 class _Probe:
     """A readiness check that records the order of events and stops a runaway poller."""
 
@@ -341,8 +345,9 @@ class _Probe:
 
     def ready(self) -> bool:
         self.checks += 1
+        self.events.append("checked")
         if self.checks > self.max_checks:
-            raise RuntimeError(f"polled {self.checks} times: wait between checks, do not spin or block")
+            raise _Runaway(self.checks)
         return self.flag.is_set
 
     async def set_after(self, seconds: float) -> None:
@@ -351,39 +356,86 @@ class _Probe:
         self.flag.is_set = True
 
 
-# The flag is set by another task: only a poller that frees the loop can see it.
+async def _stop(task: asyncio.Task) -> None:
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+# 1. The loop stays free while polling: a heartbeat beats between the checks.
+_probe = _Probe(max_checks=100)
+_setter = asyncio.create_task(_probe.set_after(0.1))
+_outcome: object = None
+try:
+    async with LoopWatch(interval=0.005) as _watch:
+        try:
+            async with asyncio.timeout(3):
+                _outcome = await wait_until(_probe.ready, 0.03, timeout=1.0)
+        except (_Runaway, TimeoutError) as exc:
+            _outcome = exc
+        _beats_at_return = len(_watch.beats) - 1  # the first reading is taken on entry
+finally:
+    await _stop(_setter)
+assert not isinstance(_outcome, _Runaway), (
+    f"wait_until checked {_probe.checks} times in about 0.1 s with a 0.03 s interval: wait `interval` "
+    "seconds between checks with `await asyncio.sleep(interval)`, do not spin (chapter 02)")
+assert _beats_at_return >= 1, (
+    "the event loop was blocked while wait_until waited: no other task ran between the checks. "
+    "Wait with `await asyncio.sleep(interval)`, never `time.sleep` (chapter 02)")
+assert _outcome == _probe.checks, (
+    f"wait_until returned {_outcome!r}, but the condition was checked {_probe.checks} times: "
+    "return the number of checks (chapter 02)")
+
+# 2. The flag is set by another task: only a poller that frees the loop can see it.
 _probe = _Probe(max_checks=60)
 _setter = asyncio.create_task(_probe.set_after(0.06))
 try:
-    _n = await asyncio.wait_for(wait_until(_probe.ready, 0.01, timeout=1.0), timeout=2)
+    async with asyncio.timeout(3):
+        _n = await wait_until(_probe.ready, 0.01, timeout=1.0)
     _probe.events.append("wait_until returned")
 finally:
-    _setter.cancel()
-    await asyncio.gather(_setter, return_exceptions=True)
-assert _probe.events == ["another task set the flag", "wait_until returned"], _probe.events
-assert _n == _probe.checks and 2 <= _n <= 30, f"expected a check every 10 ms for about 60 ms, got {_n}"
+    await _stop(_setter)
+assert _probe.events[-3:] == ["another task set the flag", "checked", "wait_until returned"], (
+    "wait_until must return at the first check after another task made the condition true (chapter 02)")
+assert _n == _probe.checks and 2 <= _n <= 30, (
+    f"wait_until returned {_n} after {_probe.checks} checks, every 10 ms for about 60 ms: "
+    "return the number of checks (chapter 02)")
 
-# Never ready: TimeoutError, after a number of checks that matches interval and timeout.
-_probe = _Probe(max_checks=60)
+# 3. Never ready: TimeoutError, after a number of checks that matches interval and timeout.
+_probe = _Probe(max_checks=40)
 try:
-    await asyncio.wait_for(wait_until(_probe.ready, 0.02, timeout=0.1), timeout=2)
-except TimeoutError:
-    _raised = True
-else:
-    _raised = False
-assert _raised, "wait_until must raise TimeoutError when the condition never holds"
-assert 3 <= _probe.checks <= 12, f"about timeout / interval checks expected, got {_probe.checks}"
+    async with asyncio.timeout(3):
+        _result = await wait_until(_probe.ready, 0.02, timeout=0.1)
+except TimeoutError as exc:
+    _result = exc
+except _Runaway:
+    raise AssertionError(
+        f"still polling after {_probe.checks} checks of a 0.1 s timeout every 0.02 s: fix the deadline "
+        "once, before the loop; a deadline restarted on every wake-up never comes (chapter 02)") from None
+assert isinstance(_result, TimeoutError), (
+    f"wait_until returned {_result!r}: it must raise TimeoutError when the condition never holds "
+    "(chapter 02)")
+assert 2 <= _probe.checks <= 12, (
+    f"{_probe.checks} checks before TimeoutError, for a 0.1 s timeout every 0.02 s: about timeout / "
+    "interval checks expected (chapter 02)")
 
-# The loop stays responsive while polling.
+# 4. Already ready: the first check comes before the first sleep (no other task runs before it).
 _probe = _Probe(max_checks=60)
-_setter = asyncio.create_task(_probe.set_after(0.1))
+_probe.flag.is_set = True
+
+
+async def _other_task() -> None:
+    _probe.events.append("another task ran")
+
+
+_witness = asyncio.create_task(_other_task())
 try:
-    async with LoopWatch(interval=0.005) as _watch:
-        await asyncio.wait_for(wait_until(_probe.ready, 0.03, timeout=1.0), timeout=2)
+    async with asyncio.timeout(3):
+        _n = await wait_until(_probe.ready, 0.05, timeout=1.0)
 finally:
-    _setter.cancel()
-    await asyncio.gather(_setter, return_exceptions=True)
-assert len(_watch.beats) >= 6, "the heartbeat must keep beating while wait_until waits"
+    await _stop(_witness)
+assert _probe.events[0] == "checked" and _n == 1, (
+    "a condition that already holds must be seen at once: check before the first sleep, and "
+    "return 1 (chapter 02)")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -372,13 +372,18 @@ class _Spy:
         self.cancelled: list[str] = []
         self.tasks: list[asyncio.Task] = []
         self.failing = failing
+        self.caller = asyncio.current_task()  # a call awaited inline runs in the caller's task
 
     async def __call__(self, name: str) -> str:
-        self.tasks.append(asyncio.current_task())
+        if asyncio.current_task() is not self.caller:
+            self.tasks.append(asyncio.current_task())
         self.now += 1
         self.peak = max(self.peak, self.now)
         try:
-            await asyncio.sleep(0.01 if name == self.failing else 0.02 * (6 - int(name.split()[-1])))
+            if self.failing is None:  # later names finish first
+                await asyncio.sleep(0.02 * (6 - int(name.split()[-1])))
+            else:  # one fails at once; the others are far from done (cancelled, or 1 s if never)
+                await asyncio.sleep(0.01 if name == self.failing else 1.0)
             if name == self.failing:
                 raise ValueError(name)
             self.finished.append(name)
@@ -397,29 +402,41 @@ class _Spy:
 _names = [f"sample {i}" for i in range(6)]
 _spy = _Spy()
 try:
-    _got = await asyncio.wait_for(score_group(_names, _spy), timeout=2)
+    async with asyncio.timeout(3):  # runs score_group in this task on every Python version
+        _got = await score_group(_names, _spy)
 finally:
     await _spy.clean_up()
-assert _got == [n.upper() for n in _names], "results in input order"
+assert _spy.peak == len(_names), (
+    f"only {_spy.peak} of {len(_names)} calls were in flight at once: start them all before awaiting "
+    "any of them (create_task, a TaskGroup or gather; chapter 03)")
+assert _got == [n.upper() for n in _names], (
+    "the results must follow the order of the names, not the order the calls finished in: keep the "
+    "tasks in a list and read their results in that order (chapter 03)")
 assert _spy.finished == list(reversed(_names)), "finishing order was the reverse of the input order"
-assert _spy.peak == len(_names), f"all calls in flight at once, peak was {_spy.peak}"
 
 _spy = _Spy(failing="sample 2")
 _failure: BaseException | None = None
 try:
-    async with asyncio.timeout(2):  # runs score_group in this task: no extra loop pass before we look
+    async with asyncio.timeout(3):  # runs score_group in this task: no extra loop pass before we look
         await score_group(_names, _spy)
 except BaseException as _exc:  # noqa: BLE001 - we inspect whatever came out
     _failure = _exc
     _running_after = [t for t in _spy.tasks if not t.done()]
 finally:
     await _spy.clean_up()
-assert isinstance(_failure, ExceptionGroup), f"expected an ExceptionGroup, got {_failure!r}"
-assert [type(e) for e in _failure.exceptions] == [ValueError]
-assert _running_after == [], "no sibling may still be running when score_group raises"
-assert sorted(_spy.cancelled) == [n for n in _names if n != "sample 2"], _spy.cancelled
-assert _spy.finished == [], "the siblings were cancelled, not allowed to finish"
-assert await asyncio.wait_for(score_group([], _Spy()), timeout=2) == []
+assert _failure is not None, (
+    "score_group returned normally although a call failed: the failure must propagate to the caller, "
+    "not come back as a value (chapter 03)")
+assert _running_after == [], (
+    f"{len(_running_after)} calls were still running when score_group raised: cancel the others and "
+    "wait until they are gone (a TaskGroup does both; chapter 03)")
+assert isinstance(_failure, ExceptionGroup) and [type(e) for e in _failure.exceptions] == [ValueError], (
+    f"the failure must come out as an ExceptionGroup holding the one ValueError, got {_failure!r} "
+    "(a TaskGroup raises exactly that; chapter 03)")
+assert sorted(_spy.cancelled) == [n for n in _names if n != "sample 2"] and _spy.finished == [], (
+    "the other calls must be cancelled, not allowed to finish (chapter 03)")
+async with asyncio.timeout(2):
+    assert await score_group([], _Spy()) == [], "no names: return an empty list"
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -386,30 +386,70 @@ assert counts == (2, 1), counts
 ### BEGIN HIDDEN TESTS
 from lab_snippets.asyncio_tools import cancel_new_tasks
 
+
+async def _drain_or_report(tasks, grace, cleanup_budget=1.0):
+    try:
+        async with asyncio.timeout(5):  # runs drain in this task: we look right after it returns
+            return await drain(tasks, grace=grace, cleanup_budget=cleanup_budget)
+    except TimeoutError:
+        raise AssertionError("drain did not return within 5 s (chapter 05)") from None
+    except Exception as exc:
+        raise AssertionError(
+            f"drain raised {exc!r}: drain must not raise; a task that failed during the grace period "
+            "counts as finished (chapter 05)") from None
+
+
 _tasks_before = asyncio.all_tasks()
 try:
+    # 1. Two finish, one fails, three would take seconds: (3, 3), and every slot freed on return.
     _freed: list[float] = []
     _fast = {asyncio.create_task(slow_request(d, _freed)) for d in (0.01, 0.02)}
     _failing = {asyncio.create_task(slow_request(0.01, _freed, fail=True))}
     _slow = {asyncio.create_task(slow_request(5.0 + i, _freed)) for i in range(3)}
-    _counts = await asyncio.wait_for(drain(_fast | _failing | _slow, grace=0.3), timeout=3)
+    _counts = await _drain_or_report(_fast | _failing | _slow, grace=1.0)
     _freed_at_return = sorted(_freed)
-    assert _counts == (3, 3), f"expected (3 finished, 3 cancelled), got {_counts}"
+    _ = [t.exception() for t in _failing if t.done() and not t.cancelled()]  # retrieved here
     assert len(_freed_at_return) == 6, (
-        f"only {len(_freed_at_return)} of 6 slots were freed when drain returned: "
-        "wait for the cancelled tasks' cleanup before returning")
-    assert all(t.cancelled() for t in _slow), "the slow tasks must end cancelled"
+        f"only {len(_freed_at_return)} of 6 slots were freed when drain returned: wait for the "
+        "cancelled tasks' cleanup before returning (chapter 05)")
+    assert _counts == (3, 3), (
+        f"drain returned {_counts}, expected (3, 3): finished = every task done within the grace "
+        "period, errors included; cancelled = the tasks still running after it (chapter 05)")
+    assert all(t.cancelled() for t in _slow), "the tasks still running after the grace period must end cancelled"
     assert not any(t.cancelled() for t in _fast | _failing), "tasks that finished in time must not be cancelled"
-    _ = [t.exception() for t in _failing]  # retrieved: the error belongs to this test
 
+    # 2. All finish at once: drain returns long before the grace period is over.
+    _events: list[str] = []
+
+    async def _half_grace() -> None:
+        await asyncio.sleep(1.0)
+        _events.append("half of the grace period passed")
+
+    _witness = asyncio.create_task(_half_grace())
     _quick = {asyncio.create_task(slow_request(0.01, [])) for _ in range(3)}
-    _start = time.monotonic()
-    _counts = await asyncio.wait_for(drain(_quick, grace=1.0), timeout=3)
-    _elapsed = time.monotonic() - _start
-    assert _counts == (3, 0), _counts
-    assert _elapsed <= 0.5 * 1.0, f"drain took {_elapsed:.2f} s of a 1.0 s grace for tasks that finish at once"
+    _counts = await _drain_or_report(_quick, grace=2.0)
+    _events.append("drain returned")
+    assert _events[0] == "drain returned" and _counts == (3, 0), (
+        "drain waited out the grace period although every task had finished: return as soon as all "
+        "are done (asyncio.wait with a timeout; chapter 05)")
 
-    assert await asyncio.wait_for(drain(set(), grace=0.1), timeout=2) == (0, 0)
+    # 3. A cleanup that outlasts the budget: drain gives up on it after cleanup_budget.
+    async def _stubborn() -> str:
+        try:
+            await asyncio.sleep(5)
+            return "ok"
+        finally:
+            await asyncio.sleep(2)  # a cleanup far longer than the budget
+
+    _slow_cleanup = asyncio.create_task(_stubborn())
+    await asyncio.sleep(0)  # let it start, so the cancellation lands in its body
+    _counts = await _drain_or_report({_slow_cleanup}, grace=0.05, cleanup_budget=0.2)
+    assert not _slow_cleanup.done(), (
+        "drain waited for a cleanup longer than cleanup_budget: bound the wait for the cancelled "
+        "tasks (asyncio.wait(..., timeout=cleanup_budget); chapter 05)")
+    assert _counts == (0, 1), f"drain returned {_counts} for one task cancelled after the grace period"
+
+    assert await _drain_or_report(set(), grace=0.1) == (0, 0), "an empty set drains to (0, 0)"
 finally:
     await cancel_new_tasks(_tasks_before)
 ### END HIDDEN TESTS

@@ -356,15 +356,22 @@ try:
     _prompts = [f"p{i}" for i in range(12)]
     _durations = {p: 0.03 - 0.002 * i for i, p in enumerate(_prompts)}  # later prompts finish first
     _got = await asyncio.wait_for(generate_all(_prompts, 4, _spy(_durations)), timeout=3)
-    assert _got == [f"out {p}" for p in _prompts], f"results must follow prompt order: {_got}"
-    assert _inside.entered == 12, "every prompt must be generated exactly once"
-    assert _inside.peak <= 4, f"{_inside.peak} calls ran at once with limit 4"
-    assert _inside.peak == 4, f"only {_inside.peak} calls ran at once: the work must run concurrently"
+    assert _got == [f"out {p}" for p in _prompts], (
+        "the results must follow the order of the prompts, not the order the calls finished in: "
+        "keep the tasks in a list and read their results in that order (chapter 03)")
+    assert _inside.entered == 12, f"{_inside.entered} generate calls for 12 prompts: call it exactly once per prompt"
+    assert _inside.peak <= 4, (
+        f"{_inside.peak} calls ran at once with limit 4: one semaphore must be shared by all the calls "
+        "(a semaphore made inside each task limits nothing; chapter 06)")
+    assert _inside.peak == 4, (
+        f"only {_inside.peak} calls ran at once with limit 4: the work must run concurrently, "
+        "each prompt in its own task, all created up front (chapter 03)")
 
     _inside = InFlight()
     _few = ["a", "b", "c", "d", "e"]
     _got = await asyncio.wait_for(generate_all(_few, 20, _spy(dict.fromkeys(_few, 0.02))), timeout=3)
-    assert _got == [f"out {p}" for p in _few] and _inside.peak == 5
+    assert _got == [f"out {p}" for p in _few] and _inside.peak == 5, (
+        f"5 prompts with limit 20 ran {_inside.peak} at once: the work must run concurrently")
 
     _inside = InFlight()
     _finished: list[str] = []
@@ -387,21 +394,29 @@ try:
     except BaseException as exc:  # noqa: BLE001 - reported below
         _got = exc
     assert _got == [f"out {p}" for p in _uneven], (
-        f"finish order {_finished}, result {_got!r}: while one slow call holds a permit, the other "
-        "permit must go to the next prompt as soon as it is free, not wait for a fixed batch")
+        "while one slow call holds a permit, the other permit must go to the next prompt as soon "
+        "as it is free, not wait for a fixed batch to complete: let the semaphore hand out the "
+        "permits (chapter 06)")
 
     _inside = InFlight()
     _mixed = ["slow1", "bad", "slow2", "slow3", "slow4"]
     _mixed_durations = {"slow1": 0.5, "bad": 0.01, "slow2": 0.5, "slow3": 0.5, "slow4": 0.5}
-    _raised = None
+    _raised, _still_running = None, []
     try:
-        await asyncio.wait_for(generate_all(_mixed, 3, _spy(_mixed_durations, failing="bad")), timeout=3)
+        async with asyncio.timeout(3):  # runs generate_all in this task: no extra loop pass before we look
+            await generate_all(_mixed, 3, _spy(_mixed_durations, failing="bad"))
     except BaseException as exc:  # noqa: BLE001 - the test inspects whatever came out
         _raised = exc
-    assert _raised is not None and _contains(_raised, ValueError), f"the failure must propagate, got {_raised!r}"
-    assert not isinstance(_raised, TimeoutError), "generate_all must fail fast, not wait for the slow calls"
-    _still_running = [t for t in _running if not t.done()]
-    assert not _still_running, f"{len(_still_running)} generate calls were left running after the failure"
+        _still_running = [t for t in _running if not t.done()]  # looked at before any other await
+    assert _raised is not None, (
+        "one generate call raised, but generate_all returned normally: the failure must propagate "
+        "to the caller, not be swallowed or returned as a value (chapter 03)")
+    assert not isinstance(_raised, TimeoutError), (
+        "generate_all must fail fast when one call fails, not wait for the slow calls (chapter 03)")
+    assert _contains(_raised, ValueError), f"the failure must propagate, got {_raised!r}"
+    assert not _still_running, (
+        f"{len(_still_running)} generate calls were still running after the failure: cancel the "
+        "others, then wait for them to finish (a TaskGroup does both; chapter 05)")
 finally:
     await _stop_leftovers(_tasks_before)
 ### END HIDDEN TESTS

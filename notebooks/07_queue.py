@@ -396,27 +396,57 @@ def _spy_process(inside: InFlight):
     return process
 
 
+async def _run(items: list, n_workers: int, jobs: asyncio.Queue, inside: InFlight):
+    """Run the pipeline in this task; return its result and the tasks it left unfinished."""
+    before = asyncio.all_tasks()
+    try:
+        async with asyncio.timeout(3):  # no extra loop pass between the return and our look
+            got = await run_pipeline(items, _spy_process(inside), n_workers, jobs)
+    except TimeoutError:
+        raise AssertionError(
+            "run_pipeline did not return within 3 s: every worker must be told to stop once the "
+            "items are handled (one sentinel per worker; chapter 07)") from None
+    left = [t for t in asyncio.all_tasks() - before if not t.done()]
+    return got, left
+
+
+def _no_leftovers(left: list) -> None:
+    cancelled = [t for t in left if t.cancelling()]
+    assert not cancelled, (
+        f"{len(cancelled)} worker tasks were cancelled but still running when run_pipeline returned: "
+        "after cancel(), wait until they have finished (chapter 05)")
+    assert not left, (
+        f"{len(left)} worker tasks were left running after run_pipeline returned: stop every worker "
+        "and wait for it before returning (chapter 07)")
+
+
 _tasks_before = asyncio.all_tasks()
 try:
     _inside, _jobs = InFlight(), _CountingQueue(maxsize=2)
-    _got = await asyncio.wait_for(run_pipeline(list(range(15)), _spy_process(_inside), 3, _jobs), timeout=3)
-    assert _got == [f"done {x}" for x in range(15)], f"results must follow item order: {_got}"
-    assert _inside.entered == 15, "every item processed exactly once"
-    assert _inside.peak == 3, f"{_inside.peak} items were processed at once by 3 workers"
-    assert _jobs.puts >= 15, "the items must go through the given queue"
+    _got, _left = await _run(list(range(15)), 3, _jobs, _inside)
+    assert _jobs.puts >= 15, (
+        f"only {_jobs.puts} puts on the given queue for 15 items: the items must go through the "
+        "given queue, so that its bound holds the producer back (chapter 07)")
+    assert _got == [f"done {x}" for x in range(15)], (
+        "the results must follow item order, not the order the items finished in: send each item "
+        "with its index and store the result at that index (chapter 07)")
+    assert _inside.entered == 15, f"{_inside.entered} items processed for 15: each exactly once"
+    assert _inside.peak == 3, (
+        f"{_inside.peak} items were processed at once by 3 workers: start `n_workers` workers, each "
+        "taking its own jobs (chapter 07)")
     assert _jobs.peak <= 2
-    _left = [t for t in asyncio.all_tasks() - _tasks_before if t is not asyncio.current_task() and not t.done()]
-    assert not _left, f"{len(_left)} worker tasks were left running after run_pipeline returned"
+    _no_leftovers(_left)
 
     _inside, _jobs = InFlight(), _CountingQueue(maxsize=1)
-    _got = await asyncio.wait_for(run_pipeline(list(range(6)), _spy_process(_inside), 1, _jobs), timeout=3)
-    assert _got == [f"done {x}" for x in range(6)] and _inside.peak == 1
+    _got, _left = await _run(list(range(6)), 1, _jobs, _inside)
+    assert _got == [f"done {x}" for x in range(6)] and _inside.peak == 1, (
+        "one worker must process the items one at a time, in order (chapter 07)")
+    _no_leftovers(_left)
 
     _inside, _jobs = InFlight(), _CountingQueue(maxsize=3)
-    _got = await asyncio.wait_for(run_pipeline([1, 2], _spy_process(_inside), 5, _jobs), timeout=3)
-    assert _got == ["done 1", "done 2"]
-    _left = [t for t in asyncio.all_tasks() - _tasks_before if t is not asyncio.current_task() and not t.done()]
-    assert not _left, "with more workers than items, every worker must still end"
+    _got, _left = await _run([1, 2], 5, _jobs, _inside)
+    assert _got == ["done 1", "done 2"], "with more workers than items, every item is still processed once"
+    _no_leftovers(_left)
 finally:
     await cancel_new_tasks(_tasks_before)
 ### END HIDDEN TESTS

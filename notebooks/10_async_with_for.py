@@ -483,74 +483,130 @@ assert not visible_permits.locked()
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
 async def _hidden_check_booted():
-    # 1. the permit is held only while booting: 6 users, 2 permits, each uses its resource for a while
+    # 1. the permit is held only while booting: 6 users, 2 permits; each keeps its resource open
+    #    until a third user is in (at most 1 s): with the permit held during use, no third gets in.
     _ledger = ResourceLedger()
     _permits = asyncio.Semaphore(2)
     _factory = flaky_factory(_ledger, fail_first=2, boot_time=0.02)
+    _third_in = asyncio.Event()
+    _inside = [0]
 
     async def _user():
         async with booted(_factory, _permits, attempts=4):
-            await asyncio.sleep(0.08)
+            _inside[0] += 1
+            if _inside[0] >= 3:
+                _third_in.set()
+            try:
+                async with asyncio.timeout(1.0):
+                    await _third_in.wait()
+            except TimeoutError:
+                pass
 
     _tasks = [asyncio.create_task(_user()) for _ in range(6)]
     try:
-        await asyncio.wait_for(asyncio.gather(*_tasks), timeout=3)
+        async with asyncio.timeout(8):
+            await asyncio.gather(*_tasks)
     finally:
         for _t in _tasks:
             _t.cancel()
         await asyncio.gather(*_tasks, return_exceptions=True)
-    assert _ledger.peak_booting <= 2, f"at most 2 boots at once, saw {_ledger.peak_booting}"
-    assert _ledger.peak_open >= 4, "the permit must be released once booted, not held during use"
-    assert _ledger.open == 0, "every resource, including failed candidates, must be closed"
-    assert _permits._value == 2
+    assert _ledger.peak_booting <= 2, (
+        f"{_ledger.peak_booting} boots ran at once with 2 permits: hold a permit while boot() runs "
+        "(chapter 10)")
+    assert _ledger.peak_open >= 3, (
+        "the permit must be released once booted, not held during use: with 2 permits no more than "
+        "2 resources were ever open at once (chapter 10)")
+    assert _ledger.open == 0, (
+        f"{_ledger.open} resources still open after every user left: every resource, including "
+        "the candidates whose boot failed, must be closed (chapter 10)")
+    assert _permits._value == 2, "every permit must be given back"
 
     # 2. the body raises: closed, and the exception reaches the caller
     _ledger = ResourceLedger()
     _permits = asyncio.Semaphore(1)
+    _escaped = None
     try:
         async with booted(flaky_factory(_ledger), _permits):
             raise KeyError("body failed")
-    except KeyError:
-        pass
-    else:
-        raise AssertionError("the body's exception must propagate")
-    assert _ledger.open == 0, "the resource must be closed when the body raises"
-    assert _permits._value == 1
+    except KeyError as exc:
+        _escaped = exc
+    assert _escaped is not None, (
+        "the body's exception must propagate out of the async with block, not be swallowed "
+        "(chapter 10)")
+    assert _ledger.open == 0, (
+        "the resource must be closed when the body raises: close it in a finally around the "
+        "yield (chapter 10)")
+    assert _permits._value == 1, "every permit must be given back"
 
     # 3. cancelled from outside while in use: closed, and the cancellation propagates
     _ledger = ResourceLedger()
 
     async def _long_user():
         async with booted(flaky_factory(_ledger), _permits):
+            _ledger_in_use.set()
             await asyncio.sleep(5)
 
+    _ledger_in_use = asyncio.Event()
     _task = asyncio.create_task(_long_user())
     try:
-        await asyncio.sleep(0.06)
+        async with asyncio.timeout(2):
+            await _ledger_in_use.wait()
         _task.cancel()
-        try:
-            await asyncio.wait_for(_task, timeout=2)
-        except asyncio.CancelledError:
-            pass
+        await asyncio.wait([_task], timeout=2)
     finally:
         _task.cancel()
         await asyncio.gather(_task, return_exceptions=True)
-    assert _task.cancelled(), "cancellation must propagate, not be swallowed"
-    assert _ledger.open == 0, "the resource must be closed when the block is cancelled"
-    assert _permits._value == 1
+    assert _task.cancelled(), "the cancellation must propagate to the caller, not be swallowed (chapter 05)"
+    assert _ledger.open == 0, (
+        "the resource must be closed when the block is cancelled: close it in a finally around the "
+        "yield (chapter 10)")
+    assert _permits._value == 1, "every permit must be given back"
 
-    # 4. every attempt fails: the last error is raised, nothing is open, exactly `attempts` tries
+    # 4. cancelled while booting: the permit comes back, the cancellation propagates
     _ledger = ResourceLedger()
+    _permits = asyncio.Semaphore(1)
+
+    async def _early_user():
+        async with booted(flaky_factory(_ledger, boot_time=5.0), _permits):
+            pass
+
+    _task = asyncio.create_task(_early_user())
+    try:
+        for _ in range(200):
+            if _ledger.booting:
+                break
+            await asyncio.sleep(0.01)
+        assert _ledger.booting == 1, "booted() must call boot() on a candidate"
+        _task.cancel()
+        await asyncio.wait([_task], timeout=2)
+    finally:
+        _task.cancel()
+        await asyncio.gather(_task, return_exceptions=True)
+    assert _permits._value == 1, (
+        "a permit was lost when the task was cancelled while booting: hold it with `async with "
+        "permits` (or release it in a finally), so that every way out gives it back (chapter 10)")
+    assert _task.cancelled(), "the cancellation must propagate to the caller, not be swallowed (chapter 05)"
+
+    # 5. every attempt fails: the last error is raised, nothing is open, exactly `attempts` tries
+    _ledger = ResourceLedger()
+    _permits = asyncio.Semaphore(1)
+    _raised = None
     try:
         async with booted(flaky_factory(_ledger, fail_first=10), _permits, attempts=3):
             raise AssertionError("must not enter the block")
-    except ConnectionError:
-        pass
-    assert _ledger.open == 0 and _permits._value == 1
-    assert _ledger.closes == 3, f"exactly `attempts` candidates, each closed; saw {_ledger.closes} closes"
+    except ConnectionError as exc:
+        _raised = exc
+    assert _raised is not None, "when every attempt fails, raise the last boot error (chapter 10)"
+    assert _ledger.open == 0, (
+        f"{_ledger.open} candidates left open: close every candidate whose boot failed (chapter 10)")
+    assert _permits._value == 1, "every permit must be given back"
+    assert _ledger.closes == 3, (
+        f"{_ledger.closes} candidates closed for attempts=3: try exactly `attempts` times, closing "
+        "each failed candidate (chapter 10)")
 
 
-await asyncio.wait_for(_hidden_check_booted(), timeout=8)
+async with asyncio.timeout(12):
+    await _hidden_check_booted()
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -447,7 +447,7 @@ assert not _errors, f"acquire raised with a free lock among four callers: {_erro
 _lock = _StampedLock.remote()
 _share, _attempts = await _beats_while_acquiring(_lock, hold=0.7, poll=0.2)
 _stamps = (await _lock.attempt_times.remote())[1:]  # the first stamp is the holder's own
-_gaps = [b - a for a, b in zip(_stamps, _stamps[1:])]
+_gaps = [b - a for a, b in zip(_stamps, _stamps[1:], strict=False)]
 assert _gaps and min(_gaps) >= 0.18, (
     f"two attempts came {min(_gaps, default=0):.3f} s apart with poll=0.2: "
     "pause poll seconds between attempts instead of asking in a tight loop")

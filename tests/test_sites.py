@@ -36,9 +36,9 @@ from lab_snippets.sites import (  # noqa: E402
     show_call_site,
     show_chapter_sites,
     span_sha256,
-    spanning_symbol,
-    view,  # noqa: E402
+    spanning_symbol,  # noqa: E402
 )
+from lab_snippets.sites import view as sites_view  # noqa: E402
 from lab_snippets.sites.admin import main  # noqa: E402
 
 # --------------------------------------------------------------------------- toy "slime" sources
@@ -821,8 +821,8 @@ def test_hung_name_lookup_is_bounded(registry_path, raw_host, monkeypatch):
 
 def test_book_fallback_is_calm_for_readers_and_logs_the_reason(registry_path, tmp_path, monkeypatch):
     log = tmp_path / "quotes.jsonl"
-    monkeypatch.setenv(view.READER_FALLBACK_ENV, "1")
-    monkeypatch.setenv(view.QUOTE_LOG_ENV, str(log))
+    monkeypatch.setenv(sites_view.READER_FALLBACK_ENV, "1")
+    monkeypatch.setenv(sites_view.QUOTE_LOG_ENV, str(log))
     view = sites.show_call_site("01", registry=registry_path)
     page = view._repr_html_() + view._repr_markdown_()
     assert view.status == "fallback" and "slime-fallback" in view.css_class
@@ -843,7 +843,7 @@ def test_book_build_fetches_the_pinned_files_once_then_quotes_offline(registry_p
     assert bookbuild.prepare_quotes(log=lambda _: None, registry=reg) == "cache"
     assert len(raw_host.hits) == len(paths), "a filled cache is not fetched again"
     monkeypatch.setenv("SLIME_OFFLINE", "1")
-    monkeypatch.setenv(view.READER_FALLBACK_ENV, "1")
+    monkeypatch.setenv(sites_view.READER_FALLBACK_ENV, "1")
     for site in reg.sites:
         view = sites.show_call_site(site.id, registry=registry_path)
         assert view.status == "ok" and view.lines, site.id

@@ -31,9 +31,11 @@ _EXPORTS = {
     "chapters_with_solutions": "markers", "defined_names": "markers", "has_solution": "markers",
     "mark_notebook": "markers", "read_notebook": "markers",
     "build_source": "publish", "check_release": "publish", "release": "publish",
+    "CONFIG_TEMPLATE": "publish", "nbgrader_config": "publish",
     "Isolation": "sandbox", "detect_isolation": "sandbox",
     "STATUS_PRECEDENCE": "scoring",
     "TestResult": "student", "TestRun": "student", "run_tests": "student", "validate": "student",
+    "run_notebook": "student", "failure_message": "common",
 }
 __all__ = sorted(_EXPORTS)
 

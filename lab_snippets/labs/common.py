@@ -44,3 +44,29 @@ def kernelspec():
     return {"name": "python3", "display_name": spec.display_name, "language": spec.language}
 
 
+
+
+FAILURE_CHARS = 600
+
+
+def failure_message(outputs):
+    """What a student is told about a failed test cell, or None if it passed; never the test's code.
+
+    ``validate`` (through ``run_tests``) and ``grade`` (the reason of each row) both call it. The
+    hidden tests carry their teaching in the assertion message (the property that failed and the
+    idea to revisit), so an ``AssertionError`` is shown as its message alone; any other error as
+    ``Name: message``. The traceback, which quotes the test's source lines, is never shown.
+    """
+    for o in outputs:  # an error says more than stderr written before it
+        if o.get("output_type") == "error":
+            ename, evalue = o.get("ename") or "Error", str(o.get("evalue") or "").strip()
+            if ename == "AssertionError":
+                text = evalue or "a check failed (the test gave no message)"
+            else:
+                text = f"{ename}: {evalue}" if evalue else ename
+            return text if len(text) <= FAILURE_CHARS else text[:FAILURE_CHARS - 3] + "..."
+    for o in outputs:
+        if o.get("output_type") == "stream" and o.get("name") == "stderr":
+            return ("wrote to stderr (nbgrader scores that as a failure): "
+                    + str(o.get("text", "")).strip()[:120])
+    return None

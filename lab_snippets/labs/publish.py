@@ -19,7 +19,12 @@ from lab_snippets.labs.common import (
     ensure_venv_on_path,
     kernelspec,
 )
-from lab_snippets.labs.markers import _secret_lines, chapters_with_solutions, mark_notebook, read_notebook
+from lab_snippets.labs.markers import (
+    _secret_lines,
+    chapters_with_solutions,
+    mark_notebook,
+    read_notebook,
+)
 
 
 def build_source(chapter, course_dir):
@@ -47,6 +52,9 @@ def nbgrader_config(course_dir, timeout=30):
     c.GenerateAssignment.create_assignment = True
     c.Execute.timeout = timeout
     c.Execute.raise_on_iopub_timeout = False
+    c.GenerateFeedback.preprocessors = ["nbgrader.preprocessors.GetGrades",
+                                        "lab_snippets.labs.feedback.HideTestCode",
+                                        "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor"]
     return c
 
 
@@ -60,6 +68,13 @@ c.CourseDirectory.course_id = {course_id!r}
 c.CourseDirectory.ignore = {ignore!r}
 c.Execute.timeout = 30
 c.Execute.raise_on_iopub_timeout = False
+# Feedback (`nbgrader generate_feedback`): a failing hidden test shows its message (the property
+# that broke and the idea to revisit), never its code or a traceback quoting it.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "lab_snippets.labs.feedback.HideTestCode",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
 '''
 
 

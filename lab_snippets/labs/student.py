@@ -14,6 +14,7 @@ from lab_snippets.labs.common import (
     SOLUTION_TAG,
     TESTS_TAG,
     ensure_venv_on_path,
+    failure_message,
     kernelspec,
 )
 from lab_snippets.labs.markers import _points, _tags, read_notebook
@@ -32,12 +33,8 @@ def _test_cells(nb):
 
 
 def _cell_failure(cell):
-    for o in cell.get("outputs", []):
-        if o.output_type == "error":
-            return f"{o.ename}: {str(o.evalue)[:200]}"
-        if o.output_type == "stream" and o.name == "stderr":
-            return "wrote to stderr (nbgrader scores that as a failure): " + o.text.strip()[:120]
-    return None
+    """What a student is told about a failed test cell (None when it passed); never its code."""
+    return failure_message(cell.get("outputs", []))
 
 
 @dataclass
@@ -57,6 +54,10 @@ class TestResult:
     def passed(self) -> bool:
         return self.ran and self.failure is None
 
+    @property
+    def score(self) -> float:
+        return self.points if self.passed else 0.0
+
 
 @dataclass
 class TestRun:
@@ -71,8 +72,16 @@ class TestRun:
     restarted: list[int] = field(default_factory=list)  # cells after which the kernel restarted
     dead: str | None = None      # why the kernel could not be restarted
 
+    @property
+    def score(self) -> float:
+        return sum(r.score for r in self.results if r.ran)
 
-def _client(nb, path, timeout, failed_replies):
+    @property
+    def max_score(self) -> float:
+        return sum(r.points for r in self.results if r.ran)
+
+
+def _client(nb, cwd, timeout, failed_replies):
     from nbclient import NotebookClient
 
     class Client(RecoveringMixin, NotebookClient):
@@ -85,19 +94,21 @@ def _client(nb, path, timeout, failed_replies):
 
     return Client(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
                   raise_on_iopub_timeout=False, interrupt_on_timeout=True, iopub_timeout=4,
-                  resources={"metadata": {"path": str(path.parent)}},
+                  resources={"metadata": {"path": str(cwd)}},
                   on_cell_executed=on_executed,
                   error_on_timeout={"ename": "CellTimeoutError",
                                     "evalue": f"cell ran longer than {timeout}s",
                                     "traceback": [f"cell ran longer than {timeout}s"]})
 
 
-def _execute_all(client, nb, failed_replies, run):
+def _execute_all(client, nb, failed_replies, run, quiet_kernel=False):
     """Run every code cell; restart a stuck or dead kernel and carry on (see RecoveringMixin)."""
+    import subprocess
+
     from nbclient.exceptions import DeadKernelError
     from nbformat.v4 import new_output
 
-    with client.setup_kernel():
+    with client.setup_kernel(**({"stderr": subprocess.DEVNULL} if quiet_kernel else {})):
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
@@ -133,18 +144,31 @@ def run_tests(notebook, timeout=30) -> TestRun:
     A hidden-tests cell runs when its tests are in the file (instructor version, or a chapter);
     an emptied one (student version) is reported with ``ran=False``.
     """
-    ensure_venv_on_path()
     path = Path(notebook).resolve()
     nb = read_notebook(path)
     if path.suffix == ".py":
         nb.metadata["kernelspec"] = kernelspec()
+    return run_notebook(nb, path.parent, timeout=timeout, path=path)
+
+
+def run_notebook(nb, cwd, timeout=30, quiet_kernel=False, path=None) -> TestRun:
+    """``run_tests`` for a notebook already in memory, run with ``cwd`` as its working folder.
+
+    The one code path that runs tests outside the sandbox: ``validate`` reports it to a student,
+    and ``lab_snippets.labs.corpus`` grades the wrong-solution corpus with it. A test cell passes
+    when it raised nothing and wrote nothing to stderr, which is how nbgrader's ``determine_grade``
+    scores a graded code cell in ``grade``; a failure is described by ``failure_message``, which
+    ``grade`` uses for its reasons too. ``quiet_kernel`` sends the kernel's own stderr (its start-up
+    warnings) to /dev/null.
+    """
+    ensure_venv_on_path()
     tests = _test_cells(nb)
-    run = TestRun(path, [], 0.0)
+    run = TestRun(Path(path) if path else Path(cwd) / "notebook", [], 0.0)
     if not tests:
         return run
     t0 = time.monotonic()
     failed_replies = {}
-    _execute_all(_client(nb, path, timeout, failed_replies), nb, failed_replies, run)
+    _execute_all(_client(nb, cwd, timeout, failed_replies), nb, failed_replies, run, quiet_kernel)
     run.seconds = time.monotonic() - t0
     run.unimplemented = any(
         SOLUTION_TAG in _tags(c) or c.metadata.get("nbgrader", {}).get("solution")

@@ -29,6 +29,7 @@ from nbgrader import utils
 from nbgrader.preprocessors import Execute
 
 from lab_snippets.labs import guard
+from lab_snippets.labs.common import failure_message
 from lab_snippets.labs.markers import defined_names
 from lab_snippets.labs.recovery import RecoveringMixin
 from lab_snippets.labs.spec import GradeSpec
@@ -212,11 +213,9 @@ class SandboxExecute(RecoveringMixin, Execute):
         score, max_score = utils.determine_grade(cell)
         err = next((o for o in cell.outputs if o.output_type == "error"), None)
         timed_out = bool(err and err.get("ename") == "CellTimeoutError")
-        reason = ""
-        if err is not None:
-            reason = f"{err.get('ename')}: {str(err.get('evalue', ''))[:160]}"
-        elif score is not None and score < max_score:
-            reason = "wrote to stderr or partial credit"
+        reason = failure_message(cell.outputs) or ""
+        if not reason and score is not None and score < max_score:
+            reason = "partial credit"
         self.report.emit({"kind": "cell", "grade_id": gid, "score": score or 0.0,
                           "max_score": max_score, "timed_out": timed_out, "restored": restored,
                           "guard_problem": problem, "reason": reason,

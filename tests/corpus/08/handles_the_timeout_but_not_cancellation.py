@@ -1,0 +1,13 @@
+# mistake: cleans up only on TimeoutError; a cancelled caller leaves the thread running
+# violates: cancelling must set the stop event too
+async def run_with_deadline(work, timeout: float, pool: ThreadPoolExecutor):
+    """Run `work(stop)` on `pool`; on timeout or cancellation, set `stop` and wait for the thread first."""
+    stop = threading.Event()
+    future = asyncio.get_running_loop().run_in_executor(pool, work, stop)
+    try:
+        async with asyncio.timeout(timeout):
+            return await asyncio.shield(future)
+    except TimeoutError:
+        stop.set()
+        await asyncio.wait([future], timeout=5)
+        raise
