@@ -440,7 +440,9 @@ async def _hidden_check_apply_hooks():
     async def _one(chain, sample="x"):
         async with asyncio.timeout(2):
             return await apply_hooks(sample, chain)
-    gc.collect()  # coroutines dropped by earlier cells are not this test's business
+    with warnings.catch_warnings():  # coroutines dropped by earlier cells are not this test's business
+        warnings.simplefilter("ignore")
+        gc.collect()
     with warnings.catch_warnings(record=True) as _caught:
         warnings.simplefilter("always")
         _kinds = {
