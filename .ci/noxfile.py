@@ -16,6 +16,7 @@ apply; a JUnit report per interpreter lands in ``.nox/reports/``.
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -29,7 +30,7 @@ PYTHONS = ["3.11", "3.12", "3.13"]
 nox.options.envdir = str(ROOT / ".nox")
 nox.options.error_on_missing_interpreters = False
 nox.options.download_python = "never"
-nox.options.sessions = ["tests"]
+nox.options.sessions = ["tests", "corpus"]
 
 
 def _pyenv_bin_dirs(versions: list[str]) -> list[str]:
@@ -69,6 +70,8 @@ def tests(session: nox.Session) -> None:
     reports.mkdir(parents=True, exist_ok=True)
     session.run("python", "-c", "import sys; print('Python', sys.version)")
     session.run("python", "-m", "pytest", "tests", "notebooks",
+                # the corpus session grades the corpus on each interpreter and records it
+                "--deselect", "tests/test_corpus.py::test_corpus_verdict",
                 f"--junitxml={reports / f'tests-{session.python}.xml'}", *session.posargs)
 
 
@@ -79,3 +82,26 @@ def notebooks(session: nox.Session) -> None:
     session.install("-r", "requirements.txt")
     session.env["SLIME_OFFLINE"] = os.environ.get("SLIME_OFFLINE", "1")
     session.run("python", "-m", "pytest", *(session.posargs or ["notebooks"]))
+
+
+@nox.session(python=PYTHONS)
+def corpus(session: nox.Session) -> None:
+    """The wrong-solution corpus (issue 13) on one interpreter: every chapter's reference, student
+    stub and wrong solutions graded through ``labs.run_tests``.  Records this interpreter's
+    verdicts in ``book/reference/corpus_verdicts.json`` and regenerates the instructor page's
+    table, even when a verdict is wrong (the session then fails, and so does ``tests/test_corpus.py``).
+    One chapter: ``-s corpus-3.12 -- --chapter 06``."""
+    session.chdir(ROOT)
+    session.install("-r", "requirements.txt")
+    session.env["SLIME_OFFLINE"] = os.environ.get("SLIME_OFFLINE", "1")
+    reports = ROOT / ".nox" / "reports"
+    reports.mkdir(parents=True, exist_ok=True)
+    out = reports / f"corpus-{session.python}.json"
+    session.run("python", "-m", "lab_snippets.corpus", "run", "--json", str(out),
+                *session.posargs, success_codes=[0, 1])
+    session.run("python", "-m", "lab_snippets.corpus", "record", str(out))
+    good = {"reference": "full", "stub": "zero", "entry": "rejected"}
+    wrong = [k for k, v in json.loads(out.read_text())["verdicts"].items()
+             if v["verdict"] != good[v["kind"]]]
+    if wrong:
+        session.error(f"wrong corpus verdicts on Python {session.python}: {', '.join(wrong)}")

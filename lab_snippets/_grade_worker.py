@@ -349,6 +349,31 @@ def defined_names(source):
     return names
 
 
+FAILURE_CHARS = 600
+
+
+def failure_message(outputs):
+    """What a student is told about a failed test cell, or None if it passed; never the test's code.
+
+    ``validate`` (through ``labs.run_tests``) and ``grade`` (the reason of each row) both call it.
+    The hidden tests carry their teaching in the assertion message (the property that failed and
+    the idea to revisit), so an ``AssertionError`` is shown as its message alone; any other error
+    as ``Name: message``.  The traceback, which quotes the test's source lines, is never shown.
+    """
+    for o in outputs:
+        if o.get("output_type") == "error":
+            ename, evalue = o.get("ename") or "Error", str(o.get("evalue") or "").strip()
+            if ename == "AssertionError":
+                text = evalue or "a check failed (the test gave no message)"
+            else:
+                text = f"{ename}: {evalue}" if evalue else ename
+            return text if len(text) <= FAILURE_CHARS else text[:FAILURE_CHARS - 3] + "..."
+        if o.get("output_type") == "stream" and o.get("name") == "stderr":
+            return ("wrote to stderr (nbgrader scores that as a failure): "
+                    + str(o.get("text", "")).strip()[:120])
+    return None
+
+
 # --------------------------------------------------------------------------------------
 # Recovering from a kernel that a timed-out cell left stuck
 # --------------------------------------------------------------------------------------
@@ -588,11 +613,9 @@ def _make_classes(spec):
             score, max_score = utils.determine_grade(cell)
             err = next((o for o in cell.outputs if o.output_type == "error"), None)
             timed_out = bool(err and err.get("ename") == "CellTimeoutError")
-            reason = ""
-            if err is not None:
-                reason = f"{err.get('ename')}: {str(err.get('evalue', ''))[:160]}"
-            elif score is not None and score < max_score:
-                reason = "wrote to stderr or partial credit"
+            reason = failure_message(cell.outputs) or ""
+            if not reason and score is not None and score < max_score:
+                reason = "partial credit"
             emit({"kind": "cell", "grade_id": gid, "score": score or 0.0,
                   "max_score": max_score, "timed_out": timed_out, "restored": restored,
                   "guard_problem": problem, "reason": reason,

@@ -229,6 +229,13 @@ c.CourseDirectory.course_id = {course_id!r}
 c.CourseDirectory.ignore = {ignore!r}
 c.Execute.timeout = 30
 c.Execute.raise_on_iopub_timeout = False
+# Feedback (`nbgrader generate_feedback`): a failing hidden test shows its message (the property
+# that broke and the idea to revisit), never its code or a traceback quoting it.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "lab_snippets.feedback.HideTestCode",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
 '''
 
 
@@ -332,29 +339,63 @@ def _test_cells(nb):
 
 
 def _cell_failure(cell):
-    for o in cell.get("outputs", []):
-        if o.output_type == "error":
-            return f"{o.ename}: {str(o.evalue)[:200]}"
-        if o.output_type == "stream" and o.name == "stderr":
-            return "wrote to stderr (nbgrader scores that as a failure): " + o.text.strip()[:120]
-    return None
+    """What a student is told about a failed test cell (None when it passed); never its code."""
+    from lab_snippets._grade_worker import failure_message
+    return failure_message(cell.get("outputs", []))
 
 
-def validate(notebook, timeout=30, log=print):
-    """Run a notebook top to bottom and report each visible test; return (passed, total)."""
+@dataclass
+class TestResult:
+    """The verdict on one graded test cell of an executed notebook."""
+    index: int
+    name: str
+    points: float
+    hidden: bool
+    failure: str | None  # the message a student sees; None when the test passed
+    run: bool = True     # False for a hidden-test cell whose hidden part was removed
+
+    @property
+    def passed(self):
+        return self.run and self.failure is None
+
+    @property
+    def score(self):
+        return self.points if self.passed else 0.0
+
+
+@dataclass
+class LabRun:
+    """An executed notebook and the verdict on each of its test cells."""
+    nb: object
+    tests: list
+    restarted: list
+    dead: str | None
+    seconds: float
+    unimplemented: bool
+
+    @property
+    def score(self):
+        return sum(t.score for t in self.tests if t.run)
+
+    @property
+    def max_score(self):
+        return sum(t.points for t in self.tests if t.run)
+
+
+def run_tests(nb, cwd, timeout=30, quiet_kernel=False):
+    """Execute ``nb`` top to bottom in a fresh kernel (working folder ``cwd``) and judge its tests.
+
+    The one code path that runs tests outside the sandbox: ``validate`` reports it to a student,
+    and ``lab_snippets.corpus`` grades the wrong-solution corpus with it.  A test cell passes
+    when it raised nothing and wrote nothing to stderr, which is how nbgrader's
+    ``determine_grade`` scores a graded code cell in ``grade``; a failure is described by
+    ``_grade_worker.failure_message``, the function ``grade`` uses for its reasons too.
+    """
     _ensure_venv_on_path()
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
     from nbformat.v4 import new_output
 
-    path = Path(notebook).resolve()
-    nb = read_notebook(path)
-    if path.suffix == ".py":
-        nb.metadata["kernelspec"] = _kernelspec()
-    tests = _test_cells(nb)
-    if not tests:
-        log(f"{path.name}: no test cells found")
-        return 0, 0
     from lab_snippets._grade_worker import RecoveringMixin
 
     class Client(RecoveringMixin, NotebookClient):
@@ -369,7 +410,7 @@ def validate(notebook, timeout=30, log=print):
 
     client = Client(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
                     raise_on_iopub_timeout=False, interrupt_on_timeout=True, iopub_timeout=4,
-                    resources={"metadata": {"path": str(path.parent)}},
+                    resources={"metadata": {"path": str(cwd)}},
                     on_cell_executed=on_executed,
                     error_on_timeout={"ename": "CellTimeoutError",
                                       "evalue": f"cell ran longer than {timeout}s",
@@ -377,7 +418,9 @@ def validate(notebook, timeout=30, log=print):
     t0 = time.monotonic()
     dead = None
     restarted = []
-    with client.setup_kernel():
+    # quiet_kernel: the kernel's own stderr (ipykernel's start-up warnings) goes to /dev/null
+    launch = {"stderr": subprocess.DEVNULL} if quiet_kernel else {}
+    with client.setup_kernel(**launch):
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
@@ -406,34 +449,52 @@ def validate(notebook, timeout=30, log=print):
                     dead = f"the kernel died while running cell {i} ({exc2})"
     unimplemented = any(SOLUTION_TAG in _tags(c) or c.metadata.get("nbgrader", {}).get("solution")
                         for c in nb.cells if "NotImplementedError" in str(c.get("outputs")))
-    passed = points = max_points = 0
-    log(f"Validating {path.name} (per-cell timeout {timeout}s)")
-    counted = 0
-    for i, name, pts, hidden in tests:
+    results = []
+    for i, name, pts, hidden in _test_cells(nb):
         code = [ln for ln in nb.cells[i].source.splitlines()
                 if ln.strip() and not ln.strip().startswith("#")]
         if hidden and not code:
-            log(f"  ----  {name}  ({pts:g} pt): hidden tests, run only when the lab is graded")
+            results.append(TestResult(i, name, pts, hidden, None, run=False))
+            continue
+        results.append(TestResult(i, name, pts, hidden, _cell_failure(nb.cells[i])))
+    return LabRun(nb, results, restarted, dead, time.monotonic() - t0, unimplemented)
+
+
+def validate(notebook, timeout=30, log=print):
+    """Run a notebook top to bottom and report each visible test; return (passed, total)."""
+    path = Path(notebook).resolve()
+    nb = read_notebook(path)
+    if path.suffix == ".py":
+        nb.metadata["kernelspec"] = _kernelspec()
+    if not _test_cells(nb):
+        log(f"{path.name}: no test cells found")
+        return 0, 0
+    run = run_tests(nb, path.parent, timeout=timeout)
+    passed = points = max_points = 0
+    log(f"Validating {path.name} (per-cell timeout {timeout}s)")
+    counted = 0
+    for t in run.tests:
+        if not t.run:
+            log(f"  ----  {t.name}  ({t.points:g} pt): hidden tests, run only when the lab is graded")
             continue
         counted += 1
-        failure = _cell_failure(nb.cells[i])
-        max_points += pts
-        label = f"{name}{' [hidden]' if hidden else ''}"
-        if failure is None:
+        max_points += t.points
+        label = f"{t.name}{' [hidden]' if t.hidden else ''}"
+        if t.passed:
             passed += 1
-            points += pts
-            log(f"  PASS  {label}  ({pts:g} pt)")
+            points += t.points
+            log(f"  PASS  {label}  ({t.points:g} pt)")
         else:
-            log(f"  FAIL  {label}  ({pts:g} pt): {failure}")
+            log(f"  FAIL  {label}  ({t.points:g} pt): {t.failure}")
     log(f"{passed}/{counted} tests passed, {points:g}/{max_points:g} points "
-        f"({time.monotonic() - t0:.1f}s)")
-    if unimplemented:
+        f"({run.seconds:.1f}s)")
+    if run.unimplemented:
         log("hint: a solution cell still raises NotImplementedError - replace it with your code")
-    if restarted:
-        log(f"note: cell(s) {', '.join(map(str, restarted))} blocked the event loop or killed the "
+    if run.restarted:
+        log(f"note: cell(s) {', '.join(map(str, run.restarted))} blocked the event loop or killed the "
             "kernel; it was restarted and the cells before them re-run")
-    if dead:
-        log(f"note: {dead}; later cells were not run")
+    if run.dead:
+        log(f"note: {run.dead}; later cells were not run")
     return passed, counted
 
 

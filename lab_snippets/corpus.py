@@ -1,0 +1,371 @@
+"""The wrong-solution corpus: plausible wrong answers to each exercise, graded like a submission.
+
+    python -m lab_snippets.corpus run [--chapter NN ...] [--json OUT] [--jobs N]
+    python -m lab_snippets.corpus record RUN.json [RUN.json ...]   # merge into the verdicts file
+    python -m lab_snippets.corpus table [--check]                   # the instructor page's table
+
+An entry is ``tests/corpus/<NN>/<mistake_slug>.py``: two header comment lines, then the whole
+replacement source of the chapter's ``solution`` cell, as a learner would write it::
+
+    # mistake: cancels the sibling tasks on failure but never awaits them
+    # violates: left running after the failure
+    <the whole wrong solution cell>
+
+A third header line ``# solution-cell: N`` picks the N-th solution cell (0-based; default 0).
+
+``run`` grades, for each chapter, the reference (the notebook as it is), the student stub (the
+solution regions replaced the way nbgrader's release does) and every entry, each in a fresh
+kernel through ``labs.run_tests``, the code path ``validate`` uses; the verdict on each test
+cell is judged by the same rule and described by the same message function as in ``grade``.
+Verdicts:
+
+- reference: ``full`` when every test passes;
+- stub: ``zero`` when it scores 0;
+- entry: ``rejected`` when it scores below full marks **and** the message of a failing test
+  contains the entry's ``violates:`` phrase; ``unexplained`` when it fails without that phrase;
+  ``accepted`` when it earns full marks (a wrong answer graded right: the tests must change).
+
+The corpus is instructor material: ``labs release`` never reads ``tests/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import copy
+import json
+import platform
+import re
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS_DIR = REPO / "tests" / "corpus"
+NOTEBOOKS_DIR = REPO / "notebooks"
+VERDICTS_JSON = REPO / "book" / "reference" / "corpus_verdicts.json"
+INSTRUCTORS_PAGE = REPO / "book" / "instructors.md"
+PYTHONS = ("3.11", "3.12", "3.13")
+BEGIN_TABLE = "<!-- BEGIN GENERATED: corpus table (python -m lab_snippets.corpus table) -->"
+END_TABLE = "<!-- END GENERATED: corpus table -->"
+HEADER = re.compile(r"#\s*(mistake|violates|solution-cell)\s*:\s*(.*\S)\s*$")
+MIN_ENTRIES = 4
+GOOD = {"reference": "full", "stub": "zero", "entry": "rejected"}
+
+
+class CorpusError(Exception):
+    """A malformed corpus entry (shown to the user)."""
+
+
+@dataclass
+class Entry:
+    chapter: str          # "06"
+    slug: str             # file stem, named after the mistake
+    path: Path
+    mistake: str
+    violates: str
+    source: str           # the whole replacement solution cell
+    solution_cell: int = 0
+
+    @property
+    def key(self):
+        return f"{self.chapter}/{self.slug}"
+
+
+def parse_entry(path):
+    path = Path(path)
+    lines = path.read_text().splitlines()
+    meta, body_start = {}, 0
+    for i, line in enumerate(lines):
+        m = HEADER.match(line)
+        if not m:
+            body_start = i
+            break
+        meta[m.group(1)] = m.group(2)
+    else:
+        body_start = len(lines)
+    where = f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path}"
+    for key in ("mistake", "violates"):
+        if not meta.get(key):
+            raise CorpusError(f"{where}: needs a '# {key}: ...' header line")
+    source = "\n".join(lines[body_start:]).strip("\n") + "\n"
+    if not source.strip():
+        raise CorpusError(f"{where}: no solution source after the header")
+    if "raise NotImplementedError" in source:
+        raise CorpusError(f"{where}: a corpus entry is a plausible wrong answer, not a stub")
+    return Entry(chapter=path.parent.name, slug=path.stem, path=path, mistake=meta["mistake"],
+                 violates=meta["violates"], source=source,
+                 solution_cell=int(meta.get("solution-cell", 0)))
+
+
+def load_entries(corpus_dir=CORPUS_DIR, chapters=None):
+    corpus_dir = Path(corpus_dir)
+    if not corpus_dir.is_dir():
+        return []
+    out = []
+    for path in sorted(corpus_dir.glob("[0-9][0-9]/*.py")):
+        if chapters and path.parent.name not in chapters:
+            continue
+        out.append(parse_entry(path))
+    return out
+
+
+def corpus_chapters(corpus_dir=CORPUS_DIR):
+    return sorted(p.name for p in Path(corpus_dir).glob("[0-9][0-9]") if p.is_dir())
+
+
+def chapter_path(chapter, notebooks_dir=NOTEBOOKS_DIR):
+    found = sorted(Path(notebooks_dir).glob(f"{chapter}_*.py"))
+    if len(found) != 1:
+        raise CorpusError(f"chapter {chapter}: expected one notebooks/{chapter}_*.py, found {found}")
+    return found[0]
+
+
+# --------------------------------------------------------------------------------------
+# Building the three kinds of submission
+# --------------------------------------------------------------------------------------
+
+def _solution_cells(nb):
+    from lab_snippets.labs import SOLUTION_TAG, _tags
+    return [c for c in nb.cells if SOLUTION_TAG in _tags(c)]
+
+
+def reference_notebook(chapter):
+    """The chapter as it is, with the nbgrader metadata ``release`` gives it (test names)."""
+    from lab_snippets.labs import _kernelspec, mark_notebook, read_notebook
+    path = chapter_path(chapter)
+    nb = mark_notebook(read_notebook(path), path.name)
+    nb.metadata["kernelspec"] = _kernelspec()
+    return nb
+
+
+def stub_notebook(chapter):
+    """The reference with every solution region cleared by nbgrader's own ``ClearSolutions``
+    (what ``labs release`` hands out), hidden tests kept (``grade`` runs them)."""
+    from nbgrader.preprocessors import ClearSolutions
+
+    nb = reference_notebook(chapter)
+    cleared, _ = ClearSolutions(enforce_metadata=True).preprocess(
+        copy.deepcopy(nb), {"language": "python"})
+    for mine, theirs in zip(nb.cells, cleared.cells, strict=True):
+        if theirs.metadata.get("nbgrader", {}).get("solution"):
+            mine.source = theirs.source
+    return nb
+
+
+def entry_notebook(entry):
+    nb = reference_notebook(entry.chapter)
+    cells = _solution_cells(nb)
+    if not 0 <= entry.solution_cell < len(cells):
+        raise CorpusError(f"{entry.key}: solution-cell {entry.solution_cell} but the chapter has "
+                          f"{len(cells)} solution cell(s)")
+    cells[entry.solution_cell].source = entry.source.rstrip("\n")
+    return nb
+
+
+# --------------------------------------------------------------------------------------
+# Grading
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class Verdict:
+    key: str              # "06/reference", "06/stub", "06/<slug>"
+    kind: str             # reference | stub | entry
+    verdict: str          # full / zero / rejected, or what went wrong
+    score: float
+    max_score: float
+    seconds: float
+    violates: str = ""
+    failures: list = field(default_factory=list)  # [(test name, message)]
+
+    @property
+    def ok(self):
+        return self.verdict == GOOD[self.kind]
+
+
+def _normal(text):
+    return " ".join(text.split()).lower()
+
+
+def judge(kind, run, violates=""):
+    failures = [(t.name, t.failure) for t in run.tests if t.run and not t.passed]
+    if kind == "reference":
+        verdict = "full" if run.score == run.max_score and run.max_score > 0 else "not full"
+    elif kind == "stub":
+        verdict = "zero" if run.score == 0 else "not zero"
+    elif run.score >= run.max_score:
+        verdict = "accepted"
+    elif any(_normal(violates) in _normal(msg or "") for _, msg in failures):
+        verdict = "rejected"
+    else:
+        verdict = "unexplained"
+    return verdict, failures
+
+
+def grade_one(kind, chapter, entry=None, timeout=30):
+    """Grade one submission of ``chapter`` (reference, stub, or a corpus entry); return a Verdict."""
+    from lab_snippets.labs import run_tests
+    if kind == "reference":
+        nb, key, violates = reference_notebook(chapter), f"{chapter}/reference", ""
+    elif kind == "stub":
+        nb, key, violates = stub_notebook(chapter), f"{chapter}/stub", ""
+    else:
+        nb, key, violates = entry_notebook(entry), entry.key, entry.violates
+    run = run_tests(nb, NOTEBOOKS_DIR, timeout=timeout, quiet_kernel=True)
+    verdict, failures = judge(kind, run, violates)
+    return Verdict(key, kind, verdict, run.score, run.max_score, round(run.seconds, 2), violates,
+                   failures)
+
+
+def jobs_for(chapters=None, corpus_dir=CORPUS_DIR):
+    """(kind, chapter, entry) for every reference, stub and entry of the chosen chapters."""
+    chapters = chapters or corpus_chapters(corpus_dir)
+    entries = load_entries(corpus_dir, chapters)
+    out = []
+    for ch in chapters:
+        out.append(("reference", ch, None))
+        out.append(("stub", ch, None))
+        out.extend(("entry", ch, e) for e in entries if e.chapter == ch)
+    return out
+
+
+def run(chapters=None, jobs=2, timeout=30, log=print):
+    todo = jobs_for(chapters)
+    t0 = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        verdicts = list(pool.map(lambda j: grade_one(j[0], j[1], j[2], timeout), todo))
+    elapsed = time.monotonic() - t0
+    print_table(verdicts, log)
+    bad = [v for v in verdicts if not v.ok]
+    log(f"{len(verdicts)} submissions, {len(bad)} with the wrong verdict, {elapsed:.1f}s "
+        f"(Python {platform.python_version()}, {jobs} at a time)")
+    return verdicts, elapsed
+
+
+def print_table(verdicts, log=print):
+    log(f"{'submission':<52} {'verdict':<12} {'score':>7}  {'time':>6}  failing test: message")
+    for v in verdicts:
+        mark = " " if v.ok else "!"
+        first = f"{v.failures[0][0]}: {v.failures[0][1]}" if v.failures else ""
+        first = first if len(first) <= 120 else first[:117] + "..."
+        log(f"{mark}{v.key:<51} {v.verdict:<12} {v.score:g}/{v.max_score:g}".ljust(74)
+            + f"  {v.seconds:5.1f}s  {first}")
+
+
+def run_record(verdicts, elapsed):
+    return {"python": platform.python_version(), "seconds": round(elapsed, 1),
+            "verdicts": {v.key: asdict(v) for v in verdicts}}
+
+
+# --------------------------------------------------------------------------------------
+# The committed verdicts and the instructor page's table
+# --------------------------------------------------------------------------------------
+
+def merge(records, path=VERDICTS_JSON):
+    """Merge run records (one Python each) into the committed verdicts file; keep only
+    what was judged (key, kind, verdict, score) so the file changes only when a verdict does."""
+    path = Path(path)
+    data = json.loads(path.read_text()) if path.exists() else {"pythons": {}}
+    for rec in records:
+        ver = ".".join(rec["python"].split(".")[:2])
+        slot = data["pythons"].setdefault(ver, {})
+        for key, v in rec["verdicts"].items():
+            slot[key] = {"kind": v["kind"], "verdict": v["verdict"], "score": v["score"],
+                         "max_score": v["max_score"]}
+        data["pythons"][ver] = dict(sorted(slot.items()))
+    data["pythons"] = dict(sorted(data["pythons"].items()))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return data
+
+
+def table_markdown(data, corpus_dir=CORPUS_DIR):
+    """Per chapter: wrong solutions in the corpus, and on each Python how many the tests reject,
+    whether the reference earns full marks and the stub zero.  A count whose verdict is missing
+    from the verdicts file (entry added, corpus not re-run) shows as ``?``."""
+    entries = load_entries(corpus_dir)
+    pythons = PYTHONS
+    head = "| Chapter | Wrong solutions | " + " | ".join(
+        f"Rejected on {p} | Reference / stub on {p}" for p in pythons) + " |"
+    rule = "|---|---:|" + "---:|:---:|" * len(pythons)
+    rows = [head, rule]
+    for ch in corpus_chapters(corpus_dir):
+        mine = [e for e in entries if e.chapter == ch]
+        cells = [ch, str(len(mine))]
+        for p in pythons:
+            got = data.get("pythons", {}).get(p, {})
+            seen = [got.get(e.key) for e in mine]
+            if any(s is None for s in seen):
+                cells.append("?")
+            else:
+                cells.append(f"{sum(s['verdict'] == 'rejected' for s in seen)}/{len(mine)}")
+            ref, stub = got.get(f"{ch}/reference"), got.get(f"{ch}/stub")
+            cells.append(("full" if ref and ref["verdict"] == "full" else "?" if not ref else "NOT FULL")
+                         + " / "
+                         + ("0" if stub and stub["verdict"] == "zero" else "?" if not stub else "NOT 0"))
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def render_page(page_text, table):
+    if BEGIN_TABLE not in page_text or END_TABLE not in page_text:
+        raise CorpusError(f"{INSTRUCTORS_PAGE.name}: missing the generated-table markers")
+    before, rest = page_text.split(BEGIN_TABLE, 1)
+    _, after = rest.split(END_TABLE, 1)
+    return f"{before}{BEGIN_TABLE}\n\n{table}\n{END_TABLE}{after}"
+
+
+def write_table(page=INSTRUCTORS_PAGE, verdicts=VERDICTS_JSON, check=False):
+    data = json.loads(Path(verdicts).read_text()) if Path(verdicts).exists() else {"pythons": {}}
+    text = Path(page).read_text()
+    new = render_page(text, table_markdown(data))
+    if check:
+        return new == text
+    if new != text:
+        Path(page).write_text(new)
+    return True
+
+
+# --------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m lab_snippets.corpus", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="grade the reference, the stub and every wrong solution")
+    r.add_argument("--chapter", action="append", default=[], help="NN (repeatable; default all)")
+    r.add_argument("--json", help="write this run's verdicts to this file")
+    r.add_argument("--jobs", type=int, default=2, help="kernels at a time (default 2)")
+    r.add_argument("--timeout", type=int, default=30, help="per-cell timeout (s)")
+    m = sub.add_parser("record", help="merge run JSON files into " + str(VERDICTS_JSON.relative_to(REPO)))
+    m.add_argument("runs", nargs="+")
+    t = sub.add_parser("table", help="regenerate the table on the instructor page")
+    t.add_argument("--check", action="store_true", help="only check it is up to date")
+    args = p.parse_args(argv)
+    try:
+        if args.cmd == "run":
+            chapters = [c.zfill(2) for c in args.chapter] or None
+            verdicts, elapsed = run(chapters, jobs=args.jobs, timeout=args.timeout)
+            if args.json:
+                Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+                Path(args.json).write_text(json.dumps(run_record(verdicts, elapsed), indent=1) + "\n")
+            return 0 if all(v.ok for v in verdicts) else 1
+        if args.cmd == "record":
+            merge([json.loads(Path(f).read_text()) for f in args.runs])
+            write_table()
+            return 0
+        ok = write_table(check=args.check)
+        if not ok:
+            print(f"{INSTRUCTORS_PAGE.relative_to(REPO)} is out of step: run "
+                  "`python -m lab_snippets.corpus table`", file=sys.stderr)
+        return 0 if ok else 1
+    except CorpusError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""The wrong-solution corpus (tests/corpus/NN/*.py), graded through the labs' own test runner.
+
+One test per submission: each chapter's reference must earn full marks, its student stub 0,
+and every wrong solution less than full marks with its ``violates:`` phrase in a failing test's
+message.  Plus: entries are well formed, every chapter with a corpus has enough of them, the
+corpus never reaches a student release, and the instructor page's table is in step with the
+corpus directory and the committed verdicts.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lab_snippets import corpus, labs
+
+JOBS = corpus.jobs_for()
+
+
+def _id(job):
+    kind, chapter, entry = job
+    return entry.key if entry else f"{chapter}/{kind}"
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("job", JOBS, ids=[_id(j) for j in JOBS])
+def test_corpus_verdict(job):
+    kind, chapter, entry = job
+    v = corpus.grade_one(kind, chapter, entry)
+    detail = "\n".join(f"  {name}: {msg}" for name, msg in v.failures) or "  (no test failed)"
+    if kind == "reference":
+        assert v.verdict == "full", f"reference scores {v.score:g}/{v.max_score:g}:\n{detail}"
+    elif kind == "stub":
+        assert v.verdict == "zero", f"student stub scores {v.score:g}/{v.max_score:g}"
+    else:
+        assert v.verdict != "accepted", (
+            f"wrong solution earns full marks ({entry.mistake}): the hidden tests cannot see it")
+        assert v.verdict == "rejected", (
+            f"rejected, but no failing test's message says {entry.violates!r}:\n{detail}")
+
+
+def test_entries_are_well_formed_and_enough():
+    entries = corpus.load_entries()
+    assert entries, "the corpus is empty"
+    for ch in corpus.corpus_chapters():
+        mine = [e for e in entries if e.chapter == ch]
+        assert len(mine) >= corpus.MIN_ENTRIES, f"chapter {ch}: {len(mine)} wrong solutions"
+        corpus.chapter_path(ch)  # the chapter exists
+        assert len({e.violates for e in mine}) >= 2, f"chapter {ch}: every entry breaks the same property"
+
+
+def test_parse_rejects_a_stub_and_a_missing_header(tmp_path):
+    d = tmp_path / "06"
+    d.mkdir()
+    (d / "stub.py").write_text("# mistake: x\n# violates: y\ndef f():\n    raise NotImplementedError()\n")
+    (d / "nohead.py").write_text("# mistake: x\ndef f():\n    return 1\n")
+    with pytest.raises(corpus.CorpusError, match="not a stub"):
+        corpus.parse_entry(d / "stub.py")
+    with pytest.raises(corpus.CorpusError, match="violates"):
+        corpus.parse_entry(d / "nohead.py")
+    (d / "ok.py").write_text("# mistake: m\n# violates: v\n# solution-cell: 1\ndef f():\n    return 1\n")
+    e = corpus.parse_entry(d / "ok.py")
+    assert (e.key, e.solution_cell, e.source) == ("06/ok", 1, "def f():\n    return 1\n")
+
+
+def test_judge_needs_the_phrase():
+    run = labs.LabRun(nb=None, tests=[labs.TestResult(0, "t", 1.0, True, "2 calls were still running"),
+                                      labs.TestResult(1, "v", 1.0, False, None)],
+                      restarted=[], dead=None, seconds=0.0, unimplemented=False)
+    assert corpus.judge("entry", run, "still   RUNNING")[0] == "rejected"
+    assert corpus.judge("entry", run, "permit")[0] == "unexplained"
+    run.tests[0].failure = None
+    assert corpus.judge("entry", run, "still running")[0] == "accepted"
+    assert corpus.judge("reference", run)[0] == "full"
+
+
+def test_corpus_never_reaches_a_student_release(tmp_path):
+    chapter = corpus.corpus_chapters()[0]
+    labs.release([str(corpus.chapter_path(chapter))], course_dir=tmp_path / "course", log=lambda *a: None)
+    files = [p for p in (tmp_path / "course").rglob("*") if p.is_file()]
+    assert not [p for p in files if "corpus" in p.parts], "corpus files in the course folder"
+    released = [p for p in files if "release" in p.relative_to(tmp_path).parts]
+    assert released and all(p.suffix == ".ipynb" for p in released), released
+    for p in released:
+        text = p.read_text()
+        assert "# mistake:" not in text and "# violates:" not in text, f"a corpus entry leaked into {p}"
+
+
+def test_instructor_table_in_step_with_corpus_and_verdicts():
+    data = json.loads(corpus.VERDICTS_JSON.read_text())
+    keys = {e.key for e in corpus.load_entries()}
+    for ch in corpus.corpus_chapters():
+        keys |= {f"{ch}/reference", f"{ch}/stub"}
+    for py, got in data["pythons"].items():
+        missing = sorted(keys - set(got))
+        stale = sorted(set(got) - keys)
+        assert not missing, (f"Python {py}: no verdict for {missing[:5]}: run the corpus "
+                             "(nox -f .ci/noxfile.py -s corpus) and commit the verdicts")
+        assert not stale, f"Python {py}: verdicts for entries that no longer exist: {stale[:5]}"
+    assert corpus.write_table(check=True), (
+        "book/instructors.md's corpus table is out of step: run `python -m lab_snippets.corpus table`")
+
+
+def test_recorded_verdicts_are_right_and_agree_across_pythons():
+    data = json.loads(corpus.VERDICTS_JSON.read_text())
+    assert set(data["pythons"]) == set(corpus.PYTHONS), f"verdicts recorded for {sorted(data['pythons'])}"
+    wrong = [(py, key, v["verdict"]) for py, got in data["pythons"].items() for key, v in got.items()
+             if v["verdict"] != corpus.GOOD[v["kind"]]]
+    assert not wrong, f"wrong verdicts recorded: {wrong[:5]}"
+    first, *rest = data["pythons"].values()
+    for other in rest:
+        assert {k: v["verdict"] for k, v in other.items()} == {k: v["verdict"] for k, v in first.items()}
