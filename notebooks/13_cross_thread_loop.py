@@ -471,14 +471,17 @@ try:
         "the coroutine ran outside the loop thread it was given: submit it to loop_thread.loop "
         "with run_coroutine_threadsafe (chapter 13)")
     _raised = False
+    _t0 = time.monotonic()
     try:
         _returned = call_with_deadline(_loop_thread, _stuck(), timeout=0.1)
     except TimeoutError:
         _raised = True
+    _waited = time.monotonic() - _t0
     _ended_first = _stuck_ended.is_set()
     assert _raised and not _ended_first, (
         "TimeoutError must reach the caller at the deadline, while the coroutine is still running; "
-        + ("the call waited for the coroutine to end" if _ended_first else f"it returned {_returned!r}")
+        + (f"the call waited {_waited:.1f} s, for the coroutine to end" if _ended_first
+           else f"it returned {_returned!r}")
         + ": wait with result(timeout=...) and let the TimeoutError propagate (chapter 13)")
     assert _cleaned.wait(timeout=2), (
         "the coroutine was not cancelled on its loop after the timeout: a timeout on the waiting "

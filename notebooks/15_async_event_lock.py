@@ -323,6 +323,7 @@ assert shared_loads == {}, "a finished load must leave in_flight"
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
 from lab_snippets.asyncio_tools import cancel_new_tasks
+
 _tasks_before = asyncio.all_tasks()
 try:
     _loads = InFlight()

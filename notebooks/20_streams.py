@@ -482,6 +482,8 @@ assert got == [b"ok:a", b"ok:bb", b"ok:ccc"], got
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
 import psutil as _psutil
+
+
 def _my_connections_to(port: int) -> list:
     return [c for c in _psutil.Process().net_connections("tcp") if c.raddr and c.raddr.port == port]
 def _still_open(port: int, path: str) -> str:
