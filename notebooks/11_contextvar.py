@@ -368,6 +368,8 @@ assert TRACE_STACK.get() == ()
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+# Each check runs in a fresh, empty context, so what earlier cells left in TRACE_STACK cannot
+# decide the verdict.
 async def _traced_sample(_i: int) -> None:
     with traced_span(f"sample-{_i}"):
         await asyncio.sleep(0.001 * (5 - _i))
@@ -375,30 +377,47 @@ async def _traced_sample(_i: int) -> None:
             await asyncio.sleep(0.001 * _i)
             with traced_span(f"tokenize-{_i}"):
                 await asyncio.sleep(0)
-
-
-span_log.clear()
-try:
-    await asyncio.wait_for(asyncio.gather(*(_traced_sample(_i) for _i in range(5))), timeout=2)
-finally:
-    _log = list(span_log)
-_expected = {(f"sample-{_i}", None) for _i in range(5)}
-_expected |= {(f"generate-{_i}", f"sample-{_i}") for _i in range(5)}
-_expected |= {(f"tokenize-{_i}", f"generate-{_i}") for _i in range(5)}
-assert sorted(_log, key=str) == sorted(_expected, key=str), f"wrong parents under concurrency: {_log}"
-assert TRACE_STACK.get() == (), "the caller's stack must be untouched"
-
-span_log.clear()
-try:
-    with traced_span("outer"):
-        with traced_span("failing"):
-            raise KeyError("boom")
-except KeyError:
-    pass
-assert TRACE_STACK.get() == (), "the stack must be restored when the block raises"
-with traced_span("after"):
-    pass
-assert span_log[-1] == ("after", None), span_log
+async def _check_concurrent() -> None:
+    span_log.clear()
+    try:
+        async with asyncio.timeout(2):
+            await asyncio.gather(*(_traced_sample(_i) for _i in range(5)))
+    finally:
+        _log = list(span_log)
+    _expected = {(f"sample-{_i}", None) for _i in range(5)}
+    _expected |= {(f"generate-{_i}", f"sample-{_i}") for _i in range(5)}
+    _expected |= {(f"tokenize-{_i}", f"generate-{_i}") for _i in range(5)}
+    _wrong = sorted(set(_log) - _expected, key=str)
+    assert not _wrong and len(_log) == len(_expected), (
+        f"wrong parents under concurrency: with 5 tasks tracing at once, {len(_wrong)} span(s) got "
+        f"another task's span (or none) as parent, e.g. {_wrong[:2]}; each task must see only the "
+        "spans open in its own context: keep the stack in the ContextVar (chapter 11)")
+    assert TRACE_STACK.get() == (), (
+        "the caller's stack changed after the traced tasks ran: each task works on a copy of the "
+        "context, so its spans must never reach the caller (chapter 11)")
+def _check_sequential() -> None:
+    span_log.clear()
+    with traced_span("step"):
+        pass
+    assert TRACE_STACK.get() == (), (
+        "the stack was not restored when the block ended: after the with block, the span must no "
+        "longer be open; reset the ContextVar with the token from set() (chapter 11)")
+    try:
+        with traced_span("outer"):
+            with traced_span("failing"):
+                raise KeyError("boom")
+    except KeyError:
+        pass
+    assert TRACE_STACK.get() == (), (
+        "the stack was not restored when the block raised: reset the ContextVar in a finally, so "
+        "an exception cannot leave the span open (chapter 11)")
+    with traced_span("after"):
+        pass
+    assert span_log[-1] == ("after", None), (
+        f"a span opened after the others closed got parent {span_log[-1][1]!r}, not None: the "
+        "spans that ended must no longer be open (chapter 11)")
+await asyncio.create_task(_check_concurrent(), context=contextvars.Context())
+contextvars.Context().run(_check_sequential)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -414,44 +414,56 @@ def _live_workers() -> list[psutil.Process]:
         if "resource_tracker" not in cmd and "forkserver" not in cmd:
             found.append(child)
     return found
-
-
 def _reap_leftovers() -> None:
     for child in _live_workers():
         child.kill()
     psutil.wait_procs(_live_workers(), timeout=3)
-
-
+_LEFT_BEHIND = ("worker processes left behind after {}: leave the pool with `with` (or "
+                "terminate() and join()) on every path, so no worker outlives the call (chapter 12)")
 try:
-    _spans = parallel_starmap(pid_and_span, [(0.25,)] * 4, workers=2, timeout=20)
-    assert len(_spans) == 4
+    # A spawned worker's interpreter was started with --multiprocessing-fork on its command line;
+    # a forked one is a copy of this kernel (sys.orig_argv is not rewritten by multiprocessing).
+    _probe = "__import__('os').getpid(), '--multiprocessing-fork' in __import__('sys').orig_argv"
+    [(_worker_pid, _spawned)] = parallel_starmap(eval, [(_probe,)], workers=1, timeout=20)
+    assert _worker_pid != os.getpid(), (
+        "the calls ran in the kernel's own process: use a process pool, not threads (chapter 12)")
+    assert _spawned, (
+        "the workers were not started with spawn: take the pool from the spawn context (SPAWN); "
+        "fork copies the kernel with its threads and state (chapter 12)")
+    assert not _live_workers(), _LEFT_BEHIND.format("a normal return")
+    _spans = parallel_starmap(pid_and_span, [(0.8,), (0.05,), (0.05,), (0.05,)], workers=2, timeout=20)
+    assert len(_spans) == 4, f"4 calls gave {len(_spans)} results"
     _pids = {pid for pid, _, _ in _spans}
-    assert os.getpid() not in _pids, "the calls must run in worker processes"
+    assert os.getpid() not in _pids, (
+        "the calls ran in the kernel's own process: use a process pool, not threads (chapter 12)")
     assert len(_pids) <= 2, f"at most `workers` processes may run the calls, saw {len(_pids)}"
+    assert _spans[0][2] - _spans[0][1] >= 0.8, (
+        "results must come back in the order of the inputs, not in the order the calls finish: "
+        "the first, slowest call's result came later in the list (chapter 12: starmap keeps order)")
     _tl = Timeline()
     for _pid, _start, _end in _spans:
         _tl.add(str(_pid), _start, _end)
-    assert _tl.max_overlap() == 2, "two workers must run calls at the same time"
-    assert not _live_workers(), "worker processes left behind after a normal return"
-
+    assert _tl.max_overlap() == 2, (
+        "the calls ran one at a time: two workers must run calls at the same time (chapter 12)")
+    assert not _live_workers(), _LEFT_BEHIND.format("a normal return")
     assert parallel_starmap(square, [(x,) for x in range(20)], workers=2, timeout=20) == [
-        x * x for x in range(20)], "results must keep the input order"
-
+        x * x for x in range(20)], "results must come back in the order of the inputs (chapter 12)"
     try:
         parallel_starmap(fail_with, [("boom",)], workers=1, timeout=20)
     except RuntimeError as _error:
         assert "boom" in str(_error)
     else:
-        raise AssertionError("an exception in a worker must reach the caller")
-    assert not _live_workers(), "worker processes left behind after a failing call"
-
+        raise AssertionError("an exception in a worker must reach the caller (chapter 12)")
+    assert not _live_workers(), _LEFT_BEHIND.format("a failing call")
     try:
         parallel_starmap(pid_and_span, [(2.0,), (0.01,)], workers=2, timeout=0.3)
     except multiprocessing.TimeoutError:
         pass
     else:
-        raise AssertionError("waiting longer than `timeout` must raise multiprocessing.TimeoutError")
-    assert not _live_workers(), "worker processes left behind after a timeout"
+        raise AssertionError(
+            "waiting longer than `timeout` must raise multiprocessing.TimeoutError: pass the "
+            "timeout to the wait for the results, e.g. starmap_async(...).get(timeout) (chapter 12)")
+    assert not _live_workers(), _LEFT_BEHIND.format("a timeout")
 finally:
     _reap_leftovers()
 ### END HIDDEN TESTS

@@ -448,44 +448,53 @@ finally:
 ### BEGIN HIDDEN TESTS
 _loop_thread = LoopThread("hidden-13")
 _cleaned = threading.Event()
+_stuck_ended = threading.Event()
 _seen_threads: list[int] = []
-
-
 async def _probe(value: int) -> int:
     _seen_threads.append(threading.get_ident())
     await asyncio.sleep(0.01)
     return value
-
-
 async def _stuck() -> None:
     try:
-        await asyncio.sleep(10)
+        await asyncio.sleep(3)
     except asyncio.CancelledError:
         _cleaned.set()
         raise
-
-
+    _stuck_ended.set()
 async def _count_other_tasks() -> int:
     return len([t for t in asyncio.all_tasks() if t is not asyncio.current_task()])
-
-
 try:
-    assert call_with_deadline(_loop_thread, _probe(7), timeout=2) == 7
-    assert _seen_threads == [_loop_thread.thread.ident], "the coroutine must run on the loop thread"
-    _t0 = time.monotonic()
-    _raised = False
     try:
-        call_with_deadline(_loop_thread, _stuck(), timeout=0.1)
+        _value = call_with_deadline(_loop_thread, _probe(7), timeout=2)
+    except TimeoutError:
+        raise AssertionError(
+            "the coroutine never ran on the loop, although the loop was idle: a loop sleeping in "
+            "another thread only wakes up for run_coroutine_threadsafe or call_soon_threadsafe, "
+            "not for call_soon (chapter 13)") from None
+    assert _value == 7, f"returned {_value!r}, not the coroutine's result"
+    assert _seen_threads == [_loop_thread.thread.ident], (
+        "the coroutine ran outside the loop thread it was given: submit it to loop_thread.loop "
+        "with run_coroutine_threadsafe (chapter 13)")
+    _raised = False
+    _t0 = time.monotonic()
+    try:
+        _returned = call_with_deadline(_loop_thread, _stuck(), timeout=0.1)
     except TimeoutError:
         _raised = True
     _waited = time.monotonic() - _t0
-    assert _raised, "TimeoutError must reach the caller"
-    assert _waited < 0.1 * 5, f"waited {_waited:.2f} s for a 0.1 s deadline"
-    assert _cleaned.wait(timeout=2), "the coroutine must be cancelled on its loop after the timeout"
+    _ended_first = _stuck_ended.is_set()
+    assert _raised and not _ended_first, (
+        "TimeoutError must reach the caller at the deadline, while the coroutine is still running; "
+        + (f"the call waited {_waited:.1f} s, for the coroutine to end" if _ended_first
+           else f"it returned {_returned!r}")
+        + ": wait with result(timeout=...) and let the TimeoutError propagate (chapter 13)")
+    assert _cleaned.wait(timeout=2), (
+        "the coroutine was not cancelled on its loop after the timeout: a timeout on the waiting "
+        "side does not stop the work; cancel the future you waited on (chapters 08 and 13)")
     _left = _loop_thread.run(_count_other_tasks(), timeout=2)
-    assert _left == 0, f"{_left} task(s) still pending on the loop after the timeout"
+    assert _left == 0, f"{_left} task(s) still pending on the loop after the timeout (chapter 13)"
 finally:
-    _loop_thread.stop(timeout=2)
+    _loop_thread.stop(timeout=5)
 assert not _loop_thread.thread.is_alive()
 ### END HIDDEN TESTS
 

@@ -539,77 +539,88 @@ assert harness_children() == []
 async def _hidden_check_run_harness_owned():
     global registry
     _alive_at_forget: list[list[int]] = []
-
     def _on_event(event):
         if event.kind == "child" and event.action == "release":
             _alive_at_forget.append(harness_children())
-
+    _unreaped = ("the hung child must be killed and reaped before the step returns: after kill(), "
+                 "wait for it and read its output to the end (communicate) before returning "
+                 "(chapters 12 and 14)")
     # 1. a hung child: the budget is honoured, the child is gone before the step returns
     registry = ResourceRegistry(on_event=_on_event)
     _box = MiniSandbox("_hang", registry)
     try:
-        _start = time.monotonic()
-        _got = await asyncio.wait_for(run_harness_owned(_box, "_hang", 0.05, 0.25, hang=True), timeout=5)
-        _elapsed = time.monotonic() - _start
-        _left = harness_children()
+        async with asyncio.timeout(5):
+            _got = await run_harness_owned(_box, "_hang", 0.05, 0.25, hang=True)
+        # checked at once, before any other loop pass could reap the child for the step
         _exit_codes = [_proc.returncode for _proc in _box.processes]
+        _left = harness_children()
     finally:
         await _box.close()
-    assert _got == (BUDGET_EXCEEDED, None), _got
-    assert _left == [], "the hung child must be killed and reaped before the step returns"
-    assert len(_exit_codes) == 1 and _exit_codes[0] is not None and _exit_codes[0] < 0, (
-        f"the step must kill the hung child, not wait for it to end by itself: exit codes {_exit_codes}")
-    assert _elapsed < 0.5 * 3, "the step must not wait for the hung child to end by itself"
+    assert len(_exit_codes) == 1, f"the step must start exactly one child, it started {len(_exit_codes)}"
+    assert _exit_codes[0] is not None and _left == [], _unreaped
+    assert _exit_codes[0] < 0, (
+        f"the step must kill the hung child when the budget runs out, not wait for it to end by "
+        f"itself (exit code {_exit_codes[0]}): bound the wait by the budget (chapter 14)")
+    assert _got == (BUDGET_EXCEEDED, None), (
+        f"a step whose budget ran out must return (BUDGET_EXCEEDED, None), got {_got!r}")
     assert _alive_at_forget and _alive_at_forget[0] == [], "forget() only after reaping"
     assert registry.history("_hang")[:3] == ["acquire sandbox", "acquire child", "release child"]
-
     # 2. cancelled while the child runs: killed, reaped, forgotten, and the cancellation propagates
     _alive_at_forget.clear()
     _child_started = asyncio.Event()
-
     def _on_event_and_start(event):
         _on_event(event)
         if (event.action, event.kind) == ("acquire", "child"):
             _child_started.set()
-
     registry = ResourceRegistry(on_event=_on_event_and_start)
     _box = MiniSandbox("_cancel", registry)
     _task = asyncio.create_task(run_harness_owned(_box, "_cancel", 0.05, BUDGET, hang=True))
     try:
-        await asyncio.wait_for(_child_started.wait(), timeout=5)
+        async with asyncio.timeout(5):
+            await _child_started.wait()
         await asyncio.sleep(0.05)  # let the step reach its wait
         _task.cancel()
-        try:
-            await asyncio.wait_for(_task, timeout=5)
-        except asyncio.CancelledError:
-            pass
+        await asyncio.wait([_task], timeout=5)
         _left = harness_children()
     finally:
         _task.cancel()
         await asyncio.gather(_task, return_exceptions=True)
         await _box.close()
-    assert _task.cancelled(), "the cancellation must propagate"
-    assert _left == [] and _alive_at_forget == [[]], "killed and reaped before the cancellation left the step"
-
+    assert _task.cancelled(), (
+        "the cancellation must propagate: after cleaning up, re-raise CancelledError instead of "
+        "returning a result (chapter 05)")
+    assert _left == [] and _alive_at_forget == [[]], (
+        "the child must be killed and reaped before the cancellation left the step: catch "
+        "CancelledError (or use finally), kill, reap, forget, then re-raise (chapters 05 and 14)")
     # 3. inside the chain: a clean task and a hung one, nothing left behind
     registry = ResourceRegistry()
     _permits = asyncio.Semaphore(2)
-    _results = await asyncio.wait_for(asyncio.gather(
-        agent_task("_ok", "none", _permits, harness=run_harness_owned),
-        agent_task("_hung", "harness hangs", _permits, harness=run_harness_owned, budget=0.2),
-    ), timeout=guard_for(BUDGET) + REAP_TIMEOUT)
-    assert [r.status for r in _results] == ["ok", "ok"]
+    async with asyncio.timeout(guard_for(BUDGET) + REAP_TIMEOUT):
+        _results = await asyncio.gather(
+            agent_task("_ok", "none", _permits, harness=run_harness_owned),
+            agent_task("_hung", "harness hangs", _permits, harness=run_harness_owned, budget=0.2),
+        )
+    assert [r.status for r in _results] == ["ok", "ok"], [r.status for r in _results]
     assert [r.agent_exit_code for r in _results] == [0, BUDGET_EXCEEDED]
     registry.assert_no_leak()
     _hung = registry.history("_hung")
-    assert _hung.index("release child") < _hung.index("release sandbox")
-
-
+    assert _hung.index("release child") < _hung.index("release sandbox"), (
+        "the step must reap and forget its child itself, before the sandbox closes (chapter 14)")
+# A child killed but not reaped by the step can be reaped by the subprocess machinery before
+# asyncio's watcher gets to it; from 3.12 the watcher then logs a warning. The verdict and its
+# message come from the assertions, so asyncio's log is kept out of this cell's output.
+import logging as _logging
+_asyncio_log = _logging.getLogger("asyncio")
+_asyncio_log_level = _asyncio_log.level
+_asyncio_log.setLevel(_logging.CRITICAL)
 try:
-    await asyncio.wait_for(_hidden_check_run_harness_owned(), timeout=guard_for(BUDGET) + 20)
+    async with asyncio.timeout(guard_for(BUDGET) + 20):
+        await _hidden_check_run_harness_owned()
 finally:
     for _pid in harness_children():
         psutil.Process(_pid).kill()
+    await asyncio.sleep(0.1)  # lets the watcher finish with any child killed above
+    _asyncio_log.setLevel(_asyncio_log_level)
 ### END HIDDEN TESTS
 
 # %% [markdown]

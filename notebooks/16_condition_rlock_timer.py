@@ -507,14 +507,10 @@ assert test_items == [3, 4], "a timed-out take must leave the items in place"
 _cond, _items = threading.Condition(), []
 _batches: list = []
 _batches_lock = threading.Lock()
-
-
 def _consumer() -> None:
     _batch = take_batch(_cond, _items, 3, timeout=2)
     with _batches_lock:
         _batches.append(_batch)
-
-
 _consumers = [threading.Thread(target=_consumer, daemon=True) for _ in range(3)]
 try:
     for _t in _consumers:
@@ -528,16 +524,46 @@ finally:
         _items.extend(range(100, 130))
         _cond.notify_all()
     join_all(_consumers, timeout=3)
-assert None not in _batches and len(_batches) == 3, _batches
+assert None not in _batches and len(_batches) == 3, (
+    f"a consumer gave up before its timeout, with items still coming (batches: {_batches}): "
+    "notify_all wakes every waiter at each item, so check the condition again after each "
+    "wake-up, as wait_for does (chapter 16)")
 assert all(len(_b) == 3 for _b in _batches), f"every batch must have exactly 3 items: {_batches}"
-assert sorted(_batches) == [[0, 1, 2], [3, 4, 5], [6, 7, 8]], f"FIFO batches, no item twice: {_batches}"
-
+assert sorted(_batches) == [[0, 1, 2], [3, 4, 5], [6, 7, 8]], (
+    f"batches must be taken first-in first-out, no item twice: got {_batches} (chapter 16)")
+# A producer trickles one item every 20 ms, never enough for the batch, while one consumer waits
+# with timeout=0.3. Each item wakes the consumer; the timeout must still run out during the
+# trickle (it lasts 3 s: ten times the timeout), and nothing may be taken.
+_cond3, _items3 = threading.Condition(), []
+_outcome: list = []
+_returned = threading.Event()
+def _patient() -> None:
+    _outcome.append(take_batch(_cond3, _items3, 1000, timeout=0.3))
+    _returned.set()
+_waiter = threading.Thread(target=_patient, daemon=True)
+_waiter.start()
+_put = 0
+try:
+    while _put < 150 and not _returned.is_set():
+        put_item(_cond3, _items3, _put)
+        _put += 1
+        time.sleep(0.02)
+    _returned_during_trickle = _returned.is_set()
+finally:
+    join_all([_waiter], timeout=3)
+assert _returned_during_trickle, (
+    f"take_batch(timeout=0.3) was still waiting after {_put} items had woken it over about "
+    f"{_put * 0.02:.1f} s: each wake-up restarted the full timeout; keep one deadline for the "
+    "whole wait, as wait_for does (chapter 16)")
+assert _outcome == [None], f"a take that timed out must return None, got {_outcome}"
+assert _items3 == list(range(_put)), "a timed-out take must remove nothing (chapter 16)"
 _cond2, _items2 = threading.Condition(), ["only one"]
 _t0 = time.monotonic()
 _got = take_batch(_cond2, _items2, 2, timeout=0.1)
 _waited = time.monotonic() - _t0
-assert _got is None and _items2 == ["only one"]
-assert 0.1 * 0.9 <= _waited <= 0.1 * 5, f"waited {_waited:.3f} s for a 0.1 s timeout"
+assert _got is None and _items2 == ["only one"], (
+    f"a take that timed out must return None and remove nothing: got {_got!r}, left {_items2}")
+assert _waited >= 0.1 * 0.9, f"gave up after {_waited:.3f} s, before the 0.1 s timeout (chapter 16)"
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -338,9 +338,9 @@ finally:
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
 def _is_gone(pid: int) -> bool:
-    return not psutil.pid_exists(pid)
-
-
+    return not psutil.pid_exists(pid)  # a zombie still exists until its parent reaps it
+_NOT_REAPED = ("the process was not reaped when the function returned: it is a zombie until its "
+               "parent waits for it; join it (bounded) after the signal that ended it (chapter 18)")
 _started: list = []
 _report, _workers_end = SPAWN.Pipe()
 try:
@@ -348,26 +348,36 @@ try:
     _finished.start()
     _started.append(_finished)
     assert wait_for_zombie(_finished.pid, timeout=10)
-    assert stop_with_escalation(_finished, grace=2) == "exited"
+    _said_finished = stop_with_escalation(_finished, grace=2)
+    assert _is_gone(_finished.pid), _NOT_REAPED
+    assert _said_finished == "exited", (
+        f"a process that had already exited was reported as {_said_finished!r}, not 'exited': a "
+        "zombie still has its pid, so os.kill(pid, 0) finds it; ask exitcode or is_alive() "
+        "(chapter 18)")
     assert _finished.exitcode == 4, "a process that already exited keeps its own exit code"
-    assert _is_gone(_finished.pid), "the exited process must be reaped (no zombie)"
-
     _slow = SPAWN.Process(target=note_sigterm, args=(_workers_end, 3))
     _slow.start()
     _started.append(_slow)
     assert messages(_report, timeout=10) == ["ready"]
-    assert stop_with_escalation(_slow, grace=0.2) == "killed"
+    _said_slow = stop_with_escalation(_slow, grace=0.2)
+    _gone = _is_gone(_slow.pid)  # checked before anything that would reap it for you
     _said = messages(_report)
-    assert "got SIGTERM" in _said, "SIGTERM must be sent before SIGKILL"
-    assert "lived to the end" not in _said, "after the grace period the process must be killed, not waited for"
-    assert _slow.exitcode == -signal.SIGKILL and _is_gone(_slow.pid)
-
+    assert "got SIGTERM" in _said, (
+        "SIGTERM must be sent before SIGKILL: ask politely first, so a process can clean up "
+        "(chapter 18)")
+    assert "lived to the end" not in _said, (
+        "after the grace period the process must be killed, not waited for: join with "
+        "timeout=grace, then SIGKILL (chapter 18)")
+    assert _said_slow == "killed", f"a process that ignored SIGTERM was reported as {_said_slow!r}"
+    assert _gone, _NOT_REAPED
+    assert _slow.exitcode == -signal.SIGKILL
     _polite = SPAWN.Process(target=pid_after, args=(3,))
     _polite.start()
     _started.append(_polite)
-    assert stop_with_escalation(_polite, grace=2) == "terminated"
+    assert stop_with_escalation(_polite, grace=2) == "terminated", (
+        "a process that honours SIGTERM within the grace period must be reported as 'terminated'")
     assert _polite.exitcode == -signal.SIGTERM, "a process that honours SIGTERM must not be killed"
-    assert _is_gone(_polite.pid)
+    assert _is_gone(_polite.pid), _NOT_REAPED
 finally:
     for _proc in _started:
         if _proc.is_alive():

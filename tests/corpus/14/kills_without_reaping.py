@@ -1,0 +1,19 @@
+# mistake: kills the hung child when the budget runs out but returns without waiting for it
+# violates: killed and reaped before the step returns
+async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,
+                            hang: bool = False) -> tuple[int, str | None]:
+    """Run the harness child with a budget; kill and reap it on timeout or cancellation."""
+    proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout=budget)
+    except TimeoutError:
+        proc.kill()  # the sandbox's close reaps it
+        return BUDGET_EXCEEDED, None
+    except asyncio.CancelledError:
+        proc.kill()
+        await asyncio.wait_for(proc.communicate(), timeout=2)
+        sandbox.forget(proc)
+        raise
+    sandbox.forget(proc)
+    result = parse_result(out.decode())
+    return proc.returncode, result["diff"] if result else None

@@ -1,0 +1,17 @@
+# mistake: sends SIGKILL to the group without expecting it to be gone already
+# violates: ProcessLookupError escaped
+def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3) -> int:
+    """Run `command` as a process group; on overrunning `budget`, stop the whole group."""
+    leader = subprocess.Popen(command, stdout=subprocess.DEVNULL, start_new_session=True)
+    try:
+        return leader.wait(timeout=budget)
+    except subprocess.TimeoutExpired:
+        pass
+    os.killpg(leader.pid, signal.SIGTERM)
+    try:
+        leader.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
+    os.killpg(leader.pid, signal.SIGKILL)
+    leader.wait(timeout=5)
+    return leader.returncode
