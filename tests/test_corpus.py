@@ -10,6 +10,7 @@ corpus directory and the committed verdicts.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -66,12 +67,11 @@ def test_parse_rejects_a_stub_and_a_missing_header(tmp_path):
 
 
 def test_judge_needs_the_phrase():
-    run = labs.LabRun(nb=None, tests=[labs.TestResult(0, "t", 1.0, True, "2 calls were still running"),
-                                      labs.TestResult(1, "v", 1.0, False, None)],
-                      restarted=[], dead=None, seconds=0.0, unimplemented=False)
+    run = labs.TestRun(Path("x.py"), [labs.TestResult(0, "t", 1.0, True, True, "2 calls were still running"),
+                                      labs.TestResult(1, "v", 1.0, False, True, None)], 0.0)
     assert corpus.judge("entry", run, "still   RUNNING")[0] == "rejected"
     assert corpus.judge("entry", run, "permit")[0] == "unexplained"
-    run.tests[0].failure = None
+    run.results[0].failure = None
     assert corpus.judge("entry", run, "still running")[0] == "accepted"
     assert corpus.judge("reference", run)[0] == "full"
 
@@ -93,11 +93,10 @@ def test_instructor_table_in_step_with_corpus_and_verdicts():
     keys = {e.key for e in corpus.load_entries()}
     for ch in corpus.corpus_chapters():
         keys |= {f"{ch}/reference", f"{ch}/stub"}
+    # A verdict not recorded yet (an entry added, `nox -s corpus` not re-run) shows as "?" on the
+    # page, never as a pass; every entry is still graded on the default Python by the tests below.
     for py, got in data["pythons"].items():
-        missing = sorted(keys - set(got))
         stale = sorted(set(got) - keys)
-        assert not missing, (f"Python {py}: no verdict for {missing[:5]}: run the corpus "
-                             "(nox -f .ci/noxfile.py -s corpus) and commit the verdicts")
         assert not stale, f"Python {py}: verdicts for entries that no longer exist: {stale[:5]}"
     assert corpus.write_table(check=True), (
         "book/instructors.md's corpus table is out of step: run `python -m lab_snippets.labs.corpus table`")
@@ -111,7 +110,8 @@ def test_recorded_verdicts_are_right_and_agree_across_pythons():
     assert not wrong, f"wrong verdicts recorded: {wrong[:5]}"
     first, *rest = data["pythons"].values()
     for other in rest:
-        assert {k: v["verdict"] for k, v in other.items()} == {k: v["verdict"] for k, v in first.items()}
+        both = set(first) & set(other)
+        assert {k: other[k]["verdict"] for k in both} == {k: first[k]["verdict"] for k in both}
 
 
 def test_failure_message_is_the_assertion_not_the_code():

@@ -45,8 +45,7 @@ THREADS = "Part II · Threads and executors"
 PROCESSES = "Part III · Processes and the system boundary"
 SLIME = "Part IV · Back to slime"
 SERVICES = "Part V · Running concurrent services (beyond the series)"
-RAY = "Part VI · Ray, the engine slime runs on (beyond the series)"
-PARTS = (ASYNCIO, THREADS, PROCESSES, SLIME, SERVICES, RAY)
+PARTS = (ASYNCIO, THREADS, PROCESSES, SLIME, SERVICES)
 
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter("01", "async_def", "async def: after defining it, when does it run?", "async def：定义之后，什么时候执行？", ASYNCIO),
@@ -76,7 +75,6 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("25", "hidden_caps", "Hidden concurrency caps", "隐藏的并发上限", SERVICES),
     Chapter("26", "async_subprocesses", "Subprocesses from asyncio", "在 asyncio 中运行子进程", SERVICES),
     Chapter("27", "hazard_clinic", "A hazard clinic: reading real concurrent code critically", "隐患门诊：批判地阅读真实的并发代码", SERVICES),
-    Chapter("28", "ray_futures_actors", "Ray: ObjectRefs are futures, actors are concurrency units", "Ray：ObjectRef 就是 future，actor 就是并发单元", RAY),
 )
 BY_NUMBER = {c.number: c for c in CHAPTERS}
 
@@ -87,7 +85,6 @@ PART_PAGES = {
     PROCESSES: "book/parts/processes",
     SLIME: "book/parts/slime",
     SERVICES: "book/parts/services",
-    RAY: "book/parts/ray",
 }
 
 # The part page's entry in the sidebar, under the part's caption (the page's own heading names the part).

@@ -142,7 +142,7 @@ def tolerate(fds: dict[int, str], reason: str) -> None:
     """Excuse these descriptors (fd -> target, as in ``/proc/self/fd``) from the audit, with a reason.
 
     For the one documented exception: a library whose native core keeps descriptors in the
-    process until it exits, after its own shutdown (``lab_snippets.raylab`` uses it for Ray).
+    process until it exits, after its own shutdown (a local Ray driver keeps a few, for instance).
     A descriptor is excused only while it still points at the same target; ``finish()`` names
     what it excused and why.
     """

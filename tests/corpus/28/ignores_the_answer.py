@@ -1,7 +1,0 @@
-# mistake: sends try_acquire and returns without looking at its answer
-# violates: inside at once
-async def acquire(lock, poll: float = 0.01, timeout: float = 2.0) -> int:
-    """Take the actor lock without blocking the loop; return the number of attempts."""
-    async with asyncio.timeout(timeout):
-        await lock.try_acquire.remote()
-    return 1
