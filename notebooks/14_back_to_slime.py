@@ -610,6 +610,7 @@ async def _hidden_check_run_harness_owned():
 # asyncio's watcher gets to it; from 3.12 the watcher then logs a warning. The verdict and its
 # message come from the assertions, so asyncio's log is kept out of this cell's output.
 import logging as _logging
+
 _asyncio_log = _logging.getLogger("asyncio")
 _asyncio_log_level = _asyncio_log.level
 _asyncio_log.setLevel(_logging.CRITICAL)
