@@ -2,7 +2,8 @@
 
 Top level (notebook helpers; the grading sandbox mounts only these, see ``NOTEBOOK_MODULES``):
 ``timeline``, ``asyncio_tools``, ``loopwatch``, ``thread_workers``, ``proc_workers``,
-``framing``, ``agent_sim`` and ``sites`` (``show_call_site``: registry, resolver, view).
+``framing``, ``agent_sim``, ``measure``, ``loopback_http``, ``service_workers``, ``hangs``,
+``cpu_work`` and ``sites`` (``show_call_site``: registry, resolver, view).
 
 Subpackages (course tooling, never imported by a chapter): ``labs`` (release, validate,
 grade, sandbox), ``inventory`` (slime source inventory), ``testing`` (nbval plugin, leak
@@ -25,9 +26,14 @@ from pathlib import Path
 NOTEBOOK_MODULES = (
     "agent_sim",
     "asyncio_tools",
+    "cpu_work",
     "framing",
+    "hangs",
+    "loopback_http",
     "loopwatch",
+    "measure",
     "proc_workers",
+    "service_workers",
     "sites",
     "sites.gitcmd",
     "sites.registry",

@@ -43,7 +43,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from lab_snippets import REPO_ROOT
+
+ROOT = REPO_ROOT
 CHAPTER = re.compile(r"^\d\d_[a-z0-9_]+\.py$")
 # jupyter-cache's reader for text notebooks; it reads py:percent files as myst-nb's custom format
 # does (jupytext), so the cache key (code cells and kernelspec) is the same for both.
