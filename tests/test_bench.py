@@ -263,7 +263,7 @@ def test_one_chapter_comparison_takes_the_best_of_each_side():
 
 
 def test_one_file_runs_without_workers(tmp_path):
-    from lab_snippets import nbplugin
+    from lab_snippets.testing import nbplugin
 
     one = tmp_path / "06_x.py"
     one.write_text("")
