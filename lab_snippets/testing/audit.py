@@ -135,23 +135,6 @@ def _descendants() -> list[psutil.Process]:
 
 
 _baseline: Snapshot | None = None
-_tolerated: dict[int, tuple[str, str]] = {}
-
-
-def tolerate(fds: dict[int, str], reason: str) -> None:
-    """Excuse these descriptors (fd -> target, as in ``/proc/self/fd``) from the audit, with a reason.
-
-    For the one documented exception: a library whose native core keeps descriptors in the
-    process until it exits, after its own shutdown (a local Ray driver keeps a few, for instance).
-    A descriptor is excused only while it still points at the same target; ``finish()`` names
-    what it excused and why.
-    """
-    for fd, target in fds.items():
-        _tolerated[fd] = (target, reason)
-
-
-def _excused(fd: int, target: str | None) -> bool:
-    return fd in _tolerated and _tolerated[fd][0] == target
 
 
 def snapshot() -> Snapshot:
@@ -198,7 +181,6 @@ def start() -> Snapshot:
     if "ipykernel" in sys.modules:
         _prewarm_kernel()
     _baseline = snapshot()
-    _tolerated.clear()
     return _baseline
 
 
@@ -223,14 +205,14 @@ def leaks(before: Snapshot) -> list[str]:
         if id(task) in before.tasks or task is current or task.done() or _task_is_kernel_owned(task):
             continue
         found.append(f"asyncio task {task.get_name()!r} is still pending: {task.get_coro()!r}")
-    fds_now = _fds()
     sockets_now = _socket_fds()
     for conn in psutil.Process().net_connections("all"):
-        if conn.fd in sockets_now - before.sockets and not _excused(conn.fd, fds_now.get(conn.fd)):
+        if conn.fd in sockets_now - before.sockets:
             found.append(f"socket fd {conn.fd} {conn.status or ''} {conn.laddr} -> {conn.raddr or '-'}".strip())
+    fds_now = _fds()
     helper_pipes = _helper_pipes()
     for fd, target in sorted(fds_now.items()):
-        if fd in sockets_now or target in helper_pipes or _excused(fd, target):
+        if fd in sockets_now or target in helper_pipes:
             continue
         if before.fds.get(fd) != target and not _is_installed_file(target):
             found.append(f"file descriptor {fd} -> {target} is still open")
@@ -257,7 +239,3 @@ def finish(grace: float = 2.0, before: Snapshot | None = None) -> None:
     if found:
         raise LeakError("the notebook left these behind:\n  - " + "\n  - ".join(found))
     print("leak audit: nothing left behind (threads, processes, tasks, sockets, fds, temp files)")
-    reasons = sorted({reason for fd, (target, reason) in _tolerated.items() if _fds().get(fd) == target})
-    for reason in reasons:
-        count = sum(1 for fd, (target, r) in _tolerated.items() if r == reason and _fds().get(fd) == target)
-        print(f"leak audit: excused {count} descriptor(s) {reason}")
