@@ -135,9 +135,9 @@ assert len(outcomes) == 2 and "different event loop" in outcomes[1], f"the secon
 # then runs on the same loop, so loop-bound objects keep working across calls.
 #
 # `LoopThread` below is that pattern with its shutdown. `stop()` cancels whatever is still
-# running on the loop, asks the loop to stop with `call_soon_threadsafe(loop.stop)` (the only
-# safe way to reach a loop from another thread), joins the thread with a timeout, and checks
-# that the thread closed its loop on the way out.
+# running on the loop, asks the loop to stop with `call_soon_threadsafe(loop.stop)` (a loop's
+# methods are not thread-safe; this one schedules a callback from another thread and wakes the
+# loop), joins the thread with a timeout, and checks that the thread closed its loop on the way out.
 
 # %%
 class LoopThread:
