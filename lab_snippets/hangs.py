@@ -21,8 +21,8 @@ Child command (run as ``python -m lab_snippets.hangs frozen ...``):
   so until the process's stdin reaches end of file or SECONDS (at most 5) have passed; then
   both give up and the process exits 0. With ``--register``,
   ``faulthandler.register(SIGUSR1)`` dumps every thread's stack to stderr when the process gets
-  SIGUSR1; with ``--later``, ``faulthandler.dump_traceback_later(DELAY)`` dumps them once after
-  DELAY seconds, from faulthandler's own watchdog thread. Prints ``ready <pid>`` once both
+  SIGUSR1; with ``--later``, ``faulthandler.dump_traceback_later(DELAY)``, armed once both threads hold their first
+  lock, dumps them once DELAY seconds later, from faulthandler's own watchdog thread. Prints ``ready <pid>`` once both
   threads hold their first lock, and ``gave-up`` at the end.
 """
 
@@ -144,9 +144,13 @@ def take_a_then_b(a: threading.Lock, b: threading.Lock, both_hold: threading.Bar
 
 
 def take_b_then_a(a: threading.Lock, b: threading.Lock, both_hold: threading.Barrier,
-                  released: threading.Event) -> None:
+                  released: threading.Event, later: float | None = None) -> None:
     with b:
         _meet(both_hold)
+        if later is not None:
+            # Armed only once both threads hold their first lock, so the dump cannot come
+            # before the deadlock exists, however slowly a loaded machine starts the threads.
+            faulthandler.dump_traceback_later(later, repeat=False)
         _say(f"ready {os.getpid()}")
         _wait_for(a, released)
 
@@ -160,8 +164,6 @@ def _release_on_stdin_eof(released: threading.Event) -> None:
 def _cmd_frozen(args) -> int:
     if args.register:
         faulthandler.register(signal.SIGUSR1, all_threads=True)
-    if args.later is not None:
-        faulthandler.dump_traceback_later(args.later, repeat=False)
     released = threading.Event()
     threading.Timer(min(args.seconds, 5.0), released.set).start()  # the longest it may stay frozen
     threading.Thread(target=_release_on_stdin_eof, args=(released,), daemon=True).start()
@@ -169,7 +171,7 @@ def _cmd_frozen(args) -> int:
     both_hold = threading.Barrier(2)
     other = threading.Thread(target=take_a_then_b, args=(a, b, both_hold, released), name="worker")
     other.start()
-    take_b_then_a(a, b, both_hold, released)
+    take_b_then_a(a, b, both_hold, released, args.later)
     other.join(timeout=6)
     _say("gave-up")
     os._exit(0)  # the Timer may still be waiting; nothing else is left to do

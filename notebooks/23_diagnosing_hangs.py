@@ -208,14 +208,15 @@ assert alive_after_dump and frozen.returncode == 0, "the dump did not stop the p
 later = subprocess.Popen(HANGS + ["frozen", "5", "--later", "0.3"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
-    header = read_line(later.stderr, timeout=10)  # arrives 0.3 s after the child armed the timer
+    header = read_line(later.stderr, timeout=10)  # 0.3 s after both threads held their first lock
     later_dump = header + later.communicate(timeout=5)[1].decode()
 finally:
     if later.poll() is None:
         later.kill()
         later.communicate(timeout=5)
 print(later_dump.splitlines()[0], "·", later_dump.count("take_"), "frames of the two deadlocked functions")
-assert later_dump.startswith("Timeout (0:00:00.300000)!") and "take_a_then_b" in later_dump
+assert later_dump.startswith("Timeout (0:00:00.300000)!"), f"the watchdog's dump comes first: {later_dump[:200]!r}"
+assert "take_a_then_b" in later_dump, f"the dump shows the deadlocked worker thread: {later_dump[:600]!r}"
 assert later.returncode == 0, (later.returncode, later_dump[-300:])
 
 # %% [markdown]
