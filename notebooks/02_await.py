@@ -136,6 +136,76 @@ assert with_sleep_0[:4] == ["step 0", "bystander 0", "step 1", "bystander 1"]
 # With no real suspension, all three steps ran before the bystander got its first turn, even
 # though every step was awaited. With `asyncio.sleep(0)` the two alternate. The event loop
 # is *cooperative*: it can only switch at a point where the running coroutine suspends.
+#
+# ### An `await` whose answer is already there
+#
+# The same holds for library calls. The slime helper quoted at the end of this chapter awaits an
+# HTTP POST with httpx and then awaits `response.aread()`. Does the second `await` suspend?
+# A non-streaming `client.post(...)` reads the whole body before it returns, so `aread()` only
+# hands back bytes that are already stored on the response. A streaming request
+# (`client.send(request, stream=True)`) returns as soon as the headers are in, and its
+# `aread()` still has the body to fetch from the socket.
+#
+# The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body) once in
+# each way, while a bystander task counts the turns the loop gives it. Predict the count
+# during each `aread()`.
+
+# %% tags=["claim"]
+# claim: read-after-post-does-not-suspend
+import httpx
+
+from lab_snippets.loopback_http import LatencyServer
+
+
+async def count_turns(counter: dict[str, int], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        counter["turns"] += 1
+        await asyncio.sleep(0)
+
+
+async def post_then_read(client: httpx.AsyncClient, url: str, counter: dict[str, int]) -> tuple[int, int, int]:
+    before = counter["turns"]
+    response = await client.post(url, json={"prompt": "hi"})
+    after_post = counter["turns"]
+    body = await response.aread()
+    after_read = counter["turns"]
+    await response.aclose()
+    return after_post - before, after_read - after_post, len(body)
+
+
+async def stream_then_read(client: httpx.AsyncClient, url: str, counter: dict[str, int]) -> tuple[int, int, int]:
+    before = counter["turns"]
+    response = await client.send(client.build_request("POST", url, json={"prompt": "hi"}), stream=True)
+    after_send = counter["turns"]
+    body = await response.aread()
+    after_read = counter["turns"]
+    await response.aclose()
+    return after_send - before, after_read - after_send, len(body)
+
+
+counter, stop = {"turns": 0}, asyncio.Event()
+async with LatencyServer(latency=0.05, body=b"x" * 100_000) as server:
+    async with httpx.AsyncClient(timeout=5) as client:
+        watcher = asyncio.create_task(count_turns(counter, stop))
+        try:
+            plain = await post_then_read(client, server.url, counter)
+            streamed = await stream_then_read(client, server.url, counter)
+        finally:
+            stop.set()
+            await asyncio.wait_for(watcher, timeout=2)
+print(f"post:   {plain[0]} turns for the bystander during the request, {plain[1]} during aread() ({plain[2]} bytes)")
+print(f"stream: {streamed[0]} turns during the request, {streamed[1]} during aread() ({streamed[2]} bytes)")
+assert plain[0] > 0 and streamed[0] > 0, "waiting for the server gave the bystander turns in both cases"
+assert plain[1] == 0, "after a non-streaming post, aread() returned the stored body without suspending"
+assert streamed[1] > 0, "a streaming response's aread() waited for the socket, so the bystander ran"
+assert plain[2] == streamed[2] == 100_000, "both read the whole body"
+
+# %% [markdown]
+# Both requests gave the bystander thousands of turns while they waited for the server; the
+# `aread()` after the non-streaming `post` gave it none, and the streaming `aread()` gave it
+# some while it read the rest of the body. An `await` suspends only when the coroutine it
+# runs reaches something that is not ready yet; "already done" runs straight through. Reading
+# slime's helper with that in mind: its one real wait per attempt is the `post`.
 
 # %% [markdown]
 # ## A blocking call freezes everything
