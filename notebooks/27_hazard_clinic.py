@@ -277,7 +277,7 @@ fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or to
 # **Where in slime.** The teacher server's `/generate` handler polls
 # `sample_manager.get_result` through `asyncio.to_thread(ray.get, ...)` and sleeps 50 ms between
 # polls; the sample manager is a Ray actor without async methods, which Ray runs one call at a
-# time (chapter 28).
+# time unless the actor is given a larger `max_concurrency`.
 
 # %%
 show_call_site("27c")
@@ -695,8 +695,8 @@ finally:
 # - Say what the model shows and where the shape appears; whether production meets the
 #   model's conditions is a separate claim that needs its own evidence.
 #
-# **What's next.** Part VI (chapters 28 and 29) looks at Ray, the engine that slime's actors
-# and placement groups run on.
+# **What's next.** This is the last chapter of the course so far. The next subject is Ray, the
+# engine that slime's actors and placement groups run on; the course does not cover it yet.
 #
 # ## In slime
 #

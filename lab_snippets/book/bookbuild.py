@@ -3,6 +3,10 @@
     python -m lab_snippets.book.bookbuild            # pre-execute (2 at a time), then jupyter-book build -W -n
     python -m lab_snippets.book.bookbuild --serial   # what the book did before: Sphinx runs each chapter in turn
     python -m lab_snippets.book.bookbuild --clean    # remove _build first (a clean build)
+    python -m lab_snippets.book.bookbuild --english-only   # skip the Chinese edition
+
+After the English edition, the Chinese one is rendered from the catalogues in ``locale/`` and the
+same jupyter cache (nothing executes again) and published at ``_build/html/zh_CN``.
 
 Jupyter Book (myst-nb, ``execute_notebooks: cache``) runs the chapters one after the other while
 Sphinx reads them, and reads a page from its jupyter cache (``_build/.jupyter_cache``) when the
@@ -220,8 +224,52 @@ def jupyter_book_command(root: Path) -> list[str]:
     return [str(jb) if jb.exists() else "jupyter-book", "build", "-W", "-n", "--keep-going", str(root)]
 
 
+ZH_TITLE = "Python 并发：从 slime 读起"
+
+
+def zh_output(root: Path) -> Path:
+    """Where the Chinese edition is built (its own doctrees and jupyter_execute beside it); it is then
+    copied to ``_build/html/zh_CN`` so that both editions are published together."""
+    return Path(root) / "_build" / "zh_CN" / "html"
+
+
+def published_zh(root: Path) -> Path:
+    return Path(root) / "_build" / "html" / "zh_CN"
+
+
+def build_zh(root: Path = ROOT, log=print) -> int:
+    """Build the Chinese edition from the catalogues in ``locale/`` and the shared jupyter cache:
+    every chapter page comes from the executions the English build stored (the cache key covers
+    code, which both editions share), so nothing runs again. Exit status (0: built and published)."""
+    from jupyter_book.sphinx import build_sphinx
+
+    from lab_snippets.book.i18n import GETTEXT_SETTINGS, LANG, sphinx_overrides
+
+    root = Path(root)
+    out = zh_output(root)
+    overrides = {
+        **sphinx_overrides(root), **GETTEXT_SETTINGS,
+        "language": LANG,
+        "locale_dirs": [str(root / "locale")],
+        "nb_execution_cache_path": str(cache_path(root)),  # the English build's cache, not one of its own
+        "nitpicky": True,
+        "html_title": ZH_TITLE,
+        "html_theme_options": {"search_bar_text": "搜索本书……"},
+    }
+    status = build_sphinx(root, out, noconfig=True, path_config=str(root / "_config.yml"),
+                          confoverrides=overrides, builder="html", warningiserror=True, keep_going=True,
+                          quiet=True)
+    if status != 0:
+        log(f"the Chinese edition was not built (sphinx status {status!r})")
+        return 1
+    target = published_zh(root)
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(out, target)
+    return 0
+
+
 def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = False,
-          log=print) -> int:
+          log=print, editions: tuple[str, ...] = ("en", "zh_CN")) -> int:
     """Build the book in ``root`` (pre-executing ``jobs`` at a time unless ``jobs`` is 1): exit status."""
     root = Path(root)
     if clean:
@@ -244,10 +292,20 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
                 f"({', '.join(sorted(pre.failed))})")
             return 1
     sys.stdout.flush()
+    started = time.monotonic()
     rc = subprocess.run(jupyter_book_command(root), cwd=root).returncode
-    if rc == 0:
-        log(quote_summary(root))
-    return rc
+    if rc != 0:
+        return rc
+    log(f"English edition rendered in {time.monotonic() - started:.1f} s")
+    log(quote_summary(root))
+    if "zh_CN" in editions:
+        started = time.monotonic()
+        rc = build_zh(root, log)
+        if rc != 0:
+            return rc
+        log(f"Chinese edition rendered in {time.monotonic() - started:.1f} s, from the same cache, at "
+            f"{published_zh(root).relative_to(root)}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -257,10 +315,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--serial", action="store_true", help="no pre-execution: the book runs each chapter")
     ap.add_argument("--clean", action="store_true", help="remove _build (and its cache) first")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per cell (default 60, as _config.yml)")
+    ap.add_argument("--english-only", action="store_true", help="skip the Chinese edition")
     ap.add_argument("root", nargs="?", type=Path, default=ROOT, help="the book's folder (default: this repo)")
     args = ap.parse_args(argv)
     return build(args.root, jobs=1 if args.serial else args.jobs, timeout=args.timeout, clean=args.clean,
-                 log=lambda text: print(text, flush=True))
+                 log=lambda text: print(text, flush=True),
+                 editions=("en",) if args.english_only else ("en", "zh_CN"))
 
 
 if __name__ == "__main__":

@@ -142,7 +142,8 @@ class CallSiteView:
         parts.append(
             '<div style="font-family:monospace;font-size:.9em;margin-bottom:.4em">'
             f'<a href="{html.escape(link)}" style="color:inherit">{html.escape(self._caption())}</a>'
-            f' <span style="opacity:.7">\u2014 {html.escape(site.title)}</span></div>'
+            f' <span style="opacity:.7">\u2014 <span class="slime-title" data-site="{html.escape(site.id)}">'
+            f'{html.escape(site.title)}</span></span></div>'
         )
         notes = self._notes()
         if notes:
@@ -157,7 +158,9 @@ class CallSiteView:
             f'<div style="margin-top:.4em"><a href="{html.escape(link)}" style="color:inherit">'
             f"view these lines on GitHub</a></div>"
         )
-        parts.append(f'<div style="margin-top:.4em">{html.escape(site.explanation.strip())}</div>')
+        # class and data-site let the Chinese edition put the site's translated explanation here
+        parts.append(f'<div class="slime-explanation" data-site="{html.escape(site.id)}" style="margin-top:.4em">'
+                     f'{html.escape(site.explanation.strip())}</div>')
         parts.append("</div>")
         return "".join(parts)
 
