@@ -216,6 +216,14 @@ def glossary_terms(root: Path = ROOT) -> set[str]:
             if line.strip() and not line[:1].isspace()}
 
 
+def original_titles() -> set[str]:
+    """The chapters' original Chinese titles as their pages show them (italic, under the English
+    title): already Chinese, so they are their own translation, however many API names they hold."""
+    from lab_snippets.book.chapters import CHAPTERS
+
+    return {f"*{chapter.original}*" for chapter in CHAPTERS}
+
+
 def translation_memory(root: Path = ROOT) -> dict[str, str]:
     """English -> Chinese from every current translation (a chapter title translated on its own page
     serves the tables that repeat it), as gettext's compendia do."""
@@ -233,6 +241,7 @@ def prefill(root: Path = ROOT) -> int:
     filled = 0
     memory = translation_memory(root)
     terms = glossary_terms(root)
+    originals = original_titles()
     for path in _all_catalogues(root):
         catalog = read_po(path)
         touched = False
@@ -240,7 +249,7 @@ def prefill(root: Path = ROOT) -> int:
             if message.string:
                 continue
             known = memory.get(message.id) if not message.context else None
-            if path.stem == "glossary" and message.id in terms:
+            if (path.stem == "glossary" and message.id in terms) or message.id in originals:
                 known = message.id
             if known or nothing_to_translate(message.id):
                 message.string = known or message.id
@@ -313,7 +322,7 @@ def markup_problems(source: str, translation: str, english_ok: bool = False) -> 
 
 def page_status(root: Path, path: Path) -> PageStatus:
     status = PageStatus(_page_name(root, path))
-    english_ok = glossary_terms(root) if status.page == "book/glossary" else set()
+    english_ok = (glossary_terms(root) if status.page == "book/glossary" else set()) | original_titles()
     for message in _messages(read_po(path)):
         if message.fuzzy:
             status.fuzzy += 1
