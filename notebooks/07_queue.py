@@ -38,8 +38,8 @@ figure_style()
 # An `asyncio.Queue` holds items that one side has `put` and the other has not yet `get`.
 # `get()` suspends while the queue is empty. With `maxsize=0` (the default) the queue is
 # unbounded and `put()` never waits. With `maxsize=k`, `put()` suspends while `k` items are
-# waiting: the producer is slowed to the consumer's pace. That waiting producer is called
-# **backpressure**.
+# waiting: the producer is slowed to the consumer's pace. That push-back from a slow consumer
+# to its producer is called **backpressure**.
 #
 # The helper below runs one producer and one consumer through a queue and records, after
 # every `put` and `get`, the queue depth; and for every item, its **age** when the consumer

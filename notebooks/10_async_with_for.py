@@ -30,7 +30,7 @@ figure_style()
 # %% [markdown]
 # ## The protocol: enter, body, exit
 #
-# `async with manager as value:` is a promise in three steps. The loop awaits
+# `async with manager as value:` is a promise in three steps. The coroutine running it awaits
 # `manager.__aenter__()` and binds its result to `value`; the body runs; then it awaits
 # `manager.__aexit__(exc_type, exc, tb)`, with the exception that ended the body or three
 # `None`s. Both halves are coroutines, so taking a resource and giving it back may each wait

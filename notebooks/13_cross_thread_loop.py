@@ -130,7 +130,7 @@ assert len(outcomes) == 2 and "different event loop" in outcomes[1], f"the secon
 # The fix slime uses: start **one** event loop in a background thread and keep it running
 # (`run_forever`). Synchronous code submits coroutines to it with
 # `asyncio.run_coroutine_threadsafe(coro, loop)`, which returns a
-# `concurrent.futures.Future`, the thread-safe kind from chapter 17, and waits on it with
+# `concurrent.futures.Future`, the thread-safe kind from chapter 08, and waits on it with
 # `result()` (slime passes no timeout there; our version below passes one). Every coroutine
 # then runs on the same loop, so loop-bound objects keep working across calls.
 #

@@ -33,11 +33,11 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## Seven ways to hand over a score
+# ## Eight ways to hand over a score
 #
 # Each callable below takes a sample and, one way or another, produces a score. Some are
 # written with `async def`, some are plain `def` that return something awaitable, one returns
-# a value at once, one streams values. Think of them as seven hooks a user could plug into a
+# a value at once, one streams values. Think of them as eight hooks a user could plug into a
 # rollout.
 
 # %%
