@@ -60,3 +60,78 @@ def test_downloaded_notebooks_keep_their_outputs(built_book):
         assert path.exists(), path
         cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
         assert cells[-1].get("outputs"), f"{path.name}: the last cell (the slime quote) has no output"
+
+
+# ----------------------------------------------------------------------------- the Chinese edition
+
+ZH = HTML / "zh_CN"
+# Chinese words and a page each must find in the zh edition's search index (jieba splits the text).
+ZH_SEARCHES = {"信号量": "notebooks/06_semaphore", "协程": "notebooks/01_async_def", "背压": "notebooks/07_queue"}
+
+
+def _toc_docs() -> list[str]:
+    import yaml
+
+    toc = yaml.safe_load(chapters.TOC.read_text(encoding="utf-8"))
+
+    def walk(entries):
+        for entry in entries:
+            yield entry["file"]
+            yield from walk(entry.get("sections", []))
+
+    return [toc["root"]] + [f for part in toc["parts"] for f in walk(part["chapters"])]
+
+
+def test_zh_edition_has_every_page_in_chinese(built_book):
+    for doc in _toc_docs():
+        page = ZH / f"{doc}.html"
+        assert page.exists(), f"{doc}: no page in the Chinese edition"
+        text = page.read_text(encoding="utf-8")
+        assert re.search(r'<html[^>]*\blang="zh', text), f"{doc}: the zh page does not declare lang=zh"
+        title = re.search(r"<title>(.*?)</title>", text, re.S).group(1)
+        assert re.search(r"[\u4e00-\u9fff]", title), f"{doc}: the zh page's title has no Chinese: {title!r}"
+
+
+def test_each_edition_links_to_the_same_page_in_the_other(built_book):
+    link = re.compile(r'<div class="edition-switch"><a class="edition-link" href="([^"]+)"')
+    for doc in _toc_docs():
+        for root, other in ((HTML, ZH), (ZH, HTML)):
+            page = root / f"{doc}.html"
+            found = link.findall(page.read_text(encoding="utf-8"))
+            assert len(found) == 1, f"{page.relative_to(HTML)}: {len(found)} edition links"
+            target = (page.parent / found[0]).resolve()
+            assert target == (other / f"{doc}.html").resolve(), f"{page.relative_to(HTML)} links to {found[0]}"
+
+
+def test_zh_call_sites_show_their_chinese_explanation(built_book):
+    explanation = re.compile(r'<div class="slime-explanation" data-site="([^"]+)"[^>]*>(.*?)</div>', re.S)
+    seen = 0
+    for chapter in chapters.existing():
+        text = (ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        for site_id, body in explanation.findall(text):
+            seen += 1
+            assert re.search(r"[\u4e00-\u9fff]", body), f"chapter {chapter.number}: site {site_id} is in English"
+    assert seen >= len(chapters.existing()), f"only {seen} call-site explanations found in the zh chapters"
+
+
+def test_zh_search_index_finds_chinese_words(built_book):
+    import json
+
+    raw = (ZH / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(raw[raw.index("(") + 1: raw.rindex(")")])
+    docnames, terms = index["docnames"], index["terms"]
+    for word, doc in ZH_SEARCHES.items():
+        hits = terms.get(word)
+        assert hits is not None, f"{word!r} is not in the zh search index (is jieba installed?)"
+        hits = hits if isinstance(hits, list) else [hits]
+        assert doc in {docnames[i] for i in hits}, f"searching {word!r} does not find {doc}"
+
+
+def test_zh_downloads_keep_their_outputs(built_book):
+    import json
+
+    for chapter in chapters.existing():
+        path = ZH / "_sources" / "notebooks" / f"{chapter.stem}.ipynb"
+        assert path.exists(), path
+        cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+        assert cells[-1].get("outputs"), f"zh {path.name}: the last cell (the slime quote) has no output"

@@ -302,3 +302,51 @@ def test_screenshots_and_readability(site, open_page, scheme):
     worst = page.evaluate(READABILITY, ".slime-quote")
     assert worst and worst[0][0] >= 4.5, f"slime quote text hard to read in the {scheme} theme: {worst}"
     assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)
+
+
+# --------------------------------------------------------------------------- the Chinese edition
+
+ZH_SEARCH = ("信号量", "notebooks/06_semaphore")
+
+
+def test_zh_every_page_loads_locally_without_errors(site, book_html, open_page):
+    page, watch = open_page()
+    pages = all_pages(book_html / "zh_CN")
+    for name in pages:
+        goto(page, watch, f"{site}/zh_CN/{name}")
+        assert page.evaluate("document.documentElement.lang").lower().startswith("zh"), f"{name}: lang"
+        assert re.search(r"[\u4e00-\u9fff]", page.title()), f"zh {name}: title {page.title()!r}"
+    assert watch.outside == [], "requests left the machine:\n" + "\n".join(watch.outside[:30])
+    assert watch.errors == [], "\n".join(watch.errors[:30])
+
+
+def test_language_switch_leads_to_the_same_chapter(site, open_page):
+    page, watch = open_page()
+    chapter = chapters.existing()[len(chapters.existing()) // 2]
+    english = f"{site}/notebooks/{chapter.stem}.html"
+    chinese = f"{site}/zh_CN/notebooks/{chapter.stem}.html"
+    goto(page, watch, english)
+    with page.expect_navigation():
+        page.locator(".edition-switch a").first.click()
+    assert page.url.split("#")[0] == chinese
+    assert page.locator("h1").first.inner_text().startswith(chapter.number)
+    with page.expect_navigation():
+        page.locator(".edition-switch a").first.click()
+    assert page.url.split("#")[0] == english
+    assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)
+
+
+def test_zh_search_finds_a_chinese_word_offline(site, open_page):
+    page, watch = open_page()
+    goto(page, watch, f"{site}/zh_CN/{toc_order()[0]}.html")
+    page.keyboard.press("Control+k")
+    box = page.locator("input[name='q']:visible").first
+    box.fill(ZH_SEARCH[0])
+    with page.expect_navigation():
+        box.press("Enter")
+    assert urlsplit(page.url).path.endswith("zh_CN/search.html")
+    results = page.locator("#search-results ul.search li")
+    results.first.wait_for(timeout=20_000)
+    links = results.locator("a").evaluate_all("els => els.map(a => a.getAttribute('href'))")
+    assert any(ZH_SEARCH[1] in h for h in links), f"searching {ZH_SEARCH[0]!r} found {links[:10]}"
+    assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)

@@ -1,0 +1,78 @@
+"""The two editions of the book (English, and Chinese at ``zh_CN/``): a Sphinx extension.
+
+Every page of each edition gets a link to the same page in the other edition, at the top of
+the article. In the Chinese edition the call-site boxes of the chapters (rendered by
+``lab_snippets.sites`` when the chapter ran, in English, since both editions share one execution)
+get their Chinese title and explanation from ``locale/zh_CN/sites/<chapter>.po``; a translation
+whose English has changed since is not used (the English shows until it is translated again).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+ZH_FOLDER = "zh_CN"
+_TITLE = re.compile(r'(<span class="slime-title" data-site="([^"]+)">)(.*?)(</span>)', re.S)
+_EXPLANATION = re.compile(r'(<div class="slime-explanation" data-site="([^"]+)"[^>]*>)(.*?)(</div>)', re.S)
+
+
+def is_chinese(language: str | None) -> bool:
+    return str(language or "").lower().replace("-", "_").startswith("zh")
+
+
+def other_edition_href(pagename: str, chinese: bool) -> str:
+    """The relative link from ``pagename`` of one edition to the same page of the other."""
+    up = "../" * pagename.count("/")
+    if chinese:
+        return f"{up}../{pagename}.html"
+    return f"{up}{ZH_FOLDER}/{pagename}.html"
+
+
+def switch_html(pagename: str, chinese: bool) -> str:
+    href = html.escape(other_edition_href(pagename, chinese))
+    if chinese:
+        label, lang, title = "English", "en", "Read this page in English"
+    else:
+        label, lang, title = "中文版", "zh-CN", "阅读本页的中文版"
+    return (f'<div class="edition-switch"><a class="edition-link" href="{href}" hreflang="{lang}" '
+            f'lang="{lang}" title="{title}">{label}</a></div>\n')
+
+
+def translate_sites(body: str, translations: dict) -> tuple[str, int]:
+    """``body`` with each call site's title and explanation in Chinese where a current translation
+    exists; and how many texts were replaced."""
+    replaced = 0
+
+    def swap(kind):
+        def repl(m):
+            nonlocal replaced
+            english, chinese = translations.get((m.group(2), kind), (None, None))
+            if chinese and html.unescape(m.group(3)).strip() == english.strip():
+                replaced += 1
+                return f"{m.group(1)}{html.escape(chinese)}{m.group(4)}"
+            return m.group(0)
+        return repl
+
+    body = _TITLE.sub(swap("title"), body)
+    body = _EXPLANATION.sub(swap("explanation"), body)
+    return body, replaced
+
+
+def _page_context(app, pagename, templatename, context, doctree) -> None:
+    if "body" not in context:
+        return
+    chinese = is_chinese(app.config.language)
+    body = context["body"]
+    if chinese and "slime-explanation" in body:
+        from lab_snippets.book.i18n import site_translations
+
+        if not hasattr(app, "_course_site_translations"):
+            app._course_site_translations = site_translations()
+        body, _ = translate_sites(body, app._course_site_translations)
+    context["body"] = switch_html(pagename, chinese) + body
+
+
+def setup(app):
+    app.connect("html-page-context", _page_context, priority=450)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,124 @@
+"""The Chinese edition's catalogues: complete, current with the English, markup intact (issue 19).
+
+The checks of the tooling run on small catalogues written here; the checks of the real catalogues
+fail while any page of the zh edition has a fuzzy or untranslated message, or when the English
+has changed since the catalogues were last updated (`python -m lab_snippets.book.i18n update`).
+"""
+
+from __future__ import annotations
+
+import pytest
+from babel.messages.catalog import Catalog
+
+from lab_snippets.book import editions, i18n
+
+
+def _catalog(tmp_path, messages):
+    catalog = Catalog(locale=i18n.LANG)
+    for english, chinese, fuzzy in messages:
+        catalog.add(english, chinese, flags=("fuzzy",) if fuzzy else ())
+    path = tmp_path / "page.po"
+    i18n.write_po(catalog, path)
+    return path
+
+
+# ----------------------------------------------------------------------------- the tooling
+
+
+@pytest.mark.parametrize("text", ["`asyncio.gather`", "`a` · `b`", "01 · 4 of 4"[:2], "slime/utils/http_utils.py",
+                                  "[`x`](https://example.org/a)", "*await：等待结果，不等于自动并发*"])
+def test_nothing_to_translate(text):
+    assert i18n.nothing_to_translate(text)
+
+
+@pytest.mark.parametrize("text", ["Summary", "`gather` keeps the order", "**Predict.** Does it run?"])
+def test_prose_is_to_be_translated(text):
+    assert not i18n.nothing_to_translate(text)
+
+
+def test_markup_problems_name_what_was_lost():
+    source = "Call `asyncio.gather` (see [the docs](https://x.org/a)) and **wait**, {term}`event loop`."
+    good = "调用 `asyncio.gather`（见[文档](https://x.org/a)），然后**等待**，{term}`event loop`。"
+    assert i18n.markup_problems(source, good) == []
+    lost_code = good.replace("`asyncio.gather`", "asyncio.gather")
+    assert any("code spans differ" in p for p in i18n.markup_problems(source, lost_code))
+    moved_link = good.replace("https://x.org/a", "https://x.org/b")
+    assert any("link targets differ" in p for p in i18n.markup_problems(source, moved_link))
+    lost_role = good.replace("{term}`event loop`", "`event loop`")
+    assert any("roles differ" in p for p in i18n.markup_problems(source, lost_role))
+    lost_bold = good.replace("**等待**", "等待")
+    assert any("'**'" in p for p in i18n.markup_problems(source, lost_bold))
+    assert any("left in English" in p for p in i18n.markup_problems("Summary", "Summary"))
+    assert i18n.markup_problems("Summary", "Summary", english_ok=True) == []
+
+
+def test_export_then_apply_fills_by_stable_numbers(tmp_path):
+    path = _catalog(tmp_path, [("Summary", "", False), ("`x`", "`x`", False), ("In slime", "", False)])
+    todo = i18n.export(path)
+    assert "=== 1\nSummary" in todo and "=== 3\nIn slime" in todo and "=== 2" not in todo
+    assert i18n.apply(path, "=== 3\n在 slime 中\n") == []
+    assert i18n.apply(path, "=== 1\n小结\n") == []
+    strings = {m.id: m.string for m in i18n.read_po(path) if m.id}
+    assert strings == {"Summary": "小结", "`x`": "`x`", "In slime": "在 slime 中"}
+
+
+def test_apply_reports_lost_markup_and_unknown_numbers(tmp_path):
+    path = _catalog(tmp_path, [("Use `gather`.", "", False)])
+    problems = i18n.apply(path, "=== 1\n使用 gather。\n\n=== 9\n多余\n")
+    assert any(p.startswith("=== 1: code spans differ") for p in problems)
+    assert any(p.startswith("=== 9: no such message") for p in problems)
+
+
+def test_fuzzy_and_empty_count_as_not_done(tmp_path):
+    path = _catalog(tmp_path, [("Summary", "小结", False), ("Old text", "旧译文", True), ("New", "", False)])
+    status = i18n.page_status(tmp_path, path)
+    assert (status.translated, status.fuzzy, status.untranslated) == (1, 1, 1)
+    assert not status.complete
+
+
+def test_site_texts_are_replaced_only_when_the_translation_is_current():
+    body = ('<span class="slime-title" data-site="02">The title</span>'
+            '<div class="slime-explanation" data-site="02" style="x">Old &amp; English</div>'
+            '<div class="slime-explanation" data-site="03" style="x">Changed English</div>')
+    translations = {("02", "title"): ("The title", "标题"),
+                    ("02", "explanation"): ("Old & English", "旧的解释"),
+                    ("03", "explanation"): ("English before the change", "过时的译文")}
+    out, replaced = editions.translate_sites(body, translations)
+    assert replaced == 2
+    assert ">标题</span>" in out and ">旧的解释</div>" in out
+    assert ">Changed English</div>" in out, "a translation of an older English text must not be shown"
+
+
+@pytest.mark.parametrize(("page", "chinese", "href"), [
+    ("book/intro", False, "../zh_CN/book/intro.html"),
+    ("notebooks/02_await", True, "../../notebooks/02_await.html"),
+    ("index", False, "zh_CN/index.html"),
+])
+def test_edition_links_point_to_the_same_page(page, chinese, href):
+    assert editions.other_edition_href(page, chinese) == href
+
+
+# ----------------------------------------------------------------------------- the real catalogues
+
+
+def test_every_catalogue_is_complete_and_keeps_its_markup():
+    statuses = i18n.all_status()
+    assert len(statuses) > 60, "catalogues are missing (run `python -m lab_snippets.book.i18n update`)"
+    incomplete = [f"{s.page}: {s.fuzzy} fuzzy, {s.untranslated} untranslated" for s in statuses if not s.complete]
+    assert incomplete == [], ("pages of the zh edition still show English (translate them: "
+                              "`python -m lab_snippets.book.i18n export <po>`):\n" + "\n".join(incomplete))
+    problems = [f"{s.page}: {p}" for s in statuses for p in s.problems]
+    assert problems == [], "translations that lost markup:\n" + "\n".join(problems[:30])
+
+
+def test_translation_status_page_is_in_step():
+    expected = i18n.render_report(i18n.all_status())
+    assert i18n.report_path().read_text(encoding="utf-8") == expected, (
+        "book/reference/translation_status.md is stale: run `python -m lab_snippets.book.i18n report`")
+
+
+@pytest.mark.slow
+def test_catalogues_hold_every_message_of_the_current_english(tmp_path):
+    problems = i18n.in_step_problems(pot=i18n.extract(out=tmp_path / "gettext"))
+    assert problems == [], ("the English changed since the catalogues were updated; run "
+                            "`python -m lab_snippets.book.i18n update`, then translate:\n" + "\n".join(problems))
