@@ -122,3 +122,10 @@ def test_catalogues_hold_every_message_of_the_current_english(tmp_path):
     problems = i18n.in_step_problems(pot=i18n.extract(out=tmp_path / "gettext"))
     assert problems == [], ("the English changed since the catalogues were updated; run "
                             "`python -m lab_snippets.book.i18n update`, then translate:\n" + "\n".join(problems))
+
+
+def test_bold_that_does_not_close_is_a_problem():
+    # CommonMark: a closing "**" right after punctuation must be followed by a space or punctuation
+    assert any("rendered spans differ" in p for p in i18n.markup_problems("**Predict.** Next", "**预测。**接下来"))
+    assert i18n.markup_problems("**Predict.** Next", "**预测。** 接下来") == []
+    assert i18n.markup_problems("**Predict.** Next", "**预测**。接下来") == []

@@ -293,9 +293,31 @@ def _page_name(root: Path, path: Path) -> str:
     return path.name
 
 
+_INLINE_KINDS = ("strong_open", "em_open", "code_inline", "link_open")
+
+
+def inline_markup(text: str) -> collections.Counter:
+    """How many bold, italic, code and link spans CommonMark finds in ``text`` (MyST parses with
+    markdown-it too). Delimiters that look right can still fail to close: ``**预测。**接下来`` is no
+    bold at all, because a closing ``**`` after punctuation must be followed by a space or punctuation."""
+    from markdown_it import MarkdownIt
+
+    found = collections.Counter()
+    for block in MarkdownIt("commonmark").parse(text):
+        for token in block.children or []:
+            if token.type in _INLINE_KINDS:
+                found[token.type] += 1
+    return found
+
+
 def markup_problems(source: str, translation: str, english_ok: bool = False) -> list[str]:
     """What the translation lost or changed of the markup it must keep verbatim."""
     problems = []
+    spans_en, spans_zh = inline_markup(source), inline_markup(translation)
+    if spans_en != spans_zh:
+        problems.append(f"rendered spans differ: {dict(spans_en)} in English, {dict(spans_zh)} here "
+                        "(a '**' or '*' next to Chinese punctuation may not close; move the punctuation "
+                        "outside it or add a space)")
     code_en = collections.Counter(m.group(0) for m in _CODE.finditer(source))
     code_zh = collections.Counter(m.group(0) for m in _CODE.finditer(translation))
     if code_en != code_zh:
