@@ -129,3 +129,16 @@ def test_bold_that_does_not_close_is_a_problem():
     assert any("rendered spans differ" in p for p in i18n.markup_problems("**Predict.** Next", "**预测。**接下来"))
     assert i18n.markup_problems("**Predict.** Next", "**预测。** 接下来") == []
     assert i18n.markup_problems("**Predict.** Next", "**预测**。接下来") == []
+
+
+def test_a_chapter_title_reads_the_same_in_every_catalogue():
+    from lab_snippets.book.chapters import CHAPTERS
+
+    titles = {f"{c.number} · {c.title}" for c in CHAPTERS}
+    seen: dict[str, set[str]] = {}
+    for path in i18n._all_catalogues(i18n.ROOT):
+        for message in i18n._messages(i18n.read_po(path)):
+            if message.id in titles and message.string and not message.fuzzy:
+                seen.setdefault(message.id, set()).add(message.string)
+    differing = {title: sorted(found) for title, found in seen.items() if len(found) > 1}
+    assert differing == {}, f"chapter titles translated differently on different pages: {differing}"

@@ -132,6 +132,8 @@ def update_sites(root: Path = ROOT, registry=None) -> list[str]:
         path = sites_dir(root) / f"{chapter}.po"
         catalog = read_po(path) if path.exists() else Catalog(locale=LANG, project="slime course: call sites")
         before = path.read_bytes() if path.exists() else b""
+        if before:
+            template.creation_date = catalog.creation_date  # no churn: the date moves only with the texts
         catalog.update(template, no_fuzzy_matching=False)
         write_po(catalog, path)
         if path.read_bytes() != before:
