@@ -237,6 +237,31 @@ def published_zh(root: Path) -> Path:
     return Path(root) / "_build" / "html" / "zh_CN"
 
 
+# The one toc text that is no page's message (the link text of each part's overview page).
+ZH_TOC_TITLES = {"Part overview": "本部分概览"}
+
+
+def zh_toc(root: Path) -> Path:
+    """``_toc.yml`` with its captions and titles in Chinese, for the Chinese edition.
+
+    sphinx-external-toc adds the toctrees (and their captions) after Sphinx has translated the
+    page, so the sidebar's part captions would stay English; they are translated here instead,
+    from the catalogues (the root page's catalogue holds each caption as a message)."""
+    from lab_snippets.book.i18n import translation_memory
+
+    memory = {**translation_memory(root), **ZH_TOC_TITLES}
+
+    def swap(m):
+        return f'{m.group(1)}"{memory.get(m.group(2), m.group(2))}"'
+
+    text = re.sub(r'^(\s*(?:-\s*)?(?:caption|title):\s*)"([^"]*)"', swap,
+                  (Path(root) / "_toc.yml").read_text(encoding="utf-8"), flags=re.M)
+    out = Path(root) / "_build" / "zh_CN" / "_toc.yml"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
 def build_zh(root: Path = ROOT, log=print) -> int:
     """Build the Chinese edition from the catalogues in ``locale/`` and the shared jupyter cache:
     every chapter page comes from the executions the English build stored (the cache key covers
@@ -249,6 +274,7 @@ def build_zh(root: Path = ROOT, log=print) -> int:
     out = zh_output(root)
     overrides = {
         **sphinx_overrides(root), **GETTEXT_SETTINGS,
+        "external_toc_path": zh_toc(root).as_posix(),
         "language": LANG,
         "locale_dirs": [str(root / "locale")],
         "nb_execution_cache_path": str(cache_path(root)),  # the English build's cache, not one of its own

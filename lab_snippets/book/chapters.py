@@ -101,6 +101,7 @@ REFERENCE_PAGES = (
     "book/reference/notebook_self_check",
     "book/reference/claims",
     "book/reference/versions",
+    "book/reference/translation_status",
 )
 
 
