@@ -641,10 +641,10 @@ finally:
 #
 # ## In slime
 #
-# Here is the real chain in `examples/coding_agent_rl/generate.py`, step by step. Before the
-# first step, `generate` checks that the instance has an image and can be evaluated (or
-# returns an aborted sample at once), and opens a session on the adapter that will record
-# the agent's model calls.
+# Here is the real chain in `examples/coding_agent_rl/generate.py`, step by step. First,
+# `generate` checks that the instance has an image and can be evaluated (or returns an
+# aborted sample at once), and opens a session on the adapter that will record the agent's
+# model calls (step 1 of our list).
 #
 # **Booting the sandbox.** Inside the guard, the first thing is the async context manager from
 # chapter 10. It boots and provisions the sandbox while holding the boot semaphore, retries
@@ -696,7 +696,7 @@ show_call_site("14e")
 show_call_site("14f")
 
 # %% [markdown]
-# **The guard around it all.** Last, the first step: the whole sandbox block and the
+# **The guard around it all.** Last, step 2, which encloses the others: the whole sandbox block and the
 # evaluation (and the collection of the session's samples) sit inside one `asyncio.timeout`,
 # sized by default as the agent budget plus the evaluation timeout plus a margin. When it
 # fires, the await in progress is cancelled, every `async with` inside unwinds (the sandbox is

@@ -507,7 +507,8 @@ async with asyncio.timeout(5):
 #   function is async. 3.12 adds `inspect.markcoroutinefunction`; 3.14 deprecates
 #   `asyncio.iscoroutinefunction`.
 #
-# **What's next.** This is the last chapter. Go back to chapter 14's walk through slime's agent
+# **What's next.** This is the last chapter of the original series; Part V goes on to running
+# concurrent services. Or go back to chapter 14's walk through slime's agent
 # task, or open the source inventory and read slime's rollout code with these checks in mind.
 #
 # ## In slime

@@ -233,11 +233,21 @@ def translation_memory(root: Path = ROOT) -> dict[str, str]:
     """English -> Chinese from every current translation (a chapter title translated on its own page
     serves the tables that repeat it), as gettext's compendia do."""
     memory: dict[str, str] = {}
-    for path in _all_catalogues(root):
+    # a chapter's own catalogue first: its title is translated there, and the tables follow it
+    for path in sorted(_all_catalogues(root), key=lambda p: "notebooks" not in p.parts):
         for message in _messages(read_po(path)):
             if message.string and not message.fuzzy and not message.context:
                 memory.setdefault(message.id, message.string)
     return memory
+
+
+def _translate_role_titles(text: str, memory: dict[str, str]) -> str:
+    """``text`` with the titles of its titled cross-references translated where the memory knows them."""
+    def swap(m):
+        title = m.group(3)
+        return f"{m.group(1)}{m.group(2)}{memory.get(title, title)} <{m.group(4)}>{m.group(2)}"
+
+    return _ROLE_TITLE.sub(swap, text)
 
 
 def prefill(root: Path = ROOT) -> int:
@@ -251,6 +261,15 @@ def prefill(root: Path = ROOT) -> int:
         catalog = read_po(path)
         touched = False
         for message in _messages(catalog):
+            if message.string and message.string != message.id:
+                continue
+            titled = _translate_role_titles(message.id, memory)
+            if titled != message.id and message.string != titled:
+                message.string = titled  # a cross-reference whose title another catalogue translates
+                message.flags.discard("fuzzy")
+                filled += 1
+                touched = True
+                continue
             if message.string:
                 continue
             known = memory.get(message.id) if not message.context else None
@@ -315,6 +334,17 @@ def inline_markup(text: str) -> collections.Counter:
     return found
 
 
+_ROLE_TITLE = re.compile(r"(\{[a-z:]+\})(`+)(.+?)\s*<([^<>]+)>\2", re.S)
+
+
+def _code_spans(text: str) -> collections.Counter:
+    """The code spans and roles a translation must keep. A cross-reference with its own title
+    (``{doc}`Chapter 06 <../notebooks/06_semaphore>` ``) keeps its role and target; its title is
+    prose and is translated."""
+    text = _ROLE_TITLE.sub(lambda m: f"{m.group(1)}{m.group(2)}<{m.group(4)}>{m.group(2)}", text)
+    return collections.Counter(m.group(0) for m in _CODE.finditer(text))
+
+
 def markup_problems(source: str, translation: str, english_ok: bool = False) -> list[str]:
     """What the translation lost or changed of the markup it must keep verbatim."""
     problems = []
@@ -323,8 +353,7 @@ def markup_problems(source: str, translation: str, english_ok: bool = False) -> 
         problems.append(f"rendered spans differ: {dict(spans_en)} in English, {dict(spans_zh)} here "
                         "(a '**' or '*' next to Chinese punctuation may not close; move the punctuation "
                         "outside it or add a space)")
-    code_en = collections.Counter(m.group(0) for m in _CODE.finditer(source))
-    code_zh = collections.Counter(m.group(0) for m in _CODE.finditer(translation))
+    code_en, code_zh = _code_spans(source), _code_spans(translation)
     if code_en != code_zh:
         lost = list((code_en - code_zh).elements())
         added = list((code_zh - code_en).elements())
