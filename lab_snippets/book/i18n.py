@@ -261,6 +261,12 @@ def prefill(root: Path = ROOT) -> int:
         catalog = read_po(path)
         touched = False
         for message in _messages(catalog):
+            if message.fuzzy and not message.context and nothing_to_translate(message.id):
+                message.string = message.id  # e.g. a count on the status page that changed
+                message.flags.discard("fuzzy")
+                filled += 1
+                touched = True
+                continue
             if message.string and message.string != message.id:
                 continue
             titled = _translate_role_titles(message.id, memory)
