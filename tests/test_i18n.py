@@ -80,11 +80,14 @@ def test_site_texts_are_replaced_only_when_the_translation_is_current():
     body = ('<span class="slime-title" data-site="02">The title</span>'
             '<div class="slime-explanation" data-site="02" style="x">Old &amp; English</div>'
             '<div class="slime-explanation" data-site="03" style="x">Changed English</div>')
-    translations = {("02", "title"): ("The title", "标题"),
+    body += '<div class="slime-explanation" data-site="04" style="x">Use <code>gather</code>.</div>'
+    translations = {("04", "explanation"): ("Use `gather`.", "使用 `gather`。"),
+                    ("02", "title"): ("The title", "标题"),
                     ("02", "explanation"): ("Old & English", "旧的解释"),
                     ("03", "explanation"): ("English before the change", "过时的译文")}
     out, replaced = editions.translate_sites(body, translations)
-    assert replaced == 2
+    assert replaced == 3
+    assert "使用 <code>gather</code>。" in out, "code spans of a translation are shown as code"
     assert ">标题</span>" in out and ">旧的解释</div>" in out
     assert ">Changed English</div>" in out, "a translation of an older English text must not be shown"
 

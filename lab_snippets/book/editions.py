@@ -44,13 +44,18 @@ def translate_sites(body: str, translations: dict) -> tuple[str, int]:
     exists; and how many texts were replaced."""
     replaced = 0
 
+    from lab_snippets.sites.view import prose_html
+
+    render = {"title": lambda text: html.escape(text.strip()), "explanation": prose_html}
+
     def swap(kind):
         def repl(m):
             nonlocal replaced
             english, chinese = translations.get((m.group(2), kind), (None, None))
-            if chinese and html.unescape(m.group(3)).strip() == english.strip():
+            # as rendered now, or as an older lab_snippets rendered it (escaped text) into a cached output
+            if chinese and m.group(3).strip() in (render[kind](english), html.escape(english.strip())):
                 replaced += 1
-                return f"{m.group(1)}{html.escape(chinese)}{m.group(4)}"
+                return f"{m.group(1)}{render[kind](chinese)}{m.group(4)}"
             return m.group(0)
         return repl
 

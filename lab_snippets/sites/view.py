@@ -160,7 +160,7 @@ class CallSiteView:
         )
         # class and data-site let the Chinese edition put the site's translated explanation here
         parts.append(f'<div class="slime-explanation" data-site="{html.escape(site.id)}" style="margin-top:.4em">'
-                     f'{html.escape(site.explanation.strip())}</div>')
+                     f'{prose_html(site.explanation)}</div>')
         parts.append("</div>")
         return "".join(parts)
 
@@ -228,6 +228,13 @@ class CallSitesView:
 
     def __repr__(self) -> str:
         return "\n\n".join(repr(v) for v in self.views)
+
+
+def prose_html(text: str) -> str:
+    """An explanation as HTML: escaped, with its `code spans` shown as code."""
+    parts = re.split(r"(`[^`]+`)", text.strip())
+    return "".join(f"<code>{html.escape(p[1:-1])}</code>" if p.startswith("`") and p.endswith("`") and len(p) > 1
+                   else html.escape(p) for p in parts)
 
 
 def _load_for_display(registry: str | os.PathLike[str] | Registry | None) -> Registry:
