@@ -446,8 +446,8 @@ async with asyncio.timeout(2):
 #   suspension (at once, up to its first suspension, with the 3.12 eager factory).
 # - `gather` returns results in argument order. On the first failure it raises, but the
 #   other tasks run on; `return_exceptions=True` puts exceptions in the list instead.
-# - The loop holds Tasks weakly. Keep a reference until a task is done (a set plus
-#   `add_done_callback(set.discard)`), or a pending task can be collected mid-flight.
+# - The loop holds Tasks weakly. Keep a reference until a task is done (a set `running` plus
+#   `task.add_done_callback(running.discard)`), or a pending task can be collected mid-flight.
 # - `TaskGroup` treats its tasks as one unit: a failure cancels the rest, the group waits for
 #   them, then raises an `ExceptionGroup`, handled with `except*`.
 #
