@@ -274,8 +274,10 @@ async def run_in_reverse(job_ids: list[int], log: list[str]) -> list[str]:
 # %% tags=["tests"]
 visible_log: list[str] = []
 got = await asyncio.wait_for(run_in_reverse([1, 2, 3], visible_log), timeout=2)
-assert got == ["job 3 done", "job 2 done", "job 1 done"], got
-assert visible_log == ["start 3", "start 2", "start 1"], visible_log
+assert got == ["job 3 done", "job 2 done", "job 1 done"], (
+    f"the results must come back in the order they were awaited, last id first; got {got!r}")
+assert visible_log == ["start 3", "start 2", "start 1"], (
+    f"each body must start only when it is awaited, last id first; the log was {visible_log!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -394,9 +394,13 @@ try:
     visible_checks = await asyncio.wait_for(wait_until(visible_flag.ready, 0.01, timeout=1), timeout=2)
 finally:
     visible_setter.cancel()
-assert visible_flag.is_set
-assert visible_checks >= 2, visible_checks
-assert await asyncio.wait_for(wait_until(lambda: True, 0.01, timeout=1), timeout=2) == 1
+assert visible_flag.is_set, (
+    "wait_until returned before another task set the flag: return only once is_ready() returns True")
+assert visible_checks >= 2, (
+    f"the flag is set after 0.05 s, so checking every 0.01 s takes at least 2 checks; got {visible_checks!r}")
+visible_at_once = await asyncio.wait_for(wait_until(lambda: True, 0.01, timeout=1), timeout=2)
+assert visible_at_once == 1, (
+    f"a condition that already holds is seen at the first check: 1 expected, got {visible_at_once!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

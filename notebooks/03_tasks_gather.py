@@ -357,7 +357,8 @@ names = [f"sample {i}" for i in range(5)]
 started = time.monotonic()
 got = await asyncio.wait_for(score_group(names, score_one_slowly), timeout=2)
 elapsed = time.monotonic() - started
-assert got == [f"sample {i} scored" for i in range(5)], got
+assert got == [f"sample {i} scored" for i in range(5)], (
+    f"the results must follow the order of the names, not the order they finished in; got {got!r}")
 assert elapsed <= 0.6 * sum(0.02 * (5 - i) for i in range(5)), "the calls must overlap"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]

@@ -308,7 +308,8 @@ async def first_results(start_work, wanted: int, limit: int) -> list:
 # %% tags=["tests"]
 async with asyncio.timeout(2):
     got = await first_results(fetch_job, wanted=4, limit=3)
-assert len(got) == 4 and len(set(got)) == 4, got
+assert len(got) == 4 and len(set(got)) == 4, (
+    f"wanted=4: the results of 4 different jobs expected, got {got!r}")
 assert "job 0" not in got, "job 0 is slow: faster jobs started after it finish first"
 leftovers = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and "fetch_job" in repr(t)]
 assert leftovers == [], "no job may be left running"

@@ -313,8 +313,9 @@ async def generate_all(prompts: list[str], limit: int, generate) -> list:
 
 # %% tags=["tests"]
 got = await asyncio.wait_for(generate_all(["abcd", "ab", "a", "abc"], 2, fake_generate), timeout=2)
-assert got == ["ABCD", "AB", "A", "ABC"], got
-assert await asyncio.wait_for(generate_all([], 3, fake_generate), timeout=2) == []
+assert got == ["ABCD", "AB", "A", "ABC"], f"the results must follow the order of the prompts; got {got!r}"
+visible_empty = await asyncio.wait_for(generate_all([], 3, fake_generate), timeout=2)
+assert visible_empty == [], f"no prompts: an empty list expected, got {visible_empty!r}"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -367,8 +367,10 @@ async def run_pipeline(items: list, process, n_workers: int, jobs: asyncio.Queue
 
 # %% tags=["tests"]
 got = await asyncio.wait_for(run_pipeline(list(range(10)), double_slowly, 3, asyncio.Queue(maxsize=2)), timeout=2)
-assert got == [2 * x for x in range(10)], got
-assert await asyncio.wait_for(run_pipeline([], double_slowly, 2, asyncio.Queue(maxsize=2)), timeout=2) == []
+assert got == [2 * x for x in range(10)], f"the results must follow the order of the items; got {got!r}"
+visible_empty = await asyncio.wait_for(
+    run_pipeline([], double_slowly, 2, asyncio.Queue(maxsize=2)), timeout=2)
+assert visible_empty == [], f"no items: an empty list expected, got {visible_empty!r}"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -366,13 +366,16 @@ async def run_with_deadline(work, timeout: float, pool: ThreadPoolExecutor):
 # %% tags=["tests"]
 visible_log: list[str] = []
 with ThreadPoolExecutor(max_workers=1) as visible_pool:
-    assert await asyncio.wait_for(
-        run_with_deadline(make_steps(2, 0.01, visible_log), 1.0, visible_pool), timeout=2) == "done"
+    visible_result = await asyncio.wait_for(
+        run_with_deadline(make_steps(2, 0.01, visible_log), 1.0, visible_pool), timeout=2)
+    assert visible_result == "done", (
+        f"work that ends before its deadline returns its own result 'done', got {visible_result!r}")
     try:
         await asyncio.wait_for(run_with_deadline(make_steps(20, 0.02, visible_log), 0.05, visible_pool), timeout=2)
     except TimeoutError:
         visible_log.append("TimeoutError")
-assert visible_log[0] == "all steps done" and visible_log[-1] == "TimeoutError", visible_log
+assert visible_log[0] == "all steps done" and visible_log[-1] == "TimeoutError", (
+    f"the fast work must run all its steps and the slow one end in TimeoutError; the log was {visible_log!r}")
 assert visible_log[1].startswith("stopped before step"), "the slow work must be asked to stop"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]

@@ -363,8 +363,12 @@ with traced_span("rollout"):
         pass
     with traced_span("reward"):
         pass
-assert span_log == [("rollout", None), ("generate", "rollout"), ("reward", "rollout")], span_log
-assert TRACE_STACK.get() == ()
+assert span_log == [("rollout", None), ("generate", "rollout"), ("reward", "rollout")], (
+    "each span records (name, innermost open span), so 'generate' and 'reward' sit under 'rollout'; "
+    f"got {span_log!r}")
+visible_stack = TRACE_STACK.get()
+assert visible_stack == (), (
+    f"TRACE_STACK must be back to () once the outermost span ends, got {visible_stack!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -398,7 +398,9 @@ def parallel_starmap(fn, arg_tuples: list[tuple], workers: int, timeout: float) 
 
 
 # %% tags=["tests"]
-assert parallel_starmap(square, [(1,), (2,), (3,)], workers=2, timeout=20) == [1, 4, 9]
+visible_squares = parallel_starmap(square, [(1,), (2,), (3,)], workers=2, timeout=20)
+assert visible_squares == [1, 4, 9], (
+    f"the squares of 1, 2, 3 in input order expected, got {visible_squares!r}")
 spans = parallel_starmap(pid_and_span, [(0.05,)] * 3, workers=2, timeout=20)
 assert all(pid != os.getpid() for pid, _, _ in spans), "the calls must run in other processes"
 

@@ -434,7 +434,9 @@ def call_with_deadline(loop_thread: LoopThread, coro, timeout: float):
 # %% tags=["tests"]
 exercise_loop = LoopThread("exercise-loop")
 try:
-    assert call_with_deadline(exercise_loop, fetch_reward(3), timeout=2) == 0.3
+    visible_reward = call_with_deadline(exercise_loop, fetch_reward(3), timeout=2)
+    assert visible_reward == 0.3, (
+        f"a coroutine that ends before the deadline returns its result: 0.3 expected, got {visible_reward!r}")
     try:
         call_with_deadline(exercise_loop, asyncio.sleep(5), timeout=0.05)
         raised_timeout = False

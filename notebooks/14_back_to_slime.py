@@ -530,9 +530,12 @@ visible = await asyncio.wait_for(
     agent_task("visible", "none", asyncio.Semaphore(1), harness=run_harness_owned),
     timeout=guard_for(BUDGET) + REAP_TIMEOUT)
 print(visible)
-assert visible.status == "ok" and visible.agent_exit_code == 0 and visible.reward == 1.0, visible
+assert visible.status == "ok" and visible.agent_exit_code == 0 and visible.reward == 1.0, (
+    f"a harness that finishes in time gives status 'ok', exit code 0 and reward 1.0; got {visible!r}")
 registry.assert_no_leak()
-assert harness_children() == []
+visible_children = harness_children()
+assert visible_children == [], (
+    f"the harness child must be reaped before the step returns; children still there: {visible_children}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

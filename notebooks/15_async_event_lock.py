@@ -325,7 +325,8 @@ async def load_once(path: str, in_flight: dict[str, asyncio.Task], load) -> str:
 shared_loads: dict[str, asyncio.Task] = {}
 got = await asyncio.wait_for(
     asyncio.gather(*(load_once("ckpt-3", shared_loads, load_checkpoint) for _ in range(4))), timeout=2)
-assert got == ["weights of ckpt-3"] * 4, got
+assert got == ["weights of ckpt-3"] * 4, (
+    f"every one of the 4 callers must get the loaded weights; got {got!r}")
 assert shared_loads == {}, "a finished load must leave in_flight"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]

@@ -498,8 +498,11 @@ def take_batch(cond: threading.Condition, items: list, size: int, timeout: float
 test_cond, test_items = threading.Condition(), []
 for number in range(5):
     put_item(test_cond, test_items, number)
-assert take_batch(test_cond, test_items, 3, timeout=1) == [0, 1, 2]
-assert take_batch(test_cond, test_items, 3, timeout=0.05) is None
+test_batch = take_batch(test_cond, test_items, 3, timeout=1)
+assert test_batch == [0, 1, 2], f"a full batch takes the first 3 items in order, got {test_batch!r}"
+test_timed_out = take_batch(test_cond, test_items, 3, timeout=0.05)
+assert test_timed_out is None, (
+    f"with only 2 items left, a batch of 3 must time out and return None, got {test_timed_out!r}")
 assert test_items == [3, 4], "a timed-out take must leave the items in place"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]

@@ -364,8 +364,11 @@ def map_bounded(pool: ThreadPoolExecutor, fn, items, max_in_flight: int, timeout
 
 # %% tags=["tests"]
 with ThreadPoolExecutor(max_workers=4) as test_pool:
-    assert map_bounded(test_pool, square, range(10), max_in_flight=3, timeout=2) == [n * n for n in range(10)]
-    assert map_bounded(test_pool, square, [], max_in_flight=3, timeout=2) == []
+    test_squares = map_bounded(test_pool, square, range(10), max_in_flight=3, timeout=2)
+    assert test_squares == [n * n for n in range(10)], (
+        f"the squares of 0..9 in input order expected, got {test_squares!r}")
+    test_empty = map_bounded(test_pool, square, [], max_in_flight=3, timeout=2)
+    assert test_empty == [], f"no items: an empty list expected, got {test_empty!r}"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

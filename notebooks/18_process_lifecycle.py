@@ -319,13 +319,26 @@ ready, workers_end = SPAWN.Pipe()
 stubborn = SPAWN.Process(target=ignore_sigterm, args=(workers_end, 3))
 try:
     polite.start()
-    assert stop_with_escalation(polite, grace=2) == "terminated"
-    assert polite.exitcode == -signal.SIGTERM
+    polite_step = stop_with_escalation(polite, grace=2)
+    assert polite_step == "terminated", (
+        f"a process that ends on SIGTERM within the grace period: 'terminated' expected, got {polite_step!r}")
+    polite_code = polite.exitcode
+    assert polite_code == -signal.SIGTERM, (
+        f"the polite process must be ended by SIGTERM: exitcode {-signal.SIGTERM} expected, "
+        f"got {polite_code!r}")
 
     stubborn.start()
-    assert messages(ready, timeout=10) == ["ready"]
-    assert stop_with_escalation(stubborn, grace=0.2) == "killed"
-    assert stubborn.exitcode == -signal.SIGKILL
+    stubborn_said = messages(ready, timeout=10)
+    assert stubborn_said == ["ready"], (
+        f"the stubborn worker must say 'ready' (SIGTERM ignored) before it is stopped, got {stubborn_said!r}")
+    stubborn_step = stop_with_escalation(stubborn, grace=0.2)
+    assert stubborn_step == "killed", (
+        "a process that ignores SIGTERM must be killed after the grace period: 'killed' expected, "
+        f"got {stubborn_step!r}")
+    stubborn_code = stubborn.exitcode
+    assert stubborn_code == -signal.SIGKILL, (
+        f"the stubborn process must be ended by SIGKILL: exitcode {-signal.SIGKILL} expected, "
+        f"got {stubborn_code!r}")
 finally:
     for proc in (polite, stubborn):
         if proc.pid is not None:

@@ -306,8 +306,13 @@ def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3)
 
 
 # %% tags=["tests"]
-assert run_group_with_budget(WORKER_MODULE + ["exit", "3"], budget=10) == 3
-assert run_group_with_budget(WORKER_MODULE + ["sleep", "3"], budget=0.3) == -signal.SIGTERM
+exited_code = run_group_with_budget(WORKER_MODULE + ["exit", "3"], budget=10)
+assert exited_code == 3, (
+    f"a job that exits within its budget returns its own code: 3 expected, got {exited_code!r}")
+overrun_code = run_group_with_budget(WORKER_MODULE + ["sleep", "3"], budget=0.3)
+assert overrun_code == -signal.SIGTERM, (
+    f"a job that overruns its budget is ended by SIGTERM to its group: {-signal.SIGTERM} expected, "
+    f"got {overrun_code!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -488,7 +488,8 @@ async with FrameServer(max_frame=100) as visible_server:
     got = await asyncio.wait_for(
         fetch_replies(visible_server.host, visible_server.port, [b"a", b"bb", b"ccc"], max_reply=100),
         timeout=2)
-assert got == [b"ok:a", b"ok:bb", b"ok:ccc"], got
+assert got == [b"ok:a", b"ok:bb", b"ok:ccc"], (
+    f"one reply per payload, in the order sent, expected; got {got!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -408,8 +408,10 @@ async def apply_hooks(sample, hooks):
 # %% tags=["tests"]
 visible = await asyncio.wait_for(apply_hooks("s", [add_plain, add_async, add_via_adapter, AddClient()]),
                                  timeout=2)
-assert visible == "s+plain+async+async+client", visible
-assert await asyncio.wait_for(apply_hooks("s", [lambda s: None]), timeout=2) == "s"
+assert visible == "s+plain+async+async+client", (
+    f"each hook must get the previous one's result, awaited only when it is awaitable; got {visible!r}")
+visible_kept = await asyncio.wait_for(apply_hooks("s", [lambda s: None]), timeout=2)
+assert visible_kept == "s", f"a hook that returns None keeps the sample: 's' expected, got {visible_kept!r}"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

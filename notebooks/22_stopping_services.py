@@ -305,7 +305,8 @@ def run_solution(jobs: str, budget: float, started: int) -> tuple[int, list, flo
 code, events, sent = run_solution("0:0.05,0:3", budget=0.5, started=2)
 print(code, names(events))
 assert code == 143, f"a job had to be cancelled, so the status is 143, not {code}"
-assert "done 0" in names(events) and "cancelled 1" in names(events)
+assert "done 0" in names(events) and "cancelled 1" in names(events), (
+    f"job 0 must finish within the budget and job 1 be cancelled; the events were {names(events)}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

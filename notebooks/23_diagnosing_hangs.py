@@ -400,7 +400,10 @@ reports, ended, stop_delay = run_watchdog(stalls=[(0.05, 0.4)], total=0.5)
 print(f"{len(reports)} report(s); the first lines of the first:")
 print("\n".join(reports[0].splitlines()[:4]) if reports else "(none)")
 assert len(reports) == 1, f"one stall, so one report, not {len(reports)}"
-assert "stuck_in_approval" in reports[0] and ended
+assert "stuck_in_approval" in reports[0] and ended, (
+    "the watchdog thread was still running 2 s after stop was set: return soon after stop is set"
+    if "stuck_in_approval" in reports[0]
+    else "the report must hold every thread's stack, with the main thread inside stuck_in_approval")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -384,7 +384,8 @@ async def take_in_turn(bucket: TokenBucket, clock: VirtualClock, n: int) -> list
 visible_clock = VirtualClock()
 visible_bucket = TokenBucket(rate=10, burst=2, clock=visible_clock.time, sleep=visible_clock.sleep)
 got = await visible_clock.drive(take_in_turn(visible_bucket, visible_clock, 4))
-assert got == [0.0, 0.0, 0.1, 0.2], got
+assert got == [0.0, 0.0, 0.1, 0.2], (
+    f"burst 2 at rate 10/s: two takes at once, then one every 0.1 s; got the times {got!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -346,7 +346,8 @@ async def run_tool(argv: list[str], timeout: float) -> tuple[int, bytes, bytes]:
 
 # %% tags=["tests"]
 code, out, err = await asyncio.wait_for(run_tool(WORKER + ["chatter", "5", "3", "--exit", "2"], timeout=5), 10)
-assert (code, out, err) == (2, b"ooooo", b"eee"), (code, out, err)
+assert (code, out, err) == (2, b"ooooo", b"eee"), (
+    f"the child's exit code and complete outputs, (2, b'ooooo', b'eee'), expected; got {(code, out, err)!r}")
 try:
     await asyncio.wait_for(run_tool(WORKER + ["sleep", "5"], timeout=0.3), 10)
 except TimeoutError:

@@ -594,7 +594,9 @@ async def visible_score(key: str) -> str:
 
 visible = Coalescer(visible_score)
 got = await asyncio.wait_for(asyncio.gather(*(visible.get("a") for _ in range(3)), visible.get("b")), 2)
-assert got == ["A", "A", "A", "B"] and sorted(visible_calls) == ["a", "b"], (got, visible_calls)
+assert got == ["A", "A", "A", "B"] and sorted(visible_calls) == ["a", "b"], (
+    "three concurrent get('a') must share one score('a') and get('b') run its own: "
+    f"['A', 'A', 'A', 'B'] from calls ['a', 'b'] expected, got {got!r} from calls {visible_calls!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
