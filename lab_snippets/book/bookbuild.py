@@ -83,8 +83,19 @@ class Preexecution:
 
 
 def _run_one(data):
+    """Execute one chapter into the cache, in a pool worker (a forked process).
+
+    jupyter-cache 1.0.1 trims the cache after storing each execution (``truncate_caches``): it
+    lists the records to keep, then, in a second query, every record not in that list, and
+    deletes those. With two workers, a record the other worker adds between the two queries is
+    deleted (before its notebook file exists: ``KeyError: Notebook file does not exist for cache
+    record``; after: a fresh execution silently lost). So the workers do not trim; ``preexecute``
+    trims once, after the pool.
+    """
+    from jupyter_cache.cache.main import JupyterCacheBase
     from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc
 
+    JupyterCacheBase.truncate_caches = lambda self: None  # this worker process only
     return ExecutionWorkerLocalMProc()(data)
 
 
@@ -116,6 +127,7 @@ def preexecute(root: Path = ROOT, jobs: int = 2, timeout: int = 60) -> Preexecut
         with context.Pool(max(1, min(jobs, len(order)))) as pool:
             jobs_data = [ProcessData(r.pk, r.uri, cache, timeout, False) for r in order]
             outcomes = list(pool.imap_unordered(_run_one, jobs_data, chunksize=1))
+        cache.truncate_caches()  # once, with no worker writing (see _run_one)
         for code, uri in outcomes:
             name = Path(uri).name
             if code == 0:
