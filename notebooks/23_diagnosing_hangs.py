@@ -208,8 +208,15 @@ assert alive_after_dump and frozen.returncode == 0, "the dump did not stop the p
 later = subprocess.Popen(HANGS + ["frozen", "5", "--later", "0.3"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
-    header = read_line(later.stderr, timeout=10)  # 0.3 s after both threads held their first lock
-    later_dump = header + later.communicate(timeout=5)[1].decode()
+    later_dump = read_line(later.stderr, timeout=10)  # 0.3 s after both threads held their first lock
+    # Read the whole dump while the process is still frozen: closing stdin lets it exit, and an
+    # exit can cut off a dump that faulthandler's thread is still writing.
+    while not ("take_a_then_b" in later_dump and "take_b_then_a" in later_dump):
+        line = read_line(later.stderr, timeout=5)
+        if not line:
+            break  # end of file: the process is gone
+        later_dump += line
+    later_dump += later.communicate(timeout=5)[1].decode()  # closes stdin: now the threads give up
 finally:
     if later.poll() is None:
         later.kill()
