@@ -201,7 +201,7 @@ assert streamed[1] > 0, "a streaming response's aread() waited for the socket, s
 assert plain[2] == streamed[2] == 100_000, "both read the whole body"
 
 # %% [markdown]
-# Both requests gave the bystander thousands of turns while they waited for the server; the
+# Both requests gave the bystander many turns while they waited for the server; the
 # `aread()` after the non-streaming `post` gave it none, and the streaming `aread()` gave it
 # some while it read the rest of the body. An `await` suspends only when the coroutine it
 # runs reaches something that is not ready yet; "already done" runs straight through. Reading

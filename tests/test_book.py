@@ -69,21 +69,8 @@ ZH = HTML / "zh_CN"
 ZH_SEARCHES = {"信号量": "notebooks/06_semaphore", "协程": "notebooks/01_async_def", "背压": "notebooks/07_queue"}
 
 
-def _toc_docs() -> list[str]:
-    import yaml
-
-    toc = yaml.safe_load(chapters.TOC.read_text(encoding="utf-8"))
-
-    def walk(entries):
-        for entry in entries:
-            yield entry["file"]
-            yield from walk(entry.get("sections", []))
-
-    return [toc["root"]] + [f for part in toc["parts"] for f in walk(part["chapters"])]
-
-
 def test_zh_edition_has_every_page_in_chinese(built_book):
-    for doc in _toc_docs():
+    for doc in chapters.toc_order():
         page = ZH / f"{doc}.html"
         assert page.exists(), f"{doc}: no page in the Chinese edition"
         text = page.read_text(encoding="utf-8")
@@ -94,7 +81,7 @@ def test_zh_edition_has_every_page_in_chinese(built_book):
 
 def test_each_edition_links_to_the_same_page_in_the_other(built_book):
     link = re.compile(r'<div class="edition-switch"><a class="edition-link" href="([^"]+)"')
-    for doc in _toc_docs():
+    for doc in chapters.toc_order():
         for root, other in ((HTML, ZH), (ZH, HTML)):
             page = root / f"{doc}.html"
             found = link.findall(page.read_text(encoding="utf-8"))

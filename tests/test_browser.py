@@ -127,16 +127,7 @@ def goto(page, watch: Watch, url: str) -> None:
     assert response is not None and response.ok, f"{url}: {response and response.status}"
 
 
-def toc_order() -> list[str]:
-    """Every page of _toc.yml in reading order (root, then parts depth first): the docnames."""
-    toc = yaml.safe_load(chapters.TOC.read_text(encoding="utf-8"))
-
-    def walk(entries):
-        for entry in entries:
-            yield entry["file"]
-            yield from walk(entry.get("sections", []))
-
-    return [toc["root"]] + [f for part in toc["parts"] for f in walk(part["chapters"])]
+toc_order = chapters.toc_order
 
 
 def launch_configured() -> bool:
