@@ -279,3 +279,7 @@ def test_compare_report_gives_the_ratio_of_the_best_builds():
     assert "cached rebuild: best 2.5 s" in text and "pages: the same in both builds" in text
     over = timing.format_compare([80.0], [70.0], [], [True, False], False)
     assert "(OVER, target <= 0.75)" in over and "DIFFER" in over and "1 of 2 builds" in over
+    assert "fingerprint removed" not in over
+    both = timing.format_compare([80.0], [50.0], [0.4], [True] * 3, True, [12.5, 11.0])
+    assert "fingerprint removed (Sphinx checks every page of both editions): best 11.0 s" in both
+    assert "OVER BUDGET (10 s)" in both, "the unfingerprinted rebuild is held to the same budget"

@@ -1,6 +1,7 @@
 """lab_snippets.book.bookbuild: the chapters pre-executed into the book's jupyter cache, the quotes' summary."""
 
 import json
+import sys
 
 import jupytext
 import nbformat
@@ -52,3 +53,123 @@ def test_quote_summary_counts_pages_and_names_the_reason(tmp_path):
     assert "why: SLIME_OFFLINE=1, so no download" in line and "SLIME_SRC" in line
     (pages / "14_b.html").write_text('<div class="slime-quote">')
     assert bookbuild.quote_summary(tmp_path) == "slime quotes: all 2 shown from slime's source"
+
+
+def test_pages_are_read_again_when_their_notebook_was_executed_again(tmp_path):
+    from types import SimpleNamespace
+
+    from lab_snippets.book import chapters
+
+    path = _cached(tmp_path, "01_a.py", "<p>old</p>")
+    cache_dir = bookbuild.cache_path(tmp_path)
+    (first,) = get_cache(str(cache_dir)).list_cache_records()
+    used = first.created.timestamp()
+    env = SimpleNamespace(
+        found_docs={"notebooks/01_a", "notebooks/02_b", "intro"},
+        nb_metadata={"notebooks/01_a": {"exec_data": {"mtime": used}},
+                     "notebooks/02_b": {"exec_data": {"mtime": used}}},
+        doc2path=lambda doc: str(tmp_path / f"{doc}.py"),
+        mystnb_config=SimpleNamespace(execution_cache_path=str(cache_dir)))
+    app = SimpleNamespace(env=env, outdir=str(tmp_path / "_build" / "html"))
+    assert chapters.latest_executions(cache_dir) == {str(path.resolve()): used}
+    assert chapters._reexecuted_pages(app, env, set(), set(), set()) == []
+    # the same code executed again (bookbuild drops a cached fallback and runs the chapter again)
+    bookbuild.drop_stale_fallbacks(tmp_path)  # nothing to drop: no fallback in it
+    get_cache(str(cache_dir)).remove_cache(first.pk)
+    _cached(tmp_path, "01_a.py", '<div class="slime-quote">')
+    assert chapters.latest_executions(cache_dir)[str(path.resolve())] > used
+    assert chapters._reexecuted_pages(app, env, set(), set(), set()) == ["notebooks/01_a"]
+    # a page Sphinx reads anyway is not listed twice; without a cache nothing is outdated
+    assert chapters._reexecuted_pages(app, env, set(), {"notebooks/01_a"}, set()) == []
+    env.mystnb_config.execution_cache_path = str(tmp_path / "none")
+    assert chapters._reexecuted_pages(app, env, set(), set(), set()) == []
+
+
+def _recorder(tmp_path, behaviour):
+    """A stand-in for render_command: each edition appends its start and end to a log."""
+    log = tmp_path / "renders.log"
+
+    def command(root, edition):
+        code = (f"import sys, time; open({str(log)!r}, 'a').write('start {edition}\\n'); "
+                f"{behaviour.get(edition, 'time.sleep(0.5)')}; "
+                f"open({str(log)!r}, 'a').write('end {edition}\\n')")
+        return [sys.executable, "-c", code]
+
+    return log, command
+
+
+def test_editions_render_side_by_side_only_after_preexecution(tmp_path, monkeypatch):
+    log, command = _recorder(tmp_path, {})
+    monkeypatch.setattr(bookbuild, "render_command", command)
+    results = bookbuild.render_editions(tmp_path, ("en", "zh_CN"), side_by_side=True)
+    assert {e: code for e, (code, _) in results.items()} == {"en": 0, "zh_CN": 0}
+    events = log.read_text().split("\n")[:4]
+    assert events[:2] in (["start en", "start zh_CN"], ["start zh_CN", "start en"]), \
+        f"side by side, both editions must start before either ends: {events}"
+    log.unlink()
+    bookbuild.render_editions(tmp_path, ("en", "zh_CN"), side_by_side=False)
+    assert log.read_text().split() == ["start", "en", "end", "en", "start", "zh_CN", "end", "zh_CN"], \
+        "one after the other, English must finish before Chinese starts"
+
+
+def test_a_failed_or_hung_edition_fails_the_build(tmp_path, monkeypatch):
+    log, command = _recorder(tmp_path, {"en": "sys.exit(3)", "zh_CN": "time.sleep(30)"})
+    monkeypatch.setattr(bookbuild, "render_command", command)
+    results = bookbuild.render_editions(tmp_path, ("en", "zh_CN"), side_by_side=False)
+    assert results["en"][0] == 3 and "zh_CN" not in results, "after English fails, Chinese must not start"
+    results = bookbuild.render_editions(tmp_path, ("en", "zh_CN"), side_by_side=True, timeout=2)
+    assert results["en"][0] == 3
+    assert results["zh_CN"][0] == 124 and results["zh_CN"][1] < 20, "a hung edition must be killed at its timeout"
+
+
+def _built(root, quote='<div class="slime-quote">'):
+    for name in ("notebooks/01_a.py", "book/intro.md", "_config.yml", "_toc.yml"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name)
+    pages = root / "_build" / "html"
+    (pages / "zh_CN").mkdir(parents=True)
+    (pages / "notebooks").mkdir()
+    (pages / "index.html").write_text("en")
+    (pages / "zh_CN" / "index.html").write_text("zh")
+    (pages / "notebooks" / "01_a.html").write_text(quote)
+
+
+def test_a_rebuild_with_nothing_changed_is_skipped_and_any_change_rebuilds(tmp_path, monkeypatch):
+    import os
+
+    both = ("en", "zh_CN")
+    monkeypatch.setenv("SLIME_SRC", "/somewhere/slime")
+    _built(tmp_path)
+    assert not bookbuild.up_to_date(tmp_path, both), "no stamp: never built here"
+    bookbuild.record_build(tmp_path, both)
+    assert bookbuild.up_to_date(tmp_path, both)
+    assert not bookbuild.up_to_date(tmp_path, ("en",)), "other editions asked for"
+    chapter = tmp_path / "notebooks" / "01_a.py"
+    chapter.write_text("changed")
+    assert not bookbuild.up_to_date(tmp_path, both), "an edited chapter must be built again"
+    bookbuild.record_build(tmp_path, both)
+    (tmp_path / "locale" / "zh_CN").mkdir(parents=True)
+    (tmp_path / "locale" / "zh_CN" / "new.po").write_text("")
+    assert not bookbuild.up_to_date(tmp_path, both), "a new catalogue must be built"
+    bookbuild.record_build(tmp_path, both)
+    monkeypatch.setenv("SLIME_SRC", "/elsewhere")
+    assert not bookbuild.up_to_date(tmp_path, both), "another slime source must be built"
+    bookbuild.record_build(tmp_path, both)
+    os.utime(chapter, ns=(1, 1))
+    assert not bookbuild.up_to_date(tmp_path, both), "a changed modification time must be built"
+    bookbuild.record_build(tmp_path, both)
+    (tmp_path / "_build" / "html" / "zh_CN" / "index.html").unlink()
+    assert not bookbuild.up_to_date(tmp_path, both), "a missing edition must be built"
+
+
+def test_pages_with_a_fallback_quote_are_built_again_unless_offline(tmp_path, monkeypatch):
+    both = ("en", "zh_CN")
+    monkeypatch.delenv("SLIME_OFFLINE", raising=False)
+    _built(tmp_path)
+    bookbuild.record_build(tmp_path, both)
+    assert bookbuild.up_to_date(tmp_path, both)
+    (tmp_path / "_build" / "html" / "notebooks" / "01_a.html").write_text('<div class="slime-quote slime-fallback">')
+    assert not bookbuild.up_to_date(tmp_path, both), "the build must try to get slime's files again"
+    monkeypatch.setenv("SLIME_OFFLINE", "1")
+    bookbuild.record_build(tmp_path, both)
+    assert bookbuild.up_to_date(tmp_path, both), "offline, a fallback page is as good as it gets"

@@ -145,3 +145,18 @@ def test_a_chapter_title_reads_the_same_in_every_catalogue():
                 seen.setdefault(message.id, set()).add(message.string)
     differing = {title: sorted(found) for title, found in seen.items() if len(found) > 1}
     assert differing == {}, f"chapter titles translated differently on different pages: {differing}"
+
+
+def test_chinese_search_indexes_the_same_words_with_its_terms_in_a_set():
+    from sphinx.search.zh import SearchChinese
+
+    text = ("取消与超时 asyncio.wait_for raises TimeoutError; the GIL and the API of "
+            "run_in_executor 线程池 IO CPU ok")
+    ours, theirs = editions.chinese_search_language()({}), SearchChinese({})
+    SearchChinese.latin_terms = []  # Sphinx 7.4 keeps them on the class: start it empty
+    assert isinstance(ours.latin_terms, set), "the Latin terms must be kept in a set"
+    words = ours.split(text)
+    assert words == theirs.split(text), "splitting must not change"
+    assert [ours.stem(w) for w in words] == [theirs.stem(w) for w in words], \
+        "stemming must give the same words as Sphinx's own Chinese search"
+    assert {"API", "GIL", "CPU"} <= set(ours.latin_terms)

@@ -5,8 +5,16 @@
     python -m lab_snippets.book.bookbuild --clean    # remove _build first (a clean build)
     python -m lab_snippets.book.bookbuild --english-only   # skip the Chinese edition
 
-After the English edition, the Chinese one is rendered from the catalogues in ``locale/`` and the
-same jupyter cache (nothing executes again) and published at ``_build/html/zh_CN``.
+The Chinese edition is rendered from the catalogues in ``locale/`` and the same jupyter cache
+(nothing executes again) and published at ``_build/html/zh_CN``. Once every chapter is in the cache,
+the two editions are rendered side by side, each in its own process (two Sphinx processes for two
+cores); with ``--serial`` the English build executes the chapters and the Chinese one follows it.
+
+A build that succeeds writes a fingerprint of its inputs (the paths, sizes and modification times
+of the sources, catalogues and the package, the jupyter cache's database, the interpreter and its
+installed packages, the slime settings) to ``_build/.bookbuild-stamp``; the next build with the
+same fingerprint and its pages in place stops there, as ``make`` would. Pages whose quote fell back
+are built again while a download is allowed.
 
 Jupyter Book (myst-nb, ``execute_notebooks: cache``) runs the chapters one after the other while
 Sphinx reads them, and reads a page from its jupyter cache (``_build/.jupyter_cache``) when the
@@ -34,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import io
 import json
 import logging
@@ -43,6 +52,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,26 +109,46 @@ def _run_one(data):
     return ExecutionWorkerLocalMProc()(data)
 
 
-def preexecute(root: Path = ROOT, jobs: int = 2, timeout: int = 60) -> Preexecution:
+def probe_cache(root: Path) -> dict[Path, int | None]:
+    """``{chapter: primary key of its execution in the book's cache, or None}``, each chapter read
+    once (jupyter-cache matches a notebook by a hash of its code and kernel)."""
+    import jupytext
+    from jupyter_cache import get_cache
+
+    files = chapter_files(root)
+    if not (cache_path(root) / "global.db").exists():
+        return dict.fromkeys(files)
+    cache = get_cache(str(cache_path(root)))
+    found: dict[Path, int | None] = {}
+    for path in files:
+        try:
+            found[path] = cache.match_cache_notebook(jupytext.read(path, fmt="py:percent")).pk
+        except KeyError:
+            found[path] = None
+    return found
+
+
+def preexecute(root: Path = ROOT, jobs: int = 2, timeout: int = 60,
+               probed: dict[Path, int | None] | None = None) -> Preexecution:
     """Execute every chapter not already in the cache, ``jobs`` at a time, into the book's cache.
 
     myst-nb's own project records are cleared first (they name the reader Sphinx used; the cache's
-    executed notebooks are kept), then each chapter is added with the jupytext reader.
+    executed notebooks are kept), then each chapter the cache lacks (``probed``, else
+    ``probe_cache``) is added with the jupytext reader and executed.
     """
     from jupyter_cache import get_cache
     from jupyter_cache.cache.db import NbProjectRecord
     from jupyter_cache.executors.basic import ProcessData
 
     start = time.monotonic()
+    probed = probe_cache(root) if probed is None else probed
     cache = get_cache(str(cache_path(root)))
     for record in cache.list_project_records():
         cache.remove_nb_from_project(record.pk)
     files = chapter_files(root)
-    for path in files:
-        cache.add_nb_to_project(str(path.resolve()), read_data=JUPYTEXT_READER)
-    todo = {r.uri: r for r in cache.list_unexecuted()}
-    result = Preexecution(cached=[p.name for p in files if str(p.resolve()) not in todo])
-    order = [todo[str(p.resolve())] for p in files if str(p.resolve()) in todo]
+    result = Preexecution(cached=[p.name for p in files if probed.get(p) is not None])
+    order = [cache.add_nb_to_project(str(p.resolve()), read_data=JUPYTEXT_READER)
+             for p in files if probed.get(p) is None]
     NbProjectRecord.remove_tracebacks([r.pk for r in order], cache.db)
     if order:
         # jupyter-cache's workers log through multiprocessing's logger at a custom level; quiet it.
@@ -138,6 +168,67 @@ def preexecute(root: Path = ROOT, jobs: int = 2, timeout: int = 60) -> Preexecut
                     "jupyter-cache could not run this notebook (no traceback recorded)")
     result.seconds = time.monotonic() - start
     return result
+
+
+# ---------------------------------------------------------------- nothing changed
+
+# What the pages are made from: a change to any file here, to the interpreter or its installed
+# packages, to the slime source settings or to the jupyter cache means the book is built again.
+INPUT_DIRS = ("notebooks", "book", "locale", "lab_snippets")
+INPUT_FILES = ("_config.yml", "_toc.yml", "requirements.txt")
+SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints"}
+
+
+def stamp_path(root: Path) -> Path:
+    return Path(root) / "_build" / ".bookbuild-stamp"
+
+
+def input_fingerprint(root: Path, editions: tuple[str, ...]) -> str:
+    """A hash of the build's inputs as the file system describes them (path, size, modification
+    time; nothing is read), of the settings, and of the jupyter cache's database file."""
+    root = Path(root)
+    digest = hashlib.sha256()
+    paths = [root / name for name in INPUT_FILES]
+    for folder in INPUT_DIRS:
+        paths += [p for p in (root / folder).rglob("*") if not SKIP_PARTS & set(p.parts)]
+    purelib = Path(sysconfig.get_paths()["purelib"])  # its time changes when packages are installed
+    paths += [cache_path(root) / "global.db", purelib]
+    for path in sorted(paths):
+        try:
+            st = path.stat()
+        except OSError:
+            digest.update(f"{path}: missing\n".encode())
+            continue
+        if path.is_file() or path == purelib:
+            digest.update(f"{path.relative_to(root) if path.is_relative_to(root) else path}: "
+                          f"{st.st_size} {st.st_mtime_ns}\n".encode())
+    settings = [sys.executable, sys.version, *editions,
+                *(f"{k}={os.environ.get(k, '')}" for k in ("SLIME_SRC", "SLIME_OFFLINE"))]
+    digest.update("\n".join(settings).encode())
+    return digest.hexdigest()
+
+
+def outputs_exist(root: Path, editions: tuple[str, ...]) -> bool:
+    html = Path(root) / "_build" / "html"
+    return (html / "index.html").is_file() and ("zh_CN" not in editions or (published_zh(root) / "index.html").is_file())
+
+
+def up_to_date(root: Path, editions: tuple[str, ...]) -> bool:
+    """True when the last successful build had exactly these inputs and its pages are still there.
+
+    Pages whose quote fell back are never up to date while a download is allowed (not
+    ``SLIME_OFFLINE=1``): the build tries to get slime's files again."""
+    stamp = stamp_path(root)
+    if not (stamp.is_file() and outputs_exist(root, editions)):
+        return False
+    if os.environ.get("SLIME_OFFLINE") != "1" and any(
+            c["fallback"] or c["mismatch"] for c in quote_counts(Path(root) / "_build" / "html").values()):
+        return False
+    return stamp.read_text(encoding="utf-8").strip() == input_fingerprint(root, editions)
+
+
+def record_build(root: Path, editions: tuple[str, ...]) -> None:
+    stamp_path(root).write_text(input_fingerprint(root, editions) + "\n", encoding="utf-8")
 
 
 # ---------------------------------------------------------------- slime quotes
@@ -170,23 +261,20 @@ def prepare_quotes(log=print, registry=None) -> str:
     return "fetched" if status == 0 else "none"
 
 
-def drop_stale_fallbacks(root: Path) -> list[str]:
-    """Remove cached executions whose quote fell back, so those chapters run again with the source."""
+def drop_stale_fallbacks(root: Path, probed: dict[Path, int | None] | None = None) -> list[str]:
+    """Remove cached executions whose quote fell back, so those chapters run again with the source
+    (and mark them uncached in ``probed``, when given)."""
     from jupyter_cache import get_cache
 
     if not (cache_path(root) / "global.db").exists():
         return []
-    import jupytext
-
+    probed = probe_cache(root) if probed is None else probed
     cache = get_cache(str(cache_path(root)))
     dropped = []
-    for path in chapter_files(root):
-        try:
-            record = cache.match_cache_notebook(jupytext.read(path, fmt="py:percent"))
-        except KeyError:
-            continue
-        if "slime-fallback" in json.dumps(cache.get_cache_bundle(record.pk).nb.cells):
-            cache.remove_cache(record.pk)
+    for path, pk in probed.items():
+        if pk is not None and "slime-fallback" in json.dumps(cache.get_cache_bundle(pk).nb.cells):
+            cache.remove_cache(pk)
+            probed[path] = None
             dropped.append(path.name)
     return dropped
 
@@ -231,9 +319,62 @@ def quote_summary(root: Path) -> str:
             f"(why: {why}); to quote them, set SLIME_SRC to a slime clone or build with network access")
 
 
-def jupyter_book_command(root: Path) -> list[str]:
-    jb = Path(sys.executable).with_name("jupyter-book")
-    return [str(jb) if jb.exists() else "jupyter-book", "build", "-W", "-n", "--keep-going", str(root)]
+JB_ARGS = ("build", "-W", "-n", "--keep-going")
+
+
+def render_command(root: Path, edition: str) -> list[str]:
+    """The command that renders one edition from the cache, in its own process: ``jupyter-book
+    build -W -n --keep-going`` for English, ``build_zh`` for Chinese. Both go through this module,
+    so that the package's import skips jsonschema's 3 s ``rfc3987_syntax`` grammar first."""
+    return [sys.executable, "-m", "lab_snippets.book.bookbuild", "--render", edition, str(root)]
+
+
+def render(root: Path, edition: str) -> int:
+    """Render one edition in this process (``--render``): exit status."""
+    if edition == "zh_CN":
+        return build_zh(root, log=lambda text: print(text, file=sys.stderr, flush=True))
+    from jupyter_book.cli.main import main as jupyter_book
+
+    try:
+        jupyter_book([*JB_ARGS, str(root)], standalone_mode=False)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else 1
+    return 0
+
+
+def render_editions(root: Path, editions: tuple[str, ...], side_by_side: bool,
+                    timeout: float = 3600) -> dict[str, tuple[int, float]]:
+    """Render the editions, each in its own process: ``{edition: (exit status, seconds)}``.
+
+    Side by side (two Sphinx processes at once) once every chapter is in the cache: both only read
+    it, and each writes to its own folders (``_build/html``; ``_build/zh_CN``). Otherwise one after
+    the other, English first, since a chapter missing from the cache is executed and stored by the
+    English build. Each edition gets ``timeout`` seconds; one over it is killed and fails."""
+    procs: dict[str, tuple[subprocess.Popen, float]] = {}
+    results: dict[str, tuple[int, float]] = {}
+
+    def wait_all() -> None:  # each edition's time is taken when its own process ends
+        while procs:
+            time.sleep(0.05)
+            for edition, (proc, started) in list(procs.items()):
+                code = proc.poll()
+                if code is None and time.monotonic() - started > timeout:
+                    proc.kill()
+                    proc.wait(timeout=30)
+                    code = 124
+                if code is not None:
+                    results[edition] = (code, time.monotonic() - started)
+                    del procs[edition]
+
+    for edition in editions:
+        sys.stdout.flush()
+        procs[edition] = (subprocess.Popen(render_command(root, edition), cwd=root), time.monotonic())
+        if not side_by_side:
+            wait_all()
+            if results[edition][0] != 0:
+                break
+    wait_all()
+    return results
 
 
 ZH_TITLE = "Python 并发：从 slime 读起"
@@ -313,14 +454,22 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
     if clean:
         shutil.rmtree(root / "_build", ignore_errors=True)
     (root / "_build").mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    if up_to_date(root, editions):
+        log(f"nothing changed since the last build: the pages are up to date (checked in "
+            f"{time.monotonic() - started:.1f} s; {stamp_path(root).relative_to(root)} holds the inputs' fingerprint)")
+        log(quote_summary(root))
+        return 0
+    stamp_path(root).unlink(missing_ok=True)
     os.environ["SLIME_READER_FALLBACK"] = "1"  # the kernels (children) inherit both
     os.environ["SLIME_QUOTE_LOG"] = str(quote_log(root))
+    probed = probe_cache(root)
     if prepare_quotes(log) != "none":
-        dropped = drop_stale_fallbacks(root)
+        dropped = drop_stale_fallbacks(root, probed)
         if dropped:
             log(f"slime quotes: {len(dropped)} chapters cached without their quote run again")
     if jobs > 1:
-        pre = preexecute(root, jobs=jobs, timeout=timeout)
+        pre = preexecute(root, jobs=jobs, timeout=timeout, probed=probed)
         log(f"pre-executed {len(pre.executed)} chapters {jobs} at a time in {pre.seconds:.1f} s "
             f"({len(pre.cached)} already cached, {len(pre.failed)} failed)")
         if not pre.ok:
@@ -329,21 +478,21 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
             log(f"\nthe book was not built: {len(pre.failed)} chapter(s) failed "
                 f"({', '.join(sorted(pre.failed))})")
             return 1
-    sys.stdout.flush()
-    started = time.monotonic()
-    rc = subprocess.run(jupyter_book_command(root), cwd=root).returncode
-    if rc != 0:
-        return rc
-    log(f"English edition rendered in {time.monotonic() - started:.1f} s")
-    log(quote_summary(root))
-    if "zh_CN" in editions:
-        started = time.monotonic()
-        rc = build_zh(root, log)
-        if rc != 0:
-            return rc
-        log(f"Chinese edition rendered in {time.monotonic() - started:.1f} s, from the same cache, at "
-            f"{published_zh(root).relative_to(root)}")
-    return 0
+    results = render_editions(root, tuple(e for e in ("en", "zh_CN") if e in editions),
+                              side_by_side=jobs > 1)
+    names = {"en": "English edition", "zh_CN": "Chinese edition"}
+    for edition, (code, seconds) in results.items():
+        if code == 0:
+            log(f"{names[edition]} rendered in {seconds:.1f} s"
+                + (f", from the same cache, at {published_zh(root).relative_to(root)}" if edition == "zh_CN" else ""))
+        else:
+            log(f"{names[edition]} failed (exit status {code}, after {seconds:.1f} s)")
+    if "en" in results and results["en"][0] == 0:
+        log(quote_summary(root))
+    status = next((code for code, _ in results.values() if code != 0), 0)
+    if status == 0:
+        record_build(root, editions)
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -354,8 +503,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clean", action="store_true", help="remove _build (and its cache) first")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per cell (default 60, as _config.yml)")
     ap.add_argument("--english-only", action="store_true", help="skip the Chinese edition")
+    ap.add_argument("--render", choices=("en", "zh_CN"), help=argparse.SUPPRESS)  # one edition (internal)
     ap.add_argument("root", nargs="?", type=Path, default=ROOT, help="the book's folder (default: this repo)")
     args = ap.parse_args(argv)
+    if args.render:
+        return render(args.root, args.render)
     return build(args.root, jobs=1 if args.serial else args.jobs, timeout=args.timeout, clean=args.clean,
                  log=lambda text: print(text, flush=True),
                  editions=("en",) if args.english_only else ("en", "zh_CN"))

@@ -292,13 +292,57 @@ def page_source(text: str) -> str:
 
 
 def _strip_downloaded_sources(app, exception) -> None:
-    """The ``.py`` download must not carry what the page hides (the hidden tests of the exercises)."""
+    """The ``.py`` download must not carry what the page hides (the hidden tests of the exercises).
+
+    Sphinx copies a chapter's source into ``_sources`` only when it writes the page; a copy that no
+    longer equals the source was stripped by an earlier build and is left as it is (a rebuild with
+    nothing changed parses no chapter)."""
     if exception is not None:
         return
     for chapter in existing():
         copied = Path(app.outdir) / "_sources" / "notebooks" / chapter.path.name
-        if copied.exists():
-            copied.write_text(page_source(chapter.path.read_text(encoding="utf-8")), encoding="utf-8")
+        if not copied.exists():
+            continue
+        text = chapter.path.read_text(encoding="utf-8")
+        if "remove-cell" in text and copied.read_text(encoding="utf-8") == text:
+            copied.write_text(page_source(text), encoding="utf-8")
+
+
+def latest_executions(cache_dir: str | Path) -> dict[str, float]:
+    """``{notebook path: time of its newest execution}`` in the jupyter cache at ``cache_dir``
+    (one query; no notebook is read)."""
+    if not (Path(cache_dir) / "global.db").exists():
+        return {}
+    from jupyter_cache import get_cache
+
+    latest: dict[str, float] = {}
+    for record in get_cache(str(cache_dir)).list_cache_records():
+        key = str(Path(record.uri).resolve())
+        latest[key] = max(latest.get(key, 0.0), record.created.timestamp())
+    return latest
+
+
+def _reexecuted_pages(app, env, added, changed, removed) -> list[str]:
+    """Pages whose notebook was executed again since Sphinx read them, to be read again.
+
+    Sphinx re-reads a page when its source changes; myst-nb takes the outputs from the jupyter
+    cache only when it reads the page. So a chapter executed again into the cache with unchanged
+    code (``bookbuild`` runs a chapter again when its cached quote fell back and slime's source has
+    become readable) would keep its old outputs on the page. myst-nb records the time of the
+    execution it used (``exec_data.mtime``, the cache record's creation time); a newer execution of
+    the same notebook makes the page outdated."""
+    latest = latest_executions(_cache_dir(app))
+    if not latest:
+        return []
+    stale = []
+    for docname in env.found_docs - set(added) - set(changed) - set(removed):
+        data = getattr(env, "nb_metadata", {}).get(docname, {}).get("exec_data")
+        if not data or data.get("mtime") is None:
+            continue
+        newest = latest.get(str(Path(env.doc2path(docname)).resolve()))
+        if newest is not None and newest > data["mtime"]:
+            stale.append(docname)
+    return sorted(stale)
 
 
 def _is_thebe_asset(asset) -> bool:
@@ -322,6 +366,7 @@ def setup(app):
     app.connect("html-page-context", _offer_ipynb, priority=400)
     app.connect("html-page-context", _chapters_are_launchable, priority=400)
     app.connect("build-finished", _strip_downloaded_sources)
+    app.connect("env-get-outdated", _reexecuted_pages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
