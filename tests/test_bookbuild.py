@@ -34,6 +34,16 @@ def test_chapters_cached_with_a_fallback_run_again(tmp_path):
     assert bookbuild.drop_stale_fallbacks(tmp_path / "nothing-here") == []
 
 
+def test_a_chapter_whose_page_shows_its_quote_is_not_opened(tmp_path, monkeypatch):
+    _cached(tmp_path, "01_a.py", '<div class="slime-quote slime-fallback">')
+    _cached(tmp_path, "02_b.py", '<div class="slime-quote slime-fallback">')
+    pages = tmp_path / "_build" / "html" / "notebooks"
+    pages.mkdir(parents=True)
+    (pages / "01_a.html").write_text('<div class="slime-quote">')  # rendered from a later execution
+    (pages / "02_b.html").write_text('<div class="slime-quote slime-fallback">')
+    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["02_b.py"], "only a page showing a fallback is checked"
+
+
 def test_quote_summary_counts_pages_and_names_the_reason(tmp_path):
     pages = tmp_path / "_build" / "html" / "notebooks"
     pages.mkdir(parents=True)

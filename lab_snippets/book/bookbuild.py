@@ -270,8 +270,12 @@ def drop_stale_fallbacks(root: Path, probed: dict[Path, int | None] | None = Non
         return []
     probed = probe_cache(root) if probed is None else probed
     cache = get_cache(str(cache_path(root)))
+    pages = quote_counts(Path(root) / "_build" / "html")
     dropped = []
     for path, pk in probed.items():
+        page = pages.get(path.stem)
+        if page is not None and not page["fallback"]:
+            continue  # its page shows the quote: no need to open the cached notebook
         if pk is not None and "slime-fallback" in json.dumps(cache.get_cache_bundle(pk).nb.cells):
             cache.remove_cache(pk)
             probed[path] = None
