@@ -183,3 +183,25 @@ def test_pages_with_a_fallback_quote_are_built_again_unless_offline(tmp_path, mo
     monkeypatch.setenv("SLIME_OFFLINE", "1")
     bookbuild.record_build(tmp_path, both)
     assert bookbuild.up_to_date(tmp_path, both), "offline, a fallback page is as good as it gets"
+
+
+def test_the_cache_probe_parses_a_chapter_again_only_when_it_or_its_record_changed(tmp_path, monkeypatch):
+    import os
+
+    import jupytext as jupytext_module
+
+    chapter = _cached(tmp_path, "01_a.py", "<p>x</p>")
+    (first,) = bookbuild.probe_cache(tmp_path).values()
+    assert first is not None
+    parsed = []
+    real_read = jupytext_module.read
+    monkeypatch.setattr(jupytext_module, "read", lambda *a, **k: parsed.append(a[0]) or real_read(*a, **k))
+    assert list(bookbuild.probe_cache(tmp_path).values()) == [first] and parsed == [], \
+        "an unchanged chapter with an unchanged record must not be parsed again"
+    os.utime(chapter, ns=(1, 1))
+    assert list(bookbuild.probe_cache(tmp_path).values()) == [first] and len(parsed) == 1, \
+        "a chapter whose file changed must be parsed again"
+    get_cache(str(bookbuild.cache_path(tmp_path))).remove_cache(first)
+    assert list(bookbuild.probe_cache(tmp_path).values()) == [None], "a removed execution must not be found"
+    bookbuild.probe_memo(tmp_path).write_text("not json")
+    assert list(bookbuild.probe_cache(tmp_path).values()) == [None], "a broken memo is ignored"

@@ -109,22 +109,47 @@ def _run_one(data):
     return ExecutionWorkerLocalMProc()(data)
 
 
+def probe_memo(root: Path) -> Path:
+    return Path(root) / "_build" / ".cache-probe.json"
+
+
 def probe_cache(root: Path) -> dict[Path, int | None]:
-    """``{chapter: primary key of its execution in the book's cache, or None}``, each chapter read
-    once (jupyter-cache matches a notebook by a hash of its code and kernel)."""
-    import jupytext
+    """``{chapter: primary key of its execution in the book's cache, or None}``.
+
+    jupyter-cache matches a notebook by a hash of its code and kernel, which needs the chapter
+    parsed (jupytext: about 2 s for the 27). The match is remembered in ``_build/.cache-probe.json``
+    with the file's size and modification time and the record's hash key; a chapter whose file and
+    record are both unchanged is not parsed again."""
     from jupyter_cache import get_cache
 
     files = chapter_files(root)
     if not (cache_path(root) / "global.db").exists():
         return dict.fromkeys(files)
     cache = get_cache(str(cache_path(root)))
+    records = {r.pk: r.hashkey for r in cache.list_cache_records()}
+    try:
+        memo = json.loads(probe_memo(root).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        memo = {}
     found: dict[Path, int | None] = {}
     for path in files:
+        st = path.stat()
+        seen = memo.get(path.name)
+        if isinstance(seen, list) and len(seen) == 4 and seen[:2] == [st.st_size, st.st_mtime_ns] \
+                and records.get(seen[2]) == seen[3]:
+            found[path] = seen[2]
+            continue
+        import jupytext
+
         try:
-            found[path] = cache.match_cache_notebook(jupytext.read(path, fmt="py:percent")).pk
+            record = cache.match_cache_notebook(jupytext.read(path, fmt="py:percent"))
         except KeyError:
             found[path] = None
+            memo.pop(path.name, None)
+            continue
+        found[path] = record.pk
+        memo[path.name] = [st.st_size, st.st_mtime_ns, record.pk, record.hashkey]
+    probe_memo(root).write_text(json.dumps(memo, indent=0) + "\n", encoding="utf-8")
     return found
 
 
