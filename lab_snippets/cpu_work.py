@@ -30,7 +30,7 @@ import time
 from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 
-__all__ = ["CountingExecutor", "alarm_timeout", "payload_size", "score"]
+__all__ = ["CountingExecutor", "alarm_timeout", "payload_size", "score", "timed_score"]
 
 
 def score(text: str, rounds: int = 20) -> tuple[int, int]:
@@ -40,6 +40,16 @@ def score(text: str, rounds: int = 20) -> tuple[int, int]:
         for ch in text:
             acc = (acc * 131 + ord(ch)) % 1_000_000_007
     return acc, os.getpid()
+
+
+def timed_score(text: str) -> float:
+    """``score(text)`` where it runs (a pool's worker): the seconds the work itself took there.
+
+    A pool call's round trip minus this is what the trip cost (pickling, the pipe, waking the
+    worker and the caller), measured apart from the work, which a busy machine may slow."""
+    start = time.perf_counter()
+    score(text)
+    return time.perf_counter() - start
 
 
 def payload_size(payload: bytes) -> int:

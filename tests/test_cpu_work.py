@@ -10,7 +10,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from lab_snippets.cpu_work import CountingExecutor, alarm_timeout, payload_size, score, score_with_alarm
+from lab_snippets.cpu_work import (
+    CountingExecutor,
+    alarm_timeout,
+    payload_size,
+    score,
+    score_with_alarm,
+    timed_score,
+)
 
 
 def test_score_is_deterministic_and_reports_the_pid():
@@ -18,6 +25,11 @@ def test_score_is_deterministic_and_reports_the_pid():
     assert score("abc")[0] != score("abd")[0]
     assert score("abc")[1] == os.getpid()
     assert payload_size(bytes(10)) == 10
+
+
+def test_timed_score_times_the_work_where_it_runs():
+    short, long = timed_score("a" * 10), timed_score("a" * 2_000)
+    assert 0 < short < long, "the time grows with the work"
 
 
 def test_counting_executor_counts_calls_in_flight():
