@@ -862,3 +862,22 @@ def test_book_build_without_any_source_says_so(registry_path):
     from lab_snippets.book import bookbuild
 
     assert bookbuild.prepare_quotes(log=lambda _: None, registry=sites.load_registry(registry_path)) == "none"
+
+
+def test_quoted_lines_keep_a_readable_contrast():
+    """WCAG's 4.5:1 for the code and its line numbers, on the plain and the marked background."""
+    from lab_snippets.sites import view
+
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    def contrast(a: str, b: str) -> float:
+        high, low = sorted((luminance(a), luminance(b)), reverse=True)
+        return (high + 0.05) / (low + 0.05)
+
+    for fg in (view._CODE_FG, view._LINENO_FG):
+        for bg in (view._CODE_BG, view._MARK_BG):
+            assert contrast(fg, bg) >= 4.5, f"{fg} on {bg}: {contrast(fg, bg):.2f}:1 is below 4.5:1"
+    assert contrast("#6e7781", view._MARK_BG) < 4.5, "the counterfactual: the old line-number grey fails"

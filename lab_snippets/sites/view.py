@@ -49,6 +49,8 @@ def log_quote(site: Site, res: Resolution) -> None:
 _CODE_BG = "#f6f8fa"
 _CODE_FG = "#1f2328"
 _MARK_BG = "#fff1a8"
+# Line numbers: muted, yet 5.6:1 or more on both backgrounds (#6e7781 gave 3.98:1 on _MARK_BG).
+_LINENO_FG = "#57606a"
 _STYLE_NAME = "default"
 
 
@@ -176,7 +178,7 @@ class CallSiteView:
                 f'<span class="slime-line{" slime-anchor" if marked else ""}" data-line="{n}" '
                 f'style="display:block;min-width:100%;width:max-content;box-sizing:border-box;{bg}'
                 f'border-left:3px solid {edge}">'
-                f'<span style="color:#6e7781;user-select:none;padding:0 .6em 0 .3em">{n:>{width}}</span>'
+                f'<span style="color:{_LINENO_FG};user-select:none;padding:0 .6em 0 .3em">{n:>{width}}</span>'
                 f"{code}</span>"
             )
         pre = (
