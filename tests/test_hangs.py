@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import subprocess
 import sys
@@ -68,7 +69,7 @@ def test_frozen_child_dumps_on_sigusr1_and_ends_on_stdin_eof():
         first = read_line(child.stderr, timeout=5)
         assert first.startswith(("Thread", "Current thread"))
         assert child.poll() is None
-        out, err = child.communicate(timeout=10)  # closes stdin: the threads give up
+        out, err = child.communicate(timeout=10)  # closes stdin: the child gives up
     finally:
         if child.poll() is None:
             child.kill()
@@ -89,3 +90,31 @@ def test_frozen_child_gives_up_by_itself():
             child.kill()
         err = child.communicate(timeout=5)[1]
     assert err.decode().startswith("Timeout (0:00:00.100000)!")
+
+
+def test_frozen_child_survives_many_dumps():
+    """The deadlocked threads run no Python code once `ready` is out, so a dump cannot race them.
+
+    With threads that woke every 50 ms to poll a flag, dumps of all threads killed the child
+    with SIGSEGV (faulthandler reads their frames without the GIL).
+    """
+    child = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert read_line(child.stdout, timeout=10).startswith("ready")
+        for _ in range(40):
+            child.send_signal(signal.SIGUSR1)
+            time.sleep(0.01)
+        assert child.poll() is None, f"a dump killed the child (status {child.returncode})"
+        out, err = child.communicate(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate(timeout=5)
+    assert child.returncode == 0 and out.decode().strip() == "gave-up", child.returncode
+    blocks = [b for b in re.split(r"^(?:Current thread|Thread) 0x", err.decode(), flags=re.M)
+              if "take_a_then_b" in b or "take_b_then_a" in b]
+    tops = {b.splitlines()[1].rsplit(" in ", 1)[-1] for b in blocks}
+    assert len(blocks) >= 2, "signals sent while one is pending merge, but at least one dump came"
+    assert tops == {"take_a_then_b", "take_b_then_a"}, \
+        f"every dump finds both threads parked in their own function, not in {tops}"
