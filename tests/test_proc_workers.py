@@ -258,3 +258,28 @@ def test_chatter_blocks_on_a_full_stderr_pipe_that_nobody_reads():
     finally:
         proc.kill()
         proc.communicate(timeout=5)
+
+
+SIGNAL_WAKEUP_PROBE = """
+import signal, sys, threading, time, os
+from lab_snippets.proc_workers import _SignalWakeup
+seen = []
+signal.signal(signal.SIGUSR1, lambda signum, frame: seen.append(time.monotonic()))
+with _SignalWakeup() as wakeup:
+    signal.raise_signal(signal.SIGUSR1)        # arrives before the wait starts
+    start = time.monotonic(); wakeup.wait(5); before = time.monotonic() - start
+with _SignalWakeup() as wakeup:
+    threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGUSR1)).start()  # arrives during it
+    start = time.monotonic(); wakeup.wait(5); during = time.monotonic() - start
+print(len(seen), round(before, 3), round(during, 3))
+"""
+
+
+def test_signal_wakeup_ends_the_wait_for_a_signal_before_or_during_it():
+    done = subprocess.run([sys.executable, "-c", SIGNAL_WAKEUP_PROBE], capture_output=True, text=True,
+                          timeout=20)
+    assert done.returncode == 0, done.stderr
+    count, before, during = done.stdout.split()
+    assert count == "2"
+    assert float(before) < 2.5, "a signal that came before the wait still ends it (time.sleep would not)"
+    assert float(during) < 2.5, "a signal during the wait ends it"
