@@ -127,17 +127,21 @@ async def traced(sample_id: int) -> float:
         return await score_sample(sample_id, task_log)
 
 
-tl.mark("sample 3 coroutine created")
 coro = traced(3)
+tl.mark("sample 3 coroutine created")
 with tl.span("caller", state="running"):
     task = asyncio.create_task(coro)
     tl.mark("sample 3 task created")
+    tl.mark("caller suspends")
     await asyncio.sleep(0.02)  # the caller suspends; only now can the loop start the task
-tl.mark("caller suspended and resumed")
+    tl.mark("caller resumed")
 value = await asyncio.wait_for(task, timeout=2)
 
 print(tl.names())
-assert tl.order("sample 3 coroutine created", "sample 3 task created", "sample 3 body starts")
+assert tl.order("sample 3 coroutine created", "sample 3 task created", "sample 3 body starts"), (
+    "the body ran inside create_task")
+assert tl.order("caller suspends", "sample 3 body starts", "caller resumed"), (
+    "the body must start at the caller's next suspension, not later")
 assert value == 0.3
 
 # %% [markdown]

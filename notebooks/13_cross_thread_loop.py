@@ -522,9 +522,12 @@ assert not _loop_thread.thread.is_alive()
 # manager), yet the rollout itself is asyncio code. A small module in `slime/utils` bridges
 # the two with the pattern of this chapter: on first use it creates one event loop, runs it
 # forever in a daemon thread, and its `run` helper submits a coroutine with
-# `run_coroutine_threadsafe` and blocks on the returned future. Because every rollout shares
-# that one long-lived loop, the shared HTTP client and the semaphores that bound generation
-# keep working from one call to the next, which one `asyncio.run` per call could break.
+# `run_coroutine_threadsafe` and blocks on the returned future. Because the default rollout
+# runs each call (`generate_rollout`, `eval_rollout`) on that one long-lived loop, the shared
+# HTTP client and the semaphores that bound generation keep working from one call to the
+# next, which one `asyncio.run` per call could break. The fully-async rollout is the
+# exception: only its collecting coroutine goes through `run`, while its generation tasks run
+# on a loop of their own, the `asyncio.run` of its worker thread (chapter 07).
 # Note that this helper waits on `result()` without a timeout and never stops its loop; its
 # thread is a daemon, so it does not hold up interpreter exit.
 #

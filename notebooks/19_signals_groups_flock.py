@@ -161,9 +161,12 @@ fig = tl.plot("Killing a parent versus killing its process group",
 # %% [markdown]
 # ### Python 3.11: a new group without a new session
 #
-# `start_new_session=True` does two things: a new session (no controlling terminal, so
-# Ctrl-C in your terminal no longer reaches the child) and a new process group. Since
-# Python 3.11, `Popen(..., process_group=0)` gives only the second. Before 3.11 the same
+# `start_new_session=True` does two things: a new session (no controlling terminal) and a new
+# process group. Since Python 3.11, `Popen(..., process_group=0)` gives only the second, and
+# that is already enough to keep Ctrl-C away: the terminal sends SIGINT to its *foreground
+# process group*, and a child in a group of its own is not in it. The new session adds that
+# the child has no controlling terminal at all, so it cannot read from yours or be stopped
+# by it. Before 3.11 the same
 # needed `preexec_fn=os.setpgrp`, which runs Python code between `fork` and `exec` and is not
 # safe in a program with threads. This course needs 3.11, but tools you read (slime's CI
 # wrapper among them) use `start_new_session=True`, which works on every version.
@@ -393,8 +396,12 @@ with tempfile.TemporaryDirectory() as _dir:
 # slime's CI runs GPU tests through a small wrapper that owns GPUs with file locks. Each GPU
 # has a lock file under `/dev/shm`, and owning the GPU means holding an exclusive,
 # non-blocking `flock` on an open descriptor of it; closing the descriptor gives it back, and
-# if the wrapper is killed the kernel gives it back, so a crashed job can never keep a GPU
-# locked.
+# if the wrapper is killed the kernel gives it back, so a crashed wrapper can never keep the
+# *lock* held. The lock is not the GPU, though: the wrapper starts the test command in a new
+# session (`start_new_session=True`) and does not pass it the lock's descriptor, so a wrapper
+# killed with SIGKILL frees the lock while the test, in a group of its own, keeps running on
+# the GPU, and the next job may take it. That is this chapter's first experiment; only a
+# wrapper that lives to forward the signal ends the test.
 #
 # The test command itself is started with `start_new_session=True`, so it leads its own
 # process group. While it runs, the wrapper routes SIGINT, SIGTERM and SIGHUP to a handler

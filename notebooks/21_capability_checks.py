@@ -140,8 +140,11 @@ assert rows["async generator function"][:2] == (False, False), "async, yet neith
 #
 # `await x` works when `x` is a coroutine, or a generator-based coroutine, or has an
 # `__await__` method returning an iterator. `async for` needs `__aiter__` returning something
-# with `__anext__`. The abstract base classes in `collections.abc` check those methods, so they
-# agree with what the syntax will accept. An annotation, on the other hand, is only a promise:
+# with `__anext__`. The abstract base classes in `collections.abc` check those methods, so for
+# native coroutines and objects with `__await__` they agree with what the syntax will accept.
+# Generator-based coroutines are the exception: `await` accepts one made with
+# `types.coroutine`, yet `isinstance(x, collections.abc.Awaitable)` is `False`, because a
+# generator has no `__await__`; `inspect.isawaitable` knows about them. An annotation, on the other hand, is only a promise:
 # Python never checks it at run time.
 
 # %%

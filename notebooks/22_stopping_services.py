@@ -134,12 +134,23 @@ assert after[3:] == ["main-cancelled", "returned 143"], "the cleanups finished b
 code_int, events_int, sent_int = stop_service(["serve", JOBS], signal.SIGINT, started=3)
 print("exit status:", code_int, "· events:", names(events_int))
 assert sorted(names(events_int)[3:6]) == ["cancelled 0", "cancelled 1", "cancelled 2"]
-assert names(events_int)[6:] == ["main-cancelled"], "the main task was cancelled and cleaned up"
+assert names(events_int)[6] == "main-cancelled", "the main task was cancelled and cleaned up"
+assert names(events_int)[7:] == ["interrupt-from-asyncio.run"], (
+    "KeyboardInterrupt must come from asyncio.run, after the main task ended cancelled, "
+    "not from a signal handler wherever the main thread was")
 assert code_int == -signal.SIGINT, "then KeyboardInterrupt ended the process"
 
 # %% [markdown]
 # The jobs were cancelled and cleaned up, the main task saw the cancellation, and the process
-# then ended by SIGINT. Since 3.8 an unhandled `KeyboardInterrupt` makes Python end itself with
+# then ended by SIGINT. The service's last line names the mechanism: it says where the
+# `KeyboardInterrupt` that left `asyncio.run` was raised, read off its traceback. Here it was
+# raised by `Runner.run` itself, after the main task had ended cancelled. Start the same
+# service with a SIGINT handler of its own that raises `KeyboardInterrupt` (`--sigint own`,
+# so `asyncio.run` installs nothing) and, when the signal lands while the loop waits, every
+# other line comes out the same, because `asyncio.run` cancels the remaining tasks on its way
+# out; only that last line differs. (When it lands while a task's code runs, the interrupt is
+# raised inside that task, and what is cleaned up depends on where it landed: in some of our
+# runs, nothing.) Since 3.8 an unhandled `KeyboardInterrupt` makes Python end itself with
 # SIGINT (status −2 here, 130 in a shell), so that a calling shell knows the user interrupted it.
 # On Python 3.10 and older, `asyncio.run` had no such handler: the `KeyboardInterrupt` was raised
 # wherever the main thread was, and `run` then cancelled the remaining tasks on its way out.

@@ -350,9 +350,10 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # by every other request on that loop.
 #
 # The DAPO module also defines a `SIGALRM`-based `timeout` context manager (with `signal.alarm`,
-# whole seconds). At the pinned commit nothing in slime uses it; were it wrapped around scoring
-# called through `to_thread` or a thread pool, it would raise `ValueError` at once, as measured
-# above. Other executor and signal sites are in the
+# whole seconds). At the pinned commit nothing in slime uses it; were it wrapped around scoring,
+# it would raise `ValueError` at once, as measured above, and not only behind `to_thread` or a
+# thread pool: the rollout's event loop itself runs in the daemon thread that slime's
+# `async_utils` starts (chapter 13), so even inline scoring there is off the main thread. Other executor and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
 
 # %%

@@ -277,10 +277,10 @@ assert survivors_after_killpg == [] and stderr_end == b"", "killpg() reached eve
 # %% [markdown]
 # Two surprises. First, `kill()` ended the leader only, and its two children kept running,
 # orphaned. Second, `await leader.wait()` did not return, although the leader was dead and
-# asyncio had already collected its return code: `wait()` returns once the process has exited
-# **and** every pipe asyncio reads from it has closed, and the orphans still held the write end
-# of the stderr pipe they inherited. (A `wait()` that starts after both have happened returns
-# at once.) Whoever times out a tool with `kill()` and then awaits `wait()` waits for the
+# asyncio had already collected its return code. A `wait()` that is already pending when the
+# process exits returns only when every pipe asyncio reads from it has closed as well, and the
+# orphans still held the write end of the stderr pipe they inherited. (A `wait()` that starts
+# after asyncio has recorded the exit returns at once, pipes open or not.) Whoever times out a tool with `kill()` and then awaits `wait()` waits for the
 # orphans, not for the tool.
 #
 # After the leader died its group still existed, because its two children were still in it;

@@ -56,7 +56,27 @@ def test_serve_cancel_cleans_up_and_exits_143():
 def test_serve_sigint_cancels_main_then_keyboard_interrupt():
     code, events = stop(["serve", "0:3"], signal.SIGINT, started=1)
     assert code == -signal.SIGINT
-    assert names(events)[1:] == ["cancelled 0", "main-cancelled"]
+    assert names(events)[1:] == ["cancelled 0", "main-cancelled", "interrupt-from-asyncio.run"]
+
+
+def test_serve_own_sigint_handler_raises_the_interrupt_itself():
+    code, events = stop(["serve", "0:3", "--sigint", "own"], signal.SIGINT, started=1)
+    assert code == -signal.SIGINT
+    assert names(events)[-1] == "interrupt-from-signal-handler", (
+        "with a SIGINT handler of the service's own, asyncio.run installs none: the handler raised it")
+
+
+def test_interrupt_origin_reads_the_innermost_frame():
+    from lab_snippets.service_workers import interrupt_origin
+
+    def raiser():
+        raise KeyboardInterrupt
+
+    try:
+        raiser()
+    except KeyboardInterrupt as exc:
+        assert interrupt_origin(exc) == "interrupt-from-signal-handler"
+    assert interrupt_origin(KeyboardInterrupt()) == "interrupt-from-signal-handler"
 
 
 def test_serve_finishes_on_its_own():
