@@ -708,8 +708,9 @@ finally:
 # holds two more: its `/generate` handler polls the sample manager through the default thread
 # pool every 50 ms, and its `update_from_disk` handler, run under aiohttp's
 # `handler_cancellation=True`, publishes its result from a `finally` that cancellation can
-# derail. The fifth is the small helper that all synchronous rollout entry points use to run
-# the rollout coroutine on a background loop. For each, this chapter shows a model of the
+# derail. The fifth is the small helper that every rollout entry point with a rollout
+# coroutine (the default, the fully-async and the rollout-buffer example; `sft_rollout` and
+# `forge_load` have none) uses to run it on a background loop. For each, this chapter shows a model of the
 # shape failing and its fix passing; it does not show that slime fails, which would need the
 # conditions of each model (load on the tool path, a disconnecting client during an update, a
 # rollout that never ends) to be demonstrated on slime itself. Every site of these mechanisms
