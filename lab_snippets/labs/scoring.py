@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from lab_snippets.labs.spec import (
     CellRecord,
@@ -24,8 +24,14 @@ from lab_snippets.labs.spec import (
     parse_record,
 )
 
-if TYPE_CHECKING:
-    from lab_snippets.labs.grader import Row
+
+class ScoredRow(Protocol):
+    """What ``score`` fills in (``grader.Row`` is one; no import, so no circle with ``grader``)."""
+
+    cells: dict[str, float]
+    score: float
+    status: str
+    reason: str
 
 
 @dataclass
@@ -136,7 +142,7 @@ def _log_tail(logf: Path) -> str:
     return f": {lines[-1][:200]}" if lines else ""
 
 
-def score(row: Row, cells: dict[str, float], result: Path, killed: bool, work: Path, opts: Options) -> None:
+def score(row: ScoredRow, cells: dict[str, float], result: Path, killed: bool, work: Path, opts: Options) -> None:
     """Fill ``row`` (score, cells, status, reason) from the worker's result file."""
     f = read_findings(result, killed)
     row.cells = cell_scores(f, cells)
