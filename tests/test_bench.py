@@ -168,7 +168,7 @@ def test_timing_copy_leaves_out_build_products_and_git(tmp_path, monkeypatch):
                 "notebooks/01_a.ipynb"):
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         (src / rel).write_text("x")
-    monkeypatch.setattr(timing, "ROOT", src)
+    monkeypatch.setattr(fh, "ROOT", src)
     dest = timing.copy_tree(tmp_path / "copy")
     files = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
     assert files == [".ci/build", "book/intro.md", "notebooks/01_a.py"]

@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -35,6 +36,24 @@ from pathlib import Path
 from lab_snippets import REPO_ROOT
 
 ROOT = REPO_ROOT
+TOP_IGNORE = {".git", ".venv", ".nox", "_build", "build", ".ruff_cache", "test-artifacts"}
+ANY_IGNORE = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.egg-info", ".ipynb_checkpoints",
+                                    "*.ipynb")
+
+
+def _copy_ignore(folder: str, names: list[str]) -> set[str]:
+    skip = set(ANY_IGNORE(folder, names))
+    if Path(folder).resolve() == ROOT.resolve():
+        skip |= TOP_IGNORE & set(names)
+    return skip
+
+
+def copy_tree(dest: Path) -> Path:
+    """A copy of the working tree (sources only: no .git, venvs or build products)."""
+    shutil.copytree(ROOT, dest, ignore=_copy_ignore, symlinks=True)
+    return dest
+
+
 ANSI = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*[A-Za-z]")  # junitxml writes ESC as "#x1B"
 
 # A busy loop that stops by itself at a deadline or when its parent (this script) is gone.
@@ -314,8 +333,6 @@ def run_suite(junit: Path, log: Path, extra: list[str], timeout: float = 1800.0)
 def run_clean_build(log: Path, timeout: float = 1800.0) -> tuple[int, float]:
     """One clean book build as ``.ci/build`` does it, in a temporary copy of the tree: (exit, wall s)."""
     import tempfile
-
-    from lab_snippets.bench.timing import copy_tree
 
     env = {k: v for k, v in os.environ.items() if k != "LAB_AUDIT_ID"}
     env.setdefault("SLIME_OFFLINE", "1")

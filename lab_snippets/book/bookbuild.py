@@ -32,7 +32,9 @@ failed or could not run stops the build with exit status 1 and its traceback, be
 The slime quotes in the chapters' last cells: the build uses ``SLIME_SRC`` when it is set;
 otherwise, when the per-user cache lacks a pinned file and the network is allowed (not
 ``SLIME_OFFLINE=1``), it fetches just the pinned files once into that cache
-(``python -m lab_snippets.sites fetch``). Without either, a quote falls back to a calm note for
+(``python -m lab_snippets.sites fetch``); when that fetch fails, the kernels it starts are offline
+(``SLIME_OFFLINE=1``, the reason in ``SLIME_OFFLINE_WHY``), so none waits for the same dead network
+again. Without either, a quote falls back to a calm note for
 readers (what the site is, its permalink, how to see it), and the build ends with one line saying
 how many quotes fell back and why. A chapter cached with fallbacks is run again once a source is
 there, so the published book gets the real lines.
@@ -54,6 +56,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -208,9 +211,17 @@ def stamp_path(root: Path) -> Path:
     return Path(root) / "_build" / ".bookbuild-stamp"
 
 
-def input_fingerprint(root: Path, editions: tuple[str, ...]) -> str:
+def slime_settings() -> tuple[str, ...]:
+    """The slime settings a build's pages depend on, as the person building gave them."""
+    from lab_snippets.sites.resolver import offline
+
+    return (f"SLIME_SRC={os.environ.get('SLIME_SRC', '')}", f"offline={offline()}")
+
+
+def input_fingerprint(root: Path, editions: tuple[str, ...], settings: tuple[str, ...] | None = None) -> str:
     """A hash of the build's inputs as the file system describes them (path, size, modification
-    time; nothing is read), of the settings, and of the jupyter cache's database file."""
+    time; nothing is read), of the settings (``slime_settings()`` unless given), and of the
+    jupyter cache's database file."""
     root = Path(root)
     digest = hashlib.sha256()
     paths = [root / name for name in INPUT_FILES]
@@ -227,9 +238,8 @@ def input_fingerprint(root: Path, editions: tuple[str, ...]) -> str:
         if path.is_file() or path == purelib:
             digest.update(f"{path.relative_to(root) if path.is_relative_to(root) else path}: "
                           f"{st.st_size} {st.st_mtime_ns}\n".encode())
-    settings = [sys.executable, sys.version, *editions,
-                *(f"{k}={os.environ.get(k, '')}" for k in ("SLIME_SRC", "SLIME_OFFLINE"))]
-    digest.update("\n".join(settings).encode())
+    digest.update("\n".join([sys.executable, sys.version, *editions,
+                             *(slime_settings() if settings is None else settings)]).encode())
     return digest.hexdigest()
 
 
@@ -246,14 +256,16 @@ def up_to_date(root: Path, editions: tuple[str, ...]) -> bool:
     stamp = stamp_path(root)
     if not (stamp.is_file() and outputs_exist(root, editions)):
         return False
-    if os.environ.get("SLIME_OFFLINE") != "1" and any(
+    from lab_snippets.sites.resolver import offline
+
+    if not offline() and any(
             c["fallback"] or c["mismatch"] for c in quote_counts(Path(root) / "_build" / "html").values()):
         return False
     return stamp.read_text(encoding="utf-8").strip() == input_fingerprint(root, editions)
 
 
-def record_build(root: Path, editions: tuple[str, ...]) -> None:
-    stamp_path(root).write_text(input_fingerprint(root, editions) + "\n", encoding="utf-8")
+def record_build(root: Path, editions: tuple[str, ...], settings: tuple[str, ...] | None = None) -> None:
+    stamp_path(root).write_text(input_fingerprint(root, editions, settings) + "\n", encoding="utf-8")
 
 
 # ---------------------------------------------------------------- slime quotes
@@ -263,10 +275,13 @@ def quote_log(root: Path) -> Path:
     return Path(root) / "_build" / "slime_quotes.jsonl"
 
 
-def prepare_quotes(log=print, registry=None) -> str:
+def prepare_quotes(log=print, registry=None, kernel_env: MutableMapping[str, str] | None = None) -> str:
     """Make the pinned slime files readable for the chapters' kernels; how: ``src``, ``cache``,
-    ``fetched`` or ``none`` (no source: the quotes fall back)."""
+    ``fetched`` or ``none`` (no source: the quotes fall back). When its own download failed, it
+    turns the download off in ``kernel_env`` (the environment the kernels will inherit), saying
+    why: the kernels then fall back at once instead of each waiting for the same dead network."""
     from lab_snippets import sites
+    from lab_snippets.sites.resolver import OFFLINE_ENV, OFFLINE_WHY_ENV
 
     if os.environ.get("SLIME_SRC"):
         return "src"
@@ -281,9 +296,17 @@ def prepare_quotes(log=print, registry=None) -> str:
     from lab_snippets.sites.admin import cmd_fetch
 
     status = cmd_fetch(registry, out=out)
+    lines = out.getvalue().strip().splitlines()
     log(f"slime quotes: fetched the pinned files into {sites.cache_root() / registry.commit} "
-        f"({out.getvalue().strip().splitlines()[-1] if out.getvalue().strip() else 'no output'})")
-    return "fetched" if status == 0 else "none"
+        f"({lines[-1] if lines else 'no output'})")
+    if status == 0:
+        return "fetched"
+    if kernel_env is not None:
+        failed = next((line.removeprefix("FAIL ") for line in lines if line.startswith("FAIL ")), "no output")
+        kernel_env[OFFLINE_ENV] = "1"
+        kernel_env[OFFLINE_WHY_ENV] = f"the book build's own download of the pinned files failed ({failed})"
+        log("slime quotes: the chapters' kernels will not try the download again")
+    return "none"
 
 
 def drop_stale_fallbacks(root: Path, probed: dict[Path, int | None] | None = None) -> list[str]:
@@ -490,10 +513,11 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
         log(quote_summary(root))
         return 0
     stamp_path(root).unlink(missing_ok=True)
-    os.environ["SLIME_READER_FALLBACK"] = "1"  # the kernels (children) inherit both
+    settings = slime_settings()  # as given: prepare_quotes may turn the kernels offline
+    os.environ["SLIME_READER_FALLBACK"] = "1"  # the kernels (children) inherit these
     os.environ["SLIME_QUOTE_LOG"] = str(quote_log(root))
     probed = probe_cache(root)
-    if prepare_quotes(log) != "none":
+    if prepare_quotes(log, kernel_env=os.environ) != "none":
         dropped = drop_stale_fallbacks(root, probed)
         if dropped:
             log(f"slime quotes: {len(dropped)} chapters cached without their quote run again")
@@ -520,7 +544,7 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
         log(quote_summary(root))
     status = next((code for code, _ in results.values() if code != 0), 0)
     if status == 0:
-        record_build(root, editions)
+        record_build(root, editions, settings)
     return status
 
 

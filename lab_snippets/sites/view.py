@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from lab_snippets.sites.registry import HOW_TO_SEE, Registry, RegistryError, Site, _anchor_line, load_registry
-from lab_snippets.sites.resolver import Resolution, Resolver, _env_flag
+from lab_snippets.sites.resolver import Resolution, Resolver, _env_flag, process_resolver
 
 # The book build (lab_snippets.book.bookbuild) sets these for the kernels it runs: a quote that falls
 # back shows readers a calm note instead of the resolver's problems, and each fallback's reason is
@@ -255,7 +255,7 @@ def show_call_site(
         site = reg.get(str(site_id))
     except RegistryError as exc:
         return CallSiteView.error(f"{exc}\nFix the entry, then run `python -m lab_snippets.sites check`.")
-    return _view(reg, site, Resolver(reg))
+    return _view(reg, site, process_resolver(reg))
 
 
 def show_chapter_sites(
@@ -267,7 +267,7 @@ def show_chapter_sites(
         sites = reg.chapter_sites(str(chapter))
     except RegistryError as exc:
         return CallSitesView([CallSiteView.error(f"{exc}\nFix the registry, then run `check`.")])
-    resolver = Resolver(reg)
+    resolver = process_resolver(reg)
     return CallSitesView([_view(reg, s, resolver) for s in sites])
 
 
