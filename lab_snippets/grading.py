@@ -19,7 +19,8 @@ the caller's hint (the idea and the chapter to revisit)::
     grading.check_cancelled(seen, "run_batch")
     await left.check("run_batch was cancelled", hint="await what you cancel (chapter 05)")
 
-Paths: ``observe`` (the happy path, or a job made to fail with ``failing_job``),
+Paths: ``observe`` (the happy path, or a job made to fail with ``failing_job``; ``call`` for
+a plain function),
 ``cancel_midway`` (the caller gives up). Checks on an ``Outcome``: ``check_finished``,
 ``check_loop_free``, ``check_within``, ``check_returns_early``, ``check_raises``,
 ``check_cancelled``. Nothing left behind: ``Leftovers`` (tasks, threads, child processes),
@@ -48,7 +49,7 @@ import psutil
 from lab_snippets.loopwatch import LoopWatch
 
 __all__ = [
-    "JobFailed", "Leftovers", "Outcome", "WORKER", "cancel_midway", "check_cancelled",
+    "JobFailed", "Leftovers", "Outcome", "WORKER", "call", "cancel_midway", "check_cancelled",
     "check_finished", "check_group_gone", "check_loop_free", "check_raises",
     "check_returns_early", "check_within", "failing_job", "floods", "group_members",
     "ignores_sigterm", "leaves_child_on_pipes", "observe", "read_pids", "running",
@@ -128,6 +129,20 @@ async def cancel_midway(start: Callable[[], Awaitable], after: float | asyncio.E
         return await _settle(task, time.monotonic(), timeout, seen)
     task.cancel()
     return await _settle(task, time.monotonic(), timeout, seen)
+
+
+def call(fn: Callable, *args: object, **kwargs: object) -> Outcome:
+    """Call a plain function and time it: an ``Outcome`` with its value or exception (for the
+    checks below; a call that hangs hangs here, so give ``fn`` bounded arguments)."""
+    seen = Outcome()
+    started = time.monotonic()
+    try:
+        seen.value = fn(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - the exception is the outcome
+        seen.error = exc
+    seen.seconds = time.monotonic() - started
+    seen.finished = True
+    return seen
 
 
 class JobFailed(Exception):

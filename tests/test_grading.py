@@ -273,3 +273,16 @@ def test_read_pids_ignores_a_partial_file(tmp_path):
     assert grading.read_pids(str(path)) == []
     path.write_text("ready 12 13\n")
     assert grading.read_pids(str(path)) == [12, 13]
+
+
+def test_call_times_a_plain_function_and_catches_a_sleep_that_outlasts_the_work():
+    done = threading.Event()
+    threading.Timer(0.05, done.set).start()
+    good = grading.call(done.wait, 1.0)  # returns when the work is done
+    assert good.value is True
+    grading.check_returns_early(good, work=0.05, budget=1.0, what="the wait")
+    bad = grading.call(lambda: (time.sleep(1.0), done.is_set())[1])  # the wrong one: sleeps the budget
+    with pytest.raises(AssertionError, match="the wait did not return when the work was done"):
+        grading.check_returns_early(bad, work=0.05, budget=1.0, what="the wait")
+    failed = grading.call(int, "x")
+    assert isinstance(failed.error, ValueError) and failed.finished
