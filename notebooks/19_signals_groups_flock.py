@@ -294,7 +294,10 @@ assert tl.order("lock: held by the child", "lock: our attempt refused", "lock: h
 #    to the whole group (some members may ignore SIGTERM; the group may already be gone),
 #    reap the leader (bounded) and return its return code.
 #
-# The tests check that no member of the group is left running.
+# Graded, on a job that ends in time, one whose children ignore SIGTERM and a lone leader
+# that honours it: the code returned (the leader's, reaped), SIGTERM to the group before
+# SIGKILL, no member of the group left running, no error when the group is already gone, and
+# a return as soon as the group has ended (not after the whole `grace`).
 
 # %% tags=["solution"]
 def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3) -> int:
@@ -329,6 +332,9 @@ assert overrun_code == -signal.SIGTERM, (
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets import grading as _grading
+
+
 def _read_pids(path: str) -> list[int]:
     with open(path) as _pid_file:
         return [int(_pid) for _pid in _pid_file.read().split()[1:]]
@@ -362,13 +368,18 @@ with tempfile.TemporaryDirectory() as _dir:
         _all_pids += _read_pids(_pid_file_path)
         assert len(wait_until_gone(_read_pids(_pid_file_path), timeout=2)) == 3
         # A lone leader that honours SIGTERM: by the time of SIGKILL its group is gone.
-        try:
-            _code = run_group_with_budget(WORKER_MODULE + ["sleep", "3"], budget=0.3, grace=2)
-        except ProcessLookupError:
+        _seen = _grading.call(run_group_with_budget, WORKER_MODULE + ["sleep", "3"], budget=0.3, grace=2)
+        if isinstance(_seen.error, ProcessLookupError):
             raise AssertionError(
                 "ProcessLookupError escaped: by the time SIGKILL is sent the whole group may "
                 "already be gone; expect that and carry on (chapter 19)") from None
+        assert _seen.error is None, f"run_group_with_budget raised {_seen.error!r}"
+        _code = _seen.value
         assert _code == -signal.SIGTERM, f"a lone leader that honours SIGTERM ended with {_code}"
+        _grading.check_returns_early(
+            _seen, work=0.5, budget=0.3 + 2, what="run_group_with_budget, whose group ended at SIGTERM,",
+            hint="wait for the leader with wait(timeout=grace), which returns when it exits; time.sleep(grace) "
+                 "waits out the grace period (chapter 19)")
     finally:
         for _pid in _all_pids:
             if running(_pid):

@@ -317,8 +317,9 @@ else:
 #    stderr piped;
 # 2. if it finishes within `timeout` seconds, return `(returncode, stdout, stderr)`, with
 #    both outputs complete whatever their sizes;
-# 3. otherwise kill the **whole process group** with SIGKILL, wait for the leader to exit,
-#    and raise `TimeoutError`;
+# 3. otherwise kill the **whole process group** with SIGKILL (even when the leader has
+#    already exited and one of its children still holds the pipes), wait for the leader to
+#    exit, and raise `TimeoutError`;
 # 4. never block the event loop;
 # 5. if the caller cancels `run_tool`, do the same cleanup and let the cancellation through.
 #
@@ -333,14 +334,16 @@ async def run_tool(argv: list[str], timeout: float) -> tuple[int, bytes, bytes]:
                                                 start_new_session=True)
     try:
         out, err = await asyncio.wait_for(proc.communicate(), timeout)
-        return proc.returncode, out, err
-    finally:
-        if proc.returncode is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            await asyncio.wait_for(proc.wait(), 5)
+    except BaseException:  # the timeout, or the caller cancelled us
+        # Kill the group even if the leader has exited: a member may still hold the pipes (the
+        # group keeps the leader's pid as its id while any member lives, so the number is not reused).
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:  # the whole group is gone already
+            pass
+        await asyncio.wait_for(proc.wait(), 5)
+        raise
+    return proc.returncode, out, err
     ### END SOLUTION
 
 
@@ -411,6 +414,28 @@ async def _hidden_run_tool_checks() -> None:
             _left = await wait_until_gone(_members, timeout=1)
             assert not _left, (f"{len(_left)} children of the tool are still running after the timeout: "
                                "kill the whole process group (os.killpg), chapter 19")
+
+            # 3b. the leader exits at once, its child keeps the stderr pipe open: the timeout
+            #     still ends in TimeoutError, and the child must not outlive it
+            _pid_file = os.path.join(_dir, "pids-orphan")
+            _task = asyncio.create_task(run_tool(
+                WORKER + ["spawn-children", "1", "6", "--leader-exits", "--pid-file", _pid_file], 1.0))
+            _done, _ = await asyncio.wait([_task], timeout=4)
+            if not _done:
+                _task.cancel()
+                await asyncio.wait([_task], timeout=2)
+            _family = _pids_from(_pid_file)
+            _all += _family
+            assert _done, ("run_tool did not return within 3 s of its 1 s timeout although its tool process "
+                           "had exited: a process it started still holds the pipes (chapter 26)")
+            assert isinstance(_task.exception(), TimeoutError), (
+                "a tool whose process exits while its child keeps the pipes open has not finished: "
+                f"the timeout must raise TimeoutError, got {_task.exception()!r}")
+            assert len(_family) == 2, "the job had time to start its child"
+            _left = await wait_until_gone(_family[1:], timeout=1)
+            assert not _left, ("the tool's child was still running after the timeout although the tool process "
+                               "had exited: kill the process group whether or not its leader is still alive "
+                               "(os.killpg on proc.pid, ignore ProcessLookupError), chapter 19")
 
             # 4. cancelling run_tool cleans up the same way
             _pid_file = os.path.join(_dir, "pids2")
