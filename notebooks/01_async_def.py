@@ -13,6 +13,9 @@
 # 4. check each of the three with `inspect`.
 #
 # **Needs** basic Python functions and generators · about 20 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio

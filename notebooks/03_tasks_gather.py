@@ -16,6 +16,9 @@
 #    cancels them and raises an `ExceptionGroup` you handle with `except*`.
 #
 # **Needs** chapters 01 and 02 · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio

@@ -15,6 +15,9 @@
 #    tasks count cancel requests (`cancelling()` / `uncancel()`, Python 3.11).
 #
 # **Needs** chapters 03 (tasks) and 04 (wait) · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio

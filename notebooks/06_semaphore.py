@@ -16,6 +16,9 @@
 # 4. recognise the deadlock you get when one path takes the same semaphore twice.
 #
 # **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 25 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio

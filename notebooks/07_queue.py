@@ -16,6 +16,9 @@
 #    the loop.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -467,8 +470,9 @@ finally:
 #   loop's side: poll with `get_nowait()` and `await asyncio.sleep`, or hand the wait to a
 #   thread.
 #
-# **What's next.** Chapter 08 moves blocking work off the event loop into a thread pool, the
-# other half of the thread-to-loop handoff seen here.
+# **What's next.** [Part II](../book/parts/threads.md) opens with chapter 08, which moves
+# blocking work off the event loop into a thread pool, the other half of the thread-to-loop
+# handoff seen here.
 #
 # ## In slime
 #

@@ -16,6 +16,9 @@
 #    and stop it properly with a `threading.Event`.
 #
 # **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio

@@ -16,6 +16,9 @@
 #    while a normal thread is waited for.
 #
 # **Needs** chapter 08 (threads next to the event loop) · about 25 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import dis

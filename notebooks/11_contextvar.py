@@ -17,6 +17,9 @@
 #    `threading.Thread` does not (and what Python 3.14 changes).
 #
 # **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 25 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio

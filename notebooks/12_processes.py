@@ -17,6 +17,9 @@
 #
 # **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 35 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # **Platform** written for Linux. On macOS every cell runs, but the two processes are not pinned
 # to CPUs (`os.sched_setaffinity` is Linux-only) and the default start method is `spawn`. On
 # Windows only `spawn` exists.

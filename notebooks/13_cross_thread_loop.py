@@ -16,6 +16,9 @@
 # 5. see what goes wrong when you call loop methods from the wrong thread.
 #
 # **Needs** chapters 03, 08 and 09 · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -513,8 +516,8 @@ assert not _loop_thread.thread.is_alive()
 # - Only `call_soon_threadsafe` (and `run_coroutine_threadsafe`) may reach a loop from
 #   another thread. Stop the loop with it, join the thread with a timeout, close the loop.
 #
-# **What's next.** Chapter 14 goes back to slime and follows one agent task from creation
-# to cleanup, using everything so far.
+# **What's next.** [Part III](../book/parts/slime.md) is chapter 14, which goes back to slime
+# and follows one agent task from creation to cleanup, using everything so far.
 #
 # ## In slime
 #

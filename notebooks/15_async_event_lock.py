@@ -17,6 +17,9 @@
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
 # Event) · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio

@@ -16,6 +16,9 @@
 #    how fast they stop.
 #
 # **Needs** chapter 09 (Lock and Event) · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import queue

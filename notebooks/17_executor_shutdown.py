@@ -14,6 +14,9 @@
 #    and collect results in completion order with `as_completed`.
 #
 # **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 25 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import sys

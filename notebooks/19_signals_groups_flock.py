@@ -15,6 +15,9 @@
 #
 # **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 30 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # **Platform** Linux or macOS: `os.killpg`, sessions, `start_new_session` and the `fcntl`
 # module are POSIX-only, so on Windows none of these cells run. On macOS an orphan is
 # adopted by `launchd` (pid 1); on Linux by pid 1 or by the nearest "subreaper".

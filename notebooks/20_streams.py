@@ -16,6 +16,9 @@
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
 # 30 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # Every server in this chapter listens on 127.0.0.1 on a port the system picks, and every wait
 # has a timeout. The reusable pieces (frame helpers and a small echo server that is bounded in
 # time and in connection count) live in `lab_snippets.framing`.

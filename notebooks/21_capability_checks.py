@@ -18,6 +18,9 @@
 # 4. implement a hook runner whose hidden test checks order and that nothing is left unawaited.
 #
 # **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 25 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -509,9 +512,10 @@ async with asyncio.timeout(5):
 #   function is async. 3.12 adds `inspect.markcoroutinefunction`; 3.14 deprecates
 #   `asyncio.iscoroutinefunction`.
 #
-# **What's next.** This is the last chapter of the original series; Part V goes on to running
-# concurrent services. Or go back to chapter 14's walk through slime's agent
-# task, or open the source inventory and read slime's rollout code with these checks in mind.
+# **What's next.** This is the last chapter of the original series;
+# [Part V](../book/parts/services.md) goes on to running concurrent services, from chapter 22
+# on. Or go back to chapter 14's walk through slime's agent task, or open the source inventory
+# and read slime's rollout code with these checks in mind.
 #
 # ## In slime
 #

@@ -22,6 +22,9 @@
 #
 # **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 30
 # minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import inspect

@@ -22,6 +22,9 @@
 #
 # **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
 # 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio

@@ -19,6 +19,9 @@
 #
 # **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 30 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # The server is `lab_snippets.loopback_http.LatencyServer`: HTTP/1.1 on 127.0.0.1, a port the
 # system picks, every answer after a known latency, and counters of the connections it
 # accepted and the requests inside it. Ray actors' `max_concurrency` is the same kind of cap;

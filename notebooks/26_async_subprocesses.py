@@ -20,6 +20,9 @@
 # **Needs** chapters 06 (semaphores), 08 (blocking the loop), 18 (reaping) and 19 (process
 # groups) · about 30 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # Every child here is a command of `lab_snippets.proc_workers` started by this notebook, every
 # wait has a timeout, and every child is reaped before its cell ends.
 

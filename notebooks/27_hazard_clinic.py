@@ -18,6 +18,9 @@
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
 # in a thread), 15 (async locks) and 26 · about 40 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # **The method.** A model is not slime: it copies the *shape* of the code (who waits for
 # whom, what is caught, what runs in which thread), with sleeps for the real work. When the
 # model fails, we have shown that the shape can fail, under the conditions the model sets up;
