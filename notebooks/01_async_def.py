@@ -55,7 +55,7 @@ print(type(score_sample).__name__, inspect.iscoroutinefunction(score_sample))
 # Most people read `score_sample(1, log)` as "run `score_sample`". Before you run the next
 # cell, write down what `log` holds right after the call, and what the call returns.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: calling-runs-nothing
 log: list[str] = []
 pending = score_sample(1, log)
@@ -265,7 +265,7 @@ async def record_job(job_id: int, log: list[str]) -> str:
     return f"job {job_id} done"
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def run_in_reverse(job_ids: list[int], log: list[str]) -> list[str]:
     """Create every coroutine object first, then await them in reverse order."""
     ### BEGIN SOLUTION

@@ -121,7 +121,7 @@ assert gather_elapsed <= 0.6 * sum(durations), "the four waits overlap"
 # only a *weak* reference to that Future (as many libraries do, so that abandoned requests
 # do not pile up). Predict what `gc.collect()` does to the task.
 
-# %%
+# %% tags=["hide-output"]
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = weakref.WeakValueDictionary()
 
 
@@ -345,7 +345,7 @@ async def score_one_slowly(name: str) -> str:
     return f"{name} scored"
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def score_group(names: list[str], score_one) -> list:
     """Run `score_one(name)` for all names concurrently; results in input order; all or nothing."""
     ### BEGIN SOLUTION

@@ -97,7 +97,7 @@ assert worker.cancelled() and "request finished" not in tl.names()
 # on with 0.06 s of further work. Which of the three timeouts raise `TimeoutError`, and how
 # long does each `async with` block last compared with its 0.03 s budget?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: swallowed-cancel-disables-the-timeout
 TIMEOUT = 0.03
 
@@ -359,7 +359,7 @@ async def slow_request(duration: float, freed: list[float], fail: bool = False) 
         freed.append(duration)
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def drain(tasks: set[asyncio.Task], grace: float, cleanup_budget: float = 1.0) -> tuple[int, int]:
     """Wait up to `grace` s, cancel what is left, wait for its cleanup; return (finished, cancelled)."""
     ### BEGIN SOLUTION

@@ -52,7 +52,7 @@ SEED = 6
 # started their body, and how many are inside the limited section? Many readers expect "3
 # tasks": a semaphore is often read as a limit on how many tasks are created.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: limits-permits-not-tasks
 permits = asyncio.Semaphore(3)
 inside = InFlight()
@@ -298,7 +298,7 @@ async def fake_generate(prompt: str) -> str:
     return prompt.upper()
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def generate_all(prompts: list[str], limit: int, generate) -> list:
     """Run `await generate(p)` for every prompt, at most `limit` at once; results in prompt order."""
     ### BEGIN SOLUTION

@@ -92,7 +92,7 @@ async def run_pair(maxsize: int, n_items: int, produce_every: float, consume_eve
 # old is the oldest item by the time it is used (how many other items were finished in the
 # meantime)?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: bound-limits-depth-and-staleness
 N_ITEMS, CONSUME_EVERY = 20, 0.01
 unbounded = await run_pair(0, N_ITEMS, 0, CONSUME_EVERY)
@@ -343,7 +343,7 @@ async def double_slowly(x: int) -> int:
     return 2 * x
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def run_pipeline(items: list, process, n_workers: int, jobs: asyncio.Queue) -> list:
     """Feed `items` through `jobs` to `n_workers` workers running `process`; results in item order."""
     ### BEGIN SOLUTION

@@ -70,7 +70,7 @@ assert tl.order("set_result returned", "awaiter resumed")
 # always call it to get a coroutine's result, for instance here in a notebook cell, or in a
 # function that some async code happens to call?
 
-# %%
+# %% tags=["hide-output"]
 async def fetch_reward(sample_id: int) -> float:
     await asyncio.sleep(0.01)
     return sample_id / 10
@@ -421,7 +421,7 @@ assert debug_flags == [True]
 #
 # Remember chapter 08: a timeout on the waiting side does not stop the work by itself.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def call_with_deadline(loop_thread: LoopThread, coro, timeout: float):
     """Run `coro` on the loop thread; on timeout cancel it there and raise TimeoutError."""
     ### BEGIN SOLUTION

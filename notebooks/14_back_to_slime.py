@@ -86,7 +86,7 @@ def harness_children() -> list[int]:
 # Most people expect the child to be gone. Predict: right after the `TimeoutError`, is the
 # harness process still running?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: a-timeout-does-not-stop-the-child
 tl = Timeline()
 child = await asyncio.create_subprocess_exec(*harness_command("predict", hang=True, max_life=3),
@@ -503,7 +503,7 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 # *before* the step returns or raises, that the budget is honoured, and that cancellation
 # propagates.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,
                             hang: bool = False) -> tuple[int, str | None]:
     """Run the harness child with a budget; kill and reap it on timeout or cancellation."""

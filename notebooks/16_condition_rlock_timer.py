@@ -42,7 +42,7 @@ figure_style()
 # finds the group invalid and drops it (slime's rollout buffer filters groups too). What
 # does the woken consumer find?
 
-# %%
+# %% tags=["hide-output"]
 tl = Timeline()
 buffer_cond = threading.Condition()
 groups: list[str] = []
@@ -484,7 +484,7 @@ def put_item(cond: threading.Condition, items: list, item) -> None:
         cond.notify_all()
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def take_batch(cond: threading.Condition, items: list, size: int, timeout: float) -> list | None:
     """Remove and return the first `size` items once there are that many; None on timeout."""
     ### BEGIN SOLUTION

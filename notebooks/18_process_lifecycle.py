@@ -76,7 +76,7 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
 # before it exits (here 0.15 s of flushing and closing). The parent reads results until it
 # sees `"done"`. At that moment, is the worker process still there?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: exit-then-zombie-until-reaped
 tasks, results = SPAWN.Queue(), SPAWN.Queue()
 consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15), name="queue consumer")
@@ -299,7 +299,7 @@ workers_end.close()
 #
 # In every case the process must be reaped when the function returns: no zombie left.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def stop_with_escalation(proc: multiprocessing.Process, grace: float) -> str:
     """Reap `proc`, terminating and then killing it if needed; say which step ended it."""
     ### BEGIN SOLUTION

@@ -71,7 +71,7 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
 # signal nobody can catch. Predict: are its two children still running afterwards?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: killing-the-parent-orphans-its-children
 parent = subprocess.Popen(WORKER_MODULE + ["spawn-children", "2", "3"], stdout=subprocess.PIPE)
 _, parent_pid, *orphan_pids = read_line(parent.stdout, timeout=10).split()
@@ -296,7 +296,7 @@ assert tl.order("lock: held by the child", "lock: our attempt refused", "lock: h
 #
 # The tests check that no member of the group is left running.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3) -> int:
     """Run `command` as a process group; on overrunning `budget`, stop the whole group."""
     ### BEGIN SOLUTION

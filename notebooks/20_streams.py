@@ -54,7 +54,7 @@ figure_style()
 # Before running: how many reads does the server see, and what does each one hold? The usual
 # expectation is one read per message.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: a-read-is-not-a-message
 tl = Timeline()
 reads: list[bytes] = []
@@ -457,7 +457,7 @@ assert client_sees == b"", "the client sees the end of the stream once the serve
 # The hidden test uses servers that dribble replies a few bytes at a time, lie about lengths
 # and hang up mid-reply, and checks that no connection of yours is left open.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def fetch_replies(host: str, port: int, payloads: list[bytes], max_reply: int) -> list[bytes]:
     """Send each payload as a frame on one connection; return the framed replies in order."""
     ### BEGIN SOLUTION

@@ -109,7 +109,7 @@ hooks = {
 # otherwise use the value". Before running the cell, mark for each of the eight hooks what
 # `iscoroutinefunction` says and whether calling it gives something you can `await`.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: iscoroutinefunction-misses-awaitable-results
 rows = {}
 for name, hook in hooks.items():
@@ -394,7 +394,7 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 # The hidden test also checks that no hook's coroutine is left unawaited and that a sync hook
 # is never awaited.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def apply_hooks(sample, hooks):
     """Apply each hook in order; await its result only if awaitable; None keeps the sample."""
     ### BEGIN SOLUTION

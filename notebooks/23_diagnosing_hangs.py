@@ -53,7 +53,7 @@ HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
 # name of their coroutine. Predict: can that log tell the two stuck requests apart? Can
 # `Task.get_stack()`, which returns the task's frames?
 
-# %%
+# %% tags=["hide-output"]
 slot = asyncio.Semaphore(1)
 approval = asyncio.Event()
 
@@ -353,7 +353,7 @@ assert any("tokenizer" in message for message in slow), "the warning names the t
 # 3. report once per stall: no second report until progress has resumed and stalled again;
 # 4. never stop or interrupt the program; return soon after `stop` (a `threading.Event`) is set.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def watch_progress(progress, stall: float, reports: list[str], stop: threading.Event,
                    loop: asyncio.AbstractEventLoop | None = None, poll: float = 0.01) -> None:
     """Append format_all_stacks(loop) to `reports` once each time `progress()` stalls for `stall` s."""

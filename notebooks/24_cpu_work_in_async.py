@@ -73,7 +73,7 @@ async def max_gap_while(runner, text: str) -> tuple[float, float]:
 # and then one four times as long. Predict: how long is the loop's longest silence each time,
 # compared with the time the scoring took?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: loop-gap-grows-with-work
 runner = score_on_loop
 measured = {"small": [], "large": []}
@@ -277,7 +277,7 @@ assert outcomes["worker thread"] == "refused ValueError: signal only works in ma
 # 3. send every other text to the process pool `pool` with `loop.run_in_executor`, all of them
 #    at once (the pool has several workers), and await them together.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def score_all(texts: list[str], pool, inline_below: int) -> list[tuple[int, int]]:
     """score(text) for each text, in order: short texts on the loop, the rest in `pool`, concurrently."""
     ### BEGIN SOLUTION

@@ -63,7 +63,7 @@ figure_style()
 # client, and how many threads run the blocking calls? Before running, write down three
 # numbers. The usual guess is "120, since nothing limits them".
 
-# %%
+# %% tags=["hide-output"]
 OFFERED = 120
 httpx_default = inspect.signature(httpx.AsyncClient).parameters["limits"].default
 aiohttp_default = inspect.signature(aiohttp.TCPConnector).parameters["limit"].default
@@ -348,7 +348,7 @@ assert peaks[("rate 100/s", 0.1)] >= 2 * peaks[("rate 100/s", 0.02)], "and more 
 # 4. many tasks may call `take()` at once: over **any** stretch of time from a to b, at most
 #    `burst + rate × (b − a)` takes may return.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 class TokenBucket:
     """At most `burst` takes at once, then `rate` per second on average."""
 

@@ -76,7 +76,7 @@ async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
 # happen while some child is running? Many expect "3 and plenty" for both: the function is
 # `async def`, after all, and the semaphore allows 32.
 
-# %%
+# %% tags=["hide-output"]
 tl = Timeline()
 tool_permits = asyncio.Semaphore(32)
 
@@ -328,7 +328,7 @@ else:
 # The hidden tests use children that flood stderr, that sleep, and that start children of
 # their own, and check that no process of theirs is left running.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def run_tool(argv: list[str], timeout: float) -> tuple[int, bytes, bytes]:
     """Run argv as its own process group; return (code, out, err) or kill the group on timeout."""
     ### BEGIN SOLUTION

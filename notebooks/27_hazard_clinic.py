@@ -57,7 +57,7 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # standing for `Popen.communicate()` in slime). Eight tool calls start at once. How many run
 # at the same time? The semaphore says four.
 
-# %%
+# %% tags=["hide-output"]
 class ToolPath:
     """Our model of a tool path: a step that takes a permit, then a tool that may take another."""
 
@@ -557,7 +557,7 @@ assert not any(caller.is_alive() for caller in callers.values()) and not loop_th
 # 4. cancelling any one caller (the first or a later one) must not affect the others: they
 #    still get the value.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 class Coalescer:
     """Concurrent get(key) calls share one call of `score(key)`."""
 

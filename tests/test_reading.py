@@ -110,3 +110,39 @@ def test_every_part_page_and_the_intro_link_the_reading_guide():
     for page in list(PAGE_OF_PART.values()) + ["book/intro"]:
         text = (chapters.ROOT / f"{page}.md").read_text(encoding="utf-8")
         assert "reading_guide`" in text or "reading_guide.md" in text, f"{page}.md does not link the reading guide"
+
+
+def tags(cell) -> set[str]:
+    return set(cell.metadata.get("tags", []))
+
+
+FOLDED_SOURCE = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
+FOLDED_OUTPUT = {"hide-output", "hide-cell", "remove-output", "remove-cell"}
+
+
+def predict_cells(nb) -> list:
+    """The first code cell after each "## Predict, then run" heading: the experiment to predict."""
+    found, waiting = [], False
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and re.search(r"^## Predict, then run", cell.source, re.M):
+            waiting = True
+        elif cell.cell_type == "code" and waiting:
+            found.append(cell)
+            waiting = False
+    return found
+
+
+def test_every_solution_is_folded(chapter):
+    solutions = [c for c in notebook(chapter).cells if "solution" in tags(c)]
+    assert solutions, f"chapter {chapter.number} has no solution cell"
+    for cell in solutions:
+        assert tags(cell) & FOLDED_SOURCE, (
+            f"chapter {chapter.number}: a reference solution is in plain view (tag it hide-input)")
+
+
+def test_every_predicted_output_is_folded(chapter):
+    cells = predict_cells(notebook(chapter))
+    assert cells, f"chapter {chapter.number} has no 'Predict, then run' experiment"
+    for cell in cells:
+        assert tags(cell) & FOLDED_OUTPUT, (
+            f"chapter {chapter.number}: the output to predict is in plain view (tag it hide-output)")
