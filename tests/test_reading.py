@@ -146,3 +146,36 @@ def test_every_predicted_output_is_folded(chapter):
     for cell in cells:
         assert tags(cell) & FOLDED_OUTPUT, (
             f"chapter {chapter.number}: the output to predict is in plain view (tag it hide-output)")
+
+
+# --------------------------------------------------------------------------- the limits of visible code
+
+HIDDEN_SOURCE = FOLDED_SOURCE
+MAX_CELL_LINES = 25
+MAX_LINE_CHARS = 88
+# Chapters laid out as idiom + folded check so far (issue 24); the list grows as chapters are reworked.
+REWORKED = ("01",)
+
+
+def visible_code(nb) -> list[list[str]]:
+    """The lines of every code cell whose source the page shows (not folded, not removed)."""
+    return [c.source.splitlines() for c in nb.cells
+            if c.cell_type == "code" and not tags(c) & HIDDEN_SOURCE]
+
+
+def visible_figures(nb) -> dict[str, int]:
+    cells = visible_code(nb)
+    return {"cells": len(cells), "lines": sum(len(c) for c in cells),
+            "longest cell": max((len(c) for c in cells), default=0),
+            "lines over 88": sum(len(line) > MAX_LINE_CHARS for c in cells for line in c)}
+
+
+@pytest.mark.parametrize("number", REWORKED)
+def test_visible_code_fits_a_screen(number):
+    nb = notebook(chapters.BY_NUMBER[number])
+    for lines in visible_code(nb):
+        assert len(lines) <= MAX_CELL_LINES, (
+            f"chapter {number}: a visible cell has {len(lines)} lines (at most {MAX_CELL_LINES}; "
+            f"fold the check into its own cell): {lines[0]!r}")
+        wide = [line for line in lines if len(line) > MAX_LINE_CHARS]
+        assert not wide, f"chapter {number}: visible lines over {MAX_LINE_CHARS} characters: {wide}"
