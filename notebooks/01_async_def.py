@@ -62,7 +62,7 @@ pending = score_sample(1, log)
 print("the call returned:", type(pending).__name__)
 print("log after the call:", log)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-cell"]
 # claim: calling-runs-nothing
 assert log == [], "calling a coroutine function must not run any of its body"
 assert inspect.iscoroutine(pending), f"the call must return a coroutine object, not {pending!r}"

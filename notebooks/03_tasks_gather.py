@@ -151,7 +151,7 @@ def fire_and_forget(request_id: int, log: list[str]) -> weakref.ref:
     return weakref.ref(task)  # a weak reference only lets us watch the task, it keeps nothing alive
 
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-cell"]
 # claim: unreferenced-task-is-collected
 loop = asyncio.get_running_loop()
 loop_complaints: list[str] = []

@@ -87,7 +87,7 @@ own_frames = {t.get_name(): [(f.f_code.co_name, f.f_lineno) for f in t.get_stack
 print("what the timeout log shows:", timeout_log)
 print("Task.get_stack():          ", own_frames)
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-cell"]
 # claim: await-chain-finds-the-stuck-await
 chains = {t.get_name(): await_chain(t) for t in stuck}
 for name, chain in chains.items():

@@ -124,7 +124,7 @@ print(f"{'layer':<26}{'at the server at once, or threads used':>40}{'done':>6}")
 for layer, (at_once, _, done) in seen.items():
     print(f"{layer:<26}{at_once:>40}{done:>6}")
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-cell"]
 # claim: each-layer-has-its-own-cap
 assert seen["httpx.AsyncClient()"][0] == httpx_default.max_connections < OFFERED
 assert seen["aiohttp.ClientSession()"][0] == aiohttp_default < OFFERED

@@ -123,7 +123,7 @@ for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
 for label, seen in results.items():
     print(f"{label:>8}: {seen}")
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-cell"]
 # claim: blocking-communicate-serialises-children
 assert results["blocking"]["peak children"] == 1, "the semaphore allows 32, yet only one child runs at a time"
 assert results["blocking"]["beats while a child ran"] == 0, "the loop could not tick while communicate() waited"

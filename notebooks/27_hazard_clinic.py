@@ -98,7 +98,7 @@ print(f"blocking body:  finished, stuck = {blocking_outcome}, at most {blocking.
 print(f"awaiting body:  finished, stuck = {awaiting_outcome}, at most {awaiting_once.running.peak} running at once, "
       f"heartbeats {len(awaiting_watch.beats) - 1}")
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-cell"]
 # claim: a-blocking-body-lets-one-call-through
 assert blocking_outcome == (8, 0) and blocking.running.peak == 1, "a limit of 4, and one call at a time"
 assert awaiting_outcome == (8, 0) and awaiting_once.running.peak == 4, "awaiting, the limit of 4 is reached"

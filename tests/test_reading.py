@@ -121,14 +121,16 @@ FOLDED_OUTPUT = {"hide-output", "hide-cell", "remove-output", "remove-cell"}
 
 
 def predict_cells(nb) -> list:
-    """The first code cell after each "## Predict, then run" heading: the experiment to predict."""
-    found, waiting = [], False
+    """The code cells right after each "## Predict, then run" heading, up to the next markdown
+    cell: the experiment to predict and its check (whose printout would give the answer away)."""
+    found, state = [], "before"
     for cell in nb.cells:
-        if cell.cell_type == "markdown" and re.search(r"^## Predict, then run", cell.source, re.M):
-            waiting = True
-        elif cell.cell_type == "code" and waiting:
+        if cell.cell_type == "markdown":
+            heading = re.search(r"^## Predict, then run", cell.source, re.M)
+            state = "heading" if heading else "before"
+        elif state in ("heading", "inside"):
             found.append(cell)
-            waiting = False
+            state = "inside"
     return found
 
 
