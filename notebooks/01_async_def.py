@@ -13,6 +13,9 @@
 # 4. check each of the three with `inspect`.
 #
 # **Needs** basic Python functions and generators · about 20 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -52,17 +55,20 @@ print(type(score_sample).__name__, inspect.iscoroutinefunction(score_sample))
 # Most people read `score_sample(1, log)` as "run `score_sample`". Before you run the next
 # cell, write down what `log` holds right after the call, and what the call returns.
 
-# %% tags=["claim"]
-# claim: calling-runs-nothing
+# %% tags=["hide-output"]
 log: list[str] = []
 pending = score_sample(1, log)
 
 print("the call returned:", type(pending).__name__)
 print("log after the call:", log)
+
+# %% tags=["claim", "hide-cell"]
+# claim: calling-runs-nothing
 assert log == [], "calling a coroutine function must not run any of its body"
-assert inspect.iscoroutine(pending)
-print("state:", inspect.getcoroutinestate(pending))
-assert inspect.getcoroutinestate(pending) == inspect.CORO_CREATED
+assert inspect.iscoroutine(pending), f"the call must return a coroutine object, not {pending!r}"
+state = inspect.getcoroutinestate(pending)
+assert state == inspect.CORO_CREATED, f"the coroutine must not have started; it is {state}"
+print(f"✓ the call ran none of the body: the log is empty and the coroutine is {state}")
 
 # %% [markdown]
 # The call built an object that *holds* the body and its arguments, ready to start, and ran
@@ -75,9 +81,12 @@ result = await pending
 print("await gave:", result)
 print("log after await:", log)
 print("state:", inspect.getcoroutinestate(pending))
+
+# %% tags=["hide-input"]
 assert log == ["body of 1 started", "body of 1 finished"]
 assert result == 0.1
 assert inspect.getcoroutinestate(pending) == inspect.CORO_CLOSED
+print("✓ the await ran the whole body once and gave its return value")
 
 # %% [markdown]
 # A coroutine object runs once. Awaiting it a second time is an error, because its body has
@@ -94,8 +103,7 @@ await pending
 # how you find a forgotten `await`, and in a large codebase it is often the only sign of one.
 # Here we catch the warning and check it instead of letting it scroll past.
 
-# %% tags=["claim"]
-# claim: forgotten-coroutine-warns
+# %%
 forgotten_log: list[str] = []
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -104,45 +112,40 @@ with warnings.catch_warnings(record=True) as caught:
 
 messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
 print(messages)
-assert any("score_sample" in m and "was never awaited" in m for m in messages)
+
+# %% tags=["claim", "hide-input"]
+# claim: forgotten-coroutine-warns
+assert any("score_sample" in m and "was never awaited" in m for m in messages), (
+    f"dropping a coroutine object unawaited must warn 'was never awaited'; warnings: {messages}")
 assert forgotten_log == [], "the forgotten body never ran"
+print("✓ the body never ran, and Python warned that the coroutine was never awaited")
 
 # %% [markdown]
 # ## A Task starts the body later, not now
 #
 # `asyncio.create_task(coro)` hands the object to the event loop and returns a Task. The body
 # still does not run during the call: the loop starts it the next time the current code
-# suspends (here, at `await asyncio.sleep(0)`). The ordered event log of a `Timeline` lets us
-# assert the order of events instead of guessing from timings.
+# suspends (here, at `await asyncio.sleep(0)`). The log that `score_sample` writes shows
+# which lines of the body have run at each moment.
 
-# %% tags=["claim"]
-# claim: task-starts-at-next-suspension
-tl = Timeline()
+# %%
 task_log: list[str] = []
+task = asyncio.create_task(score_sample(3, task_log))
+at_creation = list(task_log)
+await asyncio.sleep(0)  # the caller suspends; only now can the loop start the task
+after_suspending = list(task_log)
+value = await task
 
+print("right after create_task:", at_creation)
+print("after the caller's first await:", after_suspending)
 
-async def traced(sample_id: int) -> float:
-    tl.mark(f"sample {sample_id} body starts")
-    with tl.span(f"sample {sample_id}"):
-        return await score_sample(sample_id, task_log)
-
-
-coro = traced(3)
-tl.mark("sample 3 coroutine created")
-with tl.span("caller", state="running"):
-    task = asyncio.create_task(coro)
-    tl.mark("sample 3 task created")
-    tl.mark("caller suspends")
-    await asyncio.sleep(0.02)  # the caller suspends; only now can the loop start the task
-    tl.mark("caller resumed")
-value = await asyncio.wait_for(task, timeout=2)
-
-print(tl.names())
-assert tl.order("sample 3 coroutine created", "sample 3 task created", "sample 3 body starts"), (
-    "the body ran inside create_task")
-assert tl.order("caller suspends", "sample 3 body starts", "caller resumed"), (
-    "the body must start at the caller's next suspension, not later")
+# %% tags=["claim", "hide-input"]
+# claim: task-starts-at-next-suspension
+assert at_creation == [], f"create_task must not run the body; the log held {at_creation}"
+assert after_suspending == ["body of 3 started"], (
+    f"the body starts at the caller's first suspension; the log held {after_suspending}")
 assert value == 0.3
+print("✓ the Task's body started only when the caller suspended")
 
 # %% [markdown]
 # ## Measure it
@@ -151,20 +154,19 @@ assert value == 0.3
 # awaited at once, awaited after the caller has done 0.05 s of other work, and wrapped in a
 # Task. The grey gap before a body is the time its object existed without running.
 
-# %% tags=["claim"]
-# claim: task-waits-while-caller-blocks
+# %%
 tl = Timeline()
-demo_log: list[str] = []
 
 
 async def timed_body(name: str) -> None:
     with tl.span(name):
-        await score_sample(0, demo_log)
+        await score_sample(0, [])
         await asyncio.sleep(0.04)
 
 
-created_at = tl.now()
-first, later, as_task = timed_body("awaited at once"), timed_body("awaited later"), timed_body("as a Task")
+first = timed_body("awaited at once")
+later = timed_body("awaited later")
+as_task = timed_body("as a Task")
 tl.mark("all three created")
 
 await first
@@ -172,21 +174,25 @@ task = asyncio.create_task(as_task)
 with tl.span("caller's own work", state="blocked"):
     busy_until = tl.now() + 0.05
     while tl.now() < busy_until:
-        pass  # busy on purpose: the loop cannot start the Task while the caller holds it
+        pass  # busy on purpose: the loop cannot start the Task meanwhile
 await later
-await asyncio.wait_for(task, timeout=2)
+await task
 
-for span_label in ("awaited at once", "awaited later", "as a Task"):
-    start = tl.spans_of(span_label)[0].start
-    tl.add(span_label, tl.t0 + created_at, tl.t0 + start, state="waiting")
+# %% tags=["claim", "hide-input"]
+# claim: task-waits-while-caller-blocks
+bodies = ("awaited at once", "awaited later", "as a Task")
+created_at = next(e.at for e in tl.events if e.name == "all three created")
+starts = {label: tl.spans_of(label)[0].start for label in bodies}
+for label in bodies:  # draw the time each object existed without running
+    tl.add(label, tl.t0 + created_at, tl.t0 + starts[label], state="waiting")
 
 fig = tl.plot("Three coroutine objects created together: when does each body run?",
               lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"])
-starts = {label: tl.spans_of(label)[0].start for label in ("awaited at once", "awaited later", "as a Task")}
 blocked = tl.spans_of("caller's own work")[0]
 assert starts["awaited at once"] < blocked.start
 assert starts["as a Task"] >= blocked.end, "a Task cannot start while the caller blocks the loop"
 assert starts["awaited later"] >= blocked.end
+print("✓ the Task and the later await both started after the caller's busy work ended")
 
 # %% [markdown]
 # Read the chart from left to right. The first body starts at once because it was awaited at
@@ -208,18 +214,18 @@ assert starts["awaited later"] >= blocked.end
 # %%
 obj = score_sample(4, [])
 task = asyncio.create_task(asyncio.sleep(0))
-rows = {
-    "function": (inspect.iscoroutinefunction(score_sample), inspect.iscoroutine(score_sample),
-                 inspect.isawaitable(score_sample)),
-    "object": (inspect.iscoroutinefunction(obj), inspect.iscoroutine(obj), inspect.isawaitable(obj)),
-    "task": (inspect.iscoroutinefunction(task), inspect.iscoroutine(task), inspect.isawaitable(task)),
-}
+checks = (inspect.iscoroutinefunction, inspect.iscoroutine, inspect.isawaitable)
+rows = {name: tuple(check(held) for check in checks)
+        for name, held in (("function", score_sample), ("object", obj), ("task", task))}
 for name, flags in rows.items():
     print(f"{name:<9}", flags)
-obj.close()  # we only inspected it; closing tells Python it was dropped on purpose (no warning)
-await asyncio.wait_for(task, timeout=2)
+obj.close()  # only inspected: closing it on purpose means no 'never awaited' warning
+await task
+
+# %% tags=["hide-input"]
 assert rows == {"function": (True, False, False), "object": (False, True, True),
                 "task": (False, False, True)}
+print("✓ the table above holds")
 
 # %% [markdown]
 # ### Python 3.12 and later: eager tasks
@@ -240,11 +246,12 @@ if sys.version_info >= (3, 12):
         seen_at_creation = list(eager_log)
     finally:
         loop.set_task_factory(previous_factory)
-    await asyncio.wait_for(eager, timeout=2)
+    await eager
     print("log right after create_task with eager tasks:", seen_at_creation)
     assert seen_at_creation == ["body of 5 started"]
 else:
-    print("Python < 3.12 has no eager task factory: create_task never runs the body before returning.")
+    print("Python < 3.12 has no eager task factory:",
+          "create_task never runs the body before returning.")
 
 # %% [markdown]
 # ## Exercise 1.1 · Create now, run later
@@ -266,7 +273,7 @@ async def record_job(job_id: int, log: list[str]) -> str:
     return f"job {job_id} done"
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def run_in_reverse(job_ids: list[int], log: list[str]) -> list[str]:
     """Create every coroutine object first, then await them in reverse order."""
     ### BEGIN SOLUTION
@@ -279,9 +286,11 @@ async def run_in_reverse(job_ids: list[int], log: list[str]) -> list[str]:
 visible_log: list[str] = []
 got = await asyncio.wait_for(run_in_reverse([1, 2, 3], visible_log), timeout=2)
 assert got == ["job 3 done", "job 2 done", "job 1 done"], (
-    f"the results must come back in the order they were awaited, last id first; got {got!r}")
+    "the results must come back in the order they were awaited, last id first; "
+    f"got {got!r}")
 assert visible_log == ["start 3", "start 2", "start 1"], (
-    f"each body must start only when it is awaited, last id first; the log was {visible_log!r}")
+    "each body must start only when it is awaited, last id first; "
+    f"the log was {visible_log!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -14,6 +14,9 @@
 # 4. catch the same freeze with asyncio's debug mode, which logs slow callbacks.
 #
 # **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 25 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -50,7 +53,7 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 # Before you run it, write down how long the pair takes, and whether request B starts before
 # request A ends.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: sequential-awaits-do-not-overlap
 REQUEST_TIME = 0.1
 tl = Timeline()
@@ -367,7 +370,7 @@ async def set_after(flag: Flag, seconds: float) -> None:
     flag.is_set = True
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def wait_until(is_ready, interval: float, timeout: float) -> int:
     """Check `is_ready()` every `interval` seconds until it is true; return how many checks it took.
 

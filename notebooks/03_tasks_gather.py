@@ -16,6 +16,9 @@
 #    cancels them and raises an `ExceptionGroup` you handle with `except*`.
 #
 # **Needs** chapters 01 and 02 · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -121,7 +124,7 @@ assert last_start < names.index("sample 3 ends"), "all four had started before t
 # only a *weak* reference to that Future (as many libraries do, so that abandoned requests
 # do not pile up). Predict what `gc.collect()` does to the task.
 
-# %%
+# %% tags=["hide-output"]
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = weakref.WeakValueDictionary()
 
 
@@ -151,7 +154,7 @@ def fire_and_forget(request_id: int, log: list[str]) -> weakref.ref:
     return weakref.ref(task)  # a weak reference only lets us watch the task, it keeps nothing alive
 
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-cell"]
 # claim: unreferenced-task-is-collected
 loop = asyncio.get_running_loop()
 loop_complaints: list[str] = []
@@ -357,7 +360,7 @@ async def score_one_slowly(name: str) -> str:
     return f"{name} scored"
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def score_group(names: list[str], score_one) -> list:
     """Run `score_one(name)` for all names concurrently; results in input order; all or nothing."""
     ### BEGIN SOLUTION

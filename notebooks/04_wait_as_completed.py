@@ -15,6 +15,9 @@
 # 4. end such a loop cleanly: cancel what is left and wait for it.
 #
 # **Needs** chapters 02 and 03 · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -60,7 +63,7 @@ async def request(name: str, seconds: float, tl: Timeline, lane: str | None = No
 # the timeout as a deadline for the work: "after 0.05 s the slow ones are stopped". Predict
 # what the two slow requests below are doing after `wait` has returned.
 
-# %%
+# %% tags=["hide-output"]
 tl = Timeline()
 tasks = {asyncio.create_task(request(f"request {i}", s, tl)) for i, s in enumerate([0.02, 0.12, 0.15])}
 done, pending = await asyncio.wait(tasks, timeout=0.05)
@@ -286,7 +289,7 @@ async def fetch_job(i: int) -> str:
     return f"job {i}"
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def first_results(start_work, wanted: int, limit: int) -> list:
     """Results of the first `wanted` jobs to finish, never more than `limit` in flight."""
     ### BEGIN SOLUTION

@@ -15,6 +15,9 @@
 #    tasks count cancel requests (`cancelling()` / `uncancel()`, Python 3.11).
 #
 # **Needs** chapters 03 (tasks) and 04 (wait) · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -94,7 +97,7 @@ assert worker.cancelled() and "request finished" not in tl.names()
 # on with 0.06 s of further work. Which of the three timeouts raise `TimeoutError`, and how
 # long does each `async with` block last compared with its 0.03 s budget?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: swallowed-cancel-disables-the-timeout
 TIMEOUT = 0.03
 
@@ -356,7 +359,7 @@ async def slow_request(duration: float, freed: list[float], fail: bool = False) 
         freed.append(duration)
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def drain(tasks: set[asyncio.Task], grace: float, cleanup_budget: float = 1.0) -> tuple[int, int]:
     """Wait up to `grace` s, cancel what is left, wait for its cleanup; return (finished, cancelled)."""
     ### BEGIN SOLUTION

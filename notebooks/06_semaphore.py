@@ -16,6 +16,9 @@
 # 4. recognise the deadlock you get when one path takes the same semaphore twice.
 #
 # **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 25 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -48,7 +51,7 @@ SEED = 6
 # started their body, and how many are inside the limited section? Many readers expect "3
 # tasks": a semaphore is often read as a limit on how many tasks are created.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: limits-permits-not-tasks
 permits = asyncio.Semaphore(3)
 inside = InFlight()
@@ -297,7 +300,7 @@ async def fake_generate(prompt: str) -> str:
     return prompt.upper()
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def generate_all(prompts: list[str], limit: int, generate) -> list:
     """Run `await generate(p)` for every prompt, at most `limit` at once; results in prompt order."""
     ### BEGIN SOLUTION

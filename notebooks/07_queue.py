@@ -16,6 +16,9 @@
 #    the loop.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -89,7 +92,7 @@ async def run_pair(maxsize: int, n_items: int, produce_every: float, consume_eve
 # old is the oldest item by the time it is used (how many other items were finished in the
 # meantime)?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: bound-limits-depth-and-staleness
 N_ITEMS, CONSUME_EVERY = 20, 0.01
 unbounded = await run_pair(0, N_ITEMS, 0, CONSUME_EVERY)
@@ -344,7 +347,7 @@ async def double_slowly(x: int) -> int:
     return 2 * x
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def run_pipeline(items: list, process, n_workers: int, jobs: asyncio.Queue) -> list:
     """Feed `items` through `jobs` to `n_workers` workers running `process`; results in item order."""
     ### BEGIN SOLUTION
@@ -471,8 +474,9 @@ finally:
 #   loop's side: poll with `get_nowait()` and `await asyncio.sleep`, or hand the wait to a
 #   thread.
 #
-# **What's next.** Chapter 08 moves blocking work off the event loop into a thread pool, the
-# other half of the thread-to-loop handoff seen here.
+# **What's next.** [Part II](../book/parts/threads.md) opens with chapter 08, which moves
+# blocking work off the event loop into a thread pool, the other half of the thread-to-loop
+# handoff seen here.
 #
 # ## In slime
 #

@@ -16,6 +16,9 @@
 #    and stop it properly with a `threading.Event`.
 #
 # **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -201,7 +204,7 @@ assert via_wrap == via_executor == "bridge_0"
 # passes, `TimeoutError` is raised in the handler. Predict: is the reload still running after
 # that?
 
-# %%
+# %% tags=["hide-output"]
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str], finished: threading.Event) -> str:
     for i in range(chunks):
         time.sleep(chunk_seconds)
@@ -346,7 +349,7 @@ def make_steps(steps: int, step_seconds: float, log: list[str]):
     return work
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def run_with_deadline(work, timeout: float, pool: ThreadPoolExecutor):
     """Run `work(stop)` on `pool`; on timeout or cancellation, set `stop` and wait for the thread first."""
     ### BEGIN SOLUTION

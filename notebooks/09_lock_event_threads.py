@@ -16,6 +16,9 @@
 #    while a normal thread is waited for.
 #
 # **Needs** chapter 08 (threads next to the event loop) · about 25 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import dis
@@ -67,7 +70,7 @@ assert read_at < call_at < write_at, "the old value is read before the call, the
 # yields the GIL with `time.sleep(0)`, as every blocking call does. Predict the total. (On a
 # free-threaded build there is no GIL at all; the end of the chapter comes back to it.)
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: plus-equals-loses-updates
 def count_tokens(text: str) -> int:
     time.sleep(0)  # any I/O releases the GIL; this is the smallest stand-in for it
@@ -299,7 +302,7 @@ else:
 #
 # The caller owns `stop`; it sets it and joins the thread with a timeout.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def start_periodic_check(check, interval: float, stop: threading.Event) -> threading.Thread:
     """Start a thread that calls check() now and every `interval` s until `stop` is set."""
     ### BEGIN SOLUTION

@@ -16,6 +16,9 @@
 # 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
 #
 # **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -242,7 +245,7 @@ assert [s.state for s in tl.spans_of("sb2 boot") if s.state != "waiting"] == ["f
 # two lines, does the generator's `finally` run at the `break`? Write down what `log` holds
 # right after the loop.
 
-# %%
+# %% tags=["hide-output"]
 async def stream_lines(source: str, log: list[str], lines: int = 5):
     log.append(f"{source}: connection opened")
     try:
@@ -438,7 +441,7 @@ def flaky_factory(ledger: ResourceLedger, fail_first: int = 0, boot_time: float 
     return lambda: FlakyResource(ledger, failures, boot_time)
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 @asynccontextmanager
 async def booted(factory, permits: asyncio.Semaphore, attempts: int = 3):
     """Boot a resource from `factory` under one permit of `permits`, retrying up to `attempts` times;

@@ -17,6 +17,9 @@
 #    `threading.Thread` does not (and what Python 3.14 changes).
 #
 # **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 25 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -40,7 +43,7 @@ figure_style()
 # each handler sets the variable, awaits a (simulated) model call, then logs. What does each
 # log line say?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: a-global-is-shared-by-tasks
 current_request = None
 
@@ -341,7 +344,7 @@ TRACE_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("t
 span_log: list[tuple[str, str | None]] = []
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 @contextmanager
 def traced_span(name: str) -> Iterator[None]:
     """Record (name, parent) in span_log and make `name` the innermost span inside the block."""

@@ -17,6 +17,9 @@
 #
 # **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 35 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # **Platform** written for Linux. On macOS every cell runs, but the two processes are not pinned
 # to CPUs (`os.sched_setaffinity` is Linux-only) and the default start method is `spawn`. On
 # Windows only `spawn` exists.
@@ -66,7 +69,7 @@ print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()}
 # hand it would change *your* list, as a thread does. Predict what `shared` holds after a
 # thread and then a process have each appended to it.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: a-process-works-on-a-copy
 shared = ["from the parent"]
 
@@ -388,7 +391,7 @@ assert exit_status == 3
 # The workers you will be given come from `lab_snippets.proc_workers`:
 # `pid_and_span(seconds)` returns `(pid, start, end)`, and `fail_with(message)` raises.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def parallel_starmap(fn, arg_tuples: list[tuple], workers: int, timeout: float) -> list:
     """Run fn(*args) for each tuple on a spawn pool of `workers`; results in input order."""
     ### BEGIN SOLUTION

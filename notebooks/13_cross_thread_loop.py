@@ -16,6 +16,9 @@
 # 5. see what goes wrong when you call loop methods from the wrong thread.
 #
 # **Needs** chapters 03, 08 and 09 · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -67,7 +70,7 @@ assert tl.order("set_result returned", "awaiter resumed")
 # always call it to get a coroutine's result, for instance here in a notebook cell, or in a
 # function that some async code happens to call?
 
-# %%
+# %% tags=["hide-output"]
 async def fetch_reward(sample_id: int) -> float:
     await asyncio.sleep(0.01)
     return sample_id / 10
@@ -418,7 +421,7 @@ assert debug_flags == [True]
 #
 # Remember chapter 08: a timeout on the waiting side does not stop the work by itself.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def call_with_deadline(loop_thread: LoopThread, coro, timeout: float):
     """Run `coro` on the loop thread; on timeout cancel it there and raise TimeoutError."""
     ### BEGIN SOLUTION
@@ -513,8 +516,8 @@ assert not _loop_thread.thread.is_alive()
 # - Only `call_soon_threadsafe` (and `run_coroutine_threadsafe`) may reach a loop from
 #   another thread. Stop the loop with it, join the thread with a timeout, close the loop.
 #
-# **What's next.** Chapter 14 goes back to slime and follows one agent task from creation
-# to cleanup, using everything so far.
+# **What's next.** [Part III](../book/parts/slime.md) is chapter 14, which goes back to slime
+# and follows one agent task from creation to cleanup, using everything so far.
 #
 # ## In slime
 #

@@ -20,6 +20,9 @@
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
 # `async with`, subprocesses) · about 40 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # **Platform** Linux or macOS: the experiments kill child processes with signals and look for
 # zombies, which Windows does not have (there a killed child's return code is positive, not
 # minus the signal).
@@ -83,7 +86,7 @@ def harness_children() -> list[int]:
 # Most people expect the child to be gone. Predict: right after the `TimeoutError`, is the
 # harness process still running?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: a-timeout-does-not-stop-the-child
 tl = Timeline()
 child = await asyncio.create_subprocess_exec(*harness_command("predict", hang=True, max_life=3),
@@ -500,7 +503,7 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 # *before* the step returns or raises, that the budget is honoured, and that cancellation
 # propagates.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,
                             hang: bool = False) -> tuple[int, str | None]:
     """Run the harness child with a budget; kill and reap it on timeout or cancellation."""
@@ -639,8 +642,8 @@ finally:
 #   cancellation through; put idempotent cleanup in `finally`.
 # - A resource ledger turns "nothing leaks" from a hope into an assertion on every path.
 #
-# **What's next.** Chapter 15 returns to coordination inside one event loop: `asyncio.Event`
-# and `asyncio.Lock`.
+# **What's next.** [Part IV](../book/parts/processes.md) opens with chapter 15, which returns
+# to coordination inside one event loop: `asyncio.Event` and `asyncio.Lock`.
 #
 # ## In slime
 #

@@ -17,6 +17,9 @@
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
 # Event) · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -87,7 +90,7 @@ assert after_clear == "waited until the timeout"
 # real code grows. What is the final count in each version? And with an `asyncio.Lock`
 # around the read-modify-write?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: an-await-inside-read-modify-write-loses-updates
 usage = {"tokens": 0}
 counter_lock = asyncio.Lock()
@@ -303,7 +306,7 @@ async def load_checkpoint(path: str) -> str:
     return f"weights of {path}"
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def load_once(path: str, in_flight: dict[str, asyncio.Task], load) -> str:
     """`await load(path)`, shared among concurrent callers for the same path."""
     ### BEGIN SOLUTION

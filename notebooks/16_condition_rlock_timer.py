@@ -16,6 +16,9 @@
 #    how fast they stop.
 #
 # **Needs** chapter 09 (Lock and Event) · about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import queue
@@ -39,7 +42,7 @@ figure_style()
 # finds the group invalid and drops it (slime's rollout buffer filters groups too). What
 # does the woken consumer find?
 
-# %%
+# %% tags=["hide-output"]
 tl = Timeline()
 buffer_cond = threading.Condition()
 groups: list[str] = []
@@ -482,7 +485,7 @@ def put_item(cond: threading.Condition, items: list, item) -> None:
         cond.notify_all()
 
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def take_batch(cond: threading.Condition, items: list, size: int, timeout: float) -> list | None:
     """Remove and return the first `size` items once there are that many; None on timeout."""
     ### BEGIN SOLUTION

@@ -14,6 +14,9 @@
 #    and collect results in completion order with `as_completed`.
 #
 # **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 25 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import sys
@@ -155,7 +158,7 @@ assert running_result == "running done" and queued_outcome == "CancelledError"
 # stop what runs and drop what waits. One worker, three conversion jobs of 0.1 s each;
 # we call `shutdown(wait=False)` while the first is running. How many jobs finish?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: shutdown-without-wait-still-runs-queued-jobs
 tl = Timeline()
 started = threading.Event()
@@ -342,7 +345,7 @@ else:
 #
 # The pool may have more workers than `max_in_flight`: the bound must come from your code.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def map_bounded(pool: ThreadPoolExecutor, fn, items, max_in_flight: int, timeout: float) -> list:
     """Like pool.map, with at most `max_in_flight` jobs submitted and not yet collected."""
     ### BEGIN SOLUTION

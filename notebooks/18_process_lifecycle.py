@@ -15,6 +15,9 @@
 #
 # **Needs** chapters 07 (queues) and 12 (processes) · about 30 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # **Platform** Linux or macOS (POSIX signals and zombies). On Windows `terminate()` and `kill()`
 # both end the process at once (`TerminateProcess`), a signal cannot be ignored or caught, and
 # there are no zombies.
@@ -73,7 +76,7 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
 # before it exits (here 0.15 s of flushing and closing). The parent reads results until it
 # sees `"done"`. At that moment, is the worker process still there?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: exit-then-zombie-until-reaped
 tasks, results = SPAWN.Queue(), SPAWN.Queue()
 consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15), name="queue consumer")
@@ -301,7 +304,7 @@ workers_end.close()
 # return as soon as the process has ended (well before `grace` for one that honours SIGTERM
 # at once), and no more than `grace` plus a short wait in all.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def stop_with_escalation(proc: multiprocessing.Process, grace: float) -> str:
     """Reap `proc`, terminating and then killing it if needed; say which step ended it."""
     ### BEGIN SOLUTION

@@ -15,6 +15,9 @@
 #
 # **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 30 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # **Platform** Linux or macOS: `os.killpg`, sessions, `start_new_session` and the `fcntl`
 # module are POSIX-only, so on Windows none of these cells run. On macOS an orphan is
 # adopted by `launchd` (pid 1); on Linux by pid 1 or by the nearest "subreaper".
@@ -68,7 +71,7 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
 # signal nobody can catch. Predict: are its two children still running afterwards?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: killing-the-parent-orphans-its-children
 parent = subprocess.Popen(WORKER_MODULE + ["spawn-children", "2", "3"], stdout=subprocess.PIPE)
 _, parent_pid, *orphan_pids = read_line(parent.stdout, timeout=10).split()
@@ -299,7 +302,7 @@ assert tl.order("lock: held by the child", "lock: our attempt refused", "lock: h
 # SIGKILL, no member of the group left running, no error when the group is already gone, and
 # a return as soon as the group has ended (not after the whole `grace`).
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3) -> int:
     """Run `command` as a process group; on overrunning `budget`, stop the whole group."""
     ### BEGIN SOLUTION

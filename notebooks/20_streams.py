@@ -16,8 +16,12 @@
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
 # 30 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # Every server in this chapter listens on 127.0.0.1 on a port the system picks, and every wait
-# has a timeout. The reusable pieces (frame helpers and a small echo server that is bounded in
+# is bounded (by a timeout in the folded checks, and by the test run's deadline for each cell).
+# The reusable pieces (frame helpers and a small echo server that is bounded in
 # time and in connection count) live in `lab_snippets.framing`.
 
 # %%
@@ -51,24 +55,11 @@ figure_style()
 # Before running: how many reads does the server see, and what does each one hold? The usual
 # expectation is one read per message.
 
-# %% tags=["claim"]
-# claim: a-read-is-not-a-message
+# %% tags=["hide-cell"]
+# The client: three messages in three writes, each pause lasting until the server's read returned.
 tl = Timeline()
-reads: list[bytes] = []
 server_read = asyncio.Event()  # set each time a read returns data
 server_done = asyncio.Event()
-
-
-async def record_reads(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        while chunk := await asyncio.wait_for(reader.read(1024), timeout=2):
-            reads.append(chunk)
-            server_read.set()
-        tl.mark("server saw the end of the stream")
-    finally:
-        writer.close()
-        await asyncio.wait_for(writer.wait_closed(), timeout=2)
-        server_done.set()
 
 
 async def send_and_pause(writer: asyncio.StreamWriter, data: bytes) -> None:
@@ -83,7 +74,8 @@ async def send_and_pause(writer: asyncio.StreamWriter, data: bytes) -> None:
 
 
 async def send_in_pieces(port: int) -> None:
-    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), timeout=2)
+    connecting = asyncio.open_connection("127.0.0.1", port)
+    reader, writer = await asyncio.wait_for(connecting, timeout=2)
     try:
         await send_and_pause(writer, b"hello\nworld\n")
         await send_and_pause(writer, b"par")
@@ -95,22 +87,37 @@ async def send_in_pieces(port: int) -> None:
         tl.mark("client closed its end")
 
 
-recorder = await asyncio.start_server(record_reads, "127.0.0.1", 0)
-try:
-    await send_in_pieces(recorder.sockets[0].getsockname()[1])
-    # the handler finishes on its own once it reads the end of the stream
-    await asyncio.wait_for(server_done.wait(), timeout=2)
-finally:
-    recorder.close()
-    await asyncio.wait_for(recorder.wait_closed(), timeout=2)
+# %% tags=["hide-output"]
+reads: list[bytes] = []
 
+
+async def record_reads(reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+    try:
+        while chunk := await reader.read(1024):  # b"": the client closed its end
+            reads.append(chunk)
+            server_read.set()
+        tl.mark("server saw the end of the stream")
+    finally:
+        writer.close()
+        await writer.wait_closed()
+        server_done.set()
+
+
+async with await asyncio.start_server(record_reads, "127.0.0.1", 0) as recorder:
+    await send_in_pieces(recorder.sockets[0].getsockname()[1])
+    await server_done.wait()  # the handler ends on its own once it reads the end
+
+print("reads:", reads)
+
+# %% tags=["claim", "hide-cell"]
+# claim: a-read-is-not-a-message
 messages = [line + b"\n" for line in b"".join(reads).split(b"\n")[:-1]]
-print("reads:   ", reads)
 print("messages:", messages)
 assert reads == [b"hello\nworld\n", b"par", b"tial\n"], f"each read returned what had arrived: {reads}"
 assert messages == [b"hello\n", b"world\n", b"partial\n"]
 assert not any(read in messages for read in reads), "not one read is exactly one message"
 assert tl.order("client closed its end", "server saw the end of the stream")
+print("✓ three messages arrived in three reads, and not one read is one message")
 
 # %% [markdown]
 # Three messages, three reads, and none of the reads is a message: the first holds two, the
@@ -135,35 +142,49 @@ assert tl.order("client closed its end", "server saw the end of the stream")
 # echo server sends each reply in pieces of 3 bytes with a pause between them, the worst case
 # for a reader that trusts `read()`.
 
-# %% tags=["claim"]
-# claim: framing-puts-the-boundaries-back
-async def ask_once(server: FrameServer, payload: bytes, use_framing: bool, line: bool = False) -> bytes:
-    reader, writer = await asyncio.wait_for(asyncio.open_connection(server.host, server.port), timeout=2)
+# %%
+async def ask(server: FrameServer, request: bytes, read_reply) -> bytes:
+    """Send one request on a new connection and read the reply with ``read_reply``."""
+    reader, writer = await asyncio.open_connection(server.host, server.port)
     try:
-        writer.write(encode_line(payload) if line else encode_frame(payload))
+        writer.write(request)
         await writer.drain()
-        if not use_framing:
-            return await asyncio.wait_for(reader.read(1024), timeout=2)
-        if line:
-            return await asyncio.wait_for(read_line(reader, max_size=100), timeout=2)
-        return await asyncio.wait_for(read_frame(reader, max_size=100), timeout=2)
+        return await read_reply(reader)
     finally:
         writer.close()
-        await asyncio.wait_for(writer.wait_closed(), timeout=2)
+        await writer.wait_closed()
 
 
+async def read_once(reader: asyncio.StreamReader) -> bytes:  # trusts one read()
+    return await reader.read(1024)
+
+
+async def read_whole_frame(reader: asyncio.StreamReader) -> bytes:  # readexactly twice
+    return await read_frame(reader, max_size=100)
+
+
+async def read_whole_line(reader: asyncio.StreamReader) -> bytes:  # readuntil(b"\n")
+    return await read_line(reader, max_size=100)
+
+
+# %%
 async with FrameServer(reply_chunk=3, chunk_pause=0.01) as dribbling:
-    trusting_read = await ask_once(dribbling, b"sample 17", use_framing=False)
-    framed = await ask_once(dribbling, b"sample 17", use_framing=True)
-async with FrameServer(framing="line", reply_chunk=3, chunk_pause=0.01) as dribbling_lines:
-    delimited = await ask_once(dribbling_lines, b"sample 18", use_framing=True, line=True)
+    trusting_read = await ask(dribbling, encode_frame(b"sample 17"), read_once)
+    framed = await ask(dribbling, encode_frame(b"sample 17"), read_whole_frame)
+async with FrameServer(framing="line", reply_chunk=3, chunk_pause=0.01) as by_lines:
+    delimited = await ask(by_lines, encode_line(b"sample 18"), read_whole_line)
 
 whole_reply = encode_frame(b"ok:sample 17")
-print(f"read(1024) got {len(trusting_read)} of {len(whole_reply)} bytes: {trusting_read!r}")
+got, whole = len(trusting_read), len(whole_reply)
+print(f"read(1024) got {got} of {whole} bytes: {trusting_read!r}")
 print("readexactly-based read_frame:", framed)
 print("readuntil-based read_line:   ", delimited)
+
+# %% tags=["claim", "hide-input"]
+# claim: framing-puts-the-boundaries-back
 assert len(trusting_read) < len(whole_reply), "one read returned only part of the reply"
 assert framed == b"ok:sample 17" and delimited == b"ok:sample 18", "framed reads returned whole replies"
+print("✓ one read() got part of the reply; readexactly and readuntil got the whole of it")
 
 # %% [markdown]
 # ## A server that survives bad clients
@@ -184,10 +205,9 @@ assert framed == b"ok:sample 17" and delimited == b"ok:sample 18", "framed reads
 # between requests and the idle timeout is 0.3 s, fifteen times longer, so that only the
 # silent client is ever cut off, even when a busy machine delays the event loop.
 
-# %%
+# %% tags=["hide-input"]
+# The clients: one good client that keeps asking, four bad ones; each draws its lane.
 tl = Timeline()
-
-
 BAD_EVENTS = ("malformed frame", "oversized frame", "truncated frame", "idle timeout")
 
 
@@ -242,22 +262,23 @@ async def bad_client(server: FrameServer, kind: str, delay: float) -> list[bytes
         tl.add(f"{kind} client", start, time.monotonic(), state=state)
 
 
-server_start = time.monotonic()
-async with FrameServer(max_frame=100, idle_timeout=0.3, on_event=tl.mark) as server:
-    good, malformed, oversized, truncated, idle = await asyncio.wait_for(asyncio.gather(
-        good_client(server),
-        bad_client(server, "malformed", 0.01),
-        bad_client(server, "oversized", 0.04),
-        bad_client(server, "truncated", 0.07),
-        bad_client(server, "idle", 0.02),
-    ), timeout=15)
-    stats = dict(server.stats)
-tl.add("server", server_start, time.monotonic(), state="waiting")
-
-fig = tl.plot("Bad frames are answered or cut off; the good client is served throughout",
-              lanes=["server", "good client", "malformed client", "oversized client", "truncated client",
-                     "idle client"])
+# %%
+with tl.span("server", state="waiting"):
+    async with FrameServer(max_frame=100, idle_timeout=0.3, on_event=tl.mark) as server:
+        good, malformed, oversized, truncated, idle = await asyncio.gather(
+            good_client(server),
+            bad_client(server, "malformed", 0.01),
+            bad_client(server, "oversized", 0.04),
+            bad_client(server, "truncated", 0.07),
+            bad_client(server, "idle", 0.02),
+        )
+        stats = dict(server.stats)
 print(stats)
+
+# %% tags=["hide-input"]
+fig = tl.plot("Bad frames are answered or cut off; the good client is served throughout",
+              lanes=["server", "good client", "malformed client", "oversized client",
+                     "truncated client", "idle client"])
 assert good == [f"ok:step {n}".encode() for n in range(len(good))], "every reply, in order"
 assert malformed == [ERROR_MALFORMED, b"ok:fine now"]
 assert oversized == [ERROR_TOO_LARGE, None], "an error reply, then the server hangs up"
@@ -266,6 +287,7 @@ assert stats["malformed"] == stats["oversized"] == stats["truncated"] == stats["
 bad_events = [name for name in tl.names() if name.endswith(BAD_EVENTS)]
 last_reply = f"good client: reply {len(good) - 1} (the last)"
 assert len(bad_events) == 4 and tl.order(*bad_events, last_reply), "still served after every bad client"
+print(f"✓ {len(good)} replies to the good client, in order, the last after all four bad clients")
 
 # %% [markdown]
 # Read the server lane: each tick is an accepted connection, a decision from the table or a
@@ -291,11 +313,14 @@ assert len(bad_events) == 4 and tl.order(*bad_events, last_reply), "still served
 # bytes and the transport resumes does not count; the client keeps writing.) Then we open the
 # gate and wait for that drain to finish.
 
-# %%
+# %% tags=["hide-input"]
+# The instruments: the transport's pause/resume calls, each drain timed, the server's gate.
 tl = Timeline()
 gate = asyncio.Event()
 chunk = encode_frame(b"x" * 65536)
 flow: list[tuple[str, int, str]] = []  # (pause or resume, transport buffer size then, timeline mark)
+seen = {"written": 0, "blocked_at": None, "pauses_before": 0, "buffered": 0}
+server_start = time.monotonic()
 
 
 def record_flow_control(writer: asyncio.StreamWriter) -> None:
@@ -315,45 +340,66 @@ def record_flow_control(writer: asyncio.StreamWriter) -> None:
     protocol.resume_writing = recorded("resume", resume_writing)
 
 
-async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=lambda p: b"%d" % len(p),
+async def drain_returns_within(writer: asyncio.StreamWriter, timeout: float) -> bool:
+    """False when drain() has not returned within ``timeout`` while the transport is paused.
+
+    A drain that times out just as the kernel takes some bytes and the transport resumes does
+    not count (True: keep writing)."""
+    seen["written"] += len(chunk)
+    start = time.monotonic()
+    try:
+        await asyncio.wait_for(writer.drain(), timeout=timeout)
+        tl.add("client write + drain", start, time.monotonic())
+        return True
+    except TimeoutError:
+        if not (flow and flow[-1][0] == "pause"):
+            return True
+        seen.update(blocked_at=start, pauses_before=len(flow),
+                    buffered=writer.transport.get_write_buffer_size())
+        tl.mark("client write + drain: drain does not return")
+        return False
+
+
+def open_gate() -> None:
+    tl.add("server", server_start, time.monotonic(), state="waiting")
+    tl.mark("gate opened")
+    gate.set()
+
+
+# %%
+def reply_with_length(payload: bytes) -> bytes:
+    return b"%d" % len(payload)
+
+
+async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_length,
                        on_event=tl.mark) as server:
-    reader, writer = await asyncio.wait_for(asyncio.open_connection(server.host, server.port), timeout=2)
+    reader, writer = await asyncio.open_connection(server.host, server.port)
     record_flow_control(writer)
     low, high = writer.transport.get_write_buffer_limits()
-    server_start = time.monotonic()
     try:
-        written = 0
-        blocked_at = None
-        for _ in range(400):  # a bound: about 26 MB, far more than the kernel buffers here
+        for _ in range(400):  # a bound: 26 MB, far more than the kernel buffers here
             writer.write(chunk)
-            written += len(chunk)
-            start = time.monotonic()
-            try:
-                await asyncio.wait_for(writer.drain(), timeout=0.05)
-                tl.add("client write + drain", start, time.monotonic())
-            except TimeoutError:
-                if flow and flow[-1][0] == "pause":  # still paused: the drain is waiting for the reader
-                    blocked_at, pauses_before = start, len(flow)
-                    buffered = writer.transport.get_write_buffer_size()
-                    tl.mark("client write + drain: drain does not return")
-                    break
-        tl.add("server", server_start, time.monotonic(), state="waiting")
-        gate.set()
-        reading_from = time.monotonic()
-        await asyncio.wait_for(writer.drain(), timeout=5)
+            if not await drain_returns_within(writer, 0.05):
+                break  # drain() is waiting for the reader
+        open_gate()  # the server starts reading
+        await writer.drain()  # returns once the reader has caught up
         tl.mark("client drain returned")
-        if blocked_at is not None:
-            tl.add("client drain", blocked_at, time.monotonic(), state="waiting")
-        tl.add("server", reading_from, time.monotonic())
     finally:
         writer.close()
-        await asyncio.wait_for(writer.wait_closed(), timeout=2)
+        await writer.wait_closed()
 
 # %% [markdown]
 # What the client saw, and the order of events on both sides:
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: drain-waits-for-the-reader
+written, blocked_at = seen["written"], seen["blocked_at"]
+pauses_before, buffered = seen["pauses_before"], seen["buffered"]
+returned = tl.t0 + next(e.at for e in tl.events if e.name == "client drain returned")
+opened = tl.t0 + next(e.at for e in tl.events if e.name == "gate opened")
+tl.add("server", opened, returned)
+if blocked_at is not None:
+    tl.add("client drain", blocked_at, returned, state="waiting")
 assert blocked_at is not None, "drain must start waiting once the kernel buffers are full"
 assert len(flow) > pauses_before, f"the transport must resume after the gate opens: {flow}"
 (_, paused_with, paused_mark), (resumed, resumed_with, resumed_mark) = flow[pauses_before - 1:pauses_before + 1]
@@ -368,6 +414,7 @@ assert buffered > low, "still paused: the buffer has not come down to the low-wa
 assert resumed == "resume" and resumed_with <= low, flow
 assert tl.order(paused_mark, "client write + drain: drain does not return", "server: conn 1 starts reading",
                 resumed_mark, "client drain returned"), "drain returns only after the reader starts reading"
+print("✓ drain() waited from the transport's pause until the reader read and it resumed")
 
 # %% [markdown]
 # The many short blue spans are writes whose `drain()` returned at once: first the kernel's
@@ -397,7 +444,8 @@ assert tl.order(paused_mark, "client write + drain: drain does not return", "ser
 # object. On older Pythons the server code must remember the writers of its connections and
 # close them itself, which is what `FrameServer.close()` does.
 
-# %%
+# %% tags=["hide-input"]
+# The server's handler: it remembers its writer and holds the connection open.
 handler_writers: set[asyncio.StreamWriter] = set()
 handler_started = asyncio.Event()
 handler_ended = asyncio.Event()
@@ -414,29 +462,35 @@ async def hold_open(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) 
         handler_ended.set()
 
 
+# %%
 listener = await asyncio.start_server(hold_open, "127.0.0.1", 0)
-reader, writer = await asyncio.wait_for(
-    asyncio.open_connection("127.0.0.1", listener.sockets[0].getsockname()[1]), timeout=2)
+port = listener.sockets[0].getsockname()[1]
+reader, writer = await asyncio.open_connection("127.0.0.1", port)
 try:
-    await asyncio.wait_for(handler_started.wait(), timeout=2)  # the server has accepted us
+    await handler_started.wait()  # the server has accepted us
     listener.close()  # stops accepting; our connection is still open
     still_open = bool(handler_writers)
     if sys.version_info >= (3, 13):
         listener.close_clients()
     else:
-        print("Python < 3.13 has no Server.close_clients(): closing the remembered writers by hand")
+        print("Python < 3.13 has no Server.close_clients():",
+              "closing the remembered writers by hand")
         for open_writer in list(handler_writers):
             open_writer.close()
-    client_sees = await asyncio.wait_for(reader.read(100), timeout=2)
-    await asyncio.wait_for(handler_ended.wait(), timeout=2)
-    await asyncio.wait_for(listener.wait_closed(), timeout=2)
+    client_sees = await reader.read(100)  # b"" is the end of the stream
+    await handler_ended.wait()
+    await listener.wait_closed()
 finally:
     writer.close()
-    await asyncio.wait_for(writer.wait_closed(), timeout=2)
+    await writer.wait_closed()
 
-print("connection open after server.close():", still_open, "| client then read:", client_sees)
+print("connection open after server.close():", still_open)
+print("the client then read:", client_sees)
+
+# %% tags=["hide-input"]
 assert still_open, "closing the listener leaves accepted connections open"
 assert client_sees == b"", "the client sees the end of the stream once the server closes its side"
+print("✓ server.close() left the connection open; closing it ended the client's stream")
 
 # %% [markdown]
 # ## Exercise 20.1 · A pipelined client that always hangs up
@@ -456,7 +510,7 @@ assert client_sees == b"", "the client sees the end of the stream once the serve
 # The hidden test uses servers that dribble replies a few bytes at a time, lie about lengths
 # and hang up mid-reply, and checks that no connection of yours is left open.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def fetch_replies(host: str, port: int, payloads: list[bytes], max_reply: int) -> list[bytes]:
     """Send each payload as a frame on one connection; return the framed replies in order."""
     ### BEGIN SOLUTION
@@ -488,7 +542,8 @@ async def fetch_replies(host: str, port: int, payloads: list[bytes], max_reply: 
 # %% tags=["tests"]
 async with FrameServer(max_frame=100) as visible_server:
     got = await asyncio.wait_for(
-        fetch_replies(visible_server.host, visible_server.port, [b"a", b"bb", b"ccc"], max_reply=100),
+        fetch_replies(visible_server.host, visible_server.port, [b"a", b"bb", b"ccc"],
+                      max_reply=100),
         timeout=2)
 assert got == [b"ok:a", b"ok:bb", b"ok:ccc"], (
     f"one reply per payload, in the order sent, expected; got {got!r}")

@@ -18,6 +18,9 @@
 # 4. implement a hook runner whose hidden test checks order and that nothing is left unawaited.
 #
 # **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 25 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -106,7 +109,7 @@ hooks = {
 # otherwise use the value". Before running the cell, mark for each of the eight hooks what
 # `iscoroutinefunction` says and whether calling it gives something you can `await`.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: iscoroutinefunction-misses-awaitable-results
 rows = {}
 for name, hook in hooks.items():
@@ -394,7 +397,7 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 # The hidden test also checks that no hook's coroutine is left unawaited and that a sync hook
 # is never awaited.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def apply_hooks(sample, hooks):
     """Apply each hook in order; await its result only if awaitable; None keeps the sample."""
     ### BEGIN SOLUTION
@@ -512,9 +515,10 @@ async with asyncio.timeout(5):
 #   function is async. 3.12 adds `inspect.markcoroutinefunction`; 3.14 deprecates
 #   `asyncio.iscoroutinefunction`.
 #
-# **What's next.** This is the last chapter of the original series; Part V goes on to running
-# concurrent services. Or go back to chapter 14's walk through slime's agent
-# task, or open the source inventory and read slime's rollout code with these checks in mind.
+# **What's next.** This is the last chapter of the original series;
+# [Part V](../book/parts/services.md) goes on to running concurrent services, from chapter 22
+# on. Or go back to chapter 14's walk through slime's agent task, or open the source inventory
+# and read slime's rollout code with these checks in mind.
 #
 # ## In slime
 #

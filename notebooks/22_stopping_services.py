@@ -22,6 +22,9 @@
 #
 # **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 30
 # minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import inspect
@@ -82,7 +85,7 @@ JOBS = "0:0.05,0:0.1,0:3"  # two jobs that are nearly done, one that is not
 # installed nothing for SIGTERM. Predict: which of the three jobs print anything after the
 # signal, and with what status does the process end?
 
-# %%
+# %% tags=["hide-output"]
 code_default, events_default, sent_default = stop_service(
     ["serve", JOBS, "--on-sigterm", "default"], signal.SIGTERM, started=3)
 print("exit status:", code_default, "· events:", names(events_default))
@@ -261,7 +264,7 @@ assert len(cleanups) == 6
 # real signals, and read what its jobs printed. Write it with the names this cell's imports and
 # `asyncio` provide.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 import asyncio
 
 

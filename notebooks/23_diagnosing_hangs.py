@@ -22,6 +22,9 @@
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
 # about 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -50,7 +53,7 @@ HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
 # name of their coroutine. Predict: can that log tell the two stuck requests apart? Can
 # `Task.get_stack()`, which returns the task's frames?
 
-# %%
+# %% tags=["hide-output"]
 slot = asyncio.Semaphore(1)
 approval = asyncio.Event()
 
@@ -84,7 +87,7 @@ own_frames = {t.get_name(): [(f.f_code.co_name, f.f_lineno) for f in t.get_stack
 print("what the timeout log shows:", timeout_log)
 print("Task.get_stack():          ", own_frames)
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-cell"]
 # claim: await-chain-finds-the-stuck-await
 chains = {t.get_name(): await_chain(t) for t in stuck}
 for name, chain in chains.items():
@@ -350,7 +353,7 @@ assert any("tokenizer" in message for message in slow), "the warning names the t
 # 3. report once per stall: no second report until progress has resumed and stalled again;
 # 4. never stop or interrupt the program; return soon after `stop` (a `threading.Event`) is set.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 def watch_progress(progress, stall: float, reports: list[str], stop: threading.Event,
                    loop: asyncio.AbstractEventLoop | None = None, poll: float = 0.01) -> None:
     """Append format_all_stacks(loop) to `reports` once each time `progress()` stalls for `stall` s."""

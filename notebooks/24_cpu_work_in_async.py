@@ -22,6 +22,9 @@
 #
 # **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
 # 30 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
 
 # %%
 import asyncio
@@ -70,7 +73,7 @@ async def max_gap_while(runner, text: str) -> tuple[float, float]:
 # and then one four times as long. Predict: how long is the loop's longest silence each time,
 # compared with the time the scoring took?
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-output"]
 # claim: loop-gap-grows-with-work
 runner = score_on_loop
 measured = {"small": [], "large": []}
@@ -274,7 +277,7 @@ assert outcomes["worker thread"] == "refused ValueError: signal only works in ma
 # 3. send every other text to the process pool `pool` with `loop.run_in_executor`, all of them
 #    at once (the pool has several workers), and await them together.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def score_all(texts: list[str], pool, inline_below: int) -> list[tuple[int, int]]:
     """score(text) for each text, in order: short texts on the loop, the rest in `pool`, concurrently."""
     ### BEGIN SOLUTION

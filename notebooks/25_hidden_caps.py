@@ -19,6 +19,9 @@
 #
 # **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 30 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # The server is `lab_snippets.loopback_http.LatencyServer`: HTTP/1.1 on 127.0.0.1, a port the
 # system picks, every answer after a known latency, and counters of the connections it
 # accepted and the requests inside it. Ray actors' `max_concurrency` is the same kind of cap;
@@ -60,7 +63,7 @@ figure_style()
 # client, and how many threads run the blocking calls? Before running, write down three
 # numbers. The usual guess is "120, since nothing limits them".
 
-# %%
+# %% tags=["hide-output"]
 OFFERED = 120
 httpx_default = inspect.signature(httpx.AsyncClient).parameters["limits"].default
 aiohttp_default = inspect.signature(aiohttp.TCPConnector).parameters["limit"].default
@@ -121,7 +124,7 @@ print(f"{'layer':<26}{'at the server at once, or threads used':>40}{'done':>6}")
 for layer, (at_once, _, done) in seen.items():
     print(f"{layer:<26}{at_once:>40}{done:>6}")
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-cell"]
 # claim: each-layer-has-its-own-cap
 assert seen["httpx.AsyncClient()"][0] == httpx_default.max_connections < OFFERED
 assert seen["aiohttp.ClientSession()"][0] == aiohttp_default < OFFERED
@@ -349,7 +352,7 @@ assert peaks[("rate 100/s", 0.1)] >= 2 * peaks[("rate 100/s", 0.02)], "and more 
 # 4. many tasks may call `take()` at once: over **any** stretch of time from a to b, at most
 #    `burst + rate × (b − a)` takes may return.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 class TokenBucket:
     """At most `burst` takes at once, then `rate` per second on average."""
 

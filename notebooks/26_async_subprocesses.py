@@ -20,6 +20,9 @@
 # **Needs** chapters 06 (semaphores), 08 (blocking the loop), 18 (reaping) and 19 (process
 # groups) · about 30 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # Every child here is a command of `lab_snippets.proc_workers` started by this notebook, every
 # wait has a timeout, and every child is reaped before its cell ends.
 
@@ -73,7 +76,7 @@ async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
 # happen while some child is running? Many expect "3 and plenty" for both: the function is
 # `async def`, after all, and the semaphore allows 32.
 
-# %%
+# %% tags=["hide-output"]
 tl = Timeline()
 tool_permits = asyncio.Semaphore(32)
 
@@ -120,7 +123,7 @@ for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
 for label, seen in results.items():
     print(f"{label:>8}: {seen}")
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-cell"]
 # claim: blocking-communicate-serialises-children
 assert results["blocking"]["peak children"] == 1, "the semaphore allows 32, yet only one child runs at a time"
 assert results["blocking"]["beats while a child ran"] == 0, "the loop could not tick while communicate() waited"
@@ -326,7 +329,7 @@ else:
 # The hidden tests use children that flood stderr, that sleep, and that start children of
 # their own, and check that no process of theirs is left running.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 async def run_tool(argv: list[str], timeout: float) -> tuple[int, bytes, bytes]:
     """Run argv as its own process group; return (code, out, err) or kill the group on timeout."""
     ### BEGIN SOLUTION

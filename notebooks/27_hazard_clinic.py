@@ -18,6 +18,9 @@
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
 # in a thread), 15 (async locks) and 26 · about 40 minutes
 #
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks.
+#
 # **The method.** A model is not slime: it copies the *shape* of the code (who waits for
 # whom, what is caught, what runs in which thread), with sleeps for the real work. When the
 # model fails, we have shown that the shape can fail, under the conditions the model sets up;
@@ -54,7 +57,7 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # standing for `Popen.communicate()` in slime). Eight tool calls start at once. How many run
 # at the same time? The semaphore says four.
 
-# %%
+# %% tags=["hide-output"]
 class ToolPath:
     """Our model of a tool path: a step that takes a permit, then a tool that may take another."""
 
@@ -95,7 +98,7 @@ print(f"blocking body:  finished, stuck = {blocking_outcome}, at most {blocking.
 print(f"awaiting body:  finished, stuck = {awaiting_outcome}, at most {awaiting_once.running.peak} running at once, "
       f"heartbeats {len(awaiting_watch.beats) - 1}")
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-cell"]
 # claim: a-blocking-body-lets-one-call-through
 assert blocking_outcome == (8, 0) and blocking.running.peak == 1, "a limit of 4, and one call at a time"
 assert awaiting_outcome == (8, 0) and awaiting_once.running.peak == 4, "awaiting, the limit of 4 is reached"
@@ -554,7 +557,7 @@ assert not any(caller.is_alive() for caller in callers.values()) and not loop_th
 # 4. cancelling any one caller (the first or a later one) must not affect the others: they
 #    still get the value.
 
-# %% tags=["solution"]
+# %% tags=["solution", "hide-input"]
 class Coalescer:
     """Concurrent get(key) calls share one call of `score(key)`."""
 

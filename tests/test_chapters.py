@@ -39,23 +39,27 @@ def test_toc_lists_exactly_the_existing_chapters():
 
 def test_toc_groups_chapters_in_their_parts():
     toc = yaml.safe_load(chapters.TOC.read_text(encoding="utf-8"))
+    part_of_page = {page: part for part, page in chapters.PART_PAGES.items()}
     for part in toc["parts"]:
-        for entry in toc_entries(part["chapters"]):
-            if entry["file"].startswith("notebooks/"):
-                number = entry["file"].split("/")[1][:2]
-                assert chapters.BY_NUMBER[number].part == part["caption"]
+        for entry in part["chapters"]:
+            for section in entry.get("sections", []):
+                number = section["file"].split("/")[1][:2]
+                assert chapters.BY_NUMBER[number].part == part_of_page[entry["file"]], section["file"]
 
 
 def test_each_part_opens_with_its_page_and_the_other_pages_follow():
     toc = yaml.safe_load(chapters.TOC.read_text(encoding="utf-8"))
-    parts = [p for p in toc["parts"] if p["caption"] in chapters.PARTS]
-    assert [p["caption"] for p in parts] == [p for p in chapters.PARTS if any(c.part == p for c in EXISTING)]
-    for part in parts:
-        page = chapters.PART_PAGES[part["caption"]]
-        assert (chapters.ROOT / f"{page}.md").exists(), page
-        assert [e["file"] for e in part["chapters"]] == [page], "the part page holds the part's chapters"
-        assert part["chapters"][0]["sections"], "the part's chapters are the page's sections"
-    others = [e["file"] for p in toc["parts"] if p["caption"] not in chapters.PARTS for e in p["chapters"]]
+    first, *rest = toc["parts"]
+    assert first["caption"] == chapters.CHAPTERS_CAPTION
+    entries = [e["file"] for e in first["chapters"]]
+    assert entries[0] == chapters.READING_GUIDE, "the reading guide comes before the first part"
+    wanted_parts = [chapters.PART_PAGES[p] for p in chapters.PARTS if any(c.part == p for c in EXISTING)]
+    assert entries[1:] == wanted_parts, "one entry per part: its page, holding its chapters"
+    for entry in first["chapters"][1:]:
+        assert (chapters.ROOT / f"{entry['file']}.md").exists(), entry["file"]
+        assert entry["sections"], "the part's chapters are the page's sections"
+        assert "title" not in entry, "a part's entry is its page's own heading (no 'Part overview')"
+    others = [e["file"] for p in rest for e in p["chapters"]]
     wanted = [p for p in chapters.GUIDE_PAGES + chapters.REFERENCE_PAGES if chapters.page_exists(p)]
     assert others == wanted
     assert "book/glossary" in others

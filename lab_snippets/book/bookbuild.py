@@ -442,8 +442,8 @@ def published_zh(root: Path) -> Path:
     return Path(root) / "_build" / "html" / "zh_CN"
 
 
-# The one toc text that is no page's message (the link text of each part's overview page).
-ZH_TOC_TITLES = {"Part overview": "本部分概览"}
+# Toc texts that are no page's message (none now: each part's entry is its page's own heading).
+ZH_TOC_TITLES: dict[str, str] = {}
 
 
 def zh_toc(root: Path) -> Path:

@@ -40,12 +40,14 @@ class Chapter:
         return NOTEBOOKS / f"{self.stem}.py"
 
 
+# The parts are runs of consecutive chapters, so the reading order is the order of the numbers
+# (the original series' numbers, which its readers know) and no chapter needs a later one.
 ASYNCIO = "Part I · The asyncio core"
-THREADS = "Part II · Threads and executors"
-PROCESSES = "Part III · Processes and the system boundary"
-SLIME = "Part IV · Back to slime"
+THREADS = "Part II · Threads, resources and processes"
+SLIME = "Part III · Back to slime"
+COORDINATION = "Part IV · Coordination, lifecycles and boundaries"
 SERVICES = "Part V · Running concurrent services (beyond the series)"
-PARTS = (ASYNCIO, THREADS, PROCESSES, SLIME, SERVICES)
+PARTS = (ASYNCIO, THREADS, SLIME, COORDINATION, SERVICES)
 
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter("01", "async_def", "async def: after defining it, when does it run?", "async def：定义之后，什么时候执行？", ASYNCIO),
@@ -57,18 +59,18 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("07", "queue", "Queue: connecting producer speed and consumer speed", "Queue：把生产速度和消费速度接起来", ASYNCIO),
     Chapter("08", "thread_pools", "Thread pools: moving blocking work off the event loop", "线程池：把阻塞工作移出事件循环", THREADS),
     Chapter("09", "lock_event_threads", "Lock, Event and thread exit", "Lock、Event 与线程退出", THREADS),
-    Chapter("10", "async_with_for", "async with, async for and async generators", "async with、async for 与异步生成器", ASYNCIO),
-    Chapter("11", "contextvar", "ContextVar: concurrent tasks keep their own context", "ContextVar：让并发任务保留各自的上下文", ASYNCIO),
-    Chapter("12", "processes", "Process pools, subprocesses and the system boundary", "进程池、子进程与系统边界", PROCESSES),
+    Chapter("10", "async_with_for", "async with, async for and async generators", "async with、async for 与异步生成器", THREADS),
+    Chapter("11", "contextvar", "ContextVar: concurrent tasks keep their own context", "ContextVar：让并发任务保留各自的上下文", THREADS),
+    Chapter("12", "processes", "Process pools, subprocesses and the system boundary", "进程池、子进程与系统边界", THREADS),
     Chapter("13", "cross_thread_loop", "Future, callbacks and a cross-thread event loop", "Future、回调与跨线程事件循环", THREADS),
     Chapter("14", "back_to_slime", "Back to slime: creation, waiting and cleanup along one whole task", "回到 Slime：串起创建、等待与清理", SLIME),
-    Chapter("15", "async_event_lock", "Event notification and async mutual exclusion", "Event 通知与异步互斥", ASYNCIO),
-    Chapter("16", "condition_rlock_timer", "Condition, RLock and Timer", "Condition、RLock 与 Timer", THREADS),
-    Chapter("17", "executor_shutdown", "Thread pool Future results and shutdown", "线程池 Future 的结果与退出", THREADS),
-    Chapter("18", "process_lifecycle", "Process lifecycle: from queued work to timeout reaping", "进程生命周期：从队列工作到超时回收", PROCESSES),
-    Chapter("19", "signals_groups_flock", "Signals, process groups and file locks: who releases resources after exit?", "信号、进程组与文件锁：退出以后谁释放资源？", PROCESSES),
-    Chapter("20", "streams", "asyncio Streams: receiving, framing and closing connections", "asyncio Streams：接收、分帧与连接收尾", PROCESSES),
-    Chapter("21", "capability_checks", "Async capability checks and protocol boundaries", "异步能力检查与协议边界", ASYNCIO),
+    Chapter("15", "async_event_lock", "Event notification and async mutual exclusion", "Event 通知与异步互斥", COORDINATION),
+    Chapter("16", "condition_rlock_timer", "Condition, RLock and Timer", "Condition、RLock 与 Timer", COORDINATION),
+    Chapter("17", "executor_shutdown", "Thread pool Future results and shutdown", "线程池 Future 的结果与退出", COORDINATION),
+    Chapter("18", "process_lifecycle", "Process lifecycle: from queued work to timeout reaping", "进程生命周期：从队列工作到超时回收", COORDINATION),
+    Chapter("19", "signals_groups_flock", "Signals, process groups and file locks: who releases resources after exit?", "信号、进程组与文件锁：退出以后谁释放资源？", COORDINATION),
+    Chapter("20", "streams", "asyncio Streams: receiving, framing and closing connections", "asyncio Streams：接收、分帧与连接收尾", COORDINATION),
+    Chapter("21", "capability_checks", "Async capability checks and protocol boundaries", "异步能力检查与协议边界", COORDINATION),
     Chapter("22", "stopping_services", "Stopping a service cleanly", "让服务干净地停下来", SERVICES),
     Chapter("23", "diagnosing_hangs", "Diagnosing hangs and silent failures", "诊断卡死与无声的失败", SERVICES),
     Chapter("24", "cpu_work_in_async", "CPU-bound work inside an async service", "异步服务里的 CPU 密集型工作", SERVICES),
@@ -82,13 +84,15 @@ BY_NUMBER = {c.number: c for c in CHAPTERS}
 PART_PAGES = {
     ASYNCIO: "book/parts/asyncio",
     THREADS: "book/parts/threads",
-    PROCESSES: "book/parts/processes",
     SLIME: "book/parts/slime",
+    COORDINATION: "book/parts/processes",
     SERVICES: "book/parts/services",
 }
 
-# The part page's entry in the sidebar, under the part's caption (the page's own heading names the part).
-PART_PAGE_TITLE = "Part overview"
+# The chapters' caption in the sidebar: the reading guide first, then each part's page (its entry
+# is the page's own heading, "Part I · ...") with the part's chapters as its sections.
+CHAPTERS_CAPTION = "Chapters"
+READING_GUIDE = "book/reading_guide"
 
 # Pages that are not chapters, in the order they appear after the chapters.
 GUIDE_CAPTION = "Teaching and maintaining"
@@ -115,8 +119,9 @@ def page_exists(page: str) -> bool:
 
 
 def render_toc() -> str:
-    """The ``_toc.yml`` text: a part per caption, opened by the part's page (when it exists) with the
-    part's existing chapters as its sections; then the guide and reference pages that exist."""
+    """The ``_toc.yml`` text: under one caption the reading guide, then each part's page (when it
+    exists) with the part's existing chapters as its sections; then the guide and reference pages
+    that exist."""
     lines = [
         "# Generated by `python -m lab_snippets.chapters toc` from the notebooks that exist.",
         "# Do not edit by hand: tests/test_chapters.py fails when it is out of step with notebooks/.",
@@ -125,14 +130,14 @@ def render_toc() -> str:
         "parts:",
     ]
     chapters = existing()
+    lines += [f'  - caption: "{CHAPTERS_CAPTION}"', "    chapters:"]
+    if page_exists(READING_GUIDE):
+        lines += [f"      - file: {READING_GUIDE}"]
     for part in PARTS:
         members = [c for c in chapters if c.part == part]
-        if not members:
-            continue
-        lines += [f'  - caption: "{part}"', "    chapters:"]
         page = PART_PAGES.get(part)
-        if page and page_exists(page):
-            lines += [f"      - file: {page}", f'        title: "{PART_PAGE_TITLE}"', "        sections:"]
+        if members and page and page_exists(page):
+            lines += [f"      - file: {page}", "        sections:"]
             lines += [f"          - file: notebooks/{c.stem}" for c in members]
         else:
             lines += [f"      - file: notebooks/{c.stem}" for c in members]

@@ -1,0 +1,183 @@
+"""The book as a reader meets it, checked from the sources: one reading order (the sidebar and its
+Next button, each chapter's "What's next" and its "Needs" agree), answers behind a click (every
+reference solution and every predicted output folded), the reading guide linked from every
+chapter and part page, and the length limits of visible code in the chapters reworked so far."""
+
+import re
+
+import jupytext
+import pytest
+
+from lab_snippets.book import chapters
+
+EXISTING = chapters.existing()
+IDS = [c.stem for c in EXISTING]
+ORDER = chapters.toc_order()
+PAGE_OF_PART = chapters.PART_PAGES
+PART_OF_PAGE = {page: part for part, page in PAGE_OF_PART.items()}
+
+
+def notebook(chapter):
+    return jupytext.read(chapter.path, fmt="py:percent")
+
+
+def markdown(nb) -> str:
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def paragraph(text: str, opening: str) -> str:
+    """The paragraph that starts with ``opening`` (up to the next blank line)."""
+    start = text.index(opening)
+    end = text.find("\n\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def chapter_docname(chapter) -> str:
+    return f"notebooks/{chapter.stem}"
+
+
+@pytest.fixture(params=EXISTING, ids=IDS)
+def chapter(request):
+    return request.param
+
+
+def test_reading_order_is_the_order_of_the_numbers():
+    listed = [d for d in ORDER if d.startswith("notebooks/")]
+    assert listed == sorted(listed), "the sidebar reads the chapters in the order of their numbers"
+    assert all(d in ORDER for d in map(chapter_docname, EXISTING))
+
+
+def test_whats_next_names_the_page_the_next_button_opens(chapter):
+    text = paragraph(markdown(notebook(chapter)), "**What's next.**")
+    after = ORDER[ORDER.index(chapter_docname(chapter)) + 1]
+    named = re.findall(r"\b[Cc]hapter (\d\d)\b", text)
+    if after.startswith("notebooks/"):
+        wanted = after.split("/")[1][:2]
+        assert named and named[0] == wanted, (
+            f"{chapter.number}: the Next button opens chapter {wanted}; 'What's next' names {named[:1]}")
+    elif after in PART_OF_PAGE:
+        link = f"../{after}.md"
+        first = next(c for c in EXISTING if c.part == PART_OF_PAGE[after])
+        assert link in text, f"{chapter.number}: the Next button opens {after}; 'What's next' must link it"
+        assert named and named[0] == first.number, (
+            f"{chapter.number}: 'What's next' must name chapter {first.number}, the first of {after}")
+    else:
+        later = [n for n in named if n > chapter.number]
+        assert not later, f"{chapter.number} is the last chapter; 'What's next' names later chapters {later}"
+
+
+def needs_line(nb) -> str:
+    head = nb.cells[0].source
+    start = head.index("**Needs**")
+    return head[start:head.index("·", start)]
+
+
+def test_needs_only_chapters_that_come_before(chapter):
+    needed = re.findall(r"\b(\d\d)\b", needs_line(notebook(chapter)).replace("#", ""))
+    position = ORDER.index(chapter_docname(chapter))
+    for number in needed:
+        assert number in chapters.BY_NUMBER, f"{chapter.number} needs an unknown chapter {number}"
+        assert ORDER.index(chapter_docname(chapters.BY_NUMBER[number])) < position, (
+            f"chapter {chapter.number} needs chapter {number}, which comes after it in the book")
+
+
+def test_needs_line_parses_the_real_shapes():
+    class Cell:
+        source = "# 14\n**Needs** chapters 03, 05 and 12 (Tasks, 2 things) · about 40 minutes"
+
+    class Nb:
+        cells = [Cell]
+
+    assert re.findall(r"\b(\d\d)\b", needs_line(Nb)) == ["03", "05", "12"]
+
+
+def test_part_pages_are_headed_by_their_part():
+    for part, page in PAGE_OF_PART.items():
+        first = (chapters.ROOT / f"{page}.md").read_text(encoding="utf-8").splitlines()[0]
+        assert first == f"# {part}", f"{page}.md: the sidebar shows its heading, which must name the part"
+
+
+GUIDE_LINK = f"../{chapters.READING_GUIDE}.md"
+
+
+def test_every_chapter_links_the_reading_guide(chapter):
+    head = notebook(chapter).cells[0].source
+    assert GUIDE_LINK in head, f"chapter {chapter.number}: its opening cell must link {GUIDE_LINK}"
+
+
+def test_every_part_page_and_the_intro_link_the_reading_guide():
+    assert (chapters.ROOT / f"{chapters.READING_GUIDE}.md").exists()
+    for page in list(PAGE_OF_PART.values()) + ["book/intro"]:
+        text = (chapters.ROOT / f"{page}.md").read_text(encoding="utf-8")
+        assert "reading_guide`" in text or "reading_guide.md" in text, f"{page}.md does not link the reading guide"
+
+
+def tags(cell) -> set[str]:
+    return set(cell.metadata.get("tags", []))
+
+
+FOLDED_SOURCE = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
+FOLDED_OUTPUT = {"hide-output", "hide-cell", "remove-output", "remove-cell"}
+
+
+def predict_cells(nb) -> list:
+    """The code cells right after each "## Predict, then run" heading, up to the next markdown
+    cell: the experiment to predict and its check (whose printout would give the answer away)."""
+    found, state = [], "before"
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            heading = re.search(r"^## Predict, then run", cell.source, re.M)
+            state = "heading" if heading else "before"
+        elif state in ("heading", "inside"):
+            found.append(cell)
+            state = "inside"
+    return found
+
+
+def test_every_solution_is_folded(chapter):
+    solutions = [c for c in notebook(chapter).cells if "solution" in tags(c)]
+    assert solutions, f"chapter {chapter.number} has no solution cell"
+    for cell in solutions:
+        assert tags(cell) & FOLDED_SOURCE, (
+            f"chapter {chapter.number}: a reference solution is in plain view (tag it hide-input)")
+
+
+def test_every_predicted_output_is_folded(chapter):
+    cells = predict_cells(notebook(chapter))
+    assert cells, f"chapter {chapter.number} has no 'Predict, then run' experiment"
+    for cell in cells:
+        assert tags(cell) & FOLDED_OUTPUT, (
+            f"chapter {chapter.number}: the output to predict is in plain view (tag it hide-output)")
+
+
+# --------------------------------------------------------------------------- the limits of visible code
+
+HIDDEN_SOURCE = FOLDED_SOURCE
+MAX_CELL_LINES = 25
+MAX_LINE_CHARS = 88
+# Chapters laid out as idiom + folded check so far (issue 24); the list grows as chapters are reworked.
+REWORKED = ("01", "20")
+
+
+def visible_code(nb) -> list[list[str]]:
+    """The lines of every code cell whose source the page shows (not folded, not removed)."""
+    return [c.source.splitlines() for c in nb.cells
+            if c.cell_type == "code" and not tags(c) & HIDDEN_SOURCE]
+
+
+def visible_figures(nb) -> dict[str, int]:
+    cells = visible_code(nb)
+    return {"cells": len(cells), "lines": sum(len(c) for c in cells),
+            "longest cell": max((len(c) for c in cells), default=0),
+            "lines over 88": sum(len(line) > MAX_LINE_CHARS for c in cells for line in c)}
+
+
+@pytest.mark.parametrize("number", REWORKED)
+def test_visible_code_fits_a_screen(number):
+    nb = notebook(chapters.BY_NUMBER[number])
+    for lines in visible_code(nb):
+        assert len(lines) <= MAX_CELL_LINES, (
+            f"chapter {number}: a visible cell has {len(lines)} lines (at most {MAX_CELL_LINES}; "
+            f"fold the check into its own cell): {lines[0]!r}")
+        wide = [line for line in lines if len(line) > MAX_LINE_CHARS]
+        assert not wide, f"chapter {number}: visible lines over {MAX_LINE_CHARS} characters: {wide}"
