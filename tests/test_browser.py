@@ -341,3 +341,33 @@ def test_zh_search_finds_a_chinese_word_offline(site, open_page):
     links = results.locator("a").evaluate_all("els => els.map(a => a.getAttribute('href'))")
     assert any(ZH_SEARCH[1] in h for h in links), f"searching {ZH_SEARCH[0]!r} found {links[:10]}"
     assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)
+
+
+def zh_search(page, watch, site: str, word: str) -> list[str]:
+    """The links the zh search page lists for ``word``, once Sphinx's search has finished."""
+    from urllib.parse import quote
+
+    goto(page, watch, f"{site}/zh_CN/search.html?q={quote(word)}")
+    # Sphinx retitles the results "Search Results" (in the page's language) when it has listed them all
+    page.wait_for_function("() => document.querySelector('#search-results .search-summary') !== null && "
+                           "document.querySelector('#search-results h2').innerText === "
+                           "Documentation.gettext('Search Results')", timeout=20_000)
+    return page.locator("#search-results ul.search li a").evaluate_all(
+        "els => els.map(a => a.getAttribute('href'))")
+
+
+def test_zh_search_finds_every_term_on_the_page_that_teaches_it(site, open_page):
+    """Each Chinese word of TERMS.md (线程池, 进程组, 守护线程, 僵尸进程, 卡死 among them), typed into
+    the zh search page, lists the page TERMS.md says teaches it."""
+    from lab_snippets.book import zhsearch
+
+    page, watch = open_page()
+    missing = []
+    pairs = [(w, p) for term in zhsearch.terms() for w, p in zip(term.words, term.pages, strict=True)]
+    assert {"线程池", "进程组", "守护线程", "僵尸进程", "卡死"} <= {w for w, _ in pairs}
+    for word, doc in pairs:
+        links = zh_search(page, watch, site, word)
+        if not any(urlsplit(h).path.endswith(f"{doc}.html") for h in links):
+            missing.append(f"{word} → {doc}: found {links[:4]}")
+    assert missing == [], f"{len(missing)} of {len(pairs)} searches miss their page:\n" + "\n".join(missing)
+    assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)

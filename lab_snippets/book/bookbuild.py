@@ -473,6 +473,7 @@ def build_zh(root: Path = ROOT, log=print) -> int:
     code, which both editions share), so nothing runs again. Exit status (0: built and published)."""
     from jupyter_book.sphinx import build_sphinx
 
+    from lab_snippets.book import zhsearch
     from lab_snippets.book.i18n import GETTEXT_SETTINGS, LANG, sphinx_overrides
 
     root = Path(root)
@@ -486,6 +487,7 @@ def build_zh(root: Path = ROOT, log=print) -> int:
         "nitpicky": True,
         "html_title": ZH_TITLE,
         "html_theme_options": {"search_bar_text": "搜索本书……"},
+        "html_search_options": zhsearch.search_options(root),  # the course's terms, kept whole by jieba
     }
     status = build_sphinx(root, out, noconfig=True, path_config=str(root / "_config.yml"),
                           confoverrides=overrides, builder="html", warningiserror=True, keep_going=True,

@@ -1,7 +1,8 @@
 """The two editions of the book (English, and Chinese at ``zh_CN/``): a Sphinx extension.
 
 Every page of each edition gets a link to the same page in the other edition, at the top of
-the article. In the Chinese edition the call-site boxes of the chapters (rendered by
+the article. A Chinese chapter page's title is the original series' title, so the line under it
+that quotes that title on the English page is left out. In the Chinese edition the call-site boxes of the chapters (rendered by
 ``lab_snippets.sites`` when the chapter ran, in English, since both editions share one execution)
 get their Chinese title and explanation from ``locale/zh_CN/sites/<chapter>.po``; a translation
 whose English has changed since is not used (the English shows until it is translated again).
@@ -78,6 +79,38 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
     context["body"] = switch_html(pagename, chinese) + body
 
 
+def chapter_of(docname: str):
+    """The chapter whose page ``docname`` is, or None."""
+    from lab_snippets.book.chapters import BY_NUMBER
+
+    stem = docname.rpartition("/")[2]
+    chapter = BY_NUMBER.get(stem[:2]) if docname.startswith("notebooks/") else None
+    return chapter if chapter and chapter.stem == stem else None
+
+
+def drop_doubled_title(doctree, chapter) -> bool:
+    """Remove the line under a chapter's title that repeats the original series' title (English
+    pages show it in italics under the English title; a Chinese page's title *is* that title).
+    Whether a line was removed."""
+    from docutils import nodes
+
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is None or not isinstance(section[0], nodes.title):
+        return False
+    following = section[0].next_node(descend=False, siblings=True)
+    if (isinstance(following, nodes.paragraph) and len(following) == 1
+            and isinstance(following[0], nodes.emphasis) and following.astext().strip() == chapter.original):
+        following.parent.remove(following)
+        return True
+    return False
+
+
+def _doctree_read(app, doctree) -> None:
+    chapter = chapter_of(app.env.docname)
+    if chapter and is_chinese(app.config.language):
+        drop_doubled_title(doctree, chapter)
+
+
 class _TermSet(set):
     """A set that also takes list's ``extend``: Sphinx 7's Chinese splitter extends its collection of
     Latin terms, and its stemmer asks whether a word is in it."""
@@ -98,14 +131,30 @@ def chinese_search_language():
     from sphinx.search.zh import SearchChinese
 
     class SearchChineseTermSet(SearchChinese):
+        """Also: the user dictionary (``html_search_options["dict"]``, written by
+        ``lab_snippets.book.zhsearch``) is read without its comment lines, and its one-character
+        words (锁, 流, 帧) are kept in the index, which Sphinx's filter would drop."""
+
         def init(self, options) -> None:
+            from lab_snippets.book import zhsearch
+
+            options = dict(options)
+            path = options.pop("dict", None)
             super().init(options)
             self.latin_terms = _TermSet()
+            self.single_terms = set()
+            if path:
+                zhsearch.load_user_dictionary(path)
+                self.single_terms = {w for w in zhsearch.read_words(path) if len(w) == 1}
+
+        def word_filter(self, stemmed_word: str) -> bool:
+            return stemmed_word in self.single_terms or super().word_filter(stemmed_word)
 
     return SearchChineseTermSet
 
 
 def setup(app):
     app.connect("html-page-context", _page_context, priority=450)
+    app.connect("doctree-read", _doctree_read)
     app.add_search_language(chinese_search_language())
     return {"parallel_read_safe": True, "parallel_write_safe": True}

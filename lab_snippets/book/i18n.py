@@ -170,6 +170,9 @@ def update(root: Path = ROOT, quiet: bool = True, _second_pass: bool = False) ->
         raise RuntimeError(f"sphinx-intl update failed:\n{result.stdout}\n{result.stderr}")
     _drop_stale_pages(root, pot)
     sites_changed = update_sites(root)
+    from lab_snippets.book import zhsearch
+
+    zhsearch.write(root)  # the search's user dictionary follows TERMS.md and the chapter titles
     filled = prefill(root)
     if write_report(root) and not _second_pass:
         # the status page changed: its catalogue takes the new numbers (they fill themselves)
