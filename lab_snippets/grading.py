@@ -305,7 +305,8 @@ class Leftovers:
         if tasks:
             await asyncio.wait(tasks, timeout=1.0)
         _kill_all(pids)
-        raise AssertionError(f"left running after {path}: {self._describe(tasks, threads, pids)}{_tail(hint)}")
+        raise AssertionError(
+            f"left running after {path}: {self._describe(tasks, threads, pids)}{_tail(hint)}")
 
     def check_now(self, path: str, hint: str = "") -> None:
         """``check`` for code without a running loop (threads and processes only)."""
@@ -315,7 +316,8 @@ class Leftovers:
         tasks, threads, pids = self._new()
         if threads or pids:
             _kill_all(pids)
-            raise AssertionError(f"left running after {path}: {self._describe([], threads, pids)}{_tail(hint)}")
+            raise AssertionError(
+                f"left running after {path}: {self._describe([], threads, pids)}{_tail(hint)}")
 
 
 def _kill_all(pids) -> None:

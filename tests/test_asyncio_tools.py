@@ -122,7 +122,8 @@ def test_in_flight_is_thread_safe(monkeypatch):
         t.join(timeout=15)
         assert not t.is_alive(), "a thread is still inside InFlight after 15 s"
     assert not errors, errors
-    assert meeting.most_in_add == 1, "two threads were inside `now += 1` at once: InFlight does not lock its counters"
+    assert meeting.most_in_add == 1, \
+        "two threads were inside `now += 1` at once: InFlight does not lock its counters"
     assert (inside.now, inside.entered) == (0, 2), f"an update was lost: {inside!r}"
 
 

@@ -67,7 +67,8 @@ def test_downloaded_notebooks_keep_their_outputs(built_book):
 
 ZH = HTML / "zh_CN"
 # Chinese words and a page each must find in the zh edition's search index (jieba splits the text).
-ZH_SEARCHES = {"信号量": "notebooks/06_semaphore", "协程": "notebooks/01_async_def", "背压": "notebooks/07_queue"}
+ZH_SEARCHES = {"信号量": "notebooks/06_semaphore", "协程": "notebooks/01_async_def",
+               "背压": "notebooks/07_queue"}
 # Compounds jieba's own dictionary splits (issue 26); TERMS.md names the page that teaches each.
 ZH_COMPOUNDS = ("线程池", "进程组", "守护线程", "僵尸进程", "卡死")
 
@@ -90,7 +91,8 @@ def test_each_edition_links_to_the_same_page_in_the_other(built_book):
             found = link.findall(page.read_text(encoding="utf-8"))
             assert len(found) == 1, f"{page.relative_to(HTML)}: {len(found)} edition links"
             target = (page.parent / found[0]).resolve()
-            assert target == (other / f"{doc}.html").resolve(), f"{page.relative_to(HTML)} links to {found[0]}"
+            assert target == (other / f"{doc}.html").resolve(), \
+                f"{page.relative_to(HTML)} links to {found[0]}"
 
 
 def test_zh_call_sites_show_their_chinese_explanation(built_book):
@@ -100,7 +102,8 @@ def test_zh_call_sites_show_their_chinese_explanation(built_book):
         text = (ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
         for site_id, body in explanation.findall(text):
             seen += 1
-            assert re.search(r"[\u4e00-\u9fff]", body), f"chapter {chapter.number}: site {site_id} is in English"
+            assert re.search(r"[\u4e00-\u9fff]", body), \
+                f"chapter {chapter.number}: site {site_id} is in English"
     assert seen >= len(chapters.existing()), f"only {seen} call-site explanations found in the zh chapters"
 
 
@@ -139,7 +142,8 @@ def test_zh_search_finds_every_term_on_the_page_that_teaches_it(built_book):
     assert {w for w, _ in pairs} >= set(ZH_COMPOUNDS), "TERMS.md lost one of the compounds readers type"
     missing = [f"{w} → {page} (found on {sorted(pages_found(index, w))[:4]})"
                for w, page in pairs if page not in pages_found(index, w)]
-    assert missing == [], f"{len(missing)} of {len(pairs)} terms do not find their page:\n" + "\n".join(missing)
+    assert missing == [], \
+        f"{len(missing)} of {len(pairs)} terms do not find their page:\n" + "\n".join(missing)
 
 
 def test_zh_downloads_keep_their_outputs(built_book):
@@ -154,7 +158,8 @@ def test_zh_downloads_keep_their_outputs(built_book):
 
 def zh_h1(text: str) -> tuple[str, str]:
     """The article's H1 (without its heading link) and the HTML right after it."""
-    match = next((m for m in re.finditer(r"<h1>(.*?)</h1>(.{0,400})", text, re.S) if "headerlink" in m.group(1)), None)
+    match = next((m for m in re.finditer(r"<h1>(.*?)</h1>(.{0,400})", text, re.S)
+                  if "headerlink" in m.group(1)), None)
     assert match, "no H1 with a heading link"
     return re.sub(r"<[^>]+>", "", match.group(1).split('<a class="headerlink"')[0]).strip(), match.group(2)
 

@@ -117,7 +117,8 @@ async def _gather_plain(jobs):  # the wrong one: a failing job leaves its siblin
 def test_failing_job_and_leftovers_catch_siblings_left_running():
     async def main(runner):
         with grading.Leftovers() as left:
-            seen = await grading.observe(runner([grading.failing_job(0.01), lambda: asyncio.sleep(3)]), timeout=2)
+            seen = await grading.observe(runner([grading.failing_job(0.01), lambda: asyncio.sleep(3)]),
+                                         timeout=2)
         grading.check_raises(seen, grading.JobFailed, "the batch")
         await left.check("a job failed")
 
@@ -187,7 +188,8 @@ def test_leftovers_catches_a_thread_that_outlives_the_call():
         t = threading.Thread(target=stop.wait, args=(5,), name="stray-worker")
         t.start()
     try:
-        with pytest.raises(AssertionError, match=r"left running after a success: 1 thread\(s\) \(stray-worker\)"):
+        with pytest.raises(AssertionError,
+                           match=r"left running after a success: 1 thread\(s\) \(stray-worker\)"):
             left.check_now("a success")
     finally:
         stop.set()
@@ -201,7 +203,8 @@ def test_leftovers_kills_and_reports_a_child_process_left_running():
     left.check_now("the call returned")
     with grading.Leftovers(grace=0.2) as left:  # the wrong one: never waited for or killed
         bad = subprocess.Popen(grading.WORKER + ["sleep", "5"], stdout=subprocess.DEVNULL)
-    with pytest.raises(AssertionError, match=rf"left running after the timeout: 1 process\(es\) \(pid {bad.pid}\)"):
+    with pytest.raises(AssertionError,
+                       match=rf"left running after the timeout: 1 process\(es\) \(pid {bad.pid}\)"):
         left.check_now("the timeout")
     assert bad.wait(5) == -signal.SIGKILL, "the check kills what it reports"
 
@@ -230,7 +233,8 @@ def test_check_group_gone_catches_a_kill_that_spares_the_children(tmp_path, kill
         await grading.check_group_gone(proc.pid, "the timeout", timeout=0.5)
 
     if survivors:
-        with pytest.raises(AssertionError, match=f"{survivors} member\\(s\\) of the process group still running"):
+        with pytest.raises(AssertionError,
+                           match=f"{survivors} member\\(s\\) of the process group still running"):
             run(main())
         time.sleep(0.1)
         assert grading.group_members(proc.pid) == [], "the check kills what it reports"

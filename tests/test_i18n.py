@@ -25,7 +25,8 @@ def _catalog(tmp_path, messages):
 # ----------------------------------------------------------------------------- the tooling
 
 
-@pytest.mark.parametrize("text", ["`asyncio.gather`", "`a` · `b`", "01 · 4 of 4"[:2], "slime/utils/http_utils.py",
+@pytest.mark.parametrize("text", ["`asyncio.gather`", "`a` · `b`", "01 · 4 of 4"[:2],
+                                  "slime/utils/http_utils.py",
                                   "[`x`](https://example.org/a)", "*await：等待结果，不等于自动并发*"])
 def test_nothing_to_translate(text):
     assert i18n.nothing_to_translate(text)
@@ -107,7 +108,8 @@ def test_edition_links_point_to_the_same_page(page, chinese, href):
 def test_every_catalogue_is_complete_and_keeps_its_markup():
     statuses = i18n.all_status()
     assert len(statuses) > 60, "catalogues are missing (run `python -m lab_snippets.book.i18n update`)"
-    incomplete = [f"{s.page}: {s.fuzzy} fuzzy, {s.untranslated} untranslated" for s in statuses if not s.complete]
+    incomplete = [f"{s.page}: {s.fuzzy} fuzzy, {s.untranslated} untranslated"
+                  for s in statuses if not s.complete]
     assert incomplete == [], ("pages of the zh edition still show English (translate them: "
                               "`python -m lab_snippets.book.i18n export <po>`):\n" + "\n".join(incomplete))
     problems = [f"{s.page}: {p}" for s in statuses for p in s.problems]
@@ -124,12 +126,14 @@ def test_translation_status_page_is_in_step():
 def test_catalogues_hold_every_message_of_the_current_english(tmp_path):
     problems = i18n.in_step_problems(pot=i18n.extract(out=tmp_path / "gettext"))
     assert problems == [], ("the English changed since the catalogues were updated; run "
-                            "`python -m lab_snippets.book.i18n update`, then translate:\n" + "\n".join(problems))
+                            "`python -m lab_snippets.book.i18n update`, then translate:\n"
+                            + "\n".join(problems))
 
 
 def test_bold_that_does_not_close_is_a_problem():
     # CommonMark: a closing "**" right after punctuation must be followed by a space or punctuation
-    assert any("rendered spans differ" in p for p in i18n.markup_problems("**Predict.** Next", "**预测。**接下来"))
+    assert any("rendered spans differ" in p
+               for p in i18n.markup_problems("**Predict.** Next", "**预测。**接下来"))
     assert i18n.markup_problems("**Predict.** Next", "**预测。** 接下来") == []
     assert i18n.markup_problems("**Predict.** Next", "**预测**。接下来") == []
 
@@ -170,7 +174,8 @@ def test_search_dictionary_is_in_step_with_terms_and_titles():
 
     path = zhsearch.dictionary_path(i18n.ROOT)
     assert path.read_text(encoding="utf-8") == zhsearch.render(i18n.ROOT), (
-        f"{path.name} is out of step with TERMS.md or the chapter titles: run `python -m lab_snippets.book.i18n update`")
+        f"{path.name} is out of step with TERMS.md or the chapter titles: "
+        "run `python -m lab_snippets.book.i18n update`")
     assert {"线程池", "进程组", "守护线程", "僵尸进程", "卡死", "进程生命周期"} <= zhsearch.read_words(path)
 
 

@@ -480,7 +480,8 @@ def chapters_graded(chapters_released, tmp_path_factory):
     for ch in CHAPTERS:
         d = subs / "reference" / ch.stem
         d.mkdir(parents=True)
-        (d / f"{ch.stem}.ipynb").write_bytes((course_dir / "source" / ch.stem / f"{ch.stem}.ipynb").read_bytes())
+        source = course_dir / "source" / ch.stem / f"{ch.stem}.ipynb"
+        (d / f"{ch.stem}.ipynb").write_bytes(source.read_bytes())
     if not CHAPTERS:
         return {}
     opts = labs.Options(timeout=60, submission_timeout=300)

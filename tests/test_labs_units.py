@@ -90,7 +90,8 @@ def test_guard_uses_only_the_standard_library():
 def _spec(**over):
     sandbox = SandboxSpec(box="/tmp/x/box", uid=1_900_001, gid=1_900_001,
                           limits=Limits(cpu=10, address_space=1 << 30, processes=64),
-                          read_only=("/opt/py",), package_files=(("/a/timeline.py", "lab_snippets/timeline.py"),),
+                          read_only=("/opt/py",),
+                          package_files=(("/a/timeline.py", "lab_snippets/timeline.py"),),
                           hide=("/srv/course",))
     fields = dict(course="/tmp/x/work/course", course_id="c", assignment="a", student="s",
                   notebook="a", timeout=3, iopub_timeout=2, result="/tmp/x/work/result.jsonl",
@@ -134,8 +135,10 @@ CASES = {
     "crashed": ([{"kind": "died", "cell": "c3", "what": "kernel died in cell c3 (exit code 0)"},
                  _cell("t1", 0.0), _cell("t2", 2.0, restored=["x"])], False, "kernel died in cell c3"),
     "timeout": ([{"kind": "cell_timeout", "cell": "c2"}, _cell("t1", 1.0),
-                 {"kind": "died", "cell": "c3", "what": "kernel died"}], False, "per-cell timeout (3s) in: c2"),
-    "timeout-killed": ([_cell("t1", 1.0, restored=["x"])], True, "wall-clock limit (60s) hit; killed; not run: t2"),
+                 {"kind": "died", "cell": "c3", "what": "kernel died"}], False,
+                "per-cell timeout (3s) in: c2"),
+    "timeout-killed": ([_cell("t1", 1.0, restored=["x"])], True,
+                       "wall-clock limit (60s) hit; killed; not run: t2"),
     "error": ([], False, "nbgrader could not grade the notebook"),
 }
 
@@ -169,11 +172,13 @@ def test_scores_prefer_nbgrader_final_then_cell_records(tmp_path):
 def test_result_records_write_the_json_lines_the_grader_has_always_read():
     """The typed records keep the result file's format: each line is the dict the worker wrote."""
     records = [spec.CellRecord("t1", 1.0, 1.0), spec.CellRecord("t2", 0.0, 2.0, restored=("x",), reason="r"),
-               spec.CellTimeout("c2"), spec.Restart("t1"), spec.Died("c3", "kernel died"), spec.Final(FINAL["scores"])]
+               spec.CellTimeout("c2"), spec.Restart("t1"), spec.Died("c3", "kernel died"),
+               spec.Final(FINAL["scores"])]
     lines = [spec.record_line(r) for r in records]
     assert [json.loads(line) for line in lines] == [
-        _cell("t1", 1.0), _cell("t2", 0.0, restored=["x"], reason="r"), {"kind": "cell_timeout", "cell": "c2"},
-        {"kind": "restart", "cell": "t1"}, {"kind": "died", "cell": "c3", "what": "kernel died"}, FINAL]
+        _cell("t1", 1.0), _cell("t2", 0.0, restored=["x"], reason="r"),
+        {"kind": "cell_timeout", "cell": "c2"}, {"kind": "restart", "cell": "t1"},
+        {"kind": "died", "cell": "c3", "what": "kernel died"}, FINAL]
     assert list(json.loads(lines[0])) == list(_cell("t1", 1.0)), "the keys keep their order"
     assert [spec.parse_record(line) for line in lines] == records
 

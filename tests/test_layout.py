@@ -93,7 +93,8 @@ def test_one_pin():
 
 
 def test_one_repository_root_helper():
-    computes = re.compile(r"__file__\)?\.resolve\(\)\.(parents\[|parent\.parent)|Path\(__file__\)\.resolve\(\)\.parent\b")
+    computes = re.compile(r"__file__\)?\.resolve\(\)\.(parents\[|parent\.parent)"
+                          r"|Path\(__file__\)\.resolve\(\)\.parent\b")
     found = [str(p.relative_to(ROOT)) for p in _modules()
              if p != PKG / "__init__.py" and computes.search(p.read_text(encoding="utf-8"))]
     assert found == [], f"use lab_snippets.REPO_ROOT / PACKAGE_DIR instead of computing them in {found}"

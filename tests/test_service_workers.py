@@ -37,7 +37,8 @@ def test_parse_jobs_and_events():
     assert parse_jobs("0:0.1,0.02:2") == [(0.0, 0.1), (0.02, 2.0)]
     assert parse_jobs("") == []
     events = parse_events("ready 12 1.5\nstart 0 1.6\nnoise\nmain-returned 1.7\nreturned 0 1.8\n")
-    assert events == [("ready", 12, 1.5), ("start", 0, 1.6), ("main-returned", None, 1.7), ("returned", 0, 1.8)]
+    assert events == [("ready", 12, 1.5), ("start", 0, 1.6), ("main-returned", None, 1.7),
+                      ("returned", 0, 1.8)]
 
 
 def test_serve_default_dies_by_sigterm_without_cleanup():

@@ -94,7 +94,8 @@ def tree(tmp_path) -> tuple[Path, str, str]:
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "one")
     first = _git(repo, "rev-parse", "HEAD")
-    (repo / "pkg" / "stream.py").write_text("class S:\n    def go(self):\n        return open_stream('/generate')\n")
+    (repo / "pkg" / "stream.py").write_text(
+        "class S:\n    def go(self):\n        return open_stream('/generate')\n")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "two")
     return repo, first, _git(repo, "rev-parse", "HEAD")

@@ -13,8 +13,9 @@ script dies). A constant hog slows both sides of a timing comparison alike; ``--
 instead alternates random spans of busy loop and sleep (50-400 ms each, seeded) on every CPU, so
 one side of a comparison can run loaded and the other not. ``--builds N`` then runs N clean book
 builds (``python -m lab_snippets.book.bookbuild --clean`` in a temporary copy) under the neighbour and
-names each chapter that failed with the exception that fired. Reports, logs and a ``summary.json`` (wall times, for ``timing.py --from``) are kept
-in ``--out`` (default ``build/flake_hunt/<time>``). Exit status 1 when any notebook failed any run.
+names each chapter that failed with the exception that fired. Reports, logs and a ``summary.json``
+(wall times, for ``timing.py --from``) are kept in ``--out`` (default ``build/flake_hunt/<time>``).
+Exit status 1 when any notebook failed any run.
 
 Notebooks appear while chapters are written: a notebook is counted over the runs it was in.
 """
@@ -215,7 +216,8 @@ def format_report(counts: dict[str, Tally], hog_flags: list[bool], walls: list[f
 def build_failures(log_text: str) -> list[tuple[str, str]]:
     """``(chapter, exception line)`` for each chapter a ``bookbuild`` log reports as failed."""
     out = []
-    for m in re.finditer(r"^(\d\d_[a-z0-9_]+)\.py failed:\n(.*?)(?=^\d\d_[a-z0-9_]+\.py failed:|^the book was not built|\Z)",
+    for m in re.finditer(r"^(\d\d_[a-z0-9_]+)\.py failed:\n(.*?)"
+                         r"(?=^\d\d_[a-z0-9_]+\.py failed:|^the book was not built|\Z)",
                          log_text, re.M | re.S):
         out.append((m.group(1), _first_line(m.group(2))))
     return out
@@ -361,7 +363,8 @@ def report_folder(folder: Path) -> int:
     builds = meta.get("builds", [])
     if builds:
         print(format_builds(builds, label))
-    return 0 if all(t.passed == t.runs for t in counts.values()) and all(b["exit"] == 0 for b in builds) else 1
+    all_passed = all(t.passed == t.runs for t in counts.values())
+    return 0 if all_passed and all(b["exit"] == 0 for b in builds) else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -377,8 +380,8 @@ def main(argv: list[str] | None = None) -> int:
                          "random bursts of busy and idle, 50-400 ms each, per CPU (bursty)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the bursty neighbour (run k uses seed+k)")
     ap.add_argument("--builds", type=int, default=0,
-                    help="then this many clean book builds (python -m lab_snippets.book.bookbuild --clean, in a "
-                         "temporary copy), each under the neighbour")
+                    help="then this many clean book builds (python -m lab_snippets.book.bookbuild --clean, "
+                         "in a temporary copy), each under the neighbour")
     ap.add_argument("--out", type=Path, default=None, help="folder for reports and logs")
     ap.add_argument("--report", type=Path, metavar="DIR", help="only re-print the report of an earlier hunt")
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")

@@ -1,7 +1,7 @@
 """Build the book faster: run the chapters two at a time into the jupyter cache, then build from it.
 
-    python -m lab_snippets.book.bookbuild            # pre-execute (2 at a time), then jupyter-book build -W -n
-    python -m lab_snippets.book.bookbuild --serial   # what the book did before: Sphinx runs each chapter in turn
+    python -m lab_snippets.book.bookbuild            # pre-execute 2 at a time, then jupyter-book build -W -n
+    python -m lab_snippets.book.bookbuild --serial   # as before: Sphinx runs each chapter in turn
     python -m lab_snippets.book.bookbuild --clean    # remove _build first (a clean build)
     python -m lab_snippets.book.bookbuild --english-only   # skip the Chinese edition
 
@@ -245,7 +245,8 @@ def input_fingerprint(root: Path, editions: tuple[str, ...], settings: tuple[str
 
 def outputs_exist(root: Path, editions: tuple[str, ...]) -> bool:
     html = Path(root) / "_build" / "html"
-    return (html / "index.html").is_file() and ("zh_CN" not in editions or (published_zh(root) / "index.html").is_file())
+    return (html / "index.html").is_file() and (
+        "zh_CN" not in editions or (published_zh(root) / "index.html").is_file())
 
 
 def up_to_date(root: Path, editions: tuple[str, ...]) -> bool:
@@ -366,7 +367,8 @@ def quote_summary(root: Path) -> str:
     for entry in latest.values():
         if entry.get("chapter") in chapters:
             reasons[entry.get("reason", "?")] += 1
-    why = reasons.most_common(1)[0][0] if reasons else "not recorded (the pages came from an earlier build's cache)"
+    why = (reasons.most_common(1)[0][0] if reasons
+           else "not recorded (the pages came from an earlier build's cache)")
     return (f"slime quotes: {sum(bad.values())} of {total} fell back to the permalink in {len(bad)} chapters "
             f"(why: {why}); to quote them, set SLIME_SRC to a slime clone or build with network access")
 
@@ -511,7 +513,8 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
     started = time.monotonic()
     if up_to_date(root, editions):
         log(f"nothing changed since the last build: the pages are up to date (checked in "
-            f"{time.monotonic() - started:.1f} s; {stamp_path(root).relative_to(root)} holds the inputs' fingerprint)")
+            f"{time.monotonic() - started:.1f} s; {stamp_path(root).relative_to(root)} holds the inputs' "
+            "fingerprint)")
         log(quote_summary(root))
         return 0
     stamp_path(root).unlink(missing_ok=True)
@@ -539,7 +542,8 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
     for edition, (code, seconds) in results.items():
         if code == 0:
             log(f"{names[edition]} rendered in {seconds:.1f} s"
-                + (f", from the same cache, at {published_zh(root).relative_to(root)}" if edition == "zh_CN" else ""))
+                + (f", from the same cache, at {published_zh(root).relative_to(root)}"
+                   if edition == "zh_CN" else ""))
         else:
             log(f"{names[edition]} failed (exit status {code}, after {seconds:.1f} s)")
     if "en" in results and results["en"][0] == 0:
@@ -551,7 +555,8 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab_snippets.book.bookbuild", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog="python -m lab_snippets.book.bookbuild",
+                                 description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--jobs", type=int, default=2, help="chapters executed at a time (default 2)")
     ap.add_argument("--serial", action="store_true", help="no pre-execution: the book runs each chapter")

@@ -2,7 +2,8 @@
 
 Every page of each edition gets a link to the same page in the other edition, at the top of
 the article. A Chinese chapter page's title is the original series' title, so the line under it
-that quotes that title on the English page is left out. In the Chinese edition the call-site boxes of the chapters (rendered by
+that quotes that title on the English page is left out. In the Chinese edition the call-site boxes
+of the chapters (rendered by
 ``lab_snippets.sites`` when the chapter ran, in English, since both editions share one execution)
 get their Chinese title and explanation from ``locale/zh_CN/sites/<chapter>.po``; a translation
 whose English has changed since is not used (the English shows until it is translated again).

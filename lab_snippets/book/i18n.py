@@ -1,8 +1,9 @@
 """The Chinese edition's catalogues: extract, update, prefill, check and report (issue 19).
 
-    python -m lab_snippets.book.i18n update     # new templates from the sources, then merge them into the .po files
+    python -m lab_snippets.book.i18n update     # new templates from the sources, merged into the .po files
     python -m lab_snippets.book.i18n status     # translated / fuzzy / untranslated per page
-    python -m lab_snippets.book.i18n check      # markup the translation must keep (code, links, roles); exit 1 on a problem
+    python -m lab_snippets.book.i18n check      # markup the translation must keep (code, links, roles);
+                                                # exit 1 on a problem
     python -m lab_snippets.book.i18n report     # regenerate book/reference/translation_status.md
     python -m lab_snippets.book.i18n export locale/zh_CN/LC_MESSAGES/notebooks/02_await.po > todo.txt
     python -m lab_snippets.book.i18n apply  locale/zh_CN/LC_MESSAGES/notebooks/02_await.po answers.txt
@@ -427,7 +428,8 @@ def in_step_problems(root: Path = ROOT, pot: Path | None = None) -> list[str]:
         wanted = {(m.context, m.id) for m in _messages(sites_template(chapter, registry))}
         have = {(m.context, m.id) for m in _messages(read_po(po))} if po.exists() else set()
         if wanted - have:
-            problems.append(f"call sites of chapter {chapter}: {len(wanted - have)} texts not in its catalogue")
+            problems.append(f"call sites of chapter {chapter}: {len(wanted - have)} texts not in its "
+                            "catalogue")
     return problems
 
 
@@ -493,8 +495,8 @@ _BLOCK = re.compile(r"^=== (\d+)[^\n]*\n", re.M)
 
 def export(path: Path, everything: bool = False) -> str:
     catalog = read_po(path)
-    out = [f"# {path.name}: {'all' if everything else 'untranslated and fuzzy'} messages. Answer with the same"
-           " '=== N' headers and the translation as the body.\n"]
+    out = [f"# {path.name}: {'all' if everything else 'untranslated and fuzzy'} messages. "
+           "Answer with the same '=== N' headers and the translation as the body.\n"]
     for number, message in enumerate(_messages(catalog), start=1):
         if everything or message.fuzzy or not message.string:
             note = " (fuzzy: was " + repr(message.string[:80]) + ")" if message.fuzzy else ""
@@ -526,7 +528,8 @@ def apply(path: Path, answers: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab_snippets.book.i18n", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m lab_snippets.book.i18n",
+                                 description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     sub.add_parser("update", help="extract the templates and merge them into every catalogue")
     sub.add_parser("prefill", help="fill the messages that have nothing to translate")
@@ -554,7 +557,8 @@ def main(argv: list[str] | None = None) -> int:
         for s in statuses:
             if args.incomplete and s.complete:
                 continue
-            print(f"{s.page:45} {s.translated:5} translated {s.fuzzy:4} fuzzy {s.untranslated:5} untranslated")
+            print(f"{s.page:45} {s.translated:5} translated {s.fuzzy:4} fuzzy "
+                  f"{s.untranslated:5} untranslated")
         done = sum(s.translated for s in statuses)
         print(f"{'all':45} {done:5} of {sum(s.total for s in statuses)} translated")
         return 0
@@ -579,8 +583,8 @@ def main(argv: list[str] | None = None) -> int:
         for problem in problems:
             print(problem)
         left = page_status(ROOT, args.po.resolve())
-        print(f"{left.page}: {left.translated} translated, {left.fuzzy} fuzzy, {left.untranslated} untranslated; "
-              f"{len(problems)} problem(s)")
+        print(f"{left.page}: {left.translated} translated, {left.fuzzy} fuzzy, "
+              f"{left.untranslated} untranslated; {len(problems)} problem(s)")
         return 1 if problems else 0
     if args.command == "report":
         changed = write_report(ROOT)

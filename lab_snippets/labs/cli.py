@@ -36,7 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--timeout", type=int, default=_GRADE_DEFAULTS["timeout"],
                    help=f"per-cell timeout (s), default {_GRADE_DEFAULTS['timeout']}")
     g.add_argument("--submission-timeout", type=int, default=_GRADE_DEFAULTS["submission_timeout"],
-                   help=f"hard wall-clock limit per submission (s), default {_GRADE_DEFAULTS['submission_timeout']}")
+                   help="hard wall-clock limit per submission (s), "
+                        f"default {_GRADE_DEFAULTS['submission_timeout']}")
     g.add_argument("--jobs", type=int, default=None, help="submissions graded in parallel")
     g.add_argument("--memory-mb", type=int, default=_GRADE_DEFAULTS["memory_mb"],
                    help="address-space limit per kernel")

@@ -142,7 +142,8 @@ def _log_tail(logf: Path) -> str:
     return f": {lines[-1][:200]}" if lines else ""
 
 
-def score(row: ScoredRow, cells: dict[str, float], result: Path, killed: bool, work: Path, opts: Options) -> None:
+def score(row: ScoredRow, cells: dict[str, float], result: Path, killed: bool, work: Path,
+          opts: Options) -> None:
     """Fill ``row`` (score, cells, status, reason) from the worker's result file."""
     f = read_findings(result, killed)
     row.cells = cell_scores(f, cells)

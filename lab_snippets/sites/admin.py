@@ -94,7 +94,8 @@ def cmd_check(registry: Registry, out: TextIO | None = None) -> int:
         + (f", {len(registry.errors)} registry errors" if registry.errors else ""),
         file=out,
     )
-    universal_failures = check_universals(registry, out) if Path(registry.path).resolve() == DEFAULT_REGISTRY.resolve() else 0
+    is_default = Path(registry.path).resolve() == DEFAULT_REGISTRY.resolve()
+    universal_failures = check_universals(registry, out) if is_default else 0
     return 1 if bad or registry.errors or universal_failures else 0
 
 

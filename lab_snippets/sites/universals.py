@@ -85,13 +85,15 @@ def _statement(entry: dict) -> Statement:
         raise UniversalsError("'sentence' (a fragment of the sentence it carries) is empty")
     has_check = "pattern" in entry
     if has_check == ("reason" in entry):
-        raise UniversalsError(f"{where}: give either a check (pattern, paths, expect) or a reason, not both or none")
+        raise UniversalsError(
+            f"{where}: give either a check (pattern, paths, expect) or a reason, not both or none")
     if not has_check:
         if not entry["reason"].strip():
             raise UniversalsError(f"{where}: the reason is empty")
         return Statement(where, sentence, reason=entry["reason"])
     if not entry.get("paths") or "expect" not in entry:
-        raise UniversalsError(f"{where}: a check needs 'paths' (where to search) and 'expect' (where it may match)")
+        raise UniversalsError(
+            f"{where}: a check needs 'paths' (where to search) and 'expect' (where it may match)")
     try:
         re.compile(entry["pattern"])
     except re.error as exc:
@@ -178,7 +180,8 @@ class Tree:
         if self.git:
             listing = self._git(["ls-tree", "-r", "--name-only", self.commit]).decode().splitlines()
         else:
-            listing = [str(p.relative_to(self.root)) for p in self.root.rglob("*.py") if ".git" not in p.parts]
+            listing = [str(p.relative_to(self.root)) for p in self.root.rglob("*.py")
+                       if ".git" not in p.parts]
         return sorted(f for f in listing if f.endswith(".py") and any(f.startswith(p) for p in prefixes))
 
     def read_all(self, paths: Sequence[str]) -> dict[str, str]:
@@ -239,6 +242,7 @@ def report(statements: Sequence[Statement], tree: Tree | None, out: TextIO) -> i
         failed += bool(problems)
         print(("FAIL " if problems else "ok   ") + f"universal {st.label}" +
               (": " + "; ".join(problems) if problems else ""), file=out)
-    print(f"checked {len(checks)} universal statements ({len(statements) - len(checks)} more carry a reason): "
-          f"{len(checks) - failed} hold, {failed} failed", file=out)
+    print(f"checked {len(checks)} universal statements "
+          f"({len(statements) - len(checks)} more carry a reason): {len(checks) - failed} hold, "
+          f"{failed} failed", file=out)
     return failed

@@ -161,7 +161,8 @@ class CallSiteView:
             f"view these lines on GitHub</a></div>"
         )
         # class and data-site let the Chinese edition put the site's translated explanation here
-        parts.append(f'<div class="slime-explanation" data-site="{html.escape(site.id)}" style="margin-top:.4em">'
+        parts.append(f'<div class="slime-explanation" data-site="{html.escape(site.id)}" '
+                     'style="margin-top:.4em">'
                      f'{prose_html(site.explanation)}</div>')
         parts.append("</div>")
         return "".join(parts)
@@ -235,7 +236,8 @@ class CallSitesView:
 def prose_html(text: str) -> str:
     """An explanation as HTML: escaped, with its `code spans` shown as code."""
     parts = re.split(r"(`[^`]+`)", text.strip())
-    return "".join(f"<code>{html.escape(p[1:-1])}</code>" if p.startswith("`") and p.endswith("`") and len(p) > 1
+    return "".join(f"<code>{html.escape(p[1:-1])}</code>"
+                   if p.startswith("`") and p.endswith("`") and len(p) > 1
                    else html.escape(p) for p in parts)
 
 
