@@ -281,7 +281,13 @@ else:
 #    finishes (do not wait for a whole batch);
 # 3. return the results of the first `wanted` jobs **to finish**, in finishing order (jobs that
 #    finish at the same moment may come in any order among themselves);
-# 4. before returning, cancel the jobs still in flight and wait until they are gone.
+# 4. before returning, cancel the jobs still in flight and wait until they are gone; do the
+#    same when a job raises (then let its error through) and when the caller cancels
+#    `first_results`.
+#
+# Graded: never more than `limit` in flight, and `limit` kept busy; a freed slot refilled at
+# once; the first `wanted` results in finishing order; no job left running after a return,
+# a job's error or a cancellation.
 
 # %%
 async def fetch_job(i: int) -> str:
@@ -392,6 +398,38 @@ assert not _running_after, (
     f"{len(_running_after)} jobs were left running when first_results returned: cancel the jobs "
     "still in flight, then wait until they have finished (chapter 04)")
 assert sum(e.startswith("start") for e in _jobs.events) <= 5 + 4, "started far more jobs than needed"
+
+
+# Every path: a job that raises, and a caller that gives up, clean up the jobs in flight too.
+from lab_snippets import grading as _grading
+
+
+async def _slow_job(i: int) -> str:
+    await asyncio.sleep(2)
+    return f"result {i}"
+
+
+async def _one_fails(i: int) -> str:
+    if i == 1:
+        raise _grading.JobFailed("job 1 failed")
+    return await _slow_job(i)
+
+
+async def _every_path() -> None:
+    with _grading.Leftovers(threads=False) as _left:
+        _seen = await _grading.observe(first_results(_one_fails, wanted=2, limit=3), timeout=3)
+    _grading.check_raises(_seen, _grading.JobFailed, "first_results, when a job raises,",
+                          hint="let the job's error through (chapter 04)")
+    await _left.check("a job raised", hint="cancel and await the jobs in flight in a finally, so that every "
+                                          "way out of first_results cleans up (chapter 05)")
+    with _grading.Leftovers(threads=False) as _left:
+        _seen = await _grading.cancel_midway(lambda: first_results(_slow_job, wanted=2, limit=3), after=0.1)
+    _grading.check_cancelled(_seen, "first_results")
+    await _left.check("first_results was cancelled", hint="cancel and await the jobs in flight in a finally, so "
+                                                          "that a cancelled caller cleans up too (chapter 05)")
+
+
+await _every_path()
 ### END HIDDEN TESTS
 
 # %% [markdown]

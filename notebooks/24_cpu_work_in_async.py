@@ -276,6 +276,10 @@ assert outcomes["worker thread"] == "refused ValueError: signal only works in ma
 #    a pool costs more than their work);
 # 3. send every other text to the process pool `pool` with `loop.run_in_executor`, all of them
 #    at once (the pool has several workers), and await them together.
+#
+# Graded: the order of the results; short texts scored in the service's process, long ones
+# in the pool; the long ones all in the pool at once; and the event loop free while the pool
+# works (no blocking wait inside `score_all`).
 
 # %% tags=["solution", "hide-input"]
 async def score_all(texts: list[str], pool, inline_below: int) -> list[tuple[int, int]]:
@@ -321,6 +325,21 @@ for _text, (_, _pid) in zip(_texts, _got, strict=True):
 assert _counting.submitted == 4, f"{_counting.submitted} calls reached the pool for 4 long texts"
 assert _counting.peak >= 2, (
     "the long texts went to the pool one at a time: submit them all, then await them together (gather)")
+
+# The loop stays free while the pool works: the longest heartbeat gap during score_all must be
+# shorter than one long text's scoring (measured here, just before); a blocking wait on the
+# pool lasts about two of them (four texts, two workers), a free loop answers every few ms.
+from lab_snippets import grading as _grading
+
+_long = ["g" * 60_000, "h" * 60_000, "i" * 60_000, "j" * 60_000]
+_one = min(_grading.call(score, _long[0]).seconds for _ in range(2))
+_seen = await _grading.observe(score_all(_long, process_pool, inline_below=500), timeout=60, heartbeat=0.005)
+_grading.check_finished(_seen, "score_all", within=60)
+assert [_c for _c, _ in _seen.value] == [score(_t)[0] for _t in _long], "the results must be in the order of texts"
+_grading.check_loop_free(
+    _seen, _one, "score_all",
+    hint="waiting on the pool's futures with .result() (or any blocking wait) holds the loop while the workers "
+         "run; await run_in_executor's futures (gather) instead (chapter 24)")
 ### END HIDDEN TESTS
 
 # %%

@@ -351,6 +351,11 @@ assert peaks[("rate 100/s", 0.1)] >= 2 * peaks[("rate 100/s", 0.02)], "and more 
 #    clock, so they run instantly and exactly);
 # 4. many tasks may call `take()` at once: over **any** stretch of time from a to b, at most
 #    `burst + rate × (b − a)` takes may return.
+#
+# Graded: the first `burst` takes do not wait; no stretch of time over-admits, with one task
+# or many calling at once; a take waits no longer than needed (half a token back means half
+# the wait); an idle bucket refills to `burst`, not beyond; time only through `clock` and
+# `sleep`.
 
 # %% tags=["solution", "hide-input"]
 class TokenBucket:
@@ -458,6 +463,20 @@ async def _hidden_token_bucket() -> None:
     _immediate = sum(_t <= 100 + 1e-9 for _t in _rush)
     assert _immediate == 2, (f"after 100 s idle, {_immediate} takes returned at once: tokens must not pile up "
                              "beyond burst")
+
+    # 5. a wait counts the fraction of a token already back: half a token is half the wait
+    _clock = VirtualClock()
+    _bucket = TokenBucket(rate=10, burst=3, clock=_clock.time, sleep=_clock.sleep)
+
+    async def _empty_then_partly_refilled() -> list[float]:
+        await _takes_at(_bucket, _clock, 3, at_once=False)
+        await _clock.sleep(0.05)  # half a token comes back
+        return await _takes_at(_bucket, _clock, 3, at_once=False)
+
+    _after = [round(_t, 6) for _t in await _clock.drive(_empty_then_partly_refilled())]
+    assert _after == [0.1, 0.2, 0.3], (
+        f"with half a token back at t=0.05, takes must return at t=0.1, 0.2, 0.3, got {_after}: the wait waits "
+        "longer than needed; sleep only for the part of a token still missing, (1 - tokens) / rate (chapter 25)")
 
 
 await asyncio.wait_for(_hidden_token_bucket(), timeout=20)
