@@ -343,7 +343,15 @@ else:
 # 2. return the results in the order of `names`;
 # 3. if any call fails, **cancel the others**, wait until they are gone, and let the failure
 #    propagate as an `ExceptionGroup` (a caller will use `except*`);
-# 4. leave no task running when you return or raise.
+# 4. leave no task running when you return or raise, also when the caller cancels
+#    `score_group` midway: the calls are cancelled, and gone, before the `CancelledError`
+#    reaches the caller.
+#
+# The tests grade each of these four points on three paths:
+#
+# - every call succeeds;
+# - one call fails while the others are still running;
+# - the caller is cancelled while all the calls are running.
 
 # %%
 in_flight = {"now": 0, "peak": 0}
@@ -455,6 +463,30 @@ assert sorted(_spy.cancelled) == [n for n in _names if n != "sample 2"] and _spy
     "the other calls must be cancelled, not allowed to finish (chapter 03)")
 async with asyncio.timeout(2):
     assert await score_group([], _Spy()) == [], "no names: return an empty list"
+
+# The caller is cancelled while every call is still running: the calls must be cancelled and
+# gone by the time the CancelledError reaches the caller.
+_spy = _Spy(failing="none of them")  # every call sleeps 1 s, none fails
+_caller = asyncio.create_task(score_group(_names, _spy))
+try:
+    async with asyncio.timeout(3):
+        while _spy.peak < len(_names) and not _caller.done():
+            await asyncio.sleep(0.005)
+        _caller.cancel()
+        _caller_outcome = (await asyncio.gather(_caller, return_exceptions=True))[0]
+    _running_after = [t for t in _spy.tasks if not t.done()]
+finally:
+    await cancel_and_wait([_caller], timeout=2)
+    await _spy.clean_up()
+assert isinstance(_caller_outcome, asyncio.CancelledError), (
+    f"the caller was cancelled, but score_group ended with {_caller_outcome!r}: let the cancellation "
+    "propagate (chapter 03)")
+assert _running_after == [], (
+    f"{len(_running_after)} calls were still running when the cancelled caller got its CancelledError: "
+    "when the caller is cancelled, cancel the calls and wait until they are gone (a TaskGroup does "
+    "both; chapter 03)")
+assert sorted(_spy.cancelled) == _names and _spy.finished == [], (
+    "when the caller is cancelled, every call must be cancelled, not left to finish (chapter 03)")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -446,6 +446,13 @@ class LoopThread:
             raise
 
     def close(self) -> None:
+        async def cancel_the_rest() -> None:  # as asyncio.run does before it closes its loop
+            rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in rest:
+                task.cancel()
+            await asyncio.gather(*rest, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(cancel_the_rest(), self.loop).result(timeout=2)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=2)
         self.loop.close()
@@ -555,7 +562,11 @@ assert not any(caller.is_alive() for caller in callers.values()) and not loop_th
 # 3. once the shared call has ended, the next `get(key)` calls `score(key)` again (nothing is
 #    remembered, failures included);
 # 4. cancelling any one caller (the first or a later one) must not affect the others: they
-#    still get the value.
+#    still get the value, and a `get(key)` that arrives after the cancellation, while the call
+#    still runs, joins that call instead of starting a second one.
+#
+# The tests grade each of these four points; for the fourth they cancel the first caller, and
+# then a later one, while the shared call is still running.
 
 # %% tags=["solution", "hide-input"]
 class Coalescer:
@@ -649,13 +660,23 @@ async def _hidden_coalescer() -> None:
     await asyncio.sleep(0.01)
     _first.cancel()
     await asyncio.wait([_first], timeout=1)
+    _late = asyncio.create_task(_c.get("k"))  # arrives after the cancellation, while score('k') runs
+    await asyncio.sleep(0.01)
     _gates["k"].set()
-    _done, _ = await asyncio.wait(_others, timeout=1)
+    _done, _ = await asyncio.wait([*_others, _late], timeout=1)
     _outcomes = [("still waiting" if not _t.done() else "cancelled" if _t.cancelled() else
-                  _t.exception() or _t.result()) for _t in _others]
-    await cancel_and_wait(_others)
-    assert _outcomes == ["score of k"] * 2, (f"the other callers got {_outcomes}: when the first caller is cancelled, "
-                                             "the others must still get the value (chapter 27, hazard 4)")
+                  _t.exception() or _t.result()) for _t in [*_others, _late]]
+    await cancel_and_wait([*_others, _late])
+    assert _outcomes[:2] == ["score of k"] * 2, (f"the other callers got {_outcomes[:2]}: when the first caller is cancelled, "
+                                                 "the others must still get the value (chapter 27, hazard 4)")
+    assert _calls.count("k") == 1, (
+        f"score('k') was called {_calls.count('k')} times: a get('k') that arrived after the first caller "
+        "was cancelled started a second call while the first still ran. The call stays shared until it "
+        "ends, whoever is cancelled: forget it when the call ends (a done callback), not in the first "
+        "caller's finally (chapter 27, hazard 4)")
+    assert _outcomes[2] == "score of k", (
+        f"a get('k') that arrived after the first caller was cancelled got {_outcomes[2]!r}, not the "
+        "shared value (chapter 27, hazard 4)")
 
     # 5. a later caller is cancelled: the first and the rest still get the value
     _gates["m"] = asyncio.Event()
