@@ -40,7 +40,7 @@ figure_style()
 # there and leaves the event log alone.
 
 # %%
-async def request(name: str, seconds: float, tl: Timeline, lane: str | None = None) -> str:
+async def request(name: str, seconds: float, tl: Timeline, lane: str | None = None):
     def mark(what: str) -> None:
         if lane is None:
             tl.mark(f"{name} {what}")
@@ -65,18 +65,23 @@ async def request(name: str, seconds: float, tl: Timeline, lane: str | None = No
 
 # %% tags=["hide-output"]
 tl = Timeline()
-tasks = {asyncio.create_task(request(f"request {i}", s, tl)) for i, s in enumerate([0.02, 0.12, 0.15])}
+tasks = {asyncio.create_task(request(f"request {i}", s, tl))
+         for i, s in enumerate([0.02, 0.12, 0.15])}
 done, pending = await asyncio.wait(tasks, timeout=0.05)
 tl.mark("wait returned")
 cancelled_right_after = [t.cancelled() for t in pending]
-await asyncio.wait_for(asyncio.gather(*pending), timeout=2)  # nothing stopped them: let them finish
-
 print("done:", sorted(t.result() for t in done), "| pending:", len(pending))
+print("pending ones cancelled right after wait:", cancelled_right_after)
+
+await asyncio.gather(*pending)  # nothing stopped them: let them finish
 print(tl.names())
+
+# %% tags=["hide-cell"]
 assert len(done) == 1 and len(pending) == 2
 assert cancelled_right_after == [False, False], "wait(timeout=...) cancels nothing"
 assert tl.order("wait returned", "request 1 ends") and tl.order("wait returned", "request 2 ends")
 assert "request 1 cancelled" not in tl.names()
+print("✓ wait(timeout=...) returned with two pending, cancelled nothing, and both ran to the end")
 
 # %% [markdown]
 # The timeout limits how long *you* wait, not how long the work runs. When `wait` returns,
@@ -85,19 +90,23 @@ assert "request 1 cancelled" not in tl.names()
 # *do* cancel what they wrap (chapter 05). If you want the pending ones stopped after `wait`,
 # say so: cancel them, then await them so their cleanup runs before you go on.
 
-# %% tags=["claim"]
-# claim: cancel-then-await-stops-pending
+# %%
 tl = Timeline()
-tasks = {asyncio.create_task(request(f"request {i}", s, tl)) for i, s in enumerate([0.02, 0.12, 0.15])}
+tasks = {asyncio.create_task(request(f"request {i}", s, tl))
+         for i, s in enumerate([0.02, 0.12, 0.15])}
 done, pending = await asyncio.wait(tasks, timeout=0.05)
 for task in pending:
     task.cancel()
-await asyncio.wait_for(asyncio.gather(*pending, return_exceptions=True), timeout=2)
+await asyncio.gather(*pending, return_exceptions=True)
 tl.mark("pending cancelled and awaited")
+print(tl.names())
 
+# %% tags=["claim", "hide-input"]
+# claim: cancel-then-await-stops-pending
 assert all(t.cancelled() for t in pending)
 assert tl.order("request 1 cancelled", "pending cancelled and awaited")
 assert not any(n in tl.names() for n in ("request 1 ends", "request 2 ends"))
+print("✓ the pending requests were cancelled and had finished their cleanup before we went on")
 
 # %% [markdown]
 # ## `as_completed`: results in finishing order
@@ -107,12 +116,12 @@ assert not any(n in tl.names() for n in ("request 1 ends", "request 2 ends"))
 # *finish*: each `await` returns the next result as soon as it exists. Handling (logging,
 # scoring, updating a progress bar) can start with the first result instead of the last.
 
-# %% tags=["claim"]
-# claim: as-completed-yields-in-finishing-order
+# %%
 tl = Timeline()
 durations = [0.16, 0.12, 0.08, 0.04]
 started = time.monotonic()
-tasks = [asyncio.create_task(request(f"request {i}", d, tl)) for i, d in enumerate(durations)]
+tasks = [asyncio.create_task(request(f"request {i}", d, tl))
+         for i, d in enumerate(durations)]
 handled: list[str] = []
 first_handled_after = None
 for next_done in asyncio.as_completed(tasks, timeout=2):
@@ -122,9 +131,14 @@ for next_done in asyncio.as_completed(tasks, timeout=2):
     handled.append(name)
 
 print("handled in this order:", handled)
-print(f"first result handled after {first_handled_after:.3f} s; the slowest took {max(durations)} s")
+print(f"first result handled after {first_handled_after:.3f} s;",
+      f"the slowest took {max(durations)} s")
+
+# %% tags=["claim", "hide-input"]
+# claim: as-completed-yields-in-finishing-order
 assert handled == ["request 3", "request 2", "request 1", "request 0"], "handled in finishing order"
 assert tl.order("handled request 3", "request 0 ends"), "the first result is handled while the slowest still runs"
+print("✓ results were handled in finishing order, the first while the slowest still ran")
 
 # %% [markdown]
 # Two details. The loop above passes `timeout=2` so it cannot hang; on timeout `as_completed`
@@ -148,8 +162,7 @@ assert tl.order("handled request 3", "request 0 ends"), "the first result is han
 # them, repeat" approach, which has to wait for the slowest group of every batch. Each of the 4
 # slots is one lane of the timeline.
 
-# %% tags=["claim"]
-# claim: refill-beats-batches
+# %%
 DURATIONS = [0.12, 0.03, 0.03, 0.03]
 IN_FLIGHT = 4
 TARGET = 8
@@ -164,6 +177,7 @@ def keep_group(group_id: int) -> bool:
     return group_id % 4 != 3
 
 
+# %%
 async def rollout_batched(tl: Timeline) -> list[int]:
     kept: list[int] = []
     next_id = 0
@@ -171,29 +185,29 @@ async def rollout_batched(tl: Timeline) -> list[int]:
         batch = range(next_id, next_id + IN_FLIGHT)
         next_id += IN_FLIGHT
         finished = await asyncio.gather(
-            *(request(f"group {g}", group_duration(g), tl, lane=f"slot {g - batch[0]}") for g in batch))
-        kept += [int(name.split()[1]) for name in finished if keep_group(int(name.split()[1]))]
+            *(request(f"group {g}", group_duration(g), tl, lane=f"slot {g - batch[0]}")
+              for g in batch))
+        ids = [int(name.split()[1]) for name in finished]
+        kept += [group_id for group_id in ids if keep_group(group_id)]
     return kept[:TARGET]
 
 
+# %%
 async def rollout_refill(tl: Timeline) -> list[int]:
     kept: list[int] = []
-    pending: set[asyncio.Task] = set()
-    slot_of: dict[asyncio.Task, int] = {}
-    free_slots = list(range(IN_FLIGHT))
+    pending: dict[asyncio.Task, int] = {}  # groups in flight, and their lanes
     next_id = 0
     try:
         while len(kept) < TARGET:
-            while len(pending) < IN_FLIGHT:
-                slot = free_slots.pop(0)
-                task = asyncio.create_task(
-                    request(f"group {next_id}", group_duration(next_id), tl, lane=f"slot {slot}"))
-                slot_of[task] = slot
-                pending.add(task)
+            for slot in sorted(set(range(IN_FLIGHT)) - set(pending.values())):
+                lane = f"slot {slot}"
+                duration = group_duration(next_id)
+                coro = request(f"group {next_id}", duration, tl, lane=lane)
+                pending[asyncio.create_task(coro)] = slot
                 next_id += 1
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
-                free_slots.append(slot_of.pop(task))
+                del pending[task]
                 group_id = int(task.result().split()[1])
                 if keep_group(group_id) and len(kept) < TARGET:
                     kept.append(group_id)
@@ -204,6 +218,8 @@ async def rollout_refill(tl: Timeline) -> list[int]:
         await asyncio.gather(*pending, return_exceptions=True)
 
 
+# %% tags=["claim", "hide-input"]
+# claim: refill-beats-batches
 last_run: dict[str, tuple[list[int], Timeline]] = {}
 
 
@@ -228,6 +244,7 @@ batched_floor = math.ceil(TARGET / sum(map(keep_group, range(IN_FLIGHT)))) * max
 assert batched_elapsed >= 0.95 * batched_floor, "each batch waited for its slowest group"
 assert refill_elapsed < 0.95 * batched_floor, "the refill loop does not wait for each batch's slowest"
 assert any(s.state == "cancelled" for s in refill_tl.spans), "leftover groups were cancelled at the end"
+print("✓ the refill loop kept as many groups in less time, never above the limit")
 
 # %% [markdown]
 # ## Measure it
@@ -236,7 +253,7 @@ assert any(s.state == "cancelled" for s in refill_tl.spans), "leftover groups we
 # until the batch's slow group is done. With the refill loop, a freed slot is given a new group
 # at once, and when the batch is full, the groups still in flight are cancelled (grey).
 
-# %%
+# %% tags=["hide-input"]
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True, layout="constrained")
 slots = [f"slot {k}" for k in range(IN_FLIGHT)]
 batched_tl.plot(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s", ax=top, lanes=slots)
@@ -258,17 +275,20 @@ assert busy["refill"] >= 1.2 * busy["batched"]
 
 # %%
 tl = Timeline()
-tasks = [asyncio.create_task(request(f"request {i}", d, tl)) for i, d in enumerate([0.06, 0.02])]
+tasks = [asyncio.create_task(request(f"request {i}", d, tl))
+         for i, d in enumerate([0.06, 0.02])]
 input_of = {task: i for i, task in enumerate(tasks)}
 if sys.version_info >= (3, 13):
-    finished_inputs = [input_of[task] async for task in asyncio.as_completed(tasks, timeout=2)]
+    finishing = asyncio.as_completed(tasks, timeout=2)
+    finished_inputs = [input_of[task] async for task in finishing]
     print("async for yields the original tasks:", finished_inputs)
     assert finished_inputs == [1, 0]
 else:
     yielded = list(asyncio.as_completed(tasks, timeout=2))
     same_objects = [aw in input_of for aw in yielded]
     results = [await aw for aw in yielded]
-    print("Python < 3.13: as_completed yields new awaitables, not the tasks:", same_objects, results)
+    print("Python < 3.13: as_completed yields new awaitables, not the tasks:",
+          same_objects, results)
     assert same_objects == [False, False] and results == ["request 1", "request 0"]
 
 # %% [markdown]
@@ -325,7 +345,8 @@ async with asyncio.timeout(2):
 assert len(got) == 4 and len(set(got)) == 4, (
     f"wanted=4: the results of 4 different jobs expected, got {got!r}")
 assert "job 0" not in got, "job 0 is slow: faster jobs started after it finish first"
-leftovers = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and "fetch_job" in repr(t)]
+leftovers = [t for t in asyncio.all_tasks()
+             if t is not asyncio.current_task() and "fetch_job" in repr(t)]
 assert leftovers == [], "no job may be left running"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]

@@ -42,10 +42,9 @@ figure_style()
 # The manager below writes an event at each step. We run the same block three ways: the body
 # finishes, the body raises, and the task running it is cancelled from outside.
 
-# %% tags=["claim"]
-# claim: aexit-runs-on-every-path
+# %%
 class TracedLease:
-    """An async context manager that records every step of its protocol on a Timeline."""
+    """An async context manager that marks each step of its protocol on a Timeline."""
 
     def __init__(self, name: str, tl: Timeline) -> None:
         self.name, self.tl = name, tl
@@ -64,6 +63,7 @@ class TracedLease:
         return False  # never swallow the exception
 
 
+# %%
 async def use_lease(name: str, tl: Timeline, ending: str) -> None:
     async with TracedLease(name, tl):
         tl.mark(f"{name}: body starts")
@@ -73,11 +73,12 @@ async def use_lease(name: str, tl: Timeline, ending: str) -> None:
         tl.mark(f"{name}: body ends")
 
 
+# %%
 tl = Timeline()
-await asyncio.wait_for(use_lease("finish", tl, "finish"), timeout=2)
+await use_lease("finish", tl, "finish")
 
 try:
-    await asyncio.wait_for(use_lease("raise", tl, "raise"), timeout=2)
+    await use_lease("raise", tl, "raise")
 except ValueError:
     tl.mark("raise: caller got ValueError")
 
@@ -85,12 +86,15 @@ cancelled = asyncio.create_task(use_lease("cancel", tl, "cancel"))
 await asyncio.sleep(0.03)  # let it enter and start its body
 cancelled.cancel()
 try:
-    await asyncio.wait_for(cancelled, timeout=2)
+    await cancelled
 except asyncio.CancelledError:
     tl.mark("cancel: caller saw the task cancelled")
 
 for event in tl.names():
     print(event)
+
+# %% tags=["claim", "hide-input"]
+# claim: aexit-runs-on-every-path
 assert tl.order("finish: enter starts", "finish: entered", "finish: body starts", "finish: body ends",
                 "finish: exit sees no error", "finish: released")
 assert tl.order("raise: body starts", "raise: exit sees ValueError", "raise: released",
@@ -99,6 +103,7 @@ assert tl.order("cancel: body starts", "cancel: exit sees CancelledError", "canc
                 "cancel: caller saw the task cancelled")
 assert "raise: body ends" not in tl.names() and "cancel: body ends" not in tl.names()
 assert cancelled.cancelled()
+print("✓ __aexit__ ran on all three paths, before the caller heard of the exception")
 
 # %% [markdown]
 # Three things to take from this log. `__aexit__` runs on all three paths, and it runs
@@ -122,7 +127,8 @@ assert cancelled.cancelled()
 # A small ledger records what is open and how many boots are in flight, so the experiment
 # can assert that nothing is left and the limit held.
 
-# %%
+# %% tags=["hide-input"]
+# The instruments (a ledger of what is open and booting) and one boot attempt that may fail.
 BOOT_LIMIT = 2
 
 
@@ -149,9 +155,10 @@ async def boot_once(name: str, attempt: int, fail_attempts: int, ledger: Sandbox
         ledger.booting -= 1
 
 
+# %%
 @asynccontextmanager
-async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger, tl: Timeline,
-                  fail_attempts: int = 0, retries: int = 3):
+async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger,
+                  tl: Timeline, fail_attempts: int = 0, retries: int = 3):
     last_error: Exception | None = None
     for attempt in range(retries):
         asked = time.monotonic()
@@ -182,17 +189,17 @@ async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger, 
 # `sb4` is cut off by a time guard around its whole task, and `sb5` never boots at all.
 # Every one that booted must end with a cleanup span, and the ledger must be empty.
 
-# %% tags=["claim"]
-# claim: boots-capped-and-every-sandbox-cleaned-up
+# %%
 tl = Timeline()
 ledger = SandboxLedger()
 permits = asyncio.Semaphore(BOOT_LIMIT)
 
 
-async def agent_task(name: str, work: float, fail_attempts: int = 0, raise_in_body: bool = False,
-                     guard: float = 2.0) -> str:
+async def agent_task(name: str, work: float, fail_attempts: int = 0,
+                     raise_in_body: bool = False, guard: float = 2.0) -> str:
     async with asyncio.timeout(guard):
-        async with sandbox(name, permits, ledger, tl, fail_attempts=fail_attempts) as box:
+        booting = sandbox(name, permits, ledger, tl, fail_attempts=fail_attempts)
+        async with booting as box:
             with tl.span(f"{name} use"):
                 await asyncio.sleep(work)
                 if raise_in_body:
@@ -200,6 +207,7 @@ async def agent_task(name: str, work: float, fail_attempts: int = 0, raise_in_bo
     return f"{name} ok"
 
 
+# %%
 batch = {  # sb4 asks first, so its guard measures its work, not its wait for a permit
     "sb4": agent_task("sb4", 1.0, guard=0.25),
     "sb1": agent_task("sb1", 0.08),
@@ -207,11 +215,13 @@ batch = {  # sb4 asks first, so its guard measures its work, not its wait for a 
     "sb3": agent_task("sb3", 0.03, raise_in_body=True),
     "sb5": agent_task("sb5", 0.05, fail_attempts=3),
 }
-results = await asyncio.wait_for(asyncio.gather(*batch.values(), return_exceptions=True), timeout=5)
+results = await asyncio.gather(*batch.values(), return_exceptions=True)  # each guarded
 outcomes = dict(zip(batch, results, strict=True))
 for name in sorted(outcomes):
     print(f"{name}: {outcomes[name]!r}")
 
+# %% tags=["claim", "hide-input"]
+# claim: boots-capped-and-every-sandbox-cleaned-up
 fig = tl.plot("Five sandboxes, at most two booting at once: every booted one is cleaned up",
               lanes=[f"sb{i} {part}" for i in range(1, 6) for part in ("boot", "use")])
 kinds = {n: type(o).__name__ if isinstance(o, BaseException) else o for n, o in outcomes.items()}
@@ -226,6 +236,7 @@ for name in ("sb1", "sb2", "sb3", "sb4"):
     cleanup = [s for s in tl.spans_of(f"{name} use") if s.state == "cleanup"][0]
     assert work.end <= cleanup.start, f"{name}: cleanup must come after the work ends"
 assert [s.state for s in tl.spans_of("sb2 boot") if s.state != "waiting"] == ["failed", "running"]
+print(f"✓ at most {ledger.peak_booting} boots at once; every booted sandbox was cleaned up")
 
 # %% [markdown]
 # Read each pair of lanes. The light green part of a boot lane is time spent waiting for one
@@ -258,20 +269,26 @@ async def stream_lines(source: str, log: list[str], lines: int = 5):
         log.append(f"{source}: connection closed")
 
 
+# %% tags=["hide-output"]
 log: list[str] = []
 stream = stream_lines("held", log)
 async for line in stream:
     if line.endswith("2"):
         break
 
-print("right after break:", log)
-print("generator suspended at its yield:", stream.ag_frame is not None and not stream.ag_running)
-assert log == ["held: connection opened"], "break does not run the generator's finally"
-assert stream.ag_frame is not None, "the generator is still alive, paused at yield"
+at_break = list(log)
+suspended = stream.ag_frame is not None and not stream.ag_running
+print("right after break:", at_break)
+print("generator suspended at its yield:", suspended)
 
-await asyncio.wait_for(stream.aclose(), timeout=2)
+await stream.aclose()
 print("after aclose():", log)
+
+# %% tags=["hide-cell"]
+assert at_break == ["held: connection opened"], "break does not run the generator's finally"
+assert suspended, "the generator is still alive, paused at yield"
 assert log[-2:] == ["held: closing", "held: connection closed"]
+print("✓ break left the generator paused; aclose() ran its finally")
 
 # %% [markdown]
 # `break` leaves the *loop*; it says nothing to the generator, which stays paused at its
@@ -298,17 +315,19 @@ while "dropped: connection closed" not in dropped_log and loop_turns < 200:
 
 print("right after break:", seen_at_break)
 print(f"closed after {loop_turns} more turns of the loop:", dropped_log)
+
+# %% tags=["hide-input"]
 assert seen_at_break == ["dropped: connection opened"]
 assert dropped_log[-1] == "dropped: connection closed", "the loop's finalizer closed it, later"
 assert loop_turns >= 1
+print("✓ the dropped generator was closed later, by the loop, not at the break")
 
 # %% [markdown]
 # The fix is to make the close part of the block structure: `contextlib.aclosing(agen)` is an
 # async context manager whose exit awaits `agen.aclose()`. With it, the connection is closed
 # before the next statement after the `async with`, on every path out of the loop.
 
-# %% tags=["claim"]
-# claim: aclosing-closes-at-the-block-end
+# %%
 tl = Timeline()
 closing_log: list[str] = []
 async with aclosing(stream_lines("scoped", closing_log)) as lines:
@@ -322,8 +341,12 @@ if closing_log[-1] == "scoped: connection closed":
     tl.mark("generator finally has run")
 
 print(closing_log)
+
+# %% tags=["claim", "hide-input"]
+# claim: aclosing-closes-at-the-block-end
 assert closing_log == ["scoped: connection opened", "scoped: closing", "scoped: connection closed"]
 assert tl.order("consumer breaks", "statement after the async with", "generator finally has run")
+print("✓ aclosing closed the generator at the end of the block, before the next statement")
 
 # %% [markdown]
 # ### A time guard is itself an `async with`
@@ -344,8 +367,11 @@ try:
 except TimeoutError:
     guard_log.append("guard: TimeoutError")
 print(guard_log[-3:], "| cancelling now:", asyncio.current_task().cancelling())
+
+# %% tags=["hide-input"]
 assert guard_log[-3:] == ["guarded: closing", "guarded: connection closed", "guard: TimeoutError"]
 assert asyncio.current_task().cancelling() == 0
+print("✓ the timeout closed the generator first, then raised TimeoutError; nothing left cancelling")
 
 # %% [markdown]
 # ### Python 3.13 and later: `async for` over `asyncio.as_completed`
@@ -361,7 +387,8 @@ async def finish_after(delay: float, label: str) -> str:
     return label
 
 
-order_tasks = [asyncio.create_task(finish_after(d, f"after {d}")) for d in (0.06, 0.02, 0.04)]
+delays = (0.06, 0.02, 0.04)
+order_tasks = [asyncio.create_task(finish_after(d, f"after {d}")) for d in delays]
 try:
     if sys.version_info >= (3, 13):
         finished_order = []
@@ -372,7 +399,8 @@ try:
     else:
         print("Python < 3.13: as_completed is only a plain iterator of new awaitables; "
               "await each one to get results in finishing order.")
-        finished_order = [await fut for fut in asyncio.as_completed(order_tasks, timeout=2)]
+        in_finishing_order = asyncio.as_completed(order_tasks, timeout=2)
+        finished_order = [await fut for fut in in_finishing_order]
 finally:
     for task in order_tasks:
         task.cancel()
@@ -398,7 +426,7 @@ assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
 # object is not an async iterator": without a `yield`, the function is not an async generator
 # yet, so `@asynccontextmanager` cannot drive it.)
 
-# %%
+# %% tags=["hide-input"]
 class ResourceLedger:
     def __init__(self) -> None:
         self.booting = 0
@@ -475,7 +503,8 @@ visible_permits = asyncio.Semaphore(1)
 
 
 async def use_once() -> bool:
-    async with booted(flaky_factory(visible_ledger, fail_first=1), visible_permits) as resource:
+    factory = flaky_factory(visible_ledger, fail_first=1)
+    async with booted(factory, visible_permits) as resource:
         return resource.is_open
 
 
@@ -484,7 +513,8 @@ assert visible_open is True, (
     "the block must get a booted, open resource (a failed first boot is retried); "
     f"is_open was {visible_open!r}")
 assert visible_ledger.open == 0, "the resource must be closed after the block"
-assert not visible_permits.locked(), "the permit must be given back: hold it only while boot() runs"
+assert not visible_permits.locked(), (
+    "the permit must be given back: hold it only while boot() runs")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -44,7 +44,8 @@ from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 
-
+# %% tags=["hide-input"]
+# Instruments: which harness children exist, and whether a child process is still running.
 def harness_children() -> list[int]:
     """Our child processes that run the harness, zombies (exited, not yet reaped) included."""
     found = []
@@ -57,6 +58,15 @@ def harness_children() -> list[int]:
         except psutil.NoSuchProcess:
             pass
     return found
+
+
+def is_running(child: asyncio.subprocess.Process) -> bool:
+    """True while the child has neither exited nor become a zombie."""
+    try:
+        status = psutil.Process(child.pid).status()
+    except psutil.NoSuchProcess:
+        return False
+    return child.returncode is None and status != psutil.STATUS_ZOMBIE
 
 
 # %% [markdown]
@@ -86,20 +96,21 @@ def harness_children() -> list[int]:
 # Most people expect the child to be gone. Predict: right after the `TimeoutError`, is the
 # harness process still running?
 
-# %% tags=["claim", "hide-output"]
-# claim: a-timeout-does-not-stop-the-child
+# %% tags=["hide-output"]
 tl = Timeline()
-child = await asyncio.create_subprocess_exec(*harness_command("predict", hang=True, max_life=3),
-                                             stdout=asyncio.subprocess.DEVNULL)
+command = harness_command("predict", hang=True, max_life=3)
+quiet = asyncio.subprocess.DEVNULL
+child = await asyncio.create_subprocess_exec(*command, stdout=quiet)
 tl.mark("child started")
 try:
     await asyncio.wait_for(child.wait(), timeout=0.1)
 except TimeoutError:
     tl.mark("the wait timed out")
-try:
-    running_after_timeout = child.returncode is None and psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE
-except psutil.NoSuchProcess:
-    running_after_timeout = False
+running_after_timeout = is_running(child)
+print("after the timeout, the child is still running:", running_after_timeout)
+
+# %% tags=["claim", "hide-cell"]
+# claim: a-timeout-does-not-stop-the-child
 if running_after_timeout:
     tl.mark("child still running")
 if child.returncode is None:
@@ -111,6 +122,7 @@ print(tl.names(), "| exit code after kill:", child.returncode)
 assert running_after_timeout, "the timeout cancelled our wait, not the child"
 assert tl.order("the wait timed out", "child still running", "child killed and reaped")
 assert child.returncode < 0 and harness_children() == []
+print("✓ the timeout ended our wait; the child ran on until we killed and reaped it")
 
 # %% [markdown]
 # A timeout cancels the *coroutine that waits*; the child process is another program and does
@@ -132,14 +144,16 @@ assert child.returncode < 0 and harness_children() == []
 child = await asyncio.create_subprocess_exec(*harness_command("watch", work=0.1),
                                              stdout=asyncio.subprocess.DEVNULL)
 try:
-    watcher_threads = [t.name for t in threading.enumerate() if t.name.startswith("asyncio-waitpid")]
+    watcher_threads = [t.name for t in threading.enumerate()
+                       if t.name.startswith("asyncio-waitpid")]
 finally:
     await asyncio.wait_for(child.wait(), timeout=10)
 if sys.version_info >= (3, 12) and hasattr(os, "pidfd_open"):
     print("3.12+ with pidfd: threads watching the child:", watcher_threads)
     assert watcher_threads == []
 else:
-    print("Python < 3.12, or no os.pidfd_open (macOS): one waitpid thread per running child:", watcher_threads)
+    print("Python < 3.12, or no os.pidfd_open (macOS):",
+          "one waitpid thread per running child:", watcher_threads)
     assert len(watcher_threads) == 1
 assert child.returncode == 0
 
@@ -165,19 +179,23 @@ assert child.returncode == 0
 # %%
 BOOT_LIMIT = 2
 BUDGET = 10.0  # the agent's time budget: a harness that finishes returns long before
-SHORT_BUDGET = 1.0  # for a harness that hangs, so that the batch does not wait ten seconds
+SHORT_BUDGET = 1.0  # for a harness that hangs: the batch does not wait ten seconds
 EVAL_TIMEOUT = 2.0  # the grader needs 0.04 s
 START_TIMEOUT = 5.0  # for the harness child's "started" line
 REAP_TIMEOUT = 2.0  # for a killed child to be reaped
-GUARD_MARGIN = START_TIMEOUT + REAP_TIMEOUT + 3.0  # the 3 s: waiting for a boot permit, booting
+# the 3 s: waiting for a boot permit, booting
+GUARD_MARGIN = START_TIMEOUT + REAP_TIMEOUT + 3.0
 BUDGET_EXCEEDED = -1  # what the harness step reports when the budget runs out
 
 
 def guard_for(budget: float) -> float:
-    """The whole-task guard: longer than everything the task waits for, so it fires only for a stuck step."""
+    """The whole-task guard: longer than everything the task waits for, so that it
+    fires only for a stuck step."""
     return budget + EVAL_TIMEOUT + GUARD_MARGIN
 
 
+# %% tags=["hide-input"]
+# The instruments (a resource registry, a timeline with phase letters) and the sandbox model.
 registry = ResourceRegistry()
 tl = Timeline()
 phase_letters: list[tuple[str, float, str]] = []
@@ -228,7 +246,8 @@ class MiniSandbox:
 # sandbox is closed in the `finally` around `yield`. The fault names are the ones the batch
 # below injects.
 
-# %%
+# %% tags=["hide-input"]
+# The injected faults of a boot.
 async def boot_once(task: str, fault: str, attempt: int) -> None:
     if fault == "boot hangs":
         await asyncio.sleep(30)  # a stuck remote call: only the whole-task guard can end it
@@ -237,8 +256,10 @@ async def boot_once(task: str, fault: str, attempt: int) -> None:
         raise ConnectionError(f"{task}: boot attempt {attempt + 1} failed")
 
 
+# %%
 @asynccontextmanager
-async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore, retries: int = 3):
+async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
+                       retries: int = 3):
     last_error: Exception | None = None
     for attempt in range(retries):
         asked = time.monotonic()
@@ -273,7 +294,8 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore, retrie
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
                       hang: bool = False) -> tuple[int, str | None]:
     proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))
-    await asyncio.wait_for(proc.stdout.readline(), timeout=START_TIMEOUT)  # "started <pid>": the budget counts from here
+    # the child's first line is "started <pid>": the budget counts from here
+    await asyncio.wait_for(proc.stdout.readline(), timeout=START_TIMEOUT)
     deadline = time.monotonic() + budget
     while time.monotonic() < deadline:
         await asyncio.sleep(0.02)
@@ -285,6 +307,7 @@ async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: floa
     return BUDGET_EXCEEDED, None
 
 
+# %%
 async def evaluate(task: str, diff: str | None, fault: str) -> float:
     with registry.held("grader", task), phase(task, "E"):
         async with asyncio.timeout(EVAL_TIMEOUT):
@@ -321,14 +344,18 @@ class Outcome:
     agent_exit_code: int | None = None
 
 
-async def agent_task(task: str, fault: str, permits: asyncio.Semaphore, harness=run_harness,
-                     work: float = 0.02, budget: float = BUDGET, guard: float | None = None) -> Outcome:
+# %%
+async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
+                     harness=run_harness, work: float = 0.02, budget: float = BUDGET,
+                     guard: float | None = None) -> Outcome:
+    hang = fault == "harness hangs"
     open_session(task)
     try:
         async with asyncio.timeout(guard_for(budget) if guard is None else guard):
             async with boot_sandbox(task, fault, permits) as sandbox:
                 with phase(task, "H"):
-                    exit_code, diff = await harness(sandbox, task, work, budget, hang=fault == "harness hangs")
+                    exit_code, diff = await harness(sandbox, task, work, budget,
+                                                    hang=hang)
             reward = await evaluate(task, diff, fault)
             return Outcome(task, "ok", reward, exit_code)
     except TimeoutError:
@@ -346,15 +373,19 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore, harness=
 # gone; the session is the first thing taken and the last thing given back.
 
 # %%
-clean = await asyncio.wait_for(agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),
-                               timeout=guard_for(BUDGET) + REAP_TIMEOUT)
+clean = await asyncio.wait_for(
+    agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),
+    timeout=guard_for(BUDGET) + REAP_TIMEOUT)
 print(clean)
 print(registry.history("clean"))
+
+# %% tags=["hide-input"]
 assert clean.status == "ok" and clean.reward == 1.0 and clean.agent_exit_code == 0
 assert registry.history("clean") == [
     "acquire session", "acquire boot permit", "release boot permit", "acquire sandbox", "acquire child",
     "release child", "release sandbox", "acquire grader", "release grader", "release session"]
 registry.assert_no_leak()
+print("✓ one clean task: reward 1.0, every resource taken and given back in nested order")
 
 # %% [markdown]
 # ## Measure it: a batch with injected faults
@@ -370,6 +401,19 @@ registry.assert_no_leak()
 # counts what the registry says is held, by kind, over the same time axis.
 
 # %%
+faults = {
+    "t1": "none",
+    "t2": "boot fails once",
+    "t3": "boot always fails",
+    "t4": "harness hangs",
+    "t5": "evaluation error",
+    "t6": "cancelled from outside",
+    "t7": "boot hangs",
+}
+options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 0.5}}
+
+# %% tags=["hide-input"]
+# Fresh instruments for the batch; an event set when t6's harness child has started.
 t6_child_started = asyncio.Event()
 
 
@@ -381,36 +425,37 @@ def on_registry_event(event) -> None:
 registry = ResourceRegistry(on_event=on_registry_event)
 tl = Timeline()
 phase_letters.clear()
-faults = {
-    "t1": "none",
-    "t2": "boot fails once",
-    "t3": "boot always fails",
-    "t4": "harness hangs",
-    "t5": "evaluation error",
-    "t6": "cancelled from outside",
-    "t7": "boot hangs",
-}
 lane_of.clear()
 lane_of.update({task: f"{task} {fault}" for task, fault in faults.items()})
+
+# %%
 permits = asyncio.Semaphore(BOOT_LIMIT)
-options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 0.5}}
-tasks = {"t7": asyncio.create_task(agent_task("t7", faults["t7"], permits, **options["t7"]))}
-tasks.update({task: asyncio.create_task(agent_task(task, fault, permits, **options.get(task, {})))
-              for task, fault in faults.items() if task != "t7"})
+
+
+def start(task: str) -> asyncio.Task:
+    coro = agent_task(task, faults[task], permits, **options.get(task, {}))
+    return asyncio.create_task(coro)
+
+
+tasks = {"t7": start("t7")}  # t7 is started first
+tasks.update({task: start(task) for task in faults if task != "t7"})
 try:
-    await asyncio.wait_for(t6_child_started.wait(), timeout=guard_for(BUDGET))  # cancel t6 once its harness runs
+    await asyncio.wait_for(t6_child_started.wait(), timeout=guard_for(BUDGET))
     tl.mark(f"{lane_of['t6']}: cancel requested")
-    tasks["t6"].cancel()
-    results = await asyncio.wait_for(asyncio.gather(*tasks.values(), return_exceptions=True),
-                                     timeout=guard_for(BUDGET) + REAP_TIMEOUT)
+    tasks["t6"].cancel()  # once its harness runs
+    everything = asyncio.gather(*tasks.values(), return_exceptions=True)
+    bound = guard_for(BUDGET) + REAP_TIMEOUT
+    results = await asyncio.wait_for(everything, timeout=bound)
 finally:
     for pending in tasks.values():
         pending.cancel()
     await asyncio.gather(*tasks.values(), return_exceptions=True)
 outcomes = dict(sorted(zip(tasks, results, strict=True)))
 for task, outcome in outcomes.items():
-    print(f"{lane_of[task]:<26}", outcome if isinstance(outcome, Outcome) else repr(outcome))
+    shown = outcome if isinstance(outcome, Outcome) else repr(outcome)
+    print(f"{lane_of[task]:<26}", shown)
 
+# %% tags=["hide-input"]
 fig = tl.plot("Seven agent tasks, one fault each (B boot, H harness, E evaluation, C close, S session)",
               lanes=list(lane_of.values()))
 row = {lane: i for i, lane in enumerate(lane_of.values())}
@@ -429,17 +474,18 @@ held_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, titl
 # Three claims, checked on that one batch. First, every fault became the outcome the design
 # says, and the cancellation from outside was not turned into one: it reached the caller.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: faults-become-outcomes-cancellation-propagates
 status = {task: (o.status if isinstance(o, Outcome) else type(o).__name__) for task, o in outcomes.items()}
 assert status == {"t1": "ok", "t2": "ok", "t3": "aborted: ConnectionError", "t4": "ok",
                   "t5": "aborted: RuntimeError", "t6": "CancelledError", "t7": "aborted: wall-clock timeout"}, status
 assert outcomes["t4"].agent_exit_code == BUDGET_EXCEEDED and outcomes["t4"].reward == 0.0, outcomes["t4"]
+print("✓ each fault became its outcome; the cancellation from outside stayed a CancelledError")
 
 # %% [markdown]
 # Second, whatever happened, everything was given back, in the nested order.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: every-path-releases-everything
 registry.assert_no_leak()
 assert harness_children() == [], "every harness child was killed and reaped"
@@ -454,12 +500,13 @@ t6_history = registry.history("t6")
 assert t6_history[-3:] == ["release child", "release sandbox", "release session"], t6_history
 assert "acquire sandbox" not in registry.history("t7"), "t7 never got a sandbox"
 assert "release boot permit" in registry.history("t7"), "the guard gave t7's permit back"
+print("✓ every task gave back everything it took, in nested order, on every path")
 
 # %% [markdown]
 # Third, the boot semaphore held: never more than two boots at once, although t7 sat on one
 # permit for half a second and the other tasks queued behind the remaining one.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: boots-stay-within-the-limit
 print("most boot permits held at once:", registry.peak("boot permit"), "of", BOOT_LIMIT)
 assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds concurrent boots"
@@ -533,12 +580,14 @@ visible = await asyncio.wait_for(
     agent_task("visible", "none", asyncio.Semaphore(1), harness=run_harness_owned),
     timeout=guard_for(BUDGET) + REAP_TIMEOUT)
 print(visible)
-assert visible.status == "ok" and visible.agent_exit_code == 0 and visible.reward == 1.0, (
-    f"a harness that finishes in time gives status 'ok', exit code 0 and reward 1.0; got {visible!r}")
+assert (visible.status, visible.agent_exit_code, visible.reward) == ("ok", 0, 1.0), (
+    "a harness that finishes in time gives status 'ok', exit code 0 and reward 1.0; "
+    f"got {visible!r}")
 registry.assert_no_leak()
 visible_children = harness_children()
 assert visible_children == [], (
-    f"the harness child must be reaped before the step returns; children still there: {visible_children}")
+    "the harness child must be reaped before the step returns; "
+    f"children still there: {visible_children}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -44,9 +44,8 @@ figure_style()
 
 # %% tags=["hide-output"]
 tl = Timeline()
-buffer_cond = threading.Condition()
+buffer_cond, consumer_waiting = threading.Condition(), threading.Event()
 groups: list[str] = []
-consumer_waiting = threading.Event()
 consumer_saw: list[list[str]] = []
 
 
@@ -60,18 +59,23 @@ def consumer() -> None:
 
 waiter = threading.Thread(target=consumer, name="consumer")
 waiter.start()
-assert consumer_waiting.wait(timeout=2)
+consumer_waiting.wait(timeout=2)
 with buffer_cond:  # blocks until the consumer is inside wait(), which released the lock
     groups.append("group 1")
     buffer_cond.notify()
     tl.mark("notify returned")
     groups.remove("group 1")  # still holding the lock: the group turned out invalid
     tl.mark("producer releases the lock")
-assert not join_all([waiter], timeout=2)
+waiter.join(timeout=2)
+print("the consumer found:", consumer_saw)
 
-print(tl.names(), "| consumer found:", consumer_saw)
-assert tl.order("notify returned", "producer releases the lock", "consumer woke up holding the lock")
+# %% tags=["hide-cell"]
+print(tl.names())
+assert not waiter.is_alive()
+assert tl.order("notify returned", "producer releases the lock",
+                "consumer woke up holding the lock")
 assert consumer_saw == [[]], "woken, but the group it was woken for is gone"
+print("✓ the consumer woke after the producer released the lock, and found the group gone")
 
 # %% [markdown]
 # `notify` only marks a waiter as "may wake up". The waiter still has to re-acquire the lock,
@@ -85,8 +89,8 @@ assert consumer_saw == [[]], "woken, but the group it was woken for is gone"
 # Two consumers, one item, `notify_all`: with a single `if` check, one of them pops from an
 # empty list. With `wait_for`, the second one keeps waiting and reports a timeout.
 
-# %% tags=["claim"]
-# claim: wait-for-rechecks-after-waking
+# %% tags=["hide-input"]
+# The harness: two consumers wait, one item arrives, notify_all wakes both.
 def run_two_consumers(take) -> list[str]:
     cond = threading.Condition()
     items: list[str] = []
@@ -111,6 +115,7 @@ def run_two_consumers(take) -> list[str]:
     return sorted(outcomes)
 
 
+# %%
 def take_with_if(cond, items, ready) -> str:
     ready.set()
     if not items:
@@ -125,11 +130,16 @@ def take_with_wait_for(cond, items, ready) -> str:
     return f"took {items.pop()}"
 
 
-with_if, with_wait_for = run_two_consumers(take_with_if), run_two_consumers(take_with_wait_for)
+with_if = run_two_consumers(take_with_if)
+with_wait_for = run_two_consumers(take_with_wait_for)
 print("if + wait():", with_if)
 print("wait_for():  ", with_wait_for)
+
+# %% tags=["claim", "hide-input"]
+# claim: wait-for-rechecks-after-waking
 assert with_if == ["IndexError: popped an empty buffer", "took group 1"], with_if
 assert with_wait_for == ["timed out, nothing taken", "took group 1"], "wait_for re-checked and kept waiting"
+print("✓ with if, the second consumer popped an empty buffer; wait_for re-checked and kept waiting")
 
 # %% [markdown]
 # ## A bounded buffer on one Condition
@@ -139,8 +149,7 @@ assert with_wait_for == ["timed out, nothing taken", "took group 1"], "wait_for 
 # `wait_for` on each side is enough and hard to get wrong. Two producers and two consumers
 # pass 12 items through a buffer of capacity 2; the buffer records its peak size.
 
-# %% tags=["claim"]
-# claim: the-buffer-never-exceeds-its-capacity
+# %%
 class BoundedBuffer:
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
@@ -165,6 +174,7 @@ class BoundedBuffer:
             return item
 
 
+# %%
 shared = BoundedBuffer(capacity=2)
 consumed: list[int] = []
 consumed_lock = threading.Lock()
@@ -183,15 +193,20 @@ def consume() -> None:
             consumed.append(item)
 
 
-workers = [threading.Thread(target=produce, args=(0,)), threading.Thread(target=produce, args=(100,)),
-           threading.Thread(target=consume), threading.Thread(target=consume)]
+workers = [threading.Thread(target=produce, args=(first,)) for first in (0, 100)]
+workers += [threading.Thread(target=consume) for _ in range(2)]
 for worker in workers:
     worker.start()
-assert not join_all(workers, timeout=5)
+join_all(workers, timeout=5)
 print(f"consumed {len(consumed)} items, peak buffer size {shared.peak} (capacity 2)")
+
+# %% tags=["claim", "hide-input"]
+# claim: the-buffer-never-exceeds-its-capacity
+assert not [worker for worker in workers if worker.is_alive()], "every worker ended"
 assert sorted(consumed) == list(range(6)) + list(range(100, 106)), "each item exactly once"
 assert shared.peak <= 2, "producers waited while the buffer was full"
 assert shared.peak == 2, "producers filled the buffer before they had to wait"
+print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 
 # %% [markdown]
 # ## Lock versus RLock: taking a lock you already hold
@@ -203,8 +218,7 @@ assert shared.peak == 2, "producers filled the buffer before they had to wait"
 # again. We bound the inner acquire with `acquire(timeout=...)` so the deadlock shows as a
 # `False` instead of a hung notebook.
 
-# %% tags=["claim"]
-# claim: a-lock-is-not-reentrant-an-rlock-is
+# %%
 def lookup(lock) -> str:
     if not lock.acquire(timeout=0.1):
         return "stuck: would deadlock"
@@ -221,8 +235,12 @@ def initialize(lock) -> str:
 
 with_lock, with_rlock = initialize(threading.Lock()), initialize(threading.RLock())
 print(f"Lock: {with_lock!r}; RLock: {with_rlock!r}")
+
+# %% tags=["claim", "hide-input"]
+# claim: a-lock-is-not-reentrant-an-rlock-is
 assert with_lock == "stuck: would deadlock", "a Lock refuses its own holder"
 assert with_rlock == "backend found", "an RLock lets its owner in again"
+print("✓ the Lock refused its own holder; the RLock let it in again")
 
 # %% [markdown]
 # Re-entrant does not mean shared: an `RLock` belongs to the thread that acquired it. Every
@@ -243,9 +261,10 @@ def try_from_other_thread() -> None:
 def attempt() -> None:
     probe = threading.Thread(target=try_from_other_thread)
     probe.start()
-    assert not join_all([probe], timeout=2)
+    probe.join(timeout=2)
 
 
+# %%
 selection_lock.acquire()
 selection_lock.acquire()  # the owner re-enters: depth 2
 attempt()
@@ -253,8 +272,12 @@ selection_lock.release()  # depth 1: still held
 attempt()
 selection_lock.release()  # depth 0: free
 attempt()
-print("another thread could acquire after 2 acquires, after 1 release, after 2 releases:", other_thread_got_it)
+print("another thread got it after 2 acquires, after 1 release, after 2 releases:",
+      other_thread_got_it)
+
+# %% tags=["hide-input"]
 assert other_thread_got_it == [False, False, True]
+print("✓ another thread got the RLock only after the last release")
 
 # %% [markdown]
 # ## `threading.Timer`: one call later, in a new thread
@@ -263,8 +286,7 @@ assert other_thread_got_it == [False, False, True]
 # once. `cancel()` before it fires means `fn` never runs. A Timer is a thread like any
 # other: join it with a timeout and check it ended.
 
-# %% tags=["claim"]
-# claim: cancel-stops-a-timer-before-it-fires
+# %%
 fired_in: list[str] = []
 cancelled_calls: list[str] = []
 
@@ -273,23 +295,32 @@ def record_firing() -> None:
     fired_in.append(threading.current_thread().name)
 
 
+def record_cancelled_call() -> None:
+    cancelled_calls.append("fired")
+
+
 fire_timer = threading.Timer(0.05, record_firing)
-CANCELLED_DELAY = 2.0  # long, so that no load can make the timer fire before cancel() reaches it
-cancelled_timer = threading.Timer(CANCELLED_DELAY, lambda: cancelled_calls.append("fired"))
+CANCELLED_DELAY = 2.0  # long: no load can make it fire before cancel() reaches it
+cancelled_timer = threading.Timer(CANCELLED_DELAY, record_cancelled_call)
 fire_timer.start()
 cancelled_timer.start()
 
 cancel_at = time.monotonic()
 cancelled_timer.cancel()
-assert not join_all([cancelled_timer], timeout=CANCELLED_DELAY + 2)
+cancelled_timer.join(timeout=CANCELLED_DELAY + 2)
 cancel_to_exit = time.monotonic() - cancel_at
-assert not join_all([fire_timer], timeout=2)
+fire_timer.join(timeout=2)
+print(f"fired in thread {fired_in}; the cancelled timer called {cancelled_calls}")
 
-print(f"fired in thread {fired_in}; the cancelled timer called nothing ({cancelled_calls}) and its"
-      f" thread ended {cancel_to_exit * 1000:.1f} ms after cancel(), of a {CANCELLED_DELAY * 1000:.0f} ms delay")
+# %% tags=["claim", "hide-input"]
+# claim: cancel-stops-a-timer-before-it-fires
+print(f"the cancelled timer's thread ended {cancel_to_exit * 1000:.1f} ms after cancel(), "
+      f"of a {CANCELLED_DELAY * 1000:.0f} ms delay")
+assert not cancelled_timer.is_alive() and not fire_timer.is_alive(), "both timer threads ended"
 assert fired_in and fired_in[0] != threading.current_thread().name
 assert cancelled_calls == [], "a timer cancelled before its delay never calls its function"
 assert cancel_to_exit < 0.5 * CANCELLED_DELAY, "cancel() ends the timer's wait at once, not after its delay"
+print("✓ the cancelled timer never called its function, and its thread ended at once")
 
 # %% [markdown]
 # ## Measure it: periodic work that stops on request
@@ -304,15 +335,11 @@ assert cancel_to_exit < 0.5 * CANCELLED_DELAY, "cancel() ends the timer's wait a
 # All three tick every 0.2 s; each is asked to stop right after its second tick. The red
 # part of each lane is the time from the stop request to the moment the thread ended.
 
-# %% tags=["claim"]
-# claim: event-wait-stops-at-once-sleep-does-not
-tl = Timeline()
+# %%
 interval = 0.2
 
 
 class SleepLoop:
-    name = "time.sleep loop"
-
     def __init__(self, tick) -> None:
         self.stop_flag = threading.Event()
         self.thread = threading.Thread(target=self._run, name="sleep-loop")
@@ -328,16 +355,14 @@ class SleepLoop:
 
     def stop(self) -> None:
         self.stop_flag.set()
-        assert not join_all([self.thread], timeout=2)
+        self.thread.join(timeout=2)
 
 
+# %%
 class TimerChain:
-    name = "Timer chain"
-
     def __init__(self, tick) -> None:
         self.tick = tick
-        self.lock = threading.Lock()
-        self.stopped = False
+        self.lock, self.stopped = threading.Lock(), False
         self.timers: list[threading.Timer] = []
 
     def _run(self) -> None:
@@ -346,10 +371,9 @@ class TimerChain:
             if not self.stopped:
                 self._schedule(interval)
 
-    def _schedule(self, delay: float) -> None:
-        timer = threading.Timer(delay, self._run)
-        self.timers.append(timer)
-        timer.start()
+    def _schedule(self, delay: float) -> None:  # the caller holds the lock
+        self.timers.append(threading.Timer(delay, self._run))
+        self.timers[-1].start()
 
     def start(self) -> None:
         with self.lock:
@@ -359,12 +383,11 @@ class TimerChain:
         with self.lock:
             self.stopped = True
             self.timers[-1].cancel()
-        assert not join_all(self.timers, timeout=2)
+        join_all(self.timers, timeout=2)
 
 
+# %%
 class EventWaitLoop:
-    name = "Event.wait loop"
-
     def __init__(self, tick) -> None:
         self.stop_flag = threading.Event()
         self.thread = threading.Thread(target=self._run, name="event-wait-loop")
@@ -381,7 +404,14 @@ class EventWaitLoop:
 
     def stop(self) -> None:
         self.stop_flag.set()
-        assert not join_all([self.thread], timeout=2)
+        self.thread.join(timeout=2)
+
+
+# %% tags=["claim", "hide-input"]
+# claim: event-wait-stops-at-once-sleep-does-not
+# Each loop runs and is stopped after its second tick by a driver thread that times the stop.
+tl = Timeline()
+NAMES = {SleepLoop: "time.sleep loop", TimerChain: "Timer chain", EventWaitLoop: "Event.wait loop"}
 
 
 def make_ticker(label: str, ticks: list[tuple[str, float]], second_tick: threading.Event):
@@ -394,33 +424,37 @@ def make_ticker(label: str, ticks: list[tuple[str, float]], second_tick: threadi
 
 
 loops, ticks, latencies, next_tick_due = [], {}, {}, {}
-for kind in (SleepLoop, TimerChain, EventWaitLoop):
-    ticks[kind.name] = []
+for kind, kind_name in NAMES.items():
+    ticks[kind_name] = []
     second_tick = threading.Event()
-    loops.append((kind(make_ticker(kind.name, ticks[kind.name], second_tick)), second_tick))
+    loops.append((kind(make_ticker(kind_name, ticks[kind_name], second_tick)), second_tick))
 
 
 def run_and_stop(loop, second_tick: threading.Event) -> None:
+    name = NAMES[type(loop)]
     started = time.monotonic()
     loop.start()
     assert second_tick.wait(timeout=3)
     asked = time.monotonic()
     loop.stop()
     ended = time.monotonic()
-    tl.add(loop.name, started, asked, state="waiting")
-    tl.add(loop.name, asked, ended, state="blocked")
-    latencies[loop.name] = ended - asked
-    last_tick = max(at for _, at in ticks[loop.name] if at <= asked)
-    next_tick_due[loop.name] = (last_tick + interval) - ended  # > 0: ended before the next tick was due
+    tl.add(name, started, asked, state="waiting")
+    tl.add(name, asked, ended, state="blocked")
+    latencies[name] = ended - asked
+    last_tick = max(at for _, at in ticks[name] if at <= asked)
+    next_tick_due[name] = (last_tick + interval) - ended  # > 0: ended before the next tick was due
 
 
-drivers = [threading.Thread(target=run_and_stop, args=pair, name=f"drive {pair[0].name}") for pair in loops]
+drivers = [threading.Thread(target=run_and_stop, args=pair, name=f"drive {NAMES[type(pair[0])]}")
+           for pair in loops]
 for driver in drivers:
     driver.start()
 assert not join_all(drivers, timeout=5)
+loop_threads = [loop.thread for loop, _ in loops if hasattr(loop, "thread")] + loops[1][0].timers
+assert not [t for t in loop_threads if t.is_alive()], "every loop's threads ended when it was stopped"
 
 fig = tl.plot(f"Stopping periodic work (interval {interval} s): red is stop request to thread exit",
-              lanes=[loop.name for loop, _ in loops])
+              lanes=list(NAMES.values()))
 threads_used = {name: len({thread for thread, _ in names}) for name, names in ticks.items()}
 print({name: f"{latency:.3f} s" for name, latency in latencies.items()}, "| threads used:", threads_used)
 # Each claim compares a loop with its own tick schedule, measured in the same run, not the three
@@ -429,6 +463,7 @@ assert next_tick_due["time.sleep loop"] <= 0, "the sleep loop slept through the 
 for name in ("Event.wait loop", "Timer chain"):
     assert latencies[name] < interval / 2, f"the {name} stopped long before its next tick was due"
 assert threads_used["Event.wait loop"] == 1 and threads_used["Timer chain"] == len(ticks["Timer chain"])
+print("✓ the sleep loop slept to the end of its interval; the Timer chain and Event.wait stopped at once")
 
 # %% [markdown]
 # The sleeping loop slept through the stop request: it could only notice it after its
@@ -463,8 +498,9 @@ if sys.version_info >= (3, 13):
     print("a getter on a shut-down queue:", getter_outcome)
     assert getter_outcome == ["queue.ShutDown"]
 else:
-    print("Python < 3.13: queue.Queue has no shutdown(); wake blocked consumers with one sentinel "
-          "item each, or with a closed flag checked in the wait_for predicate plus notify_all().")
+    print("Python < 3.13: queue.Queue has no shutdown(); wake blocked consumers "
+          "with one sentinel item each, or with a closed flag checked in the "
+          "wait_for predicate plus notify_all().")
 
 # %% [markdown]
 # ## Exercise 16.1 · Take a whole batch or nothing
@@ -503,10 +539,12 @@ test_cond, test_items = threading.Condition(), []
 for number in range(5):
     put_item(test_cond, test_items, number)
 test_batch = take_batch(test_cond, test_items, 3, timeout=1)
-assert test_batch == [0, 1, 2], f"a full batch takes the first 3 items in order, got {test_batch!r}"
+assert test_batch == [0, 1, 2], (
+    f"a full batch takes the first 3 items in order, got {test_batch!r}")
 test_timed_out = take_batch(test_cond, test_items, 3, timeout=0.05)
 assert test_timed_out is None, (
-    f"with only 2 items left, a batch of 3 must time out and return None, got {test_timed_out!r}")
+    "with only 2 items left, a batch of 3 must time out and return None, "
+    f"got {test_timed_out!r}")
 assert test_items == [3, 4], "a timed-out take must leave the items in place"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]

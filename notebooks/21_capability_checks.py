@@ -50,7 +50,7 @@ async def score_async(sample: str) -> float:
 
 
 def score_later(sample: str) -> Awaitable[float]:
-    """A plain function that returns a coroutine object (a thin adapter, a renamed alias...)."""
+    """A plain function that returns a coroutine object (an adapter, an alias...)."""
     return score_async(sample)
 
 
@@ -66,8 +66,9 @@ def score_scheduled(sample: str) -> "asyncio.Task[float]":
     return asyncio.ensure_future(score_async(sample))
 
 
+# %%
 class ReadyScore:
-    """A hand-written awaitable: it speaks the `__await__` protocol without being a coroutine."""
+    """A hand-written awaitable: it speaks `__await__` without being a coroutine."""
 
     def __init__(self, value: float) -> None:
         self.value = value
@@ -91,6 +92,7 @@ async def score_stream(sample: str) -> AsyncIterator[float]:
         yield len(part) / 10
 
 
+# %%
 hooks = {
     "async def": score_async,
     "partial of async def": functools.partial(score_async),
@@ -109,15 +111,14 @@ hooks = {
 # otherwise use the value". Before running the cell, mark for each of the eight hooks what
 # `iscoroutinefunction` says and whether calling it gives something you can `await`.
 
-# %% tags=["claim", "hide-output"]
-# claim: iscoroutinefunction-misses-awaitable-results
+# %% tags=["hide-output"]
 rows = {}
 for name, hook in hooks.items():
     result = hook("two words")
     awaitable = inspect.isawaitable(result)
     rows[name] = (inspect.iscoroutinefunction(hook), awaitable, type(result).__name__)
     if awaitable:
-        await asyncio.wait_for(result, timeout=2)  # drive it, so no body is left unrun
+        await result  # drive it, so no body is left unrun
     elif inspect.isasyncgen(result):
         await result.aclose()
 
@@ -125,10 +126,13 @@ print(f"{'hook':<34} {'iscoroutinefunction':<20} {'call is awaitable':<18} retur
 for name, (is_coro_fn, awaitable, kind) in rows.items():
     print(f"{name:<34} {is_coro_fn!s:<20} {awaitable!s:<18} {kind}")
 
+# %% tags=["claim", "hide-cell"]
+# claim: iscoroutinefunction-misses-awaitable-results
 disagree = [name for name, (is_coro_fn, awaitable, _) in rows.items() if is_coro_fn != awaitable]
 assert disagree == ["def returning a coroutine", "object with async __call__", "def returning a Task",
                     "def returning an __await__ object"], f"iscoroutinefunction and isawaitable disagree on: {disagree}"
 assert rows["async generator function"][:2] == (False, False), "async, yet neither check says so"
+print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the async generator")
 
 # %% [markdown]
 # Four of the eight hooks return something awaitable while `iscoroutinefunction` says no, and
@@ -151,17 +155,22 @@ assert rows["async generator function"][:2] == (False, False), "async, yet neith
 # Python never checks it at run time.
 
 # %%
-ready, coro, task = ReadyScore(0.5), score_async("x"), asyncio.ensure_future(asyncio.sleep(0))
-stream = score_stream("a b")
+ready, coro = ReadyScore(0.5), score_async("x")
+task, stream = asyncio.ensure_future(asyncio.sleep(0)), score_stream("a b")
 checks = {
-    "ReadyScore": (isinstance(ready, Awaitable), isinstance(ready, Coroutine), inspect.iscoroutine(ready)),
-    "coroutine": (isinstance(coro, Awaitable), isinstance(coro, Coroutine), inspect.iscoroutine(coro)),
-    "Task": (isinstance(task, Awaitable), isinstance(task, Coroutine), inspect.iscoroutine(task)),
-    "async generator": (isinstance(stream, Awaitable), isinstance(stream, AsyncIterator),
-                        inspect.iscoroutine(stream)),
+    "ReadyScore": (isinstance(ready, Awaitable), isinstance(ready, Coroutine),
+                   inspect.iscoroutine(ready)),
+    "coroutine": (isinstance(coro, Awaitable), isinstance(coro, Coroutine),
+                  inspect.iscoroutine(coro)),
+    "Task": (isinstance(task, Awaitable), isinstance(task, Coroutine),
+             inspect.iscoroutine(task)),
+    "async generator": (isinstance(stream, Awaitable),
+                        isinstance(stream, AsyncIterator), inspect.iscoroutine(stream)),
 }
 for name, flags in checks.items():
     print(f"{name:<16}", flags)
+
+# %% tags=["hide-input"]
 assert checks["ReadyScore"] == (True, False, False), "awaitable by protocol, not a coroutine"
 assert checks["Task"] == (True, False, False)
 assert checks["async generator"] == (False, True, False)
@@ -169,6 +178,7 @@ assert await asyncio.wait_for(ready, timeout=2) == 0.5
 coro.close()  # inspected only
 await asyncio.wait_for(task, timeout=2)
 await stream.aclose()
+print("✓ ReadyScore and a Task are awaitable without being coroutines")
 
 # %% [markdown]
 # The annotation below promises an awaitable and returns a number. Nothing complains until
@@ -194,8 +204,7 @@ await promised_awaitable("an annotation is not a check")
 #
 # Run both on the same chain of mixed hooks and compare what comes out.
 
-# %% tags=["claim"]
-# claim: decide-by-the-result-not-the-function
+# %%
 async def add_async(sample: str) -> str:
     await asyncio.sleep(0.005)
     return sample + "+async"
@@ -218,9 +227,13 @@ class AddClient:
 mixed_chain = [add_async, add_via_adapter, add_plain, AddClient()]
 
 
+# %%
 async def run_chain_by_function(sample, chain):
     for hook in chain:
-        sample = await hook(sample) if inspect.iscoroutinefunction(hook) else hook(sample)
+        if inspect.iscoroutinefunction(hook):
+            sample = await hook(sample)
+        else:
+            sample = hook(sample)
     return sample
 
 
@@ -233,14 +246,16 @@ async def run_chain_by_result(sample, chain):
     return sample
 
 
+# %%
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     outcome = {}
-    for name, run_chain in (("by result", run_chain_by_result), ("by function", run_chain_by_function)):
+    for name, run_chain in (("by result", run_chain_by_result),
+                            ("by function", run_chain_by_function)):
         try:
-            outcome[name] = await asyncio.wait_for(run_chain("s", mixed_chain), timeout=2)
-        except TypeError as exc:
-            outcome[name] = f"TypeError: {exc}"  # keep the text, not the traceback that holds the coroutine
+            outcome[name] = await run_chain("s", mixed_chain)
+        except TypeError as exc:  # keep its text; the traceback holds the coroutine
+            outcome[name] = f"TypeError: {exc}"
     gc.collect()
 by_result, by_function = outcome["by result"], outcome["by function"]
 never_awaited = [str(w.message) for w in caught if "never awaited" in str(w.message)]
@@ -248,9 +263,13 @@ never_awaited = [str(w.message) for w in caught if "never awaited" in str(w.mess
 print("decide by the result:  ", by_result)
 print("decide by the function:", by_function)
 print("warnings:", never_awaited)
+
+# %% tags=["claim", "hide-input"]
+# claim: decide-by-the-result-not-the-function
 assert by_result == "s+async+async+plain+client", f"deciding by the result handled every hook: {by_result}"
 assert by_function.startswith("TypeError"), "the adapter's coroutine was passed on as if it were a sample"
 assert any("add_async" in m for m in never_awaited), "and its body never ran"
+print("✓ deciding by the result ran every hook; deciding by the function passed a coroutine on")
 
 # %% [markdown]
 # Deciding by the function handed the adapter's coroutine object to the next hook as if it
@@ -269,8 +288,7 @@ assert any("add_async" in m for m in never_awaited), "and its body never ran"
 # The experiment decorates the same coroutine function both ways and records when each span
 # opens and closes against when the body runs.
 
-# %% tags=["claim"]
-# claim: an-async-aware-decorator-spans-the-body
+# %%
 tl = Timeline()
 
 
@@ -286,6 +304,7 @@ def traced_naive(fn):
     return wrapper
 
 
+# %%
 def traced(fn):
     if inspect.iscoroutinefunction(fn):
 
@@ -307,6 +326,7 @@ def traced(fn):
     return sync_wrapper
 
 
+# %%
 async def generate(label: str) -> str:
     with tl.span(f"generate body ({label})"):
         tl.mark(f"generate body ({label}) starts")
@@ -317,9 +337,11 @@ async def generate(label: str) -> str:
 naive_generate, aware_generate = traced_naive(generate), traced(generate)
 pending_naive = naive_generate("naive")  # the naive span opens and closes here
 await asyncio.sleep(0.02)
-results = await asyncio.wait_for(asyncio.gather(pending_naive, aware_generate("aware")), timeout=2)
-
+results = await asyncio.gather(pending_naive, aware_generate("aware"))
 print(tl.names())
+
+# %% tags=["claim", "hide-input"]
+# claim: an-async-aware-decorator-spans-the-body
 fig = tl.plot("A span should cover the body it traces",
               lanes=["generate span (naive)", "generate body (naive)", "generate span (async-aware)",
                      "generate body (aware)"])
@@ -333,6 +355,7 @@ aware_span = tl.spans_of("generate span (async-aware)")[0]
 body = tl.spans_of("generate body (aware)")[0]
 assert aware_span.duration >= body.duration >= 5 * naive_span.duration
 assert inspect.iscoroutinefunction(aware_generate) and not inspect.iscoroutinefunction(naive_generate)
+print("✓ the async-aware span covers the body; the naive one closed before the body started")
 
 # %% [markdown]
 # The naive span is a sliver at the start: it timed the creation of a coroutine object. The
@@ -360,8 +383,9 @@ if sys.version_info >= (3, 12):
     assert not before and inspect.iscoroutinefunction(pick_scorer)
     assert await asyncio.wait_for(pick_scorer("abc"), timeout=2) == 0.3
 else:
-    print("Python < 3.12 has no inspect.markcoroutinefunction: iscoroutinefunction(pick_scorer) "
-          "stays False; wrap it in an `async def` if callers check the function.")
+    print("Python < 3.12 has no inspect.markcoroutinefunction: "
+          "iscoroutinefunction(pick_scorer) stays False; wrap it in an `async def` "
+          "if callers check the function.")
     assert not inspect.iscoroutinefunction(pick_scorer)
 
 # %% [markdown]
@@ -380,8 +404,9 @@ if sys.version_info >= (3, 14):
     print("3.14+: asyncio.iscoroutinefunction warns:", deprecations[0].message)
     assert deprecations
 else:
-    print("Python < 3.14: asyncio.iscoroutinefunction works without a warning; it is still "
-          "better to use inspect.iscoroutinefunction, which will outlive it.")
+    print("Python < 3.14: asyncio.iscoroutinefunction works without a warning; "
+          "it is still better to use inspect.iscoroutinefunction, "
+          "which will outlive it.")
     assert not deprecations
 assert asyncio_says == inspect.iscoroutinefunction(score_async)
 
@@ -420,12 +445,14 @@ async def apply_hooks(sample, hooks):
 
 
 # %% tags=["tests"]
-visible = await asyncio.wait_for(apply_hooks("s", [add_plain, add_async, add_via_adapter, AddClient()]),
-                                 timeout=2)
+visible_chain = [add_plain, add_async, add_via_adapter, AddClient()]
+visible = await asyncio.wait_for(apply_hooks("s", visible_chain), timeout=2)
 assert visible == "s+plain+async+async+client", (
-    f"each hook must get the previous one's result, awaited only when it is awaitable; got {visible!r}")
+    "each hook must get the previous one's result, awaited only when it is awaitable; "
+    f"got {visible!r}")
 visible_kept = await asyncio.wait_for(apply_hooks("s", [lambda s: None]), timeout=2)
-assert visible_kept == "s", f"a hook that returns None keeps the sample: 's' expected, got {visible_kept!r}"
+assert visible_kept == "s", (
+    f"a hook that returns None keeps the sample: 's' expected, got {visible_kept!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

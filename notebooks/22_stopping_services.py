@@ -54,7 +54,8 @@ SERVICE = [sys.executable, "-m", "lab_snippets.service_workers"]
 # `stop_service` starts a child, waits until it has started a given number of jobs, sends one
 # signal, and reaps the child with a bounded wait.
 
-# %%
+# %% tags=["hide-input"]
+# The harness: start the service, signal it once `started` jobs run, collect what it printed.
 def stop_service(args: list[str], stop_signal: signal.Signals, started: int) -> tuple[int, list, float]:
     """Start `args`, send `stop_signal` once `started` jobs have started; return (code, events, sent)."""
     child = subprocess.Popen(SERVICE + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -75,6 +76,7 @@ def names(events: list) -> list[str]:
             if kind != "ready"]
 
 
+# %%
 JOBS = "0:0.05,0:0.1,0:3"  # two jobs that are nearly done, one that is not
 
 # %% [markdown]
@@ -89,8 +91,11 @@ JOBS = "0:0.05,0:0.1,0:3"  # two jobs that are nearly done, one that is not
 code_default, events_default, sent_default = stop_service(
     ["serve", JOBS, "--on-sigterm", "default"], signal.SIGTERM, started=3)
 print("exit status:", code_default, "· events:", names(events_default))
+
+# %% tags=["hide-cell"]
 assert code_default == -signal.SIGTERM, "SIGTERM's default action ended the process"
 assert names(events_default) == ["start 0", "start 1", "start 2"], "no job printed anything after the signal"
+print("✓ SIGTERM's default action ended the service; no job printed anything after it")
 
 # %% [markdown]
 # Nothing. SIGTERM's default action ends the process at once: no `finally` runs, no
@@ -106,15 +111,18 @@ assert names(events_default) == ["start 0", "start 1", "start 2"], "no job print
 # service's callback cancels its main task; the main task cancels the jobs, waits (bounded) for
 # their cleanup and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM".
 
-# %% tags=["claim"]
-# claim: sigterm-handler-runs-cleanup
+# %%
 code_cancel, events_cancel, sent_cancel = stop_service(
     ["serve", JOBS, "--on-sigterm", "cancel"], signal.SIGTERM, started=3)
 print("exit status:", code_cancel, "· events:", names(events_cancel))
+
+# %% tags=["claim", "hide-input"]
+# claim: sigterm-handler-runs-cleanup
 after = names(events_cancel)[3:]
 assert code_cancel == 128 + signal.SIGTERM
 assert sorted(after[:3]) == ["cancelled 0", "cancelled 1", "cancelled 2"], "every job ran its cleanup"
 assert after[3:] == ["main-cancelled", "returned 143"], "the cleanups finished before the service returned"
+print("✓ with the handler, every job ran its cleanup before the service returned 143")
 
 # %% [markdown]
 # Every job now runs its cleanup, and the service reports the stop in its exit status. But look
@@ -132,16 +140,19 @@ assert after[3:] == ["main-cancelled", "returned 143"], "the cleanups finished b
 # then ends cancelled, `run` raises `KeyboardInterrupt`. A **second** Ctrl-C raises
 # `KeyboardInterrupt` at once. The service below has no SIGINT handler of its own.
 
-# %% tags=["claim"]
-# claim: runner-cancels-main-task-on-sigint
+# %%
 code_int, events_int, sent_int = stop_service(["serve", JOBS], signal.SIGINT, started=3)
 print("exit status:", code_int, "· events:", names(events_int))
+
+# %% tags=["claim", "hide-input"]
+# claim: runner-cancels-main-task-on-sigint
 assert sorted(names(events_int)[3:6]) == ["cancelled 0", "cancelled 1", "cancelled 2"]
 assert names(events_int)[6] == "main-cancelled", "the main task was cancelled and cleaned up"
 assert names(events_int)[7:] == ["interrupt-from-asyncio.run"], (
     "KeyboardInterrupt must come from asyncio.run, after the main task ended cancelled, "
     "not from a signal handler wherever the main thread was")
 assert code_int == -signal.SIGINT, "then KeyboardInterrupt ended the process"
+print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInterrupt ended it")
 
 # %% [markdown]
 # The jobs were cancelled and cleaned up, the main task saw the cancellation, and the process
@@ -175,20 +186,24 @@ assert code_int == -signal.SIGINT, "then KeyboardInterrupt ended the process"
 # `main-returned`, `hook-ran` and the worker's last line, for a daemon and a non-daemon
 # worker.
 
-# %% tags=["claim"]
-# claim: atexit-waits-for-non-daemon-threads
+# %%
 variants = {"daemon worker, hook": ["--thread", "daemon"],
             "non-daemon worker, hook": ["--thread", "non-daemon"],
             "daemon worker, no hook": ["--thread", "daemon", "--no-hook"]}
 exits = {}
 for label, flags in variants.items():
-    run = subprocess.run(SERVICE + ["atexit-stop", *flags], capture_output=True, timeout=10)
+    run = subprocess.run(SERVICE + ["atexit-stop", *flags], capture_output=True,
+                         timeout=10)
     exits[label] = parse_events(run.stdout.decode())
     print(f"{label:<24} exit {run.returncode}:", " → ".join(names(exits[label])))
+
+# %% tags=["claim", "hide-input"]
+# claim: atexit-waits-for-non-daemon-threads
 assert names(exits["daemon worker, hook"]) == ["main-returned", "hook-ran", "worker-stopped"]
 assert names(exits["non-daemon worker, hook"]) == ["main-returned", "worker-gave-up", "hook-ran"], (
     "the hook ran only after the non-daemon worker had ended by itself")
 assert names(exits["daemon worker, no hook"]) == ["main-returned"], "the daemon worker was dropped mid-wait"
+print("✓ the hook stopped the daemon worker; it could not stop the non-daemon one, which ran first")
 
 # %% [markdown]
 # - With a **non-daemon** worker the hook that would stop it ran only after the worker had
@@ -211,7 +226,7 @@ assert names(exits["daemon worker, no hook"]) == ["main-returned"], "the daemon 
 # three line up. Blue: a job running until the signal; grey: from the signal to the end of the
 # job's cleanup. A job with no grey span got no cleanup at all.
 
-# %%
+# %% tags=["hide-input"]
 tl = Timeline(clock=lambda: 0.0)  # times below are already relative to each run's start
 for run_label, events, sent in (("SIGTERM, default", events_default, sent_default),
                                 ("SIGTERM → cancel", events_cancel, sent_cancel),
@@ -311,7 +326,8 @@ async def run_service(intake: asyncio.Queue, handle, budget: float) -> int:
 # `run-service` on it with a list of jobs, sends SIGTERM once the given number of jobs has
 # started, and returns the exit status, the events and the time the signal was sent.
 
-# %%
+# %% tags=["hide-input"]
+# Runs your run_service in a fresh service process (its source is written to a file).
 def run_solution(jobs: str, budget: float, started: int) -> tuple[int, list, float]:
     with tempfile.TemporaryDirectory() as folder:
         source = os.path.join(folder, "solution.py")
@@ -325,7 +341,8 @@ code, events, sent = run_solution("0:0.05,0:3", budget=0.5, started=2)
 print(code, names(events))
 assert code == 143, f"a job had to be cancelled, so the status is 143, not {code}"
 assert "done 0" in names(events) and "cancelled 1" in names(events), (
-    f"job 0 must finish within the budget and job 1 be cancelled; the events were {names(events)}")
+    "job 0 must finish within the budget and job 1 be cancelled; "
+    f"the events were {names(events)}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

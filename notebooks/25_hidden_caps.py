@@ -69,9 +69,13 @@ httpx_default = inspect.signature(httpx.AsyncClient).parameters["limits"].defaul
 aiohttp_default = inspect.signature(aiohttp.TCPConnector).parameters["limit"].default
 cpus = os.process_cpu_count() if sys.version_info >= (3, 13) else os.cpu_count()
 executor_default = min(32, (cpus or 1) + 4)
-print(f"installed defaults: httpx {httpx_default}; aiohttp TCPConnector(limit={aiohttp_default}); "
+print(f"installed defaults: httpx {httpx_default};",
+      f"aiohttp TCPConnector(limit={aiohttp_default});",
       f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
 
+
+# %% tags=["hide-cell"]
+# The measurement: the server holds every answer until the client has sent all it will send.
 async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[int, int]:
     """Start every request; hold all answers until `expected` are inside (at most 5 s) and 0.2 s more."""
     server.reset()
@@ -89,13 +93,15 @@ async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[
     return most, sum(result == 200 for result in results)
 
 
+# %% tags=["hide-output"]
 seen = {}
 async with LatencyServer(latency=0.0) as server:
     async with httpx.AsyncClient() as client:
         async def httpx_get() -> int:
             return (await client.get(server.url)).status_code
 
-        most, done = await most_at_once(server, [httpx_get() for _ in range(OFFERED)], httpx_default.max_connections)
+        requests = [httpx_get() for _ in range(OFFERED)]
+        most, done = await most_at_once(server, requests, httpx_default.max_connections)
         seen["httpx.AsyncClient()"] = (most, most, done)
     async with aiohttp.ClientSession() as session:
         async def aiohttp_get() -> int:
@@ -103,9 +109,12 @@ async with LatencyServer(latency=0.0) as server:
                 await response.read()
                 return response.status
 
-        most, done = await most_at_once(server, [aiohttp_get() for _ in range(OFFERED)], aiohttp_default)
+        requests = [aiohttp_get() for _ in range(OFFERED)]
+        most, done = await most_at_once(server, requests, aiohttp_default)
         seen["aiohttp.ClientSession()"] = (most, most, done)
 
+
+# %% tags=["hide-output"]
 threads_used: set[int] = set()
 in_threads = InFlight()
 
@@ -116,8 +125,8 @@ def blocking_call() -> None:
         time.sleep(0.02)
 
 
-with borrowed_default_executor():  # a fresh pool of the default size, shut down afterwards
-    await asyncio.wait_for(asyncio.gather(*(asyncio.to_thread(blocking_call) for _ in range(OFFERED))), 20)
+with borrowed_default_executor():  # a fresh default-sized pool, shut down after
+    await asyncio.gather(*(asyncio.to_thread(blocking_call) for _ in range(OFFERED)))
 seen["asyncio.to_thread"] = (len(threads_used), in_threads.peak, in_threads.entered)
 
 print(f"{'layer':<26}{'at the server at once, or threads used':>40}{'done':>6}")
@@ -131,6 +140,7 @@ assert seen["aiohttp.ClientSession()"][0] == aiohttp_default < OFFERED
 assert seen["asyncio.to_thread"][0] == executor_default < OFFERED
 assert in_threads.peak <= executor_default and all(done == OFFERED for _, _, done in seen.values()), (
     "never more calls running than threads, and every piece of work was done")
+print("✓ each layer let through its own default, fewer than the 120 offered, and all were done")
 
 # %% [markdown]
 # Each layer let exactly as much work through at once as its default allows, and queued the
@@ -155,7 +165,8 @@ assert in_threads.peak <= executor_default and all(done == OFFERED for _, _, don
 # %%
 async with LatencyServer(latency=0.1) as server:
     connector = aiohttp.TCPConnector(limit=2)
-    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=0.25)) as session:
+    total = aiohttp.ClientTimeout(total=0.25)
+    async with aiohttp.ClientSession(connector=connector, timeout=total) as session:
         async def bounded_get() -> str:
             try:
                 async with session.get(server.url) as response:
@@ -164,16 +175,17 @@ async with LatencyServer(latency=0.1) as server:
             except TimeoutError:
                 return "timed out"
 
-        outcomes = await asyncio.wait_for(asyncio.gather(*(bounded_get() for _ in range(10))), 10)
+        outcomes = await asyncio.gather(*(bounded_get() for _ in range(10)))
     reached_server = server.requests.entered
 
-print(f"ok: {outcomes.count('ok')}, timed out: {outcomes.count('timed out')}, "
+print(f"ok: {outcomes.count('ok')}, timed out: {outcomes.count('timed out')},",
       f"requests that reached the server: {reached_server} of 10")
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: pool-wait-counts-against-the-total-timeout
 assert outcomes.count("timed out") >= 4, "the later requests ran out of time"
 assert reached_server < 10, "some timed out while still queued for a connection: they were never sent"
+print("✓ requests that waited for a connection spent their total timeout there, unsent")
 
 # %% [markdown]
 # Two rounds of two fit into 0.25 s, the third round was sent and cut off, and the rest timed
@@ -202,13 +214,15 @@ CAPS = [1, 3, 6]
 async def run_with_cap(server: LatencyServer, cap: int) -> dict:
     server.reset()
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=cap)) as client:
-        await asyncio.wait_for(asyncio.gather(*(client.get(server.url) for _ in range(N_REQUESTS))), 10)
+        await asyncio.gather(*(client.get(server.url) for _ in range(N_REQUESTS)))
     start, end = min(s for s, _ in server.spans), max(e for _, e in server.spans)
     in_flight = server.in_flight_average(start, end)
-    return {"cap": cap, "throughput": N_REQUESTS / (end - start), "in flight": in_flight,
-            "peak": server.requests.peak, "spans": list(server.spans)}
+    return {"cap": cap, "throughput": N_REQUESTS / (end - start),
+            "in flight": in_flight, "peak": server.requests.peak,
+            "spans": list(server.spans)}
 
 
+# %%
 best: dict[int, dict] = {}
 async with LatencyServer(latency=LATENCY) as server:
     for _ in range(2):
@@ -219,10 +233,12 @@ async with LatencyServer(latency=LATENCY) as server:
 
 for cap in CAPS:
     r = best[cap]
-    print(f"cap {cap}: peak {r['peak']}, in flight L = {r['in flight']:.2f}, throughput {r['throughput']:5.1f}/s, "
-          f"L ÷ W = {r['in flight'] / LATENCY:5.1f}/s, cap ÷ W = {cap / LATENCY:5.1f}/s")
+    print(f"cap {cap}: peak {r['peak']}, in flight L = {r['in flight']:.2f},",
+          f"throughput {r['throughput']:5.1f}/s,",
+          f"L ÷ W = {r['in flight'] / LATENCY:5.1f}/s,",
+          f"cap ÷ W = {cap / LATENCY:5.1f}/s")
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: throughput-follows-in-flight-over-latency
 assert all(best[c]["peak"] <= c for c in CAPS), "the pool is the cap"
 assert best[6]["throughput"] >= 1.5 * best[1]["throughput"], "more requests in flight, more throughput"
@@ -230,6 +246,7 @@ for cap in CAPS:
     allowed = cap / LATENCY  # c connections, each held at least W: at most c requests per W
     assert best[cap]["throughput"] <= 1.05 * allowed, (
         f"cap {cap}: {best[cap]['throughput']:.1f}/s, above the {allowed:.1f}/s that cap ÷ W allows")
+print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 
 # %% [markdown]
 # No run went faster than cap ÷ W. That is Little's law read as a bound: each request holds
@@ -248,7 +265,7 @@ for cap in CAPS:
 # The timeline shows the best cap-3 run as the server saw it: each request is a bar, placed in
 # the first free lane. Three lanes are enough, whatever the number of requests.
 
-# %%
+# %% tags=["hide-input"]
 tl = Timeline()
 lanes_free_at: list[float] = []
 for start, end in sorted(best[3]["spans"]):
@@ -288,7 +305,7 @@ async def paced(client: httpx.AsyncClient, url: str, n: int, per_second: float) 
     for _ in range(n):
         tasks.append(asyncio.create_task(client.get(url)))
         await asyncio.sleep(1 / per_second)
-    await asyncio.wait_for(asyncio.gather(*tasks), 10)
+    await asyncio.gather(*tasks)
 
 
 async def limited(client: httpx.AsyncClient, url: str, n: int, limit: int) -> None:
@@ -298,11 +315,13 @@ async def limited(client: httpx.AsyncClient, url: str, n: int, limit: int) -> No
         async with permits:
             await client.get(url)
 
-    await asyncio.wait_for(asyncio.gather(*(one() for _ in range(n))), 10)
+    await asyncio.gather(*(one() for _ in range(n)))
 
 
+# %%
 peaks = {}
-async with httpx.AsyncClient(limits=httpx.Limits(max_connections=None)) as client:  # no pool cap
+no_pool_cap = httpx.Limits(max_connections=None)
+async with httpx.AsyncClient(limits=no_pool_cap) as client:
     for latency in (0.02, 0.1):
         async with LatencyServer(latency=latency) as server:
             await paced(client, server.url, 16, per_second=100)
@@ -312,13 +331,15 @@ async with httpx.AsyncClient(limits=httpx.Limits(max_connections=None)) as clien
             peaks[("Semaphore(4)", latency)] = server.requests.peak
 
 for kind in ("rate 100/s", "Semaphore(4)"):
-    print(f"{kind:>13}: peak in flight {peaks[(kind, 0.02)]} at 20 ms, {peaks[(kind, 0.1)]} at 100 ms")
+    print(f"{kind:>13}: peak in flight {peaks[(kind, 0.02)]} at 20 ms,",
+          f"{peaks[(kind, 0.1)]} at 100 ms")
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: a-rate-limit-lets-in-flight-grow-with-latency
 assert peaks[("Semaphore(4)", 0.02)] <= 4 and peaks[("Semaphore(4)", 0.1)] <= 4
 assert peaks[("rate 100/s", 0.1)] > 4, "at the same rate, a slow server holds more requests than the limit of 4"
 assert peaks[("rate 100/s", 0.1)] >= 2 * peaks[("rate 100/s", 0.02)], "and more than when it was fast"
+print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server held more")
 
 # %% [markdown]
 # At 100 starts per second, the slowed-down server held about 100 × 0.1 = 10 requests at once
@@ -394,10 +415,12 @@ async def take_in_turn(bucket: TokenBucket, clock: VirtualClock, n: int) -> list
 
 
 visible_clock = VirtualClock()
-visible_bucket = TokenBucket(rate=10, burst=2, clock=visible_clock.time, sleep=visible_clock.sleep)
+visible_bucket = TokenBucket(rate=10, burst=2, clock=visible_clock.time,
+                             sleep=visible_clock.sleep)
 got = await visible_clock.drive(take_in_turn(visible_bucket, visible_clock, 4))
 assert got == [0.0, 0.0, 0.1, 0.2], (
-    f"burst 2 at rate 10/s: two takes at once, then one every 0.1 s; got the times {got!r}")
+    "burst 2 at rate 10/s: two takes at once, then one every 0.1 s; "
+    f"got the times {got!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -40,7 +40,8 @@ from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 
-
+# %% tags=["hide-input"]
+# The harness: start calls as tasks, wait a bounded time, cancel what is stuck.
 async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
     """Start every call as a task; after at most `timeout` s return (finished, stuck); cancel the stuck."""
     tasks = [asyncio.create_task(call) for call in calls]
@@ -58,10 +59,8 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # at the same time? The semaphore says four.
 
 # %% tags=["hide-output"]
-class ToolPath:
-    """Our model of a tool path: a step that takes a permit, then a tool that may take another."""
-
-    def __init__(self, limit: int, blocking_body: bool, tool_takes_permit: bool) -> None:
+class ToolPath:  # our model: a step takes a permit, then a tool that may take another
+    def __init__(self, limit: int, blocking_body: bool, tool_takes_permit: bool):
         self.permits = asyncio.Semaphore(limit)
         self.blocking_body = blocking_body
         self.tool_takes_permit = tool_takes_permit
@@ -86,6 +85,8 @@ class ToolPath:
             await self.execute_tool()
 
 
+# %% tags=["hide-cell"]
+# Eight calls at once, with a blocking body and with an awaiting one; a heartbeat on the loop.
 blocking = ToolPath(limit=4, blocking_body=True, tool_takes_permit=True)
 async with LoopWatch(interval=0.002) as blocking_watch:
     blocking_outcome = await start_and_wait([blocking.execute_predictions() for _ in range(8)], timeout=2)
@@ -102,6 +103,7 @@ print(f"awaiting body:  finished, stuck = {awaiting_outcome}, at most {awaiting_
 # claim: a-blocking-body-lets-one-call-through
 assert blocking_outcome == (8, 0) and blocking.running.peak == 1, "a limit of 4, and one call at a time"
 assert awaiting_outcome == (8, 0) and awaiting_once.running.peak == 4, "awaiting, the limit of 4 is reached"
+print("✓ with a blocking body one call runs at a time; awaiting, four do")
 
 # %% [markdown]
 # **What the model shows.** With a blocking body, no call ever waits for a permit: each one
@@ -128,17 +130,20 @@ show_call_site("27a")
 # %%
 awaiting_twice = ToolPath(limit=4, blocking_body=False, tool_takes_permit=True)
 alone = await start_and_wait([awaiting_twice.execute_predictions()], timeout=1)
-under_load = await start_and_wait([awaiting_twice.execute_predictions() for _ in range(8)], timeout=0.5)
+eight = [awaiting_twice.execute_predictions() for _ in range(8)]
+under_load = await start_and_wait(eight, timeout=0.5)
 fixed = ToolPath(limit=4, blocking_body=False, tool_takes_permit=False)
-fixed_under_load = await start_and_wait([fixed.execute_predictions() for _ in range(8)], timeout=2)
+eight_fixed = [fixed.execute_predictions() for _ in range(8)]
+fixed_under_load = await start_and_wait(eight_fixed, timeout=2)
 print("awaiting body, permit taken twice: alone", alone, "· 8 at once", under_load)
 print("awaiting body, permit taken once:  8 at once", fixed_under_load)
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: the-double-acquire-deadlocks-once-the-body-awaits
 assert alone == (1, 0), "alone it works: every small test passes"
 assert under_load[1] >= 4, "under load, calls hold one permit each and wait for a second: they never finish"
 assert fixed_under_load == (8, 0)
+print(f"✓ alone the call finishes; under load {under_load[1]} of 8 are stuck; taken once, all 8 finish")
 
 # %% [markdown]
 # **What the model shows.** The first two calls take two permits each without suspending,
@@ -169,7 +174,7 @@ show_call_site("27b")
 # moment the result is published. We count `get_result` calls per request and measure the lag
 # from "published" to "the handler has it".
 
-# %%
+# %% tags=["hide-input"]
 class ResultTable:
     """Our model of a remote result table: a worker publishes results; handlers poll or subscribe."""
 
@@ -208,6 +213,7 @@ class ResultTable:
         return future
 
 
+# %%
 async def handle_by_polling(table: ResultTable, rid: str) -> float:
     while True:
         result = await asyncio.to_thread(table.get_result, rid)
@@ -221,6 +227,8 @@ async def handle_by_notification(table: ResultTable, rid: str) -> float:
     return time.monotonic()
 
 
+# %% tags=["hide-input"]
+# Six requests poll and six are told, while a worker thread publishes their results.
 tl = Timeline()
 table = ResultTable(asyncio.get_running_loop(), round_trip=0.002, timeline=tl)
 polled = [f"polled {i}" for i in range(6)]
@@ -249,12 +257,13 @@ print("get_result calls per polling request:", calls_polled, "· per notified re
 print(f"median lag after the result was published: polling {statistics.median(lag_ms[r] for r in polled):.1f} ms, "
       f"notified {statistics.median(lag_ms[r] for r in told):.1f} ms")
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: polling-costs-a-thread-trip-per-tick
 assert min(calls_polled) >= 3, "about one blocking call (and one trip through the thread pool) per 50 ms of waiting"
 assert calls_told == [0] * 6, "a notified handler makes no call at all"
 assert statistics.median(lag_ms[r] for r in polled) > statistics.median(lag_ms[r] for r in told), (
     "a poller notices its result up to a tick late")
+print("✓ every poller made three or more blocking calls and noticed later; the told made none")
 
 # %% [markdown]
 # ## Measure it
@@ -267,7 +276,8 @@ assert statistics.median(lag_ms[r] for r in polled) > statistics.median(lag_ms[r
 # %%
 for rid in polled + told:
     tl.add(rid, started, noticed_at[rid], state="waiting")
-fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told", lanes=polled + told)
+fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
+              lanes=polled + told)
 
 # %% [markdown]
 # **What the model shows.** Each polling request makes about one blocking call per 50 ms of
@@ -295,15 +305,18 @@ show_call_site("27c")
 # clears the state. What if that request is cancelled in the middle, as a web server does
 # when the client disconnects?
 
-# %%
-class UpdateEndpoint:
-    """Our model of a coalescing update endpoint (the shape under suspicion)."""
+# %% tags=["hide-input"]
+class Endpoint:
+    """What both endpoints below share: the step function, a lock and the shared state."""
 
     def __init__(self, do_step) -> None:
         self.do_step = do_step
         self.lock = asyncio.Lock()
         self.state = {"in_progress": False, "future": None}
 
+
+# %%
+class UpdateEndpoint(Endpoint):  # our model of the shape under suspicion
     async def handle(self, path: str) -> dict:
         async with self.lock:
             if self.state["in_progress"]:
@@ -330,7 +343,8 @@ class UpdateEndpoint:
         return result if error is None else error
 
 
-class FixedUpdateEndpoint(UpdateEndpoint):
+# %%
+class FixedUpdateEndpoint(Endpoint):
     """The update runs in a task of its own; requests only wait for it, shielded."""
 
     async def handle(self, path: str) -> dict:
@@ -353,6 +367,8 @@ class FixedUpdateEndpoint(UpdateEndpoint):
                 self.state.update(in_progress=False, future=None)
 
 
+# %% tags=["hide-input"]
+# Start an update and a duplicate, cancel the first mid-update, then ask again.
 async def cancel_the_updating_request(endpoint_class) -> dict:
     """Start an update and a duplicate; cancel the first mid-update; report what became of everything."""
     gate = asyncio.Event()
@@ -388,12 +404,13 @@ fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
 print("model:", model_report)
 print("fixed:", fixed_report)
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: a-cancelled-finally-leaves-the-update-stuck
 assert model_report == {"cancelled request ended with": "UnboundLocalError", "duplicate got": "nothing (still waiting)",
                         "later request got": "nothing (still waiting)", "state still in progress": True}
 assert fixed_report == {"cancelled request ended with": "CancelledError", "duplicate got": True,
                         "later request got": True, "state still in progress": False}
+print("✓ the model stays stuck after one cancellation; the fixed endpoint serves both requests")
 
 # %% [markdown]
 # **What the model shows.** `CancelledError` is not an `Exception` (since Python 3.8), so
@@ -430,7 +447,7 @@ class LoopThread:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="model loop", daemon=True)
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
 
     def run(self, coro):
@@ -458,6 +475,8 @@ class LoopThread:
         self.loop.close()
 
 
+# %% tags=["hide-input"]
+# Three synchronous callers in threads of their own: no timeout, a timeout, a timeout + cancel.
 loop_thread = LoopThread()
 answer_events: list[asyncio.Event] = []
 coroutine_states: dict[str, str] = {}
@@ -506,12 +525,13 @@ loop_thread.close()
 for name, (caller_state, coroutine_state) in after_wait.items():
     print(f"{name:>16}: caller {caller_state}, coroutine {coroutine_state}")
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: only-a-timeout-and-a-cancel-bound-the-wait
 assert after_wait["no timeout"] == ("still blocked", "waiting"), "no timeout: the caller waits as long as the coroutine"
 assert after_wait["timeout only"] == ("TimeoutError", "waiting"), "the caller gave up; the coroutine did not"
 assert after_wait["timeout + cancel"] == ("TimeoutError", "cancelled")
 assert not any(caller.is_alive() for caller in callers.values()) and not loop_thread.thread.is_alive()
+print("✓ only the caller that timed out and cancelled left no coroutine waiting")
 
 # %% [markdown]
 # **What the model shows.** Without a timeout, the caller waits exactly as long as the
@@ -607,10 +627,12 @@ async def visible_score(key: str) -> str:
 
 
 visible = Coalescer(visible_score)
-got = await asyncio.wait_for(asyncio.gather(*(visible.get("a") for _ in range(3)), visible.get("b")), 2)
+three_a = [visible.get("a") for _ in range(3)]
+got = await asyncio.wait_for(asyncio.gather(*three_a, visible.get("b")), 2)
 assert got == ["A", "A", "A", "B"] and sorted(visible_calls) == ["a", "b"], (
     "three concurrent get('a') must share one score('a') and get('b') run its own: "
-    f"['A', 'A', 'A', 'B'] from calls ['a', 'b'] expected, got {got!r} from calls {visible_calls!r}")
+    "['A', 'A', 'A', 'B'] from calls ['a', 'b'] expected, "
+    f"got {got!r} from calls {visible_calls!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
