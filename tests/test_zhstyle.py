@@ -59,8 +59,7 @@ def test_one_word_per_concept(english, pattern):
 
 def test_yige_density_of_the_chapters_is_native():
     """"一个" per 1,000 CJK characters over the chapter catalogues: 14.8 when issue 26 was filed
-    (about twice native technical prose); at most 7 now. An article-like 一个 put back in every
-    message that lost one would bring it to about 12."""
+    (about twice native technical prose); at most 7 now (the hand edits in issue 26 brought it to 6.8)."""
     count, chars = zhstyle.yige_density(zhstyle.chapter_catalogues(i18n.ROOT))
     assert chars > 50_000, "the chapter catalogues are missing"
     assert 1000 * count / chars <= 7, f"{count} 一个 in {chars} CJK characters: {1000 * count / chars:.1f} per 1,000"
