@@ -188,3 +188,59 @@ def test_zh_edition_has_one_book_name(built_book):
     for page in ZH.rglob("*.html"):
         names.update(re.findall(r"Python 并发[：:][^<\"—&]*", page.read_text(encoding="utf-8")))
     assert {name.strip() for name in names} == {ZH_TITLE}, f"the zh book has these names: {dict(names)}"
+
+
+UI_ATTRIBUTE = re.compile(r'\b(title|aria-label|data-bs-title|placeholder)="([^"]*)"')
+
+
+def test_zh_pages_have_no_english_tooltips_or_labels(built_book):
+    """No theme tooltip or label in English on a zh page (there were 11 kinds: "Link to this
+    heading", "Toggle primary sidebar", "Color mode", ...), and mainland usage (打印为 PDF)."""
+    english = collections.Counter()
+    taiwan = []
+    for page in ZH.rglob("*.html"):
+        if "_sources" in page.parts:
+            continue
+        text = page.read_text(encoding="utf-8")
+        for name, value in UI_ATTRIBUTE.findall(text):
+            if re.search(r"[A-Za-z]{2}", value) and not re.search(r"[\u4e00-\u9fff]", value):
+                english[f"{name}={value!r}"] += 1
+        if "列印" in text:
+            taiwan.append(page.name)
+        assert "© Copyright" not in text, f"{page.name}: the copyright line is English"
+    assert not english, f"English tooltips and labels on zh pages: {dict(english)}"
+    assert taiwan == [], f"列印成 PDF (Taiwan usage) on {taiwan[:5]}"
+
+
+def test_zh_call_site_boxes_speak_chinese(built_book):
+    for chapter in chapters.existing():
+        text = (ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        assert "view these lines on GitHub" not in text, f"zh {chapter.number}: the GitHub link is English"
+        assert "built without slime" not in text, f"zh {chapter.number}: the fallback note is English"
+        assert "在 GitHub 上查看这几行代码" in text, chapter.number
+
+
+def test_search_and_index_pages_have_the_language_switch(built_book):
+    link = re.compile(r'<div class="edition-switch"><a class="edition-link" href="([^"]+)"')
+    for name in ("search", "genindex"):
+        for root, other in ((HTML, ZH), (ZH, HTML)):
+            found = link.findall((root / f"{name}.html").read_text(encoding="utf-8"))
+            assert len(found) == 1, f"{(root / name).relative_to(HTML)}: {len(found)} edition links"
+            assert (root / found[0]).resolve() == (other / f"{name}.html").resolve()
+
+
+def test_zh_status_page_calls_the_other_edition_english(built_book):
+    text = (ZH / "book" / "reference" / "translation_status.html").read_text(encoding="utf-8")
+    assert "中文版与英文版由同一份源文件构建" in text and "本版" not in text
+
+
+def test_zh_pages_have_no_italic_chinese(built_book):
+    """Chinese typesetting has no italics: 0 <em> runs of CJK text on zh pages (131 before)."""
+    found = collections.Counter()
+    for page in ZH.rglob("*.html"):
+        if "_sources" in page.parts:
+            continue
+        for inner in re.findall(r"<em>(.*?)</em>", page.read_text(encoding="utf-8"), re.S):
+            if re.search(r"[\u4e00-\u9fff]", re.sub(r"<[^>]+>", "", inner)):
+                found[str(page.relative_to(ZH))] += 1
+    assert not found, f"{sum(found.values())} italic CJK runs: {dict(found.most_common(5))}"

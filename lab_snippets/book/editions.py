@@ -34,7 +34,7 @@ def other_edition_href(pagename: str, chinese: bool) -> str:
 def switch_html(pagename: str, chinese: bool) -> str:
     href = html.escape(other_edition_href(pagename, chinese))
     if chinese:
-        label, lang, title = "English", "en", "Read this page in English"
+        label, lang, title = "English", "en", "阅读本页的英文版"
     else:
         label, lang, title = "中文版", "zh-CN", "阅读本页的中文版"
     return (f'<div class="edition-switch"><a class="edition-link" href="{href}" hreflang="{lang}" '
@@ -63,7 +63,26 @@ def translate_sites(body: str, translations: dict) -> tuple[str, int]:
 
     body = _TITLE.sub(swap("title"), body)
     body = _EXPLANATION.sub(swap("explanation"), body)
-    return body, replaced
+    return translate_quote_words(body), replaced
+
+
+GITHUB_LINK = ("view these lines on GitHub", "在 GitHub 上查看这几行代码")
+# lab_snippets.sites.view.reader_fallback_note, as rendered (escaped) into a chapter's output
+_FALLBACK = re.compile(
+    r"This copy of the book was built without slime&#x27;s source, so the lines are not quoted here: "
+    r"they are (?P<span>.+?) \((?P<symbol>.+?)\) in (?P<repo>\S+) at commit (?P<commit>\w+)\. "
+    r"Read them on GitHub through the link below, or run this chapter with a slime clone "
+    r"\(SLIME_SRC=path/to/slime\) to see them here\.")
+FALLBACK_ZH = ("本书的这一版构建时没有 slime 的源码，所以这里没有引用这几行代码：它们是 {repo} 在提交 {commit} "
+               "中的 {span}（{symbol}）。请通过下面的链接在 GitHub 上阅读，或者用 slime 的克隆运行本章"
+               "（SLIME_SRC=path/to/slime），就能在这里看到它们。")
+
+
+def translate_quote_words(body: str) -> str:
+    """The call-site box's own words in Chinese: the link to GitHub and the note shown when the
+    book was built without slime's source."""
+    body = body.replace(f">{GITHUB_LINK[0]}</a>", f">{GITHUB_LINK[1]}</a>")
+    return _FALLBACK.sub(lambda m: FALLBACK_ZH.format(**m.groupdict()), body)
 
 
 def _page_context(app, pagename, templatename, context, doctree) -> None:
@@ -157,5 +176,6 @@ def chinese_search_language():
 def setup(app):
     app.connect("html-page-context", _page_context, priority=450)
     app.connect("doctree-read", _doctree_read)
+    app.setup_extension("lab_snippets.book.zhui")  # the theme's words in Chinese; the switch on every page
     app.add_search_language(chinese_search_language())
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -358,7 +358,9 @@ def _code_spans(text: str) -> collections.Counter:
 def markup_problems(source: str, translation: str, english_ok: bool = False) -> list[str]:
     """What the translation lost or changed of the markup it must keep verbatim."""
     problems = []
-    spans_en, spans_zh = inline_markup(source), inline_markup(translation)
+    from lab_snippets.book.zhstyle import allow_chinese_emphasis
+
+    spans_en, bolded = allow_chinese_emphasis(inline_markup(source), spans_zh := inline_markup(translation))
     if spans_en != spans_zh:
         problems.append(f"rendered spans differ: {dict(spans_en)} in English, {dict(spans_zh)} here "
                         "(a '**' or '*' next to Chinese punctuation may not close; move the punctuation "
@@ -377,8 +379,8 @@ def markup_problems(source: str, translation: str, english_ok: bool = False) -> 
     roles_zh = collections.Counter(_ROLE.findall(_CODE.sub(" ", translation)))
     if roles_en != roles_zh:
         problems.append(f"roles differ: {dict(roles_en)} vs {dict(roles_zh)}")
-    for mark in ("**", "$"):
-        if source.count(mark) != translation.count(mark):
+    for mark in ("**", "$"):  # an English italic may be bold in Chinese (zhstyle)
+        if source.count(mark) + (2 * bolded if mark == "**" else 0) != translation.count(mark):
             problems.append(f"number of {mark!r} differs ({source.count(mark)} vs {translation.count(mark)})")
     if (translation.strip() and translation.strip() == source.strip() and not english_ok
             and not nothing_to_translate(source)):
