@@ -373,7 +373,8 @@ def test_zh_search_finds_every_term_on_the_page_that_teaches_it(site, open_page)
     pairs = [(w, p) for term in zhsearch.terms() for w, p in zip(term.words, term.pages, strict=True)]
     assert {"线程池", "进程组", "守护线程", "僵尸进程", "卡死"} <= {w for w, _ in pairs}
     zh_search(page, watch, site, "线程池")
-    assert page.locator(".edition-switch a[hreflang='en']").count() == 1, "the zh search page has no language switch"
+    assert page.locator(".edition-switch a[hreflang='en']").count() == 1, (
+        "the zh search page has no language switch")
     for word, doc in pairs:
         links = zh_search(page, watch, site, word)
         if not any(urlsplit(h).path.endswith(f"{doc}.html") for h in links):

@@ -13,7 +13,8 @@ from lab_snippets.book import i18n, zhstyle
 @pytest.mark.parametrize(("text", "expected"), [
     ("分清*协程函数*与`*args`", "分清**协程函数**与`*args`"),
     ("标为 *fuzzy*（待复核）", "标为 *fuzzy*（待复核）"),
-    ("*超出原系列的内容：本章属于第五部分，原系列没有这一部分。*", "超出原系列的内容：本章属于第五部分，原系列没有这一部分。"),
+    ("*超出原系列的内容：本章属于第五部分，原系列没有这一部分。*",
+     "超出原系列的内容：本章属于第五部分，原系列没有这一部分。"),
     ("**已经加粗**", "**已经加粗**"),
 ])
 def test_unitalicize(text, expected):
@@ -62,4 +63,5 @@ def test_yige_density_of_the_chapters_is_native():
     (about twice native technical prose); at most 7 now (the hand edits in issue 26 brought it to 6.8)."""
     count, chars = zhstyle.yige_density(zhstyle.chapter_catalogues(i18n.ROOT))
     assert chars > 50_000, "the chapter catalogues are missing"
-    assert 1000 * count / chars <= 7, f"{count} 一个 in {chars} CJK characters: {1000 * count / chars:.1f} per 1,000"
+    assert 1000 * count / chars <= 7, (
+        f"{count} 一个 in {chars} CJK characters: {1000 * count / chars:.1f} per 1,000")

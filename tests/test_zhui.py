@@ -9,16 +9,19 @@ from lab_snippets.book import editions, zhui
 
 def test_theme_catalogue_is_chinese_and_mainland():
     words = zhui.catalogue()
-    assert {"Link to this heading", "Toggle primary sidebar", "Color mode", "Print to PDF", "Main"} <= set(words)
+    expected = {"Link to this heading", "Toggle primary sidebar", "Color mode", "Print to PDF", "Main"}
+    assert expected <= set(words)
     for english, chinese in words.items():
         assert re.search(r"[\u4e00-\u9fff]", chinese), f"{english!r} is not translated"
     assert words["Print to PDF"] == "打印为 PDF", "mainland usage: 打印为 PDF, not 列印成 PDF"
 
 
 def test_translate_html_changes_attributes_and_the_frame_not_the_article():
-    words = {"Main": "全书导航", "Link to this heading": "链接到本节标题", "© Copyright %s.": "© %s 版权所有。"}
-    page = ('<nav aria-label="Main">Main</nav><article class="bd-article"><h2>x<a title="Link to this heading">#</a>'
-            '</h2><code><span class="n">Main</span></code></article><footer>© Copyright 2026.</footer>')
+    words = {"Main": "全书导航", "Link to this heading": "链接到本节标题",
+             "© Copyright %s.": "© %s 版权所有。"}
+    page = ('<nav aria-label="Main">Main</nav><article class="bd-article"><h2>x'
+            '<a title="Link to this heading">#</a></h2><code><span class="n">Main</span></code></article>'
+            '<footer>© Copyright 2026.</footer>')
     out = zhui.translate_html(page, words)
     assert '<nav aria-label="全书导航">全书导航</nav>' in out
     assert 'title="链接到本节标题"' in out

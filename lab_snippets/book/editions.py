@@ -73,8 +73,9 @@ _FALLBACK = re.compile(
     r"they are (?P<span>.+?) \((?P<symbol>.+?)\) in (?P<repo>\S+) at commit (?P<commit>\w+)\. "
     r"Read them on GitHub through the link below, or run this chapter with a slime clone "
     r"\(SLIME_SRC=path/to/slime\) to see them here\.")
-FALLBACK_ZH = ("本书的这一版构建时没有 slime 的源码，所以这里没有引用这几行代码：它们是 {repo} 在提交 {commit} "
-               "中的 {span}（{symbol}）。请通过下面的链接在 GitHub 上阅读，或者用 slime 的克隆运行本章"
+FALLBACK_ZH = ("本书的这一版构建时没有 slime 的源码，所以这里没有引用这几行代码："
+               "它们是 {repo} 在提交 {commit} 中的 {span}（{symbol}）。"
+               "请通过下面的链接在 GitHub 上阅读，或者用 slime 的克隆运行本章"
                "（SLIME_SRC=path/to/slime），就能在这里看到它们。")
 
 

@@ -117,7 +117,8 @@ def unitalicize_catalogues(root: Path = ROOT) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab_snippets.book.zhstyle", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m lab_snippets.book.zhstyle",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--unitalicize", action="store_true", help="rewrite CJK italics in every catalogue")
     args = ap.parse_args(argv)
     if args.unitalicize:
@@ -128,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         total[0] += n
         total[1] += chars
         print(f"{path.stem:28} {n:4} 一个 in {chars:6} CJK chars: {1000 * n / max(chars, 1):5.1f} per 1,000")
-    print(f"{'all chapters':28} {total[0]:4} 一个 in {total[1]:6} CJK chars: {1000 * total[0] / max(total[1], 1):5.1f} per 1,000")
+    density = 1000 * total[0] / max(total[1], 1)
+    print(f"{'all chapters':28} {total[0]:4} 一个 in {total[1]:6} CJK chars: {density:5.1f} per 1,000")
     return 0
 
 
