@@ -244,3 +244,57 @@ def test_zh_pages_have_no_italic_chinese(built_book):
             if re.search(r"[\u4e00-\u9fff]", re.sub(r"<[^>]+>", "", inner)):
                 found[str(page.relative_to(ZH))] += 1
     assert not found, f"{sum(found.values())} italic CJK runs: {dict(found.most_common(5))}"
+
+
+def markdown_blocks(cells) -> list[str]:
+    blocks = []
+    for cell in cells:
+        if cell["cell_type"] == "markdown":
+            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            blocks += [b for b in source.split("\n\n")
+                       if b.strip() and not b.lstrip().startswith(("```", "    "))]
+    return blocks
+
+
+def test_zh_downloads_are_chinese_notebooks(built_book):
+    """Each zh chapter offers its .py and .ipynb in Chinese (they were the English notebooks):
+    the original title, Chinese markdown, the English download's code and outputs unchanged."""
+    import json
+
+    import jupytext
+
+    for chapter in chapters.existing():
+        folder = ZH / "_sources" / "notebooks"
+        english_path = HTML / "_sources" / "notebooks" / f"{chapter.stem}.ipynb"
+        english = json.loads(english_path.read_text(encoding="utf-8"))
+        chinese = json.loads((folder / f"{chapter.stem}.ipynb").read_text(encoding="utf-8"))
+        py = jupytext.read(folder / chapter.path.name, fmt="py:percent")
+        for name, cells in (("ipynb", chinese["cells"]), ("py", py.cells)):
+            blocks = markdown_blocks(cells)
+            assert blocks[0] == f"# {chapter.number} · {chapter.original}", (
+                f"zh {chapter.stem}.{name}: {blocks[0]!r}")
+            english_left = [b[:60] for b in blocks if not re.search(r"[\u4e00-\u9fff]", b)]
+            assert len(english_left) <= len(blocks) // 20, (
+                f"zh {chapter.stem}.{name}: English blocks {english_left[:5]}")
+        code = [(c["source"], c.get("outputs")) for c in english["cells"] if c["cell_type"] == "code"]
+        got = [(c["source"], c.get("outputs")) for c in chinese["cells"] if c["cell_type"] == "code"]
+        assert got == code, f"zh {chapter.stem}.ipynb: code or outputs differ from the English download"
+
+
+ZH_NBVAL = ("01_async_def", "11_contextvar", "16_condition_rlock_timer")
+
+
+def test_zh_notebooks_run_under_nbval(built_book, tmp_path):
+    """Three Chinese notebooks, downloaded as a reader gets them, run under nbval (outputs compared
+    loosely, as the chapters' own test does)."""
+    import shutil
+    import subprocess
+    import sys
+
+    for stem in ZH_NBVAL:
+        shutil.copy(ZH / "_sources" / "notebooks" / f"{stem}.ipynb", tmp_path)
+    notebooks = sorted(str(p) for p in tmp_path.glob("*.ipynb"))
+    run = subprocess.run([sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:xdist", "-p", "no:cacheprovider",
+                          "-c", "/dev/null", "--rootdir", str(tmp_path), "-q", *notebooks],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

@@ -78,6 +78,9 @@ def build_zh(root: Path = ROOT, log=print) -> int:
     if status != 0:
         log(f"the Chinese edition was not built (sphinx status {status!r})")
         return 1
+    from lab_snippets.book import zhnotebooks
+
+    zhnotebooks.write_downloads(root, out)  # the chapters' .py and .ipynb downloads in Chinese
     target = published_zh(root)
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(out, target)
