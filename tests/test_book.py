@@ -294,7 +294,8 @@ def test_zh_notebooks_run_under_nbval(built_book, tmp_path):
     for stem in ZH_NBVAL:
         shutil.copy(ZH / "_sources" / "notebooks" / f"{stem}.ipynb", tmp_path)
     notebooks = sorted(str(p) for p in tmp_path.glob("*.ipynb"))
-    run = subprocess.run([sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:xdist", "-p", "no:cacheprovider",
-                          "-c", "/dev/null", "--rootdir", str(tmp_path), "-q", *notebooks],
+    run = subprocess.run([sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:xdist",
+                          "-p", "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "-q",
+                          *notebooks],
                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

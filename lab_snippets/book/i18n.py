@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab_snippets import REPO_ROOT
+from lab_snippets.book.cjk import allow_chinese_emphasis
 
 LANG = "zh_CN"
 ROOT = REPO_ROOT
@@ -358,8 +359,6 @@ def _code_spans(text: str) -> collections.Counter:
 def markup_problems(source: str, translation: str, english_ok: bool = False) -> list[str]:
     """What the translation lost or changed of the markup it must keep verbatim."""
     problems = []
-    from lab_snippets.book.zhstyle import allow_chinese_emphasis
-
     spans_en, bolded = allow_chinese_emphasis(inline_markup(source), spans_zh := inline_markup(translation))
     if spans_en != spans_zh:
         problems.append(f"rendered spans differ: {dict(spans_en)} in English, {dict(spans_zh)} here "

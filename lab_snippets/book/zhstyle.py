@@ -12,12 +12,12 @@ is the rule ``i18n check`` applies: a translation may show an English italic spa
 from __future__ import annotations
 
 import argparse
-import collections
 import re
 import sys
 from pathlib import Path
 
 from lab_snippets import REPO_ROOT
+from lab_snippets.book.cjk import allow_chinese_emphasis  # noqa: F401 (re-exported)
 
 ROOT = REPO_ROOT
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -25,20 +25,6 @@ _CODE = re.compile(r"(`+).+?\1", re.S)
 # a single-asterisk span (not part of ``**``), as CommonMark opens and closes it
 _EM = re.compile(r"(?<![*\\])\*(?![*\s])(.+?)(?<![\s*\\])\*(?!\*)", re.S)
 BOLD_UP_TO = 12  # CJK characters: a term or a stressed word is bold; a longer phrase is plain
-
-
-def allow_chinese_emphasis(english: collections.Counter, chinese: collections.Counter):
-    """English's rendered spans as the Chinese may show them, and how many italics became bold.
-
-    Chinese has no italics: each English ``em`` may be a ``strong`` or nothing in the translation
-    (every other span, and every bold of the English, must stay)."""
-    dropped = english["em_open"] - chinese["em_open"]
-    bolded = chinese["strong_open"] - english["strong_open"]
-    if dropped > 0 and 0 <= bolded <= dropped:
-        allowed = collections.Counter(english)
-        allowed["em_open"], allowed["strong_open"] = chinese["em_open"], chinese["strong_open"]
-        return +allowed, bolded
-    return english, 0
 
 
 def _masked(text: str):
