@@ -458,7 +458,7 @@ try:
     async with LoopWatch(interval=0.005) as _watch:
         try:
             async with asyncio.timeout(3):
-                _outcome = await wait_until(_probe.ready, 0.2, timeout=2.0)
+                _outcome = await wait_until(_probe.ready, 0.2, timeout=1.0)
         except (_Runaway, TimeoutError) as exc:
             _outcome = exc
     _gap_during_call = _watch.max_gap  # read after the exit, which waits for one more beat
