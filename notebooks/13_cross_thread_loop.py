@@ -417,6 +417,10 @@ assert debug_flags == [True]
 #    raise `TimeoutError`.
 #
 # Remember chapter 08: a timeout on the waiting side does not stop the work by itself.
+#
+# Graded: the coroutine runs on the loop thread; its result, or its own exception, reaches
+# the caller as soon as it ends (not at the deadline); `TimeoutError` at the deadline; the
+# coroutine cancelled on its loop, with no task left pending there.
 
 # %% tags=["solution"]
 def call_with_deadline(loop_thread: LoopThread, coro, timeout: float):
@@ -448,6 +452,8 @@ finally:
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets import grading as _grading
+
 _loop_thread = LoopThread("hidden-13")
 _cleaned = threading.Event()
 _stuck_ended = threading.Event()
@@ -467,13 +473,24 @@ async def _count_other_tasks() -> int:
     return len([t for t in asyncio.all_tasks() if t is not asyncio.current_task()])
 try:
     try:
-        _value = call_with_deadline(_loop_thread, _probe(7), timeout=2)
+        _probe_seen = _grading.call(call_with_deadline, _loop_thread, _probe(7), timeout=2)
+        if _probe_seen.error is not None:
+            raise _probe_seen.error
+        _value = _probe_seen.value
     except TimeoutError:
         raise AssertionError(
             "the coroutine never ran on the loop, although the loop was idle: a loop sleeping in "
             "another thread only wakes up for run_coroutine_threadsafe or call_soon_threadsafe, "
             "not for call_soon (chapter 13)") from None
     assert _value == 7, f"returned {_value!r}, not the coroutine's result"
+    _grading.check_returns_early(
+        _probe_seen, work=0.01, budget=2, what="call_with_deadline",
+        hint="wait on the future with result(timeout=...), which returns as soon as the coroutine ends; "
+             "time.sleep(timeout) waits out the deadline (chapter 13)")
+    _failing_seen = _grading.call(call_with_deadline, _loop_thread, _grading.failing_job(0.01)(), timeout=2)
+    _grading.check_raises(_failing_seen, _grading.JobFailed, "call_with_deadline, when the coroutine raises,",
+                          hint="only a timeout becomes TimeoutError; the coroutine's own error reaches the caller "
+                               "as it is (future.result() re-raises it, chapter 13)")
     assert _seen_threads == [_loop_thread.thread.ident], (
         "the coroutine ran outside the loop thread it was given: submit it to loop_thread.loop "
         "with run_coroutine_threadsafe (chapter 13)")
