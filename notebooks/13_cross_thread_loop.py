@@ -512,6 +512,25 @@ try:
         "side does not stop the work; cancel the future you waited on (chapters 08 and 13)")
     _left = _loop_thread.run(_count_other_tasks(), timeout=2)
     assert _left == 0, f"{_left} task(s) still pending on the loop after the timeout (chapter 13)"
+
+    # The caller's wait is bounded on the caller's side: a coroutine slow to end once cancelled
+    # (a one-second cleanup) must not hold the caller past its deadline.
+    _slow_end = threading.Event()
+
+    async def _slow_to_cancel() -> None:
+        try:
+            await asyncio.sleep(5)
+        finally:
+            await asyncio.sleep(1)  # a cleanup that outlasts the caller's deadline
+            _slow_end.set()
+
+    _slow_seen = _grading.call(call_with_deadline, _loop_thread, _slow_to_cancel(), timeout=0.2)
+    _grading.check_raises(_slow_seen, TimeoutError, "call_with_deadline, past its deadline,")
+    _grading.check_within(
+        _slow_seen, budget=0.2, slack=0.4, what="call_with_deadline (timeout 0.2 s, a coroutine with a 1 s cleanup)",
+        hint="bound the wait on the caller's side, future.result(timeout=timeout); a deadline on the loop side "
+             "(wait_for) waits for the coroutine's cleanup too (chapter 13)")
+    _slow_end.wait(timeout=3)
 finally:
     _loop_thread.stop(timeout=5)
 assert not _loop_thread.thread.is_alive()
