@@ -465,6 +465,18 @@ try:
         "tasks (asyncio.wait(..., timeout=cleanup_budget); chapter 05)")
     assert _counts == (0, 1), f"drain returned {_counts} for one task cancelled after the grace period"
 
+    # 4. Four such cleanups: cleanup_budget bounds the wait for all of them together.
+    _slow_cleanups = {asyncio.create_task(_stubborn()) for _ in range(4)}
+    await asyncio.sleep(0)
+    _t0 = time.monotonic()
+    _counts = await _drain_or_report(_slow_cleanups, grace=0.05, cleanup_budget=0.2)
+    _grading.check_within(
+        _grading.Outcome(finished=True, seconds=time.monotonic() - _t0), budget=0.05 + 0.2, slack=0.2,
+        what="drain (grace 0.05 s, cleanup_budget 0.2 s, four cleanups of 2 s)",
+        hint="cleanup_budget bounds the wait for all the cancelled tasks together, not for each in turn: one "
+             "asyncio.wait(pending, timeout=cleanup_budget) (chapter 05)")
+    assert _counts == (0, 4), f"drain returned {_counts} for four tasks cancelled after the grace period"
+
     assert await _drain_or_report(set(), grace=0.1) == (0, 0), "an empty set drains to (0, 0)"
 finally:
     await cancel_new_tasks(_tasks_before)

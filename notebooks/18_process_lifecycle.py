@@ -396,8 +396,9 @@ try:
     assert _said_slow == "killed", f"a process that ignored SIGTERM was reported as {_said_slow!r}"
     assert _gone, _NOT_REAPED
     assert _slow.exitcode == -signal.SIGKILL
-    _grading.check_within(_slow_timed, budget=0.2, slack=1.5, what="stop_with_escalation of a process that ignores SIGTERM",
-                          hint="wait grace seconds, then SIGKILL and a bounded join (chapter 18)")
+    _grading.check_within(_slow_timed, budget=0.2, slack=0.2, what="stop_with_escalation of a process that ignores SIGTERM",
+                          hint="SIGKILL once grace seconds have passed, not later (join(timeout=grace), not a coarse "
+                               "polling loop), then a bounded join (chapter 18)")
     _polite = SPAWN.Process(target=pid_after, args=(3,))
     _polite.start()
     _started.append(_polite)

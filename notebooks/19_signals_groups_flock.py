@@ -325,7 +325,7 @@ def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3)
 
 
 # %% tags=["tests"]
-exited_code = run_group_with_budget(WORKER_MODULE + ["exit", "3"], budget=10)
+exited_code = run_group_with_budget(WORKER_MODULE + ["exit", "3"], budget=3)
 assert exited_code == 3, (
     f"a job that exits within its budget returns its own code: 3 expected, got {exited_code!r}")
 overrun_code = run_group_with_budget(WORKER_MODULE + ["sleep", "3"], budget=0.3)
@@ -365,9 +365,13 @@ with tempfile.TemporaryDirectory() as _dir:
             "SIGKILL to the whole group (os.killpg) after the grace period, whether or not the "
             "leader is still alive (chapter 19)")
         _pid_file_path = os.path.join(_dir, "pids2")
-        assert run_group_with_budget(
-            WORKER_MODULE + ["spawn-children", "2", "0.2", "--pid-file", _pid_file_path],
-            budget=10) == 0, "a job that ends in time returns its own code"
+        _in_time = _grading.call(run_group_with_budget, WORKER_MODULE + ["spawn-children", "2", "0.2", "--pid-file",
+                                                                          _pid_file_path], budget=3)
+        assert _in_time.value == 0, "a job that ends in time returns its own code"
+        _grading.check_returns_early(
+            _in_time, work=1.0, budget=3, what="run_group_with_budget, whose job ended in time,",
+            hint="wait for the leader with wait(timeout=budget), which returns when it exits; time.sleep(budget) "
+                 "waits out the budget (chapter 19)")
         _all_pids += _read_pids(_pid_file_path)
         assert len(wait_until_gone(_read_pids(_pid_file_path), timeout=2)) == 3
         # A lone leader that honours SIGTERM: by the time of SIGKILL its group is gone.

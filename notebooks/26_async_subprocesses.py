@@ -396,10 +396,10 @@ async def _hidden_run_tool_checks() -> None:
     with _tempfile.TemporaryDirectory() as _dir:
         _all: list[int] = []
         try:
-            # 3. a timeout kills the leader and everything it started
+            # 3. a timeout kills the leader and everything it started (the children ignore SIGTERM)
             _pid_file = os.path.join(_dir, "pids")
             # 2.5 s: time for the job to start its children even on a loaded machine; they would live 8 s
-            _task = asyncio.create_task(run_tool(WORKER + ["spawn-children", "2", "8", "--pid-file", _pid_file], 2.5))
+            _task = asyncio.create_task(run_tool(WORKER + ["spawn-children", "2", "8", "--ignore-sigterm", "--pid-file", _pid_file], 2.5))
             _done, _ = await asyncio.wait([_task], timeout=6)
             if not _done:
                 _task.cancel()
@@ -416,7 +416,7 @@ async def _hidden_run_tool_checks() -> None:
             assert not _left, "the tool process itself is still running after the timeout: kill it"
             _left = await wait_until_gone(_members, timeout=1)
             assert not _left, (f"{len(_left)} children of the tool are still running after the timeout: "
-                               "kill the whole process group (os.killpg), chapter 19")
+                               "kill the whole process group (os.killpg) with SIGKILL, which no process can ignore, chapter 19")
 
             # 3b. the leader exits at once, its child keeps the stderr pipe open: the timeout
             #     still ends in TimeoutError, and the child must not outlive it
