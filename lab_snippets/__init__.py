@@ -3,7 +3,8 @@
 Top level (notebook helpers; the grading sandbox mounts only these, see ``NOTEBOOK_MODULES``):
 ``timeline``, ``asyncio_tools``, ``loopwatch``, ``thread_workers``, ``proc_workers``,
 ``framing``, ``agent_sim``, ``measure``, ``loopback_http``, ``service_workers``, ``hangs``,
-``cpu_work`` and ``sites`` (``show_call_site``: registry, resolver, view).
+``cpu_work``, ``grading`` (the property checks hidden tests compose) and ``sites``
+(``show_call_site``: registry, resolver, view).
 
 Subpackages (course tooling, never imported by a chapter): ``labs`` (release, validate,
 grade, sandbox), ``inventory`` (slime source inventory), ``testing`` (nbval plugin, leak
@@ -28,6 +29,7 @@ NOTEBOOK_MODULES = (
     "asyncio_tools",
     "cpu_work",
     "framing",
+    "grading",
     "hangs",
     "loopback_http",
     "loopwatch",

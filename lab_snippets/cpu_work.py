@@ -117,7 +117,8 @@ def score_with_alarm(seconds: float, work_seconds: float = 3.0) -> str:
 def _cmd_alarm_timeout(args) -> int:
     if args.in_thread:
         outcome: list[str] = []
-        worker = threading.Thread(target=lambda: outcome.append(score_with_alarm(args.seconds)), name="scorer")
+        worker = threading.Thread(target=lambda: outcome.append(score_with_alarm(args.seconds)),
+                                  name="scorer")
         worker.start()
         worker.join(timeout=5)
         print(outcome[0] if outcome else "no outcome", flush=True)

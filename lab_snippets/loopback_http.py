@@ -153,7 +153,8 @@ class LatencyServer:
                 await self._serve(reader, writer)
         except asyncio.CancelledError:
             pass  # only close() cancels a handler; end the connection's task quietly
-        except (ConnectionError, OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
+        except (ConnectionError, OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                TimeoutError):
             pass
         finally:
             self._writers.discard(writer)
@@ -230,7 +231,8 @@ class VirtualClock:
         heapq.heappush(self._sleepers, (self._now + delay, next(self._seq), future))
         await future
 
-    async def drive(self, awaitable: Awaitable[Any], real_timeout: float = 5.0, max_jumps: int = 100_000) -> Any:
+    async def drive(self, awaitable: Awaitable[Any], real_timeout: float = 5.0,
+                    max_jumps: int = 100_000) -> Any:
         """Run ``awaitable`` to its end in virtual time; raise TimeoutError past ``real_timeout``."""
         task = asyncio.ensure_future(awaitable)
         deadline = time.monotonic() + real_timeout

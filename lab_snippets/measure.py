@@ -97,7 +97,8 @@ def interleaved(variants: Mapping[str, Callable[[], object]], k: int = 3,
 
 
 async def ainterleaved(variants: Mapping[str, Callable[[], Awaitable[object]]], k: int = 3,
-                       timer: Callable[[], float] = time.perf_counter, use_result: bool = False) -> Comparison:
+                       timer: Callable[[], float] = time.perf_counter,
+                       use_result: bool = False) -> Comparison:
     """``interleaved`` for coroutine functions: each variant is awaited in turn, k times, interleaved."""
     names = list(variants)
     cmp = Comparison({name: [] for name in names})

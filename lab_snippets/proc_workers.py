@@ -20,8 +20,10 @@ Commands (each prints ``ready ...`` once it is set up, then waits):
   with 128 + the signal number; exit 0 after SECONDS;
 - ``wrap [--forward] SECONDS -- COMMAND...``: run COMMAND as a child; with ``--forward``
   pass SIGTERM and SIGINT on to it and exit with its code;
-- ``spawn-children COUNT SECONDS [--ignore-sigterm] [--pid-file PATH]``: start COUNT
-  ``sleep`` children, print (or write to PATH) ``ready <own pid> <child pids>``, wait;
+- ``spawn-children COUNT SECONDS [--ignore-sigterm] [--leader-exits] [--pid-file PATH]``: start
+  COUNT ``sleep`` children, print (or write to PATH) ``ready <own pid> <child pids>``, wait;
+  with ``--leader-exits`` exit at once instead, leaving the children running and holding its
+  stderr (their stdout is ``/dev/null``);
 - ``hold-flock PATH SECONDS``: take an exclusive ``flock`` on PATH and hold it;
 - ``chatter OUT_BYTES ERR_BYTES [--exit CODE] [--linger SECONDS]``: write ERR_BYTES bytes to
   stderr, then OUT_BYTES bytes to stdout, stay SECONDS, exit CODE (prints no ready line:
@@ -390,6 +392,8 @@ def _cmd_spawn_children(args) -> int:
             pid_file.write(line + "\n")
     else:
         _say(line)
+    if args.leader_exits:
+        return 0
     deadline = time.monotonic() + seconds
     for child in children:
         try:
@@ -443,6 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("count", type=int)
     p.add_argument("seconds", type=float)
     p.add_argument("--ignore-sigterm", action="store_true", help="the children ignore SIGTERM")
+    p.add_argument("--leader-exits", action="store_true", help="exit once the children run")
     p.add_argument("--pid-file", help="write the ready line (own pid, then the children's) here")
     p.set_defaults(run=_cmd_spawn_children)
     p = commands.add_parser("hold-flock")

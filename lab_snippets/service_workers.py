@@ -13,8 +13,13 @@ Jobs are given as ``ARRIVAL:DURATION,...`` (seconds after the service is ready).
 - ``serve JOBS --on-sigterm default|cancel``: start every job as it arrives and wait for all
   of them. With ``default`` SIGTERM keeps its default action (the process dies at once);
   with ``cancel`` a handler installed by ``loop.add_signal_handler`` cancels the main task,
-  which cancels every job and exits with 128 + SIGTERM. SIGINT keeps Python's own handler,
-  so ``asyncio.run`` treats it as Ctrl-C.
+  which cancels every job and exits with 128 + SIGTERM. With ``--sigint default`` (the
+  default) SIGINT keeps Python's own handler, so ``asyncio.run`` treats it as Ctrl-C; with
+  ``--sigint own`` the service installs a handler of its own that raises
+  ``KeyboardInterrupt`` (what Python 3.10's ``asyncio.run`` met), so ``asyncio.run``'s Ctrl-C
+  handling stays off. A ``KeyboardInterrupt`` leaving ``asyncio.run`` prints where it was
+  raised: ``interrupt-from-asyncio.run`` (``Runner.run``, after the main task ended cancelled),
+  ``interrupt-from-runner-handler`` (a second Ctrl-C) or ``interrupt-from-signal-handler``.
 - ``run-service SOURCE JOBS --budget B``: run the ``run_service(intake, handle, budget)``
   coroutine function defined in the file SOURCE (the exercise's solution cell) and exit with
   the code it returns.
@@ -57,6 +62,13 @@ def parse_jobs(text: str) -> list[tuple[float, float]]:
     return jobs
 
 
+#: Where a KeyboardInterrupt that left ``asyncio.run`` was raised, by the innermost frame of its traceback.
+_ORIGIN_BY_FRAME = {("runners", "run"): "interrupt-from-asyncio.run",
+                    ("runners", "_on_sigint"): "interrupt-from-runner-handler"}
+FROM_SIGNAL_HANDLER = "interrupt-from-signal-handler"
+INTERRUPT_EVENTS = {*_ORIGIN_BY_FRAME.values(), FROM_SIGNAL_HANDLER}
+
+
 def parse_events(output: str) -> list[tuple[str, int | None, float]]:
     """The child's lines as ``(event, number or None, time)``; other lines are skipped."""
     events = []
@@ -65,7 +77,7 @@ def parse_events(output: str) -> list[tuple[str, int | None, float]]:
         if len(parts) == 3 and parts[0] in {"start", "done", "cancelled", "returned", "ready"}:
             events.append((parts[0], int(parts[1]), float(parts[2])))
         elif len(parts) == 2 and parts[0] in {"main-returned", "hook-ran", "worker-stopped", "worker-gave-up",
-                                              "main-cancelled"}:
+                                              "main-cancelled", *INTERRUPT_EVENTS}:
             events.append((parts[0], None, float(parts[1])))
     return events
 
@@ -130,11 +142,35 @@ async def _serve(jobs: list[tuple[float, float]], on_sigterm: str) -> int:
         raise  # Ctrl-C: let asyncio.run turn it into KeyboardInterrupt
 
 
+def interrupt_origin(exc: BaseException) -> str:
+    """``interrupt-from-...``: which code raised ``exc``, read off the innermost frame of its traceback."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return FROM_SIGNAL_HANDLER
+    code = tb.tb_frame.f_code
+    folder, file = os.path.split(code.co_filename)
+    if os.path.basename(folder) != "asyncio":
+        return FROM_SIGNAL_HANDLER
+    return _ORIGIN_BY_FRAME.get((os.path.splitext(file)[0], code.co_name), FROM_SIGNAL_HANDLER)
+
+
+def _raise_keyboard_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def _cmd_serve(args) -> int:
     # A child inherits "ignore SIGINT" from a parent that ignores it; give it Python's usual handler,
-    # which is what asyncio.run looks for before it installs its own Ctrl-C handling.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    code = asyncio.run(_serve(parse_jobs(args.jobs), args.on_sigterm))
+    # which is what asyncio.run looks for before it installs its own Ctrl-C handling. A handler of the
+    # service's own (``--sigint own``) raises KeyboardInterrupt too, but asyncio.run then leaves SIGINT alone.
+    own = args.sigint == "own"
+    signal.signal(signal.SIGINT, _raise_keyboard_interrupt if own else signal.default_int_handler)
+    try:
+        code = asyncio.run(_serve(parse_jobs(args.jobs), args.on_sigterm))
+    except KeyboardInterrupt as exc:
+        say(interrupt_origin(exc))
+        raise
     say(f"returned {code}")
     return code
 
@@ -194,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     p = commands.add_parser("serve")
     p.add_argument("jobs")
     p.add_argument("--on-sigterm", choices=["default", "cancel"], default="default")
+    p.add_argument("--sigint", choices=["default", "own"], default="default")
     p = commands.add_parser("run-service")
     p.add_argument("source")
     p.add_argument("jobs")

@@ -138,7 +138,8 @@ class Timeline:
         """The largest number of spans (of `state`, or of any state if None) open at one instant."""
         with self._lock:
             spans = [s for s in self.spans if state is None or s.state == state]
-        points = sorted([(s.start, 1) for s in spans] + [(s.end, -1) for s in spans], key=lambda p: (p[0], p[1]))
+        points = sorted([(s.start, 1) for s in spans] + [(s.end, -1) for s in spans],
+                        key=lambda p: (p[0], p[1]))
         peak = now = 0
         for _, step in points:
             now += step

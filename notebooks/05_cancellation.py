@@ -345,6 +345,10 @@ else:
 #    error during the grace period counts as finished; `drain` itself must not raise. An
 #    empty set drains to `(0, 0)`.
 #
+# Graded: the two counts, failures included; every cancelled task's cleanup over when `drain`
+# returns; a return as soon as every task is done; `grace` and `cleanup_budget` bound the
+# whole drain (not each task), so it never takes longer than their sum; `drain` never raises.
+#
 # The tasks use `slow_request` below, which frees its slot in `finally`.
 
 # %%
@@ -389,6 +393,7 @@ assert counts == (2, 1), (
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets import grading as _grading
 from lab_snippets.asyncio_tools import cancel_new_tasks
 
 
@@ -411,8 +416,14 @@ try:
     _fast = {asyncio.create_task(slow_request(d, _freed)) for d in (0.01, 0.02)}
     _failing = {asyncio.create_task(slow_request(0.01, _freed, fail=True))}
     _slow = {asyncio.create_task(slow_request(5.0 + i, _freed)) for i in range(3)}
+    _t0 = time.monotonic()
     _counts = await _drain_or_report(_fast | _failing | _slow, grace=1.0)
     _freed_at_return = sorted(_freed)
+    _grading.check_within(
+        _grading.Outcome(finished=True, seconds=time.monotonic() - _t0), budget=1.0 + 1.0, slack=0.3,
+        what="drain (grace 1 s, cleanup_budget 1 s, three slow tasks)",
+        hint="grace and cleanup_budget bound the whole drain, not each task: wait for all the tasks together "
+             "(asyncio.wait(tasks, timeout=grace)), then for all the cancelled ones (chapter 05)")
     _ = [t.exception() for t in _failing if t.done() and not t.cancelled()]  # retrieved here
     assert len(_freed_at_return) == 6, (
         f"only {len(_freed_at_return)} of 6 slots were freed when drain returned: wait for the "
@@ -453,6 +464,18 @@ try:
         "drain waited for a cleanup longer than cleanup_budget: bound the wait for the cancelled "
         "tasks (asyncio.wait(..., timeout=cleanup_budget); chapter 05)")
     assert _counts == (0, 1), f"drain returned {_counts} for one task cancelled after the grace period"
+
+    # 4. Four such cleanups: cleanup_budget bounds the wait for all of them together.
+    _slow_cleanups = {asyncio.create_task(_stubborn()) for _ in range(4)}
+    await asyncio.sleep(0)
+    _t0 = time.monotonic()
+    _counts = await _drain_or_report(_slow_cleanups, grace=0.05, cleanup_budget=0.2)
+    _grading.check_within(
+        _grading.Outcome(finished=True, seconds=time.monotonic() - _t0), budget=0.05 + 0.2, slack=0.2,
+        what="drain (grace 0.05 s, cleanup_budget 0.2 s, four cleanups of 2 s)",
+        hint="cleanup_budget bounds the wait for all the cancelled tasks together, not for each in turn: one "
+             "asyncio.wait(pending, timeout=cleanup_budget) (chapter 05)")
+    assert _counts == (0, 4), f"drain returned {_counts} for four tasks cancelled after the grace period"
 
     assert await _drain_or_report(set(), grace=0.1) == (0, 0), "an empty set drains to (0, 0)"
 finally:

@@ -279,11 +279,13 @@ else:
 # %% tags=["claim"]
 # claim: blocking-get-freezes-the-loop
 finished_groups: queue.Queue = queue.Queue()
+put_at: list[float] = []  # when each group was put, to check how long get() really waited
 
 
 def rollout_thread(n_groups: int, every: float) -> None:
     for i in range(n_groups):
         time.sleep(every)
+        put_at.append(time.monotonic())
         finished_groups.put(f"group {i}")
 
 
@@ -321,6 +323,8 @@ print(f"heartbeats while polling with get_nowait for {polling[1] - polling[0]:.2
       f"· while blocked in get() for {blocked[1] - blocked[0]:.2f} s:", beats_while_blocked)
 assert collected == [f"group {i}" for i in range(5)] + ["group 0"]
 assert beats_while_polling >= 2, "polling kept the loop alive"
+assert len(put_at) == 6 and blocked[0] < put_at[5] < blocked[1], (
+    "get() must still have been waiting when the slow thread put its group")
 assert beats_while_blocked == 0, "a blocking get() froze the loop: not one heartbeat while it waited"
 
 # %% [markdown]

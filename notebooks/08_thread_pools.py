@@ -141,7 +141,6 @@ print(f"{CALLS} calls on {WORKERS} threads: peak in flight {inside.peak}, {pool_
 assert inside.peak == WORKERS, "the pool size caps the calls in flight"
 assert len(set(threads_used)) == WORKERS
 assert pool_elapsed >= 0.95 * ideal, "the calls beyond the pool size had to wait for a free thread"
-assert pool_elapsed <= 0.75 * CALLS * DURATION, "but the three threads did overlap"
 
 # %%
 fig = pool_tl.plot(f"{CALLS} blocking calls on a pool of {WORKERS} threads: three waves",

@@ -420,6 +420,10 @@ assert debug_flags == [True]
 #    raise `TimeoutError`.
 #
 # Remember chapter 08: a timeout on the waiting side does not stop the work by itself.
+#
+# Graded: the coroutine runs on the loop thread; its result, or its own exception, reaches
+# the caller as soon as it ends (not at the deadline); `TimeoutError` at the deadline; the
+# coroutine cancelled on its loop, with no task left pending there.
 
 # %% tags=["solution", "hide-input"]
 def call_with_deadline(loop_thread: LoopThread, coro, timeout: float):
@@ -451,6 +455,8 @@ finally:
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets import grading as _grading
+
 _loop_thread = LoopThread("hidden-13")
 _cleaned = threading.Event()
 _stuck_ended = threading.Event()
@@ -470,13 +476,24 @@ async def _count_other_tasks() -> int:
     return len([t for t in asyncio.all_tasks() if t is not asyncio.current_task()])
 try:
     try:
-        _value = call_with_deadline(_loop_thread, _probe(7), timeout=2)
+        _probe_seen = _grading.call(call_with_deadline, _loop_thread, _probe(7), timeout=2)
+        if _probe_seen.error is not None:
+            raise _probe_seen.error
+        _value = _probe_seen.value
     except TimeoutError:
         raise AssertionError(
             "the coroutine never ran on the loop, although the loop was idle: a loop sleeping in "
             "another thread only wakes up for run_coroutine_threadsafe or call_soon_threadsafe, "
             "not for call_soon (chapter 13)") from None
     assert _value == 7, f"returned {_value!r}, not the coroutine's result"
+    _grading.check_returns_early(
+        _probe_seen, work=0.01, budget=2, what="call_with_deadline",
+        hint="wait on the future with result(timeout=...), which returns as soon as the coroutine ends; "
+             "time.sleep(timeout) waits out the deadline (chapter 13)")
+    _failing_seen = _grading.call(call_with_deadline, _loop_thread, _grading.failing_job(0.01)(), timeout=2)
+    _grading.check_raises(_failing_seen, _grading.JobFailed, "call_with_deadline, when the coroutine raises,",
+                          hint="only a timeout becomes TimeoutError; the coroutine's own error reaches the caller "
+                               "as it is (future.result() re-raises it, chapter 13)")
     assert _seen_threads == [_loop_thread.thread.ident], (
         "the coroutine ran outside the loop thread it was given: submit it to loop_thread.loop "
         "with run_coroutine_threadsafe (chapter 13)")
@@ -498,6 +515,25 @@ try:
         "side does not stop the work; cancel the future you waited on (chapters 08 and 13)")
     _left = _loop_thread.run(_count_other_tasks(), timeout=2)
     assert _left == 0, f"{_left} task(s) still pending on the loop after the timeout (chapter 13)"
+
+    # The caller's wait is bounded on the caller's side: a coroutine slow to end once cancelled
+    # (a one-second cleanup) must not hold the caller past its deadline.
+    _slow_end = threading.Event()
+
+    async def _slow_to_cancel() -> None:
+        try:
+            await asyncio.sleep(5)
+        finally:
+            await asyncio.sleep(1)  # a cleanup that outlasts the caller's deadline
+            _slow_end.set()
+
+    _slow_seen = _grading.call(call_with_deadline, _loop_thread, _slow_to_cancel(), timeout=0.2)
+    _grading.check_raises(_slow_seen, TimeoutError, "call_with_deadline, past its deadline,")
+    _grading.check_within(
+        _slow_seen, budget=0.2, slack=0.4, what="call_with_deadline (timeout 0.2 s, a coroutine with a 1 s cleanup)",
+        hint="bound the wait on the caller's side, future.result(timeout=timeout); a deadline on the loop side "
+             "(wait_for) waits for the coroutine's cleanup too (chapter 13)")
+    _slow_end.wait(timeout=3)
 finally:
     _loop_thread.stop(timeout=5)
 assert not _loop_thread.thread.is_alive()
@@ -525,9 +561,12 @@ assert not _loop_thread.thread.is_alive()
 # manager), yet the rollout itself is asyncio code. A small module in `slime/utils` bridges
 # the two with the pattern of this chapter: on first use it creates one event loop, runs it
 # forever in a daemon thread, and its `run` helper submits a coroutine with
-# `run_coroutine_threadsafe` and blocks on the returned future. Because every rollout shares
-# that one long-lived loop, the shared HTTP client and the semaphores that bound generation
-# keep working from one call to the next, which one `asyncio.run` per call could break.
+# `run_coroutine_threadsafe` and blocks on the returned future. Because the default rollout
+# runs each call (`generate_rollout`, `eval_rollout`) on that one long-lived loop, the shared
+# HTTP client and the semaphores that bound generation keep working from one call to the
+# next, which one `asyncio.run` per call could break. The fully-async rollout is the
+# exception: only its collecting coroutine goes through `run`, while its generation tasks run
+# on a loop of their own, the `asyncio.run` of its worker thread (chapter 07).
 # Note that this helper waits on `result()` without a timeout and never stops its loop; its
 # thread is a daemon, so it does not hold up interpreter exit.
 #

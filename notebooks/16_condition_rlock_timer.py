@@ -80,8 +80,9 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # %% [markdown]
 # `notify` only marks a waiter as "may wake up". The waiter still has to re-acquire the lock,
 # which the notifier holds until its `with` block ends; any thread can change the state in
-# between. Waits can also end for other reasons: a timeout, `notify_all`, or a notify meant
-# for a different condition on the same lock. So the rule is: **after waking, check the
+# between. Waits can also end for other reasons: a timeout, or a `notify_all` that wakes every
+# waiter though one item is there. (Each `Condition` keeps its own waiters, so a notify on
+# another condition never wakes this one, even when the two share a lock.) So the rule is: **after waking, check the
 # condition again**, in a loop. `cond.wait_for(predicate, timeout)` is that loop; it returns
 # the predicate's last value, so `False` means "timed out, condition still false".
 #

@@ -298,6 +298,11 @@ workers_end.close()
 #    `"killed"`.
 #
 # In every case the process must be reaped when the function returns: no zombie left.
+#
+# Graded, on a process that has exited, one that honours SIGTERM and one that ignores it:
+# the step reported, the signal that ended it (SIGTERM before SIGKILL), no zombie left, a
+# return as soon as the process has ended (well before `grace` for one that honours SIGTERM
+# at once), and no more than `grace` plus a short wait in all.
 
 # %% tags=["solution", "hide-input"]
 def stop_with_escalation(proc: multiprocessing.Process, grace: float) -> str:
@@ -353,6 +358,9 @@ finally:
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets import grading as _grading
+
+
 def _is_gone(pid: int) -> bool:
     return not psutil.pid_exists(pid)  # a zombie still exists until its parent reaps it
 _NOT_REAPED = ("the process was not reaped when the function returned: it is a zombie until its "
@@ -375,7 +383,8 @@ try:
     _slow.start()
     _started.append(_slow)
     assert messages(_report, timeout=10) == ["ready"]
-    _said_slow = stop_with_escalation(_slow, grace=0.2)
+    _slow_timed = _grading.call(stop_with_escalation, _slow, grace=0.2)
+    _said_slow = _slow_timed.value
     _gone = _is_gone(_slow.pid)  # checked before anything that would reap it for you
     _said = messages(_report)
     assert "got SIGTERM" in _said, (
@@ -387,11 +396,19 @@ try:
     assert _said_slow == "killed", f"a process that ignored SIGTERM was reported as {_said_slow!r}"
     assert _gone, _NOT_REAPED
     assert _slow.exitcode == -signal.SIGKILL
+    _grading.check_within(_slow_timed, budget=0.2, slack=0.2, what="stop_with_escalation of a process that ignores SIGTERM",
+                          hint="SIGKILL once grace seconds have passed, not later (join(timeout=grace), not a coarse "
+                               "polling loop), then a bounded join (chapter 18)")
     _polite = SPAWN.Process(target=pid_after, args=(3,))
     _polite.start()
     _started.append(_polite)
-    assert stop_with_escalation(_polite, grace=2) == "terminated", (
+    _polite_seen = _grading.call(stop_with_escalation, _polite, grace=2)
+    assert _polite_seen.value == "terminated", (
         "a process that honours SIGTERM within the grace period must be reported as 'terminated'")
+    _grading.check_returns_early(
+        _polite_seen, work=0.2, budget=2, what="stop_with_escalation of a process that ended at SIGTERM",
+        hint="join(timeout=grace) returns when the process ends; time.sleep(grace) waits out the grace period "
+             "(chapter 18)")
     assert _polite.exitcode == -signal.SIGTERM, "a process that honours SIGTERM must not be killed"
     assert _is_gone(_polite.pid), _NOT_REAPED
 finally:

@@ -164,9 +164,12 @@ fig = tl.plot("Killing a parent versus killing its process group",
 # %% [markdown]
 # ### Python 3.11: a new group without a new session
 #
-# `start_new_session=True` does two things: a new session (no controlling terminal, so
-# Ctrl-C in your terminal no longer reaches the child) and a new process group. Since
-# Python 3.11, `Popen(..., process_group=0)` gives only the second. Before 3.11 the same
+# `start_new_session=True` does two things: a new session (no controlling terminal) and a new
+# process group. Since Python 3.11, `Popen(..., process_group=0)` gives only the second, and
+# that is already enough to keep Ctrl-C away: the terminal sends SIGINT to its *foreground
+# process group*, and a child in a group of its own is not in it. The new session adds that
+# the child has no controlling terminal at all, so it cannot read from yours or be stopped
+# by it. Before 3.11 the same
 # needed `preexec_fn=os.setpgrp`, which runs Python code between `fork` and `exec` and is not
 # safe in a program with threads. This course needs 3.11, but tools you read (slime's CI
 # wrapper among them) use `start_new_session=True`, which works on every version.
@@ -294,7 +297,10 @@ assert tl.order("lock: held by the child", "lock: our attempt refused", "lock: h
 #    to the whole group (some members may ignore SIGTERM; the group may already be gone),
 #    reap the leader (bounded) and return its return code.
 #
-# The tests check that no member of the group is left running.
+# Graded, on a job that ends in time, one whose children ignore SIGTERM and a lone leader
+# that honours it: the code returned (the leader's, reaped), SIGTERM to the group before
+# SIGKILL, no member of the group left running, no error when the group is already gone, and
+# a return as soon as the group has ended (not after the whole `grace`).
 
 # %% tags=["solution", "hide-input"]
 def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3) -> int:
@@ -319,7 +325,7 @@ def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3)
 
 
 # %% tags=["tests"]
-exited_code = run_group_with_budget(WORKER_MODULE + ["exit", "3"], budget=10)
+exited_code = run_group_with_budget(WORKER_MODULE + ["exit", "3"], budget=3)
 assert exited_code == 3, (
     f"a job that exits within its budget returns its own code: 3 expected, got {exited_code!r}")
 overrun_code = run_group_with_budget(WORKER_MODULE + ["sleep", "3"], budget=0.3)
@@ -329,6 +335,9 @@ assert overrun_code == -signal.SIGTERM, (
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets import grading as _grading
+
+
 def _read_pids(path: str) -> list[int]:
     with open(path) as _pid_file:
         return [int(_pid) for _pid in _pid_file.read().split()[1:]]
@@ -356,19 +365,28 @@ with tempfile.TemporaryDirectory() as _dir:
             "SIGKILL to the whole group (os.killpg) after the grace period, whether or not the "
             "leader is still alive (chapter 19)")
         _pid_file_path = os.path.join(_dir, "pids2")
-        assert run_group_with_budget(
-            WORKER_MODULE + ["spawn-children", "2", "0.2", "--pid-file", _pid_file_path],
-            budget=10) == 0, "a job that ends in time returns its own code"
+        _in_time = _grading.call(run_group_with_budget, WORKER_MODULE + ["spawn-children", "2", "0.2", "--pid-file",
+                                                                          _pid_file_path], budget=3)
+        assert _in_time.value == 0, "a job that ends in time returns its own code"
+        _grading.check_returns_early(
+            _in_time, work=1.0, budget=3, what="run_group_with_budget, whose job ended in time,",
+            hint="wait for the leader with wait(timeout=budget), which returns when it exits; time.sleep(budget) "
+                 "waits out the budget (chapter 19)")
         _all_pids += _read_pids(_pid_file_path)
         assert len(wait_until_gone(_read_pids(_pid_file_path), timeout=2)) == 3
         # A lone leader that honours SIGTERM: by the time of SIGKILL its group is gone.
-        try:
-            _code = run_group_with_budget(WORKER_MODULE + ["sleep", "3"], budget=0.3, grace=2)
-        except ProcessLookupError:
+        _seen = _grading.call(run_group_with_budget, WORKER_MODULE + ["sleep", "3"], budget=0.3, grace=2)
+        if isinstance(_seen.error, ProcessLookupError):
             raise AssertionError(
                 "ProcessLookupError escaped: by the time SIGKILL is sent the whole group may "
                 "already be gone; expect that and carry on (chapter 19)") from None
+        assert _seen.error is None, f"run_group_with_budget raised {_seen.error!r}"
+        _code = _seen.value
         assert _code == -signal.SIGTERM, f"a lone leader that honours SIGTERM ended with {_code}"
+        _grading.check_returns_early(
+            _seen, work=0.5, budget=0.3 + 2, what="run_group_with_budget, whose group ended at SIGTERM,",
+            hint="wait for the leader with wait(timeout=grace), which returns when it exits; time.sleep(grace) "
+                 "waits out the grace period (chapter 19)")
     finally:
         for _pid in _all_pids:
             if running(_pid):
@@ -396,8 +414,12 @@ with tempfile.TemporaryDirectory() as _dir:
 # slime's CI runs GPU tests through a small wrapper that owns GPUs with file locks. Each GPU
 # has a lock file under `/dev/shm`, and owning the GPU means holding an exclusive,
 # non-blocking `flock` on an open descriptor of it; closing the descriptor gives it back, and
-# if the wrapper is killed the kernel gives it back, so a crashed job can never keep a GPU
-# locked.
+# if the wrapper is killed the kernel gives it back, so a crashed wrapper can never keep the
+# *lock* held. The lock is not the GPU, though: the wrapper starts the test command in a new
+# session (`start_new_session=True`) and does not pass it the lock's descriptor, so a wrapper
+# killed with SIGKILL frees the lock while the test, in a group of its own, keeps running on
+# the GPU, and the next job may take it. That is this chapter's first experiment; only a
+# wrapper that lives to forward the signal ends the test.
 #
 # The test command itself is started with `start_new_session=True`, so it leads its own
 # process group. While it runs, the wrapper routes SIGINT, SIGTERM and SIGHUP to a handler

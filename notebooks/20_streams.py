@@ -498,6 +498,8 @@ print("✓ server.close() left the connection open; closing it ended the client'
 # Implement `fetch_replies(host, port, payloads, max_reply)`:
 #
 # 1. open one connection, send every payload as a length-prefixed frame (`encode_frame`),
+#    all of them before reading the first reply (a pipeline: the server may answer only
+#    once every request has arrived);
 # 2. read exactly one length-prefixed reply per payload, with `readexactly`, and return the
 #    reply payloads in order;
 # 3. raise `FrameTooLarge` as soon as a reply header declares more than `max_reply` bytes
@@ -571,6 +573,46 @@ async def _expect(error: type, server, payloads: list[bytes], max_reply: int, wh
         raise AssertionError(f"{what} must raise {error.__name__} (chapter 20)")
     # checked at once: no loop pass between the return and this check
     assert not _my_connections_to(server.port), _still_open(server.port, error.__name__)
+async def _hidden_check_pipelined() -> None:
+    """A server that answers only once every request of the connection has arrived (a server may
+    do that): a client that waits for each reply before sending the next payload never gets one."""
+    _payloads = [f"job {i}".encode() for i in range(4)]
+    _arrived: list[bytes] = []
+
+    async def _answer_when_all_arrived(_r: asyncio.StreamReader, _w: asyncio.StreamWriter) -> None:
+        try:
+            async with asyncio.timeout(0.5):
+                while len(_arrived) < len(_payloads):
+                    _frame = await read_frame(_r, 1000)
+                    if _frame is None:
+                        return
+                    _arrived.append(_frame)
+            for _p in _arrived:
+                _w.write(encode_frame(b"ok:" + _p))
+            await _w.drain()
+        except (TimeoutError, FrameTooLarge, TruncatedFrame, ConnectionError):
+            pass  # hang up: the client stopped sending before it sent everything
+        finally:
+            _w.close()
+
+    _srv = await asyncio.start_server(_answer_when_all_arrived, "127.0.0.1", 0)
+    _port = _srv.sockets[0].getsockname()[1]
+    try:
+        try:
+            async with asyncio.timeout(3):
+                _got = await fetch_replies("127.0.0.1", _port, _payloads, 100)
+        except Exception as _exc:
+            _got = f"{type(_exc).__name__}: {_exc}"
+        assert len(_arrived) == len(_payloads), (
+            f"fetch_replies waited for a reply before sending every payload (the server received {len(_arrived)} "
+            f"of {len(_payloads)} and then {_got}): pipeline the requests, write every frame first, then read "
+            "the replies; a server may answer only once all of them have arrived (chapter 20)")
+        assert _got == [b"ok:" + _p for _p in _payloads], f"one reply per payload, in order, expected; got {_got!r}"
+    finally:
+        _srv.close()
+        await asyncio.wait_for(_srv.wait_closed(), 2)
+
+
 async def _hidden_check_fetch_replies():
     # 1. replies dribbled 2 bytes at a time: reads must be framed, and order kept
     async with FrameServer(reply_chunk=2, chunk_pause=0.002) as _srv:
@@ -602,6 +644,8 @@ async def _hidden_check_fetch_replies():
     # 4. more payloads than the server answers (it answers one, then hangs up)
     async with FrameServer(max_frames_per_connection=1) as _srv:
         await _expect(TruncatedFrame, _srv, [b"1", b"2"], 100, "a missing reply")
+    # 5. every payload is sent before the first reply is awaited
+    await _hidden_check_pipelined()
 async with asyncio.timeout(10):
     await _hidden_check_fetch_replies()
 ### END HIDDEN TESTS

@@ -147,8 +147,11 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 #
 # `await x` works when `x` is a coroutine, or a generator-based coroutine, or has an
 # `__await__` method returning an iterator. `async for` needs `__aiter__` returning something
-# with `__anext__`. The abstract base classes in `collections.abc` check those methods, so they
-# agree with what the syntax will accept. An annotation, on the other hand, is only a promise:
+# with `__anext__`. The abstract base classes in `collections.abc` check those methods, so for
+# native coroutines and objects with `__await__` they agree with what the syntax will accept.
+# Generator-based coroutines are the exception: `await` accepts one made with
+# `types.coroutine`, yet `isinstance(x, collections.abc.Awaitable)` is `False`, because a
+# generator has no `__await__`; `inspect.isawaitable` knows about them. An annotation, on the other hand, is only a promise:
 # Python never checks it at run time.
 
 # %%
@@ -416,8 +419,16 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 # **one after another, in order** (each sees the previous one's result), await a result only
 # when it is awaitable, and return the final sample.
 #
-# The hidden test also checks that no hook's coroutine is left unawaited and that a sync hook
-# is never awaited.
+# The tests grade these properties:
+#
+# - every kind of hook above works, decided by its *result* (is it awaitable?), not by the
+#   function;
+# - the hooks run one after another, in order, each on the previous one's result;
+# - only `None` keeps the current sample, whether a sync hook returns it or it is what an
+#   awaited result turns into; any other result, falsy ones such as `""`, `0` or `[]`
+#   included, becomes the next sample;
+# - no hook's coroutine is left unawaited, a sync result is never awaited, and an error
+#   raised inside a hook reaches the caller.
 
 # %% tags=["solution", "hide-input"]
 async def apply_hooks(sample, hooks):
@@ -499,6 +510,20 @@ async def _hidden_check_apply_hooks():
                 f"{_idea} (chapter 21)")
         _kept = await _one([_plain, lambda s: None])
         assert _kept == "xp", f"a hook returning None keeps the current sample, got {_kept!r} (chapter 21)"
+        async def _async_none(s):
+            await asyncio.sleep(0)
+            return None
+        _kept = await _one([_plain, _async_none, lambda s: _Ready(None)])
+        assert _kept == "xp", (
+            f"an async hook (or an awaitable) whose result is None keeps the current sample, got {_kept!r}: "
+            "await first, then test the awaited result for None (chapter 21)")
+        for _falsy in ("", 0, [], {}):
+            for _hook in (lambda s, v=_falsy: v, lambda s, v=_falsy: _Ready(v)):
+                _got = await _one([_plain, _hook])
+                assert _got == _falsy and type(_got) is type(_falsy), (
+                    f"only None keeps the sample: a hook returned {_falsy!r}, which must become the next "
+                    f"sample, but apply_hooks returned {_got!r}. Test `is not None`, not truthiness "
+                    "(chapter 21)")
         try:
             await _one([_raises_type_error])
         except TypeError:

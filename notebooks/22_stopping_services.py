@@ -147,13 +147,24 @@ print("exit status:", code_int, "· events:", names(events_int))
 # %% tags=["claim", "hide-input"]
 # claim: runner-cancels-main-task-on-sigint
 assert sorted(names(events_int)[3:6]) == ["cancelled 0", "cancelled 1", "cancelled 2"]
-assert names(events_int)[6:] == ["main-cancelled"], "the main task was cancelled and cleaned up"
+assert names(events_int)[6] == "main-cancelled", "the main task was cancelled and cleaned up"
+assert names(events_int)[7:] == ["interrupt-from-asyncio.run"], (
+    "KeyboardInterrupt must come from asyncio.run, after the main task ended cancelled, "
+    "not from a signal handler wherever the main thread was")
 assert code_int == -signal.SIGINT, "then KeyboardInterrupt ended the process"
 print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInterrupt ended it")
 
 # %% [markdown]
 # The jobs were cancelled and cleaned up, the main task saw the cancellation, and the process
-# then ended by SIGINT. Since 3.8 an unhandled `KeyboardInterrupt` makes Python end itself with
+# then ended by SIGINT. The service's last line names the mechanism: it says where the
+# `KeyboardInterrupt` that left `asyncio.run` was raised, read off its traceback. Here it was
+# raised by `Runner.run` itself, after the main task had ended cancelled. Start the same
+# service with a SIGINT handler of its own that raises `KeyboardInterrupt` (`--sigint own`,
+# so `asyncio.run` installs nothing) and, when the signal lands while the loop waits, every
+# other line comes out the same, because `asyncio.run` cancels the remaining tasks on its way
+# out; only that last line differs. (When it lands while a task's code runs, the interrupt is
+# raised inside that task, and what is cleaned up depends on where it landed: in some of our
+# runs, nothing.) Since 3.8 an unhandled `KeyboardInterrupt` makes Python end itself with
 # SIGINT (status −2 here, 130 in a shell), so that a calling shell knows the user interrupted it.
 # On Python 3.10 and older, `asyncio.run` had no such handler: the `KeyboardInterrupt` was raised
 # wherever the main thread was, and `run` then cancelled the remaining tasks on its way out.
@@ -264,6 +275,11 @@ assert len(cleanups) == 6
 # 5. return `0` if every job in flight finished within the budget, `143` (128 + SIGTERM) if
 #    some had to be cancelled.
 #
+# Graded: the status; jobs that arrive after SIGTERM never start; jobs that can finish
+# within the budget finish; a return within the budget and as soon as the work is done;
+# cancelled jobs' cleanup over before the return; a SIGTERM handled promptly even while the
+# service is idle (nothing else wakes the loop).
+#
 # The tests run your function in a fresh Python process (`run-service`), send that process
 # real signals, and read what its jobs printed. Write it with the names this cell's imports and
 # `asyncio` provide.
@@ -362,6 +378,38 @@ def _check_drain(jobs: str, budget: float, started: int, finishing: set, cancell
 
 _check_drain("0:0.1,0.02:2,0.04:2,0.9:0.05", budget=0.3, started=3, finishing={0}, cancelled={1, 2},
              never={3}, code_wanted=143, at_most=1.2)
+
+
+def _stop_when_idle() -> None:
+    """SIGTERM while no job runs and the next one is seconds away: only the signal wakes the loop."""
+    with tempfile.TemporaryDirectory() as _folder:
+        _source = os.path.join(_folder, "solution.py")
+        with open(_source, "w", encoding="utf-8") as _f:
+            _f.write(inspect.getsource(run_service))
+        _child = subprocess.Popen(SERVICE + ["run-service", _source, "0:0.01,3:0.01", "--budget", "1"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            _lines = [read_line(_child.stdout, timeout=10) for _ in range(3)]  # ready, start 0, done 0
+            time.sleep(0.1)  # the loop is asleep, with nothing due before the second job's arrival
+            _sent = time.monotonic()
+            _child.send_signal(signal.SIGTERM)
+            _rest = _child.communicate(timeout=6)[0].decode()
+        finally:
+            if _child.poll() is None:
+                _child.kill()
+                _child.communicate(timeout=5)
+    _events = parse_events("".join(_lines) + _rest)
+    assert names(_events)[:2] == ["start 0", "done 0"], f"job 0 runs and ends before the signal: {names(_events)}"
+    _returned = [_t for _kind, _, _t in _events if _kind == "returned"]
+    assert _returned and _returned[0] - _sent < 1.0, (
+        "SIGTERM sent while the service was idle was not handled until something else woke the event loop "
+        f"({'%.2f s later' % (_returned[0] - _sent) if _returned else 'never'}): a handler installed with "
+        "signal.signal runs, but the loop sleeps on in select(); loop.add_signal_handler wakes it (chapter 22)")
+    assert "start 1" not in names(_events), "job 1, which arrived after SIGTERM, was started"
+    assert _child.returncode == 0, f"no job was in flight, so the status is 0, not {_child.returncode}"
+
+
+_stop_when_idle()
 _check_drain("0:0.1,0.02:0.15", budget=1.5, started=2, finishing={0, 1}, cancelled=set(), never=set(),
              code_wanted=0, at_most=1.0)
 ### END HIDDEN TESTS

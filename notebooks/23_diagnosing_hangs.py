@@ -352,6 +352,15 @@ assert any("tokenizer" in message for message in slow), "the warning names the t
 #    given);
 # 3. report once per stall: no second report until progress has resumed and stalled again;
 # 4. never stop or interrupt the program; return soon after `stop` (a `threading.Event`) is set.
+#
+# The tests grade these properties:
+#
+# - no report while progress is being made, and none for a pause shorter than `stall`;
+# - a stall is reported about `stall` seconds after progress stopped: not earlier, and not
+#   much later (so check every `poll` seconds, not every `stall`);
+# - one report per stall, and a new one for the next stall;
+# - the report holds every thread's stack, and the tasks of `loop` when one is given;
+# - the watchdog returns soon after `stop` is set.
 
 # %% tags=["solution", "hide-input"]
 def watch_progress(progress, stall: float, reports: list[str], stop: threading.Event,
@@ -452,6 +461,57 @@ for _report in _reports:
     assert "wait_for_approval" in _report, (
         "the report does not show the loop's tasks: pass the loop to format_all_stacks")
 assert _ended and _stop_delay < 1.0, "the watchdog did not return soon after stop was set"
+
+# Pauses shorter than `stall` are not stalls.
+_reports, _ended, _ = run_watchdog(stalls=[(0.05, 0.1), (0.2, 0.25), (0.35, 0.4)], total=0.5, stall=0.1)
+assert _ended, "the watchdog did not return soon after stop was set"
+assert not _reports, (
+    f"{len(_reports)} report(s) for three pauses of 0.05 s with stall=0.1: report only when the number "
+    "has not changed for `stall` seconds, measured from its last change (chapter 23)")
+
+
+def _report_lag(stall: float, pause_from: float, pause_until: float, total: float):
+    """How long after progress stopped the first report appeared (None if none), and the count.
+
+    The pause is timed from the watchdog's first call to progress(), so it begins at the same
+    point of the watchdog's own polling rhythm however late its thread starts."""
+    t0 = time.monotonic()
+    first_call: list[float] = []
+
+    def progress() -> int:
+        now = time.monotonic()
+        if not first_call:
+            first_call.append(now)
+        return -1 if pause_from <= now - first_call[0] < pause_until else int(now * 1000)
+
+    reports: list[str] = []
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch_progress, args=(progress, stall, reports, stop),
+                               name="watchdog", daemon=True)
+    watcher.start()
+    first = None
+    while time.monotonic() < (first_call[0] if first_call else t0) + total:
+        if first is None and reports:
+            first = time.monotonic()
+        time.sleep(0.002)
+    stop.set()
+    watcher.join(timeout=2)
+    assert not watcher.is_alive(), "the watchdog did not return soon after stop was set"
+    assert first_call, "the watchdog never called progress()"
+    return (None if first is None else first - (first_call[0] + pause_from)), len(reports)
+
+
+# A stall is reported about `stall` seconds after progress stopped: the pause begins just after
+# a watchdog that checks every `stall` (instead of every `poll`) has looked, so that one would
+# report about 2 x stall late.
+_lag, _count = _report_lag(stall=0.2, pause_from=0.22, pause_until=0.75, total=0.8)
+assert _count == 1 and _lag is not None, f"{_count} reports for one stall of 0.53 s with stall=0.2 (chapter 23)"
+assert _lag >= 0.8 * 0.2, (
+    f"the stall was reported {_lag:.2f} s after progress stopped, with stall=0.2: report only when the "
+    "number has not changed for `stall` seconds (chapter 23)")
+assert _lag < 1.5 * 0.2, (
+    f"the stall was reported {_lag:.2f} s after progress stopped, with stall=0.2: report about `stall` "
+    "seconds after progress stopped. Call progress() every `poll` seconds, not every `stall` (chapter 23)")
 ### END HIDDEN TESTS
 
 # %% [markdown]

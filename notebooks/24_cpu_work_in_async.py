@@ -78,7 +78,7 @@ async def max_gap_while(runner, text: str) -> tuple[float, float]:
 runner = score_on_loop
 measured = {"small": [], "large": []}
 with borrowed_default_executor():
-    for _ in range(2):  # interleaved, best of two
+    for _ in range(3):  # interleaved, best of three
         for label, text in (("small", SMALL), ("large", LARGE)):
             measured[label].append(await max_gap_while(runner, text))
 (gap_small, took_small), (gap_large, took_large) = (min(measured["small"]), min(measured["large"]))
@@ -276,6 +276,10 @@ assert outcomes["worker thread"] == "refused ValueError: signal only works in ma
 #    a pool costs more than their work);
 # 3. send every other text to the process pool `pool` with `loop.run_in_executor`, all of them
 #    at once (the pool has several workers), and await them together.
+#
+# Graded: the order of the results; short texts scored in the service's process, long ones
+# in the pool; the long ones all in the pool at once; and the event loop free while the pool
+# works (no blocking wait inside `score_all`).
 
 # %% tags=["solution", "hide-input"]
 async def score_all(texts: list[str], pool, inline_below: int) -> list[tuple[int, int]]:
@@ -321,6 +325,21 @@ for _text, (_, _pid) in zip(_texts, _got, strict=True):
 assert _counting.submitted == 4, f"{_counting.submitted} calls reached the pool for 4 long texts"
 assert _counting.peak >= 2, (
     "the long texts went to the pool one at a time: submit them all, then await them together (gather)")
+
+# The loop stays free while the pool works: the longest heartbeat gap during score_all must be
+# shorter than one long text's scoring (measured here, just before); a blocking wait on the
+# pool lasts about two of them (four texts, two workers), a free loop answers every few ms.
+from lab_snippets import grading as _grading
+
+_long = ["g" * 60_000, "h" * 60_000, "i" * 60_000, "j" * 60_000]
+_one = min(_grading.call(score, _long[0]).seconds for _ in range(2))
+_seen = await _grading.observe(score_all(_long, process_pool, inline_below=500), timeout=60, heartbeat=0.005)
+_grading.check_finished(_seen, "score_all", within=60)
+assert [_c for _c, _ in _seen.value] == [score(_t)[0] for _t in _long], "the results must be in the order of texts"
+_grading.check_loop_free(
+    _seen, _one, "score_all",
+    hint="waiting on the pool's futures with .result() (or any blocking wait) holds the loop while the workers "
+         "run; await run_in_executor's futures (gather) instead (chapter 24)")
 ### END HIDDEN TESTS
 
 # %%
@@ -353,9 +372,10 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # by every other request on that loop.
 #
 # The DAPO module also defines a `SIGALRM`-based `timeout` context manager (with `signal.alarm`,
-# whole seconds). At the pinned commit nothing in slime uses it; were it wrapped around scoring
-# called through `to_thread` or a thread pool, it would raise `ValueError` at once, as measured
-# above. Other executor and signal sites are in the
+# whole seconds). At the pinned commit nothing in slime uses it; were it wrapped around scoring,
+# it would raise `ValueError` at once, as measured above, and not only behind `to_thread` or a
+# thread pool: the rollout's event loop itself runs in the daemon thread that slime's
+# `async_utils` starts (chapter 13), so even inline scoring there is off the main thread. Other executor and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
 
 # %%

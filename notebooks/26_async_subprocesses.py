@@ -280,10 +280,10 @@ assert survivors_after_killpg == [] and stderr_end == b"", "killpg() reached eve
 # %% [markdown]
 # Two surprises. First, `kill()` ended the leader only, and its two children kept running,
 # orphaned. Second, `await leader.wait()` did not return, although the leader was dead and
-# asyncio had already collected its return code: `wait()` returns once the process has exited
-# **and** every pipe asyncio reads from it has closed, and the orphans still held the write end
-# of the stderr pipe they inherited. (A `wait()` that starts after both have happened returns
-# at once.) Whoever times out a tool with `kill()` and then awaits `wait()` waits for the
+# asyncio had already collected its return code. A `wait()` that is already pending when the
+# process exits returns only when every pipe asyncio reads from it has closed as well, and the
+# orphans still held the write end of the stderr pipe they inherited. (A `wait()` that starts
+# after asyncio has recorded the exit returns at once, pipes open or not.) Whoever times out a tool with `kill()` and then awaits `wait()` waits for the
 # orphans, not for the tool.
 #
 # After the leader died its group still existed, because its two children were still in it;
@@ -320,8 +320,9 @@ else:
 #    stderr piped;
 # 2. if it finishes within `timeout` seconds, return `(returncode, stdout, stderr)`, with
 #    both outputs complete whatever their sizes;
-# 3. otherwise kill the **whole process group** with SIGKILL, wait for the leader to exit,
-#    and raise `TimeoutError`;
+# 3. otherwise kill the **whole process group** with SIGKILL (even when the leader has
+#    already exited and one of its children still holds the pipes), wait for the leader to
+#    exit, and raise `TimeoutError`;
 # 4. never block the event loop;
 # 5. if the caller cancels `run_tool`, do the same cleanup and let the cancellation through.
 #
@@ -336,14 +337,16 @@ async def run_tool(argv: list[str], timeout: float) -> tuple[int, bytes, bytes]:
                                                 start_new_session=True)
     try:
         out, err = await asyncio.wait_for(proc.communicate(), timeout)
-        return proc.returncode, out, err
-    finally:
-        if proc.returncode is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            await asyncio.wait_for(proc.wait(), 5)
+    except BaseException:  # the timeout, or the caller cancelled us
+        # Kill the group even if the leader has exited: a member may still hold the pipes (the
+        # group keeps the leader's pid as its id while any member lives, so the number is not reused).
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:  # the whole group is gone already
+            pass
+        await asyncio.wait_for(proc.wait(), 5)
+        raise
+    return proc.returncode, out, err
     ### END SOLUTION
 
 
@@ -393,10 +396,10 @@ async def _hidden_run_tool_checks() -> None:
     with _tempfile.TemporaryDirectory() as _dir:
         _all: list[int] = []
         try:
-            # 3. a timeout kills the leader and everything it started
+            # 3. a timeout kills the leader and everything it started (the children ignore SIGTERM)
             _pid_file = os.path.join(_dir, "pids")
             # 2.5 s: time for the job to start its children even on a loaded machine; they would live 8 s
-            _task = asyncio.create_task(run_tool(WORKER + ["spawn-children", "2", "8", "--pid-file", _pid_file], 2.5))
+            _task = asyncio.create_task(run_tool(WORKER + ["spawn-children", "2", "8", "--ignore-sigterm", "--pid-file", _pid_file], 2.5))
             _done, _ = await asyncio.wait([_task], timeout=6)
             if not _done:
                 _task.cancel()
@@ -413,7 +416,29 @@ async def _hidden_run_tool_checks() -> None:
             assert not _left, "the tool process itself is still running after the timeout: kill it"
             _left = await wait_until_gone(_members, timeout=1)
             assert not _left, (f"{len(_left)} children of the tool are still running after the timeout: "
-                               "kill the whole process group (os.killpg), chapter 19")
+                               "kill the whole process group (os.killpg) with SIGKILL, which no process can ignore, chapter 19")
+
+            # 3b. the leader exits at once, its child keeps the stderr pipe open: the timeout
+            #     still ends in TimeoutError, and the child must not outlive it
+            _pid_file = os.path.join(_dir, "pids-orphan")
+            _task = asyncio.create_task(run_tool(
+                WORKER + ["spawn-children", "1", "6", "--leader-exits", "--pid-file", _pid_file], 1.0))
+            _done, _ = await asyncio.wait([_task], timeout=4)
+            if not _done:
+                _task.cancel()
+                await asyncio.wait([_task], timeout=2)
+            _family = _pids_from(_pid_file)
+            _all += _family
+            assert _done, ("run_tool did not return within 3 s of its 1 s timeout although its tool process "
+                           "had exited: a process it started still holds the pipes (chapter 26)")
+            assert isinstance(_task.exception(), TimeoutError), (
+                "a tool whose process exits while its child keeps the pipes open has not finished: "
+                f"the timeout must raise TimeoutError, got {_task.exception()!r}")
+            assert len(_family) == 2, "the job had time to start its child"
+            _left = await wait_until_gone(_family[1:], timeout=1)
+            assert not _left, ("the tool's child was still running after the timeout although the tool process "
+                               "had exited: kill the process group whether or not its leader is still alive "
+                               "(os.killpg on proc.pid, ignore ProcessLookupError), chapter 19")
 
             # 4. cancelling run_tool cleans up the same way
             _pid_file = os.path.join(_dir, "pids2")

@@ -43,22 +43,88 @@ def test_in_flight_peak_under_a_semaphore():
     assert (inside.now, inside.peak, inside.entered) == (0, 3, 10)
 
 
-def test_in_flight_is_thread_safe():
-    inside = InFlight()
+class _HeldInt(int):
+    """An int whose `+ 1` holds the calling thread until the other thread has either joined it
+    inside the read-modify-write of `InFlight.now` (possible only without the lock) or is waiting
+    for the lock. Plain ints cannot show the race: CPython switches threads only at calls and
+    backward jumps, never between the load and the store of `self.now += 1`."""
 
-    def hammer() -> None:
-        for _ in range(2000):
+    meeting = None  # set per test: a _Meeting
+
+    def __add__(self, other):
+        self.meeting.inside_add()
+        return int(self) + other
+
+
+class _Meeting:
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.in_add = 0
+        self.most_in_add = 0
+        self.waiting_for_lock = 0
+
+    def inside_add(self) -> None:
+        with self.cond:
+            self.in_add += 1
+            self.most_in_add = max(self.most_in_add, self.in_add)
+            self.cond.notify_all()
+            # Either signal comes as soon as the other thread runs; the bound only keeps a broken
+            # InFlight (one that never lets the second thread in) from hanging the suite.
+            met = self.cond.wait_for(lambda: self.most_in_add >= 2 or self.waiting_for_lock >= 1, timeout=10)
+            self.in_add -= 1
+        assert met, "the other thread neither reached `now += 1` nor waited for the lock within 10 s"
+
+
+class _WatchedLock:
+    """The InFlight's own lock, reporting a thread that is about to wait for it."""
+
+    def __init__(self, lock, meeting: _Meeting) -> None:
+        self.lock, self.meeting = lock, meeting
+
+    def acquire(self, *args, **kwargs):
+        with self.meeting.cond:
+            self.meeting.waiting_for_lock += 1
+            self.meeting.cond.notify_all()
+        return self.lock.acquire(*args, **kwargs)
+
+    def release(self) -> None:
+        self.lock.release()
+
+    __enter__ = acquire
+
+    def __exit__(self, *exc_info) -> None:
+        self.release()
+
+
+def test_in_flight_is_thread_safe(monkeypatch):
+    """Two threads enter at once and are held inside `now += 1` until the other is there too or
+    is waiting for the lock: without the lock both read the same `now` and one update is lost."""
+    meeting = _Meeting()
+    monkeypatch.setattr(_HeldInt, "meeting", meeting)
+    inside = InFlight()
+    inside._lock = _WatchedLock(inside._lock, meeting)
+    inside.now = _HeldInt(0)
+    start = threading.Barrier(2, timeout=10)
+    errors: list[BaseException] = []
+
+    def enter_once() -> None:
+        try:
+            start.wait()
             with inside:
                 pass
+        except BaseException as exc:  # reported below, on the test's thread
+            errors.append(exc)
 
-    threads = [threading.Thread(target=hammer) for _ in range(4)]
+    threads = [threading.Thread(target=enter_once) for _ in range(2)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join(timeout=10)
-        assert not t.is_alive()
-    assert (inside.now, inside.entered) == (0, 8000)
-    assert 1 <= inside.peak <= 4
+        t.join(timeout=15)
+        assert not t.is_alive(), "a thread is still inside InFlight after 15 s"
+    assert not errors, errors
+    assert meeting.most_in_add == 1, \
+        "two threads were inside `now += 1` at once: InFlight does not lock its counters"
+    assert (inside.now, inside.entered) == (0, 2), f"an update was lost: {inside!r}"
 
 
 @pytest.mark.parametrize(

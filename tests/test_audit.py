@@ -37,7 +37,8 @@ PLANTED = {
     """,
     "grandchild": """
         import subprocess, sys
-        code = "import subprocess, sys; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])"
+        code = ("import subprocess, sys; "
+                "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])")
         subprocess.run([sys.executable, "-c", code], timeout=10)
     """,
     "zombie": """
@@ -86,7 +87,8 @@ def audit_report(tmp_path_factory):
         source = "# %%\n" + textwrap.dedent(body).strip() + "\n"
         (folder / f"9{i}_leak_{kind}.py").write_text(source, encoding="utf-8")
     report = folder.parent / "report.xml"
-    cmd = [sys.executable, "-m", "pytest", "-p", "lab_snippets.testing.nbplugin", "--nbval-lax", "--nbval-current-env",
+    cmd = [sys.executable, "-m", "pytest", "-p", "lab_snippets.testing.nbplugin", "--nbval-lax",
+           "--nbval-current-env",
            "--nbval-cell-timeout=120", "--nbval-kernel-startup-timeout=120",
            "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(folder.parent), "-q",
            f"--junitxml={report}", str(folder)]
@@ -104,7 +106,8 @@ def audit_report(tmp_path_factory):
 
 
 def finish_result(cases, kind):
-    matches = [v for (cls, name), v in cases.items() if f"leak_{kind}" in cls and name == "leak audit (finish)"]
+    matches = [v for (cls, name), v in cases.items()
+               if f"leak_{kind}" in cls and name == "leak audit (finish)"]
     assert len(matches) == 1, f"the audit cell did not run for the {kind} notebook: {sorted(cases)}"
     return matches[0]
 

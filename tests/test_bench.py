@@ -168,7 +168,7 @@ def test_timing_copy_leaves_out_build_products_and_git(tmp_path, monkeypatch):
                 "notebooks/01_a.ipynb"):
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         (src / rel).write_text("x")
-    monkeypatch.setattr(timing, "ROOT", src)
+    monkeypatch.setattr(fh, "ROOT", src)
     dest = timing.copy_tree(tmp_path / "copy")
     files = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
     assert files == [".ci/build", "book/intro.md", "notebooks/01_a.py"]
@@ -239,7 +239,8 @@ def test_bursty_neighbour_rejects_empty_ranges_and_neighbour_picks_the_kind():
 
 def test_build_failures_name_the_chapter_and_the_assert():
     log = ("pre-executed 19 chapters 2 at a time in 50.0 s (0 already cached, 2 failed)\n\n"
-           "12_processes.py failed:\nCellExecutionError: ...\n\x1b[31mAssertionError\x1b[39m: threads 0.42 s\n\n"
+           "12_processes.py failed:\nCellExecutionError: ...\n"
+           "\x1b[31mAssertionError\x1b[39m: threads 0.42 s\n\n"
            "18_process_lifecycle.py failed:\nTraceback\nAssertionError: order\n\n"
            "the book was not built: 2 chapter(s) failed (12_processes.py, 18_process_lifecycle.py)\n")
     assert fh.build_failures(log) == [("12_processes", "AssertionError: threads 0.42 s"),
@@ -248,7 +249,8 @@ def test_build_failures_name_the_chapter_and_the_assert():
                               "failed": fh.build_failures(log)},
                              {"build": 2, "exit": 0, "wall": 70.0, "log": "c.log", "failed": []}],
                             "the bursty neighbour")
-    assert text.splitlines()[0] == "clean book builds under the bursty neighbour: 1/2 passed (80s FAILED, 70s)"
+    assert text.splitlines()[0] == \
+        "clean book builds under the bursty neighbour: 1/2 passed (80s FAILED, 70s)"
     assert "  build 1 12_processes: AssertionError: threads 0.42 s" in text
 
 

@@ -3,6 +3,7 @@
 Run with: pytest -m book -p no:xdist   (the README's test command does).
 """
 
+import collections
 import re
 
 import pytest
@@ -66,7 +67,10 @@ def test_downloaded_notebooks_keep_their_outputs(built_book):
 
 ZH = HTML / "zh_CN"
 # Chinese words and a page each must find in the zh edition's search index (jieba splits the text).
-ZH_SEARCHES = {"信号量": "notebooks/06_semaphore", "协程": "notebooks/01_async_def", "背压": "notebooks/07_queue"}
+ZH_SEARCHES = {"信号量": "notebooks/06_semaphore", "协程": "notebooks/01_async_def",
+               "背压": "notebooks/07_queue"}
+# Compounds jieba's own dictionary splits (issue 26); TERMS.md names the page that teaches each.
+ZH_COMPOUNDS = ("线程池", "进程组", "守护线程", "僵尸进程", "卡死")
 
 
 def test_zh_edition_has_every_page_in_chinese(built_book):
@@ -87,7 +91,8 @@ def test_each_edition_links_to_the_same_page_in_the_other(built_book):
             found = link.findall(page.read_text(encoding="utf-8"))
             assert len(found) == 1, f"{page.relative_to(HTML)}: {len(found)} edition links"
             target = (page.parent / found[0]).resolve()
-            assert target == (other / f"{doc}.html").resolve(), f"{page.relative_to(HTML)} links to {found[0]}"
+            assert target == (other / f"{doc}.html").resolve(), \
+                f"{page.relative_to(HTML)} links to {found[0]}"
 
 
 def test_zh_call_sites_show_their_chinese_explanation(built_book):
@@ -97,23 +102,48 @@ def test_zh_call_sites_show_their_chinese_explanation(built_book):
         text = (ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
         for site_id, body in explanation.findall(text):
             seen += 1
-            assert re.search(r"[\u4e00-\u9fff]", body), f"chapter {chapter.number}: site {site_id} is in English"
+            assert re.search(r"[\u4e00-\u9fff]", body), \
+                f"chapter {chapter.number}: site {site_id} is in English"
     assert seen >= len(chapters.existing()), f"only {seen} call-site explanations found in the zh chapters"
 
 
-def test_zh_search_index_finds_chinese_words(built_book):
+def zh_search_index() -> dict:
     import json
 
     raw = (ZH / "searchindex.js").read_text(encoding="utf-8")
-    index = json.loads(raw[raw.index("(") + 1: raw.rindex(")")])
-    docnames = index["docnames"]
+    return json.loads(raw[raw.index("(") + 1: raw.rindex(")")])
+
+
+def pages_found(index: dict, word: str) -> set[str]:
+    """The pages Sphinx's search finds for ``word`` typed alone (its exact entry, in the words of the
+    text or of titles and headings)."""
+    found = set()
+    for table in ("terms", "titleterms"):
+        hits = index[table].get(word, [])
+        found |= {index["docnames"][i] for i in (hits if isinstance(hits, list) else [hits])}
+    return found
+
+
+def test_zh_search_index_finds_chinese_words(built_book):
+    index = zh_search_index()
     for word, doc in ZH_SEARCHES.items():
-        found = set()
-        for table in ("terms", "titleterms"):  # words of the text, and of titles and headings
-            hits = index[table].get(word, [])
-            found |= {docnames[i] for i in (hits if isinstance(hits, list) else [hits])}
+        found = pages_found(index, word)
         assert found, f"{word!r} is not in the zh search index (is jieba installed?)"
         assert doc in found, f"searching {word!r} does not find {doc}"
+
+
+def test_zh_search_finds_every_term_on_the_page_that_teaches_it(built_book):
+    """Every Chinese word of TERMS.md, typed alone, finds the page its table names (jieba's own
+    dictionary cut 线程池 into 线程 + 池, so 39 of the 72 words were in no page's index)."""
+    from lab_snippets.book import zhsearch
+
+    index = zh_search_index()
+    pairs = [(w, page) for term in zhsearch.terms() for w, page in zip(term.words, term.pages, strict=True)]
+    assert {w for w, _ in pairs} >= set(ZH_COMPOUNDS), "TERMS.md lost one of the compounds readers type"
+    missing = [f"{w} → {page} (found on {sorted(pages_found(index, w))[:4]})"
+               for w, page in pairs if page not in pages_found(index, w)]
+    assert missing == [], \
+        f"{len(missing)} of {len(pairs)} terms do not find their page:\n" + "\n".join(missing)
 
 
 def test_zh_downloads_keep_their_outputs(built_book):
@@ -124,3 +154,148 @@ def test_zh_downloads_keep_their_outputs(built_book):
         assert path.exists(), path
         cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
         assert cells[-1].get("outputs"), f"zh {path.name}: the last cell (the slime quote) has no output"
+
+
+def zh_h1(text: str) -> tuple[str, str]:
+    """The article's H1 (without its heading link) and the HTML right after it."""
+    match = next((m for m in re.finditer(r"<h1>(.*?)</h1>(.{0,400})", text, re.S)
+                  if "headerlink" in m.group(1)), None)
+    assert match, "no H1 with a heading link"
+    return re.sub(r"<[^>]+>", "", match.group(1).split('<a class="headerlink"')[0]).strip(), match.group(2)
+
+
+def test_zh_chapter_pages_have_one_title_the_original(built_book):
+    """A zh chapter shows the original series' title as its H1 (22-27: the course's own Chinese
+    title), and no second title under it; the English page keeps the original under its title."""
+    doubled, wrong = [], []
+    for chapter in chapters.existing():
+        title, after = zh_h1((ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8"))
+        if title != f"{chapter.number} · {chapter.original}":
+            wrong.append(f"{chapter.number}: {title!r}")
+        first = re.match(r"\s*<p>(.*?)</p>", after, re.S)
+        if first and re.sub(r"<[^>]+>", "", first.group(1)).strip() in (chapter.original, title):
+            doubled.append(f"{chapter.number}: {after[:80]!r}")
+        _, english_after = zh_h1((HTML / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8"))
+        assert english_after.lstrip().startswith(f"<p><em>{chapter.original}</em></p>"), chapter.number
+    assert wrong == [], f"zh chapter titles that are not the original: {wrong}"
+    assert doubled == [], f"zh chapter pages with a second title under the H1: {doubled}"
+
+
+def test_zh_edition_has_one_book_name(built_book):
+    from lab_snippets.book.bookbuild import ZH_TITLE
+
+    names = collections.Counter()
+    for page in ZH.rglob("*.html"):
+        names.update(re.findall(r"Python 并发[：:][^<\"—&]*", page.read_text(encoding="utf-8")))
+    assert {name.strip() for name in names} == {ZH_TITLE}, f"the zh book has these names: {dict(names)}"
+
+
+UI_ATTRIBUTE = re.compile(r'\b(title|aria-label|data-bs-title|placeholder)="([^"]*)"')
+
+
+def test_zh_pages_have_no_english_tooltips_or_labels(built_book):
+    """No theme tooltip or label in English on a zh page (there were 11 kinds: "Link to this
+    heading", "Toggle primary sidebar", "Color mode", ...), and mainland usage (打印为 PDF)."""
+    english = collections.Counter()
+    taiwan = []
+    for page in ZH.rglob("*.html"):
+        if "_sources" in page.parts:
+            continue
+        text = page.read_text(encoding="utf-8")
+        for name, value in UI_ATTRIBUTE.findall(text):
+            if re.search(r"[A-Za-z]{2}", value) and not re.search(r"[\u4e00-\u9fff]", value):
+                english[f"{name}={value!r}"] += 1
+        if "列印" in text:
+            taiwan.append(page.name)
+        assert "© Copyright" not in text, f"{page.name}: the copyright line is English"
+    assert not english, f"English tooltips and labels on zh pages: {dict(english)}"
+    assert taiwan == [], f"列印成 PDF (Taiwan usage) on {taiwan[:5]}"
+
+
+def test_zh_call_site_boxes_speak_chinese(built_book):
+    for chapter in chapters.existing():
+        text = (ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        assert "view these lines on GitHub" not in text, f"zh {chapter.number}: the GitHub link is English"
+        assert "built without slime" not in text, f"zh {chapter.number}: the fallback note is English"
+        assert "在 GitHub 上查看这几行代码" in text, chapter.number
+
+
+def test_search_and_index_pages_have_the_language_switch(built_book):
+    link = re.compile(r'<div class="edition-switch"><a class="edition-link" href="([^"]+)"')
+    for name in ("search", "genindex"):
+        for root, other in ((HTML, ZH), (ZH, HTML)):
+            found = link.findall((root / f"{name}.html").read_text(encoding="utf-8"))
+            assert len(found) == 1, f"{(root / name).relative_to(HTML)}: {len(found)} edition links"
+            assert (root / found[0]).resolve() == (other / f"{name}.html").resolve()
+
+
+def test_zh_status_page_calls_the_other_edition_english(built_book):
+    text = (ZH / "book" / "reference" / "translation_status.html").read_text(encoding="utf-8")
+    assert "中文版与英文版由同一份源文件构建" in text and "本版" not in text
+
+
+def test_zh_pages_have_no_italic_chinese(built_book):
+    """Chinese typesetting has no italics: 0 <em> runs of CJK text on zh pages (131 before)."""
+    found = collections.Counter()
+    for page in ZH.rglob("*.html"):
+        if "_sources" in page.parts:
+            continue
+        for inner in re.findall(r"<em>(.*?)</em>", page.read_text(encoding="utf-8"), re.S):
+            if re.search(r"[\u4e00-\u9fff]", re.sub(r"<[^>]+>", "", inner)):
+                found[str(page.relative_to(ZH))] += 1
+    assert not found, f"{sum(found.values())} italic CJK runs: {dict(found.most_common(5))}"
+
+
+def markdown_blocks(cells) -> list[str]:
+    blocks = []
+    for cell in cells:
+        if cell["cell_type"] == "markdown":
+            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            blocks += [b for b in source.split("\n\n")
+                       if b.strip() and not b.lstrip().startswith(("```", "    "))]
+    return blocks
+
+
+def test_zh_downloads_are_chinese_notebooks(built_book):
+    """Each zh chapter offers its .py and .ipynb in Chinese (they were the English notebooks):
+    the original title, Chinese markdown, the English download's code and outputs unchanged."""
+    import json
+
+    import jupytext
+
+    for chapter in chapters.existing():
+        folder = ZH / "_sources" / "notebooks"
+        english_path = HTML / "_sources" / "notebooks" / f"{chapter.stem}.ipynb"
+        english = json.loads(english_path.read_text(encoding="utf-8"))
+        chinese = json.loads((folder / f"{chapter.stem}.ipynb").read_text(encoding="utf-8"))
+        py = jupytext.read(folder / chapter.path.name, fmt="py:percent")
+        for name, cells in (("ipynb", chinese["cells"]), ("py", py.cells)):
+            blocks = markdown_blocks(cells)
+            assert blocks[0] == f"# {chapter.number} · {chapter.original}", (
+                f"zh {chapter.stem}.{name}: {blocks[0]!r}")
+            english_left = [b[:60] for b in blocks if not re.search(r"[\u4e00-\u9fff]", b)]
+            assert len(english_left) <= len(blocks) // 20, (
+                f"zh {chapter.stem}.{name}: English blocks {english_left[:5]}")
+        code = [(c["source"], c.get("outputs")) for c in english["cells"] if c["cell_type"] == "code"]
+        got = [(c["source"], c.get("outputs")) for c in chinese["cells"] if c["cell_type"] == "code"]
+        assert got == code, f"zh {chapter.stem}.ipynb: code or outputs differ from the English download"
+
+
+ZH_NBVAL = ("01_async_def", "11_contextvar", "16_condition_rlock_timer")
+
+
+def test_zh_notebooks_run_under_nbval(built_book, tmp_path):
+    """Three Chinese notebooks, downloaded as a reader gets them, run under nbval (outputs compared
+    loosely, as the chapters' own test does)."""
+    import shutil
+    import subprocess
+    import sys
+
+    for stem in ZH_NBVAL:
+        shutil.copy(ZH / "_sources" / "notebooks" / f"{stem}.ipynb", tmp_path)
+    notebooks = sorted(str(p) for p in tmp_path.glob("*.ipynb"))
+    run = subprocess.run([sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:xdist",
+                          "-p", "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "-q",
+                          *notebooks],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

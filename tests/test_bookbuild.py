@@ -1,4 +1,5 @@
-"""lab_snippets.book.bookbuild: the chapters pre-executed into the book's jupyter cache, the quotes' summary."""
+"""lab_snippets.book.bookbuild: the chapters pre-executed into the book's jupyter cache, the quotes'
+summary."""
 
 import json
 import sys
@@ -41,7 +42,8 @@ def test_a_chapter_whose_page_shows_its_quote_is_not_opened(tmp_path, monkeypatc
     pages.mkdir(parents=True)
     (pages / "01_a.html").write_text('<div class="slime-quote">')  # rendered from a later execution
     (pages / "02_b.html").write_text('<div class="slime-quote slime-fallback">')
-    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["02_b.py"], "only a page showing a fallback is checked"
+    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["02_b.py"], \
+        "only a page showing a fallback is checked"
 
 
 def test_quote_summary_counts_pages_and_names_the_reason(tmp_path):
@@ -129,7 +131,8 @@ def test_a_failed_or_hung_edition_fails_the_build(tmp_path, monkeypatch):
     assert results["en"][0] == 3 and "zh_CN" not in results, "after English fails, Chinese must not start"
     results = bookbuild.render_editions(tmp_path, ("en", "zh_CN"), side_by_side=True, timeout=2)
     assert results["en"][0] == 3
-    assert results["zh_CN"][0] == 124 and results["zh_CN"][1] < 20, "a hung edition must be killed at its timeout"
+    assert results["zh_CN"][0] == 124 and results["zh_CN"][1] < 20, \
+        "a hung edition must be killed at its timeout"
 
 
 def _built(root, quote='<div class="slime-quote">'):
@@ -178,7 +181,8 @@ def test_pages_with_a_fallback_quote_are_built_again_unless_offline(tmp_path, mo
     _built(tmp_path)
     bookbuild.record_build(tmp_path, both)
     assert bookbuild.up_to_date(tmp_path, both)
-    (tmp_path / "_build" / "html" / "notebooks" / "01_a.html").write_text('<div class="slime-quote slime-fallback">')
+    (tmp_path / "_build" / "html" / "notebooks" / "01_a.html").write_text(
+        '<div class="slime-quote slime-fallback">')
     assert not bookbuild.up_to_date(tmp_path, both), "the build must try to get slime's files again"
     monkeypatch.setenv("SLIME_OFFLINE", "1")
     bookbuild.record_build(tmp_path, both)

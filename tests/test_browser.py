@@ -61,7 +61,8 @@ def site(book_html):
 def browser():
     if not CHROMIUM.exists():
         if os.geteuid() == 0:
-            pytest.fail(f"{CHROMIUM} is missing: `bash .ci/setup` installs Debian's chromium when run as root")
+            pytest.fail(f"{CHROMIUM} is missing: `bash .ci/setup` installs Debian's chromium when run "
+                        "as root")
         pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium package)")
     from playwright.sync_api import sync_playwright
 
@@ -185,9 +186,11 @@ def test_chapter_page_shows_figures_exercise_and_slime(site, open_page, chapter)
     assert facts["images"], "no figure on the page"
     broken = [i["src"] for i in facts["images"] if not i["ok"]]
     assert broken == [], f"figures that did not load: {broken}"
-    assert any(h.startswith("Exercise") for h in facts["headings"]), f"no Exercise heading in {facts['headings']}"
+    assert any(h.startswith("Exercise") for h in facts["headings"]), \
+        f"no Exercise heading in {facts['headings']}"
     assert any(h == "In slime" for h in facts["headings"]), "no 'In slime' section"
-    assert facts["quotes"] and all(q["visible"] and q["text"] > 0 for q in facts["quotes"]), "slime quote not shown"
+    assert facts["quotes"] and all(q["visible"] and q["text"] > 0 for q in facts["quotes"]), \
+        "slime quote not shown"
     assert "BEGIN HIDDEN TESTS" not in facts["text"], "hidden tests are shown"
     # Both downloads are offered, and both are served.
     wanted = {f"_sources/notebooks/{chapter.stem}.py", f"_sources/notebooks/{chapter.stem}.ipynb"}
@@ -250,15 +253,19 @@ def test_search_finds_a_word_offline(site, open_page):
 
 
 READABILITY = """(selector) => {
-  function rgb(s) { const m = s.match(/[\\d.]+/g).map(Number); return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; }
-  function lum(c) { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  function rgb(s) { const m = s.match(/[\\d.]+/g).map(Number);
+                    return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; }
+  function lum(c) { const f = v => { v /= 255;
+                                     return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
                     return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); }
-  function background(el) { for (; el; el = el.parentElement) { const c = rgb(getComputedStyle(el).backgroundColor);
+  function background(el) { for (; el; el = el.parentElement) {
+                              const c = rgb(getComputedStyle(el).backgroundColor);
                               if (c.a > 0.5) return c; } return {r: 255, g: 255, b: 255, a: 1}; }
   const worst = [];
   for (const root of document.querySelectorAll(selector)) {
     for (const el of [root, ...root.querySelectorAll('div, a, span')]) {
-      if (!el.childNodes.length || ![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+      if (!el.childNodes.length
+          || ![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
       const fg = lum(rgb(getComputedStyle(el).color)), bg = lum(background(el));
       const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
       worst.push([ratio, el.textContent.trim().slice(0, 40)]);
@@ -340,4 +347,37 @@ def test_zh_search_finds_a_chinese_word_offline(site, open_page):
     results.first.wait_for(timeout=20_000)
     links = results.locator("a").evaluate_all("els => els.map(a => a.getAttribute('href'))")
     assert any(ZH_SEARCH[1] in h for h in links), f"searching {ZH_SEARCH[0]!r} found {links[:10]}"
+    assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)
+
+
+def zh_search(page, watch, site: str, word: str) -> list[str]:
+    """The links the zh search page lists for ``word``, once Sphinx's search has finished."""
+    from urllib.parse import quote
+
+    goto(page, watch, f"{site}/zh_CN/search.html?q={quote(word)}")
+    # Sphinx retitles the results "Search Results" (in the page's language) when it has listed them all
+    page.wait_for_function("() => document.querySelector('#search-results .search-summary') !== null && "
+                           "document.querySelector('#search-results h2').innerText === "
+                           "Documentation.gettext('Search Results')", timeout=20_000)
+    return page.locator("#search-results ul.search li a").evaluate_all(
+        "els => els.map(a => a.getAttribute('href'))")
+
+
+def test_zh_search_finds_every_term_on_the_page_that_teaches_it(site, open_page):
+    """Each Chinese word of TERMS.md (线程池, 进程组, 守护线程, 僵尸进程, 卡死 among them), typed into
+    the zh search page, lists the page TERMS.md says teaches it."""
+    from lab_snippets.book import zhsearch
+
+    page, watch = open_page()
+    missing = []
+    pairs = [(w, p) for term in zhsearch.terms() for w, p in zip(term.words, term.pages, strict=True)]
+    assert {"线程池", "进程组", "守护线程", "僵尸进程", "卡死"} <= {w for w, _ in pairs}
+    zh_search(page, watch, site, "线程池")
+    assert page.locator(".edition-switch a[hreflang='en']").count() == 1, (
+        "the zh search page has no language switch")
+    for word, doc in pairs:
+        links = zh_search(page, watch, site, word)
+        if not any(urlsplit(h).path.endswith(f"{doc}.html") for h in links):
+            missing.append(f"{word} → {doc}: found {links[:4]}")
+    assert missing == [], f"{len(missing)} of {len(pairs)} searches miss their page:\n" + "\n".join(missing)
     assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)

@@ -101,7 +101,8 @@ def test_title_objectives_and_needs(chapter):
     head = nb.cells[0]
     assert head.cell_type == "markdown"
     lines = head.source.splitlines()
-    assert lines[0] == f"# {info.number} · {info.title}", "first line: '# NN · English title' as in the syllabus"
+    assert lines[0] == f"# {info.number} · {info.title}", \
+        "first line: '# NN · English title' as in the syllabus"
     assert lines[1] == f"*{info.original}*", "second line: the original Chinese title in italics"
     assert "**The question.**" in head.source
     assert re.search(r"\*\*You will\*\*\s*\n1\. ", head.source), "numbered objectives under **You will**"
@@ -129,7 +130,8 @@ def test_graded_exercise_cells(chapter):
     assert visible, "a visible test cell"
     assert tagged["hidden-tests"], "a hidden test cell"
     for cell in tagged["hidden-tests"]:
-        assert {"tests", "remove-cell"} <= set(cell.metadata["tags"]), "hidden tests: tags tests + remove-cell"
+        assert {"tests", "remove-cell"} <= set(cell.metadata["tags"]), \
+            "hidden tests: tags tests + remove-cell"
         assert "### BEGIN HIDDEN TESTS" in cell.source and "### END HIDDEN TESTS" in cell.source
     headings = [line for c in nb.cells if c.cell_type == "markdown" for line in c.source.splitlines()]
     assert any(line.startswith("## Exercise") for line in headings), "an '## Exercise N.M' heading"
@@ -151,4 +153,5 @@ def test_page_source_drops_only_the_hidden_cells():
     stripped = chapters.page_source(text)
     assert "BEGIN HIDDEN TESTS" in text and "BEGIN HIDDEN TESTS" not in stripped
     assert "BEGIN SOLUTION" in stripped and 'show_call_site("01")' in stripped
-    assert len(jupytext.reads(stripped, fmt="py:percent").cells) == len(jupytext.reads(text, fmt="py:percent").cells) - 1
+    cells = len(jupytext.reads(text, fmt="py:percent").cells)
+    assert len(jupytext.reads(stripped, fmt="py:percent").cells) == cells - 1

@@ -66,7 +66,8 @@ def test_claims_page_is_in_the_toc():
 # phase: beside the other xdist worker it measured idle cores, then lost one to that worker
 # halfway through the mutated run and survived (1 of the 1,364 tests, in a full run).
 @pytest.mark.slow
-@pytest.mark.parametrize("mutation", [pytest.param(m, id=m.id, marks=[pytest.mark.serial] if m.needs_idle_cores else [])
+@pytest.mark.parametrize("mutation", [pytest.param(m, id=m.id,
+                                                   marks=[pytest.mark.serial] if m.needs_idle_cores else [])
                                       for m in MUTATIONS])
 def test_counterfactual_kills_its_claim(mutation):
     if mutation.needs_idle_cores:
@@ -136,7 +137,8 @@ def test_mutation_table_format(tmp_path):
                     'find = "a"\nreplace = "b"\n', encoding="utf-8")
     (m,) = claims.load_mutations(path)
     assert (m.chapter, m.id) == ("06", "06-peak-drop-the-semaphore")
-    path.write_text('[[mutation]]\nchapter = "06"\nclaim = "peak"\nname = "x"\nfind = "a"\n', encoding="utf-8")
+    path.write_text('[[mutation]]\nchapter = "06"\nclaim = "peak"\nname = "x"\nfind = "a"\n',
+                    encoding="utf-8")
     with pytest.raises(claims.ClaimError, match="missing keys"):
         claims.load_mutations(path)
     assert claims.load_mutations(tmp_path / "absent.toml") == []
@@ -158,7 +160,8 @@ def test_run_notebook_stops_at_the_first_failure_in_the_given_folder(tmp_path):
 
 def test_render_lists_each_chapters_claims_and_counterfactuals(monkeypatch):
     first = chapters.existing()[0].number
-    monkeypatch.setattr(claims, "chapter_claims", lambda n: [claims.ClaimCell(3, "order")] if n == first else [])
+    monkeypatch.setattr(claims, "chapter_claims",
+                        lambda n: [claims.ClaimCell(3, "order")] if n == first else [])
     page = claims.render([claims.Mutation(first, "order", "swap | the order", "a", "b")])
     assert f"| {first} · " in page and "| 1 | 1 | 1 of 1 |" in page
     assert "| `order` | swap \\| the order |" in page

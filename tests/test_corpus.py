@@ -132,10 +132,12 @@ def test_feedback_hides_hidden_test_code_and_tracebacks():
 
     from lab_snippets.labs.feedback import HideTestCode
     cell = nbformat.v4.new_code_cell(
-        "print('visible part')\n### BEGIN HIDDEN TESTS\nassert not _secret_check(), 'the property (chapter 05)'\n"
+        "print('visible part')\n### BEGIN HIDDEN TESTS\n"
+        "assert not _secret_check(), 'the property (chapter 05)'\n"
         "### END HIDDEN TESTS\n")
     cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "x_hidden_tests"}
-    cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="the property (chapter 05)",
+    cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError",
+                                           evalue="the property (chapter 05)",
                                            traceback=["----> 3 assert not _secret_check(), ..."])]
     nb = nbformat.v4.new_notebook(cells=[cell])
     out, _ = HideTestCode()(nb, {})  # as an exporter calls it (only when enabled)

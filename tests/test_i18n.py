@@ -25,7 +25,8 @@ def _catalog(tmp_path, messages):
 # ----------------------------------------------------------------------------- the tooling
 
 
-@pytest.mark.parametrize("text", ["`asyncio.gather`", "`a` · `b`", "01 · 4 of 4"[:2], "slime/utils/http_utils.py",
+@pytest.mark.parametrize("text", ["`asyncio.gather`", "`a` · `b`", "01 · 4 of 4"[:2],
+                                  "slime/utils/http_utils.py",
                                   "[`x`](https://example.org/a)", "*await：等待结果，不等于自动并发*"])
 def test_nothing_to_translate(text):
     assert i18n.nothing_to_translate(text)
@@ -107,7 +108,8 @@ def test_edition_links_point_to_the_same_page(page, chinese, href):
 def test_every_catalogue_is_complete_and_keeps_its_markup():
     statuses = i18n.all_status()
     assert len(statuses) > 60, "catalogues are missing (run `python -m lab_snippets.book.i18n update`)"
-    incomplete = [f"{s.page}: {s.fuzzy} fuzzy, {s.untranslated} untranslated" for s in statuses if not s.complete]
+    incomplete = [f"{s.page}: {s.fuzzy} fuzzy, {s.untranslated} untranslated"
+                  for s in statuses if not s.complete]
     assert incomplete == [], ("pages of the zh edition still show English (translate them: "
                               "`python -m lab_snippets.book.i18n export <po>`):\n" + "\n".join(incomplete))
     problems = [f"{s.page}: {p}" for s in statuses for p in s.problems]
@@ -124,12 +126,14 @@ def test_translation_status_page_is_in_step():
 def test_catalogues_hold_every_message_of_the_current_english(tmp_path):
     problems = i18n.in_step_problems(pot=i18n.extract(out=tmp_path / "gettext"))
     assert problems == [], ("the English changed since the catalogues were updated; run "
-                            "`python -m lab_snippets.book.i18n update`, then translate:\n" + "\n".join(problems))
+                            "`python -m lab_snippets.book.i18n update`, then translate:\n"
+                            + "\n".join(problems))
 
 
 def test_bold_that_does_not_close_is_a_problem():
     # CommonMark: a closing "**" right after punctuation must be followed by a space or punctuation
-    assert any("rendered spans differ" in p for p in i18n.markup_problems("**Predict.** Next", "**预测。**接下来"))
+    assert any("rendered spans differ" in p
+               for p in i18n.markup_problems("**Predict.** Next", "**预测。**接下来"))
     assert i18n.markup_problems("**Predict.** Next", "**预测。** 接下来") == []
     assert i18n.markup_problems("**Predict.** Next", "**预测**。接下来") == []
 
@@ -160,3 +164,70 @@ def test_chinese_search_indexes_the_same_words_with_its_terms_in_a_set():
     assert [ours.stem(w) for w in words] == [theirs.stem(w) for w in words], \
         "stemming must give the same words as Sphinx's own Chinese search"
     assert {"API", "GIL", "CPU"} <= set(ours.latin_terms)
+
+
+# ----------------------------------------------------------------------------- zh search (issue 26)
+
+
+def test_search_dictionary_is_in_step_with_terms_and_titles():
+    from lab_snippets.book import zhsearch
+
+    path = zhsearch.dictionary_path(i18n.ROOT)
+    assert path.read_text(encoding="utf-8") == zhsearch.render(i18n.ROOT), (
+        f"{path.name} is out of step with TERMS.md or the chapter titles: "
+        "run `python -m lab_snippets.book.i18n update`")
+    assert {"线程池", "进程组", "守护线程", "僵尸进程", "卡死", "进程生命周期"} <= zhsearch.read_words(path)
+
+
+def test_every_term_names_a_page_that_exists_and_uses_it():
+    """TERMS.md's third column: each word's teaching page exists, and its catalogue uses the word
+    (a page that never writes 上下文变量 cannot be found by it)."""
+    from lab_snippets.book import zhsearch
+
+    problems = []
+    for term in zhsearch.terms(i18n.ROOT):
+        for word, page in zip(term.words, term.pages, strict=True):
+            po = i18n.pages_dir(i18n.ROOT) / f"{page}.po"
+            if not po.exists():
+                problems.append(f"{word}: no page {page}")
+            elif not any(word in m.string for m in i18n._messages(i18n.read_po(po))):
+                problems.append(f"{word}: {page} never uses it")
+    assert problems == []
+
+
+def test_chinese_search_keeps_the_course_terms_whole():
+    """With the user dictionary, the compounds are words of the index; without it jieba cuts them
+    (线程池 → 线程 + 池, and Sphinx drops the lone 池). One-character terms (锁) are kept."""
+    from lab_snippets.book import zhsearch
+
+    language = editions.chinese_search_language()(zhsearch.search_options(i18n.ROOT))
+    text = "关闭线程池时，守护线程不会被等待；整个进程组收到信号，僵尸进程被回收，程序不再卡死。锁是互斥的。"
+    kept = {w for w in language.split(text) if language.word_filter(language.stem(w))}
+    assert {"线程池", "守护线程", "进程组", "僵尸进程", "卡死", "锁"} <= kept, sorted(kept)
+    assert not language.word_filter("池"), "a lone character that is no term stays out of the index"
+
+
+def test_one_name_for_the_chinese_book():
+    """The page title the build gives the zh edition (sidebar, browser tab) is the translation of the
+    book's English name (the introduction's H1, the home link): one name, not two."""
+    from lab_snippets.book import bookbuild
+
+    english = "Python concurrency, read through slime"
+    assert english in (i18n.ROOT / "_config.yml").read_text(encoding="utf-8")
+    names = {m.string for path in i18n._all_catalogues(i18n.ROOT) for m in i18n._messages(i18n.read_po(path))
+             if m.id == english}
+    assert names == {bookbuild.ZH_TITLE}, f"the book is called {sorted(names)} and {bookbuild.ZH_TITLE!r}"
+
+
+def test_zh_chapter_titles_are_the_original_series_titles():
+    """A zh chapter's title (its H1, the sidebar, every table that names it) is ``NN · `` and the
+    original series' title (chapters 22-27: the course's own Chinese title, as Part V says)."""
+    from lab_snippets.book.chapters import CHAPTERS
+
+    wrong = []
+    for path in i18n._all_catalogues(i18n.ROOT):
+        for message in i18n._messages(i18n.read_po(path)):
+            for c in CHAPTERS:
+                if message.id == f"{c.number} · {c.title}" and message.string != f"{c.number} · {c.original}":
+                    wrong.append(f"{path.stem}: {message.string!r} (original: {c.original!r})")
+    assert wrong == []

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_snippets.labs import guard, kernel_init, scoring
+from lab_snippets.labs import guard, kernel_init, scoring, spec
 from lab_snippets.labs.grader import Options, Row
 from lab_snippets.labs.spec import GradeSpec, Limits, SandboxSpec
 
@@ -90,7 +90,8 @@ def test_guard_uses_only_the_standard_library():
 def _spec(**over):
     sandbox = SandboxSpec(box="/tmp/x/box", uid=1_900_001, gid=1_900_001,
                           limits=Limits(cpu=10, address_space=1 << 30, processes=64),
-                          read_only=("/opt/py",), package_files=(("/a/timeline.py", "lab_snippets/timeline.py"),),
+                          read_only=("/opt/py",),
+                          package_files=(("/a/timeline.py", "lab_snippets/timeline.py"),),
                           hide=("/srv/course",))
     fields = dict(course="/tmp/x/work/course", course_id="c", assignment="a", student="s",
                   notebook="a", timeout=3, iopub_timeout=2, result="/tmp/x/work/result.jsonl",
@@ -134,8 +135,10 @@ CASES = {
     "crashed": ([{"kind": "died", "cell": "c3", "what": "kernel died in cell c3 (exit code 0)"},
                  _cell("t1", 0.0), _cell("t2", 2.0, restored=["x"])], False, "kernel died in cell c3"),
     "timeout": ([{"kind": "cell_timeout", "cell": "c2"}, _cell("t1", 1.0),
-                 {"kind": "died", "cell": "c3", "what": "kernel died"}], False, "per-cell timeout (3s) in: c2"),
-    "timeout-killed": ([_cell("t1", 1.0, restored=["x"])], True, "wall-clock limit (60s) hit; killed; not run: t2"),
+                 {"kind": "died", "cell": "c3", "what": "kernel died"}], False,
+                "per-cell timeout (3s) in: c2"),
+    "timeout-killed": ([_cell("t1", 1.0, restored=["x"])], True,
+                       "wall-clock limit (60s) hit; killed; not run: t2"),
     "error": ([], False, "nbgrader could not grade the notebook"),
 }
 
@@ -164,6 +167,55 @@ def test_scores_prefer_nbgrader_final_then_cell_records(tmp_path):
     row = Row("s", "a")
     scoring.score(row, CELLS, result, False, tmp_path, Options())
     assert row.cells == {"t1": 1.0, "t2": 0.0} and row.score == 1.0
+
+
+def test_result_records_write_the_json_lines_the_grader_has_always_read():
+    """The typed records keep the result file's format: each line is the dict the worker wrote."""
+    records = [spec.CellRecord("t1", 1.0, 1.0), spec.CellRecord("t2", 0.0, 2.0, restored=("x",), reason="r"),
+               spec.CellTimeout("c2"), spec.Restart("t1"), spec.Died("c3", "kernel died"),
+               spec.Final(FINAL["scores"])]
+    lines = [spec.record_line(r) for r in records]
+    assert [json.loads(line) for line in lines] == [
+        _cell("t1", 1.0), _cell("t2", 0.0, restored=["x"], reason="r"),
+        {"kind": "cell_timeout", "cell": "c2"}, {"kind": "restart", "cell": "t1"},
+        {"kind": "died", "cell": "c3", "what": "kernel died"}, FINAL]
+    assert list(json.loads(lines[0])) == list(_cell("t1", 1.0)), "the keys keep their order"
+    assert [spec.parse_record(line) for line in lines] == records
+
+
+def test_a_cut_off_or_unknown_line_is_skipped_and_a_wrong_record_fails_loudly():
+    assert spec.parse_record('{"kind": "cell", "grade_id": "t1", "sco') is None, "the line the kill cut off"
+    assert spec.parse_record('{"kind": "news"}') is None
+    with pytest.raises(ValueError, match="CellRecord"):
+        spec.parse_record('{"kind": "cell", "grade_id": "t1"}')
+    with pytest.raises(ValueError, match="typo"):
+        spec.parse_record('{"kind": "died", "cell": "c3", "what": "x", "typo": 1}')
+
+
+def test_grader_options_have_one_set_of_defaults(monkeypatch):
+    from lab_snippets.labs import cli
+
+    opts = Options()
+    assert (opts.timeout, opts.submission_timeout, opts.memory_mb, opts.max_procs, opts.iopub_timeout) == (
+        30, 300, 2048, 128, 4)
+    assert Options(jobs=None).jobs == Options().jobs == spec.default_jobs() >= 1
+    given = {}
+    monkeypatch.setattr(cli, "grade", lambda *a, options, **k: given.update(options=options))
+    assert cli.main(["grade", "subs"]) == 0
+    assert given["options"] == Options(), "the command line's defaults are Options' own"
+
+
+def test_has_solution_names_a_notebook_it_cannot_read(tmp_path):
+    from lab_snippets.labs.common import LabError
+    from lab_snippets.labs.markers import has_solution
+
+    plain = tmp_path / "01_plain.ipynb"
+    plain.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    assert has_solution(plain) is False
+    broken = tmp_path / "02_broken.ipynb"
+    broken.write_text("{ not json")
+    with pytest.raises(LabError, match="02_broken.ipynb"):
+        has_solution(broken)
 
 
 # ---------------------------------------------------------------------------------------

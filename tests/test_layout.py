@@ -93,7 +93,8 @@ def test_one_pin():
 
 
 def test_one_repository_root_helper():
-    computes = re.compile(r"__file__\)?\.resolve\(\)\.(parents\[|parent\.parent)|Path\(__file__\)\.resolve\(\)\.parent\b")
+    computes = re.compile(r"__file__\)?\.resolve\(\)\.(parents\[|parent\.parent)"
+                          r"|Path\(__file__\)\.resolve\(\)\.parent\b")
     found = [str(p.relative_to(ROOT)) for p in _modules()
              if p != PKG / "__init__.py" and computes.search(p.read_text(encoding="utf-8"))]
     assert found == [], f"use lab_snippets.REPO_ROOT / PACKAGE_DIR instead of computing them in {found}"
@@ -127,3 +128,42 @@ def test_readme_layout_table_matches_the_tree():
     for sub in TOOLING:
         assert f"`lab_snippets/{sub}/`" in layout, f"README layout does not say what lab_snippets/{sub}/ is"
     assert (ROOT / "CONTRIBUTING.md").exists()
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports anywhere in it (lazy imports count: a circle
+    through a function-level import is still a circle)."""
+    modules = {_module_name(p): p for p in _modules()}
+    graph = {}
+    for name, path in modules.items():
+        out = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                out |= {node.module} & set(modules)
+                out |= {f"{node.module}.{a.name}" for a in node.names} & set(modules)
+            elif isinstance(node, ast.Import):
+                out |= {a.name for a in node.names} & set(modules)
+        graph[name] = out - {name}
+    return graph
+
+
+def test_no_import_circles():
+    graph = _import_graph()
+    circles = []
+    for start in sorted(graph):
+        stack, seen = [(start, (start,))], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in sorted(graph[node]):
+                if nxt == start and len(path) > 1:
+                    circles.append(" -> ".join((*path, start)))
+                elif nxt not in seen and nxt > start:  # each circle once, from its smallest module
+                    seen.add(nxt)
+                    stack.append((nxt, (*path, nxt)))
+    assert not circles, ("modules import each other (move what both need into a module both import): "
+                         + "; ".join(circles))

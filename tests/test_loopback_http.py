@@ -25,7 +25,8 @@ async def get(server: LatencyServer, count: int = 1, close: bool = False) -> lis
     try:
         for i in range(count):
             last = close and i == count - 1
-            writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n" + (b"Connection: close\r\n" if last else b"") + b"\r\n")
+            writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n" + (b"Connection: close\r\n" if last else b"")
+                         + b"\r\n")
             await writer.drain()
             head = await reader.readuntil(b"\r\n\r\n")
             assert head.startswith(b"HTTP/1.1 200 OK")

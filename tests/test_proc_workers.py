@@ -244,13 +244,15 @@ def test_every_command_ends_by_itself():
 
 
 def test_chatter_writes_both_pipes_stderr_first_and_exits_with_its_code():
-    done = subprocess.run([*WORKERS, "chatter", "5000", "70000", "--exit", "4"], capture_output=True, timeout=10)
+    done = subprocess.run([*WORKERS, "chatter", "5000", "70000", "--exit", "4"], capture_output=True,
+                          timeout=10)
     assert done.returncode == 4
     assert done.stdout == b"o" * 5000 and done.stderr == b"e" * 70000
 
 
 def test_chatter_blocks_on_a_full_stderr_pipe_that_nobody_reads():
-    proc = subprocess.Popen([*WORKERS, "chatter", "10", "1000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([*WORKERS, "chatter", "10", "1000000"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
     try:
         with pytest.raises(TimeoutError):
             read_line(proc.stdout, timeout=0.5)  # nothing on stdout while stderr is full
@@ -283,3 +285,22 @@ def test_signal_wakeup_ends_the_wait_for_a_signal_before_or_during_it():
     assert count == "2"
     assert float(before) < 2.5, "a signal that came before the wait still ends it (time.sleep would not)"
     assert float(during) < 2.5, "a signal during the wait ends it"
+
+
+def test_spawn_children_leader_exits_while_its_children_hold_stderr(tmp_path):
+    pid_file = tmp_path / "pids"
+    proc = subprocess.Popen([*WORKERS, "spawn-children", "1", "3", "--leader-exits", "--pid-file",
+                             str(pid_file)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        assert proc.wait(timeout=10) == 0, "the leader exits by itself"
+        child = int(pid_file.read_text().split()[2])
+        assert psutil.Process(child).status() != psutil.STATUS_ZOMBIE, "its child still runs"
+        os.set_blocking(proc.stderr.fileno(), False)
+        assert proc.stderr.read() is None, "the child still holds the stderr pipe (no end of file)"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.stderr.close()

@@ -109,7 +109,8 @@ def test_every_part_page_and_the_intro_link_the_reading_guide():
     assert (chapters.ROOT / f"{chapters.READING_GUIDE}.md").exists()
     for page in list(PAGE_OF_PART.values()) + ["book/intro"]:
         text = (chapters.ROOT / f"{page}.md").read_text(encoding="utf-8")
-        assert "reading_guide`" in text or "reading_guide.md" in text, f"{page}.md does not link the reading guide"
+        assert "reading_guide`" in text or "reading_guide.md" in text, \
+            f"{page}.md does not link the reading guide"
 
 
 def tags(cell) -> set[str]:

@@ -37,7 +37,8 @@ def test_parse_jobs_and_events():
     assert parse_jobs("0:0.1,0.02:2") == [(0.0, 0.1), (0.02, 2.0)]
     assert parse_jobs("") == []
     events = parse_events("ready 12 1.5\nstart 0 1.6\nnoise\nmain-returned 1.7\nreturned 0 1.8\n")
-    assert events == [("ready", 12, 1.5), ("start", 0, 1.6), ("main-returned", None, 1.7), ("returned", 0, 1.8)]
+    assert events == [("ready", 12, 1.5), ("start", 0, 1.6), ("main-returned", None, 1.7),
+                      ("returned", 0, 1.8)]
 
 
 def test_serve_default_dies_by_sigterm_without_cleanup():
@@ -56,7 +57,27 @@ def test_serve_cancel_cleans_up_and_exits_143():
 def test_serve_sigint_cancels_main_then_keyboard_interrupt():
     code, events = stop(["serve", "0:3"], signal.SIGINT, started=1)
     assert code == -signal.SIGINT
-    assert names(events)[1:] == ["cancelled 0", "main-cancelled"]
+    assert names(events)[1:] == ["cancelled 0", "main-cancelled", "interrupt-from-asyncio.run"]
+
+
+def test_serve_own_sigint_handler_raises_the_interrupt_itself():
+    code, events = stop(["serve", "0:3", "--sigint", "own"], signal.SIGINT, started=1)
+    assert code == -signal.SIGINT
+    assert names(events)[-1] == "interrupt-from-signal-handler", (
+        "with a SIGINT handler of the service's own, asyncio.run installs none: the handler raised it")
+
+
+def test_interrupt_origin_reads_the_innermost_frame():
+    from lab_snippets.service_workers import interrupt_origin
+
+    def raiser():
+        raise KeyboardInterrupt
+
+    try:
+        raiser()
+    except KeyboardInterrupt as exc:
+        assert interrupt_origin(exc) == "interrupt-from-signal-handler"
+    assert interrupt_origin(KeyboardInterrupt()) == "interrupt-from-signal-handler"
 
 
 def test_serve_finishes_on_its_own():

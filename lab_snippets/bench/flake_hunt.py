@@ -13,8 +13,9 @@ script dies). A constant hog slows both sides of a timing comparison alike; ``--
 instead alternates random spans of busy loop and sleep (50-400 ms each, seeded) on every CPU, so
 one side of a comparison can run loaded and the other not. ``--builds N`` then runs N clean book
 builds (``python -m lab_snippets.book.bookbuild --clean`` in a temporary copy) under the neighbour and
-names each chapter that failed with the exception that fired. Reports, logs and a ``summary.json`` (wall times, for ``timing.py --from``) are kept
-in ``--out`` (default ``build/flake_hunt/<time>``). Exit status 1 when any notebook failed any run.
+names each chapter that failed with the exception that fired. Reports, logs and a ``summary.json``
+(wall times, for ``timing.py --from``) are kept in ``--out`` (default ``build/flake_hunt/<time>``).
+Exit status 1 when any notebook failed any run.
 
 Notebooks appear while chapters are written: a notebook is counted over the runs it was in.
 """
@@ -25,6 +26,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -35,6 +37,24 @@ from pathlib import Path
 from lab_snippets import REPO_ROOT
 
 ROOT = REPO_ROOT
+TOP_IGNORE = {".git", ".venv", ".nox", "_build", "build", ".ruff_cache", "test-artifacts"}
+ANY_IGNORE = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.egg-info", ".ipynb_checkpoints",
+                                    "*.ipynb")
+
+
+def _copy_ignore(folder: str, names: list[str]) -> set[str]:
+    skip = set(ANY_IGNORE(folder, names))
+    if Path(folder).resolve() == ROOT.resolve():
+        skip |= TOP_IGNORE & set(names)
+    return skip
+
+
+def copy_tree(dest: Path) -> Path:
+    """A copy of the working tree (sources only: no .git, venvs or build products)."""
+    shutil.copytree(ROOT, dest, ignore=_copy_ignore, symlinks=True)
+    return dest
+
+
 ANSI = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*[A-Za-z]")  # junitxml writes ESC as "#x1B"
 
 # A busy loop that stops by itself at a deadline or when its parent (this script) is gone.
@@ -196,7 +216,8 @@ def format_report(counts: dict[str, Tally], hog_flags: list[bool], walls: list[f
 def build_failures(log_text: str) -> list[tuple[str, str]]:
     """``(chapter, exception line)`` for each chapter a ``bookbuild`` log reports as failed."""
     out = []
-    for m in re.finditer(r"^(\d\d_[a-z0-9_]+)\.py failed:\n(.*?)(?=^\d\d_[a-z0-9_]+\.py failed:|^the book was not built|\Z)",
+    for m in re.finditer(r"^(\d\d_[a-z0-9_]+)\.py failed:\n(.*?)"
+                         r"(?=^\d\d_[a-z0-9_]+\.py failed:|^the book was not built|\Z)",
                          log_text, re.M | re.S):
         out.append((m.group(1), _first_line(m.group(2))))
     return out
@@ -315,8 +336,6 @@ def run_clean_build(log: Path, timeout: float = 1800.0) -> tuple[int, float]:
     """One clean book build as ``.ci/build`` does it, in a temporary copy of the tree: (exit, wall s)."""
     import tempfile
 
-    from lab_snippets.bench.timing import copy_tree
-
     env = {k: v for k, v in os.environ.items() if k != "LAB_AUDIT_ID"}
     env.setdefault("SLIME_OFFLINE", "1")
     with tempfile.TemporaryDirectory(prefix="flake-build-") as tmp, open(log, "w") as out:
@@ -344,7 +363,8 @@ def report_folder(folder: Path) -> int:
     builds = meta.get("builds", [])
     if builds:
         print(format_builds(builds, label))
-    return 0 if all(t.passed == t.runs for t in counts.values()) and all(b["exit"] == 0 for b in builds) else 1
+    all_passed = all(t.passed == t.runs for t in counts.values())
+    return 0 if all_passed and all(b["exit"] == 0 for b in builds) else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -360,8 +380,8 @@ def main(argv: list[str] | None = None) -> int:
                          "random bursts of busy and idle, 50-400 ms each, per CPU (bursty)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the bursty neighbour (run k uses seed+k)")
     ap.add_argument("--builds", type=int, default=0,
-                    help="then this many clean book builds (python -m lab_snippets.book.bookbuild --clean, in a "
-                         "temporary copy), each under the neighbour")
+                    help="then this many clean book builds (python -m lab_snippets.book.bookbuild --clean, "
+                         "in a temporary copy), each under the neighbour")
     ap.add_argument("--out", type=Path, default=None, help="folder for reports and logs")
     ap.add_argument("--report", type=Path, metavar="DIR", help="only re-print the report of an earlier hunt")
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")

@@ -7,8 +7,9 @@ A: the README's command for one chapter, ``python -m pytest --nbval-lax <chapter
 repository root (the project's pytest options, the leak audit), timed from start to exit.
 B: the chapter's own run: the notebook read with jupytext and executed by nbclient, timed around
 ``execute()`` only (kernel start and cells; the Python start and imports of that process are not
-counted, which favours B). The CPU time of each whole process tree is printed too. The two alternate (A B A B ...) so that a busy neighbour weighs on both,
-and each side's figure is its best of the rounds. Target: A at most 1.5 times B.
+counted, which favours B). The CPU time of each whole process tree is printed too. The two
+alternate (A B A B ...) so that a busy neighbour weighs on both, and each side's figure is its best
+of the rounds. Target: A at most 1.5 times B.
 """
 
 from __future__ import annotations

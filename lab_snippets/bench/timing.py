@@ -11,8 +11,9 @@ and teardown, so the kernel start is in it); the total is the run's wall-clock t
 the quiet (non-hog) runs of a ``flake_hunt`` folder are used instead of new runs.
 
 Book: the working tree is copied into a temporary folder (never the shared ``_build``), then built
-as ``.ci/build`` does (``jupyter-book build -W -n --keep-going``): clean (``_build`` removed before
-each run) and cached (again, with nothing changed). Every figure is the median of its runs.
+as ``.ci/build`` does (``python -m lab_snippets.book.bookbuild``: the chapters pre-executed two at a
+time, both editions rendered): clean (``--clean``: ``_build`` removed first) and cached (again, with
+nothing changed). Every figure is the median of its runs.
 
 ``--compare``: the book build as ``.ci/build`` does it (``python -m lab_snippets.book.bookbuild``: chapters
 pre-executed two at a time into the jupyter cache) against today's serial build (``--serial``: the
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
 import subprocess
 import sys
@@ -35,19 +35,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from lab_snippets.bench.flake_hunt import ROOT, parse_junit, run_suite
+from lab_snippets.bench.flake_hunt import ROOT, copy_tree, parse_junit, run_suite
 
 BUDGETS = {"suite": 60.0, "notebook": 5.0, "clean": 90.0, "cached": 10.0}
-TOP_IGNORE = {".git", ".venv", ".nox", "_build", "build", ".ruff_cache", "test-artifacts"}
-ANY_IGNORE = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.egg-info", ".ipynb_checkpoints",
-                                    "*.ipynb")
-
-
-def _copy_ignore(folder: str, names: list[str]) -> set[str]:
-    skip = set(ANY_IGNORE(folder, names))
-    if Path(folder).resolve() == ROOT.resolve():
-        skip |= TOP_IGNORE & set(names)
-    return skip
 
 
 def medians(samples: dict[str, list[float]]) -> dict[str, float]:
@@ -96,21 +86,6 @@ def format_timing(nb_median: dict[str, float], nb_runs: dict[str, int], suite: l
         lines.append(f"note: {build_ok.count(False)} of {len(build_ok)} builds exited non-zero "
                      "(-W: a warning or failing cell); see the logs")
     return "\n".join(lines)
-
-
-def copy_tree(dest: Path) -> Path:
-    """A copy of the working tree (sources only: no .git, venvs or build products)."""
-    shutil.copytree(ROOT, dest, ignore=_copy_ignore, symlinks=True)
-    return dest
-
-
-def build_book(tree: Path, log: Path) -> tuple[bool, float]:
-    jb = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", "-W", "-n", "--keep-going", str(tree)]
-    start = time.monotonic()
-    with open(log, "w") as out:
-        rc = subprocess.run(cmd, cwd=tree, stdout=out, stderr=subprocess.STDOUT, timeout=1800).returncode
-    return rc == 0, time.monotonic() - start
 
 
 PARALLEL_TARGET = 0.75
@@ -230,15 +205,14 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="book-timing-") as tmp:
             tree = copy_tree(Path(tmp) / "repo")
             for i in range(1, args.build_runs + 1):
-                shutil.rmtree(tree / "_build", ignore_errors=True)
                 print(f"clean build {i}/{args.build_runs} ...", flush=True)
-                good, sec = build_book(tree, out / f"build-clean-{i:02d}.log")
+                good, sec = bookbuild(tree, out / f"build-clean-{i:02d}.log", serial=False, clean=True)
                 clean.append(sec)
                 ok.append(good)
                 print(f"  {'ok' if good else 'FAILED'}, {sec:.1f} s", flush=True)
             for i in range(1, args.build_runs + 1):
                 print(f"cached build {i}/{args.build_runs} ...", flush=True)
-                good, sec = build_book(tree, out / f"build-cached-{i:02d}.log")
+                good, sec = bookbuild(tree, out / f"build-cached-{i:02d}.log", serial=False, clean=False)
                 cached.append(sec)
                 ok.append(good)
                 print(f"  {'ok' if good else 'FAILED'}, {sec:.1f} s", flush=True)

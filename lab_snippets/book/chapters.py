@@ -180,12 +180,14 @@ def readme_with_table(text: str) -> str:
     head, sep, rest = text.partition(README_BEGIN + "\n")
     _old, sep2, tail = rest.partition(README_END)
     if not sep or not sep2:
-        raise SystemExit(f"{README.name}: chapter table markers not found ({README_BEGIN!r} ... {README_END!r})")
+        raise SystemExit(f"{README.name}: chapter table markers not found "
+                         f"({README_BEGIN!r} ... {README_END!r})")
     return head + sep + render_readme_table() + "\n" + sep2 + tail
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lab_snippets.chapters", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m lab_snippets.chapters",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["toc", "check"])
     args = parser.parse_args(argv)
     wanted = {TOC: render_toc(), README: readme_with_table(README.read_text(encoding="utf-8"))}
@@ -194,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(text, encoding="utf-8")
         print(f"wrote {TOC.name} and the chapter table of {README.name} with {len(existing())} chapters")
         return 0
-    stale = [p.name for p, text in wanted.items() if (p.read_text(encoding="utf-8") if p.exists() else "") != text]
+    stale = [p.name for p, text in wanted.items()
+             if (p.read_text(encoding="utf-8") if p.exists() else "") != text]
     if stale:
         print(f"{' and '.join(stale)} out of step with notebooks/: run `python -m lab_snippets.chapters toc`")
         return 1

@@ -1,7 +1,9 @@
 """The two editions of the book (English, and Chinese at ``zh_CN/``): a Sphinx extension.
 
 Every page of each edition gets a link to the same page in the other edition, at the top of
-the article. In the Chinese edition the call-site boxes of the chapters (rendered by
+the article. A Chinese chapter page's title is the original series' title, so the line under it
+that quotes that title on the English page is left out. In the Chinese edition the call-site boxes
+of the chapters (rendered by
 ``lab_snippets.sites`` when the chapter ran, in English, since both editions share one execution)
 get their Chinese title and explanation from ``locale/zh_CN/sites/<chapter>.po``; a translation
 whose English has changed since is not used (the English shows until it is translated again).
@@ -32,7 +34,7 @@ def other_edition_href(pagename: str, chinese: bool) -> str:
 def switch_html(pagename: str, chinese: bool) -> str:
     href = html.escape(other_edition_href(pagename, chinese))
     if chinese:
-        label, lang, title = "English", "en", "Read this page in English"
+        label, lang, title = "English", "en", "阅读本页的英文版"
     else:
         label, lang, title = "中文版", "zh-CN", "阅读本页的中文版"
     return (f'<div class="edition-switch"><a class="edition-link" href="{href}" hreflang="{lang}" '
@@ -61,7 +63,27 @@ def translate_sites(body: str, translations: dict) -> tuple[str, int]:
 
     body = _TITLE.sub(swap("title"), body)
     body = _EXPLANATION.sub(swap("explanation"), body)
-    return body, replaced
+    return translate_quote_words(body), replaced
+
+
+GITHUB_LINK = ("view these lines on GitHub", "在 GitHub 上查看这几行代码")
+# lab_snippets.sites.view.reader_fallback_note, as rendered (escaped) into a chapter's output
+_FALLBACK = re.compile(
+    r"This copy of the book was built without slime&#x27;s source, so the lines are not quoted here: "
+    r"they are (?P<span>.+?) \((?P<symbol>.+?)\) in (?P<repo>\S+) at commit (?P<commit>\w+)\. "
+    r"Read them on GitHub through the link below, or run this chapter with a slime clone "
+    r"\(SLIME_SRC=path/to/slime\) to see them here\.")
+FALLBACK_ZH = ("本书的这一版构建时没有 slime 的源码，所以这里没有引用这几行代码："
+               "它们是 {repo} 在提交 {commit} 中的 {span}（{symbol}）。"
+               "请通过下面的链接在 GitHub 上阅读，或者用 slime 的克隆运行本章"
+               "（SLIME_SRC=path/to/slime），就能在这里看到它们。")
+
+
+def translate_quote_words(body: str) -> str:
+    """The call-site box's own words in Chinese: the link to GitHub and the note shown when the
+    book was built without slime's source."""
+    body = body.replace(f">{GITHUB_LINK[0]}</a>", f">{GITHUB_LINK[1]}</a>")
+    return _FALLBACK.sub(lambda m: FALLBACK_ZH.format(**m.groupdict()), body)
 
 
 def _page_context(app, pagename, templatename, context, doctree) -> None:
@@ -76,6 +98,38 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
             app._course_site_translations = site_translations()
         body, _ = translate_sites(body, app._course_site_translations)
     context["body"] = switch_html(pagename, chinese) + body
+
+
+def chapter_of(docname: str):
+    """The chapter whose page ``docname`` is, or None."""
+    from lab_snippets.book.chapters import BY_NUMBER
+
+    stem = docname.rpartition("/")[2]
+    chapter = BY_NUMBER.get(stem[:2]) if docname.startswith("notebooks/") else None
+    return chapter if chapter and chapter.stem == stem else None
+
+
+def drop_doubled_title(doctree, chapter) -> bool:
+    """Remove the line under a chapter's title that repeats the original series' title (English
+    pages show it in italics under the English title; a Chinese page's title *is* that title).
+    Whether a line was removed."""
+    from docutils import nodes
+
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is None or not isinstance(section[0], nodes.title):
+        return False
+    following = section[0].next_node(descend=False, siblings=True)
+    if (isinstance(following, nodes.paragraph) and len(following) == 1
+            and isinstance(following[0], nodes.emphasis) and following.astext().strip() == chapter.original):
+        following.parent.remove(following)
+        return True
+    return False
+
+
+def _doctree_read(app, doctree) -> None:
+    chapter = chapter_of(app.env.docname)
+    if chapter and is_chinese(app.config.language):
+        drop_doubled_title(doctree, chapter)
 
 
 class _TermSet(set):
@@ -98,14 +152,31 @@ def chinese_search_language():
     from sphinx.search.zh import SearchChinese
 
     class SearchChineseTermSet(SearchChinese):
+        """Also: the user dictionary (``html_search_options["dict"]``, written by
+        ``lab_snippets.book.zhsearch``) is read without its comment lines, and its one-character
+        words (锁, 流, 帧) are kept in the index, which Sphinx's filter would drop."""
+
         def init(self, options) -> None:
+            from lab_snippets.book import zhsearch
+
+            options = dict(options)
+            path = options.pop("dict", None)
             super().init(options)
             self.latin_terms = _TermSet()
+            self.single_terms = set()
+            if path:
+                zhsearch.load_user_dictionary(path)
+                self.single_terms = {w for w in zhsearch.read_words(path) if len(w) == 1}
+
+        def word_filter(self, stemmed_word: str) -> bool:
+            return stemmed_word in self.single_terms or super().word_filter(stemmed_word)
 
     return SearchChineseTermSet
 
 
 def setup(app):
     app.connect("html-page-context", _page_context, priority=450)
+    app.connect("doctree-read", _doctree_read)
+    app.setup_extension("lab_snippets.book.zhui")  # the theme's words in Chinese; the switch on every page
     app.add_search_language(chinese_search_language())
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,8 +1,9 @@
 """The Chinese edition's catalogues: extract, update, prefill, check and report (issue 19).
 
-    python -m lab_snippets.book.i18n update     # new templates from the sources, then merge them into the .po files
+    python -m lab_snippets.book.i18n update     # new templates from the sources, merged into the .po files
     python -m lab_snippets.book.i18n status     # translated / fuzzy / untranslated per page
-    python -m lab_snippets.book.i18n check      # markup the translation must keep (code, links, roles); exit 1 on a problem
+    python -m lab_snippets.book.i18n check      # markup the translation must keep (code, links, roles);
+                                                # exit 1 on a problem
     python -m lab_snippets.book.i18n report     # regenerate book/reference/translation_status.md
     python -m lab_snippets.book.i18n export locale/zh_CN/LC_MESSAGES/notebooks/02_await.po > todo.txt
     python -m lab_snippets.book.i18n apply  locale/zh_CN/LC_MESSAGES/notebooks/02_await.po answers.txt
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab_snippets import REPO_ROOT
+from lab_snippets.book.cjk import allow_chinese_emphasis
 
 LANG = "zh_CN"
 ROOT = REPO_ROOT
@@ -170,6 +172,9 @@ def update(root: Path = ROOT, quiet: bool = True, _second_pass: bool = False) ->
         raise RuntimeError(f"sphinx-intl update failed:\n{result.stdout}\n{result.stderr}")
     _drop_stale_pages(root, pot)
     sites_changed = update_sites(root)
+    from lab_snippets.book import zhsearch
+
+    zhsearch.write(root)  # the search's user dictionary follows TERMS.md and the chapter titles
     filled = prefill(root)
     if write_report(root) and not _second_pass:
         # the status page changed: its catalogue takes the new numbers (they fill themselves)
@@ -354,7 +359,7 @@ def _code_spans(text: str) -> collections.Counter:
 def markup_problems(source: str, translation: str, english_ok: bool = False) -> list[str]:
     """What the translation lost or changed of the markup it must keep verbatim."""
     problems = []
-    spans_en, spans_zh = inline_markup(source), inline_markup(translation)
+    spans_en, bolded = allow_chinese_emphasis(inline_markup(source), spans_zh := inline_markup(translation))
     if spans_en != spans_zh:
         problems.append(f"rendered spans differ: {dict(spans_en)} in English, {dict(spans_zh)} here "
                         "(a '**' or '*' next to Chinese punctuation may not close; move the punctuation "
@@ -373,8 +378,8 @@ def markup_problems(source: str, translation: str, english_ok: bool = False) -> 
     roles_zh = collections.Counter(_ROLE.findall(_CODE.sub(" ", translation)))
     if roles_en != roles_zh:
         problems.append(f"roles differ: {dict(roles_en)} vs {dict(roles_zh)}")
-    for mark in ("**", "$"):
-        if source.count(mark) != translation.count(mark):
+    for mark in ("**", "$"):  # an English italic may be bold in Chinese (zhstyle)
+        if source.count(mark) + (2 * bolded if mark == "**" else 0) != translation.count(mark):
             problems.append(f"number of {mark!r} differs ({source.count(mark)} vs {translation.count(mark)})")
     if (translation.strip() and translation.strip() == source.strip() and not english_ok
             and not nothing_to_translate(source)):
@@ -424,7 +429,8 @@ def in_step_problems(root: Path = ROOT, pot: Path | None = None) -> list[str]:
         wanted = {(m.context, m.id) for m in _messages(sites_template(chapter, registry))}
         have = {(m.context, m.id) for m in _messages(read_po(po))} if po.exists() else set()
         if wanted - have:
-            problems.append(f"call sites of chapter {chapter}: {len(wanted - have)} texts not in its catalogue")
+            problems.append(f"call sites of chapter {chapter}: {len(wanted - have)} texts not in its "
+                            "catalogue")
     return problems
 
 
@@ -490,8 +496,8 @@ _BLOCK = re.compile(r"^=== (\d+)[^\n]*\n", re.M)
 
 def export(path: Path, everything: bool = False) -> str:
     catalog = read_po(path)
-    out = [f"# {path.name}: {'all' if everything else 'untranslated and fuzzy'} messages. Answer with the same"
-           " '=== N' headers and the translation as the body.\n"]
+    out = [f"# {path.name}: {'all' if everything else 'untranslated and fuzzy'} messages. "
+           "Answer with the same '=== N' headers and the translation as the body.\n"]
     for number, message in enumerate(_messages(catalog), start=1):
         if everything or message.fuzzy or not message.string:
             note = " (fuzzy: was " + repr(message.string[:80]) + ")" if message.fuzzy else ""
@@ -523,7 +529,8 @@ def apply(path: Path, answers: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab_snippets.book.i18n", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m lab_snippets.book.i18n",
+                                 description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     sub.add_parser("update", help="extract the templates and merge them into every catalogue")
     sub.add_parser("prefill", help="fill the messages that have nothing to translate")
@@ -551,7 +558,8 @@ def main(argv: list[str] | None = None) -> int:
         for s in statuses:
             if args.incomplete and s.complete:
                 continue
-            print(f"{s.page:45} {s.translated:5} translated {s.fuzzy:4} fuzzy {s.untranslated:5} untranslated")
+            print(f"{s.page:45} {s.translated:5} translated {s.fuzzy:4} fuzzy "
+                  f"{s.untranslated:5} untranslated")
         done = sum(s.translated for s in statuses)
         print(f"{'all':45} {done:5} of {sum(s.total for s in statuses)} translated")
         return 0
@@ -576,8 +584,8 @@ def main(argv: list[str] | None = None) -> int:
         for problem in problems:
             print(problem)
         left = page_status(ROOT, args.po.resolve())
-        print(f"{left.page}: {left.translated} translated, {left.fuzzy} fuzzy, {left.untranslated} untranslated; "
-              f"{len(problems)} problem(s)")
+        print(f"{left.page}: {left.translated} translated, {left.fuzzy} fuzzy, "
+              f"{left.untranslated} untranslated; {len(problems)} problem(s)")
         return 1 if problems else 0
     if args.command == "report":
         changed = write_report(ROOT)

@@ -75,7 +75,8 @@ def render(per: dict[str, Counter]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lab_snippets.selfcheck", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m lab_snippets.selfcheck",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only check that the page is up to date")
     parser.add_argument("--out", type=Path, default=PAGE)
     args = parser.parse_args(argv)

@@ -27,7 +27,7 @@ _EXPORTS = {
     "main": "cli",
     "COURSE_ID": "common", "DEFAULT_COURSE_DIR": "common", "NOTEBOOKS_DIR": "common",
     "REPO": "common", "LabError": "common",
-    "Options": "grader", "Row": "grader", "grade": "grader",
+    "Options": "spec", "Row": "grader", "grade": "grader",
     "chapters_with_solutions": "markers", "defined_names": "markers", "has_solution": "markers",
     "mark_notebook": "markers", "read_notebook": "markers",
     "build_source": "publish", "check_release": "publish", "release": "publish",

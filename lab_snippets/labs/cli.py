@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from dataclasses import fields
 
 import lab_snippets.labs as labs
 from lab_snippets.labs.common import DEFAULT_COURSE_DIR, LabError
-from lab_snippets.labs.grader import Options, grade
+from lab_snippets.labs.grader import grade
 from lab_snippets.labs.publish import release
+from lab_snippets.labs.spec import Options
 from lab_snippets.labs.student import validate
 
+# The grader's defaults, read from Options (their one home); ``jobs`` is computed, so it stays None.
+_GRADE_DEFAULTS = {f.name: f.default for f in fields(Options) if f.name != "jobs"}
 
-def main(argv=None):
+
+def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m lab_snippets.labs", description=labs.__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -27,11 +33,14 @@ def main(argv=None):
     g.add_argument("submissions_dir")
     g.add_argument("--out", default="grades.csv")
     g.add_argument("--course-dir", default=str(DEFAULT_COURSE_DIR))
-    g.add_argument("--timeout", type=int, default=30, help="per-cell timeout (s), default 30")
-    g.add_argument("--submission-timeout", type=int, default=300,
-                   help="hard wall-clock limit per submission (s), default 300")
+    g.add_argument("--timeout", type=int, default=_GRADE_DEFAULTS["timeout"],
+                   help=f"per-cell timeout (s), default {_GRADE_DEFAULTS['timeout']}")
+    g.add_argument("--submission-timeout", type=int, default=_GRADE_DEFAULTS["submission_timeout"],
+                   help="hard wall-clock limit per submission (s), "
+                        f"default {_GRADE_DEFAULTS['submission_timeout']}")
     g.add_argument("--jobs", type=int, default=None, help="submissions graded in parallel")
-    g.add_argument("--memory-mb", type=int, default=2048, help="address-space limit per kernel")
+    g.add_argument("--memory-mb", type=int, default=_GRADE_DEFAULTS["memory_mb"],
+                   help="address-space limit per kernel")
     g.add_argument("--hide", action="append", default=[],
                    help="extra path to hide from submissions (repeatable)")
     args = p.parse_args(argv)

@@ -36,7 +36,8 @@ def strip_hidden(source):
 class HideTestCode(Preprocessor):
     """For hidden-test cells: drop the hidden code, and show a failure as its message only."""
 
-    enabled = Bool(True, help="on by default (nbconvert's preprocessors are off unless enabled)").tag(config=True)
+    enabled = Bool(True, help="on by default (nbconvert's preprocessors are off unless enabled)").tag(
+        config=True)
 
     def preprocess_cell(self, cell, resources, index):
         meta = cell.get("metadata", {}).get("nbgrader", {})

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,11 +33,18 @@ from lab_snippets.labs.common import (
 )
 from lab_snippets.labs.markers import defined_names, read_notebook
 from lab_snippets.labs.scoring import score
-from lab_snippets.labs.spec import GradeSpec
+from lab_snippets.labs.spec import GradeSpec, Options
+
+__all__ = ["Options", "Row", "grade"]
+
+# {assignment: (notebook name, {grade_id: max_score})}
+Assignments = dict[str, tuple[str, dict[str, float]]]
 
 
 @dataclass
 class Row:
+    """One line of the grades CSV: a student's assignment, as graded (or why it could not be)."""
+
     student: str
     assignment: str
     score: float = 0.0
@@ -44,32 +52,17 @@ class Row:
     status: str = "ok"
     reason: str = ""
     seconds: float = 0.0
-    path: Path | None = None
-    cells: dict = field(default_factory=dict)
+    path: Path | None = None  # the notebook to grade; None: not gradable (see status, reason)
+    cells: dict[str, float] = field(default_factory=dict)  # grade_id -> score
 
 
-
-
-class Options:
-    def __init__(self, timeout=30, submission_timeout=300, jobs=None, memory_mb=2048,
-                 max_procs=128, iopub_timeout=4):
-        self.timeout = timeout
-        self.submission_timeout = submission_timeout
-        self.jobs = jobs or max(1, min(4, os.cpu_count() or 1))
-        self.memory_mb = memory_mb
-        self.max_procs = max_procs
-        self.iopub_timeout = iopub_timeout
-
-
-
-
-def _assignments(course_dir):
+def _assignments(course_dir: Path) -> Assignments:
     """{assignment: (notebook name, {grade_id: max_score})} from the master gradebook."""
     from nbgrader.api import Gradebook
     db = Path(course_dir) / "gradebook.db"
     if not db.exists():
         raise LabError(f"{db} not found: run `python -m lab_snippets.labs release` first")
-    out = {}
+    out: Assignments = {}
     with Gradebook("sqlite:///" + str(db), COURSE_ID) as gb:
         for a in gb.assignments:
             for n in a.notebooks:
@@ -77,7 +70,7 @@ def _assignments(course_dir):
     return out
 
 
-def _backup_gradebook(course_dir):
+def _backup_gradebook(course_dir: Path) -> Path:
     db = Path(course_dir) / "gradebook.db"
     backups = Path(course_dir) / "backups"
     backups.mkdir(exist_ok=True)
@@ -95,9 +88,7 @@ def _backup_gradebook(course_dir):
     return dest
 
 
-
-
-def _enumerate(submissions_dir, assignments):
+def _enumerate(submissions_dir: Path, assignments: Assignments) -> list[Row]:
     """One Row per <student>/<assignment>, including everything that cannot be graded."""
     rows = []
     root = Path(submissions_dir)
@@ -149,14 +140,14 @@ def _enumerate(submissions_dir, assignments):
     return rows
 
 
-def _solution_names(course_dir, assignment, nbname):
+def _solution_names(course_dir: Path, assignment: str, nbname: str) -> tuple[str, ...]:
     """Top-level names the reference solution cells bind (students may rebind them)."""
     nb = read_notebook(Path(course_dir) / "source" / assignment / f"{nbname}.ipynb")
     return tuple(sorted({n for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")
                          for n in defined_names(c.source)}))
 
 
-def _throwaway_course(row, course_dir, nbname, work):
+def _throwaway_course(row: Row, course_dir: Path, nbname: str, work: Path) -> Path:
     """A course folder holding just this submission, the instructor version and a gradebook copy."""
     course = work / "course"
     (course / "source" / row.assignment).mkdir(parents=True)
@@ -164,6 +155,7 @@ def _throwaway_course(row, course_dir, nbname, work):
                  course / "source" / row.assignment)
     sub = course / "submitted" / row.student / row.assignment
     sub.mkdir(parents=True)
+    assert row.path is not None, "only a gradable row gets a course"
     shutil.copyfile(row.path, sub / f"{nbname}.ipynb")
     src, dst = sqlite3.connect(Path(course_dir) / "gradebook.db"), \
         sqlite3.connect(course / "gradebook.db")
@@ -174,7 +166,7 @@ def _throwaway_course(row, course_dir, nbname, work):
     return course
 
 
-def _run_worker(spec_path, work, opts):
+def _run_worker(spec_path: Path, work: Path, opts: Options) -> bool:
     """Run the worker to its end or to the wall-clock limit; kill its whole tree. Return killed."""
     import psutil
     env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")
@@ -203,7 +195,8 @@ def _run_worker(spec_path, work, opts):
     return killed
 
 
-def _grade_one(row, course_dir, assignments, isolation, hide, opts):
+def _grade_one(row: Row, course_dir: Path, assignments: Assignments, isolation: sandbox.Isolation,
+               hide: Sequence[Path], opts: Options) -> Row:
     t0 = time.monotonic()
     nbname, cells = assignments[row.assignment]
     tmp = Path(tempfile.mkdtemp(prefix="labs-grade-"))
@@ -245,7 +238,7 @@ def _grade_one(row, course_dir, assignments, isolation, hide, opts):
     return row
 
 
-def _write_gradebook(course_dir, rows, assignments):
+def _write_gradebook(course_dir: Path, rows: list[Row], assignments: Assignments) -> None:
     import warnings
 
     from nbgrader.api import Gradebook
@@ -267,10 +260,9 @@ def _write_gradebook(course_dir, rows, assignments):
             gb.db.commit()
 
 
-
-
-def grade(submissions_dir, out="grades.csv", course_dir=DEFAULT_COURSE_DIR, options=None,
-          hide=(), log=print):
+def grade(submissions_dir: str | os.PathLike[str], out: str | os.PathLike[str] = "grades.csv",
+          course_dir: str | os.PathLike[str] = DEFAULT_COURSE_DIR, options: Options | None = None,
+          hide: Iterable[str | os.PathLike[str]] = (), log: Callable[[str], object] = print) -> list[Row]:
     """Autograde every submission under ``submissions_dir``; write CSV; return the rows."""
     ensure_venv_on_path()
     opts = options or Options()
@@ -307,7 +299,7 @@ def grade(submissions_dir, out="grades.csv", course_dir=DEFAULT_COURSE_DIR, opti
     return rows
 
 
-def _print_table(rows, log):
+def _print_table(rows: list[Row], log: Callable[[str], object]) -> None:
     ws = max([7] + [len(r.student) for r in rows])
     wa = max([10] + [len(r.assignment) for r in rows])
     log(f"{'student':<{ws}}  {'assignment':<{wa}}  {'score':>9}  {'status':<8}  {'time':>6}  "

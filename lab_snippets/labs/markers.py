@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 from pathlib import Path
 
@@ -33,14 +34,17 @@ def _tags(cell):
     return set(cell.get("metadata", {}).get("tags", []))
 
 
-def has_solution(path):
+def has_solution(path: str | os.PathLike[str]) -> bool:
+    """Whether the notebook has a ``solution`` cell. A notebook that cannot be read raises
+    ``LabError`` naming it: an unreadable chapter must not drop out of a release unseen."""
     try:
-        return any(SOLUTION_TAG in _tags(c) for c in read_notebook(path).cells)
-    except Exception:
-        return False
+        nb = read_notebook(path)
+    except Exception as exc:  # jupytext and nbformat raise many kinds; all mean "not readable"
+        raise LabError(f"cannot read {path} as a notebook: {type(exc).__name__}: {exc}") from exc
+    return any(SOLUTION_TAG in _tags(c) for c in nb.cells)
 
 
-def chapters_with_solutions(notebooks_dir=NOTEBOOKS_DIR):
+def chapters_with_solutions(notebooks_dir: str | os.PathLike[str] = NOTEBOOKS_DIR) -> list[Path]:
     return [p for p in sorted(Path(notebooks_dir).glob("*.py")) if has_solution(p)]
 
 

@@ -31,12 +31,13 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import lab_snippets
 from lab_snippets.labs.common import REPO, LabError
-from lab_snippets.labs.spec import GradeSpec, Limits, SandboxSpec
+from lab_snippets.labs.spec import GradeSpec, Limits, Options, SandboxSpec
 
 INIT_PATH = "/run/lab-sandbox/kernel_init.py"
 KERNEL_INIT = Path(__file__).with_name("kernel_init.py")
@@ -90,7 +91,8 @@ def python_dirs() -> tuple[str, ...]:
     return tuple(sorted(d for d in dirs if not d.startswith(("/usr/", "/etc/")) and d != "/usr"))
 
 
-def sandbox_spec(box: Path, uid: int | None, opts, hide=()) -> SandboxSpec:
+def sandbox_spec(box: Path, uid: int | None, opts: Options,
+                 hide: Iterable[str | os.PathLike[str]] = ()) -> SandboxSpec:
     limits = Limits(cpu=int(opts.submission_timeout) + 5, address_space=int(opts.memory_mb) << 20,
                     file_size=64 << 20, processes=int(opts.max_procs), open_files=256, core=0)
     return SandboxSpec(box=str(box), uid=uid, gid=uid, limits=limits, read_only=python_dirs(),
@@ -195,7 +197,7 @@ def probe(spec: SandboxSpec, must_hide, timeout: float = 60) -> dict:
         return {"ok": False, "error": (r.stderr.strip() or f"bwrap exited with {r.returncode}")[-400:]}
 
 
-def detect_isolation(hide, opts) -> Isolation:
+def detect_isolation(hide: Sequence[str | os.PathLike[str]], opts: Options) -> Isolation:
     """Build the sandbox once and check it (hidden paths, importable modules, limits).
 
     Raises ``LabError`` with the fix when it cannot be built: never grade unsandboxed.

@@ -1,17 +1,37 @@
 """Turning a worker's result file into a row's score, status and reason.
 
-The worker appends JSON lines (``kind``: ``cell`` per graded cell, ``cell_timeout``,
-``restart``, ``died``, and ``final`` with nbgrader's scores); the grader may have killed it
-half-way, so every line is optional. A row gets exactly one status: the first row of
+The worker appends JSON lines (the records of ``spec``: ``cell`` per graded cell,
+``cell_timeout``, ``restart``, ``died``, and ``final`` with nbgrader's scores); the grader may
+have killed it half-way, so every line is optional. A row gets exactly one status: the first row of
 ``STATUS_PRECEDENCE`` whose condition holds.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
+
+from lab_snippets.labs.spec import (
+    CellRecord,
+    CellTimeout,
+    Died,
+    Final,
+    Options,
+    Record,
+    Restart,
+    parse_record,
+)
+
+
+class ScoredRow(Protocol):
+    """What ``score`` fills in (``grader.Row`` is one; no import, so no circle with ``grader``)."""
+
+    cells: dict[str, float]
+    score: float
+    status: str
+    reason: str
 
 
 @dataclass
@@ -19,14 +39,14 @@ class Findings:
     """What the result file (and the grader) say about one submission."""
 
     killed: bool = False                  # the grader hit the wall-clock limit
-    final: dict | None = None             # nbgrader's scores, when the worker finished
-    cells: dict = field(default_factory=dict)  # grade_id -> last "cell" record
-    timed: list = field(default_factory=list)  # cells that hit the per-cell timeout
-    restored: list = field(default_factory=list)  # what the guard had to undo
-    guard: list = field(default_factory=list)  # guard problems (no valid report)
-    died: list = field(default_factory=list)   # kernel deaths survived by a restart
+    final: Final | None = None            # nbgrader's scores, when the worker finished
+    cells: dict[str | None, CellRecord] = field(default_factory=dict)  # grade_id -> last record
+    timed: list[str | None] = field(default_factory=list)  # cells that hit the per-cell timeout
+    restored: list[str] = field(default_factory=list)  # what the guard had to undo
+    guard: list[str] = field(default_factory=list)  # guard problems (no valid report)
+    died: list[str] = field(default_factory=list)   # kernel deaths survived by a restart
     dead: str | None = None               # a kernel death with no recovery
-    restarts: list = field(default_factory=list)  # stuck kernels restarted
+    restarts: list[str | None] = field(default_factory=list)  # stuck kernels restarted
 
     @property
     def nothing_graded(self) -> bool:
@@ -48,48 +68,49 @@ def status_of(findings: Findings) -> str:
     return next(status for status, holds in STATUS_PRECEDENCE if holds(findings))
 
 
+def read_records(result: Path) -> list[Record]:
+    if not result.exists():
+        return []
+    return [r for r in map(parse_record, result.read_text().splitlines()) if r is not None]
+
+
 def read_findings(result: Path, killed: bool) -> Findings:
-    records = []
-    if result.exists():
-        for line in result.read_text().splitlines():
-            try:
-                records.append(json.loads(line))
-            except ValueError:
-                pass
-    cells = {r["grade_id"]: r for r in records if r.get("kind") == "cell"}
+    records = read_records(result)
+    cells = {r.grade_id: r for r in records if isinstance(r, CellRecord)}
     return Findings(
         killed=killed,
-        final=next((r for r in records if r.get("kind") == "final"), None),
+        final=next((r for r in records if isinstance(r, Final)), None),
         cells=cells,
-        timed=[r["cell"] for r in records if r.get("kind") == "cell_timeout"]
-        + [g for g, r in cells.items() if r.get("timed_out")],
-        restored=sorted({x for r in cells.values() for x in r.get("restored") or []}),
-        guard=sorted({r["guard_problem"] for r in cells.values() if r.get("guard_problem")}),
-        died=[r["what"] for r in records if r.get("kind") == "died"],
-        dead=next((r["kernel_dead"] for r in cells.values() if r.get("kernel_dead")), None),
-        restarts=[r["cell"] for r in records if r.get("kind") == "restart"],
+        timed=[r.cell for r in records if isinstance(r, CellTimeout)]
+        + [g for g, r in cells.items() if r.timed_out],
+        restored=sorted({x for r in cells.values() for x in r.restored}),
+        guard=sorted({r.guard_problem for r in cells.values() if r.guard_problem}),
+        died=[r.what for r in records if isinstance(r, Died)],
+        dead=next((r.kernel_dead for r in cells.values() if r.kernel_dead), None),
+        restarts=[r.cell for r in records if isinstance(r, Restart)],
     )
 
 
-def cell_scores(f: Findings, cells: dict) -> dict:
+def cell_scores(f: Findings, cells: dict[str, float]) -> dict[str, float]:
     scores = {}
     for gid in cells:
-        if f.final and gid in f.final["scores"]:
-            scores[gid] = float(f.final["scores"][gid][0])
+        if f.final and gid in f.final.scores:
+            scores[gid] = float(f.final.scores[gid][0])
         elif gid in f.cells:
-            scores[gid] = float(f.cells[gid]["score"])
+            scores[gid] = float(f.cells[gid].score)
         else:
             scores[gid] = 0.0
     return scores
 
 
-def notes_for(f: Findings, cells: dict, scores: dict, opts, work: Path) -> list[str]:
+def notes_for(f: Findings, cells: dict[str, float], scores: dict[str, float], opts: Options,
+              work: Path) -> list[str]:
     """The reason column: what passed, what failed, and every event that explains the status."""
     passed = sum(1 for gid in cells if scores[gid] >= cells[gid] > 0)
     notes = [f"{passed}/{len(cells)} tests passed"]
-    failed = [f"{g}: {f.cells[g]['reason']}" for g in cells
-              if g in f.cells and scores[g] < cells[g] and f.cells[g].get("reason")
-              and not f.cells[g].get("timed_out")]
+    failed = [f"{g}: {f.cells[g].reason}" for g in cells
+              if g in f.cells and scores[g] < cells[g] and f.cells[g].reason
+              and not f.cells[g].timed_out]
     if failed:
         notes.append("failed " + "; ".join(failed[:3]))
     if f.restored:
@@ -100,7 +121,7 @@ def notes_for(f: Findings, cells: dict, scores: dict, opts, work: Path) -> list[
     if f.dead:
         notes.append(f.dead)
     if f.timed:
-        notes.append(f"per-cell timeout ({opts.timeout}s) in: {', '.join(f.timed)}")
+        notes.append(f"per-cell timeout ({opts.timeout}s) in: {', '.join(map(str, f.timed))}")
     if f.restarts:
         notes.append(f"kernel stuck after a timeout, restarted and earlier cells replayed "
                      f"({len(f.restarts)}x)")
@@ -121,7 +142,8 @@ def _log_tail(logf: Path) -> str:
     return f": {lines[-1][:200]}" if lines else ""
 
 
-def score(row, cells: dict, result: Path, killed: bool, work: Path, opts) -> None:
+def score(row: ScoredRow, cells: dict[str, float], result: Path, killed: bool, work: Path,
+          opts: Options) -> None:
     """Fill ``row`` (score, cells, status, reason) from the worker's result file."""
     f = read_findings(result, killed)
     row.cells = cell_scores(f, cells)

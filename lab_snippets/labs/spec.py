@@ -1,15 +1,42 @@
-"""The one structure the grader hands to its per-submission worker (and the worker to the sandbox).
+"""The structures that cross between the grader, its per-submission worker and the sandbox.
 
-Both sides import these dataclasses; the grader writes them as JSON into the submission's
-private work folder (``spec.json``), the worker and the sandbox launcher read them back. A
-field added on one side is therefore known on the other, and a typo fails at load time.
+``Options``: how the grader grades (one set of defaults; the command line takes its defaults from
+here). ``GradeSpec``: what the grader hands to its worker (and the worker to the sandbox); the
+grader writes it as JSON into the submission's private work folder (``spec.json``), the worker
+and the sandbox launcher read it back. The result records (``CellRecord`` and the others): what
+the worker appends to the result file, one JSON line each, and the grader reads back. Both sides
+import these dataclasses, so a field added on one side is known on the other, and a typo fails
+at load time.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import Any, ClassVar
+
+
+def default_jobs() -> int:
+    """Submissions graded at a time unless told: the cores, at most 4."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class Options:
+    """How ``grade`` grades. The defaults here are the only ones (``cli`` reads them)."""
+
+    timeout: int = 30              # per-cell timeout (s)
+    submission_timeout: int = 300  # hard wall-clock limit per submission (s)
+    jobs: int = field(default_factory=default_jobs)  # submissions graded in parallel
+    memory_mb: int = 2048          # address-space limit per kernel
+    max_procs: int = 128           # processes per submission inside the sandbox
+    iopub_timeout: int = 4         # s to wait for a cell's last output
+
+    def __post_init__(self) -> None:
+        if not self.jobs:  # None or 0 from a caller: the default
+            object.__setattr__(self, "jobs", default_jobs())
 
 
 @dataclass(frozen=True)
@@ -82,6 +109,87 @@ class GradeSpec:
     @classmethod
     def read(cls, path: str | Path) -> GradeSpec:
         return cls.loads(Path(path).read_text())
+
+
+# --------------------------------------------------------------------------- result records
+# One JSON line each in the result file, ``kind`` first, then the fields in the order below.
+
+
+@dataclass(frozen=True)
+class CellRecord:
+    """One graded cell, as nbgrader scored it, and what the guard and the kernel did around it."""
+
+    KIND: ClassVar[str] = "cell"
+    grade_id: str | None
+    score: float
+    max_score: float
+    timed_out: bool = False
+    restored: tuple[str, ...] = ()      # what the guard had to undo before the test
+    guard_problem: str | None = None    # why there was no valid guard report (the test not run)
+    reason: str = ""
+    kernel_dead: str | None = None      # a kernel death with no recovery
+
+
+@dataclass(frozen=True)
+class CellTimeout:
+    """An ungraded cell that hit the per-cell timeout."""
+
+    KIND: ClassVar[str] = "cell_timeout"
+    cell: str
+
+
+@dataclass(frozen=True)
+class Restart:
+    """A stuck kernel restarted (earlier cells replayed)."""
+
+    KIND: ClassVar[str] = "restart"
+    cell: str | None
+
+
+@dataclass(frozen=True)
+class Died:
+    """A kernel death survived by a restart."""
+
+    KIND: ClassVar[str] = "died"
+    cell: str
+    what: str
+
+
+@dataclass(frozen=True)
+class Final:
+    """nbgrader's scores once the worker finished: grade_id -> [score, max_score]."""
+
+    KIND: ClassVar[str] = "final"
+    scores: dict[str, list[float]]
+
+
+Record = CellRecord | CellTimeout | Restart | Died | Final
+RECORD_KINDS: dict[str, type[Record]] = {c.KIND: c for c in (CellRecord, CellTimeout, Restart, Died, Final)}
+
+
+def record_line(record: Record) -> str:
+    """The record as its JSON line (without the newline)."""
+    return json.dumps({"kind": record.KIND, **asdict(record)})
+
+
+def parse_record(line: str) -> Record | None:
+    """The record of one line; None for a line that is not JSON (the last one, cut off when the
+    grader killed the worker) or of an unknown kind. A known kind with wrong fields raises
+    ``ValueError``: the worker and the grader disagree, which must not pass quietly."""
+    try:
+        raw: Any = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(raw, dict) or raw.get("kind") not in RECORD_KINDS:
+        return None
+    cls = RECORD_KINDS[raw.pop("kind")]
+    _no_unknown(cls, raw)
+    if cls is CellRecord:
+        raw["restored"] = tuple(raw.get("restored") or ())
+    try:
+        return cls(**raw)
+    except TypeError as exc:
+        raise ValueError(f"{cls.__name__}: {exc}") from None
 
 
 def _no_unknown(cls: type, raw: dict) -> None:

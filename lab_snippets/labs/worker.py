@@ -32,7 +32,16 @@ from lab_snippets.labs import guard
 from lab_snippets.labs.common import failure_message
 from lab_snippets.labs.markers import defined_names
 from lab_snippets.labs.recovery import RecoveringMixin
-from lab_snippets.labs.spec import GradeSpec
+from lab_snippets.labs.spec import (
+    CellRecord,
+    CellTimeout,
+    Died,
+    Final,
+    GradeSpec,
+    Record,
+    Restart,
+    record_line,
+)
 
 
 class Report:
@@ -41,9 +50,9 @@ class Report:
     def __init__(self, path: str) -> None:
         self.path = path
 
-    def emit(self, record: dict) -> None:
+    def emit(self, record: Record) -> None:
         with open(self.path, "a") as fh:
-            fh.write(json.dumps(record) + "\n")
+            fh.write(record_line(record) + "\n")
 
 
 class SandboxKernelManager(AsyncKernelManager):
@@ -147,7 +156,7 @@ class SandboxExecute(RecoveringMixin, Execute):
         restored, problem = self._guard_check(index)
         if problem and not self.kernel_alive(index):
             self.restart_and_replay(index, self._install_guard)
-            self.report.emit({"kind": "restart", "cell": gid})
+            self.report.emit(Restart(gid))
             restored, problem = self._guard_check(index)
         if problem:
             cell.outputs = []
@@ -158,9 +167,9 @@ class SandboxExecute(RecoveringMixin, Execute):
         cell, resources = super().preprocess_cell(cell, resources, index)
         where = gid or f"cell {index}"
         if not grade and self.timed_out(cell):
-            self.report.emit({"kind": "cell_timeout", "cell": where})
+            self.report.emit(CellTimeout(where))
         if self.after_cell(cell, index, self._install_guard):
-            self.report.emit({"kind": "restart", "cell": where})
+            self.report.emit(Restart(where))
         elif not self.timed_out(cell):
             self.after_replay(index)
         return cell, resources
@@ -176,7 +185,7 @@ class SandboxExecute(RecoveringMixin, Execute):
             self._fail(cell, "KernelDied", what)
         try:  # start a fresh kernel, replay the completed cells, grade the rest
             self.restart_and_replay(index, self._install_guard)
-            self.report.emit({"kind": "died", "cell": gid or f"cell {index}", "what": what})
+            self.report.emit(Died(gid or f"cell {index}", what))
         except Exception as exc:
             self.kernel_dead = f"{what}; no recovery ({type(exc).__name__}: {exc})"
 
@@ -216,10 +225,10 @@ class SandboxExecute(RecoveringMixin, Execute):
         reason = failure_message(cell.outputs) or ""
         if not reason and score is not None and score < max_score:
             reason = "partial credit"
-        self.report.emit({"kind": "cell", "grade_id": gid, "score": score or 0.0,
-                          "max_score": max_score, "timed_out": timed_out, "restored": restored,
-                          "guard_problem": problem, "reason": reason,
-                          "kernel_dead": self.kernel_dead})
+        self.report.emit(CellRecord(grade_id=gid, score=score or 0.0, max_score=max_score,
+                                    timed_out=timed_out, restored=tuple(restored),
+                                    guard_problem=problem, reason=reason,
+                                    kernel_dead=self.kernel_dead))
 
 
 def nbgrader_config(spec: GradeSpec):
@@ -267,12 +276,12 @@ def autograde(spec_path: str) -> None:
     app.force = True
     app.create_student = True
     app.start()
-    scores = {}
+    scores: dict[str, list[float]] = {}
     with Gradebook(coursedir.db_url, spec.course_id) as gb:
         sub = gb.find_submission_notebook(spec.notebook, spec.assignment, spec.student)
         for g in sub.grades:
             scores[g.name] = [g.auto_score or 0.0, g.max_score]
-    Report(spec.result).emit({"kind": "final", "scores": scores})
+    Report(spec.result).emit(Final(scores))
 
 
 def main(argv=None) -> None:

@@ -10,7 +10,8 @@ course's own explanation. The quote is read from slime's source when a cell runs
    ``~/.cache/slime-course``, laid out as ``<commit>/<path>``;
 3. a download of just that file from GitHub's raw host at the pinned commit
    (``SLIME_RAW_BASE`` overrides the base URL, ``SLIME_FETCH_TIMEOUT`` the timeout;
-   never when ``SLIME_OFFLINE=1``);
+   never when ``SLIME_OFFLINE`` is 1, true, yes or on: ``resolver.offline()``, the one reading of it);
+   the views of one process share one resolver, so a kernel tries a dead network once;
 4. the fallback: caption, permalink and explanation, and how to see the quote.
 
 A notebook's last cell is ``show_call_site("06")``; it never raises for lack of source.

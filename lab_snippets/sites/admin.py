@@ -2,7 +2,8 @@
 
 Usage::
 
-    python -m lab_snippets.sites check              # every site resolves and matches
+    python -m lab_snippets.sites check              # every site resolves and matches; with SLIME_SRC,
+                                                    # the universal statements hold at the pin too
     python -m lab_snippets.sites fetch              # fill the cache for the pinned commit
     python -m lab_snippets.sites relocate --to SHA [--write]
 """
@@ -10,13 +11,17 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
+from lab_snippets.sites import universals
 from lab_snippets.sites.registry import (
     _COMMIT_RE,
+    DEFAULT_REGISTRY,
     HOW_TO_SEE,
     MODULE_SYMBOL,
     Registry,
@@ -89,7 +94,25 @@ def cmd_check(registry: Registry, out: TextIO | None = None) -> int:
         + (f", {len(registry.errors)} registry errors" if registry.errors else ""),
         file=out,
     )
-    return 1 if bad or registry.errors else 0
+    is_default = Path(registry.path).resolve() == DEFAULT_REGISTRY.resolve()
+    universal_failures = check_universals(registry, out) if is_default else 0
+    return 1 if bad or registry.errors or universal_failures else 0
+
+
+def check_universals(registry: Registry, out: TextIO) -> int:
+    """The statements about all of slime, searched for in the whole tree at the pin (needs SLIME_SRC)."""
+    try:
+        statements = universals.load_statements()
+    except universals.UniversalsError as exc:
+        print(f"FAIL {exc}", file=out)
+        return 1
+    src = os.environ.get("SLIME_SRC")
+    tree = universals.Tree(src, registry.commit) if src else None
+    try:
+        return universals.report(statements, tree, out)
+    except universals.UniversalsError as exc:
+        print(f"FAIL universal statements: {exc}", file=out)
+        return 1
 
 
 def cmd_fetch(registry: Registry, out: TextIO | None = None) -> int:

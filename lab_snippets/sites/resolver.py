@@ -69,6 +69,25 @@ def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+OFFLINE_ENV = "SLIME_OFFLINE"
+# Set beside SLIME_OFFLINE=1 by whoever turned the download off for someone else (the book build,
+# for the kernels it starts once its own fetch failed): why, in place of "SLIME_OFFLINE=1".
+OFFLINE_WHY_ENV = "SLIME_OFFLINE_WHY"
+
+
+def offline() -> bool:
+    """True when ``SLIME_OFFLINE`` forbids downloads (1, true, yes or on, any case): the one
+    reading of the flag, for the kernels and for the book build alike."""
+    return _env_flag(OFFLINE_ENV)
+
+
+def _offline_problem() -> str:
+    why = os.environ.get(OFFLINE_WHY_ENV, "").strip()
+    if why:
+        return f"no download was tried: {why}"
+    return "SLIME_OFFLINE=1, so no download was tried. Fix: unset SLIME_OFFLINE."
+
+
 class SourceProblem(Exception):
     """One step of the resolver could not provide the file; the message names problem and fix.
     ``absent`` is set when the source answered authoritatively that the file is not at the commit."""
@@ -80,7 +99,8 @@ class SourceProblem(Exception):
 
 class Resolver:
     """Finds slime files at one commit. Keeps what it read (and which steps failed) for its lifetime,
-    so a chapter with several sites does not retry a dead network once per site."""
+    so a chapter with several sites does not retry a dead network once per site; the notebooks'
+    views share one per process (``process_resolver``), so a kernel tries a dead network once."""
 
     def __init__(self, registry: Registry, *, use_network: bool | None = None) -> None:
         self.registry = registry
@@ -220,11 +240,11 @@ class Resolver:
     def network_allowed(self) -> bool:
         if self._use_network is not None:
             return self._use_network
-        return not _env_flag("SLIME_OFFLINE")
+        return not offline()
 
     def _from_network(self, path: str, commit: str | None = None) -> Found:
         if not self.network_allowed():
-            raise SourceProblem("SLIME_OFFLINE=1, so no download was tried. Fix: unset SLIME_OFFLINE.")
+            raise SourceProblem(_offline_problem())
         if "net" in self._dead:
             raise SourceProblem(self._dead["net"])
         url = self.raw_url(path, commit)
@@ -291,7 +311,8 @@ class Resolver:
                 problems.append(str(exc))
             else:
                 if matches(found):
-                    self._texts[key] = found
+                    if found.authoritative:  # a plain tree can change under a long-lived kernel
+                        self._texts[key] = found
                     return Resolution(site, "ok", found.text, found.origin, problems)
                 if found.authoritative:
                     return Resolution(site, "mismatch", found.text, found.origin, problems)
@@ -376,6 +397,28 @@ class Resolver:
             raise SourceProblem(" | ".join(problems)) from None
         self._texts[key] = found
         return found.text
+
+
+_PROCESS_RESOLVERS: dict[tuple[object, ...], Resolver] = {}
+_PROCESS_LOCK = threading.Lock()
+
+
+def _settings() -> tuple[object, ...]:
+    """What decides where a resolver looks: read when it is made, so a change makes another one."""
+    return (os.environ.get("SLIME_SRC") or None, offline(), os.environ.get(OFFLINE_WHY_ENV),
+            os.environ.get("SLIME_RAW_BASE"), os.environ.get("SLIME_FETCH_TIMEOUT"), str(cache_root()))
+
+
+def process_resolver(registry: Registry) -> Resolver:
+    """This process's resolver for ``registry``'s repository and commit under the current slime
+    settings. Every call-site view in a kernel goes through it, so a network found dead is tried
+    once per kernel, not once per cell; setting another ``SLIME_*`` value gets a fresh resolver."""
+    key = (registry.repo, registry.commit, *_settings())
+    with _PROCESS_LOCK:
+        resolver = _PROCESS_RESOLVERS.get(key)
+        if resolver is None:
+            resolver = _PROCESS_RESOLVERS[key] = Resolver(registry)
+        return resolver
 
 
 def _download(url: str, timeout: float) -> bytes:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from lab_snippets.sites.registry import HOW_TO_SEE, Registry, RegistryError, Site, _anchor_line, load_registry
-from lab_snippets.sites.resolver import Resolution, Resolver, _env_flag
+from lab_snippets.sites.resolver import Resolution, Resolver, _env_flag, process_resolver
 
 # The book build (lab_snippets.book.bookbuild) sets these for the kernels it runs: a quote that falls
 # back shows readers a calm note instead of the resolver's problems, and each fallback's reason is
@@ -161,7 +161,8 @@ class CallSiteView:
             f"view these lines on GitHub</a></div>"
         )
         # class and data-site let the Chinese edition put the site's translated explanation here
-        parts.append(f'<div class="slime-explanation" data-site="{html.escape(site.id)}" style="margin-top:.4em">'
+        parts.append(f'<div class="slime-explanation" data-site="{html.escape(site.id)}" '
+                     'style="margin-top:.4em">'
                      f'{prose_html(site.explanation)}</div>')
         parts.append("</div>")
         return "".join(parts)
@@ -235,7 +236,8 @@ class CallSitesView:
 def prose_html(text: str) -> str:
     """An explanation as HTML: escaped, with its `code spans` shown as code."""
     parts = re.split(r"(`[^`]+`)", text.strip())
-    return "".join(f"<code>{html.escape(p[1:-1])}</code>" if p.startswith("`") and p.endswith("`") and len(p) > 1
+    return "".join(f"<code>{html.escape(p[1:-1])}</code>"
+                   if p.startswith("`") and p.endswith("`") and len(p) > 1
                    else html.escape(p) for p in parts)
 
 
@@ -255,7 +257,7 @@ def show_call_site(
         site = reg.get(str(site_id))
     except RegistryError as exc:
         return CallSiteView.error(f"{exc}\nFix the entry, then run `python -m lab_snippets.sites check`.")
-    return _view(reg, site, Resolver(reg))
+    return _view(reg, site, process_resolver(reg))
 
 
 def show_chapter_sites(
@@ -267,7 +269,7 @@ def show_chapter_sites(
         sites = reg.chapter_sites(str(chapter))
     except RegistryError as exc:
         return CallSitesView([CallSiteView.error(f"{exc}\nFix the registry, then run `check`.")])
-    resolver = Resolver(reg)
+    resolver = process_resolver(reg)
     return CallSitesView([_view(reg, s, resolver) for s in sites])
 
 

@@ -14,8 +14,8 @@ listing what is left:
 Two kinds of thing are not counted as leaks, because they belong to the kernel, not to
 the notebook, and end when the kernel ends: multiprocessing's resource tracker and
 forkserver processes (started on demand by the ``spawn`` and ``forkserver`` start
-methods) with the pipe the kernel keeps open to each, and read-only files of installed packages that a library keeps open as a cache
-(matplotlib keeps its font files open once it has drawn text).
+methods) with the pipe the kernel keeps open to each, and read-only files of installed packages
+that a library keeps open as a cache (matplotlib keeps its font files open once it has drawn text).
 
 The audit can be used by hand in any kernel too::
 
@@ -208,7 +208,8 @@ def leaks(before: Snapshot) -> list[str]:
     sockets_now = _socket_fds()
     for conn in psutil.Process().net_connections("all"):
         if conn.fd in sockets_now - before.sockets:
-            found.append(f"socket fd {conn.fd} {conn.status or ''} {conn.laddr} -> {conn.raddr or '-'}".strip())
+            found.append(
+                f"socket fd {conn.fd} {conn.status or ''} {conn.laddr} -> {conn.raddr or '-'}".strip())
     fds_now = _fds()
     helper_pipes = _helper_pipes()
     for fd, target in sorted(fds_now.items()):

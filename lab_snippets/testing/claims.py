@@ -10,7 +10,7 @@ it must fail with ``AssertionError`` (``tests/test_claims.py`` runs every mutati
 
     python -m lab_snippets.testing.claims render            # write book/reference/claims.md
     python -m lab_snippets.testing.claims check             # exit 1 when the page or the table is out of step
-    python -m lab_snippets.testing.claims run 06            # run chapter 06's mutations, print kill or survive
+    python -m lab_snippets.testing.claims run 06            # chapter 06's mutations: killed or survived
     python -m lab_snippets.testing.claims run 06 --name "drop the semaphore"
 
 Tooling, not notebook-facing. Self-contained: it needs jupytext, nbclient and psutil, and the
@@ -242,7 +242,8 @@ def run_mutation(mutation: Mutation, timeout: float = 60) -> Verdict:
     run = run_notebook(nb, cwd=path.parent, stop_after=target, timeout=timeout)
     by_index = {c.index: c.slug for c in cells.values()}
     if run.failed_index is None:
-        return Verdict(mutation, False, f"survived: claim {mutation.claim!r} (cell {target}) still passes", run)
+        return Verdict(mutation, False, f"survived: claim {mutation.claim!r} (cell {target}) still passes",
+                       run)
     where = (f"claim {by_index[run.failed_index]!r}" if run.failed_index in by_index
              else "a cell that is not a claim")
     if run.failed_index != target:
@@ -314,12 +315,14 @@ def render(mutations: list[Mutation] | None = None) -> str:
 def check() -> list[str]:
     problems = []
     if not PAGE.exists() or PAGE.read_text(encoding="utf-8") != render():
-        problems.append(f"{PAGE.relative_to(chapters.ROOT)} is out of step: run `python -m lab_snippets.testing.claims render`")
+        problems.append(f"{PAGE.relative_to(chapters.ROOT)} is out of step: "
+                        "run `python -m lab_snippets.testing.claims render`")
     return problems
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lab_snippets.testing.claims", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m lab_snippets.testing.claims",
+                                     description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("render", help="write book/reference/claims.md")
     sub.add_parser("check", help="exit 1 when book/reference/claims.md is out of step")

@@ -1,0 +1,137 @@
+"""What a reader of the Chinese edition acts on, in Chinese (issue 26): the theme's tooltips and
+labels, the call-site link and fallback note, the language switch on every page.
+
+The themes leave some of their words English in a Chinese build: pydata-sphinx-theme and
+sphinx-book-theme write ``title="Toggle primary sidebar"``, ``aria-label="Main"`` or ``Color mode``
+into their templates as plain text (no translation call), Sphinx 7.4's zh_CN catalogue lacks
+"Link to this heading", and sphinx-book-theme's zh_CN catalogue says 列印成 PDF (Taiwan usage) where
+mainland Chinese says 打印为 PDF. Our own catalogue, ``locale/zh_CN/theme.po`` (English → Chinese,
+mainland usage), is applied two ways, both only in the Chinese edition:
+
+- the translators of the ``sphinx`` and ``booktheme`` domains look words up in it first (the
+  themes' own translations stay as the fallback): this covers what the templates translate;
+- each page the builder renders has the attributes (``title``, ``aria-label``, ``data-bs-title``)
+  and the short texts whose whole value is one of its English strings replaced: this covers what
+  the templates write as plain text.
+
+The language switch (``editions.switch_html``) is added to the pages that have no body for
+``editions`` to prepend it to: search and the general index.
+"""
+
+from __future__ import annotations
+
+import gettext
+import html
+import re
+from pathlib import Path
+
+from lab_snippets import REPO_ROOT
+
+ROOT = REPO_ROOT
+DOMAINS = ("sphinx", "booktheme")
+_ATTRIBUTE = re.compile(r'\b(title|aria-label|data-bs-title|placeholder)="([^"<>]*)"')
+_TEXT = re.compile(r">(\s*)([^<>]*?[A-Za-z][^<>]*?)(\s*)<")
+
+
+def catalogue_path(root: Path = ROOT) -> Path:
+    return Path(root) / "locale" / "zh_CN" / "theme.po"
+
+
+def catalogue(root: Path = ROOT) -> dict[str, str]:
+    """``{English: Chinese}`` of ``locale/zh_CN/theme.po`` (translated, not fuzzy)."""
+    from lab_snippets.book.i18n import read_po
+
+    return {m.id: m.string for m in read_po(catalogue_path(root)) if m.id and m.string and not m.fuzzy}
+
+
+class _Ours(gettext.NullTranslations):
+    """A translator that answers from our catalogue and asks the theme's own for everything else."""
+
+    def __init__(self, words: dict[str, str]) -> None:
+        super().__init__()
+        self.words = words
+
+    def gettext(self, message):
+        return self.words[message] if message in self.words else super().gettext(message)
+
+    def ngettext(self, singular, plural, n):
+        if n == 1 and singular in self.words:
+            return self.words[singular]
+        return super().ngettext(singular, plural, n)
+
+
+def put_first(words: dict[str, str]) -> None:
+    """Make our catalogue the first translator of the Sphinx and book-theme domains."""
+    from sphinx.locale import translators
+
+    for domain in DOMAINS:
+        key = ("general", domain)
+        ours = _Ours(words)
+        if key in translators:
+            ours.add_fallback(translators[key])
+        translators[key] = ours
+
+
+_ARTICLE = re.compile(r"(<article\b.*?</article>)", re.S)
+_COPYRIGHT = re.compile(r"© Copyright (\d{4})\.")
+
+
+def translate_html(text: str, words: dict[str, str]) -> str:
+    """``text`` with every attribute value that is exactly one of the catalogue's English strings
+    replaced by its Chinese; outside the article (header, sidebars, footer), also every text between
+    tags that is one, and the copyright line (the article's own text is the catalogues' business)."""
+    escaped = {html.escape(k, quote=True): html.escape(v, quote=True) for k, v in words.items()}
+    text = _ATTRIBUTE.sub(lambda m: f'{m.group(1)}="{escaped.get(m.group(2), m.group(2))}"', text)
+
+    def swap(m):
+        chinese = escaped.get(m.group(2))
+        return f">{m.group(1)}{chinese}{m.group(3)}<" if chinese else m.group(0)
+
+    copyright_ = words.get("© Copyright %s.")
+    pieces = _ARTICLE.split(text)
+    for i in range(0, len(pieces), 2):  # the even pieces lie outside every <article>
+        pieces[i] = _TEXT.sub(swap, pieces[i])
+        if copyright_:
+            pieces[i] = _COPYRIGHT.sub(lambda m: copyright_ % m.group(1), pieces[i])
+    return "".join(pieces)
+
+
+def add_switch(pagename: str, output: str, chinese: bool) -> str:
+    """The language switch at the top of a page that has none (search, the general index)."""
+    from lab_snippets.book.editions import switch_html
+
+    marker = '<div class="bd-article-container">'
+    if 'class="edition-switch"' in output or marker not in output:
+        return output
+    return output.replace(marker, marker + "\n" + switch_html(pagename, chinese), 1)
+
+
+def _builder_inited(app) -> None:
+    from lab_snippets.book.editions import is_chinese
+
+    templates = getattr(app.builder, "templates", None)
+    if templates is None or app.builder.format != "html":
+        return
+    chinese = is_chinese(app.config.language)
+    words = catalogue() if chinese else {}
+    if chinese:
+        put_first(words)
+        from sphinx.locale import translators
+
+        # Sphinx gave its template engine the translator object itself (before we came first)
+        templates.environment.install_gettext_translations(translators[("general", "sphinx")])
+    render = templates.render
+
+    def render_page(template: str, context: dict) -> str:
+        output = render(template, context)
+        pagename = context.get("pagename", "")
+        if template in ("search.html", "genindex.html") or pagename in ("search", "genindex"):
+            output = add_switch(pagename, output, chinese)
+        return translate_html(output, words) if chinese else output
+
+    templates.render = render_page
+
+
+def setup(app):
+    app.connect("builder-inited", _builder_inited)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

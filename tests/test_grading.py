@@ -1,0 +1,292 @@
+"""Tests for lab_snippets.grading: each check passes a right implementation and catches a wrong
+one, with a message that names the property."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from lab_snippets import grading
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 20))
+
+
+# -- the loop stays free -------------------------------------------------------------------
+
+async def _sleeps_async():
+    await asyncio.sleep(0.15)
+    return "done"
+
+
+async def _sleeps_blocking():  # the wrong one: holds the loop
+    time.sleep(0.15)
+    return "done"
+
+
+def test_check_loop_free_passes_awaiting_and_catches_a_blocking_sleep():
+    good = run(grading.observe(_sleeps_async(), timeout=2, heartbeat=0.005))
+    assert good.finished and good.value == "done"
+    grading.check_loop_free(good, 0.1, "the call")
+    bad = run(grading.observe(_sleeps_blocking(), timeout=2, heartbeat=0.005))
+    assert bad.max_gap >= 0.14
+    with pytest.raises(AssertionError, match="the call blocked the event loop for 1[45]\\d ms"):
+        grading.check_loop_free(bad, 0.1, "the call", hint="await asyncio.sleep")
+
+
+def test_check_loop_free_needs_a_heartbeat():
+    seen = run(grading.observe(_sleeps_async(), timeout=2))
+    with pytest.raises(ValueError, match="heartbeat"):
+        grading.check_loop_free(seen, 0.1, "x")
+
+
+# -- bounds --------------------------------------------------------------------------------
+
+async def _wait_for_work(work, budget):
+    await asyncio.wait_for(work, budget)
+
+
+async def _sleep_whole_budget(work, budget):  # the wrong one: sleeps its budget, then looks
+    await asyncio.sleep(budget)
+    await work
+
+
+def test_check_returns_early_catches_a_wait_that_sleeps_its_budget():
+    good = run(grading.observe(_wait_for_work(asyncio.sleep(0.05), 0.6), timeout=3))
+    grading.check_returns_early(good, work=0.05, budget=0.6, what="wait")
+    grading.check_within(good, budget=0.6, what="wait")
+    bad = run(grading.observe(_sleep_whole_budget(asyncio.sleep(0.05), 0.6), timeout=3))
+    with pytest.raises(AssertionError, match="wait did not return when the work was done"):
+        grading.check_returns_early(bad, work=0.05, budget=0.6, what="wait")
+    with pytest.raises(ValueError):
+        grading.check_returns_early(bad, work=1, budget=1, what="wait")
+
+
+async def _per_item_timeouts(items, total):  # the wrong one: each item gets the whole budget
+    for item in items:
+        await asyncio.wait_for(asyncio.sleep(item), total)
+
+
+async def _one_deadline(items, total):
+    async with asyncio.timeout(total):
+        for item in items:
+            await asyncio.sleep(item)
+
+
+def test_check_within_catches_per_item_timeouts_that_add_up_past_the_budget():
+    good = run(grading.observe(_one_deadline([0.2, 0.2, 0.2], 0.3), timeout=3))
+    grading.check_raises(good, TimeoutError, "the batch")
+    grading.check_within(good, budget=0.3, what="the batch", slack=0.15)
+    bad = run(grading.observe(_per_item_timeouts([0.2, 0.2, 0.2], 0.3), timeout=3))
+    with pytest.raises(AssertionError, match="the batch overran its budget: 0.6"):
+        grading.check_within(bad, budget=0.3, what="the batch", slack=0.15)
+
+
+def test_check_finished_and_check_within_report_a_hung_call():
+    hung = run(grading.observe(asyncio.sleep(5), timeout=0.1))
+    assert not hung.finished and 0.1 <= hung.seconds < 2
+    with pytest.raises(AssertionError, match="did not return within 0.1 s"):
+        grading.check_finished(hung, "the call", within=0.1)
+    with pytest.raises(AssertionError, match="had still not returned"):
+        grading.check_within(hung, budget=0.1, what="the call")
+
+
+# -- every path: a job that raises, a cancelled caller ---------------------------------------
+
+async def _gather_and_cancel_siblings(jobs):
+    tasks = [asyncio.ensure_future(j()) for j in jobs]
+    try:
+        return await asyncio.gather(*tasks)
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.wait(tasks, timeout=1)
+
+
+async def _gather_plain(jobs):  # the wrong one: a failing job leaves its siblings running
+    return await asyncio.gather(*(j() for j in jobs))
+
+
+def test_failing_job_and_leftovers_catch_siblings_left_running():
+    async def main(runner):
+        with grading.Leftovers() as left:
+            seen = await grading.observe(runner([grading.failing_job(0.01), lambda: asyncio.sleep(3)]),
+                                         timeout=2)
+        grading.check_raises(seen, grading.JobFailed, "the batch")
+        await left.check("a job failed")
+
+    run(main(_gather_and_cancel_siblings))
+    with pytest.raises(AssertionError, match=r"left running after a job failed: 1 task\(s\)"):
+        run(main(_gather_plain))
+
+
+def test_check_raises_names_what_happened_instead():
+    async def returns():
+        return 42
+
+    seen = run(grading.observe(returns(), timeout=1))
+    with pytest.raises(AssertionError, match="must raise TimeoutError; it returned 42"):
+        grading.check_raises(seen, TimeoutError, "the call")
+    seen = run(grading.observe(grading.failing_job()(), timeout=1))
+    with pytest.raises(AssertionError, match="must raise TimeoutError; it raised JobFailed"):
+        grading.check_raises(seen, TimeoutError, "the call")
+
+
+async def _cleans_up_then_reraises():
+    try:
+        await asyncio.sleep(5)
+    finally:
+        await asyncio.sleep(0.01)
+
+
+async def _swallows_cancellation():  # the wrong one
+    try:
+        await asyncio.sleep(5)
+    except asyncio.CancelledError:
+        return "swallowed"
+
+
+def test_cancel_midway_and_check_cancelled_catch_a_swallowed_cancellation():
+    good = run(grading.cancel_midway(_cleans_up_then_reraises, after=0.05))
+    grading.check_cancelled(good, "the call")
+    bad = run(grading.cancel_midway(_swallows_cancellation, after=0.05))
+    with pytest.raises(AssertionError, match="did not let the cancellation through: it returned 'swallowed'"):
+        grading.check_cancelled(bad, "the call")
+
+
+def test_cancel_midway_waits_for_an_event():
+    async def main():
+        started = asyncio.Event()
+
+        async def job():
+            started.set()
+            await asyncio.sleep(5)
+
+        return await grading.cancel_midway(job, after=started)
+
+    seen = run(main())
+    assert seen.finished and seen.cancelled and seen.seconds < 1
+
+
+# -- nothing left behind: threads and processes --------------------------------------------
+
+def test_leftovers_catches_a_thread_that_outlives_the_call():
+    stop = threading.Event()
+    with grading.Leftovers(grace=0.1) as left:
+        t = threading.Thread(target=stop.wait, args=(0.05,), name="joined-worker")
+        t.start()
+        t.join(2)
+    left.check_now("a success")
+    with grading.Leftovers(grace=0.1) as left:  # the wrong one: never joined, still running
+        t = threading.Thread(target=stop.wait, args=(5,), name="stray-worker")
+        t.start()
+    try:
+        with pytest.raises(AssertionError,
+                           match=r"left running after a success: 1 thread\(s\) \(stray-worker\)"):
+            left.check_now("a success")
+    finally:
+        stop.set()
+        t.join(2)
+
+
+def test_leftovers_kills_and_reports_a_child_process_left_running():
+    with grading.Leftovers(grace=0.2) as left:
+        good = subprocess.Popen(grading.WORKER + ["sleep", "0.05"], stdout=subprocess.DEVNULL)
+        good.wait(5)
+    left.check_now("the call returned")
+    with grading.Leftovers(grace=0.2) as left:  # the wrong one: never waited for or killed
+        bad = subprocess.Popen(grading.WORKER + ["sleep", "5"], stdout=subprocess.DEVNULL)
+    with pytest.raises(AssertionError,
+                       match=rf"left running after the timeout: 1 process\(es\) \(pid {bad.pid}\)"):
+        left.check_now("the timeout")
+    assert bad.wait(5) == -signal.SIGKILL, "the check kills what it reports"
+
+
+def _kill_group(proc):
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(5)
+
+
+def _kill_leader(proc):  # the wrong one: the children keep running
+    proc.kill()
+    proc.wait(5)
+
+
+@pytest.mark.parametrize("kill, survivors", [(_kill_group, 0), (_kill_leader, 2)])
+def test_check_group_gone_catches_a_kill_that_spares_the_children(tmp_path, kill, survivors):
+    pid_file = str(tmp_path / "pids")
+    proc = subprocess.Popen(grading.spawns_children(2, 5, pid_file), stdout=subprocess.DEVNULL,
+                            start_new_session=True)
+
+    async def main():
+        pids = await grading.wait_for_pids(pid_file, 3)
+        assert pids[0] == proc.pid and len(pids) == 3
+        assert grading.group_members(proc.pid) == sorted(pids)
+        kill(proc)
+        await grading.check_group_gone(proc.pid, "the timeout", timeout=0.5)
+
+    if survivors:
+        with pytest.raises(AssertionError,
+                           match=f"{survivors} member\\(s\\) of the process group still running"):
+            run(main())
+        time.sleep(0.1)
+        assert grading.group_members(proc.pid) == [], "the check kills what it reports"
+    else:
+        run(main())
+
+
+# -- adversarial children ----------------------------------------------------------------
+
+def test_adversarial_children_do_what_they_say(tmp_path):
+    done = subprocess.run(grading.floods(100_000, 300_000, exit_code=3), capture_output=True, timeout=10)
+    assert (done.returncode, len(done.stdout), len(done.stderr)) == (3, 100_000, 300_000)
+
+    stubborn = subprocess.Popen(grading.ignores_sigterm(5), stdout=subprocess.PIPE)
+    try:
+        assert stubborn.stdout.readline().startswith(b"ready")
+        stubborn.terminate()
+        with pytest.raises(subprocess.TimeoutExpired):
+            stubborn.wait(0.3)
+    finally:
+        stubborn.kill()
+        stubborn.wait(5)
+
+    pid_file = str(tmp_path / "pids")
+    leader = subprocess.Popen(grading.leaves_child_on_pipes(5, pid_file), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        assert leader.wait(10) == 0
+        child = grading.read_pids(pid_file)[1]
+        assert grading.running(child) and grading.group_members(leader.pid) == [child]
+    finally:
+        os.killpg(leader.pid, signal.SIGKILL)
+        leader.stderr.close()
+
+
+def test_read_pids_ignores_a_partial_file(tmp_path):
+    path = tmp_path / "pids"
+    assert grading.read_pids(str(path)) == []
+    path.write_text("ready 12 13")
+    assert grading.read_pids(str(path)) == []
+    path.write_text("ready 12 13\n")
+    assert grading.read_pids(str(path)) == [12, 13]
+
+
+def test_call_times_a_plain_function_and_catches_a_sleep_that_outlasts_the_work():
+    done = threading.Event()
+    threading.Timer(0.05, done.set).start()
+    good = grading.call(done.wait, 1.0)  # returns when the work is done
+    assert good.value is True
+    grading.check_returns_early(good, work=0.05, budget=1.0, what="the wait")
+    bad = grading.call(lambda: (time.sleep(1.0), done.is_set())[1])  # the wrong one: sleeps the budget
+    with pytest.raises(AssertionError, match="the wait did not return when the work was done"):
+        grading.check_returns_early(bad, work=0.05, budget=1.0, what="the wait")
+    failed = grading.call(int, "x")
+    assert isinstance(failed.error, ValueError) and failed.finished
