@@ -53,8 +53,7 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 # Before you run it, write down how long the pair takes, and whether request B starts before
 # request A ends.
 
-# %% tags=["claim", "hide-output"]
-# claim: sequential-awaits-do-not-overlap
+# %% tags=["hide-output"]
 REQUEST_TIME = 0.1
 tl = Timeline()
 started = time.monotonic()
@@ -64,8 +63,12 @@ sequential_elapsed = time.monotonic() - started
 
 print(f"two awaits in a row: {sequential_elapsed:.3f} s for 2 x {REQUEST_TIME} s")
 print(tl.names())
+
+# %% tags=["claim", "hide-cell"]
+# claim: sequential-awaits-do-not-overlap
 assert tl.order("request A starts", "request A ends", "request B starts", "request B ends"), \
     "B starts only after A has ended"
+print("✓ B started only after A had ended")
 
 # %% [markdown]
 # The pair took the sum of the two waits, and B started only after A had ended. `await x`
@@ -76,17 +79,21 @@ assert tl.order("request A starts", "request A ends", "request B starts", "reque
 # Overlap needs two pieces of work that the loop can run side by side: two Tasks. Chapter 03
 # is about them; here is just enough to see the difference.
 
-# %% tags=["claim"]
-# claim: two-tasks-overlap
+# %%
 tl = Timeline()
 started = time.monotonic()
 task_a = asyncio.create_task(fake_request("request A", REQUEST_TIME, tl))
 task_b = asyncio.create_task(fake_request("request B", REQUEST_TIME, tl))
-await asyncio.wait_for(asyncio.gather(task_a, task_b), timeout=2)
+await asyncio.gather(task_a, task_b)
 overlapped_elapsed = time.monotonic() - started
 
-print(f"two tasks: {overlapped_elapsed:.3f} s, sequential awaits: {sequential_elapsed:.3f} s")
+print(f"two tasks: {overlapped_elapsed:.3f} s,",
+      f"sequential awaits: {sequential_elapsed:.3f} s")
+
+# %% tags=["claim", "hide-input"]
+# claim: two-tasks-overlap
 assert tl.order("request A starts", "request B starts", "request A ends"), "B starts while A waits"
+print("✓ B started while A was still waiting")
 
 # %% [markdown]
 # ## Where `await` hands over control
@@ -101,8 +108,7 @@ assert tl.order("request A starts", "request B starts", "request A ends"), "B st
 # second version each step ends with `await asyncio.sleep(0)`, which suspends for exactly
 # one pass of the loop: "let the others run, then come back to me".
 
-# %% tags=["claim"]
-# claim: switch-only-where-it-suspends
+# %%
 async def step_without_suspending(log: list[str], i: int) -> None:
     log.append(f"step {i}")
 
@@ -118,12 +124,13 @@ async def bystander(log: list[str]) -> None:
         await asyncio.sleep(0)
 
 
+# %%
 async def three_steps(step) -> list[str]:
     log: list[str] = []
     other = asyncio.create_task(bystander(log))
     for i in range(3):
         await step(log, i)
-    await asyncio.wait_for(other, timeout=2)
+    await other
     return log
 
 
@@ -131,8 +138,12 @@ no_suspension = await three_steps(step_without_suspending)
 with_sleep_0 = await three_steps(step_then_yield)
 print("await on coroutines that never suspend:", no_suspension)
 print("await asyncio.sleep(0) after each step: ", with_sleep_0)
+
+# %% tags=["claim", "hide-input"]
+# claim: switch-only-where-it-suspends
 assert no_suspension[:3] == ["step 0", "step 1", "step 2"], "no suspension, no turn for the bystander"
 assert with_sleep_0[:4] == ["step 0", "bystander 0", "step 1", "bystander 1"]
+print("✓ the bystander ran only where a step suspended")
 
 # %% [markdown]
 # With no real suspension, all three steps ran before the bystander got its first turn, even
@@ -152,8 +163,8 @@ assert with_sleep_0[:4] == ["step 0", "bystander 0", "step 1", "bystander 1"]
 # each way, while a bystander task counts the turns the loop gives it. Predict the count
 # during each `aread()`.
 
-# %% tags=["claim"]
-# claim: read-after-post-does-not-suspend
+# %% tags=["hide-input"]
+# The instrument: a bystander task that counts the turns the loop gives it.
 import httpx
 
 from lab_snippets.loopback_http import LatencyServer
@@ -165,7 +176,8 @@ async def count_turns(counter: dict[str, int], stop: asyncio.Event) -> None:
         await asyncio.sleep(0)
 
 
-async def post_then_read(client: httpx.AsyncClient, url: str, counter: dict[str, int]) -> tuple[int, int, int]:
+# %%
+async def post_then_read(client: httpx.AsyncClient, url: str, counter: dict[str, int]):
     before = counter["turns"]
     response = await client.post(url, json={"prompt": "hi"})
     after_post = counter["turns"]
@@ -175,9 +187,11 @@ async def post_then_read(client: httpx.AsyncClient, url: str, counter: dict[str,
     return after_post - before, after_read - after_post, len(body)
 
 
-async def stream_then_read(client: httpx.AsyncClient, url: str, counter: dict[str, int]) -> tuple[int, int, int]:
+async def stream_then_read(client: httpx.AsyncClient, url: str,
+                           counter: dict[str, int]):
     before = counter["turns"]
-    response = await client.send(client.build_request("POST", url, json={"prompt": "hi"}), stream=True)
+    request = client.build_request("POST", url, json={"prompt": "hi"})
+    response = await client.send(request, stream=True)
     after_send = counter["turns"]
     body = await response.aread()
     after_read = counter["turns"]
@@ -185,6 +199,7 @@ async def stream_then_read(client: httpx.AsyncClient, url: str, counter: dict[st
     return after_send - before, after_read - after_send, len(body)
 
 
+# %%
 counter, stop = {"turns": 0}, asyncio.Event()
 async with LatencyServer(latency=0.05, body=b"x" * 100_000) as server:
     async with httpx.AsyncClient(timeout=5) as client:
@@ -194,13 +209,19 @@ async with LatencyServer(latency=0.05, body=b"x" * 100_000) as server:
             streamed = await stream_then_read(client, server.url, counter)
         finally:
             stop.set()
-            await asyncio.wait_for(watcher, timeout=2)
-print(f"post:   {plain[0]} turns for the bystander during the request, {plain[1]} during aread() ({plain[2]} bytes)")
-print(f"stream: {streamed[0]} turns during the request, {streamed[1]} during aread() ({streamed[2]} bytes)")
+            await watcher
+print(f"post:   {plain[0]} turns for the bystander during the request,",
+      f"{plain[1]} during aread() ({plain[2]} bytes)")
+print(f"stream: {streamed[0]} turns during the request,",
+      f"{streamed[1]} during aread() ({streamed[2]} bytes)")
+
+# %% tags=["claim", "hide-input"]
+# claim: read-after-post-does-not-suspend
 assert plain[0] > 0 and streamed[0] > 0, "waiting for the server gave the bystander turns in both cases"
 assert plain[1] == 0, "after a non-streaming post, aread() returned the stored body without suspending"
 assert streamed[1] > 0, "a streaming response's aread() waited for the socket, so the bystander ran"
 assert plain[2] == streamed[2] == 100_000, "both read the whole body"
+print("✓ after a plain post, aread() did not suspend; a streaming one's aread() did")
 
 # %% [markdown]
 # Both requests gave the bystander many turns while they waited for the server; the
@@ -223,8 +244,7 @@ assert plain[2] == streamed[2] == 100_000, "both read the whole body"
 # come at all. We run two coroutines that both "wait 0.15 s": one with `await asyncio.sleep`,
 # one with `time.sleep`.
 
-# %% tags=["claim"]
-# claim: time-sleep-freezes-the-loop
+# %%
 FREEZE = 0.15
 
 
@@ -233,9 +253,10 @@ async def polite_wait(seconds: float) -> None:
 
 
 async def rude_wait(seconds: float) -> None:
-    time.sleep(seconds)  # the bug this chapter is about: it blocks the thread the loop runs on
+    time.sleep(seconds)  # the bug: it blocks the thread the loop runs on
 
 
+# %%
 tl = Timeline()
 async with LoopWatch(interval=0.005) as watch:
     with tl.span("await asyncio.sleep(0.15)", state="waiting"):
@@ -244,7 +265,10 @@ async with LoopWatch(interval=0.005) as watch:
     with tl.span("time.sleep(0.15) in a coroutine", state="blocked"):
         await rude_wait(FREEZE)
     await asyncio.sleep(0.02)
+print(watch.summary(threshold=0.05))
 
+# %% tags=["claim", "hide-input"]
+# claim: time-sleep-freezes-the-loop
 polite = tl.spans_of("await asyncio.sleep(0.15)")[0]
 rude = tl.spans_of("time.sleep(0.15) in a coroutine")[0]
 
@@ -258,7 +282,6 @@ def longest_gap_inside(span) -> float:
                 and b <= tl.t0 + span.end), default=0.0)
 
 
-print(watch.summary(threshold=0.05))
 print(f"heartbeats during await asyncio.sleep: {len(beats_inside(polite))}, during time.sleep: "
       f"{len(beats_inside(rude))}")
 covering = [(a, b) for a, b in watch.stalls(threshold=0.5 * FREEZE)
@@ -268,6 +291,7 @@ assert len(beats_inside(polite)) >= 5, "the loop kept serving others during the 
 assert len(covering) == 1, "one gap between heartbeats covers the whole time.sleep"
 (stall_start, stall_end), = covering
 assert longest_gap_inside(polite) <= 0.5 * (stall_end - stall_start)
+print("✓ the heartbeat kept beating through the await and stopped for the whole time.sleep")
 
 # %% [markdown]
 # The heartbeat kept beating through the `await asyncio.sleep`, and stopped dead during
@@ -279,7 +303,7 @@ assert longest_gap_inside(polite) <= 0.5 * (stall_end - stall_start)
 # The chart puts the two waits and the heartbeat on one clock. The heartbeat lane is blue
 # while the loop answers and red where the gap between wake-ups is longer than 50 ms.
 
-# %%
+# %% tags=["hide-input"]
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
 fig = tl.plot("Awaiting frees the event loop; time.sleep inside a coroutine freezes it",
               lanes=["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine", "event loop heartbeat"])
@@ -301,13 +325,16 @@ assert any(s.start <= rude.start and s.end >= rude.end for s in frozen_segments)
 
 # %%
 with slow_callback_log(threshold=0.08) as warnings_logged:
-    await asyncio.wait_for(asyncio.create_task(polite_wait(FREEZE)), timeout=2)
-    await asyncio.wait_for(asyncio.create_task(rude_wait(FREEZE)), timeout=2)
+    await asyncio.create_task(polite_wait(FREEZE))
+    await asyncio.create_task(rude_wait(FREEZE))
 
 for message in warnings_logged:  # the full message also says where the task was created
     print(message.split(" created at")[0], "...", message[message.rfind("took"):])
+
+# %% tags=["hide-input"]
 assert any("rude_wait" in m and "took" in m for m in warnings_logged), "debug mode names the blocking coroutine"
 assert not any("polite_wait" in m for m in warnings_logged), "a suspended coroutine holds nothing"
+print("✓ debug mode named the coroutine that blocked, and only that one")
 
 # %% [markdown]
 # ### Python 3.14: asking a task where it is waiting
@@ -332,11 +359,12 @@ if sys.version_info >= (3, 14):
     assert "request in flight" in graph
 else:
     frames = waiting_task.get_stack()
-    print("Python < 3.14 has no format_call_graph; task.get_stack() shows the suspended frame:")
+    print("Python < 3.14 has no format_call_graph;",
+          "task.get_stack() shows the suspended frame:")
     for frame in frames:
         print(f"  {frame.f_code.co_name} at line {frame.f_lineno}")
     assert frames and frames[0].f_code.co_name == "outer_request"
-slow_reply = await asyncio.wait_for(waiting_task, timeout=2)
+slow_reply = await waiting_task
 assert slow_reply == "reply to slow request"
 
 # %% [markdown]
@@ -404,16 +432,21 @@ async def wait_until(is_ready, interval: float, timeout: float) -> int:
 visible_flag = Flag()
 visible_setter = asyncio.create_task(set_after(visible_flag, 0.05))
 try:
-    visible_checks = await asyncio.wait_for(wait_until(visible_flag.ready, 0.01, timeout=1), timeout=2)
+    visible_checks = await asyncio.wait_for(
+        wait_until(visible_flag.ready, 0.01, timeout=1), timeout=2)
 finally:
     visible_setter.cancel()
 assert visible_flag.is_set, (
-    "wait_until returned before another task set the flag: return only once is_ready() returns True")
+    "wait_until returned before another task set the flag: "
+    "return only once is_ready() returns True")
 assert visible_checks >= 2, (
-    f"the flag is set after 0.05 s, so checking every 0.01 s takes at least 2 checks; got {visible_checks!r}")
-visible_at_once = await asyncio.wait_for(wait_until(lambda: True, 0.01, timeout=1), timeout=2)
+    "the flag is set after 0.05 s, so checking every 0.01 s takes at least 2 checks; "
+    f"got {visible_checks!r}")
+visible_at_once = await asyncio.wait_for(
+    wait_until(lambda: True, 0.01, timeout=1), timeout=2)
 assert visible_at_once == 1, (
-    f"a condition that already holds is seen at the first check: 1 expected, got {visible_at_once!r}")
+    "a condition that already holds is seen at the first check: 1 expected, "
+    f"got {visible_at_once!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

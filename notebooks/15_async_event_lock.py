@@ -39,8 +39,7 @@ figure_style()
 # not one, and the flag **stays set**: later waiters pass straight through until `clear()`.
 # Below, four rollout tasks wait for "new weights are loaded".
 
-# %% tags=["claim"]
-# claim: set-wakes-every-waiter-and-stays-set
+# %%
 tl = Timeline()
 weights_loaded = asyncio.Event()
 
@@ -51,15 +50,19 @@ async def rollout_waits_for_weights(name: str) -> None:
     tl.mark(f"{name} woke")
 
 
-waiters = [asyncio.create_task(rollout_waits_for_weights(f"rollout {i}")) for i in range(4)]
+waiters = [asyncio.create_task(rollout_waits_for_weights(f"rollout {i}"))
+           for i in range(4)]
 await asyncio.sleep(0.01)
 woken_before_set = sum(t.done() for t in waiters)
 tl.mark("weights loaded: set()")
 weights_loaded.set()
 await asyncio.wait(waiters, timeout=2)
+print(tl.names())
 
+# %%
 try:
-    late_waiter_passed = await asyncio.wait_for(weights_loaded.wait(), timeout=0.5)  # still set
+    # the flag is still set: a later waiter should pass straight through
+    late_waiter_passed = await asyncio.wait_for(weights_loaded.wait(), timeout=0.5)
 except TimeoutError:
     late_waiter_passed = False
 weights_loaded.clear()
@@ -69,13 +72,16 @@ try:
 except TimeoutError:
     after_clear = "waited until the timeout"
 
-print(tl.names())
-print("woken before set:", woken_before_set, "· late waiter passed:", late_waiter_passed,
-      "· after clear:", after_clear)
+print("woken before set:", woken_before_set, "· late waiter passed:",
+      late_waiter_passed, "· after clear:", after_clear)
+
+# %% tags=["claim", "hide-input"]
+# claim: set-wakes-every-waiter-and-stays-set
 assert woken_before_set == 0
 assert all(tl.order("weights loaded: set()", f"rollout {i} woke") for i in range(4)), "set() woke all four"
 assert late_waiter_passed is True, "the flag stayed set: a later waiter passed straight through"
 assert after_clear == "waited until the timeout"
+print("✓ set() woke all four waiters and stayed set until clear()")
 
 # %% [markdown]
 # An `Event` carries no value and does not count: setting it twice is the same as once, and a
@@ -90,8 +96,7 @@ assert after_clear == "waited until the timeout"
 # real code grows. What is the final count in each version? And with an `asyncio.Lock`
 # around the read-modify-write?
 
-# %% tags=["claim", "hide-output"]
-# claim: an-await-inside-read-modify-write-loses-updates
+# %% tags=["hide-output"]
 usage = {"tokens": 0}
 counter_lock = asyncio.Lock()
 
@@ -114,15 +119,20 @@ async def add_token_locked() -> None:
         usage["tokens"] = current + 1
 
 
+# %% tags=["hide-output"]
 final = {}
 for add_token in (add_token_no_await, add_token_with_await, add_token_locked):
     usage["tokens"] = 0
-    await asyncio.wait_for(asyncio.gather(*(add_token() for _ in range(10))), timeout=2)
+    await asyncio.gather(*(add_token() for _ in range(10)))
     final[add_token.__name__] = usage["tokens"]
 print(final)
+
+# %% tags=["claim", "hide-cell"]
+# claim: an-await-inside-read-modify-write-loses-updates
 assert final["add_token_no_await"] == 10, "no await between read and write: the update is atomic"
 assert final["add_token_with_await"] == 1, "all ten read 0 before any wrote: nine updates lost"
 assert final["add_token_locked"] == 10, "the lock kept each read-modify-write whole"
+print("✓ an await between read and write lost nine updates; the lock kept all ten")
 
 # %% [markdown]
 # With no `await` between the read and the write, nothing else can run in between, and no
@@ -139,8 +149,7 @@ assert final["add_token_locked"] == 10, "the lock kept each read-modify-write wh
 # covers both; in the *narrow* version it covers only the bookkeeping, and the slow call runs
 # outside it. Green is time spent waiting for the lock, blue time doing the slow call.
 
-# %% tags=["claim"]
-# claim: a-wide-lock-serialises-the-slow-calls
+# %%
 SLOW_CALL = 0.04
 served = {"count": 0}
 
@@ -167,13 +176,16 @@ async def request_narrow(tl: Timeline, lock: asyncio.Lock, name: str) -> None:
         await asyncio.sleep(SLOW_CALL)
 
 
+# %%
 timelines = {}
 for version, request in (("wide", request_wide), ("narrow", request_narrow)):
     timelines[version] = Timeline()
     lock = asyncio.Lock()
-    await asyncio.wait_for(
-        asyncio.gather(*(request(timelines[version], lock, f"request {i}") for i in range(5))), timeout=3)
+    await asyncio.gather(*(request(timelines[version], lock, f"request {i}")
+                           for i in range(5)))
 
+# %% tags=["claim", "hide-input"]
+# claim: a-wide-lock-serialises-the-slow-calls
 fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
 for ax, version in zip(axes, ("wide", "narrow"), strict=True):
     timelines[version].plot(f"lock held across the slow call ({version} scope)" if version == "wide"
@@ -187,6 +199,7 @@ print("most slow calls at once: wide", timelines["wide"].max_overlap("running"),
       "· narrow", timelines["narrow"].max_overlap("running"))
 assert timelines["wide"].max_overlap("running") == 1, "the wide lock lets one slow call run at a time"
 assert timelines["narrow"].max_overlap("running") == 5, "with the narrow lock all five slow calls overlap"
+print("✓ held across the slow call, the lock let one run at a time; held narrowly, all five overlapped")
 
 # %% [markdown]
 # The wide version is correct but runs the five slow calls one after another: a lock held
@@ -208,8 +221,25 @@ assert timelines["narrow"].max_overlap("running") == 5, "with the narrow lock al
 # cancellable wrapper and keeps the shared future intact. The cell runs five requests, cancels
 # one waiter in the middle, and compares the two ways of waiting.
 
-# %% tags=["claim"]
-# claim: shield-keeps-the-shared-result
+# %%
+async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
+    shared = state["in_flight"]
+    if shared is not None:  # no await before the next line: no lock needed
+        return await (asyncio.shield(shared) if shielded else shared)
+    shared = state["in_flight"] = asyncio.get_running_loop().create_future()
+    try:
+        result = await load(path)
+        if not shared.done():
+            shared.set_result(result)
+        return result
+    finally:
+        if not shared.done():
+            shared.cancel()
+        state["in_flight"] = None
+
+
+# %% tags=["hide-input"]
+# Five requests for one checkpoint; one client goes away while waiting.
 async def coalesced_updates(shielded: bool) -> dict:
     state: dict = {"in_flight": None}
     loads = InFlight()
@@ -219,22 +249,8 @@ async def coalesced_updates(shielded: bool) -> dict:
             await asyncio.sleep(0.05)
         return f"loaded {path}"
 
-    async def update_weights(path: str) -> str:
-        shared = state["in_flight"]
-        if shared is not None:  # no await between this check and the next line: no lock needed
-            return await (asyncio.shield(shared) if shielded else shared)
-        shared = state["in_flight"] = asyncio.get_running_loop().create_future()
-        try:
-            result = await load_checkpoint(path)
-            if not shared.done():
-                shared.set_result(result)
-            return result
-        finally:
-            if not shared.done():
-                shared.cancel()
-            state["in_flight"] = None
-
-    requests = [asyncio.create_task(update_weights("ckpt-12")) for _ in range(5)]
+    requests = [asyncio.create_task(update_weights(state, load_checkpoint, "ckpt-12", shielded))
+                for _ in range(5)]
     await asyncio.sleep(0.01)
     requests[2].cancel()  # one client goes away while waiting
     await asyncio.wait(requests, timeout=2)
@@ -242,14 +258,19 @@ async def coalesced_updates(shielded: bool) -> dict:
     return {"loads": loads.entered, "outcomes": outcomes}
 
 
+# %%
 with_shield = await coalesced_updates(shielded=True)
 without_shield = await coalesced_updates(shielded=False)
 print("with shield:   ", with_shield)
 print("without shield:", without_shield)
+
+# %% tags=["claim", "hide-input"]
+# claim: shield-keeps-the-shared-result
 assert with_shield["loads"] == 1, "five requests, one load"
 assert with_shield["outcomes"] == ["loaded ckpt-12"] * 2 + ["cancelled"] + ["loaded ckpt-12"] * 2, \
     "with the shield, only the client that left was cancelled"
 assert without_shield["outcomes"][2:] == ["cancelled"] * 3, "one cancelled waiter cancelled the shared result"
+print("✓ with the shield only the client that left was cancelled; without it, the shared result was")
 
 # %% [markdown]
 # With the shield only the client that left is cancelled. Without it, cancelling one waiter
@@ -277,11 +298,13 @@ async def pause_for_update(name: str, delay: float) -> None:
     tl.mark(f"{name} continues")
 
 
-await asyncio.wait_for(asyncio.gather(*(pause_for_update(f"worker {i}", 0.01 * i) for i in range(3))),
-                       timeout=2)
+await asyncio.gather(*(pause_for_update(f"worker {i}", 0.01 * i) for i in range(3)))
 print(tl.names())
+
+# %% tags=["hide-input"]
 assert all(tl.order("worker 2 paused", f"worker {i} continues") for i in range(3)), \
     "nobody continues before the last worker has paused"
+print("✓ nobody continued before the last worker had paused")
 
 # %% [markdown]
 # ## Exercise 15.1 · Share a load that is in flight
@@ -327,7 +350,8 @@ async def load_once(path: str, in_flight: dict[str, asyncio.Task], load) -> str:
 # %% tags=["tests"]
 shared_loads: dict[str, asyncio.Task] = {}
 got = await asyncio.wait_for(
-    asyncio.gather(*(load_once("ckpt-3", shared_loads, load_checkpoint) for _ in range(4))), timeout=2)
+    asyncio.gather(*(load_once("ckpt-3", shared_loads, load_checkpoint)
+                     for _ in range(4))), timeout=2)
 assert got == ["weights of ckpt-3"] * 4, (
     f"every one of the 4 callers must get the loaded weights; got {got!r}")
 assert shared_loads == {}, "a finished load must leave in_flight"

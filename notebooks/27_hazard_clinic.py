@@ -441,6 +441,15 @@ show_call_site("27d")
 # thread of our own, so that we can watch the wait without being stuck in it; then the same
 # with `result(timeout)`, and with `result(timeout)` plus cancelling the future.
 
+# %% tags=["hide-input"]
+# Cleanup for the model's loop: cancel what is left on it, as asyncio.run does before closing.
+async def cancel_the_rest() -> None:
+    rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in rest:
+        task.cancel()
+    await asyncio.gather(*rest, return_exceptions=True)
+
+
 # %%
 class LoopThread:
     """Our model of a background loop that synchronous code hands coroutines to."""
@@ -463,12 +472,6 @@ class LoopThread:
             raise
 
     def close(self) -> None:
-        async def cancel_the_rest() -> None:  # as asyncio.run does before it closes its loop
-            rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in rest:
-                task.cancel()
-            await asyncio.gather(*rest, return_exceptions=True)
-
         asyncio.run_coroutine_threadsafe(cancel_the_rest(), self.loop).result(timeout=2)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=2)
