@@ -31,7 +31,10 @@ What the start does, and why:
   after ``ray.shutdown()``.
 - The start is bounded by Ray's own deadlines, each of which makes ``ray.init`` raise: the driver
   waits at most 30 s for the raylet's socket and 30 s for the node to register
-  (``ray/_private/node.py``), the raylet ``agent_register_timeout_ms`` for its agents. A watchdog that
+  (``ray/_private/node.py``), and the raylet waits about 15 s for the dashboard agent's port file,
+  then aborts (seen here under load without the fix: "Timed out waiting for file
+  .../metrics_agent_port_..." in ``raylet.out``). That last deadline is the one a slow agent
+  import misses, which is why the grammar matters more than its CPU seconds. A watchdog that
   kills a slow start from inside the kernel is no bound: the driver's GCS client then exits the
   whole process about 60 s later (measured: exit status 1 after "Failed to connect to GCS within
   60 seconds"), which in a notebook is the kernel. A failed start is infrastructure, not a claim, so it is tried once more;
@@ -201,12 +204,14 @@ def _start_once(cluster: Cluster, init_kwargs: dict) -> None:
 
 
 def _keep_logs(cluster: Cluster) -> str:
-    """Move the failed session's logs out of the folder about to be removed; return where."""
-    kept = tempfile.mkdtemp(prefix="lab-ray-logs-", dir="/tmp")
+    """Copy the failed session's logs out of the folder about to be removed; say where."""
     logs = os.path.join(cluster.ray_dir, "session_latest", "logs")
-    if os.path.isdir(logs):
-        shutil.copytree(logs, os.path.join(kept, "logs"))
-    return os.path.join(kept, "logs")
+    if not os.path.isdir(logs):
+        return "nowhere: Ray wrote no logs (no process of it started)"
+    kept = os.path.join(tempfile.mkdtemp(prefix="lab-ray-logs-", dir="/tmp"), "logs")
+    shutil.copytree(logs, kept)
+    return (f"{kept} (raylet.out, gcs_server.out, dashboard_agent.log, runtime_env_agent.log; "
+            "remove the folder when done)")
 
 
 def start(num_cpus: int = 2, num_gpus: int = 0, attempts: int = 2, skip_grammar: bool = True, **init_kwargs) -> Cluster:
@@ -230,10 +235,14 @@ def start(num_cpus: int = 2, num_gpus: int = 0, attempts: int = 2, skip_grammar:
                 logs = _keep_logs(cluster)
                 _remove(cluster)
                 raise RayStartError(f"Ray did not start in {attempts} attempts: {'; '.join(failures)}. "
-                                    f"Ray's logs (raylet.out, gcs_server.out, dashboard_agent.log, "
-                                    f"runtime_env_agent.log) are kept in {logs}") from exc
+                                    f"Ray's logs are kept {logs}") from exc
             _remove(cluster)
             continue
+        except BaseException:  # an interrupt mid-start: nothing of this session may stay behind
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+            _remove(cluster)
+            raise
         cluster.start_seconds = time.perf_counter() - t0
         return cluster
     raise AssertionError("unreachable")

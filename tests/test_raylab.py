@@ -126,23 +126,41 @@ def _failing_init(monkeypatch, fail_first: int) -> list[int]:
     return calls
 
 
-def test_a_start_that_fails_twice_is_named_with_its_logs(monkeypatch):
+def test_a_start_that_fails_twice_is_named(monkeypatch):
     calls = _failing_init(monkeypatch, fail_first=5)
     made = []
     monkeypatch.setattr(raylab, "make_temp_dir", lambda real=raylab.make_temp_dir: made.append(real()) or made[-1])
     with pytest.raises(raylab.RayStartError) as info:
         raylab.start(num_cpus=1)
     message = str(info.value)
-    logs = message.rsplit("kept in ", 1)[-1]
-    try:
-        assert len(calls) == 2, f"a failed start must be tried exactly once more, not {len(calls) - 1} times"
-        assert "in 2 attempts" in message and "injected start failure 2" in message, message
-        assert "not running then: " in message and "raylet" in message, (
-            "the message must name what was not running")
-        assert logs.startswith("/tmp/lab-ray-logs-"), f"the message must say where Ray's logs are: {message}"
-    finally:
-        shutil.rmtree(os.path.dirname(logs), ignore_errors=True)
+    assert len(calls) == 2, f"a failed start must be tried exactly once more, not {len(calls) - 1} times"
+    assert "in 2 attempts" in message and "injected start failure 2" in message, message
+    assert "not running then: " in message and "raylet" in message, "the message must name what was not running"
+    assert "logs are kept nowhere: Ray wrote no logs" in message, message
     assert made and not any(os.path.exists(d) for d in made), "a failed start left its folder behind"
+
+
+@pytest.mark.serial
+def test_a_failed_start_keeps_rays_logs_and_names_them(monkeypatch):
+    import ray
+
+    real = ray.init
+
+    def init_then_fail(**kwargs):  # Ray starts (and writes logs), then the start is declared failed
+        real(**kwargs)
+        raise TimeoutError("injected: too slow")
+
+    monkeypatch.setattr(ray, "init", init_then_fail)
+    with pytest.raises(raylab.RayStartError) as info:
+        raylab.start(num_cpus=1, attempts=1)
+    message = str(info.value)
+    kept = message.split("logs are kept ", 1)[1].split(" ", 1)[0]
+    try:
+        assert os.path.isfile(os.path.join(kept, "raylet.out")), f"the raylet's log is not where it says: {message}"
+        assert "not running then: none" in message, "every process was up when the start was failed"
+    finally:
+        shutil.rmtree(os.path.dirname(kept), ignore_errors=True)
+    assert not ray.is_initialized(), "a failed start must shut Ray down"
 
 
 @pytest.mark.serial
