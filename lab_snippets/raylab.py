@@ -210,7 +210,7 @@ def _keep_logs(cluster: Cluster) -> str:
         return "nowhere: Ray wrote no logs (no process of it started)"
     kept = os.path.join(tempfile.mkdtemp(prefix="lab-ray-logs-", dir="/tmp"), "logs")
     shutil.copytree(logs, kept)
-    return (f"{kept} (raylet.out, gcs_server.out, dashboard_agent.log, runtime_env_agent.log; "
+    return (f"in {kept} (raylet.out, gcs_server.out, dashboard_agent.log, runtime_env_agent.log; "
             "remove the folder when done)")
 
 

@@ -154,7 +154,7 @@ def test_a_failed_start_keeps_rays_logs_and_names_them(monkeypatch):
     with pytest.raises(raylab.RayStartError) as info:
         raylab.start(num_cpus=1, attempts=1)
     message = str(info.value)
-    kept = message.split("logs are kept ", 1)[1].split(" ", 1)[0]
+    kept = message.split("logs are kept in ", 1)[1].split(" ", 1)[0]
     try:
         assert os.path.isfile(os.path.join(kept, "raylet.out")), f"the raylet's log is not where it says: {message}"
         assert "not running then: none" in message, "every process was up when the start was failed"

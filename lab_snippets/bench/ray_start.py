@@ -16,14 +16,18 @@ and counted as failed), one remote call,
 
 The sides alternate (F P, P F, F P, ...) so both see the same load; the 1-minute load average is
 recorded before every start. A start that fails is counted, never retried (``attempts=1``). After
-each start the script checks that the driver's temporary folder is gone.
+each start the script checks that the driver's temporary folder is gone; of a failed start it keeps
+the fatal line of Ray's logs in the results and removes the logs.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -79,9 +83,26 @@ def one_start(mode: str, timeout: float) -> dict:
                 "error": f"driver exited {proc.returncode}: {proc.stderr.strip()[-400:]}"}
     result = json.loads(found[0])
     result.update(load=load, wall_s=time.perf_counter() - t0)
+    if not result.get("ok"):
+        result["cause"] = _fatal_line_and_remove(result.get("error", ""))
     if result.get("temp_dir") and os.path.exists(result["temp_dir"]):
         result.update(ok=False, error=f"left behind {result['temp_dir']}")
     return result
+
+
+def _fatal_line_and_remove(error: str) -> str:
+    """The raylet's or GCS's fatal log line of a failed start; the logs raylab kept are removed."""
+    match = re.search(r"logs are kept in (\S+)", error)
+    if not match:
+        return ""
+    kept, cause = match.group(1), ""
+    for name in ("raylet.out", "gcs_server.out"):
+        with contextlib.suppress(OSError), open(os.path.join(kept, name), errors="replace") as f:
+            fatal = [line for line in f if " C " in line[:40] or "Timed out" in line]
+            if fatal and not cause:
+                cause = f"{name}: {fatal[0].strip()[:300]}"
+    shutil.rmtree(os.path.dirname(kept), ignore_errors=True)
+    return cause
 
 
 def _span(values: list[float]) -> str:
@@ -103,7 +124,7 @@ def report(results: list[dict]) -> str:
                      f"| {min(loads):.1f}-{max(loads):.1f} |")
     for r in results:
         if not r.get("ok"):
-            lines.append(f"- {r['mode']} failed: {r.get('error')}")
+            lines.append(f"- {r['mode']} failed: {r.get('error', '')[:160]}... cause: {r.get('cause') or '?'}")
     return "\n".join(lines)
 
 
