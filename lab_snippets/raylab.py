@@ -2,7 +2,7 @@
 
     from lab_snippets.raylab import local_ray, get, wait
 
-    with local_ray(num_cpus=2) as cluster:     # ray.init, bounded; cluster.start_seconds says how long
+    with local_ray(num_cpus=2) as cluster:     # ray.init; cluster.start_seconds says how long it took
         ref = square.remote(3)
         get(ref, timeout=10)                   # ray.get with a deadline, always
     # ray.shutdown() has run and Ray's temporary folder is gone
@@ -11,8 +11,8 @@ What the start does, and why:
 
 - The course's four offline settings (``../shared/TOOLCHAIN.md``): ``RAY_USAGE_STATS_ENABLED=0``
   (no usage report), ``RAY_AUTH_MODE=disabled`` (no token written into ``~/.ray``),
-  ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` (node address 127.0.0.1, no route probe to a public
-  resolver), and ``HOME`` pointing at a private folder holding an empty
+  ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` (no route probe to a public resolver; the node's
+  address is still an address of the machine's own, not necessarily 127.0.0.1), and ``HOME`` pointing at a private folder holding an empty
   ``ray_bootstrap_config.yaml`` (else the dashboard agent asks a cloud metadata address).
 - jsonschema's optional ``rfc3987_syntax`` import is kept out of every Ray process. Ray imports
   jsonschema, and jsonschema imports ``rfc3987_syntax``, which compiles a grammar at import (about
@@ -29,18 +29,18 @@ What the start does, and why:
 - ``_temp_dir`` is a fresh short folder: Ray never deletes its ``session_*`` folders, and its Unix
   socket paths may not exceed 107 bytes, so a long ``TMPDIR`` is not used. The folder is removed
   after ``ray.shutdown()``.
-- The start is bounded by Ray's own deadlines, each of which makes ``ray.init`` raise: the driver
-  waits at most 30 s for the raylet's socket and 30 s for the node to register
-  (``ray/_private/node.py``), and the raylet waits about 15 s for the dashboard agent's port file,
-  then aborts (seen here under load without the fix: "Timed out waiting for file
-  .../metrics_agent_port_..." in ``raylet.out``). That last deadline is the one a slow agent
-  import misses, which is why the grammar matters more than its CPU seconds. A watchdog that
-  kills a slow start from inside the kernel is no bound: the driver's GCS client then exits the
-  whole process about 60 s later (measured: exit status 1 after "Failed to connect to GCS within
-  60 seconds"), which in a notebook is the kernel. A failed start is infrastructure, not a claim, so it is tried once more;
-  a second failure raises ``RayStartError`` naming the processes that were not running and the
-  folder where Ray's logs were kept. Nothing else is ever retried: ``get`` and ``wait`` raise when
-  their deadline passes.
+- The start is bounded by Ray's own deadlines, which make ``ray.init`` raise: the driver waits at
+  most 30 s for the node to register once it has started Ray's processes (hard-coded in
+  ``ray/_private/node.py``: "The current node timed out during startup"), and the raylet waits
+  about 15 s for the dashboard agent's port file, then aborts (seen here under load without the
+  fix: "Timed out waiting for file .../metrics_agent_port_..." in ``raylet.out``). That second
+  deadline is the one a slow agent import misses, which is why the grammar matters more than its
+  CPU seconds. A watchdog that kills a slow start from inside the kernel is no bound: the driver's
+  GCS client then ends the whole process about 60 s later (measured: exit status 1 after "Failed
+  to connect to GCS within 60 seconds"), and in a notebook that process is the kernel.
+- A failed start is infrastructure, not a claim, so it is tried once more; a second failure raises
+  ``RayStartError`` naming the processes that were not running and the folder where Ray's logs
+  were kept. Nothing else is ever retried: ``get`` and ``wait`` raise when their deadline passes.
 """
 
 from __future__ import annotations
