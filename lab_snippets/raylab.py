@@ -248,9 +248,36 @@ def start(num_cpus: int = 2, num_gpus: int = 0, attempts: int = 2, skip_grammar:
     raise AssertionError("unreachable")
 
 
-def _remove(cluster: Cluster) -> None:
-    _kill_all(cluster.temp_dir)  # nothing of a failed or stopped session may outlive it
-    shutil.rmtree(cluster.temp_dir, ignore_errors=True)
+def _strays(temp_dir: str) -> list:
+    """Processes anywhere holding a file under ``temp_dir``: the agents of a raylet that died are
+    re-parented away from this process, and go on writing into the session folder for a moment."""
+    import psutil
+
+    out = []
+    for proc in psutil.process_iter():
+        if proc.pid == os.getpid():  # the driver keeps Ray's log files open until it exits
+            continue
+        with contextlib.suppress(psutil.Error):
+            if any(f.path.startswith(temp_dir + os.sep) for f in proc.open_files()):
+                out.append(proc)
+    return out
+
+
+def _remove(cluster: Cluster, patience: float = 15.0) -> None:
+    """Kill what is left of the session (descendants, then strays) and remove its folder for good."""
+    import psutil
+
+    deadline = time.monotonic() + patience
+    while True:
+        procs = ray_processes(cluster.temp_dir) + _strays(cluster.temp_dir)
+        for proc in procs:
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+        psutil.wait_procs(procs, timeout=5)
+        shutil.rmtree(cluster.temp_dir, ignore_errors=True)
+        time.sleep(0.2)  # a process that was exiting may still create a file; look again
+        if not os.path.exists(cluster.temp_dir) or time.monotonic() > deadline:
+            return
 
 
 def stop(cluster: Cluster) -> None:

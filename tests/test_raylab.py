@@ -6,6 +6,7 @@ The tests that start Ray are ``serial`` (Ray's start needs the cores; .ci/test r
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -176,3 +177,28 @@ def test_one_failed_start_is_tried_once_more_and_then_runs(monkeypatch):
     finally:
         raylab.stop(cluster)
     _no_session_left(cluster)
+
+
+def test_removal_kills_a_stray_that_is_no_longer_our_descendant(temp_dir):
+    import psutil
+
+    # like an agent of a raylet that died: re-parented away from us, still writing into the session
+    log = os.path.join(temp_dir, "ray", "agent.log")
+    os.makedirs(os.path.dirname(log))
+    code = f"import time; f = open({log!r}, 'a'); print('up', flush=True); time.sleep(60)"
+    pid_file = os.path.join(temp_dir, "pid")
+    subprocess.run(["sh", "-c", f"{sys.executable} -c \"{code}\" > {pid_file}.out & echo $! > {pid_file}"],
+                   check=True, timeout=30)
+    with open(pid_file) as f:
+        stray = psutil.Process(int(f.read()))
+    deadline = time.monotonic() + 30
+    while not os.path.exists(log) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stray.pid not in {p.pid for p in psutil.Process().children(recursive=True)}, "not a stray"
+    try:
+        raylab._remove(raylab.Cluster(temp_dir, 1))
+        assert not stray.is_running() or stray.status() == psutil.STATUS_ZOMBIE, "the stray outlived its session"
+    finally:
+        with contextlib.suppress(psutil.Error):
+            stray.kill()
+    assert not os.path.exists(temp_dir), "the session folder is still there"
