@@ -3,8 +3,8 @@
 Top level (notebook helpers; the grading sandbox mounts only these, see ``NOTEBOOK_MODULES``):
 ``timeline``, ``asyncio_tools``, ``loopwatch``, ``thread_workers``, ``proc_workers``,
 ``framing``, ``agent_sim``, ``measure``, ``loopback_http``, ``service_workers``, ``hangs``,
-``cpu_work``, ``grading`` (the property checks hidden tests compose) and ``sites``
-(``show_call_site``: registry, resolver, view).
+``cpu_work``, ``raylab`` (a private local Ray, bounded start), ``grading`` (the property checks hidden
+tests compose) and ``sites`` (``show_call_site``: registry, resolver, view).
 
 Subpackages (course tooling, never imported by a chapter): ``labs`` (release, validate,
 grade, sandbox), ``inventory`` (slime source inventory), ``testing`` (nbval plugin, leak
@@ -15,7 +15,8 @@ Importing the package first skips jsonschema's optional ``rfc3987_syntax`` impor
 grammar at import (about 3 s of CPU), only for the "iri" string format, which no notebook schema
 uses. ``nbformat`` imports jsonschema, so every process that reads notebooks (pytest and its
 workers, the nbval plugin, the graders) would pay it; the plugin is loaded with ``-p`` before
-nbval for that.
+nbval for that. Ray's own processes never import this package: ``raylab`` keeps the import out of
+them through the environment they inherit.
 """
 
 import sys
@@ -35,6 +36,7 @@ NOTEBOOK_MODULES = (
     "loopwatch",
     "measure",
     "proc_workers",
+    "raylab",
     "service_workers",
     "sites",
     "sites.gitcmd",

@@ -285,3 +285,17 @@ def test_compare_report_gives_the_ratio_of_the_best_builds():
     both = timing.format_compare([80.0], [50.0], [0.4], [True] * 3, True, [12.5, 11.0])
     assert "fingerprint removed (Sphinx checks every page of both editions): best 11.0 s" in both
     assert "OVER BUDGET (10 s)" in both, "the unfingerprinted rebuild is held to the same budget"
+
+
+def test_ray_start_keeps_the_fatal_line_of_a_failed_start_and_removes_its_logs(tmp_path):
+    from lab_snippets.bench import ray_start
+
+    logs = tmp_path / "lab-ray-logs-x" / "logs"
+    logs.mkdir(parents=True)
+    (logs / "raylet.out").write_text("[2026-12-01 16:17:12,128 I 967 967] (raylet) main.cc:283: fine\n"
+                                     "[2026-12-01 16:17:27,473 C 967 967] (raylet) node_manager.cc:3576: "
+                                     "Check failed: Timed out waiting for file metrics_agent_port\n")
+    cause = ray_start._fatal_line_and_remove(f"Ray did not start. Ray's logs are kept in {logs} (raylet.out)")
+    assert cause.startswith("raylet.out: ") and "node_manager.cc:3576" in cause, cause
+    assert not logs.parent.exists(), "the kept logs of a failed start must be removed once read"
+    assert ray_start._fatal_line_and_remove("logs are kept nowhere: Ray wrote no logs") == ""

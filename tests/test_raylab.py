@@ -1,0 +1,221 @@
+"""lab_snippets.raylab: the offline settings, the grammar kept out of Ray's processes, a bounded start
+that is tried once more and then names what did not start, bounded get/wait, nothing left behind.
+
+The tests that start Ray are ``serial`` (Ray's start needs the cores; .ci/test runs them apart).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from lab_snippets import raylab
+
+
+@pytest.fixture
+def temp_dir():
+    d = raylab.make_temp_dir()
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_temp_dir_is_short_and_holds_the_private_home_and_the_stub(temp_dir):
+    # Ray's socket paths (<temp>/ray/session_<date>_<pid>/sockets/...) must stay under 107 bytes
+    assert len(temp_dir) <= 32, f"temp folder too long for Ray's Unix sockets: {temp_dir}"
+    with open(os.path.join(temp_dir, "home", "ray_bootstrap_config.yaml")) as f:
+        assert f.read().strip() == "{}", "the private HOME needs an empty bootstrap config"
+    assert os.path.isfile(os.path.join(temp_dir, "py", "rfc3987_syntax.py")), "the stub is missing"
+
+
+def test_environment_has_the_offline_settings_and_puts_the_stub_first(temp_dir, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", "/somewhere/else")
+    env = raylab.ray_environment(temp_dir)
+    assert env["RAY_USAGE_STATS_ENABLED"] == "0" and env["RAY_AUTH_MODE"] == "disabled"
+    assert env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] == "0"
+    assert env["HOME"] == os.path.join(temp_dir, "home"), "HOME must be the private folder"
+    assert env["PYTHONPATH"].split(os.pathsep) == [os.path.join(temp_dir, "py"), "/somewhere/else"], (
+        "the stub must come first, and the caller's PYTHONPATH must be kept after it"
+    )
+    assert "PYTHONPATH" not in raylab.ray_environment(temp_dir, skip_grammar=False), (
+        "skip_grammar=False must leave PYTHONPATH alone"
+    )
+
+
+def test_environment_is_put_back_afterwards(monkeypatch):
+    monkeypatch.setenv("HOME", "/the/kernels/home")
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    with raylab._environment({"HOME": "/private", "RAY_AUTH_MODE": "disabled"}):
+        assert os.environ["HOME"] == "/private"
+    assert os.environ["HOME"] == "/the/kernels/home", "the kernel's HOME must come back"
+    assert "RAY_AUTH_MODE" not in os.environ, "a variable that was unset must be unset again"
+
+
+def _imports_grammar(env_extra: dict[str, str]) -> bool:
+    code = (
+        "import sys, jsonschema; jsonschema.validate('x', {'type': 'string'}); "
+        "print('rfc3987_syntax' in sys.modules)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | env_extra
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True
+    )
+    return out.stdout.strip() == "True"
+
+
+def test_the_stub_keeps_the_grammar_out_of_a_fresh_python_and_records_it(temp_dir):
+    stub = os.path.join(temp_dir, "py")
+    assert not _imports_grammar({"PYTHONPATH": stub}), (
+        "with the stub first on PYTHONPATH, jsonschema must import (and validate) without rfc3987_syntax"
+    )
+    with open(os.path.join(stub, "skipped.txt")) as f:
+        assert len(f.read().splitlines()) == 1, "the stub must note the process that skipped the import"
+    # the counterfactual the fix is measured against: no stub, and the grammar is imported
+    assert _imports_grammar({}), "this venv no longer imports rfc3987_syntax: the fix has nothing to do"
+
+
+def test_get_and_wait_refuse_to_wait_forever():
+    with pytest.raises(ValueError, match="timeout"):
+        raylab.get([], timeout=None)
+    with pytest.raises(ValueError, match="timeout"):
+        raylab.wait([], timeout=None)
+
+
+def _no_session_left(cluster: raylab.Cluster) -> None:
+    assert not os.path.exists(cluster.temp_dir), f"Ray's folder was left behind: {cluster.temp_dir}"
+    assert not raylab.ray_processes(cluster.temp_dir), "a Ray process outlived the session"
+
+
+@pytest.mark.serial
+def test_a_local_ray_skips_the_grammar_everywhere_and_leaves_nothing():
+    import ray
+
+    with raylab.local_ray(num_cpus=2) as cluster:
+        assert cluster.attempts >= 1 and cluster.start_seconds > 0
+        assert raylab.get(ray.remote(lambda x: x + 1).remote(41), timeout=60) == 42
+
+        @ray.remote
+        def slow():
+            time.sleep(30)
+
+        ref = slow.remote()
+        ready, not_ready = raylab.wait([ref], timeout=0)
+        assert (ready, not_ready) == ([], [ref]), "wait(timeout=0) must poll, not wait"
+        with pytest.raises(ray.exceptions.GetTimeoutError):
+            raylab.get(ref, timeout=0.5)
+        ray.cancel(ref, force=True)
+        skipped = "\n".join(cluster.skipped())
+    for role in ("dashboard/agent.py", "runtime_env/agent/main.py", "default_worker.py", "log_monitor.py"):
+        assert role in skipped, f"{role} imported the grammar: the stub did not reach it"
+    assert sys.modules.get("rfc3987_syntax", 0) is None, "the driver imported the grammar"
+    assert not ray.is_initialized()
+    _no_session_left(cluster)
+
+
+def _failing_init(monkeypatch, fail_first: int) -> list[int]:
+    """ray.init that raises on its first ``fail_first`` calls (then is the real one); returns the calls."""
+    import ray
+
+    real, calls = ray.init, []
+
+    def init(**kwargs):
+        calls.append(1)
+        if len(calls) <= fail_first:
+            raise ConnectionError(f"injected start failure {len(calls)}")
+        return real(**kwargs)
+
+    monkeypatch.setattr(ray, "init", init)
+    return calls
+
+
+def test_a_start_that_fails_twice_is_named(monkeypatch):
+    calls = _failing_init(monkeypatch, fail_first=5)
+    made = []
+    monkeypatch.setattr(
+        raylab, "make_temp_dir", lambda real=raylab.make_temp_dir: made.append(real()) or made[-1]
+    )
+    with pytest.raises(raylab.RayStartError) as info:
+        raylab.start(num_cpus=1)
+    message = str(info.value)
+    assert len(calls) == 2, f"a failed start must be tried exactly once more, not {len(calls) - 1} times"
+    assert "in 2 attempts" in message and "injected start failure 2" in message, message
+    assert "not running then: " in message and "raylet" in message, (
+        "the message must name what was not running"
+    )
+    assert "logs are kept nowhere: Ray wrote no logs" in message, message
+    assert made and not any(os.path.exists(d) for d in made), "a failed start left its folder behind"
+
+
+@pytest.mark.serial
+def test_a_failed_start_keeps_rays_logs_and_names_them(monkeypatch):
+    import ray
+
+    real = ray.init
+
+    def init_then_fail(**kwargs):  # Ray starts (and writes logs), then the start is declared failed
+        real(**kwargs)
+        raise TimeoutError("injected: too slow")
+
+    monkeypatch.setattr(ray, "init", init_then_fail)
+    with pytest.raises(raylab.RayStartError) as info:
+        raylab.start(num_cpus=1, attempts=1)
+    message = str(info.value)
+    kept = message.split("logs are kept in ", 1)[1].split(" ", 1)[0]
+    try:
+        assert os.path.isfile(os.path.join(kept, "raylet.out")), (
+            f"the raylet's log is not where it says: {message}"
+        )
+        assert "not running then: none" in message, "every process was up when the start was failed"
+    finally:
+        shutil.rmtree(os.path.dirname(kept), ignore_errors=True)
+    assert not ray.is_initialized(), "a failed start must shut Ray down"
+
+
+@pytest.mark.serial
+def test_one_failed_start_is_tried_once_more_and_then_runs(monkeypatch):
+    import ray
+
+    calls = _failing_init(monkeypatch, fail_first=1)
+    cluster = raylab.start(num_cpus=1)
+    try:
+        assert len(calls) == 2 and cluster.attempts == 2, "the second attempt must be the one that ran"
+        assert cluster.failures and "injected start failure 1" in cluster.failures[0]
+        assert raylab.get(ray.remote(lambda: "up").remote(), timeout=60) == "up"
+    finally:
+        raylab.stop(cluster)
+    _no_session_left(cluster)
+
+
+def test_removal_kills_a_stray_that_is_no_longer_our_descendant(temp_dir):
+    import psutil
+
+    # like an agent of a raylet that died: re-parented away from us, still writing into the session
+    log = os.path.join(temp_dir, "ray", "agent.log")
+    os.makedirs(os.path.dirname(log))
+    code = f"import time; f = open({log!r}, 'a'); print('up', flush=True); time.sleep(60)"
+    pid_file = os.path.join(temp_dir, "pid")
+    subprocess.run(
+        ["sh", "-c", f'{sys.executable} -c "{code}" > {pid_file}.out & echo $! > {pid_file}'],
+        check=True,
+        timeout=30,
+    )
+    with open(pid_file) as f:
+        stray = psutil.Process(int(f.read()))
+    deadline = time.monotonic() + 30
+    while not os.path.exists(log) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stray.pid not in {p.pid for p in psutil.Process().children(recursive=True)}, "not a stray"
+    try:
+        raylab._remove(raylab.Cluster(temp_dir, 1))
+        assert not stray.is_running() or stray.status() == psutil.STATUS_ZOMBIE, (
+            "the stray outlived its session"
+        )
+    finally:
+        with contextlib.suppress(psutil.Error):
+            stray.kill()
+    assert not os.path.exists(temp_dir), "the session folder is still there"
