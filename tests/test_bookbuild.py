@@ -45,44 +45,46 @@ def _cached(root, name, *outputs, code=CHAPTER):
 
 
 def test_chapters_cached_with_a_fallback_run_again(tmp_path):
-    _cached(tmp_path, "01_a.py", quote_output("fallback"))
-    _cached(tmp_path, "02_b.py", quote_output("ok"))
-    _cached(tmp_path, "03_c.py", quote_output("ok", "error"))  # an error box is a fallback too
-    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["01_a.py", "03_c.py"]
+    _cached(tmp_path, "01_async_def.py", quote_output("fallback"))
+    _cached(tmp_path, "02_await.py", quote_output("ok"))
+    _cached(tmp_path, "03_tasks_gather.py", quote_output("ok", "error"))  # an error box is a fallback too
+    assert sorted(bookbuild.drop_stale_fallbacks(tmp_path)) == ["01_async_def.py", "03_tasks_gather.py"]
     cache = get_cache(str(bookbuild.cache_path(tmp_path)))
     assert len(cache.list_cache_records()) == 1
     assert bookbuild.drop_stale_fallbacks(tmp_path / "nothing-here") == []
 
 
 def test_the_fallback_check_reads_the_record_not_the_html(tmp_path):
-    _cached(tmp_path, "01_a.py", quote_output("fallback", html='<div class="slime-quote">'))
-    _cached(tmp_path, "02_b.py", quote_output("ok", html='<div class="slime-quote slime-fallback">'))
-    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["01_a.py"]
+    _cached(tmp_path, "01_async_def.py", quote_output("fallback", html='<div class="slime-quote">'))
+    _cached(tmp_path, "02_await.py", quote_output("ok", html='<div class="slime-quote slime-fallback">'))
+    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["01_async_def.py"]
 
 
 def test_without_a_source_only_executions_without_records_run_again(tmp_path):
-    _cached(tmp_path, "01_a.py", quote_output("fallback"))
+    _cached(tmp_path, "01_async_def.py", quote_output("fallback"))
     old = nbformat.v4.new_output("display_data", data={"text/html": '<div class="slime-quote">'})
-    _cached(tmp_path, "02_b.py", old, code="# %%\nshow_call_site({name!r})\n")  # an older lab_snippets
-    _cached(tmp_path, "03_c.py", nbformat.v4.new_output("display_data", data={"text/html": "<p>none</p>"}))
-    assert bookbuild.drop_stale_fallbacks(tmp_path, fallbacks=False) == ["02_b.py"]
+    _cached(tmp_path, "02_await.py", old, code="# %%\nshow_call_site({name!r})\n")  # an older lab_snippets
+    plain = nbformat.v4.new_output("display_data", data={"text/html": "<p>none</p>"})
+    _cached(tmp_path, "03_tasks_gather.py", plain)
+    assert bookbuild.drop_stale_fallbacks(tmp_path, fallbacks=False) == ["02_await.py"]
 
 
 def test_a_chapter_whose_page_shows_its_quote_is_not_opened(tmp_path, monkeypatch):
-    _cached(tmp_path, "01_a.py", quote_output("fallback"))
-    _cached(tmp_path, "02_b.py", quote_output("fallback"))
-    _executed(tmp_path, "01_a", quote_output("ok"))  # rendered from a later execution
-    _executed(tmp_path, "02_b", quote_output("fallback"))
-    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["02_b.py"], \
+    _cached(tmp_path, "01_async_def.py", quote_output("fallback"))
+    _cached(tmp_path, "02_await.py", quote_output("fallback"))
+    _executed(tmp_path, "01_async_def", quote_output("ok"))  # rendered from a later execution
+    _executed(tmp_path, "02_await", quote_output("fallback"))
+    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["02_await.py"], \
         "only a page showing a fallback is checked"
 
 
 def test_quote_summary_counts_records_and_names_the_reason(tmp_path):
-    _executed(tmp_path, "01_a", quote_output("ok"))
+    _executed(tmp_path, "01_async_def", quote_output("ok"))
     _executed(tmp_path, "14_b", quote_output("fallback", "fallback"),
               quote_output("mismatch", reason="moved"))
     assert bookbuild.quote_counts(bookbuild.executed_dir(tmp_path)) == {
-        "01_a": {"ok": 1, "fallback": 0, "mismatch": 0}, "14_b": {"ok": 0, "fallback": 2, "mismatch": 1}}
+        "01_async_def": {"ok": 1, "fallback": 0, "mismatch": 0},
+        "14_b": {"ok": 0, "fallback": 2, "mismatch": 1}}
     line = bookbuild.quote_summary(tmp_path)
     assert "\n" not in line
     assert line.startswith("slime quotes: 3 of 4 fell back to the permalink in 1 chapters")
@@ -94,31 +96,31 @@ def test_quote_summary_counts_records_and_names_the_reason(tmp_path):
 def test_pages_are_read_again_when_their_notebook_was_executed_again(tmp_path):
     from types import SimpleNamespace
 
-    from lab_snippets.book import chapters
+    from lab_snippets.book import pages
 
-    path = _cached(tmp_path, "01_a.py", quote_output("ok", html="<p>old</p>"))
+    path = _cached(tmp_path, "01_async_def.py", quote_output("ok", html="<p>old</p>"))
     cache_dir = bookbuild.cache_path(tmp_path)
     (first,) = get_cache(str(cache_dir)).list_cache_records()
     used = first.created.timestamp()
     env = SimpleNamespace(
-        found_docs={"notebooks/01_a", "notebooks/02_b", "intro"},
-        nb_metadata={"notebooks/01_a": {"exec_data": {"mtime": used}},
-                     "notebooks/02_b": {"exec_data": {"mtime": used}}},
+        found_docs={"notebooks/01_async_def", "notebooks/02_await", "intro"},
+        nb_metadata={"notebooks/01_async_def": {"exec_data": {"mtime": used}},
+                     "notebooks/02_await": {"exec_data": {"mtime": used}}},
         doc2path=lambda doc: str(tmp_path / f"{doc}.py"),
         mystnb_config=SimpleNamespace(execution_cache_path=str(cache_dir)))
     app = SimpleNamespace(env=env, outdir=str(tmp_path / "_build" / "html"))
-    assert chapters.latest_executions(cache_dir) == {str(path.resolve()): used}
-    assert chapters._reexecuted_pages(app, env, set(), set(), set()) == []
+    assert pages.latest_executions(cache_dir) == {str(path.resolve()): used}
+    assert pages._reexecuted_pages(app, env, set(), set(), set()) == []
     # the same code executed again (bookbuild drops a cached fallback and runs the chapter again)
     bookbuild.drop_stale_fallbacks(tmp_path)  # nothing to drop: no fallback in it
     get_cache(str(cache_dir)).remove_cache(first.pk)
-    _cached(tmp_path, "01_a.py", quote_output("ok"))
-    assert chapters.latest_executions(cache_dir)[str(path.resolve())] > used
-    assert chapters._reexecuted_pages(app, env, set(), set(), set()) == ["notebooks/01_a"]
+    _cached(tmp_path, "01_async_def.py", quote_output("ok"))
+    assert pages.latest_executions(cache_dir)[str(path.resolve())] > used
+    assert pages._reexecuted_pages(app, env, set(), set(), set()) == ["notebooks/01_async_def"]
     # a page Sphinx reads anyway is not listed twice; without a cache nothing is outdated
-    assert chapters._reexecuted_pages(app, env, set(), {"notebooks/01_a"}, set()) == []
+    assert pages._reexecuted_pages(app, env, set(), {"notebooks/01_async_def"}, set()) == []
     env.mystnb_config.execution_cache_path = str(tmp_path / "none")
-    assert chapters._reexecuted_pages(app, env, set(), set(), set()) == []
+    assert pages._reexecuted_pages(app, env, set(), set(), set()) == []
 
 
 def _recorder(tmp_path, behaviour):
@@ -160,7 +162,7 @@ def test_a_failed_or_hung_edition_fails_the_build(tmp_path, monkeypatch):
 
 
 def _built(root, quote="ok"):
-    for name in ("notebooks/01_a.py", "book/intro.md", "_config.yml", "_toc.yml"):
+    for name in ("notebooks/01_async_def.py", "book/intro.md", "_config.yml", "_toc.yml"):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(name)
     pages = root / "_build" / "html"
@@ -168,8 +170,8 @@ def _built(root, quote="ok"):
     (pages / "notebooks").mkdir()
     (pages / "index.html").write_text("en")
     (pages / "zh_CN" / "index.html").write_text("zh")
-    (pages / "notebooks" / "01_a.html").write_text("<div>a box</div>")
-    _executed(root, "01_a", quote_output(quote))
+    (pages / "notebooks" / "01_async_def.html").write_text("<div>a box</div>")
+    _executed(root, "01_async_def", quote_output(quote))
 
 
 def test_a_rebuild_with_nothing_changed_is_skipped_and_any_change_rebuilds(tmp_path, monkeypatch):
@@ -182,7 +184,7 @@ def test_a_rebuild_with_nothing_changed_is_skipped_and_any_change_rebuilds(tmp_p
     bookbuild.record_build(tmp_path, both)
     assert bookbuild.up_to_date(tmp_path, both)
     assert not bookbuild.up_to_date(tmp_path, ("en",)), "other editions asked for"
-    chapter = tmp_path / "notebooks" / "01_a.py"
+    chapter = tmp_path / "notebooks" / "01_async_def.py"
     chapter.write_text("changed")
     assert not bookbuild.up_to_date(tmp_path, both), "an edited chapter must be built again"
     bookbuild.record_build(tmp_path, both)
@@ -206,7 +208,7 @@ def test_pages_with_a_fallback_quote_are_built_again_unless_offline(tmp_path, mo
     _built(tmp_path)
     bookbuild.record_build(tmp_path, both)
     assert bookbuild.up_to_date(tmp_path, both)
-    _executed(tmp_path, "01_a", quote_output("fallback"))
+    _executed(tmp_path, "01_async_def", quote_output("fallback"))
     assert not bookbuild.up_to_date(tmp_path, both), "the build must try to get slime's files again"
     monkeypatch.setenv("SLIME_OFFLINE", "1")
     bookbuild.record_build(tmp_path, both)
@@ -218,7 +220,7 @@ def test_the_cache_probe_parses_a_chapter_again_only_when_it_or_its_record_chang
 
     import jupytext as jupytext_module
 
-    chapter = _cached(tmp_path, "01_a.py", quote_output("ok", html="<p>x</p>"))
+    chapter = _cached(tmp_path, "01_async_def.py", quote_output("ok", html="<p>x</p>"))
     (first,) = bookbuild.probe_cache(tmp_path).values()
     assert first is not None
     parsed = []

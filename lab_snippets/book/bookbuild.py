@@ -59,7 +59,6 @@ from pathlib import Path
 
 from lab_snippets import REPO_ROOT
 from lab_snippets.book.preexec import (
-    CHAPTER,
     JUPYTEXT_READER,
     Preexecution,
     cache_path,
@@ -90,7 +89,7 @@ from lab_snippets.book.stamp import (
 from lab_snippets.book.zh import ZH_TITLE, ZH_TOC_TITLES, build_zh, published_zh, zh_output, zh_toc
 
 __all__ = [
-    "CHAPTER", "INPUT_DIRS", "INPUT_FILES", "JB_ARGS", "JUPYTEXT_READER", "ROOT", "SKIP_PARTS",
+    "INPUT_DIRS", "INPUT_FILES", "JB_ARGS", "JUPYTEXT_READER", "ROOT", "SKIP_PARTS",
     "ZH_TITLE", "ZH_TOC_TITLES", "Preexecution", "build", "build_zh", "cache_path", "chapter_files",
     "drop_stale_fallbacks", "executed_dir", "executed_records", "input_fingerprint", "main", "outputs_exist",
     "preexecute", "prepare_quotes",

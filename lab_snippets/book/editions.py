@@ -91,11 +91,9 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
 
 def chapter_of(docname: str):
     """The chapter whose page ``docname`` is, or None."""
-    from lab_snippets.book.chapters import BY_NUMBER
+    from lab_snippets.book.chapters import chapter_page
 
-    stem = docname.rpartition("/")[2]
-    chapter = BY_NUMBER.get(stem[:2]) if docname.startswith("notebooks/") else None
-    return chapter if chapter and chapter.stem == stem else None
+    return chapter_page(docname)
 
 
 def drop_doubled_title(doctree, chapter) -> bool:
