@@ -285,3 +285,16 @@ def test_compare_report_gives_the_ratio_of_the_best_builds():
     both = timing.format_compare([80.0], [50.0], [0.4], [True] * 3, True, [12.5, 11.0])
     assert "fingerprint removed (Sphinx checks every page of both editions): best 11.0 s" in both
     assert "OVER BUDGET (10 s)" in both, "the unfingerprinted rebuild is held to the same budget"
+
+
+def test_every_mutation_scope_has_tests_that_exist():
+    from lab_snippets import REPO_ROOT
+    from lab_snippets.bench import mutation
+
+    scopes = mutation.scopes()
+    assert "asyncio_tools.py" in scopes and "labs/spec.py" in scopes and "sites.py" not in scopes
+    for module in scopes:
+        for test in mutation.tests_for(module):
+            assert (REPO_ROOT / test).is_file(), f"{module}: its mutation tests {test} do not exist"
+    cfg = mutation.config("labs/spec.py", 30)
+    assert 'module-path = "lab_snippets/labs/spec.py"' in cfg and "tests/test_labs_units.py" in cfg
