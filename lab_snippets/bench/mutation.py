@@ -7,7 +7,8 @@ mutated), with that module's own unit tests as the test command, and prints per 
 mutants the tests killed and how many survived. ``MODULE`` is a path under ``lab_snippets/``
 (``asyncio_tools.py``, ``labs/spec.py``); the default is every scope: each notebook helper at the top
 of ``lab_snippets/`` and every module of ``lab_snippets/labs/``. ``--survivors`` lists each surviving
-mutant (operator, line) so a test can be written that kills it.
+mutant (operator, line) so a test can be written that kills it; ``--json FILE`` records every outcome
+and ``--again FILE`` then runs only that report's survivors against the tests as they are now.
 
 A surviving mutant is a change the tests accept; some are equivalent (the code means the same), the
 others are a missing test. Each mutant costs one pytest start, so a whole run takes hours on a
@@ -86,13 +87,26 @@ def results(exe: Path, session: Path) -> list[dict]:
     return out
 
 
-def run_scope(module: str, work: Path, timeout: float) -> list[dict]:
+def keep_only(session: Path, wanted: set[tuple[str, int]]) -> None:
+    """Leave in the session only the mutants ``(operator, occurrence)`` in ``wanted``."""
+    import sqlite3
+
+    with sqlite3.connect(session) as db:
+        jobs = [job for job, op, n in db.execute(
+            "SELECT job_id, operator_name, occurrence FROM mutation_specs") if (op, n) not in wanted]
+        for table in ("mutation_specs", "work_items"):
+            db.executemany(f"DELETE FROM {table} WHERE job_id = ?", [(j,) for j in jobs])
+
+
+def run_scope(module: str, work: Path, timeout: float, only: list[dict] | None = None) -> list[dict]:
     exe = tool()
     cfg = work / f"{module.replace('/', '_')}.toml"
     session = cfg.with_suffix(".sqlite")
     cfg.write_text(config(module, timeout), encoding="utf-8")
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": str(work)}
     subprocess.run([str(exe), "init", str(cfg), str(session)], cwd=work, env=env, check=True)
+    if only is not None:
+        keep_only(session, {(r["operator"], r["occurrence"]) for r in only})
     subprocess.run([str(exe), "exec", str(cfg), str(session)], cwd=work, env=env, check=True)
     return results(exe, session)
 
@@ -116,12 +130,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant's tests")
     ap.add_argument("--survivors", action="store_true", help="list every surviving mutant")
     ap.add_argument("--json", type=Path, help="write every mutant's outcome here")
+    ap.add_argument("--again", type=Path, metavar="JSON",
+                    help="run only the survivors recorded in an earlier --json report (after adding tests)")
     args = ap.parse_args(argv)
+    earlier = json.loads(args.again.read_text(encoding="utf-8")) if args.again else None
     work = scratch_copy()
     report: dict[str, list[dict]] = {}
     try:
-        for module in args.modules or scopes():
-            report[module] = found = run_scope(module, work, args.timeout)
+        for module in args.modules or (list(earlier) if earlier else scopes()):
+            only = None if earlier is None else [r for r in earlier.get(module, [])
+                                                 if r["outcome"] == "survived"]
+            report[module] = found = run_scope(module, work, args.timeout, only)
             survived = [r for r in found if r["outcome"] == "survived"]
             print(f"{module}: {len(found)} mutants, {len(found) - len(survived)} killed, "
                   f"{len(survived)} survived", flush=True)
