@@ -113,10 +113,10 @@ def test_the_zh_extension_reads_the_records_of_the_executed_page(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
     nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<div></div>"},
                                                   metadata={markup.META_KEY: [record]})]
-    (tmp_path / "notebooks").mkdir()
-    nbformat.write(nb, tmp_path / "notebooks" / "02_await.ipynb")
-    app = SimpleNamespace(env=SimpleNamespace(mystnb_config=SimpleNamespace(output_folder=str(tmp_path))),
-                          outdir=str(tmp_path / "html"))
+    (tmp_path / "jupyter_execute" / "notebooks").mkdir(parents=True)
+    nbformat.write(nb, tmp_path / "jupyter_execute" / "notebooks" / "02_await.ipynb")
+    config = SimpleNamespace(execution_cache_path=str(tmp_path / "no-cache"))
+    app = SimpleNamespace(env=SimpleNamespace(mystnb_config=config), outdir=str(tmp_path / "html"))
     assert editions.page_records(app, "notebooks/02_await") == [record]
     assert editions.page_records(app, "notebooks/03_tasks") == []
 
@@ -259,3 +259,30 @@ def test_zh_chapter_titles_are_the_original_series_titles():
                 if message.id == f"{c.number} · {c.title}" and message.string != f"{c.number} · {c.original}":
                     wrong.append(f"{path.stem}: {message.string!r} (original: {c.original!r})")
     assert wrong == []
+
+
+def test_the_zh_extension_takes_the_records_from_the_cache_when_the_page_came_from_it(tmp_path):
+    """myst-nb's jupyter_execute copy of a page taken from the cache has no outputs."""
+    from types import SimpleNamespace
+
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    from lab_snippets.sites import markup
+
+    record = markup.record("02", "02", "ok", [], "The title", "")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("show_call_site('02')")])
+    written = tmp_path / "jupyter_execute" / "notebooks" / "02_await.ipynb"
+    written.parent.mkdir(parents=True)
+    nbformat.write(nb, written)  # as myst-nb leaves it: no outputs
+    source = tmp_path / "02_await.ipynb"
+    nbformat.write(nb, source)
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<div></div>"},
+                                                  metadata={markup.META_KEY: [record]})]
+    cache = get_cache(str(tmp_path / "cache"))
+    uri = cache.add_nb_to_project(str(source)).uri
+    cache.cache_notebook_bundle(CacheBundleIn(nb, uri), check_validity=False, overwrite=True)
+    config = SimpleNamespace(execution_cache_path=str(tmp_path / "cache"))
+    app = SimpleNamespace(env=SimpleNamespace(mystnb_config=config), outdir=str(tmp_path / "html"))
+    assert editions.page_records(app, "notebooks/02_await") == [record]

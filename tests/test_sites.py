@@ -842,6 +842,24 @@ def test_hung_name_lookup_is_bounded(registry_path, raw_host, monkeypatch):
 # --------------------------------------------------------------------------- the book build's quotes
 
 
+def cache_chapter(root: Path, outputs: list) -> None:
+    """Chapter 01 of a copy of the book at ``root``, executed into its jupyter cache with ``outputs``."""
+    import jupytext
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    from lab_snippets.book import bookbuild
+
+    path = root / "notebooks" / "01_async_def.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# %%\nshow_call_site('01')\n")
+    nb = jupytext.read(path, fmt="py:percent")
+    nb.cells[-1].outputs = outputs
+    cache = get_cache(str(bookbuild.cache_path(root)))
+    record = cache.add_nb_to_project(str(path), read_data=bookbuild.JUPYTEXT_READER)
+    cache.cache_notebook_bundle(CacheBundleIn(nb, record.uri), check_validity=False, overwrite=True)
+
+
 def displayed(obj) -> dict:
     """``obj`` as a kernel stores its display in the notebook (IPython's formatter, nbformat output)."""
     import nbformat
@@ -880,22 +898,14 @@ def test_a_chain_of_quotes_records_each_box_in_order(registry_path):
 def test_the_build_reads_a_quote_status_from_what_the_view_displayed(registry_path, tmp_path, monkeypatch):
     """The end-to-end seam: the view's display, stored in an executed notebook, is what the build's
     summary and fallback check read (drop the record from the view and this fails)."""
-    import nbformat
-
     from lab_snippets.book import bookbuild
 
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("show_call_site('01')")])
-    nb.cells[0].outputs = [displayed(sites.show_call_site("01", registry=registry_path))]
-    path = bookbuild.executed_dir(tmp_path) / "notebooks" / "01_a.ipynb"
-    path.parent.mkdir(parents=True)
-    nbformat.write(nb, path)
-    assert bookbuild.quote_counts(bookbuild.executed_dir(tmp_path)) == {
-        "01_a": {"ok": 0, "fallback": 1, "mismatch": 0}}
+    cache_chapter(tmp_path, [displayed(sites.show_call_site("01", registry=registry_path))])
+    assert bookbuild.quote_counts(tmp_path) == {"01_async_def": {"ok": 0, "fallback": 1, "mismatch": 0}}
     assert "1 of 1 fell back" in bookbuild.quote_summary(tmp_path)
     assert "SLIME_OFFLINE=1" in bookbuild.quote_summary(tmp_path), "the summary names the view's reason"
-    from lab_snippets.book.quotes import stale
-
-    assert stale(nb) and not stale(nb, fallbacks=False)
+    assert bookbuild.drop_stale_fallbacks(tmp_path, fallbacks=False) == [], "a fallback is kept offline"
+    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["01_async_def.py"], "and run again with a source"
 
 
 def test_book_build_fetches_the_pinned_files_once_then_quotes_offline(registry_path, raw_host, toy_repo,
@@ -998,12 +1008,9 @@ def test_one_reading_of_slime_offline_for_kernels_and_build(tmp_path, monkeypatc
     pages = tmp_path / "_build" / "html"
     pages.mkdir(parents=True)
     (pages / "index.html").write_text("en")
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
     record = markup.record("01", "01", "fallback", ["offline"])
-    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<div></div>"},
-                                                  metadata={markup.META_KEY: [record]})]
-    (bookbuild.executed_dir(tmp_path) / "notebooks").mkdir(parents=True)
-    nbformat.write(nb, bookbuild.executed_dir(tmp_path) / "notebooks" / "01_a.ipynb")
+    cache_chapter(tmp_path, [nbformat.v4.new_output("display_data", data={"text/html": "<div></div>"},
+                                                    metadata={markup.META_KEY: [record]})])
     bookbuild.record_build(tmp_path, ("en",))
     assert bookbuild.up_to_date(tmp_path, ("en",)) is is_offline
 

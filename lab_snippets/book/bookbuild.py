@@ -39,7 +39,8 @@ readers (what the site is, its permalink, how to see it), and the build ends wit
 how many quotes fell back and why. A chapter cached with fallbacks is run again once a source is
 there, so the published book gets the real lines. Each quote's status (site, status, reason) is read
 from the record ``show_call_site`` put on its output's metadata (``lab_snippets.sites.markup``), in
-the executed notebooks; a cached execution without such records (an older lab_snippets) runs again.
+the executions in the jupyter cache; a cached execution without such records (an older
+lab_snippets) runs again.
 
 The jobs live in modules of their own: ``preexec`` (the chapters into the jupyter cache), ``stamp``
 (the input fingerprint), ``quotes`` (the slime quotes and their summary) and ``zh`` (the Chinese
@@ -68,9 +69,8 @@ from lab_snippets.book.preexec import (
     probe_memo,
 )
 from lab_snippets.book.quotes import (
+    cached_records,
     drop_stale_fallbacks,
-    executed_dir,
-    executed_records,
     prepare_quotes,
     quote_counts,
     quote_summary,
@@ -91,7 +91,7 @@ from lab_snippets.book.zh import ZH_TITLE, ZH_TOC_TITLES, build_zh, published_zh
 __all__ = [
     "INPUT_DIRS", "INPUT_FILES", "JB_ARGS", "JUPYTEXT_READER", "ROOT", "SKIP_PARTS",
     "ZH_TITLE", "ZH_TOC_TITLES", "Preexecution", "build", "build_zh", "cache_path", "chapter_files",
-    "drop_stale_fallbacks", "executed_dir", "executed_records", "input_fingerprint", "main", "outputs_exist",
+    "cached_records", "drop_stale_fallbacks", "input_fingerprint", "main", "outputs_exist",
     "preexecute", "prepare_quotes",
     "probe_cache", "probe_memo", "published_zh", "quote_counts", "quote_summary", "record_build",
     "render", "render_command", "render_editions", "slime_settings", "stamp_path", "up_to_date", "zh_output",

@@ -60,18 +60,18 @@ def translate_sites(body: str, translations: dict, records: list[dict]) -> tuple
 
 
 def page_records(app, pagename: str) -> list[dict]:
-    """The quote records of page ``pagename``, from the notebook myst-nb wrote for it when it ran."""
+    """The quote records of page ``pagename``: on the outputs of its execution in the jupyter cache
+    (myst-nb's own copy in ``jupyter_execute`` of a page taken from the cache has no outputs)."""
     import json
-    from pathlib import Path
 
+    from lab_snippets.book.pages import _cache_dir, executed_notebook, with_cached_outputs
     from lab_snippets.sites.markup import records_in
 
-    folder = getattr(getattr(app.env, "mystnb_config", None), "output_folder", None)
-    path = Path(folder or Path(app.outdir).parent / "jupyter_execute") / f"{pagename}.ipynb"
     try:
-        return list(records_in(json.loads(path.read_text(encoding="utf-8"))))
+        nb = json.loads(executed_notebook(app.outdir, pagename).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
+    return list(records_in(with_cached_outputs(nb, _cache_dir(app))))
 
 
 def _page_context(app, pagename, templatename, context, doctree) -> None:

@@ -2,7 +2,8 @@
 quote fell back run again once a source is there, and the one-line summary of the fallbacks.
 
 Each reads a quote's status from the record ``show_call_site`` left on its output's metadata
-(``lab_snippets.sites.markup``), in the executed notebooks: no page's HTML is parsed for it."""
+(``lab_snippets.sites.markup``), in the executions in the book's jupyter cache (what the pages
+show): no page's HTML is parsed for it."""
 
 from __future__ import annotations
 
@@ -16,23 +17,24 @@ from lab_snippets.book.preexec import cache_path, probe_cache
 from lab_snippets.sites.markup import COUNTED_AS, records_in
 
 
-def executed_dir(root: Path) -> Path:
-    """Where the English build writes each page's executed notebook (myst-nb's output folder)."""
-    return Path(root) / "_build" / "jupyter_execute"
+def cached_records(root: Path, probed: dict[Path, int | None] | None = None) -> dict[str, list[dict]]:
+    """``{chapter stem: [quote record, ...]}`` of each chapter's execution in the book's jupyter cache,
+    the outputs its page shows (myst-nb's ``jupyter_execute`` copy of a cached page has none)."""
+    from jupyter_cache import get_cache
+
+    if not (cache_path(root) / "global.db").exists():
+        return {}
+    probed = probe_cache(root) if probed is None else probed
+    cache = get_cache(str(cache_path(root)))
+    return {path.stem: list(records_in(cached_notebook(cache, pk)))
+            for path, pk in sorted(probed.items()) if pk is not None}
 
 
-def executed_records(executed: Path) -> dict[str, list[dict]]:
-    """``{chapter stem: [quote record, ...]}`` from the executed chapters in ``executed``."""
-    from lab_snippets.sites.markup import records_in
-
-    found = {}
-    for path in sorted((Path(executed) / "notebooks").glob("*.ipynb")):
-        try:
-            nb = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            nb = {}
-        found[path.stem] = list(records_in(nb))
-    return found
+def cached_notebook(cache, pk: int) -> dict:
+    """The executed notebook of cache record ``pk``, read without touching the cache's database
+    (``get_cache_bundle`` records the access, and the database's time is in the build's fingerprint)."""
+    path = cache._get_notebook_path_cache(cache.get_cache_record(pk).hashkey)
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def prepare_quotes(log=print, registry=None, kernel_env: MutableMapping[str, str] | None = None) -> str:
@@ -91,30 +93,25 @@ def drop_stale_fallbacks(root: Path, probed: dict[Path, int | None] | None = Non
         return []
     probed = probe_cache(root) if probed is None else probed
     cache = get_cache(str(cache_path(root)))
-    pages = executed_records(executed_dir(root))
     dropped = []
     for path, pk in probed.items():
-        records = pages.get(path.stem)
-        if records and not (fallbacks and any(COUNTED_AS.get(r.get("status")) == "fallback"
-                                              for r in records)):
-            continue  # its page's records show the quote: no need to open the cached notebook
-        if pk is not None and stale(cache.get_cache_bundle(pk).nb, fallbacks):
+        if pk is not None and stale(cached_notebook(cache, pk), fallbacks):
             cache.remove_cache(pk)
             probed[path] = None
             dropped.append(path.name)
     return dropped
 
 
-def quote_counts(executed: Path) -> dict[str, dict[str, int]]:
-    """``{chapter stem: {"ok": n, "fallback": n, "mismatch": n}}`` from the executed chapters."""
+def quote_counts(root: Path) -> dict[str, dict[str, int]]:
+    """``{chapter stem: {"ok": n, "fallback": n, "mismatch": n}}`` from the cached executions."""
     return {stem: {k: sum(COUNTED_AS.get(r.get("status")) == k for r in records)
                    for k in ("ok", "fallback", "mismatch")}
-            for stem, records in executed_records(executed).items()}
+            for stem, records in cached_records(root).items()}
 
 
 def quote_summary(root: Path) -> str:
     """One line for the person building: how many quotes fell back, and why."""
-    records = executed_records(executed_dir(root))
+    records = cached_records(root)
     total = sum(len(found) for found in records.values())
     bad = [r for found in records.values() for r in found if r.get("status") != "ok"]
     if not bad:

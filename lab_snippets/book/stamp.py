@@ -9,7 +9,7 @@ import sysconfig
 from pathlib import Path
 
 from lab_snippets.book.preexec import cache_path
-from lab_snippets.book.quotes import executed_dir, quote_counts
+from lab_snippets.book.quotes import quote_counts
 from lab_snippets.book.zh import published_zh
 
 # What the pages are made from: a change to any file here, to the interpreter or its installed
@@ -72,7 +72,7 @@ def up_to_date(root: Path, editions: tuple[str, ...]) -> bool:
     from lab_snippets.sites.resolver import offline
 
     if not offline() and any(
-            c["fallback"] or c["mismatch"] for c in quote_counts(executed_dir(root)).values()):
+            c["fallback"] or c["mismatch"] for c in quote_counts(root).values()):
         return False
     return stamp.read_text(encoding="utf-8").strip() == input_fingerprint(root, editions)
 
