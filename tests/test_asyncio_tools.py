@@ -234,3 +234,18 @@ def test_ideal_batch_time_accepts_the_edges():
 def test_in_flight_starts_empty():
     fresh = InFlight()
     assert (fresh.now, fresh.peak, fresh.entered) == (0, 0, 0), repr(fresh)
+
+
+def test_cancel_new_tasks_spares_its_caller_and_finished_tasks():
+    from lab_snippets.asyncio_tools import cancel_new_tasks
+
+    async def main():
+        finished = asyncio.create_task(asyncio.sleep(0))
+        await finished
+        pending = asyncio.create_task(asyncio.sleep(10))
+        left = await cancel_new_tasks(set())  # the caller itself came after ``before``
+        return left, pending
+
+    left, pending = asyncio.run(main())
+    assert left == [pending] and pending.cancelled(), \
+        f"only the pending task is cancelled, not the caller or a finished task: {left}"
