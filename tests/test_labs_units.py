@@ -258,3 +258,13 @@ def test_the_spec_and_the_result_records_are_frozen(cls):
 def test_submissions_graded_at_a_time_are_the_cores_at_most_four(monkeypatch, cores, jobs):
     monkeypatch.setattr(spec.os, "cpu_count", lambda: cores)
     assert spec.default_jobs() == jobs, f"{cores} cores: {spec.default_jobs()} jobs, not {jobs}"
+
+
+def test_a_record_with_only_its_required_fields_parses_with_the_defaults():
+    """Fields left out take their defaults: only a field the record does not have is refused."""
+    record = spec.parse_record(json.dumps({"kind": "cell", "grade_id": "t1", "score": 1.0, "max_score": 2.0}))
+    assert record == spec.CellRecord("t1", 1.0, 2.0), record
+
+
+def test_the_sandbox_allows_no_core_dumps_unless_told():
+    assert spec.Limits().core == 0, "a crashing submission must not write a core dump by default"

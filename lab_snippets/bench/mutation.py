@@ -1,7 +1,7 @@
 """Mutation testing of the notebook helpers and the grading code (a maintainer command, not in CI).
 
 ``python -m lab_snippets.bench.mutation [MODULE ...]`` runs cosmic-ray (pinned in
-``requirements-mutation.txt``, installed into ``.venv-mutation`` on first use, apart from the course's
+``requirements-mutation.txt``, installed into ``build/mutation-venv`` on first use, apart from the course's
 venv) over each module, in a scratch copy of the package and its tests (the working tree is never
 mutated), with that module's own unit tests as the test command, and prints per module how many
 mutants the tests killed and how many survived. ``MODULE`` is a path under ``lab_snippets/``
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from lab_snippets import PACKAGE_DIR, REPO_ROOT
 
-TOOL_VENV = REPO_ROOT / ".venv-mutation"
+TOOL_VENV = REPO_ROOT / "build" / "mutation-venv"  # build/: no book page, not in git
 PINS = REPO_ROOT / "requirements-mutation.txt"
 COPIED = ("lab_snippets", "tests", "conftest.py", "pyproject.toml", "jupytext.toml")
 # The tests that exercise each scope (the rest of the suite runs notebooks or the sandbox: too slow
