@@ -299,3 +299,16 @@ def test_ray_start_keeps_the_fatal_line_of_a_failed_start_and_removes_its_logs(t
     assert cause.startswith("raylet.out: ") and "node_manager.cc:3576" in cause, cause
     assert not logs.parent.exists(), "the kept logs of a failed start must be removed once read"
     assert ray_start._fatal_line_and_remove("logs are kept nowhere: Ray wrote no logs") == ""
+
+
+def test_every_mutation_scope_has_tests_that_exist():
+    from lab_snippets import REPO_ROOT
+    from lab_snippets.bench import mutation
+
+    scopes = mutation.scopes()
+    assert "asyncio_tools.py" in scopes and "labs/spec.py" in scopes and "sites.py" not in scopes
+    for module in scopes:
+        for test in mutation.tests_for(module):
+            assert (REPO_ROOT / test).is_file(), f"{module}: its mutation tests {test} do not exist"
+    cfg = mutation.config("labs/spec.py", 30)
+    assert 'module-path = "lab_snippets/labs/spec.py"' in cfg and "tests/test_labs_units.py" in cfg

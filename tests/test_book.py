@@ -96,7 +96,9 @@ def test_each_edition_links_to_the_same_page_in_the_other(built_book):
 
 
 def test_zh_call_sites_show_their_chinese_explanation(built_book):
-    explanation = re.compile(r'<div class="slime-explanation" data-site="([^"]+)"[^>]*>(.*?)</div>', re.S)
+    from lab_snippets.sites import markup
+
+    explanation = re.compile(rf'<div class="{markup.EXPLANATION}" data-site="([^"]+)"[^>]*>(.*?)</div>', re.S)
     seen = 0
     for chapter in chapters.existing():
         text = (ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")

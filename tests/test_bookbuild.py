@@ -1,7 +1,6 @@
 """lab_snippets.book.bookbuild: the chapters pre-executed into the book's jupyter cache, the quotes'
 summary."""
 
-import json
 import sys
 
 import jupytext
@@ -10,16 +9,27 @@ from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
 
 from lab_snippets.book import bookbuild
+from lab_snippets.sites import markup
 
 CHAPTER = "# %%\nprint({name!r})\n"
+OFFLINE = "SLIME_OFFLINE=1, so no download"
 
 
-def _cached(root, name, html):
+def quote_output(*statuses, reason=OFFLINE, html="<div>a box</div>"):
+    """A call-site output as show_call_site leaves it: its HTML, and one record per box on its metadata."""
+    records = [markup.record(f"s{i}", "01", status, [] if status == "ok" else [reason])
+               for i, status in enumerate(statuses)]
+    return nbformat.v4.new_output("display_data", data={"text/html": html},
+                                  metadata={markup.META_KEY: records})
+
+
+def _cached(root, name, *outputs, code=CHAPTER):
     path = root / "notebooks" / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(CHAPTER.format(name=name))
+    if not path.exists() or path.read_text() != code.format(name=name):  # keep its mtime when unchanged
+        path.write_text(code.format(name=name))
     nb = jupytext.read(path, fmt="py:percent")
-    nb.cells[-1].outputs = [nbformat.v4.new_output("display_data", data={"text/html": html})]
+    nb.cells[-1].outputs = list(outputs)
     cache = get_cache(str(bookbuild.cache_path(root)))
     record = cache.add_nb_to_project(str(path), read_data=bookbuild.JUPYTEXT_READER)
     cache.cache_notebook_bundle(CacheBundleIn(nb, record.uri), check_validity=False, overwrite=True)
@@ -27,74 +37,73 @@ def _cached(root, name, html):
 
 
 def test_chapters_cached_with_a_fallback_run_again(tmp_path):
-    _cached(tmp_path, "01_a.py", '<div class="slime-quote slime-fallback">')
-    _cached(tmp_path, "02_b.py", '<div class="slime-quote">')
-    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["01_a.py"]
+    _cached(tmp_path, "01_async_def.py", quote_output("fallback"))
+    _cached(tmp_path, "02_await.py", quote_output("ok"))
+    _cached(tmp_path, "03_tasks_gather.py", quote_output("ok", "error"))  # an error box is a fallback too
+    assert sorted(bookbuild.drop_stale_fallbacks(tmp_path)) == ["01_async_def.py", "03_tasks_gather.py"]
     cache = get_cache(str(bookbuild.cache_path(tmp_path)))
     assert len(cache.list_cache_records()) == 1
     assert bookbuild.drop_stale_fallbacks(tmp_path / "nothing-here") == []
 
 
-def test_a_chapter_whose_page_shows_its_quote_is_not_opened(tmp_path, monkeypatch):
-    _cached(tmp_path, "01_a.py", '<div class="slime-quote slime-fallback">')
-    _cached(tmp_path, "02_b.py", '<div class="slime-quote slime-fallback">')
-    pages = tmp_path / "_build" / "html" / "notebooks"
-    pages.mkdir(parents=True)
-    (pages / "01_a.html").write_text('<div class="slime-quote">')  # rendered from a later execution
-    (pages / "02_b.html").write_text('<div class="slime-quote slime-fallback">')
-    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["02_b.py"], \
-        "only a page showing a fallback is checked"
+def test_the_fallback_check_reads_the_record_not_the_html(tmp_path):
+    _cached(tmp_path, "01_async_def.py", quote_output("fallback", html='<div class="slime-quote">'))
+    _cached(tmp_path, "02_await.py", quote_output("ok", html='<div class="slime-quote slime-fallback">'))
+    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["01_async_def.py"]
 
 
-def test_quote_summary_counts_pages_and_names_the_reason(tmp_path):
-    pages = tmp_path / "_build" / "html" / "notebooks"
-    pages.mkdir(parents=True)
-    (pages / "01_a.html").write_text('<div class="slime-quote" style="x">')
-    (pages / "14_b.html").write_text('<div class="slime-quote slime-fallback" style="x">' * 2
-                                     + '<div class="slime-quote slime-mismatch">')
-    assert bookbuild.quote_counts(tmp_path / "_build" / "html") == {
-        "01_a": {"ok": 1, "fallback": 0, "mismatch": 0}, "14_b": {"ok": 0, "fallback": 2, "mismatch": 1}}
-    log = bookbuild.quote_log(tmp_path)
-    log.write_text("\n".join(json.dumps(e) for e in [
-        {"site": "14", "chapter": "14", "status": "fallback", "reason": "SLIME_OFFLINE=1, so no download"},
-        {"site": "14b", "chapter": "14", "status": "fallback", "reason": "SLIME_OFFLINE=1, so no download"},
-        {"site": "01", "chapter": "01", "status": "fallback", "reason": "old, since fixed"}]) + "\n")
+def test_without_a_source_only_executions_without_records_run_again(tmp_path):
+    _cached(tmp_path, "01_async_def.py", quote_output("fallback"))
+    old = nbformat.v4.new_output("display_data", data={"text/html": '<div class="slime-quote">'})
+    _cached(tmp_path, "02_await.py", old, code="# %%\nshow_call_site({name!r})\n")  # an older lab_snippets
+    plain = nbformat.v4.new_output("display_data", data={"text/html": "<p>none</p>"})
+    _cached(tmp_path, "03_tasks_gather.py", plain)
+    assert bookbuild.drop_stale_fallbacks(tmp_path, fallbacks=False) == ["02_await.py"]
+
+
+def test_quote_summary_counts_records_and_names_the_reason(tmp_path):
+    _cached(tmp_path, "01_async_def.py", quote_output("ok"))
+    _cached(tmp_path, "14_back_to_slime.py", quote_output("fallback", "fallback"),
+            quote_output("mismatch", reason="moved"))
+    assert bookbuild.quote_counts(tmp_path) == {
+        "01_async_def": {"ok": 1, "fallback": 0, "mismatch": 0},
+        "14_back_to_slime": {"ok": 0, "fallback": 2, "mismatch": 1}}
     line = bookbuild.quote_summary(tmp_path)
     assert "\n" not in line
     assert line.startswith("slime quotes: 3 of 4 fell back to the permalink in 1 chapters")
-    assert "why: SLIME_OFFLINE=1, so no download" in line and "SLIME_SRC" in line
-    (pages / "14_b.html").write_text('<div class="slime-quote">')
+    assert f"why: {OFFLINE}" in line and "SLIME_SRC" in line
+    _cached(tmp_path, "14_back_to_slime.py", quote_output("ok"))
     assert bookbuild.quote_summary(tmp_path) == "slime quotes: all 2 shown from slime's source"
 
 
 def test_pages_are_read_again_when_their_notebook_was_executed_again(tmp_path):
     from types import SimpleNamespace
 
-    from lab_snippets.book import chapters
+    from lab_snippets.book import pages
 
-    path = _cached(tmp_path, "01_a.py", "<p>old</p>")
+    path = _cached(tmp_path, "01_async_def.py", quote_output("ok", html="<p>old</p>"))
     cache_dir = bookbuild.cache_path(tmp_path)
     (first,) = get_cache(str(cache_dir)).list_cache_records()
     used = first.created.timestamp()
     env = SimpleNamespace(
-        found_docs={"notebooks/01_a", "notebooks/02_b", "intro"},
-        nb_metadata={"notebooks/01_a": {"exec_data": {"mtime": used}},
-                     "notebooks/02_b": {"exec_data": {"mtime": used}}},
+        found_docs={"notebooks/01_async_def", "notebooks/02_await", "intro"},
+        nb_metadata={"notebooks/01_async_def": {"exec_data": {"mtime": used}},
+                     "notebooks/02_await": {"exec_data": {"mtime": used}}},
         doc2path=lambda doc: str(tmp_path / f"{doc}.py"),
         mystnb_config=SimpleNamespace(execution_cache_path=str(cache_dir)))
     app = SimpleNamespace(env=env, outdir=str(tmp_path / "_build" / "html"))
-    assert chapters.latest_executions(cache_dir) == {str(path.resolve()): used}
-    assert chapters._reexecuted_pages(app, env, set(), set(), set()) == []
+    assert pages.latest_executions(cache_dir) == {str(path.resolve()): used}
+    assert pages._reexecuted_pages(app, env, set(), set(), set()) == []
     # the same code executed again (bookbuild drops a cached fallback and runs the chapter again)
     bookbuild.drop_stale_fallbacks(tmp_path)  # nothing to drop: no fallback in it
     get_cache(str(cache_dir)).remove_cache(first.pk)
-    _cached(tmp_path, "01_a.py", '<div class="slime-quote">')
-    assert chapters.latest_executions(cache_dir)[str(path.resolve())] > used
-    assert chapters._reexecuted_pages(app, env, set(), set(), set()) == ["notebooks/01_a"]
+    _cached(tmp_path, "01_async_def.py", quote_output("ok"))
+    assert pages.latest_executions(cache_dir)[str(path.resolve())] > used
+    assert pages._reexecuted_pages(app, env, set(), set(), set()) == ["notebooks/01_async_def"]
     # a page Sphinx reads anyway is not listed twice; without a cache nothing is outdated
-    assert chapters._reexecuted_pages(app, env, set(), {"notebooks/01_a"}, set()) == []
+    assert pages._reexecuted_pages(app, env, set(), {"notebooks/01_async_def"}, set()) == []
     env.mystnb_config.execution_cache_path = str(tmp_path / "none")
-    assert chapters._reexecuted_pages(app, env, set(), set(), set()) == []
+    assert pages._reexecuted_pages(app, env, set(), set(), set()) == []
 
 
 def _recorder(tmp_path, behaviour):
@@ -135,8 +144,8 @@ def test_a_failed_or_hung_edition_fails_the_build(tmp_path, monkeypatch):
         "a hung edition must be killed at its timeout"
 
 
-def _built(root, quote='<div class="slime-quote">'):
-    for name in ("notebooks/01_a.py", "book/intro.md", "_config.yml", "_toc.yml"):
+def _built(root, quote="ok"):
+    for name in ("notebooks/01_async_def.py", "book/intro.md", "_config.yml", "_toc.yml"):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(name)
     pages = root / "_build" / "html"
@@ -144,7 +153,8 @@ def _built(root, quote='<div class="slime-quote">'):
     (pages / "notebooks").mkdir()
     (pages / "index.html").write_text("en")
     (pages / "zh_CN" / "index.html").write_text("zh")
-    (pages / "notebooks" / "01_a.html").write_text(quote)
+    (pages / "notebooks" / "01_async_def.html").write_text("<div>a box</div>")
+    _cached(root, "01_async_def.py", quote_output(quote))
 
 
 def test_a_rebuild_with_nothing_changed_is_skipped_and_any_change_rebuilds(tmp_path, monkeypatch):
@@ -157,7 +167,7 @@ def test_a_rebuild_with_nothing_changed_is_skipped_and_any_change_rebuilds(tmp_p
     bookbuild.record_build(tmp_path, both)
     assert bookbuild.up_to_date(tmp_path, both)
     assert not bookbuild.up_to_date(tmp_path, ("en",)), "other editions asked for"
-    chapter = tmp_path / "notebooks" / "01_a.py"
+    chapter = tmp_path / "notebooks" / "01_async_def.py"
     chapter.write_text("changed")
     assert not bookbuild.up_to_date(tmp_path, both), "an edited chapter must be built again"
     bookbuild.record_build(tmp_path, both)
@@ -181,8 +191,8 @@ def test_pages_with_a_fallback_quote_are_built_again_unless_offline(tmp_path, mo
     _built(tmp_path)
     bookbuild.record_build(tmp_path, both)
     assert bookbuild.up_to_date(tmp_path, both)
-    (tmp_path / "_build" / "html" / "notebooks" / "01_a.html").write_text(
-        '<div class="slime-quote slime-fallback">')
+    _cached(tmp_path, "01_async_def.py", quote_output("fallback"))
+    bookbuild.record_build(tmp_path, both)  # the same inputs: only the cached quote's status differs
     assert not bookbuild.up_to_date(tmp_path, both), "the build must try to get slime's files again"
     monkeypatch.setenv("SLIME_OFFLINE", "1")
     bookbuild.record_build(tmp_path, both)
@@ -194,7 +204,7 @@ def test_the_cache_probe_parses_a_chapter_again_only_when_it_or_its_record_chang
 
     import jupytext as jupytext_module
 
-    chapter = _cached(tmp_path, "01_a.py", "<p>x</p>")
+    chapter = _cached(tmp_path, "01_async_def.py", quote_output("ok", html="<p>x</p>"))
     (first,) = bookbuild.probe_cache(tmp_path).values()
     assert first is not None
     parsed = []

@@ -6,7 +6,7 @@ import jupytext
 import pytest
 import yaml
 
-from lab_snippets.book import chapters
+from lab_snippets.book import chapters, pages
 from lab_snippets.sites import load_registry
 
 EXISTING = chapters.existing()
@@ -75,7 +75,7 @@ def test_render_toc_without_part_pages_lists_chapters_flat(monkeypatch):
 def test_downloadable_notebook_leaves_out_removed_cells():
     nb = {"cells": [{"metadata": {"tags": ["tests", "remove-cell"]}, "source": "hidden"},
                     {"metadata": {}, "source": "shown"}], "nbformat": 4}
-    assert [c["source"] for c in chapters.page_notebook(nb)["cells"]] == ["shown"]
+    assert [c["source"] for c in pages.page_notebook(nb)["cells"]] == ["shown"]
     assert len(nb["cells"]) == 2, "the executed notebook itself is left alone"
 
 
@@ -83,11 +83,11 @@ def test_launch_buttons_need_a_repository_url():
     class Config:
         html_theme_options = {"repository_url": "", "launch_buttons": {"binderhub_url": "https://mybinder.org",
                                                                        "notebook_interface": "jupyterlab"}}
-    chapters._launch_needs_repository(None, Config)
+    pages._launch_needs_repository(None, Config)
     assert Config.html_theme_options["launch_buttons"] == {"notebook_interface": "jupyterlab"}
     Config.html_theme_options = {"repository_url": "https://github.com/o/r",
                                  "launch_buttons": {"binderhub_url": "https://mybinder.org"}}
-    chapters._launch_needs_repository(None, Config)
+    pages._launch_needs_repository(None, Config)
     assert Config.html_theme_options["launch_buttons"] == {"binderhub_url": "https://mybinder.org"}
 
 
@@ -150,8 +150,22 @@ def test_ends_with_in_slime_and_the_quote(chapter):
 
 def test_page_source_drops_only_the_hidden_cells():
     text = chapters.NOTEBOOKS.joinpath("01_async_def.py").read_text(encoding="utf-8")
-    stripped = chapters.page_source(text)
+    stripped = pages.page_source(text)
     assert "BEGIN HIDDEN TESTS" in text and "BEGIN HIDDEN TESTS" not in stripped
     assert "BEGIN SOLUTION" in stripped and 'show_call_site("01")' in stripped
     cells = len(jupytext.reads(text, fmt="py:percent").cells)
     assert len(jupytext.reads(stripped, fmt="py:percent").cells) == cells - 1
+
+
+def test_chapter_files_and_pages_come_from_the_table(tmp_path):
+    from lab_snippets.book import preexec
+
+    (tmp_path / "notebooks").mkdir()
+    for name in ("02_await.py", "01_async_def.py", "99_not_a_chapter.py", "notes.py"):
+        (tmp_path / "notebooks" / name).write_text("# %%\n")
+    assert [p.name for p in chapters.files_in(tmp_path)] == ["01_async_def.py", "02_await.py"]
+    assert sorted(p.name for p in preexec.chapter_files(tmp_path)) == ["01_async_def.py", "02_await.py"], \
+        "a file that only looks like a chapter is not pre-executed"
+    assert chapters.chapter_page("notebooks/02_await") is chapters.BY_NUMBER["02"]
+    assert chapters.chapter_page("notebooks/99_not_a_chapter") is None
+    assert chapters.chapter_page("book/02_await") is None

@@ -8,7 +8,7 @@ import nbformat
 from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
 
-from lab_snippets.book import chapters
+from lab_snippets.book import pages
 
 
 def _notebook(code: str, output: str | None = None) -> nbformat.NotebookNode:
@@ -33,17 +33,17 @@ def _cache_with_execution(tmp_path, code: str, output: str):
 def test_outputs_are_merged_back_from_the_cache(tmp_path):
     cache_dir = _cache_with_execution(tmp_path, "print('hi')", "hi\n")
     written = nbformat.from_dict(_notebook("print('hi')"))  # what myst-nb writes for a cached page
-    merged = chapters.with_cached_outputs(dict(written), cache_dir)
+    merged = pages.with_cached_outputs(dict(written), cache_dir)
     code = [c for c in merged["cells"] if c["cell_type"] == "code"]
     assert "".join(code[0]["outputs"][0]["text"]) == "hi\n" and code[0]["execution_count"] == 1
     assert merged["cells"][0]["source"] == "# Title", "the markdown cells come from the page's notebook"
     # the page's notebook is what is shown: removed cells still leave the download
-    assert chapters.page_notebook(merged)["cells"][1]["outputs"]
+    assert pages.page_notebook(merged)["cells"][1]["outputs"]
 
 
 def test_a_notebook_whose_code_is_not_cached_is_left_as_it_is(tmp_path):
     cache_dir = _cache_with_execution(tmp_path, "print('hi')", "hi\n")
     other = dict(nbformat.from_dict(_notebook("print('changed')")))
-    assert chapters.with_cached_outputs(other, cache_dir) is other
-    assert chapters.with_cached_outputs(other, tmp_path / "no-cache-here") is other
+    assert pages.with_cached_outputs(other, cache_dir) is other
+    assert pages.with_cached_outputs(other, tmp_path / "no-cache-here") is other
     assert not (tmp_path / "no-cache-here").exists(), "looking must not create a cache"

@@ -78,19 +78,47 @@ def test_fuzzy_and_empty_count_as_not_done(tmp_path):
 
 
 def test_site_texts_are_replaced_only_when_the_translation_is_current():
-    body = ('<span class="slime-title" data-site="02">The title</span>'
-            '<div class="slime-explanation" data-site="02" style="x">Old &amp; English</div>'
-            '<div class="slime-explanation" data-site="03" style="x">Changed English</div>')
-    body += '<div class="slime-explanation" data-site="04" style="x">Use <code>gather</code>.</div>'
+    from lab_snippets.sites import markup
+
+    body = (f'{markup.title_open("02")}The title</span>'
+            f'{markup.explanation_open("02")}Old &amp; English</div>'
+            f'{markup.explanation_open("03")}Changed English</div>'
+            f'{markup.explanation_open("04")}Use <code>gather</code>.</div>'
+            f'{markup.explanation_open("05")}Not on the record</div>')
+    records = [markup.record("02", "02", "ok", [], "The title", "Old & English"),
+               markup.record("03", "03", "ok", [], "", "Changed English"),
+               markup.record("04", "04", "fallback", ["offline"], "", "Use `gather`.")]
     translations = {("04", "explanation"): ("Use `gather`.", "使用 `gather`。"),
                     ("02", "title"): ("The title", "标题"),
                     ("02", "explanation"): ("Old & English", "旧的解释"),
-                    ("03", "explanation"): ("English before the change", "过时的译文")}
-    out, replaced = editions.translate_sites(body, translations)
+                    ("03", "explanation"): ("English before the change", "过时的译文"),
+                    ("05", "explanation"): ("Not on the record", "没有记录")}
+    out, replaced = editions.translate_sites(body, translations, records)
     assert replaced == 3
     assert "使用 <code>gather</code>。" in out, "code spans of a translation are shown as code"
     assert ">标题</span>" in out and ">旧的解释</div>" in out
     assert ">Changed English</div>" in out, "a translation of an older English text must not be shown"
+    assert ">Not on the record</div>" in out, "only the boxes the page's records name are translated"
+    assert editions.translate_sites(body, translations, []) == (body, 0), "no record, no translation"
+
+
+def test_the_zh_extension_reads_the_records_of_the_executed_page(tmp_path):
+    from types import SimpleNamespace
+
+    import nbformat
+
+    from lab_snippets.sites import markup
+
+    record = markup.record("02", "02", "ok", [], "The title", "")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<div></div>"},
+                                                  metadata={markup.META_KEY: [record]})]
+    (tmp_path / "jupyter_execute" / "notebooks").mkdir(parents=True)
+    nbformat.write(nb, tmp_path / "jupyter_execute" / "notebooks" / "02_await.ipynb")
+    config = SimpleNamespace(execution_cache_path=str(tmp_path / "no-cache"))
+    app = SimpleNamespace(env=SimpleNamespace(mystnb_config=config), outdir=str(tmp_path / "html"))
+    assert editions.page_records(app, "notebooks/02_await") == [record]
+    assert editions.page_records(app, "notebooks/03_tasks") == []
 
 
 @pytest.mark.parametrize(("page", "chinese", "href"), [
@@ -231,3 +259,30 @@ def test_zh_chapter_titles_are_the_original_series_titles():
                 if message.id == f"{c.number} · {c.title}" and message.string != f"{c.number} · {c.original}":
                     wrong.append(f"{path.stem}: {message.string!r} (original: {c.original!r})")
     assert wrong == []
+
+
+def test_the_zh_extension_takes_the_records_from_the_cache_when_the_page_came_from_it(tmp_path):
+    """myst-nb's jupyter_execute copy of a page taken from the cache has no outputs."""
+    from types import SimpleNamespace
+
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    from lab_snippets.sites import markup
+
+    record = markup.record("02", "02", "ok", [], "The title", "")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("show_call_site('02')")])
+    written = tmp_path / "jupyter_execute" / "notebooks" / "02_await.ipynb"
+    written.parent.mkdir(parents=True)
+    nbformat.write(nb, written)  # as myst-nb leaves it: no outputs
+    source = tmp_path / "02_await.ipynb"
+    nbformat.write(nb, source)
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<div></div>"},
+                                                  metadata={markup.META_KEY: [record]})]
+    cache = get_cache(str(tmp_path / "cache"))
+    uri = cache.add_nb_to_project(str(source)).uri
+    cache.cache_notebook_bundle(CacheBundleIn(nb, uri), check_validity=False, overwrite=True)
+    config = SimpleNamespace(execution_cache_path=str(tmp_path / "cache"))
+    app = SimpleNamespace(env=SimpleNamespace(mystnb_config=config), outdir=str(tmp_path / "html"))
+    assert editions.page_records(app, "notebooks/02_await") == [record]

@@ -242,3 +242,29 @@ def test_kernel_init_fails_closed():
     run = _init({"limits": {"open_files": 1 << 40}}, sys.executable, "-c", "print('kernel ran')")
     assert run.returncode == 97 and "refusing to start" in run.stderr
     assert "kernel ran" not in run.stdout
+
+
+@pytest.mark.parametrize("cls", [spec.Options, spec.Limits, spec.SandboxSpec, spec.GradeSpec,
+                                 *spec.RECORD_KINDS.values()], ids=lambda c: c.__name__)
+def test_the_spec_and_the_result_records_are_frozen(cls):
+    """What the grader hands the sandbox, and what the worker reports, cannot be changed on the way."""
+    import dataclasses
+
+    assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, \
+        f"{cls.__name__} must be a frozen dataclass (its fields are set once, where it is made)"
+
+
+@pytest.mark.parametrize(("cores", "jobs"), [(8, 4), (4, 4), (3, 3), (1, 1), (0, 1), (None, 1)])
+def test_submissions_graded_at_a_time_are_the_cores_at_most_four(monkeypatch, cores, jobs):
+    monkeypatch.setattr(spec.os, "cpu_count", lambda: cores)
+    assert spec.default_jobs() == jobs, f"{cores} cores: {spec.default_jobs()} jobs, not {jobs}"
+
+
+def test_a_record_with_only_its_required_fields_parses_with_the_defaults():
+    """Fields left out take their defaults: only a field the record does not have is refused."""
+    record = spec.parse_record(json.dumps({"kind": "cell", "grade_id": "t1", "score": 1.0, "max_score": 2.0}))
+    assert record == spec.CellRecord("t1", 1.0, 2.0), record
+
+
+def test_the_sandbox_allows_no_core_dumps_unless_told():
+    assert spec.Limits().core == 0, "a crashing submission must not write a core dump by default"

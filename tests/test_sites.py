@@ -842,17 +842,70 @@ def test_hung_name_lookup_is_bounded(registry_path, raw_host, monkeypatch):
 # --------------------------------------------------------------------------- the book build's quotes
 
 
-def test_book_fallback_is_calm_for_readers_and_logs_the_reason(registry_path, tmp_path, monkeypatch):
-    log = tmp_path / "quotes.jsonl"
+def cache_chapter(root: Path, outputs: list) -> None:
+    """Chapter 01 of a copy of the book at ``root``, executed into its jupyter cache with ``outputs``."""
+    import jupytext
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    from lab_snippets.book import bookbuild
+
+    path = root / "notebooks" / "01_async_def.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# %%\nshow_call_site('01')\n")
+    nb = jupytext.read(path, fmt="py:percent")
+    nb.cells[-1].outputs = outputs
+    cache = get_cache(str(bookbuild.cache_path(root)))
+    record = cache.add_nb_to_project(str(path), read_data=bookbuild.JUPYTEXT_READER)
+    cache.cache_notebook_bundle(CacheBundleIn(nb, record.uri), check_validity=False, overwrite=True)
+
+
+def displayed(obj) -> dict:
+    """``obj`` as a kernel stores its display in the notebook (IPython's formatter, nbformat output)."""
+    import nbformat
+    from IPython.core.formatters import DisplayFormatter
+
+    data, metadata = DisplayFormatter().format(obj)
+    return nbformat.v4.new_output("display_data", data=data, metadata=metadata)
+
+
+def test_book_fallback_is_calm_for_readers_and_records_the_reason(registry_path, monkeypatch):
+    from lab_snippets.sites import markup
+
     monkeypatch.setenv(sites_view.READER_FALLBACK_ENV, "1")
-    monkeypatch.setenv(sites_view.QUOTE_LOG_ENV, str(log))
     view = sites.show_call_site("01", registry=registry_path)
     page = view._repr_html_() + view._repr_markdown_()
     assert view.status == "fallback" and "slime-fallback" in view.css_class
     assert "Fix" not in page and "SLIME_OFFLINE" not in page, "no build problem in front of a reader"
     assert "blob/" in page and "slime/toy/worker.py" in page and "SLIME_SRC" in page  # what, where, how
-    entry = __import__("json").loads(log.read_text().splitlines()[-1])
-    assert entry["site"] == "01" and "SLIME_OFFLINE=1" in entry["reason"]
+    output = displayed(view)
+    assert output.data["text/html"] == view._repr_html_(), "readers see the same HTML as before"
+    assert {"text/plain", "text/markdown"} <= set(output.data)
+    (entry,) = output.metadata[markup.META_KEY]
+    assert entry["site"] == "01" and entry["status"] == "fallback" and "SLIME_OFFLINE=1" in entry["reason"]
+    assert entry["title"] == view.site.title.strip() and entry["explanation"] == view.site.explanation.strip()
+
+
+def test_a_chain_of_quotes_records_each_box_in_order(registry_path):
+    from lab_snippets.sites import markup
+
+    chain = sites.show_chapter_sites("01", registry=registry_path)
+    records = displayed(chain).metadata[markup.META_KEY]
+    assert [r["site"] for r in records] == [v.site.id for v in chain.views]
+    assert all(r["status"] == v.status for r, v in zip(records, chain.views, strict=True))
+
+
+def test_the_build_reads_a_quote_status_from_what_the_view_displayed(registry_path, tmp_path, monkeypatch):
+    """The end-to-end seam: the view's display, stored in an executed notebook, is what the build's
+    summary and fallback check read (drop the record from the view and this fails)."""
+    from lab_snippets.book import bookbuild
+
+    cache_chapter(tmp_path, [displayed(sites.show_call_site("01", registry=registry_path))])
+    assert bookbuild.quote_counts(tmp_path) == {"01_async_def": {"ok": 0, "fallback": 1, "mismatch": 0}}
+    assert "1 of 1 fell back" in bookbuild.quote_summary(tmp_path)
+    assert "SLIME_OFFLINE=1" in bookbuild.quote_summary(tmp_path), "the summary names the view's reason"
+    assert bookbuild.drop_stale_fallbacks(tmp_path, fallbacks=False) == [], "a fallback is kept offline"
+    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["01_async_def.py"], "and run again with a source"
 
 
 def test_book_build_fetches_the_pinned_files_once_then_quotes_offline(registry_path, raw_host, toy_repo,
@@ -948,10 +1001,16 @@ def test_one_reading_of_slime_offline_for_kernels_and_build(tmp_path, monkeypatc
     reg = sites.load_registry(strict=False)
     assert resolver.Resolver(reg).network_allowed() is not is_offline
     # the build: a page that fell back is as good as it gets offline, and is built again online
+    import nbformat
+
+    from lab_snippets.sites import markup
+
     pages = tmp_path / "_build" / "html"
-    (pages / "notebooks").mkdir(parents=True)
+    pages.mkdir(parents=True)
     (pages / "index.html").write_text("en")
-    (pages / "notebooks" / "01_a.html").write_text('<div class="slime-quote slime-fallback">')
+    record = markup.record("01", "01", "fallback", ["offline"])
+    cache_chapter(tmp_path, [nbformat.v4.new_output("display_data", data={"text/html": "<div></div>"},
+                                                    metadata={markup.META_KEY: [record]})])
     bookbuild.record_build(tmp_path, ("en",))
     assert bookbuild.up_to_date(tmp_path, ("en",)) is is_offline
 

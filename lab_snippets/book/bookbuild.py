@@ -37,7 +37,10 @@ otherwise, when the per-user cache lacks a pinned file and the network is allowe
 again. Without either, a quote falls back to a calm note for
 readers (what the site is, its permalink, how to see it), and the build ends with one line saying
 how many quotes fell back and why. A chapter cached with fallbacks is run again once a source is
-there, so the published book gets the real lines.
+there, so the published book gets the real lines. Each quote's status (site, status, reason) is read
+from the record ``show_call_site`` put on its output's metadata (``lab_snippets.sites.markup``), in
+the executions in the jupyter cache; a cached execution without such records (an older
+lab_snippets) runs again.
 
 The jobs live in modules of their own: ``preexec`` (the chapters into the jupyter cache), ``stamp``
 (the input fingerprint), ``quotes`` (the slime quotes and their summary) and ``zh`` (the Chinese
@@ -57,7 +60,6 @@ from pathlib import Path
 
 from lab_snippets import REPO_ROOT
 from lab_snippets.book.preexec import (
-    CHAPTER,
     JUPYTEXT_READER,
     Preexecution,
     cache_path,
@@ -67,11 +69,10 @@ from lab_snippets.book.preexec import (
     probe_memo,
 )
 from lab_snippets.book.quotes import (
-    QUOTE_CLASS,
+    cached_records,
     drop_stale_fallbacks,
     prepare_quotes,
     quote_counts,
-    quote_log,
     quote_summary,
 )
 from lab_snippets.book.stamp import (
@@ -88,10 +89,11 @@ from lab_snippets.book.stamp import (
 from lab_snippets.book.zh import ZH_TITLE, ZH_TOC_TITLES, build_zh, published_zh, zh_output, zh_toc
 
 __all__ = [
-    "CHAPTER", "INPUT_DIRS", "INPUT_FILES", "JB_ARGS", "JUPYTEXT_READER", "QUOTE_CLASS", "ROOT", "SKIP_PARTS",
+    "INPUT_DIRS", "INPUT_FILES", "JB_ARGS", "JUPYTEXT_READER", "ROOT", "SKIP_PARTS",
     "ZH_TITLE", "ZH_TOC_TITLES", "Preexecution", "build", "build_zh", "cache_path", "chapter_files",
-    "drop_stale_fallbacks", "input_fingerprint", "main", "outputs_exist", "preexecute", "prepare_quotes",
-    "probe_cache", "probe_memo", "published_zh", "quote_counts", "quote_log", "quote_summary", "record_build",
+    "cached_records", "drop_stale_fallbacks", "input_fingerprint", "main", "outputs_exist",
+    "preexecute", "prepare_quotes",
+    "probe_cache", "probe_memo", "published_zh", "quote_counts", "quote_summary", "record_build",
     "render", "render_command", "render_editions", "slime_settings", "stamp_path", "up_to_date", "zh_output",
     "zh_toc",
 ]
@@ -173,13 +175,13 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
         return 0
     stamp_path(root).unlink(missing_ok=True)
     settings = slime_settings()  # as given: prepare_quotes may turn the kernels offline
-    os.environ["SLIME_READER_FALLBACK"] = "1"  # the kernels (children) inherit these
-    os.environ["SLIME_QUOTE_LOG"] = str(quote_log(root))
+    os.environ["SLIME_READER_FALLBACK"] = "1"  # the kernels (children) inherit it
     probed = probe_cache(root)
-    if prepare_quotes(log, kernel_env=os.environ) != "none":
-        dropped = drop_stale_fallbacks(root, probed)
-        if dropped:
-            log(f"slime quotes: {len(dropped)} chapters cached without their quote run again")
+    # with a source, a cached fallback runs again; without one, only an execution without quote records
+    have_source = prepare_quotes(log, kernel_env=os.environ) != "none"
+    dropped = drop_stale_fallbacks(root, probed, fallbacks=have_source)
+    if dropped:
+        log(f"slime quotes: {len(dropped)} chapters cached without their quote run again")
     if jobs > 1:
         pre = preexecute(root, jobs=jobs, timeout=timeout, probed=probed)
         log(f"pre-executed {len(pre.executed)} chapters {jobs} at a time in {pre.seconds:.1f} s "

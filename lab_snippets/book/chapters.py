@@ -3,15 +3,14 @@
 ``python -m lab_snippets.chapters toc`` rewrites ``_toc.yml`` and the README's chapter table from the
 notebooks that exist; ``python -m lab_snippets.chapters check`` exits 1 when either is out of step.
 
-The module is also a small Sphinx extension (``_config.yml`` lists it under
-``sphinx.extra_extensions``): it offers each chapter's executed ``.ipynb`` for download beside
-its ``.py``, and keeps launch buttons off until a repository URL is configured.
+Everything that needs to know which files or pages are chapters asks this table (``existing``,
+``chapter_page``), not the file names. The Sphinx extension for the chapter pages (downloads, launch
+buttons) is ``lab_snippets.book.pages``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +78,7 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("27", "hazard_clinic", "A hazard clinic: reading real concurrent code critically", "隐患门诊：批判地阅读真实的并发代码", SERVICES),
 )
 BY_NUMBER = {c.number: c for c in CHAPTERS}
+BY_PAGE = {f"notebooks/{c.stem}": c for c in CHAPTERS}
 
 # Each part opens with a page of its own; the part's chapters are its sections.
 PART_PAGES = {
@@ -112,6 +112,17 @@ REFERENCE_PAGES = (
 def existing() -> list[Chapter]:
     """Chapters whose notebook exists, in course order."""
     return [c for c in CHAPTERS if c.path.exists()]
+
+
+def files_in(root: Path) -> list[Path]:
+    """The chapters' notebooks that exist under ``root`` (a copy of the book), in course order."""
+    paths = (Path(root) / "notebooks" / c.path.name for c in CHAPTERS)
+    return [p for p in paths if p.is_file()]
+
+
+def chapter_page(docname: str) -> Chapter | None:
+    """The chapter whose page ``docname`` (e.g. ``notebooks/02_await``) is, or None."""
+    return BY_PAGE.get(docname)
 
 
 def page_exists(page: str) -> bool:
@@ -203,179 +214,6 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"_toc.yml and {README.name} list the {len(existing())} chapters that exist")
     return 0
-
-
-# --------------------------------------------------------------------------- Sphinx extension
-
-LAUNCH_KEYS = ("binderhub_url", "jupyterhub_url", "colab_url", "deepnote_url", "jupyterlite_url")
-
-
-def _launch_needs_repository(app, config) -> None:
-    """Drop the launch providers while no repository URL is configured.
-
-    sphinx-book-theme builds Binder/JupyterHub links from ``repository.url``; without one it has
-    nothing to launch (and fails on notebook pages), so the buttons stay off until it is set.
-    """
-    options = config.html_theme_options
-    if str(options.get("repository_url") or "").strip():
-        return
-    launch = dict(options.get("launch_buttons") or {})
-    for key in LAUNCH_KEYS:
-        launch.pop(key, None)
-    options["launch_buttons"] = launch
-
-
-def _chapters_are_launchable(app, pagename, templatename, context, doctree) -> None:
-    """sphinx-book-theme offers launch buttons only on pages whose metadata has a ``kernelspec``;
-    the chapters are jupytext ``.py`` files without one (``jupytext.toml`` filters notebook
-    metadata out), so give chapter pages the kernel they are executed with."""
-    if not pagename.startswith("notebooks/"):
-        return
-    metadata = app.env.metadata.get(pagename)
-    if metadata is not None and "kernelspec" not in metadata:
-        metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-
-
-def executed_notebook(outdir: str | Path, docname: str) -> Path:
-    """Where myst-nb writes the executed notebook of ``docname`` for a build into ``outdir``."""
-    return Path(outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
-
-
-def page_notebook(executed: dict) -> dict:
-    """The executed notebook as the page shows it: cells tagged ``remove-cell`` left out."""
-    nb = dict(executed)
-    nb["cells"] = [c for c in executed.get("cells", [])
-                   if "remove-cell" not in c.get("metadata", {}).get("tags", [])]
-    return nb
-
-
-def with_cached_outputs(notebook: dict, cache_dir: str | Path) -> dict:
-    """The notebook with the outputs of its execution stored in the jupyter cache at ``cache_dir``.
-
-    myst-nb 1.4.0 writes the *input* notebook to ``jupyter_execute`` whenever a page comes from
-    the cache (it renders the cached outputs but saves the notebook it read), so after a cached or
-    pre-executed build that file has no outputs. When the cache holds an execution of this
-    notebook's code, its code cells (outputs, execution counts) are merged in; otherwise, and when
-    there is no cache, the notebook is returned unchanged.
-    """
-    if not (Path(cache_dir) / "global.db").exists():
-        return notebook
-    import nbformat
-    from jupyter_cache import get_cache
-
-    try:
-        _, merged = get_cache(str(cache_dir)).merge_match_into_notebook(nbformat.from_dict(notebook))
-    except KeyError:  # no execution of this code in the cache
-        return notebook
-    return json.loads(json.dumps(merged))
-
-
-def _cache_dir(app) -> Path:
-    config = getattr(app.env, "mystnb_config", None)
-    path = getattr(config, "execution_cache_path", "") if config is not None else ""
-    return Path(path) if path else Path(app.outdir).parent / ".jupyter_cache"
-
-
-def _offer_ipynb(app, pagename, templatename, context, doctree) -> None:
-    """Put the chapter's executed notebook in ``_sources`` and tell the theme to offer it."""
-    if not pagename.startswith("notebooks/") or context.get("ipynb_source"):
-        return
-    executed = executed_notebook(app.outdir, pagename)
-    if not executed.exists():
-        return
-    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    nb = page_notebook(with_cached_outputs(json.loads(executed.read_text(encoding="utf-8")), _cache_dir(app)))
-    target.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    context["ipynb_source"] = f"{pagename}.ipynb"
-
-
-def page_source(text: str) -> str:
-    """A chapter's ``.py`` source as the page shows it: cells tagged ``remove-cell`` left out."""
-    import jupytext
-
-    nb = jupytext.reads(text, fmt="py:percent")
-    nb.cells = [c for c in nb.cells if "remove-cell" not in c.metadata.get("tags", [])]
-    return jupytext.writes(nb, fmt="py:percent")
-
-
-def _strip_downloaded_sources(app, exception) -> None:
-    """The ``.py`` download must not carry what the page hides (the hidden tests of the exercises).
-
-    Sphinx copies a chapter's source into ``_sources`` only when it writes the page; a copy that no
-    longer equals the source was stripped by an earlier build and is left as it is (a rebuild with
-    nothing changed parses no chapter)."""
-    if exception is not None:
-        return
-    for chapter in existing():
-        copied = Path(app.outdir) / "_sources" / "notebooks" / chapter.path.name
-        if not copied.exists():
-            continue
-        text = chapter.path.read_text(encoding="utf-8")
-        if "remove-cell" in text and copied.read_text(encoding="utf-8") == text:
-            copied.write_text(page_source(text), encoding="utf-8")
-
-
-def latest_executions(cache_dir: str | Path) -> dict[str, float]:
-    """``{notebook path: time of its newest execution}`` in the jupyter cache at ``cache_dir``
-    (one query; no notebook is read)."""
-    if not (Path(cache_dir) / "global.db").exists():
-        return {}
-    from jupyter_cache import get_cache
-
-    latest: dict[str, float] = {}
-    for record in get_cache(str(cache_dir)).list_cache_records():
-        key = str(Path(record.uri).resolve())
-        latest[key] = max(latest.get(key, 0.0), record.created.timestamp())
-    return latest
-
-
-def _reexecuted_pages(app, env, added, changed, removed) -> list[str]:
-    """Pages whose notebook was executed again since Sphinx read them, to be read again.
-
-    Sphinx re-reads a page when its source changes; myst-nb takes the outputs from the jupyter
-    cache only when it reads the page. So a chapter executed again into the cache with unchanged
-    code (``bookbuild`` runs a chapter again when its cached quote fell back and slime's source has
-    become readable) would keep its old outputs on the page. myst-nb records the time of the
-    execution it used (``exec_data.mtime``, the cache record's creation time); a newer execution of
-    the same notebook makes the page outdated."""
-    latest = latest_executions(_cache_dir(app))
-    if not latest:
-        return []
-    stale = []
-    for docname in env.found_docs - set(added) - set(changed) - set(removed):
-        data = getattr(env, "nb_metadata", {}).get(docname, {}).get("exec_data")
-        if not data or data.get("mtime") is None:
-            continue
-        newest = latest.get(str(Path(env.doc2path(docname)).resolve()))
-        if newest is not None and newest > data["mtime"]:
-            stale.append(docname)
-    return sorted(stale)
-
-
-def _is_thebe_asset(asset) -> bool:
-    name = str(getattr(asset, "filename", None) or "")
-    body = str(getattr(asset, "attributes", {}).get("body", ""))
-    return "sphinx-thebe" in name or "THEBE_JS_URL" in body
-
-
-def _drop_thebe(app, pagename, templatename, context, doctree) -> None:
-    """No Thebe in this book: leave out sphinx-thebe's assets, which Jupyter Book always adds (and
-    adds twice: the second ``const THEBE_JS_URL`` is a script error on every page)."""
-    for key in ("script_files", "css_files"):
-        if key in context:
-            context[key] = [a for a in context[key] if not _is_thebe_asset(a)]
-
-
-def setup(app):
-    app.connect("config-inited", _launch_needs_repository)
-    app.connect("html-page-context", _drop_thebe)
-    # before sphinx-book-theme draws its header buttons (priority 501)
-    app.connect("html-page-context", _offer_ipynb, priority=400)
-    app.connect("html-page-context", _chapters_are_launchable, priority=400)
-    app.connect("build-finished", _strip_downloaded_sources)
-    app.connect("env-get-outdated", _reexecuted_pages)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ that quotes that title on the English page is left out. In the Chinese edition t
 of the chapters (rendered by
 ``lab_snippets.sites`` when the chapter ran, in English, since both editions share one execution)
 get their Chinese title and explanation from ``locale/zh_CN/sites/<chapter>.po``; a translation
-whose English has changed since is not used (the English shows until it is translated again).
+whose English is not the one the box shows (its record, on the executed notebook's output
+metadata, says which) is not used: the English shows until it is translated again.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import html
 import re
 
 ZH_FOLDER = "zh_CN"
-_TITLE = re.compile(r'(<span class="slime-title" data-site="([^"]+)">)(.*?)(</span>)', re.S)
-_EXPLANATION = re.compile(r'(<div class="slime-explanation" data-site="([^"]+)"[^>]*>)(.*?)(</div>)', re.S)
 
 
 def is_chinese(language: str | None) -> bool:
@@ -41,28 +40,23 @@ def switch_html(pagename: str, chinese: bool) -> str:
             f'lang="{lang}" title="{title}">{label}</a></div>\n')
 
 
-def translate_sites(body: str, translations: dict) -> tuple[str, int]:
+def translate_sites(body: str, translations: dict, records: list[dict]) -> tuple[str, int]:
     """``body`` with each call site's title and explanation in Chinese where a current translation
-    exists; and how many texts were replaced."""
+    exists; and how many texts were replaced. ``records`` are the page's quote records (from its
+    executed notebook): a translation is current when its English is the text the box shows."""
+    from lab_snippets.sites import markup
+
+    render = {"title": lambda text: html.escape(text.strip()), "explanation": markup.prose_html}
     replaced = 0
-
-    from lab_snippets.sites.view import prose_html
-
-    render = {"title": lambda text: html.escape(text.strip()), "explanation": prose_html}
-
-    def swap(kind):
-        def repl(m):
-            nonlocal replaced
-            english, chinese = translations.get((m.group(2), kind), (None, None))
-            # as rendered now, or as an older lab_snippets rendered it (escaped text) into a cached output
-            if chinese and m.group(3).strip() in (render[kind](english), html.escape(english.strip())):
-                replaced += 1
-                return f"{m.group(1)}{render[kind](chinese)}{m.group(4)}"
-            return m.group(0)
-        return repl
-
-    body = _TITLE.sub(swap("title"), body)
-    body = _EXPLANATION.sub(swap("explanation"), body)
+    for rec in records:
+        for kind in ("title", "explanation"):
+            english, chinese = translations.get((rec.get("site"), kind), (None, None))
+            if not chinese or english.strip() != (rec.get(kind) or "").strip():
+                continue
+            text = render[kind](chinese)
+            body, n = markup.element(kind, rec["site"]).subn(
+                lambda m, text=text: f"{m.group(1)}{text}{m.group(3)}", body)
+            replaced += n
     return translate_quote_words(body), replaced
 
 
@@ -86,27 +80,41 @@ def translate_quote_words(body: str) -> str:
     return _FALLBACK.sub(lambda m: FALLBACK_ZH.format(**m.groupdict()), body)
 
 
+def page_records(app, pagename: str) -> list[dict]:
+    """The quote records of page ``pagename``: on the outputs of its execution in the jupyter cache
+    (myst-nb's own copy in ``jupyter_execute`` of a page taken from the cache has no outputs)."""
+    import json
+
+    from lab_snippets.book.pages import _cache_dir, executed_notebook, with_cached_outputs
+    from lab_snippets.sites.markup import records_in
+
+    try:
+        nb = json.loads(executed_notebook(app.outdir, pagename).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return list(records_in(with_cached_outputs(nb, _cache_dir(app))))
+
+
 def _page_context(app, pagename, templatename, context, doctree) -> None:
     if "body" not in context:
         return
     chinese = is_chinese(app.config.language)
     body = context["body"]
-    if chinese and "slime-explanation" in body:
+    records = page_records(app, pagename) if chinese else []
+    if records:
         from lab_snippets.book.i18n import site_translations
 
         if not hasattr(app, "_course_site_translations"):
             app._course_site_translations = site_translations()
-        body, _ = translate_sites(body, app._course_site_translations)
+        body, _ = translate_sites(body, app._course_site_translations, records)
     context["body"] = switch_html(pagename, chinese) + body
 
 
 def chapter_of(docname: str):
     """The chapter whose page ``docname`` is, or None."""
-    from lab_snippets.book.chapters import BY_NUMBER
+    from lab_snippets.book.chapters import chapter_page
 
-    stem = docname.rpartition("/")[2]
-    chapter = BY_NUMBER.get(stem[:2]) if docname.startswith("notebooks/") else None
-    return chapter if chapter and chapter.stem == stem else None
+    return chapter_page(docname)
 
 
 def drop_doubled_title(doctree, chapter) -> bool:

@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import logging
 import multiprocessing
-import re
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab_snippets import REPO_ROOT
+from lab_snippets.book import chapters
 
 ROOT = REPO_ROOT
-CHAPTER = re.compile(r"^\d\d_[a-z0-9_]+\.py$")
 # jupyter-cache's reader for text notebooks; it reads py:percent files as myst-nb's custom format
 # does (jupytext), so the cache key (code cells and kernelspec) is the same for both.
 JUPYTEXT_READER = {"name": "jupytext", "type": "plugin"}
@@ -28,7 +27,7 @@ def cache_path(root: Path) -> Path:
 def chapter_files(root: Path) -> list[Path]:
     """The chapter notebooks, largest first (a rough proxy for the longest running, so that the last
     chapters to start are short ones and the two workers finish close together)."""
-    files = [p for p in (Path(root) / "notebooks").glob("*.py") if CHAPTER.match(p.name)]
+    files = chapters.files_in(root)  # the chapter table's, not whatever matches a file name
     return sorted(files, key=lambda p: (-p.stat().st_size, p.name))
 
 

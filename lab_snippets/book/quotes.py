@@ -1,21 +1,40 @@
 """The slime quotes in a build: the pinned files made readable for the kernels, the pages whose
-quote fell back run again once a source is there, and the one-line summary of the fallbacks."""
+quote fell back run again once a source is there, and the one-line summary of the fallbacks.
+
+Each reads a quote's status from the record ``show_call_site`` left on its output's metadata
+(``lab_snippets.sites.markup``), in the executions in the book's jupyter cache (what the pages
+show): no page's HTML is parsed for it."""
 
 from __future__ import annotations
 
 import collections
-import io
 import json
 import os
-import re
 from collections.abc import MutableMapping
 from pathlib import Path
 
 from lab_snippets.book.preexec import cache_path, probe_cache
+from lab_snippets.sites.markup import COUNTED_AS, records_in
 
 
-def quote_log(root: Path) -> Path:
-    return Path(root) / "_build" / "slime_quotes.jsonl"
+def cached_records(root: Path, probed: dict[Path, int | None] | None = None) -> dict[str, list[dict]]:
+    """``{chapter stem: [quote record, ...]}`` of each chapter's execution in the book's jupyter cache,
+    the outputs its page shows (myst-nb's ``jupyter_execute`` copy of a cached page has none)."""
+    from jupyter_cache import get_cache
+
+    if not (cache_path(root) / "global.db").exists():
+        return {}
+    probed = probe_cache(root) if probed is None else probed
+    cache = get_cache(str(cache_path(root)))
+    return {path.stem: list(records_in(cached_notebook(cache, pk)))
+            for path, pk in sorted(probed.items()) if pk is not None}
+
+
+def cached_notebook(cache, pk: int) -> dict:
+    """The executed notebook of cache record ``pk``, read without touching the cache's database
+    (``get_cache_bundle`` records the access, and the database's time is in the build's fingerprint)."""
+    path = cache._get_notebook_path_cache(cache.get_cache_record(pk).hashkey)
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def prepare_quotes(log=print, registry=None, kernel_env: MutableMapping[str, str] | None = None) -> str:
@@ -35,81 +54,70 @@ def prepare_quotes(log=print, registry=None, kernel_env: MutableMapping[str, str
         return "cache"
     if not resolver.network_allowed():
         return "none"
-    out = io.StringIO()
-    from lab_snippets.sites.admin import cmd_fetch
+    from lab_snippets.sites.admin import fetch_pinned
 
-    status = cmd_fetch(registry, out=out)
-    lines = out.getvalue().strip().splitlines()
+    fetched = fetch_pinned(registry)
     log(f"slime quotes: fetched the pinned files into {sites.cache_root() / registry.commit} "
-        f"({lines[-1] if lines else 'no output'})")
-    if status == 0:
+        f"({fetched.summary})")
+    if fetched.ok:
         return "fetched"
     if kernel_env is not None:
-        failed = next((line.removeprefix("FAIL ") for line in lines if line.startswith("FAIL ")), "no output")
+        failed = fetched.failures[0]
         kernel_env[OFFLINE_ENV] = "1"
         kernel_env[OFFLINE_WHY_ENV] = f"the book build's own download of the pinned files failed ({failed})"
         log("slime quotes: the chapters' kernels will not try the download again")
     return "none"
 
 
-def drop_stale_fallbacks(root: Path, probed: dict[Path, int | None] | None = None) -> list[str]:
-    """Remove cached executions whose quote fell back, so those chapters run again with the source
-    (and mark them uncached in ``probed``, when given)."""
+QUOTE_CALLS = ("show_call_site(", "show_chapter_sites(")
+
+
+def stale(nb, fallbacks: bool = True) -> bool:
+    """Whether a cached execution ``nb`` must run again: a quote in it fell back (when ``fallbacks``),
+    or it calls the call-site view but carries no record (an execution by an older lab_snippets)."""
+    records = list(records_in(nb))
+    if not records:
+        return any(call in "".join(cell.get("source", "")) for cell in nb.get("cells", [])
+                   for call in QUOTE_CALLS)
+    return fallbacks and any(COUNTED_AS.get(r.get("status")) == "fallback" for r in records)
+
+
+def drop_stale_fallbacks(root: Path, probed: dict[Path, int | None] | None = None,
+                         fallbacks: bool = True) -> list[str]:
+    """Remove cached executions that are ``stale`` (their quote fell back, when ``fallbacks``; or
+    they carry no quote record), so those chapters run again (and mark them uncached in ``probed``,
+    when given)."""
     from jupyter_cache import get_cache
 
     if not (cache_path(root) / "global.db").exists():
         return []
     probed = probe_cache(root) if probed is None else probed
     cache = get_cache(str(cache_path(root)))
-    pages = quote_counts(Path(root) / "_build" / "html")
     dropped = []
     for path, pk in probed.items():
-        page = pages.get(path.stem)
-        if page is not None and not page["fallback"]:
-            continue  # its page shows the quote: no need to open the cached notebook
-        if pk is not None and "slime-fallback" in json.dumps(cache.get_cache_bundle(pk).nb.cells):
+        if pk is not None and stale(cached_notebook(cache, pk), fallbacks):
             cache.remove_cache(pk)
             probed[path] = None
             dropped.append(path.name)
     return dropped
 
 
-QUOTE_CLASS = re.compile(r'class="slime-quote( slime-(?:fallback|mismatch))?[ "]')
-
-
-def quote_counts(html: Path) -> dict[str, dict[str, int]]:
-    """``{chapter stem: {"ok": n, "fallback": n, "mismatch": n}}`` from the built chapter pages."""
-    counts = {}
-    for page in sorted((Path(html) / "notebooks").glob("*.html")):
-        found = collections.Counter()
-        for m in QUOTE_CLASS.finditer(page.read_text(encoding="utf-8", errors="replace")):
-            found[(m.group(1) or " slime-ok").split("-")[-1]] += 1
-        counts[page.stem] = {k: found.get(k, 0) for k in ("ok", "fallback", "mismatch")}
-    return counts
+def quote_counts(root: Path) -> dict[str, dict[str, int]]:
+    """``{chapter stem: {"ok": n, "fallback": n, "mismatch": n}}`` from the cached executions."""
+    return {stem: {k: sum(COUNTED_AS.get(r.get("status")) == k for r in records)
+                   for k in ("ok", "fallback", "mismatch")}
+            for stem, records in cached_records(root).items()}
 
 
 def quote_summary(root: Path) -> str:
     """One line for the person building: how many quotes fell back, and why."""
-    counts = quote_counts(Path(root) / "_build" / "html")
-    total = sum(sum(c.values()) for c in counts.values())
-    bad = {stem: c["fallback"] + c["mismatch"] for stem, c in counts.items() if c["fallback"] + c["mismatch"]}
+    records = cached_records(root)
+    total = sum(len(found) for found in records.values())
+    bad = [r for found in records.values() for r in found if r.get("status") != "ok"]
     if not bad:
         return f"slime quotes: all {total} shown from slime's source"
-    reasons: collections.Counter[str] = collections.Counter()
-    log_file = quote_log(root)
-    latest = {}
-    if log_file.exists():
-        for line in log_file.read_text(encoding="utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            latest[entry.get("site")] = entry
-    chapters = {stem[:2] for stem in bad}
-    for entry in latest.values():
-        if entry.get("chapter") in chapters:
-            reasons[entry.get("reason", "?")] += 1
-    why = (reasons.most_common(1)[0][0] if reasons
-           else "not recorded (the pages came from an earlier build's cache)")
-    return (f"slime quotes: {sum(bad.values())} of {total} fell back to the permalink in {len(bad)} chapters "
-            f"(why: {why}); to quote them, set SLIME_SRC to a slime clone or build with network access")
+    reasons = collections.Counter(r.get("reason") or r.get("status") for r in bad)
+    chapters = sum(1 for found in records.values() if any(r.get("status") != "ok" for r in found))
+    return (f"slime quotes: {len(bad)} of {total} fell back to the permalink in {chapters} chapters "
+            f"(why: {reasons.most_common(1)[0][0]}); to quote them, set SLIME_SRC to a slime clone or build "
+            "with network access")

@@ -72,7 +72,7 @@ def up_to_date(root: Path, editions: tuple[str, ...]) -> bool:
     from lab_snippets.sites.resolver import offline
 
     if not offline() and any(
-            c["fallback"] or c["mismatch"] for c in quote_counts(Path(root) / "_build" / "html").values()):
+            c["fallback"] or c["mismatch"] for c in quote_counts(root).values()):
         return False
     return stamp.read_text(encoding="utf-8").strip() == input_fingerprint(root, editions)
 

@@ -115,10 +115,25 @@ def check_universals(registry: Registry, out: TextIO) -> int:
         return 1
 
 
-def cmd_fetch(registry: Registry, out: TextIO | None = None) -> int:
-    out = out or sys.stdout
+@dataclass
+class Fetched:
+    """What ``fetch_pinned`` did: one line per pinned file (as ``fetch`` prints them) and the failures."""
+
+    lines: list[str]
+    failures: list[str]  # "path: why", one per file not cached
+    summary: str  # "cache <dir>: n of m files"
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def fetch_pinned(registry: Registry, say=None) -> Fetched:
+    """Put every pinned file in the local cache (downloading what is not there yet); ``say`` (if
+    given) gets each file's line as soon as that file is done."""
     resolver = Resolver(registry)
-    failed = 0
+    lines: list[str] = []
+    failures: list[str] = []
     by_path: dict[str, list[Site]] = {}
     for site in registry.sites:
         by_path.setdefault(site.path, []).append(site)
@@ -128,20 +143,28 @@ def cmd_fetch(registry: Registry, out: TextIO | None = None) -> int:
         if len(good) == len(results):
             res = good[0]
             if res.origin and res.origin.startswith("cache "):
-                print(f"ok   {path} (already cached)", file=out)
+                lines.append(f"ok   {path} (already cached)")
             else:
                 target = resolver.write_cache(path, res.text or "")
-                print(f"ok   {path} -> {target} (from {res.origin})", file=out)
+                lines.append(f"ok   {path} -> {target} (from {res.origin})")
         else:
-            failed += 1
             why = [p for r in results for p in r.problems] or [
                 f"site {r.site.id}: hash mismatch" for r in results if r.status == "mismatch"
             ]
-            print(f"FAIL {path}: " + " | ".join(dict.fromkeys(why)), file=out)
-    print(
-        f"cache {cache_root() / registry.commit}: {len(by_path) - failed} of {len(by_path)} files", file=out
-    )
-    return 1 if failed else 0
+            failures.append(f"{path}: " + " | ".join(dict.fromkeys(why)))
+            lines.append(f"FAIL {failures[-1]}")
+        if say is not None:
+            say(lines[-1])
+    done = len(by_path) - len(failures)
+    summary = f"cache {cache_root() / registry.commit}: {done} of {len(by_path)} files"
+    return Fetched(lines, failures, summary)
+
+
+def cmd_fetch(registry: Registry, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    fetched = fetch_pinned(registry, say=lambda line: print(line, file=out))
+    print(fetched.summary, file=out)
+    return 0 if fetched.ok else 1
 
 
 @dataclass

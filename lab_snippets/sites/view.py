@@ -7,14 +7,22 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from lab_snippets.sites.markup import (
+    CHAIN,
+    META_KEY,
+    STATUS_CLASSES,
+    explanation_open,
+    prose_html,
+    record,
+    title_open,
+)
 from lab_snippets.sites.registry import HOW_TO_SEE, Registry, RegistryError, Site, _anchor_line, load_registry
 from lab_snippets.sites.resolver import Resolution, Resolver, _env_flag, process_resolver
 
-# The book build (lab_snippets.book.bookbuild) sets these for the kernels it runs: a quote that falls
-# back shows readers a calm note instead of the resolver's problems, and each fallback's reason is
-# appended (one JSON line) to the log, for the one-line summary printed to the person building.
+# The book build (lab_snippets.book.bookbuild) sets this for the kernels it runs: a quote that falls
+# back shows readers a calm note instead of the resolver's problems. Why it fell back travels on the
+# output's metadata (lab_snippets.sites.META_KEY), for the summary printed to the person building.
 READER_FALLBACK_ENV = "SLIME_READER_FALLBACK"
-QUOTE_LOG_ENV = "SLIME_QUOTE_LOG"
 
 
 def reader_fallback_note(registry: Registry, site: Site) -> str:
@@ -26,22 +34,6 @@ def reader_fallback_note(registry: Registry, site: Site) -> str:
         "Read them on GitHub through the link below, or run this chapter with a slime clone "
         "(SLIME_SRC=path/to/slime) to see them here."
     )
-
-
-def log_quote(site: Site, res: Resolution) -> None:
-    """Append the outcome of a quote that was not shown from source to ``$SLIME_QUOTE_LOG`` (if set)."""
-    target = os.environ.get(QUOTE_LOG_ENV)
-    if not target or res.status == "ok":
-        return
-    import json
-
-    line = json.dumps({"site": site.id, "chapter": site.chapter, "status": res.status,
-                       "reason": " | ".join(res.problems) or res.status})
-    try:
-        with open(target, "a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-    except OSError:
-        pass  # the summary then says the reason is unknown; the page is unaffected
 
 
 # --------------------------------------------------------------------------- display
@@ -120,12 +112,18 @@ class CallSiteView:
 
     @property
     def css_class(self) -> str:
-        return {
-            "ok": "slime-quote",
-            "mismatch": "slime-quote slime-mismatch",
-            "fallback": "slime-quote slime-fallback",
-            "error": "slime-quote slime-fallback slime-error",
-        }[self.status]
+        return STATUS_CLASSES[self.status]
+
+    def record(self) -> dict:
+        """This box's status record (``lab_snippets.sites.markup.record``)."""
+        site = self.site
+        return record(site.id if site else None, site.chapter if site else None, self.status,
+                             self.problems, site.title.strip() if site else "",
+                             site.explanation.strip() if site else "")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        """The HTML, and the box's record on the output's metadata (the other forms IPython adds)."""
+        return {"text/html": self._repr_html_()}, {META_KEY: [self.record()]}
 
     # ----- HTML
 
@@ -144,7 +142,7 @@ class CallSiteView:
         parts.append(
             '<div style="font-family:monospace;font-size:.9em;margin-bottom:.4em">'
             f'<a href="{html.escape(link)}" style="color:inherit">{html.escape(self._caption())}</a>'
-            f' <span style="opacity:.7">\u2014 <span class="slime-title" data-site="{html.escape(site.id)}">'
+            f' <span style="opacity:.7">\u2014 {title_open(site.id)}'
             f'{html.escape(site.title)}</span></span></div>'
         )
         notes = self._notes()
@@ -161,9 +159,7 @@ class CallSiteView:
             f"view these lines on GitHub</a></div>"
         )
         # class and data-site let the Chinese edition put the site's translated explanation here
-        parts.append(f'<div class="slime-explanation" data-site="{html.escape(site.id)}" '
-                     'style="margin-top:.4em">'
-                     f'{prose_html(site.explanation)}</div>')
+        parts.append(f'{explanation_open(site.id)}{prose_html(site.explanation)}</div>')
         parts.append("</div>")
         return "".join(parts)
 
@@ -224,21 +220,16 @@ class CallSitesView:
     views: list[CallSiteView]
 
     def _repr_html_(self) -> str:
-        return '<div class="slime-quotes">' + "".join(v._repr_html_() for v in self.views) + "</div>"
+        return f'<div class="{CHAIN}">' + "".join(v._repr_html_() for v in self.views) + "</div>"
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/html": self._repr_html_()}, {META_KEY: [v.record() for v in self.views]}
 
     def _repr_markdown_(self) -> str:
         return "\n\n---\n\n".join(v._repr_markdown_() for v in self.views)
 
     def __repr__(self) -> str:
         return "\n\n".join(repr(v) for v in self.views)
-
-
-def prose_html(text: str) -> str:
-    """An explanation as HTML: escaped, with its `code spans` shown as code."""
-    parts = re.split(r"(`[^`]+`)", text.strip())
-    return "".join(f"<code>{html.escape(p[1:-1])}</code>"
-                   if p.startswith("`") and p.endswith("`") and len(p) > 1
-                   else html.escape(p) for p in parts)
 
 
 def _load_for_display(registry: str | os.PathLike[str] | Registry | None) -> Registry:
@@ -278,7 +269,6 @@ def _view(reg: Registry, site: Site, resolver: Resolver) -> CallSiteView:
         res = resolver.resolve(site)
     except Exception as exc:  # noqa: BLE001 - a notebook cell must never fail here
         res = Resolution(site, "fallback", problems=[f"unexpected error while reading slime: {exc!r}"])
-    log_quote(site, res)
     return CallSiteView.from_resolution(reg, res)
 
 

@@ -1,0 +1,158 @@
+"""Mutation testing of the notebook helpers and the grading code (a maintainer command, not in CI).
+
+``python -m lab_snippets.bench.mutation [MODULE ...]`` runs cosmic-ray (pinned in
+``requirements-mutation.txt``, installed into ``build/mutation-venv`` on first use, apart from the course's
+venv) over each module, in a scratch copy of the package and its tests (the working tree is never
+mutated), with that module's own unit tests as the test command, and prints per module how many
+mutants the tests killed and how many survived. ``MODULE`` is a path under ``lab_snippets/``
+(``asyncio_tools.py``, ``labs/spec.py``); the default is every scope: each notebook helper at the top
+of ``lab_snippets/`` and every module of ``lab_snippets/labs/``. ``--survivors`` lists each surviving
+mutant (operator, line) so a test can be written that kills it; ``--json FILE`` records every outcome
+and ``--again FILE`` then runs only that report's survivors against the tests as they are now.
+
+A surviving mutant is a change the tests accept; some are equivalent (the code means the same), the
+others are a missing test. Each mutant costs one pytest start, so a whole run takes hours on a
+loaded machine: run the module you changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from lab_snippets import PACKAGE_DIR, REPO_ROOT
+
+TOOL_VENV = REPO_ROOT / "build" / "mutation-venv"  # build/: no book page, not in git
+PINS = REPO_ROOT / "requirements-mutation.txt"
+COPIED = ("lab_snippets", "tests", "conftest.py", "pyproject.toml", "jupytext.toml")
+# The tests that exercise each scope (the rest of the suite runs notebooks or the sandbox: too slow
+# to repeat per mutant). A helper without an entry uses tests/test_<module>.py.
+TESTS = {
+    "grading.py": ["tests/test_grading.py"],
+    "labs/": ["tests/test_labs_units.py"],
+}
+# Only the core plugins and the two the project's conftest needs: a pytest start per mutant.
+PYTEST = ("-o", "addopts=", "-p", "nbval", "-p", "xdist", "-q", "-x", "-p", "no:cacheprovider")
+
+
+def scopes() -> list[str]:
+    """Every module the default run mutates, as paths under ``lab_snippets/``."""
+    from lab_snippets import NOTEBOOK_MODULES
+
+    top = sorted(f"{m}.py" for m in NOTEBOOK_MODULES if "." not in m and (PACKAGE_DIR / f"{m}.py").is_file())
+    labs = sorted(f"labs/{p.name}" for p in (PACKAGE_DIR / "labs").glob("*.py") if p.name != "__init__.py")
+    return top + labs
+
+
+def tests_for(module: str) -> list[str]:
+    if module.startswith("labs/"):
+        return TESTS["labs/"]
+    return TESTS.get(module, [f"tests/test_{Path(module).stem}.py"])
+
+
+def tool() -> Path:
+    """cosmic-ray's command, installed into its own venv on first use."""
+    exe = TOOL_VENV / "bin" / "cosmic-ray"
+    if not exe.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(TOOL_VENV)], check=True)
+        subprocess.run([str(TOOL_VENV / "bin" / "python"), "-m", "pip", "install", "-q", "-r", str(PINS)],
+                       check=True)
+    return exe
+
+
+def config(module: str, timeout: float) -> str:
+    command = " ".join([sys.executable, "-m", "pytest", *tests_for(module), *PYTEST])
+    return (f'[cosmic-ray]\nmodule-path = "lab_snippets/{module}"\ntimeout = {timeout}\n'
+            f'excluded-modules = []\ntest-command = "{command}"\n\n'
+            '[cosmic-ray.distributor]\nname = "local"\n')
+
+
+def results(exe: Path, session: Path) -> list[dict]:
+    """One entry per mutant: operator, line, outcome (``killed``/``survived``/``incompetent``)."""
+    dump = subprocess.run([str(exe), "dump", str(session)], capture_output=True, text=True, check=True)
+    out = []
+    for line in dump.stdout.splitlines():
+        item, result = json.loads(line)
+        if result is None:
+            continue
+        mutation = item["mutations"][0]
+        out.append({"operator": mutation["operator_name"], "line": mutation["start_pos"][0],
+                    "occurrence": mutation["occurrence"], "outcome": result["test_outcome"]})
+    return out
+
+
+def keep_only(session: Path, wanted: set[tuple[str, int]]) -> None:
+    """Leave in the session only the mutants ``(operator, occurrence)`` in ``wanted``."""
+    import sqlite3
+
+    with sqlite3.connect(session) as db:
+        jobs = [job for job, op, n in db.execute(
+            "SELECT job_id, operator_name, occurrence FROM mutation_specs") if (op, n) not in wanted]
+        for table in ("mutation_specs", "work_items"):
+            db.executemany(f"DELETE FROM {table} WHERE job_id = ?", [(j,) for j in jobs])
+
+
+def run_scope(module: str, work: Path, timeout: float, only: list[dict] | None = None) -> list[dict]:
+    exe = tool()
+    cfg = work / f"{module.replace('/', '_')}.toml"
+    session = cfg.with_suffix(".sqlite")
+    cfg.write_text(config(module, timeout), encoding="utf-8")
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": str(work)}
+    subprocess.run([str(exe), "init", str(cfg), str(session)], cwd=work, env=env, check=True)
+    if only is not None:
+        keep_only(session, {(r["operator"], r["occurrence"]) for r in only})
+    subprocess.run([str(exe), "exec", str(cfg), str(session)], cwd=work, env=env, check=True)
+    return results(exe, session)
+
+
+def scratch_copy() -> Path:
+    """The package and its tests copied to a temporary folder (mutants are applied there only)."""
+    work = Path(tempfile.mkdtemp(prefix="mutation-"))
+    for name in COPIED:
+        src = REPO_ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__", "corpus"))
+        elif src.exists():
+            shutil.copy2(src, work / name)
+    return work
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m lab_snippets.bench.mutation",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("modules", nargs="*", help="paths under lab_snippets/ (default: every scope)")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant's tests")
+    ap.add_argument("--survivors", action="store_true", help="list every surviving mutant")
+    ap.add_argument("--json", type=Path, help="write every mutant's outcome here")
+    ap.add_argument("--again", type=Path, metavar="JSON",
+                    help="run only the survivors recorded in an earlier --json report (after adding tests)")
+    args = ap.parse_args(argv)
+    earlier = json.loads(args.again.read_text(encoding="utf-8")) if args.again else None
+    work = scratch_copy()
+    report: dict[str, list[dict]] = {}
+    try:
+        for module in args.modules or (list(earlier) if earlier else scopes()):
+            only = None if earlier is None else [r for r in earlier.get(module, [])
+                                                 if r["outcome"] == "survived"]
+            report[module] = found = run_scope(module, work, args.timeout, only)
+            survived = [r for r in found if r["outcome"] == "survived"]
+            print(f"{module}: {len(found)} mutants, {len(found) - len(survived)} killed, "
+                  f"{len(survived)} survived", flush=True)
+            if args.survivors:
+                for r in survived:
+                    print(f"  line {r['line']}: {r['operator']} #{r['occurrence']}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
