@@ -42,7 +42,8 @@ figure_style()
 # it must).
 
 # %%
-async def score_sample(name: str, seconds: float, tl: Timeline, fail: bool = False) -> str:
+async def score_sample(name: str, seconds: float, tl: Timeline,
+                       fail: bool = False) -> str:
     tl.mark(f"{name} starts")
     try:
         with tl.span(name):
@@ -70,12 +71,15 @@ tl.mark("all three tasks created")
 states_at_creation = [t.done() for t in tasks]
 await asyncio.sleep(0)  # the first suspension: now the loop starts the bodies
 tl.mark("creator resumed")
-await asyncio.wait_for(asyncio.gather(*tasks), timeout=2)
+await asyncio.gather(*tasks)
 
 print(tl.names()[:5])
+
+# %% tags=["hide-input"]
 assert tl.order("all three tasks created", "sample 0 starts", "sample 1 starts", "sample 2 starts",
-                "creator resumed")
+                "creator resumed"), f"created, then the three bodies, then the creator: {tl.names()}"
 assert states_at_creation == [False, False, False]
+print("✓ the three bodies started after create_task returned, in creation order, before the creator resumed")
 
 # %% [markdown]
 # The bodies started in the order the tasks were created, all of them before the creator
@@ -88,25 +92,28 @@ assert states_at_creation == [False, False, False]
 # result of the *i*-th argument, whatever order they finished in. Below, the first sample is
 # the slowest and the last one the fastest.
 
-# %% tags=["claim"]
-# claim: gather-keeps-argument-order
+# %%
 tl = Timeline()
 durations = [0.2, 0.15, 0.1, 0.05]
 started = time.monotonic()
-results = await asyncio.wait_for(
-    asyncio.gather(*(score_sample(f"sample {i}", d, tl) for i, d in enumerate(durations))), timeout=2)
+results = await asyncio.gather(
+    *(score_sample(f"sample {i}", d, tl) for i, d in enumerate(durations)))
 gather_elapsed = time.monotonic() - started
 
 finishing = [n.removesuffix(" ends") for n in tl.names() if n.endswith(" ends")]
 print("finishing order:", finishing)
 print("gather returned:", results)
-print(f"gather took {gather_elapsed:.3f} s; one after the other would take {sum(durations):.2f} s")
+print(f"gather took {gather_elapsed:.3f} s; one by one: {sum(durations):.2f} s")
+
+# %% tags=["claim", "hide-input"]
+# claim: gather-keeps-argument-order
 assert finishing == ["sample 3", "sample 2", "sample 1", "sample 0"]
 assert results == ["sample 0 scored", "sample 1 scored", "sample 2 scored", "sample 3 scored"], (
     "gather's list follows the arguments, not the finishing order")
 names = tl.names()
 last_start = max(names.index(f"sample {i} starts") for i in range(4))
 assert last_start < names.index("sample 3 ends"), "all four had started before the first one ended"
+print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument order 0, 1, 2, 3")
 
 # %% [markdown]
 # `gather` also wrapped the plain coroutine objects in Tasks for us, which is why they
@@ -125,7 +132,8 @@ assert last_start < names.index("sample 3 ends"), "all four had started before t
 # do not pile up). Predict what `gc.collect()` does to the task.
 
 # %% tags=["hide-output"]
-replies: weakref.WeakValueDictionary[int, asyncio.Future] = weakref.WeakValueDictionary()
+replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
+    weakref.WeakValueDictionary())
 
 
 async def await_reply(request_id: int, log: list[str]) -> str:
@@ -149,9 +157,10 @@ def deliver(request_id: int, value: str) -> bool:
     return True
 
 
+# %% tags=["hide-output"]
 def fire_and_forget(request_id: int, log: list[str]) -> weakref.ref:
     task = asyncio.create_task(await_reply(request_id, log))
-    return weakref.ref(task)  # a weak reference only lets us watch the task, it keeps nothing alive
+    return weakref.ref(task)  # weak: lets us watch the task, keeps nothing alive
 
 
 # %% tags=["claim", "hide-cell"]
@@ -177,6 +186,7 @@ assert alive_before_gc and watch_task() is None, "the pending task was garbage-c
 assert forgotten_log == ["waiting for the reply", "finally ran"], "it never got its reply"
 assert not delivered
 assert "Task was destroyed but it is pending!" in loop_complaints
+print("✓ the forgotten task was collected while pending: no reply, and the loop only logged it")
 
 # %% [markdown]
 # The task was destroyed while it was still pending. Its `finally` ran, but during garbage
@@ -209,12 +219,16 @@ start_and_keep(2, kept_log)
 await asyncio.sleep(0)
 gc.collect()
 delivered = deliver(2, "reward 0.9")
-await asyncio.wait_for(asyncio.gather(*background_tasks), timeout=2)
+await asyncio.gather(*background_tasks)
 
-print("reply delivered:", delivered, "| task log:", kept_log, "| still tracked:", len(background_tasks))
+print("reply delivered:", delivered, "| task log:", kept_log)
+print("still tracked:", len(background_tasks))
+
+# %% tags=["hide-input"]
 assert delivered
 assert kept_log == ["waiting for the reply", "got reward 0.9", "finally ran"]
 assert background_tasks == set(), "the done callback removed the finished task"
+print("✓ the kept task survived gc.collect(), got its reply, and left the set when done")
 
 # %% [markdown]
 # ## When one of them fails
@@ -225,30 +239,37 @@ assert background_tasks == set(), "the done callback removed the finished task"
 # `return_exceptions=True`, `gather` does not raise; the exception takes the failed entry's
 # place in the result list.
 
-# %% tags=["claim"]
-# claim: gather-raises-and-siblings-run-on
+# %%
 gather_tl = Timeline()
 plan = {"sample 0": (0.15, False), "sample 1": (0.04, True), "sample 2": (0.1, False)}
-group = [asyncio.create_task(score_sample(name, d, gather_tl, fail)) for name, (d, fail) in plan.items()]
+group = [asyncio.create_task(score_sample(name, d, gather_tl, fail))
+         for name, (d, fail) in plan.items()]
 try:
-    await asyncio.wait_for(asyncio.gather(*group), timeout=2)
+    await asyncio.gather(*group)
 except ValueError as exc:
     gather_tl.mark("gather raised")
     print("gather raised:", exc)
 still_running = [not t.done() for t in group]
-await asyncio.wait_for(asyncio.gather(*group, return_exceptions=True), timeout=2)
-
+await asyncio.gather(*group, return_exceptions=True)  # let the siblings finish
 print("still running when gather raised:", still_running)
-assert still_running == [True, False, True]
+
+# %% tags=["claim", "hide-input"]
+# claim: gather-raises-and-siblings-run-on
+assert still_running == [True, False, True], (
+    f"samples 0 and 2 must still run when gather raises: {still_running}")
 assert gather_tl.order("sample 1 starts", "gather raised", "sample 2 ends", "sample 0 ends")
 assert "sample 0 cancelled" not in gather_tl.names(), "gather does not cancel the siblings"
+print("✓ gather raised sample 1's error at once; samples 0 and 2 ran on to their end")
 
 # %%
-outcomes = await asyncio.wait_for(
-    asyncio.gather(*(score_sample(name, d / 4, Timeline(), fail) for name, (d, fail) in plan.items()),
-                   return_exceptions=True), timeout=2)
+outcomes = await asyncio.gather(
+    *(score_sample(name, d / 4, Timeline(), fail) for name, (d, fail) in plan.items()),
+    return_exceptions=True)
 print(outcomes)
-assert [type(o).__name__ for o in outcomes] == ["str", "ValueError", "str"]
+
+# %% tags=["hide-input"]
+assert [type(o).__name__ for o in outcomes] == ["str", "ValueError", "str"], outcomes
+print("✓ with return_exceptions=True the error takes the failed entry's place")
 
 # %% [markdown]
 # A `TaskGroup` (Python 3.11+) takes the other view: the group is one unit of work. When any
@@ -260,20 +281,22 @@ assert [type(o).__name__ for o in outcomes] == ["str", "ValueError", "str"]
 group_tl = Timeline()
 caught: BaseExceptionGroup | None = None
 try:
-    async with asyncio.timeout(2):
-        async with asyncio.TaskGroup() as tg:
-            for name, (d, fail) in plan.items():
-                tg.create_task(score_sample(name, d, group_tl, fail))
+    async with asyncio.TaskGroup() as tg:
+        for name, (d, fail) in plan.items():
+            tg.create_task(score_sample(name, d, group_tl, fail))
 except* ValueError as failures:
     group_tl.mark("TaskGroup raised")
     caught = failures
 
 print("caught:", repr(caught))
 print(group_tl.names())
+
+# %% tags=["hide-input"]
 assert isinstance(caught, ExceptionGroup) and len(caught.exceptions) == 1
 assert group_tl.order("sample 1 starts", "sample 0 cancelled", "TaskGroup raised")
 assert group_tl.order("sample 2 cancelled", "TaskGroup raised")
 assert not any(n.endswith(" ends") for n in group_tl.names()), "no sibling ran to its end"
+print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup after they were gone")
 
 # %% [markdown]
 # ## Measure it
@@ -282,7 +305,7 @@ assert not any(n.endswith(" ends") for n in group_tl.names()), "no sibling ran t
 # siblings cancelled by the `TaskGroup`; under `gather` they run to their end after the
 # group has already reported the failure.
 
-# %%
+# %% tags=["hide-input"]
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.2), sharex=True, layout="constrained")
 lanes = list(plan)
 gather_tl.plot("gather: sample 1 fails, its siblings run on", ax=top, lanes=lanes)
@@ -298,6 +321,7 @@ assert {s.state for s in group_tl.spans} == {"failed", "cancelled"}
 shortest_sibling = min(d for d, fails in plan.values() if not fails)
 assert gather_ends >= 0.95 * max(d for d, _ in plan.values()), "under gather the siblings ran to their end"
 assert group_ends < 0.95 * shortest_sibling, "the TaskGroup stops the whole group soon after the failure"
+print("✓ under gather the siblings ran to their end; under the TaskGroup all ended soon after the failure")
 
 # %% [markdown]
 # The dashed line is the moment the caller hears about the failure. Both hear about it at the
@@ -325,13 +349,16 @@ if sys.version_info >= (3, 12):
     finally:
         loop.set_task_factory(previous_factory)
     print("done right after create_task:", done_at_creation, "->", hit.result())
-    assert done_at_creation
 else:
     hit = asyncio.create_task(cached_score("sample 7"))
     done_at_creation = hit.done()
-    await asyncio.wait_for(hit, timeout=2)
-    print("Python < 3.12: a new task is never done before the creator suspends:", done_at_creation)
-    assert not done_at_creation
+    await hit
+    print("Python < 3.12: a new task is never done before the creator suspends:",
+          done_at_creation)
+
+# %% tags=["hide-input"]
+assert done_at_creation == (sys.version_info >= (3, 12)), done_at_creation
+print("✓ done right after create_task:", done_at_creation)
 
 # %% [markdown]
 # ## Exercise 3.1 · Score a group, all or nothing
@@ -358,7 +385,7 @@ in_flight = {"now": 0, "peak": 0}
 
 
 async def score_one_slowly(name: str) -> str:
-    """Slower for earlier names, so finishing order is the reverse of the input order."""
+    """Slower for earlier names: finishing order is the reverse of the input order."""
     in_flight["now"] += 1
     in_flight["peak"] = max(in_flight["peak"], in_flight["now"])
     try:
@@ -381,10 +408,13 @@ async def score_group(names: list[str], score_one) -> list:
 # %% tags=["tests"]
 names = [f"sample {i}" for i in range(5)]
 in_flight.update(now=0, peak=0)
-got = await asyncio.wait_for(score_group(names, score_one_slowly), timeout=2)
+async with asyncio.timeout(2):
+    got = await score_group(names, score_one_slowly)
 assert got == [f"sample {i} scored" for i in range(5)], (
-    f"the results must follow the order of the names, not the order they finished in; got {got!r}")
-assert in_flight["peak"] == 5, f"the calls must overlap: at most {in_flight['peak']} of 5 ran at once"
+    f"the results must follow the order of the names, not the order they finished in; "
+    f"got {got!r}")
+assert in_flight["peak"] == 5, (
+    f"the calls must overlap: at most {in_flight['peak']} of 5 ran at once")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -42,8 +42,7 @@ figure_style()
 # while the plain code runs: the event loop only gets control back at the worker's next
 # `await`.
 
-# %% tags=["claim"]
-# claim: cancel-lands-at-the-next-await
+# %%
 tl = Timeline()
 
 
@@ -63,6 +62,7 @@ async def tokenize_then_request() -> None:
         tl.mark("finally ran")
 
 
+# %%
 worker = asyncio.create_task(tokenize_then_request())
 state_at_request: dict[str, bool] = {}
 
@@ -78,10 +78,15 @@ await asyncio.wait([worker], timeout=2)
 
 print(tl.names())
 print(state_at_request, "· finally cancelled:", worker.cancelled())
+
+# %% tags=["claim", "hide-input"]
+# claim: cancel-lands-at-the-next-await
 assert tl.order("busy stretch started", "busy stretch finished", "cancel requested",
-                "CancelledError arrived", "finally ran")
+                "CancelledError arrived", "finally ran"), (
+    f"the cancel must wait for the busy stretch and land at the next await: {tl.names()}")
 assert state_at_request == {"accepted": True, "done right after cancel()": False}
 assert worker.cancelled() and "request finished" not in tl.names()
+print("✓ the cancel ran only after the busy stretch; CancelledError arrived at the next await")
 
 # %% [markdown]
 # The cancel was due 0.01 s after the start but ran only after the busy stretch, and at the
@@ -97,8 +102,7 @@ assert worker.cancelled() and "request finished" not in tl.names()
 # on with 0.06 s of further work. Which of the three timeouts raise `TimeoutError`, and how
 # long does each `async with` block last compared with its 0.03 s budget?
 
-# %% tags=["claim", "hide-output"]
-# claim: swallowed-cancel-disables-the-timeout
+# %% tags=["hide-output"]
 TIMEOUT = 0.03
 
 
@@ -119,6 +123,7 @@ async def bare_except() -> str:
     return "finished"
 
 
+# %% tags=["hide-output"]
 async def cleans_up_and_reraises() -> str:
     try:
         await asyncio.sleep(1)
@@ -139,16 +144,20 @@ async def under_timeout(worker) -> tuple[str, float]:
     return outcome, (loop.time() - start) / TIMEOUT
 
 
+# %% tags=["hide-output"]
 outcomes = {}
 for worker_fn in (catches_exception, bare_except, cleans_up_and_reraises):
-    outcomes[worker_fn.__name__] = await asyncio.wait_for(under_timeout(worker_fn), timeout=2)
+    outcomes[worker_fn.__name__] = await under_timeout(worker_fn)
 for name, (outcome, ratio) in outcomes.items():
     print(f"{name:<24} {outcome:<22} block lasted {ratio:.1f} × the budget")
 
+# %% tags=["claim", "hide-cell"]
+# claim: swallowed-cancel-disables-the-timeout
 assert outcomes["catches_exception"][0] == "TimeoutError"
 assert outcomes["cleans_up_and_reraises"][0] == "TimeoutError"
 assert outcomes["bare_except"][0] == "returned 'finished'", "the swallowed cancel silently disabled the timeout"
 assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"
+print("✓ two timeouts raised TimeoutError; the bare except returned 'finished' after about 3 × the budget")
 
 # %% [markdown]
 # `except Exception` is safe: it does not catch cancellation. A bare `except` (or `except
@@ -161,10 +170,13 @@ assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"
 
 # %%
 start = time.monotonic()
-late_result = await asyncio.wait_for(asyncio.wait_for(bare_except(), timeout=TIMEOUT), timeout=2)
+late_result = await asyncio.wait_for(bare_except(), timeout=TIMEOUT)
 overrun = (time.monotonic() - start) / TIMEOUT
 print(f"wait_for returned {late_result!r} after {overrun:.1f} × its timeout")
-assert late_result == "finished" and overrun >= 2.5
+
+# %% tags=["hide-input"]
+assert late_result == "finished" and overrun >= 2.5, (late_result, overrun)
+print("✓ wait_for too returned the late result instead of raising TimeoutError")
 
 # %% [markdown]
 # ## Measure it
@@ -174,8 +186,7 @@ assert late_result == "finished" and overrun >= 2.5
 # Caller A cancels its worker and moves on at once; caller B cancels and then awaits the
 # worker (bounded by a timeout). Each caller then checks whether the slot is free.
 
-# %% tags=["claim"]
-# claim: only-awaiting-sees-the-cleanup-done
+# %%
 tl = Timeline()
 CLEANUP = 0.08
 slot_free = {"A": False, "B": False}
@@ -192,6 +203,7 @@ async def hold_slot(name: str) -> None:
         tl.mark(f"worker {name} released the slot")
 
 
+# %%
 async def cancel_and_move_on(task: asyncio.Task) -> bool:
     task.cancel()
     tl.mark("caller A cancelled")
@@ -209,22 +221,27 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
     return slot_free["B"]
 
 
+# %%
 workers = {name: asyncio.create_task(hold_slot(name)) for name in "AB"}
 await asyncio.sleep(0.03)
-seen_by_a, seen_by_b = await asyncio.wait_for(
-    asyncio.gather(cancel_and_move_on(workers["A"]), cancel_and_wait(workers["B"])), timeout=2)
-await asyncio.wait(workers.values(), timeout=2)  # A's cleanup must finish too, before we leave
+seen_by_a, seen_by_b = await asyncio.gather(
+    cancel_and_move_on(workers["A"]), cancel_and_wait(workers["B"]))
+print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_b}")
 
+# %% tags=["claim", "hide-input"]
+# claim: only-awaiting-sees-the-cleanup-done
+await asyncio.wait(workers.values(), timeout=2)  # A's cleanup must finish too, before we leave
 fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
               lanes=["worker A", "caller A", "worker B", "caller B"])
 waited = tl.spans_of("caller B")[0].duration
-print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_b}")
 print(f"caller B waited {waited / CLEANUP:.2f} × the cleanup time after cancel()")
-assert seen_by_a is False and seen_by_b is True
+assert seen_by_a is False and seen_by_b is True, (
+    f"A moves on before the cleanup, B after it: A saw {seen_by_a}, B saw {seen_by_b}")
 assert tl.order("caller A cancelled", "caller A continues", "worker A released the slot")
 assert tl.order("caller B cancelled", "worker B released the slot", "caller B continues")
 assert waited >= 0.8 * CLEANUP, "cancel-and-wait lasts at least as long as the cleanup"
 assert all(t.cancelled() for t in workers.values())
+print("✓ caller A moved on with the slot still taken; caller B saw it free after the cleanup")
 
 # %% [markdown]
 # In the chart, grey is each worker's wait cut off by the cancellation, purple its cleanup.
@@ -240,8 +257,7 @@ assert all(t.cancelled() for t in workers.values())
 # **not** reach `task`. The caller is cancelled and stops waiting; the task goes on. Without
 # the shield, cancelling the caller cancels the work it was awaiting.
 
-# %% tags=["claim"]
-# claim: shield-protects-the-work
+# %%
 async def save_checkpoint(step: int) -> str:
     await asyncio.sleep(0.05)
     return f"checkpoint {step}"
@@ -258,13 +274,17 @@ for shielded in (True, False):
     await asyncio.sleep(0.01)
     caller.cancel()
     await asyncio.wait([caller], timeout=2)
-    await asyncio.wait([save], timeout=2)  # a shielded task must still be awaited by someone
+    await asyncio.wait([save], timeout=2)  # someone must still await the shielded task
     outcome["with shield" if shielded else "without shield"] = (
         caller.cancelled(), "cancelled" if save.cancelled() else save.result())
 
 print(outcome)
+
+# %% tags=["claim", "hide-input"]
+# claim: shield-protects-the-work
 assert outcome["with shield"] == (True, "checkpoint 7"), "the caller stopped, the save completed"
 assert outcome["without shield"] == (True, "cancelled"), "the caller's cancellation reached the save"
+print("✓ both callers were cancelled; the shielded save completed, the unshielded one was cancelled")
 
 # %% [markdown]
 # A shield protects the work, not the caller, and it creates a duty: somebody must still
@@ -307,23 +327,30 @@ async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
     return count, outcome
 
 
+# %%
 results = {}
 for use_uncancel in (False, True):
     soft_stopped = asyncio.create_task(drop_sample_then_group(use_uncancel))
     await asyncio.sleep(0.01)
     soft_stopped.cancel()
     await asyncio.wait([soft_stopped], timeout=2)
-    results[use_uncancel] = ("task cancelled" if soft_stopped.cancelled() else soft_stopped.result())
+    results[use_uncancel] = ("task cancelled" if soft_stopped.cancelled()
+                             else soft_stopped.result())
 print("without uncancel:", results[False])
 print("with uncancel:   ", results[True])
-assert results[True] == (0, "ExceptionGroup")
+if sys.version_info < (3, 13):
+    print("Python 3.11 and 3.12: TaskGroup still raises the ExceptionGroup despite "
+          "the stale count; from 3.13 the same code ends with the whole task cancelled "
+          "and the ValueError lost.")
 
+# %% tags=["hide-input"]
+assert results[True] == (0, "ExceptionGroup"), results[True]
 if sys.version_info >= (3, 13):
     assert results[False] == "task cancelled", "a stale count turns the child's failure into a cancellation"
 else:
     assert results[False][0] == 1, "the swallowed request is still counted"
-    print("Python 3.11 and 3.12: TaskGroup still raises the ExceptionGroup despite the stale count; "
-          "from 3.13 the same code ends with the whole task cancelled and the ValueError lost.")
+print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale count is",
+      "fatal on 3.13+" if sys.version_info >= (3, 13) else "still there (1)")
 
 # %% [markdown]
 # The `with uncancel` row is right on every version. The row without it is a bug waiting for
@@ -388,8 +415,8 @@ finally:
         t.cancel()
     await asyncio.wait(in_flight, timeout=2)
 assert counts == (2, 1), (
-    "the 0.01 s and 0.02 s requests finish within the 0.3 s grace and the 5 s one is cancelled: "
-    f"(2, 1) expected, got {counts!r}")
+    "the 0.01 s and 0.02 s requests finish within the 0.3 s grace and the 5 s one "
+    f"is cancelled: (2, 1) expected, got {counts!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

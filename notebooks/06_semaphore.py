@@ -25,6 +25,7 @@ import asyncio
 import math
 import random
 import sys
+import time
 
 import matplotlib.pyplot as plt
 
@@ -51,8 +52,7 @@ SEED = 6
 # started their body, and how many are inside the limited section? Many readers expect "3
 # tasks": a semaphore is often read as a limit on how many tasks are created.
 
-# %% tags=["claim", "hide-output"]
-# claim: limits-permits-not-tasks
+# %% tags=["hide-output"]
 permits = asyncio.Semaphore(3)
 inside = InFlight()
 bodies_started: list[int] = []
@@ -67,16 +67,21 @@ async def generate_sample(sample_id: int) -> int:
 
 
 tasks = [asyncio.create_task(generate_sample(i)) for i in range(12)]
-await asyncio.sleep(0)  # one turn of the loop: every task runs up to its first suspension
-seen = {"tasks": len(tasks), "bodies started": len(bodies_started), "inside": inside.now,
-        "not done": sum(not t.done() for t in tasks)}
-results = await asyncio.wait_for(asyncio.gather(*tasks), timeout=5)
+await asyncio.sleep(0)  # one loop turn: every task runs up to its first suspension
+seen = {"tasks": len(tasks), "bodies started": len(bodies_started),
+        "inside": inside.now, "not done": sum(not t.done() for t in tasks)}
+results = await asyncio.gather(*tasks)
 
 print(seen)
 print("peak inside:", inside.peak, "· entered in total:", inside.entered)
-assert seen == {"tasks": 12, "bodies started": 12, "inside": 3, "not done": 12}
-assert inside.peak == 3 and inside.entered == 12
+
+# %% tags=["claim", "hide-cell"]
+# claim: limits-permits-not-tasks
+assert seen == {"tasks": 12, "bodies started": 12, "inside": 3, "not done": 12}, (
+    f"after one loop turn: 12 tasks, 12 bodies started, 3 inside expected; got {seen}")
+assert inside.peak == 3 and inside.entered == 12, f"peak 3 and 12 entries expected: {inside}"
 assert results == list(range(12))
+print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait for a permit")
 
 # %% [markdown]
 # All twelve tasks exist and all twelve bodies have started: nine of them are suspended at
@@ -92,37 +97,59 @@ assert results == list(range(12))
 # through 3 permits and records two spans per sample on a `Timeline`: *waiting* from the
 # moment the task starts until it holds a permit, then *running* while it holds one.
 
-# %% tags=["claim"]
-# claim: peak-never-exceeds-limit
+# %% tags=["hide-input"]
+class WatchedSemaphore:
+    """A semaphore that draws, per task, the wait for a permit and the time holding one."""
+
+    def __init__(self, semaphore: asyncio.Semaphore, tl: Timeline) -> None:
+        self.semaphore, self.tl, self.inside = semaphore, tl, InFlight()
+        self.granted: dict[str, float] = {}
+
+    async def __aenter__(self) -> None:
+        lane, asked = asyncio.current_task().get_name(), time.monotonic()
+        await self.semaphore.acquire()
+        self.granted[lane] = time.monotonic()
+        self.tl.add(lane, asked, self.granted[lane], state="waiting")
+        self.inside.__enter__()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        lane = asyncio.current_task().get_name()
+        self.inside.__exit__()
+        self.tl.add(lane, self.granted.pop(lane), time.monotonic(), state="running")
+        self.semaphore.release()
+
+
+# %%
 rng = random.Random(SEED)
 durations = [rng.uniform(0.02, 0.07) for _ in range(10)]
 tl = Timeline()
-permits = asyncio.Semaphore(3)
-inside = InFlight()
+permits = WatchedSemaphore(asyncio.Semaphore(3), tl)  # records each wait and hold
 
 
-async def timed_sample(sample_id: int, duration: float) -> None:
-    label = f"sample {sample_id}"
-    with tl.span(label, state="waiting"):
-        await permits.acquire()
-    try:
-        with inside, tl.span(label, state="running"):
-            await asyncio.sleep(duration)
-    finally:
-        permits.release()
+async def timed_sample(duration: float) -> None:
+    async with permits:
+        await asyncio.sleep(duration)
 
 
-await asyncio.wait_for(asyncio.gather(*(timed_sample(i, d) for i, d in enumerate(durations))), timeout=5)
+await asyncio.gather(*(asyncio.create_task(timed_sample(d), name=f"sample {i}")
+                       for i, d in enumerate(durations)))
+print("peak inside:", permits.inside.peak,
+      "· most running spans at one instant:", tl.max_overlap("running"))
 
-print("peak inside:", inside.peak, "· most running spans at one instant:", tl.max_overlap("running"))
+# %% tags=["claim", "hide-input"]
+# claim: peak-never-exceeds-limit
+inside = permits.inside
 assert inside.peak == 3, "with more samples than permits, the section fills up to the limit"
 assert tl.max_overlap("running") <= 3, "and never goes beyond it"
 assert inside.entered == 10 and inside.now == 0
+print("✓ the section filled up to 3 and never held more, for 10 samples of mixed length")
 
 # %% [markdown]
-# `acquire()` and `release()` are what `async with` does for you; they are spelled out here
-# only so the waiting span can end exactly when the permit is granted. Use `async with` in
-# real code: a `release()` that an exception skips loses a permit for good.
+# The sample is written as in a real program, `async with permits:`. The timeline comes from
+# the semaphore itself: `WatchedSemaphore` (the folded cell above it) wraps the
+# `Semaphore(3)` and records when each task asked for a permit, got it and gave it back.
+# Write `async with` rather than `acquire()` and `release()`: it gives the permit back on
+# every path, while a `release()` that an exception skips loses a permit for good.
 #
 # ## Measure it
 #
@@ -145,8 +172,7 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 # 3 rounds. And doubling the limit halves the rounds, so the doubled limit finishes before the
 # smaller one possibly could.
 
-# %% tags=["claim"]
-# claim: batch-time-follows-rounds
+# %%
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
     batch_permits = asyncio.Semaphore(limit)
     loop = asyncio.get_running_loop()
@@ -156,14 +182,22 @@ async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
             await asyncio.sleep(duration)
 
     start = loop.time()
-    await asyncio.wait_for(asyncio.gather(*(job() for _ in range(n_jobs))), timeout=5)
+    await asyncio.gather(*(job() for _ in range(n_jobs)))
     return loop.time() - start
 
 
 N_JOBS, DURATION = 12, 0.03
 limits = [1, 2, 3, 4, 5, 6, 12]
-runs = await ainterleaved({limit: (lambda k=limit: run_batch(N_JOBS, k, DURATION)) for limit in limits}, k=3)
+runs = await ainterleaved(
+    {limit: (lambda k=limit: run_batch(N_JOBS, k, DURATION)) for limit in limits}, k=3)
 measured = {limit: runs.best(limit) for limit in limits}
+for limit in limits:
+    print(f"limit {limit:>2}: {math.ceil(N_JOBS / limit):>2} rounds, "
+          f"measured {measured[limit]:.3f} s, "
+          f"ideal {ideal_batch_time(N_JOBS, limit, DURATION):.3f} s")
+
+# %% tags=["claim", "hide-input"]
+# claim: batch-time-follows-rounds
 ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
 rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}
 
@@ -175,8 +209,6 @@ ax.set_xlabel("limit (permits)")
 ax.set_ylabel("total time (s)")
 ax.legend()
 
-for limit in limits:
-    print(f"limit {limit:>2}: {rounds[limit]:>2} rounds, measured {measured[limit]:.3f} s, ideal {ideal[limit]:.3f} s")
 at_least = {limit: 0.95 * rounds[limit] * DURATION for limit in limits}  # a sleep never ends early
 for limit in limits:
     assert measured[limit] >= at_least[limit], f"limit {limit} finished faster than its {rounds[limit]} rounds"
@@ -184,6 +216,7 @@ assert measured[5] >= at_least[4], "4 → 5 permits: still 3 rounds, so no faste
 for fewer, more in [(1, 2), (2, 4), (3, 6), (6, 12)]:
     assert measured[more] < at_least[fewer], (
         f"limit {more} needs half the rounds of limit {fewer}, so it finishes before limit {fewer} could")
+print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doubling halved the rounds")
 
 # %% [markdown]
 # Two readings of the curve matter for slime. Below the number of jobs, each extra permit
@@ -199,8 +232,7 @@ for fewer, more in [(1, 2), (2, 4), (3, 6), (6, 12)]:
 # and nobody will ever release: a deadlock. `asyncio.wait(..., timeout=...)` lets us watch it
 # without hanging, and then we cancel the stuck tasks.
 
-# %% tags=["claim"]
-# claim: nested-permit-deadlocks-under-load
+# %%
 shared_permits = asyncio.Semaphore(2)
 
 
@@ -223,15 +255,18 @@ light_load = (len(done), len(pending))
 busy = [asyncio.create_task(generate_with_nested_permit(i)) for i in range(4)]
 done, pending = await asyncio.wait(busy, timeout=0.2)
 under_load = (len(done), len(pending))
+print("one sample:  done, stuck =", light_load)
+print("four samples: done, stuck =", under_load)
+
+# %% tags=["claim", "hide-input"]
+# claim: nested-permit-deadlocks-under-load
 for task in pending:
     task.cancel()
 await asyncio.wait(busy, timeout=2)
-
-print("one sample:  done, stuck =", light_load)
-print("four samples: done, stuck =", under_load)
 assert light_load == (1, 0)
 assert under_load == (0, 4), "every permit is held by a task waiting for a second permit"
 assert all(t.cancelled() for t in busy)
+print("✓ one sample alone finished; four samples all stuck on their second permit (now cancelled)")
 
 # %% [markdown]
 # The fix is to take the permit once, at one level: either the helper assumes its caller
@@ -255,28 +290,36 @@ async def hold_permit(limit: asyncio.Semaphore, counter: InFlight) -> None:
 
 
 lazy_limit, lazy_counter = asyncio.Semaphore(3), InFlight()
-lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter)) for _ in range(6)]
+lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter))
+              for _ in range(6)]
 inside_right_after_create = lazy_counter.now
-await asyncio.wait_for(asyncio.gather(*lazy_tasks), timeout=2)
+await asyncio.gather(*lazy_tasks)
 print("default tasks, inside right after create_task:", inside_right_after_create)
-assert inside_right_after_create == 0
 
+# %%
 if sys.version_info >= (3, 12):
     loop = asyncio.get_running_loop()
     previous_factory = loop.get_task_factory()
     eager_limit, eager_counter = asyncio.Semaphore(3), InFlight()
     loop.set_task_factory(asyncio.eager_task_factory)
     try:
-        eager_tasks = [asyncio.create_task(hold_permit(eager_limit, eager_counter)) for _ in range(6)]
+        eager_tasks = [asyncio.create_task(hold_permit(eager_limit, eager_counter))
+                       for _ in range(6)]
         eager_inside = eager_counter.now
     finally:
         loop.set_task_factory(previous_factory)
-    await asyncio.wait_for(asyncio.gather(*eager_tasks), timeout=2)
+    await asyncio.gather(*eager_tasks)
     print("eager tasks, inside right after create_task:", eager_inside)
-    assert eager_inside == 3
 else:
-    print("Python < 3.12 has no eager task factory: right after create_task no task holds a permit "
-          "(0 inside); the first three enter at the caller's next await.")
+    print("Python < 3.12 has no eager task factory: right after create_task no task "
+          "holds a permit (0 inside); the first three enter at the next await.")
+
+# %% tags=["hide-input"]
+assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
+if sys.version_info >= (3, 12):
+    assert eager_inside == 3, f"eager tasks: 3 inside right after create_task, not {eager_inside}"
+print("✓ default tasks: 0 inside right after create_task"
+      + ("; eager tasks: 3" if sys.version_info >= (3, 12) else ""))
 
 # %% [markdown]
 # ## Exercise 6.1 · Bounded fan-out
@@ -317,9 +360,11 @@ async def generate_all(prompts: list[str], limit: int, generate) -> list:
 
 
 # %% tags=["tests"]
-got = await asyncio.wait_for(generate_all(["abcd", "ab", "a", "abc"], 2, fake_generate), timeout=2)
-assert got == ["ABCD", "AB", "A", "ABC"], f"the results must follow the order of the prompts; got {got!r}"
-visible_empty = await asyncio.wait_for(generate_all([], 3, fake_generate), timeout=2)
+async with asyncio.timeout(2):
+    got = await generate_all(["abcd", "ab", "a", "abc"], 2, fake_generate)
+    visible_empty = await generate_all([], 3, fake_generate)
+assert got == ["ABCD", "AB", "A", "ABC"], (
+    f"the results must follow the order of the prompts; got {got!r}")
 assert visible_empty == [], f"no prompts: an empty list expected, got {visible_empty!r}"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
