@@ -13,6 +13,6 @@ async def score_all(texts: list[str], pool, inline_below: int) -> list[tuple[int
         else:
             pending[i] = loop.run_in_executor(pool, score, text)
     done = await asyncio.gather(*pending.values())
-    for i, value in zip(pending, done):
+    for i, value in zip(pending, done):  # noqa: B905 - the red team's code, as written
         results[i] = value
     return results
