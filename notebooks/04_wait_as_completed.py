@@ -451,6 +451,45 @@ async def _every_path() -> None:
 
 
 await _every_path()
+
+
+async def _timed_run(durations: dict, wanted: int, limit: int) -> tuple[list, dict]:
+    """first_results over jobs that sleep durations[i] (2 s if not given); (results, start/end times)."""
+    _marks: dict[str, float] = {}
+    _t0 = time.monotonic()
+
+    async def _timed_job(i: int) -> str:
+        _marks[f"start {i}"] = time.monotonic() - _t0
+        try:
+            await asyncio.sleep(durations.get(i, 2.0))
+        finally:
+            _marks.setdefault(f"end {i}", time.monotonic() - _t0)
+        return f"result {i}"
+
+    with _grading.Leftovers(threads=False) as _left:
+        _seen = await _grading.observe(first_results(_timed_job, wanted=wanted, limit=limit), timeout=3)
+    await _left.check("first_results returned")
+    _grading.check_finished(_seen, "first_results", within=3)
+    return _seen.value, _marks
+
+
+async def _timing_and_order() -> None:
+    # limit 2: job 0 ends at 0.02 s while job 1 runs on, and its slot goes to job 2 at once
+    _, _marks = await _timed_run({0: 0.02, 2: 0.02}, wanted=2, limit=2)
+    _refill = _marks.get("start 2", float("inf")) - _marks["end 0"]
+    assert _refill < 0.04, (
+        f"the slot freed by job 0 at {_marks['end 0']:.3f} s was refilled {_refill * 1000:.0f} ms later: start the "
+        "next job as soon as one finishes (asyncio.wait with return_when=FIRST_COMPLETED), not at the next "
+        "poll (chapter 04)")
+    # limit 2: job 1 ends at 0.06 s, job 0 at 0.095 s (35 ms later)
+    _got, _ = await _timed_run({0: 0.095, 1: 0.06}, wanted=2, limit=2)
+    assert _got == ["result 1", "result 0"], (
+        f"job 1 finished 35 ms before job 0, so the results are ['result 1', 'result 0'], got {_got!r}: "
+        "keep finishing order; take each result as its job finishes (FIRST_COMPLETED), not in batches sorted "
+        "by job number (chapter 04)")
+
+
+await _timing_and_order()
 ### END HIDDEN TESTS
 
 # %% [markdown]

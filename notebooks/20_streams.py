@@ -613,6 +613,29 @@ async def _hidden_check_pipelined() -> None:
         await asyncio.wait_for(_srv.wait_closed(), 2)
 
 
+async def _hidden_check_cancelled_caller() -> None:
+    from lab_snippets import grading as _grading
+
+    async def _never_answer(_r: asyncio.StreamReader, _w: asyncio.StreamWriter) -> None:
+        try:
+            await asyncio.wait_for(_r.read(), 3)  # reads everything, answers nothing, until the client hangs up
+        except (TimeoutError, ConnectionError):
+            pass
+        finally:
+            _w.close()
+
+    _srv = await asyncio.start_server(_never_answer, "127.0.0.1", 0)
+    _port = _srv.sockets[0].getsockname()[1]
+    try:
+        _seen = await _grading.cancel_midway(lambda: fetch_replies("127.0.0.1", _port, [b"q"], 100), after=0.2)
+        _open = _my_connections_to(_port)  # checked at once
+        _grading.check_cancelled(_seen, "fetch_replies")
+        assert not _open, _still_open(_port, "its caller cancelled it")
+    finally:
+        _srv.close()
+        await asyncio.wait_for(_srv.wait_closed(), 2)
+
+
 async def _hidden_check_fetch_replies():
     # 1. replies dribbled 2 bytes at a time: reads must be framed, and order kept
     async with FrameServer(reply_chunk=2, chunk_pause=0.002) as _srv:
@@ -646,6 +669,17 @@ async def _hidden_check_fetch_replies():
         await _expect(TruncatedFrame, _srv, [b"1", b"2"], 100, "a missing reply")
     # 5. every payload is sent before the first reply is awaited
     await _hidden_check_pipelined()
+    # 6. a reply of exactly max_reply bytes is allowed
+    async with FrameServer() as _srv:
+        try:
+            async with asyncio.timeout(2):
+                _got = await fetch_replies(_srv.host, _srv.port, [b"abcd"], max_reply=7)
+        except FrameTooLarge:
+            raise AssertionError("a reply of exactly max_reply bytes raised FrameTooLarge: raise it only when the "
+                                 "header declares more than max_reply (chapter 20)") from None
+        assert _got == [b"ok:abcd"], f"one reply of 7 bytes expected, got {_got!r}"
+    # 7. the caller gives up while fetch_replies waits on a server that never answers
+    await _hidden_check_cancelled_caller()
 async with asyncio.timeout(10):
     await _hidden_check_fetch_replies()
 ### END HIDDEN TESTS

@@ -326,6 +326,12 @@ assert _counting.submitted == 4, f"{_counting.submitted} calls reached the pool 
 assert _counting.peak >= 2, (
     "the long texts went to the pool one at a time: submit them all, then await them together (gather)")
 
+# A text of exactly inline_below characters is not shorter than inline_below: it goes to the pool.
+_edge = await asyncio.wait_for(score_all(["m" * 500, "n"], process_pool, inline_below=500), timeout=30)
+assert _edge[0][1] != os.getpid() and _edge[1][1] == os.getpid(), (
+    "a text of exactly inline_below characters was scored in the service's process: only texts shorter than "
+    "inline_below are scored directly (len(text) < inline_below)")
+
 # The loop stays free while the pool works: the longest heartbeat gap during score_all must be
 # shorter than one long text's scoring (measured here, just before); a blocking wait on the
 # pool lasts about two of them (four texts, two workers), a free loop answers every few ms.
