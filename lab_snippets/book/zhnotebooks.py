@@ -101,7 +101,7 @@ def zh_py(chapter, root: Path = ROOT) -> str:
     """The chapter's ``.py`` (py:percent, hidden cells left out) with its markdown in Chinese."""
     import jupytext
 
-    from lab_snippets.book.chapters import page_source
+    from lab_snippets.book.pages import page_source
 
     nb = jupytext.reads(page_source(chapter.path.read_text(encoding="utf-8")), fmt="py:percent")
     _translate_cells(nb.cells, catalogue_table(root, chapter.stem), chapter.original)
