@@ -152,7 +152,8 @@ print("✓ the Task's body started only when the caller suspended")
 #
 # The timeline below drives three coroutine objects created at the same moment in three ways:
 # awaited at once, awaited after the caller has done 0.05 s of other work, and wrapped in a
-# Task. The grey gap before a body is the time its object existed without running.
+# Task. The light green bar before a body is the time its object existed without running;
+# the caller's busy work is red (blocked): it holds the loop, so nothing else can start on it.
 
 # %%
 tl = Timeline()

@@ -96,7 +96,9 @@ assert len(beats_inside(in_thread)) >= 5, "the loop kept beating while the threa
 # ## Measure it
 #
 # The heartbeat lane is blue while the loop answers and red where it went more than 50 ms
-# without a wake-up. The work is the same; only the thread it blocks is different.
+# without a wake-up. The work is the same; only the thread it blocks is different. So the
+# call is red (blocked) on the loop, where nothing else could run meanwhile, and blue
+# (running) in the worker thread, where waiting in it is that thread's whole job.
 
 # %%
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
