@@ -12,7 +12,7 @@
 # 3. recognise the "coroutine ... was never awaited" warning as a body that never ran;
 # 4. check each of the three with `inspect`.
 #
-# **Needs** basic Python functions and generators · about 20 minutes
+# **Needs** basic Python functions and generators · about 30 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

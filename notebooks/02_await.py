@@ -13,7 +13,7 @@
 #    freeze with a heartbeat;
 # 4. catch the same freeze with asyncio's debug mode, which logs slow callbacks.
 #
-# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 25 minutes
+# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

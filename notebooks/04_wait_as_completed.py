@@ -14,7 +14,7 @@
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. end such a loop cleanly: cancel what is left and wait for it.
 #
-# **Needs** chapters 02 and 03 · about 30 minutes
+# **Needs** chapters 02 and 03 · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

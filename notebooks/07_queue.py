@@ -15,7 +15,7 @@
 # 4. pass results from a thread to the event loop through a `queue.Queue` without blocking
 #    the loop.
 #
-# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 30 minutes
+# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

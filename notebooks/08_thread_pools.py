@@ -15,7 +15,7 @@
 # 4. show that a timeout or a cancellation of the awaiting coroutine does not stop the thread,
 #    and stop it properly with a `threading.Event`.
 #
-# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 30 minutes
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

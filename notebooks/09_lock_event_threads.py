@@ -15,7 +15,7 @@
 # 4. watch a daemon thread vanish at interpreter exit, mid-work and without its cleanup,
 #    while a normal thread is waited for.
 #
-# **Needs** chapter 08 (threads next to the event loop) · about 25 minutes
+# **Needs** chapter 08 (threads next to the event loop) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

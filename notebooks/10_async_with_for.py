@@ -15,7 +15,7 @@
 #    `contextlib.aclosing` do to its `finally`;
 # 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
 #
-# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 30 minutes
+# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

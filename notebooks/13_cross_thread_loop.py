@@ -15,7 +15,7 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. see what goes wrong when you call loop methods from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 30 minutes
+# **Needs** chapters 03, 08 and 09 · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

@@ -16,7 +16,7 @@
 #    as slime's weight-update endpoint does.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
-# Event) · about 30 minutes
+# Event) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

@@ -15,7 +15,7 @@
 # 4. start and cancel a `threading.Timer`, and compare three ways of doing periodic work by
 #    how fast they stop.
 #
-# **Needs** chapter 09 (Lock and Event) · about 30 minutes
+# **Needs** chapter 09 (Lock and Event) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

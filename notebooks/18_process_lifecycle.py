@@ -13,7 +13,7 @@
 # 4. stop a worker that ignores SIGTERM: `terminate()`, a bounded wait, then `kill()`, and
 #    the same for a `subprocess` that outlives its timeout.
 #
-# **Needs** chapters 07 (queues) and 12 (processes) · about 30 minutes
+# **Needs** chapters 07 (queues) and 12 (processes) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

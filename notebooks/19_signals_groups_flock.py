@@ -13,7 +13,7 @@
 #    without that forwarding;
 # 4. watch the kernel release an `fcntl.flock` when its holder dies, even by SIGKILL.
 #
-# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 30 minutes
+# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

@@ -17,7 +17,7 @@
 #    sync wrapper as a coroutine function (3.12);
 # 4. implement a hook runner whose hidden test checks order and that nothing is left unawaited.
 #
-# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 25 minutes
+# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

@@ -17,7 +17,7 @@
 # 4. tell a rate limit from a concurrency limit by what each does when the server slows down,
 #    and write a token bucket.
 #
-# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 30 minutes
+# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks.

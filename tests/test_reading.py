@@ -8,7 +8,7 @@ import re
 import jupytext
 import pytest
 
-from lab_snippets.book import chapters
+from lab_snippets.book import chapters, reading_time
 
 EXISTING = chapters.existing()
 IDS = [c.stem for c in EXISTING]
@@ -182,3 +182,20 @@ def test_visible_code_fits_a_screen(number):
             f"fold the check into its own cell): {lines[0]!r}")
         wide = [line for line in lines if len(line) > MAX_LINE_CHARS]
         assert not wide, f"chapter {number}: visible lines over {MAX_LINE_CHARS} characters: {wide}"
+
+
+# Chapters being reworked on another branch when the rule came in; strict, so the mark must go
+# as soon as they state the rule's figure.
+TIME_PENDING = {"03", "05", "06"}
+
+
+@pytest.mark.parametrize("chapter", [
+    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="reworked on another branch; "
+                                            "state the figure of `python -m lab_snippets.book.reading_time`"))
+    if c.number in TIME_PENDING else c for c in EXISTING], ids=IDS)
+def test_time_estimate_follows_the_rule(chapter):
+    stated = reading_time.stated(chapter.path)
+    assert stated is not None, f"chapter {chapter.number} states no 'about N minutes'"
+    assert stated == reading_time.estimate(chapter.path), (
+        f"chapter {chapter.number} says about {stated} minutes; the rule (words / 150 + 2 per claim "
+        f"+ 3 per Predict + 10 per exercise, to the nearest 5) gives {reading_time.estimate(chapter.path)}")
