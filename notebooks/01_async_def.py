@@ -15,7 +15,8 @@
 # **Needs** basic Python functions and generators · about 30 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio
@@ -32,9 +33,10 @@ figure_style()
 # ## Three moments, not one
 #
 # A plain `def` has two moments: you define it, and each call runs the body. An `async def`
-# has three. Defining it makes a **coroutine function**. Calling that function makes a
-# **coroutine object** and returns at once. The **body** runs only when something drives the
-# object: an `await` in another coroutine, or a Task that the event loop steps.
+# has three. Defining it makes a {term}`coroutine function`. Calling that function makes a
+# {term}`coroutine object` and returns at once. The **body** runs only when something drives
+# the object: an `await` in another coroutine, or a {term}`Task <task>` that the
+# {term}`event loop` steps.
 #
 # The experiments below use one small coroutine function. It writes to a log when its body
 # starts and when it ends, so the log tells us exactly which lines have run.

@@ -18,7 +18,8 @@
 # **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # **Platform** written for Linux. On macOS every cell runs, but the two processes are not pinned
 # to CPUs (`os.sched_setaffinity` is Linux-only) and the default start method is `spawn`. On

@@ -21,7 +21,8 @@
 # `async with`, subprocesses) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # **Platform** Linux or macOS: the experiments kill child processes with signals and look for
 # zombies, which Windows does not have (there a killed child's return code is positive, not

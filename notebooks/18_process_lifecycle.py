@@ -16,7 +16,8 @@
 # **Needs** chapters 07 (queues) and 12 (processes) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # **Platform** Linux or macOS (POSIX signals and zombies). On Windows `terminate()` and `kill()`
 # both end the process at once (`TerminateProcess`), a signal cannot be ignored or caught, and

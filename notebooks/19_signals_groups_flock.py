@@ -16,7 +16,8 @@
 # **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # **Platform** Linux or macOS: `os.killpg`, sessions, `start_new_session` and the `fcntl`
 # module are POSIX-only, so on Windows none of these cells run. On macOS an orphan is

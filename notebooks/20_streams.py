@@ -17,7 +17,8 @@
 # 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # Every server in this chapter listens on 127.0.0.1 on a port the system picks, and every wait
 # is bounded (by a timeout in the folded checks, and by the test run's deadline for each cell).

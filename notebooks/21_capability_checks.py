@@ -20,7 +20,8 @@
 # **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio

@@ -20,7 +20,8 @@
 # **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # The server is `lab_snippets.loopback_http.LatencyServer`: HTTP/1.1 on 127.0.0.1, a port the
 # system picks, every answer after a known latency, and counters of the connections it

@@ -21,7 +21,8 @@
 # groups) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # Every child here is a command of `lab_snippets.proc_workers` started by this notebook, every
 # wait has a timeout, and every child is reaped before its cell ends.

@@ -199,3 +199,27 @@ def test_time_estimate_follows_the_rule(chapter):
     assert stated == reading_time.estimate(chapter.path), (
         f"chapter {chapter.number} says about {stated} minutes; the rule (words / 150 + 2 per claim "
         f"+ 3 per Predict + 10 per exercise, to the nearest 5) gives {reading_time.estimate(chapter.path)}")
+
+
+GLOSSARY_PENDING = {"03", "05", "06"}  # reworked on another branch; strict, so the mark must go
+
+
+@pytest.mark.parametrize("chapter", [
+    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="reworked on another branch"))
+    if c.number in GLOSSARY_PENDING else c for c in EXISTING], ids=IDS)
+def test_every_chapter_links_the_glossary(chapter):
+    text = markdown(notebook(chapter))
+    assert "../book/glossary.md" in text, f"chapter {chapter.number} does not link the glossary"
+
+
+@pytest.mark.parametrize("number", ["01", "02"])
+def test_the_first_chapters_link_core_terms(number):
+    chapter = next(c for c in EXISTING if c.number == number)
+    assert "{term}`event loop`" in markdown(notebook(chapter)), (
+        f"chapter {number} does not link 'event loop' to the glossary at its first use")
+
+
+def test_glossary_has_no_authoring_note():
+    intro = (chapters.ROOT / "book/glossary.md").read_text(encoding="utf-8").split("```{glossary}")[0]
+    assert "{term}" not in intro, (
+        "the glossary's opening is for readers; authoring notes go in CONTRIBUTING.md")
