@@ -113,7 +113,7 @@ print("✓ the pending requests were cancelled and had finished their cleanup be
 # ## `as_completed`: results in finishing order
 #
 # `gather` (chapter 03) returns everything at once, in argument order, when the slowest is
-# done. `asyncio.as_completed(tasks)` gives you one awaitable per task, in the order they
+# done. `asyncio.as_completed(tasks)` gives you one awaitable per {term}`task`, in the order they
 # *finish*: each `await` returns the next result as soon as it exists. Handling (logging,
 # scoring, updating a progress bar) can start with the first result instead of the last.
 

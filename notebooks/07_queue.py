@@ -490,7 +490,7 @@ finally:
 # generation in flight, exactly the frozen loop of the heartbeat experiment. The brake lives
 # in the producer instead: before topping up with new prompt groups, the worker's loop checks
 # both the number of active tasks and the queue's `qsize()`, and stops pulling prompts while a
-# full pool of finished groups is still waiting. It is backpressure without a bounded `put`
+# full pool of finished groups is still waiting. It is {term}`backpressure` without a bounded `put`
 # (a soft bound: tasks already running may still add to the queue after the check). There is
 # no sentinel: the worker stops through a
 # `running` flag and is joined with a timeout.

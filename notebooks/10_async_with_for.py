@@ -325,7 +325,7 @@ print("✓ the dropped generator was closed later, by the loop, not at the break
 
 # %% [markdown]
 # The fix is to make the close part of the block structure: `contextlib.aclosing(agen)` is an
-# async context manager whose exit awaits `agen.aclose()`. With it, the connection is closed
+# {term}`async context manager` whose exit awaits `agen.aclose()`. With it, the connection is closed
 # before the next statement after the `async with`, on every path out of the loop.
 
 # %%

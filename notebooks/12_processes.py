@@ -267,7 +267,7 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
 # %% [markdown]
 # The parent only learns that a worker died (`BrokenProcessPool`); leaving the `with` block
 # shut the broken pool down, so nothing is left running. The cause is in the worker's log:
-# pickling worked in the parent, and the worker failed while *unpickling* the task.
+# {term}`pickling` worked in the parent, and the worker failed while *unpickling* the task.
 
 # %% tags=["claim"]
 # claim: spawn-finds-the-worker-by-name

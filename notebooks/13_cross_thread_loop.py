@@ -90,7 +90,7 @@ print(f"asyncio.run inside a running loop: {refused}")
 assert refused is not None and "running event loop" in str(refused)
 
 # %% [markdown]
-# The notebook's kernel already runs an event loop in this thread, and a thread can run only
+# The notebook's kernel already runs an {term}`event loop` in this thread, and a thread can run only
 # one loop at a time, so `asyncio.run` refuses. The same happens in any function called,
 # however deeply, from a coroutine. In a thread with no running loop, `asyncio.run` works,
 # but every call creates a new loop and closes it at the end. Objects that attach themselves

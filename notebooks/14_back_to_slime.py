@@ -242,7 +242,7 @@ class MiniSandbox:
 
 
 # %% [markdown]
-# Booting is chapter 10's context manager: a permit of the boot semaphore is held only while
+# Booting is chapter 10's context manager: a permit of the boot {term}`semaphore` is held only while
 # booting, a failed boot is retried after a back-off taken outside the permit, and the
 # sandbox is closed in the `finally` around `yield`. The fault names are the ones the batch
 # below injects.

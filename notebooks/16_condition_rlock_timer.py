@@ -35,7 +35,7 @@ figure_style()
 # %% [markdown]
 # ## Predict, then run
 #
-# A `threading.Condition` is a lock plus a waiting room. A consumer holding the lock calls
+# A `threading.Condition` is a {term}`lock` plus a waiting room. A consumer holding the lock calls
 # `cond.wait()`: it releases the lock and sleeps. A producer takes the lock, changes the
 # state, and calls `cond.notify()`. A common picture is that `notify` passes the lock
 # straight to the waiter, so the waiter wakes up to exactly the state the producer just

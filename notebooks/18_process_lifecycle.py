@@ -226,7 +226,7 @@ assert tl.order("stubborn worker: terminate() sent", "stubborn worker: kill() se
 #
 # The same three steps apply to a `subprocess.Popen`. `communicate(timeout=...)` raises
 # `TimeoutExpired` but leaves the child running; killing it is not the end either, because a
-# killed child is a zombie until you `wait` for it. This is the pattern `subprocess.run`
+# killed child is a {term}`zombie` until you `wait` for it. This is the pattern `subprocess.run`
 # follows inside when you give it a `timeout`.
 
 # %% tags=["claim"]

@@ -166,7 +166,7 @@ fig = tl.plot("Killing a parent versus killing its process group",
 # ### Python 3.11: a new group without a new session
 #
 # `start_new_session=True` does two things: a new session (no controlling terminal) and a new
-# process group. Since Python 3.11, `Popen(..., process_group=0)` gives only the second, and
+# {term}`process group`. Since Python 3.11, `Popen(..., process_group=0)` gives only the second, and
 # that is already enough to keep Ctrl-C away: the terminal sends SIGINT to its *foreground
 # process group*, and a child in a group of its own is not in it. The new session adds that
 # the child has no controlling terminal at all, so it cannot read from yours or be stopped

@@ -40,7 +40,7 @@ figure_style()
 # ## Eight ways to hand over a score
 #
 # Each callable below takes a sample and, one way or another, produces a score. Some are
-# written with `async def`, some are plain `def` that return something awaitable, one returns
+# written with `async def`, some are plain `def` that return something {term}`awaitable`, one returns
 # a value at once, one streams values. Think of them as eight hooks a user could plug into a
 # rollout.
 

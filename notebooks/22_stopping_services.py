@@ -45,7 +45,7 @@ SERVICE = [sys.executable, "-m", "lab_snippets.service_workers"]
 
 # %% [markdown]
 # Every program in this chapter is a command of `lab_snippets.service_workers`, run as a child
-# process: a signal is sent only to a process this notebook started. `serve JOBS` is a small
+# process: a {term}`signal` is sent only to a process this notebook started. `serve JOBS` is a small
 # asyncio service. Jobs arrive on an intake queue (`ARRIVAL:DURATION` in seconds); each runs as
 # a task that prints `start`, sleeps its duration and prints `done`. A job that is cancelled
 # spends 0.02 s on cleanup (an `await`, as giving back a slot would) and then prints

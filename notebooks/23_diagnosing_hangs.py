@@ -343,7 +343,7 @@ assert any("tokenizer" in message for message in slow), "the warning names the t
 # ## Exercise 23.1 · A watchdog that reports where everything waits
 #
 # Implement `watch_progress(progress, stall, reports, stop, loop=None, poll=0.01)`. It runs in
-# a thread of its own (the test starts it), so that it still works when the event loop's
+# a thread of its own (the test starts it), so that it still works when the {term}`event loop`'s
 # thread is the one that is stuck:
 #
 # 1. every `poll` seconds, call `progress()`, which returns a number that changes whenever the

@@ -51,7 +51,7 @@ figure_style()
 # %% [markdown]
 # ## Predict, then run
 #
-# Three layers, each handed 120 pieces of work at once, with no semaphore anywhere:
+# Three layers, each handed 120 pieces of work at once, with no {term}`semaphore` anywhere:
 #
 # - 120 GET requests through one `httpx.AsyncClient()` made with its defaults;
 # - 120 GET requests through one `aiohttp.ClientSession()` made with its defaults;

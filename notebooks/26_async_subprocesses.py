@@ -133,7 +133,7 @@ assert results["async"]["beats while a child ran"] >= 3, "with await, the loop k
 
 # %% [markdown]
 # The blocking version never lets the heartbeat tick while a child runs: `communicate()`
-# waits in the event loop's own thread, so nothing else on that loop runs, not the heartbeat,
+# waits in the {term}`event loop`'s own thread, so nothing else on that loop runs, not the heartbeat,
 # not the other tool calls, not the HTTP requests of other samples. And the semaphore of 32
 # never sees a second holder, because the first holder does not give the loop back between
 # taking its permit and releasing it. The limit you configured is not the limit you get: the
