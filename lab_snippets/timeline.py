@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 
 #: Every state a span can have, and its colour. Chapters use only these.
 STATE_COLOURS: dict[str, str] = {
-    "running": "#2b83ba",  # doing work on a CPU (or in the event loop)
+    "running": "#2b83ba",  # doing its work: computing, or a blocking call in a thread of its own
     "waiting": "#abdda4",  # suspended, waiting for something (an await, a lock, a queue)
-    "blocked": "#d7191c",  # holding the thread or loop while doing nothing useful
+    "blocked": "#d7191c",  # holding the loop (or a thread others need), busy or asleep
     "cancelled": "#7f7f7f",  # stopped on request
     "failed": "#fdae61",  # ended by an exception
     "cleanup": "#8e6bbf",  # releasing resources after the work

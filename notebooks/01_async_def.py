@@ -12,10 +12,11 @@
 # 3. recognise the "coroutine ... was never awaited" warning as a body that never ran;
 # 4. check each of the three with `inspect`.
 #
-# **Needs** basic Python functions and generators · about 20 minutes
+# **Needs** basic Python functions and generators · about 30 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio
@@ -32,9 +33,10 @@ figure_style()
 # ## Three moments, not one
 #
 # A plain `def` has two moments: you define it, and each call runs the body. An `async def`
-# has three. Defining it makes a **coroutine function**. Calling that function makes a
-# **coroutine object** and returns at once. The **body** runs only when something drives the
-# object: an `await` in another coroutine, or a Task that the event loop steps.
+# has three. Defining it makes a {term}`coroutine function`. Calling that function makes a
+# {term}`coroutine object` and returns at once. The **body** runs only when something drives
+# the object: an `await` in another coroutine, or a {term}`Task <task>` that the
+# {term}`event loop` steps.
 #
 # The experiments below use one small coroutine function. It writes to a log when its body
 # starts and when it ends, so the log tells us exactly which lines have run.
@@ -152,7 +154,8 @@ print("✓ the Task's body started only when the caller suspended")
 #
 # The timeline below drives three coroutine objects created at the same moment in three ways:
 # awaited at once, awaited after the caller has done 0.05 s of other work, and wrapped in a
-# Task. The grey gap before a body is the time its object existed without running.
+# Task. The light green bar before a body is the time its object existed without running;
+# the caller's busy work is red (blocked): it holds the loop, so nothing else can start on it.
 
 # %%
 tl = Timeline()

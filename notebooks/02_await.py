@@ -7,16 +7,17 @@
 #
 # **You will**
 # 1. measure that two awaits in a row take the sum of their times, one after the other;
-# 2. see that `await` hands control to the event loop only where the awaited thing really
+# 2. see that `await` hands control to the {term}`event loop` only where the awaited thing really
 #    suspends, and that `await asyncio.sleep(0)` is the smallest such hand-over;
 # 3. freeze the event loop with a blocking `time.sleep` inside a coroutine, and measure the
 #    freeze with a heartbeat;
 # 4. catch the same freeze with asyncio's debug mode, which logs slow callbacks.
 #
-# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 25 minutes
+# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio

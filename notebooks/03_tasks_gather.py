@@ -15,10 +15,11 @@
 # 4. compare failures: `gather` lets the siblings of a failed Task run on, `TaskGroup`
 #    cancels them and raises an `ExceptionGroup` you handle with `except*`.
 #
-# **Needs** chapters 01 and 02 · about 30 minutes
+# **Needs** chapters 01 and 02 · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio

@@ -14,10 +14,11 @@
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. end such a loop cleanly: cancel what is left and wait for it.
 #
-# **Needs** chapters 02 and 03 · about 30 minutes
+# **Needs** chapters 02 and 03 · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio
@@ -112,7 +113,7 @@ print("✓ the pending requests were cancelled and had finished their cleanup be
 # ## `as_completed`: results in finishing order
 #
 # `gather` (chapter 03) returns everything at once, in argument order, when the slowest is
-# done. `asyncio.as_completed(tasks)` gives you one awaitable per task, in the order they
+# done. `asyncio.as_completed(tasks)` gives you one awaitable per {term}`task`, in the order they
 # *finish*: each `await` returns the next result as soon as it exists. Handling (logging,
 # scoring, updating a progress bar) can start with the first result instead of the last.
 

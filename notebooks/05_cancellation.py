@@ -14,10 +14,11 @@
 # 4. protect shared work from a caller's cancellation with `asyncio.shield`, and see why
 #    tasks count cancel requests (`cancelling()` / `uncancel()`, Python 3.11).
 #
-# **Needs** chapters 03 (tasks) and 04 (wait) · about 30 minutes
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio

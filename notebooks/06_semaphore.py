@@ -15,10 +15,11 @@
 #    ceil(n / limit) × duration;
 # 4. recognise the deadlock you get when one path takes the same semaphore twice.
 #
-# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 25 minutes
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio

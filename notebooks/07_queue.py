@@ -15,10 +15,11 @@
 # 4. pass results from a thread to the event loop through a `queue.Queue` without blocking
 #    the loop.
 #
-# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 30 minutes
+# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio
@@ -489,7 +490,7 @@ finally:
 # generation in flight, exactly the frozen loop of the heartbeat experiment. The brake lives
 # in the producer instead: before topping up with new prompt groups, the worker's loop checks
 # both the number of active tasks and the queue's `qsize()`, and stops pulling prompts while a
-# full pool of finished groups is still waiting. It is backpressure without a bounded `put`
+# full pool of finished groups is still waiting. It is {term}`backpressure` without a bounded `put`
 # (a soft bound: tasks already running may still add to the queue after the check). There is
 # no sentinel: the worker stops through a
 # `running` flag and is joined with a timeout.

@@ -15,10 +15,11 @@
 # 4. show that a timeout or a cancellation of the awaiting coroutine does not stop the thread,
 #    and stop it properly with a `threading.Event`.
 #
-# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 30 minutes
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio
@@ -96,7 +97,9 @@ assert len(beats_inside(in_thread)) >= 5, "the loop kept beating while the threa
 # ## Measure it
 #
 # The heartbeat lane is blue while the loop answers and red where it went more than 50 ms
-# without a wake-up. The work is the same; only the thread it blocks is different.
+# without a wake-up. The work is the same; only the thread it blocks is different. So the
+# call is red (blocked) on the loop, where nothing else could run meanwhile, and blue
+# (running) in the worker thread, where waiting in it is that thread's whole job.
 
 # %%
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)

@@ -15,10 +15,11 @@
 # 4. watch a daemon thread vanish at interpreter exit, mid-work and without its cleanup,
 #    while a normal thread is waited for.
 #
-# **Needs** chapter 08 (threads next to the event loop) · about 25 minutes
+# **Needs** chapter 08 (threads next to the event loop) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import dis
@@ -134,7 +135,7 @@ assert min(trials) < 4 * 5000 * 2, "pure computation loses updates too, once thr
 # %% [markdown]
 # ## The fix: one lock around the whole read-modify-write
 #
-# A `threading.Lock` lets one thread at a time through the block it guards. The lock must
+# A `threading.Lock` lets one thread at a time through the block it guards. The {term}`lock` must
 # cover the read **and** the write: guarding only the store would still let two threads read
 # the same old value. Both experiments above, repeated with the lock, come out exact.
 
@@ -219,7 +220,7 @@ assert tl.order("poller started", "join(0.1) returned", "stop requested", "polle
 # its remaining work and its `finally` block never run.
 #
 # A notebook's kernel never exits, so we watch this in a child process. The script
-# `lab_snippets.thread_workers` starts a normal thread with 6 steps and a daemon thread with
+# `lab_snippets.thread_workers` starts a normal thread with 6 steps and a {term}`daemon thread` with
 # 40 steps (0.05 s each), and its main thread returns at once. An `atexit` handler reports
 # what each thread had done; each `finally` prints a `CLEANUP` line if it runs.
 

@@ -15,10 +15,11 @@
 #    `contextlib.aclosing` do to its `finally`;
 # 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
 #
-# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 30 minutes
+# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio
@@ -324,7 +325,7 @@ print("✓ the dropped generator was closed later, by the loop, not at the break
 
 # %% [markdown]
 # The fix is to make the close part of the block structure: `contextlib.aclosing(agen)` is an
-# async context manager whose exit awaits `agen.aclose()`. With it, the connection is closed
+# {term}`async context manager` whose exit awaits `agen.aclose()`. With it, the connection is closed
 # before the next statement after the `async with`, on every path out of the loop.
 
 # %%

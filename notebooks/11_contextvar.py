@@ -16,10 +16,11 @@
 # 4. see that `asyncio.to_thread` carries the context into a thread and a bare
 #    `threading.Thread` does not (and what Python 3.14 changes).
 #
-# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 25 minutes
+# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio

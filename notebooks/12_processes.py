@@ -15,10 +15,11 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods (and the default that changes in Python 3.14).
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 35 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # **Platform** written for Linux. On macOS every cell runs, but the two processes are not pinned
 # to CPUs (`os.sched_setaffinity` is Linux-only) and the default start method is `spawn`. On
@@ -213,16 +214,22 @@ else:
 # The running intervals, drawn on the course's timeline: each bar is a stretch during which
 # that worker was executing. The thread lanes take turns (the GIL hands over every few
 # milliseconds); the process lanes run on top of each other whenever their CPUs are free.
+# The shape depends on the machine's load: on a busy machine each process runs only when the
+# scheduler gives it a CPU, and the process lanes can look as if they took turns too. Each
+# title gives the share of the time both were executing, measured on this run; for threads
+# it is zero whatever the load.
 
 # %%
 fig, axes = plt.subplots(2, 1, figsize=(8, 3.6), layout="constrained")
-for ax, reports, kind in ((axes[0], on_threads, "thread"), (axes[1], on_processes, "process")):
+for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
+                                  (axes[1], on_processes, "process", "processes")):
     tl = Timeline()
     tl.t0 = min(r["start"] for r in reports)
     for number, report in enumerate(reports, start=1):
         for start, end in report["intervals"]:
             tl.add(f"{kind} {number}", start, max(end, start + 1e-4))
-    tl.plot(f"Two CPU-bound jobs on {kind}s: when was each one executing?", ax=ax)
+    both_share = shares(reports)[2]
+    tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})", ax=ax)
 axes[1].set_xlim(axes[0].get_xlim())
 assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the other held the GIL"
 
@@ -260,7 +267,7 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
 # %% [markdown]
 # The parent only learns that a worker died (`BrokenProcessPool`); leaving the `with` block
 # shut the broken pool down, so nothing is left running. The cause is in the worker's log:
-# pickling worked in the parent, and the worker failed while *unpickling* the task.
+# {term}`pickling` worked in the parent, and the worker failed while *unpickling* the task.
 
 # %% tags=["claim"]
 # claim: spawn-finds-the-worker-by-name

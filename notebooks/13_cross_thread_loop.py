@@ -15,10 +15,11 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. see what goes wrong when you call loop methods from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 30 minutes
+# **Needs** chapters 03, 08 and 09 · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio
@@ -89,7 +90,7 @@ print(f"asyncio.run inside a running loop: {refused}")
 assert refused is not None and "running event loop" in str(refused)
 
 # %% [markdown]
-# The notebook's kernel already runs an event loop in this thread, and a thread can run only
+# The notebook's kernel already runs an {term}`event loop` in this thread, and a thread can run only
 # one loop at a time, so `asyncio.run` refuses. The same happens in any function called,
 # however deeply, from a coroutine. In a thread with no running loop, `asyncio.run` works,
 # but every call creates a new loop and closes it at the end. Objects that attach themselves

@@ -18,10 +18,11 @@
 # 4. write the harness step so that it owns its child process on every path.
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
-# `async with`, subprocesses) · about 40 minutes
+# `async with`, subprocesses) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # **Platform** Linux or macOS: the experiments kill child processes with signals and look for
 # zombies, which Windows does not have (there a killed child's return code is positive, not
@@ -241,7 +242,7 @@ class MiniSandbox:
 
 
 # %% [markdown]
-# Booting is chapter 10's context manager: a permit of the boot semaphore is held only while
+# Booting is chapter 10's context manager: a permit of the boot {term}`semaphore` is held only while
 # booting, a failed boot is retried after a back-off taken outside the permit, and the
 # sandbox is closed in the `finally` around `yield`. The fault names are the ones the batch
 # below injects.

@@ -16,10 +16,11 @@
 #    as slime's weight-update endpoint does.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
-# Event) · about 30 minutes
+# Event) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio
@@ -136,7 +137,7 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 
 # %% [markdown]
 # With no `await` between the read and the write, nothing else can run in between, and no
-# lock is needed. With one `await`, all ten tasks read 0 before any of them writes, and nine
+# {term}`lock` is needed. With one `await`, all ten tasks read 0 before any of them writes, and nine
 # updates are lost, on a single thread. The rule for asyncio: a read-modify-write needs a lock
 # exactly when an `await` sits inside it. `asyncio.Lock` is not a thread lock: it only keeps
 # *tasks of one loop* apart, and waiting for it suspends the task instead of blocking the

@@ -15,10 +15,11 @@
 # 4. start and cancel a `threading.Timer`, and compare three ways of doing periodic work by
 #    how fast they stop.
 #
-# **Needs** chapter 09 (Lock and Event) · about 30 minutes
+# **Needs** chapter 09 (Lock and Event) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import queue
@@ -34,7 +35,7 @@ figure_style()
 # %% [markdown]
 # ## Predict, then run
 #
-# A `threading.Condition` is a lock plus a waiting room. A consumer holding the lock calls
+# A `threading.Condition` is a {term}`lock` plus a waiting room. A consumer holding the lock calls
 # `cond.wait()`: it releases the lock and sleeps. A producer takes the lock, changes the
 # state, and calls `cond.notify()`. A common picture is that `notify` passes the lock
 # straight to the waiter, so the waiter wakes up to exactly the state the producer just

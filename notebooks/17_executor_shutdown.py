@@ -13,10 +13,11 @@
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 25 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import sys

@@ -13,10 +13,11 @@
 # 4. stop a worker that ignores SIGTERM: `terminate()`, a bounded wait, then `kill()`, and
 #    the same for a `subprocess` that outlives its timeout.
 #
-# **Needs** chapters 07 (queues) and 12 (processes) · about 30 minutes
+# **Needs** chapters 07 (queues) and 12 (processes) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # **Platform** Linux or macOS (POSIX signals and zombies). On Windows `terminate()` and `kill()`
 # both end the process at once (`TerminateProcess`), a signal cannot be ignored or caught, and
@@ -225,7 +226,7 @@ assert tl.order("stubborn worker: terminate() sent", "stubborn worker: kill() se
 #
 # The same three steps apply to a `subprocess.Popen`. `communicate(timeout=...)` raises
 # `TimeoutExpired` but leaves the child running; killing it is not the end either, because a
-# killed child is a zombie until you `wait` for it. This is the pattern `subprocess.run`
+# killed child is a {term}`zombie` until you `wait` for it. This is the pattern `subprocess.run`
 # follows inside when you give it a `timeout`.
 
 # %% tags=["claim"]

@@ -13,10 +13,11 @@
 #    without that forwarding;
 # 4. watch the kernel release an `fcntl.flock` when its holder dies, even by SIGKILL.
 #
-# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 30 minutes
+# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # **Platform** Linux or macOS: `os.killpg`, sessions, `start_new_session` and the `fcntl`
 # module are POSIX-only, so on Windows none of these cells run. On macOS an orphan is
@@ -165,7 +166,7 @@ fig = tl.plot("Killing a parent versus killing its process group",
 # ### Python 3.11: a new group without a new session
 #
 # `start_new_session=True` does two things: a new session (no controlling terminal) and a new
-# process group. Since Python 3.11, `Popen(..., process_group=0)` gives only the second, and
+# {term}`process group`. Since Python 3.11, `Popen(..., process_group=0)` gives only the second, and
 # that is already enough to keep Ctrl-C away: the terminal sends SIGINT to its *foreground
 # process group*, and a child in a group of its own is not in it. The new session adds that
 # the child has no controlling terminal at all, so it cannot read from yours or be stopped

@@ -14,10 +14,11 @@
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 30 minutes
+# 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # Every server in this chapter listens on 127.0.0.1 on a port the system picks, and every wait
 # is bounded (by a timeout in the folded checks, and by the test run's deadline for each cell).
@@ -417,10 +418,12 @@ assert tl.order(paused_mark, "client write + drain: drain does not return", "ser
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
 
 # %% [markdown]
-# The many short blue spans are writes whose `drain()` returned at once: first the kernel's
-# socket buffers on both sides absorb several megabytes. When they are full, bytes pile up in
-# the transport, it passes its high-water mark and pauses the writer, and `drain()` waits
-# (green) for as long as the server reads nothing. The kernel may still take a few bytes
+# The writes whose `drain()` returned at once come first: the kernel's socket buffers on both
+# sides absorb several megabytes, so there are dozens of them, but they take a few
+# milliseconds in all and draw as one thin blue sliver at the start of the "client write +
+# drain" lane. When the buffers are full, bytes pile up in the transport, it passes its
+# high-water mark and pauses the writer, and `drain()` waits (the light green "client drain"
+# bar) for as long as the server reads nothing. The kernel may still take a few bytes
 # meanwhile, but not enough to bring the buffer down to the low-water mark: the order of
 # events shows the transport resuming the writer, and `drain()` returning, only after the
 # server starts reading. Without `drain()` a

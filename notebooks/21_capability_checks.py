@@ -17,10 +17,11 @@
 #    sync wrapper as a coroutine function (3.12);
 # 4. implement a hook runner whose hidden test checks order and that nothing is left unawaited.
 #
-# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 25 minutes
+# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio
@@ -39,7 +40,7 @@ figure_style()
 # ## Eight ways to hand over a score
 #
 # Each callable below takes a sample and, one way or another, produces a score. Some are
-# written with `async def`, some are plain `def` that return something awaitable, one returns
+# written with `async def`, some are plain `def` that return something {term}`awaitable`, one returns
 # a value at once, one streams values. Think of them as eight hooks a user could plug into a
 # rollout.
 

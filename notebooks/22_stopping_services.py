@@ -20,11 +20,12 @@
 # 4. write the shutdown a scheduler expects: stop accepting, let in-flight work finish within
 #    a budget, cancel the rest, wait for its cleanup, exit with a code that says which.
 #
-# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 30
+# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 40
 # minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import inspect
@@ -44,7 +45,7 @@ SERVICE = [sys.executable, "-m", "lab_snippets.service_workers"]
 
 # %% [markdown]
 # Every program in this chapter is a command of `lab_snippets.service_workers`, run as a child
-# process: a signal is sent only to a process this notebook started. `serve JOBS` is a small
+# process: a {term}`signal` is sent only to a process this notebook started. `serve JOBS` is a small
 # asyncio service. Jobs arrive on an intake queue (`ARRIVAL:DURATION` in seconds); each runs as
 # a task that prints `start`, sleeps its duration and prints `done`. A job that is cancelled
 # spends 0.02 s on cleanup (an `await`, as giving back a slot would) and then prints

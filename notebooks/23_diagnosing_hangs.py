@@ -21,10 +21,11 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 30 minutes
+# about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 
 # %%
 import asyncio
@@ -342,7 +343,7 @@ assert any("tokenizer" in message for message in slow), "the warning names the t
 # ## Exercise 23.1 · A watchdog that reports where everything waits
 #
 # Implement `watch_progress(progress, stall, reports, stop, loop=None, poll=0.01)`. It runs in
-# a thread of its own (the test starts it), so that it still works when the event loop's
+# a thread of its own (the test starts it), so that it still works when the {term}`event loop`'s
 # thread is the one that is stuck:
 #
 # 1. every `poll` seconds, call `progress()`, which returns a number that changes whenever the

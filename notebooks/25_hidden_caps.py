@@ -17,10 +17,11 @@
 # 4. tell a rate limit from a concurrency limit by what each does when the server slows down,
 #    and write a token bucket.
 #
-# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 30 minutes
+# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # The server is `lab_snippets.loopback_http.LatencyServer`: HTTP/1.1 on 127.0.0.1, a port the
 # system picks, every answer after a known latency, and counters of the connections it
@@ -50,7 +51,7 @@ figure_style()
 # %% [markdown]
 # ## Predict, then run
 #
-# Three layers, each handed 120 pieces of work at once, with no semaphore anywhere:
+# Three layers, each handed 120 pieces of work at once, with no {term}`semaphore` anywhere:
 #
 # - 120 GET requests through one `httpx.AsyncClient()` made with its defaults;
 # - 120 GET requests through one `aiohttp.ClientSession()` made with its defaults;

@@ -18,10 +18,11 @@
 # 4. kill a whole process group started with `start_new_session=True` from async code.
 #
 # **Needs** chapters 06 (semaphores), 08 (blocking the loop), 18 (reaping) and 19 (process
-# groups) · about 30 minutes
+# groups) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # Every child here is a command of `lab_snippets.proc_workers` started by this notebook, every
 # wait has a timeout, and every child is reaped before its cell ends.
@@ -132,7 +133,7 @@ assert results["async"]["beats while a child ran"] >= 3, "with await, the loop k
 
 # %% [markdown]
 # The blocking version never lets the heartbeat tick while a child runs: `communicate()`
-# waits in the event loop's own thread, so nothing else on that loop runs, not the heartbeat,
+# waits in the {term}`event loop`'s own thread, so nothing else on that loop runs, not the heartbeat,
 # not the other tool calls, not the HTTP requests of other samples. And the semaphore of 32
 # never sees a second holder, because the first holder does not give the loop back between
 # taking its permit and releasing it. The limit you configured is not the limit you get: the

@@ -19,7 +19,8 @@
 # in a thread), 15 (async locks) and 26 · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
-# timelines, the helpers and the folded checks.
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
 #
 # **The method.** A model is not slime: it copies the *shape* of the code (who waits for
 # whom, what is caught, what runs in which thread), with sleeps for the real work. When the

@@ -381,3 +381,28 @@ def test_zh_search_finds_every_term_on_the_page_that_teaches_it(site, open_page)
             missing.append(f"{word} → {doc}: found {links[:4]}")
     assert missing == [], f"{len(missing)} of {len(pairs)} searches miss their page:\n" + "\n".join(missing)
     assert watch.outside == [] and watch.errors == [], "\n".join(watch.outside + watch.errors)
+
+
+@pytest.mark.parametrize("width", [760, 380])
+def test_call_site_explanation_is_not_clipped_by_the_output_scroll_box(browser, width):
+    """nb_scroll_outputs caps outputs at 24em; a call site's explanation is prose and must show in
+    full (without book/_static/custom.css, site 01b's ends mid-sentence at 380 px)."""
+    import myst_nb
+
+    from lab_snippets.sites import show_call_site
+
+    css = "\n".join(path.read_text(encoding="utf-8") for path in (
+        Path(myst_nb.__file__).parent / "static/mystnb.css", chapters.ROOT / "book/_static/custom.css"))
+    page = browser.new_page(viewport={"width": width + 40, "height": 900})
+    try:
+        page.set_content(
+            f'<html><head><style>{css}</style></head><body style="width:{width}px;margin:0">'
+            '<div class="cell docutils container config_scroll_outputs">'
+            '<div class="cell_output docutils container"><div class="output text_html">'
+            f'{show_call_site("01b")._repr_html_()}</div></div></div></body></html>')
+        box, explanation = page.evaluate("""() => [
+            document.querySelector('div.cell_output').getBoundingClientRect().bottom,
+            document.querySelector('.slime-explanation').getBoundingClientRect().bottom]""")
+    finally:
+        page.close()
+    assert explanation <= box + 1, f"at {width} px the output box cuts the call-site explanation off"

@@ -60,9 +60,14 @@ def test_each_part_opens_with_its_page_and_the_other_pages_follow():
         assert entry["sections"], "the part's chapters are the page's sections"
         assert "title" not in entry, "a part's entry is its page's own heading (no 'Part overview')"
     others = [e["file"] for p in rest for e in p["chapters"]]
-    wanted = [p for p in chapters.GUIDE_PAGES + chapters.REFERENCE_PAGES if chapters.page_exists(p)]
+    wanted = [p for p in chapters.REFERENCE_PAGES + chapters.GUIDE_PAGES if chapters.page_exists(p)]
     assert others == wanted
     assert "book/glossary" in others
+    captions = {p["caption"]: [e["file"] for e in p["chapters"]] for p in rest}
+    learner = captions[chapters.REFERENCE_CAPTION]
+    assert not set(learner) & set(chapters.MAINTAINER_PAGES), (
+        "the learner's Reference section holds only learner pages; maintainer pages go under "
+        f"{chapters.GUIDE_CAPTION!r}")
 
 
 def test_render_toc_without_part_pages_lists_chapters_flat(monkeypatch):

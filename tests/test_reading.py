@@ -8,7 +8,7 @@ import re
 import jupytext
 import pytest
 
-from lab_snippets.book import chapters
+from lab_snippets.book import chapters, reading_time
 
 EXISTING = chapters.existing()
 IDS = [c.stem for c in EXISTING]
@@ -182,3 +182,44 @@ def test_visible_code_fits_a_screen(number):
             f"fold the check into its own cell): {lines[0]!r}")
         wide = [line for line in lines if len(line) > MAX_LINE_CHARS]
         assert not wide, f"chapter {number}: visible lines over {MAX_LINE_CHARS} characters: {wide}"
+
+
+# Chapters being reworked on another branch when the rule came in; strict, so the mark must go
+# as soon as they state the rule's figure.
+TIME_PENDING: set[str] = set()
+
+
+@pytest.mark.parametrize("chapter", [
+    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="reworked on another branch; "
+                                            "state the figure of `python -m lab_snippets.book.reading_time`"))
+    if c.number in TIME_PENDING else c for c in EXISTING], ids=IDS)
+def test_time_estimate_follows_the_rule(chapter):
+    stated = reading_time.stated(chapter.path)
+    assert stated is not None, f"chapter {chapter.number} states no 'about N minutes'"
+    assert stated == reading_time.estimate(chapter.path), (
+        f"chapter {chapter.number} says about {stated} minutes; the rule (words / 150 + 2 per claim "
+        f"+ 3 per Predict + 10 per exercise, to the nearest 5) gives {reading_time.estimate(chapter.path)}")
+
+
+GLOSSARY_PENDING: set[str] = set()  # chapters reworked elsewhere when the rule came in; strict xfail
+
+
+@pytest.mark.parametrize("chapter", [
+    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="reworked on another branch"))
+    if c.number in GLOSSARY_PENDING else c for c in EXISTING], ids=IDS)
+def test_every_chapter_links_the_glossary(chapter):
+    text = markdown(notebook(chapter))
+    assert "../book/glossary.md" in text, f"chapter {chapter.number} does not link the glossary"
+
+
+@pytest.mark.parametrize("number", ["01", "02"])
+def test_the_first_chapters_link_core_terms(number):
+    chapter = next(c for c in EXISTING if c.number == number)
+    assert "{term}`event loop`" in markdown(notebook(chapter)), (
+        f"chapter {number} does not link 'event loop' to the glossary at its first use")
+
+
+def test_glossary_has_no_authoring_note():
+    intro = (chapters.ROOT / "book/glossary.md").read_text(encoding="utf-8").split("```{glossary}")[0]
+    assert "{term}" not in intro, (
+        "the glossary's opening is for readers; authoring notes go in CONTRIBUTING.md")
