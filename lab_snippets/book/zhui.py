@@ -21,6 +21,7 @@ The language switch (``editions.switch_html``) is added to the pages that have n
 from __future__ import annotations
 
 import gettext
+import hashlib
 import html
 import re
 from pathlib import Path
@@ -132,6 +133,17 @@ def _builder_inited(app) -> None:
     templates.render = render_page
 
 
+def _config_inited(app, config) -> None:
+    from lab_snippets.book.editions import is_chinese
+
+    # The catalogue is no page's source, so Sphinx would not re-render a page when only it changed;
+    # an html-rebuild config value that follows its content makes every page out of date then.
+    if is_chinese(config.language) and catalogue_path().is_file():
+        config.zhui_words = hashlib.sha256(catalogue_path().read_bytes()).hexdigest()
+
+
 def setup(app):
+    app.add_config_value("zhui_words", "", "html")
+    app.connect("config-inited", _config_inited)
     app.connect("builder-inited", _builder_inited)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
