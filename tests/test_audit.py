@@ -154,3 +154,43 @@ def test_in_process_audit_sees_a_thread_and_forgives_it_once_joined():
         release.set()
         worker.join(5)
     assert not any("probe" in line for line in audit.leaks(before))
+
+
+def test_only_the_descriptors_raylab_noted_are_excused(monkeypatch):
+    """Ray's one exception: what ``raylab.stop`` noted (still on the same target) is excused; another
+    descriptor opened beside it, or one whose number now points elsewhere, is still a leak."""
+    import os
+
+    from lab_snippets import raylab
+
+    before = audit.snapshot()
+    kept_r, kept_w = os.pipe()  # stands for an event descriptor Ray's core keeps
+    other_r, other_w = os.pipe()
+    try:
+        monkeypatch.setattr(raylab, "_KEPT", {kept_r: os.readlink(f"/proc/self/fd/{kept_r}"),
+                                              other_w: "anon_inode:[eventfd]"})
+        found = "\n".join(audit.leaks(before))
+        assert f"descriptor {kept_r} " not in found, "a descriptor raylab noted must be excused"
+        assert f"descriptor {kept_w} " in found, "a descriptor raylab did not note is still a leak"
+        assert f"descriptor {other_w} " in found, "a noted number that now points elsewhere is a leak"
+    finally:
+        for fd in (kept_r, kept_w, other_r, other_w):
+            os.close(fd)
+
+
+def test_a_ray_session_folder_left_behind_is_a_leak(tmp_path, monkeypatch):
+    """Only the folders raylab made in this process count: another notebook's Ray beside this one
+    (two chapters at once) has folders of its own that are none of this audit's business."""
+    from lab_snippets import raylab
+
+    ours, theirs = tmp_path / "lab-ray-ours1234", tmp_path / "lab-ray-theirs12"
+    monkeypatch.setattr(raylab, "_MADE", [])
+    before = audit.snapshot()
+    ours.mkdir()
+    theirs.mkdir()
+    raylab._MADE.append(str(ours))
+    found = audit.leaks(before)
+    assert f"Ray session folder left behind: {ours}" in found, found
+    assert not any("theirs" in line for line in found), "another process's Ray folder is not ours"
+    ours.rmdir()
+    assert not any("Ray session" in line for line in audit.leaks(before)), "a removed folder is no leak"

@@ -65,9 +65,11 @@ def test_claims_page_is_in_the_toc():
 # A counterfactual that needs idle cores (two processes running at once) runs in the serial
 # phase: beside the other xdist worker it measured idle cores, then lost one to that worker
 # halfway through the mutated run and survived (1 of the 1,364 tests, in a full run).
+# A Ray chapter's counterfactuals run there too: each starts a local Ray (chapters.runs_alone).
 @pytest.mark.slow
-@pytest.mark.parametrize("mutation", [pytest.param(m, id=m.id,
-                                                   marks=[pytest.mark.serial] if m.needs_idle_cores else [])
+@pytest.mark.parametrize("mutation", [pytest.param(m, id=m.id, marks=[pytest.mark.serial]
+                                                   if m.needs_idle_cores or chapters.runs_alone(m.chapter)
+                                                   else [])
                                       for m in MUTATIONS])
 def test_counterfactual_kills_its_claim(mutation):
     if mutation.needs_idle_cores:

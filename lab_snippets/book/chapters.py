@@ -46,7 +46,8 @@ THREADS = "Part II · Threads, resources and processes"
 SLIME = "Part III · Back to slime"
 COORDINATION = "Part IV · Coordination, lifecycles and boundaries"
 SERVICES = "Part V · Running concurrent services (beyond the series)"
-PARTS = (ASYNCIO, THREADS, SLIME, COORDINATION, SERVICES)
+RAY = "Part VI · Ray, the engine slime runs on (beyond the series)"
+PARTS = (ASYNCIO, THREADS, SLIME, COORDINATION, SERVICES, RAY)
 
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter("01", "async_def", "async def: after defining it, when does it run?", "async def：定义之后，什么时候执行？", ASYNCIO),
@@ -76,6 +77,7 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("25", "hidden_caps", "Hidden concurrency caps", "隐藏的并发上限", SERVICES),
     Chapter("26", "async_subprocesses", "Subprocesses from asyncio", "在 asyncio 中运行子进程", SERVICES),
     Chapter("27", "hazard_clinic", "A hazard clinic: reading real concurrent code critically", "隐患门诊：批判地阅读真实的并发代码", SERVICES),
+    Chapter("28", "ray_futures_actors", "Ray: ObjectRefs are futures, actors are concurrency units", "Ray：ObjectRef 就是 future，actor 就是并发单元", RAY),
 )
 BY_NUMBER = {c.number: c for c in CHAPTERS}
 BY_PAGE = {f"notebooks/{c.stem}": c for c in CHAPTERS}
@@ -87,7 +89,24 @@ PART_PAGES = {
     SLIME: "book/parts/slime",
     COORDINATION: "book/parts/processes",
     SERVICES: "book/parts/services",
+    RAY: "book/parts/ray",
 }
+
+# Parts whose chapters need the machine's cores to themselves: each starts a local Ray (about ten
+# processes), whose start-up misses its own deadlines when it shares two cores with another
+# kernel. nbval runs them in the serial phase (marked ``serial``) and the book's pre-execution runs
+# them one at a time, after the others (``runs_alone``).
+ALONE_PARTS = (RAY,)
+
+
+def runs_alone(chapter: Chapter | str | Path) -> bool:
+    """Whether ``chapter`` (a Chapter, its number, or its notebook's path) must not share the
+    machine with another chapter."""
+    if isinstance(chapter, Path):
+        chapter = next((c for c in CHAPTERS if c.path.name == chapter.name), None)
+    elif isinstance(chapter, str):
+        chapter = BY_NUMBER.get(chapter)
+    return chapter is not None and chapter.part in ALONE_PARTS
 
 # The chapters' caption in the sidebar: the reading guide first, then each part's page (its entry
 # is the page's own heading, "Part I · ...") with the part's chapters as its sections.

@@ -106,9 +106,20 @@ def probe_cache(root: Path) -> dict[Path, int | None]:
     return found
 
 
+def batches(records: list, jobs: int) -> list[tuple[list, int]]:
+    """The records to execute as (batch, workers) pairs, in turn: first every chapter that may share
+    the machine, ``jobs`` at a time; then the chapters that need it to themselves
+    (``chapters.runs_alone``: the Ray chapters), one at a time, with no other kernel beside them."""
+    alone = [r for r in records if chapters.runs_alone(Path(r.uri))]
+    shared = [r for r in records if r not in alone]
+    out = [(shared, max(1, min(jobs, len(shared))))] if shared else []
+    return out + ([(alone, 1)] if alone else [])
+
+
 def preexecute(root: Path = ROOT, jobs: int = 2, timeout: int = 60,
                probed: dict[Path, int | None] | None = None) -> Preexecution:
-    """Execute every chapter not already in the cache, ``jobs`` at a time, into the book's cache.
+    """Execute every chapter not already in the cache, ``jobs`` at a time (the chapters that run
+    alone after the others, one at a time: ``batches``), into the book's cache.
 
     myst-nb's own project records are cleared first (they name the reader Sphinx used; the cache's
     executed notebooks are kept), then each chapter the cache lacks (``probed``, else
@@ -132,9 +143,11 @@ def preexecute(root: Path = ROOT, jobs: int = 2, timeout: int = 60,
         # jupyter-cache's workers log through multiprocessing's logger at a custom level; quiet it.
         multiprocessing.get_logger().setLevel(logging.WARNING)
         context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-        with context.Pool(max(1, min(jobs, len(order)))) as pool:
-            jobs_data = [ProcessData(r.pk, r.uri, cache, timeout, False) for r in order]
-            outcomes = list(pool.imap_unordered(_run_one, jobs_data, chunksize=1))
+        outcomes = []
+        for batch, width in batches(order, jobs):
+            with context.Pool(width) as pool:
+                jobs_data = [ProcessData(r.pk, r.uri, cache, timeout, False) for r in batch]
+                outcomes += list(pool.imap_unordered(_run_one, jobs_data, chunksize=1))
         cache.truncate_caches()  # once, with no worker writing (see _run_one)
         for code, uri in outcomes:
             name = Path(uri).name

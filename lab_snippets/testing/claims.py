@@ -187,7 +187,9 @@ def run_notebook(nb, cwd: Path, stop_after: int | None = None, timeout: float = 
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-    tmpdir = tempfile.mkdtemp(prefix="claims-")
+    # short enough that a local Ray's session folder goes inside it (lab_snippets.raylab), and so is
+    # removed with it when a run stops at its claim, before the chapter's last cell stops Ray
+    tmpdir = tempfile.mkdtemp(prefix="cl-")
     marker = uuid.uuid4().hex
     env = dict(os.environ, TMPDIR=tmpdir, MPLBACKEND="module://matplotlib_inline.backend_inline",
                **{MARKER_ENV: marker})

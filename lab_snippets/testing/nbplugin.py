@@ -110,11 +110,23 @@ def _wants_notebooks(config) -> bool:
     return bool(config.option.nbval or config.option.nbval_lax)
 
 
+def chapter_node(parent, path: Path) -> ChapterNotebook:
+    """The collector of one chapter; a chapter that needs the cores to itself (a Ray chapter,
+    ``chapters.runs_alone``) is marked ``serial``, so that it runs in the serial phase of
+    ``.ci/test``, with no second worker beside it (``-m serial`` runs it by hand)."""
+    from lab_snippets.book import chapters
+
+    node = ChapterNotebook.from_parent(parent, path=path)
+    if chapters.runs_alone(path):
+        node.add_marker(pytest.mark.serial)
+    return node
+
+
 def pytest_collect_file(file_path: Path, parent):
     # A notebook named on the command line is collected by pytest_pycollect_makemodule below.
     if (_wants_notebooks(parent.config) and is_chapter_notebook(file_path)
             and not parent.session.isinitpath(file_path)):
-        return ChapterNotebook.from_parent(parent, path=file_path)
+        return chapter_node(parent, file_path)
     return None
 
 
@@ -124,5 +136,5 @@ def pytest_pycollect_makemodule(module_path: Path, parent):
     if is_chapter_notebook(module_path):
         if not _wants_notebooks(parent.config):
             raise pytest.UsageError(f"{module_path} is a notebook: run it with --nbval-lax")
-        return ChapterNotebook.from_parent(parent, path=module_path)
+        return chapter_node(parent, module_path)
     return None

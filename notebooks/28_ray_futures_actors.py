@@ -1,0 +1,587 @@
+# %% [markdown]
+# # 28 · Ray: ObjectRefs are futures, actors are concurrency units
+# *Ray：ObjectRef 就是 future，actor 就是并发单元*
+#
+# *Beyond the original series: this part runs a real Ray on your own machine.*
+#
+# **The question.** slime's rollout, training and server code waits on remote work all the
+# time: it calls an actor's method, gets an `ObjectRef` back, and later needs the value. From
+# inside a coroutine, which ways of waiting keep the {term}`event loop` alive? And what does
+# an actor add: how many calls run inside it at once, and in what order?
+#
+# **You will**
+# 1. see that `ray.get` inside `async def` freezes the event loop, while `await ref` does not;
+# 2. see that `asyncio.to_thread(ray.get, ...)` frees the loop but holds a pool thread per
+#    wait, so a result that is already there can queue behind results that are not;
+# 3. use `ray.wait` the way chapter 04 used `asyncio.wait`: finished work first, or a poll;
+# 4. watch `max_concurrency` act as a {term}`semaphore` on an async actor, and a synchronous
+#    actor run one call at a time;
+# 5. take a {term}`lock` that lives in an actor from a coroutine, the shape of slime's engine
+#    lock.
+#
+# **Needs** chapters 02, 04, 06, 08 and 09 · about 40 minutes
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
+#
+# **What it costs.** The second code cell starts a private Ray on this machine: about ten
+# processes (Ray's control store, a raylet, a monitor, a dashboard in minimal mode, a log
+# monitor, two agents and two idle workers) and about 700 MB of memory. The start took 3–7
+# seconds on the course's two-core machine with other work running, mostly spent starting
+# those Python processes. Everything listens on 127.0.0.1 only and writes into a temporary
+# folder; the chapter's last cells stop Ray and remove the folder.
+# `lab_snippets.raylab` explains each setting it applies and why.
+
+# %%
+import asyncio
+import time
+
+import matplotlib.pyplot as plt
+
+from lab_snippets import raylab
+from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+
+# %% [markdown]
+# Ray is imported after `lab_snippets`, whose import keeps jsonschema's slow optional grammar
+# (about a second of CPU, for a string format Ray never checks) out of this process;
+# `raylab.start` keeps it out of every process Ray starts.
+
+# %%
+import ray
+
+cluster = raylab.start(num_cpus=2)
+print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s "
+      f"on {ray.util.get_node_ip_address()}")
+
+# %% [markdown]
+# ## Remote calls that end when we say so
+#
+# Most experiments below need remote work that finishes *when we say so*, not after a number
+# of seconds that a busy machine would stretch. `Gate` is an async actor (its methods are
+# `async def`): `wait_open(i)` suspends until someone calls `open(i)`, then returns `i`;
+# `nap(s)` returns after `s` seconds. An async actor runs its calls as tasks on one event loop
+# in its own process, so one `Gate` holds any number of waiting calls at once.
+
+# %%
+@ray.remote
+class Gate:
+    def __init__(self):
+        self.events: dict[int, asyncio.Event] = {}
+
+    def _event(self, i: int) -> asyncio.Event:
+        return self.events.setdefault(i, asyncio.Event())
+
+    async def wait_open(self, i: int) -> int:
+        await asyncio.wait_for(self._event(i).wait(), timeout=30)
+        return i
+
+    async def open(self, i: int) -> None:
+        self._event(i).set()
+
+    async def nap(self, seconds: float) -> float:
+        await asyncio.sleep(seconds)
+        return seconds
+
+
+gate = Gate.remote()
+ray.get(gate.nap.remote(0), timeout=60)  # the actor is up
+
+# %% [markdown]
+# ## Predict, then run: `ray.get` inside a coroutine
+#
+# A coroutine needs the value of a remote call. It can write `ray.get(ref)`, as synchronous
+# code does, or `await ref`: an `ObjectRef` is awaitable, a {term}`future` for a value that
+# another process will produce. A heartbeat (chapter 08's `LoopWatch`) beats every 10 ms
+# while each way of reading waits for a remote `nap` of 0.6 s. What is the longest gap
+# between two beats, for each? Many readers expect the same answer: both "wait for the
+# result".
+
+# %% tags=["hide-output"]
+async def read_with_get(ref):
+    return ray.get(ref, timeout=30)  # what synchronous code writes
+
+
+async def read_with_await(ref):
+    return await ref
+
+
+watches = {}
+for read in (read_with_get, read_with_await):
+    async with LoopWatch(interval=0.01) as watch:
+        await read(gate.nap.remote(0.6))
+    watches[read.__name__] = watch
+
+for name, watch in watches.items():
+    print(f"{name}: {len(watch.beats)} beats, longest gap {watch.max_gap:.2f} s")
+
+# %% tags=["claim", "hide-cell"]
+# claim: ray-get-blocks-the-loop
+got, awaited = watches["read_with_get"], watches["read_with_await"]
+
+
+def waited(watch: LoopWatch) -> float:
+    return watch.beats[-1] - watch.beats[0]
+
+
+assert got.max_gap >= 0.5 * waited(got), (
+    f"ray.get: the longest gap {got.max_gap:.2f} s is not most of the {waited(got):.2f} s wait")
+assert awaited.max_gap <= waited(awaited) / 3, (
+    f"await ref: a gap of {awaited.max_gap:.2f} s in a {waited(awaited):.2f} s wait")
+print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat through")
+
+# %% [markdown]
+# `ray.get` held the only thread the event loop has for the whole wait: the heartbeat could
+# beat only before and after it. `await ref` handed the wait to Ray, which completes an
+# asyncio future on the loop when the value arrives; in between, the loop ran the heartbeat.
+# Inside `async def`, `ray.get` is a blocking call like `time.sleep` (chapter 02).
+#
+# ## Measure it
+#
+# Each lane is the event loop during one of the two waits, drawn from the heartbeat: blue
+# while it answered, red while it could not.
+
+# %% tags=["hide-input"]
+tl = Timeline()
+for name, watch in watches.items():
+    watch.add_to(tl, label=name.replace("read_with_", "event loop, "))
+fig = tl.plot("The event loop while a coroutine waits 0.6 s for a remote call")
+plt.show()
+
+# %% [markdown]
+# ## A thread per wait: `to_thread(ray.get, ...)`
+#
+# Chapter 08's answer to a blocking call is `asyncio.to_thread`, and slime's teacher server
+# reads every Ray result that way. It frees the loop, but each wait now holds a thread of the
+# default pool until its value arrives. Below, a pool of 2 threads gets three reads: two of
+# calls the gate holds, then one of a call that is already done. The gate opens only after
+# the ready read has had 2 s to come back. In what order do the three finish, and does it
+# change with `await ref`?
+
+# %%
+async def ray_get_in_thread(ref):  # slime's teacher server: _ray_get
+    return await asyncio.to_thread(ray.get, ref)
+
+
+async def three_reads(read, first: int) -> list[str]:
+    finished = []
+
+    async def one(name: str, ref) -> None:
+        await read(ref)
+        finished.append(name)
+
+    held = [asyncio.create_task(one(f"held {i}", gate.wait_open.remote(first + i)))
+            for i in (1, 2)]
+    ready = asyncio.create_task(one("ready", gate.nap.remote(0)))
+    await asyncio.wait({ready}, timeout=2)  # up to 2 s for the ready read
+    finished.append("gate opens")
+    for i in (1, 2):
+        await gate.open.remote(first + i)
+    await asyncio.wait_for(asyncio.gather(*held, ready), timeout=30)
+    return finished
+
+
+# %%
+with borrowed_default_executor(max_workers=2):  # a default pool of 2 threads
+    in_threads = await three_reads(ray_get_in_thread, 10)
+awaited_refs = await three_reads(read_with_await, 20)
+print("to_thread(ray.get):", in_threads)
+print("await ref:         ", awaited_refs)
+
+# %% tags=["claim", "hide-input"]
+# claim: to-thread-ready-result-waits-for-a-thread
+assert in_threads.index("ready") > in_threads.index("gate opens"), (
+    f"with 2 threads held by waits, the ready result still came back first: {in_threads}")
+assert awaited_refs[0] == "ready", f"await ref: the ready result did not come first: {awaited_refs}"
+print("✓ to_thread: the ready result waited for a thread; await ref: it came back at once")
+
+# %% [markdown]
+# With `to_thread`, each read is a `ray.get` in a pool thread that it holds until the value
+# arrives. The two held reads took both threads; the ready read queued for a thread, unseen,
+# and came back only after the gate had opened and a thread was free, although its value had
+# been there for 2 s. With `await ref` no thread is used: the ready value came back at once.
+# The pool's size is a hidden cap on the waits in flight (chapter 25), and slime's HTTP helpers
+# describe exactly this in a comment (chapter 08, site 08b).
+#
+# ## `ray.wait` is `asyncio.wait` for ObjectRefs
+#
+# `ray.wait(refs, num_returns=k, timeout=t)` returns two lists, the refs that are ready and
+# the rest, as `asyncio.wait(..., return_when=FIRST_COMPLETED)` returns done and pending sets
+# (chapter 04). The gate below opens three jobs in the order 2, 0, 1. In what order does a
+# loop of `ray.wait(num_returns=1)` hand them back? And what does `timeout=0` return for a
+# job that is still running?
+
+# %%
+jobs = [gate.wait_open.remote(30 + k) for k in range(3)]
+pending, handed_back = list(jobs), []
+for k in (2, 0, 1):
+    ray.get(gate.open.remote(30 + k), timeout=30)
+    ready, pending = ray.wait(pending, num_returns=1, timeout=30)
+    handed_back.append(jobs.index(ready[0]))
+
+running = gate.wait_open.remote(39)
+polled_ready, polled_rest = ray.wait([running], timeout=0)  # a poll: returns at once
+ray.get(gate.open.remote(39), timeout=30)
+print(f"opened 2, 0, 1: handed back {handed_back}; a poll found "
+      f"{len(polled_ready)} ready, {len(polled_rest)} not")
+
+# %% tags=["claim", "hide-input"]
+# claim: ray-wait-hands-back-finished-work-first
+assert handed_back == [2, 0, 1], f"ray.wait handed the jobs back as {handed_back}, not as they finished"
+assert polled_ready == [] and polled_rest == [running], "a poll with timeout=0 found the job done"
+print("✓ ray.wait handed back what had finished, whatever its place in the list; timeout=0 polled")
+
+# %% [markdown]
+# `ray.wait` does not care about the order of the list: it returns what has finished. With
+# `timeout=0` it is a poll: it returns at once with whatever is ready, here nothing. Like
+# `ray.get`, it blocks the thread that calls it, so it belongs in synchronous code or in a
+# thread; slime uses both forms there. Its placement-group set-up waits in a loop of
+# `ray.wait` with a 30 s timeout, so that it can log progress while GPUs are missing
+# (chapter 29), and the teacher server's worker loop polls its oldest batch with `timeout=0`
+# until too many batches are in flight, and only then waits without a timeout.
+#
+# ## `max_concurrency` is a semaphore on an async actor
+#
+# An async actor runs its calls as tasks on one event loop in the actor's process, up to
+# `max_concurrency` of them at once (1000 unless you say otherwise); the others queue. Nine
+# calls arrive together at an actor with `max_concurrency=3`. How many are inside the method
+# at the peak?
+
+# %%
+@ray.remote
+class Poster:
+    def __init__(self):
+        self.inside = self.peak = 0
+        self.spans: list[tuple[int, float, float]] = []
+
+    async def post(self, i: int, hold: float) -> int:
+        self.inside += 1
+        self.peak = max(self.peak, self.inside)
+        start = time.monotonic()
+        await asyncio.sleep(hold)  # a request to a server, say
+        self.spans.append((i, start, time.monotonic()))
+        self.inside -= 1
+        return i
+
+    async def report(self):
+        return self.peak, self.spans
+
+
+poster = Poster.options(max_concurrency=3).remote()
+results = await asyncio.gather(*(poster.post.remote(i, 0.15) for i in range(9)))
+peak, poster_spans = await poster.report.remote()
+print(f"9 calls, max_concurrency=3: at most {peak} inside at once")
+
+# %% tags=["claim", "hide-input"]
+# claim: max-concurrency-caps-calls-inside-an-async-actor
+assert results == list(range(9)), results
+assert peak == 3, f"{peak} calls were inside the actor at once with max_concurrency=3"
+print("✓ never more than 3 calls inside the async actor, and all 9 done")
+
+# %% [markdown]
+# The actor recorded when each call entered and left `post`. On Linux `time.monotonic()` is
+# one clock for every process of the machine, so the spans line up: three lanes of work, in
+# three waves, the semaphore of chapter 06 built into the actor.
+
+# %% tags=["hide-input"]
+tl = Timeline()
+for i, start, end in sorted(poster_spans):
+    tl.add(f"call {i}", start, end, state="running")
+fig = tl.plot("Nine calls to an async actor with max_concurrency=3")
+plt.show()
+assert tl.max_overlap(state="running") == 3
+
+# %% [markdown]
+# ## A synchronous actor runs one call at a time
+#
+# Without `async def` methods and without `max_concurrency`, an actor runs its calls one
+# after another, in the order they arrive from one caller. That makes a read-modify-write on
+# the actor's state safe even with a pause in the middle: the race of chapter 09 that needed
+# a lock. Twenty calls each read a counter, pause 5 ms and write it back plus one. What is
+# the final count?
+
+# %%
+@ray.remote
+class SlowCounter:
+    def __init__(self):
+        self.count = 0
+
+    def bump(self) -> int:
+        seen = self.count
+        time.sleep(0.005)
+        self.count = seen + 1
+        return self.count
+
+
+counter = SlowCounter.remote()
+returned = ray.get([counter.bump.remote() for _ in range(20)], timeout=60)
+print(f"final count {returned[-1]}; the first values returned: {returned[:5]}")
+
+# %% tags=["claim", "hide-input"]
+# claim: a-sync-actor-serialises-its-calls
+assert returned == list(range(1, 21)), f"lost updates or out of order: {returned}"
+print("✓ 20 calls, 20 updates, in call order: each call saw the state the previous one left")
+
+# %% [markdown]
+# Each call saw the state the previous one left: no update was lost, and the values came back
+# in call order. Give the same actor `max_concurrency=4` and Ray runs its synchronous methods
+# on a pool of 4 threads: the counter then loses updates exactly as chapter 09's threads did.
+# slime's engine lock (below) relies on this: its `acquire` is a check-then-set on a plain
+# attribute, safe only because the actor runs one call at a time.
+#
+# ### Version notes
+#
+# - Ray 2.60 runs on Python 3.11, 3.12 and 3.13 (this course's three); its `local_mode`, an
+#   in-process imitation of a cluster, is gone (`ray.init(local_mode=True)` raises
+#   `RuntimeError`), which is why the chapter starts a real local Ray.
+# - An async actor's default `max_concurrency` is 1000; a synchronous actor's is 1, and
+#   setting it higher makes a threaded actor. The defaults are Ray's, not Python's.
+# - `asyncio.timeout` (used in the tests below) is new in 3.11; on 3.13 the default thread
+#   pool that `asyncio.to_thread` uses counts only the CPUs this process may run on
+#   (chapter 25).
+#
+# ## Exercise 28.1 · An awaitable lock on an actor
+#
+# `TryLock` below has the shape of slime's engine lock: `try_acquire()` takes the lock and
+# returns `True` if it is free, and returns `False` otherwise; `release()` frees it. slime's
+# trainer takes it by asking again and again until the answer is `True`.
+#
+# Write `async def acquire(lock, poll=0.01, timeout=2.0)` for coroutines:
+#
+# 1. ask `lock.try_acquire` until it answers `True`, then return the number of attempts;
+# 2. never block the event loop while you wait (no `ray.get`, no `time.sleep`);
+# 3. pause `poll` seconds between attempts, so that a held lock is not asked hundreds of times
+#    a second;
+# 4. give up with `TimeoutError` once `timeout` seconds have passed since the call began (one
+#    deadline for the whole call, not one per attempt).
+#
+# Graded: mutual exclusion among tasks that take the lock (none may return before its answer
+# is `True`); the event loop keeps running while `acquire` waits, both for a held lock and for
+# a slow answer; attempts are at least `poll` apart; `TimeoutError`, and within the deadline,
+# when the lock stays held.
+
+# %%
+@ray.remote
+class TryLock:
+    def __init__(self):
+        self.held = False
+
+    def try_acquire(self) -> bool:
+        if self.held:
+            return False
+        self.held = True
+        return True
+
+    def release(self) -> None:
+        assert self.held, "release() of a lock that is not held"
+        self.held = False
+
+
+# %% tags=["solution", "hide-input"]
+async def acquire(lock, poll: float = 0.01, timeout: float = 2.0) -> int:
+    """Take the actor lock without blocking the loop; return the number of attempts."""
+    ### BEGIN SOLUTION
+    deadline = time.monotonic() + timeout
+    attempts = 0
+    while True:
+        attempts += 1
+        if await lock.try_acquire.remote():
+            return attempts
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"lock not acquired within {timeout} s ({attempts} attempts)")
+        await asyncio.sleep(poll)
+    ### END SOLUTION
+
+
+# %% tags=["tests"]
+free_lock = TryLock.remote()
+assert await acquire(free_lock) == 1, "a free lock is taken at the first attempt"
+await free_lock.release.remote()
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+from lab_snippets import grading
+
+
+@ray.remote
+class _SlowTryLock:
+    """TryLock's behaviour, but every answer takes 0.25 s, as from a busy actor."""
+
+    def __init__(self):
+        self.held = False
+
+    async def try_acquire(self) -> bool:
+        await asyncio.sleep(0.25)
+        if self.held:
+            return False
+        self.held = True
+        return True
+
+    async def release(self) -> None:
+        self.held = False
+
+
+@ray.remote
+class _StampedLock:
+    """TryLock's behaviour, and the time of every attempt."""
+
+    def __init__(self):
+        self.held, self.stamps = False, []
+
+    def try_acquire(self) -> bool:
+        self.stamps.append(time.monotonic())
+        if self.held:
+            return False
+        self.held = True
+        return True
+
+    def release(self) -> None:
+        self.held = False
+
+    def attempt_times(self) -> list[float]:
+        return self.stamps
+
+
+async def _release_after(lock, seconds: float) -> None:
+    await asyncio.sleep(seconds)
+    await lock.release.remote()
+
+
+async def _acquire_held(lock, hold: float, poll: float) -> grading.Outcome:
+    """acquire() a held lock that is released after ``hold`` s, under a heartbeat."""
+    assert await lock.try_acquire.remote()
+    releaser = asyncio.create_task(_release_after(lock, hold))
+    seen = await grading.observe(acquire(lock, poll=poll, timeout=10), timeout=15, heartbeat=0.02)
+    await asyncio.wait({releaser}, timeout=10)
+    return seen
+
+
+_LOOP_HINT = ("await the actor's ref and pause with asyncio.sleep, never ray.get or time.sleep inside "
+              "async def (chapters 02 and 28)")
+
+
+async def _hidden_acquire() -> None:
+    # 1. mutual exclusion: four tasks, each with an await inside its critical section
+    lock, shared = TryLock.remote(), {"value": 0, "inside": 0, "peak": 0}
+
+    async def critical() -> None:
+        await acquire(lock, poll=0.005, timeout=20)
+        try:
+            shared["inside"] += 1
+            shared["peak"] = max(shared["peak"], shared["inside"])
+            seen = shared["value"]
+            await asyncio.sleep(0.01)
+            shared["value"] = seen + 1
+        finally:
+            shared["inside"] -= 1
+            await lock.release.remote()
+
+    outcomes = await asyncio.gather(*(critical() for _ in range(4)), return_exceptions=True)
+    assert shared["peak"] == 1 and shared["value"] == 4, (
+        f"mutual exclusion broken: {shared['peak']} tasks held the lock at once and "
+        f"{4 - shared['value']} updates were lost; acquire may return only after try_acquire has "
+        "answered True (chapter 09's lock)")
+    errors = [o for o in outcomes if isinstance(o, BaseException)]
+    assert not errors, f"acquire raised while four tasks shared a lock that was free in turn: {errors[0]!r}"
+
+    # 2. the pause between attempts, and no blocking sleep in it
+    lock = _StampedLock.remote()
+    seen = await _acquire_held(lock, hold=0.7, poll=0.2)
+    grading.check_finished(seen, "acquire of a lock released after 0.7 s", within=15)
+    stamps = (await lock.attempt_times.remote())[1:]  # the first stamp is the holder's own
+    gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    assert gaps and min(gaps) >= 0.18, (
+        f"asks in a tight loop: two attempts came {min(gaps, default=0):.3f} s apart with poll=0.2; "
+        "pause poll seconds between attempts")
+    grading.check_loop_free(seen, 0.15, "acquire, waiting for a held lock", hint=_LOOP_HINT)
+
+    # 3. no blocking wait for the actor's answer (each answer takes 0.25 s here)
+    seen = await _acquire_held(_SlowTryLock.remote(), hold=0.6, poll=0.005)
+    grading.check_finished(seen, "acquire of a slow lock", within=15)
+    grading.check_loop_free(seen, 0.15, "acquire, waiting for the actor's answer", hint=_LOOP_HINT)
+
+    # 4. one deadline for the whole call
+    lock = TryLock.remote()
+    assert await lock.try_acquire.remote()  # held for good
+    seen = await grading.observe(acquire(lock, poll=0.02, timeout=0.3), timeout=5)
+    grading.check_raises(seen, TimeoutError, "acquire of a lock that stays held",
+                         hint="give up by raising TimeoutError (chapter 05)")
+    grading.check_within(seen, budget=0.3, what="acquire with timeout=0.3", slack=0.7,
+                         hint="one deadline, counted from the call's start, for the whole call")
+
+
+await asyncio.wait_for(_hidden_acquire(), timeout=60)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# - An `ObjectRef` is a future. Inside `async def`, `await ref` waits without holding the
+#   loop; `ray.get(ref)` holds it, like any blocking call.
+# - `asyncio.to_thread(ray.get, ref)` frees the loop but holds a pool thread per wait, so the
+#   pool's size quietly caps the waits in flight, and a ready result can queue for a thread.
+# - `ray.wait` hands back finished refs first, whatever their order in the list; with
+#   `timeout=0` it is a poll. It blocks its caller, like `ray.get`.
+# - An async actor's `max_concurrency` is a semaphore on its methods; a synchronous actor runs
+#   one call at a time, which makes a check-then-set on its state safe.
+# - An actor is a natural home for a lock shared by processes; a coroutine takes it with
+#   `await` and `asyncio.sleep`, under one deadline.
+#
+# **What's next.** The next chapter of this part places actors on (logical) GPUs with
+# placement groups, kills stuck ones and shuts everything down.
+#
+# ## In slime
+#
+# slime's engine lock is `Lock` in `slime/ray/utils.py`: a synchronous actor whose `acquire`
+# checks a flag and sets it, and answers `False` when the flag is already set, so its caller
+# must ask again. That is safe only because such an actor runs one call at a time, as the
+# counter above did. The rollout manager creates one when it starts, as an actor of its own
+# that asks Ray for one CPU.
+#
+# The trainer takes it before it broadcasts each bucket of new weights to the rollout engines,
+# asking with `ray.get` until the answer is `True` and sleeping 0.1 s between refusals. That
+# code runs in a plain thread of the training actor, not in a coroutine, so the blocking
+# `ray.get` and `time.sleep` there stop nothing else. Between `acquire` and `release` the
+# trainer waits on the transfer with `ray.get`, with no `try`/`finally`: if that transfer
+# raised, the lock would stay taken and every later `acquire` would answer `False`.
+#
+# The teacher server (`megatron_server.py`) is an aiohttp service, so it runs on an event loop,
+# and it reads every Ray result through one helper, `_ray_get`, which is
+# `await asyncio.to_thread(ray.get, ref)`. Each `/generate` request calls it to read the
+# sample manager's statistics, to submit, and once per 50 ms poll for its result: every one of
+# those waits holds a thread of the default pool for as long as the sample manager takes to
+# answer, so, as measured above, the pool's size caps how many of them are in progress, and a
+# further read queues for a thread even when its answer is ready. The
+# [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
+# kind.
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("28b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("28c")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("28d")
+
+# %% [markdown]
+# Ray is stopped here, before the last quote: `raylab.stop` shuts it down and removes its
+# session folder.
+
+# %%
+raylab.stop(cluster)
+print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("28")
