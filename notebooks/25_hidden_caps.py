@@ -26,7 +26,7 @@
 # The server is `lab_snippets.loopback_http.LatencyServer`: HTTP/1.1 on 127.0.0.1, a port the
 # system picks, every answer after a known latency, and counters of the connections it
 # accepted and the requests inside it. Ray actors' `max_concurrency` is the same kind of cap;
-# this course does not run Ray (yet), so it appears here only in slime's code.
+# here it appears only in slime's code, and chapter 28 runs it on a real local Ray.
 
 # %%
 import asyncio

@@ -339,9 +339,9 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 #   `RuntimeError`), which is why the chapter starts a real local Ray.
 # - An async actor's default `max_concurrency` is 1000; a synchronous actor's is 1, and
 #   setting it higher makes a threaded actor. The defaults are Ray's, not Python's.
-# - `asyncio.timeout` (used in the tests below) is new in 3.11; on 3.13 the default thread
-#   pool that `asyncio.to_thread` uses counts only the CPUs this process may run on
-#   (chapter 25).
+# - On 3.13 the default thread pool that `asyncio.to_thread` uses counts only the CPUs this
+#   process may run on, `min(32, os.process_cpu_count() + 4)` (chapter 25); 3.11 and 3.12
+#   count every CPU of the machine.
 #
 # ## Exercise 28.1 · An awaitable lock on an actor
 #
@@ -507,6 +507,9 @@ async def _hidden_acquire() -> None:
     lock = TryLock.remote()
     assert await lock.try_acquire.remote()  # held for good
     seen = await grading.observe(acquire(lock, poll=0.02, timeout=0.3), timeout=5)
+    grading.check_finished(seen, "acquire(timeout=0.3) of a lock that stays held", within=5,
+                           hint="one deadline, counted from the call's start, for the whole call "
+                                "(chapter 05)")
     grading.check_raises(seen, TimeoutError, "acquire of a lock that stays held",
                          hint="give up by raising TimeoutError (chapter 05)")
     grading.check_within(seen, budget=0.3, what="acquire with timeout=0.3", slack=0.7,
@@ -543,8 +546,8 @@ await asyncio.wait_for(_hidden_acquire(), timeout=60)
 #
 # The trainer takes it before it broadcasts each bucket of new weights to the rollout engines,
 # asking with `ray.get` until the answer is `True` and sleeping 0.1 s between refusals. That
-# code runs in a plain thread of the training actor, not in a coroutine, so the blocking
-# `ray.get` and `time.sleep` there stop nothing else. Between `acquire` and `release` the
+# code is synchronous (the training actor has no `async` methods), so the blocking `ray.get`
+# and `time.sleep` there hold up no event loop. Between `acquire` and `release` the
 # trainer waits on the transfer with `ray.get`, with no `try`/`finally`: if that transfer
 # raised, the lock would stay taken and every later `acquire` would answer `False`.
 #
