@@ -1,6 +1,7 @@
 """Every chapter notebook follows the course skeleton, and _toc.yml lists exactly the chapters that exist."""
 
 import re
+from pathlib import Path
 
 import jupytext
 import pytest
@@ -174,3 +175,39 @@ def test_chapter_files_and_pages_come_from_the_table(tmp_path):
     assert chapters.chapter_page("notebooks/02_await") is chapters.BY_NUMBER["02"]
     assert chapters.chapter_page("notebooks/99_not_a_chapter") is None
     assert chapters.chapter_page("book/02_await") is None
+
+
+def test_ray_chapters_run_alone_after_the_others_in_the_preexecution():
+    """A Ray chapter never shares the machine with another kernel: the pre-execution runs the other
+    chapters ``jobs`` at a time, then the Ray chapters one at a time."""
+    from types import SimpleNamespace
+
+    from lab_snippets.book import preexec
+
+    ray_chapters = [c for c in chapters.CHAPTERS if c.part == chapters.RAY]
+    assert ray_chapters and all(chapters.runs_alone(c) for c in ray_chapters)
+    assert not chapters.runs_alone("06") and chapters.runs_alone(ray_chapters[0].number)
+    assert chapters.runs_alone(ray_chapters[0].path)
+    assert not chapters.runs_alone(chapters.BY_NUMBER["06"].path)
+    numbers = ("06", ray_chapters[0].number, "07")
+    records = [SimpleNamespace(uri=str(chapters.BY_NUMBER[n].path)) for n in numbers]
+    batches = preexec.batches(records, jobs=2)
+    assert [([Path(r.uri).name[:2] for r in batch], width) for batch, width in batches] == [
+        (["06", "07"], 2), ([ray_chapters[0].number], 1)], batches
+    assert preexec.batches(records[:1], jobs=2) == [(records[:1], 1)], "one chapter needs one worker"
+
+
+def test_ray_chapters_are_serial_under_nbval():
+    """nbval marks a Ray chapter ``serial``: the main run (``-m "not book and not serial"``) leaves it
+    to the serial phase of .ci/test, where no second worker runs beside it."""
+    import subprocess
+    import sys
+
+    ray_chapter = next(c for c in chapters.existing() if chapters.runs_alone(c))
+    other = chapters.BY_NUMBER["06"]
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-m", "serial",
+         f"notebooks/{ray_chapter.path.name}", f"notebooks/{other.path.name}"],
+        cwd=chapters.ROOT, capture_output=True, text=True, timeout=300).stdout
+    assert f"{ray_chapter.path.name}::Cell 1" in out, out[-2000:]
+    assert other.path.name not in out, f"chapter {other.number} is not a Ray chapter, yet it is serial"

@@ -110,6 +110,11 @@ def test_a_local_ray_skips_the_grammar_everywhere_and_leaves_nothing():
             raylab.get(ref, timeout=0.5)
         ray.cancel(ref, force=True)
         skipped = "\n".join(cluster.skipped())
+        node_address = ray.util.get_node_ip_address()
+        listening = _listening_addresses(cluster)
+    assert node_address == "127.0.0.1", f"the node's address is {node_address}, not loopback"
+    assert listening and all(a.startswith(("127.0.0.1:", "::ffff:127.0.0.1:")) for a in listening), (
+        f"a Ray process listens beyond loopback: {listening}")
     for role in ("dashboard/agent.py", "runtime_env/agent/main.py", "default_worker.py", "log_monitor.py"):
         assert role in skipped, f"{role} imported the grammar: the stub did not reach it"
     # The driver skips it because lab_snippets is imported first, as in a chapter's kernel; this test
@@ -121,6 +126,18 @@ def test_a_local_ray_skips_the_grammar_everywhere_and_leaves_nothing():
         f"a driver that imports lab_snippets first imported the grammar: {driver}")
     assert not ray.is_initialized()
     _no_session_left(cluster)
+
+
+def _listening_addresses(cluster: raylab.Cluster) -> list[str]:
+    """The TCP addresses (ip:port) the session's processes and this driver listen on."""
+    import psutil
+
+    found = []
+    for proc in [*raylab.ray_processes(cluster.temp_dir), psutil.Process()]:
+        with contextlib.suppress(psutil.Error):
+            found += [f"{c.laddr.ip}:{c.laddr.port}" for c in proc.net_connections("tcp")
+                      if c.status == psutil.CONN_LISTEN]
+    return found
 
 
 def _failing_init(monkeypatch, fail_first: int) -> list[int]:
@@ -225,3 +242,46 @@ def test_removal_kills_a_stray_that_is_no_longer_our_descendant(temp_dir):
         with contextlib.suppress(psutil.Error):
             stray.kill()
     assert not os.path.exists(temp_dir), "the session folder is still there"
+
+
+def test_only_what_rays_core_keeps_is_noted_after_a_stop(temp_dir, monkeypatch):
+    """``stop`` notes the descriptors opened during the session and still open after it, of the
+    kinds Ray's core keeps (event descriptors, a socket with nothing on it, a file in the session
+    folder); anything else the session left open stays a leak for the audit."""
+    import socket
+
+    cluster = raylab.Cluster(temp_dir, 1, fds_before=raylab.open_descriptors())
+    event = os.eventfd(0)
+    idle = socket.socket()  # neither bound nor connected, like the one Ray's core keeps
+    in_session = open(os.path.join(temp_dir, "core-worker.log"), "w")  # noqa: SIM115
+    elsewhere_r, elsewhere_w = os.pipe()
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen()
+    try:
+        kept = raylab._kept_by_core(cluster)
+        assert event in kept and idle.fileno() in kept and in_session.fileno() in kept, kept
+        assert elsewhere_r not in kept and elsewhere_w not in kept, "a pipe is not Ray's core's"
+        assert listening.fileno() not in kept, "a listening socket is never excused"
+        monkeypatch.setattr(raylab, "_KEPT", dict(kept))
+        os.close(event)
+        assert event not in raylab.kept_descriptors(), "a closed descriptor is no longer excused"
+    finally:
+        for closer in (idle.close, in_session.close, listening.close,
+                       lambda: os.close(elsewhere_r), lambda: os.close(elsewhere_w)):
+            closer()
+
+
+def test_the_driver_is_on_loopback_only_while_ray_init_runs():
+    from ray._private import ray_constants
+
+    before = ray_constants.ENABLE_RAY_CLUSTER
+    with raylab._driver_on_loopback():
+        assert ray_constants.ENABLE_RAY_CLUSTER is False, (
+            "while ray.init runs, the driver must pick the loopback address as its node's")
+    assert ray_constants.ENABLE_RAY_CLUSTER == before, "the driver's flag must come back"
+
+
+def test_the_monitors_metrics_port_is_picked_by_the_system(temp_dir):
+    assert raylab.ray_environment(temp_dir)["AUTOSCALER_METRIC_PORT"] == "0", (
+        "two local Rays at once would both want the monitor's fixed port 44217")
