@@ -62,6 +62,7 @@ What the start does, and why:
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import tempfile
@@ -267,9 +268,11 @@ def start(
 
     if ray.is_initialized():
         raise RuntimeError("Ray is already running in this process; stop it first")
-    kwargs = dict(
-        num_cpus=num_cpus, num_gpus=num_gpus, include_dashboard=False, log_to_driver=False, **init_kwargs
-    )
+    # logging_level: the driver's "Started a local Ray instance" and other INFO lines stay out of
+    # the page (a warning still shows)
+    kwargs = dict(num_cpus=num_cpus, num_gpus=num_gpus, include_dashboard=False, log_to_driver=False,
+                  logging_level=logging.WARNING)
+    kwargs.update(init_kwargs)
     failures: list[str] = []
     for attempt in range(1, attempts + 1):
         cluster = Cluster(make_temp_dir(), num_cpus, attempts=attempt, failures=failures,

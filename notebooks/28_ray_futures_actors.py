@@ -28,8 +28,9 @@
 # **What it costs.** The second code cell starts a private Ray on this machine: about ten
 # processes (Ray's control store, a raylet, a monitor, a dashboard in minimal mode, a log
 # monitor, two agents and two idle workers) and about 700 MB of memory. The start took 3–7
-# seconds on the course's two-core machine with other work running, mostly spent starting
-# those Python processes. Everything listens on 127.0.0.1 only and writes into a temporary
+# seconds on the course's two-core machine with other work running, and up to about 40 s when
+# a dozen other processes wanted the same two cores; it is mostly spent starting those Python
+# processes. Everything listens on 127.0.0.1 only and writes into a temporary
 # folder; the chapter's last cells stop Ray and remove the folder.
 # `lab_snippets.raylab` explains each setting it applies and why.
 
