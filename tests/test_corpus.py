@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from lab_snippets import labs
+from lab_snippets.book import chapters
 from lab_snippets.labs import corpus
 
 JOBS = corpus.jobs_for()
@@ -25,8 +26,12 @@ def _id(job):
     return entry.key if entry else f"{chapter}/{kind}"
 
 
+# A Ray chapter's submissions each start a local Ray: they run in the serial phase, as its nbval run
+# does (chapters.runs_alone), with no second worker beside them.
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("job", JOBS, ids=[_id(j) for j in JOBS])
+@pytest.mark.parametrize("job", [pytest.param(j, id=_id(j), marks=[pytest.mark.serial]
+                                              if chapters.runs_alone(j[1]) else [])
+                                 for j in JOBS])
 def test_corpus_verdict(job):
     kind, chapter, entry = job
     v = corpus.grade_one(kind, chapter, entry)

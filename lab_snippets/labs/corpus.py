@@ -52,6 +52,7 @@ BEGIN_TABLE = "<!-- BEGIN GENERATED: corpus table (python -m lab_snippets.labs.c
 END_TABLE = "<!-- END GENERATED: corpus table -->"
 HEADER = re.compile(r"#\s*(mistake|violates|solution-cell)\s*:\s*(.*\S)\s*$")
 MIN_ENTRIES = 4
+RAY_CELL_TIMEOUT = 60  # seconds per cell for a chapter that starts a local Ray
 GOOD = {"reference": "full", "stub": "zero", "entry": "rejected"}
 
 
@@ -208,7 +209,10 @@ def judge(kind, run, violates=""):
 
 def grade_one(kind, chapter, entry=None, timeout=30):
     """Grade one submission of ``chapter`` (reference, stub, or a corpus entry); return a Verdict."""
+    from lab_snippets.book.chapters import runs_alone
     from lab_snippets.labs.student import run_notebook
+    if runs_alone(chapter):  # a Ray chapter: its start cell gets nbval's cell budget (pyproject.toml)
+        timeout = max(timeout, RAY_CELL_TIMEOUT)
     if kind == "reference":
         nb, key, violates = reference_notebook(chapter), f"{chapter}/reference", ""
     elif kind == "stub":
