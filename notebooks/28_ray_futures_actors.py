@@ -542,7 +542,7 @@ await asyncio.wait_for(_hidden_acquire(), timeout=60)
 #
 # slime's engine lock is `Lock` in `slime/ray/utils.py`: a synchronous actor whose `acquire`
 # checks a flag and sets it, and answers `False` when the flag is already set, so its caller
-# must ask again. That is safe only because such an actor runs one call at a time, as the
+# must ask again. That is safe because such an actor runs one call at a time, as the
 # counter above did. The rollout manager creates one when it starts, as an actor of its own
 # that asks Ray for one CPU.
 #
@@ -551,12 +551,12 @@ await asyncio.wait_for(_hidden_acquire(), timeout=60)
 # code is synchronous (the training actor has no `async` methods), so the blocking `ray.get`
 # and `time.sleep` there hold up no event loop. Between `acquire` and `release` the
 # trainer waits on the transfer with `ray.get`, with no `try`/`finally`: if that transfer
-# raised, the lock would stay taken and every later `acquire` would answer `False`.
+# raised, the lock would stay taken and each later `acquire` would answer `False`.
 #
 # The teacher server (`megatron_server.py`) is an aiohttp service, so it runs on an event loop,
-# and it reads every Ray result through one helper, `_ray_get`, which is
+# and its handlers read their Ray results through one helper, `_ray_get`, which is
 # `await asyncio.to_thread(ray.get, ref)`. Each `/generate` request calls it to read the
-# sample manager's statistics, to submit, and once per 50 ms poll for its result: every one of
+# sample manager's statistics, to submit, and once per 50 ms poll for its result: each of
 # those waits holds a thread of the default pool for as long as the sample manager takes to
 # answer, so, as measured above, the pool's size caps how many of them are in progress, and a
 # further read queues for a thread even when its answer is ready. The
