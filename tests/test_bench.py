@@ -347,3 +347,23 @@ def test_a_mutation_sample_is_seeded_and_keeps_at_least_one(tmp_path):
     tiny = session("tiny", 3)
     mutation.sample(tiny, 0.01, seed=0)
     assert len(kept(tiny)) == 1, "a scope is never sampled down to nothing"
+
+
+def test_mutants_in_lazy_annotations_are_told_apart():
+    from lab_snippets.bench import mutation
+
+    lazy = ("from __future__ import annotations\n"
+            "def f(x: int | None = None) -> str | None:\n"
+            "    y: list[int] | None = [x | 1]\n"
+            "    return y\n")
+    spans = mutation.annotation_spans(lazy)
+
+    def inside(line, col, end):
+        return any(a <= (line, col) and (line, end) <= b for a, b in spans)
+
+    assert inside(2, 9, 19), "the argument's annotation `int | None`"
+    assert inside(2, 31, 41), "the return annotation `str | None`"
+    assert inside(3, 7, 23), "a variable's annotation"
+    assert not inside(3, 27, 32), "`x | 1` is code, not an annotation: a mutant there changes behaviour"
+    assert mutation.annotation_spans(lazy.split("\n", 1)[1]) == [], \
+        "without the __future__ import annotations are evaluated: no mutant there is set aside"

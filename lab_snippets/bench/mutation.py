@@ -76,8 +76,34 @@ def config(module: str, timeout: float) -> str:
             '[cosmic-ray.distributor]\nname = "local"\n')
 
 
-def results(exe: Path, session: Path) -> list[dict]:
-    """One entry per mutant: operator, line, outcome (``killed``/``survived``/``incompetent``)."""
+def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Where a module's annotations are, if ``from __future__ import annotations`` keeps them unevaluated.
+
+    A mutant inside one (``X | None`` made ``X & None``) changes no behaviour unless something reads
+    the annotations at run time, so a survivor there is counted apart, as equivalent by this rule.
+    """
+    import ast
+
+    tree = ast.parse(source)
+    lazy = any(isinstance(n, ast.ImportFrom) and n.module == "__future__"
+               and any(a.name == "annotations" for a in n.names) for n in tree.body)
+    if not lazy:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            found.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            found.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+    return [((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset)) for n in found]
+
+
+def results(exe: Path, session: Path, source: str = "") -> list[dict]:
+    """One entry per mutant: operator, line, outcome (``killed``/``survived``/``incompetent``), and
+    whether it lies inside an annotation (see ``annotation_spans``)."""
+    spans = annotation_spans(source) if source else []
     dump = subprocess.run([str(exe), "dump", str(session)], capture_output=True, text=True, check=True)
     out = []
     for line in dump.stdout.splitlines():
@@ -85,8 +111,10 @@ def results(exe: Path, session: Path) -> list[dict]:
         if result is None:
             continue
         mutation = item["mutations"][0]
-        out.append({"operator": mutation["operator_name"], "line": mutation["start_pos"][0],
-                    "occurrence": mutation["occurrence"], "outcome": result["test_outcome"]})
+        start, end = tuple(mutation["start_pos"]), tuple(mutation["end_pos"])
+        out.append({"operator": mutation["operator_name"], "line": start[0],
+                    "occurrence": mutation["occurrence"], "outcome": result["test_outcome"],
+                    "annotation": any(a <= start and end <= b for a, b in spans)})
     return out
 
 
@@ -128,7 +156,7 @@ def run_scope(module: str, work: Path, timeout: float, only: list[dict] | None =
     elif fraction is not None:
         sample(session, fraction, seed)
     subprocess.run([str(exe), "exec", str(cfg), str(session)], cwd=work, env=env, check=True)
-    return results(exe, session)
+    return results(exe, session, (work / "lab_snippets" / module).read_text(encoding="utf-8"))
 
 
 def scratch_copy() -> Path:
@@ -163,11 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for module in args.modules or (list(earlier) if earlier else scopes()):
             only = None if earlier is None else [r for r in earlier.get(module, [])
-                                                 if r["outcome"] == "survived"]
+                                                 if r["outcome"] == "survived" and not r.get("annotation")]
             report[module] = found = run_scope(module, work, args.timeout, only, args.sample, args.seed)
-            survived = [r for r in found if r["outcome"] == "survived"]
-            print(f"{module}: {len(found)} mutants, {len(found) - len(survived)} killed, "
-                  f"{len(survived)} survived", flush=True)
+            survived = [r for r in found if r["outcome"] == "survived" and not r["annotation"]]
+            equivalent = sum(r["outcome"] == "survived" and r["annotation"] for r in found)
+            print(f"{module}: {len(found)} mutants, {len(found) - len(survived) - equivalent} killed, "
+                  f"{len(survived)} survived, {equivalent} in annotations (equivalent)", flush=True)
             if args.survivors:
                 for r in survived:
                     print(f"  line {r['line']}: {r['operator']} #{r['occurrence']}")
