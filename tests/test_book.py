@@ -301,3 +301,21 @@ def test_zh_notebooks_run_under_nbval(built_book, tmp_path):
                           *notebooks],
                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+
+
+FOLD_LABEL = re.compile(r'<p class="(?:collapsed|expanded) admonition-title">([^<]*)</p>')
+
+
+def test_fold_labels_are_chinese_on_zh_pages_only(built_book):
+    """MyST-NB's "Show code cell source / output / content" and "Hide ..." read Chinese on the zh
+    pages (0 English labels) while the English pages keep MyST-NB's own words."""
+    english, chinese = collections.Counter(), collections.Counter()
+    for edition, counts in ((HTML, english), (ZH, chinese)):
+        pages = ZH.rglob("*.html") if edition is ZH else (
+            p for p in HTML.rglob("*.html") if ZH not in p.parents)
+        for page in pages:
+            for label in FOLD_LABEL.findall(page.read_text(encoding="utf-8")):
+                counts["english" if "code cell" in label else "other"] += 1
+    assert english["english"] > 100 and english["other"] == 0, english
+    assert chinese["english"] == 0, f"{chinese['english']} English fold labels on zh pages"
+    assert chinese["other"] == english["english"], (chinese, english)
