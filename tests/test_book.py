@@ -319,3 +319,28 @@ def test_fold_labels_are_chinese_on_zh_pages_only(built_book):
     assert english["english"] > 100 and english["other"] == 0, english
     assert chinese["english"] == 0, f"{chinese['english']} English fold labels on zh pages"
     assert chinese["other"] == english["english"], (chinese, english)
+
+
+def test_zh_timeline_figures_have_a_chinese_key(built_book):
+    """Each timeline figure on a zh chapter page (a PNG drawn in English when the chapter ran) has a
+    Chinese key right under it naming its lanes, its axis and each colour it uses; English pages
+    and the figures that are no timeline have none."""
+    from lab_snippets.book import zhfigures
+
+    image = re.compile(r'<img alt="[^"]*" src="\.\./_images/([^"]+\.png)" />'
+                       r'\s*(<p class="zh-figure-key">.*?</p>)?', re.S)
+    figures = keyed = 0
+    for chapter in chapters.existing():
+        english = (HTML / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        assert "zh-figure-key" not in english, f"en {chapter.number}: a Chinese key on an English page"
+        page = (ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        for name, key in image.findall(page):
+            states = zhfigures.states_drawn(ZH / "_images" / name)
+            figures += bool(states)
+            if not states:
+                assert not key, f"zh {chapter.number}: a key under {name}, which is no timeline"
+                continue
+            assert key, f"zh {chapter.number}: the timeline {name} has no Chinese key"
+            assert all(f" {state}（" in key for state in states) and "泳道" in key, key
+            keyed += 1
+    assert figures >= 25 and keyed == figures, (figures, keyed)

@@ -16,7 +16,9 @@ mainland usage), is applied two ways, both only in the Chinese edition:
 - MyST-NB's fold labels ("Show code cell source", "Hide code cell output", ...: ``nb_code_prompt_show``
   and ``nb_code_prompt_hide`` with a ``{type}`` that MyST-NB fills in English) are looked up in it
   once the page's doctree is resolved (``fold_labels``), so the article's folds read 显示代码 and the
-  like while the English edition keeps MyST-NB's words.
+  like while the English edition keeps MyST-NB's words;
+- each timeline figure (a PNG drawn in English when the chapter ran) gets a key in Chinese under it
+  (``zhfigures``).
 
 The language switch (``editions.switch_html``) is added to the pages that have no body for
 ``editions`` to prepend it to: search and the general index.
@@ -117,7 +119,11 @@ def _doctree_resolved(app, doctree, docname) -> None:
     from lab_snippets.book.editions import is_chinese
 
     if is_chinese(app.config.language) and app.builder.format == "html":
-        fold_labels(doctree, catalogue())
+        from lab_snippets.book import zhfigures
+
+        words = catalogue()
+        fold_labels(doctree, words)
+        zhfigures.add_keys(app, doctree, docname, words)  # a Chinese key under each timeline figure
 
 
 def add_switch(pagename: str, output: str, chinese: bool) -> str:
