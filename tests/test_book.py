@@ -322,9 +322,9 @@ def test_fold_labels_are_chinese_on_zh_pages_only(built_book):
 
 
 def test_zh_timeline_figures_have_a_chinese_key(built_book):
-    """Each timeline figure on a zh chapter page (a PNG drawn in English when the chapter ran) has a
-    Chinese key right under it naming its lanes, its axis and each colour it uses; English pages
-    and the figures that are no timeline have none."""
+    """Each figure on a zh chapter page (a PNG drawn in English when the chapter ran) has a Chinese
+    key right under it: its title, and for a timeline what its lanes, its axis and each colour it
+    uses mean; English pages have none."""
     from lab_snippets.book import zhfigures
 
     image = re.compile(r'<img alt="[^"]*" src="\.\./_images/([^"]+\.png)" />'
@@ -336,11 +336,12 @@ def test_zh_timeline_figures_have_a_chinese_key(built_book):
         page = (ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
         for name, key in image.findall(page):
             states = zhfigures.states_drawn(ZH / "_images" / name)
+            where = f"zh {chapter.number}, {name}"
+            assert key.startswith('<p class="zh-figure-key">图：'), f"{where}: no Chinese title under it"
             figures += bool(states)
             if not states:
-                assert not key, f"zh {chapter.number}: a key under {name}, which is no timeline"
+                assert "泳道" not in key, f"{where}: a lane key under a figure that is no timeline"
                 continue
-            assert key, f"zh {chapter.number}: the timeline {name} has no Chinese key"
             assert all(f" {state}（" in key for state in states) and "泳道" in key, key
             keyed += 1
     assert figures >= 25 and keyed == figures, (figures, keyed)

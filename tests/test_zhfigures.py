@@ -50,3 +50,25 @@ def test_key_names_each_colour_with_its_state_in_chinese():
     assert re.search(r"[\u4e00-\u9fff]", title)
     assert title == zhfigures.guide_words()["How to read an experiment"]
     assert zhfigures.key_text(["running"], {}, zhfigures.guide_words()) is None, "no sentence, no key"
+
+
+def test_titles_are_read_from_the_code_in_source_order():
+    source = ('fig = tl.plot("Two lanes", lanes=["a"])\n'
+              'await asyncio.sleep(0)\n'                       # a notebook cell may await at top level
+              'ax.set_title(f"{n} calls: {t:.2f} s")\n'
+              'ax.plot(xs, ys, label="measured")\n'             # a line, not a title
+              'fig.suptitle("")\n'
+              'tl.plot("wide" if wide else "narrow", ax=ax)\n')  # two subplots, one title each
+    assert zhfigures.titles_in(source) == ["Two lanes", "f'{n} calls: {t:.2f} s'", "wide", "narrow"]
+    assert zhfigures.titles_in("def broken(:\n") == []
+
+
+def test_every_figure_title_of_the_chapters_is_translated():
+    """`python -m lab_snippets.book.zhfigures update` then translate locale/zh_CN/figures.po."""
+    titles, words = zhfigures.notebook_titles(), zhfigures.title_words()
+    assert len(titles) >= 25
+    missing = [t for t in titles if t not in words]
+    assert not missing, f"figure titles without Chinese in figures.po: {missing}"
+    stale = sorted(set(words) - set(titles))
+    assert not stale, f"figures.po holds titles no chapter draws (run `... zhfigures update`): {stale}"
+    assert all(re.search(r"[\u4e00-\u9fff]", words[t]) for t in titles)

@@ -165,10 +165,18 @@ def _builder_inited(app) -> None:
 def _config_inited(app, config) -> None:
     from lab_snippets.book.editions import is_chinese
 
-    # The catalogue is no page's source, so Sphinx would not re-render a page when only it changed;
-    # an html-rebuild config value that follows its content makes every page out of date then.
+    # The catalogues are no page's source, so Sphinx would not re-render a page when only they (or
+    # this code) changed; an html-rebuild config value that follows their content makes every page
+    # out of date then.
     if is_chinese(config.language) and catalogue_path().is_file():
-        config.zhui_words = hashlib.sha256(catalogue_path().read_bytes()).hexdigest()
+        from lab_snippets.book import zhfigures
+
+        digest = hashlib.sha256(catalogue_path().read_bytes())
+        if zhfigures.titles_path().is_file():  # the figure titles' catalogue is no page's source either
+            digest.update(zhfigures.titles_path().read_bytes())
+        for module in (__file__, zhfigures.__file__):  # nor is the code that puts the words on the pages
+            digest.update(Path(module).read_bytes())
+        config.zhui_words = digest.hexdigest()
 
 
 def setup(app):
