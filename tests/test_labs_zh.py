@@ -10,19 +10,25 @@ import pytest
 
 import lab_snippets.labs as labs
 from lab_snippets.labs.cli import main
+from lab_snippets.labs.common import REPO
 
 CHAPTER = "01_async_def"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="module")
-def both(tmp_path_factory):
+def courses(tmp_path_factory):
     out = {}
     for lang in ("en", "zh_CN"):
         course = tmp_path_factory.mktemp(f"course-{lang}")
         (path,) = labs.release([CHAPTER], course_dir=course, log=lambda *a: None, lang=lang)
-        out[lang] = nbformat.read(path, as_version=4)
+        out[lang] = course, path
     return out
+
+
+@pytest.fixture(scope="module")
+def both(courses):
+    return {lang: nbformat.read(path, as_version=4) for lang, (_, path) in courses.items()}
 
 
 def _cells(nb, kind):
@@ -56,3 +62,31 @@ def test_release_refuses_a_language_or_chapter_it_cannot_make(tmp_path, capsys):
     assert "no Chinese catalogue" in capsys.readouterr().err
     with pytest.raises(labs.LabError, match="no release in 'fr'"):
         labs.release([CHAPTER], course_dir=tmp_path, log=lambda *a: None, lang="fr")
+
+
+def _sandbox_problem():
+    try:
+        labs.detect_isolation([REPO], labs.Options())
+    except labs.LabError as exc:
+        return str(exc)
+    return None
+
+
+@pytest.mark.timeout(600)
+def test_a_zh_course_grades_like_the_english_one(courses, tmp_path):
+    """`grade --course-dir` on the Chinese course: the reference (its source) earns full marks and
+    the student version as released earns none (in the sandbox, as every grading runs)."""
+    problem = _sandbox_problem()
+    if problem is not None:
+        pytest.skip(f"grading runs only in the sandbox: {problem}")
+    course, released = courses["zh_CN"]
+    for student, notebook in (("reference", course / "source" / CHAPTER / f"{CHAPTER}.ipynb"),
+                              ("blank", released)):
+        folder = tmp_path / "subs" / student / CHAPTER
+        folder.mkdir(parents=True)
+        (folder / f"{CHAPTER}.ipynb").write_bytes(notebook.read_bytes())
+    rows = labs.grade(tmp_path / "subs", out=tmp_path / "grades.csv", course_dir=course,
+                      options=labs.Options(timeout=60, submission_timeout=300), log=lambda *a: None)
+    scores = {r.student: (r.score, r.max_score) for r in rows}
+    assert scores["reference"][0] == scores["reference"][1] > 0, scores
+    assert scores["blank"][0] == 0, scores
