@@ -193,6 +193,7 @@ def inline_time(text: str) -> float:
 
 
 # %%
+# inline_time and trip_and_work (folded above) time one call here and one through the pool
 table = {}  # size: (on the loop, through the pool, the trip alone), best of 5
 for size in [10, 1_000, 10_000]:
     text = "a" * size
@@ -296,7 +297,8 @@ for where, flags in (("main thread", []), ("worker thread", ["--in-thread"])):
 assert outcomes["main thread"].startswith("timed-out"), (
     "in the main thread the alarm cut the work short")
 assert outcomes["worker thread"] == (
-    "refused ValueError: signal only works in main thread of the main interpreter")
+    "refused ValueError: signal only works in main thread of the main interpreter"), (
+    "in a worker thread, installing the SIGALRM handler is refused before any work")
 print("✓ the alarm cut the work short in the main thread and was refused in a worker thread")
 
 # %% [markdown]
