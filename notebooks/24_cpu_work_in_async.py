@@ -193,7 +193,7 @@ def inline_time(text: str) -> float:
 
 
 # %%
-# inline_time and trip_and_work (folded above) time one call here and one through the pool
+# inline_time, trip_and_work (folded above): one call here, one through the pool
 table = {}  # size: (on the loop, through the pool, the trip alone), best of 5
 for size in [10, 1_000, 10_000]:
     text = "a" * size
