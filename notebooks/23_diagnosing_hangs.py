@@ -93,17 +93,21 @@ own_frames = {t.get_name(): [(f.f_code.co_name, f.f_lineno) for f in t.get_stack
 print("what the timeout log shows:", timeout_log)
 print("Task.get_stack():          ", own_frames)
 
-# %% tags=["claim", "hide-cell"]
-# claim: await-chain-finds-the-stuck-await
+# %% tags=["hide-output"]
 chains = {t.get_name(): await_chain(t) for t in stuck}
 for name, chain in chains.items():
     print(f"{name}: " + " → ".join(link.where for link in chain))
+
+# %% tags=["claim", "hide-cell"]
+# claim: await-chain-finds-the-stuck-await
 innermost = {name: [link.name for link in chain if link.filename and "asyncio" not in link.filename][-1]
              for name, chain in chains.items()}
 assert len(set(timeout_log.values())) == 1 and len({tuple(f) for f in own_frames.values()}) == 1, (
     "names and the task's own frame are the same for both requests")
 assert innermost == {"request A": "acquire_slot", "request B": "read_reply"}, (
     "the await chain reaches the coroutine that is really waiting")
+print("✓ the names and get_stack() are the same for both; the await chains end in",
+      "acquire_slot and read_reply")
 
 # %% [markdown]
 # The names and `get_stack()` agree for both requests: `fetch_with_retry`, suspended at its one
