@@ -151,7 +151,8 @@ with SPAWN.Pool(processes=2) as pool:
     on_processes = pool.starmap(burn, [(CHUNKS, cpu) for cpu in pins])
 
 # %% tags=["hide-input"]
-del pool
+# The table: each run's wall time, its cores' worth and the share each job (and both) ran.
+del pool  # the pool's pipes close when the object goes
 sequential_wall = sequential[1]["end"] - sequential[0]["start"]
 threads_wall, processes_wall = wall(on_threads), wall(on_processes)
 print(f"{'':<11}{'wall s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}{'both ran':>9}")

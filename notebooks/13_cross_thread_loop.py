@@ -268,10 +268,10 @@ await asyncio.sleep(0.03)
 with tl.span("notebook: await wrap_future", state="waiting"):
     await asyncio.wrap_future(background.submit(slow_job("job B")))
 await asyncio.sleep(0.03)
-beat.cancel()
 
 # %% tags=["claim", "hide-input"]
 # claim: result-blocks-the-loop-wrap-future-does-not
+beat.cancel()
 await asyncio.gather(beat, return_exceptions=True)
 blocked_span = tl.spans_of("notebook: result() blocks")[0]
 awaiting_span = tl.spans_of("notebook: await wrap_future")[0]

@@ -315,14 +315,20 @@ print("✓ the block exited after all four jobs had finished and both workers ha
 # finished, and a job that had not started was cancelled.
 
 # %% tags=["hide-input"]
-# The job draws its own lane: waiting from submit until a worker picks it up, then running.
+# The job draws its own lane: waiting from its submit mark until a worker picks it up,
+# then running.
 tl = Timeline()
 job_2_started = threading.Event()
 
 
-def timed_job(shard: int, seconds: float, submitted_at: float) -> None:
-    picked_up = time.monotonic()
-    tl.add(f"job {shard}", submitted_at, picked_up, state="waiting")
+def clock_at(name: str) -> float:
+    """A mark's raw clock reading (Timeline.add takes raw readings)."""
+    return tl.t0 + next(e.at for e in tl.events if e.name == name)
+
+
+def timed_job(shard: int, seconds: float) -> None:
+    tl.add(f"job {shard}", clock_at(f"job {shard} submitted"), time.monotonic(),
+           state="waiting")
     if shard == 2:
         job_2_started.set()
     with tl.span(f"job {shard}"):
@@ -331,19 +337,20 @@ def timed_job(shard: int, seconds: float, submitted_at: float) -> None:
 
 # %%
 pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="measured")
-durations = [0.05, 0.15, 0.1, 0.1, 0.1, 0.1]
-measured = [pool.submit(timed_job, shard, seconds, time.monotonic())
-            for shard, seconds in enumerate(durations)]
-all_submitted_at = time.monotonic()
+measured = []
+for shard, seconds in enumerate([0.05, 0.15, 0.1, 0.1, 0.1, 0.1]):
+    tl.mark(f"job {shard} submitted")
+    measured.append(pool.submit(timed_job, shard, seconds))
 job_2_started.wait(timeout=3)
-shutdown_at = time.monotonic()
+tl.mark("shutdown requested")
 pool.shutdown(wait=False, cancel_futures=True)
 pool.shutdown(wait=True)
 
 # %% tags=["hide-input"]
 for shard, job in enumerate(measured):
     if job.cancelled():
-        tl.add(f"job {shard}", all_submitted_at, shutdown_at, state="cancelled")
+        tl.add(f"job {shard}", clock_at(f"job {shard} submitted"),
+               clock_at("shutdown requested"), state="cancelled")
 
 fig = tl.plot("shutdown(cancel_futures=True) drops queued jobs, never running ones",
               lanes=[f"job {shard}" for shard in range(6)])
