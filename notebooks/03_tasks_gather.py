@@ -29,8 +29,10 @@ import time
 import weakref
 
 import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
-from lab_snippets.timeline import Timeline, figure_style
+from lab_snippets.timeline import STATE_COLOURS, Timeline, figure_style
 
 figure_style()
 
@@ -302,15 +304,41 @@ print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup 
 # %% [markdown]
 # ## Measure it
 #
-# The same three samples, the same failure, two ways of waiting. The grey bars are the
-# siblings cancelled by the `TaskGroup`; under `gather` they run to their end after the
-# group has already reported the failure.
+# The same three samples, the same failure, two ways of waiting. Each blue bar is the time a
+# sample was running, up to the moment it ended; the mark at its end says how it ended: an
+# orange cross where it failed, a grey one where it was cancelled. Under the `TaskGroup` the
+# siblings were at work until the failure and are cancelled right after it; under `gather`
+# they run to their end after the caller has already been told of the failure.
 
 # %% tags=["hide-input"]
+def as_work(tl: Timeline) -> Timeline:
+    """The same spans, each drawn as work up to its end; how it ended is marked separately."""
+    drawn = Timeline()
+    drawn.t0, drawn.events = tl.t0, list(tl.events)
+    for span in tl.spans:
+        drawn.add(span.label, tl.t0 + span.start, tl.t0 + span.end, state="running")
+    return drawn
+
+
+def mark_endings(tl: Timeline, ax) -> None:
+    for span in tl.spans:
+        if span.state != "running":
+            ax.scatter(span.end, lanes.index(span.label), marker="X", s=110, zorder=3,
+                       color=STATE_COLOURS[span.state], edgecolors="black", linewidths=0.6)
+    ending = [Patch(facecolor=STATE_COLOURS["running"], edgecolor="black", label="running")]
+    ending += [Line2D([], [], marker="X", linestyle="", markersize=9, markeredgecolor="black",
+                      color=STATE_COLOURS[state], label=f"{state} here")
+               for state in ("failed", "cancelled")]
+    ax.legend(handles=ending, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.2), sharex=True, layout="constrained")
 lanes = list(plan)
-gather_tl.plot("gather: sample 1 fails, its siblings run on", ax=top, lanes=lanes)
-group_tl.plot("TaskGroup: sample 1 fails, its siblings are cancelled", ax=bottom, lanes=lanes)
+as_work(gather_tl).plot("gather: sample 1 fails, its siblings run on", ax=top, lanes=lanes)
+as_work(group_tl).plot("TaskGroup: sample 1 fails, its siblings are cancelled", ax=bottom,
+                       lanes=lanes)
+mark_endings(gather_tl, top)
+mark_endings(group_tl, bottom)
 top.axvline(gather_tl.events[gather_tl.names().index("gather raised")].at, color="black", linestyle="--")
 bottom.axvline(group_tl.events[group_tl.names().index("TaskGroup raised")].at, color="black", linestyle="--")
 top.set_xlabel("")

@@ -45,43 +45,64 @@ figure_style()
 # waiting: the producer is slowed to the consumer's pace. That push-back from a slow consumer
 # to its producer is called **backpressure**.
 #
-# The helper below runs one producer and one consumer through a queue and records, after
-# every `put` and `get`, the queue depth; and for every item, its **age** when the consumer
-# has finished with it, counted in items: how many other items the consumer finished between
-# the moment this one was made and the moment it was used. Counting items instead of seconds
-# keeps the measure exact on a busy machine.
+# The producer and the consumer below are what you would write in a program: `put` each
+# item, `get` each item. The queue they share is a `WatchedQueue`, an `asyncio.Queue` that
+# also records (in the folded cell above them) the queue depth after every `put` and `get`;
+# and for every item, its **age** when the consumer takes it, counted in items: how many
+# other items the consumer took between the moment this one was put and the moment it was
+# taken. Counting items instead of seconds keeps the measure exact on a busy machine.
+
+# %% tags=["hide-input"]
+class WatchedQueue(asyncio.Queue):
+    """An asyncio.Queue that records its depth after every put and get, and each item's age."""
+
+    def __init__(self, maxsize: int = 0) -> None:
+        super().__init__(maxsize)
+        self.start = time.monotonic()
+        self.depth, self.ages, self.gets_at_put = [(0.0, 0)], [], []
+        self.gets = 0
+
+    def _record(self) -> None:
+        self.depth.append((time.monotonic() - self.start, self.qsize()))
+
+    def put_nowait(self, item) -> None:  # put() ends here once there is room
+        super().put_nowait((item, self.gets))
+        self.gets_at_put.append(self.gets)
+        self._record()
+
+    def get_nowait(self):  # get() ends here once there is an item
+        item, gets_when_put = super().get_nowait()
+        self.ages.append(self.gets - gets_when_put)
+        self.gets += 1
+        self._record()
+        return item
+
+    @property
+    def summary(self) -> dict:
+        return {"peak": max(d for _, d in self.depth), "oldest": max(self.ages),
+                "taken when producer done": self.gets_at_put[-1]}
+
 
 # %%
-async def run_pair(maxsize: int, n_items: int, produce_every: float, consume_every: float) -> dict:
-    items: asyncio.Queue = asyncio.Queue(maxsize=maxsize)
-    loop = asyncio.get_running_loop()
-    start = loop.time()
-    depth = [(0.0, 0)]
-    ages: list[int] = []
-    consumed_when_producer_done = -1
+async def producer(items: asyncio.Queue, n_items: int, every: float) -> None:
+    for i in range(n_items):
+        if every:
+            await asyncio.sleep(every)
+        await items.put(i)  # waits while the queue is full
 
-    def record_depth() -> None:
-        depth.append((loop.time() - start, items.qsize()))
 
-    async def producer() -> None:
-        nonlocal consumed_when_producer_done
-        for i in range(n_items):
-            if produce_every:
-                await asyncio.sleep(produce_every)
-            await items.put((i, len(ages)))  # the item, and how many were consumed when it was made
-            record_depth()
-        consumed_when_producer_done = len(ages)
+async def consumer(items: asyncio.Queue, n_items: int, every: float) -> None:
+    for _ in range(n_items):
+        await items.get()  # waits while the queue is empty
+        await asyncio.sleep(every)  # the work on the item
 
-    async def consumer() -> None:
-        for _ in range(n_items):
-            _, consumed_at_making = await items.get()
-            record_depth()
-            await asyncio.sleep(consume_every)
-            ages.append(len(ages) - consumed_at_making)
 
-    await asyncio.wait_for(asyncio.gather(producer(), consumer()), timeout=5)
-    return {"depth": depth, "peak": max(d for _, d in depth), "oldest": max(ages),
-            "consumed when producer done": consumed_when_producer_done}
+async def run_pair(maxsize: int, n_items: int, produce_every: float,
+                   consume_every: float) -> WatchedQueue:
+    items = WatchedQueue(maxsize=maxsize)
+    await asyncio.gather(producer(items, n_items, produce_every),
+                         consumer(items, n_items, consume_every))
+    return items
 
 
 # %% [markdown]
@@ -89,25 +110,35 @@ async def run_pair(maxsize: int, n_items: int, produce_every: float, consume_eve
 #
 # A producer makes 20 items as fast as it can; the consumer needs 0.01 s per item. First the
 # queue is unbounded, the usual default, then bounded at 3. For each, predict: how many items
-# pile up in the queue, how many has the consumer finished when the producer is done, and how
-# old is the oldest item by the time it is used (how many other items were finished in the
+# pile up in the queue, how many has the consumer taken when the producer is done, and how
+# old is the oldest item by the time it is taken (how many other items were taken in the
 # meantime)?
 
-# %% tags=["claim", "hide-output"]
-# claim: bound-limits-depth-and-staleness
+# %% tags=["hide-output"]
 N_ITEMS, CONSUME_EVERY = 20, 0.01
 unbounded = await run_pair(0, N_ITEMS, 0, CONSUME_EVERY)
 bounded = await run_pair(3, N_ITEMS, 0, CONSUME_EVERY)
 
-for name, run in (("unbounded", unbounded), ("maxsize=3", bounded)):
-    print(f"{name:<10} peak depth {run['peak']:>2} · consumed when producer done "
-          f"{run['consumed when producer done']:>2} · oldest item waited for {run['oldest']:>2} others")
-assert unbounded["peak"] >= N_ITEMS - 2, "everything piles up in the unbounded queue"
-assert unbounded["consumed when producer done"] <= 1, "the producer finished before the consumer got going"
-assert bounded["peak"] <= 3
-assert bounded["consumed when producer done"] >= N_ITEMS - 3 - 1, "the bounded producer kept the consumer's pace"
-assert unbounded["oldest"] >= N_ITEMS - 2, "unbounded: the last items waited for almost all the others"
-assert bounded["oldest"] <= 3 + 1, "bounded: an item waits for at most the items queued ahead of it"
+for name, run in (("unbounded", unbounded.summary), ("maxsize=3", bounded.summary)):
+    print(f"{name:<10} peak depth {run['peak']:>2} · taken when producer done "
+          f"{run['taken when producer done']:>2} · oldest item waited for "
+          f"{run['oldest']:>2} others")
+
+# %% tags=["claim", "hide-cell"]
+# claim: bound-limits-depth-and-staleness
+free, held = unbounded.summary, bounded.summary
+assert free["peak"] >= N_ITEMS - 2, f"everything piles up in the unbounded queue: {free}"
+assert free["taken when producer done"] <= 1, (
+    f"the producer finished before the consumer got going: {free}")
+assert held["peak"] <= 3, f"the bound holds: {held}"
+assert held["taken when producer done"] >= N_ITEMS - 3 - 1, (
+    f"the bounded producer kept the consumer's pace: {held}")
+assert free["oldest"] >= N_ITEMS - 2, (
+    f"unbounded: the last items waited for almost all the others: {free}")
+assert held["oldest"] <= 3 + 1, (
+    f"bounded: an item waits for at most the items queued ahead of it: {held}")
+print("✓ unbounded: all 20 piled up, the last waited for all the others\n"
+      "✓ maxsize=3: at most 3 waiting, each taken soon after it was put")
 
 # %% [markdown]
 # The unbounded queue did not make anything faster: the consumer needed the same 0.2 s either
@@ -127,12 +158,14 @@ assert bounded["oldest"] <= 3 + 1, "bounded: an item waits for at most the items
 
 # %%
 slow_producer = await run_pair(0, 10, 0.01, 0)
+print("peak depth with a slow producer:", slow_producer.summary["peak"])
 
+# %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
 for name, run in (("fast producer, unbounded queue", unbounded),
                   ("fast producer, maxsize=3", bounded),
                   ("slow producer, fast consumer", slow_producer)):
-    times, depths = zip(*run["depth"], strict=True)
+    times, depths = zip(*run.depth, strict=True)
     ax.step(times, depths, where="post", label=name)
 ax.set_title("Queue depth over time: who waits, the producer or the consumer?")
 ax.set_xlabel("time since start (s)")
@@ -140,8 +173,7 @@ ax.set_ylabel("items waiting in the queue")
 ax.yaxis.get_major_locator().set_params(integer=True)
 ax.legend()
 
-print("peak depth with a slow producer:", slow_producer["peak"])
-assert slow_producer["peak"] <= 1, "a slow producer never lets items pile up"
+assert slow_producer.summary["peak"] <= 1, "a slow producer never lets items pile up"
 
 # %% [markdown]
 # ## Ending cleanly: one sentinel per consumer
@@ -153,8 +185,7 @@ assert slow_producer["peak"] <= 1, "a slow producer never lets items pile up"
 # share one queue and the producer puts a single sentinel: one consumer ends, and the
 # `asyncio.wait(..., timeout=...)` shows the other two still waiting.
 
-# %% tags=["claim"]
-# claim: one-sentinel-ends-one-consumer
+# %%
 async def consume_until_sentinel(jobs: asyncio.Queue, handled: list[int]) -> None:
     while True:
         item = await jobs.get()
@@ -166,23 +197,26 @@ async def consume_until_sentinel(jobs: asyncio.Queue, handled: list[int]) -> Non
 
 jobs: asyncio.Queue = asyncio.Queue()
 handled: list[int] = []
-consumers = [asyncio.create_task(consume_until_sentinel(jobs, handled)) for _ in range(3)]
+consumers = [asyncio.create_task(consume_until_sentinel(jobs, handled))
+             for _ in range(3)]
 for item in range(6):
     jobs.put_nowait(item)
 jobs.put_nowait(None)  # one sentinel for three consumers: the slip this cell shows
 
-done, pending = await asyncio.wait(consumers, timeout=2, return_when=asyncio.FIRST_COMPLETED)
-more_done, pending = (await asyncio.wait(pending, timeout=0.1)  # the others have no way to end
-                      if pending else (set(), set()))
-with_one_sentinel = (len(done) + len(more_done), len(pending))
+await asyncio.wait(consumers, timeout=2, return_when=asyncio.FIRST_COMPLETED)
+done, pending = await asyncio.wait(consumers, timeout=0.1)  # the others cannot end
+with_one_sentinel = (len(done), len(pending))
 for _ in pending:
     jobs.put_nowait(None)  # one more per consumer still waiting
 done, pending = await asyncio.wait(consumers, timeout=2)
-
 print("one sentinel:        ended, still waiting =", with_one_sentinel)
 print("one per consumer:    ended, still waiting =", (len(done), len(pending)))
-assert with_one_sentinel == (1, 2)
+
+# %% tags=["claim", "hide-input"]
+# claim: one-sentinel-ends-one-consumer
+assert with_one_sentinel == (1, 2), f"one sentinel ends one consumer: {with_one_sentinel}"
 assert (len(done), len(pending)) == (3, 0) and sorted(handled) == list(range(6))
+print("✓ one sentinel ended one consumer of three; one per consumer ended all, 6 items handled")
 
 # %% [markdown]
 # ## Ending cleanly: `join()` and `task_done()`
@@ -194,8 +228,15 @@ assert (len(done), len(pending)) == (3, 0) and sorted(handled) == list(range(6))
 # `task_done()` makes `join()` wait forever, even though every item was handled; the timeout
 # below catches that.
 
-# %% tags=["claim"]
-# claim: join-waits-for-task-done
+# %% tags=["hide-input"]
+async def all_handled(log: list[str], n_items: int, timeout: float = 2) -> None:
+    """Wait until the workers have handled every item, so only task_done() can be missing."""
+    async with asyncio.timeout(timeout):
+        while sum("handled" in entry for entry in log) < n_items:
+            await asyncio.sleep(0.005)
+
+
+# %%
 async def worker(jobs: asyncio.Queue, log: list[str], calls_task_done: bool) -> None:
     while True:
         item = await jobs.get()
@@ -207,32 +248,36 @@ async def worker(jobs: asyncio.Queue, log: list[str], calls_task_done: bool) -> 
                 jobs.task_done()
 
 
+# %%
 outcome = {}
 for calls_task_done in (True, False):
-    jobs = asyncio.Queue()
-    log: list[str] = []
-    workers = [asyncio.create_task(worker(jobs, log, calls_task_done)) for _ in range(2)]
+    jobs, log = asyncio.Queue(), []
+    workers = [asyncio.create_task(worker(jobs, log, calls_task_done))
+               for _ in range(2)]
     for item in range(8):
         jobs.put_nowait(item)
-    if not calls_task_done:  # first let every item be handled, so only the missing task_done() is left
-        deadline = asyncio.get_running_loop().time() + 2
-        while len(log) < 8 and asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(0.005)
+    await all_handled(log, 8)  # folded above: every item is handled before we join
     try:
-        await asyncio.wait_for(jobs.join(), timeout=2 if calls_task_done else 0.1)
+        async with asyncio.timeout(0.1):
+            await jobs.join()
         log.append("join returned")
     except TimeoutError:
         log.append("join timed out")
     for w in workers:
         w.cancel()
-    await asyncio.wait(workers, timeout=2)
-    outcome[calls_task_done] = (log[-1], sum("handled" in entry for entry in log),
-                                all(w.cancelled() for w in workers))
-
+    await asyncio.gather(*workers, return_exceptions=True)
+    handled_items = sum("handled" in entry for entry in log)
+    cancelled = all(w.cancelled() for w in workers)
+    outcome[calls_task_done] = (log[-1], handled_items, cancelled)
 print("with task_done:   ", outcome[True])
 print("without task_done:", outcome[False])
-assert outcome[True] == ("join returned", 8, True)
-assert outcome[False] == ("join timed out", 8, True), "all 8 handled, yet join() never returned"
+
+# %% tags=["claim", "hide-input"]
+# claim: join-waits-for-task-done
+assert outcome[True] == ("join returned", 8, True), f"with task_done: {outcome[True]}"
+assert outcome[False] == ("join timed out", 8, True), (
+    f"all 8 handled, yet join() never returned: {outcome[False]}")
+print("✓ with task_done() join returned; without it, all 8 were handled and join() still waited")
 
 # %% [markdown]
 # ### Python 3.13 and later: `Queue.shutdown()`
@@ -254,18 +299,24 @@ if sys.version_info >= (3, 13):
             await asyncio.sleep(0.005)
             handled.append(item)
 
-    jobs = asyncio.Queue()
-    handled = []
-    consumers = [asyncio.create_task(consume_until_shutdown(jobs, handled)) for _ in range(3)]
+    jobs, handled = asyncio.Queue(), []
+    consumers = [asyncio.create_task(consume_until_shutdown(jobs, handled))
+                 for _ in range(3)]
     for item in range(6):
         jobs.put_nowait(item)
     jobs.shutdown()
     done, pending = await asyncio.wait(consumers, timeout=2)
     print([t.result() for t in done], sorted(handled))
-    assert not pending and sorted(handled) == list(range(6))
 else:
-    print("Python < 3.13 has no Queue.shutdown(): end each consumer with its own sentinel "
-          "(N consumers, N sentinels), or join() the queue and then cancel and await the consumers.")
+    print("Python < 3.13 has no Queue.shutdown(): end each consumer with its own\n"
+          "sentinel (N consumers, N sentinels), or join() the queue and then cancel\n"
+          "and await the consumers.")
+
+# %% tags=["hide-input"]
+if sys.version_info >= (3, 13):
+    assert not pending and sorted(handled) == list(range(6)), (
+        f"shutdown() ends every consumer once the items are handed out: {pending}, {handled}")
+    print("✓ shutdown(): all three consumers ended, all 6 items handled")
 
 # %% [markdown]
 # ## From a thread to the event loop: `queue.Queue`
@@ -277,56 +328,77 @@ else:
 # between polls with `await asyncio.sleep`, or hand the blocking `get` to a thread (chapter
 # 08). A heartbeat task that ticks every 5 ms shows which is which.
 
-# %% tags=["claim"]
-# claim: blocking-get-freezes-the-loop
-finished_groups: queue.Queue = queue.Queue()
-put_at: list[float] = []  # when each group was put, to check how long get() really waited
+# %% tags=["hide-input"]
+class TimedQueue(queue.Queue):
+    """A queue.Queue that records when each item was put."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.put_at: list[float] = []
+
+    def put(self, item, block: bool = True, timeout: float | None = None) -> None:
+        self.put_at.append(time.monotonic())
+        super().put(item, block, timeout)
+
+
+class Stretch:
+    """The start and end of a stretch of code, and the loop's heartbeats inside it."""
+
+    def __enter__(self) -> "Stretch":
+        self.start = time.monotonic()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.end = time.monotonic()
+
+    def beats(self, watch: LoopWatch) -> int:
+        return sum(self.start < beat < self.end for beat in watch.beats)
+
+
+# %%
+finished_groups = TimedQueue()  # a queue.Queue that records when each group was put
 
 
 def rollout_thread(n_groups: int, every: float) -> None:
     for i in range(n_groups):
         time.sleep(every)
-        put_at.append(time.monotonic())
         finished_groups.put(f"group {i}")
 
 
-def beats_within(watch: LoopWatch, start: float, end: float) -> int:
-    return sum(start < beat < end for beat in watch.beats)
-
-
+# %%
 collected: list[str] = []
-loop = asyncio.get_running_loop()
 async with LoopWatch(interval=0.005) as watch:  # a heartbeat task, ticking every 5 ms
-    producer_thread = threading.Thread(target=rollout_thread, args=(5, 0.03), name="rollout-thread")
+    producer_thread = threading.Thread(target=rollout_thread, args=(5, 0.03))
     producer_thread.start()
-    polling = [time.monotonic()]
-    deadline = loop.time() + 2
-    while len(collected) < 5 and loop.time() < deadline:
-        try:
-            collected.append(finished_groups.get_nowait())
-        except queue.Empty:
-            await asyncio.sleep(0.005)
-    polling.append(time.monotonic())
+    with Stretch() as polling:
+        while len(collected) < 5:
+            try:
+                collected.append(finished_groups.get_nowait())
+            except queue.Empty:
+                await asyncio.sleep(0.005)
 
-    slow_thread = threading.Thread(target=rollout_thread, args=(1, 0.1), name="slow-rollout-thread")
+    slow_thread = threading.Thread(target=rollout_thread, args=(1, 0.1))
     slow_thread.start()
-    blocked = [time.monotonic()]
-    collected.append(finished_groups.get(timeout=2))  # blocks the event loop itself: the mistake
-    blocked.append(time.monotonic())
+    with Stretch() as blocked:
+        collected.append(finished_groups.get(timeout=2))  # blocks the loop: the mistake
+print("collected:", collected)
+for name, stretch in (("polling", polling), ("blocked in get()", blocked)):
+    print(f"heartbeats while {name} for {stretch.end - stretch.start:.2f} s:",
+          stretch.beats(watch))
+
+# %% tags=["claim", "hide-input"]
+# claim: blocking-get-freezes-the-loop
 for t in (producer_thread, slow_thread):
     t.join(timeout=2)
     assert not t.is_alive()
-
-beats_while_polling = beats_within(watch, *polling)
-beats_while_blocked = beats_within(watch, *blocked)
-print("collected:", collected)
-print(f"heartbeats while polling with get_nowait for {polling[1] - polling[0]:.2f} s:", beats_while_polling,
-      f"· while blocked in get() for {blocked[1] - blocked[0]:.2f} s:", beats_while_blocked)
-assert collected == [f"group {i}" for i in range(5)] + ["group 0"]
-assert beats_while_polling >= 2, "polling kept the loop alive"
-assert len(put_at) == 6 and blocked[0] < put_at[5] < blocked[1], (
+put_at = finished_groups.put_at
+assert collected == [f"group {i}" for i in range(5)] + ["group 0"], collected
+assert polling.beats(watch) >= 2, "polling kept the loop alive"
+assert len(put_at) == 6 and blocked.start < put_at[5] < blocked.end, (
     "get() must still have been waiting when the slow thread put its group")
-assert beats_while_blocked == 0, "a blocking get() froze the loop: not one heartbeat while it waited"
+assert blocked.beats(watch) == 0, (
+    "a blocking get() froze the loop: not one heartbeat while it waited")
+print("✓ the loop kept beating while it polled; not one beat while get() blocked it")
 
 # %% [markdown]
 # ## Exercise 7.1 · A bounded pipeline that ends cleanly
@@ -374,8 +446,11 @@ async def run_pipeline(items: list, process, n_workers: int, jobs: asyncio.Queue
 
 
 # %% tags=["tests"]
-got = await asyncio.wait_for(run_pipeline(list(range(10)), double_slowly, 3, asyncio.Queue(maxsize=2)), timeout=2)
-assert got == [2 * x for x in range(10)], f"the results must follow the order of the items; got {got!r}"
+got = await asyncio.wait_for(
+    run_pipeline(list(range(10)), double_slowly, 3, asyncio.Queue(maxsize=2)),
+    timeout=2)
+assert got == [2 * x for x in range(10)], (
+    f"the results must follow the order of the items; got {got!r}")
 visible_empty = await asyncio.wait_for(
     run_pipeline([], double_slowly, 2, asyncio.Queue(maxsize=2)), timeout=2)
 assert visible_empty == [], f"no items: an empty list expected, got {visible_empty!r}"

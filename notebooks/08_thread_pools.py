@@ -15,7 +15,7 @@
 # 4. show that a timeout or a cancellation of the awaiting coroutine does not stop the thread,
 #    and stop it properly with a `threading.Event`.
 #
-# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 40 minutes
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -49,7 +49,8 @@ figure_style()
 # `lab_snippets.loopwatch`) and shuts it down at the end.
 
 # %%
-def blocking_call(seconds: float, tl: Timeline, label: str | None = None, state: str = "blocked") -> str:
+def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
+                  state: str = "blocked") -> str:
     thread = threading.current_thread().name
     with tl.span(label or thread, state=state):
         time.sleep(seconds)
@@ -63,19 +64,22 @@ def blocking_call(seconds: float, tl: Timeline, label: str | None = None, state:
 # heartbeat (a task that wakes up every 5 ms) now watches two runs of the same 0.15 s call:
 # first called directly in the coroutine, then awaited through `asyncio.to_thread`.
 
-# %% tags=["claim"]
-# claim: thread-keeps-the-loop-beating
+# %%
 BLOCK = 0.15
 tl = Timeline()
 with borrowed_default_executor():
-    async with LoopWatch(interval=0.005) as watch:
+    async with LoopWatch(interval=0.005) as watch:  # a heartbeat task, every 5 ms
         await asyncio.sleep(0.02)
         blocking_call(BLOCK, tl, label="called on the loop")
         await asyncio.sleep(0.02)
-        worker = await asyncio.wait_for(
-            asyncio.to_thread(blocking_call, BLOCK, tl, "awaited via to_thread", "running"), timeout=2)
+        worker = await asyncio.to_thread(
+            blocking_call, BLOCK, tl, "awaited via to_thread", "running")
         await asyncio.sleep(0.02)
+print(f"the to_thread call ran in thread {worker!r}, "
+      f"not in {threading.current_thread().name!r}")
 
+# %% tags=["claim", "hide-input"]
+# claim: thread-keeps-the-loop-beating
 on_loop = tl.spans_of("called on the loop")[0]
 in_thread = tl.spans_of("awaited via to_thread")[0]
 
@@ -84,14 +88,15 @@ def beats_inside(span) -> list[float]:
     return [b for b in watch.beats if tl.t0 + span.start < b < tl.t0 + span.end]
 
 
-print(f"the to_thread call ran in thread {worker!r}, not in {threading.current_thread().name!r}")
 print(f"heartbeats during the call on the loop: {len(beats_inside(on_loop))}, "
       f"during the to_thread call: {len(beats_inside(in_thread))}")
-covering = [(a, b) for a, b in watch.stalls(0.5 * BLOCK) if a <= tl.t0 + on_loop.start and b >= tl.t0 + on_loop.end]
+covering = [(a, b) for a, b in watch.stalls(0.5 * BLOCK)
+            if a <= tl.t0 + on_loop.start and b >= tl.t0 + on_loop.end]
 assert worker != threading.current_thread().name
 assert beats_inside(on_loop) == [], "nothing ran on the loop during the direct call"
 assert len(covering) == 1, "one gap between heartbeats spans the whole direct call"
 assert len(beats_inside(in_thread)) >= 5, "the loop kept beating while the thread blocked"
+print("✓ no heartbeat during the call on the loop; the loop kept beating during to_thread")
 
 # %% [markdown]
 # ## Measure it
@@ -101,7 +106,7 @@ assert len(beats_inside(in_thread)) >= 5, "the loop kept beating while the threa
 # call is red (blocked) on the loop, where nothing else could run meanwhile, and blue
 # (running) in the worker thread, where waiting in it is that thread's whole job.
 
-# %%
+# %% tags=["hide-input"]
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
 fig = tl.plot("The same blocking call, on the event loop and in a worker thread",
               lanes=["called on the loop", "awaited via to_thread", "event loop heartbeat"])
@@ -119,10 +124,10 @@ assert any(s.start <= on_loop.start and s.end >= on_loop.end for s in frozen)
 # A pool with *k* threads runs at most *k* calls at once; the rest queue inside the pool. Here
 # nine 0.08 s calls go to a pool of three: they run in three waves, one lane per worker thread.
 
-# %% tags=["claim"]
-# claim: pool-size-caps-calls-in-flight
+# %%
 CALLS, WORKERS, DURATION = 9, 3, 0.08
-inside = InFlight()
+inside = InFlight()  # counts the calls inside counted_call
+pool_tl = Timeline()
 
 
 def counted_call(seconds: float) -> str:
@@ -131,23 +136,28 @@ def counted_call(seconds: float) -> str:
 
 
 loop = asyncio.get_running_loop()
-pool_tl = Timeline()
-started = time.monotonic()
 with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="rm-worker") as pool:
-    threads_used = await asyncio.wait_for(
-        asyncio.gather(*(loop.run_in_executor(pool, counted_call, DURATION) for _ in range(CALLS))), timeout=3)
-pool_elapsed = time.monotonic() - started
-ideal = ideal_batch_time(CALLS, WORKERS, DURATION)
+    calls = [loop.run_in_executor(pool, counted_call, DURATION) for _ in range(CALLS)]
+    threads_used = await asyncio.gather(*calls)
+print(f"{CALLS} calls on a pool of {WORKERS}: peak in flight {inside.peak}, "
+      f"on {len(set(threads_used))} threads")
 
-print(f"{CALLS} calls on {WORKERS} threads: peak in flight {inside.peak}, {pool_elapsed:.3f} s "
-      f"(ideal {ideal:.2f} s; one thread would need {CALLS * DURATION:.2f} s)")
-assert inside.peak == WORKERS, "the pool size caps the calls in flight"
+# %% tags=["claim", "hide-input"]
+# claim: pool-size-caps-calls-in-flight
+pool_elapsed = pool_tl.total()  # from the first call's start to the last call's end
+ideal = ideal_batch_time(CALLS, WORKERS, DURATION)
+print(f"first call to last: {pool_elapsed:.3f} s (ideal {ideal:.2f} s; "
+      f"one thread would need {CALLS * DURATION:.2f} s)")
+assert inside.peak == WORKERS, f"the pool size caps the calls in flight: {inside.peak}"
 assert len(set(threads_used)) == WORKERS
-assert pool_elapsed >= 0.95 * ideal, "the calls beyond the pool size had to wait for a free thread"
+assert pool_elapsed >= 0.95 * ideal, (
+    "the calls beyond the pool size had to wait for a free thread")
+print(f"✓ never more than {WORKERS} calls at once, on {WORKERS} threads, in three waves")
 
 # %%
-fig = pool_tl.plot(f"{CALLS} blocking calls on a pool of {WORKERS} threads: three waves",
-                   xlabel="time since the first call (s)")
+fig = pool_tl.plot(
+    f"{CALLS} blocking calls on a pool of {WORKERS} threads: three waves",
+    xlabel="time since the first call (s)")
 
 # %% [markdown]
 # The default pool has a cap too. `ThreadPoolExecutor()` without `max_workers` gets
@@ -162,13 +172,16 @@ fig = pool_tl.plot(f"{CALLS} blocking calls on a pool of {WORKERS} threads: thre
 # %%
 inside = InFlight()
 with borrowed_default_executor() as default_pool:
-    await asyncio.wait_for(
-        asyncio.gather(*(asyncio.to_thread(counted_call, 0.1) for _ in range(default_pool._max_workers + 2))),
-        timeout=3)
     default_size = default_pool._max_workers
+    await asyncio.gather(*(asyncio.to_thread(counted_call, 0.1)
+                           for _ in range(default_size + 2)))
+print(f"default pool size {default_size}: "
+      f"peak in flight {inside.peak} of {inside.entered} calls")
 
-print(f"default pool size {default_size}: peak in flight {inside.peak} of {inside.entered} calls")
-assert inside.peak == default_size < inside.entered
+# %% tags=["hide-input"]
+assert inside.peak == default_size < inside.entered, (
+    f"the default pool caps the calls at its size: {inside.peak} of {inside.entered}")
+print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at once")
 
 # %% [markdown]
 # ## Two kinds of Future
@@ -188,16 +201,24 @@ with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bridge") as pool:
     except TypeError as exc:
         await_error = str(exc)
     wrapped = asyncio.wrap_future(thread_future)
-    via_wrap = await asyncio.wait_for(wrapped, timeout=2)
+    via_wrap = await wrapped
     loop_future = loop.run_in_executor(pool, blocking_call, 0.02, bridge_tl)
-    via_executor = await asyncio.wait_for(loop_future, timeout=2)
+    via_executor = await loop_future
 
-print(f"submit -> {type(thread_future).__module__}.{type(thread_future).__name__}; await gives: {await_error}")
-print(f"wrap_future -> {type(wrapped).__module__}.{type(wrapped).__name__}; "
-      f"run_in_executor -> {type(loop_future).__name__}")
-assert isinstance(thread_future, concurrent.futures.Future) and "can't be used in 'await'" in await_error
+
+def kind(future) -> str:
+    return f"{type(future).__module__}.{type(future).__name__}"
+
+
+print(f"submit -> {kind(thread_future)}\n  await gives: {await_error}")
+print(f"wrap_future -> {kind(wrapped)}; run_in_executor -> {kind(loop_future)}")
+
+# %% tags=["hide-input"]
+assert isinstance(thread_future, concurrent.futures.Future)
+assert "can't be used in 'await'" in await_error
 assert isinstance(wrapped, asyncio.Future) and isinstance(loop_future, asyncio.Future)
 assert via_wrap == via_executor == "bridge_0"
+print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyncio.Future")
 
 # %% [markdown]
 # ## Predict, then run
@@ -208,7 +229,8 @@ assert via_wrap == via_executor == "bridge_0"
 # that?
 
 # %% tags=["hide-output"]
-def reload_weights(chunks: int, chunk_seconds: float, log: list[str], finished: threading.Event) -> str:
+def reload_weights(chunks: int, chunk_seconds: float, log: list[str],
+                   finished: threading.Event) -> str:
     for i in range(chunks):
         time.sleep(chunk_seconds)
         log.append(f"chunk {i} loaded")
@@ -225,16 +247,16 @@ with borrowed_default_executor():
             await asyncio.to_thread(reload_weights, 5, 0.03, reload_log, reload_done)
     except TimeoutError:
         reload_log.append("the handler got TimeoutError")
-    for _ in range(200):  # up to 2 s: wait for the thread without blocking the loop
-        if reload_done.is_set():
-            break
-        await asyncio.sleep(0.01)
+    await asyncio.to_thread(reload_done.wait, 2)  # see where the thread got to
+print(*reload_log, sep="\n")
 
-print(reload_log)
+# %% tags=["hide-cell"]
 timeout_at = reload_log.index("the handler got TimeoutError")
 assert reload_done.is_set(), "the thread ran to its end"
 assert reload_log[-1] == "reload finished" and timeout_at < len(reload_log) - 1
-assert sum(entry.startswith("chunk") for entry in reload_log[timeout_at:]) >= 2, "work went on after the timeout"
+assert sum(entry.startswith("chunk") for entry in reload_log[timeout_at:]) >= 2, (
+    "work went on after the timeout")
+print("✓ the handler timed out, and the thread went on to load every chunk")
 
 # %% [markdown]
 # The timeout cancelled the *awaiting coroutine*: the handler stopped waiting and moved on. The
@@ -248,9 +270,9 @@ assert sum(entry.startswith("chunk") for entry in reload_log[timeout_at:]) >= 2,
 # running behind its back. Note the `asyncio.shield`: it keeps the timeout from cancelling the
 # Future we still want to wait on after setting the stop event.
 
-# %% tags=["claim"]
-# claim: stop-event-ends-the-thread
-def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str], stop: threading.Event) -> str:
+# %%
+def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str],
+                         stop: threading.Event) -> str:
     for i in range(chunks):
         if stop.is_set():
             log.append(f"stop seen before chunk {i}")
@@ -260,22 +282,29 @@ def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str], stop
     return "weights reloaded"
 
 
+# %%
 stop_log: list[str] = []
 stop = threading.Event()
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reload") as pool:
-    reload_future = loop.run_in_executor(pool, reload_until_stopped, 5, 0.03, stop_log, stop)
+    reload_future = loop.run_in_executor(
+        pool, reload_until_stopped, 5, 0.03, stop_log, stop)
     try:
         async with asyncio.timeout(0.05):
             await asyncio.shield(reload_future)
     except TimeoutError:
         stop.set()
-        outcome = await asyncio.wait_for(reload_future, timeout=2)
-        stop_log.append(f"the handler reports the timeout after the thread said {outcome!r}")
+        outcome = await reload_future  # the thread returns at its next check
+        stop_log.append("the handler reports the timeout after the thread said "
+                        f"{outcome!r}")
+print(*stop_log, sep="\n")
 
-print(stop_log)
-assert stop_log[-1].endswith("'reload stopped'")
+# %% tags=["claim", "hide-input"]
+# claim: stop-event-ends-the-thread
+assert stop_log[-1].endswith("'reload stopped'"), stop_log
 assert any(entry.startswith("stop seen") for entry in stop_log)
-assert sum(entry.startswith("chunk") for entry in stop_log) <= 3, "the thread stopped at its next check"
+assert sum(entry.startswith("chunk") for entry in stop_log) <= 3, (
+    "the thread stopped at its next check")
+print("✓ the stop event ended the reload at its next check, before the handler reported")
 
 # %% [markdown]
 # ### Python 3.13+: free-threaded builds
@@ -300,26 +329,28 @@ def busy_sum(n: int) -> int:
 N = 400_000
 with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cpu") as pool:
     wall_started, cpu_started = time.monotonic(), time.process_time()
-    await asyncio.wait_for(asyncio.gather(*(loop.run_in_executor(pool, busy_sum, N) for _ in range(2))),
-                           timeout=10)
+    await asyncio.gather(*(loop.run_in_executor(pool, busy_sum, N) for _ in range(2)))
     wall, cpu = time.monotonic() - wall_started, time.process_time() - cpu_started
-
-# CPU seconds used by the whole process per second of wall time: how many cores the threads kept busy.
-cores_busy = cpu / wall
+cores_busy = cpu / wall  # CPU seconds per second of wall time: the cores kept busy
 gil_enabled = sys._is_gil_enabled() if sys.version_info >= (3, 13) else True
+print(f"GIL enabled: {gil_enabled}; two CPU-bound threads kept {cores_busy:.2f} cores "
+      f"busy, of {usable_cpus()} usable")
+
+# %% tags=["hide-input"]
 if sys.version_info >= (3, 13) and not gil_enabled:
     share = cpu_share()  # the share of one core this thread gets right now
-    print(f"free-threaded build: two CPU-bound threads kept {cores_busy:.2f} cores busy "
-          f"({usable_cpus()} usable CPUs; a spin just now got {share:.0%} of a core)")
+    print(f"free-threaded build: a spin just now got {share:.0%} of a core")
     if usable_cpus() < 2 or share < 0.6:
-        print("this machine cannot show parallel threads now: fewer than 2 usable CPUs, or a neighbour "
-              "is taking most of the CPU")
+        print("this machine cannot show parallel threads now: fewer than 2 usable CPUs, "
+              "or a neighbour is taking most of the CPU")
     else:
-        assert cores_busy >= 1.3, "without the GIL, two CPU-bound threads keep more than one core busy"
+        assert cores_busy >= 1.3, (
+            "without the GIL, two CPU-bound threads keep more than one core busy")
+        print("✓ without the GIL, the two threads kept more than one core busy")
 else:
-    print(f"with the GIL (every build before 3.13, and the default build since): two CPU-bound threads "
-          f"kept {cores_busy:.2f} cores busy, of {usable_cpus()} usable")
     assert cores_busy <= 1.25, "only the thread holding the GIL runs Python code"
+    print("✓ with the GIL (every build before 3.13, and the default build since):\n"
+          "  at most one core busy")
 
 
 # %% [markdown]
@@ -338,7 +369,7 @@ else:
 
 # %%
 def make_steps(steps: int, step_seconds: float, log: list[str]):
-    """A `work(stop)` function: `steps` blocking steps, checking `stop` before each one."""
+    """A `work(stop)` function: `steps` blocking steps, checking `stop` before each."""
 
     def work(stop: threading.Event) -> str:
         for i in range(steps):
@@ -372,16 +403,22 @@ async def run_with_deadline(work, timeout: float, pool: ThreadPoolExecutor):
 visible_log: list[str] = []
 with ThreadPoolExecutor(max_workers=1) as visible_pool:
     visible_result = await asyncio.wait_for(
-        run_with_deadline(make_steps(2, 0.01, visible_log), 1.0, visible_pool), timeout=2)
+        run_with_deadline(make_steps(2, 0.01, visible_log), 1.0, visible_pool),
+        timeout=2)
     assert visible_result == "done", (
-        f"work that ends before its deadline returns its own result 'done', got {visible_result!r}")
+        "work that ends before its deadline returns its own result 'done', "
+        f"got {visible_result!r}")
     try:
-        await asyncio.wait_for(run_with_deadline(make_steps(20, 0.02, visible_log), 0.05, visible_pool), timeout=2)
+        await asyncio.wait_for(
+            run_with_deadline(make_steps(20, 0.02, visible_log), 0.05, visible_pool),
+            timeout=2)
     except TimeoutError:
         visible_log.append("TimeoutError")
 assert visible_log[0] == "all steps done" and visible_log[-1] == "TimeoutError", (
-    f"the fast work must run all its steps and the slow one end in TimeoutError; the log was {visible_log!r}")
-assert visible_log[1].startswith("stopped before step"), "the slow work must be asked to stop"
+    "the fast work must run all its steps and the slow one end in TimeoutError; "
+    f"the log was {visible_log!r}")
+assert visible_log[1].startswith("stopped before step"), (
+    "the slow work must be asked to stop")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -53,14 +53,19 @@ def record_tokens(stats: TokenStats, text: str) -> None:
     stats.tokens += count_tokens(text)
 
 
+SHOWN = ("LOAD_ATTR", "CALL", "STORE_ATTR", "BINARY_OP", "INPLACE_ADD")
 steps = [(ins.opname, ins.argval) for ins in dis.get_instructions(record_tokens)
-         if ins.opname.startswith(("LOAD_ATTR", "CALL", "STORE_ATTR", "BINARY_OP", "INPLACE_ADD"))]
+         if ins.opname.startswith(SHOWN)]
 print(steps)
+
+# %% tags=["hide-input"]
 opnames = [name for name, _ in steps]
 read_at = opnames.index("LOAD_ATTR")
 call_at = next(i for i, name in enumerate(opnames) if name.startswith("CALL"))
 write_at = opnames.index("STORE_ATTR")
-assert read_at < call_at < write_at, "the old value is read before the call, the sum written after it"
+assert read_at < call_at < write_at, (
+    "the old value is read before the call, the sum written after it")
+print("✓ the old value is read before count_tokens runs; the sum is stored after it")
 
 # %% [markdown]
 # ## Predict, then run
@@ -71,8 +76,7 @@ assert read_at < call_at < write_at, "the old value is read before the call, the
 # yields the GIL with `time.sleep(0)`, as every blocking call does. Predict the total. (On a
 # free-threaded build there is no GIL at all; the end of the chapter comes back to it.)
 
-# %% tags=["claim", "hide-output"]
-# claim: plus-equals-loses-updates
+# %% tags=["hide-output"]
 def count_tokens(text: str) -> int:
     time.sleep(0)  # any I/O releases the GIL; this is the smallest stand-in for it
     return len(text.split())
@@ -86,17 +90,23 @@ def run_recorders(record, stats, threads: int, lines: int) -> int:
         for _ in range(lines):
             record(stats, "two tokens")
 
-    workers = [threading.Thread(target=recorder, name=f"recorder-{i}") for i in range(threads)]
+    workers = [threading.Thread(target=recorder, name=f"recorder-{i}")
+               for i in range(threads)]
     for worker in workers:
         worker.start()
     assert not join_all(workers, timeout=5), "a recorder thread is stuck"
     return stats.tokens
 
 
+# %% tags=["hide-output"]
 expected = 4 * 300 * 2
 racy_total = run_recorders(record_tokens, TokenStats(), threads=4, lines=300)
 print(f"expected {expected}, got {racy_total}: {expected - racy_total} tokens lost")
+
+# %% tags=["claim", "hide-cell"]
+# claim: plus-equals-loses-updates
 assert racy_total < expected, "updates were lost: the GIL does not make += atomic"
+print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not make += atomic")
 
 # %% [markdown]
 # Most of the updates vanished. Each thread read the total, gave up the GIL inside
@@ -122,15 +132,19 @@ sys.setswitchinterval(1e-6)
 try:
     trials = []
     for _ in range(8):
-        trials.append(run_recorders(record_tokens_cpu, TokenStats(), threads=4, lines=5000))
+        total = run_recorders(record_tokens_cpu, TokenStats(), threads=4, lines=5000)
+        trials.append(total)
         if trials[-1] < 4 * 5000 * 2:
             break
 finally:
     sys.setswitchinterval(default_interval)
-
 print(f"expected {4 * 5000 * 2} per trial, got {trials}")
+
+# %% tags=["hide-input"]
 assert sys.getswitchinterval() == default_interval
-assert min(trials) < 4 * 5000 * 2, "pure computation loses updates too, once threads switch often"
+assert min(trials) < 4 * 5000 * 2, (
+    "pure computation loses updates too, once threads switch often")
+print(f"✓ pure computation lost updates too, within {len(trials)} trial(s)")
 
 # %% [markdown]
 # ## The fix: one lock around the whole read-modify-write
@@ -139,8 +153,7 @@ assert min(trials) < 4 * 5000 * 2, "pure computation loses updates too, once thr
 # cover the read **and** the write: guarding only the store would still let two threads read
 # the same old value. Both experiments above, repeated with the lock, come out exact.
 
-# %% tags=["claim"]
-# claim: lock-around-read-and-write-is-exact
+# %%
 stats_lock = threading.Lock()
 
 
@@ -157,14 +170,18 @@ def record_tokens_cpu_locked(stats: TokenStats, text: str) -> None:
 locked_total = run_recorders(record_tokens_locked, TokenStats(), threads=4, lines=300)
 sys.setswitchinterval(1e-6)
 try:
-    locked_cpu_totals = [run_recorders(record_tokens_cpu_locked, TokenStats(), threads=4, lines=5000)
-                         for _ in range(3)]
+    locked_cpu_totals = [
+        run_recorders(record_tokens_cpu_locked, TokenStats(), threads=4, lines=5000)
+        for _ in range(3)]
 finally:
     sys.setswitchinterval(default_interval)
-
 print("with the lock:", locked_total, locked_cpu_totals)
-assert locked_total == 4 * 300 * 2
-assert locked_cpu_totals == [4 * 5000 * 2] * 3
+
+# %% tags=["claim", "hide-input"]
+# claim: lock-around-read-and-write-is-exact
+assert locked_total == 4 * 300 * 2, f"with I/O in the block: {locked_total}"
+assert locked_cpu_totals == [4 * 5000 * 2] * 3, f"pure computation: {locked_cpu_totals}"
+print("✓ with the lock around the read and the write, every total is exact")
 
 # %% [markdown]
 # ## Stopping a thread: ask, then wait with a bound
@@ -177,8 +194,7 @@ assert locked_cpu_totals == [4 * 5000 * 2] * 3
 # The other half is `join(timeout)`. It bounds how long **you** wait; it does nothing to the
 # thread. After it returns, only `is_alive()` tells you whether the thread really ended.
 
-# %% tags=["claim"]
-# claim: bounded-join-does-not-stop-the-thread
+# %%
 tl = Timeline()
 stop = threading.Event()
 first_poll = threading.Event()
@@ -187,15 +203,16 @@ polls = []
 
 def poll_engines() -> None:
     tl.mark("poller started")
-    while not stop.wait(0.02):  # False after 0.02 s of quiet, True as soon as stop is set
+    while not stop.wait(0.02):  # False after 0.02 s of quiet, True once stop is set
         polls.append(time.monotonic())
         first_poll.set()
     tl.mark("poller exited")
 
 
+# %%
 poller = threading.Thread(target=poll_engines, name="engine-poller")
 poller.start()
-assert first_poll.wait(timeout=2)
+first_poll.wait(timeout=2)
 
 poller.join(timeout=0.1)
 alive_after_bounded_join = poller.is_alive()
@@ -204,12 +221,17 @@ tl.mark("join(0.1) returned")
 stop.set()
 tl.mark("stop requested")
 poller.join(timeout=2)
-print(f"alive after join(0.1): {alive_after_bounded_join}; alive after stop + join: {poller.is_alive()};"
-      f" polls done: {len(polls)}")
+print(f"alive after join(0.1): {alive_after_bounded_join}; "
+      f"alive after stop + join: {poller.is_alive()}; polls done: {len(polls)}")
 print(tl.names())
+
+# %% tags=["claim", "hide-input"]
+# claim: bounded-join-does-not-stop-the-thread
+assert first_poll.is_set(), "the poller polled at least once"
 assert alive_after_bounded_join, "join(timeout) returned, but the thread was still running"
 assert not poller.is_alive()
 assert tl.order("poller started", "join(0.1) returned", "stop requested", "poller exited")
+print("✓ join(0.1) returned with the thread still running; only stop.set() ended it")
 
 # %% [markdown]
 # ## What happens at exit: daemon threads are not waited for
@@ -225,22 +247,26 @@ assert tl.order("poller started", "join(0.1) returned", "stop requested", "polle
 # what each thread had done; each `finally` prints a `CLEANUP` line if it runs.
 
 # %%
-tl = Timeline()
 child = subprocess.run(
     [sys.executable, "-m", "lab_snippets.thread_workers", "daemon-exit",
      "--joined-steps", "6", "--daemon-steps", "40", "--step", "0.05"],
     capture_output=True, text=True, timeout=20, check=True,
 )
 exit_report = parse_daemon_exit(child.stdout)
+shown = ("steps_done", "steps_planned", "daemon_alive_at_exit", "cleanups_printed")
+for key in shown:
+    print(f"{key}: {json.dumps(exit_report[key])}")
 
-print(json.dumps({key: exit_report[key] for key in
-                  ("steps_done", "steps_planned", "daemon_alive_at_exit", "cleanups_printed")}))
+# %% tags=["hide-input"]
 at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}
-assert exit_report["steps_done"]["joined"] == 6, "the normal thread was waited for and finished"
-assert exit_report["steps_done"]["daemon"] < 40, "the daemon thread was cut off mid-work"
+done = exit_report["steps_done"]
+assert done["joined"] == 6, "the normal thread was waited for and finished"
+assert done["daemon"] < 40, "the daemon thread was cut off mid-work"
 assert exit_report["daemon_alive_at_exit"] and not exit_report["joined_alive_at_exit"]
 assert exit_report["cleanups_printed"] == ["joined"], "the daemon's finally block never ran"
-assert at[("main", "main returns")] < at[("joined", "finished all steps")] < at[("main", "atexit handler")]
+assert (at[("main", "main returns")] < at[("joined", "finished all steps")]
+        < at[("main", "atexit handler")])
+print("✓ the normal thread finished and cleaned up; the daemon was cut off, no cleanup")
 
 # %% [markdown]
 # ## Measure it
@@ -252,7 +278,9 @@ assert at[("main", "main returns")] < at[("joined", "finished all steps")] < at[
 # then waits for the normal thread, and the daemon thread's work is cut off at that moment,
 # although most of it was still ahead.
 
-# %%
+# %% tags=["hide-input"]
+tl = Timeline()
+tl.t0 = min(at.values()) - 0.02  # the child's clock readings, from just before its threads start
 exit_at = at[("main", "atexit handler")]
 tl.add("main thread", at[("main", "main returns")] - 0.005, at[("main", "main returns")])
 tl.add("exit waits for normal threads", at[("main", "main returns")], exit_at, state="waiting")
@@ -264,7 +292,8 @@ planned_daemon_end = at[("daemon", "start")] + 40 * 0.05
 tl.add("daemon work dropped at exit", exit_at, planned_daemon_end, state="cancelled")
 fig = tl.plot("At exit the interpreter waits for normal threads and drops daemon threads",
               lanes=["main thread", "exit waits for normal threads", "normal thread", "daemon thread",
-                     "daemon work dropped at exit"])
+                     "daemon work dropped at exit"],
+              xlabel="time since just before the child's threads started (s)")
 done_share = exit_report["steps_done"]["daemon"] / exit_report["steps_planned"]["daemon"]
 print(f"the daemon thread did {done_share:.0%} of its work before it was dropped")
 assert done_share <= 0.5
@@ -287,8 +316,9 @@ assert done_share <= 0.5
 if sys.version_info >= (3, 13):
     print("GIL enabled in this interpreter:", sys._is_gil_enabled())
 else:
-    print(f"Python {sys.version_info.major}.{sys.version_info.minor} has no free-threaded build: "
-          "there is always a GIL, and the races above still happen.")
+    print(f"Python {sys.version_info.major}.{sys.version_info.minor} has no "
+          "free-threaded build:\nthere is always a GIL, and the races above still "
+          "happen.")
 
 # %% [markdown]
 # ## Exercise 9.1 · A periodic check that stops on request
@@ -322,7 +352,8 @@ def start_periodic_check(check, interval: float, stop: threading.Event) -> threa
 # %% tags=["tests"]
 visible_calls: list[float] = []
 visible_stop = threading.Event()
-checker = start_periodic_check(lambda: visible_calls.append(time.monotonic()), 0.02, visible_stop)
+checker = start_periodic_check(lambda: visible_calls.append(time.monotonic()), 0.02,
+                               visible_stop)
 try:
     deadline = time.monotonic() + 2
     while len(visible_calls) < 3 and time.monotonic() < deadline:
@@ -332,7 +363,8 @@ finally:
     checker.join(timeout=2)
 assert not checker.is_alive(), "the thread must end once stop is set"
 assert len(visible_calls) >= 3, (
-    f"check() must run at once and then every 0.02 s: 3 calls expected within 2 s, got {len(visible_calls)}")
+    "check() must run at once and then every 0.02 s: 3 calls expected within 2 s, "
+    f"got {len(visible_calls)}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -16,7 +16,7 @@
 # 4. see that `asyncio.to_thread` carries the context into a thread and a bare
 #    `threading.Thread` does not (and what Python 3.14 changes).
 #
-# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 40 minutes
+# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -28,9 +28,9 @@ import contextvars
 import sys
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
+from lab_snippets.loopwatch import borrowed_default_executor
 from lab_snippets.thread_workers import join_all
 from lab_snippets.timeline import Timeline, figure_style
 
@@ -44,8 +44,7 @@ figure_style()
 # each handler sets the variable, awaits a (simulated) model call, then logs. What does each
 # log line say?
 
-# %% tags=["claim", "hide-output"]
-# claim: a-global-is-shared-by-tasks
+# %% tags=["hide-output"]
 current_request = None
 
 
@@ -60,12 +59,17 @@ async def handle_with_global(request_id: str) -> tuple[str, str]:
     return request_id, log_line("reward computed")
 
 
-global_logs = await asyncio.wait_for(
-    asyncio.gather(*(handle_with_global(f"req-{i}") for i in range(3))), timeout=2)
+global_logs = await asyncio.gather(*(handle_with_global(f"req-{i}") for i in range(3)))
 for request_id, line in global_logs:
     print(f"{request_id}: {line}")
-wrong = [request_id for request_id, line in global_logs if not line.startswith(f"[{request_id}]")]
-assert wrong == ["req-0", "req-1"], "every handler logged the request that set the variable last"
+
+# %% tags=["claim", "hide-cell"]
+# claim: a-global-is-shared-by-tasks
+wrong = [request_id for request_id, line in global_logs
+         if not line.startswith(f"[{request_id}]")]
+assert wrong == ["req-0", "req-1"], (
+    f"every handler logged the request that set the variable last; wrong: {wrong}")
+print("✓ req-0 and req-1 logged req-2: one variable, shared by every task")
 
 # %% [markdown]
 # Every handler logged `req-2`: the last one to write the variable before anyone read it.
@@ -74,9 +78,9 @@ assert wrong == ["req-0", "req-1"], "every handler logged the request that set t
 # A `ContextVar` looks like a global (you create it once, at module level) but its value
 # lives in the **current context**, and every asyncio task runs in a context of its own.
 
-# %% tags=["claim"]
-# claim: each-task-keeps-its-own-value
-request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+# %%
+request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id",
+                                                                     default="-")
 
 
 def log_line_ctx(message: str) -> str:
@@ -89,12 +93,18 @@ async def handle_with_contextvar(request_id: str) -> tuple[str, str]:
     return request_id, log_line_ctx("reward computed")
 
 
-ctx_logs = await asyncio.wait_for(
-    asyncio.gather(*(handle_with_contextvar(f"req-{i}") for i in range(3))), timeout=2)
+ctx_logs = await asyncio.gather(*(handle_with_contextvar(f"req-{i}") for i in range(3)))
 for request_id, line in ctx_logs:
     print(f"{request_id}: {line}")
-assert all(line.startswith(f"[{request_id}]") for request_id, line in ctx_logs), "each handler logged its own request"
-assert request_id_var.get() == "-", "the tasks' sets did not reach the notebook's own context"
+notebook_value = request_id_var.get()
+print("the notebook's own value:", notebook_value)
+
+# %% tags=["claim", "hide-input"]
+# claim: each-task-keeps-its-own-value
+assert all(line.startswith(f"[{request_id}]") for request_id, line in ctx_logs), (
+    f"each handler logged its own request: {ctx_logs}")
+assert notebook_value == "-", "the tasks' sets did not reach the notebook's own context"
+print("✓ each handler logged its own request; the notebook's value stayed '-'")
 
 # %% [markdown]
 # ## A copy at creation, not a shared view
@@ -107,10 +117,9 @@ assert request_id_var.get() == "-", "the tasks' sets did not reach the notebook'
 #   changes the value before the task starts running;
 # - a task created later sees the parent's later value.
 
-# %% tags=["claim"]
-# claim: a-task-copies-the-context-when-created
+# %%
 def start(coro) -> asyncio.Task:
-    return asyncio.create_task(coro)  # the new task runs in a copy of the current context
+    return asyncio.create_task(coro)  # the task runs in a copy of the current context
 
 
 async def report(label: str, seen: dict[str, str], set_to: str | None = None) -> None:
@@ -126,14 +135,19 @@ early = start(report("created under batch-1", seen))
 setter = start(report("sets its own value", seen, set_to="task's own"))
 request_id_var.set("batch-2")  # changed after `early` was created, before it ran
 late = start(report("created under batch-2", seen))
-await asyncio.wait_for(asyncio.gather(early, setter, late), timeout=2)
+await asyncio.gather(early, setter, late)
 parent_sees = request_id_var.get()
 request_id_var.set("-")
+for label, value in seen.items():
+    print(f"task {label:<22} sees {value!r}")
+print(f"the parent sees {parent_sees!r}")
 
-print(seen, "| parent sees:", parent_sees)
+# %% tags=["claim", "hide-input"]
+# claim: a-task-copies-the-context-when-created
 assert seen == {"created under batch-1": "batch-1", "sets its own value": "task's own",
                 "created under batch-2": "batch-2"}, seen
 assert parent_sees == "batch-2"
+print("✓ each task saw the value at its creation; the task's own set stayed inside it")
 
 # %% [markdown]
 # ## A stack of spans: `set` returns a token, `reset` restores
@@ -147,10 +161,9 @@ assert parent_sees == "batch-2"
 # Three samples run concurrently, each with a `rollout` span holding a `generate` and then
 # a `reward` span. Every span records its parent; the timeline records when it was open.
 
-# %% tags=["claim"]
-# claim: reset-restores-the-parent-span
-SPAN_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("span_stack", default=())
-tl = Timeline()
+# %%
+SPAN_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
+    "span_stack", default=())
 parents: dict[str, str | None] = {}
 
 
@@ -161,12 +174,13 @@ def span(name: str) -> Iterator[None]:
     parents[full_name] = stack[-1] if stack else None
     token = SPAN_STACK.set(stack + (name,))
     try:
-        with tl.span(full_name, state="waiting"):  # the spans wait on (simulated) model calls
+        with tl.span(full_name, state="waiting"):  # waits on (simulated) model calls
             yield
     finally:
         SPAN_STACK.reset(token)
 
 
+# %%
 async def traced_sample(sample: int) -> None:
     with span(f"sample {sample}"):
         with span("generate"):
@@ -175,12 +189,18 @@ async def traced_sample(sample: int) -> None:
             await asyncio.sleep(0.02)
 
 
-await asyncio.wait_for(asyncio.gather(*(traced_sample(i) for i in range(3))), timeout=2)
+tl = Timeline()  # the spans' timeline, drawn below
+await asyncio.gather(*(traced_sample(i) for i in range(3)))
 for name, parent in parents.items():
     print(f"{name:<22} parent: {parent}")
-assert all(parent == name.split(" > ")[0] for name, parent in parents.items() if " > " in name), \
-    "every generate and reward span has its sample as parent"
-assert SPAN_STACK.get() == ()
+stack_after = SPAN_STACK.get()
+
+# %% tags=["claim", "hide-input"]
+# claim: reset-restores-the-parent-span
+assert all(parent == name.split(" > ")[0] for name, parent in parents.items()
+           if " > " in name), "every generate and reward span has its sample as parent"
+assert stack_after == (), f"the notebook's span stack after the run: {stack_after}"
+print("✓ every generate and reward span found its own sample as parent")
 
 # %% [markdown]
 # ## Measure it
@@ -189,9 +209,10 @@ assert SPAN_STACK.get() == ()
 # samples 1 and 2 open and close their own spans. Interleaved like this, a shared stack
 # would hand out wrong parents, yet each context kept its own.
 
-# %%
+# %% tags=["hide-input"]
 lanes = [f"sample {i}{part}" for i in range(3) for part in ("", " > generate", " > reward")]
-fig = tl.plot("Three samples traced concurrently: each task keeps its own span stack", lanes=lanes)
+fig = tl.plot("Three samples traced concurrently: each task keeps its own span stack",
+              lanes=lanes)
 top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
 latest_start, earliest_end = max(s.start for s in top_level), min(s.end for s in top_level)
 print(f"all three samples were open at once from {latest_start:.3f} s to {earliest_end:.3f} s")
@@ -204,12 +225,13 @@ assert latest_start < earliest_end, "the samples really interleaved"
 
 # %%
 shared_stack: list[str] = []
-global_records: list[tuple[str, str | None, str | None]] = []  # (span, parent found, right parent)
+global_records: list[tuple[str, str | None, str | None]] = []  # (span, found, right)
 
 
 @contextmanager
 def span_with_global_stack(name: str, right_parent: str | None) -> Iterator[None]:
-    global_records.append((name, shared_stack[-1] if shared_stack else None, right_parent))
+    found = shared_stack[-1] if shared_stack else None
+    global_records.append((name, found, right_parent))
     shared_stack.append(name)
     try:
         yield
@@ -217,16 +239,22 @@ def span_with_global_stack(name: str, right_parent: str | None) -> Iterator[None
         shared_stack.remove(name)
 
 
+# %%
 async def sample_with_global_stack(sample: int) -> None:
     with span_with_global_stack(f"sample {sample}", right_parent=None):
-        with span_with_global_stack(f"generate {sample}", right_parent=f"sample {sample}"):
+        parent = f"sample {sample}"
+        with span_with_global_stack(f"generate {sample}", right_parent=parent):
             await asyncio.sleep(0.01 + 0.01 * sample)
 
 
-await asyncio.wait_for(asyncio.gather(*(sample_with_global_stack(i) for i in range(3))), timeout=2)
-wrong_parents = [(name, found) for name, found, right in global_records if found != right]
+await asyncio.gather(*(sample_with_global_stack(i) for i in range(3)))
+wrong_parents = [(name, found) for name, found, right in global_records
+                 if found != right]
 print("spans that got the wrong parent:", wrong_parents)
+
+# %% tags=["hide-input"]
 assert wrong_parents, "a shared stack gives spans the wrong parent"
+print(f"✓ {len(wrong_parents)} spans found another sample on top of the shared stack")
 
 # %% [markdown]
 # ### Why a tuple and not a list
@@ -236,8 +264,7 @@ assert wrong_parents, "a shared stack gives spans the wrong parent"
 # list sees the change, and the isolation is gone. slime's trace stacks are tuples, and each
 # span sets a new, longer tuple, which keeps them clear of this problem.
 
-# %% tags=["claim"]
-# claim: a-mutated-list-is-shared-by-copies
+# %%
 TAGS: contextvars.ContextVar[list[str]] = contextvars.ContextVar("tags")
 TAGS.set([])
 
@@ -248,9 +275,15 @@ async def tag_in_place(tag: str) -> list[str]:
     return list(TAGS.get())
 
 
-seen_tags = await asyncio.wait_for(asyncio.gather(tag_in_place("a"), tag_in_place("b")), timeout=2)
-print("each task saw:", seen_tags, "| the notebook's list:", TAGS.get())
-assert seen_tags == [["a", "b"], ["a", "b"]] and TAGS.get() == ["a", "b"], "both tasks appended to one list"
+seen_tags = await asyncio.gather(tag_in_place("a"), tag_in_place("b"))
+notebook_tags = TAGS.get()
+print("each task saw:", seen_tags, "| the notebook's list:", notebook_tags)
+
+# %% tags=["claim", "hide-input"]
+# claim: a-mutated-list-is-shared-by-copies
+assert seen_tags == [["a", "b"], ["a", "b"]] and notebook_tags == ["a", "b"], (
+    f"both tasks appended to one list: {seen_tags}, {notebook_tags}")
+print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list")
 
 # %% [markdown]
 # ## Threads: `to_thread` carries the context, a bare `Thread` does not
@@ -264,41 +297,39 @@ assert seen_tags == [["a", "b"], ["a", "b"]] and TAGS.get() == ["a", "b"], "both
 # (`to_thread` uses the loop's default thread pool, whose threads stay alive for reuse. To
 # leave no thread behind, this cell lends the loop a pool of its own and shuts it down.)
 
-# %% tags=["claim"]
-# claim: to-thread-carries-the-context
+# %%
 def read_request_id(into: list[str]) -> None:
     into.append(request_id_var.get())
 
 
 loop = asyncio.get_running_loop()
-from_to_thread: list[str] = []
-from_bare_thread: list[str] = []
-from_copied_context: list[str] = []
-
+from_to_thread, from_bare_thread, from_copied_context = [], [], []
 request_id_var.set("req-42")
-with ThreadPoolExecutor(max_workers=1, thread_name_prefix="lent-default") as lent_pool:
-    loop.set_default_executor(lent_pool)
-    try:
-        await asyncio.wait_for(asyncio.to_thread(read_request_id, from_to_thread), timeout=2)
-    finally:
-        loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="asyncio-default"))
+with borrowed_default_executor(max_workers=1):  # to_thread's pool, shut down after
+    await asyncio.to_thread(read_request_id, from_to_thread)
 
 bare = threading.Thread(target=read_request_id, args=(from_bare_thread,), name="bare")
 copied = threading.Thread(target=contextvars.copy_context().run,
-                          args=(read_request_id, from_copied_context), name="copied-context")
+                          args=(read_request_id, from_copied_context))
 bare.start()
 copied.start()
-assert not join_all([bare, copied], timeout=2)
+for thread in (bare, copied):
+    thread.join(timeout=2)
 request_id_var.set("-")
-
 print(f"to_thread: {from_to_thread}, bare Thread: {from_bare_thread}, "
       f"Thread running copy_context().run: {from_copied_context}")
+
+# %% tags=["claim", "hide-input"]
+# claim: to-thread-carries-the-context
+assert not join_all([bare, copied], timeout=2), "both threads ended"
 assert from_to_thread == ["req-42"], "to_thread ran the function in a copy of the context"
 # 3.14: with sys.flags.thread_inherit_context on (the free-threaded build's default) a new
 # thread starts in a copy of the context of the code that called start().
 inherits = bool(getattr(sys.flags, "thread_inherit_context", False))
-assert from_bare_thread == (["req-42"] if inherits else ["-"]), "a bare thread starts with an empty context"
+assert from_bare_thread == (["req-42"] if inherits else ["-"]), (
+    "a bare thread starts with an empty context")
 assert from_copied_context == ["req-42"], "copy_context().run carried the context into the thread"
+print("✓ to_thread and copy_context().run carried req-42 into the thread; a bare Thread did not")
 
 # %% [markdown]
 # ### Python 3.14: threads can inherit the context
@@ -316,16 +347,23 @@ assert from_copied_context == ["req-42"], "copy_context().run carried the contex
 explicit: list[str] = []
 request_id_var.set("req-7")
 if sys.version_info >= (3, 14):
-    print("threads inherit the caller's context by default:", bool(sys.flags.thread_inherit_context))
+    print("threads inherit the caller's context by default:",
+          bool(sys.flags.thread_inherit_context))
     worker = threading.Thread(target=read_request_id, args=(explicit,),
                               context=contextvars.copy_context())
 else:
-    print("Python < 3.14: Thread has no context= argument; run the target in a copied context.")
-    worker = threading.Thread(target=contextvars.copy_context().run, args=(read_request_id, explicit))
+    print("Python < 3.14: Thread has no context= argument; "
+          "run the target in a copied context.")
+    worker = threading.Thread(target=contextvars.copy_context().run,
+                              args=(read_request_id, explicit))
 worker.start()
-assert not join_all([worker], timeout=2)
+worker.join(timeout=2)
 request_id_var.set("-")
-assert explicit == ["req-7"]
+print("the thread saw:", explicit)
+
+# %% tags=["hide-input"]
+assert not join_all([worker], timeout=2) and explicit == ["req-7"], explicit
+print("✓ the thread ran in the context it was given and saw req-7")
 
 # %% [markdown]
 # ## Exercise 11.1 · A span helper that is safe under concurrency
@@ -341,7 +379,8 @@ assert explicit == ["req-7"]
 # It must give correct parents when many tasks trace at once on one loop.
 
 # %%
-TRACE_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("trace_stack", default=())
+TRACE_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
+    "trace_stack", default=())
 span_log: list[tuple[str, str | None]] = []
 
 
@@ -367,12 +406,15 @@ with traced_span("rollout"):
         pass
     with traced_span("reward"):
         pass
-assert span_log == [("rollout", None), ("generate", "rollout"), ("reward", "rollout")], (
-    "each span records (name, innermost open span), so 'generate' and 'reward' sit under 'rollout'; "
+assert span_log == [("rollout", None), ("generate", "rollout"),
+                    ("reward", "rollout")], (
+    "each span records (name, innermost open span), "
+    "so 'generate' and 'reward' sit under 'rollout'; "
     f"got {span_log!r}")
 visible_stack = TRACE_STACK.get()
 assert visible_stack == (), (
-    f"TRACE_STACK must be back to () once the outermost span ends, got {visible_stack!r}")
+    "TRACE_STACK must be back to () once the outermost span ends, "
+    f"got {visible_stack!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods (and the default that changes in Python 3.14).
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 50 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -34,28 +34,28 @@ import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 
-import matplotlib.pyplot as plt
 import psutil
 
 from lab_snippets.proc_workers import (
-    RUN_GAP,
     append_and_return,
     burn,
     count_primes,
     fail_with,
-    overlap_seconds,
     pid_after,
     pid_and_span,
     send_stderr_to,
     square,
-    stop_resource_tracker,
 )
-from lab_snippets.timeline import Timeline, figure_style
+from lab_snippets.timeline import Timeline
 
-figure_style()
 SPAWN = multiprocessing.get_context("spawn")
-# os.sched_getaffinity exists on Linux only; elsewhere count every CPU (and burn() cannot pin).
-CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+
+# %%
+# os.sched_getaffinity is Linux-only; elsewhere count every CPU (and burn() cannot pin).
+if hasattr(os, "sched_getaffinity"):
+    CPUS = sorted(os.sched_getaffinity(0))
+else:
+    CPUS = list(range(os.cpu_count() or 1))
 WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
 print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
 
@@ -70,23 +70,28 @@ print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()}
 # hand it would change *your* list, as a thread does. Predict what `shared` holds after a
 # thread and then a process have each appended to it.
 
-# %% tags=["claim", "hide-output"]
-# claim: a-process-works-on-a-copy
+# %% tags=["hide-output"]
 shared = ["from the parent"]
 
 with ThreadPoolExecutor(max_workers=1) as threads:
-    seen_by_thread = threads.submit(append_and_return, shared, "from a thread").result(timeout=5)
+    seen_by_thread = threads.submit(append_and_return, shared, "from a thread").result()
 
 with SPAWN.Pool(processes=1) as pool:
-    seen_by_process = pool.apply_async(append_and_return, (shared, "from a process")).get(timeout=10)
-del pool  # leaving `with` stops the workers; the pool's pipes close when the object goes
+    seen_by_process = pool.apply(append_and_return, (shared, "from a process"))
 
 print("the thread saw: ", seen_by_thread)
 print("the process saw:", seen_by_process)
 print("the parent has: ", shared)
+
+# %% tags=["claim", "hide-cell"]
+# claim: a-process-works-on-a-copy
+del pool  # leaving `with` stops the workers; the pool's pipes close when the object goes
 assert seen_by_thread is shared, "a thread works on the very same object"
-assert seen_by_process == ["from the parent", "from a thread", "from a process"]
-assert shared == ["from the parent", "from a thread"], "the process changed only its own copy"
+assert seen_by_process == ["from the parent", "from a thread", "from a process"], (
+    f"the process should have appended to a copy of the list, got {seen_by_process}")
+assert shared == ["from the parent", "from a thread"], (
+    f"the process changed only its own copy, yet the parent's list is {shared}")
+print("✓ the thread appended to the parent's list; the process only to its own copy")
 
 # %% [markdown]
 # The process did append, to a list that was rebuilt from pickled bytes in another address
@@ -109,43 +114,53 @@ assert shared == ["from the parent", "from a thread"], "the process changed only
 # (`os.sched_setaffinity`, which macOS and Windows do not have), so the scheduler cannot
 # quietly put both on one core; the machine's other load still decides when each one runs.
 
-# %%
-CHUNKS = 1200
+# %% tags=["hide-input"]
+# The measuring instruments: a job's running intervals, added up over the jobs' combined span.
+from lab_snippets.proc_workers import RUN_GAP, overlap_seconds
+
+
+def wall(reports: list[dict]) -> float:
+    return max(r["end"] for r in reports) - min(r["start"] for r in reports)
 
 
 def cores_worth(reports: list[dict]) -> float:
     """CPU seconds the jobs received per wall second of their combined span."""
-    span = max(r["end"] for r in reports) - min(r["start"] for r in reports)
-    return sum(r["cpu"] for r in reports) / span
+    return sum(r["cpu"] for r in reports) / wall(reports)
 
 
 def shares(reports: list[dict]) -> tuple[float, float, float]:
     """Of the two jobs' combined span: the share each was running, and the share both were."""
-    span = max(r["end"] for r in reports) - min(r["start"] for r in reports)
+    span = wall(reports)
     first, second = (sum(end - start for start, end in r["intervals"]) / span for r in reports)
     both = overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / span
     return first, second, both
 
 
+# %%
+CHUNKS = 1200
 sequential = [burn(CHUNKS), burn(CHUNKS)]
-sequential_wall = sequential[1]["end"] - sequential[0]["start"]
 
 with ThreadPoolExecutor(max_workers=2) as threads:
-    on_threads = [f.result(timeout=20) for f in [threads.submit(burn, CHUNKS) for _ in range(2)]]
-threads_wall = max(r["end"] for r in on_threads) - min(r["start"] for r in on_threads)
+    on_threads = [f.result() for f in [threads.submit(burn, CHUNKS) for _ in range(2)]]
 
-pins = CPUS[:2] if len(CPUS) >= 2 and hasattr(os, "sched_setaffinity") else [None, None]
+# Linux: each process pins itself to its own CPU.
+pinned = len(CPUS) >= 2 and hasattr(os, "sched_setaffinity")
+pins = CPUS[:2] if pinned else [None, None]
 with SPAWN.Pool(processes=2) as pool:
-    pool.map_async(pid_after, [0.1, 0.1]).get(timeout=20)  # let both workers finish starting
-    on_processes = pool.starmap_async(burn, [(CHUNKS, cpu) for cpu in pins]).get(timeout=30)
-del pool
-processes_wall = max(r["end"] for r in on_processes) - min(r["start"] for r in on_processes)
+    pool.map(pid_after, [0.1, 0.1])  # let both workers finish starting
+    on_processes = pool.starmap(burn, [(CHUNKS, cpu) for cpu in pins])
 
+# %% tags=["hide-input"]
+# The table: each run's wall time, its cores' worth and the share each job (and both) ran.
+del pool  # the pool's pipes close when the object goes
+sequential_wall = sequential[1]["end"] - sequential[0]["start"]
+threads_wall, processes_wall = wall(on_threads), wall(on_processes)
 print(f"{'':<11}{'wall s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}{'both ran':>9}")
 print(f"{'sequential':<11}{sequential_wall:7.3f}{cores_worth(sequential):12.2f}")
-for kind, reports, wall in (("threads", on_threads, threads_wall), ("processes", on_processes, processes_wall)):
+for kind, reports in (("threads", on_threads), ("processes", on_processes)):
     first, second, both = shares(reports)
-    print(f"{kind:<11}{wall:7.3f}{cores_worth(reports):12.2f}{first:10.1%}{second:10.1%}{both:9.1%}")
+    print(f"{kind:<11}{wall(reports):7.3f}{cores_worth(reports):12.2f}"
+          f"{first:10.1%}{second:10.1%}{both:9.1%}")
 print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x, "
       f"processes {sequential_wall / processes_wall:.2f}x (at most {min(2, len(CPUS))}x here; "
       "these three wall times were taken at different moments, so a busy neighbour moves them)")
@@ -155,7 +170,7 @@ print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x,
 # moment (a neighbour that is busy during one run and idle during the other would decide
 # such a comparison). First the threads.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: threads-take-turns
 # sys._is_gil_enabled() exists from 3.13; every earlier build has the GIL.
 gil_enabled = sys._is_gil_enabled() if hasattr(sys, "_is_gil_enabled") else True
@@ -168,25 +183,34 @@ if not gil_enabled:
     print("Free-threaded build without the GIL: threads may run Python at the same instant, "
           f"here {threads_overlap:.3f} s together, {cores_worth(on_threads):.2f} cores' worth.")
 else:
-    assert threads_overlap <= RUN_GAP * switches, "two threads never ran Python at the same instant"
-    assert cores_worth(on_threads) <= 1.1, \
-        "threads got at most one core's worth of CPU, so they took at least as long as their CPU time"
+    assert threads_overlap <= RUN_GAP * switches, (
+        f"two threads ran Python together for {threads_overlap:.3f} s: more than the "
+        f"clock's sampling allows ({RUN_GAP * switches:.3f} s)")
+    assert cores_worth(on_threads) <= 1.1, (
+        "threads got at most one core's worth of CPU, so they took at least as long as their "
+        f"CPU time; got {cores_worth(on_threads):.2f} cores' worth")
+    print(f"✓ the two threads took turns: {cores_worth(on_threads):.2f} cores' worth, "
+          "never both running Python at once")
 
 # %% [markdown]
 # Then the processes. The machine's load decides how much each one runs; the cell measures
 # that first, and says so instead of asserting when the machine is too busy to show it.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: processes-run-at-once
 assert len({r["pid"] for r in on_processes}) == 2, "two worker processes ran the two jobs"
 process_1, process_2, processes_both = shares(on_processes)
 if len(CPUS) < 2:
     print("Only one CPU is available here: processes cannot run at the same instant either.")
 elif min(process_1, process_2) < 0.2:
-    print(f"This machine is too busy to show it: each process ran only about {min(process_1, process_2):.0%} "
-          "of the time, so the two were rarely given their CPUs at the same moment.")
+    print(f"This machine is too busy to show it: each process ran only about "
+          f"{min(process_1, process_2):.0%} of the time, so the two were rarely given their "
+          "CPUs at the same moment.")
 else:
-    assert processes_both >= 0.25 * process_1 * process_2, "two processes ran at the same instant"
+    assert processes_both >= 0.25 * process_1 * process_2, (
+        f"two processes should run at the same instant: both ran {processes_both:.1%} of the "
+        f"time, less than a quarter of {process_1:.0%} × {process_2:.0%}")
+    print(f"✓ the two processes ran at the same instant {processes_both:.0%} of the time")
 
 # %% [markdown]
 # Read the last three columns: the share of the time each job was executing, and the share
@@ -219,7 +243,12 @@ else:
 # title gives the share of the time both were executing, measured on this run; for threads
 # it is zero whatever the load.
 
-# %%
+# %% tags=["hide-input"]
+import matplotlib.pyplot as plt
+
+from lab_snippets.timeline import figure_style
+
+figure_style()
 fig, axes = plt.subplots(2, 1, figsize=(8, 3.6), layout="constrained")
 for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
                                   (axes[1], on_processes, "process", "processes")):
@@ -229,7 +258,8 @@ for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
         for start, end in report["intervals"]:
             tl.add(f"{kind} {number}", start, max(end, start + 1e-4))
     both_share = shares(reports)[2]
-    tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})", ax=ax)
+    tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})",
+            ax=ax)
 axes[1].set_xlim(axes[0].get_xlim())
 assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the other held the GIL"
 
@@ -248,8 +278,11 @@ def square_in_notebook(x: int) -> int:
 
 print(pickle.dumps(square_in_notebook))
 print(pickle.dumps(square))
+
+# %% tags=["hide-input"]
 assert b"__main__" in pickle.dumps(square_in_notebook)
 assert b"lab_snippets.proc_workers" in pickle.dumps(square)
+print("✓ both are pickled as a module and a name: __main__ for the notebook's function")
 
 # %% [markdown]
 # The worker's error message is written on *its* stderr, not raised in the parent. So that we
@@ -261,30 +294,36 @@ worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
 # %% tags=["raises-exception"]
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
-                         initializer=send_stderr_to, initargs=(worker_log,)) as executor:
-    executor.submit(square_in_notebook, 7).result(timeout=10)
+                         initializer=send_stderr_to,
+                         initargs=(worker_log,)) as executor:
+    executor.submit(square_in_notebook, 7).result()
 
 # %% [markdown]
 # The parent only learns that a worker died (`BrokenProcessPool`); leaving the `with` block
 # shut the broken pool down, so nothing is left running. The cause is in the worker's log:
 # {term}`pickling` worked in the parent, and the worker failed while *unpickling* the task.
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: spawn-finds-the-worker-by-name
 with open(worker_log) as log:
     logged = log.read().strip().splitlines()
 worker_logs.cleanup()
 cause = logged[-1] if logged else "(the worker wrote nothing: it found the function)"
 print(cause)
-assert "Can't get attribute 'square_in_notebook'" in cause, "the spawned worker could not find a notebook function"
+assert "Can't get attribute 'square_in_notebook'" in cause, (
+    "the spawned worker should fail to find a function defined in the notebook")
+print("✓ the spawned worker could not find square_in_notebook in its own __main__")
 
 # %% [markdown]
 # The fix is the one this course uses everywhere: put the worker in an importable module.
 
 # %%
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN) as executor:
-    assert executor.submit(square, 7).result(timeout=10) == 49
-print("the importable worker ran in the spawned process")
+    answer = executor.submit(square, 7).result()
+print("the importable worker ran in the spawned process:", answer)
+
+# %% tags=["hide-input"]
+assert answer == 49
 
 # %% [markdown]
 # ## `Pool.starmap` and `ProcessPoolExecutor`
@@ -299,23 +338,35 @@ print("the importable worker ran in the spawned process")
 ranges = [(0, 12_000), (12_000, 16_000), (16_000, 18_000), (18_000, 19_000)]
 with SPAWN.Pool(processes=2) as pool:
     per_range = pool.starmap_async(count_primes, ranges).get(timeout=20)
-del pool
 print("primes per range, in input order:", per_range)
-assert per_range == [count_primes(lo, hi) for lo, hi in ranges]
 
+# %% tags=["hide-input"]
+del pool
+assert per_range == [count_primes(lo, hi) for lo, hi in ranges]
+print("✓ starmap returned the counts in the order of the ranges")
+
+# %%
 with ProcessPoolExecutor(max_workers=2, mp_context=SPAWN) as executor:
-    slow, fast = executor.submit(pid_and_span, 0.3), executor.submit(pid_and_span, 0.02)
+    slow = executor.submit(pid_and_span, 0.3)
+    fast = executor.submit(pid_and_span, 0.02)
     broken = executor.submit(fail_with, "bad sample")
-    finished = [f for f in as_completed([slow, fast, broken], timeout=20)]
+    finished = list(as_completed([slow, fast, broken], timeout=20))
+names = {slow: "slow", fast: "fast", broken: "broken"}
+print("as_completed yielded:", [names[f] for f in finished])
 try:
     broken.result(timeout=0)
 except RuntimeError as error:
     print("raised again in the parent:", repr(error))
+
+# %% tags=["hide-input"]
 (_, _, fast_end), (_, _, slow_end) = fast.result(timeout=0), slow.result(timeout=0)
 if fast_end < slow_end - 0.05:  # the usual case: the fast job really finished first
-    assert finished.index(fast) < finished.index(slow), "as_completed yields the first to finish first"
+    assert finished.index(fast) < finished.index(slow), (
+        "as_completed yields the first to finish first")
+    print("✓ the fast job finished first and as_completed yielded it first")
 else:  # a busy machine started the second worker process late
-    print(f"the second worker started late: the fast job ended {fast_end - slow_end:+.2f} s after the slow one")
+    print("the second worker started late: the fast job ended "
+          f"{fast_end - slow_end:+.2f} s after the slow one")
 assert isinstance(broken.exception(timeout=0), RuntimeError)
 
 # %% [markdown]
@@ -346,6 +397,8 @@ assert isinstance(broken.exception(timeout=0), RuntimeError)
 available = multiprocessing.get_all_start_methods()
 default = multiprocessing.get_context().get_start_method()
 print("available:", available, "· default here:", default)
+
+# %% tags=["hide-input"]
 if sys.platform == "win32":
     expected = "spawn"  # the only start method on Windows
 elif sys.platform == "darwin":
@@ -365,22 +418,35 @@ assert default == expected, (default, expected)
 # which `run` kills the child, reaps it and raises `TimeoutExpired`; and `check=True`, which
 # turns a non-zero exit status into `CalledProcessError` instead of a number nobody reads.
 
-# %%
+# %% tags=["hide-input"]
 children_before = {child.pid for child in psutil.Process().children()}
-try:
-    subprocess.run(WORKER_MODULE + ["sleep", "5"], capture_output=True, text=True, timeout=0.6)
-except subprocess.TimeoutExpired as expired:
-    partial = expired.stdout.decode() if isinstance(expired.stdout, bytes) else expired.stdout
-    # On a busy machine the child may not even have printed its first line within 0.6 s.
-    print("timed out; the child had printed:", (partial or "").strip() or "(nothing yet)")
-left_behind = [child.pid for child in psutil.Process().children() if child.pid not in children_before]
-assert left_behind == [], "run() killed and reaped the child before raising"
 
+# %%
 try:
-    subprocess.run(WORKER_MODULE + ["exit", "3"], capture_output=True, check=True, timeout=10)
+    subprocess.run(WORKER_MODULE + ["sleep", "5"], capture_output=True, text=True,
+                   timeout=0.6)
+except subprocess.TimeoutExpired as expired:
+    partial = expired.stdout  # what the child had written before the timeout
+    if isinstance(partial, bytes):
+        partial = partial.decode()
+    # On a busy machine the child may not even have printed its first line within 0.6 s.
+    print("timed out; the child had printed:", (partial or "").strip() or "(nothing)")
+
+# %% tags=["hide-input"]
+left_behind = [child.pid for child in psutil.Process().children()
+               if child.pid not in children_before]
+assert left_behind == [], f"run() should kill and reap the child before raising: {left_behind}"
+print("✓ run() killed and reaped the child before raising TimeoutExpired")
+
+# %%
+try:
+    subprocess.run(WORKER_MODULE + ["exit", "3"], capture_output=True, check=True,
+                   timeout=10)
 except subprocess.CalledProcessError as failed:
     print("check=True raised:", failed)
     exit_status = failed.returncode
+
+# %% tags=["hide-input"]
 assert exit_status == 3
 
 # %% [markdown]
@@ -412,7 +478,8 @@ visible_squares = parallel_starmap(square, [(1,), (2,), (3,)], workers=2, timeou
 assert visible_squares == [1, 4, 9], (
     f"the squares of 1, 2, 3 in input order expected, got {visible_squares!r}")
 spans = parallel_starmap(pid_and_span, [(0.05,)] * 3, workers=2, timeout=20)
-assert all(pid != os.getpid() for pid, _, _ in spans), "the calls must run in other processes"
+assert all(pid != os.getpid() for pid, _, _ in spans), (
+    "the calls must run in other processes")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
@@ -494,13 +561,19 @@ finally:
 
 # %%
 def tracker_processes() -> list[psutil.Process]:
-    return [p for p in psutil.Process().children() if "resource_tracker" in " ".join(p.cmdline())]
+    children = psutil.Process().children()
+    return [p for p in children if "resource_tracker" in " ".join(p.cmdline())]
 
 
 print("resource tracker pids:", [p.pid for p in tracker_processes()])
+
+# %% tags=["hide-input"]
+from lab_snippets.proc_workers import stop_resource_tracker
+
 del executor  # the last pool object still holding semaphores
 assert stop_resource_tracker()
 assert tracker_processes() == []
+print("✓ the resource tracker is stopped and reaped: this notebook leaves no child process")
 
 # %% [markdown]
 # ## Summary

@@ -15,7 +15,7 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. see what goes wrong when you call loop methods from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 40 minutes
+# **Needs** chapters 03, 08 and 09 · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -28,7 +28,6 @@ import sys
 import threading
 import time
 
-from lab_snippets.thread_workers import join_all
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
@@ -55,14 +54,16 @@ def publish_weights() -> None:
 
 loop.call_later(0.05, publish_weights)
 tl.mark("awaiting the future")
-version = await asyncio.wait_for(weights_ready, timeout=2)
+version = await weights_ready
 tl.mark("awaiter resumed")
 await asyncio.sleep(0)
-
 print(version, tl.names())
+
+# %% tags=["hide-input"]
 assert version == "weights v2"
 assert tl.order("awaiting the future", "set_result returned", "done-callback ran")
 assert tl.order("set_result returned", "awaiter resumed")
+print("✓ the done-callback ran after set_result had returned, on the loop's next turn")
 
 # %% [markdown]
 # ## Predict, then run
@@ -87,7 +88,10 @@ finally:
     coro.close()  # it never ran; close it so Python does not warn "never awaited"
 
 print(f"asyncio.run inside a running loop: {refused}")
-assert refused is not None and "running event loop" in str(refused)
+
+# %% tags=["hide-cell"]
+assert refused is not None and "running event loop" in str(refused), refused
+print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 
 # %% [markdown]
 # The notebook's kernel already runs an {term}`event loop` in this thread, and a thread can run only
@@ -97,19 +101,20 @@ assert refused is not None and "running event loop" in str(refused)
 # to a loop (asyncio locks, events and queues once they are waited on, HTTP client sessions,
 # connection pools) then break on the next call.
 
-# %% tags=["claim"]
-# claim: each-asyncio-run-makes-a-new-loop
+# %%
 gate = asyncio.Event()  # created once, like a module-level shared object
 
 
 async def wait_briefly_at_gate() -> str:
     try:
-        await asyncio.wait_for(gate.wait(), timeout=0.01)
+        async with asyncio.timeout(0.01):
+            await gate.wait()
     except TimeoutError:
         pass
     return "ok"
 
 
+# %%
 outcomes: list[str] = []
 
 
@@ -123,10 +128,16 @@ def two_asyncio_runs() -> None:
 
 runner_thread = threading.Thread(target=two_asyncio_runs, name="two-asyncio-runs")
 runner_thread.start()
-assert not join_all([runner_thread], timeout=3)
+runner_thread.join(timeout=3)
 print(outcomes)
+
+# %% tags=["claim", "hide-input"]
+# claim: each-asyncio-run-makes-a-new-loop
+assert not runner_thread.is_alive(), "the thread with the two asyncio.run calls did not end"
 assert outcomes[0] == "ok"
-assert len(outcomes) == 2 and "different event loop" in outcomes[1], f"the second asyncio.run made a new loop: {outcomes}"
+assert len(outcomes) == 2 and "different event loop" in outcomes[1], (
+    f"the second asyncio.run should make a new loop, which the Event refuses: {outcomes}")
+print("✓ the second asyncio.run made a new loop; the Event was bound to the first one")
 
 # %% [markdown]
 # ## One loop, forever, in its own thread
@@ -144,41 +155,14 @@ assert len(outcomes) == 2 and "different event loop" in outcomes[1], f"the secon
 # loop), joins the thread with a timeout, and checks that the thread closed its loop on the way out.
 
 # %%
-class LoopThread:
-    """An event loop running forever in a background thread, for synchronous callers."""
-
-    def __init__(self, name: str = "loop-thread") -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self._serve, name=name, daemon=True)
-        started = threading.Event()
-        self.loop.call_soon(started.set)
-        self.thread.start()
-        if not started.wait(timeout=2):
-            raise RuntimeError("the loop thread did not start")
-
-    def _serve(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        try:
-            self.loop.run_forever()
-        finally:
-            self.loop.close()
-
-    def submit(self, coro) -> concurrent.futures.Future:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
-    def run(self, coro, timeout: float):
-        """Run `coro` on the loop thread and wait at most `timeout` seconds for its result."""
-        return self.submit(coro).result(timeout=timeout)
-
-    def stop(self, timeout: float = 2.0) -> None:
-        if not self.thread.is_alive():
-            return
-        self.run(_cancel_other_tasks(), timeout=timeout)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout)
-        if self.thread.is_alive():
-            raise RuntimeError("the loop thread did not stop in time")
-        assert self.loop.is_closed()
+def serve_forever(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
+    """The loop thread's body: run the loop until it is stopped, then close it."""
+    asyncio.set_event_loop(loop)
+    loop.call_soon(started.set)  # runs once the loop is running
+    try:
+        loop.run_forever()
+    finally:
+        loop.close()
 
 
 async def _cancel_other_tasks() -> None:
@@ -187,6 +171,34 @@ async def _cancel_other_tasks() -> None:
         task.cancel()
     await asyncio.gather(*others, return_exceptions=True)
     await asyncio.get_running_loop().shutdown_asyncgens()
+
+
+# %%
+class LoopThread:
+    """An event loop running forever in a background thread, for synchronous callers."""
+
+    def __init__(self, name: str = "loop-thread") -> None:
+        self.loop, started = asyncio.new_event_loop(), threading.Event()
+        self.thread = threading.Thread(target=serve_forever, args=(self.loop, started),
+                                       name=name, daemon=True)
+        self.thread.start()
+        if not started.wait(timeout=2):
+            raise RuntimeError("the loop thread did not start")
+
+    def submit(self, coro) -> concurrent.futures.Future:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def run(self, coro, timeout: float):
+        """Run `coro` on the loop thread; wait at most `timeout` s for its result."""
+        return self.submit(coro).result(timeout=timeout)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        if self.thread.is_alive():  # a stopped loop thread needs nothing more
+            self.run(_cancel_other_tasks(), timeout=timeout)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(timeout)
+        if self.thread.is_alive() or not self.loop.is_closed():
+            raise RuntimeError("the loop thread did not stop and close its loop")
 
 
 # %% [markdown]
@@ -202,7 +214,8 @@ shared_gate_holder: dict[str, asyncio.Event] = {}
 async def where_and_gate() -> tuple[int, str]:
     gate_here = shared_gate_holder.setdefault("gate", asyncio.Event())
     try:
-        await asyncio.wait_for(gate_here.wait(), timeout=0.01)
+        async with asyncio.timeout(0.01):
+            await gate_here.wait()
     except TimeoutError:
         pass
     return threading.get_ident(), "ok"
@@ -210,8 +223,11 @@ async def where_and_gate() -> tuple[int, str]:
 
 calls = [background.run(where_and_gate(), timeout=2) for _ in range(2)]
 print(calls, "caller thread:", threading.get_ident())
+
+# %% tags=["hide-input"]
 assert all(ident == background.thread.ident != threading.get_ident() for ident, _ in calls)
 assert [status for _, status in calls] == ["ok", "ok"]
+print("✓ both calls ran on the loop thread, and the one Event served both")
 
 # %% [markdown]
 # ## Measure it
@@ -224,8 +240,8 @@ assert [status for _, status in calls] == ["ok", "ok"]
 # A heartbeat task on the notebook's loop ticks every 0.01 s. While the notebook blocks in
 # `result()`, it cannot tick; while the notebook awaits `wrap_future`, it ticks on.
 
-# %% tags=["claim"]
-# claim: result-blocks-the-loop-wrap-future-does-not
+# %% tags=["hide-input"]
+# The instruments: a heartbeat on the notebook's loop, and a job that draws its own span.
 tl = Timeline()
 ticks: list[float] = []
 
@@ -243,19 +259,20 @@ async def slow_job(label: str) -> str:
     return label
 
 
+# %%
 beat = asyncio.create_task(heartbeat())
 await asyncio.sleep(0.03)
-try:
-    with tl.span("notebook: result() blocks", state="blocked"):
-        background.run(slow_job("job A"), timeout=2)
-    await asyncio.sleep(0.03)
-    with tl.span("notebook: await wrap_future", state="waiting"):
-        await asyncio.wait_for(asyncio.wrap_future(background.submit(slow_job("job B"))), timeout=2)
-    await asyncio.sleep(0.03)
-finally:
-    beat.cancel()
-    await asyncio.gather(beat, return_exceptions=True)
+with tl.span("notebook: result() blocks", state="blocked"):
+    background.run(slow_job("job A"), timeout=2)
+await asyncio.sleep(0.03)
+with tl.span("notebook: await wrap_future", state="waiting"):
+    await asyncio.wrap_future(background.submit(slow_job("job B")))
+await asyncio.sleep(0.03)
 
+# %% tags=["claim", "hide-input"]
+# claim: result-blocks-the-loop-wrap-future-does-not
+beat.cancel()
+await asyncio.gather(beat, return_exceptions=True)
 blocked_span = tl.spans_of("notebook: result() blocks")[0]
 awaiting_span = tl.spans_of("notebook: await wrap_future")[0]
 ticks_while_blocked = sum(blocked_span.start < t < blocked_span.end for t in ticks)
@@ -265,8 +282,11 @@ fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await"
                      "notebook: await wrap_future", "notebook loop heartbeat"])
 print(f"heartbeats while blocked in result(): {ticks_while_blocked}; "
       f"while awaiting wrap_future: {ticks_while_awaiting}")
-assert ticks_while_blocked == 0, "blocked in result(), the notebook's loop could not tick"
-assert ticks_while_awaiting >= 2, "awaiting wrap_future, the notebook's loop kept ticking"
+assert ticks_while_blocked == 0, (
+    f"blocked in result(), the notebook's loop should not tick: {ticks_while_blocked} ticks")
+assert ticks_while_awaiting >= 2, (
+    f"awaiting wrap_future, the notebook's loop should keep ticking: {ticks_while_awaiting}")
+print("✓ no heartbeat while result() blocked; the heartbeat went on under await wrap_future")
 
 # %% [markdown]
 # ## Calling a loop from the wrong thread
@@ -278,8 +298,7 @@ assert ticks_while_awaiting >= 2, "awaiting wrap_future, the notebook's loop kep
 # so the callback waits until something else happens to wake it. `call_soon_threadsafe`
 # does wake it, by writing to a pipe the loop is watching.
 
-# %% tags=["claim"]
-# claim: call-soon-from-another-thread-does-not-wake-the-loop
+# %%
 tl = Timeline()
 ran = threading.Event()
 
@@ -293,12 +312,17 @@ background.loop.call_soon(note_callback)  # the bug: the wrong thread
 tl.mark("call_soon returned")
 ran_on_its_own = ran.wait(timeout=0.2)
 tl.mark("waited 0.2 s")
-background.loop.call_soon_threadsafe(lambda: None)  # any thread-safe call wakes the loop
-assert ran.wait(timeout=2)
-
+background.loop.call_soon_threadsafe(lambda: None)  # a thread-safe call wakes the loop
+ran.wait(timeout=2)
+print("ran within 0.2 s on its own:", ran_on_its_own)
 print(tl.names())
-assert not ran_on_its_own, "the idle loop never noticed the callback"
+
+# %% tags=["claim", "hide-input"]
+# claim: call-soon-from-another-thread-does-not-wake-the-loop
+assert ran.is_set(), "the woken loop should have run the callback"
+assert not ran_on_its_own, "the idle loop should not notice a callback from call_soon"
 assert tl.order("call_soon returned", "waited 0.2 s", "callback ran")
+print("✓ the callback waited until call_soon_threadsafe woke the loop")
 
 # %% [markdown]
 # In debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`) asyncio checks the
@@ -315,7 +339,10 @@ finally:
     background.loop.set_debug(False)
 
 print(f"debug mode: {wrong_thread_error}")
+
+# %% tags=["hide-input"]
 assert wrong_thread_error is not None and "thread" in str(wrong_thread_error)
+print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 
 # %% [markdown]
 # ## Stopping the loop thread
@@ -324,8 +351,7 @@ assert wrong_thread_error is not None and "thread" in str(wrong_thread_error)
 # cancels it first (its `finally` blocks run on the loop), then stops the loop from outside
 # with `call_soon_threadsafe`, joins the thread with a bound and checks the loop is closed.
 
-# %% tags=["claim"]
-# claim: stop-cancels-pending-work-first
+# %%
 tl = Timeline()
 
 
@@ -342,10 +368,16 @@ tl.mark("stop requested")
 background.stop(timeout=2)
 tl.mark("loop thread stopped")
 
-print(tl.names(), "| thread alive:", background.thread.is_alive(), "| loop closed:", background.loop.is_closed())
-assert pending_poll.cancelled(), "stop() cancelled the pending coroutine"
+print(tl.names())
+print("thread alive:", background.thread.is_alive(),
+      "· loop closed:", background.loop.is_closed())
+
+# %% tags=["claim", "hide-input"]
+# claim: stop-cancels-pending-work-first
+assert pending_poll.cancelled(), "stop() should cancel the pending coroutine"
 assert tl.order("stop requested", "pending task cleaned up", "loop thread stopped")
 assert not background.thread.is_alive() and background.loop.is_closed()
+print("✓ stop() cancelled the pending poll (its finally ran), then stopped and closed the loop")
 
 # %% [markdown]
 # ## One loop across calls without a loop thread: `asyncio.Runner`
@@ -357,8 +389,7 @@ assert not background.thread.is_alive() and background.loop.is_closed()
 # `run` call, so nothing proceeds in the background between calls, and like `asyncio.run`
 # it refuses to start inside a running loop.
 
-# %% tags=["claim"]
-# claim: runner-keeps-one-loop-across-runs
+# %%
 runner_outcomes: list[str] = []
 
 
@@ -371,9 +402,15 @@ def two_runs_one_loop() -> None:
 gate = asyncio.Event()
 runner_thread = threading.Thread(target=two_runs_one_loop, name="runner")
 runner_thread.start()
-assert not join_all([runner_thread], timeout=3)
+runner_thread.join(timeout=3)
 print("asyncio.Runner, two runs on one loop:", runner_outcomes)
-assert runner_outcomes == ["ok", "ok"], f"both runs used the same loop: {runner_outcomes}"
+
+# %% tags=["claim", "hide-input"]
+# claim: runner-keeps-one-loop-across-runs
+assert not runner_thread.is_alive(), "the thread with the Runner did not end"
+assert runner_outcomes == ["ok", "ok"], (
+    f"both runs should use the same loop, which the Event accepts: {runner_outcomes}")
+print("✓ both runs of one Runner used one loop: the Event worked twice")
 
 # %% [markdown]
 # ### Python 3.12 and later: `asyncio.run(..., loop_factory=...)`
@@ -393,22 +430,28 @@ async def running_in_debug_mode() -> bool:
     return asyncio.get_running_loop().get_debug()
 
 
+# %%
 debug_flags: list[bool] = []
-if sys.version_info >= (3, 12):
-    debug_thread = threading.Thread(
-        target=lambda: debug_flags.append(asyncio.run(running_in_debug_mode(), loop_factory=make_debug_loop)))
-else:
-    print("Python 3.11: asyncio.run has no loop_factory; asyncio.Runner(loop_factory=...) does.")
 
-    def run_with_runner() -> None:
+
+def run_in_debug_mode() -> None:
+    if sys.version_info >= (3, 12):
+        flag = asyncio.run(running_in_debug_mode(), loop_factory=make_debug_loop)
+    else:  # Python 3.11: asyncio.run has no loop_factory; asyncio.Runner has one
         with asyncio.Runner(loop_factory=make_debug_loop) as runner:
-            debug_flags.append(runner.run(running_in_debug_mode()))
+            flag = runner.run(running_in_debug_mode())
+    debug_flags.append(flag)
 
-    debug_thread = threading.Thread(target=run_with_runner)
+
+debug_thread = threading.Thread(target=run_in_debug_mode)
 debug_thread.start()
-assert not join_all([debug_thread], timeout=3)
+debug_thread.join(timeout=3)
 print("the loop was in debug mode:", debug_flags)
-assert debug_flags == [True]
+
+# %% tags=["hide-input"]
+assert not debug_thread.is_alive()
+assert debug_flags == [True], debug_flags
+print("✓ the loop from make_debug_loop ran in debug mode")
 
 # %% [markdown]
 # ## Exercise 13.1 · Call a coroutine on a loop thread, with a deadline
@@ -444,13 +487,15 @@ exercise_loop = LoopThread("exercise-loop")
 try:
     visible_reward = call_with_deadline(exercise_loop, fetch_reward(3), timeout=2)
     assert visible_reward == 0.3, (
-        f"a coroutine that ends before the deadline returns its result: 0.3 expected, got {visible_reward!r}")
+        "a coroutine that ends before the deadline returns its result: 0.3 expected, "
+        f"got {visible_reward!r}")
     try:
         call_with_deadline(exercise_loop, asyncio.sleep(5), timeout=0.05)
         raised_timeout = False
     except TimeoutError:
         raised_timeout = True
-    assert raised_timeout, "a coroutine slower than the deadline must raise TimeoutError"
+    assert raised_timeout, (
+        "a coroutine slower than the deadline must raise TimeoutError")
 finally:
     exercise_loop.stop(timeout=2)
 

@@ -24,13 +24,19 @@ import sys
 import threading
 import time
 from collections import deque
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import (
+    CancelledError,
+    Future,
+    ThreadPoolExecutor,
+    as_completed,
+    wait,
+)
 
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 
-
+# %%
 def state_of(future: Future) -> str:
     """The future's state, read through its public methods."""
     if future.cancelled():
@@ -60,11 +66,12 @@ def wait_at_gate(name: str) -> str:
     return f"{name} done"
 
 
+# %%
 seen = {"first": [], "second": []}
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
     first = pool.submit(wait_at_gate, "first")
     second = pool.submit(wait_at_gate, "second")
-    assert first_started.wait(timeout=2)
+    first_started.wait(timeout=2)  # until the worker has picked up the first job
     seen["first"].append(state_of(first))
     seen["second"].append(state_of(second))
     gate.set()
@@ -73,8 +80,11 @@ with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
     seen["second"].append(state_of(second))
 
 print(seen, results)
-assert seen == {"first": ["running", "finished"], "second": ["queued", "finished"]}
-assert results == ["first done", "second done"]
+
+# %% tags=["hide-input"]
+assert seen == {"first": ["running", "finished"], "second": ["queued", "finished"]}, seen
+assert results == ["first done", "second done"], results
+print("✓ the first job ran while the second was queued; both finished")
 
 # %% [markdown]
 # ## Waiting for a result, and getting errors back
@@ -85,8 +95,7 @@ assert results == ["first done", "second done"]
 # not the work. A job that raises does not crash the worker; the exception is stored in the
 # future, `exception()` returns it and `result()` raises it again in the caller.
 
-# %% tags=["claim"]
-# claim: a-timeout-bounds-the-wait-not-the-job
+# %%
 gate = threading.Event()
 first_started = threading.Event()
 
@@ -97,6 +106,7 @@ def convert_shard(shard: int) -> int:
     return shard * 10
 
 
+# %%
 with ThreadPoolExecutor(max_workers=2, thread_name_prefix="convert") as pool:
     slow = pool.submit(wait_at_gate, "slow")
     failing = pool.submit(convert_shard, -1)
@@ -116,11 +126,17 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="convert") as pool:
     except ValueError as exc:
         reraised = exc
 
-print(f"timed out: {timed_out}, still running after: {still_running_after_timeout}, then: {slow_result!r}")
+print(f"timed out: {timed_out}, still running after: {still_running_after_timeout}, "
+      f"then: {slow_result!r}")
 print(f"exception(): {stored!r}; result() raised the same object: {reraised is stored}")
-assert timed_out and still_running_after_timeout and slow_result == "slow done", \
-    "result(timeout) gave up waiting; the job ran on and finished"
+
+# %% tags=["claim", "hide-input"]
+# claim: a-timeout-bounds-the-wait-not-the-job
+assert timed_out and still_running_after_timeout and slow_result == "slow done", (
+    "result(timeout) should give up waiting while the job runs on and finishes; got "
+    f"timed out {timed_out}, running after {still_running_after_timeout}, {slow_result!r}")
 assert isinstance(stored, ValueError) and reraised is stored
+print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error came back")
 
 # %% [markdown]
 # ## Only a queued future can be cancelled
@@ -130,14 +146,13 @@ assert isinstance(stored, ValueError) and reraised is stored
 # be interrupted from outside (chapter 09). A cancelled future raises `CancelledError` from
 # `result()`.
 
-# %% tags=["claim"]
-# claim: only-a-queued-future-can-be-cancelled
+# %%
 gate = threading.Event()
 first_started = threading.Event()
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
     running_job = pool.submit(wait_at_gate, "running")
     queued_job = pool.submit(wait_at_gate, "queued")
-    assert first_started.wait(timeout=2)
+    first_started.wait(timeout=2)  # until the worker has picked up the first job
     cancel_running, cancel_queued = running_job.cancel(), queued_job.cancel()
     gate.set()
     running_result = running_job.result(timeout=2)
@@ -147,10 +162,16 @@ try:
     queued_outcome = "a result"
 except CancelledError:
     queued_outcome = "CancelledError"
-print(f"cancel() on the running job: {cancel_running}, on the queued one: {cancel_queued};"
-      f" running job gave {running_result!r}, queued job gave {queued_outcome}")
-assert (cancel_running, cancel_queued) == (False, True), "cancel() refused the running job, took the queued one"
+print(f"cancel() on the running job: {cancel_running}, on the queued: {cancel_queued}")
+print(f"the running job gave {running_result!r}, the queued job gave {queued_outcome}")
+
+# %% tags=["claim", "hide-input"]
+# claim: only-a-queued-future-can-be-cancelled
+assert (cancel_running, cancel_queued) == (False, True), (
+    "cancel() should refuse the running job and take the queued one; "
+    f"got {cancel_running} and {cancel_queued}")
 assert running_result == "running done" and queued_outcome == "CancelledError"
+print("✓ cancel() refused the running job and cancelled the queued one")
 
 # %% [markdown]
 # ## Predict, then run
@@ -159,11 +180,11 @@ assert running_result == "running done" and queued_outcome == "CancelledError"
 # stop what runs and drop what waits. One worker, three conversion jobs of 0.1 s each;
 # we call `shutdown(wait=False)` while the first is running. How many jobs finish?
 
-# %% tags=["claim", "hide-output"]
-# claim: shutdown-without-wait-still-runs-queued-jobs
+# %% tags=["hide-output"]
 tl = Timeline()
 started = threading.Event()
-release = threading.Event()  # holds job 0 until shutdown has returned, whatever the load
+# `release` holds job 0 until shutdown has returned, whatever the machine's load.
+release = threading.Event()
 
 
 def convert_in_steps(shard: int) -> int:
@@ -177,19 +198,26 @@ def convert_in_steps(shard: int) -> int:
     return shard
 
 
+# %% tags=["hide-output"]
 pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="no-wait")
 jobs = [pool.submit(convert_in_steps, shard) for shard in range(3)]
-assert started.wait(timeout=2)
+started.wait(timeout=2)  # job 0 is running
 pool.shutdown(wait=False)
 tl.mark("shutdown(wait=False) returned")
 release.set()
 done, not_done = wait(jobs, timeout=3)
-pool.shutdown(wait=True)  # joins the worker thread; safe to call a second time
+print([state_of(job) for job in jobs])
+print(tl.names())
 
-print([state_of(job) for job in jobs], tl.names())
-assert [state_of(job) for job in jobs] == ["finished"] * 3, "every job, queued ones too, ran"
+# %% tags=["claim", "hide-cell"]
+# claim: shutdown-without-wait-still-runs-queued-jobs
+pool.shutdown(wait=True)  # joins the worker thread; safe to call a second time
+states = [state_of(job) for job in jobs]
+assert states == ["finished"] * 3, f"every job, queued ones too, should run; got {states}"
 assert [job.result() for job in jobs] == [0, 1, 2]
-assert tl.order("job 0 started", "shutdown(wait=False) returned", "job 0 finished", "job 2 finished")
+assert tl.order("job 0 started", "shutdown(wait=False) returned", "job 0 finished",
+                "job 2 finished")
+print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued jobs still ran")
 
 # %% [markdown]
 # All three finished. `shutdown(wait=False)` only does two things: the pool refuses new
@@ -197,23 +225,28 @@ assert tl.order("job 0 started", "shutdown(wait=False) returned", "job 0 finishe
 # **still start** afterwards. To drop the queued ones, ask for it with `cancel_futures=True`
 # (Python 3.9+). The running job still finishes: nothing stops a running thread.
 
-# %% tags=["claim"]
-# claim: cancel-futures-drops-the-queued-jobs
+# %%
 tl = Timeline()
 started, release = threading.Event(), threading.Event()
 pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cancel-queued")
 jobs = [pool.submit(convert_in_steps, shard) for shard in range(3)]
-assert started.wait(timeout=2)
+started.wait(timeout=2)  # job 0 is running
 pool.shutdown(wait=False, cancel_futures=True)
 tl.mark("shutdown(cancel_futures=True) returned")
 release.set()
 pool.shutdown(wait=True)
 
 states = [state_of(job) for job in jobs]
-print(states, tl.names())
-assert states == ["finished", "cancelled", "cancelled"], "the running job finished, the queued ones were dropped"
+print(states)
+print(tl.names())
+
+# %% tags=["claim", "hide-input"]
+# claim: cancel-futures-drops-the-queued-jobs
+assert states == ["finished", "cancelled", "cancelled"], (
+    f"the running job should finish and the queued ones be dropped; got {states}")
 assert tl.order("shutdown(cancel_futures=True) returned", "job 0 finished")
 assert "job 1 started" not in tl.names()
+print("✓ the running job finished; the two queued jobs were cancelled and never started")
 
 # %% [markdown]
 # ## Completion order: `as_completed`
@@ -223,8 +256,7 @@ assert "job 1 started" not in tl.names()
 # job submitted is the slowest. Indexing the futures in submission order afterwards still
 # gives the results in input order.
 
-# %% tags=["claim"]
-# claim: as-completed-yields-in-finishing-order
+# %%
 def convert_for(seconds: float) -> float:
     time.sleep(seconds)
     return seconds
@@ -237,8 +269,13 @@ with ThreadPoolExecutor(max_workers=3, thread_name_prefix="as-completed") as poo
     input_order = [f.result() for f in futures]
 
 print("as_completed:", completion_order, "| in submission order:", input_order)
-assert completion_order == ["fast", "medium", "slow"], "as_completed yielded each job as it finished"
+
+# %% tags=["claim", "hide-input"]
+# claim: as-completed-yields-in-finishing-order
+assert completion_order == ["fast", "medium", "slow"], (
+    f"as_completed should yield each job as it finishes; got {completion_order}")
 assert input_order == [0.18, 0.12, 0.06]
+print("✓ as_completed yielded fast, medium, slow; the dict still gives submission order")
 
 # %% [markdown]
 # ## Leaving a `with` block waits for everything
@@ -256,12 +293,16 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="with-block") as pool:
         pool.submit(convert_in_steps, shard)
     tl.mark("last submit returned")
 tl.mark("with block exited")
-workers_left = [t.name for t in threading.enumerate() if t.name.startswith("with-block")]
+workers_left = [t.name for t in threading.enumerate()
+                if t.name.startswith("with-block")]
+print(tl.names())
+print("worker threads left:", workers_left)
 
-print(tl.names(), workers_left)
+# %% tags=["hide-input"]
 assert tl.order("last submit returned", "job 3 finished", "with block exited")
 assert all(tl.order(f"job {shard} finished", "with block exited") for shard in range(4))
-assert workers_left == []
+assert workers_left == [], workers_left
+print("✓ the block exited after all four jobs had finished and both workers had ended")
 
 # %% [markdown]
 # ## Measure it
@@ -273,35 +314,48 @@ assert workers_left == []
 # dropped. The rule the chart shows holds whatever the timing: a job that had started
 # finished, and a job that had not started was cancelled.
 
-# %%
+# %% tags=["hide-input"]
+# The job draws its own lane: waiting from its submit mark until a worker picks it up,
+# then running.
 tl = Timeline()
 job_2_started = threading.Event()
 
 
-def timed_job(shard: int, seconds: float, submitted_at: float) -> None:
-    picked_up = time.monotonic()
-    tl.add(f"job {shard}", submitted_at, picked_up, state="waiting")
+def clock_at(name: str) -> float:
+    """A mark's raw clock reading (Timeline.add takes raw readings)."""
+    return tl.t0 + next(e.at for e in tl.events if e.name == name)
+
+
+def timed_job(shard: int, seconds: float) -> None:
+    tl.add(f"job {shard}", clock_at(f"job {shard} submitted"), time.monotonic(),
+           state="waiting")
     if shard == 2:
         job_2_started.set()
     with tl.span(f"job {shard}"):
         time.sleep(seconds)
 
 
+# %%
 pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="measured")
-measured = [pool.submit(timed_job, shard, seconds, time.monotonic())
-            for shard, seconds in enumerate([0.05, 0.15, 0.1, 0.1, 0.1, 0.1])]
-all_submitted_at = time.monotonic()
-assert job_2_started.wait(timeout=3)
-shutdown_at = time.monotonic()
+measured = []
+for shard, seconds in enumerate([0.05, 0.15, 0.1, 0.1, 0.1, 0.1]):
+    tl.mark(f"job {shard} submitted")
+    measured.append(pool.submit(timed_job, shard, seconds))
+job_2_started.wait(timeout=3)
+tl.mark("shutdown requested")
 pool.shutdown(wait=False, cancel_futures=True)
 pool.shutdown(wait=True)
+
+# %% tags=["hide-input"]
 for shard, job in enumerate(measured):
     if job.cancelled():
-        tl.add(f"job {shard}", all_submitted_at, shutdown_at, state="cancelled")
+        tl.add(f"job {shard}", clock_at(f"job {shard} submitted"),
+               clock_at("shutdown requested"), state="cancelled")
 
 fig = tl.plot("shutdown(cancel_futures=True) drops queued jobs, never running ones",
               lanes=[f"job {shard}" for shard in range(6)])
-ran = {shard for shard in range(6) if any(s.state == "running" for s in tl.spans_of(f"job {shard}"))}
+ran = {shard for shard in range(6)
+       if any(s.state == "running" for s in tl.spans_of(f"job {shard}"))}
 cancelled = {shard for shard, job in enumerate(measured) if job.cancelled()}
 print(f"ran to the end: {sorted(ran)}, cancelled in the queue: {sorted(cancelled)}")
 assert ran | cancelled == set(range(6)) and not ran & cancelled
@@ -328,8 +382,8 @@ if sys.version_info >= (3, 14):
     print("3.14 map with buffersize=2:", squares)
     assert squares == [n * n for n in range(8)]
 else:
-    print("Before 3.14, Executor.map has no buffersize: it submits every item up front. "
-          "Keep a deque of at most n futures and take the oldest result before submitting more.")
+    print("Before 3.14, Executor.map has no buffersize: it submits every item at once.")
+    print("Keep a deque of at most n futures; collect the oldest, then submit more.")
 
 # %% [markdown]
 # ## Exercise 17.1 · Map with a bounded number of jobs in flight

@@ -13,7 +13,7 @@
 # 4. stop a worker that ignores SIGTERM: `terminate()`, a bounded wait, then `kill()`, and
 #    the same for a `subprocess` that outlives its timeout.
 #
-# **Needs** chapters 07 (queues) and 12 (processes) · about 35 minutes
+# **Needs** chapters 07 (queues) and 12 (processes) · about 30 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -42,18 +42,24 @@ from lab_snippets.proc_workers import (
     note_sigterm,
     pid_after,
     read_line,
-    stop_resource_tracker,
 )
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 SPAWN = multiprocessing.get_context("spawn")
 WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
-tl = Timeline()
+
+# %%
+def is_running(pid: int) -> bool:
+    """True while `pid` exists and has not exited (a zombie has exited)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def wait_for_zombie(pid: int, timeout: float) -> bool:
-    """Poll until `pid` has exited but not been reaped (a zombie); False if it does not happen."""
+    """Poll until `pid` has exited but is not reaped yet (a zombie); False if never."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -77,11 +83,12 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
 # before it exits (here 0.15 s of flushing and closing). The parent reads results until it
 # sees `"done"`. At that moment, is the worker process still there?
 
-# %% tags=["claim", "hide-output"]
-# claim: exit-then-zombie-until-reaped
+# %% tags=["hide-output"]
+tl = Timeline()
 tasks, results = SPAWN.Queue(), SPAWN.Queue()
-consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15), name="queue consumer")
-started = time.monotonic()
+consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
+                         name="queue consumer")
+tl.mark("queue consumer: start() called")
 consumer.start()
 for number in range(5):
     tasks.put(number)
@@ -90,36 +97,44 @@ tasks.put(None)
 squares = []
 while (message := results.get(timeout=10)) != "done":
     squares.append(message)
-done_at = time.monotonic()
 tl.mark("queue consumer: parent got 'done'")
-try:
-    alive_after_done = psutil.Process(consumer.pid).status() != psutil.STATUS_ZOMBIE
-except psutil.NoSuchProcess:
-    alive_after_done = False
+alive_after_done = is_running(consumer.pid)
 
-assert wait_for_zombie(consumer.pid, timeout=5), "the worker exited, and nobody has reaped it yet"
-exited_at = time.monotonic()
+became_zombie = wait_for_zombie(consumer.pid, timeout=5)
 tl.mark("queue consumer: exited, now a zombie")
 consumer.join(timeout=5)
-reaped_at = time.monotonic()
 tl.mark("queue consumer: reaped by join")
+print("results:", squares)
+print("worker still running when 'done' arrived:", alive_after_done)
+print("exit code:", consumer.exitcode,
+      "· pid still exists after join:", psutil.pid_exists(consumer.pid))
+
+# %% tags=["claim", "hide-cell"]
+# claim: exit-then-zombie-until-reaped
+assert squares == [(n, n * n) for n in range(5)]
+assert became_zombie, "the worker should exit, and stay a zombie until somebody reaps it"
+assert alive_after_done, "receiving the last result should not mean the worker was gone"
+assert consumer.exitcode == 0 and not psutil.pid_exists(consumer.pid)
+assert tl.order("queue consumer: parent got 'done'", "queue consumer: exited, now a zombie",
+                "queue consumer: reaped by join")
+consumer.close()  # releases what the Process object still holds (its sentinel pipe)
 for q in (tasks, results):
     q.close()
     q.join_thread()
 del tasks, results, q  # a closed queue still holds two semaphores until it is collected
 
-print("results:", squares)
-print("worker still running when 'done' arrived:", alive_after_done)
-print("exit code:", consumer.exitcode, "· pid still exists after join:", psutil.pid_exists(consumer.pid))
-tl.add("queue consumer", started, done_at, "running")
-tl.add("queue consumer", done_at, exited_at, "cleanup")
-tl.add("queue consumer", exited_at, reaped_at, "waiting")
-assert squares == [(n, n * n) for n in range(5)]
-assert alive_after_done, "receiving the last result did not mean the worker was gone"
-assert consumer.exitcode == 0 and not psutil.pid_exists(consumer.pid)
-consumer.close()  # releases what the Process object still holds (its sentinel pipe)
-assert tl.order("queue consumer: parent got 'done'", "queue consumer: exited, now a zombie",
-                "queue consumer: reaped by join")
+
+def clock_at(name: str) -> float:
+    """A mark's raw clock reading (Timeline.add takes raw readings)."""
+    return tl.t0 + next(e.at for e in tl.events if e.name == name)
+
+
+for state, start, end in [("running", "start() called", "parent got 'done'"),
+                          ("cleanup", "parent got 'done'", "exited, now a zombie"),
+                          ("waiting", "exited, now a zombie", "reaped by join")]:
+    tl.add("queue consumer", clock_at(f"queue consumer: {start}"),
+           clock_at(f"queue consumer: {end}"), state)
+print("✓ 'done' arrived while the worker still ran; it then exited, a zombie until join")
 
 # %% [markdown]
 # Three different events, in this order:
@@ -150,20 +165,20 @@ assert tl.order("queue consumer: parent got 'done'", "queue consumer: exited, no
 
 # %%
 def run_to_exit(target, args, stop_signal=None, ready=None) -> int | None:
-    """Start a process, optionally signal it (once it says it is ready), reap it, close it."""
+    """Start a process, maybe signal it (once it is ready), reap it, close it."""
     proc = SPAWN.Process(target=target, args=args)
     proc.start()
     if stop_signal is not None:
         if ready is not None:
-            assert messages(ready, timeout=10) == ["ready"]
+            messages(ready, timeout=10)  # until the worker says "ready"
         os.kill(proc.pid, stop_signal)
     proc.join(timeout=10)
-    assert not proc.is_alive()
     code = proc.exitcode
     proc.close()
     return code
 
 
+# %%
 ready, workers_end = SPAWN.Pipe()
 codes = {
     "returns normally": run_to_exit(exit_with, (0,)),
@@ -175,8 +190,11 @@ ready.close()
 workers_end.close()
 for how, code in codes.items():
     print(f"{how:<26} exitcode {code}")
+
+# %% tags=["hide-input"]
 assert codes == {"returns normally": 0, "sys.exit(3)": 3,
-                 "SIGTERM, default action": -signal.SIGTERM, "SIGKILL": -signal.SIGKILL}
+                 "SIGTERM, default action": -signal.SIGTERM, "SIGKILL": -signal.SIGKILL}, codes
+print("✓ 0, the worker's own status, and minus the signal number")
 
 # %% [markdown]
 # The SIGTERM case sent its signal without waiting for the worker to be ready, which is
@@ -190,36 +208,42 @@ assert codes == {"returns normally": 0, "sys.exit(3)": 3,
 # way to stop a process is therefore: terminate, join with a grace period, and only if it is
 # still alive, kill and join again. The worker below ignores SIGTERM.
 
-# %% tags=["claim"]
-# claim: sigterm-is-a-request-sigkill-is-not
+# %%
 ready, workers_end = SPAWN.Pipe()
-stubborn = SPAWN.Process(target=ignore_sigterm, args=(workers_end, 3), name="stubborn worker")
-started = time.monotonic()
+stubborn = SPAWN.Process(target=ignore_sigterm, args=(workers_end, 3),
+                         name="stubborn worker")
+tl.mark("stubborn worker: start() called")
 stubborn.start()
-assert messages(ready, timeout=10) == ["ready"], "the worker must ignore SIGTERM before we send it"
+said = messages(ready, timeout=10)  # "ready": it ignores SIGTERM from now on
 
-terminate_at = time.monotonic()
 stubborn.terminate()
 tl.mark("stubborn worker: terminate() sent")
 stubborn.join(timeout=0.2)
 alive_after_grace = stubborn.is_alive()
-kill_at = time.monotonic()
 stubborn.kill()
 tl.mark("stubborn worker: kill() sent")
 stubborn.join(timeout=5)
-reaped_at = time.monotonic()
 tl.mark("stubborn worker: reaped")
+print("alive after SIGTERM and 0.2 s of grace:", alive_after_grace,
+      "· exit code:", stubborn.exitcode)
 
-tl.add("stubborn worker", started, terminate_at, "running")
-tl.add("stubborn worker", terminate_at, kill_at, "blocked")
-tl.add("stubborn worker", kill_at, reaped_at, "cancelled")
-print("alive after SIGTERM and 0.2 s of grace:", alive_after_grace, "· exit code:", stubborn.exitcode)
-assert alive_after_grace, "SIGTERM was ignored"
-assert stubborn.exitcode == -signal.SIGKILL and not stubborn.is_alive(), f"SIGKILL ended it: {stubborn.exitcode}"
+# %% tags=["claim", "hide-input"]
+# claim: sigterm-is-a-request-sigkill-is-not
+assert said == ["ready"], "the worker must ignore SIGTERM before we send it"
+assert alive_after_grace, "SIGTERM should be ignored: the worker was gone after the grace"
+assert stubborn.exitcode == -signal.SIGKILL and not stubborn.is_alive(), (
+    f"SIGKILL should end it: exit code {stubborn.exitcode}")
+assert tl.order("stubborn worker: terminate() sent", "stubborn worker: kill() sent",
+                "stubborn worker: reaped")
 stubborn.close()
 ready.close()
 workers_end.close()
-assert tl.order("stubborn worker: terminate() sent", "stubborn worker: kill() sent", "stubborn worker: reaped")
+for state, start, end in [("running", "start() called", "terminate() sent"),
+                          ("blocked", "terminate() sent", "kill() sent"),
+                          ("cancelled", "kill() sent", "reaped")]:
+    tl.add("stubborn worker", clock_at(f"stubborn worker: {start}"),
+           clock_at(f"stubborn worker: {end}"), state)
+print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 
 # %% [markdown]
 # ## A subprocess past its time budget
@@ -229,26 +253,30 @@ assert tl.order("stubborn worker: terminate() sent", "stubborn worker: kill() se
 # killed child is a {term}`zombie` until you `wait` for it. This is the pattern `subprocess.run`
 # follows inside when you give it a `timeout`.
 
-# %% tags=["claim"]
-# claim: a-killed-child-is-a-zombie-until-waited-for
+# %%
 child = subprocess.Popen(WORKER_MODULE + ["sleep", "5"], stdout=subprocess.PIPE)
 print(read_line(child.stdout, timeout=10).strip())
 try:
     child.communicate(timeout=0.2)
 except subprocess.TimeoutExpired:
     tl.mark("sleeping child: timed out, still running")
-    still_running = psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE
+    still_running = is_running(child.pid)
     child.kill()
     tl.mark("sleeping child: killed")
     zombie_after_kill = wait_for_zombie(child.pid, timeout=5)
     child.communicate(timeout=5)  # reaps the child and closes its pipe
     tl.mark("sleeping child: reaped")
-print(f"running after the timeout: {still_running} · zombie after kill: {zombie_after_kill} "
-      f"· return code {child.returncode}")
-assert still_running, "communicate(timeout) left the child running"
-assert zombie_after_kill, "killed, the child stayed a zombie until we waited for it"
+print(f"running after the timeout: {still_running} · zombie after kill: "
+      f"{zombie_after_kill} · return code {child.returncode}")
+
+# %% tags=["claim", "hide-input"]
+# claim: a-killed-child-is-a-zombie-until-waited-for
+assert still_running, "communicate(timeout) should leave the child running"
+assert zombie_after_kill, "killed, the child should stay a zombie until we wait for it"
 assert child.returncode == -signal.SIGKILL and not psutil.pid_exists(child.pid)
-assert tl.order("sleeping child: timed out, still running", "sleeping child: killed", "sleeping child: reaped")
+assert tl.order("sleeping child: timed out, still running", "sleeping child: killed",
+                "sleeping child: reaped")
+print("✓ the child ran on past the timeout; killed, it was a zombie until communicate()")
 
 # %% [markdown]
 # ## Measure it
@@ -259,7 +287,8 @@ assert tl.order("sleeping child: timed out, still running", "sleeping child: kil
 # the grace period), and was **cancelled** by SIGKILL. The ticks are the parent's events.
 
 # %%
-fig = tl.plot("Completion, exit and reaping are three moments", lanes=["queue consumer", "stubborn worker"])
+fig = tl.plot("Completion, exit and reaping are three moments",
+              lanes=["queue consumer", "stubborn worker"])
 
 # %% [markdown]
 # ### Python 3.14: `Process.interrupt()`
@@ -274,15 +303,18 @@ fig = tl.plot("Completion, exit and reaping are three moments", lanes=["queue co
 ready, workers_end = SPAWN.Pipe()
 interrupted = SPAWN.Process(target=exit_on_signal, args=(workers_end, 3))
 interrupted.start()
-assert messages(ready, timeout=10) == ["ready"]
+said = messages(ready, timeout=10)  # "ready": it handles SIGINT from now on
 if sys.version_info >= (3, 14):
     interrupted.interrupt()
 else:
-    print("Python < 3.14 has no Process.interrupt(): sending SIGINT with os.kill instead.")
+    print("Python < 3.14 has no Process.interrupt(): sending SIGINT with os.kill.")
     os.kill(interrupted.pid, signal.SIGINT)
 interrupted.join(timeout=5)
 print("exit code:", interrupted.exitcode)
-assert interrupted.exitcode == 128 + signal.SIGINT
+
+# %% tags=["hide-input"]
+assert said == ["ready"], said
+assert interrupted.exitcode == 128 + signal.SIGINT, interrupted.exitcode
 interrupted.close()
 ready.close()
 workers_end.close()
@@ -324,36 +356,44 @@ def stop_with_escalation(proc: multiprocessing.Process, grace: float) -> str:
 
 # %% tags=["tests"]
 polite = SPAWN.Process(target=pid_after, args=(3,))
-ready, workers_end = SPAWN.Pipe()
-stubborn = SPAWN.Process(target=ignore_sigterm, args=(workers_end, 3))
 try:
     polite.start()
     polite_step = stop_with_escalation(polite, grace=2)
     assert polite_step == "terminated", (
-        f"a process that ends on SIGTERM within the grace period: 'terminated' expected, got {polite_step!r}")
+        "a process that ends on SIGTERM within the grace period: 'terminated' "
+        f"expected, got {polite_step!r}")
     polite_code = polite.exitcode
     assert polite_code == -signal.SIGTERM, (
-        f"the polite process must be ended by SIGTERM: exitcode {-signal.SIGTERM} expected, "
-        f"got {polite_code!r}")
+        "the polite process must be ended by SIGTERM: "
+        f"exitcode {-signal.SIGTERM} expected, got {polite_code!r}")
+finally:
+    if polite.pid is not None:
+        polite.kill()
+        polite.join(timeout=5)
+        polite.close()
 
+# %% tags=["tests"]
+ready, workers_end = SPAWN.Pipe()
+stubborn = SPAWN.Process(target=ignore_sigterm, args=(workers_end, 3))
+try:
     stubborn.start()
     stubborn_said = messages(ready, timeout=10)
     assert stubborn_said == ["ready"], (
-        f"the stubborn worker must say 'ready' (SIGTERM ignored) before it is stopped, got {stubborn_said!r}")
+        "the stubborn worker must say 'ready' (SIGTERM ignored) before it is stopped, "
+        f"got {stubborn_said!r}")
     stubborn_step = stop_with_escalation(stubborn, grace=0.2)
     assert stubborn_step == "killed", (
-        "a process that ignores SIGTERM must be killed after the grace period: 'killed' expected, "
-        f"got {stubborn_step!r}")
+        "a process that ignores SIGTERM must be killed after the grace period: "
+        f"'killed' expected, got {stubborn_step!r}")
     stubborn_code = stubborn.exitcode
     assert stubborn_code == -signal.SIGKILL, (
-        f"the stubborn process must be ended by SIGKILL: exitcode {-signal.SIGKILL} expected, "
-        f"got {stubborn_code!r}")
+        "the stubborn process must be ended by SIGKILL: "
+        f"exitcode {-signal.SIGKILL} expected, got {stubborn_code!r}")
 finally:
-    for proc in (polite, stubborn):
-        if proc.pid is not None:
-            proc.kill()
-            proc.join(timeout=5)
-            proc.close()
+    if stubborn.pid is not None:
+        stubborn.kill()
+        stubborn.join(timeout=5)
+        stubborn.close()
     ready.close()
     workers_end.close()
 
@@ -427,9 +467,12 @@ finally:
 # As in chapter 12, the `spawn` start method left multiprocessing's resource tracker running
 # in this kernel; stopping it means this notebook ends with no child process at all.
 
-# %%
+# %% tags=["hide-input"]
+from lab_snippets.proc_workers import stop_resource_tracker
+
 assert stop_resource_tracker()
 assert not psutil.Process().children(), "no child process of any kind is left"
+print("✓ the resource tracker is stopped: no child process of any kind is left")
 
 # %% [markdown]
 # ## Summary

@@ -13,7 +13,7 @@
 #    without that forwarding;
 # 4. watch the kernel release an `fcntl.flock` when its holder dies, even by SIGKILL.
 #
-# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 40 minutes
+# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -39,6 +39,10 @@ from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
+
+
+# %% tags=["hide-input"]
+# The instruments: is a pid still running, and when did each of some pids go?
 tl = Timeline()
 
 
@@ -72,9 +76,9 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
 # signal nobody can catch. Predict: are its two children still running afterwards?
 
-# %% tags=["claim", "hide-output"]
-# claim: killing-the-parent-orphans-its-children
-parent = subprocess.Popen(WORKER_MODULE + ["spawn-children", "2", "3"], stdout=subprocess.PIPE)
+# %% tags=["hide-output"]
+command = WORKER_MODULE + ["spawn-children", "2", "3"]
+parent = subprocess.Popen(command, stdout=subprocess.PIPE)
 _, parent_pid, *orphan_pids = read_line(parent.stdout, timeout=10).split()
 orphan_pids = [int(pid) for pid in orphan_pids]
 started_a = time.monotonic()
@@ -91,9 +95,12 @@ for pid in survivors:
         new_parents.add(psutil.Process(pid).ppid())
     except psutil.NoSuchProcess:
         pass
-print(f"parent exit code {parent.returncode}; children still running: {len(survivors)} of 2; "
+print(f"parent exit code {parent.returncode};",
+      f"children still running: {len(survivors)} of 2;",
       f"their parent is now pid {new_parents}")
 
+# %% tags=["claim", "hide-cell"]
+# claim: killing-the-parent-orphans-its-children
 for pid in survivors:  # nobody else will stop them before their own time runs out
     os.kill(pid, signal.SIGKILL)
 cleaned_a = time.monotonic()
@@ -102,6 +109,8 @@ assert parent.returncode == -signal.SIGKILL
 assert survivors == orphan_pids, "killing the parent did not kill its children"
 assert parent.pid not in new_parents, "the orphans were adopted by another process"
 assert len(gone_a) == 2
+print("✓ SIGKILL ended the parent; both children ran on, adopted by another process,",
+      "until we killed them one by one")
 
 # %% [markdown]
 # Signals go to one process. When the parent died, its children were simply *re-parented*:
@@ -118,29 +127,32 @@ assert len(gone_a) == 2
 # which also makes it the leader of a new group whose id is its own pid. Everything it starts
 # inherits that group, and we never have to know their pids.
 
-# %% tags=["claim"]
-# claim: killpg-stops-the-whole-group
-leader = subprocess.Popen(WORKER_MODULE + ["spawn-children", "2", "3"], stdout=subprocess.PIPE,
-                          start_new_session=True)
+# %%
+leader = subprocess.Popen(command, stdout=subprocess.PIPE, start_new_session=True)
 _, leader_pid, *member_pids = read_line(leader.stdout, timeout=10).split()
 member_pids = [int(pid) for pid in member_pids]
 started_b = time.monotonic()
 groups = {pid: os.getpgid(pid) for pid in [leader.pid, *member_pids]}
-print("process group of the leader and its children:", groups, "· ours:", os.getpgid(0))
+print("process groups of the leader and its children:", groups,
+      "· ours:", os.getpgid(0))
 
 os.killpg(leader.pid, signal.SIGTERM)
 killed_b = time.monotonic()
 tl.mark("group leader: killpg(SIGTERM)")
 leader.communicate(timeout=5)
-gone_b = wait_until_gone(member_pids, timeout=1.5)  # well before the members would end by themselves (3 s)
+gone_b = wait_until_gone(member_pids, timeout=1.5)  # members end by themselves at 3 s
 print("leader exit code:", leader.returncode, "· children still running:",
       [pid for pid in member_pids if running(pid)])
+
+# %% tags=["claim", "hide-input"]
+# claim: killpg-stops-the-whole-group
 assert set(groups.values()) == {leader.pid} and os.getpgid(0) != leader.pid
 left_running = [pid for pid in member_pids if pid not in gone_b]
 for pid in left_running:  # only when the claim below fails: do not leave them running
     os.kill(pid, signal.SIGKILL)
 assert leader.returncode == -signal.SIGTERM
 assert not left_running and len(gone_b) == 2, "no member of the group survived"
+print("✓ the leader and both children shared a group of their own; one killpg ended all three")
 
 # %% [markdown]
 # ## Measure it
@@ -149,7 +161,7 @@ assert not left_running and len(gone_b) == 2, "no member of the group survived"
 # children kept running (red: orphaned, holding whatever they held) until we hunted them
 # down. With a new session, one `killpg` ended the leader and both children together.
 
-# %%
+# %% tags=["hide-input"]
 tl.add("plain parent", started_a, killed_a, "running")
 tl.add("group leader", started_b, killed_b, "running")
 for number, pid in enumerate(orphan_pids, start=1):
@@ -160,7 +172,8 @@ for number, pid in enumerate(member_pids, start=1):
     tl.add(f"member {number}", started_b, killed_b, "running")
     tl.add(f"member {number}", killed_b, gone_b[pid], "cancelled")
 fig = tl.plot("Killing a parent versus killing its process group",
-              lanes=["plain parent", "its child 1", "its child 2", "group leader", "member 1", "member 2"])
+              lanes=["plain parent", "its child 1", "its child 2",
+                     "group leader", "member 1", "member 2"])
 
 # %% [markdown]
 # ### Python 3.11: a new group without a new session
@@ -176,18 +189,23 @@ fig = tl.plot("Killing a parent versus killing its process group",
 # wrapper among them) use `start_new_session=True`, which works on every version.
 
 # %%
-if sys.version_info >= (3, 11):  # noqa: UP036 - the course needs 3.11, code you read may not
-    grouped = subprocess.Popen(WORKER_MODULE + ["sleep", "3"], stdout=subprocess.PIPE, process_group=0)
+sleeper = WORKER_MODULE + ["sleep", "3"]
+if sys.version_info >= (3, 11):  # noqa: UP036 - code you read may predate 3.11
+    grouped = subprocess.Popen(sleeper, stdout=subprocess.PIPE, process_group=0)
 else:
-    print("Python < 3.11 has no process_group: use start_new_session=True (or preexec_fn=os.setpgrp).")
-    grouped = subprocess.Popen(WORKER_MODULE + ["sleep", "3"], stdout=subprocess.PIPE,
-                               start_new_session=True)
+    print("Python < 3.11 has no process_group:",
+          "use start_new_session=True (or preexec_fn=os.setpgrp).")
+    grouped = subprocess.Popen(sleeper, stdout=subprocess.PIPE, start_new_session=True)
 read_line(grouped.stdout, timeout=10)
-own_group, same_session = os.getpgid(grouped.pid) == grouped.pid, os.getsid(grouped.pid) == os.getsid(0)
+own_group = os.getpgid(grouped.pid) == grouped.pid
+same_session = os.getsid(grouped.pid) == os.getsid(0)
 os.killpg(grouped.pid, signal.SIGKILL)
 grouped.communicate(timeout=5)
 print(f"leads its own group: {own_group} · still in our session: {same_session}")
+
+# %% tags=["hide-input"]
 assert own_group and (same_session or sys.version_info < (3, 11))
+print("✓ process_group=0: a group of its own, in our session")
 
 # %% [markdown]
 # ## A wrapper must pass the signal on
@@ -197,10 +215,10 @@ assert own_group and (same_session or sys.version_info < (3, 11))
 # the wrapper unless the wrapper passes it on. `wrap SECONDS -- COMMAND` runs COMMAND as its
 # child; with `--forward` it installs handlers that send SIGTERM and SIGINT on to the child,
 # waits for it and exits with its status. The child, `report-signals`, prints the signal it
-# gets and exits with 128 + its number.
+# gets and exits with 128 + its number. `run_wrapper` (folded) starts `wrap` around
+# `report-signals`, sends the wrapper one signal once both are ready, and reaps the wrapper.
 
-# %% tags=["claim"]
-# claim: a-wrapper-must-forward-the-signal
+# %% tags=["hide-input"]
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
     """Start `wrap` around `report-signals`, signal the wrapper once both are ready, reap it."""
     flags = ["--forward"] if forward else []
@@ -213,23 +231,35 @@ def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.
     return wrapper, child_pid
 
 
+# %%
 wrapper, child_pid = run_wrapper(forward=False, stop_signal=signal.SIGTERM)
 orphaned_child_running = running(child_pid)
 os.kill(child_pid, signal.SIGTERM)  # the cleanup the wrapper should have done
 lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
+unforwarded = wrapper.returncode
 print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
       orphaned_child_running, "· output:", lines)
-assert wrapper.returncode == -signal.SIGTERM and orphaned_child_running
-assert [line.split()[:2] for line in lines] == [["got", "SIGTERM"]], "only our own cleanup reached it"
+unforwarded_lines = [line.split()[:2] for line in lines]
 
+forwarded = {}
 for stop_signal in (signal.SIGTERM, signal.SIGINT):
     wrapper, child_pid = run_wrapper(forward=True, stop_signal=stop_signal)
     lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
     print(f"forwarding {stop_signal.name}: wrapper exit {wrapper.returncode} · output:",
           [" ".join(line.split()[:3]) for line in lines])
-    assert [line.split()[:2] for line in lines] == [["wrapper", "forwards"], ["got", stop_signal.name],
-                                                   ["wrapper", "saw"]], f"the wrapper passed {stop_signal.name} on"
-    assert wrapper.returncode == 128 + stop_signal and not running(child_pid), "and exited with the child's status"
+    forwarded[stop_signal] = (wrapper.returncode, [line.split()[:2] for line in lines],
+                              running(child_pid))
+
+# %% tags=["claim", "hide-input"]
+# claim: a-wrapper-must-forward-the-signal
+assert unforwarded == -signal.SIGTERM and orphaned_child_running
+assert unforwarded_lines == [["got", "SIGTERM"]], "only our own cleanup reached it"
+for stop_signal, (code, said, child_running) in forwarded.items():
+    assert said == [["wrapper", "forwards"], ["got", stop_signal.name], ["wrapper", "saw"]], (
+        f"the wrapper passed {stop_signal.name} on")
+    assert code == 128 + stop_signal and not child_running, "and exited with the child's status"
+print("✓ without forwarding the child never heard of SIGTERM; with it, the child got",
+      "SIGTERM or SIGINT and the wrapper exited with the child's status")
 
 # %% [markdown]
 # Without forwarding, SIGTERM's default action ended the wrapper and the child never heard
@@ -260,7 +290,8 @@ for stop_signal in (signal.SIGTERM, signal.SIGINT):
 # %%
 with tempfile.TemporaryDirectory() as lock_dir:
     lock_path = os.path.join(lock_dir, "gpu0.lock")
-    holder = subprocess.Popen(WORKER_MODULE + ["hold-flock", lock_path, "3"], stdout=subprocess.PIPE)
+    holder = subprocess.Popen(WORKER_MODULE + ["hold-flock", lock_path, "3"],
+                              stdout=subprocess.PIPE)
     read_line(holder.stdout, timeout=10)
     tl.mark("lock: held by the child")
     with open(lock_path, "a+") as lock_file:
@@ -275,9 +306,12 @@ with tempfile.TemporaryDirectory() as lock_dir:
         tl.mark("lock: ours")
         fcntl.flock(lock_file, fcntl.LOCK_UN)
 print(tl.names()[-4:])
+
+# %% tags=["hide-input"]
 assert holder.returncode == -signal.SIGKILL
-assert tl.order("lock: held by the child", "lock: our attempt refused", "lock: holder killed by SIGKILL",
-                "lock: ours")
+assert tl.order("lock: held by the child", "lock: our attempt refused",
+                "lock: holder killed by SIGKILL", "lock: ours")
+print("✓ refused while the child held it; ours as soon as SIGKILL ended the holder")
 
 # %% [markdown]
 # One trap remains: the lock is released when the *last* descriptor of the open file is
@@ -328,11 +362,12 @@ def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3)
 # %% tags=["tests"]
 exited_code = run_group_with_budget(WORKER_MODULE + ["exit", "3"], budget=3)
 assert exited_code == 3, (
-    f"a job that exits within its budget returns its own code: 3 expected, got {exited_code!r}")
+    "a job that exits within its budget returns its own code: "
+    f"3 expected, got {exited_code!r}")
 overrun_code = run_group_with_budget(WORKER_MODULE + ["sleep", "3"], budget=0.3)
 assert overrun_code == -signal.SIGTERM, (
-    f"a job that overruns its budget is ended by SIGTERM to its group: {-signal.SIGTERM} expected, "
-    f"got {overrun_code!r}")
+    "a job that overruns its budget is ended by SIGTERM to its group: "
+    f"{-signal.SIGTERM} expected, got {overrun_code!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

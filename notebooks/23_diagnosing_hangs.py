@@ -21,7 +21,7 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 45 minutes
+# about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -77,28 +77,37 @@ async def fetch_with_retry(step) -> None:
     await step()
 
 
+# %% tags=["hide-output"]
 silent_server = asyncio.Event()
 holder = asyncio.create_task(hold_slot_until_approved(), name="slot holder")
 await asyncio.sleep(0)
-stuck = [asyncio.create_task(fetch_with_retry(acquire_slot), name="request A"),
-         asyncio.create_task(fetch_with_retry(lambda: read_reply(silent_server)), name="request B")]
+stuck = [
+    asyncio.create_task(fetch_with_retry(acquire_slot), name="request A"),
+    asyncio.create_task(fetch_with_retry(lambda: read_reply(silent_server)),
+                        name="request B"),
+]
 await asyncio.sleep(0.01)
 timeout_log = {t.get_name(): t.get_coro().__qualname__ for t in stuck}
-own_frames = {t.get_name(): [(f.f_code.co_name, f.f_lineno) for f in t.get_stack()] for t in stuck}
+own_frames = {t.get_name(): [(f.f_code.co_name, f.f_lineno) for f in t.get_stack()]
+              for t in stuck}
 print("what the timeout log shows:", timeout_log)
 print("Task.get_stack():          ", own_frames)
 
-# %% tags=["claim", "hide-cell"]
-# claim: await-chain-finds-the-stuck-await
+# %% tags=["hide-output"]
 chains = {t.get_name(): await_chain(t) for t in stuck}
 for name, chain in chains.items():
     print(f"{name}: " + " → ".join(link.where for link in chain))
+
+# %% tags=["claim", "hide-cell"]
+# claim: await-chain-finds-the-stuck-await
 innermost = {name: [link.name for link in chain if link.filename and "asyncio" not in link.filename][-1]
              for name, chain in chains.items()}
 assert len(set(timeout_log.values())) == 1 and len({tuple(f) for f in own_frames.values()}) == 1, (
     "names and the task's own frame are the same for both requests")
 assert innermost == {"request A": "acquire_slot", "request B": "read_reply"}, (
     "the await chain reaches the coroutine that is really waiting")
+print("✓ the names and get_stack() are the same for both; the await chains end in",
+      "acquire_slot and read_reply")
 
 # %% [markdown]
 # The names and `get_stack()` agree for both requests: `fetch_with_retry`, suspended at its one
@@ -111,9 +120,13 @@ assert innermost == {"request A": "acquire_slot", "request B": "read_reply"}, (
 
 # %%
 report = describe_tasks()
-print("\n".join(line for line in report.splitlines() if "slot holder" in line or "hold_slot" in line
-                or "Event.wait" in line)[:400])
+wanted = ("slot holder", "hold_slot", "Event.wait")
+print("\n".join(line for line in report.splitlines()
+                if any(word in line for word in wanted))[:400])
+
+# %% tags=["hide-input"]
 assert "hold_slot_until_approved" in report, "the holder's chain shows what it waits for"
+print("✓ describe_tasks() shows the slot holder waiting in hold_slot_until_approved")
 approval.set()
 silent_server.set()
 await asyncio.wait([holder, *stuck], timeout=2)
@@ -140,11 +153,17 @@ await asyncio.sleep(0)
 if sys.version_info >= (3, 14):
     graph = asyncio.format_call_graph(probe)
     print(graph)
+else:
+    graph = " → ".join(link.where for link in await_chain(probe))
+    print(f"Python {sys.version_info.major}.{sys.version_info.minor}:",
+          "no asyncio.format_call_graph (new in 3.14); await_chain shows:", graph)
+
+# %% tags=["hide-input"]
+if sys.version_info >= (3, 14):
     assert "waits_on" in graph
 else:
-    print(f"Python {sys.version_info.major}.{sys.version_info.minor}: no asyncio.format_call_graph "
-          "(new in 3.14); await_chain shows:", " → ".join(link.where for link in await_chain(probe)))
     assert [link.name for link in await_chain(probe)][:2] == ["fetch_with_retry", "waits_on"]
+print("✓ the chain goes through fetch_with_retry down to waits_on")
 event.set()
 await asyncio.wait([probe], timeout=2)
 
@@ -173,35 +192,47 @@ await asyncio.wait([probe], timeout=2)
 # They stay stuck until we close the child's stdin (or, at the latest, for 5 s). We send it
 # SIGUSR1 while it is stuck. Predict: does the signal end the process?
 
-# %% tags=["claim"]
-# claim: sigusr1-dump-shows-every-thread
-tl = Timeline()
+# %% tags=["hide-input"]
+def read_until(stream, *words: str, timeout: float = 5) -> str:
+    """Read lines from `stream` until every one of `words` has appeared, or the stream ends."""
+    text = ""
+    while not all(word in text for word in words):
+        line = read_line(stream, timeout=timeout)
+        if not line:
+            break  # end of file: the process is gone
+        text += line
+    return text
+
+
+# %% tags=["hide-output"]
 frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
-    read_line(frozen.stdout, timeout=10)
+    read_line(frozen.stdout, timeout=10)  # "ready": each thread holds one lock
     stuck_since = time.monotonic()
     frozen.send_signal(signal.SIGUSR1)
     sent_at = time.monotonic()
-    dump = []
-    while not ("take_a_then_b" in "".join(dump) and "take_b_then_a" in "".join(dump)):
-        dump.append(read_line(frozen.stderr, timeout=5))
-        if not dump[-1]:
-            break  # end of file: the process is gone
+    dump = read_until(frozen.stderr, "take_a_then_b", "take_b_then_a")
     dumped_at = time.monotonic()
     alive_after_dump = frozen.poll() is None
     time.sleep(0.1)  # still frozen: nothing has released the locks
-    out, err = frozen.communicate(timeout=5)  # closes the child's stdin: now it gives up
+    out, err = frozen.communicate(timeout=5)  # closes the child's stdin: it gives up
 finally:
     if frozen.poll() is None:
         frozen.kill()
         frozen.communicate(timeout=5)
 gave_up_at = time.monotonic()
-dump_text = "".join(dump) + err.decode()
-print("".join(dump[:3]) + "   ...")
-print("exit status:", frozen.returncode, "· stdout after the dump:", out.decode().split())
-assert "take_a_then_b" in dump_text and "take_b_then_a" in dump_text, "both deadlocked threads are in the dump"
+dump_text = dump + err.decode()
+print("".join(dump.splitlines(keepends=True)[:3]) + "   ...")
+print("exit status:", frozen.returncode,
+      "· stdout after the dump:", out.decode().split())
+
+# %% tags=["claim", "hide-cell"]
+# claim: sigusr1-dump-shows-every-thread
+assert "take_a_then_b" in dump_text and "take_b_then_a" in dump_text, (
+    "both deadlocked threads are in the dump")
 assert alive_after_dump and frozen.returncode == 0, "the dump did not stop the process"
+print("✓ the dump showed both deadlocked threads, and the process went on running")
 
 # %% [markdown]
 # The dump names both threads' functions and lines (`take_a_then_b` waiting for lock B,
@@ -214,26 +245,28 @@ assert alive_after_dump and frozen.returncode == 0, "the dump did not stop the p
 # dumps every stack if the timer is not cancelled (`cancel_dump_traceback_later()`) in time:
 
 # %%
-later = subprocess.Popen(HANGS + ["frozen", "5", "--later", "0.3"], stdin=subprocess.PIPE,
+watchdog_child = HANGS + ["frozen", "5", "--later", "0.3"]
+later = subprocess.Popen(watchdog_child, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
-    later_dump = read_line(later.stderr, timeout=10)  # 0.3 s after both threads held their first lock
-    # Read the whole dump while the process is still frozen: closing stdin lets it exit, and an
-    # exit can cut off a dump that faulthandler's thread is still writing.
-    while not ("take_a_then_b" in later_dump and "take_b_then_a" in later_dump):
-        line = read_line(later.stderr, timeout=5)
-        if not line:
-            break  # end of file: the process is gone
-        later_dump += line
-    later_dump += later.communicate(timeout=5)[1].decode()  # closes stdin: now it gives up
+    # Read the whole dump while the process is frozen: closing stdin lets it exit, and
+    # an exit can cut off a dump that faulthandler's thread is still writing.
+    later_dump = read_until(later.stderr, "take_a_then_b", "take_b_then_a", timeout=10)
+    later_dump += later.communicate(timeout=5)[1].decode()  # closes stdin: it gives up
 finally:
     if later.poll() is None:
         later.kill()
         later.communicate(timeout=5)
-print(later_dump.splitlines()[0], "·", later_dump.count("take_"), "frames of the two deadlocked functions")
-assert later_dump.startswith("Timeout (0:00:00.300000)!"), f"the watchdog's dump comes first: {later_dump[:200]!r}"
-assert "take_a_then_b" in later_dump, f"the dump shows the deadlocked worker thread: {later_dump[:600]!r}"
+print(later_dump.splitlines()[0], "·", later_dump.count("take_"),
+      "frames of the two deadlocked functions")
+
+# %% tags=["hide-input"]
+assert later_dump.startswith("Timeout (0:00:00.300000)!"), (
+    f"the watchdog's dump comes first: {later_dump[:200]!r}")
+assert "take_a_then_b" in later_dump, (
+    f"the dump shows the deadlocked worker thread: {later_dump[:600]!r}")
 assert later.returncode == 0, (later.returncode, later_dump[-300:])
+print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the process then exited")
 
 # %% [markdown]
 # ## Measure it
@@ -241,7 +274,8 @@ assert later.returncode == 0, (later.returncode, later_dump[-300:])
 # The frozen child on one clock: both threads blocked from `ready` until we let it give up,
 # our SIGUSR1, and the moment the whole dump had reached us, while the process was still stuck.
 
-# %%
+# %% tags=["hide-input"]
+tl = Timeline()
 tl.add("worker thread", stuck_since, gave_up_at, "blocked")
 tl.add("main thread", stuck_since, gave_up_at, "blocked")
 tl.add("us (the diagnoser)", sent_at, dumped_at, "waiting")
@@ -262,8 +296,7 @@ assert stuck_since < sent_at < dumped_at < gave_up_at
 # loop's exception handler, with the message "Task exception was never retrieved". While
 # something still references the task, nothing is reported at all.
 
-# %% tags=["claim"]
-# claim: unretrieved-exception-reported-at-collection
+# %%
 reported: list[str] = []
 loop = asyncio.get_running_loop()
 previous_handler = loop.get_exception_handler()
@@ -282,9 +315,15 @@ try:
     gc.collect()
 finally:
     loop.set_exception_handler(previous_handler)
-print("reported while the task was referenced:", reported_while_referenced, "· after it was dropped:", reported)
+print("reported while the task was referenced:", reported_while_referenced,
+      "· after it was dropped:", reported)
+
+# %% tags=["claim", "hide-input"]
+# claim: unretrieved-exception-reported-at-collection
 assert reported_while_referenced == 0, "a failed task that is still referenced reports nothing"
-assert reported == ["Task exception was never retrieved"], "dropping it unretrieved reports it, once"
+assert reported == ["Task exception was never retrieved"], (
+    "dropping it unretrieved reports it, once")
+print("✓ nothing while the task was referenced; one report once it was dropped unretrieved")
 
 # %% [markdown]
 # The fix is not the handler: it is to own every task (chapter 03) and look at its result or
@@ -299,7 +338,8 @@ assert reported == ["Task exception was never retrieved"], "dropping it unretrie
 # %%
 thread_errors, unraisable = [], []
 saved_hooks = threading.excepthook, sys.unraisablehook
-threading.excepthook = lambda args: thread_errors.append((args.thread.name, args.exc_type.__name__))
+threading.excepthook = lambda args: thread_errors.append(
+    (args.thread.name, args.exc_type.__name__))
 sys.unraisablehook = lambda args: unraisable.append(args.exc_type.__name__)
 
 
@@ -312,12 +352,16 @@ try:
     worker = threading.Thread(target=lambda: 1 / 0, name="scorer")
     worker.start()
     worker.join(timeout=2)
-    Connection()  # created and dropped at once: __del__ raises where nobody can catch it
+    Connection()  # dropped at once: __del__ raises where nobody can catch it
     gc.collect()
 finally:
     threading.excepthook, sys.unraisablehook = saved_hooks
-print("threading.excepthook got:", thread_errors, "· sys.unraisablehook got:", unraisable)
+print("threading.excepthook got:", thread_errors,
+      "· sys.unraisablehook got:", unraisable)
+
+# %% tags=["hide-input"]
 assert thread_errors == [("scorer", "ZeroDivisionError")] and unraisable == ["OSError"]
+print("✓ each hook got its error once")
 
 # %% [markdown]
 # **A callback that holds the loop.** In debug mode (`asyncio.run(..., debug=True)`,
@@ -335,9 +379,14 @@ async def tokenize_on_the_loop() -> None:
 
 
 with slow_callback_log(threshold=0.03) as slow:
-    await asyncio.wait([asyncio.create_task(tokenize_on_the_loop(), name="tokenizer")], timeout=2)
+    tokenizer = asyncio.create_task(tokenize_on_the_loop(), name="tokenizer")
+    await asyncio.wait([tokenizer], timeout=2)
 print(slow[0][:120])
-assert any("tokenizer" in message for message in slow), "the warning names the task that held the loop"
+
+# %% tags=["hide-input"]
+assert any("tokenizer" in message for message in slow), (
+    "the warning names the task that held the loop")
+print("✓ the slow-callback warning names the task that held the loop")
 
 # %% [markdown]
 # ## Exercise 23.1 · A watchdog that reports where everything waits
@@ -387,7 +436,7 @@ def watch_progress(progress, stall: float, reports: list[str], stop: threading.E
 # the given windows of "no progress" (while it sits in `stuck_in_approval`), then stops the
 # watchdog and joins it (bounded).
 
-# %%
+# %% tags=["hide-input"]
 def stuck_in_approval(until: float) -> None:
     while time.monotonic() < until:
         time.sleep(0.005)
@@ -426,9 +475,11 @@ print(f"{len(reports)} report(s); the first lines of the first:")
 print("\n".join(reports[0].splitlines()[:4]) if reports else "(none)")
 assert len(reports) == 1, f"one stall, so one report, not {len(reports)}"
 assert "stuck_in_approval" in reports[0] and ended, (
-    "the watchdog thread was still running 2 s after stop was set: return soon after stop is set"
+    "the watchdog thread was still running 2 s after stop was set: "
+    "return soon after stop is set"
     if "stuck_in_approval" in reports[0]
-    else "the report must hold every thread's stack, with the main thread inside stuck_in_approval")
+    else "the report must hold every thread's stack, "
+    "with the main thread inside stuck_in_approval")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

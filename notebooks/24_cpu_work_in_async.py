@@ -45,20 +45,23 @@ figure_style()
 SMALL, LARGE = "a" * 10_000, "a" * 40_000  # scoring LARGE costs four times SMALL
 
 
+# %%
 async def score_on_loop(text: str) -> tuple[int, int]:
-    return score(text)
+    return score(text)  # no await inside: the loop waits for the whole call
 
 
 async def score_in_thread(text: str) -> tuple[int, int]:
     return await asyncio.to_thread(score, text)
 
 
+# %% tags=["hide-input"]
 async def max_gap_while(runner, text: str) -> tuple[float, float]:
     """(longest heartbeat gap, duration of the work) while `runner(text)` runs."""
-    async with LoopWatch(interval=0.002) as watch:
-        start = time.monotonic()
-        await runner(text)
-        took = time.monotonic() - start
+    with borrowed_default_executor():  # to_thread's pool, shut down after (chapter 08)
+        async with LoopWatch(interval=0.002) as watch:
+            start = time.monotonic()
+            await asyncio.wait_for(runner(text), timeout=30)
+            took = time.monotonic() - start
     return watch.max_gap, took
 
 
@@ -67,6 +70,8 @@ async def max_gap_while(runner, text: str) -> tuple[float, float]:
 # pure-Python loop over the text, so its cost grows with the length of the text. It returns the
 # pid of the process that ran it. `LoopWatch` (chapter 08) is a task that wakes every 2 ms and
 # writes down when it woke; its longest gap is how long the loop could not answer anybody.
+# `max_gap_while(runner, text)`, folded above, awaits `runner(text)` under a `LoopWatch` and
+# returns that longest gap with the time the work took.
 #
 # ## Predict, then run
 #
@@ -74,19 +79,25 @@ async def max_gap_while(runner, text: str) -> tuple[float, float]:
 # and then one four times as long. Predict: how long is the loop's longest silence each time,
 # compared with the time the scoring took?
 
-# %% tags=["claim", "hide-output"]
-# claim: loop-gap-grows-with-work
+# %% tags=["hide-output"]
 runner = score_on_loop
 measured = {"small": [], "large": []}
-with borrowed_default_executor():
-    for _ in range(3):  # interleaved, best of three
-        for label, text in (("small", SMALL), ("large", LARGE)):
-            measured[label].append(await max_gap_while(runner, text))
-(gap_small, took_small), (gap_large, took_large) = (min(measured["small"]), min(measured["large"]))
-print(f"small text: longest gap {gap_small * 1000:.0f} ms for {took_small * 1000:.0f} ms of scoring")
-print(f"large text: longest gap {gap_large * 1000:.0f} ms for {took_large * 1000:.0f} ms of scoring")
-assert gap_small >= 0.8 * took_small and gap_large >= 0.8 * took_large, "the loop was silent for the whole work"
+for _ in range(3):  # interleaved, best of three
+    for label, text in (("small", SMALL), ("large", LARGE)):
+        measured[label].append(await max_gap_while(runner, text))
+(gap_small, took_small) = min(measured["small"])
+(gap_large, took_large) = min(measured["large"])
+print(f"small text: longest gap {gap_small * 1000:.0f} ms",
+      f"for {took_small * 1000:.0f} ms of scoring")
+print(f"large text: longest gap {gap_large * 1000:.0f} ms",
+      f"for {took_large * 1000:.0f} ms of scoring")
+
+# %% tags=["claim", "hide-cell"]
+# claim: loop-gap-grows-with-work
+assert gap_small >= 0.8 * took_small and gap_large >= 0.8 * took_large, (
+    "the loop was silent for the whole work")
 assert gap_large >= 2 * gap_small, "four times the work, a much longer silence"
+print("✓ the loop was silent for the whole scoring, and four times the work silenced it longer")
 
 # %% [markdown]
 # The loop was silent for the whole scoring, every time: a coroutine runs until its next
@@ -102,23 +113,30 @@ assert gap_large >= 2 * gap_small, "four times the work, a much longer silence"
 # `sys.getswitchinterval()` seconds (5 ms by default). Two scoring calls in two threads therefore
 # run one at a time. `burn` (chapter 12) reports the CPU time its thread used.
 
-# %% tags=["claim"]
-# claim: thread-frees-the-loop-not-the-cpu
-with borrowed_default_executor():  # to_thread's pool, shut down after the block (chapter 08)
-    gap_thread, took_thread = min([await max_gap_while(score_in_thread, LARGE) for _ in range(2)])
-print(f"in a thread: longest gap {gap_thread * 1000:.0f} ms during {took_thread * 1000:.0f} ms of scoring "
+# %%
+gap_thread, took_thread = min(
+    [await max_gap_while(score_in_thread, LARGE) for _ in range(2)])
+print(f"in a thread: longest gap {gap_thread * 1000:.0f} ms",
+      f"during {took_thread * 1000:.0f} ms of scoring",
       f"(switch interval {sys.getswitchinterval() * 1000:.0f} ms)")
+
+loop = asyncio.get_running_loop()
 with ThreadPoolExecutor(2, thread_name_prefix="scorer") as two_threads:
-    loop = asyncio.get_running_loop()
     start = time.monotonic()
-    reports = await asyncio.gather(*(loop.run_in_executor(two_threads, burn, 300) for _ in range(2)))
+    reports = await asyncio.gather(
+        *(loop.run_in_executor(two_threads, burn, 300) for _ in range(2)))
     wall = time.monotonic() - start
 cpu_sum = sum(r["cpu"] for r in reports)
-print(f"two calls in two threads: {wall * 1000:.0f} ms of wall time for {cpu_sum * 1000:.0f} ms of CPU")
+print(f"two calls in two threads: {wall * 1000:.0f} ms of wall time",
+      f"for {cpu_sum * 1000:.0f} ms of CPU")
+
+# %% tags=["claim", "hide-input"]
+# claim: thread-frees-the-loop-not-the-cpu
 assert gap_thread < 0.5 * took_thread, "the loop answered while the thread scored"
 gil = getattr(sys, "_is_gil_enabled", lambda: True)()
 if gil:
     assert wall >= 0.9 * cpu_sum, "with the GIL, two threads' CPU time adds up: no parallelism"
+    print("✓ the loop answered during the thread's work; two threads' CPU times added up")
 else:
     print("free-threaded build without the GIL: the two threads may run at the same time")
 
@@ -144,9 +162,15 @@ else:
 
 # %%
 process_pool = ProcessPoolExecutor(2, mp_context=get_context("spawn"))
-loop = asyncio.get_running_loop()
-await asyncio.wait_for(asyncio.gather(*(loop.run_in_executor(process_pool, score, "warm") for _ in range(2))),
-                       timeout=30)
+
+
+async def score_in_pool(text: str) -> tuple[int, int]:
+    return await loop.run_in_executor(process_pool, score, text)
+
+
+# %% tags=["hide-input"]
+# Warm the pool up (both workers started), and the instruments for the table below.
+await asyncio.wait_for(asyncio.gather(*(score_in_pool("warm") for _ in range(2))), timeout=30)
 
 
 async def round_trip(pool, fn, arg) -> float:
@@ -168,17 +192,25 @@ def inline_time(text: str) -> float:
     return time.perf_counter() - start
 
 
-sizes = [10, 1_000, 10_000]
-table = {}  # size: (on the loop, through the pool, the trip alone), each the best of 5, interleaved
-for size in sizes:
+# %%
+# inline_time, trip_and_work (folded above): one call here, one through the pool
+table = {}  # size: (on the loop, through the pool, the trip alone), best of 5
+for size in [10, 1_000, 10_000]:
     text = "a" * size
-    runs = [(inline_time(text), *await trip_and_work(process_pool, text)) for _ in range(5)]
-    table[size] = (min(r[0] for r in runs), min(r[1] for r in runs), min(r[1] - r[2] for r in runs))
+    runs = [(inline_time(text), *await trip_and_work(process_pool, text))
+            for _ in range(5)]  # interleaved
+    table[size] = (min(r[0] for r in runs), min(r[1] for r in runs),
+                   min(r[1] - r[2] for r in runs))
 for size, (inline, pooled, trip) in table.items():
-    print(f"{size:>6} chars: on the loop {inline * 1000:7.2f} ms · through the pool {pooled * 1000:7.2f} ms "
+    print(f"{size:>6} chars: on the loop {inline * 1000:7.2f} ms",
+          f"· through the pool {pooled * 1000:7.2f} ms",
           f"(the trip {trip * 1000:5.2f} ms) · trip / work = {trip / inline:6.2f}")
+
+# %% tags=["hide-input"]
 assert table[10][2] > 5 * table[10][0], "for tiny work, the trip costs far more than the work"
-assert table[10_000][2] < 0.5 * table[10_000][0], "for large work, the trip is small next to the work"
+assert table[10_000][2] < 0.5 * table[10_000][0], (
+    "for large work, the trip is small next to the work")
+print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000, under half of it")
 
 # %% [markdown]
 # For tiny texts a pool call costs many times the work itself: the trip, not the scoring, is
@@ -186,8 +218,7 @@ assert table[10_000][2] < 0.5 * table[10_000][0], "for large work, the trip is s
 # between lies the crossover for your machine and your function. And the trip grows with what
 # you send: arguments and results are pickled and copied through a pipe.
 
-# %% tags=["claim"]
-# claim: pickling-cost-grows-with-payload
+# %%
 payload_pool = process_pool
 big, tiny = bytes(8_000_000), bytes(8)
 trips = {"8 B": [], "8 MB": []}
@@ -195,8 +226,14 @@ for _ in range(5):  # interleaved, best of five
     trips["8 B"].append(await round_trip(payload_pool, payload_size, tiny))
     trips["8 MB"].append(await round_trip(payload_pool, payload_size, big))
 best = {label: min(times) for label, times in trips.items()}
-print({label: f"{seconds * 1000:.2f} ms" for label, seconds in best.items()}, "for a call that does no work")
-assert best["8 MB"] > 3 * best["8 B"], "sending 8 MB of arguments costs far more than the call itself"
+print({label: f"{seconds * 1000:.2f} ms" for label, seconds in best.items()},
+      "for a call that does no work")
+
+# %% tags=["claim", "hide-input"]
+# claim: pickling-cost-grows-with-payload
+assert best["8 MB"] > 3 * best["8 B"], (
+    "sending 8 MB of arguments costs far more than the call itself")
+print("✓ the same empty call costs more than 3 × as much with 8 MB of arguments")
 
 # %% [markdown]
 # Sending 8 MB costs many times the empty call. A real service sends prompts and responses
@@ -214,19 +251,15 @@ assert best["8 MB"] > 3 * best["8 B"], "sending 8 MB of arguments costs far more
 # process itself waits for a CPU), which is why the check compares the *longest* gap with the
 # work's duration.
 
-# %%
-async def score_in_pool(text: str) -> tuple[int, int]:
-    return await asyncio.wait_for(loop.run_in_executor(process_pool, score, text), timeout=10)
-
-
+# %% tags=["hide-input"]
 tl = Timeline()
 silence = {}  # the loop's longest gap, as a fraction of the work's duration
-for label, runner in (("on the loop", score_on_loop), ("to_thread", score_in_thread),
+for label, scorer in (("on the loop", score_on_loop), ("to_thread", score_in_thread),
                       ("process pool", score_in_pool)):
     with borrowed_default_executor():
         async with LoopWatch(interval=0.002) as watch:
             with tl.span(f"{label} · work"):
-                await runner(LARGE)
+                await asyncio.wait_for(scorer(LARGE), timeout=10)
     watch.add_to(tl, f"{label} · event loop", threshold=0.02)
     silence[label] = watch.max_gap / tl.spans_of(f"{label} · work")[0].duration
 fig = tl.plot("One large scoring: what the event loop sees",
@@ -251,16 +284,22 @@ assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the w
 # `alarm_timeout` in `lab_snippets.cpu_work` is such a timeout; `alarm-timeout` runs 3 s of
 # scoring under a 0.05 s alarm, in the main thread or in a worker thread of a child process.
 
-# %% tags=["claim"]
-# claim: sigalrm-only-in-main-thread
+# %%
 CPU_WORK = [sys.executable, "-m", "lab_snippets.cpu_work", "alarm-timeout", "0.05"]
 outcomes = {}
 for where, flags in (("main thread", []), ("worker thread", ["--in-thread"])):
     run = subprocess.run(CPU_WORK + flags, capture_output=True, timeout=10)
     outcomes[where] = run.stdout.decode().strip()
     print(f"{where:<14} {outcomes[where]}")
-assert outcomes["main thread"].startswith("timed-out"), "in the main thread the alarm cut the work short"
-assert outcomes["worker thread"] == "refused ValueError: signal only works in main thread of the main interpreter"
+
+# %% tags=["claim", "hide-input"]
+# claim: sigalrm-only-in-main-thread
+assert outcomes["main thread"].startswith("timed-out"), (
+    "in the main thread the alarm cut the work short")
+assert outcomes["worker thread"] == (
+    "refused ValueError: signal only works in main thread of the main interpreter"), (
+    "in a worker thread, installing the SIGALRM handler is refused before any work")
+print("✓ the alarm cut the work short in the main thread and was refused in a worker thread")
 
 # %% [markdown]
 # In the worker thread the timeout never started: installing the handler failed first, so the
@@ -306,9 +345,11 @@ async def score_all(texts: list[str], pool, inline_below: int) -> list[tuple[int
 
 # %% tags=["tests"]
 texts = ["short answer", "a" * 20_000, "b" * 20_000, "x"]
-got = await asyncio.wait_for(score_all(texts, process_pool, inline_below=1_000), timeout=30)
+got = await asyncio.wait_for(score_all(texts, process_pool, inline_below=1_000),
+                             timeout=30)
 print([(checksum, "here" if pid == os.getpid() else "pool") for checksum, pid in got])
-assert [checksum for checksum, _ in got] == [score(t)[0] for t in texts], "results in the order of texts"
+assert [checksum for checksum, _ in got] == [score(t)[0] for t in texts], (
+    "results in the order of texts")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS

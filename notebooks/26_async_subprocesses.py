@@ -38,13 +38,45 @@ import time
 
 import psutil
 
-from lab_snippets.asyncio_tools import InFlight
 from lab_snippets.loopwatch import LoopWatch
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 WORKER = [sys.executable, "-m", "lab_snippets.proc_workers"]
 CHILD_SECONDS = 0.15
+
+
+# %% tags=["hide-input"]
+# The instruments: a semaphore that records its holders, a heartbeat count, process checks.
+class WatchedSemaphore:
+    """An asyncio.Semaphore that also records, per task name, when it held a permit."""
+
+    def __init__(self, value: int) -> None:
+        self.semaphore = asyncio.Semaphore(value)
+        self.since: dict[str, float] = {}
+        self.held: dict[str, tuple[float, float]] = {}
+
+    async def __aenter__(self) -> None:
+        await self.semaphore.acquire()
+        self.since[asyncio.current_task().get_name()] = time.monotonic()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        name = asyncio.current_task().get_name()
+        self.held[name] = (self.since.pop(name), time.monotonic())
+        self.semaphore.release()
+
+
+def most_at_once(spans: list[tuple[float, float]]) -> int:
+    """The largest number of (start, end) spans open at one instant."""
+    probe = Timeline()
+    for start, end in spans:
+        probe.add("span", start, end)
+    return probe.max_overlap()
+
+
+def beats_inside(watch: LoopWatch, spans: list[tuple[float, float]]) -> int:
+    """Heartbeats that happened while at least one child was running."""
+    return sum(any(start < beat < end for start, end in spans) for beat in watch.beats[1:])
 
 
 def running(pid: int) -> bool:
@@ -69,56 +101,51 @@ async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
 # A tool call runs a child process. Below are two versions of the same `async def`: one starts
 # the child with `subprocess.Popen` and waits in `communicate()`, as ordinary synchronous code
 # does; the other uses `asyncio.create_subprocess_exec` and awaits `communicate()`. Both sit
-# behind a `Semaphore(32)` and count the children running at once; a heartbeat task
-# (`LoopWatch`, chapter 08) ticks every 5 ms. Three tool calls start together; each child
-# sleeps 0.15 s.
+# behind a `Semaphore(32)`; a heartbeat task (`LoopWatch`, chapter 08) ticks every 5 ms.
+# Three tool calls start together; each child sleeps 0.15 s. The semaphore is a
+# `WatchedSemaphore` (folded above): an `asyncio.Semaphore` that also records when each task
+# held its permit, and a child runs only while its task holds one, so the records count the
+# children running at once.
 #
 # Before running: for each version, how many children run at once, and how many heartbeats
 # happen while some child is running? Many expect "3 and plenty" for both: the function is
 # `async def`, after all, and the semaphore allows 32.
 
 # %% tags=["hide-output"]
+tool_permits = WatchedSemaphore(32)  # an asyncio.Semaphore(32) that records its holders
+
+
+async def blocking_tool() -> None:
+    async with tool_permits:
+        proc = subprocess.Popen(WORKER + ["sleep", str(CHILD_SECONDS)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.communicate(timeout=5)
+
+
+async def async_tool() -> None:
+    async with tool_permits:
+        proc = await asyncio.create_subprocess_exec(
+            *WORKER, "sleep", str(CHILD_SECONDS),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        await proc.communicate()
+
+
+# %% tags=["hide-cell"]
+# Three calls of each tool at once, under a heartbeat; each child's time holding a permit.
 tl = Timeline()
-tool_permits = asyncio.Semaphore(32)
-
-
-async def blocking_tool(name: str, children: InFlight) -> tuple[float, float]:
-    async with tool_permits:
-        with children:
-            start = time.monotonic()
-            proc = subprocess.Popen(WORKER + ["sleep", str(CHILD_SECONDS)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            proc.communicate(timeout=5)
-            end = time.monotonic()
-    tl.add(name, start, end, state="blocked")
-    return start, end
-
-
-async def async_tool(name: str, children: InFlight) -> tuple[float, float]:
-    async with tool_permits:
-        with children:
-            start = time.monotonic()
-            proc = await asyncio.create_subprocess_exec(*WORKER, "sleep", str(CHILD_SECONDS),
-                                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            await asyncio.wait_for(proc.communicate(), timeout=5)
-            end = time.monotonic()
-    tl.add(name, start, end, state="running")
-    return start, end
-
-
-def beats_inside(watch: LoopWatch, spans: list[tuple[float, float]]) -> int:
-    """Heartbeats that happened while at least one child was running."""
-    return sum(any(start < beat < end for start, end in spans) for beat in watch.beats[1:])
-
-
 results = {}
 for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
-    children = InFlight()
+    names = [f"{label}: child {i}" for i in range(3)]
     async with LoopWatch(interval=0.005) as watch:
-        spans = await asyncio.wait_for(
-            asyncio.gather(*(tool(f"{label}: child {i}", children) for i in range(3))), timeout=10)
+        await asyncio.wait_for(
+            asyncio.gather(*(asyncio.create_task(tool(), name=name) for name in names)),
+            timeout=10)
+    spans = [tool_permits.held[name] for name in names]
+    for name, (start, end) in zip(names, spans, strict=True):
+        tl.add(name, start, end, state="blocked" if label == "blocking" else "running")
     watch.add_to(tl, f"{label}: event loop", threshold=0.03)
-    results[label] = {"peak children": children.peak, "beats while a child ran": beats_inside(watch, spans),
+    results[label] = {"peak children": most_at_once(spans),
+                      "beats while a child ran": beats_inside(watch, spans),
                       "longest gap (ms)": round(watch.max_gap * 1000)}
 
 for label, seen in results.items():
@@ -126,10 +153,15 @@ for label, seen in results.items():
 
 # %% tags=["claim", "hide-cell"]
 # claim: blocking-communicate-serialises-children
-assert results["blocking"]["peak children"] == 1, "the semaphore allows 32, yet only one child runs at a time"
-assert results["blocking"]["beats while a child ran"] == 0, "the loop could not tick while communicate() waited"
+assert results["blocking"]["peak children"] == 1, (
+    "the semaphore allows 32, yet only one child runs at a time")
+assert results["blocking"]["beats while a child ran"] == 0, (
+    "the loop could not tick while communicate() waited")
 assert results["async"]["peak children"] == 3
-assert results["async"]["beats while a child ran"] >= 3, "with await, the loop keeps running during the children"
+assert results["async"]["beats while a child ran"] >= 3, (
+    "with await, the loop keeps running during the children")
+print("✓ blocking: one child at a time and no heartbeat while it ran;",
+      "awaited: three at once, the loop ticking")
 
 # %% [markdown]
 # The blocking version never lets the heartbeat tick while a child runs: `communicate()`
@@ -148,7 +180,7 @@ assert results["async"]["beats while a child ran"] >= 3, "with await, the loop k
 # The same two runs on one time axis. Red bars are children waited for with the loop blocked
 # (and the loop's own lane red while it could not tick); blue bars are children awaited.
 
-# %%
+# %% tags=["hide-input"]
 lanes = [f"blocking: child {i}" for i in range(3)] + ["blocking: event loop"]
 lanes += [f"async: child {i}" for i in range(3)] + ["async: event loop"]
 fig = tl.plot("Three tool calls: blocking communicate() vs awaited communicate()", lanes=lanes)
@@ -166,25 +198,38 @@ fig = tl.plot("Three tool calls: blocking communicate() vs awaited communicate()
 # pass `limit=`), so it takes more output to get stuck. The worker `chatter OUT ERR` writes
 # ERR bytes to stderr, then OUT bytes to stdout.
 
+# %% tags=["hide-input"]
+async def unstick(proc: asyncio.subprocess.Process) -> str:
+    """After a timeout: was the child stuck? Read stderr too, and see whether it then exits."""
+    verdict = "stuck" if proc.returncode is None else "?"
+    rest = await asyncio.wait_for(asyncio.gather(proc.stdout.read(), proc.stderr.read()),
+                                  timeout=5)
+    code = await asyncio.wait_for(proc.wait(), timeout=5)
+    return (f"{verdict}; once stderr was read too it exited with {code} "
+            f"({len(rest[1])} stderr bytes left)")
+
+
+async def reap(proc: asyncio.subprocess.Process) -> None:
+    """Kill the child if it still runs, and wait for it (bounded)."""
+    if proc.returncode is None:
+        proc.kill()
+        await asyncio.wait_for(proc.wait(), timeout=5)
+
+
 # %%
 async def read_stdout_then_stderr(err_bytes: int, timeout: float) -> str:
-    proc = await asyncio.create_subprocess_exec(*WORKER, "chatter", "1000", str(err_bytes),
-                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = await asyncio.create_subprocess_exec(
+        *WORKER, "chatter", "1000", str(err_bytes),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        out = await asyncio.wait_for(proc.stdout.read(), timeout)
-        err = await asyncio.wait_for(proc.stderr.read(), timeout)
+        out = await asyncio.wait_for(proc.stdout.read(), timeout)  # stdout to its end,
+        err = await asyncio.wait_for(proc.stderr.read(), timeout)  # then stderr
         await asyncio.wait_for(proc.wait(), timeout)
         return f"finished: {len(out)} + {len(err)} bytes"
     except TimeoutError:
-        verdict = "stuck" if proc.returncode is None else "?"
-        # Now read stderr: if the child was waiting for us, it finishes on its own.
-        rest = await asyncio.wait_for(asyncio.gather(proc.stdout.read(), proc.stderr.read()), timeout=5)
-        code = await asyncio.wait_for(proc.wait(), timeout=5)
-        return f"{verdict}; once stderr was read too it exited with {code} ({len(rest[1])} stderr bytes left)"
+        return await unstick(proc)  # folded above: now read stderr as well
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await asyncio.wait_for(proc.wait(), timeout=5)
+        await reap(proc)
 
 
 small = await read_stdout_then_stderr(10_000, timeout=5)
@@ -192,11 +237,13 @@ large = await read_stdout_then_stderr(1_000_000, timeout=1)
 print("10 kB on stderr:", small)
 print(" 1 MB on stderr:", large)
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: reading-one-pipe-at-a-time-deadlocks
-assert small.startswith("finished"), "a small stderr fits in the buffers: the naive reader works in tests"
+assert small.startswith("finished"), (
+    "a small stderr fits in the buffers: the naive reader works in tests")
 assert large.startswith("stuck; once stderr was read too it exited with 0"), (
     "with 1 MB on stderr the child waits for us and we wait for it")
+print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child exited with 0")
 
 # %% [markdown]
 # The naive reader works with 10 kB, which is why it survives small tests, and hangs with
@@ -212,8 +259,8 @@ assert large.startswith("stuck; once stderr was read too it exited with 0"), (
 # still running; we must kill it and then `await proc.wait()` for its exit status.
 
 # %%
-proc = await asyncio.create_subprocess_exec(*WORKER, "sleep", "5", stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE)
+proc = await asyncio.create_subprocess_exec(
+    *WORKER, "sleep", "5", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
     await asyncio.wait_for(proc.communicate(), timeout=0.3)
     timed_out = False
@@ -225,11 +272,13 @@ if proc.returncode is None:
 code = await asyncio.wait_for(proc.wait(), timeout=5)
 print("right after the timeout:", after_timeout, "· after kill + wait:", code)
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: timeout-leaves-the-child-running
 assert timed_out
-assert after_timeout == {"returncode": None, "running": True}, "the timeout stopped our wait, not the child"
+assert after_timeout == {"returncode": None, "running": True}, (
+    "the timeout stopped our wait, not the child")
 assert code == -signal.SIGKILL
+print("✓ after the timeout the child was still running; kill() and wait() ended it")
 
 # %% [markdown]
 # ## Killing a whole group from async code
@@ -245,12 +294,14 @@ assert code == -signal.SIGKILL
 
 # %%
 async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
-    leader = await asyncio.create_subprocess_exec(*WORKER, "spawn-children", "2", "5", stdout=subprocess.PIPE,
-                                                  stderr=subprocess.PIPE, start_new_session=True)
+    leader = await asyncio.create_subprocess_exec(
+        *WORKER, "spawn-children", "2", "5",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     ready = await asyncio.wait_for(leader.stdout.readline(), timeout=10)
     return leader, [int(pid) for pid in ready.split()[2:]]
 
 
+# %%
 leader, members = await start_family()
 leader.kill()
 try:
@@ -261,22 +312,28 @@ except TimeoutError:
 leader_code = leader.returncode
 survivors_after_kill = await wait_until_gone(members, timeout=0.3)
 try:
-    os.killpg(leader.pid, signal.SIGKILL)  # the group outlives its leader while members remain
+    os.killpg(leader.pid, signal.SIGKILL)  # the group lives on while members remain
 except ProcessLookupError:
     pass  # nobody left in the group
 survivors_after_killpg = await wait_until_gone(members, timeout=5)
-stderr_end = await asyncio.wait_for(leader.stderr.read(), timeout=5)  # b"" once no process holds the pipe
+# b"" once no process holds the pipe
+stderr_end = await asyncio.wait_for(leader.stderr.read(), timeout=5)
 
-print("after kill(): leader's return code", leader_code, "· wait() returned within 0.5 s:", wait_returned,
+print("after kill(): leader's return code", leader_code,
+      "· wait() returned within 0.5 s:", wait_returned,
       "· members still running:", len(survivors_after_kill))
-print("after killpg(): members still running:", len(survivors_after_killpg), "· stderr reads", stderr_end)
+print("after killpg(): members still running:", len(survivors_after_killpg),
+      "· stderr reads", stderr_end)
 
-# %% tags=["claim"]
+# %% tags=["claim", "hide-input"]
 # claim: kill-reaches-only-the-leader
 assert len(survivors_after_kill) == 2, "kill() ended the leader only; its children were orphaned"
 assert leader_code == -signal.SIGKILL and not wait_returned, (
-    "the leader is dead and reaped, yet wait() did not return: the orphans still hold its stderr pipe")
-assert survivors_after_killpg == [] and stderr_end == b"", "killpg() reached every member of the group"
+    "the leader is dead and reaped, yet wait() did not return: "
+    "the orphans still hold its stderr pipe")
+assert survivors_after_killpg == [] and stderr_end == b"", (
+    "killpg() reached every member of the group")
+print("✓ kill() left both children running and wait() pending; killpg() ended them all")
 
 # %% [markdown]
 # Two surprises. First, `kill()` ended the leader only, and its two children kept running,
@@ -302,15 +359,21 @@ assert survivors_after_killpg == [] and stderr_end == b"", "killpg() reached eve
 # child runs.
 
 # %%
-proc = await asyncio.create_subprocess_exec(*WORKER, "sleep", "0.3", stdout=subprocess.DEVNULL)
+proc = await asyncio.create_subprocess_exec(*WORKER, "sleep", "0.3",
+                                            stdout=subprocess.DEVNULL)
 watcher_threads = [t.name for t in threading.enumerate() if "waitpid" in t.name]
 await asyncio.wait_for(proc.wait(), timeout=5)
 print(sys.version.split()[0], "· watcher threads while a child ran:", watcher_threads)
+if sys.version_info >= (3, 12):
+    print("3.12+: a pidfd on the event loop instead of a thread",
+          "(3.11 shows one 'asyncio-waitpid-N' thread)")
+
+# %% tags=["hide-input"]
 if sys.version_info < (3, 12):
     assert len(watcher_threads) == 1, "3.11: one waitpid thread per running child"
 else:
-    print("3.12+: a pidfd on the event loop instead of a thread (3.11 shows one 'asyncio-waitpid-N' thread)")
     assert watcher_threads == [] or not hasattr(os, "pidfd_open")
+print("✓ the watcher threads match this Python's child watcher")
 
 # %% [markdown]
 # ## Exercise 26.1 · A tool runner that never blocks, never deadlocks and leaves nothing behind
@@ -352,9 +415,11 @@ async def run_tool(argv: list[str], timeout: float) -> tuple[int, bytes, bytes]:
 
 
 # %% tags=["tests"]
-code, out, err = await asyncio.wait_for(run_tool(WORKER + ["chatter", "5", "3", "--exit", "2"], timeout=5), 10)
+code, out, err = await asyncio.wait_for(
+    run_tool(WORKER + ["chatter", "5", "3", "--exit", "2"], timeout=5), 10)
 assert (code, out, err) == (2, b"ooooo", b"eee"), (
-    f"the child's exit code and complete outputs, (2, b'ooooo', b'eee'), expected; got {(code, out, err)!r}")
+    "the child's exit code and complete outputs, (2, b'ooooo', b'eee'), expected; "
+    f"got {(code, out, err)!r}")
 try:
     await asyncio.wait_for(run_tool(WORKER + ["sleep", "5"], timeout=0.3), 10)
 except TimeoutError:

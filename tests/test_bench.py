@@ -312,3 +312,58 @@ def test_every_mutation_scope_has_tests_that_exist():
             assert (REPO_ROOT / test).is_file(), f"{module}: its mutation tests {test} do not exist"
     cfg = mutation.config("labs/spec.py", 30)
     assert 'module-path = "lab_snippets/labs/spec.py"' in cfg and "tests/test_labs_units.py" in cfg
+
+
+def test_a_mutation_sample_is_seeded_and_keeps_at_least_one(tmp_path):
+    import sqlite3
+
+    from lab_snippets.bench import mutation
+
+    def session(name: str, n: int):
+        path = tmp_path / f"{name}.sqlite"
+        with sqlite3.connect(path) as db:
+            db.execute("CREATE TABLE work_items (job_id TEXT)")
+            db.execute("CREATE TABLE mutation_specs (job_id TEXT)")
+            for table in ("work_items", "mutation_specs"):
+                db.executemany(f"INSERT INTO {table} VALUES (?)", [(f"j{i}",) for i in range(n)])
+        return path
+
+    def kept(path):
+        with sqlite3.connect(path) as db:
+            jobs = {j for (j,) in db.execute("SELECT job_id FROM work_items")}
+            assert jobs == {j for (j,) in db.execute("SELECT job_id FROM mutation_specs")}, \
+                "a sampled-out mutant must leave both tables"
+        return jobs
+
+    first, again, other = session("a", 200), session("b", 200), session("c", 200)
+    for path in (first, again):
+        path.rename(tmp_path / "same.sqlite")
+        mutation.sample(tmp_path / "same.sqlite", 0.1, seed=7)
+        (tmp_path / "same.sqlite").rename(path)
+    mutation.sample(other, 0.1, seed=8)
+    assert len(kept(first)) == 20, "a tenth of 200 mutants is 20"
+    assert kept(first) == kept(again), "the same seed and scope must draw the same mutants"
+    assert kept(first) != kept(other), "another seed must draw other mutants"
+    tiny = session("tiny", 3)
+    mutation.sample(tiny, 0.01, seed=0)
+    assert len(kept(tiny)) == 1, "a scope is never sampled down to nothing"
+
+
+def test_mutants_in_lazy_annotations_are_told_apart():
+    from lab_snippets.bench import mutation
+
+    lazy = ("from __future__ import annotations\n"
+            "def f(x: int | None = None) -> str | None:\n"
+            "    y: list[int] | None = [x | 1]\n"
+            "    return y\n")
+    spans = mutation.annotation_spans(lazy)
+
+    def inside(line, col, end):
+        return any(a <= (line, col) and (line, end) <= b for a, b in spans)
+
+    assert inside(2, 9, 19), "the argument's annotation `int | None`"
+    assert inside(2, 31, 41), "the return annotation `str | None`"
+    assert inside(3, 7, 23), "a variable's annotation"
+    assert not inside(3, 27, 32), "`x | 1` is code, not an annotation: a mutant there changes behaviour"
+    assert mutation.annotation_spans(lazy.split("\n", 1)[1]) == [], \
+        "without the __future__ import annotations are evaluated: no mutant there is set aside"

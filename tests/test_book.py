@@ -301,3 +301,47 @@ def test_zh_notebooks_run_under_nbval(built_book, tmp_path):
                           *notebooks],
                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+
+
+FOLD_LABEL = re.compile(r'<p class="(?:collapsed|expanded) admonition-title">([^<]*)</p>')
+
+
+def test_fold_labels_are_chinese_on_zh_pages_only(built_book):
+    """MyST-NB's "Show code cell source / output / content" and "Hide ..." read Chinese on the zh
+    pages (0 English labels) while the English pages keep MyST-NB's own words."""
+    english, chinese = collections.Counter(), collections.Counter()
+    for edition, counts in ((HTML, english), (ZH, chinese)):
+        pages = ZH.rglob("*.html") if edition is ZH else (
+            p for p in HTML.rglob("*.html") if ZH not in p.parents)
+        for page in pages:
+            for label in FOLD_LABEL.findall(page.read_text(encoding="utf-8")):
+                counts["english" if "code cell" in label else "other"] += 1
+    assert english["english"] > 100 and english["other"] == 0, english
+    assert chinese["english"] == 0, f"{chinese['english']} English fold labels on zh pages"
+    assert chinese["other"] == english["english"], (chinese, english)
+
+
+def test_zh_timeline_figures_have_a_chinese_key(built_book):
+    """Each figure on a zh chapter page (a PNG drawn in English when the chapter ran) has a Chinese
+    key right under it: its title, and for a timeline what its lanes, its axis and each colour it
+    uses mean; English pages have none."""
+    from lab_snippets.book import zhfigures
+
+    image = re.compile(r'<img alt="[^"]*" src="\.\./_images/([^"]+\.png)" />'
+                       r'\s*(<p class="zh-figure-key">.*?</p>)?', re.S)
+    figures = keyed = 0
+    for chapter in chapters.existing():
+        english = (HTML / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        assert "zh-figure-key" not in english, f"en {chapter.number}: a Chinese key on an English page"
+        page = (ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        for name, key in image.findall(page):
+            states = zhfigures.states_drawn(ZH / "_images" / name)
+            where = f"zh {chapter.number}, {name}"
+            assert key.startswith('<p class="zh-figure-key">图：'), f"{where}: no Chinese title under it"
+            figures += bool(states)
+            if not states:
+                assert "泳道" not in key, f"{where}: a lane key under a figure that is no timeline"
+                continue
+            assert all(f" {state}（" in key for state in states) and "泳道" in key, key
+            keyed += 1
+    assert figures >= 25 and keyed == figures, (figures, keyed)

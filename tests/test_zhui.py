@@ -51,3 +51,22 @@ def test_call_site_link_and_fallback_note_in_chinese(monkeypatch):
     assert "built without" not in out and "view these lines" not in out, out
     assert registry.short_commit in out and site.symbol in out
     assert "在 GitHub 上查看这几行代码" in out and "没有 slime 的源码" in out
+
+
+def test_fold_labels_are_chinese_from_the_catalogue():
+    """MyST-NB's fold labels, as its post-transform leaves them ("{type}" filled in English), read
+    Chinese after ``fold_labels``; a label the catalogue lacks stays as it is."""
+    from docutils import nodes
+    from myst_nb.sphinx_ import HideCodeCellNode
+
+    words = zhui.catalogue()
+    doctree = nodes.document(None, None)
+    for kind in ("source", "output", "outputs", "content"):
+        doctree += HideCodeCellNode(prompt_show=f"Show code cell {kind}",
+                                    prompt_hide=f"Hide code cell {kind}")
+    doctree += HideCodeCellNode(prompt_show="Show the check", prompt_hide="Hide the check")
+    assert zhui.fold_labels(doctree, words) == 8
+    labels = [(n["prompt_show"], n["prompt_hide"]) for n in doctree.findall(HideCodeCellNode)]
+    assert labels[0] == ("显示代码", "隐藏代码") and labels[3] == ("显示整个单元格", "隐藏整个单元格")
+    assert all(re.search(r"[\u4e00-\u9fff]", s + h) and "code cell" not in s + h for s, h in labels[:4])
+    assert labels[4] == ("Show the check", "Hide the check")

@@ -9,6 +9,9 @@ mutants the tests killed and how many survived. ``MODULE`` is a path under ``lab
 of ``lab_snippets/`` and every module of ``lab_snippets/labs/``. ``--survivors`` lists each surviving
 mutant (operator, line) so a test can be written that kills it; ``--json FILE`` records every outcome
 and ``--again FILE`` then runs only that report's survivors against the tests as they are now.
+``--sample F --seed N`` runs a seeded random fraction ``F`` of each scope's mutants (at least one per
+scope): the survivor rate of a sample estimates the whole scope's, and the same seed draws the same
+mutants again, so a before/after pair compares like with like.
 
 A surviving mutant is a change the tests accept; some are equivalent (the code means the same), the
 others are a missing test. Each mutant costs one pytest start, so a whole run takes hours on a
@@ -73,8 +76,34 @@ def config(module: str, timeout: float) -> str:
             '[cosmic-ray.distributor]\nname = "local"\n')
 
 
-def results(exe: Path, session: Path) -> list[dict]:
-    """One entry per mutant: operator, line, outcome (``killed``/``survived``/``incompetent``)."""
+def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Where a module's annotations are, if ``from __future__ import annotations`` keeps them unevaluated.
+
+    A mutant inside one (``X | None`` made ``X & None``) changes no behaviour unless something reads
+    the annotations at run time, so a survivor there is counted apart, as equivalent by this rule.
+    """
+    import ast
+
+    tree = ast.parse(source)
+    lazy = any(isinstance(n, ast.ImportFrom) and n.module == "__future__"
+               and any(a.name == "annotations" for a in n.names) for n in tree.body)
+    if not lazy:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            found.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            found.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+    return [((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset)) for n in found]
+
+
+def results(exe: Path, session: Path, source: str = "") -> list[dict]:
+    """One entry per mutant: operator, line, outcome (``killed``/``survived``/``incompetent``), and
+    whether it lies inside an annotation (see ``annotation_spans``)."""
+    spans = annotation_spans(source) if source else []
     dump = subprocess.run([str(exe), "dump", str(session)], capture_output=True, text=True, check=True)
     out = []
     for line in dump.stdout.splitlines():
@@ -82,8 +111,10 @@ def results(exe: Path, session: Path) -> list[dict]:
         if result is None:
             continue
         mutation = item["mutations"][0]
-        out.append({"operator": mutation["operator_name"], "line": mutation["start_pos"][0],
-                    "occurrence": mutation["occurrence"], "outcome": result["test_outcome"]})
+        start, end = tuple(mutation["start_pos"]), tuple(mutation["end_pos"])
+        out.append({"operator": mutation["operator_name"], "line": start[0],
+                    "occurrence": mutation["occurrence"], "outcome": result["test_outcome"],
+                    "annotation": any(a <= start and end <= b for a, b in spans)})
     return out
 
 
@@ -98,7 +129,22 @@ def keep_only(session: Path, wanted: set[tuple[str, int]]) -> None:
             db.executemany(f"DELETE FROM {table} WHERE job_id = ?", [(j,) for j in jobs])
 
 
-def run_scope(module: str, work: Path, timeout: float, only: list[dict] | None = None) -> list[dict]:
+def sample(session: Path, fraction: float, seed: int) -> None:
+    """Keep a seeded random ``fraction`` of the session's mutants (at least one), drop the rest."""
+    import random
+    import sqlite3
+
+    with sqlite3.connect(session) as db:
+        jobs = sorted(job for (job,) in db.execute("SELECT job_id FROM work_items"))
+        if not jobs:
+            return
+        keep = set(random.Random(f"{seed}:{session.stem}").sample(jobs, max(1, round(fraction * len(jobs)))))
+        for table in ("mutation_specs", "work_items"):
+            db.executemany(f"DELETE FROM {table} WHERE job_id = ?", [(j,) for j in jobs if j not in keep])
+
+
+def run_scope(module: str, work: Path, timeout: float, only: list[dict] | None = None,
+              fraction: float | None = None, seed: int = 0) -> list[dict]:
     exe = tool()
     cfg = work / f"{module.replace('/', '_')}.toml"
     session = cfg.with_suffix(".sqlite")
@@ -107,8 +153,10 @@ def run_scope(module: str, work: Path, timeout: float, only: list[dict] | None =
     subprocess.run([str(exe), "init", str(cfg), str(session)], cwd=work, env=env, check=True)
     if only is not None:
         keep_only(session, {(r["operator"], r["occurrence"]) for r in only})
+    elif fraction is not None:
+        sample(session, fraction, seed)
     subprocess.run([str(exe), "exec", str(cfg), str(session)], cwd=work, env=env, check=True)
-    return results(exe, session)
+    return results(exe, session, (work / "lab_snippets" / module).read_text(encoding="utf-8"))
 
 
 def scratch_copy() -> Path:
@@ -130,20 +178,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant's tests")
     ap.add_argument("--survivors", action="store_true", help="list every surviving mutant")
     ap.add_argument("--json", type=Path, help="write every mutant's outcome here")
+    ap.add_argument("--sample", type=float, metavar="F", help="run a random fraction F (0-1] of each scope")
+    ap.add_argument("--seed", type=int, default=0, help="the sample's seed (same seed, same mutants)")
     ap.add_argument("--again", type=Path, metavar="JSON",
                     help="run only the survivors recorded in an earlier --json report (after adding tests)")
     args = ap.parse_args(argv)
+    if args.sample is not None and not 0 < args.sample <= 1:
+        ap.error(f"--sample takes a fraction in (0, 1], not {args.sample}")
     earlier = json.loads(args.again.read_text(encoding="utf-8")) if args.again else None
     work = scratch_copy()
     report: dict[str, list[dict]] = {}
     try:
         for module in args.modules or (list(earlier) if earlier else scopes()):
             only = None if earlier is None else [r for r in earlier.get(module, [])
-                                                 if r["outcome"] == "survived"]
-            report[module] = found = run_scope(module, work, args.timeout, only)
-            survived = [r for r in found if r["outcome"] == "survived"]
-            print(f"{module}: {len(found)} mutants, {len(found) - len(survived)} killed, "
-                  f"{len(survived)} survived", flush=True)
+                                                 if r["outcome"] == "survived" and not r.get("annotation")]
+            report[module] = found = run_scope(module, work, args.timeout, only, args.sample, args.seed)
+            survived = [r for r in found if r["outcome"] == "survived" and not r["annotation"]]
+            equivalent = sum(r["outcome"] == "survived" and r["annotation"] for r in found)
+            print(f"{module}: {len(found)} mutants, {len(found) - len(survived) - equivalent} killed, "
+                  f"{len(survived)} survived, {equivalent} in annotations (equivalent)", flush=True)
             if args.survivors:
                 for r in survived:
                     print(f"  line {r['line']}: {r['operator']} #{r['occurrence']}")

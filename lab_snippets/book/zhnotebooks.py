@@ -83,14 +83,14 @@ def _table_row(line: str, table: dict[str, str]) -> str:
     return "| " + " | ".join(table.get(c.strip(), c.strip()) for c in cells) + " |"
 
 
-def _translate_cells(cells, table: dict[str, str], original: str) -> int:
+def _translate_cells(cells, table: dict[str, str], original: str | None) -> int:
     """Translate the markdown cells in place (jupytext or nbformat-JSON cells); how many changed."""
     changed = 0
     for cell in cells:
         if cell["cell_type"] != "markdown":
             continue
         source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-        new = translate_markdown(source, table, drop=f"*{original}*")
+        new = translate_markdown(source, table, drop=f"*{original}*" if original else None)
         if new != source:
             cell["source"] = new
             changed += 1
@@ -112,6 +112,19 @@ def zh_ipynb(notebook: dict, chapter, root: Path = ROOT) -> dict:
     """An executed notebook (nbformat JSON) with its markdown in Chinese, code and outputs kept."""
     _translate_cells(notebook["cells"], catalogue_table(root, chapter.stem), chapter.original)
     return notebook
+
+
+def chinese_cells(cells, stem: str, root: Path = ROOT) -> int:
+    """Translate the markdown cells of chapter ``stem`` in place (the student release in Chinese:
+    ``python -m lab_snippets.labs release --lang zh_CN``); code cells are left as they are.
+    Returns how many cells changed; a chapter without a Chinese catalogue raises ``LookupError``."""
+    from lab_snippets.book.chapters import existing
+
+    table = catalogue_table(root, stem)
+    if not table:
+        raise LookupError(f"no Chinese catalogue for {stem} (locale/zh_CN/LC_MESSAGES/notebooks/{stem}.po)")
+    chapter = next((c for c in existing() if c.stem == stem), None)
+    return _translate_cells(cells, table, chapter.original if chapter else None)
 
 
 def write_downloads(root: Path, html: Path) -> int:

@@ -12,7 +12,13 @@ mainland usage), is applied two ways, both only in the Chinese edition:
   themes' own translations stay as the fallback): this covers what the templates translate;
 - each page the builder renders has the attributes (``title``, ``aria-label``, ``data-bs-title``)
   and the short texts whose whole value is one of its English strings replaced: this covers what
-  the templates write as plain text.
+  the templates write as plain text;
+- MyST-NB's fold labels ("Show code cell source", "Hide code cell output", ...: ``nb_code_prompt_show``
+  and ``nb_code_prompt_hide`` with a ``{type}`` that MyST-NB fills in English) are looked up in it
+  once the page's doctree is resolved (``fold_labels``), so the article's folds read 显示代码 and the
+  like while the English edition keeps MyST-NB's words;
+- each timeline figure (a PNG drawn in English when the chapter ran) gets a key in Chinese under it
+  (``zhfigures``).
 
 The language switch (``editions.switch_html``) is added to the pages that have no body for
 ``editions`` to prepend it to: search and the general index.
@@ -97,6 +103,29 @@ def translate_html(text: str, words: dict[str, str]) -> str:
     return "".join(pieces)
 
 
+def fold_labels(doctree, words: dict[str, str]) -> int:
+    """Put the catalogue's Chinese on MyST-NB's fold labels in ``doctree`` (its post-transform has
+    already filled ``{type}`` in English); returns how many labels it changed."""
+    changed = 0
+    for node in doctree.findall(lambda n: "prompt_show" in getattr(n, "attributes", {})):
+        for key in ("prompt_show", "prompt_hide"):
+            if node.get(key) in words:
+                node[key] = words[node[key]]
+                changed += 1
+    return changed
+
+
+def _doctree_resolved(app, doctree, docname) -> None:
+    from lab_snippets.book.editions import is_chinese
+
+    if is_chinese(app.config.language) and app.builder.format == "html":
+        from lab_snippets.book import zhfigures
+
+        words = catalogue()
+        fold_labels(doctree, words)
+        zhfigures.add_keys(app, doctree, docname, words)  # a Chinese key under each timeline figure
+
+
 def add_switch(pagename: str, output: str, chinese: bool) -> str:
     """The language switch at the top of a page that has none (search, the general index)."""
     from lab_snippets.book.editions import switch_html
@@ -136,14 +165,23 @@ def _builder_inited(app) -> None:
 def _config_inited(app, config) -> None:
     from lab_snippets.book.editions import is_chinese
 
-    # The catalogue is no page's source, so Sphinx would not re-render a page when only it changed;
-    # an html-rebuild config value that follows its content makes every page out of date then.
+    # The catalogues are no page's source, so Sphinx would not re-render a page when only they (or
+    # this code) changed; an html-rebuild config value that follows their content makes every page
+    # out of date then.
     if is_chinese(config.language) and catalogue_path().is_file():
-        config.zhui_words = hashlib.sha256(catalogue_path().read_bytes()).hexdigest()
+        from lab_snippets.book import zhfigures
+
+        digest = hashlib.sha256(catalogue_path().read_bytes())
+        if zhfigures.titles_path().is_file():  # the figure titles' catalogue is no page's source either
+            digest.update(zhfigures.titles_path().read_bytes())
+        for module in (__file__, zhfigures.__file__):  # nor is the code that puts the words on the pages
+            digest.update(Path(module).read_bytes())
+        config.zhui_words = digest.hexdigest()
 
 
 def setup(app):
     app.add_config_value("zhui_words", "", "html")
     app.connect("config-inited", _config_inited)
     app.connect("builder-inited", _builder_inited)
+    app.connect("doctree-resolved", _doctree_resolved)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,14 +1,15 @@
 """Graded labs on nbgrader: release student versions, let students validate, grade safely.
 
-    python -m lab_snippets.labs release [CHAPTERS...] [--course-dir DIR]
+    python -m lab_snippets.labs release [CHAPTERS...] [--course-dir DIR] [--lang zh_CN]
     python -m lab_snippets.labs validate NOTEBOOK [--timeout S]
     python -m lab_snippets.labs grade SUBMISSIONS_DIR --out grades.csv [--course-dir DIR]
 
 Chapters mark exercises with light cell tags (``solution``, ``tests``, ``hidden-tests``,
 ``points-N``) and ``### BEGIN SOLUTION`` / ``### BEGIN HIDDEN TESTS`` regions.  ``release``
 expands the tags into nbgrader's schema-v3 cell metadata (through nbgrader's own metadata
-upgrader and validator) and runs nbgrader's ``generate_assignment``.  ``grade`` treats every
-submission as hostile: see ``book/instructors.md`` for the safety model.
+upgrader and validator) and runs nbgrader's ``generate_assignment``; ``--lang zh_CN`` makes the
+student versions with their markdown in Chinese from the zh catalogues (in ``build/labs-zh_CN``).
+``grade`` treats every submission as hostile: see ``book/instructors.md`` for the safety model.
 
 Modules: ``markers`` (tags → nbgrader metadata), ``publish`` (release), ``student``
 (validate, ``run_tests``), ``grader`` (grade), ``scoring`` (statuses), ``worker`` (the

@@ -10,10 +10,12 @@ from dataclasses import fields
 import lab_snippets.labs as labs
 from lab_snippets.labs.common import DEFAULT_COURSE_DIR, LabError
 from lab_snippets.labs.grader import grade
-from lab_snippets.labs.publish import release
+from lab_snippets.labs.publish import LANGUAGES, release
 from lab_snippets.labs.spec import Options
 from lab_snippets.labs.student import validate
 
+# A Chinese release gets a course folder of its own (its sources and gradebook beside the English).
+ZH_COURSE_DIR = DEFAULT_COURSE_DIR.with_name(DEFAULT_COURSE_DIR.name + "-zh_CN")
 # The grader's defaults, read from Options (their one home); ``jobs`` is computed, so it stays None.
 _GRADE_DEFAULTS = {f.name: f.default for f in fields(Options) if f.name != "jobs"}
 
@@ -25,7 +27,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     r = sub.add_parser("release", help="build the nbgrader course and the student versions")
     r.add_argument("chapters", nargs="*", help="chapter .py files or stems (default: all "
                    "notebooks/*.py with a solution cell)")
-    r.add_argument("--course-dir", default=str(DEFAULT_COURSE_DIR))
+    r.add_argument("--course-dir", default=None,
+                   help="default build/labs (build/labs-zh_CN with --lang zh_CN)")
+    r.add_argument("--lang", choices=LANGUAGES, default="en",
+                   help="zh_CN: the student versions' markdown in Chinese, from the zh catalogues "
+                        "(code, tests and what is stripped unchanged)")
     v = sub.add_parser("validate", help="run a notebook and check it against its tests")
     v.add_argument("notebook")
     v.add_argument("--timeout", type=int, default=30, help="per-cell timeout in seconds")
@@ -46,7 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         if args.cmd == "release":
-            release(args.chapters or None, course_dir=args.course_dir)
+            default = ZH_COURSE_DIR if args.lang == "zh_CN" else DEFAULT_COURSE_DIR
+            release(args.chapters or None, course_dir=args.course_dir or default, lang=args.lang)
         elif args.cmd == "validate":
             passed, total = validate(args.notebook, timeout=args.timeout)
             return 0 if total and passed == total else 1  # exit code for students / CI

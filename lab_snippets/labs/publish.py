@@ -26,13 +26,29 @@ from lab_snippets.labs.markers import (
     read_notebook,
 )
 
+#: The languages a release can be made in: the chapters' own (English) and the zh catalogues'.
+LANGUAGES = ("en", "zh_CN")
 
-def build_source(chapter, course_dir):
-    """Write ``source/<stem>/<stem>.ipynb`` (instructor version with nbgrader metadata)."""
+
+def build_source(chapter, course_dir, lang="en"):
+    """Write ``source/<stem>/<stem>.ipynb`` (instructor version with nbgrader metadata).
+
+    With ``lang="zh_CN"`` the markdown cells come from the chapter's Chinese catalogue (as the
+    Chinese edition's notebooks do, ``lab_snippets.book.zhnotebooks``); code cells, and so the
+    solutions and tests nbgrader strips, are the chapter's own."""
     import nbformat
     chapter = Path(chapter)
     stem = chapter.stem
     nb = read_notebook(chapter)
+    if lang not in LANGUAGES:
+        raise LabError(f"no release in {lang!r}: the languages are {', '.join(LANGUAGES)}")
+    if lang == "zh_CN":
+        from lab_snippets.book.zhnotebooks import chinese_cells
+        try:
+            chinese_cells(nb.cells, stem)
+        except LookupError as exc:
+            raise LabError(str(exc)) from exc
+        nb.metadata["language"] = lang
     nb.metadata.pop("jupytext", None)
     nb.metadata["kernelspec"] = kernelspec()
     mark_notebook(nb, chapter.name)
@@ -108,8 +124,9 @@ def _resolve_chapter(arg, notebooks_dir=NOTEBOOKS_DIR):
 
 
 def release(chapters=None, course_dir=DEFAULT_COURSE_DIR, notebooks_dir=NOTEBOOKS_DIR,
-            log=print):
-    """Build the nbgrader course dir and the student versions; return released paths."""
+            log=print, lang="en"):
+    """Build the nbgrader course dir and the student versions; return released paths.
+    ``lang="zh_CN"``: the markdown in Chinese from the catalogues (see ``build_source``)."""
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
@@ -131,7 +148,7 @@ def release(chapters=None, course_dir=DEFAULT_COURSE_DIR, notebooks_dir=NOTEBOOK
     released = []
     for chapter in paths:
         stem = chapter.stem
-        src = build_source(chapter, course_dir)
+        src = build_source(chapter, course_dir, lang=lang)
         t0 = time.monotonic()
         result = api.generate_assignment(stem, force=True)
         if not result.get("success"):

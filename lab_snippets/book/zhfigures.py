@@ -1,0 +1,242 @@
+"""A key in Chinese under each timeline figure of the Chinese edition (issue 26, item 4).
+
+The figures are PNGs that the chapters drew while the English build executed them; the Chinese
+edition renders from the same jupyter cache, so their title, lane names and legend stay English
+(drawing them in Chinese would mean executing every chapter a second time). Instead, each figure
+that `Timeline.plot` drew gets a short paragraph under it, in Chinese: its title, then what its
+lanes, its axis and each of its colours mean, with a link to the reading guide's legend; any other
+figure gets its title.
+
+A figure's title is read from the code of the cell that drew it (the string given to ``plot``,
+``set_title`` or ``suptitle``; an f-string as written, ``f'... {name} ...'``; both sides of a
+``a if ... else b``) and looked up in
+``locale/zh_CN/figures.po``, which ``python -m lab_snippets.book.zhfigures update`` keeps in step
+with the notebooks (new titles untranslated, gone ones removed; ``status`` counts what is left).
+
+Which states a figure uses is read from the picture itself: `Timeline.plot` fills every bar and
+legend patch (about 23 by 7 pixels inside its edge) with the state's exact colour (``STATE_COLOURS``),
+so a state is drawn when more than ``MIN_SOLID`` pixels of that colour have all four neighbours of it
+too (anti-aliased text has stray pixels of any grey, never a solid patch); a figure with none of
+them is not a timeline and gets no key.
+The words come from the catalogues: the colour and state names from the reading guide's legend
+table (``locale/zh_CN/LC_MESSAGES/book/reading_guide.po``), the sentence from ``theme.po``.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+from lab_snippets import REPO_ROOT
+from lab_snippets.timeline import STATE_COLOURS
+
+ROOT = REPO_ROOT
+GUIDE = "book/reading_guide"
+GUIDE_ANCHOR = "timelines"
+#: The reading guide's name for each state's colour (its legend table, in English).
+COLOUR_NAMES = {"running": "blue", "waiting": "light green", "blocked": "red", "cancelled": "grey",
+                "failed": "orange", "cleanup": "purple"}
+#: The key's sentence (English msgid; its Chinese is in theme.po): the colours, then the guide's title.
+KEY = ("In this figure each lane on the left (work) is one piece of work (a task, thread or process, "
+       "named by its label in the code) and the axis is time in seconds; the colours (state): %s; "
+       "a short black tick marks an event. The legend is explained in")
+MIN_SOLID = 20  # a legend patch alone has about 100 such pixels
+TITLE_CALLS = ("plot", "set_title", "suptitle")  # Timeline.plot(title, ...), Axes.set_title, Figure.suptitle
+
+
+def titles_in(source: str) -> list[str]:
+    """The figure titles a cell's code sets, in source order: the first argument of each
+    ``.plot`` / ``.set_title`` / ``.suptitle`` call that is a string (an f-string as written)."""
+    try:
+        tree = compile(source, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in TITLE_CALLS and node.args):
+            continue
+        choices = [node.args[0]]
+        while isinstance(choices[-1], ast.IfExp):  # `a if cond else b`: the figure draws one of them
+            choices[-1:] = [choices[-1].body, choices[-1].orelse]
+        for first in choices:
+            if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.strip():
+                found.append((first.lineno, first.col_offset, first.value))
+            elif isinstance(first, ast.JoinedStr):
+                found.append((first.lineno, first.col_offset, ast.unparse(first)))
+    return [title for *_, title in sorted(found)]
+
+
+def notebook_titles(root: Path = ROOT) -> list[str]:
+    """Every figure title in the chapters, once each, in chapter order."""
+    from lab_snippets.book.chapters import existing
+
+    titles: dict[str, None] = {}
+    for chapter in existing():
+        source = (Path(root) / "notebooks" / chapter.path.name).read_text(encoding="utf-8")
+        titles.update(dict.fromkeys(titles_in(source)))
+    return list(titles)
+
+
+def titles_path(root: Path = ROOT) -> Path:
+    return Path(root) / "locale" / "zh_CN" / "figures.po"
+
+
+def title_words(root: Path = ROOT) -> dict[str, str]:
+    """``{English title: Chinese}`` of ``figures.po`` (translated, not fuzzy)."""
+    from lab_snippets.book.i18n import _messages, read_po
+
+    path = titles_path(root)
+    if not path.is_file():
+        return {}
+    return {m.id: m.string for m in _messages(read_po(path)) if m.string and not m.fuzzy}
+
+
+def update(root: Path = ROOT) -> tuple[int, int]:
+    """Bring ``figures.po`` in step with the notebooks' titles; returns (added, removed)."""
+    from babel.messages.catalog import Catalog
+
+    from lab_snippets.book.i18n import _messages, read_po, write_po
+
+    path = titles_path(root)
+    old = {m.id: m.string for m in _messages(read_po(path))} if path.is_file() else {}
+    titles = notebook_titles(root)
+    if list(old) == titles:
+        return 0, 0  # nothing to change: the file (and its date) stays as it is
+    catalog = Catalog(locale="zh_CN", project="slime course: figure titles", fuzzy=False)
+    for title in titles:
+        catalog.add(title, old.get(title, ""))
+    write_po(catalog, path)
+    return len(set(titles) - set(old)), len(set(old) - set(titles))
+
+
+def states_drawn(png: Path) -> list[str]:
+    """The states whose exact colour fills a solid patch of the PNG (see above), in legend order."""
+    import matplotlib.image as mpimg
+    import numpy as np
+
+    image = mpimg.imread(png)
+    if image.ndim != 3:
+        return []
+    rgb = np.round(image[..., :3] * (255 if image.dtype.kind == "f" else 1)).astype(np.int64)
+    packed = (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
+
+    def solid(colour: str) -> int:
+        m = packed == int(colour[1:], 16)
+        inner = m[1:-1, 1:-1] & m[:-2, 1:-1] & m[2:, 1:-1] & m[1:-1, :-2] & m[1:-1, 2:]
+        return int(inner.sum())
+
+    return [state for state, colour in STATE_COLOURS.items() if solid(colour) > MIN_SOLID]
+
+
+def guide_words(root: Path = ROOT) -> dict[str, str]:
+    """``{English: Chinese}`` of the reading guide's catalogue (its legend table and its title)."""
+    from lab_snippets.book.i18n import _messages, pages_dir, read_po
+
+    path = pages_dir(root) / "book" / "reading_guide.po"
+    return {m.id: m.string for m in _messages(read_po(path)) if m.string and not m.fuzzy}
+
+
+def key_text(states: list[str], words: dict[str, str], guide: dict[str, str]) -> tuple[str, str] | None:
+    """The key's Chinese sentence for a figure that uses ``states`` and the guide's Chinese title,
+    or None while a word is missing from the catalogues (the figure then stays without a key)."""
+    sentence, title = words.get(KEY), guide.get("How to read an experiment")
+    names = [(guide.get(COLOUR_NAMES[s]), guide.get(s)) for s in states]
+    if not sentence or not title or not all(c and n for c, n in names):
+        return None
+    return sentence % "、".join(f"{c} {n}" for c, n in names), title
+
+
+def _cell(node):
+    """The notebook cell (MyST-NB's ``cell_code`` container) that holds ``node``, or None."""
+    from docutils import nodes
+
+    cell = node.parent
+    while cell is not None and not (isinstance(cell, nodes.Element)
+                                    and cell.get("nb_element") == "cell_code"):
+        cell = cell.parent
+    return cell
+
+
+def _cell_source(node) -> str:
+    """The code of the notebook cell that holds ``node`` (an output's image), or ''."""
+    from docutils import nodes
+
+    cell = _cell(node)
+    if cell is None:
+        return ""
+    for block in cell.findall(nodes.literal_block):
+        if block.parent.get("nb_element") == "cell_code_source":
+            return block.astext()
+    return ""
+
+
+def _figures(doctree):
+    """Each image of ``doctree`` with the English titles its cell's code sets: one title each when
+    the cell draws as many figures as it sets titles (two ``plt.subplots`` figures), else all of
+    them (one figure of two timelines: ``tl.plot(title, ax=top)``, ``tl.plot(title, ax=bottom)``)."""
+    from docutils import nodes
+
+    by_cell: dict[int, list] = {}
+    for image in doctree.findall(nodes.image):
+        by_cell.setdefault(id(_cell(image)), []).append(image)
+    for images in by_cell.values():
+        titles = titles_in(_cell_source(images[0]))
+        for i, image in enumerate(images):
+            yield image, [titles[i]] if len(titles) == len(images) > 1 else titles
+
+
+def _image_path(node, srcdir: Path) -> Path | None:
+    uri = (node.get("candidates") or {}).get("*") or node.get("uri", "")
+    path = Path(uri) if Path(uri).is_absolute() else Path(srcdir) / uri
+    return path if path.suffix == ".png" and path.is_file() else None
+
+
+def add_keys(app, doctree, docname: str, words: dict[str, str], root: Path = ROOT) -> int:
+    """Put a Chinese key under every figure of ``doctree`` that has a translated title or is a
+    timeline; returns how many it added."""
+    from docutils import nodes
+
+    guide, titles = guide_words(root), title_words(root)
+    added = 0
+    for image, english in _figures(doctree):
+        path = _image_path(image, Path(app.srcdir))
+        if path is None:
+            continue
+        chinese = "；".join(titles[t] for t in english if t in titles)
+        states = states_drawn(path)
+        text = key_text(states, words, guide) if states else None
+        parts = [nodes.Text(f"图：{chinese}" + ("" if chinese[-1] in "。？！" else "。"))] if chinese else []
+        if text is not None:
+            sentence, title = text
+            link = nodes.reference("", "", nodes.Text(f"《{title}》"), internal=True,
+                                   refuri=f"{app.builder.get_relative_uri(docname, GUIDE)}#{GUIDE_ANCHOR}")
+            parts += [nodes.Text(sentence), link, nodes.Text("。")]
+        if not parts:
+            continue
+        key = nodes.paragraph("", "", *parts, classes=["zh-figure-key"])
+        image.parent.insert(image.parent.index(image) + 1, key)
+        added += 1
+    return added
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["update"]:
+        added, removed = update(ROOT)
+        print(f"{titles_path(ROOT)}: {added} new titles to translate, {removed} removed")
+        return 0
+    if args == ["status"]:
+        titles, words = notebook_titles(ROOT), title_words(ROOT)
+        missing = [t for t in titles if t not in words]
+        print(f"{len(titles) - len(missing)} of {len(titles)} figure titles translated")
+        for title in missing:
+            print("  untranslated:", title)
+        return 1 if missing else 0
+    print("usage: python -m lab_snippets.book.zhfigures update|status", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

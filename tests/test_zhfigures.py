@@ -1,0 +1,74 @@
+"""The Chinese key under each timeline figure of the zh edition (lab_snippets.book.zhfigures)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from lab_snippets.book import zhfigures, zhui
+from lab_snippets.timeline import Timeline, figure_style
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+
+def _png(fig, path):
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path, dpi=96, bbox_inches="tight")  # as the notebook's inline backend saves it
+    plt.close(fig)
+    return path
+
+
+def test_states_are_read_from_the_picture(tmp_path):
+    figure_style()
+    tl = Timeline()
+    tl.add("worker", tl.t0, tl.t0 + 0.2, state="running")
+    tl.add("loop", tl.t0 + 0.05, tl.t0 + 0.1, state="blocked")
+    tl.add("loop", tl.t0 + 0.1, tl.t0 + 0.101, state="cleanup")  # a sliver: its legend patch tells
+    tl.mark("worker done")
+    png = _png(tl.plot("two lanes, three states"), tmp_path / "t.png")
+    assert zhfigures.states_drawn(png) == ["running", "blocked", "cleanup"]
+
+
+def test_a_figure_that_is_no_timeline_gets_no_key(tmp_path):
+    import matplotlib.pyplot as plt
+
+    figure_style()
+    fig, ax = plt.subplots(figsize=(6, 3))
+    ax.plot([0, 1, 2], [3, 1, 2], color="#7f7f7f")  # the cancelled grey, as a line, and grey text
+    ax.set_title("Queue depth over time")
+    assert zhfigures.states_drawn(_png(fig, tmp_path / "line.png")) == []
+
+
+def test_key_names_each_colour_with_its_state_in_chinese():
+    sentence, title = zhfigures.key_text(["running", "waiting", "blocked"], zhui.catalogue(),
+                                         zhfigures.guide_words())
+    assert "蓝色 running（运行）、浅绿色 waiting（等待）、红色 blocked（阻塞）" in sentence
+    assert "泳道" in sentence and "秒" in sentence and "cancelled" not in sentence
+    assert re.search(r"[\u4e00-\u9fff]", title)
+    assert title == zhfigures.guide_words()["How to read an experiment"]
+    assert zhfigures.key_text(["running"], {}, zhfigures.guide_words()) is None, "no sentence, no key"
+
+
+def test_titles_are_read_from_the_code_in_source_order():
+    source = ('fig = tl.plot("Two lanes", lanes=["a"])\n'
+              'await asyncio.sleep(0)\n'                       # a notebook cell may await at top level
+              'ax.set_title(f"{n} calls: {t:.2f} s")\n'
+              'ax.plot(xs, ys, label="measured")\n'             # a line, not a title
+              'fig.suptitle("")\n'
+              'tl.plot("wide" if wide else "narrow", ax=ax)\n')  # two subplots, one title each
+    assert zhfigures.titles_in(source) == ["Two lanes", "f'{n} calls: {t:.2f} s'", "wide", "narrow"]
+    assert zhfigures.titles_in("def broken(:\n") == []
+
+
+def test_every_figure_title_of_the_chapters_is_translated():
+    """`python -m lab_snippets.book.zhfigures update` then translate locale/zh_CN/figures.po."""
+    titles, words = zhfigures.notebook_titles(), zhfigures.title_words()
+    assert len(titles) >= 25
+    missing = [t for t in titles if t not in words]
+    assert not missing, f"figure titles without Chinese in figures.po: {missing}"
+    stale = sorted(set(words) - set(titles))
+    assert not stale, f"figures.po holds titles no chapter draws (run `... zhfigures update`): {stale}"
+    assert all(re.search(r"[\u4e00-\u9fff]", words[t]) for t in titles)
