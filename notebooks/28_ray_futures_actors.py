@@ -399,7 +399,7 @@ async def acquire(lock, poll: float = 0.01, timeout: float = 2.0) -> int:
 
 # %% tags=["tests"]
 free_lock = TryLock.remote()
-await free_lock.__ray_ready__.remote()  # the actor is up: its start is not acquire's to wait
+await free_lock.__ray_ready__.remote()  # the actor is up before acquire's clock starts
 assert await acquire(free_lock) == 1, "a free lock is taken at the first attempt"
 await free_lock.release.remote()
 
