@@ -432,8 +432,8 @@ async def _check_fan_out() -> None:
         "share whatever the span put in TRACE_STACK, so never change that value in place: set a new "
         "tuple (chapter 11)")
     assert TRACE_STACK.get() == (), (
-        f"TRACE_STACK is {TRACE_STACK.get()!r} after the spans closed, not (): a task's spans reached the "
-        "caller's stack (chapter 11)")
+        f"TRACE_STACK is {TRACE_STACK.get()!r} after 'rollout' and its tasks' spans closed, not (): restore "
+        "it on the way out, and never change the value the tasks share (chapter 11)")
 def _check_sequential() -> None:
     span_log.clear()
     with traced_span("step"):
@@ -456,8 +456,8 @@ def _check_sequential() -> None:
         f"a span opened after the others closed got parent {span_log[-1][1]!r}, not None: the "
         "spans that ended must no longer be open (chapter 11)")
 await asyncio.create_task(_check_concurrent(), context=contextvars.Context())
-await asyncio.create_task(_check_fan_out(), context=contextvars.Context())
 contextvars.Context().run(_check_sequential)
+await asyncio.create_task(_check_fan_out(), context=contextvars.Context())
 ### END HIDDEN TESTS
 
 # %% [markdown]
