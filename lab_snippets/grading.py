@@ -194,7 +194,8 @@ def call(fn: Callable, *args: object, **kwargs: object) -> Outcome:
     try:
         seen.value = fn(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - the exception is the outcome
-        seen.error = exc
+        # without its traceback: the call's frames, and what they hold (a pool and its pipes), go
+        seen.error = exc.with_traceback(None)
     seen.seconds = time.monotonic() - started
     seen.finished = True
     return seen

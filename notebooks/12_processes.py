@@ -476,17 +476,18 @@ try:
     else:
         raise AssertionError("an exception in a worker must reach the caller (chapter 12)")
     assert not _live_workers(), _LEFT_BEHIND.format("a failing call")
-    # One timeout for all the results, and the call back once it has passed: 4 calls of 0.8 s on
-    # one worker need 3.2 s; each is shorter than the timeout, their sum is not.
-    _timed = _grading.call(parallel_starmap, pid_and_span, [(0.8,)] * 4, workers=1, timeout=1.2)
+    # One timeout for all the results, and the call back once it has passed: 9 calls on one worker
+    # need 4.05 s; each is far shorter than the timeout (the first, short one also covers the
+    # worker's start), their sum is not.
+    _timed = _grading.call(parallel_starmap, pid_and_span, [(0.05,)] + [(0.5,)] * 8, workers=1, timeout=2.0)
     _got = "returned" if _timed.error is None else f"raised {type(_timed.error).__name__}"
     assert isinstance(_timed.error, multiprocessing.TimeoutError), (
         "waiting longer than `timeout` must raise multiprocessing.TimeoutError: pass the timeout to the "
-        "wait for the results, e.g. starmap_async(...).get(timeout) (chapter 12); with 4 calls of 0.8 s on "
-        f"1 worker and a timeout of 1.2 s it {_got} after {_timed.seconds:.1f} s: the timeout bounds all "
-        "the results together (one get for the whole batch, not one per call)")
+        "wait for the results, e.g. starmap_async(...).get(timeout) (chapter 12); with 9 calls (4.05 s of "
+        f"work) on 1 worker and a timeout of 2 s it {_got} after {_timed.seconds:.1f} s: the timeout bounds "
+        "all the results together (one get for the whole batch, not one per call)")
     _grading.check_within(
-        _timed, budget=1.2, what="parallel_starmap (4 calls of 0.8 s on 1 worker, timeout 1.2 s)", slack=1.0,
+        _timed, budget=2.0, what="parallel_starmap (9 calls, 4.05 s of work, on 1 worker, timeout 2 s)", slack=1.0,
         hint="it raised TimeoutError, then waited for the calls still running: leave by terminating the "
              "pool (what `with` does), not by close() and join() (chapter 12)")
     assert not _live_workers(), _LEFT_BEHIND.format("a timeout")

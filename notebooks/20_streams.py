@@ -707,7 +707,7 @@ async def _hidden_check_fetch_replies():
     await _hidden_check_cancelled_caller()
     # 8. ... or while a write waits for a peer that has stopped reading
     await _hidden_check_peer_stops_reading()
-async with asyncio.timeout(10):
+async with asyncio.timeout(20):  # a guard against a hang; each check has its own bound
     await _hidden_check_fetch_replies()
 ### END HIDDEN TESTS
 
