@@ -20,13 +20,16 @@ the caller's hint (the idea and the chapter to revisit)::
     await left.check("run_batch was cancelled", hint="await what you cancel (chapter 05)")
 
 Paths: ``observe`` (the happy path, or a job made to fail with ``failing_job``; ``call`` for
-a plain function),
-``cancel_midway`` (the caller gives up). Checks on an ``Outcome``: ``check_finished``,
-``check_loop_free``, ``check_within``, ``check_returns_early``, ``check_raises``,
-``check_cancelled``. Nothing left behind: ``Leftovers`` (tasks, threads, child processes),
-``group_members`` / ``check_group_gone`` (a process group). Adversarial children (commands of
-``lab_snippets.proc_workers``): ``ignores_sigterm``, ``floods``, ``spawns_children``,
-``leaves_child_on_pipes``, with ``read_pids`` / ``wait_for_pids`` for their pid files.
+a plain function; ``count_wakeups=True`` counts how often the call was woken), ``cancel_midway``
+(the caller gives up), ``stop_thread`` (a thread asked to stop), ``StalledPeer`` (a peer that
+stops reading), ``busy_loop`` (a loop that other work keeps busy). Checks on an ``Outcome``:
+``check_finished``, ``check_loop_free``, ``check_within``, ``check_returns_early``,
+``check_raises``, ``check_cancelled``, ``check_not_polling``, ``check_stops_promptly``. Nothing
+left behind: ``Leftovers`` (tasks, threads, child processes), ``group_members`` /
+``check_group_gone`` (a process group), ``StalledPeer.check_hung_up`` (a connection).
+Adversarial children (commands of ``lab_snippets.proc_workers``): ``ignores_sigterm``,
+``floods``, ``spawns_children``, ``leaves_child_on_pipes``, with ``read_pids`` /
+``wait_for_pids`` for their pid files.
 
 Everything here is bounded: every wait has a timeout, and ``Leftovers.check`` kills (or
 cancels) what it reports, so one wrong answer does not spill into the next test.
@@ -37,11 +40,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import psutil
@@ -49,11 +54,12 @@ import psutil
 from lab_snippets.loopwatch import LoopWatch
 
 __all__ = [
-    "JobFailed", "Leftovers", "Outcome", "WORKER", "call", "cancel_midway", "check_cancelled",
-    "check_finished", "check_group_gone", "check_loop_free", "check_raises",
-    "check_returns_early", "check_within", "failing_job", "floods", "group_members",
-    "ignores_sigterm", "leaves_child_on_pipes", "observe", "read_pids", "running",
-    "spawns_children", "wait_for_pids",
+    "JobFailed", "Leftovers", "Outcome", "StalledPeer", "WORKER", "busy_loop", "call",
+    "cancel_midway", "check_cancelled", "check_finished", "check_group_gone", "check_loop_free",
+    "check_not_polling", "check_raises", "check_returns_early", "check_stops_promptly",
+    "check_within", "failing_job", "floods", "group_members", "ignores_sigterm",
+    "leaves_child_on_pipes", "observe", "read_pids", "running", "spawns_children", "stop_thread",
+    "wait_for_pids",
 ]
 
 #: The command prefix of the course's child programs (``python -m lab_snippets.proc_workers``).
@@ -78,9 +84,13 @@ class Outcome:
     cancelled: bool = False              # it ended cancelled
     seconds: float = 0.0                 # from the start to its end (or to the timeout)
     max_gap: float | None = None         # longest heartbeat gap while it ran (None: no heartbeat)
+    wakeups: int | None = None           # times the call was woken (None: not counted)
+    # the call's task, kept as its caller would keep it (what its frames hold stays alive)
+    task: asyncio.Task | None = field(default=None, repr=False)
 
 
 async def _settle(task: asyncio.Task, started: float, timeout: float, seen: Outcome) -> Outcome:
+    seen.task = task
     done, _ = await asyncio.wait([task], timeout=max(0.0, timeout - (time.monotonic() - started)))
     seen.seconds = time.monotonic() - started
     if not done:  # hung, or swallowed a cancellation: give up on it, boundedly
@@ -97,11 +107,43 @@ async def _settle(task: asyncio.Task, started: float, timeout: float, seen: Outc
     return seen
 
 
-async def observe(awaitable: Awaitable, timeout: float, heartbeat: float | None = None) -> Outcome:
+class _Counting:
+    """Drives an awaitable inside the task that awaits it, counting how often it is resumed
+    (each resumption is the task woken by what the awaitable waited on)."""
+
+    def __init__(self, awaitable: Awaitable, seen: Outcome) -> None:
+        self._inner, self._seen = awaitable.__await__(), seen
+        seen.wakeups = 0
+
+    def __await__(self):
+        value, error = None, None
+        while True:
+            try:
+                waited = self._inner.send(value) if error is None else self._inner.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            value, error = None, None
+            try:
+                value = yield waited
+            except BaseException as exc:  # noqa: BLE001 - handed on to the awaitable
+                error = exc
+            self._seen.wakeups += 1
+
+
+async def _await(awaitable: Awaitable) -> Any:
+    return await awaitable
+
+
+async def observe(awaitable: Awaitable, timeout: float, heartbeat: float | None = None,
+                  count_wakeups: bool = False) -> Outcome:
     """Await ``awaitable`` in a task, at most ``timeout`` seconds; with ``heartbeat`` (seconds),
-    a heartbeat runs meanwhile and ``max_gap`` is the longest stretch the loop did not answer."""
+    a heartbeat runs meanwhile and ``max_gap`` is the longest stretch the loop did not answer;
+    with ``count_wakeups``, ``wakeups`` is how many times the call was woken (a poll wakes
+    itself every interval; a wait on the event itself is woken when it happens)."""
     seen = Outcome()
     started = time.monotonic()
+    if count_wakeups:
+        awaitable = _await(_Counting(awaitable, seen))
     task = asyncio.ensure_future(awaitable)
     if heartbeat is None:
         return await _settle(task, started, timeout, seen)
@@ -131,6 +173,19 @@ async def cancel_midway(start: Callable[[], Awaitable], after: float | asyncio.E
     return await _settle(task, time.monotonic(), timeout, seen)
 
 
+def stop_thread(thread: threading.Thread, stop: threading.Event, timeout: float) -> Outcome:
+    """Set ``stop`` and join ``thread`` at most ``timeout`` seconds: ``finished`` says whether it
+    ended, ``seconds`` how long after the event was set (the stop latency; ``timeout`` if it
+    did not end)."""
+    seen = Outcome()
+    started = time.monotonic()
+    stop.set()
+    thread.join(timeout=timeout)
+    seen.finished = not thread.is_alive()
+    seen.seconds = time.monotonic() - started if seen.finished else timeout
+    return seen
+
+
 def call(fn: Callable, *args: object, **kwargs: object) -> Outcome:
     """Call a plain function and time it: an ``Outcome`` with its value or exception (for the
     checks below; a call that hangs hangs here, so give ``fn`` bounded arguments)."""
@@ -139,7 +194,8 @@ def call(fn: Callable, *args: object, **kwargs: object) -> Outcome:
     try:
         seen.value = fn(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - the exception is the outcome
-        seen.error = exc
+        # without its traceback: the call's frames, and what they hold (a pool and its pipes), go
+        seen.error = exc.with_traceback(None)
     seen.seconds = time.monotonic() - started
     seen.finished = True
     return seen
@@ -205,6 +261,27 @@ def check_raises(seen: Outcome, error: type[BaseException] | tuple, what: str, h
     else:
         got = f"it raised {type(seen.error).__name__}: {seen.error}"
     raise AssertionError(f"{what} must raise {names}; {got}{_tail(hint)}")
+
+
+def check_not_polling(seen: Outcome, limit: int, what: str, hint: str = "") -> None:
+    """The call was woken at most ``limit`` times (``observe(..., count_wakeups=True)``)."""
+    if seen.wakeups is None:
+        raise ValueError("observe(..., count_wakeups=True) counts the wakeups; this Outcome has none")
+    assert seen.wakeups <= limit, (
+        f"{what} polled: it was woken {seen.wakeups} times in {seen.seconds:.2f} s while it waited "
+        f"(at most {limit} expected from a wait that only the awaited event ends){_tail(hint)}")
+
+
+def check_stops_promptly(seen: Outcome, limit: float, what: str, hint: str = "") -> None:
+    """Asked to stop (``stop_thread``), it ended within ``limit`` seconds."""
+    if not seen.finished:
+        got = f"still running {seen.seconds:.1f} s after stop was set"
+    elif seen.seconds > limit:
+        got = f"it ended {seen.seconds:.2f} s after stop was set"
+    else:
+        return
+    raise AssertionError(f"{what} was slow to stop: {got} (at most {limit:g} s expected, whatever "
+                         f"the interval){_tail(hint)}")
 
 
 def check_cancelled(seen: Outcome, what: str, hint: str = "") -> None:
@@ -359,6 +436,93 @@ async def check_group_gone(pgid: int, path: str, timeout: float = 1.0, hint: str
 
 
 # --------------------------------------------------------------------------------------
+# A peer that stops reading, and a loop kept busy
+# --------------------------------------------------------------------------------------
+
+class StalledPeer:
+    """A TCP peer on 127.0.0.1 that accepts connections and reads nothing for ``pause`` seconds
+    (so a client that writes more than the socket buffers hold waits in ``drain()``), then
+    reads and throws away everything until the client hangs up. ``async with`` it; use
+    ``host``/``port``; ``await peer.check_hung_up(path)`` checks that every connection it
+    accepted was closed by the client.
+    Keep the client's ``Outcome`` while checking: it holds the task (as a caller holding its
+    task would), so a writer the client dropped is not closed for it by ``StreamWriter.__del__``."""
+
+    def __init__(self, pause: float = 0.5) -> None:
+        self.pause = pause
+        self.host, self.port = "127.0.0.1", 0
+        self.accepted = self.hung_up = 0
+        self._server: asyncio.Server | None = None
+        self._writers: list = []
+        self._handlers: set = set()
+
+    async def __aenter__(self) -> StalledPeer:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # inherited: little fits
+        sock.bind((self.host, 0))
+        self._server = await asyncio.start_server(self._handle, sock=sock)
+        self.port = sock.getsockname()[1]
+        return self
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.accepted += 1
+        self._writers.append(writer)
+        self._handlers.add(asyncio.current_task())
+        try:
+            await asyncio.sleep(self.pause)
+            while await reader.read(1 << 20):
+                pass
+            self.hung_up += 1
+        except (ConnectionError, OSError):
+            self.hung_up += 1  # a reset is a hang-up too
+        except asyncio.CancelledError:
+            pass  # closed by __aexit__ (not re-raised: 3.11's start_server would log it)
+        finally:
+            self._handlers.discard(asyncio.current_task())
+
+    async def check_hung_up(self, path: str, timeout: float = 2.0, hint: str = "") -> None:
+        """Within ``timeout`` seconds, every accepted connection has seen the client hang up."""
+        deadline = time.monotonic() + timeout
+        while self.hung_up < self.accepted and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        if self.hung_up < self.accepted:
+            raise AssertionError(
+                f"a connection was left open after {path}: {self.accepted - self.hung_up} of "
+                f"{self.accepted} never closed by the client (the peer read everything, then waited "
+                f"{timeout:g} s for the end of the stream){_tail(hint)}")
+
+    async def __aexit__(self, *exc: object) -> None:
+        for writer in self._writers:
+            writer.transport.abort()
+        handlers = list(self._handlers)
+        for task in handlers:
+            task.cancel()
+        if handlers:
+            await asyncio.wait(handlers, timeout=1.0)
+        if self._server is not None:
+            self._server.close()
+            await asyncio.wait([asyncio.ensure_future(self._server.wait_closed())], timeout=1.0)
+
+
+@asynccontextmanager
+async def busy_loop(block: float = 0.005):
+    """While the block runs, a task holds the loop ``block`` seconds at each of its turns, as
+    other work on a busy service does: each loop pass then takes at least that long, so a
+    stream is read at most one chunk per ``block`` (a fast writer outpaces it)."""
+    async def hog() -> None:
+        while True:
+            time.sleep(block)
+            await asyncio.sleep(0)
+
+    task = asyncio.ensure_future(hog())
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.wait([task], timeout=1.0)
+
+
+# --------------------------------------------------------------------------------------
 # Adversarial children (argv lists for the child commands of lab_snippets.proc_workers)
 # --------------------------------------------------------------------------------------
 
@@ -367,10 +531,13 @@ def ignores_sigterm(seconds: float) -> list[str]:
     return [*WORKER, "sleep", str(seconds), "--ignore-sigterm"]
 
 
-def floods(out_bytes: int, err_bytes: int, exit_code: int = 0) -> list[str]:
+def floods(out_bytes: int, err_bytes: int, exit_code: int = 0, pipe_size: int | None = None) -> list[str]:
     """A child that writes ``err_bytes`` to stderr, then ``out_bytes`` to stdout (far more than a
-    pipe holds: a parent that reads one pipe to its end first deadlocks)."""
-    return [*WORKER, "chatter", str(out_bytes), str(err_bytes), "--exit", str(exit_code)]
+    pipe holds: a parent that reads one pipe to its end first deadlocks). ``pipe_size``: it
+    first grows its pipes to that many bytes (Linux), so a parent that stops reading leaves
+    that much unread (more than asyncio buffers before it pauses reading)."""
+    return [*WORKER, "chatter", str(out_bytes), str(err_bytes), "--exit", str(exit_code),
+            *(["--pipe-size", str(pipe_size)] if pipe_size else [])]
 
 
 def spawns_children(count: int, seconds: float, pid_file: str, ignore_sigterm: bool = False) -> list[str]:

@@ -25,9 +25,10 @@ Commands (each prints ``ready ...`` once it is set up, then waits):
   with ``--leader-exits`` exit at once instead, leaving the children running and holding its
   stderr (their stdout is ``/dev/null``);
 - ``hold-flock PATH SECONDS``: take an exclusive ``flock`` on PATH and hold it;
-- ``chatter OUT_BYTES ERR_BYTES [--exit CODE] [--linger SECONDS]``: write ERR_BYTES bytes to
-  stderr, then OUT_BYTES bytes to stdout, stay SECONDS, exit CODE (prints no ready line:
-  everything it writes is the payload).
+- ``chatter OUT_BYTES ERR_BYTES [--exit CODE] [--linger SECONDS] [--pipe-size BYTES]``: write
+  ERR_BYTES bytes to stderr, then OUT_BYTES bytes to stdout, stay SECONDS, exit CODE (prints
+  no ready line: everything it writes is the payload); with ``--pipe-size`` it first grows
+  its output pipes to BYTES (Linux ``F_SETPIPE_SZ``).
 
 Nothing here can outlive a failed run for long: every wait in a worker or command is
 bounded, and no command lives longer than ``MAX_LIFETIME`` seconds whatever it is told.
@@ -419,6 +420,13 @@ def _write_all(fd: int, count: int, fill: bytes) -> None:
 
 
 def _cmd_chatter(args) -> int:
+    signal.alarm(int(MAX_LIFETIME) + 1)  # a write blocked on a pipe nobody reads ends too
+    if args.pipe_size and hasattr(fcntl, "F_SETPIPE_SZ"):
+        for fd in (1, 2):
+            try:
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, args.pipe_size)
+            except OSError:  # not a pipe, or more than the system allows
+                pass
     _write_all(2, args.err_bytes, b"e")
     _write_all(1, args.out_bytes, b"o")
     time.sleep(_bounded(args.linger))
@@ -459,6 +467,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("err_bytes", type=int)
     p.add_argument("--exit", type=int, default=0)
     p.add_argument("--linger", type=float, default=0.0)
+    p.add_argument("--pipe-size", type=int, default=0)
     p.set_defaults(run=_cmd_chatter)
     args = parser.parse_args(argv)
     return args.run(args)

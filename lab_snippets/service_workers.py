@@ -8,7 +8,9 @@ event with a ``time.monotonic()`` reading (the same clock in every process on Li
     cancelled 1 12.467890    job 1 was cancelled and its cleanup (a short await) is over
     returned 143 12.470000   the service's main coroutine returned 143
 
-Jobs are given as ``ARRIVAL:DURATION,...`` (seconds after the service is ready). Commands:
+Jobs are given as ``ARRIVAL:DURATION,...`` (seconds after the service is ready), or
+``ARRIVAL:DURATION:CLEANUP`` for a job whose cleanup, once cancelled, takes CLEANUP seconds
+(``CLEANUP`` otherwise). Commands:
 
 - ``serve JOBS --on-sigterm default|cancel``: start every job as it arrives and wait for all
   of them. With ``default`` SIGTERM keeps its default action (the process dies at once);
@@ -22,7 +24,8 @@ Jobs are given as ``ARRIVAL:DURATION,...`` (seconds after the service is ready).
   ``interrupt-from-runner-handler`` (a second Ctrl-C) or ``interrupt-from-signal-handler``.
 - ``run-service SOURCE JOBS --budget B``: run the ``run_service(intake, handle, budget)``
   coroutine function defined in the file SOURCE (the exercise's solution cell) and exit with
-  the code it returns.
+  the code it returns. If SIGTERM's handler is not back to the default action when it
+  returns, it prints ``sigterm-handler-left``.
 - ``atexit-stop --thread daemon|non-daemon [--no-hook]``: start a worker thread that loops
   until told to stop, register an ``atexit`` hook that tells it to stop and joins it (unless
   ``--no-hook``), and return from the main code at once.
@@ -53,12 +56,14 @@ def say(text: str) -> None:
     os.write(1, f"{text} {time.monotonic():.6f}\n".encode())
 
 
-def parse_jobs(text: str) -> list[tuple[float, float]]:
-    """``"0:0.1,0.02:2"`` -> ``[(0.0, 0.1), (0.02, 2.0)]`` (arrival, duration)."""
+def parse_jobs(text: str) -> list[tuple[float, ...]]:
+    """``"0:0.1,0.02:2:1"`` -> ``[(0.0, 0.1), (0.02, 2.0, 1.0)]`` (arrival, duration[, cleanup])."""
     jobs = []
     for item in filter(None, text.split(",")):
-        arrival, duration = item.split(":")
-        jobs.append((float(arrival), float(duration)))
+        fields = item.split(":")
+        if len(fields) not in (2, 3):
+            raise ValueError(f"a job is ARRIVAL:DURATION[:CLEANUP], not {item!r}")
+        jobs.append(tuple(float(f) for f in fields))
     return jobs
 
 
@@ -77,7 +82,7 @@ def parse_events(output: str) -> list[tuple[str, int | None, float]]:
         if len(parts) == 3 and parts[0] in {"start", "done", "cancelled", "returned", "ready"}:
             events.append((parts[0], int(parts[1]), float(parts[2])))
         elif len(parts) == 2 and parts[0] in {"main-returned", "hook-ran", "worker-stopped", "worker-gave-up",
-                                              "main-cancelled", *INTERRUPT_EVENTS}:
+                                              "main-cancelled", "sigterm-handler-left", *INTERRUPT_EVENTS}:
             events.append((parts[0], None, float(parts[1])))
     return events
 
@@ -91,24 +96,24 @@ def _start_watchdog(lifetime: float = MAX_LIFETIME) -> None:
     threading.Thread(target=guard, name="lifetime-guard", daemon=True).start()
 
 
-async def handle(job: tuple[int, float]) -> None:
+async def handle(job: tuple[int, float] | tuple[int, float, float]) -> None:
     """One job: print start, sleep its duration, print done; when cancelled, clean up, then print."""
-    number, duration = job
+    number, duration, *cleanup = job
     say(f"start {number}")
     try:
         await asyncio.sleep(duration)
     except asyncio.CancelledError:
-        await asyncio.sleep(CLEANUP)
+        await asyncio.sleep(cleanup[0] if cleanup else CLEANUP)
         say(f"cancelled {number}")
         raise
     say(f"done {number}")
 
 
-async def feed(intake: asyncio.Queue, jobs: list[tuple[float, float]], t0: float) -> None:
+async def feed(intake: asyncio.Queue, jobs: list[tuple[float, ...]], t0: float) -> None:
     """Put each job on the intake at its arrival time (seconds after ``t0``)."""
-    for number, (arrival, duration) in enumerate(jobs):
+    for number, (arrival, *rest) in enumerate(jobs):
         await asyncio.sleep(max(0.0, t0 + arrival - time.monotonic()))
-        intake.put_nowait((number, duration))
+        intake.put_nowait((number, *rest))
 
 
 async def _serve(jobs: list[tuple[float, float]], on_sigterm: str) -> int:
@@ -193,6 +198,8 @@ def _cmd_run_service(args) -> int:
         finally:
             feeder.cancel()
         say(f"returned {code}")  # before asyncio.run cancels and finishes whatever is left
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:  # asyncio's loop.close() would remove it
+            say("sigterm-handler-left")
         return code
 
     return asyncio.run(main())

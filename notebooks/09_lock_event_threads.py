@@ -332,6 +332,10 @@ else:
 # 3. never calls `check()` again once `stop` is set.
 #
 # The caller owns `stop`; it sets it and joins the thread with a timeout.
+#
+# Graded, with an interval of seconds: the thread returned is started; `check()` runs in it
+# at once; the thread ends within half a second of `stop` being set, however long the
+# interval; no call to `check()` once `stop` is set.
 
 # %% tags=["solution", "hide-input"]
 def start_periodic_check(check, interval: float, stop: threading.Event) -> threading.Thread:
@@ -368,6 +372,8 @@ assert len(visible_calls) >= 3, (
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets import grading
+
 _interval = 3.0  # long: a thread that sleeps it out is still running long after stop is set
 _stop = threading.Event()
 _first_call = threading.Event()
@@ -380,7 +386,6 @@ def _check() -> None:
 
 
 _thread = start_periodic_check(_check, _interval, _stop)
-_alive_after_stop = None
 try:
     assert isinstance(_thread, threading.Thread) and _thread.is_alive(), (
         "start_periodic_check must return the thread it started: call start() before returning "
@@ -388,16 +393,15 @@ try:
     assert _first_call.wait(timeout=2), (
         "check() must run right away, before the first wait of `interval` (chapter 09)")
     time.sleep(0.05)
-    _stop.set()
-    _thread.join(timeout=1.5)
-    _alive_after_stop = _thread.is_alive()
+    # the stop latency: at most 0.5 s whatever the interval (a nap of half the 3 s interval is late)
+    _stopped = grading.stop_thread(_thread, _stop, timeout=1.5)
 finally:
     _stop.set()
     if isinstance(_thread, threading.Thread) and _thread.ident is not None:
         _thread.join(timeout=_interval + 0.5)
-assert not _alive_after_stop, (
-    f"the thread was still running 1.5 s after stop was set, with a {_interval:g} s interval: wait on "
-    "the event (stop.wait(interval)) so that setting it wakes the thread at once (chapter 09)")
+grading.check_stops_promptly(
+    _stopped, 0.5, f"the thread (with a {_interval:g} s interval)",
+    hint="wait on the event (stop.wait(interval)) so that setting it wakes the thread at once (chapter 09)")
 assert _calls.count(_thread.ident) <= 1, (
     "check() was called again after stop was set: test stop after every wait, before the next call "
     "(chapter 09)")

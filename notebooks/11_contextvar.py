@@ -16,7 +16,7 @@
 # 4. see that `asyncio.to_thread` carries the context into a thread and a bare
 #    `threading.Thread` does not (and what Python 3.14 changes).
 #
-# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 35 minutes
+# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -377,6 +377,11 @@ print("✓ the thread ran in the context it was given and saw req-7")
 # 3. restores `TRACE_STACK` on the way out, also when the block raises.
 #
 # It must give correct parents when many tasks trace at once on one loop.
+#
+# Graded: the parents recorded when tasks trace at once, both tasks started side by side and
+# tasks started inside an open span (they inherit it, and nothing more); `TRACE_STACK` back to
+# what it was after the block, whether it ends or raises; a span opened later sees none of the
+# closed ones; the caller's stack untouched by its tasks' spans.
 
 # %%
 TRACE_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
@@ -445,6 +450,32 @@ async def _check_concurrent() -> None:
     assert TRACE_STACK.get() == (), (
         "the caller's stack changed after the traced tasks ran: each task works on a copy of the "
         "context, so its spans must never reach the caller (chapter 11)")
+async def _check_fan_out() -> None:
+    """Tasks started inside an open span: each inherits the span, and sees only its own spans."""
+    async def _reward(_i: int) -> None:
+        with traced_span(f"reward-{_i}"):
+            await asyncio.sleep(0.001 * (3 - _i))
+            with traced_span(f"score-{_i}"):
+                await asyncio.sleep(0.001 * _i)
+
+    span_log.clear()
+    try:
+        with traced_span("rollout"):
+            async with asyncio.timeout(2):
+                await asyncio.gather(*(_reward(_i) for _i in range(3)))
+    finally:
+        _log = list(span_log)
+    _expected = {("rollout", None)} | {(f"reward-{_i}", "rollout") for _i in range(3)}
+    _expected |= {(f"score-{_i}", f"reward-{_i}") for _i in range(3)}
+    _wrong = sorted(set(_log) - _expected, key=str)
+    assert not _wrong and len(_log) == len(_expected), (
+        f"wrong parents for tasks started inside a span: with 3 tasks started inside 'rollout', "
+        f"{len(_wrong)} span(s) got another task's span as parent, e.g. {_wrong[:2]}; the tasks "
+        "share whatever the span put in TRACE_STACK, so never change that value in place: set a new "
+        "tuple (chapter 11)")
+    assert TRACE_STACK.get() == (), (
+        f"TRACE_STACK is {TRACE_STACK.get()!r} after 'rollout' and its tasks' spans closed, not (): restore "
+        "it on the way out, and never change the value the tasks share (chapter 11)")
 def _check_sequential() -> None:
     span_log.clear()
     with traced_span("step"):
@@ -468,6 +499,7 @@ def _check_sequential() -> None:
         "spans that ended must no longer be open (chapter 11)")
 await asyncio.create_task(_check_concurrent(), context=contextvars.Context())
 contextvars.Context().run(_check_sequential)
+await asyncio.create_task(_check_fan_out(), context=contextvars.Context())
 ### END HIDDEN TESTS
 
 # %% [markdown]

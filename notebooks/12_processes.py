@@ -461,6 +461,12 @@ assert exit_status == 3
 #    otherwise;
 # 4. leave no worker process behind, whether it returns, times out or a call raises.
 #
+# Graded: the calls run in `spawn` worker processes, at most `workers` at once and that many
+# side by side; the results in input order; a worker's exception raised to the caller;
+# `multiprocessing.TimeoutError` once `timeout` has passed, counted for all the results
+# together, with the call back by then (not after the overrunning calls end); no worker left
+# after a return, a failure or a timeout.
+#
 # The workers you will be given come from `lab_snippets.proc_workers`:
 # `pid_and_span(seconds)` returns `(pid, start, end)`, and `fail_with(message)` raises.
 
@@ -483,6 +489,9 @@ assert all(pid != os.getpid() for pid, _, _ in spans), (
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets import grading as _grading
+
+
 def _live_workers() -> list[psutil.Process]:
     found = []
     for child in psutil.Process().children(recursive=True):
@@ -534,14 +543,20 @@ try:
     else:
         raise AssertionError("an exception in a worker must reach the caller (chapter 12)")
     assert not _live_workers(), _LEFT_BEHIND.format("a failing call")
-    try:
-        parallel_starmap(pid_and_span, [(2.0,), (0.01,)], workers=2, timeout=0.3)
-    except multiprocessing.TimeoutError:
-        pass
-    else:
-        raise AssertionError(
-            "waiting longer than `timeout` must raise multiprocessing.TimeoutError: pass the "
-            "timeout to the wait for the results, e.g. starmap_async(...).get(timeout) (chapter 12)")
+    # One timeout for all the results, and the call back once it has passed: 9 calls on one worker
+    # need 4.05 s; each is far shorter than the timeout (the first, short one also covers the
+    # worker's start), their sum is not.
+    _timed = _grading.call(parallel_starmap, pid_and_span, [(0.05,)] + [(0.5,)] * 8, workers=1, timeout=2.0)
+    _got = "returned" if _timed.error is None else f"raised {type(_timed.error).__name__}"
+    assert isinstance(_timed.error, multiprocessing.TimeoutError), (
+        "waiting longer than `timeout` must raise multiprocessing.TimeoutError: pass the timeout to the "
+        "wait for the results, e.g. starmap_async(...).get(timeout) (chapter 12); with 9 calls (4.05 s of "
+        f"work) on 1 worker and a timeout of 2 s it {_got} after {_timed.seconds:.1f} s: the timeout bounds "
+        "all the results together (one get for the whole batch, not one per call)")
+    _grading.check_within(
+        _timed, budget=2.0, what="parallel_starmap (9 calls, 4.05 s of work, on 1 worker, timeout 2 s)", slack=1.0,
+        hint="it raised TimeoutError, then waited for the calls still running: leave by terminating the "
+             "pool (what `with` does), not by close() and join() (chapter 12)")
     assert not _live_workers(), _LEFT_BEHIND.format("a timeout")
 finally:
     _reap_leftovers()

@@ -550,6 +550,12 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 # The hidden test plugs your step into `agent_task`, and checks that the child is gone
 # *before* the step returns or raises, that the budget is honoured, and that cancellation
 # propagates.
+#
+# Graded, on a child that finishes, one that hangs, one that hangs while it keeps writing and
+# a cancelled step: one child started; the result, or `(BUDGET_EXCEEDED, None)` when the
+# budget runs out; the hung child killed, reaped and its output read to the end before the
+# step returns or the cancellation leaves it; `forget` only after reaping; the cancellation
+# propagated; a wait that is woken by the child's end, not by a timer.
 
 # %% tags=["solution", "hide-input"]
 async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,
@@ -592,6 +598,16 @@ assert visible_children == [], (
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets import grading as _grading
+
+
+class _ChattySandbox(MiniSandbox):
+    """Runs, whatever the step asks for, a hung child that writes without end to a 1 MB pipe."""
+
+    async def start(self, argv: list[str]) -> asyncio.subprocess.Process:
+        return await super().start(_grading.floods(10**9, 0, pipe_size=1 << 20))
+
+
 async def _hidden_check_run_harness_owned():
     global registry
     _alive_at_forget: list[list[int]] = []
@@ -621,6 +637,37 @@ async def _hidden_check_run_harness_owned():
         f"a step whose budget ran out must return (BUDGET_EXCEEDED, None), got {_got!r}")
     assert _alive_at_forget and _alive_at_forget[0] == [], "forget() only after reaping"
     assert registry.history("_hang")[:3] == ["acquire sandbox", "acquire child", "release child"]
+    # 1b. a hung child that keeps writing, on a busy loop: unless the step reads the output to the
+    # end after kill(), the pipe never reaches its end and the child is never reaped
+    registry = ResourceRegistry()
+    _box = _ChattySandbox("_chatty", registry)
+    try:
+        async with _grading.busy_loop(0.005):
+            _seen = await _grading.observe(run_harness_owned(_box, "_chatty", 0.05, 0.3, hang=True), timeout=5)
+        _exit_codes = [_proc.returncode for _proc in _box.processes]
+    finally:
+        await _box.close()
+    _what = ("a hung child that keeps writing was not reaped: after kill(), read its output to the end "
+             "(communicate), or the pipe is never drained and wait() never returns (chapters 12 and 14)")
+    _grading.check_finished(_seen, "the step", within=5, hint=_what)
+    assert _seen.error is None, f"{_what}; the step raised {type(_seen.error).__name__}: {_seen.error}"
+    assert _seen.value == (BUDGET_EXCEEDED, None) and _exit_codes and _exit_codes[0] is not None, (
+        f"{_what}; the step returned {_seen.value!r}")
+    # 1c. a child that works 0.6 s: the wait is woken by the child's end, not by a timer
+    registry = ResourceRegistry()
+    _box = MiniSandbox("_work", registry)
+    try:
+        _seen = await _grading.observe(run_harness_owned(_box, "_work", 0.6, BUDGET), timeout=8,
+                                       count_wakeups=True)
+    finally:
+        await _box.close()
+    _grading.check_finished(_seen, "the step", within=8)
+    assert isinstance(_seen.value, tuple) and _seen.value[:1] == (0,), (
+        f"a harness that finishes gives exit code 0, got {_seen.value!r} ({_seen.error!r})")
+    _grading.check_not_polling(
+        _seen, 10, "the step",
+        hint="wait for the child itself (communicate() or wait() under wait_for) instead of sleeping and "
+             "looking at returncode (chapter 14)")
     # 2. cancelled while the child runs: killed, reaped, forgotten, and the cancellation propagates
     _alive_at_forget.clear()
     _child_started = asyncio.Event()

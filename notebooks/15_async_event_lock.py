@@ -323,6 +323,12 @@ print("✓ nobody continued before the last worker had paused")
 # 4. An error from the load reaches every caller that waited for it.
 #
 # Decide for yourself whether you need a lock: look at where your `await`s are.
+#
+# Graded: every caller's result; one load per path in flight, and loads of different paths
+# side by side; the entry gone from `in_flight` once its load ends, with a result or an
+# error; a cancelled caller ends cancelled while the others, and a caller arriving after it,
+# still share the one load; the load's error raised to every caller; a later call loads
+# afresh.
 
 # %%
 async def load_checkpoint(path: str) -> str:

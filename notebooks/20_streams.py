@@ -512,6 +512,13 @@ print("✓ server.close() left the connection open; closing it ended the client'
 #
 # The hidden test uses servers that dribble replies a few bytes at a time, lie about lengths
 # and hang up mid-reply, and checks that no connection of yours is left open.
+#
+# Graded: every payload sent before the first reply is awaited; the replies whole and in
+# order, even when they arrive a few bytes at a time; `FrameTooLarge` from the header alone,
+# and a reply of exactly `max_reply` bytes allowed; `TruncatedFrame` when the connection
+# ends early; the connection closed after a success, after each error, when the caller
+# cancels the call, and when it cancels it while a write waits for a peer that has stopped
+# reading.
 
 # %% tags=["solution", "hide-input"]
 async def fetch_replies(host: str, port: int, payloads: list[bytes], max_reply: int) -> list[bytes]:
@@ -636,7 +643,23 @@ async def _hidden_check_cancelled_caller() -> None:
         assert not _open, _still_open(_port, "its caller cancelled it")
     finally:
         _srv.close()
-        await asyncio.wait_for(_srv.wait_closed(), 2)
+        # from 3.12.1 wait_closed also waits for the connections: one left open must not hide the verdict
+        await asyncio.wait([asyncio.ensure_future(_srv.wait_closed())], timeout=2)
+
+
+async def _hidden_check_peer_stops_reading() -> None:
+    """The caller cancels the call while drain() waits for a peer that has stopped reading."""
+    from lab_snippets import grading as _grading
+
+    async with _grading.StalledPeer(pause=0.5) as _peer:
+        _seen = await _grading.cancel_midway(
+            lambda: fetch_replies(_peer.host, _peer.port, [b"x" * (1 << 20)] * 12, 100), after=0.25)
+        _grading.check_cancelled(_seen, "fetch_replies")
+        # _seen keeps the cancelled task, as its caller would: nothing closes the connection for it
+        await _peer.check_hung_up(
+            "fetch_replies was cancelled while its drain() waited on a peer that had stopped reading",
+            timeout=2.0, hint="put every write and drain inside the try whose finally closes the connection "
+                              "(chapter 20)")
 
 
 async def _hidden_check_fetch_replies():
@@ -683,7 +706,9 @@ async def _hidden_check_fetch_replies():
         assert _got == [b"ok:abcd"], f"one reply of 7 bytes expected, got {_got!r}"
     # 7. the caller gives up while fetch_replies waits on a server that never answers
     await _hidden_check_cancelled_caller()
-async with asyncio.timeout(10):
+    # 8. ... or while a write waits for a peer that has stopped reading
+    await _hidden_check_peer_stops_reading()
+async with asyncio.timeout(20):  # a guard against a hang; each check has its own bound
     await _hidden_check_fetch_replies()
 ### END HIDDEN TESTS
 

@@ -272,14 +272,16 @@ assert len(cleanups) == 6
 #    no new job, even if one is waiting on the queue (the queue may also stay empty forever);
 # 3. on SIGTERM, give the jobs in flight up to `budget` seconds to finish, returning early if
 #    they all do;
-# 4. cancel the jobs still running, and wait (bounded) until their cleanup is over;
+# 4. cancel the jobs still running, and wait until their cleanup is over, but no longer than
+#    `budget` seconds more (a cleanup that hangs must not hang the stop);
 # 5. return `0` if every job in flight finished within the budget, `143` (128 + SIGTERM) if
 #    some had to be cancelled.
 #
 # Graded: the status; jobs that arrive after SIGTERM never start; jobs that can finish
 # within the budget finish; a return within the budget and as soon as the work is done;
-# cancelled jobs' cleanup over before the return; a SIGTERM handled promptly even while the
-# service is idle (nothing else wakes the loop).
+# cancelled jobs' cleanup over before the return, and a cleanup that hangs given no more than
+# `budget`; a SIGTERM handled promptly even while the service is idle (nothing else wakes the
+# loop); the SIGTERM handler removed when `run_service` returns.
 #
 # The tests run your function in a fresh Python process (`run-service`), send that process
 # real signals, and read what its jobs printed. Write it with the names this cell's imports and
@@ -314,7 +316,7 @@ async def run_service(intake: asyncio.Queue, handle, budget: float) -> int:
         for task in pending:
             task.cancel()
         if pending:
-            await asyncio.wait(pending, timeout=2)
+            await asyncio.wait(pending, timeout=budget)
         return 128 + signal.SIGTERM if pending else 0
     finally:
         stop_seen.cancel()
@@ -376,6 +378,27 @@ def _check_drain(jobs: str, budget: float, started: int, finishing: set, cancell
     assert _code == code_wanted, (
         f"wrong exit code {_code}: 0 when every in-flight job finished within the budget, 143 when some "
         "had to be cancelled")
+    _check_handler_removed(_seen)
+
+
+def _check_handler_removed(_seen: list) -> None:
+    assert "sigterm-handler-left" not in _seen, (
+        "the SIGTERM handler was still installed when run_service returned: remove it "
+        "(loop.remove_signal_handler) in a finally, so that a later SIGTERM has its default action again "
+        "(chapter 22)")
+
+
+def _check_cleanup_bounded() -> None:
+    """A cancelled job whose cleanup takes 2.5 s: the stop may give it `budget` more, not wait it out."""
+    _code, _events, _sent = run_solution("0:3:2.5", budget=0.3, started=1)
+    _seen = names(_events)
+    _returned = [_t for _kind, _, _t in _events if _kind == "returned"]
+    assert _returned and _returned[0] - _sent < 1.2, (
+        f"the service returned {(_returned[0] - _sent) if _returned else float('nan'):.2f} s after SIGTERM: it "
+        "waited for a cleanup that hangs (2.5 s, budget 0.3 s): bound the wait for the cancelled jobs too, "
+        "at most `budget` more (asyncio.wait(..., timeout=budget); chapter 05)")
+    assert _code == 143, f"a job had to be cancelled, so the status is 143, not {_code}"
+    _check_handler_removed(_seen)
 
 
 _check_drain("0:0.1,0.02:2,0.04:2,0.9:0.05", budget=0.3, started=3, finishing={0}, cancelled={1, 2},
@@ -409,6 +432,7 @@ def _stop_when_idle() -> None:
         "signal.signal runs, but the loop sleeps on in select(); loop.add_signal_handler wakes it (chapter 22)")
     assert "start 1" not in names(_events), "job 1, which arrived after SIGTERM, was started"
     assert _child.returncode == 0, f"no job was in flight, so the status is 0, not {_child.returncode}"
+    _check_handler_removed(names(_events))
 
 
 _stop_when_idle()
@@ -421,6 +445,7 @@ _check_drain("0:0.05,0.02:0.05,0.04:0.05,0.2:0.05", budget=0.5, started=3, finis
 # in turn would let it finish and give job 2 until about 1.1 s.
 _check_drain("0:0.3,0:0.6,0:2", budget=0.5, started=3, finishing={0}, cancelled={1, 2}, never=set(),
              code_wanted=143, at_most=0.8)
+_check_cleanup_bounded()
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -122,6 +122,8 @@ async def add_async(a, b):
 """, 3.0, "tampered"),
     "patch_helper": ("check = lambda *args, **kwargs: None\n"
                      "async def add_async(a, b):\n    return None\n", 3.0, "tampered"),
+    "patch_helper_in_loop": ("for check in [lambda *args, **kwargs: None]:\n    pass\n"
+                             "async def add_async(a, b):\n    return None\n", 3.0, "tampered"),
     "patch_ipython": ("get_ipython().input_transformers_cleanup.append("
                       "lambda lines: ['pass\\n'])\n"
                       "async def add_async(a, b):\n    return None\n", 0.0, "tampered"),
@@ -260,7 +262,7 @@ def test_markers_expand_to_valid_nbgrader_metadata():
     assert meta["gather_squares_tests"]["points"] == 2.0  # from the points-2 tag
     assert meta["gather_squares_hidden_tests"]["grade"]
     locked = [m for m in meta.values() if m["locked"]]
-    assert len(locked) == 4  # three markdown cells and the helper cell
+    assert len(locked) == 5  # three markdown cells and the two helper cells
     assert sum(m["points"] for m in meta.values() if m["grade"]) == MAX
 
 
@@ -381,6 +383,7 @@ def test_hostile_reasons_are_explained(batch):
     assert "restarted" in rows["busy_loop"].reason
     assert "asyncio.wait_for" in rows["patch_wait_for"].reason
     assert "check" in rows["patch_helper"].reason
+    assert "check" in rows["patch_helper_in_loop"].reason  # rebound by a for loop, restored all the same
     assert "guard" in rows["patch_ipython"].reason
 
 

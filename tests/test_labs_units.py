@@ -73,6 +73,59 @@ def test_guard_restores_patched_module_helper_hooks_and_handlers(shell, capsys):
     assert capsys.readouterr().out.strip() == "LAB-GUARD n0nce []"
 
 
+def test_guard_takes_a_trusted_loop_rebinding_as_trusted_and_a_submissions_as_tampering(shell):
+    """Chapter 24's teaching cells bind ``runner`` by assignment, then rebind it in a ``for``
+    loop: the loop's last value is the trusted one. A solution cell rebinding it is tampering."""
+    from lab_snippets.labs.markers import defined_names
+
+    g = guard.install(shell, "n0nce", "_lab_slot5")
+
+    def trusted(source):
+        assert shell.run_cell(source, store_history=False).success
+        g.record(defined_names(source))
+
+    trusted("def on_loop(t):\n    return 'loop'\ndef in_pool(t):\n    return 'pool'\nrunner = on_loop\n")
+    trusted("for label, runner in (('loop', on_loop), ('pool', in_pool)):\n    pass\n")
+    assert shell.run_cell("def score_all(texts):\n    return texts\n", store_history=False).success
+    assert g.restore() == []  # a clean submission: nothing to undo
+    assert shell.user_ns["runner"] is shell.user_ns["in_pool"]
+    assert shell.run_cell("for runner in [lambda t: 'faked']:\n    pass\n", store_history=False).success
+    assert g.restore() == ["runner"]  # a submission that rebinds it in a loop is caught
+    assert shell.user_ns["runner"] is shell.user_ns["in_pool"]
+    # chapter 14: a helper rebound to data by a trusted loop (def start, then for lane, start, ...)
+    trusted("def start(task):\n    return task\n")
+    trusted("for lane, start in (('a', 0.5), ('b', 0.75)):\n    pass\n")
+    assert g.restore() == []
+    assert shell.run_cell("start = lambda task: 'faked'\n", store_history=False).success
+    assert g.restore() == ["start"] and shell.user_ns["start"] == 0.75
+
+
+def test_defined_names_finds_every_binding_of_the_cell_scope():
+    from lab_snippets.labs.markers import defined_names
+
+    source = """
+import os
+x = 1
+for label, runner in ((1, 2),):
+    pass
+with open("f") as fh:
+    pass
+try:
+    import tomllib
+except ImportError as exc:
+    import tomli as tomllib
+if (n := 3):
+    def helper(a):
+        local = a
+[q for q in range(3)]
+class Box:
+    attr = 1
+"""
+    assert defined_names(source) == ["os", "x", "label", "runner", "fh", "tomllib", "exc", "n", "helper",
+                                     "Box"]
+    assert defined_names("def broken(:\n") == []
+
+
 def test_guard_uses_only_the_standard_library():
     """It runs in the student's kernel, where no grader code is importable."""
     import ast

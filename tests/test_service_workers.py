@@ -35,7 +35,10 @@ def stop(args, sig, started):
 
 def test_parse_jobs_and_events():
     assert parse_jobs("0:0.1,0.02:2") == [(0.0, 0.1), (0.02, 2.0)]
+    assert parse_jobs("0:0.1:1.5") == [(0.0, 0.1, 1.5)]
     assert parse_jobs("") == []
+    with pytest.raises(ValueError, match="ARRIVAL:DURATION"):
+        parse_jobs("0:1:2:3")
     events = parse_events("ready 12 1.5\nstart 0 1.6\nnoise\nmain-returned 1.7\nreturned 0 1.8\n")
     assert events == [("ready", 12, 1.5), ("start", 0, 1.6), ("main-returned", None, 1.7),
                       ("returned", 0, 1.8)]
@@ -113,7 +116,31 @@ def test_run_service_runs_a_solution_file(tmp_path):
     """))
     code, events = stop(["run-service", str(source), "0:3", "--budget", "0.1"], signal.SIGTERM, started=1)
     assert code == 7
+    # the solution never removed its handler: the service says so after the return
+    assert names(events) == ["start 0", "cancelled 0", "returned 7", "sigterm-handler-left"]
+
+
+def test_run_service_is_silent_about_a_removed_handler_and_gives_a_job_its_cleanup(tmp_path):
+    source = tmp_path / "solution.py"
+    source.write_text(textwrap.dedent("""
+        async def run_service(intake, handle, budget):
+            loop = asyncio.get_running_loop()
+            stop = asyncio.Event()
+            loop.add_signal_handler(signal.SIGTERM, stop.set)
+            try:
+                task = asyncio.create_task(handle(await intake.get()))
+                await stop.wait()
+                task.cancel()
+                await asyncio.wait([task], timeout=2)
+                return 7
+            finally:
+                loop.remove_signal_handler(signal.SIGTERM)
+    """))
+    code, events = stop(["run-service", str(source), "0:3:0.4", "--budget", "0.1"], signal.SIGTERM, started=1)
+    assert code == 7
     assert names(events) == ["start 0", "cancelled 0", "returned 7"]
+    start, cancelled = events[1][2], events[2][2]
+    assert cancelled - start >= 0.4, "the job's cleanup takes the 0.4 s its spec gives it"
 
 
 def test_lifetime_guard_ends_a_hung_service(tmp_path, monkeypatch):

@@ -81,10 +81,12 @@ class Guard:
         self.events = {k: _list(v) for k, v in self.ip.events.callbacks.items()}
 
     def record(self, names) -> None:
-        """After a trusted cell: remember the helpers it defined; data may legitimately change."""
+        """After a trusted cell: remember the helpers it defined; data may legitimately change.
+        A helper the cell rebound to data (``for lane, start, letter in ...`` after a
+        ``def start``) keeps being watched, with the cell's value as the trusted one."""
         for n in names:
-            v = self.ip.user_ns.get(n)
-            if _callable(v) or _isinstance(v, types.ModuleType):
+            v = self.ip.user_ns.get(n, self)
+            if _callable(v) or _isinstance(v, types.ModuleType) or (n in self.user and v is not self):
                 self.user[n] = v
         self.snap_modules()
         self.snap_hooks()

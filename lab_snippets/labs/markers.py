@@ -159,27 +159,39 @@ def _secret_lines(nb):
             and ln.strip() not in {s.strip() for s in public} and not ln.strip().startswith("#")}
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _module_scope(node):
+    """The nodes that run in the cell's own (module) scope: not inside a function, class,
+    lambda or comprehension, which have scopes of their own (their own name is bound here)."""
+    for child in ast.iter_child_nodes(node):
+        yield child
+        if not isinstance(child, _SCOPES):
+            yield from _module_scope(child)
 
 
 def defined_names(source):
-    """Top-level names a (trusted) code cell binds; used to restore helpers before tests."""
+    """The names a (trusted) code cell binds in the notebook's namespace, wherever in the cell
+    (a ``for`` target, ``with ... as``, ``except ... as``, ``:=``, an import or a ``def`` inside an
+    ``if`` or ``try``, as well as top-level assignments); used to restore helpers before tests."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
     names = []
-    for node in tree.body:
+    for node in _module_scope(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.append(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name != "*":
-                    names.append(alias.asname or alias.name.split(".")[0])
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:
-                for n in ast.walk(t):
-                    if isinstance(n, ast.Name):
-                        names.append(n.id)
-    return names
-
+            names.extend(a.asname or a.name.split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.append(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.append(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.append(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.append(node.rest)
+    return list(dict.fromkeys(names))
