@@ -3,6 +3,7 @@ submission (issue 28, item 4).
 
     python -m lab_snippets.labs.mutants list [--chapter NN ...]          # the mutants, not graded
     python -m lab_snippets.labs.mutants show NN/cC/OPERATOR/K            # one mutant's diff
+    python -m lab_snippets.labs.mutants try NN/cC/OPERATOR/K ...         # grade these, record nothing
     python -m lab_snippets.labs.mutants run [--chapter NN ...] [--operator OP ...] [--timeout S]
     python -m lab_snippets.labs.mutants table [--check]                  # the instructor page's table
 
@@ -257,6 +258,21 @@ def _show(name):
                                           lineterm=""))
 
 
+def try_mutants(names, timeout=30, log=print):
+    """Grade the named mutants (after a test change, say) and print each verdict; record nothing."""
+    verdicts = {}
+    for name in names:
+        ch = name.split("/", 1)[0]
+        found = chapter_mutants(ch)
+        if name not in found:
+            raise MutantError(f"no mutant {name!r}; `list --chapter {ch}` names them")
+        c, m = found[name]
+        v = corpus.grade_notebook("mutant", name, mutant_notebook(ch, c, m.source), timeout=timeout)
+        verdicts[name] = "survived" if v.verdict == "accepted" else "killed"
+        log(f"{name:<36} {verdicts[name]:<10} {v.seconds:5.1f}s  {_first_failure(v) or m.site}")
+    return verdicts
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m lab_snippets.labs.mutants", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -269,6 +285,9 @@ def main(argv=None):
     r.add_argument("--timeout", type=int, default=30, help="per-cell timeout (s)")
     s = sub.add_parser("show", help="the diff of one mutant against the reference")
     s.add_argument("name")
+    tr = sub.add_parser("try", help="grade the named mutants and print the verdicts (records nothing)")
+    tr.add_argument("names", nargs="+")
+    tr.add_argument("--timeout", type=int, default=30, help="per-cell timeout (s)")
     t = sub.add_parser("table", help="regenerate the table on the instructor page")
     t.add_argument("--check", action="store_true", help="only check it is up to date")
     args = p.parse_args(argv)
@@ -286,6 +305,9 @@ def main(argv=None):
                     m = mutants[name][1]
                     print(f"{name:<36} line {m.line:<3} {m.site}" + (f"  [{why}]" if why else ""))
             return 0
+        if args.cmd == "try":
+            verdicts = try_mutants(args.names, args.timeout)
+            return 0 if all(v == "killed" for v in verdicts.values()) else 1
         if args.cmd == "show":
             print(_show(args.name))
             return 0

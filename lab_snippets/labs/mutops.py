@@ -157,6 +157,10 @@ def _timeout_arg(call):
         if kw.arg == "timeout":
             return "kw", i
     name = _func_name(call)
+    f = call.func
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "asyncio" \
+            and name == "wait":
+        name = None  # asyncio.wait(fs): its first argument is the awaitables, not a timeout
     pos = POSITIONAL_TIMEOUT.get(name)
     if pos is not None and len(call.args) == pos + 1 and not isinstance(call.args[pos], ast.Starred):
         return "pos", pos
