@@ -175,12 +175,11 @@ def _find_timeouts(tree):
 
 
 def _drop_timeout(tree, call):
-    """No timeout: the keyword goes; a positional one becomes ``None`` (or goes when it is last)."""
+    """No timeout: the keyword goes; a positional one becomes ``None`` (``wait_for`` and
+    ``asyncio.timeout`` require the argument; ``None`` means no limit for every call here)."""
     kind, i = _timeout_arg(call)
     if kind == "kw":
         del call.keywords[i]
-    elif i == len(call.args) - 1 and _func_name(call) != "timeout":
-        del call.args[i]
     else:
         call.args[i] = ast.Constant(None)
 
