@@ -121,8 +121,16 @@ def test_table_counts_and_flags_below_the_goal():
     data = {"chapters": {"01": {"mutants": {
         "c0/a/0": {"verdict": "killed"}, "c0/b/0": {"verdict": "survived"},
         "c0/c/0": {"verdict": "equivalent"}, "c0/d/0": {"verdict": "duplicate"}}}}}
-    row = next(r for r in mt.table_markdown(data).splitlines() if r.startswith("| 01 "))
+    row = next(r for r in mt.table_markdown(data, {}).splitlines() if r.startswith("| 01 "))
     assert row == "| 01 | 4 | 1 | 1 | 2 | 1 | 50 % ✗ | `b/0` |", row
+    # a survivor listed as equivalent after it was graded counts as equivalent (same site only)
+    data["chapters"]["01"]["mutants"]["c0/b/0"]["site"] = "x()"
+    listed = {"01/c0/b/0": {"site": "x()", "reason": "r"}}
+    row = next(r for r in mt.table_markdown(data, listed).splitlines() if r.startswith("| 01 "))
+    assert row == "| 01 | 4 | 2 | 1 | 1 | 1 | 100 % |  |", row
+    listed["01/c0/b/0"]["site"] = "y()"
+    row = next(r for r in mt.table_markdown(data, listed).splitlines() if r.startswith("| 01 "))
+    assert "50 % ✗" in row, row
 
 
 # --------------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ full marks, **survived** when it earns them. Two kinds are set aside, never sile
 - **duplicate**: its program is the same as an earlier mutant's (say ``drop-finally`` and
   ``cleanup-into-try`` on a ``try`` with no ``except``): graded once, under the first name;
 - **equivalent**: listed in ``tests/equivalent_mutants.toml`` with the site it changes and a
-  one-line reason why no test can tell it from the reference. A listed name whose site no longer
+  one-line reason why no test can tell it from the reference (not graded; a survivor listed after
+  it was graded counts as equivalent in the table without a new run). A listed name whose site no longer
   matches the solution is an error (``table --check`` and ``tests/test_mutants.py`` fail), so the
   list is reviewed again whenever a solution changes.
 
@@ -170,11 +171,20 @@ def merge(chapter, record, path=SCORES_JSON):
     return data
 
 
-def counts(record):
-    rows = record.get("mutants", {}).values()
-    tally = {k: sum(r["verdict"] == k for r in rows)
-             for k in ("killed", "survived", "equivalent", "duplicate")}
-    tally["total"] = len(record.get("mutants", {}))
+def verdict(chapter, name, row, equivalent):
+    """A recorded row's verdict under today's equivalent list: a survivor listed (same site)
+    since it was graded counts as equivalent, without grading it again."""
+    listed = equivalent.get(f"{chapter}/{name}")
+    if row["verdict"] == "survived" and listed and listed["site"] == row["site"]:
+        return "equivalent"
+    return row["verdict"]
+
+
+def counts(chapter, record, equivalent=None):
+    equivalent = load_equivalent() if equivalent is None else equivalent
+    rows = [verdict(chapter, n, r, equivalent) for n, r in record.get("mutants", {}).items()]
+    tally = {k: rows.count(k) for k in ("killed", "survived", "equivalent", "duplicate")}
+    tally["total"] = len(rows)
     return tally
 
 
@@ -188,7 +198,7 @@ def run(chapters=None, operators=None, timeout=30, log=print, path=SCORES_JSON):
         record = grade_chapter(ch, operators, timeout, equivalent, log)
         merge(ch, record, path)
         graded += record.get("graded", 0)
-        c = counts(record)
+        c = counts(ch, record, equivalent)
         log(f"{ch}: {c['killed']}/{c['killed'] + c['survived']} killed "
             f"({c['equivalent']} equivalent, {c['duplicate']} duplicate), {record['seconds']:.0f}s")
         write_table(scores=path)
@@ -201,8 +211,9 @@ def run(chapters=None, operators=None, timeout=30, log=print, path=SCORES_JSON):
 # The instructor page's table
 # --------------------------------------------------------------------------------------
 
-def table_markdown(data):
+def table_markdown(data, equivalent=None):
     """Per chapter: mutants made, set aside, behaviour-changing, killed, score, surviving operators."""
+    equivalent = load_equivalent() if equivalent is None else equivalent
     rows = ["| Chapter | Mutants | Equivalent | Duplicate | Behaviour-changing | Killed | Score "
             "| Surviving |",
             "|---|---:|---:|---:|---:|---:|---:|---|"]
@@ -211,12 +222,12 @@ def table_markdown(data):
         if record is None:
             rows.append(f"| {ch} | ? | ? | ? | ? | ? | ? |  |")
             continue
-        c = counts(record)
+        c = counts(ch, record, equivalent)
         changing = c["killed"] + c["survived"]
         score = f"{100 * c['killed'] / changing:.0f} %" if changing else "–"
         flag = "" if not changing or c["killed"] >= GOAL * changing else " ✗"
         survivors = ", ".join(f"`{k.split('/', 1)[1]}`" for k, r in record["mutants"].items()
-                              if r["verdict"] == "survived")
+                              if verdict(ch, k, r, equivalent) == "survived")
         rows.append(f"| {ch} | {c['total']} | {c['equivalent']} | {c['duplicate']} | {changing} | "
                     f"{c['killed']} | {score}{flag} | {survivors} |")
     return "\n".join(rows) + "\n"
