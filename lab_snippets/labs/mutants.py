@@ -23,7 +23,7 @@ full marks, **survived** when it earns them. Two kinds are set aside, never sile
 - **duplicate**: its program is the same as an earlier mutant's (say ``drop-finally`` and
   ``cleanup-into-try`` on a ``try`` with no ``except``): graded once, under the first name;
 - **equivalent**: listed in ``tests/equivalent_mutants.toml`` with the site it changes and a
-  one-line reason why no test can tell it from the reference (not graded; a survivor listed after
+  one-line reason why no test can tell it from the reference (not graded; a mutant listed after
   it was graded counts as equivalent in the table without a new run). A listed name whose site no longer
   matches the solution is an error (``table --check`` and ``tests/test_mutants.py`` fail), so the
   list is reviewed again whenever a solution changes.
@@ -172,10 +172,11 @@ def merge(chapter, record, path=SCORES_JSON):
 
 
 def verdict(chapter, name, row, equivalent):
-    """A recorded row's verdict under today's equivalent list: a survivor listed (same site)
-    since it was graded counts as equivalent, without grading it again."""
+    """A recorded row's verdict under today's equivalent list: a mutant listed (same site) since
+    it was graded counts as equivalent, without grading it again (a listed mutant that was
+    killed was killed by something other than its change, such as a timing test under load)."""
     listed = equivalent.get(f"{chapter}/{name}")
-    if row["verdict"] == "survived" and listed and listed["site"] == row["site"]:
+    if row["verdict"] in ("survived", "killed") and listed and listed["site"] == row["site"]:
         return "equivalent"
     return row["verdict"]
 
