@@ -491,6 +491,41 @@ async def _timing_and_order() -> None:
 
 
 await _timing_and_order()
+
+
+async def _no_more_no_later() -> None:
+    # Jobs that finish in the same step: asyncio.wait hands them over together, and only `wanted`
+    # of them are results.
+    async def _instant(i: int) -> str:
+        return f"result {i}"
+
+    with _grading.Leftovers(threads=False) as _left:
+        _seen = await _grading.observe(first_results(_instant, wanted=2, limit=3), timeout=3)
+    await _left.check("first_results returned")
+    _grading.check_finished(_seen, "first_results", within=3)
+    assert _seen.error is None and len(_seen.value) == 2, (
+        f"wanted=2 with three jobs finishing together: exactly 2 results expected, got "
+        f"{_seen.value if _seen.error is None else _seen.error!r}: take a result only while fewer "
+        "than `wanted` are in (chapter 04)")
+    # The wanted results are in after about 0.1 s; the jobs still in flight would run 2 s.
+    with _grading.Leftovers(threads=False) as _left:
+        _seen = await _grading.observe(
+            first_results(_timed_job_factory({0: 0.05, 1: 0.1}), wanted=2, limit=3), timeout=3)
+    await _left.check("first_results returned")
+    _grading.check_returns_early(
+        _seen, work=0.1, budget=2.0, what="first_results",
+        hint="once `wanted` results are in, cancel the jobs still in flight rather than wait for them "
+             "to finish (chapter 04)")
+
+
+def _timed_job_factory(durations: dict):
+    async def _job(i: int) -> str:
+        await asyncio.sleep(durations.get(i, 2.0))
+        return f"result {i}"
+    return _job
+
+
+await _no_more_no_later()
 ### END HIDDEN TESTS
 
 # %% [markdown]

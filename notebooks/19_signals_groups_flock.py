@@ -423,6 +423,21 @@ with tempfile.TemporaryDirectory() as _dir:
             _seen, work=0.5, budget=0.3 + 2, what="run_group_with_budget, whose group ended at SIGTERM,",
             hint="wait for the leader with wait(timeout=grace), which returns when it exits; time.sleep(grace) "
                  "waits out the grace period (chapter 19)")
+        # A leader that ignores SIGTERM itself (ignored here while it starts, so from its first
+        # instruction: an ignored signal stays ignored across fork and exec): only SIGKILL ends it.
+        _old_term = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        try:
+            _deaf = _grading.call(run_group_with_budget, WORKER_MODULE + ["sleep", "5", "--ignore-sigterm"],
+                                  budget=0.3, grace=0.2)
+        finally:
+            signal.signal(signal.SIGTERM, _old_term)
+        assert _deaf.error is None and _deaf.value == -signal.SIGKILL, (
+            "a leader that ignores SIGTERM must be ended by SIGKILL to its group once the grace period is over; "
+            f"got {_deaf.value if _deaf.error is None else _deaf.error!r}: after SIGTERM wait at most `grace` "
+            "seconds (wait(timeout=grace)), then SIGKILL the group (chapter 19)")
+        _grading.check_within(
+            _deaf, budget=0.3 + 0.2, slack=1.0, what="run_group_with_budget of a leader that ignores SIGTERM",
+            hint="after SIGTERM wait `grace` seconds, not more, before SIGKILL (chapter 19)")
     finally:
         for _pid in _all_pids:
             if running(_pid):

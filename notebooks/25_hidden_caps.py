@@ -372,12 +372,14 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # 3. read the time only with `clock()` and wait only with `sleep` (the tests pass a virtual
 #    clock, so they run instantly and exactly);
 # 4. many tasks may call `take()` at once: over **any** stretch of time from a to b, at most
-#    `burst + rate × (b − a)` takes may return.
+#    `burst + rate × (b − a)` takes may return;
+# 5. takes are served in the order they were called: one that arrives while another waits
+#    queues behind it, even at the moment a token comes back.
 #
 # Graded: the first `burst` takes do not wait; no stretch of time over-admits, with one task
 # or many calling at once; a take waits no longer than needed (half a token back means half
-# the wait); an idle bucket refills to `burst`, not beyond; time only through `clock` and
-# `sleep`.
+# the wait); an idle bucket refills to `burst`, not beyond; first come, first served; time
+# only through `clock` and `sleep`.
 
 # %% tags=["solution", "hide-input"]
 class TokenBucket:
@@ -501,6 +503,27 @@ async def _hidden_token_bucket() -> None:
     assert _after == [0.1, 0.2, 0.3], (
         f"with half a token back at t=0.05, takes must return at t=0.1, 0.2, 0.3, got {_after}: the wait waits "
         "longer than needed; sleep only for the part of a token still missing, (1 - tokens) / rate (chapter 25)")
+
+    # 6. first come, first served: B calls at t=0.05 and waits for the token due at t=0.1; C calls
+    #    at t=0.1, just as it comes back (C's own sleep was set first, so C runs first then).
+    _clock = VirtualClock()
+    _bucket = TokenBucket(rate=10, burst=1, clock=_clock.time, sleep=_clock.sleep)
+    _served: dict[str, float] = {}
+
+    async def _arrive(name: str, at: float) -> None:
+        await _clock.sleep(at)
+        await _bucket.take()
+        _served[name] = round(_clock.time(), 6)
+
+    async def _b_then_c() -> None:
+        await _bucket.take()  # t=0: the only token
+        await asyncio.gather(_arrive("C", 0.1), _arrive("B", 0.05))
+
+    await _clock.drive(_b_then_c())
+    assert _served == {"B": 0.1, "C": 0.2}, (
+        f"B called take() at t=0.05 and C at t=0.1, but they were served at t={_served.get('B')} and "
+        f"t={_served.get('C')}: first come, first served; a take that arrives while another waits must "
+        "queue behind it (hold an asyncio.Lock around the wait; chapter 25)")
 
 
 await asyncio.wait_for(_hidden_token_bucket(), timeout=20)

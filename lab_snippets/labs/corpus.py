@@ -210,7 +210,6 @@ def judge(kind, run, violates=""):
 def grade_one(kind, chapter, entry=None, timeout=30):
     """Grade one submission of ``chapter`` (reference, stub, or a corpus entry); return a Verdict."""
     from lab_snippets.book.chapters import runs_alone
-    from lab_snippets.labs.student import run_notebook
     if runs_alone(chapter):  # a Ray chapter: its start cell gets nbval's cell budget (pyproject.toml)
         timeout = max(timeout, RAY_CELL_TIMEOUT)
     if kind == "reference":
@@ -219,6 +218,13 @@ def grade_one(kind, chapter, entry=None, timeout=30):
         nb, key, violates = stub_notebook(chapter), f"{chapter}/stub", ""
     else:
         nb, key, violates = entry_notebook(entry), entry.key, entry.violates
+    return grade_notebook(kind, key, nb, violates, timeout)
+
+
+def grade_notebook(kind, key, nb, violates="", timeout=30):
+    """Grade a notebook in memory (a chapter with one solution cell replaced) in a fresh kernel,
+    the way ``grade_one`` does; ``labs.mutants`` grades each mutant through here."""
+    from lab_snippets.labs.student import run_notebook
     run = run_notebook(nb, NOTEBOOKS_DIR, timeout=timeout, quiet_kernel=True)
     verdict, failures = judge(kind, run, violates)
     return Verdict(key, kind, verdict, run.score, run.max_score, round(run.seconds, 2), violates,
