@@ -256,12 +256,18 @@ def test_wrap_reports_a_child_killed_by_a_signal_as_128_plus_the_signal():
 
 def test_spawn_children_kills_a_child_that_outlives_the_deadline():
     proc = start("spawn-children", "1", "0.2")
+    child = None
     try:
         child = int(read_line(proc.stdout, timeout=5).split()[2])
         os.kill(child, signal.SIGSTOP)  # a stopped child cannot end its own sleep
         assert proc.wait(timeout=10) == 0, "the leader waits its deadline (+1 s), then kills the child"
         assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
     finally:
+        if child is not None:  # a leader that failed to kill it leaves it stopped: kill it here
+            try:
+                os.kill(child, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         finish(proc)
 
 
