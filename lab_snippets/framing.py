@@ -89,7 +89,8 @@ async def read_line(reader: asyncio.StreamReader, max_size: int, delimiter: byte
     """Read one delimited frame (without its delimiter); ``None`` at a clean end of stream.
 
     ``max_size`` counts the payload; the reader's own buffer limit must be at least
-    ``max_size + len(delimiter)`` (``asyncio.open_connection(..., limit=...)``).
+    ``max_size`` (``asyncio.open_connection(..., limit=...)``): ``readuntil`` accepts a
+    delimiter that starts at index ``limit``, and refuses one that starts further in.
     """
     try:
         line = await reader.readuntil(delimiter)

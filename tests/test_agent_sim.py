@@ -10,6 +10,7 @@ from lab_snippets.agent_sim import (
     ResourceRegistry,
     fake_diff,
     harness_command,
+    main,
     parse_result,
 )
 
@@ -60,6 +61,12 @@ def test_work_is_capped_by_max_life():
     assert done.returncode == 0 and parse_result(done.stdout)["task"] == "t4"
 
 
+def test_the_harness_exits_0_by_default(capsys):
+    # in-process: the command line without --exit-code, as the module docstring runs it
+    assert main(["harness", "--task", "t5", "--work", "0"]) == 0
+    assert parse_result(capsys.readouterr().out) == {"task": "t5", "diff": fake_diff("t5")}
+
+
 def test_parse_result_ignores_noise_and_bad_json():
     assert parse_result("started 1\n") is None
     assert parse_result("started 1\n{not json\n") is None
@@ -83,6 +90,7 @@ def test_registry_records_acquire_release_and_what_is_open():
     assert reg.release("sandbox", "a") is False, "release is idempotent"
     assert reg.peak("sandbox") == 2 and reg.peak("nothing") == 0
     assert reg.history("a") == ["acquire sandbox", "acquire session", "release sandbox"]
+    assert reg.history("b") == ["acquire sandbox"], "only the events of that name"
     with pytest.raises(AssertionError, match="sandbox 'b'"):
         reg.assert_no_leak()
 

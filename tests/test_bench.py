@@ -316,16 +316,19 @@ def test_every_mutation_scope_has_tests_that_exist():
 
 def test_a_mutation_sample_is_seeded_and_keeps_at_least_one(tmp_path):
     import sqlite3
+    import uuid
 
     from lab_snippets.bench import mutation
 
     def session(name: str, n: int):
+        """A session as cosmic-ray's init writes it: a random job id per mutant (uuid4)."""
         path = tmp_path / f"{name}.sqlite"
+        jobs = [(uuid.uuid4().hex, f"core/Op{i % 7}", i // 7) for i in range(n)]
         with sqlite3.connect(path) as db:
             db.execute("CREATE TABLE work_items (job_id TEXT)")
-            db.execute("CREATE TABLE mutation_specs (job_id TEXT)")
-            for table in ("work_items", "mutation_specs"):
-                db.executemany(f"INSERT INTO {table} VALUES (?)", [(f"j{i}",) for i in range(n)])
+            db.execute("CREATE TABLE mutation_specs (job_id TEXT, operator_name TEXT, occurrence INTEGER)")
+            db.executemany("INSERT INTO work_items VALUES (?)", [(job,) for job, _, _ in jobs])
+            db.executemany("INSERT INTO mutation_specs VALUES (?, ?, ?)", jobs)
         return path
 
     def kept(path):
@@ -333,7 +336,7 @@ def test_a_mutation_sample_is_seeded_and_keeps_at_least_one(tmp_path):
             jobs = {j for (j,) in db.execute("SELECT job_id FROM work_items")}
             assert jobs == {j for (j,) in db.execute("SELECT job_id FROM mutation_specs")}, \
                 "a sampled-out mutant must leave both tables"
-        return jobs
+            return set(db.execute("SELECT operator_name, occurrence FROM mutation_specs"))
 
     first, again, other = session("a", 200), session("b", 200), session("c", 200)
     for path in (first, again):
@@ -342,7 +345,8 @@ def test_a_mutation_sample_is_seeded_and_keeps_at_least_one(tmp_path):
         (tmp_path / "same.sqlite").rename(path)
     mutation.sample(other, 0.1, seed=8)
     assert len(kept(first)) == 20, "a tenth of 200 mutants is 20"
-    assert kept(first) == kept(again), "the same seed and scope must draw the same mutants"
+    assert kept(first) == kept(again), \
+        "the same seed and scope must draw the same mutants, whatever job ids init gave them"
     assert kept(first) != kept(other), "another seed must draw other mutants"
     tiny = session("tiny", 3)
     mutation.sample(tiny, 0.01, seed=0)

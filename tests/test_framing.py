@@ -1,8 +1,10 @@
 import asyncio
+import runpy
 
 import psutil
 import pytest
 
+from lab_snippets import framing
 from lab_snippets.framing import (
     ERROR_MALFORMED,
     ERROR_TOO_LARGE,
@@ -247,3 +249,78 @@ def test_raw_reply_and_connection_limit_and_lifetime():
     refused, refused_count, short_serving = run(body())
     assert refused == b"" and refused_count == 1
     assert short_serving is False
+
+
+def test_a_reply_in_chunks_pauses_between_them_only(monkeypatch):
+    pauses: list[float] = []
+    written: list[bytes] = []
+
+    class Writer:
+        def write(self, data):
+            written.append(data)
+
+        async def drain(self):
+            pass
+
+    async def sleep(delay):
+        pauses.append(delay)
+
+    monkeypatch.setattr(framing.asyncio, "sleep", sleep)
+    server = FrameServer(reply_chunk=3, chunk_pause=0.5)
+    for size, pieces in [(8, 3), (9, 3), (3, 1), (1, 1)]:
+        written.clear()
+        pauses.clear()
+        asyncio.run(server._send(Writer(), bytes(range(size))))
+        assert b"".join(written) == bytes(range(size)) and len(written) == pieces
+        assert pauses == [0.5] * (pieces - 1), f"{size} bytes: a pause between chunks, none after the last"
+
+
+def test_the_default_server_refuses_a_frame_over_64_kib():
+    async def body():
+        async with FrameServer() as server:
+            reader, writer = await connect(server)
+            try:
+                writer.write(encode_frame(b"k" * 64 * 1024))
+                writer.write(framing.HEADER.pack(64 * 1024 + 1))  # declared, never sent
+                return [await read_frame(reader, 2**17), await read_frame(reader, 100)]
+            finally:
+                await close_writer(writer)
+
+    big, refused = run(body())
+    assert big == b"ok:" + b"k" * 64 * 1024 and refused == ERROR_TOO_LARGE
+
+
+def test_a_line_server_takes_a_line_of_max_frame_bytes_and_refuses_one_more():
+    async def body():
+        async with FrameServer(framing="line", max_frame=10) as server:
+            got = []
+            for payload in (b"x" * 10, b"y" * 11):
+                reader, writer = await connect(server)
+                try:
+                    writer.write(encode_line(payload))
+                    got.append(await read_line(reader, 100))
+                finally:
+                    await close_writer(writer)
+            return got
+
+    assert run(body()) == [b"ok:" + b"x" * 10, ERROR_TOO_LARGE]
+
+
+def test_close_leaves_no_task_behind():
+    async def body():
+        before = asyncio.all_tasks()
+        async with FrameServer(lifetime=30) as server:
+            reader, writer = await connect(server)
+            writer.write(encode_frame(b"hi"))
+            assert await read_frame(reader, 100) == b"ok:hi"
+            await close_writer(writer)
+        return [t.get_name() for t in asyncio.all_tasks() - before]
+
+    assert run(body()) == [], "the lifetime watchdog ends with the server"
+
+
+def test_importing_the_module_runs_nothing_and_running_it_echoes(capsys):
+    runpy.run_path(framing.__file__, run_name="lab_snippets.framing")
+    assert capsys.readouterr().out == "", "an import starts no server"
+    runpy.run_path(framing.__file__, run_name="__main__")
+    assert capsys.readouterr().out == "b'ok:hello'\n"

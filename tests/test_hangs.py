@@ -9,8 +9,11 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import FrozenInstanceError
 
-from lab_snippets.hangs import await_chain, describe_tasks, describe_threads, format_all_stacks
+import pytest
+
+from lab_snippets.hangs import ChainLink, await_chain, describe_tasks, describe_threads, format_all_stacks
 from lab_snippets.proc_workers import read_line
 
 HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
@@ -39,6 +42,14 @@ def test_await_chain_follows_cr_await_to_the_future():
     assert chain == ["middle", "innermost", "Event.wait", "<a future>"]
     assert "Task 'probe':" in report and "innermost (test_hangs.py:" in report
     assert after == [], "a finished task has no chain"
+
+
+def test_a_chain_link_is_a_value():
+    link = ChainLink("fetch", "/x/example.py", 12)
+    assert link.where == "fetch (example.py:12)" and ChainLink("<a future>").where == "<a future>"
+    assert {link, ChainLink("fetch", "/x/example.py", 12)} == {link}, "equal links hash alike"
+    with pytest.raises(FrozenInstanceError):
+        link.lineno = 13
 
 
 def test_describe_threads_shows_a_blocked_thread():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 import psutil
@@ -139,3 +140,110 @@ def test_hold_keeps_every_answer_until_released():
             return held, server.requests.now
 
     assert run(body()) == ((4, 0), 0)
+
+
+async def exchange(server: LatencyServer, request: bytes) -> bytes:
+    """Send one raw request; return everything the server sends until it hangs up (bounded).
+
+    A server that hangs up on a request it has not read whole may reset the connection: that
+    also counts as no answer (b"")."""
+    reader, writer = await asyncio.open_connection(server.host, server.port)
+    try:
+        writer.write(request)
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(), 5)
+    except ConnectionResetError:
+        return b""
+    finally:
+        writer.close()
+        with contextlib.suppress(ConnectionError):
+            await writer.wait_closed()
+
+
+def test_headers_are_read_from_the_first_line_after_the_request_line():
+    async def body():
+        async with LatencyServer(latency=0.0) as server:
+            # Connection: close as the first header, and a Host with a port (a colon in the value)
+            request = b"GET / HTTP/1.1\r\nConnection: close\r\nHost: 127.0.0.1:80\r\n\r\n"
+            reply = await exchange(server, request)
+            return reply, server.requests.entered
+
+    reply, entered = run(body())
+    assert reply.startswith(b"HTTP/1.1 200 OK") and b"Connection: close\r\n" in reply
+    assert reply.endswith(b"\r\n\r\nok") and entered == 1
+
+
+def test_a_request_head_is_bounded_at_16_kib():
+    async def body():
+        async with LatencyServer(latency=0.0) as server:
+            replies = []
+            for size in (8 * 1024, 20 * 1024):
+                head = b"GET / HTTP/1.1\r\nX-Pad: " + b"p" * size + b"\r\nConnection: close\r\n\r\n"
+                replies.append(await exchange(server, head))
+            return replies, server.requests.entered
+
+    (fits, too_big), entered = run(body())
+    assert fits.startswith(b"HTTP/1.1 200 OK"), "an 8 KiB head is answered"
+    assert too_big == b"" and entered == 1, "a 20 KiB head is refused: the connection is closed unanswered"
+
+
+def test_close_cancels_an_answer_that_is_still_waiting_and_leaves_no_task():
+    async def body():
+        before = asyncio.all_tasks()
+        server = LatencyServer(latency=30.0)
+        await server.start()
+        reader, writer = await asyncio.open_connection(server.host, server.port)
+        writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        await writer.drain()
+        for _ in range(200):
+            if server.requests.now == 1:
+                break
+            await asyncio.sleep(0.01)
+        waiting = server.requests.now
+        await server.close()
+        eof = await asyncio.wait_for(reader.read(), 2)
+        writer.close()
+        await writer.wait_closed()
+        return waiting, eof, server.requests.now, [t.get_name() for t in asyncio.all_tasks() - before]
+
+    assert run(body()) == (1, b"", 0, []), "the waiting answer is cancelled; handler and watchdog end"
+
+
+def test_in_flight_average_integrates_the_steps_of_the_window():
+    server = LatencyServer()
+    server._changes = [(1.0, 1), (3.0, 2), (5.0, 0)]  # (time, requests in flight right after)
+    assert server.in_flight_average(0.0, 4.0) == (0 * 1 + 1 * 2 + 2 * 1) / 4, "ends while two are in"
+    assert server.in_flight_average(2.0, 6.0) == (1 * 1 + 2 * 2 + 0 * 1) / 4, "starts inside a step"
+    with pytest.raises(ValueError):
+        server.in_flight_average(1.0, 1.0)
+
+
+def test_virtual_sleep_of_zero_only_yields_even_without_a_driver():
+    clock = VirtualClock()
+
+    async def body():
+        await asyncio.wait_for(clock.sleep(0), 2)
+        await asyncio.wait_for(clock.sleep(-1), 2)
+
+    run(body())
+    assert clock.sleeps == 2 and clock.time() == 0.0
+
+
+def test_drive_waits_for_the_cancelled_task_to_finish():
+    clock = VirtualClock()
+    cleaned: list[str] = []
+
+    async def forever():
+        try:
+            await asyncio.Event().wait()
+        finally:
+            for _ in range(3):  # cleanup that takes a few turns of the loop
+                await asyncio.sleep(0)
+            cleaned.append("done")
+
+    async def body():
+        with pytest.raises(TimeoutError):
+            await clock.drive(forever(), real_timeout=0.2)
+        return list(cleaned)  # read at once, before anything else gets a turn
+
+    assert run(body()) == ["done"], "drive returns once the task it cancelled has finished"

@@ -27,7 +27,7 @@ def test_interleaved_rotates_the_starting_variant_and_keeps_the_best():
     assert cmp.order == ["a", "b", "b", "a", "a", "b"]
     assert cmp.samples == {"a": [5.0, 1.0, 3.0], "b": [2.0, 2.0, 9.0]}
     assert cmp.best("a") == 1.0 and cmp.best("b") == 2.0
-    assert cmp.ratio("b", "a") == 2.0
+    assert cmp.ratio("b", "a") == 2.0 and cmp.ratio("a", "b") == 0.5
     assert cmp.fastest() == "a"
     assert cmp.spread("a") == 5.0
     assert "best 1.000" in cmp.summary()
@@ -106,3 +106,12 @@ def test_cpu_share_sees_a_thread_that_got_half_the_time():
         return wall.now
 
     assert cpu_share(0.05, clock=tick, cpu_clock=cpu) == pytest.approx(0.5, rel=0.1)
+    assert 0.06 <= wall.now <= 0.08, "it spins for `duration` of its clock (ticks of 0.01), no more"
+
+
+def test_the_default_is_best_of_3_for_both():
+    async def nothing():
+        pass
+
+    assert len(interleaved({"a": lambda: None}).samples["a"]) == 3
+    assert len(asyncio.run(ainterleaved({"a": nothing})).samples["a"]) == 3

@@ -27,6 +27,8 @@ from lab_snippets.proc_workers import (
     overlap_seconds,
     pid_and_span,
     read_line,
+    square,
+    stop_resource_tracker,
 )
 
 WORKERS = [sys.executable, "-m", "lab_snippets.proc_workers"]
@@ -48,11 +50,30 @@ def finish(proc: subprocess.Popen, timeout: float = 5) -> str:
 
 
 def test_burn_reports_its_running_intervals():
+    before = time.monotonic()
     report = burn(50, chunk_size=500)
+    after = time.monotonic()
     assert report["pid"] == os.getpid()
     assert report["start"] <= report["intervals"][0][0] <= report["intervals"][-1][1] == report["end"]
     assert all(a <= b for a, b in report["intervals"])
-    assert report["cpu"] > 0
+    assert 0 < report["cpu"] <= after - before, "the CPU time of this call, not of the thread's life"
+
+
+def test_burn_checksum_is_bounded_and_depends_on_the_work():
+    sums = [burn(1, chunk_size=n)["checksum"] for n in (10, 100, 1000)]
+    assert all(isinstance(c, int) and 0 <= c < 1_000_003 for c in sums), sums
+    assert len(set(sums)) == 3, sums
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
+def test_burn_pins_the_calling_process_to_one_cpu():
+    saved = os.sched_getaffinity(0)
+    cpu = max(saved)
+    try:
+        burn(1, cpu=cpu, chunk_size=10)
+        assert os.sched_getaffinity(0) == {cpu}
+    finally:
+        os.sched_setaffinity(0, saved)
 
 
 def test_overlap_seconds_counts_only_shared_time():
@@ -60,6 +81,10 @@ def test_overlap_seconds_counts_only_shared_time():
     assert overlap_seconds([(0, 1), (2, 3)], [(0.5, 2.5)]) == pytest.approx(1)
     assert overlap_seconds([(0, 1)], [(1, 2)]) == 0
     assert overlap_seconds([], [(0, 1)]) == 0
+    assert overlap_seconds([(0, 1)], [(2, 3)]) == 0, "disjoint intervals share nothing"
+    many_a = [(2 * k, 2 * k + 1) for k in range(300)]  # a burn report on a loaded machine: many runs
+    many_b = [(2 * k + 0.5, 2 * k + 1.5) for k in range(300)]
+    assert overlap_seconds(many_a, many_b) == pytest.approx(150)
 
 
 def test_small_workers():
@@ -67,6 +92,7 @@ def test_small_workers():
     assert count_primes(10, 20) == 4
     items = [1]
     assert append_and_return(items, 2) is items and items == [1, 2]
+    assert square(7) == 49 and square(-3) == 9
     pid, begin, end = pid_and_span(0.01)
     assert pid == os.getpid() and end > begin
 
@@ -148,6 +174,35 @@ def test_messages_stops_at_end_of_file():
     mine.close()
 
 
+def test_stop_resource_tracker_stops_a_running_tracker_once():
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    pid = resource_tracker._resource_tracker._pid
+    assert pid is not None and psutil.pid_exists(pid)
+    assert stop_resource_tracker() is True
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert stop_resource_tracker() is False, "nothing left to stop"
+
+
+def test_write_all_writes_exactly_count_bytes():
+    for count in (0, 1, 4096, 4097, 9000):
+        read_end, write_end = os.pipe()
+        try:
+            proc_workers._write_all(write_end, count, b"x")
+            os.close(write_end)
+            data = b""
+            while chunk := os.read(read_end, 65536):
+                data += chunk
+            assert data == b"x" * count, f"{count} bytes asked, {len(data)} written"
+        finally:
+            os.close(read_end)
+            try:
+                os.close(write_end)
+            except OSError:
+                pass
+
+
 def test_lifetimes_are_capped():
     assert proc_workers._bounded(1e9) == proc_workers.MAX_LIFETIME
     assert proc_workers._bounded(-1) == 0
@@ -187,6 +242,33 @@ def test_wrap_forwards_sigterm_to_its_child():
     assert lines == [["wrapper", "forwards"], ["got", "SIGTERM"], ["wrapper", "saw"]]
     assert proc.returncode == 128 + signal.SIGTERM
     assert wrapper_pid == proc.pid and not psutil.pid_exists(child_pid)
+
+
+def test_wrap_reports_a_child_killed_by_a_signal_as_128_plus_the_signal():
+    proc = start("wrap", "5", "--", *WORKERS, "sleep", "5")
+    _, child_pid = map(int, read_line(proc.stdout, timeout=5).split()[1:3])
+    assert read_line(proc.stdout, timeout=5).startswith("ready ")  # the child's own line
+    os.kill(child_pid, signal.SIGKILL)
+    out = finish(proc)
+    assert out.split()[:5] == ["wrapper", "saw", "child", "exit", str(-signal.SIGKILL)]
+    assert proc.returncode == 128 + signal.SIGKILL
+
+
+def test_spawn_children_kills_a_child_that_outlives_the_deadline():
+    proc = start("spawn-children", "1", "0.2")
+    child = None
+    try:
+        child = int(read_line(proc.stdout, timeout=5).split()[2])
+        os.kill(child, signal.SIGSTOP)  # a stopped child cannot end its own sleep
+        assert proc.wait(timeout=10) == 0, "the leader waits its deadline (+1 s), then kills the child"
+        assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
+    finally:
+        if child is not None:  # a leader that failed to kill it leaves it stopped: kill it here
+            try:
+                os.kill(child, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        finish(proc)
 
 
 def test_spawn_children_waits_for_its_children():

@@ -42,6 +42,8 @@ def test_parse_jobs_and_events():
     events = parse_events("ready 12 1.5\nstart 0 1.6\nnoise\nmain-returned 1.7\nreturned 0 1.8\n")
     assert events == [("ready", 12, 1.5), ("start", 0, 1.6), ("main-returned", None, 1.7),
                       ("returned", 0, 1.8)]
+    # other lines are skipped: two words that name no event, a line cut short, a traceback's words
+    assert parse_events("noise 1.5\nstart 0\ndone\nTraceback (most\nKeyboardInterrupt\n") == []
 
 
 def test_serve_default_dies_by_sigterm_without_cleanup():

@@ -111,3 +111,39 @@ def test_table_lists_spans_sorted_by_start():
     tl.add("early", 0, 1)
     lines = tl.table().splitlines()
     assert lines[1].startswith("early") and lines[2].startswith("late")
+
+
+def test_now_mark_and_total_are_relative_to_the_start():
+    tl = Timeline(clock=fake_clock([10.0, 10.5, 11.0]))
+    assert tl.now() == pytest.approx(0.5)
+    assert tl.mark("x").at == pytest.approx(1.0)
+    tl.add("a", 11.0, 13.0)
+    tl.add("b", 12.0, 15.0)
+    assert tl.total() == pytest.approx(4.0), "from the first start (1.0) to the last end (5.0)"
+    assert Timeline().total() == 0.0
+
+
+def test_spans_of_compares_labels_by_value():
+    tl = Timeline(clock=lambda: 0.0)
+    tl.add("worker 1", 0, 1)
+    label = "".join(["worker ", str(1)])  # an equal string built elsewhere, as a loop's f-string is
+    assert [s.end for s in tl.spans_of(label)] == [1.0]
+
+
+def test_plot_ticks_span_their_lane_and_the_figure_grows_with_the_lanes():
+    import matplotlib.pyplot as plt
+
+    tl = Timeline(clock=lambda: 0.0)
+    for n in range(8):
+        tl.add(f"lane {n}", 0, 1)
+    tl.mark("lane 0 event")
+    fig = tl.plot("Eight lanes")
+    ticks = [line for line in fig.axes[0].get_lines() if list(line.get_xdata()) == [0.0, 0.0]]
+    assert [list(t.get_ydata()) for t in ticks] == [pytest.approx([-0.38, 0.38])], "a tick centred on lane 0"
+    few = Timeline(clock=lambda: 0.0)
+    few.add("one", 0, 1)
+    small = few.plot("One lane")
+    heights = [f.get_size_inches()[1] for f in (small, fig)]
+    plt.close(fig)
+    plt.close(small)
+    assert 0 < heights[0] < heights[1], f"more lanes, a taller figure: {heights}"

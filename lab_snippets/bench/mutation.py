@@ -130,12 +130,18 @@ def keep_only(session: Path, wanted: set[tuple[str, int]]) -> None:
 
 
 def sample(session: Path, fraction: float, seed: int) -> None:
-    """Keep a seeded random ``fraction`` of the session's mutants (at least one), drop the rest."""
+    """Keep a seeded random ``fraction`` of the session's mutants (at least one), drop the rest.
+
+    The draw is over the mutants in the order of their names (operator, occurrence), not of
+    cosmic-ray's job ids, which ``init`` makes at random: so the same seed draws the same mutants
+    of a scope in every session."""
     import random
     import sqlite3
 
     with sqlite3.connect(session) as db:
-        jobs = sorted(job for (job,) in db.execute("SELECT job_id FROM work_items"))
+        jobs = [job for _, _, job in sorted(
+            (op, n, job) for job, op, n in db.execute(
+                "SELECT job_id, operator_name, occurrence FROM mutation_specs"))]
         if not jobs:
             return
         keep = set(random.Random(f"{seed}:{session.stem}").sample(jobs, max(1, round(fraction * len(jobs)))))
