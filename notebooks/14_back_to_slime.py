@@ -608,6 +608,10 @@ class _ChattySandbox(MiniSandbox):
         return await super().start(_grading.floods(10**9, 0, pipe_size=1 << 20))
 
 
+_FORGOT = ("the step must forget() its child (sandbox.forget) once it is reaped, before it returns or "
+           "re-raises: the sandbox's close() afterwards is not the step's cleanup (chapter 14)")
+
+
 async def _hidden_check_run_harness_owned():
     global registry
     _alive_at_forget: list[list[int]] = []
@@ -626,6 +630,7 @@ async def _hidden_check_run_harness_owned():
         # checked at once, before any other loop pass could reap the child for the step
         _exit_codes = [_proc.returncode for _proc in _box.processes]
         _left = harness_children()
+        _forgot = "release child" not in registry.history("_hang")
     finally:
         await _box.close()
     assert len(_exit_codes) == 1, f"the step must start exactly one child, it started {len(_exit_codes)}"
@@ -635,6 +640,7 @@ async def _hidden_check_run_harness_owned():
         f"itself (exit code {_exit_codes[0]}): bound the wait by the budget (chapter 14)")
     assert _got == (BUDGET_EXCEEDED, None), (
         f"a step whose budget ran out must return (BUDGET_EXCEEDED, None), got {_got!r}")
+    assert not _forgot, _FORGOT
     assert _alive_at_forget and _alive_at_forget[0] == [], "forget() only after reaping"
     assert registry.history("_hang")[:3] == ["acquire sandbox", "acquire child", "release child"]
     # 1b. a hung child that keeps writing, on a busy loop: unless the step reads the output to the
@@ -659,11 +665,13 @@ async def _hidden_check_run_harness_owned():
     try:
         _seen = await _grading.observe(run_harness_owned(_box, "_work", 0.6, BUDGET), timeout=8,
                                        count_wakeups=True)
+        _forgot = "release child" not in registry.history("_work")
     finally:
         await _box.close()
     _grading.check_finished(_seen, "the step", within=8)
     assert isinstance(_seen.value, tuple) and _seen.value[:1] == (0,), (
         f"a harness that finishes gives exit code 0, got {_seen.value!r} ({_seen.error!r})")
+    assert not _forgot, _FORGOT
     _grading.check_not_polling(
         _seen, 10, "the step",
         hint="wait for the child itself (communicate() or wait() under wait_for) instead of sleeping and "
@@ -685,6 +693,7 @@ async def _hidden_check_run_harness_owned():
         _task.cancel()
         await asyncio.wait([_task], timeout=5)
         _left = harness_children()
+        _forgot = "release child" not in registry.history("_cancel")
     finally:
         _task.cancel()
         await asyncio.gather(_task, return_exceptions=True)
@@ -695,6 +704,7 @@ async def _hidden_check_run_harness_owned():
     assert _left == [] and _alive_at_forget == [[]], (
         "the child must be killed and reaped before the cancellation left the step: catch "
         "CancelledError (or use finally), kill, reap, forget, then re-raise (chapters 05 and 14)")
+    assert not _forgot, _FORGOT
     # 3. inside the chain: a clean task and a hung one, nothing left behind
     registry = ResourceRegistry()
     _permits = asyncio.Semaphore(2)
