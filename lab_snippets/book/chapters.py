@@ -46,7 +46,8 @@ THREADS = "Part II · Threads, resources and processes"
 SLIME = "Part III · Back to slime"
 COORDINATION = "Part IV · Coordination, lifecycles and boundaries"
 SERVICES = "Part V · Running concurrent services (beyond the series)"
-PARTS = (ASYNCIO, THREADS, SLIME, COORDINATION, SERVICES)
+RAY = "Part VI · Ray, the engine slime runs on (beyond the series)"
+PARTS = (ASYNCIO, THREADS, SLIME, COORDINATION, SERVICES, RAY)
 
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter("01", "async_def", "async def: after defining it, when does it run?", "async def：定义之后，什么时候执行？", ASYNCIO),
@@ -76,6 +77,7 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("25", "hidden_caps", "Hidden concurrency caps", "隐藏的并发上限", SERVICES),
     Chapter("26", "async_subprocesses", "Subprocesses from asyncio", "在 asyncio 中运行子进程", SERVICES),
     Chapter("27", "hazard_clinic", "A hazard clinic: reading real concurrent code critically", "隐患门诊：批判地阅读真实的并发代码", SERVICES),
+    Chapter("29", "ray_placement_lifecycle", "Placement groups, actor lifecycle and cleanup", "放置组、actor 生命周期与清理", RAY),
 )
 BY_NUMBER = {c.number: c for c in CHAPTERS}
 BY_PAGE = {f"notebooks/{c.stem}": c for c in CHAPTERS}
@@ -87,6 +89,7 @@ PART_PAGES = {
     SLIME: "book/parts/slime",
     COORDINATION: "book/parts/processes",
     SERVICES: "book/parts/services",
+    RAY: "book/parts/ray",
 }
 
 # The chapters' caption in the sidebar: the reading guide first, then each part's page (its entry

@@ -11,11 +11,13 @@ listing what is left:
 - sockets (listening or connected) and other file descriptors opened and not closed;
 - files left in the notebook's own temporary directory.
 
-Two kinds of thing are not counted as leaks, because they belong to the kernel, not to
+Three kinds of thing are not counted as leaks, because they belong to the kernel, not to
 the notebook, and end when the kernel ends: multiprocessing's resource tracker and
 forkserver processes (started on demand by the ``spawn`` and ``forkserver`` start
 methods) with the pipe the kernel keeps open to each, and read-only files of installed packages
 that a library keeps open as a cache (matplotlib keeps its font files open once it has drawn text).
+A third is Ray's: the descriptors its native core keeps in the driver after ``ray.shutdown()``
+until the process exits, as ``lab_snippets.raylab.stop`` recorded them (``NATIVE_FDS``).
 
 The audit can be used by hand in any kernel too::
 
@@ -73,6 +75,13 @@ def _fds() -> dict[int, str]:
         except OSError:  # the fd of the listdir itself, already closed
             pass
     return out
+
+
+def _ray_native_fds() -> dict[int, str]:
+    """The descriptors Ray's native core keeps after a ``lab_snippets.raylab`` session stopped
+    (``raylab.NATIVE_FDS``); empty when the notebook never imported raylab."""
+    raylab = sys.modules.get("lab_snippets.raylab")
+    return dict(getattr(raylab, "NATIVE_FDS", {}))
 
 
 def _socket_fds() -> set[int]:
@@ -212,8 +221,9 @@ def leaks(before: Snapshot) -> list[str]:
                 f"socket fd {conn.fd} {conn.status or ''} {conn.laddr} -> {conn.raddr or '-'}".strip())
     fds_now = _fds()
     helper_pipes = _helper_pipes()
+    ray_native = _ray_native_fds()
     for fd, target in sorted(fds_now.items()):
-        if fd in sockets_now or target in helper_pipes:
+        if fd in sockets_now or target in helper_pipes or ray_native.get(fd) == target:
             continue
         if before.fds.get(fd) != target and not _is_installed_file(target):
             found.append(f"file descriptor {fd} -> {target} is still open")
