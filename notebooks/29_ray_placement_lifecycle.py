@@ -101,7 +101,7 @@ print("left for others:", {k: ray.available_resources().get(k, 0) for k in ("GPU
 # %% tags=["claim", "hide-input"]
 # claim: each-bundle-gets-its-own-device
 visibles = [visible for visible, _, _ in seen]
-assert sorted(visibles) == ["0", "1"], f"each actor sees one device of its own, saw {visibles}"
+assert sorted(visibles, key=str) == ["0", "1"], f"each actor sees one device of its own, saw {visibles}"
 assert all(visible == ",".join(map(str, ids)) for visible, ids, _ in seen), (
     "CUDA_VISIBLE_DEVICES is the list of GPU ids Ray assigned the actor")
 assert len({pid for _, _, pid in seen}) == 2, "two actors, two processes"
@@ -135,7 +135,7 @@ POLL = 0.25  # slime's interval is 30 s
 group_b = placement_group([{"GPU": 1}, {"GPU": 1}], strategy="PACK")
 ready = group_b.ready()
 reports: list[tuple[float, float, float]] = []
-started = time.monotonic()
+started, released_at = time.monotonic(), 0.0
 while not raylab.wait([ready], timeout=POLL)[0]:
     waited = time.monotonic() - started
     total, free = (ray.cluster_resources().get("GPU", 0),
