@@ -747,8 +747,8 @@ finally:
 # - Say what the model shows and where the shape appears; whether production meets the
 #   model's conditions is a separate claim that needs its own evidence.
 #
-# **What's next.** This is the last chapter of the course so far. The next subject is Ray, the
-# engine that slime's actors and placement groups run on; the course does not cover it yet.
+# **What's next.** [Part VI](../book/parts/ray.md) runs Ray, the engine that slime's actors and
+# placement groups run on: chapter 29 reserves GPUs, kills actors and stops Ray cleanly.
 #
 # ## In slime
 #

@@ -20,7 +20,7 @@
 # 5. shut Ray down and check that no process and no folder of it is left.
 #
 # **Needs** chapters 05 (timeouts), 09 (threads and events) and 18 (process lifecycle) ·
-# about 50 minutes, plus Ray's start-up.
+# about 40 minutes, plus Ray's start-up.
 #
 # Chapter 28 introduces ObjectRefs and actors; read it first if Ray is new to you.
 #
@@ -52,8 +52,9 @@ from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 cluster = raylab.start(num_cpus=2, num_gpus=2)
+resources = ray.cluster_resources()
 print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s;",
-      f"resources: {ray.cluster_resources()['CPU']:g} CPU, {ray.cluster_resources()['GPU']:g} GPU")
+      f"resources: {resources['CPU']:g} CPU, {resources['GPU']:g} GPU")
 
 # %% [markdown]
 # ## Bundles: a reservation made before any actor exists
@@ -72,7 +73,7 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s;",
 # GPU ids Ray assigned it. What do the two print? A common guess is that both see the same
 # thing, "0,1" or nothing at all, since this machine has no GPU.
 
-# %%
+# %% tags=["hide-output"]
 DEVICE_ENV: dict[str, str] = {}  # extra environment variables for the actors' processes
 
 
@@ -95,10 +96,12 @@ devices = [Device.options(scheduling_strategy=in_bundle(group_a, i),
            for i in range(2)]
 seen = raylab.get([d.where.remote() for d in devices], timeout=120)
 for i, (visible, ids, pid) in enumerate(seen):
-    print(f"bundle {i}: CUDA_VISIBLE_DEVICES={visible!r}, ray.get_gpu_ids()={ids}, pid {pid}")
-print("left for others:", {k: ray.available_resources().get(k, 0) for k in ("GPU", "CPU")})
+    print(f"bundle {i}: CUDA_VISIBLE_DEVICES={visible!r},",
+          f"ray.get_gpu_ids()={ids}, pid {pid}")
+free = ray.available_resources()
+print("left for others:", {k: free.get(k, 0) for k in ("GPU", "CPU")})
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-cell"]
 # claim: each-bundle-gets-its-own-device
 visibles = [visible for visible, _, _ in seen]
 assert sorted(visibles, key=str) == ["0", "1"], f"each actor sees one device of its own, saw {visibles}"
@@ -149,7 +152,8 @@ while not raylab.wait([ready], timeout=POLL)[0]:
         released_at = time.monotonic() - started
     assert waited < 60, "group_b was never placed"
 placed_at = time.monotonic() - started
-print(f"group_b placed after {placed_at:.2f} s, {placed_at - released_at:.2f} s after the release")
+print(f"group_b placed after {placed_at:.2f} s,",
+      f"{placed_at - released_at:.2f} s after the release")
 
 # %% tags=["claim", "hide-input"]
 # claim: a-pending-group-reports-until-placed
@@ -227,9 +231,11 @@ print("✓ the running call and the queued ones failed at once, and the actor st
 # the kill: the running call was cut off, the queued ones would never run, and neither kind
 # waited for the 20 s of work. The next call failed the same way. With `no_restart=False`,
 # Ray would have started `Worker` again (its `max_restarts=1` allows one restart): the calls
-# in flight fail all the same, but the next call is answered by a fresh actor that remembers
-# nothing. A caller that holds refs to a killed actor gets an error from every one of them;
-# it never hangs on them, and it never learns how far the work got.
+# in flight fail all the same (with `ActorUnavailableError`), and the next call either fails
+# the same way while the restart is under way or is answered by the fresh actor, which
+# remembers nothing; both happened on this machine. A caller that holds refs to a killed
+# actor gets an error from every one of them; it never hangs on them, and it never learns how
+# far the work got.
 #
 # ## Measure it: a health check that cannot hang
 #
@@ -370,13 +376,14 @@ fleet = {"healthy": Worker.remote(), "stuck": Worker.remote()}
 raylab.get([e.health.remote(1.0) for e in fleet.values()], timeout=60)
 hang = fleet["stuck"].work.remote(30)
 monitor = HealthMonitor(fleet, ping=lambda e: e.health.remote(0.5), get=raylab.get,
-                        kill=lambda e: ray.kill(e, no_restart=True), interval=0.2, timeout=0.5)
+                        kill=lambda e: ray.kill(e, no_restart=True),
+                        interval=0.2, timeout=0.5)
 monitor.start()
 deadline = time.monotonic() + 10
 while not monitor.killed and time.monotonic() < deadline:
     time.sleep(0.05)
 monitor.stop()
-assert monitor.killed == ["stuck"], f"only the stuck engine is killed, got {monitor.killed}"
+assert monitor.killed == ["stuck"], f"only the stuck one dies, got {monitor.killed}"
 assert not any(t.name == "HealthMonitor" for t in threading.enumerate()), "stop() joins"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
@@ -554,7 +561,7 @@ sessions = glob.glob(os.path.join(cluster.ray_dir, "session_2*"))
 print(f"before: {before} Ray processes; after ray.shutdown(): {len(left_running)},",
       f"session folders kept: {len(sessions)}")
 raylab.stop(cluster)
-print("after raylab.stop: the temporary folder exists:", os.path.exists(cluster.temp_dir))
+print("after raylab.stop, the folder exists:", os.path.exists(cluster.temp_dir))
 
 # %% tags=["claim", "hide-input"]
 # claim: shutdown-stops-processes-stop-removes-the-folder

@@ -197,7 +197,7 @@ def test_ray_apis_map_to_the_ray_chapters():
     assert inv.chapters_for(".options(scheduling_strategy=)")[0] == "29"
     for api in ("ray.get", "ray.wait", "ray.put", ".remote()", ".options(max_concurrency=)"):
         assert ("28" in inv.chapters_for(api)) == ("28" in inv.CHAPTER_BY_NUM), api
-    assert "25" in inv.chapters_for(".options(max_concurrency=)"), "chapter 25 counts max_concurrency as a cap"
+    assert "25" in inv.chapters_for(".options(max_concurrency=)"), "25 counts max_concurrency as a cap"
 
 
 def test_symbols_and_lines(fixture_scan):
