@@ -69,7 +69,7 @@ CATEGORIES: tuple[Category, ...] = (
              "Adjacent mechanism: `select` and `selectors`."),
     Category("coroutine_helpers", "Coroutine decorator helpers", "协程装饰辅助",
              "`types.coroutine` and the coroutine / async-generator types of `types`."),
-    Category("ray", "Ray", "Ray",
+    Category("ray", "Ray", "Ray 远程执行",
              "Every name reached through the `ray` package (remote functions and actors, `ray.get`, "
              "`ray.wait`, `ray.put`, `ray.kill`, placement groups and scheduling strategies, Ray's "
              "exceptions); in a file that imports `ray`, also every `.remote(...)` call and each "
