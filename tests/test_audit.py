@@ -4,6 +4,7 @@ The planted notebooks live in a temporary folder (never in the book) and are run
 same pytest plugin that runs the chapters.
 """
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -154,3 +155,20 @@ def test_in_process_audit_sees_a_thread_and_forgives_it_once_joined():
         release.set()
         worker.join(5)
     assert not any("probe" in line for line in audit.leaks(before))
+
+
+def test_only_the_descriptors_raylab_recorded_are_excused(monkeypatch):
+    from lab_snippets import raylab
+
+    before = audit.snapshot()
+    kept_r, kept_w = os.pipe()
+    other_r, other_w = os.pipe()
+    try:
+        monkeypatch.setattr(raylab, "NATIVE_FDS", {kept_r: os.readlink(f"/proc/self/fd/{kept_r}")})
+        found = audit.leaks(before)
+        assert not any(f"descriptor {kept_r} " in line for line in found), "recorded by raylab.stop: excused"
+        assert any(f"descriptor {kept_w} " in line for line in found), "the pipe's other end was not recorded"
+        assert any(f"descriptor {other_r} " in line for line in found), "a descriptor raylab never saw"
+    finally:
+        for fd in (kept_r, kept_w, other_r, other_w):
+            os.close(fd)

@@ -225,3 +225,15 @@ def test_removal_kills_a_stray_that_is_no_longer_our_descendant(temp_dir):
         with contextlib.suppress(psutil.Error):
             stray.kill()
     assert not os.path.exists(temp_dir), "the session folder is still there"
+
+
+def test_native_leftovers_are_only_new_descriptors_of_the_core_kinds():
+    before = {3: "/dev/null", 5: "socket:[1]"}
+    now = {3: "/dev/null", 5: "socket:[1]", 6: "socket:[2]", 7: "anon_inode:[eventpoll]",
+           8: "anon_inode:[eventfd]", 9: "/tmp/lab-ray-x/ray/session_1/logs/a.log (deleted)",
+           10: "/tmp/lab-ray-xy/other.txt", 11: "pipe:[3]", 12: "/home/user/notes.txt"}
+    kept = raylab.native_leftovers(before, now, "/tmp/lab-ray-x")
+    assert kept == {6: "socket:[2]", 7: "anon_inode:[eventpoll]", 8: "anon_inode:[eventfd]",
+                    9: "/tmp/lab-ray-x/ray/session_1/logs/a.log (deleted)"}, (
+        "new sockets, event descriptors and files of this session only; not what was open before, "
+        "not another folder that shares the prefix, not pipes or other files")
