@@ -96,12 +96,25 @@ CATEGORIES_PY = {
     ("threads", "_thread.start_new_thread", "call"): 1,
     ("threads", "threading.Lock", "call"): 1,
 }
+RAYWORK_PY = {
+    ("ray", "ray.remote", "call"): 1,  # @ray.remote(max_concurrency=8)
+    ("ray", ".options(max_concurrency=)", "call"): 1,  # an option given to ray.remote(...)
+    ("ray", ".options(num_gpus=)", "call"): 1,
+    ("ray", ".options(scheduling_strategy=)", "call"): 1,
+    ("ray", ".remote()", "call"): 2,  # creating the actor, calling its method
+    ("ray", "ray.get", "call"): 1,
+    ("ray", "ray.wait", "call"): 1,
+    ("ray", "ray.kill", "call"): 1,
+    ("ray", "ray.util.placement_group.placement_group", "call"): 1,
+    ("ray", "ray.util.scheduling_strategies.PlacementGroupSchedulingStrategy", "call"): 1,
+}
 EXPECTED_BY_FILE = {
     "syntax.py": SYNTAX_PY,
     "aliases.py": ALIASES_PY,
     "star.py": STAR_PY,
     "classes.py": CLASSES_PY,
     "pkg/categories.py": CATEGORIES_PY,
+    "pkg/raywork.py": RAYWORK_PY,
 }
 EXPECTED_CANDIDATES = [
     # (path, line, method, receiver, guess, evidence, symbol)
@@ -114,6 +127,7 @@ EXPECTED_CANDIDATES = [
     ("pkg/categories.py", 38, "get_nowait", "q", "queue.Queue", "constructed", "queues"),
     ("pkg/categories.py", 44, "start", "<call result>", "multiprocessing.Process", "inline", "processes"),
     ("pkg/categories.py", 108, "set_result", "fut", "", "name only", "unknown_receiver"),
+    ("pkg/raywork.py", 15, "ready", "pg", "ray.util.placement_group.placement_group", "constructed", "place"),
     ("star.py", 17, "wait", "ev", "threading.Event", "constructed", "f"),
 ]
 
@@ -146,7 +160,7 @@ def test_fixture_covers_every_category(fixture_scan):
     assert all(totals[c.key] > 0 for c in inv.CATEGORIES), totals
     expected_total = sum(sum(e.values()) for e in EXPECTED_BY_FILE.values())
     assert sum(totals.values()) == len(fixture_scan["occurrences"]) == expected_total
-    assert fixture_scan["files_scanned"] == 5
+    assert fixture_scan["files_scanned"] == 6
     assert fixture_scan["unparsable"] == []
 
 
@@ -162,6 +176,28 @@ def test_object_methods_are_listed_apart_with_evidence(fixture_scan):
     assert fixture_scan["candidates_total"] == len(EXPECTED_CANDIDATES)
     # never added to the totals
     assert "methods_to_verify" not in fixture_scan["totals"]
+
+
+def test_ray_call_forms_count_only_in_files_that_import_ray():
+    body = "def f(actor, cfg):\n    actor.go.remote(1)\n    return cfg.options(num_gpus=1)\n"
+    plain = inv.scan_source(body, "plain.py")
+    assert [o for o in plain.occurrences if o.category == "ray"] == [], (
+        "without an import of ray, .remote() and .options() are nobody's Ray calls")
+    in_ray = inv.scan_source("import ray\n" + body, "uses_ray.py")
+    assert sorted(o.api for o in in_ray.occurrences) == [".options(num_gpus=)", ".remote()"]
+    assert not in_ray.candidates, "a .remote()/.options() call is counted, not listed as a method to verify"
+
+
+def test_ray_apis_map_to_the_ray_chapters():
+    from lab_snippets.inventory.rules import categorize
+
+    assert categorize("ray.get") == "ray" and categorize("rayon.get") is None
+    assert inv.chapters_for("ray.kill")[0] == "29"
+    assert inv.chapters_for("ray.util.placement_group.placement_group")[0] == "29"
+    assert inv.chapters_for(".options(scheduling_strategy=)")[0] == "29"
+    for api in ("ray.get", "ray.wait", "ray.put", ".remote()", ".options(max_concurrency=)"):
+        assert ("28" in inv.chapters_for(api)) == ("28" in inv.CHAPTER_BY_NUM), api
+    assert "25" in inv.chapters_for(".options(max_concurrency=)"), "25 counts max_concurrency as a cap"
 
 
 def test_symbols_and_lines(fixture_scan):

@@ -321,3 +321,23 @@ def test_a_record_with_only_its_required_fields_parses_with_the_defaults():
 
 def test_the_sandbox_allows_no_core_dumps_unless_told():
     assert spec.Limits().core == 0, "a crashing submission must not write a core dump by default"
+
+
+def test_guard_trusts_a_module_change_only_when_no_submission_cell_ran_before_it(shell):
+    """``import ray`` in a trusted cell replaces ``inspect.isgenerator`` (Cython's patch): the
+    worker records that cell with ``clean=True`` and the guard keeps the new value. The same change
+    after a submission cell (``clean=False``) is still undone and reported."""
+    import inspect
+
+    original = inspect.isgenerator
+    g = guard.install(shell, "n0nce", "_lab_slot6")
+    try:
+        patched = lambda obj: original(obj)  # noqa: E731 - what a trusted import puts there
+        inspect.isgenerator = patched
+        g.record([], clean=True)
+        assert g.restore() == [] and inspect.isgenerator is patched
+        inspect.isgenerator = lambda obj: True  # a submission's patch, recorded as not clean
+        g.record([], clean=False)
+        assert g.restore() == ["inspect.isgenerator"] and inspect.isgenerator is patched
+    finally:
+        inspect.isgenerator = original

@@ -10,16 +10,8 @@ def per_chapter():
     return selfcheck.usage_by_chapter()
 
 
-# Chapters whose mechanisms the inventory's rules gain on another branch (the Ray category, mapped to
-# chapters 28 and 29, is written on branch ray29); strict, so the mark must go once the rules land.
-RULES_PENDING = {"28"}
-
-
-@pytest.mark.parametrize("chapter", [
-    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="the inventory's Ray category is added "
-                                            "on another branch"))
-    if c.number in RULES_PENDING else c
-    for c in chapters.existing() if c.number != selfcheck.CAPSTONE], ids=lambda c: c.stem)
+@pytest.mark.parametrize("chapter", [c for c in chapters.existing() if c.number != selfcheck.CAPSTONE],
+                         ids=lambda c: c.stem)
 def test_each_chapter_uses_what_it_teaches(per_chapter, chapter):
     found = selfcheck.taught_here(chapter.number, per_chapter.get(chapter.number, Counter()))
     assert found, f"the scanner finds none of chapter {chapter.number}'s mechanisms in its notebook"

@@ -69,6 +69,12 @@ CATEGORIES: tuple[Category, ...] = (
              "Adjacent mechanism: `select` and `selectors`."),
     Category("coroutine_helpers", "Coroutine decorator helpers", "协程装饰辅助",
              "`types.coroutine` and the coroutine / async-generator types of `types`."),
+    Category("ray", "Ray", "Ray 远程执行",
+             "Every name reached through the `ray` package (remote functions and actors, `ray.get`, "
+             "`ray.wait`, `ray.put`, `ray.kill`, placement groups and scheduling strategies, Ray's "
+             "exceptions); in a file that imports `ray`, also every `.remote(...)` call and each "
+             "actor option (`max_concurrency`, `num_gpus`, ...) given to `.options(...)` or "
+             "`ray.remote(...)`."),
 )
 CATEGORY_BY_KEY = {c.key: c for c in CATEGORIES}
 METHODS_CATEGORY = Category(
@@ -90,6 +96,7 @@ MODULE_CATEGORIES: tuple[tuple[str, str], ...] = (
     ("_thread", "threads"),
     ("asyncio", "asyncio"),
     ("signal", "signals"),
+    ("ray", "ray"),
     ("select", "io_readiness"),
     ("fcntl", "file_locks"),
     ("queue", "sync_queue"),
@@ -122,6 +129,21 @@ MEMBER_CATEGORIES: dict[str, str] = {
     **{f"types.{n}": "coroutine_helpers" for n in ("coroutine", "CoroutineType", "AsyncGeneratorType")},
 }
 ASYNC_BUILTINS = ("aiter", "anext")
+
+# Ray's own call forms that no import names: ``handle.method.remote(...)`` and the actor and task
+# options passed as keywords to ``.options(...)`` or ``ray.remote(...)``. Counted only in files
+# that import ``ray``, as the API names ``.remote()`` and ``.options(<keyword>=)``.
+RAY_REMOTE_CALL = ".remote()"
+RAY_OPTIONS = frozenset({
+    "max_concurrency", "concurrency_groups", "num_cpus", "num_gpus", "resources", "memory",
+    "scheduling_strategy", "max_restarts", "max_task_retries", "max_retries", "runtime_env",
+    "name", "namespace", "lifetime", "get_if_exists", "num_returns", "max_pending_calls",
+    "enable_tensor_transport",
+})
+
+
+def ray_option_api(keyword: str) -> str:
+    return f".options({keyword}=)"
 
 
 _MODULE_CATEGORY_MAP = dict(MODULE_CATEGORIES)
@@ -160,6 +182,11 @@ NAME_ONLY_METHODS = frozenset({
 # (number, slug, title) of every chapter, from the one chapter table (lab_snippets.book.chapters).
 CHAPTERS: tuple[tuple[str, str, str], ...] = tuple((c.number, c.slug, c.title) for c in BOOK_CHAPTERS)
 CHAPTER_BY_NUM = {num: (slug, title) for num, slug, title in CHAPTERS}
+
+
+def _known(*numbers: str) -> tuple[str, ...]:
+    """The chapters among ``numbers`` that the chapter table has (Part VI's come in one by one)."""
+    return tuple(n for n in numbers if n in CHAPTER_BY_NUM)
 
 
 def _names(prefix: str, names: str) -> list[str]:
@@ -219,6 +246,15 @@ CHAPTER_RULES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (tuple(_names("os", "kill wait wait3 wait4 waitpid waitid waitstatus_to_exitcode WNOHANG WIFEXITED "
                         "WEXITSTATUS WIFSIGNALED WTERMSIG WIFSTOPPED _exit abort")), ("18",)),
     (("fcntl.*",), ("19",)),
+    (("ray.kill", "ray.util.placement_group.*", "ray.util.scheduling_strategies.*",
+      "ray.util.remove_placement_group", "ray.get_gpu_ids", "ray.cluster_resources",
+      "ray.available_resources", "ray.exceptions.RayActorError", "ray.exceptions.ActorDiedError",
+      "ray.exceptions.GetTimeoutError", "ray.shutdown",
+      *(ray_option_api(k) for k in ("num_cpus", "num_gpus", "resources", "memory", "scheduling_strategy",
+                                    "max_restarts", "max_task_retries", "runtime_env"))),
+     _known("29", "28")),
+    ((ray_option_api("max_concurrency"), ray_option_api("concurrency_groups")), _known("28", "25")),
+    (("ray.*", RAY_REMOTE_CALL, *sorted(ray_option_api(k) for k in RAY_OPTIONS)), _known("28")),
 )
 
 

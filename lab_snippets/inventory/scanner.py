@@ -7,6 +7,7 @@ import importlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from lab_snippets.inventory.raycalls import imports_ray, ray_calls
 from lab_snippets.inventory.rules import _CATEGORY_MODULES, ASYNC_BUILTINS, NAME_ONLY_METHODS, categorize
 
 # ---------------------------------------------------------------------------
@@ -260,6 +261,7 @@ class _FileScanner:
 
     # -- walking ---------------------------------------------------------
     def run(self, tree: ast.Module) -> None:
+        self.imports_ray = any(imports_ray(node) for node in ast.walk(tree))
         _collect_bindings(self.scope, tree.body)
         for stmt in tree.body:
             self.visit(stmt)
@@ -339,7 +341,9 @@ class _FileScanner:
 
     def visit_call(self, node: ast.Call) -> None:
         func = node.func
-        if type(func) is ast.Attribute and self.resolve(func) is None:
+        for where, api in (found := ray_calls(node, self.resolve(func), self.imports_ray)):
+            self.record(where, "ray", api, "call")
+        if not found.own_form and type(func) is ast.Attribute and self.resolve(func) is None:
             root, _ = _chain(func.value)
             module_attr = root is not None and _lookup(self.scope, root.id)[0] in ("import", "builtin")
             literal = isinstance(func.value, _LITERALS)

@@ -1,0 +1,637 @@
+# %% [markdown]
+# # 29 · Placement groups, actor lifecycle and cleanup
+# *放置组、actor 生命周期与清理*
+#
+# *Part VI goes beyond the original series: it runs a real Ray on this machine.*
+#
+# **The question.** slime reserves its GPUs with a placement group, starts one actor per
+# reserved GPU, and kills an inference engine whose health check does not answer. When is a
+# reservation granted, which GPU does each actor see, what happens to the calls an actor was
+# running when it is killed, and how do you stop Ray so that nothing of it stays behind?
+#
+# **You will**
+# 1. reserve two logical GPUs as two bundles with `PACK`, and see that each actor placed in a
+#    bundle is given its own `CUDA_VISIBLE_DEVICES`;
+# 2. wait for a placement group that cannot be placed yet with a polling `ray.wait` that
+#    reports progress, the way slime does, and watch it be placed once GPUs are freed;
+# 3. kill an actor with `ray.kill(..., no_restart=True)` and see every call it held fail;
+# 4. measure a health check whose {term}`timeout` is on the caller's wait, and see why a
+#    timeout inside the call does not catch a stuck actor;
+# 5. shut Ray down and check that no process and no folder of it is left.
+#
+# **Needs** chapters 05 (timeouts), 09 (threads and events) and 18 (process lifecycle) ·
+# about 40 minutes, plus Ray's start-up.
+#
+# Chapter 28 introduces ObjectRefs and actors; read it first if Ray is new to you.
+#
+# **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
+# timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
+# words the chapters share.
+#
+# **What it costs.** The first code cell starts a private Ray through `lab_snippets.raylab`:
+# the offline settings, a temporary folder, and jsonschema's grammar kept out of Ray's
+# processes. A quiet two-core machine starts it in 2–3 s; under heavy load it can take ten
+# times as long (the cell prints what it took). It declares two GPUs that do not exist
+# (`num_gpus=2`): Ray counts and hands out GPUs as numbers, so placement works the same
+# without the hardware. Each actor below is a process of its own, about 90 MB.
+
+# %%
+import glob
+import os
+import threading
+import time
+
+import matplotlib.pyplot as plt
+import ray
+from ray.exceptions import GetTimeoutError, RayActorError
+from ray.util.placement_group import placement_group, remove_placement_group
+from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+from lab_snippets import raylab
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+cluster = raylab.start(num_cpus=2, num_gpus=2)
+resources = ray.cluster_resources()
+print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s;",
+      f"resources: {resources['CPU']:g} CPU, {resources['GPU']:g} GPU")
+
+# %% [markdown]
+# ## Bundles: a reservation made before any actor exists
+#
+# A **placement group** is a list of **bundles**, each a dictionary of resources, that Ray
+# reserves as one unit: all bundles or none. The strategy says where they may go: `PACK` puts
+# them on as few nodes as possible (here there is one node anyway), `SPREAD` across distinct
+# nodes as evenly as possible, `STRICT_PACK` all on one node, `STRICT_SPREAD` each on a node
+# of its own. A reserved bundle is empty; an actor uses it only when it is created with a
+# `PlacementGroupSchedulingStrategy` that names the group, and the bundle's index if it wants
+# a particular one.
+#
+# ## Predict, then run
+#
+# We reserve two bundles of one GPU and one CPU each, slime's shape, and place one `Device`
+# actor in each. Each actor reports `CUDA_VISIBLE_DEVICES` from its own environment and the
+# GPU ids Ray assigned it. What do the two print? A common guess is that both see the same
+# thing, "0,1" or nothing at all, since this machine has no GPU.
+
+# %% tags=["hide-output"]
+DEVICE_ENV: dict[str, str] = {}  # extra environment variables for the actors' processes
+
+
+@ray.remote(num_gpus=1, num_cpus=1)
+class Device:
+    def where(self) -> tuple[str | None, list, int]:
+        return os.environ.get("CUDA_VISIBLE_DEVICES"), ray.get_gpu_ids(), os.getpid()
+
+
+def in_bundle(group, index: int) -> PlacementGroupSchedulingStrategy:
+    return PlacementGroupSchedulingStrategy(
+        placement_group=group, placement_group_bundle_index=index)
+
+
+# %% tags=["hide-output"]
+group_a = placement_group([{"GPU": 1, "CPU": 1}, {"GPU": 1, "CPU": 1}], strategy="PACK")
+raylab.get(group_a.ready(), timeout=60)
+devices = [Device.options(scheduling_strategy=in_bundle(group_a, i),
+                          runtime_env={"env_vars": DEVICE_ENV}).remote()
+           for i in range(2)]
+seen = raylab.get([d.where.remote() for d in devices], timeout=120)
+for i, (visible, ids, pid) in enumerate(seen):
+    print(f"bundle {i}: CUDA_VISIBLE_DEVICES={visible!r},",
+          f"ray.get_gpu_ids()={ids}, pid {pid}")
+free = ray.available_resources()
+print("left for others:", {k: free.get(k, 0) for k in ("GPU", "CPU")})
+
+# %% tags=["claim", "hide-cell"]
+# claim: each-bundle-gets-its-own-device
+visibles = [visible for visible, _, _ in seen]
+assert sorted(visibles, key=str) == ["0", "1"], f"each actor sees one device of its own, saw {visibles}"
+assert all(visible == ",".join(map(str, ids)) for visible, ids, _ in seen), (
+    "CUDA_VISIBLE_DEVICES is the list of GPU ids Ray assigned the actor")
+assert len({pid for _, _, pid in seen}) == 2, "two actors, two processes"
+print("✓ each actor was given one GPU id and a CUDA_VISIBLE_DEVICES naming only it")
+
+# %% [markdown]
+# Each actor is a process of its own, and Ray set `CUDA_VISIBLE_DEVICES` in each to the one
+# GPU it assigned: "0" in one, "1" in the other. A CUDA library in the actor then sees a
+# single device, numbered 0 from the inside, whatever its number on the machine. That is Ray's
+# default; the environment variable `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1` in an
+# actor's environment turns it off, and the actor then sees whatever the process inherited,
+# while `ray.get_gpu_ids()` still says which GPU Ray assigned. (Put that variable into
+# `DEVICE_ENV` and the first check above fails: both actors report `None`.)
+#
+# The reservation also took resources away from everyone else: both GPUs and both CPUs of
+# this node now belong to `group_a`, whether or not an actor is using them.
+#
+# ## Waiting for a placement group that cannot be placed yet
+#
+# `placement_group(...)` returns at once; the group is placed when the resources are there.
+# `group.ready()` is an ObjectRef that completes then. `ray.get(group.ready())` would wait
+# without a word, forever if the resources never come. slime polls instead: `ray.wait` with a
+# timeout returns an empty "ready" list when the timeout passes, and each empty answer is a
+# chance to report what Ray has.
+#
+# A second group asks for two more GPUs. Nothing is free, so it waits. After its third report
+# we release `group_a`, as an operator freeing GPUs would: kill its actors and remove it.
+
+# %%
+POLL = 0.25  # slime's interval is 30 s
+group_b = placement_group([{"GPU": 1}, {"GPU": 1}], strategy="PACK")
+ready = group_b.ready()
+reports: list[tuple[float, float, float]] = []
+started, released_at = time.monotonic(), 0.0
+while not raylab.wait([ready], timeout=POLL)[0]:
+    waited = time.monotonic() - started
+    total, free = (ray.cluster_resources().get("GPU", 0),
+                   ray.available_resources().get("GPU", 0))
+    reports.append((waited, total, free))
+    print(f"waiting for group_b ({waited:.2f} s): {total:g} GPUs, {free:g} free")
+    if len(reports) == 3:
+        for device in devices:
+            ray.kill(device, no_restart=True)
+        remove_placement_group(group_a)
+        released_at = time.monotonic() - started
+    assert waited < 60, "group_b was never placed"
+placed_at = time.monotonic() - started
+print(f"group_b placed after {placed_at:.2f} s,",
+      f"{placed_at - released_at:.2f} s after the release")
+
+# %% tags=["claim", "hide-input"]
+# claim: a-pending-group-reports-until-placed
+assert len(reports) >= 3, f"group_b could not be placed while group_a held the GPUs ({len(reports)} reports)"
+assert all(total == 2 and free == 0 for _, total, free in reports[:3]), (
+    f"while waiting: 2 GPUs registered, none free; saw {reports[:3]}")
+assert placed_at > released_at, "placed only after group_a was released"
+print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once group_a was removed")
+
+# %% [markdown]
+# Three reports said the same thing: two GPUs registered, none free. The wait itself did not
+# fail, it was only pending. Then, a fraction of a second after the release, the group was
+# placed. Reports like these are what tell "Ray does not see my GPUs" (the total is short)
+# apart from "someone else holds them" (the total is right and nothing is free).
+#
+# The loop is bounded here, but slime's is not, on purpose: its comment says that on an
+# autoscaling cluster a pending placement group is what asks for new nodes, so giving up
+# would be wrong. Its reports are what keep an unbounded wait from looking like a hang.
+#
+# ## `ray.kill` and the calls in flight
+#
+# `ray.kill(actor)` ends the actor's process at once: the call running in it is interrupted
+# and its `atexit` handlers do not run. An actor created with `max_restarts` above 0 would be
+# started again by Ray; `no_restart=True`, the default, forbids that. (Ray's way to stop an
+# actor after the calls already queued is `actor.__ray_terminate__.remote()`, a call that
+# queues behind them.)
+#
+# `Worker` is a synchronous actor: its calls run one at a time, in order. We give it three
+# calls of 20 s each, so one is running and two are queued, and kill it half a second later.
+# It was created with `max_restarts=1`, so only `no_restart=True` keeps it dead. What do the
+# three callers get, and when? And what does a call made after the kill get?
+
+# %%
+@ray.remote(num_cpus=0)
+class Worker:
+    def work(self, seconds: float) -> str:
+        time.sleep(seconds)  # blocks the actor's only thread: later calls queue
+        return "done"
+
+    def health(self, timeout: float) -> bool:
+        return True  # a real engine would ask its server, bounded by timeout
+
+
+doomed = Worker.options(max_restarts=1).remote()
+raylab.get(doomed.health.remote(1.0), timeout=60)  # the actor is up
+calls = [doomed.work.remote(20) for _ in range(3)]
+assert not raylab.wait(calls, timeout=0.5)[0], "no call finishes in half a second"
+killed_at = time.monotonic()
+ray.kill(doomed, no_restart=True)
+
+# %% tags=["hide-output"]
+outcomes, ended_at = [], []
+for ref in calls:
+    try:
+        outcomes.append(raylab.get(ref, timeout=15))
+    except RayActorError as exc:
+        outcomes.append(type(exc).__name__)
+    ended_at.append(time.monotonic() - killed_at)
+try:
+    after = raylab.get(doomed.health.remote(1.0), timeout=15)
+except RayActorError as exc:
+    after = type(exc).__name__
+print("the three calls:", outcomes, f"within {max(ended_at):.2f} s of the kill")
+print("a call made after the kill:", after)
+
+# %% tags=["claim", "hide-input"]
+# claim: a-killed-actor-fails-every-call
+assert all(outcome != "done" for outcome in outcomes), f"no call completes: {outcomes}"
+assert max(ended_at) < 10, f"the callers learn at once, not after the 20 s of work: {ended_at}"
+assert after == "ActorDiedError", f"with no_restart=True the actor stays dead, got {after!r}"
+print("✓ the running call and the queued ones failed at once, and the actor stayed dead")
+
+# %% [markdown]
+# All three callers got `ActorDiedError`, a subclass of `RayActorError`, within a moment of
+# the kill: the running call was cut off, the queued ones would never run, and neither kind
+# waited for the 20 s of work. The next call failed the same way. With `no_restart=False`,
+# Ray would have started `Worker` again (its `max_restarts=1` allows one restart): the calls
+# in flight fail all the same (with `ActorUnavailableError`), and the next call either fails
+# the same way while the restart is under way or is answered by the fresh actor, which
+# remembers nothing; both happened on this machine. A caller that holds refs to a killed
+# actor gets an error from every one of them; it never hangs on them, and it never learns how
+# far the work got.
+#
+# ## Measure it: a health check that cannot hang
+#
+# A health check is a call like any other, and a synchronous actor answers it only after the
+# call it is running. If the actor is stuck in a long call, its health call waits in the
+# queue, and a timeout *inside* the health method (say, on its HTTP request) never starts
+# counting. Only a timeout on the caller's wait, `ray.get(ref, timeout=...)`, bounds it.
+#
+# One round of checks: for each engine, ask `health` and wait at most `CHECK_TIMEOUT`; on a
+# timeout or an error, kill the engine. `stuck` is busy in a 6 s call; `healthy` is idle. We
+# measure how long each check took and when the stuck engine was killed.
+
+# %%
+CHECK_TIMEOUT, STUCK_FOR = 1.0, 6.0
+engines = {"healthy": Worker.remote(), "stuck": Worker.remote()}
+raylab.get([e.health.remote(1.0) for e in engines.values()], timeout=60)
+busy = engines["stuck"].work.remote(STUCK_FOR)
+stuck_since = time.monotonic()
+checks: dict[str, tuple[float, float, str]] = {}
+for name, engine in engines.items():
+    begun = time.monotonic()
+    try:
+        raylab.get(engine.health.remote(timeout=CHECK_TIMEOUT), timeout=CHECK_TIMEOUT)
+        verdict = "healthy"
+    except (GetTimeoutError, RayActorError) as exc:
+        verdict = f"killed after {type(exc).__name__}"
+        ray.kill(engine, no_restart=True)
+    checks[name] = (begun, time.monotonic(), verdict)
+for name, (begun, done, verdict) in checks.items():
+    print(f"{name:>8}: check took {done - begun:.2f} s, {verdict}")
+
+# %% tags=["claim", "hide-input"]
+# claim: the-callers-timeout-catches-a-stuck-actor
+still_ok = raylab.get(engines["healthy"].health.remote(1.0), timeout=30)
+stuck_check = checks["stuck"][1] - checks["stuck"][0]
+assert checks["stuck"][2].startswith("killed"), f"the stuck engine was not killed: {checks['stuck']}"
+assert CHECK_TIMEOUT * 0.9 <= stuck_check < STUCK_FOR - 1, (
+    f"the check gave up after its timeout, long before the stuck call ended: {stuck_check:.2f} s")
+assert checks["healthy"][2] == "healthy" and still_ok, "the healthy engine answered and lives"
+print("✓ the stuck engine was killed one timeout after its check began; the healthy one lives")
+
+# %% [markdown]
+# The healthy engine answered in milliseconds. The stuck one's `health` call sat in its queue
+# behind the 6 s call; the caller stopped waiting after `CHECK_TIMEOUT` and killed it. Had the
+# only timeout been the one passed *into* `health`, the check would have waited the full 6 s
+# and then reported a healthy engine: the timeout counts only once the method runs.
+#
+# The timeline shows the round. The kill also ended the stuck call, 5 s early.
+
+# %% tags=["hide-input"]
+tl = Timeline(clock=time.monotonic)
+tl.t0 = stuck_since
+kill_time = checks["stuck"][1]
+tl.add("stuck: work(6 s)", stuck_since, kill_time, "blocked")
+for name, (begun, done, verdict) in checks.items():
+    tl.add(f"{name}: health check", begun, done, "failed" if "killed" in verdict else "running")
+fig, ax = plt.subplots(figsize=(9, 2.6), layout="constrained")
+tl.plot("One round of health checks, each bounded by the caller's 1 s timeout", ax=ax,
+        lanes=["stuck: work(6 s)", "healthy: health check", "stuck: health check"])
+ax.axvline(kill_time - stuck_since, color="black", linestyle="--", linewidth=1)
+ax.annotate("ray.kill", (kill_time - stuck_since, 2.4), xytext=(4, 0), textcoords="offset points")
+ax.set_xlim(0, STUCK_FOR)
+assert kill_time - stuck_since < STUCK_FOR
+
+# %% [markdown]
+# ### Version notes
+#
+# - This chapter runs Ray 2.60.0, pinned in `requirements.txt`. In it `ray.kill` has the
+#   signature `kill(actor, *, no_restart=True)`, and a call to a dead actor raises
+#   `ActorDiedError`; a call in flight on an actor that Ray is restarting raises
+#   `ActorUnavailableError`; both are subclasses of `RayActorError`.
+# - `ray.get(..., timeout=...)` raises `GetTimeoutError`, which is also a `TimeoutError`.
+# - Nothing here depends on the Python version: the actors are separate processes, and the
+#   driver's waits are Ray's own calls.
+#
+# ## Exercise 29.1 · A health monitor
+#
+# Write `HealthMonitor(engines, ping, get, kill, interval, timeout)`, slime's monitor with
+# its waits bounded. `engines` maps names to handles; `ping(handle)` starts a health call and
+# returns a reference; `get(ref, timeout)` waits for it and raises (on a timeout or a failed
+# call); `kill(handle)` ends the engine. With Ray, `ping` is `lambda e: e.health.remote(...)`,
+# `get` is `raylab.get` and `kill` is `ray.kill`; the tests pass stand-ins.
+#
+# 1. `start()` starts one thread that checks every engine in turn, then waits `interval`
+#    seconds, then checks again, until `stop()`;
+# 2. a check waits at most `timeout`; an engine whose check times out or raises is killed
+#    once, its name appended to `self.killed`, and never checked again;
+# 3. `stop()` returns promptly, even in the middle of an `interval`, and leaves no thread.
+#
+# Graded: a stuck engine is killed within `timeout + interval` of being stuck, also one that
+# turns stuck later; an engine whose check raises is killed; a healthy engine is never killed;
+# a killed engine is killed only once and not checked after; `stop()` returns within about
+# `timeout` even with a long `interval`, and no thread is left running after it.
+
+# %% tags=["solution", "hide-input"]
+class HealthMonitor:
+    def __init__(self, engines: dict, ping, get, kill, interval: float, timeout: float):
+        ### BEGIN SOLUTION
+        self.engines, self.ping, self.get, self.kill = dict(engines), ping, get, kill
+        self.interval, self.timeout = interval, timeout
+        self.killed: list[str] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        ### END SOLUTION
+
+    def start(self) -> None:
+        ### BEGIN SOLUTION
+        self._thread = threading.Thread(target=self._run, name="HealthMonitor")
+        self._thread.start()
+        ### END SOLUTION
+
+    def stop(self) -> None:
+        ### BEGIN SOLUTION
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=self.timeout + 5)
+            self._thread = None
+        ### END SOLUTION
+
+    def _run(self) -> None:
+        ### BEGIN SOLUTION
+        while not self._stop.is_set():
+            for name, engine in list(self.engines.items()):
+                if self._stop.is_set():
+                    return
+                try:
+                    self.get(self.ping(engine), self.timeout)
+                except Exception:  # a timeout or a failed call: the engine is not healthy
+                    del self.engines[name]
+                    self.killed.append(name)
+                    self.kill(engine)
+            self._stop.wait(self.interval)
+        ### END SOLUTION
+
+
+# %% tags=["tests"]
+fleet = {"healthy": Worker.remote(), "stuck": Worker.remote()}
+raylab.get([e.health.remote(1.0) for e in fleet.values()], timeout=60)
+hang = fleet["stuck"].work.remote(30)
+monitor = HealthMonitor(fleet, ping=lambda e: e.health.remote(0.5), get=raylab.get,
+                        kill=lambda e: ray.kill(e, no_restart=True),
+                        interval=0.2, timeout=0.5)
+monitor.start()
+deadline = time.monotonic() + 10
+while not monitor.killed and time.monotonic() < deadline:
+    time.sleep(0.05)
+monitor.stop()
+assert monitor.killed == ["stuck"], f"only the stuck one dies, got {monitor.killed}"
+assert not any(t.name == "HealthMonitor" for t in threading.enumerate()), "stop() joins"
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+import concurrent.futures as _cf
+
+from lab_snippets import grading as _grading
+
+_HINT = "bound every wait: get(ref, timeout) and an Event's wait(interval) (chapter 29)"
+
+
+class _EngineDied(Exception):
+    """What a stand-in engine's failed health call raises."""
+
+
+class _Fleet:
+    """Stand-in engines: each ping returns a Future that answers, fails, or never answers."""
+
+    def __init__(self, modes: dict[str, str]):
+        self.modes = dict(modes)
+        self.pings = {name: 0 for name in modes}
+        self.kills: list[tuple[str, float]] = []
+        self.stuck_since = {name: time.monotonic() for name, m in modes.items() if m == "stuck"}
+        self._pending: list[_cf.Future] = []
+        self._lock = threading.Lock()
+
+    def turn_stuck(self, name: str) -> None:
+        self.modes[name] = "stuck"
+        self.stuck_since[name] = time.monotonic()
+
+    def ping(self, name: str) -> _cf.Future:
+        future: _cf.Future = _cf.Future()
+        with self._lock:
+            self.pings[name] += 1
+            mode = self.modes[name]
+            if mode == "ok":
+                future.set_result(True)
+            elif mode == "fail":
+                future.set_exception(_EngineDied(f"{name} is dead"))
+            else:
+                self._pending.append(future)
+        return future
+
+    @staticmethod
+    def get(future: _cf.Future, timeout: float):
+        return future.result(timeout=timeout)
+
+    def kill(self, name: str) -> None:
+        with self._lock:
+            self.kills.append((name, time.monotonic()))
+            self.modes[name] = "fail"
+
+    def release(self) -> None:
+        with self._lock:
+            for future in self._pending:
+                if not future.done():
+                    future.set_result(True)
+
+
+def _monitor(fleet: _Fleet, interval: float, timeout: float):
+    return HealthMonitor({n: n for n in fleet.modes}, ping=fleet.ping, get=fleet.get,
+                         kill=fleet.kill, interval=interval, timeout=timeout)
+
+
+def _until(condition, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while not condition() and time.monotonic() < end:
+        time.sleep(0.01)
+
+
+def _stop_checked(monitor, left, budget: float, what: str) -> None:
+    seen = _grading.call(monitor.stop)
+    _grading.check_within(seen, budget=budget, what=f"stop() {what}", slack=0.5,
+                          hint="stop did not return promptly: wait with an Event, not time.sleep")
+    left.check_now(f"stop() {what}", hint=_HINT)
+
+
+def _abandon(monitor) -> None:
+    """After a failed check: stop the monitor from a daemon thread, waiting at most 2 s."""
+    if monitor is not None:
+        stopper = threading.Thread(target=monitor.stop, daemon=True)
+        stopper.start()
+        stopper.join(timeout=2)
+
+
+def _hidden_kills_the_unhealthy() -> None:
+    interval, timeout = 0.1, 0.3
+    fleet, monitor = _Fleet({"ok": "ok", "stuck": "stuck", "dead": "fail"}), None
+    try:
+        with _grading.Leftovers() as left:
+            monitor = _monitor(fleet, interval, timeout)
+            monitor.start()
+            _until(lambda: len(fleet.kills) >= 2, 4 * (timeout + interval) + 2)
+            killed_names = [n for n, _ in fleet.kills]
+            assert "stuck" in killed_names, (
+                f"stuck engine not killed in time: a check that never answers must time out after "
+                f"timeout={timeout} s and kill it (killed so far: {killed_names}); {_HINT}")
+            assert "dead" in killed_names, (
+                f"failed check not killed: an engine whose check raises must be killed "
+                f"(killed so far: {killed_names})")
+            pings_at_kill = dict(fleet.pings)
+            time.sleep(4 * interval + timeout)
+            assert "ok" not in [n for n, _ in fleet.kills], "killed a healthy engine"
+            twice = sorted({n for n, _ in fleet.kills if [k for k, _ in fleet.kills].count(n) > 1})
+            assert not twice, f"killed twice: {twice}; a killed engine is killed once"
+            for name in ("stuck", "dead"):
+                assert fleet.pings[name] <= pings_at_kill[name], (
+                    f"checked after its kill: {name} was pinged again after it was killed")
+            assert sorted(monitor.killed) == ["dead", "stuck"], (
+                f"self.killed must name the killed engines, got {monitor.killed}")
+            fleet.release()
+            _stop_checked(monitor, left, timeout, "after the kills")
+            monitor = None
+    finally:
+        fleet.release()
+        _abandon(monitor)
+
+
+def _hidden_later_stuck_and_prompt_stop() -> None:
+    interval, timeout = 0.15, 0.3
+    fleet, monitor = _Fleet({"a": "ok", "b": "ok"}), None
+    try:
+        with _grading.Leftovers() as left:
+            monitor = _monitor(fleet, interval, timeout)
+            monitor.start()
+            _until(lambda: fleet.pings["b"] >= 2, 3)
+            assert fleet.pings["b"] >= 2, "start() must check the engines again every interval"
+            fleet.turn_stuck("b")
+            _until(lambda: fleet.kills, 3 * (timeout + interval) + 2)
+            late = [(n, t - fleet.stuck_since[n]) for n, t in fleet.kills if n == "b"]
+            assert late and late[0][1] <= timeout + interval + 0.5, (
+                f"stuck engine not killed in time: it turned stuck and was killed "
+                f"{late[0][1] if late else 'never'} s later (at most timeout + interval = "
+                f"{timeout + interval:g} s expected); {_HINT}")
+            assert "a" not in [n for n, _ in fleet.kills], "killed a healthy engine"
+            fleet.release()
+            _stop_checked(monitor, left, timeout, "during the checks")
+        slow = _Fleet({"a": "ok"})
+        with _grading.Leftovers() as left:
+            monitor = _monitor(slow, interval=5.0, timeout=0.2)
+            monitor.start()
+            _until(lambda: slow.pings["a"] >= 1, 3)
+            time.sleep(0.2)  # now inside the 5 s interval
+            _stop_checked(monitor, left, 0.2, "in the middle of a 5 s interval")
+            monitor = None
+    finally:
+        fleet.release()
+        _abandon(monitor)
+
+
+_hidden_kills_the_unhealthy()
+_hidden_later_stuck_and_prompt_stop()
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## A shutdown that leaves nothing behind
+#
+# `ray.shutdown()` stops the processes this driver started: the GCS, the raylet, the
+# monitors, the agents and every worker. It does not remove the session's folder: Ray leaves
+# each `session_*` folder (logs, sockets, spilled objects) where it was, and on a long-lived
+# machine they pile up under `/tmp/ray`. `raylab.stop` calls `ray.shutdown()`, then
+# removes the whole temporary folder. We do the two steps apart and look after each.
+
+# %%
+remove_placement_group(group_b)
+before = len(raylab.ray_processes(cluster.temp_dir))
+ray.shutdown()
+left_running = raylab.ray_processes(cluster.temp_dir)
+for _ in range(50):  # processes that are exiting get a moment
+    if not left_running:
+        break
+    time.sleep(0.1)
+    left_running = raylab.ray_processes(cluster.temp_dir)
+sessions = glob.glob(os.path.join(cluster.ray_dir, "session_2*"))
+print(f"before: {before} Ray processes; after ray.shutdown(): {len(left_running)},",
+      f"session folders kept: {len(sessions)}")
+raylab.stop(cluster)
+print("after raylab.stop, the folder exists:", os.path.exists(cluster.temp_dir))
+
+# %% tags=["claim", "hide-input"]
+# claim: shutdown-stops-processes-stop-removes-the-folder
+assert before >= 5, f"a running session has its server processes and workers, saw {before}"
+assert not left_running, f"ray.shutdown() stopped every process, left {left_running}"
+assert sessions, "ray.shutdown() keeps the session folder"
+assert not os.path.exists(cluster.temp_dir) and not ray.is_initialized(), "raylab.stop removed it"
+print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop removed it")
+
+# %% [markdown]
+# Every Ray process is gone after `ray.shutdown()`, and the session folder is still there;
+# the second step removed it. The leak audit that runs after this chapter then checks the
+# kernel itself: no thread, process, socket or file left open.
+#
+# ## Summary
+#
+# - A placement group reserves bundles of resources, all or none; `PACK` keeps them together.
+#   An actor uses a bundle only when its scheduling strategy names the group (and the index,
+#   for a particular bundle).
+# - Ray gives each GPU actor its own `CUDA_VISIBLE_DEVICES`, the ids it assigned; the
+#   `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES` variable turns that off.
+# - `group.ready()` is an ObjectRef; a `ray.wait` loop with a timeout turns a silent wait into
+#   reports, which tell missing GPUs from busy ones.
+# - `ray.kill` fails every call the actor held, running or queued, at once, with
+#   `ActorDiedError`; `no_restart=True` (the default) keeps a restartable actor dead.
+# - A health check must bound the caller's wait: a stuck synchronous actor never starts the
+#   health call, so a timeout inside the call never counts.
+# - `ray.shutdown()` stops Ray's processes but keeps its session folder; remove it yourself.
+#
+# **What's next.** This is the last chapter of the course so far.
+#
+# ## In slime
+#
+# slime reserves every GPU it will use in one placement group, made by
+# `_create_placement_group` in `slime/ray/placement_group.py`: one bundle of `{"GPU": 1,
+# "CPU": 1}` per GPU, strategy `PACK`. It waits for it with a `ray.wait` loop of 30 s
+# timeouts that logs the GPUs registered and available, unbounded by design (its comment
+# names autoscaling). It then places one short-lived `InfoActor` in each bundle to learn the
+# node address and GPU id behind each bundle, kills those actors with `ray.kill` (the default
+# `no_restart=True`), and sorts the bundles by node address and GPU id, so that rank 0 gets
+# the first GPU of the first node. The training actors (`RayTrainGroup` in
+# `slime/ray/actor_group.py`) and the rollout engines (`slime/ray/rollout.py`) are created
+# with a `PlacementGroupSchedulingStrategy` naming the reordered bundle index, and with
+# fractional `num_gpus` (0.4 and 0.2) so that both fit in the same one-GPU bundle when
+# training and rollout share GPUs. Both set `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1`
+# (and the other vendors' equivalents) in the actors' environment: Ray does not narrow the
+# devices, and slime picks the device itself. When the training actors are released,
+# `release` calls `ray.kill(actor, no_restart=True)` on each, then sleeps 5 s.
+#
+# The health monitor (`RolloutHealthMonitor` in `slime/utils/health_monitor.py`) is a daemon
+# thread with a stop event and a pause event; it waits between rounds with
+# `stop_event.wait(interval)`, so `stop()` does not wait out an interval, and it joins the
+# thread with a timeout. Each check is `ray.get(engine.health_generate.remote(timeout=...))`:
+# the timeout (`--rollout-health-check-timeout`, 30 s by default) goes into the call, where it
+# bounds the HTTP request to the SGLang server, and the `ray.get` itself has none. The engine
+# actor (`SGLangEngine`) has no `async` method and is created without `max_concurrency`, so it
+# runs one call at a time: if it is stuck in another call, the health call waits behind it
+# and the monitor thread waits with it, as the experiment above showed. The kill path first
+# waits, also without a timeout, for `engine.shutdown.remote()`, then calls `ray.kill(engine)`.
+# The [source inventory](../book/reference/inventory.md) lists every use of Ray in slime: 269
+# at the pin, 102 of them `.remote(...)` calls and 95 `ray.get`, with 3 `ray.kill` and 2
+# `ray.wait`.
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("29b")
+
+# %%
+from lab_snippets.sites import show_call_site
+
+show_call_site("29")
