@@ -535,8 +535,8 @@ await asyncio.wait_for(_hidden_acquire(), timeout=60)
 # - An actor is a natural home for a lock shared by processes; a coroutine takes it with
 #   `await` and `asyncio.sleep`, under one deadline.
 #
-# **What's next.** The next chapter of this part places actors on (logical) GPUs with
-# placement groups, kills stuck ones and shuts everything down.
+# **What's next.** Chapter 29 places actors on (logical) GPUs with placement groups, kills
+# stuck ones and shuts everything down.
 #
 # ## In slime
 #
