@@ -25,7 +25,8 @@ Jobs are given as ``ARRIVAL:DURATION,...`` (seconds after the service is ready),
 - ``run-service SOURCE JOBS --budget B``: run the ``run_service(intake, handle, budget)``
   coroutine function defined in the file SOURCE (the exercise's solution cell) and exit with
   the code it returns. If SIGTERM's handler is not back to the default action when it
-  returns, it prints ``sigterm-handler-left``.
+  returns, it prints ``sigterm-handler-left``; if a task it started (other than a job's ``handle``)
+  has not finished when it returns, it prints ``tasks-left``.
 - ``atexit-stop --thread daemon|non-daemon [--no-hook]``: start a worker thread that loops
   until told to stop, register an ``atexit`` hook that tells it to stop and joins it (unless
   ``--no-hook``), and return from the main code at once.
@@ -82,7 +83,8 @@ def parse_events(output: str) -> list[tuple[str, int | None, float]]:
         if len(parts) == 3 and parts[0] in {"start", "done", "cancelled", "returned", "ready"}:
             events.append((parts[0], int(parts[1]), float(parts[2])))
         elif len(parts) == 2 and parts[0] in {"main-returned", "hook-ran", "worker-stopped", "worker-gave-up",
-                                              "main-cancelled", "sigterm-handler-left", *INTERRUPT_EVENTS}:
+                                              "main-cancelled", "sigterm-handler-left", "tasks-left",
+                                              *INTERRUPT_EVENTS}:
             events.append((parts[0], None, float(parts[1])))
     return events
 
@@ -200,6 +202,10 @@ def _cmd_run_service(args) -> int:
         say(f"returned {code}")  # before asyncio.run cancels and finishes whatever is left
         if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:  # asyncio's loop.close() would remove it
             say("sigterm-handler-left")
+        left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and t is not feeder
+                and not t.done() and getattr(t.get_coro(), "__qualname__", "") != "handle"]
+        if left:  # a job's own task may legitimately outlive a bounded stop; any other may not
+            say("tasks-left")
         return code
 
     return asyncio.run(main())

@@ -379,6 +379,14 @@ def _check_drain(jobs: str, budget: float, started: int, finishing: set, cancell
         f"wrong exit code {_code}: 0 when every in-flight job finished within the budget, 143 when some "
         "had to be cancelled")
     _check_handler_removed(_seen)
+    _check_nothing_left(_seen)
+
+
+_TASKS_LEFT: list = []  # checked last, so the properties above keep their own messages
+
+
+def _check_nothing_left(_seen: list) -> None:
+    _TASKS_LEFT.append("tasks-left" in _seen)
 
 
 def _check_handler_removed(_seen: list) -> None:
@@ -433,6 +441,7 @@ def _stop_when_idle() -> None:
     assert "start 1" not in names(_events), "job 1, which arrived after SIGTERM, was started"
     assert _child.returncode == 0, f"no job was in flight, so the status is 0, not {_child.returncode}"
     _check_handler_removed(names(_events))
+    _check_nothing_left(names(_events))
 
 
 _stop_when_idle()
@@ -446,6 +455,10 @@ _check_drain("0:0.05,0.02:0.05,0.04:0.05,0.2:0.05", budget=0.5, started=3, finis
 _check_drain("0:0.3,0:0.6,0:2", budget=0.5, started=3, finishing={0}, cancelled={1, 2}, never=set(),
              code_wanted=143, at_most=0.8)
 _check_cleanup_bounded()
+assert not any(_TASKS_LEFT), (
+    "a task run_service started (other than a job's own) had not finished when it returned, e.g. a "
+    "cancelled intake.get() that was never awaited: after cancel(), wait for the task before returning "
+    "(chapter 05)")
 ### END HIDDEN TESTS
 
 # %% [markdown]

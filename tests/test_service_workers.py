@@ -153,3 +153,32 @@ def test_lifetime_guard_ends_a_hung_service(tmp_path, monkeypatch):
                          capture_output=True, timeout=10)
     assert run.returncode == 99
     assert time.monotonic() - start < 5
+
+
+def test_run_service_reports_a_task_it_left_unfinished(tmp_path):
+    source = tmp_path / "solution.py"
+    body = """
+        async def run_service(intake, handle, budget):
+            loop = asyncio.get_running_loop()
+            stop = asyncio.Event()
+            loop.add_signal_handler(signal.SIGTERM, stop.set)
+            task = asyncio.create_task(handle(await intake.get()))
+            await stop.wait()
+            task.cancel()
+            await asyncio.wait([task], timeout=1)
+            next_job = asyncio.create_task(intake.get())
+            await asyncio.sleep(0)
+            next_job.cancel()
+            {wait}
+            loop.remove_signal_handler(signal.SIGTERM)
+            return 0
+    """
+    outcomes = {}
+    for label, wait in (("waited", "await asyncio.wait([next_job], timeout=1)"), ("not waited", "pass")):
+        source.write_text(textwrap.dedent(body.format(wait=wait)))
+        code, events = stop(["run-service", str(source), "0:3", "--budget", "0.1"], signal.SIGTERM,
+                            started=1)
+        outcomes[label] = names(events)
+    assert outcomes["waited"] == ["start 0", "cancelled 0", "returned 0"], outcomes
+    # the cancelled intake.get() task had not finished when run_service returned: the service says so
+    assert outcomes["not waited"] == ["start 0", "cancelled 0", "returned 0", "tasks-left"], outcomes
