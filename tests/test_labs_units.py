@@ -321,3 +321,22 @@ def test_a_record_with_only_its_required_fields_parses_with_the_defaults():
 
 def test_the_sandbox_allows_no_core_dumps_unless_told():
     assert spec.Limits().core == 0, "a crashing submission must not write a core dump by default"
+
+
+def test_a_ray_chapters_sandbox_raises_only_threads_and_file_size(tmp_path):
+    """Measured under the sandbox's own bwrap line: a local Ray holds about 200 threads (counted
+    by RLIMIT_NPROC) and the raylet ftruncates its object store file (capped by RLIMIT_FSIZE)."""
+    from lab_snippets import raylab
+    from lab_snippets.book.chapters import runs_alone
+    from lab_snippets.labs import sandbox
+
+    plain = sandbox.sandbox_spec(tmp_path, None, Options()).limits
+    ray = sandbox.sandbox_spec(tmp_path, None, Options(), ray=True).limits
+    assert (plain.processes, plain.file_size, plain.address_space) == (128, 64 << 20, 2048 << 20)
+    assert (ray.processes, ray.file_size) == (512, 256 << 20)
+    assert (ray.address_space, ray.open_files, ray.cpu) == (plain.address_space, plain.open_files,
+                                                            plain.cpu)
+    # the store raylab asks for is above Ray's minimum and fits under the file limit
+    assert 75 << 20 <= raylab.OBJECT_STORE_BYTES < ray.file_size
+    # the grader asks by the notebook's name: the Ray chapters and no other
+    assert runs_alone(Path("28_ray_futures_actors.py")) and not runs_alone(Path("06_semaphore.py"))
