@@ -341,3 +341,22 @@ def test_guard_trusts_a_module_change_only_when_no_submission_cell_ran_before_it
         assert g.restore() == ["inspect.isgenerator"] and inspect.isgenerator is patched
     finally:
         inspect.isgenerator = original
+
+
+def test_a_ray_chapters_sandbox_raises_only_threads_and_file_size(tmp_path):
+    """Measured under the sandbox's own bwrap line: a local Ray holds about 200 threads (counted
+    by RLIMIT_NPROC) and the raylet ftruncates its object store file (capped by RLIMIT_FSIZE)."""
+    from lab_snippets import raylab
+    from lab_snippets.book.chapters import runs_alone
+    from lab_snippets.labs import sandbox
+
+    plain = sandbox.sandbox_spec(tmp_path, None, Options()).limits
+    ray = sandbox.sandbox_spec(tmp_path, None, Options(), ray=True).limits
+    assert (plain.processes, plain.file_size, plain.address_space) == (128, 64 << 20, 2048 << 20)
+    assert (ray.processes, ray.file_size) == (512, 256 << 20)
+    assert (ray.address_space, ray.open_files, ray.cpu) == (plain.address_space, plain.open_files,
+                                                            plain.cpu)
+    # the store raylab asks for is above Ray's minimum and fits under the file limit
+    assert 75 << 20 <= raylab.OBJECT_STORE_BYTES < ray.file_size
+    # the grader asks by the notebook's name: the Ray chapters and no other
+    assert runs_alone(Path("28_ray_futures_actors.py")) and not runs_alone(Path("06_semaphore.py"))

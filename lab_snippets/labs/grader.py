@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lab_snippets.book.chapters import runs_alone
 from lab_snippets.labs import sandbox
 from lab_snippets.labs.common import (
     COURSE_ID,
@@ -214,7 +215,7 @@ def _grade_one(row: Row, course_dir: Path, assignments: Assignments, isolation: 
                   student=row.student, notebook=nbname, timeout=opts.timeout,
                   iopub_timeout=opts.iopub_timeout, result=str(result),
                   nonce=secrets.token_hex(16), sandbox_spec=str(spec_path),
-                  sandbox=sandbox.sandbox_spec(box, uid, opts, hide),
+                  sandbox=sandbox.sandbox_spec(box, uid, opts, hide, ray=runs_alone(Path(f"{nbname}.py"))),
                   solution_names=_solution_names(course_dir, row.assignment, nbname),
                   ).write(spec_path)
         killed = _run_worker(spec_path, work, opts)

@@ -80,10 +80,19 @@ class Guard:
         self.hooks = {a: _list(_getattr(self.ip, a)) for a in HOOK_LISTS}
         self.events = {k: _list(v) for k, v in self.ip.events.callbacks.items()}
 
-    def record(self, names) -> None:
+    def record(self, names, clean: bool = False) -> None:
         """After a trusted cell: remember the helpers it defined; data may legitimately change.
         A helper the cell rebound to data (``for lane, start, letter in ...`` after a
-        ``def start``) keeps being watched, with the cell's value as the trusted one."""
+        ``def start``) keeps being watched, with the cell's value as the trusted one.
+
+        ``clean``: the worker knows no submission cell ran since the guard last stood where its
+        snapshots are (installed, or a ``check`` restored them), so whatever changed in a watched
+        module was done by trusted cells, and becomes the trusted value. ``import ray`` does that:
+        its Cython core replaces ``inspect.isgenerator`` by a wrapper that also knows Cython's
+        generators (Cython's ``__Pyx_patch_inspect``)."""
+        if clean:
+            for n, (m, _snap) in _list(self.modules.items()):
+                self.modules[n] = (m, code_of(_vars(m)))
         for n in names:
             v = self.ip.user_ns.get(n, self)
             if _callable(v) or _isinstance(v, types.ModuleType) or (n in self.user and v is not self):

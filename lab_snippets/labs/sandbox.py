@@ -32,7 +32,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import lab_snippets
@@ -91,10 +91,25 @@ def python_dirs() -> tuple[str, ...]:
     return tuple(sorted(d for d in dirs if not d.startswith(("/usr/", "/etc/")) and d != "/usr"))
 
 
+# A chapter that starts a local Ray (``lab_snippets.book.chapters.runs_alone``) needs two limits
+# raised, measured under this sandbox's own bwrap command line with one limit relaxed at a time:
+# its processes hold about 200 threads at rest (gcs_server 25, raylet 28, each worker about 21, the
+# agents, monitor and dashboard 14-26 each), and RLIMIT_NPROC counts threads, so at 128 the raylet
+# could not start its threads and the node never registered; and the raylet sizes its object
+# store file with ftruncate, which RLIMIT_FSIZE caps, so at 64 MiB it stalled at its first
+# "create_and_mmap_buffer". raylab keeps the store at ``raylab.OBJECT_STORE_BYTES`` (128 MiB); the file limit
+# leaves room above it. Every other limit (address space, open files, CPU) stays as it is.
+RAY_LIMITS = {"processes": 512, "file_size": 256 << 20}
+
+
 def sandbox_spec(box: Path, uid: int | None, opts: Options,
-                 hide: Iterable[str | os.PathLike[str]] = ()) -> SandboxSpec:
+                 hide: Iterable[str | os.PathLike[str]] = (), ray: bool = False) -> SandboxSpec:
+    """The sandbox of one kernel; ``ray``: a chapter that starts a local Ray (``RAY_LIMITS``)."""
     limits = Limits(cpu=int(opts.submission_timeout) + 5, address_space=int(opts.memory_mb) << 20,
                     file_size=64 << 20, processes=int(opts.max_procs), open_files=256, core=0)
+    if ray:
+        limits = replace(limits, processes=max(limits.processes or 0, RAY_LIMITS["processes"]),
+                         file_size=max(limits.file_size or 0, RAY_LIMITS["file_size"]))
     return SandboxSpec(box=str(box), uid=uid, gid=uid, limits=limits, read_only=python_dirs(),
                        package_files=notebook_package_files(),
                        hide=tuple(str(Path(p).resolve()) for p in hide))

@@ -91,6 +91,7 @@ class SandboxExecute(RecoveringMixin, Execute):
     _chars = 0
     _capped = False
     _guard_installed = False
+    _untrusted_ran = False  # a submission cell ran since the guard's snapshots last held
 
     # ----- the guard
 
@@ -113,6 +114,7 @@ class SandboxExecute(RecoveringMixin, Execute):
                 parts = line.split(" ", 2)
                 if len(parts) == 3 and parts[0] == "LAB-GUARD" and parts[1] == self.spec.nonce \
                         and not errs:
+                    self._untrusted_ran = False  # the check put the snapshots back
                     return json.loads(parts[2]), None
         return None, "guard cell was tampered with (no valid guard report)"
 
@@ -120,13 +122,18 @@ class SandboxExecute(RecoveringMixin, Execute):
         cell = self.run_quiet(guard.injection(self.spec.nonce, self.slot), index)
         if any(o.output_type == "error" for o in cell.outputs):
             raise RuntimeError("could not install the grading guard")
+        self._untrusted_ran = False
 
     def after_replay(self, index):
         cell = self.nb.cells[index]
-        if not utils.is_solution(cell):  # trusted cell: remember what it defined
-            names = [n for n in defined_names(cell.source) if n not in self.spec.solution_names]
-            if names:
-                self._run_hidden(f"{self.slot}[0]({names!r})", index)
+        if utils.is_solution(cell):
+            self._untrusted_ran = True
+            return
+        # a trusted cell: remember what it defined; with no submission cell since the snapshots
+        # held, what it changed in the watched modules is trusted too (guard.Guard.record)
+        names = [n for n in defined_names(cell.source) if n not in self.spec.solution_names]
+        if names or not self._untrusted_ran:
+            self._run_hidden(f"{self.slot}[0]({names!r}, {not self._untrusted_ran!r})", index)
 
     # ----- output cap
 
@@ -210,6 +217,8 @@ class SandboxExecute(RecoveringMixin, Execute):
                     self._emit(cell, gid, grade, restored, problem)
                     return cell, resources
             if cell.cell_type == "code":
+                if utils.is_solution(cell):  # before it runs: a cell that times out counts too
+                    self._untrusted_ran = True
                 cell, resources = self._run_code(cell, resources, index, gid, grade)
         except DeadKernelError:
             self._kernel_died(cell, index, gid)
