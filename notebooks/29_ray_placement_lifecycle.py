@@ -328,8 +328,9 @@ assert kill_time - stuck_since < STUCK_FOR
 #
 # Graded: a stuck engine is killed within `timeout + interval` of being stuck, also one that
 # turns stuck later; an engine whose check raises is killed; a healthy engine is never killed;
-# a killed engine is killed only once and not checked after; `stop()` returns within about
-# `timeout` even with a long `interval`, and no thread is left running after it.
+# a killed engine is killed only once and not checked after; the rounds are `interval` apart,
+# not closer; `stop()` returns within about `timeout` even with a long `interval`, and no thread
+# is left running after it.
 
 # %% tags=["solution", "hide-input"]
 class HealthMonitor:
@@ -512,6 +513,12 @@ def _hidden_later_stuck_and_prompt_stop() -> None:
             monitor.start()
             _until(lambda: fleet.pings["b"] >= 2, 3)
             assert fleet.pings["b"] >= 2, "start() must check the engines again every interval"
+            _p0, _t0 = fleet.pings["b"], time.monotonic()
+            time.sleep(4 * interval)
+            _rounds = (fleet.pings["b"] - _p0) / ((time.monotonic() - _t0) / interval)
+            assert _rounds <= 2, (
+                f"start() checked the engines {_rounds:.0f} times per interval: it must wait `interval` "
+                "between rounds (self._stop.wait(interval)), not check them in a busy loop")
             fleet.turn_stuck("b")
             _until(lambda: fleet.kills, 3 * (timeout + interval) + 2)
             late = [(n, t - fleet.stuck_since[n]) for n, t in fleet.kills if n == "b"]
