@@ -38,6 +38,7 @@ cancels) what it reports, so one wrong answer does not spill into the next test.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -45,7 +46,6 @@ import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -504,7 +504,7 @@ class StalledPeer:
             await asyncio.wait([asyncio.ensure_future(self._server.wait_closed())], timeout=1.0)
 
 
-@asynccontextmanager
+@contextlib.asynccontextmanager
 async def busy_loop(block: float = 0.005):
     """While the block runs, a task holds the loop ``block`` seconds at each of its turns, as
     other work on a busy service does: each loop pass then takes at least that long, so a

@@ -44,7 +44,7 @@ import time
 import matplotlib.pyplot as plt
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError
-from ray.util.placement_group import placement_group, remove_placement_group
+from ray.util import placement_group, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 from lab_snippets import raylab

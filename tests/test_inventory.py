@@ -105,7 +105,7 @@ RAYWORK_PY = {
     ("ray", "ray.get", "call"): 1,
     ("ray", "ray.wait", "call"): 1,
     ("ray", "ray.kill", "call"): 1,
-    ("ray", "ray.util.placement_group.placement_group", "call"): 1,
+    ("ray", "ray.util.placement_group", "call"): 1,
     ("ray", "ray.util.scheduling_strategies.PlacementGroupSchedulingStrategy", "call"): 1,
 }
 EXPECTED_BY_FILE = {
@@ -127,7 +127,7 @@ EXPECTED_CANDIDATES = [
     ("pkg/categories.py", 38, "get_nowait", "q", "queue.Queue", "constructed", "queues"),
     ("pkg/categories.py", 44, "start", "<call result>", "multiprocessing.Process", "inline", "processes"),
     ("pkg/categories.py", 108, "set_result", "fut", "", "name only", "unknown_receiver"),
-    ("pkg/raywork.py", 15, "ready", "pg", "ray.util.placement_group.placement_group", "constructed", "place"),
+    ("pkg/raywork.py", 15, "ready", "pg", "ray.util.placement_group", "constructed", "place"),
     ("star.py", 17, "wait", "ev", "threading.Event", "constructed", "f"),
 ]
 
