@@ -35,7 +35,8 @@ TOOL_VENV = REPO_ROOT / "build" / "mutation-venv"  # build/: no book page, not i
 PINS = REPO_ROOT / "requirements-mutation.txt"
 COPIED = ("lab_snippets", "tests", "conftest.py", "pyproject.toml", "jupytext.toml")
 # The tests that exercise each scope (the rest of the suite runs notebooks or the sandbox: too slow
-# to repeat per mutant). A helper without an entry uses tests/test_<module>.py.
+# to repeat per mutant). A helper without an entry uses tests/test_<module>.py; a module of labs/ also
+# runs tests/test_labs_<module>.py, its own fast unit tests, where that file exists.
 TESTS = {
     "grading.py": ["tests/test_grading.py"],
     "labs/": ["tests/test_labs_units.py"],
@@ -55,7 +56,8 @@ def scopes() -> list[str]:
 
 def tests_for(module: str) -> list[str]:
     if module.startswith("labs/"):
-        return TESTS["labs/"]
+        own = f"tests/test_labs_{Path(module).stem}.py"
+        return TESTS["labs/"] + ([own] if (REPO_ROOT / own).is_file() else [])
     return TESTS.get(module, [f"tests/test_{Path(module).stem}.py"])
 
 
