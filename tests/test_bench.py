@@ -371,3 +371,29 @@ def test_mutants_in_lazy_annotations_are_told_apart():
     assert not inside(3, 27, 32), "`x | 1` is code, not an annotation: a mutant there changes behaviour"
     assert mutation.annotation_spans(lazy.split("\n", 1)[1]) == [], \
         "without the __future__ import annotations are evaluated: no mutant there is set aside"
+
+
+def test_ci_speed_compares_the_tests_both_commits_ran(tmp_path):
+    import json
+
+    from lab_snippets.bench import ci_speed
+
+    def record(name, commit, wall, cases):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "run.json").write_text(json.dumps({
+            "commit": commit, "wall_s": wall, "exit": 0, "load": {"min": 0.1, "max": 1.5, "mean": 1.0},
+            "phases": [{"summary": "3 passed", "seconds": wall - 10}]}))
+        body = "".join(f'<testcase classname="{c}" name="{n}" time="{t}"/>' for c, n, t in cases)
+        (d / "phase1.xml").write_text(f"<testsuites><testsuite>{body}</testsuite></testsuites>")
+        return d / "run.json"
+
+    before = record("b", "a" * 40, 100.0, [("t.a", "x", 10), ("t.a", "y", 20), ("t.old", "z", 5)])
+    after = record("c", "b" * 40, 90.0, [("t.a", "x", 8), ("t.a", "y", 12), ("t.new", "w", 40)])
+    table = ci_speed.compare(before, after)
+    assert "| phase 1, the 2 tests both ran | 30 s | 20 s |" in table, table
+    assert "| phase 1, tests only this one ran | 1 tests, 5 s | 1 tests, 40 s |" in table, table
+    assert "| wall time | 100 s | 90 s |" in table, table
+    line = "====== 2120 passed, 1 skipped in 1136.12s (0:18:56) ======="
+    match = ci_speed.SUMMARY.match(line)
+    assert match and match.group(1) == "2120 passed, 1 skipped" and match.group(2) == "1136.12", line
