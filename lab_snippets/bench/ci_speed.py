@@ -30,6 +30,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from lab_snippets import REPO_ROOT
+from lab_snippets.sites.gitcmd import run_git
 
 SUMMARY = re.compile(r"^=+ (.*\b(?:passed|failed|error)\b.*) in ([\d.]+)s")
 
@@ -44,8 +45,11 @@ def run(commit: str, out: Path, keep: bool = False, timeout: float = 3 * 3600) -
     clone = out / "clone"
     if clone.exists():
         shutil.rmtree(clone)
-    subprocess.run(["git", "clone", "-q", str(REPO_ROOT), str(clone)], check=True)
-    subprocess.run(["git", "-C", str(clone), "checkout", "-q", commit], check=True)
+    steps = ((["clone", "-q", str(REPO_ROOT), str(clone)], None), (["checkout", "-q", commit], clone))
+    for args, repo in steps:
+        done = run_git(args, repo=repo, timeout=600)
+        if done.returncode:
+            raise SystemExit(f"git {' '.join(args)}: {done.stderr.decode(errors='replace').strip()}")
     env = {**os.environ, "SLIME_OFFLINE": "1"}
     env.pop("SLIME_SRC", None)
     loads: list[float] = [os.getloadavg()[0]]
@@ -62,8 +66,7 @@ def run(commit: str, out: Path, keep: bool = False, timeout: float = 3 * 3600) -
     text = (out / "ci.log").read_text(encoding="utf-8", errors="replace")
     phases = [{"summary": m.group(1), "seconds": float(m.group(2))}
               for m in map(SUMMARY.match, text.splitlines()) if m]
-    record = {"commit": subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True,
-                                       text=True, check=True).stdout.strip(),
+    record = {"commit": run_git(["rev-parse", "HEAD"], repo=clone).stdout.decode().strip(),
               "wall_s": round(wall, 1), "exit": proc.returncode, "phases": phases,
               "load": {"min": min(loads), "max": max(loads), "mean": round(sum(loads) / len(loads), 2)}}
     (out / "run.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
