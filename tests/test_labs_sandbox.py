@@ -4,7 +4,8 @@ reading of what it saw and the errors it raises, the per-submission uids, and on
 
 Fast (a few seconds): no kernel starts and nothing is graded. The bubblewrap run and the uid tests
 need bwrap or root and skip with the reason otherwise. ``python -m lab_snippets.bench.mutation
-labs/sandbox.py`` runs this file against each mutant of the module.
+labs/sandbox.py`` runs this file against each mutant of the module. Equivalent, so left alive:
+``alloc_uid``'s ``_uid_next[0]`` made ``_uid_next[-1]`` (NumberReplacer; the list has one element).
 """
 
 from __future__ import annotations

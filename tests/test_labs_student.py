@@ -6,6 +6,8 @@ from a dead kernel, and what ``validate`` prints.
 
 No kernel starts (``tests/test_labs.py`` runs real ones). ``python -m lab_snippets.bench.mutation
 labs/student.py`` runs this file (with ``tests/test_labs_units.py``) against each mutant of the module.
+Equivalent, so left alive: ``_test_cells``' ``cell.cell_type == "code"`` made ``<=`` (nbformat's
+other cell types, "markdown" and "raw", both sort after "code").
 """
 
 from __future__ import annotations
