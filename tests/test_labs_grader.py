@@ -183,6 +183,14 @@ def test_every_student_folder_gets_a_row_and_only_a_regular_notebook_is_gradable
     ]
 
 
+@pytest.mark.parametrize(("limit", "status"), [(len(VALID), "ok"), (len(VALID) - 1, "invalid")])
+def test_a_notebook_of_exactly_the_size_limit_is_graded(tmp_path, monkeypatch, limit, status):
+    monkeypatch.setattr(grader, "MAX_SUBMISSION_BYTES", limit)
+    subs = _tree(tmp_path / "subs", {"alice/01_demo/01_demo.ipynb": VALID})
+    [row] = grader._enumerate(subs, {A: (A, CELLS[A])})
+    assert row.status == status, row.reason
+
+
 def test_no_known_assignment_is_said_so(tmp_path):
     subs = _tree(tmp_path / "subs", {"alice/01_demo": "dir"})
     [row] = grader._enumerate(subs, {})

@@ -477,6 +477,8 @@ def test_nbgrader_runs_the_submission_through_the_sandboxed_kernel_with_the_spec
     assert c.Autograde.autograde_preprocessors[0] is worker.SandboxExecute
     assert (c.Execute.timeout, c.Execute.iopub_timeout) == (7, 3)
     assert c.Execute.interrupt_on_timeout is True and c.Execute.raise_on_iopub_timeout is False
+    assert c.Execute.startup_timeout == 60, "a sandboxed kernel gets a minute to start"
+    assert c.Execute.extra_arguments == ["--HistoryManager.hist_file=:memory:"], "no history file in the box"
     assert c.CourseDirectory.root == spec.course
     assert c.CourseDirectory.db_url == "sqlite:///" + os.path.join(spec.course, "gradebook.db")
     assert (c.CourseDirectory.course_id, c.CourseDirectory.assignment_id, c.CourseDirectory.student_id) == (
