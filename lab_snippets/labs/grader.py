@@ -133,7 +133,7 @@ def _enumerate(submissions_dir: Path, assignments: Assignments) -> list[Row]:
                 if not isinstance(data, dict) or not isinstance(data.get("cells"), list) \
                         or data.get("nbformat") != 4:
                     raise ValueError("not an nbformat 4 notebook")
-            except (ValueError, UnicodeDecodeError) as exc:
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # "[[[[..." is too deep
                 row.status = "invalid"
                 row.reason = f"malformed notebook {want.name}: {str(exc)[:120]}"
                 continue

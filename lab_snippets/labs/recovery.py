@@ -50,6 +50,7 @@ class RecoveringMixin:
     def restart_and_replay(self, index, after_start=None):
         from jupyter_core.utils import run_sync
         from nbclient.exceptions import DeadKernelError
+        self._init_recovery()  # a kernel can die before any cell completed: nothing to replay then
         self.restarts += 1
         if self.restarts > self.max_restarts:
             raise DeadKernelError(f"kernel stuck again after {self.max_restarts} restarts")
