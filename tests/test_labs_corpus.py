@@ -269,13 +269,14 @@ def test_a_run_reports_the_wrong_verdicts_and_its_time(monkeypatch, pool_sizes):
                "stub": verdict("06/stub", "stub", "not zero"), "entry": verdict("06/e", "entry", "accepted")}
     seen = []
     monkeypatch.setattr(corpus, "grade_one",
-                        lambda kind, ch, e, timeout: seen.append(timeout) or results[kind])
+                        lambda kind, ch, e, timeout: seen.append((kind, ch, e, timeout)) or results[kind])
     lines = []
     t0 = time.monotonic()
     verdicts, elapsed = corpus.run(["06"], jobs=3, timeout=11, log=lines.append)
     took = time.monotonic() - t0
     assert verdicts == [results["reference"], results["stub"], results["entry"]]
-    assert 0 <= elapsed <= took and seen == [11, 11, 11] and pool_sizes == [3]
+    assert 0 <= elapsed <= took and pool_sizes == [3]
+    assert sorted(seen, key=str) == sorted([(*job, 11) for job in todo], key=str)
     assert lines[-1].startswith("3 submissions, 2 with the wrong verdict, ")
     assert lines[-1].endswith(f"(Python {platform.python_version()}, 3 at a time)")
     assert len(lines) == 1 + 3 + 1, "the table's head, a row each, the summary"
@@ -289,7 +290,18 @@ def test_a_run_takes_at_least_one_kernel_at_a_time_and_two_by_default(monkeypatc
     corpus.run(jobs=1, log=lambda *a: None)
     corpus.run(log=lambda *a: None)
     assert pool_sizes == [1, 1, 2]
-    assert inspect.signature(corpus.run).parameters["timeout"].default == 30
+    assert inspect.signature(corpus.run).parameters["jobs"].default == 2, "as the command line's --jobs"
+
+
+def test_the_per_cell_timeout_has_one_default(monkeypatch):
+    import inspect
+
+    defaults = {f.__name__: inspect.signature(f).parameters["timeout"].default
+                for f in (corpus.run, corpus.grade_one, corpus.grade_notebook)}
+    seen = {}
+    monkeypatch.setattr(corpus, "run", lambda chapters, jobs, timeout: seen.update(t=timeout) or ([], 0))
+    corpus.main(["run"])
+    assert defaults == dict.fromkeys(defaults, seen["t"]), "the command line's, run's and grading's"
 
 
 def test_the_table_marks_a_wrong_verdict_and_cuts_a_long_message():
@@ -397,6 +409,8 @@ def test_the_page_gets_the_table_between_its_markers_and_nothing_else_changes():
     new = corpus.render_page(page, "| t |\n")
     assert new == f"# Instructors\n\nbefore\n{corpus.BEGIN_TABLE}\n\n| t |\n\n{corpus.END_TABLE}\nafter\n"
     assert corpus.render_page(new, "| t |\n") == new
+    quoted = new + f"\nThe table sits between `{corpus.BEGIN_TABLE}` and `{corpus.END_TABLE}`.\n"
+    assert corpus.render_page(quoted, "| u |\n") == quoted.replace("| t |", "| u |"), "markers quoted later"
     for broken in (PAGE.format(begin="", end=corpus.END_TABLE),
                    PAGE.format(begin=corpus.BEGIN_TABLE, end="")):
         with pytest.raises(CorpusError, match="missing the generated-table markers"):
@@ -432,6 +446,7 @@ def test_the_run_command_pads_chapters_and_writes_the_record(tmp_path, monkeypat
     assert seen == {"chapters": ["06", "12"], "jobs": 2, "timeout": 30}
     assert json.loads(out.read_text())["verdicts"]["06/a"]["verdict"] == "rejected"
     assert out.read_text().endswith("}\n")
+    assert corpus.main(["run", "--json", str(out)]) == 0, "into a folder that exists"
     corpus.main(["run", "--jobs", "1", "--timeout", "9"])
     assert seen == {"chapters": None, "jobs": 1, "timeout": 9}
     monkeypatch.setattr(corpus, "run", lambda *a, **k: ([verdict("06/a"), verdict("06/b", verdict="x")], 1.0))
