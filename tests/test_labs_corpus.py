@@ -441,7 +441,7 @@ def test_the_run_command_pads_chapters_and_writes_the_record(tmp_path, monkeypat
         return [verdict("06/a")], 2.0
 
     monkeypatch.setattr(corpus, "run", fake_run)
-    out = tmp_path / "runs" / "r.json"
+    out = tmp_path / "runs" / "chapter 6" / "r.json"  # folders that do not exist yet
     assert corpus.main(["run", "--chapter", "6", "--chapter", "12", "--json", str(out)]) == 0
     assert seen == {"chapters": ["06", "12"], "jobs": 2, "timeout": 30}
     assert json.loads(out.read_text())["verdicts"]["06/a"]["verdict"] == "rejected"
