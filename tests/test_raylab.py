@@ -116,9 +116,10 @@ def test_start_hands_ray_init_the_private_session_and_puts_the_kernel_back(monke
         seen.update(kwargs, env={k: os.environ.get(k) for k in names})
         seen["cluster_flag"] = ray_constants.ENABLE_RAY_CLUSTER
 
-    monkeypatch.setattr(ray, "init", init)
-    monkeypatch.setattr(ray, "shutdown", lambda: None)
+    monkeypatch.setattr(ray, "init", lambda **kwargs: (init(**kwargs), time.sleep(0.05)))
+    monkeypatch.setattr(ray, "shutdown", lambda: time.sleep(0.05))
     monkeypatch.setattr(raylab, "_KEPT", {})
+    before = time.perf_counter()
     home = os.environ.get("HOME")
     cluster = raylab.start()
     try:
@@ -132,7 +133,11 @@ def test_start_hands_ray_init_the_private_session_and_puts_the_kernel_back(monke
         assert seen["env"]["RAY_USAGE_STATS_ENABLED"] == "0" and seen["cluster_flag"] is False
         assert cluster.attempts == 1 and not cluster.failures
     finally:
+        stopping = time.perf_counter()
         raylab.stop(cluster)
+    # what the chapters print: the time ray.init and ray.shutdown took, each within what it spanned
+    assert 0.05 <= cluster.start_seconds <= stopping - before and 0.05 <= cluster.stop_seconds
+    assert cluster.stop_seconds <= time.perf_counter() - stopping
     assert os.environ.get("HOME") == home, "the kernel's HOME must come back after ray.init"
     _no_session_left(cluster)
 
