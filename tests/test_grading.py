@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import re
 import signal
+import struct
 import subprocess
+import termios
 import threading
 import time
 
@@ -584,6 +587,13 @@ async def _kill_and_wait(proc):  # the wrong one: the pipe is never read to its 
     await asyncio.wait_for(proc.wait(), 1)
 
 
+async def _pipe_holds(stream, count):
+    """Wait until the pipe behind ``stream`` holds at least ``count`` unread bytes."""
+    fd = stream._transport.get_extra_info("pipe").fileno()
+    while struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0] < count:
+        await asyncio.sleep(0.01)
+
+
 @pytest.mark.parametrize("reap, hangs", [(_kill_and_communicate, False), (_kill_and_wait, True)])
 def test_a_flooding_child_on_a_busy_loop_catches_a_reap_that_does_not_read(reap, hangs):
     async def scenario():
@@ -592,10 +602,10 @@ def test_a_flooding_child_on_a_busy_loop_catches_a_reap_that_does_not_read(reap,
             stderr=asyncio.subprocess.DEVNULL)
         try:
             async with grading.busy_loop(0.005):
-                try:
-                    await asyncio.wait_for(proc.communicate(), 0.3)
-                except TimeoutError:
-                    pass
+                # the child must be flooding before the reap: on a loaded machine its start alone can
+                # outlast a fixed wait, and a child killed before it filled the pipe leaves nothing unread
+                await asyncio.wait_for(proc.stdout.readexactly(1 << 20), 20)
+                await asyncio.wait_for(_pipe_holds(proc.stdout, 256 << 10), 20)
                 seen = await grading.observe(reap(proc), timeout=3)
         finally:
             if proc.returncode is None:
