@@ -557,6 +557,22 @@ def test_leaving_a_stalled_peer_ends_a_connection_still_in_its_pause():
     run(main())
 
 
+def test_check_hung_up_waits_without_hogging_the_loop():
+    # the check runs in the student's kernel: it looks every 10 ms, not in a loop that never sleeps
+    async def main():
+        async with grading.StalledPeer(pause=0) as peer:
+            _, writer = await asyncio.open_connection(peer.host, peer.port)
+            while peer.accepted < 1:
+                await asyncio.sleep(0.01)
+            seen = await grading.observe(peer.check_hung_up("x", timeout=0.3), timeout=5, count_wakeups=True)
+            writer.close()
+        return seen
+
+    seen = run(main())
+    assert isinstance(seen.error, AssertionError), "the client never hung up"
+    assert seen.wakeups <= 60, f"woken {seen.wakeups} times in 0.3 s: the check spins"
+
+
 @pytest.mark.parametrize("client, leaks", [(_writes_inside_finally, False), (_drains_outside_finally, True)])
 def test_stalled_peer_catches_a_connection_left_open_by_a_cancelled_drain(client, leaks):
     async def scenario():
