@@ -325,6 +325,22 @@ def test_group_members_skips_a_process_gone_or_not_ours_to_inspect(monkeypatch):
         proc.wait(5)
 
 
+def test_check_group_gone_names_a_group_it_may_not_kill(monkeypatch):
+    # a member we may not signal (EPERM) still fails the check with the property's message
+    proc = subprocess.Popen(["sleep", "5"], start_new_session=True)
+
+    def refuse(pgid, sig):
+        raise PermissionError(pgid)
+
+    monkeypatch.setattr(grading.os, "killpg", refuse)
+    try:
+        with pytest.raises(AssertionError, match=r"1 member\(s\) of the process group still running after x"):
+            run(grading.check_group_gone(proc.pid, "x", timeout=0.1))
+    finally:
+        proc.kill()
+        proc.wait(5)
+
+
 def test_check_group_gone_waits_its_timeout_for_a_group_that_is_ending():
     proc = subprocess.Popen(["sh", "-c", "sleep 0.3 & sleep 0.3; wait"], start_new_session=True)
     try:
