@@ -4,9 +4,14 @@ one, with a message that names the property."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import os
+import re
 import signal
+import struct
 import subprocess
+import termios
 import threading
 import time
 
@@ -37,7 +42,8 @@ def test_check_loop_free_passes_awaiting_and_catches_a_blocking_sleep():
     grading.check_loop_free(good, 0.1, "the call")
     bad = run(grading.observe(_sleeps_blocking(), timeout=2, heartbeat=0.005))
     assert bad.max_gap >= 0.14
-    with pytest.raises(AssertionError, match=r"the call blocked the event loop for \d+ ms"):
+    with pytest.raises(AssertionError, match=r"the call blocked the event loop for \d+ ms at a stretch \(the "
+                       r"longest gap between heartbeats; at most 100 ms expected\): await asyncio.sleep"):
         grading.check_loop_free(bad, 0.1, "the call", hint="await asyncio.sleep")
 
 
@@ -67,6 +73,18 @@ def test_check_returns_early_catches_a_wait_that_sleeps_its_budget():
         grading.check_returns_early(bad, work=0.05, budget=0.6, what="wait")
     with pytest.raises(ValueError):
         grading.check_returns_early(bad, work=1, budget=1, what="wait")
+
+
+def test_check_returns_early_draws_its_line_halfway_between_the_work_and_the_budget():
+    # work 0.1 s under a budget of 1 s: a call that ends before 0.55 s returned when the work was done
+    early = grading.Outcome(finished=True, seconds=0.5)
+    grading.check_returns_early(early, work=0.1, budget=1.0, what="wait")
+    for late in (grading.Outcome(finished=True, seconds=0.6), grading.Outcome(finished=False, seconds=0.2)):
+        with pytest.raises(AssertionError, match=r"wait did not return when the work was done: 0\.\d0 s for "
+                           r"work of 0.1 s under a budget of 1 s \(it waited out its budget\)"):
+            grading.check_returns_early(late, work=0.1, budget=1.0, what="wait")
+    with pytest.raises(ValueError, match="the budget must be longer than the work"):
+        grading.check_returns_early(early, work=1.0, budget=0.5, what="wait")
 
 
 async def _per_item_timeouts(items, total):  # the wrong one: each item gets the whole budget
@@ -177,6 +195,51 @@ def test_cancel_midway_waits_for_an_event():
 
 # -- nothing left behind: threads and processes --------------------------------------------
 
+def test_leftovers_waits_its_grace_for_what_is_still_ending():
+    # a cleanup that ends a moment after the call returned is not a leftover
+    async def main():
+        with grading.Leftovers(grace=2.0) as left:
+            task = asyncio.ensure_future(asyncio.sleep(0.2))
+        await left.check("the call returned")
+        assert task.done()
+
+    run(main())
+    with grading.Leftovers(grace=2.0) as left:
+        thread = threading.Thread(target=time.sleep, args=(0.2,), name="ending-worker")
+        thread.start()
+    left.check_now("the call returned")
+    assert not thread.is_alive()
+
+
+def test_leftovers_counts_all_it_found_and_names_the_first_three_of_each_kind():
+    stop = threading.Event()
+
+    async def main():
+        with grading.Leftovers(grace=0.1) as left:
+            tasks = [asyncio.create_task(asyncio.sleep(5), name=f"job-{i}") for i in range(4)]
+            threads = [threading.Thread(target=stop.wait, args=(5,), name=f"worker-{i}") for i in range(4)]
+            for t in threads:
+                t.start()
+            procs = [subprocess.Popen(["sleep", "5"]) for _ in range(4)]
+        try:
+            with pytest.raises(AssertionError) as info:
+                await left.check("the batch")
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(2)
+            for p in procs:
+                p.kill()
+                p.wait(5)
+        assert all(t.done() for t in tasks), "the check cancels the tasks it reports"
+        return str(info.value), sorted(p.pid for p in procs)
+
+    message, pids = run(main())
+    assert re.search(r"4 task\(s\) \(job-\d, job-\d, job-\d\), "
+                     r"4 thread\(s\) \(worker-0, worker-1, worker-2\), "
+                     rf"4 process\(es\) \(pid {pids[0]}, {pids[1]}, {pids[2]}\)$", message), message
+
+
 def test_leftovers_catches_a_thread_that_outlives_the_call():
     stop = threading.Event()
     with grading.Leftovers(grace=0.1) as left:
@@ -242,6 +305,76 @@ def test_check_group_gone_catches_a_kill_that_spares_the_children(tmp_path, kill
         run(main())
 
 
+def test_group_members_skips_a_process_gone_or_not_ours_to_inspect(monkeypatch):
+    # between listing the processes and asking each its group, one may exit (ProcessLookupError), and a
+    # security module may refuse to tell (PermissionError): neither is a member, neither ends the check
+    proc = subprocess.Popen(["sleep", "5"], start_new_session=True)
+    real, refused = os.getpgid, []
+
+    def getpgid(pid):
+        if pid not in (proc.pid, os.getpid()) and len(refused) < 2:
+            refused.append(pid)
+            raise (ProcessLookupError, PermissionError)[len(refused) - 1](pid)
+        return real(pid)
+
+    monkeypatch.setattr(grading.os, "getpgid", getpgid)
+    try:
+        assert grading.group_members(proc.pid) == [proc.pid] and len(refused) == 2
+    finally:
+        proc.kill()
+        proc.wait(5)
+
+
+def test_check_group_gone_names_a_group_it_may_not_kill(monkeypatch):
+    # a member we may not signal (EPERM) still fails the check with the property's message
+    proc = subprocess.Popen(["sleep", "5"], start_new_session=True)
+
+    def refuse(pgid, sig):
+        raise PermissionError(pgid)
+
+    monkeypatch.setattr(grading.os, "killpg", refuse)
+    try:
+        with pytest.raises(AssertionError, match=r"1 member\(s\) of the process group still running after x"):
+            run(grading.check_group_gone(proc.pid, "x", timeout=0.1))
+    finally:
+        proc.kill()
+        proc.wait(5)
+
+
+def test_check_group_gone_waits_its_timeout_for_a_group_that_is_ending():
+    proc = subprocess.Popen(["sh", "-c", "sleep 0.3 & sleep 0.3; wait"], start_new_session=True)
+    try:
+        run(grading.check_group_gone(proc.pid, "the timeout", timeout=5))  # ends by itself in 0.3 s
+    finally:
+        proc.kill()
+        proc.wait(5)
+
+
+def _write_later(path, text, after):
+    async def write():
+        await asyncio.sleep(after)
+        with open(path, "w") as f:
+            f.write(text)
+    return asyncio.ensure_future(write())
+
+
+def test_wait_for_pids_waits_up_to_its_timeout_and_no_longer(tmp_path):
+    pid_file = str(tmp_path / "pids")
+
+    async def written_later():
+        writer = _write_later(pid_file, "ready 12 13 14\n", after=0.2)
+        pids = await grading.wait_for_pids(pid_file, 3, timeout=0.9)
+        await writer
+        return pids
+
+    assert run(written_later()) == [12, 13, 14], "a file written inside the timeout must be read"
+    assert run(asyncio.wait_for(grading.wait_for_pids(pid_file, 2, timeout=30), 3)) == [12, 13, 14], (
+        "a file that lists more pids than asked for is enough")
+    started = time.monotonic()
+    assert run(asyncio.wait_for(grading.wait_for_pids(str(tmp_path / "never"), 1, timeout=0.3), 5)) == []
+    assert time.monotonic() - started >= 0.3, "a missing file must be waited for until the timeout"
+
+
 # -- adversarial children ----------------------------------------------------------------
 
 def test_adversarial_children_do_what_they_say(tmp_path):
@@ -268,6 +401,25 @@ def test_adversarial_children_do_what_they_say(tmp_path):
     finally:
         os.killpg(leader.pid, signal.SIGKILL)
         leader.stderr.close()
+
+
+def test_spawned_children_end_on_sigterm_unless_told_to_ignore_it(tmp_path):
+    async def main(ignore):
+        pid_file = str(tmp_path / f"pids-{ignore}")
+        argv = grading.spawns_children(1, 5, pid_file, **({"ignore_sigterm": True} if ignore else {}))
+        leader = subprocess.Popen(argv, stdout=subprocess.DEVNULL, start_new_session=True)
+        try:
+            child = (await grading.wait_for_pids(pid_file, 2))[1]
+            os.killpg(leader.pid, signal.SIGTERM)
+            assert leader.wait(5) == -signal.SIGTERM
+            await asyncio.sleep(0.3)
+            return grading.running(child)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(leader.pid, signal.SIGKILL)
+
+    assert not run(main(ignore=False)), "by default the children end on SIGTERM"
+    assert run(main(ignore=True)), "ignore_sigterm=True: a child must outlive SIGTERM"
 
 
 def test_read_pids_ignores_a_partial_file(tmp_path):
@@ -406,6 +558,37 @@ async def _drains_outside_finally(host, port, data):  # the wrong one: a cancell
         await writer.wait_closed()
 
 
+def test_leaving_a_stalled_peer_ends_a_connection_still_in_its_pause():
+    async def main():
+        with grading.Leftovers(grace=0.2, threads=False) as left:
+            async with grading.StalledPeer(pause=5) as peer:
+                _, writer = await asyncio.open_connection(peer.host, peer.port)
+                while peer.accepted < 1:
+                    await asyncio.sleep(0.01)
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+        await left.check("the peer was left", hint="StalledPeer.__aexit__ must cancel its handlers")
+
+    run(main())
+
+
+def test_check_hung_up_waits_without_hogging_the_loop():
+    # the check runs in the student's kernel: it looks every 10 ms, not in a loop that never sleeps
+    async def main():
+        async with grading.StalledPeer(pause=0) as peer:
+            _, writer = await asyncio.open_connection(peer.host, peer.port)
+            while peer.accepted < 1:
+                await asyncio.sleep(0.01)
+            seen = await grading.observe(peer.check_hung_up("x", timeout=0.3), timeout=5, count_wakeups=True)
+            writer.close()
+        return seen
+
+    seen = run(main())
+    assert isinstance(seen.error, AssertionError), "the client never hung up"
+    assert seen.wakeups <= 60, f"woken {seen.wakeups} times in 0.3 s: the check spins"
+
+
 @pytest.mark.parametrize("client, leaks", [(_writes_inside_finally, False), (_drains_outside_finally, True)])
 def test_stalled_peer_catches_a_connection_left_open_by_a_cancelled_drain(client, leaks):
     async def scenario():
@@ -417,7 +600,8 @@ def test_stalled_peer_catches_a_connection_left_open_by_a_cancelled_drain(client
             await peer.check_hung_up("the client was cancelled", timeout=1.0)
 
     if leaks:
-        with pytest.raises(AssertionError, match="a connection was left open after the client was cancelled"):
+        with pytest.raises(AssertionError, match="a connection was left open after the client was cancelled: "
+                           "1 of 1 never closed by the client"):
             run(scenario())
     else:
         run(scenario())
@@ -435,6 +619,13 @@ async def _kill_and_wait(proc):  # the wrong one: the pipe is never read to its 
     await asyncio.wait_for(proc.wait(), 1)
 
 
+async def _pipe_holds(stream, count):
+    """Wait until the pipe behind ``stream`` holds at least ``count`` unread bytes."""
+    fd = stream._transport.get_extra_info("pipe").fileno()
+    while struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0] < count:
+        await asyncio.sleep(0.01)
+
+
 @pytest.mark.parametrize("reap, hangs", [(_kill_and_communicate, False), (_kill_and_wait, True)])
 def test_a_flooding_child_on_a_busy_loop_catches_a_reap_that_does_not_read(reap, hangs):
     async def scenario():
@@ -443,10 +634,10 @@ def test_a_flooding_child_on_a_busy_loop_catches_a_reap_that_does_not_read(reap,
             stderr=asyncio.subprocess.DEVNULL)
         try:
             async with grading.busy_loop(0.005):
-                try:
-                    await asyncio.wait_for(proc.communicate(), 0.3)
-                except TimeoutError:
-                    pass
+                # the child must be flooding before the reap: on a loaded machine its start alone can
+                # outlast a fixed wait, and a child killed before it filled the pipe leaves nothing unread
+                await asyncio.wait_for(proc.stdout.readexactly(1 << 20), 20)
+                await asyncio.wait_for(_pipe_holds(proc.stdout, 256 << 10), 20)
                 seen = await grading.observe(reap(proc), timeout=3)
         finally:
             if proc.returncode is None:

@@ -86,6 +86,112 @@ def test_get_and_wait_refuse_to_wait_forever():
         raylab.wait([], timeout=None)
 
 
+def test_get_and_wait_pass_their_deadline_to_ray(monkeypatch):
+    import ray
+
+    calls = []
+    monkeypatch.setattr(ray, "get", lambda refs, **kw: calls.append(("get", refs, kw)) or "value")
+    monkeypatch.setattr(ray, "wait", lambda refs, **kw: calls.append(("wait", refs, kw)) or ([], refs))
+    assert raylab.get(["r"], timeout=1.5) == "value"
+    assert raylab.wait(("a", "b"), timeout=0) == ([], ["a", "b"]), "timeout=0 is a poll, not an error"
+    assert calls == [("get", ["r"], {"timeout": 1.5}), ("wait", ["a", "b"], {"num_returns": 1, "timeout": 0})]
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="get needs a positive timeout"):
+            raylab.get(["r"], timeout=bad)
+    with pytest.raises(ValueError, match="wait needs a timeout"):
+        raylab.wait(["a"], timeout=-0.5)
+    assert len(calls) == 2, "a refused deadline must not reach Ray"
+
+
+def test_start_hands_ray_init_the_private_session_and_puts_the_kernel_back(monkeypatch):
+    """What ``start()`` with no arguments gives ``ray.init`` (a stand-in: no Ray starts), and what it
+    sets only while ``ray.init`` runs."""
+    import ray
+    from ray._private import ray_constants
+
+    seen = {}
+
+    def init(**kwargs):
+        names = ("HOME", "PYTHONPATH", "RAY_USAGE_STATS_ENABLED")
+        seen.update(kwargs, env={k: os.environ.get(k) for k in names})
+        seen["cluster_flag"] = ray_constants.ENABLE_RAY_CLUSTER
+
+    monkeypatch.setattr(ray, "init", lambda **kwargs: (init(**kwargs), time.sleep(0.05)))
+    monkeypatch.setattr(ray, "shutdown", lambda: time.sleep(0.05))
+    monkeypatch.setattr(raylab, "_KEPT", {})
+    before = time.perf_counter()
+    home = os.environ.get("HOME")
+    cluster = raylab.start()
+    try:
+        assert (seen["num_cpus"], seen["num_gpus"], cluster.num_cpus) == (2, 0, 2), (
+            "start() must ask for what local_ray() does: 2 CPUs, no GPU")
+        assert seen["_temp_dir"] == cluster.ray_dir, "Ray's session must live in the private folder"
+        assert seen["object_store_memory"] == raylab.OBJECT_STORE_BYTES
+        assert seen["include_dashboard"] is False and seen["log_to_driver"] is False
+        assert seen["env"]["HOME"] == os.path.join(cluster.temp_dir, "home")
+        assert seen["env"]["PYTHONPATH"].split(os.pathsep)[0] == cluster.stub_dir
+        assert seen["env"]["RAY_USAGE_STATS_ENABLED"] == "0" and seen["cluster_flag"] is False
+        assert cluster.attempts == 1 and not cluster.failures
+    finally:
+        stopping = time.perf_counter()
+        raylab.stop(cluster)
+    # what the chapters print: the time ray.init and ray.shutdown took, each within what it spanned
+    assert 0.05 <= cluster.start_seconds <= stopping - before and 0.05 <= cluster.stop_seconds
+    assert cluster.stop_seconds <= time.perf_counter() - stopping
+    assert os.environ.get("HOME") == home, "the kernel's HOME must come back after ray.init"
+    _no_session_left(cluster)
+
+
+def test_ray_processes_are_the_children_naming_the_folder_and_their_descendants(temp_dir):
+    import psutil
+
+    leader = subprocess.Popen(["sh", "-c", "sleep 30 & wait", temp_dir])  # its $0 names the folder
+    other = subprocess.Popen(["sleep", "30"])  # a child of ours that does not
+    try:
+        deadline = time.monotonic() + 10
+        while not psutil.Process(leader.pid).children() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        grandchild = psutil.Process(leader.pid).children()[0].pid
+        assert {p.pid for p in raylab.ray_processes(temp_dir)} == {leader.pid, grandchild}
+    finally:
+        for proc in (psutil.Process(leader.pid).children(), [leader, other]):
+            for child in proc:
+                with contextlib.suppress(psutil.Error):
+                    child.kill()
+        leader.wait(5)
+        other.wait(5)
+    assert raylab.ray_processes(temp_dir) == [], "a process that has exited is not a Ray process"
+
+
+def test_removal_makes_one_pass_when_the_folder_goes_at_once(temp_dir, monkeypatch):
+    passes = []
+    real = raylab.ray_processes
+    monkeypatch.setattr(raylab, "ray_processes", lambda d: passes.append(d) or real(d))
+    raylab._remove(raylab.Cluster(temp_dir, 1), patience=5)
+    assert not os.path.exists(temp_dir) and len(passes) == 1, (
+        f"{len(passes)} passes: the removal must stop looking once the folder is gone")
+
+
+def test_the_manual_check_runs_as_a_module(tmp_path):
+    """``python -m lab_snippets.raylab`` starts and stops a local Ray (here a stand-in package named
+    ``ray``, first on the path, so no Ray starts)."""
+    fake = tmp_path / "ray"
+    (fake / "_private").mkdir(parents=True)
+    (fake / "__init__.py").write_text("\n".join([
+        "def is_initialized():", "    return False",
+        "def init(**kwargs):", "    print('init', kwargs['num_cpus'])",
+        "def shutdown():", "    print('shutdown')", ""]))
+    (fake / "_private" / "__init__.py").write_text("")
+    (fake / "_private" / "ray_constants.py").write_text("ENABLE_RAY_CLUSTER = True\n")
+    root = os.path.dirname(os.path.dirname(raylab.__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), root]))
+    done = subprocess.run([sys.executable, "-m", "lab_snippets.raylab"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and lines[:1] == ["init 2"] and lines[-1:] == ["shutdown"], done
+    assert any(line.startswith("started in ") for line in lines), done
+
+
 def _no_session_left(cluster: raylab.Cluster) -> None:
     assert not os.path.exists(cluster.temp_dir), f"Ray's folder was left behind: {cluster.temp_dir}"
     assert not raylab.ray_processes(cluster.temp_dir), "a Ray process outlived the session"
