@@ -169,6 +169,12 @@ class Timeline:
         else:
             fig = ax.figure
         row = {label: i for i, label in enumerate(lanes)}
+        drawn = [s for s in spans if s.label in row]
+        if drawn and all(s.end <= 0 for s in drawn):
+            raise ValueError(
+                f"{title!r}: every span ends before the timeline's start, so the chart would be empty "
+                "(spans are drawn from t0 on): create the Timeline before the work it records, or set its "
+                "t0 to the earliest start")
         for s in spans:
             if s.label in row:
                 ax.barh(row[s.label], max(s.duration, 1e-4), left=s.start, height=0.6,

@@ -268,6 +268,7 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 
 # %% tags=["hide-input"]
 tl = Timeline()
+tl.t0 = min(start for start, _ in best[3]["spans"])  # the spans were measured before this Timeline
 lanes_free_at: list[float] = []
 for start, end in sorted(best[3]["spans"]):
     lane = next((i for i, free in enumerate(lanes_free_at) if free <= start), len(lanes_free_at))

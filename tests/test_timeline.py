@@ -147,3 +147,26 @@ def test_plot_ticks_span_their_lane_and_the_figure_grows_with_the_lanes():
     plt.close(fig)
     plt.close(small)
     assert 0 < heights[0] < heights[1], f"more lanes, a taller figure: {heights}"
+
+
+def test_a_chart_whose_spans_all_end_before_t0_is_refused():
+    import time
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lab_snippets.timeline import Timeline
+
+    start = time.monotonic()
+    tl = Timeline()  # made after the work: every span lies before its t0
+    tl.add("a", start - 2.0, start - 1.0)
+    with pytest.raises(ValueError, match="every span ends before the timeline's start"):
+        tl.plot("late timeline")
+    tl = Timeline()
+    tl.t0 = start - 2.0  # set before the spans are added: they are stored relative to t0
+    tl.add("a", start - 2.0, start - 1.0)
+    fig = tl.plot("fixed")
+    assert fig.axes[0].patches, "with t0 at the earliest start the span is drawn"
+    plt.close("all")
