@@ -43,6 +43,13 @@ What the start does, and why:
 - ``_temp_dir`` is a fresh short folder: Ray never deletes its ``session_*`` folders, and its Unix
   socket paths may not exceed 107 bytes, so a long ``TMPDIR`` is not used. The folder is removed
   after ``ray.shutdown()``.
+- A driver that is killed cannot remove its folder, and nbval kills a kernel whose cell outlives
+  its budget (60 s) and then ignores the interrupt for 5 s: measured under a bursty neighbour at
+  load 19-30, two of five kernels killed in their start cell left their whole session folder
+  (Ray's processes died with the kernel). So ``start`` also starts a watcher, a small process in
+  a session of its own that reads a pipe from the driver: ``stop`` tells it the folder is gone and
+  it exits at once; if the pipe ends without that word (the driver died), it removes the folder,
+  again until it stays gone (Ray's processes may still write for a moment), for at most 30 s.
 - The start is bounded by Ray's own deadlines, which make ``ray.init`` raise: the driver waits at
   most 30 s for the node to register once it has started Ray's processes (hard-coded in
   ``ray/_private/node.py``: "The current node timed out during startup"), and the raylet waits
@@ -69,6 +76,8 @@ import contextlib
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -89,6 +98,23 @@ with open(os.path.join(os.path.dirname(__file__), "skipped.txt"), "a") as _f:
     _f.write(f"{os.getpid()} {' '.join(sys.argv)[:200]}\\n")
 raise ImportError("rfc3987_syntax is skipped in this Ray session (lab_snippets.raylab)")
 '''
+# The watcher of one session folder (see the module's docstring): waits for the driver's pipe to
+# end; "removed" first means the driver removed the folder itself.
+WATCHER_SOURCE = """\
+import os, shutil, sys, time
+folder = os.environ["LAB_RAY_FOLDER"]
+if sys.stdin.buffer.read() != b"removed":
+    deadline, gone_since = time.monotonic() + 30, None
+    while time.monotonic() < deadline:
+        if os.path.exists(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+            gone_since = None
+        elif gone_since is None:
+            gone_since = time.monotonic()
+        elif time.monotonic() - gone_since > 1:
+            break
+        time.sleep(0.2)
+"""
 # The processes a started local Ray runs (``include_dashboard=False`` still runs the dashboard in
 # minimal mode), each found by a piece of its command line.
 EXPECTED = {
@@ -119,6 +145,7 @@ class Cluster:
     stop_seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
     fds_before: dict[int, str] = field(default_factory=dict)  # the driver's, before ray.init
+    watcher: subprocess.Popen | None = None  # removes the folder if this driver dies first
 
     @property
     def ray_dir(self) -> str:
@@ -282,6 +309,7 @@ def start(
     for attempt in range(1, attempts + 1):
         cluster = Cluster(make_temp_dir(), num_cpus, attempts=attempt, failures=failures,
                           fds_before=open_descriptors())
+        cluster.watcher = watch(cluster.temp_dir)
         t0 = time.perf_counter()
         try:
             with _environment(ray_environment(cluster.temp_dir, skip_grammar)):
@@ -322,6 +350,30 @@ def _strays(temp_dir: str) -> list:
     return out
 
 
+def watch(temp_dir: str) -> subprocess.Popen:
+    """Start the watcher of ``temp_dir``: it removes the folder if this process dies before
+    ``release`` (in a session of its own, so a kill of the driver's process group spares it). The
+    folder is in its environment, not its command line, so ``ray_processes`` does not count it."""
+    return subprocess.Popen([sys.executable, "-I", "-c", WATCHER_SOURCE], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                            env={"LAB_RAY_FOLDER": temp_dir})
+
+
+def release(watcher: subprocess.Popen, temp_dir: str) -> None:
+    """End the watcher: at once when ``temp_dir`` is gone; else it goes on removing it by itself."""
+    removed = not os.path.exists(temp_dir)
+    with contextlib.suppress(OSError):
+        if removed:
+            watcher.stdin.write(b"removed")
+        watcher.stdin.close()
+    if removed:
+        try:
+            watcher.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            watcher.kill()
+            watcher.wait()
+
+
 def _remove(cluster: Cluster, patience: float = 15.0) -> None:
     """Kill what is left of the session (descendants, then strays) and remove its folder for good."""
     import psutil
@@ -336,7 +388,9 @@ def _remove(cluster: Cluster, patience: float = 15.0) -> None:
         shutil.rmtree(cluster.temp_dir, ignore_errors=True)
         time.sleep(0.2)  # a process that was exiting may still create a file; look again
         if not os.path.exists(cluster.temp_dir) or time.monotonic() > deadline:
-            return
+            break
+    if cluster.watcher is not None:
+        release(cluster.watcher, cluster.temp_dir)
 
 
 def stop(cluster: Cluster) -> None:

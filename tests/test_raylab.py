@@ -391,3 +391,43 @@ def test_the_driver_is_on_loopback_only_while_ray_init_runs():
 def test_the_monitors_metrics_port_is_picked_by_the_system(temp_dir):
     assert raylab.ray_environment(temp_dir)["AUTOSCALER_METRIC_PORT"] == "0", (
         "two local Rays at once would both want the monitor's fixed port 44217")
+
+
+def _gone_within(folder: str, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while os.path.exists(folder) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not os.path.exists(folder)
+
+
+def test_the_folder_of_a_killed_driver_is_removed_by_its_watcher():
+    # what nbval does to a kernel whose cell outlived its budget: SIGKILL, no cleanup runs in it
+    code = ("import sys, time\nfrom lab_snippets import raylab\nd = raylab.make_temp_dir()\n"
+            "w = raylab.watch(d)\nprint(d, w.pid, flush=True)\ntime.sleep(60)\n")
+    driver = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        folder, _ = driver.stdout.readline().split()
+        assert os.path.isdir(folder), "the driver made no folder"
+        assert _gone_within(folder, 2) is False, "the watcher removed the folder while its driver lived"
+    finally:
+        driver.kill()
+        driver.wait(timeout=10)
+        driver.stdout.close()
+    assert _gone_within(folder, 15), f"a killed driver's session folder stayed behind: {folder}"
+
+
+def test_a_release_after_the_removal_ends_the_watcher_at_once(temp_dir):
+    watcher = raylab.watch(temp_dir)
+    shutil.rmtree(temp_dir)
+    t0 = time.monotonic()
+    raylab.release(watcher, temp_dir)
+    assert watcher.returncode == 0 and time.monotonic() - t0 < 3, "release must end the watcher promptly"
+
+
+def test_a_release_before_the_removal_leaves_the_watcher_to_remove_it(temp_dir):
+    watcher = raylab.watch(temp_dir)
+    raylab.release(watcher, temp_dir)  # the folder is still there (a removal that gave up)
+    try:
+        assert _gone_within(temp_dir, 15), "the watcher did not remove a folder left after release"
+    finally:
+        watcher.wait(timeout=40)
