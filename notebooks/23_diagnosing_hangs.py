@@ -276,6 +276,7 @@ print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the proces
 
 # %% tags=["hide-input"]
 tl = Timeline()
+tl.t0 = stuck_since  # the times were measured before this Timeline existed
 tl.add("worker thread", stuck_since, gave_up_at, "blocked")
 tl.add("main thread", stuck_since, gave_up_at, "blocked")
 tl.add("us (the diagnoser)", sent_at, dumped_at, "waiting")

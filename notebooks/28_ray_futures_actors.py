@@ -147,6 +147,7 @@ print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat
 
 # %% tags=["hide-input"]
 tl = Timeline()
+tl.t0 = min(watch.beats[0] for watch in watches.values())  # the waits ran before this Timeline
 for name, watch in watches.items():
     watch.add_to(tl, label=name.replace("read_with_", "event loop, "))
 fig = tl.plot("The event loop while a coroutine waits 0.6 s for a remote call")
@@ -289,6 +290,7 @@ print("✓ never more than 3 calls inside the async actor, and all 9 done")
 
 # %% tags=["hide-input"]
 tl = Timeline()
+tl.t0 = min(start for _, start, _ in poster_spans)  # the actor measured these before this Timeline
 for i, start, end in sorted(poster_spans):
     tl.add(f"call {i}", start, end, state="running")
 fig = tl.plot("Nine calls to an async actor with max_concurrency=3")
