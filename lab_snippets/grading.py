@@ -39,15 +39,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import signal
 import socket
 import sys
 import threading
 import time
+import typing
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 import psutil
 
@@ -74,19 +74,19 @@ def _tail(hint: str) -> str:
 # Running a call on one path, and what came of it
 # --------------------------------------------------------------------------------------
 
-@dataclass
+@dataclasses.dataclass
 class Outcome:
     """What one call did: its value or exception, how long it took, the loop's longest gap."""
 
     finished: bool = False               # ended (by a value, an exception or a cancellation) in time
-    value: Any = None
+    value: typing.Any = None
     error: BaseException | None = None   # the exception it raised (not a cancellation)
     cancelled: bool = False              # it ended cancelled
     seconds: float = 0.0                 # from the start to its end (or to the timeout)
     max_gap: float | None = None         # longest heartbeat gap while it ran (None: no heartbeat)
     wakeups: int | None = None           # times the call was woken (None: not counted)
     # the call's task, kept as its caller would keep it (what its frames hold stays alive)
-    task: asyncio.Task | None = field(default=None, repr=False)
+    task: asyncio.Task | None = dataclasses.field(default=None, repr=False)
 
 
 async def _settle(task: asyncio.Task, started: float, timeout: float, seen: Outcome) -> Outcome:
@@ -130,7 +130,7 @@ class _Counting:
             self._seen.wakeups += 1
 
 
-async def _await(awaitable: Awaitable) -> Any:
+async def _await(awaitable: Awaitable) -> typing.Any:
     return await awaitable
 
 

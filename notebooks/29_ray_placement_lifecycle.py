@@ -45,7 +45,7 @@ import matplotlib.pyplot as plt
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError
 from ray.util import placement_group, remove_placement_group
-from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+from ray.util import scheduling_strategies as strategies
 
 from lab_snippets import raylab
 from lab_snippets.timeline import Timeline, figure_style
@@ -84,8 +84,8 @@ class Device:
         return os.environ.get("CUDA_VISIBLE_DEVICES"), ray.get_gpu_ids(), os.getpid()
 
 
-def in_bundle(group, index: int) -> PlacementGroupSchedulingStrategy:
-    return PlacementGroupSchedulingStrategy(
+def in_bundle(group, index: int) -> strategies.PlacementGroupSchedulingStrategy:
+    return strategies.PlacementGroupSchedulingStrategy(
         placement_group=group, placement_group_bundle_index=index)
 
 
