@@ -24,3 +24,19 @@ def book_html(built_book):
     tail = "\n".join((built_book.stdout + built_book.stderr).splitlines()[-40:])
     assert built_book.returncode == 0, f"jupyter-book build -W failed:\n{tail}"
     return HTML
+
+
+@pytest.fixture(scope="module")
+def shell(tmp_path_factory):
+    """A fresh IPython shell per test module, no history, its own IPYTHONDIR (the guard's tests)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("IPYTHONDIR", str(tmp_path_factory.mktemp("ipython")))
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    ip = InteractiveShell.instance(config=config)
+    yield ip
+    InteractiveShell.clear_instance()
+    mp.undo()

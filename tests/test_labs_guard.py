@@ -12,24 +12,7 @@ import builtins
 import math
 import sys
 
-import pytest
-
 from lab_snippets.labs import guard
-
-
-@pytest.fixture(scope="module")
-def shell(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("IPYTHONDIR", str(tmp_path_factory.mktemp("ipython")))
-    from IPython.core.interactiveshell import InteractiveShell
-    from traitlets.config import Config
-
-    config = Config()
-    config.HistoryManager.enabled = False
-    ip = InteractiveShell.instance(config=config)
-    yield ip
-    InteractiveShell.clear_instance()
-    mp.undo()
 
 
 def test_a_method_of_the_shells_class_patched_or_added_is_undone(shell):

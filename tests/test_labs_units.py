@@ -20,20 +20,6 @@ from lab_snippets.labs.spec import GradeSpec, Limits, SandboxSpec
 # ---------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def shell(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("IPYTHONDIR", str(tmp_path_factory.mktemp("ipython")))
-    from IPython.core.interactiveshell import InteractiveShell
-    from traitlets.config import Config
-    config = Config()
-    config.HistoryManager.enabled = False
-    ip = InteractiveShell.instance(config=config)
-    yield ip
-    InteractiveShell.clear_instance()
-    mp.undo()
-
-
 def test_guard_injection_installs_and_leaves_only_its_slot(shell):
     before = set(shell.user_ns)
     result = shell.run_cell(guard.injection("n0nce", "_lab_slot1"), store_history=False)
