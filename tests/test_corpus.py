@@ -36,6 +36,7 @@ def test_corpus_verdict(job):
     kind, chapter, entry = job
     v = corpus.grade_one(kind, chapter, entry)
     detail = "\n".join(f"  {name}: {msg}" for name, msg in v.failures) or "  (no test failed)"
+    assert v.verdict != "no Ray", f"not graded, an infrastructure failure:\n{detail}"
     if kind == "reference":
         assert v.verdict == "full", f"reference scores {v.score:g}/{v.max_score:g}:\n{detail}"
     elif kind == "stub":
@@ -78,6 +79,10 @@ def test_judge_needs_the_phrase():
     assert corpus.judge("entry", run, "permit")[0] == "unexplained"
     run.results[0].failure = None
     assert corpus.judge("entry", run, "still running")[0] == "accepted"
+    run.infrastructure = "Ray did not start (2 attempts failed)"
+    for kind in ("reference", "stub", "entry"):
+        verdict, failures = corpus.judge(kind, run, "still running")
+        assert verdict == "no Ray" and failures[0] == ("(course cell)", run.infrastructure), kind
     assert corpus.judge("reference", run)[0] == "full"
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from lab_snippets.labs import corpus
+from lab_snippets.labs.common import RAY_CELL_TIMEOUT, cell_timeout
 from lab_snippets.labs.corpus import CorpusError, Entry, Verdict
 from lab_snippets.labs.student import TestResult, TestRun
 
@@ -229,8 +230,15 @@ def test_a_ray_chapter_gets_at_least_nbvals_cell_budget(graded):
     corpus.grade_one("reference", "29", timeout=5)
     corpus.grade_one("stub", "29", timeout=500)
     corpus.grade_one("stub", "28", timeout=5)
-    assert [c[-1] for c in graded] == [corpus.RAY_CELL_TIMEOUT, 500, 5]
-    assert corpus.RAY_CELL_TIMEOUT == 60, "nbval's cell timeout for the Ray chapters (pyproject.toml)"
+    assert [c[-1] for c in graded] == [RAY_CELL_TIMEOUT, 500, 5]
+    assert RAY_CELL_TIMEOUT == 60, "nbval's cell timeout for the Ray chapters (pyproject.toml)"
+
+
+def test_the_grader_and_validate_give_a_ray_chapter_the_same_cell_budget():
+    for name in ("28_ray_futures_actors.ipynb", "/x/29_ray_placement_lifecycle.py", "28"):
+        assert cell_timeout(name, 30) == RAY_CELL_TIMEOUT and cell_timeout(name, 90) == 90, name
+    for name in ("06_semaphore.ipynb", "06", "notes.ipynb"):
+        assert cell_timeout(name, 30) == 30, name
 
 
 # --- a run ---------------------------------------------------------------------------------------

@@ -10,7 +10,16 @@ import json
 
 from lab_snippets.labs import scoring
 from lab_snippets.labs.grader import Row
-from lab_snippets.labs.spec import CellRecord, CellTimeout, Died, Final, Options, Restart, record_line
+from lab_snippets.labs.spec import (
+    CellRecord,
+    CellTimeout,
+    Died,
+    Final,
+    Infrastructure,
+    Options,
+    Restart,
+    record_line,
+)
 
 CELLS = {"t1": 1.0, "t2": 2.0, "t3": 1.0, "t4": 1.0, "t5": 1.0}
 OPTS = Options(timeout=3, submission_timeout=60)
@@ -116,3 +125,13 @@ def test_the_last_record_of_a_cell_counts_and_a_cut_off_line_is_skipped(tmp_path
     findings = scoring.read_findings(result, killed=True)
     assert list(findings.cells) == ["t1"] and findings.cells["t1"].score == 1.0
     assert scoring.cell_scores(findings, {"t1": 1.0, "t2": 2.0}) == {"t1": 1.0, "t2": 0.0}
+
+
+def test_ray_not_starting_is_a_grading_error_named_first_not_a_wrong_answer(tmp_path):
+    records = [Infrastructure("cell 2", "Ray did not start (2 attempts failed)"),
+               CellTimeout("cell 2"),
+               CellRecord("t1", 0.0, 1.0, reason="NameError: name 'cluster' is not defined")]
+    row = _score(tmp_path, records, cells={"t1": 1.0})
+    assert row.status == "error", "a submission whose tests could not run is graded again, not scored"
+    assert row.reason.startswith("Ray did not start (2 attempts failed) (in cell 2): not the "
+                                 "submission's fault"), row.reason

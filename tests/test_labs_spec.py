@@ -63,5 +63,6 @@ def test_a_cell_records_restored_names_become_a_tuple_also_from_null():
 
 def test_every_record_kind_is_known_by_its_own_name():
     assert spec.RECORD_KINDS == {"cell": spec.CellRecord, "cell_timeout": spec.CellTimeout,
-                                 "restart": spec.Restart, "died": spec.Died, "final": spec.Final}
+                                 "restart": spec.Restart, "died": spec.Died, "final": spec.Final,
+                                 "infrastructure": spec.Infrastructure}
     assert json.loads(spec.record_line(spec.Restart(None))) == {"kind": "restart", "cell": None}

@@ -230,3 +230,41 @@ def test_validate_prints_each_test_and_what_happened_to_the_kernel(monkeypatch):
     lines.clear()
     assert student.validate("e.ipynb", log=lines.append) == (0, 0)
     assert lines == ["e.ipynb: no test cells found"]
+
+
+class RayDownClient(FakeClient):
+    """A client whose cell ``down`` raises raylab's RayStartError."""
+
+    def __init__(self, failed, down):
+        super().__init__(failed, {})
+        self.down = down
+
+    def execute_cell(self, cell, index):
+        super().execute_cell(cell, index)
+        if index == self.down:
+            cell.outputs.append(new_output("error", ename="RayStartError", evalue="2 attempts failed",
+                                           traceback=[]))
+
+
+def test_ray_not_starting_before_the_submission_is_an_infrastructure_failure():
+    nb, failed = _cells("code", "code", "code"), {}
+    nb.cells[2].metadata["tags"] = ["solution"]
+    run = student.TestRun(Path("x"), [], 0.0)
+    student._execute_all(RayDownClient(failed, down=0), nb, failed, run)
+    assert run.infrastructure == "Ray did not start (2 attempts failed)"
+    run = student.TestRun(Path("x"), [], 0.0)  # the same error after the solution cell ran: its own
+    nb, failed = _cells("code", "code", "code"), {}
+    nb.cells[1].metadata["nbgrader"] = {"solution": True}
+    student._execute_all(RayDownClient(failed, down=2), nb, failed, run)
+    assert run.infrastructure is None, "an error after the submission ran is not the course's"
+
+
+def test_validate_says_ray_did_not_start_and_that_the_failures_are_not_the_students(monkeypatch):
+    run = student.TestRun(Path("lab.ipynb"), [student.TestResult(1, "t", 1.0, False, True,
+                                                                 "NameError: name 'cluster' is not defined")],
+                          1.0, infrastructure="Ray did not start (2 attempts failed)")
+    monkeypatch.setattr(student, "run_tests", lambda notebook, timeout=30: run)
+    lines = []
+    student.validate("lab.ipynb", log=lines.append)
+    assert any(line.startswith("note: Ray did not start (2 attempts failed).") and "nothing about your code"
+               in line for line in lines), lines

@@ -179,6 +179,9 @@ CASES = {
     "timeout-killed": ([_cell("t1", 1.0, restored=["x"])], True,
                        "wall-clock limit (60s) hit; killed; not run: t2"),
     "error": ([], False, "nbgrader could not grade the notebook"),
+    # the course's own start failed before the submission ran: that, not the kill, is the news
+    "error-ray": ([{"kind": "infrastructure", "cell": "cell 1", "what": "Ray did not start (x)"},
+                   _cell("t1", 0.0)], True, "Ray did not start (x) (in cell 1): not the submission's"),
 }
 
 

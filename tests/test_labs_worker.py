@@ -28,6 +28,7 @@ from lab_snippets.labs.spec import (
     Died,
     Final,
     GradeSpec,
+    Infrastructure,
     Restart,
     SandboxSpec,
     parse_record,
@@ -577,3 +578,41 @@ def test_only_the_worker_program_skips_rfc3987_syntax(monkeypatch, run_name):
         if saved is not missing:
             sys.modules["rfc3987_syntax"] = saved
     assert (blocked is None) == (run_name == "__main__"), blocked
+
+
+# --------------------------------------------------------------------------- Ray did not start
+
+RAY_DOWN = new_output("error", ename="RayStartError", evalue="Ray did not start in 2 attempts: ...",
+                      traceback=[])
+
+
+def test_a_course_cell_whose_ray_did_not_start_is_recorded_before_any_submission_ran(ex, runs):
+    ex._guard_installed = True
+    ex.kernel_alive = lambda index: True
+    ex.nb = new_notebook(cells=[new_code_cell("cluster = raylab.start()"), new_code_cell("x = 1")])
+    runs.outputs = {0: [RAY_DOWN]}
+    ex.preprocess_cell(ex.nb.cells[0], {}, 0)
+    ex.preprocess_cell(ex.nb.cells[1], {}, 1)  # a later course cell that also fails is not a second
+    what = "Ray did not start (Ray did not start in 2 attempts: ...)"
+    assert _records(ex) == [Infrastructure("cell 0", what)]
+
+
+def test_the_start_cell_running_out_of_time_is_ray_not_starting(ex, runs):
+    ex._guard_installed = True
+    ex.kernel_alive = lambda index: True
+    ex.nb = new_notebook(cells=[new_code_cell("import ray\ncluster = raylab.start(num_cpus=2)")])
+    runs.outputs = {0: [TIMEOUT]}
+    ex.preprocess_cell(ex.nb.cells[0], {}, 0)
+    assert [type(r) for r in _records(ex)] == [CellTimeout, Infrastructure]
+    assert "the cell that starts it ran out of time" in _records(ex)[1].what
+
+
+def test_after_a_submission_cell_ran_a_look_alike_error_is_the_submissions_own(ex, runs):
+    """A submission cannot escape its grade by raising an error named RayStartError itself."""
+    ex._guard_installed = True
+    ex.kernel_alive = lambda index: True
+    ex.nb = new_notebook(cells=[_solution_cell(), new_code_cell("demo(add_async)")])
+    runs.outputs = {0: [RAY_DOWN], 1: [RAY_DOWN]}
+    ex.preprocess_cell(ex.nb.cells[0], {}, 0)
+    ex.preprocess_cell(ex.nb.cells[1], {}, 1)
+    assert not any(isinstance(r, Infrastructure) for r in _records(ex)), _records(ex)

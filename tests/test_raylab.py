@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -278,6 +279,86 @@ def test_a_start_that_fails_twice_is_named(monkeypatch):
     )
     assert "logs are kept nowhere: Ray wrote no logs" in message, message
     assert made and not any(os.path.exists(d) for d in made), "a failed start left its folder behind"
+
+
+class _Clock:
+    """raylab's clock in a test: time passes only when a stand-in attempt says it took some."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self):
+        return self.now
+
+    perf_counter = monotonic
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+def _timed_attempts(monkeypatch, took: list[float | None]) -> list[float | None]:
+    """Stand-in attempts (no Ray starts): attempt k takes ``took[k]`` seconds of the fake clock and
+    fails, or succeeds where the entry is ``None`` (taking 1 s). Returns the attempts made."""
+    clock, made = _Clock(), []
+
+    def once(cluster, kwargs):
+        seconds = took[len(made)]
+        made.append(seconds)
+        clock.now += 1.0 if seconds is None else seconds
+        if seconds is not None:
+            raise raylab.RayStartError(f"injected: attempt {len(made)} failed")
+
+    monkeypatch.setattr(raylab, "time", clock)
+    monkeypatch.setattr(raylab, "_start_once", once)
+    return made
+
+
+def test_a_failed_start_too_slow_to_repeat_in_the_budget_is_named_at_once(monkeypatch):
+    """30 s for a failed attempt leaves 10 s of a 40 s budget: a second attempt would take the
+    start cell past its 60 s, so none is made, and the error says why."""
+    made = _timed_attempts(monkeypatch, [30.0, None])
+    folders = []
+    monkeypatch.setattr(raylab, "make_temp_dir",
+                        lambda real=raylab.make_temp_dir: folders.append(real()) or folders[-1])
+    with pytest.raises(raylab.RayStartError) as info:
+        raylab.start(num_cpus=1, budget=40.0)
+    message = str(info.value)
+    assert made == [30.0], f"an attempt that cannot fit in the budget was made: {made}"
+    assert "within its 40 s budget" in message and "10.0 s left" in message, message
+    assert "attempt 1 failed after 30.0 s" in message and "injected: attempt 1 failed" in message
+    assert "logs are kept" in message, "the error must say where Ray's logs are"
+    assert folders and not any(os.path.exists(d) for d in folders), "the failed start left its folder"
+
+
+def test_a_failed_start_is_repeated_while_the_budget_has_as_much_time_left(monkeypatch):
+    """A 20 s failure leaves exactly 20 s of 40: the second attempt is made (and starts)."""
+    made = _timed_attempts(monkeypatch, [20.0, None])
+    cluster = raylab.start(num_cpus=1, budget=40.0)
+    try:
+        assert made == [20.0, None] and cluster.attempts == 2, made
+        assert "attempt 1 failed after 20.0 s" in cluster.failures[0], cluster.failures
+    finally:
+        raylab._remove(cluster)
+
+
+def test_without_a_budget_a_slow_failure_is_still_tried_once_more(monkeypatch):
+    made = _timed_attempts(monkeypatch, [35.0, 35.0, None])
+    with pytest.raises(raylab.RayStartError, match="in 2 attempts"):
+        raylab.start(num_cpus=1, budget=None)
+    assert made == [35.0, 35.0], "no budget: the attempts allowed are made, and no more"
+
+
+def test_the_start_budget_fits_in_the_cell_budget_of_nbval_and_the_grader():
+    import tomllib
+
+    from lab_snippets.labs.common import RAY_CELL_TIMEOUT
+
+    options = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    nbval = next(int(o.split("=")[1]) for o in options["tool"]["pytest"]["ini_options"]["addopts"]
+                 if o.startswith("--nbval-cell-timeout="))
+    assert raylab.START_BUDGET + 15 <= min(nbval, RAY_CELL_TIMEOUT), (
+        "a start that gives up at its budget must still end inside the cell's time, with room "
+        "for the rest of the start cell")
 
 
 @pytest.mark.serial

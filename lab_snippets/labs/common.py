@@ -17,6 +17,19 @@ BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 IGNORE = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py", "*.py[co]",
           "*.bak", ".~*"]
 MAX_SUBMISSION_BYTES = 20 * 1024 * 1024
+# Seconds per cell for a chapter that starts a local Ray (``book.chapters.runs_alone``), in the
+# grader and the corpus as under nbval (pyproject.toml): ``raylab.START_BUDGET`` fits inside it.
+RAY_CELL_TIMEOUT = 60
+
+
+def cell_timeout(chapter: str | os.PathLike[str], timeout: int) -> int:
+    """The per-cell timeout for ``chapter`` (its number, or a notebook's name or path, ``.py`` or
+    ``.ipynb``): ``timeout``, or at least ``RAY_CELL_TIMEOUT`` for a chapter that starts a local Ray."""
+    from lab_snippets.book.chapters import runs_alone
+
+    if not (isinstance(chapter, str) and chapter.isdigit()):
+        chapter = Path(Path(chapter).stem + ".py")
+    return max(timeout, RAY_CELL_TIMEOUT) if runs_alone(chapter) else timeout
 
 
 def ensure_venv_on_path():
@@ -47,6 +60,35 @@ def kernelspec():
 
 
 FAILURE_CHARS = 600
+
+
+def is_solution_cell(cell) -> bool:
+    """A cell the student writes: tagged ``solution`` or marked so in nbgrader's metadata."""
+    tags = cell.get("metadata", {}).get("tags", [])
+    return SOLUTION_TAG in tags or bool(cell.get("metadata", {}).get("nbgrader", {}).get("solution"))
+
+
+def infrastructure_failure(cell) -> str | None:
+    """Why a course cell failed for a reason no submission causes, or None.
+
+    One such reason is known: Ray did not start (the cell raised ``raylab.RayStartError``, or the
+    cell that calls ``raylab.start`` ran out of time). The tests after it then fail for want of
+    the cluster (a ``NameError`` after a timeout), which says nothing about the submission. The
+    callers ask only of a course cell that ran before any submission cell did, so a submission
+    cannot raise a look-alike error to escape its grade.
+    """
+    for o in cell.get("outputs", []):
+        if o.get("output_type") != "error":
+            continue
+        ename, evalue = o.get("ename"), " ".join(str(o.get("evalue") or "").split())
+        if ename == "RayStartError":
+            text = f"Ray did not start ({evalue})"
+        elif ename == "CellTimeoutError" and "raylab.start(" in cell.get("source", ""):
+            text = f"Ray did not start: the cell that starts it ran out of time ({evalue})"
+        else:
+            continue
+        return text if len(text) <= FAILURE_CHARS else text[:FAILURE_CHARS - 3] + "..."
+    return None
 
 
 def failure_message(outputs):

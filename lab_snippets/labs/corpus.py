@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lab_snippets import REPO_ROOT as REPO
+from lab_snippets.labs.common import cell_timeout
 
 CORPUS_DIR = REPO / "tests" / "corpus"
 NOTEBOOKS_DIR = REPO / "notebooks"
@@ -52,7 +53,6 @@ BEGIN_TABLE = "<!-- BEGIN GENERATED: corpus table (python -m lab_snippets.labs.c
 END_TABLE = "<!-- END GENERATED: corpus table -->"
 HEADER = re.compile(r"#\s*(mistake|violates|solution-cell)\s*:\s*(.*\S)\s*$")
 MIN_ENTRIES = 4
-RAY_CELL_TIMEOUT = 60  # seconds per cell for a chapter that starts a local Ray
 GOOD = {"reference": "full", "stub": "zero", "entry": "rejected"}
 
 
@@ -194,6 +194,8 @@ def _normal(text):
 
 def judge(kind, run, violates=""):
     failures = [(t.name, t.failure) for t in run.results if t.ran and not t.passed]
+    if run.infrastructure:  # no verdict about the submission: its tests could not run fairly
+        return "no Ray", [("(course cell)", run.infrastructure), *failures]
     if kind == "reference":
         verdict = "full" if run.score == run.max_score and run.max_score > 0 else "not full"
     elif kind == "stub":
@@ -209,9 +211,7 @@ def judge(kind, run, violates=""):
 
 def grade_one(kind, chapter, entry=None, timeout=30):
     """Grade one submission of ``chapter`` (reference, stub, or a corpus entry); return a Verdict."""
-    from lab_snippets.book.chapters import runs_alone
-    if runs_alone(chapter):  # a Ray chapter: its start cell gets nbval's cell budget (pyproject.toml)
-        timeout = max(timeout, RAY_CELL_TIMEOUT)
+    timeout = cell_timeout(chapter, timeout)  # a Ray chapter: nbval's cell budget (pyproject.toml)
     if kind == "reference":
         nb, key, violates = reference_notebook(chapter), f"{chapter}/reference", ""
     elif kind == "stub":

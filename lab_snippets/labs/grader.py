@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import csv
+import dataclasses
 import json
 import os
 import secrets
@@ -30,6 +31,7 @@ from lab_snippets.labs.common import (
     MAX_SUBMISSION_BYTES,
     REPO,
     LabError,
+    cell_timeout,
     ensure_venv_on_path,
 )
 from lab_snippets.labs.markers import defined_names, read_notebook
@@ -211,11 +213,14 @@ def _grade_one(row: Row, course_dir: Path, assignments: Assignments, isolation: 
             os.chown(box, uid, uid)
         course = _throwaway_course(row, course_dir, nbname, work)
         spec_path, result = work / "spec.json", work / "result.jsonl"
+        ray = runs_alone(Path(f"{nbname}.py"))
+        # a chapter that starts a local Ray: its cells get nbval's budget, as in the corpus
+        opts = dataclasses.replace(opts, timeout=cell_timeout(nbname, opts.timeout))
         GradeSpec(course=str(course), course_id=COURSE_ID, assignment=row.assignment,
                   student=row.student, notebook=nbname, timeout=opts.timeout,
                   iopub_timeout=opts.iopub_timeout, result=str(result),
                   nonce=secrets.token_hex(16), sandbox_spec=str(spec_path),
-                  sandbox=sandbox.sandbox_spec(box, uid, opts, hide, ray=runs_alone(Path(f"{nbname}.py"))),
+                  sandbox=sandbox.sandbox_spec(box, uid, opts, hide, ray=ray),
                   solution_names=_solution_names(course_dir, row.assignment, nbname),
                   ).write(spec_path)
         killed = _run_worker(spec_path, work, opts)

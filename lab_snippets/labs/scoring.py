@@ -1,9 +1,9 @@
 """Turning a worker's result file into a row's score, status and reason.
 
 The worker appends JSON lines (the records of ``spec``: ``cell`` per graded cell,
-``cell_timeout``, ``restart``, ``died``, and ``final`` with nbgrader's scores); the grader may
-have killed it half-way, so every line is optional. A row gets exactly one status: the first row of
-``STATUS_PRECEDENCE`` whose condition holds.
+``cell_timeout``, ``restart``, ``died``, ``infrastructure``, and ``final`` with nbgrader's
+scores); the grader may have killed it half-way, so every line is optional. A row gets exactly
+one status: the first row of ``STATUS_PRECEDENCE`` whose condition holds.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from lab_snippets.labs.spec import (
     CellTimeout,
     Died,
     Final,
+    Infrastructure,
     Options,
     Record,
     Restart,
@@ -47,14 +48,17 @@ class Findings:
     died: list[str] = field(default_factory=list)   # kernel deaths survived by a restart
     dead: str | None = None               # a kernel death with no recovery
     restarts: list[str | None] = field(default_factory=list)  # stuck kernels restarted
+    infrastructure: list[str] = field(default_factory=list)  # course cells that failed (Ray)
 
     @property
     def nothing_graded(self) -> bool:
         return self.final is None and not self.cells
 
 
-# Highest precedence first: a submission that was killed is a timeout even if it also tampered.
+# Highest precedence first: a submission that was killed is a timeout even if it also tampered;
+# one whose course cells failed before it ran (Ray did not start) is a grading error, to grade again.
 STATUS_PRECEDENCE: tuple[tuple[str, Callable[[Findings], bool]], ...] = (
+    ("error", lambda f: bool(f.infrastructure)),           # the course's own cells failed first
     ("timeout", lambda f: f.killed),                      # the whole submission ran out of time
     ("error", lambda f: f.nothing_graded),                 # nbgrader graded nothing at all
     ("timeout", lambda f: bool(f.timed)),                  # a cell ran out of time
@@ -88,6 +92,7 @@ def read_findings(result: Path, killed: bool) -> Findings:
         died=[r.what for r in records if isinstance(r, Died)],
         dead=next((r.kernel_dead for r in cells.values() if r.kernel_dead), None),
         restarts=[r.cell for r in records if isinstance(r, Restart)],
+        infrastructure=[f"{r.what} (in {r.cell})" for r in records if isinstance(r, Infrastructure)],
     )
 
 
@@ -107,7 +112,9 @@ def notes_for(f: Findings, cells: dict[str, float], scores: dict[str, float], op
               work: Path) -> list[str]:
     """The reason column: what passed, what failed, and every event that explains the status."""
     passed = sum(1 for gid in cells if scores[gid] >= cells[gid] > 0)
-    notes = [f"{passed}/{len(cells)} tests passed"]
+    notes = [f"{what}: not the submission's fault, its tests could not run fairly; grade it again"
+             for what in f.infrastructure]
+    notes.append(f"{passed}/{len(cells)} tests passed")
     failed = [f"{g}: {f.cells[g].reason}" for g in cells
               if g in f.cells and scores[g] < cells[g] and f.cells[g].reason
               and not f.cells[g].timed_out]

@@ -156,6 +156,16 @@ class Died:
 
 
 @dataclass(frozen=True)
+class Infrastructure:
+    """A course cell failed, before any submission cell ran, for a reason no submission causes
+    (``common.infrastructure_failure``: Ray did not start); the grades after it mean nothing."""
+
+    KIND: ClassVar[str] = "infrastructure"
+    cell: str
+    what: str
+
+
+@dataclass(frozen=True)
 class Final:
     """nbgrader's scores once the worker finished: grade_id -> [score, max_score]."""
 
@@ -163,8 +173,10 @@ class Final:
     scores: dict[str, list[float]]
 
 
-Record = CellRecord | CellTimeout | Restart | Died | Final
-RECORD_KINDS: dict[str, type[Record]] = {c.KIND: c for c in (CellRecord, CellTimeout, Restart, Died, Final)}
+Record = CellRecord | CellTimeout | Restart | Died | Infrastructure | Final
+RECORD_KINDS: dict[str, type[Record]] = {
+    c.KIND: c for c in (CellRecord, CellTimeout, Restart, Died, Infrastructure, Final)
+}
 
 
 def record_line(record: Record) -> str:

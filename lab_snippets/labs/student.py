@@ -11,10 +11,12 @@ from pathlib import Path
 from lab_snippets.labs.common import (
     BEGIN_HIDDEN,
     HIDDEN_TAG,
-    SOLUTION_TAG,
     TESTS_TAG,
+    cell_timeout,
     ensure_venv_on_path,
     failure_message,
+    infrastructure_failure,
+    is_solution_cell,
     kernelspec,
 )
 from lab_snippets.labs.markers import _points, _tags, read_notebook
@@ -71,6 +73,7 @@ class TestRun:
     unimplemented: bool = False  # a solution cell still raises NotImplementedError
     restarted: list[int] = field(default_factory=list)  # cells after which the kernel restarted
     dead: str | None = None      # why the kernel could not be restarted
+    infrastructure: str | None = None  # a course cell failed before the submission ran (Ray)
 
     @property
     def score(self) -> float:
@@ -108,10 +111,12 @@ def _execute_all(client, nb, failed_replies, run, quiet_kernel=False):
     from nbclient.exceptions import DeadKernelError
     from nbformat.v4 import new_output
 
+    submission_ran = False
     with client.setup_kernel(**({"stderr": subprocess.DEVNULL} if quiet_kernel else {})):
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
+            submission_ran = submission_ran or is_solution_cell(cell)
             if run.dead:
                 cell.outputs = [new_output("error", ename="KernelDied", evalue=run.dead,
                                            traceback=[])]
@@ -124,6 +129,8 @@ def _execute_all(client, nb, failed_replies, run, quiet_kernel=False):
                     ename, _, evalue = failed_replies[i].partition(": ")
                     cell.outputs.append(new_output("error", ename=ename, evalue=evalue,
                                                    traceback=[]))
+                if not submission_ran and run.infrastructure is None:
+                    run.infrastructure = infrastructure_failure(cell)
                 if client.after_cell(cell, i):
                     run.restarted.append(i)
             except DeadKernelError as exc:
@@ -145,6 +152,7 @@ def run_tests(notebook, timeout=30) -> TestRun:
     an emptied one (student version) is reported with ``ran=False``.
     """
     path = Path(notebook).resolve()
+    timeout = cell_timeout(path, timeout)  # a chapter that starts a local Ray: nbval's cell budget
     nb = read_notebook(path)
     if path.suffix == ".py":
         nb.metadata["kernelspec"] = kernelspec()
@@ -170,9 +178,8 @@ def run_notebook(nb, cwd, timeout=30, quiet_kernel=False, path=None) -> TestRun:
     failed_replies = {}
     _execute_all(_client(nb, cwd, timeout, failed_replies), nb, failed_replies, run, quiet_kernel)
     run.seconds = time.monotonic() - t0
-    run.unimplemented = any(
-        SOLUTION_TAG in _tags(c) or c.metadata.get("nbgrader", {}).get("solution")
-        for c in nb.cells if "NotImplementedError" in str(c.get("outputs")))
+    run.unimplemented = any(is_solution_cell(c) for c in nb.cells
+                            if "NotImplementedError" in str(c.get("outputs")))
     for i, name, pts, hidden in tests:
         code = [ln for ln in nb.cells[i].source.splitlines()
                 if ln.strip() and not ln.strip().startswith("#")]
@@ -188,7 +195,7 @@ def validate(notebook, timeout=30, log=print):
     if not run.results:
         log(f"{run.path.name}: no test cells found")
         return 0, 0
-    log(f"Validating {run.path.name} (per-cell timeout {timeout}s)")
+    log(f"Validating {run.path.name} (per-cell timeout {cell_timeout(run.path, timeout)}s)")
     passed = points = max_points = counted = 0
     for r in run.results:
         if not r.ran:
@@ -212,4 +219,7 @@ def validate(notebook, timeout=30, log=print):
             "kernel; it was restarted and the cells before them re-run")
     if run.dead:
         log(f"note: {run.dead}; later cells were not run")
+    if run.infrastructure:
+        log(f"note: {run.infrastructure}. The tests after it could not run, so their failures say "
+            "nothing about your code: run the notebook again when the machine is less busy")
     return passed, counted

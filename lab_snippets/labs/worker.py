@@ -29,7 +29,7 @@ from nbgrader import utils
 from nbgrader.preprocessors import Execute
 
 from lab_snippets.labs import guard
-from lab_snippets.labs.common import failure_message
+from lab_snippets.labs.common import failure_message, infrastructure_failure
 from lab_snippets.labs.markers import defined_names
 from lab_snippets.labs.recovery import RecoveringMixin
 from lab_snippets.labs.spec import (
@@ -38,6 +38,7 @@ from lab_snippets.labs.spec import (
     Died,
     Final,
     GradeSpec,
+    Infrastructure,
     Record,
     Restart,
     record_line,
@@ -92,6 +93,8 @@ class SandboxExecute(RecoveringMixin, Execute):
     _capped = False
     _guard_installed = False
     _untrusted_ran = False  # a submission cell ran since the guard's snapshots last held
+    _submission_started = False  # a submission cell has run (or begun to) in this notebook
+    infrastructure = None  # what failed in a course cell before that (common.infrastructure_failure)
 
     # ----- the guard
 
@@ -175,6 +178,10 @@ class SandboxExecute(RecoveringMixin, Execute):
         where = gid or f"cell {index}"
         if not grade and self.timed_out(cell):
             self.report.emit(CellTimeout(where))
+        if not self._submission_started and self.infrastructure is None:
+            self.infrastructure = infrastructure_failure(cell)
+            if self.infrastructure:
+                self.report.emit(Infrastructure(where, self.infrastructure))
         if self.after_cell(cell, index, self._install_guard):
             self.report.emit(Restart(where))
         elif not self.timed_out(cell):
@@ -218,7 +225,7 @@ class SandboxExecute(RecoveringMixin, Execute):
                     return cell, resources
             if cell.cell_type == "code":
                 if utils.is_solution(cell):  # before it runs: a cell that times out counts too
-                    self._untrusted_ran = True
+                    self._untrusted_ran = self._submission_started = True
                 cell, resources = self._run_code(cell, resources, index, gid, grade)
         except DeadKernelError:
             self._kernel_died(cell, index, gid)
