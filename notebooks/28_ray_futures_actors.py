@@ -27,12 +27,14 @@
 #
 # **What it costs.** The second code cell starts a private Ray on this machine: about ten
 # processes (Ray's control store, a raylet, a monitor, a dashboard in minimal mode, a log
-# monitor, two agents and two idle workers) and about 700 MB of memory. The start took 3–7
-# seconds on the course's two-core machine with other work running, and up to about 40 s when
-# a dozen other processes wanted the same two cores; it is mostly spent starting those Python
-# processes. Everything listens on 127.0.0.1 only and writes into a temporary
-# folder; the chapter's last cells stop Ray and remove the folder.
-# `lab_snippets.raylab` explains each setting it applies and why.
+# monitor, two agents and two idle workers) and about 700 MB of memory. In ten starts on the
+# course's two-core machine, `ray.init` took 3.5–4.6 s when the machine was quiet and 3.2–9.8 s
+# beside a bursty neighbour on both cores (`python -m lab_snippets.bench.ray_start`); it is
+# mostly spent starting those Python processes. A start that fails is tried once more only if
+# the time left of its 40 s budget allows another; otherwise the cell stops with a
+# `RayStartError` that names what did not start and where Ray's logs were kept. Everything
+# listens on 127.0.0.1 only and writes into a temporary folder; the chapter's last cells stop
+# Ray and remove the folder. `lab_snippets.raylab` explains each setting it applies and why.
 
 # %%
 import asyncio

@@ -28,12 +28,14 @@
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share.
 #
-# **What it costs.** The first code cell starts a private Ray through `lab_snippets.raylab`:
-# the offline settings, a temporary folder, and jsonschema's grammar kept out of Ray's
-# processes. A quiet two-core machine starts it in 2–3 s; under heavy load it can take ten
-# times as long (the cell prints what it took). It declares two GPUs that do not exist
-# (`num_gpus=2`): Ray counts and hands out GPUs as numbers, so placement works the same
-# without the hardware. Each actor below is a process of its own, about 90 MB.
+# **What it costs.** The first code cell starts a private Ray through `lab_snippets.raylab`: the
+# offline settings, a temporary folder, and jsonschema's grammar kept out of Ray's processes. On
+# the course's two-core machine `ray.init` took 3.5–4.6 s when the machine was quiet and 3.2–9.8
+# s beside a bursty neighbour (ten starts each; the cell prints what it took); a start that
+# cannot succeed within 40 s stops the cell with a `RayStartError` that says what did not start.
+# It declares two GPUs that do not exist (`num_gpus=2`): Ray counts and hands out GPUs as
+# numbers, so placement works the same without the hardware. Each actor below is a process of
+# its own, about 90 MB.
 
 # %%
 import glob
