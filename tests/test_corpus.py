@@ -79,11 +79,11 @@ def test_judge_needs_the_phrase():
     assert corpus.judge("entry", run, "permit")[0] == "unexplained"
     run.results[0].failure = None
     assert corpus.judge("entry", run, "still running")[0] == "accepted"
+    assert corpus.judge("reference", run)[0] == "full"
     run.infrastructure = "Ray did not start (2 attempts failed)"
     for kind in ("reference", "stub", "entry"):
         verdict, failures = corpus.judge(kind, run, "still running")
         assert verdict == "no Ray" and failures[0] == ("(course cell)", run.infrastructure), kind
-    assert corpus.judge("reference", run)[0] == "full"
 
 
 def test_corpus_never_reaches_a_student_release(tmp_path):
