@@ -397,3 +397,36 @@ def test_ci_speed_compares_the_tests_both_commits_ran(tmp_path):
     line = "====== 2120 passed, 1 skipped in 1136.12s (0:18:56) ======="
     match = ci_speed.SUMMARY.match(line)
     assert match and match.group(1) == "2120 passed, 1 skipped" and match.group(2) == "1136.12", line
+
+
+def test_ci_speed_fixed_runs_the_same_work_through_both_commits_abba_and_removes_its_worktrees():
+    from lab_snippets.bench import ci_speed
+    from lab_snippets.sites.gitcmd import run_git
+
+    seen = []
+
+    def work(tree, lab):
+        seen.append((tree.name, (tree / "lab_snippets" / "bench" / "ci_speed.py").exists(), lab.exists()))
+        return {"validate": 1.0 if tree.name == "before" else 2.0, "nbval": 3.0}
+
+    times = ci_speed.fixed("HEAD", "HEAD", rounds=3, work=work)
+    assert [s[0] for s in seen] == ["before", "after", "after", "before", "before", "after"], (
+        "the sides must alternate ABBA so that both see the same load")
+    assert all(tree_ok and lab_ok for _, tree_ok, lab_ok in seen), "each side runs in a checkout with the lab"
+    assert times["before"] == {"validate": [1.0] * 3, "nbval": [3.0] * 3}
+    assert times["after"]["validate"] == [2.0] * 3
+    listed = run_git(["worktree", "list"], repo=ci_speed.REPO_ROOT).stdout.decode()
+    assert "ci-speed-fixed-" not in listed, f"a worktree was left behind:\n{listed}"
+    table = ci_speed.fixed_table(times)
+    assert "| validate | 1.00 s (1.00 s) | 2.00 s (2.00 s) |" in table and "3 rounds each" in table
+
+
+def test_ci_speed_probe_lab_has_one_solution_and_one_graded_test(tmp_path):
+    from lab_snippets.bench import ci_speed
+    from lab_snippets.labs import student
+    from lab_snippets.labs.common import is_solution_cell
+    from lab_snippets.labs.markers import read_notebook
+
+    nb = read_notebook(ci_speed.write_probe_lab(tmp_path / "probe.ipynb"))
+    assert [name for _, name, _, _ in student._test_cells(nb)] == ["add_test"]
+    assert sum(map(is_solution_cell, nb.cells)) == 1

@@ -2,6 +2,7 @@
 
     python -m lab_snippets.bench.ci_speed run COMMIT --out DIR     # one clean clone, one full run
     python -m lab_snippets.bench.ci_speed compare BEFORE/run.json AFTER/run.json
+    python -m lab_snippets.bench.ci_speed fixed BEFORE AFTER [--rounds 6]   # the same work, two codes
 
 ``run`` clones this repository into ``DIR/clone`` at ``COMMIT`` (a clean clone, as CI makes), runs
 ``SLIME_OFFLINE=1 bash .ci/test --junitxml=DIR/phase1.xml`` there (what ``.ci/run`` does, with a
@@ -13,6 +14,13 @@ load seen. The clone (and its venv) is removed afterwards unless ``--keep``.
 not run the same tests, the time of the tests both of them ran (their phase-1 junit records matched
 by test id) apart from the tests only one of them has. A whole run takes 20-40 minutes of two
 cores, so the two runs are taken one after the other; say the load each saw when you quote them.
+
+``fixed`` answers what ``compare`` cannot when the two commits' tests differ (hidden tests rewritten,
+chapters added): it times the same fixed work through each commit's code, in two ``git worktree``s
+sharing this venv, rounds alternating before/after and after/before. The work: ``labs validate`` of
+one tiny lab notebook (a kernel started, run and graded) and nbval of one tiny chapter-shaped
+notebook (the plugin and the leak audit around it). ``PYTHONPATH`` points each side's processes, its
+kernels included, at that side's ``lab_snippets`` (the venv's editable install points at this one).
 """
 
 from __future__ import annotations
@@ -22,8 +30,10 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -106,6 +116,110 @@ def compare(before: Path, after: Path) -> str:
     return "\n".join(lines)
 
 
+PROBE_CHAPTER = """\
+# %% [markdown]
+# # A probe: a few tasks and one thread, the shape of a chapter's experiment
+
+# %%
+import asyncio
+import threading
+import time
+
+
+async def echo(i):
+    await asyncio.sleep(0.01)
+    return i
+
+print(await asyncio.gather(*(echo(i) for i in range(5))))
+
+# %%
+worker = threading.Thread(target=time.sleep, args=(0.05,))
+worker.start()
+worker.join(timeout=5)
+assert not worker.is_alive()
+"""
+
+
+def write_probe_lab(path: Path) -> Path:
+    """A tiny lab: one course cell, one solution cell, one graded test cell."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    solution = new_code_cell("async def add(a, b):\n    await asyncio.sleep(0.01)\n    return a + b")
+    solution.metadata.update(tags=["solution"], nbgrader={"solution": True, "grade": False,
+                                                          "grade_id": "add", "schema_version": 3})
+    test = new_code_cell("assert (await add(1, 2)) == 3, 'add(1, 2) is 3'")
+    test.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "add_test",
+                                 "points": 1, "schema_version": 3}
+    nb = new_notebook(cells=[new_markdown_cell("# probe"), new_code_cell("import asyncio"), solution, test])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+    return path
+
+
+def _fixed_work(tree: Path, lab: Path) -> dict[str, float]:
+    """One round of the fixed work through ``tree``'s code: seconds per workload."""
+    chapter = tree / "notebooks" / "00_probe.py"
+    chapter.write_text(PROBE_CHAPTER, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    commands = {
+        "validate": [sys.executable, "-m", "lab_snippets.labs", "validate", str(lab)],
+        "nbval": [sys.executable, "-m", "pytest", str(chapter), "-q", "-p", "no:xdist", "-o", "addopts=",
+                  "-p", "no:cacheprovider", "-p", "lab_snippets.testing.nbplugin", "--nbval-lax",
+                  "--nbval-current-env"],
+    }
+    out = {}
+    try:
+        for what, cmd in commands.items():
+            t0 = time.monotonic()
+            done = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, timeout=300)
+            out[what] = time.monotonic() - t0
+            if done.returncode:
+                tail = done.stdout.decode(errors="replace").strip().splitlines()[-3:]
+                raise SystemExit(f"{what} failed in {tree.name}: {' | '.join(tail)}")
+    finally:
+        chapter.unlink(missing_ok=True)
+    return out
+
+
+def fixed(before: str, after: str, rounds: int = 6, work=_fixed_work) -> dict:
+    """The fixed work through both commits' code, ``rounds`` times, ABBA; seconds per side and workload."""
+    times: dict = {"before": {}, "after": {}, "load": []}
+    with tempfile.TemporaryDirectory(prefix="ci-speed-fixed-") as tmp:
+        trees = {"before": Path(tmp) / "before", "after": Path(tmp) / "after"}
+        lab = write_probe_lab(Path(tmp) / "probe.ipynb")
+        try:
+            for side, commit in (("before", before), ("after", after)):
+                done = run_git(["worktree", "add", "-q", "--detach", str(trees[side]), commit],
+                               repo=REPO_ROOT, timeout=120)
+                if done.returncode:
+                    why = done.stderr.decode(errors="replace").strip()
+                    raise SystemExit(f"git worktree add {commit}: {why}")
+            for k in range(rounds):
+                for side in (("before", "after") if k % 2 == 0 else ("after", "before")):
+                    times["load"].append(os.getloadavg()[0])
+                    for what, seconds in work(trees[side], lab).items():
+                        times[side].setdefault(what, []).append(round(seconds, 3))
+        finally:
+            for tree in trees.values():
+                if tree.exists():
+                    run_git(["worktree", "remove", "--force", str(tree)], repo=REPO_ROOT, timeout=120)
+            run_git(["worktree", "prune"], repo=REPO_ROOT, timeout=120)
+    return times
+
+
+def fixed_table(times: dict) -> str:
+    lines = ["| workload | before: median (best) | after: median (best) |", "|---|---|---|"]
+    for what in times["before"]:
+        cells = [f"{statistics.median(times[s][what]):.2f} s ({min(times[s][what]):.2f} s)"
+                 for s in ("before", "after")]
+        lines.append(f"| {what} | {cells[0]} | {cells[1]} |")
+    load = times["load"]
+    lines.append(f"\n{len(times['before'][next(iter(times['before']))])} rounds each, "
+                 f"load (1 min) {min(load):.1f}-{max(load):.1f}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lab_snippets.bench.ci_speed",
                                  description=__doc__.split("\n")[0])
@@ -117,9 +231,15 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("compare", help="two runs side by side")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
+    f = sub.add_parser("fixed", help="the same fixed work through two commits' code, interleaved")
+    f.add_argument("before")
+    f.add_argument("after")
+    f.add_argument("--rounds", type=int, default=6)
     args = ap.parse_args(argv)
     if args.cmd == "run":
         print(json.dumps(run(args.commit, args.out, args.keep), indent=1))
+    elif args.cmd == "fixed":
+        print(fixed_table(fixed(args.before, args.after, args.rounds)))
     else:
         print(compare(args.before, args.after))
     return 0
