@@ -174,18 +174,3 @@ def test_notebook_text_round_trips_through_jupytext():
     text = '# %% tags=["claim"]\n# claim: c\nassert True\n'
     nb = jupytext.reads(text, fmt="py:percent")
     assert claims.claim_cells(nb) == [claims.ClaimCell(0, "c")]
-
-
-def test_xdist_spreads_mutations_but_keeps_a_notebook_on_one_worker():
-    from xdist.scheduler import LoadFileScheduling
-
-    class Fake(LoadFileScheduling):
-        def __init__(self):  # no config needed to split node ids
-            pass
-
-    split = claims._mutation_scope(Fake._split_scope.__get__(Fake()))
-    a = "tests/test_claims.py::test_counterfactual_kills_its_claim[06-a-x]"
-    b = "tests/test_claims.py::test_counterfactual_kills_its_claim[06-b-y]"
-    assert split(a) != split(b)
-    assert split("notebooks/06_semaphore.py::Cell 3") == split("notebooks/06_semaphore.py::Cell 4")
-    assert split("tests/test_claims.py::test_apply_needs_exactly_one_occurrence") == "tests/test_claims.py"

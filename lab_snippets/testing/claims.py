@@ -359,26 +359,6 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if bad else 0
 
 
-def _mutation_scope(file_scope):
-    """A node id's work unit: its own for a mutation test, else what ``file_scope`` says (its file)."""
-    def split(nodeid: str) -> str:
-        if "::test_counterfactual_kills_its_claim[" in nodeid:
-            return nodeid
-        return file_scope(nodeid)
-    return split
-
-
-def xdist_scheduler(config, log):
-    """pytest-xdist's ``loadfile`` scheduler, except that each mutation test is its own work unit."""
-    from xdist.scheduler import LoadFileScheduling
-
-    class MutationsSpread(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return _mutation_scope(super()._split_scope)(nodeid)
-
-    return MutationsSpread(config, log)
-
-
 if __name__ == "__main__":
     sys.exit(main())
 
