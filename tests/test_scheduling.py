@@ -37,7 +37,8 @@ def test_a_notebook_and_any_other_test_file_stay_on_one_worker(split):
     assert split("tests/test_claims.py::test_apply_needs_exactly_one_occurrence") == "tests/test_claims.py"
     assert split("tests/test_corpus.py::test_entries_are_well_formed_and_enough") == "tests/test_corpus.py"
     # the name must be the test's, not text in another test's parameters
-    other = "tests/test_scheduling.py::test_each_name_is_a_test_that_exists[test_corpus_verdict]"
+    other = ("tests/test_scheduling.py::test_each_mutation_and_each_verdict_is_a_work_unit"
+             "[tests/test_corpus.py::test_corpus_verdict[04/reference]-x]")
     assert split(other) == "tests/test_scheduling.py"
 
 
