@@ -6,10 +6,10 @@ the exception, each of which starts a fresh kernel of its own and shares nothing
 neighbours in the file, so each is a work unit of its own and the workers share them:
 
 - a claim's counterfactual (``tests/test_claims.py::test_counterfactual_kills_its_claim[...]``);
-- a corpus verdict (``tests/test_corpus.py::test_corpus_verdict[...]``): one submission graded
-  in the sandbox. Kept as one file, the corpus was one worker's work for the whole first phase
-  (1,420 of the phase's 1,432 s in a clean run of 76113e8, while the other worker ran every
-  other file in 906 s and then waited).
+- a corpus verdict (``tests/test_corpus.py::test_corpus_verdict[...]``): one corpus submission
+  graded in a fresh kernel (``labs.corpus.grade_one``). Kept as one file, the corpus was one
+  worker's work for the whole first phase (1,420 of the phase's 1,432 s in a clean run of
+  76113e8, while the other worker ran every other file in 906 s and then waited).
 
 ``conftest.py`` installs the scheduler through pytest-xdist's ``pytest_xdist_make_scheduler`` hook.
 """
