@@ -167,11 +167,13 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 # 1 to 12. With `limit` permits the jobs go through in ceil(12 / limit) rounds, so the ideal
 # total time is ceil(12 / limit) × 0.03 s. Each limit is measured three times, the limits
 # interleaved (`lab_snippets.measure.ainterleaved`), and the best of the three is kept: a
-# burst of load on the machine can only make a run slower. The claim is about rounds, checked
-# on the side that load cannot flip. A sleep never ends early, so no batch can take less than
-# its rounds × 0.03 s: raising the limit from 4 to 5 gains nothing, because 12 jobs still need
-# 3 rounds. And doubling the limit halves the rounds, so the doubled limit finishes before the
-# smaller one possibly could.
+# burst of load on the machine can only make a run slower. The claim is about rounds. Its lower
+# bounds are on the side that load cannot flip: a sleep never ends early, so no batch can take
+# less than its rounds × 0.03 s, and raising the limit from 4 to 5 gains nothing, because 12
+# jobs still need 3 rounds. Its other half is an upper bound, which load can flip: doubling the
+# limit halves the rounds, so the doubled limit should finish before the smaller one possibly
+# could, but a run slowed by a busy neighbour can miss that, and only the best of three
+# protects it.
 
 # %%
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
@@ -495,10 +497,15 @@ finally:
 # The permits live in `GenerateState`, which is a singleton, so every sample task of the
 # process sees the same `asyncio.Semaphore`; its size is the configured concurrency per SGLang
 # server times the number of engines. `generate_and_rm` enters the semaphore only around the
-# generate call (custom or built-in) and leaves it before the reward model is called, so a
-# slow reward does not hold a generation permit. Reading that function with this chapter in
-# mind: the number of sample tasks follows the batch size and the over-sampling, while the
-# number of generate calls in flight is at most the permit count.
+# generate call (custom or built-in) and leaves it before its own reward step, so on the
+# built-in path the reward model is called after the permit is given back. A custom generate
+# function is different: everything it does runs inside the permit, scoring included. The
+# coding-agent generate of chapter 14 grades its own sample (the SWE evaluation, with a
+# timeout of 600 s by default), drops its session and pauses ten seconds before it returns,
+# all while holding a permit; the reward step then finds the reward filled and skips it.
+# Reading that function with this chapter in mind: the number of sample tasks follows the
+# batch size and the over-sampling, while the number of generate calls in flight is at most
+# the permit count.
 #
 # The coding-agent example shows the same tool at a different scale. A module-level
 # semaphore caps how many sandboxes are being created and provisioned at once; the permit
