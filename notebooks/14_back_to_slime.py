@@ -837,8 +837,8 @@ show_call_site("14f")
 # around the whole custom generate function (the example's launch script names this one with
 # `--custom-generate-function-path`). The guard bounds how long a stuck sandbox keeps that
 # permit, but it does not bound the whole hold: the `finally` runs outside the guard, so the
-# session drop (told to wait up to 30 s for the session's handlers) and the ten-second pause
-# come on top, still inside the permit. Every use of these mechanisms in slime is listed in the
+# session drop (up to 30 s of waiting for the session's handlers, then an unbounded wait for
+# the ones it cancels) and the ten-second pause come on top, still inside the permit. Every use of these mechanisms in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
