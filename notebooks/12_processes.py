@@ -379,8 +379,8 @@ assert isinstance(broken.exception(timeout=0), RuntimeError)
 # | `spawn` | a new interpreter that imports the target by name | slowest | targets must be importable; arguments must pickle |
 # | `forkserver` | forked from a small, clean server process | fast after the first | same import rule as spawn |
 #
-# A Jupyter kernel always has threads, so `fork` is the risky choice there. slime forces
-# `spawn` before starting the inference servers it launches itself; its source gives no
+# A Jupyter kernel always has threads, so `fork` is the risky choice there. Before starting
+# the inference servers it launches itself, slime forces `spawn`; its source gives no
 # reason, but a parent that may already run threads is exactly this case. It does not do so
 # for its router: that child starts with the platform default, which is `fork` on Linux up to
 # Python 3.13, from a Ray actor's process that already runs threads (the end of the chapter
