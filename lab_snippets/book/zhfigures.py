@@ -28,7 +28,7 @@ import ast
 import sys
 from pathlib import Path
 
-from lab_snippets import REPO_ROOT
+from lab_snippets import REPO_ROOT, figlang
 from lab_snippets.timeline import STATE_COLOURS
 
 ROOT = REPO_ROOT
@@ -93,8 +93,63 @@ def title_words(root: Path = ROOT) -> dict[str, str]:
     return {m.id: m.string for m in _messages(read_po(path)) if m.string and not m.fuzzy}
 
 
+def _figure_chunks(nb) -> list[dict[str, str]]:
+    """The text chunks of every Chinese figure (``lab_snippets.figlang``) among ``nb``'s outputs."""
+    import base64
+
+    found = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            png = output.get("data", {}).get("image/png")
+            if png and output.get("metadata", {}).get(figlang.EDITION_KEY) == "zh_CN":
+                found.append(figlang.png_text(base64.b64decode(png)))
+    return found
+
+
+def _has_figures(nb) -> bool:
+    return any("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+
+
+def cached_figure_words(root: Path = ROOT) -> dict[int, tuple[set[str], set[str]]]:
+    """``{cache record: (words its Chinese figures hold, words they lacked)}`` over the book's
+    jupyter cache; a record whose figures were drawn in English only (before ``figlang``, or not by
+    the book build) maps to ``None``."""
+    from jupyter_cache import get_cache
+
+    from lab_snippets.book.chapters import cache_path
+
+    if not (cache_path(root) / "global.db").exists():
+        return {}
+    cache = get_cache(str(cache_path(root)))
+    found: dict[int, tuple[set[str], set[str]] | None] = {}
+    for record in cache.list_cache_records():
+        nb = cache.get_cache_bundle(record.pk).nb
+        chunks = _figure_chunks(nb)
+        if not chunks:
+            found[record.pk] = None if _has_figures(nb) else (set(), set())
+            continue
+        words = {w for c in chunks for w in c.get(figlang.WORDS_KEY, "").split("\n") if w}
+        missing = {w for c in chunks for w in c.get(figlang.MISSING_KEY, "").split("\n") if w}
+        found[record.pk] = (words, missing)
+    return found
+
+
+def stale_records(root: Path = ROOT) -> set[int]:
+    """Cached executions whose Chinese figures the current ``figures.po`` would draw differently (a
+    word they lacked is translated now), or that drew no Chinese figure at all: ``preexec`` runs
+    those chapters again, so a translated figure word reaches the page without a manual cache reset."""
+    translated = set(figlang.words())
+    stale = set()
+    for pk, seen in cached_figure_words(root).items():
+        if seen is None or seen[1] & translated:
+            stale.add(pk)
+    return stale
+
+
 def update(root: Path = ROOT) -> tuple[int, int]:
-    """Bring ``figures.po`` in step with the notebooks' titles; returns (added, removed)."""
+    """Bring ``figures.po`` in step with the notebooks' titles and the words the cached executions'
+    figures draw (lane names, axis labels, legends); returns (added, removed). With no Chinese figure
+    in the cache (a fresh clone), the words already in the catalogue are kept."""
     from babel.messages.catalog import Catalog
 
     from lab_snippets.book.i18n import _messages, read_po, write_po
@@ -102,6 +157,10 @@ def update(root: Path = ROOT) -> tuple[int, int]:
     path = titles_path(root)
     old = {m.id: m.string for m in _messages(read_po(path))} if path.is_file() else {}
     titles = notebook_titles(root)
+    seen = [v for v in cached_figure_words(root).values() if v]
+    drawn = sorted({w for words, _ in seen for w in words} - set(titles)) if seen else [
+        w for w in old if w not in titles]
+    titles = titles + drawn
     if list(old) == titles:
         return 0, 0  # nothing to change: the file (and its date) stays as it is
     catalog = Catalog(locale="zh_CN", project="slime course: figure titles", fuzzy=False)
