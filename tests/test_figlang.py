@@ -64,7 +64,8 @@ def test_nothing_changes_unless_the_book_build_asks(monkeypatch):
 
 
 def test_each_edition_downloads_only_its_own_figures():
-    out = [{"output_type": "display_data", "metadata": {figlang.EDITION_KEY: e}, "data": {}} for e in ("en", "zh_CN")]
+    out = [{"output_type": "display_data", "metadata": {figlang.EDITION_KEY: e}, "data": {}}
+           for e in ("en", "zh_CN")]
     plain = {"output_type": "stream", "metadata": {}, "text": "x"}
     nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [*out, plain]}]}
     for edition in ("en", "zh_CN"):
