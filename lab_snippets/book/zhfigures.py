@@ -25,6 +25,7 @@ table (``locale/zh_CN/LC_MESSAGES/book/reading_guide.po``), the sentence from ``
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -83,6 +84,17 @@ def titles_path(root: Path = ROOT) -> Path:
     return Path(root) / "locale" / "zh_CN" / "figures.po"
 
 
+DRAWN = "drawn by a figure (a lane, axis or legend word; numbers as {})"
+
+
+def drawn_words(root: Path = ROOT) -> set[str]:
+    """The entries of ``figures.po`` that come from what the figures drew, not from a title in the code."""
+    from lab_snippets.book.i18n import _messages, read_po
+
+    path = titles_path(root)
+    return {m.id for m in _messages(read_po(path)) if DRAWN in m.auto_comments} if path.is_file() else set()
+
+
 def title_words(root: Path = ROOT) -> dict[str, str]:
     """``{English title: Chinese}`` of ``figures.po`` (translated, not fuzzy)."""
     from lab_snippets.book.i18n import _messages, read_po
@@ -108,6 +120,12 @@ def _figure_chunks(nb) -> list[dict[str, str]]:
 
 def _has_figures(nb) -> bool:
     return any("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+
+
+def as_pattern(word: str) -> str:
+    """A figure word as its catalogue entry: every number a placeholder (``job 3`` -> ``job {}``,
+    ``gather: 0.36 s`` -> ``gather: {} s``), so one entry serves every lane and every measurement."""
+    return re.sub(r"\d+(?:\.\d+)?", "{}", word)
 
 
 def cached_figure_words(root: Path = ROOT) -> dict[int, tuple[set[str], set[str]]]:
@@ -158,14 +176,14 @@ def update(root: Path = ROOT) -> tuple[int, int]:
     old = {m.id: m.string for m in _messages(read_po(path))} if path.is_file() else {}
     titles = notebook_titles(root)
     seen = [v for v in cached_figure_words(root).values() if v]
-    drawn = sorted({w for words, _ in seen for w in words} - set(titles)) if seen else [
-        w for w in old if w not in titles]
+    drawn = sorted({as_pattern(w) for words, _ in seen for w in words if w not in titles}
+                   - set(titles)) if seen else [w for w in old if w not in titles]
     titles = titles + drawn
     if list(old) == titles:
         return 0, 0  # nothing to change: the file (and its date) stays as it is
     catalog = Catalog(locale="zh_CN", project="slime course: figure titles", fuzzy=False)
     for title in titles:
-        catalog.add(title, old.get(title, ""))
+        catalog.add(title, old.get(title, ""), auto_comments=[DRAWN] if title in drawn else [])
     write_po(catalog, path)
     return len(set(titles) - set(old)), len(set(old) - set(titles))
 
