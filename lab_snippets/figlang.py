@@ -28,6 +28,8 @@ ENV = "COURSE_FIGURE_EDITIONS"
 EDITION_KEY = "course-edition"
 MISSING_KEY = "course-missing-words"
 WORDS_KEY = "course-words"
+FORMAT_KEY = "course-figlang"
+FORMAT = "2"  # raise when the Chinese drawing changes: the book build then draws cached figures again
 CJK_FONTS = ["Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Zen Hei"]
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _LETTERS = re.compile(r"[A-Za-z]{2,}")
@@ -124,17 +126,22 @@ def in_chinese(fig):
     import matplotlib
     missing: list[str] = []
     undo = []
+    ticks: set[str] = set()
     fig.canvas.draw()  # lay out first, so tick labels hold their final text
     for axis in _worded_axes(fig):
         labels = [t.get_text() for t in axis.get_ticklabels()]
-        new = [translate(s) or s for s in labels]
-        missing += [s for s, n in zip(labels, new, strict=True) if n == s and needs_words(s)]
+        found = [translate(s) for s in labels]
+        missing += [s for s, n in zip(labels, found, strict=True) if n is None and needs_words(s)]
+        new = [n if n is not None else s for s, n in zip(labels, found, strict=True)]
+        ticks.update(new)
         locator, formatter = axis.get_major_locator(), axis.get_major_formatter()
         axis.set_ticks(axis.get_ticklocs(), new)
         undo += [lambda a=axis, lo=locator: a.set_major_locator(lo),
                  lambda a=axis, fo=formatter: a.set_major_formatter(fo)]
     for text in _texts(fig):
         old = text.get_text()
+        if old in ticks:  # a tick label set above (already Chinese, or a word left as it is)
+            continue
         new = translate(old)
         if new is None:
             missing.append(old)
@@ -160,7 +167,7 @@ def in_chinese(fig):
 
 def png(fig, edition: str, missing: list[str] | None = None, words_drawn: list[str] | None = None) -> bytes:
     """``fig`` as PNG bytes, tagged with its edition (and the words it has and those it lacked)."""
-    meta = {EDITION_KEY: edition}
+    meta = {EDITION_KEY: edition, FORMAT_KEY: FORMAT}
     if missing:
         meta[MISSING_KEY] = "\n".join(missing)
     if words_drawn:

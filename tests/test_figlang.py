@@ -71,3 +71,11 @@ def test_each_edition_downloads_only_its_own_figures():
     for edition in ("en", "zh_CN"):
         kept = pages.page_notebook(nb, edition)["cells"][0]["outputs"]
         assert [o["metadata"].get(figlang.EDITION_KEY) for o in kept] == [edition, None]
+
+
+def test_a_word_left_as_it_is_or_already_translated_is_not_reported_missing(catalogue, fig):
+    catalogue["rm-worker_{}"] = "rm-worker_{}"
+    fig.axes[0].set_yticks([0, 1], ["rm-worker_0", "job 1"])
+    with figlang.in_chinese(fig) as missing:
+        pass
+    assert missing == ["running"], f"only the legend's word is missing, not {missing}"

@@ -131,7 +131,7 @@ def as_pattern(word: str) -> str:
 def cached_figure_words(root: Path = ROOT) -> dict[int, tuple[set[str], set[str]]]:
     """``{cache record: (words its Chinese figures hold, words they lacked)}`` over the book's
     jupyter cache; a record whose figures were drawn in English only (before ``figlang``, or not by
-    the book build) maps to ``None``."""
+    the book build) or by another ``figlang.FORMAT`` maps to ``None``."""
     from jupyter_cache import get_cache
 
     from lab_snippets.book.chapters import cache_path
@@ -146,6 +146,9 @@ def cached_figure_words(root: Path = ROOT) -> dict[int, tuple[set[str], set[str]
         if not chunks:
             found[record.pk] = None if _has_figures(nb) else (set(), set())
             continue
+        if any(c.get(figlang.FORMAT_KEY) != figlang.FORMAT for c in chunks):
+            found[record.pk] = None  # drawn by an older figlang: draw again
+            continue
         words = {w for c in chunks for w in c.get(figlang.WORDS_KEY, "").split("\n") if w}
         missing = {w for c in chunks for w in c.get(figlang.MISSING_KEY, "").split("\n") if w}
         found[record.pk] = (words, missing)
@@ -156,10 +159,9 @@ def stale_records(root: Path = ROOT) -> set[int]:
     """Cached executions whose Chinese figures the current ``figures.po`` would draw differently (a
     word they lacked is translated now), or that drew no Chinese figure at all: ``preexec`` runs
     those chapters again, so a translated figure word reaches the page without a manual cache reset."""
-    translated = set(figlang.words())
     stale = set()
     for pk, seen in cached_figure_words(root).items():
-        if seen is None or seen[1] & translated:
+        if seen is None or any(figlang.translate(word) is not None for word in seen[1]):
             stale.add(pk)
     return stale
 
