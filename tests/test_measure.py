@@ -4,8 +4,15 @@ import time
 
 import pytest
 
-from lab_snippets.measure import (Comparison, ReferenceWait, ainterleaved, cpu_share, interleaved,
-                                  reference_threads, usable_cpus)
+from lab_snippets.measure import (
+    Comparison,
+    ReferenceWait,
+    ainterleaved,
+    cpu_share,
+    interleaved,
+    reference_threads,
+    usable_cpus,
+)
 
 
 class FakeClock:
