@@ -530,7 +530,7 @@ from lab_snippets.measure import ReferenceWait as _ReferenceWait
 
 def _report_lag(stall: float, pause_from: float, pause_until: float, total: float):
     """How long after progress stopped the first report appeared (None if none), the count, and
-    how long a plain wait of 1.5 × stall, started when the pause began, took.
+    when a plain wait of 1.5 × stall, started as the pause began, ended (from the pause's start).
 
     The pause is timed from the watchdog's first call to progress(), so it begins at the same
     point of the watchdog's own polling rhythm however late its thread starts."""
@@ -560,7 +560,9 @@ def _report_lag(stall: float, pause_from: float, pause_until: float, total: floa
     assert not watcher.is_alive(), "the watchdog did not return soon after stop was set"
     assert first_call, "the watchdog never called progress()"
     lag = None if first is None else first - (first_call[0] + pause_from)
-    return lag, len(reports), (reference.seconds if reference is not None else float("inf"))
+    # the reference's end as an instant, counted from the pause's start like the lag
+    limit = float("inf") if reference is None else reference.started + reference.seconds - (first_call[0] + pause_from)
+    return lag, len(reports), limit
 
 
 # A stall is reported about `stall` seconds after progress stopped: the pause begins just after
