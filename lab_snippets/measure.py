@@ -163,7 +163,9 @@ class ReferenceWait:
     wait wakes, and a busy machine wakes both late. Create it just before the call, then read
     ``seconds`` once the call has ended: how long the wait took if it has woken, else how long
     it has waited so far (reading it then stops the wait: the call ended first). Either way
-    ``seen.seconds <= ref.seconds`` says the call ended before the reference woke."""
+    ``seen.seconds <= ref.seconds`` says the call ended before the reference woke, provided the
+    call's time counts from a moment after ``ref.started`` (create the reference first); a time
+    counted from an earlier moment compares as instants, with ``ref.started + ref.seconds``."""
 
     def __init__(self, seconds: float) -> None:
         self.planned = float(seconds)
