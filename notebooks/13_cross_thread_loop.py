@@ -522,6 +522,7 @@ async def _count_other_tasks() -> int:
     return len([t for t in asyncio.all_tasks() if t is not asyncio.current_task()])
 try:
     try:
+        _halfway = _grading.ReferenceWait(0.01 + (2 - 0.01) / 2)  # a plain wait, beside the call
         _probe_seen = _grading.call(call_with_deadline, _loop_thread, _probe(7), timeout=2)
         if _probe_seen.error is not None:
             raise _probe_seen.error
@@ -533,7 +534,7 @@ try:
             "not for call_soon (chapter 13)") from None
     assert _value == 7, f"returned {_value!r}, not the coroutine's result"
     _grading.check_returns_early(
-        _probe_seen, work=0.01, budget=2, what="call_with_deadline",
+        _probe_seen, work=0.01, budget=2, by=_halfway.seconds, what="call_with_deadline",
         hint="wait on the future with result(timeout=...), which returns as soon as the coroutine ends; "
              "time.sleep(timeout) waits out the deadline (chapter 13)")
     _failing_seen = _grading.call(call_with_deadline, _loop_thread, _grading.failing_job(0.01)(), timeout=2)
@@ -573,10 +574,12 @@ try:
             await asyncio.sleep(1)  # a cleanup that outlasts the caller's deadline
             _slow_end.set()
 
+    _limit = _grading.ReferenceWait(0.2 + 0.4)  # a plain wait of the deadline and 0.4 s of slack
     _slow_seen = _grading.call(call_with_deadline, _loop_thread, _slow_to_cancel(), timeout=0.2)
     _grading.check_raises(_slow_seen, TimeoutError, "call_with_deadline, past its deadline,")
     _grading.check_within(
-        _slow_seen, budget=0.2, slack=0.4, what="call_with_deadline (timeout 0.2 s, a coroutine with a 1 s cleanup)",
+        _slow_seen, budget=_limit.seconds, slack=0,
+        what="call_with_deadline (timeout 0.2 s, a coroutine with a 1 s cleanup)",
         hint="bound the wait on the caller's side, future.result(timeout=timeout); a deadline on the loop side "
              "(wait_for) waits for the coroutine's cleanup too (chapter 13)")
     _slow_end.wait(timeout=3)
