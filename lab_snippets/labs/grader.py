@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab_snippets.book.chapters import runs_alone
-from lab_snippets.labs import sandbox
+from lab_snippets.labs import deps, sandbox
 from lab_snippets.labs.common import (
     COURSE_ID,
     DEFAULT_COURSE_DIR,
@@ -150,6 +150,13 @@ def _solution_names(course_dir: Path, assignment: str, nbname: str) -> tuple[str
                          for n in defined_names(c.source)}))
 
 
+def _plan(course_dir: Path, assignment: str, nbname: str) -> str:
+    """Release's record of the cells grading need not run (``labs.deps``), from the instructor
+    version: never from the submission."""
+    source = read_notebook(Path(course_dir) / "source" / assignment / f"{nbname}.ipynb")
+    return json.dumps(deps.recorded(source))
+
+
 def _throwaway_course(row: Row, course_dir: Path, nbname: str, work: Path) -> Path:
     """A course folder holding just this submission, the instructor version and a gradebook copy."""
     course = work / "course"
@@ -222,6 +229,7 @@ def _grade_one(row: Row, course_dir: Path, assignments: Assignments, isolation: 
                   nonce=secrets.token_hex(16), sandbox_spec=str(spec_path),
                   sandbox=sandbox.sandbox_spec(box, uid, opts, hide, ray=ray),
                   solution_names=_solution_names(course_dir, row.assignment, nbname),
+                  plan="" if opts.run_all else _plan(course_dir, row.assignment, nbname),
                   ).write(spec_path)
         killed = _run_worker(spec_path, work, opts)
         leftovers = sandbox.kill_uid(uid) if uid is not None else 0
