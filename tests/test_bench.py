@@ -275,6 +275,29 @@ def test_one_file_runs_without_workers(tmp_path):
     assert not nbplugin.names_one_file([str(tmp_path)]), "a folder is the suite: keep the workers"
 
 
+def test_one_chapter_named_runs_whatever_its_marks():
+    """The README's one-chapter command on a Ray chapter (marked ``serial``, which ``addopts``
+    deselects for the suite) collects and selects its cells; a ``-m`` typed by hand still applies."""
+    import subprocess
+    import sys
+
+    from lab_snippets import REPO_ROOT
+    from lab_snippets.testing import nbplugin
+
+    assert nbplugin.marks_given(["-m", "serial"]) and nbplugin.marks_given(["-mserial"])
+    assert not nbplugin.marks_given(["--nbval-lax", "--maxfail=1", "notebooks/28_x.py"])
+
+    def collected(*extra):
+        out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "--nbval-lax",
+                              *extra, "notebooks/28_ray_futures_actors.py"], cwd=REPO_ROOT,
+                             capture_output=True, text=True, timeout=120)
+        return out.returncode, out.stdout
+    rc, out = collected()
+    assert rc == 0 and "::Cell 1\n" in out and "deselected" not in out, out[-800:]
+    rc, out = collected("-m", "not serial")
+    assert rc == 5 and "deselected" in out, out[-800:]
+
+
 def test_compare_report_gives_the_ratio_of_the_best_builds():
     text = timing.format_compare([100.0, 90.0], [70.0, 60.0], [3.0, 2.5], [True] * 6, True)
     assert "parallel / serial = 0.67  (OK, target <= 0.75)" in text
