@@ -8,8 +8,8 @@ metadata (``labs.skippable``), the code cells that need not run for the referenc
 submission's own solution, a cell the student added or changed) uses a name it binds. Every other
 cell runs, in its place.
 
-The analysis is Python's own (``symtable`` for scopes, ``ast`` for statements, after IPython's
-transformer turns magics into calls) and errs on the side of running a cell:
+The analysis is Python's own (``symtable`` for scopes, ``ast`` for statements) and errs on the
+side of running a cell:
 
 - a cell *reads* the names its top level loads and the module names its functions load;
 - a cell *binds* what it assigns, imports or defines (``markers.defined_names``), what its
@@ -18,7 +18,8 @@ transformer turns magics into calls) and errs on the side of running a cell:
 - a name read at top level comes from the nearest earlier cell that rebinds it by a top-level
   statement, and from every cell in between that binds or changes it; a name read inside a
   function, from those cells as seen from every cell to run that may call it (``providers``);
-- a cell whose source cannot be parsed is never skipped.
+- a cell that does not parse, or holds an IPython magic (what ``%time x = 1`` binds is inside a
+  string), is never skipped nor cut.
 
 That it holds is checked by running: the wrong-solution corpus grades every chapter's reference,
 stub and wrong solutions through this plan (``labs.corpus``), and every verdict must stay as it was.
@@ -41,7 +42,8 @@ META_KEY = "labs"
 
 @lru_cache(maxsize=4096)
 def _python(source: str) -> str | None:
-    """The cell as plain Python (IPython magics turned into calls), or None if it does not parse."""
+    """The cell's Python, or None when it does not parse or IPython's transformer changes it (a
+    magic: ``%time x = 1`` binds ``x`` inside a string, which no analysis of names can see)."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     try:
@@ -49,7 +51,7 @@ def _python(source: str) -> str | None:
         ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return code
+    return code if code.strip() == source.strip() else None
 
 
 def _root_name(node: ast.AST) -> str | None:
@@ -210,17 +212,19 @@ def _reaching(names: Sequence[Names | None], name: str, k: int) -> set[int]:
 
 
 def _call_points(names: Sequence[Names | None], j: int, run: set[int]) -> set[int]:
-    """The cells to run (``j`` and later) that may call a function cell ``j`` defines: those that
-    read a name it binds, and, through their own functions, the cells that call those."""
-    points, todo = {j}, [j]
+    """The cells to run (``j`` and later) that may call a function cell ``j`` defines: those whose
+    top level reads a name it binds, and, through their own functions, those that call those."""
+    points, seen, todo = set(), {j}, [j]
     while todo:
         c = todo.pop()
-        for k in sorted(run):
+        for k in sorted(run | {j}):
             n = names[k]
-            if k < j or k in points or n is None or not ((n.uses | n.later) & names[c].binds):
+            if k < j or n is None:
                 continue
-            points.add(k)
-            if n.later & names[c].binds:
+            if n.uses & names[c].binds:
+                points.add(k)
+            if k not in seen and n.later & names[c].binds:
+                seen.add(k)
                 todo.append(k)
     return points
 
@@ -289,8 +293,8 @@ def trim(source: str, wanted: set[str], modules: frozenset[str]) -> str | None:
     into a module the cell imports (``warnings.filterwarnings``: a set-up effect kept); None when
     nothing would be dropped or the cell cannot be cut (one that does not parse)."""
     code = _python(source)
-    if code is None or code != source.rstrip("\n") + "\n" and code != source:
-        return None  # magics: the transformed text is not the cell's own
+    if code is None:
+        return None
     body = ast.parse(code).body
     plain_imports = {a.asname or a.name.split(".")[0] for n in body if isinstance(n, ast.Import)
                      for a in n.names}
