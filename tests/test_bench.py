@@ -453,3 +453,16 @@ def test_ci_speed_probe_lab_has_one_solution_and_one_graded_test(tmp_path):
     nb = read_notebook(ci_speed.write_probe_lab(tmp_path / "probe.ipynb"))
     assert [name for _, name, _, _ in student._test_cells(nb)] == ["add_test"]
     assert sum(map(is_solution_cell, nb.cells)) == 1
+
+
+def test_grading_speed_compares_medians_and_flags_a_grade_that_differs():
+    from lab_snippets.bench import grading_speed as gs
+
+    pairs = [gs.Pair("06/reference", 12.0, 3.0), gs.Pair("06/stub", 9.0, 3.5), gs.Pair("06/x", 15.0, 6.0)]
+    s = gs.summary(pairs)
+    assert (s["before"], s["after"], s["ok"], s["same"]) == (12.0, 3.5, True, True)
+    assert "ratio 0.29 (OK, target <= 0.33); grades all the same" in gs.format_summary("corpus", s)
+    pairs[1] = gs.Pair("06/stub", 9.0, 8.0, same=False)
+    s = gs.summary(pairs)
+    assert not s["same"] and not s["ok"], "6.0 / 12.0 is over a third, and one grade differs"
+    assert "(OVER, target <= 0.33); grades DIFFER" in gs.format_summary("grade", s)
