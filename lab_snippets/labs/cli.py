@@ -47,6 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--jobs", type=int, default=None, help="submissions graded in parallel")
     g.add_argument("--memory-mb", type=int, default=_GRADE_DEFAULTS["memory_mb"],
                    help="address-space limit per kernel")
+    g.add_argument("--run-all", action="store_true",
+                   help="run every cell, the chapter's experiments too (default: only the cells the "
+                        "exercises and their tests need, and every cell a student added or changed)")
     g.add_argument("--hide", action="append", default=[],
                    help="extra path to hide from submissions (repeatable)")
     args = p.parse_args(argv)
@@ -59,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0 if total and passed == total else 1  # exit code for students / CI
         else:
             opts = Options(timeout=args.timeout, submission_timeout=args.submission_timeout,
-                           jobs=args.jobs, memory_mb=args.memory_mb)
+                           jobs=args.jobs, memory_mb=args.memory_mb, run_all=args.run_all)
             grade(args.submissions_dir, out=args.out, course_dir=args.course_dir,
                   options=opts, hide=args.hide)
     except LabError as exc:
