@@ -38,6 +38,11 @@ PYTHONS = ["3.11", "3.12", "3.13"]
 # 3.13 patch release, 3.13.15 when this was written, beside pyenv's 3.13.0)
 FORKY = ["3.13", "3.14", "3.15"]
 FORKY_ROOT = ROOT / ".ci" / "forky-root"
+# The chapters pyproject's addopts leave out ("not serial": the Ray chapters need the cores to
+# themselves), run as .ci/test's serial phase runs them: one at a time, without xdist.
+SERIAL_NOTEBOOKS = ["-o", "addopts=", "-p", "no:xdist", "-p", "no:cacheprovider",
+                    "-p", "lab_snippets.testing.nbplugin", "--nbval-lax", "--nbval-current-env",
+                    "--nbval-cell-timeout=60", "-m", "serial", "notebooks"]
 
 nox.options.envdir = str(ROOT / ".nox")
 nox.options.error_on_missing_interpreters = False
@@ -132,9 +137,15 @@ def _forky_session(version: str):
         session.run(*inside, "-c", "import sys; print('Python', sys.version)", external=True)
         reports = ROOT / ".nox" / "reports"
         reports.mkdir(parents=True, exist_ok=True)
-        session.run(*inside, "-m", "pytest", *(session.posargs or [
-            "tests", "notebooks", "--deselect", "tests/test_corpus.py::test_corpus_verdict",
-            f"--junitxml={reports / f'forky-{version}.xml'}"]), external=True)
+        if session.posargs:
+            session.run(*inside, "-m", "pytest", *session.posargs, external=True)
+            return
+        session.run(*inside, "-m", "pytest", "tests", "notebooks",
+                    "--deselect", "tests/test_corpus.py::test_corpus_verdict",
+                    f"--junitxml={reports / f'forky-{version}.xml'}", external=True)
+        # the serial phase of .ci/test: the Ray chapters, one at a time (on 3.15 they skip, with the reason)
+        session.run(*inside, "-m", "pytest", *SERIAL_NOTEBOOKS,
+                    f"--junitxml={reports / f'forky-{version}-serial.xml'}", external=True)
 
     forky.__doc__ = (f"Unit tests and every notebook on Debian forky's python{version}, inside the "
                      "root .ci/forky-root builds; pass paths to run only those.")

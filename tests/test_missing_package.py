@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import platform
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
@@ -70,3 +70,28 @@ def test_grade_marks_the_row_skipped_and_writes_no_zero(without, monkeypatch, tm
     monkeypatch.setattr(grader.tempfile, "mkdtemp", lambda **k: pytest.fail("a sandbox was prepared"))
     out = grader._grade_one(row, tmp_path, assignments, None, [], grader.Options())
     assert (out.status, out.score) == ("skipped", 0.0) and "needs ray" in out.reason
+
+
+def test_the_book_build_neither_preexecutes_nor_lets_myst_nb_execute_it(without):
+    from types import SimpleNamespace
+
+    from lab_snippets import REPO_ROOT
+    from lab_snippets.book import pages, preexec
+
+    without("ray")
+    names = [p.name for p in preexec.chapter_files(REPO_ROOT)]
+    assert RAY_CHAPTER.path.name not in names and "26_async_subprocesses.py" in names
+    config = SimpleNamespace(nb_execution_excludepatterns=["kept"])
+    pages._skip_unrunnable(None, config)
+    assert config.nb_execution_excludepatterns[0] == "kept"
+    patterns = config.nb_execution_excludepatterns  # myst-nb matches them as PurePosixPath.match does
+    assert any(PurePosixPath(RAY_CHAPTER.path.as_posix()).match(p) for p in patterns)
+    assert not any(PurePosixPath("/r/notebooks/26_async_subprocesses.py").match(p) for p in patterns)
+
+
+def test_the_status_page_names_the_python_that_built_it():
+    from lab_snippets.book import pages
+
+    (node,), _ = pages._build_python_role("build-python", "", "version", 1, None)
+    assert node.astext() == f"{platform.python_implementation()} {platform.python_version()}"
+    assert "{build-python}`version`" in (chapters.ROOT / "book" / "status.md").read_text(encoding="utf-8")
