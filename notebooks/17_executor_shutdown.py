@@ -547,12 +547,12 @@ finally:
 # lock (only the thread running that loop ever takes it). Leaving the `with` block guarantees every conversion is done before the files are
 # written. More pools are listed in the [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("17b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("17")

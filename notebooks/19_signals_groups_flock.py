@@ -485,13 +485,13 @@ with tempfile.TemporaryDirectory() as _dir:
 # the group escalation. Other signal and lock
 # sites are in the [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("19b")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("19c")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("19")

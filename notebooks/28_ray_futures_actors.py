@@ -573,17 +573,17 @@ await asyncio.wait_for(_hidden_acquire(), timeout=60)
 # [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
 # kind.
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("28b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("28c")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("28d")
@@ -596,7 +596,7 @@ show_call_site("28d")
 raylab.stop(cluster)
 print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("28")

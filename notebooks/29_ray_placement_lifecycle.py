@@ -639,12 +639,12 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # at the pin, 102 of them `.remote(...)` calls and 95 `ray.get`, with 3 `ray.kill` and 2
 # `ray.wait`.
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("29b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("29")

@@ -345,3 +345,27 @@ def test_zh_timeline_figures_have_a_chinese_key(built_book):
             assert all(f" {state}（" in key for state in states) and "泳道" in key, key
             keyed += 1
     assert figures >= 25 and keyed == figures, (figures, keyed)
+
+
+IMG_ALT = re.compile(r'<img\b[^>]*\balt="([^"]*)"[^>]*\bsrc="([^"]+)"', re.S)
+
+
+def test_every_figure_has_a_sentence_of_alt_text(built_book):
+    """Every image on every chapter page, in both editions, has alt text that describes it in a
+    sentence (not empty, not its file name), in the page's language; a Sphinx default (the path)
+    or an image MyST-NB wrote without metadata fails this (counterfactual: drop
+    ``lab_snippets.book.figalt`` from ``editions.setup``)."""
+    figures = 0
+    for chapter in chapters.existing():
+        for edition, root in (("en", HTML), ("zh", ZH)):
+            page = (root / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+            for alt, src in IMG_ALT.findall(page):
+                if "_images/" not in src:
+                    continue
+                figures += edition == "en"
+                where = f"{edition} {chapter.number} {src.rsplit('/', 1)[-1][:12]}"
+                assert alt.strip() and ".png" not in alt and "_images" not in alt, f"{where}: alt {alt!r}"
+                assert len(alt) >= 20, f"{where}: alt {alt!r} is no sentence"
+                if edition == "zh":
+                    assert re.search(r"[\u4e00-\u9fff]", alt), f"{where}: English alt on a zh page: {alt!r}"
+    assert figures >= 25, f"only {figures} figures found on the English chapter pages"

@@ -147,6 +147,7 @@ READING_GUIDE = "book/reading_guide"
 # looks up while reading), then the pages for those who teach and maintain the course.
 REFERENCE_CAPTION = "Reference"
 REFERENCE_PAGES = (
+    "book/choosing",
     "book/glossary",
     "book/reference/inventory",
     "book/reference/chapter_map",

@@ -186,5 +186,6 @@ def setup(app):
     app.connect("html-page-context", _page_context, priority=450)
     app.connect("doctree-read", _doctree_read)
     app.setup_extension("lab_snippets.book.zhui")  # the theme's words in Chinese; the switch on every page
+    app.setup_extension("lab_snippets.book.figalt")  # alt text on every figure, both editions
     app.add_search_language(chinese_search_language())
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -172,7 +172,7 @@ def _cell_source(node) -> str:
     return ""
 
 
-def _figures(doctree):
+def figures(doctree):
     """Each image of ``doctree`` with the English titles its cell's code sets: one title each when
     the cell draws as many figures as it sets titles (two ``plt.subplots`` figures), else all of
     them (one figure of two timelines: ``tl.plot(title, ax=top)``, ``tl.plot(title, ax=bottom)``)."""
@@ -187,7 +187,7 @@ def _figures(doctree):
             yield image, [titles[i]] if len(titles) == len(images) > 1 else titles
 
 
-def _image_path(node, srcdir: Path) -> Path | None:
+def image_path(node, srcdir: Path) -> Path | None:
     uri = (node.get("candidates") or {}).get("*") or node.get("uri", "")
     path = Path(uri) if Path(uri).is_absolute() else Path(srcdir) / uri
     return path if path.suffix == ".png" and path.is_file() else None
@@ -200,8 +200,8 @@ def add_keys(app, doctree, docname: str, words: dict[str, str], root: Path = ROO
 
     guide, titles = guide_words(root), title_words(root)
     added = 0
-    for image, english in _figures(doctree):
-        path = _image_path(image, Path(app.srcdir))
+    for image, english in figures(doctree):
+        path = image_path(image, Path(app.srcdir))
         if path is None:
             continue
         chinese = "；".join(titles[t] for t in english if t in titles)
