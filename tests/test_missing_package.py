@@ -81,9 +81,10 @@ def test_the_book_build_neither_preexecutes_nor_lets_myst_nb_execute_it(without)
     without("ray")
     names = [p.name for p in preexec.chapter_files(REPO_ROOT)]
     assert RAY_CHAPTER.path.name not in names and "26_async_subprocesses.py" in names
-    config = SimpleNamespace(nb_execution_excludepatterns=["kept"])
+    config = SimpleNamespace(nb_execution_excludepatterns=["kept"], suppress_warnings=["kept"])
     pages._skip_unrunnable(None, config)
     assert config.nb_execution_excludepatterns[0] == "kept"
+    assert config.suppress_warnings == ["kept", "myst-nb.lexer"], "an unexecuted page names no lexer"
     patterns = config.nb_execution_excludepatterns  # myst-nb matches them as PurePosixPath.match does
     assert any(PurePosixPath(RAY_CHAPTER.path.as_posix()).match(p) for p in patterns)
     assert not any(PurePosixPath("/r/notebooks/26_async_subprocesses.py").match(p) for p in patterns)

@@ -206,6 +206,9 @@ def _skip_unrunnable(app, config) -> None:
     skip = [f"**/notebooks/{c.path.name}" for c in CHAPTERS if missing_package(c)]
     if skip:
         config.nb_execution_excludepatterns = [*config.nb_execution_excludepatterns, *skip]
+        # a notebook that was not executed has no language_info, so myst-nb warns once per code
+        # cell that it cannot name the lexer (the pages still show the code)
+        config.suppress_warnings = [*config.suppress_warnings, "myst-nb.lexer"]
 
 
 def setup(app):
