@@ -115,7 +115,8 @@ with warnings.catch_warnings(record=True) as caught:
 messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
 # the warning's source is the coroutine object that was dropped unawaited
 unawaited = [w.source.__qualname__ for w in caught
-             if issubclass(w.category, RuntimeWarning) and inspect.iscoroutine(w.source)]
+             if issubclass(w.category, RuntimeWarning)
+             and inspect.iscoroutine(w.source)]
 print(messages)
 
 # %% tags=["claim", "hide-input"]

@@ -310,12 +310,15 @@ try:
 except TimeoutError:
     wait_returned = False
 leader_code = leader.returncode
-try:  # read stderr to its end, as communicate() does: the end comes when no process holds it
+# read stderr to its end, as communicate() does: the end comes when no process holds it
+try:
     await asyncio.wait_for(leader.stderr.read(), timeout=0.3)
     stderr_ended_at_kill = True
 except TimeoutError:
     stderr_ended_at_kill = False
 survivors_after_kill = await wait_until_gone(members, timeout=0.3)
+
+# %%
 try:
     os.killpg(leader.pid, signal.SIGKILL)  # the group lives on while members remain
 except ProcessLookupError:
