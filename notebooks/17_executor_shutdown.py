@@ -142,8 +142,9 @@ print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error 
 # ## Only a queued future can be cancelled
 #
 # `future.cancel()` returns `True` and cancels the job only while it waits in the queue. Once
-# a worker has picked it up, `cancel()` returns `False` and changes nothing: a thread cannot
-# be interrupted from outside (chapter 09). A cancelled future raises `CancelledError` from
+# a worker has picked it up, `cancel()` returns `False` and changes nothing: Python has no
+# supported way to interrupt a thread from outside (chapter 09), and the pool does not try. A
+# cancelled future raises `CancelledError` from
 # `result()`.
 
 # %%

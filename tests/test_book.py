@@ -369,3 +369,23 @@ def test_every_figure_has_a_sentence_of_alt_text(built_book):
                 if edition == "zh":
                     assert re.search(r"[\u4e00-\u9fff]", alt), f"{where}: English alt on a zh page: {alt!r}"
     assert figures >= 25, f"only {figures} figures found on the English chapter pages"
+
+
+def test_zh_figures_are_drawn_in_chinese_with_every_word_translated(built_book):
+    """Every figure on a zh chapter page is the Chinese drawing (lab_snippets.figlang), never the
+    English PNG, and it lacked no word of locale/zh_CN/figures.po; every English page shows the
+    English drawing. Counterfactual: drop ``keep_edition`` (both drawings on both pages) or remove a
+    lane name from figures.po (that figure reports it missing)."""
+    from lab_snippets import figlang
+
+    found = 0
+    for chapter in chapters.existing():
+        for edition, root in (("en", HTML), ("zh_CN", ZH)):
+            page = (root / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+            for src in re.findall(r'<img\b[^>]*\bsrc="\.\./_images/([^"]+\.png)"', page):
+                drawn_for, missing = figlang.edition_of(root / "_images" / src)
+                where = f"{edition} {chapter.number} {src[:12]}"
+                assert drawn_for == edition, f"{where}: the figure drawn for {drawn_for!r}"
+                assert not missing, f"{where}: words missing from figures.po: {missing[:5]}"
+                found += edition == "zh_CN"
+    assert found >= 25, f"only {found} Chinese figures"

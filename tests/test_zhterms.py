@@ -2,7 +2,7 @@
 that read Chinese, one word per concept (TERMS.md's wrong variants), spaces around inline code.
 Each test shows a translation that breaks its rule being caught, and the fixed form passing."""
 
-from lab_snippets.book import i18n, zhterms
+from lab_snippets.book import i18n, zhstyle, zhterms
 
 
 def test_a_glossary_link_with_an_english_headword_is_caught_and_rewritten():
@@ -41,4 +41,4 @@ def test_a_wrong_variant_listed_in_terms_md_is_caught(tmp_path):
 
 
 def test_the_catalogues_follow_all_three_rules():
-    assert zhterms.report() == []
+    assert zhstyle.term_report() == []

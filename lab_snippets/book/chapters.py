@@ -271,3 +271,8 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def cache_path(root: Path) -> Path:
+    """The jupyter cache Jupyter Book reads (its default, ``_build/.jupyter_cache``)."""
+    return Path(root) / "_build" / ".jupyter_cache"

@@ -33,3 +33,8 @@ def code_spans(text: str) -> collections.Counter:
     text = ROLE_TITLE.sub(lambda m: f"{m.group(1)}{m.group(2)}<{m.group(4)}>{m.group(2)}", text)
     text = _ROLE_BARE.sub(lambda m: f"{m.group(1)}{m.group(2)}<{m.group(3)}>{m.group(2)}", text)  # = titled
     return collections.Counter(m.group(0) for m in _CODE.finditer(text))
+
+
+def is_chinese(language: str | None) -> bool:
+    """Whether a Sphinx ``language`` setting names the Chinese edition."""
+    return str(language or "").lower().replace("-", "_").startswith("zh")

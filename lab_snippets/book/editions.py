@@ -15,11 +15,9 @@ from __future__ import annotations
 import html
 import re
 
+from lab_snippets.book.cjk import is_chinese  # noqa: F401 (re-exported: zhui, pages, figalt)
+
 ZH_FOLDER = "zh_CN"
-
-
-def is_chinese(language: str | None) -> bool:
-    return str(language or "").lower().replace("-", "_").startswith("zh")
 
 
 def other_edition_href(pagename: str, chinese: bool) -> str:

@@ -53,7 +53,7 @@ def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str
 def add_alt(app, doctree, docname: str) -> int:
     """Set ``alt`` on every figure of ``doctree`` that has none (or whose alt is its path); returns
     how many it set."""
-    from lab_snippets.book.editions import is_chinese
+    from lab_snippets.book.cjk import is_chinese
 
     chinese = is_chinese(app.config.language)
     if chinese:
@@ -71,11 +71,44 @@ def add_alt(app, doctree, docname: str) -> int:
     return done
 
 
+def keep_edition(app, doctree, docname: str) -> int:
+    """Remove from ``doctree`` the figures drawn for the other edition (``lab_snippets.figlang``: the
+    build displays each figure twice, English and Chinese). A word a Chinese figure lacked stays
+    English in it and fails ``tests/test_book.py``, as an untranslated message fails the i18n tests;
+    the build goes on. Returns how many it removed."""
+    from docutils import nodes
+
+    from lab_snippets import figlang
+    from lab_snippets.book.cjk import is_chinese
+
+    edition = "zh_CN" if is_chinese(app.config.language) else "en"
+    removed = 0
+    for image in list(doctree.findall(nodes.image)):
+        path = zhfigures.image_path(image, Path(app.srcdir))
+        drawn_for, _ = figlang.edition_of(path) if path is not None else (None, [])
+        if drawn_for is None:
+            continue
+        if drawn_for != edition:
+            node = image
+            while node.parent is not None and len(node.parent.children) == 1 \
+                    and node.parent.get("nb_element") != "cell_code_output":
+                node = node.parent
+            node.parent.remove(node)
+            removed += 1
+    return removed
+
+
+def _keep_edition(app, doctree, docname) -> None:
+    if app.builder.format == "html":
+        keep_edition(app, doctree, docname)
+
+
 def _doctree_resolved(app, doctree, docname) -> None:
     if app.builder.format == "html":
         add_alt(app, doctree, docname)
 
 
 def setup(app):
+    app.connect("doctree-resolved", _keep_edition, priority=400)  # before the zh keys and the alt text
     app.connect("doctree-resolved", _doctree_resolved)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,7 +1,7 @@
 """Three rules of the Chinese edition that ``i18n check`` enforces on every translation (issue 42).
 
-    python -m lab_snippets.book.zhterms          # list what breaks a rule, per catalogue; exit 1 if any
-    python -m lab_snippets.book.zhterms --fix    # rewrite what can be rewritten mechanically (rules 1 and 3)
+    python -m lab_snippets.book.zhstyle --terms        # list what breaks a rule, per catalogue
+    python -m lab_snippets.book.zhstyle --fix-terms    # rewrite what can be rewritten (rules 1 and 3)
 
 1. **A glossary link reads Chinese.** ``{term}`event loop` `` renders the English headword, so a
    Chinese sentence linking it showed "event loop（事件循环）". In a translation the role carries an
@@ -16,9 +16,7 @@
 
 from __future__ import annotations
 
-import argparse
 import re
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -100,53 +98,3 @@ def problems(translation: str, root: Path = ROOT) -> list[str]:
     if glued:
         found.append(f"inline code glued to Chinese {glued[:3]}: put a space on each side")
     return found
-
-
-def fix_catalogues(root: Path = ROOT) -> tuple[int, int]:
-    """Apply rules 1 and 3 to every translation where the result keeps its markup; returns
-    (messages changed, catalogues written)."""
-    from lab_snippets.book.i18n import _all_catalogues, _messages, markup_problems, read_po, write_po
-
-    changed = written = 0
-    for path in _all_catalogues(root):
-        catalog, touched = read_po(path), False
-        for message in _messages(catalog):
-            if not message.string or message.string == message.id:
-                continue
-            new = space_code(chinese_term_roles(message.string))
-            if new != message.string and not markup_problems(message.id, new):
-                message.string, touched = new, True
-                changed += 1
-        if touched:
-            write_po(catalog, path)
-            written += 1
-    return changed, written
-
-
-def report(root: Path = ROOT) -> list[str]:
-    from lab_snippets.book.i18n import _all_catalogues, _messages, _page_name, read_po
-
-    lines = []
-    for path in _all_catalogues(root):
-        for message in _messages(read_po(path)):
-            if message.string and message.string != message.id and not message.fuzzy:
-                where = f"{_page_name(root, path)}: {message.id[:50]!r}"
-                lines += [f"{where}: {p}" for p in problems(message.string, root)]
-    return lines
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab_snippets.book.zhterms",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--fix", action="store_true", help="rewrite term links and code spacing everywhere")
-    args = ap.parse_args(argv)
-    if args.fix:
-        changed, written = fix_catalogues(ROOT)
-        print(f"{changed} messages rewritten in {written} catalogues")
-    lines = report(ROOT)
-    print("\n".join(lines) if lines else "no term, variant or spacing problems")
-    return 1 if lines else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
