@@ -35,6 +35,12 @@
 # `RayStartError` that names what did not start and where Ray's logs were kept. Everything
 # listens on 127.0.0.1 only and writes into a temporary folder; the chapter's last cells stop
 # Ray and remove the folder. `lab_snippets.raylab` explains each setting it applies and why.
+#
+# **Which Python.** Ray 2.60.0, the release the course pins, publishes wheels for Python 3.11
+# to 3.14 and none for 3.15. On 3.15, `pip install -r requirements.txt` leaves Ray out, so
+# `import ray` fails and Part VI cannot run: the course's tests skip its cells with that reason,
+# and `labs validate` reports its labs as skipped. Read it on 3.11 to 3.14; on 3.15 it comes back
+# by itself once Ray publishes wheels for it.
 
 # %%
 import asyncio

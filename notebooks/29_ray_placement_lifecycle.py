@@ -36,6 +36,10 @@
 # It declares two GPUs that do not exist (`num_gpus=2`): Ray counts and hands out GPUs as
 # numbers, so placement works the same without the hardware. Each actor below is a process of
 # its own, about 90 MB.
+#
+# **Which Python.** Like chapter 28, this chapter needs Ray, which has no wheel for Python 3.15
+# yet: on 3.15 it cannot run, and the tests and `labs validate` skip it and say why. Use 3.11 to
+# 3.14.
 
 # %%
 import glob

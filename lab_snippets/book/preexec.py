@@ -23,8 +23,11 @@ JUPYTEXT_READER = {"name": "jupytext", "type": "plugin"}
 
 def chapter_files(root: Path) -> list[Path]:
     """The chapter notebooks, largest first (a rough proxy for the longest running, so that the last
-    chapters to start are short ones and the two workers finish close together)."""
-    files = chapters.files_in(root)  # the chapter table's, not whatever matches a file name
+    chapters to start are short ones and the two workers finish close together). A chapter whose
+    package is not installed for this Python (``chapters.missing_package``: Ray on 3.15) is left out:
+    it is not executed (``pages`` keeps myst-nb from trying), and its page shows its code and its note."""
+    files = [p for p in chapters.files_in(root)  # the chapter table's, not whatever matches a file name
+             if not chapters.missing_package(p)]
     return sorted(files, key=lambda p: (-p.stat().st_size, p.name))
 
 

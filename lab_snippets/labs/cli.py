@@ -6,8 +6,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import fields
+from pathlib import Path
 
 import lab_snippets.labs as labs
+from lab_snippets.book.chapters import missing_package
 from lab_snippets.labs.common import DEFAULT_COURSE_DIR, LabError
 from lab_snippets.labs.grader import grade
 from lab_snippets.labs.publish import LANGUAGES, release
@@ -58,6 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             default = ZH_COURSE_DIR if args.lang == "zh_CN" else DEFAULT_COURSE_DIR
             release(args.chapters or None, course_dir=args.course_dir or default, lang=args.lang)
         elif args.cmd == "validate":
+            missing = missing_package(Path(args.notebook))
+            if missing:  # a clear status, not an ImportError in the first cell
+                print(f"{Path(args.notebook).name}: SKIPPED: {missing}")
+                return 0
             passed, total = validate(args.notebook, timeout=args.timeout)
             return 0 if total and passed == total else 1  # exit code for students / CI
         else:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab_snippets.book.chapters import runs_alone
+from lab_snippets.book.chapters import missing_package, runs_alone
 from lab_snippets.labs import deps, sandbox
 from lab_snippets.labs.common import (
     COURSE_ID,
@@ -213,6 +213,10 @@ def _grade_one(row: Row, course_dir: Path, assignments: Assignments, isolation: 
                hide: Sequence[Path], opts: Options) -> Row:
     t0 = time.monotonic()
     nbname, cells = assignments[row.assignment]
+    missing = missing_package(Path(f"{nbname}.py"))
+    if missing:  # not gradable on this interpreter: say why, grade nothing
+        row.status, row.reason = "skipped", missing
+        return row
     tmp = Path(tempfile.mkdtemp(prefix="labs-grade-"))
     uid = sandbox.alloc_uid() if isolation.root else None
     try:
@@ -267,8 +271,8 @@ def _write_gradebook(course_dir: Path, rows: list[Row], assignments: Assignments
         # nbgrader's update_or_create_submission trips a harmless SQLAlchemy autoflush warning
         warnings.simplefilter("ignore", SAWarning)
         for row in rows:
-            if row.assignment not in assignments:
-                continue
+            if row.assignment not in assignments or row.status == "skipped":
+                continue  # a skipped row was not graded: no zero goes into the gradebook
             nbname, cells = assignments[row.assignment]
             gb.update_or_create_student(row.student)
             gb.update_or_create_submission(row.assignment, row.student)

@@ -131,12 +131,16 @@ def _wants_notebooks(config) -> bool:
 def chapter_node(parent, path: Path) -> ChapterNotebook:
     """The collector of one chapter; a chapter that needs the cores to itself (a Ray chapter,
     ``chapters.runs_alone``) is marked ``serial``, so that it runs in the serial phase of
-    ``.ci/test``, with no second worker beside it (``-m serial`` runs it by hand)."""
+    ``.ci/test``, with no second worker beside it (``-m serial`` runs it by hand). A chapter whose
+    package is not installed here (``chapters.missing_package``: Ray on 3.15) is skipped with the reason."""
     from lab_snippets.book import chapters
 
     node = ChapterNotebook.from_parent(parent, path=path)
     if chapters.runs_alone(path):
         node.add_marker(pytest.mark.serial)
+    missing = chapters.missing_package(path)
+    if missing:  # every cell skips, with the reason, and no kernel is started
+        node.add_marker(pytest.mark.skip(reason=missing))
     return node
 
 
