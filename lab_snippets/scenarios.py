@@ -66,7 +66,8 @@ import typing
 from collections.abc import Awaitable, Callable
 
 __all__ = ["Job", "JobFailed", "REFERENCE_SOURCE", "Recorder", "VirtualTimeLoop", "call_once", "check_ending",
-           "callers_phrase", "check_starts", "differential", "fate", "fmt", "kind_of", "per_caller", "reference",
+           "callers_phrase", "check_starts", "differential", "fate", "fmt", "kind_of", "per_caller",
+           "reference",
            "run_callers", "run_virtual"]
 
 #: The name ``labs.markers.mark_notebook`` binds, in each graded hidden-tests cell, to the source
