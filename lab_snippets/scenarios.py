@@ -63,6 +63,7 @@ import selectors
 import threading
 import time
 import typing
+import weakref
 from collections.abc import Awaitable, Callable
 
 __all__ = ["Job", "JobFailed", "REFERENCE_SOURCE", "Recorder", "VirtualTimeLoop", "call_once", "check_ending",
@@ -129,6 +130,24 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         super().__init__(self._virtual_selector)
         # a job that raises is the scenario's business, not a log line
         self.set_exception_handler(lambda loop, context: None)
+        self.parents: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # task -> the task that made it
+        self.set_task_factory(self._make_task)
+
+    def _make_task(self, loop, coro, **kwargs):
+        task = asyncio.Task(coro, loop=loop, **kwargs)
+        self.parents[task] = asyncio.current_task(loop)
+        return task
+
+    def descendants(self, root: asyncio.Task) -> list:
+        """The tasks ``root`` started, and those they started, and so on."""
+        out = []
+        for task in asyncio.all_tasks(self):
+            parent = self.parents.get(task)
+            while parent is not None and parent is not root:
+                parent = self.parents.get(parent)
+            if parent is root:
+                out.append(task)
+        return out
 
     def time(self) -> float:
         # rounded: a clock moved by differences of floats must read 1 at 1 (scenarios compare times)
@@ -269,12 +288,16 @@ async def call_once(start: Callable[[], Awaitable], rec: Recorder, cancel_at: fl
                     limit: float = 200) -> dict:
     """Call ``start()`` in a task of its own (cancelled at ``cancel_at`` if given) and note, the
     moment it returns or raises: ``kind`` ("returned", "cancelled", ``kind_of(exc)`` or "still
-    running after N s"), ``value``, ``at`` and ``left`` (jobs not gone), with the recorder's facts."""
+    running after N s"), ``value``, ``at`` and ``left`` (the recorder's jobs and every task the call
+    started, directly or not, that are not done), with the recorder's facts."""
     loop = asyncio.get_running_loop()
     seen: dict = {"kind": f"still running after {limit:g} s", "value": None, "at": None, "left": 0}
 
     def note(kind: str, value: typing.Any = None) -> None:
-        seen.update(kind=kind, value=value, at=loop.time(), left=rec.left())
+        me = asyncio.current_task()
+        mine = set(loop.descendants(me)) if isinstance(loop, VirtualTimeLoop) else set()
+        left = {t for t in mine | set(rec.tasks) if t is not me and not t.done()}
+        seen.update(kind=kind, value=value, at=loop.time(), left=len(left))
 
     async def call() -> None:
         try:
@@ -394,14 +417,19 @@ def _settings(examples: int):
                     phases=(Phase.explicit, Phase.generate, Phase.shrink))
 
 
-def differential(student: Callable, ref: Callable, strategy, observe: Callable[[Callable, typing.Any], dict],
-                 compare: Callable[[dict, dict, typing.Any], str | None], *, what: str,
-                 examples: int = 40, timeout: float = 20.0, hint: str = "") -> None:
+def differential(student: Callable, ref: Callable, strategy,
+                 observe: Callable[[Callable, typing.Any], typing.Any],
+                 compare: Callable[[typing.Any, typing.Any, typing.Any], str | None], *, what: str,
+                 examples: int = 40, timeout: float = 20.0, shrink_for: float = 2.0, hint: str = "",
+                 explicit: tuple = ()) -> None:
     """Run ``observe(student, s)`` and ``observe(ref, s)`` on scenarios ``s`` drawn from
     ``strategy``; ``compare(mine, theirs, s)`` names a broken property or returns None.
     Raises ``AssertionError``: "<property>, in the smallest scenario found: <s.describe()>
-    (<hint>)". Deterministic: the same submission always draws the same scenarios."""
-    from hypothesis import given
+    (<hint>)". Deterministic: the same submission always draws the same scenarios. Shrinking
+    stops ``shrink_for`` seconds after the first failure (the smallest found by then is shown).
+    ``explicit``: scenarios always tried first (a case the contract names that random drawing
+    may reach only rarely)."""
+    from hypothesis import example, given
 
     outcome: dict = {}
     last: list = [None]
@@ -409,18 +437,24 @@ def differential(student: Callable, ref: Callable, strategy, observe: Callable[[
     @_settings(examples)
     @given(strategy)
     def _property(scenario) -> None:
+        if "broken" in outcome and time.monotonic() > outcome["shrink_until"]:
+            return  # out of shrinking time: nothing smaller is accepted any more
         last[0] = scenario
         problem = compare(observe(student, scenario), observe(ref, scenario), scenario)
         if problem:
+            outcome.setdefault("shrink_until", time.monotonic() + shrink_for)
+            outcome["broken"] = (problem, scenario)  # the shrinker only hands on smaller failures
             raise Broken(problem, scenario)
+
+    for case in explicit:
+        _property = example(case)(_property)
 
     def _run() -> None:
         try:
             _property()
-        except Broken as exc:
-            outcome["broken"] = exc.args
         except BaseException as exc:  # noqa: BLE001 - handed to the cell's thread
-            outcome["error"] = exc
+            if "broken" not in outcome:
+                outcome["error"] = exc
 
     worker = threading.Thread(target=_run, name="differential-grading", daemon=True)
     worker.start()
@@ -431,11 +465,11 @@ def differential(student: Callable, ref: Callable, strategy, observe: Callable[[
         raise AssertionError(
             f"{what} did not finish the generated scenarios within {timeout:g} s (stuck in: {where}): "
             f"a call that blocks its thread, or waits for something that never comes{tail}")
-    if "error" in outcome:
-        raise outcome["error"]
     if "broken" in outcome:
         problem, scenario = outcome["broken"]
         raise AssertionError(f"{problem}, in the smallest scenario found: {scenario.describe()}{tail}")
+    if "error" in outcome:
+        raise outcome["error"]
 
 
 def fmt(seconds: float) -> str:
