@@ -662,12 +662,12 @@ _sc.differential(score_group, _reference, _scenarios(), _observe, _compare, what
 # an abort drains. The [source inventory](../book/reference/inventory.md) lists every
 # `create_task` in slime; for each, ask where the Task's reference lives.
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("03b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("03")

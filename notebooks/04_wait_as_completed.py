@@ -674,12 +674,12 @@ _sc.differential(first_results, _reference, _scenarios(), _observe, _compare, wh
 # [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and
 # `as_completed` in slime.
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("04b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("04")

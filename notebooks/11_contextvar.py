@@ -626,12 +626,12 @@ _sc.differential(traced_span, _reference, _programs, _observe, _compare, what="t
 # parents, the property Exercise 11.1 tests. More uses are in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("11b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("11")
