@@ -170,8 +170,16 @@ def fire_and_forget(request_id: int, log: list[str]) -> weakref.ref:
 # claim: unreferenced-task-is-collected
 loop = asyncio.get_running_loop()
 loop_complaints: list[str] = []
+about_a_task: list[bool] = []  # whether the loop's report named a task (not the task: that would keep it)
 previous_handler = loop.get_exception_handler()
-loop.set_exception_handler(lambda loop, context: loop_complaints.append(context["message"]))
+
+
+def note_complaint(_loop, context) -> None:
+    loop_complaints.append(context["message"])
+    about_a_task.append(isinstance(context.get("task"), asyncio.Task) and "exception" not in context)
+
+
+loop.set_exception_handler(note_complaint)
 try:
     forgotten_log: list[str] = []
     watch_task = fire_and_forget(1, forgotten_log)
@@ -188,7 +196,7 @@ print("the loop said:", loop_complaints)
 assert alive_before_gc and watch_task() is None, "the pending task was garbage-collected"
 assert forgotten_log == ["waiting for the reply", "finally ran"], "it never got its reply"
 assert not delivered
-assert "Task was destroyed but it is pending!" in loop_complaints
+assert any(about_a_task), "the loop reported the destroyed pending task, with no exception to raise"
 print("✓ the forgotten task was collected while pending: no reply, and the loop only logged it")
 
 # %% [markdown]
@@ -342,14 +350,13 @@ mark_endings(group_tl, bottom)
 top.axvline(gather_tl.events[gather_tl.names().index("gather raised")].at, color="black", linestyle="--")
 bottom.axvline(group_tl.events[group_tl.names().index("TaskGroup raised")].at, color="black", linestyle="--")
 top.set_xlabel("")
-gather_ends = max(s.end for s in gather_tl.spans)
-group_ends = max(s.end for s in group_tl.spans)
+gather_raised = gather_tl.events[gather_tl.names().index("gather raised")].at
+group_raised = group_tl.events[group_tl.names().index("TaskGroup raised")].at
 assert {s.state for s in group_tl.spans} == {"failed", "cancelled"}
-# A sleep never ends early, so gather's siblings cannot end before their planned time; the group's
-# must end well before the shortest of them (a load can only delay the failing sample, not help it).
-shortest_sibling = min(d for d, fails in plan.values() if not fails)
-assert gather_ends >= 0.95 * max(d for d, _ in plan.values()), "under gather the siblings ran to their end"
-assert group_ends < 0.95 * shortest_sibling, "the TaskGroup stops the whole group soon after the failure"
+# Orders on one clock, not times: a load can delay every step but cannot reorder these.
+siblings_after = [s.end > gather_raised for s in gather_tl.spans if s.state == "running"]
+assert siblings_after == [True, True], "under gather the siblings ran on after the caller was told"
+assert max(s.end for s in group_tl.spans) <= group_raised, "the TaskGroup stopped every task before it raised"
 print("✓ under gather the siblings ran to their end; under the TaskGroup all ended soon after the failure")
 
 # %% [markdown]
@@ -577,12 +584,12 @@ assert sorted(_spy.cancelled) == _names and _spy.finished == [], (
 # an abort drains. The [source inventory](../book/reference/inventory.md) lists every
 # `create_task` in slime; for each, ask where the Task's reference lives.
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("03b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("03")

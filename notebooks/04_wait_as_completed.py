@@ -242,8 +242,11 @@ assert refill_tl.max_overlap(state=None) <= IN_FLIGHT, "never more than IN_FLIGH
 # Batches keep 3 of every 4 groups, so 8 need 3 batches, each as slow as its slowest group: a floor
 # no batched run can beat, however quiet the machine (a sleep never ends early).
 batched_floor = math.ceil(TARGET / sum(map(keep_group, range(IN_FLIGHT)))) * max(DURATIONS)
+# floor: a sleep never ends early
 assert batched_elapsed >= 0.95 * batched_floor, "each batch waited for its slowest group"
-assert refill_elapsed < 0.95 * batched_floor, "the refill loop does not wait for each batch's slowest"
+# The refill loop needs about 0.15 s of sleeps against the batches' 0.36: compared with the batches'
+# time measured beside it (interleaved, best of 3), not with a constant a busy machine could break.
+assert refill_elapsed < 0.75 * batched_elapsed, "the refill loop does not wait for each batch's slowest"
 assert any(s.state == "cancelled" for s in refill_tl.spans), "leftover groups were cancelled at the end"
 print("✓ the refill loop kept as many groups in less time, never above the limit")
 
@@ -465,6 +468,9 @@ async def _timed_run(durations: dict, wanted: int, limit: int) -> tuple[list, di
             await asyncio.sleep(durations.get(i, 2.0))
         finally:
             _marks.setdefault(f"end {i}", time.monotonic() - _t0)
+            if i == 0:  # the reference: a plain 40 ms wait on the same loop, from job 0's end
+                asyncio.get_running_loop().call_later(
+                    0.04, lambda: _marks.setdefault("end 0 + a 40 ms wait", time.monotonic() - _t0))
         return f"result {i}"
 
     with _grading.Leftovers(threads=False) as _left:
@@ -478,7 +484,8 @@ async def _timing_and_order() -> None:
     # limit 2: job 0 ends at 0.02 s while job 1 runs on, and its slot goes to job 2 at once
     _, _marks = await _timed_run({0: 0.02, 2: 0.02}, wanted=2, limit=2)
     _refill = _marks.get("start 2", float("inf")) - _marks["end 0"]
-    assert _refill < 0.04, (
+    await asyncio.sleep(0.05)  # let the reference wait end
+    assert _marks.get("start 2", float("inf")) < _marks.get("end 0 + a 40 ms wait", float("inf")), (
         f"the slot freed by job 0 at {_marks['end 0']:.3f} s was refilled {_refill * 1000:.0f} ms later: start the "
         "next job as soon as one finishes (asyncio.wait with return_when=FIRST_COMPLETED), not at the next "
         "poll (chapter 04)")
@@ -508,12 +515,13 @@ async def _no_more_no_later() -> None:
         f"{_seen.value if _seen.error is None else _seen.error!r}: take a result only while fewer "
         "than `wanted` are in (chapter 04)")
     # The wanted results are in after about 0.1 s; the jobs still in flight would run 2 s.
+    _halfway = _grading.ReferenceWait(0.1 + (2.0 - 0.1) / 2)  # a plain wait, beside the call
     with _grading.Leftovers(threads=False) as _left:
         _seen = await _grading.observe(
             first_results(_timed_job_factory({0: 0.05, 1: 0.1}), wanted=2, limit=3), timeout=3)
     await _left.check("first_results returned")
     _grading.check_returns_early(
-        _seen, work=0.1, budget=2.0, what="first_results",
+        _seen, work=0.1, budget=2.0, by=_halfway.seconds, what="first_results",
         hint="once `wanted` results are in, cancel the jobs still in flight rather than wait for them "
              "to finish (chapter 04)")
 
@@ -563,12 +571,12 @@ await _no_more_no_later()
 # [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and
 # `as_completed` in slime.
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("04b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("04")

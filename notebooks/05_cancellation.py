@@ -157,7 +157,7 @@ for name, (outcome, ratio) in outcomes.items():
 assert outcomes["catches_exception"][0] == "TimeoutError"
 assert outcomes["cleans_up_and_reraises"][0] == "TimeoutError"
 assert outcomes["bare_except"][0] == "returned 'finished'", "the swallowed cancel silently disabled the timeout"
-assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"
+assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"  # floor: a sleep never ends early
 print("✓ two timeouts raised TimeoutError; the bare except returned 'finished' after about 3 × the budget")
 
 # %% [markdown]
@@ -176,7 +176,7 @@ overrun = (time.monotonic() - start) / TIMEOUT
 print(f"wait_for returned {late_result!r} after {overrun:.1f} × its timeout")
 
 # %% tags=["hide-input"]
-assert late_result == "finished" and overrun >= 2.5, (late_result, overrun)
+assert late_result == "finished" and overrun >= 2.5, (late_result, overrun)  # floor: a sleep never ends early
 print("✓ wait_for too returned the late result instead of raising TimeoutError")
 
 # %% [markdown]
@@ -240,7 +240,7 @@ assert seen_by_a is False and seen_by_b is True, (
     f"A moves on before the cleanup, B after it: A saw {seen_by_a}, B saw {seen_by_b}")
 assert tl.order("caller A cancelled", "caller A continues", "worker A released the slot")
 assert tl.order("caller B cancelled", "worker B released the slot", "caller B continues")
-assert waited >= 0.8 * CLEANUP, "cancel-and-wait lasts at least as long as the cleanup"
+assert waited >= 0.8 * CLEANUP, "cancel-and-wait lasts at least as long as the cleanup"  # floor: a sleep never ends early
 assert all(t.cancelled() for t in workers.values())
 print("✓ caller A moved on with the slot still taken; caller B saw it free after the cleanup")
 
@@ -444,11 +444,12 @@ try:
     _fast = {asyncio.create_task(slow_request(d, _freed)) for d in (0.01, 0.02)}
     _failing = {asyncio.create_task(slow_request(0.01, _freed, fail=True))}
     _slow = {asyncio.create_task(slow_request(5.0 + i, _freed)) for i in range(3)}
+    _limit = _grading.ReferenceWait(1.0 + 1.0 + 0.3)  # a plain wait of grace + cleanup_budget + slack, beside it
     _t0 = time.monotonic()
     _counts = await _drain_or_report(_fast | _failing | _slow, grace=1.0)
     _freed_at_return = sorted(_freed)
     _grading.check_within(
-        _grading.Outcome(finished=True, seconds=time.monotonic() - _t0), budget=1.0 + 1.0, slack=0.3,
+        _grading.Outcome(finished=True, seconds=time.monotonic() - _t0), budget=_limit.seconds, slack=0,
         what="drain (grace 1 s, cleanup_budget 1 s, three slow tasks)",
         hint="grace and cleanup_budget bound the whole drain, not each task: wait for all the tasks together "
              "(asyncio.wait(tasks, timeout=grace)), then for all the cancelled ones (chapter 05)")
@@ -496,10 +497,11 @@ try:
     # 4. Four such cleanups: cleanup_budget bounds the wait for all of them together.
     _slow_cleanups = {asyncio.create_task(_stubborn()) for _ in range(4)}
     await asyncio.sleep(0)
+    _limit = _grading.ReferenceWait(0.05 + 0.2 + 0.2)  # a plain wait of grace + cleanup_budget + slack
     _t0 = time.monotonic()
     _counts = await _drain_or_report(_slow_cleanups, grace=0.05, cleanup_budget=0.2)
     _grading.check_within(
-        _grading.Outcome(finished=True, seconds=time.monotonic() - _t0), budget=0.05 + 0.2, slack=0.2,
+        _grading.Outcome(finished=True, seconds=time.monotonic() - _t0), budget=_limit.seconds, slack=0,
         what="drain (grace 0.05 s, cleanup_budget 0.2 s, four cleanups of 2 s)",
         hint="cleanup_budget bounds the wait for all the cancelled tasks together, not for each in turn: one "
              "asyncio.wait(pending, timeout=cleanup_budget) (chapter 05)")
@@ -546,12 +548,12 @@ finally:
 # Every `cancel`, `shield` and timeout in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("05b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("05")

@@ -36,6 +36,10 @@
 # It declares two GPUs that do not exist (`num_gpus=2`): Ray counts and hands out GPUs as
 # numbers, so placement works the same without the hardware. Each actor below is a process of
 # its own, about 90 MB.
+#
+# **Which Python.** Like chapter 28, this chapter needs Ray, which has no wheel for Python 3.15
+# yet: on 3.15 it cannot run, and the tests and `labs validate` skip it and say why. Use 3.11 to
+# 3.14.
 
 # %%
 import glob
@@ -50,6 +54,7 @@ from ray.util import placement_group, remove_placement_group
 from ray.util import scheduling_strategies as strategies
 
 from lab_snippets import raylab
+from lab_snippets.measure import ReferenceWait
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
@@ -141,8 +146,8 @@ POLL = 0.25  # slime's interval is 30 s
 group_b = placement_group([{"GPU": 1}, {"GPU": 1}], strategy="PACK")
 ready = group_b.ready()
 reports: list[tuple[float, float, float]] = []
-started, released_at = time.monotonic(), 0.0
-while not raylab.wait([ready], timeout=POLL)[0]:
+started, released_at, placed = time.monotonic(), 0.0, False
+while not (placed := bool(raylab.wait([ready], timeout=POLL)[0])):
     waited = time.monotonic() - started
     total, free = (ray.cluster_resources().get("GPU", 0),
                    ray.available_resources().get("GPU", 0))
@@ -153,9 +158,10 @@ while not raylab.wait([ready], timeout=POLL)[0]:
             ray.kill(device, no_restart=True)
         remove_placement_group(group_a)
         released_at = time.monotonic() - started
-    assert waited < 60, "group_b was never placed"
+    if waited > 20:  # with group_a removed, Ray can place group_b at once
+        break  # bounded here; the check below says what it means
 placed_at = time.monotonic() - started
-print(f"group_b placed after {placed_at:.2f} s,",
+print(f"group_b {'placed' if placed else 'still pending'} after {placed_at:.2f} s,",
       f"{placed_at - released_at:.2f} s after the release")
 
 # %% tags=["claim", "hide-input"]
@@ -163,13 +169,16 @@ print(f"group_b placed after {placed_at:.2f} s,",
 assert len(reports) >= 3, f"group_b could not be placed while group_a held the GPUs ({len(reports)} reports)"
 assert all(total == 2 and free == 0 for _, total, free in reports[:3]), (
     f"while waiting: 2 GPUs registered, none free; saw {reports[:3]}")
-assert placed_at > released_at, "placed only after group_a was released"
+assert released_at > 0 and placed, (
+    f"placed once group_a was released (released at {released_at:.2f} s, "
+    f"{'placed' if placed else 'still pending'} at {placed_at:.2f} s)")
 print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once group_a was removed")
 
 # %% [markdown]
 # Three reports said the same thing: two GPUs registered, none free. The wait itself did not
-# fail, it was only pending. Then, a fraction of a second after the release, the group was
-# placed. Reports like these are what tell "Ray does not see my GPUs" (the total is short)
+# fail, it was only pending. Then, soon after the release (the line above says how soon on
+# this run), the group was placed; had `group_a` kept its reservation, it would still be
+# waiting. Reports like these are what tell "Ray does not see my GPUs" (the total is short)
 # apart from "someone else holds them" (the total is right and nothing is free).
 #
 # The loop is bounded here, but slime's is not, on purpose: its comment says that on an
@@ -208,6 +217,7 @@ killed_at = time.monotonic()
 ray.kill(doomed, no_restart=True)
 
 # %% tags=["hide-output"]
+half_the_work = ReferenceWait(10)  # a plain wait of half the work, beside the calls
 outcomes, ended_at = [], []
 for ref in calls:
     try:
@@ -224,8 +234,11 @@ print("a call made after the kill:", after)
 
 # %% tags=["claim", "hide-input"]
 # claim: a-killed-actor-fails-every-call
-assert all(outcome != "done" for outcome in outcomes), f"no call completes: {outcomes}"
-assert max(ended_at) < 10, f"the callers learn at once, not after the 20 s of work: {ended_at}"
+assert outcomes == ["ActorDiedError"] * 3, f"every held call fails with ActorDiedError: {outcomes}"
+# every call ended before the reference woke (instants on one clock: ended_at counts from the kill)
+ended_last = killed_at + max(ended_at)
+assert ended_last < half_the_work.started + half_the_work.seconds, (
+    f"the callers learn at once, not after the 20 s of work: {ended_at}")
 assert after == "ActorDiedError", f"with no_restart=True the actor stays dead, got {after!r}"
 print("✓ the running call and the queued ones failed at once, and the actor stayed dead")
 
@@ -275,8 +288,14 @@ for name, (begun, done, verdict) in checks.items():
 still_ok = raylab.get(engines["healthy"].health.remote(1.0), timeout=30)
 stuck_check = checks["stuck"][1] - checks["stuck"][0]
 assert checks["stuck"][2].startswith("killed"), f"the stuck engine was not killed: {checks['stuck']}"
-assert CHECK_TIMEOUT * 0.9 <= stuck_check < STUCK_FOR - 1, (
-    f"the check gave up after its timeout, long before the stuck call ended: {stuck_check:.2f} s")
+# floor: a wait never ends early, so no load makes the check give up before its timeout
+assert CHECK_TIMEOUT * 0.9 <= stuck_check, f"the check waited its timeout: {stuck_check:.2f} s"
+try:
+    busy_outcome = raylab.get(busy, timeout=15)
+except RayActorError as exc:
+    busy_outcome = type(exc).__name__
+assert busy_outcome != "done", (
+    f"the check gave up and the engine was killed before the stuck call ended: it {busy_outcome}")
 assert checks["healthy"][2] == "healthy" and still_ok, "the healthy engine answered and lives"
 print("✓ the stuck engine was killed one timeout after its check began; the healthy one lives")
 
@@ -300,8 +319,7 @@ tl.plot("One round of health checks, each bounded by the caller's 1 s timeout", 
         lanes=["stuck: work(6 s)", "healthy: health check", "stuck: health check"])
 ax.axvline(kill_time - stuck_since, color="black", linestyle="--", linewidth=1)
 ax.annotate("ray.kill", (kill_time - stuck_since, 2.4), xytext=(4, 0), textcoords="offset points")
-ax.set_xlim(0, STUCK_FOR)
-assert kill_time - stuck_since < STUCK_FOR
+ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 
 # %% [markdown]
 # ### Version notes
@@ -459,8 +477,9 @@ def _until(condition, seconds: float) -> None:
 
 
 def _stop_checked(monitor, left, budget: float, what: str) -> None:
+    limit = _grading.ReferenceWait(budget + 0.5)  # a plain wait of the budget and 0.5 s of slack
     seen = _grading.call(monitor.stop)
-    _grading.check_within(seen, budget=budget, what=f"stop() {what}", slack=0.5,
+    _grading.check_within(seen, budget=limit.seconds, what=f"stop() {what}", slack=0,
                           hint="stop did not return promptly: wait with an Event, not time.sleep")
     left.check_now(f"stop() {what}", hint=_HINT)
 
@@ -518,13 +537,15 @@ def _hidden_later_stuck_and_prompt_stop() -> None:
             _p0, _t0 = fleet.pings["b"], time.monotonic()
             time.sleep(4 * interval)
             _rounds = (fleet.pings["b"] - _p0) / ((time.monotonic() - _t0) / interval)
+            # floor: a load only lowers a rate of checks
             assert _rounds <= 2, (
                 f"start() checked the engines {_rounds:.0f} times per interval: it must wait `interval` "
                 "between rounds (self._stop.wait(interval)), not check them in a busy loop")
+            limit = _grading.ReferenceWait(timeout + interval + 0.5)  # a plain wait, from the turn on
             fleet.turn_stuck("b")
             _until(lambda: fleet.kills, 3 * (timeout + interval) + 2)
             late = [(n, t - fleet.stuck_since[n]) for n, t in fleet.kills if n == "b"]
-            assert late and late[0][1] <= timeout + interval + 0.5, (
+            assert late and late[0][1] <= limit.seconds, (
                 f"stuck engine not killed in time: it turned stuck and was killed "
                 f"{late[0][1] if late else 'never'} s later (at most timeout + interval = "
                 f"{timeout + interval:g} s expected); {_HINT}")
@@ -619,7 +640,8 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # training and rollout share GPUs. Both set `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1`
 # (and the other vendors' equivalents) in the actors' environment: Ray does not narrow the
 # devices, and slime picks the device itself. When the training actors are released,
-# `release` calls `ray.kill(actor, no_restart=True)` on each, then sleeps 5 s.
+# `release` calls `ray.kill(actor, no_restart=True)` on each, then sleeps 5 s. The first two
+# quotes below are that probe and that release; the last is the wait.
 #
 # The health monitor (`RolloutHealthMonitor` in `slime/utils/health_monitor.py`) is a daemon
 # thread with a stop event and a pause event; it waits between rounds with
@@ -635,12 +657,22 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # at the pin, 102 of them `.remote(...)` calls and 95 `ray.get`, with 3 `ray.kill` and 2
 # `ray.wait`.
 
-# %%
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("29d")
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("29c")
+
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("29b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("29")
