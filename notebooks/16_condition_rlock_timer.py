@@ -517,6 +517,20 @@ else:
 #
 # Several consumers may call `take_batch` at once: no item may be taken twice, and every
 # batch must have exactly `size` items.
+#
+# Graded, on many generated runs (one to three consumers at once; `size` from 1 to 3; items
+# already there, put one by one while the consumers wait, or both; the same value more than
+# once; enough items for every consumer, or not):
+#
+# - **batches**: each batch is the first `size` items in `items` when it is taken, in their
+#   order; no item taken twice, none skipped;
+# - **waiting**: a consumer waits through every wake-up until its batch is there, and returns
+#   it then;
+# - **timeout**: `None` only once `timeout` has run out, not before, and one deadline for the
+#   whole wait; a take that times out removes nothing;
+# - **what is left**: exactly the items no batch took, in their order.
+#
+# The visible test below shows one run.
 
 # %%
 def put_item(cond: threading.Condition, items: list, item) -> None:
@@ -614,6 +628,89 @@ assert _got is None and _items2 == ["only one"], (
     f"a take that timed out must return None and remove nothing: got {_got!r}, left {_items2}")
 # floor: a wait never ends early, so no load makes it give up before its timeout
 assert _waited >= 0.1 * 0.9, f"gave up after {_waited:.3f} s, before the 0.1 s timeout (chapter 16)"
+
+# Generated scenarios (issue 37): the same consumers and producer through take_batch and the
+# reference, on real threads (the chapter's point), compared on what no timing can change: the
+# batches taken, the Nones, the items left (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "take_batch")
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    consumers: int
+    size: int
+    preload: tuple    # in `items` before the consumers start
+    produced: tuple   # put with put_item, one by one, once the consumers wait
+
+    @property
+    def timeout(self) -> float:  # long when every batch can be filled, short when some cannot
+        return 5.0 if len(self.preload) + len(self.produced) >= self.consumers * self.size else 0.05
+
+    def describe(self) -> str:
+        return (f"{self.consumers} consumer thread(s) call take_batch(cond, items, {self.size}, "
+                f"timeout={self.timeout:g}) with items={list(self.preload)!r}; then a producer puts "
+                f"{list(self.produced)!r} one by one with put_item")
+
+
+@_st.composite
+def _scenarios(draw):
+    values = _st.lists(_st.sampled_from([1, 2, 1, 3]), max_size=6)
+    consumers, size, preload = draw(_st.integers(1, 3)), draw(_st.integers(1, 3)), draw(values)
+    produced = draw(values)
+    if len(preload) + len(produced) < consumers * size:
+        produced = []  # not enough for everyone: who waits in vain is then decided before any wait
+    return _Scenario(consumers, size, tuple(preload), tuple(produced))
+
+
+def _observe(fn, s: _Scenario) -> dict:
+    cond, items, got, waits = threading.Condition(), list(s.preload), [], []
+    lock = threading.Lock()
+
+    def consume() -> None:
+        t0 = time.monotonic()
+        batch = fn(cond, items, s.size, s.timeout)
+        with lock:
+            got.append(batch)
+            waits.append(time.monotonic() - t0 if batch is None else s.timeout)
+
+    threads = [threading.Thread(target=consume, daemon=True) for _ in range(s.consumers)]
+    for t in threads:
+        t.start()
+    time.sleep(0.02)  # lets the consumers start waiting
+    for item in s.produced:
+        put_item(cond, items, item)
+        time.sleep(0.003)  # each item wakes every waiter before the next comes
+    stuck = join_all(threads, timeout=s.timeout + 3)
+    with cond:
+        left = list(items)
+        items.extend([0] * 30)  # frees a consumer that is still waiting
+        cond.notify_all()
+    join_all(threads, timeout=3)
+    return {"got": sorted(got, key=repr), "left": left, "stuck": len(stuck), "waited": min(waits, default=9)}
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    if me["stuck"]:
+        return f"{me['stuck']} consumer(s) still waiting well after their timeout of {s.timeout:g} s"
+    if me["got"] != it["got"]:
+        return (f"the consumers got {me['got']!r}, expected {it['got']!r}: each takes the first `size` items "
+                "once there are that many, no item twice, and None only when its timeout runs out")
+    if me["left"] != it["left"]:
+        return (f"{me['left']!r} left in items, expected {it['left']!r}: take exactly the first `size` items, "
+                "and nothing on a timeout")
+    if me["waited"] < s.timeout * 0.9:
+        return f"a consumer gave up after {me['waited']:.3f} s, before its timeout of {s.timeout:g} s"
+    return None
+
+
+_sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what="take_batch",
+                 examples=8, hint="chapter 16")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -400,6 +400,25 @@ else:
 #    without submitting anything more.
 #
 # The pool may have more workers than `max_in_flight`: the bound must come from your code.
+#
+# Graded, on many generated runs (no items, one, several, the same item more than once, in any
+# order; `max_in_flight` below and above the number of items and of the pool's workers; jobs
+# that take any time, that never end, or that raise):
+#
+# - **results**: one job per item, a repeated item once per occurrence; the results in input
+#   order;
+# - **in flight**: never more than `max_in_flight` submitted and not yet collected, and as
+#   many as that while items are waiting: the next item is submitted the moment the oldest
+#   result is collected, not later;
+# - **timeout**: each result waited for at most `timeout` seconds, counted from when you start
+#   waiting for it; then `TimeoutError` comes out;
+# - **errors**: a job's exception is re-raised as soon as its result is collected; nothing is
+#   submitted after it;
+# - **what is left**: when `map_bounded` ends with an error or a timeout, no submitted job is
+#   still waiting for a worker (cancel the outstanding futures; a job already running may
+#   finish).
+#
+# The visible test below shows one run.
 
 # %% tags=["solution", "hide-input"]
 def map_bounded(pool: ThreadPoolExecutor, fn, items, max_in_flight: int, timeout: float) -> list:
@@ -517,6 +536,155 @@ finally:
     _release.set()
     _pool.shutdown(wait=True, cancel_futures=True)
     _solo.shutdown(wait=True, cancel_futures=True)
+
+# Generated scenarios (issue 37): the same items through map_bounded and the reference, with a
+# stand-in pool on virtual time (no thread at all: a future's result() moves the clock to the next
+# job's end), compared on what the contract names (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+import math as _math
+from concurrent.futures import Future as _Future
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+
+class _Stuck(BaseException):
+    """result() without a timeout on a job that never ends."""
+
+
+class _VirtualFuture(_Future):
+    def __init__(self, pool, n: int) -> None:
+        super().__init__()
+        self.pool, self.n = pool, n
+
+    def result(self, timeout=None):
+        self.pool.drive(self, timeout)
+        self.pool.collected.add(self.n)
+        return super().result(timeout=0)
+
+    def exception(self, timeout=None):
+        self.pool.drive(self, timeout)
+        self.pool.collected.add(self.n)
+        return super().exception(timeout=0)
+
+
+class _VirtualPool:
+    """`workers` workers; the n-th job submitted behaves as scenario.job(n), on a virtual clock."""
+
+    def __init__(self, s) -> None:
+        self.s, self.now = s, 0.0
+        self.submits: list = []
+        self.queued: list = []
+        self.running: list = []   # (end, n, future, fn, args)
+        self.collected: set = set()
+        self.peak = 0
+
+    def submit(self, fn, *args, **kwargs):
+        n = len(self.submits)
+        self.submits.append((self.now, args[0] if args else None))
+        future = _VirtualFuture(self, n)
+        self.queued.append((n, future, fn, args, kwargs))
+        self._start()
+        self.peak = max(self.peak, len(self.submits) - len(self.collected | self._cancelled()))
+        return future
+
+    def _cancelled(self) -> set:
+        return {n for n, f, *_ in self.queued if f.cancelled()}
+
+    def _start(self) -> None:
+        while self.queued and len(self.running) < self.s.workers:
+            n, future, fn, args, kwargs = self.queued.pop(0)
+            if future.set_running_or_notify_cancel():
+                self.running.append((self.now + self.s.job(n).seconds, n, future, fn, args, kwargs))
+
+    def drive(self, future, timeout) -> None:
+        deadline = self.now + (_math.inf if timeout is None else timeout)
+        while not future.done():
+            if not self.running or min(self.running)[0] > deadline:
+                if deadline == _math.inf:
+                    raise _Stuck()
+                self.now = deadline
+                raise TimeoutError()
+            end, n, f, fn, args, kwargs = min(self.running)
+            self.running.remove((end, n, f, fn, args, kwargs))
+            self.now = end
+            if self.s.job(n).raises:
+                f.set_exception(ValueError(f"job {n} failed"))
+            else:
+                f.set_result(fn(*args, **kwargs))
+            self._start()
+
+
+_reference = _sc.reference(globals(), "map_bounded")
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    items: tuple
+    max_in_flight: int
+    workers: int
+    timeout: float
+    jobs: tuple      # of _sc.Job: the n-th job submitted behaves as jobs[n] (else 1 s)
+
+    def job(self, n: int) -> _sc.Job:
+        return self.jobs[n] if n < len(self.jobs) else _sc.Job(1)
+
+    def describe(self) -> str:
+        jobs = "; ".join(j.describe(f"job {n}").replace("after inf s", "never") for n, j in enumerate(self.jobs))
+        return (f"map_bounded(a pool of {self.workers} worker(s), fn, {list(self.items)!r}, max_in_flight="
+                f"{self.max_in_flight}, timeout={self.timeout:g}); the jobs, in the order they are submitted: "
+                f"{jobs + '; later ones' if jobs else 'each'} take 1 s; fn(x) returns ('done', x), a job that "
+                "fails raises ValueError")
+
+
+@_st.composite
+def _scenarios(draw):
+    job = _st.builds(_sc.Job, seconds=_st.sampled_from([1, 2, 0.5, 3, _math.inf]), value=_st.none(),
+                     raises=_st.sampled_from([False, False, False, True]))
+    items = draw(_st.lists(_st.sampled_from([3, 1, 2, 3, 0]), max_size=7))
+    return _Scenario(items=tuple(items), max_in_flight=draw(_st.integers(1, 4)),
+                     workers=draw(_st.integers(1, 5)), timeout=draw(_st.sampled_from([2.5, 10, 1.5])),
+                     jobs=tuple(draw(_st.lists(job, max_size=len(items)))))
+
+
+def _observe(fn, s: _Scenario) -> dict:
+    pool = _VirtualPool(s)
+    try:
+        seen = {"kind": "returned", "value": fn(pool, lambda x: ("done", x), list(s.items), s.max_in_flight,
+                                                    s.timeout)}
+    except _Stuck:
+        seen = {"kind": "waited for ever", "value": None}
+    except Exception as exc:  # noqa: BLE001 - what came out is the observation
+        seen = {"kind": f"raised {type(exc).__name__}", "value": None}
+    queued = sum(not f.cancelled() for _, f, *_ in pool.queued)
+    return {**seen, "at": pool.now, "submits": pool.submits, "peak": pool.peak, "queued": queued}
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    if me["kind"] != it["kind"] or me["value"] != it["value"]:
+        got = me["value"] if me["kind"] == "returned" else me["kind"]
+        want = it["value"] if it["kind"] == "returned" else it["kind"]
+        return (f"map_bounded gave {got!r}, expected {want!r}: every result in input order, a job's "
+                "exception re-raised, TimeoutError when a result takes longer than `timeout`")
+    if me["peak"] > s.max_in_flight:
+        return (f"{me['peak']} jobs submitted and not yet collected with max_in_flight={s.max_in_flight}: "
+                "collect the oldest before submitting the next")
+    if me["submits"] != it["submits"]:
+        return (f"jobs (time, item) submitted {me['submits']!r}, expected {it['submits']!r}: keep "
+                "max_in_flight submitted, submit the next one as soon as the oldest is collected, and "
+                "nothing after a failure")
+    if me["at"] != it["at"]:
+        return (f"map_bounded ended at {_sc.fmt(me['at'])}, expected {_sc.fmt(it['at'])}: wait for each "
+                "result at most `timeout`, and stop at the first error")
+    if me["queued"]:
+        return (f"{me['queued']} submitted job(s) still waiting to run when map_bounded ended "
+                f"({me['kind']}): cancel the futures still outstanding")
+    return None
+
+
+_sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what="map_bounded",
+                 examples=40, hint="chapter 17")
 ### END HIDDEN TESTS
 
 # %% [markdown]
