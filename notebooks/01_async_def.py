@@ -205,7 +205,7 @@ print("✓ the Task and the later await both started after the caller's busy wor
 # Read the chart from left to right. The first body starts at once because it was awaited at
 # once. The Task was created before the caller's busy work, yet its body waited until the
 # caller gave the loop a chance (its first `await`). The third object waited until the line
-# that awaited it. In all three cases the object existed long before its body ran.
+# that awaited it. In those two cases the object existed long before its body ran.
 #
 # ## Checking which is which with `inspect`
 #

@@ -158,7 +158,7 @@ print("✓ the bystander ran only where a step suspended")
 # A non-streaming `client.post(...)` reads the whole body before it returns, so `aread()` only
 # hands back bytes that are already stored on the response. A streaming request
 # (`client.send(request, stream=True)`) returns as soon as the headers are in, and its
-# `aread()` still has the body to fetch from the socket.
+# `aread()` still has the body to read through the connection.
 #
 # The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body) once in
 # each way, while a bystander task counts the turns the loop gives it. Predict the count
@@ -220,16 +220,19 @@ print(f"stream: {streamed[0]} turns during the request,",
 # claim: read-after-post-does-not-suspend
 assert plain[0] > 0 and streamed[0] > 0, "waiting for the server gave the bystander turns in both cases"
 assert plain[1] == 0, "after a non-streaming post, aread() returned the stored body without suspending"
-assert streamed[1] > 0, "a streaming response's aread() waited for the socket, so the bystander ran"
+assert streamed[1] > 0, "a streaming response's aread() read through the connection and suspended"
 assert plain[2] == streamed[2] == 100_000, "both read the whole body"
 print("✓ after a plain post, aread() did not suspend; a streaming one's aread() did")
 
 # %% [markdown]
 # Both requests gave the bystander many turns while they waited for the server; the
 # `aread()` after the non-streaming `post` gave it none, and the streaming `aread()` gave it
-# some while it read the rest of the body. An `await` suspends only when the coroutine it
-# runs reaches something that is not ready yet; "already done" runs straight through. Reading
-# slime's helper with that in mind: its one real wait per attempt is the `post`.
+# some while it read the rest of the body. Those turns do not prove that it waited for the
+# network: the body may already have arrived, and anyio, the layer under httpx's connection,
+# gives the loop a turn at every read of the connection even when the bytes are there. A
+# library may suspend on purpose; code that reaches nothing but stored results, like the
+# `aread()` after a `post`, runs straight through. Reading slime's helper with that in mind:
+# its one real wait per attempt is the `post`.
 
 # %% [markdown]
 # ## A blocking call freezes everything
@@ -343,8 +346,9 @@ print("✓ debug mode named the coroutine that blocked, and only that one")
 # When a program hangs at an `await`, the question is "which await?". Python 3.14 adds
 # `asyncio.format_call_graph(task)` (and `python -m asyncio ps PID` / `pstree PID` from
 # outside the process), which print the chain of awaits a suspended task is stuck in. Older
-# Pythons have `task.get_stack()`, which gives the frame of the task's own coroutine where it
-# is suspended, but not the chain of Tasks awaiting each other.
+# Pythons have `task.get_stack()`, which gives one frame: that of the task's outermost
+# coroutine, at the `await` where it is suspended. The coroutines it awaits inside the same
+# task are missing, and so is the chain of Tasks awaiting each other.
 
 # %%
 async def outer_request(tl: Timeline) -> str:
@@ -361,10 +365,11 @@ if sys.version_info >= (3, 14):
 else:
     frames = waiting_task.get_stack()
     print("Python < 3.14 has no format_call_graph;",
-          "task.get_stack() shows the suspended frame:")
+          "task.get_stack() shows only the outermost coroutine's frame:")
     for frame in frames:
         print(f"  {frame.f_code.co_name} at line {frame.f_lineno}")
-    assert frames and frames[0].f_code.co_name == "outer_request"
+    assert [frame.f_code.co_name for frame in frames] == ["outer_request"], (
+        "get_stack() gives the outermost frame only, not the fake_request inside it")
 slow_reply = await waiting_task
 assert slow_reply == "reply to slow request"
 
@@ -623,7 +628,8 @@ assert _late < _limit.seconds, (
 # retries on failure. Only the first of those awaits suspends: httpx's `post` is not a
 # streaming request, so it reads the whole body before it returns, and the later `aread()`
 # hands back the bytes the response already holds without giving the loop a turn. An `await`
-# suspends only when the awaited coroutine reaches something that is not ready yet. While
+# suspends only when the awaited coroutine reaches a point that yields to the loop: something
+# not ready yet, or a deliberate yield such as `asyncio.sleep(0)`. While
 # this request waits for the server, the loop runs the other samples' requests: slime's
 # throughput comes from the many Tasks that call this coroutine at the same time (chapters 03
 # and 04), not from the awaits inside it.
@@ -631,8 +637,10 @@ assert _late < _limit.seconds, (
 # The second site is the other side of the coin. Before a weight update, slime's Megatron
 # teacher server polls until no request is queued or running, and pauses between checks with
 # `await asyncio.sleep`, the same pattern as Exercise 2.1. A `time.sleep` there would hold
-# the whole aiohttp server for the length of the wait: no other handler would run, including
-# the handlers that are polling for the results of the very requests it waits on. The
+# the whole aiohttp server for the pause of every round. Other handlers, including those
+# polling for the results of the very requests it waits on, would get the loop only in the
+# short windows while the round's question to the sample manager waits in its worker thread:
+# they would be starved, not stopped, and every client would wait longer for its answer. The
 # [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each
 # one is worth a look: is it on a thread of its own, or inside a coroutine?
 

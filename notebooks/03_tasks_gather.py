@@ -360,8 +360,11 @@ assert max(s.end for s in group_tl.spans) <= group_raised, "the TaskGroup stoppe
 print("✓ under gather the siblings ran to their end; under the TaskGroup all ended soon after the failure")
 
 # %% [markdown]
-# The dashed line is the moment the caller hears about the failure. Both hear about it at the
-# same time; the difference is what is still running after it.
+# The dashed line is the moment the caller hears about the failure. Here both hear about it at
+# nearly the same time, because a cancelled sibling of this model ends at once. That is not a
+# rule: a `TaskGroup` tells its caller only after every cancelled sibling has finished, its
+# cleanup included, so a sibling with a slow `finally` delays the news, while `gather` raises
+# at once. The difference that always holds is what is still running afterwards.
 #
 # ### Python 3.12 and later: a task can finish inside `create_task`
 #

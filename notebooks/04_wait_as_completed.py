@@ -143,10 +143,11 @@ print("✓ results were handled in finishing order, the first while the slowest 
 
 # %% [markdown]
 # Two details. The loop above passes `timeout=2` so it cannot hang; on timeout `as_completed`
-# raises `TimeoutError` but, like `wait`, does not cancel anything. And on Python 3.11 and
-# 3.12 the awaitables it yields are *new* coroutines, not your tasks: the only way to know
-# which task finished is through its result (here the name). Python 3.13 changed that; see the
-# note further down.
+# raises `TimeoutError` but, like `wait`, does not cancel anything. And the awaitables a plain
+# `for` loop gets from it, as above, are *new* coroutines, not your tasks, on 3.11, 3.12 and
+# 3.13 alike: the loop learns which task finished from its result (here the name), or else by
+# asking its own tasks (`task.done()`) or from a done-callback added to each. Python 3.13 added
+# a second form, `async for`, which yields the original tasks; see the note further down.
 #
 # ## Keep the pipe full: `wait(FIRST_COMPLETED)` and refill
 #

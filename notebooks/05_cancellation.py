@@ -7,7 +7,7 @@
 #
 # **You will**
 # 1. see that `cancel()` only *requests* a stop, and that `CancelledError` arrives at the
-#    task's next `await`, never in the middle of plain code;
+#    `await` where the task next suspends, never in the middle of plain code;
 # 2. measure that `finally` cleanup runs after the request and takes its own time, so a caller
 #    that needs the resource back must cancel **and then await** the task;
 # 3. watch a coroutine that swallows `CancelledError` break `asyncio.timeout` and `wait_for`;
@@ -248,8 +248,9 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # In the chart, grey is each worker's wait cut off by the cancellation, purple its cleanup.
 # Caller A's tick sits before worker A's cleanup ends: A moved on while the slot was still
 # taken. Caller B's green span covers worker B's cleanup: after `cancel()` it still waited
-# about 0.08 s, and only then was the slot free. "Cancel, then await" is the only way to know
-# the cleanup is over.
+# about 0.08 s, and only then was the slot free. `cancel()` returning tells the caller nothing
+# about the cleanup; awaiting the task (or waiting for it with `asyncio.wait`, or a done
+# callback) is how it learns that the cleanup is over.
 #
 # ## Shielding shared work from one impatient caller
 #
@@ -296,14 +297,18 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # How does `asyncio.timeout` know that a `CancelledError` is its own, to turn into
 # `TimeoutError`, and not a cancel sent from outside, which must propagate? Since Python 3.11
 # every task counts the cancel requests it has received: `task.cancelling()`. A timeout that
-# fires adds one; when it converts the error it calls `task.uncancel()` to take its request
-# back. `TaskGroup` does the same when it cancels its parent because a child failed.
+# fires adds one. When its block exits after it fired, it calls `task.uncancel()` to take its
+# request back, and turns the `CancelledError` into `TimeoutError` only if the count is then
+# back where it was when the block was entered, that is, if nobody else asked for a cancel
+# meanwhile. `TaskGroup` likewise takes back the request it made when it cancelled its parent
+# because a child failed.
 #
 # Code that swallows a cancel on purpose (say, a worker that treats a cancel as "drop this
 # sample and take the next") must therefore call `uncancel()` too, or its task keeps counting
 # a request that nobody is handling. The next cell shows the stale count; the gated part
 # shows what it breaks on Python 3.13 and later, where `TaskGroup` consults the count when it
-# exits.
+# exits with errors: if it is above zero, it cancels its parent task once more. The child's
+# error is still raised and handled, but the task ends cancelled, and its return value is lost.
 
 # %%
 async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
@@ -325,11 +330,12 @@ async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
             await asyncio.sleep(1)
     except* ValueError:
         outcome = "ExceptionGroup"
+    reached_return[use_uncancel] = outcome
     return count, outcome
 
 
 # %%
-results = {}
+results, reached_return = {}, {}
 for use_uncancel in (False, True):
     soft_stopped = asyncio.create_task(drop_sample_then_group(use_uncancel))
     await asyncio.sleep(0.01)
@@ -337,21 +343,24 @@ for use_uncancel in (False, True):
     await asyncio.wait([soft_stopped], timeout=2)
     results[use_uncancel] = ("task cancelled" if soft_stopped.cancelled()
                              else soft_stopped.result())
-print("without uncancel:", results[False])
-print("with uncancel:   ", results[True])
+for flag, label in ((False, "without uncancel:"), (True, "with uncancel:   ")):
+    print(label, results[flag], "| reached return with:", reached_return[flag])
 if sys.version_info < (3, 13):
-    print("Python 3.11 and 3.12: TaskGroup still raises the ExceptionGroup despite "
-          "the stale count; from 3.13 the same code ends with the whole task cancelled "
-          "and the ValueError lost.")
+    print("Python 3.11 and 3.12: the task returns its result despite the stale count; "
+          "from 3.13 the same code handles the ExceptionGroup, reaches its return, and "
+          "still ends cancelled, its result lost.")
 
 # %% tags=["hide-input"]
 assert results[True] == (0, "ExceptionGroup"), results[True]
+assert reached_return == {False: "ExceptionGroup", True: "ExceptionGroup"}, (
+    "on every version the child's error arrives as an ExceptionGroup that except* handles")
 if sys.version_info >= (3, 13):
-    assert results[False] == "task cancelled", "a stale count turns the child's failure into a cancellation"
+    assert results[False] == "task cancelled", (
+        "a stale count makes TaskGroup cancel the task again: it ends cancelled after its return")
 else:
     assert results[False][0] == 1, "the swallowed request is still counted"
 print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale count is",
-      "fatal on 3.13+" if sys.version_info >= (3, 13) else "still there (1)")
+      "fatal to the task's result on 3.13+" if sys.version_info >= (3, 13) else "still there (1)")
 
 # %% [markdown]
 # The `with uncancel` row is right on every version. The row without it is a bug waiting for
@@ -600,8 +609,8 @@ _sc.differential(drain, _reference, _scenarios(), _observe, _compare, what="drai
 # %% [markdown]
 # ## Summary
 #
-# - `cancel()` is a request. `CancelledError` arrives inside the task at its next `await`;
-#   plain code between awaits always runs to the next `await`.
+# - `cancel()` is a request. `CancelledError` arrives inside the task at the `await` where it
+#   next suspends; plain code, and an `await` that does not suspend, runs on until then.
 # - `finally` cleanup runs after the request and takes its own time. Cancel **and then
 #   await** (bounded) when you need to know the cleanup is over.
 # - Catch `CancelledError` only to clean up, then re-raise. Swallowing it silently disables

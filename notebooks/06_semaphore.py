@@ -171,7 +171,10 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 # against a floor that load cannot break and by ratios of times measured side by side. A sleep
 # never ends early, so no batch can take less than its rounds × 0.03 s: raising the limit from
 # 4 to 5 gains nothing, because 12 jobs still need 3 rounds. And doubling the limit halves the
-# rounds, so the doubled limit takes about half the time of the smaller one.
+# rounds, so the doubled limit takes about half the time of the smaller one. Only the floor is
+# load-proof: a neighbour that slows the larger limit's runs and not the smaller one's could
+# still flip a ratio; interleaving the runs and keeping the best of three make that unlikely,
+# not impossible.
 
 # %%
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
@@ -604,10 +607,15 @@ _sc.differential(generate_all, _reference, _scenarios(), _observe, _compare, wha
 # The permits live in `GenerateState`, which is a singleton, so every sample task of the
 # process sees the same `asyncio.Semaphore`; its size is the configured concurrency per SGLang
 # server times the number of engines. `generate_and_rm` enters the semaphore only around the
-# generate call (custom or built-in) and leaves it before the reward model is called, so a
-# slow reward does not hold a generation permit. Reading that function with this chapter in
-# mind: the number of sample tasks follows the batch size and the over-sampling, while the
-# number of generate calls in flight is at most the permit count.
+# generate call (custom or built-in) and leaves it before its own reward step, so on the
+# built-in path the reward model is called after the permit is given back. A custom generate
+# function is different: everything it does runs inside the permit, scoring included. The
+# coding-agent generate of chapter 14 grades its own sample (the SWE evaluation, with a
+# timeout of 600 s by default), drops its session and pauses ten seconds before it returns,
+# all while holding a permit; the reward step then finds the reward filled and skips it.
+# Reading that function with this chapter in mind: the number of sample tasks follows the
+# batch size and the over-sampling, while the number of generate calls in flight is at most
+# the permit count.
 #
 # The coding-agent example shows the same tool at a different scale. A module-level
 # semaphore caps how many sandboxes are being created and provisioned at once; the permit

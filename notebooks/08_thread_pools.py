@@ -550,12 +550,17 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hidden") as _pool:
 #
 # ## In slime
 #
-# slime's Megatron teacher server is an aiohttp application, so everything it does runs on one
-# event loop. Reloading weights from disk is a long blocking call: it waits in `ray.get`
-# until every actor of the Megatron model has reloaded the checkpoint. The update handler
-# first waits, politely, until no request is queued or running (chapter 02), then runs the
-# reload through `asyncio.to_thread` and awaits it, so health checks and load queries keep being answered during the reload. The
-# same module routes its shorter `ray.get` calls through a small helper that does the same.
+# slime's Megatron teacher server answers HTTP with an aiohttp application: its handlers all
+# run on one event loop, in a thread of its own. The process has other threads too: a stats
+# printer, the default pool's threads that run the `to_thread` calls below, and the main
+# thread, which waits on Ray for the data-parallel worker loops. Reloading weights from disk
+# is a long blocking call: it waits in `ray.get` until every actor of the Megatron model has
+# reloaded the checkpoint. The update handler first waits, politely, until no request is
+# queued or running (chapter 02), then runs the reload through `asyncio.to_thread` and awaits
+# it, so health checks and load queries keep being answered during the reload. Every handler
+# routes its shorter `ray.get` calls through a small helper that does the same; the code of
+# the module that runs off the event loop (the stats printer, the reload function, `launch`
+# and the worker loop) calls `ray.get` directly.
 #
 # The second site shows the cost that comes with it. slime's HTTP helpers used to wait on Ray
 # with `to_thread(ray.get, ...)` for every distributed POST. As the comment there explains, each

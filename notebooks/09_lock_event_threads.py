@@ -113,8 +113,10 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # `count_tokens`, and when it came back wrote `old value + 2` over the sums the other threads
 # had stored meanwhile.
 #
-# Is it only because of the I/O? No. With pure computation CPython still switches threads,
-# every `sys.getswitchinterval()` seconds (5 ms by default), at points it chooses. Lowering
+# Is it only because of the I/O? No. With pure computation the GIL still changes hands (in
+# the default build, which has one), every `sys.getswitchinterval()` seconds (5 ms by
+# default), at points the interpreter chooses; on a free-threaded build with the GIL off the
+# threads run at once, and nothing needs to change hands. Lowering
 # the interval makes the switches frequent enough to see within a few runs. The `finally`
 # restores the interval, because it is process-wide.
 
@@ -310,11 +312,17 @@ assert done_share <= 0.5
 # supported, still optional, in 3.14 under PEP 779) in which
 # threads run Python code truly in parallel. Nothing in this chapter depends on the GIL: the
 # lost update happens with it, and the lock fixes it with or without it. What the GIL hid is
-# only how *often* the race shows. `sys._is_gil_enabled()` (3.13+) tells which build runs.
+# only how *often* the race shows. `sys._is_gil_enabled()` (3.13+) says whether the GIL is on
+# right now, which is not the same as the build: a free-threaded build can turn the GIL back on
+# (`-X gil=1`, `PYTHON_GIL=1`, or an extension module not marked safe without it);
+# `sysconfig.get_config_var("Py_GIL_DISABLED")` names the build.
 
 # %%
 if sys.version_info >= (3, 13):
-    print("GIL enabled in this interpreter:", sys._is_gil_enabled())
+    import sysconfig
+
+    print("free-threaded build:", bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+          "· GIL enabled right now:", sys._is_gil_enabled())
 else:
     print(f"Python {sys.version_info.major}.{sys.version_info.minor} has no "
           "free-threaded build:\nthere is always a GIL, and the races above still "
@@ -417,9 +425,9 @@ assert _calls == [_thread.ident], (
 # - `x += f()` reads, computes and writes in separate steps; threads can switch in between,
 #   GIL or not. Lost updates become likely as soon as the right-hand side does any I/O.
 # - A `threading.Lock` around the whole read-modify-write makes the result exact.
-# - Threads cannot be killed from outside. Give a long-running thread a `threading.Event`,
-#   let it wait with `event.wait(interval)`, and end with `join(timeout)` plus an
-#   `is_alive()` check, because `join(timeout)` only bounds your wait.
+# - Python has no supported way to kill a thread from outside. Give a long-running thread a
+#   `threading.Event`, let it wait with `event.wait(interval)`, and end with `join(timeout)`
+#   plus an `is_alive()` check, because `join(timeout)` only bounds your wait.
 # - At exit normal threads are waited for; daemon threads are dropped mid-work and their
 #   `finally` blocks never run.
 #

@@ -378,7 +378,8 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 # ### Python 3.13 and later: `async for` over `asyncio.as_completed`
 #
 # Chapter 04 used `for fut in asyncio.as_completed(tasks): await fut`, which hands you *new*
-# awaitables, so you cannot tell which task finished without wrapping its result. Since 3.13
+# awaitables, so the loop learns which task finished only from its result, or by asking the
+# tasks themselves (`task.done()`); that is still so for the plain `for` on 3.13. Since 3.13
 # `as_completed` also works with `async for`, and then it yields the **original** tasks in the
 # order they finish. On 3.12 and older, the `async for` form is a `TypeError`; the cell says so.
 
@@ -835,8 +836,11 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 #
 # The streaming rollout reads SGLang's server-sent events with `async with` around the
 # response and `async for` over its lines, writing partial tokens onto the sample as they
-# arrive; leaving early closes the response through the `async with`, which is the
-# `aclosing` lesson in another form. Every such site is listed in the
+# arrive. Leaving early closes the response through the `async with`, at a known point. The
+# `aiter_lines()` generator that the `break` leaves suspended is not closed there, though: it
+# is this chapter's *dropped* generator, closed later by the loop's finalizer hook in a task
+# of its own, after the response under it is already closed; an `aclosing` around it would
+# close it at the block end. Every such site is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

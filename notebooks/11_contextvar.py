@@ -607,8 +607,10 @@ _sc.differential(traced_span, _reference, _programs, _observe, _compare, what="t
 # - `token = var.set(...)` and `var.reset(token)` in a `finally` keep a nested stack exact;
 #   keep the value immutable (a tuple), because copies are shallow.
 # - `asyncio.to_thread` runs its function in a copy of the context; a bare
-#   `threading.Thread` starts empty unless you use `copy_context().run` (or, from 3.14,
-#   `context=`, which the free-threaded build uses by default).
+#   `threading.Thread` starts empty (up to 3.13, and on 3.14's default build) unless you use
+#   `copy_context().run` or, from 3.14, pass `context=`. On the free-threaded 3.14 build the
+#   flag `sys.flags.thread_inherit_context` is on by default, and a new thread starts with a
+#   copy of the caller's context.
 #
 # **What's next.** Chapter 12 crosses a bigger boundary than threads: processes, which share
 # no memory and no context at all.

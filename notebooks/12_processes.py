@@ -382,9 +382,12 @@ assert isinstance(broken.exception(timeout=0), RuntimeError)
 # | `spawn` | a new interpreter that imports the target by name | slowest | targets must be importable; arguments must pickle |
 # | `forkserver` | forked from a small, clean server process | fast after the first | same import rule as spawn |
 #
-# A Jupyter kernel always has threads, so `fork` is the risky choice there. slime forces
-# `spawn` before starting its inference servers; its source gives no reason, but a parent
-# that may already run threads is exactly this case.
+# A Jupyter kernel always has threads, so `fork` is the risky choice there. Before starting
+# the inference servers it launches itself, slime forces `spawn`; its source gives no
+# reason, but a parent that may already run threads is exactly this case. It does not do so
+# for its router: that child starts with the platform default, which is `fork` on Linux up to
+# Python 3.13, from a Ray actor's process that already runs threads (the end of the chapter
+# shows the site).
 #
 # ### Python 3.14: a new default on Linux
 #
@@ -634,9 +637,20 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 #
 # slime's `exec_command` helper runs external commands with `bash -c` through `subprocess.run`
 # and `check=True`, so a failing command becomes a `CalledProcessError`; it has no `timeout`,
-# so a command that hangs would hang the caller with it. The cells below show the converter's
-# pool, then that helper; the last shows the server launch. Every other process and subprocess
-# site is listed in the [source inventory](../book/reference/inventory.md).
+# so a command that hangs would hang the caller with it.
+#
+# The router that spreads the rollout's requests over the servers is a child process too, and
+# it is started differently. `_start_router` runs in the rollout manager, a Ray actor whose
+# process already runs threads (Ray's own, at least), and builds a plain
+# `multiprocessing.Process` without naming a start method. slime sets one only in the server
+# launcher and the converter, each in its own process, so the router gets the platform
+# default: `fork` on Linux up to Python 3.13 (`forkserver` from 3.14), the risky row of the
+# table above. It is a daemon, and the launcher checks only that it is still alive three
+# seconds after the start.
+#
+# The cells below show the converter's pool, then that helper, then the router's start; the
+# last shows the server launch. Every other process and subprocess site is listed in the
+# [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -645,6 +659,9 @@ show_call_site("12c")
 
 # %% tags=["remove-input"]
 show_call_site("12b")
+
+# %% tags=["remove-input"]
+show_call_site("12d")
 
 # %% tags=["remove-input"]
 show_call_site("12")

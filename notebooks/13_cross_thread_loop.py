@@ -296,7 +296,8 @@ print("✓ no heartbeat while result() blocked; the heartbeat went on under awai
 # the background loop is idle, asleep in the operating system waiting for I/O. `call_soon`
 # from the notebook's thread puts the callback on the loop's list but does not wake the loop,
 # so the callback waits until something else happens to wake it. `call_soon_threadsafe`
-# does wake it, by writing to a pipe the loop is watching.
+# does wake it, by sending a byte on a socket the loop is watching (the selector loop's
+# "self-pipe" is really a socket pair).
 
 # %%
 tl = Timeline()

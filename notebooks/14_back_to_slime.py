@@ -127,9 +127,12 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 
 # %% [markdown]
 # A timeout cancels the *coroutine that waits*; the child process is another program and does
-# not know about it. It stops only when someone kills it, and it is gone from the process
-# table only after someone reaps it (`wait()`). If nobody does, the child keeps working until
-# it ends by itself. In slime that is why the sandbox, not the wait, is what stops the agent:
+# not know about it. It stops only when someone kills it; if nobody does, the child keeps
+# working until it ends by itself. Once it has ended, something must reap it (`waitpid`) to
+# take it off the process table. For a child started through asyncio the event loop does that
+# as soon as the child exits, whether or not anyone awaits `wait()`, which only collects the
+# exit code; the next section shows how. In slime that is why the sandbox, not the wait, is
+# what stops the agent:
 # killing the sandbox takes everything running inside it along.
 #
 # ### Python 3.12 and later: no watcher thread per child
@@ -138,8 +141,23 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 # **thread per child process** (`asyncio-waitpid-N`), which shows up in
 # `threading.enumerate()` while the child runs. From 3.12, on Linux 5.3 or later (where
 # `os.pidfd_open` works), asyncio watches a *pidfd* from the event loop instead, and no
-# thread is started; macOS has no pidfd and keeps the thread per child. (The child-watcher
-# classes were deprecated in 3.12 and removed in 3.14.)
+# thread is started; macOS has no pidfd and keeps the thread per child, and so does Linux
+# when a security policy (a seccomp profile, as in some containers) refuses the call: asyncio
+# tries `os.pidfd_open` once and falls back to the thread if it fails. The cell below asks the
+# same question the same way. (The child-watcher classes were deprecated in 3.12 and removed
+# in 3.14.)
+
+# %%
+def pidfd_works() -> bool:
+    """asyncio's own test (3.12+): not that os.pidfd_open exists, but that it works."""
+    if not hasattr(os, "pidfd_open"):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError:  # an old kernel, or a security policy that blocks the call
+        return False
+    return True
+
 
 # %%
 child = await asyncio.create_subprocess_exec(*harness_command("watch", work=0.1),
@@ -149,11 +167,11 @@ try:
                        if t.name.startswith("asyncio-waitpid")]
 finally:
     await asyncio.wait_for(child.wait(), timeout=10)
-if sys.version_info >= (3, 12) and hasattr(os, "pidfd_open"):
+if sys.version_info >= (3, 12) and pidfd_works():
     print("3.12+ with pidfd: threads watching the child:", watcher_threads)
     assert watcher_threads == []
 else:
-    print("Python < 3.12, or no os.pidfd_open (macOS):",
+    print("Python < 3.12, or no working os.pidfd_open (macOS, old kernel, seccomp):",
           "one waitpid thread per running child:", watcher_threads)
     assert len(watcher_threads) == 1
 assert child.returncode == 0
@@ -814,8 +832,13 @@ show_call_site("14f")
 # sized by default as the agent budget plus the evaluation timeout plus a margin. When it
 # fires, the await in progress is cancelled, every `async with` inside unwinds (the sandbox is
 # killed, and a boot permit still held, if it fires during the boot, is returned), and the
-# `TimeoutError` becomes an aborted sample, so one stuck sandbox cannot hold a rollout slot
-# forever. Every use of these mechanisms in slime is listed in the
+# `TimeoutError` becomes an aborted sample. The rollout slot this protects is not in the
+# steps above: it is the `GenerateState` permit of chapter 06, which `generate_and_rm` holds
+# around the whole custom generate function (the example's launch script names this one with
+# `--custom-generate-function-path`). The guard bounds how long a stuck sandbox keeps that
+# permit, but it does not bound the whole hold: the `finally` runs outside the guard, so the
+# session drop (up to 30 s of waiting for the session's handlers, then an unbounded wait for
+# the ones it cancels) and the ten-second pause come on top, still inside the permit. Every use of these mechanisms in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
