@@ -37,13 +37,14 @@ def test_a_recorded_row_is_read_back_by_its_key_and_a_torn_last_line_is_ignored(
 
 @pytest.mark.parametrize("reason", ["grader error: OSError: disk full",
                                     "not graded: the Ray task failed: NodeDiedError",
+                                    "nbgrader could not grade the notebook",
                                     "Ray did not start (x): not the submission's fault, its tests "
                                     "could not run fairly; grade it again; 0/2 tests passed"])
 def test_a_row_that_says_nothing_about_the_submission_is_not_journaled(tmp_path, reason):
     book = journal.Journal(tmp_path / "j.jsonl")
     assert not book.record(KEY, dict(ROW, status="error", reason=reason))
     assert journal.Journal(tmp_path / "j.jsonl").get(KEY) is None, "a rerun must grade it again"
-    assert book.record(KEY, dict(ROW, status="error", reason="nbgrader could not grade the notebook"))
+    assert book.record(KEY, dict(ROW, status="timeout", reason="per-cell timeout (30s) in: t1"))
 
 
 def test_the_grading_version_follows_the_tests_and_the_options_that_change_a_grade():

@@ -9,8 +9,8 @@ the assignment's instructor notebook and the options that change a grade. A reru
 resubmitted notebook, a changed test or a changed timeout has another key and is graded again.
 A line cut off by the crash is ignored. The driver (``grade``) is the journal's only writer.
 
-A row that says nothing about the submission (the grader itself failed, the course's cells
-could not run, or the cluster lost it) is not journaled: a rerun grades it again.
+A row that says nothing about the submission (status ``error``: the grader itself failed, the
+course's cells could not run, or the cluster lost it) is not journaled: a rerun grades it again.
 
 ``Progress`` reports done/total, the failures so far, the slowest submission and an ETA from the
 rows' measured seconds: a ``tqdm`` bar on a terminal, plain lines otherwise.
@@ -72,10 +72,10 @@ def gradebook_grades(course_dir: str | os.PathLike[str]) -> list[tuple]:
     return sorted(out)
 
 
-def says_nothing(status: str, reason: str) -> bool:
-    """Whether a row is the grader's or the cluster's failure, not the submission's grade."""
-    return status == "error" and (reason.startswith(("grader error", "not graded"))
-                                  or "grade it again" in reason)
+def says_nothing(status: str) -> bool:
+    """Whether a row is not a grade of the submission: an ``error`` (the grader, the course's
+    own cells or the cluster failed; the instructor page says to grade it again)."""
+    return status == "error"
 
 
 class Journal:
@@ -100,7 +100,7 @@ class Journal:
 
     def record(self, key: Key, row: dict[str, Any]) -> bool:
         """Journal ``row`` (a dict of the row's fields) unless it says nothing; return whether."""
-        if says_nothing(row.get("status", ""), row.get("reason", "")):
+        if says_nothing(row.get("status", "")):
             return False
         line = json.dumps({"key": list(key), "row": row}, sort_keys=True) + "\n"
         with self._lock:
