@@ -309,7 +309,8 @@ def grade(submissions_dir: str | os.PathLike[str], out: str | os.PathLike[str] =
     try:
         if ray:
             from lab_snippets.labs import raygrade
-            raygrade.grade_on_cluster(ray, pending, course_dir, assignments, opts, finished, log)
+            raygrade.grade_on_cluster(ray, pending, course_dir, assignments, opts, finished, log,
+                                      _grade_one)
         else:
             with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
                 futures = [pool.submit(_grade_one, r, course_dir, assignments, isolation,

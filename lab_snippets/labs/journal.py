@@ -29,10 +29,11 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
+from lab_snippets import PACKAGE_DIR
 from lab_snippets.labs.spec import Options
 
 JOURNAL_NAME = "grading-journal.jsonl"
-LABS_DIR = Path(__file__).resolve().parent
+LABS_DIR = PACKAGE_DIR / "labs"
 # The options that change a grade (``jobs`` only changes how many run at once).
 GRADE_OPTIONS = tuple(f.name for f in fields(Options) if f.name != "jobs")
 

@@ -25,6 +25,7 @@ killed driver leaves no sandbox behind.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import sqlite3
@@ -104,11 +105,10 @@ def _gradebook_bytes(course_dir: Path) -> bytes:
         return (Path(tmp) / "g.db").read_bytes()
 
 
-def grade_task(payload: dict[str, Any], gradebook: bytes) -> dict[str, Any]:
-    """One submission, graded on this node in a private folder; returns the result by value."""
+def grade_task(payload: dict[str, Any], gradebook: bytes, grade_one: Callable) -> dict[str, Any]:
+    """One submission, graded on this node in a private folder by ``grade_one`` (the grader's
+    ``_grade_one``, which Ray pickles by reference); returns the result by value."""
     import ray
-
-    from lab_snippets.labs import grader
 
     folder = tempfile.mkdtemp(prefix="labs-ray-")
     os.chmod(folder, 0o711)  # a per-submission uid (root grading) must traverse to its box
@@ -126,10 +126,11 @@ def grade_task(payload: dict[str, Any], gradebook: bytes) -> dict[str, Any]:
         sub.parent.mkdir(parents=True)
         sub.write_bytes(payload["submission"])
         opts = Options(**payload["options"])
-        row = grader.Row(payload["student"], a, max_score=sum(payload["cells"].values()), path=sub)
+        row = payload["row"]  # the driver's row, by value (its path is the driver's: replaced)
+        row.path = sub
         isolation = sandbox.Isolation(sandbox.privileged(), f"node passed the probe ({RESOURCE})")
-        grader._grade_one(row, course, {a: (nbname, payload["cells"])}, isolation,
-                          [REPO, course, sub.parent.parent.parent], opts)
+        grade_one(row, course, {a: (nbname, payload["cells"])}, isolation,
+                  [REPO, course, sub.parent.parent.parent], opts)
         graded = course / "autograded" / row.student / a / f"{nbname}.ipynb"
         return {"row": journal.row_fields(row), "node": ray.get_runtime_context().get_node_id(),
                 "autograded": graded.read_bytes() if graded.exists() else None,
@@ -162,7 +163,8 @@ def _submissions(rows: list, course_dir: Path, assignments: dict, opts: Options)
             instructors[row.assignment] = (course_dir / "source" / row.assignment
                                            / f"{nbname}.ipynb").read_bytes()
         inst = instructors[row.assignment]
-        payload = {"student": row.student, "assignment": row.assignment, "notebook": nbname,
+        payload = {"row": dataclasses.replace(row, path=None), "student": row.student,
+                   "assignment": row.assignment, "notebook": nbname,
                    "cells": cells, "submission": row.path.read_bytes(), "instructor": inst,
                    "options": asdict(opts)}
         dest = course_dir / "autograded" / row.student / row.assignment / f"{nbname}.ipynb"
@@ -199,8 +201,9 @@ def connected(address: str) -> Iterator[Any]:
 
 def grade_on_cluster(address: str, rows: list, course_dir: Path, assignments: dict,
                      opts: Options, finished: Callable[[Any, int, str], None],
-                     log: Callable[[str], object]) -> None:
-    """Grade ``rows`` as Ray tasks; call ``finished(row, slots, node)`` as each result arrives."""
+                     log: Callable[[str], object], grade_one: Callable) -> None:
+    """Grade ``rows`` as Ray tasks, each by ``grade_one`` on a node; call ``finished(row, slots,
+    node)`` as each result arrives."""
     with connected(address) as ray:
         nodes = _eligible(ray)
         if not nodes:
@@ -221,7 +224,7 @@ def grade_on_cluster(address: str, rows: list, course_dir: Path, assignments: di
             resources = {RESOURCE: 1.0, **({ALONE: 1.0} if runs_alone(Path(f"{nbname}.py")) else {})}
             ref = task.options(num_cpus=min(cpus_for(nbname), biggest), memory=opts.memory_mb << 20,
                                resources=resources, name=f"grade {s.row.student}/{s.row.assignment}",
-                               ).remote(s.payload, gradebook)
+                               ).remote(s.payload, gradebook, grade_one)
             refs[ref] = s
         _collect(ray, refs, opts, lambda sub: finished(sub.row, slots, sub.node))
 
