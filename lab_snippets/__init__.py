@@ -3,8 +3,9 @@
 Top level (notebook helpers; the grading sandbox mounts only these, see ``NOTEBOOK_MODULES``):
 ``timeline``, ``asyncio_tools``, ``loopwatch``, ``thread_workers``, ``proc_workers``,
 ``framing``, ``agent_sim``, ``measure``, ``loopback_http``, ``service_workers``, ``hangs``,
-``cpu_work``, ``raylab`` (a private local Ray, bounded start), ``grading`` (the property checks hidden
-tests compose) and ``sites`` (``show_call_site``: registry, resolver, view, the box's markup).
+``cpu_work``, ``figlang`` (each figure drawn in Chinese too, when the book is built), ``raylab``
+(a private local Ray, bounded start), ``grading`` (the property checks hidden tests compose) and
+``sites`` (``show_call_site``: registry, resolver, view, the box's markup).
 
 Subpackages (course tooling, never imported by a chapter): ``labs`` (release, validate,
 grade, sandbox), ``inventory`` (slime source inventory), ``testing`` (nbval plugin, leak
@@ -29,6 +30,7 @@ NOTEBOOK_MODULES = (
     "agent_sim",
     "asyncio_tools",
     "cpu_work",
+    "figlang",
     "framing",
     "grading",
     "hangs",

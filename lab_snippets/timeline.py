@@ -225,3 +225,6 @@ def figure_style() -> None:
         "axes.spines.right": False,
         "figure.facecolor": "white",
     })
+    from lab_snippets import figlang
+
+    figlang.install()  # the book build also draws each figure in Chinese (COURSE_FIGURE_EDITIONS)

@@ -370,10 +370,10 @@ async with asyncio.timeout(2):
 # where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("01b")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("01")

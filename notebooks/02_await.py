@@ -631,12 +631,12 @@ assert _late < 0.6, (
 # [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each
 # one is worth a look: is it on a thread of its own, or inside a coroutine?
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("02b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("02")

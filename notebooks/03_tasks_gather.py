@@ -577,12 +577,12 @@ assert sorted(_spy.cancelled) == _names and _spy.finished == [], (
 # an abort drains. The [source inventory](../book/reference/inventory.md) lists every
 # `create_task` in slime; for each, ask where the Task's reference lives.
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("03b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("03")

@@ -563,12 +563,12 @@ await _no_more_no_later()
 # [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and
 # `as_completed` in slime.
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("04b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("04")

@@ -546,12 +546,12 @@ finally:
 # Every `cancel`, `shield` and timeout in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("05b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("05")

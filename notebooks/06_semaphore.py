@@ -507,12 +507,12 @@ finally:
 # decides what the limit limits. Other semaphores in slime are listed in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("06b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("06")

@@ -570,15 +570,15 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hidden") as _pool:
 # [source inventory](../book/reference/inventory.md) lists every `to_thread` and
 # `run_in_executor` in slime; for each one, ask which pool it uses and what caps it.
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("08c")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("08b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("08")

@@ -442,12 +442,12 @@ assert _calls == [_thread.ident], (
 # same lock. More uses of locks, events and threads are listed in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("09b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("09")

@@ -678,12 +678,12 @@ async with asyncio.timeout(12):
 # `aclosing` lesson in another form. Every such site is listed in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("10b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("10")

@@ -531,12 +531,12 @@ await asyncio.create_task(_check_fan_out(), context=contextvars.Context())
 # parents, the property Exercise 11.1 tests. More uses are in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("11b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("11")

@@ -633,13 +633,13 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 # pool, then that helper; the last shows the server launch. Every other process and subprocess
 # site is listed in the [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("12c")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("12b")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("12")

@@ -623,12 +623,12 @@ assert not _loop_thread.thread.is_alive()
 # the other direction, awaiting work on the server's loop through `asyncio.wrap_future`.
 # More sites are listed in the [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("13c")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("13")

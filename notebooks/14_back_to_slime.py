@@ -764,7 +764,7 @@ finally:
 # failed attempts with a back-off, and kills the sandbox when the block is left by any path.
 # The workspace is prepared inside that block.
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("14b")
@@ -775,7 +775,7 @@ show_call_site("14b")
 # exit code, not raised, so the run still produces a diff, which is collected before the
 # block is left.
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("14c")
 
 # %% [markdown]
@@ -786,7 +786,7 @@ show_call_site("14c")
 # retried safely, and the polling also keeps the sandbox from being reclaimed as idle. This is
 # our `run_harness`.
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("14d")
 
 # %% [markdown]
@@ -794,7 +794,7 @@ show_call_site("14d")
 # been killed and its permit long returned. Grading runs in its own environment with its own
 # timeout, still inside the whole-task guard.
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("14e")
 
 # %% [markdown]
@@ -805,7 +805,7 @@ show_call_site("14e")
 # idempotent session drop, which waits for, cancels and drains that session's in-flight
 # request handlers, and then pauses for a fixed ten seconds before the task returns.
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("14f")
 
 # %% [markdown]
@@ -818,7 +818,7 @@ show_call_site("14f")
 # forever. Every use of these mechanisms in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("14")

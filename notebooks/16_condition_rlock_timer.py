@@ -643,15 +643,15 @@ assert _waited >= 0.1 * 0.9, f"gave up after {_waited:.3f} s, before the 0.1 s t
 # the interval between checks with `stop_event.wait(seconds)`, the third loop from the
 # figure. More sites are in the [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("16b")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("16c")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("16")

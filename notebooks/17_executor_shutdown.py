@@ -142,8 +142,9 @@ print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error 
 # ## Only a queued future can be cancelled
 #
 # `future.cancel()` returns `True` and cancels the job only while it waits in the queue. Once
-# a worker has picked it up, `cancel()` returns `False` and changes nothing: a thread cannot
-# be interrupted from outside (chapter 09). A cancelled future raises `CancelledError` from
+# a worker has picked it up, `cancel()` returns `False` and changes nothing: Python has no
+# supported way to interrupt a thread from outside (chapter 09), and the pool does not try. A
+# cancelled future raises `CancelledError` from
 # `result()`.
 
 # %%
@@ -547,12 +548,12 @@ finally:
 # lock (only the thread running that loop ever takes it). Leaving the `with` block guarantees every conversion is done before the files are
 # written. More pools are listed in the [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("17b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("17")

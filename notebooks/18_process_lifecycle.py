@@ -508,10 +508,10 @@ print("✓ the resource tracker is stopped: no child process of any kind is left
 # waits for and stops processes are listed in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("18b")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("18")

@@ -752,15 +752,15 @@ async with asyncio.timeout(20):  # a guard against a hang; each check has its ow
 # paused because the peer reads slowly. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("20c")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("20b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("20")

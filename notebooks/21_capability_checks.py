@@ -576,7 +576,11 @@ async with asyncio.timeout(5):
 # loads each hook, calls it with the arguments and only those keyword arguments its signature
 # accepts, and then asks whether the *result* is awaitable, awaiting it only in that case. A
 # `None` keeps the sample; any other type than a sample is rejected with a `TypeError` naming
-# the hook. That is exercise 21.1, and it accepts every kind of hook in this chapter's table.
+# the hook. That is exercise 21.1: it accepts the four kinds the exercise lists (a plain
+# function, an `async def`, a function returning an awaitable, a callable object), and the
+# table's `partial`, `Task` and `__await__` rows with them. It rejects the table's async
+# generator function: calling one gives an async generator, which is neither awaitable nor a
+# sample, so the helper raises its `TypeError`.
 #
 # The tracing decorator used on the per-sample generate step makes the opposite kind of check,
 # once, when it decorates: it asks `inspect.iscoroutinefunction` of the target and returns an
@@ -585,12 +589,12 @@ async with asyncio.timeout(5):
 # the figure does. Every static use of these checks is listed in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("21b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("21")

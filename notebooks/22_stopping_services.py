@@ -497,13 +497,13 @@ assert not any(_TASKS_LEFT), (
 # is where slime passes a stop on to a whole process group. Other `atexit`, thread and signal
 # sites are in the [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("22b")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("22c")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("22")

@@ -602,10 +602,10 @@ assert _lag < 1.5 * 0.2, (
 # thread-based watchdog or `faulthandler` covers that case. Other `asyncio.all_tasks` and
 # logging sites are in the [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("23b")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("23")

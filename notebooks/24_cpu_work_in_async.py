@@ -430,10 +430,10 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # `async_utils` starts (chapter 13), so even inline scoring there is off the main thread. Other executor and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("24b")
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("24")

@@ -567,22 +567,24 @@ await asyncio.wait_for(_hidden_token_bucket(), timeout=20)
 # its `_ray_get` is `await asyncio.to_thread(ray.get, ref)`, and each `/generate` request
 # calls it to read the stats, to submit, and once per 50 ms poll for the result, so the
 # requests that can wait on Ray at one moment are capped by the default pool. The remote reward model path uses one shared aiohttp session
-# with `TCPConnector(limit=64)` and `ClientTimeout(total=120)`: all the rewards of a batch are
-# gathered at once, so beyond 64 they queue for a connection, and by the experiment above
-# that queueing counts against the 120 s. Every HTTP client in slime is listed in the
+# with `TCPConnector(limit=64)` and `ClientTimeout(total=120)`. In the default rollout each
+# sample makes its reward call as soon as its own generation ends, and many samples are in
+# flight at once,
+# so beyond 64 concurrent calls they queue for a connection, and by the experiment above that
+# queueing counts against the 120 s. Every HTTP client in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("25b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("25c")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("25")

@@ -116,7 +116,7 @@ print("✓ with a blocking body one call runs at a time; awaiting, four do")
 # **Where in slime.** The retool example's sandbox runs the model's code with `Popen` and
 # waits in `communicate()` inside `async def execute_code`, behind a semaphore sized 32.
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("27a")
 
 # %% [markdown]
@@ -160,7 +160,7 @@ print(f"✓ alone the call finishes; under load {under_load[1]} of 8 are stuck; 
 # module-level object. With the blocking sandbox of hazard 1 our model says this cannot
 # deadlock; it also says what would happen if the sandbox were made to await.
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("27b")
 
 # %% [markdown]
@@ -293,7 +293,7 @@ fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or to
 # polls; the sample manager is a Ray actor without async methods, which Ray runs one call at a
 # time unless the actor is given a larger `max_concurrency`.
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("27c")
 
 # %% [markdown]
@@ -430,7 +430,7 @@ print("✓ the model stays stuck after one cancellation; the fixed endpoint serv
 # `before_loads`, `update_result` and `after_loads`, and the server is run with aiohttp's
 # `handler_cancellation=True`, under which a client that disconnects cancels its handler.
 
-# %%
+# %% tags=["remove-input"]
 show_call_site("27d")
 
 # %% [markdown]
@@ -767,7 +767,7 @@ finally:
 # rollout that never ends) to be demonstrated on slime itself. Every site of these mechanisms
 # is listed in the [source inventory](../book/reference/inventory.md).
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("27")

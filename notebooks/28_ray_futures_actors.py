@@ -67,7 +67,9 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s "
 # of seconds that a busy machine would stretch. `Gate` is an async actor (its methods are
 # `async def`): `wait_open(i)` suspends until someone calls `open(i)`, then returns `i`;
 # `nap(s)` returns after `s` seconds. An async actor runs its calls as tasks on one event loop
-# in its own process, so one `Gate` holds any number of waiting calls at once.
+# in its own process, up to its `max_concurrency` at once (1000 unless you say otherwise, as
+# the section on `max_concurrency` shows), so one `Gate` holds far more waiting calls than
+# this chapter ever makes.
 
 # %%
 @ray.remote
@@ -158,8 +160,10 @@ plt.show()
 # %% [markdown]
 # ## A thread per wait: `to_thread(ray.get, ...)`
 #
-# Chapter 08's answer to a blocking call is `asyncio.to_thread`, and slime's teacher server
-# reads every Ray result that way. It frees the loop, but each wait now holds a thread of the
+# Chapter 08's answer to a blocking call is `asyncio.to_thread`, and the HTTP handlers of
+# slime's teacher server read their Ray results that way (the server's code that runs outside
+# the event loop, such as its statistics thread and its start-up, calls `ray.get` directly, as
+# synchronous code may). It frees the loop, but each wait now holds a thread of the
 # default pool until its value arrives. Below, a pool of 2 threads gets three reads: two of
 # calls the gate holds, then one of a call that is already done. The gate opens only after
 # the ready read has had 2 s to come back. In what order do the three finish, and does it
@@ -563,24 +567,42 @@ await asyncio.wait_for(_hidden_acquire(), timeout=60)
 # sample manager's statistics, to submit, and once per 50 ms poll for its result: each of
 # those waits holds a thread of the default pool for as long as the sample manager takes to
 # answer, so, as measured above, the pool's size caps how many of them are in progress, and a
-# further read queues for a thread even when its answer is ready. The
+# further read queues for a thread even when its answer is ready.
+#
+# The rollout's distributed POST path in `slime/utils/http_utils.py` uses the other two tools
+# of this chapter. Its `_HttpPosterActor` is an async actor (its `do_post` is `async def`),
+# created with `max_concurrency` set to its share of the rollout's total concurrency: the
+# semaphore of the `max_concurrency` section, kept by Ray, with calls beyond it queued in Ray.
+# The coroutine `post` that hands a request to one of these actors awaits the ObjectRef itself,
+# so its wait holds no pool thread: the `await ref` of the first experiment, which a comment
+# there says replaced `to_thread(ray.get, ...)` because of the thread cap measured above. The
 # [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
 # kind.
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("28b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("28c")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("28d")
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("28e")
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("28f")
 
 # %% [markdown]
 # Ray is stopped here, before the last quote: `raylab.stop` shuts it down and removes its
@@ -590,7 +612,7 @@ show_call_site("28d")
 raylab.stop(cluster)
 print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("28")

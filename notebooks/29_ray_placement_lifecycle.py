@@ -141,8 +141,8 @@ POLL = 0.25  # slime's interval is 30 s
 group_b = placement_group([{"GPU": 1}, {"GPU": 1}], strategy="PACK")
 ready = group_b.ready()
 reports: list[tuple[float, float, float]] = []
-started, released_at = time.monotonic(), 0.0
-while not raylab.wait([ready], timeout=POLL)[0]:
+started, released_at, placed = time.monotonic(), 0.0, False
+while not (placed := bool(raylab.wait([ready], timeout=POLL)[0])):
     waited = time.monotonic() - started
     total, free = (ray.cluster_resources().get("GPU", 0),
                    ray.available_resources().get("GPU", 0))
@@ -153,9 +153,10 @@ while not raylab.wait([ready], timeout=POLL)[0]:
             ray.kill(device, no_restart=True)
         remove_placement_group(group_a)
         released_at = time.monotonic() - started
-    assert waited < 60, "group_b was never placed"
+    if waited > 20:  # with group_a removed, Ray can place group_b at once
+        break  # bounded here; the check below says what it means
 placed_at = time.monotonic() - started
-print(f"group_b placed after {placed_at:.2f} s,",
+print(f"group_b {'placed' if placed else 'still pending'} after {placed_at:.2f} s,",
       f"{placed_at - released_at:.2f} s after the release")
 
 # %% tags=["claim", "hide-input"]
@@ -163,13 +164,16 @@ print(f"group_b placed after {placed_at:.2f} s,",
 assert len(reports) >= 3, f"group_b could not be placed while group_a held the GPUs ({len(reports)} reports)"
 assert all(total == 2 and free == 0 for _, total, free in reports[:3]), (
     f"while waiting: 2 GPUs registered, none free; saw {reports[:3]}")
-assert placed_at > released_at, "placed only after group_a was released"
+assert released_at > 0 and placed, (
+    f"placed once group_a was released (released at {released_at:.2f} s, "
+    f"{'placed' if placed else 'still pending'} at {placed_at:.2f} s)")
 print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once group_a was removed")
 
 # %% [markdown]
 # Three reports said the same thing: two GPUs registered, none free. The wait itself did not
-# fail, it was only pending. Then, a fraction of a second after the release, the group was
-# placed. Reports like these are what tell "Ray does not see my GPUs" (the total is short)
+# fail, it was only pending. Then, soon after the release (the line above says how soon on
+# this run), the group was placed; had `group_a` kept its reservation, it would still be
+# waiting. Reports like these are what tell "Ray does not see my GPUs" (the total is short)
 # apart from "someone else holds them" (the total is right and nothing is free).
 #
 # The loop is bounded here, but slime's is not, on purpose: its comment says that on an
@@ -224,7 +228,7 @@ print("a call made after the kill:", after)
 
 # %% tags=["claim", "hide-input"]
 # claim: a-killed-actor-fails-every-call
-assert all(outcome != "done" for outcome in outcomes), f"no call completes: {outcomes}"
+assert outcomes == ["ActorDiedError"] * 3, f"every held call fails with ActorDiedError: {outcomes}"
 assert max(ended_at) < 10, f"the callers learn at once, not after the 20 s of work: {ended_at}"
 assert after == "ActorDiedError", f"with no_restart=True the actor stays dead, got {after!r}"
 print("✓ the running call and the queued ones failed at once, and the actor stayed dead")
@@ -619,7 +623,8 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # training and rollout share GPUs. Both set `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1`
 # (and the other vendors' equivalents) in the actors' environment: Ray does not narrow the
 # devices, and slime picks the device itself. When the training actors are released,
-# `release` calls `ray.kill(actor, no_restart=True)` on each, then sleeps 5 s.
+# `release` calls `ray.kill(actor, no_restart=True)` on each, then sleeps 5 s. The first two
+# quotes below are that probe and that release; the last is the wait.
 #
 # The health monitor (`RolloutHealthMonitor` in `slime/utils/health_monitor.py`) is a daemon
 # thread with a stop event and a pause event; it waits between rounds with
@@ -635,12 +640,22 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # at the pin, 102 of them `.remote(...)` calls and 95 `ray.get`, with 3 `ray.kill` and 2
 # `ray.wait`.
 
-# %%
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("29d")
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("29c")
+
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("29b")
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("29")

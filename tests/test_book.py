@@ -345,3 +345,47 @@ def test_zh_timeline_figures_have_a_chinese_key(built_book):
             assert all(f" {state}（" in key for state in states) and "泳道" in key, key
             keyed += 1
     assert figures >= 25 and keyed == figures, (figures, keyed)
+
+
+IMG_ALT = re.compile(r'<img\b[^>]*\balt="([^"]*)"[^>]*\bsrc="([^"]+)"', re.S)
+
+
+def test_every_figure_has_a_sentence_of_alt_text(built_book):
+    """Every image on every chapter page, in both editions, has alt text that describes it in a
+    sentence (not empty, not its file name), in the page's language; a Sphinx default (the path)
+    or an image MyST-NB wrote without metadata fails this (counterfactual: drop
+    ``lab_snippets.book.figalt`` from ``editions.setup``)."""
+    figures = 0
+    for chapter in chapters.existing():
+        for edition, root in (("en", HTML), ("zh", ZH)):
+            page = (root / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+            for alt, src in IMG_ALT.findall(page):
+                if "_images/" not in src:
+                    continue
+                figures += edition == "en"
+                where = f"{edition} {chapter.number} {src.rsplit('/', 1)[-1][:12]}"
+                assert alt.strip() and ".png" not in alt and "_images" not in alt, f"{where}: alt {alt!r}"
+                assert len(alt) >= 20, f"{where}: alt {alt!r} is no sentence"
+                if edition == "zh":
+                    assert re.search(r"[\u4e00-\u9fff]", alt), f"{where}: English alt on a zh page: {alt!r}"
+    assert figures >= 25, f"only {figures} figures found on the English chapter pages"
+
+
+def test_zh_figures_are_drawn_in_chinese_with_every_word_translated(built_book):
+    """Every figure on a zh chapter page is the Chinese drawing (lab_snippets.figlang), never the
+    English PNG, and it lacked no word of locale/zh_CN/figures.po; every English page shows the
+    English drawing. Counterfactual: drop ``keep_edition`` (both drawings on both pages) or remove a
+    lane name from figures.po (that figure reports it missing)."""
+    from lab_snippets import figlang
+
+    found = 0
+    for chapter in chapters.existing():
+        for edition, root in (("en", HTML), ("zh_CN", ZH)):
+            page = (root / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+            for src in re.findall(r'<img\b[^>]*\bsrc="\.\./_images/([^"]+\.png)"', page):
+                drawn_for, missing = figlang.edition_of(root / "_images" / src)
+                where = f"{edition} {chapter.number} {src[:12]}"
+                assert drawn_for == edition, f"{where}: the figure drawn for {drawn_for!r}"
+                assert not missing, f"{where}: words missing from figures.po: {missing[:5]}"
+                found += edition == "zh_CN"
+    assert found >= 25, f"only {found} Chinese figures"

@@ -223,3 +223,21 @@ def test_glossary_has_no_authoring_note():
     intro = (chapters.ROOT / "book/glossary.md").read_text(encoding="utf-8").split("```{glossary}")[0]
     assert "{term}" not in intro, (
         "the glossary's opening is for readers; authoring notes go in CONTRIBUTING.md")
+
+
+def test_call_site_plumbing_is_not_shown(chapter):
+    """A reader sees slime's quote, not the `show_call_site("06b")` call that fetches it: every cell
+    that calls it is tagged `remove-input` and holds nothing else (so hiding its source hides no lesson).
+    Counterfactual: drop the tag from one such cell (or add a line of teaching code to it) and this fails."""
+    found = 0
+    for cell in notebook(chapter).cells:
+        if cell.cell_type != "code" or "show_call_site(" not in cell.source:
+            continue
+        found += 1
+        assert "remove-input" in tags(cell), (
+            f"chapter {chapter.number}: a visible show_call_site cell: {cell.source.strip()[-40:]!r}")
+        rest = [line for line in cell.source.splitlines() if line.strip()
+                and not line.startswith("from lab_snippets.sites import show_call_site")
+                and not re.fullmatch(r'show_call_site\("\w+"\)', line.strip())]
+        assert not rest, f"chapter {chapter.number}: a hidden call-site cell also holds {rest[:1]}"
+    assert found, f"chapter {chapter.number} quotes no slime call site"

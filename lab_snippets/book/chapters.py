@@ -118,6 +118,7 @@ READING_GUIDE = "book/reading_guide"
 # looks up while reading), then the pages for those who teach and maintain the course.
 REFERENCE_CAPTION = "Reference"
 REFERENCE_PAGES = (
+    "book/choosing",
     "book/glossary",
     "book/reference/inventory",
     "book/reference/chapter_map",
@@ -241,3 +242,8 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def cache_path(root: Path) -> Path:
+    """The jupyter cache Jupyter Book reads (its default, ``_build/.jupyter_cache``)."""
+    return Path(root) / "_build" / ".jupyter_cache"

@@ -4,6 +4,7 @@ tools (``zhstyle``) apply: Chinese has no italics, so an English italic may be b
 from __future__ import annotations
 
 import collections
+import re
 
 
 def allow_chinese_emphasis(english: collections.Counter, chinese: collections.Counter):
@@ -18,3 +19,22 @@ def allow_chinese_emphasis(english: collections.Counter, chinese: collections.Co
         allowed["em_open"], allowed["strong_open"] = chinese["em_open"], chinese["strong_open"]
         return +allowed, bolded
     return english, 0
+
+
+_CODE = re.compile(r"(`+)(.+?)\1", re.S)
+ROLE_TITLE = re.compile(r"(\{[a-z:]+\})(`+)([^`]+?)\s*<([^<>`]+)>\2")
+_ROLE_BARE = re.compile(r"(\{[a-z:]+\})(`+)([^<>`]+?)\2")
+
+
+def code_spans(text: str) -> collections.Counter:
+    """The code spans and roles a translation must keep. A cross-reference with its own title
+    (``{doc}`Chapter 06 <../notebooks/06_semaphore>` ``) keeps its role and target; its title is
+    prose and is translated."""
+    text = ROLE_TITLE.sub(lambda m: f"{m.group(1)}{m.group(2)}<{m.group(4)}>{m.group(2)}", text)
+    text = _ROLE_BARE.sub(lambda m: f"{m.group(1)}{m.group(2)}<{m.group(3)}>{m.group(2)}", text)  # = titled
+    return collections.Counter(m.group(0) for m in _CODE.finditer(text))
+
+
+def is_chinese(language: str | None) -> bool:
+    """Whether a Sphinx ``language`` setting names the Chinese edition."""
+    return str(language or "").lower().replace("-", "_").startswith("zh")

@@ -15,11 +15,9 @@ from __future__ import annotations
 import html
 import re
 
+from lab_snippets.book.cjk import is_chinese  # noqa: F401 (re-exported: zhui, pages, figalt)
+
 ZH_FOLDER = "zh_CN"
-
-
-def is_chinese(language: str | None) -> bool:
-    return str(language or "").lower().replace("-", "_").startswith("zh")
 
 
 def other_edition_href(pagename: str, chinese: bool) -> str:
@@ -186,5 +184,6 @@ def setup(app):
     app.connect("html-page-context", _page_context, priority=450)
     app.connect("doctree-read", _doctree_read)
     app.setup_extension("lab_snippets.book.zhui")  # the theme's words in Chinese; the switch on every page
+    app.setup_extension("lab_snippets.book.figalt")  # alt text on every figure, both editions
     app.add_search_language(chinese_search_language())
     return {"parallel_read_safe": True, "parallel_write_safe": True}

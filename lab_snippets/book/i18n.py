@@ -2,8 +2,7 @@
 
     python -m lab_snippets.book.i18n update     # new templates from the sources, merged into the .po files
     python -m lab_snippets.book.i18n status     # translated / fuzzy / untranslated per page
-    python -m lab_snippets.book.i18n check      # markup the translation must keep (code, links, roles);
-                                                # exit 1 on a problem
+    python -m lab_snippets.book.i18n check      # kept markup (code, links, roles), zhterms rules; exit 1
     python -m lab_snippets.book.i18n report     # regenerate book/reference/translation_status.md
     python -m lab_snippets.book.i18n export locale/zh_CN/LC_MESSAGES/notebooks/02_await.po > todo.txt
     python -m lab_snippets.book.i18n apply  locale/zh_CN/LC_MESSAGES/notebooks/02_await.po answers.txt
@@ -34,7 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab_snippets import REPO_ROOT
-from lab_snippets.book.cjk import allow_chinese_emphasis
+from lab_snippets.book.cjk import ROLE_TITLE, allow_chinese_emphasis, code_spans
+from lab_snippets.book.zhterms import problems as zh_rules  # terms, variants, code spacing (issue 42)
 
 LANG = "zh_CN"
 ROOT = REPO_ROOT
@@ -252,7 +252,7 @@ def _translate_role_titles(text: str, memory: dict[str, str]) -> str:
         title = m.group(3)
         return f"{m.group(1)}{m.group(2)}{memory.get(title, title)} <{m.group(4)}>{m.group(2)}"
 
-    return _ROLE_TITLE.sub(swap, text)
+    return ROLE_TITLE.sub(swap, text)
 
 
 def prefill(root: Path = ROOT) -> int:
@@ -345,17 +345,6 @@ def inline_markup(text: str) -> collections.Counter:
     return found
 
 
-_ROLE_TITLE = re.compile(r"(\{[a-z:]+\})(`+)(.+?)\s*<([^<>]+)>\2", re.S)
-
-
-def _code_spans(text: str) -> collections.Counter:
-    """The code spans and roles a translation must keep. A cross-reference with its own title
-    (``{doc}`Chapter 06 <../notebooks/06_semaphore>` ``) keeps its role and target; its title is
-    prose and is translated."""
-    text = _ROLE_TITLE.sub(lambda m: f"{m.group(1)}{m.group(2)}<{m.group(4)}>{m.group(2)}", text)
-    return collections.Counter(m.group(0) for m in _CODE.finditer(text))
-
-
 def markup_problems(source: str, translation: str, english_ok: bool = False) -> list[str]:
     """What the translation lost or changed of the markup it must keep verbatim."""
     problems = []
@@ -364,7 +353,7 @@ def markup_problems(source: str, translation: str, english_ok: bool = False) -> 
         problems.append(f"rendered spans differ: {dict(spans_en)} in English, {dict(spans_zh)} here "
                         "(a '**' or '*' next to Chinese punctuation may not close; move the punctuation "
                         "outside it or add a space)")
-    code_en, code_zh = _code_spans(source), _code_spans(translation)
+    code_en, code_zh = code_spans(source), code_spans(translation)
     if code_en != code_zh:
         lost = list((code_en - code_zh).elements())
         added = list((code_zh - code_en).elements())
@@ -397,7 +386,8 @@ def page_status(root: Path, path: Path) -> PageStatus:
             status.untranslated += 1
         else:
             status.translated += 1
-            for problem in markup_problems(message.id, message.string, message.id in english_ok):
+            found = markup_problems(message.id, message.string, message.id in english_ok)
+            for problem in found + zh_rules(message.string, root):
                 status.problems.append(f"{message.id[:60]!r}: {problem}")
     return status
 

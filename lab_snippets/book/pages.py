@@ -45,10 +45,17 @@ def executed_notebook(outdir: str | Path, docname: str) -> Path:
     return Path(outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
 
 
-def page_notebook(executed: dict) -> dict:
-    """The executed notebook as the page shows it: cells tagged ``remove-cell`` left out."""
+def page_notebook(executed: dict, edition: str = "en") -> dict:
+    """The executed notebook as the page shows it: cells tagged ``remove-cell`` left out, and the
+    figures drawn for the other edition (``lab_snippets.figlang``) dropped from the outputs."""
+    from lab_snippets.figlang import EDITION_KEY
+
+    def mine(output: dict) -> bool:
+        return output.get("metadata", {}).get(EDITION_KEY, edition) == edition
+
     nb = dict(executed)
-    nb["cells"] = [c for c in executed.get("cells", [])
+    nb["cells"] = [dict(c, outputs=[o for o in c["outputs"] if mine(o)]) if "outputs" in c else c
+                   for c in executed.get("cells", [])
                    if "remove-cell" not in c.get("metadata", {}).get("tags", [])]
     return nb
 
@@ -89,7 +96,11 @@ def _offer_ipynb(app, pagename, templatename, context, doctree) -> None:
         return
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
-    nb = page_notebook(with_cached_outputs(json.loads(executed.read_text(encoding="utf-8")), _cache_dir(app)))
+    from lab_snippets.book.cjk import is_chinese
+
+    edition = "zh_CN" if is_chinese(app.config.language) else "en"
+    nb = page_notebook(with_cached_outputs(json.loads(executed.read_text(encoding="utf-8")), _cache_dir(app)),
+                       edition)
     target.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     context["ipynb_source"] = f"{pagename}.ipynb"
 

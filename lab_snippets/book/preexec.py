@@ -5,23 +5,20 @@ from __future__ import annotations
 import json
 import logging
 import multiprocessing
+import os
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab_snippets import REPO_ROOT
+from lab_snippets import REPO_ROOT, figlang
 from lab_snippets.book import chapters
+from lab_snippets.book.chapters import cache_path  # noqa: F401 (re-exported: quotes, stamp, zh)
 
 ROOT = REPO_ROOT
 # jupyter-cache's reader for text notebooks; it reads py:percent files as myst-nb's custom format
 # does (jupytext), so the cache key (code cells and kernelspec) is the same for both.
 JUPYTEXT_READER = {"name": "jupytext", "type": "plugin"}
-
-
-def cache_path(root: Path) -> Path:
-    """The jupyter cache Jupyter Book reads (its default, ``_build/.jupyter_cache``)."""
-    return Path(root) / "_build" / ".jupyter_cache"
 
 
 def chapter_files(root: Path) -> list[Path]:
@@ -59,6 +56,7 @@ def _run_one(data):
     from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc
 
     JupyterCacheBase.truncate_caches = lambda self: None  # this worker process only
+    os.environ[figlang.ENV] = "zh_CN"  # each figure also drawn in Chinese for the zh edition (figlang)
     return ExecutionWorkerLocalMProc()(data)
 
 
@@ -131,6 +129,10 @@ def preexecute(root: Path = ROOT, jobs: int = 2, timeout: int = 60,
 
     start = time.monotonic()
     probed = probe_cache(root) if probed is None else probed
+    from lab_snippets.book.zhfigures import stale_records
+
+    stale = stale_records(root)  # executions whose Chinese figures would now be drawn differently
+    probed = {path: None if pk in stale else pk for path, pk in probed.items()}
     cache = get_cache(str(cache_path(root)))
     for record in cache.list_project_records():
         cache.remove_nb_from_project(record.pk)

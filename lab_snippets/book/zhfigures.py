@@ -25,10 +25,11 @@ table (``locale/zh_CN/LC_MESSAGES/book/reading_guide.po``), the sentence from ``
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
-from lab_snippets import REPO_ROOT
+from lab_snippets import REPO_ROOT, figlang
 from lab_snippets.timeline import STATE_COLOURS
 
 ROOT = REPO_ROOT
@@ -83,6 +84,17 @@ def titles_path(root: Path = ROOT) -> Path:
     return Path(root) / "locale" / "zh_CN" / "figures.po"
 
 
+DRAWN = "drawn by a figure (a lane, axis or legend word; numbers as {})"
+
+
+def drawn_words(root: Path = ROOT) -> set[str]:
+    """The entries of ``figures.po`` that come from what the figures drew, not from a title in the code."""
+    from lab_snippets.book.i18n import _messages, read_po
+
+    path = titles_path(root)
+    return {m.id for m in _messages(read_po(path)) if DRAWN in m.auto_comments} if path.is_file() else set()
+
+
 def title_words(root: Path = ROOT) -> dict[str, str]:
     """``{English title: Chinese}`` of ``figures.po`` (translated, not fuzzy)."""
     from lab_snippets.book.i18n import _messages, read_po
@@ -93,8 +105,71 @@ def title_words(root: Path = ROOT) -> dict[str, str]:
     return {m.id: m.string for m in _messages(read_po(path)) if m.string and not m.fuzzy}
 
 
+def _figure_chunks(nb) -> list[dict[str, str]]:
+    """The text chunks of every Chinese figure (``lab_snippets.figlang``) among ``nb``'s outputs."""
+    import base64
+
+    found = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            png = output.get("data", {}).get("image/png")
+            if png and output.get("metadata", {}).get(figlang.EDITION_KEY) == "zh_CN":
+                found.append(figlang.png_text(base64.b64decode(png)))
+    return found
+
+
+def _has_figures(nb) -> bool:
+    return any("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+
+
+def as_pattern(word: str) -> str:
+    """A figure word as its catalogue entry: every number a placeholder (``job 3`` -> ``job {}``,
+    ``gather: 0.36 s`` -> ``gather: {} s``), so one entry serves every lane and every measurement."""
+    return re.sub(r"\d+(?:\.\d+)?", "{}", word)
+
+
+def cached_figure_words(root: Path = ROOT) -> dict[int, tuple[set[str], set[str]]]:
+    """``{cache record: (words its Chinese figures hold, words they lacked)}`` over the book's
+    jupyter cache; a record whose figures were drawn in English only (before ``figlang``, or not by
+    the book build) or by another ``figlang.FORMAT`` maps to ``None``."""
+    from jupyter_cache import get_cache
+
+    from lab_snippets.book.chapters import cache_path
+
+    if not (cache_path(root) / "global.db").exists():
+        return {}
+    cache = get_cache(str(cache_path(root)))
+    found: dict[int, tuple[set[str], set[str]] | None] = {}
+    for record in cache.list_cache_records():
+        nb = cache.get_cache_bundle(record.pk).nb
+        chunks = _figure_chunks(nb)
+        if not chunks:
+            found[record.pk] = None if _has_figures(nb) else (set(), set())
+            continue
+        if any(c.get(figlang.FORMAT_KEY) != figlang.FORMAT for c in chunks):
+            found[record.pk] = None  # drawn by an older figlang: draw again
+            continue
+        words = {w for c in chunks for w in c.get(figlang.WORDS_KEY, "").split("\n") if w}
+        missing = {w for c in chunks for w in c.get(figlang.MISSING_KEY, "").split("\n") if w}
+        found[record.pk] = (words, missing)
+    return found
+
+
+def stale_records(root: Path = ROOT) -> set[int]:
+    """Cached executions whose Chinese figures the current ``figures.po`` would draw differently (a
+    word they lacked is translated now), or that drew no Chinese figure at all: ``preexec`` runs
+    those chapters again, so a translated figure word reaches the page without a manual cache reset."""
+    stale = set()
+    for pk, seen in cached_figure_words(root).items():
+        if seen is None or any(figlang.translate(word) is not None for word in seen[1]):
+            stale.add(pk)
+    return stale
+
+
 def update(root: Path = ROOT) -> tuple[int, int]:
-    """Bring ``figures.po`` in step with the notebooks' titles; returns (added, removed)."""
+    """Bring ``figures.po`` in step with the notebooks' titles and the words the cached executions'
+    figures draw (lane names, axis labels, legends); returns (added, removed). With no Chinese figure
+    in the cache (a fresh clone), the words already in the catalogue are kept."""
     from babel.messages.catalog import Catalog
 
     from lab_snippets.book.i18n import _messages, read_po, write_po
@@ -102,11 +177,15 @@ def update(root: Path = ROOT) -> tuple[int, int]:
     path = titles_path(root)
     old = {m.id: m.string for m in _messages(read_po(path))} if path.is_file() else {}
     titles = notebook_titles(root)
+    seen = [v for v in cached_figure_words(root).values() if v]
+    drawn = sorted({as_pattern(w) for words, _ in seen for w in words if w not in titles}
+                   - set(titles)) if seen else [w for w in old if w not in titles]
+    titles = titles + drawn
     if list(old) == titles:
         return 0, 0  # nothing to change: the file (and its date) stays as it is
     catalog = Catalog(locale="zh_CN", project="slime course: figure titles", fuzzy=False)
     for title in titles:
-        catalog.add(title, old.get(title, ""))
+        catalog.add(title, old.get(title, ""), auto_comments=[DRAWN] if title in drawn else [])
     write_po(catalog, path)
     return len(set(titles) - set(old)), len(set(old) - set(titles))
 
@@ -172,7 +251,7 @@ def _cell_source(node) -> str:
     return ""
 
 
-def _figures(doctree):
+def figures(doctree):
     """Each image of ``doctree`` with the English titles its cell's code sets: one title each when
     the cell draws as many figures as it sets titles (two ``plt.subplots`` figures), else all of
     them (one figure of two timelines: ``tl.plot(title, ax=top)``, ``tl.plot(title, ax=bottom)``)."""
@@ -187,7 +266,7 @@ def _figures(doctree):
             yield image, [titles[i]] if len(titles) == len(images) > 1 else titles
 
 
-def _image_path(node, srcdir: Path) -> Path | None:
+def image_path(node, srcdir: Path) -> Path | None:
     uri = (node.get("candidates") or {}).get("*") or node.get("uri", "")
     path = Path(uri) if Path(uri).is_absolute() else Path(srcdir) / uri
     return path if path.suffix == ".png" and path.is_file() else None
@@ -200,8 +279,8 @@ def add_keys(app, doctree, docname: str, words: dict[str, str], root: Path = ROO
 
     guide, titles = guide_words(root), title_words(root)
     added = 0
-    for image, english in _figures(doctree):
-        path = _image_path(image, Path(app.srcdir))
+    for image, english in figures(doctree):
+        path = image_path(image, Path(app.srcdir))
         if path is None:
             continue
         chinese = "；".join(titles[t] for t in english if t in titles)

@@ -2,6 +2,8 @@
 
     python -m lab_snippets.book.zhstyle          # "一个" per 1,000 CJK characters, per chapter catalogue
     python -m lab_snippets.book.zhstyle --unitalicize   # rewrite *CJK* as **CJK** (short) or plain
+    python -m lab_snippets.book.zhstyle --terms         # zhterms' rules: term links, variants, spacing
+    python -m lab_snippets.book.zhstyle --fix-terms     # rewrite term links and code spacing
 
 Chinese typesetting has no italics: a CJK run in ``*...*`` renders as slanted Han characters,
 which Chinese technical writing does not use. An English emphasis becomes **bold** (a word being
@@ -17,6 +19,7 @@ import sys
 from pathlib import Path
 
 from lab_snippets import REPO_ROOT
+from lab_snippets.book import zhterms
 from lab_snippets.book.cjk import allow_chinese_emphasis  # noqa: F401 (re-exported)
 
 ROOT = REPO_ROOT
@@ -102,11 +105,53 @@ def unitalicize_catalogues(root: Path = ROOT) -> int:
     return changed
 
 
+def fix_term_catalogues(root: Path = ROOT) -> tuple[int, int]:
+    """Apply rules 1 and 3 to every translation where the result keeps its markup; returns
+    (messages changed, catalogues written)."""
+    from lab_snippets.book.i18n import _all_catalogues, _messages, markup_problems, read_po, write_po
+
+    changed = written = 0
+    for path in _all_catalogues(root):
+        catalog, touched = read_po(path), False
+        for message in _messages(catalog):
+            if not message.string or message.string == message.id:
+                continue
+            new = zhterms.space_code(zhterms.chinese_term_roles(message.string))
+            if new != message.string and not markup_problems(message.id, new):
+                message.string, touched = new, True
+                changed += 1
+        if touched:
+            write_po(catalog, path)
+            written += 1
+    return changed, written
+
+
+def term_report(root: Path = ROOT) -> list[str]:
+    from lab_snippets.book.i18n import _all_catalogues, _messages, _page_name, read_po
+
+    lines = []
+    for path in _all_catalogues(root):
+        for message in _messages(read_po(path)):
+            if message.string and message.string != message.id and not message.fuzzy:
+                where = f"{_page_name(root, path)}: {message.id[:50]!r}"
+                lines += [f"{where}: {p}" for p in zhterms.problems(message.string, root)]
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lab_snippets.book.zhstyle",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--unitalicize", action="store_true", help="rewrite CJK italics in every catalogue")
+    ap.add_argument("--terms", action="store_true", help="list what breaks zhterms' rules; exit 1 if any")
+    ap.add_argument("--fix-terms", action="store_true", help="Chinese term links, spaced code, everywhere")
     args = ap.parse_args(argv)
+    if args.fix_terms:
+        changed, written = fix_term_catalogues(ROOT)
+        print(f"{changed} messages rewritten in {written} catalogues")
+    if args.terms or args.fix_terms:
+        lines = term_report(ROOT)
+        print("\n".join(lines) if lines else "no term, variant or spacing problems")
+        return 1 if lines else 0
     if args.unitalicize:
         print(f"{unitalicize_catalogues(ROOT)} messages rewritten")
     total = [0, 0]

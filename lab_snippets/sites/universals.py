@@ -128,13 +128,27 @@ def in_slime_text(chapter_path: Path) -> str:
     return "\n\n".join(parts)
 
 
-def prose(registry: Registry, notebooks: Path = NOTEBOOKS) -> Iterator[tuple[str, str]]:
-    """Every ``(where, sentence)`` of the call-site explanations and the chapters' In slime sections."""
+def chapter_text(chapter_path: Path) -> str:
+    """The markdown of a whole chapter (every markdown cell, in order)."""
+    import jupytext
+
+    return "\n\n".join(c.source for c in jupytext.read(chapter_path).cells if c.cell_type == "markdown")
+
+
+def prose(registry: Registry, notebooks: Path = NOTEBOOKS, *,
+          whole_chapters: bool = False) -> Iterator[tuple[str, str]]:
+    """Every ``(where, sentence)`` of the call-site explanations and the chapters' In slime sections.
+
+    Every such sentence with a universal word needs a statement. A statement may also carry a
+    sentence about slime elsewhere in a chapter (the teacher server's Ray reads in chapter 28's
+    experiments, say); ``whole_chapters=True`` yields those too, so such a statement is not stale.
+    """
     for site in registry.sites:
         for sentence in sentences(site.explanation):
             yield f"site {site.id}", sentence
     for path in sorted(notebooks.glob("[0-9][0-9]_*.py")):
-        for sentence in sentences(in_slime_text(path)):
+        text = chapter_text(path) if whole_chapters else in_slime_text(path)
+        for sentence in sentences(text):
             yield f"chapter {path.name[:2]}", sentence
 
 

@@ -1,0 +1,114 @@
+"""A sentence of alt text for every figure of the book, in the page's language (issue 41).
+
+MyST-NB gives an executed figure no ``alt`` unless its cell's metadata sets one, and the HTML
+builder then writes the image's file path as its alt text: a screen reader reads out a hash, and
+search learns nothing. Every figure of the course is drawn by code whose title says what it shows
+(the string given to ``Timeline.plot``, ``set_title`` or ``suptitle``, read as ``zhfigures`` reads
+it), and whether it is a timeline is read from the picture (``zhfigures.states_drawn``). So the
+alt text is built, not written per figure: the title, then, for a timeline, what its lanes, its
+axis and its colours mean. The Chinese edition takes the title from ``locale/zh_CN/figures.po``
+and the state names from the reading guide's catalogue, as the key under the figure does.
+
+A figure whose cell sets no title gets a sentence that says what kind of figure it is, never a path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lab_snippets.book import zhfigures
+
+#: The English sentences (the zh ones are built from the same catalogues the zh key uses).
+TIMELINE = ("A timeline: one lane per piece of work, time in seconds from left to right; "
+            "the colours show {states}.")
+UNTITLED = "A figure drawn by the code of the cell above it."
+ZH_TIMELINE = "时间线：每条泳道是一项工作，横轴是以秒计的时间；颜色表示{states}。"
+ZH_UNTITLED = "由上方单元格的代码绘制的图。"
+
+
+def _sentence(title: str, stop: str = ".") -> str:
+    title = title.strip()
+    return title if title[-1:] in ".?!。？！" else title + stop
+
+
+def english_alt(titles: list[str], states: list[str]) -> str:
+    """The English alt text of a figure with these titles and drawn states."""
+    parts = [_sentence(t) for t in titles if t.strip()]
+    if states:
+        parts.append(TIMELINE.format(states=", ".join(f"{s} ({zhfigures.COLOUR_NAMES[s]})" for s in states)))
+    return " ".join(parts) or UNTITLED
+
+
+def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str],
+                guide: dict[str, str]) -> str:
+    """The Chinese alt text: translated titles (an untranslated one is left out: the catalogue's
+    check reports it), then the timeline sentence with the guide's Chinese state names."""
+    parts = [_sentence(title_words[t], "。") for t in titles if title_words.get(t)]
+    names = [guide.get(s) for s in states]
+    if states and all(names):
+        parts.append(ZH_TIMELINE.format(states="、".join(names)))
+    return "".join(parts) or ZH_UNTITLED
+
+
+def add_alt(app, doctree, docname: str) -> int:
+    """Set ``alt`` on every figure of ``doctree`` that has none (or whose alt is its path); returns
+    how many it set."""
+    from lab_snippets.book.cjk import is_chinese
+
+    chinese = is_chinese(app.config.language)
+    if chinese:
+        title_words, guide = zhfigures.title_words(), zhfigures.guide_words()
+    done = 0
+    for image, titles in zhfigures.figures(doctree):
+        alt = image.get("alt", "")
+        if alt and alt != image.get("uri") and not alt.endswith(".png"):
+            continue
+        path = zhfigures.image_path(image, Path(app.srcdir))
+        states = zhfigures.states_drawn(path) if path is not None else []
+        image["alt"] = (chinese_alt(titles, states, title_words, guide) if chinese
+                        else english_alt(titles, states))
+        done += 1
+    return done
+
+
+def keep_edition(app, doctree, docname: str) -> int:
+    """Remove from ``doctree`` the figures drawn for the other edition (``lab_snippets.figlang``: the
+    build displays each figure twice, English and Chinese). A word a Chinese figure lacked stays
+    English in it and fails ``tests/test_book.py``, as an untranslated message fails the i18n tests;
+    the build goes on. Returns how many it removed."""
+    from docutils import nodes
+
+    from lab_snippets import figlang
+    from lab_snippets.book.cjk import is_chinese
+
+    edition = "zh_CN" if is_chinese(app.config.language) else "en"
+    removed = 0
+    for image in list(doctree.findall(nodes.image)):
+        path = zhfigures.image_path(image, Path(app.srcdir))
+        drawn_for, _ = figlang.edition_of(path) if path is not None else (None, [])
+        if drawn_for is None:
+            continue
+        if drawn_for != edition:
+            node = image
+            while node.parent is not None and len(node.parent.children) == 1 \
+                    and node.parent.get("nb_element") != "cell_code_output":
+                node = node.parent
+            node.parent.remove(node)
+            removed += 1
+    return removed
+
+
+def _keep_edition(app, doctree, docname) -> None:
+    if app.builder.format == "html":
+        keep_edition(app, doctree, docname)
+
+
+def _doctree_resolved(app, doctree, docname) -> None:
+    if app.builder.format == "html":
+        add_alt(app, doctree, docname)
+
+
+def setup(app):
+    app.connect("doctree-resolved", _keep_edition, priority=400)  # before the zh keys and the alt text
+    app.connect("doctree-resolved", _doctree_resolved)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

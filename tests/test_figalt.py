@@ -1,0 +1,27 @@
+"""The alt text built for each figure (lab_snippets/book/figalt.py): a sentence from the figure's
+title, and for a timeline what its lanes, axis and colours mean, in the page's language."""
+
+from lab_snippets.book import figalt
+
+
+def test_english_alt_is_the_title_then_what_a_timeline_shows():
+    alt = figalt.english_alt(["Three tasks under a semaphore of 2"], ["running", "waiting"])
+    assert alt.startswith("Three tasks under a semaphore of 2. A timeline:"), alt
+    assert "running (blue)" in alt and "waiting (light green)" in alt and "cancelled" not in alt
+
+
+def test_a_figure_that_is_no_timeline_gets_its_title_only():
+    assert figalt.english_alt(["Throughput against the cap"], []) == "Throughput against the cap."
+
+
+def test_no_title_still_gives_a_sentence_not_a_path():
+    assert figalt.english_alt([], []) == figalt.UNTITLED
+    assert figalt.chinese_alt([], [], {}, {}) == figalt.ZH_UNTITLED
+
+
+def test_chinese_alt_takes_the_catalogue_words_and_skips_what_is_untranslated():
+    words = {"Three tasks": "三个任务"}
+    guide = {"running": "运行", "waiting": "等待"}
+    alt = figalt.chinese_alt(["Three tasks", "Not in the catalogue"], ["running", "waiting"], words, guide)
+    assert alt.startswith("三个任务。时间线："), alt
+    assert "运行、等待" in alt and "Not in the catalogue" not in alt

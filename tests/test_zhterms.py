@@ -1,0 +1,44 @@
+"""The zh edition's three enforced rules (lab_snippets/book/zhterms.py, issue 42): glossary links
+that read Chinese, one word per concept (TERMS.md's wrong variants), spaces around inline code.
+Each test shows a translation that breaks its rule being caught, and the fixed form passing."""
+
+from lab_snippets.book import i18n, zhstyle, zhterms
+
+
+def test_a_glossary_link_with_an_english_headword_is_caught_and_rewritten():
+    old = "能让 {term}`event loop`（事件循环）继续运转"
+    assert zhterms.english_headwords(old) == ["event loop"]
+    new = zhterms.chinese_term_roles(old)
+    assert new == "能让 {term}`事件循环 <event loop>`继续运转"
+    assert zhterms.english_headwords(new) == []
+    titled = zhterms.chinese_term_roles("{term}`permits <permit>`（许可）")
+    assert titled == "{term}`许可 <permit>`"
+
+
+def test_a_chinese_titled_term_keeps_the_englishs_role_and_target():
+    english = "keeps the {term}`event loop` alive"
+    assert i18n.markup_problems(english, "让 {term}`事件循环 <event loop>` 保持运转") == []
+    changed = i18n.markup_problems(english, "让 {term}`事件循环 <loop>` 保持运转")
+    assert changed, "a changed target must be caught"
+
+
+def test_code_glued_to_chinese_is_caught_and_spaced_but_not_next_to_punctuation():
+    glued = "普通的`def`有两个时刻，`async def`则有三个。"
+    assert zhterms.glued_code(glued) == ["`def`", "`async def`"]
+    spaced = zhterms.space_code(glued)
+    assert spaced == "普通的 `def` 有两个时刻，`async def` 则有三个。"
+    assert zhterms.glued_code(spaced) == []
+
+
+def test_a_wrong_variant_listed_in_terms_md_is_caught(tmp_path):
+    terms = tmp_path / "locale" / "zh_CN" / "TERMS.md"
+    terms.parent.mkdir(parents=True)
+    table = "| wrong | write instead |\n|---|---|\n| 未来对象 | Future |\n"
+    terms.write_text("# t\n\n## Wrong variants\n\n" + table, encoding="utf-8")
+    found = zhterms.problems("一个未来对象", tmp_path)
+    assert found and "未来对象" in found[0]
+    assert zhterms.problems("一个 `未来对象` 的名字", tmp_path) == [], "code spans are not prose"
+
+
+def test_the_catalogues_follow_all_three_rules():
+    assert zhstyle.term_report() == []
