@@ -109,6 +109,12 @@ def _sandboxes():
     return out
 
 
+def _folders():
+    """Private folders of grading tasks still on disk (``grade_task``'s, in the temp dir)."""
+    import tempfile
+    return sorted(Path(tempfile.gettempdir()).glob("labs-ray-*"))
+
+
 def test_the_driver_killed_after_k_results_and_rerun_loses_nothing_and_grades_nothing_twice(world):
     """(c) Counterfactuals: a journal written only at the end (the rerun grades all 7), or rows
     journaled without their key check (a duplicate)."""
@@ -166,3 +172,7 @@ def test_a_node_removed_after_the_first_result_leaves_every_row_exactly_once(wor
     keys = [tuple(e["key"]) for e in _entries(course)]
     assert len(keys) == len(set(keys)) == 7
     assert journal.gradebook_grades(course) == world["results"]["grades"]
+    deadline = time.monotonic() + 60
+    while (_folders() or _sandboxes()) and time.monotonic() < deadline:  # the lost task: reaped
+        time.sleep(0.5)
+    assert not _folders() and not _sandboxes(), "the removed node's task left its folder or processes"

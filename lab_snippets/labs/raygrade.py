@@ -51,6 +51,8 @@ TWO_CORES = ("12",)
 STALL_SLACK = 300             # s beyond the submission limit with no result: the cluster is stuck
 REAPER_SOURCE = """\
 import os, shutil, sys, time
+if os.fork():  # not the worker's child: Ray kills a dying worker's children, and this with them
+    os._exit(0)
 import psutil
 folder = os.environ["LAB_GRADE_FOLDER"]
 if sys.stdin.buffer.read() != b"done":
