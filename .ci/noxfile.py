@@ -1,8 +1,16 @@
-"""Version matrix: unit tests and every notebook (nbval, with the leak audit) on Python 3.11-3.13.
+"""Version matrix: unit tests and every notebook (nbval, with the leak audit) on Python 3.11-3.15.
 
-    nox -f .ci/noxfile.py                  # every interpreter found among 3.11, 3.12, 3.13
+    nox -f .ci/noxfile.py                  # every interpreter found among 3.11, 3.12, 3.13, and
+                                           # Debian forky's 3.13.x, 3.14, 3.15 (root built if missing)
     nox -f .ci/noxfile.py -s tests-3.13    # one interpreter
+    nox -f .ci/noxfile.py -s forky-3.14    # forky's 3.14 only (-- notebooks/08_thread_pools.py: one chapter)
     nox -f .ci/noxfile.py -R               # reuse the venvs (skip reinstalling)
+
+The current releases (3.13's latest patch release, 3.14, 3.15) come from Debian's forky suite, in a
+root that ``.ci/forky-root`` builds once (mmdebstrap, needs root) and caches in ``.nox/forky/root``;
+``forky-X.Y`` runs pytest inside it (bubblewrap, this repository bind-mounted at its own path) from
+a venv in the root that holds ``requirements.txt``. On 3.15 Ray has no wheel: chapters 28-29 skip
+with that reason.
 
 Each interpreter gets its own venv (under the repository's ``.nox/``) with ``requirements.txt``
 installed, which includes the course package itself (``-e .``), so everything runs from the
@@ -26,11 +34,20 @@ import nox
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHONS = ["3.11", "3.12", "3.13"]
+# Debian forky's CPython packages, run inside the root .ci/forky-root builds (3.13 there is the latest
+# 3.13 patch release, 3.13.15 when this was written, beside pyenv's 3.13.0)
+FORKY = ["3.13", "3.14", "3.15"]
+FORKY_ROOT = ROOT / ".ci" / "forky-root"
+# The chapters pyproject's addopts leave out ("not serial": the Ray chapters need the cores to
+# themselves), run as .ci/test's serial phase runs them: one at a time, without xdist.
+SERIAL_NOTEBOOKS = ["-o", "addopts=", "-p", "no:xdist", "-p", "no:cacheprovider",
+                    "-p", "lab_snippets.testing.nbplugin", "--nbval-lax", "--nbval-current-env",
+                    "--nbval-cell-timeout=60", "-m", "serial", "notebooks"]
 
 nox.options.envdir = str(ROOT / ".nox")
 nox.options.error_on_missing_interpreters = False
 nox.options.download_python = "never"
-nox.options.sessions = ["tests", "corpus"]
+nox.options.sessions = ["tests", "corpus", *(f"forky-{v}" for v in FORKY)]
 
 
 def _pyenv_bin_dirs(versions: list[str]) -> list[str]:
@@ -105,3 +122,35 @@ def corpus(session: nox.Session) -> None:
              if v["verdict"] != good[v["kind"]]]
     if wrong:
         session.error(f"wrong corpus verdicts on Python {session.python}: {', '.join(wrong)}")
+
+
+def _forky_session(version: str):
+    def forky(session: nox.Session) -> None:
+        session.chdir(ROOT)
+        if not shutil.which("bwrap"):
+            session.skip("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+        session.run(str(FORKY_ROOT), "build", external=True)
+        out = session.run(str(FORKY_ROOT), "venv", version, external=True, silent=True) or ""
+        python = f"{out.strip().splitlines()[-1]}/bin/python"
+        session.env["SLIME_OFFLINE"] = os.environ.get("SLIME_OFFLINE", "1")
+        inside = [str(FORKY_ROOT), "run", python]
+        session.run(*inside, "-c", "import sys; print('Python', sys.version)", external=True)
+        reports = ROOT / ".nox" / "reports"
+        reports.mkdir(parents=True, exist_ok=True)
+        if session.posargs:
+            session.run(*inside, "-m", "pytest", *session.posargs, external=True)
+            return
+        session.run(*inside, "-m", "pytest", "tests", "notebooks",
+                    "--deselect", "tests/test_corpus.py::test_corpus_verdict",
+                    f"--junitxml={reports / f'forky-{version}.xml'}", external=True)
+        # the serial phase of .ci/test: the Ray chapters, one at a time (on 3.15 they skip, with the reason)
+        session.run(*inside, "-m", "pytest", *SERIAL_NOTEBOOKS,
+                    f"--junitxml={reports / f'forky-{version}-serial.xml'}", external=True)
+
+    forky.__doc__ = (f"Unit tests and every notebook on Debian forky's python{version}, inside the "
+                     "root .ci/forky-root builds; pass paths to run only those.")
+    return forky
+
+
+for _version in FORKY:
+    nox.session(_forky_session(_version), name=f"forky-{_version}", python=False)

@@ -4,7 +4,8 @@ Top level (notebook helpers; the grading sandbox mounts only these, see ``NOTEBO
 ``timeline``, ``asyncio_tools``, ``loopwatch``, ``thread_workers``, ``proc_workers``,
 ``framing``, ``agent_sim``, ``measure``, ``loopback_http``, ``service_workers``, ``hangs``,
 ``cpu_work``, ``figlang`` (each figure drawn in Chinese too, when the book is built), ``raylab``
-(a private local Ray, bounded start), ``grading`` (the property checks hidden tests compose) and
+(a private local Ray, bounded start), ``grading`` (the property checks hidden tests compose),
+``scenarios`` (differential grading on generated scenarios, virtual time) and
 ``sites`` (``show_call_site``: registry, resolver, view, the box's markup).
 
 Subpackages (course tooling, never imported by a chapter): ``labs`` (release, validate,
@@ -39,6 +40,7 @@ NOTEBOOK_MODULES = (
     "measure",
     "proc_workers",
     "raylab",
+    "scenarios",
     "service_workers",
     "sites",
     "sites.gitcmd",

@@ -31,6 +31,11 @@ Adversarial children (commands of ``lab_snippets.proc_workers``): ``ignores_sigt
 ``floods``, ``spawns_children``, ``leaves_child_on_pipes``, with ``read_pids`` /
 ``wait_for_pids`` for their pid files.
 
+A bound on time is measured beside the call, never a constant (issue 38): a ``ReferenceWait``
+(``lab_snippets.measure``) started just before the call is a plain wait of the budget, and the
+call must end before it wakes (``check_within(seen, budget=ref.seconds, slack=0, ...)``); a loop's
+longest gap is compared with a duration of the same run. ``testing.timing_bounds`` finds the rest.
+
 Everything here is bounded: every wait has a timeout, and ``Leftovers.check`` kills (or
 cancels) what it reports, so one wrong answer does not spill into the next test.
 """
@@ -52,9 +57,10 @@ from collections.abc import Awaitable, Callable
 import psutil
 
 from lab_snippets.loopwatch import LoopWatch
+from lab_snippets.measure import ReferenceWait, reference_threads
 
 __all__ = [
-    "JobFailed", "Leftovers", "Outcome", "StalledPeer", "WORKER", "busy_loop", "call",
+    "JobFailed", "Leftovers", "Outcome", "ReferenceWait", "StalledPeer", "WORKER", "busy_loop", "call",
     "cancel_midway", "check_cancelled", "check_finished", "check_group_gone", "check_loop_free",
     "check_not_polling", "check_raises", "check_returns_early", "check_stops_promptly",
     "check_within", "failing_job", "floods", "group_members", "ignores_sigterm",
@@ -237,11 +243,14 @@ def check_within(seen: Outcome, budget: float, what: str, slack: float = 0.5, hi
         f"{'' if seen.finished else ' (and had still not returned)'}{_tail(hint)}")
 
 
-def check_returns_early(seen: Outcome, work: float, budget: float, what: str, hint: str = "") -> None:
-    """The work took ``work`` seconds under a ``budget``: the call must end nearer the first."""
+def check_returns_early(seen: Outcome, work: float, budget: float, what: str, hint: str = "",
+                        by: float | None = None) -> None:
+    """The work took ``work`` seconds under a ``budget``: the call must end nearer the first,
+    before ``by`` (a ``ReferenceWait`` of the half-way point, started beside the call, read
+    after it) or, without ``by``, before the half-way point itself."""
     if not budget > work:
         raise ValueError("the budget must be longer than the work for this check to mean anything")
-    halfway = work + (budget - work) / 2
+    halfway = work + (budget - work) / 2 if by is None else by
     assert seen.finished and seen.seconds < halfway, (
         f"{what} did not return when the work was done: {seen.seconds:.2f} s for work of {work:g} s "
         f"under a budget of {budget:g} s (it waited out its budget){_tail(hint)}")
@@ -354,7 +363,8 @@ class Leftovers:
             tasks = [t for t in asyncio.all_tasks() - self._tasks if t is not me and not t.done()]
         except RuntimeError:
             tasks = []
-        threads = ([t for t in threading.enumerate() if t not in self._threads and t.is_alive()]
+        threads = ([t for t in threading.enumerate()
+                    if t not in self._threads and t not in reference_threads() and t.is_alive()]
                    if self.threads else [])
         pids = (set(_children()) - self._pids) | self._watched
         return tasks, threads, sorted(p for p in pids if running(p))

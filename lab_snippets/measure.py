@@ -22,16 +22,24 @@ count, a ratio, a time it measured itself), and the best is the smallest.
 Where a machine cannot show an effect at all (one usable core; a neighbour taking most of
 the CPU), say so from a measurement: ``usable_cpus()`` counts the CPUs this process may run
 on, ``cpu_share()`` spins for a moment and returns the share of a core it actually got.
+
+A bound on how long one call may take is a measurement too: ``ReferenceWait(budget)``, started
+just before the call, is a plain wait of the budget in a thread of its own; the call honoured
+the budget if it ended before that wait woke (``seen <= ref.seconds``), and a busy machine
+wakes both late.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["Comparison", "ainterleaved", "cpu_share", "interleaved", "usable_cpus"]
+__all__ = ["Comparison", "ReferenceWait", "ainterleaved", "cpu_share", "interleaved", "reference_threads",
+           "usable_cpus"]
 
 
 @dataclass
@@ -139,3 +147,50 @@ def cpu_share(duration: float = 0.05, clock: Callable[[], float] = time.perf_cou
         pass
     wall, cpu = clock() - wall0, cpu_clock() - cpu0
     return min(1.0, cpu / wall) if wall > 0 else 1.0
+
+
+_REFERENCE_THREADS: weakref.WeakSet = weakref.WeakSet()
+
+
+def reference_threads() -> set[threading.Thread]:
+    """The threads of the ``ReferenceWait``s still running (no experiment's own: a leak check skips them)."""
+    return set(_REFERENCE_THREADS)
+
+
+class ReferenceWait:
+    """A plain wait of ``seconds``, started on creation in a thread of its own, beside the call
+    it is a reference for: a call that honours a budget of ``seconds`` ends by the time this
+    wait wakes, and a busy machine wakes both late. Create it just before the call, then read
+    ``seconds`` once the call has ended: how long the wait took if it has woken, else how long
+    it has waited so far (reading it then stops the wait: the call ended first). Either way
+    ``seen.seconds <= ref.seconds`` says the call ended before the reference woke, provided the
+    call's time counts from a moment after ``ref.started`` (create the reference first); a time
+    counted from an earlier moment compares as instants, with ``ref.started + ref.seconds``."""
+
+    def __init__(self, seconds: float) -> None:
+        self.planned = float(seconds)
+        self._stop = threading.Event()
+        self._woke_at: float | None = None
+        self._read: float | None = None
+        self.started = time.monotonic()
+        self._thread = threading.Thread(target=self._wait, name="grading-reference-wait", daemon=True)
+        _REFERENCE_THREADS.add(self._thread)
+        self._thread.start()
+
+    def _wait(self) -> None:
+        if not self._stop.wait(self.planned):
+            self._woke_at = time.monotonic()
+
+    @property
+    def seconds(self) -> float:
+        if self._read is None:
+            self._stop.set()
+            self._thread.join(timeout=5.0)
+            end = self._woke_at if self._woke_at is not None else time.monotonic()
+            self._read = end - self.started
+        return self._read
+
+    @property
+    def woke(self) -> bool:
+        """Whether the wait ran its full ``seconds`` before it was read."""
+        return self._woke_at is not None

@@ -485,10 +485,13 @@ async def _stop(task: asyncio.Task) -> None:
 # 1. The loop stays free while polling: the longest heartbeat gap during the call stays well
 #    under the interval (a `time.sleep(interval)` freezes the loop for an interval at every wait,
 #    even if an `await asyncio.sleep(0)` follows it).
+from lab_snippets.measure import ReferenceWait as _ReferenceWait
+
 _probe = _Probe(max_checks=100)
 _setter = asyncio.create_task(_probe.set_after(0.45))
 _outcome: object = None
 try:
+    _frozen = _ReferenceWait(0.7 * 0.2)  # a plain wait of 0.14 s beside the call (long woken when read)
     async with LoopWatch(interval=0.005) as _watch:
         try:
             async with asyncio.timeout(3):
@@ -501,7 +504,7 @@ finally:
 assert not isinstance(_outcome, _Runaway), (
     f"wait_until checked {_probe.checks} times in about 0.45 s with a 0.2 s interval: wait `interval` "
     "seconds between checks with `await asyncio.sleep(interval)`, do not spin (chapter 02)")
-assert _gap_during_call < 0.7 * 0.2, (
+assert _gap_during_call < _frozen.seconds, (
     f"the event loop was blocked while wait_until waited: no other task ran for {_gap_during_call:.3f} s "
     "at a stretch, with a 0.2 s interval. Wait with `await asyncio.sleep(interval)`, never `time.sleep` "
     "(chapter 02)")
@@ -576,8 +579,9 @@ async def _time_to_timeout(is_ready, interval: float, timeout: float) -> float:
                          "TimeoutError (chapter 02)")
 
 
+_limit = _ReferenceWait(0.3)  # a plain wait of 0.3 s, started beside the call
 _late = await _time_to_timeout(lambda: False, 0.6, timeout=0.1)
-assert _late < 0.3, (
+assert _late < _limit.seconds, (
     f"raise TimeoutError once `timeout` has passed: a 0.1 s timeout with a 0.6 s interval raised after "
     f"{_late:.2f} s. Never sleep past the deadline: wait min(interval, time left) (chapter 02)")
 
@@ -587,8 +591,9 @@ def _slow_check() -> bool:
     return False
 
 
+_limit = _ReferenceWait(0.6)
 _late = await _time_to_timeout(_slow_check, 0.01, timeout=0.3)
-assert _late < 0.6, (
+assert _late < _limit.seconds, (
     f"raise TimeoutError once `timeout` has passed in real time: checks that take 30 ms, every 0.01 s, "
     f"with a 0.3 s timeout raised after {_late:.2f} s. Measure the time with time.monotonic(), "
     "not by adding up the sleeps you asked for (chapter 02)")

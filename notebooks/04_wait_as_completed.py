@@ -242,8 +242,11 @@ assert refill_tl.max_overlap(state=None) <= IN_FLIGHT, "never more than IN_FLIGH
 # Batches keep 3 of every 4 groups, so 8 need 3 batches, each as slow as its slowest group: a floor
 # no batched run can beat, however quiet the machine (a sleep never ends early).
 batched_floor = math.ceil(TARGET / sum(map(keep_group, range(IN_FLIGHT)))) * max(DURATIONS)
+# floor: a sleep never ends early
 assert batched_elapsed >= 0.95 * batched_floor, "each batch waited for its slowest group"
-assert refill_elapsed < 0.95 * batched_floor, "the refill loop does not wait for each batch's slowest"
+# The refill loop needs about 0.15 s of sleeps against the batches' 0.36: compared with the batches'
+# time measured beside it (interleaved, best of 3), not with a constant a busy machine could break.
+assert refill_elapsed < 0.75 * batched_elapsed, "the refill loop does not wait for each batch's slowest"
 assert any(s.state == "cancelled" for s in refill_tl.spans), "leftover groups were cancelled at the end"
 print("✓ the refill loop kept as many groups in less time, never above the limit")
 
@@ -306,9 +309,25 @@ else:
 #    same when a job raises (then let its error through) and when the caller cancels
 #    `first_results`.
 #
-# Graded: never more than `limit` in flight, and `limit` kept busy; a freed slot refilled at
-# once; the first `wanted` results in finishing order; no job left running after a return,
-# a job's error or a cancellation.
+# Graded, on many generated runs (`wanted` and `limit` from 1 up; jobs that take any time,
+# several that finish at the same moment, two that return the same value, jobs that never
+# finish, jobs that raise, jobs that take a while to clean up once cancelled):
+#
+# - **in flight**: never more than `limit` jobs at once, and `limit` of them as long as more
+#   results are wanted; jobs start in order 0, 1, 2, ..., each the moment a slot frees, not
+#   later;
+# - **results**: exactly `wanted` of them, those of the first jobs to finish, in finishing order
+#   (the same value twice counts twice);
+# - **errors**: when a job raises before `wanted` results are in, `first_results` raises that
+#   error as soon as the job has raised and the others are cleaned up;
+# - **cancellation**: when the caller cancels `first_results`, it ends cancelled once the jobs
+#   in flight are cleaned up, even if a second cancel arrives while it waits for them
+#   (`asyncio.gather` of the cancelled jobs keeps waiting then; `asyncio.wait` does not);
+# - **when it ends**: the moment the last result (or the error, or the cancel) is in, plus the
+#   time the cancelled jobs take to clean up: not earlier, not later; no job is left running;
+# - **several callers at once**, each with its own `start_work`: each call behaves as if alone.
+#
+# The visible test below shows one run.
 
 # %%
 async def fetch_job(i: int) -> str:
@@ -465,6 +484,9 @@ async def _timed_run(durations: dict, wanted: int, limit: int) -> tuple[list, di
             await asyncio.sleep(durations.get(i, 2.0))
         finally:
             _marks.setdefault(f"end {i}", time.monotonic() - _t0)
+            if i == 0:  # the reference: a plain 40 ms wait on the same loop, from job 0's end
+                asyncio.get_running_loop().call_later(
+                    0.04, lambda: _marks.setdefault("end 0 + a 40 ms wait", time.monotonic() - _t0))
         return f"result {i}"
 
     with _grading.Leftovers(threads=False) as _left:
@@ -478,7 +500,8 @@ async def _timing_and_order() -> None:
     # limit 2: job 0 ends at 0.02 s while job 1 runs on, and its slot goes to job 2 at once
     _, _marks = await _timed_run({0: 0.02, 2: 0.02}, wanted=2, limit=2)
     _refill = _marks.get("start 2", float("inf")) - _marks["end 0"]
-    assert _refill < 0.04, (
+    await asyncio.sleep(0.05)  # let the reference wait end
+    assert _marks.get("start 2", float("inf")) < _marks.get("end 0 + a 40 ms wait", float("inf")), (
         f"the slot freed by job 0 at {_marks['end 0']:.3f} s was refilled {_refill * 1000:.0f} ms later: start the "
         "next job as soon as one finishes (asyncio.wait with return_when=FIRST_COMPLETED), not at the next "
         "poll (chapter 04)")
@@ -508,12 +531,13 @@ async def _no_more_no_later() -> None:
         f"{_seen.value if _seen.error is None else _seen.error!r}: take a result only while fewer "
         "than `wanted` are in (chapter 04)")
     # The wanted results are in after about 0.1 s; the jobs still in flight would run 2 s.
+    _halfway = _grading.ReferenceWait(0.1 + (2.0 - 0.1) / 2)  # a plain wait, beside the call
     with _grading.Leftovers(threads=False) as _left:
         _seen = await _grading.observe(
             first_results(_timed_job_factory({0: 0.05, 1: 0.1}), wanted=2, limit=3), timeout=3)
     await _left.check("first_results returned")
     _grading.check_returns_early(
-        _seen, work=0.1, budget=2.0, what="first_results",
+        _seen, work=0.1, budget=2.0, by=_halfway.seconds, what="first_results",
         hint="once `wanted` results are in, cancel the jobs still in flight rather than wait for them "
              "to finish (chapter 04)")
 
@@ -526,6 +550,101 @@ def _timed_job_factory(durations: dict):
 
 
 await _no_more_no_later()
+
+# Generated scenarios (issue 37): the same scenarios through first_results and the reference, on
+# virtual time, compared on what the contract names (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "first_results")
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    wanted: int
+    limit: int
+    jobs: tuple                      # of _sc.Job; job i >= len(jobs) runs 1000 s
+    cancel_at: float | None = None   # the caller cancels first_results then
+    callers: int = 1                 # calls of first_results at once, each with its own jobs
+
+    def describe(self) -> str:
+        jobs = "; ".join(j.describe(f"job {i}") for i, j in enumerate(self.jobs))
+        who, cancel = _sc.callers_phrase(self.callers, self.cancel_at)
+        return (f"{who} calls first_results(start_work, wanted={self.wanted}, limit={self.limit}){cancel}; "
+                f"{jobs + '; later jobs' if jobs else 'every job'} run 1000 s")
+
+
+@_st.composite
+def _scenarios(draw):
+    # Jobs that return end at whole seconds, failing ones at a quarter past, cancels at half past:
+    # no outcome hangs on which of two things at the same instant runs first.
+    ok = _st.builds(_sc.Job, seconds=_st.sampled_from([1, 0, 2, 3, 5]), value=_st.sampled_from("aab"),
+                    cleanup=_st.sampled_from([0, 0, 1, 3]))
+    bad = _st.builds(_sc.Job, seconds=_st.sampled_from([1.25, 0.25, 2.25]), raises=_st.just(True),
+                     cleanup=_st.sampled_from([0, 1]))
+    jobs = draw(_st.lists(_st.one_of(ok, ok, bad), max_size=9))
+    return _Scenario(wanted=draw(_st.integers(1, 5)), limit=draw(_st.integers(1, 4)), jobs=tuple(jobs),
+                     cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5, 2.5, 4.5])),
+                     callers=draw(_st.sampled_from([1, 1, 2, 3])))
+
+
+def _observe(fn, s: _Scenario) -> list:
+    async def one_caller() -> dict:
+        rec = _sc.Recorder()
+
+        def start_work(i: int):
+            return rec.run(i, s.jobs[i] if i < len(s.jobs) else _sc.Job(1000))
+
+        return await _sc.call_once(lambda: fn(start_work, s.wanted, s.limit), rec, s.cancel_at)
+
+    return _sc.run_callers(one_caller, s.callers)
+
+
+def _in_finishing_order(got: list, ended: list) -> bool:
+    """Whether `got` takes, in order, the earliest results to finish (ties in any order)."""
+    groups: dict = {}
+    for t, _, value in ended:
+        groups.setdefault(t, []).append(value)
+    queue = [groups[t] for t in sorted(groups)]
+    for value in got:
+        while queue and not queue[0]:
+            queue.pop(0)
+        if not queue or value not in queue[0]:
+            return False
+        queue[0].remove(value)
+    return True
+
+
+def _compare_one(me: dict, it: dict, s: _Scenario) -> str | None:
+    if it["kind"].startswith("still running"):  # too few jobs ever finish: it must keep waiting
+        return None if me["kind"] == it["kind"] else f"first_results ended ({me['kind']}) though too few jobs end"
+    wanted_in = sorted(t for t, _, _ in it["ended"])[s.wanted - 1] if it["kind"] == "returned" else None
+    allowed, ev = _sc.fate(it, s.cancel_at, {"raised JobFailed"}, returned_at=wanted_in)
+    if me.get("peak", 0) > s.limit:
+        return f"{me['peak']} jobs were in flight at once with limit {s.limit}"
+    problem = _sc.check_ending(me, it, allowed, ev, "first_results")
+    if problem:
+        return problem
+    problem = _sc.check_starts(me, it, ev)
+    if problem:
+        return problem
+    if me["kind"] == "returned" and me["peak"] < it["peak"]:
+        return f"only {me['peak']} jobs were in flight at once where {it['peak']} could: keep `limit` jobs running"
+    if me["kind"] == "returned" and (len(me["value"]) != s.wanted
+                                     or not _in_finishing_order(me["value"], me["ended"])):
+        return (f"returned {me['value']!r}: the results of the first {s.wanted} jobs to finish, in finishing "
+                "order, expected")
+    return None
+
+
+_compare = _sc.per_caller(_compare_one)
+
+
+_sc.differential(first_results, _reference, _scenarios(), _observe, _compare, what="first_results",
+                 examples=60, hint="chapters 04 and 05")
 ### END HIDDEN TESTS
 
 # %% [markdown]

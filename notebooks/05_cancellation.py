@@ -157,7 +157,7 @@ for name, (outcome, ratio) in outcomes.items():
 assert outcomes["catches_exception"][0] == "TimeoutError"
 assert outcomes["cleans_up_and_reraises"][0] == "TimeoutError"
 assert outcomes["bare_except"][0] == "returned 'finished'", "the swallowed cancel silently disabled the timeout"
-assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"
+assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"  # floor: a sleep never ends early
 print("✓ two timeouts raised TimeoutError; the bare except returned 'finished' after about 3 × the budget")
 
 # %% [markdown]
@@ -176,7 +176,7 @@ overrun = (time.monotonic() - start) / TIMEOUT
 print(f"wait_for returned {late_result!r} after {overrun:.1f} × its timeout")
 
 # %% tags=["hide-input"]
-assert late_result == "finished" and overrun >= 2.5, (late_result, overrun)
+assert late_result == "finished" and overrun >= 2.5, (late_result, overrun)  # floor: a sleep never ends early
 print("✓ wait_for too returned the late result instead of raising TimeoutError")
 
 # %% [markdown]
@@ -240,7 +240,7 @@ assert seen_by_a is False and seen_by_b is True, (
     f"A moves on before the cleanup, B after it: A saw {seen_by_a}, B saw {seen_by_b}")
 assert tl.order("caller A cancelled", "caller A continues", "worker A released the slot")
 assert tl.order("caller B cancelled", "worker B released the slot", "caller B continues")
-assert waited >= 0.8 * CLEANUP, "cancel-and-wait lasts at least as long as the cleanup"
+assert waited >= 0.8 * CLEANUP, "cancel-and-wait lasts at least as long as the cleanup"  # floor: a sleep never ends early
 assert all(t.cancelled() for t in workers.values())
 print("✓ caller A moved on with the slot still taken; caller B saw it free after the cleanup")
 
@@ -373,9 +373,18 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 #    error during the grace period counts as finished; `drain` itself must not raise. An
 #    empty set drains to `(0, 0)`.
 #
-# Graded: the two counts, failures included; every cancelled task's cleanup over when `drain`
-# returns; a return as soon as every task is done; `grace` and `cleanup_budget` bound the
-# whole drain (not each task), so it never takes longer than their sum; `drain` never raises.
+# Graded, on many generated runs (no task, one, several; tasks that finish, fail or never
+# finish on their own; cleanups that are quick, slow, longer than `cleanup_budget` or endless;
+# several drains at once, each of its own tasks):
+#
+# - **counts**: the two counts, failures counted as finished;
+# - **cancelled**: every task still running after the grace period, and only those, each
+#   cancelled once;
+# - **cleanup**: every cancelled task's cleanup is over when `drain` returns, except a cleanup
+#   longer than `cleanup_budget`, which is left to run, not cut short;
+# - **when it returns**: as soon as every task is done; `grace` and `cleanup_budget` bound the
+#   whole drain (not each task), so it never takes longer than their sum;
+# - **errors**: `drain` never raises.
 #
 # The tasks use `slow_request` below, which frees its slot in `finally`.
 
@@ -444,11 +453,12 @@ try:
     _fast = {asyncio.create_task(slow_request(d, _freed)) for d in (0.01, 0.02)}
     _failing = {asyncio.create_task(slow_request(0.01, _freed, fail=True))}
     _slow = {asyncio.create_task(slow_request(5.0 + i, _freed)) for i in range(3)}
+    _limit = _grading.ReferenceWait(1.0 + 1.0 + 0.3)  # a plain wait of grace + cleanup_budget + slack, beside it
     _t0 = time.monotonic()
     _counts = await _drain_or_report(_fast | _failing | _slow, grace=1.0)
     _freed_at_return = sorted(_freed)
     _grading.check_within(
-        _grading.Outcome(finished=True, seconds=time.monotonic() - _t0), budget=1.0 + 1.0, slack=0.3,
+        _grading.Outcome(finished=True, seconds=time.monotonic() - _t0), budget=_limit.seconds, slack=0,
         what="drain (grace 1 s, cleanup_budget 1 s, three slow tasks)",
         hint="grace and cleanup_budget bound the whole drain, not each task: wait for all the tasks together "
              "(asyncio.wait(tasks, timeout=grace)), then for all the cancelled ones (chapter 05)")
@@ -496,10 +506,11 @@ try:
     # 4. Four such cleanups: cleanup_budget bounds the wait for all of them together.
     _slow_cleanups = {asyncio.create_task(_stubborn()) for _ in range(4)}
     await asyncio.sleep(0)
+    _limit = _grading.ReferenceWait(0.05 + 0.2 + 0.2)  # a plain wait of grace + cleanup_budget + slack
     _t0 = time.monotonic()
     _counts = await _drain_or_report(_slow_cleanups, grace=0.05, cleanup_budget=0.2)
     _grading.check_within(
-        _grading.Outcome(finished=True, seconds=time.monotonic() - _t0), budget=0.05 + 0.2, slack=0.2,
+        _grading.Outcome(finished=True, seconds=time.monotonic() - _t0), budget=_limit.seconds, slack=0,
         what="drain (grace 0.05 s, cleanup_budget 0.2 s, four cleanups of 2 s)",
         hint="cleanup_budget bounds the wait for all the cancelled tasks together, not for each in turn: one "
              "asyncio.wait(pending, timeout=cleanup_budget) (chapter 05)")
@@ -508,6 +519,82 @@ try:
     assert await _drain_or_report(set(), grace=0.1) == (0, 0), "an empty set drains to (0, 0)"
 finally:
     await cancel_new_tasks(_tasks_before)
+
+
+# Generated scenarios (issue 37): the same scenarios through drain and the reference, on virtual
+# time, compared on what the contract names (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "drain")
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    tasks: tuple          # of _sc.Job, each already running in a task when drain is called
+    grace: float
+    cleanup_budget: float
+    callers: int = 1      # drains at once, each of its own tasks
+
+    def describe(self) -> str:
+        tasks = "; ".join(j.describe(f"task {n}") for n, j in enumerate(self.tasks)) or "no task"
+        who, _ = _sc.callers_phrase(self.callers)
+        return (f"{who} calls drain(tasks, grace={_sc.fmt(self.grace)}, cleanup_budget="
+                f"{_sc.fmt(self.cleanup_budget)}); {tasks}")
+
+
+@_st.composite
+def _scenarios(draw):
+    # Tasks end at whole seconds, grace ends at half past, the cleanup budget at a whole second
+    # again: nothing the counts depend on happens at the same instant as a deadline.
+    job = _st.builds(_sc.Job, seconds=_st.sampled_from([1, 0, 2, 3, 1000]), value=_st.none(),
+                     raises=_st.sampled_from([False, False, True]), cleanup=_st.sampled_from([0, 1, 3, 1000]))
+    return _Scenario(tasks=tuple(draw(_st.lists(job, max_size=6))), grace=draw(_st.sampled_from([1.5, 0.5, 2.5])),
+                     cleanup_budget=draw(_st.sampled_from([1.5, 0.5, 2.5])), callers=draw(_st.sampled_from([1, 1, 2])))
+
+
+def _observe(fn, s: _Scenario) -> list:
+    async def one_caller() -> dict:
+        rec = _sc.Recorder()
+        tasks = {asyncio.create_task(rec.run(n, job)) for n, job in enumerate(s.tasks)}
+        await asyncio.sleep(0)  # every task has started: a cancel lands in its body
+        return await _sc.call_once(lambda: fn(tasks, s.grace, s.cleanup_budget), rec)
+
+    return _sc.run_callers(one_caller, s.callers, limit=2000)
+
+
+def _compare_one(me: dict, it: dict, s: _Scenario) -> str | None:
+    if me["kind"] != "returned":
+        return (f"drain ended with {me['kind']!r}: drain never raises; a task that failed during the "
+                "grace period counts as finished")
+    if me["value"] != it["value"]:
+        return (f"drain returned {me['value']!r}, expected {it['value']!r}: finished = every task done "
+                "within the grace period, errors included; cancelled = the tasks still running after it")
+    if sorted(me["cancelled"]) != sorted(it["cancelled"]):
+        return (f"drain cancelled tasks {sorted(me['cancelled'])}, expected {sorted(it['cancelled'])}: "
+                "cancel every task still running after the grace period, and only those")
+    if me["at"] != it["at"]:
+        return (f"drain returned at {_sc.fmt(me['at'])}, expected at {_sc.fmt(it['at'])}: return as soon "
+                "as every task is done; grace and cleanup_budget bound the whole drain (one wait for all "
+                "the tasks, one for all the cancelled ones), and the cleanup is waited for up to the budget")
+    if me["left"] > it["left"]:
+        return (f"{me['left']} tasks were still running when drain returned, expected {it['left']}: "
+                "wait (up to cleanup_budget) until the cancelled tasks' cleanup is over")
+    if me["left"] < it["left"]:
+        return (f"only {me['left']} tasks were still running when drain returned, expected "
+                f"{it['left']}: a cleanup longer than cleanup_budget was cut short; cancel each task once "
+                "and then only wait for it (asyncio.wait with a timeout; wait_for cancels again)")
+    return None
+
+
+_compare = _sc.per_caller(_compare_one)
+
+
+_sc.differential(drain, _reference, _scenarios(), _observe, _compare, what="drain", examples=50,
+                 hint="chapter 05")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -413,6 +413,24 @@ print("✓ the loop kept beating while it polled; not one beat while get() block
 # 4. return the results in the order of `items`, whatever order they finish in.
 #
 # With `n_workers` workers, up to `n_workers` items should be processed at once.
+#
+# Graded, on many generated runs (no items, one, several; the same item more than once; more
+# workers than items; queue bounds from 1 up; calls of `process` that take any time, several
+# that finish at the same moment, calls that raise, calls that take a while to clean up once
+# cancelled):
+#
+# - **calls**: `process` once per item, a repeated item once per occurrence, every item put
+#   through the given queue; the items start in their order, each the moment a worker is free;
+# - **at once**: never more than `n_workers` items processed;
+# - **results**: in the order of `items` (a repeated item gets the result of its own call);
+# - **errors**: when a call of `process` raises, the error comes out (an `ExceptionGroup` holding
+#   it counts) once the workers are stopped; nothing new starts after it;
+# - **cancellation**: when the caller cancels `run_pipeline`, it ends cancelled once the workers
+#   are stopped (when an error and a cancel both happen, either may come out);
+# - **when it ends**: no worker, and no task it started, left running; not later than the last
+#   result, or the error or cancel plus the workers' cleanup;
+# - **several callers at once**, each with its own queue and `process`: each call behaves as if
+#   alone.
 
 # %%
 async def double_slowly(x: int) -> int:
@@ -534,6 +552,96 @@ try:
     _no_leftovers(_left)
 finally:
     await cancel_new_tasks(_tasks_before)
+
+
+# Generated scenarios (issue 37): the same scenarios through run_pipeline and the reference, on
+# virtual time, compared on what the contract names (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "run_pipeline")
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    items: tuple         # may repeat; the k-th call of process for an item returns "<item>/<k>"
+    n_workers: int
+    maxsize: int         # the bound of the queue run_pipeline is given
+    calls: tuple         # of _sc.Job: the n-th call of process to start behaves as calls[n] (else 1 s)
+    cancel_at: float | None = None
+    callers: int = 1
+
+    def describe(self) -> str:
+        calls = "; ".join(j.describe(f"call {n}") for n, j in enumerate(self.calls))
+        who, cancel = _sc.callers_phrase(self.callers, self.cancel_at)
+        return (f"{who} calls run_pipeline({list(self.items)!r}, process, n_workers={self.n_workers}, "
+                f"jobs=asyncio.Queue(maxsize={self.maxsize})){cancel}; the calls of process, in the order they "
+                f"start: {calls + '; later ones' if calls else 'each'} take 1 s; the k-th call for an item returns "
+                "'<item>/<k>'")
+
+
+@_st.composite
+def _scenarios(draw):
+    ok = _st.builds(_sc.Job, seconds=_st.sampled_from([1, 0, 2, 3]), value=_st.none(),
+                    cleanup=_st.sampled_from([0, 1]))
+    bad = _st.builds(_sc.Job, seconds=_st.sampled_from([1.25, 0.25]), value=_st.none(), raises=_st.just(True))
+    items = draw(_st.lists(_st.sampled_from([3, 1, 2, -1]), max_size=7))
+    return _Scenario(items=tuple(items), n_workers=draw(_st.integers(1, 4)), maxsize=draw(_st.integers(1, 3)),
+                     calls=tuple(draw(_st.lists(_st.one_of(ok, ok, ok, bad), max_size=len(items)))),
+                     cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5])),
+                     callers=draw(_st.sampled_from([1, 1, 2])))
+
+
+class _Counting(asyncio.Queue):
+    puts = 0
+
+    def put_nowait(self, item) -> None:
+        super().put_nowait(item)
+        self.puts += 1
+
+
+def _observe(fn, s: _Scenario) -> list:
+    async def one_caller() -> dict:
+        rec, seen, jobs = _sc.Recorder(), {}, _Counting(maxsize=s.maxsize)
+
+        async def process(item):
+            k = seen[item] = seen.get(item, -1) + 1
+            job = s.calls[len(rec.starts)] if len(rec.starts) < len(s.calls) else _sc.Job(1)
+            return await rec.run(item, _dc.replace(job, value=f"{item}/{k}"))
+
+        out = await _sc.call_once(lambda: fn(list(s.items), process, s.n_workers, jobs), rec, s.cancel_at)
+        return {**out, "puts": jobs.puts}
+
+    return _sc.run_callers(one_caller, s.callers)
+
+
+_ERRORS = {"raised JobFailed", "raised ExceptionGroup[JobFailed]"}  # a group holding it counts
+
+
+def _compare_one(me: dict, it: dict, s: _Scenario) -> str | None:
+    allowed, ev = _sc.fate(it, s.cancel_at, _ERRORS)
+    problem = _sc.check_ending(me, it, allowed, ev, "run_pipeline", names="task")
+    if problem:
+        return problem + (": stop every worker and wait for it before returning" if "left running" in problem
+                          else "")
+    if me["kind"] == "returned" and me["value"] != it["value"]:
+        return (f"returned {me['value']!r}, expected {it['value']!r}: process every item once (a repeated item "
+                "too) and keep the results in the order of the items")
+    if me["kind"] == "returned" and me["puts"] < len(s.items):
+        return (f"only {me['puts']} puts on the given queue for {len(s.items)} items: the items must go through "
+                "the given queue, so that its bound holds the producer back")
+    if me.get("peak", 0) > s.n_workers:
+        return f"{me['peak']} items were processed at once by {s.n_workers} workers"
+    return _sc.check_starts(me, it, ev, names="process call")
+
+
+_compare = _sc.per_caller(_compare_one)
+
+_sc.differential(run_pipeline, _reference, _scenarios(), _observe, _compare, what="run_pipeline",
+                 examples=50, hint="chapter 07")
 ### END HIDDEN TESTS
 
 # %% [markdown]

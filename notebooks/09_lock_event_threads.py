@@ -394,13 +394,14 @@ try:
         "check() must run right away, before the first wait of `interval` (chapter 09)")
     time.sleep(0.05)
     # the stop latency: at most 0.5 s whatever the interval (a nap of half the 3 s interval is late)
+    _limit = grading.ReferenceWait(0.5)  # a plain wait of 0.5 s, started beside the stop
     _stopped = grading.stop_thread(_thread, _stop, timeout=1.5)
 finally:
     _stop.set()
     if isinstance(_thread, threading.Thread) and _thread.ident is not None:
         _thread.join(timeout=_interval + 0.5)
 grading.check_stops_promptly(
-    _stopped, 0.5, f"the thread (with a {_interval:g} s interval)",
+    _stopped, _limit.seconds, f"the thread (with a {_interval:g} s interval)",
     hint="wait on the event (stop.wait(interval)) so that setting it wakes the thread at once (chapter 09)")
 assert _calls.count(_thread.ident) <= 1, (
     "check() was called again after stop was set: test stop after every wait, before the next call "

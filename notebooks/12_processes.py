@@ -183,6 +183,7 @@ if not gil_enabled:
     print("Free-threaded build without the GIL: threads may run Python at the same instant, "
           f"here {threads_overlap:.3f} s together, {cores_worth(on_threads):.2f} cores' worth.")
 else:
+    # resolution: RUN_GAP is the sampling's own gap (samples closer than it are merged)
     assert threads_overlap <= RUN_GAP * switches, (
         f"two threads ran Python together for {threads_overlap:.3f} s: more than the "
         f"clock's sampling allows ({RUN_GAP * switches:.3f} s)")
@@ -194,7 +195,7 @@ else:
 
 # %% [markdown]
 # Then the processes. The machine's load decides how much each one runs; the cell measures
-# that first, and says so instead of asserting when the machine is too busy to show it.
+# that first and compares the time both ran with what those shares give by chance.
 
 # %% tags=["claim", "hide-input"]
 # claim: processes-run-at-once
@@ -202,15 +203,14 @@ assert len({r["pid"] for r in on_processes}) == 2, "two worker processes ran the
 process_1, process_2, processes_both = shares(on_processes)
 if len(CPUS) < 2:
     print("Only one CPU is available here: processes cannot run at the same instant either.")
-elif min(process_1, process_2) < 0.2:
-    print(f"This machine is too busy to show it: each process ran only about "
-          f"{min(process_1, process_2):.0%} of the time, so the two were rarely given their "
-          "CPUs at the same moment.")
 else:
+    # Compared with the chance product of the shares this run measured, however small a busy
+    # machine made them: processes that took turns would score 0 on any load.
     assert processes_both >= 0.1 * process_1 * process_2, (
         f"two processes should run at the same instant: both ran {processes_both:.1%} of the "
         f"time, less than a tenth of {process_1:.0%} × {process_2:.0%}")
-    print(f"✓ the two processes ran at the same instant {processes_both:.0%} of the time")
+    print(f"✓ the two processes ran at the same instant {processes_both:.0%} of the time "
+          f"(each ran {process_1:.0%} and {process_2:.0%} of it)")
 
 # %% [markdown]
 # Read the last three columns: the share of the time each job was executing, and the share
@@ -311,7 +311,10 @@ with open(worker_log) as log:
 worker_logs.cleanup()
 cause = logged[-1] if logged else "(the worker wrote nothing: it found the function)"
 print(cause)
-assert "Can't get attribute 'square_in_notebook'" in cause, (
+# the traceback's last line is "<exception type>: <message>"; the type and the missing name
+# decide, not the wording (3.14 reworded this message)
+raised, _, message = cause.partition(": ")
+assert raised == "AttributeError" and "square_in_notebook" in message, (
     "the spawned worker should fail to find a function defined in the notebook")
 print("✓ the spawned worker could not find square_in_notebook in its own __main__")
 
@@ -547,6 +550,7 @@ try:
     # One timeout for all the results, and the call back once it has passed: 9 calls on one worker
     # need 4.05 s; each is far shorter than the timeout (the first, short one also covers the
     # worker's start), their sum is not.
+    _limit = _grading.ReferenceWait(2.0 + 1.0)  # a plain wait of the timeout and 1 s of slack, beside the call
     _timed = _grading.call(parallel_starmap, pid_and_span, [(0.05,)] + [(0.5,)] * 8, workers=1, timeout=2.0)
     _got = "returned" if _timed.error is None else f"raised {type(_timed.error).__name__}"
     assert isinstance(_timed.error, multiprocessing.TimeoutError), (
@@ -555,7 +559,8 @@ try:
         f"work) on 1 worker and a timeout of 2 s it {_got} after {_timed.seconds:.1f} s: the timeout bounds "
         "all the results together (one get for the whole batch, not one per call)")
     _grading.check_within(
-        _timed, budget=2.0, what="parallel_starmap (9 calls, 4.05 s of work, on 1 worker, timeout 2 s)", slack=1.0,
+        _timed, budget=_limit.seconds, what="parallel_starmap (9 calls, 4.05 s of work, on 1 worker, timeout 2 s)",
+        slack=0,
         hint="it raised TimeoutError, then waited for the calls still running: leave by terminating the "
              "pool (what `with` does), not by close() and join() (chapter 12)")
     assert not _live_workers(), _LEFT_BEHIND.format("a timeout")

@@ -276,9 +276,9 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 
 # %% [markdown]
 # With the shield only the client that left is cancelled. Without it, cancelling one waiter
-# cancelled the shared future, and every request that awaited it failed with it, the one that
-# had joined before the client left included. The first request still finished its load, but
-# nobody who waited got the result.
+# cancelled the shared future, and every request that awaited it failed with it: all of them had
+# joined before the client left. The first request still finished its load, but nobody who
+# waited got the result.
 #
 # ### Python 3.11: `asyncio.Barrier`
 #

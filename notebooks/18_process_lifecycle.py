@@ -424,6 +424,7 @@ try:
     _slow.start()
     _started.append(_slow)
     assert messages(_report, timeout=10) == ["ready"]
+    _limit = _grading.ReferenceWait(0.2 + 0.2)  # a plain wait of grace and 0.2 s of slack, beside the call
     _slow_timed = _grading.call(stop_with_escalation, _slow, grace=0.2)
     _said_slow = _slow_timed.value
     _gone = _is_gone(_slow.pid)  # checked before anything that would reap it for you
@@ -437,17 +438,20 @@ try:
     assert _said_slow == "killed", f"a process that ignored SIGTERM was reported as {_said_slow!r}"
     assert _gone, _NOT_REAPED
     assert _slow.exitcode == -signal.SIGKILL
-    _grading.check_within(_slow_timed, budget=0.2, slack=0.2, what="stop_with_escalation of a process that ignores SIGTERM",
+    _grading.check_within(_slow_timed, budget=_limit.seconds, slack=0,
+                          what="stop_with_escalation of a process that ignores SIGTERM",
                           hint="SIGKILL once grace seconds have passed, not later (join(timeout=grace), not a coarse "
                                "polling loop), then a bounded join (chapter 18)")
     _polite = SPAWN.Process(target=pid_after, args=(3,))
     _polite.start()
     _started.append(_polite)
+    _halfway = _grading.ReferenceWait(0.2 + (2 - 0.2) / 2)  # a plain wait, beside the call
     _polite_seen = _grading.call(stop_with_escalation, _polite, grace=2)
     assert _polite_seen.value == "terminated", (
         "a process that honours SIGTERM within the grace period must be reported as 'terminated'")
     _grading.check_returns_early(
-        _polite_seen, work=0.2, budget=2, what="stop_with_escalation of a process that ended at SIGTERM",
+        _polite_seen, work=0.2, budget=2, by=_halfway.seconds,
+        what="stop_with_escalation of a process that ended at SIGTERM",
         hint="join(timeout=grace) returns when the process ends; time.sleep(grace) waits out the grace period "
              "(chapter 18)")
     assert _polite.exitcode == -signal.SIGTERM, "a process that honours SIGTERM must not be killed"

@@ -406,16 +406,18 @@ with tempfile.TemporaryDirectory() as _dir:
             "SIGKILL to the whole group (os.killpg) after the grace period, whether or not the "
             "leader is still alive (chapter 19)")
         _pid_file_path = os.path.join(_dir, "pids2")
+        _halfway = _grading.ReferenceWait(1.0 + (3 - 1.0) / 2)  # a plain wait, beside the call
         _in_time = _grading.call(run_group_with_budget, WORKER_MODULE + ["spawn-children", "2", "0.2", "--pid-file",
                                                                           _pid_file_path], budget=3)
         assert _in_time.value == 0, "a job that ends in time returns its own code"
         _grading.check_returns_early(
-            _in_time, work=1.0, budget=3, what="run_group_with_budget, whose job ended in time,",
+            _in_time, work=1.0, budget=3, by=_halfway.seconds, what="run_group_with_budget, whose job ended in time,",
             hint="wait for the leader with wait(timeout=budget), which returns when it exits; time.sleep(budget) "
                  "waits out the budget (chapter 19)")
         _all_pids += _read_pids(_pid_file_path)
         assert len(wait_until_gone(_read_pids(_pid_file_path), timeout=2)) == 3
         # A lone leader that honours SIGTERM: by the time of SIGKILL its group is gone.
+        _halfway = _grading.ReferenceWait(0.5 + (0.3 + 2 - 0.5) / 2)
         _seen = _grading.call(run_group_with_budget, WORKER_MODULE + ["sleep", "3"], budget=0.3, grace=2)
         if isinstance(_seen.error, ProcessLookupError):
             raise AssertionError(
@@ -425,13 +427,14 @@ with tempfile.TemporaryDirectory() as _dir:
         _code = _seen.value
         assert _code == -signal.SIGTERM, f"a lone leader that honours SIGTERM ended with {_code}"
         _grading.check_returns_early(
-            _seen, work=0.5, budget=0.3 + 2, what="run_group_with_budget, whose group ended at SIGTERM,",
+            _seen, work=0.5, budget=0.3 + 2, by=_halfway.seconds, what="run_group_with_budget, whose group ended at SIGTERM,",
             hint="wait for the leader with wait(timeout=grace), which returns when it exits; time.sleep(grace) "
                  "waits out the grace period (chapter 19)")
         # A leader that ignores SIGTERM itself (ignored here while it starts, so from its first
         # instruction: an ignored signal stays ignored across fork and exec): only SIGKILL ends it.
         _old_term = signal.signal(signal.SIGTERM, signal.SIG_IGN)
         try:
+            _limit = _grading.ReferenceWait(0.3 + 0.2 + 1.0)  # budget, grace and 1 s of slack, beside the call
             _deaf = _grading.call(run_group_with_budget, WORKER_MODULE + ["sleep", "5", "--ignore-sigterm"],
                                   budget=0.3, grace=0.2)
         finally:
@@ -441,7 +444,7 @@ with tempfile.TemporaryDirectory() as _dir:
             f"got {_deaf.value if _deaf.error is None else _deaf.error!r}: after SIGTERM wait at most `grace` "
             "seconds (wait(timeout=grace)), then SIGKILL the group (chapter 19)")
         _grading.check_within(
-            _deaf, budget=0.3 + 0.2, slack=1.0, what="run_group_with_budget of a leader that ignores SIGTERM",
+            _deaf, budget=_limit.seconds, slack=0, what="run_group_with_budget of a leader that ignores SIGTERM",
             hint="after SIGTERM wait `grace` seconds, not more, before SIGKILL (chapter 19)")
     finally:
         for _pid in _all_pids:

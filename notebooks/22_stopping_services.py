@@ -349,6 +349,9 @@ assert "done 0" in names(events) and "cancelled 1" in names(events), (
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from lab_snippets.measure import ReferenceWait as _ReferenceWait
+
+
 def _check_drain(jobs: str, budget: float, started: int, finishing: set, cancelled: set, never: set,
                  code_wanted: int, at_most: float) -> None:
     _code, _events, _sent = run_solution(jobs, budget, started)
@@ -366,7 +369,13 @@ def _check_drain(jobs: str, budget: float, started: int, finishing: set, cancell
             f"job {_n} could have finished within the budget and was cancelled: give in-flight work up "
             "to the budget before cancelling it (chapter 05's drain)")
     _returned = next(_t for _kind, _, _t in _events if _kind == "returned")
-    assert _returned - _sent < at_most, (
+    # The yardstick is measured in the same run: how long the service's first finishing job, a
+    # plain sleep of `planned` seconds, took. A busy machine stretches it and the drain together.
+    _first = min(finishing)
+    _planned = float(jobs.split(",")[_first].split(":")[1])
+    _took = {_kind: _t for _kind, _n, _t in _events if _n == _first and _kind in ("start", "done")}
+    _yardstick = (_took["done"] - _took["start"]) / _planned
+    assert _returned - _sent < at_most * _yardstick, (
         f"the service returned {_returned - _sent:.2f} s after SIGTERM and outlasted its budget of {budget} s: "
         "bound the wait for in-flight work with one budget for the whole drain (not one per job), and return as soon "
         "as it is all done")
@@ -401,7 +410,8 @@ def _check_cleanup_bounded() -> None:
     _code, _events, _sent = run_solution("0:3:2.5", budget=0.3, started=1)
     _seen = names(_events)
     _returned = [_t for _kind, _, _t in _events if _kind == "returned"]
-    assert _returned and _returned[0] - _sent < 1.2, (
+    _waited_out = bool(_returned) and "cancelled 0" in _seen and _seen.index("cancelled 0") < _seen.index(f"returned {_code}")
+    assert _returned and not _waited_out, (  # an order of events: the cleanup's end came first
         f"the service returned {(_returned[0] - _sent) if _returned else float('nan'):.2f} s after SIGTERM: it "
         "waited for a cleanup that hangs (2.5 s, budget 0.3 s): bound the wait for the cancelled jobs too, "
         "at most `budget` more (asyncio.wait(..., timeout=budget); chapter 05)")
@@ -424,6 +434,7 @@ def _stop_when_idle() -> None:
         try:
             _lines = [read_line(_child.stdout, timeout=10) for _ in range(3)]  # ready, start 0, done 0
             time.sleep(0.1)  # the loop is asleep, with nothing due before the second job's arrival
+            _limit = _ReferenceWait(1.0)  # a plain wait of 1 s, beside the stop
             _sent = time.monotonic()
             _child.send_signal(signal.SIGTERM)
             _rest = _child.communicate(timeout=6)[0].decode()
@@ -434,7 +445,7 @@ def _stop_when_idle() -> None:
     _events = parse_events("".join(_lines) + _rest)
     assert names(_events)[:2] == ["start 0", "done 0"], f"job 0 runs and ends before the signal: {names(_events)}"
     _returned = [_t for _kind, _, _t in _events if _kind == "returned"]
-    assert _returned and _returned[0] - _sent < 1.0, (
+    assert _returned and _returned[0] - _sent < _limit.seconds, (
         "SIGTERM sent while the service was idle was not handled until something else woke the event loop "
         f"({'%.2f s later' % (_returned[0] - _sent) if _returned else 'never'}): a handler installed with "
         "signal.signal runs, but the loop sleeps on in select(); loop.add_signal_handler wakes it (chapter 22)")

@@ -35,6 +35,12 @@
 # `RayStartError` that names what did not start and where Ray's logs were kept. Everything
 # listens on 127.0.0.1 only and writes into a temporary folder; the chapter's last cells stop
 # Ray and remove the folder. `lab_snippets.raylab` explains each setting it applies and why.
+#
+# **Which Python.** Ray 2.60.0, the release the course pins, publishes wheels for Python 3.11
+# to 3.14 and none for 3.15. On 3.15, `pip install -r requirements.txt` leaves Ray out, so
+# `import ray` fails and Part VI cannot run: the course's tests skip its cells with that reason,
+# and `labs validate` reports its labs as skipped. Read it on 3.11 to 3.14; on 3.15 it comes back
+# by itself once Ray publishes wheels for it.
 
 # %%
 import asyncio
@@ -506,23 +512,25 @@ async def _hidden_acquire() -> None:
     assert gaps and min(gaps) >= 0.18, (
         f"asks in a tight loop: two attempts came {min(gaps, default=0):.3f} s apart with poll=0.2; "
         "pause poll seconds between attempts")
-    grading.check_loop_free(seen, 0.15, "acquire, waiting for a held lock", hint=_LOOP_HINT)
+    # a fifth of the call's own time (measured in the same run): a blocking sleep of poll holds more
+    grading.check_loop_free(seen, seen.seconds / 5, "acquire, waiting for a held lock", hint=_LOOP_HINT)
 
     # 3. no blocking wait for the actor's answer (each answer takes 0.25 s here)
     seen = await _acquire_held(_SlowTryLock.remote(), hold=0.6, poll=0.005)
     grading.check_finished(seen, "acquire of a slow lock", within=15)
-    grading.check_loop_free(seen, 0.15, "acquire, waiting for the actor's answer", hint=_LOOP_HINT)
+    grading.check_loop_free(seen, seen.seconds / 5, "acquire, waiting for the actor's answer", hint=_LOOP_HINT)
 
     # 4. one deadline for the whole call
     lock = TryLock.remote()
     assert await lock.try_acquire.remote()  # held for good
+    limit = grading.ReferenceWait(0.3 + 0.7)  # a plain wait of the timeout and 0.7 s of slack, beside the call
     seen = await grading.observe(acquire(lock, poll=0.02, timeout=0.3), timeout=5)
     grading.check_finished(seen, "acquire(timeout=0.3) of a lock that stays held", within=5,
                            hint="one deadline, counted from the call's start, for the whole call "
                                 "(chapter 05)")
     grading.check_raises(seen, TimeoutError, "acquire of a lock that stays held",
                          hint="give up by raising TimeoutError (chapter 05)")
-    grading.check_within(seen, budget=0.3, what="acquire with timeout=0.3", slack=0.7,
+    grading.check_within(seen, budget=limit.seconds, what="acquire with timeout=0.3", slack=0,
                          hint="one deadline, counted from the call's start, for the whole call")
 
 

@@ -36,6 +36,10 @@
 # It declares two GPUs that do not exist (`num_gpus=2`): Ray counts and hands out GPUs as
 # numbers, so placement works the same without the hardware. Each actor below is a process of
 # its own, about 90 MB.
+#
+# **Which Python.** Like chapter 28, this chapter needs Ray, which has no wheel for Python 3.15
+# yet: on 3.15 it cannot run, and the tests and `labs validate` skip it and say why. Use 3.11 to
+# 3.14.
 
 # %%
 import glob
@@ -50,6 +54,7 @@ from ray.util import placement_group, remove_placement_group
 from ray.util import scheduling_strategies as strategies
 
 from lab_snippets import raylab
+from lab_snippets.measure import ReferenceWait
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
@@ -212,6 +217,7 @@ killed_at = time.monotonic()
 ray.kill(doomed, no_restart=True)
 
 # %% tags=["hide-output"]
+half_the_work = ReferenceWait(10)  # a plain wait of half the work, beside the calls
 outcomes, ended_at = [], []
 for ref in calls:
     try:
@@ -229,7 +235,10 @@ print("a call made after the kill:", after)
 # %% tags=["claim", "hide-input"]
 # claim: a-killed-actor-fails-every-call
 assert outcomes == ["ActorDiedError"] * 3, f"every held call fails with ActorDiedError: {outcomes}"
-assert max(ended_at) < 10, f"the callers learn at once, not after the 20 s of work: {ended_at}"
+# every call ended before the reference woke (instants on one clock: ended_at counts from the kill)
+ended_last = killed_at + max(ended_at)
+assert ended_last < half_the_work.started + half_the_work.seconds, (
+    f"the callers learn at once, not after the 20 s of work: {ended_at}")
 assert after == "ActorDiedError", f"with no_restart=True the actor stays dead, got {after!r}"
 print("✓ the running call and the queued ones failed at once, and the actor stayed dead")
 
@@ -279,8 +288,14 @@ for name, (begun, done, verdict) in checks.items():
 still_ok = raylab.get(engines["healthy"].health.remote(1.0), timeout=30)
 stuck_check = checks["stuck"][1] - checks["stuck"][0]
 assert checks["stuck"][2].startswith("killed"), f"the stuck engine was not killed: {checks['stuck']}"
-assert CHECK_TIMEOUT * 0.9 <= stuck_check < STUCK_FOR - 1, (
-    f"the check gave up after its timeout, long before the stuck call ended: {stuck_check:.2f} s")
+# floor: a wait never ends early, so no load makes the check give up before its timeout
+assert CHECK_TIMEOUT * 0.9 <= stuck_check, f"the check waited its timeout: {stuck_check:.2f} s"
+try:
+    busy_outcome = raylab.get(busy, timeout=15)
+except RayActorError as exc:
+    busy_outcome = type(exc).__name__
+assert busy_outcome != "done", (
+    f"the check gave up and the engine was killed before the stuck call ended: it {busy_outcome}")
 assert checks["healthy"][2] == "healthy" and still_ok, "the healthy engine answered and lives"
 print("✓ the stuck engine was killed one timeout after its check began; the healthy one lives")
 
@@ -304,8 +319,7 @@ tl.plot("One round of health checks, each bounded by the caller's 1 s timeout", 
         lanes=["stuck: work(6 s)", "healthy: health check", "stuck: health check"])
 ax.axvline(kill_time - stuck_since, color="black", linestyle="--", linewidth=1)
 ax.annotate("ray.kill", (kill_time - stuck_since, 2.4), xytext=(4, 0), textcoords="offset points")
-ax.set_xlim(0, STUCK_FOR)
-assert kill_time - stuck_since < STUCK_FOR
+ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 
 # %% [markdown]
 # ### Version notes
@@ -463,8 +477,9 @@ def _until(condition, seconds: float) -> None:
 
 
 def _stop_checked(monitor, left, budget: float, what: str) -> None:
+    limit = _grading.ReferenceWait(budget + 0.5)  # a plain wait of the budget and 0.5 s of slack
     seen = _grading.call(monitor.stop)
-    _grading.check_within(seen, budget=budget, what=f"stop() {what}", slack=0.5,
+    _grading.check_within(seen, budget=limit.seconds, what=f"stop() {what}", slack=0,
                           hint="stop did not return promptly: wait with an Event, not time.sleep")
     left.check_now(f"stop() {what}", hint=_HINT)
 
@@ -522,13 +537,15 @@ def _hidden_later_stuck_and_prompt_stop() -> None:
             _p0, _t0 = fleet.pings["b"], time.monotonic()
             time.sleep(4 * interval)
             _rounds = (fleet.pings["b"] - _p0) / ((time.monotonic() - _t0) / interval)
+            # floor: a load only lowers a rate of checks
             assert _rounds <= 2, (
                 f"start() checked the engines {_rounds:.0f} times per interval: it must wait `interval` "
                 "between rounds (self._stop.wait(interval)), not check them in a busy loop")
+            limit = _grading.ReferenceWait(timeout + interval + 0.5)  # a plain wait, from the turn on
             fleet.turn_stuck("b")
             _until(lambda: fleet.kills, 3 * (timeout + interval) + 2)
             late = [(n, t - fleet.stuck_since[n]) for n, t in fleet.kills if n == "b"]
-            assert late and late[0][1] <= timeout + interval + 0.5, (
+            assert late and late[0][1] <= limit.seconds, (
                 f"stuck engine not killed in time: it turned stuck and was killed "
                 f"{late[0][1] if late else 'never'} s later (at most timeout + interval = "
                 f"{timeout + interval:g} s expected); {_HINT}")

@@ -275,6 +275,29 @@ def test_one_file_runs_without_workers(tmp_path):
     assert not nbplugin.names_one_file([str(tmp_path)]), "a folder is the suite: keep the workers"
 
 
+def test_one_chapter_named_runs_whatever_its_marks():
+    """The README's one-chapter command on a Ray chapter (marked ``serial``, which ``addopts``
+    deselects for the suite) collects and selects its cells; a ``-m`` typed by hand still applies."""
+    import subprocess
+    import sys
+
+    from lab_snippets import REPO_ROOT
+    from lab_snippets.testing import nbplugin
+
+    assert nbplugin.marks_given(["-m", "serial"]) and nbplugin.marks_given(["-mserial"])
+    assert not nbplugin.marks_given(["--nbval-lax", "--maxfail=1", "notebooks/28_x.py"])
+
+    def collected(*extra):
+        out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "--nbval-lax",
+                              *extra, "notebooks/28_ray_futures_actors.py"], cwd=REPO_ROOT,
+                             capture_output=True, text=True, timeout=120)
+        return out.returncode, out.stdout
+    rc, out = collected()
+    assert rc == 0 and "::Cell 1\n" in out and "deselected" not in out, out[-800:]
+    rc, out = collected("-m", "not serial")
+    assert rc == 5 and "deselected" in out, out[-800:]
+
+
 def test_compare_report_gives_the_ratio_of_the_best_builds():
     text = timing.format_compare([100.0, 90.0], [70.0, 60.0], [3.0, 2.5], [True] * 6, True)
     assert "parallel / serial = 0.67  (OK, target <= 0.75)" in text
@@ -448,3 +471,16 @@ def test_ci_speed_probe_lab_has_one_solution_and_one_graded_test(tmp_path):
     nb = read_notebook(ci_speed.write_probe_lab(tmp_path / "probe.ipynb"))
     assert [name for _, name, _, _ in student._test_cells(nb)] == ["add_test"]
     assert sum(map(is_solution_cell, nb.cells)) == 1
+
+
+def test_grading_speed_compares_medians_and_flags_a_grade_that_differs():
+    from lab_snippets.bench import grading_speed as gs
+
+    pairs = [gs.Pair("06/reference", 12.0, 3.0), gs.Pair("06/stub", 9.0, 3.5), gs.Pair("06/x", 15.0, 6.0)]
+    s = gs.summary(pairs)
+    assert (s["before"], s["after"], s["ok"], s["same"]) == (12.0, 3.5, True, True)
+    assert "ratio 0.29 (OK, target <= 0.33); grades all the same" in gs.format_summary("corpus", s)
+    pairs[1] = gs.Pair("06/stub", 9.0, 8.0, same=False)
+    s = gs.summary(pairs)
+    assert not s["same"] and not s["ok"], "6.0 / 12.0 is over a third, and one grade differs"
+    assert "(OVER, target <= 0.33); grades DIFFER" in gs.format_summary("grade", s)

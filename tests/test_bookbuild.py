@@ -219,3 +219,23 @@ def test_the_cache_probe_parses_a_chapter_again_only_when_it_or_its_record_chang
     assert list(bookbuild.probe_cache(tmp_path).values()) == [None], "a removed execution must not be found"
     bookbuild.probe_memo(tmp_path).write_text("not json")
     assert list(bookbuild.probe_cache(tmp_path).values()) == [None], "a broken memo is ignored"
+
+
+def test_the_build_kernels_talk_over_unix_sockets_so_none_warns_of_plain_tcp(capfd):
+    """A build kernel over TCP logs 'Kernel is running over TCP without encryption' once per chapter
+    (29 lines in .ci/build's output); the pre-execution's kernels use IPC transport and say nothing.
+    Counterfactual: the same notebook through plain ``nbclient.execute`` prints the warning."""
+    from nbclient import execute
+
+    from lab_snippets.book import preexec
+
+    def run(executor):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(40 + 2)")])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        executor(nb, cwd=str(sys.prefix), timeout=120)
+        return nb.cells[0].outputs[0]["text"], capfd.readouterr().err
+
+    text, err = run(preexec.execute_over_ipc)
+    assert text == "42\n" and "without encryption" not in err, err
+    text, err = run(execute)
+    assert text == "42\n" and "without encryption" in err, "the counterfactual no longer warns"

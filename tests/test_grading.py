@@ -75,6 +75,25 @@ def test_check_returns_early_catches_a_wait_that_sleeps_its_budget():
         grading.check_returns_early(bad, work=1, budget=1, what="wait")
 
 
+def test_check_returns_early_by_a_reference_measured_beside_the_call():
+    halfway = grading.ReferenceWait(0.3)  # 0.1 s of work under a budget of 0.5 s
+    early = run(grading.observe(_wait_for_work(asyncio.sleep(0.1), 0.5), timeout=3))
+    grading.check_returns_early(early, work=0.1, budget=0.5, by=halfway.seconds, what="wait")
+    halfway = grading.ReferenceWait(0.3)
+    late = run(grading.observe(_sleep_whole_budget(asyncio.sleep(0.1), 0.5), timeout=3))
+    with pytest.raises(AssertionError, match="wait did not return when the work was done"):
+        grading.check_returns_early(late, work=0.1, budget=0.5, by=halfway.seconds, what="wait")
+
+
+def test_leftovers_does_not_count_a_reference_wait():
+    with grading.Leftovers(grace=0.1) as left:
+        ref = grading.ReferenceWait(5.0)
+    try:
+        left.check_now("a call measured against a reference")
+    finally:
+        assert ref.seconds < 5.0
+
+
 def test_check_returns_early_draws_its_line_halfway_between_the_work_and_the_budget():
     # work 0.1 s under a budget of 1 s: a call that ends before 0.55 s returned when the work was done
     early = grading.Outcome(finished=True, seconds=0.5)

@@ -236,7 +236,9 @@ def batch(course, grade_tmp, tmp_path_factory):
     _write(subs, "unknown_assignment", released, assignment="99_nope")
     out = tmp_path_factory.mktemp("out") / "grades.csv"
     lines = []
-    opts = labs.Options(timeout=3, submission_timeout=60, jobs=3, memory_mb=1024,
+    # the wall-clock limit is far above what a submission needs even on a loaded machine: every hostile
+    # submission must be stopped by the per-cell timeout or the guard, never by this limit (asserted below)
+    opts = labs.Options(timeout=3, submission_timeout=600, jobs=3, memory_mb=1024,
                         max_procs=64, iopub_timeout=2)
     rows = labs.grade(subs, out=out, course_dir=course_dir, options=opts, log=lines.append)
     with open(out) as fh:
@@ -371,7 +373,7 @@ def test_hostile_submission_scores_what_it_should(batch, kind):
     assert row.score == expected, f"{kind}: {row.score} ({row.status}: {row.reason})"
     if status is not None:
         assert row.status == status, row.reason
-    assert row.seconds < 60
+    assert "wall-clock limit" not in (row.reason or ""), f"{kind}: stopped only by the wall-clock limit"
 
 
 @needs_sandbox

@@ -213,6 +213,17 @@ def test_the_reference_solutions_names_are_those_its_solution_cells_bind(course)
     assert grader._solution_names(course, A, A) == ("add_async", "helper2")
 
 
+def test_the_plan_the_worker_gets_is_releases_record_in_the_instructor_version(course):
+    import nbformat
+
+    from lab_snippets.labs import deps
+    path = course / "source" / A / f"{A}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata[deps.META_KEY] = {"skippable": {"code_09": "d1"}, "trimmed": {}}
+    nbformat.write(nb, path)
+    assert json.loads(grader._plan(course, A, A)) == {"skippable": {"code_09": "d1"}, "trimmed": {}}
+
+
 def test_the_throwaway_course_holds_the_submission_the_instructor_version_and_gradebook(course, tmp_path):
     submitted = tmp_path / "alice.ipynb"
     submitted.write_text(VALID)

@@ -151,3 +151,26 @@ def test_the_fixtures_secret_lines_hold_its_solutions_and_hidden_checks():
 def test_defined_names_skips_star_imports_and_keeps_the_others():
     assert markers.defined_names("from os import *\nfrom os import path as p, sep\nimport a.b\n") == [
         "p", "sep", "a"]
+
+
+def test_hidden_tests_carry_the_chapter_solution_as_their_reference():
+    from lab_snippets.scenarios import REFERENCE_SOURCE, reference
+    first = solution("return x + 1")
+    nb = new_notebook(cells=[first, hidden("assert solve(1) == 2"), solution("return 3", head="def other():"),
+                             hidden("assert other() == 3")])
+    markers.mark_notebook(nb, "demo.py")
+    markers.mark_notebook(nb, "demo.py")  # marked twice: bound once
+    lines = nb.cells[1].source.splitlines()
+    assert lines[0] == BEGIN_HIDDEN and lines[1].startswith(f"{REFERENCE_SOURCE} = ")
+    assert BEGIN_SOLUTION not in lines[1] and END_SOLUTION not in lines[1], "nbgrader would see a region"
+    assert sum(ln.startswith(REFERENCE_SOURCE) for ln in nb.cells[3].source.splitlines()) == 1
+    # a submission replaces the solution cell after marking: the hidden cell still holds the chapter's
+    nb.cells[0].source = "def solve(x):\n    return 0"
+    scope: dict = {}
+    exec(nb.cells[1].source.splitlines()[1], scope)
+    assert reference(scope, "solve")(1) == 2, "the reference is the chapter's solution, not the submission"
+    scope = {}
+    exec(nb.cells[3].source.splitlines()[1], scope)
+    assert reference(scope, "other")() == 3 and reference(scope, "solve")(1) == 2, (
+        "every solution cell before it")
+    assert reference({"solve": abs}, "solve") is abs, "in the chapter itself: the chapter's own definition"

@@ -527,6 +527,19 @@ print(json.dumps({
 """
 
 
+def _tmp_tops(spec: SandboxSpec) -> list[str]:
+    """What the box's /tmp may hold: the first folder under /tmp of every path bound at its own
+    path (the box; the Python installation and the venv, as for a checkout under /tmp)."""
+    return sorted({Path(p).parts[2] for p in (spec.box, *spec.read_only)
+                   if Path(p).parts[1:2] == ("tmp",) and len(Path(p).parts) > 2})
+
+
+def test_the_tmp_a_box_may_show_is_the_top_folder_of_each_bind_under_tmp():
+    spec = SandboxSpec(box="/tmp/pytest-of-me/t0/box", read_only=("/opt/py", "/tmp/x y/repo/.venv", "/tmp"))
+    assert _tmp_tops(spec) == ["pytest-of-me", "x y"]
+    assert _tmp_tops(SandboxSpec(box="/work/box")) == []
+
+
 @pytest.mark.parametrize("ray", [False, True], ids=["plain", "ray"])
 def test_a_real_sandbox_shows_only_its_whitelist_with_no_network_and_the_limits(tmp_path, ray):
     unusable = _bwrap_unusable()
@@ -559,9 +572,47 @@ def test_a_real_sandbox_shows_only_its_whitelist_with_no_network_and_the_limits(
     assert seen["beside_box"] == ["box", "ro"], "nothing of the host beside the box (the canary) is there"
     assert (seen["ro"], seen["hidden"]) == (["public", "secret"], []), "a hidden folder under a bind is empty"
     assert seen["ro_write"] == "EROFS", "a read-only bind stays read-only for a uid that owns the folder"
-    under_tmp = tmp_path.parts[1] == "tmp"  # /tmp holds only the folders made for the box
-    assert seen["tmp"] == ([tmp_path.parts[2]] if under_tmp else []), seen["tmp"]
+    assert seen["tmp"] == _tmp_tops(spec), "/tmp holds only the folders made for the binds"
     assert (box / "mine").read_text() == "ok", "the box is the kernel's writable folder"
     assert seen["nnp"] == "1", "setuid programs cannot give privileges back"
     assert seen["uid"] == (uid if uid is not None else os.getuid())
     assert (seen["nproc"], seen["fsize"]) == ((512, 256 << 20) if ray else (128, 64 << 20))
+
+
+def test_the_sandbox_suite_passes_in_a_clone_under_tmp_with_a_space_in_its_path():
+    """A newcomer's first checkout: a clone under /tmp, in a folder whose name has a space, with its
+    venv inside it (so the venv's folder is bound in the box's /tmp). The clone's own sandbox tests
+    run there, with a venv of its own that borrows this one's packages; its lab_snippets is the
+    clone's (the current directory comes first)."""
+    if os.environ.get("LAB_SANDBOX_CLONE_TEST"):
+        pytest.skip("already inside the clone")
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    import sysconfig
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="x y-", dir="/tmp"))
+    try:
+        clone = top / "a checkout"
+        subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, timeout=120,
+                       capture_output=True)
+        venv = clone / ".venv"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+        inner = venv / "bin" / "python"
+        purelib = subprocess.run([inner, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                 check=True, capture_output=True, text=True, timeout=60).stdout.strip()
+        Path(purelib, "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+        env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTEST_ADDOPTS"}}
+        r = subprocess.run([inner, "-m", "pytest", "-p", "no:xdist", "-o", "addopts=",
+                            "-p", "no:cacheprovider", "-v", "tests/test_labs_sandbox.py"], cwd=clone,
+                           env=dict(env, LAB_SANDBOX_CLONE_TEST="1"), capture_output=True, text=True,
+                           timeout=600)
+        assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+        if _bwrap_unusable() is None:
+            for ray in ("plain", "ray"):
+                assert f"the_limits[{ray}] PASSED" in r.stdout, r.stdout[-2000:]
+        where = subprocess.run([inner, "-c", "import lab_snippets; print(lab_snippets.REPO_ROOT)"], cwd=clone,
+                               env=env, capture_output=True, text=True, timeout=60).stdout.strip()
+        assert where == str(clone), f"the clone's tests ran another checkout's package: {where}"
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

@@ -166,8 +166,9 @@ def test_run_notebook_reports_each_test_and_an_emptied_hidden_cell_as_not_run(mo
     monkeypatch.setattr(student.time, "monotonic", lambda: next(ticks))
     monkeypatch.setattr(student, "_client", lambda nb, cwd, timeout, failed: ("client", cwd, timeout))
 
-    def execute_all(client, nb, failed, run, quiet_kernel):
+    def execute_all(client, nb, failed, run, quiet_kernel, skip):
         assert client == ("client", tmp_path, 9) and quiet_kernel
+        assert skip == frozenset(), "a notebook with no record of what grading may skip runs whole"
         nb.cells[1].outputs = [new_output("error", ename="NotImplementedError", evalue="", traceback=[])]
         nb.cells[2].outputs = [new_output("error", ename="AssertionError", evalue="add(1, 1) was 3",
                                           traceback=["assert add(1, 1) == 2"])]

@@ -616,3 +616,38 @@ def test_after_a_submission_cell_ran_a_look_alike_error_is_the_submissions_own(e
     ex.preprocess_cell(ex.nb.cells[0], {}, 0)
     ex.preprocess_cell(ex.nb.cells[1], {}, 1)
     assert not any(isinstance(r, Infrastructure) for r in _records(ex)), _records(ex)
+
+
+def test_the_plan_skips_what_releases_record_says_and_trims_the_setup_only_while_it_runs(ex, runs,
+                                                                                       monkeypatch):
+    from lab_snippets.labs import deps
+
+    def cell(source, gid, **flags):
+        return new_code_cell(source, metadata={"nbgrader": {"grade_id": gid, **flags}})
+
+    nb = new_notebook(cells=[cell("import asyncio\nimport math\n", "code_00", locked=True),
+                             cell("print(math.pi)\n", "code_01", locked=True),
+                             cell("async def f():\n    await asyncio.sleep(0)\n", "f", solution=True),
+                             _test_cell(source="await f()\n")])
+    ex.spec = replace(ex.spec, plan=json.dumps(deps.recorded(_recorded(nb))))
+    seen = {}
+
+    def preprocess(self, nb, resources=None, km=None):
+        self.nb, seen["sources"] = nb, [c.source for c in nb.cells]
+        for i, c in enumerate(nb.cells):
+            self.preprocess_cell(c, resources or {}, i)
+        return nb, resources
+
+    monkeypatch.setattr(worker.Execute, "preprocess", preprocess)
+    ex._guard_installed = True
+    ex.run_quiet.checks = [_report()]
+    ex.preprocess(nb, {})
+    assert seen["sources"][0] == "import asyncio\n", "the set-up ran cut to what the solution reads"
+    assert nb.cells[0].source == "import asyncio\nimport math\n", "the graded notebook keeps its own source"
+    assert runs.ran == [0, 2, 3], "the experiment (cell 1) is not run"
+
+
+def _recorded(nb):
+    from lab_snippets.labs import deps
+    deps.record(nb)
+    return nb

@@ -1,9 +1,18 @@
 import asyncio
 import os
+import time
 
 import pytest
 
-from lab_snippets.measure import Comparison, ainterleaved, cpu_share, interleaved, usable_cpus
+from lab_snippets.measure import (
+    Comparison,
+    ReferenceWait,
+    ainterleaved,
+    cpu_share,
+    interleaved,
+    reference_threads,
+    usable_cpus,
+)
 
 
 class FakeClock:
@@ -115,3 +124,19 @@ def test_the_default_is_best_of_3_for_both():
 
     assert len(interleaved({"a": lambda: None}).samples["a"]) == 3
     assert len(asyncio.run(ainterleaved({"a": nothing})).samples["a"]) == 3
+
+
+def test_a_reference_wait_read_before_it_wakes_gives_the_time_so_far_and_stops():
+    ref = ReferenceWait(5.0)
+    [thread] = [t for t in reference_threads() if t.is_alive()]
+    time.sleep(0.02)
+    got = ref.seconds
+    assert 0.02 <= got < 1.0 and not ref.woke, "read early: the time it has waited so far"
+    assert not thread.is_alive(), "reading it stops its thread: nothing is left behind"
+    assert ref.seconds == got, "the first reading is kept"
+
+
+def test_a_reference_wait_that_woke_gives_how_long_its_wait_took():
+    ref = ReferenceWait(0.03)
+    time.sleep(0.1)
+    assert ref.woke and 0.03 <= ref.seconds < 0.1, ref.seconds

@@ -1,7 +1,8 @@
 """The chapter pages in the book: a Sphinx extension (``_config.yml`` lists it under
 ``sphinx.extra_extensions``). It offers each chapter's executed ``.ipynb`` for download beside its
 ``.py`` (without what the page hides), keeps launch buttons off until a repository URL is
-configured, reads a page again when its notebook was executed again, and leaves Thebe out.
+configured, reads a page again when its notebook was executed again, and leaves Thebe out. The
+role ``{build-python}`version``` shows the Python that built the book (the Status page).
 Which pages are chapters comes from the chapter table (``lab_snippets.book.chapters``)."""
 
 from __future__ import annotations
@@ -182,7 +183,49 @@ def _drop_thebe(app, pagename, templatename, context, doctree) -> None:
             context[key] = [a for a in context[key] if not _is_thebe_asset(a)]
 
 
+# Pages that show the Python that built them (the role below): read again when it changes.
+PYTHON_PAGES = ("book/status",)
+
+
+def _build_python_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{build-python}`version```: the interpreter that built the book, e.g. "CPython 3.14.8"
+    (the Status page says it; the chapters' version-gated cells show that interpreter's output)."""
+    import platform
+
+    from docutils import nodes
+
+    shown = f"{platform.python_implementation()} {platform.python_version()}"
+    return [nodes.literal(rawtext, shown)], []
+
+
+def _python_changed(app, env, added, changed, removed) -> list[str]:
+    """The pages in ``PYTHON_PAGES`` when another interpreter builds the book than read them."""
+    import platform
+
+    now = platform.python_version()
+    if getattr(env, "lab_build_python", None) == now:
+        return []
+    env.lab_build_python = now
+    return [d for d in PYTHON_PAGES if d in env.found_docs and d not in added and d not in changed]
+
+
+def _skip_unrunnable(app, config) -> None:
+    """Chapters whose package is not installed for this Python (``chapters.missing_package``: Ray
+    on 3.15) are not executed: their pages show the code and the note at their top."""
+    from lab_snippets.book.chapters import CHAPTERS, missing_package
+
+    skip = [f"**/notebooks/{c.path.name}" for c in CHAPTERS if missing_package(c)]
+    if skip:
+        config.nb_execution_excludepatterns = [*config.nb_execution_excludepatterns, *skip]
+        # a notebook that was not executed has no language_info, so myst-nb warns once per code
+        # cell that it cannot name the lexer (the pages still show the code)
+        config.suppress_warnings = [*config.suppress_warnings, "myst-nb.lexer"]
+
+
 def setup(app):
+    app.add_role("build-python", _build_python_role)
+    app.connect("config-inited", _skip_unrunnable)
+    app.connect("env-get-outdated", _python_changed)
     app.connect("config-inited", _launch_needs_repository)
     app.connect("html-page-context", _drop_thebe)
     # before sphinx-book-theme draws its header buttons (priority 501)

@@ -23,8 +23,11 @@ JUPYTEXT_READER = {"name": "jupytext", "type": "plugin"}
 
 def chapter_files(root: Path) -> list[Path]:
     """The chapter notebooks, largest first (a rough proxy for the longest running, so that the last
-    chapters to start are short ones and the two workers finish close together)."""
-    files = chapters.files_in(root)  # the chapter table's, not whatever matches a file name
+    chapters to start are short ones and the two workers finish close together). A chapter whose
+    package is not installed for this Python (``chapters.missing_package``: Ray on 3.15) is left out:
+    it is not executed (``pages`` keeps myst-nb from trying), and its page shows its code and its note."""
+    files = [p for p in chapters.files_in(root)  # the chapter table's, not whatever matches a file name
+             if not chapters.missing_package(p)]
     return sorted(files, key=lambda p: (-p.stat().st_size, p.name))
 
 
@@ -53,11 +56,45 @@ def _run_one(data):
     trims once, after the pool.
     """
     from jupyter_cache.cache.main import JupyterCacheBase
+    from jupyter_cache.executors import utils
     from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc
 
     JupyterCacheBase.truncate_caches = lambda self: None  # this worker process only
+    utils.executenb = execute_over_ipc  # this worker process only: jupyter-cache takes no client options
     os.environ[figlang.ENV] = "zh_CN"  # each figure also drawn in Chinese for the zh edition (figlang)
     return ExecutionWorkerLocalMProc()(data)
+
+
+def ipc_kernel_manager():
+    """nbclient's kernel manager, over unix sockets rather than TCP on localhost.
+
+    A kernel started over TCP without CurveZMQ keys logs ``Kernel is running over TCP without
+    encryption...`` (ipykernel's ``init_sockets``), once per chapter in ``.ci/build``'s output,
+    where a newcomer reads it as something wrong. The build's kernels talk only to this machine,
+    so the unix sockets of IPC transport (in Jupyter's runtime folder, next to the connection file)
+    are the right transport, and the kernel has nothing to warn about."""
+    import uuid
+
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            runtime = jupyter_runtime_dir()
+            os.makedirs(runtime, mode=0o700, exist_ok=True)
+            self.transport = "ipc"  # the sockets' absolute path: the kernel runs in another folder
+            self.ip = os.path.join(runtime, f"kernel-{uuid.uuid4().hex[:12]}-ipc")
+
+    return IPCKernelManager
+
+
+def execute_over_ipc(nb, **kwargs):
+    """``nbclient.execute`` with ``ipc_kernel_manager``'s kernels (jupyter-cache's ``executenb``)."""
+    from nbclient import execute
+
+    kwargs.setdefault("kernel_manager_class", ipc_kernel_manager())
+    return execute(nb, **kwargs)
 
 
 def probe_memo(root: Path) -> Path:

@@ -388,7 +388,10 @@ def render_versions(inventory: dict, links: _Links) -> str:
         "",
         "## Python",
         "",
-        "The notebooks run on **Python 3.11, 3.12 and 3.13**. 3.11 is the floor because the course uses "
+        "The notebooks run on **Python 3.11 to 3.15**: the version matrix (`.ci/noxfile.py`) runs them on "
+        "3.11.7, 3.12.1 and 3.13.0, and on Debian forky's 3.13.15, 3.14.8 and 3.15.0 (`.ci/forky-root`); "
+        "Part VI needs Ray, which has no wheel for 3.15 yet, so there its two chapters are skipped with "
+        "that reason. 3.11 is the floor because the course uses "
         "`asyncio.TaskGroup`, `asyncio.timeout` and `Task.uncancel`, which first appear there; a few "
         "experiments show newer behaviour and check the version before running it (for example "
         "`asyncio.Queue.shutdown`, added in 3.13). The source inventory parses files with the "

@@ -6,8 +6,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import fields
+from pathlib import Path
 
 import lab_snippets.labs as labs
+from lab_snippets.book.chapters import missing_package
 from lab_snippets.labs.common import DEFAULT_COURSE_DIR, LabError
 from lab_snippets.labs.grader import grade
 from lab_snippets.labs.publish import LANGUAGES, release
@@ -47,6 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--jobs", type=int, default=None, help="submissions graded in parallel")
     g.add_argument("--memory-mb", type=int, default=_GRADE_DEFAULTS["memory_mb"],
                    help="address-space limit per kernel")
+    g.add_argument("--run-all", action="store_true",
+                   help="run every cell, the chapter's experiments too (default: only the cells the "
+                        "exercises and their tests need, and every cell a student added or changed)")
     g.add_argument("--hide", action="append", default=[],
                    help="extra path to hide from submissions (repeatable)")
     g.add_argument("--ray", metavar="ADDRESS", default=None,
@@ -66,11 +71,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.cmd == "node-resources":
             return _node_resources(args.cpus)
         elif args.cmd == "validate":
+            missing = missing_package(Path(args.notebook))
+            if missing:  # a clear status, not an ImportError in the first cell
+                print(f"{Path(args.notebook).name}: SKIPPED: {missing}")
+                return 0
             passed, total = validate(args.notebook, timeout=args.timeout)
             return 0 if total and passed == total else 1  # exit code for students / CI
         else:
             opts = Options(timeout=args.timeout, submission_timeout=args.submission_timeout,
-                           jobs=args.jobs, memory_mb=args.memory_mb)
+                           jobs=args.jobs, memory_mb=args.memory_mb, run_all=args.run_all)
             grade(args.submissions_dir, out=args.out, course_dir=args.course_dir,
                   options=opts, hide=args.hide, ray=args.ray, resume=not args.fresh)
     except LabError as exc:

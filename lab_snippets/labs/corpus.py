@@ -135,11 +135,14 @@ def _solution_cells(nb):
 
 
 def reference_notebook(chapter):
-    """The chapter as it is, with the nbgrader metadata ``release`` gives it (test names)."""
+    """The chapter as it is, with the metadata ``release`` gives it (test names, and the record of
+    the cells grading may skip, ``labs.deps``)."""
+    from lab_snippets.labs import deps
     from lab_snippets.labs.common import kernelspec
     from lab_snippets.labs.markers import mark_notebook, read_notebook
     path = chapter_path(chapter)
     nb = mark_notebook(read_notebook(path), path.name)
+    deps.record(nb)
     nb.metadata["kernelspec"] = kernelspec()
     return nb
 

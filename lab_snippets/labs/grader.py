@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab_snippets.book.chapters import runs_alone
-from lab_snippets.labs import journal, sandbox
+from lab_snippets.book.chapters import missing_package, runs_alone
+from lab_snippets.labs import deps, journal, sandbox
 from lab_snippets.labs.common import (
     COURSE_ID,
     DEFAULT_COURSE_DIR,
@@ -143,11 +143,22 @@ def _enumerate(submissions_dir: Path, assignments: Assignments) -> list[Row]:
     return rows
 
 
-def _solution_names(course_dir: Path, assignment: str, nbname: str) -> tuple[str, ...]:
+def _source(course_dir: Path, assignment: str, nbname: str):
+    """The instructor version of an assignment (never the submission)."""
+    return read_notebook(Path(course_dir) / "source" / assignment / f"{nbname}.ipynb")
+
+
+def _solution_names(course_dir: Path, assignment: str, nbname: str, nb=None) -> tuple[str, ...]:
     """Top-level names the reference solution cells bind (students may rebind them)."""
-    nb = read_notebook(Path(course_dir) / "source" / assignment / f"{nbname}.ipynb")
+    nb = nb or _source(course_dir, assignment, nbname)
     return tuple(sorted({n for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")
                          for n in defined_names(c.source)}))
+
+
+def _plan(course_dir: Path, assignment: str, nbname: str, nb=None) -> str:
+    """Release's record of the cells grading need not run (``labs.deps``), as JSON, from the
+    instructor version: never from the submission."""
+    return json.dumps(deps.recorded(nb or _source(course_dir, assignment, nbname)))
 
 
 def _throwaway_course(row: Row, course_dir: Path, nbname: str, work: Path) -> Path:
@@ -202,6 +213,10 @@ def _grade_one(row: Row, course_dir: Path, assignments: Assignments, isolation: 
                hide: Sequence[Path], opts: Options) -> Row:
     t0 = time.monotonic()
     nbname, cells = assignments[row.assignment]
+    missing = missing_package(Path(f"{nbname}.py"))
+    if missing:  # not gradable on this interpreter: say why, grade nothing
+        row.status, row.reason = "skipped", missing
+        return row
     tmp = Path(tempfile.mkdtemp(prefix="labs-grade-"))
     uid = sandbox.alloc_uid() if isolation.root else None
     try:
@@ -216,12 +231,14 @@ def _grade_one(row: Row, course_dir: Path, assignments: Assignments, isolation: 
         ray = runs_alone(Path(f"{nbname}.py"))
         # a chapter that starts a local Ray: its cells get nbval's budget, as in the corpus
         opts = dataclasses.replace(opts, timeout=cell_timeout(nbname, opts.timeout))
+        source = _source(course_dir, row.assignment, nbname)
         GradeSpec(course=str(course), course_id=COURSE_ID, assignment=row.assignment,
                   student=row.student, notebook=nbname, timeout=opts.timeout,
                   iopub_timeout=opts.iopub_timeout, result=str(result),
                   nonce=secrets.token_hex(16), sandbox_spec=str(spec_path),
                   sandbox=sandbox.sandbox_spec(box, uid, opts, hide, ray=ray),
-                  solution_names=_solution_names(course_dir, row.assignment, nbname),
+                  solution_names=_solution_names(course_dir, row.assignment, nbname, source),
+                  plan="" if opts.run_all else _plan(course_dir, row.assignment, nbname, source),
                   ).write(spec_path)
         killed = _run_worker(spec_path, work, opts)
         leftovers = sandbox.kill_uid(uid) if uid is not None else 0
@@ -254,8 +271,8 @@ def _write_gradebook(course_dir: Path, rows: list[Row], assignments: Assignments
         # nbgrader's update_or_create_submission trips a harmless SQLAlchemy autoflush warning
         warnings.simplefilter("ignore", SAWarning)
         for row in rows:
-            if row.assignment not in assignments:
-                continue
+            if row.assignment not in assignments or row.status == "skipped":
+                continue  # a skipped row was not graded: no zero goes into the gradebook
             nbname, cells = assignments[row.assignment]
             gb.update_or_create_student(row.student)
             gb.update_or_create_submission(row.assignment, row.student)

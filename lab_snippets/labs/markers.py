@@ -100,6 +100,7 @@ def mark_notebook(nb, name="notebook"):
 
     validator = MetadataValidator()
     used, last_solution, n_solutions = set(), None, 0
+    solutions: list[str] = []  # the solution cells' source so far: the hidden tests' reference
 
     def unique(gid):
         gid = re.sub(r"[^A-Za-z0-9_\-]", "_", gid)
@@ -119,6 +120,7 @@ def mark_notebook(nb, name="notebook"):
             _check_markers(cell, BEGIN_SOLUTION, END_SOLUTION, where)
             n_solutions += 1
             last_solution = _first_def(cell.source) or f"exercise_{n_solutions}"
+            solutions.append(cell.source)
             flags = {"solution": True, "grade_id": unique(last_solution)}
         elif TESTS_TAG in tags:
             if cell.cell_type != "code":
@@ -126,6 +128,7 @@ def mark_notebook(nb, name="notebook"):
             base = last_solution or "exercise"
             if HIDDEN_TAG in tags:
                 _check_markers(cell, BEGIN_HIDDEN, END_HIDDEN, where)
+                cell.source = with_reference(cell.source, solutions)
                 gid = unique(f"{base}_hidden_tests")
             else:
                 gid = unique(f"{base}_tests")
@@ -141,6 +144,28 @@ def mark_notebook(nb, name="notebook"):
         raise LabError(f"{name}: no cell tagged 'solution'")
     validator.validate_nb(nb)
     return nb
+
+
+def with_reference(source, solutions):
+    """A hidden-tests cell's source with, first in each hidden region, the line binding
+    ``lab_snippets.scenarios.REFERENCE_SOURCE`` to the solution cells' source: the reference a
+    differential test compares a submission with (``scenarios.reference``). It is bound inside
+    the hidden region, so the student release never holds it, and from the chapter as written,
+    so a graded copy whose solution cell was replaced (a corpus entry, a mutant) still compares
+    with the chapter's solution. The marker lines are left out of it (they are comments, and
+    nbgrader's ClearSolutions finds a marker anywhere in a line). Marking twice binds it once."""
+    from lab_snippets.scenarios import REFERENCE_SOURCE
+    markers = {BEGIN_SOLUTION, END_SOLUTION, BEGIN_HIDDEN, END_HIDDEN}  # nbgrader looks for them in any line
+    body = "\n".join(ln for src in solutions for ln in src.splitlines() if ln.strip() not in markers)
+    bind = f"{REFERENCE_SOURCE} = {body!r}"
+    out = []
+    for line in source.splitlines():
+        if line.lstrip().startswith(f"{REFERENCE_SOURCE} = "):
+            continue  # marked before: bound afresh below
+        out.append(line)
+        if line.strip() == BEGIN_HIDDEN:
+            out.append(line[:len(line) - len(line.lstrip())] + bind)
+    return "\n".join(out)
 
 
 def _secret_lines(nb):

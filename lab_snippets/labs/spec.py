@@ -33,6 +33,7 @@ class Options:
     memory_mb: int = 2048          # address-space limit per kernel
     max_procs: int = 128           # processes per submission inside the sandbox
     iopub_timeout: int = 4         # s to wait for a cell's last output
+    run_all: bool = False          # run every cell, the experiments too (labs.deps: not needed)
 
     def __post_init__(self) -> None:
         if not self.jobs:  # None or 0 from a caller: the default
@@ -81,6 +82,7 @@ class GradeSpec:
     sandbox_spec: str      # path of this file: the kernel launcher reads ``sandbox`` from it
     sandbox: SandboxSpec
     solution_names: tuple[str, ...] = ()  # names the reference solution binds (students may rebind)
+    plan: str = ""  # JSON: release's record of the cells grading need not run (labs.deps.recorded)
     max_output_chars: int = 200_000
 
     def dumps(self) -> str:

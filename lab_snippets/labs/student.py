@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lab_snippets.labs import deps
 from lab_snippets.labs.common import (
     BEGIN_HIDDEN,
     HIDDEN_TAG,
@@ -74,6 +75,8 @@ class TestRun:
     restarted: list[int] = field(default_factory=list)  # cells after which the kernel restarted
     dead: str | None = None      # why the kernel could not be restarted
     infrastructure: str | None = None  # a course cell failed before the submission ran (Ray)
+    skipped: int = 0  # code cells not run: experiments the grade does not need (deps.plan)
+    trimmed: int = 0  # set-up cells run with only the statements the grade needs
 
     @property
     def score(self) -> float:
@@ -104,8 +107,9 @@ def _client(nb, cwd, timeout, failed_replies):
                                     "traceback": [f"cell ran longer than {timeout}s"]})
 
 
-def _execute_all(client, nb, failed_replies, run, quiet_kernel=False):
-    """Run every code cell; restart a stuck or dead kernel and carry on (see RecoveringMixin)."""
+def _execute_all(client, nb, failed_replies, run, quiet_kernel=False, skip=frozenset()):
+    """Run every code cell but ``skip``; restart a stuck or dead kernel and carry on (see
+    RecoveringMixin)."""
     import subprocess
 
     from nbclient.exceptions import DeadKernelError
@@ -114,7 +118,7 @@ def _execute_all(client, nb, failed_replies, run, quiet_kernel=False):
     submission_ran = False
     with client.setup_kernel(**({"stderr": subprocess.DEVNULL} if quiet_kernel else {})):
         for i, cell in enumerate(nb.cells):
-            if cell.cell_type != "code":
+            if cell.cell_type != "code" or i in skip:
                 continue
             submission_ran = submission_ran or is_solution_cell(cell)
             if run.dead:
@@ -156,6 +160,7 @@ def run_tests(notebook, timeout=30) -> TestRun:
     nb = read_notebook(path)
     if path.suffix == ".py":
         nb.metadata["kernelspec"] = kernelspec()
+        deps.record(nb)  # as ``release`` does: the chapter's experiments are not run
     return run_notebook(nb, path.parent, timeout=timeout, path=path)
 
 
@@ -167,7 +172,8 @@ def run_notebook(nb, cwd, timeout=30, quiet_kernel=False, path=None) -> TestRun:
     when it raised nothing and wrote nothing to stderr, which is how nbgrader's ``determine_grade``
     scores a graded code cell in ``grade``; a failure is described by ``failure_message``, which
     ``grade`` uses for its reasons too. ``quiet_kernel`` sends the kernel's own stderr (its start-up
-    warnings) to /dev/null.
+    warnings) to /dev/null. The cells the notebook's record says the grade does not need, and no
+    cell that runs needs, are not run (``deps.plan``), as in ``grade``.
     """
     ensure_venv_on_path()
     tests = _test_cells(nb)
@@ -176,7 +182,17 @@ def run_notebook(nb, cwd, timeout=30, quiet_kernel=False, path=None) -> TestRun:
         return run
     t0 = time.monotonic()
     failed_replies = {}
-    _execute_all(_client(nb, cwd, timeout, failed_replies), nb, failed_replies, run, quiet_kernel)
+    plan = deps.plan(nb)
+    whole = {i: nb.cells[i].source for i in plan.trimmed}
+    for i, source in plan.trimmed.items():
+        nb.cells[i].source = source
+    try:
+        _execute_all(_client(nb, cwd, timeout, failed_replies), nb, failed_replies, run,
+                     quiet_kernel, plan.skip)
+    finally:
+        for i, source in whole.items():
+            nb.cells[i].source = source
+    run.skipped, run.trimmed = len(plan.skip), len(plan.trimmed)
     run.seconds = time.monotonic() - t0
     run.unimplemented = any(is_solution_cell(c) for c in nb.cells
                             if "NotImplementedError" in str(c.get("outputs")))

@@ -28,7 +28,7 @@ from nbformat.v4 import new_output
 from nbgrader import utils
 from nbgrader.preprocessors import Execute
 
-from lab_snippets.labs import guard
+from lab_snippets.labs import deps, guard
 from lab_snippets.labs.common import failure_message, infrastructure_failure
 from lab_snippets.labs.markers import defined_names
 from lab_snippets.labs.recovery import RecoveringMixin
@@ -95,6 +95,21 @@ class SandboxExecute(RecoveringMixin, Execute):
     _untrusted_ran = False  # a submission cell ran since the guard's snapshots last held
     _submission_started = False  # a submission cell has run (or begun to) in this notebook
     infrastructure = None  # what failed in a course cell before that (common.infrastructure_failure)
+    plan = deps.Plan()  # code cells not run or run trimmed: what the grade does not need
+
+    def preprocess(self, nb, resources=None, km=None):
+        """Plan which cells run (``deps.plan`` with release's record, on the notebook as nbgrader
+        restored it: locked cells and hidden tests from the instructor version), then run them;
+        a trimmed cell keeps its own source in the graded notebook."""
+        self.plan = deps.plan(nb, json.loads(self.spec.plan or "{}"))
+        whole = {i: nb.cells[i].source for i in self.plan.trimmed}
+        for i, source in self.plan.trimmed.items():
+            nb.cells[i].source = source
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            for i, source in whole.items():
+                nb.cells[i].source = source
 
     # ----- the guard
 
@@ -208,6 +223,9 @@ class SandboxExecute(RecoveringMixin, Execute):
         grade = utils.is_grade(cell) and cell.cell_type == "code"
         gid = cell.metadata.get("nbgrader", {}).get("grade_id")
         restored, problem = [], None
+        if cell.cell_type == "code" and index in self.plan.skip:
+            cell.outputs = []
+            return cell, resources
         if self.kernel_dead:
             if cell.cell_type == "code":
                 cell.outputs = []

@@ -96,14 +96,32 @@ def names_one_file(args: list[str]) -> bool:
     return len(files) == 1 and Path(next(iter(files))).is_file()
 
 
+def names_one_chapter(args: list[str]) -> bool:
+    """Whether the command line names one chapter notebook (``notebooks/28_ray_futures_actors.py``)."""
+    return names_one_file(args) and is_chapter_notebook(Path(str(args[0]).split("::")[0]).resolve())
+
+
+def marks_given(invocation_args) -> bool:
+    """Whether the command line itself (not ``addopts``) selects by mark: ``-m EXPR``, ``-mEXPR``."""
+    return any(str(a) == "-m" or (str(a).startswith("-m") and not str(a).startswith("--"))
+               for a in invocation_args)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     """One file runs in this process: ``addopts`` asks for two xdist workers (for the whole suite,
-    ``--dist loadfile``), but starting two workers for one notebook only adds their start-up."""
+    ``--dist loadfile``), but starting two workers for one notebook only adds their start-up.
+
+    One chapter named on the command line runs whatever its marks: ``addopts``' ``-m "not book and
+    not serial"`` keeps the Ray chapters (``serial``) out of the suite's parallel phase, and would
+    otherwise deselect every cell of ``pytest --nbval-lax notebooks/28_ray_futures_actors.py``.
+    A ``-m`` typed on the command line itself is kept."""
     if getattr(config.option, "numprocesses", None) and names_one_file(config.args):
         config.option.numprocesses = 0
         config.option.dist = "no"
         config.option.tx = []
+    if names_one_chapter(config.args) and not marks_given(config.invocation_params.args):
+        config.option.markexpr = ""
 
 
 def _wants_notebooks(config) -> bool:
@@ -113,12 +131,16 @@ def _wants_notebooks(config) -> bool:
 def chapter_node(parent, path: Path) -> ChapterNotebook:
     """The collector of one chapter; a chapter that needs the cores to itself (a Ray chapter,
     ``chapters.runs_alone``) is marked ``serial``, so that it runs in the serial phase of
-    ``.ci/test``, with no second worker beside it (``-m serial`` runs it by hand)."""
+    ``.ci/test``, with no second worker beside it (``-m serial`` runs it by hand). A chapter whose
+    package is not installed here (``chapters.missing_package``: Ray on 3.15) is skipped with the reason."""
     from lab_snippets.book import chapters
 
     node = ChapterNotebook.from_parent(parent, path=path)
     if chapters.runs_alone(path):
         node.add_marker(pytest.mark.serial)
+    missing = chapters.missing_package(path)
+    if missing:  # every cell skips, with the reason, and no kernel is started
+        node.add_marker(pytest.mark.skip(reason=missing))
     return node
 
 

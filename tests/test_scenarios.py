@@ -1,0 +1,166 @@
+"""Unit tests of ``lab_snippets.scenarios``: the virtual-time loop, ``run_virtual`` and the
+differential run (a right function passes, a wrong one fails naming the property and the smallest
+scenario, the same way every time)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+
+import pytest
+from hypothesis import strategies as st
+
+from lab_snippets import scenarios
+
+
+def test_virtual_time_jumps_to_the_next_timer_and_reads_exact():
+    async def main():
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(0.1)
+        await asyncio.gather(asyncio.sleep(2), asyncio.sleep(1))
+        return loop.time()
+
+    started = time.monotonic()
+    run = scenarios.run_virtual(main, limit=10)
+    assert run.value == 2.1 and run.at == 2.1, "0.1 s then the longer of 2 s and 1 s: 2.1 s of virtual time"
+    assert time.monotonic() - started < 1.0, "an hour of virtual sleeping takes no real time"
+
+
+def test_timeouts_and_the_limit_follow_virtual_time():
+    async def main():
+        try:
+            async with asyncio.timeout(5):
+                await asyncio.sleep(3600)
+        except TimeoutError:
+            return asyncio.get_running_loop().time()
+
+    assert scenarios.run_virtual(main).value == 5
+
+    async def forever():
+        await asyncio.Event().wait()
+
+    hung = scenarios.run_virtual(forever, limit=30)
+    assert hung.hung and hung.at == 30 and hung.value is None
+
+
+def test_errors_cancellation_and_spinning_are_reported_and_nothing_is_left_on_the_loop():
+    async def boom():
+        await asyncio.sleep(1)
+        raise ValueError("x")
+
+    assert isinstance(scenarios.run_virtual(boom).error, ValueError)
+
+    async def cancelled():
+        asyncio.current_task().cancel()
+        await asyncio.sleep(1)
+
+    assert isinstance(scenarios.run_virtual(cancelled).error, asyncio.CancelledError)
+
+    async def spin():
+        while True:
+            await asyncio.sleep(0)
+
+    assert scenarios.run_virtual(spin, real_budget=0.2).spinning
+
+    cleaned = []
+
+    async def leaves_a_task():
+        async def child():
+            try:
+                await asyncio.sleep(100)
+            finally:
+                cleaned.append(True)
+        asyncio.create_task(child())
+        await asyncio.sleep(0)
+
+    scenarios.run_virtual(leaves_a_task)
+    assert cleaned == [True], "run_virtual cancels what the run left and lets it clean up"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Case:
+    items: tuple
+
+    def describe(self) -> str:
+        return f"items {list(self.items)!r}"
+
+
+_CASES = st.builds(_Case, st.lists(st.integers(0, 3), max_size=6).map(tuple))
+
+
+def _observe(fn, case):
+    return {"value": fn(list(case.items))}
+
+
+def _compare(mine, ref, case):
+    if mine["value"] != ref["value"]:
+        return f"returned {mine['value']!r}, expected {ref['value']!r}"
+    return None
+
+
+def test_a_right_function_passes_and_a_wrong_one_fails_on_the_smallest_scenario():
+    scenarios.differential(lambda xs: sorted(xs), sorted, _CASES, _observe, _compare, what="f", examples=30)
+    messages = []
+    for _ in range(2):
+        with pytest.raises(AssertionError) as failed:
+            scenarios.differential(lambda xs: sorted(set(xs)), sorted, _CASES, _observe, _compare,
+                                   what="f", examples=30, hint="keep duplicates")
+        messages.append(str(failed.value))
+    assert messages[0] == messages[1], "a fixed seed: the same submission always gets the same message"
+    assert messages[0] == ("returned [0], expected [0, 0], in the smallest scenario found: items [0, 0] "
+                           "(keep duplicates)"), messages[0]
+
+
+def test_a_run_that_never_ends_fails_with_the_scenario_it_was_stuck_in():
+    def stuck(xs):
+        if len(xs) > 1:
+            time.sleep(4)
+        return xs
+
+    stuck_in = r"did not finish the generated scenarios within 2 s \(stuck in: (items|the first scenario)"
+    with pytest.raises(AssertionError, match=stuck_in):
+        scenarios.differential(stuck, list, _CASES, _observe, _compare, what="f", examples=30, timeout=2)
+
+
+def test_the_reference_comes_from_the_bound_source_when_there_is_one():
+    namespace = {"double": lambda x: 0, "K": 2}
+    assert scenarios.reference(namespace, "double")(3) == 0
+    namespace[scenarios.REFERENCE_SOURCE] = "def double(x):\n    return K * x\n"
+    assert scenarios.reference(namespace, "double")(3) == 6, "built in a copy of the notebook's names"
+    assert namespace["double"](3) == 0, "the notebook's own names are left alone"
+
+
+def test_per_caller_names_the_caller_only_when_there_are_several():
+    @dataclasses.dataclass
+    class Two:
+        callers: int
+
+    compare = scenarios.per_caller(lambda me, it, s: None if me == it else f"got {me}")
+    assert compare([1, 2], [1, 2], Two(2)) is None
+    assert compare([1, 3], [1, 2], Two(2)) == "caller 1: got 3"
+    assert compare([3], [2], Two(1)) == "got 3"
+    assert scenarios.callers_phrase(1) == ("one caller", "")
+    assert scenarios.callers_phrase(3, 0.5) == ("3 callers at once, each",
+                                                ", cancelled by its caller at 0.5 s")
+
+
+def test_what_a_call_started_and_left_running_is_counted_even_with_other_callers_beside_it():
+    async def leaves_one():
+        asyncio.create_task(asyncio.sleep(100))  # its own task, left running
+        await asyncio.sleep(1)
+
+    async def cleans_up():
+        task = asyncio.create_task(asyncio.sleep(100))
+        await asyncio.sleep(1)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    async def one(fn):
+        return await scenarios.call_once(fn, scenarios.Recorder())
+
+    async def main():
+        return await asyncio.gather(one(cleans_up), one(leaves_one), one(cleans_up))
+
+    seen = scenarios.run_virtual(main).value
+    assert [s["left"] for s in seen] == [0, 1, 0], "each call answers for the tasks it started, only those"
