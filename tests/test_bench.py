@@ -310,6 +310,24 @@ def test_compare_report_gives_the_ratio_of_the_best_builds():
     assert "OVER BUDGET (10 s)" in both, "the unfingerprinted rebuild is held to the same budget"
 
 
+def test_ray_grade_summary_takes_the_best_of_each_path_and_the_overhead_per_slot():
+    from lab_snippets.bench import ray_grade
+
+    rounds = [{"path": "pool", "wall": 100.0, "n": 10, "t": 18.0, "csv": "x"},
+              {"path": "ray", "wall": 110.0, "n": 10, "t": 19.0, "csv": "x"},
+              {"path": "ray", "wall": 104.0, "n": 10, "t": 19.0, "csv": "x"},
+              {"path": "pool", "wall": 120.0, "n": 10, "t": 20.0, "csv": "x"}]
+    s = ray_grade.summary(rounds, slots=2)
+    assert s["pool"]["best_wall"] == 100.0 and s["ray"]["best_wall"] == 104.0
+    assert s["pool"]["per_minute"] == pytest.approx(6.0) and s["pool"]["t"] == pytest.approx(19.0)
+    assert s["overhead_per_submission"] == pytest.approx(0.8), "(104 - 100) s x 2 slots / 10"
+    assert s["same_csv"]
+    assert ray_grade.class_hours(20.0, 0.8, 16) == pytest.approx(8700 * 20.8 / 16 / 3600)
+    lines = ray_grade.report(s)
+    assert lines[2] == "Ray overhead per submission: +0.8s (same CSV on every round: True)"
+    assert lines[-1].startswith("class of 8700 at t = 19.0s on 10 x 16 slots: 0.3 h")
+
+
 def test_ray_start_keeps_the_fatal_line_of_a_failed_start_and_removes_its_logs(tmp_path):
     from lab_snippets.bench import ray_start
 

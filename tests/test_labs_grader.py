@@ -425,9 +425,10 @@ def test_grade_writes_the_csv_the_gradebook_and_the_table(course, tmp_path, monk
     assert _scores(course, "alice", A) == {"t1": (1.0, False), "t2": (0.5, False)}
     assert lines[0] == "isolation: bwrap (test)"
     assert lines[1].startswith(f"gradebook backed up to {course.resolve() / 'backups'}/gradebook-")
-    assert lines[2] == ("grading 1 submission(s) (2 not gradable), 2 at a time, cell timeout 30s, "
-                        "submission limit 300s")
-    assert lines[3].startswith("student") and len(lines) == 8
+    assert lines[2] == ("grading 1 submission(s) (0 already in the journal, 2 not gradable), 2 at a "
+                        "time, cell timeout 30s, submission limit 300s")
+    assert lines[3].startswith("progress: 1/1 graded, 0 not ok, slowest alice/01_demo ")
+    assert lines[4].startswith("student") and len(lines) == 9
     assert lines[-1].startswith("3 row(s) in ") and lines[-1].endswith(f"s -> {out}")
     assert float(lines[-1].split(" in ")[1].split("s -> ")[0]) >= 0
 

@@ -54,11 +54,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "exercises and their tests need, and every cell a student added or changed)")
     g.add_argument("--hide", action="append", default=[],
                    help="extra path to hide from submissions (repeatable)")
+    g.add_argument("--ray", metavar="ADDRESS", default=None,
+                   help="grade on the Ray cluster at ADDRESS (or 'auto'), one task per submission, "
+                        "on the nodes that advertise the lab_bwrap resource (see node-resources)")
+    g.add_argument("--fresh", action="store_true",
+                   help="grade everything again (default: take the rows the journal already holds)")
+    n = sub.add_parser("node-resources", help="probe the sandbox on this machine; print the value "
+                       "of `ray start --resources` that lets it take grading tasks")
+    n.add_argument("--cpus", type=int, default=None,
+                   help="gradings this node may run at once (default: its CPUs)")
     args = p.parse_args(argv)
     try:
         if args.cmd == "release":
             default = ZH_COURSE_DIR if args.lang == "zh_CN" else DEFAULT_COURSE_DIR
             release(args.chapters or None, course_dir=args.course_dir or default, lang=args.lang)
+        elif args.cmd == "node-resources":
+            return _node_resources(args.cpus)
         elif args.cmd == "validate":
             missing = missing_package(Path(args.notebook))
             if missing:  # a clear status, not an ImportError in the first cell
@@ -70,10 +81,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             opts = Options(timeout=args.timeout, submission_timeout=args.submission_timeout,
                            jobs=args.jobs, memory_mb=args.memory_mb, run_all=args.run_all)
             grade(args.submissions_dir, out=args.out, course_dir=args.course_dir,
-                  options=opts, hide=args.hide)
+                  options=opts, hide=args.hide, ray=args.ray, resume=not args.fresh)
     except LabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
 
 
+def _node_resources(cpus: int | None) -> int:
+    """Print ``{"lab_bwrap": N, ...}`` when the sandbox probe passes here; else the fix, exit 2."""
+    import json
+
+    from lab_snippets.labs import raygrade
+
+    print(json.dumps(raygrade.node_resources(cpus, strict=True)))  # LabError: the fix
+    return 0

@@ -171,6 +171,24 @@ def entry_notebook(entry):
     return nb
 
 
+def write_submissions(chapter, folder, copies=1):
+    """The chapter's corpus as a submissions folder for ``labs grade``: one student per reference,
+    stub and entry (``<slug>``, or ``<slug>-<k>`` for ``copies`` > 1), each with the notebook."""
+    import nbformat
+    stem = chapter_path(chapter).stem
+    kinds = [("reference", reference_notebook(chapter)), ("stub", stub_notebook(chapter))]
+    kinds += [(e.slug, entry_notebook(e)) for e in load_entries(chapters=[chapter])]
+    written = []
+    for k in range(copies):
+        for name, nb in kinds:
+            student = name if copies == 1 else f"{name}-{k}"
+            d = Path(folder) / student / stem
+            d.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, d / f"{stem}.ipynb")
+            written.append(student)
+    return written
+
+
 # --------------------------------------------------------------------------------------
 # Grading
 # --------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab_snippets.book.chapters import missing_package, runs_alone
-from lab_snippets.labs import deps, sandbox
+from lab_snippets.labs import deps, journal, sandbox
 from lab_snippets.labs.common import (
     COURSE_ID,
     DEFAULT_COURSE_DIR,
@@ -285,8 +285,13 @@ def _write_gradebook(course_dir: Path, rows: list[Row], assignments: Assignments
 
 def grade(submissions_dir: str | os.PathLike[str], out: str | os.PathLike[str] = "grades.csv",
           course_dir: str | os.PathLike[str] = DEFAULT_COURSE_DIR, options: Options | None = None,
-          hide: Iterable[str | os.PathLike[str]] = (), log: Callable[[str], object] = print) -> list[Row]:
-    """Autograde every submission under ``submissions_dir``; write CSV; return the rows."""
+          hide: Iterable[str | os.PathLike[str]] = (), log: Callable[[str], object] = print,
+          ray: str | None = None, resume: bool = True) -> list[Row]:
+    """Autograde every submission under ``submissions_dir``; write CSV; return the rows.
+
+    ``ray``: a Ray cluster's address (or ``"auto"``) to grade on, one task per submission
+    (``labs.raygrade``); else ``options.jobs`` at a time on this machine. ``resume``: take the
+    rows the journal already holds (``labs.journal``) and grade only the rest."""
     ensure_venv_on_path()
     opts = options or Options()
     course_dir = Path(course_dir).resolve()
@@ -295,19 +300,43 @@ def grade(submissions_dir: str | os.PathLike[str], out: str | os.PathLike[str] =
         raise LabError(f"{submissions_dir} is not a folder")
     assignments = _assignments(course_dir)
     hide_paths = [REPO, course_dir, submissions_dir, *map(Path, hide)]
-    isolation = sandbox.detect_isolation(hide_paths, opts)  # raises LabError: never unsandboxed
-    log(f"isolation: {isolation.description}")
+    if ray is None:
+        isolation = sandbox.detect_isolation(hide_paths, opts)  # raises LabError: never unsandboxed
+        log(f"isolation: {isolation.description}")
     backup = _backup_gradebook(course_dir)
     log(f"gradebook backed up to {backup}")
     rows = _enumerate(submissions_dir, assignments)
     todo = [r for r in rows if r.path is not None]
-    log(f"grading {len(todo)} submission(s) ({len(rows) - len(todo)} not gradable), "
-        f"{opts.jobs} at a time, cell timeout {opts.timeout}s, "
+    book = journal.Journal(course_dir / journal.JOURNAL_NAME, fresh=not resume)
+    keys = _journal_keys(todo, course_dir, assignments, opts)
+    pending = [r for r in todo if not _restore(r, book.get(keys[id(r)]))]
+    where = f"on the Ray cluster at {ray}" if ray else f"{opts.jobs} at a time"
+    log(f"grading {len(pending)} submission(s) ({len(todo) - len(pending)} already in the "
+        f"journal, {len(rows) - len(todo)} not gradable), {where}, cell timeout {opts.timeout}s, "
         f"submission limit {opts.submission_timeout}s")
     t0 = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        list(pool.map(lambda r: _grade_one(r, course_dir, assignments, isolation,
-                                           hide_paths, opts), todo))
+
+    def finished(row: Row, slots: int, node: str = "") -> None:  # the driver, completion order
+        book.record(keys[id(row)], dict(journal.row_fields(row), **({"node": node} if node else {})))
+        if progress[0] is None:
+            progress[0] = journal.Progress(len(todo), len(todo) - len(pending), slots, log)
+        progress[0].update(f"{row.student}/{row.assignment}", row.status, row.seconds)
+
+    progress: list[journal.Progress | None] = [None]
+    try:
+        if ray:
+            from lab_snippets.labs import raygrade
+            raygrade.grade_on_cluster(ray, pending, course_dir, assignments, opts, finished, log,
+                                      _grade_one)
+        else:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+                futures = [pool.submit(_grade_one, r, course_dir, assignments, isolation,
+                                       hide_paths, opts) for r in pending]
+                for f in concurrent.futures.as_completed(futures):
+                    finished(f.result(), opts.jobs)
+    finally:
+        if progress[0] is not None:
+            progress[0].close()
     _write_gradebook(course_dir, rows, assignments)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -320,6 +349,25 @@ def grade(submissions_dir: str | os.PathLike[str], out: str | os.PathLike[str] =
     _print_table(rows, log)
     log(f"{len(rows)} row(s) in {time.monotonic() - t0:.1f}s -> {out}")
     return rows
+
+
+def _journal_keys(todo: list[Row], course_dir: Path, assignments: Assignments,
+                  opts: Options) -> dict[int, journal.Key]:
+    """Each gradable row's journal key (by the row's id)."""
+    versions = {a: journal.grading_version(
+        (course_dir / "source" / a / f"{nbname}.ipynb").read_bytes(), opts)
+        for a, (nbname, _) in assignments.items() if any(r.assignment == a for r in todo)}
+    return {id(r): (r.student, r.assignment, journal.file_digest(r.path), versions[r.assignment])
+            for r in todo if r.path is not None}
+
+
+def _restore(row: Row, entry: dict | None) -> bool:
+    """Fill ``row`` from its journal entry; False when there is none."""
+    if entry is None:
+        return False
+    for name in ("score", "max_score", "status", "reason", "seconds", "cells"):
+        setattr(row, name, entry[name])
+    return True
 
 
 def _print_table(rows: list[Row], log: Callable[[str], object]) -> None:

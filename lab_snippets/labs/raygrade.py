@@ -1,0 +1,346 @@
+"""``grade --ray ADDRESS``: each submission one Ray task, on a node that passed the sandbox probe.
+
+The task boundary is the grading of one submission (``grader._grade_one``, unchanged). Its inputs
+travel by value (the submission's bytes, the instructor notebook's, a snapshot of the gradebook,
+put once), and so does its result (the row's fields and the autograded notebook's bytes): a task
+writes nothing shared, so a retry is safe, and the driver stays the only writer of
+``gradebook.db``, the CSV and the journal (``labs.journal``), which it writes as each result
+arrives (``ray.wait``, completion order).
+
+Ray isolates nothing: the sandbox is still bubblewrap, on every node. A node takes grading work
+only if it advertises ``RESOURCE`` (``lab_bwrap``), which ``node_resources`` gives only after
+``sandbox.detect_isolation`` passed on that node (``python -m lab_snippets.labs node-resources``
+prints the ``ray start --resources`` value, or fails with the fix); every task requires it. A
+Ray chapter also requires ``ALONE`` (one a node, so one Ray chapter a node at a time, as
+``book.chapters.runs_alone`` rules the test phases), and asks for two CPUs.
+
+Each task runs in a fresh worker process (``max_calls=1``); a lost worker or node is retried
+once (``max_retries=1``), a Python exception never (``retry_exceptions=False``: a student's
+error is a grade, and ``_grade_one`` turns every exception into a row). A task starts a reaper
+(a process in a session of its own, like ``raylab.watch``) that kills the grading processes
+and removes the task's folder if the task's worker dies before it finishes: a removed node or a
+killed driver leaves no sandbox behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from lab_snippets.book.chapters import runs_alone
+from lab_snippets.labs import journal, sandbox
+from lab_snippets.labs.common import REPO, LabError
+from lab_snippets.labs.spec import Options
+
+RESOURCE = "lab_bwrap"        # a node whose sandbox probe passed: how many gradings at once
+ALONE = "lab_ray_chapter"     # one a node: one Ray chapter a node at a time
+# Chapters whose claims need two cores to themselves besides the Ray chapters: chapter 12
+# measures two pinned processes running at once.
+TWO_CORES = ("12",)
+STALL_SLACK = 300             # s beyond the submission limit with no result: the cluster is stuck
+REAPER_SOURCE = """\
+import os, shutil, sys, time
+if os.fork():  # not the worker's child: Ray kills a dying worker's children, and this with them
+    os._exit(0)
+import psutil
+folder = os.environ["LAB_GRADE_FOLDER"]
+if sys.stdin.buffer.read() != b"done":
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        procs = []
+        for p in psutil.process_iter(["cmdline"]):
+            try:
+                if p.pid != os.getpid() and any(folder in a for a in p.info["cmdline"] or []):
+                    procs.append(p)
+            except psutil.Error:
+                pass
+        for p in procs:
+            try:
+                p.kill()
+            except psutil.Error:
+                pass
+        psutil.wait_procs(procs, timeout=5)
+        shutil.rmtree(folder, ignore_errors=True)
+        if not procs and not os.path.exists(folder):
+            break
+        time.sleep(0.2)
+"""
+
+
+def node_resources(cpus: int | None = None, opts: Options | None = None,
+                   strict: bool = False) -> dict[str, float]:
+    """The custom resources this machine may advertise: ``{}`` unless the sandbox probe passes
+    (``strict``: its ``LabError``, which names the fix, instead of ``{}``)."""
+    try:
+        sandbox.detect_isolation([REPO], opts or Options())
+    except LabError:
+        if strict:
+            raise
+        return {}
+    return {RESOURCE: float(cpus or os.cpu_count() or 1), ALONE: 1.0}
+
+
+def cpus_for(nbname: str) -> int:
+    """CPUs one grading of ``nbname`` asks for: two for a Ray chapter or a two-core claim."""
+    return 2 if runs_alone(Path(f"{nbname}.py")) or nbname[:2] in TWO_CORES else 1
+
+
+def _gradebook_bytes(course_dir: Path) -> bytes:
+    """A consistent snapshot of the master gradebook (sqlite's backup), as bytes."""
+    with tempfile.TemporaryDirectory(prefix="labs-gb-") as tmp:
+        src, dst = sqlite3.connect(course_dir / "gradebook.db"), sqlite3.connect(Path(tmp) / "g.db")
+        with dst:
+            src.backup(dst)
+        src.close()
+        dst.close()
+        return (Path(tmp) / "g.db").read_bytes()
+
+
+def grade_task(payload: dict[str, Any], gradebook: bytes, grade_one: Callable) -> dict[str, Any]:
+    """One submission, graded on this node in a private folder by ``grade_one`` (the grader's
+    ``_grade_one``, which Ray pickles by reference); returns the result by value."""
+    import ray
+
+    folder = tempfile.mkdtemp(prefix="labs-ray-")
+    os.chmod(folder, 0o711)  # a per-submission uid (root grading) must traverse to its box
+    reaper = subprocess.Popen([sys.executable, "-c", REAPER_SOURCE], stdin=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True, env=dict(os.environ, LAB_GRADE_FOLDER=folder))
+    tempfile.tempdir = folder  # this worker grades one submission (max_calls=1), then exits
+    try:
+        a, nbname = payload["assignment"], payload["notebook"]
+        course = Path(folder) / "course"
+        (course / "source" / a).mkdir(parents=True)
+        (course / "source" / a / f"{nbname}.ipynb").write_bytes(payload["instructor"])
+        (course / "gradebook.db").write_bytes(gradebook)
+        sub = Path(folder) / "submitted" / payload["student"] / a / f"{nbname}.ipynb"
+        sub.parent.mkdir(parents=True)
+        sub.write_bytes(payload["submission"])
+        opts = Options(**payload["options"])
+        row = payload["row"]  # the driver's row, by value (its path is the driver's: replaced)
+        row.path = sub
+        isolation = sandbox.Isolation(sandbox.privileged(), f"node passed the probe ({RESOURCE})")
+        grade_one(row, course, {a: (nbname, payload["cells"])}, isolation,
+                  [REPO, course, sub.parent.parent.parent], opts)
+        graded = course / "autograded" / row.student / a / f"{nbname}.ipynb"
+        return {"row": journal.row_fields(row), "node": ray.get_runtime_context().get_node_id(),
+                "autograded": graded.read_bytes() if graded.exists() else None,
+                "version": journal.grading_version(payload["instructor"], opts)}
+    finally:
+        tempfile.tempdir = None
+        shutil.rmtree(folder, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            reaper.stdin.write(b"done")
+            reaper.stdin.close()
+        reaper.wait(timeout=10)
+
+
+@dataclass
+class Submission:
+    """A pending row with its task's payload and the journal version it must come back with."""
+
+    row: Any
+    payload: dict[str, Any]
+    version: str
+    autograded: Path     # where the driver writes the autograded notebook it gets back
+    node: str = ""       # the node that graded it (journaled beside the row)
+
+
+def _submissions(rows: list, course_dir: Path, assignments: dict, opts: Options) -> list[Submission]:
+    out, instructors = [], {}
+    for row in rows:
+        nbname, cells = assignments[row.assignment]
+        if row.assignment not in instructors:
+            instructors[row.assignment] = (course_dir / "source" / row.assignment
+                                           / f"{nbname}.ipynb").read_bytes()
+        inst = instructors[row.assignment]
+        payload = {"row": dataclasses.replace(row, path=None), "student": row.student,
+                   "assignment": row.assignment, "notebook": nbname,
+                   "cells": cells, "submission": row.path.read_bytes(), "instructor": inst,
+                   "options": asdict(opts)}
+        dest = course_dir / "autograded" / row.student / row.assignment / f"{nbname}.ipynb"
+        out.append(Submission(row, payload, journal.grading_version(inst, opts), dest))
+    return out
+
+
+def _eligible(ray: Any) -> list[dict]:
+    return [n for n in ray.nodes() if n.get("Alive") and n["Resources"].get(RESOURCE)]
+
+
+@contextlib.contextmanager
+def connected(address: str) -> Iterator[Any]:
+    """``ray.init(address)`` for the driver (offline settings; a loopback cluster stays on it),
+    shut down on exit unless this process was connected already."""
+    import logging
+
+    import ray
+
+    from lab_snippets import raylab
+
+    if ray.is_initialized():
+        yield ray
+        return
+    loopback = address.startswith(("127.", "localhost"))
+    with raylab._environment(dict(raylab.OFFLINE_ENV)), \
+            (raylab._driver_on_loopback() if loopback else contextlib.nullcontext()):
+        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def grade_on_cluster(address: str, rows: list, course_dir: Path, assignments: dict,
+                     opts: Options, finished: Callable[[Any, int, str], None],
+                     log: Callable[[str], object], grade_one: Callable) -> None:
+    """Grade ``rows`` as Ray tasks, each by ``grade_one`` on a node; call ``finished(row, slots,
+    node)`` as each result arrives."""
+    with connected(address) as ray:
+        nodes = _eligible(ray)
+        if not nodes:
+            raise LabError(f"no node of the Ray cluster at {address} advertises {RESOURCE!r}: no "
+                           "node passed the sandbox probe (start each node with `ray start "
+                           "--resources \"$(python -m lab_snippets.labs node-resources)\"`)")
+        slots = int(sum(min(n["Resources"].get("CPU", 0), n["Resources"][RESOURCE]) for n in nodes))
+        biggest = max(int(n["Resources"].get("CPU", 1)) for n in nodes)
+        log(f"Ray: {len(nodes)} node(s) passed the sandbox probe, {slots} grading slot(s)")
+        if not rows:
+            return
+        gradebook = ray.put(_gradebook_bytes(course_dir))
+        # a fresh worker per submission; a lost worker or node retried once, an exception never
+        task = ray.remote(max_calls=1, max_retries=1, retry_exceptions=False)(grade_task)
+        refs = {}
+        for s in _submissions(rows, course_dir, assignments, opts):
+            nbname = s.payload["notebook"]
+            resources = {RESOURCE: 1.0, **({ALONE: 1.0} if runs_alone(Path(f"{nbname}.py")) else {})}
+            ref = task.options(num_cpus=min(cpus_for(nbname), biggest), memory=opts.memory_mb << 20,
+                               resources=resources, name=f"grade {s.row.student}/{s.row.assignment}",
+                               ).remote(s.payload, gradebook, grade_one)
+            refs[ref] = s
+        _collect(ray, refs, opts, lambda sub: finished(sub.row, slots, sub.node))
+
+
+def _collect(ray: Any, refs: dict, opts: Options, finished: Callable[[Any], None]) -> None:
+    """Each result as it arrives; cancel what is left if nothing arrives for too long."""
+    pending, last = list(refs), time.monotonic()
+    try:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1, timeout=5)
+            for ref in ready:
+                s = refs[ref]
+                _apply(s, _result(ray, ref))
+                finished(s)
+                last = time.monotonic()
+            if pending and time.monotonic() - last > opts.submission_timeout + STALL_SLACK:
+                for ref in pending:
+                    s = refs[ref]
+                    s.row.status, s.row.reason = "error", (
+                        "not graded: no result from the Ray cluster within "
+                        f"{opts.submission_timeout + STALL_SLACK}s (no node could take it?)")
+                    finished(s)
+                break
+    finally:
+        for ref in pending:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref, force=True)
+
+
+def _result(ray: Any, ref: Any) -> dict[str, Any] | Exception:
+    try:
+        return ray.get(ref, timeout=60)
+    except Exception as exc:  # noqa: BLE001 - a lost node twice, a cancel: the row says which
+        return exc
+
+
+def _apply(s: Submission, out: dict[str, Any] | Exception) -> None:
+    """The task's result into the row, and its autograded notebook into the course folder."""
+    row = s.row
+    if isinstance(out, Exception):
+        row.status = "error"
+        row.reason = f"not graded: the Ray task failed: {type(out).__name__}: {str(out)[:300]}"
+        return
+    s.node = out["node"]
+    if out["version"] != s.version:
+        row.status = "error"
+        row.reason = (f"not graded: node {out['node'][:12]} grades with other code or tests "
+                      f"(version {out['version']}, driver {s.version}): install the same commit "
+                      "on every node")
+        return
+    for name, value in out["row"].items():
+        setattr(row, name, value)
+    if out["autograded"] is not None:
+        s.autograded.parent.mkdir(parents=True, exist_ok=True)
+        s.autograded.write_bytes(out["autograded"])
+
+
+# --------------------------------------------------------------------------------------
+# A local cluster of several nodes on this machine (the tests and the benchmark)
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class LocalCluster:
+    """``ray.cluster_utils.Cluster`` started with raylab's offline settings in a private folder."""
+
+    cluster: Any
+    temp_dir: str
+    env: dict[str, str]
+
+    @property
+    def address(self) -> str:
+        return self.cluster.address
+
+    def add_node(self, num_cpus: int = 1, resources: dict[str, float] | None = None) -> Any:
+        from lab_snippets import raylab
+
+        with raylab._environment(self.env), raylab._driver_on_loopback():
+            return self.cluster.add_node(**_node_args(self.temp_dir, num_cpus, resources))
+
+    def remove_node(self, node: Any) -> None:
+        self.cluster.remove_node(node, allow_graceful=False)
+
+
+def _node_args(temp_dir: str, num_cpus: int, resources: dict[str, float] | None) -> dict:
+    from lab_snippets import raylab
+
+    return dict(num_cpus=num_cpus, resources=dict(resources or {}), include_dashboard=False,
+                temp_dir=os.path.join(temp_dir, "ray"), dashboard_agent_listen_port=None,
+                object_store_memory=raylab.OBJECT_STORE_BYTES)
+
+
+@contextlib.contextmanager
+def local_cluster(head_cpus: int = 0, head_resources: dict[str, float] | None = None
+                  ) -> Iterator[LocalCluster]:
+    """A head node (``head_cpus``, ``head_resources``) to which ``add_node`` adds workers; on exit
+    every process of it is gone and its folder removed (``raylab``'s cleanup)."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    from lab_snippets import raylab
+
+    temp_dir = raylab.make_temp_dir()
+    watcher = raylab.watch(temp_dir)
+    env = dict(raylab.ray_environment(temp_dir), RAY_TMPDIR=temp_dir)
+    cluster = None
+    try:
+        with raylab._environment(env), raylab._driver_on_loopback():
+            cluster = Cluster(initialize_head=True,
+                              head_node_args=_node_args(temp_dir, head_cpus, head_resources))
+        yield LocalCluster(cluster, temp_dir, env)
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.shutdown()
+        raylab._remove(raylab.Cluster(temp_dir, 0, watcher=watcher))
