@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -410,7 +411,8 @@ def test_removal_kills_a_stray_that_is_no_longer_our_descendant(temp_dir):
     code = f"import time; f = open({log!r}, 'a'); print('up', flush=True); time.sleep(60)"
     pid_file = os.path.join(temp_dir, "pid")
     subprocess.run(
-        ["sh", "-c", f'{sys.executable} -c "{code}" > {pid_file}.out & echo $! > {pid_file}'],
+        ["sh", "-c", f"{shlex.quote(sys.executable)} -c {shlex.quote(code)} "
+         f"> {shlex.quote(pid_file + '.out')} & echo $! > {shlex.quote(pid_file)}"],
         check=True,
         timeout=30,
     )
