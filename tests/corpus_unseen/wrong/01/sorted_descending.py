@@ -1,0 +1,12 @@
+# mistake: "reverse order" read as "largest id first": sorts the ids descending
+# violates: "await them one by one in reverse order" (reverse of the given order)
+# breaks: ids not given in ascending order come back in the wrong order
+# how: run_in_reverse([2, 3, 1], log) -> job 3, job 2, job 1 instead of job 1, job 3, job 2
+async def run_in_reverse(job_ids: list[int], log: list[str]) -> list[str]:
+    """Create every coroutine object first, then await them in reverse order."""
+    coros = sorted(((job_id, record_job(job_id, log)) for job_id in job_ids),
+                   key=lambda pair: pair[0], reverse=True)
+    results = []
+    for _, coro in coros:
+        results.append(await coro)
+    return results

@@ -1,0 +1,13 @@
+# mistake: starts `limit` jobs, waits for the whole batch with gather, then starts the next batch
+# violates: "start the next job as soon as any job finishes (do not wait for a whole batch)"; "a freed slot refilled at once"
+# breaks: a slow job holds up the whole batch; fast jobs are not started meanwhile and results come in batch order
+# how: job 0 takes 0.5 s, others 0.01 s, wanted=4 limit=3: returns job 1, job 2, job 0 ... (the slow job 0 is among the results) and takes 0.5 s
+async def first_results(start_work, wanted: int, limit: int) -> list:
+    """Results of the first `wanted` jobs to finish, never more than `limit` in flight."""
+    results = []
+    i = 0
+    while len(results) < wanted:
+        batch = [start_work(j) for j in range(i, i + limit)]
+        i += limit
+        results.extend(await asyncio.gather(*batch))
+    return results[:wanted]

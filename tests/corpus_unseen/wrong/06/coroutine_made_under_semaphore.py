@@ -1,0 +1,16 @@
+# mistake: holds the semaphore only while *creating* the generate() coroutine, awaits it after release
+# violates: "at most limit calls of generate may be running at once"
+# breaks: the semaphore is released before the call runs, so every call runs at once
+# how: 6 prompts, limit 2: peak in-flight generate calls is 6
+async def generate_all(prompts: list[str], limit: int, generate) -> list:
+    """Run `await generate(p)` for every prompt, at most `limit` at once; results in prompt order."""
+    sem = asyncio.Semaphore(limit)
+
+    async def one(prompt):
+        async with sem:
+            call = generate(prompt)
+        return await call
+
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(one(p)) for p in prompts]
+    return [t.result() for t in tasks]
