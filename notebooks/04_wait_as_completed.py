@@ -665,7 +665,7 @@ _sc.differential(first_results, _reference, _scenarios(), _observe, _compare, wh
 #
 # ## In slime
 #
-# slime's main rollout loop is the loop of the experiment. It asks the data source for more
+# slime's main rollout loop, `generate_rollout_async`, is the loop of the experiment. It asks the data source for more
 # prompt groups (an over-sampling batch at a time) until the groups submitted and not yet
 # dropped reach the target, then awaits
 # `asyncio.wait` on its pending set with `FIRST_COMPLETED` and stores the still-pending set
@@ -676,8 +676,13 @@ _sc.differential(first_results, _reference, _scenarios(), _observe, _compare, wh
 # every SGLang server to abort its requests, and then waits with the same `FIRST_COMPLETED`
 # loop until the pending set is empty, so each group's Task ends on its own. It is the
 # chapter's "stop what is left, then wait for it", done cooperatively.
+# That step is reached only when the loop ends normally. The loop reads each finished group
+# with `task.result()` and no `try` around it, so a group whose Task ended with an exception (one
+# sample that raised, passed up by its group's `gather`) ends `generate_rollout_async` with that
+# exception before the abort step: the aborted flag is never set, and the other groups stay in
+# the pending set, still generating on the background loop.
 #
-# Evaluation uses the other tool: it starts one Task per evaluation sample and iterates
+# Evaluation (`eval_rollout_single_dataset`, the second quote) uses the other tool: it starts one Task per evaluation sample and iterates
 # `as_completed`, so the progress bar moves and the first example is logged as soon as any
 # sample is done; it sorts the samples back into dataset order at the end. The
 # [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and
@@ -686,9 +691,7 @@ _sc.differential(first_results, _reference, _scenarios(), _observe, _compare, wh
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("04b")
+show_call_site("04")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("04")
+show_call_site("04b")

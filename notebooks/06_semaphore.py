@@ -617,7 +617,8 @@ _sc.differential(generate_all, _reference, _scenarios(), _observe, _compare, wha
 # batch size and the over-sampling, while the number of generate calls in flight is at most
 # the permit count.
 #
-# The coding-agent example shows the same tool at a different scale. A module-level
+# The coding-agent example shows the same tool at a different scale (`boot_agent_sandbox`,
+# the second quote). A module-level
 # semaphore caps how many sandboxes are being created and provisioned at once; the permit
 # covers only the boot and the install, and is given back before the sandbox is handed to the
 # agent, so a long agent run does not hold a boot slot. Where the `async with` block ends
@@ -627,9 +628,7 @@ _sc.differential(generate_all, _reference, _scenarios(), _observe, _compare, wha
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("06b")
+show_call_site("06")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("06")
+show_call_site("06b")
