@@ -160,6 +160,10 @@ print("✓ the Task's body started only when the caller suspended")
 # awaited at once, awaited after the caller has done 0.05 s of other work, and wrapped in a
 # Task. The light green bar before a body is the time its object existed without running;
 # the caller's busy work is red (blocked): it holds the loop, so nothing else can start on it.
+# `Timeline` is the course's stopwatch: `with tl.span(name, state=...)` records the time spent
+# in the block as one bar, coloured by its `state` (blue `running`, light green `waiting`, red
+# `blocked`; later chapters add grey `cancelled`, orange `failed` and purple `cleanup`), and
+# `tl.mark(name)` writes down one named moment.
 
 # %%
 tl = Timeline()

@@ -52,7 +52,8 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 # A common belief is that `await` makes code concurrent: "it's async, so the two requests run
 # in parallel". The cell below awaits two requests of 0.1 s each, one line after the other.
 # Before you run it, write down how long the pair takes, and whether request B starts before
-# request A ends.
+# request A ends. The folded check uses `tl.order(...)`, which is true when the named marks
+# happened in the order given.
 
 # %% tags=["hide-output"]
 REQUEST_TIME = 0.1

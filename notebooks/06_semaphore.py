@@ -51,7 +51,8 @@ SEED = 6
 # The cell below creates 12 tasks, and each one goes through a `Semaphore(3)`. Right after
 # the loop has let every task take its first step, how many tasks exist, how many have
 # started their body, and how many are inside the limited section? Many readers expect "3
-# tasks": a semaphore is often read as a limit on how many tasks are created.
+# tasks": a semaphore is often read as a limit on how many tasks are created. `InFlight`
+# counts how many tasks are inside its `with` block at once and keeps the peak.
 
 # %% tags=["hide-output"]
 permits = asyncio.Semaphore(3)
