@@ -63,6 +63,8 @@ async def request(name: str, seconds: float, tl: Timeline, lane: str | None = No
 # `asyncio.wait(tasks, timeout=0.05)` returns two sets, `done` and `pending`. Many people read
 # the timeout as a deadline for the work: "after 0.05 s the slow ones are stopped". Predict
 # what the two slow requests below are doing after `wait` has returned.
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 tl = Timeline()

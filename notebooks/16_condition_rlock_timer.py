@@ -15,7 +15,7 @@
 # 4. start and cancel a `threading.Timer`, and compare three ways of doing periodic work by
 #    how fast they stop.
 #
-# **Needs** chapter 09 (Lock and Event) · about 35 minutes
+# **Needs** chapter 09 (Lock and Event) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -43,6 +43,8 @@ figure_style()
 # made. Below, the producer appends a group, notifies, then, still inside its `with` block,
 # finds the group invalid and drops it (slime's rollout buffer filters groups too). What
 # does the woken consumer find?
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 tl = Timeline()

@@ -180,6 +180,8 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # `pool.shutdown(wait=False)` returns at once. A common reading is "shut the pool down now":
 # stop what runs and drop what waits. One worker, three conversion jobs of 0.1 s each;
 # we call `shutdown(wait=False)` while the first is running. How many jobs finish?
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 tl = Timeline()

@@ -82,6 +82,8 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
 # puts `"done"` on the results queue. Like a real worker, it then has a little more to do
 # before it exits (here 0.15 s of flushing and closing). The parent reads results until it
 # sees `"done"`. At that moment, is the worker process still there?
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 tl = Timeline()

@@ -75,6 +75,8 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 #
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
 # signal nobody can catch. Predict: are its two children still running afterwards?
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 command = WORKER_MODULE + ["spawn-children", "2", "3"]

@@ -55,6 +55,8 @@ figure_style()
 #
 # Before running: how many reads does the server see, and what does each one hold? The usual
 # expectation is one read per message.
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-cell"]
 # The client: three messages in three writes, each pause lasting until the server's read returned.
