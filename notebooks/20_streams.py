@@ -515,12 +515,15 @@ print("✓ server.close() left the connection open; closing it ended the client'
 # The hidden test uses servers that dribble replies a few bytes at a time, lie about lengths
 # and hang up mid-reply, and checks that no connection of yours is left open.
 #
-# Graded: every payload sent before the first reply is awaited; the replies whole and in
-# order, even when they arrive a few bytes at a time; `FrameTooLarge` from the header alone,
-# and a reply of exactly `max_reply` bytes allowed; `TruncatedFrame` when the connection
-# ends early; the connection closed after a success, after each error, when the caller
-# cancels the call, and when it cancels it while a write waits for a peer that has stopped
-# reading.
+# Graded, on many generated runs (from no payload to four, repeated, empty or not ASCII; servers
+# that answer each request as it arrives or only once all have arrived, dribble, lie about a
+# length, hang up mid-reply or never answer; a caller cancelled at any moment): every payload
+# sent before the first reply is awaited; the replies whole and in order, even when they
+# arrive a few bytes at a time (no payload: an empty list); `FrameTooLarge` from the header
+# alone, and a reply of exactly `max_reply` bytes allowed; `TruncatedFrame` when the
+# connection ends early; the connection closed, before the call ends, after a success, after
+# each error, when the caller cancels the call, and when it cancels it while a write waits
+# for a peer that has stopped reading.
 
 # %% tags=["solution", "hide-input"]
 async def fetch_replies(host: str, port: int, payloads: list[bytes], max_reply: int) -> list[bytes]:
@@ -712,6 +715,161 @@ async def _hidden_check_fetch_replies():
     await _hidden_check_peer_stops_reading()
 async with asyncio.timeout(20):  # a guard against a hang; each check has its own bound
     await _hidden_check_fetch_replies()
+
+# Generated scenarios (issue 37): the same requests through fetch_replies and the reference,
+# against a scripted server on real loopback sockets, on virtual time (the server's pauses cost
+# nothing), compared on what the contract names (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "fetch_replies")
+_REPLIES = {  # how the server answers one request
+    "ok": "answers 'ok:<payload>'",
+    "dribble": "answers 'ok:<payload>' 2 bytes at a time, 0.2 s apart",
+    "big": "sends a header declaring 1000 bytes and 3 bytes of body, then waits 3 s",
+    "cut": "sends a header and half the body, then hangs up",
+    "hang up": "hangs up without answering",
+    "silent": "never answers (it hangs up after 3 s)",
+}
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    payloads: tuple            # of bytes
+    replies: tuple             # of _REPLIES keys: how request n is answered (else "ok")
+    max_reply: int = 100
+    all_first: bool = False    # the server answers only once every request has arrived
+    cancel_at: float | None = None
+
+    def reply(self, n: int) -> str:
+        return self.replies[n] if n < len(self.replies) else "ok"
+
+    def describe(self) -> str:
+        how = "; ".join(f"request {n} {_REPLIES[self.reply(n)]}" for n in range(len(self.payloads)))
+        first = ", answering only once every request has arrived (it hangs up after 2 s)" if self.all_first else ""
+        cancel = f"; the caller is cancelled at {_sc.fmt(self.cancel_at)}" if self.cancel_at is not None else ""
+        return (f"fetch_replies(payloads={list(self.payloads)!r}, max_reply={self.max_reply}) against a server{first}"
+                f"{'; ' + how if how else ''}{cancel}")
+
+
+@_st.composite
+def _scenarios(draw):
+    return _Scenario(payloads=tuple(draw(_st.lists(_st.sampled_from([b"a", b"", b"bb", "é".encode()]), max_size=4))),
+                     replies=tuple(draw(_st.lists(_st.sampled_from(list(_REPLIES)), max_size=4))),
+                     max_reply=draw(_st.sampled_from([100, 4, 5, 3])),
+                     all_first=draw(_st.sampled_from([False, True])),
+                     cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5])))
+
+
+async def _serve(s: _Scenario, seen: dict, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+    async def answer(n: int, payload: bytes) -> bool:  # False: the server hung up
+        body, how = b"ok:" + payload, s.reply(n)
+        if how == "ok":
+            w.write(encode_frame(body))
+        elif how == "dribble":
+            frame = encode_frame(body)
+            for i in range(0, len(frame), 2):
+                w.write(frame[i:i + 2])
+                await asyncio.sleep(0.2)
+        elif how == "big":
+            w.write((1000).to_bytes(4, "big") + b"xyz")
+            await asyncio.sleep(3)
+            return False
+        elif how == "cut":
+            w.write(encode_frame(body)[:4 + len(body) // 2])
+            return False
+        elif how == "hang up":
+            return False
+        else:
+            await asyncio.sleep(3)
+            return False
+        await w.drain()
+        return True
+
+    try:
+        got = []
+        async with asyncio.timeout(2 if s.all_first else 10):
+            while len(got) < len(s.payloads) if s.all_first else True:
+                frame = await read_frame(r, 1000)
+                if frame is None:
+                    return
+                got.append(frame)
+                seen["received"] += 1
+                if not s.all_first and not await answer(len(got) - 1, frame):
+                    return
+        for n, frame in enumerate(got):
+            if not await answer(n, frame):
+                return
+        await r.read()  # until the client hangs up
+    except (TimeoutError, ConnectionError, FrameTooLarge, TruncatedFrame):
+        pass
+    finally:
+        w.close()
+
+
+def _observe(fn, s: _Scenario) -> dict:
+    seen: dict = {"received": 0, "outcome": None, "open": None, "at": None}
+
+    async def main() -> dict:
+        loop = asyncio.get_running_loop()
+        server = await asyncio.start_server(lambda r, w: _serve(s, seen, r, w), "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            async def call() -> list:
+                try:
+                    return await fn("127.0.0.1", port, list(s.payloads), s.max_reply)
+                finally:
+                    seen["open"] = len(_my_connections_to(port))  # at once: no loop pass since it ended
+
+            task = asyncio.create_task(call())
+            if s.cancel_at is not None:
+                loop.call_at(s.cancel_at, task.cancel)
+            try:
+                seen["outcome"] = ("returned", await task)
+            except asyncio.CancelledError:
+                seen["outcome"] = ("cancelled",)
+            except Exception as exc:  # noqa: BLE001 - what came out is the observation
+                seen["outcome"] = (_sc.kind_of(exc),)
+            seen["at"] = loop.time()
+        finally:
+            server.close()
+            await asyncio.wait([asyncio.ensure_future(server.wait_closed())], timeout=5)
+        return seen
+
+    run = _sc.run_virtual(main, limit=60)
+    if run.error is not None or run.hung or run.spinning:
+        seen["failed"] = ("spun without ever letting time pass" if run.spinning
+                          else "did not end" if run.hung else f"failed: {run.error!r}")
+    return seen
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    if "failed" in me:
+        return f"fetch_replies {me['failed']}"
+    if me["outcome"] != it["outcome"]:
+        return (f"fetch_replies ended with {me['outcome']!r}, expected {it['outcome']!r}: write every frame "
+                "before reading a reply; read each reply with readexactly (header, then body); FrameTooLarge as "
+                "soon as a header declares more than max_reply (exactly max_reply is allowed); TruncatedFrame "
+                "when the connection ends early; a cancel of the caller ends the call")
+    if me["received"] != it["received"]:
+        return (f"the server received {me['received']} requests, expected {it['received']}: send one frame per "
+                "payload, all of them before the first reply is awaited")
+    if me["open"]:
+        return ("the connection was still open when fetch_replies ended: close() and await wait_closed() in a "
+                "finally, so that a success, each error and a cancel all close it")
+    if me["at"] > it["at"] + 0.05:
+        return (f"fetch_replies ended at {_sc.fmt(me['at'])}, expected {_sc.fmt(it['at'])}: raise as soon as a "
+                "header is too large (do not read its body), and end as soon as the last reply is in")
+    return None
+
+
+_sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, what="fetch_replies",
+                 examples=10, hint="chapter 20", explicit=(
+                     _Scenario((b"a", b"bb"), ("dribble",), max_reply=5),
+                     _Scenario((b"a",), ("silent",), cancel_at=0.5)))
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -422,16 +422,21 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 # **one after another, in order** (each sees the previous one's result), await a result only
 # when it is awaitable, and return the final sample.
 #
-# The tests grade these properties:
+# Graded, on many generated chains (from no hook to five, every kind above mixed; results
+# that repeat, are falsy or are objects that are not awaitable; hooks that wait or raise; a
+# caller cancelled mid-chain):
 #
 # - every kind of hook above works, decided by its *result* (is it awaitable?), not by the
 #   function;
-# - the hooks run one after another, in order, each on the previous one's result;
+# - the hooks run one after another, in order, each on the previous one's result; with no
+#   hooks the sample comes back unchanged;
 # - only `None` keeps the current sample, whether a sync hook returns it or it is what an
 #   awaited result turns into; any other result, falsy ones such as `""`, `0` or `[]`
 #   included, becomes the next sample;
 # - no hook's coroutine is left unawaited, a sync result is never awaited, and an error
-#   raised inside a hook reaches the caller.
+#   raised inside a hook (a `TypeError` included) reaches the caller; no later hook is called;
+# - a caller cancelled while a hook's result is awaited ends at once: that hook is cancelled
+#   with it (nothing is left running) and no later hook is called.
 
 # %% tags=["solution", "hide-input"]
 async def apply_hooks(sample, hooks):
@@ -553,6 +558,199 @@ async def _hidden_check_apply_hooks():
     assert await _one([], "z") == "z", "no hooks: the sample comes back unchanged"
 async with asyncio.timeout(5):
     await _hidden_check_apply_hooks()
+
+# Generated scenarios (issue 37): the same hook chains through apply_hooks and the reference, on
+# virtual time, compared on what the contract names (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "apply_hooks")
+_KINDS = {  # kind -> how it reads in a scenario
+    "plain": "a plain function",
+    "async": "an async def",
+    "returns coroutine": "a plain function that returns a coroutine",
+    "returns future": "a plain function that returns a task",
+    "returns awaitable": "a plain function that returns an object with __await__",
+    "object": "a callable object",
+    "async object": "a callable object with an async __call__",
+}
+_RESULTS = ("new", "None", "''", "0", "[]", "thing", "raise ValueError", "raise TypeError")
+
+
+def _show(value) -> str:
+    return repr(value) if isinstance(value, (str, int, list, _Thing)) else f"a {type(value).__name__} object"
+
+
+class _Thing:
+    """A sync hook's result that is neither None nor awaitable."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __repr__(self):
+        return f"<thing {self.n}>"
+
+
+@_dc.dataclass(frozen=True)
+class _Hook:
+    kind: str = "plain"
+    result: str = "new"      # one of _RESULTS; "new" is the string f"h{n}(<sample>)"
+    seconds: float = 0       # what an awaited result waits first (virtual seconds)
+
+    def describe(self, n: int) -> str:
+        wait = f" that waits {_sc.fmt(self.seconds)}" if self.seconds and self.kind not in ("plain", "object") else ""
+        what = {"new": f"returns 'h{n}(<its sample>)'", "thing": f"returns the non-awaitable object <thing {n}>",
+                "None": "returns None"}.get(self.result, self.result if self.result.startswith("raise")
+                                            else f"returns {self.result}")
+        return f"hook {n}: {_KINDS[self.kind]}{wait} and {what}"
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    sample: str
+    hooks: tuple   # of _Hook
+    cancel_at: float | None = None
+
+    def describe(self) -> str:
+        cancel = (f"; the caller is cancelled at {_sc.fmt(self.cancel_at)}" if self.cancel_at is not None else "")
+        chain = "; ".join(h.describe(n) for n, h in enumerate(self.hooks)) or "no hooks"
+        return f"apply_hooks({self.sample!r}, hooks): {chain}{cancel}"
+
+
+@_st.composite
+def _scenarios(draw):
+    hook = _st.builds(_Hook, kind=_st.sampled_from(list(_KINDS)), result=_st.sampled_from(_RESULTS),
+                      seconds=_st.sampled_from([0, 1, 2]))
+    return _Scenario(sample=draw(_st.sampled_from(["s", "", "é"])),
+                     hooks=tuple(draw(_st.lists(hook, max_size=5))),
+                     cancel_at=draw(_st.sampled_from([None, None, None, 0.5, 1.5, 2.5])))
+
+
+def _observe(fn, s: _Scenario) -> dict:
+    seen: dict = {"calls": [], "peak": 0, "outcome": None, "unawaited": [], "left": []}
+    running, coroutines, readies, tasks = [0], [], [], []
+
+    async def main() -> dict:
+        loop = asyncio.get_running_loop()
+
+        def value(n, hook, sample):
+            if hook.result.startswith("raise"):
+                raise {"raise ValueError": ValueError, "raise TypeError": TypeError}[hook.result](f"hook {n}")
+            return {"new": f"h{n}({sample!r})", "None": None, "''": "", "0": 0, "[]": [],
+                    "thing": _Thing(n)}[hook.result]
+
+        async def body(n, hook, sample, call):
+            running[0] += 1
+            seen["peak"] = max(seen["peak"], running[0])
+            try:
+                await asyncio.sleep(hook.seconds)
+                got = value(n, hook, sample)
+                call[2] = "ended"
+                return got
+            except asyncio.CancelledError:
+                call[2] = "cancelled"
+                raise
+            except Exception:
+                call[2] = "ended"
+                raise
+            finally:
+                running[0] -= 1
+
+        class Ready:
+            def __init__(self, coro):
+                self.coro = coro
+
+            def __await__(self):
+                readies.remove(self)
+                return self.coro.__await__()
+
+        def make(n, hook):
+            def sync(sample):
+                seen["calls"].append([n, _show(sample), "ended"])
+                if hook.kind in ("plain", "object"):
+                    return value(n, hook, sample)
+                seen["calls"][-1][2] = "not awaited"
+                coro = body(n, hook, sample, seen["calls"][-1])
+                if hook.kind == "returns future":
+                    task = asyncio.ensure_future(coro)
+                    tasks.append(task)
+                    return task
+                coroutines.append(coro)
+                if hook.kind == "returns awaitable":
+                    ready = Ready(coro)
+                    readies.append(ready)
+                    return ready
+                return coro
+            if hook.kind == "async":
+                async def hook_fn(sample):
+                    seen["calls"].append([n, _show(sample), "not finished"])
+                    return await body(n, hook, sample, seen["calls"][-1])
+                return hook_fn
+            if hook.kind in ("object", "async object"):
+                return type(f"Hook{n}", (), {"__call__": lambda self, sample: sync(sample)})()
+            return sync
+
+        hooks = [make(n, h) for n, h in enumerate(s.hooks)]
+        task = asyncio.create_task(fn(s.sample, hooks))
+        if s.cancel_at is not None:
+            loop.call_at(s.cancel_at, task.cancel)
+        try:
+            got = await task
+            seen["outcome"] = ("returned", _show(got))
+        except asyncio.CancelledError:
+            seen["outcome"] = ("cancelled",)
+        except Exception as exc:  # noqa: BLE001 - what came out is the observation
+            seen["outcome"] = (_sc.kind_of(exc), str(exc))
+        seen["at"], seen["ends"] = loop.time(), [c[2] for c in seen["calls"]]
+        seen["left"] = running[0] + sum(not t.done() for t in tasks)
+        for t in tasks:
+            t.cancel()
+        await asyncio.sleep(0)
+        return seen
+
+    run = _sc.run_virtual(main, limit=60)
+    if run.error is not None or run.hung or run.spinning:
+        seen["failed"] = ("spun without ever letting time pass" if run.spinning
+                          else "did not end" if run.hung else f"failed: {run.error!r}")
+    seen["unawaited"] = len(readies) + sum(inspect.getcoroutinestate(c) == inspect.CORO_CREATED for c in coroutines)
+    for c in coroutines:
+        c.close()
+    return seen
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    if "failed" in me:
+        return f"apply_hooks {me['failed']}"
+    if [c[:2] for c in me["calls"]] != [c[:2] for c in it["calls"]]:
+        return (f"the hooks were called (hook, sample) {[tuple(c[:2]) for c in me['calls']]}, expected "
+                f"{[tuple(c[:2]) for c in it['calls']]}: call each hook in order on the previous one's result "
+                "(awaited when it is awaitable); only None keeps the sample, and a hook that raises ends the chain")
+    if me["outcome"] != it["outcome"]:
+        return (f"apply_hooks ended with {me['outcome']!r}, expected {it['outcome']!r}: return the last sample "
+                "(a falsy result is a sample too), await a result only when inspect.isawaitable says so, and "
+                "let a hook's error (TypeError included) reach the caller")
+    if me["peak"] > 1:
+        return (f"{me['peak']} hooks' results were awaited at once: the hooks run one after another, each on "
+                "the previous one's result; await each result before calling the next hook")
+    if me["unawaited"] or me["left"]:
+        return ("a hook's awaitable result was never awaited, or was still running when apply_hooks ended: "
+                "await every awaitable result before going on, and let a cancel of the caller reach it (no shield)")
+    if me["ends"] != it["ends"]:
+        return (f"when apply_hooks ended, the hooks had {me['ends']}, expected {it['ends']}: when the caller is "
+                "cancelled, the hook being awaited is cancelled with it (no shield) and no later hook runs")
+    if me["at"] != it["at"]:
+        return (f"apply_hooks ended at {_sc.fmt(me['at'])}, expected {_sc.fmt(it['at'])}: it returns as soon "
+                "as the last hook's result is in, and ends the moment it is cancelled")
+    return None
+
+
+_sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what="apply_hooks",
+                 examples=40, hint="chapter 21", explicit=(
+                     _Scenario("s", (_Hook("plain"), _Hook("async", "raise TypeError", 1))),
+                     _Scenario("s", (_Hook("returns future", "new", 1), _Hook("async", "new", 2)), 1.5)))
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -349,7 +349,7 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 #
 # ### Version notes
 #
-# - Ray 2.60 runs on Python 3.11, 3.12 and 3.13 (this course's three); its `local_mode`, an
+# - Ray 2.60 has wheels for Python 3.11 to 3.14 (none yet for 3.15); its `local_mode`, an
 #   in-process imitation of a cluster, is gone (`ray.init(local_mode=True)` raises
 #   `RuntimeError`), which is why the chapter starts a real local Ray.
 # - An async actor's default `max_concurrency` is 1000; a synchronous actor's is 1, and
