@@ -160,6 +160,10 @@ print("✓ the Task's body started only when the caller suspended")
 # awaited at once, awaited after the caller has done 0.05 s of other work, and wrapped in a
 # Task. The light green bar before a body is the time its object existed without running;
 # the caller's busy work is red (blocked): it holds the loop, so nothing else can start on it.
+# `Timeline` is the course's stopwatch: `with tl.span(name, state=...)` records the time spent
+# in the block as one bar, coloured by its `state` (blue `running`, light green `waiting`, red
+# `blocked`; later chapters add grey `cancelled`, orange `failed` and purple `cleanup`), and
+# `tl.mark(name)` writes down one named moment.
 
 # %%
 tl = Timeline()
@@ -467,13 +471,13 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 #
 # ## In slime
 #
-# slime's rollout code is built from coroutine functions. The last quote below is its evaluation
-# rollout: it loops over the configured evaluation datasets and *calls* a coroutine function
+# slime's rollout code is built from coroutine functions. The first quote below is its evaluation
+# rollout, `eval_rollout`: it loops over the configured evaluation datasets and *calls* a coroutine function
 # once for each, collecting the coroutine objects in a list. At that point nothing has been
 # evaluated, no request has gone to an inference server. Only when the list is handed to
 # `asyncio.gather` and awaited do the bodies start (chapter 03 is about `gather`). When you read
 # slime, keep the three moments apart: the line that calls an `async def` has not done the work
-# yet. The first quote shows the same split one level down: the per-sample function awaits a
+# yet. The second quote, `generate_and_rm`, shows the same split one level down: it awaits a
 # user-supplied generate function directly, so its body runs right there, in order. Every place
 # where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
@@ -481,7 +485,7 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("01b")
+show_call_site("01")
 
 # %% tags=["remove-input"]
-show_call_site("01")
+show_call_site("01b")

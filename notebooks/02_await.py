@@ -52,7 +52,8 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 # A common belief is that `await` makes code concurrent: "it's async, so the two requests run
 # in parallel". The cell below awaits two requests of 0.1 s each, one line after the other.
 # Before you run it, write down how long the pair takes, and whether request B starts before
-# request A ends.
+# request A ends. The folded check uses `tl.order(...)`, which is true when the named marks
+# happened in the order given.
 
 # %% tags=["hide-output"]
 REQUEST_TIME = 0.1
@@ -623,7 +624,7 @@ assert _late < _limit.seconds, (
 # ## In slime
 #
 # The default rollout sends its requests to an SGLang server through one small coroutine in
-# its HTTP helpers (the streaming rollout and the agent adapters send theirs another way).
+# its HTTP helpers, `_post` (the streaming rollout and the agent adapters send theirs another way).
 # It awaits the POST, then awaits reading the body, then decodes it and
 # retries on failure. Only the first of those awaits suspends: httpx's `post` is not a
 # streaming request, so it reads the whole body before it returns, and the later `aread()`
@@ -634,8 +635,8 @@ assert _late < _limit.seconds, (
 # throughput comes from the many Tasks that call this coroutine at the same time (chapters 03
 # and 04), not from the awaits inside it.
 #
-# The second site is the other side of the coin. Before a weight update, slime's Megatron
-# teacher server polls until no request is queued or running, and pauses between checks with
+# The second quote is the other side of the coin. Before a weight update, slime's Megatron
+# teacher server's `_wait_until_idle` polls until no request is queued or running, and pauses between checks with
 # `await asyncio.sleep`, the same pattern as Exercise 2.1. A `time.sleep` there would hold
 # the whole aiohttp server for the pause of every round. Other handlers, including those
 # polling for the results of the very requests it waits on, would get the loop only in the
@@ -647,9 +648,7 @@ assert _late < _limit.seconds, (
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("02b")
+show_call_site("02")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("02")
+show_call_site("02b")

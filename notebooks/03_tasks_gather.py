@@ -661,12 +661,14 @@ _sc.differential(score_group, _reference, _scenarios(), _observe, _compare, what
 # ## In slime
 #
 # For each prompt, slime generates a group of samples. The group function makes one Task per
-# sample (each Task generates a response and scores it) and then awaits `gather` over the
+# sample (each Task runs `generate_and_rm`, which generates a response and scores it) and then
+# awaits `gather` over the
 # list, so the group comes back in sample order however the samples finished. slime does not
 # use `TaskGroup`; with `gather`, a sample that raises does not cancel the rest of its group,
 # which is worth knowing when you read how slime handles aborts.
 #
-# One level up, the rollout's state object creates one Task per group and puts each one
+# One level up, the rollout's state object (`submit_generate_tasks`, the second quote) creates
+# one Task per group and puts each one
 # straight into a set of pending Tasks. That set is the strong reference the loop does not
 # keep, and it is also the handle the rollout loop later waits on (chapter 04) and the one
 # an abort drains. The [source inventory](../book/reference/inventory.md) lists every
@@ -675,9 +677,7 @@ _sc.differential(score_group, _reference, _scenarios(), _observe, _compare, what
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("03b")
+show_call_site("03")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("03")
+show_call_site("03b")

@@ -63,6 +63,8 @@ async def request(name: str, seconds: float, tl: Timeline, lane: str | None = No
 # `asyncio.wait(tasks, timeout=0.05)` returns two sets, `done` and `pending`. Many people read
 # the timeout as a deadline for the work: "after 0.05 s the slow ones are stopped". Predict
 # what the two slow requests below are doing after `wait` has returned.
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 tl = Timeline()
@@ -162,7 +164,9 @@ print("✓ results were handled in finishing order, the first while the slowest 
 # Below, group durations repeat a pattern of one slow group and three fast ones, and every
 # fourth group is dropped by the filter. We compare the loop with the simpler "start 4, gather
 # them, repeat" approach, which has to wait for the slowest group of every batch. Each of the 4
-# slots is one lane of the timeline.
+# slots is one lane of the timeline. The folded check times the two with `ainterleaved`, which
+# runs them in turn, three times each; the check uses each one's best time, so a busy moment on the
+# machine slows both alike.
 
 # %%
 DURATIONS = [0.12, 0.03, 0.03, 0.03]
@@ -665,7 +669,7 @@ _sc.differential(first_results, _reference, _scenarios(), _observe, _compare, wh
 #
 # ## In slime
 #
-# slime's main rollout loop is the loop of the experiment. It asks the data source for more
+# slime's main rollout loop, `generate_rollout_async`, is the loop of the experiment. It asks the data source for more
 # prompt groups (an over-sampling batch at a time) until the groups submitted and not yet
 # dropped reach the target, then awaits
 # `asyncio.wait` on its pending set with `FIRST_COMPLETED` and stores the still-pending set
@@ -676,8 +680,13 @@ _sc.differential(first_results, _reference, _scenarios(), _observe, _compare, wh
 # every SGLang server to abort its requests, and then waits with the same `FIRST_COMPLETED`
 # loop until the pending set is empty, so each group's Task ends on its own. It is the
 # chapter's "stop what is left, then wait for it", done cooperatively.
+# That step is reached only when the loop ends normally. The loop reads each finished group
+# with `task.result()` and no `try` around it, so a group whose Task ended with an exception (one
+# sample that raised, passed up by its group's `gather`) ends `generate_rollout_async` with that
+# exception before the abort step: the aborted flag is never set, and the other groups stay in
+# the pending set, still generating on the background loop.
 #
-# Evaluation uses the other tool: it starts one Task per evaluation sample and iterates
+# Evaluation (`eval_rollout_single_dataset`, the second quote) uses the other tool: it starts one Task per evaluation sample and iterates
 # `as_completed`, so the progress bar moves and the first example is logged as soon as any
 # sample is done; it sorts the samples back into dataset order at the end. The
 # [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and
@@ -686,9 +695,7 @@ _sc.differential(first_results, _reference, _scenarios(), _observe, _compare, wh
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("04b")
+show_call_site("04")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("04")
+show_call_site("04b")

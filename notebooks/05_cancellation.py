@@ -625,14 +625,15 @@ _sc.differential(drain, _reference, _scenarios(), _observe, _compare, what="drai
 #
 # ## In slime
 #
-# The agent adapter ends a session in three steps that map onto this chapter. It waits for the
+# The agent adapter ends a session (`shutdown_session`) in three steps that map onto this
+# chapter. It waits for the
 # session's in-flight turn handlers with `asyncio.wait` and a timeout, the grace period. It
 # cancels whatever is still pending. And then it gathers the cancelled tasks with
 # `return_exceptions=True`, which is the "cancel, then await" step: the session counts as
 # drained only after every handler has run its cleanup. The drain runs on the loop that owns
 # the handlers (chapter 13 explains the hop between loops).
 #
-# The cleanup those handlers run is the second site. aiohttp cancels a handler whose client
+# The cleanup those handlers run is the second quote, in `call_sglang_generate`. aiohttp cancels a handler whose client
 # goes away only when the server was started with `handler_cancellation=True` (its default is
 # not to), and slime's coding-agent example starts the adapter that way; the handler is then
 # cancelled while it waits on SGLang. Its `except` clause names `CancelledError` together with
@@ -645,9 +646,7 @@ _sc.differential(drain, _reference, _scenarios(), _observe, _compare, what="drai
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("05b")
+show_call_site("05")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("05")
+show_call_site("05b")

@@ -51,7 +51,8 @@ SEED = 6
 # The cell below creates 12 tasks, and each one goes through a `Semaphore(3)`. Right after
 # the loop has let every task take its first step, how many tasks exist, how many have
 # started their body, and how many are inside the limited section? Many readers expect "3
-# tasks": a semaphore is often read as a limit on how many tasks are created.
+# tasks": a semaphore is often read as a limit on how many tasks are created. `InFlight`
+# counts how many tasks are inside its `with` block at once and keeps the peak.
 
 # %% tags=["hide-output"]
 permits = asyncio.Semaphore(3)
@@ -617,7 +618,8 @@ _sc.differential(generate_all, _reference, _scenarios(), _observe, _compare, wha
 # batch size and the over-sampling, while the number of generate calls in flight is at most
 # the permit count.
 #
-# The coding-agent example shows the same tool at a different scale. A module-level
+# The coding-agent example shows the same tool at a different scale (`boot_agent_sandbox`,
+# the second quote). A module-level
 # semaphore caps how many sandboxes are being created and provisioned at once; the permit
 # covers only the boot and the install, and is given back before the sandbox is handed to the
 # agent, so a long agent run does not hold a boot slot. Where the `async with` block ends
@@ -627,9 +629,7 @@ _sc.differential(generate_all, _reference, _scenarios(), _observe, _compare, wha
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("06b")
+show_call_site("06")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("06")
+show_call_site("06b")

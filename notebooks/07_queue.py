@@ -664,7 +664,7 @@ _sc.differential(run_pipeline, _reference, _scenarios(), _observe, _compare, wha
 #
 # ## In slime
 #
-# The fully-async rollout runs its generation loop on a private event loop in a worker thread.
+# The fully-async rollout runs its generation loop (`_loop`) on a private event loop in a worker thread.
 # Finished groups travel to the rollout call, which runs on another thread, through
 # `output_queue`, a thread-safe `queue.Queue`. A done-callback on the worker's loop puts each
 # finished group that was not aborted, and the other thread takes them with `get_nowait()`
@@ -678,7 +678,7 @@ _sc.differential(run_pipeline, _reference, _scenarios(), _observe, _compare, wha
 # no sentinel: the worker stops through a
 # `running` flag and is joined with a timeout.
 #
-# A second site shows the textbook form. During delta weight sync, a fixed set of pinned host
+# The second quote, from `_encode_delta`, shows the textbook form. During delta weight sync, a fixed set of pinned host
 # buffers circulates through a plain `queue.Queue`: the main loop blocks in `get()` until a
 # buffer is free, and each pool job `put`s its buffer back as soon as it has copied the data
 # out. There the blocking `get` runs in plain synchronous code, not on an event loop, where
@@ -688,9 +688,7 @@ _sc.differential(run_pipeline, _reference, _scenarios(), _observe, _compare, wha
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("07c")
+show_call_site("07")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("07")
+show_call_site("07c")

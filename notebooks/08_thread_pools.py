@@ -319,7 +319,9 @@ print("✓ the stop event ended the reload at its next check, before the handler
 # Python 3.13 added an optional free-threaded build (`python3.13t`; supported, still optional,
 # in 3.14) without the GIL, where CPU-bound threads do run in parallel. The cell runs two
 # CPU-bound calls on two threads and divides the CPU time the process used by the wall time:
-# the number of cores the threads kept busy on average.
+# the number of cores the threads kept busy on average. On a free-threaded build a folded cell
+# also prints `cpu_share()`: it spins for 50 ms and reports the share of one core this thread
+# got, so a busy machine shows up as a low share.
 
 # %%
 def busy_sum(n: int) -> int:
@@ -556,20 +558,22 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hidden") as _pool:
 # thread, which waits on Ray for the data-parallel worker loops. Reloading weights from disk
 # is a long blocking call: it waits in `ray.get` until every actor of the Megatron model has
 # reloaded the checkpoint. The update handler first waits, politely, until no request is
-# queued or running (chapter 02), then runs the reload through `asyncio.to_thread` and awaits
+# queued or running (chapter 02), then (in `update_from_disk`, the first quote) runs the
+# reload through `asyncio.to_thread` and awaits
 # it, so health checks and load queries keep being answered during the reload. Every handler
 # routes its shorter `ray.get` calls through a small helper that does the same; the code of
 # the module that runs off the event loop (the stats printer, the reload function, `launch`
 # and the worker loop) calls `ray.get` directly.
 #
-# The second site shows the cost that comes with it. slime's HTTP helpers used to wait on Ray
+# The second quote, from `post`, shows the cost that comes with it. slime's HTTP helpers used to wait on Ray
 # with `to_thread(ray.get, ...)` for every distributed POST. As the comment there explains, each
 # in-flight request then held one thread of the default pool, so the pool size quietly capped
 # the number of requests in flight, the effect the default-pool experiment above measured. The
 # code now awaits the Ray object reference directly: Ray completes a future by callback when
 # the result is ready, so no pool thread is held during the wait.
 #
-# The same pattern is still alive in the teacher server. Its `/generate` handler submits the
+# The same pattern is still alive in the teacher server (the third quote). Its `/generate`
+# handler (`generate`) submits the
 # request to an actor and then asks for the result every 50 ms, and each of those questions
 # is a `ray.get` run through `to_thread`. A poll holds a pool thread only while that one call
 # runs, not for the whole request, so the pool size caps how many polls can be in flight at
@@ -581,12 +585,10 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hidden") as _pool:
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("08c")
+show_call_site("08")
 
 # %% tags=["remove-input"]
 show_call_site("08b")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("08")
+show_call_site("08c")

@@ -438,7 +438,7 @@ assert _calls == [_thread.ident], (
 #
 # slime watches its inference engines from a background thread, the rollout health monitor.
 # It is started as a daemon thread, but it is not left to die with the interpreter: it is
-# stopped by setting a stop Event. Its loop waits on that Event between health checks rather
+# stopped by setting a stop Event (`stop`, the first quote). Its loop waits on that Event between health checks rather
 # than sleeping, so a stop request wakes it at once. Stopping also clears the pause flag, then
 # joins with a timeout of one health-check timeout plus one interval plus five seconds, and
 # logs a warning if the thread is still alive afterwards: the same ask, wait with a bound,
@@ -447,16 +447,14 @@ assert _calls == [_thread.ident], (
 # The fully-async rollout keeps a single background worker in a module-level variable. A
 # function that finds the worker missing or dead and creates a new one is a check-then-act
 # sequence, the same shape as our read-modify-write, so it runs under a module-level
-# `threading.Lock` (the first quote below); the exit hook that stops the worker takes the
+# `threading.Lock` (`_get_global_worker`, the second quote); the exit hook that stops the worker takes the
 # same lock. More uses of locks, events and threads are listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("09b")
+show_call_site("09")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("09")
+show_call_site("09b")

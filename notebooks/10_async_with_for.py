@@ -825,7 +825,7 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 # ## In slime
 #
 # The coding-agent example boots one remote sandbox per agent task through an
-# `asynccontextmanager`. Before its `yield`, it loops over a fixed number of attempts: each
+# `asynccontextmanager`, `boot_agent_sandbox`. Before its `yield`, it loops over a fixed number of attempts: each
 # attempt makes a fresh sandbox object and, inside the module's boot semaphore, enters it and
 # installs the agent's command-line tool; if the install fails it exits that candidate by hand
 # before re-raising. A failure is logged and followed by a growing, randomised sleep taken
@@ -834,7 +834,8 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 # so the sandbox is killed whether the agent's block finishes, raises, or is cancelled by the
 # outer time guard. That is the shape of exercise 10.1.
 #
-# The streaming rollout reads SGLang's server-sent events with `async with` around the
+# The streaming rollout (`generate_streaming`, the second quote) reads SGLang's server-sent
+# events with `async with` around the
 # response and `async for` over its lines, writing partial tokens onto the sample as they
 # arrive. Leaving early closes the response through the `async with`, at a known point. The
 # `aiter_lines()` generator that the `break` leaves suspended is not closed there, though: it
@@ -846,9 +847,7 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("10b")
+show_call_site("10")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("10")
+show_call_site("10b")

@@ -621,7 +621,8 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 # ## In slime
 #
 # Each SGLang inference server that slime launches itself is a separate process (slime can
-# also use external engines started elsewhere). For a regular server the launcher sets
+# also use external engines started elsewhere). For a regular server the launcher
+# (`launch_server_process`) sets
 # the `spawn` start method with `force=True` (a parent that may already hold CUDA state and
 # threads is exactly where a `fork` would copy them half-initialised), then builds a
 # `multiprocessing.Process` whose target is SGLang's importable server entry point and whose
@@ -648,13 +649,16 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 # table above. It is a daemon, and the launcher checks only that it is still alive three
 # seconds after the start.
 #
-# The cells below show the converter's pool, then that helper, then the router's start; the
-# last shows the server launch. Every other process and subprocess site is listed in the
+# The quotes below come in the order of these paragraphs: the server launch
+# (`launch_server_process`), the converter's pool, `exec_command`, the router's start. Every other process and subprocess site is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
+show_call_site("12")
+
+# %% tags=["remove-input"]
 show_call_site("12c")
 
 # %% tags=["remove-input"]
@@ -662,6 +666,3 @@ show_call_site("12b")
 
 # %% tags=["remove-input"]
 show_call_site("12d")
-
-# %% tags=["remove-input"]
-show_call_site("12")

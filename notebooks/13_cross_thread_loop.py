@@ -609,7 +609,8 @@ assert not _loop_thread.thread.is_alive()
 #
 # slime's rollout functions are called as plain synchronous functions (by the Ray rollout
 # manager), yet the rollout itself is asyncio code. A small module in `slime/utils` bridges
-# the two with the pattern of this chapter: on first use it creates one event loop, runs it
+# the two with the pattern of this chapter (`AsyncLoopThread`, the first quote): on first use
+# it creates one event loop, runs it
 # forever in a daemon thread, and its `run` helper submits a coroutine with
 # `run_coroutine_threadsafe` and blocks on the returned future. Because the default rollout
 # runs each call (`generate_rollout`, `eval_rollout`) on that one long-lived loop, the shared
@@ -621,7 +622,7 @@ assert not _loop_thread.thread.is_alive()
 # thread is a daemon, so it does not hold up interpreter exit.
 #
 # The agent code runs an aiohttp server on a loop in its own thread, and its stop method is
-# the careful version (first quote below): it runs the server's cleanup on that loop with
+# the careful version (`AppHandle.stop`, the second quote): it runs the server's cleanup on that loop with
 # `run_coroutine_threadsafe` and a bounded `result(timeout=...)`, then stops the loop with
 # `call_soon_threadsafe`, then joins the thread with a timeout. The adapters also cross in
 # the other direction, awaiting work on the server's loop through `asyncio.wrap_future`.
@@ -630,9 +631,7 @@ assert not _loop_thread.thread.is_alive()
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("13c")
+show_call_site("13")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("13")
+show_call_site("13c")

@@ -96,6 +96,8 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 # Step 4 waits for a child process. Suppose the wait has a timeout and the timeout fires.
 # Most people expect the child to be gone. Predict: right after the `TimeoutError`, is the
 # harness process still running?
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 tl = Timeline()

@@ -581,7 +581,7 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # so on one loop they would be atomic even without the lock; the lock states the invariant
 # and keeps it safe if someone later adds an `await` inside.
 #
-# A request that joins awaits the shared future through `asyncio.shield`, so a client that
+# A request that joins (the second quote) awaits the shared future through `asyncio.shield`, so a client that
 # disconnects cancels only its own handler. The updater publishes the result, success or
 # error, in a `finally` under the lock and resets the state. slime has no `asyncio.Event`:
 # this future is its one-shot "update finished" signal, with the result attached. Errors that
@@ -597,9 +597,7 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("15b")
+show_call_site("15")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("15")
+show_call_site("15b")

@@ -15,7 +15,7 @@
 # 4. start and cancel a `threading.Timer`, and compare three ways of doing periodic work by
 #    how fast they stop.
 #
-# **Needs** chapter 09 (Lock and Event) · about 35 minutes
+# **Needs** chapter 09 (Lock and Event) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -43,6 +43,8 @@ figure_style()
 # made. Below, the producer appends a group, notifies, then, still inside its `with` block,
 # finds the group invalid and drops it (slime's rollout buffer filters groups too). What
 # does the woken consumer find?
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 tl = Timeline()
@@ -730,29 +732,28 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 #
 # ## In slime
 #
-# The rollout-buffer plugin (the last quote below) keeps generated groups in a buffer
+# The rollout-buffer plugin's `RolloutBuffer` (the first quote) keeps generated groups in a buffer
 # guarded by a `threading.Condition` built on an `RLock`. Every write appends under the lock
 # and calls `notify_all`. But no reader ever waits on the condition: a read on an empty
 # buffer returns an empty result at once, and the trainer's HTTP client simply asks again
 # later. So the Condition works only as a mutex there and its notify wakes nobody; if you
 # add a blocking read, write it with `wait_for` and a timeout, as in Exercise 16.1.
 #
-# slime's accelerator selection is guarded by a module-level `RLock` (the first quote):
+# slime's accelerator selection is guarded by a module-level `RLock` (`initialize_accelerator`,
+# the second quote):
 # initialization holds it while calling the public lookup and registration functions, which
 # take the same lock, the `initialize` / `lookup` shape from above. slime has no
-# `threading.Timer`; its health monitor (second quote) waits out both its first delay and
+# `threading.Timer`; its health monitor (`_health_monitor_loop`, the third quote) waits out both its first delay and
 # the interval between checks with `stop_event.wait(seconds)`, the third loop from the
 # figure. More sites are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
+show_call_site("16")
+
+# %% tags=["remove-input"]
 show_call_site("16b")
 
 # %% tags=["remove-input"]
 show_call_site("16c")
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("16")

@@ -180,6 +180,8 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # `pool.shutdown(wait=False)` returns at once. A common reading is "shut the pool down now":
 # stop what runs and drop what waits. One worker, three conversion jobs of 0.1 s each;
 # we call `shutdown(wait=False)` while the first is running. How many jobs finish?
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 tl = Timeline()
@@ -705,7 +707,8 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 #
 # ## In slime
 #
-# When slime syncs changed weights to disk, its delta encoder runs a diff-and-compress job
+# When slime syncs changed weights to disk, its delta encoder (`_encode_delta`) runs a
+# diff-and-compress job
 # per tensor on a thread pool. It does not submit every tensor at once: it keeps the futures
 # in a deque and, once twice as many as there are workers are outstanding, collects the
 # oldest before submitting the next. That bounds the memory held by tensors in flight and
@@ -714,7 +717,8 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 # do: it never passes a timeout to `result()` and never uses `cancel_futures`, so on an
 # error the plain `shutdown()` in its `finally` waits for every job already submitted.
 #
-# The checkpoint converter in `tools/` takes the other path (first quote below): it submits
+# The checkpoint converter in `tools/` takes the other path (`save_tensors`, the second quote):
+# it submits
 # one job per parameter inside a `with` block, maps each future to its parameter name, and
 # handles them in completion order with `as_completed`, extending a shared list under a
 # lock (only the thread running that loop ever takes it). Leaving the `with` block guarantees every conversion is done before the files are
@@ -723,9 +727,7 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("17b")
+show_call_site("17")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("17")
+show_call_site("17b")

@@ -82,6 +82,8 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
 # puts `"done"` on the results queue. Like a real worker, it then has a little more to do
 # before it exits (here 0.15 s of flushing and closing). The parent reads results until it
 # sees `"done"`. At that moment, is the worker process still there?
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 tl = Timeline()
@@ -500,22 +502,22 @@ print("✓ the resource tracker is stopped: no child process of any kind is left
 # slime's rollout-buffer generator starts a set of worker processes and one feeder process
 # that fills a task queue and finally puts one stop message per worker. The main loop then
 # reads a done queue, forwarding every scored sample to the buffer, and counts one completion
-# message per worker. When the count is reached it returns: the work is finished, but it
+# message per worker. When the count is reached `run` returns: the work is finished, but it
 # never joins a worker or the feeder. Reaping is left to `multiprocessing`'s own bookkeeping,
 # which collects finished children the next time a process is started and joins the rest at
 # interpreter exit. That is exactly the gap between the message and the reaping that this
 # chapter measured.
 #
-# slime also has a helper that does the escalation properly: it sends `terminate()`, joins
+# slime also has a helper that does the escalation properly, `terminate_process`: it sends `terminate()`, joins
 # with a timeout, and if the process is still alive sends `kill()` and joins again. It is
-# shown below; at the pinned commit nothing calls it. Other places where slime starts,
+# the second quote; at the pinned commit nothing calls it. Other places where slime starts,
 # waits for and stops processes are listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("18b")
+show_call_site("18")
 
 # %% tags=["remove-input"]
-show_call_site("18")
+show_call_site("18b")

@@ -75,6 +75,8 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 #
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
 # signal nobody can catch. Predict: are its two children still running afterwards?
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 command = WORKER_MODULE + ["spawn-children", "2", "3"]
@@ -471,7 +473,7 @@ with tempfile.TemporaryDirectory() as _dir:
 # ## In slime
 #
 # slime's CI runs GPU tests through a small wrapper that owns GPUs with file locks. Each GPU
-# has a lock file under `/dev/shm`, and owning the GPU means holding an exclusive,
+# has a lock file under `/dev/shm`, and owning the GPU (`FdLock`) means holding an exclusive,
 # non-blocking `flock` on an open descriptor of it; closing the descriptor gives it back, and
 # if the wrapper is killed the kernel gives it back, so a crashed wrapper can never keep the
 # *lock* held. The lock is not the GPU, though: the wrapper starts the test command in a new
@@ -489,17 +491,17 @@ with tempfile.TemporaryDirectory() as _dir:
 # child is still running does the handler send the received signal to its whole group with
 # `os.killpg`, and if the child is still running five seconds after that, SIGKILL to the
 # group. The separate group is what lets those group-wide steps reach the processes the test
-# started. The cells below show the handler installation and the lock; the last one shows
-# the group escalation. Other signal and lock
+# started. The quotes below show the lock (`FdLock`), then the handler installation in
+# `_run_command`, then the group escalation. Other signal and lock
 # sites are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("19b")
+show_call_site("19c")
 
 # %% tags=["remove-input"]
-show_call_site("19c")
+show_call_site("19b")
 
 # %% tags=["remove-input"]
 show_call_site("19")

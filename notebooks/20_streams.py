@@ -55,6 +55,8 @@ figure_style()
 #
 # Before running: how many reads does the server see, and what does each one hold? The usual
 # expectation is one read per message.
+# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
 # %% tags=["hide-cell"]
 # The client: three messages in three writes, each pause lasting until the server's read returned.
@@ -895,15 +897,16 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # helper that runs slime's adapter web application on its own event loop in a background
 # thread: it starts the aiohttp runner, binds a TCP site (which makes aiohttp ask the loop to
 # create a listening server), and then reads the real port from that server's listening
-# sockets, exactly as this chapter reads `server.sockets[0].getsockname()`. Shutting it down
+# sockets (`_run`, the first quote), exactly as this chapter reads `server.sockets[0].getsockname()`. Shutting it down
 # goes through the runner's cleanup, which closes the listener and the open connections.
 #
-# In slime's tests, a fake SGLang server is a real local HTTP server on a free port, started
+# In slime's tests, a fake SGLang server (`FakeSGLangServer`) is a real local HTTP server on a free port, started
 # when a test enters it as an async context manager and closed when the test leaves: the
 # same start, serve, close lifecycle as `FrameServer`.
 #
 # Framing by a delimiter, as in this chapter's `readuntil`, is what slime's Anthropic-style
-# adapter writes when an agent asks for a streamed answer: server-sent events, each one an
+# adapter writes in `_render_stream` when an agent asks for a streamed answer: server-sent events,
+# each one an
 # `event:` line, a `data:` line with one JSON object, and an empty line that ends the frame.
 # Every write is awaited; aiohttp checks for backpressure once more than 64 KiB has been
 # written since its last check, and then suspends the writer only while the transport has
@@ -913,12 +916,10 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("20c")
+show_call_site("20")
 
 # %% tags=["remove-input"]
 show_call_site("20b")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("20")
+show_call_site("20c")

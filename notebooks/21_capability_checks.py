@@ -773,7 +773,8 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 #
 # ## In slime
 #
-# slime lets users plug rollout sample hooks in by import path. The helper that applies them
+# slime lets users plug rollout sample hooks in by import path. The helper that applies them,
+# `_apply_to_sample`,
 # loads each hook, calls it with the arguments and only those keyword arguments its signature
 # accepts, and then asks whether the *result* is awaitable, awaiting it only in that case. A
 # `None` keeps the sample; any other type than a sample is rejected with a `TypeError` naming
@@ -784,7 +785,7 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 # table's async generator function, because calling one gives an async generator, which is
 # neither awaitable nor a sample, so the helper raises its `TypeError`.
 #
-# The tracing decorator used on the per-sample generate step makes the opposite kind of check,
+# The tracing decorator used on the per-sample generate step (the second quote) makes the opposite kind of check,
 # once, when it decorates: it asks `inspect.iscoroutinefunction` of the target and returns an
 # `async def` wrapper that opens the trace span and awaits the call inside it, or a plain
 # wrapper for sync targets. Its spans therefore cover the real work, as the async-aware span in
@@ -794,9 +795,7 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("21b")
+show_call_site("21")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("21")
+show_call_site("21b")

@@ -499,8 +499,8 @@ assert not any(_TASKS_LEFT), (
 # would be joined before the hook that stops it could run, and since its loop only ends when
 # told to, the process would hang at exit.
 #
-# Stopping is a flag: `stop()` clears `running` and joins the thread for at most 5 s. The
-# worker's loop notices the flag at its next poll (it sleeps a poll interval of 1 s between
+# Stopping is a flag (`AsyncRolloutWorker`, the second quote): `stop()` clears `running` and joins the thread for at most 5 s. The
+# worker's `_loop` notices the flag at its next poll (it sleeps a poll interval of 1 s between
 # top-ups), then waits up to 30 s for the tasks still in flight. Note the two budgets: the hook
 # waits 5 s, the drain may take 30, and when the join gives up the daemon thread is abandoned
 # mid-drain as the interpreter finalises, as the "daemon worker, no hook" run showed. There is
@@ -511,10 +511,10 @@ assert not any(_TASKS_LEFT), (
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
+show_call_site("22")
+
+# %% tags=["remove-input"]
 show_call_site("22b")
 
 # %% tags=["remove-input"]
 show_call_site("22c")
-
-# %% tags=["remove-input"]
-show_call_site("22")

@@ -433,7 +433,7 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("24b")
+show_call_site("24")
 
 # %% tags=["remove-input"]
-show_call_site("24")
+show_call_site("24b")

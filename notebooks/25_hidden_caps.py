@@ -550,7 +550,7 @@ await asyncio.wait_for(_hidden_token_bucket(), timeout=20)
 # ## In slime
 #
 # slime sizes its caps so that they agree. The rollout's shared `httpx.AsyncClient` is created
-# once, with `httpx.Limits(max_connections=...)` set to the SGLang concurrency per server times
+# once, in `init_http_client`, with `httpx.Limits(max_connections=...)` set to the SGLang concurrency per server times
 # the number of engines, the same number as the `GenerateState` semaphore of chapter 06, so
 # the semaphore, not a smaller pool, decides. Its timeout is `httpx.Timeout(None)`: no pool
 # timeout, so a request beyond the pool waits as long as it takes (httpx's own default would
@@ -558,7 +558,7 @@ await asyncio.wait_for(_hidden_token_bucket(), timeout=20)
 # so every pooled connection may stay alive between requests, where the client's default
 # keeps 20.
 #
-# With distributed POST enabled, the work goes to Ray actors instead: each actor gets
+# With distributed POST enabled (`_init_ray_distributed_post`), the work goes to Ray actors instead: each actor gets
 # `max_concurrency` equal to its share of the same total, rounded up, and a pool of that size
 # of its own. A comment in `post` records why the ObjectRef is awaited directly: the earlier
 # `asyncio.to_thread(ray.get, ...)` tied each in-flight request to a thread of the default
@@ -567,6 +567,7 @@ await asyncio.wait_for(_hidden_token_bucket(), timeout=20)
 # its `_ray_get` is `await asyncio.to_thread(ray.get, ref)`, and each `/generate` request
 # calls it to read the stats, to submit, and once per 50 ms poll for the result, so the
 # requests that can wait on Ray at one moment are capped by the default pool. The remote reward model path uses one shared aiohttp session
+# (`_get_shared_session`)
 # with `TCPConnector(limit=64)` and `ClientTimeout(total=120)`. In the default rollout each
 # sample makes its reward call as soon as its own generation ends, and many samples are in
 # flight at once,
@@ -577,14 +578,10 @@ await asyncio.wait_for(_hidden_token_bucket(), timeout=20)
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
+show_call_site("25")
+
+# %% tags=["remove-input"]
 show_call_site("25b")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
 show_call_site("25c")
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("25")

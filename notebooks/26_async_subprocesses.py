@@ -592,7 +592,7 @@ await _hidden_run_tool()
 # `communicate(timeout=...)` with the configured two-minute budget. That call is the blocking
 # version of this chapter: while one tool call runs, the event loop of the rollout process
 # does nothing else, so the SGLang requests of all the other samples in that process wait too.
-# The tool registry wraps the call in `async with SEMAPHORE`, a semaphore of 32 described as
+# The tool registry's `execute_tool` wraps the call in `async with SEMAPHORE`, a semaphore of 32 described as
 # 32 concurrent processes; since the holder never suspends, our model's count applies: one
 # child at a time. `communicate()` does read both pipes together, so the pipe deadlock cannot
 # happen there. On timeout the code kills the one child and moves on without waiting for it;
@@ -604,9 +604,7 @@ await _hidden_run_tool()
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("26b")
+show_call_site("26")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("26")
+show_call_site("26b")

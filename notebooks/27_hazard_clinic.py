@@ -57,7 +57,8 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool. The tool
 # is an `async def`, but what it does inside is a blocking call (here `time.sleep(0.01)`,
 # standing for `Popen.communicate()` in slime). Eight tool calls start at once. How many run
-# at the same time? The semaphore says four.
+# at the same time? The semaphore says four. `InFlight` (chapter 06) counts how many calls are
+# inside its `with` block at once and keeps the peak.
 
 # %% tags=["hide-output"]
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another

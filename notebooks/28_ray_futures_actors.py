@@ -587,33 +587,8 @@ await asyncio.wait_for(_hidden_acquire(), timeout=60)
 # [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
 # kind.
 
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("28b")
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("28c")
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("28d")
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("28e")
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("28f")
-
 # %% [markdown]
-# Ray is stopped here, before the last quote: `raylab.stop` shuts it down and removes its
+# Ray is stopped here, before the quotes: `raylab.stop` shuts it down and removes its
 # session folder.
 
 # %%
@@ -623,4 +598,19 @@ print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is remov
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
+show_call_site("28b")
+
+# %% tags=["remove-input"]
+show_call_site("28c")
+
+# %% tags=["remove-input"]
+show_call_site("28d")
+
+# %% tags=["remove-input"]
 show_call_site("28")
+
+# %% tags=["remove-input"]
+show_call_site("28e")
+
+# %% tags=["remove-input"]
+show_call_site("28f")

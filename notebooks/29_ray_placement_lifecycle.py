@@ -640,8 +640,9 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # training and rollout share GPUs. Both set `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1`
 # (and the other vendors' equivalents) in the actors' environment: Ray does not narrow the
 # devices, and slime picks the device itself. When the training actors are released,
-# `release` calls `ray.kill(actor, no_restart=True)` on each, then sleeps 5 s. The first two
-# quotes below are that probe and that release; the last is the wait.
+# `release` calls `ray.kill(actor, no_restart=True)` on each, then sleeps 5 s. The quotes
+# below follow that order: the reservation and its wait, the probe, the release, and then the
+# health monitor.
 #
 # The health monitor (`RolloutHealthMonitor` in `slime/utils/health_monitor.py`) is a daemon
 # thread with a stop event and a pause event; it waits between rounds with
@@ -660,19 +661,13 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
+show_call_site("29")
+
+# %% tags=["remove-input"]
 show_call_site("29d")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
 show_call_site("29c")
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
 show_call_site("29b")
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("29")

@@ -241,3 +241,51 @@ def test_call_site_plumbing_is_not_shown(chapter):
                 and not re.fullmatch(r'show_call_site\("\w+"\)', line.strip())]
         assert not rest, f"chapter {chapter.number}: a hidden call-site cell also holds {rest[:1]}"
     assert found, f"chapter {chapter.number} quotes no slime call site"
+
+
+SITES_TOML = chapters.ROOT / "lab_snippets" / "sites.toml"
+
+
+def site_symbols() -> dict[str, str]:
+    import tomllib
+    with SITES_TOML.open("rb") as f:
+        return {s["id"]: s["symbol"] for s in tomllib.load(f)["site"]}
+
+
+def first_naming(prose: str, symbol: str) -> int | None:
+    """Where the prose first names ``symbol`` (its last dotted part, or the whole) in inline code."""
+    names = {symbol, symbol.rsplit(".", 1)[-1]}
+    for span in re.finditer(r"`([^`\n]+)`", prose):
+        if any(re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", span.group(1)) for n in names):
+            return span.start()
+    return None
+
+
+def slime_section(nb) -> tuple[str, list[str]]:
+    """The "In slime" section's prose (every markdown cell from its heading on) and its quoted site ids,
+    in cell order."""
+    cells = nb.cells
+    start = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and "## In slime" in c.source)
+    prose = [cells[start].source.split("## In slime", 1)[1]]
+    quoted = []
+    for cell in cells[start + 1:]:
+        if cell.cell_type == "markdown":
+            prose.append(cell.source)
+        quoted += re.findall(r'show_call_site\("(\w+)"\)', cell.source) if cell.cell_type == "code" else []
+    return "\n".join(prose), quoted
+
+
+def test_slime_quotes_follow_the_prose(chapter):
+    """The "In slime" quotes come in the order the prose first names each site's symbol (in inline code),
+    so a reader meets each quote after the sentence that discusses it. Sites whose symbol the prose never
+    names are exempt; sites sharing a symbol may come in any order among themselves.
+    Counterfactual: chapter 24's old order (show_call_site("24b"), the `timeout` context manager, before
+    "24", `async_rm`, which the prose discusses first) fails here; so do 28's and 29's old orders"""
+    symbols = site_symbols()
+    prose, quoted = slime_section(notebook(chapter))
+    named = [(sid, first_naming(prose, symbols[sid])) for sid in quoted]
+    named = [(sid, at) for sid, at in named if at is not None]
+    for (before, at_before), (after, at_after) in zip(named, named[1:], strict=False):
+        assert at_before <= at_after, (
+            f"chapter {chapter.number}: the quote of {before!r} ({symbols[before]}) comes before "
+            f"{after!r} ({symbols[after]}), but the prose names {symbols[after]} first")

@@ -14,7 +14,8 @@ course's own explanation. The quote is read from slime's source when a cell runs
    the views of one process share one resolver, so a kernel tries a dead network once;
 4. the fallback: caption, permalink and explanation, and how to see the quote.
 
-A notebook's last cell is ``show_call_site("06")``; it never raises for lack of source.
+A notebook's "In slime" section ends with cells like ``show_call_site("06")``; it never raises for
+lack of source.
 
 Modules: ``registry`` (schema, loading, span/anchor/symbol helpers), ``resolver`` (finding the
 source), ``view`` (``show_call_site`` and its HTML/text), ``gitcmd`` (the one git wrapper),

@@ -1,4 +1,4 @@
-"""The HTML/text view of a call site, and ``show_call_site`` (what a chapter's last cell calls)."""
+"""The HTML/text view of a call site, and ``show_call_site`` (what the cells that end a chapter call)."""
 
 from __future__ import annotations
 
