@@ -278,9 +278,30 @@ def test_zh_downloads_are_chinese_notebooks(built_book):
             english_left = [b[:60] for b in blocks if not re.search(r"[\u4e00-\u9fff]", b)]
             assert len(english_left) <= len(blocks) // 20, (
                 f"zh {chapter.stem}.{name}: English blocks {english_left[:5]}")
-        code = [(c["source"], c.get("outputs")) for c in english["cells"] if c["cell_type"] == "code"]
-        got = [(c["source"], c.get("outputs")) for c in chinese["cells"] if c["cell_type"] == "code"]
+        code = [(c["source"], _shared(c.get("outputs"))) for c in english["cells"]
+                if c["cell_type"] == "code"]
+        got = [(c["source"], _shared(c.get("outputs"))) for c in chinese["cells"]
+               if c["cell_type"] == "code"]
         assert got == code, f"zh {chapter.stem}.ipynb: code or outputs differ from the English download"
+        # each download carries its own edition's drawing of every figure (lab_snippets.figlang)
+        assert _editions(english) <= {"en"} and _editions(chinese) <= {"zh_CN"}, (
+            f"{chapter.stem}: figures of the other edition in a download")
+        assert len(_figures(english)) == len(_figures(chinese)), f"{chapter.stem}: figures lost"
+
+
+def _figures(nb) -> list:
+    return [o for c in nb["cells"] for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+
+
+def _editions(nb) -> set:
+    from lab_snippets.figlang import EDITION_KEY
+
+    return {o.get("metadata", {}).get(EDITION_KEY) for o in _figures(nb)} - {None}
+
+
+def _shared(outputs):
+    """A cell's outputs without its figures, which each edition draws in its own language."""
+    return None if outputs is None else [o for o in outputs if "image/png" not in o.get("data", {})]
 
 
 ZH_NBVAL = ("01_async_def", "11_contextvar", "16_condition_rlock_timer")
