@@ -309,19 +309,24 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
 # loop stays free. Running out of budget is not an exception: it returns a sentinel exit code
 # and no diff, and the child is left for the sandbox's close to kill. (The budget starts when
 # the child reports that it has started, so that a slow process start on a busy machine does
-# not eat into a budget of one second.)
+# not eat into a budget of one second.) Its waits are bounded with `asyncio.timeout`, not
+# `wait_for`: before Python 3.12, `wait_for` could swallow a cancellation that arrived just as
+# the result it waited for came in (CPython gh-86296), and the batch below cancels this step
+# from outside.
 
 # %%
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
                       hang: bool = False) -> tuple[int, str | None]:
     proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))
     # the child's first line is "started <pid>": the budget counts from here
-    await asyncio.wait_for(proc.stdout.readline(), timeout=START_TIMEOUT)
+    async with asyncio.timeout(START_TIMEOUT):
+        await proc.stdout.readline()
     deadline = time.monotonic() + budget
     while time.monotonic() < deadline:
         await asyncio.sleep(0.02)
         if proc.returncode is not None:
-            out, _ = await asyncio.wait_for(proc.communicate(), timeout=REAP_TIMEOUT)
+            async with asyncio.timeout(REAP_TIMEOUT):
+                out, _ = await proc.communicate()
             sandbox.forget(proc)
             result = parse_result(out.decode())
             return proc.returncode, result["diff"] if result else None
