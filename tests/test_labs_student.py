@@ -167,7 +167,8 @@ def test_run_notebook_reports_each_test_and_an_emptied_hidden_cell_as_not_run(mo
     nb = _lab()
     ticks = iter([100.0, 102.5])
     monkeypatch.setattr(student.time, "monotonic", lambda: next(ticks))
-    monkeypatch.setattr(student, "_client", lambda nb, cwd, timeout, failed, kill: ("client", cwd, timeout, kill))
+    monkeypatch.setattr(student, "_client",
+                        lambda nb, cwd, timeout, failed, kill: ("client", cwd, timeout, kill))
 
     def execute_all(client, nb, failed, run, quiet_kernel, skip):
         assert client == ("client", tmp_path, 9, False) and quiet_kernel
