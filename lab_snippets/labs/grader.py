@@ -40,12 +40,13 @@ from lab_snippets.labs.spec import GradeSpec, Options
 
 __all__ = ["Options", "Row", "grade"]
 
-# {assignment: (notebook name, {grade_id: max_score})}
 # Seconds between two looks for the worker's descendants (the kernel's bwrap, started in a session
 # of its own) while it runs: what ``sandbox.kill_tree`` kills besides the worker's own group. A
 # look reads every /proc/*/stat (2.2 ms of CPU with 123 processes), taken from the grading beside
 # it; a bwrap missed by a look dies with its parent anyway (``--die-with-parent``, PID namespace).
 SCAN_EVERY = 0.5
+
+# {assignment: (notebook name, {grade_id: max_score})}
 Assignments = dict[str, tuple[str, dict[str, float]]]
 
 
