@@ -245,8 +245,12 @@ def grade_one(kind, chapter, entry=None, timeout=30):
 def grade_notebook(kind, key, nb, violates="", timeout=30):
     """Grade a notebook in memory (a chapter with one solution cell replaced) in a fresh kernel,
     the way ``grade_one`` does; ``labs.mutants`` grades each mutant through here."""
+    from lab_snippets.book.chapters import runs_alone
     from lab_snippets.labs.student import run_notebook
-    run = run_notebook(nb, NOTEBOOKS_DIR, timeout=timeout, quiet_kernel=True)
+    # once graded, the kernel is killed rather than asked to stop (~0.6 s a submission), except in
+    # a chapter that starts Ray, whose processes leave through ray.shutdown at the kernel's exit
+    run = run_notebook(nb, NOTEBOOKS_DIR, timeout=timeout, quiet_kernel=True,
+                       kill_at_end=not runs_alone(key.split("/")[0]))
     verdict, failures = judge(kind, run, violates)
     return Verdict(key, kind, verdict, run.score, run.max_score, round(run.seconds, 2), violates,
                    failures)
