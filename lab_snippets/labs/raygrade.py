@@ -162,6 +162,14 @@ def connected(address: str) -> Iterator[Any]:
     if ray.is_initialized():
         yield ray
         return
+    if address == "auto":  # the cluster Ray's "auto" finds (RAY_ADDRESS first), as an address:
+        # ray.init("auto") turns a loopback address into the machine's outward one, where a
+        # cluster on loopback does not listen, and retries it without end
+        from ray._private import services
+        try:
+            address = services.get_ray_address_from_environment("auto", None)
+        except ConnectionError as exc:
+            raise LabError(f"--ray auto: {exc}") from None
     loopback = address.startswith(("127.", "localhost"))
     with raylab._environment(dict(raylab.OFFLINE_ENV)), \
             (raylab._driver_on_loopback() if loopback else contextlib.nullcontext()):
