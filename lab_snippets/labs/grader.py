@@ -333,11 +333,14 @@ def grade(submissions_dir: str | os.PathLike[str], out: str | os.PathLike[str] =
             raygrade.grade_on_cluster(ray, pending, course_dir, assignments, opts, finished, log,
                                       _grade_one)
         else:
-            with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+            pool = concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs)
+            try:
                 futures = [pool.submit(_grade_one, r, course_dir, assignments, isolation,
                                        hide_paths, opts) for r in pending]
                 for f in concurrent.futures.as_completed(futures):
                     finished(f.result(), opts.jobs)
+            finally:  # Ctrl-C: the queued submissions never start, the running ones end
+                pool.shutdown(wait=True, cancel_futures=True)
     finally:
         if progress[0] is not None:
             progress[0].close()
