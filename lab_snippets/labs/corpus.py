@@ -265,6 +265,10 @@ def jobs_for(chapters=None, corpus_dir=CORPUS_DIR):
 
 
 def run(chapters=None, jobs=2, timeout=30, log=print):
+    # nbgrader's package imports itself in a circle: two pool threads importing it first at once
+    # stop with importlib's _DeadlockError (seen on 3.14.8 with --jobs 2), so import it here
+    import nbgrader.preprocessors  # noqa: F401
+
     todo = jobs_for(chapters)
     t0 = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
