@@ -480,7 +480,7 @@ from lab_snippets import scenarios as _sc
 from lab_snippets import scenarios_threads as _sth
 
 _reference = _sc.reference(globals(), "run_group_with_budget")
-_GRACE = 0.4  # longer than a short cleanup (0.05 s), shorter than a long one (1.5 s)
+_GRACE = 0.5  # longer than a short cleanup (0.05 s), shorter than a long one (1.5 s)
 
 
 @_dc.dataclass(frozen=True)
@@ -489,7 +489,7 @@ class _Scenario:
 
     @staticmethod
     def budget(job) -> float:  # roomy for a job that ends in time, short for one that overruns
-        return 2.0 if job.seconds is not None else 0.25
+        return 2.0 if job.seconds is not None else 0.4  # 0.4 s: time for a start on a loaded machine
 
     def describe(self) -> str:
         who = f"{len(self.jobs)} threads at once, each" if len(self.jobs) > 1 else "one thread"
@@ -552,7 +552,7 @@ def _compare_one(me: dict, it: dict, job) -> str | None:
     if me["left"]:
         return (f"no member left running: {me['left']} process(es) of the job's group still running after the "
                 "function returned: SIGKILL the whole group (os.killpg) after the grace period")
-    if me["seconds"] > it["seconds"] + 0.2:
+    if me["seconds"] > it["seconds"] + 0.3:
         return (f"a return as soon as the group has ended: {me['seconds']:.2f} s, where the reference, run beside "
                 f"it, returned after {it['seconds']:.2f} s: wait with wait(timeout=...), which returns when the "
                 "leader ends, not with time.sleep")
@@ -563,7 +563,7 @@ _compare = _sth.per_item(_compare_one, lambda s: s.jobs, "job", "run_group_with_
 
 
 _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_observe, _reference), _compare,
-                 what="run_group_with_budget", examples=3, hint="chapter 19",
+                 what="run_group_with_budget", examples=2, hint="chapter 19",
                  explicit=(_Scenario((_sth.StandIn("cleanup", code=3, cleanup=0.05, children=1),
                                       _sth.StandIn(seconds=0.05, chatter=200_000))),))
 ### END HIDDEN TESTS
