@@ -5,8 +5,9 @@ Top level (notebook helpers; the grading sandbox mounts only these, see ``NOTEBO
 ``framing``, ``agent_sim``, ``measure``, ``loopback_http``, ``service_workers``, ``hangs``,
 ``cpu_work``, ``figlang`` (each figure drawn in Chinese too, when the book is built), ``raylab``
 (a private local Ray, bounded start), ``grading`` (the property checks hidden tests compose),
-``scenarios`` (differential grading on generated scenarios, virtual time), ``scenarios_threads``
-(the same on real threads and processes: side by side with the reference, stand-in processes) and
+``scenarios`` (differential grading on generated scenarios, virtual time), ``scenarios_services``
+(its stand-ins for Part V: ``rebind``), ``scenarios_threads`` (the same on real threads and
+processes: side by side with the reference, stand-in processes) and
 ``sites`` (``show_call_site``: registry, resolver, view, the box's markup).
 
 Subpackages (course tooling, never imported by a chapter): ``labs`` (release, validate,
@@ -42,6 +43,7 @@ NOTEBOOK_MODULES = (
     "proc_workers",
     "raylab",
     "scenarios",
+    "scenarios_services",
     "scenarios_threads",
     "service_workers",
     "sites",
