@@ -686,6 +686,9 @@ async def _hidden_check_run_harness_owned():
         async with _grading.busy_loop(0.005):
             _seen = await _grading.observe(run_harness_owned(_box, "_chatty", 0.05, 0.3, hang=True), timeout=5)
         _exit_codes = [_proc.returncode for _proc in _box.processes]
+        # probed, not assumed: from CPython gh-119710 (3.13.15, 3.14.8) wait() returns at the exit
+        # with the pipe still full, so a step that only waits finishes; its output is left unread
+        _unread = [_proc.pid for _proc in _box.processes if not _proc.stdout.at_eof()]
     finally:
         await _box.close()
     _what = ("a hung child that keeps writing was not reaped: after kill(), read its output to the end "
@@ -694,6 +697,10 @@ async def _hidden_check_run_harness_owned():
     assert _seen.error is None, f"{_what}; the step raised {type(_seen.error).__name__}: {_seen.error}"
     assert _seen.value == (BUDGET_EXCEEDED, None) and _exit_codes and _exit_codes[0] is not None, (
         f"{_what}; the step returned {_seen.value!r}")
+    assert not _unread, (
+        "a hung child that keeps writing was killed but its output was not read to the end before the "
+        "step returned: after kill(), read it (communicate); where wait() also waits for the pipes "
+        "(3.11 to 3.13.0) a step that only waits never returns (chapters 12 and 14)")
     # 1c. a child that works 0.6 s: the wait is woken by the child's end, not by a timer
     registry = ResourceRegistry()
     _box = MiniSandbox("_work", registry)
