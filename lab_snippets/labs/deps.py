@@ -28,13 +28,28 @@ stub and wrong solutions through this plan (``labs.corpus``), and every verdict 
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
+import threading
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
 from lab_snippets.labs.common import TESTS_TAG, is_solution_cell
 from lab_snippets.labs.markers import _tags, defined_names
+
+# CPython 3.11.7 failed ``ast.parse`` run by two threads at once ("SystemError: AST constructor
+# recursion depth mismatch", seen grading the corpus with two threads): analyses take turns.
+_AST_LOCK = threading.Lock()
+
+
+def _one_at_a_time(fn):
+    @functools.wraps(fn)
+    def locked(*args, **kwargs):
+        with _AST_LOCK:
+            return fn(*args, **kwargs)
+    return locked
+
 
 #: Where ``release`` records the skippable cells: ``nb.metadata[META_KEY]["skippable"]``.
 META_KEY = "labs"
@@ -359,6 +374,7 @@ def digest(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()
 
 
+@_one_at_a_time
 def release_plan(nb) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     """What the reference's grade does not need: ``({cell key: digest}`` of the code cells it
     need not run, ``{cell key: {"digest", "source"}}`` of the cells it needs only part of)."""
@@ -402,6 +418,7 @@ class Plan(NamedTuple):
     trimmed: dict[int, str] = {}  # never mutated
 
 
+@_one_at_a_time
 def plan(nb, rec: dict | None = None) -> Plan:
     """How to grade ``nb``, given release's record (``recorded``; default: the notebook's own).
 
