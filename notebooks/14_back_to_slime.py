@@ -599,7 +599,8 @@ async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget
     ### BEGIN SOLUTION
     proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), timeout=budget)
+        async with asyncio.timeout(budget):  # not wait_for: see the harness step above
+            out, _ = await proc.communicate()
     except TimeoutError:
         proc.kill()
         await asyncio.wait_for(proc.communicate(), timeout=2)
@@ -716,7 +717,7 @@ async def _hidden_check_run_harness_owned():
     assert not _forgot, _FORGOT
     _grading.check_not_polling(
         _seen, 10, "the step",
-        hint="wait for the child itself (communicate() or wait() under wait_for) instead of sleeping and "
+        hint="wait for the child itself (communicate() or wait() under asyncio.timeout) instead of sleeping and "
              "looking at returncode (chapter 14)")
     # 2. cancelled while the child runs: killed, reaped, forgotten, and the cancellation propagates
     _alive_at_forget.clear()
