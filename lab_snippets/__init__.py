@@ -5,7 +5,8 @@ Top level (notebook helpers; the grading sandbox mounts only these, see ``NOTEBO
 ``framing``, ``agent_sim``, ``measure``, ``loopback_http``, ``service_workers``, ``hangs``,
 ``cpu_work``, ``figlang`` (each figure drawn in Chinese too, when the book is built), ``raylab``
 (a private local Ray, bounded start), ``grading`` (the property checks hidden tests compose),
-``scenarios`` (differential grading on generated scenarios, virtual time) and
+``scenarios`` (differential grading on generated scenarios, virtual time), ``scenarios_services``
+(its stand-ins for Part V: ``rebind``) and
 ``sites`` (``show_call_site``: registry, resolver, view, the box's markup).
 
 Subpackages (course tooling, never imported by a chapter): ``labs`` (release, validate,
@@ -41,6 +42,7 @@ NOTEBOOK_MODULES = (
     "proc_workers",
     "raylab",
     "scenarios",
+    "scenarios_services",
     "service_workers",
     "sites",
     "sites.gitcmd",

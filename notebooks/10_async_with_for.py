@@ -708,7 +708,7 @@ def _scenarios(draw):
                       then=_st.sampled_from(["exits", "raises", "is cancelled"]),
                       cancel_at=_st.sampled_from([None, None, None, 0.5, 1.5]))
     return _Scenario(permits=draw(_st.integers(1, 3)), attempts=draw(_st.integers(1, 4)),
-                     close=draw(_st.sampled_from([0, 0.5])), users=tuple(draw(_st.lists(user, min_size=1, max_size=4))))
+                     close=draw(_st.sampled_from([0, 0.25])), users=tuple(draw(_st.lists(user, min_size=1, max_size=4))))
 
 
 class _Resource:

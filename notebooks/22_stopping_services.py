@@ -277,15 +277,31 @@ assert len(cleanups) == 6
 # 5. return `0` if every job in flight finished within the budget, `143` (128 + SIGTERM) if
 #    some had to be cancelled.
 #
-# Graded: the status; jobs that arrive after SIGTERM never start; jobs that can finish
-# within the budget finish; a return within the budget and as soon as the work is done;
-# cancelled jobs' cleanup over before the return, and a cleanup that hangs given no more than
-# `budget`; a SIGTERM handled promptly even while the service is idle (nothing else wakes the
-# loop); the SIGTERM handler removed when `run_service` returns.
+# Graded, in a real service process (real signals, an idle loop) and on many generated runs
+# on virtual time (from no job to six, arriving together or apart, before SIGTERM or after it;
+# jobs short and long, jobs that raise, cleanups quick, slow or hanging; SIGTERM at any moment;
+# `budget` 1 or 2 s):
+#
+# - **intake**: every job that arrives before SIGTERM starts the moment it arrives, while
+#   others run; a job that arrives after SIGTERM never starts;
+# - **drain**: every job in flight that can finish within `budget` seconds of SIGTERM finishes
+#   (one budget for the whole drain, not one per job); a job that raises has simply ended: its
+#   error neither stops the service nor changes the status;
+# - **cancel**: the jobs still running when the budget is spent are cancelled, and their cleanup
+#   is over before the return, unless it takes more than `budget` seconds further (a cleanup
+#   that hangs is left behind);
+# - **status**: `0` if every job in flight ended within the budget, `143` if some had to be
+#   cancelled;
+# - **when it returns**: as soon as the work and the cleanup are over, never waiting longer than
+#   the two budgets; a SIGTERM that arrives while the service is idle is handled at once
+#   (nothing else wakes the loop);
+# - **left behind**: the SIGTERM handler removed, and no task `run_service` started still
+#   running, other than a job whose cleanup hangs.
 #
 # The tests run your function in a fresh Python process (`run-service`), send that process
-# real signals, and read what its jobs printed. Write it with the names this cell's imports and
-# `asyncio` provide.
+# real signals, and read what its jobs printed; the generated runs call it on an event loop
+# whose clock jumps to the next timer, where SIGTERM is delivered to the handler you installed.
+# Write it with the names this cell's imports and `asyncio` provide.
 
 # %% tags=["solution", "hide-input"]
 import asyncio
@@ -470,6 +486,178 @@ assert not any(_TASKS_LEFT), (
     "a task run_service started (other than a job's own) had not finished when it returned, e.g. a "
     "cancelled intake.get() that was never awaited: after cancel(), wait for the task before returning "
     "(chapter 05)")
+
+# Generated scenarios (issue 37): the same jobs and SIGTERM through run_service and the reference,
+# on virtual time in this kernel (lab_snippets.scenarios explains the pattern). The loop's
+# add_signal_handler is a stand-in that records the handler, and SIGTERM calls it on the loop
+# as the real one does. Jobs arrive and end at whole seconds, raise at a quarter past, SIGTERM
+# comes at half past, so no outcome hangs on two events at one instant.
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "run_service")
+
+
+@_dc.dataclass(frozen=True)
+class _Job:
+    arrives: float
+    seconds: float
+    raises: bool = False
+    cleanup: float = 0
+
+    def describe(self, k: int) -> str:
+        what = "raises" if self.raises else "ends"
+        slow = (", its cleanup hangs" if self.cleanup > 10 else
+                f", needs {_sc.fmt(self.cleanup)} to clean up" if self.cleanup else "")
+        return f"job {k} arrives at {_sc.fmt(self.arrives)}, {what} after {_sc.fmt(self.seconds)}{slow}"
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    jobs: tuple
+    sigterm_at: float
+    budget: float
+
+    def describe(self) -> str:
+        jobs = "; ".join(j.describe(k) for k, j in enumerate(self.jobs)) or "no job ever arrives"
+        return f"run_service(intake, handle, budget={self.budget:g}), SIGTERM at {_sc.fmt(self.sigterm_at)}; {jobs}"
+
+
+@_st.composite
+def _scenarios(draw):
+    jobs = []
+    for _ in range(draw(_st.integers(0, 6))):
+        raises = draw(_st.sampled_from([False, False, True]))
+        seconds = draw(_st.sampled_from([0.25, 1.25] if raises else [1, 2, 3, 0, 5]))
+        jobs.append(_Job(arrives=draw(_st.sampled_from([0, 0, 1, 2, 3, 4])), seconds=seconds, raises=raises,
+                         cleanup=draw(_st.sampled_from([0, 0.25, 3, 100]))))
+    return _Scenario(tuple(jobs), sigterm_at=draw(_st.sampled_from([1.5, 0.5, 2.5, 3.5])),
+                     budget=draw(_st.sampled_from([1, 2])))
+
+
+def _observe(fn, s: _Scenario) -> dict:
+    async def main() -> dict:
+        loop = asyncio.get_running_loop()
+        handlers: dict = {}
+        killed: list = []
+
+        def add(sig, callback, *args) -> None:
+            if asyncio.iscoroutine(callback) or asyncio.iscoroutinefunction(callback):
+                raise TypeError("coroutines cannot be used with add_signal_handler()")
+            handlers[sig] = (callback, args)
+
+        loop.add_signal_handler = add
+        loop.remove_signal_handler = lambda sig: handlers.pop(sig, None) is not None
+
+        def sigterm() -> None:
+            if signal.SIGTERM in handlers:
+                callback, args = handlers[signal.SIGTERM]
+                callback(*args)
+            else:
+                killed.append(loop.time())  # the default action: the process is gone
+
+        loop.call_at(s.sigterm_at, sigterm)
+        intake: asyncio.Queue = asyncio.Queue()
+        for k, job in enumerate(s.jobs):
+            if job.arrives == 0:
+                intake.put_nowait(k)
+            else:
+                loop.call_at(job.arrives, intake.put_nowait, k)
+        rec: dict = {"starts": {}, "done": {}, "cancelled": {}, "cleaned": {}, "tasks": set()}
+
+        async def handle(k: int) -> None:
+            job = s.jobs[k]
+            rec["starts"][k] = loop.time()
+            rec["tasks"].add(asyncio.current_task())
+            try:
+                await asyncio.sleep(job.seconds)
+                if job.raises:
+                    raise _sc.JobFailed(f"job {k} failed")
+                rec["done"][k] = loop.time()
+            except asyncio.CancelledError:
+                rec["cancelled"].setdefault(k, loop.time())
+                await asyncio.sleep(job.cleanup)
+                rec["cleaned"][k] = loop.time()
+                raise
+
+        seen: dict = {"kind": "still running after 60 s", "at": None}
+
+        async def call() -> None:
+            me = asyncio.current_task()
+
+            def note(kind: str, value=None) -> None:
+                left = [t for t in loop.descendants(me) if not t.done() and t not in rec["tasks"]]
+                seen.update(kind=kind, value=value, at=loop.time(), handler=signal.SIGTERM in handlers,
+                            left=len(left), done=dict(rec["done"]), cleaned=dict(rec["cleaned"]))
+
+            try:
+                note("returned", await fn(intake, handle, s.budget))
+            except asyncio.CancelledError:
+                note("cancelled")
+                raise
+            except Exception as exc:  # noqa: BLE001 - what came out is the observation
+                note(_sc.kind_of(exc))
+
+        task = asyncio.create_task(call())
+        await asyncio.wait([task], timeout=60)
+        return {**seen, "killed": bool(killed), "starts": dict(rec["starts"]), "cancelled": dict(rec["cancelled"])}
+
+    run = _sc.run_virtual(main, limit=100)
+    if run.value is None:
+        return {"kind": "spun without letting time pass" if run.spinning else f"failed: {run.error!r}",
+                "killed": False}
+    return run.value
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    if me["killed"]:
+        return ("the service was killed by SIGTERM instead of handling it: install a handler with "
+                "loop.add_signal_handler before waiting for jobs")
+    if me["kind"] != "returned":
+        why = ("a job that raises has simply ended: its error must not stop the service" if "JobFailed" in me["kind"]
+               else "after SIGTERM, drain, cancel what is left and return the status")
+        return f"run_service ended with {me['kind']!r} where it returns a status: {why}"
+    late = sorted((t, k) for k, t in me["starts"].items() if t > s.sigterm_at)
+    if late:
+        return (f"job {late[0][1]}, which arrived after SIGTERM, was started (at {_sc.fmt(late[0][0])}): stop taking "
+                "jobs as soon as the signal arrives, even while waiting on the intake queue")
+    for k, t in sorted(it["starts"].items()):
+        if me["starts"].get(k) != t:
+            got = f"started at {_sc.fmt(me['starts'][k])}" if k in me["starts"] else "never started"
+            return (f"a job that arrived before SIGTERM did not start at once: job {k} arrived at {_sc.fmt(t)} but "
+                    f"{got}: start each job as a task the moment it arrives, without waiting for the others")
+    lost = sorted(set(it["done"]) - set(me["done"]))
+    if lost:
+        return (f"job {lost[0]} could have finished within the budget and was cancelled: give in-flight work up "
+                "to the budget before cancelling it (chapter 05's drain)")
+    if me["value"] != it["value"]:
+        return (f"wrong exit code {me['value']!r}: 0 when every in-flight job ended within the budget, 143 when "
+                "some had to be cancelled")
+    for k in sorted(me["cancelled"]):
+        if s.jobs[k].cleanup <= s.budget and k not in me["cleaned"]:
+            return (f"the cleanup of cancelled work had not finished when run_service returned (job {k}): "
+                    "cancel, then wait for the cancelled tasks (chapter 05)")
+    if me["at"] > it["at"] + 1e-6:
+        return (f"run_service returned {_sc.fmt(me['at'] - s.sigterm_at)} after SIGTERM, where it could return "
+                f"{_sc.fmt(it['at'] - s.sigterm_at)} after it: bound the wait for in-flight work with one budget "
+                "for the whole drain, bound the wait for their cleanup too, and return as soon as it is all done")
+    if me["handler"]:
+        return ("the SIGTERM handler was still installed when run_service returned: remove it "
+                "(loop.remove_signal_handler) in a finally")
+    if me["left"]:
+        return (f"a task run_service started (other than a job's own) had not finished when it returned "
+                f"({me['left']} left): after cancel(), wait for the task before returning (chapter 05)")
+    return None
+
+
+_sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what="run_service",
+                 examples=50, hint="chapters 05 and 22", explicit=(
+                     # a job that raises during the drain; one that raises before SIGTERM, beside one that runs on
+                     _Scenario((_Job(1, 1.25, raises=True),), sigterm_at=1.5, budget=1),
+                     _Scenario((_Job(0, 0.25, raises=True), _Job(0, 3, cleanup=0.25)), sigterm_at=1.5, budget=1)))
 ### END HIDDEN TESTS
 
 # %% [markdown]

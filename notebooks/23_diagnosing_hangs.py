@@ -404,14 +404,20 @@ print("✓ the slow-callback warning names the task that held the loop")
 # 3. report once per stall: no second report until progress has resumed and stalled again;
 # 4. never stop or interrupt the program; return soon after `stop` (a `threading.Event`) is set.
 #
-# The tests grade these properties:
+# Graded, on real threads and on many generated runs in which the watchdog's clock and waits
+# are virtual (`poll` 0.01 to 0.05 s, `stall` 5 to 8 polls; progress that counts up or wraps
+# around to values it had before; pauses shorter and longer than `stall`, one after another
+# or from the very start; `loop` given or not):
 #
-# - no report while progress is being made, and none for a pause shorter than `stall`;
-# - a stall is reported about `stall` seconds after progress stopped: not earlier, and not
-#   much later (so check every `poll` seconds, not every `stall`);
-# - one report per stall, and a new one for the next stall;
-# - the report holds every thread's stack, and the tasks of `loop` when one is given;
-# - the watchdog returns soon after `stop` is set.
+# - **no false alarm**: no report while progress is being made, and none for a pause shorter
+#   than `stall`; a number that comes back to an earlier value has still changed;
+# - **on time**: a stall is reported about `stall` seconds after the last change, not earlier
+#   and not later than one `poll` or two more (so check every `poll` seconds, not every `stall`);
+# - **once per stall**: one report per stall, and a new one for each later stall;
+# - **content**: each report is `format_all_stacks(loop)`: every thread's stack, and the tasks of
+#   `loop` when one is given;
+# - **stop**: the watchdog returns within one `poll` of `stop` being set, and appends nothing
+#   after.
 
 # %% tags=["solution", "hide-input"]
 def watch_progress(progress, stall: float, reports: list[str], stop: threading.Event,
@@ -577,6 +583,195 @@ assert _lag >= 0.8 * 0.2, (
 assert _lag < _limit, (
     f"the stall was reported {_lag:.2f} s after progress stopped, with stall=0.2: report about `stall` "
     "seconds after progress stopped. Call progress() every `poll` seconds, not every `stall` (chapter 23)")
+
+# Generated scenarios (issue 37): the same progress, pauses and stop through watch_progress and the
+# reference, compared on when the reports come (lab_snippets.scenarios explains the pattern). The
+# watchdog is a thread function, so its clock is made virtual by rebinding (scenarios_services):
+# the rebound function reads `time` from a stand-in whose clock moves only when it sleeps or waits
+# on `stop`, and `format_all_stacks` is a stand-in that notes when it was called and with which loop.
+import dataclasses as _dc
+import types as _types
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+from lab_snippets.scenarios_services import rebind as _rebind
+
+_reference = _sc.reference(globals(), "watch_progress")
+_LOOP = object()  # the loop the scenario passes, when it passes one
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    poll: float
+    stall: float
+    segments: tuple   # (seconds, working?) in turn; the last one works, then stop is set
+    wraps: bool       # progress() counts milliseconds of work modulo 97, so old values come back
+    with_loop: bool
+
+    @property
+    def stop_at(self) -> float:
+        return round(sum(length for length, _ in self.segments), 9)
+
+    def pauses(self) -> list:
+        out, t = [], 0.0
+        for length, working in self.segments:
+            if not working:
+                out.append((round(t, 9), round(t + length, 9)))
+            t += length
+        return out
+
+    def describe(self) -> str:
+        parts, t = [], 0.0
+        for length, working in self.segments:
+            parts.append(f"{'works' if working else 'pauses'} from {_sc.fmt(round(t, 9))} to {_sc.fmt(round(t + length, 9))}")
+            t += length
+        what = "a count of milliseconds of work modulo 97" if self.wraps else "a count of milliseconds of work"
+        return (f"watch_progress(progress, stall={self.stall:g}, reports, stop, loop={'a loop' if self.with_loop else None}, "
+                f"poll={self.poll:g}); progress() returns {what}; the service {', '.join(parts)}; stop is set at "
+                f"{_sc.fmt(self.stop_at)}")
+
+
+@_st.composite
+def _scenarios(draw):
+    poll = draw(_st.sampled_from([0.01, 0.02, 0.05]))
+    stall = round(poll * draw(_st.sampled_from([5, 8])), 9)
+    segments = []
+    for _ in range(draw(_st.integers(0, 3))):
+        if segments or draw(_st.booleans()):  # the first pause may start at once
+            segments.append((draw(_st.sampled_from([0.3, round(4 * poll, 9), 1.0])), True))
+        pause = draw(_st.sampled_from([stall + 3 * poll, stall - 3 * poll, 2 * stall]))
+        segments.append((round(pause, 9), False))
+    segments.append((draw(_st.sampled_from([0.3, round(4 * poll, 9)])), True))
+    return _Scenario(poll, stall, tuple(segments), draw(_st.booleans()), draw(_st.booleans()))
+
+
+class _Hung(BaseException):
+    """Raised into the watchdog once it runs far past its stop (virtual), or 2 s of real time."""
+
+
+class _World:
+    """The watchdog's virtual clock: it moves when the watchdog sleeps or waits on `stop` (and by
+    a microsecond per reading, so that a loop that only reads the clock still sees it move)."""
+
+    def __init__(self, s: _Scenario) -> None:
+        self.s, self.now, self.real_end = s, 0.0, time.monotonic() + 2.0
+        self.reports: list = []  # (time, loop given?)
+
+    def _check(self) -> None:
+        if self.now > self.s.stop_at + 5 or time.monotonic() > self.real_end:
+            raise _Hung
+
+    def monotonic(self) -> float:
+        self._check()
+        self.now += 1e-6
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self._check()
+        self.now += max(0.0, seconds)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self._check()
+        if timeout is None or self.now + timeout >= self.s.stop_at:
+            self.now = max(self.now, self.s.stop_at)
+        else:
+            self.now += max(0.0, timeout)
+        return self.now >= self.s.stop_at
+
+    def is_set(self) -> bool:
+        self._check()
+        return self.now >= self.s.stop_at
+
+    def progress(self) -> int:
+        self._check()
+        worked, t = 0.0, 0.0
+        for length, working in self.s.segments:
+            if working:
+                worked += max(0.0, min(self.now, t + length) - t)
+            t += length
+        count = int(worked * 1000)
+        return count % 97 if self.s.wraps else count
+
+    def stacks(self, loop=None) -> str:
+        self.reports.append((self.now, loop is _LOOP))
+        return f"stacks #{len(self.reports)}"
+
+
+def _observe(fn, s: _Scenario) -> dict:
+    world = _World(s)
+    fake_time = _types.SimpleNamespace(monotonic=world.monotonic, perf_counter=world.monotonic, time=world.monotonic,
+                                      sleep=world.sleep, monotonic_ns=lambda: int(world.monotonic() * 1e9),
+                                      perf_counter_ns=lambda: int(world.monotonic() * 1e9))
+    stop = _types.SimpleNamespace(wait=world.wait, is_set=world.is_set, isSet=world.is_set, set=lambda: None)
+    copy = _rebind(fn, {"format_all_stacks": world.stacks},
+                   objects=[(time, fake_time), (time.monotonic, world.monotonic), (time.perf_counter, world.monotonic),
+                            (time.time, world.monotonic), (time.sleep, world.sleep)])
+    reports: list = []
+    error = None
+    try:
+        copy(world.progress, s.stall, reports, stop, loop=_LOOP if s.with_loop else None, poll=s.poll)
+    except _Hung:
+        error = "hung"
+    except Exception as exc:  # noqa: BLE001 - what came out is the observation
+        error = f"raised {exc!r}"
+    return {"error": error, "returned": world.now, "calls": list(world.reports), "reports": list(reports)}
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    if me["error"] == "hung":
+        return ("the watchdog did not return soon after stop was set (it kept running, or kept the thread busy "
+                "without waiting): wait with stop.wait(poll) and return when it is set")
+    if me["error"]:
+        return f"watch_progress {me['error']}"
+    if me["reports"] != [f"stacks #{n + 1}" for n in range(len(me["calls"]))]:
+        return ("a report is not format_all_stacks(loop): append exactly what it returns, once per call, to "
+                "`reports` (every thread's stack)")
+    if any(given != s.with_loop for _, given in me["calls"]):
+        return "the report does not show the loop's tasks: pass the loop to format_all_stacks"
+    pauses, tol = s.pauses(), s.poll + 1e-6
+
+    def pause_of(at: float):  # the pause a report is about: the one it falls in, else one just over
+        inside = [(a, b) for a, b in pauses if a - 0.002 <= at <= b + 2 * tol]
+        after = [(a, b) for a, b in pauses if b < at <= b + s.stall + 2 * tol]
+        return (inside or after[-1:] or [None])[0]
+
+    for at, _ in me["calls"]:
+        pause = pause_of(at)
+        if at > s.stop_at + 1e-6:
+            return f"a report at {_sc.fmt(round(at, 3))}, after stop was set at {_sc.fmt(s.stop_at)}: report nothing after stop"
+        if pause is None:
+            return (f"a report at {_sc.fmt(round(at, 3))} while progress was being made: measure the stall from the "
+                    "last change of progress() (any change, even back to an earlier value), not from the start")
+        if pause[1] - pause[0] < s.stall:
+            return (f"a report for a pause of {_sc.fmt(round(pause[1] - pause[0], 3))}, shorter than stall={s.stall:g}: "
+                    "report only when the number has not changed for `stall` seconds, measured from its last change")
+        if at < pause[0] + s.stall - 0.002:  # a reading may see the pause's value up to 1 ms early
+            return (f"the stall was reported {_sc.fmt(round(at - pause[0], 3))} after progress stopped, with "
+                    f"stall={s.stall:g}: report only when the number has not changed for `stall` seconds, measured "
+                    "from its last change (any change, even back to an earlier value)")
+    for a, b in pauses:
+        mine = [at for at, _ in me["calls"] if pause_of(at) == (a, b)]
+        theirs = [at for at, _ in it["calls"] if pause_of(at) == (a, b)]
+        if len(mine) > len(theirs):
+            return (f"{len(mine)} reports for one stall (from {_sc.fmt(a)} to {_sc.fmt(b)}): report once per stall, "
+                    "not at every poll")
+        if len(mine) < len(theirs):
+            again = "after progress resumes, the watchdog must report the next stall" if a > 0 else "report it"
+            return (f"the stall from {_sc.fmt(a)} to {_sc.fmt(b)} went unreported (stall={s.stall:g}): {again}, "
+                    "checking progress() every `poll` seconds")
+        if mine and mine[0] > theirs[0] + 2 * tol:
+            return (f"the stall was reported {_sc.fmt(round(mine[0] - a, 3))} after progress stopped, with "
+                    f"stall={s.stall:g}: report about `stall` seconds after progress stopped. Call progress() every "
+                    "`poll` seconds, not every `stall`")
+    if me["returned"] > s.stop_at + tol:
+        return (f"the watchdog returned {_sc.fmt(round(me['returned'] - s.stop_at, 3))} after stop was set, with "
+                f"poll={s.poll:g}: return soon after stop is set (wait on it: stop.wait(poll))")
+    return None
+
+
+_sc.differential(watch_progress, _reference, _scenarios(), _observe, _compare, what="watch_progress",
+                 examples=60, hint="chapter 23")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -321,9 +321,16 @@ print("✓ the alarm cut the work short in the main thread and was refused in a 
 # 3. send every other text to the process pool `pool` with `loop.run_in_executor`, all of them
 #    at once (the pool has several workers), and await them together.
 #
-# Graded: the order of the results; short texts scored in the service's process, long ones
-# in the pool; the long ones all in the pool at once; and the event loop free while the pool
-# works (no blocking wait inside `score_all`).
+# Graded, on the chapter's process pool and on many generated runs with a stand-in pool
+# (from no text to six; repeated texts, empty ones, texts that are not ASCII; `inline_below`
+# from 0 up, so that a text may be exactly `inline_below` long):
+#
+# - **results**: one per text, in the order of `texts`, a repeated text scored each time;
+# - **where**: texts shorter than `inline_below` characters (characters, not bytes) scored in
+#   the service's own process, every other text in the pool, each exactly once;
+# - **at once**: the long texts all handed to the pool before the first of them is awaited;
+# - **loop free**: the event loop keeps running while the pool works (no blocking wait inside
+#   `score_all`); `score` itself never raises.
 
 # %% tags=["solution", "hide-input"]
 async def score_all(texts: list[str], pool, inline_below: int) -> list[tuple[int, int]]:
@@ -392,6 +399,131 @@ _grading.check_loop_free(
     _seen, _one, "score_all",
     hint="waiting on the pool's futures with .result() (or any blocking wait) holds the loop while the workers "
          "run; await run_in_executor's futures (gather) instead (chapter 24)")
+
+# Generated scenarios (issue 37): the same texts through score_all and the reference, with a
+# stand-in pool of threads, compared on the results and on where each text was scored
+# (lab_snippets.scenarios explains the pattern). `score` reaches each copy as a stand-in that
+# notes where it ran (scenarios_services.rebind). The stand-in pool holds every job until all the
+# long texts have been handed to it (0.3 s at most), so "all at once" is a count, not a race, and
+# each job asks the loop to answer before it finishes (1 s at most): a blocked loop cannot.
+import concurrent.futures as _cf
+import dataclasses as _dc
+import threading as _threading
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+from lab_snippets.scenarios_services import rebind as _rebind
+
+_reference = _sc.reference(globals(), "score_all")
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    texts: tuple
+    inline_below: int
+
+    def describe(self) -> str:
+        return f"score_all({list(self.texts)!r}, pool, inline_below={self.inline_below})"
+
+
+@_st.composite
+def _scenarios(draw):
+    text = _st.one_of(_st.sampled_from(["ok", "", "é中é中é", "aaaa"]), _st.text(alphabet="ab é中", max_size=8))
+    return _Scenario(tuple(draw(_st.lists(text, max_size=6))), draw(_st.integers(0, 8)))
+
+
+class _Pool(_cf.Executor):
+    """A pool of threads that counts what it holds and checks the loop answers while it works."""
+
+    def __init__(self, expected: int, loop: asyncio.AbstractEventLoop) -> None:
+        self.expected, self.loop, self.lock = expected, loop, _threading.Lock()
+        self.submitted = self.held = self.peak = self.unanswered = 0
+        self.all_in = _threading.Event()
+        if expected == 0:
+            self.all_in.set()
+        self.workers = _cf.ThreadPoolExecutor(max_workers=8, thread_name_prefix="stand-in-pool")
+
+    def submit(self, fn, /, *args, **kwargs):
+        with self.lock:
+            self.submitted += 1
+            self.held += 1
+            self.peak = max(self.peak, self.held)
+            if self.submitted >= self.expected:
+                self.all_in.set()
+        return self.workers.submit(self._run, fn, args, kwargs)
+
+    def _run(self, fn, args, kwargs):
+        try:
+            self.all_in.wait(0.3)
+            answered = _threading.Event()
+            self.loop.call_soon_threadsafe(answered.set)
+            if not answered.wait(1.0):
+                with self.lock:
+                    self.unanswered += 1
+            return fn(*args, **kwargs)
+        finally:
+            with self.lock:
+                self.held -= 1
+
+
+def _observe(fn, s: _Scenario) -> dict:
+    scored: list = []
+
+    def stand_in(text, *args, **kwargs):
+        scored.append((text, _threading.current_thread().name.startswith("stand-in-pool")))
+        return score(text, *args, **kwargs)
+
+    copy = _rebind(fn, {"score": stand_in})
+    loop = asyncio.new_event_loop()
+    pool = _Pool(sum(len(t) >= s.inline_below for t in s.texts), loop)
+
+    async def main():
+        async with asyncio.timeout(10):
+            return await copy(list(s.texts), pool, s.inline_below)
+
+    try:
+        value, error = loop.run_until_complete(main()), None
+    except Exception as exc:  # noqa: BLE001 - what came out is the observation
+        value, error = None, _sc.kind_of(exc)
+    finally:
+        pool.workers.shutdown(wait=True, cancel_futures=True)
+        loop.close()
+    return {"value": value, "error": error, "scored": sorted(scored), "peak": pool.peak,
+            "unanswered": pool.unanswered}
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    if me["error"]:
+        return f"score_all {me['error']} (no text makes score raise)"
+    if not isinstance(me["value"], list) or len(me["value"]) != len(it["value"]):
+        got = len(me["value"]) if isinstance(me["value"], list | tuple) else repr(me["value"])
+        return (f"returned {got} results for {len(s.texts)} texts: one result per text, a repeated text too, in a "
+                "list")
+    if me["value"] != it["value"]:
+        return ("the results must be in the order of texts (gather keeps it; as_completed does not): result i is "
+                "score(texts[i])")
+    for text, in_pool in sorted(set(me["scored"]) - set(it["scored"])):
+        if in_pool:
+            return (f"a short text ({text!r}, {len(text)} characters, inline_below={s.inline_below}) was sent to the "
+                    "pool, where pickling and the trip cost more than its work: score it directly (len counts "
+                    "characters)")
+        return (f"a long text ({text!r}, {len(text)} characters, inline_below={s.inline_below}) was scored in the "
+                "service's own process (on the loop or in a thread, which shares the GIL): send it to the process "
+                "pool with run_in_executor")
+    if me["scored"] != it["scored"]:
+        return "a text was scored more than once, or not at all: score each text exactly once"
+    if me["peak"] < it["peak"]:
+        return (f"the long texts went to the pool {me['peak']} at a time where {it['peak']} could go at once: "
+                "submit them all, then await them together (gather)")
+    if me["unanswered"]:
+        return ("the event loop was blocked while the pool worked: await run_in_executor's futures (gather) instead "
+                "of waiting on them with .result() or any blocking wait (chapter 24)")
+    return None
+
+
+_sc.differential(score_all, _reference, _scenarios(), _observe, _compare, what="score_all",
+                 examples=25, hint="chapter 24")
 ### END HIDDEN TESTS
 
 # %%

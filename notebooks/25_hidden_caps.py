@@ -377,10 +377,22 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # 5. takes are served in the order they were called: one that arrives while another waits
 #    queues behind it, even at the moment a token comes back.
 #
-# Graded: the first `burst` takes do not wait; no stretch of time over-admits, with one task
-# or many calling at once; a take waits no longer than needed (half a token back means half
-# the wait); an idle bucket refills to `burst`, not beyond; first come, first served; time
-# only through `clock` and `sleep`.
+# Graded, on many generated runs (`rate` and `burst` from 1 up; from one take to eight, called
+# one after another or several at the same instant, after idle stretches short or long; takes
+# cancelled while they wait):
+#
+# - **burst**: the first `burst` takes on a full bucket return at once, without waiting;
+# - **never over-admits**: over any stretch of time, with one task or many calling at once, at
+#   most `burst + rate × (b − a)` takes return;
+# - **no longer than needed**: every take returns the moment its token is back (half a token
+#   back means half the wait), not later; an idle bucket refills to `burst`, not beyond;
+# - **first come, first served**: takes return in the order they were called, even when one
+#   arrives at the moment a token comes back;
+# - **cancellation**: a take cancelled while it waits raises `CancelledError`, takes no token,
+#   and the takes behind it move up;
+# - **time** only through `clock` and `sleep`.
+#
+# The visible test below shows one run.
 
 # %% tags=["solution", "hide-input"]
 class TokenBucket:
@@ -528,6 +540,126 @@ async def _hidden_token_bucket() -> None:
 
 
 await asyncio.wait_for(_hidden_token_bucket(), timeout=20)
+
+# Generated scenarios (issue 37): the same takes through TokenBucket and the reference, on
+# virtual time, compared on when each take returns or is cancelled (lab_snippets.scenarios
+# explains the pattern). Calls come at tenths of a second and every token comes back at one;
+# cancels come 0.03 s past, so no outcome hangs on two events at one instant.
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "TokenBucket")
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    rate: int
+    burst: int
+    takes: tuple  # (called at, cancelled at or None), one per task
+
+    def describe(self) -> str:
+        takes = "; ".join(f"take {k} called at {_sc.fmt(at)}" + (f", cancelled at {_sc.fmt(c)}" if c is not None else "")
+                          for k, (at, c) in enumerate(self.takes))
+        return f"TokenBucket(rate={self.rate}, burst={self.burst}), each take in a task of its own: {takes}"
+
+
+@_st.composite
+def _scenarios(draw):
+    rate, burst = draw(_st.sampled_from([10, 1, 2, 5])), draw(_st.integers(1, 3))
+    takes = []
+    for _ in range(draw(_st.integers(1, 8))):
+        at = draw(_st.sampled_from([0, 0, 0.1, 0.3, 0.5, 1, 2, 100]))
+        cancel = draw(_st.sampled_from([None, None, None, 0.03, 0.13, 0.53]))
+        takes.append((at, None if cancel is None else round(at + cancel, 9)))
+    return _Scenario(rate, burst, tuple(sorted(takes, key=lambda t: t[0])))
+
+
+def _observe(cls, s: _Scenario) -> dict:
+    async def main() -> dict:
+        clock = VirtualClock()
+        bucket = cls(rate=s.rate, burst=s.burst, clock=clock.time, sleep=clock.sleep)
+        out: list = [("still waiting", None)] * len(s.takes)
+        order: list = []
+
+        async def one(k: int, at: float) -> None:
+            await clock.sleep(at)
+            order.append(k)
+            try:
+                await bucket.take()
+                out[k] = ("returned", round(clock.time(), 6))
+            except asyncio.CancelledError:
+                out[k] = ("cancelled", round(clock.time(), 6))
+                raise
+            except Exception as exc:  # noqa: BLE001 - what came out is the observation
+                out[k] = (_sc.kind_of(exc), round(clock.time(), 6))
+
+        async def cancel(task: asyncio.Task, at: float) -> None:
+            await clock.sleep(at)
+            task.cancel()
+
+        async def everyone() -> None:
+            tasks = [asyncio.ensure_future(one(k, at)) for k, (at, _) in enumerate(s.takes)]
+            stops = [asyncio.ensure_future(cancel(t, c)) for t, (_, c) in zip(tasks, s.takes, strict=True)
+                     if c is not None]
+            await asyncio.wait(tasks)
+            for stop in stops:
+                stop.cancel()
+            if stops:
+                await asyncio.wait(stops)
+
+        hung = False
+        try:
+            await clock.drive(everyone(), real_timeout=2.0)
+        except TimeoutError:
+            hung = True
+        return {"out": out, "order": order, "hung": hung}
+
+    run = _sc.run_virtual(main, limit=10_000)
+    return run.value or {"out": [], "order": [], "hung": True}
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    if me["hung"]:
+        return ("take() never returned (2 s of real time, or a wait the virtual clock cannot end): wait only with "
+                "the `sleep` you were given, for the part of a token still missing")
+    _problem = _over_admitted([t for kind, t in me["out"] if kind == "returned"], s.rate, s.burst)
+    if _problem:
+        return "over-admitted: " + _problem
+    called = {k: n for n, k in enumerate(it["order"])}
+    for k, ((kind, at), (want, then)) in enumerate(zip(me["out"], it["out"], strict=True)):
+        if kind == want and (kind != "returned" or abs(at - then) < 1e-6):
+            continue
+        if want == "cancelled" and kind == "returned":
+            return (f"a cancelled take returned: take {k} was cancelled at {_sc.fmt(s.takes[k][1])} while it "
+                    f"waited, and returned at {_sc.fmt(at)}: let CancelledError out of take(), with no token taken")
+        if want == "returned" and kind != "returned":
+            seen = f"ended {kind!r} at {_sc.fmt(at)}" if at is not None else "never returned"
+            return (f"waited longer than needed: take {k} could return at {_sc.fmt(then)} but {seen}: wait only "
+                    "for the part of a token still missing, (1 - tokens) / rate")
+        behind = [j for j, (kj, tj) in enumerate(me["out"])
+                  if kj == "returned" and called[j] > called[k] and tj < at - 1e-6]
+        if behind:
+            return (f"first come, first served: take {k} returned at {_sc.fmt(at)}, after take {behind[0]}, "
+                    "called later: a take that arrives while another waits queues behind it (an asyncio.Lock "
+                    "around the wait)")
+        if kind == "returned" and at > then:
+            gone = [j for j, (kj, _) in enumerate(it["out"]) if kj == "cancelled" and called[j] < called[k]]
+            why = (f"take {gone[0]} was cancelled while it waited, so it takes no token and the takes behind it "
+                   "move up" if gone else "refill from the last update, up to `burst`, and sleep (1 - tokens) / rate")
+            return (f"waited longer than needed: take {k} returned at {_sc.fmt(at)}, but its token was back at "
+                    f"{_sc.fmt(then)}: {why}")
+        if kind == "returned":
+            return (f"over-admitted: take {k} returned at {_sc.fmt(at)}, before its token was back at "
+                    f"{_sc.fmt(then)} (a cancelled take gives back no token it never took)")
+        return f"take {k} ended {kind!r} at {_sc.fmt(at)}, where it should end {want!r} at {_sc.fmt(then)}"
+    return None
+
+
+_sc.differential(TokenBucket, _reference, _scenarios(), _observe, _compare, what="TokenBucket",
+                 examples=40, hint="chapter 25")
 ### END HIDDEN TESTS
 
 # %% [markdown]

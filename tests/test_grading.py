@@ -658,14 +658,17 @@ def test_a_flooding_child_on_a_busy_loop_catches_a_reap_that_does_not_read(reap,
                 await asyncio.wait_for(proc.stdout.readexactly(1 << 20), 20)
                 await asyncio.wait_for(_pipe_holds(proc.stdout, 256 << 10), 20)
                 seen = await grading.observe(reap(proc), timeout=3)
+                drained = proc.stdout.at_eof()
         finally:
             if proc.returncode is None:
                 proc.kill()
             await asyncio.wait_for(proc.communicate(), 3)
-        return seen
+        return seen, drained
 
-    seen = run(scenario())
+    seen, drained = run(scenario())
     if hangs:
-        assert isinstance(seen.error, TimeoutError), seen
+        # a wait() that does not read: it hangs where wait() also waits for the pipes (3.11.7, 3.12.1,
+        # 3.13.0); from CPython gh-119710 (3.13.15, 3.14.8) it returns at the exit, output unread
+        assert isinstance(seen.error, TimeoutError) or (seen.finished and not drained), (seen, drained)
     else:
-        assert seen.finished and seen.error is None, seen
+        assert seen.finished and seen.error is None and drained, (seen, drained)

@@ -192,13 +192,16 @@ def test_grading_a_notebook_judges_its_run(monkeypatch):
 
     seen = {}
 
-    def fake_run(nb, cwd, timeout, quiet_kernel):
-        seen.update(nb=nb, cwd=cwd, timeout=timeout, quiet=quiet_kernel)
+    def fake_run(nb, cwd, timeout, quiet_kernel, kill_at_end):
+        seen.update(nb=nb, cwd=cwd, timeout=timeout, quiet=quiet_kernel, kill=kill_at_end)
         return PARTIAL
 
     monkeypatch.setattr(student, "run_notebook", fake_run)
+    corpus.grade_notebook("entry", "28/x", "NB", "the lock was held", timeout=7)
+    assert seen["kill"] is False, "a Ray chapter's kernel exits by itself (ray.shutdown at exit)"
     v = corpus.grade_notebook("entry", "06/x", "NB", "the lock was held", timeout=7)
-    assert seen == {"nb": "NB", "cwd": corpus.NOTEBOOKS_DIR, "timeout": 7, "quiet": True}
+    assert seen == {"nb": "NB", "cwd": corpus.NOTEBOOKS_DIR, "timeout": 7, "quiet": True,
+                    "kill": True}, "a chapter without Ray: the kernel is killed once graded"
     assert (v.key, v.kind, v.verdict, v.score, v.max_score, v.seconds, v.violates) == (
         "06/x", "entry", "rejected", 1.0, 3.0, 1.23, "the lock was held")
     assert v.failures == [("t2", "AssertionError:  The Lock   was HELD across the await")]

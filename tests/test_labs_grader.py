@@ -204,7 +204,9 @@ def test_a_notebook_nested_too_deep_to_parse_is_malformed_and_the_rest_still_gra
                                      "bob/01_demo/01_demo.ipynb": VALID})
     alice, bob = grader._enumerate(subs, {A: (A, CELLS[A])})
     assert (alice.status, alice.path) == ("invalid", None)
-    assert alice.reason.startswith("malformed notebook 01_demo.ipynb: maximum recursion depth exceeded")
+    # the reason carries the parser's own words: "maximum recursion depth exceeded" up to 3.13,
+    # "Stack overflow (used 8152 kB) while decoding a JSON array ..." on 3.14.8
+    assert alice.reason.startswith("malformed notebook 01_demo.ipynb: ")
     assert len(alice.reason) <= len("malformed notebook 01_demo.ipynb: ") + 120
     assert bob.path is not None
 

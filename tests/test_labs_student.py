@@ -90,6 +90,9 @@ def test_the_client_runs_like_the_graders_and_records_failed_replies(tmp_path):
     client.on_cell_executed(cell=None, cell_index=4, execute_reply={
         "content": {"status": "error", "ename": "ValueError", "evalue": "bad"}})
     assert failed == {4: "ValueError: bad"}
+    assert client.shutdown_kernel == "graceful", "validate lets the kernel exit by itself"
+    killing = student._client(_lab(), tmp_path, 7, failed, kill_at_end=True)
+    assert killing.shutdown_kernel == "immediate", "kill_at_end: the corpus kills a graded kernel"
 
 
 class FakeClient:
@@ -164,10 +167,11 @@ def test_run_notebook_reports_each_test_and_an_emptied_hidden_cell_as_not_run(mo
     nb = _lab()
     ticks = iter([100.0, 102.5])
     monkeypatch.setattr(student.time, "monotonic", lambda: next(ticks))
-    monkeypatch.setattr(student, "_client", lambda nb, cwd, timeout, failed: ("client", cwd, timeout))
+    monkeypatch.setattr(student, "_client",
+                        lambda nb, cwd, timeout, failed, kill: ("client", cwd, timeout, kill))
 
     def execute_all(client, nb, failed, run, quiet_kernel, skip):
-        assert client == ("client", tmp_path, 9) and quiet_kernel
+        assert client == ("client", tmp_path, 9, False) and quiet_kernel
         assert skip == frozenset(), "a notebook with no record of what grading may skip runs whole"
         nb.cells[1].outputs = [new_output("error", ename="NotImplementedError", evalue="", traceback=[])]
         nb.cells[2].outputs = [new_output("error", ename="AssertionError", evalue="add(1, 1) was 3",

@@ -477,6 +477,7 @@ def test_nbgrader_runs_the_submission_through_the_sandboxed_kernel_with_the_spec
     assert c.Execute.kernel_manager_class is worker.SandboxKernelManager, "the kernel starts sandboxed"
     assert c.Autograde.autograde_preprocessors[0] is worker.SandboxExecute
     assert (c.Execute.timeout, c.Execute.iopub_timeout) == (7, 3)
+    assert c.Execute.shutdown_kernel == "immediate", "a graded sandbox is killed, not waited for"
     assert c.Execute.interrupt_on_timeout is True and c.Execute.raise_on_iopub_timeout is False
     assert c.Execute.startup_timeout == 60, "a sandboxed kernel gets a minute to start"
     assert c.Execute.extra_arguments == ["--HistoryManager.hist_file=:memory:"], "no history file in the box"

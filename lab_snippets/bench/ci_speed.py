@@ -201,10 +201,10 @@ def fixed(before: str, after: str, rounds: int = 6, work=_fixed_work) -> dict:
                     for what, seconds in work(trees[side], lab).items():
                         times[side].setdefault(what, []).append(round(seconds, 3))
         finally:
+            # its own two trees only: `git worktree prune` would also drop every other worktree whose
+            # folder this process cannot see (run inside .ci/forky-root, that is every one of them)
             for tree in trees.values():
-                if tree.exists():
-                    run_git(["worktree", "remove", "--force", str(tree)], repo=REPO_ROOT, timeout=120)
-            run_git(["worktree", "prune"], repo=REPO_ROOT, timeout=120)
+                run_git(["worktree", "remove", "--force", str(tree)], repo=REPO_ROOT, timeout=120)
     return times
 
 

@@ -245,8 +245,12 @@ def grade_one(kind, chapter, entry=None, timeout=30):
 def grade_notebook(kind, key, nb, violates="", timeout=30):
     """Grade a notebook in memory (a chapter with one solution cell replaced) in a fresh kernel,
     the way ``grade_one`` does; ``labs.mutants`` grades each mutant through here."""
+    from lab_snippets.book.chapters import runs_alone
     from lab_snippets.labs.student import run_notebook
-    run = run_notebook(nb, NOTEBOOKS_DIR, timeout=timeout, quiet_kernel=True)
+    # once graded, the kernel is killed rather than asked to stop (~0.6 s a submission), except in
+    # a chapter that starts Ray, whose processes leave through ray.shutdown at the kernel's exit
+    run = run_notebook(nb, NOTEBOOKS_DIR, timeout=timeout, quiet_kernel=True,
+                       kill_at_end=not runs_alone(key.split("/")[0]))
     verdict, failures = judge(kind, run, violates)
     return Verdict(key, kind, verdict, run.score, run.max_score, round(run.seconds, 2), violates,
                    failures)
@@ -265,6 +269,10 @@ def jobs_for(chapters=None, corpus_dir=CORPUS_DIR):
 
 
 def run(chapters=None, jobs=2, timeout=30, log=print):
+    # nbgrader's package imports itself in a circle: two pool threads importing it first at once
+    # stop with importlib's _DeadlockError (seen on 3.14.8 with --jobs 2), so import it here
+    import nbgrader.preprocessors  # noqa: F401
+
     todo = jobs_for(chapters)
     t0 = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

@@ -147,6 +147,34 @@ def _fresh(tree: ast.Module) -> set[str]:
     return out
 
 
+class _TopLevelSync(ast.NodeTransformer):
+    """The cell with its top-level ``await``, ``async for``, ``async with`` and asynchronous
+    comprehensions made synchronous: the names are the same, and from 3.14 ``symtable`` refuses
+    them outside a function (IPython runs them; a notebook cell is full of them)."""
+
+    def visit_FunctionDef(self, node):  # a function's body keeps its own rules
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Await(self, node):
+        return self.visit(node.value)
+
+    def _sync(self, node, kind):
+        node = self.generic_visit(node)
+        return ast.copy_location(kind(**{f: getattr(node, f) for f in node._fields}), node)
+
+    def visit_AsyncFor(self, node):
+        return self._sync(node, ast.For)
+
+    def visit_AsyncWith(self, node):
+        return self._sync(node, ast.With)
+
+    def visit_comprehension(self, node):
+        node.is_async = 0
+        return self.generic_visit(node)
+
+
 @lru_cache(maxsize=4096)
 def cell_names(source: str, modules: frozenset[str] = frozenset()) -> Names | None:
     """What the cell binds, rebinds and reads, or None if it cannot be parsed.
@@ -159,11 +187,11 @@ def cell_names(source: str, modules: frozenset[str] = frozenset()) -> Names | No
     code = _python(source)
     if code is None:
         return None
+    tree = ast.parse(code)
     try:
-        table = symtable.symtable(code, "<cell>", "exec")
+        table = symtable.symtable(ast.unparse(_TopLevelSync().visit(ast.parse(code))), "<cell>", "exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    tree = ast.parse(code)
     binds = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
     uses = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
     later: set[str] = set()
@@ -267,13 +295,16 @@ def needed(sources: Sequence[str | None], roots: Iterable[int],
     a name it reads (``providers``), to a fixed point; and the cells that may run trimmed.
 
     ``sources[i]`` is None for a cell that is not code; a cell that does not parse is always run,
-    whole (nothing is known of it). ``trims``: ``{index: the cell's source with only the
+    whole (nothing is known of it), and so is every code cell before it.
+    ``trims``: ``{index: the cell's source with only the
     statements the reference's grade needs}`` (``trim``); such a cell runs whole once a cell to
     run reads a name only its dropped statements bind."""
     modules = module_names(sources)
     whole = all_names(sources, modules)
     roots = {i for i in roots if sources[i] is not None}
-    roots |= {i for i, s in enumerate(sources) if s is not None and whole[i] is None}
+    unknown = [i for i, s in enumerate(sources) if s is not None and whole[i] is None]
+    # a cell nothing is known of runs, and so does every code cell before it (it may read anything)
+    roots |= {i for i, s in enumerate(sources) if s is not None and unknown and i <= max(unknown)}
     trims = {i: t for i, t in (trims or {}).items() if whole[i] is not None}
     while True:
         cut = all_names([trims.get(i, s) for i, s in enumerate(sources)], modules)

@@ -87,7 +87,7 @@ class TestRun:
         return sum(r.points for r in self.results if r.ran)
 
 
-def _client(nb, cwd, timeout, failed_replies):
+def _client(nb, cwd, timeout, failed_replies, kill_at_end=False):
     from nbclient import NotebookClient
 
     class Client(RecoveringMixin, NotebookClient):
@@ -102,6 +102,7 @@ def _client(nb, cwd, timeout, failed_replies):
                   raise_on_iopub_timeout=False, interrupt_on_timeout=True, iopub_timeout=4,
                   resources={"metadata": {"path": str(cwd)}},
                   on_cell_executed=on_executed,
+                  shutdown_kernel="immediate" if kill_at_end else "graceful",
                   error_on_timeout={"ename": "CellTimeoutError",
                                     "evalue": f"cell ran longer than {timeout}s",
                                     "traceback": [f"cell ran longer than {timeout}s"]})
@@ -164,7 +165,8 @@ def run_tests(notebook, timeout=30) -> TestRun:
     return run_notebook(nb, path.parent, timeout=timeout, path=path)
 
 
-def run_notebook(nb, cwd, timeout=30, quiet_kernel=False, path=None) -> TestRun:
+def run_notebook(nb, cwd, timeout=30, quiet_kernel=False, path=None,
+                 kill_at_end=False) -> TestRun:
     """``run_tests`` for a notebook already in memory, run with ``cwd`` as its working folder.
 
     The one code path that runs tests outside the sandbox: ``validate`` reports it to a student,
@@ -172,8 +174,11 @@ def run_notebook(nb, cwd, timeout=30, quiet_kernel=False, path=None) -> TestRun:
     when it raised nothing and wrote nothing to stderr, which is how nbgrader's ``determine_grade``
     scores a graded code cell in ``grade``; a failure is described by ``failure_message``, which
     ``grade`` uses for its reasons too. ``quiet_kernel`` sends the kernel's own stderr (its start-up
-    warnings) to /dev/null. The cells the notebook's record says the grade does not need, and no
-    cell that runs needs, are not run (``deps.plan``), as in ``grade``.
+    warnings) to /dev/null. ``kill_at_end`` ends the kernel with SIGKILL to its process group once
+    the last cell ran, instead of a shutdown request and the wait for it to exit (its atexit
+    handlers do not run: not for a chapter that starts Ray, whose ``ray.shutdown`` is one). The
+    cells the notebook's record says the grade does not need, and no cell that runs needs, are
+    not run (``deps.plan``), as in ``grade``.
     """
     ensure_venv_on_path()
     tests = _test_cells(nb)
@@ -187,8 +192,8 @@ def run_notebook(nb, cwd, timeout=30, quiet_kernel=False, path=None) -> TestRun:
     for i, source in plan.trimmed.items():
         nb.cells[i].source = source
     try:
-        _execute_all(_client(nb, cwd, timeout, failed_replies), nb, failed_replies, run,
-                     quiet_kernel, plan.skip)
+        client = _client(nb, cwd, timeout, failed_replies, kill_at_end)
+        _execute_all(client, nb, failed_replies, run, quiet_kernel, plan.skip)
     finally:
         for i, source in whole.items():
             nb.cells[i].source = source

@@ -289,6 +289,10 @@ def nbgrader_config(spec: GradeSpec):
     c.Execute.interrupt_on_timeout = True
     c.Execute.iopub_timeout = int(spec.iopub_timeout)
     c.Execute.startup_timeout = 60
+    # Once the last cell ran, nothing the kernel does counts: kill the sandbox (SIGKILL to the
+    # launcher's process group, bwrap; its PID namespace takes every process of the submission
+    # with it) instead of a shutdown request and the wait for the kernel to exit by itself.
+    c.Execute.shutdown_kernel = "immediate"
     c.Execute.kernel_manager_class = SandboxKernelManager
     c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:"]
     return c

@@ -39,6 +39,8 @@ CLAIM_TAG = "claim"
 CLAIM_LINE = re.compile(r"^#\s*claim:\s*([a-z0-9][a-z0-9-]*)\s*$")
 SKIP_TAGS = {"skip-execution", "nbval-skip"}
 MARKER_ENV = "LAB_CLAIMS_RUN_ID"
+# per-cell bound of a counterfactual run of a chapter that starts a local Ray (chapters.runs_alone)
+RAY_MUTATION_CELL_TIMEOUT = 240
 
 
 class ClaimError(Exception):
@@ -246,6 +248,10 @@ def run_mutation(mutation: Mutation, timeout: float = 60) -> Verdict:
         raise ClaimError(f"{mutation.id}: chapter {mutation.chapter} has no claim {mutation.claim!r} "
                          f"after the mutation (claims: {sorted(cells)})")
     target = cells[mutation.claim].index
+    if chapters.runs_alone(path):
+        # a Ray chapter's cell bounds its own waits (up to 60 + 120 s in chapter 29): the runner's
+        # bound must be longer, so that a slow start fails with the cell's message, not a timeout
+        timeout = max(timeout, RAY_MUTATION_CELL_TIMEOUT)
     run = run_notebook(nb, cwd=path.parent, stop_after=target, timeout=timeout)
     by_index = {c.index: c.slug for c in cells.values()}
     if run.failed_index is None:
