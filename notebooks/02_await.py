@@ -13,7 +13,7 @@
 #    freeze with a heartbeat;
 # 4. catch the same freeze with asyncio's debug mode, which logs slow callbacks.
 #
-# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 40 minutes
+# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -388,16 +388,26 @@ assert slow_reply == "reply to slow request"
 # The condition usually becomes true because *another task* changes something, so a
 # `wait_until` that blocks the loop will never see it happen.
 #
-# The tests grade these properties:
+# Graded, on many generated runs (an `interval` shorter or longer than `timeout`; a condition
+# that holds at the first check, after a few checks, once another task sets it, or never; an
+# `is_ready()` that takes a while to answer, or that raises; a caller that cancels the call; one
+# to three callers at once):
 #
-# - the first check comes before any wait, and a check that sees `True` returns the number
-#   of checks at once;
-# - the event loop stays free for the whole call: another task runs every few milliseconds,
+# - **checks**: the first check comes before any wait; a check that sees `True` returns the
+#   number of checks made so far at once;
+# - **the loop stays free** for the whole call: another task runs every few milliseconds,
 #   never frozen for anything like an `interval`;
-# - it waits about `interval` between checks instead of spinning;
-# - `TimeoutError` comes once `timeout` seconds of real time have passed, not much later:
-#   not a whole `interval` late when `interval` is longer than `timeout`, and not late when
-#   `is_ready()` itself takes time (never sleep past the deadline).
+# - **spacing**: about `interval` between checks (plus the time `is_ready()` takes), never
+#   less, except a last check at the deadline; no spinning;
+# - **timeout**: `TimeoutError` once `timeout` seconds of real time have passed, not before
+#   and not later: not a whole `interval` late when `interval` is longer than `timeout`, and
+#   not late when `is_ready()` itself takes time (never sleep past the deadline);
+# - **errors**: an exception from `is_ready()` comes out of `wait_until` at once, unchanged;
+# - **cancellation**: a caller that cancels the call gets `CancelledError` at once;
+# - **several callers at once**: each counts its own checks, none holds up another, and no
+#   call leaves a task running when it ends.
+#
+# The visible test below shows one run.
 
 # %%
 class Flag:
@@ -603,6 +613,230 @@ assert _late < _limit.seconds, (
     f"raise TimeoutError once `timeout` has passed in real time: checks that take 30 ms, every 0.01 s, "
     f"with a 0.3 s timeout raised after {_late:.2f} s. Measure the time with time.monotonic(), "
     "not by adding up the sleeps you asked for (chapter 02)")
+
+# Generated scenarios (issue 37): the same callers through wait_until and the reference, on
+# virtual time (lab_snippets.scenarios explains the pattern). While a scenario's loop runs,
+# time.monotonic, perf_counter and time read its virtual clock, in its thread only, and
+# time.sleep moves that clock on without letting any task run: a blocking sleep freezes the
+# loop for as long as it would on a real clock, and a deadline counted in real time is exact.
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "wait_until")
+_REAL = {_name: getattr(time, _name) for _name in ("monotonic", "perf_counter", "time", "sleep")}
+
+
+class _ProbeFailed(Exception):
+    """What a stand-in is_ready() that fails raises."""
+
+
+def _scenario_loop():
+    """The running virtual loop of this thread, unless the caller is the virtual loop's own code."""
+    loop = asyncio._get_running_loop()
+    if isinstance(loop, _sc.VirtualTimeLoop) and sys._getframe(2).f_globals.get("__name__") != _sc.__name__:
+        return loop
+    return None
+
+
+def _virtual_clock(name: str):
+    real = _REAL[name]
+
+    def read() -> float:
+        loop = _scenario_loop()
+        return real() if loop is None else 1000.0 + loop.time()
+    return read
+
+
+def _virtual_sleep(seconds: float) -> None:
+    loop = _scenario_loop()
+    if loop is None:
+        return _REAL["sleep"](seconds)
+    if seconds < 0:
+        raise ValueError("sleep length must be non-negative")
+    loop._virtual_now[0] += seconds  # the loop is blocked: no task runs while the clock moves on
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    interval: float
+    timeout: float
+    ready_check: int | None = None   # is_ready() is true from this check on
+    set_at: float | None = None      # another task sets the flag then
+    raise_check: int | None = None   # is_ready() raises _ProbeFailed at this check
+    cost: float = 0                  # seconds each is_ready() blocks before it answers
+    cancel_at: float | None = None
+    callers: int = 1
+
+    def describe(self) -> str:
+        who, cancel = _sc.callers_phrase(self.callers, self.cancel_at)
+        if self.raise_check is not None:
+            cond = f"raises _ProbeFailed at check {self.raise_check}"
+        elif self.ready_check is not None:
+            cond = f"is True from check {self.ready_check} on"
+        elif self.set_at is not None:
+            cond = f"is True once another task sets the flag at {_sc.fmt(self.set_at)}"
+        else:
+            cond = "is never True"
+        slow = f"takes {_sc.fmt(self.cost)} (blocking) to answer and " if self.cost else ""
+        return (f"{who} calls wait_until(is_ready, interval={self.interval:g}, timeout={self.timeout:g})"
+                f"{cancel}; is_ready() {slow}{cond}")
+
+
+@_st.composite
+def _scenarios(draw):
+    # Checks fall at multiples of half a second (plus 0.1 s a check when is_ready takes time), the
+    # flag is set at a quarter past, the deadline at three quarters past, a cancel at 0.4 past: no
+    # outcome hangs on two events at one instant.
+    interval = draw(_st.sampled_from([1, 0.5, 2, 3]))
+    timeout = draw(_st.sampled_from([2.75, 0.75, 4.75, 7.75]))
+    how = draw(_st.sampled_from(["check", "set", "never", "raises"]))
+    n = draw(_st.integers(1, 6))
+    callers = draw(_st.sampled_from([1, 1, 2, 3]))
+    if callers == 1 and how in ("check", "never") and draw(_st.booleans()):
+        # a slow is_ready: checks drift by its time, so the deadline is what is graded
+        return _Scenario(interval, 7.75 if how == "check" else timeout,
+                         ready_check=min(n, 2) if how == "check" else None, cost=0.1)
+    return _Scenario(interval, timeout, ready_check=n if how == "check" else None,
+                     set_at=draw(_st.sampled_from([1.25, 0.25, 2.25, 3.25, 5.25])) if how == "set" else None,
+                     raise_check=n if how == "raises" else None,
+                     cancel_at=draw(_st.sampled_from([None, None, 0.4, 1.4, 3.4])), callers=callers)
+
+
+class _Stand:
+    """The is_ready() of one caller: notes the time of each check; may block, raise, or hold."""
+
+    def __init__(self, s: _Scenario, flag: list, loop) -> None:
+        self.s, self.flag, self.loop, self.checks = s, flag, loop, []
+
+    def ready(self) -> bool:
+        self.checks.append(self.loop.time())
+        self.loop._virtual_now[0] += self.s.cost
+        n = len(self.checks)
+        if self.s.raise_check == n:
+            raise _ProbeFailed(f"check {n} failed")
+        return n >= self.s.ready_check if self.s.ready_check is not None else self.flag[0]
+
+
+def _observe(fn, s: _Scenario) -> dict:
+    async def main() -> dict:
+        loop, flag, gap = asyncio.get_running_loop(), [False], [0.0]
+
+        async def beat() -> None:  # another task on the loop: the longest it waited for its turn
+            while True:
+                before = loop.time()
+                await asyncio.sleep(0.05)
+                gap[0] = max(gap[0], loop.time() - before - 0.05)
+
+        async def setter() -> None:
+            await asyncio.sleep(s.set_at)
+            flag[0] = True
+
+        async def one() -> dict:
+            stand = _Stand(s, flag, loop)
+            seen = await _sc.call_once(lambda: fn(stand.ready, s.interval, s.timeout), _sc.Recorder(),
+                                       s.cancel_at, limit=60)
+            return {**seen, "checks": stand.checks}
+
+        helpers = [asyncio.create_task(beat())]
+        if s.set_at is not None:
+            helpers.append(asyncio.create_task(setter()))
+        try:
+            return {"callers": await asyncio.gather(*(one() for _ in range(s.callers))), "gap": gap[0]}
+        finally:
+            for helper in helpers:
+                helper.cancel()
+
+    run = _sc.run_virtual(main, limit=120)
+    if run.value is None:
+        what = "spun without ever letting time pass" if run.spinning else f"failed: {run.error!r}"
+        return {"broken": f"wait_until {what}"}
+    return run.value
+
+
+def _spacing(me: dict, s: _Scenario) -> str | None:
+    checks = me["checks"]
+    if not checks or checks[0] > 0:
+        first = f"at {_sc.fmt(checks[0])}" if checks else "never"
+        return (f"the first check came {first}, not at once: call is_ready() before the first wait, "
+                "it may already hold")
+    for a, b in zip(checks, checks[1:], strict=False):
+        if b - a < min(s.interval, s.timeout - a) - 1e-6:
+            return (f"checked again {_sc.fmt(round(b - a, 6))} after the check at {_sc.fmt(a)}, before the "
+                    f"{_sc.fmt(s.interval)} interval had passed: wait `interval` between checks (only the "
+                    "deadline may come sooner)")
+        if b - a > s.interval + s.cost + 1e-6:
+            return (f"waited {_sc.fmt(round(b - a, 6))} between the checks at {_sc.fmt(a)} and {_sc.fmt(b)}, "
+                    f"more than the {_sc.fmt(s.interval)} interval: check again once `interval` has passed")
+    return None
+
+
+def _outcome(me: dict, it: dict, s: _Scenario) -> str | None:
+    allowed = {it["kind"]}
+    if it["kind"] in ("returned", "raised _ProbeFailed") and it["checks"][-1] >= s.timeout - 1e-6:
+        allowed.add("raised TimeoutError")  # decided at a last check, at the deadline: one it need not make
+    if me["kind"] in allowed:
+        return None
+    if it["kind"] == "cancelled":
+        return (f"the caller cancelled wait_until at {_sc.fmt(s.cancel_at)}, but it {me['kind']}: let the "
+                "CancelledError through at once")
+    if it["kind"] == "raised _ProbeFailed":
+        return (f"is_ready() raised _ProbeFailed at check {s.raise_check}, but wait_until {me['kind']}: an "
+                "error from is_ready() must come out of wait_until at once, unchanged")
+    if it["kind"] == "returned":
+        return (f"the condition held at check {it['value']} ({_sc.fmt(it['at'])}), before the timeout, but "
+                f"wait_until {me['kind']}")
+    return (f"wait_until {me['kind']} where it must have {it['kind']} (the condition never held before the "
+            f"{_sc.fmt(s.timeout)} timeout)")
+
+
+def _ending(me: dict, it: dict, s: _Scenario) -> str | None:
+    at, checks = me["at"], me["checks"]
+    if me["kind"] == "returned":
+        if me["value"] != len(checks):
+            return f"returned {me['value']!r} after {len(checks)} checks: return the number of checks made"
+        if at > checks[-1] + s.cost + 1e-6:
+            return (f"returned at {_sc.fmt(at)}, though the check at {_sc.fmt(checks[-1])} saw True: return "
+                    "at once")
+        if it["kind"] == "returned" and not s.cost and me["value"] != it["value"]:
+            return f"returned {me['value']!r}: the condition first held at check {it['value']}"
+    if me["kind"] == "raised TimeoutError" and at < s.timeout - 1e-6:
+        return (f"raised TimeoutError at {_sc.fmt(at)}, before the {_sc.fmt(s.timeout)} timeout had passed: "
+                "keep checking until the deadline")
+    if me["kind"] == "raised TimeoutError" and at > s.timeout + s.cost + 1e-6:
+        return (f"raised TimeoutError at {_sc.fmt(at)}, after the {_sc.fmt(s.timeout)} timeout: never sleep "
+                "past the deadline; wait min(interval, time left), the time measured with time.monotonic()")
+    if me["kind"] in ("cancelled", "raised _ProbeFailed") and at > it["at"] + 1e-6:
+        return f"wait_until {me['kind']} at {_sc.fmt(at)}, not at once (at {_sc.fmt(it['at'])})"
+    if me["left"]:
+        return f"{me['left']} task(s) left running when wait_until ended ({me['kind']})"
+    return None
+
+
+def _compare(mine: dict, ref: dict, s: _Scenario) -> str | None:
+    if "broken" in mine:
+        return mine["broken"]
+    if mine["gap"] > ref["gap"] + 0.05 + 1e-6:
+        return (f"the event loop was blocked for {_sc.fmt(round(mine['gap'], 6))} at a stretch while wait_until "
+                "ran: wait with `await asyncio.sleep`, never `time.sleep`")
+    for k, (me, it) in enumerate(zip(mine["callers"], ref["callers"], strict=True)):
+        problem = _spacing(me, s) or _outcome(me, it, s) or _ending(me, it, s)
+        if problem:
+            return f"caller {k}: {problem}" if s.callers > 1 else problem
+    return None
+
+
+for _name in ("monotonic", "perf_counter", "time"):
+    setattr(time, _name, _virtual_clock(_name))
+time.sleep = _virtual_sleep
+try:
+    _sc.differential(wait_until, _reference, _scenarios(), _observe, _compare, what="wait_until",
+                     examples=60, hint="chapter 02")
+finally:
+    for _name, _real in _REAL.items():
+        setattr(time, _name, _real)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -15,7 +15,7 @@
 # 4. show that a timeout or a cancellation of the awaiting coroutine does not stop the thread,
 #    and stop it properly with a `threading.Event`.
 #
-# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 35 minutes
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -370,7 +370,22 @@ else:
 #    thread has returned (it will, within a step), and only then let the `TimeoutError` or the
 #    cancellation propagate.
 #
-# The tests check that when your coroutine raises, the thread has already finished.
+# Graded, on many generated runs (work that ends in time, that outlasts its deadline, or that
+# raises; work that takes a while to wind down once it sees `stop`; a caller that cancels the
+# call; one to three calls at once on one pool):
+#
+# - **in time**: the work's own result comes back, and its stop event is never set;
+# - **errors**: an exception raised by `work` comes out of `run_with_deadline` unchanged;
+# - **deadline**: `TimeoutError` once `timeout` has passed, not before, and no later than the
+#   work's wind-down needs; when it reaches the caller, the stop event is set and the thread has
+#   already finished;
+# - **cancellation**: the same when the caller cancels the call: stop set, thread finished,
+#   then the `CancelledError`;
+# - **the loop stays free** while the call waits, the wind-down included;
+# - **several calls at once**: each has its own stop event, so one call's deadline stops only
+#   its own work; the work runs on `pool`, which still takes work afterwards.
+#
+# The visible test below shows one run.
 
 # %%
 def make_steps(steps: int, step_seconds: float, log: list[str]):
@@ -531,6 +546,218 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hidden") as _pool:
     async with asyncio.timeout(3):
         assert await run_with_deadline(_fast, 2.0, _pool) == "done", "work that ends in time returns its result"
     assert not _fast.stop_seen.is_set(), "work that ends in time must not be asked to stop"
+# Generated scenarios (issue 37): the same calls through run_with_deadline and the reference, on
+# real threads (the chapter's point), the two run beside each other, each on its own event loop and
+# pool, and compared on the contract's facts (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "run_with_deadline")
+_STEP = 0.01  # seconds of one step of a stand-in work
+
+
+class _WorkFailed(Exception):
+    """What a stand-in work that fails raises."""
+
+
+@_dc.dataclass(frozen=True)
+class _Call:
+    steps: int = 2                  # steps of 0.01 s before it returns `value`
+    value: str = "a"
+    raises_at: int | None = None    # raises _WorkFailed at this step
+    wind_down: float = 0            # seconds it takes to stop once it sees the stop event
+    timeout: float = 1.0
+    cancel_at: float | None = None  # its caller cancels the call then
+
+    def describe(self, k: int) -> str:
+        does = (f"raises _WorkFailed at step {self.raises_at}" if self.raises_at is not None
+                else f"returns {self.value!r} after {self.steps} steps of {_STEP:g} s")
+        slow = f", takes {_sc.fmt(self.wind_down)} to wind down once it sees stop" if self.wind_down else ""
+        cancel = f", cancelled by its caller at {_sc.fmt(self.cancel_at)}" if self.cancel_at is not None else ""
+        return f"call {k} (timeout={self.timeout:g}{cancel}): its work {does}{slow}"
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    calls: tuple
+
+    def describe(self) -> str:
+        return (f"{len(self.calls)} call(s) of run_with_deadline at once on one pool of {len(self.calls)} "
+                "thread(s); " + "; ".join(c.describe(k) for k, c in enumerate(self.calls)))
+
+
+@_st.composite
+def _calls(draw):
+    # Work in time ends within 0.06 s of a 1 s timeout; work that overruns would need 1 s against a
+    # deadline or a cancel at 0.03-0.06 s: no outcome hangs on which comes first.
+    how = draw(_st.sampled_from(["in time", "overruns", "raises", "cancelled"]))
+    value, wind = draw(_st.sampled_from("aab")), draw(_st.sampled_from([0, 0.1, 0.05]))
+    if how == "in time":
+        return _Call(steps=draw(_st.sampled_from([0, 1, 3, 6])), value=value, wind_down=wind)
+    if how == "raises":
+        return _Call(steps=3, raises_at=draw(_st.integers(0, 2)))
+    late = draw(_st.sampled_from([0.03, 0.06]))
+    if how == "overruns":
+        return _Call(steps=100, value=value, wind_down=wind, timeout=late)
+    return _Call(steps=100, value=value, wind_down=wind, cancel_at=late)
+
+
+class _Work:
+    """A stand-in `work(stop)`: notes its stop event, its thread, and when it has returned."""
+
+    def __init__(self, c: _Call) -> None:
+        self.c, self.stop, self.thread = c, None, None
+        self.exited = threading.Event()
+
+    def __call__(self, stop) -> str:
+        self.stop, self.thread = stop, threading.current_thread().name
+        try:
+            for i in range(self.c.steps):
+                if stop.is_set():
+                    time.sleep(self.c.wind_down)
+                    return "stopped"
+                if self.c.raises_at == i:
+                    raise _WorkFailed(f"step {i} failed")
+                time.sleep(_STEP)
+            return self.c.value
+        finally:
+            self.exited.set()
+
+
+async def _one_side(fn, s: _Scenario) -> dict:
+    loop, gap = asyncio.get_running_loop(), [0.0]
+    pool = ThreadPoolExecutor(max_workers=len(s.calls), thread_name_prefix="scenario-pool")
+
+    async def beat() -> None:  # another task on the loop: the longest it waited for its turn
+        while True:
+            before = loop.time()
+            await asyncio.sleep(0.005)
+            gap[0] = max(gap[0], loop.time() - before - 0.005)
+
+    async def one(c: _Call) -> dict:
+        work, t0 = _Work(c), loop.time()
+        seen = {"kind": "still running after 3 s", "value": None}
+
+        def note(kind: str, value=None) -> None:  # the moment the call ends, before anything else runs
+            seen.update(kind=kind, value=value, at=loop.time() - t0, exited=work.exited.is_set(),
+                        stop=work.stop is not None and work.stop.is_set())
+
+        async def call() -> None:
+            try:
+                note("returned", await fn(work, c.timeout, pool))
+            except asyncio.CancelledError:
+                note("cancelled")
+                raise
+            except Exception as exc:  # noqa: BLE001 - what came out is the observation
+                note(_sc.kind_of(exc))
+
+        task = asyncio.create_task(call())
+        if c.cancel_at is not None:
+            loop.call_later(c.cancel_at, task.cancel)
+        await asyncio.wait([task], timeout=3)
+        task.cancel()
+        for _ in range(300):  # the work ends within 1 s even if never stopped
+            if work.exited.is_set() or work.thread is None:
+                break
+            await asyncio.sleep(0.01)
+        return {**seen, "thread": work.thread}
+
+    beat_task = asyncio.create_task(beat())
+    try:
+        calls = await asyncio.gather(*(one(c) for c in s.calls))
+    finally:
+        beat_task.cancel()
+    try:
+        pool_ok = await asyncio.wait_for(asyncio.wrap_future(pool.submit(int, 1)), 2) == 1
+    except Exception:  # noqa: BLE001 - a pool that no longer takes work
+        pool_ok = False
+    pool.shutdown(wait=True)
+    return {"calls": calls, "gap": gap[0], "pool_ok": pool_ok}
+
+
+def _run_beside(fn, s: _Scenario) -> tuple:
+    """Run `fn` and the reference on the same scenario at the same time, each in its own thread."""
+    out: dict = {}
+
+    def side(key: str, f) -> None:
+        out[key] = asyncio.run(_one_side(f, s))
+
+    threads = [threading.Thread(target=side, args=(key, f), daemon=True)
+               for key, f in (("mine", fn), ("ref", _reference))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=20)
+    return out.get("mine", {"broken": "run_with_deadline did not end within 20 s"}), out.get("ref")
+
+
+_beside: dict = {}
+
+
+def _observe(fn, s: _Scenario) -> dict:
+    if fn is _reference and s in _beside:
+        return _beside.pop(s)  # measured beside the submission, a moment ago
+    mine, ref = _run_beside(fn, s)
+    _beside[s] = ref
+    return mine
+
+
+def _compare_call(me: dict, it: dict, c: _Call) -> str | None:
+    if me["kind"] != it["kind"]:
+        if it["kind"] == "returned":
+            return (f"work that ends in time gave {me['kind']} where its result {it['value']!r} should come "
+                    "back (a stop event shared by several calls stops work it should not)")
+        if it["kind"] == "cancelled":
+            return (f"the caller cancelled the call at {_sc.fmt(c.cancel_at)}, but it {me['kind']}: set stop, "
+                    "wait for the thread, then let the CancelledError through")
+        if it["kind"] == "raised _WorkFailed":
+            return f"the work raised _WorkFailed, but run_with_deadline {me['kind']}: let its error out unchanged"
+        return f"work that outlasts its {_sc.fmt(c.timeout)} deadline gave {me['kind']} instead of TimeoutError"
+    if me["thread"] is not None and not me["thread"].startswith("scenario-pool"):
+        return f"the work ran in thread {me['thread']!r}, not on `pool`: run it with run_in_executor(pool, ...)"
+    if me["kind"] == "returned":
+        if me["value"] != it["value"]:
+            return (f"returned {me['value']!r} where the work returned {it['value']!r}: give each call a stop "
+                    "event of its own")
+        if me["stop"]:
+            return "work that ends in time must not be asked to stop (its stop event was set)"
+    if me["kind"] in ("raised TimeoutError", "cancelled"):
+        if not me["stop"]:
+            return f"the stop event was not set when the call {me['kind']}: set it, or the thread runs on"
+        if not me["exited"]:
+            return (f"the thread was still running when the call {me['kind']}: after setting stop, wait for "
+                    "the thread to finish before letting the exception out")
+        if me["kind"] == "raised TimeoutError" and me["at"] < c.timeout * 0.9:
+            return f"raised TimeoutError after {me['at']:.3f} s, before the {_sc.fmt(c.timeout)} timeout"
+        if me["at"] > max(2 * it["at"], it["at"] + 0.1):
+            return (f"the call {me['kind']} after {me['at']:.3f} s where {it['at']:.3f} s was enough (the "
+                    "reference, beside it): stop waiting once the thread has finished")
+    return None
+
+
+def _compare(mine: dict, ref: dict, s: _Scenario) -> str | None:
+    if "broken" in mine:
+        return mine["broken"]
+    if not mine["pool_ok"]:
+        return "the pool no longer takes work after the calls: never shut down a pool you were given"
+    if mine["gap"] > max(2 * ref["gap"], ref["gap"] + 0.08):
+        return (f"the event loop was blocked for {mine['gap']:.3f} s at a stretch (the reference, beside it: "
+                f"{ref['gap']:.3f} s): await the future, never a blocking .result() or join()")
+    for k, (me, it, c) in enumerate(zip(mine["calls"], ref["calls"], s.calls, strict=True)):
+        problem = _compare_call(me, it, c)
+        if problem:
+            return f"call {k}: {problem}" if len(s.calls) > 1 else problem
+    return None
+
+
+_sc.differential(run_with_deadline, _reference,
+                 _st.builds(_Scenario, _st.lists(_calls(), min_size=1, max_size=3).map(tuple)),
+                 _observe, _compare, what="run_with_deadline", examples=2, timeout=40, hint="chapter 08",
+                 explicit=(_Scenario((_Call(100, "a", wind_down=0.05, timeout=0.03), _Call(6, "b"))),
+                           _Scenario((_Call(100, wind_down=0.05, cancel_at=0.03), _Call(3, raises_at=1)))))
 ### END HIDDEN TESTS
 
 # %% [markdown]

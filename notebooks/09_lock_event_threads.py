@@ -341,9 +341,21 @@ else:
 #
 # The caller owns `stop`; it sets it and joins the thread with a timeout.
 #
-# Graded, with an interval of seconds: the thread returned is started; `check()` runs in it
-# at once; the thread ends within half a second of `stop` being set, however long the
-# interval; no call to `check()` once `stop` is set.
+# Graded, on many generated runs (a short interval or a long one; a `check()` that takes a
+# while, longer than the interval or not; `stop` set before the call, during a wait, or while
+# `check()` runs; one to three checkers at once, each with its own `stop`):
+#
+# - **the thread**: the thread returned is started, and every call to `check()` runs in it, the
+#   first at once (before any wait);
+# - **rhythm**: then once every `interval` seconds: never sooner than `interval` after the
+#   previous call started, and no later than `interval` after it ended;
+# - **stop**: the thread ends within half a second of `stop` being set (or of the end of the
+#   call to `check()` in progress), however long the interval; no call to `check()` once `stop`
+#   is set, and none at all if it was set before the call;
+# - **several at once**: setting one checker's `stop` stops that one only.
+#
+# `check()` raises nothing in these runs: what your thread does with an exception from it is
+# up to you.
 
 # %% tags=["solution", "hide-input"]
 def start_periodic_check(check, interval: float, stop: threading.Event) -> threading.Thread:
@@ -417,6 +429,191 @@ assert _calls.count(_thread.ident) <= 1, (
 assert _calls == [_thread.ident], (
     "check() must be called in the new thread, not in the caller's, and only once before the first "
     "interval ends (chapter 09)")
+# Generated scenarios (issue 37): the same checkers through start_periodic_check and the
+# reference, on real threads (the chapter's point), the two run beside each other and compared on
+# the contract's facts (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+import statistics as _statistics
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "start_periodic_check")
+
+
+@_dc.dataclass(frozen=True)
+class _Checker:
+    interval: float = 1.0
+    duration: float = 0             # seconds each call to check() takes
+    stop_in_call: int | None = 1    # check() sets stop while this call runs ...
+    stop_after_call: int | None = None  # ... or stop is set 0.05 s after this call ended
+    # both None: stop is set before start_periodic_check is called
+
+    def describe(self, k: int) -> str:
+        slow = f"takes {_sc.fmt(self.duration)}" if self.duration else "returns at once"
+        if self.stop_in_call is not None:
+            when = f"stop is set during call {self.stop_in_call} of check()"
+        elif self.stop_after_call is not None:
+            when = f"stop is set 0.05 s after call {self.stop_after_call} of check() ended"
+        else:
+            when = "stop is set before the call"
+        return f"checker {k}: interval={self.interval:g}, each check() {slow}, {when}"
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    checkers: tuple
+
+    def describe(self) -> str:
+        return (f"{len(self.checkers)} start_periodic_check(check, interval, stop) at once, each with its own "
+                "stop; " + "; ".join(c.describe(k) for k, c in enumerate(self.checkers)))
+
+
+@_st.composite
+def _checkers(draw):
+    # A long interval for the stop latency (set mid-wait, or during the first call), short ones for
+    # the rhythm (stopped from inside a call: no stop lands at the instant a wait ends).
+    how = draw(_st.sampled_from(["short", "long", "before"]))
+    duration = draw(_st.sampled_from([0, 0.02, 0.06]))
+    if how == "before":
+        return _Checker(interval=draw(_st.sampled_from([1.0, 0.03])), duration=duration, stop_in_call=None)
+    if how == "long":
+        if draw(_st.booleans()):
+            return _Checker(interval=1.0, duration=duration, stop_in_call=None, stop_after_call=1)
+        return _Checker(interval=1.0, duration=max(duration, 0.02), stop_in_call=1)
+    return _Checker(interval=draw(_st.sampled_from([0.03, 0.05])), duration=duration,
+                    stop_in_call=draw(_st.integers(1, 4)))
+
+
+def _watch(fn, c: _Checker) -> dict:
+    """Run one checker; its calls [start, end, thread, stop already set], when stop was set, when the
+    returned thread ended."""
+    stop, calls, seen = threading.Event(), [], {"stop_at": None, "end": None, "thread": None}
+    first_ended = threading.Event()
+
+    def check() -> None:
+        calls.append([time.monotonic(), None, threading.get_ident(), stop.is_set()])
+        n = len(calls)
+        time.sleep(c.duration / 2)
+        if c.stop_in_call == n:
+            seen["stop_at"] = time.monotonic()
+            stop.set()
+        time.sleep(c.duration / 2)
+        calls[n - 1][1] = time.monotonic()
+        if n == (c.stop_after_call or 0):
+            first_ended.set()
+
+    if c.stop_in_call is None and c.stop_after_call is None:
+        seen["stop_at"] = time.monotonic()
+        stop.set()
+    seen["called"] = time.monotonic()
+    thread = fn(check, c.interval, stop)
+    try:
+        if not isinstance(thread, threading.Thread) or thread.ident is None:
+            seen["thread"] = "not started"
+            return {**seen, "calls": calls}
+        seen["thread"] = thread.ident
+        if c.stop_after_call is not None:
+            first_ended.wait(2)
+            time.sleep(0.05)
+            seen["stop_at"] = time.monotonic()
+            stop.set()
+        elif not stop.wait(2):  # the call that sets it never came
+            seen["stop_at"] = time.monotonic()
+            stop.set()
+        thread.join(2)
+        seen["end"] = None if thread.is_alive() else time.monotonic()
+    finally:
+        stop.set()
+        if isinstance(thread, threading.Thread) and thread.ident is not None:
+            thread.join(c.interval + 1)
+    return {**seen, "calls": [list(x) for x in calls]}
+
+
+def _one_side(fn, s: _Scenario) -> list:
+    out = [None] * len(s.checkers)
+
+    def run(k: int) -> None:
+        out[k] = _watch(fn, s.checkers[k])
+
+    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(len(s.checkers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    return out
+
+
+_beside: dict = {}
+
+
+def _observe(fn, s: _Scenario) -> list:
+    if fn is _reference and s in _beside:
+        return _beside.pop(s)  # measured beside the submission, a moment ago
+    out: dict = {}
+    sides = [threading.Thread(target=lambda key=key, f=f: out.__setitem__(key, _one_side(f, s)), daemon=True)
+             for key, f in (("mine", fn), ("ref", _reference))]
+    for t in sides:
+        t.start()
+    for t in sides:
+        t.join(15)
+    _beside[s] = out.get("ref")
+    return out.get("mine") or [{"thread": "did not return within 15 s", "calls": []}] * len(s.checkers)
+
+
+def _latency(x: dict) -> float:
+    ends = [call[1] for call in x["calls"] if call[1] is not None]
+    return x["end"] - max([x["stop_at"], *ends])
+
+
+def _idle(x: dict) -> list:
+    return [b[0] - a[1] for a, b in zip(x["calls"], x["calls"][1:], strict=False) if a[1] is not None]
+
+
+def _compare_one(me: dict, it: dict, c: _Checker) -> str | None:
+    if not isinstance(me["thread"], int):
+        return f"start_periodic_check must return the thread it started ({me['thread']})"
+    if any(call[2] != me["thread"] for call in me["calls"]):
+        return "check() ran in a thread other than the one returned: call it in that thread's loop, every time"
+    if any(call[3] for call in me["calls"]):
+        return "check() was called once stop was set: test stop before every call (none at all if set before)"
+    if me["end"] is None:
+        return "the thread was still running 2 s after stop was set: end the loop when stop is set"
+    if _latency(me) > _latency(it) + 0.4:
+        return (f"slow to stop: the thread ended {_latency(me):.2f} s after stop was set (the reference, beside "
+                f"it: {_latency(it):.2f} s), with a {_sc.fmt(c.interval)} interval: wait with stop.wait(interval)")
+    calls, ref_calls = me["calls"], it["calls"]
+    if len(calls) != len(ref_calls):
+        return (f"check() was called {len(calls)} time(s) before stop, where {len(ref_calls)} expected: once at "
+                "once, then once every interval, none once stop is set")
+    if calls and c.interval >= 1 and calls[0][0] - me["called"] > ref_calls[0][0] - it["called"] + 0.2:
+        return (f"check() first ran {calls[0][0] - me['called']:.2f} s after the call, not at once: call it "
+                "before the first wait")
+    for a, b in zip(calls, calls[1:], strict=False):
+        if b[0] - a[0] < 0.6 * c.interval:  # a floor: a late first call may shorten one gap of a fixed rate
+            return (f"check() was called again {b[0] - a[0]:.3f} s after the previous call started, sooner than "
+                    f"the {_sc.fmt(c.interval)} interval")
+    if _idle(me) and _statistics.median(_idle(me)) > max(1.5 * _statistics.median(_idle(it)),
+                                                          _statistics.median(_idle(it)) + 0.02):
+        return (f"waited {_statistics.median(_idle(me)):.3f} s between calls (median) where the interval is "
+                f"{_sc.fmt(c.interval)} (the reference, beside it: {_statistics.median(_idle(it)):.3f} s)")
+    return None
+
+
+def _compare(mine: list, ref: list, s: _Scenario) -> str | None:
+    for k, (me, it, c) in enumerate(zip(mine, ref, s.checkers, strict=True)):
+        problem = _compare_one(me, it, c)
+        if problem:
+            return f"checker {k}: {problem}" if len(s.checkers) > 1 else problem
+    return None
+
+
+_sc.differential(start_periodic_check, _reference,
+                 _st.builds(_Scenario, _st.lists(_checkers(), min_size=1, max_size=3).map(tuple)),
+                 _observe, _compare, what="start_periodic_check", examples=4, timeout=40, hint="chapter 09",
+                 explicit=(_Scenario((_Checker(stop_in_call=None), _Checker(0.05, 0.01, stop_in_call=3))),
+                           _Scenario((_Checker(stop_in_call=None, stop_after_call=1),))))
 ### END HIDDEN TESTS
 
 # %% [markdown]

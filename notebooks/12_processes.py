@@ -468,11 +468,19 @@ assert exit_status == 3
 #    otherwise;
 # 4. leave no worker process behind, whether it returns, times out or a call raises.
 #
-# Graded: the calls run in `spawn` worker processes, at most `workers` at once and that many
-# side by side; the results in input order; a worker's exception raised to the caller;
-# `multiprocessing.TimeoutError` once `timeout` has passed, counted for all the results
-# together, with the call back by then (not after the overrunning calls end); no worker left
-# after a return, a failure or a timeout.
+# Graded, on generated runs (no calls, one, or more calls than workers; the same arguments
+# twice; calls that take different times, so they finish out of order; calls that raise; one
+# or two workers) and on fixed ones:
+#
+# - **where**: the calls run in `spawn` worker processes, at most `workers` at once and that
+#   many side by side;
+# - **results**: one result per tuple, each from a call of its own (the same arguments twice
+#   are two calls), in the order of `arg_tuples`; no tuples give `[]`;
+# - **errors**: a worker's exception raised to the caller (when several calls raise, one of
+#   their exceptions);
+# - **timeout**: `multiprocessing.TimeoutError` once `timeout` has passed, counted for all the
+#   results together, with the call back by then (not after the overrunning calls end);
+# - **what is left**: no worker process after a return, a failure or a timeout.
 #
 # The workers you will be given come from `lab_snippets.proc_workers`:
 # `pid_and_span(seconds)` returns `(pid, start, end)`, and `fail_with(message)` raises.
@@ -568,6 +576,114 @@ try:
              "pool (what `with` does), not by close() and join() (chapter 12)")
     assert not _live_workers(), _LEFT_BEHIND.format("a timeout")
 finally:
+    _reap_leftovers()
+# Generated scenarios (issue 37): the same batches through parallel_starmap and the reference, in
+# real spawn processes (the chapter's point), compared on the contract's facts (lab_snippets.scenarios
+# explains the pattern). Each call is `eval` of a short expression, so the stand-ins need no module.
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "parallel_starmap")
+
+
+@_dc.dataclass(frozen=True)
+class _Call:
+    value: int = 1
+    seconds: float = 0
+    raises: bool = False
+
+    def expression(self) -> str:
+        if self.raises:
+            return (f"(__import__('time').sleep({self.seconds}), "
+                    f"(_ for _ in ()).throw(RuntimeError('call {self.value} failed')))")
+        return (f"(lambda t=__import__('time'), s=__import__('sys'): (lambda a: (t.sleep({self.seconds}), "
+                f"({self.value}, __import__('os').getpid(), a, t.time(), "
+                "'--multiprocessing-fork' in s.orig_argv))[1])(t.time()))()")
+
+    def describe(self) -> str:
+        return f"{'raises' if self.raises else f'returns {self.value}'} after {_sc.fmt(self.seconds)}"
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    workers: int
+    calls: tuple
+
+    def describe(self) -> str:
+        calls = "; ".join(f"call {k} {c.describe()}" for k, c in enumerate(self.calls)) or "no calls"
+        return f"parallel_starmap(eval, ..., workers={self.workers}, timeout=30): {calls}"
+
+
+_scenarios = _st.builds(
+    _Scenario, _st.integers(1, 2),
+    _st.lists(_st.builds(_Call, _st.sampled_from([1, 2, 1]), _st.sampled_from([0, 0.15]),
+                         _st.sampled_from([False, False, True])), max_size=4).map(tuple))
+
+
+def _observe(fn, s: _Scenario) -> dict:
+    try:
+        got = fn(eval, [(c.expression(),) for c in s.calls], s.workers, 30)
+        seen = {"kind": "returned", "value": got}
+    except Exception as exc:  # noqa: BLE001 - what came out is the observation
+        seen = {"kind": f"raised {type(exc).__name__}", "value": str(exc)}
+    seen["left"] = len(_live_workers())
+    _reap_leftovers()
+    return seen
+
+
+def _overlap(results: list) -> int:
+    edges = sorted([(start, 1) for _, _, start, _, _ in results] + [(end, -1) for _, _, _, end, _ in results],
+                   key=lambda e: (e[0], e[1]))
+    now = peak = 0
+    for _, step in edges:
+        now += step
+        peak = max(peak, now)
+    return peak
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    if me["left"]:
+        return f"{me['left']} worker process(es) left behind after the call {me['kind']}: leave the pool with `with`"
+    if me["kind"] != it["kind"]:
+        if it["kind"] == "returned":
+            return f"every call returned, but parallel_starmap {me['kind']}: {me['value']}"
+        return (f"a call raised {it['kind'].removeprefix('raised ')}, but parallel_starmap {me['kind']}: a worker's "
+                "exception must reach the caller")
+    if me["kind"] != "returned":
+        failed = {f"call {c.value} failed" for c in s.calls if c.raises}
+        return None if me["value"] in failed else f"raised {me['value']!r}, which no call raised"
+    got = me["value"]
+    if not isinstance(got, list) or len(got) != len(s.calls):
+        return f"{len(s.calls)} tuples gave {got!r}: one result per tuple, in a list"
+    if [r[0] for r in got] != [r[0] for r in it["value"]]:
+        return (f"results must come back in the order of the inputs: got the values {[r[0] for r in got]}, "
+                f"expected {[r[0] for r in it['value']]}")
+    if len({(r[1], r[2]) for r in got}) < len(got):
+        return ("the same arguments twice must be two calls: two results came from one call (do not key the "
+                "calls or results by their arguments)")
+    if any(r[1] == os.getpid() or not r[4] for r in got):
+        return "the calls must run in spawn worker processes (SPAWN), not in the kernel or forked copies"
+    if _overlap(got) > s.workers:
+        return f"{_overlap(got)} calls ran at once with workers={s.workers}: at most `workers` at once"
+    return None
+
+
+# Starting a process flushes sys.stdout and sys.stderr; from the helper thread the scenarios run in,
+# that flush would open a pipe of the kernel's for that thread (a spawn child shares no buffer anyway).
+import multiprocessing.util as _mp_util
+
+_flush_std_streams = _mp_util._flush_std_streams
+_mp_util._flush_std_streams = lambda: None
+try:
+    _sc.differential(parallel_starmap, _reference, _scenarios, _observe, _compare, what="parallel_starmap",
+                     examples=1, timeout=60, shrink_for=4, hint="chapter 12",
+                     explicit=(_Scenario(1, ()),
+                               _Scenario(2, (_Call(2, 0.15), _Call(1), _Call(2, 0.15), _Call(1)))))
+finally:
+    _mp_util._flush_std_streams = _flush_std_streams
     _reap_leftovers()
 ### END HIDDEN TESTS
 

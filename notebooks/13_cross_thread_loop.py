@@ -15,7 +15,7 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. see what goes wrong when you call loop methods from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 35 minutes
+# **Needs** chapters 03, 08 and 09 · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -466,9 +466,20 @@ print("✓ the loop from make_debug_loop ran in debug mode")
 #
 # Remember chapter 08: a timeout on the waiting side does not stop the work by itself.
 #
-# Graded: the coroutine runs on the loop thread; its result, or its own exception, reaches
-# the caller as soon as it ends (not at the deadline); `TimeoutError` at the deadline; the
-# coroutine cancelled on its loop, with no task left pending there.
+# Graded, on many generated runs (one to three synchronous callers at once, each in a thread
+# of its own, sharing one loop thread; coroutines that return a value, the same one twice or
+# `0` or `None` included, after 0.02 s or 0.3 s; coroutines that raise; coroutines that outlast
+# the deadline, some of them needing 0.2 s to clean up once cancelled):
+#
+# - **where**: the coroutine runs on the loop thread;
+# - **result**: its result, or its own exception as it is, reaches the caller as soon as the
+#   coroutine ends, not at the deadline;
+# - **deadline**: `TimeoutError` at the deadline, not before it, and not later either, even
+#   when the cancelled coroutine is slow to clean up;
+# - **what is left**: the coroutine that timed out is cancelled on its loop, and no task is
+#   left pending there; the other callers' coroutines and the loop itself are untouched.
+#
+# The visible test below shows one run.
 
 # %% tags=["solution", "hide-input"]
 def call_with_deadline(loop_thread: LoopThread, coro, timeout: float):
@@ -587,6 +598,124 @@ try:
 finally:
     _loop_thread.stop(timeout=5)
 assert not _loop_thread.thread.is_alive()
+
+# Generated scenarios (issue 37): one to three synchronous callers at once, each in a thread of
+# its own, share one loop thread; each hands it a stand-in coroutine with drawn behaviour (returns
+# a value, repeated or falsy ones included, after 0.02 s or 0.3 s; raises; or never ends before
+# its deadline, and needs 0.2 s to clean up once cancelled, or none). call_with_deadline and the
+# reference run side by side on real threads (the chapter's point), each on a loop thread of its
+# own, compared on the contract's facts (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+import functools as _functools
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+from lab_snippets import scenarios_threads as _sth
+
+_reference = _sc.reference(globals(), "call_with_deadline")
+
+
+@_dc.dataclass(frozen=True)
+class _Call:
+    seconds: float    # how long the coroutine works
+    timeout: float    # the caller's deadline
+    value: object = 1
+    raises: bool = False
+    cleanup: float = 0.0  # once cancelled
+
+    def describe(self) -> str:
+        what = ("raises JobFailed" if self.raises else f"returns {self.value!r}") if self.seconds < 3 else "never ends"
+        slow = f", needs {self.cleanup:g} s to clean up once cancelled" if self.cleanup else ""
+        return f"call_with_deadline(loop_thread, a coroutine that {what} after {self.seconds:g} s{slow}, " \
+               f"timeout={self.timeout:g})"
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    calls: tuple
+
+    def describe(self) -> str:
+        who = f"{len(self.calls)} threads at once share one loop thread; " if len(self.calls) > 1 else ""
+        return who + "; ".join(f"caller {k}: {c.describe()}" for k, c in enumerate(self.calls))
+
+
+_values = _st.sampled_from([1, 0, None, 1, "a"])
+_call = _st.one_of(
+    _st.builds(_Call, seconds=_st.just(0.02), timeout=_st.just(0.15), value=_values, raises=_st.booleans()),
+    _st.builds(_Call, seconds=_st.just(3.0), timeout=_st.just(0.15), cleanup=_st.sampled_from([0.0, 0.2])),
+    _st.builds(_Call, seconds=_st.just(0.3), timeout=_st.just(1.0), value=_values, raises=_st.booleans()))
+_scenarios = _st.builds(_Scenario, _st.lists(_call, min_size=1, max_size=3).map(tuple))
+
+
+async def _stand_in(c: _Call, notes: dict) -> object:
+    notes["thread"] = threading.get_ident()
+    try:
+        await asyncio.sleep(c.seconds)
+        if c.raises:
+            raise _grading.JobFailed("this coroutine fails on purpose")
+        return c.value
+    except asyncio.CancelledError:
+        notes["cancelled"] = True
+        await asyncio.sleep(c.cleanup)
+        raise
+    finally:
+        notes["ended"].set()
+
+
+def _one(fn, loop_thread, c: _Call) -> dict:
+    notes = {"thread": None, "cancelled": False, "ended": threading.Event()}
+    seen = _sth.timed(fn, loop_thread, _stand_in(c, notes), timeout=c.timeout)
+    notes["ended"].wait(timeout=c.cleanup + 1.0)  # a cancel reaches the loop a little later
+    return {**seen, "on_loop": notes["thread"] == loop_thread.thread.ident, "cancelled": notes["cancelled"]}
+
+
+def _observe(fn, s: _Scenario) -> list:
+    loop_thread = LoopThread("scenario-loop")
+    try:
+        seen = _sth.at_once([_functools.partial(_one, fn, loop_thread, c) for c in s.calls], timeout=10)
+        try:
+            left = loop_thread.run(_count_other_tasks(), timeout=1) if loop_thread.thread.is_alive() else "no loop"
+        except TimeoutError:
+            left = "no loop"
+    finally:
+        if loop_thread.thread.is_alive():
+            loop_thread.stop(timeout=3)
+    return [{**one, "left": left} for one in seen]
+
+
+def _compare_one(me: dict, it: dict, c: _Call) -> str | None:
+    if (me["kind"], me.get("value")) != (it["kind"], it.get("value")):
+        got = repr(me.get("value")) if me["kind"] == "returned" else me["kind"]
+        want = f"returned {it.get('value')!r}" if it["kind"] == "returned" else it["kind"]
+        return (f"its result, or its own exception, reaches the caller: got {got}, expected {want} (the "
+                "coroutine's result, its own exception as it is, TimeoutError at the deadline; and other "
+                "callers' coroutines untouched)")
+    if not me["on_loop"]:
+        return "the coroutine runs on the loop thread: submit it to loop_thread.loop with run_coroutine_threadsafe"
+    if me["cancelled"] != it["cancelled"]:
+        return ("the coroutine cancelled on its loop: " + ("it ran on after the deadline; cancel the future"
+                                                            if it["cancelled"] else "it was cancelled, though it "
+                                                            "ended in time; cancel only your own call's future"))
+    if me["kind"] == "raised TimeoutError" and me["seconds"] < c.timeout * 0.9:
+        return f"TimeoutError at the deadline, not before: raised after {me['seconds']:.3f} s of {c.timeout:g} s"
+    if me["seconds"] > it["seconds"] + 0.1:
+        return (f"a return as soon as the coroutine ends, or at the deadline: {me['seconds']:.2f} s, where the "
+                f"reference, run beside it, returned after {it['seconds']:.2f} s: wait on the caller's side with "
+                "future.result(timeout=...), which neither sleeps out the deadline nor waits for a cleanup")
+    if me["left"] != it["left"]:
+        return (f"no task left pending on the loop: {me['left']} task(s) once every coroutine had ended "
+                f"(the reference left {it['left']}): do not stop or block the shared loop thread")
+    return None
+
+
+_compare = _sth.per_item(_compare_one, lambda s: s.calls, "caller", "call_with_deadline")
+
+
+_sc.differential(call_with_deadline, _reference, _scenarios, _sth.Beside(_observe, _reference), _compare,
+                 what="call_with_deadline", examples=2, hint="chapter 13",
+                 explicit=(_Scenario((_Call(3.0, 0.15, cleanup=0.2), _Call(0.3, 1.0, value=0),
+                                      _Call(0.02, 0.15, raises=True))),))
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -18,7 +18,7 @@
 # 4. write the harness step so that it owns its child process on every path.
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
-# `async with`, subprocesses) · about 45 minutes
+# `async with`, subprocesses) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -576,11 +576,21 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 # *before* the step returns or raises, that the budget is honoured, and that cancellation
 # propagates.
 #
-# Graded, on a child that finishes, one that hangs, one that hangs while it keeps writing and
-# a cancelled step: one child started; the result, or `(BUDGET_EXCEEDED, None)` when the
-# budget runs out; the hung child killed, reaped and its output read to the end before the
-# step returns or the cancellation leaves it; `forget` only after reaping; the cancellation
-# propagated; a wait that is woken by the child's end, not by a timer.
+# Graded, on many generated runs (one or two steps at once, each in a sandbox of its own; a
+# child that finishes with exit code 0 or 2, with or without a result line, perhaps after
+# writing 200 KB; a child that hangs, quiet or writing without end, that honours SIGTERM or
+# ignores it; a step cancelled by its caller while its child runs):
+#
+# - **one child** started by each step;
+# - **result**: `(returncode, diff)` once the child finishes, the diff `None` when it printed
+#   no result line, as soon as it finishes (a wait woken by the child's end, not by a timer);
+#   `(BUDGET_EXCEEDED, None)` when the budget runs out, not before and not later;
+# - **cancellation**: propagated to the caller once the child is cleaned up;
+# - **what is left**: the child killed (SIGKILL, which no child can ignore), reaped and its
+#   output read to the end before the step returns or the cancellation leaves it; `forget`
+#   called once, after reaping.
+#
+# The visible test below shows one run.
 
 # %% tags=["solution", "hide-input"]
 async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,
@@ -676,6 +686,9 @@ async def _hidden_check_run_harness_owned():
         async with _grading.busy_loop(0.005):
             _seen = await _grading.observe(run_harness_owned(_box, "_chatty", 0.05, 0.3, hang=True), timeout=5)
         _exit_codes = [_proc.returncode for _proc in _box.processes]
+        # probed, not assumed: from CPython gh-119710 (3.13.15, 3.14.8) wait() returns at the exit
+        # with the pipe still full, so a step that only waits finishes; its output is left unread
+        _unread = [_proc.pid for _proc in _box.processes if not _proc.stdout.at_eof()]
     finally:
         await _box.close()
     _what = ("a hung child that keeps writing was not reaped: after kill(), read its output to the end "
@@ -684,6 +697,10 @@ async def _hidden_check_run_harness_owned():
     assert _seen.error is None, f"{_what}; the step raised {type(_seen.error).__name__}: {_seen.error}"
     assert _seen.value == (BUDGET_EXCEEDED, None) and _exit_codes and _exit_codes[0] is not None, (
         f"{_what}; the step returned {_seen.value!r}")
+    assert not _unread, (
+        "a hung child that keeps writing was killed but its output was not read to the end before the "
+        "step returned: after kill(), read it (communicate); where wait() also waits for the pipes "
+        "(3.11 to 3.13.0) a step that only waits never returns (chapters 12 and 14)")
     # 1c. a child that works 0.6 s: the wait is woken by the child's end, not by a timer
     registry = ResourceRegistry()
     _box = MiniSandbox("_work", registry)
@@ -759,6 +776,155 @@ finally:
     for _pid in harness_children():
         psutil.Process(_pid).kill()
     await asyncio.sleep(0.1)  # lets the watcher finish with any child killed above
+    _asyncio_log.setLevel(_asyncio_log_level)
+
+# Generated scenarios (issue 37): one or two steps at once, each in a sandbox of its own whose
+# child is a small shell script with drawn behaviour: it finishes with its own exit code, with or
+# without a result line, perhaps after writing 200 KB; or it hangs, honouring SIGTERM or ignoring
+# it, quiet or writing; and the step may be cancelled while it runs. run_harness_owned and the
+# reference run side by side on real processes (the chapter's point), each on an event loop of its
+# own, compared on the contract's facts (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+import json as _json
+import tempfile as _tempfile
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+from lab_snippets import scenarios_threads as _sth
+
+_reference = _sc.reference(globals(), "run_harness_owned")
+
+
+@_dc.dataclass(frozen=True)
+class _Step:
+    child: _sth.StandIn
+    cancel_at: float | None = None  # the step's caller cancels it then (seconds after the call)
+
+    @property
+    def budget(self) -> float:  # roomy for a child that finishes, short for one that hangs
+        return 2.0 if self.child.seconds is not None else 0.3
+
+    def describe(self) -> str:
+        cancel = f", cancelled by its caller after {self.cancel_at:g} s" if self.cancel_at is not None else ""
+        return f"a step with budget={self.budget:g} whose child is {self.child.describe()}{cancel}"
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    steps: tuple
+
+    def describe(self) -> str:
+        who = f"{len(self.steps)} steps at once, each in its own sandbox: " if len(self.steps) > 1 else ""
+        return who + "; ".join(f"step {k} is {st.describe()}" for k, st in enumerate(self.steps))
+
+
+_result = _st.sampled_from([_json.dumps({"task": "_t", "diff": "fix"}), ""])
+_finishes = _st.builds(_sth.StandIn, seconds=_st.just(0.05), code=_st.sampled_from([0, 2]), says=_st.just("started"),
+                       chatter=_st.sampled_from([0, 200_000]), result=_result)
+_hangs = _st.builds(_sth.StandIn, on_term=_st.sampled_from(["honour", "ignore"]), says=_st.just("started"),
+                    chatter=_st.sampled_from([0, 200_000]))
+_step = _st.one_of(_st.builds(_Step, _finishes),
+                   _st.builds(_Step, _hangs, _st.sampled_from([None, 0.15])))
+_scenarios = _st.builds(_Scenario, _st.lists(_step, min_size=1, max_size=2).map(tuple))
+
+
+class _StandInSandbox(MiniSandbox):
+    """Runs the scenario's stand-in child, whatever the step asks for."""
+
+    def __init__(self, name: str, registry: ResourceRegistry, child: _sth.StandIn, log: str) -> None:
+        super().__init__(name, registry)
+        self.child, self.log = child, log
+
+    async def start(self, argv: list[str]) -> asyncio.subprocess.Process:
+        return await super().start(self.child.argv(self.log))
+
+
+async def _one_step(fn, st: _Step, name: str, log: str) -> dict:
+    ledger = ResourceRegistry()
+    box = _StandInSandbox(name, ledger, st.child, log)
+    seen: dict = {"kind": "still running after 6 s", "value": None, "started": 0, "unreaped": 0, "forgot": 0}
+
+    async def call() -> None:
+        try:
+            seen.update(kind="returned", value=await fn(box, name, 0.05, st.budget, hang=st.child.seconds is None))
+        except asyncio.CancelledError:
+            seen["kind"] = "cancelled"
+            raise
+        except Exception as exc:  # noqa: BLE001 - what came out is the observation
+            seen["kind"] = f"raised {type(exc).__name__}"
+        finally:  # the moment the step ends, before anything else could reap its child
+            seen["started"] = len(box.processes)
+            seen["unreaped"] = sum(p.returncode is None for p in box.processes)
+            seen["forgot"] = ledger.history(name).count("release child")
+
+    started = time.monotonic()
+    task = asyncio.create_task(call())
+    if st.cancel_at is not None:
+        asyncio.get_running_loop().call_later(st.cancel_at, task.cancel)
+    await asyncio.wait([task], timeout=6)
+    seen["seconds"] = time.monotonic() - started
+    task.cancel()
+    await asyncio.wait([task], timeout=2)
+    try:
+        async with asyncio.timeout(REAP_TIMEOUT + 1):
+            await box.close()
+    except Exception:  # noqa: BLE001, S110 - a wrong step may leave the sandbox unable to close; killed below
+        pass
+    return seen
+
+
+def _observe(fn, s: _Scenario) -> list:
+    with _tempfile.TemporaryDirectory() as folder:
+        logs = [os.path.join(folder, f"step{k}.log") for k in range(len(s.steps))]
+
+        async def main() -> list:
+            return await asyncio.gather(*(_one_step(fn, st, f"_step{k}", log)
+                                          for k, (st, log) in enumerate(zip(s.steps, logs, strict=True))))
+        try:
+            return asyncio.run(main())
+        finally:
+            for log in logs:
+                _sth.kill_all(_sth.pids_in_log(_sth.read_log(log)))
+
+
+def _compare_one(me: dict, it: dict, st: _Step) -> str | None:
+    if it.get("started") == 0:  # a loaded machine: the cancel came before the child was started
+        return None
+    if (me["kind"], me["value"]) != (it["kind"], it["value"]):
+        got = me["value"] if me["kind"] == "returned" else me["kind"]
+        want = it["value"] if it["kind"] == "returned" else it["kind"]
+        return (f"the result: got {got!r}, expected {want!r}: (the child's exit code, the diff of its result "
+                "line or None) once it finishes, (BUDGET_EXCEEDED, None) when the budget runs out, and the "
+                "cancellation propagated; read the output as it comes (communicate), kill() the child (SIGKILL: "
+                "a child may ignore SIGTERM)")
+    if me["value"] == (BUDGET_EXCEEDED, None) and me["seconds"] < st.budget * 0.9:
+        return (f"the budget honoured, not before: (BUDGET_EXCEEDED, None) after {me['seconds']:.2f} s of a budget "
+                f"of {st.budget:g} s")
+    if me["started"] > 1:
+        return f"one child started: the step started {me['started']}"
+    if me["unreaped"]:
+        return ("the child killed and reaped before the step returns or the cancellation leaves it: it was still "
+                "running, or not reaped; kill(), then communicate() to the end")
+    if me["forgot"] != it["forgot"]:
+        return f"forget once the child is reaped: the step called forget {me['forgot']} time(s), expected {it['forgot']}"
+    if me["seconds"] > it["seconds"] + 0.3:
+        return (f"a wait woken by the child's end or the budget: the step took {me['seconds']:.2f} s, where the "
+                f"reference, run beside it, took {it['seconds']:.2f} s")
+    return None
+
+
+_compare = _sth.per_item(_compare_one, lambda s: s.steps, "step", "run_harness_owned")
+
+
+_asyncio_log.setLevel(_logging.CRITICAL)  # as above: the verdict comes from the comparison
+try:
+    _sc.differential(run_harness_owned, _reference, _scenarios, _sth.Beside(_observe, _reference), _compare,
+                     what="run_harness_owned", examples=2, hint="chapter 14",
+                     explicit=(_Scenario((_Step(_sth.StandIn("ignore", says="started"), 0.15),
+                                          _Step(_sth.StandIn(seconds=0.05, code=2, says="started",
+                                                             chatter=200_000)))),))
+finally:
     _asyncio_log.setLevel(_asyncio_log_level)
 ### END HIDDEN TESTS
 

@@ -13,7 +13,7 @@
 # 4. stop a worker that ignores SIGTERM: `terminate()`, a bounded wait, then `kill()`, and
 #    the same for a `subprocess` that outlives its timeout.
 #
-# **Needs** chapters 07 (queues) and 12 (processes) · about 30 minutes
+# **Needs** chapters 07 (queues) and 12 (processes) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -334,10 +334,21 @@ workers_end.close()
 #
 # In every case the process must be reaped when the function returns: no zombie left.
 #
-# Graded, on a process that has exited, one that honours SIGTERM and one that ignores it:
-# the step reported, the signal that ended it (SIGTERM before SIGKILL), no zombie left, a
-# return as soon as the process has ended (well before `grace` for one that honours SIGTERM
-# at once), and no more than `grace` plus a short wait in all.
+# Graded, on many generated runs (one or two processes stopped at once, each from a thread
+# of its own: one that has already exited, with exit code 0 or another; one that honours
+# SIGTERM; one that cleans up for 0.05 s on SIGTERM and exits with its own code; one whose
+# cleanup outlasts the grace period; one that ignores SIGTERM):
+#
+# - **step reported**: `"exited"` for a process that had exited before the call (whatever
+#   its exit code, 0 included), `"terminated"` for one that ended after SIGTERM within `grace`
+#   (whatever its exit code), `"killed"` for one that needed SIGKILL;
+# - **signals**: SIGTERM before SIGKILL, SIGKILL only once `grace` has passed, and no signal
+#   at all for a process that had already exited;
+# - **timing**: a return as soon as the process has ended (well before `grace` for one that
+#   ends at SIGTERM), and no more than `grace` plus a short wait in all;
+# - **what is left**: the process reaped (no zombie); the other processes untouched.
+#
+# The visible tests below show two runs.
 
 # %% tags=["solution", "hide-input"]
 def stop_with_escalation(proc: multiprocessing.Process, grace: float) -> str:
@@ -467,6 +478,121 @@ finally:
     _report.close()
     _workers_end.close()
     _started.clear()
+
+# Generated scenarios (issue 37): one or two processes stopped at once, each from a thread of
+# its own, each a small shell script (run by a spawn child through os.execv) with drawn behaviour:
+# already exited with its own code (0 included), honours SIGTERM, cleans up for a while and exits
+# with its own code, cleans up for longer than the grace period, or ignores SIGTERM. The student's
+# function and the reference run one after the other on real processes (the chapter's point), compared on
+# the contract's facts (lab_snippets.scenarios explains the pattern).
+import contextlib as _contextlib
+import dataclasses as _dc
+import functools as _functools
+import io as _io
+import tempfile as _tempfile
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+from lab_snippets import scenarios_threads as _sth
+
+_reference = _sc.reference(globals(), "stop_with_escalation")
+_GRACE = 0.4  # longer than a short cleanup (0.05 s), shorter than a long one (1.5 s)
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    processes: tuple  # of _sth.StandIn, each stopped by its own thread, all at once
+
+    def describe(self) -> str:
+        who = f"{len(self.processes)} threads at once, each" if len(self.processes) > 1 else "one thread"
+        procs = "; ".join(f"process {k} is " + (f"one that has already exited with {p.code}" if p.seconds == 0
+                                                 else p.describe())
+                          for k, p in enumerate(self.processes))
+        return f"{who} calls stop_with_escalation(proc, grace={_GRACE:g}): {procs}"
+
+
+_process = _st.one_of(
+    _st.builds(_sth.StandIn, on_term=_st.sampled_from(["honour", "ignore"])),
+    _st.builds(_sth.StandIn, on_term=_st.just("cleanup"), cleanup=_st.sampled_from([0.05, 1.5]),
+               code=_st.sampled_from([3, 0])),
+    _st.builds(_sth.StandIn, seconds=_st.just(0), code=_st.sampled_from([0, 4])))
+_scenarios = _st.builds(_Scenario, _st.lists(_process, min_size=1, max_size=2).map(tuple))
+
+
+def _start(spec, log: str):
+    # short foreground sleeps: no child of the script outlives it holding the Process's sentinel pipe
+    spec = _dc.replace(spec, tick=0.05)
+    proc = SPAWN.Process(target=os.execv, args=("/bin/sh", spec.argv(log)))
+    with _contextlib.redirect_stdout(_io.StringIO()), _contextlib.redirect_stderr(_io.StringIO()):
+        proc.start()  # it flushes stdout: the kernel's stdout, flushed from this thread, costs a descriptor
+    if spec.seconds == 0:
+        ready = wait_for_zombie(proc.pid, timeout=10)
+    else:
+        ready = _sth.wait_for_line(log, "ready", timeout=10)
+    return proc, ready
+
+
+def _one(fn, proc, log: str) -> dict:
+    seen = _sth.timed(fn, proc, _GRACE)
+    seen["state"] = _sth.state(proc.pid)  # before anything else could reap it
+    seen["exitcode"] = proc.exitcode
+    seen["asked"] = "got SIGTERM" in _sth.read_log(log)
+    return seen
+
+
+def _observe(fn, s: _Scenario) -> list:
+    with _tempfile.TemporaryDirectory() as folder:
+        logs = [os.path.join(folder, f"p{k}.log") for k in range(len(s.processes))]
+        started = []
+        try:
+            for spec, log in zip(s.processes, logs, strict=True):
+                started.append(_start(spec, log))
+            if not all(ready for _, ready in started):
+                return [{"kind": "did not start"}] * len(logs)  # a loaded machine: both sides say so
+            return _sth.at_once([_functools.partial(_one, fn, proc, log) for (proc, _), log in zip(started, logs, strict=True)],
+                                timeout=10)
+        finally:
+            for (proc, _), log in zip(started, logs, strict=False):
+                _sth.kill_all([proc.pid, *_sth.pids_in_log(_sth.read_log(log))])
+                proc.join(timeout=5)
+                proc.close()
+
+
+def _compare_one(me: dict, it: dict, _process) -> str | None:
+    if it["kind"] == "did not start":
+        return None
+    if (me["kind"], me.get("value")) != (it["kind"], it.get("value")):
+        got = me.get("value") if me["kind"] == "returned" else me["kind"]
+        return (f"the step reported: {got!r}, expected {it.get('value')!r}: 'exited' for a process that had ended "
+                "before the call (exit code 0 included), 'terminated' for one that ended after SIGTERM within the "
+                "grace period (whatever its exit code), 'killed' for one that needed SIGKILL")
+    if me["state"] == "zombie":
+        return "no zombie left: the process was not reaped when the function returned; join it (bounded)"
+    if me["exitcode"] != it["exitcode"]:
+        return (f"the signal that ended it: exit code {me['exitcode']!r}, expected {it['exitcode']!r}: SIGTERM "
+                "first, SIGKILL only once the grace period is over")
+    if me["asked"] != it["asked"]:
+        return ("SIGTERM before SIGKILL: " + ("the process never got SIGTERM" if it["asked"]
+                                               else "a process that had already exited got SIGTERM"))
+    if me.get("value") == "killed" and me["seconds"] < _GRACE * 0.9:
+        return (f"SIGKILL only once grace has passed: the process was killed after {me['seconds']:.2f} s, "
+                f"within a grace period of {_GRACE:g} s")
+    if me["seconds"] > it["seconds"] + 0.2:
+        return (f"a return as soon as the process has ended: {me['seconds']:.2f} s, where the reference, run "
+                f"right after it, returned after {it['seconds']:.2f} s: join(timeout=grace) returns when the process "
+                "ends; SIGKILL once grace has passed, not later")
+    return None
+
+
+_compare = _sth.per_item(_compare_one, lambda s: s.processes, "process", "stop_with_escalation")
+
+
+# one side after the other, not side by side: every process is started from the one grading thread,
+# which alone swaps sys.stdout while it does
+_sc.differential(stop_with_escalation, _reference, _scenarios, _observe, _compare,
+                 what="stop_with_escalation", examples=1, hint="chapter 18",
+                 explicit=(_Scenario((_sth.StandIn("cleanup", code=3, cleanup=0.05), _sth.StandIn(seconds=0))),))
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -339,10 +339,22 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 #    to the whole group (some members may ignore SIGTERM; the group may already be gone),
 #    reap the leader (bounded) and return its return code.
 #
-# Graded, on a job that ends in time, one whose children ignore SIGTERM and a lone leader
-# that honours it: the code returned (the leader's, reaped), SIGTERM to the group before
-# SIGKILL, no member of the group left running, no error when the group is already gone, and
-# a return as soon as the group has ended (not after the whole `grace`).
+# Graded, on many generated runs (one or two jobs at once, each from a thread of its own: a
+# job that ends in time with its own code, 0 included, perhaps after writing 200 KB; a job
+# that overruns and honours SIGTERM, ignores it together with its children, or cleans up for
+# a while, shorter or longer than `grace`, and exits with its own code; up to two children
+# in the job's group):
+#
+# - **code**: the leader's own return code, once it is reaped: its exit code when it ends in
+#   time or during its cleanup, minus the signal that ended it otherwise;
+# - **output**: discarded, so a job that writes a lot still ends in time;
+# - **signals**: SIGTERM to the whole group once the budget has run out (not before, and none
+#   to a job that ends in time), SIGKILL to the whole group only after `grace`; no error when
+#   the group is already gone;
+# - **timing**: a return as soon as the group has ended (not after the whole `grace`);
+# - **what is left**: no member of the group running, the leader reaped.
+#
+# The visible test below shows two runs.
 
 # %% tags=["solution", "hide-input"]
 def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3) -> int:
@@ -453,6 +465,107 @@ with tempfile.TemporaryDirectory() as _dir:
             if running(_pid):
                 os.kill(_pid, signal.SIGKILL)
         wait_until_gone(_all_pids, timeout=5)
+
+# Generated scenarios (issue 37): one or two jobs at once, each a small shell script with drawn
+# behaviour (ends in time with its own code, perhaps after a flood of output; overruns and honours
+# SIGTERM, ignores it with its children, or cleans up for a while and exits with its own code),
+# run through run_group_with_budget and the reference side by side, on real processes (the
+# chapter's point), compared on the contract's facts (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+import functools as _functools
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+from lab_snippets import scenarios_threads as _sth
+
+_reference = _sc.reference(globals(), "run_group_with_budget")
+_GRACE = 0.5  # longer than a short cleanup (0.05 s), shorter than a long one (1.5 s)
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    jobs: tuple  # of _sth.StandIn, one per caller, all at once
+
+    @staticmethod
+    def budget(job) -> float:  # roomy for a job that ends in time, short for one that overruns
+        return 2.0 if job.seconds is not None else 0.4  # 0.4 s: time for a start on a loaded machine
+
+    def describe(self) -> str:
+        who = f"{len(self.jobs)} threads at once, each" if len(self.jobs) > 1 else "one thread"
+        calls = "; ".join(f"job {k} (budget={self.budget(j):g}, grace={_GRACE:g}) is {j.describe()}"
+                          for k, j in enumerate(self.jobs))
+        return f"{who} calls run_group_with_budget: {calls}"
+
+
+_in_time = _st.builds(_sth.StandIn, seconds=_st.just(0.05), code=_st.sampled_from([0, 3]),
+                      chatter=_st.sampled_from([0, 200_000]))
+_overruns = _st.builds(_sth.StandIn, on_term=_st.sampled_from(["honour", "ignore", "cleanup"]),
+                       code=_st.sampled_from([3, 0]), cleanup=_st.sampled_from([0.05, 1.5]),
+                       children=_st.integers(0, 2))
+_scenarios = _st.builds(_Scenario, _st.lists(_st.one_of(_overruns, _in_time), min_size=1, max_size=2).map(tuple))
+
+
+def _one_job(fn, job, log: str) -> dict:
+    seen = _sth.timed(fn, job.argv(log), budget=_Scenario.budget(job), grace=_GRACE)
+    lines = _sth.read_log(log)
+    leader = [line.split() for line in lines if line.startswith("leader ")]
+    seen["leader"] = _sth.state(int(leader[0][1])) if leader else "never started"
+    seen["stdout"] = leader[0][2] if leader and len(leader[0]) > 2 else "?"
+    return seen
+
+
+def _observe(fn, s: _Scenario) -> list:
+    with tempfile.TemporaryDirectory() as folder:
+        logs = [os.path.join(folder, f"job{k}.log") for k in range(len(s.jobs))]
+        try:
+            seen = _sth.at_once([_functools.partial(_one_job, fn, job, log) for job, log in zip(s.jobs, logs, strict=True)],
+                                timeout=10)
+            for one, log in zip(seen, logs, strict=True):
+                lines = _sth.read_log(log)
+                one["left"] = len(_sth.still_running(_sth.pids_in_log(lines), within=1.0))
+                one["asked"] = "got SIGTERM" in lines
+        finally:
+            for log in logs:
+                _sth.kill_all(_sth.pids_in_log(_sth.read_log(log)))
+    return seen
+
+
+def _compare_one(me: dict, it: dict, job) -> str | None:
+    if me["kind"] != it["kind"] or me.get("value") != it.get("value"):
+        got = me.get("value") if me["kind"] == "returned" else me["kind"]
+        return (f"the code returned: {got!r}, expected {it.get('value')!r}: the leader's own return code once it "
+                "is reaped, its own exit code when it ends in time or while it cleans up, SIGTERM to the group "
+                "at the budget and SIGKILL only after the grace period")
+    if me["stdout"] != it["stdout"]:
+        return (f"the job's output went to {me['stdout']!r}, not {it['stdout']!r}: discard it "
+                "(stdout=subprocess.DEVNULL); a pipe nobody reads fills up and stops the job")
+    if me["leader"] == "zombie":
+        return "the leader was not reaped when the function returned: wait() for it (bounded) before returning"
+    if me["asked"] != it["asked"]:
+        return ("SIGTERM before SIGKILL: the job's cleanup "
+                + ("never got SIGTERM: send SIGTERM to the group first" if it["asked"]
+                   else "got SIGTERM although the job ended within its budget"))
+    if job.seconds is None and me["seconds"] < _Scenario.budget(job) * 0.9:
+        return (f"SIGTERM once the budget has run out, not before: the job was stopped after {me['seconds']:.2f} s "
+                f"of a budget of {_Scenario.budget(job):g} s")
+    if me["left"]:
+        return (f"no member left running: {me['left']} process(es) of the job's group still running after the "
+                "function returned: SIGKILL the whole group (os.killpg) after the grace period")
+    if me["seconds"] > it["seconds"] + 0.3:
+        return (f"a return as soon as the group has ended: {me['seconds']:.2f} s, where the reference, run beside "
+                f"it, returned after {it['seconds']:.2f} s: wait with wait(timeout=...), which returns when the "
+                "leader ends, not with time.sleep")
+    return None
+
+
+_compare = _sth.per_item(_compare_one, lambda s: s.jobs, "job", "run_group_with_budget")
+
+
+_sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_observe, _reference), _compare,
+                 what="run_group_with_budget", examples=2, hint="chapter 19",
+                 explicit=(_Scenario((_sth.StandIn("cleanup", code=3, cleanup=0.05, children=1),
+                                      _sth.StandIn(seconds=0.05, chatter=200_000))),))
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -2,7 +2,10 @@
 
 The trusted orchestration: one worker process per submission (``lab_snippets.labs.worker``),
 each with a throwaway course folder; the submission's kernel runs in the bubblewrap sandbox
-(``lab_snippets.labs.sandbox``). See ``book/instructors.md`` for the safety model.
+(``lab_snippets.labs.sandbox``). The worker runs in a session of its own (so that a wall-clock
+kill takes its whole group), out of reach of a kill of the grader's group: ``sandbox.reaped``
+ends it and removes its folder when the grader dies first. See ``book/instructors.md`` for the
+safety model.
 """
 
 from __future__ import annotations
@@ -232,46 +235,47 @@ def _grade_one(row: Row, course_dir: Path, assignments: Assignments, isolation: 
         row.status, row.reason = "skipped", missing
         return row
     tmp = Path(tempfile.mkdtemp(prefix="labs-grade-"))
-    uid = sandbox.alloc_uid() if isolation.root else None
-    try:
-        os.chmod(tmp, 0o711)
-        work, box = tmp / "work", tmp / "box"
-        work.mkdir(mode=0o700)
-        box.mkdir(mode=0o700)
-        if uid is not None:
-            os.chown(box, uid, uid)
-        course = _throwaway_course(row, course_dir, nbname, work)
-        spec_path, result = work / "spec.json", work / "result.jsonl"
-        ray = runs_alone(Path(f"{nbname}.py"))
-        # a chapter that starts a local Ray: its cells get nbval's budget, as in the corpus
-        opts = dataclasses.replace(opts, timeout=cell_timeout(nbname, opts.timeout))
-        source = _source(course_dir, row.assignment, nbname)
-        GradeSpec(course=str(course), course_id=COURSE_ID, assignment=row.assignment,
-                  student=row.student, notebook=nbname, timeout=opts.timeout,
-                  iopub_timeout=opts.iopub_timeout, result=str(result),
-                  nonce=secrets.token_hex(16), sandbox_spec=str(spec_path),
-                  sandbox=sandbox.sandbox_spec(box, uid, opts, hide, ray=ray),
-                  solution_names=_solution_names(course_dir, row.assignment, nbname, source),
-                  plan="" if opts.run_all else _plan(course_dir, row.assignment, nbname, source),
-                  ).write(spec_path)
-        killed = _run_worker(spec_path, work, opts)
-        leftovers = sandbox.kill_uid(uid) if uid is not None else 0
-        score(row, cells, result, killed, work, opts)
-        if leftovers:
-            row.reason += f"; {leftovers} processes survived cleanup"
-        graded = course / "autograded" / row.student / row.assignment / f"{nbname}.ipynb"
-        if graded.exists():
-            dest = Path(course_dir) / "autograded" / row.student / row.assignment
-            dest.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(graded, dest / graded.name)
-    except Exception as exc:  # never let one submission stop the batch
-        row.status, row.reason = "error", f"grader error: {type(exc).__name__}: {exc}"
-        if uid is not None:
-            sandbox.kill_uid(uid)
-    finally:
-        if not os.environ.get("LABS_KEEP_TMP"):  # debugging aid: keep the throwaway dirs
-            shutil.rmtree(tmp, ignore_errors=True)
-        row.seconds = time.monotonic() - t0
+    with sandbox.reaped(tmp):  # the grader killed meanwhile: its worker and folder go too
+        uid = sandbox.alloc_uid() if isolation.root else None
+        try:
+            os.chmod(tmp, 0o711)
+            work, box = tmp / "work", tmp / "box"
+            work.mkdir(mode=0o700)
+            box.mkdir(mode=0o700)
+            if uid is not None:
+                os.chown(box, uid, uid)
+            course = _throwaway_course(row, course_dir, nbname, work)
+            spec_path, result = work / "spec.json", work / "result.jsonl"
+            ray = runs_alone(Path(f"{nbname}.py"))
+            # a chapter that starts a local Ray: its cells get nbval's budget, as in the corpus
+            opts = dataclasses.replace(opts, timeout=cell_timeout(nbname, opts.timeout))
+            source = _source(course_dir, row.assignment, nbname)
+            GradeSpec(course=str(course), course_id=COURSE_ID, assignment=row.assignment,
+                      student=row.student, notebook=nbname, timeout=opts.timeout,
+                      iopub_timeout=opts.iopub_timeout, result=str(result),
+                      nonce=secrets.token_hex(16), sandbox_spec=str(spec_path),
+                      sandbox=sandbox.sandbox_spec(box, uid, opts, hide, ray=ray),
+                      solution_names=_solution_names(course_dir, row.assignment, nbname, source),
+                      plan="" if opts.run_all else _plan(course_dir, row.assignment, nbname, source),
+                      ).write(spec_path)
+            killed = _run_worker(spec_path, work, opts)
+            leftovers = sandbox.kill_uid(uid) if uid is not None else 0
+            score(row, cells, result, killed, work, opts)
+            if leftovers:
+                row.reason += f"; {leftovers} processes survived cleanup"
+            graded = course / "autograded" / row.student / row.assignment / f"{nbname}.ipynb"
+            if graded.exists():
+                dest = Path(course_dir) / "autograded" / row.student / row.assignment
+                dest.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(graded, dest / graded.name)
+        except Exception as exc:  # never let one submission stop the batch
+            row.status, row.reason = "error", f"grader error: {type(exc).__name__}: {exc}"
+            if uid is not None:
+                sandbox.kill_uid(uid)
+        finally:
+            if not os.environ.get("LABS_KEEP_TMP"):  # debugging aid: keep the throwaway dirs
+                shutil.rmtree(tmp, ignore_errors=True)
+            row.seconds = time.monotonic() - t0
     return row
 
 
@@ -343,11 +347,14 @@ def grade(submissions_dir: str | os.PathLike[str], out: str | os.PathLike[str] =
             raygrade.grade_on_cluster(ray, pending, course_dir, assignments, opts, finished, log,
                                       _grade_one)
         else:
-            with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+            pool = concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs)
+            try:
                 futures = [pool.submit(_grade_one, r, course_dir, assignments, isolation,
                                        hide_paths, opts) for r in pending]
                 for f in concurrent.futures.as_completed(futures):
                     finished(f.result(), opts.jobs)
+            finally:  # Ctrl-C: the queued submissions never start, the running ones end
+                pool.shutdown(wait=True, cancel_futures=True)
     finally:
         if progress[0] is not None:
             progress[0].close()

@@ -16,10 +16,10 @@ Ray chapter also requires ``ALONE`` (one a node, so one Ray chapter a node at a 
 
 Each task runs in a fresh worker process (``max_calls=1``); a lost worker or node is retried
 once (``max_retries=1``), a Python exception never (``retry_exceptions=False``: a student's
-error is a grade, and ``_grade_one`` turns every exception into a row). A task starts a reaper
-(a process in a session of its own, like ``raylab.watch``) that kills the grading processes
-and removes the task's folder if the task's worker dies before it finishes: a removed node or a
-killed driver leaves no sandbox behind.
+error is a grade, and ``_grade_one`` turns every exception into a row). A task grades inside
+``sandbox.reaped`` (a process in a session of its own, like ``raylab.watch``, that kills the
+grading processes and removes the task's folder if the task's worker dies before it finishes):
+a removed node or a killed driver leaves no sandbox behind.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ import dataclasses
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -49,33 +47,6 @@ ALONE = "lab_ray_chapter"     # one a node: one Ray chapter a node at a time
 # measures two pinned processes running at once.
 TWO_CORES = ("12",)
 STALL_SLACK = 300             # s beyond the submission limit with no result: the cluster is stuck
-REAPER_SOURCE = """\
-import os, shutil, sys, time
-if os.fork():  # not the worker's child: Ray kills a dying worker's children, and this with them
-    os._exit(0)
-import psutil
-folder = os.environ["LAB_GRADE_FOLDER"]
-if sys.stdin.buffer.read() != b"done":
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        procs = []
-        for p in psutil.process_iter(["cmdline"]):
-            try:
-                if p.pid != os.getpid() and any(folder in a for a in p.info["cmdline"] or []):
-                    procs.append(p)
-            except psutil.Error:
-                pass
-        for p in procs:
-            try:
-                p.kill()
-            except psutil.Error:
-                pass
-        psutil.wait_procs(procs, timeout=5)
-        shutil.rmtree(folder, ignore_errors=True)
-        if not procs and not os.path.exists(folder):
-            break
-        time.sleep(0.2)
-"""
 
 
 def node_resources(cpus: int | None = None, opts: Options | None = None,
@@ -110,40 +81,40 @@ def _gradebook_bytes(course_dir: Path) -> bytes:
 def grade_task(payload: dict[str, Any], gradebook: bytes, grade_one: Callable) -> dict[str, Any]:
     """One submission, graded on this node in a private folder by ``grade_one`` (the grader's
     ``_grade_one``, which Ray pickles by reference); returns the result by value."""
-    import ray
-
     folder = tempfile.mkdtemp(prefix="labs-ray-")
     os.chmod(folder, 0o711)  # a per-submission uid (root grading) must traverse to its box
-    reaper = subprocess.Popen([sys.executable, "-c", REAPER_SOURCE], stdin=subprocess.PIPE,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True, env=dict(os.environ, LAB_GRADE_FOLDER=folder))
     tempfile.tempdir = folder  # this worker grades one submission (max_calls=1), then exits
-    try:
-        a, nbname = payload["assignment"], payload["notebook"]
-        course = Path(folder) / "course"
-        (course / "source" / a).mkdir(parents=True)
-        (course / "source" / a / f"{nbname}.ipynb").write_bytes(payload["instructor"])
-        (course / "gradebook.db").write_bytes(gradebook)
-        sub = Path(folder) / "submitted" / payload["student"] / a / f"{nbname}.ipynb"
-        sub.parent.mkdir(parents=True)
-        sub.write_bytes(payload["submission"])
-        opts = Options(**payload["options"])
-        row = payload["row"]  # the driver's row, by value (its path is the driver's: replaced)
-        row.path = sub
-        isolation = sandbox.Isolation(sandbox.privileged(), f"node passed the probe ({RESOURCE})")
-        grade_one(row, course, {a: (nbname, payload["cells"])}, isolation,
-                  [REPO, course, sub.parent.parent.parent], opts)
-        graded = course / "autograded" / row.student / a / f"{nbname}.ipynb"
-        return {"row": journal.row_fields(row), "node": ray.get_runtime_context().get_node_id(),
-                "autograded": graded.read_bytes() if graded.exists() else None,
-                "version": journal.grading_version(payload["instructor"], opts)}
-    finally:
-        tempfile.tempdir = None
-        shutil.rmtree(folder, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            reaper.stdin.write(b"done")
-            reaper.stdin.close()
-        reaper.wait(timeout=10)
+    with sandbox.reaped(folder):
+        try:
+            return _grade_in(folder, payload, gradebook, grade_one)
+        finally:
+            tempfile.tempdir = None
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _grade_in(folder: str, payload: dict[str, Any], gradebook: bytes,
+              grade_one: Callable) -> dict[str, Any]:
+    """``grade_task``'s work, in its private ``folder``."""
+    import ray
+
+    a, nbname = payload["assignment"], payload["notebook"]
+    course = Path(folder) / "course"
+    (course / "source" / a).mkdir(parents=True)
+    (course / "source" / a / f"{nbname}.ipynb").write_bytes(payload["instructor"])
+    (course / "gradebook.db").write_bytes(gradebook)
+    sub = Path(folder) / "submitted" / payload["student"] / a / f"{nbname}.ipynb"
+    sub.parent.mkdir(parents=True)
+    sub.write_bytes(payload["submission"])
+    opts = Options(**payload["options"])
+    row = payload["row"]  # the driver's row, by value (its path is the driver's: replaced)
+    row.path = sub
+    isolation = sandbox.Isolation(sandbox.privileged(), f"node passed the probe ({RESOURCE})")
+    grade_one(row, course, {a: (nbname, payload["cells"])}, isolation,
+              [REPO, course, sub.parent.parent.parent], opts)
+    graded = course / "autograded" / row.student / a / f"{nbname}.ipynb"
+    return {"row": journal.row_fields(row), "node": ray.get_runtime_context().get_node_id(),
+            "autograded": graded.read_bytes() if graded.exists() else None,
+            "version": journal.grading_version(payload["instructor"], opts)}
 
 
 @dataclass
@@ -191,6 +162,14 @@ def connected(address: str) -> Iterator[Any]:
     if ray.is_initialized():
         yield ray
         return
+    if address == "auto":  # the cluster Ray's "auto" finds (RAY_ADDRESS first), as an address:
+        # ray.init("auto") turns a loopback address into the machine's outward one, where a
+        # cluster on loopback does not listen, and retries it without end
+        from ray._private import services
+        try:
+            address = services.get_ray_address_from_environment("auto", None)
+        except ConnectionError as exc:
+            raise LabError(f"--ray auto: {exc}") from None
     loopback = address.startswith(("127.", "localhost"))
     with raylab._environment(dict(raylab.OFFLINE_ENV)), \
             (raylab._driver_on_loopback() if loopback else contextlib.nullcontext()):

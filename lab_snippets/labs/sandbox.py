@@ -22,6 +22,7 @@ the fix when it cannot be built: submissions never run unsandboxed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -31,7 +32,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -300,6 +301,58 @@ def kill_uid(uid: int) -> int:
             return 0
         time.sleep(0.05)
     return len(left)
+
+
+# The reaper ``reaped`` starts: it waits for "done" on its stdin; if the pipe ends without it (the
+# process that started it died), it kills every process whose command line names the folder and
+# removes the folder, again until both are gone, for at most 30 s.
+REAPER_SOURCE = """\
+import os, shutil, sys, time
+if os.fork():  # not the worker's child: Ray kills a dying worker's children, and this with them
+    os._exit(0)
+import psutil
+folder = os.environ["LAB_GRADE_FOLDER"]
+if sys.stdin.buffer.read() != b"done":
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        procs = []
+        for p in psutil.process_iter(["cmdline"]):
+            try:
+                if p.pid != os.getpid() and any(folder in a for a in p.info["cmdline"] or []):
+                    procs.append(p)
+            except psutil.Error:
+                pass
+        for p in procs:
+            try:
+                p.kill()
+            except psutil.Error:
+                pass
+        psutil.wait_procs(procs, timeout=5)
+        shutil.rmtree(folder, ignore_errors=True)
+        if not procs and not os.path.exists(folder):
+            break
+        time.sleep(0.2)
+"""
+
+
+@contextlib.contextmanager
+def reaped(folder: str | os.PathLike[str]) -> Iterator[None]:
+    """While the body runs, a reaper stands by: a process in a session of its own (a kill of
+    this process's group spares it) reading a pipe from this process. If this process dies
+    before the body ends (SIGKILL, the OOM killer, a lost Ray worker), the reaper kills every
+    process whose command line names ``folder`` (the worker: its spec is there; bwrap: its
+    binds are, and its death ends the sandbox's PID namespace) and removes ``folder``."""
+    reaper = subprocess.Popen([sys.executable, "-c", REAPER_SOURCE], stdin=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True,
+                              env=dict(os.environ, LAB_GRADE_FOLDER=os.fspath(folder)))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            reaper.stdin.write(b"done")  # type: ignore[union-attr]
+            reaper.stdin.close()  # type: ignore[union-attr]
+        reaper.wait(timeout=10)  # the reaper forks at once: this returns as soon as it has
 
 
 def kill_tree(proc, descendants) -> None:
