@@ -411,8 +411,22 @@ print("✓ the watcher threads match this Python's child watcher")
 # 4. never block the event loop;
 # 5. if the caller cancels `run_tool`, do the same cleanup and let the cancellation through.
 #
-# The hidden tests use children that flood stderr, that sleep, and that start children of
-# their own, and check that no process of theirs is left running.
+# Graded, on generated process families (one or two callers at once; a leader that waits for
+# its children, exits at once and leaves them holding the pipes, or hangs; children and
+# grandchildren that ignore SIGTERM or not; outputs larger than a pipe holds):
+#
+# - **result**: a tool whose processes all end within `timeout` gives `(returncode, stdout,
+#   stderr)`, both outputs complete, including what its children wrote before they ended;
+# - **timeout**: otherwise `TimeoutError`, not before `timeout`, and soon after it (at most a
+#   second later than the reference solution, measured beside yours);
+# - **nothing left**: when `run_tool` returns or raises, no process of the tool's group is still
+#   running: not the leader, not its children or grandchildren, not those that ignore SIGTERM,
+#   not those whose leader exited long before;
+# - **cancellation**: a caller cancelled mid-run gets `CancelledError`, after the same cleanup;
+# - **several callers**: calls at once do not disturb one another;
+# - **the event loop** keeps running while the tool runs.
+#
+# The visible test below shows one run.
 
 # %% tags=["solution", "hide-input"]
 async def run_tool(argv: list[str], timeout: float) -> tuple[int, bytes, bytes]:
@@ -421,7 +435,8 @@ async def run_tool(argv: list[str], timeout: float) -> tuple[int, bytes, bytes]:
     proc = await asyncio.create_subprocess_exec(*argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                                 start_new_session=True)
     try:
-        out, err = await asyncio.wait_for(proc.communicate(), timeout)
+        async with asyncio.timeout(timeout):  # not wait_for: on 3.11 it can swallow a cancel (gh-86296)
+            out, err = await proc.communicate()
     except BaseException:  # the timeout, or the caller cancelled us
         # Kill the group even if the leader has exited: a member may still hold the pipes (the
         # group keeps the leader's pid as its id while any member lives, so the number is not reused).
@@ -563,6 +578,209 @@ async def _hidden_run_tool() -> None:
 
 
 await _hidden_run_tool()
+
+# Generated scenarios (issue 37): small process families drawn at random (members that ignore
+# SIGTERM, grandchildren, a leader that exits and leaves its members holding the pipes, outputs
+# larger than a pipe, one or two callers at once, a caller cancelled), run through run_tool and
+# then the reference, on real processes (the chapter's point). Compared: the outcome, what is
+# still running at the return, how late the return comes (beside the reference's own time).
+import dataclasses as _dc
+import shlex as _shlex
+import shutil as _shutil
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "run_tool")
+_LONG = 5  # seconds an overrunning process would live; the cleanup kills it long before
+
+
+@_dc.dataclass(frozen=True)
+class _Member:
+    """A child of the tool: a shell that starts grandchildren (`sleep`) and waits for them."""
+    grandchildren: int
+    overruns: bool       # the grandchildren sleep _LONG s, else 0.1 s
+    ignores_term: bool
+    says: bool           # writes b"m" to stdout once its grandchildren have ended
+
+    def describe(self) -> str:
+        return (f"a child{' ignoring SIGTERM' if self.ignores_term else ''} with {self.grandchildren} "
+                f"grandchild(ren) of {_LONG if self.overruns else 0.1} s"
+                f"{', then writing to stdout' if self.says else ''}")
+
+    def script(self, pids: str) -> str:  # pids: the pid file's path, quoted for the shell
+        body = "".join(f"sleep {_LONG if self.overruns else 0.1} & echo $! >> {pids}; "
+                       for _ in range(self.grandchildren))
+        trap = "trap '' TERM; " if self.ignores_term else ""
+        return f"( {trap}{body}wait; {'printf m; ' if self.says else ''}) & echo $! >> {pids}\n"
+
+
+@_dc.dataclass(frozen=True)
+class _Tool:
+    out: int
+    err: int
+    code: int
+    leader: str          # "waits" for its children, "exits" at once, or "hangs"
+    ignores_term: bool
+    members: tuple
+
+    @property
+    def overruns(self) -> bool:
+        return self.leader == "hangs" or any(m.overruns for m in self.members)
+
+    @property
+    def timeout(self) -> float:  # short when it overruns, long when it finishes (whatever the load)
+        return 0.3 if self.overruns else 3.0
+
+    def describe(self) -> str:
+        kids = "; ".join(m.describe() for m in self.members) or "no children"
+        return (f"run_tool(timeout={self.timeout:g}) of a tool that writes {self.err} bytes to stderr, "
+                f"then {self.out} to stdout, {'ignores SIGTERM, ' if self.ignores_term else ''}"
+                f"{ {'waits': 'waits for its children', 'exits': 'exits at once', 'hangs': f'hangs {_LONG} s'}[self.leader]} "
+                f"and ends with exit code {self.code} ({kids})")
+
+    def argv(self, pid_file: str) -> list[str]:
+        pids = _shlex.quote(pid_file)
+        lines = [f"echo $$ >> {pids}\n", *(m.script(pids) for m in self.members),
+                 "trap '' TERM\n" if self.ignores_term else "",
+                 f"head -c {self.err} /dev/zero >&2\nhead -c {self.out} /dev/zero\n",
+                 f"sleep {_LONG} & echo $! >> {pids}; wait $!\n" if self.leader == "hangs" else "",
+                 "wait\n" if self.leader == "waits" else "", f"exit {self.code}\n"]
+        return [_shutil.which("sh") or "/bin/sh", "-c", "".join(lines)]
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    tools: tuple
+    cancel_first: bool   # the first caller is cancelled at 0.15 s (its tool overruns)
+
+    def describe(self) -> str:
+        calls = [f"caller {k}: {t.describe()}" + (", cancelled at 0.15 s" if k == 0 and self.cancel_first else "")
+                 for k, t in enumerate(self.tools)]
+        return f"{len(self.tools)} caller(s) at once; " + "; ".join(calls)
+
+
+@_st.composite
+def _tools(draw):
+    members = draw(_st.lists(_st.builds(_Member, _st.integers(1, 2), _st.booleans(), _st.booleans(),
+                                        _st.booleans()), max_size=2))
+    return _Tool(draw(_st.sampled_from([2, 0, 100_000])), draw(_st.sampled_from([3, 100_000])),
+                 draw(_st.sampled_from([0, 3])), draw(_st.sampled_from(["waits", "exits", "hangs"])),
+                 draw(_st.booleans()), tuple(members))
+
+
+@_st.composite
+def _scenarios(draw):
+    tools = tuple(draw(_st.lists(_tools(), min_size=1, max_size=2)))
+    return _Scenario(tools, tools[0].overruns and draw(_st.booleans()))
+
+
+def _alive(pid_file: str) -> list[int]:
+    return [p for p in _pids_from_all(pid_file) if running(p)]
+
+
+def _pids_from_all(path: str) -> list[int]:
+    try:
+        with open(path) as _f:
+            return [int(_p) for _p in _f.read().split()]
+    except (FileNotFoundError, ValueError):
+        return []
+
+
+async def _one_call(fn, tool: _Tool, pid_file: str, cancel: bool) -> dict:
+    t0 = time.monotonic()
+    task = asyncio.create_task(fn(tool.argv(pid_file), tool.timeout))
+    if cancel:
+        await asyncio.wait([task], timeout=0.15)
+        task.cancel()
+    done, _ = await asyncio.wait([task], timeout=tool.timeout + 8)
+    elapsed = time.monotonic() - t0
+    if not done:
+        task.cancel()
+        await asyncio.wait([task], timeout=2)
+        return {"kind": "still running", "elapsed": elapsed, "left": 0}
+    if task.cancelled():
+        kind, got = "cancelled", None
+    elif task.exception() is not None:
+        kind, got = type(task.exception()).__name__, None
+    else:
+        code, out, err = task.result()
+        kind, got = "result", (code, len(out), out.count(b"m"), len(err))
+    end = time.monotonic() + 0.5  # SIGKILLed processes need a moment to be gone
+    while _alive(pid_file) and time.monotonic() < end:
+        await asyncio.sleep(0.01)
+    return {"kind": kind, "got": got, "elapsed": elapsed, "left": len(_alive(pid_file))}
+
+
+def _observe(fn, s: _Scenario) -> list:
+    with _tempfile.TemporaryDirectory() as folder:
+        files = [os.path.join(folder, f"pids{k}") for k in range(len(s.tools))]
+
+        async def main() -> list:
+            return await asyncio.gather(*(_one_call(fn, t, f, k == 0 and s.cancel_first)
+                                          for k, (t, f) in enumerate(zip(s.tools, files, strict=True))))
+        try:
+            return asyncio.run(main())
+        finally:  # whatever a wrong answer left behind
+            for f in files:
+                pids = _pids_from_all(f)
+                for sig_pid in pids[:1]:
+                    try:
+                        os.killpg(sig_pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                for pid in pids:
+                    if running(pid):
+                        os.kill(pid, signal.SIGKILL)
+            end = time.monotonic() + 3
+            while any(_alive(f) for f in files) and time.monotonic() < end:
+                time.sleep(0.01)
+
+
+def _compare_call(me: dict, it: dict, tool: _Tool) -> str | None:
+    if me["kind"] != it["kind"]:
+        if it["kind"] == "result":
+            return (f"a tool that ends within its timeout must return (code, stdout, stderr), got {me['kind']}: "
+                    "read both pipes together and to their end (communicate), chapter 26")
+        if it["kind"] == "cancelled":
+            return (f"cancelling run_tool must end it with CancelledError, got {me['kind']}: "
+                    "clean up, then let the cancellation through (chapter 05)")
+        return (f"overrunning the timeout must raise {it['kind']}, got {me['kind']}: kill the group and "
+                "raise TimeoutError (chapter 26)")
+    if me["kind"] == "result" and me["got"] != it["got"]:
+        return (f"the result must be the exit code and both outputs complete, including what the tool's "
+                f"children wrote: (code, len(out), b'm' in out, len(err)) = {me['got']}, expected {it['got']}")
+    if me["left"] > it["left"]:
+        return (f"{me['left']} processes of the tool were left running after run_tool "
+                f"{'was cancelled' if me['kind'] == 'cancelled' else 'timed out'}: kill the whole process "
+                "group (os.killpg on proc.pid, SIGKILL, which no process can ignore), whether or not its "
+                "leader is still alive, chapter 19")
+    if me["kind"] == "TimeoutError" and me["elapsed"] < tool.timeout * 0.9:
+        return f"gave up after {me['elapsed']:.2f} s, before the {tool.timeout:g} s timeout"
+    if me["elapsed"] > it["elapsed"] + 1.0:
+        return (f"run_tool returned {me['elapsed']:.2f} s after the call, the reference in {it['elapsed']:.2f} s: "
+                "once the group is killed, wait for the leader only (bounded), not for its children's natural end")
+    return None
+
+
+def _compare(mine: list, ref: list, s: _Scenario) -> str | None:
+    for k, (me, it, tool) in enumerate(zip(mine, ref, s.tools, strict=True)):
+        problem = _compare_call(me, it, tool)
+        if problem:
+            return f"caller {k}: {problem}" if len(s.tools) > 1 else problem
+    return None
+
+
+# Always tried first: two callers at once, the first cancelled while its leader has exited and
+# its child, ignoring SIGTERM, still holds the pipes; then a tool whose child writes last.
+_EXPLICIT = (
+    _Scenario((_Tool(2, 100_000, 3, "exits", False, (_Member(1, True, True, False),)),
+               _Tool(2, 3, 0, "hangs", True, (_Member(1, True, False, False),))), True),
+    _Scenario((_Tool(2, 100_000, 3, "exits", False, (_Member(2, False, False, True),)),), False),
+)
+_sc.differential(run_tool, _reference, _scenarios(), _observe, _compare, what="run_tool",
+                 examples=2, timeout=60, hint="chapter 26", explicit=_EXPLICIT)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -590,8 +590,24 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 #    still get the value, and a `get(key)` that arrives after the cancellation, while the call
 #    still runs, joins that call instead of starting a second one.
 #
-# The tests grade each of these four points; for the fourth they cancel the first caller, and
-# then a later one, while the shared call is still running.
+# Graded, on many generated runs (one to five `get` calls for one or two keys, arriving at
+# different times; calls of `score` that take different times and return or raise; callers
+# cancelled at any moment: the first, a later one, or all of them):
+#
+# - **sharing**: a `get(key)` that arrives while a call of `score(key)` runs joins that call,
+#   whichever of its callers have been cancelled; only a `get` that finds no call running for its
+#   key starts one;
+# - **results**: every caller still waiting when the shared call ends gets its value, or its
+#   exception, at that moment;
+# - **nothing remembered**: once the shared call has ended, the next `get(key)` calls
+#   `score(key)` again, after a value as after an exception;
+# - **different keys** are scored at the same time;
+# - **cancellation**: a cancelled caller gets `CancelledError` at once; the shared call runs to
+#   its end even when all its callers have been cancelled, and the other callers notice nothing;
+# - **nothing left**: once every call of `score` has ended, no task of the `Coalescer` is still
+#   running.
+#
+# The visible test below shows one run.
 
 # %% tags=["solution", "hide-input"]
 class Coalescer:
@@ -727,6 +743,138 @@ finally:
     from lab_snippets.asyncio_tools import cancel_new_tasks
 
     await cancel_new_tasks(_tasks_before)
+
+# Generated scenarios (issue 37): get() calls for one or two keys arriving at drawn times, calls of
+# score that return or raise after drawn times, callers cancelled at drawn moments, run on virtual
+# time through Coalescer and the reference (lab_snippets.scenarios explains the pattern). Times
+# are drawn so that no two events meet at one instant: gets arrive at k/8 past a whole second,
+# cancels at 7/8 past, calls of score take whole seconds.
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "Coalescer")
+
+
+@_dc.dataclass(frozen=True)
+class _Get:
+    key: str
+    start: float
+    cancel_at: float | None
+
+    def describe(self) -> str:
+        cancel = f" (cancelled at {_sc.fmt(self.cancel_at)})" if self.cancel_at is not None else ""
+        return f"get({self.key!r}) at {_sc.fmt(self.start)}{cancel}"
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    gets: tuple
+    scores: tuple  # ((key, ((seconds, raises), ...)), ...): the n-th call of score(key)
+
+    def behaviour(self, key: str, n: int) -> tuple:
+        calls = dict(self.scores).get(key, ())
+        return calls[n - 1] if n <= len(calls) else (1, False)
+
+    def describe(self) -> str:
+        scores = []
+        for key, calls in self.scores:
+            for n, (seconds, raises) in enumerate(calls, 1):
+                what = f"raises ValueError('{key} #{n}')" if raises else f"returns '{key} #{n}'"
+                scores.append(f"call {n} of score({key!r}) {what} after {_sc.fmt(seconds)}")
+        return "; ".join([*(g.describe() for g in self.gets), *scores, "any other call returns after 1 s"])
+
+
+@_st.composite
+def _scenarios(draw):
+    count = draw(_st.integers(1, 5))
+    gets = []
+    for k in range(count):
+        start = draw(_st.integers(0, 3)) + (k + 1) / 8
+        cancel = draw(_st.one_of(_st.none(), _st.integers(0, 2)))
+        gets.append(_Get(draw(_st.sampled_from("ab")), start,
+                         None if cancel is None else start - (k + 1) / 8 + cancel + 7 / 8))
+    calls = _st.lists(_st.tuples(_st.integers(1, 3), _st.booleans()), max_size=3).map(tuple)
+    return _Scenario(tuple(gets), (("a", draw(calls)), ("b", draw(calls))))
+
+
+def _observe(cls, s: _Scenario) -> dict:
+    calls: list = []
+    counts: dict = {}
+    outcomes: list = [("still waiting", None, None)] * len(s.gets)
+
+    async def score(key: str) -> str:
+        loop = asyncio.get_running_loop()
+        n = counts[key] = counts.get(key, 0) + 1
+        calls.append((loop.time(), key))
+        seconds, raises = s.behaviour(key, n)
+        await asyncio.sleep(seconds)
+        if raises:
+            raise ValueError(f"{key} #{n}")
+        return f"{key} #{n}"
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        coalescer = cls(score)
+
+        async def one(k: int, g: _Get) -> None:
+            await asyncio.sleep(g.start)
+            try:
+                outcomes[k] = ("returned", await coalescer.get(g.key), loop.time())
+            except asyncio.CancelledError:
+                outcomes[k] = ("cancelled", None, loop.time())
+                raise
+            except Exception as exc:  # noqa: BLE001 - what came out is the observation
+                outcomes[k] = (f"raised {type(exc).__name__}", str(exc), loop.time())
+
+        tasks = [asyncio.create_task(one(k, g)) for k, g in enumerate(s.gets)]
+        for task, g in zip(tasks, s.gets, strict=True):
+            if g.cancel_at is not None:
+                loop.call_at(g.cancel_at, task.cancel)
+        await asyncio.wait(tasks, timeout=60)
+        await asyncio.sleep(60)  # every call of score has ended by now
+        me = asyncio.current_task()
+        return sum(not t.done() for t in asyncio.all_tasks() if t is not me)
+
+    run = _sc.run_virtual(main, limit=200)
+    return {"calls": sorted(calls), "outcomes": outcomes, "left": run.value,
+            "trouble": "spun without letting time pass" if run.spinning else repr(run.error) if run.error else None}
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    if me["trouble"]:
+        return f"the scenario did not run to its end: {me['trouble']}"
+    for key in "ab":
+        mine = [t for t, k in me["calls"] if k == key]
+        ref = [t for t, k in it["calls"] if k == key]
+        if len(mine) > len(ref):
+            return (f"share one call: score({key!r}) was called at {mine}, expected only at {ref}: a get(key) "
+                    "that arrives while a call of score(key) runs joins it, whoever of its callers was "
+                    "cancelled; forget the call when it ends, not before (chapter 27, hazard 4)")
+        if len(mine) < len(ref):
+            return (f"a failed score must not be remembered, nor a value: score({key!r}) was called at {mine}, "
+                    f"expected at {ref}; once the shared call has ended the next get(key) scores again")
+        if mine != ref:
+            return (f"different keys must be scored concurrently: score({key!r}) started at {mine}, "
+                    f"expected at {ref}: a call for one key must not wait for another key's")
+    for k, (mine, ref) in enumerate(zip(me["outcomes"], it["outcomes"], strict=True)):
+        if mine != ref:
+            where = f"get #{k} ({s.gets[k].describe()})"
+            if ref[0] == "returned" and mine[0] == "cancelled":
+                return (f"cancelling one waiter must not cancel the shared call: {where} was cancelled at "
+                        f"{_sc.fmt(mine[2])}, expected {ref[1]!r} at {_sc.fmt(ref[2])} (asyncio.shield, chapter 05)")
+            return (f"every caller must get the shared call's value or exception: {where} ended with "
+                    f"{mine[0]} {mine[1]!r} at {mine[2]}, expected {ref[0]} {ref[1]!r} at {ref[2]}")
+    if (me["left"] or 0) > (it["left"] or 0):
+        return (f"{me['left']} task(s) still running long after every call of score had ended: "
+                "nothing may be left behind")
+    return None
+
+
+_sc.differential(Coalescer, _reference, _scenarios(), _observe, _compare, what="Coalescer",
+                 examples=60, hint="chapter 27")
 ### END HIDDEN TESTS
 
 # %% [markdown]

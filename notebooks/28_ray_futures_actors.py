@@ -366,17 +366,31 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 #
 # Write `async def acquire(lock, poll=0.01, timeout=2.0)` for coroutines:
 #
-# 1. ask `lock.try_acquire` until it answers `True`, then return the number of attempts;
+# 1. ask `lock.try_acquire` until it answers `True`, then return the number of attempts; an
+#    exception from `try_acquire` (the actor died) reaches the caller, with no further attempt;
 # 2. never block the event loop while you wait (no `ray.get`, no `time.sleep`);
 # 3. pause `poll` seconds between attempts, so that a held lock is not asked hundreds of times
 #    a second;
 # 4. give up with `TimeoutError` once `timeout` seconds have passed since the call began (one
-#    deadline for the whole call, not one per attempt).
+#    deadline for the whole call, not one per attempt); an attempt already sent is awaited to
+#    its answer, and if that is `True` the lock is yours (giving up then would leave the lock
+#    taken by nobody).
 #
-# Graded: mutual exclusion among tasks that take the lock (none may return before its answer
-# is `True`); the event loop keeps running while `acquire` waits, both for a held lock and for
-# a slow answer; attempts are at least `poll` apart; `TimeoutError`, and within the deadline,
-# when the lock stays held.
+# Graded, on generated runs (one to three tasks taking one lock at once; a lock that is free,
+# released by its holder soon after, or held for good; answers that come at once, slowly, or
+# after the deadline; an actor that dies; a caller cancelled while it waits):
+#
+# - **mutual exclusion**: no `acquire` returns before its own attempt was answered `True`, so
+#   no two tasks hold the lock at once; it returns the number of attempts it made;
+# - **the event loop** keeps running while `acquire` waits, both for a held lock and for a
+#   slow answer;
+# - **pauses**: attempts are at least `poll` apart;
+# - **the deadline**: `TimeoutError` when the lock stays held, not before `timeout` and not
+#   much after it (at most 0.3 s later than the reference solution, measured beside yours),
+#   however long each answer takes;
+# - **errors**: an exception from `try_acquire` reaches the caller;
+# - **cancellation**: a cancelled `acquire` ends with `CancelledError` and asks no more;
+# - **nothing left**: the lock is never left taken by nobody.
 
 # %%
 @ray.remote
@@ -536,6 +550,223 @@ async def _hidden_acquire() -> None:
 
 
 await asyncio.wait_for(_hidden_acquire(), timeout=60)
+
+# Generated scenarios (issue 37): a stand-in TryLock actor (no Ray: its calls run in tasks of
+# their own, one at a time, and go on when their caller stops waiting, as an actor's do), drawn
+# held or free, with quick, slow or failing answers, for one to three tasks at once, run through
+# acquire and then the reference in real time (a pause is the point). Compared: each caller's
+# outcome, its attempts, their spacing, when a timeout comes (beside the reference's own time),
+# and whether the lock is left taken by nobody.
+import contextvars as _cv
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "acquire")
+_caller = _cv.ContextVar("_caller", default=None)
+
+
+class _ActorDied(Exception):
+    """What a stand-in lock's failed call raises (Ray raises RayActorError)."""
+
+
+class _Ref:
+    """An ObjectRef's stand-in: awaitable, and future() gives a concurrent future."""
+
+    def __init__(self, task: asyncio.Task) -> None:
+        self._task = task
+
+    def __await__(self):
+        return asyncio.shield(self._task).__await__()
+
+    def future(self):
+        import concurrent.futures as _cf
+        done: _cf.Future = _cf.Future()
+        self._task.add_done_callback(lambda t: done.set_exception(t.exception()) if t.exception()
+                                     else done.set_result(t.result()))
+        return done
+
+
+class _Method:
+    def __init__(self, run) -> None:
+        self.remote = run
+
+
+class _FakeLock:
+    def __init__(self, s) -> None:
+        self.s, self.held, self.calls, self.stamps = s, s.mode != "free", 0, {}
+        self._serial = asyncio.Lock()  # an actor answers one call at a time
+        self.pending: list = []
+        self.try_acquire, self.release = _Method(self._ask), _Method(self._release)
+
+    def _ask(self) -> _Ref:
+        self.calls += 1
+        n, who = self.calls, _caller.get()
+        self.stamps.setdefault(who, []).append(time.monotonic())
+
+        async def answer() -> bool:
+            async with self._serial:
+                await asyncio.sleep(self.s.latency)
+                if n == self.s.fails_at:
+                    raise _ActorDied("the lock's actor died")
+                if self.held:
+                    return False
+                self.held = True
+                return True
+        task = asyncio.get_running_loop().create_task(answer())
+        self.pending.append(task)
+        return _Ref(task)
+
+    def _release(self) -> _Ref:
+        async def answer() -> None:
+            self.held = False
+        return _Ref(asyncio.get_running_loop().create_task(answer()))
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    callers: int
+    mode: str          # the lock is "free", "released" by its holder at 0.05 s, or "held" for good
+    poll: float
+    latency: float     # how long each answer takes
+    fails_at: int | None  # the n-th call of try_acquire raises (the actor died)
+    cancel_first: bool    # the first caller is cancelled at 0.1 s
+
+    @property
+    def timeout(self) -> float:  # short when someone must give up, long when all get the lock
+        return 0.2 if self.mode == "held" or self.latency > 0.2 else 1.5
+
+    def describe(self) -> str:
+        who, cancel = _sc.callers_phrase(self.callers, 0.1 if self.cancel_first else None)
+        lock = {"free": "a free lock", "released": "a lock its holder releases at 0.05 s",
+                "held": "a lock held for good"}[self.mode]
+        fails = f"; call {self.fails_at} of try_acquire raises (the actor died)" if self.fails_at else ""
+        return (f"{who} calls acquire(lock, poll={self.poll:g}, timeout={self.timeout:g}){cancel}, then "
+                f"holds the lock 0.02 s and releases it; {lock}, answering after {self.latency:g} s{fails}")
+
+
+@_st.composite
+def _scenarios(draw):
+    mode = draw(_st.sampled_from(["free", "released", "held"]))
+    late = mode == "free" and draw(_st.booleans())  # one answer that comes after the deadline
+    callers = 1 if late else draw(_st.integers(1, 3))
+    # an actor that dies: only where the call it dies in does not hang on a race with the release
+    fails = (draw(_st.one_of(_st.none(), _st.integers(1, 3)))
+             if callers == 1 and not late and mode != "released" else None)
+    return _Scenario(callers, mode, draw(_st.sampled_from([0.03, 0.01])),
+                     0.3 if late else draw(_st.sampled_from([0.0, 0.02])), fails,
+                     mode == "held" and draw(_st.booleans()))
+
+
+def _observe(fn, s: _Scenario) -> dict:
+    async def main() -> dict:
+        lock, inside, outcomes = _FakeLock(s), [0, 0], [None] * s.callers
+
+        async def one(k: int) -> None:
+            _caller.set(k)
+            t0 = time.monotonic()
+            try:
+                got = await fn(lock, poll=s.poll, timeout=s.timeout)
+            except asyncio.CancelledError:
+                outcomes[k] = ("cancelled", None, time.monotonic() - t0)
+                raise
+            except Exception as exc:  # noqa: BLE001 - what came out is the observation
+                outcomes[k] = (type(exc).__name__, None, time.monotonic() - t0)
+                return
+            outcomes[k] = ("returned", got, time.monotonic() - t0)
+            inside[0] += 1
+            inside[1] = max(inside)
+            await asyncio.sleep(0.02)
+            inside[0] -= 1
+            await lock.release.remote()
+
+        async def holder() -> None:
+            await asyncio.sleep(0.05)
+            await lock.release.remote()
+
+        extra = [asyncio.create_task(holder())] if s.mode == "released" else []
+        tasks = [asyncio.create_task(one(k)) for k in range(s.callers)]
+        t_start = time.monotonic()
+        cancel_at = None
+        if s.cancel_first:
+            await asyncio.wait(tasks[:1], timeout=0.1)
+            tasks[0].cancel()
+            cancel_at = time.monotonic() - t_start
+        await asyncio.wait(tasks, timeout=s.timeout + 3)
+        stuck = [k for k, t in enumerate(tasks) if not t.done()]
+        for t in tasks + extra:
+            t.cancel()
+        await asyncio.wait(tasks + extra + lock.pending, timeout=2)
+        for t in lock.pending:
+            if t.done() and not t.cancelled():
+                t.exception()
+        taken = lock.held and s.mode != "held"
+        return {"outcomes": [("still waiting", None, s.timeout + 3) if k in stuck else o or ("no outcome", None, 0)
+                             for k, o in enumerate(outcomes)],
+                "stamps": {k: [x - t_start for x in v] for k, v in lock.stamps.items()},
+                "peak": inside[1], "left_taken": taken, "cancel_at": cancel_at}
+
+    return asyncio.run(main())
+
+
+def _compare_one(k: int, me: dict, it: dict, s: _Scenario) -> str | None:
+    (kind, got, took), (ref_kind, _, ref_took) = me["outcomes"][k], it["outcomes"][k]
+    stamps = me["stamps"].get(k, [])
+    if kind == "still waiting":
+        return (f"one deadline, counted from the call's start: acquire(timeout={s.timeout:g}) was still waiting "
+                f"after {took:g} s")
+    if kind != ref_kind and not (ref_kind == "returned" and kind == "TimeoutError" and ref_took > s.timeout
+                                 and not me["left_taken"]):
+        if ref_kind == "cancelled":
+            return f"a cancelled acquire must end with CancelledError, got {kind}"
+        if ref_kind == "_ActorDied":
+            return (f"an error from try_acquire (the actor died) must reach the caller, got {kind}: "
+                    "do not retry it, and do not turn it into a TimeoutError")
+        if ref_kind == "TimeoutError":
+            return f"acquire of a lock that stays held must raise TimeoutError, got {kind} {got!r}"
+        return (f"acquire must return once try_acquire has answered True, got {kind} after {took:.2f} s: an "
+                "attempt already sent is awaited to its answer, even past the deadline (the lock would "
+                "be left taken by nobody)")
+    if kind == "returned" and got != len(stamps):
+        return f"acquire must return the number of attempts: returned {got!r} after {len(stamps)} attempts"
+    gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    if gaps and min(gaps) < s.poll * 0.9:
+        return (f"asks in a tight loop: two attempts came {min(gaps):.3f} s apart with poll={s.poll:g}; "
+                "pause poll seconds between attempts")
+    if kind == "TimeoutError" and took < s.timeout * 0.9:
+        return f"gave up after {took:.3f} s, before the timeout of {s.timeout:g} s"
+    if kind == "TimeoutError" and took > ref_took + 0.3:
+        return (f"one deadline, counted from the call's start: TimeoutError came {took:.2f} s after the call, "
+                f"the reference's {ref_took:.2f} s (time, not attempts, decides; each answer takes "
+                f"{s.latency:g} s)")
+    if kind == "cancelled" and any(t > me["cancel_at"] + 0.05 for t in stamps):
+        return "a cancelled acquire must stop asking: an attempt came after the cancel"
+    return None
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    if me["peak"] > 1:
+        return (f"mutual exclusion broken: {me['peak']} tasks held the lock at once; acquire may return "
+                "only after try_acquire has answered True")
+    for k in range(s.callers):
+        problem = _compare_one(k, me, it, s)
+        if problem:
+            return f"caller {k}: {problem}" if s.callers > 1 else problem
+    if me["left_taken"] and not it["left_taken"]:
+        return ("the lock was left taken by nobody: an attempt whose answer was True was abandoned "
+                "(do not cancel an attempt in flight; await its answer)")
+    return None
+
+
+# Always tried first: a held lock with slow answers and a short poll (the deadline is time, not
+# attempts), an actor that dies at the second attempt, and a free lock whose answer comes after
+# the deadline.
+_EXPLICIT = (_Scenario(1, "held", 0.01, 0.02, None, False), _Scenario(1, "held", 0.03, 0.0, 2, False),
+             _Scenario(1, "free", 0.03, 0.3, None, False))
+_sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="acquire",
+                 examples=4, timeout=40, hint="chapter 28", explicit=_EXPLICIT)
 ### END HIDDEN TESTS
 
 # %% [markdown]

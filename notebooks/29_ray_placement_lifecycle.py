@@ -20,7 +20,7 @@
 # 5. shut Ray down and check that no process and no folder of it is left.
 #
 # **Needs** chapters 05 (timeouts), 09 (threads and events) and 18 (process lifecycle) ·
-# about 40 minutes, plus Ray's start-up.
+# about 45 minutes, plus Ray's start-up.
 #
 # Chapter 28 introduces ObjectRefs and actors; read it first if Ray is new to you.
 #
@@ -342,15 +342,22 @@ ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 #
 # 1. `start()` starts one thread that checks every engine in turn, then waits `interval`
 #    seconds, then checks again, until `stop()`;
-# 2. a check waits at most `timeout`; an engine whose check times out or raises is killed
-#    once, its name appended to `self.killed`, and never checked again;
+# 2. a check waits at most `timeout`; an engine whose check times out or raises (in `ping` or
+#    in `get`) is killed once, its name appended to `self.killed`, and never checked again;
 # 3. `stop()` returns promptly, even in the middle of an `interval`, and leaves no thread.
 #
-# Graded: a stuck engine is killed within `timeout + interval` of being stuck, also one that
-# turns stuck later; an engine whose check raises is killed; a healthy engine is never killed;
-# a killed engine is killed only once and not checked after; the rounds are `interval` apart,
-# not closer; `stop()` returns within about `timeout` even with a long `interval`, and no thread
-# is left running after it.
+# Graded, on generated fleets (one to three engines: healthy, healthy but slow to answer,
+# failing in `ping` or in `get`, stuck, or stuck from some moment on; a quick or a slow `kill`;
+# a short or a long `interval`):
+#
+# - **stuck engines** are killed within `timeout + interval` of being stuck (at most 0.25 s
+#   later than the reference solution, measured beside yours), also one that turns stuck later;
+# - **failing engines**, whose check raises in `ping` or in `get`, are killed;
+# - **healthy engines** are never killed, even one that answers late but within `timeout`;
+# - **once**: a killed engine is killed only once, named in `self.killed`, and not checked after;
+# - **rounds** are `interval` apart, not closer, and keep coming;
+# - **stop()** returns within about `timeout`, even with a long `interval` or a slow `kill`,
+#   and no thread of the monitor is left running after it.
 
 # %% tags=["solution", "hide-input"]
 class HealthMonitor:
@@ -567,6 +574,165 @@ def _hidden_later_stuck_and_prompt_stop() -> None:
 
 _hidden_kills_the_unhealthy()
 _hidden_later_stuck_and_prompt_stop()
+
+# Generated scenarios (issue 37): one to three stand-in engines drawn healthy, slow to answer (but
+# within the timeout), failing, failing already in ping, stuck, or turning stuck later, with a
+# kill that is quick or slow, a short or a long interval; HealthMonitor and the reference each
+# watch such a fleet on real threads (the chapter's point) until the unhealthy ones are killed,
+# then are stopped. Compared: who is killed and how often, pings after a kill, how late a kill
+# comes, round spacing, how long stop() takes and what it leaves (beside the reference's times).
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "HealthMonitor")
+_TIMEOUT, _LATER, _SLACK = 0.12, 0.1, 0.25
+
+
+class _DrawnFleet(_Fleet):
+    """_Fleet, with engines that answer late, fail in ping, turn stuck later, and a slow kill."""
+
+    def __init__(self, modes: dict[str, str], kill_seconds: float):
+        super().__init__({n: ("ok" if m in ("slow", "later") else m) for n, m in modes.items()})
+        self.drawn, self.kill_seconds, self.t0 = dict(modes), kill_seconds, time.monotonic()
+        self.ping_times: dict[str, list] = {n: [] for n in modes}
+        self._timers: list = []
+
+    def ping(self, name: str) -> _cf.Future:
+        self.ping_times[name].append(time.monotonic() - self.t0)
+        if self.drawn[name] == "ping-raises" and self.modes[name] != "fail":
+            raise _EngineDied(f"{name}: no such actor")
+        if self.drawn[name] == "slow" and self.modes[name] == "ok":
+            future: _cf.Future = _cf.Future()
+            with self._lock:
+                self.pings[name] += 1
+            timer = threading.Timer(_TIMEOUT / 4, lambda: future.done() or future.set_result(True))
+            timer.daemon = True
+            self._timers.append(timer)
+            timer.start()
+            return future
+        return super().ping(name)
+
+    def kill(self, name: str) -> None:
+        time.sleep(self.kill_seconds)
+        super().kill(name)
+
+    def release(self) -> None:
+        super().release()
+        for timer in self._timers:
+            timer.cancel()
+
+
+@_dc.dataclass(frozen=True)
+class _Scenario:
+    modes: tuple       # one per engine
+    interval: float
+    kill_seconds: float
+
+    def describe(self) -> str:
+        what = {"ok": "healthy", "slow": f"healthy, answering after {_TIMEOUT / 4:g} s", "fail": "its check raises",
+                "ping-raises": "ping itself raises", "stuck": "stuck",
+                "later": f"healthy, then stuck from {_LATER:g} s on"}
+        engines = ", ".join(f"e{k} {what[m]}" for k, m in enumerate(self.modes))
+        return (f"HealthMonitor(interval={self.interval:g}, timeout={_TIMEOUT:g}) of engines: {engines}; "
+                f"kill takes {self.kill_seconds:g} s; stop() once the unhealthy ones are killed")
+
+    @property
+    def unhealthy(self) -> set:
+        return {f"e{k}" for k, m in enumerate(self.modes) if m not in ("ok", "slow")}
+
+
+@_st.composite
+def _scenarios(draw):
+    modes = draw(_st.lists(_st.sampled_from(["ok", "stuck", "fail", "slow", "ping-raises", "later"]),
+                           min_size=1, max_size=3))
+    return _Scenario(tuple(modes), draw(_st.sampled_from([0.04, 0.3])), draw(_st.sampled_from([0.0, 0.05])))
+
+
+def _observe(cls, s: _Scenario) -> dict:
+    names = {f"e{k}": m for k, m in enumerate(s.modes)}
+    fleet, monitor = _DrawnFleet(names, s.kill_seconds), None
+    before = set(threading.enumerate())
+    try:
+        monitor = cls({n: n for n in names}, ping=fleet.ping, get=fleet.get, kill=fleet.kill,
+                      interval=s.interval, timeout=_TIMEOUT)
+        monitor.start()
+        if "later" in s.modes:
+            _until(lambda: time.monotonic() - fleet.t0 >= _LATER, 1)
+            for n, m in names.items():
+                if m == "later":
+                    fleet.turn_stuck(n)
+        _until(lambda: s.unhealthy <= {n for n, _ in fleet.kills}, 3)
+        time.sleep(6 * s.interval if s.interval < 0.1 else 0.15)  # a kill twice, a ping after a kill, rounds
+        t = time.monotonic()
+        stopper = threading.Thread(target=monitor.stop, daemon=True)
+        stopper.start()
+        stopper.join(timeout=3)
+        stop_took = time.monotonic() - t
+        left = [th for th in threading.enumerate() if th not in before and th.is_alive() and th is not stopper
+                and th not in fleet._timers]
+        kills = [(n, k - fleet.t0) for n, k in fleet.kills]
+        return {"kills": kills, "pings": {n: list(v) for n, v in fleet.ping_times.items()},
+                "stop": stop_took, "left": len(left), "killed": sorted(getattr(monitor, "killed", [])),
+                "stuck_since": {n: v - fleet.t0 for n, v in fleet.stuck_since.items()}}
+    finally:
+        fleet.release()
+        _abandon(monitor)
+
+
+def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
+    mine, ref = [n for n, _ in me["kills"]], [n for n, _ in it["kills"]]
+    healthy = {f"e{k}" for k, m in enumerate(s.modes) if m in ("ok", "slow")}
+    if set(mine) & healthy:
+        return f"killed a healthy engine: {sorted(set(mine) & healthy)} (a check that answers within timeout)"
+    for n in sorted(set(ref) - set(mine)):
+        m = s.modes[int(n[1:])]
+        if m in ("stuck", "later"):
+            return (f"stuck engine not killed in time: {n} was never killed; a check that never answers must "
+                    f"time out after timeout={_TIMEOUT:g} s and kill it; {_HINT}")
+        return (f"failed check not killed: {n} was never killed; an engine whose check raises (in ping or "
+                "in get) must be killed, and the monitor keep going")
+    twice = sorted({n for n in mine if mine.count(n) > 1})
+    if twice:
+        return f"killed twice: {twice}; a killed engine is killed once"
+    for n, at in me["kills"]:
+        if any(p > at + 0.01 for p in me["pings"][n]):
+            return f"checked after its kill: {n} was pinged again after it was killed"
+    if me["killed"] != sorted(mine):
+        return f"self.killed must name the killed engines, got {me['killed']}, killed {sorted(mine)}"
+    ref_late = {n: at - it["stuck_since"].get(n, 0) for n, at in it["kills"]}
+    for n, at in me["kills"]:
+        late = at - me["stuck_since"].get(n, 0)
+        if late > ref_late.get(n, late) + _SLACK:
+            what = "stuck engine" if s.modes[int(n[1:])] in ("stuck", "later") else "failing engine"
+            return (f"{what} not killed in time: {n} was killed {late:.2f} s after it turned unhealthy, "
+                    f"{ref_late[n]:.2f} s with the reference; check every engine in each round, then "
+                    f"wait `interval` once; {_HINT}")
+    for n in healthy:
+        gaps = [b - a for a, b in zip(me["pings"][n], me["pings"][n][1:], strict=False)]
+        if gaps and min(gaps) < s.interval * 0.8:
+            return (f"start() checked the engines {min(gaps):.3f} s apart with interval={s.interval:g}: it "
+                    "must wait `interval` between rounds, not check them in a busy loop")
+        ref_count = len(it["pings"][n])
+        if s.interval < 0.1 and len(me["pings"][n]) * 3 < ref_count * 2:
+            return (f"start() must check the engines again every interval: {n} was checked "
+                    f"{len(me['pings'][n])} times, {ref_count} with the reference")
+    if me["stop"] > it["stop"] + _SLACK:
+        return (f"stop did not return promptly: it took {me['stop']:.2f} s, {it['stop']:.2f} s with the "
+                "reference; wait with an Event, not time.sleep")
+    if me["left"] > it["left"]:
+        return f"{me['left']} thread(s) left running after stop(): join the monitor's thread"
+    return None
+
+
+# Always tried first: a healthy engine, a stuck one and one that turns stuck later, short rounds
+# and a slow kill, one whose ping raises; three healthy engines (one slow to answer) and short rounds.
+_EXPLICIT = (_Scenario(("ok", "stuck", "later", "ping-raises"), 0.04, 0.05),
+             _Scenario(("ok", "slow", "ok"), 0.04, 0.0))
+_sc.differential(HealthMonitor, _reference, _scenarios(), _observe, _compare, what="HealthMonitor",
+                 examples=1, timeout=40, hint="chapter 29", explicit=_EXPLICIT)
 ### END HIDDEN TESTS
 
 # %% [markdown]
