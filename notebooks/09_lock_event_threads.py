@@ -479,8 +479,9 @@ def _checkers(draw):
     if how == "before":
         return _Checker(interval=draw(_st.sampled_from([1.0, 0.03])), duration=duration, stop_in_call=None)
     if how == "long":
-        if draw(_st.booleans()):
-            return _Checker(interval=1.0, duration=duration, stop_in_call=None, stop_after_call=1)
+        if draw(_st.booleans()):  # 10 s: a pause cut in slices still answers a stop late
+            return _Checker(interval=draw(_st.sampled_from([1.0, 10.0])), duration=duration, stop_in_call=None,
+                            stop_after_call=1)
         return _Checker(interval=1.0, duration=max(duration, 0.02), stop_in_call=1)
     return _Checker(interval=draw(_st.sampled_from([0.03, 0.05])), duration=duration,
                     stop_in_call=draw(_st.integers(1, 4)))
@@ -613,7 +614,7 @@ _sc.differential(start_periodic_check, _reference,
                  _st.builds(_Scenario, _st.lists(_checkers(), min_size=1, max_size=3).map(tuple)),
                  _observe, _compare, what="start_periodic_check", examples=4, timeout=40, hint="chapter 09",
                  explicit=(_Scenario((_Checker(stop_in_call=None), _Checker(0.05, 0.01, stop_in_call=3))),
-                           _Scenario((_Checker(stop_in_call=None, stop_after_call=1),))))
+                           _Scenario((_Checker(10.0, stop_in_call=None, stop_after_call=1),))))
 ### END HIDDEN TESTS
 
 # %% [markdown]
