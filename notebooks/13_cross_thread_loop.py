@@ -715,7 +715,9 @@ _compare = _sth.per_item(_compare_one, lambda s: s.calls, "caller", "call_with_d
 _sc.differential(call_with_deadline, _reference, _scenarios, _sth.Beside(_observe, _reference), _compare,
                  what="call_with_deadline", examples=2, hint="chapter 13",
                  explicit=(_Scenario((_Call(3.0, 0.15, cleanup=0.2), _Call(0.3, 1.0, value=0),
-                                      _Call(0.02, 0.15, raises=True))),))
+                                      _Call(0.02, 0.15, raises=True))),
+                           # a quick result under a long deadline: a caller that polls hears of it late
+                           _Scenario((_Call(0.02, 2.0, value=1),))))
 ### END HIDDEN TESTS
 
 # %% [markdown]
