@@ -545,7 +545,9 @@ def _observe(fn, s: _Scenario) -> dict:
         killed: list = []
 
         def add(sig, callback, *args) -> None:
-            if asyncio.iscoroutine(callback) or asyncio.iscoroutinefunction(callback):
+            import inspect as _inspect  # asyncio.iscoroutinefunction warns from 3.14 (deprecated)
+
+            if asyncio.iscoroutine(callback) or _inspect.iscoroutinefunction(callback):
                 raise TypeError("coroutines cannot be used with add_signal_handler()")
             handlers[sig] = (callback, args)
 
