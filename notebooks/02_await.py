@@ -557,7 +557,9 @@ except _Runaway:
 assert isinstance(_result, TimeoutError), (
     f"wait_until returned {_result!r}: it must raise TimeoutError when the condition never holds "
     "(chapter 02)")
-assert 2 <= _probe.checks <= 12, (
+# bound-not-claim: a count of checks in a fixed time, not a time: a sleep never ends early, so a busy
+# machine only lowers it; the bound catches a poller that does not sleep its interval
+assert _probe.checks <= 12, (
     f"{_probe.checks} checks before TimeoutError, for a 0.1 s timeout every 0.02 s: about timeout / "
     "interval checks expected (chapter 02)")
 
