@@ -6,6 +6,8 @@ to the targeted claim cell: that cell must be the first to fail, with ``Assertio
 unmutated chapters are run by nbval (``pytest --nbval-lax notebooks/``), not again here.
 """
 
+import sys
+
 import jupytext
 import nbformat
 import pytest
@@ -78,6 +80,13 @@ def test_counterfactual_kills_its_claim(mutation):
             pytest.skip(f"{mutation.id} needs {mutation.needs_idle_cores} idle cores to show itself; the "
                         f"machine gave {mutation.needs_idle_cores} spinning processes only "
                         f"{', '.join(f'{s:.0%}' for s in shares)} of a core each just now")
+    if "DEVICE_ENV" in mutation.find and any(c.isspace() for c in sys.executable):
+        # measured in a clone under '/tmp/ci final/': with env_vars in its runtime_env, Ray 2.60.0
+        # starts the actor's worker through a command line that the venv's path breaks at the space;
+        # the actors never start (the cell's 120 s get times out). The same run from a path without
+        # a space is killed in 12-17 s.
+        pytest.skip(f"{mutation.id} gives its actors a runtime_env, whose worker Ray cannot start from "
+                    f"a Python whose path has a space ({sys.executable})")
     verdict = claims.run_mutation(mutation)
     assert verdict.killed, f"{mutation.id} ({mutation.name!r}): {verdict.why}"
 
