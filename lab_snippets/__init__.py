@@ -6,7 +6,8 @@ Top level (notebook helpers; the grading sandbox mounts only these, see ``NOTEBO
 ``cpu_work``, ``figlang`` (each figure drawn in Chinese too, when the book is built), ``raylab``
 (a private local Ray, bounded start), ``grading`` (the property checks hidden tests compose),
 ``scenarios`` (differential grading on generated scenarios, virtual time), ``scenarios_services``
-(its stand-ins for Part V: ``rebind``), ``scenarios_threads`` (the same on real threads and
+(its stand-ins for Part V: ``rebind``), ``showcode`` (a worker's real source shown on the page),
+``scenarios_threads`` (the same on real threads and
 processes: side by side with the reference, stand-in processes) and
 ``sites`` (``show_call_site``: registry, resolver, view, the box's markup).
 
@@ -46,6 +47,7 @@ NOTEBOOK_MODULES = (
     "scenarios_services",
     "scenarios_threads",
     "service_workers",
+    "showcode",
     "sites",
     "sites.gitcmd",
     "sites.markup",

@@ -246,7 +246,15 @@ print("✓ join(0.1) returned with the thread still running; only stop.set() end
 # A notebook's kernel never exits, so we watch this in a child process. The script
 # `lab_snippets.thread_workers` starts a normal thread with 6 steps and a {term}`daemon thread` with
 # 40 steps (0.05 s each), and its main thread returns at once. An `atexit` handler reports
-# what each thread had done; each `finally` prints a `CLEANUP` line if it runs.
+# what each thread had done; each `finally` prints a `CLEANUP` line if it runs. Each thread
+# runs `work`, and the script's main thread ends like this:
+
+# %% tags=["remove-input"]
+from lab_snippets.showcode import show_source
+from lab_snippets.thread_workers import daemon_exit
+
+show_source(daemon_exit, first="def work", last="CLEANUP_PREFIX}")
+show_source(daemon_exit, first="atexit.register(report)", last='"main returns"')
 
 # %%
 child = subprocess.run(

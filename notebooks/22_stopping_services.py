@@ -50,8 +50,15 @@ SERVICE = [sys.executable, "-m", "lab_snippets.service_workers"]
 # a task that prints `start`, sleeps its duration and prints `done`. A job that is cancelled
 # spends 0.02 s on cleanup (an `await`, as giving back a slot would) and then prints
 # `cancelled`. Every line carries a `time.monotonic()` reading, which on Linux is one clock for
-# every process, so the child's times and ours can be compared.
-#
+# every process, so the child's times and ours can be compared. A job is this coroutine:
+
+# %% tags=["remove-input"]
+from lab_snippets.service_workers import _cmd_atexit_stop, _serve, handle
+from lab_snippets.showcode import show_source
+
+show_source(handle)
+
+# %% [markdown]
 # `stop_service` starts a child, waits until it has started a given number of jobs, sends one
 # signal, and reaps the child with a bounded wait.
 
@@ -110,7 +117,10 @@ print("✓ SIGTERM's default action ended the service; no job printed anything a
 # Inside it any asyncio call is allowed, which is not true of a `signal.signal` handler, which
 # can interrupt the main thread between any two bytecodes. With `--on-sigterm cancel` the
 # service's callback cancels its main task; the main task cancels the jobs, waits (bounded) for
-# their cleanup and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM".
+# their cleanup and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM":
+
+# %% tags=["remove-input"]
+show_source(_serve, first="def cancel_main", last="return 128 + signal.SIGTERM")
 
 # %%
 code_cancel, events_cancel, sent_cancel = stop_service(
@@ -185,7 +195,10 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # worker that loops until told to stop (it gives up by itself after 1 s, so that nothing can
 # hang), registers a hook that tells it to stop, and returns at once. Predict the order of
 # `main-returned`, `hook-ran` and the worker's last line, for a daemon and a non-daemon
-# worker.
+# worker. The program:
+
+# %% tags=["remove-input"]
+show_source(_cmd_atexit_stop, first="stop = threading.Event()", last='say("main-returned")')
 
 # %%
 variants = {"daemon worker, hook": ["--thread", "daemon"],

@@ -36,7 +36,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_context
 
-from lab_snippets.cpu_work import CountingExecutor, payload_size, score, timed_score
+from lab_snippets.cpu_work import CountingExecutor, alarm_timeout, payload_size, score, timed_score
 from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
 from lab_snippets.proc_workers import burn
 from lab_snippets.timeline import Timeline, figure_style
@@ -68,7 +68,15 @@ async def max_gap_while(runner, text: str) -> tuple[float, float]:
 # %% [markdown]
 # `score(text)` (in `lab_snippets.cpu_work`) stands for a rule-based reward or a tokenizer: a
 # pure-Python loop over the text, so its cost grows with the length of the text. It returns the
-# pid of the process that ran it. `LoopWatch` (chapter 08) is a task that wakes every 2 ms and
+# pid of the process that ran it:
+
+# %% tags=["remove-input"]
+from lab_snippets.showcode import show_source
+
+show_source(score)
+
+# %% [markdown]
+# `LoopWatch` (chapter 08) is a task that wakes every 2 ms and
 # writes down when it woke; its longest gap is how long the loop could not answer anybody.
 # `max_gap_while(runner, text)`, folded above, awaits `runner(text)` under a `LoopWatch` and
 # returns that longest gap with the time the work took.
@@ -111,7 +119,11 @@ print("✓ the loop was silent for the whole scoring, and four times the work si
 # interpreter's global lock, on the usual build) while it runs, so a thread running `score`
 # and the loop's thread take turns: the interpreter asks the running thread to let go every
 # `sys.getswitchinterval()` seconds (5 ms by default). Two scoring calls in two threads therefore
-# run one at a time. `burn` (chapter 12) reports the CPU time its thread used.
+# run one at a time. `burn` (chapter 12) is the same kind of loop, and it reports the CPU time
+# its thread used (`time.thread_time()` counts only while this thread runs):
+
+# %% tags=["remove-input"]
+show_source(burn, first="cpu_before = ", last="acc = (acc * 31")
 
 # %%
 gap_thread, took_thread = min(
@@ -281,8 +293,15 @@ assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the w
 # `signal.signal` raises `ValueError` when called from any other thread. So the same timeout
 # that works in a script fails at once when the scoring is moved to `to_thread` or to a thread
 # pool (in a process pool's worker, where the worker's own main thread runs the call, it works).
-# `alarm_timeout` in `lab_snippets.cpu_work` is such a timeout; `alarm-timeout` runs 3 s of
-# scoring under a 0.05 s alarm, in the main thread or in a worker thread of a child process.
+# `alarm_timeout` in `lab_snippets.cpu_work` is such a timeout:
+
+# %% tags=["remove-input"]
+show_source(alarm_timeout)
+
+# %% [markdown]
+# The command `alarm-timeout` runs 3 s of scoring inside `with alarm_timeout(0.05):`, in the
+# main thread or in a worker thread of a child process, and prints what happened: `timed-out`
+# and the seconds it ran, or `refused` and the error.
 
 # %%
 CPU_WORK = [sys.executable, "-m", "lab_snippets.cpu_work", "alarm-timeout", "0.05"]

@@ -196,7 +196,17 @@ fig = tl.plot("Three tool calls: blocking communicate() vs awaited communicate()
 # asyncio softens this a little: it reads each pipe in the background into a `StreamReader`,
 # which keeps reading until its buffer holds twice its limit (the limit is 64 KiB unless you
 # pass `limit=`), so it takes more output to get stuck. The worker `chatter OUT ERR` writes
-# ERR bytes to stderr, then OUT bytes to stdout.
+# ERR bytes to stderr, then OUT bytes to stdout; these are the lines that do it:
+
+# %% tags=["remove-input"]
+from lab_snippets.proc_workers import _cmd_chatter, _cmd_spawn_children
+from lab_snippets.showcode import show_source
+
+show_source(_cmd_chatter, first="_write_all(2", last="return args.exit")
+
+# %% [markdown]
+# Each `os.write` inside `_write_all` blocks while the pipe is full, so the child cannot reach
+# its stdout writes, or its exit, until someone reads stderr.
 
 # %% tags=["hide-input"]
 async def unstick(proc: asyncio.subprocess.Process) -> str:
@@ -288,9 +298,12 @@ print("✓ after the timeout the child was still running; kill() and wait() ende
 # and it leads a process group whose id is its pid; `os.killpg` then reaches everything in it.
 # `create_subprocess_exec` passes `start_new_session=True` on to `subprocess.Popen`.
 #
-# `spawn-children 2 5` starts two children and prints `ready <own pid> <child pids>`. We pipe
-# its stdout and its stderr; its children write nothing, but they inherit the stderr pipe,
-# as children do.
+# `spawn-children 2 5` starts two children that sleep 5 s and prints one line, `ready`, its own
+# pid, then its children's pids (`ready 4107 4110 4111`). We pipe its stdout and its stderr;
+# its children write nothing, but they inherit the stderr pipe, as children do:
+
+# %% tags=["remove-input"]
+show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
 
 # %%
 async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
