@@ -57,14 +57,14 @@ print(type(score_sample).__name__, inspect.iscoroutinefunction(score_sample))
 # Most people read `score_sample(1, log)` as "run `score_sample`". Before you run the next
 # cell, write down what `log` holds right after the call, and what the call returns.
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 log: list[str] = []
 pending = score_sample(1, log)
 
 print("the call returned:", type(pending).__name__)
 print("log after the call:", log)
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: calling-runs-nothing
 assert log == [], "calling a coroutine function must not run any of its body"
 assert inspect.iscoroutine(pending), f"the call must return a coroutine object, not {pending!r}"
@@ -84,7 +84,7 @@ print("await gave:", result)
 print("log after await:", log)
 print("state:", inspect.getcoroutinestate(pending))
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert log == ["body of 1 started", "body of 1 finished"]
 assert result == 0.1
 assert inspect.getcoroutinestate(pending) == inspect.CORO_CLOSED
@@ -119,7 +119,7 @@ unawaited = [w.source.__qualname__ for w in caught
              and inspect.iscoroutine(w.source)]
 print(messages)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: forgotten-coroutine-warns
 assert "score_sample" in unawaited, (
     f"dropping a coroutine object unawaited must warn 'was never awaited'; warnings: {messages}")
@@ -145,7 +145,7 @@ value = await task
 print("right after create_task:", at_creation)
 print("after the caller's first await:", after_suspending)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: task-starts-at-next-suspension
 assert at_creation == [], f"create_task must not run the body; the log held {at_creation}"
 assert after_suspending == ["body of 3 started"], (
@@ -189,7 +189,7 @@ with tl.span("caller's own work", state="blocked"):
 await later
 await task
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: task-waits-while-caller-blocks
 bodies = ("awaited at once", "awaited later", "as a Task")
 created_at = next(e.at for e in tl.events if e.name == "all three created")
@@ -233,7 +233,7 @@ for name, flags in rows.items():
 obj.close()  # only inspected: closing it on purpose means no 'never awaited' warning
 await task
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert rows == {"function": (True, False, False), "object": (False, True, True),
                 "task": (False, False, True)}
 print("✓ the table above holds")
@@ -297,7 +297,7 @@ async def record_job(job_id: int, log: list[str]) -> str:
     return f"job {job_id} done"
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def run_in_reverse(job_ids: list[int], log: list[str]) -> list[str]:
     """Create every coroutine object first, then await them in reverse order."""
     ### BEGIN SOLUTION

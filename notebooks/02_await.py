@@ -55,7 +55,7 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 # request A ends. The folded check uses `tl.order(...)`, which is true when the named marks
 # happened in the order given.
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 REQUEST_TIME = 0.1
 tl = Timeline()
 started = time.monotonic()
@@ -66,7 +66,7 @@ sequential_elapsed = time.monotonic() - started
 print(f"two awaits in a row: {sequential_elapsed:.3f} s for 2 x {REQUEST_TIME} s")
 print(tl.names())
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sequential-awaits-do-not-overlap
 assert tl.order("request A starts", "request A ends", "request B starts", "request B ends"), \
     "B starts only after A has ended"
@@ -92,7 +92,7 @@ overlapped_elapsed = time.monotonic() - started
 print(f"two tasks: {overlapped_elapsed:.3f} s,",
       f"sequential awaits: {sequential_elapsed:.3f} s")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: two-tasks-overlap
 assert tl.order("request A starts", "request B starts", "request A ends"), "B starts while A waits"
 print("✓ B started while A was still waiting")
@@ -141,7 +141,7 @@ with_sleep_0 = await three_steps(step_then_yield)
 print("await on coroutines that never suspend:", no_suspension)
 print("await asyncio.sleep(0) after each step: ", with_sleep_0)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: switch-only-where-it-suspends
 assert no_suspension[:3] == ["step 0", "step 1", "step 2"], "no suspension, no turn for the bystander"
 assert with_sleep_0[:4] == ["step 0", "bystander 0", "step 1", "bystander 1"]
@@ -165,7 +165,7 @@ print("✓ the bystander ran only where a step suspended")
 # each way, while a bystander task counts the turns the loop gives it. Predict the count
 # during each `aread()`.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instrument: a bystander task that counts the turns the loop gives it.
 import httpx
 
@@ -217,7 +217,7 @@ print(f"post:   {plain[0]} turns for the bystander during the request,",
 print(f"stream: {streamed[0]} turns during the request,",
       f"{streamed[1]} during aread() ({streamed[2]} bytes)")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: read-after-post-does-not-suspend
 assert plain[0] > 0 and streamed[0] > 0, "waiting for the server gave the bystander turns in both cases"
 assert plain[1] == 0, "after a non-streaming post, aread() returned the stored body without suspending"
@@ -272,7 +272,7 @@ async with LoopWatch(interval=0.005) as watch:
     await asyncio.sleep(0.02)
 print(watch.summary(threshold=0.05))
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: time-sleep-freezes-the-loop
 polite = tl.spans_of("await asyncio.sleep(0.15)")[0]
 rude = tl.spans_of("time.sleep(0.15) in a coroutine")[0]
@@ -308,7 +308,7 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # The chart puts the two waits and the heartbeat on one clock. The heartbeat lane is blue
 # while the loop answers and red where the gap between wake-ups is longer than 50 ms.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
 fig = tl.plot("Awaiting frees the event loop; time.sleep inside a coroutine freezes it",
               lanes=["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine", "event loop heartbeat"])
@@ -336,7 +336,7 @@ with slow_callback_log(threshold=0.08) as warnings_logged:
 for message in warnings_logged:  # the full message also says where the task was created
     print(message.split(" created at")[0], "...", message[message.rfind("took"):])
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert any("rude_wait" in m and "took" in m for m in warnings_logged), "debug mode names the blocking coroutine"
 assert not any("polite_wait" in m for m in warnings_logged), "a suspended coroutine holds nothing"
 print("✓ debug mode named the coroutine that blocked, and only that one")
@@ -425,7 +425,7 @@ async def set_after(flag: Flag, seconds: float) -> None:
     flag.is_set = True
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def wait_until(is_ready, interval: float, timeout: float) -> int:
     """Check `is_ready()` every `interval` seconds until it is true; return how many checks it took.
 

@@ -78,7 +78,7 @@ await asyncio.gather(*tasks)
 
 print(tl.names()[:5])
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert tl.order("all three tasks created", "sample 0 starts", "sample 1 starts", "sample 2 starts",
                 "creator resumed"), f"created, then the three bodies, then the creator: {tl.names()}"
 assert states_at_creation == [False, False, False]
@@ -108,7 +108,7 @@ print("finishing order:", finishing)
 print("gather returned:", results)
 print(f"gather took {gather_elapsed:.3f} s; one by one: {sum(durations):.2f} s")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: gather-keeps-argument-order
 assert finishing == ["sample 3", "sample 2", "sample 1", "sample 0"]
 assert results == ["sample 0 scored", "sample 1 scored", "sample 2 scored", "sample 3 scored"], (
@@ -134,7 +134,7 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # only a *weak* reference to that Future (as many libraries do, so that abandoned requests
 # do not pile up). Predict what `gc.collect()` does to the task.
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
     weakref.WeakValueDictionary())
 
@@ -160,13 +160,13 @@ def deliver(request_id: int, value: str) -> bool:
     return True
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 def fire_and_forget(request_id: int, log: list[str]) -> weakref.ref:
     task = asyncio.create_task(await_reply(request_id, log))
     return weakref.ref(task)  # weak: lets us watch the task, keeps nothing alive
 
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unreferenced-task-is-collected
 loop = asyncio.get_running_loop()
 loop_complaints: list[str] = []
@@ -235,7 +235,7 @@ await asyncio.gather(*background_tasks)
 print("reply delivered:", delivered, "| task log:", kept_log)
 print("still tracked:", len(background_tasks))
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert delivered
 assert kept_log == ["waiting for the reply", "got reward 0.9", "finally ran"]
 assert background_tasks == set(), "the done callback removed the finished task"
@@ -264,7 +264,7 @@ still_running = [not t.done() for t in group]
 await asyncio.gather(*group, return_exceptions=True)  # let the siblings finish
 print("still running when gather raised:", still_running)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: gather-raises-and-siblings-run-on
 assert still_running == [True, False, True], (
     f"samples 0 and 2 must still run when gather raises: {still_running}")
@@ -278,7 +278,7 @@ outcomes = await asyncio.gather(
     return_exceptions=True)
 print(outcomes)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert [type(o).__name__ for o in outcomes] == ["str", "ValueError", "str"], outcomes
 print("✓ with return_exceptions=True the error takes the failed entry's place")
 
@@ -302,7 +302,7 @@ except* ValueError as failures:
 print("caught:", repr(caught))
 print(group_tl.names())
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert isinstance(caught, ExceptionGroup) and len(caught.exceptions) == 1
 assert group_tl.order("sample 1 starts", "sample 0 cancelled", "TaskGroup raised")
 assert group_tl.order("sample 2 cancelled", "TaskGroup raised")
@@ -318,7 +318,7 @@ print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup 
 # siblings were at work until the failure and are cancelled right after it; under `gather`
 # they run to their end after the caller has already been told of the failure.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def as_work(tl: Timeline) -> Timeline:
     """The same spans, each drawn as work up to its end; how it ended is marked separately."""
     drawn = Timeline()
@@ -395,7 +395,7 @@ else:
     print("Python < 3.12: a new task is never done before the creator suspends:",
           done_at_creation)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert done_at_creation == (sys.version_info >= (3, 12)), done_at_creation
 print("✓ done right after create_task:", done_at_creation)
 
@@ -446,7 +446,7 @@ async def score_one_slowly(name: str) -> str:
     return f"{name} scored"
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def score_group(names: list[str], score_one) -> list:
     """Run `score_one(name)` for all names concurrently; results in input order; all or nothing."""
     ### BEGIN SOLUTION

@@ -66,7 +66,7 @@ async def request(name: str, seconds: float, tl: Timeline, lane: str | None = No
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01).
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 tl = Timeline()
 tasks = {asyncio.create_task(request(f"request {i}", s, tl))
          for i, s in enumerate([0.02, 0.12, 0.15])}
@@ -79,7 +79,7 @@ print("pending ones cancelled right after wait:", cancelled_right_after)
 await asyncio.gather(*pending)  # nothing stopped them: let them finish
 print(tl.names())
 
-# %% tags=["hide-cell"]
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert len(done) == 1 and len(pending) == 2
 assert cancelled_right_after == [False, False], "wait(timeout=...) cancels nothing"
 assert tl.order("wait returned", "request 1 ends") and tl.order("wait returned", "request 2 ends")
@@ -104,7 +104,7 @@ await asyncio.gather(*pending, return_exceptions=True)
 tl.mark("pending cancelled and awaited")
 print(tl.names())
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-then-await-stops-pending
 assert all(t.cancelled() for t in pending)
 assert tl.order("request 1 cancelled", "pending cancelled and awaited")
@@ -137,7 +137,7 @@ print("handled in this order:", handled)
 print(f"first result handled after {first_handled_after:.3f} s;",
       f"the slowest took {max(durations)} s")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: as-completed-yields-in-finishing-order
 assert handled == ["request 3", "request 2", "request 1", "request 0"], "handled in finishing order"
 assert tl.order("handled request 3", "request 0 ends"), "the first result is handled while the slowest still runs"
@@ -224,7 +224,7 @@ async def rollout_refill(tl: Timeline) -> list[int]:
         await asyncio.gather(*pending, return_exceptions=True)
 
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: refill-beats-batches
 last_run: dict[str, tuple[list[int], Timeline]] = {}
 
@@ -262,7 +262,7 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 # until the batch's slow group is done. With the refill loop, a freed slot is given a new group
 # at once, and when the batch is full, the groups still in flight are cancelled (grey).
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True, layout="constrained")
 slots = [f"slot {k}" for k in range(IN_FLIGHT)]
 batched_tl.plot(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s", ax=top, lanes=slots)
@@ -340,7 +340,7 @@ async def fetch_job(i: int) -> str:
     return f"job {i}"
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def first_results(start_work, wanted: int, limit: int) -> list:
     """Results of the first `wanted` jobs to finish, never more than `limit` in flight."""
     ### BEGIN SOLUTION

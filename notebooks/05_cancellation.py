@@ -80,7 +80,7 @@ await asyncio.wait([worker], timeout=2)
 print(tl.names())
 print(state_at_request, "· finally cancelled:", worker.cancelled())
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-lands-at-the-next-await
 assert tl.order("busy stretch started", "busy stretch finished", "cancel requested",
                 "CancelledError arrived", "finally ran"), (
@@ -103,7 +103,7 @@ print("✓ the cancel ran only after the busy stretch; CancelledError arrived at
 # on with 0.06 s of further work. Which of the three timeouts raise `TimeoutError`, and how
 # long does each `async with` block last compared with its 0.03 s budget?
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 TIMEOUT = 0.03
 
 
@@ -124,7 +124,7 @@ async def bare_except() -> str:
     return "finished"
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 async def cleans_up_and_reraises() -> str:
     try:
         await asyncio.sleep(1)
@@ -145,14 +145,14 @@ async def under_timeout(worker) -> tuple[str, float]:
     return outcome, (loop.time() - start) / TIMEOUT
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 outcomes = {}
 for worker_fn in (catches_exception, bare_except, cleans_up_and_reraises):
     outcomes[worker_fn.__name__] = await under_timeout(worker_fn)
 for name, (outcome, ratio) in outcomes.items():
     print(f"{name:<24} {outcome:<22} block lasted {ratio:.1f} × the budget")
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: swallowed-cancel-disables-the-timeout
 assert outcomes["catches_exception"][0] == "TimeoutError"
 assert outcomes["cleans_up_and_reraises"][0] == "TimeoutError"
@@ -175,7 +175,7 @@ late_result = await asyncio.wait_for(bare_except(), timeout=TIMEOUT)
 overrun = (time.monotonic() - start) / TIMEOUT
 print(f"wait_for returned {late_result!r} after {overrun:.1f} × its timeout")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert late_result == "finished" and overrun >= 2.5, (late_result, overrun)  # floor: a sleep never ends early
 print("✓ wait_for too returned the late result instead of raising TimeoutError")
 
@@ -229,7 +229,7 @@ seen_by_a, seen_by_b = await asyncio.gather(
     cancel_and_move_on(workers["A"]), cancel_and_wait(workers["B"]))
 print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_b}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-awaiting-sees-the-cleanup-done
 await asyncio.wait(workers.values(), timeout=2)  # A's cleanup must finish too, before we leave
 fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
@@ -282,7 +282,7 @@ for shielded in (True, False):
 
 print(outcome)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: shield-protects-the-work
 assert outcome["with shield"] == (True, "checkpoint 7"), "the caller stopped, the save completed"
 assert outcome["without shield"] == (True, "cancelled"), "the caller's cancellation reached the save"
@@ -350,7 +350,7 @@ if sys.version_info < (3, 13):
           "from 3.13 the same code handles the ExceptionGroup, reaches its return, and "
           "still ends cancelled, its result lost.")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert results[True] == (0, "ExceptionGroup"), results[True]
 assert reached_return == {False: "ExceptionGroup", True: "ExceptionGroup"}, (
     "on every version the child's error arrives as an ExceptionGroup that except* handles")
@@ -409,7 +409,7 @@ async def slow_request(duration: float, freed: list[float], fail: bool = False) 
         freed.append(duration)
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def drain(tasks: set[asyncio.Task], grace: float, cleanup_budget: float = 1.0) -> tuple[int, int]:
     """Wait up to `grace` s, cancel what is left, wait for its cleanup; return (finished, cancelled)."""
     ### BEGIN SOLUTION

@@ -54,7 +54,7 @@ SEED = 6
 # tasks": a semaphore is often read as a limit on how many tasks are created. `InFlight`
 # counts how many tasks are inside its `with` block at once and keeps the peak.
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 permits = asyncio.Semaphore(3)
 inside = InFlight()
 bodies_started: list[int] = []
@@ -77,7 +77,7 @@ results = await asyncio.gather(*tasks)
 print(seen)
 print("peak inside:", inside.peak, "· entered in total:", inside.entered)
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: limits-permits-not-tasks
 assert seen == {"tasks": 12, "bodies started": 12, "inside": 3, "not done": 12}, (
     f"after one loop turn: 12 tasks, 12 bodies started, 3 inside expected; got {seen}")
@@ -99,7 +99,7 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # through 3 permits and records two spans per sample on a `Timeline`: *waiting* from the
 # moment the task starts until it holds a permit, then *running* while it holds one.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 class WatchedSemaphore:
     """A semaphore that draws, per task, the wait for a permit and the time holding one."""
 
@@ -138,7 +138,7 @@ await asyncio.gather(*(asyncio.create_task(timed_sample(d), name=f"sample {i}")
 print("peak inside:", permits.inside.peak,
       "· most running spans at one instant:", tl.max_overlap("running"))
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: peak-never-exceeds-limit
 inside = permits.inside
 assert inside.peak == 3, "with more samples than permits, the section fills up to the limit"
@@ -201,7 +201,7 @@ for limit in limits:
           f"measured {measured[limit]:.3f} s, "
           f"ideal {ideal_batch_time(N_JOBS, limit, DURATION):.3f} s")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: batch-time-follows-rounds
 ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
 rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}
@@ -266,7 +266,7 @@ under_load = (len(done), len(pending))
 print("one sample:  done, stuck =", light_load)
 print("four samples: done, stuck =", under_load)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: nested-permit-deadlocks-under-load
 for task in pending:
     task.cancel()
@@ -322,7 +322,7 @@ else:
     print("Python < 3.12 has no eager task factory: right after create_task no task "
           "holds a permit (0 inside); the first three enter at the next await.")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
 if sys.version_info >= (3, 12):
     assert eager_inside == 3, f"eager tasks: 3 inside right after create_task, not {eager_inside}"
@@ -374,7 +374,7 @@ async def fake_generate(prompt: str) -> str:
     return prompt.upper()
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def generate_all(prompts: list[str], limit: int, generate) -> list:
     """Run `await generate(p)` for every prompt, at most `limit` at once; results in prompt order."""
     ### BEGIN SOLUTION

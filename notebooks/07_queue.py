@@ -52,7 +52,7 @@ figure_style()
 # other items the consumer took between the moment this one was put and the moment it was
 # taken. Counting items instead of seconds keeps the measure exact on a busy machine.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 class WatchedQueue(asyncio.Queue):
     """An asyncio.Queue that records its depth after every put and get, and each item's age."""
 
@@ -114,7 +114,7 @@ async def run_pair(maxsize: int, n_items: int, produce_every: float,
 # old is the oldest item by the time it is taken (how many other items were taken in the
 # meantime)?
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 N_ITEMS, CONSUME_EVERY = 20, 0.01
 unbounded = await run_pair(0, N_ITEMS, 0, CONSUME_EVERY)
 bounded = await run_pair(3, N_ITEMS, 0, CONSUME_EVERY)
@@ -124,7 +124,7 @@ for name, run in (("unbounded", unbounded.summary), ("maxsize=3", bounded.summar
           f"{run['taken when producer done']:>2} · oldest item waited for "
           f"{run['oldest']:>2} others")
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: bound-limits-depth-and-staleness
 free, held = unbounded.summary, bounded.summary
 assert free["peak"] >= N_ITEMS - 2, f"everything piles up in the unbounded queue: {free}"
@@ -160,7 +160,7 @@ print("✓ unbounded: all 20 piled up, the last waited for all the others\n"
 slow_producer = await run_pair(0, 10, 0.01, 0)
 print("peak depth with a slow producer:", slow_producer.summary["peak"])
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
 for name, run in (("fast producer, unbounded queue", unbounded),
                   ("fast producer, maxsize=3", bounded),
@@ -212,7 +212,7 @@ done, pending = await asyncio.wait(consumers, timeout=2)
 print("one sentinel:        ended, still waiting =", with_one_sentinel)
 print("one per consumer:    ended, still waiting =", (len(done), len(pending)))
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: one-sentinel-ends-one-consumer
 assert with_one_sentinel == (1, 2), f"one sentinel ends one consumer: {with_one_sentinel}"
 assert (len(done), len(pending)) == (3, 0) and sorted(handled) == list(range(6))
@@ -228,7 +228,7 @@ print("✓ one sentinel ended one consumer of three; one per consumer ended all,
 # `task_done()` makes `join()` wait forever, even though every item was handled; the timeout
 # below catches that.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def all_handled(log: list[str], n_items: int, timeout: float = 2) -> None:
     """Wait until the workers have handled every item, so only task_done() can be missing."""
     async with asyncio.timeout(timeout):
@@ -272,7 +272,7 @@ for calls_task_done in (True, False):
 print("with task_done:   ", outcome[True])
 print("without task_done:", outcome[False])
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: join-waits-for-task-done
 assert outcome[True] == ("join returned", 8, True), f"with task_done: {outcome[True]}"
 assert outcome[False] == ("join timed out", 8, True), (
@@ -312,7 +312,7 @@ else:
           "sentinel (N consumers, N sentinels), or join() the queue and then cancel\n"
           "and await the consumers.")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 13):
     assert not pending and sorted(handled) == list(range(6)), (
         f"shutdown() ends every consumer once the items are handed out: {pending}, {handled}")
@@ -328,7 +328,7 @@ if sys.version_info >= (3, 13):
 # between polls with `await asyncio.sleep`, or hand the blocking `get` to a thread (chapter
 # 08). A heartbeat task that ticks every 5 ms shows which is which.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 class TimedQueue(queue.Queue):
     """A queue.Queue that records when each item was put."""
 
@@ -386,7 +386,7 @@ for name, stretch in (("polling", polling), ("blocked in get()", blocked)):
     print(f"heartbeats while {name} for {stretch.end - stretch.start:.2f} s:",
           stretch.beats(watch))
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: blocking-get-freezes-the-loop
 for t in (producer_thread, slow_thread):
     t.join(timeout=2)
@@ -438,7 +438,7 @@ async def double_slowly(x: int) -> int:
     return 2 * x
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def run_pipeline(items: list, process, n_workers: int, jobs: asyncio.Queue) -> list:
     """Feed `items` through `jobs` to `n_workers` workers running `process`; results in item order."""
     ### BEGIN SOLUTION

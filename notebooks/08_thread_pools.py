@@ -78,7 +78,7 @@ with borrowed_default_executor():
 print(f"the to_thread call ran in thread {worker!r}, "
       f"not in {threading.current_thread().name!r}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: thread-keeps-the-loop-beating
 on_loop = tl.spans_of("called on the loop")[0]
 in_thread = tl.spans_of("awaited via to_thread")[0]
@@ -106,7 +106,7 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # call is red (blocked) on the loop, where nothing else could run meanwhile, and blue
 # (running) in the worker thread, where waiting in it is that thread's whole job.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
 fig = tl.plot("The same blocking call, on the event loop and in a worker thread",
               lanes=["called on the loop", "awaited via to_thread", "event loop heartbeat"])
@@ -142,7 +142,7 @@ with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="rm-worker") as 
 print(f"{CALLS} calls on a pool of {WORKERS}: peak in flight {inside.peak}, "
       f"on {len(set(threads_used))} threads")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: pool-size-caps-calls-in-flight
 pool_elapsed = pool_tl.total()  # from the first call's start to the last call's end
 ideal = ideal_batch_time(CALLS, WORKERS, DURATION)
@@ -179,7 +179,7 @@ with borrowed_default_executor() as default_pool:
 print(f"default pool size {default_size}: "
       f"peak in flight {inside.peak} of {inside.entered} calls")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert inside.peak == default_size < inside.entered, (
     f"the default pool caps the calls at its size: {inside.peak} of {inside.entered}")
 print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at once")
@@ -215,7 +215,7 @@ def kind(future) -> str:
 print(f"submit -> {kind(thread_future)}\n  await gives: {await_error}")
 print(f"wrap_future -> {kind(wrapped)}; run_in_executor -> {kind(loop_future)}")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert isinstance(thread_future, concurrent.futures.Future)
 # the type and the missing __await__ decide, not the message (3.14 reworded it)
 assert isinstance(await_error, TypeError) and not hasattr(thread_future, "__await__")
@@ -231,7 +231,7 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 # passes, `TimeoutError` is raised in the handler. Predict: is the reload still running after
 # that?
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str],
                    finished: threading.Event) -> str:
     for i in range(chunks):
@@ -253,7 +253,7 @@ with borrowed_default_executor():
     await asyncio.to_thread(reload_done.wait, 2)  # see where the thread got to
 print(*reload_log, sep="\n")
 
-# %% tags=["hide-cell"]
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 timeout_at = reload_log.index("the handler got TimeoutError")
 assert reload_done.is_set(), "the thread ran to its end"
 assert reload_log[-1] == "reload finished" and timeout_at < len(reload_log) - 1
@@ -301,7 +301,7 @@ with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reload") as pool:
                         f"{outcome!r}")
 print(*stop_log, sep="\n")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: stop-event-ends-the-thread
 assert stop_log[-1].endswith("'reload stopped'"), stop_log
 assert any(entry.startswith("stop seen") for entry in stop_log)
@@ -341,7 +341,7 @@ gil_enabled = sys._is_gil_enabled() if sys.version_info >= (3, 13) else True
 print(f"GIL enabled: {gil_enabled}; two CPU-bound threads kept {cores_busy:.2f} cores "
       f"busy, of {usable_cpus()} usable")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 13) and not gil_enabled:
     share = cpu_share()  # the share of one core this thread gets right now
     print(f"free-threaded build: a spin just now got {share:.0%} of a core")
@@ -403,7 +403,7 @@ def make_steps(steps: int, step_seconds: float, log: list[str]):
     return work
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def run_with_deadline(work, timeout: float, pool: ThreadPoolExecutor):
     """Run `work(stop)` on `pool`; on timeout or cancellation, set `stop` and wait for the thread first."""
     ### BEGIN SOLUTION

@@ -58,7 +58,7 @@ steps = [(ins.opname, ins.argval) for ins in dis.get_instructions(record_tokens)
          if ins.opname.startswith(SHOWN)]
 print(steps)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 opnames = [name for name, _ in steps]
 read_at = opnames.index("LOAD_ATTR")
 call_at = next(i for i, name in enumerate(opnames) if name.startswith("CALL"))
@@ -76,7 +76,7 @@ print("✓ the old value is read before count_tokens runs; the sum is stored aft
 # yields the GIL with `time.sleep(0)`, as every blocking call does. Predict the total. (On a
 # free-threaded build there is no GIL at all; the end of the chapter comes back to it.)
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 def count_tokens(text: str) -> int:
     time.sleep(0)  # any I/O releases the GIL; this is the smallest stand-in for it
     return len(text.split())
@@ -98,12 +98,12 @@ def run_recorders(record, stats, threads: int, lines: int) -> int:
     return stats.tokens
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 expected = 4 * 300 * 2
 racy_total = run_recorders(record_tokens, TokenStats(), threads=4, lines=300)
 print(f"expected {expected}, got {racy_total}: {expected - racy_total} tokens lost")
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: plus-equals-loses-updates
 assert racy_total < expected, "updates were lost: the GIL does not make += atomic"
 print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not make += atomic")
@@ -142,7 +142,7 @@ finally:
     sys.setswitchinterval(default_interval)
 print(f"expected {4 * 5000 * 2} per trial, got {trials}")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert sys.getswitchinterval() == default_interval
 assert min(trials) < 4 * 5000 * 2, (
     "pure computation loses updates too, once threads switch often")
@@ -179,7 +179,7 @@ finally:
     sys.setswitchinterval(default_interval)
 print("with the lock:", locked_total, locked_cpu_totals)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: lock-around-read-and-write-is-exact
 assert locked_total == 4 * 300 * 2, f"with I/O in the block: {locked_total}"
 assert locked_cpu_totals == [4 * 5000 * 2] * 3, f"pure computation: {locked_cpu_totals}"
@@ -227,7 +227,7 @@ print(f"alive after join(0.1): {alive_after_bounded_join}; "
       f"alive after stop + join: {poller.is_alive()}; polls done: {len(polls)}")
 print(tl.names())
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: bounded-join-does-not-stop-the-thread
 assert first_poll.is_set(), "the poller polled at least once"
 assert alive_after_bounded_join, "join(timeout) returned, but the thread was still running"
@@ -267,7 +267,7 @@ shown = ("steps_done", "steps_planned", "daemon_alive_at_exit", "cleanups_printe
 for key in shown:
     print(f"{key}: {json.dumps(exit_report[key])}")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}
 done = exit_report["steps_done"]
 assert done["joined"] == 6, "the normal thread was waited for and finished"
@@ -288,7 +288,7 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # then waits for the normal thread, and the daemon thread's work is cut off at that moment,
 # although most of it was still ahead.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
 tl.t0 = min(at.values()) - 0.02  # the child's clock readings, from just before its threads start
 exit_at = at[("main", "atexit handler")]
@@ -365,7 +365,7 @@ else:
 # `check()` raises nothing in these runs: what your thread does with an exception from it is
 # up to you.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def start_periodic_check(check, interval: float, stop: threading.Event) -> threading.Thread:
     """Start a thread that calls check() now and every `interval` s until `stop` is set."""
     ### BEGIN SOLUTION

@@ -94,7 +94,7 @@ except asyncio.CancelledError:
 for event in tl.names():
     print(event)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: aexit-runs-on-every-path
 assert tl.order("finish: enter starts", "finish: entered", "finish: body starts", "finish: body ends",
                 "finish: exit sees no error", "finish: released")
@@ -128,7 +128,7 @@ print("✓ __aexit__ ran on all three paths, before the caller heard of the exce
 # A small ledger records what is open and how many boots are in flight, so the experiment
 # can assert that nothing is left and the limit held.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments (a ledger of what is open and booting) and one boot attempt that may fail.
 BOOT_LIMIT = 2
 
@@ -221,7 +221,7 @@ outcomes = dict(zip(batch, results, strict=True))
 for name in sorted(outcomes):
     print(f"{name}: {outcomes[name]!r}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: boots-capped-and-every-sandbox-cleaned-up
 fig = tl.plot("Five sandboxes, at most two booting at once: every booted one is cleaned up",
               lanes=[f"sb{i} {part}" for i in range(1, 6) for part in ("boot", "use")])
@@ -257,7 +257,7 @@ print(f"✓ at most {ledger.peak_booting} boots at once; every booted sandbox wa
 # two lines, does the generator's `finally` run at the `break`? Write down what `log` holds
 # right after the loop.
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 async def stream_lines(source: str, log: list[str], lines: int = 5):
     log.append(f"{source}: connection opened")
     try:
@@ -270,7 +270,7 @@ async def stream_lines(source: str, log: list[str], lines: int = 5):
         log.append(f"{source}: connection closed")
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 log: list[str] = []
 stream = stream_lines("held", log)
 async for line in stream:
@@ -285,7 +285,7 @@ print("generator suspended at its yield:", suspended)
 await stream.aclose()
 print("after aclose():", log)
 
-# %% tags=["hide-cell"]
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert at_break == ["held: connection opened"], "break does not run the generator's finally"
 assert suspended, "the generator is still alive, paused at yield"
 assert log[-2:] == ["held: closing", "held: connection closed"]
@@ -317,7 +317,7 @@ while "dropped: connection closed" not in dropped_log and loop_turns < 200:
 print("right after break:", seen_at_break)
 print(f"closed after {loop_turns} more turns of the loop:", dropped_log)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert seen_at_break == ["dropped: connection opened"]
 assert dropped_log[-1] == "dropped: connection closed", "the loop's finalizer closed it, later"
 assert loop_turns >= 1
@@ -343,7 +343,7 @@ if closing_log[-1] == "scoped: connection closed":
 
 print(closing_log)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: aclosing-closes-at-the-block-end
 assert closing_log == ["scoped: connection opened", "scoped: closing", "scoped: connection closed"]
 assert tl.order("consumer breaks", "statement after the async with", "generator finally has run")
@@ -369,7 +369,7 @@ except TimeoutError:
     guard_log.append("guard: TimeoutError")
 print(guard_log[-3:], "| cancelling now:", asyncio.current_task().cancelling())
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert guard_log[-3:] == ["guarded: closing", "guarded: connection closed", "guard: TimeoutError"]
 assert asyncio.current_task().cancelling() == 0
 print("✓ the timeout closed the generator first, then raised TimeoutError; nothing left cancelling")
@@ -442,7 +442,7 @@ assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
 # object is not an async iterator": without a `yield`, the function is not an async generator
 # yet, so `@asynccontextmanager` cannot drive it.)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 class ResourceLedger:
     def __init__(self) -> None:
         self.booting = 0
@@ -485,7 +485,7 @@ def flaky_factory(ledger: ResourceLedger, fail_first: int = 0, boot_time: float 
     return lambda: FlakyResource(ledger, failures, boot_time)
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 @asynccontextmanager
 async def booted(factory, permits: asyncio.Semaphore, attempts: int = 3):
     """Boot a resource from `factory` under one permit of `permits`, retrying up to `attempts` times;

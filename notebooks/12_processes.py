@@ -70,7 +70,7 @@ print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()}
 # hand it would change *your* list, as a thread does. Predict what `shared` holds after a
 # thread and then a process have each appended to it.
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 shared = ["from the parent"]
 
 with ThreadPoolExecutor(max_workers=1) as threads:
@@ -83,7 +83,7 @@ print("the thread saw: ", seen_by_thread)
 print("the process saw:", seen_by_process)
 print("the parent has: ", shared)
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-process-works-on-a-copy
 del pool  # leaving `with` stops the workers; the pool's pipes close when the object goes
 assert seen_by_thread is shared, "a thread works on the very same object"
@@ -114,7 +114,7 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # (`os.sched_setaffinity`, which macOS and Windows do not have), so the scheduler cannot
 # quietly put both on one core; the machine's other load still decides when each one runs.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The measuring instruments: a job's running intervals, added up over the jobs' combined span.
 from lab_snippets.proc_workers import RUN_GAP, overlap_seconds
 
@@ -150,7 +150,7 @@ with SPAWN.Pool(processes=2) as pool:
     pool.map(pid_after, [0.1, 0.1])  # let both workers finish starting
     on_processes = pool.starmap(burn, [(CHUNKS, cpu) for cpu in pins])
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
 # The table: each run's wall time, its cores' worth and the share each job (and both) ran.
 del pool  # the pool's pipes close when the object goes
 sequential_wall = sequential[1]["end"] - sequential[0]["start"]
@@ -170,7 +170,7 @@ print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x,
 # moment (a neighbour that is busy during one run and idle during the other would decide
 # such a comparison). First the threads.
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
 # sys._is_gil_enabled() exists from 3.13; every earlier build has the GIL.
 gil_enabled = sys._is_gil_enabled() if hasattr(sys, "_is_gil_enabled") else True
@@ -197,7 +197,7 @@ else:
 # Then the processes. The machine's load decides how much each one runs; the cell measures
 # that first and compares the time both ran with what those shares give by chance.
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: processes-run-at-once
 assert len({r["pid"] for r in on_processes}) == 2, "two worker processes ran the two jobs"
 process_1, process_2, processes_both = shares(on_processes)
@@ -244,7 +244,7 @@ else:
 # title gives the share of the time both were executing, measured on this run; for threads
 # it is zero whatever the load.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
 
 from lab_snippets.timeline import figure_style
@@ -280,7 +280,7 @@ def square_in_notebook(x: int) -> int:
 print(pickle.dumps(square_in_notebook))
 print(pickle.dumps(square))
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert b"__main__" in pickle.dumps(square_in_notebook)
 assert b"lab_snippets.proc_workers" in pickle.dumps(square)
 print("✓ both are pickled as a module and a name: __main__ for the notebook's function")
@@ -304,7 +304,7 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
 # shut the broken pool down, so nothing is left running. The cause is in the worker's log:
 # {term}`pickling` worked in the parent, and the worker failed while *unpickling* the task.
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: spawn-finds-the-worker-by-name
 with open(worker_log) as log:
     logged = log.read().strip().splitlines()
@@ -326,7 +326,7 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN) as executor:
     answer = executor.submit(square, 7).result()
 print("the importable worker ran in the spawned process:", answer)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert answer == 49
 
 # %% [markdown]
@@ -344,7 +344,7 @@ with SPAWN.Pool(processes=2) as pool:
     per_range = pool.starmap_async(count_primes, ranges).get(timeout=20)
 print("primes per range, in input order:", per_range)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 del pool
 assert per_range == [count_primes(lo, hi) for lo, hi in ranges]
 print("✓ starmap returned the counts in the order of the ranges")
@@ -362,7 +362,7 @@ try:
 except RuntimeError as error:
     print("raised again in the parent:", repr(error))
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 (_, _, fast_end), (_, _, slow_end) = fast.result(timeout=0), slow.result(timeout=0)
 if fast_end < slow_end - 0.05:  # the usual case: the fast job really finished first
     assert finished.index(fast) < finished.index(slow), (
@@ -405,7 +405,7 @@ available = multiprocessing.get_all_start_methods()
 default = multiprocessing.get_context().get_start_method()
 print("available:", available, "· default here:", default)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 if sys.platform == "win32":
     expected = "spawn"  # the only start method on Windows
 elif sys.platform == "darwin":
@@ -425,7 +425,7 @@ assert default == expected, (default, expected)
 # which `run` kills the child, reaps it and raises `TimeoutExpired`; and `check=True`, which
 # turns a non-zero exit status into `CalledProcessError` instead of a number nobody reads.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 children_before = {child.pid for child in psutil.Process().children()}
 
 # %%
@@ -439,7 +439,7 @@ except subprocess.TimeoutExpired as expired:
     # On a busy machine the child may not even have printed its first line within 0.6 s.
     print("timed out; the child had printed:", (partial or "").strip() or "(nothing)")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 left_behind = [child.pid for child in psutil.Process().children()
                if child.pid not in children_before]
 assert left_behind == [], f"run() should kill and reap the child before raising: {left_behind}"
@@ -453,7 +453,7 @@ except subprocess.CalledProcessError as failed:
     print("check=True raised:", failed)
     exit_status = failed.returncode
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert exit_status == 3
 
 # %% [markdown]
@@ -485,7 +485,7 @@ assert exit_status == 3
 # The workers you will be given come from `lab_snippets.proc_workers`:
 # `pid_and_span(seconds)` returns `(pid, start, end)`, and `fail_with(message)` raises.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def parallel_starmap(fn, arg_tuples: list[tuple], workers: int, timeout: float) -> list:
     """Run fn(*args) for each tuple on a spawn pool of `workers`; results in input order."""
     ### BEGIN SOLUTION
@@ -707,7 +707,7 @@ def tracker_processes() -> list[psutil.Process]:
 
 print("resource tracker pids:", [p.pid for p in tracker_processes()])
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 from lab_snippets.proc_workers import stop_resource_tracker
 
 del executor  # the last pool object still holding semaphores

@@ -59,7 +59,7 @@ tl.mark("awaiter resumed")
 await asyncio.sleep(0)
 print(version, tl.names())
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert version == "weights v2"
 assert tl.order("awaiting the future", "set_result returned", "done-callback ran")
 assert tl.order("set_result returned", "awaiter resumed")
@@ -72,7 +72,7 @@ print("✓ the done-callback ran after set_result had returned, on the loop's ne
 # always call it to get a coroutine's result, for instance here in a notebook cell, or in a
 # function that some async code happens to call?
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 async def fetch_reward(sample_id: int) -> float:
     await asyncio.sleep(0.01)
     return sample_id / 10
@@ -89,7 +89,7 @@ finally:
 
 print(f"asyncio.run inside a running loop: {refused}")
 
-# %% tags=["hide-cell"]
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert isinstance(refused, RuntimeError) and asyncio.get_running_loop().is_running(), refused
 print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 
@@ -131,7 +131,7 @@ runner_thread.start()
 runner_thread.join(timeout=3)
 print(outcomes)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: each-asyncio-run-makes-a-new-loop
 assert not runner_thread.is_alive(), "the thread with the two asyncio.run calls did not end"
 assert outcomes[0] == "ok"
@@ -224,7 +224,7 @@ async def where_and_gate() -> tuple[int, str]:
 calls = [background.run(where_and_gate(), timeout=2) for _ in range(2)]
 print(calls, "caller thread:", threading.get_ident())
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert all(ident == background.thread.ident != threading.get_ident() for ident, _ in calls)
 assert [status for _, status in calls] == ["ok", "ok"]
 print("✓ both calls ran on the loop thread, and the one Event served both")
@@ -240,7 +240,7 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 # A heartbeat task on the notebook's loop ticks every 0.01 s. While the notebook blocks in
 # `result()`, it cannot tick; while the notebook awaits `wrap_future`, it ticks on.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a heartbeat on the notebook's loop, and a job that draws its own span.
 tl = Timeline()
 ticks: list[float] = []
@@ -269,7 +269,7 @@ with tl.span("notebook: await wrap_future", state="waiting"):
     await asyncio.wrap_future(background.submit(slow_job("job B")))
 await asyncio.sleep(0.03)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: result-blocks-the-loop-wrap-future-does-not
 beat.cancel()
 await asyncio.gather(beat, return_exceptions=True)
@@ -318,7 +318,7 @@ ran.wait(timeout=2)
 print("ran within 0.2 s on its own:", ran_on_its_own)
 print(tl.names())
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: call-soon-from-another-thread-does-not-wake-the-loop
 assert ran.is_set(), "the woken loop should have run the callback"
 assert not ran_on_its_own, "the idle loop should not notice a callback from call_soon"
@@ -341,7 +341,7 @@ finally:
 
 print(f"debug mode: {wrong_thread_error}")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert isinstance(wrong_thread_error, RuntimeError)
 print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 
@@ -373,7 +373,7 @@ print(tl.names())
 print("thread alive:", background.thread.is_alive(),
       "· loop closed:", background.loop.is_closed())
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: stop-cancels-pending-work-first
 assert pending_poll.cancelled(), "stop() should cancel the pending coroutine"
 assert tl.order("stop requested", "pending task cleaned up", "loop thread stopped")
@@ -406,7 +406,7 @@ runner_thread.start()
 runner_thread.join(timeout=3)
 print("asyncio.Runner, two runs on one loop:", runner_outcomes)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: runner-keeps-one-loop-across-runs
 assert not runner_thread.is_alive(), "the thread with the Runner did not end"
 assert runner_outcomes == ["ok", "ok"], (
@@ -449,7 +449,7 @@ debug_thread.start()
 debug_thread.join(timeout=3)
 print("the loop was in debug mode:", debug_flags)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert not debug_thread.is_alive()
 assert debug_flags == [True], debug_flags
 print("✓ the loop from make_debug_loop ran in debug mode")
@@ -481,7 +481,7 @@ print("✓ the loop from make_debug_loop ran in debug mode")
 #
 # The visible test below shows one run.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def call_with_deadline(loop_thread: LoopThread, coro, timeout: float):
     """Run `coro` on the loop thread; on timeout cancel it there and raise TimeoutError."""
     ### BEGIN SOLUTION

@@ -45,7 +45,7 @@ from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # Instruments: which harness children exist, and whether a child process is still running.
 def harness_children() -> list[int]:
     """Our child processes that run the harness, zombies (exited, not yet reaped) included."""
@@ -99,7 +99,7 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01).
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 tl = Timeline()
 command = harness_command("predict", hang=True, max_life=3)
 quiet = asyncio.subprocess.DEVNULL
@@ -112,7 +112,7 @@ except TimeoutError:
 running_after_timeout = is_running(child)
 print("after the timeout, the child is still running:", running_after_timeout)
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-timeout-does-not-stop-the-child
 if running_after_timeout:
     tl.mark("child still running")
@@ -215,7 +215,7 @@ def guard_for(budget: float) -> float:
     return budget + EVAL_TIMEOUT + GUARD_MARGIN
 
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments (a resource registry, a timeline with phase letters) and the sandbox model.
 registry = ResourceRegistry()
 tl = Timeline()
@@ -267,7 +267,7 @@ class MiniSandbox:
 # sandbox is closed in the `finally` around `yield`. The fault names are the ones the batch
 # below injects.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The injected faults of a boot.
 async def boot_once(task: str, fault: str, attempt: int) -> None:
     if fault == "boot hangs":
@@ -405,7 +405,7 @@ clean = await asyncio.wait_for(
 print(clean)
 print(registry.history("clean"))
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert clean.status == "ok" and clean.reward == 1.0 and clean.agent_exit_code == 0
 assert registry.history("clean") == [
     "acquire session", "acquire boot permit", "release boot permit", "acquire sandbox", "acquire child",
@@ -438,7 +438,7 @@ faults = {
 }
 options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 0.5}}
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # Fresh instruments for the batch; an event set when t6's harness child has started.
 t6_child_started = asyncio.Event()
 
@@ -481,7 +481,7 @@ for task, outcome in outcomes.items():
     shown = outcome if isinstance(outcome, Outcome) else repr(outcome)
     print(f"{lane_of[task]:<26}", shown)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = tl.plot("Seven agent tasks, one fault each (B boot, H harness, E evaluation, C close, S session)",
               lanes=list(lane_of.values()))
 row = {lane: i for i, lane in enumerate(lane_of.values())}
@@ -500,7 +500,7 @@ held_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, titl
 # Three claims, checked on that one batch. First, every fault became the outcome the design
 # says, and the cancellation from outside was not turned into one: it reached the caller.
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: faults-become-outcomes-cancellation-propagates
 status = {task: (o.status if isinstance(o, Outcome) else type(o).__name__) for task, o in outcomes.items()}
 assert status == {"t1": "ok", "t2": "ok", "t3": "aborted: ConnectionError", "t4": "ok",
@@ -511,7 +511,7 @@ print("✓ each fault became its outcome; the cancellation from outside stayed a
 # %% [markdown]
 # Second, whatever happened, everything was given back, in the nested order.
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: every-path-releases-everything
 registry.assert_no_leak()
 assert harness_children() == [], "every harness child was killed and reaped"
@@ -532,7 +532,7 @@ print("✓ every task gave back everything it took, in nested order, on every pa
 # Third, the boot semaphore held: never more than two boots at once, although t7 sat on one
 # permit for half a second and the other tasks queued behind the remaining one.
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: boots-stay-within-the-limit
 print("most boot permits held at once:", registry.peak("boot permit"), "of", BOOT_LIMIT)
 assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds concurrent boots"
@@ -592,7 +592,7 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 #
 # The visible test below shows one run.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,
                             hang: bool = False) -> tuple[int, str | None]:
     """Run the harness child with a budget; kill and reap it on timeout or cancellation."""

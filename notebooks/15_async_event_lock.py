@@ -76,7 +76,7 @@ except TimeoutError:
 print("woken before set:", woken_before_set, "· late waiter passed:",
       late_waiter_passed, "· after clear:", after_clear)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: set-wakes-every-waiter-and-stays-set
 assert woken_before_set == 0
 assert all(tl.order("weights loaded: set()", f"rollout {i} woke") for i in range(4)), "set() woke all four"
@@ -97,7 +97,7 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # real code grows. What is the final count in each version? And with an `asyncio.Lock`
 # around the read-modify-write?
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 usage = {"tokens": 0}
 counter_lock = asyncio.Lock()
 
@@ -120,7 +120,7 @@ async def add_token_locked() -> None:
         usage["tokens"] = current + 1
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 final = {}
 for add_token in (add_token_no_await, add_token_with_await, add_token_locked):
     usage["tokens"] = 0
@@ -128,7 +128,7 @@ for add_token in (add_token_no_await, add_token_with_await, add_token_locked):
     final[add_token.__name__] = usage["tokens"]
 print(final)
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: an-await-inside-read-modify-write-loses-updates
 assert final["add_token_no_await"] == 10, "no await between read and write: the update is atomic"
 assert final["add_token_with_await"] == 1, "all ten read 0 before any wrote: nine updates lost"
@@ -185,7 +185,7 @@ for version, request in (("wide", request_wide), ("narrow", request_narrow)):
     await asyncio.gather(*(request(timelines[version], lock, f"request {i}")
                            for i in range(5)))
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-wide-lock-serialises-the-slow-calls
 fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
 for ax, version in zip(axes, ("wide", "narrow"), strict=True):
@@ -239,7 +239,7 @@ async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
         state["in_flight"] = None
 
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # Five requests for one checkpoint; one client goes away while waiting.
 async def coalesced_updates(shielded: bool) -> dict:
     state: dict = {"in_flight": None}
@@ -265,7 +265,7 @@ without_shield = await coalesced_updates(shielded=False)
 print("with shield:   ", with_shield)
 print("without shield:", without_shield)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: shield-keeps-the-shared-result
 assert with_shield["loads"] == 1, "five requests, one load"
 assert with_shield["outcomes"] == ["loaded ckpt-12"] * 2 + ["cancelled"] + ["loaded ckpt-12"] * 2, \
@@ -304,7 +304,7 @@ async def pause_for_update(name: str, delay: float) -> None:
 await asyncio.gather(*(pause_for_update(f"worker {i}", 0.01 * i) for i in range(3)))
 print(tl.names())
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert all(tl.order("worker 2 paused", f"worker {i} continues") for i in range(3)), \
     "nobody continues before the last worker has paused"
 print("✓ nobody continued before the last worker had paused")
@@ -349,7 +349,7 @@ async def load_checkpoint(path: str) -> str:
     return f"weights of {path}"
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def load_once(path: str, in_flight: dict[str, asyncio.Task], load) -> str:
     """`await load(path)`, shared among concurrent callers for the same path."""
     ### BEGIN SOLUTION

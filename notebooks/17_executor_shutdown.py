@@ -81,7 +81,7 @@ with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
 
 print(seen, results)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert seen == {"first": ["running", "finished"], "second": ["queued", "finished"]}, seen
 assert results == ["first done", "second done"], results
 print("✓ the first job ran while the second was queued; both finished")
@@ -130,7 +130,7 @@ print(f"timed out: {timed_out}, still running after: {still_running_after_timeou
       f"then: {slow_result!r}")
 print(f"exception(): {stored!r}; result() raised the same object: {reraised is stored}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-timeout-bounds-the-wait-not-the-job
 assert timed_out and still_running_after_timeout and slow_result == "slow done", (
     "result(timeout) should give up waiting while the job runs on and finishes; got "
@@ -166,7 +166,7 @@ except CancelledError:
 print(f"cancel() on the running job: {cancel_running}, on the queued: {cancel_queued}")
 print(f"the running job gave {running_result!r}, the queued job gave {queued_outcome}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-a-queued-future-can-be-cancelled
 assert (cancel_running, cancel_queued) == (False, True), (
     "cancel() should refuse the running job and take the queued one; "
@@ -183,7 +183,7 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01).
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 tl = Timeline()
 started = threading.Event()
 # `release` holds job 0 until shutdown has returned, whatever the machine's load.
@@ -201,7 +201,7 @@ def convert_in_steps(shard: int) -> int:
     return shard
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="no-wait")
 jobs = [pool.submit(convert_in_steps, shard) for shard in range(3)]
 started.wait(timeout=2)  # job 0 is running
@@ -212,7 +212,7 @@ done, not_done = wait(jobs, timeout=3)
 print([state_of(job) for job in jobs])
 print(tl.names())
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: shutdown-without-wait-still-runs-queued-jobs
 pool.shutdown(wait=True)  # joins the worker thread; safe to call a second time
 states = [state_of(job) for job in jobs]
@@ -243,7 +243,7 @@ states = [state_of(job) for job in jobs]
 print(states)
 print(tl.names())
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-futures-drops-the-queued-jobs
 assert states == ["finished", "cancelled", "cancelled"], (
     f"the running job should finish and the queued ones be dropped; got {states}")
@@ -273,7 +273,7 @@ with ThreadPoolExecutor(max_workers=3, thread_name_prefix="as-completed") as poo
 
 print("as_completed:", completion_order, "| in submission order:", input_order)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: as-completed-yields-in-finishing-order
 assert completion_order == ["fast", "medium", "slow"], (
     f"as_completed should yield each job as it finishes; got {completion_order}")
@@ -301,7 +301,7 @@ workers_left = [t.name for t in threading.enumerate()
 print(tl.names())
 print("worker threads left:", workers_left)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert tl.order("last submit returned", "job 3 finished", "with block exited")
 assert all(tl.order(f"job {shard} finished", "with block exited") for shard in range(4))
 assert workers_left == [], workers_left
@@ -317,7 +317,7 @@ print("✓ the block exited after all four jobs had finished and both workers ha
 # dropped. The rule the chart shows holds whatever the timing: a job that had started
 # finished, and a job that had not started was cancelled.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # The job draws its own lane: waiting from its submit mark until a worker picks it up,
 # then running.
 tl = Timeline()
@@ -349,7 +349,7 @@ tl.mark("shutdown requested")
 pool.shutdown(wait=False, cancel_futures=True)
 pool.shutdown(wait=True)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 for shard, job in enumerate(measured):
     if job.cancelled():
         tl.add(f"job {shard}", clock_at(f"job {shard} submitted"),
@@ -422,7 +422,7 @@ else:
 #
 # The visible test below shows one run.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def map_bounded(pool: ThreadPoolExecutor, fn, items, max_in_flight: int, timeout: float) -> list:
     """Like pool.map, with at most `max_in_flight` jobs submitted and not yet collected."""
     ### BEGIN SOLUTION

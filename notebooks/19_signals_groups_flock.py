@@ -41,7 +41,7 @@ figure_style()
 WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
 
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: is a pid still running, and when did each of some pids go?
 tl = Timeline()
 
@@ -78,7 +78,7 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01).
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 command = WORKER_MODULE + ["spawn-children", "2", "3"]
 parent = subprocess.Popen(command, stdout=subprocess.PIPE)
 _, parent_pid, *orphan_pids = read_line(parent.stdout, timeout=10).split()
@@ -101,7 +101,7 @@ print(f"parent exit code {parent.returncode};",
       f"children still running: {len(survivors)} of 2;",
       f"their parent is now pid {new_parents}")
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: killing-the-parent-orphans-its-children
 for pid in survivors:  # nobody else will stop them before their own time runs out
     os.kill(pid, signal.SIGKILL)
@@ -146,7 +146,7 @@ gone_b = wait_until_gone(member_pids, timeout=1.5)  # members end by themselves 
 print("leader exit code:", leader.returncode, "· children still running:",
       [pid for pid in member_pids if running(pid)])
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: killpg-stops-the-whole-group
 assert set(groups.values()) == {leader.pid} and os.getpgid(0) != leader.pid
 left_running = [pid for pid in member_pids if pid not in gone_b]
@@ -163,7 +163,7 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 # children kept running (red: orphaned, holding whatever they held) until we hunted them
 # down. With a new session, one `killpg` ended the leader and both children together.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl.add("plain parent", started_a, killed_a, "running")
 tl.add("group leader", started_b, killed_b, "running")
 for number, pid in enumerate(orphan_pids, start=1):
@@ -205,7 +205,7 @@ os.killpg(grouped.pid, signal.SIGKILL)
 grouped.communicate(timeout=5)
 print(f"leads its own group: {own_group} · still in our session: {same_session}")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert own_group and (same_session or sys.version_info < (3, 11))
 print("✓ process_group=0: a group of its own, in our session")
 
@@ -220,7 +220,7 @@ print("✓ process_group=0: a group of its own, in our session")
 # gets and exits with 128 + its number. `run_wrapper` (folded) starts `wrap` around
 # `report-signals`, sends the wrapper one signal once both are ready, and reaps the wrapper.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
     """Start `wrap` around `report-signals`, signal the wrapper once both are ready, reap it."""
     flags = ["--forward"] if forward else []
@@ -252,7 +252,7 @@ for stop_signal in (signal.SIGTERM, signal.SIGINT):
     forwarded[stop_signal] = (wrapper.returncode, [line.split()[:2] for line in lines],
                               running(child_pid))
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-wrapper-must-forward-the-signal
 assert unforwarded == -signal.SIGTERM and orphaned_child_running
 assert unforwarded_lines == [["got", "SIGTERM"]], "only our own cleanup reached it"
@@ -309,7 +309,7 @@ with tempfile.TemporaryDirectory() as lock_dir:
         fcntl.flock(lock_file, fcntl.LOCK_UN)
 print(tl.names()[-4:])
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert holder.returncode == -signal.SIGKILL
 assert tl.order("lock: held by the child", "lock: our attempt refused",
                 "lock: holder killed by SIGKILL", "lock: ours")
@@ -356,7 +356,7 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 #
 # The visible test below shows two runs.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3) -> int:
     """Run `command` as a process group; on overrunning `budget`, stop the whole group."""
     ### BEGIN SOLUTION

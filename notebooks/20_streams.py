@@ -58,7 +58,7 @@ figure_style()
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01).
 
-# %% tags=["hide-cell"]
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the measurement"}
 # The client: three messages in three writes, each pause lasting until the server's read returned.
 tl = Timeline()
 server_read = asyncio.Event()  # set each time a read returns data
@@ -90,7 +90,7 @@ async def send_in_pieces(port: int) -> None:
         tl.mark("client closed its end")
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 reads: list[bytes] = []
 
 
@@ -112,7 +112,7 @@ async with await asyncio.start_server(record_reads, "127.0.0.1", 0) as recorder:
 
 print("reads:", reads)
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-read-is-not-a-message
 messages = [line + b"\n" for line in b"".join(reads).split(b"\n")[:-1]]
 print("messages:", messages)
@@ -183,7 +183,7 @@ print(f"read(1024) got {got} of {whole} bytes: {trusting_read!r}")
 print("readexactly-based read_frame:", framed)
 print("readuntil-based read_line:   ", delimited)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: framing-puts-the-boundaries-back
 assert len(trusting_read) < len(whole_reply), "one read returned only part of the reply"
 assert framed == b"ok:sample 17" and delimited == b"ok:sample 18", "framed reads returned whole replies"
@@ -208,7 +208,7 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # between requests and the idle timeout is 0.3 s, fifteen times longer, so that only the
 # silent client is ever cut off, even when a busy machine delays the event loop.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # The clients: one good client that keeps asking, four bad ones; each draws its lane.
 tl = Timeline()
 BAD_EVENTS = ("malformed frame", "oversized frame", "truncated frame", "idle timeout")
@@ -278,7 +278,7 @@ with tl.span("server", state="waiting"):
         stats = dict(server.stats)
 print(stats)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = tl.plot("Bad frames are answered or cut off; the good client is served throughout",
               lanes=["server", "good client", "malformed client", "oversized client",
                      "truncated client", "idle client"])
@@ -316,7 +316,7 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # bytes and the transport resumes does not count; the client keeps writing.) Then we open the
 # gate and wait for that drain to finish.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: the transport's pause/resume calls, each drain timed, the server's gate.
 tl = Timeline()
 gate = asyncio.Event()
@@ -394,7 +394,7 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
 # %% [markdown]
 # What the client saw, and the order of events on both sides:
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: drain-waits-for-the-reader
 written, blocked_at = seen["written"], seen["blocked_at"]
 pauses_before, buffered = seen["pauses_before"], seen["buffered"]
@@ -449,7 +449,7 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # object. On older Pythons the server code must remember the writers of its connections and
 # close them itself, which is what `FrameServer.close()` does.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The server's handler: it remembers its writer and holds the connection open.
 handler_writers: set[asyncio.StreamWriter] = set()
 handler_started = asyncio.Event()
@@ -492,7 +492,7 @@ finally:
 print("connection open after server.close():", still_open)
 print("the client then read:", client_sees)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert still_open, "closing the listener leaves accepted connections open"
 assert client_sees == b"", "the client sees the end of the stream once the server closes its side"
 print("✓ server.close() left the connection open; closing it ended the client's stream")
@@ -525,7 +525,7 @@ print("✓ server.close() left the connection open; closing it ended the client'
 # each error, when the caller cancels the call, and when it cancels it while a write waits
 # for a peer that has stopped reading.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def fetch_replies(host: str, port: int, payloads: list[bytes], max_reply: int) -> list[bytes]:
     """Send each payload as a frame on one connection; return the framed replies in order."""
     ### BEGIN SOLUTION

@@ -112,7 +112,7 @@ hooks = {
 # otherwise use the value". Before running the cell, mark for each of the eight hooks what
 # `iscoroutinefunction` says and whether calling it gives something you can `await`.
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 rows = {}
 for name, hook in hooks.items():
     result = hook("two words")
@@ -127,7 +127,7 @@ print(f"{'hook':<34} {'iscoroutinefunction':<20} {'call is awaitable':<18} retur
 for name, (is_coro_fn, awaitable, kind) in rows.items():
     print(f"{name:<34} {is_coro_fn!s:<20} {awaitable!s:<18} {kind}")
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: iscoroutinefunction-misses-awaitable-results
 disagree = [name for name, (is_coro_fn, awaitable, _) in rows.items() if is_coro_fn != awaitable]
 assert disagree == ["def returning a coroutine", "object with async __call__", "def returning a Task",
@@ -171,7 +171,7 @@ checks = {
 for name, flags in checks.items():
     print(f"{name:<16}", flags)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert checks["ReadyScore"] == (True, False, False), "awaitable by protocol, not a coroutine"
 assert checks["Task"] == (True, False, False)
 assert checks["async generator"] == (False, True, False)
@@ -267,7 +267,7 @@ print("decide by the result:  ", by_result)
 print("decide by the function:", by_function)
 print("warnings:", never_awaited)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: decide-by-the-result-not-the-function
 assert by_result == "s+async+async+plain+client", f"deciding by the result handled every hook: {by_result}"
 assert by_function.startswith("TypeError"), "the adapter's coroutine was passed on as if it were a sample"
@@ -343,7 +343,7 @@ await asyncio.sleep(0.02)
 results = await asyncio.gather(pending_naive, aware_generate("aware"))
 print(tl.names())
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: an-async-aware-decorator-spans-the-body
 fig = tl.plot("A span should cover the body it traces",
               lanes=["generate span (naive)", "generate body (naive)", "generate span (async-aware)",
@@ -438,7 +438,7 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 # - a caller cancelled while a hook's result is awaited ends at once: that hook is cancelled
 #   with it (nothing is left running) and no later hook is called.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def apply_hooks(sample, hooks):
     """Apply each hook in order; await its result only if awaitable; None keeps the sample."""
     ### BEGIN SOLUTION

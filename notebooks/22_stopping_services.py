@@ -62,7 +62,7 @@ show_source(handle)
 # `stop_service` starts a child, waits until it has started a given number of jobs, sends one
 # signal, and reaps the child with a bounded wait.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: start the service, signal it once `started` jobs run, collect what it printed.
 def stop_service(args: list[str], stop_signal: signal.Signals, started: int) -> tuple[int, list, float]:
     """Start `args`, send `stop_signal` once `started` jobs have started; return (code, events, sent)."""
@@ -95,12 +95,12 @@ JOBS = "0:0.05,0:0.1,0:3"  # two jobs that are nearly done, one that is not
 # installed nothing for SIGTERM. Predict: which of the three jobs print anything after the
 # signal, and with what status does the process end?
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 code_default, events_default, sent_default = stop_service(
     ["serve", JOBS, "--on-sigterm", "default"], signal.SIGTERM, started=3)
 print("exit status:", code_default, "· events:", names(events_default))
 
-# %% tags=["hide-cell"]
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert code_default == -signal.SIGTERM, "SIGTERM's default action ended the process"
 assert names(events_default) == ["start 0", "start 1", "start 2"], "no job printed anything after the signal"
 print("✓ SIGTERM's default action ended the service; no job printed anything after it")
@@ -127,7 +127,7 @@ code_cancel, events_cancel, sent_cancel = stop_service(
     ["serve", JOBS, "--on-sigterm", "cancel"], signal.SIGTERM, started=3)
 print("exit status:", code_cancel, "· events:", names(events_cancel))
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigterm-handler-runs-cleanup
 after = names(events_cancel)[3:]
 assert code_cancel == 128 + signal.SIGTERM
@@ -155,7 +155,7 @@ print("✓ with the handler, every job ran its cleanup before the service return
 code_int, events_int, sent_int = stop_service(["serve", JOBS], signal.SIGINT, started=3)
 print("exit status:", code_int, "· events:", names(events_int))
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: runner-cancels-main-task-on-sigint
 assert sorted(names(events_int)[3:6]) == ["cancelled 0", "cancelled 1", "cancelled 2"]
 assert names(events_int)[6] == "main-cancelled", "the main task was cancelled and cleaned up"
@@ -211,7 +211,7 @@ for label, flags in variants.items():
     exits[label] = parse_events(run.stdout.decode())
     print(f"{label:<24} exit {run.returncode}:", " → ".join(names(exits[label])))
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: atexit-waits-for-non-daemon-threads
 assert names(exits["daemon worker, hook"]) == ["main-returned", "hook-ran", "worker-stopped"]
 assert names(exits["non-daemon worker, hook"]) == ["main-returned", "worker-gave-up", "hook-ran"], (
@@ -240,7 +240,7 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # three line up. Blue: a job running until the signal; grey: from the signal to the end of the
 # job's cleanup. A job with no grey span got no cleanup at all.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline(clock=lambda: 0.0)  # times below are already relative to each run's start
 for run_label, events, sent in (("SIGTERM, default", events_default, sent_default),
                                 ("SIGTERM → cancel", events_cancel, sent_cancel),
@@ -316,7 +316,7 @@ assert len(cleanups) == 6
 # whose clock jumps to the next timer, where SIGTERM is delivered to the handler you installed.
 # Write it with the names this cell's imports and `asyncio` provide.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 import asyncio
 
 
@@ -358,7 +358,7 @@ async def run_service(intake: asyncio.Queue, handle, budget: float) -> int:
 # `run-service` on it with a list of jobs, sends SIGTERM once the given number of jobs has
 # started, and returns the exit status, the events and the time the signal was sent.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # Runs your run_service in a fresh service process (its source is written to a file).
 def run_solution(jobs: str, budget: float, started: int) -> tuple[int, list, float]:
     with tempfile.TemporaryDirectory() as folder:

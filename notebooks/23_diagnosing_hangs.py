@@ -54,7 +54,7 @@ HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
 # name of their coroutine. Predict: can that log tell the two stuck requests apart? Can
 # `Task.get_stack()`, which returns the task's frames?
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 slot = asyncio.Semaphore(1)
 approval = asyncio.Event()
 
@@ -77,7 +77,7 @@ async def fetch_with_retry(step) -> None:
     await step()
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 silent_server = asyncio.Event()
 holder = asyncio.create_task(hold_slot_until_approved(), name="slot holder")
 await asyncio.sleep(0)
@@ -93,12 +93,12 @@ own_frames = {t.get_name(): [(f.f_code.co_name, f.f_lineno) for f in t.get_stack
 print("what the timeout log shows:", timeout_log)
 print("Task.get_stack():          ", own_frames)
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 chains = {t.get_name(): await_chain(t) for t in stuck}
 for name, chain in chains.items():
     print(f"{name}: " + " → ".join(link.where for link in chain))
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: await-chain-finds-the-stuck-await
 innermost = {name: [link.name for link in chain if link.filename and "asyncio" not in link.filename][-1]
              for name, chain in chains.items()}
@@ -124,7 +124,7 @@ wanted = ("slot holder", "hold_slot", "Event.wait")
 print("\n".join(line for line in report.splitlines()
                 if any(word in line for word in wanted))[:400])
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert "hold_slot_until_approved" in report, "the holder's chain shows what it waits for"
 print("✓ describe_tasks() shows the slot holder waiting in hold_slot_until_approved")
 approval.set()
@@ -158,7 +158,7 @@ else:
     print(f"Python {sys.version_info.major}.{sys.version_info.minor}:",
           "no asyncio.format_call_graph (new in 3.14); await_chain shows:", graph)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 14):
     assert "waits_on" in graph
 else:
@@ -192,7 +192,7 @@ await asyncio.wait([probe], timeout=2)
 # They stay stuck until we close the child's stdin (or, at the latest, for 5 s). We send it
 # SIGUSR1 while it is stuck. Predict: does the signal end the process?
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def read_until(stream, *words: str, timeout: float = 5) -> str:
     """Read lines from `stream` until every one of `words` has appeared, or the stream ends."""
     text = ""
@@ -204,7 +204,7 @@ def read_until(stream, *words: str, timeout: float = 5) -> str:
     return text
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
@@ -227,7 +227,7 @@ print("".join(dump.splitlines(keepends=True)[:3]) + "   ...")
 print("exit status:", frozen.returncode,
       "· stdout after the dump:", out.decode().split())
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigusr1-dump-shows-every-thread
 assert "take_a_then_b" in dump_text and "take_b_then_a" in dump_text, (
     "both deadlocked threads are in the dump")
@@ -260,7 +260,7 @@ finally:
 print(later_dump.splitlines()[0], "·", later_dump.count("take_"),
       "frames of the two deadlocked functions")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert later_dump.startswith("Timeout (0:00:00.300000)!"), (
     f"the watchdog's dump comes first: {later_dump[:200]!r}")
 assert "take_a_then_b" in later_dump, (
@@ -274,7 +274,7 @@ print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the proces
 # The frozen child on one clock: both threads blocked from `ready` until we let it give up,
 # our SIGUSR1, and the moment the whole dump had reached us, while the process was still stuck.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
 tl.t0 = stuck_since  # the times were measured before this Timeline existed
 tl.add("worker thread", stuck_since, gave_up_at, "blocked")
@@ -319,7 +319,7 @@ finally:
 print("reported while the task was referenced:", reported_while_referenced,
       "· after it was dropped:", reported)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unretrieved-exception-reported-at-collection
 assert reported_while_referenced == 0, "a failed task that is still referenced reports nothing"
 assert reported == ["Task exception was never retrieved"], (
@@ -360,7 +360,7 @@ finally:
 print("threading.excepthook got:", thread_errors,
       "· sys.unraisablehook got:", unraisable)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert thread_errors == [("scorer", "ZeroDivisionError")] and unraisable == ["OSError"]
 print("✓ each hook got its error once")
 
@@ -384,7 +384,7 @@ with slow_callback_log(threshold=0.03) as slow:
     await asyncio.wait([tokenizer], timeout=2)
 print(slow[0][:120])
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert any("tokenizer" in message for message in slow), (
     "the warning names the task that held the loop")
 print("✓ the slow-callback warning names the task that held the loop")
@@ -419,7 +419,7 @@ print("✓ the slow-callback warning names the task that held the loop")
 # - **stop**: the watchdog returns within one `poll` of `stop` being set, and appends nothing
 #   after.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def watch_progress(progress, stall: float, reports: list[str], stop: threading.Event,
                    loop: asyncio.AbstractEventLoop | None = None, poll: float = 0.01) -> None:
     """Append format_all_stacks(loop) to `reports` once each time `progress()` stalls for `stall` s."""
@@ -443,7 +443,7 @@ def watch_progress(progress, stall: float, reports: list[str], stop: threading.E
 # the given windows of "no progress" (while it sits in `stuck_in_approval`), then stops the
 # watchdog and joins it (bounded).
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def stuck_in_approval(until: float) -> None:
     while time.monotonic() < until:
         time.sleep(0.005)

@@ -36,7 +36,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_context
 
-from lab_snippets.cpu_work import CountingExecutor, alarm_timeout, payload_size, score, timed_score
+from lab_snippets.cpu_work import CountingExecutor, payload_size, score, timed_score
 from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
 from lab_snippets.proc_workers import burn
 from lab_snippets.timeline import Timeline, figure_style
@@ -54,7 +54,7 @@ async def score_in_thread(text: str) -> tuple[int, int]:
     return await asyncio.to_thread(score, text)
 
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def max_gap_while(runner, text: str) -> tuple[float, float]:
     """(longest heartbeat gap, duration of the work) while `runner(text)` runs."""
     with borrowed_default_executor():  # to_thread's pool, shut down after (chapter 08)
@@ -87,7 +87,7 @@ show_source(score)
 # and then one four times as long. Predict: how long is the loop's longest silence each time,
 # compared with the time the scoring took?
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 runner = score_on_loop
 measured = {"small": [], "large": []}
 for _ in range(3):  # interleaved, best of three
@@ -100,7 +100,7 @@ print(f"small text: longest gap {gap_small * 1000:.0f} ms",
 print(f"large text: longest gap {gap_large * 1000:.0f} ms",
       f"for {took_large * 1000:.0f} ms of scoring")
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: loop-gap-grows-with-work
 assert gap_small >= 0.8 * took_small and gap_large >= 0.8 * took_large, (
     "the loop was silent for the whole work")
@@ -142,7 +142,7 @@ cpu_sum = sum(r["cpu"] for r in reports)
 print(f"two calls in two threads: {wall * 1000:.0f} ms of wall time",
       f"for {cpu_sum * 1000:.0f} ms of CPU")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: thread-frees-the-loop-not-the-cpu
 assert gap_thread < 0.5 * took_thread, "the loop answered while the thread scored"
 gil = getattr(sys, "_is_gil_enabled", lambda: True)()
@@ -180,7 +180,7 @@ async def score_in_pool(text: str) -> tuple[int, int]:
     return await loop.run_in_executor(process_pool, score, text)
 
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # Warm the pool up (both workers started), and the instruments for the table below.
 await asyncio.wait_for(asyncio.gather(*(score_in_pool("warm") for _ in range(2))), timeout=30)
 
@@ -218,7 +218,7 @@ for size, (inline, pooled, trip) in table.items():
           f"· through the pool {pooled * 1000:7.2f} ms",
           f"(the trip {trip * 1000:5.2f} ms) · trip / work = {trip / inline:6.2f}")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert table[10][2] > 5 * table[10][0], "for tiny work, the trip costs far more than the work"
 assert table[10_000][2] < 0.5 * table[10_000][0], (
     "for large work, the trip is small next to the work")
@@ -241,7 +241,7 @@ best = {label: min(times) for label, times in trips.items()}
 print({label: f"{seconds * 1000:.2f} ms" for label, seconds in best.items()},
       "for a call that does no work")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: pickling-cost-grows-with-payload
 assert best["8 MB"] > 3 * best["8 B"], (
     "sending 8 MB of arguments costs far more than the call itself")
@@ -263,7 +263,7 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # process itself waits for a CPU), which is why the check compares the *longest* gap with the
 # work's duration.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
 silence = {}  # the loop's longest gap, as a fraction of the work's duration
 for label, scorer in (("on the loop", score_on_loop), ("to_thread", score_in_thread),
@@ -296,6 +296,8 @@ assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the w
 # `alarm_timeout` in `lab_snippets.cpu_work` is such a timeout:
 
 # %% tags=["remove-input"]
+from lab_snippets.cpu_work import alarm_timeout
+
 show_source(alarm_timeout)
 
 # %% [markdown]
@@ -311,7 +313,7 @@ for where, flags in (("main thread", []), ("worker thread", ["--in-thread"])):
     outcomes[where] = run.stdout.decode().strip()
     print(f"{where:<14} {outcomes[where]}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigalrm-only-in-main-thread
 assert outcomes["main thread"].startswith("timed-out"), (
     "in the main thread the alarm cut the work short")
@@ -351,7 +353,7 @@ print("✓ the alarm cut the work short in the main thread and was refused in a 
 # - **loop free**: the event loop keeps running while the pool works (no blocking wait inside
 #   `score_all`); `score` itself never raises.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def score_all(texts: list[str], pool, inline_below: int) -> list[tuple[int, int]]:
     """score(text) for each text, in order: short texts on the loop, the rest in `pool`, concurrently."""
     ### BEGIN SOLUTION

@@ -64,7 +64,7 @@ figure_style()
 # client, and how many threads run the blocking calls? Before running, write down three
 # numbers. The usual guess is "120, since nothing limits them".
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 OFFERED = 120
 httpx_default = inspect.signature(httpx.AsyncClient).parameters["limits"].default
 aiohttp_default = inspect.signature(aiohttp.TCPConnector).parameters["limit"].default
@@ -75,7 +75,7 @@ print(f"installed defaults: httpx {httpx_default};",
       f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
 
 
-# %% tags=["hide-cell"]
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the measurement"}
 # The measurement: the server holds every answer until the client has sent all it will send.
 async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[int, int]:
     """Start every request; hold all answers until `expected` are inside (at most 5 s) and 0.2 s more."""
@@ -94,7 +94,7 @@ async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[
     return most, sum(result == 200 for result in results)
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 seen = {}
 async with LatencyServer(latency=0.0) as server:
     async with httpx.AsyncClient() as client:
@@ -115,7 +115,7 @@ async with LatencyServer(latency=0.0) as server:
         seen["aiohttp.ClientSession()"] = (most, most, done)
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 threads_used: set[int] = set()
 in_threads = InFlight()
 
@@ -134,7 +134,7 @@ print(f"{'layer':<26}{'at the server at once, or threads used':>40}{'done':>6}")
 for layer, (at_once, _, done) in seen.items():
     print(f"{layer:<26}{at_once:>40}{done:>6}")
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: each-layer-has-its-own-cap
 assert seen["httpx.AsyncClient()"][0] == httpx_default.max_connections < OFFERED
 assert seen["aiohttp.ClientSession()"][0] == aiohttp_default < OFFERED
@@ -182,7 +182,7 @@ async with LatencyServer(latency=0.1) as server:
 print(f"ok: {outcomes.count('ok')}, timed out: {outcomes.count('timed out')},",
       f"requests that reached the server: {reached_server} of 10")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: pool-wait-counts-against-the-total-timeout
 assert outcomes.count("timed out") >= 4, "the later requests ran out of time"
 assert reached_server < 10, "some timed out while still queued for a connection: they were never sent"
@@ -239,7 +239,7 @@ for cap in CAPS:
           f"L ÷ W = {r['in flight'] / LATENCY:5.1f}/s,",
           f"cap ÷ W = {cap / LATENCY:5.1f}/s")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: throughput-follows-in-flight-over-latency
 assert all(best[c]["peak"] <= c for c in CAPS), "the pool is the cap"
 assert best[6]["throughput"] >= 1.5 * best[1]["throughput"], "more requests in flight, more throughput"
@@ -266,7 +266,7 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # The timeline shows the best cap-3 run as the server saw it: each request is a bar, placed in
 # the first free lane. Three lanes are enough, whatever the number of requests.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
 tl.t0 = min(start for start, _ in best[3]["spans"])  # the spans were measured before this Timeline
 lanes_free_at: list[float] = []
@@ -336,7 +336,7 @@ for kind in ("rate 100/s", "Semaphore(4)"):
     print(f"{kind:>13}: peak in flight {peaks[(kind, 0.02)]} at 20 ms,",
           f"{peaks[(kind, 0.1)]} at 100 ms")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-rate-limit-lets-in-flight-grow-with-latency
 assert peaks[("Semaphore(4)", 0.02)] <= 4 and peaks[("Semaphore(4)", 0.1)] <= 4
 assert peaks[("rate 100/s", 0.1)] > 4, "at the same rate, a slow server holds more requests than the limit of 4"
@@ -394,7 +394,7 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 #
 # The visible test below shows one run.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 class TokenBucket:
     """At most `burst` takes at once, then `rate` per second on average."""
 

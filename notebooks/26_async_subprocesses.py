@@ -46,7 +46,7 @@ WORKER = [sys.executable, "-m", "lab_snippets.proc_workers"]
 CHILD_SECONDS = 0.15
 
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a semaphore that records its holders, a heartbeat count, process checks.
 class WatchedSemaphore:
     """An asyncio.Semaphore that also records, per task name, when it held a permit."""
@@ -111,7 +111,7 @@ async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
 # happen while some child is running? Many expect "3 and plenty" for both: the function is
 # `async def`, after all, and the semaphore allows 32.
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 tool_permits = WatchedSemaphore(32)  # an asyncio.Semaphore(32) that records its holders
 
 
@@ -130,7 +130,7 @@ async def async_tool() -> None:
         await proc.communicate()
 
 
-# %% tags=["hide-cell"]
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the timeline"}
 # Three calls of each tool at once, under a heartbeat; each child's time holding a permit.
 tl = Timeline()
 results = {}
@@ -151,7 +151,7 @@ for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
 for label, seen in results.items():
     print(f"{label:>8}: {seen}")
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: blocking-communicate-serialises-children
 assert results["blocking"]["peak children"] == 1, (
     "the semaphore allows 32, yet only one child runs at a time")
@@ -180,7 +180,7 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # The same two runs on one time axis. Red bars are children waited for with the loop blocked
 # (and the loop's own lane red while it could not tick); blue bars are children awaited.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 lanes = [f"blocking: child {i}" for i in range(3)] + ["blocking: event loop"]
 lanes += [f"async: child {i}" for i in range(3)] + ["async: event loop"]
 fig = tl.plot("Three tool calls: blocking communicate() vs awaited communicate()", lanes=lanes)
@@ -208,7 +208,7 @@ show_source(_cmd_chatter, first="_write_all(2", last="return args.exit")
 # Each `os.write` inside `_write_all` blocks while the pipe is full, so the child cannot reach
 # its stdout writes, or its exit, until someone reads stderr.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def unstick(proc: asyncio.subprocess.Process) -> str:
     """After a timeout: was the child stuck? Read stderr too, and see whether it then exits."""
     verdict = "stuck" if proc.returncode is None else "?"
@@ -247,7 +247,7 @@ large = await read_stdout_then_stderr(1_000_000, timeout=1)
 print("10 kB on stderr:", small)
 print(" 1 MB on stderr:", large)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: reading-one-pipe-at-a-time-deadlocks
 assert small.startswith("finished"), (
     "a small stderr fits in the buffers: the naive reader works in tests")
@@ -282,7 +282,7 @@ if proc.returncode is None:
 code = await asyncio.wait_for(proc.wait(), timeout=5)
 print("right after the timeout:", after_timeout, "· after kill + wait:", code)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: timeout-leaves-the-child-running
 assert timed_out
 assert after_timeout == {"returncode": None, "running": True}, (
@@ -347,7 +347,7 @@ print("after kill(): leader's return code", leader_code,
 print("after killpg(): members still running:", len(survivors_after_killpg),
       "· stderr reads", stderr_end)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: kill-reaches-only-the-leader
 assert len(survivors_after_kill) == 2, "kill() ended the leader only; its children were orphaned"
 assert leader_code == -signal.SIGKILL, "the leader itself died of the SIGKILL and was reaped"
@@ -402,7 +402,7 @@ if sys.version_info >= (3, 12):
     print("3.12+: a pidfd on the event loop instead of a thread",
           "(3.11 shows one 'asyncio-waitpid-N' thread)")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info < (3, 12):
     assert len(watcher_threads) == 1, "3.11: one waitpid thread per running child"
 else:
@@ -441,7 +441,7 @@ print("✓ the watcher threads match this Python's child watcher")
 #
 # The visible test below shows one run.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def run_tool(argv: list[str], timeout: float) -> tuple[int, bytes, bytes]:
     """Run argv as its own process group; return (code, out, err) or kill the group on timeout."""
     ### BEGIN SOLUTION

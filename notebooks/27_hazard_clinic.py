@@ -41,7 +41,7 @@ from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: start calls as tasks, wait a bounded time, cancel what is stuck.
 async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
     """Start every call as a task; after at most `timeout` s return (finished, stuck); cancel the stuck."""
@@ -60,7 +60,7 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # at the same time? The semaphore says four. `InFlight` (chapter 06) counts how many calls are
 # inside its `with` block at once and keeps the peak.
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
     def __init__(self, limit: int, blocking_body: bool, tool_takes_permit: bool):
         self.permits = asyncio.Semaphore(limit)
@@ -87,7 +87,7 @@ class ToolPath:  # our model: a step takes a permit, then a tool that may take a
             await self.execute_tool()
 
 
-# %% tags=["hide-cell"]
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the measurement"}
 # Eight calls at once, with a blocking body and with an awaiting one; a heartbeat on the loop.
 blocking = ToolPath(limit=4, blocking_body=True, tool_takes_permit=True)
 async with LoopWatch(interval=0.002) as blocking_watch:
@@ -101,7 +101,7 @@ print(f"blocking body:  finished, stuck = {blocking_outcome}, at most {blocking.
 print(f"awaiting body:  finished, stuck = {awaiting_outcome}, at most {awaiting_once.running.peak} running at once, "
       f"heartbeats {len(awaiting_watch.beats) - 1}")
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-blocking-body-lets-one-call-through
 assert blocking_outcome == (8, 0) and blocking.running.peak == 1, "a limit of 4, and one call at a time"
 assert awaiting_outcome == (8, 0) and awaiting_once.running.peak == 4, "awaiting, the limit of 4 is reached"
@@ -140,7 +140,7 @@ fixed_under_load = await start_and_wait(eight_fixed, timeout=2)
 print("awaiting body, permit taken twice: alone", alone, "· 8 at once", under_load)
 print("awaiting body, permit taken once:  8 at once", fixed_under_load)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: the-double-acquire-deadlocks-once-the-body-awaits
 assert alone == (1, 0), "alone it works: every small test passes"
 assert under_load[1] >= 4, "under load, calls hold one permit each and wait for a second: they never finish"
@@ -176,7 +176,7 @@ show_call_site("27b")
 # moment the result is published. We count `get_result` calls per request and measure the lag
 # from "published" to "the handler has it".
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 class ResultTable:
     """Our model of a remote result table: a worker publishes results; handlers poll or subscribe."""
 
@@ -229,7 +229,7 @@ async def handle_by_notification(table: ResultTable, rid: str) -> float:
     return time.monotonic()
 
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # Six requests poll and six are told, while a worker thread publishes their results.
 tl = Timeline()
 table = ResultTable(asyncio.get_running_loop(), round_trip=0.002, timeline=tl)
@@ -259,7 +259,7 @@ print("get_result calls per polling request:", calls_polled, "· per notified re
 print(f"median lag after the result was published: polling {statistics.median(lag_ms[r] for r in polled):.1f} ms, "
       f"notified {statistics.median(lag_ms[r] for r in told):.1f} ms")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: polling-costs-a-thread-trip-per-tick
 assert min(calls_polled) >= 3, "about one blocking call (and one trip through the thread pool) per 50 ms of waiting"
 assert calls_told == [0] * 6, "a notified handler makes no call at all"
@@ -307,7 +307,7 @@ show_call_site("27c")
 # clears the state. What if that request is cancelled in the middle, as a web server does
 # when the client disconnects?
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 class Endpoint:
     """What both endpoints below share: the step function, a lock and the shared state."""
 
@@ -369,7 +369,7 @@ class FixedUpdateEndpoint(Endpoint):
                 self.state.update(in_progress=False, future=None)
 
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # Start an update and a duplicate, cancel the first mid-update, then ask again.
 async def cancel_the_updating_request(endpoint_class) -> dict:
     """Start an update and a duplicate; cancel the first mid-update; report what became of everything."""
@@ -406,7 +406,7 @@ fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
 print("model:", model_report)
 print("fixed:", fixed_report)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-cancelled-finally-leaves-the-update-stuck
 assert model_report == {"cancelled request ended with": "UnboundLocalError", "duplicate got": "nothing (still waiting)",
                         "later request got": "nothing (still waiting)", "state still in progress": True}
@@ -443,7 +443,7 @@ show_call_site("27d")
 # thread of our own, so that we can watch the wait without being stuck in it; then the same
 # with `result(timeout)`, and with `result(timeout)` plus cancelling the future.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # Cleanup for the model's loop: cancel what is left on it, as asyncio.run does before closing.
 async def cancel_the_rest() -> None:
     rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
@@ -480,7 +480,7 @@ class LoopThread:
         self.loop.close()
 
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # Three synchronous callers in threads of their own: no timeout, a timeout, a timeout + cancel.
 loop_thread = LoopThread()
 answer_events: list[asyncio.Event] = []
@@ -530,7 +530,7 @@ loop_thread.close()
 for name, (caller_state, coroutine_state) in after_wait.items():
     print(f"{name:>16}: caller {caller_state}, coroutine {coroutine_state}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-a-timeout-and-a-cancel-bound-the-wait
 assert after_wait["no timeout"] == ("still blocked", "waiting"), "no timeout: the caller waits as long as the coroutine"
 assert after_wait["timeout only"] == ("TimeoutError", "waiting"), "the caller gave up; the coroutine did not"
@@ -609,7 +609,7 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 #
 # The visible test below shows one run.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 class Coalescer:
     """Concurrent get(key) calls share one call of `score(key)`."""
 

@@ -111,7 +111,7 @@ ray.get(gate.nap.remote(0), timeout=60)  # the actor is up
 # between two beats, for each? Many readers expect the same answer: both "wait for the
 # result".
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 async def read_with_get(ref):
     return ray.get(ref, timeout=30)  # what synchronous code writes
 
@@ -129,7 +129,7 @@ for read in (read_with_get, read_with_await):
 for name, watch in watches.items():
     print(f"{name}: {len(watch.beats)} beats, longest gap {watch.max_gap:.2f} s")
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: ray-get-blocks-the-loop
 got, awaited = watches["read_with_get"], watches["read_with_await"]
 
@@ -155,7 +155,7 @@ print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat
 # Each lane is the event loop during one of the two waits, drawn from the heartbeat: blue
 # while it answered, red while it could not.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
 tl.t0 = min(watch.beats[0] for watch in watches.values())  # the waits ran before this Timeline
 for name, watch in watches.items():
@@ -205,7 +205,7 @@ awaited_refs = await three_reads(read_with_await, 20)
 print("to_thread(ray.get):", in_threads)
 print("await ref:         ", awaited_refs)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: to-thread-ready-result-waits-for-a-thread
 assert in_threads.index("ready") > in_threads.index("gate opens"), (
     f"with 2 threads held by waits, the ready result still came back first: {in_threads}")
@@ -242,7 +242,7 @@ ray.get(gate.open.remote(39), timeout=30)
 print(f"opened 2, 0, 1: handed back {handed_back}; a poll found "
       f"{len(polled_ready)} ready, {len(polled_rest)} not")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: ray-wait-hands-back-finished-work-first
 assert handed_back == [2, 0, 1], f"ray.wait handed the jobs back as {handed_back}, not as they finished"
 assert polled_ready == [] and polled_rest == [running], "a poll with timeout=0 found the job done"
@@ -289,7 +289,7 @@ results = await asyncio.gather(*(poster.post.remote(i, 0.15) for i in range(9)))
 peak, poster_spans = await poster.report.remote()
 print(f"9 calls, max_concurrency=3: at most {peak} inside at once")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: max-concurrency-caps-calls-inside-an-async-actor
 assert results == list(range(9)), results
 assert peak == 3, f"{peak} calls were inside the actor at once with max_concurrency=3"
@@ -300,7 +300,7 @@ print("✓ never more than 3 calls inside the async actor, and all 9 done")
 # one clock for every process of the machine, so the spans line up: three lanes of work, in
 # three waves, the semaphore of chapter 06 built into the actor.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
 tl.t0 = min(start for _, start, _ in poster_spans)  # the actor measured these before this Timeline
 for i, start, end in sorted(poster_spans):
@@ -335,7 +335,7 @@ counter = SlowCounter.remote()
 returned = ray.get([counter.bump.remote() for _ in range(20)], timeout=60)
 print(f"final count {returned[-1]}; the first values returned: {returned[:5]}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-sync-actor-serialises-its-calls
 assert returned == list(range(1, 21)), f"lost updates or out of order: {returned}"
 print("✓ 20 calls, 20 updates, in call order: each call saw the state the previous one left")
@@ -409,7 +409,7 @@ class TryLock:
         self.held = False
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def acquire(lock, poll: float = 0.01, timeout: float = 2.0) -> int:
     """Take the actor lock without blocking the loop; return the number of attempts."""
     ### BEGIN SOLUTION

@@ -81,7 +81,7 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s;",
 # GPU ids Ray assigned it. What do the two print? A common guess is that both see the same
 # thing, "0,1" or nothing at all, since this machine has no GPU.
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 DEVICE_ENV: dict[str, str] = {}  # extra environment variables for the actors' processes
 
 
@@ -96,7 +96,7 @@ def in_bundle(group, index: int) -> strategies.PlacementGroupSchedulingStrategy:
         placement_group=group, placement_group_bundle_index=index)
 
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 group_a = placement_group([{"GPU": 1, "CPU": 1}, {"GPU": 1, "CPU": 1}], strategy="PACK")
 raylab.get(group_a.ready(), timeout=60)
 devices = [Device.options(scheduling_strategy=in_bundle(group_a, i),
@@ -109,7 +109,7 @@ for i, (visible, ids, pid) in enumerate(seen):
 free = ray.available_resources()
 print("left for others:", {k: free.get(k, 0) for k in ("GPU", "CPU")})
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: each-bundle-gets-its-own-device
 visibles = [visible for visible, _, _ in seen]
 assert sorted(visibles, key=str) == ["0", "1"], f"each actor sees one device of its own, saw {visibles}"
@@ -164,7 +164,7 @@ placed_at = time.monotonic() - started
 print(f"group_b {'placed' if placed else 'still pending'} after {placed_at:.2f} s,",
       f"{placed_at - released_at:.2f} s after the release")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-pending-group-reports-until-placed
 assert len(reports) >= 3, f"group_b could not be placed while group_a held the GPUs ({len(reports)} reports)"
 assert all(total == 2 and free == 0 for _, total, free in reports[:3]), (
@@ -216,7 +216,7 @@ assert not raylab.wait(calls, timeout=0.5)[0], "no call finishes in half a secon
 killed_at = time.monotonic()
 ray.kill(doomed, no_restart=True)
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
 half_the_work = ReferenceWait(10)  # a plain wait of half the work, beside the calls
 outcomes, ended_at = [], []
 for ref in calls:
@@ -232,7 +232,7 @@ except RayActorError as exc:
 print("the three calls:", outcomes, f"within {max(ended_at):.2f} s of the kill")
 print("a call made after the kill:", after)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-killed-actor-fails-every-call
 assert outcomes == ["ActorDiedError"] * 3, f"every held call fails with ActorDiedError: {outcomes}"
 # every call ended before the reference woke (instants on one clock: ended_at counts from the kill)
@@ -283,7 +283,7 @@ for name, engine in engines.items():
 for name, (begun, done, verdict) in checks.items():
     print(f"{name:>8}: check took {done - begun:.2f} s, {verdict}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: the-callers-timeout-catches-a-stuck-actor
 still_ok = raylab.get(engines["healthy"].health.remote(1.0), timeout=30)
 stuck_check = checks["stuck"][1] - checks["stuck"][0]
@@ -307,7 +307,7 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 #
 # The timeline shows the round. The kill also ended the stuck call, 5 s early.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline(clock=time.monotonic)
 tl.t0 = stuck_since
 kill_time = checks["stuck"][1]
@@ -359,7 +359,7 @@ ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 # - **stop()** returns within about `timeout`, even with a long `interval` or a slow `kill`,
 #   and no thread of the monitor is left running after it.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 class HealthMonitor:
     def __init__(self, engines: dict, ping, get, kill, interval: float, timeout: float):
         ### BEGIN SOLUTION
@@ -760,7 +760,7 @@ print(f"before: {before} Ray processes; after ray.shutdown(): {len(left_running)
 raylab.stop(cluster)
 print("after raylab.stop, the folder exists:", os.path.exists(cluster.temp_dir))
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: shutdown-stops-processes-stop-removes-the-folder
 assert before >= 5, f"a running session has its server processes and workers, saw {before}"
 assert not left_running, f"ray.shutdown() stopped every process, left {left_running}"

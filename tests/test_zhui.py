@@ -64,9 +64,28 @@ def test_fold_labels_are_chinese_from_the_catalogue():
     for kind in ("source", "output", "outputs", "content"):
         doctree += HideCodeCellNode(prompt_show=f"Show code cell {kind}",
                                     prompt_hide=f"Hide code cell {kind}")
-    doctree += HideCodeCellNode(prompt_show="Show the check", prompt_hide="Hide the check")
+    doctree += HideCodeCellNode(prompt_show="Show no such fold", prompt_hide="Hide no such fold")
     assert zhui.fold_labels(doctree, words) == 8
     labels = [(n["prompt_show"], n["prompt_hide"]) for n in doctree.findall(HideCodeCellNode)]
     assert labels[0] == ("显示代码", "隐藏代码") and labels[3] == ("显示整个单元格", "隐藏整个单元格")
     assert all(re.search(r"[\u4e00-\u9fff]", s + h) and "code cell" not in s + h for s, h in labels[:4])
-    assert labels[4] == ("Show the check", "Hide the check")
+    assert labels[4] == ("Show no such fold", "Hide no such fold")
+
+
+def test_a_cell_label_closes_with_the_same_words_in_both_editions():
+    """A fold labelled by its cell ("Show the check") gets "Hide the check" (not MyST-NB's "Hide code
+    cell content"), and in Chinese 显示检查 / 隐藏检查 from the one "Show" entry of the catalogue;
+    MyST-NB's own labels are left alone by the pairing."""
+    from docutils import nodes
+    from myst_nb.sphinx_ import HideCodeCellNode
+
+    doctree = nodes.document(None, None)
+    doctree += HideCodeCellNode(prompt_show="Show the check", prompt_hide="Hide code cell content")
+    doctree += HideCodeCellNode(prompt_show="Show code cell source", prompt_hide="Hide code cell source")
+    assert zhui.pair_labels(doctree) == 1
+    labels = [(n["prompt_show"], n["prompt_hide"]) for n in doctree.findall(HideCodeCellNode)]
+    assert labels == [("Show the check", "Hide the check"),
+                      ("Show code cell source", "Hide code cell source")]
+    zhui.fold_labels(doctree, zhui.catalogue())
+    labels = [(n["prompt_show"], n["prompt_hide"]) for n in doctree.findall(HideCodeCellNode)]
+    assert labels[0] == ("显示检查", "隐藏检查"), labels[0]

@@ -16,7 +16,9 @@ mainland usage), is applied two ways, both only in the Chinese edition:
 - MyST-NB's fold labels ("Show code cell source", "Hide code cell output", ...: ``nb_code_prompt_show``
   and ``nb_code_prompt_hide`` with a ``{type}`` that MyST-NB fills in English) are looked up in it
   once the page's doctree is resolved (``fold_labels``), so the article's folds read 显示代码 and the
-  like while the English edition keeps MyST-NB's words;
+  like while the English edition keeps MyST-NB's words; a fold labelled by its cell (``Show the
+  check``, issue 41) is looked up the same way, and closes with 隐藏 + the same words (``pair_labels``
+  gives both editions the matching ``Hide ...``);
 - each timeline figure (a PNG drawn in English when the chapter ran) gets a key in Chinese under it
   (``zhfigures``).
 
@@ -103,11 +105,32 @@ def translate_html(text: str, words: dict[str, str]) -> str:
     return "".join(pieces)
 
 
-def fold_labels(doctree, words: dict[str, str]) -> int:
-    """Put the catalogue's Chinese on MyST-NB's fold labels in ``doctree`` (its post-transform has
-    already filled ``{type}`` in English); returns how many labels it changed."""
+def pair_labels(doctree) -> int:
+    """A fold whose cell names what it reveals (``mystnb={"code_prompt_show": "Show the check"}`` on
+    its ``# %%`` line) closes with the same words (``Hide the check``) instead of MyST-NB's generic
+    ``Hide code cell ...``; returns how many labels it changed. Both editions."""
     changed = 0
     for node in doctree.findall(lambda n: "prompt_show" in getattr(n, "attributes", {})):
+        show, hide = node.get("prompt_show", ""), node.get("prompt_hide", "")
+        own = show.startswith("Show ") and not show.startswith("Show code cell")
+        if own and hide.startswith("Hide code cell"):
+            node["prompt_hide"] = "Hide " + show[len("Show "):]
+            changed += 1
+    return changed
+
+
+def fold_labels(doctree, words: dict[str, str]) -> int:
+    """Put the catalogue's Chinese on MyST-NB's fold labels in ``doctree`` (its post-transform has
+    already filled ``{type}`` in English); returns how many labels it changed. A ``Hide X`` the
+    catalogue lacks reads 隐藏 + the rest of ``Show X``'s translation when that begins with 显示."""
+    changed = 0
+    for node in doctree.findall(lambda n: "prompt_show" in getattr(n, "attributes", {})):
+        show, hide = node.get("prompt_show", ""), node.get("prompt_hide", "")
+        shown = words.get(show, "")
+        if hide not in words and hide.startswith("Hide ") and show[len("Show "):] == hide[len("Hide "):] \
+                and shown.startswith("显示"):
+            node["prompt_hide"] = "隐藏" + shown[len("显示"):]
+            changed += 1
         for key in ("prompt_show", "prompt_hide"):
             if node.get(key) in words:
                 node[key] = words[node[key]]
@@ -118,6 +141,8 @@ def fold_labels(doctree, words: dict[str, str]) -> int:
 def _doctree_resolved(app, doctree, docname) -> None:
     from lab_snippets.book.editions import is_chinese
 
+    if app.builder.format == "html":
+        pair_labels(doctree)
     if is_chinese(app.config.language) and app.builder.format == "html":
         from lab_snippets.book import zhfigures
 
