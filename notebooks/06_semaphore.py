@@ -263,7 +263,7 @@ light_load = (len(done), len(pending))
 busy = [asyncio.create_task(generate_with_nested_permit(i)) for i in range(4)]
 done, pending = await asyncio.wait(busy, timeout=0.2)
 under_load = (len(done), len(pending))
-print("one sample:  done, stuck =", light_load)
+print("one sample:   done, stuck =", light_load)
 print("four samples: done, stuck =", under_load)
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
@@ -302,7 +302,6 @@ lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter))
               for _ in range(6)]
 inside_right_after_create = lazy_counter.now
 await asyncio.gather(*lazy_tasks)
-print("default tasks, inside right after create_task:", inside_right_after_create)
 
 # %%
 if sys.version_info >= (3, 12):
@@ -317,10 +316,8 @@ if sys.version_info >= (3, 12):
     finally:
         loop.set_task_factory(previous_factory)
     await asyncio.gather(*eager_tasks)
-    print("eager tasks, inside right after create_task:", eager_inside)
-else:
-    print("Python < 3.12 has no eager task factory: right after create_task no task "
-          "holds a permit (0 inside); the first three enter at the next await.")
+print("inside right after create_task: default tasks", inside_right_after_create,
+      "· eager tasks", eager_inside if sys.version_info >= (3, 12) else "(needs 3.12)")
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"

@@ -195,6 +195,8 @@ print("✓ with the lock around the read and the write, every total is exact")
 #
 # The other half is `join(timeout)`. It bounds how long **you** wait; it does nothing to the
 # thread. After it returns, only `is_alive()` tells you whether the thread really ended.
+# The poller below notes its start and its exit with `tl.mark` on a `Timeline`, the course's
+# stopwatch (the [reading guide](../book/reading_guide.md) lists its methods).
 
 # %%
 tl = Timeline()

@@ -289,7 +289,8 @@ print("✓ deciding by the result ran every hook; deciding by the function passe
 # decoration time, and returns an `async def` wrapper that awaits the call inside the span.
 #
 # The experiment decorates the same coroutine function both ways and records when each span
-# opens and closes against when the body runs.
+# opens and closes against when the body runs, on a `Timeline`: `tl.span` times a block,
+# `tl.mark` notes a moment (the [reading guide](../book/reading_guide.md) lists the rest).
 
 # %%
 tl = Timeline()
@@ -342,6 +343,8 @@ pending_naive = naive_generate("naive")  # the naive span opens and closes here
 await asyncio.sleep(0.02)
 results = await asyncio.gather(pending_naive, aware_generate("aware"))
 print(tl.names())
+print("iscoroutinefunction: naive", inspect.iscoroutinefunction(naive_generate),
+      "· async-aware", inspect.iscoroutinefunction(aware_generate))
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: an-async-aware-decorator-spans-the-body
@@ -362,9 +365,9 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 
 # %% [markdown]
 # The naive span is a sliver at the start: it timed the creation of a coroutine object. The
-# async-aware span contains the body. The last line of the cell also shows the second damage:
+# async-aware span contains the body. The experiment's last line shows the second damage:
 # `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the naive
-# wrapper is false, so any extension point that decides by the function (previous section)
+# wrapper is `False` (the async-aware one's is `True`), so any extension point that decides by the function (previous section)
 # would now mistreat it.
 #
 # ### Python 3.12 and later: `inspect.markcoroutinefunction`

@@ -2,9 +2,6 @@
 # # 22 · Stopping a service cleanly
 # *让服务干净地停下来*
 #
-# *Beyond the original series: this chapter belongs to Part V, which the original series does
-# not have.*
-#
 # **The question.** A scheduler stops a service by sending it SIGTERM; a person stops it with
 # Ctrl-C. What does an asyncio program do with each signal by default, what must it add to
 # finish its in-flight work, and why can an `atexit` hook that stops a worker thread never

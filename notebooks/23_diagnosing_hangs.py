@@ -2,9 +2,6 @@
 # # 23 · Diagnosing hangs and silent failures
 # *诊断卡死与无声的失败*
 #
-# *Beyond the original series: this chapter belongs to Part V, which the original series does
-# not have.*
-#
 # **The question.** A service stops making progress, or a piece of it fails and nobody hears.
 # How do you find out where every task and thread is waiting, from inside the process and
 # from outside it, and which failures does Python only report to a hook you may never see?

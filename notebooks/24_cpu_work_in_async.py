@@ -2,9 +2,6 @@
 # # 24 · CPU-bound work inside an async service
 # *异步服务里的 CPU 密集型工作*
 #
-# *Beyond the original series: this chapter belongs to Part V, which the original series does
-# not have.*
-#
 # **The question.** A rollout service scores responses and tokenizes prompts: pure-Python CPU
 # work, called from coroutines. What does that work do to the event loop, what do
 # `asyncio.to_thread` and a process pool through `loop.run_in_executor` change, and what does

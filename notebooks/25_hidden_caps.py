@@ -2,8 +2,6 @@
 # # 25 · Hidden concurrency caps
 # *隐藏的并发上限*
 #
-# *Beyond the original series.*
-#
 # **The question.** A rollout sets its semaphore to 256 and its throughput stays where it was
 # at 100. Which other layers limit how many requests are in flight, what are their defaults,
 # and how do you predict the throughput a limit allows? And is a rate limit the same tool as a

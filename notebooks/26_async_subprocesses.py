@@ -2,8 +2,6 @@
 # # 26 · Subprocesses from asyncio
 # *在 asyncio 中运行子进程*
 #
-# *Beyond the original series.*
-#
 # **The question.** An agent rollout runs the model's code in a child process, for hundreds of
 # samples at once, from coroutines. How do you start a child from async code so that the
 # event loop keeps serving every other sample, neither output pipe fills up, and a child that

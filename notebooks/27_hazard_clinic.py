@@ -2,8 +2,6 @@
 # # 27 · A hazard clinic: reading real concurrent code critically
 # *隐患门诊：批判地阅读真实的并发代码*
 #
-# *Beyond the original series.*
-#
 # **The question.** You read a piece of real concurrent code and something looks off. How do
 # you turn a suspicion into knowledge, without either waving it away or crying "bug"?
 #

@@ -2,8 +2,6 @@
 # # 28 · Ray: ObjectRefs are futures, actors are concurrency units
 # *Ray：ObjectRef 就是 future，actor 就是并发单元*
 #
-# *Beyond the original series: this part runs a real Ray on your own machine.*
-#
 # **The question.** slime's rollout, training and server code waits on remote work all the
 # time: it calls an actor's method, gets an `ObjectRef` back, and later needs the value. From
 # inside a coroutine, which ways of waiting keep the {term}`event loop` alive? And what does

@@ -2,8 +2,6 @@
 # # 29 · Placement groups, actor lifecycle and cleanup
 # *放置组、actor 生命周期与清理*
 #
-# *Part VI goes beyond the original series: it runs a real Ray on this machine.*
-#
 # **The question.** slime reserves its GPUs with a placement group, starts one actor per
 # reserved GPU, and kills an inference engine whose health check does not answer. When is a
 # reservation granted, which GPU does each actor see, what happens to the calls an actor was

@@ -1,8 +1,9 @@
 """The two editions of the book (English, and Chinese at ``zh_CN/``): a Sphinx extension.
 
 Every page of each edition gets a link to the same page in the other edition, at the top of
-the article. A Chinese chapter page's title is the original series' title, so the line under it
-that quotes that title on the English page is left out. In the Chinese edition the call-site boxes
+the article. A Chinese chapter page's title is the original series' title, so the line under the
+title that quotes it is left out, on the Chinese page and (unexplained there) on the English one.
+In the Chinese edition the call-site boxes
 of the chapters (rendered by
 ``lab_snippets.sites`` when the chapter ran, in English, since both editions share one execution)
 get their Chinese title and explanation from ``locale/zh_CN/sites/<chapter>.po``; a translation
@@ -116,8 +117,10 @@ def chapter_of(docname: str):
 
 
 def drop_doubled_title(doctree, chapter) -> bool:
-    """Remove the line under a chapter's title that repeats the original series' title (English
-    pages show it in italics under the English title; a Chinese page's title *is* that title).
+    """Remove the line under a chapter's title that gives its Chinese title (the original series'
+    title, 01-21): a Chinese page's title *is* that title, and an English reader cannot use an
+    unexplained Chinese line (issue 41; the introduction says the Chinese edition keeps the
+    original titles). The source keeps it: the chapter table and the Chinese notebooks read it.
     Whether a line was removed."""
     from docutils import nodes
 
@@ -134,7 +137,7 @@ def drop_doubled_title(doctree, chapter) -> bool:
 
 def _doctree_read(app, doctree) -> None:
     chapter = chapter_of(app.env.docname)
-    if chapter and is_chinese(app.config.language):
+    if chapter:  # both editions (issue 41)
         drop_doubled_title(doctree, chapter)
 
 
