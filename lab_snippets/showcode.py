@@ -7,12 +7,14 @@
 Code that a spawned process or a ``python -m`` child runs must live in an importable module, so the
 reader would never see it; ``show_source`` displays the function as it is in that module (read by
 ``inspect`` at run time, so what the page shows is what the child runs), as a highlighted Python
-block headed by the module's path. ``first``/``last`` keep the lines from the first one holding
+block headed by the module's path, without its docstring (the prose says what it is for).
+``first``/``last`` keep the lines from the first one holding
 ``first`` to the first one after it holding ``last``; a ``# ...`` line marks what was left out.
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
 import textwrap
 from pathlib import Path
@@ -26,9 +28,24 @@ def _where(obj) -> str:
     return "/".join(parts[parts.index("lab_snippets"):]) if "lab_snippets" in parts else path.name
 
 
+def _without_docstring(lines: list[str]) -> list[str]:
+    """``lines`` (a function's dedented source) without its docstring: the prose beside the block
+    says what the function is for, and a docstring is often wider than the page."""
+    tree = ast.parse("\n".join(lines))
+    node = tree.body[0] if tree.body else None
+    body = getattr(node, "body", None)
+    first = body[0] if body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        return lines
+    doc = body[0]
+    return lines[: doc.lineno - 1] + lines[doc.end_lineno:]
+
+
 def source_lines(obj, first: str | None = None, last: str | None = None) -> list[str]:
-    """The lines of ``obj``'s source (dedented), trimmed to ``first``..``last`` when given."""
-    lines = textwrap.dedent(inspect.getsource(obj)).rstrip("\n").split("\n")
+    """The lines of ``obj``'s source (dedented, its docstring left out), trimmed to
+    ``first``..``last`` when given."""
+    lines = _without_docstring(textwrap.dedent(inspect.getsource(obj)).rstrip("\n").split("\n"))
     start, end = 0, len(lines)
     if first is not None:
         start = next((i for i, line in enumerate(lines) if first in line), None)

@@ -13,6 +13,16 @@ def test_whole_function_is_its_source():
     assert "# ..." not in lines
 
 
+def test_docstring_is_left_out_and_the_body_kept():
+    from lab_snippets.service_workers import handle
+
+    lines = showcode.source_lines(handle)
+    assert lines[0].startswith("async def handle(") and not any('"""' in line for line in lines), (
+        "the docstring is left out")
+    assert lines[1].strip() == "number, duration, *cleanup = job", "the body starts right after the signature"
+    assert showcode._without_docstring(["x = 1"]) == ["x = 1"], "source that is no function is kept whole"
+
+
 def test_trimmed_to_first_and_last_with_markers():
     lines = showcode.source_lines(_cmd_chatter, first="_write_all(2", last="_write_all(1")
     assert (
