@@ -57,7 +57,7 @@ print(type(score_sample).__name__, inspect.iscoroutinefunction(score_sample))
 # Most people read `score_sample(1, log)` as "run `score_sample`". Before you run the next
 # cell, write down what `log` holds right after the call, and what the call returns.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 log: list[str] = []
 pending = score_sample(1, log)
 

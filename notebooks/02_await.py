@@ -55,7 +55,7 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 # request A ends. The folded check uses `tl.order(...)`, which is true when the named marks
 # happened in the order given.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 REQUEST_TIME = 0.1
 tl = Timeline()
 started = time.monotonic()

@@ -134,7 +134,7 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # only a *weak* reference to that Future (as many libraries do, so that abandoned requests
 # do not pile up). Predict what `gc.collect()` does to the task.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
     weakref.WeakValueDictionary())
 
@@ -160,7 +160,7 @@ def deliver(request_id: int, value: str) -> bool:
     return True
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def fire_and_forget(request_id: int, log: list[str]) -> weakref.ref:
     task = asyncio.create_task(await_reply(request_id, log))
     return weakref.ref(task)  # weak: lets us watch the task, keeps nothing alive

@@ -66,7 +66,7 @@ async def request(name: str, seconds: float, tl: Timeline, lane: str | None = No
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01).
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 tasks = {asyncio.create_task(request(f"request {i}", s, tl))
          for i, s in enumerate([0.02, 0.12, 0.15])}

@@ -103,7 +103,7 @@ print("✓ the cancel ran only after the busy stretch; CancelledError arrived at
 # on with 0.06 s of further work. Which of the three timeouts raise `TimeoutError`, and how
 # long does each `async with` block last compared with its 0.03 s budget?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 TIMEOUT = 0.03
 
 
@@ -124,7 +124,7 @@ async def bare_except() -> str:
     return "finished"
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def cleans_up_and_reraises() -> str:
     try:
         await asyncio.sleep(1)
@@ -145,7 +145,7 @@ async def under_timeout(worker) -> tuple[str, float]:
     return outcome, (loop.time() - start) / TIMEOUT
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes = {}
 for worker_fn in (catches_exception, bare_except, cleans_up_and_reraises):
     outcomes[worker_fn.__name__] = await under_timeout(worker_fn)

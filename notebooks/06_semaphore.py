@@ -54,7 +54,7 @@ SEED = 6
 # tasks": a semaphore is often read as a limit on how many tasks are created. `InFlight`
 # counts how many tasks are inside its `with` block at once and keeps the peak.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 permits = asyncio.Semaphore(3)
 inside = InFlight()
 bodies_started: list[int] = []

@@ -114,7 +114,7 @@ async def run_pair(maxsize: int, n_items: int, produce_every: float,
 # old is the oldest item by the time it is taken (how many other items were taken in the
 # meantime)?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 N_ITEMS, CONSUME_EVERY = 20, 0.01
 unbounded = await run_pair(0, N_ITEMS, 0, CONSUME_EVERY)
 bounded = await run_pair(3, N_ITEMS, 0, CONSUME_EVERY)

@@ -231,7 +231,7 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 # passes, `TimeoutError` is raised in the handler. Predict: is the reload still running after
 # that?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str],
                    finished: threading.Event) -> str:
     for i in range(chunks):

@@ -76,7 +76,7 @@ print("✓ the old value is read before count_tokens runs; the sum is stored aft
 # yields the GIL with `time.sleep(0)`, as every blocking call does. Predict the total. (On a
 # free-threaded build there is no GIL at all; the end of the chapter comes back to it.)
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def count_tokens(text: str) -> int:
     time.sleep(0)  # any I/O releases the GIL; this is the smallest stand-in for it
     return len(text.split())
@@ -98,7 +98,7 @@ def run_recorders(record, stats, threads: int, lines: int) -> int:
     return stats.tokens
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 expected = 4 * 300 * 2
 racy_total = run_recorders(record_tokens, TokenStats(), threads=4, lines=300)
 print(f"expected {expected}, got {racy_total}: {expected - racy_total} tokens lost")

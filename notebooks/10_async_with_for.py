@@ -257,7 +257,7 @@ print(f"✓ at most {ledger.peak_booting} boots at once; every booted sandbox wa
 # two lines, does the generator's `finally` run at the `break`? Write down what `log` holds
 # right after the loop.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def stream_lines(source: str, log: list[str], lines: int = 5):
     log.append(f"{source}: connection opened")
     try:
@@ -270,7 +270,7 @@ async def stream_lines(source: str, log: list[str], lines: int = 5):
         log.append(f"{source}: connection closed")
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 log: list[str] = []
 stream = stream_lines("held", log)
 async for line in stream:

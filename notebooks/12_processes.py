@@ -70,7 +70,7 @@ print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()}
 # hand it would change *your* list, as a thread does. Predict what `shared` holds after a
 # thread and then a process have each appended to it.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 shared = ["from the parent"]
 
 with ThreadPoolExecutor(max_workers=1) as threads:

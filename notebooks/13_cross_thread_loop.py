@@ -72,7 +72,7 @@ print("✓ the done-callback ran after set_result had returned, on the loop's ne
 # always call it to get a coroutine's result, for instance here in a notebook cell, or in a
 # function that some async code happens to call?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def fetch_reward(sample_id: int) -> float:
     await asyncio.sleep(0.01)
     return sample_id / 10

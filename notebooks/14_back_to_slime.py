@@ -99,7 +99,7 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01).
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 command = harness_command("predict", hang=True, max_life=3)
 quiet = asyncio.subprocess.DEVNULL

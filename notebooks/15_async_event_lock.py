@@ -97,7 +97,7 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # real code grows. What is the final count in each version? And with an `asyncio.Lock`
 # around the read-modify-write?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 usage = {"tokens": 0}
 counter_lock = asyncio.Lock()
 
@@ -120,7 +120,7 @@ async def add_token_locked() -> None:
         usage["tokens"] = current + 1
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 final = {}
 for add_token in (add_token_no_await, add_token_with_await, add_token_locked):
     usage["tokens"] = 0

@@ -183,7 +183,7 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01).
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 started = threading.Event()
 # `release` holds job 0 until shutdown has returned, whatever the machine's load.
@@ -201,7 +201,7 @@ def convert_in_steps(shard: int) -> int:
     return shard
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="no-wait")
 jobs = [pool.submit(convert_in_steps, shard) for shard in range(3)]
 started.wait(timeout=2)  # job 0 is running

@@ -58,7 +58,7 @@ figure_style()
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01).
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the measurement"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # The client: three messages in three writes, each pause lasting until the server's read returned.
 tl = Timeline()
 server_read = asyncio.Event()  # set each time a read returns data
@@ -90,7 +90,7 @@ async def send_in_pieces(port: int) -> None:
         tl.mark("client closed its end")
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 reads: list[bytes] = []
 
 

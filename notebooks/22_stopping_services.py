@@ -92,7 +92,7 @@ JOBS = "0:0.05,0:0.1,0:3"  # two jobs that are nearly done, one that is not
 # installed nothing for SIGTERM. Predict: which of the three jobs print anything after the
 # signal, and with what status does the process end?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_default, events_default, sent_default = stop_service(
     ["serve", JOBS, "--on-sigterm", "default"], signal.SIGTERM, started=3)
 print("exit status:", code_default, "· events:", names(events_default))

@@ -51,7 +51,7 @@ HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
 # name of their coroutine. Predict: can that log tell the two stuck requests apart? Can
 # `Task.get_stack()`, which returns the task's frames?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 slot = asyncio.Semaphore(1)
 approval = asyncio.Event()
 
@@ -74,7 +74,7 @@ async def fetch_with_retry(step) -> None:
     await step()
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 silent_server = asyncio.Event()
 holder = asyncio.create_task(hold_slot_until_approved(), name="slot holder")
 await asyncio.sleep(0)
@@ -90,7 +90,7 @@ own_frames = {t.get_name(): [(f.f_code.co_name, f.f_lineno) for f in t.get_stack
 print("what the timeout log shows:", timeout_log)
 print("Task.get_stack():          ", own_frames)
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 chains = {t.get_name(): await_chain(t) for t in stuck}
 for name, chain in chains.items():
     print(f"{name}: " + " → ".join(link.where for link in chain))

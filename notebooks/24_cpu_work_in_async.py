@@ -84,7 +84,7 @@ show_source(score)
 # and then one four times as long. Predict: how long is the loop's longest silence each time,
 # compared with the time the scoring took?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 runner = score_on_loop
 measured = {"small": [], "large": []}
 for _ in range(3):  # interleaved, best of three

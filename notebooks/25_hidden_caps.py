@@ -62,7 +62,7 @@ figure_style()
 # client, and how many threads run the blocking calls? Before running, write down three
 # numbers. The usual guess is "120, since nothing limits them".
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 OFFERED = 120
 httpx_default = inspect.signature(httpx.AsyncClient).parameters["limits"].default
 aiohttp_default = inspect.signature(aiohttp.TCPConnector).parameters["limit"].default
@@ -73,7 +73,7 @@ print(f"installed defaults: httpx {httpx_default};",
       f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the measurement"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # The measurement: the server holds every answer until the client has sent all it will send.
 async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[int, int]:
     """Start every request; hold all answers until `expected` are inside (at most 5 s) and 0.2 s more."""
@@ -92,7 +92,7 @@ async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[
     return most, sum(result == 200 for result in results)
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 seen = {}
 async with LatencyServer(latency=0.0) as server:
     async with httpx.AsyncClient() as client:
@@ -113,7 +113,7 @@ async with LatencyServer(latency=0.0) as server:
         seen["aiohttp.ClientSession()"] = (most, most, done)
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 threads_used: set[int] = set()
 in_threads = InFlight()
 

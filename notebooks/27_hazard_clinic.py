@@ -58,7 +58,7 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # at the same time? The semaphore says four. `InFlight` (chapter 06) counts how many calls are
 # inside its `with` block at once and keeps the peak.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
     def __init__(self, limit: int, blocking_body: bool, tool_takes_permit: bool):
         self.permits = asyncio.Semaphore(limit)
@@ -85,7 +85,7 @@ class ToolPath:  # our model: a step takes a permit, then a tool that may take a
             await self.execute_tool()
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the measurement"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # Eight calls at once, with a blocking body and with an awaiting one; a heartbeat on the loop.
 blocking = ToolPath(limit=4, blocking_body=True, tool_takes_permit=True)
 async with LoopWatch(interval=0.002) as blocking_watch:

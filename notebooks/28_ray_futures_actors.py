@@ -109,7 +109,7 @@ ray.get(gate.nap.remote(0), timeout=60)  # the actor is up
 # between two beats, for each? Many readers expect the same answer: both "wait for the
 # result".
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def read_with_get(ref):
     return ray.get(ref, timeout=30)  # what synchronous code writes
 

@@ -79,7 +79,7 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s;",
 # GPU ids Ray assigned it. What do the two print? A common guess is that both see the same
 # thing, "0,1" or nothing at all, since this machine has no GPU.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 DEVICE_ENV: dict[str, str] = {}  # extra environment variables for the actors' processes
 
 
@@ -94,7 +94,7 @@ def in_bundle(group, index: int) -> strategies.PlacementGroupSchedulingStrategy:
         placement_group=group, placement_group_bundle_index=index)
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 group_a = placement_group([{"GPU": 1, "CPU": 1}, {"GPU": 1, "CPU": 1}], strategy="PACK")
 raylab.get(group_a.ready(), timeout=60)
 devices = [Device.options(scheduling_strategy=in_bundle(group_a, i),
