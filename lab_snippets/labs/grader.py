@@ -2,10 +2,12 @@
 
 The trusted orchestration: one worker process per submission (``lab_snippets.labs.worker``),
 each with a throwaway course folder; the submission's kernel runs in the bubblewrap sandbox
-(``lab_snippets.labs.sandbox``). The worker runs in a session of its own (so that a wall-clock
-kill takes its whole group), out of reach of a kill of the grader's group: ``sandbox.reaped``
-ends it and removes its folder when the grader dies first. See ``book/instructors.md`` for the
-safety model.
+(``lab_snippets.labs.sandbox``). On this machine each worker is forked from the run's zygote
+(``lab_snippets.labs.zygote``, which imported nbgrader once); on Ray, and when the zygote fails,
+it is a fresh process. The worker runs in a session of its own (so that a wall-clock kill takes
+its whole group), out of reach of a kill of the grader's group: ``sandbox.reaped`` ends its
+sandbox and removes its folder when the grader dies first (a forked worker dies with its
+zygote). See ``book/instructors.md`` for the safety model.
 """
 
 from __future__ import annotations
