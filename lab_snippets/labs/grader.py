@@ -402,9 +402,13 @@ def _grade_here(pending: list[Row], course_dir: Path, assignments: Assignments,
                 isolation: sandbox.Isolation, hide_paths: list[Path], opts: Options,
                 finished: Callable[[Row, int], None], log: Callable[[str], object]) -> None:
     """``opts.jobs`` at a time on this machine, each forked by the run's zygote."""
-    zygote = zygote_.Zygote(_worker_env(), cwd=REPO) if USE_ZYGOTE else None
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs)
+    zygote, pool = None, concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs)
     try:
+        if USE_ZYGOTE:
+            try:
+                zygote = zygote_.Zygote(_worker_env(), cwd=REPO)
+            except OSError as exc:  # then a fresh worker each, as before
+                log(f"note: no zygote ({exc}): a fresh worker process per submission")
         futures = [pool.submit(_grade_one, r, course_dir, assignments, isolation, hide_paths, opts,
                                zygote=zygote) for r in pending]
         for f in concurrent.futures.as_completed(futures):
@@ -414,8 +418,8 @@ def _grade_here(pending: list[Row], course_dir: Path, assignments: Assignments,
         if zygote is not None:  # after the pool: no child of it is running
             zygote.close()
             if zygote.problem:
-                log(f"note: {len(pending) - zygote.forked} worker(s) started afresh, not forked "
-                    f"by the zygote ({zygote.problem})")
+                log(f"note: the zygote forked {zygote.forked} worker(s), then failed "
+                    f"({zygote.problem}); the others were started afresh")
 
 
 def _journal_keys(todo: list[Row], course_dir: Path, assignments: Assignments,
