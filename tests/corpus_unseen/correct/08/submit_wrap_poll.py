@@ -1,6 +1,4 @@
-# mistake: written as a correct answer (pool.submit + asyncio.wait(timeout) on the wrapped future; cleanup in finally waits on the concurrent future via a done-check loop) against a statement then silent on this path; the Graded list now settles it the other way
-# violates: Future exception was never retrieved
-# from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/ (sent in as a correct answer)
+# correct: pool.submit + asyncio.wait(timeout) on the wrapped future; cleanup in finally waits on the concurrent future via a done-check loop
 async def run_with_deadline(work, timeout: float, pool: ThreadPoolExecutor):
     """Run `work(stop)` on `pool`; on timeout or cancellation, set `stop` and wait for the thread first."""
     stop = threading.Event()
