@@ -23,12 +23,15 @@
 # both end the process at once (`TerminateProcess`), a signal cannot be ignored or caught, and
 # there are no zombies.
 #
-# The imports and two small helpers are folded below. `is_running(pid)` and
+# The imports and three small helpers are folded below. `is_running(pid)` and
 # `wait_for_zombie(pid, timeout)` look at a process from the outside, through `psutil`, on
 # purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process
-# as a side effect, and we want to see it *before* it is reaped.
+# as a side effect, and we want to see it *before* it is reaped. `show_source(function)`
+# prints a worker's code, read from the module the child process imports.
 
 # %% tags=["hide-input"]
+import ast
+import inspect
 import multiprocessing
 import os
 import signal
@@ -37,6 +40,7 @@ import sys
 import time
 
 import psutil
+from IPython.display import Code
 
 from lab_snippets.proc_workers import (
     consume_until_stop,
@@ -76,6 +80,17 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
     return False
 
 
+def show_source(function) -> Code:
+    """The real source of `function` (as the spawned process imports it), docstring left out."""
+    source = inspect.getsource(function)
+    node = ast.parse(source).body[0]
+    lines = source.splitlines(keepends=True)
+    if ast.get_docstring(node) is not None:
+        docstring = node.body[0]
+        del lines[docstring.lineno - 1:docstring.end_lineno]
+    return Code("".join(lines), language="python")
+
+
 # %% [markdown]
 # The workers that run in a child process live in the course's worker module (a `spawn`
 # child imports its target by name, so it cannot be defined in a notebook); where a
@@ -85,11 +100,7 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
 # standing for flushing and closing):
 
 # %% tags=["remove-input"]
-import inspect
-
-from IPython.display import Code
-
-Code(inspect.getsource(consume_until_stop), language="python")
+show_source(consume_until_stop)
 
 # %% [markdown]
 # ## Predict, then run
@@ -175,9 +186,6 @@ del tasks, results, q  # a closed queue still holds two semaphores until it is c
 # %% [markdown]
 # `close()` on a `Process` that is still running raises `ValueError`: join first. The cells
 # below close every process they start.
-#
-# To say "I am ready" the workers below use a `multiprocessing.Pipe`: the parent keeps one
-# end, the worker gets the other, and `messages(conn, timeout)` reads what has arrived.
 
 # %% [markdown]
 # ## What `exitcode` tells you
@@ -233,10 +241,12 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # The worker below ignores SIGTERM. This is its whole code: one call to `signal.signal` tells
 # the kernel to drop SIGTERM for this process, then it says "ready" on a pipe (so the parent
 # knows the signal is ignored before it sends one) and sleeps (`_bounded` caps every wait of
-# the course's workers at 8 s, so a failed run leaves nothing behind).
+# the course's workers at 8 s, so a failed run leaves nothing behind). The pipe is a
+# `multiprocessing.Pipe`: the parent keeps one end, the worker gets the other, and
+# `messages(conn, timeout)` reads what has arrived.
 
 # %% tags=["remove-input"]
-Code(inspect.getsource(ignore_sigterm), language="python")
+show_source(ignore_sigterm)
 
 # %%
 ready, workers_end = SPAWN.Pipe()
@@ -362,9 +372,9 @@ for ax, lane in zip(axes, PERIODS, strict=True):
                 fontsize=8)
         assert span.duration > 0.02 * (last - first), f"{lane}: {words or span.state} is a sliver"
     for mark, words in TICKS[lane].items():
-        ax.text(clock_at(f"{lane}: {mark}") - tl.t0, 0.36, words, ha="center", va="top",
+        ax.text(clock_at(f"{lane}: {mark}") - tl.t0, 0.42, words, ha="center", va="top",
                 fontsize=8)
-    ax.set_ylim(0.75, -0.6)
+    ax.set_ylim(0.85, -0.6)
 for ax in axes[1:]:
     ax.get_legend().remove()
 axes[-1].set_xlabel("time since the first experiment started (s)")
