@@ -129,13 +129,14 @@ alive_after_done = is_running(consumer.pid)
 became_zombie = wait_for_zombie(consumer.pid, timeout=5)
 tl.mark("queue consumer: exited, now a zombie")
 time.sleep(0.3)  # the parent is busy elsewhere: nobody reaps the worker yet
-zombie_until_join = psutil.pid_exists(consumer.pid) and not is_running(consumer.pid)
+zombie_until_join = wait_for_zombie(consumer.pid, timeout=0.1)
 consumer.join(timeout=5)
 tl.mark("queue consumer: reaped by join")
 print("results:", squares)
 print("worker still running when 'done' arrived:", alive_after_done)
-print("a zombie 0.3 s later:", zombie_until_join, "· exit code:", consumer.exitcode,
-      "· pid still exists after join:", psutil.pid_exists(consumer.pid))
+print("still a zombie 0.3 s later:", zombie_until_join)
+print("exit code:", consumer.exitcode,
+      "· pid exists after join:", psutil.pid_exists(consumer.pid))
 
 # %% tags=["claim", "hide-cell"]
 # claim: exit-then-zombie-until-reaped
@@ -175,10 +176,10 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # The idiom, once a worker is joined:
 
 # %%
-consumer.close()  # frees what the Process object still holds: its sentinel pipe
+consumer.close()  # frees its sentinel pipe
 for q in (tasks, results):
-    q.close()  # this process puts nothing more on it
-    q.join_thread()  # wait until the feeder thread has flushed what was put
+    q.close()  # no more puts from this process
+    q.join_thread()  # until its feeder thread has flushed them
 
 # %% tags=["hide-input"]
 del tasks, results, q  # a closed queue still holds two semaphores until it is collected
