@@ -132,8 +132,7 @@ time.sleep(0.3)  # the parent is busy elsewhere: nobody reaps the worker yet
 zombie_until_join = wait_for_zombie(consumer.pid, timeout=0.1)
 consumer.join(timeout=5)
 tl.mark("queue consumer: reaped by join")
-print("results:", squares)
-print("worker still running when 'done' arrived:", alive_after_done)
+print("results:", squares, "· still running at 'done':", alive_after_done)
 print("still a zombie 0.3 s later:", zombie_until_join)
 print("exit code:", consumer.exitcode,
       "· pid exists after join:", psutil.pid_exists(consumer.pid))
