@@ -484,3 +484,16 @@ def test_grading_speed_compares_medians_and_flags_a_grade_that_differs():
     s = gs.summary(pairs)
     assert not s["same"] and not s["ok"], "6.0 / 12.0 is over a third, and one grade differs"
     assert "(OVER, target <= 0.33); grades DIFFER" in gs.format_summary("grade", s)
+
+
+def test_zh_figures_times_the_chinese_drawing_of_a_chapter_from_one_run(tmp_path):
+    """A notebook that draws one figure: the hook's extra time is counted once, inside the run's.
+    Counterfactual: a timer that never wraps the hook counts 0 figures."""
+    from lab_snippets.bench import zh_figures
+
+    nb = tmp_path / "99_fig.py"
+    nb.write_text("# %%\nfrom lab_snippets.timeline import figure_style\nfigure_style()\n"
+                  "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.set_title('a title')\n")
+    row = zh_figures.measure(nb, timeout=240)
+    assert row["figures"] == 1, row
+    assert 0 < row["zh"] < row["run"], row

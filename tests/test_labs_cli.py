@@ -64,3 +64,17 @@ def test_grade_passes_every_option_on(monkeypatch):
     opts = seen["options"]
     assert (seen["subs"], seen["out"], seen["course_dir"], seen["hide"]) == ("subs", "g.csv", "c", ["a", "b"])
     assert (opts.timeout, opts.submission_timeout, opts.jobs, opts.memory_mb) == (9, 99, 3, 512)
+
+
+def test_grade_on_a_ray_address_where_nothing_listens_fails_at_once_naming_the_fix():
+    """Counterfactual: without the probe, ``ray.init`` retries a dead address for minutes."""
+    import socket
+
+    from lab_snippets.labs import raygrade
+
+    with socket.socket() as s:  # a port nothing listens on: bound, never listening
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        with pytest.raises(LabError, match="no Ray cluster answers there.*ray start --head"):
+            with raygrade.connected(f"127.0.0.1:{port}"):
+                pass

@@ -318,7 +318,7 @@ def one(course, tmp_path, monkeypatch):
     submitted.write_text(VALID)
     seen = SimpleNamespace(specs=[], modes=[], killed=[], fail=None, leftovers=0, chown=[])
 
-    def run_worker(spec_path, work, opts):
+    def run_worker(spec_path, work, opts, zygote=None):
         spec = GradeSpec.read(spec_path)
         seen.specs.append((spec, spec_path, work))
         box = Path(spec.sandbox.box)
@@ -403,7 +403,7 @@ def test_grade_writes_the_csv_the_gradebook_and_the_table(course, tmp_path, monk
                                      "stray.txt": "x"})
     graded = []
 
-    def grade_one(row, course_dir, assignments, isolation, hide, opts):
+    def grade_one(row, course_dir, assignments, isolation, hide, opts, zygote=None):
         graded.append((row.student, course_dir, isolation.description, list(hide), opts))
         row.cells, row.score, row.reason = {"t1": 1.0, "t2": 0.5}, 1.5, "1/2 tests passed"
         return row

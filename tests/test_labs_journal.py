@@ -93,7 +93,7 @@ def fake(monkeypatch):
     by its student's name."""
     calls = []
 
-    def grade_one(row, course_dir, assignments, isolation, hide, opts):
+    def grade_one(row, course_dir, assignments, isolation, hide, opts, zygote=None):
         calls.append(row.student)
         k = len(row.student)
         row.cells = {gid: float(k % 2) for gid in assignments[row.assignment][1]}
@@ -169,7 +169,7 @@ def test_rows_are_journaled_in_completion_order_not_submission_order(master, tmp
     course = _course(master, tmp_path, "c")
     path = course / journal.JOURNAL_NAME
 
-    def grade_one(row, course_dir, assignments, isolation, hide, opts):
+    def grade_one(row, course_dir, assignments, isolation, hide, opts, zygote=None):
         deadline = time.monotonic() + 30
         while row.student == "alice" and not (path.exists() and "bob" in path.read_text()):
             assert time.monotonic() < deadline, "bob's row was not journaled before alice's ended"

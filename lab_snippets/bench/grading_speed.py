@@ -3,11 +3,15 @@
     python -m lab_snippets.bench.grading_speed [--chapter NN ...] [-k 4] [--path grade|corpus|both]
 
 For each chapter the same submissions (the reference, the student stub and the first corpus
-entries, ``-k`` in all) are graded twice each, interleaved ABBA: once running every cell (as
-before: ``Options.run_all`` for ``grade``, no release record for the corpus's ``grade_notebook``)
-and once running only what the grade needs. ``grade`` grades each submission alone (one worker,
-the sandbox, a fresh kernel); ``corpus`` is the code path of ``validate`` and of the corpus
-verdicts in CI. The two gradings of a submission must give the same score to every test cell
+entries, ``-k`` in all) are graded twice each way, interleaved ABBA: running every cell (as
+before: ``Options.run_all`` and a fresh worker process per submission for ``grade``, no release
+record for the corpus's ``grade_notebook``) and running only what the grade needs (``grade``:
+workers forked by the run's zygote, ``labs.zygote``). ``grade`` grades the ``k`` submissions in
+one run, one at a time (as at a deadline; each in the sandbox with a fresh kernel), four runs in
+the order before, after, after, before; a submission's time is its row's seconds.
+``--before-zygote`` gives the before side the zygote too, so that only ``run_all`` differs.
+``corpus`` is the code path of ``validate`` and of the corpus verdicts in CI, ABBA per
+submission. Every grading of a submission must give the same score to every test cell
 (``grade``) or the same verdict and score (``corpus``); the report gives the median seconds per
 submission of each side and their ratio (target: at most 1/3).
 """
@@ -56,18 +60,33 @@ def _submissions(chapter: str, course_dir: Path, k: int) -> list[tuple[str, obje
     return out[:k]
 
 
-def _grade_once(nb, stem: str, course_dir: Path, work: Path, run_all: bool):
+def _grade_run(subs: list[tuple[str, object]], stem: str, course_dir: Path, work: Path,
+               run_all: bool, zygote: bool) -> tuple[float, dict[str, tuple[float, object]]]:
+    """One ``grade`` run over every submission (one student each, one at a time, as at a
+    deadline: a run's zygote serves them all); (wall seconds, {key: (row seconds, grade)})."""
     import nbformat
 
     from lab_snippets import labs
+    from lab_snippets.labs import grader
 
     sub = work / "s"
     shutil.rmtree(sub, ignore_errors=True)
-    (sub / "student" / stem).mkdir(parents=True)
-    nbformat.write(nb, sub / "student" / stem / f"{stem}.ipynb")
-    [row] = labs.grade(sub, out=work / "g.csv", course_dir=course_dir,
-                       options=labs.Options(jobs=1, run_all=run_all), log=lambda *a: None)
-    return row.seconds, (row.status, dict(row.cells))
+    students = {f"s{i:03d}": key for i, (key, _) in enumerate(subs)}
+    for i, (_, nb) in enumerate(subs):
+        student = f"s{i:03d}"
+        (sub / student / stem).mkdir(parents=True)
+        nbformat.write(nb, sub / student / stem / f"{stem}.ipynb")
+    saved, grader.USE_ZYGOTE = grader.USE_ZYGOTE, zygote
+    t0 = time.monotonic()
+    try:  # resume=False: a journal hit would hand back an earlier run's row and seconds
+        rows = labs.grade(sub, out=work / "g.csv", course_dir=course_dir,
+                          options=labs.Options(jobs=1, run_all=run_all), log=lambda *a: None,
+                          resume=False)
+    finally:
+        grader.USE_ZYGOTE = saved
+    wall = time.monotonic() - t0
+    return wall, {students[r.student]: (r.seconds, (r.status, sorted(r.cells.items())))
+                  for r in rows}
 
 
 def _corpus_once(chapter: str, key: str, run_all: bool):
@@ -90,8 +109,37 @@ def _corpus_once(chapter: str, key: str, run_all: bool):
     return time.monotonic() - t0, (v.verdict, v.score)
 
 
-def measure(chapters: list[str], k: int, path: str, log=print) -> dict[str, list[Pair]]:
-    """{path: pairs} for ``grade`` and/or ``corpus``, each submission ABBA (before, after, after, before)."""
+SIDES = {"before": True, "after": False}  # side: run_all
+
+
+def _measure_grade(ch: str, course: Path, tmp: Path, k: int, before_zygote: bool, log) -> list[Pair]:
+    """ABBA over whole ``grade`` runs of the chapter's ``k`` submissions."""
+    from lab_snippets.labs import corpus
+
+    stem = corpus.chapter_path(ch).stem
+    subs = _submissions(ch, course, k)
+    pairs = {key: Pair(key) for key, _ in subs}
+    seen: dict[str, dict[str, list]] = {key: {"before": [], "after": []} for key in pairs}
+    for side in ("before", "after", "after", "before"):
+        wall, got = _grade_run(subs, stem, course, tmp, SIDES[side],
+                               before_zygote if side == "before" else True)
+        log(f"  grade  {ch} {side:<6} run: {len(got)} submissions in {wall:.1f}s "
+            f"({wall / max(1, len(got)):.1f}s each)")
+        for key, (secs, grade) in got.items():
+            setattr(pairs[key], side, getattr(pairs[key], side) + secs / 2)
+            seen[key][side].append(grade)
+    for key, pair in pairs.items():
+        grades = seen[key]["before"] + seen[key]["after"]
+        pair.same = len(grades) == 4 and len({repr(g) for g in grades}) == 1
+        pair.detail = [f"{s}: {g}" for s, gs in seen[key].items() for g in gs]
+    return list(pairs.values())
+
+
+def measure(chapters: list[str], k: int, path: str, log=print,
+            before_zygote: bool = False) -> dict[str, list[Pair]]:
+    """{path: pairs} for ``grade`` and/or ``corpus``: ``grade`` ABBA over whole runs (before,
+    after, after, before), ``corpus`` ABBA per submission. ``before_zygote``: the before side's
+    ``grade`` forks its workers from a zygote too (else a fresh worker each, as before)."""
     from lab_snippets import labs
     from lab_snippets.labs import corpus
 
@@ -101,28 +149,32 @@ def measure(chapters: list[str], k: int, path: str, log=print) -> dict[str, list
         for ch in chapters:
             course = tmp / f"course-{ch}"
             labs.release([str(corpus.chapter_path(ch))], course_dir=course, log=lambda *a: None)
-            stem = corpus.chapter_path(ch).stem
-            for key, nb in _submissions(ch, course, k):
-                for which in (("grade",) if path == "grade" else ("corpus",) if path == "corpus"
-                              else ("grade", "corpus")):
-                    pair = Pair(key)
-                    seen = {}
-                    for run_all in (True, False, False, True):
-                        if which == "grade":
-                            secs, grade = _grade_once(nb, stem, course, tmp, run_all)
-                        else:
-                            secs, grade = _corpus_once(ch, key, run_all)
-                        side = "before" if run_all else "after"
-                        setattr(pair, side, getattr(pair, side) + secs / 2)
-                        seen.setdefault(side, []).append(grade)
-                    pair.same = len({repr(g) for g in seen["before"] + seen["after"]}) == 1
-                    pair.detail = [f"{s}: {g}" for s, gs in seen.items() for g in gs]
-                    out[which].append(pair)
-                    log(f"  {which:<6} {key:<52} before {pair.before:5.1f}s  after {pair.after:5.1f}s"
-                        f"  {'same grade' if pair.same else 'DIFFERENT: ' + '; '.join(pair.detail)}")
+            if path in ("grade", "both"):
+                out["grade"] += _log_pairs("grade", _measure_grade(ch, course, tmp, k,
+                                                                   before_zygote, log), log)
+            if path not in ("corpus", "both"):
+                continue
+            for key, _ in _submissions(ch, course, k):
+                pair = Pair(key)
+                seen = {}
+                for run_all in (True, False, False, True):
+                    secs, grade = _corpus_once(ch, key, run_all)
+                    side = "before" if run_all else "after"
+                    setattr(pair, side, getattr(pair, side) + secs / 2)
+                    seen.setdefault(side, []).append(grade)
+                pair.same = len({repr(g) for g in seen["before"] + seen["after"]}) == 1
+                pair.detail = [f"{s}: {g}" for s, gs in seen.items() for g in gs]
+                out["corpus"] += _log_pairs("corpus", [pair], log)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def _log_pairs(which: str, pairs: list[Pair], log) -> list[Pair]:
+    for pair in pairs:
+        log(f"  {which:<6} {pair.key:<52} before {pair.before:5.1f}s  after {pair.after:5.1f}s"
+            f"  {'same grade' if pair.same else 'DIFFERENT: ' + '; '.join(pair.detail)}")
+    return pairs
 
 
 def summary(pairs: list[Pair]) -> dict:
@@ -146,8 +198,10 @@ def main(argv=None) -> int:
     p.add_argument("--chapter", action="append", default=[], help="NN (repeatable; default 06)")
     p.add_argument("-k", type=int, default=4, help="submissions per chapter (default 4)")
     p.add_argument("--path", choices=("grade", "corpus", "both"), default="both")
+    p.add_argument("--before-zygote", action="store_true",
+                   help="the before side forks its workers from a zygote too (only run_all differs)")
     args = p.parse_args(argv)
-    results = measure(args.chapter or ["06"], args.k, args.path)
+    results = measure(args.chapter or ["06"], args.k, args.path, before_zygote=args.before_zygote)
     ok = True
     for name, pairs in results.items():
         if pairs:

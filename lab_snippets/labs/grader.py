@@ -2,10 +2,12 @@
 
 The trusted orchestration: one worker process per submission (``lab_snippets.labs.worker``),
 each with a throwaway course folder; the submission's kernel runs in the bubblewrap sandbox
-(``lab_snippets.labs.sandbox``). The worker runs in a session of its own (so that a wall-clock
-kill takes its whole group), out of reach of a kill of the grader's group: ``sandbox.reaped``
-ends it and removes its folder when the grader dies first. See ``book/instructors.md`` for the
-safety model.
+(``lab_snippets.labs.sandbox``). On this machine each worker is forked from the run's zygote
+(``lab_snippets.labs.zygote``, which imported nbgrader once); on Ray, and when the zygote fails,
+it is a fresh process. The worker runs in a session of its own (so that a wall-clock kill takes
+its whole group), out of reach of a kill of the grader's group: ``sandbox.reaped`` ends its
+sandbox and removes its folder when the grader dies first (a forked worker dies with its
+zygote). See ``book/instructors.md`` for the safety model.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 
 from lab_snippets.book.chapters import missing_package, runs_alone
 from lab_snippets.labs import deps, journal, sandbox
+from lab_snippets.labs import zygote as zygote_
 from lab_snippets.labs.common import (
     COURSE_ID,
     DEFAULT_COURSE_DIR,
@@ -48,6 +51,10 @@ __all__ = ["Options", "Row", "grade"]
 # look reads every /proc/*/stat (2.2 ms of CPU with 123 processes), taken from the grading beside
 # it; a bwrap missed by a look dies with its parent anyway (``--die-with-parent``, PID namespace).
 SCAN_EVERY = 0.5
+# Grading on this machine forks each worker from one zygote per run (``labs.zygote``): its imports
+# once per run, not once per submission. False: a fresh worker process per submission (the bench
+# measures both).
+USE_ZYGOTE = True
 
 # {assignment: (notebook name, {grade_id: max_score})}
 Assignments = dict[str, tuple[str, dict[str, float]]]
@@ -189,20 +196,49 @@ def _throwaway_course(row: Row, course_dir: Path, nbname: str, work: Path) -> Pa
     return course
 
 
-def _run_worker(spec_path: Path, work: Path, opts: Options) -> bool:
+def _worker_env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")
+
+
+def _start_worker(spec_path: Path, work: Path, log, zygote: zygote_.Zygote | None):
+    """The worker: a child forked by the run's zygote (a ``psutil.Process``), else a fresh
+    process (a ``Popen``); None when the forked child has ended already."""
+    import psutil
+    pid = zygote.fork(spec_path, work) if zygote is not None else None
+    if pid is None:
+        return subprocess.Popen([sys.executable, "-m", "lab_snippets.labs.worker", str(spec_path)],
+                                cwd=str(work), stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env=_worker_env(), start_new_session=True)
+    try:
+        return psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return None
+
+
+def _ended(proc, timeout: float | None) -> bool:
+    """Whether the worker ended within ``timeout`` (a Popen, or a psutil.Process of the zygote's
+    child, which the zygote's kernel reaps)."""
+    import psutil
+    try:
+        proc.wait(timeout=timeout)
+    except (subprocess.TimeoutExpired, psutil.TimeoutExpired):
+        return False
+    except psutil.NoSuchProcess:
+        pass
+    return True
+
+
+def _run_worker(spec_path: Path, work: Path, opts: Options,
+                zygote: zygote_.Zygote | None = None) -> bool:
     """Run the worker to its end or to the wall-clock limit; kill its whole tree. Return killed."""
     import psutil
-    env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")
     proc, descendants, killed = None, [], False
     with open(work / "worker.log", "wb") as log:
         try:
-            proc = subprocess.Popen([sys.executable, "-m", "lab_snippets.labs.worker",
-                                     str(spec_path)], cwd=str(work), stdout=log,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                    start_new_session=True)
+            proc = _start_worker(spec_path, work, log, zygote)
             deadline = time.monotonic() + opts.submission_timeout
             next_scan = 0.0
-            while True:
+            while proc is not None:
                 now = time.monotonic()
                 if now >= next_scan:  # a scan reads every /proc/*/stat: not ten times a second
                     next_scan = now + SCAN_EVERY
@@ -214,20 +250,17 @@ def _run_worker(spec_path: Path, work: Path, opts: Options) -> bool:
                 if now > deadline:
                     killed = True
                     break
-                try:  # returns as soon as the worker ends
-                    proc.wait(timeout=0.1)
+                if _ended(proc, 0.1):  # returns as soon as the worker ends
                     break
-                except subprocess.TimeoutExpired:
-                    pass
         finally:
             if proc is not None:
                 sandbox.kill_tree(proc, descendants)  # bwrap's death ends its PID namespace
-                proc.wait()
+                _ended(proc, 30 if isinstance(proc, psutil.Process) else None)
     return killed
 
 
 def _grade_one(row: Row, course_dir: Path, assignments: Assignments, isolation: sandbox.Isolation,
-               hide: Sequence[Path], opts: Options) -> Row:
+               hide: Sequence[Path], opts: Options, zygote: zygote_.Zygote | None = None) -> Row:
     t0 = time.monotonic()
     nbname, cells = assignments[row.assignment]
     missing = missing_package(Path(f"{nbname}.py"))
@@ -258,7 +291,7 @@ def _grade_one(row: Row, course_dir: Path, assignments: Assignments, isolation: 
                       solution_names=_solution_names(course_dir, row.assignment, nbname, source),
                       plan="" if opts.run_all else _plan(course_dir, row.assignment, nbname, source),
                       ).write(spec_path)
-            killed = _run_worker(spec_path, work, opts)
+            killed = _run_worker(spec_path, work, opts, zygote)
             leftovers = sandbox.kill_uid(uid) if uid is not None else 0
             score(row, cells, result, killed, work, opts)
             if leftovers:
@@ -346,15 +379,8 @@ def grade(submissions_dir: str | os.PathLike[str], out: str | os.PathLike[str] =
             from lab_snippets.labs import raygrade
             raygrade.grade_on_cluster(ray, pending, course_dir, assignments, opts, finished, log,
                                       _grade_one)
-        else:
-            pool = concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs)
-            try:
-                futures = [pool.submit(_grade_one, r, course_dir, assignments, isolation,
-                                       hide_paths, opts) for r in pending]
-                for f in concurrent.futures.as_completed(futures):
-                    finished(f.result(), opts.jobs)
-            finally:  # Ctrl-C: the queued submissions never start, the running ones end
-                pool.shutdown(wait=True, cancel_futures=True)
+        elif pending:
+            _grade_here(pending, course_dir, assignments, isolation, hide_paths, opts, finished, log)
     finally:
         if progress[0] is not None:
             progress[0].close()
@@ -370,6 +396,30 @@ def grade(submissions_dir: str | os.PathLike[str], out: str | os.PathLike[str] =
     _print_table(rows, log)
     log(f"{len(rows)} row(s) in {time.monotonic() - t0:.1f}s -> {out}")
     return rows
+
+
+def _grade_here(pending: list[Row], course_dir: Path, assignments: Assignments,
+                isolation: sandbox.Isolation, hide_paths: list[Path], opts: Options,
+                finished: Callable[[Row, int], None], log: Callable[[str], object]) -> None:
+    """``opts.jobs`` at a time on this machine, each forked by the run's zygote."""
+    zygote, pool = None, concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs)
+    try:
+        if USE_ZYGOTE:
+            try:
+                zygote = zygote_.Zygote(_worker_env(), cwd=REPO)
+            except OSError as exc:  # then a fresh worker each, as before
+                log(f"note: no zygote ({exc}): a fresh worker process per submission")
+        futures = [pool.submit(_grade_one, r, course_dir, assignments, isolation, hide_paths, opts,
+                               zygote=zygote) for r in pending]
+        for f in concurrent.futures.as_completed(futures):
+            finished(f.result(), opts.jobs)
+    finally:  # Ctrl-C: the queued submissions never start, the running ones end
+        pool.shutdown(wait=True, cancel_futures=True)
+        if zygote is not None:  # after the pool: no child of it is running
+            zygote.close()
+            if zygote.problem:
+                log(f"note: the zygote forked {zygote.forked} worker(s), then failed "
+                    f"({zygote.problem}); the others were started afresh")
 
 
 def _journal_keys(todo: list[Row], course_dir: Path, assignments: Assignments,

@@ -82,12 +82,17 @@ class SandboxKernelManager(AsyncKernelManager):
         return await super()._async_launch_kernel(kernel_cmd, **kw)
 
 
+def new_slot() -> str:
+    """A fresh random name for the guard's slot in the kernel (one per worker process)."""
+    return "_lab_" + secrets.token_hex(6)
+
+
 class SandboxExecute(RecoveringMixin, Execute):
     """nbgrader's Execute, plus: the guard, an output cap, stuck/dead kernel recovery."""
 
     spec: GradeSpec  # set by ``autograde``
     report: Report
-    slot = "_lab_" + secrets.token_hex(6)
+    slot = new_slot()
     kernel_dead = None
     _chars = 0
     _capped = False
