@@ -181,7 +181,8 @@ def pid_after(seconds: float) -> int:
     return os.getpid()
 
 
-def consume_until_stop(tasks, results, linger: float = 0.0, get_timeout: float = 3.0) -> None:
+def consume_until_stop(tasks, results, linger: float = 0.0,
+                       get_timeout: float = 3.0) -> None:
     """Square numbers from ``tasks`` until ``None`` arrives; then report ``"done"``, linger, exit.
 
     Every result goes to ``results`` as ``(x, x * x)``; the last message is ``"done"``.

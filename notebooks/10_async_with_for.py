@@ -723,8 +723,8 @@ class _Resource:
         _sc_booting[1] = max(_sc_booting[1], _sc_booting[0])
         try:
             await asyncio.sleep(self.plan[0])
-            if self.plan[1]:
-                raise ConnectionError("boot failed")
+            if self.plan[1]:  # each failure says which boot it was: the last one must come out
+                raise ConnectionError(f"boot {len(self.user['boots'])} failed")
         finally:
             _sc_booting[0] -= 1
 
@@ -749,18 +749,22 @@ def _observe(fn, s: _Scenario) -> list:
             return resource
 
         async def use():
-            async with fn(factory, permits, s.attempts) as resource:
-                seen["inside"] = (loop.time(), resource is seen["made"][-1] and resource.is_open)
-                await asyncio.sleep(u.use)
-                if u.then == "raises":
-                    raise KeyError("the block failed")
-                if u.then == "is cancelled":
-                    asyncio.current_task().cancel()
-                    await asyncio.sleep(0)
+            try:
+                async with fn(factory, permits, s.attempts) as resource:
+                    seen["inside"] = (loop.time(), resource is seen["made"][-1] and resource.is_open)
+                    await asyncio.sleep(u.use)
+                    if u.then == "raises":
+                        raise KeyError("the block failed")
+                    if u.then == "is cancelled":
+                        asyncio.current_task().cancel()
+                        await asyncio.sleep(0)
+            except ConnectionError as exc:
+                seen["error"] = str(exc)
+                raise
             return "exited"
 
         out = await _sc.call_once(use, _sc.Recorder(), u.cancel_at)
-        return {**out, "boots": seen["boots"], "inside": seen["inside"],
+        return {**out, "boots": seen["boots"], "inside": seen["inside"], "error": seen.get("error"),
                 "open": sum(r.is_open for r in seen["made"])}
 
     async def main():
@@ -780,6 +784,9 @@ def _compare(mine: list, ref: list, s: _Scenario) -> str | None:
             return (f"{who}the async with ended with {me['kind']!r}, expected {it['kind']!r}: a failed boot is "
                     "retried up to `attempts` times, then the last error comes out; the block's own error or "
                     "cancellation goes through")
+        if me.get("error") != it.get("error"):
+            return (f"{who}the async with raised ConnectionError({me.get('error')!r}), expected "
+                    f"ConnectionError({it.get('error')!r}): when every attempt fails, the last boot error comes out")
         if me.get("peak_booting", 0) > s.permits:
             return f"{me['peak_booting']} boots ran at once with {s.permits} permits: hold a permit while boot() runs"
         if me["permits_back"] != s.permits:

@@ -203,25 +203,9 @@ assert stack_after == (), f"the notebook's span stack after the run: {stack_afte
 print("✓ every generate and reward span found its own sample as parent")
 
 # %% [markdown]
-# ## Measure it
-#
-# The spans of the three samples overlap in time: while sample 0 waits for its model call,
-# samples 1 and 2 open and close their own spans. Interleaved like this, a shared stack
-# would hand out wrong parents, yet each context kept its own.
-
-# %% tags=["hide-input"]
-lanes = [f"sample {i}{part}" for i in range(3) for part in ("", " > generate", " > reward")]
-fig = tl.plot("Three samples traced concurrently: each task keeps its own span stack",
-              lanes=lanes)
-top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
-latest_start, earliest_end = max(s.start for s in top_level), min(s.end for s in top_level)
-print(f"all three samples were open at once from {latest_start:.3f} s to {earliest_end:.3f} s")
-assert latest_start < earliest_end, "the samples really interleaved"
-
-# %% [markdown]
-# The same experiment with the stack in a module-level list, pushed and popped around each
-# span, gives wrong parents as soon as the samples interleave: a `generate` span finds
-# another sample on top of the shared stack.
+# The same program with the stack in a module-level list, pushed and popped around each
+# span, gives wrong parents as soon as the samples interleave: a span finds on top of the
+# shared list whatever another task pushed last.
 
 # %%
 shared_stack: list[str] = []
@@ -234,19 +218,23 @@ def span_with_global_stack(name: str, right_parent: str | None) -> Iterator[None
     global_records.append((name, found, right_parent))
     shared_stack.append(name)
     try:
-        yield
+        with shared_tl.span(name, state="waiting"):
+            yield
     finally:
         shared_stack.remove(name)
 
 
 # %%
 async def sample_with_global_stack(sample: int) -> None:
-    with span_with_global_stack(f"sample {sample}", right_parent=None):
-        parent = f"sample {sample}"
-        with span_with_global_stack(f"generate {sample}", right_parent=parent):
-            await asyncio.sleep(0.01 + 0.01 * sample)
+    name = f"sample {sample}"
+    with span_with_global_stack(name, right_parent=None):
+        with span_with_global_stack(f"generate {sample}", right_parent=name):
+            await asyncio.sleep(0.03 + 0.01 * sample)
+        with span_with_global_stack(f"reward {sample}", right_parent=name):
+            await asyncio.sleep(0.02)
 
 
+shared_tl = Timeline()  # the same spans, timed for the figure below
 await asyncio.gather(*(sample_with_global_stack(i) for i in range(3)))
 wrong_parents = [(name, found) for name, found, right in global_records
                  if found != right]
@@ -254,7 +242,56 @@ print("spans that got the wrong parent:", wrong_parents)
 
 # %% tags=["hide-input"]
 assert wrong_parents, "a shared stack gives spans the wrong parent"
-print(f"✓ {len(wrong_parents)} spans found another sample on top of the shared stack")
+print(f"✓ {len(wrong_parents)} spans found another task's span on top of the shared stack")
+
+# %% [markdown]
+# ## Measure it
+#
+# Both runs side by side, one lane per task, each `generate` and `reward` span written over
+# with the parent it found. The three tasks overlap in time: while sample 0 waits for its
+# model call, samples 1 and 2 open and close their own spans. With the `ContextVar` (top)
+# every span found its own sample; with the shared list (bottom) the spans in orange found
+# a span of another task.
+
+# %% tags=["hide-input"]
+import matplotlib.pyplot as plt
+
+fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.6), layout="constrained",
+                                  sharex=True)
+fig.suptitle("Three samples traced concurrently: each task keeps its own span stack")
+with_context = Timeline()
+with_context.t0 = tl.t0
+for name, parent in parents.items():
+    if " > " in name:
+        sample, part = name.split(" > ")
+        done = tl.spans_of(name)[0]
+        with_context.add(sample, tl.t0 + done.start, tl.t0 + done.end, "waiting")
+        top.text((done.start + done.end) / 2, int(sample.split()[1]) - 0.33,
+                 f"{part}, parent: {parent}", ha="center", va="bottom", fontsize=8)
+with_shared = Timeline()
+with_shared.t0 = shared_tl.t0
+for name, found, right in global_records:
+    if right is not None:
+        done = shared_tl.spans_of(name)[0]
+        with_shared.add(right, shared_tl.t0 + done.start, shared_tl.t0 + done.end,
+                        "waiting" if found == right else "failed")
+        bottom.text((done.start + done.end) / 2, int(right.split()[1]) - 0.33,
+                    f"{name.split()[0]}, parent: {found}", ha="center", va="bottom",
+                    fontsize=8)
+lanes = [f"sample {i}" for i in range(3)]
+with_context.plot("a ContextVar holding a tuple: every span finds its own sample",
+                  ax=top, lanes=lanes)
+with_shared.plot("one shared list: orange spans found another task's span",
+                 ax=bottom, lanes=lanes)
+for ax in (top, bottom):
+    ax.set_ylim(2.6, -0.75)
+top.set_xlabel("")
+top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
+latest_start, earliest_end = max(s.start for s in top_level), min(s.end for s in top_level)
+print(f"all three samples were open at once from {latest_start:.3f} s to {earliest_end:.3f} s")
+assert latest_start < earliest_end, "the samples really interleaved"
+assert {span.state for span in with_context.spans} == {"waiting"}
+assert "failed" in {span.state for span in with_shared.spans}, "the figure shows a wrong parent"
 
 # %% [markdown]
 # ### Why a tuple and not a list

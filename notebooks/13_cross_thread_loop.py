@@ -476,8 +476,9 @@ print("✓ the loop from make_debug_loop ran in debug mode")
 #   coroutine ends, not at the deadline;
 # - **deadline**: `TimeoutError` at the deadline, not before it, and not later either, even
 #   when the cancelled coroutine is slow to clean up;
-# - **what is left**: the coroutine that timed out is cancelled on its loop, and no task is
-#   left pending there; the other callers' coroutines and the loop itself are untouched.
+# - **what is left**: the coroutine that timed out is cancelled on its loop (its cleanup may
+#   still be running there when `TimeoutError` reaches the caller), and no task is left pending
+#   there once that cleanup ends; the other callers' coroutines and the loop itself are untouched.
 #
 # The visible test below shows one run.
 

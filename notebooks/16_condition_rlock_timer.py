@@ -3,19 +3,18 @@
 # *Condition、RLock 与 Timer*
 #
 # **The question.** Threads that share a buffer need more than a lock: a consumer must
-# sleep until there is something to take, a function holding a lock may call another that
-# takes it too, and a background thread must do something every few seconds yet stop at
-# once when asked. Which tool does each job, and what does each one really promise?
+# sleep until there is something to take, and wake when a producer has put it there. A
+# `threading.Condition` does that job; what does its `notify` really promise the thread it
+# wakes?
 #
 # **You will**
 # 1. see that `notify` does not hand the lock to the waiter, so a woken thread must check
 #    its condition again, and let `wait_for(predicate, timeout)` do that;
 # 2. build a bounded producer/consumer buffer on one `threading.Condition`;
-# 3. watch a `Lock` refuse a second acquire by its own holder where an `RLock` allows it;
-# 4. start and cancel a `threading.Timer`, and compare three ways of doing periodic work by
-#    how fast they stop.
+# 3. meet, in brief, the tools that live next to it: `RLock`, `threading.Timer`, a periodic
+#    loop that stops at once, and `queue.Queue.shutdown`.
 #
-# **Needs** chapter 09 (Lock and Event) · about 40 minutes
+# **Needs** chapter 09 (Lock and Event) · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -146,7 +145,7 @@ assert with_wait_for == ["timed out, nothing taken", "took group 1"], "wait_for 
 print("✓ with if, the second consumer popped an empty buffer; wait_for re-checked and kept waiting")
 
 # %% [markdown]
-# ## A bounded buffer on one Condition
+# ## Measure it: a bounded buffer on one Condition
 #
 # A producer/consumer buffer needs two conditions over one piece of state: "not full" for
 # producers and "not empty" for consumers. One `Condition` with `notify_all` and a
@@ -213,16 +212,19 @@ assert shared.peak == 2, "producers filled the buffer before they had to wait"
 print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 
 # %% [markdown]
-# ## Lock versus RLock: taking a lock you already hold
+# ## Next to `Condition`, in brief
 #
-# A module often guards its state with one lock, and its public functions call each other:
-# `initialize()` holds the lock and calls `lookup()`, which takes the same lock. A plain
-# `Lock` does not know who holds it, so the second acquire by the **same** thread waits
-# forever. An `RLock` (re-entrant lock) counts acquisitions by its owner and lets it in
-# again. We bound the inner acquire with `acquire(timeout=...)` so the deadlock shows as a
-# `False` instead of a hung notebook.
+# Four tools live next to `Condition` in `threading` and `queue`. Each fits in a paragraph
+# here; its experiment is one click away, checked like the rest.
+#
+# **`RLock`: taking a lock you already hold.** `initialize()` holds a lock and calls
+# `lookup()`, which takes the same lock. A plain `Lock` does not know who holds it, so that
+# second acquire by the same thread would wait forever (bounded below at 0.1 s, it returns
+# `False`). An `RLock` (re-entrant lock) counts acquisitions by its owner and lets it in
+# again; it still belongs to that thread: one `release` per `acquire`, and another thread
+# gets in only after the last. slime's accelerator selection has this shape (the second quote below).
 
-# %%
+# %% tags=["hide-input"]
 def lookup(lock) -> str:
     if not lock.acquire(timeout=0.1):
         return "stuck: would deadlock"
@@ -246,11 +248,7 @@ assert with_lock == "stuck: would deadlock", "a Lock refuses its own holder"
 assert with_rlock == "backend found", "an RLock lets its owner in again"
 print("✓ the Lock refused its own holder; the RLock let it in again")
 
-# %% [markdown]
-# Re-entrant does not mean shared: an `RLock` belongs to the thread that acquired it. Every
-# `acquire` needs its own `release`, and another thread gets in only after the last one.
-
-# %%
+# %% tags=["hide-input"]
 selection_lock = threading.RLock()
 other_thread_got_it: list[bool] = []
 
@@ -268,7 +266,6 @@ def attempt() -> None:
     probe.join(timeout=2)
 
 
-# %%
 selection_lock.acquire()
 selection_lock.acquire()  # the owner re-enters: depth 2
 attempt()
@@ -278,19 +275,15 @@ selection_lock.release()  # depth 0: free
 attempt()
 print("another thread got it after 2 acquires, after 1 release, after 2 releases:",
       other_thread_got_it)
-
-# %% tags=["hide-input"]
 assert other_thread_got_it == [False, False, True]
 print("✓ another thread got the RLock only after the last release")
 
 # %% [markdown]
-# ## `threading.Timer`: one call later, in a new thread
-#
-# `threading.Timer(delay, fn)` is a thread that waits `delay` seconds and then calls `fn`,
-# once. `cancel()` before it fires means `fn` never runs. A Timer is a thread like any
-# other: join it with a timeout and check it ended.
+# **`threading.Timer(delay, fn)`** is a thread that waits `delay` seconds and then calls
+# `fn`, once; `cancel()` before it fires means `fn` never runs, and the timer's thread ends
+# at once. Like any thread, join it with a timeout.
 
-# %%
+# %% tags=["hide-input"]
 fired_in: list[str] = []
 cancelled_calls: list[str] = []
 
@@ -328,19 +321,24 @@ assert cancel_to_exit < half_delay.seconds, "cancel() ends the timer's wait at o
 print("✓ the cancelled timer never called its function, and its thread ended at once")
 
 # %% [markdown]
-# ## Measure it: periodic work that stops on request
+# **Periodic work that stops on request.** A health monitor ticks every `interval` seconds
+# until told to stop. A loop on `time.sleep(interval)` notices a stop flag only when its
+# sleep ends; a chain of Timers stops at once but starts a thread per tick and needs a lock
+# so that a tick and `stop()` cannot race; a loop on `stop.wait(interval)` does both jobs
+# with one thread and one object, since setting the event ends the wait:
 #
-# A health monitor checks something every `interval` seconds until told to stop. Three ways
-# to write it:
+# ```python
+# while True:
+#     tick()
+#     if stop.wait(interval):  # True the moment stop is set
+#         break
+# ```
 #
-# - a loop with `time.sleep(interval)`, checking a stop flag each round;
-# - a chain of Timers, each tick scheduling the next, stopped by cancelling the pending one;
-# - a loop on `stop.wait(interval)`, which returns `True` the moment `stop` is set.
-#
-# All three tick every 0.2 s; each is asked to stop right after its second tick. The red
-# part of each lane is the time from the stop request to the moment the thread ended.
+# The three classes are folded; the figure runs each (interval 0.2 s) and asks it to stop
+# right after its second tick. Red is the time from the stop request to the thread's exit.
+# slime's health monitor is the third kind (the third quote below).
 
-# %%
+# %% tags=["hide-input"]
 interval = 0.2
 
 
@@ -363,7 +361,6 @@ class SleepLoop:
         self.thread.join(timeout=2)
 
 
-# %%
 class TimerChain:
     def __init__(self, tick) -> None:
         self.tick = tick
@@ -391,7 +388,6 @@ class TimerChain:
         join_all(self.timers, timeout=2)
 
 
-# %%
 class EventWaitLoop:
     def __init__(self, tick) -> None:
         self.stop_flag = threading.Event()
@@ -472,21 +468,13 @@ assert threads_used["Event.wait loop"] == 1 and threads_used["Timer chain"] == l
 print("✓ the sleep loop slept to the end of its interval; the Timer chain and Event.wait stopped at once")
 
 # %% [markdown]
-# The sleeping loop slept through the stop request: it could only notice it after its
-# current `sleep` ended. The Timer chain stopped at once, because `cancel()` wakes the
-# pending Timer, but it started a new thread for every tick and needs a lock so that a tick
-# and a `stop()` cannot race. The `Event.wait` loop does both jobs with one thread and one
-# object: the wait is the interval, and setting the event ends it.
-#
-# ### Python 3.13 and later: `queue.Queue.shutdown`
-#
-# A hand-made buffer must also tell its blocked consumers "no more items are coming". Before
-# 3.13 the usual answers were a sentinel item per consumer, or a `closed` flag that the
-# `wait_for` predicate also checks, plus `notify_all`. From 3.13, `queue.Queue.shutdown()`
-# does it for the standard queue: blocked and future `get` calls raise `queue.ShutDown` once
-# the queue is empty.
+# **`queue.Queue.shutdown()` (Python 3.13 and later)** tells blocked consumers "no more
+# items are coming": blocked and future `get` calls raise `queue.ShutDown` once the queue
+# is empty. Before 3.13 (and in a hand-made buffer like the one above) the usual answers
+# are one sentinel item per consumer, or a `closed` flag that the `wait_for` predicate also
+# checks, plus `notify_all`.
 
-# %%
+# %% tags=["hide-input"]
 if sys.version_info >= (3, 13):
     work_queue: queue.Queue[int] = queue.Queue()
     getter_outcome: list[str] = []

@@ -22,8 +22,16 @@
 # **Platform** Linux or macOS (POSIX signals and zombies). On Windows `terminate()` and `kill()`
 # both end the process at once (`TerminateProcess`), a signal cannot be ignored or caught, and
 # there are no zombies.
+#
+# The imports and three small helpers are folded below. `is_running(pid)` and
+# `wait_for_zombie(pid, timeout)` look at a process from the outside, through `psutil`, on
+# purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process
+# as a side effect, and we want to see it *before* it is reaped. `show_source(function)`
+# prints a worker's code, read from the module the child process imports.
 
-# %%
+# %% tags=["hide-input"]
+import ast
+import inspect
 import multiprocessing
 import os
 import signal
@@ -32,6 +40,7 @@ import sys
 import time
 
 import psutil
+from IPython.display import Code
 
 from lab_snippets.proc_workers import (
     consume_until_stop,
@@ -49,7 +58,7 @@ figure_style()
 SPAWN = multiprocessing.get_context("spawn")
 WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
 
-# %%
+# %% tags=["hide-input"]
 def is_running(pid: int) -> bool:
     """True while `pid` exists and has not exited (a zombie has exited)."""
     try:
@@ -71,19 +80,35 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
     return False
 
 
+def show_source(function) -> Code:
+    """The real source of `function` (as the spawned process imports it), docstring left out."""
+    source = inspect.getsource(function)
+    node = ast.parse(source).body[0]
+    lines = source.splitlines(keepends=True)
+    if ast.get_docstring(node) is not None:
+        docstring = node.body[0]
+        del lines[docstring.lineno - 1:docstring.end_lineno]
+    return Code("".join(lines), language="python")
+
+
 # %% [markdown]
-# `wait_for_zombie` looks at the process from the outside, through `psutil`, on purpose: asking
-# `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process as a side effect,
-# and we want to see it *before* it is reaped.
-#
+# The workers that run in a child process live in the course's worker module (a `spawn`
+# child imports its target by name, so it cannot be defined in a notebook); where a
+# worker's behaviour is the lesson, the chapter shows its code. The first squares the numbers it takes from a
+# queue until it reads the stop message `None`, puts `"done"` on the results queue, and
+# then, like a real worker, has a little more to do before it exits (`linger`: here 0.15 s
+# standing for flushing and closing):
+
+# %% tags=["remove-input"]
+show_source(consume_until_stop)
+
+# %% [markdown]
 # ## Predict, then run
 #
-# A worker squares the numbers it takes from a queue and, when it reads the stop message,
-# puts `"done"` on the results queue. Like a real worker, it then has a little more to do
-# before it exits (here 0.15 s of flushing and closing). The parent reads results until it
-# sees `"done"`. At that moment, is the worker process still there?
-# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01).
+# The parent reads results until it sees `"done"`. At that moment, is the worker process
+# still there? After the worker has exited, the parent below is busy for 0.3 s before it
+# calls `join`, as a parent with other work would be. The cell writes down named moments
+# with `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01).
 
 # %% tags=["hide-output"]
 tl = Timeline()
@@ -92,9 +117,8 @@ consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
                          name="queue consumer")
 tl.mark("queue consumer: start() called")
 consumer.start()
-for number in range(5):
+for number in [0, 1, 2, 3, 4, None]:  # None is the stop message
     tasks.put(number)
-tasks.put(None)
 
 squares = []
 while (message := results.get(timeout=10)) != "done":
@@ -104,26 +128,24 @@ alive_after_done = is_running(consumer.pid)
 
 became_zombie = wait_for_zombie(consumer.pid, timeout=5)
 tl.mark("queue consumer: exited, now a zombie")
+time.sleep(0.3)  # the parent is busy elsewhere: nobody reaps the worker yet
+zombie_until_join = wait_for_zombie(consumer.pid, timeout=0.1)
 consumer.join(timeout=5)
 tl.mark("queue consumer: reaped by join")
-print("results:", squares)
-print("worker still running when 'done' arrived:", alive_after_done)
+print("results:", squares, "· still running at 'done':", alive_after_done)
+print("still a zombie 0.3 s later:", zombie_until_join)
 print("exit code:", consumer.exitcode,
-      "· pid still exists after join:", psutil.pid_exists(consumer.pid))
+      "· pid exists after join:", psutil.pid_exists(consumer.pid))
 
 # %% tags=["claim", "hide-cell"]
 # claim: exit-then-zombie-until-reaped
 assert squares == [(n, n * n) for n in range(5)]
 assert became_zombie, "the worker should exit, and stay a zombie until somebody reaps it"
 assert alive_after_done, "receiving the last result should not mean the worker was gone"
+assert zombie_until_join, "nobody reaped the worker: it should still be a zombie before join"
 assert consumer.exitcode == 0 and not psutil.pid_exists(consumer.pid)
 assert tl.order("queue consumer: parent got 'done'", "queue consumer: exited, now a zombie",
                 "queue consumer: reaped by join")
-consumer.close()  # releases what the Process object still holds (its sentinel pipe)
-for q in (tasks, results):
-    q.close()
-    q.join_thread()
-del tasks, results, q  # a closed queue still holds two semaphores until it is collected
 
 
 def clock_at(name: str) -> float:
@@ -131,11 +153,6 @@ def clock_at(name: str) -> float:
     return tl.t0 + next(e.at for e in tl.events if e.name == name)
 
 
-for state, start, end in [("running", "start() called", "parent got 'done'"),
-                          ("cleanup", "parent got 'done'", "exited, now a zombie"),
-                          ("waiting", "exited, now a zombie", "reaped by join")]:
-    tl.add("queue consumer", clock_at(f"queue consumer: {start}"),
-           clock_at(f"queue consumer: {end}"), state)
 print("✓ 'done' arrived while the worker still ran; it then exited, a zombie until join")
 
 # %% [markdown]
@@ -151,11 +168,24 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # A program that counts completion messages and never joins has finished its *work*, not
 # its *processes*. (`multiprocessing` quietly reaps finished children whenever you start a new
 # `Process` or call `active_children()`, which is why such programs usually get away with it.)
-# Even a reaped `Process` object keeps a pipe open (its *sentinel*) until you call its
-# `close()` method or it is garbage collected; the cells below close every one.
 #
-# To say "I am ready" the workers below use a `multiprocessing.Pipe`: the parent keeps one
-# end, the worker gets the other, and `messages(conn, timeout)` reads what has arrived.
+# Reaping is not the whole cleanup. Even a reaped `Process` object keeps a pipe open (its
+# *sentinel*) until you call its `close()` method or it is garbage collected, and each
+# `multiprocessing.Queue` has a feeder thread in every process that put something on it.
+# The idiom, once a worker is joined:
+
+# %%
+consumer.close()  # frees its sentinel pipe
+for q in (tasks, results):
+    q.close()  # no more puts from this process
+    q.join_thread()  # until its feeder thread has flushed them
+
+# %% tags=["hide-input"]
+del tasks, results, q  # a closed queue still holds two semaphores until it is collected
+
+# %% [markdown]
+# `close()` on a `Process` that is still running raises `ValueError`: join first. The cells
+# below close every process they start.
 
 # %% [markdown]
 # ## What `exitcode` tells you
@@ -164,15 +194,17 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # worker passed to `sys.exit`, `1` for an uncaught exception, and **minus the signal number**
 # when a signal ended it. Reading `exitcode` or `is_alive()` polls with `waitpid` too, so they
 # reap a finished process as a side effect.
+#
+# The four workers below are functions of the standard library, which a `spawn` child can
+# import by name: `time.sleep(0)` returns at once, `sys.exit(3)` raises `SystemExit(3)`, and
+# `time.sleep(3)` is still sleeping when the parent signals it.
 
 # %%
-def run_to_exit(target, args, stop_signal=None, ready=None) -> int | None:
-    """Start a process, maybe signal it (once it is ready), reap it, close it."""
+def run_to_exit(target, args, stop_signal=None) -> int | None:
+    """Start a process, maybe signal it, reap it, close it; return its exit code."""
     proc = SPAWN.Process(target=target, args=args)
     proc.start()
     if stop_signal is not None:
-        if ready is not None:
-            messages(ready, timeout=10)  # until the worker says "ready"
         os.kill(proc.pid, stop_signal)
     proc.join(timeout=10)
     code = proc.exitcode
@@ -180,16 +212,12 @@ def run_to_exit(target, args, stop_signal=None, ready=None) -> int | None:
     return code
 
 
-# %%
-ready, workers_end = SPAWN.Pipe()
 codes = {
-    "returns normally": run_to_exit(exit_with, (0,)),
-    "sys.exit(3)": run_to_exit(exit_with, (3,)),
-    "SIGTERM, default action": run_to_exit(pid_after, (3,), signal.SIGTERM),
-    "SIGKILL": run_to_exit(ignore_sigterm, (workers_end, 3), signal.SIGKILL, ready),
+    "returns normally": run_to_exit(time.sleep, (0,)),
+    "sys.exit(3)": run_to_exit(sys.exit, (3,)),
+    "SIGTERM, default action": run_to_exit(time.sleep, (3,), signal.SIGTERM),
+    "SIGKILL": run_to_exit(time.sleep, (3,), signal.SIGKILL),
 }
-ready.close()
-workers_end.close()
 for how, code in codes.items():
     print(f"{how:<26} exitcode {code}")
 
@@ -199,16 +227,26 @@ assert codes == {"returns normally": 0, "sys.exit(3)": 3,
 print("✓ 0, the worker's own status, and minus the signal number")
 
 # %% [markdown]
-# The SIGTERM case sent its signal without waiting for the worker to be ready, which is
-# fine for a worker that never changes how it handles SIGTERM: the default action ends the
-# process whenever the signal lands.
+# The signals were sent without waiting for the worker to be ready, which is fine for a
+# worker that never changes how it handles SIGTERM: the default action ends the process
+# whenever the signal lands.
 #
 # ## Asking, waiting, then insisting
 #
 # `terminate()` sends SIGTERM: a *request*. A process may catch it to clean up, or ignore it
 # entirely. `kill()` sends SIGKILL, which cannot be caught or ignored. The polite, bounded
 # way to stop a process is therefore: terminate, join with a grace period, and only if it is
-# still alive, kill and join again. The worker below ignores SIGTERM.
+# still alive, kill and join again.
+#
+# The worker below ignores SIGTERM. This is its whole code: one call to `signal.signal` tells
+# the kernel to drop SIGTERM for this process, then it says "ready" on a pipe (so the parent
+# knows the signal is ignored before it sends one) and sleeps (`_bounded` caps every wait of
+# the course's workers at 8 s, so a failed run leaves nothing behind). The pipe is a
+# `multiprocessing.Pipe`: the parent keeps one end, the worker gets the other, and
+# `messages(conn, timeout)` reads what has arrived.
+
+# %% tags=["remove-input"]
+show_source(ignore_sigterm)
 
 # %%
 ready, workers_end = SPAWN.Pipe()
@@ -240,11 +278,6 @@ assert tl.order("stubborn worker: terminate() sent", "stubborn worker: kill() se
 stubborn.close()
 ready.close()
 workers_end.close()
-for state, start, end in [("running", "start() called", "terminate() sent"),
-                          ("blocked", "terminate() sent", "kill() sent"),
-                          ("cancelled", "kill() sent", "reaped")]:
-    tl.add("stubborn worker", clock_at(f"stubborn worker: {start}"),
-           clock_at(f"stubborn worker: {end}"), state)
 print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 
 # %% [markdown]
@@ -254,10 +287,17 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 # `TimeoutExpired` but leaves the child running; killing it is not the end either, because a
 # killed child is a {term}`zombie` until you `wait` for it. This is the pattern `subprocess.run`
 # follows inside when you give it a `timeout`.
+#
+# The child is the `sleep` command of the course's worker module (`python -m
+# lab_snippets.proc_workers sleep 5`). Once it is set up it prints one line, `ready`, its
+# pid and its `time.monotonic()` reading, and then sleeps 5 s; the parent reads that line
+# before it starts the timeout, so the 0.2 s are spent on a child that is surely running.
+# After killing the child, the parent is again busy for 0.3 s before it reaps it.
 
 # %%
+tl.mark("sleeping child: Popen")
 child = subprocess.Popen(WORKER_MODULE + ["sleep", "5"], stdout=subprocess.PIPE)
-print(read_line(child.stdout, timeout=10).strip())
+print("the child says:", read_line(child.stdout, timeout=10).strip())
 try:
     child.communicate(timeout=0.2)
 except subprocess.TimeoutExpired:
@@ -266,6 +306,7 @@ except subprocess.TimeoutExpired:
     child.kill()
     tl.mark("sleeping child: killed")
     zombie_after_kill = wait_for_zombie(child.pid, timeout=5)
+    time.sleep(0.3)  # the parent is busy elsewhere: nobody reaps the child yet
     child.communicate(timeout=5)  # reaps the child and closes its pipe
     tl.mark("sleeping child: reaped")
 print(f"running after the timeout: {still_running} · zombie after kill: "
@@ -283,14 +324,62 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # %% [markdown]
 # ## Measure it
 #
-# Both lifecycles on one timeline. The queue consumer **ran** until its "done" message, kept
-# going for its **cleanup**, then **waited** as a zombie until `join` reaped it. The stubborn
-# worker **ran**, kept running through SIGTERM (**blocked** on our side: we were waiting out
-# the grace period), and was **cancelled** by SIGKILL. The ticks are the parent's events.
+# The three lifecycles, each on its own stretch of the time axis (seconds since the first
+# experiment started). Blue is the process **running**; the ticks are the parent's events. The
+# queue consumer ran until its "done" message, kept going for its **cleanup** (purple), then
+# stayed a **zombie** (light green: exited, waiting to be reaped) until `join` reaped it.
+# The stubborn worker kept running through SIGTERM and the 0.2 s grace period; SIGKILL and
+# the `join` that reaped it are two ticks a few milliseconds apart, because `join` came
+# right after `kill`. The sleeping child ran past its timeout (the first tick), and once
+# killed it was a zombie for as long as the parent left it there.
 
-# %%
-fig = tl.plot("Completion, exit and reaping are three moments",
-              lanes=["queue consumer", "stubborn worker"])
+# %% tags=["hide-input"]
+import matplotlib.pyplot as plt
+
+PERIODS = {  # lane: (state, from mark, to mark, words written over the span)
+    "queue consumer": [("running", "start() called", "parent got 'done'", ""),
+                       ("cleanup", "parent got 'done'", "exited, now a zombie", "cleanup"),
+                       ("waiting", "exited, now a zombie", "reaped by join", "zombie")],
+    "stubborn worker": [("running", "start() called", "terminate() sent", ""),
+                        ("running", "terminate() sent", "kill() sent", "SIGTERM ignored")],
+    "sleeping child": [("running", "Popen", "killed", ""),
+                       ("waiting", "killed", "reaped", "zombie after SIGKILL")],
+}
+TICKS = {  # the parent's events, written under their ticks
+    "queue consumer": {"start() called": "start()", "parent got 'done'": "'done' read",
+                       "exited, now a zombie": "exit", "reaped by join": "join()"},
+    "stubborn worker": {"start() called": "start()", "terminate() sent": "terminate()",
+                        "kill() sent": "kill(), join()"},
+    "sleeping child": {"Popen": "Popen", "killed": "timeout, kill()",
+                       "reaped": "communicate()"},
+}
+TITLES = {"queue consumer": "a worker that finishes: 'done', exit, reaping",
+          "stubborn worker": "a worker that ignores SIGTERM: terminate, grace, kill",
+          "sleeping child": "a subprocess past its timeout: kill, then wait"}
+for lane, periods in PERIODS.items():
+    for state, start, end, _ in periods:
+        tl.add(lane, clock_at(f"{lane}: {start}"), clock_at(f"{lane}: {end}"), state)
+fig, axes = plt.subplots(3, 1, figsize=(8, 5.4), layout="constrained")
+fig.suptitle("Completion, exit and reaping are three moments")
+for ax, lane in zip(axes, PERIODS, strict=True):
+    tl.plot(TITLES[lane], ax=ax, lanes=[lane])
+    ax.set_ylabel("")
+    first, last = clock_at(f"{lane}: {PERIODS[lane][0][1]}") - tl.t0, max(
+        e.at for e in tl.events if e.name.startswith(lane))
+    ax.set_xlim(first - 0.03 * (last - first), last + 0.03 * (last - first))
+    for span, (_, _, _, words) in zip(tl.spans_of(lane), PERIODS[lane], strict=True):
+        ax.text((span.start + span.end) / 2, -0.33, words, ha="center", va="bottom",
+                fontsize=8)
+        assert span.duration > 0.02 * (last - first), f"{lane}: {words or span.state} is a sliver"
+    for mark, words in TICKS[lane].items():
+        ax.text(clock_at(f"{lane}: {mark}") - tl.t0, 0.42, words, ha="center", va="top",
+                fontsize=8)
+    ax.set_ylim(0.85, -0.6)
+for ax in axes[1:]:
+    ax.get_legend().remove()
+axes[-1].set_xlabel("time since the first experiment started (s)")
+for ax in axes[:-1]:
+    ax.set_xlabel("")
 
 # %% [markdown]
 # ### Python 3.14: `Process.interrupt()`
@@ -589,10 +678,13 @@ _compare = _sth.per_item(_compare_one, lambda s: s.processes, "process", "stop_w
 
 
 # one side after the other, not side by side: every process is started from the one grading thread,
-# which alone swaps sys.stdout while it does
+# which alone swaps sys.stdout while it does. Always tried first, as one random draw may miss them:
+# the two quick paths (a short cleanup, an exit before the call), then the two that outlast the
+# grace period (SIGTERM ignored, a cleanup longer than grace), each stopped at once from a thread.
 _sc.differential(stop_with_escalation, _reference, _scenarios, _observe, _compare,
                  what="stop_with_escalation", examples=1, hint="chapter 18",
-                 explicit=(_Scenario((_sth.StandIn("cleanup", code=3, cleanup=0.05), _sth.StandIn(seconds=0))),))
+                 explicit=(_Scenario((_sth.StandIn("cleanup", code=3, cleanup=0.05), _sth.StandIn(seconds=0))),
+                           _Scenario((_sth.StandIn("ignore"), _sth.StandIn("cleanup", code=0, cleanup=1.5)))))
 ### END HIDDEN TESTS
 
 # %% [markdown]

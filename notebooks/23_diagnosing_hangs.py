@@ -406,8 +406,8 @@ print("✓ the slow-callback warning names the task that held the loop")
 #
 # Graded, on real threads and on many generated runs in which the watchdog's clock and waits
 # are virtual (`poll` 0.01 to 0.05 s, `stall` 5 to 8 polls; progress that counts up or wraps
-# around to values it had before; pauses shorter and longer than `stall`, one after another
-# or from the very start; `loop` given or not):
+# around to values it had before; pauses shorter and longer than `stall`, one after another,
+# from the very start, or still going when `stop` is set; `loop` given or not):
 #
 # - **no false alarm**: no report while progress is being made, and none for a pause shorter
 #   than `stall`; a number that comes back to an earlier value has still changed;
@@ -605,7 +605,7 @@ _LOOP = object()  # the loop the scenario passes, when it passes one
 class _Scenario:
     poll: float
     stall: float
-    segments: tuple   # (seconds, working?) in turn; the last one works, then stop is set
+    segments: tuple   # (seconds, working?) in turn; stop is set at the end of the last one
     wraps: bool       # progress() counts milliseconds of work modulo 97, so old values come back
     with_loop: bool
 
@@ -642,7 +642,12 @@ def _scenarios(draw):
             segments.append((draw(_st.sampled_from([0.3, round(4 * poll, 9), 1.0])), True))
         pause = draw(_st.sampled_from([stall + 3 * poll, stall - 3 * poll, 2 * stall]))
         segments.append((round(pause, 9), False))
-    segments.append((draw(_st.sampled_from([0.3, round(4 * poll, 9)])), True))
+    if draw(_st.booleans()):  # stop comes while progress is being made
+        segments.append((draw(_st.sampled_from([0.3, round(4 * poll, 9)])), True))
+    else:  # stop comes during a stall, after its report or before it is due
+        if segments:  # progress first, so that the stall is one pause of its own
+            segments.append((round(4 * poll, 9), True))
+        segments.append((round(draw(_st.sampled_from([2 * stall, stall - 3 * poll])), 9), False))
     return _Scenario(poll, stall, tuple(segments), draw(_st.booleans()), draw(_st.booleans()))
 
 

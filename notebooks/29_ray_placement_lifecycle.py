@@ -355,7 +355,9 @@ ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 # - **failing engines**, whose check raises in `ping` or in `get`, are killed;
 # - **healthy engines** are never killed, even one that answers late but within `timeout`;
 # - **once**: a killed engine is killed only once, named in `self.killed`, and not checked after;
-# - **rounds** are `interval` apart, not closer, and keep coming;
+# - **rounds**: each round is followed by a wait of `interval` (from the end of one round to
+#   the start of the next, not start to start, so slow checks do not bring rounds closer), and
+#   they keep coming;
 # - **stop()** returns within about `timeout`, even with a long `interval` or a slow `kill`,
 #   and no thread of the monitor is left running after it.
 
@@ -598,6 +600,7 @@ class _DrawnFleet(_Fleet):
         super().__init__({n: ("ok" if m in ("slow", "later") else m) for n, m in modes.items()})
         self.drawn, self.kill_seconds, self.t0 = dict(modes), kill_seconds, time.monotonic()
         self.ping_times: dict[str, list] = {n: [] for n in modes}
+        self.busy: list = []  # (start, end) of every get and kill: when the monitor was not resting
         self._timers: list = []
 
     def ping(self, name: str) -> _cf.Future:
@@ -615,9 +618,18 @@ class _DrawnFleet(_Fleet):
             return future
         return super().ping(name)
 
+    def get(self, future: _cf.Future, timeout: float):
+        start = time.monotonic() - self.t0
+        try:
+            return super().get(future, timeout)
+        finally:
+            self.busy.append((start, time.monotonic() - self.t0))
+
     def kill(self, name: str) -> None:
+        start = time.monotonic() - self.t0
         time.sleep(self.kill_seconds)
         super().kill(name)
+        self.busy.append((start, time.monotonic() - self.t0))
 
     def release(self) -> None:
         super().release()
@@ -674,12 +686,22 @@ def _observe(cls, s: _Scenario) -> dict:
         left = [th for th in threading.enumerate() if th not in before and th.is_alive() and th is not stopper
                 and th not in fleet._timers]
         kills = [(n, k - fleet.t0) for n, k in fleet.kills]
-        return {"kills": kills, "pings": {n: list(v) for n, v in fleet.ping_times.items()},
+        return {"kills": kills, "pings": {n: list(v) for n, v in fleet.ping_times.items()}, "busy": list(fleet.busy),
                 "stop": stop_took, "left": len(left), "killed": sorted(getattr(monitor, "killed", [])),
                 "stuck_since": {n: v - fleet.t0 for n, v in fleet.stuck_since.items()}}
     finally:
         fleet.release()
         _abandon(monitor)
+
+
+def _longest_rest(busy: list, a: float, b: float) -> float:
+    """The longest stretch between a and b in which no get and no kill was under way."""
+    t, best = a, 0.0
+    for start, end in sorted(busy):
+        if end <= t or start >= b:
+            continue
+        best, t = max(best, start - t), max(t, end)
+    return max(best, b - t)
 
 
 def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
@@ -715,6 +737,11 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
         if gaps and min(gaps) < s.interval * 0.8:
             return (f"start() checked the engines {min(gaps):.3f} s apart with interval={s.interval:g}: it "
                     "must wait `interval` between rounds, not check them in a busy loop")
+        rests = [_longest_rest(me["busy"], a, b) for a, b in zip(me["pings"][n], me["pings"][n][1:], strict=False)]
+        if rests and min(rests) < s.interval * 0.8:
+            return (f"rounds too close: between two checks of {n} the monitor rested only {min(rests):.3f} s, with "
+                    f"interval={s.interval:g}: after checking every engine, wait `interval` (from the end of a round "
+                    "to the start of the next, not start to start)")
         ref_count = len(it["pings"][n])
         if s.interval < 0.1 and len(me["pings"][n]) * 3 < ref_count * 2:
             return (f"start() must check the engines again every interval: {n} was checked "

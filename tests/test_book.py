@@ -343,9 +343,10 @@ def test_fold_labels_are_chinese_on_zh_pages_only(built_book):
 
 
 def test_zh_timeline_figures_have_a_chinese_key(built_book):
-    """Each figure on a zh chapter page (a PNG drawn in English when the chapter ran) has a Chinese
-    key right under it: its title, and for a timeline what its lanes, its axis and each colour it
-    uses mean; English pages have none."""
+    """Each figure on a zh chapter page has a Chinese key right under it: its own key from
+    figure_keys.po (what the Chinese drawing cannot say, and a timeline's link to the reading guide),
+    or else its title, and for a timeline what its lanes, its axis and each colour it uses mean;
+    English pages have none."""
     from lab_snippets.book import zhfigures
 
     image = re.compile(r'<img alt="[^"]*" src="\.\./_images/([^"]+\.png)" />'
@@ -358,8 +359,13 @@ def test_zh_timeline_figures_have_a_chinese_key(built_book):
         for name, key in image.findall(page):
             states = zhfigures.states_drawn(ZH / "_images" / name)
             where = f"zh {chapter.number}, {name}"
-            assert key.startswith('<p class="zh-figure-key">图：'), f"{where}: no Chinese title under it"
+            assert key.startswith('<p class="zh-figure-key">图：'), f"{where}: no Chinese key under it"
             figures += bool(states)
+            if zhfigures.GUIDE_LINK in key:
+                # a key of its own (figure_keys.po): the lanes explained, the guide linked under a timeline
+                assert states, f"{where}: a link to the reading guide under a figure that is no timeline"
+                keyed += 1
+                continue
             if not states:
                 assert "泳道" not in key, f"{where}: a lane key under a figure that is no timeline"
                 continue

@@ -39,6 +39,9 @@ def test_corpus_verdict(job):
     assert v.verdict != "no Ray", f"not graded, an infrastructure failure:\n{detail}"
     if kind == "reference":
         assert v.verdict == "full", f"reference scores {v.score:g}/{v.max_score:g}:\n{detail}"
+    elif kind == "correct":
+        assert v.verdict == "full", (
+            f"a correct answer ({entry.correct}) scores {v.score:g}/{v.max_score:g}:\n{detail}")
     elif kind == "stub":
         assert v.verdict == "zero", f"student stub scores {v.score:g}/{v.max_score:g}"
     else:
@@ -52,7 +55,7 @@ def test_entries_are_well_formed_and_enough():
     entries = corpus.load_entries()
     assert entries, "the corpus is empty"
     for ch in corpus.corpus_chapters():
-        mine = [e for e in entries if e.chapter == ch]
+        mine = [e for e in entries if e.chapter == ch and not e.correct]
         assert len(mine) >= corpus.MIN_ENTRIES, f"chapter {ch}: {len(mine)} wrong solutions"
         corpus.chapter_path(ch)  # the chapter exists
         assert len({e.violates for e in mine}) >= 2, f"chapter {ch}: every entry breaks the same property"
@@ -70,6 +73,13 @@ def test_parse_rejects_a_stub_and_a_missing_header(tmp_path):
     (d / "ok.py").write_text("# mistake: m\n# violates: v\n# solution-cell: 1\ndef f():\n    return 1\n")
     e = corpus.parse_entry(d / "ok.py")
     assert (e.key, e.solution_cell, e.source) == ("06/ok", 1, "def f():\n    return 1\n")
+    (d / "right.py").write_text("# correct: another primitive\n# from: a red team\ndef f():\n    return 2\n")
+    e = corpus.parse_entry(d / "right.py")
+    assert (e.kind, e.correct, e.origin, e.violates, e.source) == (
+        "correct", "another primitive", "a red team", "", "def f():\n    return 2\n")
+    (d / "both.py").write_text("# correct: x\n# mistake: y\n# violates: z\ndef f():\n    return 3\n")
+    with pytest.raises(corpus.CorpusError, match="correct answer"):
+        corpus.parse_entry(d / "both.py")
 
 
 def test_judge_needs_the_phrase():
@@ -80,6 +90,10 @@ def test_judge_needs_the_phrase():
     run.results[0].failure = None
     assert corpus.judge("entry", run, "still running")[0] == "accepted"
     assert corpus.judge("reference", run)[0] == "full"
+    assert corpus.judge("correct", run)[0] == "full"
+    run.results[1].failure = "a property broken"
+    assert corpus.judge("correct", run)[0] == "not full"
+    run.results[1].failure = None
     run.infrastructure = "Ray did not start (2 attempts failed)"
     for kind in ("reference", "stub", "entry"):
         verdict, failures = corpus.judge(kind, run, "still running")

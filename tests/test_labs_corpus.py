@@ -388,6 +388,7 @@ def page_corpus(tmp_path):
     for ch, n in (("06", 2), ("07", 1)):
         for k in range(n):
             write(root / ch / f"e{k}.py", f"# mistake: m\n# violates: v\nx = {k}\n")
+    write(root / "06" / "c0.py", "# correct: another way\nx = 9\n")
     return root
 
 
@@ -396,20 +397,21 @@ def cells(row):
 
 
 def test_the_table_counts_rejections_and_checks_reference_and_stub_per_python(tmp_path):
-    ok = {"06/e0": {"verdict": "rejected"}, "06/e1": {"verdict": "accepted"},
+    ok = {"06/e0": {"verdict": "rejected"}, "06/e1": {"verdict": "accepted"}, "06/c0": {"verdict": "full"},
           "06/reference": {"verdict": "full"}, "06/stub": {"verdict": "zero"},
           "07/e0": {"verdict": "rejected"},
           "07/reference": {"verdict": "not full"}, "07/stub": {"verdict": "not zero"}}
     data = {"pythons": {"3.11": ok, "3.12": {"06/e0": {"verdict": "rejected"}}}}
     head, rule, r06, r07 = corpus.table_markdown(data, page_corpus(tmp_path)).splitlines()
-    assert cells(head) == ["Chapter", "Wrong solutions"] + [
-        x for p in corpus.PYTHONS for x in (f"Rejected on {p}", f"Reference / stub on {p}")]
+    assert cells(head) == ["Chapter", "Wrong solutions", "Correct answers"] + [
+        x for p in corpus.PYTHONS
+        for x in (f"Rejected on {p}", f"Correct at full on {p}", f"Reference / stub on {p}")]
     assert len(cells(rule)) == len(cells(head)) and set(rule) <= set("|-:")
-    assert cells(rule) == ["---", "---:"] + ["---:", ":---:"] * len(corpus.PYTHONS), (
+    assert cells(rule) == ["---", "---:", "---:"] + ["---:", "---:", ":---:"] * len(corpus.PYTHONS), (
         "counts right-aligned, marks centred")
-    unknown = ["?", "? / ?"] * (len(corpus.PYTHONS) - 1)  # 3.12 knows one entry only: "?"
-    assert cells(r06) == ["06", "2", "1/2", "full / 0", *unknown]
-    assert cells(r07) == ["07", "1", "1/1", "NOT FULL / NOT 0", *unknown]
+    unknown = (len(corpus.PYTHONS) - 1)  # 3.12 knows one entry only: "?"
+    assert cells(r06) == ["06", "2", "1", "1/2", "1/1", "full / 0", *["?", "?", "? / ?"] * unknown]
+    assert cells(r07) == ["07", "1", "0", "1/1", "0/0", "NOT FULL / NOT 0", *["?", "0/0", "? / ?"] * unknown]
     assert corpus.table_markdown({}, page_corpus(tmp_path)).endswith(" |\n")
 
 

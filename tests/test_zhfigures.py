@@ -72,3 +72,16 @@ def test_every_figure_title_of_the_chapters_is_translated():
     stale = sorted(set(words) - set(titles) - zhfigures.drawn_words())
     assert not stale, f"figures.po holds titles no chapter draws (run `... zhfigures update`): {stale}"
     assert all(re.search(r"[\u4e00-\u9fff]", words[t]) for t in titles)
+
+
+def test_figure_keys_say_only_what_the_picture_cannot():
+    """locale/zh_CN/figure_keys.po: a figure drawn in Chinese shows its title, so its key (when it has
+    one) explains the rest, for a title some chapter draws, in plain text, never repeating the title."""
+    keys, titles, words = zhfigures.figure_keys(), zhfigures.notebook_titles(), zhfigures.title_words()
+    assert len(keys) >= 20, len(keys)
+    stale = sorted(set(keys) - set(titles))
+    assert not stale, f"figure_keys.po holds keys of titles no chapter draws: {stale}"
+    for title, key in keys.items():
+        assert re.search(r"[\u4e00-\u9fff]", key), title
+        assert words[title].rstrip("。？！") not in key, f"the key of {title!r} repeats its title"
+        assert "`" not in key, f"the key of {title!r}: a key is plain text, a backtick shows as one"

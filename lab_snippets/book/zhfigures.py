@@ -20,6 +20,11 @@ too (anti-aliased text has stray pixels of any grey, never a solid patch); a fig
 them is not a timeline and gets no key.
 The words come from the catalogues: the colour and state names from the reading guide's legend
 table (``locale/zh_CN/LC_MESSAGES/book/reading_guide.po``), the sentence from ``theme.po``.
+
+Now that ``lab_snippets.figlang`` draws every figure again in Chinese, a title under it says nothing
+new: a figure whose title has an entry in ``locale/zh_CN/figure_keys.po`` gets that key instead (what
+the picture cannot say: which lane is what, what a mark or a line means) and, under a timeline, a link
+to the reading guide; the others keep the title-and-colours key above.
 """
 
 from __future__ import annotations
@@ -83,6 +88,24 @@ def notebook_titles(root: Path = ROOT) -> list[str]:
 def titles_path(root: Path = ROOT) -> Path:
     return Path(root) / "locale" / "zh_CN" / "figures.po"
 
+
+def keys_path(root: Path = ROOT) -> Path:
+    return Path(root) / "locale" / "zh_CN" / "figure_keys.po"
+
+
+def figure_keys(root: Path = ROOT) -> dict[str, str]:
+    """``{English title: Chinese key}`` of ``figure_keys.po``: for a figure now drawn in Chinese, what
+    the picture cannot say (which lane is what, what a mark means), written in place of its title."""
+    from lab_snippets.book.i18n import _messages, read_po
+
+    path = keys_path(root)
+    if not path.is_file():
+        return {}
+    return {m.id: m.string for m in _messages(read_po(path)) if m.string and not m.fuzzy}
+
+
+#: The words before the link to the reading guide under a timeline whose key is its own.
+GUIDE_LINK = "泳道和颜色的通用读法见"
 
 DRAWN = "drawn by a figure (a lane, axis or legend word; numbers as {})"
 
@@ -277,14 +300,27 @@ def add_keys(app, doctree, docname: str, words: dict[str, str], root: Path = ROO
     timeline; returns how many it added."""
     from docutils import nodes
 
-    guide, titles = guide_words(root), title_words(root)
+    guide, titles, keys = guide_words(root), title_words(root), figure_keys(root)
     added = 0
     for image, english in figures(doctree):
         path = image_path(image, Path(app.srcdir))
         if path is None:
             continue
-        chinese = "；".join(titles[t] for t in english if t in titles)
         states = states_drawn(path)
+        own = list(dict.fromkeys(keys[t] for t in english if t in keys))
+        if own:  # the figure says its title and colours in Chinese: the key says only the rest
+            key = "；".join(k.rstrip("。") for k in own) + "。"
+            parts = [nodes.Text(f"图：{key}")]
+            if states and guide.get("How to read an experiment"):
+                link = nodes.reference("", "", nodes.Text(f"《{guide['How to read an experiment']}》"),
+                                       internal=True, refuri=f"{app.builder.get_relative_uri(docname, GUIDE)}"
+                                                         f"#{GUIDE_ANCHOR}")
+                parts += [nodes.Text(GUIDE_LINK), link, nodes.Text("。")]
+            image.parent.insert(image.parent.index(image) + 1,
+                                nodes.paragraph("", "", *parts, classes=["zh-figure-key"]))
+            added += 1
+            continue
+        chinese = "；".join(titles[t] for t in english if t in titles)
         text = key_text(states, words, guide) if states else None
         parts = [nodes.Text(f"图：{chinese}" + ("" if chinese[-1] in "。？！" else "。"))] if chinese else []
         if text is not None:

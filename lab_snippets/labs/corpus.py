@@ -12,6 +12,9 @@ replacement source of the chapter's ``solution`` cell, as a learner would write 
     <the whole wrong solution cell>
 
 A third header line ``# solution-cell: N`` picks the N-th solution cell (0-based; default 0).
+A correct-but-different answer has ``# correct: <how it differs>`` in place of the two lines,
+and must earn full marks. Other header lines are kept as notes and not graded: ``# from:``
+(who wrote it), ``# breaks:`` and ``# how:`` (what goes wrong, and the scenario that shows it).
 
 ``run`` grades, for each chapter, the reference (the notebook as it is), the student stub (the
 solution regions replaced the way nbgrader's release does) and every entry, each in a fresh
@@ -23,7 +26,8 @@ Verdicts:
 - stub: ``zero`` when it scores 0;
 - entry: ``rejected`` when it scores below full marks **and** the message of a failing test
   contains the entry's ``violates:`` phrase; ``unexplained`` when it fails without that phrase;
-  ``accepted`` when it earns full marks (a wrong answer graded right: the tests must change).
+  ``accepted`` when it earns full marks (a wrong answer graded right: the tests must change);
+- correct: ``full`` when every test passes, like the reference.
 
 The corpus is instructor material: ``labs release`` never reads ``tests/``.
 """
@@ -53,9 +57,9 @@ INSTRUCTORS_PAGE = REPO / "book" / "instructors.md"
 PYTHONS = ("3.11", "3.12", "3.13", "3.14")
 BEGIN_TABLE = "<!-- BEGIN GENERATED: corpus table (python -m lab_snippets.labs.corpus table) -->"
 END_TABLE = "<!-- END GENERATED: corpus table -->"
-HEADER = re.compile(r"#\s*(mistake|violates|solution-cell)\s*:\s*(.*\S)\s*$")
+HEADER = re.compile(r"#\s*(mistake|violates|solution-cell|correct|from|breaks|how)\s*:\s*(.*\S)\s*$")
 MIN_ENTRIES = 4
-GOOD = {"reference": "full", "stub": "zero", "entry": "rejected"}
+GOOD = {"reference": "full", "stub": "zero", "entry": "rejected", "correct": "full"}
 
 
 class CorpusError(Exception):
@@ -71,6 +75,12 @@ class Entry:
     violates: str
     source: str           # the whole replacement solution cell
     solution_cell: int = 0
+    correct: str = ""     # a correct-but-different answer: how it differs (then no mistake)
+    origin: str = ""      # the ``from:`` line: who wrote it
+
+    @property
+    def kind(self):
+        return "correct" if self.correct else "entry"
 
     @property
     def key(self):
@@ -90,7 +100,7 @@ def parse_entry(path):
     else:
         body_start = len(lines)
     where = f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path}"
-    for key in ("mistake", "violates"):
+    for key in () if meta.get("correct") else ("mistake", "violates"):
         if not meta.get(key):
             raise CorpusError(f"{where}: needs a '# {key}: ...' header line")
     source = "\n".join(lines[body_start:]).strip("\n") + "\n"
@@ -98,9 +108,12 @@ def parse_entry(path):
         raise CorpusError(f"{where}: no solution source after the header")
     if "raise NotImplementedError" in source:
         raise CorpusError(f"{where}: a corpus entry is a plausible wrong answer, not a stub")
-    return Entry(chapter=path.parent.name, slug=path.stem, path=path, mistake=meta["mistake"],
-                 violates=meta["violates"], source=source,
-                 solution_cell=int(meta.get("solution-cell", 0)))
+    if meta.get("correct") and (meta.get("mistake") or meta.get("violates")):
+        raise CorpusError(f"{where}: a correct answer has no mistake and violates nothing")
+    return Entry(chapter=path.parent.name, slug=path.stem, path=path, mistake=meta.get("mistake", ""),
+                 violates=meta.get("violates", ""), source=source,
+                 solution_cell=int(meta.get("solution-cell", 0)), correct=meta.get("correct", ""),
+                 origin=meta.get("from", ""))
 
 
 def load_entries(corpus_dir=CORPUS_DIR, chapters=None):
@@ -198,7 +211,7 @@ def write_submissions(chapter, folder, copies=1):
 @dataclass
 class Verdict:
     key: str              # "06/reference", "06/stub", "06/<slug>"
-    kind: str             # reference | stub | entry
+    kind: str             # reference | stub | entry (a wrong answer) | correct
     verdict: str          # full / zero / rejected, or what went wrong
     score: float
     max_score: float
@@ -219,7 +232,7 @@ def judge(kind, run, violates=""):
     failures = [(t.name, t.failure) for t in run.results if t.ran and not t.passed]
     if run.infrastructure:  # no verdict about the submission: its tests could not run fairly
         return "no Ray", [("(course cell)", run.infrastructure), *failures]
-    if kind == "reference":
+    if kind in ("reference", "correct"):
         verdict = "full" if run.score == run.max_score and run.max_score > 0 else "not full"
     elif kind == "stub":
         verdict = "zero" if run.score == 0 else "not zero"
@@ -233,7 +246,8 @@ def judge(kind, run, violates=""):
 
 
 def grade_one(kind, chapter, entry=None, timeout=30):
-    """Grade one submission of ``chapter`` (reference, stub, or a corpus entry); return a Verdict."""
+    """Grade one submission of ``chapter`` (reference, stub, or a corpus entry, wrong or correct);
+    return a Verdict."""
     timeout = cell_timeout(chapter, timeout)  # a Ray chapter: nbval's cell budget (pyproject.toml)
     if kind == "reference":
         nb, key, violates = reference_notebook(chapter), f"{chapter}/reference", ""
@@ -266,7 +280,7 @@ def jobs_for(chapters=None, corpus_dir=CORPUS_DIR):
     for ch in chapters:
         out.append(("reference", ch, None))
         out.append(("stub", ch, None))
-        out.extend(("entry", ch, e) for e in entries if e.chapter == ch)
+        out.extend((e.kind, ch, e) for e in entries if e.chapter == ch)
     return out
 
 
@@ -325,25 +339,28 @@ def merge(records, path=VERDICTS_JSON):
 
 
 def table_markdown(data, corpus_dir=CORPUS_DIR):
-    """Per chapter: wrong solutions in the corpus, and on each Python how many the tests reject,
-    whether the reference earns full marks and the stub zero.  A count whose verdict is missing
-    from the verdicts file (entry added, corpus not re-run) shows as ``?``."""
+    """Per chapter: wrong solutions and correct answers in the corpus, and on each Python how many
+    wrong ones the tests reject, how many correct ones earn full marks, whether the reference earns
+    full marks and the stub zero.  A count whose verdict is missing from the verdicts file (entry
+    added, corpus not re-run) shows as ``?``."""
     entries = load_entries(corpus_dir)
     pythons = PYTHONS
-    head = "| Chapter | Wrong solutions | " + " | ".join(
-        f"Rejected on {p} | Reference / stub on {p}" for p in pythons) + " |"
-    rule = "|---|---:|" + "---:|:---:|" * len(pythons)
+    head = "| Chapter | Wrong solutions | Correct answers | " + " | ".join(
+        f"Rejected on {p} | Correct at full on {p} | Reference / stub on {p}" for p in pythons) + " |"
+    rule = "|---|---:|---:|" + "---:|---:|:---:|" * len(pythons)
     rows = [head, rule]
     for ch in corpus_chapters(corpus_dir):
-        mine = [e for e in entries if e.chapter == ch]
-        cells = [ch, str(len(mine))]
+        mine = [e for e in entries if e.chapter == ch and not e.correct]
+        right = [e for e in entries if e.chapter == ch and e.correct]
+        cells = [ch, str(len(mine)), str(len(right))]
         for p in pythons:
             got = data.get("pythons", {}).get(p, {})
-            seen = [got.get(e.key) for e in mine]
-            if any(s is None for s in seen):
-                cells.append("?")
-            else:
-                cells.append(f"{sum(s['verdict'] == 'rejected' for s in seen)}/{len(mine)}")
+            for group, good in ((mine, "rejected"), (right, "full")):
+                seen = [got.get(e.key) for e in group]
+                if any(s is None for s in seen):
+                    cells.append("?")
+                else:
+                    cells.append(f"{sum(s['verdict'] == good for s in seen)}/{len(group)}")
             ref, stub = got.get(f"{ch}/reference"), got.get(f"{ch}/stub")
             cells.append(("full" if ref and ref["verdict"] == "full" else "?" if not ref else "NOT FULL")
                          + " / "

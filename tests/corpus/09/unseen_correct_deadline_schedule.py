@@ -1,0 +1,17 @@
+# correct: fixed-rate schedule against a monotonic deadline, waits on the event for the time left
+# from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
+def start_periodic_check(check, interval: float, stop: threading.Event) -> threading.Thread:
+    """Start a thread that calls check() now and every `interval` s until `stop` is set."""
+    def run():
+        next_at = time.monotonic()
+        while True:
+            if stop.is_set():
+                return
+            check()
+            next_at += interval
+            if stop.wait(max(0.0, next_at - time.monotonic())):
+                return
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread

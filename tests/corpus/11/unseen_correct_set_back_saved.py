@@ -1,0 +1,13 @@
+# correct: saves the previous tuple and sets it back in finally (no token), builds the new tuple with unpacking
+# from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
+@contextmanager
+def traced_span(name: str) -> Iterator[None]:
+    """Record (name, parent) in span_log and make `name` the innermost span inside the block."""
+    previous = TRACE_STACK.get()
+    parent = previous[-1] if len(previous) > 0 else None
+    TRACE_STACK.set((*previous, name))
+    span_log.append((name, parent))
+    try:
+        yield
+    finally:
+        TRACE_STACK.set(previous)

@@ -1,0 +1,13 @@
+# correct: checks the result's type for __await__ / collections.abc.Awaitable (plus legacy generator-based coroutines) with a while-style reduce
+# from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
+from collections.abc import Awaitable as _Awaitable
+
+async def apply_hooks(sample, hooks):
+    """Apply each hook in order; await its result only if awaitable; None keeps the sample."""
+    current = sample
+    for hook in list(hooks):
+        outcome = hook(current)
+        if isinstance(outcome, _Awaitable) or inspect.isawaitable(outcome):
+            outcome = await outcome
+        current = current if outcome is None else outcome
+    return current

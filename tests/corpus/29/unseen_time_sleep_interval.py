@@ -1,0 +1,40 @@
+# mistake: pauses between rounds with time.sleep(interval) and looks at the stop flag only between rounds
+# violates: overran its budget
+# from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/; the property in the red team's words: "stop() returns promptly, even in the middle of an interval"
+# breaks: stop() takes up to a whole interval (it joins a thread that is asleep)
+# how: interval 3 s: stop() called 0.3 s in returns after ~3 s
+class HealthMonitor:
+    def __init__(self, engines: dict, ping, get, kill, interval: float, timeout: float):
+        self.engines = dict(engines)
+        self.ping, self.get, self.kill = ping, get, kill
+        self.interval, self.timeout = interval, timeout
+        self.killed: list[str] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="HealthMonitor", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for name, handle in list(self.engines.items()):
+                if self._stop.is_set():
+                    return
+                try:
+                    self.get(self.ping(handle), self.timeout)
+                except Exception:
+                    del self.engines[name]
+                    self.killed.append(name)
+                    try:
+                        self.kill(handle)
+                    except Exception:
+                        pass
+            time.sleep(self.interval)

@@ -1,7 +1,0 @@
-# mistake: runs the coroutine with asyncio.run(wait_for(...)) in the caller's thread
-# violates: "run coro on loop_thread.loop (not in the caller's thread)"
-# breaks: the coroutine runs in the caller's thread on a throwaway loop; loop-bound objects of the loop thread fail there
-# how: a coroutine that records threading.current_thread(): it is the caller's thread, not the loop thread
-def call_with_deadline(loop_thread: LoopThread, coro, timeout: float):
-    """Run `coro` on the loop thread; on timeout cancel it there and raise TimeoutError."""
-    return asyncio.run(asyncio.wait_for(coro, timeout))
