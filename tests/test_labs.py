@@ -320,7 +320,11 @@ def test_no_bubblewrap_fails_loudly_with_the_fix(monkeypatch, tmp_path):
 
 
 def test_broken_sandbox_fails_loudly_with_the_fix(monkeypatch):
+    """A bwrap that is installed but cannot build the sandbox: the probe's error and the fix are
+    shown. bwrap's presence is stubbed too, so this runs where none is installed (the forky root
+    of .ci/forky-root, before it included bubblewrap: there the missing-bwrap error came first)."""
     from lab_snippets.labs import sandbox
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: "/usr/bin/bwrap")
     monkeypatch.setattr(sandbox, "probe", lambda spec, hide: {"ok": False, "error": "bwrap: No permissions"})
     with pytest.raises(labs.LabError, match="bwrap: No permissions.*Fix: "):
         labs.detect_isolation([], labs.Options())

@@ -409,9 +409,9 @@ def test_the_table_counts_rejections_and_checks_reference_and_stub_per_python(tm
     assert len(cells(rule)) == len(cells(head)) and set(rule) <= set("|-:")
     assert cells(rule) == ["---", "---:", "---:"] + ["---:", "---:", ":---:"] * len(corpus.PYTHONS), (
         "counts right-aligned, marks centred")
-    assert cells(r06) == ["06", "2", "1", "1/2", "1/1", "full / 0", "?", "?", "? / ?", "?", "?", "? / ?"]
-    assert cells(r07) == ["07", "1", "0", "1/1", "0/0", "NOT FULL / NOT 0", "?", "0/0", "? / ?", "?", "0/0",
-                          "? / ?"]
+    unknown = (len(corpus.PYTHONS) - 1)  # 3.12 knows one entry only: "?"
+    assert cells(r06) == ["06", "2", "1", "1/2", "1/1", "full / 0", *["?", "?", "? / ?"] * unknown]
+    assert cells(r07) == ["07", "1", "0", "1/1", "0/0", "NOT FULL / NOT 0", *["?", "0/0", "? / ?"] * unknown]
     assert corpus.table_markdown({}, page_corpus(tmp_path)).endswith(" |\n")
 
 

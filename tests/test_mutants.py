@@ -11,6 +11,7 @@ must show the recorded scores. Grading the mutants is a maintainer command, not 
 from __future__ import annotations
 
 import ast
+import copy
 import json
 import textwrap
 
@@ -122,15 +123,33 @@ def test_table_counts_and_flags_below_the_goal():
         "c0/a/0": {"verdict": "killed"}, "c0/b/0": {"verdict": "survived"},
         "c0/c/0": {"verdict": "equivalent"}, "c0/d/0": {"verdict": "duplicate"}}}}}
     row = next(r for r in mt.table_markdown(data, {}).splitlines() if r.startswith("| 01 "))
-    assert row == "| 01 | 4 | 1 | 1 | 2 | 1 | 50 % ✗ | `b/0` |", row
+    assert row == "| 01 | 4 | 1 | 1 | 2 | 1 | 50 % ✗ | `b/0` | ? |", row
     # a survivor listed as equivalent after it was graded counts as equivalent (same site only)
     data["chapters"]["01"]["mutants"]["c0/b/0"]["site"] = "x()"
     listed = {"01/c0/b/0": {"site": "x()", "reason": "r"}}
     row = next(r for r in mt.table_markdown(data, listed).splitlines() if r.startswith("| 01 "))
-    assert row == "| 01 | 4 | 2 | 1 | 1 | 1 | 100 % |  |", row
+    assert row == "| 01 | 4 | 2 | 1 | 1 | 1 | 100 % |  | ? |", row
     listed["01/c0/b/0"]["site"] = "y()"
     row = next(r for r in mt.table_markdown(data, listed).splitlines() if r.startswith("| 01 "))
     assert "50 % ✗" in row, row
+
+
+def test_a_newer_python_is_recorded_beside_the_main_record(tmp_path, monkeypatch):
+    """A run on 3.14 keeps the main (3.11) record and gets its own column; a mutant that
+    survives only there is named in it."""
+    path = tmp_path / "scores.json"
+    main = {"reference": "full", "mutants": {"c0/a/0": {"verdict": "killed"},
+                                             "c0/b/0": {"verdict": "killed"}}}
+    newer = {"reference": "full", "mutants": {"c0/a/0": {"verdict": "killed"},
+                                              "c0/b/0": {"verdict": "survived"}}}
+    monkeypatch.setattr(mt.platform, "python_version", lambda: "3.11.7")
+    mt.merge("01", copy.deepcopy(main), path)
+    monkeypatch.setattr(mt.platform, "python_version", lambda: "3.14.8")
+    data = mt.merge("01", copy.deepcopy(newer), path)
+    assert data["chapters"]["01"]["python"] == "3.11.7", "the 3.14 run replaced the main record"
+    assert data["also"]["3.14"]["01"]["python"] == "3.14.8"
+    row = next(r for r in mt.table_markdown(data, {}).splitlines() if r.startswith("| 01 "))
+    assert row == "| 01 | 2 | 0 | 0 | 2 | 2 | 100 % |  | 1/2 (50 % ✗) `b/0` |", row
 
 
 # --------------------------------------------------------------------------------------
@@ -138,11 +157,15 @@ def test_table_counts_and_flags_below_the_goal():
 # --------------------------------------------------------------------------------------
 
 def _recorded():
-    return json.loads(mt.SCORES_JSON.read_text())["chapters"]
+    """(chapter, record) for the main record and every Python recorded beside it."""
+    data = json.loads(mt.SCORES_JSON.read_text())
+    yield from data["chapters"].items()
+    for records in data.get("also", {}).values():
+        yield from records.items()
 
 
 def test_recorded_mutants_are_the_ones_the_solutions_give():
-    for ch, record in _recorded().items():
+    for ch, record in _recorded():
         if record.get("reference") != "full":
             continue
         now = {name.split("/", 1)[1] for name in mt.chapter_mutants(ch)}

@@ -32,8 +32,11 @@ The score of an exercise is killed / (killed + survived): the share of behaviour
 mutants its tests reject; the goal is at least 90 %. ``run`` records each chapter in
 ``book/reference/mutant_scores.json`` as soon as it is graded (Python version, seconds per
 mutant, each mutant's verdict and the first failing test) and regenerates the table on the
-instructor page. It is a maintainer command, not part of CI: CI checks only that the recorded
-mutants are still the ones the solutions give and that the page is in step.
+instructor page. A run on a Python in ``ALSO`` (3.14, the newest release that runs every
+chapter, issue 36) is recorded beside the main record, under ``also/<X.Y>``, and shown in its
+own column; a run on any other Python replaces the main record. It is a maintainer command,
+not part of CI: CI checks only that the recorded mutants are still the ones the solutions give
+and that the page is in step.
 """
 
 from __future__ import annotations
@@ -55,6 +58,13 @@ EQUIVALENT_TOML = REPO / "tests" / "equivalent_mutants.toml"
 BEGIN_TABLE = "<!-- BEGIN GENERATED: mutant scores (python -m lab_snippets.labs.mutants table) -->"
 END_TABLE = "<!-- END GENERATED: mutant scores -->"
 GOAL = 0.9
+# Pythons whose scores are kept beside the main record (``chapters``, on 3.11), each in its own column
+ALSO = ("3.14",)
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
 def _graded_chapters() -> tuple[str, ...]:
     """The chapters in the course's table (each has one graded exercise)."""
     from lab_snippets.book.chapters import existing
@@ -170,8 +180,14 @@ def merge(chapter, record, path=SCORES_JSON):
     path = Path(path)
     data = json.loads(path.read_text()) if path.exists() else {"chapters": {}}
     record["python"] = platform.python_version()
-    data["chapters"][chapter] = record
-    data["chapters"] = dict(sorted(data["chapters"].items()))
+    minor = _minor(record["python"])
+    if minor in ALSO:
+        slot = data.setdefault("also", {}).setdefault(minor, {})
+        slot[chapter] = record
+        data["also"][minor] = dict(sorted(slot.items()))
+    else:
+        data["chapters"][chapter] = record
+        data["chapters"] = dict(sorted(data["chapters"].items()))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     return data
@@ -218,25 +234,41 @@ def run(chapters=None, operators=None, timeout=30, log=print, path=SCORES_JSON):
 # The instructor page's table
 # --------------------------------------------------------------------------------------
 
+def _score(ch, record, equivalent):
+    """(killed, behaviour-changing, score text with ✗ below the goal, surviving names)."""
+    c = counts(ch, record, equivalent)
+    changing = c["killed"] + c["survived"]
+    score = f"{100 * c['killed'] / changing:.0f} %" if changing else "–"
+    flag = "" if not changing or c["killed"] >= GOAL * changing else " ✗"
+    survivors = [k.split("/", 1)[1] for k, r in record["mutants"].items()
+                 if verdict(ch, k, r, equivalent) == "survived"]
+    return c, changing, score + flag, survivors
+
+
 def table_markdown(data, equivalent=None):
-    """Per chapter: mutants made, set aside, behaviour-changing, killed, score, surviving operators."""
+    """Per chapter: mutants made, set aside, behaviour-changing, killed, score, surviving operators;
+    then, for each Python in ``ALSO``, killed / behaviour-changing there (``?`` when not run)."""
     equivalent = load_equivalent() if equivalent is None else equivalent
     rows = ["| Chapter | Mutants | Equivalent | Duplicate | Behaviour-changing | Killed | Score "
-            "| Surviving |",
-            "|---|---:|---:|---:|---:|---:|---:|---|"]
+            "| Surviving |" + "".join(f" Killed on {p} |" for p in ALSO),
+            "|---|---:|---:|---:|---:|---:|---:|---|" + "---:|" * len(ALSO)]
     for ch in CHAPTERS:
         record = data.get("chapters", {}).get(ch)
         if record is None:
-            rows.append(f"| {ch} | ? | ? | ? | ? | ? | ? |  |")
+            rows.append(f"| {ch} | ? | ? | ? | ? | ? | ? |  |" + " ? |" * len(ALSO))
             continue
-        c = counts(ch, record, equivalent)
-        changing = c["killed"] + c["survived"]
-        score = f"{100 * c['killed'] / changing:.0f} %" if changing else "–"
-        flag = "" if not changing or c["killed"] >= GOAL * changing else " ✗"
-        survivors = ", ".join(f"`{k.split('/', 1)[1]}`" for k, r in record["mutants"].items()
-                              if verdict(ch, k, r, equivalent) == "survived")
-        rows.append(f"| {ch} | {c['total']} | {c['equivalent']} | {c['duplicate']} | {changing} | "
-                    f"{c['killed']} | {score}{flag} | {survivors} |")
+        c, changing, score, survivors = _score(ch, record, equivalent)
+        row = (f"| {ch} | {c['total']} | {c['equivalent']} | {c['duplicate']} | {changing} | "
+               f"{c['killed']} | {score} | {', '.join(f'`{s}`' for s in survivors)} |")
+        for p in ALSO:
+            other = data.get("also", {}).get(p, {}).get(ch)
+            if other is None or other.get("reference") != "full":
+                row += " ? |" if other is None else " reference not full ✗ |"
+                continue
+            c2, changing2, score2, surv2 = _score(ch, other, equivalent)
+            row += f" {c2['killed']}/{changing2} ({score2})" + "".join(
+                f" `{s}`" for s in surv2 if s not in survivors) + " |"
+        rows.append(row)
     return "\n".join(rows) + "\n"
 
 
