@@ -44,7 +44,7 @@ figure_style()
 # each handler sets the variable, awaits a (simulated) model call, then logs. What does each
 # log line say?
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 current_request = None
 
 
@@ -63,7 +63,7 @@ global_logs = await asyncio.gather(*(handle_with_global(f"req-{i}") for i in ran
 for request_id, line in global_logs:
     print(f"{request_id}: {line}")
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-global-is-shared-by-tasks
 wrong = [request_id for request_id, line in global_logs
          if not line.startswith(f"[{request_id}]")]
@@ -99,7 +99,7 @@ for request_id, line in ctx_logs:
 notebook_value = request_id_var.get()
 print("the notebook's own value:", notebook_value)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: each-task-keeps-its-own-value
 assert all(line.startswith(f"[{request_id}]") for request_id, line in ctx_logs), (
     f"each handler logged its own request: {ctx_logs}")
@@ -142,7 +142,7 @@ for label, value in seen.items():
     print(f"task {label:<22} sees {value!r}")
 print(f"the parent sees {parent_sees!r}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-task-copies-the-context-when-created
 assert seen == {"created under batch-1": "batch-1", "sets its own value": "task's own",
                 "created under batch-2": "batch-2"}, seen
@@ -195,7 +195,7 @@ for name, parent in parents.items():
     print(f"{name:<22} parent: {parent}")
 stack_after = SPAN_STACK.get()
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: reset-restores-the-parent-span
 assert all(parent == name.split(" > ")[0] for name, parent in parents.items()
            if " > " in name), "every generate and reward span has its sample as parent"
@@ -240,7 +240,7 @@ wrong_parents = [(name, found) for name, found, right in global_records
                  if found != right]
 print("spans that got the wrong parent:", wrong_parents)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert wrong_parents, "a shared stack gives spans the wrong parent"
 print(f"✓ {len(wrong_parents)} spans found another task's span on top of the shared stack")
 
@@ -253,7 +253,7 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # every span found its own sample; with the shared list (bottom) the spans in orange found
 # a span of another task.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
 
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.6), layout="constrained",
@@ -316,7 +316,7 @@ seen_tags = await asyncio.gather(tag_in_place("a"), tag_in_place("b"))
 notebook_tags = TAGS.get()
 print("each task saw:", seen_tags, "| the notebook's list:", notebook_tags)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-mutated-list-is-shared-by-copies
 assert seen_tags == [["a", "b"], ["a", "b"]] and notebook_tags == ["a", "b"], (
     f"both tasks appended to one list: {seen_tags}, {notebook_tags}")
@@ -356,7 +356,7 @@ request_id_var.set("-")
 print(f"to_thread: {from_to_thread}, bare Thread: {from_bare_thread}, "
       f"Thread running copy_context().run: {from_copied_context}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: to-thread-carries-the-context
 assert not join_all([bare, copied], timeout=2), "both threads ended"
 assert from_to_thread == ["req-42"], "to_thread ran the function in a copy of the context"
@@ -398,7 +398,7 @@ worker.join(timeout=2)
 request_id_var.set("-")
 print("the thread saw:", explicit)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert not join_all([worker], timeout=2) and explicit == ["req-7"], explicit
 print("✓ the thread ran in the context it was given and saw req-7")
 
@@ -432,7 +432,7 @@ TRACE_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
 span_log: list[tuple[str, str | None]] = []
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 @contextmanager
 def traced_span(name: str) -> Iterator[None]:
     """Record (name, parent) in span_log and make `name` the innermost span inside the block."""

@@ -45,7 +45,7 @@ figure_style()
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01).
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 buffer_cond, consumer_waiting = threading.Condition(), threading.Event()
 groups: list[str] = []
@@ -72,7 +72,7 @@ with buffer_cond:  # blocks until the consumer is inside wait(), which released 
 waiter.join(timeout=2)
 print("the consumer found:", consumer_saw)
 
-# %% tags=["hide-cell"]
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 print(tl.names())
 assert not waiter.is_alive()
 assert tl.order("notify returned", "producer releases the lock",
@@ -92,7 +92,7 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # Two consumers, one item, `notify_all`: with a single `if` check, one of them pops from an
 # empty list. With `wait_for`, the second one keeps waiting and reports a timeout.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: two consumers wait, one item arrives, notify_all wakes both.
 def run_two_consumers(take) -> list[str]:
     cond = threading.Condition()
@@ -138,7 +138,7 @@ with_wait_for = run_two_consumers(take_with_wait_for)
 print("if + wait():", with_if)
 print("wait_for():  ", with_wait_for)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: wait-for-rechecks-after-waking
 assert with_if == ["IndexError: popped an empty buffer", "took group 1"], with_if
 assert with_wait_for == ["timed out, nothing taken", "took group 1"], "wait_for re-checked and kept waiting"
@@ -203,7 +203,7 @@ for worker in workers:
 join_all(workers, timeout=5)
 print(f"consumed {len(consumed)} items, peak buffer size {shared.peak} (capacity 2)")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: the-buffer-never-exceeds-its-capacity
 assert not [worker for worker in workers if worker.is_alive()], "every worker ended"
 assert sorted(consumed) == list(range(6)) + list(range(100, 106)), "each item exactly once"
@@ -224,7 +224,7 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 # again; it still belongs to that thread: one `release` per `acquire`, and another thread
 # gets in only after the last. slime's accelerator selection has this shape (the second quote below).
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def lookup(lock) -> str:
     if not lock.acquire(timeout=0.1):
         return "stuck: would deadlock"
@@ -242,13 +242,13 @@ def initialize(lock) -> str:
 with_lock, with_rlock = initialize(threading.Lock()), initialize(threading.RLock())
 print(f"Lock: {with_lock!r}; RLock: {with_rlock!r}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-lock-is-not-reentrant-an-rlock-is
 assert with_lock == "stuck: would deadlock", "a Lock refuses its own holder"
 assert with_rlock == "backend found", "an RLock lets its owner in again"
 print("✓ the Lock refused its own holder; the RLock let it in again")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 selection_lock = threading.RLock()
 other_thread_got_it: list[bool] = []
 
@@ -283,7 +283,7 @@ print("✓ another thread got the RLock only after the last release")
 # `fn`, once; `cancel()` before it fires means `fn` never runs, and the timer's thread ends
 # at once. Like any thread, join it with a timeout.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 fired_in: list[str] = []
 cancelled_calls: list[str] = []
 
@@ -310,7 +310,7 @@ cancel_to_exit = time.monotonic() - cancel_at
 fire_timer.join(timeout=2)
 print(f"fired in thread {fired_in}; the cancelled timer called {cancelled_calls}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-stops-a-timer-before-it-fires
 print(f"the cancelled timer's thread ended {cancel_to_exit * 1000:.1f} ms after cancel(), "
       f"of a {CANCELLED_DELAY * 1000:.0f} ms delay")
@@ -338,7 +338,7 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 # right after its second tick. Red is the time from the stop request to the thread's exit.
 # slime's health monitor is the third kind (the third quote below).
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 interval = 0.2
 
 
@@ -408,7 +408,7 @@ class EventWaitLoop:
         self.thread.join(timeout=2)
 
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: event-wait-stops-at-once-sleep-does-not
 # Each loop runs and is stopped after its second tick by a driver thread that times the stop.
 tl = Timeline()
@@ -474,7 +474,7 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # are one sentinel item per consumer, or a `closed` flag that the `wait_for` predicate also
 # checks, plus `notify_all`.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 13):
     work_queue: queue.Queue[int] = queue.Queue()
     getter_outcome: list[str] = []
@@ -529,7 +529,7 @@ def put_item(cond: threading.Condition, items: list, item) -> None:
         cond.notify_all()
 
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def take_batch(cond: threading.Condition, items: list, size: int, timeout: float) -> list | None:
     """Remove and return the first `size` items once there are that many; None on timeout."""
     ### BEGIN SOLUTION

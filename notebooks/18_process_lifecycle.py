@@ -29,7 +29,7 @@
 # as a side effect, and we want to see it *before* it is reaped. `show_source(function)`
 # prints a worker's code, read from the module the child process imports.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import ast
 import inspect
 import multiprocessing
@@ -58,7 +58,7 @@ figure_style()
 SPAWN = multiprocessing.get_context("spawn")
 WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def is_running(pid: int) -> bool:
     """True while `pid` exists and has not exited (a zombie has exited)."""
     try:
@@ -110,7 +110,7 @@ show_source(consume_until_stop)
 # calls `join`, as a parent with other work would be. The cell writes down named moments
 # with `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01).
 
-# %% tags=["hide-output"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 tasks, results = SPAWN.Queue(), SPAWN.Queue()
 consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
@@ -137,7 +137,7 @@ print("still a zombie 0.3 s later:", zombie_until_join)
 print("exit code:", consumer.exitcode,
       "· pid exists after join:", psutil.pid_exists(consumer.pid))
 
-# %% tags=["claim", "hide-cell"]
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: exit-then-zombie-until-reaped
 assert squares == [(n, n * n) for n in range(5)]
 assert became_zombie, "the worker should exit, and stay a zombie until somebody reaps it"
@@ -180,7 +180,7 @@ for q in (tasks, results):
     q.close()  # no more puts from this process
     q.join_thread()  # until its feeder thread has flushed them
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the cleanup"}
 del tasks, results, q  # a closed queue still holds two semaphores until it is collected
 
 # %% [markdown]
@@ -221,7 +221,7 @@ codes = {
 for how, code in codes.items():
     print(f"{how:<26} exitcode {code}")
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert codes == {"returns normally": 0, "sys.exit(3)": 3,
                  "SIGTERM, default action": -signal.SIGTERM, "SIGKILL": -signal.SIGKILL}, codes
 print("✓ 0, the worker's own status, and minus the signal number")
@@ -267,7 +267,7 @@ tl.mark("stubborn worker: reaped")
 print("alive after SIGTERM and 0.2 s of grace:", alive_after_grace,
       "· exit code:", stubborn.exitcode)
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigterm-is-a-request-sigkill-is-not
 assert said == ["ready"], "the worker must ignore SIGTERM before we send it"
 assert alive_after_grace, "SIGTERM should be ignored: the worker was gone after the grace"
@@ -312,7 +312,7 @@ except subprocess.TimeoutExpired:
 print(f"running after the timeout: {still_running} · zombie after kill: "
       f"{zombie_after_kill} · return code {child.returncode}")
 
-# %% tags=["claim", "hide-input"]
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-killed-child-is-a-zombie-until-waited-for
 assert still_running, "communicate(timeout) should leave the child running"
 assert zombie_after_kill, "killed, the child should stay a zombie until we wait for it"
@@ -333,7 +333,7 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # right after `kill`. The sleeping child ran past its timeout (the first tick), and once
 # killed it was a zombie for as long as the parent left it there.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
 
 PERIODS = {  # lane: (state, from mark, to mark, words written over the span)
@@ -403,7 +403,7 @@ else:
 interrupted.join(timeout=5)
 print("exit code:", interrupted.exitcode)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert said == ["ready"], said
 assert interrupted.exitcode == 128 + signal.SIGINT, interrupted.exitcode
 interrupted.close()
@@ -439,7 +439,7 @@ workers_end.close()
 #
 # The visible tests below show two runs.
 
-# %% tags=["solution", "hide-input"]
+# %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def stop_with_escalation(proc: multiprocessing.Process, grace: float) -> str:
     """Reap `proc`, terminating and then killing it if needed; say which step ended it."""
     ### BEGIN SOLUTION
@@ -691,7 +691,7 @@ _sc.differential(stop_with_escalation, _reference, _scenarios, _observe, _compar
 # As in chapter 12, the `spawn` start method left multiprocessing's resource tracker running
 # in this kernel; stopping it means this notebook ends with no child process at all.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 from lab_snippets.proc_workers import stop_resource_tracker
 
 assert stop_resource_tracker()

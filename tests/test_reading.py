@@ -157,7 +157,7 @@ def test_every_predicted_output_is_folded(chapter):
 # locale/zh_CN/theme.po (lab_snippets.book.zhui.fold_labels) and closes it with "Hide the check".
 FOLDS = {"hide-input", "hide-cell", "hide-output"}
 # Chapters whose folds another helper labels after merging main (issue 41); empty this set then.
-FOLD_LABELS_PENDING = {"11", "16", "18"}
+FOLD_LABELS_PENDING: set[str] = set()
 
 
 def fold_label(cell) -> str:
