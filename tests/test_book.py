@@ -395,6 +395,8 @@ def test_every_figure_has_a_sentence_of_alt_text(built_book):
                 where = f"{edition} {chapter.number} {src.rsplit('/', 1)[-1][:12]}"
                 assert alt.strip() and ".png" not in alt and "_images" not in alt, f"{where}: alt {alt!r}"
                 assert len(alt) >= 20, f"{where}: alt {alt!r} is no sentence"
+                assert "{" not in alt and not re.match(r"f['\"]|f&#39;|f&quot;", alt), (
+                    f"{where}: alt {alt!r} reads as code (an f-string as written)")
                 if edition == "zh":
                     assert re.search(r"[\u4e00-\u9fff]", alt), f"{where}: English alt on a zh page: {alt!r}"
     assert figures >= 25, f"only {figures} figures found on the English chapter pages"

@@ -25,3 +25,18 @@ def test_chinese_alt_takes_the_catalogue_words_and_skips_what_is_untranslated():
     alt = figalt.chinese_alt(["Three tasks", "Not in the catalogue"], ["running", "waiting"], words, guide)
     assert alt.startswith("三个任务。时间线："), alt
     assert "运行、等待" in alt and "Not in the catalogue" not in alt
+
+
+def test_an_f_string_title_reads_as_a_reader_sees_it_not_as_code():
+    """Chapter 16's alt text was "f'Stopping periodic work (interval {interval} s)…'"."""
+    from lab_snippets.book.figalt import english_alt
+
+    alt = english_alt(["f'Stopping work (interval {interval} s)'"], [])
+    assert alt == "Stopping work (interval … s).", alt
+    assert chinese_alt_of("停止工作（间隔 {interval} 秒）") == "停止工作（间隔 … 秒）。"
+
+
+def chinese_alt_of(zh_title: str) -> str:
+    from lab_snippets.book.figalt import chinese_alt
+
+    return chinese_alt(["t"], [], {"t": zh_title}, {})

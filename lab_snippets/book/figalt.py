@@ -26,8 +26,24 @@ ZH_TIMELINE = "时间线：每条泳道是一项工作，横轴是以秒计的�
 ZH_UNTITLED = "由上方单元格的代码绘制的图。"
 
 
+def readable(title: str) -> str:
+    """A title as a reader sees it: an f-string as written (``f'interval {interval} s'``, how
+    ``zhfigures`` keys it) loses its quotes and shows each value it fills in as an ellipsis."""
+    import ast
+    import re
+
+    if title[:2] in ("f'", 'f"'):
+        try:
+            node = ast.parse(title, mode="eval").body
+        except SyntaxError:
+            return title
+        if isinstance(node, ast.JoinedStr):
+            return "".join(v.value if isinstance(v, ast.Constant) else "…" for v in node.values)
+    return re.sub(r"\{[^{}]*\}", "…", title)
+
+
 def _sentence(title: str, stop: str = ".") -> str:
-    title = title.strip()
+    title = readable(title).strip()
     return title if title[-1:] in ".?!。？！" else title + stop
 
 
