@@ -177,6 +177,12 @@ def test_an_entry_is_rejected_only_by_a_message_naming_what_it_violates():
     assert corpus.judge("entry", run_of(result("t", 1, "")), "x")[0] == "unexplained"
 
 
+def test_a_mistake_may_name_two_properties_its_first_failing_scenario_can_break():
+    assert corpus.judge("entry", PARTIAL, "the queue was joined || lock was held")[0] == "rejected"
+    assert corpus.judge("entry", PARTIAL, "the queue was joined || the event was set")[0] == "unexplained"
+    assert corpus.judge("entry", PARTIAL, "the queue was joined ||")[0] == "unexplained", "no empty phrase"
+
+
 def test_a_verdict_is_ok_when_it_is_its_kinds_good_one():
     def v(kind, verdict):
         # as read back from a run's JSON: equal strings, not the same objects as the code's

@@ -25,7 +25,8 @@ Verdicts:
 - reference: ``full`` when every test passes;
 - stub: ``zero`` when it scores 0;
 - entry: ``rejected`` when it scores below full marks **and** the message of a failing test
-  contains the entry's ``violates:`` phrase; ``unexplained`` when it fails without that phrase;
+  contains the entry's ``violates:`` phrase (or one of its phrases, ``A || B``, for a mistake whose
+  first failing scenario may break either of two properties); ``unexplained`` when it fails without;
   ``accepted`` when it earns full marks (a wrong answer graded right: the tests must change);
 - correct: ``full`` when every test passes, like the reference.
 
@@ -238,7 +239,8 @@ def judge(kind, run, violates=""):
         verdict = "zero" if run.score == 0 else "not zero"
     elif run.score >= run.max_score:
         verdict = "accepted"
-    elif any(_normal(violates) in _normal(msg or "") for _, msg in failures):
+    elif any(_normal(phrase) in _normal(msg or "") for _, msg in failures
+             for phrase in violates.split("||") if phrase.strip()):
         verdict = "rejected"
     else:
         verdict = "unexplained"

@@ -1,5 +1,5 @@
 # mistake: fits the grace period inside the budget, so the job is stopped `grace` seconds early
-# violates: SIGTERM once the budget has run out, not before
+# violates: SIGTERM once the budget has run out, not before || SIGTERM to the group at the budget and SIGKILL only after the grace period
 # from: written by the helper who wrote the generators (issue 37)
 def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3) -> int:
     """Run `command` as a process group; on overrunning `budget`, stop the whole group."""
