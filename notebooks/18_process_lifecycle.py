@@ -23,15 +23,13 @@
 # both end the process at once (`TerminateProcess`), a signal cannot be ignored or caught, and
 # there are no zombies.
 #
-# The imports and three small helpers are folded below. `is_running(pid)` and
+# The imports and two small helpers are folded below. `is_running(pid)` and
 # `wait_for_zombie(pid, timeout)` look at a process from the outside, through `psutil`, on
 # purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process
 # as a side effect, and we want to see it *before* it is reaped. `show_source(function)`
 # prints a worker's code, read from the module the child process imports.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
-import ast
-import inspect
 import multiprocessing
 import os
 import signal
@@ -40,7 +38,6 @@ import sys
 import time
 
 import psutil
-from IPython.display import Code
 
 from lab_snippets.proc_workers import (
     consume_until_stop,
@@ -52,6 +49,7 @@ from lab_snippets.proc_workers import (
     pid_after,
     read_line,
 )
+from lab_snippets.showcode import show_source
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
@@ -79,16 +77,6 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
         time.sleep(0.005)
     return False
 
-
-def show_source(function) -> Code:
-    """The real source of `function` (as the spawned process imports it), docstring left out."""
-    source = inspect.getsource(function)
-    node = ast.parse(source).body[0]
-    lines = source.splitlines(keepends=True)
-    if ast.get_docstring(node) is not None:
-        docstring = node.body[0]
-        del lines[docstring.lineno - 1:docstring.end_lineno]
-    return Code("".join(lines), language="python")
 
 
 # %% [markdown]
