@@ -65,8 +65,8 @@ def source_lines(obj, first: str | None = None, last: str | None = None) -> list
 
 
 def show_source(obj, first: str | None = None, last: str | None = None):
-    """Display ``obj``'s source as a Python block under its file's name; returns the display object
-    (a Markdown fence: the book renders it as a code block, Jupyter highlights it)."""
+    """Display ``obj``'s source as a Python block under its file's name (a Markdown fence: the book
+    renders it as a code block, Jupyter highlights it; no text/latex, so no page loads MathJax)."""
     from IPython.display import Markdown, display
 
     body = "\n".join(source_lines(obj, first, last))
