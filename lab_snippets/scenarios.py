@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import selectors
 import threading
 import time
@@ -417,6 +418,20 @@ def _settings(examples: int):
                     phases=(Phase.explicit, Phase.generate, Phase.shrink))
 
 
+def _kind(problem: str) -> str:
+    """Which property a ``compare`` problem names, whatever the scenario: its text without the
+    values it quotes (quoted strings, bracketed lists, parenthesised details, numbers), and of that
+    only the last ": "-part (the advice each property ends with). Two problems of one kind differ in
+    values only; a problem of another kind names another property."""
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "''", problem)
+    while True:
+        shorter = re.sub(r"\[[^][]*\]|\([^()]*\)|\{[^{}]*\}", "", text)
+        if shorter == text:
+            break
+        text = shorter
+    return re.sub(r"\d+(\.\d+)?", "#", text.rsplit(": ", 1)[-1]).strip()
+
+
 def differential(student: Callable, ref: Callable, strategy,
                  observe: Callable[[Callable, typing.Any], typing.Any],
                  compare: Callable[[typing.Any, typing.Any, typing.Any], str | None], *, what: str,
@@ -441,8 +456,11 @@ def differential(student: Callable, ref: Callable, strategy,
             return  # out of shrinking time: nothing smaller is accepted any more
         last[0] = scenario
         problem = compare(observe(student, scenario), observe(ref, scenario), scenario)
+        if problem and "broken" in outcome and _kind(problem) != outcome["kind"]:
+            return  # shrinking keeps the property first found: another one, met by chance, is not it
         if problem:
             outcome.setdefault("shrink_until", time.monotonic() + shrink_for)
+            outcome.setdefault("kind", _kind(problem))
             outcome["broken"] = (problem, scenario)  # the shrinker only hands on smaller failures
             raise Broken(problem, scenario)
 

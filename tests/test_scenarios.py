@@ -112,6 +112,27 @@ def test_a_right_function_passes_and_a_wrong_one_fails_on_the_smallest_scenario(
                            "(keep duplicates)"), messages[0]
 
 
+def test_shrinking_keeps_the_property_it_first_found():
+    # Like a mistake that breaks two properties, the one met first depending on timing: the first
+    # failure names "keep every item"; after it, lists under 3 items name another property. The
+    # shrinker must not trade the first property for the second, or the message names either;
+    # counterfactual: accept every smaller failure, whatever it names.
+    named = []
+
+    def compare(mine, ref, case):
+        if mine["value"] == ref["value"]:
+            return None
+        if not named or len(case.items) >= 3:
+            named.append(case)
+            return f"returned {mine['value']!r}: keep every item"
+        return f"returned {mine['value']!r}: a short list is different"
+
+    with pytest.raises(AssertionError) as failed:
+        scenarios.differential(lambda xs: [], sorted, _CASES, _observe, compare, what="f", examples=30)
+    message = str(failed.value)
+    assert "keep every item" in message and "short list" not in message, message
+
+
 def test_a_run_that_never_ends_fails_with_the_scenario_it_was_stuck_in():
     def stuck(xs):
         if len(xs) > 1:
