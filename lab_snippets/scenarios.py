@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import selectors
 import threading
 import time
@@ -405,6 +406,9 @@ def per_caller(compare_one: Callable[[dict, dict, typing.Any], str | None]) -> C
 # The differential run
 # --------------------------------------------------------------------------------------
 
+SEED_VARIABLE = "COURSE_SCENARIO_SEED"  # set: every differential run draws from this seed instead
+
+
 class Broken(AssertionError):
     """A property the student's function broke on one scenario."""
 
@@ -434,7 +438,10 @@ def differential(student: Callable, ref: Callable, strategy,
     ``_property``'s source text below. Editing that text (a comment too) draws other scenarios in
     every chapter, and the corpus's verdicts were recorded with these: at least one wrong answer
     (17/unseen_batch_collect) is then accepted, as its 40 scenarios no longer reach its mistake.
-    ``tests/test_scenarios.py`` pins the text's hash for that reason."""
+    ``tests/test_scenarios.py`` pins the text's hash for that reason. A seed sweep draws other
+    scenarios without editing it: ``COURSE_SCENARIO_SEED=N`` (``labs.corpus run --seed N``) seeds
+    every run with N; a wrong answer rejected under one seed and accepted under another shows a
+    contract case the generators reach only by luck (give it to ``explicit``)."""
     from hypothesis import example, given
 
     outcome: dict = {}
@@ -454,6 +461,9 @@ def differential(student: Callable, ref: Callable, strategy,
 
     for case in explicit:
         _property = example(case)(_property)
+    if os.environ.get(SEED_VARIABLE):  # a seed sweep (labs.corpus run --seed N): other scenarios
+        from hypothesis import seed
+        _property = seed(int(os.environ[SEED_VARIABLE]))(_property)
 
     def _run() -> None:
         try:
