@@ -685,8 +685,11 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
     return None
 
 
+# Always tried first: one worker, a window of 2, three items; the next item goes in when the
+# oldest result is collected (at 1 s), not when the whole window is (at 2 s).
+_sliding = _Scenario(items=(3, 3, 3), max_in_flight=2, workers=1, timeout=10, jobs=())
 _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what="map_bounded",
-                 examples=40, hint="chapter 17")
+                 examples=40, hint="chapter 17", explicit=(_sliding,))
 ### END HIDDEN TESTS
 
 # %% [markdown]

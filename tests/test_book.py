@@ -39,6 +39,9 @@ def test_every_chapter_page_is_built(built_book):
         text = page.read_text(encoding="utf-8")
         assert "slime-quote" in text, f"{page.name}: the slime section (quote or fallback) is missing"
         assert "BEGIN HIDDEN TESTS" not in text, f"{page.name}: hidden tests must not be shown"
+        # the folded reference solution reads as code a learner would write (pages._drop_grader_markers)
+        assert "### BEGIN SOLUTION" not in text and "### END SOLUTION" not in text, (
+            f"{page.name}: nbgrader's solution markers are shown in the reference solution")
 
 
 def test_html_fetches_nothing_from_outside(built_book):

@@ -329,3 +329,22 @@ def test_slime_quotes_follow_the_prose(chapter):
         assert at_before <= at_after, (
             f"chapter {chapter.number}: the quote of {before!r} ({symbols[before]}) comes before "
             f"{after!r} ({symbols[after]}), but the prose names {symbols[after]} first")
+
+
+def test_the_page_shows_a_solution_without_the_graders_markers():
+    # lab_snippets.book.pages drops nbgrader's region markers from the rendered solution (the
+    # built pages are checked in test_book); counterfactual: the handler not connected, or a
+    # marker indented differently from the one it looks for.
+    from docutils import nodes
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+
+    from lab_snippets.book import pages
+
+    doc = new_document("chapter", get_default_settings(Parser))
+    source = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION\n"
+    doc += nodes.literal_block(source, source, language="ipython3")
+    pages._drop_grader_markers(None, doc, "chapter")
+    block = next(iter(doc.findall(nodes.literal_block)))
+    assert (block.astext(), block["language"]) == ("def f():\n    return 1\n", "ipython3")

@@ -222,12 +222,29 @@ def _skip_unrunnable(app, config) -> None:
         config.suppress_warnings = [*config.suppress_warnings, "myst-nb.lexer"]
 
 
+GRADER_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+def _drop_grader_markers(app, doctree, docname):
+    """A reference solution on the page without nbgrader's region markers (a learner reads them as
+    part of the answer); the chapter's .py and .ipynb keep them, the release needs them."""
+    from docutils import nodes
+
+    for block in list(doctree.findall(nodes.literal_block)):
+        text = block.astext()
+        if not any(marker in text for marker in GRADER_MARKERS):
+            continue
+        kept = "\n".join(line for line in text.split("\n") if line.strip() not in GRADER_MARKERS)
+        block.replace_self(nodes.literal_block(kept, kept, **block.attributes))
+
+
 def setup(app):
     app.add_role("build-python", _build_python_role)
     app.connect("config-inited", _skip_unrunnable)
     app.connect("env-get-outdated", _python_changed)
     app.connect("config-inited", _launch_needs_repository)
     app.connect("html-page-context", _drop_thebe)
+    app.connect("doctree-resolved", _drop_grader_markers)
     # before sphinx-book-theme draws its header buttons (priority 501)
     app.connect("html-page-context", _offer_ipynb, priority=400)
     app.connect("html-page-context", _chapters_are_launchable, priority=400)

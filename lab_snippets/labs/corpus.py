@@ -39,6 +39,7 @@ import argparse
 import concurrent.futures
 import copy
 import json
+import os
 import platform
 import re
 import sys
@@ -314,8 +315,12 @@ def print_table(verdicts, log=print):
 
 
 def run_record(verdicts, elapsed):
-    return {"python": platform.python_version(), "seconds": round(elapsed, 1),
-            "verdicts": {v.key: asdict(v) for v in verdicts}}
+    from lab_snippets.scenarios import SEED_VARIABLE
+    record = {"python": platform.python_version(), "seconds": round(elapsed, 1),
+              "verdicts": {v.key: asdict(v) for v in verdicts}}
+    if os.environ.get(SEED_VARIABLE):
+        record["seed"] = int(os.environ[SEED_VARIABLE])
+    return record
 
 
 # --------------------------------------------------------------------------------------
@@ -328,6 +333,9 @@ def merge(records, path=VERDICTS_JSON):
     path = Path(path)
     data = json.loads(path.read_text()) if path.exists() else {"pythons": {}}
     for rec in records:
+        if rec.get("seed") is not None:
+            raise CorpusError(f"a seed sweep's run (seed {rec['seed']}) graded other scenarios than the "
+                              "hidden tests draw: compare it with a recorded run, do not record it")
         ver = ".".join(rec["python"].split(".")[:2])
         slot = data["pythons"].setdefault(ver, {})
         for key, v in rec["verdicts"].items():
@@ -403,6 +411,8 @@ def main(argv=None):
     r.add_argument("--json", help="write this run's verdicts to this file")
     r.add_argument("--jobs", type=int, default=2, help="kernels at a time (default 2)")
     r.add_argument("--timeout", type=int, default=30, help="per-cell timeout (s)")
+    r.add_argument("--seed", type=int, help="a seed sweep: the generated scenarios drawn from this seed "
+                   "(a wrong answer accepted here but rejected in the recorded run is a weak spot)")
     m = sub.add_parser("record", help="merge run JSON files into " + str(VERDICTS_JSON.relative_to(REPO)))
     m.add_argument("runs", nargs="+")
     t = sub.add_parser("table", help="regenerate the table on the instructor page")
@@ -411,6 +421,9 @@ def main(argv=None):
     try:
         if args.cmd == "run":
             chapters = [c.zfill(2) for c in args.chapter] or None
+            if args.seed is not None:  # the kernels inherit it (lab_snippets.scenarios.differential)
+                from lab_snippets.scenarios import SEED_VARIABLE
+                os.environ[SEED_VARIABLE] = str(args.seed)
             verdicts, elapsed = run(chapters, jobs=args.jobs, timeout=args.timeout)
             if args.json:
                 Path(args.json).parent.mkdir(parents=True, exist_ok=True)
