@@ -25,6 +25,8 @@ def test_chinese_alt_takes_the_catalogue_words_and_skips_what_is_untranslated():
     alt = figalt.chinese_alt(["Three tasks", "Not in the catalogue"], ["running", "waiting"], words, guide)
     assert alt.startswith("三个任务。时间线："), alt
     assert "运行、等待" in alt and "Not in the catalogue" not in alt
+    drawn = figalt.chinese_alt([], ["running"], {"running": "运行"}, {"running": "running（运行）"})
+    assert drawn.endswith("颜色表示运行。"), "the state word the figure draws, not the guide's English one"
 
 
 def test_an_f_string_title_reads_as_a_reader_sees_it_not_as_code():

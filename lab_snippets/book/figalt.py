@@ -58,9 +58,10 @@ def english_alt(titles: list[str], states: list[str]) -> str:
 def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str],
                 guide: dict[str, str]) -> str:
     """The Chinese alt text: translated titles (an untranslated one is left out: the catalogue's
-    check reports it), then the timeline sentence with the guide's Chinese state names."""
+    check reports it), then the timeline sentence with the state names the Chinese figure draws
+    (``figures.po``: 运行), else the guide's (its legend table writes "running（运行）")."""
     parts = [_sentence(title_words[t], "。") for t in titles if title_words.get(t)]
-    names = [guide.get(s) for s in states]
+    names = [title_words.get(s) or guide.get(s) for s in states]
     if states and all(names):
         parts.append(ZH_TIMELINE.format(states="、".join(names)))
     return "".join(parts) or ZH_UNTITLED
