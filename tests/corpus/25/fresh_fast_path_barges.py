@@ -17,13 +17,13 @@ class TokenBucket:
 
     async def take(self) -> None:
         self._refill()
-        if self.tokens >= 1:
+        if self.tokens >= 1 - 1e-9:
             self.tokens -= 1
             return
         async with self.waiting:
             while True:
                 self._refill()
-                if self.tokens >= 1:
+                if self.tokens >= 1 - 1e-9:
                     self.tokens -= 1
                     return
                 await self.sleep((1 - self.tokens) / self.rate)
