@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
 import selectors
 import threading
 import time
@@ -418,20 +417,6 @@ def _settings(examples: int):
                     phases=(Phase.explicit, Phase.generate, Phase.shrink))
 
 
-def _kind(problem: str) -> str:
-    """Which property a ``compare`` problem names, whatever the scenario: its text without the
-    values it quotes (quoted strings, bracketed lists, parenthesised details, numbers), and of that
-    only the last ": "-part (the advice each property ends with). Two problems of one kind differ in
-    values only; a problem of another kind names another property."""
-    text = re.sub(r"'[^']*'|\"[^\"]*\"", "''", problem)
-    while True:
-        shorter = re.sub(r"\[[^][]*\]|\([^()]*\)|\{[^{}]*\}", "", text)
-        if shorter == text:
-            break
-        text = shorter
-    return re.sub(r"\d+(\.\d+)?", "#", text.rsplit(": ", 1)[-1]).strip()
-
-
 def differential(student: Callable, ref: Callable, strategy,
                  observe: Callable[[Callable, typing.Any], typing.Any],
                  compare: Callable[[typing.Any, typing.Any, typing.Any], str | None], *, what: str,
@@ -443,7 +428,13 @@ def differential(student: Callable, ref: Callable, strategy,
     (<hint>)". Deterministic: the same submission always draws the same scenarios. Shrinking
     stops ``shrink_for`` seconds after the first failure (the smallest found by then is shown).
     ``explicit``: scenarios always tried first (a case the contract names that random drawing
-    may reach only rarely)."""
+    may reach only rarely).
+
+    Which scenarios are drawn is fixed by Hypothesis's ``derandomize``: a seed from the digest of
+    ``_property``'s source text below. Editing that text (a comment too) draws other scenarios in
+    every chapter, and the corpus's verdicts were recorded with these: at least one wrong answer
+    (17/unseen_batch_collect) is then accepted, as its 40 scenarios no longer reach its mistake.
+    ``tests/test_scenarios.py`` pins the text's hash for that reason."""
     from hypothesis import example, given
 
     outcome: dict = {}
@@ -456,11 +447,8 @@ def differential(student: Callable, ref: Callable, strategy,
             return  # out of shrinking time: nothing smaller is accepted any more
         last[0] = scenario
         problem = compare(observe(student, scenario), observe(ref, scenario), scenario)
-        if problem and "broken" in outcome and _kind(problem) != outcome["kind"]:
-            return  # shrinking keeps the property first found: another one, met by chance, is not it
         if problem:
             outcome.setdefault("shrink_until", time.monotonic() + shrink_for)
-            outcome.setdefault("kind", _kind(problem))
             outcome["broken"] = (problem, scenario)  # the shrinker only hands on smaller failures
             raise Broken(problem, scenario)
 

@@ -433,7 +433,8 @@ assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
 #   soon as a permit is free, whatever the other users do with their resources;
 # - **the block** gets the booted, open resource; the block's own error or cancellation comes
 #   out of the `async with`; when every attempt fails, the last boot error does;
-# - **closed**: every failed candidate, and the booted resource on every way out of the block;
+# - **closed**: every failed candidate, a candidate whose boot was cancelled (it may be half
+#   open), and the booted resource on every way out of the block;
 #   the `async with` ends once its `close()` has finished; every permit is given back, also when
 #   the caller is cancelled while it waits or boots.
 #
@@ -502,6 +503,9 @@ async def booted(factory, permits: asyncio.Semaphore, attempts: int = 3):
                 last_error = exc
                 await candidate.close()
                 continue
+            except BaseException:  # cancelled mid-boot: the candidate may be half open
+                await candidate.close()
+                raise
         resource = candidate
         break
     if resource is None:
@@ -791,10 +795,10 @@ def _compare(mine: list, ref: list, s: _Scenario) -> str | None:
             return f"{me['peak_booting']} boots ran at once with {s.permits} permits: hold a permit while boot() runs"
         if me["permits_back"] != s.permits:
             return f"only {me['permits_back']} of {s.permits} permits were given back"
-        if s.users[k].cancel_at is not None:  # cancelled wherever it was: a booting candidate may be left
+        if s.users[k].cancel_at is not None:  # cancelled wherever it was, while it waited, booted or used
             if me["open"] > it["open"]:
                 return (f"{who}{me['open']} resource(s) still open after the cancelled async with ended: close "
-                        "the booted resource on every way out")
+                        "a candidate whose boot was cancelled, and the booted resource on every way out")
             continue
         if me["boots"] != it["boots"]:
             return (f"{who}boots started at {[_sc.fmt(t) for t in me['boots']]}, expected at "

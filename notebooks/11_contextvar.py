@@ -158,8 +158,9 @@ print("✓ each task saw the value at its creation; the task's own set stayed in
 # in a `finally` and the stack is restored on every path, exceptions and cancellation
 # included.
 #
-# Three samples run concurrently, each with a `rollout` span holding a `generate` and then
-# a `reward` span. Every span records its parent; the timeline records when it was open.
+# Three samples run concurrently, each with a span of its own (`sample 0`, `sample 1`,
+# `sample 2`) holding a `generate` and then a `reward` span. Every span records its parent;
+# the timeline records when it was open.
 
 # %%
 SPAN_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
@@ -248,8 +249,8 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # ## Measure it
 #
 # Both runs side by side, one lane per task, each `generate` and `reward` span written over
-# with the parent it found. The three tasks overlap in time: while sample 0 waits for its
-# model call, samples 1 and 2 open and close their own spans. With the `ContextVar` (top)
+# with the parent it found. The three tasks overlap in time: samples 1 and 2 open their
+# spans while sample 0 is still waiting in `generate`. With the `ContextVar` (top)
 # every span found its own sample; with the shared list (bottom) the spans in orange found
 # a span of another task.
 

@@ -27,7 +27,7 @@
 # `wait_for_zombie(pid, timeout)` look at a process from the outside, through `psutil`, on
 # purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process
 # as a side effect, and we want to see it *before* it is reaped. `show_source(function)`
-# prints a worker's code, read from the module the child process imports.
+# shows a worker's code on the page, read from the module the child process imports.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import multiprocessing
@@ -169,7 +169,7 @@ for q in (tasks, results):
     q.join_thread()  # until its feeder thread has flushed them
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the cleanup"}
-del tasks, results, q  # a closed queue still holds two semaphores until it is collected
+del tasks, results, q  # a closed queue holds three semaphores (two locks, a counter) until collected
 
 # %% [markdown]
 # `close()` on a `Process` that is still running raises `ValueError`: join first. The cells
@@ -185,7 +185,8 @@ del tasks, results, q  # a closed queue still holds two semaphores until it is c
 #
 # The four workers below are functions of the standard library, which a `spawn` child can
 # import by name: `time.sleep(0)` returns at once, `sys.exit(3)` raises `SystemExit(3)`, and
-# `time.sleep(3)` is still sleeping when the parent signals it.
+# `time.sleep(3)` has not returned when the parent signals it: the signal goes right after
+# `start()`, most often before the child has even reached its target.
 
 # %%
 def run_to_exit(target, args, stop_signal=None) -> int | None:
@@ -228,10 +229,10 @@ print("✓ 0, the worker's own status, and minus the signal number")
 #
 # The worker below ignores SIGTERM. This is its whole code: one call to `signal.signal` tells
 # the kernel to drop SIGTERM for this process, then it says "ready" on a pipe (so the parent
-# knows the signal is ignored before it sends one) and sleeps (`_bounded` caps every wait of
-# the course's workers at 8 s, so a failed run leaves nothing behind). The pipe is a
-# `multiprocessing.Pipe`: the parent keeps one end, the worker gets the other, and
-# `messages(conn, timeout)` reads what has arrived.
+# knows the signal is ignored before it sends one) and sleeps (`_bounded` caps the sleep at
+# 8 s, the worker module's `MAX_LIFETIME`, so a worker that a failed run leaves behind ends
+# by itself). The pipe is a `multiprocessing.Pipe`: the parent keeps one end, the worker
+# gets the other, and `messages(conn, timeout)` reads what has arrived.
 
 # %% tags=["remove-input"]
 show_source(ignore_sigterm)
@@ -317,8 +318,9 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # queue consumer ran until its "done" message, kept going for its **cleanup** (purple), then
 # stayed a **zombie** (light green: exited, waiting to be reaped) until `join` reaped it.
 # The stubborn worker kept running through SIGTERM and the 0.2 s grace period; SIGKILL and
-# the `join` that reaped it are two ticks a few milliseconds apart, because `join` came
-# right after `kill`. The sleeping child ran past its timeout (the first tick), and once
+# the `join` that reaped it are two ticks close together, because `join` came right after
+# `kill`. The sleeping child was still running when its 0.2 s timeout expired (the tick
+# labelled `timeout, kill()`: the timeout and the kill that followed it at once), and once
 # killed it was a zombie for as long as the parent left it there.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}

@@ -537,6 +537,9 @@ def _compare_one(me: dict, it: dict, job) -> str | None:
         return (f"the code returned: {got!r}, expected {it.get('value')!r}: the leader's own return code once it "
                 "is reaped, its own exit code when it ends in time or while it cleans up, SIGTERM to the group "
                 "at the budget and SIGKILL only after the grace period")
+    if me["stdout"] == "?" and it["stdout"] != "?":  # its leader never wrote its first line
+        return (f"the job was stopped before it had started ({me['seconds']:.2f} s into a budget of "
+                f"{_Scenario.budget(job):g} s): SIGTERM once the budget has run out, not before")
     if me["stdout"] != it["stdout"]:
         return (f"the job's output went to {me['stdout']!r}, not {it['stdout']!r}: discard it "
                 "(stdout=subprocess.DEVNULL); a pipe nobody reads fills up and stops the job")

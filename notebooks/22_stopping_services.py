@@ -189,8 +189,8 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # `atexit` hook that tells the worker to stop and joins it. When does that hook run? Python's
 # shutdown, after the main code returns, first calls `threading._shutdown()`, which **joins
 # every non-daemon thread**, and only then runs the `atexit` hooks. `atexit-stop` starts a
-# worker that loops until told to stop (it gives up by itself after 1 s, so that nothing can
-# hang), registers a hook that tells it to stop, and returns at once. Predict the order of
+# worker that waits until it is told to stop (it gives up by itself after 1 s, so that nothing
+# can hang), registers a hook that tells it to stop, and returns at once. Predict the order of
 # `main-returned`, `hook-ran` and the worker's last line, for a daemon and a non-daemon
 # worker. The program:
 

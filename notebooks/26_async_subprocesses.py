@@ -109,7 +109,7 @@ async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
 # happen while some child is running? Many expect "3 and plenty" for both: the function is
 # `async def`, after all, and the semaphore allows 32.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["remove-output"]
 tool_permits = WatchedSemaphore(32)  # an asyncio.Semaphore(32) that records its holders
 
 

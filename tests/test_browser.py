@@ -173,6 +173,9 @@ CHAPTER_FACTS = """() => {
     quotes: quotes.map(q => ({visible: q.offsetWidth > 0 && q.offsetHeight > 0, text: q.innerText.length})),
     downloads: dl,
     launch: document.querySelectorAll('.dropdown-launch-buttons').length,
+    sideways: [...article.querySelectorAll('div.cell_input pre')]
+      .filter(e => !e.closest('.tag_hide-input, .tag_hide-cell') && e.scrollWidth > e.clientWidth + 1)
+      .map(e => e.innerText.split('\n').reduce((a, b) => b.length > a.length ? b : a, '')),
     text: article.innerText,
   };
 }"""
@@ -192,6 +195,10 @@ def test_chapter_page_shows_figures_exercise_and_slime(site, open_page, chapter)
     assert facts["quotes"] and all(q["visible"] and q["text"] > 0 for q in facts["quotes"]), \
         "slime quote not shown"
     assert "BEGIN HIDDEN TESTS" not in facts["text"], "hidden tests are shown"
+    # A visible line of code (88 characters at most, test_reading) fits the column at 1280 px
+    # (custom.css sets the code's size); counterfactual: the theme's 14 px shows 81 characters.
+    assert facts["sideways"] == [], (
+        f"code cells scroll sideways at 1280 px; their longest lines: {facts['sideways'][:3]}")
     # Both downloads are offered, and both are served.
     wanted = {f"_sources/notebooks/{chapter.stem}.py", f"_sources/notebooks/{chapter.stem}.ipynb"}
     offered = {re.sub(r"^(\.\./)+", "", h) for h in facts["downloads"]}

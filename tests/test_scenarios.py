@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import strategies as st
@@ -112,27 +114,6 @@ def test_a_right_function_passes_and_a_wrong_one_fails_on_the_smallest_scenario(
                            "(keep duplicates)"), messages[0]
 
 
-def test_shrinking_keeps_the_property_it_first_found():
-    # Like a mistake that breaks two properties, the one met first depending on timing: the first
-    # failure names "keep every item"; after it, lists under 3 items name another property. The
-    # shrinker must not trade the first property for the second, or the message names either;
-    # counterfactual: accept every smaller failure, whatever it names.
-    named = []
-
-    def compare(mine, ref, case):
-        if mine["value"] == ref["value"]:
-            return None
-        if not named or len(case.items) >= 3:
-            named.append(case)
-            return f"returned {mine['value']!r}: keep every item"
-        return f"returned {mine['value']!r}: a short list is different"
-
-    with pytest.raises(AssertionError) as failed:
-        scenarios.differential(lambda xs: [], sorted, _CASES, _observe, compare, what="f", examples=30)
-    message = str(failed.value)
-    assert "keep every item" in message and "short list" not in message, message
-
-
 def test_a_run_that_never_ends_fails_with_the_scenario_it_was_stuck_in():
     def stuck(xs):
         if len(xs) > 1:
@@ -185,3 +166,20 @@ def test_what_a_call_started_and_left_running_is_counted_even_with_other_callers
 
     seen = scenarios.run_virtual(main).value
     assert [s["left"] for s in seen] == [0, 1, 0], "each call answers for the tasks it started, only those"
+
+
+# The scenarios each chapter's hidden tests draw come from Hypothesis's derandomized seed, the
+# digest of ``differential``'s inner ``_property`` source text: editing it reshuffles every
+# chapter's scenarios, and the corpus verdicts (book/reference/corpus_verdicts.json, on every
+# recorded Python) hold for the scenarios drawn today (scenarios.differential's docstring).
+PROPERTY_SOURCE_SHA256 = "58dd35925c9f305b262acfbb5eec66af58a7f1dd509f7b25f3c103f22a770c6f"
+
+
+def test_the_seed_of_every_chapters_scenarios_is_unchanged():
+    text = Path(scenarios.__file__).read_text()
+    start, end = text.index("    @_settings(examples)\n"), text.index("    for case in explicit:")
+    digest = hashlib.sha256(text[start:end].encode()).hexdigest()
+    assert digest == PROPERTY_SOURCE_SHA256, (
+        "scenarios.differential's _property changed: every chapter now draws other scenarios. Re-run "
+        "the corpus on every recorded Python (python -m lab_snippets.labs.corpus run, then record), "
+        "fix what it finds, then pin the new hash here")

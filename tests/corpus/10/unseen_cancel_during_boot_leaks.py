@@ -1,5 +1,6 @@
-# correct: closes a failed candidate only when boot() raises an Exception, as the reference does: the Graded list asks for every permit back when the caller is cancelled while it boots, and for failed candidates closed, and a candidate whose boot was cancelled has not failed
-# from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/; sent in as a wrong answer (closes a candidate only when boot() raises an Exception; a cancellation during boot skips the close; the red team's reading: resource "closed on every path ... or cancellation" (nothing left open when the caller is cancelled)), the first run accepted it
+# mistake: closes a failed candidate only when boot() raises an Exception; a candidate whose boot is cancelled is left half open
+# violates: still open after the cancelled async with ended
+# from: the unseen red team (issue 37), who never saw the tests; first graded correct, as the reference then also left a cancelled boot's candidate open; the reference now closes it (session 4), as the red team's reading of the contract asked
 @asynccontextmanager
 async def booted(factory, permits: asyncio.Semaphore, attempts: int = 3):
     """Boot a resource from `factory` under one permit of `permits`, retrying up to `attempts` times;

@@ -1,5 +1,5 @@
 # mistake: reaps the killed child with proc.wait() only, never reading the rest of its output
-# violates: the step did not return within
+# violates: the step did not return within || hung child that keeps writing
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/; the property in the red team's words: "kill the child and reap it (wait for it and read its output to the end)"
 # breaks: the child's stdout pipe is left unread and open after the step returns (transport not at EOF)
 # how: a hung child that keeps writing, budget 0.5 s: after the step, proc.stdout.at_eof() is False
