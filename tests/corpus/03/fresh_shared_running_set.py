@@ -14,6 +14,11 @@ async def score_group(names: list[str], score_one) -> list:
         tasks.append(task)
     try:
         return list(await asyncio.gather(*tasks))
+    except asyncio.CancelledError:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
     except Exception as exc:
         victims = [t for t in _running if not t.done()]
         for task in victims:
