@@ -175,7 +175,7 @@ CHAPTER_FACTS = """() => {
     launch: document.querySelectorAll('.dropdown-launch-buttons').length,
     sideways: [...article.querySelectorAll('div.cell_input pre')]
       .filter(e => !e.closest('.tag_hide-input, .tag_hide-cell') && e.scrollWidth > e.clientWidth + 1)
-      .map(e => e.innerText.split('\n').reduce((a, b) => b.length > a.length ? b : a, '')),
+      .map(e => e.innerText.split('\\n').reduce((a, b) => b.length > a.length ? b : a, '')),
     cut: [...article.querySelectorAll('div.cell_output div.output:not(.text_html) pre')]
       .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 80)),
     text: article.innerText,
