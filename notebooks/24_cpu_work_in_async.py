@@ -292,8 +292,7 @@ fig = tl.plot("One large scoring: what the event loop sees",
 print("longest silence of the loop, as a share of the work:", {k: f"{v:.0%}" for k, v in silence.items()})
 # One run each, not interleaved: only the side a load cannot flip is asserted here (blocking the loop
 # silences it for the whole work, however busy the machine). The thread and pool shares are measured
-# best of two in the claims above; in this one-off drawing a busy machine can stretch them (a clean
-# build running two chapters at a time once drew 63 % for to_thread).
+# best of two in the claims above; in this one-off drawing a busy machine can stretch them.
 assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the whole work"
 
 # %% [markdown]
