@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 28 · Ray: ObjectRefs are futures, actors are concurrency units
-# *Ray：ObjectRef 就是 future，actor 就是并发单元*
+# *Ray：ObjectRef 就是 Future，actor 就是并发单元*
 #
 # **The question.** slime's rollout, training and server code waits on remote work all the
 # time: it calls an actor's method, gets an `ObjectRef` back, and later needs the value. From

@@ -406,6 +406,8 @@ def test_every_figure_has_a_sentence_of_alt_text(built_book):
                     f"{where}: alt {alt!r} reads as code (an f-string as written)")
                 if edition == "zh":
                     assert re.search(r"[\u4e00-\u9fff]", alt), f"{where}: English alt on a zh page: {alt!r}"
+                    assert not re.search(r"(?<![A-Za-z])(?:running|waiting|blocked|cancelled|failed|cleanup)"
+                                         r"\s*（", alt), f"{where}: an English state with a gloss: {alt!r}"
     assert figures >= 25, f"only {figures} figures found on the English chapter pages"
 
 

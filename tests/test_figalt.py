@@ -1,6 +1,8 @@
 """The alt text built for each figure (lab_snippets/book/figalt.py): a sentence from the figure's
 title, and for a timeline what its lanes, axis and colours mean, in the page's language."""
 
+import re
+
 from lab_snippets.book import figalt
 
 
@@ -85,3 +87,24 @@ def test_the_chinese_alt_takes_the_chinese_titles_as_drawn():
     drawn = ["停止周期性工作（间隔 0.2 秒）", "Not translated yet"]
     assert figalt.chinese_alt(["f'Stopping work (interval {interval} s)'"], [], {}, {}, drawn) == (
         "停止周期性工作（间隔 0.2 秒）。")
+
+
+STATES_WITH_GLOSS = re.compile(r"(?<![A-Za-z])(?:running|waiting|blocked|cancelled|failed|cleanup)\s*[（(]")
+
+
+def test_chinese_alt_names_each_state_in_chinese_not_english_with_a_gloss():
+    """The zh alt text read "颜色表示waiting（等待）": the reading guide's legend cell (an English state
+    with its gloss) put in a Chinese sentence. Each state is named by the word the Chinese figure's
+    legend draws (figures.po), with its colour, for every title a chapter draws. Counterfactual: take
+    the names from the guide's catalogue again (``guide.get(state)``)."""
+    from lab_snippets.book import zhfigures
+    from lab_snippets.timeline import STATES
+
+    words, guide = zhfigures.title_words(), zhfigures.guide_words()
+    for title in zhfigures.notebook_titles():
+        alt = figalt.chinese_alt([title], list(STATES), words, guide)
+        assert not STATES_WITH_GLOSS.search(alt), f"{title!r}: English state names in the zh alt: {alt!r}"
+        assert not re.search(r"[A-Za-z]+（", alt.split("时间线：", 1)[-1]), alt
+    alt = figalt.chinese_alt([], list(STATES), words, guide)
+    for state in STATES:
+        assert f"{guide[zhfigures.COLOUR_NAMES[state]]}表示{words[state]}" in alt, (state, alt)

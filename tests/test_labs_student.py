@@ -187,6 +187,30 @@ def test_run_notebook_reports_each_test_and_an_emptied_hidden_cell_as_not_run(mo
     assert (run.score, run.max_score) == (5.0, 8.0), "the emptied hidden cell counts neither way"
 
 
+def test_a_kernel_that_dies_while_starting_is_started_once_more_and_only_once(monkeypatch, tmp_path):
+    # Nothing of the notebook ran when jupyter_client says the kernel died before its first reply:
+    # one more kernel is started; a second such death, or any other error, goes up as it is.
+    # Counterfactual: no second start (the corpus reports an infrastructure failure as a verdict).
+    monkeypatch.setattr(student, "_client", lambda *a: "client")
+    starts = []
+
+    def dies(times):
+        def execute_all(client, nb, failed, run, quiet_kernel, skip):
+            starts.append(client)
+            if len(starts) <= times:
+                raise RuntimeError(student.KERNEL_DIED_STARTING)
+        return execute_all
+
+    monkeypatch.setattr(student, "_execute_all", dies(1))
+    run = student.run_notebook(_lab(), tmp_path)
+    assert (len(starts), run.kernel_restarts_at_start) == (2, 1)
+    starts.clear()
+    monkeypatch.setattr(student, "_execute_all", dies(2))
+    with pytest.raises(RuntimeError, match="before replying"):
+        student.run_notebook(_lab(), tmp_path)
+    assert len(starts) == 2, "at most one more kernel"
+
+
 def test_a_notebook_without_tests_runs_no_kernel(monkeypatch, tmp_path):
     monkeypatch.setattr(student, "_execute_all", lambda *a, **k: pytest.fail("a kernel was started"))
     run = student.run_notebook(_cells("md", "code"), tmp_path)

@@ -6,8 +6,9 @@ search learns nothing. Every figure of the course is drawn by code whose title s
 (the string given to ``Timeline.plot``, ``set_title`` or ``suptitle``, read as ``zhfigures`` reads
 it), and whether it is a timeline is read from the picture (``zhfigures.states_drawn``). So the
 alt text is built, not written per figure: the title, then, for a timeline, what its lanes, its
-axis and its colours mean. The Chinese edition takes the title from ``locale/zh_CN/figures.po``
-and the state names from the reading guide's catalogue, as the key under the figure does.
+axis and its colours mean. The Chinese edition takes the title and the state names from
+``locale/zh_CN/figures.po`` (a state as the Chinese figure's legend draws it: 运行, 等待 ...) and the
+colour names from the reading guide's catalogue.
 
 A title written as an f-string (``f"interval {interval} s"``) reads as drawn, ``interval 0.2 s``: the
 book build's PNGs carry their titles with the values filled in (``figlang.TITLES_KEY``, in the
@@ -28,7 +29,7 @@ from lab_snippets.book import zhfigures
 TIMELINE = ("A timeline: one lane per piece of work, time in seconds from left to right; "
             "the colours show {states}.")
 UNTITLED = "A figure drawn by the code of the cell above it."
-ZH_TIMELINE = "时间线：每条泳道是一项工作，横轴是以秒计的时间；颜色表示{states}。"
+ZH_TIMELINE = "时间线：每条泳道是一项工作，横轴是以秒计的时间；{states}。"
 ZH_UNTITLED = "由上方单元格的代码绘制的图。"
 
 
@@ -85,10 +86,23 @@ def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str
         parts = [_as_drawn(t, "。") for t in drawn if re.search(r"[\u4e00-\u9fff]", t)]
     else:
         parts = [_sentence(title_words[t], "。") for t in titles if title_words.get(t)]
-    names = [guide.get(s) for s in states]
+    names = [state_name(s, title_words, guide) for s in states]
     if states and all(names):
-        parts.append(ZH_TIMELINE.format(states="、".join(names)))
+        colours = [guide.get(zhfigures.COLOUR_NAMES[s]) for s in states]
+        meaning = ("，".join(f"{c}表示{n}" for c, n in zip(colours, names, strict=True)) if all(colours)
+                   else "颜色表示" + "、".join(names))
+        parts.append(ZH_TIMELINE.format(states=meaning))
     return "".join(parts) or ZH_UNTITLED
+
+
+def state_name(state: str, title_words: dict[str, str], guide: dict[str, str]) -> str:
+    """A state's Chinese name: the word the Chinese legend draws (``figures.po``), else the Chinese of
+    the reading guide's legend cell (``waiting（等待）`` -> ``等待``); '' when neither has one."""
+    import re
+
+    name = title_words.get(state) or guide.get(state, "")
+    gloss = re.fullmatch(r"[A-Za-z]+\s*（([^）]+)）", name)
+    return gloss.group(1) if gloss else name
 
 
 def add_alt(app, doctree, docname: str) -> int:

@@ -75,6 +75,7 @@ class TestRun:
     restarted: list[int] = field(default_factory=list)  # cells after which the kernel restarted
     dead: str | None = None      # why the kernel could not be restarted
     infrastructure: str | None = None  # a course cell failed before the submission ran (Ray)
+    kernel_restarts_at_start: int = 0  # kernels that died before their first reply (started again)
     skipped: int = 0  # code cells not run: experiments the grade does not need (deps.plan)
     trimmed: int = 0  # set-up cells run with only the statements the grade needs
 
@@ -106,6 +107,12 @@ def _client(nb, cwd, timeout, failed_replies, kill_at_end=False):
                   error_on_timeout={"ename": "CellTimeoutError",
                                     "evalue": f"cell ran longer than {timeout}s",
                                     "traceback": [f"cell ran longer than {timeout}s"]})
+
+
+# jupyter_client's words when a kernel process exits before it answers kernel_info: seen once in a
+# clean-clone CI rehearsal at load 5 (08/unseen_await_cancelled_wrapper), nothing of the notebook
+# had run; run_notebook starts one more kernel then, never more, and never after a cell ran.
+KERNEL_DIED_STARTING = "Kernel died before replying to kernel_info"
 
 
 def _execute_all(client, nb, failed_replies, run, quiet_kernel=False, skip=frozenset()):
@@ -192,8 +199,15 @@ def run_notebook(nb, cwd, timeout=30, quiet_kernel=False, path=None,
     for i, source in plan.trimmed.items():
         nb.cells[i].source = source
     try:
-        client = _client(nb, cwd, timeout, failed_replies, kill_at_end)
-        _execute_all(client, nb, failed_replies, run, quiet_kernel, plan.skip)
+        for start in (1, 2):
+            client = _client(nb, cwd, timeout, failed_replies, kill_at_end)
+            try:
+                _execute_all(client, nb, failed_replies, run, quiet_kernel, plan.skip)
+                break
+            except RuntimeError as exc:  # jupyter_client's, before any cell was sent
+                if start == 2 or KERNEL_DIED_STARTING not in str(exc):
+                    raise
+                run.kernel_restarts_at_start += 1  # nothing of the notebook ran: start another
     finally:
         for i, source in whole.items():
             nb.cells[i].source = source

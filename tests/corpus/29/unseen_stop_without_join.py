@@ -1,5 +1,5 @@
 # mistake: stop() only sets the event ("the thread will notice")
-# violates: left running after stop(): join the monitor's thread
+# violates: left running after stop(): join the monitor's thread || stop() joins
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/; the property in the red team's words: "stop() ... leaves no thread"
 # breaks: when stop() returns, the monitor thread is still running (e.g. in the middle of a check)
 # how: stop() during a 0.5 s check: the "HealthMonitor" thread is alive right after stop() returns
