@@ -28,8 +28,9 @@ ENV = "COURSE_FIGURE_EDITIONS"
 EDITION_KEY = "course-edition"
 MISSING_KEY = "course-missing-words"
 WORDS_KEY = "course-words"
+TITLES_KEY = "course-titles"  # the titles as drawn, values filled in: the alt text (book.figalt)
 FORMAT_KEY = "course-figlang"
-FORMAT = "2"  # raise when the Chinese drawing changes: the book build then draws cached figures again
+FORMAT = "3"  # raise when the drawing or its chunks change: the book build then draws cached figures again
 CJK_FONTS = ["Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Zen Hei"]
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _LETTERS = re.compile(r"[A-Za-z]{2,}")
@@ -165,9 +166,21 @@ def in_chinese(fig):
             step()
 
 
+def titles_drawn(fig) -> list[str]:
+    """``fig``'s titles as it draws them, each on one line: its suptitle, then each axes' titles
+    (an f-string title with its values, ``interval 0.2 s``, where the source says ``{interval}``)."""
+    texts = [fig._suptitle] if getattr(fig, "_suptitle", None) is not None else []
+    texts += [title for ax in fig.axes for title in (ax.title, ax._left_title, ax._right_title)]
+    return [" ".join(t.get_text().split()) for t in texts if t.get_text().strip()]
+
+
 def png(fig, edition: str, missing: list[str] | None = None, words_drawn: list[str] | None = None) -> bytes:
-    """``fig`` as PNG bytes, tagged with its edition (and the words it has and those it lacked)."""
+    """``fig`` as PNG bytes, tagged with its edition, its titles as drawn (and the words it has and
+    those it lacked)."""
     meta = {EDITION_KEY: edition, FORMAT_KEY: FORMAT}
+    titles = titles_drawn(fig)
+    if titles:
+        meta[TITLES_KEY] = "\n".join(titles)
     if missing:
         meta[MISSING_KEY] = "\n".join(missing)
     if words_drawn:

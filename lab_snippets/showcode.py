@@ -23,7 +23,8 @@ __all__ = ["source_lines", "show_source"]
 
 
 def _where(obj) -> str:
-    path = Path(inspect.getsourcefile(obj) or "?")
+    # the file the source comes from: a decorated function's (``@contextmanager``), not its wrapper's
+    path = Path(inspect.getsourcefile(inspect.unwrap(obj)) or "?")
     parts = path.parts
     return "/".join(parts[parts.index("lab_snippets"):]) if "lab_snippets" in parts else path.name
 

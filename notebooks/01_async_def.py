@@ -189,7 +189,7 @@ with tl.span("caller's own work", state="blocked"):
 await later
 await task
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: task-waits-while-caller-blocks
 bodies = ("awaited at once", "awaited later", "as a Task")
 created_at = next(e.at for e in tl.events if e.name == "all three created")

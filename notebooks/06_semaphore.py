@@ -99,7 +99,7 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # through 3 permits and records two spans per sample on a `Timeline`: *waiting* from the
 # moment the task starts until it holds a permit, then *running* while it holds one.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 class WatchedSemaphore:
     """A semaphore that draws, per task, the wait for a permit and the time holding one."""
 
@@ -172,10 +172,7 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 # against a floor that load cannot break and by ratios of times measured side by side. A sleep
 # never ends early, so no batch can take less than its rounds × 0.03 s: raising the limit from
 # 4 to 5 gains nothing, because 12 jobs still need 3 rounds. And doubling the limit halves the
-# rounds, so the doubled limit takes about half the time of the smaller one. Only the floor is
-# load-proof: a neighbour that slows the larger limit's runs and not the smaller one's could
-# still flip a ratio; interleaving the runs and keeping the best of three make that unlikely,
-# not impossible.
+# rounds, so the doubled limit takes about half the time of the smaller one.
 
 # %%
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
@@ -201,7 +198,7 @@ for limit in limits:
           f"measured {measured[limit]:.3f} s, "
           f"ideal {ideal_batch_time(N_JOBS, limit, DURATION):.3f} s")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: batch-time-follows-rounds
 ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
 rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}
@@ -221,6 +218,9 @@ for limit in limits:
 # floor: the same floor, of 3 rounds
 assert measured[5] >= at_least[4], "4 → 5 permits: still 3 rounds, so no faster"
 # Half the rounds, so about half the time: compared with the other limit's time, measured beside it.
+# Only the floor is load-proof: a neighbour that slows the larger limit's runs and not the smaller
+# one's could still flip a ratio; interleaving the runs and keeping the best of three make that
+# unlikely, not impossible.
 for fewer, more in [(1, 2), (2, 4), (3, 6), (6, 12)]:
     assert measured[more] < 0.75 * measured[fewer], (
         f"limit {more} needs half the rounds of limit {fewer}, so it finishes in well under its time")

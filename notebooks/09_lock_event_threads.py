@@ -377,6 +377,8 @@ def start_periodic_check(check, interval: float, stop: threading.Event) -> threa
             if stop.wait(interval):
                 break
 
+    # stop is how it ends; daemon=True is only the fallback above, so that a caller who never
+    # sets stop cannot keep the process from exiting
     thread = threading.Thread(target=run, name="periodic-check", daemon=True)
     thread.start()
     return thread

@@ -221,7 +221,7 @@ outcomes = dict(zip(batch, results, strict=True))
 for name in sorted(outcomes):
     print(f"{name}: {outcomes[name]!r}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: boots-capped-and-every-sandbox-cleaned-up
 fig = tl.plot("Five sandboxes, at most two booting at once: every booted one is cleaned up",
               lanes=[f"sb{i} {part}" for i in range(1, 6) for part in ("boot", "use")])

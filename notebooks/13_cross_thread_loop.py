@@ -269,7 +269,7 @@ with tl.span("notebook: await wrap_future", state="waiting"):
     await asyncio.wrap_future(background.submit(slow_job("job B")))
 await asyncio.sleep(0.03)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: result-blocks-the-loop-wrap-future-does-not
 beat.cancel()
 await asyncio.gather(beat, return_exceptions=True)

@@ -185,7 +185,7 @@ for version, request in (("wide", request_wide), ("narrow", request_narrow)):
     await asyncio.gather(*(request(timelines[version], lock, f"request {i}")
                            for i in range(5)))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: a-wide-lock-serialises-the-slow-calls
 fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
 for ax, version in zip(axes, ("wide", "narrow"), strict=True):

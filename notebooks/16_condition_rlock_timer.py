@@ -215,7 +215,7 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 # ## Next to `Condition`, in brief
 #
 # Four tools live next to `Condition` in `threading` and `queue`. Each fits in a paragraph
-# here; its experiment is one click away, checked like the rest.
+# here; the checks are one click away.
 #
 # **`RLock`: taking a lock you already hold.** `initialize()` holds a lock and calls
 # `lookup()`, which takes the same lock. A plain `Lock` does not know who holds it, so that
@@ -224,7 +224,7 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 # again; it still belongs to that thread: one `release` per `acquire`, and another thread
 # gets in only after the last. slime's accelerator selection has this shape (the second quote below).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %%
 def lookup(lock) -> str:
     if not lock.acquire(timeout=0.1):
         return "stuck: would deadlock"
@@ -248,8 +248,8 @@ assert with_lock == "stuck: would deadlock", "a Lock refuses its own holder"
 assert with_rlock == "backend found", "an RLock lets its owner in again"
 print("✓ the Lock refused its own holder; the RLock let it in again")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
-selection_lock = threading.RLock()
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# attempt(): another thread tries the lock for 0.05 s, and other_thread_got_it notes whether it got it.
 other_thread_got_it: list[bool] = []
 
 
@@ -266,15 +266,19 @@ def attempt() -> None:
     probe.join(timeout=2)
 
 
+# %%
+selection_lock = threading.RLock()
 selection_lock.acquire()
 selection_lock.acquire()  # the owner re-enters: depth 2
-attempt()
+attempt()  # another thread tries it
 selection_lock.release()  # depth 1: still held
 attempt()
 selection_lock.release()  # depth 0: free
 attempt()
 print("another thread got it after 2 acquires, after 1 release, after 2 releases:",
       other_thread_got_it)
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert other_thread_got_it == [False, False, True]
 print("✓ another thread got the RLock only after the last release")
 
@@ -283,7 +287,7 @@ print("✓ another thread got the RLock only after the last release")
 # `fn`, once; `cancel()` before it fires means `fn` never runs, and the timer's thread ends
 # at once. Like any thread, join it with a timeout.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 fired_in: list[str] = []
 cancelled_calls: list[str] = []
 
@@ -296,13 +300,17 @@ def record_cancelled_call() -> None:
     cancelled_calls.append("fired")
 
 
-fire_timer = threading.Timer(0.05, record_firing)
 CANCELLED_DELAY = 2.0  # long: no load can make it fire before cancel() reaches it
+# The check's yardstick: a plain wait of half that delay in a thread of its own, started before
+# cancel(); the cancelled timer's thread must end before it wakes (a busy machine delays both).
+half_delay = ReferenceWait(CANCELLED_DELAY / 2)
+
+# %%
+fire_timer = threading.Timer(0.05, record_firing)
 cancelled_timer = threading.Timer(CANCELLED_DELAY, record_cancelled_call)
 fire_timer.start()
 cancelled_timer.start()
 
-half_delay = ReferenceWait(CANCELLED_DELAY / 2)  # a plain wait beside cancel()
 cancel_at = time.monotonic()
 cancelled_timer.cancel()
 cancelled_timer.join(timeout=CANCELLED_DELAY + 2)
@@ -408,7 +416,7 @@ class EventWaitLoop:
         self.thread.join(timeout=2)
 
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the experiment and the plotting code"}
 # claim: event-wait-stops-at-once-sleep-does-not
 # Each loop runs and is stopped after its second tick by a driver thread that times the stop.
 tl = Timeline()

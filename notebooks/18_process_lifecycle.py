@@ -134,13 +134,6 @@ assert zombie_until_join, "nobody reaped the worker: it should still be a zombie
 assert consumer.exitcode == 0 and not psutil.pid_exists(consumer.pid)
 assert tl.order("queue consumer: parent got 'done'", "queue consumer: exited, now a zombie",
                 "queue consumer: reaped by join")
-
-
-def clock_at(name: str) -> float:
-    """A mark's raw clock reading (Timeline.add takes raw readings)."""
-    return tl.t0 + next(e.at for e in tl.events if e.name == name)
-
-
 print("✓ 'done' arrived while the worker still ran; it then exited, a zombie until join")
 
 # %% [markdown]
@@ -325,6 +318,12 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
+
+
+def clock_at(name: str) -> float:
+    """A mark's raw clock reading (Timeline.add takes raw readings)."""
+    return tl.t0 + next(e.at for e in tl.events if e.name == name)
+
 
 PERIODS = {  # lane: (state, from mark, to mark, words written over the span)
     "queue consumer": [("running", "start() called", "parent got 'done'", ""),

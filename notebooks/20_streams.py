@@ -394,7 +394,7 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
 # %% [markdown]
 # What the client saw, and the order of events on both sides:
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: drain-waits-for-the-reader
 written, blocked_at = seen["written"], seen["blocked_at"]
 pauses_before, buffered = seen["pauses_before"], seen["buffered"]

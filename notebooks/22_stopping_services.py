@@ -166,14 +166,9 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # The jobs were cancelled and cleaned up, the main task saw the cancellation, and the process
 # then ended by SIGINT. The service's last line names the mechanism: it says where the
 # `KeyboardInterrupt` that left `asyncio.run` was raised, read off its traceback. Here it was
-# raised by `Runner.run` itself, after the main task had ended cancelled. Start the same
-# service with a SIGINT handler of its own that raises `KeyboardInterrupt` (`--sigint own`,
-# so `asyncio.run` installs nothing) and, when the signal lands while the loop waits, every
-# other line comes out the same, because `asyncio.run` cancels the remaining tasks on its way
-# out; only that last line differs. (When it lands while a task's code runs, the interrupt is
-# raised inside that task, and what is cleaned up depends on where it landed: in some of our
-# runs, nothing.) Since 3.8 an unhandled `KeyboardInterrupt` makes Python end itself with
-# SIGINT (status −2 here, 130 in a shell), so that a calling shell knows the user interrupted it.
+# raised by `Runner.run` itself, after the main task had ended cancelled. Since 3.8 an
+# unhandled `KeyboardInterrupt` makes Python end itself with SIGINT (status −2 here, 130 in a
+# shell), so that a calling shell knows the user interrupted it.
 # On Python 3.10 and older, `asyncio.run` had no such handler: the `KeyboardInterrupt` was raised
 # wherever the main thread was, and `run` then cancelled the remaining tasks on its way out.
 #
@@ -197,7 +192,7 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # %% tags=["remove-input"]
 show_source(_cmd_atexit_stop, first="stop = threading.Event()", last='say("main-returned")')
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 variants = {"daemon worker, hook": ["--thread", "daemon"],
             "non-daemon worker, hook": ["--thread", "non-daemon"],
             "daemon worker, no hook": ["--thread", "daemon", "--no-hook"]}
@@ -258,8 +253,9 @@ assert len(cleanups) == 6
 
 # %% [markdown]
 # The jobs of the default run stop at the signal with nothing after it; the other two runs give
-# every job a short cleanup. No job in these three runs was allowed to *finish*, not even the
-# one that needed 0.05 s.
+# every job a short cleanup. Each blue span ends at the signal, sent as soon as all three jobs
+# had started, so no job ran for more than a sliver of the time it needed (0.05 s, 0.1 s and
+# 3 s): none of them in these three runs was allowed to *finish*.
 #
 # ### Versions and platforms
 #

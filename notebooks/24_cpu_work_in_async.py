@@ -116,8 +116,9 @@ print("✓ the loop was silent for the whole scoring, and four times the work si
 # interpreter's global lock, on the usual build) while it runs, so a thread running `score`
 # and the loop's thread take turns: the interpreter asks the running thread to let go every
 # `sys.getswitchinterval()` seconds (5 ms by default). Two scoring calls in two threads therefore
-# run one at a time. `burn` (chapter 12) is the same kind of loop, and it reports the CPU time
-# its thread used (`time.thread_time()` counts only while this thread runs):
+# run one at a time. `burn` (chapter 12) is the same kind of loop (`burn(300)` runs 300 rounds of
+# 2,000 steps), and it reports the CPU time its thread used (`time.thread_time()` counts only
+# while this thread runs):
 
 # %% tags=["remove-input"]
 show_source(burn, first="cpu_before = ", last="acc = (acc * 31")
@@ -150,10 +151,20 @@ else:
     print("free-threaded build without the GIL: the two threads may run at the same time")
 
 # %% [markdown]
-# The loop's longest silence is now a few switch intervals, not the whole work. But two calls
-# in two threads took at least as long as their CPU times added up: the threads took turns.
-# `to_thread` moves the *waiting* off the loop; it does not add CPU. For throughput, scoring
-# needs other processes.
+# The loop answered while the thread scored: its longest silence was a part of the work, not
+# all of it (the check asks for less than half). Each time the heartbeat is due, the loop's
+# thread needs the GIL back from the scoring thread; it waits a switch interval before it asks
+# for it, and on a busy machine it waits for a CPU as well, so that silence varies from run to
+# run. The scoring itself may take a different time here than in the prediction: every duration on
+# this page is the wall-clock time of one run on the machine that built it, including any time
+# the work waited for a CPU (in a thread, for the GIL too). That is why each check compares
+# measurements taken together, in one cell.
+#
+# Two calls in two threads took at least as long as their CPU times added up: the threads took
+# turns. The wall time can be well over that sum, because it also counts the moments when
+# neither of them ran: while the GIL passed between them and the loop's thread, or while other
+# processes had the CPUs. `to_thread` moves the *waiting* off the loop; it does not add CPU. For
+# throughput, scoring needs other processes.
 #
 # **Free-threaded builds.** Python 3.13 and 3.14 also come as a separate "free-threaded" build
 # (`python3.13t`, PEP 703) that can run without the GIL; `sys._is_gil_enabled()` (3.13+) tells
@@ -254,11 +265,15 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # %% [markdown]
 # ## Measure it
 #
-# The same large scoring three ways, each with the loop's heartbeat drawn above the work: on the
-# loop (red while the loop could not answer for more than 20 ms), in a thread, and in the process
-# pool. On a busy machine short red gaps appear in the other two lanes as well (the kernel's
-# process itself waits for a CPU), which is why the check compares the *longest* gap with the
-# work's duration.
+# The same large scoring three ways, one run each, with the loop's heartbeat drawn above the
+# work: on the loop, in a thread, and in the process pool. Red marks a gap of more than 20 ms
+# between two heartbeats, a time when the loop could not answer. On the loop the heartbeat is
+# red for the whole work. In a thread the loop answers, with gaps whose length depends on the
+# run: a single gap can cover a third of the work or more when the loop's thread waits for a
+# CPU as well as for the GIL. The printout under the figure gives each lane's longest gap as a
+# share of its work; the checks above compared the best of two runs. In the process pool the
+# scoring runs in another process and holds none of this process's GIL. The bars of work differ
+# in length for the reason given above: each is the wall-clock time of one run.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
@@ -277,8 +292,7 @@ fig = tl.plot("One large scoring: what the event loop sees",
 print("longest silence of the loop, as a share of the work:", {k: f"{v:.0%}" for k, v in silence.items()})
 # One run each, not interleaved: only the side a load cannot flip is asserted here (blocking the loop
 # silences it for the whole work, however busy the machine). The thread and pool shares are measured
-# best of two in the claims above; in this one-off drawing a busy machine can stretch them (a clean
-# build running two chapters at a time once drew 63 % for to_thread).
+# best of two in the claims above; in this one-off drawing a busy machine can stretch them.
 assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the whole work"
 
 # %% [markdown]

@@ -368,13 +368,12 @@ print(f"✓ kill() left both children running and the stderr pipe open; wait() {
 # a tool with `kill()` and then reads its output to the end (`communicate()`, `stderr.read()`)
 # waits for the orphans, not for the tool.
 #
-# What `await leader.wait()` does here depends on the release. Before CPython's change
-# (checked on 3.11.7, 3.12.1 and 3.13.0), a `wait()` that is already pending when the process
-# exits returns only when every pipe asyncio reads from it has closed as well, so it too waited
-# for the orphans; a `wait()` that starts after asyncio has recorded the exit returns at once. CPython changed this
-# on purpose (gh-119710, backported to 3.13 and 3.14 patch releases): on 3.13.15, 3.14.8 and
-# 3.15.0 (checked) a pending `wait()` returns when the process exits, pipes open or not. The
-# cell above printed which of the two this Python did; the pipe stays open on both.
+# What `await leader.wait()` does here depends on the release. On 3.11, 3.12 and 3.13.0, a
+# `wait()` that is already pending when the process exits returns only when every pipe asyncio
+# reads from it has closed as well, so it too waited for the orphans (a `wait()` that starts
+# after asyncio has recorded the exit returns at once); on later 3.13 and 3.14 releases and on
+# 3.15 (gh-119710), it returns when the process exits, pipes open or not. The cell above
+# printed which of the two this Python did; the pipe stays open on both.
 #
 # After the leader died its group still existed, because its two children were still in it;
 # that is why `killpg(leader.pid, ...)` could reach them afterwards. In real code, signal the

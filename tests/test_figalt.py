@@ -44,6 +44,51 @@ def chinese_alt_of(zh_title: str) -> str:
     return chinese_alt(["t"], [], {"t": zh_title}, {})
 
 
+def test_a_title_with_values_reads_as_drawn_from_the_png():
+    """Chapter 04's alt text was "Batches of … with gather: … s" and 16's "interval … s": the
+    book's PNG carries its titles as drawn (figlang.TITLES_KEY), so the alt gives the values."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lab_snippets import figlang
+
+    in_flight, elapsed = 4, 0.3612
+    fig, (top, bottom) = plt.subplots(2, 1)
+    top.set_title(f"Batches of {in_flight} with gather: {elapsed:.2f} s")
+    bottom.set_title("A refill\nkeeps every slot busy")
+    fig.suptitle("Two ways to keep four requests in flight")
+    png = figlang.png(fig, "en")
+    plt.close(fig)
+    assert figlang.titles_drawn(fig) == ["Two ways to keep four requests in flight",
+                                         "Batches of 4 with gather: 0.36 s", "A refill keeps every slot busy"]
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "figure.png"
+        path.write_bytes(png)
+        drawn = figalt.drawn_titles(path)
+        fig2, ax = plt.subplots()
+        fig2.savefig(Path(folder) / "plain.png")  # a PNG drawn outside the book build says nothing
+        plt.close(fig2)
+        assert figalt.drawn_titles(Path(folder) / "plain.png") is None
+    source = ['f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s"']
+    alt = figalt.english_alt(source, ["running"], drawn)
+    assert alt.startswith("Two ways to keep four requests in flight. Batches of 4 with gather: 0.36 s. "
+                          "A refill keeps every slot busy. A timeline:"), alt
+    assert "…" not in alt
+    assert figalt.english_alt(source, [], None) == "Batches of … with gather: … s."  # the fallback
+
+
+def test_the_chinese_alt_takes_the_chinese_titles_as_drawn():
+    drawn = ["停止周期性工作（间隔 0.2 秒）", "Not translated yet"]
+    assert figalt.chinese_alt(["f'Stopping work (interval {interval} s)'"], [], {}, {}, drawn) == (
+        "停止周期性工作（间隔 0.2 秒）。")
+
+
 STATES_WITH_GLOSS = re.compile(r"(?<![A-Za-z])(?:running|waiting|blocked|cancelled|failed|cleanup)\s*[（(]")
 
 

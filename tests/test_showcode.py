@@ -45,3 +45,12 @@ def test_show_source_displays_a_python_block_under_its_path(monkeypatch):
     text = shown[0].data
     assert text.startswith("`lab_snippets/proc_workers.py` · `_cmd_chatter`"), "headed by the module's path"
     assert "```python\n# ...\n" in text and text.rstrip().endswith("```"), "a fenced Python block"
+
+
+def test_a_decorated_function_is_labelled_with_its_own_file():
+    """Chapter 24's alarm_timeout (a @contextmanager) was labelled "contextlib.py · alarm_timeout":
+    the label named the wrapper's file, not the file its source comes from."""
+    from lab_snippets.cpu_work import alarm_timeout
+
+    assert showcode._where(alarm_timeout) == "lab_snippets/cpu_work.py"
+    assert showcode.source_lines(alarm_timeout)[0] == "@contextmanager"

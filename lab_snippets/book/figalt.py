@@ -10,11 +10,17 @@ axis and its colours mean. The Chinese edition takes the title and the state nam
 ``locale/zh_CN/figures.po`` (a state as the Chinese figure's legend draws it: 运行, 等待 ...) and the
 colour names from the reading guide's catalogue.
 
+A title written as an f-string (``f"interval {interval} s"``) reads as drawn, ``interval 0.2 s``: the
+book build's PNGs carry their titles with the values filled in (``figlang.TITLES_KEY``, in the
+figure's own language); a PNG without them (drawn before, or outside the build) falls back to the
+source's title with an ellipsis for each value.
+
 A figure whose cell sets no title gets a sentence that says what kind of figure it is, never a path.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from lab_snippets.book import zhfigures
@@ -48,19 +54,38 @@ def _sentence(title: str, stop: str = ".") -> str:
     return title if title[-1:] in ".?!。？！" else title + stop
 
 
-def english_alt(titles: list[str], states: list[str]) -> str:
-    """The English alt text of a figure with these titles and drawn states."""
-    parts = [_sentence(t) for t in titles if t.strip()]
+def _as_drawn(title: str, stop: str = ".") -> str:
+    title = title.strip()
+    return title if title[-1:] in ".?!。？！" else title + stop
+
+
+def drawn_titles(png: Path) -> list[str] | None:
+    """The titles ``png`` says it drew (values filled in), or None when it does not say."""
+    from lab_snippets import figlang
+
+    text = figlang.png_text(png).get(figlang.TITLES_KEY)
+    return None if text is None else [t for t in text.split("\n") if t.strip()]
+
+
+def english_alt(titles: list[str], states: list[str], drawn: list[str] | None = None) -> str:
+    """The English alt text of a figure with these titles (from its cell's source; ``drawn``: as the
+    figure drew them, used instead when known) and drawn states."""
+    parts = ([_as_drawn(t) for t in drawn] if drawn is not None
+             else [_sentence(t) for t in titles if t.strip()])
     if states:
         parts.append(TIMELINE.format(states=", ".join(f"{s} ({zhfigures.COLOUR_NAMES[s]})" for s in states)))
     return " ".join(parts) or UNTITLED
 
 
 def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str],
-                guide: dict[str, str]) -> str:
+                guide: dict[str, str], drawn: list[str] | None = None) -> str:
     """The Chinese alt text: translated titles (an untranslated one is left out: the catalogue's
-    check reports it), then the timeline sentence with the guide's Chinese state names."""
-    parts = [_sentence(title_words[t], "。") for t in titles if title_words.get(t)]
+    check reports it; ``drawn``: the Chinese figure's titles as drawn, those in Chinese used
+    instead when known), then the timeline sentence with the guide's Chinese state names."""
+    if drawn is not None:
+        parts = [_as_drawn(t, "。") for t in drawn if re.search(r"[\u4e00-\u9fff]", t)]
+    else:
+        parts = [_sentence(title_words[t], "。") for t in titles if title_words.get(t)]
     names = [state_name(s, title_words, guide) for s in states]
     if states and all(names):
         colours = [guide.get(zhfigures.COLOUR_NAMES[s]) for s in states]
@@ -95,8 +120,9 @@ def add_alt(app, doctree, docname: str) -> int:
             continue
         path = zhfigures.image_path(image, Path(app.srcdir))
         states = zhfigures.states_drawn(path) if path is not None else []
-        image["alt"] = (chinese_alt(titles, states, title_words, guide) if chinese
-                        else english_alt(titles, states))
+        drawn = drawn_titles(path) if path is not None else None
+        image["alt"] = (chinese_alt(titles, states, title_words, guide, drawn) if chinese
+                        else english_alt(titles, states, drawn))
         done += 1
     return done
 
