@@ -497,3 +497,14 @@ def test_a_corpus_error_is_printed_and_exits_2(monkeypatch, capsys):
     monkeypatch.setattr(corpus, "write_table", broken)
     assert corpus.main(["table"]) == 2
     assert capsys.readouterr().err == "error: instructors.md: missing the generated-table markers\n"
+
+
+def test_a_seed_sweeps_run_is_never_recorded(tmp_path):
+    # `corpus run --seed N` grades other scenarios than the hidden tests draw: its verdicts compare
+    # with a recorded run, they never become one. Counterfactual: merge ignores the run's seed.
+    from lab_snippets.labs import corpus
+
+    path = tmp_path / "verdicts.json"
+    with pytest.raises(corpus.CorpusError, match="seed sweep"):
+        corpus.merge([{"python": "3.11.7", "seed": 1, "verdicts": {}}], path=path)
+    assert not path.exists(), "nothing written"

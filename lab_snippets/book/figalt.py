@@ -37,7 +37,6 @@ def readable(title: str) -> str:
     """A title as a reader sees it: an f-string as written (``f'interval {interval} s'``, how
     ``zhfigures`` keys it) loses its quotes and shows each value it fills in as an ellipsis."""
     import ast
-    import re
 
     if title[:2] in ("f'", 'f"'):
         try:
@@ -49,13 +48,10 @@ def readable(title: str) -> str:
     return re.sub(r"\{[^{}]*\}", "…", title)
 
 
-def _sentence(title: str, stop: str = ".") -> str:
-    title = readable(title).strip()
-    return title if title[-1:] in ".?!。？！" else title + stop
-
-
-def _as_drawn(title: str, stop: str = ".") -> str:
-    title = title.strip()
+def _sentence(title: str, stop: str = ".", drawn: bool = False) -> str:
+    """``title`` as one sentence; a title from the source reads as ``readable`` makes it, one as the
+    figure drew it (``drawn``) is kept as it is."""
+    title = (title if drawn else readable(title)).strip()
     return title if title[-1:] in ".?!。？！" else title + stop
 
 
@@ -70,7 +66,7 @@ def drawn_titles(png: Path) -> list[str] | None:
 def english_alt(titles: list[str], states: list[str], drawn: list[str] | None = None) -> str:
     """The English alt text of a figure with these titles (from its cell's source; ``drawn``: as the
     figure drew them, used instead when known) and drawn states."""
-    parts = ([_as_drawn(t) for t in drawn] if drawn is not None
+    parts = ([_sentence(t, drawn=True) for t in drawn] if drawn is not None
              else [_sentence(t) for t in titles if t.strip()])
     if states:
         parts.append(TIMELINE.format(states=", ".join(f"{s} ({zhfigures.COLOUR_NAMES[s]})" for s in states)))
@@ -83,7 +79,7 @@ def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str
     check reports it; ``drawn``: the Chinese figure's titles as drawn, those in Chinese used
     instead when known), then the timeline sentence with the guide's Chinese state names."""
     if drawn is not None:
-        parts = [_as_drawn(t, "。") for t in drawn if re.search(r"[\u4e00-\u9fff]", t)]
+        parts = [_sentence(t, "。", drawn=True) for t in drawn if re.search(r"[\u4e00-\u9fff]", t)]
     else:
         parts = [_sentence(title_words[t], "。") for t in titles if title_words.get(t)]
     names = [state_name(s, title_words, guide) for s in states]
@@ -98,8 +94,6 @@ def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str
 def state_name(state: str, title_words: dict[str, str], guide: dict[str, str]) -> str:
     """A state's Chinese name: the word the Chinese legend draws (``figures.po``), else the Chinese of
     the reading guide's legend cell (``waiting（等待）`` -> ``等待``); '' when neither has one."""
-    import re
-
     name = title_words.get(state) or guide.get(state, "")
     gloss = re.fullmatch(r"[A-Za-z]+\s*（([^）]+)）", name)
     return gloss.group(1) if gloss else name

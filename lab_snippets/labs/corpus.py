@@ -49,6 +49,7 @@ from pathlib import Path
 
 from lab_snippets import REPO_ROOT as REPO
 from lab_snippets.labs.common import cell_timeout
+from lab_snippets.scenarios import SEED_VARIABLE
 
 CORPUS_DIR = REPO / "tests" / "corpus"
 NOTEBOOKS_DIR = REPO / "notebooks"
@@ -315,7 +316,6 @@ def print_table(verdicts, log=print):
 
 
 def run_record(verdicts, elapsed):
-    from lab_snippets.scenarios import SEED_VARIABLE
     record = {"python": platform.python_version(), "seconds": round(elapsed, 1),
               "verdicts": {v.key: asdict(v) for v in verdicts}}
     if os.environ.get(SEED_VARIABLE):
@@ -422,7 +422,6 @@ def main(argv=None):
         if args.cmd == "run":
             chapters = [c.zfill(2) for c in args.chapter] or None
             if args.seed is not None:  # the kernels inherit it (lab_snippets.scenarios.differential)
-                from lab_snippets.scenarios import SEED_VARIABLE
                 os.environ[SEED_VARIABLE] = str(args.seed)
             verdicts, elapsed = run(chapters, jobs=args.jobs, timeout=args.timeout)
             if args.json:
