@@ -1,5 +1,5 @@
 # mistake: counts the waiters and cancels the load when the last one is cancelled ("nobody wants it any more"), so a caller that arrives after everyone was cancelled cannot join the load, which is gone
-# violates: a caller arriving after the cancel still joins it
+# violates: join the load in flight for the path (a cancelled caller must not stop it)
 # from: red team, session 4 (unseen tests)
 _waiters: dict = {}
 
