@@ -518,7 +518,8 @@ else:
 #
 # Graded, on many generated runs (one to three consumers at once; `size` from 1 to 3; items
 # already there, put one by one while the consumers wait, or both; the same value more than
-# once; enough items for every consumer, or not):
+# once; enough items for every consumer, or not; a `cond` whose lock lets the other threads
+# run each time it is released, as a busy machine may):
 #
 # - **batches**: each batch is the first `size` items in `items` when it is taken, in their
 #   order; no item taken twice, none skipped;
@@ -639,12 +640,34 @@ from lab_snippets import scenarios as _sc
 _reference = _sc.reference(globals(), "take_batch")
 
 
+class _GivesWay:
+    """A lock that lets other threads run for a moment after each release, as a busy machine may
+    at any release: a consumer that lets go of `cond` between its wait and its take is overtaken."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        return self._lock.acquire(blocking, timeout)
+
+    def release(self) -> None:
+        self._lock.release()
+        time.sleep(0.002)
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
 @_dc.dataclass(frozen=True)
 class _Scenario:
     consumers: int
     size: int
     preload: tuple    # in `items` before the consumers start
     produced: tuple   # put with put_item, one by one, once the consumers wait
+    gives_way: bool = False  # cond's lock lets other threads run after each release
 
     @property
     def timeout(self) -> float:  # long when every batch can be filled, short when some cannot
@@ -653,7 +676,8 @@ class _Scenario:
     def describe(self) -> str:
         return (f"{self.consumers} consumer thread(s) call take_batch(cond, items, {self.size}, "
                 f"timeout={self.timeout:g}) with items={list(self.preload)!r}; then a producer puts "
-                f"{list(self.produced)!r} one by one with put_item")
+                f"{list(self.produced)!r} one by one with put_item"
+                + ("; cond's lock lets the other threads run after each release" if self.gives_way else ""))
 
 
 @_st.composite
@@ -663,11 +687,12 @@ def _scenarios(draw):
     produced = draw(values)
     if len(preload) + len(produced) < consumers * size:
         produced = []  # not enough for everyone: who waits in vain is then decided before any wait
-    return _Scenario(consumers, size, tuple(preload), tuple(produced))
+    return _Scenario(consumers, size, tuple(preload), tuple(produced),
+                     draw(_st.sampled_from([False, True, True])))
 
 
 def _observe(fn, s: _Scenario) -> dict:
-    cond, items, got, waits = threading.Condition(), list(s.preload), [], []
+    cond, items, got, waits = threading.Condition(_GivesWay() if s.gives_way else None), list(s.preload), [], []
     lock = threading.Lock()
 
     def consume() -> None:
@@ -696,6 +721,11 @@ def _observe(fn, s: _Scenario) -> dict:
 def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
     if me["stuck"]:
         return f"{me['stuck']} consumer(s) still waiting well after their timeout of {s.timeout:g} s"
+    short = [b for b in me["got"] if b is not None and len(b) != s.size]
+    if short:
+        return (f"every batch must have exactly `size` items: a consumer got {short[0]!r} with size {s.size} "
+                f"(all batches: {me['got']!r}); check and take in one hold of `cond`, or another consumer "
+                "takes the items in between")
     if me["got"] != it["got"]:
         return (f"the consumers got {me['got']!r}, expected {it['got']!r}: each takes the first `size` items "
                 "once there are that many, no item twice, and None only when its timeout runs out")
