@@ -10,7 +10,8 @@ reference measured beside it, never with a constant. The pieces here:
   when ``differential`` asks for it next: both see the same load, and a scenario costs its length
   once, not twice.
 - ``at_once``: several callers at once, each in a thread of its own, joined with a bound;
-  ``timed``: one call's outcome ("returned", "raised X") and its seconds.
+  ``timed``: one call's outcome ("returned", "raised X") and its seconds; ``timed_waking``: and
+  how often it woke from a blocking call while what it waits for had not happened (a poll).
 - ``StandIn``: a stand-in process with drawn behaviour (honours SIGTERM, ignores it, or cleans up
   for a while and exits with its own code; children in its group; output written before it
   works; a result line at the end). It is a small shell script (``StandIn.argv``; a
@@ -28,13 +29,14 @@ import dataclasses
 import math
 import os
 import shlex
+import sys
 import threading
 import time
 import typing
 from collections.abc import Callable
 
 __all__ = ["MAX_LIFE", "Beside", "StandIn", "at_once", "kill_all", "per_item", "pids_in_log", "read_log",
-           "state", "still_running", "timed", "wait_for_line"]
+           "state", "still_running", "timed", "timed_waking", "wait_for_line"]
 
 #: No stand-in process lives longer than this, whatever it is told (seconds).
 MAX_LIFE = 6.0
@@ -52,6 +54,30 @@ def timed(fn: Callable, *args: object, **kwargs: object) -> dict:
     except BaseException as exc:  # noqa: BLE001 - what came out is the observation
         seen = {"kind": f"raised {type(exc).__name__}", "value": None}
     return {**seen, "seconds": time.monotonic() - started}
+
+
+def timed_waking(fn: Callable, pending: Callable[[], bool], *args: object, blocked: float = 0.02) -> dict:
+    """``timed``, plus ``wakeups``: how many of the calling thread's blocking calls (a C call that
+    took at least ``blocked`` seconds: a sleep, a join, a lock or a select) returned while
+    ``pending()`` still held. A wait that polls wakes itself every interval; a wait on the awaited
+    event itself is woken by it (or once by its own timeout). Counted with ``sys.setprofile`` in
+    this thread only."""
+    wakeups, began = [0], []
+
+    def hook(_frame, event: str, _arg) -> None:
+        if event == "c_call":
+            began.append(time.monotonic())
+        elif event in ("c_return", "c_exception") and began:
+            if time.monotonic() - began.pop() >= blocked and pending():
+                wakeups[0] += 1
+
+    before = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        seen = timed(fn, *args)
+    finally:
+        sys.setprofile(before)
+    return {**seen, "wakeups": wakeups[0]}
 
 
 def at_once(calls: list[Callable[[], typing.Any]], timeout: float) -> list:

@@ -423,7 +423,8 @@ workers_end.close()
 # - **signals**: SIGTERM before SIGKILL, SIGKILL only once `grace` has passed, and no signal
 #   at all for a process that had already exited;
 # - **timing**: a return as soon as the process has ended (well before `grace` for one that
-#   ends at SIGTERM), and no more than `grace` plus a short wait in all;
+#   ends at SIGTERM), and no more than `grace` plus a short wait in all; a wait that the
+#   process's end wakes, not a loop that wakes itself to look;
 # - **what is left**: the process reaped (no zombie); the other processes untouched.
 #
 # The visible tests below show two runs.
@@ -567,6 +568,7 @@ import contextlib as _contextlib
 import dataclasses as _dc
 import functools as _functools
 import io as _io
+import multiprocessing.connection as _mpc
 import tempfile as _tempfile
 
 from hypothesis import strategies as _st
@@ -611,8 +613,15 @@ def _start(spec, log: str):
     return proc, ready
 
 
+def _running(proc) -> bool:
+    try:
+        return not _mpc.wait([proc.sentinel], 0)  # readable once the process has ended, reaped or not
+    except (ValueError, OSError):
+        return False
+
+
 def _one(fn, proc, log: str) -> dict:
-    seen = _sth.timed(fn, proc, _GRACE)
+    seen = _sth.timed_waking(fn, _functools.partial(_running, proc), proc, _GRACE)
     seen["state"] = _sth.state(proc.pid)  # before anything else could reap it
     seen["exitcode"] = proc.exitcode
     seen["asked"] = "got SIGTERM" in _sth.read_log(log)
@@ -656,6 +665,10 @@ def _compare_one(me: dict, it: dict, _process) -> str | None:
     if me.get("value") == "killed" and me["seconds"] < _GRACE * 0.9:
         return (f"SIGKILL only once grace has passed: the process was killed after {me['seconds']:.2f} s, "
                 f"within a grace period of {_GRACE:g} s")
+    if me["wakeups"] > it["wakeups"] + 1:
+        return (f"a return as soon as the process has ended: the wait woke {me['wakeups']} times while the "
+                f"process still ran, where the reference's woke {it['wakeups']} time(s): a poll (sleep, is_alive) "
+                "sees the end up to one interval late; join(timeout=...) is woken by the end itself")
     if me["seconds"] > it["seconds"] + 0.2:
         return (f"a return as soon as the process has ended: {me['seconds']:.2f} s, where the reference, run "
                 f"right after it, returned after {it['seconds']:.2f} s: join(timeout=grace) returns when the process "

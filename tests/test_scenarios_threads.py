@@ -8,6 +8,7 @@ import dataclasses
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -185,3 +186,32 @@ def test_per_item_names_the_item_and_guards_a_run_that_could_not_end():
     assert compare([3], [2], ("a",)) == "a differs", "one caller: no number"
     assert compare({"kind": "raised X"}, [2], ("a",)).startswith("f: the scenario could not be run")
     assert compare([3], {"kind": "raised X"}, ("a",)) is None, "nothing to compare with"
+
+
+def test_timed_waking_counts_a_poll_and_not_a_wait_on_the_event():
+    """A poll wakes itself every interval while the event is still pending; a wait on the
+    event itself is woken once, by the event (counterfactual: counting every blocking call,
+    or none, makes the two counts equal)."""
+    def poll(done: threading.Event) -> str:
+        while not done.is_set():
+            time.sleep(0.03)
+        return "polled"
+
+    def wait(done: threading.Event) -> str:
+        done.wait(5)
+        return "waited"
+
+    counts, before = {}, sys.getprofile()
+    for fn in (poll, wait):
+        done = threading.Event()
+        timer = threading.Timer(0.2, done.set)
+        timer.start()
+        try:
+            seen = sth.timed_waking(fn, lambda done=done: not done.is_set(), done)
+        finally:
+            timer.cancel()
+            timer.join(5)
+        counts[seen["value"]] = seen["wakeups"]
+    assert counts["waited"] == 0, counts
+    assert counts["polled"] >= 3, counts
+    assert sys.getprofile() is before, "the profile hook must be removed after the call"
