@@ -284,12 +284,13 @@ assert len(cleanups) == 6
 #    some had to be cancelled.
 #
 # Graded, in a real service process (real signals, an idle loop) and on many generated runs
-# on virtual time (from no job to six, arriving together or apart, before SIGTERM or after it;
-# jobs short and long, jobs that raise, cleanups quick, slow or hanging; SIGTERM at any moment;
-# `budget` 1 or 2 s):
+# on virtual time (from no job to six, arriving together or apart, before SIGTERM, in the
+# same loop turn or after it; jobs short and long, jobs that raise, cleanups quick, slow or
+# hanging; SIGTERM at any moment; `budget` 1 or 2 s):
 #
 # - **intake**: every job that arrives before SIGTERM starts the moment it arrives, while
-#   others run; a job that arrives after SIGTERM never starts;
+#   others run; a job that arrives after SIGTERM never starts, nor one that arrives in the loop
+#   turn in which SIGTERM arrives (SIGTERM wins the tie);
 # - **drain**: every job in flight that can finish within `budget` seconds of SIGTERM finishes
 #   (one budget for the whole drain, not one per job); a job that raises has simply ended: its
 #   error neither stops the service nor changes the status;
@@ -513,12 +514,15 @@ class _Job:
     seconds: float
     raises: bool = False
     cleanup: float = 0
+    with_sigterm: bool = False  # put on the queue in SIGTERM's loop turn, just before the handler runs
 
     def describe(self, k: int) -> str:
         what = "raises" if self.raises else "ends"
         slow = (", its cleanup hangs" if self.cleanup > 10 else
                 f", needs {_sc.fmt(self.cleanup)} to clean up" if self.cleanup else "")
-        return f"job {k} arrives at {_sc.fmt(self.arrives)}, {what} after {_sc.fmt(self.seconds)}{slow}"
+        when = ("in the same loop turn as SIGTERM (just before its handler runs)" if self.with_sigterm
+                else f"at {_sc.fmt(self.arrives)}")
+        return f"job {k} arrives {when}, {what} after {_sc.fmt(self.seconds)}{slow}"
 
 
 @_dc.dataclass(frozen=True)
@@ -539,7 +543,8 @@ def _scenarios(draw):
         raises = draw(_st.sampled_from([False, False, True]))
         seconds = draw(_st.sampled_from([0.25, 1.25] if raises else [1, 2, 3, 0, 5]))
         jobs.append(_Job(arrives=draw(_st.sampled_from([0, 0, 1, 2, 3, 4])), seconds=seconds, raises=raises,
-                         cleanup=draw(_st.sampled_from([0, 0.25, 3, 100]))))
+                         cleanup=draw(_st.sampled_from([0, 0.25, 3, 100])),
+                         with_sigterm=draw(_st.sampled_from([False, False, False, True]))))
     return _Scenario(tuple(jobs), sigterm_at=draw(_st.sampled_from([1.5, 0.5, 2.5, 3.5])),
                      budget=draw(_st.sampled_from([1, 2])))
 
@@ -561,6 +566,9 @@ def _observe(fn, s: _Scenario) -> dict:
         loop.remove_signal_handler = lambda sig: handlers.pop(sig, None) is not None
 
         def sigterm() -> None:
+            for k, job in enumerate(s.jobs):
+                if job.with_sigterm:
+                    intake.put_nowait(k)
             if signal.SIGTERM in handlers:
                 callback, args = handlers[signal.SIGTERM]
                 callback(*args)
@@ -570,6 +578,8 @@ def _observe(fn, s: _Scenario) -> dict:
         loop.call_at(s.sigterm_at, sigterm)
         intake: asyncio.Queue = asyncio.Queue()
         for k, job in enumerate(s.jobs):
+            if job.with_sigterm:
+                continue
             if job.arrives == 0:
                 intake.put_nowait(k)
             else:
@@ -628,10 +638,12 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
         why = ("a job that raises has simply ended: its error must not stop the service" if "JobFailed" in me["kind"]
                else "after SIGTERM, drain, cancel what is left and return the status")
         return f"run_service ended with {me['kind']!r} where it returns a status: {why}"
-    late = sorted((t, k) for k, t in me["starts"].items() if t > s.sigterm_at)
+    late = sorted((t, k) for k, t in me["starts"].items() if t > s.sigterm_at or s.jobs[k].with_sigterm)
     if late:
-        return (f"job {late[0][1]}, which arrived after SIGTERM, was started (at {_sc.fmt(late[0][0])}): stop taking "
-                "jobs as soon as the signal arrives, even while waiting on the intake queue")
+        when = "with SIGTERM, in its loop turn," if s.jobs[late[0][1]].with_sigterm else "after SIGTERM,"
+        return (f"a job that arrives after SIGTERM never starts: job {late[0][1]}, which arrived {when} was started "
+                f"(at {_sc.fmt(late[0][0])}): stop taking jobs as soon as the signal arrives, even while waiting on "
+                "the intake queue, and do not start one taken at that moment")
     for k, t in sorted(it["starts"].items()):
         if me["starts"].get(k) != t:
             got = f"started at {_sc.fmt(me['starts'][k])}" if k in me["starts"] else "never started"

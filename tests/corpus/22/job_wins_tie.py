@@ -1,5 +1,5 @@
 # mistake: waits for "a job or SIGTERM" and, when both are ready in the same turn of the loop, starts the job first, so a job taken at the moment SIGTERM arrives starts after SIGTERM
-# violates: a job that arrives after SIGTERM never starts
+# violates: a job that arrives after SIGTERM never starts: job
 # from: red team, session 4 (unseen tests)
 import asyncio
 
