@@ -280,10 +280,11 @@ for name, found, right in global_records:
                     f"{name.split()[0]}, parent: {found}", ha="center", va="bottom",
                     fontsize=8)
 lanes = [f"sample {i}" for i in range(3)]
+PARENT = {"waiting": "right parent", "failed": "wrong parent"}
 with_context.plot("a ContextVar holding a tuple: every span finds its own sample",
-                  ax=top, lanes=lanes)
+                  ax=top, lanes=lanes, meanings=PARENT)
 with_shared.plot("one shared list: orange spans found another task's span",
-                 ax=bottom, lanes=lanes)
+                 ax=bottom, lanes=lanes, meanings=PARENT)
 for ax in (top, bottom):
     ax.set_ylim(2.6, -0.75)
 top.set_xlabel("")
