@@ -307,6 +307,11 @@ else:
     assert same_objects == [False, False] and results == ["request 1", "request 0"]
 
 # %% [markdown]
+# The output above comes from the Python that built this page. On 3.13 and later the cell
+# takes its first branch and prints `async for yields the original tasks: [1, 0]`: request 1
+# (0.02 s) finished first, and what came back was its own task, the key of `input_of`.
+
+# %% [markdown]
 # ## Exercise 4.1 · The first results, with a bounded pipe
 #
 # Implement `first_results(start_work, wanted, limit)`:
