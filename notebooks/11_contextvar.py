@@ -252,7 +252,8 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # with the parent it found. The three tasks overlap in time: samples 1 and 2 open their
 # spans while sample 0 is still waiting in `generate`. With the `ContextVar` (top)
 # every span found its own sample; with the shared list (bottom) the spans in orange found
-# a span of another task.
+# a span of another task. Only the `generate` and `reward` spans are drawn: the list printed
+# above also has the samples' own spans that opened on top of another task's span.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
