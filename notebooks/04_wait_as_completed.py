@@ -145,11 +145,10 @@ print("✓ results were handled in finishing order, the first while the slowest 
 
 # %% [markdown]
 # Two details. The loop above passes `timeout=2` so it cannot hang; on timeout `as_completed`
-# raises `TimeoutError` but, like `wait`, does not cancel anything. And the awaitables a plain
-# `for` loop gets from it, as above, are *new* coroutines, not your tasks, on 3.11, 3.12 and
-# 3.13 alike: the loop learns which task finished from its result (here the name), or else by
-# asking its own tasks (`task.done()`) or from a done-callback added to each. Python 3.13 added
-# a second form, `async for`, which yields the original tasks; see the note further down.
+# raises `TimeoutError` but, like `wait`, does not cancel anything. And a plain `for` loop over
+# it, as above, gets *new* coroutines, not your tasks (on 3.11, 3.12 and 3.13 alike), so put in
+# each result what tells you which job it was: here the name. Python 3.13 added `async for`,
+# which gives back the tasks themselves (the note further down).
 #
 # ## Keep the pipe full: `wait(FIRST_COMPLETED)` and refill
 #

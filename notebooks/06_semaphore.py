@@ -168,11 +168,10 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 # 1 to 12. With `limit` permits the jobs go through in ceil(12 / limit) rounds, so the ideal
 # total time is ceil(12 / limit) × 0.03 s. Each limit is measured three times, the limits
 # interleaved (`lab_snippets.measure.ainterleaved`), and the best of the three is kept: a
-# burst of load on the machine can only make a run slower. The claim is about rounds, checked
-# against a floor that load cannot break and by ratios of times measured side by side. A sleep
-# never ends early, so no batch can take less than its rounds × 0.03 s: raising the limit from
-# 4 to 5 gains nothing, because 12 jobs still need 3 rounds. And doubling the limit halves the
-# rounds, so the doubled limit takes about half the time of the smaller one.
+# burst of load on the machine can only make a run slower. A sleep never ends early, so no
+# batch can take less than its rounds × 0.03 s: raising the limit from 4 to 5 gains nothing,
+# because 12 jobs still need 3 rounds. And doubling the limit halves the rounds, so the
+# doubled limit takes about half the time of the smaller one.
 
 # %%
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
