@@ -665,6 +665,9 @@ class _GivesWay:
         self._lock.release()
         time.sleep(0.002)
 
+    def locked(self) -> bool:  # Condition reads it from 3.14
+        return self._lock.locked()
+
     def __enter__(self) -> bool:
         return self.acquire()
 
