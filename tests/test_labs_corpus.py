@@ -12,6 +12,7 @@ import json
 import platform
 import re
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -222,13 +223,14 @@ def graded(monkeypatch):
     monkeypatch.setattr(corpus, "reference_notebook", lambda ch: f"ref {ch}")
     monkeypatch.setattr(corpus, "stub_notebook", lambda ch: f"stub {ch}")
     monkeypatch.setattr(corpus, "entry_notebook", lambda e: f"entry {e.key}")
-    monkeypatch.setattr(corpus, "grade_notebook", lambda *a: calls.append(a) or "V")
+    monkeypatch.setattr(corpus, "grade_notebook", lambda *a: calls.append(a) or types.SimpleNamespace(v="V"))
     return calls
 
 
 def test_each_kind_is_graded_as_its_own_notebook(graded):
     e = Entry("06", "slug", Path("s.py"), "m", "the violation", "x = 1\n")
-    assert corpus.grade_one("reference", "06") == "V"
+    got = corpus.grade_one("reference", "06")
+    assert got.v == "V" and got.digest == corpus.grading_digest("06"), "the verdict names what it graded"
     corpus.grade_one("stub", "06", timeout=5)
     corpus.grade_one("entry", "06", e, timeout=9)
     assert graded == [("reference", "06/reference", "ref 06", "", 30), ("stub", "06/stub", "stub 06", "", 5),
@@ -350,7 +352,8 @@ def test_a_run_record_keeps_every_verdict_under_its_key():
 def record(python, **verdicts):
     return {"python": python, "seconds": 1.0,
             "verdicts": {k.replace("__", "/"): {"kind": kind, "verdict": v, "score": 1.0, "max_score": 2.0,
-                                                "seconds": 0.1, "failures": [["t", "m"]], "violates": "x"}
+                                                "seconds": 0.1, "failures": [["t", "m"]], "violates": "x",
+                                                "digest": "d-" + k}
                          for k, (kind, v) in verdicts.items()}}
 
 
@@ -359,6 +362,7 @@ COMMITTED = """\
  "pythons": {
   "3.11": {
    "06/a": {
+    "digest": "d-06__a",
     "kind": "entry",
     "max_score": 2.0,
     "score": 1.0,
@@ -376,7 +380,7 @@ def test_merging_keeps_what_was_judged_per_minor_version(tmp_path):
                          record("3.12.1", **{"06__reference": ("reference", "full")})], path)
     assert list(data["pythons"]) == ["3.11", "3.12"] and list(data["pythons"]["3.11"]) == ["06/a", "06/b"]
     assert data["pythons"]["3.11"]["06/a"] == {"kind": "entry", "verdict": "rejected", "score": 1.0,
-                                               "max_score": 2.0}
+                                               "max_score": 2.0, "digest": "d-06__a"}
     assert json.loads(path.read_text()) == data
     again = corpus.merge([record("3.11.4", **{"06__a": ("entry", "accepted")})], path)
     assert again["pythons"]["3.11"]["06/a"]["verdict"] == "accepted", "a new run of a version replaces"
@@ -407,8 +411,12 @@ def test_the_table_counts_rejections_and_checks_reference_and_stub_per_python(tm
           "06/reference": {"verdict": "full"}, "06/stub": {"verdict": "zero"},
           "07/e0": {"verdict": "rejected"},
           "07/reference": {"verdict": "not full"}, "07/stub": {"verdict": "not zero"}}
-    data = {"pythons": {"3.11": ok, "3.12": {"06/e0": {"verdict": "rejected"}}}}
-    head, rule, r06, r07 = corpus.table_markdown(data, page_corpus(tmp_path)).splitlines()
+    root = page_corpus(tmp_path)
+    digests = corpus.current_digests(root)
+    for key, v in ok.items():
+        v["digest"] = digests[key]
+    data = {"pythons": {"3.11": ok, "3.12": {"06/e0": {"verdict": "rejected", "digest": digests["06/e0"]}}}}
+    head, rule, r06, r07 = corpus.table_markdown(data, root).splitlines()
     assert cells(head) == ["Chapter", "Wrong solutions", "Correct answers"] + [
         x for p in corpus.PYTHONS
         for x in (f"Rejected on {p}", f"Correct at full on {p}", f"Reference / stub on {p}")]
@@ -508,3 +516,51 @@ def test_a_seed_sweeps_run_is_never_recorded(tmp_path):
     with pytest.raises(corpus.CorpusError, match="seed sweep"):
         corpus.merge([{"python": "3.11.7", "seed": 1, "verdicts": {}}], path=path)
     assert not path.exists(), "nothing written"
+
+
+def test_a_verdict_made_by_other_tests_counts_as_not_recorded(tmp_path):
+    # A recorded verdict names the digest of what graded it; once the chapter's code or the entry
+    # changes, the page shows "?" until the corpus runs again. Counterfactual: the table reads every
+    # recorded verdict, whatever its digest (the row would say 1/2, 0/1, full / 0).
+    root = page_corpus(tmp_path)
+    digests = corpus.current_digests(root)
+    got = {k: {"verdict": "rejected" if k.endswith(("e0", "e1")) else "full" if "c0" in k or "reference" in k
+               else "zero", "digest": d} for k, d in digests.items()}
+    got["06/e1"]["digest"] = "another"    # graded by older tests
+    del got["06/reference"]["digest"]     # recorded before digests
+    row = corpus.table_markdown({"pythons": {"3.11": got}}, root).splitlines()[2]
+    assert cells(row)[:6] == ["06", "2", "1", "?", "1/1", "? / 0"]
+
+
+def test_a_run_without_digests_is_refused_and_nothing_is_written(tmp_path):
+    # Counterfactual: merge stores a verdict without the digest of what graded it.
+    path = tmp_path / "verdicts.json"
+    rec = record("3.11.7", **{"06__a": ("entry", "rejected")})
+    del rec["verdicts"]["06/a"]["digest"]
+    with pytest.raises(corpus.CorpusError, match="no digest"):
+        corpus.merge([rec], path=path)
+    assert not path.exists()
+
+
+def test_the_digest_follows_the_code_not_the_prose_or_comments():
+    base = "# %% [markdown]\n# Prose.\n\n# %%\nx = 1  # set\n# a comment\n\n# %%\n### BEGIN SOLUTION\ny = 2\n"
+    d = corpus.chapter_digest_of(base)
+    assert corpus.chapter_digest_of(base.replace("Prose.", "Other prose.")) == d, "prose is not graded"
+    assert corpus.chapter_digest_of(base.replace("# a comment", "# reworded")) == d, "a comment line"
+    assert corpus.chapter_digest_of(base.replace("x = 1", "x = 3")) != d, "code is graded"
+    assert corpus.chapter_digest_of(base.replace("### BEGIN SOLUTION\n", "")) != d, "markers move grading"
+    assert corpus.digest_for(d, "a = 1\n") != corpus.digest_for(d, "a = 2\n") != d, "the entry's source"
+
+
+def test_the_test_commands_verdicts_are_recorded_from_a_folder(tmp_path, monkeypatch):
+    # tests/test_corpus.py writes one record per verdict when COURSE_CORPUS_RECORD_DIR is set;
+    # `record DIR` reads them all. Counterfactual: record takes files only (a folder is an error).
+    folder = tmp_path / "runs"
+    paths = [corpus.write_one(verdict(k), folder) for k in ("06/a", "07/b")]
+    assert [p.name for p in paths] == ["06-a.json", "07-b.json"]
+    got = corpus.read_runs([folder])
+    assert [sorted(r["verdicts"]) for r in got] == [["06/a"], ["07/b"]]
+    with pytest.raises(corpus.CorpusError, match="no run records"):
+        corpus.read_runs([tmp_path / "empty"] if (tmp_path / "empty").mkdir() is None else [])
+    with pytest.raises(corpus.CorpusError, match="no such run file"):
+        corpus.read_runs([tmp_path / "missing.json"])

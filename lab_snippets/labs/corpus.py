@@ -1,7 +1,7 @@
 """The wrong-solution corpus: plausible wrong answers to each exercise, graded like a submission.
 
     python -m lab_snippets.labs.corpus run [--chapter NN ...] [--json OUT] [--jobs N]
-    python -m lab_snippets.labs.corpus record RUN.json [RUN.json ...]   # merge into the verdicts file
+    python -m lab_snippets.labs.corpus record RUN.json|DIR [...]        # merge into the verdicts file
     python -m lab_snippets.labs.corpus table [--check]                   # the instructor page's table
 
 An entry is ``tests/corpus/<NN>/<mistake_slug>.py``: two header comment lines, then the whole
@@ -30,6 +30,13 @@ Verdicts:
   ``accepted`` when it earns full marks (a wrong answer graded right: the tests must change);
 - correct: ``full`` when every test passes, like the reference.
 
+Each recorded verdict carries the **digest** of what produced it (``grading_digest``): the chapter's
+code cells (its experiments, solution and hidden tests) and, for an entry, the entry's source. A
+verdict whose digest is not the current one was made by other tests and counts as not recorded
+(``?`` on the instructor page) until the corpus is run again on that Python. The digest does not
+cover the shared modules the hidden tests call (``lab_snippets/scenarios*.py``, ``grading.py``):
+an edit there that changes what they draw or check needs a run on every Python.
+
 The corpus is instructor material: ``labs release`` never reads ``tests/``.
 """
 
@@ -38,6 +45,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import copy
+import hashlib
 import json
 import os
 import platform
@@ -142,6 +150,49 @@ def chapter_path(chapter, notebooks_dir=NOTEBOOKS_DIR):
     return found[0]
 
 
+def chapter_digest_of(text):
+    """The digest of a chapter's ``py:percent`` text: its code cells only, so prose and comment
+    edits keep the recorded verdicts and any change to an experiment, solution or test does not."""
+    import jupytext
+    nb = jupytext.reads(text, fmt="py:percent")
+    code = "\0".join(_code_lines(c.source) for c in nb.cells if c.cell_type == "code")
+    return hashlib.sha256(code.encode()).hexdigest()[:16]
+
+
+_GRADER_MARKER = re.compile(r"#+\s*(BEGIN|END)\s+(SOLUTION|HIDDEN TESTS)")
+
+
+def _code_lines(source):
+    """A cell's lines as they run: without blank lines, trailing spaces and whole-line comments
+    (a reworded comment keeps the verdicts), but with nbgrader's markers, which move what is graded."""
+    keep = [ln.rstrip() for ln in source.splitlines() if ln.strip()]
+    return "\n".join(ln for ln in keep
+                     if not ln.lstrip().startswith("#") or _GRADER_MARKER.match(ln.lstrip()))
+
+
+def digest_for(chapter_digest, entry_source=None):
+    """A submission's digest: its chapter's, and for an entry the entry's source too."""
+    if entry_source is None:
+        return chapter_digest
+    return hashlib.sha256(f"{chapter_digest}\0{entry_source}".encode()).hexdigest()[:16]
+
+
+def grading_digest(chapter, entry=None):
+    return digest_for(chapter_digest_of(chapter_path(chapter).read_text()),
+                      entry.source if entry else None)
+
+
+def current_digests(corpus_dir=CORPUS_DIR):
+    """{key: digest} for every reference, stub and entry of the corpus as the tree is now."""
+    out = {}
+    for ch in corpus_chapters(corpus_dir):
+        cd = chapter_digest_of(chapter_path(ch).read_text())
+        out[f"{ch}/reference"] = out[f"{ch}/stub"] = cd
+        for e in load_entries(corpus_dir, [ch]):
+            out[e.key] = digest_for(cd, e.source)
+    return out
+
+
 # --------------------------------------------------------------------------------------
 # Building the three kinds of submission
 # --------------------------------------------------------------------------------------
@@ -221,6 +272,7 @@ class Verdict:
     seconds: float
     violates: str = ""
     failures: list = field(default_factory=list)  # [(test name, message)]
+    digest: str = ""      # grading_digest of what was graded
 
     @property
     def ok(self):
@@ -253,13 +305,16 @@ def grade_one(kind, chapter, entry=None, timeout=30):
     """Grade one submission of ``chapter`` (reference, stub, or a corpus entry, wrong or correct);
     return a Verdict."""
     timeout = cell_timeout(chapter, timeout)  # a Ray chapter: nbval's cell budget (pyproject.toml)
+    digest = grading_digest(chapter, entry)  # read before grading: what is graded is what is named
     if kind == "reference":
         nb, key, violates = reference_notebook(chapter), f"{chapter}/reference", ""
     elif kind == "stub":
         nb, key, violates = stub_notebook(chapter), f"{chapter}/stub", ""
     else:
         nb, key, violates = entry_notebook(entry), entry.key, entry.violates
-    return grade_notebook(kind, key, nb, violates, timeout)
+    verdict = grade_notebook(kind, key, nb, violates, timeout)
+    verdict.digest = digest
+    return verdict
 
 
 def grade_notebook(kind, key, nb, violates="", timeout=30):
@@ -327,6 +382,35 @@ def run_record(verdicts, elapsed):
 # The committed verdicts and the instructor page's table
 # --------------------------------------------------------------------------------------
 
+#: Set to a folder, ``tests/test_corpus.py`` writes each verdict it checks there as a run record of
+#: one submission (the test command's corpus run, on whatever Python runs it, becomes recordable).
+RECORD_DIR_VARIABLE = "COURSE_CORPUS_RECORD_DIR"
+
+
+def write_one(verdict, folder):
+    """Write one verdict as a run record ``<folder>/<NN>-<slug>.json`` (``record`` reads the folder)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (verdict.key.replace("/", "-") + ".json")
+    path.write_text(json.dumps(run_record([verdict], verdict.seconds), indent=1) + "\n")
+    return path
+
+
+def read_runs(paths):
+    """Run records from files, and from every ``*.json`` in a folder given instead of a file."""
+    files = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(p.glob("*.json"))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise CorpusError(f"{p}: no such run file or folder")
+    if not files:
+        raise CorpusError(f"no run records in {', '.join(map(str, paths))}")
+    return [json.loads(f.read_text()) for f in files]
+
+
 def merge(records, path=VERDICTS_JSON):
     """Merge run records (one Python each) into the committed verdicts file; keep only
     what was judged (key, kind, verdict, score) so the file changes only when a verdict does."""
@@ -339,8 +423,11 @@ def merge(records, path=VERDICTS_JSON):
         ver = ".".join(rec["python"].split(".")[:2])
         slot = data["pythons"].setdefault(ver, {})
         for key, v in rec["verdicts"].items():
+            if not v.get("digest"):
+                raise CorpusError(f"{key}: this run's verdicts carry no digest of what they graded "
+                                  "(a run from before digests): run the corpus again")
             slot[key] = {"kind": v["kind"], "verdict": v["verdict"], "score": v["score"],
-                         "max_score": v["max_score"]}
+                         "max_score": v["max_score"], "digest": v["digest"]}
         data["pythons"][ver] = dict(sorted(slot.items()))
     data["pythons"] = dict(sorted(data["pythons"].items()))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -352,8 +439,10 @@ def table_markdown(data, corpus_dir=CORPUS_DIR):
     """Per chapter: wrong solutions and correct answers in the corpus, and on each Python how many
     wrong ones the tests reject, how many correct ones earn full marks, whether the reference earns
     full marks and the stub zero.  A count whose verdict is missing from the verdicts file (entry
-    added, corpus not re-run) shows as ``?``."""
+    added, corpus not re-run) or was made by other tests (its digest is not the current one)
+    shows as ``?``."""
     entries = load_entries(corpus_dir)
+    digests = current_digests(corpus_dir)
     pythons = PYTHONS
     head = "| Chapter | Wrong solutions | Correct answers | " + " | ".join(
         f"Rejected on {p} | Correct at full on {p} | Reference / stub on {p}" for p in pythons) + " |"
@@ -364,7 +453,7 @@ def table_markdown(data, corpus_dir=CORPUS_DIR):
         right = [e for e in entries if e.chapter == ch and e.correct]
         cells = [ch, str(len(mine)), str(len(right))]
         for p in pythons:
-            got = data.get("pythons", {}).get(p, {})
+            got = current(data.get("pythons", {}).get(p, {}), digests)
             for group, good in ((mine, "rejected"), (right, "full")):
                 seen = [got.get(e.key) for e in group]
                 if any(s is None for s in seen):
@@ -377,6 +466,11 @@ def table_markdown(data, corpus_dir=CORPUS_DIR):
                          + ("0" if stub and stub["verdict"] == "zero" else "?" if not stub else "NOT 0"))
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"
+
+
+def current(recorded, digests):
+    """The recorded verdicts of one Python that were made by the tests as they are now."""
+    return {k: v for k, v in recorded.items() if v.get("digest") and v["digest"] == digests.get(k)}
 
 
 def render_page(page_text, table):
@@ -414,7 +508,8 @@ def main(argv=None):
     r.add_argument("--seed", type=int, help="a seed sweep: the generated scenarios drawn from this seed "
                    "(a wrong answer accepted here but rejected in the recorded run is a weak spot)")
     m = sub.add_parser("record", help="merge run JSON files into " + str(VERDICTS_JSON.relative_to(REPO)))
-    m.add_argument("runs", nargs="+")
+    m.add_argument("runs", nargs="+", help="run files (--json), or folders of one-verdict records "
+                   f"(the test command writes them when {RECORD_DIR_VARIABLE} is set)")
     t = sub.add_parser("table", help="regenerate the table on the instructor page")
     t.add_argument("--check", action="store_true", help="only check it is up to date")
     args = p.parse_args(argv)
@@ -429,7 +524,7 @@ def main(argv=None):
                 Path(args.json).write_text(json.dumps(run_record(verdicts, elapsed), indent=1) + "\n")
             return 0 if all(v.ok for v in verdicts) else 1
         if args.cmd == "record":
-            merge([json.loads(Path(f).read_text()) for f in args.runs])
+            merge(read_runs(args.runs))
             write_table()
             return 0
         ok = write_table(check=args.check)
