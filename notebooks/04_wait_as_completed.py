@@ -145,11 +145,10 @@ print("✓ results were handled in finishing order, the first while the slowest 
 
 # %% [markdown]
 # Two details. The loop above passes `timeout=2` so it cannot hang; on timeout `as_completed`
-# raises `TimeoutError` but, like `wait`, does not cancel anything. And the awaitables a plain
-# `for` loop gets from it, as above, are *new* coroutines, not your tasks, on 3.11, 3.12 and
-# 3.13 alike: the loop learns which task finished from its result (here the name), or else by
-# asking its own tasks (`task.done()`) or from a done-callback added to each. Python 3.13 added
-# a second form, `async for`, which yields the original tasks; see the note further down.
+# raises `TimeoutError` but, like `wait`, does not cancel anything. And a plain `for` loop over
+# it, as above, gets *new* coroutines, not your tasks (on 3.11, 3.12 and 3.13 alike), so put in
+# each result what tells you which job it was: here the name. Python 3.13 added `async for`,
+# which gives back the tasks themselves (the note further down).
 #
 # ## Keep the pipe full: `wait(FIRST_COMPLETED)` and refill
 #
@@ -305,6 +304,11 @@ else:
     print("Python < 3.13: as_completed yields new awaitables, not the tasks:",
           same_objects, results)
     assert same_objects == [False, False] and results == ["request 1", "request 0"]
+
+# %% [markdown]
+# The output above comes from the Python that built this page. On 3.13 and later the cell
+# takes its first branch and prints `async for yields the original tasks: [1, 0]`: request 1
+# (0.02 s) finished first, and what came back was its own task, the key of `input_of`.
 
 # %% [markdown]
 # ## Exercise 4.1 · The first results, with a bounded pipe

@@ -168,11 +168,10 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 # 1 to 12. With `limit` permits the jobs go through in ceil(12 / limit) rounds, so the ideal
 # total time is ceil(12 / limit) × 0.03 s. Each limit is measured three times, the limits
 # interleaved (`lab_snippets.measure.ainterleaved`), and the best of the three is kept: a
-# burst of load on the machine can only make a run slower. The claim is about rounds, checked
-# against a floor that load cannot break and by ratios of times measured side by side. A sleep
-# never ends early, so no batch can take less than its rounds × 0.03 s: raising the limit from
-# 4 to 5 gains nothing, because 12 jobs still need 3 rounds. And doubling the limit halves the
-# rounds, so the doubled limit takes about half the time of the smaller one.
+# burst of load on the machine can only make a run slower. A sleep never ends early, so no
+# batch can take less than its rounds × 0.03 s: raising the limit from 4 to 5 gains nothing,
+# because 12 jobs still need 3 rounds. And doubling the limit halves the rounds, so the
+# doubled limit takes about half the time of the smaller one.
 
 # %%
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
@@ -301,7 +300,7 @@ lazy_limit, lazy_counter = asyncio.Semaphore(3), InFlight()
 lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter))
               for _ in range(6)]
 inside_right_after_create = lazy_counter.now
-await asyncio.gather(*lazy_tasks)
+_ = await asyncio.gather(*lazy_tasks)
 
 # %%
 if sys.version_info >= (3, 12):
@@ -318,6 +317,11 @@ if sys.version_info >= (3, 12):
     await asyncio.gather(*eager_tasks)
 print("inside right after create_task: default tasks", inside_right_after_create,
       "· eager tasks", eager_inside if sys.version_info >= (3, 12) else "(needs 3.12)")
+
+# %% [markdown]
+# The output above comes from the Python that built this page. On 3.12 and later the cell
+# prints `default tasks 0 · eager tasks 3`: three eager tasks had taken the
+# three free permits before `create_task` returned, and the other three were waiting for one.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
