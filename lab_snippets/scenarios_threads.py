@@ -10,8 +10,8 @@ reference measured beside it, never with a constant. The pieces here:
   when ``differential`` asks for it next: both see the same load, and a scenario costs its length
   once, not twice.
 - ``at_once``: several callers at once, each in a thread of its own, joined with a bound;
-  ``timed``: one call's outcome ("returned", "raised X") and its seconds; ``timed_waking``: and
-  how often it woke from a blocking call while what it waits for had not happened (a poll).
+  ``timed``: one call's outcome ("returned", "raised X") and its seconds; ``timed_wakeups``: the
+  same, and how often the caller's thread was woken while it waited (a poll wakes once a round).
 - ``StandIn``: a stand-in process with drawn behaviour (honours SIGTERM, ignores it, or cleans up
   for a while and exits with its own code; children in its group; output written before it
   works; a result line at the end). It is a small shell script (``StandIn.argv``; a
@@ -29,14 +29,13 @@ import dataclasses
 import math
 import os
 import shlex
-import sys
 import threading
 import time
 import typing
 from collections.abc import Callable
 
 __all__ = ["MAX_LIFE", "Beside", "StandIn", "at_once", "kill_all", "per_item", "pids_in_log", "read_log",
-           "state", "still_running", "timed", "timed_waking", "wait_for_line"]
+           "state", "still_running", "timed", "timed_wakeups", "wait_for_line"]
 
 #: No stand-in process lives longer than this, whatever it is told (seconds).
 MAX_LIFE = 6.0
@@ -56,28 +55,41 @@ def timed(fn: Callable, *args: object, **kwargs: object) -> dict:
     return {**seen, "seconds": time.monotonic() - started}
 
 
-def timed_waking(fn: Callable, pending: Callable[[], bool], *args: object, blocked: float = 0.02) -> dict:
-    """``timed``, plus ``wakeups``: how many of the calling thread's blocking calls (a C call that
-    took at least ``blocked`` seconds: a sleep, a join, a lock or a select) returned while
-    ``pending()`` still held. A wait that polls wakes itself every interval; a wait on the awaited
-    event itself is woken by it (or once by its own timeout). Counted with ``sys.setprofile`` in
-    this thread only."""
-    wakeups, began = [0], []
+def timed_wakeups(fn: Callable, *args: object, blocked: float = 0.001, **kwargs: object) -> dict:
+    """``timed``, and how the calling thread waited inside ``fn``: ``wakeups``, the C calls in which
+    it blocked for ``blocked`` seconds or more (a lock's acquire, a sleep, a select: each ends in a
+    wakeup), and ``calls``, the function calls it made (Python and C, from its profile events). A
+    wait woken by what it waits for blocks once; a poll wakes once a round, and a spin makes calls
+    without end. ``message``: the ``str`` of what it raised (its args survive a copy of it)."""
+    counts, entered = {"wakeups": 0, "calls": 0}, []
+    clock = time.perf_counter
 
-    def hook(_frame, event: str, _arg) -> None:
+    def profile(frame: object, event: str, arg: object) -> None:
         if event == "c_call":
-            began.append(time.monotonic())
-        elif event in ("c_return", "c_exception") and began:
-            if time.monotonic() - began.pop() >= blocked and pending():
-                wakeups[0] += 1
+            counts["calls"] += 1
+            entered.append(clock())
+        elif event in ("c_return", "c_exception"):
+            if entered and clock() - entered.pop() >= blocked:
+                counts["wakeups"] += 1
+        elif event == "call":
+            counts["calls"] += 1
 
-    before = sys.getprofile()
-    sys.setprofile(hook)
-    try:
-        seen = timed(fn, *args)
-    finally:
-        sys.setprofile(before)
-    return {**seen, "wakeups": wakeups[0]}
+    message = None
+
+    def call() -> object:
+        nonlocal message
+        import sys
+
+        sys.setprofile(profile)  # this thread only
+        try:
+            return fn(*args, **kwargs)
+        except BaseException as exc:
+            message = str(exc)
+            raise
+        finally:
+            sys.setprofile(None)
+
+    return {**timed(call), **counts, "message": message}
 
 
 def at_once(calls: list[Callable[[], typing.Any]], timeout: float) -> list:

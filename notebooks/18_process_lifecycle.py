@@ -568,7 +568,6 @@ import contextlib as _contextlib
 import dataclasses as _dc
 import functools as _functools
 import io as _io
-import multiprocessing.connection as _mpc
 import tempfile as _tempfile
 
 from hypothesis import strategies as _st
@@ -613,15 +612,8 @@ def _start(spec, log: str):
     return proc, ready
 
 
-def _running(proc) -> bool:
-    try:
-        return not _mpc.wait([proc.sentinel], 0)  # readable once the process has ended, reaped or not
-    except (ValueError, OSError):
-        return False
-
-
 def _one(fn, proc, log: str) -> dict:
-    seen = _sth.timed_waking(fn, _functools.partial(_running, proc), proc, _GRACE)
+    seen = _sth.timed_wakeups(fn, proc, _GRACE)
     seen["state"] = _sth.state(proc.pid)  # before anything else could reap it
     seen["exitcode"] = proc.exitcode
     seen["asked"] = "got SIGTERM" in _sth.read_log(log)
@@ -666,8 +658,8 @@ def _compare_one(me: dict, it: dict, _process) -> str | None:
         return (f"SIGKILL only once grace has passed: the process was killed after {me['seconds']:.2f} s, "
                 f"within a grace period of {_GRACE:g} s")
     if me["wakeups"] > it["wakeups"] + 1:
-        return (f"a return as soon as the process has ended: the wait woke {me['wakeups']} times while the "
-                f"process still ran, where the reference's woke {it['wakeups']} time(s): a poll (sleep, is_alive) "
+        return (f"a return as soon as the process has ended: the call woke {me['wakeups']} times from a blocking "
+                f"wait, where the reference's woke {it['wakeups']} time(s): a poll (sleep, is_alive) "
                 "sees the end up to one interval late; join(timeout=...) is woken by the end itself")
     if me["seconds"] > it["seconds"] + 0.2:
         return (f"a return as soon as the process has ended: {me['seconds']:.2f} s, where the reference, run "

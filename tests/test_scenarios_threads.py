@@ -28,6 +28,43 @@ def test_timed_names_what_came_out():
     assert sth.timed(time.sleep, 0.05)["seconds"] >= 0.05
 
 
+def test_timed_wakeups_tells_a_woken_wait_from_a_poll():
+    done = threading.Event()
+
+    def woken():
+        return done.wait(timeout=2)
+
+    def polled():
+        while not done.is_set():
+            time.sleep(0.005)
+        return True
+
+    def spun():
+        while not done.is_set():
+            pass
+        return True
+
+    seen = {}
+    for fn in (woken, polled, spun):
+        done.clear()
+        setter = threading.Timer(0.1, done.set)
+        setter.start()
+        seen[fn.__name__] = sth.timed_wakeups(fn)
+        setter.join(timeout=2)
+    assert [seen[k]["value"] for k in seen] == [True] * 3, "each call's own result, as timed gives it"
+    assert seen["woken"]["wakeups"] <= 2, f"a wait woken by the event blocks once: {seen['woken']}"
+    assert seen["polled"]["wakeups"] >= 10, f"a 5 ms poll over 0.1 s is woken 20 times: {seen['polled']}"
+    assert seen["spun"]["calls"] > 10 * seen["woken"]["calls"] + 1000, (
+        f"a spin makes calls without end: {seen}")
+    assert sys.getprofile() is None, "the profile is removed after the call"
+
+    def fails():
+        raise TimeoutError("its own")
+
+    assert sth.timed_wakeups(fails)["message"] == "its own", "the message of what it raised"
+    assert sth.timed_wakeups(lambda: 0)["message"] is None
+
+
 def test_at_once_runs_the_calls_together_and_bounds_them():
     inside, most = [0], [0]
     lock = threading.Lock()
@@ -186,32 +223,3 @@ def test_per_item_names_the_item_and_guards_a_run_that_could_not_end():
     assert compare([3], [2], ("a",)) == "a differs", "one caller: no number"
     assert compare({"kind": "raised X"}, [2], ("a",)).startswith("f: the scenario could not be run")
     assert compare([3], {"kind": "raised X"}, ("a",)) is None, "nothing to compare with"
-
-
-def test_timed_waking_counts_a_poll_and_not_a_wait_on_the_event():
-    """A poll wakes itself every interval while the event is still pending; a wait on the
-    event itself is woken once, by the event (counterfactual: counting every blocking call,
-    or none, makes the two counts equal)."""
-    def poll(done: threading.Event) -> str:
-        while not done.is_set():
-            time.sleep(0.03)
-        return "polled"
-
-    def wait(done: threading.Event) -> str:
-        done.wait(5)
-        return "waited"
-
-    counts, before = {}, sys.getprofile()
-    for fn in (poll, wait):
-        done = threading.Event()
-        timer = threading.Timer(0.2, done.set)
-        timer.start()
-        try:
-            seen = sth.timed_waking(fn, lambda done=done: not done.is_set(), done)
-        finally:
-            timer.cancel()
-            timer.join(5)
-        counts[seen["value"]] = seen["wakeups"]
-    assert counts["waited"] == 0, counts
-    assert counts["polled"] >= 3, counts
-    assert sys.getprofile() is before, "the profile hook must be removed after the call"
