@@ -397,8 +397,9 @@ assert slow_reply == "reply to slow request"
 #   number of checks made so far at once;
 # - **the loop stays free** for the whole call: another task runs every few milliseconds,
 #   never frozen for anything like an `interval`;
-# - **spacing**: about `interval` between checks (plus the time `is_ready()` takes), never
-#   less, except a last check at the deadline; no spinning;
+# - **spacing**: a wait of `interval` after each check has answered, never less (so checks
+#   are `interval` plus the time `is_ready()` takes apart, not on a fixed grid), except a
+#   last check at the deadline; no spinning;
 # - **timeout**: `TimeoutError` once `timeout` seconds of real time have passed, not before
 #   and not later: not a whole `interval` late when `interval` is longer than `timeout`, and
 #   not late when `is_ready()` itself takes time (never sleep past the deadline);
@@ -765,10 +766,11 @@ def _spacing(me: dict, s: _Scenario) -> str | None:
         return (f"the first check came {first}, not at once: call is_ready() before the first wait, "
                 "it may already hold")
     for a, b in zip(checks, checks[1:], strict=False):
-        if b - a < min(s.interval, s.timeout - a) - 1e-6:
-            return (f"checked again {_sc.fmt(round(b - a, 6))} after the check at {_sc.fmt(a)}, before the "
-                    f"{_sc.fmt(s.interval)} interval had passed: wait `interval` between checks (only the "
-                    "deadline may come sooner)")
+        answered = a + s.cost  # is_ready() blocks for s.cost: the wait starts when it has answered
+        if b - answered < min(s.interval, s.timeout - answered) - 1e-6:
+            return (f"checked again {_sc.fmt(round(b - answered, 6))} after the check at {_sc.fmt(a)} had "
+                    f"answered, before the {_sc.fmt(s.interval)} interval had passed: wait `interval` after "
+                    "each check, not until a fixed grid's next point (only the deadline may come sooner)")
         if b - a > s.interval + s.cost + 1e-6:
             return (f"waited {_sc.fmt(round(b - a, 6))} between the checks at {_sc.fmt(a)} and {_sc.fmt(b)}, "
                     f"more than the {_sc.fmt(s.interval)} interval: check again once `interval` has passed")
