@@ -1,6 +1,6 @@
 # mistake: closes with close() + wait_closed() in a finally, but never aborts: cancelled while drain() waits on a peer that stopped reading, wait_closed() waits for a flush that never comes
-# violates: the connection is closed before the call ends, also when the caller cancels it while a write waits for a peer that has stopped reading
-# from: red team, session 5 (unseen tests)
+# violates: when it cancels it while a write waits for a peer that has stopped reading
+# from: red team, session 5 (unseen tests); first verdict accepted (tests/corpus_fresh5/first_run_s5redB.json)
 async def fetch_replies(host: str, port: int, payloads: list[bytes], max_reply: int) -> list[bytes]:
     """Send each payload as a frame on one connection; return the framed replies in order."""
     reader, writer = await asyncio.open_connection(host, port)
