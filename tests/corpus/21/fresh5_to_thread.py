@@ -1,5 +1,5 @@
 # mistake: calls every hook in a worker thread (asyncio.to_thread) so a slow sync hook cannot block the loop; a hook that schedules a Task there finds no running loop
-# violates: every kind of hook works, including a plain function that returns a Task it scheduled on the caller's loop
+# violates: a plain hook was called in thread
 # from: red team, session 5 (unseen tests)
 async def apply_hooks(sample, hooks):
     """Apply each hook in order; await its result only if awaitable; None keeps the sample."""
