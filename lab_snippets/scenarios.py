@@ -21,7 +21,10 @@ Writing a chapter's differential test (the pattern of chapters 04 and 06; copy o
 3. **A scenario** is a frozen dataclass with a ``describe()`` that reads like a sentence
    ("limit 2, wanted 3; job 0 takes 0.3 s then returns 'a'; ..."), drawn by a Hypothesis strategy
    (``@st.composite``). Draw realistic stand-ins at random: slow cleanups, jobs that raise, equal
-   durations (ties), repeated values, a cancel of the caller at a drawn time, 1-4 callers at once.
+   durations (ties), repeated values, a cancel of the caller at a drawn time, 1-4 callers at once,
+   each with a plan of its own (``several(plan)`` draws a ``Callers``): callers that all run the
+   same plan fail and cancel at the same moments, so one caller reaching into another's work
+   goes unseen.
    Keep every count small (Hypothesis shrinks towards the first element of each choice; put the
    simple case first).
 4. **Run one side**: a function ``observe(fn, scenario)`` that runs ``fn`` in the scenario and
@@ -32,7 +35,8 @@ Writing a chapter's differential test (the pattern of chapters 04 and 06; copy o
    a ``Recorder`` (starts, results, peak in flight, first error, cancelled, last end);
    ``call_once(start, recorder, cancel_at)`` calls the function in a task, cancels it at a drawn
    time and notes the outcome the moment it ends (kind, value, time, jobs left);
-   ``run_callers(one_caller, n)`` runs n callers at once on virtual time (``run_virtual`` is the
+   ``run_each(one_caller, callers)`` runs ``one_caller(plan)`` for each caller's plan at once on
+   virtual time (``run_callers(one_caller, n)``: n callers of one plan; ``run_virtual`` is the
    bare loop). Real time only where the chapter's point is real time (threads, processes): then
    compare with the reference measured beside it, never with a constant.
 5. **Compare**: ``compare(mine, ref, scenario) -> str | None`` returns the first broken property
@@ -59,6 +63,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import os
 import selectors
 import threading
@@ -67,10 +72,9 @@ import typing
 import weakref
 from collections.abc import Awaitable, Callable
 
-__all__ = ["Job", "JobFailed", "REFERENCE_SOURCE", "Recorder", "VirtualTimeLoop", "call_once", "check_ending",
-           "callers_phrase", "check_starts", "differential", "fate", "fmt", "kind_of", "per_caller",
-           "reference",
-           "run_callers", "run_virtual"]
+__all__ = ["Callers", "Job", "JobFailed", "REFERENCE_SOURCE", "Recorder", "VirtualTimeLoop", "call_once",
+           "callers_phrase", "check_ending", "check_starts", "differential", "fate", "fmt", "kind_of",
+           "per_caller", "reference", "run_callers", "run_each", "run_virtual", "several"]
 
 #: The name ``labs.markers.mark_notebook`` binds, in each graded hidden-tests cell, to the source
 #: of the chapter's solution cells (the reference). Absent in the chapter itself.
@@ -320,14 +324,57 @@ async def call_once(start: Callable[[], Awaitable], rec: Recorder, cancel_at: fl
 def run_callers(one_caller: Callable[[], Awaitable], callers: int = 1, limit: float = 300) -> list:
     """``one_caller()`` ``callers`` times at once on virtual time; their observations, in order
     (or one observation of kind "spun ..." when the code never let virtual time pass)."""
+    return _at_once([one_caller] * callers, limit)
+
+
+def run_each(one_caller: Callable[[typing.Any], Awaitable], scenario: Callers, limit: float = 300) -> list:
+    """``one_caller(plan)`` for each of ``scenario``'s plans, all at once on virtual time; their
+    observations, in the order of the plans."""
+    return _at_once([functools.partial(one_caller, plan) for plan in scenario.plans], limit)
+
+
+def _at_once(starts: list, limit: float) -> list:
     async def main():
-        return await asyncio.gather(*(one_caller() for _ in range(callers)))
+        return await asyncio.gather(*(start() for start in starts))
 
     run = run_virtual(main, limit=limit)
     if run.error is not None or run.value is None:
         what = "spun without ever letting time pass" if run.spinning else f"failed: {run.error!r}"
-        return [{"kind": what}] * callers
+        return [{"kind": what}] * len(starts)
     return run.value
+
+
+@dataclasses.dataclass(frozen=True)
+class Callers:
+    """Several callers at once, each with a plan of its own (its jobs, their errors, its cancel):
+    a chapter's one-caller scenario, a frozen dataclass whose ``describe(who)`` starts with
+    ``who``. When every caller ran the same plan, one caller's failure came at the same moment as
+    everyone's, so a call that reached into another caller's work (a module-level set of tasks
+    cancelled on error) looked right; with plans of their own it does not."""
+
+    plans: tuple
+
+    @property
+    def callers(self) -> int:
+        return len(self.plans)
+
+    def describe(self) -> str:
+        if len(self.plans) == 1:
+            return self.plans[0].describe("one caller")
+        each = "; ".join(f"[{plan.describe(f'caller {k}')}]" for k, plan in enumerate(self.plans))
+        return f"{len(self.plans)} callers at once, each with its own stand-ins: {each}"
+
+
+def several(plan, counts: tuple = (1, 1, 2, 3)):
+    """A Hypothesis strategy of ``Callers``: how many from ``counts`` (shrinking goes to the first),
+    then that many plans drawn one by one from the strategy ``plan``."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def draw_callers(draw) -> Callers:
+        return Callers(tuple(draw(plan) for _ in range(draw(st.sampled_from(counts)))))
+
+    return draw_callers()
 
 
 def fate(it: dict, cancel_at: float | None, errors: set,
@@ -391,13 +438,18 @@ def callers_phrase(callers: int, cancel_at: float | None = None) -> tuple[str, s
 
 
 def per_caller(compare_one: Callable[[dict, dict, typing.Any], str | None]) -> Callable:
-    """A ``compare`` for ``run_callers`` observations: ``compare_one(mine, ref, scenario)`` on each
-    caller in turn (the scenario has ``callers``); the first problem, naming the caller."""
+    """A ``compare`` for ``run_callers``/``run_each`` observations: ``compare_one(mine, ref, plan)``
+    on each caller in turn, the student's caller k with the reference's caller k (``plan``: the
+    caller's own plan for a ``Callers`` scenario, else the scenario, which has ``callers``); the
+    first problem, naming the caller when there are several."""
     def compare(mine: list, ref: list, scenario) -> str | None:
         for k, (me, it) in enumerate(zip(mine, ref, strict=True)):
-            problem = compare_one(me, it, scenario)
+            plan = scenario.plans[k] if isinstance(scenario, Callers) else scenario
+            problem = compare_one(me, it, plan)
+            if problem and scenario.callers > 1:
+                return f"caller {k} of {scenario.callers} at once: {problem}"
             if problem:
-                return f"caller {k}: {problem}" if scenario.callers > 1 else problem
+                return problem
         return None
     return compare
 

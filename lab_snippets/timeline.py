@@ -147,12 +147,19 @@ class Timeline:
         return peak
 
     # -- drawing ------------------------------------------------------------------
-    def plot(self, title: str, ax=None, xlabel: str = "time since start (s)", lanes: list[str] | None = None):
+    def plot(self, title: str, ax=None, xlabel: str = "time since start (s)", lanes: list[str] | None = None,
+             meanings: dict[str, str] | None = None):
         """Draw the spans as a Gantt chart, one lane per label, and return the figure.
 
         Events are drawn as small black ticks on the lane whose label starts their name;
-        events that match no lane stay in the log but are not drawn.
+        events that match no lane stay in the log but are not drawn. ``meanings`` gives a state
+        the chapter's own word in the legend (``{"waiting": "zombie"}``): the colour stays the
+        state's, the legend says what it means in this figure.
         """
+        meanings = meanings or {}
+        unknown = sorted(set(meanings) - set(STATE_COLOURS))
+        if unknown:
+            raise ValueError(f"meanings for unknown states {unknown}; use some of {', '.join(STATES)}")
         import matplotlib.pyplot as plt
         from matplotlib.patches import Patch
 
@@ -191,7 +198,8 @@ class Timeline:
         ax.set_xlim(left=0)
         ax.grid(axis="x", alpha=0.3)
         used = [st for st in STATES if any(s.state == st for s in spans)]
-        ax.legend(handles=[Patch(facecolor=STATE_COLOURS[st], edgecolor="black", label=st) for st in used],
+        ax.legend(handles=[Patch(facecolor=STATE_COLOURS[st], edgecolor="black", label=meanings.get(st, st))
+                           for st in used],
                   loc="upper left", bbox_to_anchor=(1.01, 1.0), title="state", frameon=False)
         return fig
 

@@ -413,9 +413,9 @@ print("✓ done right after create_task:", done_at_creation)
 #    `score_group` midway: the calls are cancelled, and gone, before the `CancelledError`
 #    reaches the caller.
 #
-# Graded, on many generated runs (no names, one, several; the same name more than once; calls
-# that take any time, several that finish at the same moment, calls that raise, calls that
-# take a while to clean up once cancelled):
+# Graded, on many generated runs (no names, one, several, over a hundred; the same name more
+# than once; calls that take any time, several that finish at the same moment, calls that raise,
+# calls that take a while to clean up once cancelled):
 #
 # - **calls**: `score_one` once per name, a repeated name once per occurrence, every call
 #   started at once, in the order of `names`;
@@ -582,50 +582,52 @@ _reference = _sc.reference(globals(), "score_group")
 
 
 @_dc.dataclass(frozen=True)
-class _Scenario:
+class _Plan:  # one caller's: each caller of several at once has its own (_sc.Callers)
     names: tuple         # may repeat; the k-th call for a name returns "<name>/<k>"
     calls: tuple         # of _sc.Job: the n-th call of score_one to start behaves as calls[n] (else 1 s)
     cancel_at: float | None = None
-    callers: int = 1
 
     def call(self, n: int) -> _sc.Job:
         return self.calls[n] if n < len(self.calls) else _sc.Job(1)
 
-    def describe(self) -> str:
+    def describe(self, who: str) -> str:
         calls = "; ".join(j.describe(f"call {n}") for n, j in enumerate(self.calls))
-        who, cancel = _sc.callers_phrase(self.callers, self.cancel_at)
+        _, cancel = _sc.callers_phrase(1, self.cancel_at)
         return (f"{who} calls score_group({list(self.names)!r}, score_one){cancel}; the calls of score_one, "
                 f"in the order they start: {calls + '; later ones' if calls else 'each'} take 1 s; the k-th "
                 "call for a name returns '<name>/<k>'")
 
 
 @_st.composite
-def _scenarios(draw):
+def _plans(draw):
     ok = _st.builds(_sc.Job, seconds=_st.sampled_from([1, 0, 2, 3]), value=_st.none(),
                     cleanup=_st.sampled_from([0, 1, 3]))
     bad = _st.builds(_sc.Job, seconds=_st.sampled_from([1.25, 0.25]), raises=_st.just(True),
                      cleanup=_st.sampled_from([0, 1]))
-    names = draw(_st.lists(_st.sampled_from(["s1", "s0", "s2", "é"]), max_size=6))
-    calls = draw(_st.lists(_st.one_of(ok, ok, ok, bad), max_size=len(names)))
-    return _Scenario(names=tuple(names), calls=tuple(calls),
-                     cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5, 2.5])),
-                     callers=draw(_st.sampled_from([1, 1, 2, 3])))
+    pool = _st.sampled_from(["s1", "s0", "s2", "é"])
+    # now and then a crowd, more names than a cap a caller might pick (8, 10, 16, 32, 50, 100):
+    # "every call at once"
+    crowd = _st.sampled_from([9, 17, 33, 65, 129]).flatmap(lambda n: _st.lists(pool, min_size=n, max_size=n))
+    names = draw(_st.one_of(_st.lists(pool, max_size=6), _st.lists(pool, max_size=6), crowd))
+    calls = draw(_st.lists(_st.one_of(ok, ok, ok, bad), max_size=min(len(names), 6)))
+    return _Plan(names=tuple(names), calls=tuple(calls),
+                 cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5, 2.5])))
 
 
-def _observe(fn, s: _Scenario) -> list:
-    async def one_caller() -> dict:
+def _observe(fn, s: _sc.Callers) -> list:
+    async def one_caller(plan: _Plan) -> dict:
         rec, seen = _sc.Recorder(), {}
 
         async def score_one(name: str) -> str:
             k = seen[name] = seen.get(name, -1) + 1
-            return await rec.run(name, _dc.replace(s.call(len(rec.starts)), value=f"{name}/{k}"))
+            return await rec.run(name, _dc.replace(plan.call(len(rec.starts)), value=f"{name}/{k}"))
 
-        return await _sc.call_once(lambda: fn(list(s.names), score_one), rec, s.cancel_at)
+        return await _sc.call_once(lambda: fn(list(plan.names), score_one), rec, plan.cancel_at)
 
-    return _sc.run_callers(one_caller, s.callers)
+    return _sc.run_each(one_caller, s)
 
 
-def _compare_one(me: dict, it: dict, s: _Scenario) -> str | None:
+def _compare_one(me: dict, it: dict, s: _Plan) -> str | None:
     allowed, ev = _sc.fate(it, s.cancel_at, {"raised ExceptionGroup[JobFailed]"})
     problem = _sc.check_ending(me, it, allowed, ev, "score_group", names="score_one call")
     if problem:
@@ -639,7 +641,7 @@ def _compare_one(me: dict, it: dict, s: _Scenario) -> str | None:
 _compare = _sc.per_caller(_compare_one)
 
 
-_sc.differential(score_group, _reference, _scenarios(), _observe, _compare, what="score_group",
+_sc.differential(score_group, _reference, _sc.several(_plans()), _observe, _compare, what="score_group",
                  examples=60, hint="chapter 03")
 ### END HIDDEN TESTS
 

@@ -168,11 +168,10 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 # 1 to 12. With `limit` permits the jobs go through in ceil(12 / limit) rounds, so the ideal
 # total time is ceil(12 / limit) × 0.03 s. Each limit is measured three times, the limits
 # interleaved (`lab_snippets.measure.ainterleaved`), and the best of the three is kept: a
-# burst of load on the machine can only make a run slower. The claim is about rounds, checked
-# against a floor that load cannot break and by ratios of times measured side by side. A sleep
-# never ends early, so no batch can take less than its rounds × 0.03 s: raising the limit from
-# 4 to 5 gains nothing, because 12 jobs still need 3 rounds. And doubling the limit halves the
-# rounds, so the doubled limit takes about half the time of the smaller one.
+# burst of load on the machine can only make a run slower. A sleep never ends early, so no
+# batch can take less than its rounds × 0.03 s: raising the limit from 4 to 5 gains nothing,
+# because 12 jobs still need 3 rounds. And doubling the limit halves the rounds, so the
+# doubled limit takes about half the time of the smaller one.
 
 # %%
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
@@ -301,7 +300,7 @@ lazy_limit, lazy_counter = asyncio.Semaphore(3), InFlight()
 lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter))
               for _ in range(6)]
 inside_right_after_create = lazy_counter.now
-await asyncio.gather(*lazy_tasks)
+_ = await asyncio.gather(*lazy_tasks)
 
 # %%
 if sys.version_info >= (3, 12):
@@ -318,6 +317,11 @@ if sys.version_info >= (3, 12):
     await asyncio.gather(*eager_tasks)
 print("inside right after create_task: default tasks", inside_right_after_create,
       "· eager tasks", eager_inside if sys.version_info >= (3, 12) else "(needs 3.12)")
+
+# %% [markdown]
+# The output above comes from the Python that built this page. On 3.12 and later the cell
+# prints `default tasks 0 · eager tasks 3`: three eager tasks had taken the
+# three free permits before `create_task` returned, and the other three were waiting for one.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
@@ -511,55 +515,53 @@ _reference = _sc.reference(globals(), "generate_all")
 
 
 @_dc.dataclass(frozen=True)
-class _Scenario:
+class _Plan:  # one caller's: each caller of several at once has its own (_sc.Callers)
     prompts: tuple       # may repeat; the k-th call for a prompt returns "<prompt>/<k>"
     limit: int
     calls: tuple         # of _sc.Job: the n-th call of generate to start behaves as calls[n] (else 1 s)
     cancel_at: float | None = None
-    callers: int = 1
 
     def call(self, n: int) -> _sc.Job:
         return self.calls[n] if n < len(self.calls) else _sc.Job(1)
 
-    def describe(self) -> str:
+    def describe(self, who: str) -> str:
         calls = "; ".join(j.describe(f"call {n}") for n, j in enumerate(self.calls))
-        who, cancel = _sc.callers_phrase(self.callers, self.cancel_at)
+        _, cancel = _sc.callers_phrase(1, self.cancel_at)
         return (f"{who} calls generate_all({list(self.prompts)!r}, limit={self.limit}){cancel}; the calls "
                 f"of generate, in the order they start: {calls + '; later ones' if calls else 'each'} take 1 s; "
                 "the k-th call for a prompt returns '<prompt>/<k>'")
 
 
 @_st.composite
-def _scenarios(draw):
+def _plans(draw):
     ok = _st.builds(_sc.Job, seconds=_st.sampled_from([1, 0, 2, 3]), value=_st.none(),
                     cleanup=_st.sampled_from([0, 1, 3]))
     bad = _st.builds(_sc.Job, seconds=_st.sampled_from([1.25, 0.25]), raises=_st.just(True),
                      cleanup=_st.sampled_from([0, 1]))
     prompts = draw(_st.lists(_st.sampled_from("abcé"), max_size=7))
     calls = draw(_st.lists(_st.one_of(ok, ok, ok, bad), max_size=len(prompts)))
-    return _Scenario(prompts=tuple(prompts), limit=draw(_st.integers(1, 4)), calls=tuple(calls),
-                     cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5, 2.5])),
-                     callers=draw(_st.sampled_from([1, 1, 2, 3])))
+    return _Plan(prompts=tuple(prompts), limit=draw(_st.integers(1, 4)), calls=tuple(calls),
+                 cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5, 2.5])))
 
 
-def _observe(fn, s: _Scenario) -> list:
-    async def one_caller() -> dict:
+def _observe(fn, s: _sc.Callers) -> list:
+    async def one_caller(plan: _Plan) -> dict:
         rec, seen = _sc.Recorder(), {}
 
         async def generate(prompt: str) -> str:
             k = seen[prompt] = seen.get(prompt, -1) + 1
-            job = s.call(len(rec.starts))
+            job = plan.call(len(rec.starts))
             return await rec.run(prompt, _dc.replace(job, value=f"{prompt}/{k}"))
 
-        return await _sc.call_once(lambda: fn(list(s.prompts), s.limit, generate), rec, s.cancel_at)
+        return await _sc.call_once(lambda: fn(list(plan.prompts), plan.limit, generate), rec, plan.cancel_at)
 
-    return _sc.run_callers(one_caller, s.callers)
+    return _sc.run_each(one_caller, s)
 
 
 _ERRORS = {"raised JobFailed", "raised ExceptionGroup[JobFailed]"}  # a group holding it counts
 
 
-def _compare_one(me: dict, it: dict, s: _Scenario) -> str | None:
+def _compare_one(me: dict, it: dict, s: _Plan) -> str | None:
     if me.get("peak", 0) > s.limit:
         return (f"{me['peak']} calls ran at once with limit {s.limit}: one semaphore must be shared by all "
                 "the calls")
@@ -579,7 +581,7 @@ def _compare_one(me: dict, it: dict, s: _Scenario) -> str | None:
 _compare = _sc.per_caller(_compare_one)
 
 
-_sc.differential(generate_all, _reference, _scenarios(), _observe, _compare, what="generate_all",
+_sc.differential(generate_all, _reference, _sc.several(_plans()), _observe, _compare, what="generate_all",
                  examples=60, hint="chapters 03, 05 and 06")
 ### END HIDDEN TESTS
 

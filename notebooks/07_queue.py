@@ -414,10 +414,10 @@ print("✓ the loop kept beating while it polled; not one beat while get() block
 #
 # With `n_workers` workers, up to `n_workers` items should be processed at once.
 #
-# Graded, on many generated runs (no items, one, several; the same item more than once; more
-# workers than items; queue bounds from 1 up; calls of `process` that take any time, several
-# that finish at the same moment, calls that raise, calls that take a while to clean up once
-# cancelled):
+# Graded, on many generated runs (no items, one, several; any value, `None` too; the same item
+# more than once; more workers than items; queue bounds from 1 up; calls of `process` that take
+# any time, several that finish at the same moment, calls that raise, calls that take a while to
+# clean up once cancelled):
 #
 # - **calls**: `process` once per item, a repeated item once per occurrence, every item put
 #   through the given queue; the items start in their order, each the moment a worker is free;
@@ -566,17 +566,16 @@ _reference = _sc.reference(globals(), "run_pipeline")
 
 
 @_dc.dataclass(frozen=True)
-class _Scenario:
+class _Plan:  # one caller's: each caller of several at once has its own (_sc.Callers)
     items: tuple         # may repeat; the k-th call of process for an item returns "<item>/<k>"
     n_workers: int
     maxsize: int         # the bound of the queue run_pipeline is given
     calls: tuple         # of _sc.Job: the n-th call of process to start behaves as calls[n] (else 1 s)
     cancel_at: float | None = None
-    callers: int = 1
 
-    def describe(self) -> str:
+    def describe(self, who: str) -> str:
         calls = "; ".join(j.describe(f"call {n}") for n, j in enumerate(self.calls))
-        who, cancel = _sc.callers_phrase(self.callers, self.cancel_at)
+        _, cancel = _sc.callers_phrase(1, self.cancel_at)
         return (f"{who} calls run_pipeline({list(self.items)!r}, process, n_workers={self.n_workers}, "
                 f"jobs=asyncio.Queue(maxsize={self.maxsize})){cancel}; the calls of process, in the order they "
                 f"start: {calls + '; later ones' if calls else 'each'} take 1 s; the k-th call for an item returns "
@@ -584,15 +583,14 @@ class _Scenario:
 
 
 @_st.composite
-def _scenarios(draw):
+def _plans(draw):
     ok = _st.builds(_sc.Job, seconds=_st.sampled_from([1, 0, 2, 3]), value=_st.none(),
                     cleanup=_st.sampled_from([0, 1]))
     bad = _st.builds(_sc.Job, seconds=_st.sampled_from([1.25, 0.25]), value=_st.none(), raises=_st.just(True))
-    items = draw(_st.lists(_st.sampled_from([3, 1, 2, -1]), max_size=7))
-    return _Scenario(items=tuple(items), n_workers=draw(_st.integers(1, 4)), maxsize=draw(_st.integers(1, 3)),
-                     calls=tuple(draw(_st.lists(_st.one_of(ok, ok, ok, bad), max_size=len(items)))),
-                     cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5])),
-                     callers=draw(_st.sampled_from([1, 1, 2])))
+    items = draw(_st.lists(_st.sampled_from([3, 1, 2, -1, None]), max_size=7))
+    return _Plan(items=tuple(items), n_workers=draw(_st.integers(1, 4)), maxsize=draw(_st.integers(1, 3)),
+                 calls=tuple(draw(_st.lists(_st.one_of(ok, ok, ok, bad), max_size=len(items)))),
+                 cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5])))
 
 
 class _Counting(asyncio.Queue):
@@ -603,25 +601,25 @@ class _Counting(asyncio.Queue):
         self.puts += 1
 
 
-def _observe(fn, s: _Scenario) -> list:
-    async def one_caller() -> dict:
-        rec, seen, jobs = _sc.Recorder(), {}, _Counting(maxsize=s.maxsize)
+def _observe(fn, s: _sc.Callers) -> list:
+    async def one_caller(plan: _Plan) -> dict:
+        rec, seen, jobs = _sc.Recorder(), {}, _Counting(maxsize=plan.maxsize)
 
         async def process(item):
             k = seen[item] = seen.get(item, -1) + 1
-            job = s.calls[len(rec.starts)] if len(rec.starts) < len(s.calls) else _sc.Job(1)
+            job = plan.calls[len(rec.starts)] if len(rec.starts) < len(plan.calls) else _sc.Job(1)
             return await rec.run(item, _dc.replace(job, value=f"{item}/{k}"))
 
-        out = await _sc.call_once(lambda: fn(list(s.items), process, s.n_workers, jobs), rec, s.cancel_at)
+        out = await _sc.call_once(lambda: fn(list(plan.items), process, plan.n_workers, jobs), rec, plan.cancel_at)
         return {**out, "puts": jobs.puts}
 
-    return _sc.run_callers(one_caller, s.callers)
+    return _sc.run_each(one_caller, s)
 
 
 _ERRORS = {"raised JobFailed", "raised ExceptionGroup[JobFailed]"}  # a group holding it counts
 
 
-def _compare_one(me: dict, it: dict, s: _Scenario) -> str | None:
+def _compare_one(me: dict, it: dict, s: _Plan) -> str | None:
     allowed, ev = _sc.fate(it, s.cancel_at, _ERRORS)
     problem = _sc.check_ending(me, it, allowed, ev, "run_pipeline", names="task")
     if problem:
@@ -640,7 +638,7 @@ def _compare_one(me: dict, it: dict, s: _Scenario) -> str | None:
 
 _compare = _sc.per_caller(_compare_one)
 
-_sc.differential(run_pipeline, _reference, _scenarios(), _observe, _compare, what="run_pipeline",
+_sc.differential(run_pipeline, _reference, _sc.several(_plans()), _observe, _compare, what="run_pipeline",
                  examples=50, hint="chapter 07")
 ### END HIDDEN TESTS
 

@@ -252,7 +252,8 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # with the parent it found. The three tasks overlap in time: samples 1 and 2 open their
 # spans while sample 0 is still waiting in `generate`. With the `ContextVar` (top)
 # every span found its own sample; with the shared list (bottom) the spans in orange found
-# a span of another task.
+# a span of another task. Only the `generate` and `reward` spans are drawn: the list printed
+# above also has the samples' own spans that opened on top of another task's span.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
@@ -280,10 +281,11 @@ for name, found, right in global_records:
                     f"{name.split()[0]}, parent: {found}", ha="center", va="bottom",
                     fontsize=8)
 lanes = [f"sample {i}" for i in range(3)]
+PARENT = {"waiting": "right parent", "failed": "wrong parent"}
 with_context.plot("a ContextVar holding a tuple: every span finds its own sample",
-                  ax=top, lanes=lanes)
+                  ax=top, lanes=lanes, meanings=PARENT)
 with_shared.plot("one shared list: orange spans found another task's span",
-                 ax=bottom, lanes=lanes)
+                 ax=bottom, lanes=lanes, meanings=PARENT)
 for ax in (top, bottom):
     ax.set_ylim(2.6, -0.75)
 top.set_xlabel("")

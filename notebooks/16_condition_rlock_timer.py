@@ -285,7 +285,10 @@ print("✓ another thread got the RLock only after the last release")
 # %% [markdown]
 # **`threading.Timer(delay, fn)`** is a thread that waits `delay` seconds and then calls
 # `fn`, once; `cancel()` before it fires means `fn` never runs, and the timer's thread ends
-# at once. Like any thread, join it with a timeout.
+# at once. Like any thread, join it with a timeout. The check times the cancelled timer's
+# thread against `ReferenceWait`, a plain wait of half the delay started in a thread of its
+# own just before: the timer's thread must end before that wait wakes, and a busy machine
+# slows both alike.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 fired_in: list[str] = []
@@ -463,7 +466,7 @@ loop_threads = [loop.thread for loop, _ in loops if hasattr(loop, "thread")] + l
 assert not [t for t in loop_threads if t.is_alive()], "every loop's threads ended when it was stopped"
 
 fig = tl.plot(f"Stopping periodic work (interval {interval} s): red is stop request to thread exit",
-              lanes=list(NAMES.values()))
+              lanes=list(NAMES.values()), meanings={"waiting": "ticking", "blocked": "stopping"})
 threads_used = {name: len({thread for thread, _ in names}) for name, names in ticks.items()}
 print({name: f"{latency:.3f} s" for name, latency in latencies.items()}, "| threads used:", threads_used)
 # Each claim compares a loop with its own tick schedule, measured in the same run, not the three
@@ -482,7 +485,7 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # are one sentinel item per consumer, or a `closed` flag that the `wait_for` predicate also
 # checks, plus `notify_all`.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %%
 if sys.version_info >= (3, 13):
     work_queue: queue.Queue[int] = queue.Queue()
     getter_outcome: list[str] = []
@@ -490,19 +493,27 @@ if sys.version_info >= (3, 13):
     def blocked_getter() -> None:
         try:
             getter_outcome.append(f"got {work_queue.get(timeout=2)}")
-        except queue.ShutDown:
+        except queue.ShutDown:  # no more items are coming
             getter_outcome.append("queue.ShutDown")
 
     getter = threading.Thread(target=blocked_getter)
     getter.start()
     work_queue.shutdown()
-    assert not join_all([getter], timeout=3)
+    getter_left = join_all([getter], timeout=3)
     print("a getter on a shut-down queue:", getter_outcome)
-    assert getter_outcome == ["queue.ShutDown"]
 else:
-    print("Python < 3.13: queue.Queue has no shutdown(); wake blocked consumers "
-          "with one sentinel item each, or with a closed flag checked in the "
-          "wait_for predicate plus notify_all().")
+    print("Python < 3.13: queue.Queue has no shutdown()")
+
+# %% [markdown]
+# The output above comes from the Python that built this page. On 3.13 and later the getter
+# prints `a getter on a shut-down queue: ['queue.ShutDown']`: its `get` raised instead of
+# returning an item or waiting out its 2 s timeout.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+if sys.version_info >= (3, 13):
+    assert not getter_left, "the getter thread ended"
+    assert getter_outcome == ["queue.ShutDown"], "get on a shut-down, empty queue raised queue.ShutDown"
+    print("✓ the blocked get raised queue.ShutDown and its thread ended")
 
 # %% [markdown]
 # ## Exercise 16.1 · Take a whole batch or nothing

@@ -351,7 +351,7 @@ for lane, periods in PERIODS.items():
 fig, axes = plt.subplots(3, 1, figsize=(8, 5.4), layout="constrained")
 fig.suptitle("Completion, exit and reaping are three moments")
 for ax, lane in zip(axes, PERIODS, strict=True):
-    tl.plot(TITLES[lane], ax=ax, lanes=[lane])
+    tl.plot(TITLES[lane], ax=ax, lanes=[lane], meanings={"waiting": "zombie"})
     ax.set_ylabel("")
     first, last = clock_at(f"{lane}: {PERIODS[lane][0][1]}") - tl.t0, max(
         e.at for e in tl.events if e.name.startswith(lane))

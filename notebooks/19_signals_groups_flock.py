@@ -175,7 +175,8 @@ for number, pid in enumerate(member_pids, start=1):
     tl.add(f"member {number}", killed_b, gone_b[pid], "cancelled")
 fig = tl.plot("Killing a parent versus killing its process group",
               lanes=["plain parent", "its child 1", "its child 2",
-                     "group leader", "member 1", "member 2"])
+                     "group leader", "member 1", "member 2"],
+              meanings={"blocked": "orphan, still running", "cancelled": "signalled, exiting"})
 
 # %% [markdown]
 # ### Python 3.11: a new group without a new session

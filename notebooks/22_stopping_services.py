@@ -244,7 +244,8 @@ for run_label, events, sent in (("SIGTERM, default", events_default, sent_defaul
         tl.add(f"{run_label} · job {job}", start - ready, sent - ready, "running")
         if end is not None:
             tl.add(f"{run_label} · job {job}", sent - ready, end - ready, "cancelled")
-fig = tl.plot("Three ways a service meets a stop signal")
+fig = tl.plot("Three ways a service meets a stop signal",
+              meanings={"cancelled": "signal to end of cleanup"})
 cleanups = [s for s in tl.spans if s.state == "cancelled"]
 print(f"{len(cleanups)} of 9 jobs got a cleanup; the longest took "
       f"{max(s.duration for s in cleanups) * 1000:.0f} ms after the signal; none finished its work")

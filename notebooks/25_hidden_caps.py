@@ -73,7 +73,7 @@ print(f"installed defaults: httpx {httpx_default};",
       f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the instruments"}
 # The measurement: the server holds every answer until the client has sent all it will send.
 async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[int, int]:
     """Start every request; hold all answers until `expected` are inside (at most 5 s) and 0.2 s more."""

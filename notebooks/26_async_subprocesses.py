@@ -177,6 +177,10 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 #
 # The same two runs on one time axis. Red bars are children waited for with the loop blocked
 # (and the loop's own lane red while it could not tick); blue bars are children awaited.
+# Each bar is longer than the child's 0.15 s sleep: it also holds the start of a new Python
+# interpreter that imports `lab_snippets.proc_workers` before it sleeps (0.14 to 0.18 s of wall
+# time with `sleep 0` on the course's 2-core build machine under load), and three interpreters
+# starting at once share the CPUs, so the awaited run is faster but not three times faster.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 lanes = [f"blocking: child {i}" for i in range(3)] + ["blocking: event loop"]

@@ -140,11 +140,73 @@ def test_per_caller_names_the_caller_only_when_there_are_several():
 
     compare = scenarios.per_caller(lambda me, it, s: None if me == it else f"got {me}")
     assert compare([1, 2], [1, 2], Two(2)) is None
-    assert compare([1, 3], [1, 2], Two(2)) == "caller 1: got 3"
+    assert compare([1, 3], [1, 2], Two(2)) == "caller 1 of 2 at once: got 3"
     assert compare([3], [2], Two(1)) == "got 3"
     assert scenarios.callers_phrase(1) == ("one caller", "")
     assert scenarios.callers_phrase(3, 0.5) == ("3 callers at once, each",
                                                 ", cancelled by its caller at 0.5 s")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    fails_at: float | None  # this caller's job fails then (else it returns after 1 s)
+
+    def describe(self, who: str) -> str:
+        what = "returns after 1 s" if self.fails_at is None else f"fails at {self.fails_at:g} s"
+        return f"{who}: {what}"
+
+
+_SHARED: set = set()
+
+
+def _job(plan: _Plan, shared: bool):
+    """One caller's call: its job is a task; when it fails it cancels its task, or (the wrong one,
+    ``shared``) every caller's task, found through a module-level set."""
+    async def call() -> str:
+        task = asyncio.create_task(asyncio.sleep(1))
+        _SHARED.add(task)
+        try:
+            if plan.fails_at is not None:
+                await asyncio.sleep(plan.fails_at)
+                for t in list(_SHARED) if shared else [task]:
+                    t.cancel()
+                return "failed"
+            await task
+            return "returned"
+        except asyncio.CancelledError:
+            return "cancelled"
+        finally:
+            _SHARED.discard(task)
+    return call()
+
+
+def _observe_each(shared: bool, callers: scenarios.Callers) -> list:
+    async def one_caller(plan: _Plan) -> dict:
+        return {"kind": await _job(plan, shared)}
+    return scenarios.run_each(one_caller, callers)
+
+
+def _compare_each(me: dict, it: dict, plan: _Plan) -> str | None:
+    assert isinstance(plan, _Plan), "each caller is compared with its own plan"
+    return None if me == it else f"ended {me['kind']}, expected {it['kind']}"
+
+
+def test_callers_with_plans_of_their_own_show_one_callers_failure_reaching_another():
+    plans = scenarios.several(st.builds(_Plan, st.sampled_from([None, 0.5])))
+    compare = scenarios.per_caller(_compare_each)
+    same = scenarios.Callers((_Plan(0.5), _Plan(0.5)))
+    assert compare(_observe_each(True, same), _observe_each(False, same), same) is None, (
+        "the counterfactual: callers that all run the same plan cannot tell the shared set apart")
+    assert _observe_each(False, scenarios.Callers((_Plan(None), _Plan(0.5)))) == [
+        {"kind": "returned"}, {"kind": "failed"}], "caller k ran plan k, at once"
+    scenarios.differential(False, False, plans, _observe_each, compare, what="calls", examples=20)
+    with pytest.raises(AssertionError) as failed:
+        scenarios.differential(True, False, plans, _observe_each, compare, what="calls", examples=20)
+    assert str(failed.value) == (
+        "caller 0 of 2 at once: ended cancelled, expected returned, in the smallest scenario found: "
+        "2 callers at once, each with its own stand-ins: [caller 0: returns after 1 s]; "
+        "[caller 1: fails at 0.5 s]"), str(failed.value)
+    assert scenarios.Callers((_Plan(None),)).describe() == "one caller: returns after 1 s"
 
 
 def test_what_a_call_started_and_left_running_is_counted_even_with_other_callers_beside_it():

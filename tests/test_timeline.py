@@ -105,6 +105,22 @@ def test_plot_has_title_labels_legend_and_state_colours():
     matplotlib.pyplot.close(fig)
 
 
+def test_plot_meanings_rename_a_state_in_the_legend_and_keep_its_colour():
+    tl = Timeline(clock=lambda: 0.0)
+    tl.add("child", 0, 1)
+    tl.add("child", 1, 2, state="waiting")
+    fig = tl.plot("A child", meanings={"waiting": "zombie"})
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["running", "zombie"], \
+        "the legend names a state by the chapter's word, the others by their own"
+    handles = ax.get_legend().legend_handles
+    assert [matplotlib.colors.to_hex(h.get_facecolor()) for h in handles] == [
+        STATE_COLOURS["running"], STATE_COLOURS["waiting"]], "a renamed state keeps its colour"
+    matplotlib.pyplot.close(fig)
+    with pytest.raises(ValueError, match="unknown states"):
+        tl.plot("A child", meanings={"zombie": "zombie"})
+
+
 def test_table_lists_spans_sorted_by_start():
     tl = Timeline(clock=lambda: 0.0)
     tl.add("late", 1, 2)

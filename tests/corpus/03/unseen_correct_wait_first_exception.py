@@ -1,4 +1,5 @@
-# correct: manual tasks + asyncio.wait(FIRST_EXCEPTION), cleanup in finally (cancel + wait), errors wrapped in ExceptionGroup
+# mistake: manual tasks + asyncio.wait(FIRST_EXCEPTION), cleanup in finally (cancel + wait): a caller's cancel that lands while the finally waits for a slow cleanup interrupts that wait, so the CancelledError reaches the caller with a call still cleaning up (first judged correct; the per-caller scenarios of session 5 drew the case)
+# violates: left running when score_group ended (cancelled)
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
 async def score_group(names: list[str], score_one) -> list:
     """Run `score_one(name)` for all names concurrently; results in input order; all or nothing."""

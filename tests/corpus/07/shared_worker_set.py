@@ -1,5 +1,5 @@
 # mistake: registers the workers in one module-level set and, on an error or a cancel, cancels every worker in that set, so one caller's failing item stops another caller's pipeline
-# violates: several callers at once
+# violates: ended with 'cancelled' where the contract says 'returned'
 # from: red team, session 4 (unseen tests)
 _workers: set = set()
 

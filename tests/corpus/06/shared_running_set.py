@@ -1,5 +1,5 @@
 # mistake: keeps every call's task in one module-level set (the chapter 03 idiom for strong references) and, when a call raises, cancels everything in that set, so one caller's error cancels another caller's calls
-# violates: several callers at once
+# violates: ended with 'cancelled' where the contract says 'returned'
 # from: red team, session 4 (unseen tests)
 _running: set = set()
 

@@ -1,5 +1,5 @@
 # mistake: stops each worker with an (index, None) job put after the items and tests `item is None`, so an item that is itself None stops a worker early: it is never processed and the pipeline hangs or comes back short
-# violates: process once per item
+# violates: ended with 'raised KeyError' where the contract says 'returned'
 # from: red team, session 4 (unseen tests)
 async def run_pipeline(items: list, process, n_workers: int, jobs: asyncio.Queue) -> list:
     """Feed `items` through `jobs` to `n_workers` workers running `process`; results in item order."""

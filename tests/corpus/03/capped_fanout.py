@@ -1,5 +1,5 @@
 # mistake: caps the fan-out with a semaphore of 8 "to be gentle on the server", so with more than 8 names the later calls start only when earlier ones end
-# violates: every call started at once
+# violates: could start at 0 s, but none had started by then
 # from: red team, session 4 (unseen tests)
 async def score_group(names: list[str], score_one) -> list:
     """Run `score_one(name)` for all names concurrently; results in input order; all or nothing."""

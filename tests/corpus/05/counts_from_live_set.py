@@ -1,5 +1,5 @@
 # mistake: counts the finished tasks as len(tasks) - len(still running) after the grace period, reading the caller's set again; a set that drops its tasks as they finish (the chapter 03 idiom, `add_done_callback(running.discard)`) has shrunk by then, so the count comes out too low
-# violates: the two counts, failures counted as finished
+# violates: finished = every task done within the grace period
 # from: red team, session 4 (unseen tests)
 async def drain(tasks: set[asyncio.Task], grace: float, cleanup_budget: float = 1.0) -> tuple[int, int]:
     """Wait up to `grace` s, cancel what is left, wait for its cleanup; return (finished, cancelled)."""

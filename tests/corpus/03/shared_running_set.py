@@ -1,5 +1,5 @@
 # mistake: keeps the strong references in one module-level set, as the chapter taught, and on a failure cancels everything in that set, so one caller's failure cancels another caller's calls
-# violates: several callers at once
+# violates: ended with 'cancelled' where the contract says 'returned'
 # from: red team, session 4 (unseen tests)
 _running: set = set()
 
