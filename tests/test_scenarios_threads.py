@@ -8,6 +8,7 @@ import dataclasses
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -25,6 +26,43 @@ def test_timed_names_what_came_out():
     assert sth.timed(lambda: 0)["kind"] == "returned" and sth.timed(lambda: 0)["value"] == 0
     assert sth.timed(fails)["kind"] == "raised KeyError", "an exception is the observation, not a crash"
     assert sth.timed(time.sleep, 0.05)["seconds"] >= 0.05
+
+
+def test_timed_wakeups_tells_a_woken_wait_from_a_poll():
+    done = threading.Event()
+
+    def woken():
+        return done.wait(timeout=2)
+
+    def polled():
+        while not done.is_set():
+            time.sleep(0.005)
+        return True
+
+    def spun():
+        while not done.is_set():
+            pass
+        return True
+
+    seen = {}
+    for fn in (woken, polled, spun):
+        done.clear()
+        setter = threading.Timer(0.1, done.set)
+        setter.start()
+        seen[fn.__name__] = sth.timed_wakeups(fn)
+        setter.join(timeout=2)
+    assert [seen[k]["value"] for k in seen] == [True] * 3, "each call's own result, as timed gives it"
+    assert seen["woken"]["wakeups"] <= 2, f"a wait woken by the event blocks once: {seen['woken']}"
+    assert seen["polled"]["wakeups"] >= 10, f"a 5 ms poll over 0.1 s is woken 20 times: {seen['polled']}"
+    assert seen["spun"]["calls"] > 10 * seen["woken"]["calls"] + 1000, (
+        f"a spin makes calls without end: {seen}")
+    assert sys.getprofile() is None, "the profile is removed after the call"
+
+    def fails():
+        raise TimeoutError("its own")
+
+    assert sth.timed_wakeups(fails)["message"] == "its own", "the message of what it raised"
+    assert sth.timed_wakeups(lambda: 0)["message"] is None
 
 
 def test_at_once_runs_the_calls_together_and_bounds_them():
@@ -101,6 +139,25 @@ def test_a_stand_in_does_what_it_says_on_sigterm(tmp_path, on_term, code, after_
         sth.kill_all(members)
         proc.wait(timeout=5)
     assert sth.still_running(members, within=0) == [], "kill_all leaves nothing running"
+
+
+@pytest.mark.parametrize("on_term", ["honour", "cleanup"])
+def test_deaf_children_outlive_a_leader_that_ends_on_sigterm(tmp_path, on_term):
+    log = str(tmp_path / "log")
+    spec = sth.StandIn(on_term, code=3, cleanup=0.05, children=2, deaf_children=True)
+    assert "ignore SIGTERM" in spec.describe()
+    proc = _run(spec, log, stdout=subprocess.DEVNULL)
+    members = sth.pids_in_log(sth.read_log(log))
+    children = [int(line.split()[1]) for line in sth.read_log(log) if line.startswith("child ")]
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=1) == (-signal.SIGTERM if on_term == "honour" else 3), "the leader ends"
+        assert sorted(sth.still_running(members, within=0.3)) == sorted(children), (
+            "only the children that ignore SIGTERM outlive the leader")
+    finally:
+        sth.kill_all(members)
+    assert sth.still_running(members, within=0) == []
+    assert "exec sleep" not in sth.StandIn(children=1).script(log), "by default the children honour SIGTERM"
 
 
 def test_a_stand_in_that_ends_writes_its_output_and_exits_with_its_code(tmp_path):
