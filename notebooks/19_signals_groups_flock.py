@@ -161,8 +161,8 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 #
 # The two runs side by side. With a plain child, the kill ended only the parent; its
 # children kept running (red: orphaned, holding whatever they held) until we hunted them
-# down. The red bar lasts until we killed them; left alone, they would have slept their full
-# 3 s. With a new session, one `killpg` ended the leader and both children together.
+# down (red lasts until we killed them; left alone, each would sleep 3 s). With a new
+# session, one `killpg` ended the leader and both children together.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl.add("plain parent", started_a, killed_a, "running")
