@@ -158,23 +158,31 @@ print("✓ the Task's body started only when the caller suspended")
 #
 # The timeline below drives three coroutine objects created at the same moment in three ways:
 # awaited at once, awaited after the caller has done 0.05 s of other work, and wrapped in a
-# Task. The light green bar before a body is the time its object existed without running;
-# the caller's busy work is red (blocked): it holds the loop, so nothing else can start on it.
+# Task. The light green bar before a body is the time its object existed without running.
+# Each body then computes for 0.005 s (a thin blue bar) and waits 0.04 s in
+# `await asyncio.sleep` (light green again: suspended, not running). The caller's busy work is
+# red (blocked): it holds the loop, so nothing else can start on it.
 # `Timeline` is the course's stopwatch: `with tl.span(name, state=...)` records the time spent
 # in the block as one bar, coloured by its `state` (blue `running`, light green `waiting`, red
 # `blocked`; later chapters add grey `cancelled`, orange `failed` and purple `cleanup`), and
 # `tl.mark(name)` writes down one named moment.
 
 # %%
-tl = Timeline()
+def busy(seconds: float) -> None:
+    until = tl.now() + seconds
+    while tl.now() < until:
+        pass  # plain code: it holds the loop
 
 
 async def timed_body(name: str) -> None:
-    with tl.span(name):
-        await score_sample(0, [])
+    with tl.span(name):  # the body's own work
+        busy(0.005)
+    with tl.span(name, state="waiting"):  # suspended in its await
         await asyncio.sleep(0.04)
 
 
+# %%
+tl = Timeline()
 first = timed_body("awaited at once")
 later = timed_body("awaited later")
 as_task = timed_body("as a Task")

@@ -312,19 +312,20 @@ print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup 
 # %% [markdown]
 # ## Measure it
 #
-# The same three samples, the same failure, two ways of waiting. Each blue bar is the time a
-# sample was running, up to the moment it ended; the mark at its end says how it ended: an
+# The same three samples, the same failure, two ways of waiting. Each light green bar is the
+# time a sample was in progress, suspended in its `await` (the stand-in for the reward model's
+# reply), up to the moment it ended; the mark at its end says how it ended: an
 # orange cross where it failed, a grey one where it was cancelled. Under the `TaskGroup` the
-# siblings were at work until the failure and are cancelled right after it; under `gather`
+# siblings were in progress until the failure and are cancelled right after it; under `gather`
 # they run to their end after the caller has already been told of the failure.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def as_work(tl: Timeline) -> Timeline:
-    """The same spans, each drawn as work up to its end; how it ended is marked separately."""
+def as_in_progress(tl: Timeline) -> Timeline:
+    """The same spans, each drawn as waiting up to its end; how it ended is marked separately."""
     drawn = Timeline()
     drawn.t0, drawn.events = tl.t0, list(tl.events)
     for span in tl.spans:
-        drawn.add(span.label, tl.t0 + span.start, tl.t0 + span.end, state="running")
+        drawn.add(span.label, tl.t0 + span.start, tl.t0 + span.end, state="waiting")
     return drawn
 
 
@@ -333,7 +334,7 @@ def mark_endings(tl: Timeline, ax) -> None:
         if span.state != "running":
             ax.scatter(span.end, lanes.index(span.label), marker="X", s=110, zorder=3,
                        color=STATE_COLOURS[span.state], edgecolors="black", linewidths=0.6)
-    ending = [Patch(facecolor=STATE_COLOURS["running"], edgecolor="black", label="running")]
+    ending = [Patch(facecolor=STATE_COLOURS["waiting"], edgecolor="black", label="waiting")]
     ending += [Line2D([], [], marker="X", linestyle="", markersize=9, markeredgecolor="black",
                       color=STATE_COLOURS[state], label=f"{state} here")
                for state in ("failed", "cancelled")]
@@ -342,8 +343,8 @@ def mark_endings(tl: Timeline, ax) -> None:
 
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.2), sharex=True, layout="constrained")
 lanes = list(plan)
-as_work(gather_tl).plot("gather: sample 1 fails, its siblings run on", ax=top, lanes=lanes)
-as_work(group_tl).plot("TaskGroup: sample 1 fails, its siblings are cancelled", ax=bottom,
+as_in_progress(gather_tl).plot("gather: sample 1 fails, its siblings run on", ax=top, lanes=lanes)
+as_in_progress(group_tl).plot("TaskGroup: sample 1 fails, its siblings are cancelled", ax=bottom,
                        lanes=lanes)
 mark_endings(gather_tl, top)
 mark_endings(group_tl, bottom)

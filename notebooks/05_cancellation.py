@@ -194,10 +194,11 @@ slot_free = {"A": False, "B": False}
 
 
 async def hold_slot(name: str) -> None:
+    started = time.monotonic()
     try:
-        with tl.span(f"worker {name}"):
-            await asyncio.sleep(1)
+        await asyncio.sleep(1)  # waiting, until the cancel arrives here
     finally:
+        tl.add(f"worker {name}", started, time.monotonic(), state="waiting")
         with tl.span(f"worker {name}", state="cleanup"):
             await asyncio.sleep(CLEANUP)  # releasing the slot is itself an await
         slot_free[name] = True
@@ -245,7 +246,8 @@ assert all(t.cancelled() for t in workers.values())
 print("✓ caller A moved on with the slot still taken; caller B saw it free after the cleanup")
 
 # %% [markdown]
-# In the chart, grey is each worker's wait cut off by the cancellation, purple its cleanup.
+# In the chart, light green is each worker's wait, which ends where the cancellation reaches
+# its `await`; purple is its cleanup.
 # Caller A's tick sits before worker A's cleanup ends: A moved on while the slot was still
 # taken. Caller B's green span covers worker B's cleanup: after `cancel()` it still waited
 # about 0.08 s, and only then was the slot free. `cancel()` returning tells the caller nothing

@@ -319,9 +319,11 @@ print("✓ the stop event ended the reload at its next check, before the handler
 # Python 3.13 added an optional free-threaded build (`python3.13t`; supported, still optional,
 # in 3.14) without the GIL, where CPU-bound threads do run in parallel. The cell runs two
 # CPU-bound calls on two threads and divides the CPU time the process used by the wall time:
-# the number of cores the threads kept busy on average. On a free-threaded build a folded cell
-# also prints `cpu_share()`: it spins for 50 ms and reports the share of one core this thread
-# got, so a busy machine shows up as a low share.
+# the number of cores the threads kept busy on average. With the GIL it stays at or below
+# about 1.0, and it comes out lower, sometimes well under 1, when other programs keep the
+# machine's cores busy: the threads then wait for a core as well as for the GIL. On a
+# free-threaded build a folded cell also prints `cpu_share()`: it spins for 50 ms and reports
+# the share of one core this thread got, so a busy machine shows up as a low share.
 
 # %%
 def busy_sum(n: int) -> int:

@@ -224,7 +224,9 @@ for name in sorted(outcomes):
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: boots-capped-and-every-sandbox-cleaned-up
 fig = tl.plot("Five sandboxes, at most two booting at once: every booted one is cleaned up",
-              lanes=[f"sb{i} {part}" for i in range(1, 6) for part in ("boot", "use")])
+              lanes=[f"sb{i} {part}" for i in range(1, 6) for part in ("boot", "use")],
+              meanings={"running": "booting / in use", "failed": "ended by an exception",
+                        "cancelled": "in use, cut off by its guard"})
 kinds = {n: type(o).__name__ if isinstance(o, BaseException) else o for n, o in outcomes.items()}
 assert kinds == {"sb1": "sb1 ok", "sb2": "sb2 ok", "sb3": "RuntimeError", "sb4": "TimeoutError",
                  "sb5": "ConnectionError"}, kinds
@@ -241,11 +243,12 @@ print(f"✓ at most {ledger.peak_booting} boots at once; every booted sandbox wa
 
 # %% [markdown]
 # Read each pair of lanes. The light green part of a boot lane is time spent waiting for one
-# of the two permits; blue is a boot holding a permit; orange is a boot attempt that failed.
-# At no instant are more than two boots blue or orange. In the use lanes, `sb3`'s work fails
-# (orange) and `sb4`'s is cancelled by its guard (grey), yet both are followed by a purple
-# cleanup span, just like the successful ones. `sb5` never booted, so it has nothing to clean up, and its three
-# failed attempts gave their permits back each time.
+# of the two permits; blue is a boot holding a permit, or a sandbox in use. A bar's colour
+# says how that stretch ended, as the legend says: orange for a boot attempt or a piece of
+# work that raised (`sb3`'s), grey for `sb4`'s use, which was working until its guard cut it
+# off. At no instant are more than two boots blue or orange. However its use ended, every
+# booted sandbox is followed by a purple cleanup span. `sb5` never booted, so it has nothing
+# to clean up, and its three failed attempts gave their permits back each time.
 #
 # ## Predict, then run
 #

@@ -238,7 +238,9 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 # thread-safe future into an awaitable one, so its own loop keeps running meanwhile.
 #
 # A heartbeat task on the notebook's loop ticks every 0.01 s. While the notebook blocks in
-# `result()`, it cannot tick; while the notebook awaits `wrap_future`, it ticks on.
+# `result()`, it cannot tick; while the notebook awaits `wrap_future`, it ticks on. The jobs
+# themselves only await `asyncio.sleep` on the loop thread, so their bars are light green
+# (waiting); red is the notebook's thread blocked in `result()`.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a heartbeat on the notebook's loop, and a job that draws its own span.
@@ -254,7 +256,7 @@ async def heartbeat() -> None:
 
 
 async def slow_job(label: str) -> str:
-    with tl.span(f"loop thread: {label}"):
+    with tl.span(f"loop thread: {label}", state="waiting"):  # the job only awaits
         await asyncio.sleep(0.12)
     return label
 

@@ -161,7 +161,8 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 #
 # The two runs side by side. With a plain child, the kill ended only the parent; its
 # children kept running (red: orphaned, holding whatever they held) until we hunted them
-# down. With a new session, one `killpg` ended the leader and both children together.
+# down (red lasts until we killed them; left alone, each would sleep 3 s). With a new
+# session, one `killpg` ended the leader and both children together.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl.add("plain parent", started_a, killed_a, "running")
@@ -255,6 +256,9 @@ for stop_signal in (signal.SIGTERM, signal.SIGINT):
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-wrapper-must-forward-the-signal
+# Why report-signals waits with select on the wake-up fd: a child that installed its handler
+# and then called time.sleep handled SIGTERM seconds late in 1 run of 1,500 (8 at a time on a
+# loaded two-core machine).
 assert unforwarded == -signal.SIGTERM and orphaned_child_running
 assert unforwarded_lines == [["got", "SIGTERM"]], "only our own cleanup reached it"
 for stop_signal, (code, said, child_running) in forwarded.items():
@@ -274,8 +278,8 @@ print("✓ without forwarding the child never heard of SIGTERM; with it, the chi
 # One detail of the child matters on a busy machine. A Python handler runs in the main thread
 # between bytecodes, and `time.sleep` looks for signals only when its sleep is interrupted, so
 # a signal that arrives after Python's last check but before the sleep begins is handled only
-# when the sleep ends. A child that installed its handler and then slept handled SIGTERM
-# seconds late in 1 run of 1,500 here (8 at a time on a loaded two-core machine).
+# when the sleep ends. A child that installed its handler and then slept could, rarely, handle
+# SIGTERM seconds late.
 # `report-signals` therefore waits with `select` on the pipe it gave to
 # `signal.set_wakeup_fd`: the C-level handler writes a byte there, and the byte is waiting
 # whether the signal came before the wait or during it. asyncio's `loop.add_signal_handler`

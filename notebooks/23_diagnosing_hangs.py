@@ -162,7 +162,7 @@ else:
     assert [link.name for link in await_chain(probe)][:2] == ["fetch_with_retry", "waits_on"]
 print("✓ the chain goes through fetch_with_retry down to waits_on")
 event.set()
-await asyncio.wait([probe], timeout=2)
+_ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 
 # %% [markdown]
 # ## A frozen process, seen from outside
@@ -175,10 +175,9 @@ await asyncio.wait([probe], timeout=2)
 #   SIGUSR1, a handler written in C writes every thread's stack to stderr at once, without
 #   waiting for any lock or for the main thread, and the process goes on. It reads the other
 #   threads' frames without holding the GIL, so it is made for threads that are stuck: a thread
-#   that runs Python code during the dump can change its frames under the reader. An earlier
-#   version of this chapter's child, whose threads woke every 50 ms to check a flag, died of
-#   SIGSEGV in 4 of 300 dumps on a loaded two-core machine (CPython 3.11.7); CPython's tracker
-#   has reports like it (gh-116008). The child below keeps both threads in one blocking call.
+#   that runs Python code during the dump can change its frames under the reader, and the
+#   dump can then crash the process (CPython's tracker has reports like it, gh-116008). The
+#   child below keeps both threads in one blocking call.
 # - `py-spy dump --pid PID` (a separate tool from PyPI) reads another process's memory and
 #   prints its threads' stacks without the process's cooperation. It needs ptrace permission
 #   on Linux: the same user and a Yama `ptrace_scope` that allows it, or root, and in a
@@ -226,6 +225,9 @@ print("exit status:", frozen.returncode,
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigusr1-dump-shows-every-thread
+# Why the child's threads sit in one blocking call: an earlier child, whose threads woke every
+# 50 ms to check a flag, died of SIGSEGV in 4 of 300 dumps on a loaded two-core machine
+# (CPython 3.11.7).
 assert "take_a_then_b" in dump_text and "take_b_then_a" in dump_text, (
     "both deadlocked threads are in the dump")
 assert alive_after_dump and frozen.returncode == 0, "the dump did not stop the process"
@@ -367,7 +369,7 @@ print("✓ each hook got its error once")
 # that ran longer than `loop.slow_callback_duration` (0.1 s by default), naming the task. Debug
 # mode also records where each coroutine and task was created, and makes asyncio check that
 # non-thread-safe calls come from the loop's thread. It costs time, so it is a diagnostic mode,
-# not a production one. `slow_callback_log` (chapter 08) switches it on for one block.
+# not a production one. `slow_callback_log` (chapter 02) switches it on for one block.
 
 # %%
 async def tokenize_on_the_loop() -> None:

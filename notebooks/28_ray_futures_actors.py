@@ -216,7 +216,7 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # and came back only after the gate had opened and a thread was free, although its value had
 # been there for 2 s. With `await ref` no thread is used: the ready value came back at once.
 # The pool's size is a hidden cap on the waits in flight (chapter 25), and slime's HTTP helpers
-# describe exactly this in a comment (chapter 08, site 08b).
+# describe exactly this in a comment (in `post`, quoted in chapter 08).
 #
 # ## `ray.wait` is `asyncio.wait` for ObjectRefs
 #
