@@ -30,6 +30,19 @@ def test_code_glued_to_chinese_is_caught_and_spaced_but_not_next_to_punctuation(
     assert zhterms.glued_code(spaced) == []
 
 
+def test_a_space_between_chinese_and_a_glossary_link_is_caught_and_removed():
+    # the zh reader (round 5) saw "应把它移到 执行器 中": a link renders as text, so a space shows
+    spaced = "应把它移到 {term}`执行器 <executor>` 中，见 {doc}`术语表 <glossary>`。用 `await` 等待"
+    found = zhterms.problems(spaced)
+    assert any("a space between Chinese and a link" in p for p in found), found
+    assert zhterms.spaced_links(spaced) == ["{term}`执行器 <executor>`", "{doc}`术语表 <glossary>`"]
+    fixed = zhterms.space_code(spaced)
+    assert fixed == "应把它移到{term}`执行器 <executor>`中，见{doc}`术语表 <glossary>`。用 `await` 等待"
+    assert zhterms.problems(fixed) == [], "inline code keeps its spaces; a glued link is right"
+    latin = "交给 Ray {term}`执行器 <executor>` API"
+    assert zhterms.space_code(latin) == latin, "a space next to a Latin word is not touched"
+
+
 def test_a_wrong_variant_listed_in_terms_md_is_caught(tmp_path):
     terms = tmp_path / "locale" / "zh_CN" / "TERMS.md"
     terms.parent.mkdir(parents=True)

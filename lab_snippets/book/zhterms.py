@@ -10,8 +10,11 @@
 2. **One word per concept.** ``locale/zh_CN/TERMS.md`` lists, under "Wrong variants", renderings that
    must not appear (a calque, a drifted synonym) and what to write instead. A wrong variant needs a
    translator (the right word depends on the sentence), so ``--fix`` leaves it alone.
-3. **Spaces around inline code.** A code span (or a role) touching a Han character gets one space on
-   that side, as chapters 09–29 were written; next to Chinese punctuation it gets none.
+3. **Spaces around inline code, none around a link.** A code span (or a code-like role) touching a
+   Han character gets one space on that side, as chapters 09–29 were written; next to Chinese
+   punctuation it gets none. A role that renders as link text (``{term}``, ``{doc}``, ``{ref}``) is
+   Chinese text in a Chinese sentence: a space between it and a Han character shows as a gap in the
+   page ("移到 执行器 中", zh reader, round 5), so it gets none.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ _CODE = re.compile(r"(\{[a-z:]+\})?(`+)(.+?)\2", re.S)
 # {term}`headword`（中文） or {term}`Title <headword>`（中文）
 _OLD_TERM = re.compile(r"\{term\}`(?:[^`<]*?<)?([^`<>]+?)>?`（([^）]+)）")
 _UNTITLED_TERM = re.compile(r"\{term\}`([^`<]+)`")
+# roles that render their title as ordinary link text, not as code
+TEXT_ROLES = ("{term}", "{doc}", "{ref}")
 
 
 def chinese_term_roles(text: str) -> str:
@@ -40,12 +45,46 @@ def english_headwords(text: str) -> list[str]:
     return [m.group(1) for m in _UNTITLED_TERM.finditer(text) if not re.search(_HAN, m.group(1))]
 
 
-def _spans(text: str):
-    return [(m.start(), m.end()) for m in _CODE.finditer(text)]
+def _spans(text: str, links: bool = False):
+    """(start, end) of the code spans (``links=False``) or the link-text roles (``links=True``)."""
+    return [(m.start(), m.end()) for m in _CODE.finditer(text) if (m.group(1) in TEXT_ROLES) == links]
+
+
+def _is_han(char: str) -> bool:
+    return bool(char) and re.fullmatch(_HAN, char) is not None
+
+
+def spaced_links(text: str) -> list[str]:
+    """The link-text roles of ``text`` separated from a neighbouring Han character by a space."""
+    found = []
+    for start, end in _spans(text, links=True):
+        before = text[start - 2:start] if start >= 2 else ""
+        after = text[end:end + 2]
+        if (len(before) == 2 and before[1] == " " and _is_han(before[0])) or (
+                len(after) == 2 and after[0] == " " and _is_han(after[1])):
+            found.append(text[start:end])
+    return found
+
+
+def unspace_links(text: str) -> str:
+    """``text`` with the spaces between a link-text role and a neighbouring Han character removed."""
+    out, last = [], 0
+    for start, end in _spans(text, links=True):
+        head = text[last:start]
+        if head.endswith(" ") and _is_han(head.rstrip(" ")[-1:]):
+            head = head.rstrip(" ")
+        out.append(head + text[start:end])
+        last = end
+        rest = text[end:]
+        stripped = rest.lstrip(" ")
+        if stripped != rest and _is_han(stripped[:1]):
+            last = end + len(rest) - len(stripped)
+    out.append(text[last:])
+    return "".join(out)
 
 
 def glued_code(text: str) -> list[str]:
-    """The code spans and roles of ``text`` that touch a Han character with no space between."""
+    """The code spans and code-like roles of ``text`` that touch a Han character with no space between."""
     glued = []
     for start, end in _spans(text):
         before = text[start - 1] if start else ""
@@ -56,7 +95,9 @@ def glued_code(text: str) -> list[str]:
 
 
 def space_code(text: str) -> str:
-    """``text`` with one space between each code span (or role) and a Han character it touches."""
+    """``text`` with one space between each code span (or code-like role) and a Han character it
+    touches, and none between a link-text role and a Han character."""
+    text = unspace_links(text)
     out, last = [], 0
     for start, end in _spans(text):
         out.append(text[last:start])
@@ -97,4 +138,7 @@ def problems(translation: str, root: Path = ROOT) -> list[str]:
     glued = glued_code(translation)
     if glued:
         found.append(f"inline code glued to Chinese {glued[:3]}: put a space on each side")
+    spaced = spaced_links(translation)
+    if spaced:
+        found.append(f"a space between Chinese and a link {spaced[:3]}: a link is text, write it glued")
     return found
