@@ -53,5 +53,16 @@ def test_a_wrong_variant_listed_in_terms_md_is_caught(tmp_path):
     assert zhterms.problems("一个 `未来对象` 的名字", tmp_path) == [], "code spans are not prose"
 
 
+def test_a_drifted_word_is_caught_but_not_inside_an_original_series_title(tmp_path):
+    terms = tmp_path / "locale" / "zh_CN" / "TERMS.md"
+    terms.parent.mkdir(parents=True)
+    terms.write_text("## Wrong variants\n\n| wrong | write instead |\n|---|---|\n| 收尾 | 清理 |\n",
+                     encoding="utf-8")
+    found = zhterms.problems("紫色是它的收尾。", tmp_path)
+    assert found and "收尾" in found[0], "cleanup drifted to 收尾 must be caught"
+    title = next(t for t in zhterms.original_titles() if "收尾" in t)
+    assert zhterms.problems(f"05 · {title}", tmp_path) == [], "a quoted original title is not our prose"
+
+
 def test_the_catalogues_follow_all_three_rules():
     assert zhstyle.term_report() == []

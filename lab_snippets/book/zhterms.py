@@ -125,6 +125,14 @@ def wrong_variants(root: Path = ROOT) -> dict[str, str]:
     return found
 
 
+@cache
+def original_titles() -> tuple[str, ...]:
+    """The original series' chapter titles (``Chapter.original``), quoted as they are."""
+    from lab_snippets.book.chapters import CHAPTERS
+
+    return tuple(c.original for c in CHAPTERS if c.original)
+
+
 def problems(translation: str, root: Path = ROOT) -> list[str]:
     """What in one translation breaks rules 1–3."""
     found = []
@@ -132,6 +140,8 @@ def problems(translation: str, root: Path = ROOT) -> list[str]:
     if heads:
         found.append(f"glossary links show English headwords {heads[:3]}: write {{term}}`中文 <{heads[0]}>`")
     prose = _CODE.sub(" ", translation)
+    for title in original_titles():  # the original series' titles are quoted, not our prose
+        prose = prose.replace(title, " ")
     for wrong, right in wrong_variants(root).items():
         if wrong in prose:
             found.append(f"wrong variant {wrong!r}: {right} (locale/zh_CN/TERMS.md)")
