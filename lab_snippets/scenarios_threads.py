@@ -10,7 +10,8 @@ reference measured beside it, never with a constant. The pieces here:
   when ``differential`` asks for it next: both see the same load, and a scenario costs its length
   once, not twice.
 - ``at_once``: several callers at once, each in a thread of its own, joined with a bound;
-  ``timed``: one call's outcome ("returned", "raised X") and its seconds.
+  ``timed``: one call's outcome ("returned", "raised X") and its seconds; ``timed_wakeups``: the
+  same, and how often the caller's thread was woken while it waited (a poll wakes once a round).
 - ``StandIn``: a stand-in process with drawn behaviour (honours SIGTERM, ignores it, or cleans up
   for a while and exits with its own code; children in its group; output written before it
   works; a result line at the end). It is a small shell script (``StandIn.argv``; a
@@ -34,7 +35,7 @@ import typing
 from collections.abc import Callable
 
 __all__ = ["MAX_LIFE", "Beside", "StandIn", "at_once", "kill_all", "per_item", "pids_in_log", "read_log",
-           "state", "still_running", "timed", "wait_for_line"]
+           "state", "still_running", "timed", "timed_wakeups", "wait_for_line"]
 
 #: No stand-in process lives longer than this, whatever it is told (seconds).
 MAX_LIFE = 6.0
@@ -52,6 +53,43 @@ def timed(fn: Callable, *args: object, **kwargs: object) -> dict:
     except BaseException as exc:  # noqa: BLE001 - what came out is the observation
         seen = {"kind": f"raised {type(exc).__name__}", "value": None}
     return {**seen, "seconds": time.monotonic() - started}
+
+
+def timed_wakeups(fn: Callable, *args: object, blocked: float = 0.001, **kwargs: object) -> dict:
+    """``timed``, and how the calling thread waited inside ``fn``: ``wakeups``, the C calls in which
+    it blocked for ``blocked`` seconds or more (a lock's acquire, a sleep, a select: each ends in a
+    wakeup), and ``calls``, the function calls it made (Python and C, from its profile events). A
+    wait woken by what it waits for blocks once; a poll wakes once a round, and a spin makes calls
+    without end. ``message``: the ``str`` of what it raised (its args survive a copy of it)."""
+    counts, entered = {"wakeups": 0, "calls": 0}, []
+    clock = time.perf_counter
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "c_call":
+            counts["calls"] += 1
+            entered.append(clock())
+        elif event in ("c_return", "c_exception"):
+            if entered and clock() - entered.pop() >= blocked:
+                counts["wakeups"] += 1
+        elif event == "call":
+            counts["calls"] += 1
+
+    message = None
+
+    def call() -> object:
+        nonlocal message
+        import sys
+
+        sys.setprofile(profile)  # this thread only
+        try:
+            return fn(*args, **kwargs)
+        except BaseException as exc:
+            message = str(exc)
+            raise
+        finally:
+            sys.setprofile(None)
+
+    return {**timed(call), **counts, "message": message}
 
 
 def at_once(calls: list[Callable[[], typing.Any]], timeout: float) -> list:

@@ -712,7 +712,7 @@ def _scenarios(draw):
                       then=_st.sampled_from(["exits", "raises", "is cancelled"]),
                       cancel_at=_st.sampled_from([None, None, None, 0.5, 1.5]))
     return _Scenario(permits=draw(_st.integers(1, 3)), attempts=draw(_st.integers(1, 4)),
-                     close=draw(_st.sampled_from([0, 0.25])), users=tuple(draw(_st.lists(user, min_size=1, max_size=4))))
+                     close=draw(_st.sampled_from([0, 0.25, 1])), users=tuple(draw(_st.lists(user, min_size=1, max_size=4))))
 
 
 class _Resource:
@@ -733,9 +733,13 @@ class _Resource:
             _sc_booting[0] -= 1
 
     async def close(self) -> None:
-        if not self.plan[1]:  # a booted resource takes a while to close (a failed candidate closes at once,
-            await asyncio.sleep(self.user["close"])  # so it may be closed with the permit held or not)
-        self.is_open = False
+        self.user["closing"] += 1
+        try:
+            if not self.plan[1]:  # a booted resource takes a while to close (a failed candidate closes at once,
+                await asyncio.sleep(self.user["close"])  # so it may be closed with the permit held or not)
+            self.is_open = False
+        finally:
+            self.user["closing"] -= 1
 
 
 _sc_booting = [0, 0]  # boots in flight now, and at most
@@ -744,7 +748,7 @@ _sc_booting = [0, 0]  # boots in flight now, and at most
 def _observe(fn, s: _Scenario) -> list:
     async def one_user(u: _User, permits: asyncio.Semaphore) -> dict:
         loop = asyncio.get_running_loop()
-        seen = {"boots": [], "close": s.close, "made": [], "inside": None}
+        seen = {"boots": [], "close": s.close, "made": [], "inside": None, "closing": 0, "closing_at_end": 0}
 
         def factory():
             n = len(seen["made"])
@@ -765,11 +769,13 @@ def _observe(fn, s: _Scenario) -> list:
             except ConnectionError as exc:
                 seen["error"] = str(exc)
                 raise
+            finally:  # close() calls still running as the async with ends (a shielded close outlives it)
+                seen["closing_at_end"] = seen["closing"]
             return "exited"
 
         out = await _sc.call_once(use, _sc.Recorder(), u.cancel_at)
         return {**out, "boots": seen["boots"], "inside": seen["inside"], "error": seen.get("error"),
-                "open": sum(r.is_open for r in seen["made"])}
+                "open": sum(r.is_open for r in seen["made"]), "closing_at_end": seen["closing_at_end"]}
 
     async def main():
         _sc_booting[:] = [0, 0]
@@ -795,6 +801,10 @@ def _compare(mine: list, ref: list, s: _Scenario) -> str | None:
             return f"{me['peak_booting']} boots ran at once with {s.permits} permits: hold a permit while boot() runs"
         if me["permits_back"] != s.permits:
             return f"only {me['permits_back']} of {s.permits} permits were given back"
+        if me["closing_at_end"]:
+            return (f"{who}the `async with` ends once its `close()` has finished: {me['closing_at_end']} close() "
+                    f"still running when it ended ({me['kind']}); a shielded close the caller does not wait for "
+                    "outlives the block")
         if s.users[k].cancel_at is not None:  # cancelled wherever it was, while it waited, booted or used
             if me["open"] > it["open"]:
                 return (f"{who}{me['open']} resource(s) still open after the cancelled async with ended: close "

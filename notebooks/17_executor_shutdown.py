@@ -458,15 +458,19 @@ _lock = threading.Lock()
 _now = {"in_flight": 0, "peak": 0}
 _release = threading.Event()
 _hang_ended = threading.Event()
-def _tracked(item) -> int:
+_three_at_once = threading.Event()  # the bound reached once: a job holds on until then (at most 1 s),
+def _tracked(item) -> int:         # so a loaded machine's slow thread start cannot hide the overlap
     with _lock:
         _now["in_flight"] += 1
         _now["peak"] = max(_now["peak"], _now["in_flight"])
+        if _now["in_flight"] >= 3:
+            _three_at_once.set()
     try:
         if item == "hang":
             _release.wait(timeout=3)
             _hang_ended.set()
             return -1
+        _three_at_once.wait(timeout=1.0)
         time.sleep(0.1)
         return item * 2
     finally:

@@ -402,19 +402,23 @@ print("✓ the slow-callback warning names the task that held the loop")
 # 4. never stop or interrupt the program; return soon after `stop` (a `threading.Event`) is set.
 #
 # Graded, on real threads and on many generated runs in which the watchdog's clock and waits
-# are virtual (`poll` 0.01 to 0.05 s, `stall` 5 to 8 polls; progress that counts up or wraps
-# around to values it had before; pauses shorter and longer than `stall`, one after another,
-# from the very start, or still going when `stop` is set; `loop` given or not):
+# are virtual (`poll` 0.01 to 0.05 s, `stall` 5 to 8 polls; waits and sleeps that wake on time
+# or up to one `poll` late, as on a loaded machine; progress that counts up or wraps around to
+# values it had before, so that two stalls can stop at the same number; pauses shorter and
+# longer than `stall`, one after another, from the very start, or still going when `stop` is
+# set; `loop` given or not):
 #
 # - **no false alarm**: no report while progress is being made, and none for a pause shorter
 #   than `stall`; a number that comes back to an earlier value has still changed;
-# - **on time**: a stall is reported about `stall` seconds after the last change, not earlier
-#   and not later than one `poll` or two more (so check every `poll` seconds, not every `stall`);
-# - **once per stall**: one report per stall, and a new one for each later stall;
+# - **on time**: a stall is reported about `stall` seconds after the last change, measured on
+#   the clock (a count of polls is not a time when a wait wakes late), not earlier and not later
+#   than one turn of your loop or two more (so check every `poll` seconds, not every `stall`);
+# - **once per stall**: one report per stall, and a new one for each later stall, even one at a
+#   number an earlier stall was reported at;
 # - **content**: each report is `format_all_stacks(loop)`: every thread's stack, and the tasks of
 #   `loop` when one is given;
-# - **stop**: the watchdog returns within one `poll` of `stop` being set, and appends nothing
-#   after.
+# - **stop**: the watchdog returns within one `poll` of `stop` being set (one turn, when the wait
+#   wakes late), and appends nothing after, not even for a stall whose time came while it slept.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def watch_progress(progress, stall: float, reports: list[str], stop: threading.Event,
@@ -603,8 +607,10 @@ class _Scenario:
     poll: float
     stall: float
     segments: tuple   # (seconds, working?) in turn; stop is set at the end of the last one
-    wraps: bool       # progress() counts milliseconds of work modulo 97, so old values come back
+    wraps: int        # progress() counts milliseconds of work modulo this (0: no wrap), so old values come
+                      # back: modulo 300, a stall after 0.3 s of work has the very value of the one before
     with_loop: bool
+    late: float = 0.0  # every wait and sleep of the watchdog wakes this much later than asked (a loaded machine)
 
     @property
     def stop_at(self) -> float:
@@ -623,10 +629,11 @@ class _Scenario:
         for length, working in self.segments:
             parts.append(f"{'works' if working else 'pauses'} from {_sc.fmt(round(t, 9))} to {_sc.fmt(round(t + length, 9))}")
             t += length
-        what = "a count of milliseconds of work modulo 97" if self.wraps else "a count of milliseconds of work"
+        what = "a count of milliseconds of work" + (f" modulo {self.wraps}" if self.wraps else "")
+        late = f"; each wait or sleep wakes {self.late:g} s late" if self.late else ""
         return (f"watch_progress(progress, stall={self.stall:g}, reports, stop, loop={'a loop' if self.with_loop else None}, "
                 f"poll={self.poll:g}); progress() returns {what}; the service {', '.join(parts)}; stop is set at "
-                f"{_sc.fmt(self.stop_at)}")
+                f"{_sc.fmt(self.stop_at)}{late}")
 
 
 @_st.composite
@@ -637,15 +644,18 @@ def _scenarios(draw):
     for _ in range(draw(_st.integers(0, 3))):
         if segments or draw(_st.booleans()):  # the first pause may start at once
             segments.append((draw(_st.sampled_from([0.3, round(4 * poll, 9), 1.0])), True))
-        pause = draw(_st.sampled_from([stall + 3 * poll, stall - 3 * poll, 2 * stall]))
+        # a pause half a poll short of a stall: its time is never reached, however the polls fall
+        pause = draw(_st.sampled_from([stall + 3 * poll, stall - 3 * poll, 2 * stall, stall - poll / 2]))
         segments.append((round(pause, 9), False))
     if draw(_st.booleans()):  # stop comes while progress is being made
         segments.append((draw(_st.sampled_from([0.3, round(4 * poll, 9)])), True))
     else:  # stop comes during a stall, after its report or before it is due
         if segments:  # progress first, so that the stall is one pause of its own
             segments.append((round(4 * poll, 9), True))
-        segments.append((round(draw(_st.sampled_from([2 * stall, stall - 3 * poll])), 9), False))
-    return _Scenario(poll, stall, tuple(segments), draw(_st.booleans()), draw(_st.booleans()))
+        # half a poll short of a stall: the stall's time would come within the poll in which stop is set
+        segments.append((round(draw(_st.sampled_from([2 * stall, stall - poll / 2, stall - 3 * poll])), 9), False))
+    return _Scenario(poll, stall, tuple(segments), draw(_st.sampled_from([0, 300, 97])), draw(_st.booleans()),
+                     round(poll * draw(_st.sampled_from([0, 0.5, 1])), 9))
 
 
 class _Hung(BaseException):
@@ -671,14 +681,14 @@ class _World:
 
     def sleep(self, seconds: float) -> None:
         self._check()
-        self.now += max(0.0, seconds)
+        self.now += max(0.0, seconds) + self.s.late
 
     def wait(self, timeout: float | None = None) -> bool:
         self._check()
-        if timeout is None or self.now + timeout >= self.s.stop_at:
-            self.now = max(self.now, self.s.stop_at)
+        if timeout is None or self.now + max(0.0, timeout) + self.s.late >= self.s.stop_at:
+            self.now = max(self.now, self.s.stop_at)  # set() wakes the wait at once
         else:
-            self.now += max(0.0, timeout)
+            self.now += max(0.0, timeout) + self.s.late
         return self.now >= self.s.stop_at
 
     def is_set(self) -> bool:
@@ -692,8 +702,8 @@ class _World:
             if working:
                 worked += max(0.0, min(self.now, t + length) - t)
             t += length
-        count = int(worked * 1000)
-        return count % 97 if self.s.wraps else count
+        count = int(round(worked * 1000, 6))
+        return count % self.s.wraps if self.s.wraps else count
 
     def stacks(self, loop=None) -> str:
         self.reports.append((self.now, loop is _LOOP))
@@ -731,7 +741,7 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
                 "`reports` (every thread's stack)")
     if any(given != s.with_loop for _, given in me["calls"]):
         return "the report does not show the loop's tasks: pass the loop to format_all_stacks"
-    pauses, tol = s.pauses(), s.poll + 1e-6
+    pauses, tol = s.pauses(), s.poll + s.late + 1e-6  # one turn of the watchdog's loop
 
     def pause_of(at: float):  # the pause a report is about: the one it falls in, else one just over
         inside = [(a, b) for a, b in pauses if a - 0.002 <= at <= b + 2 * tol]
@@ -761,7 +771,8 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
         if len(mine) < len(theirs):
             again = "after progress resumes, the watchdog must report the next stall" if a > 0 else "report it"
             return (f"the stall from {_sc.fmt(a)} to {_sc.fmt(b)} went unreported (stall={s.stall:g}): {again}, "
-                    "checking progress() every `poll` seconds")
+                    "about `stall` seconds after progress stopped, checking progress() every `poll` seconds and "
+                    "measuring on the clock (a wait can wake late, so a count of polls is not a time)")
         if mine and mine[0] > theirs[0] + 2 * tol:
             return (f"the stall was reported {_sc.fmt(round(mine[0] - a, 3))} after progress stopped, with "
                     f"stall={s.stall:g}: report about `stall` seconds after progress stopped. Call progress() every "

@@ -358,8 +358,9 @@ print("✓ the alarm cut the work short in the main thread and was refused in a 
 # from 0 up, so that a text may be exactly `inline_below` long):
 #
 # - **results**: one per text, in the order of `texts`, a repeated text scored each time;
-# - **where**: texts shorter than `inline_below` characters (characters, not bytes) scored in
-#   the service's own process, every other text in the pool, each exactly once;
+# - **where**: texts shorter than `inline_below` characters (characters, not bytes) scored
+#   directly in the coroutine, on the loop's own thread (not in a thread of their own, which costs
+#   a trip too), every other text in the pool, each exactly once;
 # - **at once**: the long texts all handed to the pool before the first of them is awaited;
 # - **loop free**: the event loop keeps running while the pool works (no blocking wait inside
 #   `score_all`); `score` itself never raises.
@@ -502,8 +503,12 @@ class _Pool(_cf.Executor):
 def _observe(fn, s: _Scenario) -> dict:
     scored: list = []
 
+    loop_thread = _threading.current_thread()  # the loop below runs in this thread
+
     def stand_in(text, *args, **kwargs):
-        scored.append((text, _threading.current_thread().name.startswith("stand-in-pool")))
+        here = _threading.current_thread()
+        scored.append((text, "pool" if here.name.startswith("stand-in-pool") else
+                       "loop" if here is loop_thread else "thread"))
         return score(text, *args, **kwargs)
 
     copy = _rebind(fn, {"score": stand_in})
@@ -535,11 +540,15 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
     if me["value"] != it["value"]:
         return ("the results must be in the order of texts (gather keeps it; as_completed does not): result i is "
                 "score(texts[i])")
-    for text, in_pool in sorted(set(me["scored"]) - set(it["scored"])):
-        if in_pool:
+    for text, where in sorted(set(me["scored"]) - set(it["scored"])):
+        if where == "pool":
             return (f"a short text ({text!r}, {len(text)} characters, inline_below={s.inline_below}) was sent to the "
                     "pool, where pickling and the trip cost more than its work: score it directly (len counts "
                     "characters)")
+        if len(text) < s.inline_below:  # a short text in a thread of the service (asyncio.to_thread)
+            return (f"a short text ({text!r}, {len(text)} characters, inline_below={s.inline_below}) was scored in a "
+                    "thread, not on the loop: score texts shorter than `inline_below` characters directly in the "
+                    "coroutine (a trip to a thread, like one to the pool, costs more than their work)")
         return (f"a long text ({text!r}, {len(text)} characters, inline_below={s.inline_below}) was scored in the "
                 "service's own process (on the loop or in a thread, which shares the GIL): send it to the process "
                 "pool with run_in_executor")

@@ -377,13 +377,15 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 #
 # Graded, on many generated runs (`rate` and `burst` from 1 up; from one take to eight, called
 # one after another or several at the same instant, after idle stretches short or long; takes
-# cancelled while they wait):
+# cancelled while they wait; a `sleep` that wakes on time or a few milliseconds late):
 #
 # - **burst**: the first `burst` takes on a full bucket return at once, without waiting;
 # - **never over-admits**: over any stretch of time, with one task or many calling at once, at
 #   most `burst + rate × (b − a)` takes return;
 # - **no longer than needed**: every take returns the moment its token is back (half a token
-#   back means half the wait), not later; an idle bucket refills to `burst`, not beyond;
+#   back means half the wait), not later; an idle bucket refills to `burst`, not beyond; when
+#   `sleep` wakes a little late (as a real one does), what came back meanwhile counts for the
+#   takes after it, up to `burst`;
 # - **first come, first served**: takes return in the order they were called, even when one
 #   arrives at the moment a token comes back;
 # - **cancellation**: a take cancelled while it waits raises `CancelledError`, takes no token,
@@ -557,11 +559,13 @@ class _Scenario:
     rate: int
     burst: int
     takes: tuple  # (called at, cancelled at or None), one per task
+    late: float = 0.0  # every sleep of the bucket wakes this much later than asked, as a real one does
 
     def describe(self) -> str:
         takes = "; ".join(f"take {k} called at {_sc.fmt(at)}" + (f", cancelled at {_sc.fmt(c)}" if c is not None else "")
                           for k, (at, c) in enumerate(self.takes))
-        return f"TokenBucket(rate={self.rate}, burst={self.burst}), each take in a task of its own: {takes}"
+        late = f"; every sleep of the bucket wakes {self.late:g} s late" if self.late else ""
+        return f"TokenBucket(rate={self.rate}, burst={self.burst}), each take in a task of its own: {takes}{late}"
 
 
 @_st.composite
@@ -572,13 +576,22 @@ def _scenarios(draw):
         at = draw(_st.sampled_from([0, 0, 0.1, 0.3, 0.5, 1, 2, 100]))
         cancel = draw(_st.sampled_from([None, None, None, 0.03, 0.13, 0.53]))
         takes.append((at, None if cancel is None else round(at + cancel, 9)))
-    return _Scenario(rate, burst, tuple(sorted(takes, key=lambda t: t[0])))
+    # A sleep that wakes 4 ms late: wakes then fall 4 ms past a tenth, never on a call or a cancel. Only
+    # with burst 2 or more: with burst 1 the bucket is full while the take oversleeps, so what comes back
+    # meanwhile is lost (never beyond `burst`), and an answer that counts its token from when it was due
+    # is as right as one that counts from when it woke.
+    late = draw(_st.sampled_from([0, 0.004])) if burst > 1 else 0
+    return _Scenario(rate, burst, tuple(sorted(takes, key=lambda t: t[0])), late)
 
 
 def _observe(cls, s: _Scenario) -> dict:
     async def main() -> dict:
         clock = VirtualClock()
-        bucket = cls(rate=s.rate, burst=s.burst, clock=clock.time, sleep=clock.sleep)
+        async def sleep(seconds: float) -> None:  # the bucket's sleep: it wakes s.late past its time,
+            # but not a sleep of less than a microsecond (the float rounding of a token already back)
+            await clock.sleep(seconds + s.late if seconds >= 1e-6 else seconds)
+
+        bucket = cls(rate=s.rate, burst=s.burst, clock=clock.time, sleep=sleep)
         out: list = [("still waiting", None)] * len(s.takes)
         order: list = []
 
@@ -646,7 +659,9 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
         if kind == "returned" and at > then:
             gone = [j for j, (kj, _) in enumerate(it["out"]) if kj == "cancelled" and called[j] < called[k]]
             why = (f"take {gone[0]} was cancelled while it waited, so it takes no token and the takes behind it "
-                   "move up" if gone else "refill from the last update, up to `burst`, and sleep (1 - tokens) / rate")
+                   "move up" if gone else "refill from the last update, up to `burst`, and sleep (1 - tokens) / rate"
+                   + ("; a sleep wakes late, so read clock() after it: what came back meanwhile counts for the takes "
+                      "after it" if s.late else ""))
             return (f"waited longer than needed: take {k} returned at {_sc.fmt(at)}, but its token was back at "
                     f"{_sc.fmt(then)}: {why}")
         if kind == "returned":

@@ -349,3 +349,20 @@ def test_a_ray_chapters_sandbox_raises_only_threads_and_file_size(tmp_path):
     assert 75 << 20 <= raylab.OBJECT_STORE_BYTES < ray.file_size
     # the grader asks by the notebook's name: the Ray chapters and no other
     assert runs_alone(Path("28_ray_futures_actors.py")) and not runs_alone(Path("06_semaphore.py"))
+
+
+def test_the_grading_code_parses_python_one_thread_at_a_time():
+    # CPython 3.11.7's ast.parse fails when two threads run it at once (corpus run --jobs 2):
+    # markers.defined_names waits for the lock another parse holds. Counterfactual: a bare ast.parse.
+    import threading
+
+    from lab_snippets.labs import common, markers
+
+    got = []
+    with common.AST_LOCK:
+        t = threading.Thread(target=lambda: got.append(markers.defined_names("x = 1\n")))
+        t.start()
+        t.join(0.2)
+        assert t.is_alive() and not got, "parsed while another thread held AST_LOCK"
+    t.join(10)
+    assert got == [["x"]] and not t.is_alive()

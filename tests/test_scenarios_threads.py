@@ -8,6 +8,7 @@ import dataclasses
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -25,6 +26,43 @@ def test_timed_names_what_came_out():
     assert sth.timed(lambda: 0)["kind"] == "returned" and sth.timed(lambda: 0)["value"] == 0
     assert sth.timed(fails)["kind"] == "raised KeyError", "an exception is the observation, not a crash"
     assert sth.timed(time.sleep, 0.05)["seconds"] >= 0.05
+
+
+def test_timed_wakeups_tells_a_woken_wait_from_a_poll():
+    done = threading.Event()
+
+    def woken():
+        return done.wait(timeout=2)
+
+    def polled():
+        while not done.is_set():
+            time.sleep(0.005)
+        return True
+
+    def spun():
+        while not done.is_set():
+            pass
+        return True
+
+    seen = {}
+    for fn in (woken, polled, spun):
+        done.clear()
+        setter = threading.Timer(0.1, done.set)
+        setter.start()
+        seen[fn.__name__] = sth.timed_wakeups(fn)
+        setter.join(timeout=2)
+    assert [seen[k]["value"] for k in seen] == [True] * 3, "each call's own result, as timed gives it"
+    assert seen["woken"]["wakeups"] <= 2, f"a wait woken by the event blocks once: {seen['woken']}"
+    assert seen["polled"]["wakeups"] >= 10, f"a 5 ms poll over 0.1 s is woken 20 times: {seen['polled']}"
+    assert seen["spun"]["calls"] > 10 * seen["woken"]["calls"] + 1000, (
+        f"a spin makes calls without end: {seen}")
+    assert sys.getprofile() is None, "the profile is removed after the call"
+
+    def fails():
+        raise TimeoutError("its own")
+
+    assert sth.timed_wakeups(fails)["message"] == "its own", "the message of what it raised"
+    assert sth.timed_wakeups(lambda: 0)["message"] is None
 
 
 def test_at_once_runs_the_calls_together_and_bounds_them():

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
+import threading
 from pathlib import Path
 
 from lab_snippets import REPO_ROOT as REPO
@@ -112,3 +114,16 @@ def failure_message(outputs):
             return ("wrote to stderr (nbgrader scores that as a failure): "
                     + str(o.get("text", "")).strip()[:120])
     return None
+
+
+# CPython 3.11.7 failed ``ast.parse`` run by two threads at once ("SystemError: AST constructor
+# recursion depth mismatch", seen grading the corpus with two threads, in ``labs.deps`` and then in
+# ``markers.defined_names``): every parse of the grading code takes this lock (re-entrant, so an
+# analysis holding it may parse again).
+AST_LOCK = threading.RLock()
+
+
+def parse_python(source: str) -> ast.Module:
+    """``ast.parse``, one thread at a time (``AST_LOCK``)."""
+    with AST_LOCK:
+        return ast.parse(source)

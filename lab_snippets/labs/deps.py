@@ -30,17 +30,15 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
-import threading
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from lab_snippets.labs.common import TESTS_TAG, is_solution_cell
+from lab_snippets.labs.common import AST_LOCK, TESTS_TAG, is_solution_cell
 from lab_snippets.labs.markers import _tags, defined_names
 
-# CPython 3.11.7 failed ``ast.parse`` run by two threads at once ("SystemError: AST constructor
-# recursion depth mismatch", seen grading the corpus with two threads): analyses take turns.
-_AST_LOCK = threading.Lock()
+# analyses take turns (``common.AST_LOCK``: CPython 3.11.7's ``ast.parse`` is not thread-safe)
+_AST_LOCK = AST_LOCK
 
 
 def _one_at_a_time(fn):

@@ -17,6 +17,7 @@ from lab_snippets.labs.common import (
     SOLUTION_TAG,
     TESTS_TAG,
     LabError,
+    parse_python,
 )
 
 
@@ -58,7 +59,7 @@ def _points(tags):
 
 def _first_def(source):
     try:
-        for node in ast.parse(source).body:
+        for node in parse_python(source).body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 return node.name
     except SyntaxError:
@@ -202,7 +203,7 @@ def defined_names(source):
     (a ``for`` target, ``with ... as``, ``except ... as``, ``:=``, an import or a ``def`` inside an
     ``if`` or ``try``, as well as top-level assignments); used to restore helpers before tests."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return []
     names = []

@@ -1,6 +1,5 @@
-# mistake: schedules the calls on a fixed grid (next = previous due time + interval), so after a check() that ran over several intervals the missed slots are caught up with calls back to back
-# violates: never sooner than `interval` after the previous call started
-# from: red team, session 4 (unseen tests)
+# correct: a fixed-rate schedule against a monotonic deadline that, after a check() longer than the interval, starts the next round from now instead of catching up the missed slots
+# from: s5holesB (issue 37), the counterpart of fresh_fixed_rate_catch_up
 def start_periodic_check(check, interval: float, stop: threading.Event) -> threading.Thread:
     """Start a thread that calls check() now and every `interval` s until `stop` is set."""
 
@@ -8,8 +7,8 @@ def start_periodic_check(check, interval: float, stop: threading.Event) -> threa
         due = time.monotonic()
         while not stop.is_set():
             check()
-            due += interval
-            if stop.wait(max(0.0, due - time.monotonic())):
+            due = max(due + interval, time.monotonic())  # a missed slot is skipped, not caught up
+            if stop.wait(due - time.monotonic()):
                 return
 
     thread = threading.Thread(target=run, name="periodic-check", daemon=True)

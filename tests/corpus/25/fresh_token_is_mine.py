@@ -1,5 +1,5 @@
 # mistake: after sleeping for the missing part of a token it sets the count to exactly one token ("the one I waited for"), throwing away whatever came back while the sleep overslept, so with a real sleep that wakes late every later take falls further behind
-# violates: every take returns the moment its token is back
+# violates: a sleep wakes late
 # from: red team, session 4 (unseen tests)
 class TokenBucket:
     """At most `burst` takes at once, then `rate` per second on average."""

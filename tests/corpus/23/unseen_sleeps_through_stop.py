@@ -1,4 +1,5 @@
-# correct: keeps a "report at" deadline pushed forward on every change (None once reported); sleeps with time.sleep(poll) and checks stop.is_set()
+# mistake: keeps a "report at" deadline pushed forward on every change, but sleeps with time.sleep(poll) and checks stop.is_set() only at the top of the loop, so a stall whose time comes during the poll in which stop is set is reported after stop (graded correct until session 5: the same path as fresh_appends_after_stop)
+# violates: report nothing after stop
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
 def watch_progress(progress, stall: float, reports: list[str], stop: threading.Event,
                    loop: asyncio.AbstractEventLoop | None = None, poll: float = 0.01) -> None:

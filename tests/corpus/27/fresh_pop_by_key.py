@@ -1,5 +1,5 @@
 # mistake: forgets a finished call in a done callback with pending.pop(key) without checking the entry is still that call, and starts a new call when it finds a finished one; a get arriving just as a call ends registers a new call that the old callback then forgets, so the next get starts a second call for the key while the first still runs
-# violates: a `get(key)` that arrives while a call of `score(key)` runs joins that call
+# violates: while its call from
 # from: red team, session 4 (unseen tests)
 class Coalescer:
     """Concurrent get(key) calls share one call of `score(key)`."""

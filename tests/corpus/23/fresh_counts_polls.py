@@ -1,5 +1,5 @@
 # mistake: measures the stall by counting unchanged polls (count * poll >= stall) instead of reading the clock, so when progress() or the report is slow, or a poll oversleeps, the stall is reported late
-# violates: not later than one `poll` or two more
+# violates: about `stall` seconds after progress stopped
 # from: red team, session 4 (unseen tests)
 def watch_progress(progress, stall: float, reports: list[str], stop: threading.Event,
                    loop: asyncio.AbstractEventLoop | None = None, poll: float = 0.01) -> None:

@@ -1,5 +1,5 @@
 # mistake: declares the table of calls in flight as a class attribute (`pending: dict = {}`), so every Coalescer shares one table and a get(key) on one coalescer joins another coalescer's call, of another score function, for the same key
-# violates: concurrent `get(key)` calls for one key share one call of `score(key)`
+# violates: shares calls among its own gets only
 # from: red team, session 4 (unseen tests)
 class Coalescer:
     """Concurrent get(key) calls share one call of `score(key)`."""
