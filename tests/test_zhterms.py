@@ -41,6 +41,11 @@ def test_a_space_between_chinese_and_a_glossary_link_is_caught_and_removed():
     assert zhterms.problems(fixed) == [], "inline code keeps its spaces; a glued link is right"
     latin = "交给 Ray {term}`执行器 <executor>` API"
     assert zhterms.space_code(latin) == latin, "a space next to a Latin word is not touched"
+    # a link that shows Latin at an edge is spaced from Chinese on that edge, as Latin text is
+    shown_latin = "在父进程中{term}`pickle 序列化 <pickling>`是成本，一个 {term}`Future <future>`。"
+    assert zhterms.glued_code(shown_latin) == ["{term}`pickle 序列化 <pickling>`"]
+    spaced = "在父进程中 {term}`pickle 序列化 <pickling>`是成本，一个 {term}`Future <future>`。"
+    assert zhterms.space_code(shown_latin) == spaced
 
 
 def test_a_wrong_variant_listed_in_terms_md_is_caught(tmp_path):
