@@ -162,7 +162,9 @@ class StandIn:
     notes SIGTERM, cleans up for ``cleanup`` seconds, then exits with ``code``). Otherwise it
     works ``seconds`` (``None``: until stopped, at most ``MAX_LIFE``), then exits with ``code``.
     ``children``: that many ``sleep`` children in its process group, living as long as it would
-    (its ``sleep``s never hold its stdout: a reader sees the end when the script ends).
+    (its ``sleep``s never hold its stdout: a reader sees the end when the script ends); with
+    ``deaf_children`` they ignore SIGTERM whatever the leader does (they outlive a leader that
+    honours it).
     It writes ``says`` and its pid to stdout first (the course's harness says "started <pid>"),
     then ``chatter`` bytes (lines of "o"), and ``result`` as its last line when it ends by itself."""
 
@@ -171,6 +173,7 @@ class StandIn:
     code: int = 0
     cleanup: float = 0.0
     children: int = 0
+    deaf_children: bool = False
     chatter: int = 0
     says: str = ""
     result: str = ""
@@ -194,7 +197,8 @@ class StandIn:
         kids = ""
         if self.children:
             kids = f"; it starts {self.children} child(ren)" + (
-                " that ignore SIGTERM too" if self.on_term == "ignore" else "")
+                " that ignore SIGTERM too" if self.on_term == "ignore"
+                else " that ignore SIGTERM" if self.deaf_children else "")
         extra = kids + (f"; it writes {self.chatter} bytes to stdout first" if self.chatter else "") + (
             f"; it prints {self.result!r} at the end" if self.result else "")
         return f"a process that {life}; {term}{extra}"
@@ -210,7 +214,8 @@ class StandIn:
         elif self.on_term == "cleanup":
             lines.append(f"trap 'echo got SIGTERM >> \"$log\"; {self._pause(self.cleanup, 'j')}; "
                          f"echo cleaned up >> \"$log\"; exit {self.code}' TERM")
-        lines += [f'sleep {life} >/dev/null & echo child $! >> "$log"'] * self.children
+        child = f"(trap '' TERM; exec sleep {life})" if self.deaf_children else f"sleep {life}"
+        lines += [f'{child} >/dev/null & echo child $! >> "$log"'] * self.children
         lines.append('echo leader $$ $(readlink /proc/$$/fd/1) >> "$log"')
         if self.says:
             lines.append(f"printf '%s %s\\n' {shlex.quote(self.says)} $$")

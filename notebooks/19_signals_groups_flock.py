@@ -336,22 +336,22 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # 1. start `command` with `subprocess.Popen` in a new session (so it leads its own process
 #    group), with its output discarded (`stdout=subprocess.DEVNULL`);
 # 2. if it exits within `budget` seconds, return its return code;
-# 3. otherwise send SIGTERM to the whole group, give it `grace` seconds, then send SIGKILL
-#    to the whole group (some members may ignore SIGTERM; the group may already be gone),
-#    reap the leader (bounded) and return its return code.
+# 3. otherwise SIGTERM the whole group, wait up to `grace` seconds for the leader, then
+#    SIGKILL the whole group (some members may ignore SIGTERM; the group may already be
+#    gone), reap the leader (bounded) and return its return code.
 #
 # Graded, on many generated runs (one or two jobs at once, each from a thread of its own: a
 # job that ends in time with its own code, 0 included, perhaps after writing 200 KB; a job
 # that overruns and honours SIGTERM, ignores it together with its children, or cleans up for
-# a while, shorter or longer than `grace`, and exits with its own code; up to two children
-# in the job's group):
+# a while, shorter or longer than `grace`, and exits with its own code; up to two children,
+# maybe ignoring SIGTERM alone):
 #
 # - **code**: the leader's own return code, once it is reaped: its exit code when it ends in
 #   time or during its cleanup, minus the signal that ended it otherwise;
 # - **output**: discarded, so a job that writes a lot still ends in time;
 # - **signals**: SIGTERM to the whole group once the budget has run out (not before, and none
-#   to a job that ends in time), SIGKILL to the whole group only after `grace`; no error when
-#   the group is already gone;
+#   to a job that ends in time), SIGKILL to the whole group after the leader has exited or
+#   `grace` has run out; no error when the group is already gone;
 # - **timing**: a return as soon as the group has ended (not after the whole `grace`);
 # - **what is left**: no member of the group running, the leader reaped.
 #
@@ -503,7 +503,7 @@ _in_time = _st.builds(_sth.StandIn, seconds=_st.just(0.05), code=_st.sampled_fro
                       chatter=_st.sampled_from([0, 200_000]))
 _overruns = _st.builds(_sth.StandIn, on_term=_st.sampled_from(["honour", "ignore", "cleanup"]),
                        code=_st.sampled_from([3, 0]), cleanup=_st.sampled_from([0.05, 1.5]),
-                       children=_st.integers(0, 2))
+                       children=_st.integers(0, 2), deaf_children=_st.booleans())
 _scenarios = _st.builds(_Scenario, _st.lists(_st.one_of(_overruns, _in_time), min_size=1, max_size=2).map(tuple))
 
 
@@ -556,7 +556,8 @@ def _compare_one(me: dict, it: dict, job) -> str | None:
     if me["left"]:
         return (f"no member left running: {me['left']} process(es) of the job's group still running after the "
                 "function returned: SIGKILL the whole group (os.killpg) after the grace period")
-    if me["seconds"] > it["seconds"] + 0.3:
+    # members that ignore SIGTERM and outlive the leader may get the rest of the grace (or SIGKILL at once)
+    if me["seconds"] > it["seconds"] + 0.3 + (_GRACE if job.deaf_children and job.children else 0):
         return (f"a return as soon as the group has ended: {me['seconds']:.2f} s, where the reference, run beside "
                 f"it, returned after {it['seconds']:.2f} s: wait with wait(timeout=...), which returns when the "
                 "leader ends, not with time.sleep")
@@ -566,10 +567,12 @@ def _compare_one(me: dict, it: dict, job) -> str | None:
 _compare = _sth.per_item(_compare_one, lambda s: s.jobs, "job", "run_group_with_budget")
 
 
+# Two drawn runs fit the time (real processes), so one world is always run as well: a leader that
+# ends its cleanup within the grace while its child, ignoring SIGTERM, lives on; beside a job that floods.
+_always = _Scenario((_sth.StandIn("cleanup", code=3, cleanup=0.05, children=1, deaf_children=True),
+                     _sth.StandIn(seconds=0.05, chatter=200_000)))
 _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_observe, _reference), _compare,
-                 what="run_group_with_budget", examples=2, hint="chapter 19",
-                 explicit=(_Scenario((_sth.StandIn("cleanup", code=3, cleanup=0.05, children=1),
-                                      _sth.StandIn(seconds=0.05, chatter=200_000))),))
+                 what="run_group_with_budget", examples=2, hint="chapter 19", explicit=(_always,))
 ### END HIDDEN TESTS
 
 # %% [markdown]

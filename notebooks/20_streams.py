@@ -436,7 +436,10 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # `writer.close()` starts closing the transport; `await writer.wait_closed()` waits until it
 # is really closed (buffered data flushed or dropped, the socket closed). Do both on each
 # end, in a `finally`, as every cell above does. The reader on the other side sees the end of
-# the stream: `read()` returns `b""`, `readexactly` raises `IncompleteReadError`.
+# the stream: `read()` returns `b""`, `readexactly` raises `IncompleteReadError`. `close()`
+# sends what is still buffered before it closes, so if the peer has stopped reading,
+# `wait_closed()` waits as long as the peer does; `writer.transport.abort()` drops the
+# buffer and closes at once, the way to give up on a connection.
 #
 # A server has two kinds of sockets: the listening socket, closed by `server.close()`, and one
 # socket per accepted connection, which `server.close()` leaves open. Shutting a server down
@@ -510,7 +513,9 @@ print("✓ server.close() left the connection open; closing it ended the client'
 # 3. raise `FrameTooLarge` as soon as a reply header declares more than `max_reply` bytes
 #    (without reading the body), and `TruncatedFrame` if the connection ends before all the
 #    replies have arrived;
-# 4. close the connection with `close()` and `wait_closed()` on **every** path.
+# 4. close the connection with `close()` and `wait_closed()` on **every** path; when the call
+#    fails or is cancelled, `writer.transport.abort()` first: `close()` waits to send what is
+#    still buffered, and a peer that has stopped reading never takes it.
 #
 # The hidden test uses servers that dribble replies a few bytes at a time, lie about lengths
 # and hang up mid-reply, and checks that no connection of yours is left open.
@@ -523,7 +528,8 @@ print("✓ server.close() left the connection open; closing it ended the client'
 # alone, and a reply of exactly `max_reply` bytes allowed; `TruncatedFrame` when the
 # connection ends early; the connection closed, before the call ends, after a success, after
 # each error, when the caller cancels the call, and when it cancels it while a write waits
-# for a peer that has stopped reading.
+# for a peer that has stopped reading (the call then ends within a few seconds of the cancel,
+# not when the peer gives up).
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def fetch_replies(host: str, port: int, payloads: list[bytes], max_reply: int) -> list[bytes]:
@@ -545,6 +551,9 @@ async def fetch_replies(host: str, port: int, payloads: list[bytes], max_reply: 
             except asyncio.IncompleteReadError as exc:
                 raise TruncatedFrame("the connection ended before the reply did") from exc
         return replies
+    except BaseException:
+        writer.transport.abort()  # failed or cancelled: drop what the peer has not taken
+        raise
     finally:
         writer.close()
         try:
@@ -720,6 +729,7 @@ async with asyncio.timeout(20):  # a guard against a hang; each check has its ow
 # against a scripted server on real loopback sockets, on virtual time (the server's pauses cost
 # nothing), compared on what the contract names (lab_snippets.scenarios explains the pattern).
 import dataclasses as _dc
+import socket as _socket
 
 from hypothesis import strategies as _st
 
@@ -734,6 +744,8 @@ _REPLIES = {  # how the server answers one request
     "hang up": "hangs up without answering",
     "silent": "never answers (it hangs up after 3 s)",
 }
+_BIG = b"x" * (8 << 20)  # more than the socket buffers hold: drain() waits on a server that does not read
+_CANCEL_SLACK = 3.0  # a cancelled call may take a bounded wait_closed() (a few seconds) before it ends
 
 
 @_dc.dataclass(frozen=True)
@@ -743,6 +755,7 @@ class _Scenario:
     max_reply: int = 100
     all_first: bool = False    # the server answers only once every request has arrived
     cancel_at: float | None = None
+    stall: bool = False        # the server reads nothing (4 KB receive buffer) and hangs up after 8 s
 
     def reply(self, n: int) -> str:
         return self.replies[n] if n < len(self.replies) else "ok"
@@ -751,13 +764,21 @@ class _Scenario:
         how = "; ".join(f"request {n} {_REPLIES[self.reply(n)]}" for n in range(len(self.payloads)))
         first = ", answering only once every request has arrived (it hangs up after 2 s)" if self.all_first else ""
         cancel = f"; the caller is cancelled at {_sc.fmt(self.cancel_at)}" if self.cancel_at is not None else ""
-        return (f"fetch_replies(payloads={list(self.payloads)!r}, max_reply={self.max_reply}) against a server{first}"
+        shown = ", ".join("<8 MB of b'x'>" if p is _BIG else repr(p) for p in self.payloads)
+        if self.stall:
+            return (f"fetch_replies(payloads=[{shown}], max_reply={self.max_reply}) against a server that reads "
+                    f"nothing and hangs up after 8 s{cancel}")
+        return (f"fetch_replies(payloads=[{shown}], max_reply={self.max_reply}) against a server{first}"
                 f"{'; ' + how if how else ''}{cancel}")
 
 
 @_st.composite
 def _scenarios(draw):
-    return _Scenario(payloads=tuple(draw(_st.lists(_st.sampled_from([b"a", b"", b"bb", "é".encode()]), max_size=4))),
+    payloads = draw(_st.lists(_st.sampled_from([b"a", b"", b"bb", "é".encode()]), max_size=4))
+    if draw(_st.sampled_from([False, False, True])):  # a server that has stopped reading, a caller that gives up
+        return _Scenario(payloads=(_BIG, *payloads[:2]), replies=(), stall=True,
+                         cancel_at=draw(_st.sampled_from([0.5, 1.5])))
+    return _Scenario(payloads=tuple(payloads),
                      replies=tuple(draw(_st.lists(_st.sampled_from(list(_REPLIES)), max_size=4))),
                      max_reply=draw(_st.sampled_from([100, 4, 5, 3])),
                      all_first=draw(_st.sampled_from([False, True])),
@@ -790,6 +811,9 @@ async def _serve(s: _Scenario, seen: dict, r: asyncio.StreamReader, w: asyncio.S
         return True
 
     try:
+        if s.stall:
+            await asyncio.sleep(8)  # reads nothing, then hangs up on what it never read
+            return
         got = []
         async with asyncio.timeout(2 if s.all_first else 10):
             while len(got) < len(s.payloads) if s.all_first else True:
@@ -815,8 +839,12 @@ def _observe(fn, s: _Scenario) -> dict:
 
     async def main() -> dict:
         loop = asyncio.get_running_loop()
-        server = await asyncio.start_server(lambda r, w: _serve(s, seen, r, w), "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
+        listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+        if s.stall:  # inherited by the connection: little fits before drain() waits
+            listener.setsockopt(_socket.SOL_SOCKET, _socket.SO_RCVBUF, 4096)
+        listener.bind(("127.0.0.1", 0))
+        server = await asyncio.start_server(lambda r, w: _serve(s, seen, r, w), sock=listener)
+        port = listener.getsockname()[1]
         try:
             async def call() -> list:
                 try:
@@ -849,6 +877,12 @@ def _observe(fn, s: _Scenario) -> dict:
 def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
     if "failed" in me:
         return f"fetch_replies {me['failed']}"
+    if it["outcome"] == ("cancelled",) and me["at"] > it["at"] + _CANCEL_SLACK:
+        return (f"a cancel of the caller ends the call within a few seconds, also when it cancels it while a write "
+                f"waits for a peer that has stopped reading: cancelled at {_sc.fmt(s.cancel_at)}, fetch_replies ended "
+                f"at {_sc.fmt(me['at'])} with {me['outcome']!r}: close() waits to send what is buffered, which that "
+                "peer never takes; when the call fails or is cancelled, writer.transport.abort() first, then close() "
+                "and wait_closed()")
     if me["outcome"] != it["outcome"]:
         return (f"fetch_replies ended with {me['outcome']!r}, expected {it['outcome']!r}: write every frame "
                 "before reading a reply; read each reply with readexactly (header, then body); FrameTooLarge as "
@@ -859,8 +893,9 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
                 "payload, all of them before the first reply is awaited")
     if me["open"]:
         return ("the connection was still open when fetch_replies ended: close() and await wait_closed() in a "
-                "finally, so that a success, each error and a cancel all close it")
-    if me["at"] > it["at"] + 0.05:
+                "finally, so that a success, each error and a cancel all close it (after abort() too: it closes "
+                "the socket on the loop's next pass)")
+    if me["at"] > it["at"] + (_CANCEL_SLACK if it["outcome"] == ("cancelled",) else 0.05):
         return (f"fetch_replies ended at {_sc.fmt(me['at'])}, expected {_sc.fmt(it['at'])}: raise as soon as a "
                 "header is too large (do not read its body), and end as soon as the last reply is in")
     return None

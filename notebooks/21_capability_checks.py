@@ -507,6 +507,20 @@ async def _hidden_check_apply_hooks():
     with warnings.catch_warnings():  # coroutines dropped by earlier cells are not this test's business
         warnings.simplefilter("ignore")
         gc.collect()
+    # A plain hook may schedule a task (asyncio.ensure_future): it needs the caller's running loop,
+    # so every hook is called in the loop's thread.
+    import threading as _threading
+    _called_in: list[str] = []
+    def _where(s):
+        _called_in.append(_threading.current_thread().name)
+        return s + "w"
+    await _one([_where, _plain])
+    _loop_thread = _threading.current_thread().name
+    assert _called_in == [_loop_thread], (
+        "every kind of hook works, including a plain function that returns a task it scheduled on the caller's "
+        f"loop: a plain hook was called in thread {_called_in[:1]}, not in the event loop's thread "
+        f"({_loop_thread!r}), where asyncio.ensure_future finds no running loop: call each hook directly, "
+        "hook(sample), and await its result only when it is awaitable (chapter 21)")
     with warnings.catch_warnings(record=True) as _caught:
         warnings.simplefilter("always")
         _kinds = {

@@ -141,6 +141,25 @@ def test_a_stand_in_does_what_it_says_on_sigterm(tmp_path, on_term, code, after_
     assert sth.still_running(members, within=0) == [], "kill_all leaves nothing running"
 
 
+@pytest.mark.parametrize("on_term", ["honour", "cleanup"])
+def test_deaf_children_outlive_a_leader_that_ends_on_sigterm(tmp_path, on_term):
+    log = str(tmp_path / "log")
+    spec = sth.StandIn(on_term, code=3, cleanup=0.05, children=2, deaf_children=True)
+    assert "ignore SIGTERM" in spec.describe()
+    proc = _run(spec, log, stdout=subprocess.DEVNULL)
+    members = sth.pids_in_log(sth.read_log(log))
+    children = [int(line.split()[1]) for line in sth.read_log(log) if line.startswith("child ")]
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=1) == (-signal.SIGTERM if on_term == "honour" else 3), "the leader ends"
+        assert sorted(sth.still_running(members, within=0.3)) == sorted(children), (
+            "only the children that ignore SIGTERM outlive the leader")
+    finally:
+        sth.kill_all(members)
+    assert sth.still_running(members, within=0) == []
+    assert "exec sleep" not in sth.StandIn(children=1).script(log), "by default the children honour SIGTERM"
+
+
 def test_a_stand_in_that_ends_writes_its_output_and_exits_with_its_code(tmp_path):
     log = str(tmp_path / "log")
     spec = sth.StandIn(seconds=0.05, code=2, says="started", chatter=100_000, result='{"diff": "x"}')

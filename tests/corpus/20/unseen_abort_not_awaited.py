@@ -1,4 +1,6 @@
-# correct: a helper reads one reply with struct.unpack('>I'); drain after each write; plain close() + bounded wait_closed() in finally
+# mistake: a helper reads one reply with struct.unpack('>I'); drain after each write; close() + wait_closed() bounded to 1 s in finally, then abort() without waiting for it: cancelled while drain() waits on a peer that stopped reading, the call ends with the socket still open
+# violates: the connection was still open when fetch_replies ended
+# how: a '# correct:' entry until session 5 (s5holesE); no generated scenario had a peer that stops reading under a cancelled caller, the only path where its abort() runs
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
 import struct as _struct
 
