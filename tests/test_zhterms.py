@@ -30,6 +30,24 @@ def test_code_glued_to_chinese_is_caught_and_spaced_but_not_next_to_punctuation(
     assert zhterms.glued_code(spaced) == []
 
 
+def test_a_space_between_chinese_and_a_glossary_link_is_caught_and_removed():
+    # the zh reader (round 5) saw "应把它移到 执行器 中": a link renders as text, so a space shows
+    spaced = "应把它移到 {term}`执行器 <executor>` 中，见 {doc}`术语表 <glossary>`。用 `await` 等待"
+    found = zhterms.problems(spaced)
+    assert any("a space between Chinese and a link" in p for p in found), found
+    assert zhterms.spaced_links(spaced) == ["{term}`执行器 <executor>`", "{doc}`术语表 <glossary>`"]
+    fixed = zhterms.space_code(spaced)
+    assert fixed == "应把它移到{term}`执行器 <executor>`中，见{doc}`术语表 <glossary>`。用 `await` 等待"
+    assert zhterms.problems(fixed) == [], "inline code keeps its spaces; a glued link is right"
+    latin = "交给 Ray {term}`执行器 <executor>` API"
+    assert zhterms.space_code(latin) == latin, "a space next to a Latin word is not touched"
+    # a link that shows Latin at an edge is spaced from Chinese on that edge, as Latin text is
+    shown_latin = "在父进程中{term}`pickle 序列化 <pickling>`是成本，一个 {term}`Future <future>`。"
+    assert zhterms.glued_code(shown_latin) == ["{term}`pickle 序列化 <pickling>`"]
+    spaced = "在父进程中 {term}`pickle 序列化 <pickling>`是成本，一个 {term}`Future <future>`。"
+    assert zhterms.space_code(shown_latin) == spaced
+
+
 def test_a_wrong_variant_listed_in_terms_md_is_caught(tmp_path):
     terms = tmp_path / "locale" / "zh_CN" / "TERMS.md"
     terms.parent.mkdir(parents=True)
@@ -38,6 +56,17 @@ def test_a_wrong_variant_listed_in_terms_md_is_caught(tmp_path):
     found = zhterms.problems("一个未来对象", tmp_path)
     assert found and "未来对象" in found[0]
     assert zhterms.problems("一个 `未来对象` 的名字", tmp_path) == [], "code spans are not prose"
+
+
+def test_a_drifted_word_is_caught_but_not_inside_an_original_series_title(tmp_path):
+    terms = tmp_path / "locale" / "zh_CN" / "TERMS.md"
+    terms.parent.mkdir(parents=True)
+    terms.write_text("## Wrong variants\n\n| wrong | write instead |\n|---|---|\n| 收尾 | 清理 |\n",
+                     encoding="utf-8")
+    found = zhterms.problems("紫色是它的收尾。", tmp_path)
+    assert found and "收尾" in found[0], "cleanup drifted to 收尾 must be caught"
+    title = next(t for t in zhterms.original_titles() if "收尾" in t)
+    assert zhterms.problems(f"05 · {title}", tmp_path) == [], "a quoted original title is not our prose"
 
 
 def test_the_catalogues_follow_all_three_rules():

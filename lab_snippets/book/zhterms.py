@@ -10,8 +10,12 @@
 2. **One word per concept.** ``locale/zh_CN/TERMS.md`` lists, under "Wrong variants", renderings that
    must not appear (a calque, a drifted synonym) and what to write instead. A wrong variant needs a
    translator (the right word depends on the sentence), so ``--fix`` leaves it alone.
-3. **Spaces around inline code.** A code span (or a role) touching a Han character gets one space on
-   that side, as chapters 09–29 were written; next to Chinese punctuation it gets none.
+3. **Spaces around inline code, none around a link.** A code span (or a code-like role) touching a
+   Han character gets one space on that side, as chapters 09–29 were written; next to Chinese
+   punctuation it gets none. A role that renders as link text (``{term}``, ``{doc}``, ``{ref}``) is
+   Chinese text in a Chinese sentence: a space between it and a Han character shows as a gap in the
+   page ("移到 执行器 中", zh reader, round 5), so it gets none, unless the text it shows begins
+   (ends) with a Latin letter or digit there: Han and Latin text are spaced (``{term}`Future <future>` ``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ _CODE = re.compile(r"(\{[a-z:]+\})?(`+)(.+?)\2", re.S)
 # {term}`headword`（中文） or {term}`Title <headword>`（中文）
 _OLD_TERM = re.compile(r"\{term\}`(?:[^`<]*?<)?([^`<>]+?)>?`（([^）]+)）")
 _UNTITLED_TERM = re.compile(r"\{term\}`([^`<]+)`")
+# roles that render their title as ordinary link text, not as code
+TEXT_ROLES = ("{term}", "{doc}", "{ref}")
 
 
 def chinese_term_roles(text: str) -> str:
@@ -40,32 +46,80 @@ def english_headwords(text: str) -> list[str]:
     return [m.group(1) for m in _UNTITLED_TERM.finditer(text) if not re.search(_HAN, m.group(1))]
 
 
-def _spans(text: str):
-    return [(m.start(), m.end()) for m in _CODE.finditer(text)]
+def _is_han(char: str) -> bool:
+    return bool(char) and re.fullmatch(_HAN, char) is not None
+
+
+def _shown(match: re.Match) -> str | None:
+    """The text a link-text role shows (its title), "" for an untitled page or section link (it shows
+    that page's Chinese title), None for code."""
+    if match.group(1) not in TEXT_ROLES:
+        return None
+    body = match.group(3)
+    if "<" in body:
+        return body.split("<", 1)[0].strip()
+    return body.strip() if match.group(1) == "{term}" else ""
+
+
+def _wants_space(match: re.Match, side: int) -> bool:
+    """Whether the span wants a space against a Han neighbour on ``side`` (0 before, 1 after): code
+    always; a link only where its shown text begins (ends) with a Latin letter or digit, as Chinese
+    typesetting spaces Han from Latin (``{term}`pickle 序列化 <pickling>` ``)."""
+    shown = _shown(match)
+    if shown is None:
+        return True
+    edge = shown[:1] if side == 0 else shown[-1:]
+    return bool(edge) and edge.isascii() and edge.isalnum()
+
+
+def _sides(text: str):
+    """For each span and side: (span text, wants a space, neighbour index, spaced neighbour index)."""
+    for m in _CODE.finditer(text):
+        start, end = m.start(), m.end()
+        yield m, 0, start - 1, start - 2
+        yield m, 1, end, end + 1
+
+
+def _char(text: str, i: int) -> str:
+    return text[i] if 0 <= i < len(text) else ""
+
+
+def spaced_links(text: str) -> list[str]:
+    """The links of ``text`` separated by a space from a Han character they should touch."""
+    found = []
+    for m, side, near, far in _sides(text):
+        if not _wants_space(m, side) and _char(text, near) == " " and _is_han(_char(text, far)):
+            if m.group(0) not in found:
+                found.append(m.group(0))
+    return found
 
 
 def glued_code(text: str) -> list[str]:
-    """The code spans and roles of ``text`` that touch a Han character with no space between."""
+    """The code spans (and links showing Latin at that edge) of ``text`` that touch a Han character
+    with no space between."""
     glued = []
-    for start, end in _spans(text):
-        before = text[start - 1] if start else ""
-        after = text[end] if end < len(text) else ""
-        if re.fullmatch(_HAN, before or " ") or re.fullmatch(_HAN, after or " "):
-            glued.append(text[start:end])
+    for m, side, near, _ in _sides(text):
+        if _wants_space(m, side) and _is_han(_char(text, near)) and m.group(0) not in glued:
+            glued.append(m.group(0))
     return glued
 
 
 def space_code(text: str) -> str:
-    """``text`` with one space between each code span (or role) and a Han character it touches."""
+    """``text`` with one space between each code span and a Han character it touches, and none
+    between a link and a Han character (unless the link shows Latin at that edge)."""
     out, last = [], 0
-    for start, end in _spans(text):
-        out.append(text[last:start])
-        if start and re.fullmatch(_HAN, text[start - 1]):
-            out.append(" ")
-        out.append(text[start:end])
-        if end < len(text) and re.fullmatch(_HAN, text[end]):
-            out.append(" ")
-        last = end
+    for m in _CODE.finditer(text):
+        head = text[last:m.start()]
+        stripped = head.rstrip(" ")
+        if _is_han(stripped[-1:]):
+            head = stripped + (" " if _wants_space(m, 0) else "")
+        out.append(head + m.group(0))
+        last = m.end()
+        rest = text[last:]
+        tail = rest.lstrip(" ")
+        if _is_han(tail[:1]):
+            out.append(" " if _wants_space(m, 1) else "")
+            last += len(rest) - len(tail)
     out.append(text[last:])
     return "".join(out)
 
@@ -84,6 +138,14 @@ def wrong_variants(root: Path = ROOT) -> dict[str, str]:
     return found
 
 
+@cache
+def original_titles() -> tuple[str, ...]:
+    """The original series' chapter titles (``Chapter.original``), quoted as they are."""
+    from lab_snippets.book.chapters import CHAPTERS
+
+    return tuple(c.original for c in CHAPTERS if c.original)
+
+
 def problems(translation: str, root: Path = ROOT) -> list[str]:
     """What in one translation breaks rules 1–3."""
     found = []
@@ -91,10 +153,15 @@ def problems(translation: str, root: Path = ROOT) -> list[str]:
     if heads:
         found.append(f"glossary links show English headwords {heads[:3]}: write {{term}}`中文 <{heads[0]}>`")
     prose = _CODE.sub(" ", translation)
+    for title in original_titles():  # the original series' titles are quoted, not our prose
+        prose = prose.replace(title, " ")
     for wrong, right in wrong_variants(root).items():
         if wrong in prose:
             found.append(f"wrong variant {wrong!r}: {right} (locale/zh_CN/TERMS.md)")
     glued = glued_code(translation)
     if glued:
-        found.append(f"inline code glued to Chinese {glued[:3]}: put a space on each side")
+        found.append(f"code (or a link showing Latin) glued to Chinese {glued[:3]}: put a space between")
+    spaced = spaced_links(translation)
+    if spaced:
+        found.append(f"a space between Chinese and a link {spaced[:3]}: a link is text, write it glued")
     return found
