@@ -543,12 +543,15 @@ def test_a_run_without_digests_is_refused_and_nothing_is_written(tmp_path):
 
 
 def test_the_digest_follows_the_code_not_the_prose_or_comments():
-    base = "# %% [markdown]\n# Prose.\n\n# %%\nx = 1  # set\n# a comment\n\n# %%\n### BEGIN SOLUTION\ny = 2\n"
+    base = ('# %% [markdown]\n# Prose.\n\n# %%\nx = 1  # set\n# a comment\n\n'
+            '# %% tags=["solution"]\ndef f():\n    ### BEGIN SOLUTION\n    y = 2\n    ### END SOLUTION\n\n'
+            '# %% tags=["tests"]\nassert f() is None and x == 1\n')
     d = corpus.chapter_digest_of(base)
     assert corpus.chapter_digest_of(base.replace("Prose.", "Other prose.")) == d, "prose is not graded"
     assert corpus.chapter_digest_of(base.replace("# a comment", "# reworded")) == d, "a comment line"
-    assert corpus.chapter_digest_of(base.replace("x = 1", "x = 3")) != d, "code is graded"
-    assert corpus.chapter_digest_of(base.replace("### BEGIN SOLUTION\n", "")) != d, "markers move grading"
+    assert corpus.chapter_digest_of(base.replace("x = 1", "x = 3")) != d, "code the tests need is graded"
+    moved = base.replace("    y = 2\n    ### END SOLUTION", "    ### END SOLUTION\n    y = 2")
+    assert corpus.chapter_digest_of(moved) != d, "markers move what is graded"
     assert corpus.digest_for(d, "a = 1\n") != corpus.digest_for(d, "a = 2\n") != d, "the entry's source"
 
 
@@ -564,3 +567,25 @@ def test_the_test_commands_verdicts_are_recorded_from_a_folder(tmp_path, monkeyp
         corpus.read_runs([tmp_path / "empty"] if (tmp_path / "empty").mkdir() is None else [])
     with pytest.raises(corpus.CorpusError, match="no such run file"):
         corpus.read_runs([tmp_path / "missing.json"])
+
+
+def test_the_digest_skips_the_experiments_the_grade_does_not_run():
+    # Only what grading runs is digested (labs.deps's plan): an edit to an experiment the plan skips
+    # (a figure, a claim) keeps the verdicts; an edit to the solution does not. Counterfactual: the
+    # digest of every code cell (the figure edit would turn every recorded verdict into "?").
+    from lab_snippets.labs import deps
+    from lab_snippets.labs.markers import mark_notebook, read_notebook
+
+    path = corpus.chapter_path("01")
+    text = path.read_text()
+    nb = mark_notebook(read_notebook(path), path.name)
+    deps.record(nb)
+    skipped = sorted(deps.plan(nb).skip)
+    assert skipped, "chapter 01's grade skips some experiment"
+    cell = nb.cells[skipped[-1]].source
+    assert text.count(cell) == 1
+    base = corpus.chapter_digest_of(text, path.name)
+    assert corpus.chapter_digest_of(text.replace(cell, cell + "\nprint('edited')"), path.name) == base
+    solution = "return [await coro for coro in reversed(created)]"
+    assert solution in text
+    assert corpus.chapter_digest_of(text.replace(solution, solution + "  or []"), path.name) != base

@@ -30,8 +30,9 @@ Verdicts:
   ``accepted`` when it earns full marks (a wrong answer graded right: the tests must change);
 - correct: ``full`` when every test passes, like the reference.
 
-Each recorded verdict carries the **digest** of what produced it (``grading_digest``): the chapter's
-code cells (its experiments, solution and hidden tests) and, for an entry, the entry's source. A
+Each recorded verdict carries the **digest** of what produced it (``grading_digest``): the code
+cells grading the chapter runs (its solution and tests and the set-up cells they need, as
+``labs.deps`` plans them) and, for an entry, the entry's source. A
 verdict whose digest is not the current one was made by other tests and counts as not recorded
 (``?`` on the instructor page) until the corpus is run again on that Python. The digest does not
 cover the shared modules the hidden tests call (``lab_snippets/scenarios*.py``, ``grading.py``):
@@ -45,6 +46,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import copy
+import functools
 import hashlib
 import json
 import os
@@ -150,12 +152,23 @@ def chapter_path(chapter, notebooks_dir=NOTEBOOKS_DIR):
     return found[0]
 
 
-def chapter_digest_of(text):
-    """The digest of a chapter's ``py:percent`` text: its code cells only, so prose and comment
-    edits keep the recorded verdicts and any change to an experiment, solution or test does not."""
+@functools.lru_cache(maxsize=64)
+def chapter_digest_of(text, name="chapter.py"):
+    """The digest of what grading a chapter runs, from its ``py:percent`` text: the code cells of
+    its grading plan (``labs.deps``: solutions, tests and the set-up cells they need, trimmed as
+    graded), so prose, comments and experiments the grade skips keep the recorded verdicts, and
+    any change to what a grade runs does not. (Where an interpreter's analysis plans more cells,
+    its digest differs and its verdicts show as not current: ``?``, never a false "recorded".)"""
     import jupytext
-    nb = jupytext.reads(text, fmt="py:percent")
-    code = "\0".join(_code_lines(c.source) for c in nb.cells if c.cell_type == "code")
+
+    from lab_snippets.labs import deps
+    from lab_snippets.labs.markers import mark_notebook
+    nb = mark_notebook(jupytext.reads(text, fmt="py:percent"), name)
+    deps.record(nb)
+    plan = deps.plan(nb)
+    graded = [plan.trimmed.get(i, src) for i, src in enumerate(deps.code_sources(nb))
+              if src is not None and i not in plan.skip]
+    code = "\0".join(_code_lines(src) for src in graded)
     return hashlib.sha256(code.encode()).hexdigest()[:16]
 
 
@@ -178,15 +191,16 @@ def digest_for(chapter_digest, entry_source=None):
 
 
 def grading_digest(chapter, entry=None):
-    return digest_for(chapter_digest_of(chapter_path(chapter).read_text()),
-                      entry.source if entry else None)
+    path = chapter_path(chapter)
+    return digest_for(chapter_digest_of(path.read_text(), path.name), entry.source if entry else None)
 
 
 def current_digests(corpus_dir=CORPUS_DIR):
     """{key: digest} for every reference, stub and entry of the corpus as the tree is now."""
     out = {}
     for ch in corpus_chapters(corpus_dir):
-        cd = chapter_digest_of(chapter_path(ch).read_text())
+        path = chapter_path(ch)
+        cd = chapter_digest_of(path.read_text(), path.name)
         out[f"{ch}/reference"] = out[f"{ch}/stub"] = cd
         for e in load_entries(corpus_dir, [ch]):
             out[e.key] = digest_for(cd, e.source)
