@@ -638,6 +638,33 @@ assert _got is None and _items2 == ["only one"], (
     f"a take that timed out must return None and remove nothing: got {_got!r}, left {_items2}")
 # floor: a wait never ends early, so no load makes it give up before its timeout
 assert _waited >= 0.1 * 0.9, f"gave up after {_waited:.3f} s, before the 0.1 s timeout (chapter 16)"
+# While a consumer waits for a batch that is not all there, the items stay on the list for every
+# other thread to see: looked at once the consumer is inside cond.wait (no timing involved).
+class _SeenWaiting(threading.Condition):
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting = threading.Event()
+
+    def wait(self, timeout=None):
+        self.waiting.set()
+        return super().wait(timeout)
+_cond4, _items4, _got4 = _SeenWaiting(), [1, 2], []
+_t4 = threading.Thread(target=lambda: _got4.append(take_batch(_cond4, _items4, 3, timeout=2)), daemon=True)
+_t4.start()
+try:
+    _waited4 = _cond4.waiting.wait(3)
+    with _cond4:
+        _seen4 = list(_items4)
+        _items4.append(3)
+        _cond4.notify_all()
+finally:
+    join_all([_t4], timeout=3)
+assert _waited4, "with 2 items for a batch of 3, take_batch must wait on cond (chapter 16)"
+assert _seen4 == [1, 2], (
+    f"while a consumer waited for a batch of 3 with items [1, 2] there, the list held {_seen4}: "
+    "no item taken before its batch is whole; other threads must still see them (chapter 16)")
+assert _got4 == [[1, 2, 3]] and _items4 == [], (
+    f"once the third item came, the batch must be [1, 2, 3] and the list empty: got {_got4}, left {_items4}")
 
 # Generated scenarios (issue 37): the same consumers and producer through take_batch and the
 # reference, on real threads (the chapter's point), compared on what no timing can change: the
