@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,6 +126,12 @@ def test_instructor_table_in_step_with_corpus_and_verdicts():
     for py, got in data["pythons"].items():
         stale = sorted(set(got) - keys)
         assert not stale, f"Python {py}: verdicts for entries that no longer exist: {stale[:5]}"
+    # The page is generated on the default Python (PYTHONS[0]): a digest covers the cells of the
+    # grading plan, and the analysis that plans them reads cells with this interpreter's symtable
+    # (3.14 and later read a top-level await another way), so another Python may plan more cells
+    # and see other verdicts as current. Elsewhere the check above (no stale keys) still runs.
+    if ".".join(map(str, sys.version_info[:2])) != corpus.PYTHONS[0]:
+        pytest.skip(f"the corpus table is generated on Python {corpus.PYTHONS[0]}")
     assert corpus.write_table(check=True), (
         "book/instructors.md's corpus table is out of step: run `python -m lab_snippets.labs.corpus table`")
 

@@ -19,6 +19,7 @@ import psutil
 import pytest
 
 from lab_snippets import labs
+from lab_snippets.book.chapters import missing_package
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "labs" / "90_fixture_lab.py"
@@ -500,7 +501,10 @@ def chapters_graded(chapters_released, tmp_path_factory):
 
 
 @pytest.mark.timeout(1800)
-@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.stem for c in CHAPTERS])
+# a chapter whose package is missing here (Ray on 3.15) skips, saying why
+@pytest.mark.parametrize("chapter", [
+    pytest.param(c, marks=pytest.mark.skipif(missing_package(c) is not None, reason=missing_package(c) or ""))
+    for c in CHAPTERS], ids=[c.stem for c in CHAPTERS])
 def test_chapter_reference_earns_full_marks_in_the_sandbox(chapters_graded, chapter):
     ref = chapters_graded[("reference", chapter.stem)]
     assert ref.max_score > 0
