@@ -1,5 +1,5 @@
 # mistake: on SIGTERM sleeps the whole budget, then looks at which jobs are still running
-# violates: SIGTERM sent while the service was idle was not handled until something else woke the
+# violates: SIGTERM sent while the service was idle was not handled until something else woke the || outlasted its budget
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/; the property in the red team's words: "give the jobs in flight up to budget seconds to finish, returning early if they all do"; "a return ... as soon as the work is done"
 # breaks: the stop always takes `budget` seconds, even when the last job ends at once
 # how: one 0.1 s job, budget 2, SIGTERM right after it starts: the service exits after 2 s
