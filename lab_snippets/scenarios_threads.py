@@ -29,6 +29,7 @@ import dataclasses
 import math
 import os
 import shlex
+import sys
 import threading
 import time
 import typing
@@ -78,8 +79,6 @@ def timed_wakeups(fn: Callable, *args: object, blocked: float = 0.001, **kwargs:
 
     def call() -> object:
         nonlocal message
-        import sys
-
         sys.setprofile(profile)  # this thread only
         try:
             return fn(*args, **kwargs)

@@ -37,14 +37,11 @@ from typing import NamedTuple
 from lab_snippets.labs.common import AST_LOCK, TESTS_TAG, is_solution_cell
 from lab_snippets.labs.markers import _tags, defined_names
 
-# analyses take turns (``common.AST_LOCK``: CPython 3.11.7's ``ast.parse`` is not thread-safe)
-_AST_LOCK = AST_LOCK
-
 
 def _one_at_a_time(fn):
     @functools.wraps(fn)
     def locked(*args, **kwargs):
-        with _AST_LOCK:
+        with AST_LOCK:  # analyses take turns: CPython 3.11.7's ast.parse is not thread-safe
             return fn(*args, **kwargs)
     return locked
 
