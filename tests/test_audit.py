@@ -25,6 +25,11 @@ PLANTED = {
         from IPython.display import display
         subprocess.run([sys.executable, "-c", "print('from a child')"], timeout=30)
         display({"application/x-large": "y" * 200_000}, raw=True)
+        # a thread that printed: ipykernel gave it an event pipe (an eventfd) that its IOPub
+        # thread closes up to 10 s after the thread ended (counterfactual: the audit no longer
+        # closes ended threads' pipes itself, and this notebook fails with an eventfd)
+        printer = threading.Thread(target=print, args=("from a thread",))
+        printer.start(); printer.join(5)
     """,
     "thread": """
         import threading
@@ -60,6 +65,10 @@ PLANTED = {
         import os
         read_end, write_end = os.pipe()
     """,
+    "eventfd": """
+        import os
+        wakeup = os.eventfd(0)  # the notebook's own eventfd is still a leak
+    """,
     "tempfile": """
         import tempfile
         handle, name = tempfile.mkstemp(suffix=".leak")
@@ -75,6 +84,7 @@ EXPECTED = {
     "task": "asyncio task 'forgotten-task'",
     "socket": "socket fd",
     "fd": "pipe:",
+    "eventfd": "anon_inode:[eventfd]",
     "tempfile": ".leak",
 }
 
