@@ -16,6 +16,8 @@ the notebook, and end when the kernel ends: multiprocessing's resource tracker a
 forkserver processes (started on demand by the ``spawn`` and ``forkserver`` start
 methods) with the pipe the kernel keeps open to each, and read-only files of installed packages
 that a library keeps open as a cache (matplotlib keeps its font files open once it has drawn text).
+ipykernel's event pipe of a thread that printed is closed by ``finish()`` once the thread has ended,
+as the kernel itself would within 10 s (``_close_kernel_event_pipes_of_ended_threads``).
 
 One exception is made for Ray, and only when the chapter started it through ``lab_snippets.raylab``:
 after ``ray.shutdown()`` Ray's native core keeps about a dozen descriptors in the driver until the
