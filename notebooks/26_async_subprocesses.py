@@ -178,9 +178,10 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # The same two runs on one time axis. Red bars are children waited for with the loop blocked
 # (and the loop's own lane red while it could not tick); blue bars are children awaited.
 # Each bar is longer than the child's 0.15 s sleep: it also holds the start of a new Python
-# interpreter that imports `lab_snippets.proc_workers` before it sleeps (0.14 to 0.18 s of wall
-# time with `sleep 0` on the course's 2-core build machine under load), and three interpreters
-# starting at once share the CPUs, so the awaited run is faster but not three times faster.
+# interpreter that imports `lab_snippets.proc_workers` before it sleeps (with `sleep 0` on the
+# course's 2-core build machine, load average about 3, Python 3.11: 0.07 to 0.13 s of wall time
+# for one alone, 0.13 to 0.18 s for three started at once), and three interpreters starting at
+# once share the CPUs, so the awaited run is faster but not three times faster.
 # The awaited run's loop lane may show a short red stretch too: a gap of more than 30 ms while
 # the three interpreters start and keep both cores busy, when the heartbeat waited for a CPU,
 # not for a child (the check above counts its beats while the children ran: at least three).
