@@ -49,7 +49,8 @@ def test_the_closure_follows_imports_transitively_and_leaves_the_rest_out(tmp_pa
                         "lab_snippets.deep", "lab_snippets.deep.leaf"}
 
 
-def test_the_support_digest_moves_with_an_imported_module_and_the_pins_not_with_another(tmp_path, monkeypatch):
+def test_the_support_digest_moves_with_an_imported_module_and_the_pins_not_another(tmp_path,
+                                                                                  monkeypatch):
     # Counterfactuals: an edit to a module grading reaches must make a kept verdict stale (else the
     # test command keeps verdicts of a grader that changed); an edit elsewhere must not.
     repo = _tree(tmp_path)
@@ -58,8 +59,8 @@ def test_the_support_digest_moves_with_an_imported_module_and_the_pins_not_with_
     first = support.support_digest(cells, repo)
     (repo / "lab_snippets/unrelated.py").write_text("Y = 3\n")
     assert support.support_digest(cells, repo) == first, "a module grading never runs changed the digest"
-    for rel, text in (("lab_snippets/deep/leaf.py", "X = 2\n"), ("lab_snippets/labs/common.py", "thing = 2\n"),
-                      ("requirements.txt", "pkg==1.1\n")):
+    for rel, text in (("lab_snippets/deep/leaf.py", "X = 2\n"),
+                      ("lab_snippets/labs/common.py", "thing = 2\n"), ("requirements.txt", "pkg==1.1\n")):
         before = support.support_digest(cells, repo)
         (repo / rel).write_text(text)
         assert support.support_digest(cells, repo) != before, f"an edit to {rel} left the digest as it was"
