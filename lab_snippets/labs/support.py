@@ -25,9 +25,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from lab_snippets import REPO_ROOT as REPO
 from lab_snippets.labs.common import parse_python
 
-REPO = Path(__file__).resolve().parents[2]
 PACKAGE = "lab_snippets"
 GRADER = ("lab_snippets.labs",)  # the whole subpackage (see the module's docstring)
 PINS = REPO / "requirements.txt"
