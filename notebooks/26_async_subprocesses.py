@@ -178,9 +178,10 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # The same two runs on one time axis. Red bars are children waited for with the loop blocked
 # (and the loop's own lane red while it could not tick); blue bars are children awaited.
 # Each bar is longer than the child's 0.15 s sleep: it also holds the start of a new Python
-# interpreter that imports `lab_snippets.proc_workers` before it sleeps (0.14 to 0.18 s of wall
-# time with `sleep 0` on the course's 2-core build machine under load), and three interpreters
-# starting at once share the CPUs, so the awaited run is faster but not three times faster.
+# interpreter that imports `lab_snippets.proc_workers` before it sleeps (with `sleep 0` on the
+# course's 2-core build machine, load average about 3, Python 3.11: 0.07 to 0.13 s of wall time
+# for one alone, 0.13 to 0.18 s for three started at once), and three interpreters starting at
+# once share the CPUs, so the awaited run is faster but not three times faster.
 # The awaited run's loop lane may show a short red stretch too: a gap of more than 30 ms while
 # the three interpreters start and keep both cores busy, when the heartbeat waited for a CPU,
 # not for a child (the check above counts its beats while the children ran: at least three).
@@ -670,7 +671,7 @@ class _Tool:
 @_dc.dataclass(frozen=True)
 class _Scenario:
     tools: tuple
-    cancel_first: bool   # the first caller is cancelled at 0.15 s (its tool overruns)
+    cancel_first: bool   # the first caller is cancelled at 0.15 s, once its tool runs (it overruns)
 
     def describe(self) -> str:
         calls = [f"caller {k}: {t.describe()}" + (", cancelled at 0.15 s" if k == 0 and self.cancel_first else "")
@@ -705,11 +706,24 @@ def _pids_from_all(path: str) -> list[int]:
         return []
 
 
+async def _started(task: asyncio.Task, pid_file: str) -> None:
+    """Until the tool's shell has written its pid (bounded), then a few loop turns: the cancel
+    must land in run_tool's wait for the tool, not in create_subprocess_exec. On releases before
+    gh-119710 a cancel there makes asyncio itself wait for the pipes' orphans (seen on 3.12.1
+    under load: 5.19 s for the reference beside 0.15 s in its own run); no run_tool can help it."""
+    end = time.monotonic() + 5
+    while not _pids_from_all(pid_file) and not task.done() and time.monotonic() < end:
+        await asyncio.sleep(0.005)
+    for _ in range(50):  # Popen has returned (it runs in this thread); the pipes connect in a few turns
+        await asyncio.sleep(0)
+
+
 async def _one_call(fn, tool: _Tool, pid_file: str, cancel: bool) -> dict:
     t0 = time.monotonic()
     task = asyncio.create_task(fn(tool.argv(pid_file), tool.timeout))
     if cancel:
-        await asyncio.wait([task], timeout=0.15)
+        await _started(task, pid_file)
+        await asyncio.wait([task], timeout=max(0.0, 0.15 - (time.monotonic() - t0)))
         task.cancel()
     done, _ = await asyncio.wait([task], timeout=tool.timeout + 8)
     elapsed = time.monotonic() - t0

@@ -36,6 +36,11 @@ def _id(job):
                                  for j in JOBS])
 def test_corpus_verdict(job):
     kind, chapter, entry = job
+    if os.environ.get(corpus.FULL_VARIABLE) != "1":
+        kept = corpus.kept_verdict(kind, chapter, entry)
+        if kept is not None:
+            pytest.skip(f"{kept['verdict']} on this Python, recorded by these tests, digest {kept['digest']} "
+                        f"({corpus.FULL_VARIABLE}=1 grades it again)")
     v = corpus.grade_one(kind, chapter, entry)
     if os.environ.get(corpus.RECORD_DIR_VARIABLE):  # the run is recordable (`corpus record DIR`)
         corpus.write_one(v, os.environ[corpus.RECORD_DIR_VARIABLE])

@@ -58,6 +58,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lab_snippets import REPO_ROOT as REPO
+from lab_snippets.labs import support
 from lab_snippets.labs.common import cell_timeout
 from lab_snippets.scenarios import SEED_VARIABLE
 
@@ -153,12 +154,8 @@ def chapter_path(chapter, notebooks_dir=NOTEBOOKS_DIR):
 
 
 @functools.lru_cache(maxsize=64)
-def chapter_digest_of(text, name="chapter.py"):
-    """The digest of what grading a chapter runs, from its ``py:percent`` text: the code cells of
-    its grading plan (``labs.deps``: solutions, tests and the set-up cells they need, trimmed as
-    graded), so prose, comments and experiments the grade skips keep the recorded verdicts, and
-    any change to what a grade runs does not. (Where an interpreter's analysis plans more cells,
-    its digest differs and its verdicts show as not current: ``?``, never a false "recorded".)"""
+def _graded_cells(text, name):
+    """The code cells of a chapter's grading plan, as graded (``labs.deps``)."""
     import jupytext
 
     from lab_snippets.labs import deps
@@ -166,10 +163,26 @@ def chapter_digest_of(text, name="chapter.py"):
     nb = mark_notebook(jupytext.reads(text, fmt="py:percent"), name)
     deps.record(nb)
     plan = deps.plan(nb)
-    graded = [plan.trimmed.get(i, src) for i, src in enumerate(deps.code_sources(nb))
-              if src is not None and i not in plan.skip]
-    code = "\0".join(_code_lines(src) for src in graded)
+    return tuple(plan.trimmed.get(i, src) for i, src in enumerate(deps.code_sources(nb))
+                 if src is not None and i not in plan.skip)
+
+
+def chapter_digest_of(text, name="chapter.py"):
+    """The digest of what grading a chapter runs, from its ``py:percent`` text: the code cells of
+    its grading plan (``labs.deps``: solutions, tests and the set-up cells they need, trimmed as
+    graded), so prose, comments and experiments the grade skips keep the recorded verdicts, and
+    any change to what a grade runs does not. (Where an interpreter's analysis plans more cells,
+    its digest differs and its verdicts show as not current: ``?``, never a false "recorded".)
+    What else grading runs, the course's modules and the pins, is ``support_digest_of``."""
+    code = "\0".join(_code_lines(src) for src in _graded_cells(text, name))
     return hashlib.sha256(code.encode()).hexdigest()[:16]
+
+
+def support_digest_of(chapter):
+    """The digest of the course modules and pins that grading ``chapter`` runs (``labs.support``):
+    with the grading digest, it decides whether the test command may keep a recorded verdict."""
+    path = chapter_path(chapter)
+    return support.support_digest(_graded_cells(path.read_text(), path.name))
 
 
 _GRADER_MARKER = re.compile(r"#+\s*(BEGIN|END)\s+(SOLUTION|HIDDEN TESTS)")
@@ -287,6 +300,7 @@ class Verdict:
     violates: str = ""
     failures: list = field(default_factory=list)  # [(test name, message)]
     digest: str = ""      # grading_digest of what was graded
+    support: str = ""     # support_digest_of its chapter when it was graded
 
     @property
     def ok(self):
@@ -320,6 +334,7 @@ def grade_one(kind, chapter, entry=None, timeout=30):
     return a Verdict."""
     timeout = cell_timeout(chapter, timeout)  # a Ray chapter: nbval's cell budget (pyproject.toml)
     digest = grading_digest(chapter, entry)  # read before grading: what is graded is what is named
+    support_digest = support_digest_of(chapter)
     if kind == "reference":
         nb, key, violates = reference_notebook(chapter), f"{chapter}/reference", ""
     elif kind == "stub":
@@ -327,7 +342,7 @@ def grade_one(kind, chapter, entry=None, timeout=30):
     else:
         nb, key, violates = entry_notebook(entry), entry.key, entry.violates
     verdict = grade_notebook(kind, key, nb, violates, timeout)
-    verdict.digest = digest
+    verdict.digest, verdict.support = digest, support_digest
     return verdict
 
 
@@ -399,6 +414,10 @@ def run_record(verdicts, elapsed):
 #: Set to a folder, ``tests/test_corpus.py`` writes each verdict it checks there as a run record of
 #: one submission (the test command's corpus run, on whatever Python runs it, becomes recordable).
 RECORD_DIR_VARIABLE = "COURSE_CORPUS_RECORD_DIR"
+#: Set to 1, ``tests/test_corpus.py`` grades every submission again; otherwise a submission whose
+#: committed verdict on this Python is good and was made by the tests as they are now (``kept_verdict``:
+#: same digest of chapter, entry, course modules and pins) is skipped, saying so.
+FULL_VARIABLE = "COURSE_CORPUS_FULL"
 
 
 def write_one(verdict, folder):
@@ -442,6 +461,8 @@ def merge(records, path=VERDICTS_JSON):
                                   "(a run from before digests): run the corpus again")
             slot[key] = {"kind": v["kind"], "verdict": v["verdict"], "score": v["score"],
                          "max_score": v["max_score"], "digest": v["digest"]}
+            if v.get("support"):
+                slot[key]["support"] = v["support"]
         data["pythons"][ver] = dict(sorted(slot.items()))
     data["pythons"] = dict(sorted(data["pythons"].items()))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -480,6 +501,22 @@ def table_markdown(data, corpus_dir=CORPUS_DIR):
                          + ("0" if stub and stub["verdict"] == "zero" else "?" if not stub else "NOT 0"))
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"
+
+
+def kept_verdict(kind, chapter, entry=None, path=VERDICTS_JSON):
+    """The committed verdict of this submission on the running Python if it is the good one for
+    its kind and was made by the tests as they are now: the same grading digest and the same
+    support digest (a verdict recorded without one is graded again); else None (grade it)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    ver = ".".join(platform.python_version().split(".")[:2])
+    key = entry.key if entry else f"{chapter}/{kind}"
+    got = json.loads(path.read_text()).get("pythons", {}).get(ver, {}).get(key)
+    if (not got or got.get("verdict") != GOOD[kind] or got.get("digest") != grading_digest(chapter, entry)
+            or got.get("support") != support_digest_of(chapter)):
+        return None
+    return got
 
 
 def current(recorded, digests):

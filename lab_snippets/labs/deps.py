@@ -185,6 +185,27 @@ class _TopLevelSync(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
+class _ComprehensionsAsGenerators(ast.NodeTransformer):
+    """``[e for x in y]`` read as ``(e for x in y)`` (and set and dict comprehensions alike),
+    everywhere in the cell: from 3.12 (PEP 709) ``symtable`` inlines list, set and dict
+    comprehensions into the enclosing scope, so a plan would differ between 3.11 and 3.12+ (it
+    did for 7 chapters). A generator expression keeps its own scope on every version and reads
+    the same names; only ``symtable`` sees this form."""
+
+    def visit_ListComp(self, node):
+        return self._generator(self.generic_visit(node), node.elt)
+
+    visit_SetComp = visit_ListComp
+
+    def visit_DictComp(self, node):
+        node = self.generic_visit(node)
+        return self._generator(node, ast.Tuple(elts=[node.key, node.value], ctx=ast.Load()))
+
+    @staticmethod
+    def _generator(node, elt):
+        return ast.copy_location(ast.GeneratorExp(elt=elt, generators=node.generators), node)
+
+
 @lru_cache(maxsize=4096)
 def cell_names(source: str, modules: frozenset[str] = frozenset()) -> Names | None:
     """What the cell binds, rebinds and reads, or None if it cannot be parsed.
@@ -199,7 +220,8 @@ def cell_names(source: str, modules: frozenset[str] = frozenset()) -> Names | No
         return None
     tree = ast.parse(code)
     try:
-        table = symtable.symtable(ast.unparse(_TopLevelSync().visit(ast.parse(code))), "<cell>", "exec")
+        tree_for_scopes = _ComprehensionsAsGenerators().visit(ast.parse(code))
+        table = symtable.symtable(ast.unparse(_TopLevelSync().visit(tree_for_scopes)), "<cell>", "exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     binds = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}

@@ -109,10 +109,14 @@ def _client(nb, cwd, timeout, failed_replies, kill_at_end=False):
                                     "traceback": [f"cell ran longer than {timeout}s"]})
 
 
-# jupyter_client's words when a kernel process exits before it answers kernel_info: seen once in a
-# clean-clone CI rehearsal at load 5 (08/unseen_await_cancelled_wrapper), nothing of the notebook
-# had run; run_notebook starts one more kernel then, never more, and never after a cell ran.
+# jupyter_client's words (KernelClient.wait_for_ready, which nbclient awaits before it sends any
+# cell) when a kernel never becomes ready: its process exited before answering kernel_info (seen
+# in a clean-clone CI rehearsal at load 5, 08/unseen_await_cancelled_wrapper), or it did not
+# answer within the start-up timeout (seen at load 4-6, 16/unseen_single_wait). Nothing of the
+# notebook had run; run_notebook starts one more kernel then, never more, never after a cell ran.
 KERNEL_DIED_STARTING = "Kernel died before replying to kernel_info"
+KERNEL_NEVER_READY = "Kernel didn't respond in"
+KERNEL_START_FAILURES = (KERNEL_DIED_STARTING, KERNEL_NEVER_READY)
 
 
 def _execute_all(client, nb, failed_replies, run, quiet_kernel=False, skip=frozenset()):
@@ -205,7 +209,7 @@ def run_notebook(nb, cwd, timeout=30, quiet_kernel=False, path=None,
                 _execute_all(client, nb, failed_replies, run, quiet_kernel, plan.skip)
                 break
             except RuntimeError as exc:  # jupyter_client's, before any cell was sent
-                if start == 2 or KERNEL_DIED_STARTING not in str(exc):
+                if start == 2 or not str(exc).startswith(KERNEL_START_FAILURES):
                     raise
                 run.kernel_restarts_at_start += 1  # nothing of the notebook ran: start another
     finally:

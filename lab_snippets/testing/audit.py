@@ -16,6 +16,9 @@ the notebook, and end when the kernel ends: multiprocessing's resource tracker a
 forkserver processes (started on demand by the ``spawn`` and ``forkserver`` start
 methods) with the pipe the kernel keeps open to each, and read-only files of installed packages
 that a library keeps open as a cache (matplotlib keeps its font files open once it has drawn text).
+ipykernel's event pipe of a thread that printed (an eventfd) is the kernel's too: ``finish()`` closes
+those of ended threads, as the kernel itself would within 10 s, and passes over the rest
+(``_kernel_event_pipes``).
 
 One exception is made for Ray, and only when the chapter started it through ``lab_snippets.raylab``:
 after ``ray.shutdown()`` Ray's native core keeps about a dozen descriptors in the driver until the
@@ -196,6 +199,36 @@ def _prewarm_kernel() -> None:
     subprocess.run(["/bin/sh", "-c", "echo 'leak audit: baseline taken'; echo >&2"], timeout=30, check=False)
 
 
+def _kernel_event_pipes() -> set[int]:
+    """Close the event pipes of ended threads, as ipykernel does every 10 s; return the descriptors
+    of the pipes left (those of live threads).
+
+    ipykernel gives every thread that writes to ``sys.stdout``/``sys.stderr`` its own zmq socket
+    (an "event pipe", whose mailbox is an eventfd) to wake the IOPub thread, and its
+    ``IOPubThread`` closes the pipes of ended threads only from a task that runs every 10 s. A
+    chapter whose worker printed in its last 10 s would otherwise show that eventfd as its own
+    leak (seen on 3.11, 3.14 and 3.15 with a two-cell notebook); so would a kernel thread that
+    prints for the first time mid-notebook (seen on 3.15: 08, 09, 21 under load). The pipes are
+    the kernel's: a live thread that holds one is itself reported if the notebook started it.
+    zmq closes a descriptor in its own reaper thread, so ``finish`` keeps polling for ``grace``.
+    """
+    pub = getattr(sys.stdout, "pub_thread", None)
+    pipes, lock = getattr(pub, "_event_pipes", None), getattr(pub, "_event_pipe_gc_lock", None)
+    if not isinstance(pipes, dict) or lock is None:  # not an ipykernel OutStream (or it changed)
+        return set()
+    import zmq
+
+    fds = set()
+    with lock:
+        for thread, socket in list(pipes.items()):
+            if not thread.is_alive():
+                socket.close()
+                del pipes[thread]
+            elif not socket.closed:
+                fds.add(socket.getsockopt(zmq.FD))  # the mailbox's eventfd
+    return fds
+
+
 def start() -> Snapshot:
     """Record what exists now; ``finish()`` compares against it."""
     global _baseline
@@ -232,10 +265,11 @@ def leaks(before: Snapshot) -> list[str]:
         if conn.fd in sockets_now - before.sockets and conn.fd not in ray_kept:
             found.append(
                 f"socket fd {conn.fd} {conn.status or ''} {conn.laddr} -> {conn.raddr or '-'}".strip())
+    kernel_pipes = _kernel_event_pipes()
     fds_now = _fds()
     helper_pipes = _helper_pipes()
     for fd, target in sorted(fds_now.items()):
-        if fd in sockets_now or target in helper_pipes or ray_kept.get(fd) == target:
+        if fd in sockets_now or fd in kernel_pipes or target in helper_pipes or ray_kept.get(fd) == target:
             continue
         if before.fds.get(fd) != target and not _is_installed_file(target):
             found.append(f"file descriptor {fd} -> {target} is still open")
