@@ -3,7 +3,9 @@
 For every entry of ``tests/mutations.toml`` (one test each, so xdist spreads them over the
 workers), the chapter is mutated in memory and run in a fresh kernel, in ``notebooks/``, up
 to the targeted claim cell: that cell must be the first to fail, with ``AssertionError``. The
-unmutated chapters are run by nbval (``pytest --nbval-lax notebooks/``), not again here.
+unmutated chapters are run by nbval (``pytest --nbval-lax notebooks/``), not again here. A kill
+recorded with the same inputs on this Python is kept, not run again (``lab_snippets.testing.claimrecord``;
+``COURSE_CLAIMS_FULL=1`` runs every one).
 """
 
 import sys
@@ -13,7 +15,7 @@ import nbformat
 import pytest
 
 from lab_snippets.book import chapters
-from lab_snippets.testing import claims
+from lab_snippets.testing import claimrecord, claims
 
 MUTATIONS = claims.load_mutations()
 EXISTING = [c.number for c in chapters.existing()]
@@ -74,6 +76,11 @@ def test_claims_page_is_in_the_toc():
                                                    else [])
                                       for m in MUTATIONS])
 def test_counterfactual_kills_its_claim(mutation):
+    recorded = claimrecord.kept(mutation)
+    if recorded:
+        pytest.skip(f"{mutation.id}: killed on Python {claimrecord.python_key()} with the same inputs "
+                    f"(digest {recorded['digest']}, book/reference/claim_kills.json); "
+                    f"{claimrecord.FULL_ENV}=1 runs it again")
     if mutation.needs_idle_cores:
         shares = _core_shares(mutation.needs_idle_cores)
         if min(shares) < 0.5:
@@ -89,6 +96,7 @@ def test_counterfactual_kills_its_claim(mutation):
                     f"a Python whose path has a space ({sys.executable})")
     verdict = claims.run_mutation(mutation)
     assert verdict.killed, f"{mutation.id} ({mutation.name!r}): {verdict.why}"
+    claimrecord.note_kill(mutation, verdict.why, verdict.run.seconds)
 
 
 def _core_shares(n: int) -> list[float]:
