@@ -148,8 +148,9 @@ assert with_sleep_0[:4] == ["step 0", "bystander 0", "step 1", "bystander 1"]
 print("✓ the bystander ran only where a step suspended")
 
 # %% [markdown]
-# With no real suspension, all three steps ran before the bystander got its first turn, even
-# though every step was awaited. With `asyncio.sleep(0)` the two alternate. The event loop
+# With no real suspension, the bystander got no turn during the steps: all three ran before
+# its first turn, even though every step was awaited, and it ran only once the coroutine
+# reached `await other`. With `asyncio.sleep(0)` the two alternate. The event loop
 # is *cooperative*: it can only switch at a point where the running coroutine suspends.
 #
 # ### An `await` whose answer is already there

@@ -166,7 +166,7 @@ def fire_and_forget(request_id: int, log: list[str]) -> weakref.ref:
     return weakref.ref(task)  # weak: lets us watch the task, keeps nothing alive
 
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the experiment and its check"}
 # claim: unreferenced-task-is-collected
 loop = asyncio.get_running_loop()
 loop_complaints: list[str] = []

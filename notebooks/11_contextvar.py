@@ -252,8 +252,10 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # with the parent it found. The three tasks overlap in time: samples 1 and 2 open their
 # spans while sample 0 is still waiting in `generate`. With the `ContextVar` (top)
 # every span found its own sample; with the shared list (bottom) the spans in orange found
-# a span of another task. Only the `generate` and `reward` spans are drawn: the list printed
-# above also has the samples' own spans that opened on top of another task's span.
+# a span of another task. Only the `generate` and `reward` spans are drawn, so the figure
+# shows fewer wrong parents than the list printed above counts: that list also has the
+# samples' own spans, `sample 1` and `sample 2`, which each opened on top of the previous
+# sample's `generate` span.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt

@@ -239,7 +239,7 @@ async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
         state["in_flight"] = None
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: five requests for one checkpoint, one cancelled"}
 # Five requests for one checkpoint; one client goes away while waiting.
 async def coalesced_updates(shielded: bool) -> dict:
     state: dict = {"in_flight": None}

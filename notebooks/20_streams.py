@@ -935,9 +935,9 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # sockets (`_run`, the first quote), exactly as this chapter reads `server.sockets[0].getsockname()`. Shutting it down
 # goes through the runner's cleanup, which closes the listener and the open connections.
 #
-# In slime's tests, a fake SGLang server (`FakeSGLangServer`) is a real local HTTP server on a free port, started
-# when a test enters it as an async context manager and closed when the test leaves: the
-# same start, serve, close lifecycle as `FrameServer`.
+# The tests of slime lean on the same lifecycle: their fake SGLang server (`FakeSGLangServer`)
+# is a real local HTTP server on a free port that starts when a test enters it as an async
+# context manager and closes when the test leaves, the start, serve, close of `FrameServer`.
 #
 # Framing by a delimiter, as in this chapter's `readuntil`, is what slime's Anthropic-style
 # adapter writes in `_render_stream` when an agent asks for a streamed answer: server-sent events,

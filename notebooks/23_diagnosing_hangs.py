@@ -188,7 +188,7 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 # They stay stuck until we close the child's stdin (or, at the latest, for 5 s). We send it
 # SIGUSR1 while it is stuck. Predict: does the signal end the process?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output until it says enough"}
 def read_until(stream, *words: str, timeout: float = 5) -> str:
     """Read lines from `stream` until every one of `words` has appeared, or the stream ends."""
     text = ""
@@ -446,7 +446,7 @@ def watch_progress(progress, stall: float, reports: list[str], stop: threading.E
 # the given windows of "no progress" (while it sits in `stuck_in_approval`), then stops the
 # watchdog and joins it (bounded).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a service that stalls, to run your watchdog on"}
 def stuck_in_approval(until: float) -> None:
     while time.monotonic() < until:
         time.sleep(0.005)

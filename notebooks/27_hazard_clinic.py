@@ -174,7 +174,7 @@ show_call_site("27b")
 # moment the result is published. We count `get_result` calls per request and measure the lag
 # from "published" to "the handler has it".
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table"}
 class ResultTable:
     """Our model of a remote result table: a worker publishes results; handlers poll or subscribe."""
 
@@ -227,7 +227,7 @@ async def handle_by_notification(table: ResultTable, rid: str) -> float:
     return time.monotonic()
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment: six polled and six notified requests"}
 # Six requests poll and six are told, while a worker thread publishes their results.
 tl = Timeline()
 table = ResultTable(asyncio.get_running_loop(), round_trip=0.002, timeline=tl)
@@ -305,7 +305,7 @@ show_call_site("27c")
 # clears the state. What if that request is cancelled in the middle, as a web server does
 # when the client disconnects?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: what both endpoints share"}
 class Endpoint:
     """What both endpoints below share: the step function, a lock and the shared state."""
 
@@ -367,7 +367,7 @@ class FixedUpdateEndpoint(Endpoint):
                 self.state.update(in_progress=False, future=None)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment: cancel the updating request mid-update"}
 # Start an update and a duplicate, cancel the first mid-update, then ask again.
 async def cancel_the_updating_request(endpoint_class) -> dict:
     """Start an update and a duplicate; cancel the first mid-update; report what became of everything."""
@@ -441,7 +441,7 @@ show_call_site("27d")
 # thread of our own, so that we can watch the wait without being stuck in it; then the same
 # with `result(timeout)`, and with `result(timeout)` plus cancelling the future.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: cleanup for the background loop"}
 # Cleanup for the model's loop: cancel what is left on it, as asyncio.run does before closing.
 async def cancel_the_rest() -> None:
     rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
@@ -478,7 +478,7 @@ class LoopThread:
         self.loop.close()
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment: three callers waiting on the loop"}
 # Three synchronous callers in threads of their own: no timeout, a timeout, a timeout + cancel.
 loop_thread = LoopThread()
 answer_events: list[asyncio.Event] = []

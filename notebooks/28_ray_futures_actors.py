@@ -25,10 +25,11 @@
 #
 # **What it costs.** The second code cell starts a private Ray on this machine: about ten
 # processes (Ray's control store, a raylet, a monitor, a dashboard in minimal mode, a log
-# monitor, two agents and two idle workers) and about 700 MB of memory. In ten starts on the
-# course's two-core machine, `ray.init` took 3.5–4.6 s when the machine was quiet and 3.2–9.8 s
-# beside a bursty neighbour on both cores (`python -m lab_snippets.bench.ray_start`); it is
-# mostly spent starting those Python processes. A start that fails is tried once more only if
+# monitor, two agents and two idle workers) and about 700 MB of memory. On the course's
+# two-core machine `ray.init` takes several seconds, and longer still when other
+# programs are busy on both cores; the cell prints how long this start took, and
+# `python -m lab_snippets.bench.ray_start` times ten. The time is mostly spent starting those
+# Python processes. A start that fails is tried once more only if
 # the time left of its 40 s budget allows another; otherwise the cell stops with a
 # `RayStartError` that names what did not start and where Ray's logs were kept. Everything
 # listens on 127.0.0.1 only and writes into a temporary folder; the chapter's last cells stop
