@@ -87,6 +87,15 @@ def _tmpdir(path: Path) -> Path:
     return path
 
 
+# A test command run as a background job of a script (``bash .ci/test &``: bash without job
+# control) starts with SIGINT ignored, every child inherits that, and a Python started with SIGINT
+# ignored never raises KeyboardInterrupt: the Ctrl-C test then graded all four (session 7's
+# rehearsal). A terminal's Ctrl-C reaches a foreground process whose SIGINT is at its default, so
+# each grader is started that way: SIGINT set back to the default, then the grader exec'd.
+AS_FROM_A_TERMINAL = [sys.executable, "-c", "import os, signal, sys; "
+                      "signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"]
+
+
 class Run:
     """One ``labs grade`` subprocess on a fresh copy of the course, in its own process group."""
 
@@ -95,7 +104,8 @@ class Run:
         self.dir = world["root"] / name
         self.course = Path(shutil.copytree(world["course"], self.dir / "course"))
         self.out, self.tmp = self.dir / "grades.csv", tmp  # the driver's TMPDIR, the nodes'
-        self.argv = [sys.executable, "-m", "lab_snippets.labs", "grade", str(world["subs"]),
+        self.argv = [*AS_FROM_A_TERMINAL, sys.executable, "-m", "lab_snippets.labs", "grade",
+                     str(world["subs"]),
                      "--out", str(self.out), "--course-dir", str(self.course), *GRADE_ARGS, *args]
         self.env = dict(os.environ, **env, TMPDIR=str(tmp[0]))
         self.seen: dict[psutil.Process, str] = {}  # every descendant of a driver: its name
@@ -285,6 +295,16 @@ def test_the_thread_pool_killed_halfway_and_rerun_ends_as_one_uninterrupted_run(
     killed, _ = _kill_and_resume(world, "pool", [], {}, tmp_path, [])
     assert "bwrap" in killed.seen.values(), \
         "the killed driver had a sandbox running (else the check of its descendants is empty)"
+
+
+def test_a_grader_started_with_sigint_ignored_still_stops_on_ctrl_c():
+    """Counterfactual: the grader started without ``AS_FROM_A_TERMINAL`` from a parent that ignores
+    SIGINT (as a background job does) keeps ignoring it: this prints False."""
+    probe = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    run = subprocess.run([*AS_FROM_A_TERMINAL, sys.executable, "-c", probe], capture_output=True,
+                         text=True, timeout=60,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert run.stdout.strip() == "True", f"a Ctrl-C would not stop this grader: {run.stderr}"
 
 
 def test_ctrl_c_stops_the_thread_pool_after_the_running_submission(world, tmp_path):
