@@ -52,7 +52,9 @@ from tests.test_labs import (
     _write,
 )
 
-pytestmark = [pytest.mark.serial, pytest.mark.timeout(1800)]
+# The thread-pool tests wait on states (a row journaled, a sandbox running), not on times, so they
+# run in the parallel phase; the Ray test starts a cluster and needs the cores to itself (serial).
+pytestmark = [pytest.mark.timeout(1800)]
 
 EX1_WRONG = "async def add_async(a, b):\n    await asyncio.sleep(0)\n    return a - b\n"
 EX2_WRONG = ("async def gather_squares(xs):\n"
@@ -349,6 +351,7 @@ def cluster(world, tmp_path_factory):
         yield lc, tmp
 
 
+@pytest.mark.serial
 def test_ray_auto_killed_halfway_and_rerun_ends_as_one_uninterrupted_run(world, cluster, tmp_path):
     """Counterfactuals: rows journaled in submission order or only at the end (the rerun grades
     all four), a task that outlives its killed driver (its sandbox and folder stay)."""

@@ -1,6 +1,8 @@
 """The README's test command on two commits, on the same machine: is ``bash .ci/test`` slower?
 
     python -m lab_snippets.bench.ci_speed run COMMIT --out DIR     # one clean clone, one full run
+    python -m lab_snippets.bench.ci_speed run COMMIT --out DIR --build --neighbour bursty   # the README's
+                                           # two commands, beside a bursty neighbour on every core
     python -m lab_snippets.bench.ci_speed compare BEFORE/run.json AFTER/run.json
     python -m lab_snippets.bench.ci_speed fixed BEFORE AFTER [--rounds 6]   # the same work, two codes
 
@@ -8,7 +10,10 @@
 ``SLIME_OFFLINE=1 bash .ci/test --junitxml=DIR/phase1.xml`` there (what ``.ci/run`` does, with a
 per-test record of the first pytest phase), samples the 1-minute load average every 15 s, and
 writes ``DIR/run.json``: the wall time, the exit status, each pytest phase's summary line and the
-load seen. The clone (and its venv) is removed afterwards unless ``--keep``.
+load seen. The clone (and its venv) is removed afterwards unless ``--keep``. ``--build`` first runs
+``bash .ci/build`` there (its time, exit status and how many ``IPKernelApp WARNING`` lines it printed
+go into ``run.json`` too); ``--neighbour bursty`` (or ``hog``) keeps ``flake_hunt``'s neighbour on
+every core for the whole run, so "green on a busy laptop" is a run, not a hope.
 
 ``compare`` prints both runs side by side: wall time, tests per phase, and, because two commits do
 not run the same tests, the time of the tests both of them ran (their phase-1 junit records matched
@@ -26,6 +31,7 @@ kernels included, at that side's ``lab_snippets`` (the venv's editable install p
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -50,7 +56,8 @@ def _sample_load(into: list[float], stop: threading.Event) -> None:
         into.append(os.getloadavg()[0])
 
 
-def run(commit: str, out: Path, keep: bool = False, timeout: float = 3 * 3600) -> dict:
+def run(commit: str, out: Path, keep: bool = False, timeout: float = 3 * 3600, build: bool = False,
+        neighbour: str | None = None, seed: int = 0) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     clone = out / "clone"
     if clone.exists():
@@ -66,11 +73,25 @@ def run(commit: str, out: Path, keep: bool = False, timeout: float = 3 * 3600) -
     stop = threading.Event()
     sampler = threading.Thread(target=_sample_load, args=(loads, stop), daemon=True)
     sampler.start()
-    start = time.monotonic()
-    with open(out / "ci.log", "w", encoding="utf-8") as log:
-        proc = subprocess.run(["bash", ".ci/test", f"--junitxml={out / 'phase1.xml'}"], cwd=clone, env=env,
-                              stdout=log, stderr=subprocess.STDOUT, timeout=timeout)
-    wall = time.monotonic() - start
+    built: dict = {}
+    load = contextlib.nullcontext()
+    if neighbour:
+        from lab_snippets.bench.flake_hunt import neighbour as make_neighbour
+        load = make_neighbour(neighbour, None, max_seconds=timeout, seed=seed)
+    with load:
+        if build:
+            t0 = time.monotonic()
+            with open(out / "build.log", "w", encoding="utf-8") as log:
+                done = subprocess.run(["bash", ".ci/build"], cwd=clone, env=env, stdout=log,
+                                      stderr=subprocess.STDOUT, timeout=timeout)
+            text = (out / "build.log").read_text(encoding="utf-8", errors="replace")
+            built = {"wall_s": round(time.monotonic() - t0, 1), "exit": done.returncode,
+                     "ipkernelapp_warnings": text.count("IPKernelApp] WARNING")}
+        start = time.monotonic()
+        with open(out / "ci.log", "w", encoding="utf-8") as log:
+            proc = subprocess.run(["bash", ".ci/test", f"--junitxml={out / 'phase1.xml'}"], cwd=clone,
+                                  env=env, stdout=log, stderr=subprocess.STDOUT, timeout=timeout)
+        wall = time.monotonic() - start
     stop.set()
     sampler.join(timeout=20)
     text = (out / "ci.log").read_text(encoding="utf-8", errors="replace")
@@ -78,7 +99,8 @@ def run(commit: str, out: Path, keep: bool = False, timeout: float = 3 * 3600) -
               for m in map(SUMMARY.match, text.splitlines()) if m]
     record = {"commit": run_git(["rev-parse", "HEAD"], repo=clone).stdout.decode().strip(),
               "wall_s": round(wall, 1), "exit": proc.returncode, "phases": phases,
-              "load": {"min": min(loads), "max": max(loads), "mean": round(sum(loads) / len(loads), 2)}}
+              "load": {"min": min(loads), "max": max(loads), "mean": round(sum(loads) / len(loads), 2)},
+              "neighbour": neighbour or "none", **({"build": built} if build else {})}
     (out / "run.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
     if not keep:
         shutil.rmtree(clone)
@@ -228,6 +250,11 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("commit")
     r.add_argument("--out", type=Path, required=True)
     r.add_argument("--keep", action="store_true", help="keep the clone and its venv")
+    r.add_argument("--build", action="store_true",
+                   help="run bash .ci/build first (the README's other command)")
+    r.add_argument("--neighbour", choices=["hog", "bursty"],
+                   help="a neighbour on every core for the whole run")
+    r.add_argument("--seed", type=int, default=0, help="the bursty neighbour's seed")
     c = sub.add_parser("compare", help="two runs side by side")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
@@ -237,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--rounds", type=int, default=6)
     args = ap.parse_args(argv)
     if args.cmd == "run":
-        print(json.dumps(run(args.commit, args.out, args.keep), indent=1))
+        print(json.dumps(run(args.commit, args.out, args.keep, build=args.build, neighbour=args.neighbour,
+                             seed=args.seed), indent=1))
     elif args.cmd == "fixed":
         print(fixed_table(fixed(args.before, args.after, args.rounds)))
     else:
