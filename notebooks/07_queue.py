@@ -412,7 +412,7 @@ print("✓ the loop kept beating while it polled; not one beat while get() block
 #    when `run_pipeline` returns;
 # 4. return the results in the order of `items`, whatever order they finish in.
 #
-# With `n_workers` workers, up to `n_workers` items should be processed at once.
+# With `n_workers` workers (at least 1), up to `n_workers` items should be processed at once.
 #
 # Graded, on many generated runs (no items, one, several; any value, `None` too; the same item
 # more than once; more workers than items; queue bounds from 1 up; calls of `process` that take

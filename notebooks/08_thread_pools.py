@@ -378,7 +378,8 @@ else:
 #
 # - **in time**: the work's own result comes back, and its stop event is never set;
 # - **errors**: an exception raised by `work`, a `TimeoutError` of its own included (a socket's,
-#   say), comes out of `run_with_deadline` unchanged;
+#   say), comes out of `run_with_deadline` unchanged: the same type and message (not a new
+#   `TimeoutError` of yours);
 # - **deadline**: `TimeoutError` once `timeout` has passed, not before, and no later than the
 #   work's wind-down needs; when it reaches the caller, the stop event is set and the thread has
 #   already finished;

@@ -437,7 +437,8 @@ assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
 # - **the block** gets the booted, open resource; the block's own error or cancellation comes
 #   out of the `async with`; when every attempt fails, the last boot error does;
 # - **closed**: every failed candidate, a candidate whose boot was cancelled (it may be half
-#   open), and the booted resource on every way out of the block;
+#   open), and the booted resource on every way out of the block (a candidate whose `boot()`
+#   never started, its caller cancelled while it waited for a permit, was never opened);
 #   the `async with` ends once its `close()` has finished; every permit is given back, also when
 #   the caller is cancelled while it waits or boots.
 #

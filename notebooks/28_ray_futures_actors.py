@@ -371,9 +371,13 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 # 3. pause `poll` seconds between attempts, so that a held lock is not asked hundreds of times
 #    a second;
 # 4. give up with `TimeoutError` once `timeout` seconds have passed since the call began (one
-#    deadline for the whole call, not one per attempt); an attempt already sent is awaited to
-#    its answer, and if that is `True` the lock is yours (giving up then would leave the lock
-#    taken by nobody).
+#    deadline for the whole call, not one per attempt; when the next attempt would come after
+#    the deadline, give up at the deadline instead of pausing past it); an attempt already sent
+#    is awaited to its answer, and if that is `True` the lock is yours (giving up then would
+#    leave the lock taken by nobody);
+# 5. if the caller is cancelled while an attempt is in flight, that attempt still reaches the
+#    actor: await its answer, give the lock back with `release()` if the answer is `True`, and
+#    let the `CancelledError` go on.
 #
 # Graded, on generated runs (one to three tasks taking one lock at once; a lock that is free,
 # released by its holder soon after, or held for good; answers that come at once, slowly, or
@@ -386,10 +390,13 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 # - **pauses**: attempts are at least `poll` apart;
 # - **the deadline**: `TimeoutError` when the lock stays held, not before `timeout` and not
 #   much after it (at most 0.3 s later than the reference solution, measured beside yours),
-#   however long each answer takes;
+#   however long each answer takes and however long `poll` is (a `poll` longer than
+#   `timeout` included);
 # - **errors**: an exception from `try_acquire` reaches the caller;
-# - **cancellation**: a cancelled `acquire` ends with `CancelledError` and asks no more;
-# - **nothing left**: the lock is never left taken by nobody.
+# - **cancellation**: a cancelled `acquire` ends with `CancelledError` and asks no more, also
+#   when the cancel lands while an attempt that takes the lock is in flight;
+# - **nothing left**: the lock is never left taken by nobody, after a return, a
+#   `TimeoutError` or a cancel.
 
 # %%
 @ray.remote
@@ -416,9 +423,17 @@ async def acquire(lock, poll: float = 0.01, timeout: float = 2.0) -> int:
     attempts = 0
     while True:
         attempts += 1
-        if await lock.try_acquire.remote():
-            return attempts
-        if time.monotonic() >= deadline:
+        answer = asyncio.ensure_future(lock.try_acquire.remote())
+        try:
+            if await asyncio.shield(answer):  # a cancel cannot take back an attempt sent
+                return attempts
+        except asyncio.CancelledError:
+            if await answer:  # the attempt took the lock after all: give it back
+                await lock.release.remote()
+            raise
+        left = deadline - time.monotonic()
+        if left < poll:  # the next attempt would come after the deadline
+            await asyncio.sleep(max(left, 0))
             raise TimeoutError(f"lock not acquired within {timeout} s ({attempts} attempts)")
         await asyncio.sleep(poll)
     ### END SOLUTION
@@ -598,6 +613,7 @@ class _FakeLock:
         self.s, self.held, self.calls, self.stamps = s, s.mode != "free", 0, {}
         self._serial = asyncio.Lock()  # an actor answers one call at a time
         self.pending: list = []
+        self.releases: list = []
         self.try_acquire, self.release = _Method(self._ask), _Method(self._release)
 
     def _ask(self) -> _Ref:
@@ -621,7 +637,9 @@ class _FakeLock:
     def _release(self) -> _Ref:
         async def answer() -> None:
             self.held = False
-        return _Ref(asyncio.get_running_loop().create_task(answer()))
+        task = asyncio.get_running_loop().create_task(answer())
+        self.releases.append(task)
+        return _Ref(task)
 
 
 @_dc.dataclass(frozen=True)
@@ -650,13 +668,17 @@ class _Scenario:
 def _scenarios(draw):
     mode = draw(_st.sampled_from(["free", "released", "held"]))
     late = mode == "free" and draw(_st.booleans())  # one answer that comes after the deadline
+    # the cancel at 0.1 s lands while the first attempt, answered at 0.15 s, takes the lock
+    mid = mode == "released" and draw(_st.booleans())
     callers = 1 if late else draw(_st.integers(1, 3))
     # an actor that dies: only where the call it dies in does not hang on a race with the release
     fails = (draw(_st.one_of(_st.none(), _st.integers(1, 3)))
              if callers == 1 and not late and mode != "released" else None)
-    return _Scenario(callers, mode, draw(_st.sampled_from([0.03, 0.01])),
-                     0.3 if late else draw(_st.sampled_from([0.0, 0.02])), fails,
-                     mode == "held" and draw(_st.booleans()))
+    # a poll longer than the timeout: the deadline comes inside a pause
+    poll = draw(_st.sampled_from([0.03, 0.01] + ([0.7] if mode == "held" else [])))
+    latency = 0.3 if late else 0.15 if mid else draw(_st.sampled_from([0.0, 0.02]))
+    return _Scenario(callers, mode, poll, latency, fails,
+                     mid or (mode == "held" and draw(_st.booleans())))
 
 
 def _observe(fn, s: _Scenario) -> dict:
@@ -698,6 +720,9 @@ def _observe(fn, s: _Scenario) -> dict:
         for t in tasks + extra:
             t.cancel()
         await asyncio.wait(tasks + extra + lock.pending, timeout=2)
+        await asyncio.sleep(0.05)  # a release sent from a done callback, after its answer, lands
+        if lock.releases:
+            await asyncio.wait(lock.releases, timeout=2)
         for t in lock.pending:
             if t.done() and not t.cancelled():
                 t.exception()
@@ -754,16 +779,19 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
         if problem:
             return f"caller {k}: {problem}" if s.callers > 1 else problem
     if me["left_taken"] and not it["left_taken"]:
-        return ("the lock was left taken by nobody: an attempt whose answer was True was abandoned "
-                "(do not cancel an attempt in flight; await its answer)")
+        return ("the lock was left taken by nobody: an attempt whose answer was True was abandoned, "
+                "at the deadline or at a cancel (await an attempt in flight to its answer; if it took "
+                "the lock, return it, or release it before the CancelledError goes on)")
     return None
 
 
 # Always tried first: a held lock with slow answers and a short poll (the deadline is time, not
-# attempts), an actor that dies at the second attempt, and a free lock whose answer comes after
-# the deadline.
+# attempts), an actor that dies at the second attempt, a free lock whose answer comes after
+# the deadline, a cancel while an attempt that takes the lock is in flight, and a poll longer
+# than the timeout.
 _EXPLICIT = (_Scenario(1, "held", 0.01, 0.02, None, False), _Scenario(1, "held", 0.03, 0.0, 2, False),
-             _Scenario(1, "free", 0.03, 0.3, None, False))
+             _Scenario(1, "free", 0.03, 0.3, None, False), _Scenario(1, "released", 0.01, 0.15, None, True),
+             _Scenario(1, "held", 0.7, 0.0, None, False))
 _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="acquire",
                  examples=4, timeout=40, hint="chapter 28", explicit=_EXPLICIT)
 ### END HIDDEN TESTS

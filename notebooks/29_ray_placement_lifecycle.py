@@ -334,7 +334,8 @@ ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 #
 # Write `HealthMonitor(engines, ping, get, kill, interval, timeout)`, slime's monitor with
 # its waits bounded. `engines` maps names to handles; `ping(handle)` starts a health call and
-# returns a reference; `get(ref, timeout)` waits for it and raises (on a timeout or a failed
+# returns a reference (the call runs from then on, as a Ray call does, so an answer's time
+# counts from its ping); `get(ref, timeout)` waits for it and raises (on a timeout or a failed
 # call); `kill(handle)` ends the engine. With Ray, `ping` is `lambda e: e.health.remote(...)`,
 # `get` is `raylab.get` and `kill` is `ray.kill`; the tests pass stand-ins.
 #
@@ -356,8 +357,9 @@ ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 # - **rounds**: each round is followed by a wait of `interval` (from the end of one round to
 #   the start of the next, not start to start, so slow checks do not bring rounds closer), and
 #   they keep coming;
-# - **stop()** returns within about `timeout`, even with a long `interval` or a slow `kill`,
-#   and no thread of the monitor is left running after it.
+# - **stop()** returns within about `timeout`, even with a long `interval`, a slow `kill`, or
+#   in the middle of a round of several checks that each take their whole `timeout` (it does
+#   not wait for the round to end), and no thread of the monitor is left running after it.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 class HealthMonitor:
@@ -640,14 +642,20 @@ class _Scenario:
     modes: tuple       # one per engine
     interval: float
     kill_seconds: float
+    stop_early: bool = False  # stop() 0.05 s into the first round (then a longer timeout)
+
+    @property
+    def timeout(self) -> float:
+        return 0.3 if self.stop_early else _TIMEOUT
 
     def describe(self) -> str:
         what = {"ok": "healthy", "slow": f"healthy, answering after {_TIMEOUT / 4:g} s", "fail": "its check raises",
                 "ping-raises": "ping itself raises", "stuck": "stuck",
                 "later": f"healthy, then stuck from {_LATER:g} s on"}
         engines = ", ".join(f"e{k} {what[m]}" for k, m in enumerate(self.modes))
-        return (f"HealthMonitor(interval={self.interval:g}, timeout={_TIMEOUT:g}) of engines: {engines}; "
-                f"kill takes {self.kill_seconds:g} s; stop() once the unhealthy ones are killed")
+        when = "0.05 s into the first round" if self.stop_early else "once the unhealthy ones are killed"
+        return (f"HealthMonitor(interval={self.interval:g}, timeout={self.timeout:g}) of engines: {engines}; "
+                f"kill takes {self.kill_seconds:g} s; stop() {when}")
 
     @property
     def unhealthy(self) -> set:
@@ -658,7 +666,9 @@ class _Scenario:
 def _scenarios(draw):
     modes = draw(_st.lists(_st.sampled_from(["ok", "stuck", "fail", "slow", "ping-raises", "later"]),
                            min_size=1, max_size=3))
-    return _Scenario(tuple(modes), draw(_st.sampled_from([0.04, 0.3])), draw(_st.sampled_from([0.0, 0.05])))
+    early = "later" not in modes and draw(_st.booleans())
+    return _Scenario(tuple(modes), draw(_st.sampled_from([0.04, 0.3])), draw(_st.sampled_from([0.0, 0.05])),
+                     early)
 
 
 def _observe(cls, s: _Scenario) -> dict:
@@ -667,15 +677,19 @@ def _observe(cls, s: _Scenario) -> dict:
     before = set(threading.enumerate())
     try:
         monitor = cls({n: n for n in names}, ping=fleet.ping, get=fleet.get, kill=fleet.kill,
-                      interval=s.interval, timeout=_TIMEOUT)
+                      interval=s.interval, timeout=s.timeout)
         monitor.start()
+        if s.stop_early:
+            _until(lambda: any(fleet.ping_times.values()), 3)
+            time.sleep(0.05)
         if "later" in s.modes:
             _until(lambda: time.monotonic() - fleet.t0 >= _LATER, 1)
             for n, m in names.items():
                 if m == "later":
                     fleet.turn_stuck(n)
-        _until(lambda: s.unhealthy <= {n for n, _ in fleet.kills}, 3)
-        time.sleep(6 * s.interval if s.interval < 0.1 else 0.15)  # a kill twice, a ping after a kill, rounds
+        if not s.stop_early:
+            _until(lambda: s.unhealthy <= {n for n, _ in fleet.kills}, 3)
+            time.sleep(6 * s.interval if s.interval < 0.1 else 0.15)  # a kill twice, a ping after a kill, rounds
         t = time.monotonic()
         stopper = threading.Thread(target=monitor.stop, daemon=True)
         stopper.start()
@@ -707,11 +721,11 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
     healthy = {f"e{k}" for k, m in enumerate(s.modes) if m in ("ok", "slow")}
     if set(mine) & healthy:
         return f"killed a healthy engine: {sorted(set(mine) & healthy)} (a check that answers within timeout)"
-    for n in sorted(set(ref) - set(mine)):
+    for n in sorted(set(ref) - set(mine)) if not s.stop_early else ():  # a stop mid-round: who dies is open
         m = s.modes[int(n[1:])]
         if m in ("stuck", "later"):
             return (f"stuck engine not killed in time: {n} was never killed; a check that never answers must "
-                    f"time out after timeout={_TIMEOUT:g} s and kill it; {_HINT}")
+                    f"time out after timeout={s.timeout:g} s and kill it; {_HINT}")
         return (f"failed check not killed: {n} was never killed; an engine whose check raises (in ping or "
                 "in get) must be killed, and the monitor keep going")
     twice = sorted({n for n in mine if mine.count(n) > 1})
@@ -730,7 +744,7 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
             return (f"{what} not killed in time: {n} was killed {late:.2f} s after it turned unhealthy, "
                     f"{ref_late[n]:.2f} s with the reference; check every engine in each round, then "
                     f"wait `interval` once; {_HINT}")
-    for n in healthy:
+    for n in healthy if not s.stop_early else ():  # stopped in the first round: no rounds to compare
         gaps = [b - a for a, b in zip(me["pings"][n], me["pings"][n][1:], strict=False)]
         if gaps and min(gaps) < s.interval * 0.8:
             return (f"start() checked the engines {min(gaps):.3f} s apart with interval={s.interval:g}: it "
@@ -744,6 +758,10 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
         if s.interval < 0.1 and len(me["pings"][n]) * 3 < ref_count * 2:
             return (f"start() must check the engines again every interval: {n} was checked "
                     f"{len(me['pings'][n])} times, {ref_count} with the reference")
+    if me["stop"] > it["stop"] + _SLACK and s.stop_early:
+        return (f"stop did not return promptly: called during the first round, it took {me['stop']:.2f} s, "
+                f"{it['stop']:.2f} s with the reference: it waited for the rest of the round's checks; look at "
+                "the stop event before each engine's check, not only between rounds")
     if me["stop"] > it["stop"] + _SLACK:
         return (f"stop did not return promptly: it took {me['stop']:.2f} s, {it['stop']:.2f} s with the "
                 "reference; wait with an Event, not time.sleep")
@@ -753,9 +771,10 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
 
 
 # Always tried first: a healthy engine, a stuck one and one that turns stuck later, short rounds
-# and a slow kill, one whose ping raises; three healthy engines (one slow to answer) and short rounds.
+# and a slow kill, one whose ping raises; three healthy engines (one slow to answer) and short rounds;
+# three stuck engines, stopped during the first round's first check.
 _EXPLICIT = (_Scenario(("ok", "stuck", "later", "ping-raises"), 0.04, 0.05),
-             _Scenario(("ok", "slow", "ok"), 0.04, 0.0))
+             _Scenario(("ok", "slow", "ok"), 0.04, 0.0), _Scenario(("stuck", "stuck", "stuck"), 0.04, 0.0, True))
 _sc.differential(HealthMonitor, _reference, _scenarios(), _observe, _compare, what="HealthMonitor",
                  examples=1, timeout=40, hint="chapter 29", explicit=_EXPLICIT)
 ### END HIDDEN TESTS

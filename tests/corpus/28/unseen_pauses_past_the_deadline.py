@@ -1,5 +1,6 @@
-# correct: checks the deadline after the pause as well as after each attempt; its TimeoutError comes when the reference's does (the Graded list measures the deadline beside the reference, which pauses a whole poll too)
-# from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/; sent in as a wrong answer (checks the deadline between attempts but always pauses a whole `poll`, and does not bound a slow answer; the red team's reading: "TimeoutError, and within the deadline, when the lock stays held"), the first run accepted it
+# mistake: always pauses a whole poll, also when the deadline comes inside the pause; with poll longer than timeout its TimeoutError comes a poll late
+# violates: one deadline, counted from the call's start
+# from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/; sent in as a wrong answer (checks the deadline between attempts but always pauses a whole `poll`, and does not bound a slow answer; the red team's reading: "TimeoutError, and within the deadline, when the lock stays held"), the first run accepted it; session 8 made the contract say that a pause past the deadline is cut at it, and the reference cuts it, so this answer became wrong
 async def acquire(lock, poll: float = 0.01, timeout: float = 2.0) -> int:
     """Take the actor lock without blocking the loop; return the number of attempts."""
     loop = asyncio.get_running_loop()
