@@ -646,7 +646,7 @@ class _Scenario:
 
     @property
     def timeout(self) -> float:
-        return 0.3 if self.stop_early else _TIMEOUT
+        return 0.2 if self.stop_early else _TIMEOUT
 
     def describe(self) -> str:
         what = {"ok": "healthy", "slow": f"healthy, answering after {_TIMEOUT / 4:g} s", "fail": "its check raises",
