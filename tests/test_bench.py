@@ -497,3 +497,43 @@ def test_zh_figures_times_the_chinese_drawing_of_a_chapter_from_one_run(tmp_path
     row = zh_figures.measure(nb, timeout=240)
     assert row["figures"] == 1, row
     assert 0 < row["zh"] < row["run"], row
+
+
+def test_ci_speed_run_builds_first_and_keeps_the_neighbour_for_both_commands(tmp_path, monkeypatch):
+    """Counterfactuals: ``--build`` not running ``.ci/build`` before ``.ci/test``, its warnings not
+    counted, or the neighbour started after the build or stopped before the test."""
+    import json
+    import subprocess
+    import types
+
+    from lab_snippets.bench import ci_speed, flake_hunt
+
+    events: list[str] = []
+
+    class Neighbour:
+        def __enter__(self):
+            events.append("neighbour on")
+            return self
+
+        def __exit__(self, *exc):
+            events.append("neighbour off")
+
+    def fake_git(args, repo=None, timeout=None):
+        if args[0] == "clone":
+            (tmp_path / "out" / "clone").mkdir(parents=True)
+        return types.SimpleNamespace(returncode=0, stdout=b"c" * 40 + b"\n", stderr=b"")
+
+    def fake_run(cmd, cwd=None, env=None, stdout=None, stderr=None, timeout=None):
+        events.append(" ".join(cmd[:2]))
+        stdout.write("[IPKernelApp] WARNING | x\n" if cmd[1] == ".ci/build" else
+                     "===== 3 passed in 12.5s =====\n")
+        return types.SimpleNamespace(returncode=0)
+
+    monkeypatch.setattr(ci_speed, "run_git", fake_git)
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    monkeypatch.setattr(flake_hunt, "neighbour", lambda kind, n, max_seconds, seed=0: Neighbour())
+    record = ci_speed.run("HEAD", tmp_path / "out", build=True, neighbour="bursty")
+    assert events == ["neighbour on", "bash .ci/build", "bash .ci/test", "neighbour off"], events
+    assert record["build"]["ipkernelapp_warnings"] == 1 and record["neighbour"] == "bursty"
+    assert record["phases"] == [{"summary": "3 passed", "seconds": 12.5}]
+    assert json.loads((tmp_path / "out" / "run.json").read_text())["build"]["exit"] == 0
