@@ -334,7 +334,8 @@ else:
 # - **results**: exactly `wanted` of them, those of the first jobs to finish, in finishing order
 #   (the same value twice counts twice);
 # - **errors**: when a job raises before `wanted` results are in, `first_results` raises that
-#   error as soon as the job has raised and the others are cleaned up;
+#   error itself (not an `ExceptionGroup` around it) as soon as the job has raised and the
+#   others are cleaned up;
 # - **cancellation**: when the caller cancels `first_results`, it ends cancelled once the jobs
 #   in flight are cleaned up, even if a second cancel arrives while it waits for them
 #   (`asyncio.gather` of the cancelled jobs keeps waiting then; `asyncio.wait` does not);

@@ -355,7 +355,9 @@ print("✓ default tasks: 0 inside right after create_task"
 # - **results**: the list of results in the order of `prompts` (a repeated prompt gets the
 #   result of its own call);
 # - **errors**: when a call raises, the error comes out as soon as the other calls are
-#   cancelled and cleaned up; no new call starts after it;
+#   cancelled and cleaned up; no new call starts later than the error (a call handed the
+#   failing call's permit at that same instant may start, and is cancelled with the rest:
+#   `TaskGroup` with one `Semaphore` does exactly that);
 # - **cancellation**: when the caller cancels `generate_all`, it ends cancelled once the
 #   running calls are cleaned up; no new call starts after it (when an error and a cancel both
 #   happen, either may come out);
