@@ -566,6 +566,8 @@ async def _hidden_acquire() -> None:
     seen = await grading.observe(acquire(lock, poll=0.6, timeout=0.3), timeout=5, heartbeat=0.02)
     grading.check_raises(seen, TimeoutError, "acquire(poll=0.6, timeout=0.3) of a lock that stays held",
                          hint="give up by raising TimeoutError (chapter 05)")
+    # bound-not-claim: a floor, not a measurement: a busy machine only makes the call longer, and
+    # the contract says it must not give up before its timeout of 0.3 s
     assert seen.seconds >= 0.27, (f"acquire(poll=0.6, timeout=0.3) of a lock that stays held gave up after "
                                   f"{seen.seconds:.3f} s, before its timeout: wait out the deadline, then raise")
     # most of this 0.3 s call is its last wait: a blocking sleep there holds the loop for all of it
