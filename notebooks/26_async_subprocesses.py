@@ -169,8 +169,8 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # taking its permit and releasing it. The limit you configured is not the limit you get: the
 # blocking call is a hidden cap of one.
 #
-# The async version awaits the child, so the three children overlap and the heartbeat keeps
-# ticking. The `async def` was never the point; the `await` on something that really
+# The async version awaits the child, so the three children overlap and the heartbeat ticks,
+# but for short gaps while the interpreters start. The `async def` was never the point; the `await` on something that really
 # suspends is.
 #
 # ## Measure it
