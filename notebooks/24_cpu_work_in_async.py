@@ -268,7 +268,9 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # The same large scoring three ways, one run each, with the loop's heartbeat drawn above the
 # work: on the loop, in a thread, and in the process pool. Red marks a gap of more than 20 ms
 # between two heartbeats, a time when the loop could not answer. On the loop the heartbeat is
-# red for the whole work. In a thread the loop answers, with gaps whose length depends on the
+# red for the whole work, and so is that lane's bar of work: red is the colour of work that
+# holds the loop, as in chapters 02 and 26, where the thread's and the pool's work is blue
+# (running elsewhere). In a thread the loop answers, with gaps whose length depends on the
 # run: a single gap can cover a third of the work or more when the loop's thread waits for a
 # CPU as well as for the GIL. The printout under the figure gives each lane's longest gap as a
 # share of its work; the checks above compared the best of two runs. In the process pool the
@@ -282,7 +284,7 @@ for label, scorer in (("on the loop", score_on_loop), ("to_thread", score_in_thr
                       ("process pool", score_in_pool)):
     with borrowed_default_executor():
         async with LoopWatch(interval=0.002) as watch:
-            with tl.span(f"{label} · work"):
+            with tl.span(f"{label} · work", state="blocked" if label == "on the loop" else "running"):
                 await asyncio.wait_for(scorer(LARGE), timeout=10)
     watch.add_to(tl, f"{label} · event loop", threshold=0.02)
     silence[label] = watch.max_gap / tl.spans_of(f"{label} · work")[0].duration
