@@ -494,7 +494,7 @@ for kind, counts in held.items():
 held_ax.set_xlabel("time since start (s)")
 held_ax.set_ylabel("held")
 held_ax.set_title("Resources held by the batch, by kind: every curve ends at zero")
-held_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title="resource")
+_ = held_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title="resource")
 
 # %% [markdown]
 # Three claims, checked on that one batch. First, every fault became the outcome the design

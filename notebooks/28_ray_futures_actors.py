@@ -98,7 +98,7 @@ class Gate:
 
 
 gate = Gate.remote()
-ray.get(gate.nap.remote(0), timeout=60)  # the actor is up
+_ = ray.get(gate.nap.remote(0), timeout=60)  # the actor is up
 
 # %% [markdown]
 # ## Predict, then run: `ray.get` inside a coroutine
