@@ -77,6 +77,9 @@ show_source(score)
 # writes down when it woke; its longest gap is how long the loop could not answer anybody.
 # `max_gap_while(runner, text)`, folded above, awaits `runner(text)` under a `LoopWatch` and
 # returns that longest gap with the time the work took.
+# It does so inside `borrowed_default_executor()`, which gives the loop a fresh default
+# thread pool (the one `asyncio.to_thread` uses) for that run and shuts it down afterwards, so
+# no thread of one run is left for the next.
 #
 # ## Predict, then run
 #
