@@ -394,6 +394,8 @@ assert slow_reply == "reply to slow request"
 # `is_ready()` that takes a while to answer, or that raises; a caller that cancels the call; one
 # to three callers at once):
 #
+# **Checks, the loop and spacing**
+#
 # - **checks**: the first check comes before any wait; a check that sees `True` returns the
 #   number of checks made so far at once;
 # - **the loop stays free** for the whole call: another task runs every few milliseconds,
@@ -401,11 +403,17 @@ assert slow_reply == "reply to slow request"
 # - **spacing**: a wait of `interval` after each check has answered, never less (so checks
 #   are `interval` plus the time `is_ready()` takes apart, not on a fixed grid), except a
 #   last check at the deadline; no spinning;
+#
+# **Timeout, errors and cancellation**
+#
 # - **timeout**: `TimeoutError` once `timeout` seconds of real time have passed, not before
 #   and not later: not a whole `interval` late when `interval` is longer than `timeout`, and
 #   not late when `is_ready()` itself takes time (never sleep past the deadline);
 # - **errors**: an exception from `is_ready()` comes out of `wait_until` at once, unchanged;
 # - **cancellation**: a caller that cancels the call gets `CancelledError` at once;
+#
+# **Beside other callers**
+#
 # - **several callers at once**: each counts its own checks, none holds up another, and no
 #   call leaves a task running when it ends.
 #

@@ -418,14 +418,22 @@ print("✓ done right after create_task:", done_at_creation)
 # than once; calls that take any time, several that finish at the same moment, calls that raise,
 # calls that take a while to clean up once cancelled):
 #
+# **Calls and results**
+#
 # - **calls**: `score_one` once per name, a repeated name once per occurrence, every call
 #   started at once, in the order of `names`;
 # - **results**: the list in the order of `names` (a repeated name gets the result of its own
 #   call);
+#
+# **Errors and cancellation**
+#
 # - **errors**: when a call raises, an `ExceptionGroup` holding the error comes out as soon as
 #   the other calls are cancelled and cleaned up;
 # - **cancellation**: when the caller cancels `score_group`, it ends cancelled once the calls
 #   are cleaned up (when an error and a cancel both happen, either may come out);
+#
+# **When it ends, and beside other callers**
+#
 # - **when it ends**: when the last result is in, or the error or cancel plus the cleanup of
 #   the cancelled calls: not earlier (no call left running), not later;
 # - **several callers at once**, each with its own `score_one`: each call behaves as if alone.

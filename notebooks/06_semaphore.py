@@ -348,12 +348,17 @@ print("✓ default tasks: 0 inside right after create_task"
 # that finish at the same moment, calls that raise, calls that take a while to clean up once
 # cancelled):
 #
+# **Calls, concurrency and results**
+#
 # - **calls**: `generate` once per prompt, a repeated prompt once per occurrence; the prompts
 #   start in their order, and the next one the moment a running call finishes, not later;
 # - **at once**: never more than `limit` calls running, and as many as `limit` allows while
 #   prompts are waiting;
 # - **results**: the list of results in the order of `prompts` (a repeated prompt gets the
 #   result of its own call);
+#
+# **Errors and cancellation**
+#
 # - **errors**: when a call raises, the error comes out as soon as the other calls are
 #   cancelled and cleaned up; no new call starts later than the error (a call handed the
 #   failing call's permit at that same instant may start, and is cancelled with the rest:
@@ -361,6 +366,9 @@ print("✓ default tasks: 0 inside right after create_task"
 # - **cancellation**: when the caller cancels `generate_all`, it ends cancelled once the
 #   running calls are cleaned up; no new call starts after it (when an error and a cancel both
 #   happen, either may come out);
+#
+# **When it ends, and beside other callers**
+#
 # - **when it ends**: when the last result is in, or the error or cancel plus the cleanup of
 #   the cancelled calls: not earlier (no call left running), not later;
 # - **several callers at once**, each with its own `generate`: each call behaves as if alone

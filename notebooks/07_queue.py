@@ -419,14 +419,22 @@ print("✓ the loop kept beating while it polled; not one beat while get() block
 # any time, several that finish at the same moment, calls that raise, calls that take a while to
 # clean up once cancelled):
 #
+# **Inputs, concurrency and results**
+#
 # - **calls**: `process` once per item, a repeated item once per occurrence, every item put
 #   through the given queue; the items start in their order, each the moment a worker is free;
 # - **at once**: never more than `n_workers` items processed;
 # - **results**: in the order of `items` (a repeated item gets the result of its own call);
+#
+# **Errors and cancellation**
+#
 # - **errors**: when a call of `process` raises, the error comes out (an `ExceptionGroup` holding
 #   it counts) once the workers are stopped; nothing new starts after it;
 # - **cancellation**: when the caller cancels `run_pipeline`, it ends cancelled once the workers
 #   are stopped (when an error and a cancel both happen, either may come out);
+#
+# **When it ends, and beside other callers**
+#
 # - **when it ends**: no worker, and no task it started, left running; not later than the last
 #   result, or the error or cancel plus the workers' cleanup;
 # - **several callers at once**, each with its own queue and `process`: each call behaves as if

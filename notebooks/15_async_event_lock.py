@@ -330,6 +330,8 @@ print("✓ nobody continued before the last worker had paused")
 # callers arriving at once, while a load is in flight or in the loop turn in which it ends;
 # loads that take any time or raise; callers cancelled at any moment):
 #
+# **Results and loads**
+#
 # - **results**: every caller gets the result of the load in flight for its path when it
 #   arrived, or of a load it starts; the load's error is raised to every caller that waited;
 #   a caller arriving in the loop turn in which its path's load ends may get that load's result
@@ -337,8 +339,14 @@ print("✓ nobody continued before the last worker had paused")
 # - **loads**: one load per path in flight, never two; loads of different paths side by side,
 #   each starting the moment its first caller arrives; a call after the load has ended, with
 #   a result or an error, loads afresh;
+#
+# **Cancellation**
+#
 # - **cancellation**: a cancelled caller ends cancelled at once; the load carries on for the
 #   others, and a caller arriving after the cancel still joins it;
+#
+# **Timing and what is left**
+#
 # - **when each caller ends**: the moment its load ends, not later;
 # - **what is left**: the entry in `in_flight` until its load ends, and gone once it has ended,
 #   even if every caller was cancelled.

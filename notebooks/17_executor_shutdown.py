@@ -181,7 +181,8 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # stop what runs and drop what waits. One worker, three conversion jobs of 0.1 s each;
 # we call `shutdown(wait=False)` while the first is running. How many jobs finish?
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01).
+# stopwatch (chapter 01); the check after it uses `tl.order(a, b, ...)`, which holds when
+# the moments were marked in that order.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -316,6 +317,10 @@ print("✓ the block exited after all four jobs had finished and both workers ha
 # the queue, the time it ran, and, for the jobs cancelled in the queue, the moment they were
 # dropped. The rule the chart shows holds whatever the timing: a job that had started
 # finished, and a job that had not started was cancelled.
+#
+# The chart is a `Timeline` whose bars are coloured by state, the same colours in every
+# chapter: green (`waiting`) for a job's time in the queue, blue (`running`) for its run,
+# grey (`cancelled`) for a queued job until `shutdown` dropped it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # The job draws its own lane: waiting from its submit mark until a worker picks it up,

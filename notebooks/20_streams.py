@@ -56,7 +56,8 @@ figure_style()
 # Before running: how many reads does the server see, and what does each one hold? The usual
 # expectation is one read per message.
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01).
+# stopwatch (chapter 01), and the check after it uses `tl.order(a, b)`, which holds when
+# moment `a` was marked before moment `b`.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # The client: three messages in three writes, each pause lasting until the server's read returned.
@@ -207,6 +208,13 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # server lane, each reply a tick on the good client's lane. The good client pauses 0.02 s
 # between requests and the idle timeout is 0.3 s, fifteen times longer, so that only the
 # silent client is ever cut off, even when a busy machine delays the event loop.
+#
+# The figure is a `Timeline` again: `tl.add(lane, start, end, state=...)` draws one bar per
+# client, and the state picks its colour, the same in every chapter: blue (`running`) for
+# the malformed client the server kept serving, orange (`failed`) for a connection the
+# server closed on an error, green (`waiting`) for the silent client and for the server
+# itself, which spends its life waiting for connections. Passing `on_event=tl.mark` to the
+# server turns each of its events into a tick.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # The clients: one good client that keeps asking, four bad ones; each draws its lane.

@@ -289,17 +289,25 @@ assert len(cleanups) == 6
 # same loop turn or after it; jobs short and long, jobs that raise, cleanups quick, slow or
 # hanging; SIGTERM at any moment; `budget` 1 or 2 s):
 #
+# **Intake and drain**
+#
 # - **intake**: every job that arrives before SIGTERM starts the moment it arrives, while
 #   others run; a job that arrives after SIGTERM never starts, nor one that arrives in the loop
 #   turn in which SIGTERM arrives (SIGTERM wins the tie);
 # - **drain**: every job in flight that can finish within `budget` seconds of SIGTERM finishes
 #   (one budget for the whole drain, not one per job); a job that raises has simply ended: its
 #   error neither stops the service nor changes the status;
+#
+# **Cancellation and exit status**
+#
 # - **cancel**: the jobs still running when the budget is spent are cancelled, and their cleanup
 #   is over before the return, unless it takes more than `budget` seconds further (a cleanup
 #   that hangs is left behind);
 # - **status**: `0` if every job in flight ended within the budget, `143` if some had to be
 #   cancelled;
+#
+# **Timing and what is left**
+#
 # - **when it returns**: as soon as the work and the cleanup are over, never waiting longer than
 #   the two budgets; a SIGTERM that arrives while the service is idle is handled at once
 #   (nothing else wakes the loop);

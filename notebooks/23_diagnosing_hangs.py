@@ -410,6 +410,8 @@ print("✓ the slow-callback warning names the task that held the loop")
 # longer than `stall`, one after another, from the very start, or still going when `stop` is
 # set; `loop` given or not):
 #
+# **When it reports**
+#
 # - **no false alarm**: no report while progress is being made, and none for a pause shorter
 #   than `stall`; a number that comes back to an earlier value has still changed;
 # - **on time**: a stall is reported about `stall` seconds after the last change, measured on
@@ -417,6 +419,9 @@ print("✓ the slow-callback warning names the task that held the loop")
 #   than one turn of your loop or two more (so check every `poll` seconds, not every `stall`);
 # - **once per stall**: one report per stall, and a new one for each later stall, even one at a
 #   number an earlier stall was reported at;
+#
+# **What it reports, and how it stops**
+#
 # - **content**: each report is `format_all_stacks(loop)`: every thread's stack, and the tasks of
 #   `loop` when one is given;
 # - **stop**: the watchdog returns within one `poll` of `stop` being set (one turn, when the wait

@@ -593,6 +593,8 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # different times and return or raise; callers cancelled at any moment: the first, a later one,
 # or all of them; one `Coalescer`, or two at once, each with its own `score`):
 #
+# **Sharing and results**
+#
 # - **sharing**: a `get(key)` that arrives while a call of `score(key)` runs joins that call,
 #   whichever of its callers have been cancelled; only a `get` that finds no call running for its
 #   key starts one (one that arrives in the turn in which a call ends may join it or start the
@@ -600,9 +602,15 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 #   own `get`s only;
 # - **results**: every caller still waiting when the shared call ends gets its value, or its
 #   exception, at that moment;
+#
+# **Keys and memory**
+#
 # - **nothing remembered**: once the shared call has ended, the next `get(key)` calls
 #   `score(key)` again, after a value as after an exception;
 # - **different keys** are scored at the same time;
+#
+# **Cancellation and what is left**
+#
 # - **cancellation**: a cancelled caller gets `CancelledError` at once; the shared call runs to
 #   its end even when all its callers have been cancelled, and the other callers notice nothing;
 # - **nothing left**: once every call of `score` has ended, no task of the `Coalescer` is still
