@@ -239,3 +239,79 @@ def test_the_build_kernels_talk_over_unix_sockets_so_none_warns_of_plain_tcp(cap
     assert text == "42\n" and "without encryption" not in err, err
     text, err = run(execute)
     assert text == "42\n" and "without encryption" in err, "the counterfactual no longer warns"
+
+
+TINY = '''# %%
+import os
+print("one", flush=True)
+print("two")
+
+# %%
+from IPython.display import HTML, display
+display(HTML("<b>shown</b>"))
+os.environ.get("COURSE_FIGURE_EDITIONS")
+
+# %% tags=["raises-exception"]
+raise ValueError("expected")
+
+# %%
+6 * 7
+'''
+
+
+def _outputs_in_short(nb):
+    """Per code cell, as the book shows it (``nb_merge_streams: true`` in _config.yml: consecutive
+    prints to one stream are one block): each output's type, stream name and text, error name,
+    mime types and plain text."""
+    def short(out):
+        data = out.get("data", {})
+        return [out.output_type, out.get("name"), out.get("text"), out.get("ename"),
+                tuple(sorted(data)), data.get("text/plain")]
+    cells = []
+    for cell in (c for c in nb.cells if c.cell_type == "code"):
+        shown = []
+        for out in map(short, cell.outputs):
+            if shown and out[0] == "stream" and shown[-1][:2] == out[:2]:
+                shown[-1][2] += out[2]
+            else:
+                shown.append(out)
+        cells.append(shown)
+    return cells
+
+
+def test_a_chapter_that_passed_nbval_is_in_the_book_cache_as_the_build_would_execute_it(tmp_path):
+    """``.ci/test --book-cache``: a chapter whose every cell passed under nbval is in the book's cache,
+    found by the build's own probe (same key), with the outputs a plain nbclient execution in the
+    build's kernel environment gives (a differential test); a chapter with a failing cell is not
+    stored. Counterfactuals: outputs cut by nbval's message loop or a missing book environment
+    (the figures' second edition) differ from nbclient's; storing every chapter keeps the broken one."""
+    import os
+    import subprocess
+    from unittest import mock
+
+    from lab_snippets.book.preexec import execute_over_ipc
+    from lab_snippets.testing.nbplugin import BOOK_KERNEL_ENV
+
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    (folder / "01_tiny.py").write_text(TINY, encoding="utf-8")
+    (folder / "02_broken.py").write_text("# %%\nprint('before')\n\n# %%\n1 / 0\n", encoding="utf-8")
+    cache_dir = tmp_path / "_build" / ".jupyter_cache"
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "lab_snippets.testing.nbplugin", "--nbval-lax",
+         "--nbval-current-env", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(tmp_path),
+         "-q", "--book-cache", str(cache_dir), str(folder)],
+        capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert "1 failed" in run.stdout, run.stdout[-2000:]  # 02's second cell, and nothing else
+    cache = get_cache(str(cache_dir))
+    assert [r.uri for r in cache.list_cache_records()] == [str(folder / "01_tiny.py")], (
+        "only the chapter whose every cell passed is stored")
+    record = cache.match_cache_notebook(jupytext.read(folder / "01_tiny.py", fmt="py:percent"))
+    stored = cache.get_cache_bundle(record.pk).nb
+    env = {**os.environ, **BOOK_KERNEL_ENV}
+    with mock.patch.dict(os.environ, env):  # the build's executor (preexec), in its environment
+        reference = execute_over_ipc(jupytext.read(folder / "01_tiny.py", fmt="py:percent"),
+                                     cwd=str(folder))
+    assert _outputs_in_short(stored) == _outputs_in_short(reference)
+    assert _outputs_in_short(stored)[1][-1][-1] == "'zh_CN'", "the kernel had the book's environment"
+    assert stored.metadata["language_info"]["name"] == "python"

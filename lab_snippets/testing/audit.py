@@ -70,7 +70,17 @@ def _ray_folders() -> set[str]:
 
 
 def _is_installed_file(target: str) -> bool:
-    return target.startswith(_INSTALLED) and os.path.isfile(target)
+    return (target.startswith(_INSTALLED) and os.path.isfile(target)) or target in _font_files()
+
+
+def _font_files() -> set[str]:
+    """The font files matplotlib's font manager lists, when the notebook imported it: matplotlib
+    keeps a font it drew with open for the process's life (its font cache), a system font (the CJK
+    font of a figure drawn in Chinese, ``lab_snippets.figlang``) as much as its own."""
+    font_manager = sys.modules.get("matplotlib.font_manager")
+    if font_manager is None:
+        return set()
+    return {os.path.realpath(f.fname) for f in font_manager.fontManager.ttflist}
 
 
 class LeakError(AssertionError):

@@ -11,14 +11,21 @@ runs one chapter, and plain ``pytest`` runs all of them. Each notebook gets its 
 temporary directory (``TMPDIR``) and an audit marker in its kernel's environment; a
 first cell records what exists and a last cell fails if the notebook left a thread,
 process, task, socket, file descriptor or temporary file behind (``lab_snippets.testing.audit``).
+
+With ``--book-cache DIR`` (``.ci/test`` gives the book's ``_build/.jupyter_cache``), a chapter whose
+every cell passed is stored there with the outputs nbval collected, as the book build's own
+pre-execution would store it (``lab_snippets.book.preexec``): the build then renders those pages
+from the cache and executes nothing a second time (``book_cache_entry``).
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import re
 import shutil
 import tempfile
+import time
 import uuid
 import warnings
 from collections import defaultdict
@@ -51,10 +58,15 @@ class ChapterNotebook(IPyNbFile):
 
     def setup(self):
         self._tmpdir = tempfile.mkdtemp(prefix=f"nb-{self.path.stem}-")
-        self._saved_env = {k: os.environ.get(k) for k in ("TMPDIR", "LAB_AUDIT_ID", "MPLBACKEND")}
+        self._started = time.monotonic()
+        self._complete = True  # until a cell fails or is skipped (pytest_runtest_makereport)
+        book_env = BOOK_KERNEL_ENV if self.config.getoption("book_cache", None) else {}
+        self._saved_env = {k: os.environ.get(k)
+                           for k in ("TMPDIR", "LAB_AUDIT_ID", "MPLBACKEND", *book_env)}
         os.environ["TMPDIR"] = self._tmpdir
         os.environ["LAB_AUDIT_ID"] = uuid.uuid4().hex
         os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+        os.environ.update(book_env)
         try:
             super().setup()
         finally:
@@ -69,9 +81,16 @@ class ChapterNotebook(IPyNbFile):
             super().teardown()
         finally:
             shutil.rmtree(getattr(self, "_tmpdir", ""), ignore_errors=True)
+        folder = self.config.getoption("book_cache", None)
+        if folder and getattr(self, "_complete", False):
+            outputs = [cell.test_outputs for cell in self._cells if cell.name.startswith("Cell ")]
+            if all(out is not None for out in outputs):
+                store_in_book_cache(Path(folder), self.path, outputs,
+                                    time.monotonic() - self._started)
 
     def collect(self):
         self.nb = read_chapter(self.path)
+        self._cells = []
         cell_num = 0
         for cell in self.nb.cells:
             if cell.cell_type != "code":
@@ -85,8 +104,74 @@ class ChapterNotebook(IPyNbFile):
             name = "leak audit" if "leak-audit" in tags else f"Cell {cell_num}"
             if name == "leak audit":
                 name += " (start)" if cell_num == 0 else " (finish)"
-            yield IPyNbCell.from_parent(self, name=name, cell_num=cell_num, cell=cell, options=options)
+            item = IPyNbCell.from_parent(self, name=name, cell_num=cell_num, cell=cell, options=options)
+            self._cells.append(item)
+            yield item
             cell_num += 1
+
+
+# The kernel environment of the book's pre-execution (``preexec._run_one``, ``bookbuild.build``),
+# given to a chapter's kernel when its run is stored for the book: each figure also drawn in
+# Chinese, a slime quote that falls back showing the note for readers.
+BOOK_KERNEL_ENV = {"COURSE_FIGURE_EDITIONS": "zh_CN", "SLIME_READER_FALLBACK": "1"}
+
+
+def book_cache_entry(path: Path, outputs: list[list]) -> nbformat.NotebookNode:
+    """The chapter as the book's pre-execution stores it: its code cells (jupytext's reading, the
+    cache's key) with ``outputs[i]`` (nbval's, streams coalesced) and execution counts, and the
+    kernel's ``language_info``."""
+    nb = jupytext.read(path, fmt="py:percent")
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    if len(code) != len(outputs):
+        raise ValueError(f"{path.name}: {len(code)} code cells, {len(outputs)} outputs")
+    for count, (cell, outs) in enumerate(zip(code, outputs, strict=True), start=1):
+        cell.execution_count = count
+        cell.outputs = [nbformat.from_dict(dict(out)) for out in outs]
+        for out in cell.outputs:
+            if out.output_type == "execute_result":
+                out.execution_count = count
+    nb.metadata["language_info"] = {
+        "codemirror_mode": {"name": "ipython", "version": 3}, "file_extension": ".py",
+        "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
+        "pygments_lexer": "ipython3", "version": platform.python_version()}
+    return nb
+
+
+def store_in_book_cache(folder: Path, path: Path, outputs: list[list], seconds: float) -> None:
+    """Store a chapter that passed into the jupyter cache ``folder``, under a lock (two xdist
+    workers may finish chapters together). The cache is not trimmed here: jupyter-cache 1.0.1's
+    trim can delete a record another process is adding (``preexec._run_one``); the book build
+    trims it once."""
+    import fcntl
+
+    from jupyter_cache import get_cache
+    from jupyter_cache.cache.main import CacheBundleIn
+
+    nb = book_cache_entry(path, outputs)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f".{folder.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        cache = get_cache(str(folder))
+        cache.truncate_caches = lambda: None  # this object only
+        cache.cache_notebook_bundle(
+            CacheBundleIn(nb, str(Path(path).resolve()), data={"execution_seconds": seconds}),
+            check_validity=False, overwrite=True)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--book-cache", dest="book_cache", metavar="DIR", default=None,
+                     help="store each chapter whose every cell passed, with its outputs, in the "
+                          "book's jupyter cache DIR (.ci/test: _build/.jupyter_cache), so that the "
+                          "book build does not execute it again")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A chapter with a cell that failed or was skipped is not stored for the book."""
+    outcome = yield
+    report = outcome.get_result()
+    if isinstance(item, IPyNbCell) and (report.failed or report.skipped):
+        item.parent._complete = False
 
 
 def names_one_file(args: list[str]) -> bool:
