@@ -215,6 +215,7 @@ def test_zh_pages_have_no_english_tooltips_or_labels(built_book):
         if "列印" in text:
             taiwan.append(page.name)
         assert "© Copyright" not in text, f"{page.name}: the copyright line is English"
+        assert "course team" not in text, f"{page.name}: the footer's author line is English"
     assert not english, f"English tooltips and labels on zh pages: {dict(english)}"
     assert taiwan == [], f"列印成 PDF (Taiwan usage) on {taiwan[:5]}"
 

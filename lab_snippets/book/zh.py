@@ -13,6 +13,7 @@ from lab_snippets.book.preexec import cache_path
 ROOT = REPO_ROOT
 
 ZH_TITLE = "Python 并发：从 slime 读起"
+ZH_AUTHOR = "slime 并发课程编写组"  # _config.yml's author, for the footer's 作者 line
 
 
 def zh_output(root: Path) -> Path:
@@ -69,6 +70,7 @@ def build_zh(root: Path = ROOT, log=print) -> int:
         "nb_execution_cache_path": str(cache_path(root)),  # the English build's cache, not one of its own
         "nitpicky": True,
         "html_title": ZH_TITLE,
+        "author": ZH_AUTHOR,
         "html_theme_options": {"search_bar_text": "搜索本书……"},
         "html_search_options": zhsearch.search_options(root),  # the course's terms, kept whole by jieba
     }
