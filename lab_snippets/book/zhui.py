@@ -19,6 +19,7 @@ mainland usage), is applied two ways, both only in the Chinese edition:
   like while the English edition keeps MyST-NB's words; a fold labelled by its cell (``Show the
   check``, issue 41) is looked up the same way, and closes with 隐藏 + the same words (``pair_labels``
   gives both editions the matching ``Hide ...``);
+- each line a chapter's check printed (``✓ ...``) is shown in Chinese (``zhchecks``);
 - each timeline figure (a PNG drawn in English when the chapter ran) gets a key in Chinese under it
   (``zhfigures``).
 
@@ -144,10 +145,11 @@ def _doctree_resolved(app, doctree, docname) -> None:
     if app.builder.format == "html":
         pair_labels(doctree)
     if is_chinese(app.config.language) and app.builder.format == "html":
-        from lab_snippets.book import zhfigures
+        from lab_snippets.book import zhchecks, zhfigures
 
         words = catalogue()
         fold_labels(doctree, words)
+        zhchecks.translate_doctree(doctree)  # each printed ✓ line of a check in Chinese
         zhfigures.add_keys(app, doctree, docname, words)  # a Chinese key under each timeline figure
 
 
@@ -194,13 +196,14 @@ def _config_inited(app, config) -> None:
     # this code) changed; an html-rebuild config value that follows their content makes every page
     # out of date then.
     if is_chinese(config.language) and catalogue_path().is_file():
-        from lab_snippets.book import zhfigures
+        from lab_snippets.book import zhchecks, zhfigures
 
         digest = hashlib.sha256(catalogue_path().read_bytes())
-        if zhfigures.titles_path().is_file():  # the figure titles' catalogue is no page's source either
-            digest.update(zhfigures.titles_path().read_bytes())
-        for module in (__file__, zhfigures.__file__):  # nor is the code that puts the words on the pages
-            digest.update(Path(module).read_bytes())
+        for extra in (zhfigures.titles_path(), zhchecks.catalogue_path()):  # no page's source either
+            if extra.is_file():
+                digest.update(extra.read_bytes())
+        for module in (__file__, zhfigures.__file__, zhchecks.__file__):  # nor is the code that puts
+            digest.update(Path(module).read_bytes())  # the words on the pages
         config.zhui_words = digest.hexdigest()
 
 

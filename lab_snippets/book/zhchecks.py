@@ -1,0 +1,221 @@
+"""The check lines of the Chinese edition in Chinese: ``✓ ...`` printed by a chapter's checks.
+
+A chapter's checks end with a line that says what held (``print(f"✓ the Task's body started only
+when the caller suspended")``). The chapter runs once, in English; its outputs are the same for
+both editions (the jupyter cache). In the Chinese edition each output line that begins with ``✓``
+is looked up in ``locale/zh_CN/checks.po`` and shown in Chinese (``zhui``, when the page's doctree
+is resolved); the English edition and the notebook keep what the program printed.
+
+The catalogue's messages are the checks' print templates, read from the chapters' code with
+``ast``: a constant string as it is, an f-string with each replacement field written as its
+expression (``{state}``, ``{len(done)}``). A line matches a template when the template's text
+matches and each field matches any text; the translation names the same fields, in any order, and
+gets the values the line had. ``python -m lab_snippets.book.zhchecks update`` adds the templates
+of the current chapters (a changed one loses its translation) and ``status`` counts what is
+missing; ``tests/test_zhchecks.py`` fails on an untranslated template or a field the translation
+lost.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+from lab_snippets import REPO_ROOT
+
+ROOT = REPO_ROOT
+MARK = "✓"
+_FIELD = re.compile(r"\{[^{}]+\}")
+
+
+def catalogue_path(root: Path = ROOT) -> Path:
+    return Path(root) / "locale" / "zh_CN" / "checks.po"
+
+
+def _template(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        out = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                out.append(str(value.value).replace("{", "{{").replace("}", "}}"))
+            elif isinstance(value, ast.FormattedValue):
+                out.append("{" + ast.unparse(value.value) + "}")
+        return "".join(out)
+    return None
+
+
+def templates_in(source: str) -> list[str]:
+    """The check templates printed by one cell's code (lines of IPython magic left out)."""
+    code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print" and node.args:
+            text = _template(node.args[0])
+            if text and text.startswith(MARK):
+                found.extend(line for line in text.splitlines() if line.strip())
+    return found
+
+
+def places(root: Path = ROOT) -> dict[str, str]:
+    """``{template: the chapter file that prints it first}``, in chapter and cell order."""
+    import jupytext
+
+    from lab_snippets.book import chapters
+
+    seen: dict[str, str] = {}
+    for path in chapters.files_in(Path(root)):
+        for cell in jupytext.read(path, fmt="py:percent").cells:
+            if cell.cell_type == "code":
+                for template in templates_in(cell.source):
+                    seen.setdefault(template, path.name)
+    return seen
+
+
+def templates(root: Path = ROOT) -> list[str]:
+    """Every chapter's check templates, in chapter and cell order, each once."""
+    return list(places(root))
+
+
+def fields(template: str) -> list[str]:
+    return _FIELD.findall(template.replace("{{", "").replace("}}", ""))
+
+
+def _literal(text: str) -> str:
+    return text.replace("{{", "{").replace("}}", "}")
+
+
+@cache
+def _table(path: str) -> tuple[dict[str, str], list[tuple[re.Pattern, list[str], str]]]:
+    from lab_snippets.book.i18n import read_po
+
+    exact, patterns = {}, []
+    if not Path(path).is_file():
+        return exact, patterns
+    for message in read_po(Path(path)):
+        if not message.id or not message.string or message.fuzzy:
+            continue
+        names = fields(message.id)
+        if not names:
+            exact[_literal(message.id)] = _literal(message.string)
+            continue
+        parts = _FIELD.split(message.id.replace("{{", "\0").replace("}}", "\1"))
+        parts = [p.replace("\0", "{").replace("\1", "}") for p in parts]
+        pattern = re.compile("^" + "(.*?)".join(map(re.escape, parts)) + "$", re.S)
+        patterns.append((pattern, names, message.string))
+    return exact, patterns
+
+
+def translate(line: str, root: Path = ROOT) -> str | None:
+    """``line`` (one printed check line) in Chinese, or None when no template matches it."""
+    exact, patterns = _table(str(catalogue_path(root)))
+    if line in exact:
+        return exact[line]
+    for pattern, names, chinese in patterns:
+        match = pattern.match(line)
+        if match:
+            return _filled(chinese, dict(zip(names, match.groups(), strict=True)))
+    return None
+
+
+def _filled(chinese: str, values: dict[str, str]) -> str:
+    out = _FIELD.sub(lambda m: values.get(m.group(0), m.group(0)),
+                     chinese.replace("{{", "\0").replace("}}", "\1"))
+    return out.replace("\0", "{").replace("\1", "}")
+
+
+def translate_output(text: str, root: Path = ROOT) -> tuple[str, int]:
+    """``text`` (an output block) with each check line that has a translation in Chinese; and how
+    many lines changed."""
+    lines, changed = text.split("\n"), 0
+    for i, line in enumerate(lines):
+        if line.startswith(MARK):
+            chinese = translate(line, root)
+            if chinese is not None and chinese != line:
+                lines[i], changed = chinese, changed + 1
+    return "\n".join(lines), changed
+
+
+def translate_doctree(doctree, root: Path = ROOT) -> int:
+    """The check lines of a page's outputs in Chinese (MyST-NB writes a cell's printed text as a
+    ``literal_block`` with the ``output`` class); returns how many lines changed."""
+    from docutils import nodes
+
+    changed = 0
+    for block in doctree.findall(nodes.literal_block):
+        if "output" not in block.get("classes", []) or MARK not in block.astext():
+            continue
+        text, n = translate_output(block.astext(), root)
+        if n:
+            block.children = [nodes.Text(text)]
+            block.rawsource = text
+            changed += n
+    return changed
+
+
+def problems(root: Path = ROOT) -> list[str]:
+    """Templates the catalogue lacks or leaves untranslated or fuzzy, and translations that lost or
+    invented a field."""
+    from lab_snippets.book.i18n import read_po
+
+    path = catalogue_path(root)
+    have = {m.id: m for m in read_po(path) if m.id} if path.is_file() else {}
+    found = []
+    for template in templates(root):
+        message = have.get(template)
+        if message is None:
+            found.append(f"not in {path.name}: {template!r} "
+                         "(run `python -m lab_snippets.book.zhchecks update`)")
+        elif not message.string or message.fuzzy:
+            found.append(f"untranslated: {template!r}")
+        elif sorted(fields(message.string)) != sorted(fields(template)):
+            found.append(f"fields differ: {template!r} has {fields(template)}, the translation "
+                         f"{fields(message.string)}")
+    return found
+
+
+def update(root: Path = ROOT) -> tuple[int, int]:
+    """Add the current templates to the catalogue and drop the ones no chapter prints; (added, dropped)."""
+    from babel.messages.catalog import Catalog
+
+    from lab_snippets.book.i18n import LANG, read_po, write_po
+
+    path = catalogue_path(root)
+    previous = read_po(path) if path.is_file() else None
+    old = {m.id: m for m in previous if m.id} if previous is not None else {}
+    catalog = Catalog(locale=LANG, project="slime concurrency course: check lines", fuzzy=False,
+                      creation_date=previous.creation_date if previous is not None else None)
+    wanted = places(root)
+    for template, chapter in wanted.items():
+        message = old.get(template)
+        catalog.add(template, message.string if message else "", locations=[(chapter, 0)],
+                    flags=("fuzzy",) if message is not None and message.fuzzy else ())
+    write_po(catalog, path)
+    _table.cache_clear()
+    return len(set(wanted) - set(old)), len(set(old) - set(wanted))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["update"]:
+        added, dropped = update()
+        print(f"{catalogue_path().relative_to(ROOT)}: {added} templates added, {dropped} dropped")
+        return 0
+    if args[:1] == ["status"]:
+        found = problems()
+        print("\n".join(found) or f"every check line of the chapters has its Chinese ({len(templates())})")
+        return 1 if found else 0
+    print("usage: python -m lab_snippets.book.zhchecks update|status", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,62 @@
+"""The check lines of the zh edition in Chinese (lab_snippets/book/zhchecks.py, issue 42)."""
+
+from docutils import nodes
+
+from lab_snippets.book import zhchecks
+from lab_snippets.book.i18n import LANG, write_po
+
+CELL = '''x = 3
+print("✓ plain words")
+print(f"✓ {x} of {len([1, 2])} done")
+print("not a check")
+print(f"✓ first line\\n✓ second {x}")
+'''
+
+
+def test_templates_are_read_from_the_print_calls_with_their_fields():
+    assert zhchecks.templates_in(CELL) == [
+        "✓ plain words", "✓ {x} of {len([1, 2])} done", "✓ first line", "✓ second {x}"]
+    assert zhchecks.templates_in("%time x = 1\nprint('✓ after a magic')") == ["✓ after a magic"]
+
+
+def _catalogue(tmp_path, pairs):
+    from babel.messages.catalog import Catalog
+
+    catalog = Catalog(locale=LANG)
+    for english, chinese in pairs:
+        catalog.add(english, chinese)
+    path = zhchecks.catalogue_path(tmp_path)
+    write_po(catalog, path)
+    zhchecks._table.cache_clear()
+    return tmp_path
+
+
+def test_a_line_gets_its_values_in_the_translations_order_and_other_lines_stay(tmp_path):
+    """Counterfactuals: fields filled by position (the reordered one swaps 3 and 2), or every
+    output line translated (the data line changes)."""
+    root = _catalogue(tmp_path, [("✓ {x} of {len(done)} done", "✓ 完成 {len(done)} 个中的 {x} 个"),
+                                 ("✓ plain words", "✓ 纯文字")])
+    assert zhchecks.translate("✓ 3 of 2 done", root) == "✓ 完成 2 个中的 3 个"
+    assert zhchecks.translate("✓ something else", root) is None
+    text, changed = zhchecks.translate_output("✓ plain words\n[1, 2]\n✓ 3 of 2 done", root)
+    assert (text, changed) == ("✓ 纯文字\n[1, 2]\n✓ 完成 2 个中的 3 个", 2)
+    block = nodes.literal_block("", "✓ plain words\n42", classes=["output", "stream"])
+    source = nodes.literal_block("", "print('✓ plain words')", classes=["cell_input"])
+    tree = nodes.section("", block, source)
+    assert zhchecks.translate_doctree(tree, root) == 1
+    assert block.astext() == "✓ 纯文字\n42" and source.astext() == "print('✓ plain words')"
+
+
+def test_the_catalogue_names_the_fields_of_its_template(tmp_path):
+    root = _catalogue(tmp_path, [])
+    (root / "notebooks").mkdir()
+    from lab_snippets.book import chapters
+
+    chapter = chapters.existing()[0]
+    (root / "notebooks" / f"{chapter.stem}.py").write_text(
+        '# %%\nx = 1\nprint(f"✓ {x} left")\n', encoding="utf-8")
+    _catalogue(root, [("✓ {x} left", "✓ 剩下 {y} 个")])
+    assert any("fields differ" in p for p in zhchecks.problems(root))
+    _catalogue(root, [("✓ {x} left", "")])
+    assert any("untranslated" in p for p in zhchecks.problems(root))
+
