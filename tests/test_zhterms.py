@@ -71,3 +71,12 @@ def test_a_drifted_word_is_caught_but_not_inside_an_original_series_title(tmp_pa
 
 def test_the_catalogues_follow_all_three_rules():
     assert zhstyle.term_report() == []
+
+
+def test_a_chapter_number_with_the_file_names_zero_is_caught():
+    """第 01 章 counts as the file name does; a Chinese sentence says 第 1 章. Counterfactual: a rule
+    that looked only at single numbers would pass 第 03、05 章."""
+    for padded in ("见第 01 章。", "第 03、05 章都用到它", "第 1–09 章"):
+        assert any("leading zero" in p for p in zhterms.problems(padded)), padded
+    for plain in ("见第 1 章。", "第 10 章", "第 3、5 章", "`notebooks/01_async_def.py`（第 1 章）"):
+        assert not any("leading zero" in p for p in zhterms.problems(plain)), plain

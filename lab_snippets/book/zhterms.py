@@ -164,4 +164,12 @@ def problems(translation: str, root: Path = ROOT) -> list[str]:
     spaced = spaced_links(translation)
     if spaced:
         found.append(f"a space between Chinese and a link {spaced[:3]}: a link is text, write it glued")
+    padded = _PADDED_CHAPTER.findall(prose)
+    if padded:
+        found.append(f"a chapter number with a leading zero {padded[:3]}: write 第 {int(padded[0][-2:])} 章 "
+                     "(the zero is the English file order, not how a Chinese sentence counts)")
     return found
+
+
+# 第 01 章, 第 01–08 章, 第 03、05 章: Chinese counts chapters without the file name's zero
+_PADDED_CHAPTER = re.compile(r"第\s*(?:\d+\s*[–、,，和至-]\s*)*0\d")
