@@ -40,7 +40,6 @@ import time
 import psutil
 
 from lab_snippets.proc_workers import (
-    MAX_LIFETIME,
     consume_until_stop,
     exit_on_signal,
     exit_with,
@@ -239,6 +238,8 @@ show_source(ignore_sigterm)
 # `_bounded(seconds)` caps every sleep of the worker module at its MAX_LIFETIME, so a
 # worker that a failed run leaves behind still ends by itself. It guards the course's
 # tests; it is not part of the lesson, and a worker of your own would just sleep.
+from lab_snippets.proc_workers import MAX_LIFETIME
+
 print(f"the worker module caps its sleeps at {MAX_LIFETIME:g} s")
 
 # %%
