@@ -120,7 +120,10 @@ print("✓ SIGTERM's default action ended the service; no job printed anything a
 # Inside it any asyncio call is allowed, which is not true of a `signal.signal` handler, which
 # can interrupt the main thread between any two bytecodes. With `--on-sigterm cancel` the
 # service's callback cancels its main task; the main task cancels the jobs, waits (bounded) for
-# their cleanup and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM":
+# their cleanup and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM".
+# In the excerpt, `main` is the service's own task (`asyncio.current_task()`, taken at the top
+# of `_serve`), `stopped_by_sigterm` a list that says the stop came from SIGTERM, `feeder` the
+# task that fills the intake queue, and `say` prints one event line:
 
 # %% tags=["remove-input"]
 show_source(_serve, first="def cancel_main", last="return 128 + signal.SIGTERM")

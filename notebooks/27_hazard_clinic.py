@@ -127,11 +127,13 @@ print("✓ with a blocking body one call runs at a time; awaiting, four do")
 
 # %% [markdown]
 # :::{dropdown} What the model shows (the answer: predict first)
+#
 # With a blocking body, no call ever waits for a permit: each one takes its permits, blocks
 # the loop for its whole run, and gives them back before any other task runs. The
 # semaphore's limit of 4 is never reached; the real limit is 1 per event loop, and nothing
 # else on that loop (the heartbeat included) runs meanwhile. Chapter 26 measures the same
 # thing with real child processes.
+#
 # :::
 #
 # **Where in slime.** The retool example's sandbox runs the model's code with `Popen` and
