@@ -26,7 +26,8 @@ import sys
 import threading
 import time
 
-from lab_snippets.measure import ReferenceWait
+# join_all(threads, timeout): join them all within one shared budget; it returns the
+# threads still alive afterwards, so `assert not join_all(...)` means "none is left".
 from lab_snippets.thread_workers import join_all
 from lab_snippets.timeline import Timeline, figure_style
 
@@ -200,7 +201,8 @@ workers = [threading.Thread(target=produce, args=(first,)) for first in (0, 100)
 workers += [threading.Thread(target=consume) for _ in range(2)]
 for worker in workers:
     worker.start()
-join_all(workers, timeout=5)
+for worker in workers:
+    worker.join(timeout=5)  # bounded: the check below asserts none is still alive
 print(f"consumed {len(consumed)} items, peak buffer size {shared.peak} (capacity 2)")
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
@@ -285,12 +287,12 @@ print("✓ another thread got the RLock only after the last release")
 # %% [markdown]
 # **`threading.Timer(delay, fn)`** is a thread that waits `delay` seconds and then calls
 # `fn`, once; `cancel()` before it fires means `fn` never runs, and the timer's thread ends
-# at once. Like any thread, join it with a timeout. The check times the cancelled timer's
-# thread against `ReferenceWait`, a plain wait of half the delay started in a thread of its
-# own just before: the timer's thread must end before that wait wakes, and a busy machine
-# slows both alike.
+# at once. Like any thread, join it with a timeout. Below, one timer fires after 0.05 s and
+# one with a 2 s delay is cancelled at once.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers and why the check holds on a busy machine"}
+from lab_snippets.measure import ReferenceWait
+
 fired_in: list[str] = []
 cancelled_calls: list[str] = []
 
@@ -303,17 +305,21 @@ def record_cancelled_call() -> None:
     cancelled_calls.append("fired")
 
 
-CANCELLED_DELAY = 2.0  # long: no load can make it fire before cancel() reaches it
-# The check's yardstick: a plain wait of half that delay in a thread of its own, started before
-# cancel(); the cancelled timer's thread must end before it wakes (a busy machine delays both).
+# Why the check holds on a busy machine. The delay is long, so no load can make the timer
+# fire before cancel() reaches it. The check does not compare the time from cancel() to the
+# thread's exit with a fixed number of seconds: it compares it with ReferenceWait, a plain wait
+# of half the delay started here in a thread of its own. The timer's thread must end before
+# that wait wakes, and a busy machine slows both alike.
+CANCELLED_DELAY = 2.0
 half_delay = ReferenceWait(CANCELLED_DELAY / 2)
 
 # %%
 fire_timer = threading.Timer(0.05, record_firing)
-cancelled_timer = threading.Timer(CANCELLED_DELAY, record_cancelled_call)
+cancelled_timer = threading.Timer(CANCELLED_DELAY, record_cancelled_call)  # 2 s
 fire_timer.start()
 cancelled_timer.start()
 
+# the check times cancel() to the thread's exit
 cancel_at = time.monotonic()
 cancelled_timer.cancel()
 cancelled_timer.join(timeout=CANCELLED_DELAY + 2)
@@ -345,14 +351,36 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 #         break
 # ```
 #
-# The three classes are folded; the figure runs each (interval 0.2 s) and asks it to stop
-# right after its second tick. Red is the time from the stop request to the thread's exit.
-# slime's health monitor is the third kind (the third quote below).
+# The recommended loop is below as a class; the other two are folded. The figure runs each
+# (interval 0.2 s) and asks it to stop right after its second tick. Red is the time from the
+# stop request to the thread's exit. slime's health monitor is the third kind (the third
+# quote below).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %%
 interval = 0.2
 
 
+class EventWaitLoop:
+    def __init__(self, tick) -> None:
+        self.stop_flag = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="event-wait-loop")
+        self.tick = tick
+
+    def _run(self) -> None:
+        while True:
+            self.tick()
+            if self.stop_flag.wait(interval):
+                break
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stop_flag.set()
+        self.thread.join(timeout=2)
+
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the other two loops"}
 class SleepLoop:
     def __init__(self, tick) -> None:
         self.stop_flag = threading.Event()
@@ -397,26 +425,6 @@ class TimerChain:
             self.stopped = True
             self.timers[-1].cancel()
         join_all(self.timers, timeout=2)
-
-
-class EventWaitLoop:
-    def __init__(self, tick) -> None:
-        self.stop_flag = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="event-wait-loop")
-        self.tick = tick
-
-    def _run(self) -> None:
-        while True:
-            self.tick()
-            if self.stop_flag.wait(interval):
-                break
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.stop_flag.set()
-        self.thread.join(timeout=2)
 
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the experiment and the plotting code"}
@@ -499,7 +507,7 @@ if sys.version_info >= (3, 13):
     getter = threading.Thread(target=blocked_getter)
     getter.start()
     work_queue.shutdown()
-    getter_left = join_all([getter], timeout=3)
+    getter.join(timeout=3)
     print("a getter on a shut-down queue:", getter_outcome)
 else:
     print("Python < 3.13: queue.Queue has no shutdown()")
@@ -511,7 +519,7 @@ else:
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 13):
-    assert not getter_left, "the getter thread ended"
+    assert not getter.is_alive(), "the getter thread ended"
     assert getter_outcome == ["queue.ShutDown"], "get on a shut-down, empty queue raised queue.ShutDown"
     print("✓ the blocked get raised queue.ShutDown and its thread ended")
 

@@ -153,7 +153,13 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # Reaping is not the whole cleanup. Even a reaped `Process` object keeps a pipe open (its
 # *sentinel*) until you call its `close()` method or it is garbage collected, and each
 # `multiprocessing.Queue` has a feeder thread in every process that put something on it.
-# The idiom, once a worker is joined:
+#
+# **Cleanup checklist**, once a worker has been joined:
+#
+# - `proc.close()` frees its sentinel pipe (join first: on a process that is still running,
+#   `close()` raises `ValueError`);
+# - for each `multiprocessing.Queue` this process put on: `q.close()` (no more puts), then
+#   `q.join_thread()` (wait until its feeder thread has flushed what was put).
 
 # %%
 consumer.close()  # frees its sentinel pipe
@@ -165,8 +171,7 @@ for q in (tasks, results):
 del tasks, results, q  # a closed queue holds three semaphores (two locks, a counter) until collected
 
 # %% [markdown]
-# `close()` on a `Process` that is still running raises `ValueError`: join first. The cells
-# below close every process they start.
+# The cells below close every process they start.
 
 # %% [markdown]
 # ## What `exitcode` tells you
@@ -222,13 +227,20 @@ print("✓ 0, the worker's own status, and minus the signal number")
 #
 # The worker below ignores SIGTERM. This is its whole code: one call to `signal.signal` tells
 # the kernel to drop SIGTERM for this process, then it says "ready" on a pipe (so the parent
-# knows the signal is ignored before it sends one) and sleeps (`_bounded` caps the sleep at
-# 8 s, the worker module's `MAX_LIFETIME`, so a worker that a failed run leaves behind ends
-# by itself). The pipe is a `multiprocessing.Pipe`: the parent keeps one end, the worker
-# gets the other, and `messages(conn, timeout)` reads what has arrived.
+# knows the signal is ignored before it sends one) and sleeps. The pipe is a
+# `multiprocessing.Pipe`: the parent keeps one end, the worker gets the other, and
+# `messages(conn, timeout)` reads what has arrived.
 
 # %% tags=["remove-input"]
 show_source(ignore_sigterm)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show why the sleep is capped (a safety net for the tests)"}
+# `_bounded(seconds)` caps every sleep of the worker module at its MAX_LIFETIME, so a
+# worker that a failed run leaves behind still ends by itself. It guards the course's
+# tests; it is not part of the lesson, and a worker of your own would just sleep.
+from lab_snippets.proc_workers import MAX_LIFETIME
+
+print(f"the worker module caps its sleeps at {MAX_LIFETIME:g} s")
 
 # %%
 ready, workers_end = SPAWN.Pipe()
@@ -271,15 +283,17 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 # follows inside when you give it a `timeout`.
 #
 # The child is the `sleep` command of the course's worker module (`python -m
-# lab_snippets.proc_workers sleep 5`). Once it is set up it prints one line, `ready`, its
-# pid and its `time.monotonic()` reading, and then sleeps 5 s; the parent reads that line
-# before it starts the timeout, so the 0.2 s are spent on a child that is surely running.
+# lab_snippets.proc_workers sleep 5`). Once it is set up it prints one line, `ready` and its
+# pid (then a clock reading that this chapter does not use), and sleeps 5 s; the parent
+# reads that line before it starts the timeout, so the 0.2 s are spent on a child that is
+# surely running.
 # After killing the child, the parent is again busy for 0.3 s before it reaps it.
 
 # %%
 tl.mark("sleeping child: Popen")
 child = subprocess.Popen(WORKER_MODULE + ["sleep", "5"], stdout=subprocess.PIPE)
-print("the child says:", read_line(child.stdout, timeout=10).strip())
+said, pid, _clock = read_line(child.stdout, timeout=10).split()
+print(f"the child says: {said} (pid {pid})")
 try:
     child.communicate(timeout=0.2)
 except subprocess.TimeoutExpired:

@@ -59,8 +59,9 @@ figure_style()
 # stopwatch (chapter 01), and the check after it uses `tl.order(a, b)`, which holds when
 # moment `a` was marked before moment `b`.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# The client: three messages in three writes, each pause lasting until the server's read returned.
+# %% tags=["remove-output"]
+# The client: three messages in three writes; each pause lasts until the server's read
+# has returned.
 tl = Timeline()
 server_read = asyncio.Event()  # set each time a read returns data
 server_done = asyncio.Event()
@@ -74,9 +75,10 @@ async def send_and_pause(writer: asyncio.StreamWriter, data: bytes) -> None:
     try:
         await asyncio.wait_for(server_read.wait(), timeout=2)
     except TimeoutError:
-        pass  # a server that waits for more than one write's bytes: send the rest anyway
+        pass  # a server that waits for more bytes than one write's: send the rest
 
 
+# %% tags=["remove-output"]
 async def send_in_pieces(port: int) -> None:
     connecting = asyncio.open_connection("127.0.0.1", port)
     reader, writer = await asyncio.wait_for(connecting, timeout=2)

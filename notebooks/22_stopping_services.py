@@ -33,6 +33,8 @@ import sys
 import tempfile
 import time
 
+# read_line(stream, timeout): one line of a child's output, or an error after timeout s.
+# parse_events(text): the child's lines as tuples: "start 2 81.5" -> ("start", 2, 81.5).
 from lab_snippets.proc_workers import read_line
 from lab_snippets.service_workers import parse_events
 from lab_snippets.timeline import Timeline, figure_style
@@ -47,7 +49,11 @@ SERVICE = [sys.executable, "-m", "lab_snippets.service_workers"]
 # a task that prints `start`, sleeps its duration and prints `done`. A job that is cancelled
 # spends 0.02 s on cleanup (an `await`, as giving back a slot would) and then prints
 # `cancelled`. Every line carries a `time.monotonic()` reading, which on Linux is one clock for
-# every process, so the child's times and ours can be compared. A job is this coroutine:
+# every process, so the child's times and ours can be compared: job 2 starting prints a line
+# such as `start 2 81234.567891` (the event, the job's number, the clock), and the service's
+# own events have no number (`main-cancelled 81234.601234`). `parse_events` turns those lines
+# into tuples, and the cells print just the event and number (`start 2`). A job is this
+# coroutine:
 
 # %% tags=["remove-input"]
 from lab_snippets.service_workers import _cmd_atexit_stop, _serve, handle
@@ -114,7 +120,10 @@ print("✓ SIGTERM's default action ended the service; no job printed anything a
 # Inside it any asyncio call is allowed, which is not true of a `signal.signal` handler, which
 # can interrupt the main thread between any two bytecodes. With `--on-sigterm cancel` the
 # service's callback cancels its main task; the main task cancels the jobs, waits (bounded) for
-# their cleanup and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM":
+# their cleanup and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM".
+# In the excerpt, `main` is the service's own task (`asyncio.current_task()`, taken at the top
+# of `_serve`), `stopped_by_sigterm` a list that says the stop came from SIGTERM, `feeder` the
+# task that fills the intake queue, and `say` prints one event line:
 
 # %% tags=["remove-input"]
 show_source(_serve, first="def cancel_main", last="return 128 + signal.SIGTERM")
@@ -137,16 +146,20 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # at jobs 0 and 1: they needed 0.05 s and 0.1 s and were cancelled anyway. Cancelling at once
 # is safe, not yet polite; the exercise adds the missing step.
 #
-# ## Ctrl-C: what `asyncio.run` does since Python 3.11
+# ## Ctrl-C: `asyncio.run` cancels your main task
 #
-# Ctrl-C in a terminal sends SIGINT to the foreground process group. Python's default SIGINT
-# handler raises `KeyboardInterrupt` in the main thread, wherever it happens to be, which in an
-# asyncio program is often inside the event loop's own code. Since 3.11, `asyncio.run` (built on
-# the new `asyncio.Runner`) installs its own SIGINT handler while it runs, if the main thread
-# still has Python's default one: the **first** Ctrl-C cancels the main task, so the program's
-# `except CancelledError` and `finally` blocks run as for any cancellation; when the main task
-# then ends cancelled, `run` raises `KeyboardInterrupt`. A **second** Ctrl-C raises
-# `KeyboardInterrupt` at once. The service below has no SIGINT handler of its own.
+# **The rule (Python 3.11 and later).** The **first** Ctrl-C cancels the main task of
+# `asyncio.run`: put your cleanup in `except asyncio.CancelledError` or `finally`, and it
+# runs as for any cancellation; once the main task has ended cancelled, `asyncio.run`
+# raises `KeyboardInterrupt`. A **second** Ctrl-C raises `KeyboardInterrupt` at once. For
+# SIGTERM, install a handler of your own with `loop.add_signal_handler`, as above.
+#
+# Why: Ctrl-C in a terminal sends SIGINT to the foreground process group, and Python's
+# default SIGINT handler raises `KeyboardInterrupt` in the main thread wherever it happens to
+# be, which in an asyncio program is often inside the event loop's own code. So
+# `asyncio.run` (built on `asyncio.Runner`) installs its own SIGINT handler while it runs,
+# if the main thread still has Python's default one. The service below has no SIGINT
+# handler of its own.
 
 # %%
 code_int, events_int, sent_int = stop_service(["serve", JOBS], signal.SIGINT, started=3)
@@ -166,11 +179,9 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # The jobs were cancelled and cleaned up, the main task saw the cancellation, and the process
 # then ended by SIGINT. The service's last line names the mechanism: it says where the
 # `KeyboardInterrupt` that left `asyncio.run` was raised, read off its traceback. Here it was
-# raised by `Runner.run` itself, after the main task had ended cancelled. Since 3.8 an
-# unhandled `KeyboardInterrupt` makes Python end itself with SIGINT (status −2 here, 130 in a
-# shell), so that a calling shell knows the user interrupted it.
-# On Python 3.10 and older, `asyncio.run` had no such handler: the `KeyboardInterrupt` was raised
-# wherever the main thread was, and `run` then cancelled the remaining tasks on its way out.
+# raised by `Runner.run` itself, after the main task had ended cancelled. An unhandled
+# `KeyboardInterrupt` makes Python end itself with SIGINT (status −2 here, 130 in a shell),
+# so that a calling shell knows the user interrupted it.
 #
 # Two limits. The handler is installed only in the main thread and only if SIGINT still has
 # Python's default handler; a program that installed its own (or a child started with SIGINT
@@ -261,7 +272,10 @@ assert len(cleanups) == 6
 # ### Versions and platforms
 #
 # - `asyncio.Runner` and the SIGINT handling of `asyncio.run` are new in Python 3.11, the
-#   course's minimum; 3.12, 3.13 and 3.14 behave the same way for this chapter.
+#   course's minimum; 3.12, 3.13 and 3.14 behave the same way for this chapter. On 3.10 and
+#   older, `asyncio.run` had no such handler: the `KeyboardInterrupt` was raised wherever
+#   the main thread was, and `run` then cancelled the remaining tasks on its way out. (Python
+#   has ended itself with SIGINT after an unhandled `KeyboardInterrupt` since 3.8.)
 # - `loop.add_signal_handler` exists only on Unix event loops; on Windows it raises
 #   `NotImplementedError`, and a service there uses `signal.signal` and
 #   `loop.call_soon_threadsafe` instead.

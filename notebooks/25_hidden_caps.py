@@ -39,6 +39,9 @@ import aiohttp
 import httpx
 import matplotlib.pyplot as plt
 
+# InFlight: a context manager that counts how many are inside it now, at most, in all.
+# LatencyServer: the loopback server above; VirtualClock: simulated time (exercise).
+# borrowed_default_executor(): a fresh default thread pool for the loop, then shut down.
 from lab_snippets.asyncio_tools import InFlight
 from lab_snippets.loopback_http import LatencyServer, VirtualClock
 from lab_snippets.loopwatch import borrowed_default_executor
@@ -56,25 +59,25 @@ figure_style()
 # - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
 #   thread pool.
 #
-# The server holds every answer until as many requests as the library's default (read from
-# the installed library) are inside, or 5 s have passed, then 0.2 s longer to let more in;
-# so a busy machine cannot change the count. How many requests does it see at once from each
-# client, and how many threads run the blocking calls? Before running, write down three
-# numbers. The usual guess is "120, since nothing limits them".
+# The server holds each answer for a while, so that we can count how many requests are
+# inside it at once (`most_at_once`, folded). How many does it see at once from each client,
+# and how many threads run the blocking calls? Before running, write down three numbers.
+# The usual guess is "120, since nothing limits them".
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments and why a busy machine cannot change the count"}
 OFFERED = 120
+# What the installed libraries and Python default to, read here and printed with the answer.
 httpx_default = inspect.signature(httpx.AsyncClient).parameters["limits"].default
 aiohttp_default = inspect.signature(aiohttp.TCPConnector).parameters["limit"].default
 cpus = os.process_cpu_count() if sys.version_info >= (3, 13) else os.cpu_count()
 executor_default = min(32, (cpus or 1) + 4)
-print(f"installed defaults: httpx {httpx_default};",
-      f"aiohttp TCPConnector(limit={aiohttp_default});",
-      f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
+HOLD_UNTIL = {"httpx": httpx_default.max_connections, "aiohttp": aiohttp_default}
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the instruments"}
-# The measurement: the server holds every answer until the client has sent all it will send.
+# The measurement: the server holds every answer until `expected` requests (the library's
+# default) are inside, or 5 s have passed, then 0.2 s longer to let more in, if the client
+# allowed more. Waiting for the count, not for a fixed time, is why a busy machine cannot
+# change it: a slow client only takes longer to get there.
 async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[int, int]:
     """Start every request; hold all answers until `expected` are inside (at most 5 s) and 0.2 s more."""
     server.reset()
@@ -100,7 +103,7 @@ async with LatencyServer(latency=0.0) as server:
             return (await client.get(server.url)).status_code
 
         requests = [httpx_get() for _ in range(OFFERED)]
-        most, done = await most_at_once(server, requests, httpx_default.max_connections)
+        most, done = await most_at_once(server, requests, HOLD_UNTIL["httpx"])
         seen["httpx.AsyncClient()"] = (most, most, done)
     async with aiohttp.ClientSession() as session:
         async def aiohttp_get() -> int:
@@ -109,7 +112,7 @@ async with LatencyServer(latency=0.0) as server:
                 return response.status
 
         requests = [aiohttp_get() for _ in range(OFFERED)]
-        most, done = await most_at_once(server, requests, aiohttp_default)
+        most, done = await most_at_once(server, requests, HOLD_UNTIL["aiohttp"])
         seen["aiohttp.ClientSession()"] = (most, most, done)
 
 
@@ -131,6 +134,9 @@ seen["asyncio.to_thread"] = (len(threads_used), in_threads.peak, in_threads.ente
 print(f"{'layer':<26}{'at the server at once, or threads used':>40}{'done':>6}")
 for layer, (at_once, _, done) in seen.items():
     print(f"{layer:<26}{at_once:>40}{done:>6}")
+print(f"installed defaults: httpx {httpx_default};",
+      f"aiohttp TCPConnector(limit={aiohttp_default});",
+      f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: each-layer-has-its-own-cap
@@ -200,10 +206,8 @@ print("✓ requests that waited for a connection spent their total timeout there
 #
 # With a server of known latency W, a cap of c requests keeps (at most) c in flight, so the
 # throughput it allows is about c ÷ W. We send 12 requests through `httpx` clients whose pool
-# holds c connections, for c = 1, 3 and 6, twice each, interleaved (1, 3, 6, 1, 3, 6), and
-# keep the better run of each: a burst of load on a shared machine can only make a run
-# slower. At the server we measure the time-averaged number of requests inside (L) over the
-# run; Little's law then predicts the throughput L ÷ W.
+# holds c connections, for c = 1, 3 and 6. At the server we measure the time-averaged number
+# of requests inside (L) over the run; Little's law then predicts the throughput L ÷ W.
 
 # %%
 LATENCY, N_REQUESTS = 0.03, 12
@@ -224,7 +228,7 @@ async def run_with_cap(server: LatencyServer, cap: int) -> dict:
 # %%
 best: dict[int, dict] = {}
 async with LatencyServer(latency=LATENCY) as server:
-    for _ in range(2):
+    for _ in range(2):  # twice each, interleaved; the check keeps the faster run
         for cap in CAPS:
             run = await run_with_cap(server, cap)
             if cap not in best or run["throughput"] > best[cap]["throughput"]:
@@ -237,8 +241,12 @@ for cap in CAPS:
           f"L ÷ W = {r['in flight'] / LATENCY:5.1f}/s,",
           f"cap ÷ W = {cap / LATENCY:5.1f}/s")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check and why it holds on a busy machine"}
 # claim: throughput-follows-in-flight-over-latency
+# Why the check holds on a busy machine: each cap ran twice, interleaved (1, 3, 6, 1, 3, 6),
+# and the faster run is kept, since a burst of load can only make a run slower; the 5 % margin
+# is for the edges of the measuring window; and a busy client cannot keep 6 requests in
+# flight, so the check asks only for "more in flight, more throughput", not for six times.
 assert all(best[c]["peak"] <= c for c in CAPS), "the pool is the cap"
 assert best[6]["throughput"] >= 1.5 * best[1]["throughput"], "more requests in flight, more throughput"
 for cap in CAPS:
@@ -249,17 +257,18 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 
 # %% [markdown]
 # No run went faster than cap ÷ W. That is Little's law read as a bound: each request holds
-# its connection for at least W, so at most c are in flight and at most c finish per W. (The
-# 5 % margin is for the edges of the measuring window; a loaded machine can only make a run
-# slower.) The printed L ÷ W, on the other hand, matches the throughput almost exactly, but
+# its connection for at least W, so at most c are in flight and at most c finish per W. The
+# printed L ÷ W, on the other hand, matches the throughput almost exactly, but
 # that is arithmetic, not a test: over one window, the in-flight average and the throughput
 # come from the same spans, so their ratio only shows how far each request overshot its 30 ms.
 #
-# Compare L with the cap. On a quiet machine, L is close to the cap and the throughput close
-# to cap ÷ W (six times more with 6 connections than with 1). On a busy one, the client itself
-# runs out of CPU: it cannot keep 6 requests in flight, L stays well below the cap, and the
-# gain from 6 connections shrinks. That is one more hidden cap, the client's own speed, and
-# the reason the check above asks only for "more in flight, more throughput".
+# Compare L with the cap. L stays a little below it even on a quiet machine: each time an
+# answer leaves the server, its connection is empty until the client has read the answer and
+# sent the next request, and at the start and the end of the run not every connection is in
+# use. Still, on a quiet machine the throughput comes close to cap ÷ W (six times more with 6
+# connections than with 1). On a busy one, the client itself runs out of CPU: it cannot keep
+# 6 requests in flight, L stays well below the cap, and the gain from 6 connections shrinks.
+# That is one more hidden cap, the client's own speed.
 #
 # The timeline shows the best cap-3 run as the server saw it: each request is a bar, placed in
 # the first free lane. Three lanes are enough, whatever the number of requests.
@@ -353,7 +362,7 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # - The default thread pool's size is `min(32, os.cpu_count() + 4)` on 3.11 and 3.12; from
 #   3.13 it counts only the CPUs this process may run on, `min(32, os.process_cpu_count() + 4)`
 #   (the two differ under CPU affinity, for instance in a container pinned to some cores).
-#   The first cell computes the one that applies.
+#   The folded instruments compute the one that applies.
 # - `asyncio.to_thread` exists since 3.9; a loop's default executor can be replaced with
 #   `loop.set_default_executor(ThreadPoolExecutor(max_workers=...))`.
 # - httpx's and aiohttp's defaults are library versions' choices, not Python's: this chapter
@@ -392,7 +401,10 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 #   and the takes behind it move up;
 # - **time** only through `clock` and `sleep`.
 #
-# The visible test below shows one run.
+# The visible test below shows one run. From here on, time is simulated: the test passes a
+# `VirtualClock`, whose `time()` reads a virtual clock and whose `sleep(dt)` waits on it;
+# `clock.drive(coroutine)` runs the coroutine and, whenever every task is asleep, jumps the
+# clock to the next wake-up, so no real time passes.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 class TokenBucket:

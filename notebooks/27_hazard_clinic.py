@@ -14,7 +14,7 @@
 # 4. find and fix the hazard in a piece of code you have not seen.
 #
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
-# in a thread), 15 (async locks) and 26 · about 40 minutes
+# in a thread), 15 (async locks) and 26 · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -25,6 +25,16 @@
 # model fails, we have shown that the shape can fail, under the conditions the model sets up;
 # whether slime meets those conditions is a separate question, which we state and leave open.
 # Each hazard ends with the slime site, quoted from the source.
+#
+# **The five hazards at a glance.** Each section stands on its own; read them in any order.
+#
+# | Hazard | Symptom | What the model checks | Where in slime |
+# |---|---|---|---|
+# | 1 · a blocking call inside a coroutine | the semaphore's limit is not the real limit (predict the real one below) | how many calls run at once; heartbeats of the loop | the retool sandbox: `communicate()` inside `async def execute_code` |
+# | 2 · one semaphore taken twice on a path | works alone, stuck under load | calls finished and stuck, alone and eight at once | retool: `execute_predictions` and `execute_tool` both take `SEMAPHORE` |
+# | 3 · a result polled through `to_thread` | a pool thread per poll; results seen up to a tick late | calls per request; lag from "published" to "received" | the teacher server's `/generate` polls `get_result` |
+# | 4 · a `finally` that cannot complete when cancelled | one cancelled request leaves every later one waiting | whether the duplicate and later requests ever finish | the teacher server's `update_from_disk` |
+# | 5 · `result()` with no timeout | the caller never returns, with no message | how long each caller waits; whether the loop's task ends | `AsyncLoopThread.run` (`slime/utils/async_utils.py`) |
 
 # %%
 import asyncio
@@ -32,6 +42,10 @@ import statistics
 import threading
 import time
 
+# InFlight: counts how many are inside its `with` block at once (.peak, chapter 06).
+# cancel_and_wait(tasks): cancel them, wait (bounded) until they end; returns any left.
+# LoopWatch: a heartbeat task on the loop; borrowed_default_executor(): a fresh default
+# thread pool for the loop, shut down after. show_call_site: quotes a slime call site.
 from lab_snippets.asyncio_tools import InFlight, cancel_and_wait
 from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
 from lab_snippets.sites import show_call_site
@@ -56,7 +70,9 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # is an `async def`, but what it does inside is a blocking call (here `time.sleep(0.01)`,
 # standing for `Popen.communicate()` in slime). Eight tool calls start at once. How many run
 # at the same time? The semaphore says four. `InFlight` (chapter 06) counts how many calls are
-# inside its `with` block at once and keeps the peak.
+# inside its `with` block at once and keeps the peak. `LoopWatch(interval)` is a heartbeat
+# task on the same loop: it takes a reading on entry, then one each time it gets to run again
+# (about every `interval` s while the loop is free), so we count the beats after the first.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
@@ -85,19 +101,23 @@ class ToolPath:  # our model: a step takes a permit, then a tool that may take a
             await self.execute_tool()
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# Eight calls at once, with a blocking body and with an awaiting one; a heartbeat on the loop.
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# Eight calls at once, with a blocking body, then an awaiting one; a heartbeat beside.
 blocking = ToolPath(limit=4, blocking_body=True, tool_takes_permit=True)
+calls = [blocking.execute_predictions() for _ in range(8)]
 async with LoopWatch(interval=0.002) as blocking_watch:
-    blocking_outcome = await start_and_wait([blocking.execute_predictions() for _ in range(8)], timeout=2)
+    blocking_outcome = await start_and_wait(calls, timeout=2)
 awaiting_once = ToolPath(limit=4, blocking_body=False, tool_takes_permit=False)
+calls = [awaiting_once.execute_predictions() for _ in range(8)]
 async with LoopWatch(interval=0.002) as awaiting_watch:
-    awaiting_outcome = await start_and_wait([awaiting_once.execute_predictions() for _ in range(8)], timeout=2)
+    awaiting_outcome = await start_and_wait(calls, timeout=2)
 
-print(f"blocking body:  finished, stuck = {blocking_outcome}, at most {blocking.running.peak} running at once, "
-      f"heartbeats {len(blocking_watch.beats) - 1}")
-print(f"awaiting body:  finished, stuck = {awaiting_outcome}, at most {awaiting_once.running.peak} running at once, "
-      f"heartbeats {len(awaiting_watch.beats) - 1}")
+runs = [("blocking", blocking_outcome, blocking, blocking_watch),
+        ("awaiting", awaiting_outcome, awaiting_once, awaiting_watch)]
+for name, outcome, path, watch in runs:
+    beats = len(watch.beats) - 1  # the beats after the one taken on entry
+    print(f"{name} body:  finished, stuck = {outcome},",
+          f"at most {path.running.peak} running at once, heartbeats {beats}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-blocking-body-lets-one-call-through
@@ -106,11 +126,15 @@ assert awaiting_outcome == (8, 0) and awaiting_once.running.peak == 4, "awaiting
 print("✓ with a blocking body one call runs at a time; awaiting, four do")
 
 # %% [markdown]
-# **What the model shows.** With a blocking body, no call ever waits for a permit: each one
-# takes its permits, blocks the loop for its whole run, and gives them back before any other
-# task runs. The semaphore's limit of 4 is never reached; the real limit is 1 per event loop,
-# and nothing else on that loop (the heartbeat included) runs meanwhile. Chapter 26 measures
-# the same thing with real child processes.
+# :::{dropdown} What the model shows (the answer: predict first)
+#
+# With a blocking body, no call ever waits for a permit: each one takes its permits, blocks
+# the loop for its whole run, and gives them back before any other task runs. The
+# semaphore's limit of 4 is never reached; the real limit is 1 per event loop, and nothing
+# else on that loop (the heartbeat included) runs meanwhile. Chapter 26 measures the same
+# thing with real child processes.
+#
+# :::
 #
 # **Where in slime.** The retool example's sandbox runs the model's code with `Popen` and
 # waits in `communicate()` inside `async def execute_code`, behind a semaphore sized 32.
