@@ -286,7 +286,8 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 # lab_snippets.proc_workers sleep 5`). Once it is set up it prints one line, `ready` and its
 # pid (then a clock reading that this chapter does not use), and sleeps 5 s; the parent
 # reads that line before it starts the timeout, so the 0.2 s are spent on a child that is
-# surely running.
+# surely running (`read_line(stream, timeout)` reads one line from the child, or raises after
+# `timeout` seconds).
 # After killing the child, the parent is again busy for 0.3 s before it reaps it.
 
 # %%
@@ -390,8 +391,8 @@ for ax in axes[:-1]:
 # Python 3.14 adds `Process.interrupt()`, which sends SIGINT, the signal behind Ctrl-C, so
 # a worker can be asked to stop the way a terminal user would ask (POSIX only: the
 # documentation leaves its behaviour on Windows undefined). On older Pythons you send
-# the signal yourself with `os.kill(proc.pid, signal.SIGINT)`. The worker below exits with
-# status 128 + the signal number, the shell's convention.
+# the signal yourself with `os.kill(proc.pid, signal.SIGINT)`. The worker below,
+# `exit_on_signal`, exits with status 128 + the signal number, the shell's convention.
 
 # %%
 ready, workers_end = SPAWN.Pipe()
@@ -441,7 +442,8 @@ workers_end.close()
 #   process's end wakes, not a loop that wakes itself to look;
 # - **what is left**: the process reaped (no zombie); the other processes untouched.
 #
-# The visible tests below show two runs.
+# The visible tests below show two runs; `pid_after(seconds)` is a worker that sleeps that long,
+# then returns its pid, and ends at SIGTERM as a process does by default.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def stop_with_escalation(proc: multiprocessing.Process, grace: float) -> str:

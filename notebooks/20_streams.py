@@ -23,7 +23,9 @@
 # Every server in this chapter listens on 127.0.0.1 on a port the system picks, and every wait
 # is bounded (by a timeout in the folded checks, and by the test run's deadline for each cell).
 # The reusable pieces (frame helpers and a small echo server that is bounded in
-# time and in connection count) live in `lab_snippets.framing`.
+# time and in connection count) live in `lab_snippets.framing`: `encode_frame` puts a 4-byte
+# length before a message, `encode_line` ends it with a newline, and `FrameServer` is the echo
+# server. `figure_style()` in the first cell only sets how the plots look.
 
 # %%
 import asyncio

@@ -25,6 +25,7 @@
 # system picks, every answer after a known latency, and counters of the connections it
 # accepted and the requests inside it. Ray actors' `max_concurrency` is the same kind of cap;
 # here it appears only in slime's code, and chapter 28 runs it on a real local Ray.
+# `figure_style()` in the first cell only sets how the plots look.
 
 # %%
 import asyncio
