@@ -281,7 +281,7 @@ figure_style()
 fig, axes = plt.subplots(2, 1, figsize=(8, 3.6), layout="constrained")
 for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
                                   (axes[1], on_processes, "process", "processes")):
-    tl = Timeline()
+    tl = Timeline()  # the course's chart of work: tl.add draws one bar from start to end
     tl.t0 = min(r["start"] for r in reports)
     for number, report in enumerate(reports, start=1):
         for start, end in report["intervals"]:

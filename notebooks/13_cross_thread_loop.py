@@ -41,6 +41,7 @@ figure_style()
 # next turn, in the order they were added.
 
 # %%
+# Timeline, the course's recorder: tl.mark notes a moment, tl.order checks their order.
 tl = Timeline()
 loop = asyncio.get_running_loop()
 weights_ready = loop.create_future()

@@ -311,6 +311,7 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 # The timeline shows the round. The kill also ended the stuck call, 5 s early.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# Timeline: the course's chart of work; tl.add draws one bar from a start to an end.
 tl = Timeline(clock=time.monotonic)
 tl.t0 = stuck_since
 kill_time = checks["stuck"][1]
