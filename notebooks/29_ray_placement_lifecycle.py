@@ -56,6 +56,7 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from ray.util import placement_group, remove_placement_group
 from ray.util import scheduling_strategies as strategies
 
+# raylab starts (and at the end stops) a private local Ray for this notebook
 from lab_snippets import raylab
 from lab_snippets.measure import ReferenceWait
 from lab_snippets.timeline import Timeline, figure_style
