@@ -292,6 +292,15 @@ for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
 axes[1].set_xlim(axes[0].get_xlim())
 assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the other held the GIL"
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
+# What this run's figure shows, in words.
+both_threads, both_processes = shares(on_threads)[2], shares(on_processes)[2]
+print(f"This run: both processes were executing {both_processes:.0%} of the time, "
+      f"both threads {both_threads:.0%}.")
+if 0 < both_processes < 0.5:
+    print("The machine was busy, so the process lanes partly took turns; they still "
+          "overlapped, which the threads never did.")
+
 # %% [markdown]
 # ## spawn imports the worker by name
 #
