@@ -255,10 +255,8 @@ else:
 # Two busy processes run at the same moment roughly as often as chance says, the product of
 # their two shares, or less when the other work on the machine makes them take turns (one run
 # of the course's tests saw 5.7 % where the product was 26 %). So the processes' assert checks
-# at least a tenth of that product, measured on the same run; threads, with the same shares,
-# would show zero. When the machine is so busy that a process runs less than a fifth of the
-# time, the overlap becomes too rare to measure in a fraction of a second, and the cell says
-# so instead of asserting it.
+# at least a tenth of that product, measured on the same run, however small a busy machine
+# made the shares; threads, with the same shares, would show zero.
 # :::
 
 # %% [markdown]
