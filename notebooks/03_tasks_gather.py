@@ -15,7 +15,7 @@
 # 4. compare failures: `gather` lets the siblings of a failed Task run on, `TaskGroup`
 #    cancels them and raises an `ExceptionGroup` you handle with `except*`.
 #
-# **Needs** chapters 01 and 02 · about 35 minutes
+# **Needs** chapters 01 and 02 · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -32,6 +32,7 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+# Timeline: the course's recorder of named moments and spans (see "One piece of work")
 from lab_snippets.timeline import STATE_COLOURS, Timeline, figure_style
 
 figure_style()
@@ -43,6 +44,10 @@ figure_style()
 # start, waits, optionally fails the way a reward model call can fail, and marks its end. If
 # it is cancelled, it marks that too and lets the cancellation go on (chapter 05 explains why
 # it must).
+#
+# The marks go to a `Timeline`, the course's recorder: `tl.mark(name)` notes a named moment,
+# `with tl.span(name):` a stretch of time, `tl.names()` lists the moments in the order they
+# happened, and `tl.order(a, b, ...)` checks that they happened in that order.
 
 # %%
 async def score_sample(name: str, seconds: float, tl: Timeline,
@@ -133,6 +138,10 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # request waits for its reply on a Future, and the dispatcher that will deliver replies keeps
 # only a *weak* reference to that Future (as many libraries do, so that abandoned requests
 # do not pile up). Predict what `gc.collect()` does to the task.
+#
+# The experiment: create the task, drop the only reference to it, let it start, collect the
+# garbage, then try to deliver its reply. The `weakref.ref` lets us ask whether the task still
+# exists without keeping it alive.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
@@ -160,17 +169,12 @@ def deliver(request_id: int, value: str) -> bool:
     return True
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-def fire_and_forget(request_id: int, log: list[str]) -> weakref.ref:
-    task = asyncio.create_task(await_reply(request_id, log))
-    return weakref.ref(task)  # weak: lets us watch the task, keeps nothing alive
-
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the experiment and its check"}
-# claim: unreferenced-task-is-collected
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the instruments"}
+# The loop reports a destroyed pending task through its exception handler; collect those
+# reports for the check below (the check puts the previous handler back).
 loop = asyncio.get_running_loop()
 loop_complaints: list[str] = []
-about_a_task: list[bool] = []  # whether the loop's report named a task (not the task: that would keep it)
+about_a_task: list[bool] = []  # whether a report named a task (not the task: that would keep it)
 previous_handler = loop.get_exception_handler()
 
 
@@ -180,18 +184,24 @@ def note_complaint(_loop, context) -> None:
 
 
 loop.set_exception_handler(note_complaint)
-try:
-    forgotten_log: list[str] = []
-    watch_task = fire_and_forget(1, forgotten_log)
-    await asyncio.sleep(0)  # the task starts and suspends on its reply
-    alive_before_gc = watch_task() is not None
-    gc.collect()
-    delivered = deliver(1, "reward 0.7")
-finally:
-    loop.set_exception_handler(previous_handler)
 
-print("alive before gc:", alive_before_gc, "| alive after gc:", watch_task() is not None)
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+forgotten_log: list[str] = []
+task = asyncio.create_task(await_reply(1, forgotten_log))
+watch_task = weakref.ref(task)  # weak: lets us watch the task, keeps nothing alive
+del task  # fire and forget: nothing of ours holds the task now
+await asyncio.sleep(0)  # the task starts and suspends on its reply
+alive_before_gc = watch_task() is not None
+gc.collect()
+delivered = deliver(1, "reward 0.7")
+
+print("alive before gc:", alive_before_gc)
+print("alive after gc:", watch_task() is not None)
 print("reply delivered:", delivered, "| task log:", forgotten_log)
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: unreferenced-task-is-collected
+loop.set_exception_handler(previous_handler)
 print("the loop said:", loop_complaints)
 assert alive_before_gc and watch_task() is None, "the pending task was garbage-collected"
 assert forgotten_log == ["waiting for the reply", "finally ran"], "it never got its reply"
@@ -351,6 +361,8 @@ mark_endings(group_tl, bottom)
 top.axvline(gather_tl.events[gather_tl.names().index("gather raised")].at, color="black", linestyle="--")
 bottom.axvline(group_tl.events[group_tl.names().index("TaskGroup raised")].at, color="black", linestyle="--")
 top.set_xlabel("")
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 gather_raised = gather_tl.events[gather_tl.names().index("gather raised")].at
 group_raised = group_tl.events[group_tl.names().index("TaskGroup raised")].at
 assert {s.state for s in group_tl.spans} == {"failed", "cancelled"}

@@ -30,6 +30,8 @@ import time
 
 import matplotlib.pyplot as plt
 
+# InFlight counts how many are inside a `with` block at once (used by a hidden test);
+# LoopWatch is a heartbeat task that notes the time every few ms while the loop is free.
 from lab_snippets.asyncio_tools import InFlight
 from lab_snippets.loopwatch import LoopWatch
 from lab_snippets.timeline import figure_style
@@ -183,7 +185,9 @@ assert slow_producer.summary["peak"] <= 1, "a slow producer never lets items pil
 # **sentinel**, an agreed value such as `None` that means "no more items". Each sentinel is
 # taken by exactly one consumer, so N consumers need N sentinels. Below, three consumers
 # share one queue and the producer puts a single sentinel: one consumer ends, and the
-# `asyncio.wait(..., timeout=...)` shows the other two still waiting.
+# `asyncio.wait(..., timeout=...)` shows the other two still waiting. There are two waits: the
+# first returns as soon as one consumer has ended, the second gives the others a little longer
+# and finds them still waiting, because no sentinel is left for them.
 
 # %%
 async def consume_until_sentinel(jobs: asyncio.Queue, handled: list[int]) -> None:
@@ -203,8 +207,8 @@ for item in range(6):
     jobs.put_nowait(item)
 jobs.put_nowait(None)  # one sentinel for three consumers: the slip this cell shows
 
-await asyncio.wait(consumers, timeout=2, return_when=asyncio.FIRST_COMPLETED)
-done, pending = await asyncio.wait(consumers, timeout=0.1)  # the others cannot end
+await asyncio.wait(consumers, timeout=2, return_when=asyncio.FIRST_COMPLETED)  # 1 ends
+done, pending = await asyncio.wait(consumers, timeout=0.1)  # the other 2 cannot end
 with_one_sentinel = (len(done), len(pending))
 for _ in pending:
     jobs.put_nowait(None)  # one more per consumer still waiting
@@ -326,7 +330,10 @@ if sys.version_info >= (3, 13):
 # a blocking `get()` freely. Inside a coroutine, a blocking `get()` freezes the whole loop
 # until an item arrives. The loop side should take items with `get_nowait()` and sleep
 # between polls with `await asyncio.sleep`, or hand the blocking `get` to a thread (chapter
-# 08). A heartbeat task that ticks every 5 ms shows which is which.
+# 08). A heartbeat task that ticks every 5 ms shows which is which: the course's `LoopWatch`
+# notes the time of each tick, and a tick can only happen while the loop is free, so a
+# stretch of code with no tick in it froze the loop. `Stretch` (folded) notes when a stretch
+# of code starts and ends and counts the ticks inside it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 class TimedQueue(queue.Queue):
@@ -359,10 +366,10 @@ class Stretch:
 finished_groups = TimedQueue()  # a queue.Queue that records when each group was put
 
 
-def rollout_thread(n_groups: int, every: float) -> None:
+def rollout_thread(n_groups: int, every: float, prefix: str = "group") -> None:
     for i in range(n_groups):
         time.sleep(every)
-        finished_groups.put(f"group {i}")
+        finished_groups.put(f"{prefix} {i}")
 
 
 # %%
@@ -377,7 +384,7 @@ async with LoopWatch(interval=0.005) as watch:  # a heartbeat task, ticking ever
             except queue.Empty:
                 await asyncio.sleep(0.005)
 
-    slow_thread = threading.Thread(target=rollout_thread, args=(1, 0.1))
+    slow_thread = threading.Thread(target=rollout_thread, args=(1, 0.1, "slow group"))
     slow_thread.start()
     with Stretch() as blocked:
         collected.append(finished_groups.get(timeout=2))  # blocks the loop: the mistake
@@ -392,7 +399,7 @@ for t in (producer_thread, slow_thread):
     t.join(timeout=2)
     assert not t.is_alive()
 put_at = finished_groups.put_at
-assert collected == [f"group {i}" for i in range(5)] + ["group 0"], collected
+assert collected == [f"group {i}" for i in range(5)] + ["slow group 0"], collected
 assert polling.beats(watch) >= 2, "polling kept the loop alive"
 assert len(put_at) == 6 and blocked.start < put_at[5] < blocked.end, (
     "get() must still have been waiting when the slow thread put its group")

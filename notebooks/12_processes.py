@@ -34,6 +34,7 @@ import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 
+# psutil lists a process's children: the checks show that no child is left running
 import psutil
 
 from lab_snippets.proc_workers import (
@@ -85,7 +86,9 @@ print("the parent has: ", shared)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-process-works-on-a-copy
-del pool  # leaving `with` stops the workers; the pool's pipes close when the object goes
+# Not needed in your own code: leaving `with` has stopped the workers; dropping the name now
+# closes the pool's pipes at once, for the course's check that nothing is left open.
+del pool
 assert seen_by_thread is shared, "a thread works on the very same object"
 assert seen_by_process == ["from the parent", "from a thread", "from a process"], (
     f"the process should have appended to a copy of the list, got {seen_by_process}")
@@ -99,6 +102,10 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # arguments and results are pickled, functions are sent *by name*, and there is no shared
 # variable unless you build one on purpose (`multiprocessing.Value`, a `Manager`, shared
 # memory). Processes are not heavier threads; they are separate programs that talk.
+#
+# (Some folded checks start with `del pool`. Your own code does not need it: leaving the `with`
+# block has already stopped the workers. It only closes the pool's pipes at once, for the
+# course's check that a chapter leaves nothing open.)
 
 # %% [markdown]
 # ## CPU-bound work: threads versus processes
@@ -116,6 +123,8 @@ print("✓ the thread appended to the parent's list; the process only to its own
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The measuring instruments: a job's running intervals, added up over the jobs' combined span.
+# overlap_seconds(a, b): the total time an interval of a and one of b were both open;
+# RUN_GAP (1 ms): a gap between two clock readings longer than this counts as not running.
 from lab_snippets.proc_workers import RUN_GAP, overlap_seconds
 
 
@@ -150,11 +159,26 @@ with SPAWN.Pool(processes=2) as pool:
     pool.map(pid_after, [0.1, 0.1])  # let both workers finish starting
     on_processes = pool.starmap(burn, [(CHUNKS, cpu) for cpu in pins])
 
+# %% [markdown]
+# First the plain measurement: the wall time of each run, from its first job's start to its
+# last job's end (so the processes' start-up is not counted).
+
+# %%
+sequential_wall = sequential[1]["end"] - sequential[0]["start"]
+threads_wall, processes_wall = wall(on_threads), wall(on_processes)
+print(f"one after the other: {sequential_wall:.2f} s")
+print(f"on two threads:      {threads_wall:.2f} s")
+print(f"on two processes:    {processes_wall:.2f} s")
+
+# %% [markdown]
+# Wall times taken at different moments are at the mercy of whatever else the machine is
+# doing. The running intervals answer the question more precisely: the table gives each run's
+# **cores' worth** (CPU seconds per wall second), the share of the time each job was
+# executing, and the share during which *both* were.
+
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
 # The table: each run's wall time, its cores' worth and the share each job (and both) ran.
 del pool  # the pool's pipes close when the object goes
-sequential_wall = sequential[1]["end"] - sequential[0]["start"]
-threads_wall, processes_wall = wall(on_threads), wall(on_processes)
 print(f"{'':<11}{'wall s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}{'both ran':>9}")
 print(f"{'sequential':<11}{sequential_wall:7.3f}{cores_worth(sequential):12.2f}")
 for kind, reports in (("threads", on_threads), ("processes", on_processes)):
@@ -213,25 +237,27 @@ else:
           f"(each ran {process_1:.0%} and {process_2:.0%} of it)")
 
 # %% [markdown]
-# Read the last three columns: the share of the time each job was executing, and the share
-# during which *both* were. For threads, "both ran" is zero, whatever the machine is doing
-# (up to the clock's sampling: at most one millisecond at each switch, which the assert
-# allows and no more): the GIL lets one thread run Python at a time, so their shares add up
-# to at most 100 % and their cores' worth (CPU seconds per wall second, both measured on the
-# threaded run itself) stays at or below one. That is the reason they finish no sooner than
-# one core doing the same work: their wall time is at least the CPU time they used. (On a
-# free-threaded build, `python3.13t` with the GIL off, the first claim does not hold and the
-# cell says so instead of asserting it.)
+# For threads, "both ran" is zero whatever the machine is doing: the GIL lets one thread run
+# Python at a time, so their shares add up to at most 100 % and their cores' worth stays at
+# or below one. That is why they finish no sooner than one core doing the same work.
 #
-# Processes each have their own interpreter and their own GIL, so each one's share depends only
-# on how busy its CPU is. On an idle two-core machine both run nearly all the time, the pool's
-# cores' worth is close to 2 and the speed-up close to 2x. On a busy machine each gets a share
-# of its CPU, and they run at the same moment roughly as often as chance says, the product of
-# their two shares, or less when the other work on the machine makes them take turns (one run of
-# the course's tests saw 5.7 % where the product was 26 %). The assert checks at least a tenth
-# of that product. Threads, with the same shares, would show zero. When the machine is so busy
-# that a process runs less than a fifth of the time, the overlap becomes too rare to measure in
-# a fraction of a second, and the cell says so instead of asserting it.
+# Processes each have their own interpreter and their own GIL, so each one runs whenever its
+# CPU is free. On an idle two-core machine both run nearly all the time, the cores' worth is
+# close to 2 and the speed-up close to 2x. On a busy machine each gets only a share of its
+# CPU and they overlap less, but still more than threads ever do.
+#
+# :::{dropdown} Why the checks are written this way
+# A running interval is known only to within the clock's sampling: at most one millisecond at
+# each switch, which the threads' assert allows and no more. (On a free-threaded build,
+# `python3.13t` with the GIL off, the first claim does not hold and the cell says so instead
+# of asserting it.)
+#
+# Two busy processes run at the same moment roughly as often as chance says, the product of
+# their two shares, or less when the other work on the machine makes them take turns (one run
+# of the course's tests saw 5.7 % where the product was 26 %). So the processes' assert checks
+# at least a tenth of that product, measured on the same run, however small a busy machine
+# made the shares; threads, with the same shares, would show zero.
+# :::
 
 # %% [markdown]
 # ## Measure it
@@ -253,7 +279,7 @@ figure_style()
 fig, axes = plt.subplots(2, 1, figsize=(8, 3.6), layout="constrained")
 for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
                                   (axes[1], on_processes, "process", "processes")):
-    tl = Timeline()
+    tl = Timeline()  # the course's chart of work: tl.add draws one bar from start to end
     tl.t0 = min(r["start"] for r in reports)
     for number, report in enumerate(reports, start=1):
         for start, end in report["intervals"]:
@@ -263,6 +289,15 @@ for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
             ax=ax)
 axes[1].set_xlim(axes[0].get_xlim())
 assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the other held the GIL"
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
+# What this run's figure shows, in words.
+both_threads, both_processes = shares(on_threads)[2], shares(on_processes)[2]
+print(f"This run: both processes were executing {both_processes:.0%} of the time, "
+      f"both threads {both_threads:.0%}.")
+if 0 < both_processes < 0.5:
+    print("The machine was busy, so the process lanes partly took turns; they still "
+          "overlapped, which the threads never did.")
 
 # %% [markdown]
 # ## spawn imports the worker by name

@@ -41,6 +41,7 @@ figure_style()
 # next turn, in the order they were added.
 
 # %%
+# Timeline, the course's recorder: tl.mark notes a moment, tl.order checks their order.
 tl = Timeline()
 loop = asyncio.get_running_loop()
 weights_ready = loop.create_future()
@@ -149,7 +150,33 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # `result()` (slime passes no timeout there; our version below passes one). Every coroutine
 # then runs on the same loop, so loop-bound objects keep working across calls.
 #
-# `LoopThread` below is that pattern with its shutdown. `stop()` cancels whatever is still
+# The core of the pattern is five lines: make a loop, run it forever in a thread, submit a
+# coroutine, wait for its result with a timeout, and at the end stop the loop from outside.
+
+# %%
+async def which_thread() -> str:
+    await asyncio.sleep(0.01)
+    return threading.current_thread().name
+
+
+core_loop = asyncio.new_event_loop()
+core_thread = threading.Thread(target=core_loop.run_forever, name="core-loop")
+core_thread.start()
+future = asyncio.run_coroutine_threadsafe(which_thread(), core_loop)
+print("ran on:", future.result(timeout=2))
+print("called from:", threading.current_thread().name)
+
+core_loop.call_soon_threadsafe(core_loop.stop)  # from this thread: the thread-safe call
+core_thread.join(timeout=2)
+core_loop.close()
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+assert future.result(timeout=0) == "core-loop" != threading.current_thread().name
+assert not core_thread.is_alive() and core_loop.is_closed(), "the loop thread ended, loop closed"
+print("✓ the coroutine ran on the loop thread; the thread ended and its loop is closed")
+
+# %% [markdown]
+# `LoopThread` below grows that core into a class with its shutdown. `stop()` cancels whatever is still
 # running on the loop, asks the loop to stop with `call_soon_threadsafe(loop.stop)` (a loop's
 # methods are not thread-safe; this one schedules a callback from another thread and wakes the
 # loop), joins the thread with a timeout, and checks that the thread closed its loop on the way out.
@@ -170,6 +197,7 @@ async def _cancel_other_tasks() -> None:
     for task in others:
         task.cancel()
     await asyncio.gather(*others, return_exceptions=True)
+    # close async generators left open on this loop, as asyncio.run does at its end
     await asyncio.get_running_loop().shutdown_asyncgens()
 
 
@@ -203,29 +231,32 @@ class LoopThread:
 
 # %% [markdown]
 # Two calls through one `LoopThread`: both coroutines run on the loop's thread, not the
-# caller's, and the same `asyncio.Event` that broke across two `asyncio.run` calls now works
-# on both.
+# caller's, and one `asyncio.Event`, the kind that broke across two `asyncio.run` calls,
+# now serves both.
 
 # %%
 background = LoopThread("rollout-loop")
+# A new Event, made at the first call, on the loop thread: the earlier `gate` is bound
+# to the first asyncio.run's loop, closed now.
 shared_gate_holder: dict[str, asyncio.Event] = {}
 
 
-async def where_and_gate() -> tuple[int, str]:
+async def where_and_gate() -> tuple[threading.Thread, str]:
     gate_here = shared_gate_holder.setdefault("gate", asyncio.Event())
     try:
         async with asyncio.timeout(0.01):
             await gate_here.wait()
     except TimeoutError:
         pass
-    return threading.get_ident(), "ok"
+    return threading.current_thread(), "ok"
 
 
 calls = [background.run(where_and_gate(), timeout=2) for _ in range(2)]
-print(calls, "caller thread:", threading.get_ident())
+print([(thread.name, status) for thread, status in calls],
+      "caller thread:", threading.current_thread().name)
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
-assert all(ident == background.thread.ident != threading.get_ident() for ident, _ in calls)
+assert all(thread is background.thread is not threading.current_thread() for thread, _ in calls)
 assert [status for _, status in calls] == ["ok", "ok"]
 print("✓ both calls ran on the loop thread, and the one Event served both")
 
@@ -271,17 +302,20 @@ with tl.span("notebook: await wrap_future", state="waiting"):
     await asyncio.wrap_future(background.submit(slow_job("job B")))
 await asyncio.sleep(0.03)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
-# claim: result-blocks-the-loop-wrap-future-does-not
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 beat.cancel()
 await asyncio.gather(beat, return_exceptions=True)
+fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await",
+              lanes=["loop thread: job A", "notebook: result() blocks", "loop thread: job B",
+                     "notebook: await wrap_future", "notebook loop heartbeat"],
+              meanings={"running": "heartbeat tick"})
+
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# claim: result-blocks-the-loop-wrap-future-does-not
 blocked_span = tl.spans_of("notebook: result() blocks")[0]
 awaiting_span = tl.spans_of("notebook: await wrap_future")[0]
 ticks_while_blocked = sum(blocked_span.start < t < blocked_span.end for t in ticks)
 ticks_while_awaiting = sum(awaiting_span.start < t < awaiting_span.end for t in ticks)
-fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await",
-              lanes=["loop thread: job A", "notebook: result() blocks", "loop thread: job B",
-                     "notebook: await wrap_future", "notebook loop heartbeat"])
 print(f"heartbeats while blocked in result(): {ticks_while_blocked}; "
       f"while awaiting wrap_future: {ticks_while_awaiting}")
 assert ticks_while_blocked == 0, (

@@ -26,14 +26,19 @@
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share.
 #
-# **What it costs.** The first code cell starts a private Ray through `lab_snippets.raylab`: the
-# offline settings, a temporary folder, and jsonschema's grammar kept out of Ray's processes. On
-# the course's two-core machine `ray.init` took 3.5–4.6 s when the machine was quiet and 3.2–9.8
-# s beside a bursty neighbour (ten starts each; the cell prints what it took); a start that
-# cannot succeed within 40 s stops the cell with a `RayStartError` that says what did not start.
-# It declares two GPUs that do not exist (`num_gpus=2`): Ray counts and hands out GPUs as
-# numbers, so placement works the same without the hardware. Each actor below is a process of
-# its own, about 90 MB.
+# **What it costs.** The first code cell starts a private Ray with `raylab.start` (a course
+# helper; `raylab.stop` at the end stops it and removes its folder). The experiments call
+# Ray's own API, `ray.get(..., timeout=...)` and `ray.wait`. It declares two GPUs that do not exist (`num_gpus=2`): Ray counts
+# and hands out GPUs as numbers, so placement works the same without the hardware. Each actor
+# below is a process of its own, about 90 MB.
+#
+# :::{dropdown} What `raylab.start` sets up, and how long it takes
+# It starts Ray with the offline settings, in a temporary folder, with jsonschema's grammar
+# kept out of Ray's processes. On the course's two-core machine `ray.init` took 3.5–4.6 s when
+# the machine was quiet and 3.2–9.8 s beside a bursty neighbour (ten starts each; the cell
+# prints what it took); a start that cannot succeed within 40 s stops the cell with a
+# `RayStartError` that says what did not start.
+# :::
 #
 # **Which Python.** Like chapter 28, this chapter needs Ray, which has no wheel for Python 3.15
 # yet: on 3.15 it cannot run, and the tests and `labs validate` skip it and say why. Use 3.11 to
@@ -51,6 +56,7 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from ray.util import placement_group, remove_placement_group
 from ray.util import scheduling_strategies as strategies
 
+# raylab starts (and at the end stops) a private local Ray for this notebook
 from lab_snippets import raylab
 from lab_snippets.measure import ReferenceWait
 from lab_snippets.timeline import Timeline, figure_style
@@ -96,11 +102,11 @@ def in_bundle(group, index: int) -> strategies.PlacementGroupSchedulingStrategy:
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 group_a = placement_group([{"GPU": 1, "CPU": 1}, {"GPU": 1, "CPU": 1}], strategy="PACK")
-raylab.get(group_a.ready(), timeout=60)
+ray.get(group_a.ready(), timeout=60)
 devices = [Device.options(scheduling_strategy=in_bundle(group_a, i),
                           runtime_env={"env_vars": DEVICE_ENV}).remote()
            for i in range(2)]
-seen = raylab.get([d.where.remote() for d in devices], timeout=120)
+seen = ray.get([d.where.remote() for d in devices], timeout=120)
 for i, (visible, ids, pid) in enumerate(seen):
     print(f"bundle {i}: CUDA_VISIBLE_DEVICES={visible!r},",
           f"ray.get_gpu_ids()={ids}, pid {pid}")
@@ -145,7 +151,7 @@ group_b = placement_group([{"GPU": 1}, {"GPU": 1}], strategy="PACK")
 ready = group_b.ready()
 reports: list[tuple[float, float, float]] = []
 started, released_at, placed = time.monotonic(), 0.0, False
-while not (placed := bool(raylab.wait([ready], timeout=POLL)[0])):
+while not (placed := bool(ray.wait([ready], timeout=POLL)[0])):
     waited = time.monotonic() - started
     total, free = (ray.cluster_resources().get("GPU", 0),
                    ray.available_resources().get("GPU", 0))
@@ -208,9 +214,9 @@ class Worker:
 
 
 doomed = Worker.options(max_restarts=1).remote()
-raylab.get(doomed.health.remote(1.0), timeout=60)  # the actor is up
+ray.get(doomed.health.remote(1.0), timeout=60)  # the actor is up
 calls = [doomed.work.remote(20) for _ in range(3)]
-assert not raylab.wait(calls, timeout=0.5)[0], "no call finishes in half a second"
+assert not ray.wait(calls, timeout=0.5)[0], "no call finishes in half a second"
 killed_at = time.monotonic()
 ray.kill(doomed, no_restart=True)
 
@@ -219,12 +225,12 @@ half_the_work = ReferenceWait(10)  # a plain wait of half the work, beside the c
 outcomes, ended_at = [], []
 for ref in calls:
     try:
-        outcomes.append(raylab.get(ref, timeout=15))
+        outcomes.append(ray.get(ref, timeout=15))
     except RayActorError as exc:
         outcomes.append(type(exc).__name__)
     ended_at.append(time.monotonic() - killed_at)
 try:
-    after = raylab.get(doomed.health.remote(1.0), timeout=15)
+    after = ray.get(doomed.health.remote(1.0), timeout=15)
 except RayActorError as exc:
     after = type(exc).__name__
 print("the three calls:", outcomes, f"within {max(ended_at):.2f} s of the kill")
@@ -265,14 +271,14 @@ print("✓ the running call and the queued ones failed at once, and the actor st
 # %%
 CHECK_TIMEOUT, STUCK_FOR = 1.0, 6.0
 engines = {"healthy": Worker.remote(), "stuck": Worker.remote()}
-raylab.get([e.health.remote(1.0) for e in engines.values()], timeout=60)
+ray.get([e.health.remote(1.0) for e in engines.values()], timeout=60)
 busy = engines["stuck"].work.remote(STUCK_FOR)
 stuck_since = time.monotonic()
 checks: dict[str, tuple[float, float, str]] = {}
 for name, engine in engines.items():
     begun = time.monotonic()
     try:
-        raylab.get(engine.health.remote(timeout=CHECK_TIMEOUT), timeout=CHECK_TIMEOUT)
+        ray.get(engine.health.remote(timeout=CHECK_TIMEOUT), timeout=CHECK_TIMEOUT)
         verdict = "healthy"
     except (GetTimeoutError, RayActorError) as exc:
         verdict = f"killed after {type(exc).__name__}"
@@ -283,13 +289,13 @@ for name, (begun, done, verdict) in checks.items():
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: the-callers-timeout-catches-a-stuck-actor
-still_ok = raylab.get(engines["healthy"].health.remote(1.0), timeout=30)
+still_ok = ray.get(engines["healthy"].health.remote(1.0), timeout=30)
 stuck_check = checks["stuck"][1] - checks["stuck"][0]
 assert checks["stuck"][2].startswith("killed"), f"the stuck engine was not killed: {checks['stuck']}"
 # floor: a wait never ends early, so no load makes the check give up before its timeout
 assert CHECK_TIMEOUT * 0.9 <= stuck_check, f"the check waited its timeout: {stuck_check:.2f} s"
 try:
-    busy_outcome = raylab.get(busy, timeout=15)
+    busy_outcome = ray.get(busy, timeout=15)
 except RayActorError as exc:
     busy_outcome = type(exc).__name__
 assert busy_outcome != "done", (
@@ -306,6 +312,7 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 # The timeline shows the round. The kill also ended the stuck call, 5 s early.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# Timeline: the course's chart of work; tl.add draws one bar from a start to an end.
 tl = Timeline(clock=time.monotonic)
 tl.t0 = stuck_since
 kill_time = checks["stuck"][1]
@@ -337,7 +344,8 @@ ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 # returns a reference (the call runs from then on, as a Ray call does, so an answer's time
 # counts from its ping); `get(ref, timeout)` waits for it and raises (on a timeout or a failed
 # call); `kill(handle)` ends the engine. With Ray, `ping` is `lambda e: e.health.remote(...)`,
-# `get` is `raylab.get` and `kill` is `ray.kill`; the tests pass stand-ins.
+# `get` is `raylab.get`, which is `ray.get` with the timeout passed by position (Ray's own
+# takes it by keyword only), and `kill` is `ray.kill`; the tests pass stand-ins.
 #
 # 1. `start()` starts one thread that checks every engine in turn, then waits `interval`
 #    seconds, then checks again, until `stop()`;
