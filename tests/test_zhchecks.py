@@ -9,13 +9,15 @@ CELL = '''x = 3
 print("✓ plain words")
 print(f"✓ {x} of {len([1, 2])} done")
 print("not a check")
-print(f"✓ first line\\n✓ second {x}")
+print(f"✓ first line\\n  second {x}")
+print("✓ joined", "by sep:", x, "and", "one" if x else "none")
 '''
 
 
 def test_templates_are_read_from_the_print_calls_with_their_fields():
     assert zhchecks.templates_in(CELL) == [
-        "✓ plain words", "✓ {x} of {len([1, 2])} done", "✓ first line", "✓ second {x}"]
+        "✓ plain words", "✓ {x} of {len([1, 2])} done", "✓ first line\n  second {x}",
+        "✓ joined by sep: {x} and one", "✓ joined by sep: {x} and none"]
     assert zhchecks.templates_in("%time x = 1\nprint('✓ after a magic')") == ["✓ after a magic"]
 
 
@@ -47,6 +49,15 @@ def test_a_line_gets_its_values_in_the_translations_order_and_other_lines_stay(t
     assert block.astext() == "✓ 纯文字\n42" and source.astext() == "print('✓ plain words')"
 
 
+def test_a_check_printed_on_two_lines_is_translated_whole(tmp_path):
+    """Counterfactual: line by line, the second line (no ✓ of its own) stays English."""
+    root = _catalogue(tmp_path, [
+        ("✓ with the GIL:\n  at most one core busy", "✓ 有 GIL 时：\n  最多一个核在忙"),
+        ("✓ with the GIL:", "✓ 错：只译了第一行")])
+    text, changed = zhchecks.translate_output("✓ with the GIL:\n  at most one core busy\nrest", root)
+    assert (text, changed) == ("✓ 有 GIL 时：\n  最多一个核在忙\nrest", 1)
+
+
 def test_the_catalogue_names_the_fields_of_its_template(tmp_path):
     root = _catalogue(tmp_path, [])
     (root / "notebooks").mkdir()
@@ -60,3 +71,7 @@ def test_the_catalogue_names_the_fields_of_its_template(tmp_path):
     _catalogue(root, [("✓ {x} left", "")])
     assert any("untranslated" in p for p in zhchecks.problems(root))
 
+
+
+def test_every_check_line_of_the_chapters_has_its_chinese():
+    assert zhchecks.problems() == []

@@ -35,9 +35,12 @@ def catalogue_path(root: Path = ROOT) -> Path:
     return Path(root) / "locale" / "zh_CN" / "checks.po"
 
 
-def _template(node: ast.expr) -> str | None:
+def _alternatives(node: ast.expr) -> list[str]:
+    """The texts one argument of ``print`` can show, as templates: a string as it is, an f-string
+    with each field as its expression, each branch of ``"a" if c else "b"``, any other value as a
+    field (``{len(done)}``)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
+        return [node.value.replace("{", "{{").replace("}", "}}")]
     if isinstance(node, ast.JoinedStr):
         out = []
         for value in node.values:
@@ -45,12 +48,28 @@ def _template(node: ast.expr) -> str | None:
                 out.append(str(value.value).replace("{", "{{").replace("}", "}}"))
             elif isinstance(value, ast.FormattedValue):
                 out.append("{" + ast.unparse(value.value) + "}")
-        return "".join(out)
-    return None
+        return ["".join(out)]
+    if isinstance(node, ast.IfExp):
+        return _alternatives(node.body) + _alternatives(node.orelse)
+    return ["{" + ast.unparse(node) + "}"]
+
+
+def _print_templates(call: ast.Call) -> list[str]:
+    """What one ``print(...)`` call can print, as templates (its arguments joined by ``sep``)."""
+    import itertools
+
+    sep = " "
+    for keyword in call.keywords:
+        if keyword.arg == "sep" and isinstance(keyword.value, ast.Constant) \
+                and isinstance(keyword.value.value, str):
+            sep = keyword.value.value
+    choices = [_alternatives(arg) for arg in call.args if not isinstance(arg, ast.Starred)]
+    return [sep.join(parts) for parts in itertools.product(*choices)][:8]
 
 
 def templates_in(source: str) -> list[str]:
-    """The check templates printed by one cell's code (lines of IPython magic left out)."""
+    """The check templates printed by one cell's code (lines of IPython magic left out): each
+    ``print`` whose text begins with ✓, whole (several arguments, several lines)."""
     code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
     try:
         tree = ast.parse(code)
@@ -59,9 +78,7 @@ def templates_in(source: str) -> list[str]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print" and node.args:
-            text = _template(node.args[0])
-            if text and text.startswith(MARK):
-                found.extend(line for line in text.splitlines() if line.strip())
+            found += [text for text in _print_templates(node) if text.startswith(MARK)]
     return found
 
 
@@ -89,37 +106,30 @@ def fields(template: str) -> list[str]:
     return _FIELD.findall(template.replace("{{", "").replace("}}", ""))
 
 
-def _literal(text: str) -> str:
-    return text.replace("{{", "{").replace("}}", "}")
-
-
 @cache
-def _table(path: str) -> tuple[dict[str, str], list[tuple[re.Pattern, list[str], str]]]:
+def _table(path: str) -> list[tuple[re.Pattern, list[str], str, int]]:
+    """The catalogue's translated templates as (pattern, field names, Chinese, lines), the longest
+    first (a template of two lines is tried before one that matches its first line alone)."""
     from lab_snippets.book.i18n import read_po
 
-    exact, patterns = {}, []
+    entries = []
     if not Path(path).is_file():
-        return exact, patterns
+        return entries
     for message in read_po(Path(path)):
         if not message.id or not message.string or message.fuzzy:
             continue
         names = fields(message.id)
-        if not names:
-            exact[_literal(message.id)] = _literal(message.string)
-            continue
         parts = _FIELD.split(message.id.replace("{{", "\0").replace("}}", "\1"))
         parts = [p.replace("\0", "{").replace("\1", "}") for p in parts]
         pattern = re.compile("^" + "(.*?)".join(map(re.escape, parts)) + "$", re.S)
-        patterns.append((pattern, names, message.string))
-    return exact, patterns
+        entries.append((pattern, names, message.string, message.id.count("\n") + 1))
+    return sorted(entries, key=lambda e: -e[3])
 
 
 def translate(line: str, root: Path = ROOT) -> str | None:
-    """``line`` (one printed check line) in Chinese, or None when no template matches it."""
-    exact, patterns = _table(str(catalogue_path(root)))
-    if line in exact:
-        return exact[line]
-    for pattern, names, chinese in patterns:
+    """``line`` (what one check printed, one or more lines) in Chinese, or None when no template
+    matches it."""
+    for pattern, names, chinese, _lines in _table(str(catalogue_path(root))):
         match = pattern.match(line)
         if match:
             return _filled(chinese, dict(zip(names, match.groups(), strict=True)))
@@ -133,15 +143,26 @@ def _filled(chinese: str, values: dict[str, str]) -> str:
 
 
 def translate_output(text: str, root: Path = ROOT) -> tuple[str, int]:
-    """``text`` (an output block) with each check line that has a translation in Chinese; and how
-    many lines changed."""
-    lines, changed = text.split("\n"), 0
-    for i, line in enumerate(lines):
-        if line.startswith(MARK):
-            chinese = translate(line, root)
-            if chinese is not None and chinese != line:
-                lines[i], changed = chinese, changed + 1
-    return "\n".join(lines), changed
+    """``text`` (an output block) with what each check printed in Chinese, where the catalogue
+    has it; and how many checks changed."""
+    entries = _table(str(catalogue_path(root)))
+    spans = sorted({n for *_, n in entries}, reverse=True)
+    lines, out, changed, i = text.split("\n"), [], 0, 0
+    while i < len(lines):
+        if lines[i].startswith(MARK):
+            for n in spans:
+                chinese = translate("\n".join(lines[i:i + n]), root) if i + n <= len(lines) else None
+                if chinese is not None:
+                    out.append(chinese)
+                    changed, i = changed + 1, i + n
+                    break
+            else:
+                out.append(lines[i])
+                i += 1
+            continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out), changed
 
 
 def translate_doctree(doctree, root: Path = ROOT) -> int:
@@ -179,6 +200,10 @@ def problems(root: Path = ROOT) -> list[str]:
         elif sorted(fields(message.string)) != sorted(fields(template)):
             found.append(f"fields differ: {template!r} has {fields(template)}, the translation "
                          f"{fields(message.string)}")
+        else:
+            from lab_snippets.book.zhterms import problems as zh_rules
+
+            found += [f"{template!r}: {problem}" for problem in zh_rules(message.string, root)]
     return found
 
 
