@@ -12,11 +12,11 @@
 # 3. recognise the "coroutine ... was never awaited" warning as a body that never ran;
 # 4. check each of the three with `inspect`.
 #
-# **Needs** basic Python functions and generators · about 30 minutes
+# **Needs** basic Python functions and generators · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
 # %%
 import asyncio

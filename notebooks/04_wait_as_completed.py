@@ -18,7 +18,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
 # %%
 import asyncio
@@ -38,7 +38,8 @@ figure_style()
 #
 # The stand-in for a request marks when it starts and ends, records its span on a timeline
 # (cancelled spans are drawn grey), and returns its name. Given a `lane`, it draws its span
-# there and leaves the event log alone.
+# there and leaves the event log alone. `Timeline` is the course's recorder: `tl.mark` notes a
+# moment, `tl.span` a stretch of time, and the figures draw what it holds.
 
 # %%
 async def request(name: str, seconds: float, tl: Timeline, lane: str | None = None):

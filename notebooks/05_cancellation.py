@@ -18,7 +18,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
 # %%
 import asyncio
@@ -41,7 +41,7 @@ figure_style()
 # In the next cell the worker first runs 0.04 s of plain code with no `await` (standing in for
 # tokenising a long prompt). A cancel is scheduled for 0.01 s after the start. It cannot land
 # while the plain code runs: the event loop only gets control back at the worker's next
-# `await`.
+# `await`. The moments are written down with `tl.mark` on a `Timeline`, the course's recorder.
 
 # %%
 tl = Timeline()

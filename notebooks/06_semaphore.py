@@ -19,7 +19,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
 # %%
 import asyncio
@@ -171,7 +171,9 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 # burst of load on the machine can only make a run slower. A sleep never ends early, so no
 # batch can take less than its rounds × 0.03 s: raising the limit from 4 to 5 gains nothing,
 # because 12 jobs still need 3 rounds. And doubling the limit halves the rounds, so the
-# doubled limit takes about half the time of the smaller one.
+# doubled limit takes about half the time of the smaller one. `ideal_batch_time(n_jobs, limit,
+# duration)` computes that floor, and `ainterleaved` runs the variants in turn, several times,
+# keeping each one's best, so that a busy machine slows them alike.
 
 # %%
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:

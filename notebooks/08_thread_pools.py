@@ -19,7 +19,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
 # %%
 import asyncio
@@ -46,7 +46,8 @@ figure_style()
 # `asyncio.to_thread` hands the call to the loop's *default* thread pool. That pool's threads
 # stay alive for reuse after the work is done; to leave no thread behind, each cell that uses
 # it borrows a fresh default pool for its duration (`borrowed_default_executor`, from
-# `lab_snippets.loopwatch`) and shuts it down at the end.
+# `lab_snippets.loopwatch`) and shuts it down at the end. Each call's span is recorded on a
+# `Timeline` (`tl.span`), the course's recorder, for the figures.
 
 # %%
 def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
@@ -324,6 +325,7 @@ print("✓ the stop event ended the reload at its next check, before the handler
 # machine's cores busy: the threads then wait for a core as well as for the GIL. On a
 # free-threaded build a folded cell also prints `cpu_share()`: it spins for 50 ms and reports
 # the share of one core this thread got, so a busy machine shows up as a low share.
+# `usable_cpus()` says how many CPUs this process may run on.
 
 # %%
 def busy_sum(n: int) -> int:

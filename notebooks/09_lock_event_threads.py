@@ -19,7 +19,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
 # %%
 import dis
@@ -75,6 +75,8 @@ print("✓ the old value is read before count_tokens runs; the sum is stored aft
 # stands for any helper that touches the outside world (a log write, a cache lookup): here it
 # yields the GIL with `time.sleep(0)`, as every blocking call does. Predict the total. (On a
 # free-threaded build there is no GIL at all; the end of the chapter comes back to it.)
+# `join_all(threads, timeout)` joins every thread within one shared time budget and returns
+# those still alive.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def count_tokens(text: str) -> int:
@@ -248,7 +250,8 @@ print("✓ join(0.1) returned with the thread still running; only stop.set() end
 # A notebook's kernel never exits, so we watch this in a child process. The script
 # `lab_snippets.thread_workers` starts a normal thread with 6 steps and a {term}`daemon thread` with
 # 40 steps (0.05 s each), and its main thread returns at once. An `atexit` handler reports
-# what each thread had done; each `finally` prints a `CLEANUP` line if it runs. Each thread
+# what each thread had done; each `finally` prints a `CLEANUP` line if it runs, and
+# `parse_daemon_exit` reads that report back as a dictionary. Each thread
 # runs `work`, and the script's main thread ends like this:
 
 # %% tags=["remove-input"]

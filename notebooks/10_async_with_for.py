@@ -19,7 +19,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
 # %%
 import asyncio
@@ -41,7 +41,8 @@ figure_style()
 # (for a connection, a sandbox, a permit).
 #
 # The manager below writes an event at each step. We run the same block three ways: the body
-# finishes, the body raises, and the task running it is cancelled from outside.
+# finishes, the body raises, and the task running it is cancelled from outside. The steps go
+# on a `Timeline`, the course's recorder of moments.
 
 # %%
 class TracedLease:

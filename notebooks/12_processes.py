@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods (and the default that changes in Python 3.14).
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 45 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -69,7 +69,8 @@ print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()}
 #
 # "A process is just a heavier thread." If that were so, a worker that appends to a list you
 # hand it would change *your* list, as a thread does. Predict what `shared` holds after a
-# thread and then a process have each appended to it.
+# thread and then a process have each appended to it (`append_and_return(items, value)` appends
+# and returns the list as the worker sees it).
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 shared = ["from the parent"]
@@ -305,7 +306,8 @@ if 0 < both_processes < 0.5:
 # A pool pickles the function it must run, and pickle writes a function as its module and
 # name, not its code. With `spawn` the worker is a fresh interpreter: it imports the module
 # and looks the name up. A function defined in a notebook lives in the kernel's `__main__`,
-# which the worker does not have. Predict what happens, then run.
+# which the worker does not have. Predict what happens, then run. (`square` is the same
+# function, defined in the course's worker module.)
 
 # %%
 def square_in_notebook(x: int) -> int:
@@ -322,7 +324,8 @@ print("✓ both are pickled as a module and a name: __main__ for the notebook's 
 
 # %% [markdown]
 # The worker's error message is written on *its* stderr, not raised in the parent. So that we
-# can read it afterwards, the pool's `initializer` sends each worker's stderr to a log file.
+# can read it afterwards, the pool's `initializer` sends each worker's stderr to a log file
+# (`send_stderr_to`).
 
 # %%
 worker_logs = tempfile.TemporaryDirectory()
@@ -371,7 +374,9 @@ assert answer == 49
 # results **in the order of the inputs**, whatever order the workers finish in.
 # `ProcessPoolExecutor` is the `concurrent.futures` face of the same idea: `submit` returns
 # a future per call, `as_completed` yields them **as they finish**, and an exception raised
-# in a worker is pickled back and raised again by `result()`.
+# in a worker is pickled back and raised again by `result()`. The workers: `count_primes(lo, hi)`
+# counts primes by trial division (slow on purpose), `pid_and_span(seconds)` sleeps and returns its
+# pid with its start and end times, and `fail_with(message)` raises.
 
 # %%
 ranges = [(0, 12_000), (12_000, 16_000), (16_000, 18_000), (18_000, 19_000)]

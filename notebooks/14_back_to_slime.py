@@ -22,7 +22,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
 # **Platform** Linux or macOS: the experiments kill child processes with signals and look for
 # zombies, which Windows does not have (there a killed child's return code is positive, not
@@ -97,7 +97,8 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 # Most people expect the child to be gone. Predict: right after the `TimeoutError`, is the
 # harness process still running?
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01).
+# stopwatch (chapter 01). `harness_command(...)` is the command line of the course's stand-in
+# harness, a child that works, hangs or exits as asked.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -312,7 +313,7 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
 # not eat into a budget of one second.) Its waits are bounded with `asyncio.timeout`, not
 # `wait_for`: before Python 3.12, `wait_for` could swallow a cancellation that arrived just as
 # the result it waited for came in (CPython gh-86296), and the batch below cancels this step
-# from outside.
+# from outside. `parse_result` reads the harness's JSON result line, or None if it printed none.
 
 # %%
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
@@ -590,7 +591,8 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 #   output read to the end before the step returns or the cancellation leaves it; `forget`
 #   called once, after reaping.
 #
-# The visible test below shows one run.
+# The visible test below shows one run; `ResourceRegistry` is the ledger that records who
+# holds which resource, since when.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,

@@ -20,7 +20,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
 # %%
 import asyncio
@@ -38,7 +38,8 @@ figure_style()
 # `asyncio.Event` is a boolean flag. `await event.wait()` returns at once if the flag is set
 # and otherwise suspends until someone calls `event.set()`. `set()` wakes **every** waiter,
 # not one, and the flag **stays set**: later waiters pass straight through until `clear()`.
-# Below, four rollout tasks wait for "new weights are loaded".
+# Below, four rollout tasks wait for "new weights are loaded"; a `Timeline`, the course's
+# recorder, notes when each one waits and wakes.
 
 # %%
 tl = Timeline()

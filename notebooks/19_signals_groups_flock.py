@@ -13,11 +13,11 @@
 #    without that forwarding;
 # 4. watch the kernel release an `fcntl.flock` when its holder dies, even by SIGKILL.
 #
-# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 35 minutes
+# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
 # **Platform** Linux or macOS: `os.killpg`, sessions, `start_new_session` and the `fcntl`
 # module are POSIX-only, so on Windows none of these cells run. On macOS an orphan is
@@ -76,7 +76,8 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
 # signal nobody can catch. Predict: are its two children still running afterwards?
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01).
+# stopwatch (chapter 01), and `read_line(stream, timeout)` reads the child's first line
+# (its pid and its children's), waiting at most `timeout` seconds.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 command = WORKER_MODULE + ["spawn-children", "2", "3"]

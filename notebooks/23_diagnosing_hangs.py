@@ -22,7 +22,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
 # %%
 import asyncio
@@ -49,7 +49,8 @@ HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
 # waits for an approval that never comes); the other is stuck reading a reply from a server that
 # never answers. A timeout guard fires, and, as many services do, logs the pending tasks by the
 # name of their coroutine. Predict: can that log tell the two stuck requests apart? Can
-# `Task.get_stack()`, which returns the task's frames?
+# `Task.get_stack()`, which returns the task's frames? (`await_chain(task)`, used below, lists
+# the coroutines a task is suspended in, outermost first, down to the future it waits on.)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 slot = asyncio.Semaphore(1)

@@ -22,7 +22,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
 # %%
 import asyncio
@@ -236,7 +236,8 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000,
 # For tiny texts a pool call costs many times the work itself: the trip, not the scoring, is
 # what you pay. For large texts the trip is a small extra on top of the work. Somewhere in
 # between lies the crossover for your machine and your function. And the trip grows with what
-# you send: arguments and results are pickled and copied through a pipe.
+# you send: arguments and results are pickled and copied through a pipe. (`payload_size`
+# is the course's own function that returns the size of what it was sent.)
 
 # %%
 payload_pool = process_pool

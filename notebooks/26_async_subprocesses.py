@@ -16,11 +16,11 @@
 # 4. kill a whole process group started with `start_new_session=True` from async code.
 #
 # **Needs** chapters 06 (semaphores), 08 (blocking the loop), 18 (reaping) and 19 (process
-# groups) · about 35 minutes
+# groups) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
 # Every child here is a command of `lab_snippets.proc_workers` started by this notebook, every
 # wait has a timeout, and every child is reaped before its cell ends.

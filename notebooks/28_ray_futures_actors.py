@@ -21,7 +21,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
 # **What it costs.** The second code cell starts a private Ray on this machine: about ten
 # processes (Ray's control store, a raylet, a monitor, a dashboard in minimal mode, a log

@@ -24,7 +24,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share.
+# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
 # **What it costs.** The first code cell starts a private Ray with `raylab.start` (a course
 # helper; `raylab.stop` at the end stops it and removes its folder). The experiments call

@@ -259,8 +259,11 @@ def markdown_blocks(cells) -> list[str]:
     for cell in cells:
         if cell["cell_type"] == "markdown":
             source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            # code (fenced, or indented: the indentation is what marks it, so only blank lines are
+            # stripped before looking) and a directive's closing fence (no words) are not prose
             blocks += [b for b in source.split("\n\n")
-                       if b.strip() and not b.lstrip().startswith(("```", "    "))]
+                       if b.strip() and not b.lstrip("\n").startswith(("```", "    "))
+                       and b.strip() != ":::"]
     return blocks
 
 

@@ -348,3 +348,82 @@ def test_the_page_shows_a_solution_without_the_graders_markers():
     pages._drop_grader_markers(None, doc, "chapter")
     block = next(iter(doc.findall(nodes.literal_block)))
     assert (block.astext(), block["language"]) == ("def f():\n    return 1\n", "ipython3")
+
+
+# --------------------------------------------------------------------------- the course's instruments
+
+
+def course_imports(nb) -> dict[str, int]:
+    """``{name: index of the cell that imports it}`` for each name a chapter imports from the course's
+    package (``from lab_snippets.timeline import Timeline``, ``import lab_snippets.raylab as raylab``)."""
+    import ast
+
+    found = {}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                                       for line in cell.source.splitlines()))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lab_snippets"):
+                for alias in node.names:
+                    found.setdefault(alias.asname or alias.name, i)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("lab_snippets") and alias.asname:
+                        found.setdefault(alias.asname, i)
+    return found
+
+
+def used_names(source: str) -> set[str]:
+    """The names a cell's code reads (not its strings or comments)."""
+    import ast
+
+    try:
+        tree = ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                                   for line in source.splitlines()))
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def glossed(name: str, prose: str, cell_source: str, import_source: str) -> bool:
+    """Whether a reader is told what ``name`` is where they meet it: the prose before names it in
+    inline code, or a comment sits on a line of the cell (or of its import) that uses it."""
+    if re.search(rf"`{re.escape(name)}\b", prose):
+        return True
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any("#" in line and word.search(line.split("#", 1)[0] or line)
+               for line in (cell_source + "\n" + import_source).splitlines())
+
+
+def test_each_course_instrument_is_explained_where_a_reader_first_meets_it(chapter):
+    """Every name a chapter imports from ``lab_snippets`` (``Timeline``, ``InFlight``, ``LoopWatch``,
+    ``join_all``, ``raylab``...) is explained at the first visible cell that uses it: named in inline
+    code by the prose before that cell, its source shown by an earlier ``show_source`` cell, or
+    commented on a line that uses or imports it. A helper used
+    only in folded cells is exempt (the fold is the proof, not the lesson). Counterfactual: drop the
+    sentence or comment that glosses one instrument and this names it (the learners' finding of
+    issue 41: `InFlight` in chapter 06's predict cell, explained only in the reading guide)."""
+    nb = notebook(chapter)
+    imports = course_imports(nb)
+    prose, missing, met = "", [], set()
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            prose += "\n" + cell.source
+            continue
+        # a function whose source the page shows (lab_snippets.showcode) is explained by its code
+        prose += "".join(f" `{name}` " for name in re.findall(r"show_source\((\w+)", cell.source))
+        if cell.cell_type != "code" or tags(cell) & HIDDEN_SOURCE:
+            continue
+        for name in sorted((used_names(cell.source) & set(imports)) - met):
+            met.add(name)
+            if not glossed(name, prose, cell.source, nb.cells[imports[name]].source):
+                missing.append(name)
+    assert not missing, (
+        f"chapter {chapter.number}: the course's {', '.join(f'`{n}`' for n in missing)} reach a visible "
+        "cell with no word on what they are: name each in the prose before it (in inline code) or "
+        "comment the line that uses or imports it")
