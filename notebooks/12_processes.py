@@ -238,7 +238,7 @@ else:
           f"(each ran {process_1:.0%} and {process_2:.0%} of it)")
 
 # %% [markdown]
-# For threads, "both ran" is zero whatever the machine is doing: the GIL lets one thread run
+# For threads, `both ran` is zero whatever the machine is doing: the GIL lets one thread run
 # Python at a time, so their shares add up to at most 100 % and their cores' worth stays at
 # or below one. That is why they finish no sooner than one core doing the same work.
 #
