@@ -103,3 +103,23 @@ def test_kept_verdict_keeps_only_a_good_verdict_of_these_tests_and_modules(tmp_p
         assert kept is not None and kept["verdict"] == "full"
     else:
         assert kept is None, why
+
+
+def test_no_grading_module_reaches_the_release_or_the_command_line():
+    # NOT_GRADING leaves labs.publish (and with it the zh tooling its Chinese step reads) and the
+    # command line out of every verdict's digest. That is right only while grading never runs them:
+    # by an import (the closure would list them) or by a name the package's __init__ loads lazily
+    # (`labs.release`, `from lab_snippets.labs import release`). Counterfactual: a grading module
+    # that calls labs.build_source, or imports lab_snippets.labs.publish.
+    import lab_snippets.labs as labs
+
+    left_out = {f"lab_snippets.labs.{m}" for m in support.NOT_GRADING}
+    reached = support.closure(set(support.GRADER))
+    assert not left_out & set(reached), sorted(left_out & set(reached))
+    lazy = sorted(n for n, m in labs._EXPORTS.items() if m in support.NOT_GRADING)
+    assert "release" in lazy and "build_source" in lazy
+    names = "|".join(map(re.escape, lazy))
+    uses = re.compile(rf"\blabs\.({names})\b|from lab_snippets\.labs import [^\n]*\b({names})\b")
+    found = {name: m.group(0) for name, path in reached.items() if not path.name == "__init__.py"
+             for m in [uses.search(path.read_text(encoding="utf-8"))] if m}
+    assert not found, f"grading modules that load the release or the command line: {found}"

@@ -224,3 +224,15 @@ def test_nothing_to_release_is_said_and_returns_nothing(tmp_path):
     assert publish.release(course_dir=tmp_path / "c", notebooks_dir=tmp_path, log=lines.append) == []
     assert lines == [f"no chapters with a 'solution' cell in {tmp_path}; nothing to release"]
     assert not (tmp_path / "c").exists()
+
+
+def test_a_directive_title_is_translated_like_a_paragraph():
+    # Sphinx's gettext makes a dropdown's title a message of its own; the zh notebooks (and zh
+    # student versions) look it up too. Counterfactual: only paragraphs and table cells translated
+    # (the zh notebook of 27 kept "What the model shows" in English).
+    from lab_snippets.book.zhnotebooks import translate_markdown
+
+    table = {"What the grader checks": "评分器检查什么", "Body text.": "正文。"}
+    source = ":::{dropdown} What the grader checks\n\nBody text.\n\n:::\n\n````{note} Unknown title\n````"
+    assert translate_markdown(source, table) == (
+        ":::{dropdown} 评分器检查什么\n\n正文。\n\n:::\n\n````{note} Unknown title\n````")

@@ -14,6 +14,7 @@ from pathlib import Path
 from lab_snippets import REPO_ROOT, figlang
 from lab_snippets.book import chapters
 from lab_snippets.book.chapters import cache_path  # noqa: F401 (re-exported: quotes, stamp, zh)
+from lab_snippets.testing.ipckernel import ipc_kernel_manager
 
 ROOT = REPO_ROOT
 # jupyter-cache's reader for text notebooks; it reads py:percent files as myst-nb's custom format
@@ -63,30 +64,6 @@ def _run_one(data):
     utils.executenb = execute_over_ipc  # this worker process only: jupyter-cache takes no client options
     os.environ[figlang.ENV] = "zh_CN"  # each figure also drawn in Chinese for the zh edition (figlang)
     return ExecutionWorkerLocalMProc()(data)
-
-
-def ipc_kernel_manager():
-    """nbclient's kernel manager, over unix sockets rather than TCP on localhost.
-
-    A kernel started over TCP without CurveZMQ keys logs ``Kernel is running over TCP without
-    encryption...`` (ipykernel's ``init_sockets``), once per chapter in ``.ci/build``'s output,
-    where a newcomer reads it as something wrong. The build's kernels talk only to this machine,
-    so the unix sockets of IPC transport (in Jupyter's runtime folder, next to the connection file)
-    are the right transport, and the kernel has nothing to warn about."""
-    import uuid
-
-    from jupyter_client.manager import AsyncKernelManager
-    from jupyter_core.paths import jupyter_runtime_dir
-
-    class IPCKernelManager(AsyncKernelManager):
-        def __init__(self, **kw):
-            super().__init__(**kw)
-            runtime = jupyter_runtime_dir()
-            os.makedirs(runtime, mode=0o700, exist_ok=True)
-            self.transport = "ipc"  # the sockets' absolute path: the kernel runs in another folder
-            self.ip = os.path.join(runtime, f"kernel-{uuid.uuid4().hex[:12]}-ipc")
-
-    return IPCKernelManager
 
 
 def execute_over_ipc(nb, **kwargs):

@@ -17,6 +17,7 @@ that quotes the original series' title is left out, as on the Chinese page.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -75,8 +76,16 @@ def translate_markdown(source: str, table: dict[str, str], drop: str | None = No
     return "\n".join(out)
 
 
+_DIRECTIVE = re.compile(r"^(\s*(?::{3,}|`{3,})\{[\w-]+\}[ \t]+)(\S.*?)\s*$")
+
+
 def _table_row(line: str, table: dict[str, str]) -> str:
-    """A markdown table row with each cell the table knows in Chinese (one message per cell)."""
+    """A directive's title line (``:::{dropdown} Title``, whose title is a message of its own, as
+    Sphinx's gettext extracts it) or a markdown table row, in Chinese where the table knows the
+    title or a cell (one message per cell)."""
+    directive = _DIRECTIVE.match(line)
+    if directive:
+        return directive.group(1) + table.get(directive.group(2), directive.group(2))
     if not line.lstrip().startswith("|") or set(line.strip()) <= set("|-: "):
         return line
     cells = line.strip().strip("|").split("|")

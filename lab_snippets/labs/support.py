@@ -6,8 +6,9 @@ the other: the course's own modules that grading runs, and the pinned packages.
 
 - **The modules**: every ``lab_snippets`` module the graded cells import, every module the grader
   itself runs (``GRADER``: the ``lab_snippets.labs`` package, whole, since its ``__init__`` imports
-  its members by name at run time), and, transitively, every ``lab_snippets`` module those import
-  (absolute or relative imports, at any depth of a module, inside functions too), with the
+  its members by name at run time, except ``NOT_GRADING``: the release and its command line, which
+  make student versions and never run in a grade), and, transitively, every ``lab_snippets``
+  module those import (absolute or relative imports, at any depth of a module, inside functions too), with the
   ``__init__`` of each package on the way. Found by reading the sources (``ast``), not by importing.
 - **The pins**: ``requirements.txt``, as text.
 
@@ -30,6 +31,10 @@ from lab_snippets.labs.common import parse_python
 
 PACKAGE = "lab_snippets"
 GRADER = ("lab_snippets.labs",)  # the whole subpackage (see the module's docstring)
+#: Modules of ``GRADER`` that a grade never imports: ``labs release`` (and its Chinese step, which
+#: reads the zh tooling) and the command line. ``tests/test_corpus_support.py`` checks that no
+#: grading module reaches them.
+NOT_GRADING = ("publish", "cli", "__main__")
 PINS = REPO / "requirements.txt"
 _NAMED = re.compile(r"\blab_snippets(?:\.\w+)*")
 
@@ -79,7 +84,7 @@ def closure(roots: set[str], repo: Path = REPO) -> dict[str, Path]:
     todo = set(_with_parents(roots))
     for root in roots & set(GRADER):
         todo |= {f"{root}.{p.stem}" for p in module_file(root, repo).parent.glob("*.py")
-                 if p.name != "__init__.py"}
+                 if p.name != "__init__.py" and p.stem not in NOT_GRADING}
     seen: dict[str, Path] = {}
     while todo:
         name = todo.pop()

@@ -196,7 +196,7 @@ def run_notebook(nb, cwd: Path, stop_after: int | None = None, timeout: float = 
     env = dict(os.environ, TMPDIR=tmpdir, MPLBACKEND="module://matplotlib_inline.backend_inline",
                **{MARKER_ENV: marker})
     env.pop("LAB_AUDIT_ID", None)
-    from lab_snippets.book.preexec import ipc_kernel_manager
+    from lab_snippets.testing.ipckernel import ipc_kernel_manager
 
     # unix sockets, not TCP ports: a port jupyter_client picked can be taken by another process before
     # the kernel binds it (seen in a clean CI run: "Address already in use", "Kernel died")
