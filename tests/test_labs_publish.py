@@ -236,3 +236,18 @@ def test_a_directive_title_is_translated_like_a_paragraph():
     source = ":::{dropdown} What the grader checks\n\nBody text.\n\n:::\n\n````{note} Unknown title\n````"
     assert translate_markdown(source, table) == (
         ":::{dropdown} 评分器检查什么\n\n正文。\n\n:::\n\n````{note} Unknown title\n````")
+
+
+def test_a_released_notebook_reads_its_dropdowns_as_plain_markdown(tmp_path):
+    # The exercises keep their graded list in a MyST dropdown; a student's JupyterLab (no MyST
+    # extension) would show the fence as text. Counterfactual: the fences left in the release.
+    source = "Task.\n\n:::{dropdown} What the grader checks\n\n- **calls**: once each\n\n:::\n\nAfter."
+    assert publish.plain_directives(source) == (
+        "Task.\n\n**What the grader checks**\n\n- **calls**: once each\n\n\nAfter.")
+    text = FIXTURE.read_text(encoding="utf-8").replace(
+        "# %% [markdown]\n", "# %% [markdown]\n# :::{dropdown} Graded\n#\n# - one\n#\n# :::\n#\n", 1)
+    chapter = tmp_path / FIXTURE.name
+    chapter.write_text(text, encoding="utf-8")
+    nb = nbformat.read(publish.build_source(chapter, tmp_path / "course", lang="en"), as_version=4)
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "**Graded**" in markdown and ":::" not in markdown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -31,6 +32,27 @@ from lab_snippets.labs.markers import (
 LANGUAGES = ("en", "zh_CN")
 
 
+_DIRECTIVE_OPEN = re.compile(r"^(\s*):{3,}\{[\w-]+\}[ \t]*(.*?)\s*$")
+_DIRECTIVE_CLOSE = re.compile(r"^\s*:{3,}\s*$")
+
+
+def plain_directives(source: str) -> str:
+    """A markdown cell's MyST colon fences (``:::{dropdown} What the grader checks`` ... ``:::``)
+    as plain markdown: the title in bold, the body as it is. JupyterLab without a MyST extension
+    shows a fence as literal text; a student's notebook should read as the book's page does opened."""
+    out = []
+    for line in source.split("\n"):
+        opened = _DIRECTIVE_OPEN.match(line)
+        if opened:
+            if opened.group(2):
+                out.append(f"{opened.group(1)}**{opened.group(2)}**")
+            continue
+        if _DIRECTIVE_CLOSE.match(line):
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def build_source(chapter, course_dir, lang="en"):
     """Write ``source/<stem>/<stem>.ipynb`` (instructor version with nbgrader metadata).
 
@@ -50,6 +72,9 @@ def build_source(chapter, course_dir, lang="en"):
         except LookupError as exc:
             raise LabError(str(exc)) from exc
         nb.metadata["language"] = lang
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = plain_directives(cell.source)
     nb.metadata.pop("jupytext", None)
     nb.metadata["kernelspec"] = kernelspec()
     mark_notebook(nb, chapter.name)
