@@ -283,6 +283,8 @@ else:
 # 2. then await them one by one in **reverse** order;
 # 3. return their results in the order they were awaited.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (no ids, one, several; ids in any order, negative ones, the
 # same id more than once; bodies that take time and bodies that raise):
 #
@@ -295,6 +297,8 @@ else:
 # - **cancellation**: when the caller cancels `run_in_reverse`, it ends cancelled and no later
 #   body runs;
 # - **several callers at once**, each with its own `log`: each call behaves as if alone.
+#
+# :::
 #
 # The visible test below shows one run.
 

@@ -202,7 +202,7 @@ async def stream_then_read(client: httpx.AsyncClient, url: str,
     return after_send - before, after_read - after_send, len(body)
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 counter, stop = {"turns": 0}, asyncio.Event()
 async with LatencyServer(latency=0.05, body=b"x" * 100_000) as server:
     async with httpx.AsyncClient(timeout=5) as client:
@@ -389,6 +389,8 @@ assert slow_reply == "reply to slow request"
 # The condition usually becomes true because *another task* changes something, so a
 # `wait_until` that blocks the loop will never see it happen.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (an `interval` shorter or longer than `timeout`; a condition
 # that holds at the first check, after a few checks, once another task sets it, or never; an
 # `is_ready()` that takes a while to answer, or that raises; a caller that cancels the call; one
@@ -416,6 +418,8 @@ assert slow_reply == "reply to slow request"
 #
 # - **several callers at once**: each counts its own checks, none holds up another, and no
 #   call leaves a task running when it ends.
+#
+# :::
 #
 # The visible test below shows one run.
 

@@ -426,6 +426,8 @@ print("✓ done right after create_task:", done_at_creation)
 #    `score_group` midway: the calls are cancelled, and gone, before the `CancelledError`
 #    reaches the caller.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (no names, one, several, over a hundred; the same name more
 # than once; calls that take any time, several that finish at the same moment, calls that raise,
 # calls that take a while to clean up once cancelled):
@@ -449,6 +451,8 @@ print("✓ done right after create_task:", done_at_creation)
 # - **when it ends**: when the last result is in, or the error or cancel plus the cleanup of
 #   the cancelled calls: not earlier (no call left running), not later;
 # - **several callers at once**, each with its own `score_one`: each call behaves as if alone.
+#
+# :::
 #
 # The visible test below shows one run.
 

@@ -14,7 +14,7 @@
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. end such a loop cleanly: cancel what is left and wait for it.
 #
-# **Needs** chapters 02 and 03 · about 35 minutes
+# **Needs** chapters 02 and 03 · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -325,6 +325,8 @@ else:
 #    same when a job raises (then let its error through) and when the caller cancels
 #    `first_results`.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (`wanted` and `limit` from 1 up; jobs that take any time,
 # several that finish at the same moment, two that return the same value, jobs that never
 # finish, jobs that raise, jobs that take a while to clean up once cancelled):
@@ -343,6 +345,8 @@ else:
 # - **when it ends**: the moment the last result (or the error, or the cancel) is in, plus the
 #   time the cancelled jobs take to clean up: not earlier, not later; no job is left running;
 # - **several callers at once**, each with its own `start_work`: each call behaves as if alone.
+#
+# :::
 #
 # The visible test below shows one run.
 

@@ -386,6 +386,8 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 #    counts are over the tasks in `tasks` at the call: a running set that drops tasks as they
 #    finish is read once, when `drain` starts.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (no task, one, several; tasks that finish, fail or never
 # finish on their own; cleanups that are quick, slow, longer than `cleanup_budget` or endless;
 # `tasks` as a plain set or as a session's running set, which drops each task as it finishes
@@ -402,6 +404,8 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # - **errors**: `drain` never raises.
 #
 # The tasks use `slow_request` below, which frees its slot in `finally`.
+#
+# :::
 
 # %%
 async def slow_request(duration: float, freed: list[float], fail: bool = False) -> str:

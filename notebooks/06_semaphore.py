@@ -345,6 +345,8 @@ print("✓ default tasks: 0 inside right after create_task"
 #    left running (chapter 03's `TaskGroup` does this; an `ExceptionGroup` that contains the
 #    error counts as "coming out").
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (no prompts, one, several; the same prompt more than once;
 # `limit` from 1 up, below and above the number of prompts; calls that take any time, several
 # that finish at the same moment, calls that raise, calls that take a while to clean up once
@@ -375,6 +377,8 @@ print("✓ default tasks: 0 inside right after create_task"
 #   the cancelled calls: not earlier (no call left running), not later;
 # - **several callers at once**, each with its own `generate`: each call behaves as if alone
 #   (its semaphore is its own).
+#
+# :::
 #
 # The visible test below shows one run.
 #

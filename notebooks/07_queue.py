@@ -421,6 +421,8 @@ print("✓ the loop kept beating while it polled; not one beat while get() block
 #
 # With `n_workers` workers (at least 1), up to `n_workers` items should be processed at once.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (no items, one, several; any value, `None` too; the same item
 # more than once; more workers than items; queue bounds from 1 up; calls of `process` that take
 # any time, several that finish at the same moment, calls that raise, calls that take a while to
@@ -446,6 +448,8 @@ print("✓ the loop kept beating while it polled; not one beat while get() block
 #   result, or the error or cancel plus the workers' cleanup;
 # - **several callers at once**, each with its own queue and `process`: each call behaves as if
 #   alone.
+#
+# :::
 
 # %%
 async def double_slowly(x: int) -> int:

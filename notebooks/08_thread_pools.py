@@ -374,6 +374,8 @@ else:
 #    thread has returned (it will, within a step), and only then let the `TimeoutError` or the
 #    cancellation propagate.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (work that ends in time, that outlasts its deadline, or that
 # raises; work that takes a while to wind down once it sees `stop`; a caller that cancels the
 # call; one to three calls at once on one pool):
@@ -390,6 +392,8 @@ else:
 # - **the loop stays free** while the call waits, the wind-down included;
 # - **several calls at once**: each has its own stop event, so one call's deadline stops only
 #   its own work; the work runs on `pool`, which still takes work afterwards.
+#
+# :::
 #
 # The visible test below shows one run.
 

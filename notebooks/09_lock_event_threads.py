@@ -354,6 +354,8 @@ else:
 #
 # The caller owns `stop`; it sets it and joins the thread with a timeout.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (a short interval or a long one; a `check()` that takes a
 # while, longer than the interval or not, or whose first call stalls for several intervals;
 # `stop` set before the call, during a wait, or while `check()` runs; one to three checkers at
@@ -371,6 +373,8 @@ else:
 #
 # `check()` raises nothing in these runs: what your thread does with an exception from it is
 # up to you.
+#
+# :::
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def start_periodic_check(check, interval: float, stop: threading.Event) -> threading.Thread:

@@ -427,6 +427,8 @@ assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
 # 3. yield the booted resource, and `await resource.close()` when the caller's block ends, on
 #    every path: normal exit, an exception, or cancellation.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (1 to 4 users at once sharing `permits`, 1 to 3 permits;
 # `attempts` from 1 up; boots that take any time and fail or succeed in any pattern; blocks that
 # exit, raise or are cancelled; callers cancelled while they wait for a permit, boot or use the
@@ -447,6 +449,8 @@ assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
 # flight and what is still open. (Until you write the body, the tests fail with "'coroutine'
 # object is not an async iterator": without a `yield`, the function is not an async generator
 # yet, so `@asynccontextmanager` cannot drive it.)
+#
+# :::
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 class ResourceLedger:

@@ -420,6 +420,8 @@ print("✓ the thread ran in the context it was given and saw req-7")
 #
 # It must give correct parents when many tasks trace at once on one loop.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated programs (1 to 3 tasks side by side; spans nested up to three
 # deep, names that repeat; tasks started inside open spans; waits that interleave the tasks;
 # blocks that raise):
@@ -430,6 +432,8 @@ print("✓ the thread ran in the context it was given and saw req-7")
 #   what it was, whether the block ends or raises; a task's spans never show in its creator's
 #   stack;
 # - **the log**: one entry per span, in the order the spans open.
+#
+# :::
 
 # %%
 TRACE_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(

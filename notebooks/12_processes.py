@@ -309,7 +309,7 @@ if 0 < both_processes < 0.5:
 # which the worker does not have. Predict what happens, then run. (`square` is the same
 # function, defined in the course's worker module.)
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def square_in_notebook(x: int) -> int:
     return x * x
 
@@ -508,6 +508,8 @@ assert exit_status == 3
 #    otherwise;
 # 4. leave no worker process behind, whether it returns, times out or a call raises.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on generated runs (no calls, one, or more calls than workers; the same arguments
 # twice; calls that take different times, so they finish out of order; calls that raise; one
 # or two workers) and on fixed ones:
@@ -524,6 +526,8 @@ assert exit_status == 3
 #
 # The workers you will be given come from `lab_snippets.proc_workers`:
 # `pid_and_span(seconds)` returns `(pid, start, end)`, and `fail_with(message)` raises.
+#
+# :::
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def parallel_starmap(fn, arg_tuples: list[tuple], workers: int, timeout: float) -> list:

@@ -502,6 +502,8 @@ print("✓ the loop from make_debug_loop ran in debug mode")
 #
 # Remember chapter 08: a timeout on the waiting side does not stop the work by itself.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (one to three synchronous callers at once, each in a thread
 # of its own, sharing one loop thread; coroutines that return a value, the same one twice or
 # `0` or `None` included, after 0.02 s or 0.3 s; coroutines that raise, a `TimeoutError` of
@@ -517,6 +519,8 @@ print("✓ the loop from make_debug_loop ran in debug mode")
 # - **what is left**: the coroutine that timed out is cancelled on its loop (its cleanup may
 #   still be running there when `TimeoutError` reaches the caller), and no task is left pending
 #   there once that cleanup ends; the other callers' coroutines and the loop itself are untouched.
+#
+# :::
 #
 # The visible test below shows one run.
 

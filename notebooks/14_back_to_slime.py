@@ -559,10 +559,7 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 #
 # ## Exercise 14.1 · A harness step that owns its child
 #
-# The polling harness step leaves a hung child to the sandbox's close. That is fine in slime,
-# where killing the sandbox kills everything in it, but a step that starts a process should
-# be able to stop it itself. Implement `run_harness_owned` with the same signature and
-# results as `run_harness`:
+# Implement `run_harness_owned` with the same signature and results as `run_harness`:
 #
 # 1. start the harness in the sandbox: `proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))`;
 # 2. wait for it to finish, for at most `budget` seconds from the start, without polling;
@@ -572,6 +569,8 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 #    the end), then return `(BUDGET_EXCEEDED, None)`;
 # 5. if the step is cancelled, kill and reap the child, and let the cancellation propagate;
 # 6. on every path, call `sandbox.forget(proc)` once the child has been reaped.
+#
+# :::{dropdown} What the grader checks
 #
 # The hidden test plugs your step into `agent_task`, and checks that the child is gone
 # *before* the step returns or raises, that the budget is honoured, and that cancellation
@@ -590,6 +589,8 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 # - **what is left**: the child killed (SIGKILL, which no child can ignore), reaped and its
 #   output read to the end before the step returns or the cancellation leaves it; `forget`
 #   called once, after reaping.
+#
+# :::
 #
 # The visible test below shows one run; `ResourceRegistry` is the ledger that records who
 # holds which resource, since when.

@@ -320,12 +320,14 @@ print("✓ nobody continued before the last worker had paused")
 #    instead of starting another.
 # 2. Otherwise start `load(path)` as a task and record it in `in_flight`. It must disappear
 #    from `in_flight` as soon as it finishes, with a result or an error, so that a later call
-#    loads afresh (this shares work in flight; it is not a cache).
+#    loads afresh.
 # 3. A caller that is cancelled stops waiting, but the load carries on for everyone else, and
 #    a caller that arrives after that still joins the same load.
 # 4. An error from the load reaches every caller that waited for it.
 #
-# Decide for yourself whether you need a lock: look at where your `await`s are.
+# Whether you need a lock depends on where your `await`s are.
+#
+# :::{dropdown} What the grader checks
 #
 # Graded, on many generated runs (one caller or several; the same path or different paths;
 # callers arriving at once, while a load is in flight or in the loop turn in which it ends;
@@ -351,6 +353,8 @@ print("✓ nobody continued before the last worker had paused")
 # - **when each caller ends**: the moment its load ends, not later;
 # - **what is left**: the entry in `in_flight` until its load ends, and gone once it has ended,
 #   even if every caller was cancelled.
+#
+# :::
 #
 # The visible test below shows one run.
 

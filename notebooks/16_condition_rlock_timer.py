@@ -535,6 +535,8 @@ if sys.version_info >= (3, 13):
 # Several consumers may call `take_batch` at once: no item may be taken twice, and every
 # batch must have exactly `size` items.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (one to three consumers at once; `size` from 1 to 3; items
 # already there, put one by one while the consumers wait, or both; the same value more than
 # once; enough items for every consumer, or not; a `cond` whose lock lets the other threads
@@ -547,6 +549,8 @@ if sys.version_info >= (3, 13):
 # - **timeout**: `None` only once `timeout` has run out, not before, and one deadline for the
 #   whole wait; a take that times out removes nothing;
 # - **what is left**: exactly the items no batch took, in their order.
+#
+# :::
 #
 # The visible test below shows one run.
 

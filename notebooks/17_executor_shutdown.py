@@ -408,6 +408,8 @@ else:
 #
 # The pool may have more workers than `max_in_flight`: the bound must come from your code.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (no items, one, several, the same item more than once, in any
 # order; `max_in_flight` below and above the number of items and of the pool's workers; jobs
 # that take any time, that never end, or that raise):
@@ -424,6 +426,8 @@ else:
 # - **what is left**: when `map_bounded` ends with an error or a timeout, no submitted job is
 #   still waiting for a worker (cancel the outstanding futures; a job already running may
 #   finish).
+#
+# :::
 #
 # The visible test below shows one run.
 

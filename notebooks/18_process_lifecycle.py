@@ -427,6 +427,8 @@ workers_end.close()
 #
 # In every case the process must be reaped when the function returns: no zombie left.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated runs (one or two processes stopped at once, each from a thread
 # of its own: one that has already exited, with exit code 0 or another; one that honours
 # SIGTERM; one that cleans up for 0.05 s on SIGTERM and exits with its own code; one whose
@@ -441,6 +443,8 @@ workers_end.close()
 #   ends at SIGTERM), and no more than `grace` plus a short wait in all; a wait that the
 #   process's end wakes, not a loop that wakes itself to look;
 # - **what is left**: the process reaped (no zombie); the other processes untouched.
+#
+# :::
 #
 # The visible tests below show two runs; `pid_after(seconds)` is a worker that sleeps that long,
 # then returns its pid, and ends at SIGTERM as a process does by default.

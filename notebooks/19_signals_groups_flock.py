@@ -70,7 +70,16 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # Every program here is a command of `lab_snippets.proc_workers`. `spawn-children 2 3` starts
 # two `sleep` children, prints `ready <its pid> <child pids>` and waits for them; every
 # command ends by itself after a few seconds, so nothing can outlive a failed run for long.
-#
+# Here is the heart of `spawn-children` (`show_source` prints a course function's real
+# source):
+
+# %%
+from lab_snippets.proc_workers import _cmd_hold_flock, _cmd_spawn_children
+from lab_snippets.showcode import show_source  # prints a course function's source
+
+show_source(_cmd_spawn_children, first="children = [", last="_say(line)")
+
+# %% [markdown]
 # ## Predict, then run
 #
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
@@ -294,6 +303,11 @@ print("✓ without forwarding the child never heard of SIGTERM; with it, the chi
 # so it ends when the last descriptor of that file is closed, and the kernel closes every
 # descriptor of a process that dies, however it dies. No cleanup code has to run, which is
 # exactly what a lock that must survive crashes needs.
+#
+# The holder below is `hold-flock`: it takes the lock, says `ready <pid> <clock>` and sleeps.
+
+# %%
+show_source(_cmd_hold_flock)
 
 # %%
 with tempfile.TemporaryDirectory() as lock_dir:
@@ -329,8 +343,8 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # it also closes every other descriptor) does not get them. A child made by `fork` without an
 # exec gets a copy of every descriptor, the lock file's included; `multiprocessing` makes its
 # children that way with the `fork` start method, the default on Linux up to Python 3.13.
-# Checked on 3.11 and 3.13: a holder SIGKILLed while such a child lived left the lock held;
-# with `spawn`, the lock was free. The pattern above is safe because its holder starts no
+# A holder SIGKILLed while such a child lives leaves the lock held; with `spawn`, the lock is
+# free. The pattern above is safe because its holder starts no
 # children; a holder that does should start them with `subprocess`, `spawn` or `forkserver`.
 
 # %% [markdown]
@@ -344,6 +358,8 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # 3. otherwise SIGTERM the whole group, wait up to `grace` seconds for the leader, then
 #    SIGKILL the whole group (some members may ignore SIGTERM; the group may already be
 #    gone), reap the leader (bounded) and return its return code.
+#
+# :::{dropdown} What the grader checks
 #
 # Graded, on many generated runs (one or two jobs at once, each from a thread of its own: a
 # job that ends in time with its own code, 0 included, perhaps after writing 200 KB; a job
@@ -359,6 +375,8 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 #   `grace` has run out; no error when the group is already gone;
 # - **timing**: a return as soon as the group has ended (not after the whole `grace`);
 # - **what is left**: no member of the group running, the leader reaped.
+#
+# :::
 #
 # The visible test below shows two runs.
 

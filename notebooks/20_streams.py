@@ -14,7 +14,7 @@
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 35 minutes
+# 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -529,6 +529,8 @@ print("✓ server.close() left the connection open; closing it ended the client'
 #    fails or is cancelled, `writer.transport.abort()` first: `close()` waits to send what is
 #    still buffered, and a peer that has stopped reading never takes it.
 #
+# :::{dropdown} What the grader checks
+#
 # The hidden test uses servers that dribble replies a few bytes at a time, lie about lengths
 # and hang up mid-reply, and checks that no connection of yours is left open.
 #
@@ -542,6 +544,8 @@ print("✓ server.close() left the connection open; closing it ended the client'
 # each error, when the caller cancels the call, and when it cancels it while a write waits
 # for a peer that has stopped reading (the call then ends within a few seconds of the cancel,
 # not when the peer gives up).
+#
+# :::
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def fetch_replies(host: str, port: int, payloads: list[bytes], max_reply: int) -> list[bytes]:

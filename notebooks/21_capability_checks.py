@@ -430,6 +430,8 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 # **one after another, in order** (each sees the previous one's result), await a result only
 # when it is awaitable, and return the final sample.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on many generated chains (from no hook to five, every kind above mixed; results
 # that repeat, are falsy or are objects that are not awaitable; hooks that wait or raise; a
 # caller cancelled mid-chain):
@@ -445,6 +447,8 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 #   raised inside a hook (a `TypeError` included) reaches the caller; no later hook is called;
 # - a caller cancelled while a hook's result is awaited ends at once: that hook is cancelled
 #   with it (nothing is left running) and no later hook is called.
+#
+# :::
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def apply_hooks(sample, hooks):

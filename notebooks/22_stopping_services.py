@@ -298,6 +298,8 @@ assert len(cleanups) == 6
 # 5. return `0` if every job in flight finished within the budget, `143` (128 + SIGTERM) if
 #    some had to be cancelled.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, in a real service process (real signals, an idle loop) and on many generated runs
 # on virtual time (from no job to six, arriving together or apart, before SIGTERM, in the
 # same loop turn or after it; jobs short and long, jobs that raise, cleanups quick, slow or
@@ -332,6 +334,8 @@ assert len(cleanups) == 6
 # real signals, and read what its jobs printed; the generated runs call it on an event loop
 # whose clock jumps to the next timer, where SIGTERM is delivered to the handler you installed.
 # Write it with the names this cell's imports and `asyncio` provide.
+#
+# :::
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 import asyncio

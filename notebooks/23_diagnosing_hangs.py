@@ -186,8 +186,18 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 #   cells below use `faulthandler`, which needs no permission at all.
 #
 # `frozen` starts two threads that deadlock, each holding one lock and waiting for the other.
-# They stay stuck until we close the child's stdin (or, at the latest, for 5 s). We send it
-# SIGUSR1 while it is stuck. Predict: does the signal end the process?
+# They stay stuck until we close the child's stdin (or, at the latest, for 5 s). With
+# `--register` it first asks `faulthandler` to dump every thread's stack on SIGUSR1
+# (`show_source` prints the course function's real source):
+
+# %%
+from lab_snippets.hangs import _cmd_frozen
+from lab_snippets.showcode import show_source  # prints a course function's source
+
+show_source(_cmd_frozen, first="if args.register", last="take_b_then_a(")
+
+# %% [markdown]
+# We send it SIGUSR1 while it is stuck. Predict: does the signal end the process?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output until it says enough"}
 def read_until(stream, *words: str, timeout: float = 5) -> str:
@@ -201,7 +211,7 @@ def read_until(stream, *words: str, timeout: float = 5) -> str:
     return text
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
@@ -404,6 +414,8 @@ print("✓ the slow-callback warning names the task that held the loop")
 # 3. report once per stall: no second report until progress has resumed and stalled again;
 # 4. never stop or interrupt the program; return soon after `stop` (a `threading.Event`) is set.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on real threads and on many generated runs in which the watchdog's clock and waits
 # are virtual (`poll` 0.01 to 0.05 s, `stall` 5 to 8 polls; waits and sleeps that wake on time
 # or up to one `poll` late, as on a loaded machine; progress that counts up or wraps around to
@@ -427,6 +439,8 @@ print("✓ the slow-callback warning names the task that held the loop")
 #   `loop` when one is given;
 # - **stop**: the watchdog returns within one `poll` of `stop` being set (one turn, when the wait
 #   wakes late), and appends nothing after, not even for a stall whose time came while it slept.
+#
+# :::
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def watch_progress(progress, stall: float, reports: list[str], stop: threading.Event,

@@ -316,7 +316,12 @@ show_source(alarm_timeout)
 # %% [markdown]
 # The command `alarm-timeout` runs 3 s of scoring inside `with alarm_timeout(0.05):`, in the
 # main thread or in a worker thread of a child process, and prints what happened: `timed-out`
-# and the seconds it ran, or `refused` and the error.
+# and the seconds it ran, or `refused` and the error:
+
+# %%
+from lab_snippets.cpu_work import _cmd_alarm_timeout
+
+show_source(_cmd_alarm_timeout)  # prints the real source of the command
 
 # %%
 CPU_WORK = [sys.executable, "-m", "lab_snippets.cpu_work", "alarm-timeout", "0.05"]
@@ -355,6 +360,8 @@ print("✓ the alarm cut the work short in the main thread and was refused in a 
 # 3. send every other text to the process pool `pool` with `loop.run_in_executor`, all of them
 #    at once (the pool has several workers), and await them together.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on the chapter's process pool and on many generated runs with a stand-in pool
 # (from no text to six; repeated texts, empty ones, texts that are not ASCII; `inline_below`
 # from 0 up, so that a text may be exactly `inline_below` long):
@@ -366,6 +373,8 @@ print("✓ the alarm cut the work short in the main thread and was refused in a 
 # - **at once**: the long texts all handed to the pool before the first of them is awaited;
 # - **loop free**: the event loop keeps running while the pool works (no blocking wait inside
 #   `score_all`); `score` itself never raises.
+#
+# :::
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def score_all(texts: list[str], pool, inline_below: int) -> list[tuple[int, int]]:

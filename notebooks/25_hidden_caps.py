@@ -378,12 +378,13 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 #    and never pile up beyond `burst`;
 # 2. `await bucket.take()` returns at once when a token is available and takes it; otherwise
 #    it waits, with `await sleep(seconds)`, just long enough for one to come back;
-# 3. read the time only with `clock()` and wait only with `sleep` (the tests pass a virtual
-#    clock, so they run instantly and exactly);
+# 3. read the time only with `clock()` and wait only with `sleep`;
 # 4. many tasks may call `take()` at once: over **any** stretch of time from a to b, at most
 #    `burst + rate × (b − a)` takes may return;
 # 5. takes are served in the order they were called: one that arrives while another waits
 #    queues behind it, even at the moment a token comes back.
+#
+# :::{dropdown} What the grader checks
 #
 # Graded, on many generated runs (`rate` and `burst` from 1 up; from one take to eight, called
 # one after another or several at the same instant, after idle stretches short or long; takes
@@ -402,10 +403,18 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 #   and the takes behind it move up;
 # - **time** only through `clock` and `sleep`.
 #
-# The visible test below shows one run. From here on, time is simulated: the test passes a
+# :::
+#
+# The visible test below shows one run, on a virtual clock.
+#
+# :::{dropdown} How the tests keep time
+#
+# From here on, time is simulated: the test passes a
 # `VirtualClock`, whose `time()` reads a virtual clock and whose `sleep(dt)` waits on it;
 # `clock.drive(coroutine)` runs the coroutine and, whenever every task is asleep, jumps the
 # clock to the next wake-up, so no real time passes.
+#
+# :::
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 class TokenBucket:

@@ -429,6 +429,8 @@ print("✓ the watcher threads match this Python's child watcher")
 # 4. never block the event loop;
 # 5. if the caller cancels `run_tool`, do the same cleanup and let the cancellation through.
 #
+# :::{dropdown} What the grader checks
+#
 # Graded, on generated process families (one or two callers at once; a leader that waits for
 # its children, exits at once and leaves them holding the pipes, or hangs; children and
 # grandchildren that ignore SIGTERM or not; outputs larger than a pipe holds):
@@ -443,6 +445,8 @@ print("✓ the watcher threads match this Python's child watcher")
 # - **cancellation**: a caller cancelled mid-run gets `CancelledError`, after the same cleanup;
 # - **several callers**: calls at once do not disturb one another;
 # - **the event loop** keeps running while the tool runs.
+#
+# :::
 #
 # The visible test below shows one run.
 

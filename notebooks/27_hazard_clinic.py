@@ -423,6 +423,7 @@ async def cancel_the_updating_request(endpoint_class) -> dict:
     return report
 
 
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 model_report = await cancel_the_updating_request(UpdateEndpoint)
 fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
 print("model:", model_report)
@@ -576,8 +577,8 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # ## Exercise 27.1 · Find and fix the hazard
 #
 # A reward client coalesces duplicate requests: concurrent `get(key)` calls for the same key
-# should share one call of `score(key)`. Here is the code as someone wrote it. Read it as this
-# chapter read slime: what shape does it have, and what happens when a caller is cancelled?
+# should share one call of `score(key)`. What shape does this code have, and what happens
+# when a caller is cancelled?
 #
 # ```python
 # class Coalescer:
@@ -606,11 +607,12 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # 1. concurrent `get(key)` calls for one key share one call of `score(key)` and all get its
 #    value, or all get its exception;
 # 2. calls for different keys run concurrently;
-# 3. once the shared call has ended, the next `get(key)` calls `score(key)` again (nothing is
-#    remembered, failures included);
-# 4. cancelling any one caller (the first or a later one) must not affect the others: they
+# 3. once the shared call has ended, the next `get(key)` calls `score(key)` again;
+# 4. cancelling any one caller must not affect the others: they
 #    still get the value, and a `get(key)` that arrives after the cancellation, while the call
 #    still runs, joins that call instead of starting a second one.
+#
+# :::{dropdown} What the grader checks
 #
 # Graded, on many generated runs (one to five `get` calls for one or two keys, arriving at
 # different times, some in the very loop turn in which a call ends; calls of `score` that take
@@ -639,6 +641,8 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 #   its end even when all its callers have been cancelled, and the other callers notice nothing;
 # - **nothing left**: once every call of `score` has ended, no task of the `Coalescer` is still
 #   running.
+#
+# :::
 #
 # The visible test below shows one run.
 

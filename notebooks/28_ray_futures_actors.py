@@ -23,23 +23,35 @@
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
-# **What it costs.** The second code cell starts a private Ray on this machine: about ten
-# processes (Ray's control store, a raylet, a monitor, a dashboard in minimal mode, a log
-# monitor, two agents and two idle workers) and about 700 MB of memory. On the course's
-# two-core machine `ray.init` takes several seconds, and longer still when other
-# programs are busy on both cores; the cell prints how long this start took, and
-# `python -m lab_snippets.bench.ray_start` times ten. The time is mostly spent starting those
-# Python processes. A start that fails is tried once more only if
-# the time left of its 40 s budget allows another; otherwise the cell stops with a
-# `RayStartError` that names what did not start and where Ray's logs were kept. Everything
-# listens on 127.0.0.1 only and writes into a temporary folder; the chapter's last cells stop
-# Ray and remove the folder. `lab_snippets.raylab` explains each setting it applies and why.
+# **What it costs.** The second code cell starts a private Ray on this machine
+# (`raylab.start`, a course helper; `raylab.stop` at the end stops it): about ten processes,
+# about 700 MB of memory and a few seconds. Ray has no wheels for Python 3.15 yet, so read
+# this chapter on 3.11 to 3.14.
 #
-# **Which Python.** Ray 2.60.0, the release the course pins, publishes wheels for Python 3.11
-# to 3.14 and none for 3.15. On 3.15, `pip install -r requirements.txt` leaves Ray out, so
-# `import ray` fails and Part VI cannot run: the course's tests skip its cells with that reason,
-# and `labs validate` reports its labs as skipped. Read it on 3.11 to 3.14; on 3.15 it comes back
-# by itself once Ray publishes wheels for it.
+# :::{dropdown} Why the course does it this way
+#
+# The ten processes are Ray's control store, a raylet, a monitor, a dashboard in minimal mode,
+# a log monitor, two agents and two idle workers. On the course's two-core machine `ray.init`
+# takes several seconds, and longer still when other programs are busy on both cores; the
+# cell prints how long this start took, and `python -m lab_snippets.bench.ray_start` times
+# ten. The time is mostly spent starting those Python processes. A start that fails is tried
+# once more only if the time left of its 40 s budget allows another; otherwise the cell stops
+# with a `RayStartError` that names what did not start and where Ray's logs were kept.
+# Everything listens on 127.0.0.1 only and writes into a temporary folder; the chapter's last
+# cells stop Ray and remove the folder. `lab_snippets.raylab` explains each setting it applies
+# and why.
+#
+# Ray is imported after `lab_snippets`, whose import keeps jsonschema's slow optional grammar
+# (about a second of CPU, for a string format Ray never checks) out of this process;
+# `raylab.start` keeps it out of every process Ray starts.
+#
+# Ray 2.60.0, the release the course pins, publishes wheels for Python 3.11 to 3.14 and none
+# for 3.15. On 3.15, `pip install -r requirements.txt` leaves Ray out, so `import ray` fails
+# and Part VI cannot run: the course's tests skip its cells with that reason, and `labs
+# validate` reports its labs as skipped. On 3.15 it comes back by itself once Ray publishes
+# wheels for it.
+#
+# :::
 
 # %%
 import asyncio
@@ -52,11 +64,6 @@ from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
-
-# %% [markdown]
-# Ray is imported after `lab_snippets`, whose import keeps jsonschema's slow optional grammar
-# (about a second of CPU, for a string format Ray never checks) out of this process;
-# `raylab.start` keeps it out of every process Ray starts.
 
 # %%
 import ray
@@ -197,7 +204,7 @@ async def three_reads(read, first: int) -> list[str]:
     return finished
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with borrowed_default_executor(max_workers=2):  # a default pool of 2 threads
     in_threads = await three_reads(ray_get_in_thread, 10)
 awaited_refs = await three_reads(read_with_await, 20)
@@ -227,7 +234,7 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # loop of `ray.wait(num_returns=1)` hand them back? And what does `timeout=0` return for a
 # job that is still running?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 jobs = [gate.wait_open.remote(30 + k) for k in range(3)]
 pending, handed_back = list(jobs), []
 for k in (2, 0, 1):
@@ -258,12 +265,12 @@ print("✓ ray.wait handed back what had finished, whatever its place in the lis
 #
 # ## `max_concurrency` is a semaphore on an async actor
 #
-# An async actor runs its calls as tasks on one event loop in the actor's process, up to
-# `max_concurrency` of them at once (1000 unless you say otherwise); the others queue. Nine
-# calls arrive together at an actor with `max_concurrency=3`. How many are inside the method
-# at the peak?
+# An async actor (one with `async def` methods) runs its calls as tasks on one event loop in
+# the actor's process. Its `max_concurrency` option is 1000 unless you say otherwise. Nine
+# calls of 0.15 s arrive together at an actor with `max_concurrency=3`. How many are inside
+# the method at the peak?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 @ray.remote
 class Poster:
     def __init__(self):
@@ -295,9 +302,11 @@ assert peak == 3, f"{peak} calls were inside the actor at once with max_concurre
 print("✓ never more than 3 calls inside the async actor, and all 9 done")
 
 # %% [markdown]
-# The actor recorded when each call entered and left `post`. On Linux `time.monotonic()` is
+# Three at most: the other calls queued until one left, so `max_concurrency` is the semaphore
+# of chapter 06, built into the actor. The actor recorded when each call entered and left
+# `post`. On Linux `time.monotonic()` is
 # one clock for every process of the machine, so the spans line up: three lanes of work, in
-# three waves, the semaphore of chapter 06 built into the actor.
+# three waves.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
@@ -311,13 +320,12 @@ assert tl.max_overlap(state="running") == 3
 # %% [markdown]
 # ## A synchronous actor runs one call at a time
 #
-# Without `async def` methods and without `max_concurrency`, an actor runs its calls one
-# after another, in the order they arrive from one caller. That makes a read-modify-write on
-# the actor's state safe even with a pause in the middle: the race of chapter 09 that needed
-# a lock. Twenty calls each read a counter, pause 5 ms and write it back plus one. What is
-# the final count?
+# A synchronous actor has no `async def` methods and no `max_concurrency`. Twenty calls from
+# one caller each read the actor's counter, pause 5 ms and write it back plus one: the
+# read-modify-write that lost updates in chapter 09 until a lock guarded it. What is the
+# final count?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 @ray.remote
 class SlowCounter:
     def __init__(self):
@@ -340,8 +348,9 @@ assert returned == list(range(1, 21)), f"lost updates or out of order: {returned
 print("✓ 20 calls, 20 updates, in call order: each call saw the state the previous one left")
 
 # %% [markdown]
-# Each call saw the state the previous one left: no update was lost, and the values came back
-# in call order. Give the same actor `max_concurrency=4` and Ray runs its synchronous methods
+# Twenty: the actor runs its calls one after another, in the order they arrive from one
+# caller, so each call saw the state the previous one left. No update was lost, and the
+# values came back in call order. Give the same actor `max_concurrency=4` and Ray runs its synchronous methods
 # on a pool of 4 threads: the counter then loses updates exactly as chapter 09's threads did.
 # slime's engine lock (below) relies on this: its `acquire` is a check-then-set on a plain
 # attribute, safe only because the actor runs one call at a time.
@@ -360,14 +369,23 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 # ## Exercise 28.1 · An awaitable lock on an actor
 #
 # `TryLock` below has the shape of slime's engine lock: `try_acquire()` takes the lock and
-# returns `True` if it is free, and returns `False` otherwise; `release()` frees it. slime's
-# trainer takes it by asking again and again until the answer is `True`.
+# returns `True` if it is free, `False` otherwise; `release()` frees it. slime's trainer asks
+# again and again until the answer is `True`.
 #
 # Write `async def acquire(lock, poll=0.01, timeout=2.0)` for coroutines:
 #
 # 1. ask `lock.try_acquire` until it answers `True`, then return the number of attempts; an
 #    exception from `try_acquire` (the actor died) reaches the caller, with no further attempt;
 # 2. never block the event loop while you wait (no `ray.get`, no `time.sleep`);
+# 3. pause `poll` seconds between attempts;
+# 4. give up with `TimeoutError` once `timeout` seconds have passed since the call began;
+# 5. if the caller is cancelled mid-attempt, await that attempt's answer, `release()` the lock
+#    if it got it, and let the `CancelledError` go on.
+#
+# :::{dropdown} What the grader checks
+#
+# Rules 3 to 5 in full:
+#
 # 3. pause `poll` seconds between attempts, so that a held lock is not asked hundreds of times
 #    a second;
 # 4. give up with `TimeoutError` once `timeout` seconds have passed since the call began (one
@@ -397,6 +415,8 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 #   when the cancel lands while an attempt that takes the lock is in flight;
 # - **nothing left**: the lock is never left taken by nobody, after a return, a
 #   `TimeoutError` or a cancel.
+#
+# :::
 
 # %%
 @ray.remote

@@ -41,8 +41,7 @@
 # :::
 #
 # **Which Python.** Like chapter 28, this chapter needs Ray, which has no wheel for Python 3.15
-# yet: on 3.15 it cannot run, and the tests and `labs validate` skip it and say why. Use 3.11 to
-# 3.14.
+# yet: on 3.15 it cannot run. Use 3.11 to 3.14.
 
 # %%
 import glob
@@ -220,7 +219,7 @@ assert not ray.wait(calls, timeout=0.5)[0], "no call finishes in half a second"
 killed_at = time.monotonic()
 ray.kill(doomed, no_restart=True)
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the result"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 half_the_work = ReferenceWait(10)  # a plain wait of half the work, beside the calls
 outcomes, ended_at = [], []
 for ref in calls:
@@ -343,15 +342,19 @@ ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 # its waits bounded. `engines` maps names to handles; `ping(handle)` starts a health call and
 # returns a reference (the call runs from then on, as a Ray call does, so an answer's time
 # counts from its ping); `get(ref, timeout)` waits for it and raises (on a timeout or a failed
-# call); `kill(handle)` ends the engine. With Ray, `ping` is `lambda e: e.health.remote(...)`,
-# `get` is `raylab.get`, which is `ray.get` with the timeout passed by position (Ray's own
-# takes it by keyword only), and `kill` is `ray.kill`; the tests pass stand-ins.
+# call); `kill(handle)` ends the engine. The tests pass stand-ins.
 #
 # 1. `start()` starts one thread that checks every engine in turn, then waits `interval`
 #    seconds, then checks again, until `stop()`;
 # 2. a check waits at most `timeout`; an engine whose check times out or raises (in `ping` or
 #    in `get`) is killed once, its name appended to `self.killed`, and never checked again;
 # 3. `stop()` returns promptly, even in the middle of an `interval`, and leaves no thread.
+#
+# :::{dropdown} What the grader checks
+#
+# With Ray, `ping` is `lambda e: e.health.remote(...)`, `get` is `raylab.get`, which is
+# `ray.get` with the timeout passed by position (Ray's own takes it by keyword only), and
+# `kill` is `ray.kill`.
 #
 # Graded, on generated fleets (one to three engines: healthy, healthy but slow to answer,
 # failing in `ping` or in `get`, stuck, or stuck from some moment on; a quick or a slow `kill`;
@@ -368,6 +371,8 @@ ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 # - **stop()** returns within about `timeout`, even with a long `interval`, a slow `kill`, or
 #   in the middle of a round of several checks that each take their whole `timeout` (it does
 #   not wait for the round to end), and no thread of the monitor is left running after it.
+#
+# :::
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 class HealthMonitor:

@@ -435,7 +435,7 @@ def test_each_course_instrument_is_explained_where_a_reader_first_meets_it(chapt
 # properties in a dropdown; the workers whose behaviour is the lesson are on the page; the notes on
 # how the course itself was checked are not in the reader's path.
 # Chapters whose owner (a helper of session 10) has not yet reworked them; empty this set then.
-READER3_PENDING: set[str] = {f"{n:02d}" for n in range(1, 30)}
+READER3_PENDING: set[str] = set()
 
 
 def _pending(chapter):
@@ -450,18 +450,43 @@ def _asks(markdown_source: str) -> bool:
     return text.endswith("?") or bool(re.search(r"(^|[.!?:]\s+|\*\*|# )Predict\b", text, re.M))
 
 
+def _only_defines(source: str) -> bool:
+    """A cell that shows nothing: no ``print``/``display``/plot call, and no bare value on its last
+    line (the helpers and set-up an experiment needs); or one that shows a program's source
+    (``show_source``), which is not an answer."""
+    import ast
+
+    if "show_source(" in source:
+        return True
+    if re.search(r"\b(print|display|show_call_site)\(|\.plot\(|plt\.show\(", source):
+        return False
+    try:
+        tree = ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                                   for line in source.splitlines()))
+    except SyntaxError:
+        return False
+    last = tree.body[-1] if tree.body else None
+    return not (isinstance(last, ast.Expr) and not isinstance(last.value, (ast.Call, ast.Await)))
+
+
 def test_every_question_put_to_the_reader_is_answered_behind_a_fold(chapter):
     """A markdown cell that asks (ends with a question, or says "Predict ...") is followed by the
-    cell that answers it: its output is folded ("Show the answer"), so the reader can guess first.
-    A slime quote after a question is exempt (a quote is not an answer). Counterfactual: chapter
-    28 of session 9, whose four questions were each followed by their printed answer."""
+    cell that answers it (the first after it that prints: helpers and a program's source may come
+    between): its output is folded ("Show the answer"), so the reader can guess first. A slime
+    quote after a question is exempt (a quote is not an answer). Counterfactual: chapter 28 of
+    session 9, whose four questions were each followed by their printed answer."""
     _pending(chapter)
-    nb = notebook(chapter)
+    cells = notebook(chapter).cells
     open_answers = []
-    for before, cell in zip(nb.cells, nb.cells[1:], strict=False):
-        if before.cell_type != "markdown" or cell.cell_type != "code" or not _asks(before.source):
+    for i, before in enumerate(cells):
+        if before.cell_type != "markdown" or not _asks(before.source):
             continue
-        if "show_call_site" in cell.source or tags(cell) & FOLDED_OUTPUT:
+        after = cells[i + 1:]
+        answer = next((c for c in after if c.cell_type == "markdown" or not _only_defines(c.source)),
+                      None)
+        if answer is None or answer.cell_type != "code":
+            continue
+        if "show_call_site" in answer.source or tags(answer) & FOLDED_OUTPUT:
             continue
         open_answers.append(before.source.strip().splitlines()[-1][-90:])
     assert not open_answers, (
@@ -473,8 +498,10 @@ MAX_EXERCISE_WORDS = 150
 
 
 def visible_words(markdown_source: str) -> int:
-    """Words of markdown a reader sees without opening anything (a ``:::{dropdown}`` is closed)."""
+    """Words of prose a reader sees without opening anything (a ``:::{dropdown}`` is closed; a
+    fenced code block is code to read, not words of the statement)."""
     seen, depth = [], 0
+    markdown_source = re.sub(r"^```.*?^```", "", markdown_source, flags=re.M | re.S)
     for line in markdown_source.splitlines():
         stripped = line.strip()
         if re.match(r"^:{3,}\{", stripped):
