@@ -165,15 +165,12 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 
 # %% [markdown]
 # Now the price of the limit. A fixed batch of 12 equal jobs of 0.03 s runs under limits from
-# 1 to 12. With `limit` permits the jobs go through in ceil(12 / limit) rounds, so the ideal
-# total time is ceil(12 / limit) × 0.03 s. Each limit is measured three times, the limits
-# interleaved (`lab_snippets.measure.ainterleaved`), and the best of the three is kept: a
-# burst of load on the machine can only make a run slower. A sleep never ends early, so no
-# batch can take less than its rounds × 0.03 s: raising the limit from 4 to 5 gains nothing,
-# because 12 jobs still need 3 rounds. And doubling the limit halves the rounds, so the
-# doubled limit takes about half the time of the smaller one. `ideal_batch_time(n_jobs, limit,
-# duration)` computes that floor, and `ainterleaved` runs the variants in turn, several times,
-# keeping each one's best, so that a busy machine slows them alike.
+# 1 to 12. Before you run it: does a limit of 5 finish the batch sooner than a limit of 4?
+# And how much sooner is 12 than 6?
+#
+# `ainterleaved` (from `lab_snippets.measure`) runs the limits in turn, three times each, and
+# keeps each one's best, so that a busy machine slows them alike; `ideal_batch_time(n_jobs,
+# limit, duration)` is the time the batch would take with no overhead at all.
 
 # %%
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
@@ -228,6 +225,11 @@ for fewer, more in [(1, 2), (2, 4), (3, 6), (6, 12)]:
 print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doubling halved the rounds")
 
 # %% [markdown]
+# With `limit` permits the jobs go through in ceil(12 / limit) rounds, and a sleep never ends
+# early, so no batch takes less than its rounds × 0.03 s. A limit of 5 gains nothing over 4,
+# because 12 jobs still need 3 rounds; doubling the limit halves the rounds, and so about
+# halves the time.
+#
 # Two readings of the curve matter for slime. Below the number of jobs, each extra permit
 # buys time only when it removes a whole round. And the limit is not free to raise: here the
 # "server" is a sleep that never slows down, while a real inference server gets slower per

@@ -36,11 +36,11 @@ figure_style()
 # ## A Future is a box that a callback fills
 #
 # An `asyncio.Future` holds no work. It is a box: someone calls `set_result` on it, and
-# whoever awaits it wakes up with the value. Here a timer callback fills it after 0.05 s. Its
-# done-callbacks are not called inside `set_result`: the loop schedules them to run on its
-# next turn, in the order they were added.
+# whoever awaits it wakes up with the value. Here a timer callback fills it after 0.05 s, and
+# a done-callback was added to it beforehand. Which is noted first: "set_result returned" or
+# "done-callback ran"?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # Timeline, the course's recorder: tl.mark notes a moment, tl.order checks their order.
 tl = Timeline()
 loop = asyncio.get_running_loop()
@@ -67,6 +67,9 @@ assert tl.order("set_result returned", "awaiter resumed")
 print("✓ the done-callback ran after set_result had returned, on the loop's next turn")
 
 # %% [markdown]
+# `set_result` returned first: a Future's done-callbacks are not called inside `set_result`;
+# the loop schedules them to run on its next turn, in the order they were added.
+#
 # ## Predict, then run
 #
 # `asyncio.run(main())` is how every asyncio tutorial starts a program. Can synchronous code
@@ -795,19 +798,14 @@ _sc.differential(call_with_deadline, _reference, _scenarios, _sth.Beside(_observ
 #
 # ## In slime
 #
-# slime's rollout functions are called as plain synchronous functions (by the Ray rollout
-# manager), yet the rollout itself is asyncio code. A small module in `slime/utils` bridges
-# the two with the pattern of this chapter (`AsyncLoopThread`, the first quote): on first use
-# it creates one event loop, runs it
-# forever in a daemon thread, and its `run` helper submits a coroutine with
-# `run_coroutine_threadsafe` and blocks on the returned future. Because the default rollout
-# runs each call (`generate_rollout`, `eval_rollout`) on that one long-lived loop, the shared
-# HTTP client and the semaphores that bound generation keep working from one call to the
-# next, which one `asyncio.run` per call could break. The fully-async rollout is the
+# slime's rollout functions are called as plain synchronous functions, yet the rollout itself
+# is asyncio code. `AsyncLoopThread` (the first quote) is this chapter's loop thread: one loop,
+# started on first use, running forever in a daemon thread. The fully-async rollout is the
 # exception: only its collecting coroutine goes through `run`, while its generation tasks run
 # on a loop of their own, the `asyncio.run` of its worker thread (chapter 07).
-# Note that this helper waits on `result()` without a timeout and never stops its loop; its
-# thread is a daemon, so it does not hold up interpreter exit.
+# Note that this helper waits on `result()` without a timeout and never stops its loop: a
+# coroutine that never ends would block the rollout's caller forever, with no message
+# (chapter 27's hazard 5).
 #
 # The agent code runs an aiohttp server on a loop in its own thread, and its stop method is
 # the careful version (`AppHandle.stop`, the second quote): it runs the server's cleanup on that loop with
