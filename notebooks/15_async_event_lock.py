@@ -311,6 +311,10 @@ assert all(tl.order("worker 2 paused", f"worker {i} continues") for i in range(3
 print("✓ nobody continued before the last worker had paused")
 
 # %% [markdown]
+# The last to arrive, worker 2, continued first: the task that completes the barrier releases
+# the others and goes on without waiting for a wake-up, while they resume when the loop next
+# runs them.
+#
 # ## Exercise 15.1 · Share a load that is in flight
 #
 # Implement `load_once(path, in_flight, load)`: return `await load(path)`, but let concurrent
@@ -639,6 +643,8 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 #   state.
 # - To share one in-flight operation, publish a future (or a task) and let the others await
 #   it through `asyncio.shield`, so that one cancelled waiter cannot cancel everyone's result.
+# - The exercise's `load_once` needs no lock: between its look into `in_flight` and its write
+#   there is no `await`, so no other task can run in between.
 #
 # **What's next.** Chapter 16 returns to threads: a `Condition` to wait for a state rather
 # than a signal, re-entrant locks, and timers.
@@ -662,9 +668,8 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # this future is its one-shot "update finished" signal, with the result attached. Errors that
 # are `Exception`s become an error result; cancellation does not. `CancelledError` is not an
 # `Exception`, so if the updating request itself is cancelled while it waits (chapter 05),
-# the `finally` builds a success result from names the `try` never bound, raises there, and
-# neither sets the future nor resets the state. Chapter 27 models that shape with our own
-# code. The exercise's design, where the load runs in its own task and even its first caller
+# the update stays stuck: the future is never resolved, and every later request for that
+# checkpoint waits forever. Chapter 27 (hazard 4) shows why, on a model of this handler. The exercise's design, where the load runs in its own task and even its first caller
 # waits through a shield, sidesteps the case.
 # Every lock and event in slime is listed in the
 # [source inventory](../book/reference/inventory.md).

@@ -229,8 +229,18 @@ print("✓ process_group=0: a group of its own, in our session")
 # the wrapper unless the wrapper passes it on. `wrap SECONDS -- COMMAND` runs COMMAND as its
 # child; with `--forward` it installs handlers that send SIGTERM and SIGINT on to the child,
 # waits for it and exits with its status. The child, `report-signals`, prints the signal it
-# gets and exits with 128 + its number. `run_wrapper` (folded) starts `wrap` around
-# `report-signals`, sends the wrapper one signal once both are ready, and reaps the wrapper.
+# gets and exits with 128 + its number. The forwarding is these lines of `wrap`:
+
+# %%
+from lab_snippets.proc_workers import _cmd_wrap
+
+show_source(_cmd_wrap, first="child = subprocess.Popen", last="return 128 - code")
+
+# %% [markdown]
+# `run_wrapper` (folded) starts `wrap` around `report-signals`, sends the wrapper one signal
+# once both are ready, and reaps the wrapper. Predict: without `--forward`, is the child still
+# running after the wrapper has gone, and what exit status does the wrapper report, without
+# and with forwarding?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -245,7 +255,7 @@ def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.
     return wrapper, child_pid
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 wrapper, child_pid = run_wrapper(forward=False, stop_signal=signal.SIGTERM)
 orphaned_child_running = running(child_pid)
 os.kill(child_pid, signal.SIGTERM)  # the cleanup the wrapper should have done
@@ -283,7 +293,10 @@ print("✓ without forwarding the child never heard of SIGTERM; with it, the chi
 # of it: it was orphaned like the children in the first experiment. With forwarding, the
 # order is the one a job scheduler expects: the wrapper receives the signal, the child
 # receives it, the child exits, the wrapper reports the child's status as its own (143 for
-# SIGTERM, 130 for SIGINT, the shell's 128 + signal number).
+# SIGTERM, 130 for SIGINT, the shell's 128 + signal number). In the lines the programs print,
+# the numbers after the words are a pid and the `time.monotonic()` of the moment.
+#
+# :::{dropdown} Why the course does it this way
 #
 # One detail of the child matters on a busy machine. A Python handler runs in the main thread
 # between bytecodes, and `time.sleep` looks for signals only when its sleep is interrupted, so
@@ -294,6 +307,8 @@ print("✓ without forwarding the child never heard of SIGTERM; with it, the chi
 # `signal.set_wakeup_fd`: the C-level handler writes a byte there, and the byte is waiting
 # whether the signal came before the wait or during it. asyncio's `loop.add_signal_handler`
 # is built on the same wake-up descriptor.
+#
+# :::
 
 # %% [markdown]
 # ## A file lock is released by the kernel
