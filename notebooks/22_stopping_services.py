@@ -44,16 +44,23 @@ SERVICE = [sys.executable, "-m", "lab_snippets.service_workers"]
 
 # %% [markdown]
 # Every program in this chapter is a command of `lab_snippets.service_workers`, run as a child
-# process: a {term}`signal` is sent only to a process this notebook started. `serve JOBS` is a small
-# asyncio service. Jobs arrive on an intake queue (`ARRIVAL:DURATION` in seconds); each runs as
-# a task that prints `start`, sleeps its duration and prints `done`. A job that is cancelled
-# spends 0.02 s on cleanup (an `await`, as giving back a slot would) and then prints
-# `cancelled`. Every line carries a `time.monotonic()` reading, which on Linux is one clock for
-# every process, so the child's times and ours can be compared: job 2 starting prints a line
-# such as `start 2 81234.567891` (the event, the job's number, the clock), and the service's
-# own events have no number (`main-cancelled 81234.601234`). `parse_events` turns those lines
-# into tuples, and the cells print just the event and number (`start 2`). A job is this
-# coroutine:
+# process: a {term}`signal` is sent only to a process this notebook started. `serve JOBS` is a
+# small asyncio service whose jobs each run as a task: a job prints `start`, sleeps and prints
+# `done`, or, if it is cancelled, spends 0.02 s on cleanup and prints `cancelled`. The cells
+# show those events as `start 2` (the event and the job's number).
+#
+# :::{dropdown} What the service reads and prints, in full
+#
+# Jobs arrive on an intake queue (`ARRIVAL:DURATION` in seconds). A cancelled job's cleanup is
+# an `await`, as giving back a slot would be. Every line carries a `time.monotonic()`
+# reading, which on Linux is one clock for every process, so the child's times and ours can be
+# compared: job 2 starting prints a line such as `start 2 81234.567891` (the event, the job's
+# number, the clock), and the service's own events have no number (`main-cancelled
+# 81234.601234`). `parse_events` turns those lines into tuples.
+#
+# :::
+#
+# A job is this coroutine:
 
 # %% tags=["remove-input"]
 from lab_snippets.service_workers import _cmd_atexit_stop, _serve, handle
@@ -177,9 +184,9 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 
 # %% [markdown]
 # The jobs were cancelled and cleaned up, the main task saw the cancellation, and the process
-# then ended by SIGINT. The service's last line names the mechanism: it says where the
-# `KeyboardInterrupt` that left `asyncio.run` was raised, read off its traceback. Here it was
-# raised by `Runner.run` itself, after the main task had ended cancelled. An unhandled
+# then ended by SIGINT. The service's last line names the mechanism: the service caught the
+# `KeyboardInterrupt` that left `asyncio.run` and printed the function its traceback ends in.
+# Here that was `Runner.run` itself, after the main task had ended cancelled. An unhandled
 # `KeyboardInterrupt` makes Python end itself with SIGINT (status −2 here, 130 in a shell),
 # so that a calling shell knows the user interrupted it.
 #

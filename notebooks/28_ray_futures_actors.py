@@ -178,8 +178,10 @@ plt.show()
 # synchronous code may). It frees the loop, but each wait now holds a thread of the
 # default pool until its value arrives. Below, a pool of 2 threads gets three reads: two of
 # calls the gate holds, then one of a call that is already done. The gate opens only after
-# the ready read has had 2 s to come back. In what order do the three finish, and does it
-# change with `await ref`?
+# the ready read has had 2 s to come back. `three_reads(read, first)` runs that scene with a
+# given way of reading and returns the order of events; `first` only numbers its gates, so
+# that each run uses gates of its own. In what order do the three finish, and does it change
+# with `await ref`?
 
 # %%
 async def ray_get_in_thread(ref):  # slime's teacher server: _ray_get
