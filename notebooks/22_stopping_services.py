@@ -17,7 +17,7 @@
 # 4. write the shutdown a scheduler expects: stop accepting, let in-flight work finish within
 #    a budget, cancel the rest, wait for its cleanup, exit with a code that says which.
 #
-# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 40
+# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 45
 # minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
