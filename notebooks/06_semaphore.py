@@ -631,9 +631,6 @@ _sc.differential(generate_all, _reference, _sc.several(_plans()), _observe, _com
 # coding-agent generate of chapter 14 grades its own sample (the SWE evaluation, with a
 # timeout of 600 s by default), drops its session and pauses ten seconds before it returns,
 # all while holding a permit; the reward step then finds the reward filled and skips it.
-# Reading that function with this chapter in mind: the number of sample tasks follows the
-# batch size and the over-sampling, while the number of generate calls in flight is at most
-# the permit count.
 #
 # The coding-agent example shows the same tool at a different scale (`boot_agent_sandbox`,
 # the second quote). A module-level
