@@ -640,18 +640,13 @@ _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_obs
 # the GPU, and the next job may take it. That is this chapter's first experiment; only a
 # wrapper that lives to forward the signal ends the test.
 #
-# The test command itself is started with `start_new_session=True`, so it leads its own
-# process group. While it runs, the wrapper routes SIGINT, SIGTERM and SIGHUP to a handler
-# (saving the old handlers and restoring them at the end) and polls the child once a second
-# in the main thread, where Python runs signal handlers. The handler escalates in steps. It
-# first terminates the child alone and waits up to five seconds; if the child exits in that
-# time, the wrapper exits at once, without signalling the rest of the group. Only if the
-# child is still running does the handler send the received signal to its whole group with
-# `os.killpg`, and if the child is still running five seconds after that, SIGKILL to the
-# group. The separate group is what lets those group-wide steps reach the processes the test
-# started. The quotes below show the lock (`FdLock`), then the handler installation in
-# `_run_command`, then the group escalation. Other signal and lock
-# sites are in the [source inventory](../book/reference/inventory.md).
+# While the test runs, the wrapper routes SIGINT, SIGTERM and SIGHUP to a handler and polls
+# the child once a second in the main thread, where Python runs signal handlers. The handler
+# first terminates the child alone and waits up to five seconds. Only if the child is still
+# running does the handler send the received signal to its whole group with `os.killpg`, and
+# SIGKILL to the group five seconds later if the child is still there. The quotes show the lock (`FdLock`), the handler's installation in
+# `_run_command` and the group escalation. Other signal and lock sites are in the
+# [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
