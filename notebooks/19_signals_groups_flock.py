@@ -70,10 +70,9 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # Every program here is a command of `lab_snippets.proc_workers`. `spawn-children 2 3` starts
 # two `sleep` children, prints `ready <its pid> <child pids>` and waits for them; every
 # command ends by itself after a few seconds, so nothing can outlive a failed run for long.
-# Here is the heart of `spawn-children` (`show_source` prints a course function's real
-# source):
+# Here is the heart of `spawn-children`:
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_hold_flock, _cmd_spawn_children
 from lab_snippets.showcode import show_source  # prints a course function's source
 
@@ -231,7 +230,7 @@ print("✓ process_group=0: a group of its own, in our session")
 # waits for it and exits with its status. The child, `report-signals`, prints the signal it
 # gets and exits with 128 + its number. The forwarding is these lines of `wrap`:
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_wrap
 
 show_source(_cmd_wrap, first="child = subprocess.Popen", last="return 128 - code")
@@ -321,7 +320,7 @@ print("✓ without forwarding the child never heard of SIGTERM; with it, the chi
 #
 # The holder below is `hold-flock`: it takes the lock, says `ready <pid> <clock>` and sleeps.
 
-# %%
+# %% tags=["remove-input"]
 show_source(_cmd_hold_flock)
 
 # %%

@@ -188,9 +188,9 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 # `frozen` starts two threads that deadlock, each holding one lock and waiting for the other.
 # They stay stuck until we close the child's stdin (or, at the latest, for 5 s). With
 # `--register` it first asks `faulthandler` to dump every thread's stack on SIGUSR1
-# (`show_source` prints the course function's real source):
+# (the course function's real source):
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.hangs import _cmd_frozen
 from lab_snippets.showcode import show_source  # prints a course function's source
 

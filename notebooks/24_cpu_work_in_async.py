@@ -318,10 +318,10 @@ show_source(alarm_timeout)
 # main thread or in a worker thread of a child process, and prints what happened: `timed-out`
 # and the seconds it ran, or `refused` and the error:
 
-# %%
+# %% tags=["remove-input"]
 from lab_snippets.cpu_work import _cmd_alarm_timeout
 
-show_source(_cmd_alarm_timeout)  # prints the real source of the command
+show_source(_cmd_alarm_timeout)
 
 # %%
 CPU_WORK = [sys.executable, "-m", "lab_snippets.cpu_work", "alarm-timeout", "0.05"]
