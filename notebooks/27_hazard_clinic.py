@@ -69,11 +69,12 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 #
 # **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool. The tool
 # is an `async def`, but what it does inside is a blocking call (here `time.sleep(0.01)`,
-# standing for `Popen.communicate()` in slime). Eight tool calls start at once. How many run
-# at the same time? The semaphore says four. `InFlight` (chapter 06) counts how many calls are
-# inside its `with` block at once and keeps the peak. `LoopWatch(interval)` is a heartbeat
-# task on the same loop: it takes a reading on entry, then one each time it gets to run again
-# (about every `interval` s while the loop is free), so we count the beats after the first.
+# standing for `Popen.communicate()` in slime). Eight tool calls start at once. `InFlight`
+# (chapter 06) counts how many calls are inside its `with` block at once and keeps the peak.
+# `LoopWatch(interval)` is a heartbeat task on the same loop: it takes a reading on entry,
+# then one each time it gets to run again (about every `interval` s while the loop is free),
+# so we count the beats after the first. The semaphore says four: how many calls run at the
+# same time?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
