@@ -9,7 +9,7 @@
 #
 # **You will**
 # 1. measure with a heartbeat what a blocking `Popen.communicate()` inside `async def` does
-#    to every other task, and see that a semaphore of 32 then never lets two children run;
+#    to every other task, and how many children a semaphore of 32 then lets run at once;
 # 2. run children with `asyncio.create_subprocess_exec` and read stdout and stderr without
 #    the pipe-buffer deadlock;
 # 3. put a timeout on `communicate()` and see that it does not stop the child: kill, then wait;

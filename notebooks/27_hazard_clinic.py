@@ -27,13 +27,14 @@
 # Each hazard ends with the slime site, quoted from the source.
 #
 # **The five hazards at a glance.** Each section stands on its own; read them in any order.
+# The table gives each result away: skip it if you want to predict first.
 #
 # | Hazard | Symptom | What the model checks | Where in slime |
 # |---|---|---|---|
 # | 1 · a blocking call inside a coroutine | the semaphore's limit is not the real limit (predict the real one below) | how many calls run at once; heartbeats of the loop | the retool sandbox: `communicate()` inside `async def execute_code` |
 # | 2 · one semaphore taken twice on a path | works alone, stuck under load | calls finished and stuck, alone and eight at once | retool: `execute_predictions` and `execute_tool` both take `SEMAPHORE` |
 # | 3 · a result polled through `to_thread` | a pool thread per poll; results seen up to a tick late | calls per request; lag from "published" to "received" | the teacher server's `/generate` polls `get_result` |
-# | 4 · a `finally` that cannot complete when cancelled | one cancelled request leaves every later one waiting | whether the duplicate and later requests ever finish | the teacher server's `update_from_disk` |
+# | 4 · a request cancelled during an update: its `finally` cannot complete | one cancelled request leaves every later one waiting | whether the duplicate and later requests ever finish | the teacher server's `update_from_disk` |
 # | 5 · `result()` with no timeout | the caller never returns, with no message | how long each caller waits; whether the loop's task ends | `AsyncLoopThread.run` (`slime/utils/async_utils.py`) |
 
 # %%
@@ -68,11 +69,12 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 #
 # **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool. The tool
 # is an `async def`, but what it does inside is a blocking call (here `time.sleep(0.01)`,
-# standing for `Popen.communicate()` in slime). Eight tool calls start at once. How many run
-# at the same time? The semaphore says four. `InFlight` (chapter 06) counts how many calls are
-# inside its `with` block at once and keeps the peak. `LoopWatch(interval)` is a heartbeat
-# task on the same loop: it takes a reading on entry, then one each time it gets to run again
-# (about every `interval` s while the loop is free), so we count the beats after the first.
+# standing for `Popen.communicate()` in slime). Eight tool calls start at once. `InFlight`
+# (chapter 06) counts how many calls are inside its `with` block at once and keeps the peak.
+# `LoopWatch(interval)` is a heartbeat task on the same loop: it takes a reading on entry,
+# then one each time it gets to run again (about every `interval` s while the loop is free),
+# so we count the beats after the first. The semaphore says four: how many calls run at the
+# same time?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
@@ -320,14 +322,13 @@ fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or to
 show_call_site("27c")
 
 # %% [markdown]
-# ## Hazard 4: a `finally` that cannot complete when cancelled
+# ## Hazard 4: a request cancelled during an update
 #
 # **The shape.** An update endpoint runs one update at a time; a duplicate request joins the
 # update in progress by awaiting a shared future. The request that does the update records
 # errors in `except TimeoutError` and `except Exception`, and its `finally` builds the success
 # result from names bound in the `try`, then takes the lock, resolves the shared future and
-# clears the state. What if that request is cancelled in the middle, as a web server does
-# when the client disconnects?
+# clears the state. Here is our model of that shape.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: what both endpoints share"}
 class Endpoint:
@@ -366,6 +367,14 @@ class UpdateEndpoint(Endpoint):  # our model of the shape under suspicion
                 self.state.update(in_progress=False, future=None)
         return result if error is None else error
 
+
+# %% [markdown]
+# What if the request doing the update is cancelled in the middle, as a web server does when
+# the client disconnects? The experiment starts an update and a duplicate, cancels the first
+# mid-update, then sends a later request. It runs twice: on the model above, and on a fixed
+# endpoint (the next cell), which the explanation after the answer takes apart. What does the
+# cancelled request end with, what does the duplicate get, and what does the later request
+# get?
 
 # %%
 class FixedUpdateEndpoint(Endpoint):

@@ -8,12 +8,11 @@
 # an actor add: how many calls run inside it at once, and in what order?
 #
 # **You will**
-# 1. see that `ray.get` inside `async def` freezes the event loop, while `await ref` does not;
-# 2. see that `asyncio.to_thread(ray.get, ...)` frees the loop but holds a pool thread per
-#    wait, so a result that is already there can queue behind results that are not;
-# 3. use `ray.wait` the way chapter 04 used `asyncio.wait`: finished work first, or a poll;
-# 4. watch `max_concurrency` act as a {term}`semaphore` on an async actor, and a synchronous
-#    actor run one call at a time;
+# 1. compare `ray.get` and `await ref` inside `async def`: which one lets the event loop run;
+# 2. find what `asyncio.to_thread(ray.get, ...)` costs when several waits share a small pool;
+# 3. use `ray.wait` the way chapter 04 used `asyncio.wait`;
+# 4. count the calls inside an async actor with `max_concurrency`, and inside a synchronous
+#    actor;
 # 5. take a {term}`lock` that lives in an actor from a coroutine, the shape of slime's engine
 #    lock.
 #
@@ -23,12 +22,13 @@
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
-# **What it costs.** The second code cell starts a private Ray on this machine
-# (`raylab.start`, a course helper; `raylab.stop` at the end stops it): about ten processes,
-# about 700 MB of memory and a few seconds. Ray has no wheels for Python 3.15 yet, so read
-# this chapter on 3.11 to 3.14.
+# **What it costs.** The second code cell starts a private local Ray: about ten processes,
+# about 700 MB, a few seconds.
 #
 # :::{dropdown} Why the course does it this way
+#
+# The chapter's last cells stop this Ray with `raylab.stop`. Ray has no wheels for Python 3.15
+# yet, so read this chapter on 3.11 to 3.14.
 #
 # The ten processes are Ray's control store, a raylet, a monitor, a dashboard in minimal mode,
 # a log monitor, two agents and two idle workers. On the course's two-core machine `ray.init`
@@ -65,6 +65,11 @@ from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 
+# %% [markdown]
+# `raylab.start(num_cpus=2)` is the course's wrapper around `ray.init`: it starts a Ray with two
+# CPUs that only this machine can reach, and returns a handle whose `start_seconds` says how
+# long the start took.
+
 # %%
 import ray
 
@@ -78,10 +83,10 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s "
 # Most experiments below need remote work that finishes *when we say so*, not after a number
 # of seconds that a busy machine would stretch. `Gate` is an async actor (its methods are
 # `async def`): `wait_open(i)` suspends until someone calls `open(i)`, then returns `i`;
-# `nap(s)` returns after `s` seconds. An async actor runs its calls as tasks on one event loop
-# in its own process, up to its `max_concurrency` at once (1000 unless you say otherwise, as
-# the section on `max_concurrency` shows), so one `Gate` holds far more waiting calls than
-# this chapter ever makes.
+# `nap(s)` returns after `s` seconds. Every call names its gate by a number, and a gate once
+# opened stays open, so each experiment below uses numbers of its own. One `Gate` can hold all
+# the waiting calls this chapter makes; the section on `max_concurrency` shows where the limit
+# is.
 
 # %%
 @ray.remote
@@ -112,8 +117,10 @@ _ = ray.get(gate.nap.remote(0), timeout=60)  # the actor is up before the timing
 #
 # A coroutine needs the value of a remote call. It can write `ray.get(ref)`, as synchronous
 # code does, or `await ref`: an `ObjectRef` is awaitable, a {term}`future` for a value that
-# another process will produce. A heartbeat (chapter 08's `LoopWatch`) beats every 10 ms
-# while each way of reading waits for a remote `nap` of 0.6 s. What is the longest gap
+# another process will produce. The probe is chapter 08's heartbeat: `LoopWatch(interval=0.01)`
+# is a task on the loop that wakes every 10 ms and writes down each wake-up time in
+# `watch.beats`, and `watch.max_gap` is the longest time between two wake-ups, the longest the
+# loop could run nothing else. Each way of reading waits for a remote `nap` of 0.6 s. What is the longest gap
 # between two beats, for each? Many readers expect the same answer: both "wait for the
 # result".
 
@@ -175,13 +182,15 @@ plt.show()
 # Chapter 08's answer to a blocking call is `asyncio.to_thread`, and the HTTP handlers of
 # slime's teacher server read their Ray results that way (the server's code that runs outside
 # the event loop, such as its statistics thread and its start-up, calls `ray.get` directly, as
-# synchronous code may). It frees the loop, but each wait now holds a thread of the
-# default pool until its value arrives. Below, a pool of 2 threads gets three reads: two of
-# calls the gate holds, then one of a call that is already done. The gate opens only after
-# the ready read has had 2 s to come back. `three_reads(read, first)` runs that scene with a
-# given way of reading and returns the order of events; `first` only numbers its gates, so
-# that each run uses gates of its own. In what order do the three finish, and does it change
-# with `await ref`?
+# synchronous code may). It frees the loop. Below, `three_reads(read, first)` starts three
+# reads with the given way of reading: two of calls waiting at gates `first + 1` and
+# `first + 2`, then one of a `nap(0)` that is done at once. It gives the ready read up to 2 s,
+# then opens both gates, and returns the order in which the reads finished, with
+# `"gate opens"` marking when the gates opened. It runs twice: with `to_thread` on a default
+# pool of only 2 threads (gates 11 and 12), then with `await ref` (gates 21 and 22).
+# `borrowed_default_executor(max_workers=2)` gives the loop that 2-thread pool for the `with`
+# block and puts the usual one back afterwards. In what order do the three finish, and does
+# it change with `await ref`?
 
 # %%
 async def ray_get_in_thread(ref):  # slime's teacher server: _ray_get
@@ -228,13 +237,14 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # The pool's size is a hidden cap on the waits in flight (chapter 25), and slime's HTTP helpers
 # describe exactly this in a comment (in `post`, quoted in chapter 08).
 #
-# ## `ray.wait` is `asyncio.wait` for ObjectRefs
+# ## `ray.wait`, Ray's `asyncio.wait`
 #
-# `ray.wait(refs, num_returns=k, timeout=t)` returns two lists, the refs that are ready and
-# the rest, as `asyncio.wait(..., return_when=FIRST_COMPLETED)` returns done and pending sets
-# (chapter 04). The gate below opens three jobs in the order 2, 0, 1. In what order does a
-# loop of `ray.wait(num_returns=1)` hand them back? And what does `timeout=0` return for a
-# job that is still running?
+# `ray.wait(refs, num_returns=k, timeout=t)` splits `refs` into two lists, `k` refs and the
+# rest, as `asyncio.wait` splits its tasks into two sets (chapter 04). Below, jobs 0, 1 and 2
+# wait at gates 30, 31 and 32, and the gates open for jobs 2, 0, 1 in that order; after each
+# opening, a call of `ray.wait(num_returns=1)` hands one job back. In what order do the jobs
+# come back?
+# And what does `timeout=0` return for a job that is still waiting (at gate 39)?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 jobs = [gate.wait_open.remote(30 + k) for k in range(3)]
@@ -265,7 +275,7 @@ print("✓ ray.wait handed back what had finished, whatever its place in the lis
 # (chapter 29), and the teacher server's worker loop polls its oldest batch with `timeout=0`
 # until too many batches are in flight, and only then waits without a timeout.
 #
-# ## `max_concurrency` is a semaphore on an async actor
+# ## `max_concurrency` on an async actor
 #
 # An async actor (one with `async def` methods) runs its calls as tasks on one event loop in
 # the actor's process. Its `max_concurrency` option is 1000 unless you say otherwise. Nine
@@ -320,9 +330,9 @@ plt.show()
 assert tl.max_overlap(state="running") == 3
 
 # %% [markdown]
-# ## A synchronous actor runs one call at a time
+# ## A synchronous actor and a read-modify-write
 #
-# A synchronous actor has no `async def` methods and no `max_concurrency`. Twenty calls from
+# A synchronous actor has no `async def` methods; this one is created without options. Twenty calls from
 # one caller each read the actor's counter, pause 5 ms and write it back plus one: the
 # read-modify-write that lost updates in chapter 09 until a lock guarded it. What is the
 # final count?

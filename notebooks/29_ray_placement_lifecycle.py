@@ -8,11 +8,12 @@
 # running when it is killed, and how do you stop Ray so that nothing of it stays behind?
 #
 # **You will**
-# 1. reserve two logical GPUs as two bundles with `PACK`, and see that each actor placed in a
-#    bundle is given its own `CUDA_VISIBLE_DEVICES`;
+# 1. reserve two logical GPUs as two bundles with `PACK`, and find which GPU each actor placed
+#    in a bundle sees;
 # 2. wait for a placement group that cannot be placed yet with a polling `ray.wait` that
 #    reports progress, the way slime does, and watch it be placed once GPUs are freed;
-# 3. kill an actor with `ray.kill(..., no_restart=True)` and see every call it held fail;
+# 3. kill an actor with `ray.kill(..., no_restart=True)` and see what becomes of the calls it
+#    held;
 # 4. measure a health check whose {term}`timeout` is on the caller's wait, and see why a
 #    timeout inside the call does not catch a stuck actor;
 # 5. shut Ray down and check that no process and no folder of it is left.
@@ -26,22 +27,24 @@
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
-# **What it costs.** The first code cell starts a private Ray with `raylab.start` (a course
-# helper; `raylab.stop` at the end stops it and removes its folder). The experiments call
-# Ray's own API, `ray.get(..., timeout=...)` and `ray.wait`. It declares two GPUs that do not exist (`num_gpus=2`): Ray counts
-# and hands out GPUs as numbers, so placement works the same without the hardware. Each actor
-# below is a process of its own, about 90 MB.
+# **What it costs.** The first code cell starts a private local Ray, as in chapter 28, with two
+# GPUs that do not exist (`num_gpus=2`): Ray counts GPUs as numbers, so placement works the
+# same without the hardware. Each actor below is a process of its own, about 90 MB.
 #
-# :::{dropdown} What `raylab.start` sets up, and how long it takes
-# It starts Ray with the offline settings, in a temporary folder, with jsonschema's grammar
+# :::{dropdown} Why the course does it this way
+#
+# `raylab.start` is the course's wrapper around `ray.init`; `raylab.stop` at the end stops Ray
+# and removes its folder. The experiments call Ray's own API, `ray.get(..., timeout=...)` and
+# `ray.wait`. `raylab.start` starts Ray with the offline settings, in a temporary folder, with jsonschema's grammar
 # kept out of Ray's processes. On the course's two-core machine `ray.init` took 3.5–4.6 s when
 # the machine was quiet and 3.2–9.8 s beside a bursty neighbour (ten starts each; the cell
 # prints what it took); a start that cannot succeed within 40 s stops the cell with a
 # `RayStartError` that says what did not start.
-# :::
 #
-# **Which Python.** Like chapter 28, this chapter needs Ray, which has no wheel for Python 3.15
-# yet: on 3.15 it cannot run. Use 3.11 to 3.14.
+# Like chapter 28, this chapter needs Ray, which has no wheel for Python 3.15 yet: on 3.15 it
+# cannot run. Use 3.11 to 3.14.
+#
+# :::
 
 # %%
 import glob
