@@ -11,8 +11,7 @@
 # 1. see that `notify` does not hand the lock to the waiter, so a woken thread must check
 #    its condition again, and let `wait_for(predicate, timeout)` do that;
 # 2. build a bounded producer/consumer buffer on one `threading.Condition`;
-# 3. meet, in brief, the tools that live next to it: `RLock`, `threading.Timer`, a periodic
-#    loop that stops at once, and `queue.Queue.shutdown`.
+# 3. meet, in brief, two tools that live next to it: `RLock` and `threading.Timer`.
 #
 # **Needs** chapter 09 (Lock and Event) · about 35 minutes
 #
@@ -216,8 +215,9 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 # %% [markdown]
 # ## Next to `Condition`, in brief
 #
-# Four tools live next to `Condition` in `threading` and `queue`. Each fits in a paragraph
-# here; the checks are one click away.
+# Two tools live next to `Condition` in `threading`. Each fits in a paragraph here; the
+# checks are one click away. Two more, a periodic loop that stops at once and
+# `queue.Queue.shutdown`, are in the "Going further" folds after them.
 #
 # **`RLock`: taking a lock you already hold.** `initialize()` holds a lock and calls
 # `lookup()`, which takes the same lock. A plain `Lock` does not know who holds it, so that
@@ -338,6 +338,8 @@ assert cancel_to_exit < half_delay.seconds, "cancel() ends the timer's wait at o
 print("✓ the cancelled timer never called its function, and its thread ended at once")
 
 # %% [markdown]
+# :::{dropdown} Going further
+#
 # **Periodic work that stops on request.** A health monitor ticks every `interval` seconds
 # until told to stop. A loop on `time.sleep(interval)` notices a stop flag only when its
 # sleep ends; a chain of Timers stops at once but starts a thread per tick and needs a lock
@@ -351,12 +353,14 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 #         break
 # ```
 #
-# The recommended loop is below as a class; the other two are folded. The figure runs each
-# (interval 0.2 s) and asks it to stop right after its second tick. Red is the time from the
-# stop request to the thread's exit. slime's health monitor is the third kind (the third
-# quote below).
+# The folded cells below hold the recommended loop as a class, then the other two, then a
+# figure that runs each (interval 0.2 s) and asks it to stop right after its second tick.
+# Red is the time from the stop request to the thread's exit. slime's health monitor is the
+# third kind (the third quote below).
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the code"}
 interval = 0.2
 
 
@@ -427,7 +431,7 @@ class TimerChain:
         join_all(self.timers, timeout=2)
 
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the experiment and the plotting code"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the experiment and the plotting code"}
 # claim: event-wait-stops-at-once-sleep-does-not
 # Each loop runs and is stopped after its second tick by a driver thread that times the stop.
 tl = Timeline()
@@ -487,13 +491,22 @@ assert threads_used["Event.wait loop"] == 1 and threads_used["Timer chain"] == l
 print("✓ the sleep loop slept to the end of its interval; the Timer chain and Event.wait stopped at once")
 
 # %% [markdown]
+# :::{dropdown} Going further
+#
 # **`queue.Queue.shutdown()` (Python 3.13 and later)** tells blocked consumers "no more
 # items are coming": blocked and future `get` calls raise `queue.ShutDown` once the queue
 # is empty. Before 3.13 (and in a hand-made buffer like the one above) the usual answers
 # are one sentinel item per consumer, or a `closed` flag that the `wait_for` predicate also
 # checks, plus `notify_all`.
+#
+# In the folded cell below, a thread blocks in `get` and the queue is shut down. Its output
+# comes from the Python that built this page. On 3.13 and later the getter prints
+# `a getter on a shut-down queue: ['queue.ShutDown']`: its `get` raised instead of returning
+# an item or waiting out its 2 s timeout.
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the code"}
 if sys.version_info >= (3, 13):
     work_queue: queue.Queue[int] = queue.Queue()
     getter_outcome: list[str] = []
@@ -511,11 +524,6 @@ if sys.version_info >= (3, 13):
     print("a getter on a shut-down queue:", getter_outcome)
 else:
     print("Python < 3.13: queue.Queue has no shutdown()")
-
-# %% [markdown]
-# The output above comes from the Python that built this page. On 3.13 and later the getter
-# prints `a getter on a shut-down queue: ['queue.ShutDown']`: its `get` raised instead of
-# returning an item or waiting out its 2 s timeout.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 13):

@@ -386,15 +386,18 @@ for ax in axes[:-1]:
     ax.set_xlabel("")
 
 # %% [markdown]
-# ### Python 3.14: `Process.interrupt()`
+# :::{dropdown} Going further
 #
-# Python 3.14 adds `Process.interrupt()`, which sends SIGINT, the signal behind Ctrl-C, so
-# a worker can be asked to stop the way a terminal user would ask (POSIX only: the
-# documentation leaves its behaviour on Windows undefined). On older Pythons you send
-# the signal yourself with `os.kill(proc.pid, signal.SIGINT)`. The worker below,
-# `exit_on_signal`, exits with status 128 + the signal number, the shell's convention.
+# **Python 3.14: `Process.interrupt()`.** Python 3.14 adds `Process.interrupt()`, which sends
+# SIGINT, the signal behind Ctrl-C, so a worker can be asked to stop the way a terminal user
+# would ask (POSIX only: the documentation leaves its behaviour on Windows undefined). On
+# older Pythons you send the signal yourself with `os.kill(proc.pid, signal.SIGINT)`. The
+# folded cells below run a worker, `exit_on_signal`, that exits with status 128 + the signal
+# number, the shell's convention, and stop it this way.
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 ready, workers_end = SPAWN.Pipe()
 interrupted = SPAWN.Process(target=exit_on_signal, args=(workers_end, 3))
 interrupted.start()

@@ -226,20 +226,25 @@ print("✓ process_group=0: a group of its own, in our session")
 # CI systems and job schedulers stop a job by sending SIGTERM (or SIGINT) to the process
 # they started. If that process is a wrapper around the real program, the signal stops at
 # the wrapper unless the wrapper passes it on. `wrap SECONDS -- COMMAND` runs COMMAND as its
-# child; with `--forward` it installs handlers that send SIGTERM and SIGINT on to the child,
-# waits for it and exits with its status. The child, `report-signals`, prints the signal it
-# gets and exits with 128 + its number. The forwarding is these lines of `wrap`:
+# child; with `--forward` it installs a handler that sends SIGTERM and SIGINT on to the child,
+# then waits for the child. The child, `report-signals`, prints the signal it gets and exits
+# with 128 + its number. Here is `wrap` with its forwarding handler, then the child's handler:
 
 # %% tags=["remove-input"]
-from lab_snippets.proc_workers import _cmd_wrap
+from lab_snippets.proc_workers import _cmd_report_signals, _cmd_wrap
 
 show_source(_cmd_wrap, first="child = subprocess.Popen", last="return 128 - code")
+show_source(_cmd_report_signals, first="def report", last="os._exit")
 
 # %% [markdown]
 # `run_wrapper` (folded) starts `wrap` around `report-signals`, sends the wrapper one signal
-# once both are ready, and reaps the wrapper. Predict: without `--forward`, is the child still
-# running after the wrapper has gone, and what exit status does the wrapper report, without
-# and with forwarding?
+# once both are ready, and reaps the wrapper. Each program prints one line per event: a word
+# or two, then the pid of the process that printed it, then its `time.monotonic()` clock in
+# seconds (`got SIGTERM 18607 24773.021399` is the child with pid 18607 receiving SIGTERM);
+# the cell below keeps only the words.
+#
+# Predict: without `--forward`, is the child still running after the wrapper has gone? What
+# exit status does the wrapper report, without and with forwarding?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -261,7 +266,7 @@ os.kill(child_pid, signal.SIGTERM)  # the cleanup the wrapper should have done
 lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
 unforwarded = wrapper.returncode
 print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
-      orphaned_child_running, "· output:", lines)
+      orphaned_child_running, "· output:", [" ".join(ln.split()[:2]) for ln in lines])
 unforwarded_lines = [line.split()[:2] for line in lines]
 
 forwarded = {}
@@ -275,9 +280,6 @@ for stop_signal in (signal.SIGTERM, signal.SIGINT):
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-wrapper-must-forward-the-signal
-# Why report-signals waits with select on the wake-up fd: a child that installed its handler
-# and then called time.sleep handled SIGTERM seconds late in 1 run of 1,500 (8 at a time on a
-# loaded two-core machine).
 assert unforwarded == -signal.SIGTERM and orphaned_child_running
 assert unforwarded_lines == [["got", "SIGTERM"]], "only our own cleanup reached it"
 for stop_signal, (code, said, child_running) in forwarded.items():
@@ -288,20 +290,21 @@ print("✓ without forwarding the child never heard of SIGTERM; with it, the chi
       "SIGTERM or SIGINT and the wrapper exited with the child's status")
 
 # %% [markdown]
-# Without forwarding, SIGTERM's default action ended the wrapper and the child never heard
-# of it: it was orphaned like the children in the first experiment. With forwarding, the
-# order is the one a job scheduler expects: the wrapper receives the signal, the child
-# receives it, the child exits, the wrapper reports the child's status as its own (143 for
-# SIGTERM, 130 for SIGINT, the shell's 128 + signal number). In the lines the programs print,
-# the numbers after the words are a pid and the `time.monotonic()` of the moment.
+# Without forwarding, SIGTERM's default action ended the wrapper (exit status -15: killed by
+# signal 15) and the child never heard of it: it was orphaned like the children in the first
+# experiment. With forwarding, the order is the one a job scheduler expects: the wrapper
+# receives the signal, the child receives it, the child exits, the wrapper reports the
+# child's status as its own (143 for SIGTERM, 130 for SIGINT, the shell's 128 + signal
+# number).
 #
 # :::{dropdown} Why the course does it this way
 #
-# One detail of the child matters on a busy machine. A Python handler runs in the main thread
-# between bytecodes, and `time.sleep` looks for signals only when its sleep is interrupted, so
-# a signal that arrives after Python's last check but before the sleep begins is handled only
-# when the sleep ends. A child that installed its handler and then slept could, rarely, handle
-# SIGTERM seconds late.
+# `report-signals` waits in `wakeup.wait` rather than `time.sleep`, for a reason that shows
+# only on a busy machine. A Python handler runs in the main thread between bytecodes, and
+# `time.sleep` looks for signals only when its sleep is interrupted, so a signal that arrives
+# after Python's last check but before the sleep begins is handled only when the sleep ends.
+# A child that installed its handler and then slept handled SIGTERM seconds late in 1 run of
+# 1,500 (8 runs at a time on a loaded two-core machine).
 # `report-signals` therefore waits with `select` on the pipe it gave to
 # `signal.set_wakeup_fd`: the C-level handler writes a byte there, and the byte is waiting
 # whether the signal came before the wait or during it. asyncio's `loop.add_signal_handler`

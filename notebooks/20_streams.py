@@ -14,7 +14,7 @@
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 40 minutes
+# 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -941,8 +941,7 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # ## In slime
 #
 # slime does not use asyncio's Streams API: it calls no `asyncio.start_server`,
-# `asyncio.open_connection` or `readexactly` (the `start_server` calls in its tests are
-# methods of aiohttp's test server). Its network code sits one layer up, on aiohttp and httpx,
+# `asyncio.open_connection` or `readexactly`. Its network code sits one layer up, on aiohttp and httpx,
 # which run on the same transports and protocols and do the framing (HTTP headers,
 # content length, chunked bodies, server-sent event lines) for it. The closest site is the
 # helper that runs slime's adapter web application on its own event loop in a background
