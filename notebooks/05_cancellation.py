@@ -110,7 +110,7 @@ TIMEOUT = 0.03
 async def catches_exception() -> str:
     try:
         await asyncio.sleep(1)
-    except Exception:  # CancelledError is a BaseException (since 3.8): not caught here
+    except Exception:
         return "caught it"
     return "finished"
 
@@ -161,7 +161,8 @@ assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"  # 
 print("✓ two timeouts raised TimeoutError; the bare except returned 'finished' after about 3 × the budget")
 
 # %% [markdown]
-# `except Exception` is safe: it does not catch cancellation. A bare `except` (or `except
+# `except Exception` is safe: since Python 3.8 `CancelledError` is a `BaseException`, not an
+# `Exception`, so it goes through. A bare `except` (or `except
 # BaseException`, or `except CancelledError` without `raise`) eats the cancellation that
 # `asyncio.timeout` sent. The timeout can only turn a `CancelledError` that comes *out* of the
 # block into `TimeoutError`; when nothing comes out, it has nothing to convert. The block
