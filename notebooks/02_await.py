@@ -100,15 +100,14 @@ print("✓ B started while A was still waiting")
 # %% [markdown]
 # ## Where `await` hands over control
 #
-# While a coroutine is suspended, the event loop runs whatever else is ready. But the
-# hand-over does not happen at the word `await`: it happens where the awaited thing really
-# has to wait. Awaiting a coroutine that never suspends runs it to the end on the spot, like
-# a plain function call, and nobody else gets a turn.
+# While a coroutine is suspended, the event loop runs whatever else is ready. Does every
+# `await` give the others a turn?
 #
 # The experiment starts a *bystander* Task, then the current coroutine awaits three
 # steps. In the first version each step is a coroutine with no suspension inside. In the
 # second version each step ends with `await asyncio.sleep(0)`, which suspends for exactly
-# one pass of the loop: "let the others run, then come back to me".
+# one pass of the loop: "let the others run, then come back to me". Predict where the
+# bystander's entries fall in each version's log.
 
 # %%
 async def step_without_suspending(log: list[str], i: int) -> None:
@@ -126,7 +125,7 @@ async def bystander(log: list[str]) -> None:
         await asyncio.sleep(0)
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def three_steps(step) -> list[str]:
     log: list[str] = []
     other = asyncio.create_task(bystander(log))
@@ -150,8 +149,11 @@ print("✓ the bystander ran only where a step suspended")
 # %% [markdown]
 # With no real suspension, the bystander got no turn during the steps: all three ran before
 # its first turn, even though every step was awaited, and it ran only once the coroutine
-# reached `await other`. With `asyncio.sleep(0)` the two alternate. The event loop
-# is *cooperative*: it can only switch at a point where the running coroutine suspends.
+# reached `await other`. The hand-over does not happen at the word `await`: it happens where
+# the awaited thing really has to wait. Awaiting a coroutine that never suspends runs it to
+# the end on the spot, like a plain function call. With `asyncio.sleep(0)` the two alternate.
+# The event loop is *cooperative*: it can only switch at a point where the running coroutine
+# suspends.
 #
 # ### An `await` whose answer is already there
 #
