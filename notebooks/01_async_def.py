@@ -127,18 +127,17 @@ assert forgotten_log == [], "the forgotten body never ran"
 print("✓ the body never ran, and Python warned that the coroutine was never awaited")
 
 # %% [markdown]
-# ## A Task starts the body later, not now
+# ## A Task: does the body start now?
 #
-# `asyncio.create_task(coro)` hands the object to the event loop and returns a Task. The body
-# still does not run during the call: the loop starts it the next time the current code
-# suspends (here, at `await asyncio.sleep(0)`). The log that `score_sample` writes shows
-# which lines of the body have run at each moment.
+# `asyncio.create_task(coro)` hands the object to the event loop and returns a Task. The cell
+# below reads the log that `score_sample` writes twice: right after `create_task`, and after
+# the caller's first `await asyncio.sleep(0)`. Predict what each read holds.
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 task_log: list[str] = []
 task = asyncio.create_task(score_sample(3, task_log))
 at_creation = list(task_log)
-await asyncio.sleep(0)  # the caller suspends; only now can the loop start the task
+await asyncio.sleep(0)  # the caller suspends
 after_suspending = list(task_log)
 value = await task
 
@@ -152,6 +151,10 @@ assert after_suspending == ["body of 3 started"], (
     f"the body starts at the caller's first suspension; the log held {after_suspending}")
 assert value == 0.3
 print("✓ the Task's body started only when the caller suspended")
+
+# %% [markdown]
+# The body did not run during `create_task`, just as it did not run during the plain call: the
+# loop started it the next time the current code suspended, here at `await asyncio.sleep(0)`.
 
 # %% [markdown]
 # ## Measure it

@@ -100,15 +100,14 @@ print("✓ B started while A was still waiting")
 # %% [markdown]
 # ## Where `await` hands over control
 #
-# While a coroutine is suspended, the event loop runs whatever else is ready. But the
-# hand-over does not happen at the word `await`: it happens where the awaited thing really
-# has to wait. Awaiting a coroutine that never suspends runs it to the end on the spot, like
-# a plain function call, and nobody else gets a turn.
+# While a coroutine is suspended, the event loop runs whatever else is ready. Does every
+# `await` give the others a turn?
 #
 # The experiment starts a *bystander* Task, then the current coroutine awaits three
 # steps. In the first version each step is a coroutine with no suspension inside. In the
 # second version each step ends with `await asyncio.sleep(0)`, which suspends for exactly
-# one pass of the loop: "let the others run, then come back to me".
+# one pass of the loop: "let the others run, then come back to me". Predict where the
+# bystander's entries fall in each version's log.
 
 # %%
 async def step_without_suspending(log: list[str], i: int) -> None:
@@ -126,7 +125,7 @@ async def bystander(log: list[str]) -> None:
         await asyncio.sleep(0)
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def three_steps(step) -> list[str]:
     log: list[str] = []
     other = asyncio.create_task(bystander(log))
@@ -150,21 +149,21 @@ print("✓ the bystander ran only where a step suspended")
 # %% [markdown]
 # With no real suspension, the bystander got no turn during the steps: all three ran before
 # its first turn, even though every step was awaited, and it ran only once the coroutine
-# reached `await other`. With `asyncio.sleep(0)` the two alternate. The event loop
-# is *cooperative*: it can only switch at a point where the running coroutine suspends.
+# reached `await other`. The hand-over does not happen at the word `await`: it happens where
+# the awaited thing really has to wait. Awaiting a coroutine that never suspends runs it to
+# the end on the spot, like a plain function call. With `asyncio.sleep(0)` the two alternate.
+# The event loop is *cooperative*: it can only switch at a point where the running coroutine
+# suspends.
 #
 # ### An `await` whose answer is already there
 #
 # The same holds for library calls. The slime helper quoted at the end of this chapter awaits an
 # HTTP POST with httpx and then awaits `response.aread()`. Does the second `await` suspend?
-# A non-streaming `client.post(...)` reads the whole body before it returns, so `aread()` only
-# hands back bytes that are already stored on the response. A streaming request
-# (`client.send(request, stream=True)`) returns as soon as the headers are in, and its
-# `aread()` still has the body to read through the connection.
 #
-# The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body) once in
-# each way, while a bystander task counts the turns the loop gives it. Predict the count
-# during each `aread()`.
+# The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body) twice
+# while a bystander task counts the turns the loop gives it: once with a plain
+# `client.post(...)`, once with a streaming request (`client.send(request, stream=True)`).
+# Predict the bystander's count during each `aread()`: none, or some?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instrument: a bystander task that counts the turns the loop gives it.
@@ -228,8 +227,12 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 
 # %% [markdown]
 # Both requests gave the bystander many turns while they waited for the server; the
-# `aread()` after the non-streaming `post` gave it none, and the streaming `aread()` gave it
-# some while it read the rest of the body. Those turns do not prove that it waited for the
+# `aread()` after the plain `post` gave it none, and the streaming `aread()` gave it some. A
+# non-streaming `post` reads the whole body before it returns, so the `aread()` after it only
+# hands back bytes already stored on the response. A streaming request returns as soon as the
+# headers are in, and its `aread()` still has the body to read through the connection.
+#
+# Those turns do not prove that it waited for the
 # network: the body may already have arrived, and anyio, the layer under httpx's connection,
 # gives the loop a turn at every read of the connection even when the bytes are there. A
 # library may suspend on purpose; code that reaches nothing but stored results, like the
@@ -345,14 +348,16 @@ print("✓ debug mode named the coroutine that blocked, and only that one")
 # %% [markdown]
 # ### Python 3.14: asking a task where it is waiting
 #
-# When a program hangs at an `await`, the question is "which await?". Python 3.14 adds
+# When a program hangs, you want to know which `await` it is stuck at. Python 3.14 adds
 # `asyncio.format_call_graph(task)` (and `python -m asyncio ps PID` / `pstree PID` from
 # outside the process), which print the chain of awaits a suspended task is stuck in. Older
-# Pythons have `task.get_stack()`, which gives one frame: that of the task's outermost
-# coroutine, at the `await` where it is suspended. The coroutines it awaits inside the same
-# task are missing, and so is the chain of Tasks awaiting each other.
+# Pythons have only `task.get_stack()`.
+#
+# The cell below starts a task two coroutines deep (`outer_request` awaits `fake_request`,
+# which sleeps) and asks it where it waits. On a Python before 3.14, predict which coroutines
+# `get_stack()` names: both, or only one?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def outer_request(tl: Timeline) -> str:
     return await fake_request("slow request", 0.05, tl)
 
@@ -366,14 +371,22 @@ if sys.version_info >= (3, 14):
     assert "request in flight" in graph
 else:
     frames = waiting_task.get_stack()
-    print("Python < 3.14 has no format_call_graph;",
-          "task.get_stack() shows only the outermost coroutine's frame:")
+    print("Python < 3.14 has no format_call_graph; task.get_stack() names:")
     for frame in frames:
         print(f"  {frame.f_code.co_name} at line {frame.f_lineno}")
+slow_reply = await waiting_task
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+assert slow_reply == "reply to slow request"
+if sys.version_info < (3, 14):
     assert [frame.f_code.co_name for frame in frames] == ["outer_request"], (
         "get_stack() gives the outermost frame only, not the fake_request inside it")
-slow_reply = await waiting_task
-assert slow_reply == "reply to slow request"
+    print("✓ get_stack() named outer_request only")
+
+# %% [markdown]
+# `get_stack()` gives one frame: that of the task's outermost coroutine, `outer_request`, at the
+# `await` where it is suspended. The `fake_request` it awaits inside the same task is missing,
+# and so is any chain of Tasks awaiting each other; `format_call_graph` shows both.
 
 # %% [markdown]
 # ## Exercise 2.1 · Poll without freezing the loop

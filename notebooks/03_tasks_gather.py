@@ -254,13 +254,11 @@ print("✓ the kept task survived gc.collect(), got its reply, and left the set 
 # %% [markdown]
 # ## When one of them fails
 #
-# Scoring can fail. With `gather`, the first exception from any awaitable is raised by the
-# `gather` at once, but the other Tasks are **not** cancelled: they run on in the
-# background, and their results are lost unless you still hold the Tasks. With
-# `return_exceptions=True`, `gather` does not raise; the exception takes the failed entry's
-# place in the result list.
+# Scoring can fail. Below, sample 1 fails after 0.04 s, while samples 0 and 2 take 0.15 s and
+# 0.1 s. `gather` raises sample 1's error as soon as it happens. Predict: at that moment, are
+# samples 0 and 2 still running, or has `gather` stopped them?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 gather_tl = Timeline()
 plan = {"sample 0": (0.15, False), "sample 1": (0.04, True), "sample 2": (0.1, False)}
 group = [asyncio.create_task(score_sample(name, d, gather_tl, fail))
@@ -281,6 +279,11 @@ assert still_running == [True, False, True], (
 assert gather_tl.order("sample 1 starts", "gather raised", "sample 2 ends", "sample 0 ends")
 assert "sample 0 cancelled" not in gather_tl.names(), "gather does not cancel the siblings"
 print("✓ gather raised sample 1's error at once; samples 0 and 2 ran on to their end")
+
+# %% [markdown]
+# `gather` does **not** cancel the other Tasks: they run on in the background, and their
+# results are lost unless you still hold the Tasks. With `return_exceptions=True`, `gather`
+# does not raise; the exception takes the failed entry's place in the result list.
 
 # %%
 outcomes = await asyncio.gather(

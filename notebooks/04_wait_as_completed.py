@@ -14,7 +14,7 @@
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. end such a loop cleanly: cancel what is left and wait for it.
 #
-# **Needs** chapters 02 and 03 · about 40 minutes
+# **Needs** chapters 02 and 03 · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -64,8 +64,6 @@ async def request(name: str, seconds: float, tl: Timeline, lane: str | None = No
 # `asyncio.wait(tasks, timeout=0.05)` returns two sets, `done` and `pending`. Many people read
 # the timeout as a deadline for the work: "after 0.05 s the slow ones are stopped". Predict
 # what the two slow requests below are doing after `wait` has returned.
-# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01).
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -683,26 +681,22 @@ _sc.differential(first_results, _reference, _sc.several(_plans()), _observe, _co
 #
 # ## In slime
 #
-# slime's main rollout loop, `generate_rollout_async`, is the loop of the experiment. It asks the data source for more
-# prompt groups (an over-sampling batch at a time) until the groups submitted and not yet
-# dropped reach the target, then awaits
-# `asyncio.wait` on its pending set with `FIRST_COMPLETED` and stores the still-pending set
-# back into its state. Each finished group goes through the dynamic filter: a useless group is
-# dropped and the loop tops up again, a good one is added to the batch. When the batch is full,
-# the loop ends, and the groups still in flight are left in the pending set for the abort step.
+# slime's main rollout loop, `generate_rollout_async` (the first quote), is the loop of the
+# experiment: `asyncio.wait` with `FIRST_COMPLETED`, and a top-up whenever the filter drops a
+# group. When the batch is full, the groups still in flight are left in the pending set for the
+# abort step.
 # That step stops what is left without cancelling any Task: it sets an "aborted" flag, asks
 # every SGLang server to abort its requests, and then waits with the same `FIRST_COMPLETED`
 # loop until the pending set is empty, so each group's Task ends on its own. It is the
 # chapter's "stop what is left, then wait for it", done cooperatively.
+#
 # That step is reached only when the loop ends normally. The loop reads each finished group
 # with `task.result()` and no `try` around it, so a group whose Task ended with an exception (one
 # sample that raised, passed up by its group's `gather`) ends `generate_rollout_async` with that
 # exception before the abort step: the aborted flag is never set, and the other groups stay in
 # the pending set, still generating on the background loop.
 #
-# Evaluation (`eval_rollout_single_dataset`, the second quote) uses the other tool: it starts one Task per evaluation sample and iterates
-# `as_completed`, so the progress bar moves and the first example is logged as soon as any
-# sample is done; it sorts the samples back into dataset order at the end. The
+# Evaluation (the second quote) uses `as_completed` instead. The
 # [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and
 # `as_completed` in slime.
 

@@ -14,7 +14,7 @@
 # 4. protect shared work from a caller's cancellation with `asyncio.shield`, and see why
 #    tasks count cancel requests (`cancelling()` / `uncancel()`, Python 3.11).
 #
-# **Needs** chapters 03 (tasks) and 04 (wait) · about 35 minutes
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -39,9 +39,9 @@ figure_style()
 # leaves its coroutine.
 #
 # In the next cell the worker first runs 0.04 s of plain code with no `await` (standing in for
-# tokenising a long prompt). A cancel is scheduled for 0.01 s after the start. It cannot land
-# while the plain code runs: the event loop only gets control back at the worker's next
-# `await`. The moments are written down with `tl.mark` on a `Timeline`, the course's recorder.
+# tokenising a long prompt). A cancel is scheduled for 0.01 s after the start. The moments are
+# written down with `tl.mark` on a `Timeline`, the course's recorder. Predict their order: does
+# the cancel run at 0.01 s, and where does `CancelledError` arrive?
 
 # %%
 tl = Timeline()
@@ -51,7 +51,7 @@ async def tokenize_then_request() -> None:
     tl.mark("busy stretch started")
     busy_until = time.monotonic() + 0.04
     while time.monotonic() < busy_until:
-        pass  # plain code: the loop cannot run anything else here
+        pass  # plain code, no await
     tl.mark("busy stretch finished")
     try:
         await asyncio.sleep(1)
@@ -63,7 +63,7 @@ async def tokenize_then_request() -> None:
         tl.mark("finally ran")
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 worker = asyncio.create_task(tokenize_then_request())
 state_at_request: dict[str, bool] = {}
 
@@ -90,8 +90,9 @@ assert worker.cancelled() and "request finished" not in tl.names()
 print("✓ the cancel ran only after the busy stretch; CancelledError arrived at the next await")
 
 # %% [markdown]
-# The cancel was due 0.01 s after the start but ran only after the busy stretch, and at the
-# moment `cancel()` returned the task was not done. A cancellation is a message that the task
+# The cancel was due 0.01 s after the start but ran only after the busy stretch: while plain
+# code runs, the event loop has no control, and it gets it back only at the worker's next
+# `await`. At the moment `cancel()` returned the task was not done. A cancellation is a message that the task
 # reads at its next `await`.
 #
 # ## Predict, then run
@@ -110,7 +111,7 @@ TIMEOUT = 0.03
 async def catches_exception() -> str:
     try:
         await asyncio.sleep(1)
-    except Exception:  # CancelledError is a BaseException (since 3.8): not caught here
+    except Exception:
         return "caught it"
     return "finished"
 
@@ -161,7 +162,8 @@ assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"  # 
 print("✓ two timeouts raised TimeoutError; the bare except returned 'finished' after about 3 × the budget")
 
 # %% [markdown]
-# `except Exception` is safe: it does not catch cancellation. A bare `except` (or `except
+# `except Exception` is safe: since Python 3.8 `CancelledError` is a `BaseException`, not an
+# `Exception`, so it goes through. A bare `except` (or `except
 # BaseException`, or `except CancelledError` without `raise`) eats the cancellation that
 # `asyncio.timeout` sent. The timeout can only turn a `CancelledError` that comes *out* of the
 # block into `TimeoutError`; when nothing comes out, it has nothing to convert. The block
