@@ -305,11 +305,11 @@ if 0 < both_processes < 0.5:
 #
 # A pool pickles the function it must run, and pickle writes a function as its module and
 # name, not its code. With `spawn` the worker is a fresh interpreter: it imports the module
-# and looks the name up. A function defined in a notebook lives in the kernel's `__main__`,
-# which the worker does not have. Predict what happens, then run. (`square` is the same
-# function, defined in the course's worker module.)
+# and looks the name up. Here is what pickle writes for a function defined in this notebook
+# and for `square`, the same function defined in the course's worker module. In the bytes,
+# read the two plain strings: the module, then the function's name.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 def square_in_notebook(x: int) -> int:
     return x * x
 
@@ -323,7 +323,7 @@ assert b"lab_snippets.proc_workers" in pickle.dumps(square)
 print("✓ both are pickled as a module and a name: __main__ for the notebook's function")
 
 # %% [markdown]
-# The worker's error message is written on *its* stderr, not raised in the parent. So that we
+# A worker's error message is written on *its* stderr, not raised in the parent. So that we
 # can read it afterwards, the pool's `initializer` sends each worker's stderr to a log file
 # (`send_stderr_to`).
 
@@ -331,7 +331,12 @@ print("✓ both are pickled as a module and a name: __main__ for the notebook's 
 worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
-# %% tags=["raises-exception"]
+# %% [markdown]
+# The notebook's function is pickled as `__main__` and its name, and a spawned worker has a
+# `__main__` of its own. Predict what happens when a `spawn` pool runs `square_in_notebook`,
+# then run.
+
+# %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
                          initializer=send_stderr_to,
                          initargs=(worker_log,)) as executor:
