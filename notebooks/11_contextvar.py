@@ -663,15 +663,12 @@ _sc.differential(traced_span, _reference, _programs, _observe, _compare, what="t
 #
 # ## In slime
 #
-# slime's tracing follows each sample through generation and reward, while many samples are in
-# flight on one event loop. Its `trace_span` keeps the stack of open spans in two `ContextVar`s holding
-# tuples, not in a global. Opening a span reads the current stacks, records a span-start event
-# whose parent is the innermost open span of the same trace (unless the sample's trace handle
-# names a parent itself), and sets longer tuples, keeping the tokens. When the span ends,
-# normally or by an exception, a `finally` resets both variables with those tokens (the second
-# quote), each reset guarded so that an error in it is logged instead of raised into the
-# rollout. Because every sample's coroutine runs in its own task, its spans find their own
-# parents, the property Exercise 11.1 tests. More uses are in the
+# slime's tracing follows each sample through generation and reward while many samples are in
+# flight on one event loop, so `trace_span` keeps the stack of open spans in two `ContextVar`s
+# holding tuples, not in a global. Its `finally` (the second quote) resets both variables
+# with their tokens, and logs a failed reset instead of raising it into the rollout.
+# Because every sample's coroutine runs in its own task, its spans find their own parents,
+# the property Exercise 11.1 tests. More uses are in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

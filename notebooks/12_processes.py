@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods (and the default that changes in Python 3.14).
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 50 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -305,11 +305,11 @@ if 0 < both_processes < 0.5:
 #
 # A pool pickles the function it must run, and pickle writes a function as its module and
 # name, not its code. With `spawn` the worker is a fresh interpreter: it imports the module
-# and looks the name up. A function defined in a notebook lives in the kernel's `__main__`,
-# which the worker does not have. Predict what happens, then run. (`square` is the same
-# function, defined in the course's worker module.)
+# and looks the name up. Here is what pickle writes for a function defined in this notebook
+# and for `square`, the same function defined in the course's worker module. In the bytes,
+# read the two plain strings: the module, then the function's name.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 def square_in_notebook(x: int) -> int:
     return x * x
 
@@ -323,7 +323,7 @@ assert b"lab_snippets.proc_workers" in pickle.dumps(square)
 print("✓ both are pickled as a module and a name: __main__ for the notebook's function")
 
 # %% [markdown]
-# The worker's error message is written on *its* stderr, not raised in the parent. So that we
+# A worker's error message is written on *its* stderr, not raised in the parent. So that we
 # can read it afterwards, the pool's `initializer` sends each worker's stderr to a log file
 # (`send_stderr_to`).
 
@@ -331,7 +331,12 @@ print("✓ both are pickled as a module and a name: __main__ for the notebook's 
 worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
-# %% tags=["raises-exception"]
+# %% [markdown]
+# The notebook's function is pickled as `__main__` and its name, and a spawned worker has a
+# `__main__` of its own. Predict what happens when a `spawn` pool runs `square_in_notebook`,
+# then run.
+
+# %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
                          initializer=send_stderr_to,
                          initargs=(worker_log,)) as executor:
@@ -780,37 +785,30 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 #
 # ## In slime
 #
-# Each SGLang inference server that slime launches itself is a separate process (slime can
-# also use external engines started elsewhere). For a regular server the launcher
-# (`launch_server_process`) sets
-# the `spawn` start method with `force=True` (a parent that may already hold CUDA state and
-# threads is exactly where a `fork` would copy them half-initialised), then builds a
-# `multiprocessing.Process` whose target is SGLang's importable server entry point and whose
-# argument is the server configuration, pickled across the boundary. It does not join the
-# child: on the first node it polls the server's health endpoint, and between polls asks
-# whether the process is still alive, so a server that crashes while loading raises at the
-# next poll (they are two seconds apart) instead of being waited on forever.
+# Each SGLang inference server that slime launches itself is a separate process. The launcher
+# sets the `spawn` start method with `force=True` (a parent that may already hold CUDA state
+# and threads is exactly where a `fork` would copy them half-initialised) and gives the
+# `Process` SGLang's importable server entry point. It does not join the child: it polls the
+# server's health endpoint and, between polls, whether the process is still alive, so a
+# server that crashes while loading raises at the next poll instead of being waited on
+# forever.
 #
-# The pool form appears in the parallel checkpoint converter under `tools/`: it takes a
-# `spawn` context, opens a `Pool` with one worker per chunk of parameter names and hands the
-# chunks to a module-level worker function with `starmap`, which returns the results in
-# argument order, the shape of this chapter's pool experiment.
+# The checkpoint converter under `tools/` uses the pool form: a `spawn` context, a `Pool` with
+# one worker per chunk of parameter names, and `starmap` over a module-level worker function,
+# the shape of this chapter's pool experiment.
 #
 # slime's `exec_command` helper runs external commands with `bash -c` through `subprocess.run`
 # and `check=True`, so a failing command becomes a `CalledProcessError`; it has no `timeout`,
 # so a command that hangs would hang the caller with it.
 #
-# The router that spreads the rollout's requests over the servers is a child process too, and
-# it is started differently. `_start_router` runs in the rollout manager, a Ray actor whose
-# process already runs threads (Ray's own, at least), and builds a plain
-# `multiprocessing.Process` without naming a start method. slime sets one only in the server
-# launcher and the converter, each in its own process, so the router gets the platform
+# The router that spreads the rollout's requests over the servers is a child process too.
+# `_start_router` starts it from the rollout manager, a Ray actor whose process already runs
+# threads, without naming a start method. slime sets one only in the server launcher and the converter, each in its own process, so the router gets the platform
 # default: `fork` on Linux up to Python 3.13 (`forkserver` from 3.14), the risky row of the
 # table above. It is a daemon, and the launcher checks only that it is still alive three
 # seconds after the start.
 #
-# The quotes below come in the order of these paragraphs: the server launch
-# (`launch_server_process`), the converter's pool, `exec_command`, the router's start. Every other process and subprocess site is listed in the
+# The quotes below follow the order of these paragraphs. Every other process and subprocess site is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -420,16 +420,26 @@ assert not background.thread.is_alive() and background.loop.is_closed()
 print("✓ stop() cancelled the pending poll (its finally ran), then stopped and closed the loop")
 
 # %% [markdown]
-# ## One loop across calls without a loop thread: `asyncio.Runner`
+# :::{dropdown} Going further
 #
-# `asyncio.Runner` (Python 3.11+, the oldest Python this course supports) gives a thread
-# without a running loop one loop that lives across several `run` calls and is closed when
-# the `with` block ends. It fixes the "new loop per `asyncio.run`" problem for a caller that
-# stays in one thread. It does not replace a loop thread: the loop runs only during each
-# `run` call, so nothing proceeds in the background between calls, and like `asyncio.run`
-# it refuses to start inside a running loop.
+# **One loop across calls without a loop thread: `asyncio.Runner`.** `asyncio.Runner`
+# (Python 3.11+, the oldest Python this course supports) gives a thread without a running
+# loop one loop that lives across several `run` calls and is closed when the `with` block
+# ends. It fixes the "new loop per `asyncio.run`" problem for a caller that stays in one
+# thread. It does not replace a loop thread: the loop runs only during each `run` call, so
+# nothing proceeds in the background between calls, and like `asyncio.run` it refuses to
+# start inside a running loop. The first folded cell below runs the `Event` experiment again
+# with one `Runner`: both runs work.
+#
+# **Python 3.12 and later: `loop_factory`.** From Python 3.12, `asyncio.run` also takes
+# `loop_factory`, so a thread can choose the loop it gets: another implementation, or one in
+# debug mode that catches the wrong-thread calls shown above. On 3.11 only
+# `asyncio.Runner(loop_factory=...)` accepts it. The last folded cells run a loop made by
+# such a factory.
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment: two runs on one Runner"}
 runner_outcomes: list[str] = []
 
 
@@ -452,14 +462,7 @@ assert runner_outcomes == ["ok", "ok"], (
     f"both runs should use the same loop, which the Event accepts: {runner_outcomes}")
 print("✓ both runs of one Runner used one loop: the Event worked twice")
 
-# %% [markdown]
-# ### Python 3.12 and later: `asyncio.run(..., loop_factory=...)`
-#
-# From Python 3.12, `asyncio.run` also takes `loop_factory`, so a thread can choose the loop
-# it gets: another implementation, or one in debug mode that catches the wrong-thread calls
-# shown above. On 3.11 only `asyncio.Runner(loop_factory=...)` accepts it.
-
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helpers"}
 def make_debug_loop() -> asyncio.AbstractEventLoop:
     debug_loop = asyncio.new_event_loop()
     debug_loop.set_debug(True)
@@ -470,7 +473,7 @@ async def running_in_debug_mode() -> bool:
     return asyncio.get_running_loop().get_debug()
 
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment: a loop in debug mode"}
 debug_flags: list[bool] = []
 
 
@@ -799,19 +802,16 @@ _sc.differential(call_with_deadline, _reference, _scenarios, _sth.Beside(_observ
 # ## In slime
 #
 # slime's rollout functions are called as plain synchronous functions, yet the rollout itself
-# is asyncio code. `AsyncLoopThread` (the first quote) is this chapter's loop thread: one loop,
-# started on first use, running forever in a daemon thread. The fully-async rollout is the
-# exception: only its collecting coroutine goes through `run`, while its generation tasks run
-# on a loop of their own, the `asyncio.run` of its worker thread (chapter 07).
+# is asyncio code, so slime keeps a loop thread like this chapter's. The fully-async rollout
+# is the exception: only its collecting coroutine goes through `run`, while its generation
+# tasks run on a loop of their own, the `asyncio.run` of its worker thread (chapter 07).
 # Note that this helper waits on `result()` without a timeout and never stops its loop: a
 # coroutine that never ends would block the rollout's caller forever, with no message
 # (chapter 27's hazard 5).
 #
-# The agent code runs an aiohttp server on a loop in its own thread, and its stop method is
-# the careful version (`AppHandle.stop`, the second quote): it runs the server's cleanup on that loop with
-# `run_coroutine_threadsafe` and a bounded `result(timeout=...)`, then stops the loop with
-# `call_soon_threadsafe`, then joins the thread with a timeout. The adapters also cross in
-# the other direction, awaiting work on the server's loop through `asyncio.wrap_future`.
+# The second quote is the careful shutdown from this chapter, with a timeout on each wait.
+# The adapters also cross in the other direction, awaiting work on the server's loop through
+# `asyncio.wrap_future`.
 # More sites are listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

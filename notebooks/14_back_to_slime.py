@@ -93,12 +93,11 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 #
 # ## Predict, then run
 #
-# Step 4 waits for a child process. Suppose the wait has a timeout and the timeout fires.
-# Most people expect the child to be gone. Predict: right after the `TimeoutError`, is the
-# harness process still running?
-# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01). `harness_command(...)` is the command line of the course's stand-in
-# harness, a child that works, hangs or exits as asked.
+# Step 4 waits for a child process. The cell below writes down named moments with
+# `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01).
+# `harness_command(...)` is the command line of the course's stand-in harness, a child that
+# works, hangs or exits as asked. Suppose the wait has a timeout and the timeout fires.
+# Predict: right after the `TimeoutError`, is the harness process still running?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()

@@ -386,6 +386,10 @@ async def load_once(path: str, in_flight: dict[str, asyncio.Task], load) -> str:
     ### END SOLUTION
 
 
+# %% [markdown]
+# The solution takes no lock: between its look into `in_flight` and its write there is no
+# `await`, so no other task can run in between.
+
 # %% tags=["tests"]
 shared_loads: dict[str, asyncio.Task] = {}
 got = await asyncio.wait_for(
@@ -652,25 +656,18 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # ## In slime
 #
 # The teacher server's `/update_weights_from_disk` handler is this chapter in one function.
-# The state of the update (whether one is running, for which checkpoint, and the future that
-# will carry its result) lives in a small dict guarded by an `asyncio.Lock`. Under the lock a
-# request decides one of four things: the checkpoint is already loaded (answer at once),
-# the same checkpoint is already being loaded (join it), another checkpoint is being loaded
-# (refuse with 409), or nothing is running (create the future and become the updater). The lock is released before anything slow happens: waiting
-# for the server to go idle and the reload itself, which runs in a thread, are both outside
-# it, the narrow scope of the measurement above. Neither locked block contains an `await`,
-# so on one loop they would be atomic even without the lock; the lock states the invariant
-# and keeps it safe if someone later adds an `await` inside.
+# Under an `asyncio.Lock` a request decides one of four things: the checkpoint is already
+# loaded (answer at once), the same checkpoint is already being loaded (join it), another
+# checkpoint is being loaded (refuse with 409), or nothing is running (create the future and
+# become the updater). The slow parts, waiting for the server to go idle and the reload, run
+# after the lock is released, the narrow scope measured above.
 #
 # A request that joins (the second quote) awaits the shared future through `asyncio.shield`, so a client that
-# disconnects cancels only its own handler. The updater publishes the result, success or
-# error, in a `finally` under the lock and resets the state. slime has no `asyncio.Event`:
-# this future is its one-shot "update finished" signal, with the result attached. Errors that
-# are `Exception`s become an error result; cancellation does not. `CancelledError` is not an
+# disconnects cancels only its own handler. slime has no `asyncio.Event`: this future is its
+# one-shot "update finished" signal, with the result attached. `CancelledError` is not an
 # `Exception`, so if the updating request itself is cancelled while it waits (chapter 05),
-# the update stays stuck: the future is never resolved, and every later request for that
-# checkpoint waits forever. Chapter 27 (hazard 4) shows why, on a model of this handler. The exercise's design, where the load runs in its own task and even its first caller
-# waits through a shield, sidesteps the case.
+# the update stays stuck and every later request for that checkpoint waits forever; chapter
+# 27 (hazard 4) shows the code and runs a model of it.
 # Every lock and event in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
