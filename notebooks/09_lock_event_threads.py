@@ -115,14 +115,12 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # `count_tokens`, and when it came back wrote `old value + 2` over the sums the other threads
 # had stored meanwhile.
 #
-# Is it only because of the I/O? No. With pure computation the GIL still changes hands (in
-# the default build, which has one), every `sys.getswitchinterval()` seconds (5 ms by
-# default), at points the interpreter chooses; on a free-threaded build with the GIL off the
-# threads run at once, and nothing needs to change hands. Lowering
-# the interval makes the switches frequent enough to see within a few runs. The `finally`
-# restores the interval, because it is process-wide.
+# The cell below runs the same recorders with a count that does no I/O at all, just
+# `len(text.split())`. It lowers `sys.setswitchinterval`, the time a thread may hold the GIL
+# before the interpreter asks it to let another run, and a `finally` restores it, because it
+# is process-wide. Is it only because of the I/O: will pure computation keep every update?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def count_tokens_cpu(text: str) -> int:
     return len(text.split())
 
@@ -144,13 +142,19 @@ finally:
     sys.setswitchinterval(default_interval)
 print(f"expected {4 * 5000 * 2} per trial, got {trials}")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert sys.getswitchinterval() == default_interval
 assert min(trials) < 4 * 5000 * 2, (
     "pure computation loses updates too, once threads switch often")
 print(f"✓ pure computation lost updates too, within {len(trials)} trial(s)")
 
 # %% [markdown]
+# Not only the I/O, then. With pure computation the GIL still changes hands (in the default
+# build, which has one), every `sys.getswitchinterval()` seconds (5 ms by default), at points
+# the interpreter chooses; on a free-threaded build with the GIL off the threads run at once,
+# and nothing needs to change hands. Lowering the interval only makes the switches frequent
+# enough to see within a few runs.
+#
 # ## The fix: one lock around the whole read-modify-write
 #
 # A `threading.Lock` lets one thread at a time through the block it guards. The {term}`lock` must
