@@ -301,12 +301,10 @@ print("✓ break left the generator paused; aclose() ran its finally")
 # to finish: it raises `GeneratorExit` at the paused `yield`, so the `finally` runs, and it can
 # still `await`.
 #
-# What if nothing refers to the generator, the common `async for line in stream_lines(...)`?
-# Then the generator is dropped when the loop ends, and asyncio's *finalizer hook* schedules
-# `aclose()` as a new task on the loop. The cleanup still does not run at the `break`: it runs
-# some loop iterations later, in another task, where an exception in it can only be logged.
+# What if nothing refers to the generator, as in the common
+# `async for line in stream_lines(...)`: is the connection closed at the `break`?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 dropped_log: list[str] = []
 async for line in stream_lines("dropped", dropped_log):
     if line.endswith("2"):
@@ -321,13 +319,17 @@ while "dropped: connection closed" not in dropped_log and loop_turns < 200:
 print("right after break:", seen_at_break)
 print(f"closed after {loop_turns} more turns of the loop:", dropped_log)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert seen_at_break == ["dropped: connection opened"]
 assert dropped_log[-1] == "dropped: connection closed", "the loop's finalizer closed it, later"
 assert loop_turns >= 1
 print("✓ the dropped generator was closed later, by the loop, not at the break")
 
 # %% [markdown]
+# Not at the `break`. The generator is dropped when the loop ends, and asyncio's *finalizer
+# hook* schedules `aclose()` as a new task on the loop. The cleanup runs some loop iterations
+# later, in another task, where an exception in it can only be logged.
+#
 # The fix is to make the close part of the block structure: `contextlib.aclosing(agen)` is an
 # {term}`async context manager` whose exit awaits `agen.aclose()`. With it, the connection is closed
 # before the next statement after the `async with`, on every path out of the loop.
