@@ -668,20 +668,17 @@ _sc.differential(start_periodic_check, _reference,
 #
 # ## In slime
 #
-# slime watches its inference engines from a background thread, the rollout health monitor.
-# It is started as a daemon thread, but it is not left to die with the interpreter: it is
-# stopped by setting a stop Event (`stop`, the first quote). Its loop waits on that Event between health checks rather
-# than sleeping, so a stop request wakes it at once. Stopping also clears the pause flag, then
-# joins with a timeout of one health-check timeout plus one interval plus five seconds, and
-# logs a warning if the thread is still alive afterwards: the same ask, wait with a bound,
-# then check pattern as above.
+# slime watches its inference engines from a background thread, the rollout health monitor, and
+# stops it by setting a stop Event (`stop`, the first quote) rather than leaving it, a daemon
+# thread, to die with the interpreter. Its loop waits on that Event between health checks, so a
+# stop request wakes it at once; `stop` then joins with a bounded timeout and logs a warning if
+# the thread is still alive: the ask, wait with a bound, then check pattern above.
 #
-# The fully-async rollout keeps a single background worker in a module-level variable. A
-# function that finds the worker missing or dead and creates a new one is a check-then-act
-# sequence, the same shape as our read-modify-write, so it runs under a module-level
-# `threading.Lock` (`_get_global_worker`, the second quote); the exit hook that stops the worker takes the
-# same lock. More uses of locks, events and threads are listed in the
-# [source inventory](../book/reference/inventory.md).
+# The fully-async rollout keeps a single background worker in a module-level variable, and the
+# function that finds it missing or dead and creates a new one is a check-then-act sequence, so
+# it runs under a module-level `threading.Lock` (`_get_global_worker`, the second quote). More
+# uses of locks, events and threads are listed in the [source
+# inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
