@@ -857,24 +857,19 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 # ## In slime
 #
 # The coding-agent example boots one remote sandbox per agent task through an
-# `asynccontextmanager`, `boot_agent_sandbox`. Before its `yield`, it loops over a fixed number of attempts: each
-# attempt makes a fresh sandbox object and, inside the module's boot semaphore, enters it and
-# installs the agent's command-line tool; if the install fails it exits that candidate by hand
-# before re-raising. A failure is logged and followed by a growing, randomised sleep taken
-# after the permit is given back. When no attempt succeeds, the last error is raised and the
-# caller's block never starts. After a successful boot the `yield` sits inside `try/finally`,
-# so the sandbox is killed whether the agent's block finishes, raises, or is cancelled by the
-# outer time guard. That is the shape of exercise 10.1.
+# `asynccontextmanager`, `boot_agent_sandbox`, which makes a fixed number of attempts before
+# its `yield`, each with a fresh sandbox that it exits by hand if the install fails. When no
+# attempt succeeds, the last error is raised and the caller's block never starts. After a
+# successful boot the `yield` sits inside `try/finally`, so the sandbox is killed whether the
+# agent's block finishes, raises, or is cancelled: the shape of exercise 10.1.
 #
 # The streaming rollout (`generate_streaming`, the second quote) reads SGLang's server-sent
-# events with `async with` around the
-# response and `async for` over its lines, writing partial tokens onto the sample as they
-# arrive. Leaving early closes the response through the `async with`, at a known point. The
-# `aiter_lines()` generator that the `break` leaves suspended is not closed there, though: it
-# is this chapter's *dropped* generator, closed later by the loop's finalizer hook in a task
-# of its own, after the response under it is already closed; an `aclosing` around it would
-# close it at the block end. Every such site is listed in the
-# [source inventory](../book/reference/inventory.md).
+# events with `async with` around the response and `async for` over its lines, so leaving early
+# closes the response at a known point. The `aiter_lines()` generator that the `break` leaves
+# suspended is this chapter's *dropped* generator, though: the loop's finalizer hook closes it
+# later, after the response under it is already closed, where an `aclosing` around it would
+# close it at the block end. Every such site is listed in the [source
+# inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
