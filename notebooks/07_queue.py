@@ -155,8 +155,8 @@ print("✓ unbounded: all 20 piled up, the last waited for all the others\n"
 # ## Measure it
 #
 # The same runs, drawn as queue depth over time, plus a third: a slow producer (one item per
-# 0.01 s) feeding a consumer that needs no time at all. There the queue is almost always
-# empty and the consumer is the one that waits.
+# 0.01 s) feeding a consumer that needs no time at all. In each run, look at which side
+# waits.
 
 # %%
 slow_producer = await run_pair(0, 10, 0.01, 0)
@@ -178,6 +178,10 @@ ax.legend()
 assert slow_producer.summary["peak"] <= 1, "a slow producer never lets items pile up"
 
 # %% [markdown]
+# With the fast producer the unbounded queue climbs to nearly all 20 items and the bounded one
+# stays at 3 or below: the consumer is the slow side, and the items wait for it. With the slow
+# producer the queue is almost always empty: the consumer is the one that waits.
+#
 # ## Ending cleanly: one sentinel per consumer
 #
 # A consumer usually loops `while True: item = await queue.get()`. Nothing in that loop ends
