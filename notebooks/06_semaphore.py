@@ -165,14 +165,14 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 
 # %% [markdown]
 # Now the price of the limit. A fixed batch of 12 equal jobs of 0.03 s runs under limits from
-# 1 to 12. Before you run it: does a limit of 5 finish the batch sooner than a limit of 4?
-# And how much sooner is 12 than 6?
+# 1 to 12. `ainterleaved` (from `lab_snippets.measure`) runs the limits in turn, three times
+# each, and keeps each one's best, so that a busy machine slows them alike;
+# `ideal_batch_time(n_jobs, limit, duration)` is the time the batch would take with no
+# overhead at all.
 #
-# `ainterleaved` (from `lab_snippets.measure`) runs the limits in turn, three times each, and
-# keeps each one's best, so that a busy machine slows them alike; `ideal_batch_time(n_jobs,
-# limit, duration)` is the time the batch would take with no overhead at all.
+# Before you run it: does a limit of 5 finish the batch sooner than a limit of 4?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
     batch_permits = asyncio.Semaphore(limit)
     loop = asyncio.get_running_loop()
@@ -230,10 +230,9 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # because 12 jobs still need 3 rounds; doubling the limit halves the rounds, and so about
 # halves the time.
 #
-# Two readings of the curve matter for slime. Below the number of jobs, each extra permit
-# buys time only when it removes a whole round. And the limit is not free to raise: here the
-# "server" is a sleep that never slows down, while a real inference server gets slower per
-# request as more requests share it. The limit is where you trade latency for load.
+# The limit is not free to raise, though: here the "server" is a sleep that never slows
+# down, while a real inference server gets slower per request as more requests share it.
+# The limit is where you trade latency for load.
 #
 # ## A path that takes the same semaphore twice
 #
@@ -339,13 +338,12 @@ print("✓ default tasks: 0 inside right after create_task"
 #
 # Implement `generate_all(prompts, limit, generate)`, the pattern of a rollout:
 #
-# 1. call `generate(prompt)` for **every** prompt, each in its own task, all created up front;
-# 2. at most `limit` calls of `generate` may be running at once; as soon as one finishes,
-#    the next prompt should start (no waiting for a fixed batch of `limit` to complete);
-# 3. return the results in the order of `prompts`, whatever order they finish in;
-# 4. if one call raises, the error must come out of `generate_all` and no other call may be
-#    left running (chapter 03's `TaskGroup` does this; an `ExceptionGroup` that contains the
-#    error counts as "coming out").
+# 1. call `generate(prompt)` for every prompt, each in its own task, all created up front;
+# 2. at most `limit` calls run at once, and the next prompt starts as soon as one finishes
+#    (not in fixed batches of `limit`);
+# 3. return the results in the order of `prompts`;
+# 4. if a call raises, the error comes out of `generate_all` (an `ExceptionGroup` holding it
+#    counts) and no other call is left running: chapter 03's `TaskGroup` does this.
 #
 # :::{dropdown} What the grader checks
 #
@@ -623,21 +621,17 @@ _sc.differential(generate_all, _reference, _sc.several(_plans()), _observe, _com
 #
 # In the rollout, every sample becomes a task long before the inference servers can take it.
 # The permits live in `GenerateState`, which is a singleton, so every sample task of the
-# process sees the same `asyncio.Semaphore`; its size is the configured concurrency per SGLang
-# server times the number of engines. `generate_and_rm` enters the semaphore only around the
-# generate call (custom or built-in) and leaves it before its own reward step, so on the
-# built-in path the reward model is called after the permit is given back. A custom generate
-# function is different: everything it does runs inside the permit, scoring included. The
-# coding-agent generate of chapter 14 grades its own sample (the SWE evaluation, with a
-# timeout of 600 s by default), drops its session and pauses ten seconds before it returns,
-# all while holding a permit; the reward step then finds the reward filled and skips it.
+# process sees the same `asyncio.Semaphore`, sized as the concurrency per SGLang server times
+# the number of engines. `generate_and_rm` enters the semaphore only around the generate call
+# (custom or built-in), so the built-in reward step runs after the permit is given back, while
+# a custom generate function holds the permit for everything it does. The coding-agent
+# generate of chapter 14 grades its own sample inside the permit (the SWE evaluation, with a
+# timeout of 600 s by default), so its generation slot stays taken while it scores.
 #
-# The coding-agent example shows the same tool at a different scale (`boot_agent_sandbox`,
-# the second quote). A module-level
-# semaphore caps how many sandboxes are being created and provisioned at once; the permit
-# covers only the boot and the install, and is given back before the sandbox is handed to the
-# agent, so a long agent run does not hold a boot slot. Where the `async with` block ends
-# decides what the limit limits. Other semaphores in slime are listed in the
+# The coding-agent example uses the same tool to boot sandboxes (the second quote). A
+# module-level semaphore caps how many sandboxes are being created and provisioned at once,
+# and the permit is given back before the agent runs, so a long agent run does not hold a
+# boot slot. Other semaphores in slime are listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -155,8 +155,8 @@ print("✓ unbounded: all 20 piled up, the last waited for all the others\n"
 # ## Measure it
 #
 # The same runs, drawn as queue depth over time, plus a third: a slow producer (one item per
-# 0.01 s) feeding a consumer that needs no time at all. There the queue is almost always
-# empty and the consumer is the one that waits.
+# 0.01 s) feeding a consumer that needs no time at all. In each run, look at which side
+# waits.
 
 # %%
 slow_producer = await run_pair(0, 10, 0.01, 0)
@@ -178,6 +178,10 @@ ax.legend()
 assert slow_producer.summary["peak"] <= 1, "a slow producer never lets items pile up"
 
 # %% [markdown]
+# With the fast producer the unbounded queue climbs to nearly all 20 items and the bounded one
+# stays at 3 or below: the consumer is the slow side, and the items wait for it. With the slow
+# producer the queue is almost always empty: the consumer is the one that waits.
+#
 # ## Ending cleanly: one sentinel per consumer
 #
 # A consumer usually loops `while True: item = await queue.get()`. Nothing in that loop ends
@@ -681,26 +685,19 @@ _sc.differential(run_pipeline, _reference, _sc.several(_plans()), _observe, _com
 #
 # ## In slime
 #
-# The fully-async rollout runs its generation loop (`_loop`) on a private event loop in a worker thread.
-# Finished groups travel to the rollout call, which runs on another thread, through
-# `output_queue`, a thread-safe `queue.Queue`. A done-callback on the worker's loop puts each
-# finished group that was not aborted, and the other thread takes them with `get_nowait()`
-# until it has enough. The queue has no `maxsize`, and a comment in the source says why: a
-# `put` that blocked on a full queue would run on the worker's loop thread and freeze every
-# generation in flight, exactly the frozen loop of the heartbeat experiment. The brake lives
-# in the producer instead: before topping up with new prompt groups, the worker's loop checks
-# both the number of active tasks and the queue's `qsize()`, and stops pulling prompts while a
-# full pool of finished groups is still waiting. It is {term}`backpressure` without a bounded `put`
-# (a soft bound: tasks already running may still add to the queue after the check). There is
-# no sentinel: the worker stops through a
-# `running` flag and is joined with a timeout.
+# The fully-async rollout runs its generation loop (`_loop`) on a private event loop in a
+# worker thread, and finished groups reach the rollout call on another thread through
+# `output_queue`, a thread-safe `queue.Queue`. The queue has no `maxsize`, and a comment in the
+# source says why: a `put` that blocked on a full queue would run on the worker's loop thread
+# and freeze every generation in flight, exactly the frozen loop of the heartbeat experiment.
+# The brake lives in the producer instead: the loop stops pulling new prompt groups while a
+# full pool of finished groups is waiting, a soft form of {term}`backpressure` (tasks already
+# running may still add to the queue after the check).
 #
-# The second quote, from `_encode_delta`, shows the textbook form. During delta weight sync, a fixed set of pinned host
-# buffers circulates through a plain `queue.Queue`: the main loop blocks in `get()` until a
-# buffer is free, and each pool job `put`s its buffer back as soon as it has copied the data
-# out. There the blocking `get` runs in plain synchronous code, not on an event loop, where
-# blocking is the point. Every queue in slime is listed in
-# the [source inventory](../book/reference/inventory.md).
+# The second quote, from `_encode_delta`, shows the textbook form: a fixed set of pinned host
+# buffers circulates through a plain `queue.Queue`, and the main loop blocks in `get()` until a
+# pool job `put`s a buffer back; there, in plain synchronous code, blocking is the point. Every
+# queue in slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -800,33 +800,24 @@ _sc.differential(run_with_deadline, _reference,
 # ## In slime
 #
 # slime's Megatron teacher server answers HTTP with an aiohttp application: its handlers all
-# run on one event loop, in a thread of its own. The process has other threads too: a stats
-# printer, the default pool's threads that run the `to_thread` calls below, and the main
-# thread, which waits on Ray for the data-parallel worker loops. Reloading weights from disk
-# is a long blocking call: it waits in `ray.get` until every actor of the Megatron model has
-# reloaded the checkpoint. The update handler first waits, politely, until no request is
-# queued or running (chapter 02), then (in `update_from_disk`, the first quote) runs the
-# reload through `asyncio.to_thread` and awaits
-# it, so health checks and load queries keep being answered during the reload. Every handler
-# routes its shorter `ray.get` calls through a small helper that does the same; the code of
-# the module that runs off the event loop (the stats printer, the reload function, `launch`
-# and the worker loop) calls `ray.get` directly.
+# run on one event loop, in a thread of its own. Reloading weights from disk is a long blocking
+# call: it waits in `ray.get` until every actor of the Megatron model has reloaded the
+# checkpoint. The update handler (`update_from_disk`, the first quote) runs the reload through
+# `asyncio.to_thread` and awaits it, so health checks and load queries keep being answered
+# during the reload. Every handler routes its shorter `ray.get` calls through a small helper
+# that does the same.
 #
-# The second quote, from `post`, shows the cost that comes with it. slime's HTTP helpers used to wait on Ray
-# with `to_thread(ray.get, ...)` for every distributed POST. As the comment there explains, each
-# in-flight request then held one thread of the default pool, so the pool size quietly capped
-# the number of requests in flight, the effect the default-pool experiment above measured. The
-# code now awaits the Ray object reference directly: Ray completes a future by callback when
-# the result is ready, so no pool thread is held during the wait.
+# The second quote, from `post`, shows the cost that comes with it. slime's HTTP helpers used
+# to wait on Ray with `to_thread(ray.get, ...)` for every distributed POST, so each in-flight
+# request held one thread of the default pool and the pool size quietly capped the requests in
+# flight; the code now awaits the Ray object reference directly, and no pool thread is held
+# during the wait.
 #
-# The same pattern is still alive in the teacher server (the third quote). Its `/generate`
-# handler (`generate`) submits the
-# request to an actor and then asks for the result every 50 ms, and each of those questions
-# is a `ray.get` run through `to_thread`. A poll holds a pool thread only while that one call
-# runs, not for the whole request, so the pool size caps how many polls can be in flight at
-# the same moment; with more concurrent requests than pool threads, polls wait for a thread
-# (the queueing the default-pool experiment above showed). The
-# [source inventory](../book/reference/inventory.md) lists every `to_thread` and
+# The same pattern is still alive in the teacher server's `/generate` handler (`generate`, the
+# third quote): it asks an actor for the result every 50 ms, and each of those questions is a
+# `ray.get` run through `to_thread`. A poll holds a pool thread only while that one call runs,
+# not for the whole request, so the pool size caps how many polls can be in flight at the same
+# moment. The [source inventory](../book/reference/inventory.md) lists every `to_thread` and
 # `run_in_executor` in slime; for each one, ask which pool it uses and what caps it.
 
 # %% tags=["remove-input"]

@@ -115,14 +115,12 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # `count_tokens`, and when it came back wrote `old value + 2` over the sums the other threads
 # had stored meanwhile.
 #
-# Is it only because of the I/O? No. With pure computation the GIL still changes hands (in
-# the default build, which has one), every `sys.getswitchinterval()` seconds (5 ms by
-# default), at points the interpreter chooses; on a free-threaded build with the GIL off the
-# threads run at once, and nothing needs to change hands. Lowering
-# the interval makes the switches frequent enough to see within a few runs. The `finally`
-# restores the interval, because it is process-wide.
+# The cell below runs the same recorders with a count that does no I/O at all, just
+# `len(text.split())`. It lowers `sys.setswitchinterval`, the time a thread may hold the GIL
+# before the interpreter asks it to let another run, and a `finally` restores it, because it
+# is process-wide. Is it only because of the I/O: will pure computation keep every update?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def count_tokens_cpu(text: str) -> int:
     return len(text.split())
 
@@ -144,13 +142,19 @@ finally:
     sys.setswitchinterval(default_interval)
 print(f"expected {4 * 5000 * 2} per trial, got {trials}")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert sys.getswitchinterval() == default_interval
 assert min(trials) < 4 * 5000 * 2, (
     "pure computation loses updates too, once threads switch often")
 print(f"✓ pure computation lost updates too, within {len(trials)} trial(s)")
 
 # %% [markdown]
+# Not only the I/O, then. With pure computation the GIL still changes hands (in the default
+# build, which has one), every `sys.getswitchinterval()` seconds (5 ms by default), at points
+# the interpreter chooses; on a free-threaded build with the GIL off the threads run at once,
+# and nothing needs to change hands. Lowering the interval only makes the switches frequent
+# enough to see within a few runs.
+#
 # ## The fix: one lock around the whole read-modify-write
 #
 # A `threading.Lock` lets one thread at a time through the block it guards. The {term}`lock` must
@@ -664,20 +668,17 @@ _sc.differential(start_periodic_check, _reference,
 #
 # ## In slime
 #
-# slime watches its inference engines from a background thread, the rollout health monitor.
-# It is started as a daemon thread, but it is not left to die with the interpreter: it is
-# stopped by setting a stop Event (`stop`, the first quote). Its loop waits on that Event between health checks rather
-# than sleeping, so a stop request wakes it at once. Stopping also clears the pause flag, then
-# joins with a timeout of one health-check timeout plus one interval plus five seconds, and
-# logs a warning if the thread is still alive afterwards: the same ask, wait with a bound,
-# then check pattern as above.
+# slime watches its inference engines from a background thread, the rollout health monitor, and
+# stops it by setting a stop Event (`stop`, the first quote) rather than leaving it, a daemon
+# thread, to die with the interpreter. Its loop waits on that Event between health checks, so a
+# stop request wakes it at once; `stop` then joins with a bounded timeout and logs a warning if
+# the thread is still alive: the ask, wait with a bound, then check pattern above.
 #
-# The fully-async rollout keeps a single background worker in a module-level variable. A
-# function that finds the worker missing or dead and creates a new one is a check-then-act
-# sequence, the same shape as our read-modify-write, so it runs under a module-level
-# `threading.Lock` (`_get_global_worker`, the second quote); the exit hook that stops the worker takes the
-# same lock. More uses of locks, events and threads are listed in the
-# [source inventory](../book/reference/inventory.md).
+# The fully-async rollout keeps a single background worker in a module-level variable, and the
+# function that finds it missing or dead and creates a new one is a check-then-act sequence, so
+# it runs under a module-level `threading.Lock` (`_get_global_worker`, the second quote). More
+# uses of locks, events and threads are listed in the [source
+# inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -301,12 +301,10 @@ print("✓ break left the generator paused; aclose() ran its finally")
 # to finish: it raises `GeneratorExit` at the paused `yield`, so the `finally` runs, and it can
 # still `await`.
 #
-# What if nothing refers to the generator, the common `async for line in stream_lines(...)`?
-# Then the generator is dropped when the loop ends, and asyncio's *finalizer hook* schedules
-# `aclose()` as a new task on the loop. The cleanup still does not run at the `break`: it runs
-# some loop iterations later, in another task, where an exception in it can only be logged.
+# What if nothing refers to the generator, as in the common
+# `async for line in stream_lines(...)`: is the connection closed at the `break`?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 dropped_log: list[str] = []
 async for line in stream_lines("dropped", dropped_log):
     if line.endswith("2"):
@@ -321,13 +319,17 @@ while "dropped: connection closed" not in dropped_log and loop_turns < 200:
 print("right after break:", seen_at_break)
 print(f"closed after {loop_turns} more turns of the loop:", dropped_log)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert seen_at_break == ["dropped: connection opened"]
 assert dropped_log[-1] == "dropped: connection closed", "the loop's finalizer closed it, later"
 assert loop_turns >= 1
 print("✓ the dropped generator was closed later, by the loop, not at the break")
 
 # %% [markdown]
+# Not at the `break`. The generator is dropped when the loop ends, and asyncio's *finalizer
+# hook* schedules `aclose()` as a new task on the loop. The cleanup runs some loop iterations
+# later, in another task, where an exception in it can only be logged.
+#
 # The fix is to make the close part of the block structure: `contextlib.aclosing(agen)` is an
 # {term}`async context manager` whose exit awaits `agen.aclose()`. With it, the connection is closed
 # before the next statement after the `async with`, on every path out of the loop.
@@ -855,24 +857,19 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 # ## In slime
 #
 # The coding-agent example boots one remote sandbox per agent task through an
-# `asynccontextmanager`, `boot_agent_sandbox`. Before its `yield`, it loops over a fixed number of attempts: each
-# attempt makes a fresh sandbox object and, inside the module's boot semaphore, enters it and
-# installs the agent's command-line tool; if the install fails it exits that candidate by hand
-# before re-raising. A failure is logged and followed by a growing, randomised sleep taken
-# after the permit is given back. When no attempt succeeds, the last error is raised and the
-# caller's block never starts. After a successful boot the `yield` sits inside `try/finally`,
-# so the sandbox is killed whether the agent's block finishes, raises, or is cancelled by the
-# outer time guard. That is the shape of exercise 10.1.
+# `asynccontextmanager`, `boot_agent_sandbox`, which makes a fixed number of attempts before
+# its `yield`, each with a fresh sandbox that it exits by hand if the install fails. When no
+# attempt succeeds, the last error is raised and the caller's block never starts. After a
+# successful boot the `yield` sits inside `try/finally`, so the sandbox is killed whether the
+# agent's block finishes, raises, or is cancelled: the shape of exercise 10.1.
 #
 # The streaming rollout (`generate_streaming`, the second quote) reads SGLang's server-sent
-# events with `async with` around the
-# response and `async for` over its lines, writing partial tokens onto the sample as they
-# arrive. Leaving early closes the response through the `async with`, at a known point. The
-# `aiter_lines()` generator that the `break` leaves suspended is not closed there, though: it
-# is this chapter's *dropped* generator, closed later by the loop's finalizer hook in a task
-# of its own, after the response under it is already closed; an `aclosing` around it would
-# close it at the block end. Every such site is listed in the
-# [source inventory](../book/reference/inventory.md).
+# events with `async with` around the response and `async for` over its lines, so leaving early
+# closes the response at a known point. The `aiter_lines()` generator that the `break` leaves
+# suspended is this chapter's *dropped* generator, though: the loop's finalizer hook closes it
+# later, after the response under it is already closed, where an `aclosing` around it would
+# close it at the block end. Every such site is listed in the [source
+# inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
