@@ -431,7 +431,7 @@ class TimerChain:
         join_all(self.timers, timeout=2)
 
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the experiment and the plotting code"}
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the experiment and the plotting code"}
 # claim: event-wait-stops-at-once-sleep-does-not
 # Each loop runs and is stopped after its second tick by a driver thread that times the stop.
 tl = Timeline()
