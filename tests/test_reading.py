@@ -434,13 +434,6 @@ def test_each_course_instrument_is_explained_where_a_reader_first_meets_it(chapt
 # answered behind a fold; an exercise says what to build in a few lines and keeps the graded
 # properties in a dropdown; the workers whose behaviour is the lesson are on the page; the notes on
 # how the course itself was checked are not in the reader's path.
-# Chapters whose owner (a helper of session 10) has not yet reworked them; empty this set then.
-READER3_PENDING: set[str] = set()
-
-
-def _pending(chapter):
-    if chapter.number in READER3_PENDING:
-        pytest.skip(f"chapter {chapter.number} is being reworked (READER3_PENDING)")
 
 
 def _asks(markdown_source: str) -> bool:
@@ -475,7 +468,6 @@ def test_every_question_put_to_the_reader_is_answered_behind_a_fold(chapter):
     between): its output is folded ("Show the answer"), so the reader can guess first. A slime
     quote after a question is exempt (a quote is not an answer). Counterfactual: chapter 28 of
     session 9, whose four questions were each followed by their printed answer."""
-    _pending(chapter)
     cells = notebook(chapter).cells
     open_answers = []
     for i, before in enumerate(cells):
@@ -497,11 +489,10 @@ def test_every_question_put_to_the_reader_is_answered_behind_a_fold(chapter):
 MAX_EXERCISE_WORDS = 150
 
 
-def visible_words(markdown_source: str) -> int:
-    """Words of prose a reader sees without opening anything (a ``:::{dropdown}`` is closed; a
-    fenced code block is code to read, not words of the statement)."""
+def outside_dropdowns(markdown_source: str) -> str:
+    """The lines of a markdown text a reader sees with every ``:::{dropdown}`` (or other colon
+    fence) closed."""
     seen, depth = [], 0
-    markdown_source = re.sub(r"^```.*?^```", "", markdown_source, flags=re.M | re.S)
     for line in markdown_source.splitlines():
         stripped = line.strip()
         if re.match(r"^:{3,}\{", stripped):
@@ -510,7 +501,14 @@ def visible_words(markdown_source: str) -> int:
             depth -= 1
         elif not depth:
             seen.append(line)
-    return len(re.findall(r"\w+", "\n".join(seen)))
+    return "\n".join(seen)
+
+
+def visible_words(markdown_source: str) -> int:
+    """Words of prose a reader sees without opening anything (a ``:::{dropdown}`` is closed; a
+    fenced code block is code to read, not words of the statement)."""
+    markdown_source = re.sub(r"^```.*?^```", "", markdown_source, flags=re.M | re.S)
+    return len(re.findall(r"\w+", outside_dropdowns(markdown_source)))
 
 
 def exercise_statement(nb) -> str:
@@ -531,7 +529,6 @@ def test_an_exercise_says_what_to_build_in_a_few_lines(chapter):
     graded properties sits in a dropdown (``:::{dropdown} What the grader checks``), where a student
     looks when a hidden test names one. Counterfactual: the session-9 statements of 250–475 visible
     words, which read as the grader's contract."""
-    _pending(chapter)
     words = visible_words(exercise_statement(notebook(chapter)))
     assert words <= MAX_EXERCISE_WORDS, (
         f"chapter {chapter.number}: the exercise statement shows {words} words (at most "
@@ -553,27 +550,14 @@ COURSE_NOTES = [
 
 def visible_prose(nb) -> str:
     """Markdown a reader sees without opening anything (dropdowns closed, every cell's text)."""
-    out = []
-    for cell in nb.cells:
-        if cell.cell_type != "markdown":
-            continue
-        depth = 0
-        for line in cell.source.splitlines():
-            stripped = line.strip()
-            if re.match(r"^:{3,}\{", stripped):
-                depth += 1
-            elif re.fullmatch(r":{3,}", stripped) and depth:
-                depth -= 1
-            elif not depth:
-                out.append(line)
-    return re.sub(r"\s+", " ", "\n".join(out))
+    text = "\n".join(outside_dropdowns(c.source) for c in nb.cells if c.cell_type == "markdown")
+    return re.sub(r"\s+", " ", text)
 
 
 def test_notes_on_how_the_course_was_checked_are_out_of_the_readers_path(chapter):
     """Counts of the course's own runs, its test machine, the Pythons it was checked on and its
     tooling's internals go in a dropdown ("Why the course does it this way") or out of the page.
     Counterfactual: 19's "in 1 run of 1,500 (8 at a time on a loaded two-core machine)"."""
-    _pending(chapter)
     prose = visible_prose(notebook(chapter))
     found = [f"{why}: {m.group(0)!r}" for pattern, why in COURSE_NOTES
              for m in [re.search(pattern, prose)] if m]
@@ -612,7 +596,6 @@ def test_a_worker_whose_behaviour_is_the_lesson_is_on_the_page(chapter):
     import importlib
     import inspect
 
-    _pending(chapter)
     nb = notebook(chapter)
     shown = {n for c in nb.cells if c.cell_type == "code"
              for n in re.findall(r"show_source\((\w+)", c.source)}
