@@ -250,43 +250,37 @@ def key_text(states: list[str], words: dict[str, str], guide: dict[str, str]) ->
     return sentence % "、".join(f"{c} {n}" for c, n in names), title
 
 
-def _cell(node):
-    """The notebook cell (MyST-NB's ``cell_code`` container) that holds ``node``, or None."""
+def _source_in(cell) -> str:
+    """The code of ``cell`` (a ``cell_code`` container), found from the cell down."""
     from docutils import nodes
 
-    cell = node.parent
-    while cell is not None and not (isinstance(cell, nodes.Element)
-                                    and cell.get("nb_element") == "cell_code"):
-        cell = cell.parent
-    return cell
-
-
-def _cell_source(node) -> str:
-    """The code of the notebook cell that holds ``node`` (an output's image), or ''."""
-    from docutils import nodes
-
-    cell = _cell(node)
-    if cell is None:
-        return ""
-    for block in cell.findall(nodes.literal_block):
-        if block.parent.get("nb_element") == "cell_code_source":
-            return block.astext()
+    for part in cell.findall(nodes.Element):
+        if part.get("nb_element") == "cell_code_source":
+            return next((b.astext() for b in part.findall(nodes.literal_block)), "")
     return ""
 
 
 def figures(doctree):
     """Each image of ``doctree`` with the English titles its cell's code sets: one title each when
     the cell draws as many figures as it sets titles (two ``plt.subplots`` figures), else all of
-    them (one figure of two timelines: ``tl.plot(title, ax=top)``, ``tl.plot(title, ax=bottom)``)."""
+    them (one figure of two timelines: ``tl.plot(title, ax=top)``, ``tl.plot(title, ax=bottom)``).
+
+    Cells are found from the top down, not from an image up: MyST-NB's fold of a whole cell
+    (``hide-cell``) puts the cell's children in a node whose ``parent`` it never sets."""
     from docutils import nodes
 
-    by_cell: dict[int, list] = {}
-    for image in doctree.findall(nodes.image):
-        by_cell.setdefault(id(_cell(image)), []).append(image)
-    for images in by_cell.values():
-        titles = titles_in(_cell_source(images[0]))
+    in_cells: set[int] = set()
+    for cell in doctree.findall(nodes.Element):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        images = list(cell.findall(nodes.image))
+        in_cells.update(id(image) for image in images)
+        titles = titles_in(_source_in(cell)) if images else []
         for i, image in enumerate(images):
             yield image, [titles[i]] if len(titles) == len(images) > 1 else titles
+    for image in doctree.findall(nodes.image):
+        if id(image) not in in_cells:
+            yield image, []
 
 
 def image_path(node, srcdir: Path) -> Path | None:
