@@ -387,6 +387,29 @@ def test_zh_timeline_figures_have_a_chinese_key(built_book):
     assert figures >= 25 and keyed == figures, (figures, keyed)
 
 
+CJK = re.compile(r"[\u4e00-\u9fff]")
+#: An English phrase: three or more words in a row that are not code (no ``_ . ( ' ` `` around them).
+ENGLISH_PHRASE = re.compile(r"(?<![\w.'`(])[A-Za-z]{2,}(?:\s+[A-Za-z]{2,}){2,}(?![\w.(`'])")
+
+
+def test_zh_check_lines_are_chinese(built_book):
+    """Every ✓ line in the outputs of a zh chapter page reads in Chinese: it has Chinese text and no
+    English phrase of three words (code names and values excepted). Catches a check whose print
+    ``zhchecks`` cannot read as a template, and a template field filled at run time with English
+    words. Counterfactuals: 06's ``"✓ ..." + ("; eager tasks: 3" if ... else "")`` before
+    ``zhchecks`` read ``+``; 26's ``wait() 的表现：waited for the pipe as well`` (session 10)."""
+    import html as htmllib
+
+    found = []
+    for chapter in chapters.existing():
+        page = (ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        for pre in re.findall(r"<pre>(.*?)</pre>", page, re.S):
+            for line in htmllib.unescape(re.sub(r"<[^>]+>", "", pre)).splitlines():
+                if line.startswith("✓") and (not CJK.search(line) or ENGLISH_PHRASE.search(line)):
+                    found.append(f"zh {chapter.number}: {line[:120]}")
+    assert not found, "check lines in English on zh pages:\n" + "\n".join(found)
+
+
 IMG_ALT = re.compile(r'<img\b[^>]*\balt="([^"]*)"[^>]*\bsrc="([^"]+)"', re.S)
 
 

@@ -11,13 +11,15 @@ print(f"✓ {x} of {len([1, 2])} done")
 print("not a check")
 print(f"✓ first line\\n  second {x}")
 print("✓ joined", "by sep:", x, "and", "one" if x else "none")
+print("✓ added" + ("; and more" if x else ""))
 '''
 
 
 def test_templates_are_read_from_the_print_calls_with_their_fields():
     assert zhchecks.templates_in(CELL) == [
         "✓ plain words", "✓ {x} of {len([1, 2])} done", "✓ first line\n  second {x}",
-        "✓ joined by sep: {x} and one", "✓ joined by sep: {x} and none"]
+        "✓ joined by sep: {x} and one", "✓ joined by sep: {x} and none",
+        "✓ added; and more", "✓ added"]
     assert zhchecks.templates_in("%time x = 1\nprint('✓ after a magic')") == ["✓ after a magic"]
 
 

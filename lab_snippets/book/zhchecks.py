@@ -37,8 +37,8 @@ def catalogue_path(root: Path = ROOT) -> Path:
 
 def _alternatives(node: ast.expr) -> list[str]:
     """The texts one argument of ``print`` can show, as templates: a string as it is, an f-string
-    with each field as its expression, each branch of ``"a" if c else "b"``, any other value as a
-    field (``{len(done)}``)."""
+    with each field as its expression, each branch of ``"a" if c else "b"``, each pairing of the two
+    sides of ``+``, any other value as a field (``{len(done)}``)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value.replace("{", "{{").replace("}", "}}")]
     if isinstance(node, ast.JoinedStr):
@@ -51,6 +51,8 @@ def _alternatives(node: ast.expr) -> list[str]:
         return ["".join(out)]
     if isinstance(node, ast.IfExp):
         return _alternatives(node.body) + _alternatives(node.orelse)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # "a" + ("b" if c else "")
+        return [left + right for left in _alternatives(node.left) for right in _alternatives(node.right)]
     return ["{" + ast.unparse(node) + "}"]
 
 
