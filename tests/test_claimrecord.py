@@ -31,6 +31,9 @@ def test_prose_and_cells_after_the_claim_do_not_change_the_digest():
     assert base
     assert claimrecord.run_digest(MUT, CHAPTER.replace("Some prose.", "Other words.")) == base
     assert claimrecord.run_digest(MUT, CHAPTER.replace("after = 1", "after = 2")) == base
+    # a fold changed for the reader: the run executes the same cells
+    folded = CHAPTER.replace('# %% tags=["claim"]', '# %% tags=["claim", "hide-cell"]')
+    assert claimrecord.run_digest(MUT, folded) == base
 
 
 @pytest.mark.parametrize("change", [

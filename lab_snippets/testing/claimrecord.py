@@ -7,7 +7,8 @@ kept instead of run again, as the corpus keeps its verdicts (``lab_snippets.labs
 
 - **What a run depends on** (``run_digest``): the mutation (chapter, claim, name, find, replace,
   idle cores it needs); the mutated chapter's code cells up to and including the claim cell, with
-  their tags (the cells after it never run; prose never runs); every ``lab_snippets`` module those
+  the tags that change a run (``RUN_TAGS``; the cells after it never run; prose and folds never
+  run); every ``lab_snippets`` module those
   cells import and the runner (``lab_snippets.testing.claims``), with what they import in turn
   (``lab_snippets.labs.support.closure``); and ``requirements.txt``.
 - **On which Python**: the full version (``3.11.7``): a patch release can change what a chapter
@@ -41,6 +42,10 @@ RECORDS = REPO_ROOT / "book" / "reference" / "claim_kills.json"
 FULL_ENV = "COURSE_CLAIMS_FULL"
 RECORD_DIR_ENV = "COURSE_CLAIMS_RECORD_DIR"
 RUNNER = ("lab_snippets.testing.claims",)
+#: The tags that change what a run executes (which cells run, which may raise, which is the claim);
+#: the others only fold or hide a cell on the page (``hide-input``, ``remove-output``, ...), so a
+#: fold changed for the reader keeps the chapter's kills.
+RUN_TAGS = frozenset(claims.SKIP_TAGS | {"raises-exception", claims.CLAIM_TAG})
 
 
 def python_key() -> str:
@@ -64,7 +69,8 @@ def run_digest(mutation: claims.Mutation, text: str | None = None, repo: Path = 
     h = hashlib.sha256(json.dumps([mutation.chapter, mutation.claim, mutation.name, mutation.find,
                                    mutation.replace, mutation.needs_idle_cores]).encode())
     for cell in ran:
-        h.update(b"\0cell\0" + json.dumps([cell.source, cell.metadata.get("tags", [])]).encode())
+        tags = [t for t in cell.metadata.get("tags", []) if t in RUN_TAGS]
+        h.update(b"\0cell\0" + json.dumps([cell.source, tags]).encode())
     roots = set(RUNNER).union(*(support.imported(c.source) for c in ran))
     for name, path in sorted(support.closure(roots, repo).items()):
         h.update(f"\0{name}\0".encode() + hashlib.sha256(path.read_bytes()).hexdigest().encode())
