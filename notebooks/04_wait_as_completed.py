@@ -681,8 +681,8 @@ _sc.differential(first_results, _reference, _sc.several(_plans()), _observe, _co
 #   flight and is not held up by the slowest job of a batch; it is the way to collect "the first
 #   N good results" when some results get thrown away.
 #
-# **What's next.** Chapter 05 looks at what cancelling really does: a request, a
-# `CancelledError` at the next await, and cleanup that takes its own time.
+# **What's next.** Chapter 05 looks at what cancelling really does: when it takes effect, and
+# what the caller must still do before the work is really over.
 #
 # ## In slime
 #
