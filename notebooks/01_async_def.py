@@ -494,9 +494,9 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # slime's rollout code is built from coroutine functions, and reading it means keeping the three
 # moments apart: the line that calls an `async def` has not done the work yet. The first quote,
 # the evaluation rollout `eval_rollout`, collects one coroutine object per evaluation dataset in
-# a list. Only when the list is handed to `asyncio.gather` and awaited do the bodies start (chapter
-# 03 is about `gather`). The second quote, `generate_and_rm`, awaits its generate function on
-# the spot. Every place where slime defines or awaits a coroutine is listed in the
+# a list. Only when the list is handed to `asyncio.gather` and awaited do the bodies start
+# (chapter 03 is about `gather`). The second quote, `generate_and_rm`, awaits its generate
+# function on the spot. Every place where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

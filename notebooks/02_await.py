@@ -897,16 +897,16 @@ finally:
 #
 # ## In slime
 #
-# The default rollout sends its requests to an SGLang server through one small coroutine in
-# its HTTP helpers, `_post` (the streaming rollout and the agent adapters send theirs another way).
+# The default rollout sends its requests to an SGLang server through one small coroutine in its
+# HTTP helpers, `_post` (the streaming rollout and the agent adapters send theirs another way).
 # While one request waits for the server, the loop runs the other samples' requests: slime's
 # throughput comes from the many Tasks that call this coroutine at the same time (chapters 03
 # and 04), not from the awaits inside it. The second quote, from the Megatron teacher server,
-# polls the way Exercise 2.1 does. A `time.sleep` there would hold the whole aiohttp server for the pause of every round.
-# Other handlers, including those polling for the results of the very requests it waits on, would get the loop only in the
-# gaps between those pauses. The [source inventory](../book/reference/inventory.md) lists every
-# `time.sleep` in slime; each one is worth a look: is it on a thread of its own, or inside a
-# coroutine?
+# polls the way Exercise 2.1 does. A `time.sleep` there would hold the whole aiohttp server for
+# the pause of every round. Other handlers, including those polling for the results of the very
+# requests it waits on, would get the loop only in the gaps between those pauses. The
+# [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each one is
+# worth a look: is it on a thread of its own, or inside a coroutine?
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

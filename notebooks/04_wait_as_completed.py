@@ -687,19 +687,19 @@ _sc.differential(first_results, _reference, _sc.several(_plans()), _observe, _co
 # ## In slime
 #
 # slime's main rollout loop, `generate_rollout_async` (the first quote), is the loop of the
-# experiment, and evaluation (the second quote) uses `as_completed`. What the quotes do not
-# show is how the rollout ends. When the batch is full, the groups still in flight are left in
-# the pending set for an abort step. That step stops what is left without cancelling any Task: it sets an "aborted" flag, asks
-# every SGLang server to abort its requests, and then waits with the same `FIRST_COMPLETED`
-# loop until the pending set is empty: the chapter's "stop what is left, then wait for it",
-# done cooperatively.
+# experiment, and evaluation (the second quote) uses `as_completed`. What the quotes do not show
+# is how the rollout ends. When the batch is full, the groups still in flight are left in the
+# pending set for an abort step. That step stops what is left without cancelling any Task: it
+# sets an "aborted" flag, asks every SGLang server to abort its requests, and then waits with
+# the same `FIRST_COMPLETED` loop until the pending set is empty: the chapter's "stop what is
+# left, then wait for it", done cooperatively.
 #
-# That step is reached only when the loop ends normally. The loop reads each finished group
-# with `task.result()` and no `try` around it, so one sample that raises ends
-# `generate_rollout_async` before the abort step, and the other groups stay in the pending
-# set, still generating on the background loop. The
-# [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and
-# `as_completed` in slime.
+# That step is reached only when the loop ends normally. The loop reads each finished group with
+# `task.result()` and no `try` around it, so one sample that raises ends
+# `generate_rollout_async` before the abort step, and the other groups stay in the pending set,
+# still generating on the background loop. The
+# [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and `as_completed` in
+# slime.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -31,8 +31,8 @@ figure_style()
 # %% [markdown]
 # ## When does a cancel take effect?
 #
-# `task.cancel()` asks a task to stop; inside the task, the stop arrives as a
-# `CancelledError`. In the next cell the worker first runs 0.04 s of plain code with no `await` (standing in for
+# `task.cancel()` asks a task to stop; inside the task, the stop arrives as a `CancelledError`.
+# In the next cell the worker first runs 0.04 s of plain code with no `await` (standing in for
 # tokenising a long prompt). A cancel is scheduled for 0.01 s after the start. The moments are
 # written down with `tl.mark` on a `Timeline`, the course's recorder. Predict their order: does
 # the cancel run at 0.01 s, and where does `CancelledError` arrive?
@@ -642,11 +642,12 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 #
 # The agent adapter ends a session (`shutdown_session`, the first quote) in the three steps of
 # this chapter. It waits for the session's in-flight turn handlers with `asyncio.wait` and a
-# timeout, the grace period. It cancels whatever is still pending. And then it gathers the cancelled tasks with
-# `return_exceptions=True`, which is the "cancel, then await" step. The cleanup those handlers run is the second quote, in `call_sglang_generate`. aiohttp
-# cancels a handler whose client goes away (when the server asks for that, as slime's
-# coding-agent example does), and the quote's `except` cleans up and re-raises: the safe way to
-# catch cancellation. Every `cancel`, `shield` and timeout in slime is listed in the
+# timeout, the grace period. It cancels whatever is still pending. And then it gathers the
+# cancelled tasks with `return_exceptions=True`, which is the "cancel, then await" step. The
+# cleanup those handlers run is the second quote, in `call_sglang_generate`. aiohttp cancels a
+# handler whose client goes away (when the server asks for that, as slime's coding-agent example
+# does), and the quote's `except` cleans up and re-raises: the safe way to catch cancellation.
+# Every `cancel`, `shield` and timeout in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
