@@ -8,17 +8,18 @@
 # **You will**
 # 1. tell apart the three things one `async def` gives you: the *coroutine function*, the
 #    *coroutine object* a call returns, and the *running body*;
-# 2. prove by experiment that calling runs none of the body, and that `await` or a Task does;
-# 3. recognise the "coroutine ... was never awaited" warning as a body that never ran;
+# 2. find out by experiment which lines of the body a call runs, and what makes the rest run;
+# 3. read the "coroutine ... was never awaited" warning for what it tells you;
 # 4. check each of the three with `inspect`.
 #
 # **Needs** basic Python functions and generators · about 35 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The first cell, folded, imports what the page uses; its
+# `figure_style()` only sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import gc
 import inspect
@@ -30,13 +31,11 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## Three moments, not one
+# ## Defining and calling an `async def`
 #
-# A plain `def` has two moments: you define it, and each call runs the body. An `async def`
-# has three. Defining it makes a {term}`coroutine function`. Calling that function makes a
-# {term}`coroutine object` and returns at once. The **body** runs only when something drives
-# the object: an `await` in another coroutine, or a {term}`Task <task>` that the
-# {term}`event loop` steps.
+# A plain `def` has two moments: you define it, and each call runs the body. Defining an
+# `async def` makes a {term}`coroutine function`. Does calling it run the body, as a plain call
+# does?
 #
 # The experiments below use one small coroutine function. It writes to a log when its body
 # starts and when it ends, so the log tells us exactly which lines have run.
@@ -74,8 +73,13 @@ print(f"✓ the call ran none of the body: the log is empty and the coroutine is
 
 # %% [markdown]
 # The call built an object that *holds* the body and its arguments, ready to start, and ran
-# nothing. Now drive it with `await`: the body runs from its first line to its `return`, and
-# the value of the `await` expression is the return value.
+# nothing. So an `async def` has three moments, not two. Defining it makes a coroutine
+# function. Calling that function makes a {term}`coroutine object` and returns at once. The
+# **body** runs only when something drives the object: an `await` in another coroutine, or a
+# {term}`Task <task>` that the {term}`event loop` steps.
+#
+# Now drive it with `await`: the body runs from its first line to its `return`, and the value
+# of the `await` expression is the return value.
 
 # %%
 result = await pending
@@ -144,7 +148,7 @@ value = await task
 print("right after create_task:", at_creation)
 print("after the caller's first await:", after_suspending)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: task-starts-at-next-suspension
 assert at_creation == [], f"create_task must not run the body; the log held {at_creation}"
 assert after_suspending == ["body of 3 started"], (
@@ -166,9 +170,9 @@ print("✓ the Task's body started only when the caller suspended")
 # `await asyncio.sleep` (light green again: suspended, not running). The caller's busy work is
 # red (blocked): it holds the loop, so nothing else can start on it.
 # `Timeline` is the course's stopwatch: `with tl.span(name, state=...)` records the time spent
-# in the block as one bar, coloured by its `state` (blue `running`, light green `waiting`, red
-# `blocked`; later chapters add grey `cancelled`, orange `failed` and purple `cleanup`), and
-# `tl.mark(name)` writes down one named moment.
+# in the block as one bar, coloured by its `state` (blue for running, light green for waiting,
+# red for blocked; later chapters add grey for cancelled, orange for failed and purple for
+# cleanup), and `tl.mark(name)` writes down one named moment.
 
 # %%
 def busy(seconds: float) -> None:
@@ -250,14 +254,15 @@ assert rows == {"function": (True, False, False), "object": (False, True, True),
 print("✓ the table above holds")
 
 # %% [markdown]
-# ### Python 3.12 and later: eager tasks
+# :::{dropdown} Going further: eager tasks (Python 3.12 and later)
 #
 # Since Python 3.12 a loop can use `asyncio.eager_task_factory`. With it, `create_task` runs
 # the body at once, up to its first real suspension, before returning. That changes the
-# answer of the Task experiment above, so the cell below runs only on 3.12+, and on 3.11 it
-# says what you would see instead.
+# answer of the Task experiment above. The folded cell below runs it on 3.12+; on 3.11 it says
+# what you would see instead.
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 if sys.version_info >= (3, 12):
     loop = asyncio.get_running_loop()
     previous_factory = loop.get_task_factory()
@@ -481,20 +486,17 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # - `inspect.iscoroutinefunction`, `inspect.iscoroutine` and `inspect.getcoroutinestate` tell
 #   the three moments apart.
 #
-# **What's next.** Chapter 02 asks what `await` does while it waits, and why two awaits in a
-# row still take the sum of their times.
+# **What's next.** Chapter 02 asks what `await` does while it waits, and whether two awaits in
+# a row overlap.
 #
 # ## In slime
 #
-# slime's rollout code is built from coroutine functions. The first quote below is its evaluation
-# rollout, `eval_rollout`: it loops over the configured evaluation datasets and *calls* a coroutine function
-# once for each, collecting the coroutine objects in a list. At that point nothing has been
-# evaluated, no request has gone to an inference server. Only when the list is handed to
-# `asyncio.gather` and awaited do the bodies start (chapter 03 is about `gather`). When you read
-# slime, keep the three moments apart: the line that calls an `async def` has not done the work
-# yet. The second quote, `generate_and_rm`, shows the same split one level down: it awaits a
-# user-supplied generate function directly, so its body runs right there, in order. Every place
-# where slime defines or awaits a coroutine is listed in the
+# slime's rollout code is built from coroutine functions, and reading it means keeping the three
+# moments apart: the line that calls an `async def` has not done the work yet. The first quote,
+# the evaluation rollout `eval_rollout`, collects one coroutine object per evaluation dataset in
+# a list. Only when the list is handed to `asyncio.gather` and awaited do the bodies start
+# (chapter 03 is about `gather`). The second quote, `generate_and_rm`, awaits its generate
+# function on the spot. Every place where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

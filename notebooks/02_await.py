@@ -6,20 +6,21 @@
 # while the first is still waiting, and what does the rest of the program do during the wait?
 #
 # **You will**
-# 1. measure that two awaits in a row take the sum of their times, one after the other;
-# 2. see that `await` hands control to the {term}`event loop` only where the awaited thing really
-#    suspends, and that `await asyncio.sleep(0)` is the smallest such hand-over;
-# 3. freeze the event loop with a blocking `time.sleep` inside a coroutine, and measure the
-#    freeze with a heartbeat;
-# 4. catch the same freeze with asyncio's debug mode, which logs slow callbacks.
+# 1. predict, then measure, how long two awaits in a row take;
+# 2. find out at which `await` the {term}`event loop` gets control back, and what
+#    `await asyncio.sleep(0)` is for;
+# 3. measure with a heartbeat what a blocking `time.sleep` inside a coroutine does to the rest of
+#    the program;
+# 4. name the coroutine at fault with asyncio's debug mode, which logs slow callbacks.
 #
-# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 45 minutes
+# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The first cell, folded, imports what the page uses; its
+# `figure_style()` only sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import sys
 import time
@@ -140,7 +141,7 @@ with_sleep_0 = await three_steps(step_then_yield)
 print("await on coroutines that never suspend:", no_suspension)
 print("await asyncio.sleep(0) after each step: ", with_sleep_0)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: switch-only-where-it-suspends
 assert no_suspension[:3] == ["step 0", "step 1", "step 2"], "no suspension, no turn for the bystander"
 assert with_sleep_0[:4] == ["step 0", "bystander 0", "step 1", "bystander 1"]
@@ -163,7 +164,8 @@ print("✓ the bystander ran only where a step suspended")
 # The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body) twice
 # while a bystander task counts the turns the loop gives it: once with a plain
 # `client.post(...)`, once with a streaming request (`client.send(request, stream=True)`).
-# Predict the bystander's count during each `aread()`: none, or some?
+# The bystander's count is the number of times the loop switched to it. Predict its count
+# during each `aread()`: none, or some?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instrument: a bystander task that counts the turns the loop gives it.
@@ -212,12 +214,12 @@ async with LatencyServer(latency=0.05, body=b"x" * 100_000) as server:
         finally:
             stop.set()
             await watcher
-print(f"post:   {plain[0]} turns for the bystander during the request,",
-      f"{plain[1]} during aread() ({plain[2]} bytes)")
-print(f"stream: {streamed[0]} turns during the request,",
-      f"{streamed[1]} during aread() ({streamed[2]} bytes)")
+for kind, (during_request, during_read, _size) in [("plain post", plain),
+                                                   ("streaming", streamed)]:
+    print(f"{kind:10}  bystander turns during aread(): {during_read}",
+          f"  (it ran while the request waited: {during_request > 0})")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: read-after-post-does-not-suspend
 assert plain[0] > 0 and streamed[0] > 0, "waiting for the server gave the bystander turns in both cases"
 assert plain[1] == 0, "after a non-streaming post, aread() returned the stored body without suspending"
@@ -226,32 +228,33 @@ assert plain[2] == streamed[2] == 100_000, "both read the whole body"
 print("✓ after a plain post, aread() did not suspend; a streaming one's aread() did")
 
 # %% [markdown]
-# Both requests gave the bystander many turns while they waited for the server; the
-# `aread()` after the plain `post` gave it none, and the streaming `aread()` gave it some. A
-# non-streaming `post` reads the whole body before it returns, so the `aread()` after it only
-# hands back bytes already stored on the response. A streaming request returns as soon as the
-# headers are in, and its `aread()` still has the body to read through the connection.
+# The bystander ran while both requests waited for the server, but the `aread()` after the
+# plain `post` gave it no turn at all. The plain version awaits the `post`, then the `aread()`.
+# Only the first of those awaits suspends: httpx's `post` is not a streaming request, so it
+# reads the whole body before it returns, and the `aread()` after it only hands back bytes
+# already stored on the response. A streaming request returns as soon as the headers are in,
+# and its `aread()` still has the body to read through the connection. An `await` suspends only
+# when the awaited coroutine reaches a point that yields to the loop: something not ready yet,
+# or a deliberate yield such as `asyncio.sleep(0)`.
 #
-# Those turns do not prove that it waited for the
-# network: the body may already have arrived, and anyio, the layer under httpx's connection,
-# gives the loop a turn at every read of the connection even when the bytes are there. A
-# library may suspend on purpose; code that reaches nothing but stored results, like the
-# `aread()` after a `post`, runs straight through. Reading slime's helper with that in mind:
-# its one real wait per attempt is the `post`.
+# :::{dropdown} Going further: what the streaming read's turns do not show
+#
+# They do not show that it waited for the network: the body may already have arrived, and
+# anyio, the layer under httpx's connection, gives the loop a turn at every read of the
+# connection even when the bytes are there.
+# :::
 
 # %% [markdown]
-# ## A blocking call freezes everything
+# ## A blocking call inside a coroutine
 #
-# That cooperation cuts both ways. If a coroutine calls something that blocks the thread (a
-# `time.sleep`, a synchronous HTTP client, a long computation) it never reaches a suspension
-# point, so the loop cannot run anything else until the call returns. Every other task, every
-# timer, every network callback waits.
+# What if a coroutine calls something that blocks the thread: a `time.sleep`, a synchronous
+# HTTP client, a long computation?
 #
-# To see it, we measure the loop's **heartbeat**. `LoopWatch` (in `lab_snippets.loopwatch`)
+# To see, we measure the loop's **heartbeat**. `LoopWatch` (in `lab_snippets.loopwatch`)
 # runs a small task that sleeps 5 ms, wakes up and writes down the time, over and over. While
-# the loop is free, wake-ups come every few milliseconds. While something holds the loop, none
-# come at all. We run two coroutines that both "wait 0.15 s": one with `await asyncio.sleep`,
-# one with `time.sleep`.
+# the loop is free, wake-ups come every few milliseconds. We run two coroutines that both
+# "wait 0.15 s": one with `await asyncio.sleep`, one with `time.sleep`. Predict how many
+# heartbeats fall inside each wait.
 
 # %%
 FREEZE = 0.15
@@ -265,7 +268,7 @@ async def rude_wait(seconds: float) -> None:
     time.sleep(seconds)  # the bug: it blocks the thread the loop runs on
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 async with LoopWatch(interval=0.005) as watch:
     with tl.span("await asyncio.sleep(0.15)", state="waiting"):
@@ -274,9 +277,14 @@ async with LoopWatch(interval=0.005) as watch:
     with tl.span("time.sleep(0.15) in a coroutine", state="blocked"):
         await rude_wait(FREEZE)
     await asyncio.sleep(0.02)
+for lane in ["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine"]:
+    span = tl.spans_of(lane)[0]
+    start, end = tl.t0 + span.start, tl.t0 + span.end
+    inside = [beat for beat in watch.beats if start < beat < end]
+    print(f"heartbeats during {lane}: {len(inside)}")
 print(watch.summary(threshold=0.05))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: time-sleep-freezes-the-loop
 polite = tl.spans_of("await asyncio.sleep(0.15)")[0]
 rude = tl.spans_of("time.sleep(0.15) in a coroutine")[0]
@@ -303,9 +311,13 @@ assert longest_gap_inside(polite) <= 0.5 * (stall_end - stall_start)
 print("✓ the heartbeat kept beating through the await and stopped for the whole time.sleep")
 
 # %% [markdown]
-# The heartbeat kept beating through the `await asyncio.sleep`, and stopped dead during
-# `time.sleep`: not one wake-up fell inside it, and a single gap between two wake-ups spans
-# all of it. Both coroutines took the same time; only one let the program live.
+# The last line sums up the whole run: the number of wake-ups, the longest gap between two of
+# them, and how many gaps were longer than 50 ms. The heartbeat kept beating through the
+# `await asyncio.sleep`, and stopped dead during `time.sleep`: not one wake-up fell inside it,
+# and a single gap between two wake-ups spans all of it. A blocking call never reaches a
+# suspension point, so the loop cannot run anything else until it returns: every other task,
+# every timer, every network callback waits. Both coroutines took the same time; only one let
+# the program live.
 #
 # ## Measure it
 #
@@ -346,18 +358,21 @@ assert not any("polite_wait" in m for m in warnings_logged), "a suspended corout
 print("✓ debug mode named the coroutine that blocked, and only that one")
 
 # %% [markdown]
-# ### Python 3.14: asking a task where it is waiting
+# :::{dropdown} Going further: asking a task where it is waiting
 #
-# When a program hangs, you want to know which `await` it is stuck at. Python 3.14 adds
-# `asyncio.format_call_graph(task)` (and `python -m asyncio ps PID` / `pstree PID` from
-# outside the process), which print the chain of awaits a suspended task is stuck in. Older
-# Pythons have only `task.get_stack()`.
+# When a program hangs, you want to know which `await` it is stuck at. Before Python 3.14 a
+# task can tell you only through `task.get_stack()`, and that gives one frame: the task's
+# outermost coroutine, at the `await` where it is suspended. A task that runs `outer_request`,
+# which awaits `fake_request`, which sleeps, names `outer_request` only; the `fake_request`
+# inside the same task is missing, and so is any chain of Tasks awaiting each other. (A hidden
+# cell of this page starts such a task and checks it.)
 #
-# The cell below starts a task two coroutines deep (`outer_request` awaits `fake_request`,
-# which sleeps) and asks it where it waits. On a Python before 3.14, predict which coroutines
-# `get_stack()` names: both, or only one?
+# Python 3.14 adds `asyncio.format_call_graph(task)`, and `python -m asyncio ps PID` /
+# `pstree PID` from outside the process: they print the whole chain of awaits a suspended task
+# is stuck in, across Tasks too. Chapter 23 comes back to diagnosing hangs.
+# :::
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["remove-cell"]
 async def outer_request(tl: Timeline) -> str:
     return await fake_request("slow request", 0.05, tl)
 
@@ -376,17 +391,12 @@ else:
         print(f"  {frame.f_code.co_name} at line {frame.f_lineno}")
 slow_reply = await waiting_task
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["remove-cell"]
 assert slow_reply == "reply to slow request"
 if sys.version_info < (3, 14):
     assert [frame.f_code.co_name for frame in frames] == ["outer_request"], (
         "get_stack() gives the outermost frame only, not the fake_request inside it")
     print("✓ get_stack() named outer_request only")
-
-# %% [markdown]
-# `get_stack()` gives one frame: that of the task's outermost coroutine, `outer_request`, at the
-# `await` where it is suspended. The `fake_request` it awaits inside the same task is missing,
-# and so is any chain of Tasks awaiting each other; `format_call_graph` shows both.
 
 # %% [markdown]
 # ## Exercise 2.1 · Poll without freezing the loop
@@ -887,27 +897,16 @@ finally:
 #
 # ## In slime
 #
-# The default rollout sends its requests to an SGLang server through one small coroutine in
-# its HTTP helpers, `_post` (the streaming rollout and the agent adapters send theirs another way).
-# It awaits the POST, then awaits reading the body, then decodes it and
-# retries on failure. Only the first of those awaits suspends: httpx's `post` is not a
-# streaming request, so it reads the whole body before it returns, and the later `aread()`
-# hands back the bytes the response already holds without giving the loop a turn. An `await`
-# suspends only when the awaited coroutine reaches a point that yields to the loop: something
-# not ready yet, or a deliberate yield such as `asyncio.sleep(0)`. While
-# this request waits for the server, the loop runs the other samples' requests: slime's
+# The default rollout sends its requests to an SGLang server through one small coroutine in its
+# HTTP helpers, `_post` (the streaming rollout and the agent adapters send theirs another way).
+# While one request waits for the server, the loop runs the other samples' requests: slime's
 # throughput comes from the many Tasks that call this coroutine at the same time (chapters 03
-# and 04), not from the awaits inside it.
-#
-# The second quote is the other side of the coin. Before a weight update, slime's Megatron
-# teacher server's `_wait_until_idle` polls until no request is queued or running, and pauses between checks with
-# `await asyncio.sleep`, the same pattern as Exercise 2.1. A `time.sleep` there would hold
-# the whole aiohttp server for the pause of every round. Other handlers, including those
-# polling for the results of the very requests it waits on, would get the loop only in the
-# short windows while the round's question to the sample manager waits in its worker thread:
-# they would be starved, not stopped, and every client would wait longer for its answer. The
-# [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each
-# one is worth a look: is it on a thread of its own, or inside a coroutine?
+# and 04), not from the awaits inside it. The second quote, from the Megatron teacher server,
+# polls the way Exercise 2.1 does. A `time.sleep` there would hold the whole aiohttp server for
+# the pause of every round. Other handlers, including those polling for the results of the very
+# requests it waits on, would get the loop only in the gaps between those pauses. The
+# [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each one is
+# worth a look: is it on a thread of its own, or inside a coroutine?
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

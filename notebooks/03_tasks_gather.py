@@ -7,21 +7,20 @@
 # alive, and what happens to the others when one of them fails?
 #
 # **You will**
-# 1. show that `asyncio.create_task` schedules a body at once but runs it only at the next
-#    suspension of the code that created it;
-# 2. see that `gather` returns results in the order of its arguments, not in finishing order;
-# 3. watch a Task that nobody references get destroyed mid-flight, and keep Tasks alive the
-#    standard way;
-# 4. compare failures: `gather` lets the siblings of a failed Task run on, `TaskGroup`
-#    cancels them and raises an `ExceptionGroup` you handle with `except*`.
+# 1. predict when the bodies of several new Tasks start, and in what order;
+# 2. find out in what order `gather` hands back its results;
+# 3. test whether "fire and forget" keeps a Task alive, and keep Tasks alive the standard way;
+# 4. compare what `gather` and `TaskGroup` do to the other Tasks when one fails, and handle a
+#    `TaskGroup`'s `ExceptionGroup` with `except*`.
 #
-# **Needs** chapters 01 and 02 · about 40 minutes
+# **Needs** chapters 01 and 02 · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The first cell, folded, imports what the page uses; its
+# `figure_style()` only sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import gc
 import sys
@@ -66,13 +65,15 @@ async def score_sample(name: str, seconds: float, tl: Timeline,
 
 
 # %% [markdown]
-# ## `create_task` schedules now, runs later
+# ## When does each Task start?
 #
 # `asyncio.create_task(coro)` wraps the coroutine object in a Task and puts its first step in
-# the loop's queue of ready callbacks. Then it returns. The body starts only when the code
-# that called `create_task` suspends and the loop gets to that queue.
+# the loop's queue of ready callbacks. Then it returns. Chapter 01 showed that the body does
+# not start inside `create_task`. The cell below creates three Tasks, then suspends once with
+# `await asyncio.sleep(0)`. Predict the order of the first five marks: the three bodies'
+# starts, "all three tasks created" and "creator resumed".
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 tasks = [asyncio.create_task(score_sample(f"sample {i}", 0.02, tl)) for i in range(3)]
 tl.mark("all three tasks created")
@@ -83,7 +84,7 @@ await asyncio.gather(*tasks)
 
 print(tl.names()[:5])
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert tl.order("all three tasks created", "sample 0 starts", "sample 1 starts", "sample 2 starts",
                 "creator resumed"), f"created, then the three bodies, then the creator: {tl.names()}"
 assert states_at_creation == [False, False, False]
@@ -94,13 +95,13 @@ print("✓ the three bodies started after create_task returned, in creation orde
 # came back from its `await asyncio.sleep(0)`: the loop runs ready callbacks first in, first
 # out.
 #
-# ## `gather` keeps the order of its arguments
+# ## In what order does `gather` answer?
 #
-# `asyncio.gather(*aws)` waits for all of them and returns a list whose *i*-th entry is the
-# result of the *i*-th argument, whatever order they finished in. Below, the first sample is
-# the slowest and the last one the fastest.
+# `asyncio.gather(*aws)` waits for all of them and returns a list of their results. Below, the
+# first sample is the slowest and the last one the fastest. Predict the order of the list:
+# the order they finish in, or the order of the arguments?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 durations = [0.2, 0.15, 0.1, 0.05]
 started = time.monotonic()
@@ -113,7 +114,7 @@ print("finishing order:", finishing)
 print("gather returned:", results)
 print(f"gather took {gather_elapsed:.3f} s; one by one: {sum(durations):.2f} s")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: gather-keeps-argument-order
 assert finishing == ["sample 3", "sample 2", "sample 1", "sample 0"]
 assert results == ["sample 0 scored", "sample 1 scored", "sample 2 scored", "sample 3 scored"], (
@@ -124,9 +125,9 @@ assert last_start < names.index("sample 3 ends"), "all four had started before t
 print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument order 0, 1, 2, 3")
 
 # %% [markdown]
-# `gather` also wrapped the plain coroutine objects in Tasks for us, which is why they
-# overlapped. The list you get back lines up with the list you passed in, so you can `zip`
-# it with the inputs without sorting anything.
+# The list's *i*-th entry is the result of the *i*-th argument, whatever order they finished
+# in, so you can `zip` it with the inputs without sorting anything. `gather` also wrapped the
+# plain coroutine objects in Tasks for us, which is why they overlapped.
 #
 # ## Predict, then run
 #
@@ -272,7 +273,7 @@ still_running = [not t.done() for t in group]
 await asyncio.gather(*group, return_exceptions=True)  # let the siblings finish
 print("still running when gather raised:", still_running)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: gather-raises-and-siblings-run-on
 assert still_running == [True, False, True], (
     f"samples 0 and 2 must still run when gather raises: {still_running}")
@@ -382,14 +383,15 @@ print("✓ under gather the siblings ran to their end; under the TaskGroup all e
 # cleanup included, so a sibling with a slow `finally` delays the news, while `gather` raises
 # at once. The difference that always holds is what is still running afterwards.
 #
-# ### Python 3.12 and later: a task can finish inside `create_task`
+# :::{dropdown} Going further: a task can finish inside `create_task` (Python 3.12 and later)
 #
 # Chapter 01 showed the eager task factory of Python 3.12: `create_task` runs the body at once
 # up to its first real suspension. A body that never suspends (a cache hit, say) then
 # *finishes* inside `create_task`, and the task is already done when you get it. On 3.11 a
-# new task is never done before the creator suspends.
+# new task is never done before the creator suspends. The folded cell below shows it.
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 async def cached_score(name: str) -> str:
     return f"{name} from cache"  # no await: nothing to wait for
 
@@ -411,7 +413,7 @@ else:
     print("Python < 3.12: a new task is never done before the creator suspends:",
           done_at_creation)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert done_at_creation == (sys.version_info >= (3, 12)), done_at_creation
 print("✓ done right after create_task:", done_at_creation)
 
@@ -690,19 +692,12 @@ _sc.differential(score_group, _reference, _sc.several(_plans()), _observe, _comp
 #
 # ## In slime
 #
-# For each prompt, slime generates a group of samples. The group function makes one Task per
-# sample (each Task runs `generate_and_rm`, which generates a response and scores it) and then
-# awaits `gather` over the
-# list, so the group comes back in sample order however the samples finished. slime does not
-# use `TaskGroup`; with `gather`, a sample that raises does not cancel the rest of its group,
-# which is worth knowing when you read how slime handles aborts.
-#
-# One level up, the rollout's state object (`submit_generate_tasks`, the second quote) creates
-# one Task per group and puts each one
-# straight into a set of pending Tasks. That set is the strong reference the loop does not
-# keep, and it is also the handle the rollout loop later waits on (chapter 04) and the one
-# an abort drains. The [source inventory](../book/reference/inventory.md) lists every
-# `create_task` in slime; for each, ask where the Task's reference lives.
+# For each prompt, slime generates a group of samples side by side. The two quotes are the two
+# levels of that: the group function makes one Task per sample and gathers them, and the
+# rollout's state object makes one Task per group. Read each with this chapter's two
+# questions: what happens to the others when one fails, and where each Task's reference lives.
+# The [source inventory](../book/reference/inventory.md) lists every `create_task` in slime;
+# ask the second question of each.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -7,20 +7,21 @@
 # stop when you have enough, without waiting for the slowest?
 #
 # **You will**
-# 1. show that `asyncio.wait(..., timeout=...)` returns what is still pending and does **not**
-#    cancel it;
+# 1. find out what `asyncio.wait(..., timeout=...)` does to the work still pending when it
+#    returns;
 # 2. consume results in finishing order with `as_completed`;
 # 3. build the loop slime's rollout uses: `wait(FIRST_COMPLETED)` over a pending set that is
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. end such a loop cleanly: cancel what is left and wait for it.
 #
-# **Needs** chapters 02 and 03 · about 35 minutes
+# **Needs** chapters 02 and 03 · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The first cell, folded, imports what the page uses; its
+# `figure_style()` only sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import math
 import sys
@@ -161,10 +162,14 @@ print("✓ results were handled in finishing order, the first while the slowest 
 #
 # Below, group durations repeat a pattern of one slow group and three fast ones, and every
 # fourth group is dropped by the filter. We compare the loop with the simpler "start 4, gather
-# them, repeat" approach, which has to wait for the slowest group of every batch. Each of the 4
-# slots is one lane of the timeline. The folded check times the two with `ainterleaved`, which
-# runs them in turn, three times each; the check uses each one's best time, so a busy moment on the
-# machine slows both alike.
+# them, repeat" approach. Each of the 4 slots is one lane of the timeline. Predict roughly how
+# long each approach takes to keep 8 groups (the durations are in the first cell below).
+#
+# :::{dropdown} Why the course does it this way: best of three, interleaved
+#
+# The folded check times the two with `ainterleaved`, which runs them in turn, three times
+# each, and uses each one's best time, so a busy moment on the machine slows both alike.
+# :::
 
 # %%
 DURATIONS = [0.12, 0.03, 0.03, 0.03]
@@ -222,7 +227,7 @@ async def rollout_refill(tl: Timeline) -> list[int]:
         await asyncio.gather(*pending, return_exceptions=True)
 
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: refill-beats-batches
 last_run: dict[str, tuple[list[int], Timeline]] = {}
 
@@ -254,7 +259,7 @@ assert any(s.state == "cancelled" for s in refill_tl.spans), "leftover groups we
 print("✓ the refill loop kept as many groups in less time, never above the limit")
 
 # %% [markdown]
-# The two lines above give the times. The batches cannot finish in less than 0.36 s: the
+# The answer's first two lines give the times. The batches cannot finish in less than 0.36 s: the
 # filter keeps 3 groups of every 4, so 8 kept groups take 3 batches, and each batch waits
 # 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s, because no
 # slot waits for another; the folded check asserts that it takes less than three quarters of
@@ -278,15 +283,20 @@ print({name: f"{share:.0%} of slot time busy" for name, share in busy.items()})
 assert busy["refill"] >= 1.2 * busy["batched"]
 
 # %% [markdown]
-# ### Python 3.13: `as_completed` gives back your own tasks
+# :::{dropdown} Going further: `as_completed` gives back your own tasks (Python 3.13)
 #
 # Since Python 3.13, `asyncio.as_completed` is also an *asynchronous* iterator:
 # `async for task in asyncio.as_completed(tasks)` yields the original task objects in finishing
 # order, so you can look a task up in a dict (task → input) instead of carrying the input in
 # the result. The plain `for` form still works as before. On 3.11 and 3.12 the `async for` form
 # does not exist, and what you get from the plain form are wrapper coroutines.
+#
+# The folded cell below comes from the Python that built this page. On 3.13 and later it
+# takes its first branch and prints `async for yields the original tasks: [1, 0]`: request 1
+# (0.02 s) finished first, and what came back was its own task, the key of `input_of`.
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 tl = Timeline()
 tasks = [asyncio.create_task(request(f"request {i}", d, tl))
          for i, d in enumerate([0.06, 0.02])]
@@ -303,11 +313,6 @@ else:
     print("Python < 3.13: as_completed yields new awaitables, not the tasks:",
           same_objects, results)
     assert same_objects == [False, False] and results == ["request 1", "request 0"]
-
-# %% [markdown]
-# The output above comes from the Python that built this page. On 3.13 and later the cell
-# takes its first branch and prints `async for yields the original tasks: [1, 0]`: request 1
-# (0.02 s) finished first, and what came back was its own task, the key of `input_of`.
 
 # %% [markdown]
 # ## Exercise 4.1 · The first results, with a bounded pipe
@@ -676,29 +681,25 @@ _sc.differential(first_results, _reference, _sc.several(_plans()), _observe, _co
 #   flight and is not held up by the slowest job of a batch; it is the way to collect "the first
 #   N good results" when some results get thrown away.
 #
-# **What's next.** Chapter 05 looks at what cancelling really does: a request, a
-# `CancelledError` at the next await, and cleanup that takes its own time.
+# **What's next.** Chapter 05 looks at what cancelling really does: when it takes effect, and
+# what the caller must still do before the work is really over.
 #
 # ## In slime
 #
 # slime's main rollout loop, `generate_rollout_async` (the first quote), is the loop of the
-# experiment: `asyncio.wait` with `FIRST_COMPLETED`, and a top-up whenever the filter drops a
-# group. When the batch is full, the groups still in flight are left in the pending set for the
-# abort step.
-# That step stops what is left without cancelling any Task: it sets an "aborted" flag, asks
-# every SGLang server to abort its requests, and then waits with the same `FIRST_COMPLETED`
-# loop until the pending set is empty, so each group's Task ends on its own. It is the
-# chapter's "stop what is left, then wait for it", done cooperatively.
+# experiment, and evaluation (the second quote) uses `as_completed`. What the quotes do not show
+# is how the rollout ends. When the batch is full, the groups still in flight are left in the
+# pending set for an abort step. That step stops what is left without cancelling any Task: it
+# sets an "aborted" flag, asks every SGLang server to abort its requests, and then waits with
+# the same `FIRST_COMPLETED` loop until the pending set is empty: the chapter's "stop what is
+# left, then wait for it", done cooperatively.
 #
-# That step is reached only when the loop ends normally. The loop reads each finished group
-# with `task.result()` and no `try` around it, so a group whose Task ended with an exception (one
-# sample that raised, passed up by its group's `gather`) ends `generate_rollout_async` with that
-# exception before the abort step: the aborted flag is never set, and the other groups stay in
-# the pending set, still generating on the background loop.
-#
-# Evaluation (the second quote) uses `as_completed` instead. The
-# [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and
-# `as_completed` in slime.
+# That step is reached only when the loop ends normally. The loop reads each finished group with
+# `task.result()` and no `try` around it, so one sample that raises ends
+# `generate_rollout_async` before the abort step, and the other groups stay in the pending set,
+# still generating on the background loop. The
+# [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and `as_completed` in
+# slime.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

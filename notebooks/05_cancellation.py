@@ -6,21 +6,20 @@
 # when, and what must the caller still do before the work is really over?
 #
 # **You will**
-# 1. see that `cancel()` only *requests* a stop, and that `CancelledError` arrives at the
-#    `await` where the task next suspends, never in the middle of plain code;
-# 2. measure that `finally` cleanup runs after the request and takes its own time, so a caller
-#    that needs the resource back must cancel **and then await** the task;
-# 3. watch a coroutine that swallows `CancelledError` break `asyncio.timeout` and `wait_for`;
-# 4. protect shared work from a caller's cancellation with `asyncio.shield`, and see why
-#    tasks count cancel requests (`cancelling()` / `uncancel()`, Python 3.11).
+# 1. find out when `cancel()` takes effect, and where in the task `CancelledError` arrives;
+# 2. test what catching `CancelledError` does to `asyncio.timeout` and `wait_for`;
+# 3. measure the cleanup that runs after a cancel, and what a caller must do to know it is
+#    over;
+# 4. protect shared work from a caller's cancellation with `asyncio.shield`.
 #
 # **Needs** chapters 03 (tasks) and 04 (wait) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The first cell, folded, imports what the page uses; its
+# `figure_style()` only sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import sys
 import time
@@ -30,14 +29,9 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## A request, delivered at the next `await`
+# ## When does a cancel take effect?
 #
-# `task.cancel()` does not stop anything by itself. It marks the task and returns at once.
-# The next time the task is resumed at an `await`, that `await` raises `CancelledError`
-# inside the task. The exception then travels up the task's stack like any other: `except`
-# and `finally` blocks run on the way, and the task ends *cancelled* only when the exception
-# leaves its coroutine.
-#
+# `task.cancel()` asks a task to stop; inside the task, the stop arrives as a `CancelledError`.
 # In the next cell the worker first runs 0.04 s of plain code with no `await` (standing in for
 # tokenising a long prompt). A cancel is scheduled for 0.01 s after the start. The moments are
 # written down with `tl.mark` on a `Timeline`, the course's recorder. Predict their order: does
@@ -80,7 +74,7 @@ await asyncio.wait([worker], timeout=2)
 print(tl.names())
 print(state_at_request, "· finally cancelled:", worker.cancelled())
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-lands-at-the-next-await
 assert tl.order("busy stretch started", "busy stretch finished", "cancel requested",
                 "CancelledError arrived", "finally ran"), (
@@ -92,8 +86,12 @@ print("✓ the cancel ran only after the busy stretch; CancelledError arrived at
 # %% [markdown]
 # The cancel was due 0.01 s after the start but ran only after the busy stretch: while plain
 # code runs, the event loop has no control, and it gets it back only at the worker's next
-# `await`. At the moment `cancel()` returned the task was not done. A cancellation is a message that the task
-# reads at its next `await`.
+# `await`. At the moment `cancel()` returned the task was not done. `task.cancel()` does not
+# stop anything by itself: it marks the task and returns at once. The next time the task is
+# resumed at an `await`, that `await` raises `CancelledError` inside the task. The exception
+# then travels up the task's stack like any other: `except` and `finally` blocks run on the
+# way, and the task ends *cancelled* only when the exception leaves its coroutine. A
+# cancellation is a message that the task reads at its next `await`.
 #
 # ## Predict, then run
 #
@@ -187,7 +185,8 @@ print("✓ wait_for too returned the late result instead of raising TimeoutError
 # Cleanup is code, and code takes time. Two workers below hold a "slot" (think of a request
 # slot on an inference server) and release it in `finally` with an `await` that takes 0.08 s.
 # Caller A cancels its worker and moves on at once; caller B cancels and then awaits the
-# worker (bounded by a timeout). Each caller then checks whether the slot is free.
+# worker (bounded by a timeout). Each caller then checks whether the slot is free. Predict
+# what each caller sees.
 
 # %%
 tl = Timeline()
@@ -225,7 +224,7 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
     return slot_free["B"]
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 workers = {name: asyncio.create_task(hold_slot(name)) for name in "AB"}
 await asyncio.sleep(0.03)
 seen_by_a, seen_by_b = await asyncio.gather(
@@ -296,7 +295,7 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # A shield protects the work, not the caller, and it creates a duty: somebody must still
 # await the shielded task (or keep a reference to it) so that it is not lost when it ends.
 #
-# ### Python 3.11: tasks count cancel requests (`cancelling`, `uncancel`)
+# :::{dropdown} Going further: tasks count cancel requests (`cancelling`, `uncancel`)
 #
 # How does `asyncio.timeout` know that a `CancelledError` is its own, to turn into
 # `TimeoutError`, and not a cancel sent from outside, which must propagate? Since Python 3.11
@@ -309,12 +308,17 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 #
 # Code that swallows a cancel on purpose (say, a worker that treats a cancel as "drop this
 # sample and take the next") must therefore call `uncancel()` too, or its task keeps counting
-# a request that nobody is handling. The next cell shows the stale count; the gated part
-# shows what it breaks on Python 3.13 and later, where `TaskGroup` consults the count when it
-# exits with errors: if it is above zero, it cancels its parent task once more. The child's
-# error is still raised and handled, but the task ends cancelled, and its return value is lost.
+# a request that nobody is handling. The folded cells below show the stale count, and what it
+# breaks on Python 3.13 and later, where `TaskGroup` consults the count when it exits with
+# errors: if it is above zero, it cancels its parent task once more. The child's error is
+# still raised and handled, but the task ends cancelled, and its return value is lost.
+#
+# Their `with uncancel` row is right on every version. The row without it is a bug waiting for
+# an upgrade. Swallowing cancellation has a cost even when done on purpose: do it rarely, and
+# call `uncancel()` when you do.
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
     try:
         await asyncio.sleep(1)  # a supervisor cancels us here: "drop this sample"
@@ -338,7 +342,7 @@ async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
     return count, outcome
 
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 results, reached_return = {}, {}
 for use_uncancel in (False, True):
     soft_stopped = asyncio.create_task(drop_sample_then_group(use_uncancel))
@@ -354,7 +358,7 @@ if sys.version_info < (3, 13):
           "from 3.13 the same code handles the ExceptionGroup, reaches its return, and "
           "still ends cancelled, its result lost.")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert results[True] == (0, "ExceptionGroup"), results[True]
 assert reached_return == {False: "ExceptionGroup", True: "ExceptionGroup"}, (
     "on every version the child's error arrives as an ExceptionGroup that except* handles")
@@ -365,11 +369,6 @@ else:
     assert results[False][0] == 1, "the swallowed request is still counted"
 print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale count is",
       "fatal to the task's result on 3.13+" if sys.version_info >= (3, 13) else "still there (1)")
-
-# %% [markdown]
-# The `with uncancel` row is right on every version. The row without it is a bug waiting for
-# an upgrade. Swallowing cancellation has a cost even when done on purpose: do it rarely, and
-# call `uncancel()` when you do.
 
 # %% [markdown]
 # ## Exercise 5.1 · Drain: grace period, cancel, wait for cleanup
@@ -641,21 +640,13 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 #
 # ## In slime
 #
-# The agent adapter ends a session (`shutdown_session`) in three steps that map onto this
-# chapter. It waits for the
-# session's in-flight turn handlers with `asyncio.wait` and a timeout, the grace period. It
-# cancels whatever is still pending. And then it gathers the cancelled tasks with
-# `return_exceptions=True`, which is the "cancel, then await" step: the session counts as
-# drained only after every handler has run its cleanup. The drain runs on the loop that owns
-# the handlers (chapter 13 explains the hop between loops).
-#
-# The cleanup those handlers run is the second quote, in `call_sglang_generate`. aiohttp cancels a handler whose client
-# goes away only when the server was started with `handler_cancellation=True` (its default is
-# not to), and slime's coding-agent example starts the adapter that way; the handler is then
-# cancelled while it waits on SGLang. Its `except` clause names `CancelledError` together with
-# the timeout and client errors, sends a best-effort abort for that request id so SGLang can
-# stop the orphaned generation, and then re-raises. That is the safe way to catch
-# cancellation: clean up, re-raise, and let the caller's wait see the task end cancelled.
+# The agent adapter ends a session (`shutdown_session`, the first quote) in the three steps of
+# this chapter. It waits for the session's in-flight turn handlers with `asyncio.wait` and a
+# timeout, the grace period. It cancels whatever is still pending. And then it gathers the
+# cancelled tasks with `return_exceptions=True`, which is the "cancel, then await" step. The
+# cleanup those handlers run is the second quote, in `call_sglang_generate`. aiohttp cancels a
+# handler whose client goes away (when the server asks for that, as slime's coding-agent example
+# does), and the quote's `except` cleans up and re-raises: the safe way to catch cancellation.
 # Every `cancel`, `shield` and timeout in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
