@@ -265,7 +265,7 @@ async def polite_wait(seconds: float) -> None:
 
 
 async def rude_wait(seconds: float) -> None:
-    time.sleep(seconds)  # the bug: it blocks the thread the loop runs on
+    time.sleep(seconds)  # the synchronous sleep, inside a coroutine
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
