@@ -199,12 +199,14 @@ def _drop_stale_pages(root: Path, pot: Path) -> None:
 _CODE = re.compile(r"(`+)(.+?)\1", re.S)
 _URL = re.compile(r"\]\(([^)\s]+)\)|<(https?://[^>\s]+)>|https?://\S+")
 _ROLE = re.compile(r"\{[a-z:]+\}")
+_TITLED_ROLE = re.compile(r"\{ref\}`([^`<]*?)\s*<[^`>]*>`")  # {ref}`All locations <inventory-x>`: a section's name
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def nothing_to_translate(text: str) -> bool:
     """True for a message made only of code, links' targets, numbers and punctuation, or already Chinese."""
-    rest = _CODE.sub(" ", text)
+    rest = _TITLED_ROLE.sub(r" \1 ", text)  # a {ref} title names a section: words to translate
+    rest = _CODE.sub(" ", rest)
     rest = _URL.sub(" ", rest)
     rest = _ROLE.sub(" ", rest)
     cjk = len(_CJK.findall(rest))
