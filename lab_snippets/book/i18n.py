@@ -199,7 +199,7 @@ def _drop_stale_pages(root: Path, pot: Path) -> None:
 _CODE = re.compile(r"(`+)(.+?)\1", re.S)
 _URL = re.compile(r"\]\(([^)\s]+)\)|<(https?://[^>\s]+)>|https?://\S+")
 _ROLE = re.compile(r"\{[a-z:]+\}")
-_TITLED_ROLE = re.compile(r"\{ref\}`([^`<]*?)\s*<[^`>]*>`")  # {ref}`All locations <inventory-x>`: a section's name
+_TITLED_ROLE = re.compile(r"\{ref\}`([^`<]*?)\s*<[^`>]*>`")  # {ref}`All locations <inventory-x>`
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
