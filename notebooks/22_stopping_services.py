@@ -25,7 +25,6 @@
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
-import asyncio
 import inspect
 import os
 import signal
@@ -95,7 +94,8 @@ def names(events: list) -> list[str]:
 
 
 # %%
-JOBS = "0:0.05,0:0.1,0:3"  # all three arrive at once: two short jobs (0.05 s, 0.1 s) and a long one (3 s)
+# All three arrive at once: two short jobs (0.05 s, 0.1 s) and a long one (3 s).
+JOBS = "0:0.05,0:0.1,0:3"
 
 # %% [markdown]
 # ## Predict, then run
@@ -264,7 +264,10 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment"}
 async def graceful_stop(intake, handle, budget: float) -> int:
-    """The figure's graceful stop: start three jobs, on SIGTERM wait `budget` for them, cancel the rest."""
+    """The figure's graceful stop: start three jobs, on SIGTERM wait `budget` for them, cancel the rest.
+
+    It runs in the service's process, whose namespace provides `asyncio` and `signal`.
+    """
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     loop.add_signal_handler(signal.SIGTERM, stop.set)
