@@ -359,7 +359,7 @@ print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU
 assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the whole work"
 
 # %% [markdown]
-# ## `SIGALRM` timeouts live in the main thread
+# ## `SIGALRM` timeouts and threads
 #
 # Some scoring code bounds a slow verification with `signal.alarm` (or `setitimer`) and a
 # `SIGALRM` handler that raises `TimeoutError`. `alarm_timeout` in `lab_snippets.cpu_work` is
