@@ -228,7 +228,7 @@ for label, flags in variants.items():
     exits[label] = parse_events(run.stdout.decode())
     print(f"{label:<24} exit {run.returncode}:", " → ".join(names(exits[label])))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: atexit-waits-for-non-daemon-threads
 assert names(exits["daemon worker, hook"]) == ["main-returned", "hook-ran", "worker-stopped"]
 assert names(exits["non-daemon worker, hook"]) == ["main-returned", "worker-gave-up", "hook-ran"], (

@@ -358,7 +358,7 @@ finally:
 print("reported while the task was referenced:", reported_while_referenced,
       "· after it was dropped:", reported)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unretrieved-exception-reported-at-collection
 assert reported_while_referenced == 0, "a failed task that is still referenced reports nothing"
 assert reported == ["Task exception was never retrieved"], (

@@ -392,7 +392,7 @@ for where, flags in (("main thread", []), ("worker thread", ["--in-thread"])):
     outcomes[where] = run.stdout.decode().strip()
     print(f"{where:<14} {outcomes[where]}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigalrm-only-in-main-thread
 assert outcomes["main thread"].startswith("timed-out"), (
     "in the main thread the alarm cut the work short")
