@@ -289,11 +289,11 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000,
 # %% [markdown]
 # For tiny texts a pool call costs many times the work itself: the trip, not the scoring, is
 # what you pay. For large texts the trip is a small extra on top of the work. The crossover,
-# where the trip costs as much as the work, is the last line: a few hundred characters for this
-# function on this machine. By 1,000 characters the trip is a small share of the work, which is
-# why the exercise routes texts of 1,000 characters and up to the pool, and keeps shorter ones,
-# each holding the loop for a millisecond or two, on the loop. And the trip grows with what
-# you send: arguments and results are pickled and copied through a pipe. (`payload_size`
+# where the trip costs as much as the work, is the last line: well under 1,000 characters for
+# this function, an estimate that moves with the machine's load. By 1,000 characters the trip
+# is a small share of the work, which is why the exercise routes texts of 1,000 characters and
+# up to the pool, and keeps shorter ones, each holding the loop for a millisecond or two, on
+# the loop. And the trip grows with what you send: arguments and results are pickled and copied through a pipe. (`payload_size`
 # is the course's own function that returns the size of what it was sent.)
 
 # %%
