@@ -13,7 +13,7 @@
 # 2. build a bounded producer/consumer buffer on one `threading.Condition`;
 # 3. meet, in brief, two tools that live next to it: `RLock` and `threading.Timer`.
 #
-# **Needs** chapter 09 (Lock and Event) · about 35 minutes
+# **Needs** chapter 09 (Lock and Event) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -91,8 +91,9 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # condition again**, in a loop. `cond.wait_for(predicate, timeout)` is that loop; it returns
 # the predicate's last value, so `False` means "timed out, condition still false".
 #
-# Two consumers, one item, `notify_all`: with a single `if` check, one of them pops from an
-# empty list. With `wait_for`, the second one keeps waiting and reports a timeout.
+# **Predict.** Two consumers wait, one item arrives, and the producer calls `notify_all`.
+# Below, each consumer first checks once with `if`, then (second run) with `wait_for`. What
+# does each of the two consumers get in each run?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: two consumers wait, one item arrives, notify_all wakes both.
@@ -120,7 +121,7 @@ def run_two_consumers(take) -> list[str]:
     return sorted(outcomes)
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def take_with_if(cond, items, ready) -> str:
     ready.set()
     if not items:
@@ -145,6 +146,11 @@ print("wait_for():  ", with_wait_for)
 assert with_if == ["IndexError: popped an empty buffer", "took group 1"], with_if
 assert with_wait_for == ["timed out, nothing taken", "took group 1"], "wait_for re-checked and kept waiting"
 print("✓ with if, the second consumer popped an empty buffer; wait_for re-checked and kept waiting")
+
+# %% [markdown]
+# With a single `if` check, both consumers wake, one takes the item and the other pops from
+# an empty list. With `wait_for`, the second one checks again, keeps waiting and reports a
+# timeout.
 
 # %% [markdown]
 # ## Measure it: a bounded buffer on one Condition
