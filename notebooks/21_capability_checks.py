@@ -16,7 +16,7 @@
 # 3. write a decorator that keeps a function async, and measure the one that breaks it;
 # 4. implement a hook runner whose hidden test checks order and that nothing is left unawaited.
 #
-# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 35 minutes
+# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -285,14 +285,15 @@ print("✓ deciding by the result ran every hook; deciding by the function passe
 # ## Measure it: a decorator that keeps a function async
 #
 # Tracing decorators wrap a function to time it. The natural first version is a plain
-# wrapper: record the start, call, record the end. Applied to an `async def`, the "call" only
-# makes the coroutine object, so the span closes **before any of the body has run**, and the
-# wrapper hides from `inspect` that the function is async. The right version checks once, at
+# wrapper: record the start, call, record the end. The async-aware version checks once, at
 # decoration time, and returns an `async def` wrapper that awaits the call inside the span.
 #
 # The experiment decorates the same coroutine function both ways and records when each span
 # opens and closes against when the body runs, on a `Timeline`: `tl.span` times a block,
 # `tl.mark` notes a moment (the [reading guide](../book/reading_guide.md) lists the rest).
+#
+# **Predict.** Applied to an `async def`, does the plain wrapper's span cover the body it
+# traces? And what does `inspect.iscoroutinefunction` say of each decorated function?
 
 # %%
 tl = Timeline()
@@ -332,7 +333,7 @@ def traced(fn):
     return sync_wrapper
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def generate(label: str) -> str:
     with tl.span(f"generate body ({label})"):
         tl.mark(f"generate body ({label}) starts")
@@ -341,7 +342,7 @@ async def generate(label: str) -> str:
 
 
 naive_generate, aware_generate = traced_naive(generate), traced(generate)
-pending_naive = naive_generate("naive")  # the naive span opens and closes here
+pending_naive = naive_generate("naive")  # a call through the plain wrapper
 await asyncio.sleep(0.02)
 results = await asyncio.gather(pending_naive, aware_generate("aware"))
 print(tl.names())
@@ -366,7 +367,8 @@ assert inspect.iscoroutinefunction(aware_generate) and not inspect.iscoroutinefu
 print("✓ the async-aware span covers the body; the naive one closed before the body started")
 
 # %% [markdown]
-# The naive span is a sliver at the start: it timed the creation of a coroutine object. The
+# The naive span is a sliver at the start: applied to an `async def`, the "call" only makes
+# the coroutine object, so the span closes **before any of the body has run**. The
 # async-aware span contains the body. The experiment's last line shows the second damage:
 # `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the naive
 # wrapper is `False` (the async-aware one's is `True`), so any extension point that
