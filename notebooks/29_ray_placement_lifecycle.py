@@ -321,7 +321,9 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 # only timeout been the one passed *into* `health`, the check would have waited the full 6 s
 # and then reported a healthy engine: the timeout counts only once the method runs.
 #
-# The timeline shows the round. The kill also ended the stuck call, 5 s early.
+# The timeline shows the round: the healthy engine's check is the blue tick at the start, too
+# short for a bar, and the kill ended the stuck call 5 s early (the dotted red line is the
+# rest of it, never run).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # Timeline: the course's chart of work; tl.add draws one bar from a start to an end.
@@ -336,7 +338,11 @@ tl.plot("One round of health checks, each bounded by the caller's 1 s timeout", 
         lanes=["stuck: work(6 s)", "healthy: health check", "stuck: health check"])
 ax.axvline(kill_time - stuck_since, color="black", linestyle="--", linewidth=1)
 ax.annotate("ray.kill", (kill_time - stuck_since, 2.4), xytext=(4, 0), textcoords="offset points")
-ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
+# dotted: the rest of the 6 s call, never run; a tick: the healthy check, too short for a bar
+ax.hlines(0, kill_time - stuck_since, STUCK_FOR, colors="tab:red", linestyles="dotted")
+ax.plot([checks["healthy"][1] - stuck_since], [1], marker="|", markersize=18,
+        markeredgewidth=3, color="tab:blue")
+ax.set_xlim(-0.15, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 
 # %% [markdown]
 # :::{dropdown} Going further: version notes
