@@ -26,20 +26,8 @@
 # whether slime meets those conditions is a separate question, which we state and leave open.
 # Each hazard ends with the slime site, quoted from the source.
 #
-# Each of the five hazards below stands on its own; read them in any order. Their summary
-# table is folded, because it gives each result away: open it after you have predicted.
-#
-# :::{dropdown} The five hazards at a glance
-#
-# | Hazard | Symptom | What the model checks | Where in slime |
-# |---|---|---|---|
-# | 1 · a blocking call inside a coroutine | the semaphore's limit is not the real limit (predict the real one below) | how many calls run at once; heartbeats of the loop | the retool sandbox: `communicate()` inside `async def execute_code` |
-# | 2 · one semaphore taken twice on a path | works alone, stuck under load | calls finished and stuck, alone and eight at once | retool: `execute_predictions` and `execute_tool` both take `SEMAPHORE` |
-# | 3 · a result polled through `to_thread` | a pool thread per poll; results seen up to a tick late | calls per request; lag from "published" to "received" | the teacher server's `/generate` polls `get_result` |
-# | 4 · a request cancelled during an update: its `finally` cannot complete | one cancelled request leaves every later one waiting | whether the duplicate and later requests ever finish | the teacher server's `update_from_disk` |
-# | 5 · `result()` with no timeout | the caller never returns, with no message | how long each caller waits; whether the loop's task ends | `AsyncLoopThread.run` (`slime/utils/async_utils.py`) |
-#
-# :::
+# Each of the five hazards below stands on its own; read them in any order. A table of all
+# five, with their results, opens the summary at the end.
 
 # %%
 import asyncio
@@ -991,6 +979,14 @@ _sc.differential(Coalescer, _reference, _scenarios(), _observe, _compare, what="
 
 # %% [markdown]
 # ## Summary
+#
+# | Hazard | Symptom | What the model checks | Where in slime |
+# |---|---|---|---|
+# | 1 · a blocking call inside a coroutine | the semaphore's limit is not the real limit | how many calls run at once; heartbeats of the loop | the retool sandbox: `communicate()` inside `async def execute_code` |
+# | 2 · one semaphore taken twice on a path | works alone, stuck under load | calls finished and stuck, alone and eight at once | retool: `execute_predictions` and `execute_tool` both take `SEMAPHORE` |
+# | 3 · a result polled through `to_thread` | a pool thread per poll; results seen up to a tick late | calls per request; lag from "published" to "received" | the teacher server's `/generate` polls `get_result` |
+# | 4 · a request cancelled during an update: its `finally` cannot complete | one cancelled request leaves every later one waiting | whether the duplicate and later requests ever finish | the teacher server's `update_from_disk` |
+# | 5 · `result()` with no timeout | the caller never returns, with no message | how long each caller waits; whether the loop's task ends | `AsyncLoopThread.run` (`slime/utils/async_utils.py`) |
 #
 # - Read for shapes: who waits for whom, what is caught and what is not, which thread runs
 #   what, which waits have no bound. Then build a model of the shape, small and from your own
