@@ -203,10 +203,11 @@ print("✓ with the lock around the read and the write, every total is exact")
 # `wait(timeout)` in the worker. `wait(timeout)` doubles as the pause between rounds, and
 # returns `True` at once when the event is set, so the worker never sleeps through a stop.
 #
-# The other half is `join(timeout)`. It bounds how long **you** wait; it does nothing to the
-# thread. After it returns, only `is_alive()` tells you whether the thread really ended.
-# The poller below notes its start and its exit with `tl.mark` on a `Timeline`, the course's
-# stopwatch (the [reading guide](../book/reading_guide.md) lists its methods).
+# The other half is `join(timeout)`, which waits for the thread to end, at most `timeout`
+# seconds. The poller below notes its start and its exit with `tl.mark` on a `Timeline`, the
+# course's stopwatch (the [reading guide](../book/reading_guide.md) lists its methods). The
+# second cell calls `poller.join(timeout=0.1)` while `stop` is still clear, then sets `stop`
+# and joins again. Predict: after `join(0.1)` returns, is the poller still alive?
 
 # %%
 tl = Timeline()
@@ -223,7 +224,7 @@ def poll_engines() -> None:
     tl.mark("poller exited")
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 poller = threading.Thread(target=poll_engines, name="engine-poller")
 poller.start()
 first_poll.wait(timeout=2)
@@ -239,7 +240,7 @@ print(f"alive after join(0.1): {alive_after_bounded_join}; "
       f"alive after stop + join: {poller.is_alive()}; polls done: {len(polls)}")
 print(tl.names())
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: bounded-join-does-not-stop-the-thread
 assert first_poll.is_set(), "the poller polled at least once"
 assert alive_after_bounded_join, "join(timeout) returned, but the thread was still running"
@@ -248,6 +249,10 @@ assert tl.order("poller started", "join(0.1) returned", "stop requested", "polle
 print("✓ join(0.1) returned with the thread still running; only stop.set() ended it")
 
 # %% [markdown]
+# Still alive. `join(timeout)` bounds how long **you** wait; it does nothing to the thread, and
+# it returns `None` whether the thread ended or not. After it returns, only `is_alive()` tells
+# you whether the thread really ended; here only `stop.set()` ended it.
+#
 # ## What happens at exit: normal and daemon threads
 #
 # When the main thread of a program finishes, the interpreter first waits for every normal
