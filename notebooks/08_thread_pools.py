@@ -43,10 +43,10 @@ figure_style()
 #
 # `blocking_call` stands for any function that holds its thread until it returns: here a
 # `time.sleep`, in real code `ray.get(ref)`, `requests.post(...)`, `torch.load(...)`. It
-# records its span on a timeline lane named after the thread that ran it.
+# records its span (`tl.span`) on a `Timeline`, the course's recorder, in a lane named after
+# the thread that ran it.
 #
-# `asyncio.to_thread` hands the call to the loop's *default* thread pool. Each call's span is
-# recorded on a `Timeline` (`tl.span`), the course's recorder, for the figures.
+# `asyncio.to_thread` hands such a call to the loop's *default* thread pool.
 #
 # :::{dropdown} Why the course does it this way: `borrowed_default_executor`
 #
@@ -187,10 +187,10 @@ for bars in calls_by_lane.values():
                 f"wave {wave}", ha="center", va="center", color="white", fontsize=9)
 
 # %% [markdown]
-# The default pool has a cap too: `min(32, CPUs + 4)` threads (which CPUs count depends on the
-# Python version; see the dropdown), shared by every `to_thread` call of the loop. The next cell
-# prints the size it has on this machine and starts two more blocking `to_thread` calls than
-# that, while the CPU sits idle. Predict: how many of them run at once?
+# The loop's default pool is a pool like this one, with `min(32, CPUs + 4)` threads (which CPUs
+# count depends on the Python version; see the dropdown), shared by every `to_thread` call of
+# the loop. The next cell prints its size on this machine and starts two more blocking
+# `to_thread` calls than that, while the CPU sits idle. Predict: how many of them run at once?
 #
 # :::{dropdown} Going further: the default pool's size
 #
