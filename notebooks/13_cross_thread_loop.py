@@ -60,7 +60,7 @@ tl.mark("awaiter resumed")
 await asyncio.sleep(0)
 print(version, tl.names())
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert version == "weights v2"
 assert tl.order("awaiting the future", "set_result returned", "done-callback ran")
 assert tl.order("set_result returned", "awaiter resumed")

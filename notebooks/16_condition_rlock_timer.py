@@ -141,7 +141,7 @@ with_wait_for = run_two_consumers(take_with_wait_for)
 print("if + wait():", with_if)
 print("wait_for():  ", with_wait_for)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: wait-for-rechecks-after-waking
 assert with_if == ["IndexError: popped an empty buffer", "took group 1"], with_if
 assert with_wait_for == ["timed out, nothing taken", "took group 1"], "wait_for re-checked and kept waiting"

@@ -165,7 +165,7 @@ except CancelledError:
 print(f"cancel() on the running job: {cancel_running}, on the queued: {cancel_queued}")
 print(f"the running job gave {running_result!r}, the queued job gave {queued_outcome}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-a-queued-future-can-be-cancelled
 assert (cancel_running, cancel_queued) == (False, True), (
     "cancel() should refuse the running job and take the queued one; "

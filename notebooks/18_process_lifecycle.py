@@ -310,7 +310,7 @@ except subprocess.TimeoutExpired:
 print(f"running after the timeout: {still_running} · zombie after kill: "
       f"{zombie_after_kill} · return code {child.returncode}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-killed-child-is-a-zombie-until-waited-for
 assert still_running, "communicate(timeout) should leave the child running"
 assert zombie_after_kill, "killed, the child should stay a zombie until we wait for it"

@@ -282,7 +282,7 @@ for stop_signal in (signal.SIGTERM, signal.SIGINT):
     forwarded[stop_signal] = (wrapper.returncode, [line.split()[:2] for line in lines],
                               running(child_pid))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-wrapper-must-forward-the-signal
 assert unforwarded == -signal.SIGTERM and orphaned_child_running
 assert unforwarded_lines == [["got", "SIGTERM"]], "only our own cleanup reached it"

@@ -513,7 +513,7 @@ finally:
 print("connection open after server.close():", still_open)
 print("the client then read:", client_sees)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert still_open, "closing the listener leaves accepted connections open"
 assert client_sees == b"", "the client sees the end of the stream once the server closes its side"
 print("✓ server.close() left the connection open; closing it ended the client's stream")

@@ -269,7 +269,7 @@ print("decide by the result:  ", by_result)
 print("decide by the function:", by_function)
 print("warnings:", never_awaited)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: decide-by-the-result-not-the-function
 assert by_result == "s+async+async+plain+client", f"deciding by the result handled every hook: {by_result}"
 assert by_function.startswith("TypeError"), "the adapter's coroutine was passed on as if it were a sample"
@@ -349,7 +349,7 @@ print(tl.names())
 print("iscoroutinefunction: naive", inspect.iscoroutinefunction(naive_generate),
       "· async-aware", inspect.iscoroutinefunction(aware_generate))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: an-async-aware-decorator-spans-the-body
 fig = tl.plot("A span should cover the body it traces",
               lanes=["generate span (naive)", "generate body (naive)", "generate span (async-aware)",

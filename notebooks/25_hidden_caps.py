@@ -186,7 +186,7 @@ async with LatencyServer(latency=0.1) as server:
 print(f"ok: {outcomes.count('ok')}, timed out: {outcomes.count('timed out')},",
       f"requests that reached the server: {reached_server} of 10")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: pool-wait-counts-against-the-total-timeout
 assert outcomes.count("timed out") >= 4, "the later requests ran out of time"
 assert reached_server < 10, "some timed out while still queued for a connection: they were never sent"
@@ -339,7 +339,7 @@ for kind in ("rate 100/s", "Semaphore(4)"):
     print(f"{kind:>13}: peak in flight {peaks[(kind, 0.02)]} at 20 ms,",
           f"{peaks[(kind, 0.1)]} at 100 ms")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-rate-limit-lets-in-flight-grow-with-latency
 assert peaks[("Semaphore(4)", 0.02)] <= 4 and peaks[("Semaphore(4)", 0.1)] <= 4
 assert peaks[("rate 100/s", 0.1)] > 4, "at the same rate, a slow server holds more requests than the limit of 4"

@@ -272,7 +272,7 @@ large = await read_stdout_then_stderr(1_000_000, timeout=1)
 print("10 kB on stderr:", small)
 print(" 1 MB on stderr:", large)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: reading-one-pipe-at-a-time-deadlocks
 assert small.startswith("finished"), (
     "a small stderr fits in the buffers: the naive reader works in tests")
@@ -377,7 +377,7 @@ stderr_end = await asyncio.wait_for(leader.stderr.read(), timeout=5)
 print("after killpg(): children still running:", len(survivors_after_killpg),
       "· stderr reads", stderr_end)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: kill-reaches-only-the-leader
 assert len(survivors_after_kill) == 2, "kill() ended the leader only; its children were orphaned"
 assert leader_code == -signal.SIGKILL, "the leader itself died of the SIGKILL and was reaped"

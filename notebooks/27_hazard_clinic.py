@@ -155,7 +155,7 @@ fixed_under_load = await start_and_wait(eight_fixed, timeout=2)
 print("awaiting body, permit taken twice: alone", alone, "· 8 at once", under_load)
 print("awaiting body, permit taken once:  8 at once", fixed_under_load)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: the-double-acquire-deadlocks-once-the-body-awaits
 assert alone == (1, 0), "alone it works: every small test passes"
 assert under_load[1] >= 4, "under load, calls hold one permit each and wait for a second: they never finish"
@@ -276,7 +276,7 @@ print("get_result calls per polling request:", calls_polled, "· per notified re
 print(f"median lag after the result was published: polling {statistics.median(lag_ms[r] for r in polled):.1f} ms, "
       f"notified {statistics.median(lag_ms[r] for r in told):.1f} ms")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: polling-costs-a-thread-trip-per-tick
 assert min(calls_polled) >= 3, "about one blocking call (and one trip through the thread pool) per 50 ms of waiting"
 assert calls_told == [0] * 6, "a notified handler makes no call at all"
@@ -429,7 +429,7 @@ fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
 print("model:", model_report)
 print("fixed:", fixed_report)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-cancelled-finally-leaves-the-update-stuck
 assert model_report == {"cancelled request ended with": "UnboundLocalError", "duplicate got": "nothing (still waiting)",
                         "later request got": "nothing (still waiting)", "state still in progress": True}
@@ -555,7 +555,7 @@ loop_thread.close()
 for name, (caller_state, coroutine_state) in after_wait.items():
     print(f"{name:>16}: caller {caller_state}, coroutine {coroutine_state}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-a-timeout-and-a-cancel-bound-the-wait
 assert after_wait["no timeout"] == ("still blocked", "waiting"), "no timeout: the caller waits as long as the coroutine"
 assert after_wait["timeout only"] == ("TimeoutError", "waiting"), "the caller gave up; the coroutine did not"

@@ -222,7 +222,7 @@ awaited_refs = await three_reads(read_with_await, 20)
 print("to_thread(ray.get):", in_threads)
 print("await ref:         ", awaited_refs)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: to-thread-ready-result-waits-for-a-thread
 assert in_threads.index("ready") > in_threads.index("gate opens"), (
     f"with 2 threads held by waits, the ready result still came back first: {in_threads}")
@@ -260,7 +260,7 @@ ray.get(gate.open.remote(39), timeout=30)
 print(f"opened 2, 0, 1: handed back {handed_back}; a poll found "
       f"{len(polled_ready)} ready, {len(polled_rest)} not")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: ray-wait-hands-back-finished-work-first
 assert handed_back == [2, 0, 1], f"ray.wait handed the jobs back as {handed_back}, not as they finished"
 assert polled_ready == [] and polled_rest == [running], "a poll with timeout=0 found the job done"
@@ -307,7 +307,7 @@ results = await asyncio.gather(*(poster.post.remote(i, 0.15) for i in range(9)))
 peak, poster_spans = await poster.report.remote()
 print(f"9 calls, max_concurrency=3: at most {peak} inside at once")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: max-concurrency-caps-calls-inside-an-async-actor
 assert results == list(range(9)), results
 assert peak == 3, f"{peak} calls were inside the actor at once with max_concurrency=3"
@@ -354,7 +354,7 @@ counter = SlowCounter.remote()
 returned = ray.get([counter.bump.remote() for _ in range(20)], timeout=60)
 print(f"final count {returned[-1]}; the first values returned: {returned[:5]}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-sync-actor-serialises-its-calls
 assert returned == list(range(1, 21)), f"lost updates or out of order: {returned}"
 print("✓ 20 calls, 20 updates, in call order: each call saw the state the previous one left")

@@ -243,7 +243,7 @@ except RayActorError as exc:
 print("the three calls:", outcomes, f"within {max(ended_at):.2f} s of the kill")
 print("a call made after the kill:", after)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-killed-actor-fails-every-call
 assert outcomes == ["ActorDiedError"] * 3, f"every held call fails with ActorDiedError: {outcomes}"
 # every call ended before the reference woke (instants on one clock: ended_at counts from the kill)
