@@ -266,26 +266,38 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 # Each lane is one of the 4 slots, that is one of the 4 groups allowed in flight at once (the
 # folded plotting code puts each group in the first slot free when it started). With batches,
 # a slot that finished a fast group sits empty until the batch's slow group is done. With the refill loop, a freed slot is given a new group
-# at once, and when the batch is full, the groups still in flight are cancelled (grey).
+# at once, and when the batch is full, the groups still in flight are cancelled (grey). Each
+# bar carries its group's id; orange marks the groups the filter dropped.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def by_slot(tl: Timeline) -> Timeline:
-    """The groups' spans, each moved to the first slot free when it started."""
+def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
+    """The groups' spans, each moved to the first slot free when it started (a group the filter
+    drops drawn as failed), and where to write each group's id."""
     slotted = Timeline()
     slotted.t0 = tl.t0
     free_at = [0.0] * IN_FLIGHT
+    ids = []
     for s in sorted((s for s in tl.spans if s.label.startswith("group")), key=lambda s: s.start):
         slot = next(k for k in range(IN_FLIGHT) if free_at[k] <= s.start)
         free_at[slot] = s.end
-        slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=s.state)
-    return slotted
+        group_id = int(s.label.split()[1])
+        state = "failed" if s.state == "running" and not keep_group(group_id) else s.state
+        slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=state)
+        ids.append((slot, (s.start + s.end) / 2, group_id))
+    return slotted, ids
 
 
-batched_tl, refill_tl = by_slot(batched_tl), by_slot(refill_tl)
+(batched_tl, batched_ids), (refill_tl, refill_ids) = by_slot(batched_tl), by_slot(refill_tl)
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True, layout="constrained")
 slots = [f"slot {k}" for k in range(IN_FLIGHT)]
-batched_tl.plot(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s", ax=top, lanes=slots)
-refill_tl.plot(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s", ax=bottom, lanes=slots)
+meanings = {"failed": "dropped by the filter"}
+batched_tl.plot(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s", ax=top, lanes=slots,
+                meanings=meanings)
+refill_tl.plot(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s", ax=bottom, lanes=slots,
+               meanings=meanings)
+for ax, ids in ((top, batched_ids), (bottom, refill_ids)):
+    for slot, middle, group_id in ids:  # each bar's group id
+        ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7, color="white")
 top.set_xlabel("")
 busy = {name: sum(s.duration for s in t.spans) / (IN_FLIGHT * t.total()) for name, t in
         (("batched", batched_tl), ("refill", refill_tl))}
