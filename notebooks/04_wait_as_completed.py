@@ -162,9 +162,9 @@ print("✓ results were handled in finishing order, the first while the slowest 
 #
 # :::{dropdown} Why the course does it this way: best of three, interleaved
 #
-# The folded check times the two with `ainterleaved`, which runs them in turn, three times
-# each, and uses each one's best time, so a busy moment on the machine slows both alike. It
-# asserts that the refill loop takes less than three quarters of the batches' time measured
+# The run below times the two with `ainterleaved`, which runs them in turn, three times each,
+# and uses each one's best time, so a busy moment on the machine slows both alike. The folded
+# check asserts that the refill loop takes less than three quarters of the batches' time measured
 # beside it, not less than a fixed number of seconds.
 # :::
 
@@ -221,24 +221,28 @@ async def rollout_refill(tl: Timeline) -> list[int]:
         await asyncio.gather(*pending, return_exceptions=True)
 
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# claim: refill-beats-batches
-last_run: dict[str, tuple[list[int], Timeline]] = {}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+rollouts = {"batched": rollout_batched, "refill": rollout_refill}
+last_run: dict[str, tuple[list[int], Timeline]] = {}  # name -> (kept, timeline)
 
 
-async def one_rollout(name: str, rollout) -> None:
+async def one_rollout(name: str) -> None:
     tl = Timeline()
-    last_run[name] = (await asyncio.wait_for(rollout(tl), timeout=3), tl)
+    last_run[name] = (await asyncio.wait_for(rollouts[name](tl), timeout=3), tl)
 
 
 # Three runs of each, interleaved; the best time of each counts.
-runs = await ainterleaved({"batched": lambda: one_rollout("batched", rollout_batched),
-                           "refill": lambda: one_rollout("refill", rollout_refill)}, k=3)
+runs = await ainterleaved({"batched": lambda: one_rollout("batched"),
+                           "refill": lambda: one_rollout("refill")}, k=3)
 batched_elapsed, refill_elapsed = runs.best("batched"), runs.best("refill")
-(batched_kept, batched_tl), (refill_kept, refill_tl) = last_run["batched"], last_run["refill"]
+batched_kept, batched_tl = last_run["batched"]
+refill_kept, refill_tl = last_run["refill"]
 
 print(f"batches of {IN_FLIGHT} + gather: {batched_elapsed:.3f} s, kept {batched_kept}")
 print(f"wait(FIRST_COMPLETED) + refill: {refill_elapsed:.3f} s, kept {refill_kept}")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: refill-beats-batches
 assert len(batched_kept) == len(refill_kept) == TARGET
 assert refill_tl.max_overlap(state=None) <= IN_FLIGHT, "never more than IN_FLIGHT groups at once"
 # Batches keep 3 of every 4 groups, so 8 need 3 batches, each as slow as its slowest group: a floor
@@ -253,21 +257,22 @@ assert any(s.state == "cancelled" for s in refill_tl.spans), "leftover groups we
 print("✓ the refill loop kept as many groups in less time, never above the limit")
 
 # %% [markdown]
-# The answer's first two lines give each approach's time, then the groups it kept, in the
-# order it kept them. In the refill list the slow groups 0 and 4 come after fast groups that
-# started later; the slow group 8 is missing because it was still running when the batch was
-# full, and every fourth group (3, 7, ...) was dropped by the filter. The batches cannot finish
-# in less than 0.36 s: the filter keeps 3 groups of every 4, so 8 kept groups take 3 batches, and each batch waits
-# 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s, because no
-# slot waits for another.
+# Each line of the answer gives one approach's time, then the groups it kept, in the order it
+# kept them. In the refill list the slow groups 0 and 4 come after fast groups that started
+# later; the slow group 8 is missing because it was still running when the batch was full, and
+# every fourth group (3, 7, ...) was dropped by the filter. The batches cannot finish in less
+# than 0.36 s: the filter keeps 3 groups of every 4, so 8 kept groups take 3 batches, and each
+# batch waits 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s,
+# because no slot waits for another.
 #
 # ## Measure it
 #
 # Each lane is one of the 4 slots, that is one of the 4 groups allowed in flight at once (the
-# folded plotting code puts each group in the first slot free when it started). With batches,
-# a slot that finished a fast group sits empty until the batch's slow group is done. With the refill loop, a freed slot is given a new group
-# at once, and when the batch is full, the groups still in flight are cancelled (grey). Each
-# bar carries its group's id; orange marks the groups the filter dropped.
+# folded plotting code puts each group in the first slot free when it started). With batches, a
+# slot that finished a fast group sits empty until the batch's slow group is done. With the
+# refill loop, a freed slot is given a new group at once, and when the batch is full, the groups
+# still in flight are cancelled (grey). Each bar carries its group's id; orange marks the groups
+# the filter dropped.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
