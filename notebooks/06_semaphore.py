@@ -7,21 +7,23 @@
 # limit, what does it leave alone, and how does the limit change the time a batch takes?
 #
 # **You will**
-# 1. tell apart the number of *tasks* from the number of *permits*, and see that a semaphore
-#    limits only the second;
+# 1. tell apart the number of *tasks* from the number of *permits*, and predict which of the
+#    two a semaphore limits;
 # 2. instrument a section of code and assert that the peak number of tasks inside it never
 #    exceeds the limit;
-# 3. measure the total time of a fixed batch against the limit and compare it with the ideal,
-#    ceil(n / limit) × duration;
-# 4. recognise the deadlock you get when one path takes the same semaphore twice.
+# 3. measure the total time of a fixed batch against the limit and compare it with the time it
+#    would take with no overhead;
+# 4. find out what happens, with one task and under load, when one path takes the same
+#    semaphore twice.
 #
-# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 35 minutes
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The folded setup cell imports the tools; its `figure_style()` only
+# sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import math
 import random
@@ -196,7 +198,7 @@ for limit in limits:
           f"measured {measured[limit]:.3f} s, "
           f"ideal {ideal_batch_time(N_JOBS, limit, DURATION):.3f} s")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: batch-time-follows-rounds
 ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
 rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}
@@ -225,10 +227,12 @@ for fewer, more in [(1, 2), (2, 4), (3, 6), (6, 12)]:
 print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doubling halved the rounds")
 
 # %% [markdown]
+# No: 5 permits finish no sooner than 4. Each row of the folded table is one limit: how many
+# rounds the 12 jobs need with it, the best of its three measured times, and the ideal time.
 # With `limit` permits the jobs go through in ceil(12 / limit) rounds, and a sleep never ends
-# early, so no batch takes less than its rounds × 0.03 s. A limit of 5 gains nothing over 4,
-# because 12 jobs still need 3 rounds; doubling the limit halves the rounds, and so about
-# halves the time.
+# early, so no batch takes less than its rounds × 0.03 s. Limits 4 and 5 both need 3 rounds
+# (4 + 4 + 4, or 5 + 5 + 2), so their rows show the same time, and in the figure the line is
+# flat between them; doubling the limit halves the rounds, and so about halves the time.
 #
 # The limit is not free to raise, though: here the "server" is a sleep that never slows
 # down, while a real inference server gets slower per request as more requests share it.
@@ -237,12 +241,12 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # ## A path that takes the same semaphore twice
 #
 # A function that holds a permit and then calls a helper that takes a permit from the **same**
-# semaphore needs two permits at once. With one task in flight it works, so it passes every
-# small test. Under load, every permit is held by a task that is waiting for a second one,
-# and nobody will ever release: a deadlock. `asyncio.wait(..., timeout=...)` lets us watch it
-# without hanging, and then we cancel the stuck tasks.
+# semaphore needs two permits at once. The cell below runs one such sample alone, then four at
+# once, through a `Semaphore(2)`. It waits for each group with `asyncio.wait(..., timeout=...)`
+# (chapter 04), so it cannot hang, and prints how many tasks finished and how many were still
+# stuck when the wait ended. Predict both pairs.
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 shared_permits = asyncio.Semaphore(2)
 
 
@@ -268,7 +272,7 @@ under_load = (len(done), len(pending))
 print("one sample:   done, stuck =", light_load)
 print("four samples: done, stuck =", under_load)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: nested-permit-deadlocks-under-load
 for task in pending:
     task.cancel()
@@ -279,18 +283,24 @@ assert all(t.cancelled() for t in busy)
 print("✓ one sample alone finished; four samples all stuck on their second permit (now cancelled)")
 
 # %% [markdown]
+# The sample alone finished, so the bug passes every small test. The four all got stuck: two
+# of them took the two permits, and each then waited for a second permit that only the other
+# could give back, while the last two waited for a first one. Nobody will ever release: a
+# deadlock. The folded check cancels the stuck tasks.
+#
 # The fix is to take the permit once, at one level: either the helper assumes its caller
 # holds a permit, or the caller releases before calling. `asyncio.Semaphore` has no owner and
 # no re-entrancy, so it cannot tell that the second request comes from a task that already
 # holds a permit.
 #
-# ### Python 3.12 and later: eager tasks enter before `create_task` returns
+# ### Eager tasks and the first permits
 #
 # The predict cell needed one `await asyncio.sleep(0)` before anything was inside the
-# section, because a new task only starts at the caller's next suspension. With the eager
-# task factory of Python 3.12, `create_task` runs the body at once up to its first real
-# suspension, and taking a free permit does not suspend. So the first tasks are already
-# inside when `create_task` returns. The gated part runs only on 3.12+.
+# section, because a new task only starts at the caller's next suspension. Python 3.12 added
+# an eager task factory: with it, `create_task` runs the body at once, up to its first real
+# suspension. The next two cells create six tasks that each take a permit of a `Semaphore(3)`,
+# first as default tasks, then as eager ones, and count how many are inside the section right
+# after the `create_task` calls. Predict both numbers.
 
 # %%
 async def hold_permit(limit: asyncio.Semaphore, counter: InFlight) -> None:
@@ -305,7 +315,7 @@ lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter))
 inside_right_after_create = lazy_counter.now
 _ = await asyncio.gather(*lazy_tasks)
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 if sys.version_info >= (3, 12):
     loop = asyncio.get_running_loop()
     previous_factory = loop.get_task_factory()
@@ -322,11 +332,18 @@ print("inside right after create_task: default tasks", inside_right_after_create
       "· eager tasks", eager_inside if sys.version_info >= (3, 12) else "(needs 3.12)")
 
 # %% [markdown]
-# The output above comes from the Python that built this page. On 3.12 and later the cell
-# prints `default tasks 0 · eager tasks 3`: three eager tasks had taken the
-# three free permits before `create_task` returned, and the other three were waiting for one.
+# Zero and three. A default task waits for the caller's next `await`; an eager one runs at
+# once, and taking a free permit does not suspend, so three eager tasks had taken the three
+# free permits before `create_task` returned, and the other three were waiting for one.
+#
+# :::{dropdown} Going further: Python 3.11
+#
+# The folded output comes from the Python that built this page. On 3.11, which has no eager
+# task factory, the cell skips the eager part and prints `(needs 3.12)`.
+#
+# :::
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
 if sys.version_info >= (3, 12):
     assert eager_inside == 3, f"eager tasks: 3 inside right after create_task, not {eager_inside}"
@@ -621,18 +638,12 @@ _sc.differential(generate_all, _reference, _sc.several(_plans()), _observe, _com
 #
 # In the rollout, every sample becomes a task long before the inference servers can take it.
 # The permits live in `GenerateState`, which is a singleton, so every sample task of the
-# process sees the same `asyncio.Semaphore`, sized as the concurrency per SGLang server times
-# the number of engines. `generate_and_rm` enters the semaphore only around the generate call
-# (custom or built-in), so the built-in reward step runs after the permit is given back, while
-# a custom generate function holds the permit for everything it does. The coding-agent
-# generate of chapter 14 grades its own sample inside the permit (the SWE evaluation, with a
-# timeout of 600 s by default), so its generation slot stays taken while it scores.
-#
-# The coding-agent example uses the same tool to boot sandboxes (the second quote). A
-# module-level semaphore caps how many sandboxes are being created and provisioned at once,
-# and the permit is given back before the agent runs, so a long agent run does not hold a
-# boot slot. Other semaphores in slime are listed in the
-# [source inventory](../book/reference/inventory.md).
+# process shares one `asyncio.Semaphore` (the first quote). `generate_and_rm` enters the
+# semaphore only around the generate call (custom or built-in). The coding-agent generate of
+# chapter 14 grades its own sample inside that call, so its generation slot stays taken while
+# the SWE evaluation runs (up to its 600 s default timeout). A module-level semaphore caps how many sandboxes
+# are being created and provisioned at once (the second quote). Other semaphores in slime are
+# listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -7,21 +7,22 @@
 # and how do both sides stop cleanly when the work is over?
 #
 # **You will**
-# 1. watch a fast producer fill an unbounded queue, and a bounded queue make it wait
-#    (backpressure), measured as queue depth and as the age of items when they are used;
+# 1. predict what an unbounded and a bounded queue do between a fast producer and a slow
+#    consumer, then measure it as queue depth and as the age of items when they are used;
 # 2. plot queue depth over time for a fast producer and for a slow one;
 # 3. end consumers cleanly: one sentinel per consumer, `join()`/`task_done()`, and
 #    `Queue.shutdown()` on Python 3.13+;
 # 4. pass results from a thread to the event loop through a `queue.Queue` without blocking
 #    the loop.
 #
-# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 35 minutes
+# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The folded setup cell imports the tools; its `figure_style()` only
+# sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import queue
 import sys
@@ -186,14 +187,14 @@ assert slow_producer.summary["peak"] <= 1, "a slow producer never lets items pil
 #
 # A consumer usually loops `while True: item = await queue.get()`. Nothing in that loop ends
 # by itself: `get()` on an empty queue waits forever. The classic end signal is a
-# **sentinel**, an agreed value such as `None` that means "no more items". Each sentinel is
-# taken by exactly one consumer, so N consumers need N sentinels. Below, three consumers
-# share one queue and the producer puts a single sentinel: one consumer ends, and the
-# `asyncio.wait(..., timeout=...)` shows the other two still waiting. There are two waits: the
-# first returns as soon as one consumer has ended, the second gives the others a little longer
-# and finds them still waiting, because no sentinel is left for them.
+# **sentinel**, an agreed value such as `None` that means "no more items". Below, three
+# consumers share one queue, and the producer puts six items and then a single sentinel. Two
+# `asyncio.wait(..., timeout=...)` calls watch them: the first returns as soon as one consumer
+# has ended, the second gives the others 0.1 s more. The cell prints how many consumers had
+# ended and how many were still waiting; then it puts one more sentinel per waiting consumer
+# and prints the same pair again. Predict the first pair.
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def consume_until_sentinel(jobs: asyncio.Queue, handled: list[int]) -> None:
     while True:
         item = await jobs.get()
@@ -209,10 +210,10 @@ consumers = [asyncio.create_task(consume_until_sentinel(jobs, handled))
              for _ in range(3)]
 for item in range(6):
     jobs.put_nowait(item)
-jobs.put_nowait(None)  # one sentinel for three consumers: the slip this cell shows
-
-await asyncio.wait(consumers, timeout=2, return_when=asyncio.FIRST_COMPLETED)  # 1 ends
-done, pending = await asyncio.wait(consumers, timeout=0.1)  # the other 2 cannot end
+jobs.put_nowait(None)  # one sentinel for three consumers
+# wait until one consumer ends, then give the others 0.1 s more
+await asyncio.wait(consumers, timeout=2, return_when=asyncio.FIRST_COMPLETED)
+done, pending = await asyncio.wait(consumers, timeout=0.1)
 with_one_sentinel = (len(done), len(pending))
 for _ in pending:
     jobs.put_nowait(None)  # one more per consumer still waiting
@@ -220,21 +221,29 @@ done, pending = await asyncio.wait(consumers, timeout=2)
 print("one sentinel:        ended, still waiting =", with_one_sentinel)
 print("one per consumer:    ended, still waiting =", (len(done), len(pending)))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: one-sentinel-ends-one-consumer
 assert with_one_sentinel == (1, 2), f"one sentinel ends one consumer: {with_one_sentinel}"
 assert (len(done), len(pending)) == (3, 0) and sorted(handled) == list(range(6))
 print("✓ one sentinel ended one consumer of three; one per consumer ended all, 6 items handled")
 
 # %% [markdown]
+# One ended, two still waiting. Each sentinel is taken by exactly one consumer, and the two
+# others wait in `get()` for an item that never comes: N consumers need N sentinels. With one
+# more sentinel each, all three ended and all six items were handled.
+#
 # ## Ending cleanly: `join()` and `task_done()`
 #
 # Sometimes the consumers are long-lived workers and the producer only needs to know that
 # everything it put has been handled. `queue.join()` waits until every `put` has been matched
 # by a `task_done()` call, which the consumer makes after it has finished an item, not when
-# it takes it. The workers are then cancelled (and awaited, chapter 05). A worker that forgets
-# `task_done()` makes `join()` wait forever, even though every item was handled; the timeout
-# below catches that.
+# it takes it. The workers are then cancelled (and awaited, chapter 05).
+#
+# The cell below runs two workers over 8 items twice: once with workers that call
+# `task_done()`, once with workers that forget it. A folded helper, `all_handled`, waits until
+# the log shows every item handled; then `join()` gets 0.1 s. Each run prints the last log line
+# (`join returned` or `join timed out`), the items handled, and whether the workers were
+# cancelled. Predict: in the second run, with all 8 items handled, does `join()` return?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def all_handled(log: list[str], n_items: int, timeout: float = 2) -> None:
@@ -256,7 +265,7 @@ async def worker(jobs: asyncio.Queue, log: list[str], calls_task_done: bool) -> 
                 jobs.task_done()
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcome = {}
 for calls_task_done in (True, False):
     jobs, log = asyncio.Queue(), []
@@ -280,7 +289,7 @@ for calls_task_done in (True, False):
 print("with task_done:   ", outcome[True])
 print("without task_done:", outcome[False])
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: join-waits-for-task-done
 assert outcome[True] == ("join returned", 8, True), f"with task_done: {outcome[True]}"
 assert outcome[False] == ("join timed out", 8, True), (
@@ -288,7 +297,10 @@ assert outcome[False] == ("join timed out", 8, True), (
 print("✓ with task_done() join returned; without it, all 8 were handled and join() still waited")
 
 # %% [markdown]
-# ### Python 3.13 and later: `Queue.shutdown()`
+# No. `join()` counts `task_done()` calls, not handled items: a worker that forgets it makes
+# `join()` wait forever, even though every item was handled. Only the timeout ended the wait.
+#
+# ### Ending cleanly: `Queue.shutdown()`
 #
 # Python 3.13 added `Queue.shutdown()`. After it, `put()` raises `QueueShutDown`; `get()`
 # still hands out the items already in the queue and raises `QueueShutDown` once the queue
@@ -685,19 +697,14 @@ _sc.differential(run_pipeline, _reference, _sc.several(_plans()), _observe, _com
 #
 # ## In slime
 #
-# The fully-async rollout runs its generation loop (`_loop`) on a private event loop in a
-# worker thread, and finished groups reach the rollout call on another thread through
-# `output_queue`, a thread-safe `queue.Queue`. The queue has no `maxsize`, and a comment in the
-# source says why: a `put` that blocked on a full queue would run on the worker's loop thread
-# and freeze every generation in flight, exactly the frozen loop of the heartbeat experiment.
-# The brake lives in the producer instead: the loop stops pulling new prompt groups while a
-# full pool of finished groups is waiting, a soft form of {term}`backpressure` (tasks already
-# running may still add to the queue after the check).
-#
-# The second quote, from `_encode_delta`, shows the textbook form: a fixed set of pinned host
-# buffers circulates through a plain `queue.Queue`, and the main loop blocks in `get()` until a
-# pool job `put`s a buffer back; there, in plain synchronous code, blocking is the point. Every
-# queue in slime is listed in the [source inventory](../book/reference/inventory.md).
+# The fully-async rollout runs its generation loop on a private event loop in a worker
+# thread, and finished groups reach the rollout call on another thread through
+# `output_queue`, a thread-safe `queue.Queue` (the first quote). The queue has no `maxsize`,
+# and a comment in the source says why: a `put` that blocked on a full queue would run on the
+# worker's loop thread and freeze every generation in flight, the frozen loop of the heartbeat
+# experiment. The second quote, from `_encode_delta`, blocks in `get()` on purpose: in plain
+# synchronous code, blocking is the point. Every queue in slime is listed in the [source
+# inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -9,19 +9,21 @@
 # **You will**
 # 1. measure the loop's heartbeat while a blocking call runs on the loop and while it runs
 #    in a worker thread through `asyncio.to_thread`;
-# 2. use `run_in_executor` with a pool of your own and see its size cap the work in flight;
+# 2. use `run_in_executor` with a pool of your own and predict what its size does to the work
+#    in flight;
 # 3. tell a `concurrent.futures.Future` from an `asyncio.Future`, and bridge them with
 #    `asyncio.wrap_future`;
-# 4. show that a timeout or a cancellation of the awaiting coroutine does not stop the thread,
-#    and stop it properly with a `threading.Event`.
+# 4. find out what a timeout or a cancellation of the awaiting coroutine does to the thread,
+#    and stop the thread properly with a `threading.Event`.
 #
-# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 40 minutes
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The folded setup cell imports the tools; its `figure_style()` only
+# sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import concurrent.futures
 import sys
@@ -41,13 +43,20 @@ figure_style()
 #
 # `blocking_call` stands for any function that holds its thread until it returns: here a
 # `time.sleep`, in real code `ray.get(ref)`, `requests.post(...)`, `torch.load(...)`. It
-# records its span on a timeline lane named after the thread that ran it.
+# records its span (`tl.span`) on a `Timeline`, the course's recorder, in a lane named after
+# the thread that ran it.
 #
-# `asyncio.to_thread` hands the call to the loop's *default* thread pool. That pool's threads
-# stay alive for reuse after the work is done; to leave no thread behind, each cell that uses
-# it borrows a fresh default pool for its duration (`borrowed_default_executor`, from
-# `lab_snippets.loopwatch`) and shuts it down at the end. Each call's span is recorded on a
-# `Timeline` (`tl.span`), the course's recorder, for the figures.
+# `asyncio.to_thread` hands such a call to the loop's *default* thread pool.
+#
+# :::{dropdown} Why the course does it this way: `borrowed_default_executor`
+#
+# The default pool's threads stay alive for reuse after their work is done, so a chapter that
+# used it would leave threads behind for the next experiment to trip over. Each cell that uses
+# the default pool therefore borrows a fresh one for its duration (`borrowed_default_executor`,
+# from `lab_snippets.loopwatch`) and shuts it down at the end. In your own code you call
+# `asyncio.to_thread` and nothing else.
+#
+# :::
 
 # %%
 def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
@@ -122,10 +131,11 @@ assert any(s.start <= on_loop.start and s.end >= on_loop.end for s in frozen)
 # `run_in_executor(pool, fn, ...)` sends the call to a pool you choose, so you decide how many
 # threads this kind of work may occupy.
 #
-# A pool with *k* threads runs at most *k* calls at once; the rest queue inside the pool. Here
-# nine 0.08 s calls go to a pool of three: they run in three waves, one lane per worker thread.
+# The next cell sends nine 0.08 s calls to a pool of three threads, all at once. Predict: how
+# many of them run at the same moment, and how long does it take from the first call's start
+# to the last call's end: 0.08 s, 0.24 s or 0.72 s?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 CALLS, WORKERS, DURATION = 9, 3, 0.08
 inside = InFlight()  # counts the calls inside counted_call
 pool_tl = Timeline()
@@ -143,7 +153,7 @@ with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="rm-worker") as 
 print(f"{CALLS} calls on a pool of {WORKERS}: peak in flight {inside.peak}, "
       f"on {len(set(threads_used))} threads")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: pool-size-caps-calls-in-flight
 pool_elapsed = pool_tl.total()  # from the first call's start to the last call's end
 ideal = ideal_batch_time(CALLS, WORKERS, DURATION)
@@ -156,22 +166,42 @@ assert pool_elapsed >= 0.95 * ideal, (
     "the calls beyond the pool size had to wait for a free thread")
 print(f"✓ never more than {WORKERS} calls at once, on {WORKERS} threads, in three waves")
 
-# %%
+# %% [markdown]
+# Three at a time, in 0.24 s. A pool with *k* threads runs at most *k* calls at once; the rest
+# queue inside the pool until a thread is free. So nine calls on three threads run in three
+# waves, one lane per worker thread, and the pool size, not the number of calls, sets the pace.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = pool_tl.plot(
     f"{CALLS} blocking calls on a pool of {WORKERS} threads: three waves",
     xlabel="time since the first call (s)")
+ax = fig.axes[0]
+calls_by_lane: dict[float, list] = {}
+for bar in ax.patches:  # one bar per call
+    calls_by_lane.setdefault(round(bar.get_y(), 3), []).append(bar)
+for bars in calls_by_lane.values():
+    for wave, bar in enumerate(sorted(bars, key=lambda b: b.get_x()), start=1):
+        bar.set_edgecolor("white")  # a visible gap between one call and the next
+        bar.set_linewidth(3)
+        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_y() + bar.get_height() / 2,
+                f"wave {wave}", ha="center", va="center", color="white", fontsize=9)
 
 # %% [markdown]
-# The default pool has a cap too. `ThreadPoolExecutor()` without `max_workers` gets
-# `min(32, (os.process_cpu_count() or 1) + 4)` threads on Python 3.13 and later (the CPUs this
-# process may use), and `min(32, (os.cpu_count() or 1) + 4)` on 3.11 and 3.12 (all the CPUs of
-# the machine); the loop's default pool is such a pool. Every `to_thread` call that is blocked
-# holds one of its threads. If a server awaits `to_thread(ray.get, ...)` for each of its
-# in-flight requests, the request after the last free thread waits for one, however idle the
-# CPU is. The next cell fills the default pool with two more waiting calls than it has threads,
-# and prints the size it has on this machine.
+# The loop's default pool is a pool like this one, with `min(32, CPUs + 4)` threads (which CPUs
+# count depends on the Python version; see the dropdown), shared by every `to_thread` call of
+# the loop. The next cell prints its size on this machine and starts two more blocking
+# `to_thread` calls than that, while the CPU sits idle. Predict: how many of them run at once?
+#
+# :::{dropdown} Going further: the default pool's size
+#
+# `ThreadPoolExecutor()` without `max_workers` gets `min(32, (os.process_cpu_count() or 1) + 4)`
+# threads on Python 3.13 and later (the CPUs this process may use), and
+# `min(32, (os.cpu_count() or 1) + 4)` on 3.11 and 3.12 (all the CPUs of the machine); the
+# loop's default pool is such a pool.
+#
+# :::
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 inside = InFlight()
 with borrowed_default_executor() as default_pool:
     default_size = default_pool._max_workers
@@ -180,10 +210,16 @@ with borrowed_default_executor() as default_pool:
 print(f"default pool size {default_size}: "
       f"peak in flight {inside.peak} of {inside.entered} calls")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert inside.peak == default_size < inside.entered, (
     f"the default pool caps the calls at its size: {inside.peak} of {inside.entered}")
 print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at once")
+
+# %% [markdown]
+# No more than the pool's size, however idle the CPU is: every `to_thread` call that is blocked
+# holds one of its threads, and the calls after the last free thread wait in its queue. If a
+# server awaits `to_thread(ray.get, ...)` for each of its in-flight requests, the pool size
+# quietly caps the requests it can serve at once.
 
 # %% [markdown]
 # ## Two kinds of Future
@@ -271,8 +307,14 @@ print("✓ the handler timed out, and the thread went on to load every chunk")
 # A thread stops when its own code decides to. The standard way to ask is a
 # `threading.Event` that the work checks between steps, and the waiting side should then
 # *wait for the thread to finish* before it reports the timeout, so that no work is left
-# running behind its back. Note the `asyncio.shield`: it keeps the timeout from cancelling the
-# Future we still want to wait on after setting the stop event.
+# running behind its back.
+#
+# That wait needs `asyncio.shield`. Cancelling the future that `run_in_executor` returned does not
+# touch a call its thread is already running (only a call still queued in the pool is dropped),
+# but it does mark that future cancelled for good, so awaiting it afterwards raises
+# `CancelledError` and the thread's answer is lost. With `shield`, the timeout cancels an outer
+# wrapper instead, and after setting the stop event the handler can still await `reload_future`
+# and get the thread's result.
 
 # %%
 def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str],
@@ -311,23 +353,15 @@ assert sum(entry.startswith("chunk") for entry in stop_log) <= 3, (
 print("✓ the stop event ended the reload at its next check, before the handler reported")
 
 # %% [markdown]
-# ### Python 3.13+: free-threaded builds
+# ### Threads and computation
 #
 # `to_thread` is for *blocking* work: waiting on I/O, on another process, on a lock in C code
-# that releases the GIL. Pure-Python *computation* in threads does not run in parallel on the
-# standard build, because only the thread holding the GIL runs Python bytecode; the heartbeat
-# keeps going (the GIL is handed over every few milliseconds) but there is no speed-up.
-# Python 3.13 added an optional free-threaded build (`python3.13t`; supported, still optional,
-# in 3.14) without the GIL, where CPU-bound threads do run in parallel. The cell runs two
-# CPU-bound calls on two threads and divides the CPU time the process used by the wall time:
-# the number of cores the threads kept busy on average. With the GIL it stays at or below
-# about 1.0, and it comes out lower, sometimes well under 1, when other programs keep the
-# machine's cores busy: the threads then wait for a core as well as for the GIL. On a
-# free-threaded build a folded cell also prints `cpu_share()`: it spins for 50 ms and reports
-# the share of one core this thread got, so a busy machine shows up as a low share.
-# `usable_cpus()` says how many CPUs this process may run on.
+# that releases the GIL. What about pure-Python *computation*? The next cell runs two CPU-bound
+# calls on two threads of a pool and divides the CPU time the process used by the wall time:
+# the number of cores the threads kept busy on average (`usable_cpus()` says how many this
+# process may use). Predict: on a machine with two usable cores, about 2.0 or about 1.0?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def busy_sum(n: int) -> int:
     total = 0
     for i in range(n):
@@ -345,7 +379,7 @@ gil_enabled = sys._is_gil_enabled() if sys.version_info >= (3, 13) else True
 print(f"GIL enabled: {gil_enabled}; two CPU-bound threads kept {cores_busy:.2f} cores "
       f"busy, of {usable_cpus()} usable")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 13) and not gil_enabled:
     share = cpu_share()  # the share of one core this thread gets right now
     print(f"free-threaded build: a spin just now got {share:.0%} of a core")
@@ -363,6 +397,24 @@ else:
 
 
 # %% [markdown]
+# About one core, not two. On the standard build only the thread holding the GIL (the global
+# interpreter lock) runs Python bytecode, so two computing threads take turns: the loop's
+# heartbeat keeps going, because the GIL is handed over every few milliseconds, but there is
+# no speed-up. For computation, use processes (chapter 12).
+#
+# :::{dropdown} Going further: free-threaded builds and a busy machine
+#
+# Python 3.13 added an optional free-threaded build (`python3.13t`; supported, still optional,
+# in 3.14) without the GIL, where CPU-bound threads do run in parallel and the cell above keeps
+# more than one core busy. With the GIL the number stays at or below about 1.0, and it comes
+# out lower, sometimes well under 1, when other programs keep the machine's cores busy: the
+# threads then wait for a core as well as for the GIL. On a free-threaded build the folded
+# check also prints `cpu_share()`: it spins for 50 ms and reports the share of one core this
+# thread got, so a busy machine shows up as a low share.
+#
+# :::
+
+# %% [markdown]
 # ## Exercise 8.1 · A deadline that really stops the work
 #
 # Implement `run_with_deadline(work, timeout, pool)`:
@@ -370,9 +422,9 @@ else:
 # 1. create a `threading.Event` and run `work(stop_event)` on `pool` without blocking the loop;
 #    `work` checks the event between steps and returns early once it is set;
 # 2. if `work` returns within `timeout` seconds, return its result;
-# 3. if the deadline passes, **or the coroutine is cancelled**, set the event, wait until the
-#    thread has returned (it will, within a step), and only then let the `TimeoutError` or the
-#    cancellation propagate.
+# 3. if the deadline passes, **or the coroutine is cancelled**, set the event, wait (at most
+#    5 s) for the thread to return (it will, within a step), and only then let the
+#    `TimeoutError` or the cancellation propagate.
 #
 # :::{dropdown} What the grader checks
 #
@@ -801,24 +853,15 @@ _sc.differential(run_with_deadline, _reference,
 #
 # slime's Megatron teacher server answers HTTP with an aiohttp application: its handlers all
 # run on one event loop, in a thread of its own. Reloading weights from disk is a long blocking
-# call: it waits in `ray.get` until every actor of the Megatron model has reloaded the
-# checkpoint. The update handler (`update_from_disk`, the first quote) runs the reload through
-# `asyncio.to_thread` and awaits it, so health checks and load queries keep being answered
-# during the reload. Every handler routes its shorter `ray.get` calls through a small helper
-# that does the same.
-#
-# The second quote, from `post`, shows the cost that comes with it. slime's HTTP helpers used
-# to wait on Ray with `to_thread(ray.get, ...)` for every distributed POST, so each in-flight
-# request held one thread of the default pool and the pool size quietly capped the requests in
-# flight; the code now awaits the Ray object reference directly, and no pool thread is held
-# during the wait.
-#
-# The same pattern is still alive in the teacher server's `/generate` handler (`generate`, the
-# third quote): it asks an actor for the result every 50 ms, and each of those questions is a
-# `ray.get` run through `to_thread`. A poll holds a pool thread only while that one call runs,
-# not for the whole request, so the pool size caps how many polls can be in flight at the same
-# moment. The [source inventory](../book/reference/inventory.md) lists every `to_thread` and
-# `run_in_executor` in slime; for each one, ask which pool it uses and what caps it.
+# call: it waits in `ray.get` until every actor has reloaded the checkpoint (the first quote).
+# Every handler routes its shorter `ray.get` calls through a small helper that does the same.
+# The second quote, from `post`, shows the cost that comes with it. slime's HTTP helpers have
+# stopped paying it; the third, from `/generate`, polls an actor every 50 ms, and each of those
+# questions is a `ray.get` run through `to_thread`. A poll holds a pool thread only while that
+# one call runs, not for the whole request, so the pool size caps how many polls can be in
+# flight at the same moment. The [source inventory](../book/reference/inventory.md) lists every
+# `to_thread` and `run_in_executor` in slime; for each one, ask which pool it uses and what caps
+# it.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

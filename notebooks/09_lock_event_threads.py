@@ -7,21 +7,21 @@
 # tell a thread to stop, and what happens to a thread nobody stopped when the program ends?
 #
 # **You will**
-# 1. see that `x += ...` is a read, a computation and a write, and make a lost update show
-#    on every run;
+# 1. see that `x += ...` is a read, a computation and a write, and predict what several
+#    threads do to it;
 # 2. fix it with `threading.Lock` and check that the total is then exact;
 # 3. stop a background thread with a `threading.Event`, and bound the wait with
 #    `join(timeout)` followed by `is_alive()`;
-# 4. watch a daemon thread vanish at interpreter exit, mid-work and without its cleanup,
-#    while a normal thread is waited for.
+# 4. find out what the interpreter does at exit with a daemon thread, and with a normal one.
 #
-# **Needs** chapter 08 (threads next to the event loop) · about 35 minutes
+# **Needs** chapter 08 (threads next to the event loop) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The folded setup cell imports the tools; its `figure_style()` only
+# sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import dis
 import json
 import subprocess
@@ -73,10 +73,9 @@ print("✓ the old value is read before count_tokens runs; the sum is stored aft
 # A common belief: "CPython has a Global Interpreter Lock, so only one thread runs Python at a
 # time, so `+=` is safe." Four threads each record 300 lines of two tokens. `count_tokens`
 # stands for any helper that touches the outside world (a log write, a cache lookup): here it
-# yields the GIL with `time.sleep(0)`, as every blocking call does. Predict the total. (On a
-# free-threaded build there is no GIL at all; the end of the chapter comes back to it.)
-# `join_all(threads, timeout)` joins every thread within one shared time budget and returns
-# those still alive.
+# yields the GIL with `time.sleep(0)`, as every blocking call does. (`join_all(threads,
+# timeout)` joins every thread within one shared time budget and returns those still alive.)
+# Predict the total.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def count_tokens(text: str) -> int:
@@ -112,8 +111,8 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 
 # %% [markdown]
 # Most of the updates vanished. Each thread read the total, gave up the GIL inside
-# `count_tokens`, and when it came back wrote `old value + 2` over the sums the other threads
-# had stored meanwhile.
+# `count_tokens`, and when it came back wrote the value it had read, plus 2, over the sums the
+# other threads had stored meanwhile.
 #
 # The cell below runs the same recorders with a count that does no I/O at all, just
 # `len(text.split())`. It lowers `sys.setswitchinterval`, the time a thread may hold the GIL
@@ -149,11 +148,16 @@ assert min(trials) < 4 * 5000 * 2, (
 print(f"✓ pure computation lost updates too, within {len(trials)} trial(s)")
 
 # %% [markdown]
-# Not only the I/O, then. With pure computation the GIL still changes hands (in the default
-# build, which has one), every `sys.getswitchinterval()` seconds (5 ms by default), at points
-# the interpreter chooses; on a free-threaded build with the GIL off the threads run at once,
-# and nothing needs to change hands. Lowering the interval only makes the switches frequent
-# enough to see within a few runs.
+# Not only the I/O, then. With pure computation the GIL still changes hands every
+# `sys.getswitchinterval()` seconds (5 ms by default), at points the interpreter chooses.
+# Lowering the interval only makes the switches frequent enough to see within a few runs.
+#
+# :::{dropdown} Going further: a build without the GIL
+#
+# On a free-threaded build with the GIL off (Python 3.13 and later, see the end of the chapter)
+# the threads run at once and nothing needs to change hands: the race needs no switch at all.
+#
+# :::
 #
 # ## The fix: one lock around the whole read-modify-write
 #
@@ -199,10 +203,11 @@ print("✓ with the lock around the read and the write, every total is exact")
 # `wait(timeout)` in the worker. `wait(timeout)` doubles as the pause between rounds, and
 # returns `True` at once when the event is set, so the worker never sleeps through a stop.
 #
-# The other half is `join(timeout)`. It bounds how long **you** wait; it does nothing to the
-# thread. After it returns, only `is_alive()` tells you whether the thread really ended.
-# The poller below notes its start and its exit with `tl.mark` on a `Timeline`, the course's
-# stopwatch (the [reading guide](../book/reading_guide.md) lists its methods).
+# The other half is `join(timeout)`, which waits for the thread to end, at most `timeout`
+# seconds. The poller below notes its start and its exit with `tl.mark` on a `Timeline`, the
+# course's stopwatch (the [reading guide](../book/reading_guide.md) lists its methods). The
+# second cell calls `poller.join(timeout=0.1)` while `stop` is still clear, then sets `stop`
+# and joins again. Predict: after `join(0.1)` returns, is the poller still alive?
 
 # %%
 tl = Timeline()
@@ -219,7 +224,7 @@ def poll_engines() -> None:
     tl.mark("poller exited")
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 poller = threading.Thread(target=poll_engines, name="engine-poller")
 poller.start()
 first_poll.wait(timeout=2)
@@ -235,7 +240,7 @@ print(f"alive after join(0.1): {alive_after_bounded_join}; "
       f"alive after stop + join: {poller.is_alive()}; polls done: {len(polls)}")
 print(tl.names())
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: bounded-join-does-not-stop-the-thread
 assert first_poll.is_set(), "the poller polled at least once"
 assert alive_after_bounded_join, "join(timeout) returned, but the thread was still running"
@@ -244,19 +249,22 @@ assert tl.order("poller started", "join(0.1) returned", "stop requested", "polle
 print("✓ join(0.1) returned with the thread still running; only stop.set() ended it")
 
 # %% [markdown]
-# ## What happens at exit: daemon threads are not waited for
+# Still alive. `join(timeout)` bounds how long **you** wait; it does nothing to the thread, and
+# it returns `None` whether the thread ended or not. After it returns, only `is_alive()` tells
+# you whether the thread really ended; here only `stop.set()` ended it.
+#
+# ## What happens at exit: normal and daemon threads
 #
 # When the main thread of a program finishes, the interpreter first waits for every normal
 # thread (as if it called `join` on each), then runs `atexit` handlers, then shuts down. A
-# thread started with `daemon=True` is **not** waited for: it is stopped wherever it is, and
-# its remaining work and its `finally` block never run.
+# thread can also be started with `daemon=True`.
 #
 # A notebook's kernel never exits, so we watch this in a child process. The script
 # `lab_snippets.thread_workers` starts a normal thread with 6 steps and a {term}`daemon thread` with
 # 40 steps (0.05 s each), and its main thread returns at once. An `atexit` handler reports
 # what each thread had done; each `finally` prints a `CLEANUP` line if it runs, and
-# `parse_daemon_exit` reads that report back as a dictionary. Each thread
-# runs `work`, and the script's main thread ends like this:
+# `parse_daemon_exit` parses that report into a dictionary. Each thread runs `work`, and the
+# script's main thread ends like this:
 
 # %% tags=["remove-input"]
 from lab_snippets.showcode import show_source
@@ -265,7 +273,13 @@ from lab_snippets.thread_workers import daemon_exit
 show_source(daemon_exit, first="def work", last="CLEANUP_PREFIX}")
 show_source(daemon_exit, first="atexit.register(report)", last='"main returns"')
 
-# %%
+# %% [markdown]
+# The next cell runs the script and prints four fields of the report: the steps each thread did,
+# the steps it had planned, whether the daemon was still alive when the `atexit` handler ran,
+# and which threads printed their `CLEANUP` line. Predict: how many of its 40 steps does the
+# daemon thread do, and does its `finally` block run?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 child = subprocess.run(
     [sys.executable, "-m", "lab_snippets.thread_workers", "daemon-exit",
      "--joined-steps", "6", "--daemon-steps", "40", "--step", "0.05"],
@@ -276,7 +290,7 @@ shown = ("steps_done", "steps_planned", "daemon_alive_at_exit", "cleanups_printe
 for key in shown:
     print(f"{key}: {json.dumps(exit_report[key])}")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}
 done = exit_report["steps_done"]
 assert done["joined"] == 6, "the normal thread was waited for and finished"
@@ -288,6 +302,10 @@ assert (at[("main", "main returns")] < at[("joined", "finished all steps")]
 print("✓ the normal thread finished and cleaned up; the daemon was cut off, no cleanup")
 
 # %% [markdown]
+# A handful of steps, and no cleanup. The daemon thread is **not** waited for: when the
+# interpreter shuts down it is stopped wherever it is, and its remaining work and its `finally`
+# block never run.
+#
 # ## Measure it
 #
 # The child's times are `time.monotonic()` readings, on Linux one clock for every process of
@@ -323,16 +341,22 @@ assert done_share <= 0.5
 # being written, a connection, a child process) needs a stop signal and a bounded join, so
 # its cleanup runs.
 #
-# ### Python 3.13 and later: a build without the GIL
+# ### With or without the GIL
+#
+# Nothing in this chapter depends on the GIL: the lost update happens with it, and the lock
+# fixes it with or without it. What the GIL hid is only how *often* the race shows. The next
+# cell says which build this notebook runs on.
+#
+# :::{dropdown} Going further: free-threaded builds
 #
 # Python 3.13 offers an optional free-threaded build (`python3.13t`, PEP 703; officially
-# supported, still optional, in 3.14 under PEP 779) in which
-# threads run Python code truly in parallel. Nothing in this chapter depends on the GIL: the
-# lost update happens with it, and the lock fixes it with or without it. What the GIL hid is
-# only how *often* the race shows. `sys._is_gil_enabled()` (3.13+) says whether the GIL is on
-# right now, which is not the same as the build: a free-threaded build can turn the GIL back on
-# (`-X gil=1`, `PYTHON_GIL=1`, or an extension module not marked safe without it);
+# supported, still optional, in 3.14 under PEP 779) in which threads run Python code truly in
+# parallel. `sys._is_gil_enabled()` (3.13+) says whether the GIL is on right now, which is not
+# the same as the build: a free-threaded build can turn the GIL back on (`-X gil=1`,
+# `PYTHON_GIL=1`, or an extension module not marked safe without it);
 # `sysconfig.get_config_var("Py_GIL_DISABLED")` names the build.
+#
+# :::
 
 # %%
 if sys.version_info >= (3, 13):
@@ -668,17 +692,11 @@ _sc.differential(start_periodic_check, _reference,
 #
 # ## In slime
 #
-# slime watches its inference engines from a background thread, the rollout health monitor, and
-# stops it by setting a stop Event (`stop`, the first quote) rather than leaving it, a daemon
-# thread, to die with the interpreter. Its loop waits on that Event between health checks, so a
-# stop request wakes it at once; `stop` then joins with a bounded timeout and logs a warning if
-# the thread is still alive: the ask, wait with a bound, then check pattern above.
-#
-# The fully-async rollout keeps a single background worker in a module-level variable, and the
-# function that finds it missing or dead and creates a new one is a check-then-act sequence, so
-# it runs under a module-level `threading.Lock` (`_get_global_worker`, the second quote). More
-# uses of locks, events and threads are listed in the [source
-# inventory](../book/reference/inventory.md).
+# Two places in slime use this chapter's tools. The first quote stops the rollout health
+# monitor the way the chapter stops its poller: ask with an Event, wait with a bound, then
+# check. The second puts a lock around the creation of the fully-async rollout's background
+# worker, a check-then-act sequence like the chapter's `+=`. More uses of locks, events and
+# threads are listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -15,13 +15,14 @@
 #    `contextlib.aclosing` do to its `finally`;
 # 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
 #
-# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 35 minutes
+# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The folded setup cell imports the tools; its `figure_style()` only
+# sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import sys
 import time
@@ -42,7 +43,11 @@ figure_style()
 #
 # The manager below writes an event at each step. We run the same block three ways: the body
 # finishes, the body raises, and the task running it is cancelled from outside. The steps go
-# on a `Timeline`, the course's recorder of moments.
+# on a `Timeline`, the course's recorder of moments, and the cell prints them in order.
+#
+# Predict, for the cancelled run: does `__aexit__` run at all, and if it does, can its own
+# `await asyncio.sleep(0.01)` still finish, or is it cancelled too? And in the two runs that end
+# in an exception, which comes first: the exit's `released` line, or the caller's?
 
 # %%
 class TracedLease:
@@ -75,7 +80,7 @@ async def use_lease(name: str, tl: Timeline, ending: str) -> None:
         tl.mark(f"{name}: body ends")
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 await use_lease("finish", tl, "finish")
 
@@ -95,7 +100,7 @@ except asyncio.CancelledError:
 for event in tl.names():
     print(event)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: aexit-runs-on-every-path
 assert tl.order("finish: enter starts", "finish: entered", "finish: body starts", "finish: body ends",
                 "finish: exit sees no error", "finish: released")
@@ -108,8 +113,8 @@ assert cancelled.cancelled()
 print("✓ __aexit__ ran on all three paths, before the caller heard of the exception")
 
 # %% [markdown]
-# Three things to take from this log. `__aexit__` runs on all three paths, and it runs
-# *before* the caller hears about the exception. It is told why the body ended (the exception
+# It runs, it awaits, and it comes first. Three things to take from this log. `__aexit__` runs
+# on all three paths, and it runs *before* the caller hears about the exception. It is told why the body ended (the exception
 # type), so it can decide what cleanup means. And on the cancelled path it could still
 # `await`: cancellation is delivered once, at the `await` in the body, and the exit code that
 # runs afterwards is not cancelled again unless someone asks a second time.
@@ -381,13 +386,19 @@ assert asyncio.current_task().cancelling() == 0
 print("✓ the timeout closed the generator first, then raised TimeoutError; nothing left cancelling")
 
 # %% [markdown]
-# ### Python 3.13 and later: `async for` over `asyncio.as_completed`
+# ### `async for` over `asyncio.as_completed`
 #
 # Chapter 04 used `for fut in asyncio.as_completed(tasks): await fut`, which hands you *new*
 # awaitables, so the loop learns which task finished only from its result, or by asking the
-# tasks themselves (`task.done()`); that is still so for the plain `for` on 3.13. Since 3.13
-# `as_completed` also works with `async for`, and then it yields the **original** tasks in the
-# order they finish. On 3.12 and older, the `async for` form is a `TypeError`; the cell says so.
+# tasks themselves (`task.done()`). Since Python 3.13 `as_completed` also works with
+# `async for`, and then it yields the **original** tasks in the order they finish.
+#
+# :::{dropdown} Going further: before 3.13, and the plain `for`
+#
+# The plain `for` still hands out new awaitables on 3.13. On 3.12 and older, the `async for`
+# form is a `TypeError`; the cell then prints a note and uses the plain form.
+#
+# :::
 
 # %%
 async def finish_after(delay: float, label: str) -> str:
@@ -857,19 +868,12 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 # ## In slime
 #
 # The coding-agent example boots one remote sandbox per agent task through an
-# `asynccontextmanager`, `boot_agent_sandbox`, which makes a fixed number of attempts before
-# its `yield`, each with a fresh sandbox that it exits by hand if the install fails. When no
-# attempt succeeds, the last error is raised and the caller's block never starts. After a
-# successful boot the `yield` sits inside `try/finally`, so the sandbox is killed whether the
-# agent's block finishes, raises, or is cancelled: the shape of exercise 10.1.
-#
-# The streaming rollout (`generate_streaming`, the second quote) reads SGLang's server-sent
-# events with `async with` around the response and `async for` over its lines, so leaving early
-# closes the response at a known point. The `aiter_lines()` generator that the `break` leaves
-# suspended is this chapter's *dropped* generator, though: the loop's finalizer hook closes it
-# later, after the response under it is already closed, where an `aclosing` around it would
-# close it at the block end. Every such site is listed in the [source
-# inventory](../book/reference/inventory.md).
+# `asynccontextmanager`, `boot_agent_sandbox` (the first quote): the shape of exercise 10.1,
+# with a fixed number of attempts before its `yield`. When no attempt succeeds, the last error
+# is raised and the caller's block never starts. The streaming rollout (`generate_streaming`,
+# the second quote) reads SGLang's server-sent events with `async with` around the response
+# and `async for` over its lines, and its line iterator is this chapter's dropped generator.
+# Every such site is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

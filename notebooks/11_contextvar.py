@@ -9,20 +9,20 @@
 #
 # **You will**
 # 1. watch a module-level "current request" variable get mixed up between tasks;
-# 2. use a `contextvars.ContextVar` instead, and see that each task gets a copy of the
-#    context when it is **created**;
+# 2. use a `contextvars.ContextVar` instead, and find out **when** a task takes its own
+#    copy of the context;
 # 3. keep a stack of nested spans with `set` and `reset(token)`, as slime's tracing does,
-#    and see why the stack must be an immutable tuple;
-# 4. see that `asyncio.to_thread` carries the context into a thread and a bare
-#    `threading.Thread` does not (and what Python 3.14 changes).
+#    and find out what goes wrong when the stack is a list;
+# 4. carry the context into a thread: `asyncio.to_thread`, a bare `threading.Thread`, and a
+#    copied context.
 #
-# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 40 minutes
+# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import contextvars
 import sys
@@ -107,17 +107,15 @@ assert notebook_value == "-", "the tasks' sets did not reach the notebook's own 
 print("✓ each handler logged its own request; the notebook's value stayed '-'")
 
 # %% [markdown]
-# ## A copy at creation, not a shared view
+# ## Predict: when does a task take its copy?
 #
-# `asyncio.create_task` (and so `gather` and `TaskGroup`) takes a **copy** of the current
-# context at the moment the task is created. Three consequences, checked below:
-#
-# - a value set inside a task is invisible to its parent and to its siblings;
-# - a task sees what the parent had set **when it created the task**, even if the parent
-#   changes the value before the task starts running;
-# - a task created later sees the parent's later value.
+# `asyncio.create_task` (and so `gather` and `TaskGroup`) gives each task a **copy** of the
+# current context. In the cell below the parent sets `batch-1` and creates the task `early`;
+# then, before `early` has run a single line, the parent sets `batch-2`. A second task,
+# `setter`, sets a value of its own inside the task. Which value does `early` see, and
+# which value does the parent see once all three tasks are done?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def start(coro) -> asyncio.Task:
     return asyncio.create_task(coro)  # the task runs in a copy of the current context
 
@@ -142,12 +140,18 @@ for label, value in seen.items():
     print(f"task {label:<22} sees {value!r}")
 print(f"the parent sees {parent_sees!r}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-task-copies-the-context-when-created
 assert seen == {"created under batch-1": "batch-1", "sets its own value": "task's own",
                 "created under batch-2": "batch-2"}, seen
 assert parent_sees == "batch-2"
 print("✓ each task saw the value at its creation; the task's own set stayed inside it")
+
+# %% [markdown]
+# `early` saw `batch-1`, although the parent had moved on to `batch-2` before `early`
+# started: the copy is taken when the task is **created**, not when it starts running. A
+# task created later (`late`) sees the later value, and what `setter` set stayed inside
+# `setter`: the parent still sees `batch-2`.
 
 # %% [markdown]
 # ## A stack of spans: `set` returns a token, `reset` restores
@@ -239,7 +243,10 @@ shared_tl = Timeline()  # the same spans, timed for the figure below
 await asyncio.gather(*(sample_with_global_stack(i) for i in range(3)))
 wrong_parents = [(name, found) for name, found, right in global_records
                  if found != right]
-print("spans that got the wrong parent:", wrong_parents)
+print("generate and reward spans with a wrong parent:",
+      [(name, found) for name, found in wrong_parents if not name.startswith("sample")])
+print("sample spans that found a parent (they should find none):",
+      [(name, found) for name, found in wrong_parents if name.startswith("sample")])
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert wrong_parents, "a shared stack gives spans the wrong parent"
@@ -251,11 +258,8 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # Both runs side by side, one lane per task, each `generate` and `reward` span written over
 # with the parent it found. The three tasks overlap in time: samples 1 and 2 open their
 # spans while sample 0 is still waiting in `generate`. With the `ContextVar` (top)
-# every span found its own sample; with the shared list (bottom) the spans in orange found
-# a span of another task. Only the `generate` and `reward` spans are drawn, so the figure
-# shows fewer wrong parents than the list printed above counts: that list also has the
-# samples' own spans, `sample 1` and `sample 2`, which each opened on top of the previous
-# sample's `generate` span.
+# every span found its own sample; with the shared list (bottom) the orange spans, the first
+# line printed above, found a span of another task.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
@@ -299,14 +303,14 @@ assert {span.state for span in with_context.spans} == {"waiting"}
 assert "failed" in {span.state for span in with_shared.spans}, "the figure shows a wrong parent"
 
 # %% [markdown]
-# ### Why a tuple and not a list
+# ### Predict: a list in a `ContextVar`
 #
-# The context copy is shallow: a task gets the same **objects** as its parent. If the value
-# is a list and a task appends to it instead of calling `set`, every task that shares the
-# list sees the change, and the isolation is gone. slime's trace stacks are tuples, and each
-# span sets a new, longer tuple, which keeps them clear of this problem.
+# The span stack above is a tuple, and each span sets a new, longer one. Suppose the value
+# is a list instead, and a task appends to it rather than calling `set`. The notebook sets
+# `TAGS` to an empty list; two tasks each append one tag, let the other run, then read the
+# list back. What does each task see, and what is in the notebook's list afterwards?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 TAGS: contextvars.ContextVar[list[str]] = contextvars.ContextVar("tags")
 TAGS.set([])
 
@@ -321,23 +325,34 @@ seen_tags = await asyncio.gather(tag_in_place("a"), tag_in_place("b"))
 notebook_tags = TAGS.get()
 print("each task saw:", seen_tags, "| the notebook's list:", notebook_tags)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-mutated-list-is-shared-by-copies
 assert seen_tags == [["a", "b"], ["a", "b"]] and notebook_tags == ["a", "b"], (
     f"both tasks appended to one list: {seen_tags}, {notebook_tags}")
 print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list")
 
 # %% [markdown]
+# Both tasks saw `['a', 'b']`, and so did the notebook. The context copy is shallow: a task
+# gets the same **objects** as its parent, so appending to the list changes the one list
+# every copy holds, and the isolation is gone. slime's trace stacks are tuples, and each
+# span sets a new one, which keeps them clear of this problem.
+
+# %% [markdown]
 # ## Threads: `to_thread` carries the context, a bare `Thread` does not
 #
 # `asyncio.to_thread(fn)` copies the current context and runs `fn` inside the copy in a
 # worker thread, so a log helper called there still knows the request. A thread you start
-# yourself with `threading.Thread` starts with an **empty** context (on Python up to 3.13,
-# and on 3.14's default build): the variable has only its default. The fix is to run the
-# target inside a copy yourself: `contextvars.copy_context().run(fn)`.
+# yourself with `threading.Thread` starts with an **empty** context (on the Pythons this
+# course runs): the variable has only its default. The fix is to run the target inside a
+# copy yourself: `contextvars.copy_context().run(fn)`.
 #
-# (`to_thread` uses the loop's default thread pool, whose threads stay alive for reuse. To
-# leave no thread behind, this cell lends the loop a pool of its own and shuts it down.)
+# :::{dropdown} Why the course does it this way
+#
+# `to_thread` uses the loop's default thread pool, whose threads stay alive for reuse. To
+# leave no thread behind, the cell below lends the loop a pool of its own
+# (`borrowed_default_executor`) and shuts it down afterwards.
+#
+# :::
 
 # %%
 def read_request_id(into: list[str]) -> None:
@@ -374,16 +389,21 @@ assert from_copied_context == ["req-42"], "copy_context().run carried the contex
 print("✓ to_thread and copy_context().run carried req-42 into the thread; a bare Thread did not")
 
 # %% [markdown]
-# ### Python 3.14: threads can inherit the context
+# Whatever the Python version, pass the context to a thread explicitly when the thread must
+# see it, as the cell below does.
 #
-# Python 3.14 adds a `context=` argument to `threading.Thread` and a flag,
-# `sys.flags.thread_inherit_context`. When the flag is on, a new thread starts with a copy
-# of the context of the code that called `start()`, as a task does. The flag is **on by
-# default in the free-threaded build** (`python3.14t`) and off in the default build, where
-# the old behaviour above stays; `-X thread_inherit_context=1` turns it on. So the same
-# program can log the right request in its threads on one build and `-` on the other: pass
-# the context explicitly if threads must see it. (This course runs on 3.11 to 3.13, so the
-# 3.14 branch below is not executed here.)
+# :::{dropdown} Going further
+#
+# **Python 3.14: threads can inherit the context.** Python 3.14 adds a `context=` argument
+# to `threading.Thread` and a flag, `sys.flags.thread_inherit_context`. When the flag is on,
+# a new thread starts with a copy of the context of the code that called `start()`, as a
+# task does. The flag is **on by default in the free-threaded build** (`python3.14t`) and
+# off in the default build, where the behaviour above stays; `-X thread_inherit_context=1`
+# turns it on. So the same program can log the right request in its threads on one build
+# and `-` on the other. This course runs on 3.11 to 3.13, so the 3.14 branch of the cell
+# below is not executed here.
+#
+# :::
 
 # %%
 explicit: list[str] = []
@@ -653,20 +673,16 @@ _sc.differential(traced_span, _reference, _programs, _observe, _compare, what="t
 # - `token = var.set(...)` and `var.reset(token)` in a `finally` keep a nested stack exact;
 #   keep the value immutable (a tuple), because copies are shallow.
 # - `asyncio.to_thread` runs its function in a copy of the context; a bare
-#   `threading.Thread` starts empty (up to 3.13, and on 3.14's default build) unless you use
-#   `copy_context().run` or, from 3.14, pass `context=`. On the free-threaded 3.14 build the
-#   flag `sys.flags.thread_inherit_context` is on by default, and a new thread starts with a
-#   copy of the caller's context.
+#   `threading.Thread` starts empty (on 3.11 to 3.13) unless you run it in `copy_context().run` (or, from
+#   3.14, pass `context=`).
 #
 # **What's next.** Chapter 12 crosses a bigger boundary than threads: processes, which share
 # no memory and no context at all.
 #
 # ## In slime
 #
-# slime's tracing follows each sample through generation and reward while many samples are in
-# flight on one event loop, so `trace_span` keeps the stack of open spans in two `ContextVar`s
-# holding tuples, not in a global. Its `finally` (the second quote) resets both variables
-# with their tokens, and logs a failed reset instead of raising it into the rollout.
+# Both quotes are from slime's `trace_span`, which opens a span for each sample's generation
+# and reward while hundreds of samples are in flight on one event loop.
 # Because every sample's coroutine runs in its own task, its spans find their own parents,
 # the property Exercise 11.1 tests. More uses are in the
 # [source inventory](../book/reference/inventory.md).

@@ -8,24 +8,23 @@
 #
 # **You will**
 # 1. see that a worker process gets a *copy* of its arguments, not the objects themselves;
-# 2. measure CPU-bound work sequentially, on threads and on a process pool, and show that
-#    only processes ever run Python at the same instant;
-# 3. meet the `spawn` error for a function defined in a notebook, and fix it with an
-#    importable worker;
+# 2. measure CPU-bound work sequentially, on threads and on a process pool, and find out
+#    which of them ever run Python at the same instant;
+# 3. find out what a `spawn` worker does with a function defined in a notebook, and give it
+#    one it can run;
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods (and the default that changes in Python 3.14).
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 45 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share.
 #
-# **Platform** written for Linux. On macOS every cell runs, but the two processes are not pinned
-# to CPUs (`os.sched_setaffinity` is Linux-only) and the default start method is `spawn`. On
-# Windows only `spawn` exists.
+# **Platform** written for Linux; what differs on macOS and Windows is in the start-method
+# section's "Going further".
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import multiprocessing
 import os
 import pickle
@@ -61,9 +60,9 @@ WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
 print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
 
 # %% [markdown]
-# Every process in this chapter is started with the `spawn` start method (more on the three
-# methods below): a fresh interpreter that imports what it needs by name. That is why all
-# worker functions come from `lab_snippets.proc_workers`, never from a notebook cell.
+# Every process in this chapter is started with the `spawn` start method (the three methods
+# are compared below), and every worker function comes from `lab_snippets.proc_workers`;
+# the section on `spawn` shows why.
 #
 # ## Predict, then run
 #
@@ -104,9 +103,13 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # variable unless you build one on purpose (`multiprocessing.Value`, a `Manager`, shared
 # memory). Processes are not heavier threads; they are separate programs that talk.
 #
-# (Some folded checks start with `del pool`. Your own code does not need it: leaving the `with`
+# :::{dropdown} Why the course does it this way
+#
+# Some folded checks start with `del pool`. Your own code does not need it: leaving the `with`
 # block has already stopped the workers. It only closes the pool's pipes at once, for the
-# course's check that a chapter leaves nothing open.)
+# course's check that a chapter leaves nothing open.
+#
+# :::
 
 # %% [markdown]
 # ## CPU-bound work: threads versus processes
@@ -121,6 +124,9 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # of two processes. On Linux each process pins itself to its own CPU
 # (`os.sched_setaffinity`, which macOS and Windows do not have), so the scheduler cannot
 # quietly put both on one core; the machine's other load still decides when each one runs.
+#
+# Predict before you run: will the two threads ever be executing Python at the same
+# instant? Will the two processes?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The measuring instruments: a job's running intervals, added up over the jobs' combined span.
@@ -175,9 +181,9 @@ print(f"on two processes:    {processes_wall:.2f} s")
 # Wall times taken at different moments are at the mercy of whatever else the machine is
 # doing. The running intervals answer the question more precisely: the table gives each run's
 # **cores' worth** (CPU seconds per wall second), the share of the time each job was
-# executing, and the share during which *both* were.
+# executing, and the share during which *both* were: the answer to the question above.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # The table: each run's wall time, its cores' worth and the share each job (and both) ran.
 del pool  # the pool's pipes close when the object goes
 print(f"{'':<11}{'wall s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}{'both ran':>9}")
@@ -301,7 +307,7 @@ if 0 < both_processes < 0.5:
           "overlapped, which the threads never did.")
 
 # %% [markdown]
-# ## spawn imports the worker by name
+# ## What `spawn` sends a worker
 #
 # A pool pickles the function it must run, and pickle writes a function as its module and
 # name, not its code. With `spawn` the worker is a fresh interpreter: it imports the module
@@ -323,11 +329,11 @@ assert b"lab_snippets.proc_workers" in pickle.dumps(square)
 print("✓ both are pickled as a module and a name: __main__ for the notebook's function")
 
 # %% [markdown]
-# A worker's error message is written on *its* stderr, not raised in the parent. So that we
-# can read it afterwards, the pool's `initializer` sends each worker's stderr to a log file
+# A worker writes its messages on *its own* stderr, which the parent never reads. So that we
+# can read them afterwards, the pool's `initializer` sends each worker's stderr to a log file
 # (`send_stderr_to`).
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
@@ -434,16 +440,23 @@ assert isinstance(broken.exception(timeout=0), RuntimeError)
 # Python 3.13, from a Ray actor's process that already runs threads (the end of the chapter
 # shows the site).
 #
-# ### Python 3.14: a new default on Linux
+# Name the start method, as this chapter does: the default differs between platforms and
+# changes on Linux in Python 3.14.
 #
-# Until Python 3.13 the default start method on Linux (and other POSIX systems except macOS)
-# is `fork`; from 3.14 it is `forkserver`. Since 3.12, `os.fork()` (which the `fork` start
+# :::{dropdown} Going further
+#
+# **Python 3.14: a new default on Linux.** Until Python 3.13 the default start method on
+# Linux (and other POSIX systems except macOS) is `fork`; from 3.14 it is `forkserver`. Since 3.12, `os.fork()` (which the `fork` start
 # method calls) emits a `DeprecationWarning` when it sees that the process already runs other
 # threads. macOS has defaulted to `spawn` since Python 3.8, and Windows has only `spawn`.
 # Code that relied on a child inheriting globals breaks under the new default, which is why
-# naming the context explicitly, as this chapter does, is the safe habit. (Everything else in
-# this chapter runs on macOS too; only the CPU pinning needs Linux. On Windows the `fork` and
-# `forkserver` rows of the table do not exist.)
+# naming the context explicitly is the safe habit.
+#
+# **macOS and Windows.** Every cell of this chapter runs on macOS too; only the CPU pinning
+# (`os.sched_setaffinity`) needs Linux, so there the two processes are not pinned to CPUs.
+# On Windows only `spawn` exists: the `fork` and `forkserver` rows of the table do not.
+#
+# :::
 
 # %%
 available = multiprocessing.get_all_start_methods()
@@ -785,30 +798,17 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 #
 # ## In slime
 #
-# Each SGLang inference server that slime launches itself is a separate process. The launcher
-# sets the `spawn` start method with `force=True` (a parent that may already hold CUDA state
-# and threads is exactly where a `fork` would copy them half-initialised) and gives the
-# `Process` SGLang's importable server entry point. It does not join the child: it polls the
-# server's health endpoint and, between polls, whether the process is still alive, so a
-# server that crashes while loading raises at the next poll instead of being waited on
-# forever.
-#
-# The checkpoint converter under `tools/` uses the pool form: a `spawn` context, a `Pool` with
-# one worker per chunk of parameter names, and `starmap` over a module-level worker function,
-# the shape of this chapter's pool experiment.
-#
-# slime's `exec_command` helper runs external commands with `bash -c` through `subprocess.run`
-# and `check=True`, so a failing command becomes a `CalledProcessError`; it has no `timeout`,
-# so a command that hangs would hang the caller with it.
-#
-# The router that spreads the rollout's requests over the servers is a child process too.
-# `_start_router` starts it from the rollout manager, a Ray actor whose process already runs
-# threads, without naming a start method. slime sets one only in the server launcher and the converter, each in its own process, so the router gets the platform
+# slime crosses the process boundary in four places, quoted below in this order: the SGLang
+# servers it launches itself, the checkpoint converter's pool, `exec_command` for shell
+# commands, and the router that spreads the rollout's requests over the servers. The router
+# is the one to read closely. `_start_router` starts it from the rollout manager, a Ray
+# actor whose process already runs threads, without naming a start method.
+# slime sets one only in the server launcher and the converter, each in its own process, so the router gets the platform
 # default: `fork` on Linux up to Python 3.13 (`forkserver` from 3.14), the risky row of the
 # table above. It is a daemon, and the launcher checks only that it is still alive three
 # seconds after the start.
 #
-# The quotes below follow the order of these paragraphs. Every other process and subprocess site is listed in the
+# Every other process and subprocess site is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -5,7 +5,7 @@
 # **The question.** Synchronous code (a training loop, a Ray actor method) needs the result
 # of a coroutine. It cannot `await`, and `asyncio.run` is not always allowed. How does
 # synchronous code hand a coroutine to an event loop running in another thread, wait for it
-# with a bound, and stop that loop cleanly?
+# with a bound, and stop that loop without leaving work behind?
 #
 # **You will**
 # 1. resolve an `asyncio.Future` from a callback and see when its done-callbacks run;
@@ -15,13 +15,13 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. see what goes wrong when you call loop methods from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 40 minutes
+# **Needs** chapters 03, 08 and 09 · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import concurrent.futures
 import sys
@@ -60,7 +60,7 @@ tl.mark("awaiter resumed")
 await asyncio.sleep(0)
 print(version, tl.names())
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert version == "weights v2"
 assert tl.order("awaiting the future", "set_result returned", "done-callback ran")
 assert tl.order("set_result returned", "awaiter resumed")
@@ -101,9 +101,10 @@ print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 # The notebook's kernel already runs an {term}`event loop` in this thread, and a thread can run only
 # one loop at a time, so `asyncio.run` refuses. The same happens in any function called,
 # however deeply, from a coroutine. In a thread with no running loop, `asyncio.run` works,
-# but every call creates a new loop and closes it at the end. Objects that attach themselves
-# to a loop (asyncio locks, events and queues once they are waited on, HTTP client sessions,
-# connection pools) then break on the next call.
+# but every call creates a new loop and closes it at the end.
+#
+# Predict: a thread with no loop calls `asyncio.run` twice, and each run waits briefly on
+# the same `asyncio.Event`, created once at module level. What does the second run give?
 
 # %%
 gate = asyncio.Event()  # created once, like a module-level shared object
@@ -118,7 +119,7 @@ async def wait_briefly_at_gate() -> str:
     return "ok"
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes: list[str] = []
 
 
@@ -135,13 +136,19 @@ runner_thread.start()
 runner_thread.join(timeout=3)
 print(outcomes)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: each-asyncio-run-makes-a-new-loop
 assert not runner_thread.is_alive(), "the thread with the two asyncio.run calls did not end"
 assert outcomes[0] == "ok"
 assert len(outcomes) == 2 and outcomes[1].startswith("RuntimeError: "), (
     f"the second asyncio.run should make a new loop, which the Event refuses: {outcomes}")
 print("✓ the second asyncio.run made a new loop; the Event was bound to the first one")
+
+# %% [markdown]
+# The second run raised `RuntimeError`: the `Event` was bound to the first run's loop, and
+# the second run made a new one. Anything that attaches itself to a loop (asyncio locks,
+# events and queues once they are waited on, HTTP client sessions, connection pools) breaks
+# the same way on the next `asyncio.run`.
 
 # %% [markdown]
 # ## One loop, forever, in its own thread
@@ -331,14 +338,12 @@ print("✓ no heartbeat while result() blocked; the heartbeat went on under awai
 # ## Calling a loop from the wrong thread
 #
 # Most loop methods (`call_soon`, `create_task`, `call_later`, `Future.set_result`) are not
-# thread-safe. Called from another thread they do not fail; they do something worse. Below,
-# the background loop is idle, asleep in the operating system waiting for I/O. `call_soon`
-# from the notebook's thread puts the callback on the loop's list but does not wake the loop,
-# so the callback waits until something else happens to wake it. `call_soon_threadsafe`
-# does wake it, by sending a byte on a socket the loop is watching (the selector loop's
-# "self-pipe" is really a socket pair).
+# thread-safe. Below, the background loop is idle, asleep in the operating system waiting
+# for I/O. From the notebook's thread, the cell calls `background.loop.call_soon(callback)`
+# and waits 0.2 s. Predict: does the callback run within those 0.2 s, does `call_soon`
+# raise, or neither?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 ran = threading.Event()
 
@@ -357,12 +362,19 @@ ran.wait(timeout=2)
 print("ran within 0.2 s on its own:", ran_on_its_own)
 print(tl.names())
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: call-soon-from-another-thread-does-not-wake-the-loop
 assert ran.is_set(), "the woken loop should have run the callback"
 assert not ran_on_its_own, "the idle loop should not notice a callback from call_soon"
 assert tl.order("call_soon returned", "waited 0.2 s", "callback ran")
 print("✓ the callback waited until call_soon_threadsafe woke the loop")
+
+# %% [markdown]
+# Neither: the call did not fail, and the callback did not run. `call_soon` from another
+# thread puts the callback on the loop's list but does not wake the loop, so the callback
+# waits until something else happens to wake it. `call_soon_threadsafe` does wake it, by
+# sending a byte on a socket the loop is watching (the selector loop's "self-pipe" is
+# really a socket pair); here it woke the loop, and the stranded callback ran.
 
 # %% [markdown]
 # In debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`) asyncio checks the
@@ -801,18 +813,16 @@ _sc.differential(call_with_deadline, _reference, _scenarios, _sth.Beside(_observ
 #
 # ## In slime
 #
-# slime's rollout functions are called as plain synchronous functions, yet the rollout itself
-# is asyncio code, so slime keeps a loop thread like this chapter's. The fully-async rollout
+# The first quote is slime's loop thread, through which the default rollout's calls run; the
+# second stops a server that runs on another thread's loop. The fully-async rollout
 # is the exception: only its collecting coroutine goes through `run`, while its generation
 # tasks run on a loop of their own, the `asyncio.run` of its worker thread (chapter 07).
 # Note that this helper waits on `result()` without a timeout and never stops its loop: a
 # coroutine that never ends would block the rollout's caller forever, with no message
 # (chapter 27's hazard 5).
 #
-# The second quote is the careful shutdown from this chapter, with a timeout on each wait.
 # The adapters also cross in the other direction, awaiting work on the server's loop through
-# `asyncio.wrap_future`.
-# More sites are listed in the [source inventory](../book/reference/inventory.md).
+# `asyncio.wrap_future`. More sites are listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -8,7 +8,7 @@
 # that **every path releases every resource**?
 #
 # **You will**
-# 1. see that a timeout on *waiting* for a child process does not stop the child;
+# 1. find out what a timeout on *waiting* for a child process does to the child;
 # 2. rebuild slime's agent task chain in miniature: a whole-task time guard, a
 #    semaphore-bounded boot with retries inside an async context manager, a harness that runs
 #    a real child process with a budget, an evaluation step, and cleanup in `finally`;
@@ -24,11 +24,10 @@
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
-# **Platform** Linux or macOS: the experiments kill child processes with signals and look for
-# zombies, which Windows does not have (there a killed child's return code is positive, not
-# minus the signal).
+# **Platform** Linux or macOS: the experiments use signals and zombie processes, which
+# Windows does not have.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import os
 import sys
@@ -133,23 +132,28 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 # working until it ends by itself. Once it has ended, something must reap it (`waitpid`) to
 # take it off the process table. For a child started through asyncio the event loop does that
 # as soon as the child exits, whether or not anyone awaits `wait()`, which only collects the
-# exit code; the next section shows how. In slime that is why the sandbox, not the wait, is
+# exit code. In slime that is why the sandbox, not the wait, is
 # what stops the agent:
 # killing the sandbox takes everything running inside it along.
 #
-# ### Python 3.12 and later: no watcher thread per child
+# :::{dropdown} Going further
 #
-# Reaping needs someone to call `waitpid` for each child. On 3.11, asyncio does it with a
+# **Who reaps the child: a watcher thread before 3.12.** Reaping needs someone to call `waitpid` for each child. On 3.11, asyncio does it with a
 # **thread per child process** (`asyncio-waitpid-N`), which shows up in
 # `threading.enumerate()` while the child runs. From 3.12, on Linux 5.3 or later (where
 # `os.pidfd_open` works), asyncio watches a *pidfd* from the event loop instead, and no
 # thread is started; macOS has no pidfd and keeps the thread per child, and so does Linux
 # when a security policy (a seccomp profile, as in some containers) refuses the call: asyncio
-# tries `os.pidfd_open` once and falls back to the thread if it fails. The cell below asks the
-# same question the same way. (The child-watcher classes were deprecated in 3.12 and removed
-# in 3.14.)
+# tries `os.pidfd_open` once and falls back to the thread if it fails. The folded cell below
+# asks the same question the same way. (The child-watcher classes were deprecated in 3.12
+# and removed in 3.14.)
+#
+# On Windows, which has no signals to kill with, a killed child's return code is positive,
+# not minus the signal.
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 def pidfd_works() -> bool:
     """asyncio's own test (3.12+): not that os.pidfd_open exists, but that it works."""
     if not hasattr(os, "pidfd_open"):
@@ -161,7 +165,6 @@ def pidfd_works() -> bool:
     return True
 
 
-# %%
 child = await asyncio.create_subprocess_exec(*harness_command("watch", work=0.1),
                                              stdout=asyncio.subprocess.DEVNULL)
 try:
@@ -193,9 +196,15 @@ assert child.returncode == 0
 # machine is. So, as in slime, each task's guard is its own budget plus the evaluation timeout
 # plus a margin, and here the margin also covers everything the budget does not count (waiting
 # for a boot permit, starting a Python process, reaping a killed child), each of which has its
-# own bound. A harness that finishes gets a roomy budget: the step returns as soon as the child
-# is done, so a large budget costs nothing, and a slow start on a loaded machine cannot turn
-# success into "budget exceeded". Only the harness that hangs on purpose gets a short budget.
+# own bound.
+#
+# :::{dropdown} Why the course does it this way
+#
+# A harness that finishes gets a roomy budget: the step returns as soon as the child is done,
+# so a large budget costs nothing, and a slow start on a loaded machine cannot turn success
+# into "budget exceeded". Only the harness that hangs on purpose gets a short budget.
+#
+# :::
 
 # %%
 BOOT_LIMIT = 2
@@ -307,12 +316,18 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
 # The harness step works the way slime's does: start the agent process in the sandbox, then
 # **poll** until it has finished or the budget is spent, sleeping between polls so the event
 # loop stays free. Running out of budget is not an exception: it returns a sentinel exit code
-# and no diff, and the child is left for the sandbox's close to kill. (The budget starts when
-# the child reports that it has started, so that a slow process start on a busy machine does
-# not eat into a budget of one second.) Its waits are bounded with `asyncio.timeout`, not
-# `wait_for`: before Python 3.12, `wait_for` could swallow a cancellation that arrived just as
-# the result it waited for came in (CPython gh-86296), and the batch below cancels this step
-# from outside. `parse_result` reads the harness's JSON result line, or None if it printed none.
+# and no diff, and the child is left for the sandbox's close to kill. `parse_result` reads the
+# harness's JSON result line, or None if it printed none.
+#
+# :::{dropdown} Why the course does it this way
+#
+# The budget starts when the child reports that it has started, so that a slow process start
+# on a busy machine does not eat into a budget of one second. The step's waits are bounded
+# with `asyncio.timeout`, not `wait_for`: before Python 3.12, `wait_for` could swallow a
+# cancellation that arrived just as the result it waited for came in (CPython gh-86296), and
+# the batch below cancels this step from outside.
+#
+# :::
 
 # %%
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
@@ -418,13 +433,22 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 #
 # Seven tasks start together under a boot limit of two. One is clean; the others each meet
 # one fault. One task is cancelled from outside while its harness runs, the way a rollout
-# that has collected enough samples cancels the rest; its harness is given work that lasts
-# long enough to be certain it is still running then. The task whose harness hangs has the
-# short budget. The task whose boot hangs asks for a permit first, and so that the batch does
-# not wait a whole guard for it, it runs with its own guard of half a second: what matters is
-# what a firing guard releases, not when it fires. Every other guard is far longer than
-# anything its task waits for, so it never fires. The first figure is the timeline (one lane per task, letters as above); the second
-# counts what the registry says is held, by kind, over the same time axis.
+# that has collected enough samples cancels the rest. The task whose harness hangs has the
+# short budget. The task whose boot hangs asks for a permit first and runs with its own guard
+# of half a second; every other guard is far longer than anything its task waits for, so it
+# never fires. The first figure is the timeline (one lane per task, letters as above); the
+# second counts what the registry says is held, by kind, over the same time axis.
+#
+# Predict before you run: which of the seven tasks end with status `ok`, and what does the
+# caller of t6, the task cancelled from outside, get back?
+#
+# :::{dropdown} Why the course does it this way
+#
+# t6's harness is given work that lasts long enough to be certain it is still running when
+# the cancellation comes. t7 gets a guard of half a second so that the batch does not wait a
+# whole guard for it: what matters is what a firing guard releases, not when it fires.
+#
+# :::
 
 # %%
 faults = {
@@ -454,7 +478,7 @@ phase_letters.clear()
 lane_of.clear()
 lane_of.update({task: f"{task} {fault}" for task, fault in faults.items()})
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 permits = asyncio.Semaphore(BOOT_LIMIT)
 
 
@@ -481,7 +505,7 @@ for task, outcome in outcomes.items():
     shown = outcome if isinstance(outcome, Outcome) else repr(outcome)
     print(f"{lane_of[task]:<26}", shown)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = tl.plot("Seven agent tasks, one fault each (B boot, H harness, E evaluation, C close, S session)",
               lanes=list(lane_of.values()))
 row = {lane: i for i, lane in enumerate(lane_of.values())}
@@ -948,56 +972,26 @@ finally:
 #
 # ## In slime
 #
-# Here is the real chain in `examples/coding_agent_rl/generate.py`, step by step. First,
-# `generate` checks that the instance has an image and can be evaluated (or returns an
-# aborted sample at once), and opens a session on the adapter that will record the agent's
-# model calls (step 1 of our list).
-#
-# **Booting the sandbox.** Inside the guard, the first thing is the async context manager from
-# chapter 10. It boots and provisions the sandbox while holding the boot semaphore, retries
-# failed attempts with a back-off, and kills the sandbox when the block is left by any path.
-# The workspace is prepared inside that block.
+# Here is the real chain, in slime's coding-agent example (`examples/coding_agent_rl/`). It
+# first checks that the instance has an image and can be evaluated (or returns an aborted sample at once) and opens
+# the adapter session, step 1 of our list. The quotes below take steps 3 to 6 in
+# order, with the budget helper `_await_done_marker`, which our `run_harness` copies, after
+# step 4; each caption names its step. Step 2, the guard, comes last because it encloses
+# the rest.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("14b")
 
-# %% [markdown]
-# **Running the harness.** Still inside the sandbox block, the agent's command-line tool runs
-# with a time budget that by default is smaller than the guard. Running out of budget is reported as a negative
-# exit code, not raised, so the run still produces a diff, which is collected before the
-# block is left.
-
 # %% tags=["remove-input"]
 show_call_site("14c")
-
-# %% [markdown]
-# **How the budget works.** The harness starts the agent command detached, in its own session
-# inside the sandbox, and the host polls for a marker file holding the exit code, sleeping a
-# few seconds between polls until a deadline. Running out of time returns a sentinel; the
-# process itself is left to die with the sandbox. Each poll is a short request that can be
-# retried safely, and the polling also keeps the sandbox from being reclaimed as idle. This is
-# our `run_harness`.
 
 # %% tags=["remove-input"]
 show_call_site("14d")
 
-# %% [markdown]
-# **Evaluating.** The evaluation is outside the sandbox block: by then the agent's sandbox has
-# been killed and its permit long returned. Grading runs in its own environment with its own
-# timeout, still inside the whole-task guard.
-
 # %% tags=["remove-input"]
 show_call_site("14e")
-
-# %% [markdown]
-# **Turning failures into samples, and cleaning up.** A guard timeout becomes an aborted sample
-# with a wall-clock reason (after logging which tasks were still pending); any other
-# `Exception` becomes an aborted sample naming it (a cancellation of the task itself is not an
-# `Exception` and propagates). Whatever happened, `finally` awaits the adapter's
-# idempotent session drop, which waits for, cancels and drains that session's in-flight
-# request handlers, and then pauses for a fixed ten seconds before the task returns.
 
 # %% tags=["remove-input"]
 show_call_site("14f")
@@ -1008,13 +1002,7 @@ show_call_site("14f")
 # sized by default as the agent budget plus the evaluation timeout plus a margin. When it
 # fires, the await in progress is cancelled, every `async with` inside unwinds (the sandbox is
 # killed, and a boot permit still held, if it fires during the boot, is returned), and the
-# `TimeoutError` becomes an aborted sample. The rollout slot this protects is not in the
-# steps above: it is the `GenerateState` permit of chapter 06, which `generate_and_rm` holds
-# around the whole custom generate function (the example's launch script names this one with
-# `--custom-generate-function-path`). The guard bounds how long a stuck sandbox keeps that
-# permit, but it does not bound the whole hold: the `finally` runs outside the guard, so the
-# session drop (up to 30 s of waiting for the session's handlers, then an unbounded wait for
-# the ones it cancels) and the ten-second pause come on top, still inside the permit. Every use of these mechanisms in slime is listed in the
+# `TimeoutError` becomes an aborted sample. Every use of these mechanisms in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

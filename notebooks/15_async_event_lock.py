@@ -7,22 +7,21 @@
 # of each other's way (a `Lock`), and how can many requests share one slow operation?
 #
 # **You will**
-# 1. see that `asyncio.Event` wakes every waiter and stays set until it is cleared;
+# 1. find out how many waiters one `asyncio.Event.set()` wakes, and what a later waiter sees;
 # 2. lose updates in single-threaded code whose read-modify-write spans an `await`, and fix it
 #    with `asyncio.Lock`;
-# 3. measure how a lock held across a slow `await` serialises every request, and keep its
-#    scope small;
+# 3. measure what a lock held across a slow `await` costs, and keep its scope small;
 # 4. let many callers share one in-flight operation through a future and `asyncio.shield`,
 #    as slime's weight-update endpoint does.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
-# Event) · about 35 minutes
+# Event) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 
 import matplotlib.pyplot as plt
@@ -36,12 +35,12 @@ figure_style()
 # ## An Event is a flag that tasks can wait on
 #
 # `asyncio.Event` is a boolean flag. `await event.wait()` returns at once if the flag is set
-# and otherwise suspends until someone calls `event.set()`. `set()` wakes **every** waiter,
-# not one, and the flag **stays set**: later waiters pass straight through until `clear()`.
-# Below, four rollout tasks wait for "new weights are loaded"; a `Timeline`, the course's
-# recorder, notes when each one waits and wakes.
+# and otherwise suspends until someone calls `event.set()`. Below, four rollout tasks wait
+# for "new weights are loaded", and the notebook calls `set()` once; a `Timeline`, the
+# course's recorder, notes when each one waits and wakes. Then a fifth waiter arrives after
+# the `set()`. Predict: how many of the four wake, and does the late waiter wait?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 weights_loaded = asyncio.Event()
 
@@ -61,7 +60,7 @@ weights_loaded.set()
 await asyncio.wait(waiters, timeout=2)
 print(tl.names())
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 try:
     # the flag is still set: a later waiter should pass straight through
     late_waiter_passed = await asyncio.wait_for(weights_loaded.wait(), timeout=0.5)
@@ -77,7 +76,7 @@ except TimeoutError:
 print("woken before set:", woken_before_set, "· late waiter passed:",
       late_waiter_passed, "· after clear:", after_clear)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: set-wakes-every-waiter-and-stays-set
 assert woken_before_set == 0
 assert all(tl.order("weights loaded: set()", f"rollout {i} woke") for i in range(4)), "set() woke all four"
@@ -86,7 +85,9 @@ assert after_clear == "waited until the timeout"
 print("✓ set() woke all four waiters and stayed set until clear()")
 
 # %% [markdown]
-# An `Event` carries no value and does not count: setting it twice is the same as once, and a
+# One `set()` woke **every** waiter, not one, and the flag **stayed set**: the late waiter
+# passed straight through, and only after `clear()` did a waiter wait again. An `Event`
+# carries no value and does not count: setting it twice is the same as once, and a
 # waiter cannot tell *which* `set()` woke it. When the waiters need a result, a future is the
 # better tool (the last section of this chapter).
 #
@@ -149,7 +150,8 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 # A lock's scope decides how much runs one at a time. Five requests each update a bit of
 # shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
 # covers both; in the *narrow* version it covers only the bookkeeping, and the slow call runs
-# outside it. Green is time spent waiting for the lock, blue time doing the slow call.
+# outside it. Green (waiting) is time spent waiting for the lock, blue (running) the slow
+# call.
 
 # %%
 SLOW_CALL = 0.04
@@ -217,11 +219,10 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 # the load ends, the first request sets the future's result, which wakes every waiter with the
 # same value. It behaves like an `Event` that carries a result.
 #
-# There is a trap in "await the future". When a task is cancelled while it awaits a future,
-# the **future itself** is cancelled. One impatient client (a dropped connection) would then
-# cancel the result everyone is waiting for. `asyncio.shield(future)` gives each waiter its own
-# cancellable wrapper and keeps the shared future intact. The cell runs five requests, cancels
-# one waiter in the middle, and compares the two ways of waiting.
+# The cell below runs five requests for one checkpoint twice, and each time one impatient
+# client (a dropped connection) is cancelled while it waits. In the first run each waiter
+# awaits `asyncio.shield(shared)`, in the second the shared future itself. Predict: in the
+# second run, what do the other four requests get?
 
 # %%
 async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
@@ -260,13 +261,13 @@ async def coalesced_updates(shielded: bool) -> dict:
     return {"loads": loads.entered, "outcomes": outcomes}
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with_shield = await coalesced_updates(shielded=True)
 without_shield = await coalesced_updates(shielded=False)
 print("with shield:   ", with_shield)
 print("without shield:", without_shield)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: shield-keeps-the-shared-result
 assert with_shield["loads"] == 1, "five requests, one load"
 assert with_shield["outcomes"] == ["loaded ckpt-12"] * 2 + ["cancelled"] + ["loaded ckpt-12"] * 2, \
@@ -276,21 +277,31 @@ assert without_shield["outcomes"] == ["loaded ckpt-12"] + ["cancelled"] * 4, (
 print("✓ with the shield only the client that left was cancelled; without it, the shared result was")
 
 # %% [markdown]
-# With the shield only the client that left is cancelled. Without it, cancelling one waiter
-# cancelled the shared future, and every request that awaited it failed with it: all of them had
-# joined before the client left. The first request still finished its load, but nobody who
-# waited got the result.
+# With the shield only the client that left is cancelled. Without it, the three other
+# waiters were cancelled too: when a task is cancelled while it awaits a future, the
+# **future itself** is cancelled, so one impatient client cancelled the result everyone was
+# waiting for. The first request still finished its load, but nobody who waited got the
+# result.
+# `asyncio.shield(future)` gives each waiter its own cancellable wrapper and keeps the shared
+# future intact.
 #
-# ### Python 3.11: `asyncio.Barrier`
+# ### `asyncio.Barrier`: waiting for each other
 #
 # An `Event` is set by one task for all the others. Sometimes a group of tasks must wait for
 # *each other*: no rollout worker may continue until all of them have paused for the weight
 # update. Python 3.11 added `asyncio.Barrier(n)`: `await barrier.wait()` suspends until `n`
-# tasks are waiting, then releases them all together. 3.11 is the oldest Python this course
-# supports, so the cell needs no version gate; on 3.10 and older you would build the same from
-# a shared arrival counter and an `Event` that the last arrival sets.
+# tasks are waiting, then releases them all together. Below, three workers pause 0.01 s
+# apart. Predict: which of them continues first?
+#
+# :::{dropdown} Going further
+#
+# 3.11 is the oldest Python this course supports, so the cell needs no version gate; on 3.10
+# and older you would build the same from a shared arrival counter and an `Event` that the
+# last arrival sets.
+#
+# :::
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 all_paused = asyncio.Barrier(3)
 
@@ -305,7 +316,7 @@ async def pause_for_update(name: str, delay: float) -> None:
 await asyncio.gather(*(pause_for_update(f"worker {i}", 0.01 * i) for i in range(3)))
 print(tl.names())
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert all(tl.order("worker 2 paused", f"worker {i} continues") for i in range(3)), \
     "nobody continues before the last worker has paused"
 print("✓ nobody continued before the last worker had paused")
@@ -659,12 +670,10 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # Under an `asyncio.Lock` a request decides one of four things: the checkpoint is already
 # loaded (answer at once), the same checkpoint is already being loaded (join it), another
 # checkpoint is being loaded (refuse with 409), or nothing is running (create the future and
-# become the updater). The slow parts, waiting for the server to go idle and the reload, run
-# after the lock is released, the narrow scope measured above.
+# become the updater).
 #
 # A request that joins (the second quote) awaits the shared future through `asyncio.shield`, so a client that
-# disconnects cancels only its own handler. slime has no `asyncio.Event`: this future is its
-# one-shot "update finished" signal, with the result attached. `CancelledError` is not an
+# disconnects cancels only its own handler. `CancelledError` is not an
 # `Exception`, so if the updating request itself is cancelled while it waits (chapter 05),
 # the update stays stuck and every later request for that checkpoint waits forever; chapter
 # 27 (hazard 4) shows the code and runs a model of it.

@@ -8,18 +8,20 @@
 # wakes?
 #
 # **You will**
-# 1. see that `notify` does not hand the lock to the waiter, so a woken thread must check
-#    its condition again, and let `wait_for(predicate, timeout)` do that;
+# 1. find out what `notify` promises the thread it wakes, and what
+#    `wait_for(predicate, timeout)` adds to a plain `wait`;
 # 2. build a bounded producer/consumer buffer on one `threading.Condition`;
 # 3. meet, in brief, two tools that live next to it: `RLock` and `threading.Timer`.
 #
-# **Needs** chapter 09 (Lock and Event) · about 35 minutes
+# **Needs** chapter 09 (Lock and Event) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The imports are folded below: `figure_style()` only sets how
+# the plots look, and `join_all(threads, timeout)` joins threads within one shared time
+# budget and returns those still alive.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import queue
 import sys
 import threading
@@ -89,8 +91,9 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # condition again**, in a loop. `cond.wait_for(predicate, timeout)` is that loop; it returns
 # the predicate's last value, so `False` means "timed out, condition still false".
 #
-# Two consumers, one item, `notify_all`: with a single `if` check, one of them pops from an
-# empty list. With `wait_for`, the second one keeps waiting and reports a timeout.
+# **Predict.** Two consumers wait, one item arrives, and the producer calls `notify_all`.
+# Below, each consumer first checks once with `if`, then (second run) with `wait_for`. What
+# does each of the two consumers get in each run?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: two consumers wait, one item arrives, notify_all wakes both.
@@ -118,7 +121,7 @@ def run_two_consumers(take) -> list[str]:
     return sorted(outcomes)
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def take_with_if(cond, items, ready) -> str:
     ready.set()
     if not items:
@@ -138,11 +141,16 @@ with_wait_for = run_two_consumers(take_with_wait_for)
 print("if + wait():", with_if)
 print("wait_for():  ", with_wait_for)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: wait-for-rechecks-after-waking
 assert with_if == ["IndexError: popped an empty buffer", "took group 1"], with_if
 assert with_wait_for == ["timed out, nothing taken", "took group 1"], "wait_for re-checked and kept waiting"
 print("✓ with if, the second consumer popped an empty buffer; wait_for re-checked and kept waiting")
+
+# %% [markdown]
+# With a single `if` check, both consumers wake, one takes the item and the other pops from
+# an empty list. With `wait_for`, the second one checks again, keeps waiting and reports a
+# timeout.
 
 # %% [markdown]
 # ## Measure it: a bounded buffer on one Condition
@@ -250,6 +258,15 @@ assert with_lock == "stuck: would deadlock", "a Lock refuses its own holder"
 assert with_rlock == "backend found", "an RLock lets its owner in again"
 print("✓ the Lock refused its own holder; the RLock let it in again")
 
+# %% [markdown]
+# :::{dropdown} Going further
+#
+# **An `RLock` keeps one owner.** Re-entering does not share the lock: the owner takes it
+# twice below, and a probe thread tries it after each step. The folded cells hold the probe
+# and the run.
+#
+# :::
+
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # attempt(): another thread tries the lock for 0.05 s, and other_thread_got_it notes whether it got it.
 other_thread_got_it: list[bool] = []
@@ -268,7 +285,7 @@ def attempt() -> None:
     probe.join(timeout=2)
 
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 selection_lock = threading.RLock()
 selection_lock.acquire()
 selection_lock.acquire()  # the owner re-enters: depth 2
@@ -823,20 +840,13 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 #
 # ## In slime
 #
-# The rollout-buffer plugin's `RolloutBuffer` (the first quote) keeps generated groups in a buffer
-# guarded by a `threading.Condition` built on an `RLock`. Every write appends under the lock
-# and calls `notify_all`. But no reader ever waits on the condition: a read on an empty
-# buffer returns an empty result at once, and the trainer's HTTP client simply asks again
-# later. So the Condition works only as a mutex there and its notify wakes nobody; if you
-# add a blocking read, write it with `wait_for` and a timeout, as in Exercise 16.1.
-#
-# slime's accelerator selection is guarded by a module-level `RLock` (`initialize_accelerator`,
-# the second quote):
-# initialization holds it while calling the public lookup and registration functions, which
-# take the same lock, the `initialize` / `lookup` shape from above. slime has no
-# `threading.Timer`; its health monitor (`_health_monitor_loop`, the third quote) waits out both its first delay and
-# the interval between checks with `stop_event.wait(seconds)`, the third loop from the
-# figure. More sites are in the [source inventory](../book/reference/inventory.md).
+# The rollout-buffer plugin's `RolloutBuffer` (the first quote) keeps generated groups in a
+# buffer guarded by a `threading.Condition` built on an `RLock`. Every write appends under the lock and calls `notify_all`.
+# If you add a blocking read to it, write it with `wait_for` and a timeout, as in Exercise
+# 16.1. slime's accelerator selection (`initialize_accelerator`, the second quote) has the
+# `initialize` / `lookup` shape from above, and slime has no `threading.Timer`: its health
+# monitor (`_health_monitor_loop`, the third quote) waits with `stop_event.wait(seconds)`.
+# More sites are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -9,17 +9,18 @@
 # **You will**
 # 1. follow one future through its states: queued, running, finished (or cancelled);
 # 2. wait for a result with a bound, and get a worker's exception back from `result()`;
-# 3. cancel a queued future, and see that a running one cannot be cancelled;
+# 3. cancel a future, and find out when cancelling works;
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 35 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The imports are folded below; `figure_style()` only sets how
+# the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import sys
 import threading
 import time
@@ -90,9 +91,8 @@ print("✓ the first job ran while the second was queued; both finished")
 # ## Waiting for a result, and getting errors back
 #
 # `future.result(timeout)` waits at most `timeout` seconds. If the job is not done by then
-# it raises `TimeoutError` (since Python 3.11 `concurrent.futures.TimeoutError` is the
-# built-in `TimeoutError`) and the job **goes on running**: the timeout bounds your wait,
-# not the work. A job that raises does not crash the worker; the exception is stored in the
+# it raises `TimeoutError` (the built-in one, since Python 3.11) and the job **goes on
+# running**: the timeout bounds your wait, not the work. A job that raises does not crash the worker; the exception is stored in the
 # future, `exception()` returns it and `result()` raises it again in the caller.
 
 # %%
@@ -139,15 +139,14 @@ assert isinstance(stored, ValueError) and reraised is stored
 print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error came back")
 
 # %% [markdown]
-# ## Only a queued future can be cancelled
+# ## Cancelling a future
 #
-# `future.cancel()` returns `True` and cancels the job only while it waits in the queue. Once
-# a worker has picked it up, `cancel()` returns `False` and changes nothing: Python has no
-# supported way to interrupt a thread from outside (chapter 09), and the pool does not try. A
-# cancelled future raises `CancelledError` from
-# `result()`.
+# `future.cancel()` asks the pool to drop a job and returns `True` if it did. Below, one
+# worker has picked up the first job, and the second waits in the queue behind it.
+#
+# **Predict.** We call `cancel()` on both. Which of the two calls returns `True`?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 gate = threading.Event()
 first_started = threading.Event()
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
@@ -166,13 +165,19 @@ except CancelledError:
 print(f"cancel() on the running job: {cancel_running}, on the queued: {cancel_queued}")
 print(f"the running job gave {running_result!r}, the queued job gave {queued_outcome}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-a-queued-future-can-be-cancelled
 assert (cancel_running, cancel_queued) == (False, True), (
     "cancel() should refuse the running job and take the queued one; "
     f"got {cancel_running} and {cancel_queued}")
 assert running_result == "running done" and queued_outcome == "CancelledError"
 print("✓ cancel() refused the running job and cancelled the queued one")
+
+# %% [markdown]
+# Only the queued one. `cancel()` works only while the job waits in the queue; once a worker
+# has picked it up, `cancel()` returns `False` and changes nothing: Python has no supported
+# way to interrupt a thread from outside (chapter 09), and the pool does not try. A
+# cancelled future raises `CancelledError` from `result()`.
 
 # %% [markdown]
 # ## Predict, then run
@@ -371,15 +376,22 @@ assert {0, 1, 2} <= ran and cancelled, "jobs 0-2 had started; at least one job w
 assert tl.max_overlap("running") <= 2
 
 # %% [markdown]
-# ### Python 3.14: `map` with a bounded number of jobs in flight
+# ## Bounding the jobs in flight
 #
 # `pool.map(fn, items)` submits **every** item at once, so a long input fills memory with
-# queued jobs and their arguments. Python 3.14 adds `pool.map(fn, items, buffersize=n)`,
-# which keeps at most `n` jobs submitted ahead of the results you have consumed. On older
-# Pythons you bound it yourself, with a deque of futures, as the exercise below and slime's
-# weight encoder do.
+# queued jobs and their arguments. You can bound it yourself, with a deque of futures, as
+# the exercise below and slime's weight encoder do.
+#
+# :::{dropdown} Going further
+#
+# **Python 3.14: `map(..., buffersize=n)`.** Python 3.14 adds
+# `pool.map(fn, items, buffersize=n)`, which keeps at most `n` jobs submitted ahead of the
+# results you have consumed. The folded cell below uses it when the kernel runs 3.14, and
+# says what to do instead when it does not.
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 def square(n: int) -> int:
     return n * n
 
@@ -724,21 +736,16 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 # ## In slime
 #
 # When slime syncs changed weights to disk, its delta encoder (`_encode_delta`) runs a
-# diff-and-compress job
-# per tensor on a thread pool. It does not submit every tensor at once: it keeps the futures
-# in a deque and, once twice as many as there are workers are outstanding, collects the
-# oldest before submitting the next. That bounds the memory held by tensors in flight and
-# keeps the results in input order, exactly the job of Exercise 17.1. A worker's exception
-# comes back through `result()`, and a `finally` shuts the pool down. Note what it does not
-# do: it never passes a timeout to `result()` and never uses `cancel_futures`, so on an
-# error the plain `shutdown()` in its `finally` waits for every job already submitted.
-#
-# The checkpoint converter in `tools/` takes the other path (`save_tensors`, the second quote):
-# it submits
-# one job per parameter inside a `with` block, maps each future to its parameter name, and
-# handles them in completion order with `as_completed`, extending a shared list under a
-# lock (only the thread running that loop ever takes it). Leaving the `with` block guarantees every conversion is done before the files are
-# written. More pools are listed in the [source inventory](../book/reference/inventory.md).
+# diff-and-compress job per tensor on a thread pool. It does not submit every tensor at
+# once: it keeps the futures in a deque and, once twice as many as there are workers are
+# outstanding, collects the oldest before submitting the next, as Exercise 17.1 does. Note
+# what it does not do: it never passes a timeout to `result()` and never uses
+# `cancel_futures`, so on an error the plain `shutdown()` in its `finally` waits for every
+# job already submitted. The checkpoint converter in `tools/` takes the other path
+# (`save_tensors`, the second quote): one job per parameter inside a `with` block, handled
+# in completion order with `as_completed`. Leaving the `with` block guarantees every
+# conversion is done before the files are written. More pools are listed in the
+# [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -6,14 +6,14 @@
 # a process to stop and it does not, what do you do, and how long do you wait?
 #
 # **You will**
-# 1. separate three events that are easy to merge in your head: the worker's completion
-#    message, the process's exit, and the parent *reaping* it;
+# 1. find out what a worker's completion message tells you about the process that sent it,
+#    and what it means for the parent to *reap* a process;
 # 2. see a zombie (an exited, unreaped process) with `psutil`, and make it vanish with `join`;
 # 3. read `exitcode`: 0, a status the worker chose, or minus the signal that killed it;
 # 4. stop a worker that ignores SIGTERM: `terminate()`, a bounded wait, then `kill()`, and
-#    the same for a `subprocess` that outlives its timeout.
+#    handle a `subprocess` that is past its timeout.
 #
-# **Needs** chapters 07 (queues) and 12 (processes) · about 35 minutes
+# **Needs** chapters 07 (queues) and 12 (processes) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -277,10 +277,8 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 # %% [markdown]
 # ## A subprocess past its time budget
 #
-# The same three steps apply to a `subprocess.Popen`. `communicate(timeout=...)` raises
-# `TimeoutExpired` but leaves the child running; killing it is not the end either, because a
-# killed child is a {term}`zombie` until you `wait` for it. This is the pattern `subprocess.run`
-# follows inside when you give it a `timeout`.
+# A `subprocess.Popen` has a time budget too: `communicate(timeout=...)` raises
+# `TimeoutExpired` when it runs out.
 #
 # The child is the `sleep` command of the course's worker module (`python -m
 # lab_snippets.proc_workers sleep 5`). Once it is set up it prints one line, `ready` and its
@@ -289,8 +287,11 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 # surely running (`read_line(stream, timeout)` reads one line from the child, or raises after
 # `timeout` seconds).
 # After killing the child, the parent is again busy for 0.3 s before it reaps it.
+#
+# **Predict.** When `TimeoutExpired` is raised, is the child still running? And once
+# `kill()` has returned, is the child gone?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl.mark("sleeping child: Popen")
 child = subprocess.Popen(WORKER_MODULE + ["sleep", "5"], stdout=subprocess.PIPE)
 said, pid, _clock = read_line(child.stdout, timeout=10).split()
@@ -309,7 +310,7 @@ except subprocess.TimeoutExpired:
 print(f"running after the timeout: {still_running} · zombie after kill: "
       f"{zombie_after_kill} · return code {child.returncode}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-killed-child-is-a-zombie-until-waited-for
 assert still_running, "communicate(timeout) should leave the child running"
 assert zombie_after_kill, "killed, the child should stay a zombie until we wait for it"
@@ -317,6 +318,12 @@ assert child.returncode == -signal.SIGKILL and not psutil.pid_exists(child.pid)
 assert tl.order("sleeping child: timed out, still running", "sleeping child: killed",
                 "sleeping child: reaped")
 print("✓ the child ran on past the timeout; killed, it was a zombie until communicate()")
+
+# %% [markdown]
+# Yes, and no. `communicate(timeout=...)` raises `TimeoutExpired` but leaves the child
+# running, and killing it is not the end either: a killed child is a {term}`zombie` until
+# you `wait` for it. The same three steps as for a `multiprocessing` worker apply, and they
+# are what `subprocess.run` does inside when you give it a `timeout`.
 
 # %% [markdown]
 # ## Measure it
@@ -375,9 +382,12 @@ for ax, lane in zip(axes, PERIODS, strict=True):
         ax.text((span.start + span.end) / 2, -0.33, words, ha="center", va="bottom",
                 fontsize=8)
         assert span.duration > 0.02 * (last - first), f"{lane}: {words or span.state} is a sliver"
-    for mark, words in TICKS[lane].items():
-        ax.text(clock_at(f"{lane}: {mark}") - tl.t0, 0.42, words, ha="center", va="top",
-                fontsize=8)
+    previous, row = None, 0
+    for mark, words in TICKS[lane].items():  # a label close to the one before goes a row lower
+        at = clock_at(f"{lane}: {mark}") - tl.t0
+        row = 1 - row if previous is not None and at - previous < 0.15 * (last - first) else 0
+        ax.text(at, 0.42 + 0.2 * row, words, ha="center", va="top", fontsize=8)
+        previous = at
     ax.set_ylim(0.85, -0.6)
 for ax in axes[1:]:
     ax.get_legend().remove()
@@ -726,7 +736,6 @@ print("✓ the resource tracker is stopped: no child process of any kind is left
 #   SIGKILL), then a final bounded `join`.
 # - `Popen.communicate(timeout)` leaves the child running on timeout: kill it, then wait for
 #   it (or let `subprocess.run` do both).
-# - Python 3.14 adds `Process.interrupt()` (SIGINT).
 #
 # **What's next.** Chapter 19 asks what happens to the processes a child started itself, how
 # signals travel between a wrapper and its child, and which resources the kernel releases for
@@ -734,19 +743,13 @@ print("✓ the resource tracker is stopped: no child process of any kind is left
 #
 # ## In slime
 #
-# slime's rollout-buffer generator starts a set of worker processes and one feeder process
-# that fills a task queue and finally puts one stop message per worker. The main loop then
-# reads a done queue, forwarding every scored sample to the buffer, and counts one completion
-# message per worker. When the count is reached `run` returns: the work is finished, but it
-# never joins a worker or the feeder. Reaping is left to `multiprocessing`'s own bookkeeping,
-# which collects finished children the next time a process is started and joins the rest at
-# interpreter exit. That is exactly the gap between the message and the reaping that this
-# chapter measured.
-#
-# slime also has a helper that does the escalation properly, `terminate_process`: it sends `terminate()`, joins
-# with a timeout, and if the process is still alive sends `kill()` and joins again. It is
-# the second quote; at the pinned commit nothing calls it. Other places where slime starts,
-# waits for and stops processes are listed in the
+# slime's rollout-buffer generator starts worker processes and a feeder process that puts
+# one stop message per worker on the task queue. The main loop then reads a done queue,
+# forwarding every scored sample to the buffer, and counts one completion message per
+# worker. When the count is reached `run` returns: the work is finished, but it never joins
+# a worker or the feeder. The second quote is a helper, `terminate_process`, that escalates
+# as this chapter did. Other places where slime starts, waits for and stops processes are
+# listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

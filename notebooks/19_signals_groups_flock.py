@@ -6,7 +6,7 @@
 # it started, to the signal you meant for the whole job, and to the locks it held?
 #
 # **You will**
-# 1. see that killing a parent leaves its children running, as orphans;
+# 1. find out what happens to a process's children when the process is killed;
 # 2. start a child in its own session, so that it leads a process group, and stop the whole
 #    group with `os.killpg`;
 # 3. pass SIGTERM and SIGINT from a wrapper to the program it runs, and see what happens
@@ -17,13 +17,14 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The imports are folded below; `figure_style()` only sets how
+# the plots look.
 #
 # **Platform** Linux or macOS: `os.killpg`, sessions, `start_new_session` and the `fcntl`
 # module are POSIX-only, so on Windows none of these cells run. On macOS an orphan is
 # adopted by `launchd` (pid 1); on Linux by pid 1 or by the nearest "subreaper".
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import fcntl
 import os
 import signal
@@ -189,19 +190,22 @@ fig = tl.plot("Killing a parent versus killing its process group",
               meanings={"blocked": "orphan, still running", "cancelled": "signalled, exiting"})
 
 # %% [markdown]
-# ### Python 3.11: a new group without a new session
+# :::{dropdown} Going further
 #
-# `start_new_session=True` does two things: a new session (no controlling terminal) and a new
-# {term}`process group`. Since Python 3.11, `Popen(..., process_group=0)` gives only the second, and
-# that is already enough to keep Ctrl-C away: the terminal sends SIGINT to its *foreground
-# process group*, and a child in a group of its own is not in it. The new session adds that
-# the child has no controlling terminal at all, so it cannot read from yours or be stopped
-# by it. Before 3.11 the same
+# **A new group without a new session.** `start_new_session=True` does two things: a new
+# session (no controlling terminal) and a new {term}`process group`. Since Python 3.11,
+# `Popen(..., process_group=0)` gives only the second, and that is already enough to keep
+# Ctrl-C away: the terminal sends SIGINT to its *foreground process group*, and a child in a
+# group of its own is not in it. The new session adds that the child has no controlling
+# terminal at all, so it cannot read from yours or be stopped by it. Before 3.11 the same
 # needed `preexec_fn=os.setpgrp`, which runs Python code between `fork` and `exec` and is not
 # safe in a program with threads. This course needs 3.11, but tools you read (slime's CI
-# wrapper among them) use `start_new_session=True`, which works on every version.
+# wrapper among them) use `start_new_session=True`, which works on every version. The folded
+# cells below start a child with `process_group=0` and look at its group and session.
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 sleeper = WORKER_MODULE + ["sleep", "3"]
 if sys.version_info >= (3, 11):  # noqa: UP036 - code you read may predate 3.11
     grouped = subprocess.Popen(sleeper, stdout=subprocess.PIPE, process_group=0)
@@ -278,7 +282,7 @@ for stop_signal in (signal.SIGTERM, signal.SIGINT):
     forwarded[stop_signal] = (wrapper.returncode, [line.split()[:2] for line in lines],
                               running(child_pid))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-wrapper-must-forward-the-signal
 assert unforwarded == -signal.SIGTERM and orphaned_child_running
 assert unforwarded_lines == [["got", "SIGTERM"]], "only our own cleanup reached it"
@@ -354,15 +358,21 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 
 # %% [markdown]
 # One trap remains: the lock is released when the *last* descriptor of the open file is
-# closed. If a child of the holder still had that descriptor, the child would keep the lock
-# after the holder died. Python makes new descriptors non-inheritable by default, but that
+# closed, so a child of the holder that still has that descriptor keeps the lock after the
+# holder dies. The pattern above is safe because its holder starts no children.
+#
+# :::{dropdown} Going further
+#
+# **Which children inherit the lock.** Python makes new descriptors non-inheritable by default, but that
 # only means *closed on exec*: a child that runs a new program (as `subprocess` starts them;
 # it also closes every other descriptor) does not get them. A child made by `fork` without an
 # exec gets a copy of every descriptor, the lock file's included; `multiprocessing` makes its
 # children that way with the `fork` start method, the default on Linux up to Python 3.13.
 # A holder SIGKILLed while such a child lives leaves the lock held; with `spawn`, the lock is
-# free. The pattern above is safe because its holder starts no
-# children; a holder that does should start them with `subprocess`, `spawn` or `forkserver`.
+# free. A holder that starts children should start them with `subprocess`, `spawn` or
+# `forkserver`.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 19.1 · Run a job with a time budget, and leave nothing behind
@@ -632,23 +642,15 @@ _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_obs
 #
 # ## In slime
 #
-# slime's CI runs GPU tests through a small wrapper that owns GPUs with file locks. Each GPU
-# has a lock file under `/dev/shm`, and owning the GPU (`FdLock`) means holding an exclusive,
-# non-blocking `flock` on an open descriptor of it; closing the descriptor gives it back, and
-# if the wrapper is killed the kernel gives it back, so a crashed wrapper can never keep the
-# *lock* held. The lock is not the GPU, though: the wrapper starts the test command in a new
-# session (`start_new_session=True`) and does not pass it the lock's descriptor, so a wrapper
-# killed with SIGKILL frees the lock while the test, in a group of its own, keeps running on
-# the GPU, and the next job may take it. That is this chapter's first experiment; only a
-# wrapper that lives to forward the signal ends the test.
-#
-# While the test runs, the wrapper routes SIGINT, SIGTERM and SIGHUP to a handler and polls
-# the child once a second in the main thread, where Python runs signal handlers. The handler
-# first terminates the child alone and waits up to five seconds. Only if the child is still
-# running does the handler send the received signal to its whole group with `os.killpg`, and
-# SIGKILL to the group five seconds later if the child is still there. The quotes show the lock (`FdLock`), the handler's installation in
-# `_run_command` and the group escalation. Other signal and lock sites are in the
-# [source inventory](../book/reference/inventory.md).
+# slime's CI runs GPU tests through a small wrapper. Each GPU has a lock file under
+# `/dev/shm`, and owning the GPU (`FdLock`) means holding an exclusive, non-blocking `flock`
+# on an open descriptor of it. The wrapper starts the test in a new session and does not
+# pass it the lock's descriptor, so a wrapper killed with SIGKILL frees the lock while the
+# test keeps running on the GPU, and the next job may take it. That is this chapter's first
+# experiment; only a wrapper that lives to forward the signal ends the test. Its handler
+# terminates the child alone first. Only if the child is still running does the handler send
+# the received signal to its whole group with `os.killpg`, then SIGKILL five seconds later.
+# Other signal and lock sites are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

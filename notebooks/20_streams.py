@@ -7,27 +7,33 @@
 # to close a connection (and a server) so that nothing is left open?
 #
 # **You will**
-# 1. see that one `read()` may return part of a message or several messages at once;
+# 1. find out what one `read()` returns when messages arrive in several writes;
 # 2. put the boundaries back with a length prefix (`readexactly`) or a delimiter (`readuntil`);
 # 3. keep a server serving while clients send malformed, oversized and truncated frames;
 # 4. measure `drain()` as the point where a writer waits for its reader;
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 35 minutes
+# 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share.
 #
+# The imports are folded below. The reusable pieces live in `lab_snippets.framing`:
+# `encode_frame` puts a 4-byte length before a message, `encode_line` ends it with a newline,
+# and `FrameServer` is a small echo server; `figure_style()` only sets how the plots look.
+#
+# :::{dropdown} Why the course does it this way
+#
 # Every server in this chapter listens on 127.0.0.1 on a port the system picks, and every wait
-# is bounded (by a timeout in the folded checks, and by the test run's deadline for each cell).
-# The reusable pieces (frame helpers and a small echo server that is bounded in
-# time and in connection count) live in `lab_snippets.framing`: `encode_frame` puts a 4-byte
-# length before a message, `encode_line` ends it with a newline, and `FrameServer` is the echo
-# server. `figure_style()` in the first cell only sets how the plots look.
+# is bounded (by a timeout in the folded checks, and by the test run's deadline for each
+# cell). `FrameServer` is bounded in time and in connection count, so a failed run leaves
+# nothing listening.
+#
+# :::
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import sys
 import time
@@ -43,7 +49,7 @@ from lab_snippets.framing import (
     read_frame,
     read_line,
 )
-from lab_snippets.timeline import Timeline, figure_style
+from lab_snippets.timeline import STATE_COLOURS, Timeline, figure_style
 
 figure_style()
 
@@ -209,16 +215,18 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # The point of the experiment is the good client's lane: while all of this happens, a
 # well-behaved client keeps getting its answers, in order. It keeps asking until the server
 # has dealt with every bad client, then asks once more. Each server event is a tick on the
-# server lane, each reply a tick on the good client's lane. The good client pauses 0.02 s
-# between requests and the idle timeout is 0.3 s, fifteen times longer, so that only the
-# silent client is ever cut off, even when a busy machine delays the event loop.
+# server lane, each reply a tick on the good client's lane. (The good client pauses 0.02 s
+# between requests, a fifteenth of the 0.3 s idle timeout, so that only the silent client is
+# cut off.)
 #
 # The figure is a `Timeline` again: `tl.add(lane, start, end, state=...)` draws one bar per
 # client, and the state picks its colour, the same in every chapter: blue (`running`) for
 # the malformed client the server kept serving, orange (`failed`) for a connection the
 # server closed on an error, green (`waiting`) for the silent client and for the server
-# itself, which spends its life waiting for connections. Passing `on_event=tl.mark` to the
-# server turns each of its events into a tick.
+# itself, which spends its life waiting for connections. The malformed, oversized and
+# truncated connections last a few milliseconds, too short for a bar: a diamond in the
+# state's colour marks each. Passing `on_event=tl.mark` to the server turns each of its
+# events into a tick.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # The clients: one good client that keeps asking, four bad ones; each draws its lane.
@@ -291,9 +299,13 @@ with tl.span("server", state="waiting"):
 print(stats)
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+BAD_LANES = ["malformed client", "oversized client", "truncated client"]
 fig = tl.plot("Bad frames are answered or cut off; the good client is served throughout",
-              lanes=["server", "good client", "malformed client", "oversized client",
-                     "truncated client", "idle client"])
+              lanes=["server", "good client", *BAD_LANES, "idle client"])
+for row, lane in enumerate(BAD_LANES, start=2):  # a diamond: these connections are slivers
+    span = tl.spans_of(lane)[0]
+    fig.axes[0].plot((span.start + span.end) / 2, row, marker="D", markersize=10,
+                     color=STATE_COLOURS[span.state], markeredgecolor="black")
 assert good == [f"ok:step {n}".encode() for n in range(len(good))], "every reply, in order"
 assert malformed == [ERROR_MALFORMED, b"ok:fine now"]
 assert oversized == [ERROR_TOO_LARGE, None], "an error reply, then the server hangs up"
@@ -433,9 +445,8 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 
 # %% [markdown]
 # The writes whose `drain()` returned at once come first: the kernel's socket buffers on both
-# sides absorb several megabytes, so there are dozens of them, but they take a few
-# milliseconds in all and draw as one thin blue sliver at the start of the "client write +
-# drain" lane. When the buffers are full, bytes pile up in the transport, it passes its
+# sides absorb several megabytes, so there are dozens of them (the blue bar of the "client
+# write + drain" lane). When the buffers are full, bytes pile up in the transport, it passes its
 # high-water mark and pauses the writer, and `drain()` waits (the light green "client drain"
 # bar) for as long as the server reads nothing. The kernel may still take a few bytes
 # meanwhile, but not enough to bring the buffer down to the low-water mark: the order of
@@ -453,16 +464,11 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # `wait_closed()` waits as long as the peer does; `writer.transport.abort()` drops the
 # buffer and closes at once, the way to give up on a connection.
 #
-# A server has two kinds of sockets: the listening socket, closed by `server.close()`, and one
-# socket per accepted connection, which `server.close()` leaves open. Shutting a server down
-# therefore means closing the listener, then closing (or waiting for) the connections.
+# A server has two kinds of sockets: the listening socket, and one socket per accepted
+# connection.
 #
-# ### Python 3.13 and later: `Server.close_clients()`
-#
-# Since 3.12.1, `Server.wait_closed()` waits until every accepted connection is closed, and
-# 3.13 added `Server.close_clients()` (and `abort_clients()`) to close them from the server
-# object. On older Pythons the server code must remember the writers of its connections and
-# close them itself, which is what `FrameServer.close()` does.
+# **Predict.** Below, a client connects and the server calls `server.close()` (here
+# `listener.close()`). Is the client's connection still open afterwards?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The server's handler: it remembers its writer and holds the connection open.
@@ -482,13 +488,13 @@ async def hold_open(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) 
         handler_ended.set()
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 listener = await asyncio.start_server(hold_open, "127.0.0.1", 0)
 port = listener.sockets[0].getsockname()[1]
 reader, writer = await asyncio.open_connection("127.0.0.1", port)
 try:
     await handler_started.wait()  # the server has accepted us
-    listener.close()  # stops accepting; our connection is still open
+    listener.close()  # stops accepting
     still_open = bool(handler_writers)
     if sys.version_info >= (3, 13):
         listener.close_clients()
@@ -507,10 +513,26 @@ finally:
 print("connection open after server.close():", still_open)
 print("the client then read:", client_sees)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert still_open, "closing the listener leaves accepted connections open"
 assert client_sees == b"", "the client sees the end of the stream once the server closes its side"
 print("✓ server.close() left the connection open; closing it ended the client's stream")
+
+# %% [markdown]
+# It is. `server.close()` closes only the listening socket and leaves every accepted
+# connection open, so shutting a server down means closing the listener, then closing (or
+# waiting for) the connections; here the server closed its side and the client read the end
+# of the stream, `b""`.
+#
+# :::{dropdown} Going further
+#
+# **Python 3.13 and later: `Server.close_clients()`.** Since 3.12.1, `Server.wait_closed()`
+# waits until every accepted connection is closed, and 3.13 added `Server.close_clients()`
+# (and `abort_clients()`) to close them from the server object. On older Pythons the server
+# code must remember the writers of its connections and close them itself, which is what
+# `FrameServer.close()` and the experiment above do.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 20.1 · A pipelined client that always hangs up
@@ -933,32 +955,19 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 #   connection when it cannot; one handler task per connection keeps others unaffected.
 # - `write()` only buffers; `await drain()` is where a writer waits for a slow reader.
 # - Close each end with `close()` + `wait_closed()` in a `finally`; a server's `close()`
-#   stops the listener, not its connections (3.13 adds `close_clients()`).
+#   stops the listener, not its connections.
 #
 # **What's next.** Chapter 21 asks how code can tell whether something it was handed must be
 # awaited.
 #
 # ## In slime
 #
-# slime does not use asyncio's Streams API: it calls no `asyncio.start_server`,
-# `asyncio.open_connection` or `readexactly`. Its network code sits one layer up, on aiohttp and httpx,
-# which run on the same transports and protocols and do the framing (HTTP headers,
-# content length, chunked bodies, server-sent event lines) for it. The closest site is the
-# helper that runs slime's adapter web application on its own event loop in a background
-# thread: it starts the aiohttp runner, binds a TCP site (which makes aiohttp ask the loop to
-# create a listening server), and then reads the real port from that server's listening
-# sockets (`_run`, the first quote), exactly as this chapter reads `server.sockets[0].getsockname()`. Shutting it down
-# goes through the runner's cleanup, which closes the listener and the open connections.
-#
-# The tests of slime lean on the same lifecycle: their fake SGLang server (`FakeSGLangServer`)
-# is a real local HTTP server on a free port that starts when a test enters it as an async
-# context manager and closes when the test leaves, the start, serve, close of `FrameServer`.
-#
-# Framing by a delimiter, as in this chapter's `readuntil`, is what slime's Anthropic-style
-# adapter writes in `_render_stream` when an agent asks for a streamed answer: server-sent events,
-# each one an
-# `event:` line, a `data:` line with one JSON object, and an empty line that ends the frame.
-# Every write is awaited; aiohttp checks for backpressure once more than 64 KiB has been
+# slime does not use asyncio's Streams API; its network code sits one layer up, on aiohttp
+# and httpx, which do the framing for it. The quotes are the nearest sites: the helper that
+# runs slime's adapter web application in a background thread and reads its port from the
+# listening sockets (`_run`), the tests' fake SGLang server with the start, serve, close
+# lifecycle of `FrameServer` (`FakeSGLangServer`), and the Anthropic-style adapter's
+# `_render_stream`, which frames server-sent events by a delimiter. Every write is awaited; aiohttp checks for backpressure once more than 64 KiB has been
 # written since its last check, and then suspends the writer only while the transport has
 # paused because the peer reads slowly. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).

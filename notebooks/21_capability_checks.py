@@ -11,19 +11,19 @@
 #    *is this result awaitable* (`inspect.isawaitable`), *what does the annotation promise*
 #    (`Awaitable`, `AsyncIterator`), and *which protocol does the object speak* (`__await__`,
 #    `__aiter__`);
-# 2. build an extension point that accepts sync and async hooks, and see the check that
-#    silently drops some async ones;
-# 3. write a decorator that keeps a function async, measure the one that breaks it, and mark a
-#    sync wrapper as a coroutine function (3.12);
+# 2. build an extension point that accepts sync and async hooks, and compare two ways of
+#    deciding what to await;
+# 3. write a decorator that keeps a function async, and measure the one that breaks it;
 # 4. implement a hook runner whose hidden test checks order and that nothing is left unawaited.
 #
-# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 35 minutes
+# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The imports are folded below; `figure_style()` only sets how
+# the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import functools
 import gc
@@ -203,7 +203,9 @@ await promised_awaitable("an annotation is not a check")
 # - **decide by the function**: `await hook(x)` if `iscoroutinefunction(hook)`, else `hook(x)`;
 # - **decide by the result**: call `hook(x)`, then `await` the result if it is awaitable.
 #
-# Run both on the same chain of mixed hooks and compare what comes out.
+# **Predict.** Both run the same chain of mixed hooks below (an `async def`, a plain function
+# that returns its coroutine, a plain function, an object with an async `__call__`). Which
+# one runs every hook, and what does the other one do?
 
 # %%
 async def add_async(sample: str) -> str:
@@ -247,7 +249,7 @@ async def run_chain_by_result(sample, chain):
     return sample
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     outcome = {}
@@ -267,7 +269,7 @@ print("decide by the result:  ", by_result)
 print("decide by the function:", by_function)
 print("warnings:", never_awaited)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: decide-by-the-result-not-the-function
 assert by_result == "s+async+async+plain+client", f"deciding by the result handled every hook: {by_result}"
 assert by_function.startswith("TypeError"), "the adapter's coroutine was passed on as if it were a sample"
@@ -283,14 +285,15 @@ print("✓ deciding by the result ran every hook; deciding by the function passe
 # ## Measure it: a decorator that keeps a function async
 #
 # Tracing decorators wrap a function to time it. The natural first version is a plain
-# wrapper: record the start, call, record the end. Applied to an `async def`, the "call" only
-# makes the coroutine object, so the span closes **before any of the body has run**, and the
-# wrapper hides from `inspect` that the function is async. The right version checks once, at
+# wrapper: record the start, call, record the end. The async-aware version checks once, at
 # decoration time, and returns an `async def` wrapper that awaits the call inside the span.
 #
 # The experiment decorates the same coroutine function both ways and records when each span
 # opens and closes against when the body runs, on a `Timeline`: `tl.span` times a block,
 # `tl.mark` notes a moment (the [reading guide](../book/reading_guide.md) lists the rest).
+#
+# **Predict.** Applied to an `async def`, does the plain wrapper's span cover the body it
+# traces? And what does `inspect.iscoroutinefunction` say of each decorated function?
 
 # %%
 tl = Timeline()
@@ -330,7 +333,7 @@ def traced(fn):
     return sync_wrapper
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def generate(label: str) -> str:
     with tl.span(f"generate body ({label})"):
         tl.mark(f"generate body ({label}) starts")
@@ -339,14 +342,14 @@ async def generate(label: str) -> str:
 
 
 naive_generate, aware_generate = traced_naive(generate), traced(generate)
-pending_naive = naive_generate("naive")  # the naive span opens and closes here
+pending_naive = naive_generate("naive")  # a call through the plain wrapper
 await asyncio.sleep(0.02)
 results = await asyncio.gather(pending_naive, aware_generate("aware"))
 print(tl.names())
 print("iscoroutinefunction: naive", inspect.iscoroutinefunction(naive_generate),
       "· async-aware", inspect.iscoroutinefunction(aware_generate))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: an-async-aware-decorator-spans-the-body
 fig = tl.plot("A span should cover the body it traces",
               lanes=["generate span (naive)", "generate body (naive)", "generate span (async-aware)",
@@ -364,20 +367,32 @@ assert inspect.iscoroutinefunction(aware_generate) and not inspect.iscoroutinefu
 print("✓ the async-aware span covers the body; the naive one closed before the body started")
 
 # %% [markdown]
-# The naive span is a sliver at the start: it timed the creation of a coroutine object. The
+# The naive span is a sliver at the start: applied to an `async def`, the "call" only makes
+# the coroutine object, so the span closes **before any of the body has run**. The
 # async-aware span contains the body. The experiment's last line shows the second damage:
 # `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the naive
-# wrapper is `False` (the async-aware one's is `True`), so any extension point that decides by the function (previous section)
-# would now mistreat it.
+# wrapper is `False` (the async-aware one's is `True`), so any extension point that
+# decides by the function (previous section) would now mistreat it.
 #
-# ### Python 3.12 and later: `inspect.markcoroutinefunction`
+# :::{dropdown} Going further
 #
-# Sometimes a sync wrapper that returns an awaitable is what you want (it must pick a
-# coroutine at call time, say). Since 3.12, `inspect.markcoroutinefunction(fn)` marks such a
-# function so that `inspect.iscoroutinefunction` reports true. On 3.11 there is no supported
-# way to do that: write an `async def` wrapper instead.
+# **Python 3.12 and later: `inspect.markcoroutinefunction`.** Sometimes a sync wrapper that
+# returns an awaitable is what you want (it must pick a coroutine at call time, say). Since
+# 3.12, `inspect.markcoroutinefunction(fn)` marks such a function so that
+# `inspect.iscoroutinefunction` reports true. On 3.11 there is no supported way to do that:
+# write an `async def` wrapper instead. On 3.12 and later the first folded cell below prints
+# `before: False after marking: True`, and awaiting the marked function's result still gives
+# 0.3: marking changes what the check reports, not what the function returns.
+#
+# **Python 3.14 and later: `asyncio.iscoroutinefunction` is deprecated.**
+# `asyncio.iscoroutinefunction` is an older twin of the `inspect` check with extra rules for
+# the long-removed `@asyncio.coroutine` decorator. From 3.14 calling it emits a
+# `DeprecationWarning` (removal is planned for 3.16): use `inspect.iscoroutinefunction`. The
+# second folded cell shows what the Python that built this page does.
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 def pick_scorer(sample: str) -> Awaitable[float]:
     return score_async(sample)
 
@@ -394,19 +409,7 @@ else:
           "if callers check the function.")
     assert not inspect.iscoroutinefunction(pick_scorer)
 
-# %% [markdown]
-# The output above comes from the Python that built this page. On 3.12 and later the cell
-# prints `before: False after marking: True`, and awaiting the marked function's result still
-# gives 0.3: marking changes what the check reports, not what the function returns.
-
-# %% [markdown]
-# ### Python 3.14 and later: `asyncio.iscoroutinefunction` is deprecated
-#
-# `asyncio.iscoroutinefunction` is an older twin of the `inspect` check with extra rules for
-# the long-removed `@asyncio.coroutine` decorator. From 3.14 calling it emits a
-# `DeprecationWarning` (removal is planned for 3.16): use `inspect.iscoroutinefunction`.
-
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     asyncio_says = asyncio.iscoroutinefunction(score_async)
@@ -789,8 +792,7 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 # - An extension point that takes sync or async hooks should call first and check the result.
 # - A decorator for async functions must itself be `async def` (decided once, with
 #   `iscoroutinefunction`), or its span closes before the body runs and it hides that the
-#   function is async. 3.12 adds `inspect.markcoroutinefunction`; 3.14 deprecates
-#   `asyncio.iscoroutinefunction`.
+#   function is async.
 #
 # **What's next.** This is the last chapter of the original series;
 # [Part V](../book/parts/services.md) goes on to running concurrent services, from chapter 22
@@ -799,23 +801,11 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 #
 # ## In slime
 #
-# slime lets users plug rollout sample hooks in by import path. The helper that applies them,
-# `_apply_to_sample`,
-# loads each hook, calls it with the arguments and only those keyword arguments its signature
-# accepts, and then asks whether the *result* is awaitable, awaiting it only in that case. A
-# `None` keeps the sample; any other type than a sample is rejected with a `TypeError` naming
-# the hook. Like exercise 21.1 it accepts the four kinds the exercise lists (a plain
-# function, an `async def`, a function returning an awaitable, a callable object), and the
-# table's `partial`, `Task` and `__await__` rows with them. Unlike the exercise, which passes
-# any other result on as the next sample, slime's helper checks the type: it rejects the
-# table's async generator function, because calling one gives an async generator, which is
-# neither awaitable nor a sample, so the helper raises its `TypeError`.
-#
-# The tracing decorator used on the per-sample generate step (the second quote) makes the opposite kind of check,
-# once, when it decorates: it asks `inspect.iscoroutinefunction` of the target and returns an
-# `async def` wrapper that opens the trace span and awaits the call inside it, or a plain
-# wrapper for sync targets. Its spans therefore cover the real work, as the async-aware span in
-# the figure does. Every static use of these checks is listed in the
+# slime lets users plug rollout sample hooks in by import path. The helper that applies
+# them, `_apply_to_sample`, loads each hook, calls it with the keyword arguments its
+# signature accepts, and awaits the result when it is awaitable, as Exercise 21.1 does. The
+# tracing decorator on the per-sample generate step (the second quote) is the async-aware
+# decorator of the figure. Every static use of these checks is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

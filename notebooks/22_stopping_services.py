@@ -4,16 +4,16 @@
 #
 # **The question.** A scheduler stops a service by sending it SIGTERM; a person stops it with
 # Ctrl-C. What does an asyncio program do with each signal by default, what must it add to
-# finish its in-flight work, and why can an `atexit` hook that stops a worker thread never
+# finish its in-flight work, and when does an `atexit` hook that stops a worker thread get to
 # run?
 #
 # **You will**
 # 1. send SIGTERM and SIGINT to a real asyncio service and compare what its jobs get to do:
 #    nothing (SIGTERM's default), or a cancellation with cleanup (`loop.add_signal_handler`,
 #    and `asyncio.run`'s own Ctrl-C handling since Python 3.11);
-# 2. see that the interpreter joins non-daemon threads *before* it runs `atexit` hooks, and
-#    what a daemon thread loses instead;
-# 3. draw the jobs of the three stops on one timeline;
+# 2. find out when an `atexit` hook runs, compared with the worker threads still running at
+#    exit, and what a daemon thread loses;
+# 3. draw the jobs of three stops on one timeline, beside a graceful stop;
 # 4. write the shutdown a scheduler expects: stop accepting, let in-flight work finish within
 #    a budget, cancel the rest, wait for its cleanup, exit with a code that says which.
 #
@@ -24,7 +24,7 @@
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import inspect
 import os
 import signal
@@ -46,8 +46,19 @@ SERVICE = [sys.executable, "-m", "lab_snippets.service_workers"]
 # Every program in this chapter is a command of `lab_snippets.service_workers`, run as a child
 # process: a {term}`signal` is sent only to a process this notebook started. `serve JOBS` is a
 # small asyncio service whose jobs each run as a task: a job prints `start`, sleeps and prints
-# `done`, or, if it is cancelled, spends 0.02 s on cleanup and prints `cancelled`. The cells
-# show those events as `start 2` (the event and the job's number).
+# `done`, or, if it is cancelled, spends 0.02 s on cleanup and prints `cancelled`. A job is
+# this coroutine:
+
+# %% tags=["remove-input"]
+from lab_snippets.service_workers import _cmd_atexit_stop, _serve, handle
+from lab_snippets.showcode import show_source
+
+show_source(handle)
+
+# %% [markdown]
+# `stop_service` starts the service, reads its lines with `read_line` until a given number of
+# jobs have started, sends one signal, and returns the exit status and the events, shown as
+# `start 2` (the event and the job's number).
 #
 # :::{dropdown} What the service reads and prints, in full
 #
@@ -59,18 +70,6 @@ SERVICE = [sys.executable, "-m", "lab_snippets.service_workers"]
 # 81234.601234`). `parse_events` turns those lines into tuples.
 #
 # :::
-#
-# A job is this coroutine:
-
-# %% tags=["remove-input"]
-from lab_snippets.service_workers import _cmd_atexit_stop, _serve, handle
-from lab_snippets.showcode import show_source
-
-show_source(handle)
-
-# %% [markdown]
-# `stop_service` starts a child, waits until it has started a given number of jobs, sends one
-# signal, and reaps the child with a bounded wait.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: start the service, signal it once `started` jobs run, collect what it printed.
@@ -95,14 +94,16 @@ def names(events: list) -> list[str]:
 
 
 # %%
-JOBS = "0:0.05,0:0.1,0:3"  # two jobs that are nearly done, one that is not
+# All three arrive at once: two short jobs (0.05 s, 0.1 s) and a long one (3 s).
+JOBS = "0:0.05,0:0.1,0:3"
 
 # %% [markdown]
 # ## Predict, then run
 #
-# The service has started three jobs: two that need 0.05 s and 0.1 s, one that needs 3 s. We
-# send it SIGTERM, the signal `kill`, systemd, Kubernetes and Slurm send first. The service
-# installed nothing for SIGTERM. Predict: which of the three jobs print anything after the
+# The service has started three jobs: two that need 0.05 s and 0.1 s, one that needs 3 s. The
+# harness sends SIGTERM as soon as all three have printed `start`, well under a millisecond
+# later, so every job still has almost all of its work ahead. SIGTERM is the signal `kill`,
+# systemd, Kubernetes and Slurm send first. The service installed nothing for SIGTERM. Predict: which of the three jobs print anything after the
 # signal, and with what status does the process end?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -126,14 +127,21 @@ print("✓ SIGTERM's default action ended the service; no job printed anything a
 # with a callback that the event loop runs as an ordinary callback, between two task steps.
 # Inside it any asyncio call is allowed, which is not true of a `signal.signal` handler, which
 # can interrupt the main thread between any two bytecodes. With `--on-sigterm cancel` the
-# service's callback cancels its main task; the main task cancels the jobs, waits (bounded) for
-# their cleanup and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM".
-# In the excerpt, `main` is the service's own task (`asyncio.current_task()`, taken at the top
-# of `_serve`), `stopped_by_sigterm` a list that says the stop came from SIGTERM, `feeder` the
-# task that fills the intake queue, and `say` prints one event line:
+# service installs such a callback. In this excerpt `main` is the service's own task
+# (`asyncio.current_task()`, taken at the top of `_serve`) and `stopped_by_sigterm` a list that
+# records where the stop came from:
 
 # %% tags=["remove-input"]
-show_source(_serve, first="def cancel_main", last="return 128 + signal.SIGTERM")
+show_source(_serve, first="def cancel_main", last="loop.add_signal_handler")
+
+# %% [markdown]
+# The cancellation reaches the main task at its `await`. Its `except` stops `feeder`, the task
+# that fills the intake queue, cancels the `running` jobs, waits at most 2 s for their cleanup,
+# prints one event line with `say`, and returns 128 + 15 = 143, the status a shell shows for
+# "ended by SIGTERM":
+
+# %% tags=["remove-input"]
+show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
 
 # %%
 code_cancel, events_cancel, sent_cancel = stop_service(
@@ -199,11 +207,10 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # ## `atexit` hooks and threads
 #
 # Many services keep a worker thread with its own event loop (chapter 13) and register an
-# `atexit` hook that tells the worker to stop and joins it. When does that hook run? Python's
-# shutdown, after the main code returns, first calls `threading._shutdown()`, which **joins
-# every non-daemon thread**, and only then runs the `atexit` hooks. `atexit-stop` starts a
-# worker that waits until it is told to stop (it gives up by itself after 1 s, so that nothing
-# can hang), registers a hook that tells it to stop, and returns at once. Predict the order of
+# `atexit` hook that tells the worker to stop and joins it. `atexit-stop` does that: it starts
+# a worker that waits until it is told to stop (it gives up by itself after 1 s, so that
+# nothing can hang), registers a hook that tells it to stop, and returns at once. The worker
+# prints `worker-stopped` if it was told, `worker-gave-up` if it gave up. Predict the order of
 # `main-returned`, `hook-ran` and the worker's last line, for a daemon and a non-daemon
 # worker. The program:
 
@@ -221,7 +228,7 @@ for label, flags in variants.items():
     exits[label] = parse_events(run.stdout.decode())
     print(f"{label:<24} exit {run.returncode}:", " → ".join(names(exits[label])))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: atexit-waits-for-non-daemon-threads
 assert names(exits["daemon worker, hook"]) == ["main-returned", "hook-ran", "worker-stopped"]
 assert names(exits["non-daemon worker, hook"]) == ["main-returned", "worker-gave-up", "hook-ran"], (
@@ -230,6 +237,9 @@ assert names(exits["daemon worker, no hook"]) == ["main-returned"], "the daemon 
 print("✓ the hook stopped the daemon worker; it could not stop the non-daemon one, which ran first")
 
 # %% [markdown]
+# Python's shutdown, after the main code returns, first calls `threading._shutdown()`, which
+# **joins every non-daemon thread**, and only then runs the `atexit` hooks.
+#
 # - With a **non-daemon** worker the hook that would stop it ran only after the worker had
 #   ended on its own. A worker that waits to be told (without the 1 s give-up) would make the
 #   process hang at exit forever, with the stop code sitting in a hook that never runs.
@@ -246,37 +256,86 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # %% [markdown]
 # ## Measure it
 #
-# The three stops of the same three jobs. Each run is drawn from its own `ready` line, so the
-# three line up. Blue: a job running until the signal; grey: from the signal to the end of the
-# job's cleanup. A job with no grey span got no cleanup at all.
+# Both stops so far end every job at the signal, the cancelling one with a cleanup. A graceful
+# stop would let the two short jobs finish. For the figure, a third run of the same jobs uses a
+# small graceful handler (in the fold; it takes these three jobs and nothing else, unlike the
+# exercise's): on SIGTERM it gives the jobs a budget of 0.5 s, then cancels what is left. The
+# Ctrl-C run repeats the cancelling one, so it is left out.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment"}
+async def graceful_stop(intake, handle, budget: float) -> int:
+    """The figure's graceful stop: start three jobs, on SIGTERM wait `budget` for them, cancel the rest.
+
+    It runs in the service's process, whose namespace provides `asyncio` and `signal`.
+    """
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    try:
+        jobs = [asyncio.create_task(handle(await intake.get())) for _ in range(3)]
+        await stop.wait()
+        _, late = await asyncio.wait(jobs, timeout=budget)  # the jobs that did not finish in time
+        for task in late:
+            task.cancel()
+        if late:
+            await asyncio.wait(late, timeout=budget)  # their cleanup, bounded too
+        return 128 + signal.SIGTERM if late else 0
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+
+
+with tempfile.TemporaryDirectory() as folder:  # run-service reads the function from a file
+    source = os.path.join(folder, "graceful.py")
+    with open(source, "w", encoding="utf-8") as source_file:
+        source_file.write(inspect.getsource(graceful_stop) + "\nrun_service = graceful_stop\n")
+    code_graceful, events_graceful, sent_graceful = stop_service(
+        ["run-service", source, JOBS, "--budget", "0.5"], signal.SIGTERM, started=3)
+print("exit status:", code_graceful, "· events:", names(events_graceful))
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-tl = Timeline(clock=lambda: 0.0)  # times below are already relative to each run's start
+from lab_snippets.service_workers import CLEANUP  # a cancelled job's cleanup: an await of 0.02 s
+
+NEEDED = [float(job.split(":")[1]) for job in JOBS.split(",")]  # the seconds each job needed
+tl = Timeline(clock=lambda: 0.0)  # times below are already relative to each run's `ready` line
+outcome = {}
 for run_label, events, sent in (("SIGTERM, default", events_default, sent_default),
                                 ("SIGTERM → cancel", events_cancel, sent_cancel),
-                                ("Ctrl-C (SIGINT)", events_int, sent_int)):
+                                ("graceful, 0.5 s", events_graceful, sent_graceful)):
     ready = next(t for kind, _, t in events if kind == "ready")
+    outcome[run_label] = {"done": [], "cancelled": []}
     for job in range(3):
+        lane = f"{run_label} · job {job}"
         start = next(t for kind, n, t in events if kind == "start" and n == job)
-        end = next((t for kind, n, t in events if kind in {"cancelled", "done"} and n == job), None)
-        tl.add(f"{run_label} · job {job}", start - ready, sent - ready, "running")
-        if end is not None:
-            tl.add(f"{run_label} · job {job}", sent - ready, end - ready, "cancelled")
-fig = tl.plot("Three ways a service meets a stop signal",
-              meanings={"cancelled": "signal to end of cleanup"})
-cleanups = [s for s in tl.spans if s.state == "cancelled"]
-print(f"{len(cleanups)} of 9 jobs got a cleanup; the longest took "
-      f"{max(s.duration for s in cleanups) * 1000:.0f} ms after the signal; none finished its work")
-assert {s.label.split(" · ")[0] for s in cleanups} == {"SIGTERM → cancel", "Ctrl-C (SIGINT)"}
-assert len(cleanups) == 6
+        last = next(((kind, t) for kind, n, t in events if kind in {"cancelled", "done"} and n == job), None)
+        if last is not None and last[0] == "done":
+            tl.add(lane, start - ready, last[1] - ready, "running")
+            outcome[run_label]["done"].append(job)
+            continue
+        # killed (no last line): stopped at the signal; cancelled: CLEANUP seconds before its last line
+        stopped = sent if last is None else last[1] - CLEANUP
+        tl.add(lane, start - ready, stopped - ready, "running")
+        tl.add(lane, stopped - ready, start + NEEDED[job] - ready, "waiting")  # what it never got to do
+        if last is not None:
+            tl.add(lane, stopped - ready, last[1] - ready, "cleanup")
+            outcome[run_label]["cancelled"].append(job)
+fig = tl.plot("Three stops of the same three jobs", meanings={
+    "waiting": "work left undone", "cleanup": "cleanup after cancel"})
+fig.axes[0].set_xlim(0, 0.6)  # job 2's undone work runs on to 3 s
+for run_label, ended in outcome.items():
+    print(f"{run_label:<17} finished: {ended['done'] or 'none'} · cleaned up: {ended['cancelled'] or 'none'}")
+assert outcome["SIGTERM, default"] == {"done": [], "cancelled": []}
+assert outcome["SIGTERM → cancel"] == {"done": [], "cancelled": [0, 1, 2]}
+assert outcome["graceful, 0.5 s"] == {"done": [0, 1], "cancelled": [2]} and code_graceful == 143
 
 # %% [markdown]
-# The jobs of the default run stop at the signal with nothing after it; the other two runs give
-# every job a short cleanup. Each blue span ends at the signal, sent as soon as all three jobs
-# had started, so no job ran for more than a sliver of the time it needed (0.05 s, 0.1 s and
-# 3 s): none of them in these three runs was allowed to *finish*.
+# Blue is work a job did, light green the work it still needed when it was stopped (job 2's
+# runs on to 3 s, past the right edge), purple its cleanup. Only the graceful run lets the short
+# jobs finish: jobs 0 and 1 run to 0.05 s and 0.1 s, past the signal, and job 2 runs until the
+# budget is spent, then cleans up. In the other two runs the signal, under a millisecond after
+# the start, ends every job: killed with nothing after it, or cancelled into a 20 ms cleanup.
+# The exercise asks for the graceful stop in full.
 #
-# ### Versions and platforms
+# :::{dropdown} Going further: versions and platforms
 #
 # - `asyncio.Runner` and the SIGINT handling of `asyncio.run` are new in Python 3.11, the
 #   course's minimum; 3.12, 3.13 and 3.14 behave the same way for this chapter. On 3.10 and
@@ -288,6 +347,8 @@ assert len(cleanups) == 6
 #   `loop.call_soon_threadsafe` instead.
 # - On free-threaded builds (3.13t, 3.14t) nothing here changes: signal handlers still run in
 #   the main thread, and shutdown still joins non-daemon threads before the `atexit` hooks.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 22.1 · A graceful stop with a budget
@@ -734,29 +795,34 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 # ## In slime
 #
 # slime's fully-async rollout keeps a background worker: a thread that runs its own event loop
-# with `asyncio.run` and keeps a pool of generation tasks in flight across rollout calls. The
-# module registers a stop function with `atexit` when it is imported; the function takes the
-# module's lock, asks the global worker to stop and forgets it. This works because of the detail
-# this chapter measured: the worker thread is created with `daemon=True`. A non-daemon worker
-# would be joined before the hook that stops it could run, and since its loop only ends when
-# told to, the process would hang at exit.
+# with `asyncio.run` and keeps a pool of generation tasks in flight across rollout calls. Three
+# pieces stop it: an `atexit` hook, a flag, and a bounded drain, quoted below in that order.
+# The rollout itself has no SIGTERM handler; chapter 19's CI wrapper is where slime passes a
+# stop on to a whole process group. Other `atexit`, thread and signal sites are in the
+# [source inventory](../book/reference/inventory.md).
 #
-# Stopping is a flag (`AsyncRolloutWorker`, the second quote): `stop()` clears `running` and joins the thread for at most 5 s. The
-# worker's `_loop` notices the flag at its next poll (it sleeps a poll interval of 1 s between
-# top-ups), then waits up to 30 s for the tasks still in flight. Note the two budgets: the hook
-# waits 5 s, the drain may take 30, and when the join gives up the daemon thread is abandoned
-# mid-drain as the interpreter finalises, as the "daemon worker, no hook" run showed. There is
-# no SIGTERM handler in the rollout itself; the signal handling shown in chapter 19's CI wrapper
-# is where slime passes a stop on to a whole process group. Other `atexit`, thread and signal
-# sites are in the [source inventory](../book/reference/inventory.md).
+# The hook is registered when the module is imported, and it works because the worker thread
+# is created with `daemon=True` (the second quote). A non-daemon worker would be joined before
+# the hook that stops it could run, and since its loop only ends when told to, the process
+# would hang at exit: the "non-daemon worker" run above, without its 1 s give-up.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("22")
 
+# %% [markdown]
+# `stop()` clears a flag, which the worker's loop reads between top-ups (up to 1 s later),
+# and then joins for at most 5 s. When the join gives up, the hook returns and the daemon thread is
+# dropped wherever it is as the interpreter finalises, as in the "daemon worker, no hook" run.
+
 # %% tags=["remove-input"]
 show_call_site("22b")
+
+# %% [markdown]
+# The drain's budget is 30 s, the join's 5 s. At exit the join therefore gives up first, and
+# generations still in flight after 5 s are abandoned mid-drain rather than finished or
+# cancelled: the budget that counts is the shorter one.
 
 # %% tags=["remove-input"]
 show_call_site("22c")

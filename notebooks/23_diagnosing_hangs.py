@@ -18,15 +18,19 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 40 minutes
+# about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import gc
+import itertools
+import linecache
+import os
+import re
 import signal
 import subprocess
 import sys
@@ -36,7 +40,8 @@ import time
 from lab_snippets.hangs import await_chain, describe_tasks, format_all_stacks
 from lab_snippets.loopwatch import slow_callback_log
 from lab_snippets.proc_workers import read_line
-from lab_snippets.timeline import Timeline, figure_style
+from lab_snippets.showcode import show_source  # prints a course function's source
+from lab_snippets.timeline import figure_style
 
 figure_style()
 HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
@@ -91,6 +96,13 @@ own_frames = {t.get_name(): [(f.f_code.co_name, f.f_lineno) for f in t.get_stack
 print("what the timeout log shows:", timeout_log)
 print("Task.get_stack():          ", own_frames)
 
+# %% [markdown]
+# `await_chain` starts at the task's coroutine and follows `cr_await`, the object each
+# suspended coroutine is awaiting right now, until it reaches a future:
+
+# %% tags=["remove-input"]
+show_source(await_chain)
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 chains = {t.get_name(): await_chain(t) for t in stuck}
 for name, chain in chains.items():
@@ -111,19 +123,19 @@ print("✓ the names and get_stack() are the same for both; the await chains end
 # The names and `get_stack()` agree for both requests: `fetch_with_retry`, suspended at its one
 # `await step()` line. `get_stack()` returns only the frame of the task's *own* coroutine. The
 # line that is really waiting is further in, in the coroutine that `fetch_with_retry` awaits.
-# Every suspended coroutine records what it is awaiting right now in `cr_await`; following it
-# (`await_chain`, in `lab_snippets.hangs`) goes down to the innermost coroutine and the future
+# Following `cr_await` (`await_chain`) goes down to the innermost coroutine and the future
 # it waits on. The chain of A ends in `Semaphore.acquire`, which sends us to whoever holds the
-# slot; `describe_tasks()` prints such a chain for every task of the loop.
+# slot; `describe_tasks()` prints such a chain for every task of the loop, one `Task 'name':`
+# line and then its chain, indented. The slot holder's entry:
 
 # %%
-report = describe_tasks()
-wanted = ("slot holder", "hold_slot", "Event.wait")
-print("\n".join(line for line in report.splitlines()
-                if any(word in line for word in wanted))[:400])
+report = describe_tasks().splitlines()
+first = report.index("Task 'slot holder':")
+entry = itertools.takewhile(lambda line: line.startswith("    "), report[first + 1:])
+print(report[first], *entry, sep="\n")
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
-assert "hold_slot_until_approved" in report, "the holder's chain shows what it waits for"
+assert "hold_slot_until_approved" in report[first + 1], "the holder's chain shows what it waits for"
 print("✓ describe_tasks() shows the slot holder waiting in hold_slot_until_approved")
 approval.set()
 silent_server.set()
@@ -135,12 +147,19 @@ assert all(t.done() for t in [holder, *stuck])
 #
 # Python 3.14 added the same idea to `asyncio` itself: `asyncio.capture_call_graph(task)`,
 # `format_call_graph` and `print_call_graph` follow a task's awaits *and* the tasks that await
-# it. It also added `python -m asyncio ps PID` and `python -m asyncio pstree PID`, which read the
-# task tree of **another** running process without running any code in it. Those two need
-# permission to inspect another process (on Linux the same ptrace permission as the tools in the
-# next section). Older Pythons have neither; `await_chain` is our stand-in.
+# it. Older Pythons have none of it; `await_chain` is our stand-in. The cell prints whichever
+# this Python has.
+#
+# :::{dropdown} Going further: reading another process's tasks
+#
+# Python 3.14 also added `python -m asyncio ps PID` and `python -m asyncio pstree PID`, which
+# read the task tree of **another** running process without running any code in it. They need
+# permission to inspect another process: on Linux the same ptrace permission as `py-spy`
+# (next section's "Going further").
+#
+# :::
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment"}
 async def waits_on(event: asyncio.Event) -> None:
     await event.wait()
 
@@ -174,30 +193,38 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 #
 # - `faulthandler.register(signal.SIGUSR1, all_threads=True)`: when the process receives
 #   SIGUSR1, a handler written in C writes every thread's stack to stderr at once, without
-#   waiting for any lock or for the main thread, and the process goes on. It reads the other
-#   threads' frames without holding the GIL, so it is made for threads that are stuck: a thread
-#   that runs Python code during the dump can change its frames under the reader, and the
-#   dump can then crash the process (CPython's tracker has reports like it, gh-116008). The
-#   child below keeps both threads in one blocking call.
+#   waiting for any lock or for the main thread. It is made for threads that are stuck.
 # - `py-spy dump --pid PID` (a separate tool from PyPI) reads another process's memory and
-#   prints its threads' stacks without the process's cooperation. It needs ptrace permission
-#   on Linux: the same user and a Yama `ptrace_scope` that allows it, or root, and in a
-#   container the `CAP_SYS_PTRACE` capability. This course does not depend on it, so the
-#   cells below use `faulthandler`, which needs no permission at all.
+#   prints its threads' stacks without the process's cooperation, given permission to. The
+#   cells below use `faulthandler`, which needs none.
 #
-# `frozen` starts two threads that deadlock, each holding one lock and waiting for the other.
+# :::{dropdown} Going further: when a dump can crash, and what py-spy needs
+#
+# `faulthandler` reads the other threads' frames without holding the GIL. A thread that runs
+# Python code during the dump can change its frames under the reader, and the dump can then
+# crash the process (CPython's tracker has reports like it, gh-116008); the child below keeps
+# both threads in one blocking call. `py-spy` needs ptrace permission on Linux: the same user
+# and a Yama `ptrace_scope` that allows it, or root, and in a container the `CAP_SYS_PTRACE`
+# capability. The course does not depend on it.
+#
+# :::
+#
+# `frozen` starts two threads that deadlock: `take_a_then_b` holds lock A and waits for lock B,
+# `take_b_then_a` holds B and waits for A.
 # They stay stuck until we close the child's stdin (or, at the latest, for 5 s). With
 # `--register` it first asks `faulthandler` to dump every thread's stack on SIGUSR1
 # (the course function's real source):
 
 # %% tags=["remove-input"]
 from lab_snippets.hangs import _cmd_frozen
-from lab_snippets.showcode import show_source  # prints a course function's source
 
 show_source(_cmd_frozen, first="if args.register", last="take_b_then_a(")
 
 # %% [markdown]
-# We send it SIGUSR1 while it is stuck. Predict: does the signal end the process?
+# We send it SIGUSR1 while it is stuck. Predict: does the signal end the process? The answer
+# prints the lines of the dump that name the two deadlocked functions (each dump line gives a
+# file, a line number and a function; we add the source line it points at), then the exit
+# status and what the child printed afterwards.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output until it says enough"}
 def read_until(stream, *words: str, timeout: float = 5) -> str:
@@ -230,7 +257,11 @@ finally:
         frozen.communicate(timeout=5)
 gave_up_at = time.monotonic()
 dump_text = dump + err.decode()
-print("".join(dump.splitlines(keepends=True)[:3]) + "   ...")
+for line in dump.splitlines():
+    frame = re.match(r'\s*File "(.+)", line (\d+) in (take_\w+)', line)
+    if frame:  # the frame's file, line and function, and the source line it points at
+        code = linecache.getline(frame[1], int(frame[2])).split("#")[0].strip()
+        print(f"{os.path.basename(frame[1])}:{frame[2]} in {frame[3]}:  {code}")
 print("exit status:", frozen.returncode,
       "· stdout after the dump:", out.decode().split())
 
@@ -245,8 +276,8 @@ assert alive_after_dump and frozen.returncode == 0, "the dump did not stop the p
 print("✓ the dump showed both deadlocked threads, and the process went on running")
 
 # %% [markdown]
-# The dump names both threads' functions and lines (`take_a_then_b` waiting for lock B,
-# `take_b_then_a` waiting for lock A), and the process carried on, still deadlocked. Had it
+# The dump names both threads' functions and lines (`take_a_then_b` stuck in `b.acquire()`,
+# `take_b_then_a` in `a.acquire()`), and the process carried on, still deadlocked. Had it
 # not registered SIGUSR1, the same signal would have killed it (SIGUSR1's default action). It
 # ended only when we closed its stdin, which is how this child is told to give up.
 # Register it early, in every long-running service: it costs nothing until the signal comes.
@@ -281,33 +312,31 @@ print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the proces
 # %% [markdown]
 # ## Measure it
 #
-# The frozen child on one clock: both threads blocked from `ready` until we let it give up,
-# our SIGUSR1, and the moment the whole dump had reached us, while the process was still stuck.
+# How long the dump takes, and whether the process survives it, measured in the SIGUSR1 run
+# above: the moment we sent the signal, the moment both threads' frames had reached us, and the
+# moment the process ended after we closed its stdin.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-tl = Timeline()
-tl.t0 = stuck_since  # the times were measured before this Timeline existed
-tl.add("worker thread", stuck_since, gave_up_at, "blocked")
-tl.add("main thread", stuck_since, gave_up_at, "blocked")
-tl.add("us (the diagnoser)", sent_at, dumped_at, "waiting")
-fig = tl.plot("A deadlocked process dumps its stacks on SIGUSR1 and keeps running",
-              lanes=["main thread", "worker thread", "us (the diagnoser)"])
-print(f"dump read {1000 * (dumped_at - sent_at):.0f} ms after the signal; "
-      f"the process ended {gave_up_at - dumped_at:.2f} s later")
-assert stuck_since < sent_at < dumped_at < gave_up_at
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
+print(f"dump read {1000 * (dumped_at - sent_at):.0f} ms after the signal · still running after it: "
+      f"{alive_after_dump} · ended {gave_up_at - dumped_at:.2f} s later, when told to")
+assert stuck_since < sent_at < dumped_at < gave_up_at and alive_after_dump
 
 # %% [markdown]
+# A few milliseconds for the whole dump, and the process keeps running, still deadlocked: the
+# dump is cheap enough to take from a live service, and taking it changes nothing.
+#
 # ## Silent failures
 #
 # Some failures never reach your code as an exception. Python reports them to a hook, whose
 # default writes to stderr (or to the `asyncio` logger), where a service's logs may lose them.
 #
-# **A task that fails and is never awaited.** The exception is stored in the task. Only when the
-# task object is destroyed without anyone having looked at the exception does asyncio call the
-# loop's exception handler, with the message "Task exception was never retrieved". While
-# something still references the task, nothing is reported at all.
+# **A task that fails and is never awaited.** The exception is stored in the task, and asyncio
+# can report it to the loop's exception handler with the message "Task exception was never
+# retrieved". The cell below installs a handler that records each report, starts a task that
+# raises, keeps a reference to it for 0.01 s, then drops it. Predict: how many reports arrive
+# while the task is still referenced, and how many once it is dropped?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 reported: list[str] = []
 loop = asyncio.get_running_loop()
 previous_handler = loop.get_exception_handler()
@@ -329,7 +358,7 @@ finally:
 print("reported while the task was referenced:", reported_while_referenced,
       "· after it was dropped:", reported)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unretrieved-exception-reported-at-collection
 assert reported_while_referenced == 0, "a failed task that is still referenced reports nothing"
 assert reported == ["Task exception was never retrieved"], (
@@ -337,7 +366,10 @@ assert reported == ["Task exception was never retrieved"], (
 print("✓ nothing while the task was referenced; one report once it was dropped unretrieved")
 
 # %% [markdown]
-# The fix is not the handler: it is to own every task (chapter 03) and look at its result or
+# Nothing is reported while something still references the task: asyncio reports the exception
+# only when the task object is destroyed without anyone having looked at it. A service that
+# keeps its failed tasks in a list hears nothing at all. The fix is not the handler: it is to
+# own every task (chapter 03) and look at its result or
 # exception. The handler is the net under that rule, for the ones that slip through.
 #
 # **Threads and unraisable errors.** An exception that ends a thread goes to
@@ -392,7 +424,8 @@ async def tokenize_on_the_loop() -> None:
 with slow_callback_log(threshold=0.03) as slow:
     tokenizer = asyncio.create_task(tokenize_on_the_loop(), name="tokenizer")
     await asyncio.wait([tokenizer], timeout=2)
-print(slow[0][:120])
+head, took = slow[0].split(" coro=")[0], slow[0].split("> took ")[-1]
+print(f"{head} … took {took}")  # the middle, where the coroutine was defined, left out
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert any("tokenizer" in message for message in slow), (
@@ -817,6 +850,18 @@ _sc.differential(watch_progress, _reference, _scenarios(), _observe, _compare, w
                  explicit=(_Scenario(0.02, 0.1, ((0.11, False),), 0, False, 0.01),))
 ### END HIDDEN TESTS
 
+
+# %% [markdown]
+# The preview above may start with another thread's stack, such as the watchdog's own. The
+# part that matters is the main thread's, innermost call last:
+
+# %%
+lines = reports[0].splitlines() if reports else []
+header = "Thread 'MainThread':"
+first = lines.index(header) if header in lines else len(lines)
+indented = itertools.takewhile(lambda line: line.startswith("    "), lines[first + 1:])
+print(header, *list(indented)[-3:], sep="\n")
+
 # %% [markdown]
 # ## Summary
 #
@@ -837,25 +882,27 @@ _sc.differential(watch_progress, _reference, _scenarios(), _observe, _compare, w
 #
 # ## In slime
 #
-# The coding-agent example puts a wall-clock guard around each rollout. When the guard's
-# timeout fires, the handler calls a small diagnostic before it records the sample as aborted.
-# The diagnostic lists every unfinished task of the running loop, and logs how many are pending
-# and the qualified names of the coroutines of the first five, reading each task's coroutine
-# through the private `_coro` attribute (the public spelling is `task.get_coro()`). It is
-# wrapped so that it can never raise.
-#
-# That is exactly the "timeout log" of this chapter's first experiment: it says *which*
-# coroutines are still pending, not *where* each one waits, and many of a rollout's tasks run
-# the same coroutine functions. Following each task's await chain (or `get_stack()` plus
-# `cr_await`, or `capture_call_graph` on 3.14) would add the line each one is suspended at.
-# Because the diagnostic runs on the loop, it also cannot report a loop that is frozen; a
-# thread-based watchdog or `faulthandler` covers that case. Other `asyncio.all_tasks` and
-# logging sites are in the [source inventory](../book/reference/inventory.md).
+# The coding-agent example puts a wall-clock guard around each rollout, and when the guard's
+# timeout fires, the handler calls a small diagnostic before it records the sample as aborted
+# (the first quote; the diagnostic is the second). Other `asyncio.all_tasks` and logging sites
+# are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("23b")
+
+# %% [markdown]
+# The diagnostic runs on the loop, inside the handler. A rollout stuck in a blocking call keeps
+# the loop from reaching the handler, so that log stays empty exactly when it is most
+# needed; a thread-based watchdog or `faulthandler` (this chapter's exercise and SIGUSR1 dump)
+# covers that case.
+#
+# The diagnostic lists every unfinished task of the running loop, and logs how many are pending
+# and the qualified names of the coroutines of the first five. It is wrapped so that it can never
+# raise. That is this chapter's first "timeout log": many of a rollout's tasks run the same
+# coroutine functions, so the log says which are pending but not where each one waits; each
+# task's await chain would add the line.
 
 # %% tags=["remove-input"]
 show_call_site("23")

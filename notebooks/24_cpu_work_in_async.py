@@ -14,17 +14,17 @@
 #    one thread at a time (the GIL);
 # 3. move it to a process pool and measure what a call costs beyond the work (pickling, pipes),
 #    to find when a process pool pays off;
-# 4. see why a `SIGALRM` timeout around scoring works only in the main thread;
+# 4. find out whether a `SIGALRM` timeout around scoring survives the move to a thread;
 # 5. route each piece of work to the loop or to a process pool by its size.
 #
 # **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
-# 40 minutes
+# 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import os
 import subprocess
@@ -73,10 +73,10 @@ from lab_snippets.showcode import show_source
 show_source(score)
 
 # %% [markdown]
-# `LoopWatch` (chapter 08) is a task that wakes every 2 ms and
-# writes down when it woke; its longest gap is how long the loop could not answer anybody.
-# `max_gap_while(runner, text)`, folded above, awaits `runner(text)` under a `LoopWatch` and
-# returns that longest gap with the time the work took.
+# `LoopWatch` (chapter 08) is a task that wakes every 2 ms and writes down when it woke; its
+# longest gap is how long the loop could not answer anybody. `max_gap_while(runner, text)`
+# awaits `runner(text)` under a `LoopWatch` and returns that longest gap with the time the work
+# took.
 #
 # ## Predict, then run
 #
@@ -155,10 +155,16 @@ else:
 # all of it (the check asks for less than half). Each time the heartbeat is due, the loop's
 # thread needs the GIL back from the scoring thread; it waits a switch interval before it asks
 # for it, and on a busy machine it waits for a CPU as well, so that silence varies from run to
-# run. The scoring itself may take a different time here than in the prediction: every duration on
-# this page is the wall-clock time of one run on the machine that built it, including any time
-# the work waited for a CPU (in a thread, for the GIL too). That is why each check compares
-# measurements taken together, in one cell.
+# run. The scoring itself may take a different time here than in the prediction (the fold says
+# why).
+#
+# :::{dropdown} Why the course measures this way
+#
+# Every duration on this page is the wall-clock time of one run on the machine that built it,
+# including any time the work waited for a CPU (in a thread, for the GIL too). That is why each
+# check compares measurements taken together, in one cell, interleaved and best of several.
+#
+# :::
 #
 # Two calls in two threads took at least as long as their CPU times added up: the threads took
 # turns. The wall time can be well over that sum, because it also counts the moments when
@@ -193,6 +199,14 @@ async def score_in_pool(text: str) -> tuple[int, int]:
 await asyncio.wait_for(asyncio.gather(*(score_in_pool("warm") for _ in range(2))), timeout=30)
 
 
+async def two_calls(pool) -> tuple[float, float, set]:
+    """Two burn(300) calls at once in `pool`: (wall time, their CPU times summed, their pids)."""
+    start = time.monotonic()
+    reports = await asyncio.wait_for(asyncio.gather(
+        *(loop.run_in_executor(pool, burn, 300) for _ in range(2))), timeout=60)
+    return time.monotonic() - start, sum(r["cpu"] for r in reports), {r["pid"] for r in reports}
+
+
 async def round_trip(pool, fn, arg) -> float:
     start = time.perf_counter()
     await asyncio.wait_for(loop.run_in_executor(pool, fn, arg), timeout=10)
@@ -212,8 +226,45 @@ def inline_time(text: str) -> float:
     return time.perf_counter() - start
 
 
+# %% [markdown]
+# First the parallelism. `two_calls(pool)` runs two `burn(300)` at once in a pool and returns
+# the wall time, the two calls' CPU times summed, and the pids that ran them. CPU seconds per
+# second of wall time says how many CPUs the two calls had at once: at most 1 if they took
+# turns, up to 2 if they ran side by side. Two threads beside the two processes, interleaved,
+# best of three:
+
 # %%
-# inline_time, trip_and_work (folded above): one call here, one through the pool
+cpu_per_second = {"two threads": [], "two processes": []}
+with ThreadPoolExecutor(2, thread_name_prefix="scorer") as two_threads:
+    for _ in range(3):  # interleaved, best of three
+        for label, pool in (("two threads", two_threads),
+                            ("two processes", process_pool)):
+            wall_2, cpu_2, pids = await two_calls(pool)
+            cpu_per_second[label].append(cpu_2 / wall_2)
+for label, values in cpu_per_second.items():
+    print(f"{label:<14} {max(values):.2f} CPU seconds per second of wall time")
+load = os.getloadavg()[0]
+print(f"load average of this machine meanwhile: {load:.1f} on {os.cpu_count()} CPUs")
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+assert len(pids) == 2 and os.getpid() not in pids, "the two calls ran in two other processes"
+assert not gil or max(cpu_per_second["two threads"]) <= 1.1, "with the GIL, two threads get one CPU at most"
+print("✓ two threads got at most one CPU between them; the two process calls ran in two other processes")
+
+# %% [markdown]
+# Two threads never get more than one CPU between them, however many are free: the GIL lets one
+# of them run at a time. Two processes are not bound that way; they get as many CPUs as the
+# machine has spare, up to 2 here. On a busy machine (a load average above the number of CPUs
+# means other programs want them too) that can be little more than the threads got, which is
+# why the printout shows the load beside the numbers.
+
+# %% [markdown]
+# Then the price. For each size, `inline_time(text)` times one direct call of `score`, and
+# `trip_and_work(pool, text)` times one call through the pool and returns it with the work's own
+# time, measured inside the worker. The trip is their difference: what the call cost beyond
+# the work (pickling, the pipes, waking the worker).
+
+# %%
 table = {}  # size: (on the loop, through the pool, the trip alone), best of 5
 for size in [10, 1_000, 10_000]:
     text = "a" * size
@@ -225,6 +276,9 @@ for size, (inline, pooled, trip) in table.items():
     print(f"{size:>6} chars: on the loop {inline * 1000:7.2f} ms",
           f"· through the pool {pooled * 1000:7.2f} ms",
           f"(the trip {trip * 1000:5.2f} ms) · trip / work = {trip / inline:6.2f}")
+per_char = table[10_000][0] / 10_000  # the work's cost per character
+crossover = table[10][2] / per_char
+print(f"the trip costs as much as the work at about {crossover:,.0f} characters")
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert table[10][2] > 5 * table[10][0], "for tiny work, the trip costs far more than the work"
@@ -234,9 +288,12 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000,
 
 # %% [markdown]
 # For tiny texts a pool call costs many times the work itself: the trip, not the scoring, is
-# what you pay. For large texts the trip is a small extra on top of the work. Somewhere in
-# between lies the crossover for your machine and your function. And the trip grows with what
-# you send: arguments and results are pickled and copied through a pipe. (`payload_size`
+# what you pay. For large texts the trip is a small extra on top of the work. The crossover,
+# where the trip costs as much as the work, is the last line: well under 1,000 characters for
+# this function, an estimate that moves with the machine's load. By 1,000 characters the trip
+# is a small share of the work, which is why the exercise routes texts of 1,000 characters and
+# up to the pool, and keeps shorter ones, each holding the loop for a millisecond or two, on
+# the loop. And the trip grows with what you send: arguments and results are pickled and copied through a pipe. (`payload_size`
 # is the course's own function that returns the size of what it was sent.)
 
 # %%
@@ -267,46 +324,46 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # ## Measure it
 #
 # The same large scoring three ways, one run each, with the loop's heartbeat drawn above the
-# work: on the loop, in a thread, and in the process pool. Red marks a gap of more than 20 ms
-# between two heartbeats, a time when the loop could not answer. On the loop the heartbeat is
-# red for the whole work, and so is the work's own bar: red is work that holds the loop, as in
-# chapters 02 and 26. In a thread the loop answers, with gaps whose length depends on the
-# run: a single gap can cover a third of the work or more when the loop's thread waits for a
-# CPU as well as for the GIL. The printout under the figure gives each lane's longest gap as a
-# share of its work; the checks above compared the best of two runs. In the process pool the
-# scoring runs in another process and holds none of this process's GIL. The bars of work differ
-# in length for the reason given above: each is the wall-clock time of one run.
+# work: on the loop, in a thread, and in the process pool. Red marks a gap of more than 6 ms
+# (three missed heartbeats), a time when the loop could not answer. On the loop the heartbeat
+# is red for the whole work, and so is the work's own bar: red is work that holds the loop, as
+# in chapters 02 and 26. In a thread the heartbeat is broken by red marks all along the work,
+# each time the loop's thread waits for the GIL. In the process pool the scoring holds none of
+# this process's GIL, so on a quiet machine the heartbeat stays almost all blue. On a busy one
+# the loop's thread also waits for a CPU, and both lanes gain red marks: the printout under the
+# figure counts each lane's marks and gives the load average, so you can tell which you got.
+# The bars of work differ in length because each is the wall-clock time of one run.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
 silence = {}  # the loop's longest gap, as a fraction of the work's duration
+stalls = {}  # how many gaps over 6 ms
 for label, scorer in (("on the loop", score_on_loop), ("to_thread", score_in_thread),
                       ("process pool", score_in_pool)):
     with borrowed_default_executor():
         async with LoopWatch(interval=0.002) as watch:
             with tl.span(f"{label} · work", state="blocked" if label == "on the loop" else "running"):
                 await asyncio.wait_for(scorer(LARGE), timeout=10)
-    watch.add_to(tl, f"{label} · event loop", threshold=0.02)
+    watch.add_to(tl, f"{label} · event loop", threshold=0.006)
     silence[label] = watch.max_gap / tl.spans_of(f"{label} · work")[0].duration
-fig = tl.plot("One large scoring: what the event loop sees",
+    stalls[label] = len(watch.gaps_over(0.006))
+fig = tl.plot("One large scoring: what the event loop sees (red: a gap over 6 ms)",
               lanes=["on the loop · event loop", "on the loop · work", "to_thread · event loop",
                      "to_thread · work", "process pool · event loop", "process pool · work"])
-print("longest silence of the loop, as a share of the work:", {k: f"{v:.0%}" for k, v in silence.items()})
+for label in silence:
+    print(f"{label:<13} gaps over 6 ms: {stalls[label]:>3} · longest gap: {silence[label]:.0%} of the work")
+print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 # One run each, not interleaved: only the side a load cannot flip is asserted here (blocking the loop
 # silences it for the whole work, however busy the machine). The thread and pool shares are measured
 # best of two in the claims above; in this one-off drawing a busy machine can stretch them.
 assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the whole work"
 
 # %% [markdown]
-# ## `SIGALRM` timeouts live in the main thread
+# ## `SIGALRM` timeouts and threads
 #
 # Some scoring code bounds a slow verification with `signal.alarm` (or `setitimer`) and a
-# `SIGALRM` handler that raises `TimeoutError`. Two rules of Python's `signal` module decide
-# where that can work: handlers always run in the **main thread** of the main interpreter, and
-# `signal.signal` raises `ValueError` when called from any other thread. So the same timeout
-# that works in a script fails at once when the scoring is moved to `to_thread` or to a thread
-# pool (in a process pool's worker, where the worker's own main thread runs the call, it works).
-# `alarm_timeout` in `lab_snippets.cpu_work` is such a timeout:
+# `SIGALRM` handler that raises `TimeoutError`. `alarm_timeout` in `lab_snippets.cpu_work` is
+# such a timeout:
 
 # %% tags=["remove-input"]
 from lab_snippets.cpu_work import alarm_timeout
@@ -323,7 +380,11 @@ from lab_snippets.cpu_work import _cmd_alarm_timeout
 
 show_source(_cmd_alarm_timeout)
 
-# %%
+# %% [markdown]
+# Moving scoring to `to_thread` kept the loop free above. Predict: does the same 0.05 s timeout
+# still cut the 3 s of scoring short when it runs in a worker thread?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 CPU_WORK = [sys.executable, "-m", "lab_snippets.cpu_work", "alarm-timeout", "0.05"]
 outcomes = {}
 for where, flags in (("main thread", []), ("worker thread", ["--in-thread"])):
@@ -331,7 +392,7 @@ for where, flags in (("main thread", []), ("worker thread", ["--in-thread"])):
     outcomes[where] = run.stdout.decode().strip()
     print(f"{where:<14} {outcomes[where]}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigalrm-only-in-main-thread
 assert outcomes["main thread"].startswith("timed-out"), (
     "in the main thread the alarm cut the work short")
@@ -342,7 +403,10 @@ print("✓ the alarm cut the work short in the main thread and was refused in a 
 
 # %% [markdown]
 # In the worker thread the timeout never started: installing the handler failed first, so the
-# caller got a `ValueError` instead of a score. Code that catches every exception around such a
+# caller got a `ValueError` instead of a score. Two rules of Python's `signal` module decide
+# this: handlers always run in the **main thread** of the main interpreter, and `signal.signal`
+# raises `ValueError` when called from any other thread. The same timeout works in a process
+# pool's worker, where the worker's own main thread runs the call. Code that catches every exception around such a
 # call would silently score the sample as wrong. Two more limits: `signal.alarm` counts whole
 # seconds (use `signal.setitimer` for less), and a signal handler runs only between Python
 # bytecodes, so a long call into C code (a regex, a big-integer operation) is interrupted only
@@ -600,24 +664,27 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # ## In slime
 #
 # Rule-based rewards in slime are computed inside `async_rm`, an `async def` that the rollout
-# awaits for each sample (or `batched_async_rm` gathers for a group). For rule types such as
-# `deepscaler`, `dapo`, `math`, `f1` and `gpqa` it calls the scoring function directly, with no
-# `await` in between: the scoring runs on the rollout's event loop, as in this chapter's first
-# experiment. The DAPO scorer keeps this short by design, looking only at the last 300
-# characters of a response, so each call holds the loop briefly; the cost is paid once per sample
-# by every other request on that loop.
+# awaits for each sample (or `batched_async_rm` gathers for a group); the first quote. The DAPO
+# module also defines a `SIGALRM`-based `timeout` context manager, the second. Other executor
+# and signal sites are in the [source inventory](../book/reference/inventory.md).
 #
-# The DAPO module also defines a `SIGALRM`-based `timeout` context manager (with `signal.alarm`,
-# whole seconds). At the pinned commit nothing in slime uses it; were it wrapped around scoring,
-# it would raise `ValueError` at once, as measured above, and not only behind `to_thread` or a
-# thread pool: the rollout's event loop itself runs in the daemon thread that slime's
-# `async_utils` starts (chapter 13), so even inline scoring there is off the main thread. Other executor and signal sites are in the
-# [source inventory](../book/reference/inventory.md).
+# For rule types such as `deepscaler`, `dapo`, `math`, `f1` and `gpqa` the scoring runs on the
+# rollout's event loop, as in this chapter's first experiment. The DAPO scorer keeps this short
+# by design, looking only at the last 300 characters of a response, so each call holds the loop
+# briefly; a custom reward that parses a whole response would hold it for the whole parse, once
+# per sample, for every other request on that loop.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("24")
+
+# %% [markdown]
+# The `timeout` context manager counts whole seconds with `signal.alarm`. At the pinned commit
+# nothing in slime uses it. Were it wrapped around scoring, it would raise `ValueError` at once,
+# as measured above, and not only behind `to_thread` or a thread pool: the rollout's event loop
+# itself runs in the daemon thread that slime's `async_utils` starts (chapter 13), so even
+# inline scoring there is off the main thread.
 
 # %% tags=["remove-input"]
 show_call_site("24b")

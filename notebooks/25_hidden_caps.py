@@ -15,7 +15,7 @@
 # 4. tell a rate limit from a concurrency limit by what each does when the server slows down,
 #    and write a token bucket.
 #
-# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 40 minutes
+# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -63,7 +63,6 @@ figure_style()
 # The server holds each answer for a while, so that we can count how many requests are
 # inside it at once (`most_at_once`, folded). How many does it see at once from each client,
 # and how many threads run the blocking calls? Before running, write down three numbers.
-# The usual guess is "120, since nothing limits them".
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments and why a busy machine cannot change the count"}
 OFFERED = 120
@@ -164,11 +163,11 @@ print("✓ each layer let through its own default, fewer than the 120 offered, a
 # ## A queue inside a timeout
 #
 # A cap turns extra work into waiting, and waiting costs time that some timeout may be
-# counting. aiohttp's `ClientTimeout(total=...)` covers the whole request, *including the wait
-# for a free connection in the connector's pool*. Ten requests, a connector limited to 2, a
-# server answering in 0.1 s and a total timeout of 0.25 s:
+# counting. Ten requests go through an aiohttp session whose connector is limited to 2
+# connections, to a server answering in 0.1 s, with `ClientTimeout(total=0.25)`. Predict: how
+# many of the ten succeed, and how many reach the server at all?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async with LatencyServer(latency=0.1) as server:
     connector = aiohttp.TCPConnector(limit=2)
     total = aiohttp.ClientTimeout(total=0.25)
@@ -187,7 +186,7 @@ async with LatencyServer(latency=0.1) as server:
 print(f"ok: {outcomes.count('ok')}, timed out: {outcomes.count('timed out')},",
       f"requests that reached the server: {reached_server} of 10")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: pool-wait-counts-against-the-total-timeout
 assert outcomes.count("timed out") >= 4, "the later requests ran out of time"
 assert reached_server < 10, "some timed out while still queued for a connection: they were never sent"
@@ -195,8 +194,9 @@ print("✓ requests that waited for a connection spent their total timeout there
 
 # %% [markdown]
 # Two rounds of two fit into 0.25 s, the third round was sent and cut off, and the rest timed
-# out without ever leaving the client: their whole budget went on queueing for a connection.
-# From the server's side nothing was wrong. A batch that is larger than the pool and a total
+# out without ever leaving the client: aiohttp's total timeout covers the whole request,
+# *including the wait for a free connection in the connector's pool*, and their whole budget
+# went on that wait. From the server's side nothing was wrong. A batch that is larger than the pool and a total
 # timeout sized for one request is a combination to look for.
 #
 # ## Measure it: Little's law
@@ -299,15 +299,10 @@ assert len(lanes_free_at) <= 3
 # ## A rate limit is not a concurrency limit
 #
 # A **concurrency limit** (a semaphore, a pool) bounds how many requests are in flight. A
-# **rate limit** bounds how many *start* per second. By Little's law, a rate limit of r per
-# second with a latency W keeps r × W requests in flight: as long as the server is fast, that
-# is few, but when the server slows down, the same rate piles up more and more requests on it,
-# exactly when it can least afford them. A concurrency limit does the opposite: the in-flight
-# count stays put and the throughput falls with the server.
-#
-# Below, 16 requests go to a fast server (20 ms) and to a slowed-down one (100 ms), once paced
-# at 100 starts per second, once through a `Semaphore(4)`. We count the peak in flight at the
-# server.
+# **rate limit** bounds how many *start* per second. Below, 16 requests go to a fast server
+# (20 ms) and to a slowed-down one (100 ms), once paced at 100 starts per second, once through
+# a `Semaphore(4)`. We count the peak in flight at the server. Predict: when the server slows
+# down, what happens to the peak under each limit?
 
 # %%
 async def paced(client: httpx.AsyncClient, url: str, n: int, per_second: float) -> None:
@@ -328,7 +323,7 @@ async def limited(client: httpx.AsyncClient, url: str, n: int, limit: int) -> No
     await asyncio.gather(*(one() for _ in range(n)))
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 peaks = {}
 no_pool_cap = httpx.Limits(max_connections=None)
 async with httpx.AsyncClient(limits=no_pool_cap) as client:
@@ -344,7 +339,7 @@ for kind in ("rate 100/s", "Semaphore(4)"):
     print(f"{kind:>13}: peak in flight {peaks[(kind, 0.02)]} at 20 ms,",
           f"{peaks[(kind, 0.1)]} at 100 ms")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-rate-limit-lets-in-flight-grow-with-latency
 assert peaks[("Semaphore(4)", 0.02)] <= 4 and peaks[("Semaphore(4)", 0.1)] <= 4
 assert peaks[("rate 100/s", 0.1)] > 4, "at the same rate, a slow server holds more requests than the limit of 4"
@@ -353,12 +348,16 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 
 # %% [markdown]
 # At 100 starts per second, the slowed-down server held about 100 × 0.1 = 10 requests at once
-# instead of about 2: a rate limit does not protect a server from its own slowness. Use a
+# instead of about 2. That is Little's law again: a rate limit of r per second with a latency W
+# keeps r × W requests in flight, so when the server slows down, the same rate piles more
+# requests on it, exactly when it can least afford them. The semaphore kept its 4, and the
+# throughput fell with the server instead. A rate limit does not protect a server from its own
+# slowness. Use a
 # concurrency limit to protect the server (and your own memory and sockets), and a rate limit
 # when someone else imposes one on you (a paid API's requests per minute). Often you need
 # both.
 #
-# ### Version notes
+# :::{dropdown} Going further: version notes
 #
 # - The default thread pool's size is `min(32, os.cpu_count() + 4)` on 3.11 and 3.12; from
 #   3.13 it counts only the CPUs this process may run on, `min(32, os.process_cpu_count() + 4)`
@@ -369,6 +368,8 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # - httpx's and aiohttp's defaults are library versions' choices, not Python's: this chapter
 #   reads them from the installed libraries (httpx 0.28, aiohttp 3.14 here) instead of quoting
 #   them.
+#
+# :::
 #
 # ## Exercise 25.1 · A token bucket
 #
@@ -716,30 +717,17 @@ _sc.differential(TokenBucket, _reference, _scenarios(), _observe, _compare, what
 #
 # ## In slime
 #
-# slime sizes its caps so that they agree. The rollout's shared `httpx.AsyncClient` is created
-# once, in `init_http_client`, with `httpx.Limits(max_connections=...)` set to the SGLang concurrency per server times
-# the number of engines, the same number as the `GenerateState` semaphore of chapter 06, so
-# the semaphore, not a smaller pool, decides. Its timeout is `httpx.Timeout(None)`: no pool
-# timeout, so a request beyond the pool waits as long as it takes (httpx's own default would
-# give up after 5 s). Passing only `max_connections` leaves `max_keepalive_connections` unset,
-# so every pooled connection may stay alive between requests, where the client's default
-# keeps 20.
-#
-# With distributed POST enabled (`_init_ray_distributed_post`), the work goes to Ray actors instead: each actor gets
-# `max_concurrency` equal to its share of the same total, rounded up, and a pool of that size
-# of its own. A comment in `post` records why the ObjectRef is awaited directly: the earlier
-# `asyncio.to_thread(ray.get, ...)` tied each in-flight request to a thread of the default
-# pool, so the pool's `min(32, CPUs + 4)` capped the requests in flight, which is this
-# chapter's first experiment. The Megatron teacher server still has that shape at the pin:
-# its `_ray_get` is `await asyncio.to_thread(ray.get, ref)`, and each `/generate` request
-# calls it to read the stats, to submit, and once per 50 ms poll for the result, so the
-# requests that can wait on Ray at one moment are capped by the default pool. The remote reward model path uses one shared aiohttp session
-# (`_get_shared_session`)
-# with `TCPConnector(limit=64)` and `ClientTimeout(total=120)`. In the default rollout each
-# sample makes its reward call as soon as its own generation ends, and many samples are in
-# flight at once,
-# so beyond 64 concurrent calls they queue for a connection, and by the experiment above that
-# queueing counts against the 120 s. Every HTTP client in slime is listed in the
+# The three quotes below are the caps slime sets for its HTTP clients. The rollout's shared
+# `httpx.AsyncClient` gets a pool as large as the `GenerateState` semaphore of chapter 06, so
+# the semaphore, not a smaller pool, decides. Passing only `max_connections` leaves
+# `max_keepalive_connections` unset, so every pooled connection may stay alive between
+# requests, where the client's default keeps 20. One cap outside the quotes does not agree:
+# the Megatron teacher server's `_ray_get` is `await asyncio.to_thread(ray.get, ref)`, called on
+# each `/generate` request to submit and once per 50 ms poll, so the default thread pool caps
+# the requests that can wait on Ray at one moment, as in this chapter's first experiment. In
+# the default rollout each sample makes its reward call as soon as its own generation ends, so
+# beyond the reward session's 64 connections the calls queue, and by the timeout experiment
+# that queueing counts against its 120 s. Every HTTP client in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -16,7 +16,7 @@
 # 4. kill a whole process group started with `start_new_session=True` from async code.
 #
 # **Needs** chapters 06 (semaphores), 08 (blocking the loop), 18 (reaping) and 19 (process
-# groups) · about 40 minutes
+# groups) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -85,6 +85,15 @@ def running(pid: int) -> bool:
         return False
 
 
+async def ends_within(awaitable, seconds: float) -> bool:
+    """True if `awaitable` finishes within `seconds`; otherwise it is cancelled and False."""
+    try:
+        await asyncio.wait_for(awaitable, seconds)
+        return True
+    except TimeoutError:
+        return False
+
+
 async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
     """Poll (without blocking the loop) until no pid in `pids` runs; return those still running."""
     deadline = time.monotonic() + timeout
@@ -106,8 +115,8 @@ async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
 # children running at once.
 #
 # Before running: for each version, how many children run at once, and how many heartbeats
-# happen while some child is running? Many expect "3 and plenty" for both: the function is
-# `async def`, after all, and the semaphore allows 32.
+# happen while some child is running? Write down your two numbers for each version, then run
+# the cell and open its answer.
 
 # %% tags=["remove-output"]
 tool_permits = WatchedSemaphore(32)  # an asyncio.Semaphore(32) that records its holders
@@ -128,9 +137,9 @@ async def async_tool() -> None:
         await proc.communicate()
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# Three calls of each tool at once, under a heartbeat; each child's time holding a permit.
-tl = Timeline()
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# Three calls of each tool at once, under a heartbeat.
+tl = Timeline()  # records each child's time holding a permit, for the figure below
 results = {}
 for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
     names = [f"{label}: child {i}" for i in range(3)]
@@ -167,7 +176,7 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # not the other tool calls, not the HTTP requests of other samples. And the semaphore of 32
 # never sees a second holder, because the first holder does not give the loop back between
 # taking its permit and releasing it. The limit you configured is not the limit you get: the
-# blocking call is a hidden cap of one.
+# blocking call sets a hidden cap of one.
 #
 # The async version awaits the child, so the three children overlap and the heartbeat ticks,
 # but for short gaps while the interpreters start. The `async def` was never the point; the
@@ -177,14 +186,21 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 #
 # The same two runs on one time axis. Red bars are children waited for with the loop blocked
 # (and the loop's own lane red while it could not tick); blue bars are children awaited.
-# Each bar is longer than the child's 0.15 s sleep: it also holds the start of a new Python
-# interpreter that imports `lab_snippets.proc_workers` before it sleeps (with `sleep 0` on the
-# course's 2-core build machine, load average about 3, Python 3.11: 0.07 to 0.13 s of wall time
-# for one alone, 0.13 to 0.18 s for three started at once), and three interpreters starting at
-# once share the CPUs, so the awaited run is faster but not three times faster.
-# The awaited run's loop lane may show a short red stretch too: a gap of more than 30 ms while
-# the three interpreters start and keep both cores busy, when the heartbeat waited for a CPU,
-# not for a child (the check above counts its beats while the children ran: at least three).
+# Each bar is longer than the child's 0.15 s sleep, because it also holds the start of a new
+# Python interpreter; three interpreters starting at once share the CPUs, so the awaited run is
+# faster but not three times faster. A short red stretch on the awaited run's loop lane, if
+# there is one, is the heartbeat waiting for a CPU while the interpreters start, not for a child.
+#
+# :::{dropdown} Going further: what an interpreter start costs
+#
+# Each child is a new Python interpreter that imports `lab_snippets.proc_workers` before it
+# sleeps. Run with `sleep 0` on the course's 2-core build machine (load average about 3,
+# Python 3.11), that start took 0.07 to 0.13 s of wall time for one child alone and 0.13 to
+# 0.18 s for three started at once. The loop lane turns red for any gap of more than 30 ms;
+# while three interpreters keep both cores busy, the heartbeat can wait that long for a CPU.
+# The check above counts the awaited run's beats while the children ran: at least three.
+#
+# :::
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 lanes = [f"blocking: child {i}" for i in range(3)] + ["blocking: event loop"]
@@ -213,6 +229,9 @@ show_source(_cmd_chatter, first="_write_all(2", last="return args.exit")
 # %% [markdown]
 # Each `os.write` inside `_write_all` blocks while the pipe is full, so the child cannot reach
 # its stdout writes, or its exit, until someone reads stderr.
+#
+# The reader below reads stdout to its end, then stderr, with a timeout on each read. Predict:
+# does it finish with 10 kB on stderr, and with 1 MB?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def unstick(proc: asyncio.subprocess.Process) -> str:
@@ -232,7 +251,7 @@ async def reap(proc: asyncio.subprocess.Process) -> None:
         await asyncio.wait_for(proc.wait(), timeout=5)
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def read_stdout_then_stderr(err_bytes: int, timeout: float) -> str:
     proc = await asyncio.create_subprocess_exec(
         *WORKER, "chatter", "1000", str(err_bytes),
@@ -253,7 +272,7 @@ large = await read_stdout_then_stderr(1_000_000, timeout=1)
 print("10 kB on stderr:", small)
 print(" 1 MB on stderr:", large)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: reading-one-pipe-at-a-time-deadlocks
 assert small.startswith("finished"), (
     "a small stderr fits in the buffers: the naive reader works in tests")
@@ -262,7 +281,8 @@ assert large.startswith("stuck; once stderr was read too it exited with 0"), (
 print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child exited with 0")
 
 # %% [markdown]
-# The naive reader works with 10 kB, which is why it survives small tests, and hangs with
+# Each line says whether the reader finished, and if not, what happened once stderr was read as
+# well. The naive reader works with 10 kB, which is why it survives small tests, and hangs with
 # 1 MB. Reading stderr is what un-sticks the child: it exits with 0 by itself, so the hang
 # was ours. `communicate()` reads both pipes together (and feeds stdin if you gave input);
 # so does `asyncio.gather(proc.stdout.read(), proc.stderr.read())`. If you do not want the
@@ -311,6 +331,12 @@ print("✓ after the timeout the child was still running; kill() and wait() ende
 # %% tags=["remove-input"]
 show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
 
+# %% [markdown]
+# `start_family` starts it in a new session and returns the leader and its two children's pids.
+# The cell after it kills the leader with `kill()`, then reads its stderr to the end, as
+# `communicate()` would, for at most 0.3 s. Predict: once the leader is dead, are its two
+# children still running, and does the read reach the end of stderr?
+
 # %%
 async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
     leader = await asyncio.create_subprocess_exec(
@@ -320,40 +346,38 @@ async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
     return leader, [int(pid) for pid in ready.split()[2:]]
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 leader, members = await start_family()
 leader.kill()
-try:
-    await asyncio.wait_for(leader.wait(), timeout=0.5)
-    wait_returned = True
-except TimeoutError:
-    wait_returned = False
+wait_returned = await ends_within(leader.wait(), 0.5)  # for the version note below
 leader_code = leader.returncode
-# read stderr to its end, as communicate() does: the end comes when no process holds it
-try:
-    await asyncio.wait_for(leader.stderr.read(), timeout=0.3)
-    stderr_ended_at_kill = True
-except TimeoutError:
-    stderr_ended_at_kill = False
+stderr_ended_at_kill = await ends_within(leader.stderr.read(), 0.3)  # read to its end
 survivors_after_kill = await wait_until_gone(members, timeout=0.3)
+print("after kill(): leader's return code", leader_code,
+      "· stderr ended within 0.3 s:", stderr_ended_at_kill,
+      "· children still running:", len(survivors_after_kill))
 
-# %%
+# %% [markdown]
+# The return code -9 says the leader died of SIGKILL, and asyncio has collected it. Yet both
+# children still run, orphaned, and stderr did not end: the orphans still hold the write end of
+# the stderr pipe they inherited, and a reader sees the end of a pipe only when every process
+# holding it has closed it. Whoever times out a tool with `kill()` and then reads its output to
+# the end (`communicate()`, `stderr.read()`) waits for the orphans, not for the tool.
+#
+# The leader that started the group is gone. Predict: can `os.killpg(leader.pid, SIGKILL)`
+# still reach its two children?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 try:
-    os.killpg(leader.pid, signal.SIGKILL)  # the group lives on while members remain
+    os.killpg(leader.pid, signal.SIGKILL)
 except ProcessLookupError:
     pass  # nobody left in the group
 survivors_after_killpg = await wait_until_gone(members, timeout=5)
-# b"" once no process holds the pipe
 stderr_end = await asyncio.wait_for(leader.stderr.read(), timeout=5)
-
-print("after kill(): leader's return code", leader_code,
-      "· wait() returned within 0.5 s:", wait_returned,
-      "· stderr ended within 0.3 s:", stderr_ended_at_kill,
-      "· members still running:", len(survivors_after_kill))
-print("after killpg(): members still running:", len(survivors_after_killpg),
+print("after killpg(): children still running:", len(survivors_after_killpg),
       "· stderr reads", stderr_end)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: kill-reaches-only-the-leader
 assert len(survivors_after_kill) == 2, "kill() ended the leader only; its children were orphaned"
 assert leader_code == -signal.SIGKILL, "the leader itself died of the SIGKILL and was reaped"
@@ -363,30 +387,28 @@ assert not stderr_ended_at_kill, (
 assert survivors_after_killpg == [] and stderr_end == b"", (
     "killpg() reached every member of the group")
 # wait() differs by release (CPython gh-119710): this Python's behaviour, probed above
-wait_did = ("returned at the leader's exit (gh-119710)" if wait_returned
-            else "waited for the pipe as well")
-print(f"✓ kill() left both children running and the stderr pipe open; wait() {wait_did}; "
+print("✓ kill() left both children running and the stderr pipe open;",
+      "wait() returned when the leader died;" if wait_returned
+      else "wait() also waited for the pipe;",
       "killpg() ended them all")
 
 # %% [markdown]
-# Two surprises. First, `kill()` ended the leader only, and its two children kept running,
-# orphaned. Second, the leader was dead and asyncio had already collected its return code, yet
-# its stderr did not end: the orphans still held the write end of the stderr pipe they
-# inherited, and a pipe ends only when every process holding it has closed it. Whoever times out
-# a tool with `kill()` and then reads its output to the end (`communicate()`, `stderr.read()`)
-# waits for the orphans, not for the tool.
+# Yes: after the leader died its group still existed, because its two children were still in
+# it, so `killpg(leader.pid, ...)` reached them, and with them gone the stderr pipe ended
+# (`b""`). In real code, signal the group (SIGTERM, a grace period, then SIGKILL, as in
+# chapter 19), then wait for the leader. The orphans were reaped by the process that adopted
+# them, not by us.
 #
-# What `await leader.wait()` does here depends on the release. On 3.11, 3.12 and 3.13.0, a
-# `wait()` that is already pending when the process exits returns only when every pipe asyncio
-# reads from it has closed as well, so it too waited for the orphans (a `wait()` that starts
-# after asyncio has recorded the exit returns at once); on later 3.13 and 3.14 releases and on
-# 3.15 (gh-119710), it returns when the process exits, pipes open or not. The cell above
-# printed which of the two this Python did; the pipe stays open on both.
+# :::{dropdown} Going further: what `leader.wait()` waits for depends on the release
 #
-# After the leader died its group still existed, because its two children were still in it;
-# that is why `killpg(leader.pid, ...)` could reach them afterwards. In real code, signal the
-# group (SIGTERM, a grace period, then SIGKILL, as in chapter 19), then wait for the leader.
-# The orphans were reaped by the process that adopted them, not by us.
+# The kill cell also waited for the leader with `leader.wait()` (at most 0.5 s). On 3.11, 3.12
+# and 3.13.0, a `wait()` that is already pending when the process exits returns only when every
+# pipe asyncio reads from it has closed as well, so it too waits for the orphans (a `wait()`
+# that starts after asyncio has recorded the exit returns at once); on later 3.13 and 3.14
+# releases and on 3.15 (gh-119710), it returns when the process exits, pipes open or not. The
+# check line above says which of the two this Python did; the pipe stays open on both.
+#
+# :::
 #
 # ### Version notes: who waits for the child (3.11 vs 3.12+)
 #
@@ -839,19 +861,13 @@ _sc.differential(run_tool, _reference, _scenarios(), _observe, _compare, what="r
 #
 # ## In slime
 #
-# The retool example gives the model a Python interpreter as a tool. The sandbox's
-# `execute_code` is an `async def`, but it contains no `await`: it writes the code to a temporary
-# file, starts `python3` with `subprocess.Popen` (stdout and stderr piped), and waits in
-# `communicate(timeout=...)` with the configured two-minute budget. That call is the blocking
-# version of this chapter: while one tool call runs, the event loop of the rollout process
-# does nothing else, so the SGLang requests of all the other samples in that process wait too.
-# The tool registry's `execute_tool` wraps the call in `async with SEMAPHORE`, a semaphore of 32 described as
-# 32 concurrent processes; since the holder never suspends, our model's count applies: one
-# child at a time. `communicate()` does read both pipes together, so the pipe deadlock cannot
-# happen there. On timeout the code kills the one child and moves on without waiting for it;
-# the child is reaped later by the `subprocess` module (its `Popen` objects that were not
-# waited for are polled when the next `Popen` is created), and anything the child had started
-# would not be reached by that kill. Other subprocess uses are listed in the
+# The retool example gives the model a Python interpreter as a tool, and its sandbox runs the
+# model's code with `subprocess.Popen` and a blocking `communicate(timeout=...)` inside an
+# `async def` (first quote). That call is the blocking version of this chapter: while one tool
+# call runs, the event loop of the rollout process does nothing else, so the SGLang requests of
+# all the other samples in that process wait too. The tool registry's `execute_tool` wraps the
+# call in `async with SEMAPHORE`, a semaphore of 32 that therefore admits one child at a time
+# (second quote). Other subprocess uses are listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -14,7 +14,7 @@
 # 4. find and fix the hazard in a piece of code you have not seen.
 #
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
-# in a thread), 15 (async locks) and 26 · about 45 minutes
+# in a thread), 15 (async locks) and 26 · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -26,16 +26,8 @@
 # whether slime meets those conditions is a separate question, which we state and leave open.
 # Each hazard ends with the slime site, quoted from the source.
 #
-# **The five hazards at a glance.** Each section stands on its own; read them in any order.
-# The table gives each result away: skip it if you want to predict first.
-#
-# | Hazard | Symptom | What the model checks | Where in slime |
-# |---|---|---|---|
-# | 1 · a blocking call inside a coroutine | the semaphore's limit is not the real limit (predict the real one below) | how many calls run at once; heartbeats of the loop | the retool sandbox: `communicate()` inside `async def execute_code` |
-# | 2 · one semaphore taken twice on a path | works alone, stuck under load | calls finished and stuck, alone and eight at once | retool: `execute_predictions` and `execute_tool` both take `SEMAPHORE` |
-# | 3 · a result polled through `to_thread` | a pool thread per poll; results seen up to a tick late | calls per request; lag from "published" to "received" | the teacher server's `/generate` polls `get_result` |
-# | 4 · a request cancelled during an update: its `finally` cannot complete | one cancelled request leaves every later one waiting | whether the duplicate and later requests ever finish | the teacher server's `update_from_disk` |
-# | 5 · `result()` with no timeout | the caller never returns, with no message | how long each caller waits; whether the loop's task ends | `AsyncLoopThread.run` (`slime/utils/async_utils.py`) |
+# Each of the five hazards below stands on its own; read them in any order. A table of all
+# five, with their results, opens the summary at the end.
 
 # %%
 import asyncio
@@ -138,8 +130,7 @@ print("✓ with a blocking body one call runs at a time; awaiting, four do")
 #
 # :::
 #
-# **Where in slime.** The retool example's sandbox runs the model's code with `Popen` and
-# waits in `communicate()` inside `async def execute_code`, behind a semaphore sized 32.
+# **Where in slime.** The retool example's sandbox, behind a semaphore sized 32:
 
 # %% tags=["remove-input"]
 show_call_site("27a")
@@ -150,10 +141,10 @@ show_call_site("27a")
 # Look again at `ToolPath`: `execute_predictions` takes a permit, and with
 # `tool_takes_permit=True`, `execute_tool` takes a second one **from the same semaphore**.
 # With the blocking body of hazard 1 this never mattered. Now apply the obvious fix for
-# hazard 1, make the body await, and keep the rest as it was. One call alone, then eight at
-# once:
+# hazard 1, make the body await, and keep the rest as it was. Predict: does one call alone
+# finish, and how many of eight calls started at once do?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 awaiting_twice = ToolPath(limit=4, blocking_body=False, tool_takes_permit=True)
 alone = await start_and_wait([awaiting_twice.execute_predictions()], timeout=1)
 eight = [awaiting_twice.execute_predictions() for _ in range(8)]
@@ -164,7 +155,7 @@ fixed_under_load = await start_and_wait(eight_fixed, timeout=2)
 print("awaiting body, permit taken twice: alone", alone, "· 8 at once", under_load)
 print("awaiting body, permit taken once:  8 at once", fixed_under_load)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: the-double-acquire-deadlocks-once-the-body-awaits
 assert alone == (1, 0), "alone it works: every small test passes"
 assert under_load[1] >= 4, "under load, calls hold one permit each and wait for a second: they never finish"
@@ -180,10 +171,8 @@ print(f"✓ alone the call finishes; under load {under_load[1]} of 8 are stuck; 
 # was hiding it, because a call that never suspends takes both permits at once. Fixing hazard
 # 1 alone turns a slow path into a stuck one; take the permit at one level only.
 #
-# **Where in slime.** In the retool example, `execute_predictions` enters `async with
-# SEMAPHORE` and calls `execute_tool`, which enters `async with SEMAPHORE` again: the same
-# module-level object. With the blocking sandbox of hazard 1 our model says this cannot
-# deadlock; it also says what would happen if the sandbox were made to await.
+# **Where in slime.** The retool example's tool path takes its module-level `SEMAPHORE`
+# twice, around the blocking sandbox of hazard 1:
 
 # %% tags=["remove-input"]
 show_call_site("27b")
@@ -199,6 +188,10 @@ show_call_site("27b")
 # told: the table resolves an `asyncio.Future` for them, through `call_soon_threadsafe`, the
 # moment the result is published. We count `get_result` calls per request and measure the lag
 # from "published" to "the handler has it".
+#
+# Predict: each result is published about 0.2 s after its request. About how many
+# `get_result` calls does a polling request make, and how much later than a notified request
+# does it have its result?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table"}
 class ResultTable:
@@ -253,7 +246,7 @@ async def handle_by_notification(table: ResultTable, rid: str) -> float:
     return time.monotonic()
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment: six polled and six notified requests"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # Six requests poll and six are told, while a worker thread publishes their results.
 tl = Timeline()
 table = ResultTable(asyncio.get_running_loop(), round_trip=0.002, timeline=tl)
@@ -283,7 +276,7 @@ print("get_result calls per polling request:", calls_polled, "· per notified re
 print(f"median lag after the result was published: polling {statistics.median(lag_ms[r] for r in polled):.1f} ms, "
       f"notified {statistics.median(lag_ms[r] for r in told):.1f} ms")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: polling-costs-a-thread-trip-per-tick
 assert min(calls_polled) >= 3, "about one blocking call (and one trip through the thread pool) per 50 ms of waiting"
 assert calls_told == [0] * 6, "a notified handler makes no call at all"
@@ -299,7 +292,7 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 # published. The polling lanes tick every 50 ms and end at the first tick after publication;
 # the notified lanes end at publication.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 for rid in polled + told:
     tl.add(rid, started, noticed_at[rid], state="waiting")
 fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
@@ -313,10 +306,8 @@ fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or to
 # request makes no call and sees its result at once. The model does not say how much this
 # costs slime; that depends on the request rate, the round-trip time and the pool size.
 #
-# **Where in slime.** The teacher server's `/generate` handler polls
-# `sample_manager.get_result` through `asyncio.to_thread(ray.get, ...)` and sleeps 50 ms between
-# polls; the sample manager is a Ray actor without async methods, which Ray runs one call at a
-# time unless the actor is given a larger `max_concurrency`.
+# **Where in slime.** The teacher server's `/generate` handler polls this way; the sample
+# manager it asks is a Ray actor:
 
 # %% tags=["remove-input"]
 show_call_site("27c")
@@ -438,7 +429,7 @@ fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
 print("model:", model_report)
 print("fixed:", fixed_report)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-cancelled-finally-leaves-the-update-stuck
 assert model_report == {"cancelled request ended with": "UnboundLocalError", "duplicate got": "nothing (still waiting)",
                         "later request got": "nothing (still waiting)", "state still in progress": True}
@@ -458,10 +449,7 @@ print("✓ the model stays stuck after one cancellation; the fixed endpoint serv
 # really ended, which matters because cancelling a request does not stop work running in a
 # thread.
 #
-# **Where in slime.** The teacher server's `update_from_disk` has this shape: its `except`
-# clauses are `TimeoutError` and `Exception`, its `finally` builds the result from
-# `before_loads`, `update_result` and `after_loads`, and the server is run with aiohttp's
-# `handler_cancellation=True`, under which a client that disconnects cancels its handler.
+# **Where in slime.** The teacher server's `update_from_disk` has this shape:
 
 # %% tags=["remove-input"]
 show_call_site("27d")
@@ -512,7 +500,12 @@ class LoopThread:
         self.loop.close()
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment: three callers waiting on the loop"}
+# %% [markdown]
+# Three callers, each in a thread of its own, wait on the loop: one without a timeout, one with
+# `result(0.2)`, one with `result(0.2)` and a cancel. After 0.6 s we look. Predict, for each:
+# has the caller returned, and is its coroutine still waiting on the loop?
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # Three synchronous callers in threads of their own: no timeout, a timeout, a timeout + cancel.
 loop_thread = LoopThread()
 answer_events: list[asyncio.Event] = []
@@ -562,7 +555,7 @@ loop_thread.close()
 for name, (caller_state, coroutine_state) in after_wait.items():
     print(f"{name:>16}: caller {caller_state}, coroutine {coroutine_state}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-a-timeout-and-a-cancel-bound-the-wait
 assert after_wait["no timeout"] == ("still blocked", "waiting"), "no timeout: the caller waits as long as the coroutine"
 assert after_wait["timeout only"] == ("TimeoutError", "waiting"), "the caller gave up; the coroutine did not"
@@ -986,6 +979,14 @@ _sc.differential(Coalescer, _reference, _scenarios(), _observe, _compare, what="
 
 # %% [markdown]
 # ## Summary
+#
+# | Hazard | Symptom | What the model checks | Where in slime |
+# |---|---|---|---|
+# | 1 · a blocking call inside a coroutine | the semaphore's limit is not the real limit | how many calls run at once; heartbeats of the loop | the retool sandbox: `communicate()` inside `async def execute_code` |
+# | 2 · one semaphore taken twice on a path | works alone, stuck under load | calls finished and stuck, alone and eight at once | retool: `execute_predictions` and `execute_tool` both take `SEMAPHORE` |
+# | 3 · a result polled through `to_thread` | a pool thread per poll; results seen up to a tick late | calls per request; lag from "published" to "received" | the teacher server's `/generate` polls `get_result` |
+# | 4 · a request cancelled during an update: its `finally` cannot complete | one cancelled request leaves every later one waiting | whether the duplicate and later requests ever finish | the teacher server's `update_from_disk` |
+# | 5 · `result()` with no timeout | the caller never returns, with no message | how long each caller waits; whether the loop's task ends | `AsyncLoopThread.run` (`slime/utils/async_utils.py`) |
 #
 # - Read for shapes: who waits for whom, what is caught and what is not, which thread runs
 #   what, which waits have no bound. Then build a model of the shape, small and from your own

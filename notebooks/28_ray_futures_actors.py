@@ -16,14 +16,15 @@
 # 5. take a {term}`lock` that lives in an actor from a coroutine, the shape of slime's engine
 #    lock.
 #
-# **Needs** chapters 02, 04, 06, 08 and 09 · about 45 minutes
+# **Needs** chapters 02, 04, 06, 08 and 09; Linux and about 1 GB of free memory for Ray ·
+# about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
-# **What it costs.** The second code cell starts a private local Ray: about ten processes,
-# about 700 MB, a few seconds.
+# **What it costs.** The second code cell starts a private local Ray: about ten processes and
+# 700 MB of memory, a few seconds; each actor below adds a process of its own.
 #
 # :::{dropdown} Why the course does it this way
 #
@@ -121,8 +122,7 @@ _ = ray.get(gate.nap.remote(0), timeout=60)  # the actor is up before the timing
 # is a task on the loop that wakes every 10 ms and writes down each wake-up time in
 # `watch.beats`, and `watch.max_gap` is the longest time between two wake-ups, the longest the
 # loop could run nothing else. Each way of reading waits for a remote `nap` of 0.6 s. What is the longest gap
-# between two beats, for each? Many readers expect the same answer: both "wait for the
-# result".
+# between two beats, for each?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def read_with_get(ref):
@@ -222,7 +222,7 @@ awaited_refs = await three_reads(read_with_await, 20)
 print("to_thread(ray.get):", in_threads)
 print("await ref:         ", awaited_refs)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: to-thread-ready-result-waits-for-a-thread
 assert in_threads.index("ready") > in_threads.index("gate opens"), (
     f"with 2 threads held by waits, the ready result still came back first: {in_threads}")
@@ -260,7 +260,7 @@ ray.get(gate.open.remote(39), timeout=30)
 print(f"opened 2, 0, 1: handed back {handed_back}; a poll found "
       f"{len(polled_ready)} ready, {len(polled_rest)} not")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: ray-wait-hands-back-finished-work-first
 assert handed_back == [2, 0, 1], f"ray.wait handed the jobs back as {handed_back}, not as they finished"
 assert polled_ready == [] and polled_rest == [running], "a poll with timeout=0 found the job done"
@@ -307,7 +307,7 @@ results = await asyncio.gather(*(poster.post.remote(i, 0.15) for i in range(9)))
 peak, poster_spans = await poster.report.remote()
 print(f"9 calls, max_concurrency=3: at most {peak} inside at once")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: max-concurrency-caps-calls-inside-an-async-actor
 assert results == list(range(9)), results
 assert peak == 3, f"{peak} calls were inside the actor at once with max_concurrency=3"
@@ -354,7 +354,7 @@ counter = SlowCounter.remote()
 returned = ray.get([counter.bump.remote() for _ in range(20)], timeout=60)
 print(f"final count {returned[-1]}; the first values returned: {returned[:5]}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-sync-actor-serialises-its-calls
 assert returned == list(range(1, 21)), f"lost updates or out of order: {returned}"
 print("✓ 20 calls, 20 updates, in call order: each call saw the state the previous one left")
@@ -367,7 +367,7 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 # slime's engine lock (below) relies on this: its `acquire` is a check-then-set on a plain
 # attribute, safe only because the actor runs one call at a time.
 #
-# ### Version notes
+# :::{dropdown} Going further: version notes
 #
 # - Ray 2.60 has wheels for Python 3.11 to 3.14 (none yet for 3.15); its `local_mode`, an
 #   in-process imitation of a cluster, is gone (`ray.init(local_mode=True)` raises
@@ -377,6 +377,8 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 # - On 3.13 the default thread pool that `asyncio.to_thread` uses counts only the CPUs this
 #   process may run on, `min(32, os.process_cpu_count() + 4)` (chapter 25); 3.11 and 3.12
 #   count every CPU of the machine.
+#
+# :::
 #
 # ## Exercise 28.1 · An awaitable lock on an actor
 #
@@ -859,36 +861,15 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 #
 # ## In slime
 #
-# slime's engine lock is `Lock` in `slime/ray/utils.py`: a synchronous actor whose `acquire`
-# checks a flag and sets it, and answers `False` when the flag is already set, so its caller
-# must ask again. That is safe because such an actor runs one call at a time, as the
-# counter above did. The rollout manager creates one when it starts, as an actor of its own
-# that asks Ray for one CPU.
-#
-# The trainer takes it before it broadcasts each bucket of new weights to the rollout engines,
-# asking with `ray.get` until the answer is `True` and sleeping 0.1 s between refusals. That
-# code is synchronous (the training actor has no `async` methods), so the blocking `ray.get`
-# and `time.sleep` there hold up no event loop. Between `acquire` and `release` the
-# trainer waits on the transfer with `ray.get`, with no `try`/`finally`: if that transfer
-# raised, the lock would stay taken and each later `acquire` would answer `False`.
-#
-# The teacher server (`megatron_server.py`) is an aiohttp service, so it runs on an event loop,
-# and its handlers read their Ray results through one helper, `_ray_get`, which is
-# `await asyncio.to_thread(ray.get, ref)`. Each `/generate` request calls it to read the
-# sample manager's statistics, to submit, and once per 50 ms poll for its result: each of
-# those waits holds a thread of the default pool for as long as the sample manager takes to
-# answer, so, as measured above, the pool's size caps how many of them are in progress, and a
-# further read queues for a thread even when its answer is ready.
-#
-# The rollout's distributed POST path in `slime/utils/http_utils.py` uses the other two tools
-# of this chapter. Its `_HttpPosterActor` is an async actor (its `do_post` is `async def`),
-# created with `max_concurrency` set to its share of the rollout's total concurrency: the
-# semaphore of the `max_concurrency` section, kept by Ray, with calls beyond it queued in Ray.
-# The coroutine `post` that hands a request to one of these actors awaits the ObjectRef itself,
-# so its wait holds no pool thread: the `await ref` of the first experiment, which a comment
-# there says replaced `to_thread(ray.get, ...)` because of the thread cap measured above. The
-# [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
-# kind.
+# The quotes below follow this chapter's tools. slime's engine lock is a synchronous actor,
+# created by the rollout manager and taken by the trainer before each bucket of new weights;
+# the trainer releases it with no `try`/`finally`, so a transfer that raised would leave it
+# taken for good (first three quotes). The teacher server (`megatron_server.py`) is an aiohttp
+# service, and its handlers read their Ray results through one helper, `_ray_get`, which holds
+# a default-pool thread per wait (fourth quote). The rollout's distributed POST path runs on
+# async actors with a `max_concurrency` of their own and awaits their `ObjectRef`s directly
+# (last two). The [source inventory](../book/reference/inventory.md) lists slime's concurrency
+# call sites by kind.
 
 # %% [markdown]
 # Ray is stopped here, before the quotes: `raylab.stop` shuts it down and removes its

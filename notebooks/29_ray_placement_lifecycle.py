@@ -18,8 +18,8 @@
 #    timeout inside the call does not catch a stuck actor;
 # 5. shut Ray down and check that no process and no folder of it is left.
 #
-# **Needs** chapters 05 (timeouts), 09 (threads and events) and 18 (process lifecycle) ·
-# about 45 minutes, plus Ray's start-up.
+# **Needs** chapters 05 (timeouts), 09 (threads and events) and 18 (process lifecycle);
+# Linux and about 1 GB of free memory for Ray · about 45 minutes, plus Ray's start-up.
 #
 # Chapter 28 introduces ObjectRefs and actors; read it first if Ray is new to you.
 #
@@ -29,7 +29,8 @@
 #
 # **What it costs.** The first code cell starts a private local Ray, as in chapter 28, with two
 # GPUs that do not exist (`num_gpus=2`): Ray counts GPUs as numbers, so placement works the
-# same without the hardware. Each actor below is a process of its own, about 90 MB.
+# same without the hardware. The start runs about ten processes and takes about 700 MB of
+# memory; each actor below is a process of its own, about 90 MB more.
 #
 # :::{dropdown} Why the course does it this way
 #
@@ -80,14 +81,12 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s;",
 # `PlacementGroupSchedulingStrategy` that names the group, and the bundle's index if it wants
 # a particular one.
 #
-# ## Predict, then run
-#
-# We reserve two bundles of one GPU and one CPU each, slime's shape, and place one `Device`
-# actor in each. Each actor reports `CUDA_VISIBLE_DEVICES` from its own environment and the
-# GPU ids Ray assigned it. What do the two print? A common guess is that both see the same
-# thing, "0,1" or nothing at all, since this machine has no GPU.
+# We will reserve two bundles of one GPU and one CPU each, slime's shape, and place one `Device`
+# actor in each. `Device` asks for one GPU and one CPU; its `where()` reports
+# `CUDA_VISIBLE_DEVICES` from the actor's own environment, the GPU ids Ray assigned it, and
+# its pid. `in_bundle` names a bundle of a group for an actor's options:
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 DEVICE_ENV: dict[str, str] = {}  # extra environment variables for the actors' processes
 
 
@@ -101,6 +100,12 @@ def in_bundle(group, index: int) -> strategies.PlacementGroupSchedulingStrategy:
     return strategies.PlacementGroupSchedulingStrategy(
         placement_group=group, placement_group_bundle_index=index)
 
+
+# %% [markdown]
+# ## Predict, then run
+#
+# The next cell reserves the two bundles, places a `Device` in each and asks both `where()`.
+# This machine has no GPU. What do the two actors print?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 group_a = placement_group([{"GPU": 1, "CPU": 1}, {"GPU": 1, "CPU": 1}], strategy="PACK")
@@ -238,7 +243,7 @@ except RayActorError as exc:
 print("the three calls:", outcomes, f"within {max(ended_at):.2f} s of the kill")
 print("a call made after the kill:", after)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-killed-actor-fails-every-call
 assert outcomes == ["ActorDiedError"] * 3, f"every held call fails with ActorDiedError: {outcomes}"
 # every call ended before the reference woke (instants on one clock: ended_at counts from the kill)
@@ -251,13 +256,18 @@ print("✓ the running call and the queued ones failed at once, and the actor st
 # %% [markdown]
 # All three callers got `ActorDiedError`, a subclass of `RayActorError`, within a moment of
 # the kill: the running call was cut off, the queued ones would never run, and neither kind
-# waited for the 20 s of work. The next call failed the same way. With `no_restart=False`,
-# Ray would have started `Worker` again (its `max_restarts=1` allows one restart): the calls
-# in flight fail all the same (with `ActorUnavailableError`), and the next call either fails
-# the same way while the restart is under way or is answered by the fresh actor, which
-# remembers nothing; both happened on this machine. A caller that holds refs to a killed
-# actor gets an error from every one of them; it never hangs on them, and it never learns how
-# far the work got.
+# waited for the 20 s of work. The next call failed the same way. A caller that holds refs to
+# a killed actor gets an error from every one of them; it never hangs on them, and it never
+# learns how far the work got.
+#
+# :::{dropdown} Going further: killing a restartable actor
+#
+# With `no_restart=False`, Ray would have started `Worker` again (its `max_restarts=1` allows
+# one restart): the calls in flight fail all the same (with `ActorUnavailableError`), and the
+# next call either fails the same way while the restart is under way or is answered by the
+# fresh actor, which remembers nothing; both happened on the course's build machine.
+#
+# :::
 #
 # ## Measure it: a health check that cannot hang
 #
@@ -311,7 +321,9 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 # only timeout been the one passed *into* `health`, the check would have waited the full 6 s
 # and then reported a healthy engine: the timeout counts only once the method runs.
 #
-# The timeline shows the round. The kill also ended the stuck call, 5 s early.
+# The timeline shows the round: the healthy engine's check is the blue tick at the start, too
+# short for a bar, and the kill ended the stuck call 5 s early (the dotted red line is the
+# rest of it, never run).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # Timeline: the course's chart of work; tl.add draws one bar from a start to an end.
@@ -326,10 +338,14 @@ tl.plot("One round of health checks, each bounded by the caller's 1 s timeout", 
         lanes=["stuck: work(6 s)", "healthy: health check", "stuck: health check"])
 ax.axvline(kill_time - stuck_since, color="black", linestyle="--", linewidth=1)
 ax.annotate("ray.kill", (kill_time - stuck_since, 2.4), xytext=(4, 0), textcoords="offset points")
-ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
+# dotted: the rest of the 6 s call, never run; a tick: the healthy check, too short for a bar
+ax.hlines(0, kill_time - stuck_since, STUCK_FOR, colors="tab:red", linestyles="dotted")
+ax.plot([checks["healthy"][1] - stuck_since], [1], marker="|", markersize=18,
+        markeredgewidth=3, color="tab:blue")
+ax.set_xlim(-0.15, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 
 # %% [markdown]
-# ### Version notes
+# :::{dropdown} Going further: version notes
 #
 # - This chapter runs Ray 2.60.0, pinned in `requirements.txt`. In it `ray.kill` has the
 #   signature `kill(actor, *, no_restart=True)`, and a call to a dead actor raises
@@ -338,6 +354,8 @@ ax.set_xlim(0, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 # - `ray.get(..., timeout=...)` raises `GetTimeoutError`, which is also a `TimeoutError`.
 # - Nothing here depends on the Python version: the actors are separate processes, and the
 #   driver's waits are Ray's own calls.
+#
+# :::
 #
 # ## Exercise 29.1 · A health monitor
 #
@@ -853,34 +871,16 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # ## In slime
 #
 # slime reserves every GPU it will use in one placement group, made by
-# `_create_placement_group` in `slime/ray/placement_group.py`: one bundle of `{"GPU": 1,
-# "CPU": 1}` per GPU, strategy `PACK`. It waits for it with a `ray.wait` loop of 30 s
-# timeouts that logs the GPUs registered and available, unbounded by design (its comment
-# names autoscaling). It then places one short-lived `InfoActor` in each bundle to learn the
-# node address and GPU id behind each bundle, kills those actors with `ray.kill` (the default
-# `no_restart=True`), and sorts the bundles by node address and GPU id, so that rank 0 gets
-# the first GPU of the first node. The training actors (`RayTrainGroup` in
-# `slime/ray/actor_group.py`) and the rollout engines (`slime/ray/rollout.py`) are created
-# with a `PlacementGroupSchedulingStrategy` naming the reordered bundle index, and with
-# fractional `num_gpus` (0.4 and 0.2) so that both fit in the same one-GPU bundle when
-# training and rollout share GPUs. Both set `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1`
-# (and the other vendors' equivalents) in the actors' environment: Ray does not narrow the
-# devices, and slime picks the device itself. When the training actors are released,
-# `release` calls `ray.kill(actor, no_restart=True)` on each, then sleeps 5 s. The quotes
-# below follow that order: the reservation and its wait, the probe, the release, and then the
-# health monitor.
-#
-# The health monitor (`RolloutHealthMonitor` in `slime/utils/health_monitor.py`) is a daemon
-# thread with a stop event and a pause event; it waits between rounds with
-# `stop_event.wait(interval)`, so `stop()` does not wait out an interval, and it joins the
-# thread with a timeout. Each check is `ray.get(engine.health_generate.remote(timeout=...))`:
-# the timeout (`--rollout-health-check-timeout`, 30 s by default) goes into the call, where it
-# bounds the HTTP request to the SGLang server, and the `ray.get` itself has none. The engine
-# actor (`SGLangEngine`) has no `async` method and is created without `max_concurrency`, so it
-# runs one call at a time: if it is stuck in another call, the health call waits behind it
-# and the monitor thread waits with it, as the experiment above showed. The kill path first
-# waits, also without a timeout, for `engine.shutdown.remote()`, then calls `ray.kill(engine)`.
-# The [source inventory](../book/reference/inventory.md) lists every use of Ray in slime: 269
+# `_create_placement_group` in `slime/ray/placement_group.py`, and waits for it with the
+# reporting `ray.wait` loop of this chapter (first quote). Helper actors then find which GPU
+# stands behind each bundle, so that the training actors and rollout engines take the bundles
+# in the order of the physical GPUs (second quote); those actors set
+# `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1`, so slime, not Ray, picks each one's device.
+# Two places deserve care. Releasing the training actors kills them and then sleeps a fixed
+# 5 s, with nothing checking that their GPU memory is free (third quote). And the health
+# monitor's `ray.get` has no timeout of its own, so an engine stuck in another call stalls the
+# monitor thread, as the health-check experiment showed (fourth quote). The
+# [source inventory](../book/reference/inventory.md) lists every use of Ray in slime: 269
 # at the pin, 102 of them `.remote(...)` calls and 95 `ray.get`, with 3 `ray.kill` and 2
 # `ray.wait`.
 

@@ -486,6 +486,51 @@ def test_every_question_put_to_the_reader_is_answered_behind_a_fold(chapter):
         f"the next cell hide-output, label 'Show the answer', and explain after the fold): {open_answers}")
 
 
+
+def test_a_check_after_an_answer_does_not_print_it_in_view(chapter):
+    """After a question's answer fold, the cells that print before the prose resumes (its check, a
+    second measurement) are folded too: a ✓ line in plain view under "Show the answer" gives the
+    answer away. Counterfactual: 01's "✓ the Task's body started only when the caller suspended",
+    in view under the fold in session 11's learner reading."""
+    cells = notebook(chapter).cells
+    in_view = []
+    for i, before in enumerate(cells):
+        if before.cell_type != "markdown" or not _asks(before.source):
+            continue
+        later = iter(cells[i + 1:])
+        answer = next((c for c in later if c.cell_type == "markdown" or not _only_defines(c.source)),
+                      None)
+        if answer is None or answer.cell_type != "code":
+            continue
+        for cell in later:
+            if cell.cell_type == "markdown":
+                break
+            if not _only_defines(cell.source) and "show_call_site" not in cell.source \
+                    and not tags(cell) & FOLDED_OUTPUT:
+                in_view.append(cell.source.strip().splitlines()[0][:70])
+    assert not in_view, (
+        f"chapter {chapter.number}: a cell after an answer fold prints in view (fold its output too, "
+        f"e.g. tags hide-cell with 'Show the check'): {in_view}")
+
+
+MACHINE_NOTES = [
+    (r"\bbuild machine\b|\bmachine that built\b|\bevery duration on this page\b",
+     "the machine the page was built on"),
+    (r"\bgh-\d{4,6}\b|\bbpo-\d+\b", "a CPython issue number"),
+]
+
+
+def test_measurement_and_version_caveats_are_folded(chapter):
+    """Notes on the machine that built the page and CPython issue numbers (version differences) are
+    true and needed, but they interrupt the argument: they go in a dropdown ("Why the course does it
+    this way", "Going further"). Counterfactual: 26's "with sleep 0 on the course's 2-core build
+    machine, load average about 3" and its gh-119710 paragraph, in view in session 10."""
+    prose = visible_prose(notebook(chapter))
+    found = [f"{why}: {m.group(0)!r}" for pattern, why in MACHINE_NOTES
+             for m in [re.search(pattern, prose)] if m]
+    assert not found, f"chapter {chapter.number}: caveats in the main line (fold them): {found}"
+
+
 MAX_EXERCISE_WORDS = 150
 
 
