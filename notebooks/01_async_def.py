@@ -12,7 +12,7 @@
 # 3. read the "coroutine ... was never awaited" warning for what it tells you;
 # 4. check each of the three with `inspect`.
 #
-# **Needs** basic Python functions and generators · about 35 minutes
+# **Needs** basic Python functions and generators · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -117,14 +117,14 @@ with warnings.catch_warnings(record=True) as caught:
     gc.collect()
 
 messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
-# the warning's source is the coroutine object that was dropped unawaited
-unawaited = [w.source.__qualname__ for w in caught
-             if issubclass(w.category, RuntimeWarning)
-             and inspect.iscoroutine(w.source)]
 print(messages)
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: forgotten-coroutine-warns
+# the warning's source is the coroutine object that was dropped unawaited
+unawaited = [w.source.__qualname__ for w in caught
+             if issubclass(w.category, RuntimeWarning)
+             and inspect.iscoroutine(w.source)]
 assert "score_sample" in unawaited, (
     f"dropping a coroutine object unawaited must warn 'was never awaited'; warnings: {messages}")
 assert forgotten_log == [], "the forgotten body never ran"
@@ -165,14 +165,17 @@ print("✓ the Task's body started only when the caller suspended")
 #
 # The timeline below drives three coroutine objects created at the same moment in three ways:
 # awaited at once, awaited after the caller has done 0.05 s of other work, and wrapped in a
-# Task. The light green bar before a body is the time its object existed without running.
-# Each body then computes for 0.005 s (a thin blue bar) and waits 0.04 s in
-# `await asyncio.sleep` (light green again: suspended, not running). The caller's busy work is
-# red (blocked): it holds the loop, so nothing else can start on it.
+# Task. A grey bar before a body is the time its object existed without running. Each body
+# then computes for 0.005 s (a thin blue bar) and waits 0.04 s in `await asyncio.sleep`
+# (light green: suspended). The caller's busy work is red (blocked): it holds the loop, so
+# nothing else can start on it.
 # `Timeline` is the course's stopwatch: `with tl.span(name, state=...)` records the time spent
 # in the block as one bar, coloured by its `state` (blue for running, light green for waiting,
 # red for blocked; later chapters add grey for cancelled, orange for failed and purple for
 # cleanup), and `tl.mark(name)` writes down one named moment.
+#
+# The Task is created before the caller's busy work, and `later` is awaited after it. Predict
+# which of the two bodies starts first once the busy work ends.
 
 # %%
 def busy(seconds: float) -> None:
@@ -204,40 +207,42 @@ with tl.span("caller's own work", state="blocked"):
 await later
 await task
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: task-waits-while-caller-blocks
 bodies = ("awaited at once", "awaited later", "as a Task")
 created_at = next(e.at for e in tl.events if e.name == "all three created")
 starts = {label: tl.spans_of(label)[0].start for label in bodies}
 for label in bodies:  # draw the time each object existed without running
-    tl.add(label, tl.t0 + created_at, tl.t0 + starts[label], state="waiting")
+    tl.add(label, tl.t0 + created_at, tl.t0 + starts[label], state="cancelled")
 
 fig = tl.plot("Three coroutine objects created together: when does each body run?",
-              lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"])
+              lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"],
+              meanings={"cancelled": "created, not started", "waiting": "suspended in await"})
 blocked = tl.spans_of("caller's own work")[0]
 assert starts["awaited at once"] < blocked.start
 assert starts["as a Task"] >= blocked.end, "a Task cannot start while the caller blocks the loop"
 assert starts["awaited later"] >= blocked.end
 print("✓ the Task and the later await both started after the caller's busy work ended")
+print(f"bodies started at (s): later {starts['awaited later']:.3f}, Task {starts['as a Task']:.3f}")
 
 # %% [markdown]
 # Read the chart from left to right. The first body starts at once because it was awaited at
-# once. The Task was created before the caller's busy work, yet its body waited until the
-# caller gave the loop a chance (its first `await`). The third object waited until the line
-# that awaited it. In those two cases the object existed long before its body ran.
+# once. Neither the Task nor `later` could start during the busy work. Then `later` started
+# first, although the Task was created earlier: `await later` runs `later`'s body directly, in
+# the caller, without handing the loop anything. Only when that body reached its own
+# `await asyncio.sleep` did the loop get a turn and start the Task, a few milliseconds later
+# (the last printed line gives both start times). Awaiting a coroutine does not by itself let
+# other tasks run; a suspension does. In both cases the object existed long before its body
+# ran.
 #
 # ## Checking which is which with `inspect`
 #
-# | you hold | `inspect.iscoroutinefunction` | `inspect.iscoroutine` | `inspect.isawaitable` |
-# |---|---|---|---|
-# | `score_sample` (the function) | True | False | False |
-# | `score_sample(1, log)` (the object) | False | True | True |
-# | a Task | False | False | True |
-#
-# Chapter 21 returns to these checks and to the cases where they disagree with what a
-# call really returns.
+# `inspect` has three questions: `iscoroutinefunction`, `iscoroutine` and `isawaitable`. The
+# cell below asks each of them about the function `score_sample`, the object
+# `score_sample(4, [])` and a Task, and prints one row of three answers per thing. Predict the
+# nine answers, in particular which of them a Task passes.
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 obj = score_sample(4, [])
 task = asyncio.create_task(asyncio.sleep(0))
 checks = (inspect.iscoroutinefunction, inspect.iscoroutine, inspect.isawaitable)
@@ -248,10 +253,15 @@ for name, flags in rows.items():
 obj.close()  # only inspected: closing it on purpose means no 'never awaited' warning
 await task
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert rows == {"function": (True, False, False), "object": (False, True, True),
                 "task": (False, False, True)}
 print("✓ the table above holds")
+
+# %% [markdown]
+# Only the function is a coroutine function, and only the object is a coroutine. A Task is not
+# a coroutine, yet it is awaitable, like the object: `await` accepts both. Chapter 21 returns
+# to these checks and to the cases where they disagree with what a call really returns.
 
 # %% [markdown]
 # :::{dropdown} Going further: eager tasks (Python 3.12 and later)

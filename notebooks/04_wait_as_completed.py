@@ -38,24 +38,19 @@ figure_style()
 # ## One request
 #
 # The stand-in for a request marks when it starts and ends, records its span on a timeline
-# (cancelled spans are drawn grey), and returns its name. Given a `lane`, it draws its span
-# there and leaves the event log alone. `Timeline` is the course's recorder: `tl.mark` notes a
-# moment, `tl.span` a stretch of time, and the figures draw what it holds.
+# (cancelled spans are drawn grey), and returns its name. `Timeline` is the course's recorder:
+# `tl.mark` notes a moment, `tl.span` a stretch of time, and the figures draw what it holds.
 
 # %%
-async def request(name: str, seconds: float, tl: Timeline, lane: str | None = None):
-    def mark(what: str) -> None:
-        if lane is None:
-            tl.mark(f"{name} {what}")
-
-    mark("starts")
+async def request(name: str, seconds: float, tl: Timeline):
+    tl.mark(f"{name} starts")
     try:
-        with tl.span(lane or name):
+        with tl.span(name):
             await asyncio.sleep(seconds)
     except asyncio.CancelledError:
-        mark("cancelled")
+        tl.mark(f"{name} cancelled")
         raise
-    mark("ends")
+    tl.mark(f"{name} ends")
     return name
 
 
@@ -76,7 +71,7 @@ cancelled_right_after = [t.cancelled() for t in pending]
 print("done:", sorted(t.result() for t in done), "| pending:", len(pending))
 print("pending ones cancelled right after wait:", cancelled_right_after)
 
-await asyncio.gather(*pending)  # nothing stopped them: let them finish
+await asyncio.gather(*pending)  # wait for the two before going on
 print(tl.names())
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -146,8 +141,8 @@ print("✓ results were handled in finishing order, the first while the slowest 
 # %% [markdown]
 # Two details. The loop above passes `timeout=2` so it cannot hang; on timeout `as_completed`
 # raises `TimeoutError` but, like `wait`, does not cancel anything. And a plain `for` loop over
-# it, as above, gets *new* coroutines, not your tasks (on 3.11, 3.12 and 3.13 alike), so put in
-# each result what tells you which job it was: here the name. Python 3.13 added `async for`,
+# it, as above, gets *new* coroutines, not your tasks, so put in each result what tells you
+# which job it was: here the name. Python 3.13 added `async for`,
 # which gives back the tasks themselves (the note further down).
 #
 # ## Keep the pipe full: `wait(FIRST_COMPLETED)` and refill
@@ -162,13 +157,15 @@ print("✓ results were handled in finishing order, the first while the slowest 
 #
 # Below, group durations repeat a pattern of one slow group and three fast ones, and every
 # fourth group is dropped by the filter. We compare the loop with the simpler "start 4, gather
-# them, repeat" approach. Each of the 4 slots is one lane of the timeline. Predict roughly how
-# long each approach takes to keep 8 groups (the durations are in the first cell below).
+# them, repeat" approach, with at most 4 groups in flight in both. Predict roughly how long
+# each approach takes to keep 8 groups (the durations are in the first cell below), and why.
 #
 # :::{dropdown} Why the course does it this way: best of three, interleaved
 #
-# The folded check times the two with `ainterleaved`, which runs them in turn, three times
-# each, and uses each one's best time, so a busy moment on the machine slows both alike.
+# The run below times the two with `ainterleaved`, which runs them in turn, three times each,
+# and uses each one's best time, so a busy moment on the machine slows both alike. The folded
+# check asserts that the refill loop takes less than three quarters of the batches' time measured
+# beside it, not less than a fixed number of seconds.
 # :::
 
 # %%
@@ -194,8 +191,7 @@ async def rollout_batched(tl: Timeline) -> list[int]:
         batch = range(next_id, next_id + IN_FLIGHT)
         next_id += IN_FLIGHT
         finished = await asyncio.gather(
-            *(request(f"group {g}", group_duration(g), tl, lane=f"slot {g - batch[0]}")
-              for g in batch))
+            *(request(f"group {g}", group_duration(g), tl) for g in batch))
         ids = [int(name.split()[1]) for name in finished]
         kept += [group_id for group_id in ids if keep_group(group_id)]
     return kept[:TARGET]
@@ -204,19 +200,17 @@ async def rollout_batched(tl: Timeline) -> list[int]:
 # %%
 async def rollout_refill(tl: Timeline) -> list[int]:
     kept: list[int] = []
-    pending: dict[asyncio.Task, int] = {}  # groups in flight, and their lanes
+    pending: set[asyncio.Task] = set()  # the groups in flight
     next_id = 0
     try:
         while len(kept) < TARGET:
-            for slot in sorted(set(range(IN_FLIGHT)) - set(pending.values())):
-                lane = f"slot {slot}"
-                duration = group_duration(next_id)
-                coro = request(f"group {next_id}", duration, tl, lane=lane)
-                pending[asyncio.create_task(coro)] = slot
+            while len(pending) < IN_FLIGHT:  # top up
+                coro = request(f"group {next_id}", group_duration(next_id), tl)
+                pending.add(asyncio.create_task(coro))
                 next_id += 1
             done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
-                del pending[task]
+                pending.discard(task)
                 group_id = int(task.result().split()[1])
                 if keep_group(group_id) and len(kept) < TARGET:
                     kept.append(group_id)
@@ -227,24 +221,28 @@ async def rollout_refill(tl: Timeline) -> list[int]:
         await asyncio.gather(*pending, return_exceptions=True)
 
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# claim: refill-beats-batches
-last_run: dict[str, tuple[list[int], Timeline]] = {}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+rollouts = {"batched": rollout_batched, "refill": rollout_refill}
+last_run: dict[str, tuple[list[int], Timeline]] = {}  # name -> (kept, timeline)
 
 
-async def one_rollout(name: str, rollout) -> None:
+async def one_rollout(name: str) -> None:
     tl = Timeline()
-    last_run[name] = (await asyncio.wait_for(rollout(tl), timeout=3), tl)
+    last_run[name] = (await asyncio.wait_for(rollouts[name](tl), timeout=3), tl)
 
 
 # Three runs of each, interleaved; the best time of each counts.
-runs = await ainterleaved({"batched": lambda: one_rollout("batched", rollout_batched),
-                           "refill": lambda: one_rollout("refill", rollout_refill)}, k=3)
+runs = await ainterleaved({"batched": lambda: one_rollout("batched"),
+                           "refill": lambda: one_rollout("refill")}, k=3)
 batched_elapsed, refill_elapsed = runs.best("batched"), runs.best("refill")
-(batched_kept, batched_tl), (refill_kept, refill_tl) = last_run["batched"], last_run["refill"]
+batched_kept, batched_tl = last_run["batched"]
+refill_kept, refill_tl = last_run["refill"]
 
 print(f"batches of {IN_FLIGHT} + gather: {batched_elapsed:.3f} s, kept {batched_kept}")
 print(f"wait(FIRST_COMPLETED) + refill: {refill_elapsed:.3f} s, kept {refill_kept}")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: refill-beats-batches
 assert len(batched_kept) == len(refill_kept) == TARGET
 assert refill_tl.max_overlap(state=None) <= IN_FLIGHT, "never more than IN_FLIGHT groups at once"
 # Batches keep 3 of every 4 groups, so 8 need 3 batches, each as slow as its slowest group: a floor
@@ -259,28 +257,63 @@ assert any(s.state == "cancelled" for s in refill_tl.spans), "leftover groups we
 print("✓ the refill loop kept as many groups in less time, never above the limit")
 
 # %% [markdown]
-# The answer's first two lines give the times. The batches cannot finish in less than 0.36 s: the
-# filter keeps 3 groups of every 4, so 8 kept groups take 3 batches, and each batch waits
-# 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s, because no
-# slot waits for another; the folded check asserts that it takes less than three quarters of
-# the batches' time, measured beside it.
+# Each line of the answer gives one approach's time, then the groups it kept, in the order it
+# kept them. In the refill list the slow groups 0 and 4 come after fast groups that started
+# later; the slow group 8 is missing because it was still running when the batch was full, and
+# every fourth group (3, 7, ...) was dropped by the filter. The batches cannot finish in less
+# than 0.36 s: the filter keeps 3 groups of every 4, so 8 kept groups take 3 batches, and each
+# batch waits 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s,
+# because no slot waits for another.
 #
 # ## Measure it
 #
-# Each lane is one of the 4 slots. With batches, a slot that finished a fast group sits empty
-# until the batch's slow group is done. With the refill loop, a freed slot is given a new group
-# at once, and when the batch is full, the groups still in flight are cancelled (grey).
+# Each lane is one of the 4 slots, that is one of the 4 groups allowed in flight at once (the
+# folded plotting code puts each group in the first slot free when it started). With batches, a
+# slot that finished a fast group sits empty until the batch's slow group is done. With the
+# refill loop, a freed slot is given a new group at once, and when the batch is full, the groups
+# still in flight are cancelled (grey). Each bar carries its group's id; orange marks the groups
+# the filter dropped.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
+    """The groups' spans, each moved to the first slot free when it started (a group the filter
+    drops drawn as failed), and where to write each group's id."""
+    slotted = Timeline()
+    slotted.t0 = tl.t0
+    free_at = [0.0] * IN_FLIGHT
+    ids = []
+    for s in sorted((s for s in tl.spans if s.label.startswith("group")), key=lambda s: s.start):
+        slot = next(k for k in range(IN_FLIGHT) if free_at[k] <= s.start)
+        free_at[slot] = s.end
+        group_id = int(s.label.split()[1])
+        state = "failed" if s.state == "running" and not keep_group(group_id) else s.state
+        slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=state)
+        ids.append((slot, (s.start + s.end) / 2, group_id))
+    return slotted, ids
+
+
+(batched_tl, batched_ids), (refill_tl, refill_ids) = by_slot(batched_tl), by_slot(refill_tl)
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True, layout="constrained")
 slots = [f"slot {k}" for k in range(IN_FLIGHT)]
-batched_tl.plot(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s", ax=top, lanes=slots)
-refill_tl.plot(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s", ax=bottom, lanes=slots)
+meanings = {"failed": "dropped by the filter"}
+batched_tl.plot(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s", ax=top, lanes=slots,
+                meanings=meanings)
+refill_tl.plot(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s", ax=bottom, lanes=slots,
+               meanings=meanings)
+for ax, ids in ((top, batched_ids), (bottom, refill_ids)):
+    for slot, middle, group_id in ids:  # each bar's group id
+        ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7, color="white")
 top.set_xlabel("")
 busy = {name: sum(s.duration for s in t.spans) / (IN_FLIGHT * t.total()) for name, t in
         (("batched", batched_tl), ("refill", refill_tl))}
 print({name: f"{share:.0%} of slot time busy" for name, share in busy.items()})
 assert busy["refill"] >= 1.2 * busy["batched"]
+
+# %% [markdown]
+# The printed line measures the same thing in one number per approach: the share of the 4
+# slots' time, from the first group's start to the last group's end, during which a slot held
+# a group. The batches leave slots idle for about half of it; the refill loop keeps them all
+# busy.
 
 # %% [markdown]
 # :::{dropdown} Going further: `as_completed` gives back your own tasks (Python 3.13)
@@ -291,9 +324,8 @@ assert busy["refill"] >= 1.2 * busy["batched"]
 # the result. The plain `for` form still works as before. On 3.11 and 3.12 the `async for` form
 # does not exist, and what you get from the plain form are wrapper coroutines.
 #
-# The folded cell below comes from the Python that built this page. On 3.13 and later it
-# takes its first branch and prints `async for yields the original tasks: [1, 0]`: request 1
-# (0.02 s) finished first, and what came back was its own task, the key of `input_of`.
+# In the folded cell below, request 1 (0.02 s) finishes first; on 3.13 and later what comes
+# back is its own task, the key of `input_of`.
 # :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
@@ -697,7 +729,8 @@ _sc.differential(first_results, _reference, _sc.several(_plans()), _observe, _co
 # That step is reached only when the loop ends normally. The loop reads each finished group with
 # `task.result()` and no `try` around it, so one sample that raises ends
 # `generate_rollout_async` before the abort step, and the other groups stay in the pending set,
-# still generating on the background loop. The
+# still generating on the background loop. The `finally` of `rollout_refill`, which your
+# `first_results` needs too, is what that loop lacks. The
 # [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and `as_completed` in
 # slime.
 

@@ -231,7 +231,7 @@ seen_by_a, seen_by_b = await asyncio.gather(
     cancel_and_move_on(workers["A"]), cancel_and_wait(workers["B"]))
 print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_b}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: only-awaiting-sees-the-cleanup-done
 await asyncio.wait(workers.values(), timeout=2)  # A's cleanup must finish too, before we leave
 fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
