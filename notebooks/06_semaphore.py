@@ -198,7 +198,7 @@ for limit in limits:
           f"measured {measured[limit]:.3f} s, "
           f"ideal {ideal_batch_time(N_JOBS, limit, DURATION):.3f} s")
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: batch-time-follows-rounds
 ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
 rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}

@@ -505,7 +505,7 @@ for task, outcome in outcomes.items():
     shown = outcome if isinstance(outcome, Outcome) else repr(outcome)
     print(f"{lane_of[task]:<26}", shown)
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = tl.plot("Seven agent tasks, one fault each (B boot, H harness, E evaluation, C close, S session)",
               lanes=list(lane_of.values()))
 row = {lane: i for i, lane in enumerate(lane_of.values())}

@@ -317,8 +317,8 @@ print("✓ never more than 3 calls inside the async actor, and all 9 done")
 # Three at most: the other calls queued until one left, so `max_concurrency` is the semaphore
 # of chapter 06, built into the actor. The actor recorded when each call entered and left
 # `post`. On Linux `time.monotonic()` is
-# one clock for every process of the machine, so the spans line up: three lanes of work, in
-# three waves.
+# one clock for every process of the machine, so the spans line up: nine calls, one lane each,
+# in three waves of three.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()

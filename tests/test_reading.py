@@ -491,7 +491,8 @@ def test_a_check_after_an_answer_does_not_print_it_in_view(chapter):
     """After a question's answer fold, the cells that print before the prose resumes (its check, a
     second measurement) are folded too: a ✓ line in plain view under "Show the answer" gives the
     answer away. Counterfactual: 01's "✓ the Task's body started only when the caller suspended",
-    in view under the fold in session 11's learner reading."""
+    in view under the fold in session 11's learner reading. A cell that draws a figure stays in
+    view (``test_a_figure_is_not_folded_away``)."""
     cells = notebook(chapter).cells
     in_view = []
     for i, before in enumerate(cells):
@@ -506,12 +507,28 @@ def test_a_check_after_an_answer_does_not_print_it_in_view(chapter):
             if cell.cell_type == "markdown":
                 break
             if not _only_defines(cell.source) and "show_call_site" not in cell.source \
-                    and not tags(cell) & FOLDED_OUTPUT:
+                    and not tags(cell) & FOLDED_OUTPUT and not DRAWS.search(cell.source):
                 in_view.append(cell.source.strip().splitlines()[0][:70])
     assert not in_view, (
         f"chapter {chapter.number}: a cell after an answer fold prints in view (fold its output too, "
         f"e.g. tags hide-cell with 'Show the check'): {in_view}")
 
+
+
+DRAWS = re.compile(r"\.plot\(|\bplt\.|subplots\(")
+
+
+def test_a_figure_is_not_folded_away(chapter):
+    """A cell that draws a figure shows it: its source may be folded (``hide-input``), its output
+    only when the figure is the answer to a question ("Show the answer"). The prose points at
+    figures, and a reader with the folds closed must find them. Counterfactual: 06's batch-time and
+    21's span figures, folded whole with their checks in session 11 ("Show the plotting code and
+    the check")."""
+    hidden = [cell.source.strip().splitlines()[0][:70] for cell in notebook(chapter).cells
+              if cell.cell_type == "code" and DRAWS.search(cell.source)
+              and tags(cell) & FOLDED_OUTPUT - {"remove-output", "remove-cell"}
+              and fold_label(cell) != "Show the answer"]
+    assert not hidden, f"chapter {chapter.number}: a figure folded away (fold its source only): {hidden}"
 
 MACHINE_NOTES = [
     (r"\bbuild machine\b|\bmachine that built\b|\bevery duration on this page\b",
