@@ -500,6 +500,9 @@ print("✓ done right after create_task:", done_at_creation)
 #    `score_group` midway: the calls are cancelled, and gone, before the `CancelledError`
 #    reaches the caller.
 #
+# One of the tools on this page meets all four requirements; the exercise is to pick it and
+# see why.
+#
 # :::{dropdown} What the grader checks
 #
 # Graded, on many generated runs (no names, one, several, over a hundred; the same name more
