@@ -9,11 +9,12 @@
 # **You will**
 # 1. predict when the bodies of several new Tasks start, and in what order;
 # 2. find out in what order `gather` hands back its results;
-# 3. test whether "fire and forget" keeps a Task alive, and keep Tasks alive the standard way;
-# 4. compare what `gather` and `TaskGroup` do to the other Tasks when one fails, and handle a
-#    `TaskGroup`'s `ExceptionGroup` with `except*`.
+# 3. find out whether "fire and forget" leaves a Task running to its end, and what a Task
+#    needs to stay alive;
+# 4. compare what `gather` and `TaskGroup` do to the other Tasks when one fails, and catch
+#    what a `TaskGroup` raises.
 #
-# **Needs** chapters 01 and 02 · about 45 minutes
+# **Needs** chapters 01 and 02 · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -78,7 +79,7 @@ tl = Timeline()
 tasks = [asyncio.create_task(score_sample(f"sample {i}", 0.02, tl)) for i in range(3)]
 tl.mark("all three tasks created")
 states_at_creation = [t.done() for t in tasks]
-await asyncio.sleep(0)  # the first suspension: now the loop starts the bodies
+await asyncio.sleep(0)  # the creator suspends once
 tl.mark("creator resumed")
 await asyncio.gather(*tasks)
 
@@ -129,20 +130,22 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # in, so you can `zip` it with the inputs without sorting anything. `gather` also wrapped the
 # plain coroutine objects in Tasks for us, which is why they overlapped.
 #
-# ## Predict, then run
+# ## Predict, then run: does the loop keep a fire-and-forget task alive?
 #
-# A common habit is "fire and forget": `asyncio.create_task(send_metrics())` on a line of its
-# own, result thrown away. It looks safe: the loop is running the task, surely the loop keeps
-# it. Does it?
+# A common habit is "fire and forget": start a task with `asyncio.create_task(...)` on a line
+# of its own and keep nothing it returns. It looks safe: the loop is running the task, surely
+# the loop keeps it. Does it?
 #
-# The experiment needs a task that waits for something nobody else holds strongly. Here a
-# request waits for its reply on a Future, and the dispatcher that will deliver replies keeps
-# only a *weak* reference to that Future (as many libraries do, so that abandoned requests
-# do not pile up). Predict what `gc.collect()` does to the task.
+# The task below sends a request and waits for its reply on a Future. The dispatcher that
+# will deliver replies keeps that Future in a `WeakValueDictionary`, a registry that holds
+# only *weak* references (a registry of pending requests can be built this way so that
+# abandoned requests do not pile up). `deliver(id, value)` hands a reply to whoever waits
+# for it.
 #
-# The experiment: create the task, drop the only reference to it, let it start, collect the
-# garbage, then try to deliver its reply. The `weakref.ref` lets us ask whether the task still
-# exists without keeping it alive.
+# The experiment: create the task, drop the only reference to it, let it start, run the
+# garbage collector with `gc.collect()`, then try to deliver its reply. The `weakref.ref`
+# lets us ask whether the task still exists without keeping it alive. Predict: does the task
+# get its reply?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
@@ -199,11 +202,11 @@ delivered = deliver(1, "reward 0.7")
 print("alive before gc:", alive_before_gc)
 print("alive after gc:", watch_task() is not None)
 print("reply delivered:", delivered, "| task log:", forgotten_log)
+print("the loop's log:", loop_complaints)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unreferenced-task-is-collected
 loop.set_exception_handler(previous_handler)
-print("the loop said:", loop_complaints)
 assert alive_before_gc and watch_task() is None, "the pending task was garbage-collected"
 assert forgotten_log == ["waiting for the reply", "finally ran"], "it never got its reply"
 assert not delivered
@@ -211,9 +214,11 @@ assert any(about_a_task), "the loop reported the destroyed pending task, with no
 print("✓ the forgotten task was collected while pending: no reply, and the loop only logged it")
 
 # %% [markdown]
-# The task was destroyed while it was still pending. Its `finally` ran, but during garbage
-# collection, not because its work was done, and the reply had nowhere to go. The loop only
-# complained in its log.
+# The task was destroyed while it was still pending: it existed before `gc.collect()` and not
+# after. Its `finally` clause ran, but because the garbage collector closed the coroutine, not
+# because its work was done, and the reply had nowhere to go. No exception reached anyone; the
+# loop only wrote the last line, `Task was destroyed but it is pending!`, to its log (here the
+# instruments cell collected it).
 #
 # The reason: the event loop keeps **weak** references to Tasks. A pending task stays alive
 # only while something reachable holds it: your variable, a timer (an `asyncio.sleep` in
@@ -284,7 +289,9 @@ print("✓ gather raised sample 1's error at once; samples 0 and 2 ran on to the
 # %% [markdown]
 # `gather` does **not** cancel the other Tasks: they run on in the background, and their
 # results are lost unless you still hold the Tasks. With `return_exceptions=True`, `gather`
-# does not raise; the exception takes the failed entry's place in the result list.
+# does not raise; the exception takes the failed entry's place in the result list. The cell
+# below runs the same plan at a quarter of the durations, each sample with a throwaway
+# `Timeline()`.
 
 # %%
 outcomes = await asyncio.gather(
@@ -297,12 +304,16 @@ assert [type(o).__name__ for o in outcomes] == ["str", "ValueError", "str"], out
 print("✓ with return_exceptions=True the error takes the failed entry's place")
 
 # %% [markdown]
-# A `TaskGroup` (Python 3.11+) takes the other view: the group is one unit of work. When any
-# task in it fails, the group cancels all the others, waits until they have finished
-# cancelling, and then raises an `ExceptionGroup` holding every failure. `except*` picks the
-# exceptions of one type out of the group.
+# ## Does a `TaskGroup` do the same?
+#
+# A `TaskGroup` (Python 3.11+) is the other way to run several tasks: you create them with
+# `tg.create_task(...)` inside `async with asyncio.TaskGroup() as tg:`, and the block ends when
+# all of them have ended. What it raises is an `ExceptionGroup`, a bundle of exceptions;
+# `except* ValueError` catches the `ValueError`s in it. The cell below runs the same three
+# samples, sample 1 failing again. Predict: when the error reaches the caller, are samples 0
+# and 2 still running?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 group_tl = Timeline()
 caught: BaseExceptionGroup | None = None
 try:
@@ -316,7 +327,7 @@ except* ValueError as failures:
 print("caught:", repr(caught))
 print(group_tl.names())
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert isinstance(caught, ExceptionGroup) and len(caught.exceptions) == 1
 assert group_tl.order("sample 1 starts", "sample 0 cancelled", "TaskGroup raised")
 assert group_tl.order("sample 2 cancelled", "TaskGroup raised")
@@ -324,14 +335,21 @@ assert not any(n.endswith(" ends") for n in group_tl.names()), "no sibling ran t
 print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup after they were gone")
 
 # %% [markdown]
-# ## Measure it
+# No: the group treats its tasks as one unit of work. When sample 1 failed, it cancelled
+# samples 0 and 2, waited until both had finished cancelling, and only then raised an
+# `ExceptionGroup` holding the one failure. The list of marks has no "sample 1 failed"
+# because `score_sample` marks only its start, its end and a cancellation; the order of the
+# two cancellations is not specified, since the group keeps its tasks in a set.
+#
+# ## Measure it: gather and TaskGroup on one timeline
 #
 # The same three samples, the same failure, two ways of waiting. Each light green bar is the
 # time a sample was in progress, suspended in its `await` (the stand-in for the reward model's
 # reply), up to the moment it ended; the mark at its end says how it ended: an
 # orange cross where it failed, a grey one where it was cancelled. Under the `TaskGroup` the
 # siblings were in progress until the failure and are cancelled right after it; under `gather`
-# they run to their end after the caller has already been told of the failure.
+# they run to their end after the caller has already been told of the failure. The dashed line
+# is the moment the caller hears about the failure.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def as_in_progress(tl: Timeline) -> Timeline:
@@ -352,6 +370,7 @@ def mark_endings(tl: Timeline, ax) -> None:
     ending += [Line2D([], [], marker="X", linestyle="", markersize=9, markeredgecolor="black",
                       color=STATE_COLOURS[state], label=f"{state} here")
                for state in ("failed", "cancelled")]
+    ending.append(Line2D([], [], color="black", linestyle="--", label="caller told"))
     ax.legend(handles=ending, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
@@ -365,6 +384,8 @@ mark_endings(group_tl, bottom)
 top.axvline(gather_tl.events[gather_tl.names().index("gather raised")].at, color="black", linestyle="--")
 bottom.axvline(group_tl.events[group_tl.names().index("TaskGroup raised")].at, color="black", linestyle="--")
 top.set_xlabel("")
+for ax in (top, bottom):
+    ax.set_ylabel("sample")
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 gather_raised = gather_tl.events[gather_tl.names().index("gather raised")].at
@@ -377,11 +398,59 @@ assert max(s.end for s in group_tl.spans) <= group_raised, "the TaskGroup stoppe
 print("✓ under gather the siblings ran to their end; under the TaskGroup all ended soon after the failure")
 
 # %% [markdown]
-# The dashed line is the moment the caller hears about the failure. Here both hear about it at
-# nearly the same time, because a cancelled sibling of this model ends at once. That is not a
-# rule: a `TaskGroup` tells its caller only after every cancelled sibling has finished, its
-# cleanup included, so a sibling with a slow `finally` delays the news, while `gather` raises
-# at once. The difference that always holds is what is still running afterwards.
+# Here both callers hear about the failure at nearly the same time, because a cancelled sample
+# of this stand-in ends at once. A real sample may have cleanup to do when it is cancelled,
+# such as telling the server to drop its request. Below, sample 0's `finally` clause takes
+# 0.1 s. Predict: how much later than under `gather` does the caller hear of sample 1's
+# failure under a `TaskGroup`?
+
+# %%
+async def slow_to_clean_up(seconds: float) -> None:
+    try:
+        await asyncio.sleep(seconds)
+    finally:
+        await asyncio.sleep(0.1)  # cleanup: 0.1 s, also when cancelled
+
+
+async def fails_after(seconds: float) -> None:
+    await asyncio.sleep(seconds)
+    raise ValueError("sample 1: the reward model rejected it")
+
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+started = time.monotonic()
+pair = [asyncio.create_task(slow_to_clean_up(0.15)),
+        asyncio.create_task(fails_after(0.04))]
+try:
+    await asyncio.gather(*pair)
+except ValueError:
+    heard_under_gather = time.monotonic() - started
+    sample_0_running = not pair[0].done()
+await asyncio.gather(*pair, return_exceptions=True)
+
+started = time.monotonic()
+try:
+    async with asyncio.TaskGroup() as tg:
+        tg.create_task(slow_to_clean_up(0.15))
+        tg.create_task(fails_after(0.04))
+except* ValueError:
+    heard_under_group = time.monotonic() - started
+
+print(f"the caller heard of the failure after {heard_under_gather:.2f} s under gather, "
+      f"{heard_under_group:.2f} s under the TaskGroup")
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# Only lower bounds and an order: a load can delay every step but cannot shorten a sleep.
+assert sample_0_running, "gather raised while sample 0 was still at work"
+assert heard_under_group >= 0.04 + 0.1, "the TaskGroup raised after sample 0's 0.1 s cleanup"
+assert heard_under_gather < heard_under_group, (heard_under_gather, heard_under_group)
+print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather raised at once")
+
+# %% [markdown]
+# About 0.1 s later: the failure came at 0.04 s, and `gather` raised it at once, while the
+# `TaskGroup` waited for sample 0's cleanup to finish. A `TaskGroup` tells its caller only
+# after every cancelled task has ended, so a slow cleanup delays the news. The difference that
+# always holds is what is still running afterwards: nothing under a `TaskGroup`.
 #
 # :::{dropdown} Going further: a task can finish inside `create_task` (Python 3.12 and later)
 #
@@ -420,7 +489,7 @@ print("✓ done right after create_task:", done_at_creation)
 # %% [markdown]
 # ## Exercise 3.1 · Score a group, all or nothing
 #
-# slime generates the samples of one prompt group side by side and needs them back in the
+# slime generates the samples of one prompt group concurrently and needs them back in the
 # group's order. Implement `score_group(names, score_one)` for a stricter version:
 #
 # 1. call `score_one(name)` for every name, **all at the same time**;
@@ -430,6 +499,9 @@ print("✓ done right after create_task:", done_at_creation)
 # 4. leave no task running when you return or raise, also when the caller cancels
 #    `score_group` midway: the calls are cancelled, and gone, before the `CancelledError`
 #    reaches the caller.
+#
+# One of the tools on this page meets all four requirements; the exercise is to pick it and
+# see why.
 #
 # :::{dropdown} What the grader checks
 #
@@ -692,10 +764,9 @@ _sc.differential(score_group, _reference, _sc.several(_plans()), _observe, _comp
 #
 # ## In slime
 #
-# For each prompt, slime generates a group of samples side by side. The two quotes are the two
-# levels of that: the group function makes one Task per sample and gathers them, and the
-# rollout's state object makes one Task per group. Read each with this chapter's two
-# questions: what happens to the others when one fails, and where each Task's reference lives.
+# slime's rollout makes Tasks at two levels: one per sample within a prompt group, and one
+# per group within a rollout. Read each quote with this chapter's two questions: what happens
+# to the others when one fails, and where each Task's reference lives.
 # The [source inventory](../book/reference/inventory.md) lists every `create_task` in slime;
 # ask the second question of each.
 
