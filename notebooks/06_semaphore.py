@@ -16,7 +16,7 @@
 # 4. find out what happens, with one task and under load, when one path takes the same
 #    semaphore twice.
 #
-# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 45 minutes
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the

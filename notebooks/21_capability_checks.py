@@ -810,8 +810,8 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 # ## In slime
 #
 # slime lets users plug rollout sample hooks in by import path. The helper that applies
-# them, `_apply_to_sample`, loads each hook and calls it with the keyword arguments its
-# signature accepts. The tracing decorator on the per-sample generate step (the second
+# them, `_apply_to_sample`, loads each hook, calls it with the keyword arguments its
+# signature accepts, and awaits the result when it is awaitable. The tracing decorator on the per-sample generate step (the second
 # quote) picks its wrapper by the function, as this chapter's `traced` does. So a plain
 # `def` that returns a coroutine, like the adapters of the first section, would get the sync
 # wrapper if someone traced it: its span would close before any of the work ran. Every static use of these checks is listed in the
