@@ -16,7 +16,7 @@
 # 4. find out what happens, with one task and under load, when one path takes the same
 #    semaphore twice.
 #
-# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 45 minutes
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 40 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -40,21 +40,16 @@ figure_style()
 SEED = 6
 
 # %% [markdown]
-# ## Permits, not tasks
+# ## Predict, then run
 #
 # A semaphore holds a number of **permits**. `async with permits:` takes one on the way in
 # and gives it back on the way out, on every path, exceptions and cancellation included. When
 # no permit is free, the task that wants one is suspended until another task gives one back.
-# Nothing else is limited: any number of tasks may exist, start, and run up to the `async
-# with` line.
-#
-# ## Predict, then run
 #
 # The cell below creates 12 tasks, and each one goes through a `Semaphore(3)`. Right after
 # the loop has let every task take its first step, how many tasks exist, how many have
-# started their body, and how many are inside the limited section? Many readers expect "3
-# tasks": a semaphore is often read as a limit on how many tasks are created. `InFlight`
-# counts how many tasks are inside its `with` block at once and keeps the peak.
+# started their body, and how many are inside the limited section? `InFlight` counts how
+# many tasks are inside its `with` block at once and keeps the peak.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 permits = asyncio.Semaphore(3)
@@ -88,18 +83,22 @@ assert results == list(range(12))
 print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait for a permit")
 
 # %% [markdown]
+# ## Permits, not tasks
+#
 # All twelve tasks exist and all twelve bodies have started: nine of them are suspended at
 # `async with permits`, waiting for a permit. The semaphore bounded the number of tasks
 # **inside the section** at 3; it never touched how many tasks were created. This is exactly
 # what a rollout wants: create all the sample tasks cheaply, and let only a bounded number
 # talk to the inference servers at once.
 #
-# ## The limit holds for any mix of durations
+# ## Requests of different lengths
 #
 # Real requests do not take equal times, so permits are given back at irregular moments and
 # waiting tasks enter one by one. The next experiment runs 10 samples of random duration
 # through 3 permits and records two spans per sample on a `Timeline`: *waiting* from the
-# moment the task starts until it holds a permit, then *running* while it holds one.
+# moment the task starts until it holds a permit, then *running* while it holds one. The
+# spans come from the semaphore itself: `WatchedSemaphore` (folded below) wraps the
+# `Semaphore(3)` and records when each task asked for a permit, got it and gave it back.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 class WatchedSemaphore:
@@ -149,10 +148,8 @@ assert inside.entered == 10 and inside.now == 0
 print("✓ the section filled up to 3 and never held more, for 10 samples of mixed length")
 
 # %% [markdown]
-# The sample is written as in a real program, `async with permits:`. The timeline comes from
-# the semaphore itself: `WatchedSemaphore` (the folded cell above it) wraps the
-# `Semaphore(3)` and records when each task asked for a permit, got it and gave it back.
-# Write `async with` rather than `acquire()` and `release()`: it gives the permit back on
+# The sample is written as in a real program, `async with permits:`, and the section never
+# held more than three samples, however their lengths fell. Write `async with` rather than `acquire()` and `release()`: it gives the permit back on
 # every path, while a `release()` that an exception skips loses a permit for good.
 #
 # ## Measure it
@@ -204,8 +201,10 @@ ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
 rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}
 
 fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
-ax.plot(limits, [measured[k] for k in limits], "o-", label="measured (best of 3)")
-ax.plot(limits, [ideal[k] for k in limits], "s--", color="grey", label="ideal: ceil(12 / limit) × 0.03 s")
+every_limit = range(1, N_JOBS + 1)  # the ideal at every limit, drawn as steps: 7–11 need 2 rounds too
+ax.plot(every_limit, [ideal_batch_time(N_JOBS, k, DURATION) for k in every_limit], drawstyle="steps-post",
+        color="grey", linestyle="--", label="ideal: ceil(12 / limit) × 0.03 s")
+ax.plot(limits, [measured[k] for k in limits], "o", label="measured (best of 3)")
 ax.set_title("A batch of 12 jobs of 0.03 s: total time against the semaphore's limit")
 ax.set_xlabel("limit (permits)")
 ax.set_ylabel("total time (s)")
@@ -231,8 +230,9 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # rounds the 12 jobs need with it, the best of its three measured times, and the ideal time.
 # With `limit` permits the jobs go through in ceil(12 / limit) rounds, and a sleep never ends
 # early, so no batch takes less than its rounds × 0.03 s. Limits 4 and 5 both need 3 rounds
-# (4 + 4 + 4, or 5 + 5 + 2), so their rows show the same time, and in the figure the line is
-# flat between them; doubling the limit halves the rounds, and so about halves the time.
+# (4 + 4 + 4, or 5 + 5 + 2), so their rows show the same time, and in the figure the two
+# points sit on one step; the dashed steps show that limits 7 to 11 would need 2 rounds
+# like 6, so they would be no faster than 6 either; doubling the limit halves the rounds, and so about halves the time.
 #
 # The limit is not free to raise, though: here the "server" is a sleep that never slows
 # down, while a real inference server gets slower per request as more requests share it.
@@ -334,14 +334,8 @@ print("inside right after create_task: default tasks", inside_right_after_create
 # %% [markdown]
 # Zero and three. A default task waits for the caller's next `await`; an eager one runs at
 # once, and taking a free permit does not suspend, so three eager tasks had taken the three
-# free permits before `create_task` returned, and the other three were waiting for one.
-#
-# :::{dropdown} Going further: Python 3.11
-#
-# The folded output comes from the Python that built this page. On 3.11, which has no eager
-# task factory, the cell skips the eager part and prints `(needs 3.12)`.
-#
-# :::
+# free permits before `create_task` returned, and the other three were waiting for one. (On
+# 3.11, which has no eager task factory, the cell prints `(needs 3.12)` instead.)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"

@@ -13,7 +13,7 @@
 #    `__aiter__`);
 # 2. build an extension point that accepts sync and async hooks, and compare two ways of
 #    deciding what to await;
-# 3. write a decorator that keeps a function async, and measure the one that breaks it;
+# 3. write a decorator for async functions, and measure what a plain wrapper's span covers;
 # 4. implement a hook runner whose hidden test checks order and that nothing is left unawaited.
 #
 # **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 40 minutes
@@ -353,7 +353,8 @@ print("iscoroutinefunction: naive", inspect.iscoroutinefunction(naive_generate),
 # claim: an-async-aware-decorator-spans-the-body
 fig = tl.plot("A span should cover the body it traces",
               lanes=["generate span (naive)", "generate body (naive)", "generate span (async-aware)",
-                     "generate body (aware)"])
+                     "generate body (aware)"],
+              meanings={"waiting": "tracer's span", "running": "body running"})
 assert results == ["naive", "aware"]
 assert tl.order("generate span (naive) closes", "generate body (naive) starts"), \
     "the naive span closed before the body started"
@@ -369,14 +370,18 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 # %% [markdown]
 # The naive span is a sliver at the start: applied to an `async def`, the "call" only makes
 # the coroutine object, so the span closes **before any of the body has run**. The
-# async-aware span contains the body. The experiment's last line shows the second damage:
+# async-aware span contains the body. In the figure the green bars are the tracers' spans
+# (legend `tracer's span`) and the blue bars the bodies. The cell pauses 0.02 s between the
+# naive call and the `gather` that awaits it, so the two moments sit apart in the picture:
+# the naive span sits at the call, and its body starts only once `gather` awaits the
+# coroutine. The experiment's last line shows the second damage:
 # `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the naive
 # wrapper is `False` (the async-aware one's is `True`), so any extension point that
 # decides by the function (previous section) would now mistreat it.
 #
-# :::{dropdown} Going further
+# :::{dropdown} Going further: marking a sync wrapper (Python 3.12+)
 #
-# **Python 3.12 and later: `inspect.markcoroutinefunction`.** Sometimes a sync wrapper that
+# Sometimes a sync wrapper that
 # returns an awaitable is what you want (it must pick a coroutine at call time, say). Since
 # 3.12, `inspect.markcoroutinefunction(fn)` marks such a function so that
 # `inspect.iscoroutinefunction` reports true. On 3.11 there is no supported way to do that:
@@ -384,7 +389,10 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 # `before: False after marking: True`, and awaiting the marked function's result still gives
 # 0.3: marking changes what the check reports, not what the function returns.
 #
-# **Python 3.14 and later: `asyncio.iscoroutinefunction` is deprecated.**
+# :::
+#
+# :::{dropdown} Going further: `asyncio.iscoroutinefunction` is deprecated (Python 3.14+)
+#
 # `asyncio.iscoroutinefunction` is an older twin of the `inspect` check with extra rules for
 # the long-removed `@asyncio.coroutine` decorator. From 3.14 calling it emits a
 # `DeprecationWarning` (removal is planned for 3.16): use `inspect.iscoroutinefunction`. The
@@ -392,7 +400,7 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 #
 # :::
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the marking experiment"}
 def pick_scorer(sample: str) -> Awaitable[float]:
     return score_async(sample)
 
@@ -409,7 +417,7 @@ else:
           "if callers check the function.")
     assert not inspect.iscoroutinefunction(pick_scorer)
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the deprecation experiment"}
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     asyncio_says = asyncio.iscoroutinefunction(score_async)
@@ -803,9 +811,10 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 #
 # slime lets users plug rollout sample hooks in by import path. The helper that applies
 # them, `_apply_to_sample`, loads each hook, calls it with the keyword arguments its
-# signature accepts, and awaits the result when it is awaitable, as Exercise 21.1 does. The
-# tracing decorator on the per-sample generate step (the second quote) is the async-aware
-# decorator of the figure. Every static use of these checks is listed in the
+# signature accepts, and awaits the result when it is awaitable. The tracing decorator on the per-sample generate step (the second
+# quote) picks its wrapper by the function, as this chapter's `traced` does. So a plain
+# `def` that returns a coroutine, like the adapters of the first section, would get the sync
+# wrapper if someone traced it: its span would close before any of the work ran. Every static use of these checks is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

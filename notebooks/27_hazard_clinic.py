@@ -10,7 +10,7 @@
 #    small model from our own code that has the same shape;
 # 2. make the model fail under a check that states the property, then fix the model and see
 #    the same check pass;
-# 3. say exactly what each model shows and where in slime the pattern appears, and no more;
+# 3. say what each model shows and where in slime the pattern appears;
 # 4. find and fix the hazard in a piece of code you have not seen.
 #
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
@@ -65,8 +65,10 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # (chapter 06) counts how many calls are inside its `with` block at once and keeps the peak.
 # `LoopWatch(interval)` is a heartbeat task on the same loop: it takes a reading on entry,
 # then one each time it gets to run again (about every `interval` s while the loop is free),
-# so we count the beats after the first. The semaphore says four: how many calls run at the
-# same time?
+# so we count the beats after the first. The cell below runs the eight calls twice: with
+# the blocking body and the permit taken twice (as in slime), then with an awaiting body and
+# the permit taken once (`tool_takes_permit=False`; hazard 2 comes back to that second flag).
+# The semaphore says four: with the blocking body, how many calls run at the same time?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
@@ -120,15 +122,11 @@ assert awaiting_outcome == (8, 0) and awaiting_once.running.peak == 4, "awaiting
 print("✓ with a blocking body one call runs at a time; awaiting, four do")
 
 # %% [markdown]
-# :::{dropdown} What the model shows (the answer: predict first)
-#
-# With a blocking body, no call ever waits for a permit: each one takes its permits, blocks
+# **What the model shows.** With a blocking body, no call ever waits for a permit: each one takes its permits, blocks
 # the loop for its whole run, and gives them back before any other task runs. The
 # semaphore's limit of 4 is never reached; the real limit is 1 per event loop, and nothing
 # else on that loop (the heartbeat included) runs meanwhile. Chapter 26 measures the same
 # thing with real child processes.
-#
-# :::
 #
 # **Where in slime.** The retool example's sandbox, behind a semaphore sized 32:
 
@@ -246,9 +244,9 @@ async def handle_by_notification(table: ResultTable, rid: str) -> float:
     return time.monotonic()
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 # Six requests poll and six are told, while a worker thread publishes their results.
-tl = Timeline()
+tl = Timeline()  # records the spans and ticks for the figure below
 table = ResultTable(asyncio.get_running_loop(), round_trip=0.002, timeline=tl)
 polled = [f"polled {i}" for i in range(6)]
 told = [f"told {i}" for i in range(6)]
@@ -261,20 +259,26 @@ def worker(start: float) -> None:
         table.publish(told[i], "ok")
 
 
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 started = time.monotonic()
 publisher = threading.Thread(target=worker, args=(started,), name="model worker")
 publisher.start()
 with borrowed_default_executor():  # to_thread's pool, shut down after the run
     noticed = await asyncio.wait_for(asyncio.gather(
-        *(handle_by_polling(table, rid) for rid in polled), *(handle_by_notification(table, rid) for rid in told)), 10)
+        *(handle_by_polling(table, rid) for rid in polled),
+        *(handle_by_notification(table, rid) for rid in told)), 10)
 publisher.join(timeout=5)
 noticed_at = dict(zip(polled + told, noticed, strict=True))
-lag_ms = {rid: 1000 * (noticed_at[rid] - table.published_at[rid]) for rid in polled + told}
+lag_ms = {rid: 1000 * (noticed_at[rid] - table.published_at[rid])
+          for rid in polled + told}
 calls_polled = [table.calls.get(rid, 0) for rid in polled]
 calls_told = [table.calls.get(rid, 0) for rid in told]
-print("get_result calls per polling request:", calls_polled, "· per notified request:", calls_told)
-print(f"median lag after the result was published: polling {statistics.median(lag_ms[r] for r in polled):.1f} ms, "
-      f"notified {statistics.median(lag_ms[r] for r in told):.1f} ms")
+print("get_result calls per polling request:", calls_polled,
+      "· per notified request:", calls_told)
+median_polled = statistics.median(lag_ms[r] for r in polled)
+median_told = statistics.median(lag_ms[r] for r in told)
+print(f"median lag after the result was published: polling {median_polled:.1f} ms, "
+      f"notified {median_told:.1f} ms")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: polling-costs-a-thread-trip-per-tick
@@ -303,8 +307,8 @@ fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or to
 # waiting, each of which occupies a thread of the default pool (which has min(32, CPUs + 4)
 # of them, chapter 25) for a round trip, and each request sees its result up to a tick late.
 # The cost grows with the number of waiting requests times the waiting time. A notified
-# request makes no call and sees its result at once. The model does not say how much this
-# costs slime; that depends on the request rate, the round-trip time and the pool size.
+# request makes no call and sees its result at once. What that costs a real server depends
+# on the request rate, the round-trip time and the pool size.
 #
 # **Where in slime.** The teacher server's `/generate` handler polls this way; the sample
 # manager it asks is a Ray actor:
@@ -505,8 +509,8 @@ class LoopThread:
 # `result(0.2)`, one with `result(0.2)` and a cancel. After 0.6 s we look. Predict, for each:
 # has the caller returned, and is its coroutine still waiting on the loop?
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# Three synchronous callers in threads of their own: no timeout, a timeout, a timeout + cancel.
+# %%
+# Three synchronous callers in threads: no timeout, a timeout, a timeout + cancel.
 loop_thread = LoopThread()
 answer_events: list[asyncio.Event] = []
 coroutine_states: dict[str, str] = {}
@@ -525,29 +529,37 @@ async def wait_for_answer(name: str) -> str:
         raise
 
 
+# %%
 caller_saw: dict[str, str] = {}
 
 
-def call(name: str, **bounded) -> None:  # the synchronous caller, in a thread of its own
+def call(name: str, **bounded) -> None:  # the synchronous caller, in its own thread
     try:
         if bounded:
-            caller_saw[name] = loop_thread.run_with_timeout(wait_for_answer(name), **bounded)
+            caller_saw[name] = loop_thread.run_with_timeout(wait_for_answer(name),
+                                                            **bounded)
         else:
             caller_saw[name] = loop_thread.run(wait_for_answer(name))
     except TimeoutError:
         caller_saw[name] = "TimeoutError"
 
 
-callers = {name: threading.Thread(target=call, args=(name,), kwargs=kwargs, name=f"caller {name}")
-           for name, kwargs in (("no timeout", {}), ("timeout only", {"timeout": 0.2, "cancel": False}),
-                                ("timeout + cancel", {"timeout": 0.2, "cancel": True}))}
+kinds = (("no timeout", {}), ("timeout only", {"timeout": 0.2, "cancel": False}),
+         ("timeout + cancel", {"timeout": 0.2, "cancel": True}))
+callers = {name: threading.Thread(target=call, args=(name,), kwargs=kwargs,
+                                  name=f"caller {name}")
+           for name, kwargs in kinds}
 for caller in callers.values():
     caller.start()
+
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 for caller in callers.values():
     caller.join(timeout=0.6)
-after_wait = {name: ("still blocked" if caller.is_alive() else caller_saw[name], coroutine_states.get(name))
+after_wait = {name: ("still blocked" if caller.is_alive() else caller_saw[name],
+                     coroutine_states.get(name))
               for name, caller in callers.items()}
-for answer in answer_events:  # now answer everyone still waiting, so every thread can end
+for answer in answer_events:  # now answer everyone still waiting, so every thread ends
     loop_thread.loop.call_soon_threadsafe(answer.set)
 for caller in callers.values():
     caller.join(timeout=2)
@@ -573,8 +585,7 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 #
 # **Where in slime.** `AsyncLoopThread.run` in `slime/utils/async_utils.py` (quoted in the
 # chapter's last cell) returns `run_coroutine_threadsafe(coro, loop).result()`, and the
-# rollout entry points call it with the whole rollout coroutine. Whether a rollout can wait
-# forever depends on the timeouts inside it, which the model does not examine.
+# rollout entry points call it with the whole rollout coroutine.
 #
 # ## Exercise 27.1 · Find and fix the hazard
 #
@@ -1001,8 +1012,6 @@ _sc.differential(Coalescer, _reference, _scenarios(), _observe, _compare, what="
 #   job. Let the shared work run in its own task and shield the waiters.
 # - Hazard 5: `result()` without a timeout waits as long as the coroutine; with a timeout,
 #   also cancel the future, or the coroutine keeps running.
-# - Say what the model shows and where the shape appears; whether production meets the
-#   model's conditions is a separate claim that needs its own evidence.
 #
 # **What's next.** Chapter 28 opens [Part VI](../book/parts/ray.md), on Ray, the engine that
 # slime's actors and placement groups run on: it starts a real local Ray and waits on its
@@ -1018,10 +1027,8 @@ _sc.differential(Coalescer, _reference, _scenarios(), _observe, _compare, what="
 # `handler_cancellation=True`, publishes its result from a `finally` that cancellation can
 # derail. The fifth is the small helper that every rollout entry point with a rollout
 # coroutine (the default, the fully-async and the rollout-buffer example; `sft_rollout` and
-# `forge_load` have none) uses to run it on a background loop. For each, this chapter shows a model of the
-# shape failing and its fix passing; it does not show that slime fails, which would need the
-# conditions of each model (load on the tool path, a disconnecting client during an update, a
-# rollout that never ends) to be demonstrated on slime itself. Every site of these mechanisms
+# `forge_load` have none) uses to run it on a background loop. For each, this chapter shows a
+# model of the shape failing and its fix passing; it does not test slime itself. Every site of these mechanisms
 # is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
