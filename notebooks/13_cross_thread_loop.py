@@ -15,7 +15,7 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. see what goes wrong when you call loop methods from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 45 minutes
+# **Needs** chapters 03, 08 and 09 · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -275,13 +275,13 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 #
 # There are two ways to wait for the submitted coroutine. Synchronous code calls
 # `future.result(timeout)` and blocks its thread. Code that is itself running on a loop (the
-# notebook is) should instead `await asyncio.wrap_future(future)`, which turns the
-# thread-safe future into an awaitable one, so its own loop keeps running meanwhile.
+# notebook is) can instead `await asyncio.wrap_future(future)`, which turns the thread-safe
+# future into one its own loop can await.
 #
-# A heartbeat task on the notebook's loop ticks every 0.01 s. While the notebook blocks in
-# `result()`, it cannot tick; while the notebook awaits `wrap_future`, it ticks on. The jobs
-# themselves only await `asyncio.sleep` on the loop thread, so their bars are light green
-# (waiting); red is the notebook's thread blocked in `result()`.
+# A heartbeat task on the notebook's loop ticks every 0.01 s, and each wait lasts for a job
+# of 0.12 s. The jobs only await `asyncio.sleep` on the loop thread, so their bars are light
+# green (waiting); red is the notebook's thread in `result()`. Predict: how many heartbeats
+# land while the notebook waits in `result()`, and how many while it awaits `wrap_future`?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a heartbeat on the notebook's loop, and a job that draws its own span.
@@ -312,7 +312,7 @@ with tl.span("notebook: await wrap_future", state="waiting"):
     await asyncio.wrap_future(background.submit(slow_job("job B")))
 await asyncio.sleep(0.03)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 beat.cancel()
 await asyncio.gather(beat, return_exceptions=True)
 fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await",
@@ -320,7 +320,7 @@ fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await"
                      "notebook: await wrap_future", "notebook loop heartbeat"],
               meanings={"running": "heartbeat tick"})
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: result-blocks-the-loop-wrap-future-does-not
 blocked_span = tl.spans_of("notebook: result() blocks")[0]
 awaiting_span = tl.spans_of("notebook: await wrap_future")[0]
@@ -335,6 +335,11 @@ assert ticks_while_awaiting >= 2, (
 print("✓ no heartbeat while result() blocked; the heartbeat went on under await wrap_future")
 
 # %% [markdown]
+# None, and about a dozen. Look at the bottom lane: under the red bar the heartbeat stops for
+# as long as job A runs, because `result()` holds the notebook's thread, and the notebook's
+# loop runs on that thread. Under `await wrap_future` the ticks go on: the notebook's loop
+# is free while job B runs on the other thread.
+#
 # ## Calling a loop from the wrong thread
 #
 # Most loop methods (`call_soon`, `create_task`, `call_later`, `Future.set_result`) are not
@@ -373,8 +378,8 @@ print("✓ the callback waited until call_soon_threadsafe woke the loop")
 # Neither: the call did not fail, and the callback did not run. `call_soon` from another
 # thread puts the callback on the loop's list but does not wake the loop, so the callback
 # waits until something else happens to wake it. `call_soon_threadsafe` does wake it, by
-# sending a byte on a socket the loop is watching (the selector loop's "self-pipe" is
-# really a socket pair); here it woke the loop, and the stranded callback ran.
+# sending a byte on a socket the loop is watching; here it woke the loop, and the stranded
+# callback ran.
 
 # %% [markdown]
 # In debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`) asyncio checks the
@@ -432,6 +437,9 @@ assert not background.thread.is_alive() and background.loop.is_closed()
 print("✓ stop() cancelled the pending poll (its finally ran), then stopped and closed the loop")
 
 # %% [markdown]
+# Two tools that keep one loop across calls without a loop thread, or choose which loop a
+# thread gets, are in the fold below: `asyncio.Runner` and `loop_factory`.
+#
 # :::{dropdown} Going further
 #
 # **One loop across calls without a loop thread: `asyncio.Runner`.** `asyncio.Runner`
@@ -467,7 +475,7 @@ runner_thread.start()
 runner_thread.join(timeout=3)
 print("asyncio.Runner, two runs on one loop:", runner_outcomes)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: runner-keeps-one-loop-across-runs
 assert not runner_thread.is_alive(), "the thread with the Runner did not end"
 assert runner_outcomes == ["ok", "ok"], (
@@ -503,7 +511,7 @@ debug_thread.start()
 debug_thread.join(timeout=3)
 print("the loop was in debug mode:", debug_flags)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert not debug_thread.is_alive()
 assert debug_flags == [True], debug_flags
 print("✓ the loop from make_debug_loop ran in debug mode")
@@ -815,14 +823,15 @@ _sc.differential(call_with_deadline, _reference, _scenarios, _sth.Beside(_observ
 #
 # The first quote is slime's loop thread, through which the default rollout's calls run; the
 # second stops a server that runs on another thread's loop. The fully-async rollout
-# is the exception: only its collecting coroutine goes through `run`, while its generation
-# tasks run on a loop of their own, the `asyncio.run` of its worker thread (chapter 07).
+# is the exception: only its collecting coroutine goes through `run` (chapter 07).
 # Note that this helper waits on `result()` without a timeout and never stops its loop: a
 # coroutine that never ends would block the rollout's caller forever, with no message
-# (chapter 27's hazard 5).
+# (chapter 27's hazard 5). The exercise's `call_with_deadline` is the missing piece: given
+# the visible test's `asyncio.sleep(5)`, slime's `run` would hold its caller for 5 s, while
+# `call_with_deadline` raises `TimeoutError` after its 0.05 s deadline and cancels the
+# coroutine.
 #
-# The adapters also cross in the other direction, awaiting work on the server's loop through
-# `asyncio.wrap_future`. More sites are listed in the [source inventory](../book/reference/inventory.md).
+# More sites are listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
