@@ -661,11 +661,13 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # lock; it costs nothing there, and it keeps the block whole if someone later adds an
 # `await` to it.
 #
-# A request that joins (the second quote) awaits the shared future through `asyncio.shield`, so a client that
-# disconnects cancels only its own handler. `CancelledError` is not an
+# A request that joins (the second quote) awaits the shared future through `asyncio.shield`,
+# as in this chapter's shield experiment. `CancelledError` is not an
 # `Exception`, so if the updating request itself is cancelled while it waits (chapter 05),
 # the update stays stuck and every later request for that checkpoint waits forever; chapter
-# 27 (hazard 4) shows the code and runs a model of it.
+# 27 (hazard 4) shows the code and runs a model of it. Your `load_once` cannot get stuck this
+# way: its load runs as a task of its own, and a cancelled caller cancels its shielded
+# wait, not the task.
 # Every lock and event in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 

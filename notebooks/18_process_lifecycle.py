@@ -751,7 +751,10 @@ print("✓ the resource tracker is stopped: no child process of any kind is left
 # one stop message per worker on the task queue. The main loop then reads a done queue,
 # forwarding every scored sample to the buffer, and counts one completion message per
 # worker. When the count is reached `run` returns: the work is finished, but it never joins
-# a worker or the feeder. The second quote is a helper, `terminate_process`, that escalates
+# a worker or the feeder. What that costs shows when a worker hangs after its completion
+# message (a flush that does not return, say): `run` has returned and nothing notices, until
+# the interpreter exits and `multiprocessing` joins each non-daemon child without a timeout,
+# so the program hangs at its very end with no message. The second quote is a helper, `terminate_process`, that escalates
 # as this chapter did. Other places where slime starts, waits for and stops processes are
 # listed in the
 # [source inventory](../book/reference/inventory.md).
