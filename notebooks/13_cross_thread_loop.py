@@ -15,7 +15,7 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. see what goes wrong when you call loop methods from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 45 minutes
+# **Needs** chapters 03, 08 and 09 · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -827,8 +827,9 @@ _sc.differential(call_with_deadline, _reference, _scenarios, _sth.Beside(_observ
 # Note that this helper waits on `result()` without a timeout and never stops its loop: a
 # coroutine that never ends would block the rollout's caller forever, with no message
 # (chapter 27's hazard 5). The exercise's `call_with_deadline` is the missing piece: given
-# the exercise's `asyncio.sleep(5)`, slime's `run` would hold its caller for 5 s, while
-# `call_with_deadline` raises `TimeoutError` at its deadline and cancels the coroutine.
+# the visible test's `asyncio.sleep(5)`, slime's `run` would hold its caller for 5 s, while
+# `call_with_deadline` raises `TimeoutError` after its 0.05 s deadline and cancels the
+# coroutine.
 #
 # More sites are listed in the [source inventory](../book/reference/inventory.md).
 

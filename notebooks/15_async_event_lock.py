@@ -8,11 +8,11 @@
 #
 # **You will**
 # 1. find out how many waiters one `asyncio.Event.set()` wakes, and what a later waiter sees;
-# 2. lose updates in single-threaded code whose read-modify-write spans an `await`, and fix it
-#    with `asyncio.Lock`;
-# 3. measure what a lock held across a slow `await` costs, and keep its scope small;
-# 4. let many callers share one in-flight operation through a future and `asyncio.shield`,
-#    as slime's weight-update endpoint does.
+# 2. find out whether code on a single thread needs a lock, and when `asyncio.Lock` is the
+#    answer;
+# 3. measure what a lock held across a slow `await` costs;
+# 4. let many callers share one in-flight operation, as slime's weight-update endpoint does,
+#    and find out what one cancelled caller does to the others.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
 # Event) · about 45 minutes
@@ -62,7 +62,7 @@ print(tl.names())
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 try:
-    # the flag is still set: a later waiter should pass straight through
+    # a fifth waiter, arriving after set()
     late_waiter_passed = await asyncio.wait_for(weights_loaded.wait(), timeout=0.5)
 except TimeoutError:
     late_waiter_passed = False
@@ -151,7 +151,7 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 # shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
 # covers both; in the *narrow* version it covers only the bookkeeping, and the slow call runs
 # outside it. Green (waiting) is time spent waiting for the lock, blue (running) the slow
-# call.
+# call. Predict: how many times as long as the narrow version does the wide one take?
 
 # %%
 SLOW_CALL = 0.04
@@ -188,7 +188,7 @@ for version, request in (("wide", request_wide), ("narrow", request_narrow)):
     await asyncio.gather(*(request(timelines[version], lock, f"request {i}")
                            for i in range(5)))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: a-wide-lock-serialises-the-slow-calls
 fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
 for ax, version in zip(axes, ("wide", "narrow"), strict=True):
@@ -198,7 +198,7 @@ for ax, version in zip(axes, ("wide", "narrow"), strict=True):
 axes[0].set_xlabel("")
 
 ratio = timelines["wide"].total() / timelines["narrow"].total()
-print(f"wide scope took {ratio:.1f} × as long as narrow scope (ideal 5.0)")
+print(f"wide scope took {ratio:.1f} × as long as narrow scope (expected 5.0)")
 print("most slow calls at once: wide", timelines["wide"].max_overlap("running"),
       "· narrow", timelines["narrow"].max_overlap("running"))
 assert timelines["wide"].max_overlap("running") == 1, "the wide lock lets one slow call run at a time"
@@ -289,17 +289,10 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 #
 # An `Event` is set by one task for all the others. Sometimes a group of tasks must wait for
 # *each other*: no rollout worker may continue until all of them have paused for the weight
-# update. Python 3.11 added `asyncio.Barrier(n)`: `await barrier.wait()` suspends until `n`
-# tasks are waiting, then releases them all together. Below, three workers pause 0.01 s
-# apart. Predict: which of them continues first?
-#
-# :::{dropdown} Going further
-#
-# 3.11 is the oldest Python this course supports, so the cell needs no version gate; on 3.10
-# and older you would build the same from a shared arrival counter and an `Event` that the
-# last arrival sets.
-#
-# :::
+# update. Python 3.11 added `asyncio.Barrier(n)` (before it, you would build one from an
+# arrival counter and an `Event` that the last arrival sets): `await barrier.wait()` suspends
+# until `n` tasks are waiting, then releases them all together. Below, three workers pause
+# 0.01 s apart. Predict: which of them continues first?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -396,10 +389,6 @@ async def load_once(path: str, in_flight: dict[str, asyncio.Task], load) -> str:
     return await asyncio.shield(task)
     ### END SOLUTION
 
-
-# %% [markdown]
-# The solution takes no lock: between its look into `in_flight` and its write there is no
-# `await`, so no other task can run in between.
 
 # %% tags=["tests"]
 shared_loads: dict[str, asyncio.Task] = {}
@@ -666,17 +655,19 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 #
 # ## In slime
 #
-# The teacher server's `/update_weights_from_disk` handler is this chapter in one function.
-# Under an `asyncio.Lock` a request decides one of four things: the checkpoint is already
-# loaded (answer at once), the same checkpoint is already being loaded (join it), another
-# checkpoint is being loaded (refuse with 409), or nothing is running (create the future and
-# become the updater).
+# The teacher server's `/update_weights_from_disk` handler is this chapter in one function:
+# a lock for the bookkeeping, a shared future for the result, and a shield for the waiters.
+# Its lock guards a block with no `await` in it, which this chapter's rule says needs no
+# lock; it costs nothing there, and it keeps the block whole if someone later adds an
+# `await` to it.
 #
-# A request that joins (the second quote) awaits the shared future through `asyncio.shield`, so a client that
-# disconnects cancels only its own handler. `CancelledError` is not an
+# A request that joins (the second quote) awaits the shared future through `asyncio.shield`,
+# as in this chapter's shield experiment. `CancelledError` is not an
 # `Exception`, so if the updating request itself is cancelled while it waits (chapter 05),
 # the update stays stuck and every later request for that checkpoint waits forever; chapter
-# 27 (hazard 4) shows the code and runs a model of it.
+# 27 (hazard 4) shows the code and runs a model of it. Your `load_once` cannot get stuck this
+# way: its load runs as a task of its own, and a cancelled caller cancels its shielded
+# wait, not the task.
 # Every lock and event in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 

@@ -8,8 +8,8 @@
 # **You will**
 # 1. find out what a worker's completion message tells you about the process that sent it,
 #    and what it means for the parent to *reap* a process;
-# 2. see a zombie (an exited, unreaped process) with `psutil`, and make it vanish with `join`;
-# 3. read `exitcode`: 0, a status the worker chose, or minus the signal that killed it;
+# 2. look at a process between its exit and its reaping, from the outside, with `psutil`;
+# 3. read `exitcode`, and find out what it says about how a process ended;
 # 4. stop a worker that ignores SIGTERM: `terminate()`, a bounded wait, then `kill()`, and
 #    handle a `subprocess` that is past its timeout.
 #
@@ -84,8 +84,8 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
 # child imports its target by name, so it cannot be defined in a notebook); where a
 # worker's behaviour is the lesson, the chapter shows its code. The first squares the numbers it takes from a
 # queue until it reads the stop message `None`, puts `"done"` on the results queue, and
-# then, like a real worker, has a little more to do before it exits (`linger`: here 0.15 s
-# standing for flushing and closing):
+# then spends `linger` seconds (0.15 s here) on what a real worker does last, such as
+# flushing and closing:
 
 # %% tags=["remove-input"]
 show_source(consume_until_stop)
@@ -94,8 +94,8 @@ show_source(consume_until_stop)
 # ## Predict, then run
 #
 # The parent reads results until it sees `"done"`. At that moment, is the worker process
-# still there? After the worker has exited, the parent below is busy for 0.3 s before it
-# calls `join`, as a parent with other work would be. The cell writes down named moments
+# still there? After that, the parent below is busy for 0.3 s before it calls `join`, as a
+# parent with other work would be. The cell writes down named moments
 # with `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01).
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -115,11 +115,11 @@ tl.mark("queue consumer: parent got 'done'")
 alive_after_done = is_running(consumer.pid)
 
 became_zombie = wait_for_zombie(consumer.pid, timeout=5)
-tl.mark("queue consumer: exited, now a zombie")
-time.sleep(0.3)  # the parent is busy elsewhere: nobody reaps the worker yet
+tl.mark("queue consumer: exit")
+time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
 zombie_until_join = wait_for_zombie(consumer.pid, timeout=0.1)
 consumer.join(timeout=5)
-tl.mark("queue consumer: reaped by join")
+tl.mark("queue consumer: join() returned")
 print("results:", squares, "· still running at 'done':", alive_after_done)
 print("still a zombie 0.3 s later:", zombie_until_join)
 print("exit code:", consumer.exitcode,
@@ -132,8 +132,8 @@ assert became_zombie, "the worker should exit, and stay a zombie until somebody 
 assert alive_after_done, "receiving the last result should not mean the worker was gone"
 assert zombie_until_join, "nobody reaped the worker: it should still be a zombie before join"
 assert consumer.exitcode == 0 and not psutil.pid_exists(consumer.pid)
-assert tl.order("queue consumer: parent got 'done'", "queue consumer: exited, now a zombie",
-                "queue consumer: reaped by join")
+assert tl.order("queue consumer: parent got 'done'", "queue consumer: exit",
+                "queue consumer: join() returned")
 print("✓ 'done' arrived while the worker still ran; it then exited, a zombie until join")
 
 # %% [markdown]
@@ -176,17 +176,14 @@ del tasks, results, q  # a closed queue holds three semaphores (two locks, a cou
 # %% [markdown]
 # ## What `exitcode` tells you
 #
-# `exitcode` is `None` while the process runs, then: `0` for a normal return, the number a
-# worker passed to `sys.exit`, `1` for an uncaught exception, and **minus the signal number**
-# when a signal ended it. Reading `exitcode` or `is_alive()` polls with `waitpid` too, so they
-# reap a finished process as a side effect.
-#
+# `exitcode` is `None` while the process runs, and a number once it has been reaped.
 # The four workers below are functions of the standard library, which a `spawn` child can
 # import by name: `time.sleep(0)` returns at once, `sys.exit(3)` raises `SystemExit(3)`, and
 # `time.sleep(3)` has not returned when the parent signals it: the signal goes right after
-# `start()`, most often before the child has even reached its target.
+# `start()`, most often before the child has even reached its target. SIGTERM is signal 15
+# and SIGKILL signal 9. Predict: what `exitcode` does each of the four end with?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def run_to_exit(target, args, stop_signal=None) -> int | None:
     """Start a process, maybe signal it, reap it, close it; return its exit code."""
     proc = SPAWN.Process(target=target, args=args)
@@ -208,15 +205,17 @@ codes = {
 for how, code in codes.items():
     print(f"{how:<26} exitcode {code}")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert codes == {"returns normally": 0, "sys.exit(3)": 3,
                  "SIGTERM, default action": -signal.SIGTERM, "SIGKILL": -signal.SIGKILL}, codes
 print("✓ 0, the worker's own status, and minus the signal number")
 
 # %% [markdown]
-# The signals were sent without waiting for the worker to be ready, which is fine for a
-# worker that never changes how it handles SIGTERM: the default action ends the process
-# whenever the signal lands.
+# `0` for a normal return, the number the worker passed to `sys.exit`, and **minus the
+# signal number** when a signal ended it (an uncaught exception gives `1`). The signals were
+# sent without waiting for the worker to be ready, which is fine here: the default action of
+# SIGTERM ends the process whenever the signal lands. Reading `exitcode` or `is_alive()`
+# polls with `waitpid` too, so they reap a finished process as a side effect.
 #
 # ## Asking, waiting, then insisting
 #
@@ -286,7 +285,8 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 # reads that line before it starts the timeout, so the 0.2 s are spent on a child that is
 # surely running (`read_line(stream, timeout)` reads one line from the child, or raises after
 # `timeout` seconds).
-# After killing the child, the parent is again busy for 0.3 s before it reaps it.
+# After `kill()`, the parent is busy elsewhere for 0.3 s before it calls `communicate()`
+# again.
 #
 # **Predict.** When `TimeoutExpired` is raised, is the child still running? And once
 # `kill()` has returned, is the child gone?
@@ -299,14 +299,14 @@ print(f"the child says: {said} (pid {pid})")
 try:
     child.communicate(timeout=0.2)
 except subprocess.TimeoutExpired:
-    tl.mark("sleeping child: timed out, still running")
+    tl.mark("sleeping child: TimeoutExpired")
     still_running = is_running(child.pid)
     child.kill()
     tl.mark("sleeping child: killed")
     zombie_after_kill = wait_for_zombie(child.pid, timeout=5)
-    time.sleep(0.3)  # the parent is busy elsewhere: nobody reaps the child yet
-    child.communicate(timeout=5)  # reaps the child and closes its pipe
-    tl.mark("sleeping child: reaped")
+    time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
+    child.communicate(timeout=5)
+    tl.mark("sleeping child: communicate() returned")
 print(f"running after the timeout: {still_running} · zombie after kill: "
       f"{zombie_after_kill} · return code {child.returncode}")
 
@@ -315,8 +315,8 @@ print(f"running after the timeout: {still_running} · zombie after kill: "
 assert still_running, "communicate(timeout) should leave the child running"
 assert zombie_after_kill, "killed, the child should stay a zombie until we wait for it"
 assert child.returncode == -signal.SIGKILL and not psutil.pid_exists(child.pid)
-assert tl.order("sleeping child: timed out, still running", "sleeping child: killed",
-                "sleeping child: reaped")
+assert tl.order("sleeping child: TimeoutExpired", "sleeping child: killed",
+                "sleeping child: communicate() returned")
 print("✓ the child ran on past the timeout; killed, it was a zombie until communicate()")
 
 # %% [markdown]
@@ -329,14 +329,10 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # ## Measure it
 #
 # The three lifecycles, each on its own stretch of the time axis (seconds since the first
-# experiment started). Blue is the process **running**; the ticks are the parent's events. The
-# queue consumer ran until its "done" message, kept going for its **cleanup** (purple), then
-# stayed a **zombie** (light green: exited, waiting to be reaped) until `join` reaped it.
-# The stubborn worker kept running through SIGTERM and the 0.2 s grace period; SIGKILL and
-# the `join` that reaped it are two ticks close together, because `join` came right after
-# `kill`. The sleeping child was still running when its 0.2 s timeout expired (the tick
-# labelled `timeout, kill()`: the timeout and the kill that followed it at once), and once
-# killed it was a zombie for as long as the parent left it there.
+# experiment started). Blue is the process **running**, purple its **cleanup**, light green
+# a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls. In each
+# panel, look for how long the process outlives the moment the parent might think it is
+# over: the "done" message, `terminate()`, the timeout.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
@@ -349,20 +345,20 @@ def clock_at(name: str) -> float:
 
 PERIODS = {  # lane: (state, from mark, to mark, words written over the span)
     "queue consumer": [("running", "start() called", "parent got 'done'", ""),
-                       ("cleanup", "parent got 'done'", "exited, now a zombie", "cleanup"),
-                       ("waiting", "exited, now a zombie", "reaped by join", "zombie")],
+                       ("cleanup", "parent got 'done'", "exit", "cleanup"),
+                       ("waiting", "exit", "join() returned", "zombie")],
     "stubborn worker": [("running", "start() called", "terminate() sent", ""),
                         ("running", "terminate() sent", "kill() sent", "SIGTERM ignored")],
     "sleeping child": [("running", "Popen", "killed", ""),
-                       ("waiting", "killed", "reaped", "zombie after SIGKILL")],
+                       ("waiting", "killed", "communicate() returned", "zombie after SIGKILL")],
 }
 TICKS = {  # the parent's events, written under their ticks
     "queue consumer": {"start() called": "start()", "parent got 'done'": "'done' read",
-                       "exited, now a zombie": "exit", "reaped by join": "join()"},
+                       "exit": "exit", "join() returned": "join()"},
     "stubborn worker": {"start() called": "start()", "terminate() sent": "terminate()",
                         "kill() sent": "kill(), join()"},
     "sleeping child": {"Popen": "Popen", "killed": "timeout, kill()",
-                       "reaped": "communicate()"},
+                       "communicate() returned": "communicate()"},
 }
 TITLES = {"queue consumer": "a worker that finishes: 'done', exit, reaping",
           "stubborn worker": "a worker that ignores SIGTERM: terminate, grace, kill",
@@ -394,6 +390,14 @@ for ax in axes[1:]:
 axes[-1].set_xlabel("time since the first experiment started (s)")
 for ax in axes[:-1]:
     ax.set_xlabel("")
+
+# %% [markdown]
+# The queue consumer ran on for its cleanup after "done" was read, then stayed a zombie until
+# `join`. The stubborn worker kept running through SIGTERM and the 0.2 s grace; SIGKILL and
+# the `join` that reaped it share one tick, because `join` came right after `kill`. The
+# sleeping child was still running when its timeout expired (the tick `timeout, kill()`:
+# the timeout and the kill right after it), and once killed it was a zombie for as long as
+# the parent left it there.
 
 # %% [markdown]
 # :::{dropdown} Going further
@@ -747,7 +751,10 @@ print("✓ the resource tracker is stopped: no child process of any kind is left
 # one stop message per worker on the task queue. The main loop then reads a done queue,
 # forwarding every scored sample to the buffer, and counts one completion message per
 # worker. When the count is reached `run` returns: the work is finished, but it never joins
-# a worker or the feeder. The second quote is a helper, `terminate_process`, that escalates
+# a worker or the feeder. What that costs shows when a worker hangs after its completion
+# message (a flush that does not return, say): `run` has returned and nothing notices, until
+# the interpreter exits and `multiprocessing` joins each non-daemon child without a timeout,
+# so the program hangs at its very end with no message. The second quote is a helper, `terminate_process`, that escalates
 # as this chapter did. Other places where slime starts, waits for and stops processes are
 # listed in the
 # [source inventory](../book/reference/inventory.md).
