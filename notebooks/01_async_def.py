@@ -270,6 +270,7 @@ print("✓ the table above holds")
 # the body at once, up to its first real suspension, before returning. That changes the
 # answer of the Task experiment above. The folded cell below runs it on 3.12+; on 3.11 it says
 # what you would see instead.
+#
 # :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}

@@ -242,6 +242,7 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # They do not show that it waited for the network: the body may already have arrived, and
 # anyio, the layer under httpx's connection, gives the loop a turn at every read of the
 # connection even when the bytes are there.
+#
 # :::
 
 # %% [markdown]
@@ -370,6 +371,7 @@ print("✓ debug mode named the coroutine that blocked, and only that one")
 # Python 3.14 adds `asyncio.format_call_graph(task)`, and `python -m asyncio ps PID` /
 # `pstree PID` from outside the process: they print the whole chain of awaits a suspended task
 # is stuck in, across Tasks too. Chapter 23 comes back to diagnosing hangs.
+#
 # :::
 
 # %% tags=["remove-cell"]

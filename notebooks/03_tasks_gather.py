@@ -463,6 +463,7 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 # up to its first real suspension. A body that never suspends (a cache hit, say) then
 # *finishes* inside `create_task`, and the task is already done when you get it. On 3.11 a
 # new task is never done before the creator suspends. The folded cell below shows it.
+#
 # :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}

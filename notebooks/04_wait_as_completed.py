@@ -166,6 +166,7 @@ print("✓ results were handled in finishing order, the first while the slowest 
 # and uses each one's best time, so a busy moment on the machine slows both alike. The folded
 # check asserts that the refill loop takes less than three quarters of the batches' time measured
 # beside it, not less than a fixed number of seconds.
+#
 # :::
 
 # %%
@@ -326,6 +327,7 @@ assert busy["refill"] >= 1.2 * busy["batched"]
 #
 # In the folded cell below, request 1 (0.02 s) finishes first; on 3.13 and later what comes
 # back is its own task, the key of `input_of`.
+#
 # :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}

@@ -316,6 +316,7 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # Their `with uncancel` row is right on every version. The row without it is a bug waiting for
 # an upgrade. Swallowing cancellation has a cost even when done on purpose: do it rarely, and
 # call `uncancel()` when you do.
+#
 # :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}

@@ -254,6 +254,7 @@ else:
 # CPU and they overlap less, but still more than threads ever do.
 #
 # :::{dropdown} Why the checks are written this way
+#
 # A running interval is known only to within the clock's sampling: at most one millisecond at
 # each switch, which the threads' assert allows and no more. (On a free-threaded build,
 # `python3.13t` with the GIL off, the first claim does not hold and the cell says so instead
@@ -264,6 +265,7 @@ else:
 # of the course's tests saw 5.7 % where the product was 26 %). So the processes' assert checks
 # at least a tenth of that product, measured on the same run, however small a busy machine
 # made the shares; threads, with the same shares, would show zero.
+#
 # :::
 
 # %% [markdown]

@@ -188,7 +188,10 @@ def test_chapter_page_shows_figures_exercise_and_slime(site, open_page, chapter)
     page, watch = open_page()
     goto(page, watch, f"{site}/notebooks/{chapter.stem}.html")
     facts = page.evaluate(CHAPTER_FACTS)
-    assert facts["images"], "no figure on the page"
+    # every chapter that draws shows its figures (23 draws none since session 11: its one figure
+    # plotted only the notebook's own waits, so the chapter prints the dump's latency instead)
+    draws = re.search(r"\.plot\(|\bplt\.|subplots\(", chapter.path.read_text(encoding="utf-8"))
+    assert facts["images"] or not draws, "no figure on the page"
     broken = [i["src"] for i in facts["images"] if not i["ok"]]
     assert broken == [], f"figures that did not load: {broken}"
     assert any(h.startswith("Exercise") for h in facts["headings"]), \
