@@ -396,8 +396,8 @@ for where, flags in (("main thread", []), ("worker thread", ["--in-thread"])):
 # claim: sigalrm-only-in-main-thread
 assert outcomes["main thread"].startswith("timed-out"), (
     "in the main thread the alarm cut the work short")
-assert outcomes["worker thread"] == (
-    "refused ValueError: signal only works in main thread of the main interpreter"), (
+# The type, not the message: CPython words the ValueError differently across versions.
+assert outcomes["worker thread"].startswith("refused ValueError"), (
     "in a worker thread, installing the SIGALRM handler is refused before any work")
 print("✓ the alarm cut the work short in the main thread and was refused in a worker thread")
 

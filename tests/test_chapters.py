@@ -121,8 +121,10 @@ def test_experiments_assert_their_claims(chapter):
              & {"solution", "tests", "hidden-tests"}]
     assert sum("assert " in c.source for c in plain) >= 2, "at least two experiments end in asserts"
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    assert "## Predict, then run" in markdown
-    assert "## Measure it" in markdown
+    from tests.test_reading import MEASURE_HEADING, PREDICT_HEADING
+
+    assert PREDICT_HEADING.search(markdown), "a '## Predict: <the question>?' section"
+    assert MEASURE_HEADING.search(markdown), "a '## Measure: <what is measured>' section"
 
 
 def test_graded_exercise_cells(chapter):

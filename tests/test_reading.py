@@ -121,13 +121,19 @@ FOLDED_SOURCE = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
 FOLDED_OUTPUT = {"hide-output", "hide-cell", "remove-output", "remove-cell"}
 
 
+# A predict heading is the question itself ("## Predict: does the loop stall?"), so the table of
+# contents says what is asked (issue 41: "Predict, then run" told readers of both editions nothing).
+PREDICT_HEADING = re.compile(r"^## Predict(?:, then run)?(?:$| ?[:·] .+$)", re.M)
+MEASURE_HEADING = re.compile(r"^## Measure(?: it)?(?:$| ?[:·] .+$)", re.M)
+
+
 def predict_cells(nb) -> list:
-    """The code cells right after each "## Predict, then run" heading, up to the next markdown
-    cell: the experiment to predict and its check (whose printout would give the answer away)."""
+    """The code cells right after each predict heading, up to the next markdown cell: the
+    experiment to predict and its check (whose printout would give the answer away)."""
     found, state = [], "before"
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            heading = re.search(r"^## Predict, then run", cell.source, re.M)
+            heading = PREDICT_HEADING.search(cell.source)
             state = "heading" if heading else "before"
         elif state in ("heading", "inside"):
             found.append(cell)
@@ -145,7 +151,7 @@ def test_every_solution_is_folded(chapter):
 
 def test_every_predicted_output_is_folded(chapter):
     cells = predict_cells(notebook(chapter))
-    assert cells, f"chapter {chapter.number} has no 'Predict, then run' experiment"
+    assert cells, f"chapter {chapter.number} has no '## Predict: ...?' experiment"
     for cell in cells:
         assert tags(cell) & FOLDED_OUTPUT, (
             f"chapter {chapter.number}: the output to predict is in plain view (tag it hide-output)")
@@ -181,13 +187,13 @@ def test_every_fold_says_what_it_reveals(chapter):
         assert chinese.get(label, "").startswith("显示"), (
             f"chapter {chapter.number}: the fold label {label!r} has no Chinese (显示...) in "
             f"locale/zh_CN/theme.po, so the Chinese edition would show it in English")
-    # The first fold under each "Predict, then run" hides what the experiment printed or drew;
+    # The first fold under each predict heading hides what the experiment printed or drew;
     # the checks after it say "Show the check".
     reveals = [c for c in predict_cells(notebook(chapter))
                if tags(c) & {"hide-output", "hide-cell"} and "claim" not in tags(c)]
     if reveals:
         assert fold_label(reveals[0]) == "Show the answer", (
-            f"chapter {chapter.number}: the fold under 'Predict, then run' hides the answer; "
+            f"chapter {chapter.number}: the fold under the predict heading hides the answer; "
             f"label it 'Show the answer', not {fold_label(reveals[0])!r}")
 
 
