@@ -166,6 +166,8 @@ print("✓ the bystander ran only where a step suspended")
 # `client.post(...)`, once with a streaming request (`client.send(request, stream=True)`).
 # The bystander's count is the number of times the loop switched to it. Predict its count
 # during each `aread()`: none, or some?
+# The bystander is `count_turns(counter, stop)`: until `stop` is set, it adds one to
+# `counter["turns"]` and gives the loop back with `await asyncio.sleep(0)`.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instrument: a bystander task that counts the turns the loop gives it.

@@ -202,6 +202,7 @@ delivered = deliver(1, "reward 0.7")
 print("alive before gc:", alive_before_gc)
 print("alive after gc:", watch_task() is not None)
 print("reply delivered:", delivered, "| task log:", forgotten_log)
+# loop_complaints: the messages the loop's own exception handler received
 print("the loop's log:", loop_complaints)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}

@@ -133,6 +133,9 @@ print("✓ __aexit__ ran on all three paths, before the caller heard of the exce
 #
 # A small ledger records what is open and how many boots are in flight, so the experiment
 # can assert that nothing is left and the limit held.
+# The ledger is a `SandboxLedger`, and `boot_once(...)` is one boot attempt: it takes 0.04
+# s, fails with `ConnectionError` while `attempt` is below `fail_attempts`, and counts the
+# boots in flight in the ledger.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments (a ledger of what is open and booting) and one boot attempt that may fail.

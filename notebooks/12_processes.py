@@ -77,6 +77,7 @@ shared = ["from the parent"]
 with ThreadPoolExecutor(max_workers=1) as threads:
     seen_by_thread = threads.submit(append_and_return, shared, "from a thread").result()
 
+# SPAWN: a multiprocessing context that starts its workers by spawn
 with SPAWN.Pool(processes=1) as pool:
     seen_by_process = pool.apply(append_and_return, (shared, "from a process"))
 
@@ -169,6 +170,7 @@ with SPAWN.Pool(processes=2) as pool:
 # %% [markdown]
 # First the plain measurement: the wall time of each run, from its first job's start to its
 # last job's end (so the processes' start-up is not counted).
+# `wall(reports)` computes that span: the last end minus the first start.
 
 # %%
 sequential_wall = sequential[1]["end"] - sequential[0]["start"]
@@ -345,6 +347,7 @@ worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 # then run.
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# worker_log: the file that send_stderr_to points the worker's stderr at
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
                          initializer=send_stderr_to,
                          initargs=(worker_log,)) as executor:

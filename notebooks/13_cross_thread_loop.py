@@ -282,6 +282,8 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 # of 0.12 s. The jobs only await `asyncio.sleep` on the loop thread, so their bars are light
 # green (waiting); red is the notebook's thread in `result()`. Predict: how many heartbeats
 # land while the notebook waits in `result()`, and how many while it awaits `wrap_future`?
+# Each job is `slow_job(label)`: it awaits `asyncio.sleep(0.12)` on the loop thread and
+# returns its label.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a heartbeat on the notebook's loop, and a job that draws its own span.
