@@ -97,6 +97,8 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 # `harness_command(...)` is the command line of the course's stand-in harness, a child that
 # works, hangs or exits as asked. Suppose the wait has a timeout and the timeout fires.
 # Predict: right after the `TimeoutError`, is the harness process still running?
+# `is_running(child)` answers that: it is true while the child has neither exited nor become
+# a zombie.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -275,6 +277,10 @@ class MiniSandbox:
 # booting, a failed boot is retried after a back-off taken outside the permit, and the
 # sandbox is closed in the `finally` around `yield`. The fault names are the ones the batch
 # below injects.
+# `MiniSandbox` stands in for a remote sandbox: it owns the processes started in it and
+# kills them on `close()`. `boot_once(task, fault, attempt)` is one boot attempt of 0.05 s
+# that hangs or fails as the fault says, and `lane_of` maps a task to its lane's label on
+# the timeline.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The injected faults of a boot.
@@ -441,6 +447,8 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 #
 # Predict before you run: which of the seven tasks end with status `ok`, and what does the
 # caller of t6, the task cancelled from outside, get back?
+# The cell cancels t6 once `t6_child_started` is set, an event set when t6's harness process
+# has started.
 #
 # :::{dropdown} Why the course does it this way
 #

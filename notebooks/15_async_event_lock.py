@@ -223,6 +223,8 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 # client (a dropped connection) is cancelled while it waits. In the first run each waiter
 # awaits `asyncio.shield(shared)`, in the second the shared future itself. Predict: in the
 # second run, what do the other four requests get?
+# `coalesced_updates(shielded)` runs one such batch: five requests, the third cancelled
+# while it waits, and returns how many loads ran and what each request ended with.
 
 # %%
 async def update_weights(state: dict, load, path: str, shielded: bool) -> str:

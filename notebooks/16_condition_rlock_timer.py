@@ -94,6 +94,8 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # **Predict.** Two consumers wait, one item arrives, and the producer calls `notify_all`.
 # Below, each consumer first checks once with `if`, then (second run) with `wait_for`. What
 # does each of the two consumers get in each run?
+# `run_two_consumers(take)` starts two consumer threads that each call `take` under one
+# `Condition`, then adds one item, calls `notify_all` and returns what each consumer got.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: two consumers wait, one item arrives, notify_all wakes both.
@@ -306,6 +308,8 @@ print("✓ another thread got the RLock only after the last release")
 # `fn`, once; `cancel()` before it fires means `fn` never runs, and the timer's thread ends
 # at once. Like any thread, join it with a timeout. Below, one timer fires after 0.05 s and
 # one with a 2 s delay is cancelled at once.
+# The firing timer calls `record_firing`, which appends the name of its thread to
+# `fired_in`; the cancelled timer's function would append to `cancelled_calls`.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers and why the check holds on a busy machine"}
 from lab_snippets.measure import ReferenceWait

@@ -245,7 +245,7 @@ tl.mark("shutdown(cancel_futures=True) returned")
 release.set()
 pool.shutdown(wait=True)
 
-states = [state_of(job) for job in jobs]
+states = [state_of(job) for job in jobs]  # each job's state: finished or cancelled
 print(states)
 print(tl.names())
 
@@ -326,6 +326,9 @@ print("✓ the block exited after all four jobs had finished and both workers ha
 # The chart is a `Timeline` whose bars are coloured by state, the same colours in every
 # chapter: green (`waiting`) for a job's time in the queue, blue (`running`) for its run,
 # grey (`cancelled`) for a queued job until `shutdown` dropped it.
+# Each job is `timed_job(shard, seconds)`: it sleeps `seconds` and records how long it
+# waited in the queue and how long it ran; job 2 also sets `job_2_started`, the
+# `threading.Event` the cell waits for before it calls `shutdown`.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # The job draws its own lane: waiting from its submit mark until a worker picks it up,

@@ -100,7 +100,7 @@ show_source(consume_until_stop)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
-tasks, results = SPAWN.Queue(), SPAWN.Queue()
+tasks, results = SPAWN.Queue(), SPAWN.Queue()  # SPAWN: starts processes by spawn
 consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
                          name="queue consumer")
 tl.mark("queue consumer: start() called")
@@ -293,6 +293,7 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl.mark("sleeping child: Popen")
+# WORKER_MODULE: runs the course's worker module, lab_snippets.proc_workers
 child = subprocess.Popen(WORKER_MODULE + ["sleep", "5"], stdout=subprocess.PIPE)
 said, pid, _clock = read_line(child.stdout, timeout=10).split()
 print(f"the child says: {said} (pid {pid})")

@@ -89,6 +89,7 @@ show_source(_cmd_spawn_children, first="children = [", last="_say(line)")
 # (its pid and its children's), waiting at most `timeout` seconds.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# WORKER_MODULE: runs the course's worker module, lab_snippets.proc_workers
 command = WORKER_MODULE + ["spawn-children", "2", "3"]
 parent = subprocess.Popen(command, stdout=subprocess.PIPE)
 _, parent_pid, *orphan_pids = read_line(parent.stdout, timeout=10).split()
