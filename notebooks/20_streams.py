@@ -227,6 +227,10 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # truncated connections last a few milliseconds, too short for a bar: a diamond in the
 # state's colour marks each. Passing `on_event=tl.mark` to the server turns each of its
 # events into a tick.
+# `good_client` sends numbered frames and reads each reply until the server has dealt with
+# every bad client; `bad_client(server, kind, delay)` connects after `delay` seconds and
+# sends a malformed, an oversized or a truncated frame, or nothing at all (`kind` says
+# which).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # The clients: one good client that keeps asking, four bad ones; each draws its lane.
@@ -339,6 +343,9 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # while the transport is still paused. (A drain that times out just as the kernel takes some
 # bytes and the transport resumes does not count; the client keeps writing.) Then we open the
 # gate and wait for that drain to finish.
+# `record_flow_control(writer)` wraps the protocol's `pause_writing()` and
+# `resume_writing()` to record each call, and `drain_returns_within(writer, 0.05)` is one
+# bounded drain, false when it timed out while the transport was paused.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: the transport's pause/resume calls, each drain timed, the server's gate.
@@ -405,7 +412,7 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
     low, high = writer.transport.get_write_buffer_limits()
     try:
         for _ in range(400):  # a bound: 26 MB, far more than the kernel buffers here
-            writer.write(chunk)
+            writer.write(chunk)  # chunk: one 64 KiB frame
             if not await drain_returns_within(writer, 0.05):
                 break  # drain() is waiting for the reader
         open_gate()  # the server starts reading
@@ -469,6 +476,9 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 #
 # **Predict.** Below, a client connects and the server calls `server.close()` (here
 # `listener.close()`). Is the client's connection still open afterwards?
+# The server's handler is `hold_open`: it adds its writer to `handler_writers`, waits for
+# the client to send or close (2 s at most), then closes its writer and sets
+# `handler_ended`.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The server's handler: it remembers its writer and holds the connection open.

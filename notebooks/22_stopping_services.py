@@ -109,6 +109,7 @@ JOBS = "0:0.05,0:0.1,0:3"
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_default, events_default, sent_default = stop_service(
     ["serve", JOBS, "--on-sigterm", "default"], signal.SIGTERM, started=3)
+# names(events): each event as "kind number" (e.g. "start 1"), "ready" left out
 print("exit status:", code_default, "· events:", names(events_default))
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -222,6 +223,7 @@ variants = {"daemon worker, hook": ["--thread", "daemon"],
             "non-daemon worker, hook": ["--thread", "non-daemon"],
             "daemon worker, no hook": ["--thread", "daemon", "--no-hook"]}
 exits = {}
+# SERVICE: runs the course's service module, lab_snippets.service_workers
 for label, flags in variants.items():
     run = subprocess.run(SERVICE + ["atexit-stop", *flags], capture_output=True,
                          timeout=10)

@@ -225,6 +225,9 @@ show_source(_cmd_frozen, first="if args.register", last="take_b_then_a(")
 # prints the lines of the dump that name the two deadlocked functions (each dump line gives a
 # file, a line number and a function; we add the source line it points at), then the exit
 # status and what the child printed afterwards.
+# `HANGS` is the command line of the course's hang module (`python -m lab_snippets.hangs`),
+# and `read_until(stream, *words)` reads the child's lines until every one of `words` has
+# appeared.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output until it says enough"}
 def read_until(stream, *words: str, timeout: float = 5) -> str:

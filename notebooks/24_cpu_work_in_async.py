@@ -295,6 +295,8 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000,
 # up to the pool, and keeps shorter ones, each holding the loop for a millisecond or two, on
 # the loop. And the trip grows with what you send: arguments and results are pickled and copied through a pipe. (`payload_size`
 # is the course's own function that returns the size of what it was sent.)
+# `round_trip(pool, fn, arg)` times one `run_in_executor` call of `fn(arg)` in the pool,
+# from the call to its result.
 
 # %%
 payload_pool = process_pool

@@ -96,6 +96,8 @@ async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# HOLD_UNTIL: each library's default limit; the server holds answers until it is reached
+# OFFERED: the 120 pieces of work handed to each layer
 seen = {}
 async with LatencyServer(latency=0.0) as server:
     async with httpx.AsyncClient() as client:
@@ -134,6 +136,8 @@ seen["asyncio.to_thread"] = (len(threads_used), in_threads.peak, in_threads.ente
 print(f"{'layer':<26}{'at the server at once, or threads used':>40}{'done':>6}")
 for layer, (at_once, _, done) in seen.items():
     print(f"{layer:<26}{at_once:>40}{done:>6}")
+# httpx_default, aiohttp_default: the installed libraries' default limits;
+# executor_default: the default thread pool's size, min(32, cpus + 4)
 print(f"installed defaults: httpx {httpx_default};",
       f"aiohttp TCPConnector(limit={aiohttp_default});",
       f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")

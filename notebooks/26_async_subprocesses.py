@@ -117,6 +117,8 @@ async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
 # Before running: for each version, how many children run at once, and how many heartbeats
 # happen while some child is running? Write down your two numbers for each version, then run
 # the cell and open its answer.
+# In the cell, `most_at_once(spans)` counts the most spans that overlap at one instant, and
+# `beats_inside(watch, spans)` the heartbeats taken while some child was running.
 
 # %% tags=["remove-output"]
 tool_permits = WatchedSemaphore(32)  # an asyncio.Semaphore(32) that records its holders
@@ -264,7 +266,7 @@ async def read_stdout_then_stderr(err_bytes: int, timeout: float) -> str:
     except TimeoutError:
         return await unstick(proc)  # folded above: now read stderr as well
     finally:
-        await reap(proc)
+        await reap(proc)  # reap: kill the child if it still runs, then wait for it
 
 
 small = await read_stdout_then_stderr(10_000, timeout=5)
@@ -302,6 +304,7 @@ try:
     timed_out = False
 except TimeoutError:
     timed_out = True
+# running(pid): true while the process exists and is not a zombie
 after_timeout = {"returncode": proc.returncode, "running": running(proc.pid)}
 if proc.returncode is None:
     proc.kill()
@@ -352,6 +355,7 @@ leader.kill()
 wait_returned = await ends_within(leader.wait(), 0.5)  # for the version note below
 leader_code = leader.returncode
 stderr_ended_at_kill = await ends_within(leader.stderr.read(), 0.3)  # read to its end
+# wait_until_gone(pids, timeout): polls until they exit; returns those still running
 survivors_after_kill = await wait_until_gone(members, timeout=0.3)
 print("after kill(): leader's return code", leader_code,
       "· stderr ended within 0.3 s:", stderr_ended_at_kill,

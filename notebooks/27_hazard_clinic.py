@@ -69,6 +69,8 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # the blocking body and the permit taken twice (as in slime), then with an awaiting body and
 # the permit taken once (`tool_takes_permit=False`; hazard 2 comes back to that second flag).
 # The semaphore says four: with the blocking body, how many calls run at the same time?
+# `start_and_wait(calls, timeout)` starts every call as a task and, after at most `timeout`
+# seconds, returns how many finished and how many are stuck, and cancels the stuck ones.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
@@ -186,6 +188,7 @@ show_call_site("27b")
 # told: the table resolves an `asyncio.Future` for them, through `call_soon_threadsafe`, the
 # moment the result is published. We count `get_result` calls per request and measure the lag
 # from "published" to "the handler has it".
+# The table is a `ResultTable`, folded below.
 #
 # Predict: each result is published about 0.2 s after its request. About how many
 # `get_result` calls does a polling request make, and how much later than a notified request
@@ -370,6 +373,8 @@ class UpdateEndpoint(Endpoint):  # our model of the shape under suspicion
 # endpoint (the next cell), which the explanation after the answer takes apart. What does the
 # cancelled request end with, what does the duplicate get, and what does the later request
 # get?
+# `cancel_the_updating_request(endpoint_class)` runs that experiment on the endpoint it is
+# given and reports what each request ended with.
 
 # %%
 class FixedUpdateEndpoint(Endpoint):
@@ -466,6 +471,8 @@ show_call_site("27d")
 # (chapter 13). Our coroutine waits for an answer that does not come. We call it from a
 # thread of our own, so that we can watch the wait without being stuck in it; then the same
 # with `result(timeout)`, and with `result(timeout)` plus cancelling the future.
+# To shut down, `LoopThread.close()` runs `cancel_the_rest()` (folded below) on the loop,
+# which cancels every other task there and waits for them.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: cleanup for the background loop"}
 # Cleanup for the model's loop: cancel what is left on it, as asyncio.run does before closing.

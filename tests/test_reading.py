@@ -557,9 +557,7 @@ def top_level_names(source: str) -> set[str]:
 
 
 # Chapters whose fold-defined names a helper glosses after merging main; empty this set then.
-FOLDED_NAMES_PENDING: set[str] = {
-    "02", "03", "06", "10", "12", "13", "14", "15", "16", "17", "18", "19", "20", "22", "23", "24",
-    "25", "26", "27"}
+FOLDED_NAMES_PENDING: set[str] = set()
 
 
 def test_a_name_defined_in_a_fold_is_explained_where_a_visible_cell_uses_it(chapter):
