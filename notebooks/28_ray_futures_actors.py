@@ -173,7 +173,7 @@ fig = tl.plot("The event loop while a coroutine waits 0.6 s for a remote call")
 plt.show()
 
 # %% [markdown]
-# ## A thread per wait: `to_thread(ray.get, ...)`
+# ## Reading through `to_thread(ray.get, ...)`
 #
 # Chapter 08's answer to a blocking call is `asyncio.to_thread`, and the HTTP handlers of
 # slime's teacher server read their Ray results that way. It frees the loop. What else does it
