@@ -11,12 +11,12 @@
 # 1. reserve two logical GPUs as two bundles with `PACK`, and find which GPU each actor placed
 #    in a bundle sees;
 # 2. wait for a placement group that cannot be placed yet with a polling `ray.wait` that
-#    reports progress, the way slime does, and watch it be placed once GPUs are freed;
+#    reports progress, the way slime does, and see what the reports tell;
 # 3. kill an actor with `ray.kill(..., no_restart=True)` and see what becomes of the calls it
 #    held;
 # 4. run a health check against an engine stuck in another call twice, with its
 #    {term}`timeout` inside the call and on the caller's wait, and compare;
-# 5. shut Ray down and check that no process and no folder of it is left.
+# 5. shut Ray down and find what of it is left, and how to leave nothing.
 #
 # **Needs** chapters 05 (timeouts), 09 (threads and events) and 18 (process lifecycle);
 # Linux and about 1 GB of free memory for Ray · about 55 minutes, plus Ray's start-up.
@@ -383,8 +383,8 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 # The stuck engine's check gave up after `CHECK_TIMEOUT` and the engine was killed, which also
 # ended its 6 s call 5 s early; the healthy engine was checked 1 s in and answered in
 # milliseconds. The figure draws both rounds on one scale. Light green is a check waiting for its
-# answer, blue an engine busy in its 6 s call; each healthy check is too short for a bar, so a
-# blue tick marks it.
+# answer, blue an engine busy in its 6 s call, and the dotted line the rest of that call, cut
+# off by the kill; each healthy check is too short for a bar, so a blue tick marks it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # Timeline: the course's chart of work; tl.add draws one bar from a start to an end.
@@ -407,7 +407,8 @@ def marks(ax, since: float, round_checks: dict) -> None:
     if "killed" in round_checks["stuck"][2]:
         kill_time = round_checks["stuck"][1] - since
         ax.axvline(kill_time, color="black", linestyle="--", linewidth=1)
-        ax.annotate("ray.kill", (kill_time, 2.4), xytext=(4, 0), textcoords="offset points")
+        ax.annotate("ray.kill", (kill_time, 1.5), xytext=(4, 0), textcoords="offset points",
+                    va="center")
         # dotted: the rest of the 6 s call, never run
         ax.hlines(0, kill_time, STUCK_FOR, colors="tab:blue", linestyles="dotted")
 
