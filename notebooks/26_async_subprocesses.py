@@ -12,7 +12,7 @@
 #    to every other task, and how many children a semaphore of 32 then lets run at once;
 # 2. run children with `asyncio.create_subprocess_exec` and read stdout and stderr without
 #    the pipe-buffer deadlock;
-# 3. put a timeout on `communicate()` and see that it does not stop the child: kill, then wait;
+# 3. put a timeout on `communicate()` and find what it does to the child;
 # 4. kill a whole process group started with `start_new_session=True` from async code.
 #
 # **Needs** chapters 06 (semaphores), 08 (blocking the loop), 18 (reaping) and 19 (process
@@ -103,7 +103,7 @@ async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
 
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: how many children run at once, and does the heartbeat keep ticking?
 #
 # A tool call runs a child process. Below are two versions of the same `async def`: one starts
 # the child with `subprocess.Popen` and waits in `communicate()`, as ordinary synchronous code
@@ -184,7 +184,7 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # but for short gaps while the interpreters start. The `async def` was never the point; the
 # `await` on something that really suspends is.
 #
-# ## Measure it
+# ## Measure: the two runs on one time axis
 #
 # The same two runs on one time axis. Red bars are children waited for with the loop blocked
 # (and the loop's own lane red while it could not tick); blue bars are children awaited.
@@ -210,12 +210,11 @@ lanes += [f"async: child {i}" for i in range(3)] + ["async: event loop"]
 fig = tl.plot("Three tool calls: blocking communicate() vs awaited communicate()", lanes=lanes)
 
 # %% [markdown]
-# ## Two pipes, one reader: the pipe-buffer deadlock
+# ## Two pipes, one reader
 #
 # A child's stdout and stderr are pipes, and a pipe holds only so much (64 KiB by default on
-# Linux). A child that writes more than that blocks in `write` until someone reads. A parent
-# that reads stdout to its end *before* it reads stderr waits for a stdout end that never
-# comes, while the child waits for room on stderr: neither moves.
+# Linux). A child that writes more than that blocks in `write` until someone reads. What then
+# of a parent that reads stdout to its end *before* it reads stderr?
 #
 # asyncio softens this a little: it reads each pipe in the background into a `StreamReader`,
 # which keeps reading until its buffer holds twice its limit (the limit is 64 KiB unless you
@@ -285,18 +284,21 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 # %% [markdown]
 # Each line says whether the reader finished, and if not, what happened once stderr was read as
 # well. The naive reader works with 10 kB, which is why it survives small tests, and hangs with
-# 1 MB. Reading stderr is what un-sticks the child: it exits with 0 by itself, so the hang
+# 1 MB: it waits for a stdout end that never comes, while the child waits for room on stderr,
+# and neither moves. That is the pipe-buffer deadlock. Reading stderr is what un-sticks the child: it exits with 0 by itself, so the hang
 # was ours. `communicate()` reads both pipes together (and feeds stdin if you gave input);
 # so does `asyncio.gather(proc.stdout.read(), proc.stderr.read())`. If you do not want the
 # output, do not ask for a pipe: pass `subprocess.DEVNULL`.
 #
-# ## A timeout on `communicate()` does not stop the child
+# ## Predict: what does a timeout on `communicate()` do to the child?
 #
-# `asyncio.wait_for(proc.communicate(), t)` gives up *waiting* after `t` seconds. The child
-# is another program; cancelling our coroutine does nothing to it. After the timeout it is
-# still running; we must kill it and then `await proc.wait()` for its exit status.
+# The cell below starts a child that sleeps 5 s and waits for it with
+# `asyncio.wait_for(proc.communicate(), timeout=0.3)`. It records the child's `returncode`
+# (`None` while it runs) and whether its pid is still running right after the timeout; then,
+# if the child had not ended, it kills it and awaits `proc.wait()` for its exit status. Right
+# after the timeout, is the child still running?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 proc = await asyncio.create_subprocess_exec(
     *WORKER, "sleep", "5", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
@@ -311,13 +313,18 @@ if proc.returncode is None:
 code = await asyncio.wait_for(proc.wait(), timeout=5)
 print("right after the timeout:", after_timeout, "· after kill + wait:", code)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: timeout-leaves-the-child-running
 assert timed_out
 assert after_timeout == {"returncode": None, "running": True}, (
     "the timeout stopped our wait, not the child")
 assert code == -signal.SIGKILL
 print("✓ after the timeout the child was still running; kill() and wait() ended it")
+
+# %% [markdown]
+# Still running. `wait_for` gave up *waiting* after 0.3 s and cancelled our `communicate()`,
+# but the child is another program, and cancelling our coroutine does nothing to it. Only the
+# kill ended it, and `proc.wait()` then read its exit status, -9 (SIGKILL).
 
 # %% [markdown]
 # ## Killing a whole group from async code
@@ -448,11 +455,13 @@ print("✓ the watcher threads match this Python's child watcher")
 # 1. start `argv` with `asyncio.create_subprocess_exec` in a new session, with stdout and
 #    stderr piped;
 # 2. if it finishes within `timeout` seconds, return `(returncode, stdout, stderr)`, with
-#    both outputs complete whatever their sizes;
+#    both outputs complete whatever their sizes, including what its children wrote;
 # 3. otherwise kill the **whole process group** with SIGKILL (even when the leader has
 #    already exited and one of its children still holds the pipes), wait for the leader to
-#    exit, and raise `TimeoutError`;
-# 4. never block the event loop;
+#    exit, and raise `TimeoutError`, not before `timeout` and soon after it; when `run_tool`
+#    returns or raises, no process of the group is left running;
+# 4. never block the event loop, and let several calls run at once without disturbing one
+#    another;
 # 5. if the caller cancels `run_tool`, do the same cleanup and let the cancellation through.
 #
 # :::{dropdown} What the grader checks
@@ -865,13 +874,9 @@ _sc.differential(run_tool, _reference, _scenarios(), _observe, _compare, what="r
 #
 # ## In slime
 #
-# The retool example gives the model a Python interpreter as a tool, and its sandbox runs the
-# model's code with `subprocess.Popen` and a blocking `communicate(timeout=...)` inside an
-# `async def` (first quote). That call is the blocking version of this chapter: while one tool
-# call runs, the event loop of the rollout process does nothing else, so the SGLang requests of
-# all the other samples in that process wait too. The tool registry's `execute_tool` wraps the
-# call in `async with SEMAPHORE`, a semaphore of 32 that therefore admits one child at a time
-# (second quote). Other subprocess uses are listed in the
+# Both quotes come from slime's retool example, which gives the model a Python interpreter as
+# a tool: its sandbox, which runs the model's code (first quote), and the tool registry that
+# calls it (second). Other subprocess uses are listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -57,7 +57,7 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 
 
 # %% [markdown]
-# ## Predict, then run · hazard 1: a blocking call inside a coroutine
+# ## Predict · hazard 1: how many calls does a semaphore of four let run?
 #
 # **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool. The tool
 # is an `async def`, but what it does inside is a blocking call (here `time.sleep(0.01)`,
@@ -292,7 +292,7 @@ assert statistics.median(lag_ms[r] for r in polled) > statistics.median(lag_ms[r
 print("✓ every poller made three or more blocking calls and noticed later; the told made none")
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: each request's wait, polled or told
 #
 # The run on one time axis: each lane is a request, waiting (green) from the start until its
 # handler has the result; ticks are its `get_result` calls and the moment its result was
@@ -1026,17 +1026,11 @@ _sc.differential(Coalescer, _reference, _scenarios(), _observe, _compare, what="
 #
 # ## In slime
 #
-# The five shapes come from four places. The retool example's tool path holds two of them at
-# once: a sandbox that waits for its child process inside `async def`, behind a permit of a
-# semaphore that the caller has already taken once. The teacher server (`megatron_server.py`)
-# holds two more: its `/generate` handler polls the sample manager through the default thread
-# pool every 50 ms, and its `update_from_disk` handler, run under aiohttp's
-# `handler_cancellation=True`, publishes its result from a `finally` that cancellation can
-# derail. The fifth is the small helper that every rollout entry point with a rollout
-# coroutine (the default, the fully-async and the rollout-buffer example; `sft_rollout` and
-# `forge_load` have none) uses to run it on a background loop. For each, this chapter shows a
-# model of the shape failing and its fix passing; it does not test slime itself. Every site of these mechanisms
-# is listed in the [source inventory](../book/reference/inventory.md).
+# The five shapes come from three places: the retool example's tool path (hazards 1 and 2),
+# the teacher server, `megatron_server.py` (hazards 3 and 4), and the helper that runs a
+# rollout coroutine on a background loop (hazard 5). For each, this chapter showed a model of
+# the shape failing and its fix passing; it did not test slime itself. Every site of these
+# mechanisms is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -11,15 +11,15 @@
 # 1. reserve two logical GPUs as two bundles with `PACK`, and find which GPU each actor placed
 #    in a bundle sees;
 # 2. wait for a placement group that cannot be placed yet with a polling `ray.wait` that
-#    reports progress, the way slime does, and watch it be placed once GPUs are freed;
+#    reports progress, the way slime does, and see what the reports tell;
 # 3. kill an actor with `ray.kill(..., no_restart=True)` and see what becomes of the calls it
 #    held;
-# 4. measure a health check whose {term}`timeout` is on the caller's wait, and see why a
-#    timeout inside the call does not catch a stuck actor;
-# 5. shut Ray down and check that no process and no folder of it is left.
+# 4. run a health check against an engine stuck in another call twice, with its
+#    {term}`timeout` inside the call and on the caller's wait, and compare;
+# 5. shut Ray down and find what of it is left, and how to leave nothing.
 #
 # **Needs** chapters 05 (timeouts), 09 (threads and events) and 18 (process lifecycle);
-# Linux and about 1 GB of free memory for Ray · about 45 minutes, plus Ray's start-up.
+# Linux and about 1 GB of free memory for Ray · about 55 minutes, plus Ray's start-up.
 #
 # Chapter 28 introduces ObjectRefs and actors; read it first if Ray is new to you.
 #
@@ -74,17 +74,26 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s;",
 # ## Bundles: a reservation made before any actor exists
 #
 # A **placement group** is a list of **bundles**, each a dictionary of resources, that Ray
-# reserves as one unit: all bundles or none. The strategy says where they may go: `PACK` puts
-# them on as few nodes as possible (here there is one node anyway), `SPREAD` across distinct
-# nodes as evenly as possible, `STRICT_PACK` all on one node, `STRICT_SPREAD` each on a node
-# of its own. A reserved bundle is empty; an actor uses it only when it is created with a
+# reserves as one unit: all bundles or none. The strategy says where they may go; `PACK`,
+# slime's, puts them on as few nodes as possible (here there is one node anyway). A reserved
+# bundle is empty; an actor uses it only when it is created with a
 # `PlacementGroupSchedulingStrategy` that names the group, and the bundle's index if it wants
 # a particular one.
+#
+# :::{dropdown} Going further: the other strategies
+#
+# `SPREAD` puts the bundles across distinct nodes as evenly as possible, `STRICT_PACK` all on
+# one node, `STRICT_SPREAD` each on a node of its own. A one-node Ray, like this chapter's,
+# cannot show what sets them apart.
+#
+# :::
 #
 # We will reserve two bundles of one GPU and one CPU each, slime's shape, and place one `Device`
 # actor in each. `Device` asks for one GPU and one CPU; its `where()` reports
 # `CUDA_VISIBLE_DEVICES` from the actor's own environment, the GPU ids Ray assigned it, and
-# its pid. `in_bundle` names a bundle of a group for an actor's options:
+# its pid. `in_bundle` names a bundle of a group for an actor's options, and `DEVICE_ENV`,
+# empty for now, holds extra environment variables for the actors' processes (a "try it"
+# after the answer uses it):
 
 # %%
 DEVICE_ENV: dict[str, str] = {}  # extra environment variables for the actors' processes
@@ -102,7 +111,7 @@ def in_bundle(group, index: int) -> strategies.PlacementGroupSchedulingStrategy:
 
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: which GPU does each actor see?
 #
 # The next cell reserves the two bundles, places a `Device` in each and asks both `where()`.
 # This machine has no GPU. What do the two actors print?
@@ -135,8 +144,9 @@ print("✓ each actor was given one GPU id and a CUDA_VISIBLE_DEVICES naming onl
 # single device, numbered 0 from the inside, whatever its number on the machine. That is Ray's
 # default; the environment variable `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1` in an
 # actor's environment turns it off, and the actor then sees whatever the process inherited,
-# while `ray.get_gpu_ids()` still says which GPU Ray assigned. (Put that variable into
-# `DEVICE_ENV` and the first check above fails: both actors report `None`.)
+# while `ray.get_gpu_ids()` still says which GPU Ray assigned. Try it: put
+# `"RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES": "1"` into `DEVICE_ENV`, run the chapter from
+# the top, and see what the two actors print then.
 #
 # The reservation also took resources away from everyone else: both GPUs and both CPUs of
 # this node now belong to `group_a`, whether or not an actor is using them.
@@ -149,10 +159,14 @@ print("✓ each actor was given one GPU id and a CUDA_VISIBLE_DEVICES naming onl
 # timeout returns an empty "ready" list when the timeout passes, and each empty answer is a
 # chance to report what Ray has.
 #
-# A second group asks for two more GPUs. Nothing is free, so it waits. After its third report
-# we release `group_a`, as an operator freeing GPUs would: kill its actors and remove it.
+# ## Predict: what do the reports say, and when is the second group placed?
+#
+# A second group, `group_b`, asks for two more GPUs while `group_a` holds both. The loop below
+# waits for it the way slime does, printing a report each time `ray.wait` times out; after the
+# third report it releases `group_a`, as an operator freeing GPUs would: it kills its actors
+# and removes the group. What do the reports say, and when is `group_b` placed?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 POLL = 0.25  # slime's interval is 30 s
 group_b = placement_group([{"GPU": 1}, {"GPU": 1}], strategy="PACK")
 ready = group_b.ready()
@@ -169,13 +183,13 @@ while not (placed := bool(ray.wait([ready], timeout=POLL)[0])):
             ray.kill(device, no_restart=True)
         remove_placement_group(group_a)
         released_at = time.monotonic() - started
-    if waited > 20:  # with group_a removed, Ray can place group_b at once
-        break  # bounded here; the check below says what it means
+    if waited > 20:
+        break  # a bound for this notebook; slime's loop has none
 placed_at = time.monotonic() - started
 print(f"group_b {'placed' if placed else 'still pending'} after {placed_at:.2f} s,",
       f"{placed_at - released_at:.2f} s after the release")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-pending-group-reports-until-placed
 assert len(reports) >= 3, f"group_b could not be placed while group_a held the GPUs ({len(reports)} reports)"
 assert all(total == 2 and free == 0 for _, total, free in reports[:3]), (
@@ -187,9 +201,8 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 
 # %% [markdown]
 # Three reports said the same thing: two GPUs registered, none free. The wait itself did not
-# fail, it was only pending. Then, soon after the release (the line above says how soon on
-# this run), the group was placed; had `group_a` kept its reservation, it would still be
-# waiting. Reports like these are what tell "Ray does not see my GPUs" (the total is short)
+# fail, it was only pending. Then, soon after the release, the group was placed; had `group_a`
+# kept its reservation, it would still be waiting. Reports like these are what tell "Ray does not see my GPUs" (the total is short)
 # apart from "someone else holds them" (the total is right and nothing is free).
 #
 # The loop is bounded here, but slime's is not, on purpose: its comment says that on an
@@ -198,16 +211,16 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 #
 # ## `ray.kill` and the calls in flight
 #
-# `ray.kill(actor)` ends the actor's process at once: the call running in it is interrupted
-# and its `atexit` handlers do not run. An actor created with `max_restarts` above 0 would be
-# started again by Ray; `no_restart=True`, the default, forbids that. (Ray's way to stop an
-# actor after the calls already queued is `actor.__ray_terminate__.remote()`, a call that
-# queues behind them.)
+# `ray.kill(actor)` ends an actor's process. An actor created with `max_restarts` above 0
+# would be started again by Ray; `no_restart=True`, the default, forbids that.
 #
 # `Worker` is a synchronous actor: its calls run one at a time, in order. We give it three
 # calls of 20 s each, so one is running and two are queued, and kill it half a second later.
 # It was created with `max_restarts=1`, so only `no_restart=True` keeps it dead. What do the
-# three callers get, and when? And what does a call made after the kill get?
+# three callers get, the running one and the two queued, and when? And what does a call made
+# after the kill get? (In the answer's cell, `ReferenceWait(10)` starts a plain 10 s wait in a
+# thread of its own, beside the calls: the folded check asks whether every caller heard back
+# before it woke.)
 
 # %%
 @ray.remote(num_cpus=0)
@@ -255,10 +268,12 @@ print("✓ the running call and the queued ones failed at once, and the actor st
 
 # %% [markdown]
 # All three callers got `ActorDiedError`, a subclass of `RayActorError`, within a moment of
-# the kill: the running call was cut off, the queued ones would never run, and neither kind
-# waited for the 20 s of work. The next call failed the same way. A caller that holds refs to
-# a killed actor gets an error from every one of them; it never hangs on them, and it never
-# learns how far the work got.
+# the kill: the running call was cut off at once (the actor's `atexit` handlers do not run),
+# the queued ones would never run, and neither kind waited for the 20 s of work. The next call
+# failed the same way. A caller that holds refs to a killed actor gets an error from every one
+# of them; it never hangs on them, and it never learns how far the work got. (Ray's way to stop
+# an actor after the calls already queued is `actor.__ray_terminate__.remote()`, a call that
+# queues behind them.)
 #
 # :::{dropdown} Going further: killing a restartable actor
 #
@@ -269,20 +284,68 @@ print("✓ the running call and the queued ones failed at once, and the actor st
 #
 # :::
 #
-# ## Measure it: a health check that cannot hang
+# ## Predict: how long does a health check wait for a stuck engine?
 #
 # A health check is a call like any other, and a synchronous actor answers it only after the
-# call it is running. If the actor is stuck in a long call, its health call waits in the
-# queue, and a timeout *inside* the health method (say, on its HTTP request) never starts
-# counting. Only a timeout on the caller's wait, `ray.get(ref, timeout=...)`, bounds it.
+# call it is running. `Worker.health(timeout)` stands for slime's engine check, which passes
+# its timeout to the HTTP request it makes inside the method (this stand-in answers `True` at
+# once). Two engines: `stuck` is busy in a 6 s call, `healthy` is idle.
 #
-# One round of checks: for each engine, ask `health` and wait at most `CHECK_TIMEOUT`; on a
-# timeout or an error, kill the engine. `stuck` is busy in a 6 s call; `healthy` is idle. We
-# measure how long each check took and when the stuck engine was killed.
+# The first round has slime's shape: check `stuck`, then `healthy`, passing
+# `timeout=CHECK_TIMEOUT` (1 s) into each call, while the caller's `ray.get` has no timeout of
+# its own (the 30 s below is only this notebook's safety net). How long does the stuck engine's
+# check take, what does it report, and when is the healthy engine checked?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+CHECK_TIMEOUT, STUCK_FOR = 1.0, 6.0
+slime_engines = {"stuck": Worker.remote(), "healthy": Worker.remote()}
+ray.get([e.health.remote(1.0) for e in slime_engines.values()], timeout=60)
+slime_busy = slime_engines["stuck"].work.remote(STUCK_FOR)
+slime_since = time.monotonic()
+slime_checks: dict[str, tuple[float, float, str]] = {}
+for name, engine in slime_engines.items():
+    begun = time.monotonic()
+    try:
+        ray.get(engine.health.remote(timeout=CHECK_TIMEOUT), timeout=30)
+        verdict = "healthy"
+    except (GetTimeoutError, RayActorError) as exc:
+        verdict = f"killed after {type(exc).__name__}"
+        ray.kill(engine, no_restart=True)
+    slime_checks[name] = (begun, time.monotonic(), verdict)
+for name, (begun, done, verdict) in slime_checks.items():
+    print(f"{name:>8}: check began at {begun - slime_since:.2f} s,",
+          f"took {done - begun:.2f} s, {verdict}")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-timeout-inside-the-call-waits-out-the-stuck-call
+# floors: the health call runs only after the 6 s call, so no load can make these shorter
+stuck_done, healthy_begun = slime_checks["stuck"][1], slime_checks["healthy"][0]
+assert slime_checks["stuck"][2] == "healthy", f"the stuck engine was not reported healthy: {slime_checks['stuck']}"
+assert stuck_done - slime_since >= STUCK_FOR * 0.9, (
+    f"the check of the stuck engine ended {stuck_done - slime_since:.2f} s in, before its 6 s call")
+assert healthy_begun - slime_since >= STUCK_FOR * 0.9, (
+    f"the healthy engine was checked {healthy_begun - slime_since:.2f} s in, not after the stuck one's wait")
+for engine in slime_engines.values():  # this round is over: free its actors
+    ray.kill(engine, no_restart=True)
+print("✓ with the timeout only inside the call, the check waited out the 6 s call and said healthy")
+
+# %% [markdown]
+# Six seconds, not one, and a wrong verdict. The health call sat in the stuck engine's queue
+# behind the 6 s call, and its timeout, which counts only once the method runs, never started.
+# When `work` ended, `health` ran and answered `True`: the stuck engine was reported healthy.
+# The healthy engine's check began only after that, 6 s late. In slime's monitor this wait
+# holds the monitor thread: while one engine is stuck, no other engine is checked, and the
+# stuck one is never replaced.
+#
+# ## Measure: the same round with the caller's wait bounded
+#
+# Only a timeout on the caller's wait, `ray.get(ref, timeout=...)`, bounds the check. The
+# second round is the fix: two fresh engines in the same state, checked in the same order,
+# with `timeout=CHECK_TIMEOUT` on `ray.get` as well; on a timeout or an error, the engine is
+# killed. We measure how long each check took and when the stuck engine was killed.
 
 # %%
-CHECK_TIMEOUT, STUCK_FOR = 1.0, 6.0
-engines = {"healthy": Worker.remote(), "stuck": Worker.remote()}
+engines = {"stuck": Worker.remote(), "healthy": Worker.remote()}
 ray.get([e.health.remote(1.0) for e in engines.values()], timeout=60)
 busy = engines["stuck"].work.remote(STUCK_FOR)
 stuck_since = time.monotonic()
@@ -297,7 +360,8 @@ for name, engine in engines.items():
         ray.kill(engine, no_restart=True)
     checks[name] = (begun, time.monotonic(), verdict)
 for name, (begun, done, verdict) in checks.items():
-    print(f"{name:>8}: check took {done - begun:.2f} s, {verdict}")
+    print(f"{name:>8}: check began at {begun - stuck_since:.2f} s,",
+          f"took {done - begun:.2f} s, {verdict}")
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
 # claim: the-callers-timeout-catches-a-stuck-actor
@@ -316,33 +380,49 @@ assert checks["healthy"][2] == "healthy" and still_ok, "the healthy engine answe
 print("✓ the stuck engine was killed one timeout after its check began; the healthy one lives")
 
 # %% [markdown]
-# The healthy engine answered in milliseconds. The stuck one's `health` call sat in its queue
-# behind the 6 s call; the caller stopped waiting after `CHECK_TIMEOUT` and killed it. Had the
-# only timeout been the one passed *into* `health`, the check would have waited the full 6 s
-# and then reported a healthy engine: the timeout counts only once the method runs.
-#
-# The timeline shows the round: the healthy engine's check is the blue tick at the start, too
-# short for a bar, and the kill ended the stuck call 5 s early (the dotted red line is the
-# rest of it, never run).
+# The stuck engine's check gave up after `CHECK_TIMEOUT` and the engine was killed, which also
+# ended its 6 s call 5 s early; the healthy engine was checked 1 s in and answered in
+# milliseconds. The figure draws both rounds on one scale. Light green is a check waiting for its
+# answer, blue an engine busy in its 6 s call, and the dotted line the rest of that call, cut
+# off by the kill; each healthy check is too short for a bar, so a blue tick marks it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # Timeline: the course's chart of work; tl.add draws one bar from a start to an end.
-tl = Timeline(clock=time.monotonic)
-tl.t0 = stuck_since
-kill_time = checks["stuck"][1]
-tl.add("stuck: work(6 s)", stuck_since, kill_time, "blocked")
-for name, (begun, done, verdict) in checks.items():
-    tl.add(f"{name}: health check", begun, done, "failed" if "killed" in verdict else "running")
-fig, ax = plt.subplots(figsize=(9, 2.6), layout="constrained")
-tl.plot("One round of health checks, each bounded by the caller's 1 s timeout", ax=ax,
-        lanes=["stuck: work(6 s)", "healthy: health check", "stuck: health check"])
-ax.axvline(kill_time - stuck_since, color="black", linestyle="--", linewidth=1)
-ax.annotate("ray.kill", (kill_time - stuck_since, 2.4), xytext=(4, 0), textcoords="offset points")
-# dotted: the rest of the 6 s call, never run; a tick: the healthy check, too short for a bar
-ax.hlines(0, kill_time - stuck_since, STUCK_FOR, colors="tab:red", linestyles="dotted")
-ax.plot([checks["healthy"][1] - stuck_since], [1], marker="|", markersize=18,
-        markeredgewidth=3, color="tab:blue")
-ax.set_xlim(-0.15, max(STUCK_FOR, kill_time - stuck_since + 0.5))
+lanes = ["stuck: work(6 s)", "stuck: health check", "healthy: health check"]
+meanings = {"running": "engine in its 6 s call", "waiting": "check waiting"}
+
+
+def one_round(since: float, round_checks: dict) -> Timeline:
+    tl = Timeline(clock=time.monotonic)
+    tl.t0 = since
+    killed = "killed" in round_checks["stuck"][2]
+    tl.add("stuck: work(6 s)", since, round_checks["stuck"][1] if killed else since + STUCK_FOR, "running")
+    tl.add("stuck: health check", *round_checks["stuck"][:2], "waiting")
+    return tl
+
+
+def marks(ax, since: float, round_checks: dict) -> None:
+    ax.plot([round_checks["healthy"][0] - since], [2], marker="|", markersize=14,
+            markeredgewidth=3, color="tab:blue")  # the healthy check, too short for a bar
+    if "killed" in round_checks["stuck"][2]:
+        kill_time = round_checks["stuck"][1] - since
+        ax.axvline(kill_time, color="black", linestyle="--", linewidth=1)
+        ax.annotate("ray.kill", (kill_time, 1.5), xytext=(4, 0), textcoords="offset points",
+                    va="center")
+        # dotted: the rest of the 6 s call, never run
+        ax.hlines(0, kill_time, STUCK_FOR, colors="tab:blue", linestyles="dotted")
+
+
+fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 4.4), sharex=True, layout="constrained")
+one_round(slime_since, slime_checks).plot("Timeout only inside the call (slime's check)", ax=top,
+                                          lanes=lanes, meanings=meanings)
+one_round(stuck_since, checks).plot("Timeout on the caller's wait, 1 s", ax=bottom, lanes=lanes,
+                                    meanings=meanings)
+marks(top, slime_since, slime_checks)
+marks(bottom, stuck_since, checks)
+top.set_xlabel("")
+bottom.set_xlim(-0.15, STUCK_FOR + 0.6)
+plt.show()
 
 # %% [markdown]
 # :::{dropdown} Going further: version notes
@@ -361,21 +441,23 @@ ax.set_xlim(-0.15, max(STUCK_FOR, kill_time - stuck_since + 0.5))
 #
 # Write `HealthMonitor(engines, ping, get, kill, interval, timeout)`, slime's monitor with
 # its waits bounded. `engines` maps names to handles; `ping(handle)` starts a health call and
-# returns a reference (the call runs from then on, as a Ray call does, so an answer's time
-# counts from its ping); `get(ref, timeout)` waits for it and raises (on a timeout or a failed
-# call); `kill(handle)` ends the engine. The tests pass stand-ins.
+# returns a reference at once; `get(ref, timeout)` waits for it and raises on a timeout or a
+# failed call; `kill(handle)` ends the engine. The visible test's `raylab.get` is `ray.get`
+# with a positional timeout.
 #
-# 1. `start()` starts one thread that checks every engine in turn, then waits `interval`
-#    seconds, then checks again, until `stop()`;
+# 1. `start()` starts one thread that checks every engine in turn, waits `interval` seconds
+#    after the round, and checks again, until `stop()`;
 # 2. a check waits at most `timeout`; an engine whose check times out or raises (in `ping` or
-#    in `get`) is killed once, its name appended to `self.killed`, and never checked again;
-# 3. `stop()` returns promptly, even in the middle of an `interval`, and leaves no thread.
+#    `get`) is killed once, appended to `self.killed`, and not checked again; one that answers
+#    within `timeout`, however late, is never killed;
+# 3. `stop()` returns within about `timeout`, even mid-`interval` or mid-round, leaving no
+#    thread.
 #
 # :::{dropdown} What the grader checks
 #
-# With Ray, `ping` is `lambda e: e.health.remote(...)`, `get` is `raylab.get`, which is
-# `ray.get` with the timeout passed by position (Ray's own takes it by keyword only), and
-# `kill` is `ray.kill`.
+# With Ray, `ping` is `lambda e: e.health.remote(...)`, `get` is `raylab.get` (Ray's own
+# `ray.get` takes the timeout by keyword only), and `kill` is `ray.kill`; the graded runs pass
+# stand-ins.
 #
 # Graded, on generated fleets (one to three engines: healthy, healthy but slow to answer,
 # failing in `ping` or in `get`, stuck, or stuck from some moment on; a quick or a slow `kill`;
@@ -814,15 +896,16 @@ _sc.differential(HealthMonitor, _reference, _scenarios(), _observe, _compare, wh
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## A shutdown that leaves nothing behind
+# ## Predict: what does `ray.shutdown()` leave behind?
 #
 # `ray.shutdown()` stops the processes this driver started: the GCS, the raylet, the
-# monitors, the agents and every worker. It does not remove the session's folder: Ray leaves
-# each `session_*` folder (logs, sockets, spilled objects) where it was, and on a long-lived
-# machine they pile up under `/tmp/ray`. `raylab.stop` calls `ray.shutdown()`, then
-# removes the whole temporary folder. We do the two steps apart and look after each.
+# monitors, the agents and every worker. `raylab.stop` calls `ray.shutdown()` and then
+# removes the temporary folder the chapter's Ray ran in. We do the two steps apart and look
+# after each: `raylab.ray_processes(folder)` lists the live processes of the Ray session
+# under that folder, and `cluster.ray_dir` is where Ray keeps its `session_*` folders. After
+# `ray.shutdown()`, how many processes are left, and how many session folders?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 remove_placement_group(group_b)
 before = len(raylab.ray_processes(cluster.temp_dir))
 ray.shutdown()
@@ -838,7 +921,7 @@ print(f"before: {before} Ray processes; after ray.shutdown(): {len(left_running)
 raylab.stop(cluster)
 print("after raylab.stop, the folder exists:", os.path.exists(cluster.temp_dir))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: shutdown-stops-processes-stop-removes-the-folder
 assert before >= 5, f"a running session has its server processes and workers, saw {before}"
 assert not left_running, f"ray.shutdown() stopped every process, left {left_running}"
@@ -847,8 +930,9 @@ assert not os.path.exists(cluster.temp_dir) and not ray.is_initialized(), "rayla
 print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop removed it")
 
 # %% [markdown]
-# Every Ray process is gone after `ray.shutdown()`, and the session folder is still there;
-# the second step removed it. The leak audit that runs after this chapter then checks the
+# Every Ray process is gone after `ray.shutdown()`, but the session folder is still there: Ray
+# leaves each `session_*` folder (logs, sockets, spilled objects) where it was, and on a
+# long-lived machine they pile up under `/tmp/ray`. The second step removed it. The leak audit that runs after this chapter then checks the
 # kernel itself: no thread, process, socket or file left open.
 #
 # ## Summary
@@ -866,23 +950,18 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 #   health call, so a timeout inside the call never counts.
 # - `ray.shutdown()` stops Ray's processes but keeps its session folder; remove it yourself.
 #
-# **What's next.** This is the last chapter of the course so far.
+# **What's next.** This is the last chapter. Part VI carried the course's questions across
+# processes: what a wait holds, what bounds it, and who cleans up after the work. The next
+# page, [Choosing a tool](../book/choosing.md), gathers the chapters' advice in one place.
 #
 # ## In slime
 #
-# slime reserves every GPU it will use in one placement group, made by
-# `_create_placement_group` in `slime/ray/placement_group.py`, and waits for it with the
-# reporting `ray.wait` loop of this chapter (first quote). Helper actors then find which GPU
-# stands behind each bundle, so that the training actors and rollout engines take the bundles
-# in the order of the physical GPUs (second quote); those actors set
-# `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1`, so slime, not Ray, picks each one's device.
-# Two places deserve care. Releasing the training actors kills them and then sleeps a fixed
-# 5 s, with nothing checking that their GPU memory is free (third quote). And the health
-# monitor's `ray.get` has no timeout of its own, so an engine stuck in another call stalls the
-# monitor thread, as the health-check experiment showed (fourth quote). The
-# [source inventory](../book/reference/inventory.md) lists every use of Ray in slime: 269
-# at the pin, 102 of them `.remote(...)` calls and 95 `ray.get`, with 3 `ray.kill` and 2
-# `ray.wait`.
+# The quotes follow slime's GPUs from start to end: reserved in one placement group (first
+# quote), matched to their bundles (second), released (third), and, for a rollout engine,
+# watched by the health monitor (fourth). The
+# training actors and rollout engines set `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1`, so
+# slime, not Ray, picks each one's device. The [source inventory](../book/reference/inventory.md)
+# lists every use of Ray in slime.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -595,7 +595,7 @@ def test_a_name_defined_in_a_fold_is_explained_where_a_visible_cell_uses_it(chap
         "(in inline code), comment the line that uses it, or define it in view")
 
 
-LEAKS_PENDING: set[str] = {"29"}
+LEAKS_PENDING: set[str] = set()
 PLOT_OBJECTS = {"ax", "axes", "axis", "fig", "figure", "plt", "left", "right", "twin"}
 
 
