@@ -90,15 +90,15 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 # Every step is something earlier chapters taught. The new question is whether the pieces
 # still clean up when they are combined and something goes wrong in the middle.
 #
-# ## Predict, then run
+# ## Predict: is the child still running after its wait times out?
 #
 # Step 4 waits for a child process. The cell below writes down named moments with
 # `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01).
 # `harness_command(...)` is the command line of the course's stand-in harness, a child that
-# works, hangs or exits as asked. Suppose the wait has a timeout and the timeout fires.
-# Predict: right after the `TimeoutError`, is the harness process still running?
-# `is_running(child)` answers that: it is true while the child has neither exited nor become
-# a zombie.
+# works, hangs or exits as asked, and `is_running(child)` (in the folded instruments above)
+# says whether a child process is still alive: not exited, and not a zombie. Suppose the
+# wait has a timeout and the timeout fires. Predict: right after the `TimeoutError`, is the
+# harness process still running?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -193,14 +193,21 @@ assert child.returncode == 0
 # sandbox, drop the **S**ession. The work is scaled down from slime's minutes to hundredths
 # of a second.
 #
+# `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a child
+# process in it, `sandbox.forget(proc)` records in the registry that a child has exited and
+# been reaped, and `sandbox.close()` kills and reaps whatever still runs there, then gives
+# the sandbox back. `lane_of` names each task's lane on the timeline. All of these are in
+# the folded instruments below.
+#
 # Three timers can end a task: the harness **budget**, the **evaluation timeout** and the
-# whole-task **guard**. Which one fires must be decided by the design, not by how busy the
-# machine is. So, as in slime, each task's guard is its own budget plus the evaluation timeout
-# plus a margin, and here the margin also covers everything the budget does not count (waiting
-# for a boot permit, starting a Python process, reaping a killed child), each of which has its
-# own bound.
+# whole-task **guard**. As in slime, each task's guard is its own budget plus the evaluation
+# timeout plus a margin, so that the guard fires only for a stuck step.
 #
 # :::{dropdown} Why the course does it this way
+#
+# Which timer fires must be decided by the design, not by how busy the machine is. So here
+# the margin also covers everything the budget does not count (waiting for a boot permit,
+# starting a Python process, reaping a killed child), each of which has its own bound.
 #
 # A harness that finishes gets a roomy budget: the step returns as soon as the child is done,
 # so a large budget costs nothing, and a slow start on a loaded machine cannot turn success
@@ -215,7 +222,7 @@ SHORT_BUDGET = 1.0  # for a harness that hangs: the batch does not wait ten seco
 EVAL_TIMEOUT = 2.0  # the grader needs 0.04 s
 START_TIMEOUT = 5.0  # for the harness child's "started" line
 REAP_TIMEOUT = 2.0  # for a killed child to be reaped
-# the 3 s: waiting for a boot permit, booting
+# the margin: the start, the reap, and 3 s to wait for a boot permit and boot
 GUARD_MARGIN = START_TIMEOUT + REAP_TIMEOUT + 3.0
 BUDGET_EXCEEDED = -1  # what the harness step reports when the budget runs out
 
@@ -378,9 +385,8 @@ async def drop_session(task: str) -> None:
 # %% [markdown]
 # And the chain itself. Compare it with the six steps above: the guard wraps the sandbox block
 # *and* the evaluation; the evaluation runs after the sandbox block has closed; a guard
-# timeout and any other `Exception` become an aborted outcome; `CancelledError` is not an
-# `Exception`, so a cancellation from outside still propagates, after the `finally` has
-# dropped the session.
+# timeout and any other `Exception` become an aborted outcome; the `finally` drops the
+# session.
 
 # %%
 @dataclass
@@ -414,19 +420,18 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
 
 
 # %% [markdown]
-# One clean task first. The registry's history for it is the chain's order of acquisition
-# and release, and it must be properly nested: the permit is released as soon as the sandbox
-# is up; the child is gone before the sandbox closes; the grader runs after the sandbox is
-# gone; the session is the first thing taken and the last thing given back.
+# One clean task first. The registry records each acquire and release of the session, the
+# boot permit, the sandbox, the child and the grader: ten events. **Predict.** In which order
+# does it record them?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 clean = await asyncio.wait_for(
     agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),
     timeout=guard_for(BUDGET) + REAP_TIMEOUT)
 print(clean)
 print(registry.history("clean"))
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert clean.status == "ok" and clean.reward == 1.0 and clean.agent_exit_code == 0
 assert registry.history("clean") == [
     "acquire session", "acquire boot permit", "release boot permit", "acquire sandbox", "acquire child",
@@ -435,20 +440,24 @@ registry.assert_no_leak()
 print("✓ one clean task: reward 1.0, every resource taken and given back in nested order")
 
 # %% [markdown]
-# ## Measure it: a batch with injected faults
+# The history is properly nested. The session is the first thing taken and the last thing
+# given back; the boot permit is released as soon as the sandbox is up; the child is gone
+# before the sandbox closes; the grader runs after the sandbox is gone.
+#
+# ## Measure: a batch of seven tasks with injected faults
 #
 # Seven tasks start together under a boot limit of two. One is clean; the others each meet
-# one fault. One task is cancelled from outside while its harness runs, the way a rollout
-# that has collected enough samples cancels the rest. The task whose harness hangs has the
-# short budget. The task whose boot hangs asks for a permit first and runs with its own guard
-# of half a second; every other guard is far longer than anything its task waits for, so it
-# never fires. The first figure is the timeline (one lane per task, letters as above); the
-# second counts what the registry says is held, by kind, over the same time axis.
+# one fault. One task, t6, is cancelled from outside while its harness runs, the way a
+# rollout that has collected enough samples cancels the rest: the batch waits on
+# `t6_child_started`, an event set when t6's child process starts, lets the harness run a
+# tenth of a second, then calls `tasks["t6"].cancel()`. The task whose harness hangs has the
+# short budget. The task whose boot hangs is started first, with a guard of half a second;
+# every other guard is far longer than anything its task waits for. The first figure is the
+# timeline (one lane per task, letters as above); the second counts what the registry says
+# is held, one row per kind, over the same time axis.
 #
-# Predict before you run: which of the seven tasks end with status `ok`, and what does the
-# caller of t6, the task cancelled from outside, get back?
-# The cell cancels t6 once `t6_child_started` is set, an event set when t6's harness process
-# has started.
+# **Predict.** Which of the seven tasks end with status `ok` (t4, whose harness hangs,
+# included)? And what does the caller of t6, the task cancelled from outside, get back?
 #
 # :::{dropdown} Why the course does it this way
 #
@@ -499,8 +508,8 @@ tasks = {"t7": start("t7")}  # t7 is started first
 tasks.update({task: start(task) for task in faults if task != "t7"})
 try:
     await asyncio.wait_for(t6_child_started.wait(), timeout=guard_for(BUDGET))
-    tl.mark(f"{lane_of['t6']}: cancel requested")
-    tasks["t6"].cancel()  # once its harness runs
+    await asyncio.sleep(0.1)  # t6's harness runs for a moment
+    tasks["t6"].cancel()
     everything = asyncio.gather(*tasks.values(), return_exceptions=True)
     bound = guard_for(BUDGET) + REAP_TIMEOUT
     results = await asyncio.wait_for(everything, timeout=bound)
@@ -514,25 +523,34 @@ for task, outcome in outcomes.items():
     print(f"{lane_of[task]:<26}", shown)
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-fig = tl.plot("Seven agent tasks, one fault each (B boot, H harness, E evaluation, C close, S session)",
+fig = tl.plot("Seven agent tasks: one clean, six with a fault (B boot, H harness, E evaluation, C close, S session)",
               lanes=list(lane_of.values()))
 row = {lane: i for i, lane in enumerate(lane_of.values())}
 for lane, start, letter in phase_letters:
-    fig.axes[0].text(start + 0.004, row[lane], letter, va="center", fontsize=7, color="white")
+    fig.axes[0].text(start + 0.004, row[lane], letter, va="center", fontsize=8, color="white")
 times, held = registry.counts_over_time(["session", "boot permit", "sandbox", "child", "grader"], t0=tl.t0)
-held_fig, held_ax = plt.subplots(figsize=(8, 2.6), layout="constrained")
-for kind, counts in held.items():
-    held_ax.step(times, counts, where="post", label=kind)
-held_ax.set_xlabel("time since start (s)")
-held_ax.set_ylabel("held")
-held_ax.set_title("Resources held by the batch, by kind: every curve ends at zero")
-_ = held_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title="resource")
+from matplotlib.ticker import MaxNLocator
+
+held_fig, held_axes = plt.subplots(len(held), 1, figsize=(8, 4.2), sharex=True, layout="constrained")
+colours = plt.rcParams["axes.prop_cycle"].by_key()["color"][:len(held)]
+for held_ax, (kind, counts), colour in zip(held_axes, held.items(), colours, strict=True):
+    held_ax.step(times, counts, where="post", label=kind, color=colour)
+    held_ax.set_ylim(-0.3, max(counts) + 0.6)
+    held_ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    _ = held_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+held_axes[-1].set_xlabel("time since start (s)")
+held_axes[len(held) // 2].set_ylabel("held")
+_ = held_axes[0].set_title("Resources held by the batch, one row per kind")
 
 # %% [markdown]
 # Three claims, checked on that one batch. First, every fault became the outcome the design
-# says, and the cancellation from outside was not turned into one: it reached the caller.
+# says, and t4 is among the `ok` ones: running out of budget is not a failure but a graded
+# sample with no diff. The cancellation from outside was not turned into an outcome: t6's
+# caller got the `CancelledError`, because `CancelledError` is not an `Exception`, so
+# neither `except` clause of `agent_task` caught it, and the `finally` dropped the session
+# on the way out.
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: faults-become-outcomes-cancellation-propagates
 status = {task: (o.status if isinstance(o, Outcome) else type(o).__name__) for task, o in outcomes.items()}
 assert status == {"t1": "ok", "t2": "ok", "t3": "aborted: ConnectionError", "t4": "ok",
@@ -543,7 +561,7 @@ print("✓ each fault became its outcome; the cancellation from outside stayed a
 # %% [markdown]
 # Second, whatever happened, everything was given back, in the nested order.
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: every-path-releases-everything
 registry.assert_no_leak()
 assert harness_children() == [], "every harness child was killed and reaped"
@@ -564,10 +582,11 @@ print("✓ every task gave back everything it took, in nested order, on every pa
 # Third, the boot semaphore held: never more than two boots at once, although t7 sat on one
 # permit for half a second and the other tasks queued behind the remaining one.
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: boots-stay-within-the-limit
 print("most boot permits held at once:", registry.peak("boot permit"), "of", BOOT_LIMIT)
 assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds concurrent boots"
+print("✓ no more than two boots at once: the boot semaphore's limit held")
 
 # %% [markdown]
 # Follow each lane:
@@ -580,13 +599,18 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 #   budget runs out, and the child is killed when the sandbox closes (C). The task still gets
 #   graded, with no diff.
 # - **t5**'s grader crashes after the sandbox is gone; aborted, session dropped.
-# - **t6** is cancelled while its harness runs (grey): the sandbox's close kills and reaps the
-#   child, the session is dropped, and the cancellation reaches the caller.
-# - **t7**'s boot never returns, holding one of the two permits, so the others share a single
-#   permit until its whole-task guard fires; then the permit comes back, no sandbox was ever
-#   made, and the task is aborted.
+# - **t6** is cancelled while its harness runs (its H bar is grey, the colour of a
+#   cancelled step): the sandbox's close kills and reaps the child, the session is dropped,
+#   and the cancellation reaches the caller.
+# - **t7**'s boot never returns. Its one grey bar is that boot, holding one of the two
+#   permits from the start, so the others queue (green) for a single permit until t7's
+#   guard fires at half a second; then the boot is cancelled, the permit comes back, no
+#   sandbox was ever made, and the task is aborted.
 #
-# In the second figure every curve returns to zero, and the boot permits never exceed two.
+# In the second figure every row returns to zero, and the boot permits never exceed two.
+# The sandbox and child rows can climb above two, as they do here: the boot limit bounds
+# boots, not sandboxes, so once booted, several sandboxes and their children can be alive
+# at once.
 #
 # ## Exercise 14.1 · A harness step that owns its child
 #
@@ -598,7 +622,8 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 #    (or `None`);
 # 4. if the budget ran out, **kill the child and reap it** (wait for it and read its output to
 #    the end), then return `(BUDGET_EXCEEDED, None)`;
-# 5. if the step is cancelled, kill and reap the child, and let the cancellation propagate;
+# 5. if the step is cancelled, kill and reap the child the same way, and let the
+#    cancellation propagate;
 # 6. on every path, call `sandbox.forget(proc)` once the child has been reaped.
 #
 # :::{dropdown} What the grader checks
@@ -981,11 +1006,11 @@ finally:
 # ## In slime
 #
 # Here is the real chain, in slime's coding-agent example (`examples/coding_agent_rl/`). It
-# first checks that the instance has an image and can be evaluated (or returns an aborted sample at once) and opens
-# the adapter session, step 1 of our list. The quotes below take steps 3 to 6 in
-# order, with the budget helper `_await_done_marker`, which our `run_harness` copies, after
-# step 4; each caption names its step. Step 2, the guard, comes last because it encloses
-# the rest.
+# first checks that the instance has an image and can be evaluated (or returns an aborted
+# sample at once) and opens the adapter session, step 1 of our list. The quotes below take
+# steps 3 to 6 in order, with the budget helper `_await_done_marker`, which our
+# `run_harness` copies, after step 4; each caption names its step. Step 2, the guard, comes
+# last because it encloses the rest.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -1005,13 +1030,8 @@ show_call_site("14e")
 show_call_site("14f")
 
 # %% [markdown]
-# **The guard around it all.** Last, step 2, which encloses the others: the whole sandbox block and the
-# evaluation (and the collection of the session's samples) sit inside one `asyncio.timeout`,
-# sized by default as the agent budget plus the evaluation timeout plus a margin. When it
-# fires, the await in progress is cancelled, every `async with` inside unwinds (the sandbox is
-# killed, and a boot permit still held, if it fires during the boot, is returned), and the
-# `TimeoutError` becomes an aborted sample. Every use of these mechanisms in slime is listed in the
-# [source inventory](../book/reference/inventory.md).
+# **The guard around it all.** Last, step 2, which encloses the others. Every use of these
+# mechanisms in slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

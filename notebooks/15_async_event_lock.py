@@ -37,7 +37,7 @@ figure_style()
 # `asyncio.Event` is a boolean flag. `await event.wait()` returns at once if the flag is set
 # and otherwise suspends until someone calls `event.set()`. Below, four rollout tasks wait
 # for "new weights are loaded", and the notebook calls `set()` once; a `Timeline`, the
-# course's recorder, notes when each one waits and wakes. Then a fifth waiter arrives after
+# course's stopwatch (chapter 01), notes when each one waits and wakes. Then a fifth waiter arrives after
 # the `set()`. Predict: how many of the four wake, and does the late waiter wait?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -91,7 +91,7 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # waiter cannot tell *which* `set()` woke it. When the waiters need a result, a future is the
 # better tool (the last section of this chapter).
 #
-# ## Predict, then run
+# ## Predict: do tasks on one thread lose updates to a shared counter?
 #
 # Only one task runs at a time on an event loop, so "asyncio code needs no locks" sounds
 # right. Ten tasks each add one to a shared token counter. Between reading the counter and
@@ -145,7 +145,7 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 # *tasks of one loop* apart, and waiting for it suspends the task instead of blocking the
 # thread.
 #
-# ## Measure it
+# ## Measure: the cost of a lock held across a slow call
 #
 # A lock's scope decides how much runs one at a time. Five requests each update a bit of
 # shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
@@ -206,7 +206,8 @@ assert timelines["narrow"].max_overlap("running") == 5, "with the narrow lock al
 print("✓ held across the slow call, the lock let one run at a time; held narrowly, all five overlapped")
 
 # %% [markdown]
-# The wide version is correct but runs the five slow calls one after another: a lock held
+# The wide version took about five times as long. It is correct, but it runs the five slow
+# calls one after another, where the narrow one overlaps all five: a lock held
 # across a slow `await` turns concurrency into a queue. Hold a lock for the shared state only,
 # and do slow work outside it. If the slow work itself must not run twice at once, that is a
 # different need, and the next section meets it without holding a lock while waiting.
@@ -291,9 +292,8 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 #
 # An `Event` is set by one task for all the others. Sometimes a group of tasks must wait for
 # *each other*: no rollout worker may continue until all of them have paused for the weight
-# update. Python 3.11 added `asyncio.Barrier(n)` (before it, you would build one from an
-# arrival counter and an `Event` that the last arrival sets): `await barrier.wait()` suspends
-# until `n` tasks are waiting, then releases them all together. Below, three workers pause
+# update. `asyncio.Barrier(n)` does that: `await barrier.wait()` suspends until `n` tasks
+# are waiting, then releases them all together. Below, three workers pause
 # 0.01 s apart. Predict: which of them continues first?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -328,12 +328,11 @@ print("✓ nobody continued before the last worker had paused")
 #
 # 1. If a load of `path` is already in flight (recorded in the dict `in_flight`), wait for it
 #    instead of starting another.
-# 2. Otherwise start `load(path)` as a task and record it in `in_flight`. It must disappear
-#    from `in_flight` as soon as it finishes, with a result or an error, so that a later call
-#    loads afresh.
-# 3. A caller that is cancelled stops waiting, but the load carries on for everyone else, and
-#    a caller that arrives after that still joins the same load.
-# 4. An error from the load reaches every caller that waited for it.
+# 2. Otherwise start `load(path)` at once as a task and record it in `in_flight`; it leaves
+#    `in_flight` as soon as it finishes, with a result or an error.
+# 3. A cancelled caller stops waiting, but the load carries on, and a later caller still
+#    joins it.
+# 4. Each caller returns the moment its load ends, with its result or its error.
 #
 # Whether you need a lock depends on where your `await`s are.
 #
@@ -663,15 +662,12 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # lock; it costs nothing there, and it keeps the block whole if someone later adds an
 # `await` to it.
 #
-# A request that joins (the second quote) awaits the shared future through `asyncio.shield`,
-# as in this chapter's shield experiment. `CancelledError` is not an
-# `Exception`, so if the updating request itself is cancelled while it waits (chapter 05),
-# the update stays stuck and every later request for that checkpoint waits forever; chapter
-# 27 (hazard 4) shows the code and runs a model of it. Your `load_once` cannot get stuck this
-# way: its load runs as a task of its own, and a cancelled caller cancels its shielded
-# wait, not the task.
-# Every lock and event in slime is listed in the
-# [source inventory](../book/reference/inventory.md).
+# One weak spot is not in the quotes. `CancelledError` is not an `Exception`, so if the
+# updating request itself is cancelled while it waits (chapter 05), the update stays stuck
+# and every later request for that checkpoint waits forever; chapter 27 (hazard 4) shows the
+# code and runs a model of it. Your `load_once` cannot get stuck this way: its load runs as a
+# task of its own, and a cancelled caller cancels its shielded wait, not the task. Every
+# lock and event in slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -2,8 +2,8 @@
 # # 16 · Condition, RLock and Timer
 # *Condition、RLock 与 Timer*
 #
-# **The question.** Threads that share a buffer need more than a lock: a consumer must
-# sleep until there is something to take, and wake when a producer has put it there. A
+# **The question.** Threads that share a buffer need more than a lock: when the buffer is
+# empty, a consumer must wait, and a producer that puts something there must wake it. A
 # `threading.Condition` does that job; what does its `notify` really promise the thread it
 # wakes?
 #
@@ -11,9 +11,10 @@
 # 1. find out what `notify` promises the thread it wakes, and what
 #    `wait_for(predicate, timeout)` adds to a plain `wait`;
 # 2. build a bounded producer/consumer buffer on one `threading.Condition`;
-# 3. meet, in brief, two tools that live next to it: `RLock` and `threading.Timer`.
+# 3. meet two tools often used with it, `RLock` and `threading.Timer`, and measure how
+#    quickly three ways of writing a periodic loop stop when asked.
 #
-# **Needs** chapter 09 (Lock and Event) · about 40 minutes
+# **Needs** chapter 09 (Lock and Event) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -35,17 +36,18 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: what does the woken consumer find?
 #
 # A `threading.Condition` is a {term}`lock` plus a waiting room. A consumer holding the lock calls
 # `cond.wait()`: it releases the lock and sleeps. A producer takes the lock, changes the
 # state, and calls `cond.notify()`. A common picture is that `notify` passes the lock
 # straight to the waiter, so the waiter wakes up to exactly the state the producer just
-# made. Below, the producer appends a group, notifies, then, still inside its `with` block,
+# made. The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01).
+#
+# Below, the producer appends a group, notifies, then, still inside its `with` block,
 # finds the group invalid and drops it (slime's rollout buffer filters groups too). What
 # does the woken consumer find?
-# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01).
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -85,17 +87,16 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # %% [markdown]
 # `notify` only marks a waiter as "may wake up". The waiter still has to re-acquire the lock,
 # which the notifier holds until its `with` block ends; any thread can change the state in
-# between. Waits can also end for other reasons: a timeout, or a `notify_all` that wakes every
-# waiter though one item is there. (Each `Condition` keeps its own waiters, so a notify on
-# another condition never wakes this one, even when the two share a lock.) So the rule is: **after waking, check the
-# condition again**, in a loop. `cond.wait_for(predicate, timeout)` is that loop; it returns
-# the predicate's last value, so `False` means "timed out, condition still false".
+# between. (Each `Condition` keeps its own waiters, so a notify on another condition never
+# wakes this one, even when the two share a lock.)
 #
-# **Predict.** Two consumers wait, one item arrives, and the producer calls `notify_all`.
-# Below, each consumer first checks once with `if`, then (second run) with `wait_for`. What
-# does each of the two consumers get in each run?
-# `run_two_consumers(take)` starts two consumer threads that each call `take` under one
-# `Condition`, then adds one item, calls `notify_all` and returns what each consumer got.
+# **Predict.** Two consumers wait, one item arrives, and the producer calls `notify_all`,
+# which wakes every waiter. In the first run each consumer checks the buffer once with `if`
+# before it waits; in the second it waits with `cond.wait_for(predicate, timeout)`, which
+# waits until `predicate()` is true or the timeout runs out. `run_two_consumers(take)` starts
+# the two consumer threads, each calling `take` under one `Condition`, adds one item, calls
+# `notify_all` and returns what each consumer got. What does each of the two consumers get
+# in each run?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: two consumers wait, one item arrives, notify_all wakes both.
@@ -151,16 +152,23 @@ print("✓ with if, the second consumer popped an empty buffer; wait_for re-chec
 
 # %% [markdown]
 # With a single `if` check, both consumers wake, one takes the item and the other pops from
-# an empty list. With `wait_for`, the second one checks again, keeps waiting and reports a
-# timeout.
+# an empty list. A wait can end while the condition is still false: another thread changed
+# the state before the waiter got the lock back (the first experiment), a `notify_all` woke
+# every waiter for one item, or the timeout ran out. So the rule is: **after waking, check
+# the condition again**, in a loop. `wait_for` is that loop: the second consumer checked
+# again, kept waiting and reported a timeout. It returns the predicate's last value, so
+# `False` means "timed out, condition still false".
 
 # %% [markdown]
-# ## Measure it: a bounded buffer on one Condition
+# ## A bounded buffer on one Condition
 #
 # A producer/consumer buffer needs two conditions over one piece of state: "not full" for
-# producers and "not empty" for consumers. One `Condition` with `notify_all` and a
-# `wait_for` on each side is enough and hard to get wrong. Two producers and two consumers
-# pass 12 items through a buffer of capacity 2; the buffer records its peak size.
+# producers and "not empty" for consumers. One `Condition` can serve both. Each side waits
+# with `wait_for` on its own predicate, and calls `notify_all` after it changes the buffer:
+# the waiters are of two kinds, and a single `notify` might wake one of the wrong kind while
+# the thread that could go on stays asleep. A waiter woken for nothing re-checks and waits
+# again. Two producers and two consumers pass 12 items through a buffer of capacity 2;
+# consuming is slower, so the producers have to wait, and the buffer records its peak size.
 
 # %%
 class BoundedBuffer:
@@ -223,20 +231,13 @@ assert shared.peak == 2, "producers filled the buffer before they had to wait"
 print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 
 # %% [markdown]
-# ## Next to `Condition`, in brief
-#
-# Two tools live next to `Condition` in `threading`. Each fits in a paragraph here; the
-# checks are one click away. Two more, a periodic loop that stops at once and
-# `queue.Queue.shutdown`, are in the "Going further" folds after them.
+# ## Two tools used with `Condition`: RLock and Timer
 #
 # **`RLock`: taking a lock you already hold.** `initialize()` holds a lock and calls
-# `lookup()`, which takes the same lock. A plain `Lock` does not know who holds it, so that
-# second acquire by the same thread would wait forever (bounded below at 0.1 s, it returns
-# `False`). An `RLock` (re-entrant lock) counts acquisitions by its owner and lets it in
-# again; it still belongs to that thread: one `release` per `acquire`, and another thread
-# gets in only after the last. slime's accelerator selection has this shape (the second quote below).
+# `lookup()`, which takes the same lock again, with a 0.1 s timeout so that the cell cannot
+# hang. What does `initialize` return with a plain `Lock`, and what with an `RLock`?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def lookup(lock) -> str:
     if not lock.acquire(timeout=0.1):
         return "stuck: would deadlock"
@@ -254,13 +255,19 @@ def initialize(lock) -> str:
 with_lock, with_rlock = initialize(threading.Lock()), initialize(threading.RLock())
 print(f"Lock: {with_lock!r}; RLock: {with_rlock!r}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-lock-is-not-reentrant-an-rlock-is
 assert with_lock == "stuck: would deadlock", "a Lock refuses its own holder"
 assert with_rlock == "backend found", "an RLock lets its owner in again"
 print("✓ the Lock refused its own holder; the RLock let it in again")
 
 # %% [markdown]
+# A plain `Lock` does not know who holds it, so the second acquire by the same thread would
+# wait forever; bounded at 0.1 s, it gave up. An `RLock` (re-entrant lock) counts
+# acquisitions by its owner and lets it in again; it still belongs to that thread: one
+# `release` per `acquire`, and another thread gets in only after the last. slime's
+# accelerator selection has this shape (the second quote below).
+#
 # :::{dropdown} Going further
 #
 # **An `RLock` keeps one owner.** Re-entering does not share the lock: the owner takes it
@@ -299,19 +306,19 @@ attempt()
 print("another thread got it after 2 acquires, after 1 release, after 2 releases:",
       other_thread_got_it)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert other_thread_got_it == [False, False, True]
 print("✓ another thread got the RLock only after the last release")
 
 # %% [markdown]
 # **`threading.Timer(delay, fn)`** is a thread that waits `delay` seconds and then calls
-# `fn`, once; `cancel()` before it fires means `fn` never runs, and the timer's thread ends
-# at once. Like any thread, join it with a timeout. Below, one timer fires after 0.05 s and
-# one with a 2 s delay is cancelled at once.
-# The firing timer calls `record_firing`, which appends the name of its thread to
-# `fired_in`; the cancelled timer's function would append to `cancelled_calls`.
+# `fn`, once, unless `cancel()` comes first. Like any thread, join it with a timeout. Below,
+# one timer fires after 0.05 s and one with a 2 s delay is cancelled at once. The firing
+# timer calls `record_firing`, which appends the name of its thread to `fired_in`; the
+# cancelled one would append to `cancelled_calls`. In which thread does `fn` run, and how
+# long does the cancelled timer's thread live on after `cancel()`?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers and why the check holds on a busy machine"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 from lab_snippets.measure import ReferenceWait
 
 fired_in: list[str] = []
@@ -334,7 +341,7 @@ def record_cancelled_call() -> None:
 CANCELLED_DELAY = 2.0
 half_delay = ReferenceWait(CANCELLED_DELAY / 2)
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 fire_timer = threading.Timer(0.05, record_firing)
 cancelled_timer = threading.Timer(CANCELLED_DELAY, record_cancelled_call)  # 2 s
 fire_timer.start()
@@ -348,7 +355,7 @@ cancel_to_exit = time.monotonic() - cancel_at
 fire_timer.join(timeout=2)
 print(f"fired in thread {fired_in}; the cancelled timer called {cancelled_calls}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-stops-a-timer-before-it-fires
 print(f"the cancelled timer's thread ended {cancel_to_exit * 1000:.1f} ms after cancel(), "
       f"of a {CANCELLED_DELAY * 1000:.0f} ms delay")
@@ -359,27 +366,32 @@ assert cancel_to_exit < half_delay.seconds, "cancel() ends the timer's wait at o
 print("✓ the cancelled timer never called its function, and its thread ended at once")
 
 # %% [markdown]
-# :::{dropdown} Going further
+# `fn` ran in the timer's own thread (the name printed above), not in the main thread, so whatever
+# it touches needs the same locking as in any other thread. The cancelled timer never called
+# its function, and its thread ended right after `cancel()`, not after its 2 s delay (the
+# check prints by how much).
 #
-# **Periodic work that stops on request.** A health monitor ticks every `interval` seconds
-# until told to stop. A loop on `time.sleep(interval)` notices a stop flag only when its
-# sleep ends; a chain of Timers stops at once but starts a thread per tick and needs a lock
-# so that a tick and `stop()` cannot race; a loop on `stop.wait(interval)` does both jobs
-# with one thread and one object, since setting the event ends the wait:
+# ## Measure: how soon a periodic loop stops when asked
+#
+# A health monitor ticks every `interval` seconds until told to stop. There are three usual
+# ways to write it:
+#
+# - a loop that checks a stop flag, ticks, then calls `time.sleep(interval)`;
+# - a chain of Timers: each tick starts a `threading.Timer` for the next one, and `stop()`
+#   cancels the pending one (a lock keeps a tick and `stop()` from racing);
+# - a loop on an `Event`, whose `stop.wait(interval)` returns `False` when the interval has
+#   passed and `True` once the event is set:
 #
 # ```python
 # while True:
 #     tick()
-#     if stop.wait(interval):  # True the moment stop is set
+#     if stop.wait(interval):
 #         break
 # ```
 #
-# The folded cells below hold the recommended loop as a class, then the other two, then a
-# figure that runs each (interval 0.2 s) and asks it to stop right after its second tick.
-# Red is the time from the stop request to the thread's exit. slime's health monitor is the
-# third kind (the third quote below).
-#
-# :::
+# The folded cells hold the three loops as classes. Each runs with an interval of 0.2 s and
+# is asked to stop right after its second tick. **Predict.** How long does each take from
+# the stop request to its thread's exit, and how many threads does each use?
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the code"}
 interval = 0.2
@@ -452,7 +464,7 @@ class TimerChain:
         join_all(self.timers, timeout=2)
 
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the experiment and the plotting code"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: event-wait-stops-at-once-sleep-does-not
 # Each loop runs and is stopped after its second tick by a driver thread that times the stop.
 tl = Timeline()
@@ -498,7 +510,7 @@ assert not join_all(drivers, timeout=5)
 loop_threads = [loop.thread for loop, _ in loops if hasattr(loop, "thread")] + loops[1][0].timers
 assert not [t for t in loop_threads if t.is_alive()], "every loop's threads ended when it was stopped"
 
-fig = tl.plot(f"Stopping periodic work (interval {interval} s): red is stop request to thread exit",
+fig = tl.plot(f"Stopping periodic work (interval {interval} s): from stop request to thread exit",
               lanes=list(NAMES.values()), meanings={"waiting": "ticking", "blocked": "stopping"})
 threads_used = {name: len({thread for thread, _ in names}) for name, names in ticks.items()}
 print({name: f"{latency:.3f} s" for name, latency in latencies.items()}, "| threads used:", threads_used)
@@ -512,6 +524,12 @@ assert threads_used["Event.wait loop"] == 1 and threads_used["Timer chain"] == l
 print("✓ the sleep loop slept to the end of its interval; the Timer chain and Event.wait stopped at once")
 
 # %% [markdown]
+# Light green is the loop ticking, red the time from the stop request to the thread's exit.
+# The `time.sleep` loop notices the flag only when its sleep ends, so it ran out the rest of
+# its interval, about 0.2 s here. The Timer chain stopped at once, but it started a new thread
+# for every tick. The `Event.wait` loop stopped at once with one thread, since setting the
+# event ends the wait. slime's health monitor is the third kind (the third quote below).
+#
 # :::{dropdown} Going further
 #
 # **`queue.Queue.shutdown()` (Python 3.13 and later)** tells blocked consumers "no more
@@ -546,7 +564,7 @@ if sys.version_info >= (3, 13):
 else:
     print("Python < 3.13: queue.Queue has no shutdown()")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 13):
     assert not getter.is_alive(), "the getter thread ended"
     assert getter_outcome == ["queue.ShutDown"], "get on a shut-down, empty queue raised queue.ShutDown"
@@ -561,8 +579,10 @@ if sys.version_info >= (3, 13):
 # `timeout` seconds, return `None` and remove nothing. Producers call `put_item`, which
 # appends one item and notifies everyone.
 #
+# So a consumer may be woken many times before its batch is there: it keeps waiting through
+# every wake-up, with one deadline for the whole wait, not a fresh timeout per wake-up.
 # Several consumers may call `take_batch` at once: no item may be taken twice, and every
-# batch must have exactly `size` items.
+# batch must have exactly `size` items, in the order they were put.
 #
 # :::{dropdown} What the grader checks
 #
@@ -837,20 +857,19 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 # - A `Lock` held by a thread blocks that same thread's next acquire; an `RLock` lets its
 #   owner re-enter and needs one release per acquire.
 # - A `Timer` is a one-shot thread; `cancel()` stops it only before it fires. For periodic
-#   work that must stop promptly, loop on `stop_event.wait(interval)`.
+#   work that must stop promptly, loop on `stop_event.wait(interval)`: one thread, and it
+#   stops at once, where a `time.sleep` loop sleeps out its interval.
 #
 # **What's next.** Chapter 17 hands work to a thread pool and asks what its futures and its
 # shutdown really promise.
 #
 # ## In slime
 #
-# The rollout-buffer plugin's `RolloutBuffer` (the first quote) keeps generated groups in a
-# buffer guarded by a `threading.Condition` built on an `RLock`. Every write appends under the lock and calls `notify_all`.
-# If you add a blocking read to it, write it with `wait_for` and a timeout, as in Exercise
-# 16.1. slime's accelerator selection (`initialize_accelerator`, the second quote) has the
-# `initialize` / `lookup` shape from above, and slime has no `threading.Timer`: its health
-# monitor (`_health_monitor_loop`, the third quote) waits with `stop_event.wait(seconds)`.
-# More sites are in the [source inventory](../book/reference/inventory.md).
+# In slime, a `Condition` guards the rollout-buffer plugin's buffer and an `RLock` guards the
+# accelerator selection. slime has no `threading.Timer`; its health monitor is the
+# `Event.wait` loop measured above. If you add a blocking read to the buffer, write it with
+# `wait_for` and a timeout, as in Exercise 16.1. More sites are in the
+# [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

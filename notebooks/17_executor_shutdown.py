@@ -13,7 +13,7 @@
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 40 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -88,12 +88,14 @@ assert results == ["first done", "second done"], results
 print("✓ the first job ran while the second was queued; both finished")
 
 # %% [markdown]
-# ## Waiting for a result, and getting errors back
+# ## A bounded wait for a result, and the job's errors
 #
-# `future.result(timeout)` waits at most `timeout` seconds. If the job is not done by then
-# it raises `TimeoutError` (the built-in one, since Python 3.11) and the job **goes on
-# running**: the timeout bounds your wait, not the work. A job that raises does not crash the worker; the exception is stored in the
-# future, `exception()` returns it and `result()` raises it again in the caller.
+# `future.result(timeout)` waits at most `timeout` seconds; if the job is not done by then,
+# it raises `TimeoutError`. Below, a job waits at a gate that stays shut, and we call
+# `result(timeout=0.05)` on it. A second job raises `ValueError`.
+#
+# **Predict.** When `result(timeout=0.05)` gives up, is the job still running? And what do
+# `exception()` and `result()` give for the job that raised?
 
 # %%
 gate = threading.Event()
@@ -106,7 +108,7 @@ def convert_shard(shard: int) -> int:
     return shard * 10
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with ThreadPoolExecutor(max_workers=2, thread_name_prefix="convert") as pool:
     slow = pool.submit(wait_at_gate, "slow")
     failing = pool.submit(convert_shard, -1)
@@ -130,7 +132,7 @@ print(f"timed out: {timed_out}, still running after: {still_running_after_timeou
       f"then: {slow_result!r}")
 print(f"exception(): {stored!r}; result() raised the same object: {reraised is stored}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-timeout-bounds-the-wait-not-the-job
 assert timed_out and still_running_after_timeout and slow_result == "slow done", (
     "result(timeout) should give up waiting while the job runs on and finishes; got "
@@ -139,6 +141,11 @@ assert isinstance(stored, ValueError) and reraised is stored
 print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error came back")
 
 # %% [markdown]
+# The job **goes on running**: the timeout bounds your wait, not the work, and the job
+# finished once the gate opened. A job that raises does not crash the worker either: the
+# exception is stored in the future, `exception()` returns it, and `result()` raises that
+# same object again in the caller.
+#
 # ## Cancelling a future
 #
 # `future.cancel()` asks the pool to drop a job and returns `True` if it did. Below, one
@@ -180,14 +187,14 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # cancelled future raises `CancelledError` from `result()`.
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: how many queued jobs still run after `shutdown(wait=False)`?
 #
 # `pool.shutdown(wait=False)` returns at once. A common reading is "shut the pool down now":
 # stop what runs and drop what waits. One worker, three conversion jobs of 0.1 s each;
-# we call `shutdown(wait=False)` while the first is running. How many jobs finish?
-# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01); the check after it uses `tl.order(a, b, ...)`, which holds when
-# the moments were marked in that order.
+# we call `shutdown(wait=False)` while the first is running. The cell writes down named
+# moments with `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01); the
+# check after it uses `tl.order(a, b, ...)`, which holds when the moments were marked in
+# that order. How many jobs finish?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -231,10 +238,13 @@ print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued 
 # %% [markdown]
 # All three finished. `shutdown(wait=False)` only does two things: the pool refuses new
 # `submit` calls, and the call does not wait. Running jobs run to the end, and queued jobs
-# **still start** afterwards. To drop the queued ones, ask for it with `cancel_futures=True`
-# (Python 3.9+). The running job still finishes: nothing stops a running thread.
+# **still start** afterwards. To drop the queued ones, you ask for it:
+# `shutdown(wait=False, cancel_futures=True)`.
+#
+# **Predict.** The same three jobs, one worker, and `cancel_futures=True` while job 0 runs.
+# In what state does each job end?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 started, release = threading.Event(), threading.Event()
 pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cancel-queued")
@@ -249,7 +259,7 @@ states = [state_of(job) for job in jobs]  # each job's state: finished or cancel
 print(states)
 print(tl.names())
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-futures-drops-the-queued-jobs
 assert states == ["finished", "cancelled", "cancelled"], (
     f"the running job should finish and the queued ones be dropped; got {states}")
@@ -258,14 +268,20 @@ assert "job 1 started" not in tl.names()
 print("✓ the running job finished; the two queued jobs were cancelled and never started")
 
 # %% [markdown]
+# Job 0 finished, since nothing stops a running thread; jobs 1 and 2 were cancelled and
+# never started.
+#
 # ## Completion order: `as_completed`
 #
 # Waiting on futures in the order you submitted them makes a fast job wait behind a slow
-# one. `as_completed(futures, timeout)` yields each future as it finishes. Below, the first
-# job submitted is the slowest. Indexing the futures in submission order afterwards still
-# gives the results in input order.
+# one. `as_completed(futures, timeout)` is an iterator over the futures that hands each one
+# out when it is done. Below, three jobs sleep 0.18 s ("slow"), 0.12 s ("medium") and
+# 0.06 s ("fast"), submitted in that order on three workers; each returns its seconds.
+#
+# **Predict.** In which order does `as_completed` hand them out, and in which order do the
+# results come when you then read the futures in submission order?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def convert_for(seconds: float) -> float:
     time.sleep(seconds)
     return seconds
@@ -277,9 +293,10 @@ with ThreadPoolExecutor(max_workers=3, thread_name_prefix="as-completed") as poo
     completion_order = [futures[f] for f in as_completed(futures, timeout=3)]
     input_order = [f.result() for f in futures]
 
-print("as_completed:", completion_order, "| in submission order:", input_order)
+print("as_completed:", completion_order,
+      "| results read in submission order (seconds):", input_order)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: as-completed-yields-in-finishing-order
 assert completion_order == ["fast", "medium", "slow"], (
     f"as_completed should yield each job as it finishes; got {completion_order}")
@@ -287,16 +304,21 @@ assert input_order == [0.18, 0.12, 0.06]
 print("✓ as_completed yielded fast, medium, slow; the dict still gives submission order")
 
 # %% [markdown]
+# `as_completed` followed the finishing order, fast first. Reading the futures in the order
+# you submitted them gives the results back in input order, slow one first: keep the futures
+# in a list or dict, and you get both orders.
+#
 # ## Leaving a `with` block waits for everything
 #
 # `with ThreadPoolExecutor() as pool:` calls `pool.shutdown(wait=True)` on the way out. The
 # line after the block runs only when every submitted job has finished and every worker
 # thread has ended. It is the simplest correct way to use a pool whose work fits in one
-# block.
+# block. The jobs below are `convert_in_steps` from the shutdown experiment, with its gate
+# opened from the start.
 
 # %%
 tl = Timeline()
-release.set()
+release.set()  # open convert_in_steps's gate: the jobs run straight through
 with ThreadPoolExecutor(max_workers=2, thread_name_prefix="with-block") as pool:
     for shard in range(4):
         pool.submit(convert_in_steps, shard)
@@ -314,23 +336,21 @@ assert workers_left == [], workers_left
 print("✓ the block exited after all four jobs had finished and both workers had ended")
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: six jobs on two workers, shut down as job 2 starts
 #
-# Two workers, six jobs (job 0 takes 0.05 s, job 1 0.15 s, the rest 0.1 s). As soon as job 2
-# starts we call
-# `shutdown(wait=False, cancel_futures=True)`. Each job's lane shows the time it waited in
-# the queue, the time it ran, and, for the jobs cancelled in the queue, the moment they were
-# dropped. The rule the chart shows holds whatever the timing: a job that had started
-# finished, and a job that had not started was cancelled.
+# Two workers, six jobs (job 0 takes 0.05 s, job 1 0.15 s, the rest 0.1 s). Each job is
+# `timed_job(shard, seconds)`, which sleeps `seconds` and draws its own lane; job 2 sets the
+# event `job_2_started` the moment a worker picks it up, and then we call
+# `shutdown(wait=False, cancel_futures=True)`. Both are defined in the folded cell.
 #
 # The chart is a `Timeline` whose bars are coloured by state, the same colours in every
 # chapter: green (`waiting`) for a job's time in the queue, blue (`running`) for its run,
 # grey (`cancelled`) for a queued job until `shutdown` dropped it.
-# Each job is `timed_job(shard, seconds)`: it sleeps `seconds` and records how long it
-# waited in the queue and how long it ran; job 2 also sets `job_2_started`, the
-# `threading.Event` the cell waits for before it calls `shutdown`.
+#
+# **Predict.** Job 2 starts at the very moment shutdown is requested. Does it run to the end
+# or is it dropped? And jobs 3 to 5?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The job draws its own lane: waiting from its submit mark until a worker picks it up,
 # then running.
 tl = Timeline()
@@ -362,13 +382,13 @@ tl.mark("shutdown requested")
 pool.shutdown(wait=False, cancel_futures=True)
 pool.shutdown(wait=True)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 for shard, job in enumerate(measured):
     if job.cancelled():
         tl.add(f"job {shard}", clock_at(f"job {shard} submitted"),
                clock_at("shutdown requested"), state="cancelled")
 
-fig = tl.plot("shutdown(cancel_futures=True) drops queued jobs, never running ones",
+fig = tl.plot("Six jobs on two workers, shutdown(cancel_futures=True) as job 2 starts",
               lanes=[f"job {shard}" for shard in range(6)])
 ran = {shard for shard in range(6)
        if any(s.state == "running" for s in tl.spans_of(f"job {shard}"))}
@@ -379,11 +399,47 @@ assert {0, 1, 2} <= ran and cancelled, "jobs 0-2 had started; at least one job w
 assert tl.max_overlap("running") <= 2
 
 # %% [markdown]
+# Job 2 ran to the end, like jobs 0 and 1: a worker had already picked it up, so it was no
+# longer in the queue, and `cancel_futures` drops only what is still queued. Jobs 3 to 5
+# were cancelled (grey) without ever running. The rule holds whatever the timing: a job
+# that had started finished, and a job that had not started was cancelled.
+#
 # ## Bounding the jobs in flight
 #
-# `pool.map(fn, items)` submits **every** item at once, so a long input fills memory with
-# queued jobs and their arguments. You can bound it yourself, with a deque of futures, as
-# the exercise below and slime's weight encoder do.
+# `pool.map(fn, items)` returns an iterator of results. Below, `items` is a generator of
+# 1000 numbers that counts how many have been taken from it, and `square(n)` returns
+# `n * n`. **Predict.** How many items has `pool.map` taken by the time it returns, before
+# you read a single result?
+
+# %%
+def square(n: int) -> int:
+    return n * n
+
+
+taken: list[int] = []
+
+
+def counted(n: int):
+    for item in range(n):
+        taken.append(item)
+        yield item
+
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+with ThreadPoolExecutor(max_workers=2, thread_name_prefix="map") as pool:
+    squares = pool.map(square, counted(1000))
+    taken_before_reading = len(taken)
+    first_square = next(squares)
+print(f"items taken before the first result was read: {taken_before_reading} of 1000")
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert taken_before_reading == 1000 and first_square == 0
+print("✓ pool.map submitted all 1000 items before the first result was read")
+
+# %% [markdown]
+# All of them: `pool.map(fn, items)` submits **every** item at once, so a long input fills
+# memory with queued jobs and their arguments. You can bound it yourself, with a deque of
+# futures, as the exercise below and slime's weight encoder do.
 #
 # :::{dropdown} Going further
 #
@@ -395,10 +451,6 @@ assert tl.max_overlap("running") <= 2
 # :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
-def square(n: int) -> int:
-    return n * n
-
-
 if sys.version_info >= (3, 14):
     with ThreadPoolExecutor(max_workers=2) as pool:
         squares = list(pool.map(square, range(8), buffersize=2))
@@ -413,13 +465,13 @@ else:
 #
 # Implement `map_bounded(pool, fn, items, max_in_flight, timeout)`:
 #
-# 1. submit `fn(item)` for the items in order, but never have more than `max_in_flight`
-#    submitted and not yet collected: when the limit is reached, collect the **oldest**
-#    future's result before submitting the next item;
+# 1. submit `fn(item)` for the items in order, keeping `max_in_flight` jobs submitted and
+#    not yet collected, never more: when the limit is reached, collect the **oldest**
+#    future's result, then submit the next item at once;
 # 2. return the results in input order;
 # 3. wait for each result at most `timeout` seconds (a `TimeoutError` propagates);
-# 4. if a job raises, cancel the futures still outstanding and re-raise its exception,
-#    without submitting anything more.
+# 4. if a job raises or a wait times out, cancel the futures still outstanding and let the
+#    exception out, without submitting anything more.
 #
 # The pool may have more workers than `max_in_flight`: the bound must come from your code.
 #
@@ -733,22 +785,17 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 # - `as_completed` yields futures as they finish; keep the futures in a list or dict to get
 #   input order back.
 #
-# **What's next.** Chapter 18 moves from threads to processes, where finishing the work,
-# exiting and being reaped are three different moments.
+# **What's next.** Chapter 18 moves from threads to processes. For a process, finishing the
+# work, exiting and being reaped are three different moments.
 #
 # ## In slime
 #
-# When slime syncs changed weights to disk, its delta encoder (`_encode_delta`) runs a
-# diff-and-compress job per tensor on a thread pool. It does not submit every tensor at
-# once: it keeps the futures in a deque and, once twice as many as there are workers are
-# outstanding, collects the oldest before submitting the next, as Exercise 17.1 does. Note
-# what it does not do: it never passes a timeout to `result()` and never uses
-# `cancel_futures`, so on an error the plain `shutdown()` in its `finally` waits for every
-# job already submitted. The checkpoint converter in `tools/` takes the other path
-# (`save_tensors`, the second quote): one job per parameter inside a `with` block, handled
-# in completion order with `as_completed`. Leaving the `with` block guarantees every
-# conversion is done before the files are written. More pools are listed in the
-# [source inventory](../book/reference/inventory.md).
+# slime's weight tools use both ways of collecting results. When slime syncs changed weights
+# to disk, its delta encoder (`_encode_delta`, the first quote) runs a diff-and-compress job
+# per tensor on a thread pool and bounds the jobs in flight as Exercise 17.1 does. The
+# checkpoint converter in `tools/` (`save_tensors`, the second quote) takes the other path:
+# one job per parameter inside a `with` block, handled in completion order. More pools are
+# listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
