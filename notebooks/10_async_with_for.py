@@ -446,7 +446,7 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 # `async for`, and then it yields the **original** tasks in the order they finish.
 #
 # The plain `for` still hands out new awaitables on 3.13. On 3.12 and older, the `async for`
-# form is a `TypeError`; the folded cell below then prints a note and uses the plain form.
+# form is a `TypeError`, so the folded cell below uses the plain form there.
 #
 # :::
 
@@ -465,9 +465,7 @@ try:
             async for done in asyncio.as_completed(order_tasks):
                 assert done in order_tasks, "3.13+ yields the original task objects"
                 finished_order.append(done.result())
-    else:
-        print("Python < 3.13: as_completed is only a plain iterator of new awaitables; "
-              "await each one to get results in finishing order.")
+    else:  # before 3.13: a plain iterator of new awaitables, awaited in finishing order
         in_finishing_order = asyncio.as_completed(order_tasks, timeout=2)
         finished_order = [await fut for fut in in_finishing_order]
 finally:

@@ -298,10 +298,10 @@ for ax in (top, bottom):
 top.set_xlabel("")
 top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
 latest_start, earliest_end = max(s.start for s in top_level), min(s.end for s in top_level)
-print(f"all three samples were open at once from {latest_start:.3f} s to {earliest_end:.3f} s")
 assert latest_start < earliest_end, "the samples really interleaved"
 assert {span.state for span in with_context.spans} == {"waiting"}
 assert "failed" in {span.state for span in with_shared.spans}, "the figure shows a wrong parent"
+print(f"✓ all three samples were open at once from {latest_start:.3f} s to {earliest_end:.3f} s")
 
 # %% [markdown]
 # ### Predict: a list in a `ContextVar`

@@ -297,6 +297,7 @@ for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
     tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})",
             ax=ax)
 axes[1].set_xlim(axes[0].get_xlim())
+axes[0].set_xlabel("")  # one time axis label, under the lower plot
 assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the other held the GIL"
 
 # %% [markdown]
