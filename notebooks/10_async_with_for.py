@@ -15,7 +15,7 @@
 #    `contextlib.aclosing` do to its `finally`;
 # 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
 #
-# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 40 minutes
+# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -131,15 +131,26 @@ print("✓ __aexit__ ran on all three paths, before the caller heard of the exce
 # - a failed boot is retried, with a short back-off taken *outside* the permit;
 # - once booted, the sandbox is closed on every way out of the caller's block.
 #
-# A small ledger records what is open and how many boots are in flight, so the experiment
-# can assert that nothing is left and the limit held.
-# The ledger is a `SandboxLedger`, and `boot_once(...)` is one boot attempt: it takes 0.04
-# s, fails with `ConnectionError` while `attempt` is below `fail_attempts`, and counts the
-# boots in flight in the ledger.
+# The folded instruments keep the drawing out of the pattern. A small ledger, a `SandboxLedger`, records what is
+# open and how many boots are in flight, so the check can assert that nothing is left and the
+# limit held. `boot_once` is one boot attempt that may fail, and `close_sandbox` the cleanup;
+# both draw themselves on the timeline with `tl.span(label)`, a `with` block that draws the
+# stretch it encloses, coloured by how it ended. `DrawnPermits` is an `asyncio.Semaphore` that
+# also notes when each task asked for a permit, so the wait can be drawn too.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
-# The instruments (a ledger of what is open and booting) and one boot attempt that may fail.
+# The instruments: a ledger of what is open and booting, a semaphore that notes when each task
+# asked, one boot attempt that may fail, and the cleanup. Only these draw on the timeline.
 BOOT_LIMIT = 2
+ASKED: dict[asyncio.Task, float] = {}  # when each task last asked for a permit
+
+
+class DrawnPermits(asyncio.Semaphore):
+    """An asyncio.Semaphore that notes when each task asks, so the wait can be drawn."""
+
+    async def __aenter__(self) -> None:
+        ASKED[asyncio.current_task()] = time.monotonic()
+        return await super().__aenter__()
 
 
 class SandboxLedger:
@@ -153,6 +164,8 @@ class SandboxLedger:
 
 
 async def boot_once(name: str, attempt: int, fail_attempts: int, ledger: SandboxLedger, tl: Timeline) -> None:
+    now = time.monotonic()  # the permit was just granted: draw the wait for it
+    tl.add(f"{name} boot", ASKED.pop(asyncio.current_task(), now), now, state="waiting")
     ledger.booting += 1
     ledger.peak_booting = max(ledger.peak_booting, ledger.booting)
     try:
@@ -165,44 +178,55 @@ async def boot_once(name: str, attempt: int, fail_attempts: int, ledger: Sandbox
         ledger.booting -= 1
 
 
+async def close_sandbox(name: str, ledger: SandboxLedger, tl: Timeline) -> None:
+    with tl.span(f"{name} use", state="cleanup"):
+        await asyncio.sleep(0.01)  # closing a sandbox takes a moment
+        ledger.open.discard(name)
+        ledger.closed.append(name)
+
+
+# %% [markdown]
+# The pattern itself has no drawing in it. Its loop uses Python's `for ... else`: the `else`
+# block runs only when the loop ends without a `break`, so here only when every attempt failed.
+
 # %%
 @asynccontextmanager
 async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger,
                   tl: Timeline, fail_attempts: int = 0, retries: int = 3):
     last_error: Exception | None = None
     for attempt in range(retries):
-        asked = time.monotonic()
         async with permits:
-            tl.add(f"{name} boot", asked, time.monotonic(), state="waiting")
             try:
                 await boot_once(name, attempt, fail_attempts, ledger, tl)
-                break
+                break  # booted: leave the loop and skip its else
             except ConnectionError as exc:
                 last_error = exc
         await asyncio.sleep(0.01 * (attempt + 1))  # back off without holding a permit
-    else:
+    else:  # no break: every attempt failed
         raise last_error
     try:
         yield name
     finally:
-        with tl.span(f"{name} use", state="cleanup"):
-            await asyncio.sleep(0.01)
-            ledger.open.discard(name)
-            ledger.closed.append(name)
+        await close_sandbox(name, ledger, tl)
 
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: five sandboxes under a limit of two boots
 #
-# Five sandboxes start together under a limit of two boots. Each meets a different fate:
-# `sb1` finishes its work, `sb2`'s first boot fails and is retried, `sb3`'s work raises,
-# `sb4` is cut off by a time guard around its whole task, and `sb5` never boots at all.
-# Every one that booted must end with a cleanup span, and the ledger must be empty.
+# Five sandboxes start together under a limit of two boots, and each is set up for a different
+# fate: `sb1` finishes its work, `sb2`'s first boot fails, `sb3`'s work raises, `sb4` has a time
+# guard of 0.25 s around its whole task but a second of work, and all three boots of `sb5` fail.
+# `agent_task` draws each sandbox's use with `tl.span`; the rest of the drawing is the
+# instruments'.
+#
+# Predict before you open the answer: what does each of the five tasks end with? In particular,
+# `sb4` is cancelled by its guard in the middle of its work: does it still get its cleanup, and
+# can that cleanup still `await`?
 
 # %%
 tl = Timeline()
 ledger = SandboxLedger()
-permits = asyncio.Semaphore(BOOT_LIMIT)
+permits = DrawnPermits(BOOT_LIMIT)  # a Semaphore that notes when tasks ask
 
 
 async def agent_task(name: str, work: float, fail_attempts: int = 0,
@@ -217,7 +241,7 @@ async def agent_task(name: str, work: float, fail_attempts: int = 0,
     return f"{name} ok"
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 batch = {  # sb4 asks first, so its guard measures its work, not its wait for a permit
     "sb4": agent_task("sb4", 1.0, guard=0.25),
     "sb1": agent_task("sb1", 0.08),
@@ -232,7 +256,7 @@ for name in sorted(outcomes):
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: boots-capped-and-every-sandbox-cleaned-up
-fig = tl.plot("Five sandboxes, at most two booting at once: every booted one is cleaned up",
+fig = tl.plot("Five sandboxes, at most two booting at once: how does each one end?",
               lanes=[f"sb{i} {part}" for i in range(1, 6) for part in ("boot", "use")],
               meanings={"running": "booting / in use", "failed": "ended by an exception",
                         "cancelled": "in use, cut off by its guard"})
@@ -251,15 +275,23 @@ assert [s.state for s in tl.spans_of("sb2 boot") if s.state != "waiting"] == ["f
 print(f"✓ at most {ledger.peak_booting} boots at once; every booted sandbox was cleaned up")
 
 # %% [markdown]
+# `sb1` and `sb2` return normally (`sb2`'s second boot succeeded), `sb3` ends with its own
+# `RuntimeError`, `sb4` with the guard's `TimeoutError`, and `sb5` with its last boot's
+# `ConnectionError`. Yes, `sb4` was cleaned up: as in the first experiment, the cancellation was
+# delivered once, at the `await` in its work, and the `finally` around the `yield` could still
+# await its cleanup before the guard turned the cancellation into `TimeoutError`.
+#
 # Read each pair of lanes. The light green part of a boot lane is time spent waiting for one
 # of the two permits; blue is a boot holding a permit, or a sandbox in use. A bar's colour
 # says how that stretch ended, as the legend says: orange for a boot attempt or a piece of
 # work that raised (`sb3`'s), grey for `sb4`'s use, which was working until its guard cut it
-# off. At no instant are more than two boots blue or orange. However its use ended, every
-# booted sandbox is followed by a purple cleanup span. `sb5` never booted, so it has nothing
-# to clean up, and its three failed attempts gave their permits back each time.
+# off. At no instant are more than two boots blue or orange. The white gaps inside the boot
+# lanes of `sb2` and `sb5` are the back-offs, taken without a permit; no retry had to wait
+# for one. However its use ended, every booted sandbox is followed by a purple cleanup span.
+# `sb5` never booted, so it has nothing to clean up, and its three failed attempts gave their
+# permits back each time.
 #
-# ## Predict, then run
+# ## Predict: does `break` run an async generator's `finally`?
 #
 # An async generator is an `async def` with `yield`: `async for` pulls one value at a time,
 # awaiting between them. It is the natural shape for a stream of lines arriving over a
@@ -339,10 +371,11 @@ print("✓ the dropped generator was closed later, by the loop, not at the break
 # later, in another task, where an exception in it can only be logged.
 #
 # The fix is to make the close part of the block structure: `contextlib.aclosing(agen)` is an
-# {term}`async context manager` whose exit awaits `agen.aclose()`. With it, the connection is closed
-# before the next statement after the `async with`, on every path out of the loop.
+# {term}`async context manager` whose exit awaits `agen.aclose()`. The cell below marks each
+# step on a timeline and prints the marks in order. Where does the generator's `finally` run
+# now: at the `break`, at the end of the `async with`, or later, after the next statement?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 closing_log: list[str] = []
 async with aclosing(stream_lines("scoped", closing_log)) as lines:
@@ -355,24 +388,34 @@ tl.mark("statement after the async with")
 if closing_log[-1] == "scoped: connection closed":
     tl.mark("generator finally has run")
 
+for event in tl.names():
+    print(event)
 print(closing_log)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: aclosing-closes-at-the-block-end
 assert closing_log == ["scoped: connection opened", "scoped: closing", "scoped: connection closed"]
 assert tl.order("consumer breaks", "statement after the async with", "generator finally has run")
 print("✓ aclosing closed the generator at the end of the block, before the next statement")
 
 # %% [markdown]
+# At the end of the block: the generator's `finally` had run before the statement after the
+# `async with` (the mark `generator finally has run` is only written if the log already says
+# `connection closed` there), and this holds on every way out of the loop.
+#
 # ### A time guard is itself an `async with`
 #
 # `asyncio.timeout(delay)` is an async context manager too. When the delay passes, it cancels
-# the task at whatever `await` it is stuck in; every `async with` inside unwinds with
-# `CancelledError` (so their exits run, innermost first), and when the exception reaches the
-# guard's own `__aexit__`, the guard turns it into `TimeoutError` and calls `uncancel()` on the
-# task, so the task is not left marked as cancelling. `sb4` above ended this way.
+# the task at whatever `await` it is stuck in, and every `async with` inside unwinds with
+# `CancelledError`. The guard's own `__aexit__` then turns the exception into `TimeoutError`.
+# A task counts the cancel requests it has received: `task.cancelling()` returns the count,
+# and `task.uncancel()` takes one back (chapter 05's "Going further" fold has the details).
+#
+# Below, a generator that would stream 100 lines runs under a 0.03 s guard, inside `aclosing`.
+# Predict the last three entries of its log, in order, and what `cancelling()` returns for the
+# running task afterwards.
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 guard_log: list[str] = []
 try:
     async with asyncio.timeout(0.03):
@@ -383,27 +426,31 @@ except TimeoutError:
     guard_log.append("guard: TimeoutError")
 print(guard_log[-3:], "| cancelling now:", asyncio.current_task().cancelling())
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert guard_log[-3:] == ["guarded: closing", "guarded: connection closed", "guard: TimeoutError"]
 assert asyncio.current_task().cancelling() == 0
 print("✓ the timeout closed the generator first, then raised TimeoutError; nothing left cancelling")
 
 # %% [markdown]
-# ### `async for` over `asyncio.as_completed`
+# The exits run innermost first: `aclosing` closed the generator (`closing`, then `connection
+# closed`), and only then did the guard raise `TimeoutError`. The count is 0 because the guard
+# called `uncancel()` when it turned the cancellation into `TimeoutError`: the task is not left
+# marked as cancelling, so a later `asyncio.timeout` in the same task still works. `sb4` above
+# ended this way.
+#
+# :::{dropdown} Going further: `async for` over `asyncio.as_completed` (Python 3.13+)
 #
 # Chapter 04 used `for fut in asyncio.as_completed(tasks): await fut`, which hands you *new*
 # awaitables, so the loop learns which task finished only from its result, or by asking the
 # tasks themselves (`task.done()`). Since Python 3.13 `as_completed` also works with
 # `async for`, and then it yields the **original** tasks in the order they finish.
 #
-# :::{dropdown} Going further: before 3.13, and the plain `for`
-#
 # The plain `for` still hands out new awaitables on 3.13. On 3.12 and older, the `async for`
-# form is a `TypeError`; the cell then prints a note and uses the plain form.
+# form is a `TypeError`, so the folded cell below uses the plain form there.
 #
 # :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the code"}
 async def finish_after(delay: float, label: str) -> str:
     await asyncio.sleep(delay)
     return label
@@ -418,9 +465,7 @@ try:
             async for done in asyncio.as_completed(order_tasks):
                 assert done in order_tasks, "3.13+ yields the original task objects"
                 finished_order.append(done.result())
-    else:
-        print("Python < 3.13: as_completed is only a plain iterator of new awaitables; "
-              "await each one to get results in finishing order.")
+    else:  # before 3.13: a plain iterator of new awaitables, awaited in finishing order
         in_finishing_order = asyncio.as_completed(order_tasks, timeout=2)
         finished_order = [await fut for fut in in_finishing_order]
 finally:
@@ -436,12 +481,15 @@ assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
 # Implement `booted(factory, permits, attempts)` as an async context manager (use
 # `@asynccontextmanager`). It must:
 #
-# 1. try at most `attempts` times to boot: `resource = factory()` then `await resource.boot()`,
+# 1. try at most `attempts` times: `resource = factory()`, then `await resource.boot()`
 #    holding one permit of `permits` **only while `boot()` runs**;
 # 2. when `boot()` raises an `Exception`, close that candidate (`await resource.close()`) and
-#    try again; when every attempt fails, raise the last error;
-# 3. yield the booted resource, and `await resource.close()` when the caller's block ends, on
-#    every path: normal exit, an exception, or cancellation.
+#    retry at once (no back-off); when every attempt fails, raise the last error;
+# 3. when cancelled during `boot()`, close that candidate too (it may be half open), then let
+#    the cancellation through (`sandbox()` above closes no failed candidate);
+# 4. yield the booted resource and `await resource.close()` on every way out of the caller's
+#    block; the block's own error or cancellation comes out of the `async with`;
+# 5. give every permit back on every path, also when cancelled while waiting for one.
 #
 # :::{dropdown} What the grader checks
 #
@@ -870,13 +918,12 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 #
 # ## In slime
 #
-# The coding-agent example boots one remote sandbox per agent task through an
-# `asynccontextmanager`, `boot_agent_sandbox` (the first quote): the shape of exercise 10.1,
-# with a fixed number of attempts before its `yield`. When no attempt succeeds, the last error
-# is raised and the caller's block never starts. The streaming rollout (`generate_streaming`,
-# the second quote) reads SGLang's server-sent events with `async with` around the response
-# and `async for` over its lines, and its line iterator is this chapter's dropped generator.
-# Every such site is listed in the [source inventory](../book/reference/inventory.md).
+# slime uses both halves of this chapter. The coding-agent example boots one remote sandbox per
+# agent task through an `asynccontextmanager`, `boot_agent_sandbox` (the first quote shows the
+# end of its enter half and its exit half). The streaming rollout, `generate_streaming` (the
+# second quote), reads SGLang's server-sent events with `async with` around the response and
+# `async for` over its lines. Every such site is listed in the
+# [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -16,7 +16,7 @@
 # 4. carry the context into a thread: `asyncio.to_thread`, a bare `threading.Thread`, and a
 #    copied context.
 #
-# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 45 minutes
+# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -37,7 +37,7 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: what does each handler's log line say?
 #
 # A request handler stores "the current request" in a module-level variable so that a log
 # helper can read it without an extra argument. Three requests are handled concurrently;
@@ -208,9 +208,9 @@ assert stack_after == (), f"the notebook's span stack after the run: {stack_afte
 print("✓ every generate and reward span found its own sample as parent")
 
 # %% [markdown]
-# The same program with the stack in a module-level list, pushed and popped around each
-# span, gives wrong parents as soon as the samples interleave: a span finds on top of the
-# shared list whatever another task pushed last.
+# Now the same program with the stack in a module-level list, pushed and popped around each
+# span, as code without `ContextVar` would do it. Predict: do the `generate` and `reward`
+# spans still find their own sample as parent, and do the `sample` spans still find none?
 
 # %%
 shared_stack: list[str] = []
@@ -229,7 +229,7 @@ def span_with_global_stack(name: str, right_parent: str | None) -> Iterator[None
         shared_stack.remove(name)
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def sample_with_global_stack(sample: int) -> None:
     name = f"sample {sample}"
     with span_with_global_stack(name, right_parent=None):
@@ -248,14 +248,15 @@ print("generate and reward spans with a wrong parent:",
 print("sample spans that found a parent (they should find none):",
       [(name, found) for name, found in wrong_parents if name.startswith("sample")])
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert wrong_parents, "a shared stack gives spans the wrong parent"
 print(f"✓ {len(wrong_parents)} spans found another task's span on top of the shared stack")
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: which parent did each span find?
 #
-# Both runs side by side, one lane per task, each `generate` and `reward` span written over
+# Not with the list: as soon as the samples interleave, a span finds on top of the shared
+# list whatever another task pushed last. Both runs side by side, one lane per task, each `generate` and `reward` span written over
 # with the parent it found. The three tasks overlap in time: samples 1 and 2 open their
 # spans while sample 0 is still waiting in `generate`. With the `ContextVar` (top)
 # every span found its own sample; with the shared list (bottom) the orange spans, the first
@@ -297,10 +298,10 @@ for ax in (top, bottom):
 top.set_xlabel("")
 top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
 latest_start, earliest_end = max(s.start for s in top_level), min(s.end for s in top_level)
-print(f"all three samples were open at once from {latest_start:.3f} s to {earliest_end:.3f} s")
 assert latest_start < earliest_end, "the samples really interleaved"
 assert {span.state for span in with_context.spans} == {"waiting"}
 assert "failed" in {span.state for span in with_shared.spans}, "the figure shows a wrong parent"
+print(f"✓ all three samples were open at once from {latest_start:.3f} s to {earliest_end:.3f} s")
 
 # %% [markdown]
 # ### Predict: a list in a `ContextVar`
@@ -316,7 +317,7 @@ TAGS.set([])
 
 
 async def tag_in_place(tag: str) -> list[str]:
-    TAGS.get().append(tag)  # mutates the parent's list: the bug
+    TAGS.get().append(tag)  # appends in place, without set()
     await asyncio.sleep(0)
     return list(TAGS.get())
 
@@ -338,13 +339,13 @@ print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list
 # span sets a new one, which keeps them clear of this problem.
 
 # %% [markdown]
-# ## Threads: `to_thread` carries the context, a bare `Thread` does not
+# ## Threads: which ones carry the context?
 #
-# `asyncio.to_thread(fn)` copies the current context and runs `fn` inside the copy in a
-# worker thread, so a log helper called there still knows the request. A thread you start
-# yourself with `threading.Thread` starts with an **empty** context (on the Pythons this
-# course runs): the variable has only its default. The fix is to run the target inside a
-# copy yourself: `contextvars.copy_context().run(fn)`.
+# A log helper may also run in a thread. The cell below sets the request to `req-42` and
+# reads it from a thread started three ways: by `asyncio.to_thread`, as a bare
+# `threading.Thread`, and as a `Thread` whose target is `contextvars.copy_context().run`,
+# which runs a function inside a copy of the current context. Predict which of the three
+# see `req-42` (the variable's default is `-`).
 #
 # :::{dropdown} Why the course does it this way
 #
@@ -354,7 +355,7 @@ print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list
 #
 # :::
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def read_request_id(into: list[str]) -> None:
     into.append(request_id_var.get())
 
@@ -376,7 +377,7 @@ request_id_var.set("-")
 print(f"to_thread: {from_to_thread}, bare Thread: {from_bare_thread}, "
       f"Thread running copy_context().run: {from_copied_context}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: to-thread-carries-the-context
 assert not join_all([bare, copied], timeout=2), "both threads ended"
 assert from_to_thread == ["req-42"], "to_thread ran the function in a copy of the context"
@@ -389,8 +390,12 @@ assert from_copied_context == ["req-42"], "copy_context().run carried the contex
 print("✓ to_thread and copy_context().run carried req-42 into the thread; a bare Thread did not")
 
 # %% [markdown]
-# Whatever the Python version, pass the context to a thread explicitly when the thread must
-# see it, as the cell below does.
+# `asyncio.to_thread(fn)` copies the current context and runs `fn` inside the copy in a
+# worker thread, so a log helper called there still knows the request. A thread you start
+# yourself with `threading.Thread` starts with an **empty** context (on the Pythons this
+# course runs): the variable has only its default. The fix is to run the target inside a
+# copy yourself, as the third thread did. Whatever the Python version, pass the context to a
+# thread explicitly when the thread must see it, as the cell below does.
 #
 # :::{dropdown} Going further
 #
@@ -408,14 +413,10 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # %%
 explicit: list[str] = []
 request_id_var.set("req-7")
-if sys.version_info >= (3, 14):
-    print("threads inherit the caller's context by default:",
-          bool(sys.flags.thread_inherit_context))
+if sys.version_info >= (3, 14):  # Thread takes the context to run in
     worker = threading.Thread(target=read_request_id, args=(explicit,),
                               context=contextvars.copy_context())
-else:
-    print("Python < 3.14: Thread has no context= argument; "
-          "run the target in a copied context.")
+else:  # no context= argument before 3.14: run the target in a copied context
     worker = threading.Thread(target=contextvars.copy_context().run,
                               args=(read_request_id, explicit))
 worker.start()
@@ -682,10 +683,8 @@ _sc.differential(traced_span, _reference, _programs, _observe, _compare, what="t
 # ## In slime
 #
 # Both quotes are from slime's `trace_span`, which opens a span for each sample's generation
-# and reward while hundreds of samples are in flight on one event loop.
-# Because every sample's coroutine runs in its own task, its spans find their own parents,
-# the property Exercise 11.1 tests. More uses are in the
-# [source inventory](../book/reference/inventory.md).
+# and reward while hundreds of samples are in flight on one event loop: the setting of
+# Exercise 11.1. More uses are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods (and the default that changes in Python 3.14).
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 50 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -64,7 +64,7 @@ print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()}
 # are compared below), and every worker function comes from `lab_snippets.proc_workers`;
 # the section on `spawn` shows why.
 #
-# ## Predict, then run
+# ## Predict: does a worker process change the list you hand it?
 #
 # "A process is just a heavier thread." If that were so, a worker that appends to a list you
 # hand it would change *your* list, as a thread does. Predict what `shared` holds after a
@@ -271,7 +271,7 @@ else:
 # :::
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: when was each thread, and each process, executing?
 #
 # The running intervals, drawn on the course's timeline: each bar is a stretch during which
 # that worker was executing. The thread lanes take turns (the GIL hands over every few
@@ -299,16 +299,8 @@ for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
     tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})",
             ax=ax)
 axes[1].set_xlim(axes[0].get_xlim())
+axes[0].set_xlabel("")  # one time axis label, under the lower plot
 assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the other held the GIL"
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
-# What this run's figure shows, in words.
-both_threads, both_processes = shares(on_threads)[2], shares(on_processes)[2]
-print(f"This run: both processes were executing {both_processes:.0%} of the time, "
-      f"both threads {both_threads:.0%}.")
-if 0 < both_processes < 0.5:
-    print("The machine was busy, so the process lanes partly took turns; they still "
-          "overlapped, which the threads never did.")
 
 # %% [markdown]
 # ## What `spawn` sends a worker
@@ -476,22 +468,25 @@ elif sys.platform == "darwin":
 elif sys.version_info >= (3, 14):
     expected = "forkserver"
 else:
-    print("Python < 3.14 on Linux defaults to fork: children start as copies of this kernel.")
-    expected = "fork"
+    expected = "fork"  # Linux up to Python 3.13: children start as copies of this kernel
 assert default == expected, (default, expected)
+print(f"✓ the default start method here is {default}, as the platform and Python version say")
 
 # %% [markdown]
 # ## `subprocess.run`: another program, with a time budget
 #
 # Not every child is Python code you wrote. `subprocess.run` starts any program, waits for
-# it, and gives you its exit status and output. Two arguments keep it safe: `timeout`, after
-# which `run` kills the child, reaps it and raises `TimeoutExpired`; and `check=True`, which
-# turns a non-zero exit status into `CalledProcessError` instead of a number nobody reads.
+# it, and gives you its exit status and output. Two arguments keep it safe: `timeout`, a bound
+# on the wait that ends in `TimeoutExpired`, and `check=True`, which turns a non-zero exit
+# status into `CalledProcessError` instead of a number nobody reads.
+#
+# Predict: the child below is told to sleep for 5 s, and `run` to wait at most 0.6 s. When
+# `run` raises `TimeoutExpired`, is the child still running?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 children_before = {child.pid for child in psutil.Process().children()}
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 try:
     subprocess.run(WORKER_MODULE + ["sleep", "5"], capture_output=True, text=True,
                    timeout=0.6)
@@ -502,11 +497,16 @@ except subprocess.TimeoutExpired as expired:
     # On a busy machine the child may not even have printed its first line within 0.6 s.
     print("timed out; the child had printed:", (partial or "").strip() or "(nothing)")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 left_behind = [child.pid for child in psutil.Process().children()
                if child.pid not in children_before]
 assert left_behind == [], f"run() should kill and reap the child before raising: {left_behind}"
 print("✓ run() killed and reaped the child before raising TimeoutExpired")
+
+# %% [markdown]
+# No. When the time is up, `run` kills the child and reaps it, and only then raises: the
+# exception carries whatever the child had printed so far, and no process is left behind.
+# `check=True` is the other half: the child below exits with status 3.
 
 # %%
 try:
@@ -806,12 +806,8 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 # slime crosses the process boundary in four places, quoted below in this order: the SGLang
 # servers it launches itself, the checkpoint converter's pool, `exec_command` for shell
 # commands, and the router that spreads the rollout's requests over the servers. The router
-# is the one to read closely. `_start_router` starts it from the rollout manager, a Ray
-# actor whose process already runs threads, without naming a start method.
-# slime sets one only in the server launcher and the converter, each in its own process, so the router gets the platform
-# default: `fork` on Linux up to Python 3.13 (`forkserver` from 3.14), the risky row of the
-# table above. It is a daemon, and the launcher checks only that it is still alive three
-# seconds after the start.
+# is the one to read closely: unlike the servers and the converter, it is started without
+# naming a start method.
 #
 # Every other process and subprocess site is listed in the
 # [source inventory](../book/reference/inventory.md).

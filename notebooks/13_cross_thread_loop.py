@@ -70,7 +70,7 @@ print("✓ the done-callback ran after set_result had returned, on the loop's ne
 # `set_result` returned first: a Future's done-callbacks are not called inside `set_result`;
 # the loop schedules them to run on its next turn, in the order they were added.
 #
-# ## Predict, then run
+# ## Predict: can synchronous code always call `asyncio.run`?
 #
 # `asyncio.run(main())` is how every asyncio tutorial starts a program. Can synchronous code
 # always call it to get a coroutine's result, for instance here in a notebook cell, or in a
@@ -271,7 +271,7 @@ assert [status for _, status in calls] == ["ok", "ok"]
 print("✓ both calls ran on the loop thread, and the one Event served both")
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: heartbeats while waiting in `result()` and in `wrap_future`
 #
 # There are two ways to wait for the submitted coroutine. Synchronous code calls
 # `future.result(timeout)` and blocks its thread. Code that is itself running on a loop (the
@@ -360,7 +360,7 @@ def note_callback() -> None:
     ran.set()
 
 
-background.loop.call_soon(note_callback)  # the bug: the wrong thread
+background.loop.call_soon(note_callback)  # from the notebook's thread, not the loop's
 tl.mark("call_soon returned")
 ran_on_its_own = ran.wait(timeout=0.2)
 tl.mark("waited 0.2 s")
@@ -406,11 +406,13 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 # %% [markdown]
 # ## Stopping the loop thread
 #
-# A long-lived loop often has work still pending when the program wants to stop. `stop()`
-# cancels it first (its `finally` blocks run on the loop), then stops the loop from outside
-# with `call_soon_threadsafe`, joins the thread with a bound and checks the loop is closed.
+# A long-lived loop often has work still pending when the program wants to stop. Below, a
+# poll that would sleep for 30 s is still running on the loop when the notebook calls
+# `background.stop()`, the method of `LoopThread` above. The poll marks the timeline in its
+# `finally`. Predict: does that `finally` run, and in which order do the three marks
+# `stop requested`, `pending task cleaned up` and `loop thread stopped` come?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 
 
@@ -431,7 +433,7 @@ print(tl.names())
 print("thread alive:", background.thread.is_alive(),
       "· loop closed:", background.loop.is_closed())
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: stop-cancels-pending-work-first
 assert pending_poll.cancelled(), "stop() should cancel the pending coroutine"
 assert tl.order("stop requested", "pending task cleaned up", "loop thread stopped")
@@ -439,6 +441,11 @@ assert not background.thread.is_alive() and background.loop.is_closed()
 print("✓ stop() cancelled the pending poll (its finally ran), then stopped and closed the loop")
 
 # %% [markdown]
+# It runs, and before the loop stops. `stop()` first cancels the pending work on the loop and
+# waits for it (so its `finally` blocks run there), then stops the loop from outside with
+# `call_soon_threadsafe`, joins the thread with a bound and checks that the loop is closed.
+# Stopping the loop first would leave the poll suspended on a loop that no longer runs.
+#
 # Two tools that keep one loop across calls without a loop thread, or choose which loop a
 # thread gets, are in the fold below: `asyncio.Runner` and `loop_factory`.
 #
@@ -526,7 +533,11 @@ print("✓ the loop from make_debug_loop ran in debug mode")
 # 1. run `coro` on `loop_thread.loop` (not in the caller's thread) and return its result;
 # 2. wait at most `timeout` seconds;
 # 3. on timeout, **cancel the coroutine on the loop** so it does not run on unseen, then
-#    raise `TimeoutError`.
+#    raise `TimeoutError` at the deadline, without waiting for the cancelled coroutine's
+#    cleanup;
+# 4. hand back the result, or the coroutine's own exception as it is, as soon as the
+#    coroutine ends (not at the deadline), and leave the loop and other callers' coroutines
+#    alone.
 #
 # Remember chapter 08: a timeout on the waiting side does not stop the work by itself.
 #
@@ -823,10 +834,8 @@ _sc.differential(call_with_deadline, _reference, _scenarios, _sth.Beside(_observ
 #
 # ## In slime
 #
-# The first quote is slime's loop thread, through which the default rollout's calls run; the
-# second stops a server that runs on another thread's loop. The fully-async rollout
-# is the exception: only its collecting coroutine goes through `run` (chapter 07).
-# Note that this helper waits on `result()` without a timeout and never stops its loop: a
+# The first quote is slime's loop thread; the second stops a server that runs on another
+# thread's loop. Note that the first quote's helper waits on `result()` without a timeout and never stops its loop: a
 # coroutine that never ends would block the rollout's caller forever, with no message
 # (chapter 27's hazard 5). The exercise's `call_with_deadline` is the missing piece: given
 # the visible test's `asyncio.sleep(5)`, slime's `run` would hold its caller for 5 s, while
