@@ -452,7 +452,9 @@ workers_end.close()
 # 3. if it is still alive, send SIGKILL, wait for it (bounded: a few seconds), and return
 #    `"killed"`.
 #
-# In every case the process must be reaped when the function returns: no zombie left.
+# In every case the process must be reaped when the function returns: no zombie left. Wait
+# with something the process's end wakes (`join(timeout)`), not a loop that sleeps and
+# looks, and touch no other process: two threads may call it at once, each for its own.
 #
 # :::{dropdown} What the grader checks
 #
