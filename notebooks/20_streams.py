@@ -554,7 +554,7 @@ print("✓ server.close() left the connection open; closing it ended the client'
 #    all of them before reading the first reply (a pipeline: the server may answer only
 #    once every request has arrived);
 # 2. read exactly one length-prefixed reply per payload, with `readexactly`, and return the
-#    reply payloads in order;
+#    reply payloads in order (no payload: an empty list);
 # 3. raise `FrameTooLarge` as soon as a reply header declares more than `max_reply` bytes
 #    (without reading the body), and `TruncatedFrame` if the connection ends before all the
 #    replies have arrived;
