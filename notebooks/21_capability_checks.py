@@ -448,7 +448,10 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 # returns the next sample, or `None` to keep the current one. A hook may be a plain function,
 # an `async def`, a plain function returning an awaitable, or a callable object. Run the hooks
 # **one after another, in order** (each sees the previous one's result), await a result only
-# when it is awaitable, and return the final sample.
+# when it is awaitable, and return the final sample. Only `None` keeps the current sample:
+# any other result, even a falsy one such as `""` or `0`, becomes the next sample. An error
+# raised in a hook reaches the caller and no later hook is called; if the caller is
+# cancelled while it awaits a hook's result, that hook is cancelled with it.
 #
 # :::{dropdown} What the grader checks
 #
