@@ -13,7 +13,7 @@
 # 4. stop a worker that ignores SIGTERM: `terminate()`, a bounded wait, then `kill()`, and
 #    handle a `subprocess` that is past its timeout.
 #
-# **Needs** chapters 07 (queues) and 12 (processes) · about 40 minutes
+# **Needs** chapters 07 (queues) and 12 (processes) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -91,7 +91,7 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
 show_source(consume_until_stop)
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: is the worker still there when its "done" arrives?
 #
 # The parent reads results until it sees `"done"`. At that moment, is the worker process
 # still there? After that, the parent below is busy for 0.3 s before it calls `join`, as a
@@ -229,6 +229,10 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # knows the signal is ignored before it sends one) and sleeps. The pipe is a
 # `multiprocessing.Pipe`: the parent keeps one end, the worker gets the other, and
 # `messages(conn, timeout)` reads what has arrived.
+#
+# The cell below calls `terminate()`, gives the worker 0.2 s of grace with `join(timeout=0.2)`,
+# then calls `kill()` and `join` again. Predict: is the worker still alive after the grace,
+# and which `exitcode` does it end with?
 
 # %% tags=["remove-input"]
 show_source(ignore_sigterm)
@@ -241,7 +245,7 @@ from lab_snippets.proc_workers import MAX_LIFETIME
 
 print(f"the worker module caps its sleeps at {MAX_LIFETIME:g} s")
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ready, workers_end = SPAWN.Pipe()
 stubborn = SPAWN.Process(target=ignore_sigterm, args=(workers_end, 3),
                          name="stubborn worker")
@@ -260,7 +264,13 @@ tl.mark("stubborn worker: reaped")
 print("alive after SIGTERM and 0.2 s of grace:", alive_after_grace,
       "· exit code:", stubborn.exitcode)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% [markdown]
+# Alive, and `-9`. SIGTERM asked, the worker had told the kernel to drop it, and `join`
+# simply ran out of its 0.2 s; the exit code is minus the number of the signal that did end
+# it, SIGKILL, exactly as in the previous section. `is_alive()` said so before the kill
+# without ending anything: it only looks, and reaps a process that has already exited.
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigterm-is-a-request-sigkill-is-not
 assert said == ["ready"], "the worker must ignore SIGTERM before we send it"
 assert alive_after_grace, "SIGTERM should be ignored: the worker was gone after the grace"
@@ -327,7 +337,7 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # are what `subprocess.run` does inside when you give it a `timeout`.
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: how long each process outlives the moment it seems over
 #
 # The three lifecycles, each on its own stretch of the time axis (seconds since the first
 # experiment started). Blue is the process **running**, purple its **cleanup**, light green
@@ -443,7 +453,9 @@ workers_end.close()
 # 3. if it is still alive, send SIGKILL, wait for it (bounded: a few seconds), and return
 #    `"killed"`.
 #
-# In every case the process must be reaped when the function returns: no zombie left.
+# In every case the process must be reaped when the function returns: no zombie left. Wait
+# with something the process's end wakes (`join(timeout)`), not a loop that sleeps and
+# looks, and touch no other process: two threads may call it at once, each for its own.
 #
 # :::{dropdown} What the grader checks
 #
@@ -748,17 +760,12 @@ print("✓ the resource tracker is stopped: no child process of any kind is left
 #
 # ## In slime
 #
-# slime's rollout-buffer generator starts worker processes and a feeder process that puts
-# one stop message per worker on the task queue. The main loop then reads a done queue,
-# forwarding every scored sample to the buffer, and counts one completion message per
-# worker. When the count is reached `run` returns: the work is finished, but it never joins
-# a worker or the feeder. What that costs shows when a worker hangs after its completion
-# message (a flush that does not return, say): `run` has returned and nothing notices, until
-# the interpreter exits and `multiprocessing` joins each non-daemon child without a timeout,
-# so the program hangs at its very end with no message. The second quote is a helper, `terminate_process`, that escalates
-# as this chapter did. Other places where slime starts, waits for and stops processes are
-# listed in the
-# [source inventory](../book/reference/inventory.md).
+# slime's rollout-buffer generator starts worker processes and a feeder process, and its
+# `run` counts one completion message per worker, like this chapter's first experiment. When
+# the count is reached `run` returns: the work is finished, but it never joins a worker or
+# the feeder. The second quote is a helper, `terminate_process`, that escalates as this
+# chapter did. Other places where slime starts, waits for and stops processes are listed in
+# the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

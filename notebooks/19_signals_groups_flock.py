@@ -11,9 +11,9 @@
 #    group with `os.killpg`;
 # 3. pass SIGTERM and SIGINT from a wrapper to the program it runs, and see what happens
 #    without that forwarding;
-# 4. watch the kernel release an `fcntl.flock` when its holder dies, even by SIGKILL.
+# 4. find out what becomes of an `fcntl.flock` whose holder is killed by SIGKILL.
 #
-# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 40 minutes
+# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -21,8 +21,7 @@
 # the plots look.
 #
 # **Platform** Linux or macOS: `os.killpg`, sessions, `start_new_session` and the `fcntl`
-# module are POSIX-only, so on Windows none of these cells run. On macOS an orphan is
-# adopted by `launchd` (pid 1); on Linux by pid 1 or by the nearest "subreaper".
+# module are POSIX-only, so on Windows none of these cells run.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import fcntl
@@ -80,13 +79,17 @@ from lab_snippets.showcode import show_source  # prints a course function's sour
 show_source(_cmd_spawn_children, first="children = [", last="_say(line)")
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: does killing a parent stop its children?
 #
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
 # signal nobody can catch. Predict: are its two children still running afterwards?
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01), and `read_line(stream, timeout)` reads the child's first line
-# (its pid and its children's), waiting at most `timeout` seconds.
+# (its pid and its children's), waiting at most `timeout` seconds. Two folded instruments
+# answer the question: `running(pid)` is true while the pid exists and has not exited (a
+# zombie, exited but not yet reaped, counts as gone), and `wait_until_gone(pids, timeout)`
+# polls until none of them runs and returns when each went. `psutil.Process(pid).ppid()`
+# gives a process's parent pid.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # WORKER_MODULE: runs the course's worker module, lab_snippets.proc_workers
@@ -127,20 +130,24 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 
 # %% [markdown]
 # Signals go to one process. When the parent died, its children were simply *re-parented*:
-# adopted by pid 1 (or by the nearest process that registered as a "subreaper"), and they ran
-# on. Had they held GPUs, ports or files, those would still be held. We had to find them and
-# kill them one by one. The orphans' zombies are reaped by their new parent, not by us.
+# adopted by pid 1 (on Linux, or by the nearest process that registered as a "subreaper";
+# on macOS, by `launchd`, also pid 1), and they ran on. Had they held GPUs, ports or files,
+# those would still be held. We had to find them and kill them one by one. The orphans'
+# zombies are reaped by their new parent, not by us.
 
 # %% [markdown]
-# ## Process groups: one signal for the whole job
+# ## Process groups: can one signal reach the whole job?
 #
 # Every process belongs to a **process group**, and a group can be signalled at once with
-# `os.killpg(pgid, sig)`. Children join their parent's group by default. `Popen(...,
-# start_new_session=True)` runs the child in a new *session* (the child calls `setsid()`),
-# which also makes it the leader of a new group whose id is its own pid. Everything it starts
-# inherits that group, and we never have to know their pids.
+# `os.killpg(pgid, sig)`. `Popen(..., start_new_session=True)` runs the child in a new
+# *session* (the child calls `setsid()`), which also makes it the leader of a new group whose
+# id is its own pid. The cell below starts the same `spawn-children` that way, prints the
+# group of each process, and sends one SIGTERM to the leader's group with `os.killpg`.
+#
+# Predict: which group ids does it print for the leader and its two children, and which of
+# the three processes are still running after that one `killpg`?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 leader = subprocess.Popen(command, stdout=subprocess.PIPE, start_new_session=True)
 _, leader_pid, *member_pids = read_line(leader.stdout, timeout=10).split()
 member_pids = [int(pid) for pid in member_pids]
@@ -157,7 +164,12 @@ gone_b = wait_until_gone(member_pids, timeout=1.5)  # members end by themselves 
 print("leader exit code:", leader.returncode, "· children still running:",
       [pid for pid in member_pids if running(pid)])
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% [markdown]
+# The children joined their parent's group, as every child does by default, so all three
+# shared the leader's pid as their group id, and one `killpg` ended them all: an empty list
+# of survivors. We never used the children's pids to stop them.
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: killpg-stops-the-whole-group
 assert set(groups.values()) == {leader.pid} and os.getpgid(0) != leader.pid
 left_running = [pid for pid in member_pids if pid not in gone_b]
@@ -168,7 +180,7 @@ assert not left_running and len(gone_b) == 2, "no member of the group survived"
 print("✓ the leader and both children shared a group of their own; one killpg ended all three")
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: how long each process ran on after the signal
 #
 # The two runs side by side. With a plain child, the kill ended only the parent; its
 # children kept running (red: orphaned, holding whatever they held) until we hunted them
@@ -246,7 +258,8 @@ show_source(_cmd_report_signals, first="def report", last="os._exit")
 # once both are ready, and reaps the wrapper. Each program prints one line per event: a word
 # or two, then the pid of the process that printed it, then its `time.monotonic()` clock in
 # seconds (`got SIGTERM 18607 24773.021399` is the child with pid 18607 receiving SIGTERM);
-# the cell below keeps only the words.
+# the cell below drops the clock. It also sends the cleanup the wrapper should have done: our
+# own SIGTERM to the child, once we have seen whether it still runs.
 #
 # Predict: without `--forward`, is the child still running after the wrapper has gone? What
 # exit status does the wrapper report, without and with forwarding?
@@ -271,7 +284,8 @@ os.kill(child_pid, signal.SIGTERM)  # the cleanup the wrapper should have done
 lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
 unforwarded = wrapper.returncode
 print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
-      orphaned_child_running, "· output:", [" ".join(ln.split()[:2]) for ln in lines])
+      orphaned_child_running, "· output, our cleanup included:",
+      [ln.rsplit(maxsplit=1)[0] for ln in lines])
 unforwarded_lines = [line.split()[:2] for line in lines]
 
 forwarded = {}
@@ -279,7 +293,7 @@ for stop_signal in (signal.SIGTERM, signal.SIGINT):
     wrapper, child_pid = run_wrapper(forward=True, stop_signal=stop_signal)
     lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
     print(f"forwarding {stop_signal.name}: wrapper exit {wrapper.returncode} · output:",
-          [" ".join(line.split()[:3]) for line in lines])
+          [line.rsplit(maxsplit=1)[0] for line in lines])
     forwarded[stop_signal] = (wrapper.returncode, [line.split()[:2] for line in lines],
                               running(child_pid))
 
@@ -291,13 +305,14 @@ for stop_signal, (code, said, child_running) in forwarded.items():
     assert said == [["wrapper", "forwards"], ["got", stop_signal.name], ["wrapper", "saw"]], (
         f"the wrapper passed {stop_signal.name} on")
     assert code == 128 + stop_signal and not child_running, "and exited with the child's status"
-print("✓ without forwarding the child never heard of SIGTERM; with it, the child got",
+print("✓ without forwarding only our own cleanup reached the child; with it, the child got",
       "SIGTERM or SIGINT and the wrapper exited with the child's status")
 
 # %% [markdown]
 # Without forwarding, SIGTERM's default action ended the wrapper (exit status -15: killed by
-# signal 15) and the child never heard of it: it was orphaned like the children in the first
-# experiment. With forwarding, the order is the one a job scheduler expects: the wrapper
+# signal 15) and the child never heard of it from the wrapper: it was orphaned like the
+# children in the first experiment, still running, and its one `got SIGTERM` line is our own
+# cleanup kill, sent after the wrapper had gone. With forwarding, the order is the one a job scheduler expects: the wrapper
 # receives the signal, the child receives it, the child exits, the wrapper reports the
 # child's status as its own (143 for SIGTERM, 130 for SIGINT, the shell's 128 + signal
 # number).
@@ -318,20 +333,25 @@ print("✓ without forwarding the child never heard of SIGTERM; with it, the chi
 # :::
 
 # %% [markdown]
-# ## A file lock is released by the kernel
+# ## File locks: who releases a lock when its holder is SIGKILLed?
 #
 # `fcntl.flock(fd, LOCK_EX | LOCK_NB)` takes an exclusive lock on an open file, or raises
-# `BlockingIOError` at once if another open file holds it. The lock belongs to the open file,
-# so it ends when the last descriptor of that file is closed, and the kernel closes every
-# descriptor of a process that dies, however it dies. No cleanup code has to run, which is
-# exactly what a lock that must survive crashes needs.
-#
-# The holder below is `hold-flock`: it takes the lock, says `ready <pid> <clock>` and sleeps.
+# `BlockingIOError` at once if another open file holds it; `LOCK_UN` releases it. The holder
+# below is `hold-flock`: it takes the lock, says `ready <pid> <clock>` and sleeps, and it
+# never gets to unlock, because we kill it with SIGKILL.
 
 # %% tags=["remove-input"]
 show_source(_cmd_hold_flock)
 
-# %%
+# %% [markdown]
+# The cell tries the lock while the holder lives, kills the holder, then tries again. Each
+# mark is written only after the step it names has happened: the refusal inside
+# `except BlockingIOError`, and `lock: ours` after a second non-blocking `flock`, which would
+# raise if the lock were still held.
+#
+# Predict: does the second attempt get the lock, or raise `BlockingIOError`?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with tempfile.TemporaryDirectory() as lock_dir:
     lock_path = os.path.join(lock_dir, "gpu0.lock")
     holder = subprocess.Popen(WORKER_MODULE + ["hold-flock", lock_path, "3"],
@@ -351,13 +371,18 @@ with tempfile.TemporaryDirectory() as lock_dir:
         fcntl.flock(lock_file, fcntl.LOCK_UN)
 print(tl.names()[-4:])
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert holder.returncode == -signal.SIGKILL
 assert tl.order("lock: held by the child", "lock: our attempt refused",
                 "lock: holder killed by SIGKILL", "lock: ours")
 print("✓ refused while the child held it; ours as soon as SIGKILL ended the holder")
 
 # %% [markdown]
+# The second attempt got the lock. The lock belongs to the open file, so it ends when the last
+# descriptor of that file is closed, and the kernel closes every descriptor of a process that
+# dies, however it dies. No cleanup code has to run, which is exactly what a lock that must
+# survive crashes needs.
+#
 # One trap remains: the lock is released when the *last* descriptor of the open file is
 # closed, so a child of the holder that still has that descriptor keeps the lock after the
 # holder dies. The pattern above is safe because its holder starts no children.
@@ -378,14 +403,16 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # %% [markdown]
 # ## Exercise 19.1 · Run a job with a time budget, and leave nothing behind
 #
-# Implement `run_group_with_budget(command, budget, grace)`:
+# Implement `run_group_with_budget(command, budget, grace=0.3)`; `grace` defaults to 0.3
+# seconds, and the visible test leaves it out:
 #
 # 1. start `command` with `subprocess.Popen` in a new session (so it leads its own process
 #    group), with its output discarded (`stdout=subprocess.DEVNULL`);
 # 2. if it exits within `budget` seconds, return its return code;
-# 3. otherwise SIGTERM the whole group, wait up to `grace` seconds for the leader, then
-#    SIGKILL the whole group (some members may ignore SIGTERM; the group may already be
-#    gone), reap the leader (bounded) and return its return code.
+# 3. otherwise SIGTERM the whole group, wait up to `grace` seconds for the leader (and no
+#    longer than it takes to exit), then SIGKILL the whole group (some members may ignore
+#    SIGTERM; the group may already be gone, which must not raise), reap the leader
+#    (bounded) and return its return code.
 #
 # :::{dropdown} What the grader checks
 #
@@ -643,23 +670,19 @@ _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_obs
 #
 # ## In slime
 #
-# slime's CI runs GPU tests through a small wrapper. Each GPU has a lock file under
-# `/dev/shm`, and owning the GPU (`FdLock`) means holding an exclusive, non-blocking `flock`
-# on an open descriptor of it. The wrapper starts the test in a new session and does not
-# pass it the lock's descriptor, so a wrapper killed with SIGKILL frees the lock while the
-# test keeps running on the GPU, and the next job may take it. That is this chapter's first
-# experiment; only a wrapper that lives to forward the signal ends the test. Its handler
-# terminates the child alone first. Only if the child is still running does the handler send
-# the received signal to its whole group with `os.killpg`, then SIGKILL five seconds later.
+# slime's CI runs each GPU test through a small wrapper, `tests/ci/gpu_lock_exec.py`, which
+# meets the chapter's three topics at once: it starts the test in a new session, stops it from
+# a signal handler, and owns each GPU through a `flock`. The quotes follow the order in which
+# the wrapper uses them: starting and stopping the test, the handlers, then the lock.
 # Other signal and lock sites are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("19c")
+show_call_site("19")
 
 # %% tags=["remove-input"]
 show_call_site("19b")
 
 # %% tags=["remove-input"]
-show_call_site("19")
+show_call_site("19c")

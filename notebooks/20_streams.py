@@ -10,11 +10,11 @@
 # 1. find out what one `read()` returns when messages arrive in several writes;
 # 2. put the boundaries back with a length prefix (`readexactly`) or a delimiter (`readuntil`);
 # 3. keep a server serving while clients send malformed, oversized and truncated frames;
-# 4. measure `drain()` as the point where a writer waits for its reader;
+# 4. measure what `drain()` does when the reader stops reading;
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 40 minutes
+# 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -54,7 +54,7 @@ from lab_snippets.timeline import STATE_COLOURS, Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: how many reads does the server see?
 #
 # The server below records what each `await reader.read(1024)` returns until the client hangs
 # up. The client sends two newline-terminated messages with **one** `write`, pauses, then
@@ -64,8 +64,8 @@ figure_style()
 # Before running: how many reads does the server see, and what does each one hold? The usual
 # expectation is one read per message.
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01), and the check after it uses `tl.order(a, b)`, which holds when
-# moment `a` was marked before moment `b`.
+# stopwatch (chapter 01), and the check after it uses `tl.order(a, b)` to test that moment
+# `a` was marked before moment `b`.
 
 # %% tags=["remove-output"]
 # The client: three messages in three writes; each pause lasts until the server's read
@@ -201,7 +201,7 @@ assert framed == b"ok:sample 17" and delimited == b"ok:sample 18", "framed reads
 print("✓ one read() got part of the reply; readexactly and readuntil got the whole of it")
 
 # %% [markdown]
-# ## A server that survives bad clients
+# ## Bad clients: is the good client still served?
 #
 # A server reads whatever strangers send. Each kind of bad frame needs a decision:
 #
@@ -212,25 +212,28 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # | a connection that ends mid-frame | closes, nothing to reply to | the client is gone |
 # | a connection that sends nothing for `idle_timeout` | closes | a silent client must not hold a handler forever |
 #
-# The point of the experiment is the good client's lane: while all of this happens, a
-# well-behaved client keeps getting its answers, in order. It keeps asking until the server
-# has dealt with every bad client, then asks once more. Each server event is a tick on the
-# server lane, each reply a tick on the good client's lane. (The good client pauses 0.02 s
-# between requests, a fifteenth of the 0.3 s idle timeout, so that only the silent client is
-# cut off.)
+# Below, one server meets four bad clients, one per row of the table, and one good client
+# that sends a frame, reads the reply, and asks again, until the server has dealt with every
+# bad client, then once more. (The good client pauses 0.02 s between requests, a fifteenth of
+# the 0.3 s idle timeout, so that only the silent client is cut off.)
 #
-# The figure is a `Timeline` again: `tl.add(lane, start, end, state=...)` draws one bar per
-# client, and the state picks its colour, the same in every chapter: blue (`running`) for
-# the malformed client the server kept serving, orange (`failed`) for a connection the
-# server closed on an error, green (`waiting`) for the silent client and for the server
-# itself, which spends its life waiting for connections. The malformed, oversized and
-# truncated connections last a few milliseconds, too short for a bar: a diamond in the
-# state's colour marks each. Passing `on_event=tl.mark` to the server turns each of its
-# events into a tick.
 # `good_client` sends numbered frames and reads each reply until the server has dealt with
 # every bad client; `bad_client(server, kind, delay)` connects after `delay` seconds and
 # sends a malformed, an oversized or a truncated frame, or nothing at all (`kind` says
 # which).
+#
+# Predict: while the server deals with the bad clients, does the good client get every reply,
+# in order, or do its replies stall or fail?
+#
+# The figure is a `Timeline` again. `tl.add(lane, start, end, state=...)` draws one bar per
+# client, and the state picks its colour, the same in every chapter. Blue (`running`) is a
+# connection the server kept serving: the good client's and the malformed client's. Orange
+# (`failed`) is a connection the server closed on an error. Green (`waiting`) is the silent
+# client, and the server itself, which spends its life waiting for connections. The
+# malformed, oversized and truncated connections last a few milliseconds, too short for a
+# bar, so a diamond in the state's colour marks each. Passing `on_event=tl.mark` to the
+# server turns each of its events into a tick on the server lane, and each reply is a tick
+# on the good client's lane.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # The clients: one good client that keeps asking, four bad ones; each draws its lane.
@@ -289,7 +292,7 @@ async def bad_client(server: FrameServer, kind: str, delay: float) -> list[bytes
         tl.add(f"{kind} client", start, time.monotonic(), state=state)
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with tl.span("server", state="waiting"):
     async with FrameServer(max_frame=100, idle_timeout=0.3, on_event=tl.mark) as server:
         good, malformed, oversized, truncated, idle = await asyncio.gather(
@@ -302,9 +305,14 @@ with tl.span("server", state="waiting"):
         stats = dict(server.stats)
 print(stats)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% [markdown]
+# In the server's counts, `frames` are the whole frames it read (the good client's, and the
+# malformed client's two) and `replies` the normal answers among them; error replies and the
+# four bad events are counted on their own lines.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 BAD_LANES = ["malformed client", "oversized client", "truncated client"]
-fig = tl.plot("Bad frames are answered or cut off; the good client is served throughout",
+fig = tl.plot("One server, four bad clients and a good one",
               lanes=["server", "good client", *BAD_LANES, "idle client"])
 for row, lane in enumerate(BAD_LANES, start=2):  # a diamond: these connections are slivers
     span = tl.spans_of(lane)[0]
@@ -326,7 +334,7 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # truncated and idle connections are dealt with, because each connection has its own handler
 # task and a bad frame ends only that task.
 #
-# ## Measure it: `drain()` is where a fast writer waits
+# ## Measure: what `drain()` does when the reader reads nothing
 #
 # `writer.write(data)` never waits: it hands the bytes to the transport, which sends what the
 # kernel will take and buffers the rest. `await writer.drain()` is the back-pressure point: it
@@ -343,9 +351,13 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # while the transport is still paused. (A drain that times out just as the kernel takes some
 # bytes and the transport resumes does not count; the client keeps writing.) Then we open the
 # gate and wait for that drain to finish.
+#
 # `record_flow_control(writer)` wraps the protocol's `pause_writing()` and
 # `resume_writing()` to record each call, and `drain_returns_within(writer, 0.05)` is one
 # bounded drain, false when it timed out while the transport was paused.
+#
+# Predict: the high-water mark here is 64 KiB and each write is a 64 KiB frame. How much does
+# the client write before a `drain()` first fails to return?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: the transport's pause/resume calls, each drain timed, the server's gate.
@@ -423,9 +435,9 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
         await writer.wait_closed()
 
 # %% [markdown]
-# What the client saw, and the order of events on both sides:
+# Below are what the client saw and the order of events on both sides.
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: drain-waits-for-the-reader
 written, blocked_at = seen["written"], seen["blocked_at"]
 pauses_before, buffered = seen["pauses_before"], seen["buffered"]
@@ -451,9 +463,10 @@ assert tl.order(paused_mark, "client write + drain: drain does not return", "ser
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
 
 # %% [markdown]
-# The writes whose `drain()` returned at once come first: the kernel's socket buffers on both
-# sides absorb several megabytes, so there are dozens of them (the blue bar of the "client
-# write + drain" lane). When the buffers are full, bytes pile up in the transport, it passes its
+# Far more than one frame. The writes whose `drain()` returned at once come first: the
+# kernel's socket buffers on both sides absorb several megabytes before any byte stays in the
+# transport, so there are dozens of them, drawn end to end as one wide blue bar on the
+# "client write + drain" lane. When the buffers are full, bytes pile up in the transport, it passes its
 # high-water mark and pauses the writer, and `drain()` waits (the light green "client drain"
 # bar) for as long as the server reads nothing. The kernel may still take a few bytes
 # meanwhile, but not enough to bring the buffer down to the low-water mark: the order of
@@ -474,7 +487,7 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # A server has two kinds of sockets: the listening socket, and one socket per accepted
 # connection.
 #
-# **Predict.** Below, a client connects and the server calls `server.close()` (here
+# **Predict.** In the cell below, a client connects and the server calls `server.close()` (here
 # `listener.close()`). Is the client's connection still open afterwards?
 # The server's handler is `hold_open`: it adds its writer to `handler_writers`, waits for
 # the client to send or close (2 s at most), then closes its writer and sets
@@ -553,7 +566,7 @@ print("✓ server.close() left the connection open; closing it ended the client'
 #    all of them before reading the first reply (a pipeline: the server may answer only
 #    once every request has arrived);
 # 2. read exactly one length-prefixed reply per payload, with `readexactly`, and return the
-#    reply payloads in order;
+#    reply payloads in order (no payload: an empty list);
 # 3. raise `FrameTooLarge` as soon as a reply header declares more than `max_reply` bytes
 #    (without reading the body), and `TruncatedFrame` if the connection ends before all the
 #    replies have arrived;
@@ -972,14 +985,10 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 #
 # ## In slime
 #
-# slime does not use asyncio's Streams API; its network code sits one layer up, on aiohttp
-# and httpx, which do the framing for it. The quotes are the nearest sites: the helper that
-# runs slime's adapter web application in a background thread and reads its port from the
-# listening sockets (`_run`), the tests' fake SGLang server with the start, serve, close
-# lifecycle of `FrameServer` (`FakeSGLangServer`), and the Anthropic-style adapter's
-# `_render_stream`, which frames server-sent events by a delimiter. Every write is awaited; aiohttp checks for backpressure once more than 64 KiB has been
-# written since its last check, and then suspends the writer only while the transport has
-# paused because the peer reads slowly. Every network use is listed in the
+# slime does not use asyncio's streams directly: its network code sits one layer up, on
+# aiohttp and httpx, which frame the messages and call `drain()` for it. The quotes are the
+# nearest sites, in the chapter's order: a server's listening socket, a test server's start
+# and close, and a stream framed by a delimiter. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

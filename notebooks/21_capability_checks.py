@@ -16,7 +16,7 @@
 # 3. write a decorator for async functions, and measure what a plain wrapper's span covers;
 # 4. implement a hook runner whose hidden test checks order and that nothing is left unawaited.
 #
-# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 40 minutes
+# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -106,7 +106,7 @@ hooks = {
 }
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: which of the eight calls give something to await?
 #
 # The usual reflex is "if `inspect.iscoroutinefunction(hook)` is true, await the call;
 # otherwise use the value". Before running the cell, mark for each of the eight hooks what
@@ -144,18 +144,20 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # nor through a callable object. The question "must I await this?" is about the **result**,
 # and only `inspect.isawaitable(result)` answers it.
 #
-# ## Protocols, not names
+# ## Protocols: what do `await` and `async for` look for?
 #
 # `await x` works when `x` is a coroutine, or a generator-based coroutine, or has an
 # `__await__` method returning an iterator. `async for` needs `__aiter__` returning something
-# with `__anext__`. The abstract base classes in `collections.abc` check those methods, so for
-# native coroutines and objects with `__await__` they agree with what the syntax will accept.
-# Generator-based coroutines are the exception: `await` accepts one made with
-# `types.coroutine`, yet `isinstance(x, collections.abc.Awaitable)` is `False`, because a
-# generator has no `__await__`; `inspect.isawaitable` knows about them. An annotation, on the other hand, is only a promise:
-# Python never checks it at run time.
+# with `__anext__`. The abstract base classes in `collections.abc` (`Awaitable`, `Coroutine`,
+# `AsyncIterator`) check for those methods. The cell below asks three questions of four
+# objects: `isinstance(x, Awaitable)`, `isinstance(x, Coroutine)` (for the async generator,
+# `isinstance(x, AsyncIterator)` instead), and `inspect.iscoroutine(x)`; each row prints the
+# three answers in that order.
+#
+# Predict: which of `ReadyScore`, a coroutine and a `Task` count as `Awaitable`, and which as
+# a `Coroutine`?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ready, coro = ReadyScore(0.5), score_async("x")
 task, stream = asyncio.ensure_future(asyncio.sleep(0)), score_stream("a b")
 checks = {
@@ -171,7 +173,7 @@ checks = {
 for name, flags in checks.items():
     print(f"{name:<16}", flags)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert checks["ReadyScore"] == (True, False, False), "awaitable by protocol, not a coroutine"
 assert checks["Task"] == (True, False, False)
 assert checks["async generator"] == (False, True, False)
@@ -182,6 +184,13 @@ await stream.aclose()
 print("✓ ReadyScore and a Task are awaitable without being coroutines")
 
 # %% [markdown]
+# All three are `Awaitable`, and only the coroutine is a `Coroutine`: the classes check the
+# protocol, so for native coroutines and objects with `__await__` they agree with what the
+# syntax will accept. Generator-based coroutines are the exception: `await` accepts one made
+# with `types.coroutine`, yet `isinstance(x, collections.abc.Awaitable)` is `False`, because a
+# generator has no `__await__`; `inspect.isawaitable` knows about them. An annotation, on the
+# other hand, is only a promise: Python never checks it at run time.
+#
 # The annotation below promises an awaitable and returns a number. Nothing complains until
 # someone awaits the result: the error comes from the `await` syntax, far from the function
 # that lied.
@@ -282,7 +291,7 @@ print("✓ deciding by the result ran every hook; deciding by the function passe
 # adapter's work never ran. Deciding by the result handled every hook. The cost is small: one
 # check per call, and a sync hook is never awaited.
 #
-# ## Measure it: a decorator that keeps a function async
+# ## Measure: what a tracing decorator's span covers
 #
 # Tracing decorators wrap a function to time it. The natural first version is a plain
 # wrapper: record the start, call, record the end. The async-aware version checks once, at
@@ -370,8 +379,8 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 # %% [markdown]
 # The naive span is a sliver at the start: applied to an `async def`, the "call" only makes
 # the coroutine object, so the span closes **before any of the body has run**. The
-# async-aware span contains the body. In the figure the green bars are the tracers' spans
-# (legend `tracer's span`) and the blue bars the bodies. The cell pauses 0.02 s between the
+# async-aware span contains the body. In the figure the green bars are the spans (legend
+# "tracer's span") and the blue bars the bodies. The cell pauses 0.02 s between the
 # naive call and the `gather` that awaits it, so the two moments sit apart in the picture:
 # the naive span sits at the call, and its body starts only once `gather` awaits the
 # coroutine. The experiment's last line shows the second damage:
@@ -439,7 +448,10 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 # returns the next sample, or `None` to keep the current one. A hook may be a plain function,
 # an `async def`, a plain function returning an awaitable, or a callable object. Run the hooks
 # **one after another, in order** (each sees the previous one's result), await a result only
-# when it is awaitable, and return the final sample.
+# when it is awaitable, and return the final sample. Only `None` keeps the current sample:
+# any other result, even a falsy one such as `""` or `0`, becomes the next sample. An error
+# raised in a hook reaches the caller and no later hook is called; if the caller is
+# cancelled while it awaits a hook's result, that hook is cancelled with it.
 #
 # :::{dropdown} What the grader checks
 #
@@ -809,13 +821,10 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 #
 # ## In slime
 #
-# slime lets users plug rollout sample hooks in by import path. The helper that applies
-# them, `_apply_to_sample`, loads each hook, calls it with the keyword arguments its
-# signature accepts, and awaits the result when it is awaitable. The tracing decorator on the per-sample generate step (the second
-# quote) picks its wrapper by the function, as this chapter's `traced` does. So a plain
-# `def` that returns a coroutine, like the adapters of the first section, would get the sync
-# wrapper if someone traced it: its span would close before any of the work ran. Every static use of these checks is listed in the
-# [source inventory](../book/reference/inventory.md).
+# slime uses both of this chapter's checks at its own extension points: rollout sample hooks
+# that users plug in by import path, and a tracing decorator on the per-sample generate step.
+# The first decides by the result, the second by the function. Every static use of these
+# checks is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
