@@ -299,8 +299,10 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000,
 # this function, an estimate that moves with the machine's load. By 1,000 characters the trip
 # is a small share of the work, which is why the exercise routes texts of 1,000 characters and
 # up to the pool, and keeps shorter ones, each holding the loop for a millisecond or two, on
-# the loop. And the trip grows with what you send: arguments and results are pickled and copied through a pipe. (`payload_size`
-# is the course's own function that returns the size of what it was sent.)
+# the loop. And the trip grows with what you send: arguments and results are pickled and
+# copied through a pipe. Below, `round_trip(pool, fn, arg)` (in the helpers' fold above) times
+# one call of `fn(arg)` through the pool, for an argument of 8 bytes and one of 8 MB; `fn` is
+# `payload_size`, the course's own function that only returns the size of what it was sent.
 
 # %%
 payload_pool = process_pool
