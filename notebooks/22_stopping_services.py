@@ -98,7 +98,7 @@ def names(events: list) -> list[str]:
 JOBS = "0:0.05,0:0.1,0:3"
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: what does a service do with a SIGTERM it has no handler for?
 #
 # The service has started three jobs: two that need 0.05 s and 0.1 s, one that needs 3 s. The
 # harness sends SIGTERM as soon as all three have printed `start`, well under a millisecond
@@ -162,26 +162,20 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # at jobs 0 and 1: they needed 0.05 s and 0.1 s and were cancelled anyway. Cancelling at once
 # is safe, not yet polite; the exercise adds the missing step.
 #
-# ## Ctrl-C: `asyncio.run` cancels your main task
+# ## Ctrl-C: what does `asyncio.run` do with it?
 #
-# **The rule (Python 3.11 and later).** The **first** Ctrl-C cancels the main task of
-# `asyncio.run`: put your cleanup in `except asyncio.CancelledError` or `finally`, and it
-# runs as for any cancellation; once the main task has ended cancelled, `asyncio.run`
-# raises `KeyboardInterrupt`. A **second** Ctrl-C raises `KeyboardInterrupt` at once. For
-# SIGTERM, install a handler of your own with `loop.add_signal_handler`, as above.
-#
-# Why: Ctrl-C in a terminal sends SIGINT to the foreground process group, and Python's
-# default SIGINT handler raises `KeyboardInterrupt` in the main thread wherever it happens to
-# be, which in an asyncio program is often inside the event loop's own code. So
-# `asyncio.run` (built on `asyncio.Runner`) installs its own SIGINT handler while it runs,
-# if the main thread still has Python's default one. The service below has no SIGINT
-# handler of its own.
+# Ctrl-C in a terminal sends SIGINT to the foreground process group, and Python's default
+# SIGINT handler raises `KeyboardInterrupt` in the main thread wherever it happens to be,
+# which in an asyncio program is often inside the event loop's own code. The service below
+# has no SIGINT handler of its own, and runs under `asyncio.run`. Predict: do its jobs get to
+# run their cleanup, and does the process end by `KeyboardInterrupt`, by SIGINT, or with a
+# status of its own?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_int, events_int, sent_int = stop_service(["serve", JOBS], signal.SIGINT, started=3)
 print("exit status:", code_int, "· events:", names(events_int))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: runner-cancels-main-task-on-sigint
 assert sorted(names(events_int)[3:6]) == ["cancelled 0", "cancelled 1", "cancelled 2"]
 assert names(events_int)[6] == "main-cancelled", "the main task was cancelled and cleaned up"
@@ -198,6 +192,13 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # Here that was `Runner.run` itself, after the main task had ended cancelled. An unhandled
 # `KeyboardInterrupt` makes Python end itself with SIGINT (status −2 here, 130 in a shell),
 # so that a calling shell knows the user interrupted it.
+#
+# **The rule (Python 3.11 and later).** `asyncio.run` (built on `asyncio.Runner`) installs
+# its own SIGINT handler while it runs, if the main thread still has Python's default one.
+# The **first** Ctrl-C cancels the main task of `asyncio.run`: put your cleanup in
+# `except asyncio.CancelledError` or `finally`, and it runs as for any cancellation; once the
+# main task has ended cancelled, `asyncio.run` raises `KeyboardInterrupt`. A **second** Ctrl-C
+# raises `KeyboardInterrupt` at once.
 #
 # Two limits. The handler is installed only in the main thread and only if SIGINT still has
 # Python's default handler; a program that installed its own (or a child started with SIGINT
@@ -256,7 +257,7 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # handle (the first experiment), nor after `os._exit()`.
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: the same three jobs under three stops
 #
 # Both stops so far end every job at the signal, the cancelling one with a cleanup. A graceful
 # stop would let the two short jobs finish. For the figure, a third run of the same jobs uses a
@@ -357,16 +358,15 @@ assert outcome["graceful, 0.5 s"] == {"done": [0, 1], "cancelled": [2]} and code
 #
 # Implement `run_service(intake, handle, budget)`, a service's main coroutine:
 #
-# 1. install a SIGTERM handler with `loop.add_signal_handler` (and remove it before returning);
-# 2. until SIGTERM arrives, take jobs from the `asyncio.Queue` `intake` and start
-#    `handle(job)` as a task for each, without waiting for it; once SIGTERM has arrived, start
-#    no new job, even if one is waiting on the queue (the queue may also stay empty forever);
+# 1. install a SIGTERM handler with `loop.add_signal_handler`, and remove it before returning;
+# 2. until SIGTERM, take jobs from the `asyncio.Queue` `intake` and start `handle(job)` as a
+#    task for each, without waiting; after SIGTERM, start none (the queue may stay empty);
 # 3. on SIGTERM, give the jobs in flight up to `budget` seconds to finish, returning early if
 #    they all do;
-# 4. cancel the jobs still running, and wait until their cleanup is over, but no longer than
-#    `budget` seconds more (a cleanup that hangs must not hang the stop);
+# 4. cancel the rest and wait for their cleanup, at most `budget` seconds more;
 # 5. return `0` if every job in flight finished within the budget, `143` (128 + SIGTERM) if
-#    some had to be cancelled.
+#    some had to be cancelled; a job that raises has simply ended and changes neither;
+# 6. leave no task of yours running (a cleanup that hangs excepted).
 #
 # :::{dropdown} What the grader checks
 #
@@ -798,33 +798,19 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 #
 # slime's fully-async rollout keeps a background worker: a thread that runs its own event loop
 # with `asyncio.run` and keeps a pool of generation tasks in flight across rollout calls. Three
-# pieces stop it: an `atexit` hook, a flag, and a bounded drain, quoted below in that order.
+# pieces stop it, quoted below in that order: an `atexit` hook, a flag with a bounded join,
+# and a bounded drain.
 # The rollout itself has no SIGTERM handler; chapter 19's CI wrapper is where slime passes a
 # stop on to a whole process group. Other `atexit`, thread and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
-#
-# The hook is registered when the module is imported, and it works because the worker thread
-# is created with `daemon=True` (the second quote). A non-daemon worker would be joined before
-# the hook that stops it could run, and since its loop only ends when told to, the process
-# would hang at exit: the "non-daemon worker" run above, without its 1 s give-up.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("22")
 
-# %% [markdown]
-# `stop()` clears a flag, which the worker's loop reads between top-ups (up to 1 s later),
-# and then joins for at most 5 s. When the join gives up, the hook returns and the daemon thread is
-# dropped wherever it is as the interpreter finalises, as in the "daemon worker, no hook" run.
-
 # %% tags=["remove-input"]
 show_call_site("22b")
-
-# %% [markdown]
-# The drain's budget is 30 s, the join's 5 s. At exit the join therefore gives up first, and
-# generations still in flight after 5 s are abandoned mid-drain rather than finished or
-# cancelled: the budget that counts is the shorter one.
 
 # %% tags=["remove-input"]
 show_call_site("22c")

@@ -7,8 +7,8 @@
 # from outside it, and which failures does Python only report to a hook you may never see?
 #
 # **You will**
-# 1. list a stuck program's tasks and see that their names (what a timeout log usually
-#    prints) do not say where they wait, while each task's *await chain* does;
+# 1. list a stuck program's tasks, and compare what their names (what a timeout log usually
+#    prints) and each task's *await chain* tell you about where they wait;
 # 2. make a frozen process print every thread's stack, from outside with a signal
 #    (`faulthandler.register`) and from inside with a timer (`faulthandler.dump_traceback_later`);
 # 3. catch the failures Python only logs: "Task exception was never retrieved", exceptions in
@@ -22,7 +22,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
@@ -41,13 +41,11 @@ from lab_snippets.hangs import await_chain, describe_tasks, format_all_stacks
 from lab_snippets.loopwatch import slow_callback_log
 from lab_snippets.proc_workers import read_line
 from lab_snippets.showcode import show_source  # prints a course function's source
-from lab_snippets.timeline import figure_style
 
-figure_style()
 HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: can a timeout log tell two stuck requests apart?
 #
 # A miniature of a rollout worker that has stopped making progress. Two requests run the same
 # coroutine function, `fetch_with_retry`. One is stuck waiting for a free slot (the slot holder
@@ -224,10 +222,9 @@ show_source(_cmd_frozen, first="if args.register", last="take_b_then_a(")
 # We send it SIGUSR1 while it is stuck. Predict: does the signal end the process? The answer
 # prints the lines of the dump that name the two deadlocked functions (each dump line gives a
 # file, a line number and a function; we add the source line it points at), then the exit
-# status and what the child printed afterwards.
-# `HANGS` is the command line of the course's hang module (`python -m lab_snippets.hangs`),
-# and `read_until(stream, *words)` reads the child's lines until every one of `words` has
-# appeared.
+# status and what the child printed afterwards. The folded helper `read_until(stream, *words)`
+# reads the child's output line by line until every one of `words` has appeared, and `HANGS`
+# is the command that starts the course's hang module (`python -m lab_snippets.hangs`).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output until it says enough"}
 def read_until(stream, *words: str, timeout: float = 5) -> str:
@@ -313,7 +310,7 @@ assert later.returncode == 0, (later.returncode, later_dump[-300:])
 print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the process then exited")
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: how long a dump takes
 #
 # How long the dump takes, and whether the process survives it, measured in the SIGUSR1 run
 # above: the moment we sent the signal, the moment both threads' frames had reached us, and the
@@ -444,11 +441,14 @@ print("✓ the slow-callback warning names the task that held the loop")
 #
 # 1. every `poll` seconds, call `progress()`, which returns a number that changes whenever the
 #    service makes progress;
-# 2. when the number has not changed for `stall` seconds, append **one** report to `reports`:
+# 2. when the number has not changed for `stall` seconds (by the clock, not by counting polls),
+#    append **one** report to `reports`:
 #    `format_all_stacks(loop)` (every thread's stack, and every task of `loop` when one is
 #    given);
-# 3. report once per stall: no second report until progress has resumed and stalled again;
-# 4. never stop or interrupt the program; return soon after `stop` (a `threading.Event`) is set.
+# 3. report once per stall: no second report until progress has resumed (to any other
+#    number) and stalled again;
+# 4. never stop or interrupt the program; return within a `poll` of `stop` (a
+#    `threading.Event`) being set, and report nothing after it.
 #
 # :::{dropdown} What the grader checks
 #
@@ -885,27 +885,16 @@ print(header, *list(indented)[-3:], sep="\n")
 #
 # ## In slime
 #
-# The coding-agent example puts a wall-clock guard around each rollout, and when the guard's
-# timeout fires, the handler calls a small diagnostic before it records the sample as aborted
-# (the first quote; the diagnostic is the second). Other `asyncio.all_tasks` and logging sites
-# are in the [source inventory](../book/reference/inventory.md).
+# The coding-agent example puts a wall-clock timeout around each rollout. When it fires, a
+# handler runs a small diagnostic and records the sample as aborted. Read the diagnostic as
+# this chapter's first experiment: what would its log tell you about a stuck rollout? Other
+# `asyncio.all_tasks` and logging sites are in the
+# [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("23b")
-
-# %% [markdown]
-# The diagnostic runs on the loop, inside the handler. A rollout stuck in a blocking call keeps
-# the loop from reaching the handler, so that log stays empty exactly when it is most
-# needed; a thread-based watchdog or `faulthandler` (this chapter's exercise and SIGUSR1 dump)
-# covers that case.
-#
-# The diagnostic lists every unfinished task of the running loop, and logs how many are pending
-# and the qualified names of the coroutines of the first five. It is wrapped so that it can never
-# raise. That is this chapter's first "timeout log": many of a rollout's tasks run the same
-# coroutine functions, so the log says which are pending but not where each one waits; each
-# task's await chain would add the line.
 
 # %% tags=["remove-input"]
 show_call_site("23")

@@ -8,17 +8,17 @@
 # each cost?
 #
 # **You will**
-# 1. measure the event loop's heartbeat while scoring runs on the loop, and see the gap grow
-#    with the work;
-# 2. move the work to a thread and see the loop answer again while the work itself still runs
-#    one thread at a time (the GIL);
+# 1. measure the event loop's heartbeat while scoring runs on the loop, for a small text and a
+#    large one;
+# 2. move the work to a thread and measure what changes for the loop and for the work (the
+#    GIL);
 # 3. move it to a process pool and measure what a call costs beyond the work (pickling, pipes),
 #    to find when a process pool pays off;
 # 4. find out whether a `SIGALRM` timeout around scoring survives the move to a thread;
 # 5. route each piece of work to the loop or to a process pool by its size.
 #
 # **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
-# 45 minutes
+# 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -78,7 +78,7 @@ show_source(score)
 # awaits `runner(text)` under a `LoopWatch` and returns that longest gap with the time the work
 # took.
 #
-# ## Predict, then run
+# ## Predict: how long is the loop silent while a coroutine scores?
 #
 # A coroutine scores a text directly, as `async def` reward functions often do. We score a text
 # and then one four times as long. Predict: how long is the loop's longest silence each time,
@@ -109,21 +109,22 @@ print("✓ the loop was silent for the whole scoring, and four times the work si
 # `await`, and `score` has none. The silence grows with the text. In a service, every request,
 # heartbeat and timeout on that loop waits that long, once per sample scored.
 #
-# ## `to_thread`: the loop answers, the work is not faster
+# ## `to_thread`: does the loop answer, and is the work faster?
 #
 # `asyncio.to_thread(score, text)` runs the call in the loop's default thread pool and awaits
 # its result. The loop is free while it waits. But pure-Python code holds the GIL (the
 # interpreter's global lock, on the usual build) while it runs, so a thread running `score`
 # and the loop's thread take turns: the interpreter asks the running thread to let go every
-# `sys.getswitchinterval()` seconds (5 ms by default). Two scoring calls in two threads therefore
-# run one at a time. `burn` (chapter 12) is the same kind of loop (`burn(300)` runs 300 rounds of
-# 2,000 steps), and it reports the CPU time its thread used (`time.thread_time()` counts only
-# while this thread runs):
+# `sys.getswitchinterval()` seconds (5 ms by default). `burn` (chapter 12) is the same kind of
+# loop (`burn(300)` runs 300 rounds of 2,000 steps), and it reports the CPU time its thread used
+# (`time.thread_time()` counts only while this thread runs). Predict: with the scoring in a
+# thread, is the loop's longest silence still the whole scoring? And do two calls in two
+# threads take the wall time of one call's CPU, or of both added up?
 
 # %% tags=["remove-input"]
 show_source(burn, first="cpu_before = ", last="acc = (acc * 31")
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 gap_thread, took_thread = min(
     [await max_gap_while(score_in_thread, LARGE) for _ in range(2)])
 print(f"in a thread: longest gap {gap_thread * 1000:.0f} ms",
@@ -140,7 +141,7 @@ cpu_sum = sum(r["cpu"] for r in reports)
 print(f"two calls in two threads: {wall * 1000:.0f} ms of wall time",
       f"for {cpu_sum * 1000:.0f} ms of CPU")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: thread-frees-the-loop-not-the-cpu
 assert gap_thread < 0.5 * took_thread, "the loop answered while the thread scored"
 gil = getattr(sys, "_is_gil_enabled", lambda: True)()
@@ -172,13 +173,17 @@ else:
 # processes had the CPUs. `to_thread` moves the *waiting* off the loop; it does not add CPU. For
 # throughput, scoring needs other processes.
 #
-# **Free-threaded builds.** Python 3.13 and 3.14 also come as a separate "free-threaded" build
-# (`python3.13t`, PEP 703) that can run without the GIL; `sys._is_gil_enabled()` (3.13+) tells
-# which you have. There, threads run Python code in parallel and `to_thread` does add CPU. This
-# course runs on the usual builds, which the cell above checks; on a free-threaded one the
-# second assert is skipped.
+# :::{dropdown} Going further: free-threaded builds
 #
-# ## A process pool: free loop, real parallelism, and a price per call
+# Python 3.13 and 3.14 also come as a separate "free-threaded" build (`python3.13t`, PEP 703)
+# that can run without the GIL; `sys._is_gil_enabled()` (3.13+) tells which you have. There,
+# threads run Python code in parallel and `to_thread` does add CPU. This course runs on the
+# usual builds, which the cell above checks; on a free-threaded one the second assert is
+# skipped.
+#
+# :::
+#
+# ## A process pool: how much parallelism, and at what price per call?
 #
 # `loop.run_in_executor(pool, score, text)` with a `ProcessPoolExecutor` sends the call to
 # another process: the function is found by module and name, the arguments are pickled, sent
@@ -254,9 +259,10 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # %% [markdown]
 # Two threads never get more than one CPU between them, however many are free: the GIL lets one
 # of them run at a time. Two processes are not bound that way; they get as many CPUs as the
-# machine has spare, up to 2 here. On a busy machine (a load average above the number of CPUs
-# means other programs want them too) that can be little more than the threads got, which is
-# why the printout shows the load beside the numbers.
+# machine has spare, up to 2 here. When the load average printed beside them is above the
+# number of CPUs, other programs want those CPUs too, and the two processes may get no more
+# than the threads did; that is why the check asks only that the two calls ran in two other
+# processes.
 
 # %% [markdown]
 # Then the price. For each size, `inline_time(text)` times one direct call of `score`, and
@@ -293,10 +299,10 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000,
 # this function, an estimate that moves with the machine's load. By 1,000 characters the trip
 # is a small share of the work, which is why the exercise routes texts of 1,000 characters and
 # up to the pool, and keeps shorter ones, each holding the loop for a millisecond or two, on
-# the loop. And the trip grows with what you send: arguments and results are pickled and copied through a pipe. (`payload_size`
-# is the course's own function that returns the size of what it was sent.)
-# `round_trip(pool, fn, arg)` times one `run_in_executor` call of `fn(arg)` in the pool,
-# from the call to its result.
+# the loop. And the trip grows with what you send: arguments and results are pickled and
+# copied through a pipe. Below, `round_trip(pool, fn, arg)` (in the helpers' fold above) times
+# one call of `fn(arg)` through the pool, for an argument of 8 bytes and one of 8 MB; `fn` is
+# `payload_size`, the course's own function that only returns the size of what it was sent.
 
 # %%
 payload_pool = process_pool
@@ -323,17 +329,17 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # cache in the worker).
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: the loop's heartbeat during one large scoring, three ways
 #
 # The same large scoring three ways, one run each, with the loop's heartbeat drawn above the
 # work: on the loop, in a thread, and in the process pool. Red marks a gap of more than 6 ms
 # (three missed heartbeats), a time when the loop could not answer. On the loop the heartbeat
 # is red for the whole work, and so is the work's own bar: red is work that holds the loop, as
-# in chapters 02 and 26. In a thread the heartbeat is broken by red marks all along the work,
-# each time the loop's thread waits for the GIL. In the process pool the scoring holds none of
-# this process's GIL, so on a quiet machine the heartbeat stays almost all blue. On a busy one
-# the loop's thread also waits for a CPU, and both lanes gain red marks: the printout under the
-# figure counts each lane's marks and gives the load average, so you can tell which you got.
+# in chapters 02 and 26. In a thread the heartbeat lane is mostly red, cut into many short
+# gaps, each a wait of the loop's thread for the GIL. In the process pool the scoring holds
+# none of this process's GIL, so the heartbeat stays blue, unless the machine is so busy that
+# the loop's thread waits for a CPU: the printout under the figure counts each lane's gaps and
+# gives the load average.
 # The bars of work differ in length because each is the wall-clock time of one run.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
@@ -669,24 +675,11 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # awaits for each sample (or `batched_async_rm` gathers for a group); the first quote. The DAPO
 # module also defines a `SIGALRM`-based `timeout` context manager, the second. Other executor
 # and signal sites are in the [source inventory](../book/reference/inventory.md).
-#
-# For rule types such as `deepscaler`, `dapo`, `math`, `f1` and `gpqa` the scoring runs on the
-# rollout's event loop, as in this chapter's first experiment. The DAPO scorer keeps this short
-# by design, looking only at the last 300 characters of a response, so each call holds the loop
-# briefly; a custom reward that parses a whole response would hold it for the whole parse, once
-# per sample, for every other request on that loop.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("24")
-
-# %% [markdown]
-# The `timeout` context manager counts whole seconds with `signal.alarm`. At the pinned commit
-# nothing in slime uses it. Were it wrapped around scoring, it would raise `ValueError` at once,
-# as measured above, and not only behind `to_thread` or a thread pool: the rollout's event loop
-# itself runs in the daemon thread that slime's `async_utils` starts (chapter 13), so even
-# inline scoring there is off the main thread.
 
 # %% tags=["remove-input"]
 show_call_site("24b")

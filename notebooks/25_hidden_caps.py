@@ -10,8 +10,8 @@
 # **You will**
 # 1. count, at a loopback server, the caps that httpx's connection pool, aiohttp's connector
 #    and asyncio's default thread pool put on work you started all at once;
-# 2. see a pool's queue eat into a total timeout before the request is even sent;
-# 3. use Little's law to bound what a cap allows: throughput ≤ cap ÷ latency;
+# 2. find out what waiting for a pooled connection does to a request's total timeout;
+# 3. predict from the server's latency, with Little's law, the throughput a cap allows;
 # 4. tell a rate limit from a concurrency limit by what each does when the server slows down,
 #    and write a token bucket.
 #
@@ -23,11 +23,10 @@
 #
 # The server is `lab_snippets.loopback_http.LatencyServer`: HTTP/1.1 on 127.0.0.1, a port the
 # system picks, every answer after a known latency, and counters of the connections it
-# accepted and the requests inside it. Ray actors' `max_concurrency` is the same kind of cap;
-# here it appears only in slime's code, and chapter 28 runs it on a real local Ray.
-# `figure_style()` in the first cell only sets how the plots look.
+# accepted and the requests inside it. The set-up cell below only imports it and the course's
+# other helpers.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import inspect
 import math
@@ -51,7 +50,7 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: how much work does each layer let through at once?
 #
 # Three layers, each handed 120 pieces of work at once, with no {term}`semaphore` anywhere:
 #
@@ -60,9 +59,12 @@ figure_style()
 # - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
 #   thread pool.
 #
-# The server holds each answer for a while, so that we can count how many requests are
-# inside it at once (`most_at_once`, folded). How many does it see at once from each client,
-# and how many threads run the blocking calls? Before running, write down three numbers.
+# The server would answer at once (`latency=0.0`), but the instrument `most_at_once` (folded)
+# tells it to hold every answer: it waits until the library's default number of requests is
+# inside (at most 5 s), then 0.2 s more in case the client lets more in, and only then
+# releases them all. The most it saw inside at once is the count. How many does the server see
+# at once from each client, and how many threads run the blocking calls? Before running, write
+# down three numbers.
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments and why a busy machine cannot change the count"}
 OFFERED = 120
@@ -155,16 +157,16 @@ print("✓ each layer let through its own default, fewer than the 120 offered, a
 # Each layer let exactly as much work through at once as its default allows, and queued the
 # rest: httpx's pool holds 100 connections (and keeps 20 of them alive between
 # requests), aiohttp's connector 100, and asyncio's default thread pool, which
-# `asyncio.to_thread` and `run_in_executor(None, ...)` use, min(32, CPUs + 4): on this machine
-# a few threads, far below 120. Nothing failed; the extra work waited, invisibly, in a queue,
-# and went through once the server answered.
+# `asyncio.to_thread` and `run_in_executor(None, ...)` use, min(32, CPUs + 4), which the last
+# printed line works out for this machine: far below 120. Nothing failed: the `done` column
+# says all 120 were done. The extra work waited, invisibly, in a queue, and went through once
+# the server answered.
 #
 # Which cap binds is the smallest one on the path. A semaphore of 256 in front of a client
-# with 100 connections is a limit of 100; a `to_thread(ray.get, ...)` per request, as slime's
-# teacher server still does at the pin on every `/generate` request, is a limit of the thread
-# pool's size.
+# with 100 connections is a limit of 100; a `to_thread(ray.get, ...)` per request is a limit
+# of the thread pool's size ("In slime" shows where slime still does that).
 #
-# ## A queue inside a timeout
+# ## Does waiting for a connection count against the timeout?
 #
 # A cap turns extra work into waiting, and waiting costs time that some timeout may be
 # counting. Ten requests go through an aiohttp session whose connector is limited to 2
@@ -203,16 +205,20 @@ print("✓ requests that waited for a connection spent their total timeout there
 # went on that wait. From the server's side nothing was wrong. A batch that is larger than the pool and a total
 # timeout sized for one request is a combination to look for.
 #
-# ## Measure it: Little's law
+# ## Measure: the throughput of a pool of 1, 3 and 6 connections
 #
-# For any system that work enters and leaves, averaged over a long enough window,
+# For any system that work enters and leaves, averaged over a long enough window, Little's law
+# says
 #
 # > average number in flight = throughput × average time in the system.
 #
-# With a server of known latency W, a cap of c requests keeps (at most) c in flight, so the
-# throughput it allows is about c ÷ W. We send 12 requests through `httpx` clients whose pool
-# holds c connections, for c = 1, 3 and 6. At the server we measure the time-averaged number
-# of requests inside (L) over the run; Little's law then predicts the throughput L ÷ W.
+# With a server of known latency W, a cap of c requests keeps at most c in flight, so the
+# throughput it allows is at most c ÷ W. We send 12 requests through `httpx` clients whose
+# pool holds c connections, for c = 1, 3 and 6, to a server that answers in W = 30 ms. At the
+# server we also measure the time-averaged number of requests inside (L) over the run.
+#
+# One connection allows at most 1 ÷ 0.03 ≈ 33 requests per second. Predict: do 3 and 6
+# connections reach 100 and 200 per second, and if not, what holds them back?
 
 # %%
 LATENCY, N_REQUESTS = 0.03, 12
@@ -230,7 +236,7 @@ async def run_with_cap(server: LatencyServer, cap: int) -> dict:
             "spans": list(server.spans)}
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 best: dict[int, dict] = {}
 async with LatencyServer(latency=LATENCY) as server:
     for _ in range(2):  # twice each, interleaved; the check keeps the faster run
@@ -242,11 +248,11 @@ async with LatencyServer(latency=LATENCY) as server:
 for cap in CAPS:
     r = best[cap]
     print(f"cap {cap}: peak {r['peak']}, in flight L = {r['in flight']:.2f},",
-          f"throughput {r['throughput']:5.1f}/s,",
-          f"L ÷ W = {r['in flight'] / LATENCY:5.1f}/s,",
-          f"cap ÷ W = {cap / LATENCY:5.1f}/s")
+          f"throughput {r['throughput']:5.1f}/s, cap ÷ W = {cap / LATENCY:5.1f}/s")
+gain = best[6]["throughput"] / best[1]["throughput"]
+print(f"6 connections gave {gain:.1f} times the throughput of 1")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check and why it holds on a busy machine"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check and why it holds on a busy machine"}
 # claim: throughput-follows-in-flight-over-latency
 # Why the check holds on a busy machine: each cap ran twice, interleaved (1, 3, 6, 1, 3, 6),
 # and the faster run is kept, since a burst of load can only make a run slower; the 5 % margin
@@ -261,22 +267,20 @@ for cap in CAPS:
 print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 
 # %% [markdown]
-# No run went faster than cap ÷ W. That is Little's law read as a bound: each request holds
-# its connection for at least W, so at most c are in flight and at most c finish per W. The
-# printed L ÷ W, on the other hand, matches the throughput almost exactly, but
-# that is arithmetic, not a test: over one window, the in-flight average and the throughput
-# come from the same spans, so their ratio only shows how far each request overshot its 30 ms.
-#
-# Compare L with the cap. L stays a little below it even on a quiet machine: each time an
-# answer leaves the server, its connection is empty until the client has read the answer and
-# sent the next request, and at the start and the end of the run not every connection is in
-# use. Still, on a quiet machine the throughput comes close to cap ÷ W (six times more with 6
-# connections than with 1). On a busy one, the client itself runs out of CPU: it cannot keep
-# 6 requests in flight, L stays well below the cap, and the gain from 6 connections shrinks.
-# That is one more hidden cap, the client's own speed.
+# No run went faster than cap ÷ W, and none quite reached it. The bound is Little's law read
+# backwards: each request holds its connection for at least W, so at most c are in flight and
+# at most c finish per W. What holds the runs below it is L, the number actually in flight,
+# which stays a little below the cap: each time an answer leaves the server, its connection is
+# empty until the client has read the answer and sent the next request, and at the start and
+# the end of the run not every connection is in use. With 6 connections the 12 requests take
+# only two rounds, so that start and end weigh more, and the last printed line is usually a
+# little under six. A client short of CPU keeps even fewer requests in flight, and the gap
+# grows: the client's own speed is one more hidden cap.
 #
 # The timeline shows the best cap-3 run as the server saw it: each request is a bar, placed in
-# the first free lane. Three lanes are enough, whatever the number of requests.
+# the first free lane. Three lanes are enough, whatever the number of requests. The right panel
+# draws the measured throughput under the bound cap ÷ W (grey): the gap between them grows with
+# the cap.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
@@ -291,8 +295,8 @@ for start, end in sorted(best[3]["spans"]):
 fig, (ax_tl, ax_curve) = plt.subplots(1, 2, figsize=(11, 3.4), layout="constrained")
 tl.plot("12 requests, a pool of 3 connections", ax=ax_tl, lanes=[f"server slot {i + 1}" for i in range(3)])
 ax_curve.plot(CAPS, [best[c]["throughput"] for c in CAPS], "o-", label="measured")
-ax_curve.plot(CAPS, [best[c]["in flight"] / LATENCY for c in CAPS], "s--", color="grey",
-              label="Little: in flight ÷ latency")
+ax_curve.plot(CAPS, [c / LATENCY for c in CAPS], "s--", color="grey",
+              label="bound: cap ÷ latency")
 ax_curve.set_xlabel("max_connections")
 ax_curve.set_ylabel("requests per second")
 ax_curve.set_title("Throughput against the pool's cap (W = 30 ms)")
@@ -300,7 +304,7 @@ ax_curve.legend()
 assert len(lanes_free_at) <= 3
 
 # %% [markdown]
-# ## A rate limit is not a concurrency limit
+# ## Rate limit or concurrency limit: what happens when the server slows down?
 #
 # A **concurrency limit** (a semaphore, a pool) bounds how many requests are in flight. A
 # **rate limit** bounds how many *start* per second. Below, 16 requests go to a fast server
@@ -351,13 +355,13 @@ assert peaks[("rate 100/s", 0.1)] >= 2 * peaks[("rate 100/s", 0.02)], "and more 
 print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server held more")
 
 # %% [markdown]
-# At 100 starts per second, the slowed-down server held about 100 × 0.1 = 10 requests at once
-# instead of about 2. That is Little's law again: a rate limit of r per second with a latency W
-# keeps r × W requests in flight, so when the server slows down, the same rate piles more
-# requests on it, exactly when it can least afford them. The semaphore kept its 4, and the
-# throughput fell with the server instead. A rate limit does not protect a server from its own
-# slowness. Use a
-# concurrency limit to protect the server (and your own memory and sockets), and a rate limit
+# At 100 starts per second, the slowed-down server held about 100 × 0.1 = 10 requests at once,
+# where the fast one held about 100 × 0.02 = 2. That is Little's law again: a rate limit of r
+# per second with a latency W keeps r × W requests in flight on average. The printed peaks can
+# be one above these averages, since a new request may arrive just before the oldest one
+# leaves. When the server slows down, the same rate piles more requests on it, exactly when it
+# can least afford them. The semaphore kept its 4, and the throughput fell with the server
+# instead. A rate limit does not protect a server from its own slowness. Use a concurrency limit to protect the server (and your own memory and sockets), and a rate limit
 # when someone else imposes one on you (a paid API's requests per minute). Often you need
 # both.
 #
@@ -372,6 +376,8 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # - httpx's and aiohttp's defaults are library versions' choices, not Python's: this chapter
 #   reads them from the installed libraries (httpx 0.28, aiohttp 3.14 here) instead of quoting
 #   them.
+# - A Ray actor's `max_concurrency` is the same kind of cap; here it appears only in slime's
+#   code (below), and chapter 28 runs it on a real local Ray.
 #
 # :::
 #
@@ -379,15 +385,13 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 #
 # Implement `TokenBucket(rate, burst, clock, sleep)`, a rate limiter with bursts:
 #
-# 1. it starts full, with `burst` tokens; tokens come back continuously at `rate` per second,
-#    and never pile up beyond `burst`;
-# 2. `await bucket.take()` returns at once when a token is available and takes it; otherwise
-#    it waits, with `await sleep(seconds)`, just long enough for one to come back;
-# 3. read the time only with `clock()` and wait only with `sleep`;
-# 4. many tasks may call `take()` at once: over **any** stretch of time from a to b, at most
-#    `burst + rate × (b − a)` takes may return;
-# 5. takes are served in the order they were called: one that arrives while another waits
-#    queues behind it, even at the moment a token comes back.
+# 1. it starts full: `burst` tokens, refilled at `rate` per second, never beyond `burst`;
+# 2. `await bucket.take()` takes a token if one is there, or else waits with
+#    `await sleep(seconds)` only for the part still missing, then reads `clock()` again;
+# 3. over any stretch from a to b, at most `burst + rate × (b − a)` takes return, however many
+#    tasks call;
+# 4. takes return in the order they were called;
+# 5. a take cancelled while it waits raises `CancelledError` and takes no token.
 #
 # :::{dropdown} What the grader checks
 #
@@ -410,16 +414,8 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 #
 # :::
 #
-# The visible test below shows one run, on a virtual clock.
-#
-# :::{dropdown} How the tests keep time
-#
-# From here on, time is simulated: the test passes a
-# `VirtualClock`, whose `time()` reads a virtual clock and whose `sleep(dt)` waits on it;
-# `clock.drive(coroutine)` runs the coroutine and, whenever every task is asleep, jumps the
-# clock to the next wake-up, so no real time passes.
-#
-# :::
+# The tests pass the `clock` and `sleep` of a `VirtualClock`, whose `drive(coroutine)` jumps
+# the clock to the next wake-up whenever every task sleeps: no real time passes.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 class TokenBucket:
@@ -711,8 +707,9 @@ _sc.differential(TokenBucket, _reference, _scenarios(), _observe, _compare, what
 #   fail; it queues.
 # - A queue inside a timeout eats the budget before the request is sent: aiohttp's total
 #   timeout includes the wait for a pooled connection.
-# - Little's law, in flight = throughput × latency, predicts what a cap allows: throughput ≈
-#   cap ÷ latency, until another cap is smaller.
+# - Little's law, in flight = throughput × latency, bounds what a cap allows: throughput ≤
+#   cap ÷ latency. A run comes close to the bound only when nothing smaller holds it back
+#   (another cap, the client's own speed).
 # - A concurrency limit protects a slow server; a rate limit lets in-flight work grow with the
 #   server's latency. A token bucket allows `burst` at once and `rate` per second after.
 #
@@ -721,18 +718,14 @@ _sc.differential(TokenBucket, _reference, _scenarios(), _observe, _compare, what
 #
 # ## In slime
 #
-# The three quotes below are the caps slime sets for its HTTP clients. The rollout's shared
-# `httpx.AsyncClient` gets a pool as large as the `GenerateState` semaphore of chapter 06, so
-# the semaphore, not a smaller pool, decides. Passing only `max_connections` leaves
-# `max_keepalive_connections` unset, so every pooled connection may stay alive between
-# requests, where the client's default keeps 20. One cap outside the quotes does not agree:
-# the Megatron teacher server's `_ray_get` is `await asyncio.to_thread(ray.get, ref)`, called on
-# each `/generate` request to submit and once per 50 ms poll, so the default thread pool caps
-# the requests that can wait on Ray at one moment, as in this chapter's first experiment. In
-# the default rollout each sample makes its reward call as soon as its own generation ends, so
-# beyond the reward session's 64 connections the calls queue, and by the timeout experiment
-# that queueing counts against its 120 s. Every HTTP client in slime is listed in the
-# [source inventory](../book/reference/inventory.md).
+# slime sets a cap on each of its HTTP clients (the three quotes below), but one layer it
+# leaves at Python's default. The Megatron teacher server reads its Ray results with
+# `await asyncio.to_thread(ray.get, ref)`, on each `/generate` request to submit it and then once
+# per 50 ms poll for the result; chapter 28 quotes that helper and chapter 08 the poll. Each
+# of those waits holds a thread of the default pool, so, as in this chapter's first
+# experiment, min(32, CPUs + 4) of them run at once: on a host with 16 CPUs, 20 threads, and a
+# 21st wait queues for a thread even when its answer is ready. Every HTTP client
+# in slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
