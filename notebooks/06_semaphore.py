@@ -356,8 +356,10 @@ print("✓ default tasks: 0 inside right after create_task"
 # 2. at most `limit` calls run at once, and the next prompt starts as soon as one finishes
 #    (not in fixed batches of `limit`);
 # 3. return the results in the order of `prompts`;
-# 4. if a call raises, the error comes out of `generate_all` (an `ExceptionGroup` holding it
-#    counts) and no other call is left running: chapter 03's `TaskGroup` does this.
+# 4. if a call raises, or the caller cancels, the other calls are cancelled and cleaned up,
+#    nothing new starts, and then the error (an `ExceptionGroup` holding it counts) or the
+#    cancellation comes out: chapter 03's `TaskGroup` does this;
+# 5. each call of `generate_all` has a limit of its own.
 #
 # :::{dropdown} What the grader checks
 #
