@@ -463,7 +463,10 @@ print("✓ the loop kept beating while it polled; not one beat while get() block
 # 2. put every item on `jobs` (the bound makes this wait when the workers fall behind);
 # 3. end every worker cleanly once all items are handled: no worker may be left running
 #    when `run_pipeline` returns;
-# 4. return the results in the order of `items`, whatever order they finish in.
+# 4. return the results in the order of `items`, whatever order they finish in;
+# 5. if a call of `process` raises, stop the workers, start nothing new, and let the error
+#    come out (an `ExceptionGroup` holding it counts); if the caller cancels `run_pipeline`,
+#    stop the workers before the cancellation comes out.
 #
 # With `n_workers` workers (at least 1), up to `n_workers` items should be processed at once.
 #
