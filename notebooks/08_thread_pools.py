@@ -434,7 +434,9 @@ else:
 # 2. if `work` returns within `timeout` seconds, return its result;
 # 3. if the deadline passes, **or the coroutine is cancelled**, set the event, wait (at most
 #    5 s) for the thread to return (it will, within a step), and only then let the
-#    `TimeoutError` or the cancellation propagate.
+#    `TimeoutError` or the cancellation propagate;
+# 4. if `work` raises, let its exception come out unchanged, even a `TimeoutError` of its
+#    own (a socket's, say), not a new `TimeoutError` of yours.
 #
 # :::{dropdown} What the grader checks
 #
