@@ -319,7 +319,7 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # The report also gives the time of each event in the child, so a `Timeline`, the course's
 # stopwatch (chapter 01), can draw them. The main thread is done almost at once; the
 # interpreter's exit then waits for the normal thread, whose `finally` is the purple end of its
-# bar (drawn 0.03 s wide so that it shows; it took about a millisecond). The daemon thread's
+# bar (drawn 0.03 s wide so that it shows; it took far less). The daemon thread's
 # bar is cut off when the exit stops waiting, with no purple end. The last lane is not
 # measured: it is the rest of the daemon's 40 planned steps of 0.05 s, the work it never did.
 #
