@@ -16,7 +16,7 @@
 # 4. find out what happens, with one task and under load, when one path takes the same
 #    semaphore twice.
 #
-# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 40 minutes
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -40,7 +40,7 @@ figure_style()
 SEED = 6
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: what does `Semaphore(3)` limit?
 #
 # A semaphore holds a number of **permits**. `async with permits:` takes one on the way in
 # and gives it back on the way out, on every path, exceptions and cancellation included. When
@@ -95,7 +95,8 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 #
 # Real requests do not take equal times, so permits are given back at irregular moments and
 # waiting tasks enter one by one. The next experiment runs 10 samples of random duration
-# through 3 permits and records two spans per sample on a `Timeline`: *waiting* from the
+# through 3 permits and records two spans per sample on a `Timeline`, the course's stopwatch
+# (chapter 01): *waiting* from the
 # moment the task starts until it holds a permit, then *running* while it holds one. The
 # spans come from the semaphore itself: `WatchedSemaphore` (folded below) wraps the
 # `Semaphore(3)` and records when each task asked for a permit, got it and gave it back.
@@ -123,7 +124,7 @@ class WatchedSemaphore:
 
 
 # %%
-rng = random.Random(SEED)  # SEED: reproducible
+rng = random.Random(SEED)  # SEED (setup cell): the same durations every run
 durations = [rng.uniform(0.02, 0.07) for _ in range(10)]
 tl = Timeline()
 permits = WatchedSemaphore(asyncio.Semaphore(3), tl)  # records each wait and hold
@@ -149,13 +150,14 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 
 # %% [markdown]
 # The sample is written as in a real program, `async with permits:`, and the section never
-# held more than three samples, however their lengths fell. Write `async with` rather than `acquire()` and `release()`: it gives the permit back on
-# every path, while a `release()` that an exception skips loses a permit for good.
+# held more than three samples, however their lengths fell. Write `async with` rather than
+# `acquire()` and `release()`: it gives the permit back on every path, while a `release()`
+# that an exception skips loses a permit for good.
 #
-# ## Measure it
+# ## Measure: who waits for a permit, and what the limit costs a batch
 #
-# First the timeline of the run above. Each lane is one sample; green is time spent waiting
-# for a permit, blue is time holding one. Draw a vertical line anywhere: it never crosses
+# First the timeline of the run above. Each lane is one sample; green (*waiting*) is time
+# spent waiting for a permit, blue (*running*) is time holding one. Draw a vertical line anywhere: it never crosses
 # more than three blue bars.
 
 # %%
@@ -231,8 +233,9 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # With `limit` permits the jobs go through in ceil(12 / limit) rounds, and a sleep never ends
 # early, so no batch takes less than its rounds × 0.03 s. Limits 4 and 5 both need 3 rounds
 # (4 + 4 + 4, or 5 + 5 + 2), so their rows show the same time, and in the figure the two
-# points sit on one step; the dashed steps show that limits 7 to 11 would need 2 rounds
-# like 6, so they would be no faster than 6 either; doubling the limit halves the rounds, and so about halves the time.
+# points sit on one step. The dashed steps show that limits 7 to 11 would need 2 rounds
+# like 6, so they would be no faster than 6 either. Doubling the limit halves the rounds, and
+# so about halves the time.
 #
 # The limit is not free to raise, though: here the "server" is a sleep that never slows
 # down, while a real inference server gets slower per request as more requests share it.
@@ -353,8 +356,10 @@ print("✓ default tasks: 0 inside right after create_task"
 # 2. at most `limit` calls run at once, and the next prompt starts as soon as one finishes
 #    (not in fixed batches of `limit`);
 # 3. return the results in the order of `prompts`;
-# 4. if a call raises, the error comes out of `generate_all` (an `ExceptionGroup` holding it
-#    counts) and no other call is left running: chapter 03's `TaskGroup` does this.
+# 4. if a call raises, or the caller cancels, the other calls are cancelled and cleaned up,
+#    nothing new starts, and then the error (an `ExceptionGroup` holding it counts) or the
+#    cancellation comes out: chapter 03's `TaskGroup` does this;
+# 5. each call of `generate_all` has a limit of its own.
 #
 # :::{dropdown} What the grader checks
 #
@@ -632,12 +637,12 @@ _sc.differential(generate_all, _reference, _sc.several(_plans()), _observe, _com
 #
 # In the rollout, every sample becomes a task long before the inference servers can take it.
 # The permits live in `GenerateState`, which is a singleton, so every sample task of the
-# process shares one `asyncio.Semaphore` (the first quote). `generate_and_rm` enters the
-# semaphore only around the generate call (custom or built-in). The coding-agent generate of
-# chapter 14 grades its own sample inside that call, so its generation slot stays taken while
-# the SWE evaluation runs (up to its 600 s default timeout). A module-level semaphore caps how many sandboxes
-# are being created and provisioned at once (the second quote). Other semaphores in slime are
-# listed in the [source inventory](../book/reference/inventory.md).
+# process shares one `asyncio.Semaphore`, as the exercise's hint asks (the first quote, from
+# `generate_and_rm`). The coding-agent generate of chapter 14 grades its own sample inside
+# the generate call, under that semaphore, so its generation slot stays taken while the SWE
+# evaluation runs (up to its 600 s default timeout). The second quote, from `boot_agent_sandbox`, caps sandbox boots
+# with a semaphore of its own. Other semaphores in slime are listed in the [source
+# inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

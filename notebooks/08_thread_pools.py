@@ -43,8 +43,8 @@ figure_style()
 #
 # `blocking_call` stands for any function that holds its thread until it returns: here a
 # `time.sleep`, in real code `ray.get(ref)`, `requests.post(...)`, `torch.load(...)`. It
-# records its span (`tl.span`) on a `Timeline`, the course's recorder, in a lane named after
-# the thread that ran it.
+# records its span (`tl.span`) on a `Timeline`, the course's stopwatch (chapter 01), in a
+# lane named after the thread that ran it.
 #
 # `asyncio.to_thread` hands such a call to the loop's *default* thread pool.
 #
@@ -109,7 +109,7 @@ assert len(beats_inside(in_thread)) >= 5, "the loop kept beating while the threa
 print("✓ no heartbeat during the call on the loop; the loop kept beating during to_thread")
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: the loop's heartbeat during each call
 #
 # The heartbeat lane is blue while the loop answers and red where it went more than 50 ms
 # without a wake-up. The work is the same; only the thread it blocks is different. So the
@@ -124,7 +124,7 @@ frozen = [s for s in tl.spans_of("event loop heartbeat") if s.state == "blocked"
 assert any(s.start <= on_loop.start and s.end >= on_loop.end for s in frozen)
 
 # %% [markdown]
-# ## A pool is a cap
+# ## A pool of your own
 #
 # `asyncio.to_thread(fn, ...)` is shorthand for `loop.run_in_executor(None, fn, ...)` with the
 # current context carried along (chapter 11). The `None` means "the default pool".
@@ -227,10 +227,14 @@ print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at
 # A thread pool speaks `concurrent.futures`: `pool.submit(fn)` returns a
 # `concurrent.futures.Future`, a thread-safe box whose `.result(timeout=...)` *blocks the
 # calling thread* until the value is there. The event loop speaks `asyncio.Future`, which you
-# `await`; it is not thread-safe and belongs to one loop. You cannot `await` the first kind:
-# `asyncio.wrap_future` wraps it in the second kind, and `run_in_executor` does that for you.
+# `await`; it is not thread-safe and belongs to one loop. `asyncio.wrap_future` wraps the
+# first kind in the second, and `run_in_executor` does that for you.
+#
+# The cell below submits a call to a pool and tries `await` on the `concurrent.futures.Future`
+# it gets back, then on the same future wrapped, then on what `run_in_executor` returns, and
+# prints the type of each. Predict: can you `await` the future that `submit` returned?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 bridge_tl = Timeline()
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bridge") as pool:
     thread_future = pool.submit(blocking_call, 0.02, bridge_tl)
@@ -252,7 +256,7 @@ def kind(future) -> str:
 print(f"submit -> {kind(thread_future)}\n  await gives: {await_error}")
 print(f"wrap_future -> {kind(wrapped)}; run_in_executor -> {kind(loop_future)}")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert isinstance(thread_future, concurrent.futures.Future)
 # the type and the missing __await__ decide, not the message (3.14 reworded it)
 assert isinstance(await_error, TypeError) and not hasattr(thread_future, "__await__")
@@ -261,7 +265,13 @@ assert via_wrap == via_executor == "bridge_0"
 print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyncio.Future")
 
 # %% [markdown]
-# ## Predict, then run
+# No: `await` raises `TypeError`, because a `concurrent.futures.Future` has no `__await__`;
+# it can only block a thread in `.result()`. Wrapped by `asyncio.wrap_future`, or made by
+# `run_in_executor`, it is an `asyncio.Future`, and awaiting it gives the call's result (here
+# the name of the pool's thread, `bridge_0`).
+
+# %% [markdown]
+# ## Predict: does the reload stop at the deadline?
 #
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
@@ -424,7 +434,9 @@ else:
 # 2. if `work` returns within `timeout` seconds, return its result;
 # 3. if the deadline passes, **or the coroutine is cancelled**, set the event, wait (at most
 #    5 s) for the thread to return (it will, within a step), and only then let the
-#    `TimeoutError` or the cancellation propagate.
+#    `TimeoutError` or the cancellation propagate;
+# 4. if `work` raises, let its exception come out unchanged, even a `TimeoutError` of its
+#    own (a socket's, say), not a new `TimeoutError` of yours.
 #
 # :::{dropdown} What the grader checks
 #
@@ -852,16 +864,13 @@ _sc.differential(run_with_deadline, _reference,
 # ## In slime
 #
 # slime's Megatron teacher server answers HTTP with an aiohttp application: its handlers all
-# run on one event loop, in a thread of its own. Reloading weights from disk is a long blocking
-# call: it waits in `ray.get` until every actor has reloaded the checkpoint (the first quote).
-# Every handler routes its shorter `ray.get` calls through a small helper that does the same.
-# The second quote, from `post`, shows the cost that comes with it. slime's HTTP helpers have
-# stopped paying it; the third, from `/generate`, polls an actor every 50 ms, and each of those
-# questions is a `ray.get` run through `to_thread`. A poll holds a pool thread only while that
-# one call runs, not for the whole request, so the pool size caps how many polls can be in
-# flight at the same moment. The [source inventory](../book/reference/inventory.md) lists every
-# `to_thread` and `run_in_executor` in slime; for each one, ask which pool it uses and what caps
-# it.
+# run on one event loop, in a thread of its own. Every handler routes its shorter `ray.get`
+# calls through a small helper that runs them with `to_thread`, as the first quote does with
+# the long weight reload. The second quote, from `post`, shows the cost that comes with it.
+# slime's HTTP helpers have stopped paying it; the third, from `/generate`, polls an actor
+# every 50 ms, and each of those questions is a `ray.get` run through `to_thread`. The [source
+# inventory](../book/reference/inventory.md) lists every `to_thread` and `run_in_executor` in
+# slime; for each one, ask which pool it uses and what caps it.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
