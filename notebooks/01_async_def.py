@@ -520,7 +520,6 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # the spot. Every place where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 
-
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 

@@ -425,7 +425,6 @@ if sys.version_info < (3, 14):
 #
 # The condition usually turns true because *another task* changes something, so a
 # `wait_until` that blocks the loop never sees it.
-
 #
 # :::{dropdown} What the grader checks
 #
@@ -920,7 +919,6 @@ finally:
 # polls the way Exercise 2.1 does. The
 # [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each one is
 # worth a look: is it on a thread of its own, or inside a coroutine?
-
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
