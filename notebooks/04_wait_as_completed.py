@@ -55,7 +55,7 @@ async def request(name: str, seconds: float, tl: Timeline):
 
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: what do the slow requests do once `wait` has timed out?
 #
 # `asyncio.wait(tasks, timeout=0.05)` returns two sets, `done` and `pending`. Many people read
 # the timeout as a deadline for the work: "after 0.05 s the slow ones are stopped". Predict
@@ -107,7 +107,7 @@ assert not any(n in tl.names() for n in ("request 1 ends", "request 2 ends"))
 print("✓ the pending requests were cancelled and had finished their cleanup before we went on")
 
 # %% [markdown]
-# ## `as_completed`: results in finishing order
+# ## Handling results with `as_completed`
 #
 # `gather` (chapter 03) returns everything at once, in argument order, when the slowest is
 # done. `asyncio.as_completed(tasks)` gives you one awaitable per {term}`task`, in the order they
@@ -159,15 +159,8 @@ print("✓ results were handled in finishing order, the first while the slowest 
 # fourth group is dropped by the filter. We compare the loop with the simpler "start 4, gather
 # them, repeat" approach, with at most 4 groups in flight in both. Predict roughly how long
 # each approach takes to keep 8 groups (the durations are in the first cell below), and why.
-#
-# :::{dropdown} Why the course does it this way: best of three, interleaved
-#
-# The run below times the two with `ainterleaved`, which runs them in turn, three times each,
-# and uses each one's best time, so a busy moment on the machine slows both alike. The folded
-# check asserts that the refill loop takes less than three quarters of the batches' time measured
-# beside it, not less than a fixed number of seconds.
-#
-# :::
+# The run times the two with the course's `ainterleaved`, which runs them in turn, three times
+# each, and reports each one's best time.
 
 # %%
 DURATIONS = [0.12, 0.03, 0.03, 0.03]
@@ -266,7 +259,16 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 # batch waits 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s,
 # because no slot waits for another.
 #
-# ## Measure it
+# :::{dropdown} Why the course does it this way: best of three, interleaved
+#
+# Running the two in turn and keeping each one's best time means a busy moment on the machine
+# slows both alike. The folded
+# check asserts that the refill loop takes less than three quarters of the batches' time measured
+# beside it, not less than a fixed number of seconds.
+#
+# :::
+#
+# ## Measure: how busy the 4 slots stay, batches against refill
 #
 # Each lane is one of the 4 slots, that is one of the 4 groups allowed in flight at once (the
 # folded plotting code puts each group in the first slot free when it started). With batches, a
@@ -354,13 +356,15 @@ else:
 # Implement `first_results(start_work, wanted, limit)`:
 #
 # 1. `start_work(i)` returns a coroutine for job number `i` (0, 1, 2, ... in that order);
-# 2. keep **at most `limit`** jobs in flight, and start the next job as soon as any job
-#    finishes (do not wait for a whole batch);
-# 3. return the results of the first `wanted` jobs **to finish**, in finishing order (jobs that
-#    finish at the same moment may come in any order among themselves);
+# 2. keep `limit` jobs in flight while more results are wanted, **never more**, and start the
+#    next job the moment any job finishes (do not wait for a whole batch);
+# 3. return the results of the first `wanted` jobs **to finish**, in finishing order (ties in
+#    any order);
 # 4. before returning, cancel the jobs still in flight and wait until they are gone; do the
-#    same when a job raises (then let its error through) and when the caller cancels
-#    `first_results`.
+#    same when a job raises (then raise its error itself, not an `ExceptionGroup`) and when
+#    the caller cancels `first_results`, even a second time while you wait.
+#
+# Concurrent callers, each with its own `start_work`, must not disturb each other.
 #
 # :::{dropdown} What the grader checks
 #
