@@ -108,7 +108,7 @@ await pending
 # a single run, not a reusable function. To run the body again, call `score_sample` again.
 
 # %% [markdown]
-# ## A body that never runs
+# ## A coroutine object nobody awaits
 #
 # If nobody ever awaits a coroutine object, its body never runs. When the object is garbage
 # collected, Python warns: `RuntimeWarning: coroutine '...' was never awaited`. The warning is

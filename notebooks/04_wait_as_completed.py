@@ -145,7 +145,7 @@ print("✓ results were handled in finishing order, the first while the slowest 
 # which job it was: here the name. Python 3.13 added `async for`,
 # which gives back the tasks themselves (the note further down).
 #
-# ## Keep the pipe full: `wait(FIRST_COMPLETED)` and refill
+# ## A rollout loop: `wait(FIRST_COMPLETED)` and refill
 #
 # An RL rollout needs a batch of good sample groups. Some groups come back useless (for
 # example every sample got the same reward) and are dropped, so the rollout cannot know in

@@ -10,7 +10,7 @@
 # 2. test what catching `CancelledError` does to `asyncio.timeout` and `wait_for`;
 # 3. measure the cleanup that runs after a cancel, and what a caller must do to know it is
 #    over;
-# 4. protect shared work from a caller's cancellation with `asyncio.shield`.
+# 4. find out what `asyncio.shield` protects when a caller is cancelled.
 #
 # **Needs** chapters 03 (tasks) and 04 (wait) · about 45 minutes
 #
@@ -256,7 +256,7 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # about the cleanup; awaiting the task (or waiting for it with `asyncio.wait`, or a done
 # callback) is how it learns that the cleanup is over.
 #
-# ## Shielding shared work from one impatient caller
+# ## `asyncio.shield`: which one is cancelled?
 #
 # Sometimes the work a caller waits for is not its own: a checkpoint save that other requests
 # also need. `asyncio.shield(task)` wraps the task in a new awaitable for the caller to wait
