@@ -14,7 +14,7 @@
 # 4. compare what `gather` and `TaskGroup` do to the other Tasks when one fails, and catch
 #    what a `TaskGroup` raises.
 #
-# **Needs** chapters 01 and 02 · about 55 minutes
+# **Needs** chapters 01 and 02 · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -289,17 +289,22 @@ print("✓ gather raised sample 1's error at once; samples 0 and 2 ran on to the
 # %% [markdown]
 # `gather` does **not** cancel the other Tasks: they run on in the background, and their
 # results are lost unless you still hold the Tasks. With `return_exceptions=True`, `gather`
-# does not raise; the exception takes the failed entry's place in the result list. The cell
-# below runs the same plan at a quarter of the durations, each sample with a throwaway
-# `Timeline()`.
+# does not raise. The cell below runs the same plan at a quarter of the durations, each sample
+# with a throwaway `Timeline()`. Predict the list it returns: how many entries, and what
+# stands in the place of sample 1?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes = await asyncio.gather(
     *(score_sample(name, d / 4, Timeline(), fail) for name, (d, fail) in plan.items()),
     return_exceptions=True)
 print(outcomes)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% [markdown]
+# Three entries, in argument order, and sample 1's is the `ValueError` object itself, returned
+# rather than raised. Nothing marks it as a failure but its type, so code that reads the list
+# must check each entry with `isinstance(entry, BaseException)` before using it as a result.
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert [type(o).__name__ for o in outcomes] == ["str", "ValueError", "str"], outcomes
 print("✓ with return_exceptions=True the error takes the failed entry's place")
 
