@@ -184,27 +184,31 @@ print("✓ wait_for too returned the late result instead of raising TimeoutError
 # ## Measure: what each caller sees after `cancel()`
 #
 # Cleanup is code, and code takes time. Two workers below hold a "slot" (think of a request
-# slot on an inference server) and release it in `finally` with an `await` that takes 0.08 s.
-# Caller A cancels its worker and moves on at once; caller B cancels and then awaits the
-# worker (bounded by a timeout). Each caller then checks whether the slot is free. Predict
-# what each caller sees.
+# slot on an inference server) and release it in `finally` with `release_slot`, an `await`
+# that takes 0.08 s (its folded cell also draws the cleanup on the timeline). Caller A
+# cancels its worker and moves on at once; caller B cancels and then awaits the worker
+# (bounded by a timeout). Each caller then checks whether the slot is free. Predict what each
+# caller sees.
 
-# %%
-tl = Timeline()
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the instruments"}
 CLEANUP = 0.08
 slot_free = {"A": False, "B": False}
 
 
+async def release_slot(name: str) -> None:
+    """The worker's cleanup: 0.08 s of awaiting, then the slot is free (drawn purple)."""
+    with tl.span(f"worker {name}", state="cleanup"):
+        await asyncio.sleep(CLEANUP)
+    slot_free[name] = True
+    tl.mark(f"worker {name} released the slot")
+
+
+# %%
 async def hold_slot(name: str) -> None:
-    started = time.monotonic()
     try:
         await asyncio.sleep(1)  # waiting, until the cancel arrives here
     finally:
-        tl.add(f"worker {name}", started, time.monotonic(), state="waiting")
-        with tl.span(f"worker {name}", state="cleanup"):
-            await asyncio.sleep(CLEANUP)  # releasing the slot is itself an await
-        slot_free[name] = True
-        tl.mark(f"worker {name} released the slot")
+        await release_slot(name)  # releasing the slot is itself an await
 
 
 # %%
@@ -226,6 +230,7 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+tl = Timeline()
 workers = {name: asyncio.create_task(hold_slot(name)) for name in "AB"}
 await asyncio.sleep(0.03)
 seen_by_a, seen_by_b = await asyncio.gather(
@@ -235,6 +240,9 @@ print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: only-awaiting-sees-the-cleanup-done
 await asyncio.wait(workers.values(), timeout=2)  # A's cleanup must finish too, before we leave
+for name in "AB":  # each worker's wait: from its start to the cancel's arrival, where cleanup starts
+    cleanup = tl.spans_of(f"worker {name}")[0]
+    tl.add(f"worker {name}", tl.t0, tl.t0 + cleanup.start, state="waiting")
 fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
               lanes=["worker A", "caller A", "worker B", "caller B"])
 waited = tl.spans_of("caller B")[0].duration
