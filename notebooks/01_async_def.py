@@ -12,7 +12,7 @@
 # 3. read the "coroutine ... was never awaited" warning for what it tells you;
 # 4. check each of the three with `inspect`.
 #
-# **Needs** basic Python functions and generators · about 40 minutes
+# **Needs** basic Python functions and generators · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -51,10 +51,12 @@ async def score_sample(sample_id: int, log: list[str]) -> float:
 print(type(score_sample).__name__, inspect.iscoroutinefunction(score_sample))
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: what has the call `score_sample(1, log)` run?
 #
-# Most people read `score_sample(1, log)` as "run `score_sample`". Before you run the next
-# cell, write down what `log` holds right after the call, and what the call returns.
+# The cell above printed `function True`: defining `score_sample` gave an ordinary function
+# object, which `inspect` recognises as a coroutine function. Most people read
+# `score_sample(1, log)` as "run `score_sample`". Before you run the next cell, write down what
+# `log` holds right after the call, and what the call returns.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 log: list[str] = []
@@ -95,14 +97,18 @@ assert inspect.getcoroutinestate(pending) == inspect.CORO_CLOSED
 print("✓ the await ran the whole body once and gave its return value")
 
 # %% [markdown]
-# A coroutine object runs once. Awaiting it a second time is an error, because its body has
-# already finished: a coroutine object is a single run, not a reusable function.
+# `pending` has now run to its end. What happens if you await it a second time: does the body
+# run again, do you get `0.1` again, or something else? Predict, then open the answer.
 
-# %% tags=["raises-exception"]
+# %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 await pending
 
 # %% [markdown]
-# ## A body that never runs
+# Awaiting it again is an error, because its body has already finished: a coroutine object is
+# a single run, not a reusable function. To run the body again, call `score_sample` again.
+
+# %% [markdown]
+# ## A coroutine object nobody awaits
 #
 # If nobody ever awaits a coroutine object, its body never runs. When the object is garbage
 # collected, Python warns: `RuntimeWarning: coroutine '...' was never awaited`. The warning is
@@ -161,18 +167,20 @@ print("✓ the Task's body started only when the caller suspended")
 # loop started it the next time the current code suspended, here at `await asyncio.sleep(0)`.
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: when each of three coroutine objects starts its body
 #
-# The timeline below drives three coroutine objects created at the same moment in three ways:
-# awaited at once, awaited after the caller has done 0.05 s of other work, and wrapped in a
-# Task. A grey bar before a body is the time its object existed without running. Each body
-# then computes for 0.005 s (a thin blue bar) and waits 0.04 s in `await asyncio.sleep`
-# (light green: suspended). The caller's busy work is red (blocked): it holds the loop, so
-# nothing else can start on it.
 # `Timeline` is the course's stopwatch: `with tl.span(name, state=...)` records the time spent
 # in the block as one bar, coloured by its `state` (blue for running, light green for waiting,
 # red for blocked; later chapters add grey for cancelled, orange for failed and purple for
-# cleanup), and `tl.mark(name)` writes down one named moment.
+# cleanup), and `tl.mark(name)` writes down one named moment. In the first cell below,
+# `busy(seconds)` spins in plain Python for that long, and `timed_body` is the body under test:
+# 0.005 s of work, then 0.04 s suspended in `await asyncio.sleep`.
+#
+# The second cell creates three such coroutine objects at the same moment and drives them in
+# three ways: awaited at once, awaited after the caller has done 0.05 s of busy work of its
+# own, and wrapped in a Task. In the chart, a grey bar before a body is the time its object
+# existed without running; each body is then a thin blue bar (running) and a light green one
+# (suspended). The caller's busy work is red (blocked): it holds the loop.
 #
 # The Task is created before the caller's busy work, and `later` is awaited after it. Predict
 # which of the two bodies starts first once the busy work ends.
@@ -298,9 +306,13 @@ else:
 # you choose. Implement `run_in_reverse(job_ids, log)`:
 #
 # 1. first create one coroutine object `record_job(job_id, log)` for **every** id, in the
-#    given order, without running any of them;
-# 2. then await them one by one in **reverse** order;
-# 3. return their results in the order they were awaited.
+#    given order (a repeated id once per occurrence), without running any of them;
+# 2. then await them one by one in **reverse** order, each after the previous one has ended;
+# 3. return their results in the order they were awaited;
+# 4. if a body raises, let its error come out of `run_in_reverse` and await no later body; if
+#    the caller cancels `run_in_reverse`, end cancelled and start no later body.
+#
+# Several calls at once, each with its own `log`, must each behave as if alone.
 #
 # :::{dropdown} What the grader checks
 #
@@ -503,11 +515,9 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # ## In slime
 #
 # slime's rollout code is built from coroutine functions, and reading it means keeping the three
-# moments apart: the line that calls an `async def` has not done the work yet. The first quote,
-# the evaluation rollout `eval_rollout`, collects one coroutine object per evaluation dataset in
-# a list. Only when the list is handed to `asyncio.gather` and awaited do the bodies start
-# (chapter 03 is about `gather`). The second quote, `generate_and_rm`, awaits its generate
-# function on the spot. Every place where slime defines or awaits a coroutine is listed in the
+# moments apart: the line that calls an `async def` has not done the work yet. Below, one
+# rollout step stores its coroutine objects and runs them later, and another awaits its call on
+# the spot. Every place where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

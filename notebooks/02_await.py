@@ -13,7 +13,7 @@
 #    the program;
 # 4. name the coroutine at fault with asyncio's debug mode, which logs slow callbacks.
 #
-# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 50 minutes
+# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -48,7 +48,7 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: do two awaits in a row overlap?
 #
 # A common belief is that `await` makes code concurrent: "it's async, so the two requests run
 # in parallel". The cell below awaits two requests of 0.1 s each, one line after the other.
@@ -99,7 +99,7 @@ assert tl.order("request A starts", "request B starts", "request A ends"), "B st
 print("✓ B started while A was still waiting")
 
 # %% [markdown]
-# ## Where `await` hands over control
+# ## Does every `await` hand over control?
 #
 # While a coroutine is suspended, the event loop runs whatever else is ready. Does every
 # `await` give the others a turn?
@@ -156,7 +156,7 @@ print("✓ the bystander ran only where a step suspended")
 # The event loop is *cooperative*: it can only switch at a point where the running coroutine
 # suspends.
 #
-# ### An `await` whose answer is already there
+# ### Does `await response.aread()` suspend?
 #
 # The same holds for library calls. The slime helper quoted at the end of this chapter awaits an
 # HTTP POST with httpx and then awaits `response.aread()`. Does the second `await` suspend?
@@ -317,12 +317,14 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # The last line sums up the whole run: the number of wake-ups, the longest gap between two of
 # them, and how many gaps were longer than 50 ms. The heartbeat kept beating through the
 # `await asyncio.sleep`, and stopped dead during `time.sleep`: not one wake-up fell inside it,
-# and a single gap between two wake-ups spans all of it. A blocking call never reaches a
+# and a single gap between two wake-ups spans all of it. (Inside the `await` there are fewer
+# than the 30 wake-ups a perfect 5 ms clock would give, because each 5 ms sleep ends a little
+# late.) A blocking call never reaches a
 # suspension point, so the loop cannot run anything else until it returns: every other task,
 # every timer, every network callback waits. Both coroutines took the same time; only one let
 # the program live.
 #
-# ## Measure it
+# ## Measure: the two waits and the loop's heartbeat on one clock
 #
 # The chart puts the two waits and the heartbeat on one clock. The heartbeat lane is blue
 # while the loop answers and red where the gap between wake-ups is longer than 50 ms.
@@ -335,7 +337,7 @@ frozen_segments = [s for s in tl.spans_of("event loop heartbeat") if s.state == 
 assert any(s.start <= rude.start and s.end >= rude.end for s in frozen_segments)
 
 # %% [markdown]
-# ## Debug mode names the culprit
+# ## Debug mode: which coroutine held the loop?
 #
 # A heartbeat tells you *that* the loop froze. asyncio's debug mode tells you *who* froze it:
 # with `loop.set_debug(True)`, the loop times every callback and every step of every task,
@@ -345,9 +347,10 @@ assert any(s.start <= rude.start and s.end >= rude.end for s in frozen_segments)
 #
 # Here `slow_callback_log` (also in `lab_snippets.loopwatch`) switches debug mode on for a
 # block and collects the warnings instead of printing them. The slow step must start inside
-# the block, so each wait runs in its own Task.
+# the block, so each wait runs in its own Task. Both waits last 0.15 s, longer than the
+# threshold of 0.08 s. Predict which of them debug mode reports: both, only one, or neither?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with slow_callback_log(threshold=0.08) as warnings_logged:
     await asyncio.create_task(polite_wait(FREEZE))
     await asyncio.create_task(rude_wait(FREEZE))
@@ -355,7 +358,13 @@ with slow_callback_log(threshold=0.08) as warnings_logged:
 for message in warnings_logged:  # the full message also says where the task was created
     print(message.split(" created at")[0], "...", message[message.rfind("took"):])
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% [markdown]
+# Only `rude_wait` is reported. Debug mode times each *step* of a task, the stretch of code
+# between two suspensions, not the coroutine's whole life: `polite_wait` spent its 0.15 s
+# suspended, and each of its steps took a few microseconds. A long `await` costs the loop
+# nothing; a long step between two awaits holds it.
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert any("rude_wait" in m and "took" in m for m in warnings_logged), "debug mode names the blocking coroutine"
 assert not any("polite_wait" in m for m in warnings_logged), "a suspended coroutine holds nothing"
 print("✓ debug mode named the coroutine that blocked, and only that one")
@@ -408,13 +417,16 @@ if sys.version_info < (3, 14):
 # Servers often wait for a condition by polling: check, and if it is not true yet, wait a
 # little and check again. Implement `wait_until(is_ready, interval, timeout)`:
 #
-# 1. call `is_ready()`; if it returns `True`, return the number of checks made so far;
-# 2. otherwise wait `interval` seconds **without blocking the event loop**, and check again;
-# 3. if `timeout` seconds have passed since the start and it is still not ready, raise
-#    `TimeoutError`.
+# 1. call `is_ready()` at once; if it returns `True`, return the number of checks made so far;
+# 2. otherwise wait `interval` seconds after the check has answered, **without blocking the
+#    event loop** (and without spinning), and check again;
+# 3. still not ready `timeout` seconds after the start: raise `TimeoutError` on time (never
+#    sleep past the deadline);
+# 4. let an error from `is_ready()`, or a cancellation, come out at once, leaving no task
+#    running.
 #
-# The condition usually becomes true because *another task* changes something, so a
-# `wait_until` that blocks the loop will never see it happen.
+# The condition usually turns true because *another task* changes something, so a
+# `wait_until` that blocks the loop never sees it.
 #
 # :::{dropdown} What the grader checks
 #
@@ -906,9 +918,7 @@ finally:
 # While one request waits for the server, the loop runs the other samples' requests: slime's
 # throughput comes from the many Tasks that call this coroutine at the same time (chapters 03
 # and 04), not from the awaits inside it. The second quote, from the Megatron teacher server,
-# polls the way Exercise 2.1 does. A `time.sleep` there would hold the whole aiohttp server for
-# the pause of every round. Other handlers, including those polling for the results of the very
-# requests it waits on, would get the loop only in the gaps between those pauses. The
+# polls the way Exercise 2.1 does. The
 # [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each one is
 # worth a look: is it on a thread of its own, or inside a coroutine?
 

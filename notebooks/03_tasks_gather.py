@@ -14,7 +14,7 @@
 # 4. compare what `gather` and `TaskGroup` do to the other Tasks when one fails, and catch
 #    what a `TaskGroup` raises.
 #
-# **Needs** chapters 01 and 02 · about 55 minutes
+# **Needs** chapters 01 and 02 · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -130,7 +130,7 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # in, so you can `zip` it with the inputs without sorting anything. `gather` also wrapped the
 # plain coroutine objects in Tasks for us, which is why they overlapped.
 #
-# ## Predict, then run: does the loop keep a fire-and-forget task alive?
+# ## Predict: does the loop keep a fire-and-forget task alive?
 #
 # A common habit is "fire and forget": start a task with `asyncio.create_task(...)` on a line
 # of its own and keep nothing it returns. It looks safe: the loop is running the task, surely
@@ -290,17 +290,22 @@ print("✓ gather raised sample 1's error at once; samples 0 and 2 ran on to the
 # %% [markdown]
 # `gather` does **not** cancel the other Tasks: they run on in the background, and their
 # results are lost unless you still hold the Tasks. With `return_exceptions=True`, `gather`
-# does not raise; the exception takes the failed entry's place in the result list. The cell
-# below runs the same plan at a quarter of the durations, each sample with a throwaway
-# `Timeline()`.
+# does not raise. The cell below runs the same plan at a quarter of the durations, each sample
+# with a throwaway `Timeline()`. Predict the list it returns: how many entries, and what
+# stands in the place of sample 1?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes = await asyncio.gather(
     *(score_sample(name, d / 4, Timeline(), fail) for name, (d, fail) in plan.items()),
     return_exceptions=True)
 print(outcomes)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% [markdown]
+# Three entries, in argument order, and sample 1's is the `ValueError` object itself, returned
+# rather than raised. Nothing marks it as a failure but its type, so code that reads the list
+# must check each entry with `isinstance(entry, BaseException)` before using it as a result.
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert [type(o).__name__ for o in outcomes] == ["str", "ValueError", "str"], outcomes
 print("✓ with return_exceptions=True the error takes the failed entry's place")
 
@@ -342,12 +347,13 @@ print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup 
 # because `score_sample` marks only its start, its end and a cancellation; the order of the
 # two cancellations is not specified, since the group keeps its tasks in a set.
 #
-# ## Measure it: gather and TaskGroup on one timeline
+# ## Measure: gather and TaskGroup on one timeline
 #
 # The same three samples, the same failure, two ways of waiting. Each light green bar is the
 # time a sample was in progress, suspended in its `await` (the stand-in for the reward model's
 # reply), up to the moment it ended; the mark at its end says how it ended: an
-# orange cross where it failed, a grey one where it was cancelled. Under the `TaskGroup` the
+# orange cross where it failed, a grey one where it was cancelled; a bar with no cross ended
+# normally. Under the `TaskGroup` the
 # siblings were in progress until the failure and are cancelled right after it; under `gather`
 # they run to their end after the caller has already been told of the failure. The dashed line
 # is the moment the caller hears about the failure.
@@ -499,16 +505,16 @@ print("✓ done right after create_task:", done_at_creation)
 # slime generates the samples of one prompt group concurrently and needs them back in the
 # group's order. Implement `score_group(names, score_one)` for a stricter version:
 #
-# 1. call `score_one(name)` for every name, **all at the same time**;
-# 2. return the results in the order of `names`;
-# 3. if any call fails, **cancel the others**, wait until they are gone, and let the failure
-#    propagate as an `ExceptionGroup` (a caller will use `except*`);
+# 1. call `score_one(name)` once per name (repeats included), **all at the same time**,
+#    started in the order of `names`;
+# 2. return the results in the order of `names`, as soon as the last one is in;
+# 3. if any call fails, **cancel the others**, wait until they are gone, and raise an
+#    `ExceptionGroup` (a caller will use `except*`);
 # 4. leave no task running when you return or raise, also when the caller cancels
-#    `score_group` midway: the calls are cancelled, and gone, before the `CancelledError`
-#    reaches the caller.
+#    `score_group`: the calls are gone before the `CancelledError` reaches it.
 #
-# One of the tools on this page meets all four requirements; the exercise is to pick it and
-# see why.
+# Concurrent callers, each with its own `score_one`, must not disturb each other. One tool on
+# this page does all of this: pick it.
 #
 # :::{dropdown} What the grader checks
 #

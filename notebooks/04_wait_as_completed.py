@@ -14,7 +14,7 @@
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. end such a loop cleanly: cancel what is left and wait for it.
 #
-# **Needs** chapters 02 and 03 · about 40 minutes
+# **Needs** chapters 02 and 03 · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -55,7 +55,7 @@ async def request(name: str, seconds: float, tl: Timeline):
 
 
 # %% [markdown]
-# ## Predict, then run
+# ## Predict: what do the slow requests do once `wait` has timed out?
 #
 # `asyncio.wait(tasks, timeout=0.05)` returns two sets, `done` and `pending`. Many people read
 # the timeout as a deadline for the work: "after 0.05 s the slow ones are stopped". Predict
@@ -107,14 +107,15 @@ assert not any(n in tl.names() for n in ("request 1 ends", "request 2 ends"))
 print("✓ the pending requests were cancelled and had finished their cleanup before we went on")
 
 # %% [markdown]
-# ## `as_completed`: results in finishing order
+# ## Handling results with `as_completed`
 #
 # `gather` (chapter 03) returns everything at once, in argument order, when the slowest is
 # done. `asyncio.as_completed(tasks)` gives you one awaitable per {term}`task`, in the order they
-# *finish*: each `await` returns the next result as soon as it exists. Handling (logging,
-# scoring, updating a progress bar) can start with the first result instead of the last.
+# *finish*. Below, four requests take 0.16, 0.12, 0.08 and 0.04 s, and the loop handles each
+# result as its `await` returns. Predict how long after the start the first result is handled:
+# about 0.04 s, or only once the slowest is done at 0.16 s?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 durations = [0.16, 0.12, 0.08, 0.04]
 started = time.monotonic()
@@ -132,7 +133,12 @@ print("handled in this order:", handled)
 print(f"first result handled after {first_handled_after:.3f} s;",
       f"the slowest took {max(durations)} s")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% [markdown]
+# About 0.04 s: each `await` returns the next result as soon as it exists, so handling
+# (logging, scoring, updating a progress bar) starts with the first result instead of the
+# last, while the slowest request is still running.
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: as-completed-yields-in-finishing-order
 assert handled == ["request 3", "request 2", "request 1", "request 0"], "handled in finishing order"
 assert tl.order("handled request 3", "request 0 ends"), "the first result is handled while the slowest still runs"
@@ -145,7 +151,7 @@ print("✓ results were handled in finishing order, the first while the slowest 
 # which job it was: here the name. Python 3.13 added `async for`,
 # which gives back the tasks themselves (the note further down).
 #
-# ## Keep the pipe full: `wait(FIRST_COMPLETED)` and refill
+# ## A rollout loop: `wait(FIRST_COMPLETED)` and refill
 #
 # An RL rollout needs a batch of good sample groups. Some groups come back useless (for
 # example every sample got the same reward) and are dropped, so the rollout cannot know in
@@ -159,15 +165,8 @@ print("✓ results were handled in finishing order, the first while the slowest 
 # fourth group is dropped by the filter. We compare the loop with the simpler "start 4, gather
 # them, repeat" approach, with at most 4 groups in flight in both. Predict roughly how long
 # each approach takes to keep 8 groups (the durations are in the first cell below), and why.
-#
-# :::{dropdown} Why the course does it this way: best of three, interleaved
-#
-# The run below times the two with `ainterleaved`, which runs them in turn, three times each,
-# and uses each one's best time, so a busy moment on the machine slows both alike. The folded
-# check asserts that the refill loop takes less than three quarters of the batches' time measured
-# beside it, not less than a fixed number of seconds.
-#
-# :::
+# The run times the two with the course's `ainterleaved`, which runs them in turn, three times
+# each, and reports each one's best time.
 
 # %%
 DURATIONS = [0.12, 0.03, 0.03, 0.03]
@@ -266,7 +265,16 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 # batch waits 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s,
 # because no slot waits for another.
 #
-# ## Measure it
+# :::{dropdown} Why the course does it this way: best of three, interleaved
+#
+# Running the two in turn and keeping each one's best time means a busy moment on the machine
+# slows both alike. The folded
+# check asserts that the refill loop takes less than three quarters of the batches' time measured
+# beside it, not less than a fixed number of seconds.
+#
+# :::
+#
+# ## Measure: how busy the 4 slots stay, batches against refill
 #
 # Each lane is one of the 4 slots, that is one of the 4 groups allowed in flight at once (the
 # folded plotting code puts each group in the first slot free when it started). With batches, a
@@ -354,13 +362,15 @@ else:
 # Implement `first_results(start_work, wanted, limit)`:
 #
 # 1. `start_work(i)` returns a coroutine for job number `i` (0, 1, 2, ... in that order);
-# 2. keep **at most `limit`** jobs in flight, and start the next job as soon as any job
-#    finishes (do not wait for a whole batch);
-# 3. return the results of the first `wanted` jobs **to finish**, in finishing order (jobs that
-#    finish at the same moment may come in any order among themselves);
+# 2. keep `limit` jobs in flight while more results are wanted, **never more**, and start the
+#    next job the moment any job finishes (do not wait for a whole batch);
+# 3. return the results of the first `wanted` jobs **to finish**, in finishing order (ties in
+#    any order);
 # 4. before returning, cancel the jobs still in flight and wait until they are gone; do the
-#    same when a job raises (then let its error through) and when the caller cancels
-#    `first_results`.
+#    same when a job raises (then raise its error itself, not an `ExceptionGroup`) and when
+#    the caller cancels `first_results`, even a second time while you wait.
+#
+# Concurrent callers, each with its own `start_work`, must not disturb each other.
 #
 # :::{dropdown} What the grader checks
 #

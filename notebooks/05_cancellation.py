@@ -10,9 +10,9 @@
 # 2. test what catching `CancelledError` does to `asyncio.timeout` and `wait_for`;
 # 3. measure the cleanup that runs after a cancel, and what a caller must do to know it is
 #    over;
-# 4. protect shared work from a caller's cancellation with `asyncio.shield`.
+# 4. find out what `asyncio.shield` protects when a caller is cancelled.
 #
-# **Needs** chapters 03 (tasks) and 04 (wait) · about 40 minutes
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -33,7 +33,8 @@ figure_style()
 #
 # `task.cancel()` asks a task to stop; inside the task, the stop arrives as a `CancelledError`.
 # In the next cell the worker first runs 0.04 s of plain code with no `await` (standing in for
-# tokenising a long prompt). A cancel is scheduled for 0.01 s after the start. The moments are
+# tokenising a long prompt). A cancel is scheduled for 0.01 s after the start
+# (`loop.call_later(0.01, f)` asks the loop to run `f` 0.01 s from now). The moments are
 # written down with `tl.mark` on a `Timeline`, the course's recorder. Predict their order: does
 # the cancel run at 0.01 s, and where does `CancelledError` arrive?
 
@@ -93,7 +94,7 @@ print("✓ the cancel ran only after the busy stretch; CancelledError arrived at
 # way, and the task ends *cancelled* only when the exception leaves its coroutine. A
 # cancellation is a message that the task reads at its next `await`.
 #
-# ## Predict, then run
+# ## Predict: what does catching `CancelledError` do to a timeout?
 #
 # `CancelledError` is an exception, so it is tempting to treat it like one: catch it, log
 # it, carry on. Three workers below each get cut off by `asyncio.timeout(0.03)` while they
@@ -180,30 +181,34 @@ assert late_result == "finished" and overrun >= 2.5, (late_result, overrun)  # f
 print("✓ wait_for too returned the late result instead of raising TimeoutError")
 
 # %% [markdown]
-# ## Measure it
+# ## Measure: what each caller sees after `cancel()`
 #
 # Cleanup is code, and code takes time. Two workers below hold a "slot" (think of a request
-# slot on an inference server) and release it in `finally` with an `await` that takes 0.08 s.
-# Caller A cancels its worker and moves on at once; caller B cancels and then awaits the
-# worker (bounded by a timeout). Each caller then checks whether the slot is free. Predict
-# what each caller sees.
+# slot on an inference server) and release it in `finally` with `release_slot`, an `await`
+# that takes 0.08 s (its folded cell also draws the cleanup on the timeline). Caller A
+# cancels its worker and moves on at once; caller B cancels and then awaits the worker
+# (bounded by a timeout). Each caller then checks whether the slot is free: `slot_free[name]`
+# turns true when `release_slot` has finished. Predict what each caller sees.
 
-# %%
-tl = Timeline()
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the instruments"}
 CLEANUP = 0.08
 slot_free = {"A": False, "B": False}
 
 
+async def release_slot(name: str) -> None:
+    """The worker's cleanup: 0.08 s of awaiting, then the slot is free (drawn purple)."""
+    with tl.span(f"worker {name}", state="cleanup"):
+        await asyncio.sleep(CLEANUP)
+    slot_free[name] = True
+    tl.mark(f"worker {name} released the slot")
+
+
+# %%
 async def hold_slot(name: str) -> None:
-    started = time.monotonic()
     try:
         await asyncio.sleep(1)  # waiting, until the cancel arrives here
     finally:
-        tl.add(f"worker {name}", started, time.monotonic(), state="waiting")
-        with tl.span(f"worker {name}", state="cleanup"):
-            await asyncio.sleep(CLEANUP)  # releasing the slot is itself an await
-        slot_free[name] = True
-        tl.mark(f"worker {name} released the slot")
+        await release_slot(name)  # releasing the slot is itself an await
 
 
 # %%
@@ -225,6 +230,7 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+tl = Timeline()
 workers = {name: asyncio.create_task(hold_slot(name)) for name in "AB"}
 await asyncio.sleep(0.03)
 seen_by_a, seen_by_b = await asyncio.gather(
@@ -234,6 +240,9 @@ print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: only-awaiting-sees-the-cleanup-done
 await asyncio.wait(workers.values(), timeout=2)  # A's cleanup must finish too, before we leave
+for name in "AB":  # each worker's wait: from its start to the cancel's arrival, where cleanup starts
+    cleanup = tl.spans_of(f"worker {name}")[0]
+    tl.add(f"worker {name}", tl.t0, tl.t0 + cleanup.start, state="waiting")
 fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
               lanes=["worker A", "caller A", "worker B", "caller B"])
 waited = tl.spans_of("caller B")[0].duration
@@ -255,14 +264,15 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # about the cleanup; awaiting the task (or waiting for it with `asyncio.wait`, or a done
 # callback) is how it learns that the cleanup is over.
 #
-# ## Shielding shared work from one impatient caller
+# ## `asyncio.shield`: which one is cancelled?
 #
 # Sometimes the work a caller waits for is not its own: a checkpoint save that other requests
-# also need. `asyncio.shield(task)` gives the caller an awaitable whose cancellation does
-# **not** reach `task`. The caller is cancelled and stops waiting; the task goes on. Without
-# the shield, cancelling the caller cancels the work it was awaiting.
+# also need. `asyncio.shield(task)` wraps the task in a new awaitable for the caller to wait
+# on instead of the task itself. In the cell below a caller awaits a 0.05 s save and is
+# cancelled after 0.01 s, once through `asyncio.shield(save)` and once awaiting `save`
+# directly. Predict, for each: does the caller end cancelled, and does the save complete?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def save_checkpoint(step: int) -> str:
     await asyncio.sleep(0.05)
     return f"checkpoint {step}"
@@ -285,15 +295,18 @@ for shielded in (True, False):
 
 print(outcome)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: shield-protects-the-work
 assert outcome["with shield"] == (True, "checkpoint 7"), "the caller stopped, the save completed"
 assert outcome["without shield"] == (True, "cancelled"), "the caller's cancellation reached the save"
 print("✓ both callers were cancelled; the shielded save completed, the unshielded one was cancelled")
 
 # %% [markdown]
-# A shield protects the work, not the caller, and it creates a duty: somebody must still
-# await the shielded task (or keep a reference to it) so that it is not lost when it ends.
+# Both callers ended cancelled. With the shield, the cancellation stopped at the shield and
+# never reached `save`, which completed; without it, cancelling the caller cancelled the work
+# it was awaiting. A shield protects the work, not the caller, and it creates a duty: somebody
+# must still await the shielded task (or keep a reference to it) so that it is not lost when
+# it ends.
 #
 # :::{dropdown} Going further: tasks count cancel requests (`cancelling`, `uncancel`)
 #
@@ -377,16 +390,15 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # Implement `drain(tasks, grace, cleanup_budget)`, the shutdown step of a session that has
 # requests in flight:
 #
-# 1. give the tasks up to `grace` seconds to finish on their own, and return early if they
-#    all finish sooner;
-# 2. cancel every task still running after the grace period;
-# 3. wait (at most `cleanup_budget` seconds) until the cancelled tasks have finished their
-#    cleanup;
-# 4. return `(finished_on_their_own, cancelled)` as two counts. A task that ended with an
-#    error during the grace period counts as finished, and so does one already done when
-#    `drain` is called; `drain` itself must not raise. An empty set drains to `(0, 0)`. The
-#    counts are over the tasks in `tasks` at the call: a running set that drops tasks as they
-#    finish is read once, when `drain` starts.
+# 1. give the tasks up to `grace` seconds to finish on their own, and return as soon as all
+#    are done;
+# 2. cancel every task still running after the grace period, and only those, once each;
+# 3. wait at most `cleanup_budget` seconds until the cancelled tasks have finished their
+#    cleanup; a longer cleanup is left running, not cut short;
+# 4. return `(finished_on_their_own, cancelled)` as two counts over the tasks in `tasks` at
+#    the call (a running set that drops finished tasks is read once, at the start). A task
+#    that failed, or was already done, counts as finished. `drain` must not raise; an empty
+#    set drains to `(0, 0)`.
 #
 # :::{dropdown} What the grader checks
 #
@@ -642,14 +654,9 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 # ## In slime
 #
 # The agent adapter ends a session (`shutdown_session`, the first quote) in the three steps of
-# this chapter. It waits for the session's in-flight turn handlers with `asyncio.wait` and a
-# timeout, the grace period. It cancels whatever is still pending. And then it gathers the
-# cancelled tasks with `return_exceptions=True`, which is the "cancel, then await" step. The
-# cleanup those handlers run is the second quote, in `call_sglang_generate`. aiohttp cancels a
-# handler whose client goes away (when the server asks for that, as slime's coding-agent example
-# does), and the quote's `except` cleans up and re-raises: the safe way to catch cancellation.
-# Every `cancel`, `shield` and timeout in slime is listed in the
-# [source inventory](../book/reference/inventory.md).
+# this chapter: a grace period, a cancel, then a wait for the cleanup. The second quote, in
+# `call_sglang_generate`, is the cleanup those cancelled handlers run. Every `cancel`, `shield`
+# and timeout in slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
