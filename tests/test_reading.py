@@ -123,8 +123,9 @@ FOLDED_OUTPUT = {"hide-output", "hide-cell", "remove-output", "remove-cell"}
 
 # A predict heading is the question itself ("## Predict: does the loop stall?"), so the table of
 # contents says what is asked (issue 41: "Predict, then run" told readers of both editions nothing).
-PREDICT_HEADING = re.compile(r"^## Predict(?:, then run)?(?:$| ?[:·] .+$)", re.M)
-MEASURE_HEADING = re.compile(r"^## Measure(?: it)?(?:$| ?[:·] .+$)", re.M)
+# Counterfactual: a bare "## Predict, then run" or "## Measure it" (every chapter before session 12).
+PREDICT_HEADING = re.compile(r"^## Predict ?[:·] .+$", re.M)
+MEASURE_HEADING = re.compile(r"^## Measure ?[:·] .+$", re.M)
 
 
 def predict_cells(nb) -> list:
