@@ -90,7 +90,7 @@ print("await gave:", result)
 print("log after await:", log)
 print("state:", inspect.getcoroutinestate(pending))
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert log == ["body of 1 started", "body of 1 finished"]
 assert result == 0.1
 assert inspect.getcoroutinestate(pending) == inspect.CORO_CLOSED
@@ -125,7 +125,7 @@ with warnings.catch_warnings(record=True) as caught:
 messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
 print(messages)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: forgotten-coroutine-warns
 # the warning's source is the coroutine object that was dropped unawaited
 unawaited = [w.source.__qualname__ for w in caught

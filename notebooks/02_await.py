@@ -93,7 +93,7 @@ overlapped_elapsed = time.monotonic() - started
 print(f"two tasks: {overlapped_elapsed:.3f} s,",
       f"sequential awaits: {sequential_elapsed:.3f} s")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: two-tasks-overlap
 assert tl.order("request A starts", "request B starts", "request A ends"), "B starts while A waits"
 print("✓ B started while A was still waiting")

@@ -252,7 +252,7 @@ await asyncio.gather(*background_tasks)
 print("reply delivered:", delivered, "| task log:", kept_log)
 print("still tracked:", len(background_tasks))
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert delivered
 assert kept_log == ["waiting for the reply", "got reward 0.9", "finally ran"]
 assert background_tasks == set(), "the done callback removed the finished task"
@@ -394,7 +394,7 @@ top.set_xlabel("")
 for ax in (top, bottom):
     ax.set_ylabel("sample")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 gather_raised = gather_tl.events[gather_tl.names().index("gather raised")].at
 group_raised = group_tl.events[group_tl.names().index("TaskGroup raised")].at
 assert {s.state for s in group_tl.spans} == {"failed", "cancelled"}

@@ -99,7 +99,7 @@ await asyncio.gather(*pending, return_exceptions=True)
 tl.mark("pending cancelled and awaited")
 print(tl.names())
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-then-await-stops-pending
 assert all(t.cancelled() for t in pending)
 assert tl.order("request 1 cancelled", "pending cancelled and awaited")

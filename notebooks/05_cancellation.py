@@ -176,7 +176,7 @@ late_result = await asyncio.wait_for(bare_except(), timeout=TIMEOUT)
 overrun = (time.monotonic() - start) / TIMEOUT
 print(f"wait_for returned {late_result!r} after {overrun:.1f} × its timeout")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert late_result == "finished" and overrun >= 2.5, (late_result, overrun)  # floor: a sleep never ends early
 print("✓ wait_for too returned the late result instead of raising TimeoutError")
 

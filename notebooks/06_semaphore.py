@@ -140,7 +140,7 @@ await asyncio.gather(*(asyncio.create_task(timed_sample(d), name=f"sample {i}")
 print("peak inside:", permits.inside.peak,
       "· most running spans at one instant:", tl.max_overlap("running"))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: peak-never-exceeds-limit
 inside = permits.inside
 assert inside.peak == 3, "with more samples than permits, the section fills up to the limit"

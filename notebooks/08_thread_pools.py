@@ -88,7 +88,7 @@ with borrowed_default_executor():
 print(f"the to_thread call ran in thread {worker!r}, "
       f"not in {threading.current_thread().name!r}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: thread-keeps-the-loop-beating
 on_loop = tl.spans_of("called on the loop")[0]
 in_thread = tl.spans_of("awaited via to_thread")[0]
@@ -354,7 +354,7 @@ with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reload") as pool:
                         f"{outcome!r}")
 print(*stop_log, sep="\n")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: stop-event-ends-the-thread
 assert stop_log[-1].endswith("'reload stopped'"), stop_log
 assert any(entry.startswith("stop seen") for entry in stop_log)

@@ -99,7 +99,7 @@ for request_id, line in ctx_logs:
 notebook_value = request_id_var.get()
 print("the notebook's own value:", notebook_value)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: each-task-keeps-its-own-value
 assert all(line.startswith(f"[{request_id}]") for request_id, line in ctx_logs), (
     f"each handler logged its own request: {ctx_logs}")
@@ -200,7 +200,7 @@ for name, parent in parents.items():
     print(f"{name:<22} parent: {parent}")
 stack_after = SPAN_STACK.get()
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: reset-restores-the-parent-span
 assert all(parent == name.split(" > ")[0] for name, parent in parents.items()
            if " > " in name), "every generate and reward span has its sample as parent"
@@ -424,7 +424,7 @@ worker.join(timeout=2)
 request_id_var.set("-")
 print("the thread saw:", explicit)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert not join_all([worker], timeout=2) and explicit == ["req-7"], explicit
 print("✓ the thread ran in the context it was given and saw req-7")
 

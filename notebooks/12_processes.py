@@ -203,7 +203,7 @@ print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x,
 # moment (a neighbour that is busy during one run and idle during the other would decide
 # such a comparison). First the threads.
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
 # sys._is_gil_enabled() exists from 3.13; every earlier build has the GIL.
 gil_enabled = sys._is_gil_enabled() if hasattr(sys, "_is_gil_enabled") else True
@@ -230,7 +230,7 @@ else:
 # Then the processes. The machine's load decides how much each one runs; the cell measures
 # that first and compares the time both ran with what those shares give by chance.
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: processes-run-at-once
 assert len({r["pid"] for r in on_processes}) == 2, "two worker processes ran the two jobs"
 process_1, process_2, processes_both = shares(on_processes)
@@ -319,7 +319,7 @@ def square_in_notebook(x: int) -> int:
 print(pickle.dumps(square_in_notebook))
 print(pickle.dumps(square))
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert b"__main__" in pickle.dumps(square_in_notebook)
 assert b"lab_snippets.proc_workers" in pickle.dumps(square)
 print("✓ both are pickled as a module and a name: __main__ for the notebook's function")
@@ -350,7 +350,7 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
 # shut the broken pool down, so nothing is left running. The cause is in the worker's log:
 # {term}`pickling` worked in the parent, and the worker failed while *unpickling* the task.
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: spawn-finds-the-worker-by-name
 with open(worker_log) as log:
     logged = log.read().strip().splitlines()
@@ -392,7 +392,7 @@ with SPAWN.Pool(processes=2) as pool:
     per_range = pool.starmap_async(count_primes, ranges).get(timeout=20)
 print("primes per range, in input order:", per_range)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 del pool
 assert per_range == [count_primes(lo, hi) for lo, hi in ranges]
 print("✓ starmap returned the counts in the order of the ranges")
@@ -410,7 +410,7 @@ try:
 except RuntimeError as error:
     print("raised again in the parent:", repr(error))
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 (_, _, fast_end), (_, _, slow_end) = fast.result(timeout=0), slow.result(timeout=0)
 if fast_end < slow_end - 0.05:  # the usual case: the fast job really finished first
     assert finished.index(fast) < finished.index(slow), (
@@ -460,7 +460,7 @@ available = multiprocessing.get_all_start_methods()
 default = multiprocessing.get_context().get_start_method()
 print("available:", available, "· default here:", default)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 if sys.platform == "win32":
     expected = "spawn"  # the only start method on Windows
 elif sys.platform == "darwin":
@@ -774,7 +774,7 @@ def tracker_processes() -> list[psutil.Process]:
 
 print("resource tracker pids:", [p.pid for p in tracker_processes()])
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 from lab_snippets.proc_workers import stop_resource_tracker
 
 del executor  # the last pool object still holding semaphores

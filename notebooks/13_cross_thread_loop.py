@@ -180,7 +180,7 @@ core_loop.call_soon_threadsafe(core_loop.stop)  # from this thread: the thread-s
 core_thread.join(timeout=2)
 core_loop.close()
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert future.result(timeout=0) == "core-loop" != threading.current_thread().name
 assert not core_thread.is_alive() and core_loop.is_closed(), "the loop thread ended, loop closed"
 print("✓ the coroutine ran on the loop thread; the thread ended and its loop is closed")
@@ -265,7 +265,7 @@ calls = [background.run(where_and_gate(), timeout=2) for _ in range(2)]
 print([(thread.name, status) for thread, status in calls],
       "caller thread:", threading.current_thread().name)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert all(thread is background.thread is not threading.current_thread() for thread, _ in calls)
 assert [status for _, status in calls] == ["ok", "ok"]
 print("✓ both calls ran on the loop thread, and the one Event served both")
@@ -399,7 +399,7 @@ finally:
 
 print(f"debug mode: {wrong_thread_error}")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert isinstance(wrong_thread_error, RuntimeError)
 print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 

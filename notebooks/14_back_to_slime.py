@@ -879,11 +879,15 @@ class _Scenario:
         return who + "; ".join(f"step {k} is {st.describe()}" for k, st in enumerate(self.steps))
 
 
+# More output than asyncio can take in while nobody reads: its StreamReader pauses the pipe past
+# 2 x 64 KiB, one read adds up to 256 KiB and the pipe holds 64 KiB (448 KiB in all), so a step
+# that waits before it reads is stuck whatever the chunk sizes (200 kB was not: 3.14.8 let one pass).
+_CHATTER = 2_000_000
 _result = _st.sampled_from([_json.dumps({"task": "_t", "diff": "fix"}), ""])
 _finishes = _st.builds(_sth.StandIn, seconds=_st.just(0.05), code=_st.sampled_from([0, 2]), says=_st.just("started"),
-                       chatter=_st.sampled_from([0, 200_000]), result=_result)
+                       chatter=_st.sampled_from([0, _CHATTER]), result=_result)
 _hangs = _st.builds(_sth.StandIn, on_term=_st.sampled_from(["honour", "ignore"]), says=_st.just("started"),
-                    chatter=_st.sampled_from([0, 200_000]))
+                    chatter=_st.sampled_from([0, _CHATTER]))
 _step = _st.one_of(_st.builds(_Step, _finishes),
                    _st.builds(_Step, _hangs, _st.sampled_from([None, 0.15])))
 _scenarios = _st.builds(_Scenario, _st.lists(_step, min_size=1, max_size=2).map(tuple))
@@ -983,7 +987,7 @@ try:
                      what="run_harness_owned", examples=2, hint="chapter 14",
                      explicit=(_Scenario((_Step(_sth.StandIn("ignore", says="started"), 0.15),
                                           _Step(_sth.StandIn(seconds=0.05, code=2, says="started",
-                                                             chatter=200_000)))),))
+                                                             chatter=_CHATTER)))),))
 finally:
     _asyncio_log.setLevel(_asyncio_log_level)
 ### END HIDDEN TESTS

@@ -222,7 +222,7 @@ for worker in workers:
     worker.join(timeout=5)  # bounded: the check below asserts none is still alive
 print(f"consumed {len(consumed)} items, peak buffer size {shared.peak} (capacity 2)")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: the-buffer-never-exceeds-its-capacity
 assert not [worker for worker in workers if worker.is_alive()], "every worker ended"
 assert sorted(consumed) == list(range(6)) + list(range(100, 106)), "each item exactly once"

@@ -82,7 +82,7 @@ with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
 
 print(seen, results)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert seen == {"first": ["running", "finished"], "second": ["queued", "finished"]}, seen
 assert results == ["first done", "second done"], results
 print("✓ the first job ran while the second was queued; both finished")
@@ -329,7 +329,7 @@ workers_left = [t.name for t in threading.enumerate()
 print(tl.names())
 print("worker threads left:", workers_left)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert tl.order("last submit returned", "job 3 finished", "with block exited")
 assert all(tl.order(f"job {shard} finished", "with block exited") for shard in range(4))
 assert workers_left == [], workers_left

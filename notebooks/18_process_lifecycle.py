@@ -735,7 +735,7 @@ _sc.differential(stop_with_escalation, _reference, _scenarios, _observe, _compar
 # As in chapter 12, the `spawn` start method left multiprocessing's resource tracker running
 # in this kernel; stopping it means this notebook ends with no child process at all.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 from lab_snippets.proc_workers import stop_resource_tracker
 
 assert stop_resource_tracker()

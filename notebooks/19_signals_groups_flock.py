@@ -233,7 +233,7 @@ os.killpg(grouped.pid, signal.SIGKILL)
 grouped.communicate(timeout=5)
 print(f"leads its own group: {own_group} · still in our session: {same_session}")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert own_group and (same_session or sys.version_info < (3, 11))
 print("✓ process_group=0: a group of its own, in our session")
 

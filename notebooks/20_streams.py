@@ -194,7 +194,7 @@ print(f"read(1024) got {got} of {whole} bytes: {trusting_read!r}")
 print("readexactly-based read_frame:", framed)
 print("readuntil-based read_line:   ", delimited)
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: framing-puts-the-boundaries-back
 assert len(trusting_read) < len(whole_reply), "one read returned only part of the reply"
 assert framed == b"ok:sample 17" and delimited == b"ok:sample 18", "framed reads returned whole replies"

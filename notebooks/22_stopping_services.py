@@ -149,7 +149,7 @@ code_cancel, events_cancel, sent_cancel = stop_service(
     ["serve", JOBS, "--on-sigterm", "cancel"], signal.SIGTERM, started=3)
 print("exit status:", code_cancel, "· events:", names(events_cancel))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigterm-handler-runs-cleanup
 after = names(events_cancel)[3:]
 assert code_cancel == 128 + signal.SIGTERM

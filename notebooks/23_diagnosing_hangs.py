@@ -132,7 +132,7 @@ first = report.index("Task 'slot holder':")
 entry = itertools.takewhile(lambda line: line.startswith("    "), report[first + 1:])
 print(report[first], *entry, sep="\n")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert "hold_slot_until_approved" in report[first + 1], "the holder's chain shows what it waits for"
 print("✓ describe_tasks() shows the slot holder waiting in hold_slot_until_approved")
 approval.set()
@@ -173,7 +173,7 @@ else:
     print(f"Python {sys.version_info.major}.{sys.version_info.minor}:",
           "no asyncio.format_call_graph (new in 3.14); await_chain shows:", graph)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 14):
     assert "waits_on" in graph
 else:
@@ -301,7 +301,7 @@ finally:
 print(later_dump.splitlines()[0], "·", later_dump.count("take_"),
       "frames of the two deadlocked functions")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert later_dump.startswith("Timeout (0:00:00.300000)!"), (
     f"the watchdog's dump comes first: {later_dump[:200]!r}")
 assert "take_a_then_b" in later_dump, (
@@ -402,7 +402,7 @@ finally:
 print("threading.excepthook got:", thread_errors,
       "· sys.unraisablehook got:", unraisable)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert thread_errors == [("scorer", "ZeroDivisionError")] and unraisable == ["OSError"]
 print("✓ each hook got its error once")
 
@@ -427,7 +427,7 @@ with slow_callback_log(threshold=0.03) as slow:
 head, took = slow[0].split(" coro=")[0], slow[0].split("> took ")[-1]
 print(f"{head} … took {took}")  # the middle, where the coroutine was defined, left out
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert any("tokenizer" in message for message in slow), (
     "the warning names the task that held the loop")
 print("✓ the slow-callback warning names the task that held the loop")

@@ -251,7 +251,7 @@ for label, values in cpu_per_second.items():
 load = os.getloadavg()[0]
 print(f"load average of this machine meanwhile: {load:.1f} on {os.cpu_count()} CPUs")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert len(pids) == 2 and os.getpid() not in pids, "the two calls ran in two other processes"
 assert not gil or max(cpu_per_second["two threads"]) <= 1.1, "with the GIL, two threads get one CPU at most"
 print("✓ two threads got at most one CPU between them; the two process calls ran in two other processes")
@@ -286,7 +286,7 @@ per_char = table[10_000][0] / 10_000  # the work's cost per character
 crossover = table[10][2] / per_char
 print(f"the trip costs as much as the work at about {crossover:,.0f} characters")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert table[10][2] > 5 * table[10][0], "for tiny work, the trip costs far more than the work"
 assert table[10_000][2] < 0.5 * table[10_000][0], (
     "for large work, the trip is small next to the work")
@@ -315,7 +315,7 @@ best = {label: min(times) for label, times in trips.items()}
 print({label: f"{seconds * 1000:.2f} ms" for label, seconds in best.items()},
       "for a call that does no work")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: pickling-cost-grows-with-payload
 assert best["8 MB"] > 3 * best["8 B"], (
     "sending 8 MB of arguments costs far more than the call itself")

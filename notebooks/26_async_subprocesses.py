@@ -440,7 +440,7 @@ if sys.version_info >= (3, 12):
     print("3.12+: a pidfd on the event loop instead of a thread",
           "(3.11 shows one 'asyncio-waitpid-N' thread)")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info < (3, 12):
     assert len(watcher_threads) == 1, "3.11: one waitpid thread per running child"
 else:

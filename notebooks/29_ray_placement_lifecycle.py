@@ -363,7 +363,7 @@ for name, (begun, done, verdict) in checks.items():
     print(f"{name:>8}: check began at {begun - stuck_since:.2f} s,",
           f"took {done - begun:.2f} s, {verdict}")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: the-callers-timeout-catches-a-stuck-actor
 still_ok = ray.get(engines["healthy"].health.remote(1.0), timeout=30)
 stuck_check = checks["stuck"][1] - checks["stuck"][0]

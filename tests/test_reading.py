@@ -632,6 +632,26 @@ def test_no_drawing_call_leaks_its_return_value_onto_the_page(chapter):
     assert not leaks, f"chapter {chapter.number}: a drawing call's return value prints: {leaks}"
 
 
+CHECK_PRINT = re.compile(r"print\(f?[\"']✓")
+
+
+def test_a_check_prints_its_verdict_behind_a_fold(chapter):
+    """A check is the proof, one click away: its ✓ verdict line prints inside the fold too
+    (``hide-cell``, label "Show the check"), not under a folded source. In session 12, learners
+    found ✓ lines in view that answered the question above them (20: "✓ 17 replies to the good
+    client, in order" under its prediction; 02, 13, 12), and praised 15, whose checks were folded
+    whole. Counterfactual: tag a check cell ``hide-input``; this test found 41 such cells in 20
+    chapters. A cell that also draws a figure is exempt (the figure stays in view,
+    ``test_a_figure_is_not_folded_away``); five do (06, 10, 11, 20, 21)."""
+    in_view = [cell.source.strip().splitlines()[0][:70] for cell in notebook(chapter).cells
+               if cell.cell_type == "code" and CHECK_PRINT.search(cell.source)
+               and not tags(cell) & (FOLDED_OUTPUT | {"solution", "tests", "hidden-tests"})
+               and not DRAWS.search(cell.source)]
+    assert not in_view, (
+        f"chapter {chapter.number}: a check prints its ✓ line in view (tag it hide-cell, label "
+        f"'Show the check'): {in_view}")
+
+
 MACHINE_NOTES = [
     (r"\bbuild machine\b|\bmachine that built\b|\bevery duration on this page\b",
      "the machine the page was built on"),
