@@ -318,11 +318,12 @@ for name, (begun, done, verdict) in slime_checks.items():
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-timeout-inside-the-call-waits-out-the-stuck-call
-# floors: the health call runs only after the 6 s call, so no load can make these shorter
 stuck_done, healthy_begun = slime_checks["stuck"][1], slime_checks["healthy"][0]
 assert slime_checks["stuck"][2] == "healthy", f"the stuck engine was not reported healthy: {slime_checks['stuck']}"
+# floor: the health call runs only after the 6 s call, and a sleep never ends early
 assert stuck_done - slime_since >= STUCK_FOR * 0.9, (
     f"the check of the stuck engine ended {stuck_done - slime_since:.2f} s in, before its 6 s call")
+# floor: the healthy engine is checked only after the stuck one's 6 s wait
 assert healthy_begun - slime_since >= STUCK_FOR * 0.9, (
     f"the healthy engine was checked {healthy_begun - slime_since:.2f} s in, not after the stuck one's wait")
 for engine in slime_engines.values():  # this round is over: free its actors
