@@ -16,7 +16,7 @@
 # 4. find out what a timeout or a cancellation of the awaiting coroutine does to the thread,
 #    and stop the thread properly with a `threading.Event`.
 #
-# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 50 minutes
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -46,7 +46,9 @@ figure_style()
 # records its span (`tl.span`) on a `Timeline`, the course's stopwatch (chapter 01), in a
 # lane named after the thread that ran it.
 #
-# `asyncio.to_thread` hands such a call to the loop's *default* thread pool.
+# `asyncio.to_thread` hands such a call to the loop's *default* thread pool. The cells that
+# use that pool wrap it in `with borrowed_default_executor():`, which lends them a fresh
+# default pool and shuts it down at the end of the cell; your own code needs no such wrapper.
 #
 # :::{dropdown} Why the course does it this way: `borrowed_default_executor`
 #
@@ -71,10 +73,12 @@ def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
 # ## On the loop, or in a thread
 #
 # Chapter 02 showed that a blocking call inside a coroutine stops every other task. The same
-# heartbeat (a task that wakes up every 5 ms) now watches two runs of the same 0.15 s call:
-# first called directly in the coroutine, then awaited through `asyncio.to_thread`.
+# heartbeat (`LoopWatch`: a task that wakes up every 5 ms and records each wake-up) now
+# watches two runs of the same 0.15 s call: first called directly in the coroutine, then
+# awaited through `asyncio.to_thread`. Predict: about 30 heartbeats fit in 0.15 s; how many
+# does the loop get during each of the two calls?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 BLOCK = 0.15
 tl = Timeline()
 with borrowed_default_executor():
@@ -151,7 +155,8 @@ with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="rm-worker") as 
     calls = [loop.run_in_executor(pool, counted_call, DURATION) for _ in range(CALLS)]
     threads_used = await asyncio.gather(*calls)
 print(f"{CALLS} calls on a pool of {WORKERS}: peak in flight {inside.peak}, "
-      f"on {len(set(threads_used))} threads")
+      f"on {len(set(threads_used))} threads; "
+      f"first call to last: {pool_tl.total():.2f} s")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: pool-size-caps-calls-in-flight
@@ -167,13 +172,13 @@ assert pool_elapsed >= 0.95 * ideal, (
 print(f"✓ never more than {WORKERS} calls at once, on {WORKERS} threads, in three waves")
 
 # %% [markdown]
-# Three at a time, in 0.24 s. A pool with *k* threads runs at most *k* calls at once; the rest
+# A pool with *k* threads runs at most *k* calls at once; the rest
 # queue inside the pool until a thread is free. So nine calls on three threads run in three
 # waves, one lane per worker thread, and the pool size, not the number of calls, sets the pace.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = pool_tl.plot(
-    f"{CALLS} blocking calls on a pool of {WORKERS} threads: three waves",
+    f"{CALLS} blocking calls on a pool of {WORKERS} threads, one lane per thread",
     xlabel="time since the first call (s)")
 ax = fig.axes[0]
 calls_by_lane: dict[float, list] = {}
@@ -187,9 +192,8 @@ for bars in calls_by_lane.values():
                 f"wave {wave}", ha="center", va="center", color="white", fontsize=9)
 
 # %% [markdown]
-# The loop's default pool is a pool like this one, with `min(32, CPUs + 4)` threads (which CPUs
-# count depends on the Python version; see the dropdown), shared by every `to_thread` call of
-# the loop. The next cell prints its size on this machine and starts two more blocking
+# The loop's default pool is a pool like this one, with `min(32, CPUs + 4)` threads, shared
+# by every `to_thread` call of the loop. The next cell prints its size on this machine and starts two more blocking
 # `to_thread` calls than that, while the CPU sits idle. Predict: how many of them run at once?
 #
 # :::{dropdown} Going further: the default pool's size
@@ -216,8 +220,8 @@ assert inside.peak == default_size < inside.entered, (
 print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at once")
 
 # %% [markdown]
-# No more than the pool's size, however idle the CPU is: every `to_thread` call that is blocked
-# holds one of its threads, and the calls after the last free thread wait in its queue. If a
+# However idle the CPU is, every `to_thread` call that is blocked holds one of the pool's
+# threads, and the calls after the last free thread wait in its queue. If a
 # server awaits `to_thread(ray.get, ...)` for each of its in-flight requests, the pool size
 # quietly caps the requests it can serve at once.
 
@@ -265,7 +269,7 @@ assert via_wrap == via_executor == "bridge_0"
 print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyncio.Future")
 
 # %% [markdown]
-# No: `await` raises `TypeError`, because a `concurrent.futures.Future` has no `__await__`;
+# A `concurrent.futures.Future` has no `__await__`, so `await` on it raises `TypeError`;
 # it can only block a thread in `.result()`. Wrapped by `asyncio.wrap_future`, or made by
 # `run_in_executor`, it is an `asyncio.Future`, and awaiting it gives the call's result (here
 # the name of the pool's thread, `bridge_0`).
@@ -407,10 +411,10 @@ else:
 
 
 # %% [markdown]
-# About one core, not two. On the standard build only the thread holding the GIL (the global
-# interpreter lock) runs Python bytecode, so two computing threads take turns: the loop's
-# heartbeat keeps going, because the GIL is handed over every few milliseconds, but there is
-# no speed-up. For computation, use processes (chapter 12).
+# On the standard build only the thread holding the GIL (the global interpreter lock) runs
+# Python bytecode, so two computing threads take turns and keep about one core busy, not two:
+# the loop's heartbeat keeps going, because the GIL is handed over every few milliseconds, but
+# there is no speed-up. For computation, use processes (chapter 12).
 #
 # :::{dropdown} Going further: free-threaded builds and a busy machine
 #
@@ -850,9 +854,7 @@ _sc.differential(run_with_deadline, _reference,
 # - A blocking call inside a coroutine freezes the loop; `await asyncio.to_thread(fn, ...)` runs
 #   it in a worker thread while the loop keeps serving other tasks.
 # - A thread pool caps the calls in flight at its size. The default pool (`to_thread`,
-#   `run_in_executor(None, ...)`) has `min(32, CPUs + 4)` threads (CPUs: `os.process_cpu_count()`
-#   since 3.13, `os.cpu_count()` before), shared by all such
-#   calls; pass your own pool to `run_in_executor` to give a kind of work its own cap.
+#   `run_in_executor(None, ...)`) has `min(32, CPUs + 4)` threads, shared by all such calls; pass your own pool to `run_in_executor` to give a kind of work its own cap.
 # - `pool.submit` returns a `concurrent.futures.Future` (thread-safe, blocking `.result(timeout)`);
 #   `await` needs an `asyncio.Future`: `asyncio.wrap_future` or `run_in_executor` bridge them.
 # - A timeout or cancellation stops the *waiting*, not the thread. Ask the work to stop with a

@@ -12,7 +12,7 @@
 # 2. use a `contextvars.ContextVar` instead, and find out **when** a task takes its own
 #    copy of the context;
 # 3. keep a stack of nested spans with `set` and `reset(token)`, as slime's tracing does,
-#    and find out what goes wrong when the stack is a list;
+#    and run the same program with a plain list as the stack;
 # 4. carry the context into a thread: `asyncio.to_thread`, a bare `threading.Thread`, and a
 #    copied context.
 #
@@ -72,8 +72,9 @@ assert wrong == ["req-0", "req-1"], (
 print("✓ req-0 and req-1 logged req-2: one variable, shared by every task")
 
 # %% [markdown]
-# Every handler logged `req-2`: the last one to write the variable before anyone read it.
-# One event loop thread runs all three, so "module-level" means "shared by every task".
+# The cause: one event loop thread runs all three handlers, so "module-level" means
+# "shared by every task". Each handler sets the variable and then awaits, so by the time
+# any of them reads it, only the last writer's value is left.
 #
 # A `ContextVar` looks like a global (you create it once, at module level) but its value
 # lives in the **current context**, and every asyncio task runs in a context of its own.
@@ -148,8 +149,9 @@ assert parent_sees == "batch-2"
 print("✓ each task saw the value at its creation; the task's own set stayed inside it")
 
 # %% [markdown]
-# `early` saw `batch-1`, although the parent had moved on to `batch-2` before `early`
-# started: the copy is taken when the task is **created**, not when it starts running. A
+# Look at `early`'s line first: the parent had moved on to `batch-2` before `early`
+# started, so its value tells when the copy was taken: when the task is **created**, not
+# when it starts running. A
 # task created later (`late`) sees the later value, and what `setter` set stayed inside
 # `setter`: the parent still sees `batch-2`.
 
@@ -255,12 +257,19 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # %% [markdown]
 # ## Measure: which parent did each span find?
 #
-# Not with the list: as soon as the samples interleave, a span finds on top of the shared
-# list whatever another task pushed last. Both runs side by side, one lane per task, each `generate` and `reward` span written over
+# Both runs side by side, one lane per task, each `generate` and `reward` span written over
 # with the parent it found. The three tasks overlap in time: samples 1 and 2 open their
-# spans while sample 0 is still waiting in `generate`. With the `ContextVar` (top)
-# every span found its own sample; with the shared list (bottom) the orange spans, the first
-# line printed above, found a span of another task.
+# spans while sample 0 is still waiting in `generate`. With the `ContextVar` (top) each
+# task reads its own stack. The shared list (bottom) holds whatever any task pushed last, so
+# once the samples interleave a span can find another task's span on top: those are the
+# orange spans, the first line of the folded output above.
+#
+# Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
+# step, with no `await` between them, so no other task can push in between; the damage
+# starts after the first `await`. The `sample` spans, the second printed line, are not
+# drawn: sample 1 opened while sample 0's `generate` was on top, and found it. (The helper
+# removes its own name rather than calling `pop()`, because with interleaved tasks the top
+# of the list may belong to another task.)
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
@@ -333,9 +342,9 @@ assert seen_tags == [["a", "b"], ["a", "b"]] and notebook_tags == ["a", "b"], (
 print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list")
 
 # %% [markdown]
-# Both tasks saw `['a', 'b']`, and so did the notebook. The context copy is shallow: a task
-# gets the same **objects** as its parent, so appending to the list changes the one list
-# every copy holds, and the isolation is gone. slime's trace stacks are tuples, and each
+# The context copy is shallow: a task gets the same **objects** as its parent, so
+# appending to the list changes the one list that every copy holds, the notebook's included,
+# and the isolation is gone. slime's trace stacks are tuples, and each
 # span sets a new one, which keeps them clear of this problem.
 
 # %% [markdown]
@@ -392,10 +401,10 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # %% [markdown]
 # `asyncio.to_thread(fn)` copies the current context and runs `fn` inside the copy in a
 # worker thread, so a log helper called there still knows the request. A thread you start
-# yourself with `threading.Thread` starts with an **empty** context (on the Pythons this
-# course runs): the variable has only its default. The fix is to run the target inside a
-# copy yourself, as the third thread did. Whatever the Python version, pass the context to a
-# thread explicitly when the thread must see it, as the cell below does.
+# yourself with `threading.Thread` starts with an **empty** context, so the variable has
+# only its default (one build of Python 3.14 differs: see Going further). The fix is to run
+# the target inside a copy yourself, as the third thread did, and as the cell below does:
+# pass the context to a thread explicitly whenever the thread must see it.
 #
 # :::{dropdown} Going further
 #
@@ -405,20 +414,19 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # task does. The flag is **on by default in the free-threaded build** (`python3.14t`) and
 # off in the default build, where the behaviour above stays; `-X thread_inherit_context=1`
 # turns it on. So the same program can log the right request in its threads on one build
-# and `-` on the other. This course runs on 3.11 to 3.13, so the 3.14 branch of the cell
-# below is not executed here.
+# and `-` on the other; the check above accepts either, by reading the flag. Before 3.14
+# there is no flag and no `context=`, and a bare thread always starts empty. On 3.14 the cell
+# below could also be written
+# `threading.Thread(target=read_request_id, args=(explicit,), context=contextvars.copy_context())`;
+# `copy_context().run` works on every version.
 #
 # :::
 
 # %%
 explicit: list[str] = []
 request_id_var.set("req-7")
-if sys.version_info >= (3, 14):  # Thread takes the context to run in
-    worker = threading.Thread(target=read_request_id, args=(explicit,),
-                              context=contextvars.copy_context())
-else:  # no context= argument before 3.14: run the target in a copied context
-    worker = threading.Thread(target=contextvars.copy_context().run,
-                              args=(read_request_id, explicit))
+worker = threading.Thread(target=contextvars.copy_context().run,  # runs in a copy
+                          args=(read_request_id, explicit))
 worker.start()
 worker.join(timeout=2)
 request_id_var.set("-")
@@ -674,8 +682,8 @@ _sc.differential(traced_span, _reference, _programs, _observe, _compare, what="t
 # - `token = var.set(...)` and `var.reset(token)` in a `finally` keep a nested stack exact;
 #   keep the value immutable (a tuple), because copies are shallow.
 # - `asyncio.to_thread` runs its function in a copy of the context; a bare
-#   `threading.Thread` starts empty (on 3.11 to 3.13) unless you run it in `copy_context().run` (or, from
-#   3.14, pass `context=`).
+#   `threading.Thread` starts with an empty context (see Going further for 3.14t), so run its
+#   target in `copy_context().run`.
 #
 # **What's next.** Chapter 12 crosses a bigger boundary than threads: processes, which share
 # no memory and no context at all.

@@ -8,12 +8,12 @@
 # run?
 #
 # **You will**
-# 1. send SIGTERM and SIGINT to a real asyncio service and compare what its jobs get to do:
-#    nothing (SIGTERM's default), or a cancellation with cleanup (`loop.add_signal_handler`,
-#    and `asyncio.run`'s own Ctrl-C handling since Python 3.11);
+# 1. send SIGTERM and SIGINT to a real asyncio service and find out what each one leaves its
+#    jobs time to do, with and without a handler (`loop.add_signal_handler`, and the one
+#    `asyncio.run` installs for Ctrl-C);
 # 2. find out when an `atexit` hook runs, compared with the worker threads still running at
-#    exit, and what a daemon thread loses;
-# 3. draw the jobs of three stops on one timeline, beside a graceful stop;
+#    exit, daemon or not;
+# 3. draw the jobs of three stops on one timeline, a graceful stop among them;
 # 4. write the shutdown a scheduler expects: stop accepting, let in-flight work finish within
 #    a budget, cancel the rest, wait for its cleanup, exit with a code that says which.
 #
@@ -118,7 +118,7 @@ assert names(events_default) == ["start 0", "start 1", "start 2"], "no job print
 print("✓ SIGTERM's default action ended the service; no job printed anything after it")
 
 # %% [markdown]
-# Nothing. SIGTERM's default action ends the process at once: no `finally` runs, no
+# SIGTERM's default action ends the process at once: no `finally` runs, no
 # `except CancelledError`, no `atexit` hook, not even the jobs that needed a few more
 # milliseconds. A negative status is how `subprocess` reports "killed by that signal".
 #
@@ -186,14 +186,17 @@ assert code_int == -signal.SIGINT, "then KeyboardInterrupt ended the process"
 print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInterrupt ended it")
 
 # %% [markdown]
-# The jobs were cancelled and cleaned up, the main task saw the cancellation, and the process
-# then ended by SIGINT. The service's last line names the mechanism: the service caught the
-# `KeyboardInterrupt` that left `asyncio.run` and printed the function its traceback ends in.
-# Here that was `Runner.run` itself, after the main task had ended cancelled. An unhandled
+# The mechanism is `asyncio.run`'s own SIGINT handler, whose rule is below: it turned the
+# Ctrl-C into a cancellation of the main task, so the jobs' cleanup ran, and only then raised
+# `KeyboardInterrupt`. The service's last line shows where that exception came from: the
+# service catches the `KeyboardInterrupt` that leaves `asyncio.run`, looks at the innermost
+# frame of its traceback, and prints `interrupt-from-asyncio.run` when that frame is
+# `Runner.run`, the code behind `asyncio.run` (a signal handler interrupting a job would have
+# printed `interrupt-from-signal-handler`). An unhandled
 # `KeyboardInterrupt` makes Python end itself with SIGINT (status −2 here, 130 in a shell),
 # so that a calling shell knows the user interrupted it.
 #
-# **The rule (Python 3.11 and later).** `asyncio.run` (built on `asyncio.Runner`) installs
+# **The rule**: `asyncio.run` (built on `asyncio.Runner`) installs
 # its own SIGINT handler while it runs, if the main thread still has Python's default one.
 # The **first** Ctrl-C cancels the main task of `asyncio.run`: put your cleanup in
 # `except asyncio.CancelledError` or `finally`, and it runs as for any cancellation; once the
@@ -783,7 +786,7 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 # - SIGTERM's default action ends a process at once: no `finally`, no `atexit`. A service that
 #   must clean up installs a handler; in asyncio, `loop.add_signal_handler`, whose callback runs
 #   on the loop like any other.
-# - Since 3.11 `asyncio.run` turns the first Ctrl-C into a cancellation of the main task (and
+# - `asyncio.run` turns the first Ctrl-C into a cancellation of the main task (and
 #   then `KeyboardInterrupt`); the second Ctrl-C raises at once. It does nothing for SIGTERM.
 # - A polite stop is: stop accepting, give in-flight work a budget, cancel what is left, wait
 #   for its cleanup, exit with a status that says which happened.
@@ -801,7 +804,9 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 # pieces stop it, quoted below in that order: an `atexit` hook, a flag with a bounded join,
 # and a bounded drain.
 # The rollout itself has no SIGTERM handler; chapter 19's CI wrapper is where slime passes a
-# stop on to a whole process group. Other `atexit`, thread and signal sites are in the
+# stop on to a whole process group. Nor does Ctrl-C reach this loop's tasks: its
+# `asyncio.run` runs in a thread other than the main one, so it installs no SIGINT handler
+# (the first of the "Two limits" above). Other `atexit`, thread and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
