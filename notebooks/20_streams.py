@@ -303,7 +303,7 @@ print(stats)
 # ended between two frames (the good client's and the malformed client's, which hung up after
 # its second reply).
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the figure and the check"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 BAD_LANES = ["malformed client", "oversized client", "truncated client"]
 fig = tl.plot("One server, four bad clients and a good one",
               lanes=["server", "good client", *BAD_LANES, "idle client"])
