@@ -157,7 +157,7 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # (`run_forever`). Synchronous code submits coroutines to it with
 # `asyncio.run_coroutine_threadsafe(coro, loop)`, which returns a
 # `concurrent.futures.Future`, the thread-safe kind from chapter 08, and waits on it with
-# `result()` (slime passes no timeout there; our version below passes one). Every coroutine
+# `result()`. Every coroutine
 # then runs on the same loop, so loop-bound objects keep working across calls.
 #
 # The core of the pattern is five lines: make a loop, run it forever in a thread, submit a
@@ -279,11 +279,9 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 # future into one its own loop can await.
 #
 # A heartbeat task on the notebook's loop ticks every 0.01 s, and each wait lasts for a job
-# of 0.12 s. The jobs only await `asyncio.sleep` on the loop thread, so their bars are light
-# green (waiting); red is the notebook's thread in `result()`. Predict: how many heartbeats
-# land while the notebook waits in `result()`, and how many while it awaits `wrap_future`?
-# Each job is `slow_job(label)`: it awaits `asyncio.sleep(0.12)` on the loop thread and
-# returns its label.
+# of 0.12 s: each job is `slow_job(label)`, which awaits `asyncio.sleep(0.12)` on the loop
+# thread and returns its label. Predict: how many heartbeats land while the notebook waits in
+# `result()`, and how many while it awaits `wrap_future`?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a heartbeat on the notebook's loop, and a job that draws its own span.
@@ -304,7 +302,7 @@ async def slow_job(label: str) -> str:
     return label
 
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment"}
 beat = asyncio.create_task(heartbeat())
 await asyncio.sleep(0.03)
 with tl.span("notebook: result() blocks", state="blocked"):
@@ -337,7 +335,9 @@ assert ticks_while_awaiting >= 2, (
 print("✓ no heartbeat while result() blocked; the heartbeat went on under await wrap_future")
 
 # %% [markdown]
-# None, and about a dozen. Look at the bottom lane: under the red bar the heartbeat stops for
+# Look at the bottom lane first. The jobs only await `asyncio.sleep` on the loop thread, so
+# their bars are light green (waiting); the red bar is the notebook's thread in `result()`.
+# Under the red bar the heartbeat stops for
 # as long as job A runs, because `result()` holds the notebook's thread, and the notebook's
 # loop runs on that thread. Under `await wrap_future` the ticks go on: the notebook's loop
 # is free while job B runs on the other thread.
@@ -364,7 +364,7 @@ background.loop.call_soon(note_callback)  # from the notebook's thread, not the 
 tl.mark("call_soon returned")
 ran_on_its_own = ran.wait(timeout=0.2)
 tl.mark("waited 0.2 s")
-background.loop.call_soon_threadsafe(lambda: None)  # a thread-safe call wakes the loop
+background.loop.call_soon_threadsafe(lambda: None)  # then a call_soon_threadsafe
 ran.wait(timeout=2)
 print("ran within 0.2 s on its own:", ran_on_its_own)
 print(tl.names())
