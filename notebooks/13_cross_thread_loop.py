@@ -186,10 +186,11 @@ assert not core_thread.is_alive() and core_loop.is_closed(), "the loop thread en
 print("✓ the coroutine ran on the loop thread; the thread ended and its loop is closed")
 
 # %% [markdown]
-# `LoopThread` below grows that core into a class with its shutdown. `stop()` cancels whatever is still
-# running on the loop, asks the loop to stop with `call_soon_threadsafe(loop.stop)` (a loop's
-# methods are not thread-safe; this one schedules a callback from another thread and wakes the
-# loop), joins the thread with a timeout, and checks that the thread closed its loop on the way out.
+# `LoopThread` below grows that core into a class: `run()` submits a coroutine and waits for
+# its result with a timeout, `submit()` returns the future without waiting, and `stop()` shuts
+# the loop down from outside; the section "Stopping the loop thread" below puts `stop()` to
+# the test. The thread is a daemon thread (`daemon=True`), so it does not keep the
+# interpreter from exiting.
 
 # %%
 def serve_forever(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
@@ -441,9 +442,11 @@ assert not background.thread.is_alive() and background.loop.is_closed()
 print("✓ stop() cancelled the pending poll (its finally ran), then stopped and closed the loop")
 
 # %% [markdown]
-# It runs, and before the loop stops. `stop()` first cancels the pending work on the loop and
-# waits for it (so its `finally` blocks run there), then stops the loop from outside with
-# `call_soon_threadsafe`, joins the thread with a bound and checks that the loop is closed.
+# `stop()` first cancels the pending work on the loop and waits for it, so its `finally`
+# blocks run there, before anything else; then it stops the loop from outside with
+# `call_soon_threadsafe(loop.stop)` (a loop's methods are not thread-safe; this one schedules
+# a callback from another thread and wakes the loop), joins the thread with a bound and
+# checks that the loop is closed.
 # Stopping the loop first would leave the poll suspended on a loop that no longer runs.
 #
 # Two tools that keep one loop across calls without a loop thread, or choose which loop a
