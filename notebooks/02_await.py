@@ -320,16 +320,23 @@ assert longest_gap_inside(polite) <= 0.5 * (stall_end - stall_start)
 print("✓ the heartbeat kept beating through the await and stopped for the whole time.sleep")
 
 # %% [markdown]
-# The last line sums up the whole run: the number of wake-ups, the longest gap between two of
-# them, and how many gaps were longer than 50 ms. The heartbeat kept beating through the
-# `await asyncio.sleep`, and stopped dead during `time.sleep`: not one wake-up fell inside it,
-# and a single gap between two wake-ups spans all of it. (Inside the `await` there are fewer
-# than the 30 wake-ups a perfect 5 ms clock would give, because each 5 ms sleep ends a little
-# late.) A blocking call never reaches a
-# suspension point, so the loop cannot run anything else until it returns: every other task,
-# every timer, every network callback waits. Both coroutines took the same time; only one let
+# A blocking call never reaches a suspension point, so the loop cannot run anything else until
+# it returns: every other task, every timer, every network callback waits. The heartbeat shows
+# it: it kept beating through the `await asyncio.sleep`, and stopped dead during
+# `time.sleep`: not one wake-up fell inside it, and a single gap between two wake-ups spans
+# all of it. The last line sums up the whole run: "N beats every 5 ms" counts the wake-ups
+# of a heartbeat that asks to wake every 5 ms, then come the longest gap between two of them
+# and how many gaps were longer than 50 ms. Both coroutines took the same time; only one let
 # the program live.
 #
+# :::{dropdown} Going further: fewer wake-ups than a perfect clock
+#
+# Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would give,
+# because each 5 ms sleep ends a little late.
+#
+# :::
+
+# %% [markdown]
 # ## Measure: the two waits and the loop's heartbeat on one clock
 #
 # The chart puts the two waits and the heartbeat on one clock. The heartbeat lane is blue
