@@ -74,15 +74,18 @@ assert tl.order("request A starts", "request A ends", "request B starts", "reque
 print("✓ B started only after A had ended")
 
 # %% [markdown]
-# The pair took the sum of the two waits, and B started only after A had ended. `await x`
-# means "suspend *this* coroutine until `x` has a result". The coroutine does nothing else in
-# the meantime; the line after the `await` runs only when the result is there. Writing `async`
-# and `await` changes *who* may run during the wait, not the order of your own lines.
+# `await x` means "suspend *this* coroutine until `x` has a result". The coroutine does
+# nothing else in the meantime; the line after the `await` runs only when the result is
+# there, so B cannot start before A has ended, and the pair takes the sum of the two waits.
+# Writing `async` and `await` changes *who* may run during the wait, not the order of your
+# own lines.
 #
 # Overlap needs two pieces of work that the loop can run side by side: two Tasks. Chapter 03
-# is about them; here is just enough to see the difference.
+# is about them; here is just enough to see the difference. `asyncio.create_task` starts a
+# coroutine as a Task, and `asyncio.gather` waits for both. Predict again: how long does the
+# pair take now?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 started = time.monotonic()
 task_a = asyncio.create_task(fake_request("request A", REQUEST_TIME, tl))
@@ -90,8 +93,7 @@ task_b = asyncio.create_task(fake_request("request B", REQUEST_TIME, tl))
 await asyncio.gather(task_a, task_b)
 overlapped_elapsed = time.monotonic() - started
 
-print(f"two tasks: {overlapped_elapsed:.3f} s,",
-      f"sequential awaits: {sequential_elapsed:.3f} s")
+print(f"two tasks: {overlapped_elapsed:.3f} s for 2 x {REQUEST_TIME} s")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: two-tasks-overlap
@@ -99,6 +101,10 @@ assert tl.order("request A starts", "request B starts", "request A ends"), "B st
 print("✓ B started while A was still waiting")
 
 # %% [markdown]
+# While task A is suspended at its `await`, the loop has another Task to run, so B starts at
+# once: the pair takes about one wait instead of the sum of two. Compare it with the first
+# answer's time.
+#
 # ## Does every `await` hand over control?
 #
 # While a coroutine is suspended, the event loop runs whatever else is ready. Does every
@@ -314,16 +320,23 @@ assert longest_gap_inside(polite) <= 0.5 * (stall_end - stall_start)
 print("✓ the heartbeat kept beating through the await and stopped for the whole time.sleep")
 
 # %% [markdown]
-# The last line sums up the whole run: the number of wake-ups, the longest gap between two of
-# them, and how many gaps were longer than 50 ms. The heartbeat kept beating through the
-# `await asyncio.sleep`, and stopped dead during `time.sleep`: not one wake-up fell inside it,
-# and a single gap between two wake-ups spans all of it. (Inside the `await` there are fewer
-# than the 30 wake-ups a perfect 5 ms clock would give, because each 5 ms sleep ends a little
-# late.) A blocking call never reaches a
-# suspension point, so the loop cannot run anything else until it returns: every other task,
-# every timer, every network callback waits. Both coroutines took the same time; only one let
+# A blocking call never reaches a suspension point, so the loop cannot run anything else until
+# it returns: every other task, every timer, every network callback waits. The heartbeat shows
+# it: it kept beating through the `await asyncio.sleep`, and stopped dead during
+# `time.sleep`: not one wake-up fell inside it, and a single gap between two wake-ups spans
+# all of it. The last line sums up the whole run: "N beats every 5 ms" counts the wake-ups
+# of a heartbeat that asks to wake every 5 ms, then come the longest gap between two of them
+# and how many gaps were longer than 50 ms. Both coroutines took the same time; only one let
 # the program live.
 #
+# :::{dropdown} Going further: fewer wake-ups than a perfect clock
+#
+# Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would give,
+# because each 5 ms sleep ends a little late.
+#
+# :::
+
+# %% [markdown]
 # ## Measure: the two waits and the loop's heartbeat on one clock
 #
 # The chart puts the two waits and the heartbeat on one clock. The heartbeat lane is blue

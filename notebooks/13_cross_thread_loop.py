@@ -157,7 +157,7 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # (`run_forever`). Synchronous code submits coroutines to it with
 # `asyncio.run_coroutine_threadsafe(coro, loop)`, which returns a
 # `concurrent.futures.Future`, the thread-safe kind from chapter 08, and waits on it with
-# `result()` (slime passes no timeout there; our version below passes one). Every coroutine
+# `result()`. Every coroutine
 # then runs on the same loop, so loop-bound objects keep working across calls.
 #
 # The core of the pattern is five lines: make a loop, run it forever in a thread, submit a
@@ -186,10 +186,11 @@ assert not core_thread.is_alive() and core_loop.is_closed(), "the loop thread en
 print("✓ the coroutine ran on the loop thread; the thread ended and its loop is closed")
 
 # %% [markdown]
-# `LoopThread` below grows that core into a class with its shutdown. `stop()` cancels whatever is still
-# running on the loop, asks the loop to stop with `call_soon_threadsafe(loop.stop)` (a loop's
-# methods are not thread-safe; this one schedules a callback from another thread and wakes the
-# loop), joins the thread with a timeout, and checks that the thread closed its loop on the way out.
+# `LoopThread` below grows that core into a class: `run()` submits a coroutine and waits for
+# its result with a timeout, `submit()` returns the future without waiting, and `stop()` shuts
+# the loop down from outside; the section "Stopping the loop thread" below puts `stop()` to
+# the test. The thread is a daemon thread (`daemon=True`), so it does not keep the
+# interpreter from exiting.
 
 # %%
 def serve_forever(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
@@ -279,11 +280,9 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 # future into one its own loop can await.
 #
 # A heartbeat task on the notebook's loop ticks every 0.01 s, and each wait lasts for a job
-# of 0.12 s. The jobs only await `asyncio.sleep` on the loop thread, so their bars are light
-# green (waiting); red is the notebook's thread in `result()`. Predict: how many heartbeats
-# land while the notebook waits in `result()`, and how many while it awaits `wrap_future`?
-# Each job is `slow_job(label)`: it awaits `asyncio.sleep(0.12)` on the loop thread and
-# returns its label.
+# of 0.12 s: each job is `slow_job(label)`, which awaits `asyncio.sleep(0.12)` on the loop
+# thread and returns its label. Predict: how many heartbeats land while the notebook waits in
+# `result()`, and how many while it awaits `wrap_future`?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a heartbeat on the notebook's loop, and a job that draws its own span.
@@ -304,7 +303,7 @@ async def slow_job(label: str) -> str:
     return label
 
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment"}
 beat = asyncio.create_task(heartbeat())
 await asyncio.sleep(0.03)
 with tl.span("notebook: result() blocks", state="blocked"):
@@ -337,7 +336,9 @@ assert ticks_while_awaiting >= 2, (
 print("✓ no heartbeat while result() blocked; the heartbeat went on under await wrap_future")
 
 # %% [markdown]
-# None, and about a dozen. Look at the bottom lane: under the red bar the heartbeat stops for
+# Look at the bottom lane first. The jobs only await `asyncio.sleep` on the loop thread, so
+# their bars are light green (waiting); the red bar is the notebook's thread in `result()`.
+# Under the red bar the heartbeat stops for
 # as long as job A runs, because `result()` holds the notebook's thread, and the notebook's
 # loop runs on that thread. Under `await wrap_future` the ticks go on: the notebook's loop
 # is free while job B runs on the other thread.
@@ -364,7 +365,7 @@ background.loop.call_soon(note_callback)  # from the notebook's thread, not the 
 tl.mark("call_soon returned")
 ran_on_its_own = ran.wait(timeout=0.2)
 tl.mark("waited 0.2 s")
-background.loop.call_soon_threadsafe(lambda: None)  # a thread-safe call wakes the loop
+background.loop.call_soon_threadsafe(lambda: None)  # then a call_soon_threadsafe
 ran.wait(timeout=2)
 print("ran within 0.2 s on its own:", ran_on_its_own)
 print(tl.names())
@@ -441,9 +442,11 @@ assert not background.thread.is_alive() and background.loop.is_closed()
 print("✓ stop() cancelled the pending poll (its finally ran), then stopped and closed the loop")
 
 # %% [markdown]
-# It runs, and before the loop stops. `stop()` first cancels the pending work on the loop and
-# waits for it (so its `finally` blocks run there), then stops the loop from outside with
-# `call_soon_threadsafe`, joins the thread with a bound and checks that the loop is closed.
+# `stop()` first cancels the pending work on the loop and waits for it, so its `finally`
+# blocks run there, before anything else; then it stops the loop from outside with
+# `call_soon_threadsafe(loop.stop)` (a loop's methods are not thread-safe; this one schedules
+# a callback from another thread and wakes the loop), joins the thread with a bound and
+# checks that the loop is closed.
 # Stopping the loop first would leave the poll suspended on a loop that no longer runs.
 #
 # Two tools that keep one loop across calls without a loop thread, or choose which loop a

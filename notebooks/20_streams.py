@@ -14,7 +14,7 @@
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 45 minutes
+# 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -222,18 +222,9 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # sends a malformed, an oversized or a truncated frame, or nothing at all (`kind` says
 # which).
 #
-# Predict: while the server deals with the bad clients, does the good client get every reply,
-# in order, or do its replies stall or fail?
-#
-# The figure is a `Timeline` again. `tl.add(lane, start, end, state=...)` draws one bar per
-# client, and the state picks its colour, the same in every chapter. Blue (`running`) is a
-# connection the server kept serving: the good client's and the malformed client's. Orange
-# (`failed`) is a connection the server closed on an error. Green (`waiting`) is the silent
-# client, and the server itself, which spends its life waiting for connections. The
-# malformed, oversized and truncated connections last a few milliseconds, too short for a
-# bar, so a diamond in the state's colour marks each. Passing `on_event=tl.mark` to the
-# server turns each of its events into a tick on the server lane, and each reply is a tick
-# on the good client's lane.
+# Predict: all five clients share one server, and one event loop. While the server deals
+# with the bad clients, does the good client get every reply, in order, or do its replies
+# stall or fail?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # The clients: one good client that keeps asking, four bad ones; each draws its lane.
@@ -308,7 +299,9 @@ print(stats)
 # %% [markdown]
 # In the server's counts, `frames` are the whole frames it read (the good client's, and the
 # malformed client's two) and `replies` the normal answers among them; error replies and the
-# four bad events are counted on their own lines.
+# four bad events are counted on their own lines, and `clean eof` counts the connections that
+# ended between two frames (the good client's and the malformed client's, which hung up after
+# its second reply).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 BAD_LANES = ["malformed client", "oversized client", "truncated client"]
@@ -329,10 +322,21 @@ assert len(bad_events) == 4 and tl.order(*bad_events, last_reply), "still served
 print(f"✓ {len(good)} replies to the good client, in order, the last after all four bad clients")
 
 # %% [markdown]
-# Read the server lane: each tick is an accepted connection, a decision from the table or a
-# closed connection. The good client's replies keep coming after the malformed, oversized,
-# truncated and idle connections are dealt with, because each connection has its own handler
-# task and a bad frame ends only that task.
+# Why nothing reaches the good client: each connection has its own handler task, and a bad
+# frame ends only that task (or, for the malformed frame, only that reply). The five
+# handlers share one event loop, but none of them blocks it: each waits on its own socket,
+# so a silent client costs the others nothing while it is waited for.
+#
+# In the figure, one bar per client is drawn with `tl.add(lane, start, end, state=...)`,
+# and the state picks its colour, the same in every chapter. Blue (`running`) is a
+# connection the server kept serving: the good client's and the malformed client's. Orange
+# (`failed`) is a connection the server closed on an error. Green (`waiting`) is the silent
+# client, and the server itself, which spends its life waiting for connections. The
+# malformed, oversized and truncated connections last a few milliseconds, too short for a
+# bar, so a diamond in the state's colour marks each. Passing `on_event=tl.mark` to the
+# server turns each of its events (an accepted connection, a decision from the table, a
+# closed connection) into a tick on the server lane, and each reply is a tick on the good
+# client's lane: those ticks go on after the last diamond.
 #
 # ## Measure: what `drain()` does when the reader reads nothing
 #
@@ -348,9 +352,8 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 #
 # Here the server accepts the connection but reads nothing until we open a gate. The client
 # writes 64 KiB frames and drains after each, until a drain does not return within 0.05 s
-# while the transport is still paused. (A drain that times out just as the kernel takes some
-# bytes and the transport resumes does not count; the client keeps writing.) Then we open the
-# gate and wait for that drain to finish.
+# while the transport is still paused. Then we open the gate and wait for that drain to
+# finish.
 #
 # `record_flow_control(writer)` wraps the protocol's `pause_writing()` and
 # `resume_writing()` to record each call, and `drain_returns_within(writer, 0.05)` is one
@@ -423,19 +426,22 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
     record_flow_control(writer)
     low, high = writer.transport.get_write_buffer_limits()
     try:
-        for _ in range(400):  # a bound: 26 MB, far more than the kernel buffers here
+        for _ in range(400):  # a bound, so that the cell always ends
             writer.write(chunk)  # chunk: one 64 KiB frame
             if not await drain_returns_within(writer, 0.05):
-                break  # drain() is waiting for the reader
+                break  # this drain() has not returned within 0.05 s
         open_gate()  # the server starts reading
-        await writer.drain()  # returns once the reader has caught up
+        await writer.drain()
         tl.mark("client drain returned")
     finally:
         writer.close()
         await writer.wait_closed()
 
 # %% [markdown]
-# Below are what the client saw and the order of events on both sides.
+# The answer below prints how much the client wrote and how full the transport's buffer was
+# at each step; its check asserts the order of the events on both sides (the transport's
+# pause, the drain found waiting, the server starting to read, the resume, the drain
+# returning), and the figure draws them as ticks.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: drain-waits-for-the-reader
@@ -463,16 +469,18 @@ assert tl.order(paused_mark, "client write + drain: drain does not return", "ser
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
 
 # %% [markdown]
-# Far more than one frame. The writes whose `drain()` returned at once come first: the
-# kernel's socket buffers on both sides absorb several megabytes before any byte stays in the
-# transport, so there are dozens of them, drawn end to end as one wide blue bar on the
-# "client write + drain" lane. When the buffers are full, bytes pile up in the transport, it passes its
-# high-water mark and pauses the writer, and `drain()` waits (the light green "client drain"
-# bar) for as long as the server reads nothing. The kernel may still take a few bytes
-# meanwhile, but not enough to bring the buffer down to the low-water mark: the order of
-# events shows the transport resuming the writer, and `drain()` returning, only after the
-# server starts reading. Without `drain()` a
-# producer that outruns its consumer would keep growing the transport buffer without limit.
+# The high-water mark is not where the writer stops, because the transport is not the only
+# buffer: the kernel's socket buffers on both sides take several megabytes before any byte
+# stays in the transport. So the first `drain()` calls return at once, many dozens of them,
+# drawn end to end as one wide blue bar on the "client write + drain" lane. Only when the
+# kernel's buffers are full do bytes pile up in the transport; it passes its high-water mark
+# and pauses the writer, and `drain()` waits (the light green "client drain" bar). The
+# kernel may still take a few bytes meanwhile, but not enough to bring the buffer down to
+# the low-water mark: the transport resumes the writer, and `drain()` returns, only after the
+# server starts reading. The cell opens the gate as soon as it finds the drain waiting, so
+# the green bar here is short; left shut, the gate would hold that drain for as long as the
+# server reads nothing. Without `drain()` a producer that outruns its consumer would keep
+# growing the transport buffer without limit.
 #
 # ## Closing: both ends, then the server
 #
@@ -484,14 +492,12 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # `wait_closed()` waits as long as the peer does; `writer.transport.abort()` drops the
 # buffer and closes at once, the way to give up on a connection.
 #
-# A server has two kinds of sockets: the listening socket, and one socket per accepted
-# connection.
-#
 # **Predict.** In the cell below, a client connects and the server calls `server.close()` (here
 # `listener.close()`). Is the client's connection still open afterwards?
 # The server's handler is `hold_open`: it adds its writer to `handler_writers`, waits for
 # the client to send or close (2 s at most), then closes its writer and sets
-# `handler_ended`.
+# `handler_ended`. `close_connections(listener)` then closes the connections that are
+# left, so that the cell ends cleanly whatever the answer.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The server's handler: it remembers its writer and holds the connection open.
@@ -511,21 +517,24 @@ async def hold_open(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) 
         handler_ended.set()
 
 
+def close_connections(listener: asyncio.Server) -> None:
+    if sys.version_info >= (3, 13):
+        listener.close_clients()
+    else:  # Python < 3.13 has no Server.close_clients(): close the remembered writers by hand
+        for open_writer in list(handler_writers):
+            open_writer.close()
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 listener = await asyncio.start_server(hold_open, "127.0.0.1", 0)
 port = listener.sockets[0].getsockname()[1]
 reader, writer = await asyncio.open_connection("127.0.0.1", port)
 try:
     await handler_started.wait()  # the server has accepted us
-    listener.close()  # stops accepting
-    still_open = bool(handler_writers)
-    if sys.version_info >= (3, 13):
-        listener.close_clients()
-    else:
-        print("Python < 3.13 has no Server.close_clients():",
-              "closing the remembered writers by hand")
-        for open_writer in list(handler_writers):
-            open_writer.close()
+    listener.close()  # server.close()
+    # still open: the handler holds its connection and its writer is not closing
+    still_open = any(not w.is_closing() for w in handler_writers)
+    close_connections(listener)
     client_sees = await reader.read(100)  # b"" is the end of the stream
     await handler_ended.wait()
     await listener.wait_closed()
@@ -542,7 +551,8 @@ assert client_sees == b"", "the client sees the end of the stream once the serve
 print("✓ server.close() left the connection open; closing it ended the client's stream")
 
 # %% [markdown]
-# It is. `server.close()` closes only the listening socket and leaves every accepted
+# A server has two kinds of sockets: the listening socket, and one socket per accepted
+# connection. `server.close()` closes only the listening socket and leaves every accepted
 # connection open, so shutting a server down means closing the listener, then closing (or
 # waiting for) the connections; here the server closed its side and the client read the end
 # of the stream, `b""`.
@@ -553,7 +563,7 @@ print("✓ server.close() left the connection open; closing it ended the client'
 # waits until every accepted connection is closed, and 3.13 added `Server.close_clients()`
 # (and `abort_clients()`) to close them from the server object. On older Pythons the server
 # code must remember the writers of its connections and close them itself, which is what
-# `FrameServer.close()` and the experiment above do.
+# `FrameServer.close()` and `close_connections` above do.
 #
 # :::
 
