@@ -7,8 +7,8 @@
 # from outside it, and which failures does Python only report to a hook you may never see?
 #
 # **You will**
-# 1. list a stuck program's tasks, and compare what their names (what a timeout log usually
-#    prints) and each task's *await chain* tell you about where they wait;
+# 1. list a stuck program's tasks, and find which record of a task says where it is really
+#    waiting;
 # 2. make a frozen process print every thread's stack, from outside with a signal
 #    (`faulthandler.register`) and from inside with a timer (`faulthandler.dump_traceback_later`);
 # 3. catch the failures Python only logs: "Task exception was never retrieved", exceptions in
@@ -52,8 +52,7 @@ HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
 # waits for an approval that never comes); the other is stuck reading a reply from a server that
 # never answers. A timeout guard fires, and, as many services do, logs the pending tasks by the
 # name of their coroutine. Predict: can that log tell the two stuck requests apart? Can
-# `Task.get_stack()`, which returns the task's frames? (`await_chain(task)`, used below, lists
-# the coroutines a task is suspended in, outermost first, down to the future it waits on.)
+# `Task.get_stack()`, which returns the task's frames?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 slot = asyncio.Semaphore(1)
@@ -141,14 +140,15 @@ await asyncio.wait([holder, *stuck], timeout=2)
 assert all(t.done() for t in [holder, *stuck])
 
 # %% [markdown]
-# ### Python 3.14: the call graph in the standard library
+# In these lines a file name such as `4194896919.py` is how Jupyter names the code of a
+# notebook cell; the number after the colon is the line in that cell.
+#
+# :::{dropdown} Going further: Python 3.14's call graph, and reading another process's tasks
 #
 # Python 3.14 added the same idea to `asyncio` itself: `asyncio.capture_call_graph(task)`,
 # `format_call_graph` and `print_call_graph` follow a task's awaits *and* the tasks that await
-# it. Older Pythons have none of it; `await_chain` is our stand-in. The cell prints whichever
-# this Python has.
-#
-# :::{dropdown} Going further: reading another process's tasks
+# it. Older Pythons have none of it; `await_chain` is our stand-in. The folded cell below
+# prints whichever this Python has.
 #
 # Python 3.14 also added `python -m asyncio ps PID` and `python -m asyncio pstree PID`, which
 # read the task tree of **another** running process without running any code in it. They need
@@ -157,7 +157,7 @@ assert all(t.done() for t in [holder, *stuck])
 #
 # :::
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 async def waits_on(event: asyncio.Event) -> None:
     await event.wait()
 
