@@ -18,7 +18,7 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 45 minutes
+# about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -374,11 +374,12 @@ print("✓ nothing while the task was referenced; one report once it was dropped
 #
 # **Threads and unraisable errors.** An exception that ends a thread goes to
 # `threading.excepthook` (3.8+); the default prints it and the thread just ends, while the
-# rest of the program carries on. An exception raised where nobody can catch it (in `__del__`,
-# or in a weakref callback) goes to `sys.unraisablehook` (3.8+). Both hooks can be replaced, to
-# count or forward such errors.
+# rest of the program carries on. The cell below replaces that hook, and `sys.unraisablehook`
+# beside it, with ones that record what they get; then a thread dies of `ZeroDivisionError`,
+# and a `Connection` whose `__del__` raises `OSError` is dropped inside a `try`. Predict: does
+# that `OSError` come out of the `Connection()` line into the `try`?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 thread_errors, unraisable = [], []
 saved_hooks = threading.excepthook, sys.unraisablehook
 threading.excepthook = lambda args: thread_errors.append(
@@ -405,6 +406,12 @@ print("threading.excepthook got:", thread_errors,
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert thread_errors == [("scorer", "ZeroDivisionError")] and unraisable == ["OSError"]
 print("✓ each hook got its error once")
+
+# %% [markdown]
+# `__del__` runs when the object is destroyed, at a moment no caller's code is waiting for it,
+# so its exception has nowhere to propagate: Python hands it to `sys.unraisablehook` (3.8+) and
+# carries on. The same goes for an exception in a weakref callback. Both hooks can be replaced,
+# as here, to count or forward such errors.
 
 # %% [markdown]
 # **A callback that holds the loop.** In debug mode (`asyncio.run(..., debug=True)`,
