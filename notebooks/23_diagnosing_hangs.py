@@ -7,8 +7,8 @@
 # from outside it, and which failures does Python only report to a hook you may never see?
 #
 # **You will**
-# 1. list a stuck program's tasks, and compare what their names (what a timeout log usually
-#    prints) and each task's *await chain* tell you about where they wait;
+# 1. list a stuck program's tasks, and find which record of a task says where it is really
+#    waiting;
 # 2. make a frozen process print every thread's stack, from outside with a signal
 #    (`faulthandler.register`) and from inside with a timer (`faulthandler.dump_traceback_later`);
 # 3. catch the failures Python only logs: "Task exception was never retrieved", exceptions in
@@ -18,7 +18,7 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 45 minutes
+# about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -52,8 +52,7 @@ HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
 # waits for an approval that never comes); the other is stuck reading a reply from a server that
 # never answers. A timeout guard fires, and, as many services do, logs the pending tasks by the
 # name of their coroutine. Predict: can that log tell the two stuck requests apart? Can
-# `Task.get_stack()`, which returns the task's frames? (`await_chain(task)`, used below, lists
-# the coroutines a task is suspended in, outermost first, down to the future it waits on.)
+# `Task.get_stack()`, which returns the task's frames?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 slot = asyncio.Semaphore(1)
@@ -141,14 +140,15 @@ await asyncio.wait([holder, *stuck], timeout=2)
 assert all(t.done() for t in [holder, *stuck])
 
 # %% [markdown]
-# ### Python 3.14: the call graph in the standard library
+# In these lines a file name such as `4194896919.py` is how Jupyter names the code of a
+# notebook cell; the number after the colon is the line in that cell.
+#
+# :::{dropdown} Going further: Python 3.14's call graph, and reading another process's tasks
 #
 # Python 3.14 added the same idea to `asyncio` itself: `asyncio.capture_call_graph(task)`,
 # `format_call_graph` and `print_call_graph` follow a task's awaits *and* the tasks that await
-# it. Older Pythons have none of it; `await_chain` is our stand-in. The cell prints whichever
-# this Python has.
-#
-# :::{dropdown} Going further: reading another process's tasks
+# it. Older Pythons have none of it; `await_chain` is our stand-in. The folded cell below
+# prints whichever this Python has.
 #
 # Python 3.14 also added `python -m asyncio ps PID` and `python -m asyncio pstree PID`, which
 # read the task tree of **another** running process without running any code in it. They need
@@ -157,7 +157,7 @@ assert all(t.done() for t in [holder, *stuck])
 #
 # :::
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 async def waits_on(event: asyncio.Event) -> None:
     await event.wait()
 
@@ -374,11 +374,12 @@ print("✓ nothing while the task was referenced; one report once it was dropped
 #
 # **Threads and unraisable errors.** An exception that ends a thread goes to
 # `threading.excepthook` (3.8+); the default prints it and the thread just ends, while the
-# rest of the program carries on. An exception raised where nobody can catch it (in `__del__`,
-# or in a weakref callback) goes to `sys.unraisablehook` (3.8+). Both hooks can be replaced, to
-# count or forward such errors.
+# rest of the program carries on. The cell below replaces that hook, and `sys.unraisablehook`
+# beside it, with ones that record what they get; then a thread dies of `ZeroDivisionError`,
+# and a `Connection` whose `__del__` raises `OSError` is dropped inside a `try`. Predict: does
+# that `OSError` come out of the `Connection()` line into the `try`?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 thread_errors, unraisable = [], []
 saved_hooks = threading.excepthook, sys.unraisablehook
 threading.excepthook = lambda args: thread_errors.append(
@@ -405,6 +406,12 @@ print("threading.excepthook got:", thread_errors,
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert thread_errors == [("scorer", "ZeroDivisionError")] and unraisable == ["OSError"]
 print("✓ each hook got its error once")
+
+# %% [markdown]
+# `__del__` runs when the object is destroyed, at a moment no caller's code is waiting for it,
+# so its exception has nowhere to propagate: Python hands it to `sys.unraisablehook` (3.8+) and
+# carries on. The same goes for an exception in a weakref callback. Both hooks can be replaced,
+# as here, to count or forward such errors.
 
 # %% [markdown]
 # **A callback that holds the loop.** In debug mode (`asyncio.run(..., debug=True)`,

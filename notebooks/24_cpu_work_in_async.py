@@ -105,24 +105,18 @@ assert gap_large >= 2 * gap_small, "four times the work, a much longer silence"
 print("✓ the loop was silent for the whole scoring, and four times the work silenced it longer")
 
 # %% [markdown]
-# The loop was silent for the whole scoring, every time: a coroutine runs until its next
-# `await`, and `score` has none. The silence grows with the text. In a service, every request,
+# A coroutine runs until its next `await`, and `score` has none: the loop was silent for the
+# whole scoring, and the silence grows with the text. The gap can come out a little longer than
+# the scoring, because it also holds the wait for the heartbeat's next 2 ms wake-up. In a service, every request,
 # heartbeat and timeout on that loop waits that long, once per sample scored.
 #
 # ## `to_thread`: does the loop answer, and is the work faster?
 #
 # `asyncio.to_thread(score, text)` runs the call in the loop's default thread pool and awaits
-# its result. The loop is free while it waits. But pure-Python code holds the GIL (the
-# interpreter's global lock, on the usual build) while it runs, so a thread running `score`
-# and the loop's thread take turns: the interpreter asks the running thread to let go every
-# `sys.getswitchinterval()` seconds (5 ms by default). `burn` (chapter 12) is the same kind of
-# loop (`burn(300)` runs 300 rounds of 2,000 steps), and it reports the CPU time its thread used
-# (`time.thread_time()` counts only while this thread runs). Predict: with the scoring in a
-# thread, is the loop's longest silence still the whole scoring? And do two calls in two
-# threads take the wall time of one call's CPU, or of both added up?
-
-# %% tags=["remove-input"]
-show_source(burn, first="cpu_before = ", last="acc = (acc * 31")
+# its result. `burn(300)` (chapter 12) is the same kind of pure-Python loop, 300 rounds of
+# 2,000 steps; it returns the CPU time its own thread used (`time.thread_time()`) and its pid.
+# Predict: with the scoring in a thread, is the loop's longest silence still the whole scoring?
+# And do two calls in two threads take the wall time of one call's CPU, or of both added up?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 gap_thread, took_thread = min(
@@ -152,23 +146,24 @@ else:
     print("free-threaded build without the GIL: the two threads may run at the same time")
 
 # %% [markdown]
-# The loop answered while the thread scored: its longest silence was a part of the work, not
-# all of it (the check asks for less than half). Each time the heartbeat is due, the loop's
-# thread needs the GIL back from the scoring thread; it waits a switch interval before it asks
-# for it, and on a busy machine it waits for a CPU as well, so that silence varies from run to
-# run. The scoring itself may take a different time here than in the prediction (the fold says
-# why).
+# Pure-Python code holds the GIL (the interpreter's global lock, on the usual build) while it
+# runs, and the interpreter asks the running thread to let go of it every
+# `sys.getswitchinterval()` seconds (5 ms by default). So the loop's thread gets turns: each
+# time the heartbeat is due, it waits up to a switch interval for the GIL (on a busy machine,
+# for a CPU too), and its longest silence is a part of the work, not all of it (the check asks
+# for less than half).
 #
 # :::{dropdown} Why the course measures this way
 #
 # Every duration on this page is the wall-clock time of one run on the machine that built it,
 # including any time the work waited for a CPU (in a thread, for the GIL too). That is why each
-# check compares measurements taken together, in one cell, interleaved and best of several.
+# check compares measurements taken together, in one cell, interleaved and best of several, and
+# why the same scoring can take a different time in two sections.
 #
 # :::
 #
-# Two calls in two threads took at least as long as their CPU times added up: the threads took
-# turns. The wall time can be well over that sum, because it also counts the moments when
+# The same turns explain the second line: two calls in two threads took at least as long as
+# their CPU times added up. The wall time can be well over that sum, because it also counts the moments when
 # neither of them ran: while the GIL passed between them and the loop's thread, or while other
 # processes had the CPUs. `to_thread` moves the *waiting* off the loop; it does not add CPU. For
 # throughput, scoring needs other processes.
@@ -258,19 +253,28 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 
 # %% [markdown]
 # Two threads never get more than one CPU between them, however many are free: the GIL lets one
-# of them run at a time. Two processes are not bound that way; they get as many CPUs as the
-# machine has spare, up to 2 here. When the load average printed beside them is above the
-# number of CPUs, other programs want those CPUs too, and the two processes may get no more
-# than the threads did; that is why the check asks only that the two calls ran in two other
-# processes.
+# of them run at a time. Two processes each have their own interpreter and GIL, so nothing in
+# Python holds them to one CPU: on an idle 2-CPU machine they reach close to 2. What they get
+# is what the machine has spare, and on a busy machine that can be less than the threads got,
+# as the printout may show; the check therefore asserts only what load cannot change.
+#
+# :::{dropdown} Going further: reading the load average
+#
+# The load average printed beside the numbers is how many programs wanted a CPU, on average,
+# over the last minute. When it is above the number of CPUs, other programs compete for the
+# CPUs the two processes would use, and each process waits its turn; the two threads are held
+# back by the GIL whatever the load.
+#
+# :::
 
 # %% [markdown]
 # Then the price. For each size, `inline_time(text)` times one direct call of `score`, and
 # `trip_and_work(pool, text)` times one call through the pool and returns it with the work's own
 # time, measured inside the worker. The trip is their difference: what the call cost beyond
-# the work (pickling, the pipes, waking the worker).
+# the work (pickling, the pipes, waking the worker). Predict: at about what text length does
+# the trip cost as much as the work: 10 characters, 1,000, or 100,000?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 table = {}  # size: (on the loop, through the pool, the trip alone), best of 5
 for size in [10, 1_000, 10_000]:
     text = "a" * size
@@ -296,10 +300,11 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
       " work is under a tenth of that")
 
 # %% [markdown]
-# For tiny texts a pool call costs many times the work itself: the trip, not the scoring, is
-# what you pay. For large texts the trip is a small extra on top of the work. The crossover,
-# where the trip costs as much as the work, is the last line: well under 1,000 characters for
-# this function, an estimate that moves with the machine's load. By 1,000 characters the trip
+# The trip is a fixed price per call, while the work grows with the text. For tiny texts a pool
+# call costs many times the work itself: you pay for the trip, not the scoring. For large texts
+# the trip is a small extra on top of the work. The crossover, where the trip costs as much as
+# the work, is the last line: well under 1,000 characters for this function (the exact number
+# moves with the machine's load). By 1,000 characters the trip
 # is a small share of the work, which is why the exercise routes texts of 1,000 characters and
 # up to the pool, and keeps shorter ones, each holding the loop for a millisecond or two, on
 # the loop. And the trip grows with what you send: arguments and results are pickled and
@@ -335,15 +340,11 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # ## Measure: the loop's heartbeat during one large scoring, three ways
 #
 # The same large scoring three ways, one run each, with the loop's heartbeat drawn above the
-# work: on the loop, in a thread, and in the process pool. Red marks a gap of more than 6 ms
-# (three missed heartbeats), a time when the loop could not answer. On the loop the heartbeat
-# is red for the whole work, and so is the work's own bar: red is work that holds the loop, as
-# in chapters 02 and 26. In a thread the heartbeat lane is mostly red, cut into many short
-# gaps, each a wait of the loop's thread for the GIL. In the process pool the scoring holds
-# none of this process's GIL, so the heartbeat stays blue, unless the machine is so busy that
-# the loop's thread waits for a CPU: the printout under the figure counts each lane's gaps and
-# gives the load average.
-# The bars of work differ in length because each is the wall-clock time of one run.
+# work: on the loop, in a thread, and in the process pool. Red on a heartbeat lane marks a gap
+# of more than 6 ms (three missed heartbeats), a time when the loop could not answer; a red
+# work bar is work that holds the loop, as in chapters 02 and 26. The sections above measured
+# only the longest gap. Before you look, decide what you expect in a thread: one long gap, many
+# short ones, or none.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
@@ -370,28 +371,25 @@ print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU
 assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the whole work"
 
 # %% [markdown]
+# On the loop the heartbeat is red for the whole work, and so is the work's bar. In a thread
+# the heartbeat lane is mostly red, cut into many short gaps, each a wait of the loop's thread
+# for the GIL: the loop did answer, as the `to_thread` section found, but only every few
+# milliseconds, and a loop that answers that seldom is still a slow loop. `to_thread` trades
+# one long silence for many short ones. In the process pool the scoring holds none of this
+# process's GIL, so a gap there comes only from a busy machine, when the loop's thread waits
+# for a CPU; the printout counts each lane's gaps and gives the load average. (Each work bar is
+# the wall-clock time of its own run, so their lengths differ.)
+
+# %% [markdown]
 # ## `SIGALRM` timeouts and threads
 #
 # Some scoring code bounds a slow verification with `signal.alarm` (or `setitimer`) and a
 # `SIGALRM` handler that raises `TimeoutError`. `alarm_timeout` in `lab_snippets.cpu_work` is
-# such a timeout:
-
-# %% tags=["remove-input"]
-from lab_snippets.cpu_work import alarm_timeout
-
-show_source(alarm_timeout)
-
-# %% [markdown]
-# The command `alarm-timeout` runs 3 s of scoring inside `with alarm_timeout(0.05):`, in the
-# main thread or in a worker thread of a child process, and prints what happened: `timed-out`
-# and the seconds it ran, or `refused` and the error:
-
-# %% tags=["remove-input"]
-from lab_snippets.cpu_work import _cmd_alarm_timeout
-
-show_source(_cmd_alarm_timeout)
-
-# %% [markdown]
+# such a timeout: on entry it installs a `SIGALRM` handler that raises `TimeoutError` and arms
+# the alarm (its source follows the answer). The command `alarm-timeout` runs 3 s of scoring
+# inside `with alarm_timeout(0.05):`, in the main thread or in a worker thread of a child
+# process, and prints what happened.
+#
 # Moving scoring to `to_thread` kept the loop free above. Predict: does the same 0.05 s timeout
 # still cut the 3 s of scoring short when it runs in a worker thread?
 
@@ -413,10 +411,27 @@ assert outcomes["worker thread"].startswith("refused ValueError"), (
 print("✓ the alarm cut the work short in the main thread and was refused in a worker thread")
 
 # %% [markdown]
-# In the worker thread the timeout never started: installing the handler failed first, so the
-# caller got a `ValueError` instead of a score. Two rules of Python's `signal` module decide
+# Two rules of Python's `signal` module decide
 # this: handlers always run in the **main thread** of the main interpreter, and `signal.signal`
-# raises `ValueError` when called from any other thread. The same timeout works in a process
+# raises `ValueError` when called from any other thread. So in the worker thread the timeout
+# never started: installing the handler failed first, and the caller got a `ValueError`
+# instead of a score. The comment on the `signal.signal` line below marks the spot:
+
+# %% tags=["remove-input"]
+from lab_snippets.cpu_work import alarm_timeout
+
+show_source(alarm_timeout)
+
+# %% [markdown]
+# And the command that ran it, in the main thread or in a worker thread:
+
+# %% tags=["remove-input"]
+from lab_snippets.cpu_work import _cmd_alarm_timeout
+
+show_source(_cmd_alarm_timeout)
+
+# %% [markdown]
+# The same timeout works in a process
 # pool's worker, where the worker's own main thread runs the call. Code that catches every exception around such a
 # call would silently score the sample as wrong. Two more limits: `signal.alarm` counts whole
 # seconds (use `signal.setitimer` for less), and a signal handler runs only between Python

@@ -9,9 +9,9 @@
 #
 # **You will**
 # 1. measure with a heartbeat what a blocking `Popen.communicate()` inside `async def` does
-#    to every other task, and how many children a semaphore of 32 then lets run at once;
-# 2. run children with `asyncio.create_subprocess_exec` and read stdout and stderr without
-#    the pipe-buffer deadlock;
+#    to every other task, and count the children running at once behind a semaphore of 32;
+# 2. run children with `asyncio.create_subprocess_exec` and find a safe way to read both
+#    stdout and stderr;
 # 3. put a timeout on `communicate()` and find what it does to the child;
 # 4. kill a whole process group started with `start_new_session=True` from async code.
 #
@@ -173,9 +173,9 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
       "awaited: three at once, the loop ticking")
 
 # %% [markdown]
-# The blocking version never lets the heartbeat tick while a child runs: `communicate()`
-# waits in the {term}`event loop`'s own thread, so nothing else on that loop runs, not the heartbeat,
-# not the other tool calls, not the HTTP requests of other samples. And the semaphore of 32
+# `communicate()` waits in the {term}`event loop`'s own thread, so while a child runs nothing
+# else on that loop runs: not the heartbeat, not the other tool calls, not the HTTP requests of
+# other samples. And the semaphore of 32
 # never sees a second holder, because the first holder does not give the loop back between
 # taking its permit and releasing it. The limit you configured is not the limit you get: the
 # blocking call sets a hidden cap of one.
@@ -189,18 +189,20 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # The same two runs on one time axis. Red bars are children waited for with the loop blocked
 # (and the loop's own lane red while it could not tick); blue bars are children awaited.
 # Each bar is longer than the child's 0.15 s sleep, because it also holds the start of a new
-# Python interpreter; three interpreters starting at once share the CPUs, so the awaited run is
-# faster but not three times faster. A short red stretch on the awaited run's loop lane, if
-# there is one, is the heartbeat waiting for a CPU while the interpreters start, not for a child.
+# Python interpreter (the fold below says what that costs).
 #
 # :::{dropdown} Going further: what an interpreter start costs
 #
 # Each child is a new Python interpreter that imports `lab_snippets.proc_workers` before it
-# sleeps. Run with `sleep 0` on the course's 2-core build machine (load average about 3,
-# Python 3.11), that start took 0.07 to 0.13 s of wall time for one child alone and 0.13 to
-# 0.18 s for three started at once. The loop lane turns red for any gap of more than 30 ms;
-# while three interpreters keep both cores busy, the heartbeat can wait that long for a CPU.
-# The check above counts the awaited run's beats while the children ran: at least three.
+# sleeps. How long that takes depends on the Python build (its start-up and import time), on
+# whether the files are in the disk cache, and on how busy the CPUs are; measured once with
+# `sleep 0` on a busy 2-core machine (load average about 3), it took 0.07 to 0.13 s of wall
+# time for one child alone and 0.13 to 0.18 s for three started at once. Three interpreters
+# starting together share the CPUs, so the awaited run is faster but not three times faster.
+# The loop lane turns red for any gap of more than 30 ms; while three interpreters keep both
+# cores busy, the heartbeat can wait that long for a CPU, so a short red stretch on the awaited
+# run's loop lane, if there is one, is that wait, not a child. The check above counts the
+# awaited run's beats while the children ran: at least three.
 #
 # :::
 
@@ -228,9 +230,6 @@ from lab_snippets.showcode import show_source
 show_source(_cmd_chatter, first="_write_all(2", last="return args.exit")
 
 # %% [markdown]
-# Each `os.write` inside `_write_all` blocks while the pipe is full, so the child cannot reach
-# its stdout writes, or its exit, until someone reads stderr.
-#
 # The reader below reads stdout to its end, then stderr, with a timeout on each read. Predict:
 # does it finish with 10 kB on stderr, and with 1 MB?
 
@@ -285,8 +284,10 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 # Each line says whether the reader finished, and if not, what happened once stderr was read as
 # well. The naive reader works with 10 kB, which is why it survives small tests, and hangs with
 # 1 MB: it waits for a stdout end that never comes, while the child waits for room on stderr,
-# and neither moves. That is the pipe-buffer deadlock. Reading stderr is what un-sticks the child: it exits with 0 by itself, so the hang
-# was ours. `communicate()` reads both pipes together (and feeds stdin if you gave input);
+# and neither moves: each `os.write` inside `_write_all` blocks while the pipe is full, so the
+# child cannot reach its stdout writes, or its exit, until someone reads stderr. That is the
+# pipe-buffer deadlock. Reading stderr is what un-sticks the child: it exits with 0 by itself,
+# so the hang was ours. `communicate()` reads both pipes together (and feeds stdin if you gave input);
 # so does `asyncio.gather(proc.stdout.read(), proc.stderr.read())`. If you do not want the
 # output, do not ask for a pipe: pass `subprocess.DEVNULL`.
 #
@@ -322,9 +323,9 @@ assert code == -signal.SIGKILL
 print("✓ after the timeout the child was still running; kill() and wait() ended it")
 
 # %% [markdown]
-# Still running. `wait_for` gave up *waiting* after 0.3 s and cancelled our `communicate()`,
-# but the child is another program, and cancelling our coroutine does nothing to it. Only the
-# kill ended it, and `proc.wait()` then read its exit status, -9 (SIGKILL).
+# `wait_for` gave up *waiting* after 0.3 s and cancelled our `communicate()`, but the child is
+# another program, and cancelling our coroutine does nothing to it: it was still running. Only
+# the kill ended it, and `proc.wait()` then read its exit status, -9 (SIGKILL).
 
 # %% [markdown]
 # ## Killing a whole group from async code
@@ -336,7 +337,7 @@ print("✓ after the timeout the child was still running; kill() and wait() ende
 #
 # `spawn-children 2 5` starts two children that sleep 5 s and prints one line, `ready`, its own
 # pid, then its children's pids (`ready 4107 4110 4111`). We pipe its stdout and its stderr;
-# its children write nothing, but they inherit the stderr pipe, as children do:
+# its children write nothing:
 
 # %% tags=["remove-input"]
 show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
@@ -359,7 +360,7 @@ async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 leader, members = await start_family()
 leader.kill()
-wait_returned = await ends_within(leader.wait(), 0.5)  # for the version note below
+wait_returned = await ends_within(leader.wait(), 0.5)  # at most 0.5 s
 leader_code = leader.returncode
 stderr_ended_at_kill = await ends_within(leader.stderr.read(), 0.3)  # read to its end
 # wait_until_gone(pids, timeout): polls until they exit; returns those still running
@@ -404,8 +405,8 @@ print("✓ kill() left both children running and the stderr pipe open;",
       "killpg() ended them all")
 
 # %% [markdown]
-# Yes: after the leader died its group still existed, because its two children were still in
-# it, so `killpg(leader.pid, ...)` reached them, and with them gone the stderr pipe ended
+# After the leader died its group still existed, because its two children were still in it,
+# so `killpg(leader.pid, ...)` reached them, and with them gone the stderr pipe ended
 # (`b""`). In real code, signal the group (SIGTERM, a grace period, then SIGKILL, as in
 # chapter 19), then wait for the leader. The orphans were reaped by the process that adopted
 # them, not by us.
@@ -421,16 +422,18 @@ print("✓ kill() left both children running and the stderr pipe open;",
 #
 # :::
 #
-# ### Version notes: who waits for the child (3.11 vs 3.12+)
+# :::{dropdown} Going further: who waits for the child (3.11 vs 3.12+)
 #
 # On Unix, asyncio learns that a child exited through a *child watcher*. Python 3.11 uses a
 # thread per running child that blocks in `waitpid` (`ThreadedChildWatcher`); from 3.12 on,
 # Linux uses a pidfd registered with the event loop (`PidfdChildWatcher`) when the kernel
 # supports it, and no thread is needed. Either way asyncio reaps the child for you: awaiting
-# `proc.wait()` waits for that, it does not do the reaping. The cell counts threads while a
-# child runs.
+# `proc.wait()` waits for that, it does not do the reaping. The folded cell below counts
+# threads while a child runs.
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 proc = await asyncio.create_subprocess_exec(*WORKER, "sleep", "0.3",
                                             stdout=subprocess.DEVNULL)
 watcher_threads = [t.name for t in threading.enumerate() if "waitpid" in t.name]
