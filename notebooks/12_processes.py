@@ -13,9 +13,9 @@
 # 3. find out what a `spawn` worker does with a function defined in a notebook, and give it
 #    one it can run;
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
-#    know the three start methods (and the default that changes in Python 3.14).
+#    know the three start methods and why you should name one.
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 55 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -103,14 +103,6 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # arguments and results are pickled, functions are sent *by name*, and there is no shared
 # variable unless you build one on purpose (`multiprocessing.Value`, a `Manager`, shared
 # memory). Processes are not heavier threads; they are separate programs that talk.
-#
-# :::{dropdown} Why the course does it this way
-#
-# Some folded checks start with `del pool`. Your own code does not need it: leaving the `with`
-# block has already stopped the workers. It only closes the pool's pipes at once, for the
-# course's check that a chapter leaves nothing open.
-#
-# :::
 
 # %% [markdown]
 # ## CPU-bound work: threads versus processes
@@ -170,7 +162,8 @@ with SPAWN.Pool(processes=2) as pool:
 # %% [markdown]
 # First the plain measurement: the wall time of each run, from its first job's start to its
 # last job's end (so the processes' start-up is not counted).
-# `wall(reports)` computes that span: the last end minus the first start.
+# `wall(reports)` computes that span: the last end minus the first start. Read the three
+# numbers, but do not settle the question on them yet.
 
 # %%
 sequential_wall = sequential[1]["end"] - sequential[0]["start"]
@@ -180,10 +173,13 @@ print(f"on two threads:      {threads_wall:.2f} s")
 print(f"on two processes:    {processes_wall:.2f} s")
 
 # %% [markdown]
-# Wall times taken at different moments are at the mercy of whatever else the machine is
-# doing. The running intervals answer the question more precisely: the table gives each run's
-# **cores' worth** (CPU seconds per wall second), the share of the time each job was
-# executing, and the share during which *both* were: the answer to the question above.
+# On an idle machine with two free cores, the processes would take about half the time of
+# the other two runs. On a machine shared with other programs, the three runs were made at
+# different moments under different load, and the processes can come out no faster than the
+# threads, or even slowest. The running intervals answer the
+# question whatever the load: the table gives, for each run, the share of the time each job
+# was executing and the share during which *both* were, with the run's **cores' worth** (CPU
+# seconds per wall second).
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # The table: each run's wall time, its cores' worth and the share each job (and both) ran.
@@ -199,9 +195,7 @@ print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x,
       "these three wall times were taken at different moments, so a busy neighbour moves them)")
 
 # %% [markdown]
-# Two claims, each checked on the run it is about, never against a run made at another
-# moment (a neighbour that is busy during one run and idle during the other would decide
-# such a comparison). First the threads.
+# Two checks, one per run. First the threads.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
@@ -227,8 +221,7 @@ else:
           "never both running Python at once")
 
 # %% [markdown]
-# Then the processes. The machine's load decides how much each one runs; the cell measures
-# that first and compares the time both ran with what those shares give by chance.
+# Then the processes.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: processes-run-at-once
@@ -252,10 +245,14 @@ else:
 #
 # Processes each have their own interpreter and their own GIL, so each one runs whenever its
 # CPU is free. On an idle two-core machine both run nearly all the time, the cores' worth is
-# close to 2 and the speed-up close to 2x. On a busy machine each gets only a share of its
-# CPU and they overlap less, but still more than threads ever do.
+# close to 2 and the speed-up close to 2x: that is the gain. If your table shows far less, the
+# machine was busy and gave each process only part of a CPU; the `both ran` share is then
+# small, but it is there, and the threads' is not.
 #
 # :::{dropdown} Why the checks are written this way
+#
+# Each check uses only the run it is about, never a run made at another moment: a neighbour
+# that is busy during one run and idle during the other would decide such a comparison.
 #
 # A running interval is known only to within the clock's sampling: at most one millisecond at
 # each switch, which the threads' assert allows and no more. (On a free-threaded build,
@@ -274,12 +271,11 @@ else:
 # ## Measure: when was each thread, and each process, executing?
 #
 # The running intervals, drawn on the course's timeline: each bar is a stretch during which
-# that worker was executing. The thread lanes take turns (the GIL hands over every few
-# milliseconds); the process lanes run on top of each other whenever their CPUs are free.
-# The shape depends on the machine's load: on a busy machine each process runs only when the
-# scheduler gives it a CPU, and the process lanes can look as if they took turns too. Each
-# title gives the share of the time both were executing, measured on this run; for threads
-# it is zero whatever the load.
+# that worker was executing, and each title gives the share of the time both were. Look for
+# places where a bar in the upper lane sits directly above one in the lower lane: there both
+# were executing. The thread lanes never line up (the GIL hands over every few milliseconds). On an idle machine the
+# process lanes are two long bars on top of each other; on a busy one they are striped like
+# the threads', and only where their stripes line up did both run.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
@@ -430,15 +426,8 @@ assert isinstance(broken.exception(timeout=0), RuntimeError)
 # | `spawn` | a new interpreter that imports the target by name | slowest | targets must be importable; arguments must pickle |
 # | `forkserver` | forked from a small, clean server process | fast after the first | same import rule as spawn |
 #
-# A Jupyter kernel always has threads, so `fork` is the risky choice there. Before starting
-# the inference servers it launches itself, slime forces `spawn`; its source gives no
-# reason, but a parent that may already run threads is exactly this case. It does not do so
-# for its router: that child starts with the platform default, which is `fork` on Linux up to
-# Python 3.13, from a Ray actor's process that already runs threads (the end of the chapter
-# shows the site).
-#
-# Name the start method, as this chapter does: the default differs between platforms and
-# changes on Linux in Python 3.14.
+# A Jupyter kernel always has threads, so `fork` is the risky choice there. Name the start
+# method, as this chapter does: the default differs between platforms and Python versions.
 #
 # :::{dropdown} Going further
 #
@@ -504,8 +493,9 @@ assert left_behind == [], f"run() should kill and reap the child before raising:
 print("✓ run() killed and reaped the child before raising TimeoutExpired")
 
 # %% [markdown]
-# No. When the time is up, `run` kills the child and reaps it, and only then raises: the
-# exception carries whatever the child had printed so far, and no process is left behind.
+# When the time is up, `run` kills the child and reaps it, and only then raises: the
+# exception carries whatever the child had printed so far (`ready`, the child's pid and a
+# clock reading, if it got that far), and no process is left behind.
 # `check=True` is the other half: the child below exits with status 3.
 
 # %%
@@ -755,18 +745,22 @@ finally:
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## A helper process you did not start
+# :::{dropdown} The course's housekeeping: `del pool` and the resource tracker
+#
+# Some folded checks start with `del pool`. Your own code does not need it: leaving the `with`
+# block has already stopped the workers. It only closes the pool's pipes at once, for the
+# course's check that a chapter leaves nothing open.
 #
 # The first `spawn` pool also started a small helper, multiprocessing's *resource tracker*:
 # one per parent, it remembers the named semaphores and shared memory the pools create, and
-# removes them if the parent dies without doing so. It lives as long as the kernel. We stop
-# it here so that this notebook ends with no child process of any kind; a script would
-# simply let it exit with the parent. `stop_resource_tracker` first collects the garbage,
-# so that pools no longer in use give back their semaphores (stopping the tracker while
-# they still hold them would make it "clean up" semaphores still in use), then calls the
-# standard library's own private stop function, which also reaps the tracker.
+# removes them if the parent dies without doing so. It lives as long as the kernel, and a
+# script simply lets it exit with the parent. The folded cell below stops it so that this
+# notebook ends with no child process: it first collects the garbage, so that pools no longer
+# in use give back their semaphores, then calls the standard library's private stop function.
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the cleanup"}
 def tracker_processes() -> list[psutil.Process]:
     children = psutil.Process().children()
     return [p for p in children if "resource_tracker" in " ".join(p.cmdline())]
@@ -789,14 +783,15 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 #   nothing is shared unless you make it so.
 # - Under the GIL (every build except a free-threaded one with the GIL off), threads never
 #   run Python at the same instant: CPU-bound threads get at most one core's worth. Processes
-#   each have their own GIL and can use every core the machine gives them.
+#   each have their own GIL, so they run at the same instant whenever the machine has free
+#   cores for them.
 # - With `spawn` (and `forkserver`) a worker finds its function by module and name, so the
 #   function must live in an importable module, not in a notebook.
 # - `Pool.starmap` keeps input order; `as_completed` yields in finishing order; a worker's
 #   exception is raised again by `result()`; `with` shuts the pool down.
 # - `subprocess.run(..., timeout=..., check=True)` bounds the wait, kills and reaps on timeout,
 #   and turns failure into an exception.
-# - Name the start method; the Linux default moves from `fork` to `forkserver` in 3.14.
+# - Name the start method: the default differs between platforms and Python versions.
 #
 # **What's next.** Chapter 13 goes back inside one process: a `Future` resolved by a
 # callback, and an event loop running in its own thread that synchronous code submits to.

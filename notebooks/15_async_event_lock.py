@@ -15,7 +15,7 @@
 #    and find out what one cancelled caller does to the others.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
-# Event) · about 45 minutes
+# Event) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -89,7 +89,7 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # passed straight through, and only after `clear()` did a waiter wait again. An `Event`
 # carries no value and does not count: setting it twice is the same as once, and a
 # waiter cannot tell *which* `set()` woke it. When the waiters need a result, a future is the
-# better tool (the last section of this chapter).
+# better tool (the section "One operation in flight, many waiters" below).
 #
 # ## Predict: do tasks on one thread lose updates to a shared counter?
 #
@@ -288,7 +288,13 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 # `asyncio.shield(future)` gives each waiter its own cancellable wrapper and keeps the shared
 # future intact.
 #
-# ### `asyncio.Barrier`: waiting for each other
+# This also explains the two `shared.done()` guards in `update_weights`. Without the shield, a
+# waiter may already have cancelled the shared future by the time the load returns, and
+# `set_result` on a cancelled future raises `InvalidStateError`. The `finally` cancels a
+# future that nobody completed (the load raised, or the first request was cancelled), so that
+# no waiter is left waiting on it forever.
+#
+# ## `asyncio.Barrier`: waiting for each other
 #
 # An `Event` is set by one task for all the others. Sometimes a group of tasks must wait for
 # *each other*: no rollout worker may continue until all of them have paused for the weight
@@ -329,7 +335,8 @@ print("✓ nobody continued before the last worker had paused")
 # 1. If a load of `path` is already in flight (recorded in the dict `in_flight`), wait for it
 #    instead of starting another.
 # 2. Otherwise start `load(path)` at once as a task and record it in `in_flight`; it leaves
-#    `in_flight` as soon as it finishes, with a result or an error.
+#    `in_flight` as soon as it finishes, with a result or an error
+#    (`task.add_done_callback(fn)` calls `fn(task)` the moment a task ends, chapter 13).
 # 3. A cancelled caller stops waiting, but the load carries on, and a later caller still
 #    joins it.
 # 4. Each caller returns the moment its load ends, with its result or its error.
@@ -646,10 +653,18 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 #   updates. Put an `asyncio.Lock` around exactly that, or remove the `await` from it.
 # - A lock held across a slow `await` serialises every request; keep its scope to the shared
 #   state.
-# - To share one in-flight operation, publish a future (or a task) and let the others await
-#   it through `asyncio.shield`, so that one cancelled waiter cannot cancel everyone's result.
-# - The exercise's `load_once` needs no lock: between its look into `in_flight` and its write
-#   there is no `await`, so no other task can run in between.
+# - To share one in-flight operation, record a future (or a task) where the others find it,
+#   and let them await it through `asyncio.shield`, so that one cancelled waiter cannot cancel
+#   everyone's result.
+#
+# :::{dropdown} After you have solved the exercise
+#
+# `load_once` needs no lock: between its look into `in_flight` and its write there is no
+# `await`, so no other task can run in between. Nor can it get stuck the way the slime
+# handler below can: its load runs as a task of its own, and a cancelled caller cancels its
+# shielded wait, not the task.
+#
+# :::
 #
 # **What's next.** Chapter 16 returns to threads: a `Condition` to wait for a state rather
 # than a signal, re-entrant locks, and timers.
@@ -665,9 +680,7 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # One weak spot is not in the quotes. `CancelledError` is not an `Exception`, so if the
 # updating request itself is cancelled while it waits (chapter 05), the update stays stuck
 # and every later request for that checkpoint waits forever; chapter 27 (hazard 4) shows the
-# code and runs a model of it. Your `load_once` cannot get stuck this way: its load runs as a
-# task of its own, and a cancelled caller cancels its shielded wait, not the task. Every
-# lock and event in slime is listed in the [source inventory](../book/reference/inventory.md).
+# code and runs a model of it. Every lock and event in slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -8,10 +8,10 @@
 # **You will**
 # 1. find out what a worker's completion message tells you about the process that sent it,
 #    and what it means for the parent to *reap* a process;
-# 2. look at a process between its exit and its reaping, from the outside, with `psutil`;
+# 2. watch a process from the outside with `psutil`, without disturbing it;
 # 3. read `exitcode`, and find out what it says about how a process ended;
-# 4. stop a worker that ignores SIGTERM: `terminate()`, a bounded wait, then `kill()`, and
-#    handle a `subprocess` that is past its timeout.
+# 4. stop a worker that does not stop when asked, without waiting forever, and handle a
+#    `subprocess` that is past its timeout.
 #
 # **Needs** chapters 07 (queues) and 12 (processes) · about 45 minutes
 #
@@ -23,11 +23,11 @@
 # both end the process at once (`TerminateProcess`), a signal cannot be ignored or caught, and
 # there are no zombies.
 #
-# The imports and two small helpers are folded below. `is_running(pid)` and
-# `wait_for_zombie(pid, timeout)` look at a process from the outside, through `psutil`, on
-# purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process
-# as a side effect, and we want to see it *before* it is reaped. `show_source(function)`
-# shows a worker's code on the page, read from the module the child process imports.
+# The imports and the helpers are folded below; `SPAWN` is the `multiprocessing` context that
+# starts processes by `spawn`. `is_running(pid)` asks the operating system,
+# through `psutil`, whether a process is still running; the answer to the first prediction
+# says why the chapter does not ask `multiprocessing` itself. `show_source(function)` shows a
+# worker's code on the page, read from the module the child process imports.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import multiprocessing
@@ -82,23 +82,19 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
 # %% [markdown]
 # The workers that run in a child process live in the course's worker module (a `spawn`
 # child imports its target by name, so it cannot be defined in a notebook); where a
-# worker's behaviour is the lesson, the chapter shows its code. The first squares the numbers it takes from a
-# queue until it reads the stop message `None`, puts `"done"` on the results queue, and
-# then spends `linger` seconds (0.15 s here) on what a real worker does last, such as
-# flushing and closing:
-
-# %% tags=["remove-input"]
-show_source(consume_until_stop)
-
-# %% [markdown]
+# worker's behaviour is the lesson, the chapter shows its code. The first squares the
+# numbers it takes from a queue until it reads the stop message `None`, then puts `"done"` on
+# the results queue; its code follows the answer.
+#
 # ## Predict: is the worker still there when its "done" arrives?
 #
 # The parent reads results until it sees `"done"`. At that moment, is the worker process
-# still there? After that, the parent below is busy for 0.3 s before it calls `join`, as a
-# parent with other work would be. The cell writes down named moments
-# with `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01).
+# still running? And once it has exited, is its pid gone at once? The parent below is busy
+# for 0.3 s after `"done"` before it calls `join`, as a parent with other work would be, and
+# looks at the worker through `psutil` meanwhile. The cell writes down named moments with
+# `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01).
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 tasks, results = SPAWN.Queue(), SPAWN.Queue()  # SPAWN: starts processes by spawn
 consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
@@ -137,7 +133,17 @@ assert tl.order("queue consumer: parent got 'done'", "queue consumer: exit",
 print("✓ 'done' arrived while the worker still ran; it then exited, a zombie until join")
 
 # %% [markdown]
-# Three different events, in this order:
+# Here is the worker's code. After `"done"` it spends `linger` seconds (0.15 s here) on what a
+# real worker does last, such as flushing and closing:
+
+# %% tags=["remove-input"]
+show_source(consume_until_stop)
+
+# %% [markdown]
+# The cell's second helper, `wait_for_zombie(pid, timeout)`, also looks through `psutil`, on
+# purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process
+# as a side effect, and we wanted to see it *before* it was reaped. Three different events,
+# in this order:
 #
 # 1. **the message**: the worker says it has finished the work; it is still running;
 # 2. **the exit**: the process ends; the kernel keeps a small record of it (its pid and exit
@@ -220,13 +226,11 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # ## Asking, waiting, then insisting
 #
 # `terminate()` sends SIGTERM: a *request*. A process may catch it to clean up, or ignore it
-# entirely. `kill()` sends SIGKILL, which cannot be caught or ignored. The polite, bounded
-# way to stop a process is therefore: terminate, join with a grace period, and only if it is
-# still alive, kill and join again.
+# entirely. `kill()` sends SIGKILL, which cannot be caught or ignored.
 #
-# The worker below ignores SIGTERM. This is its whole code: one call to `signal.signal` tells
-# the kernel to drop SIGTERM for this process, then it says "ready" on a pipe (so the parent
-# knows the signal is ignored before it sends one) and sleeps. The pipe is a
+# Below is the whole code of the next worker: one call to `signal.signal` with SIGTERM, then
+# it sends "ready" through a pipe (so the parent knows the call has been made before it sends
+# anything) and sleeps. The pipe is a
 # `multiprocessing.Pipe`: the parent keeps one end, the worker gets the other, and
 # `messages(conn, timeout)` reads what has arrived.
 #
@@ -265,10 +269,12 @@ print("alive after SIGTERM and 0.2 s of grace:", alive_after_grace,
       "· exit code:", stubborn.exitcode)
 
 # %% [markdown]
-# Alive, and `-9`. SIGTERM asked, the worker had told the kernel to drop it, and `join`
-# simply ran out of its 0.2 s; the exit code is minus the number of the signal that did end
-# it, SIGKILL, exactly as in the previous section. `is_alive()` said so before the kill
-# without ending anything: it only looks, and reaps a process that has already exited.
+# `SIG_IGN` told the kernel to drop SIGTERM for this process: `terminate()` asked, nothing
+# happened, and `join` simply ran out of its 0.2 s. The exit code is minus the number of the
+# signal that did end it, SIGKILL, as in the previous section. `is_alive()` reported the
+# worker alive before the kill without ending anything: it only looks, and reaps a process
+# that has already exited. So the polite, bounded way to stop a process is: terminate, join
+# with a grace period, and only if it is still alive, kill and join again.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigterm-is-a-request-sigkill-is-not
@@ -732,8 +738,13 @@ _sc.differential(stop_with_escalation, _reference, _scenarios, _observe, _compar
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# :::{dropdown} The course's housekeeping: the resource tracker
+#
 # As in chapter 12, the `spawn` start method left multiprocessing's resource tracker running
-# in this kernel; stopping it means this notebook ends with no child process at all.
+# in this Jupyter kernel; the folded cell below stops it, so that this notebook ends with no
+# child process at all. A script of your own would let it exit with the parent.
+#
+# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 from lab_snippets.proc_workers import stop_resource_tracker
