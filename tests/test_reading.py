@@ -360,6 +360,14 @@ def test_the_page_shows_a_solution_without_the_graders_markers():
 # --------------------------------------------------------------------------- the course's instruments
 
 
+def parse_cell(source: str):
+    """A code cell's syntax tree, its IPython magics and shell lines blanked out."""
+    import ast
+
+    return ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                               for line in source.splitlines()))
+
+
 def course_imports(nb) -> dict[str, int]:
     """``{name: index of the cell that imports it}`` for each name a chapter imports from the course's
     package (``from lab_snippets.timeline import Timeline``, ``import lab_snippets.raylab as raylab``)."""
@@ -370,8 +378,7 @@ def course_imports(nb) -> dict[str, int]:
         if cell.cell_type != "code":
             continue
         try:
-            tree = ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line
-                                       for line in cell.source.splitlines()))
+            tree = parse_cell(cell.source)
         except SyntaxError:
             continue
         for node in ast.walk(tree):
@@ -390,8 +397,7 @@ def used_names(source: str) -> set[str]:
     import ast
 
     try:
-        tree = ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line
-                                   for line in source.splitlines()))
+        tree = parse_cell(source)
     except SyntaxError:
         return set()
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
@@ -461,8 +467,7 @@ def _only_defines(source: str) -> bool:
     if re.search(r"\b(print|display|show_call_site)\(|\.plot\(|plt\.show\(", source):
         return False
     try:
-        tree = ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line
-                                   for line in source.splitlines()))
+        tree = parse_cell(source)
     except SyntaxError:
         return False
     last = tree.body[-1] if tree.body else None
@@ -543,8 +548,7 @@ def top_level_names(source: str) -> set[str]:
     import ast
 
     try:
-        tree = ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line
-                                   for line in source.splitlines()))
+        tree = parse_cell(source)
     except SyntaxError:
         return set()
     names = set()
@@ -616,8 +620,7 @@ def test_no_drawing_call_leaks_its_return_value_onto_the_page(chapter):
         if source.endswith(";"):
             continue
         try:
-            tree = ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line
-                                       for line in source.splitlines()))
+            tree = parse_cell(source)
         except SyntaxError:
             continue
         last = tree.body[-1] if tree.body else None
