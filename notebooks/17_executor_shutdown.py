@@ -13,7 +13,7 @@
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 55 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -432,7 +432,8 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="map") as pool:
     first_square = next(squares)
 print(f"items taken before the first result was read: {taken_before_reading} of 1000")
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: map-submits-the-whole-input-at-once
 assert taken_before_reading == 1000 and first_square == 0
 print("✓ pool.map submitted all 1000 items before the first result was read")
 

@@ -35,7 +35,6 @@
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
-import sys
 import time
 
 from lab_snippets.framing import (
@@ -518,9 +517,9 @@ async def hold_open(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) 
 
 
 def close_connections(listener: asyncio.Server) -> None:
-    if sys.version_info >= (3, 13):
+    if hasattr(listener, "close_clients"):  # Server.close_clients() is new in Python 3.13
         listener.close_clients()
-    else:  # Python < 3.13 has no Server.close_clients(): close the remembered writers by hand
+    else:  # without it, close the remembered writers by hand
         for open_writer in list(handler_writers):
             open_writer.close()
 
