@@ -527,6 +527,53 @@ def test_a_check_after_an_answer_does_not_print_it_in_view(chapter):
 
 
 
+# The first words a reader sees under a closed "Show the answer" fold. Session 12's learners found
+# the verdict there in every chapter they read ("Three at a time, in 0.24 s.", 08; "Twenty:", 28;
+# "Still alive.", 09): the fold hid the output, the next sentence told it. A short opening sentence
+# or one that opens with an answer word ("No", "All three", "About 0.1 s") is a verdict; a pointer
+# into the output ("Look at ...", "In the chart ...") or a question is not.
+VERDICT_OPENING = re.compile(
+    r"^(?:yes|no|neither|both|none|nothing|all|only|zero|one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|twenty|about|exactly|most|far|every|still|not|never|always|it did|they (?:are|did)|"
+    r"\d)\b", re.I)
+POINTER_OPENING = re.compile(
+    r"^(?:look|read|compare|count|here|open|why|in the (?:chart|figure|output|table))\b", re.I)
+SHORTEST_EXPLANATION = 7  # words; "Three at most:" and "Only the queued one." are shorter
+
+
+def _opens_with_a_verdict(markdown_source: str) -> str | None:
+    text = re.sub(r"\s+", " ", markdown_source.strip())
+    if not text or text.startswith("#"):
+        return None
+    first = re.split(r"(?<=[.!?:])\s", text, maxsplit=1)[0]
+    if first.endswith("?") or POINTER_OPENING.match(first):
+        return None
+    if len(first.split()) < SHORTEST_EXPLANATION or VERDICT_OPENING.match(first):
+        return first
+    return None
+
+
+def test_the_prose_after_an_answer_fold_opens_with_the_why_not_the_verdict(chapter):
+    """Under a closed "Show the answer" fold, the next sentence in view explains (the mechanism) or
+    points into the output ("Look at the last line"); it does not state the result, or the fold
+    hides nothing. Counterfactual: session 12's "Three at most:" (28), "Still alive." (09), "No." (07):
+    this test found 52 such openings in 25 chapters. A heuristic (short sentences and answer words),
+    so a verdict in a long sentence passes it; readers who have not seen the page are the check."""
+    cells = notebook(chapter).cells
+    found = []
+    for i, cell in enumerate(cells):
+        if cell.cell_type != "code" or \
+                cell.metadata.get("mystnb", {}).get("code_prompt_show") != "Show the answer":
+            continue
+        prose = next((c for c in cells[i + 1:] if c.cell_type == "markdown"), None)
+        opening = prose is not None and _opens_with_a_verdict(prose.source)
+        if opening and opening not in found:
+            found.append(opening)
+    assert not found, (
+        f"chapter {chapter.number}: the sentence under an answer fold gives the answer away (open "
+        f"with why it happens, or with what to look at in the output): {found}")
+
+
 DRAWS = re.compile(r"\.plot\(|\bplt\.|subplots\(")
 
 
