@@ -108,3 +108,38 @@ def test_chinese_alt_names_each_state_in_chinese_not_english_with_a_gloss():
     alt = figalt.chinese_alt([], list(STATES), words, guide)
     for state in STATES:
         assert f"{guide[zhfigures.COLOUR_NAMES[state]]}表示{words[state]}" in alt, (state, alt)
+
+
+def test_a_title_that_may_stand_alone_is_a_sentence_in_both_editions():
+    """A figure whose title is set with ``set_title``/``suptitle`` may be no timeline (a bar chart, a
+    plot of counts), and then its alt text is its titles alone: they must make a sentence of 20
+    characters or more in both editions (``test_book``'s rule, which only a built book checks).
+    Counterfactual: chapter 14's "这批任务的资源" (15 characters) failed the built book in the
+    rehearsal of fa07dd2, after a green phase 1."""
+    import ast
+
+    import jupytext
+
+    from lab_snippets.book import chapters, zhfigures
+
+    words = zhfigures.title_words()
+    short = []
+    for chapter in chapters.existing():
+        for cell in jupytext.read(chapter.path).cells:
+            if cell.cell_type != "code":
+                continue
+            try:
+                tree = compile(cell.source, "<cell>", "exec",
+                               flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr in ("set_title", "suptitle") and node.args):
+                    continue
+                titles = zhfigures.titles_in(ast.unparse(node))
+                for title in titles:
+                    en, zh = figalt.english_alt([title], []), figalt.chinese_alt([title], [], words, {})
+                    if len(en) < 20 or len(zh) < 20:
+                        short.append(f"{chapter.number}: {en!r} / {zh!r}")
+    assert not short, "figure titles too short to be a figure's whole alt text:\n" + "\n".join(short)
