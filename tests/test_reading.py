@@ -720,6 +720,63 @@ def test_measurement_and_version_caveats_are_folded(chapter):
     assert not found, f"chapter {chapter.number}: caveats in the main line (fold them): {found}"
 
 
+# An exercise the page has already solved teaches copying. Measured: the share of the reference
+# solution's tokens that one chapter cell (not an exercise cell) matches, in order. Session 13's
+# learners named 11.1 ("the chapter's own span() helper, line for line", 86%) and 12.1 (85%).
+MOST_COPIED_FROM_THE_PAGE = 0.7
+#: Exercises whose reference is still mostly a chapter cell, each to be given a twist (issue 41);
+#: the list only shrinks: a new exercise, or a changed one, above the limit fails.
+STILL_ON_THE_PAGE = {"04": 0.83, "11": 0.86, "12": 0.85, "13": 0.75, "21": 0.79, "27": 0.75}
+
+
+def _tokens(source: str) -> list[str]:
+    import io
+    import tokenize
+
+    source = "\n".join("" if line.lstrip().startswith(("%", "!", "###")) else line
+                       for line in source.splitlines())
+    kinds = (tokenize.NAME, tokenize.OP, tokenize.NUMBER, tokenize.STRING)
+    try:
+        return [t.string for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                if t.type in kinds]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return []
+
+
+def share_copied_from_the_page(nb) -> float:
+    """The largest share of a reference solution's tokens that one chapter cell matches in order
+    (``difflib``'s matching blocks), over the chapter's solution cells."""
+    import difflib
+
+    graded = {"solution", "tests", "hidden-tests"}
+    page = [_tokens(c.source) for c in nb.cells if c.cell_type == "code" and not tags(c) & graded]
+    worst = 0.0
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "solution" not in tags(cell):
+            continue
+        inside = re.search(r"### BEGIN SOLUTION(.*?)### END SOLUTION", cell.source, re.S)
+        body = _tokens(inside.group(1) if inside else cell.source)
+        if len(body) < 15:  # a one-liner is not a copy
+            continue
+        for other in page:
+            blocks = difflib.SequenceMatcher(None, body, other, autojunk=False).get_matching_blocks()
+            worst = max(worst, sum(b.size for b in blocks) / len(body))
+    return worst
+
+
+def test_an_exercise_is_not_already_solved_on_the_page(chapter):
+    """The reference solution is not, token for token, a cell the chapter shows: the exercise asks
+    for one idea the page taught but did not apply to this case. Counterfactual: 11.1 and 12.1 of
+    session 13 (86% and 85% of their tokens in one chapter cell); the exercises above the limit are
+    listed in ``STILL_ON_THE_PAGE`` and may only improve."""
+    share = share_copied_from_the_page(notebook(chapter))
+    allowed = STILL_ON_THE_PAGE.get(chapter.number, MOST_COPIED_FROM_THE_PAGE)
+    assert share <= allowed + 0.005, (
+        f"chapter {chapter.number}: {share:.0%} of the exercise's reference solution is a cell the "
+        f"chapter already shows (at most {MOST_COPIED_FROM_THE_PAGE:.0%}): give it a twist the page "
+        "has not solved")
+
+
 MAX_EXERCISE_WORDS = 150
 
 
