@@ -115,10 +115,12 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # %% [markdown]
 # ## Measure: the loop's heartbeat during each call
 #
-# The heartbeat lane is blue while the loop answers and red where it went more than 50 ms
-# without a wake-up. The work is the same; only the thread it blocks is different. So the
-# call is red (blocked) on the loop, where nothing else could run meanwhile, and blue
-# (running) in the worker thread, where waiting in it is that thread's whole job.
+# In the figure, the heartbeat lane is blue while the loop answers and red where it went more
+# than 50 ms without a wake-up. The work in the two calls is the same; what differs is the
+# thread it blocks. Called directly, the call holds the loop's own thread, so no other task,
+# the heartbeat included, can run until it returns: that call is red (blocked). Through
+# `to_thread` it holds a worker thread, where waiting is that thread's whole job, and the
+# loop's thread stays free: that call is blue (running).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
@@ -172,9 +174,10 @@ assert pool_elapsed >= 0.95 * ideal, (
 print(f"✓ never more than {WORKERS} calls at once, on {WORKERS} threads, in three waves")
 
 # %% [markdown]
-# A pool with *k* threads runs at most *k* calls at once; the rest
-# queue inside the pool until a thread is free. So nine calls on three threads run in three
-# waves, one lane per worker thread, and the pool size, not the number of calls, sets the pace.
+# Look at the peak and the thread count in the output: a pool with *k* threads gives each
+# thread one call at a time, and the other calls queue inside the pool until a thread is free.
+# So nine calls on three threads run in three waves of 0.08 s, one lane per worker thread, and
+# the pool size, not the number of calls, sets the pace.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = pool_tl.plot(
@@ -313,9 +316,9 @@ assert sum(entry.startswith("chunk") for entry in reload_log[timeout_at:]) >= 2,
 print("✓ the handler timed out, and the thread went on to load every chunk")
 
 # %% [markdown]
-# The timeout cancelled the *awaiting coroutine*: the handler stopped waiting and moved on. The
-# thread was not told anything. Python has no supported way to stop a thread from outside, so the
-# reload ran all five chunks; if it had been holding a lock or a GPU, it would have kept
+# A timeout cancels a coroutine, and the coroutine here is the handler that awaits the thread:
+# the handler stopped waiting and moved on, and the thread was not told anything. Python has no
+# supported way to stop a thread from outside, so the reload ran all five chunks; if it had been holding a lock or a GPU, it would have kept
 # holding it, and nobody would have been waiting for its result or its error.
 #
 # A thread stops when its own code decides to. The standard way to ask is a
