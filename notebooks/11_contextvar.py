@@ -72,9 +72,9 @@ assert wrong == ["req-0", "req-1"], (
 print("✓ req-0 and req-1 logged req-2: one variable, shared by every task")
 
 # %% [markdown]
-# The cause: one event loop thread runs all three handlers, so "module-level" means
-# "shared by every task". Each handler sets the variable and then awaits, so by the time
-# any of them reads it, only the last writer's value is left.
+# A single event loop thread runs all three handlers, so "module-level" means "shared by every
+# task". Each handler sets the variable and then awaits, so by the time any of them reads it,
+# only the last writer's value is left, and every log line names that request.
 #
 # A `ContextVar` looks like a global (you create it once, at module level) but its value
 # lives in the **current context**, and every asyncio task runs in a context of its own.
@@ -342,8 +342,8 @@ assert seen_tags == [["a", "b"], ["a", "b"]] and notebook_tags == ["a", "b"], (
 print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list")
 
 # %% [markdown]
-# The context copy is shallow: a task gets the same **objects** as its parent, so
-# appending to the list changes the one list that every copy holds, the notebook's included,
+# When a task is created its context is copied, but only shallowly: a task gets the same
+# **objects** as its parent, so appending to the list changes the one list that every copy holds, the notebook's included,
 # and the isolation is gone. slime's trace stacks are tuples, and each
 # span sets a new one, which keeps them clear of this problem.
 
