@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods and why you should name one.
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 50 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -98,8 +98,9 @@ assert shared == ["from the parent", "from a thread"], (
 print("✓ the thread appended to the parent's list; the process only to its own copy")
 
 # %% [markdown]
-# The process did append, to a list that was rebuilt from pickled bytes in another address
-# space, and then sent back as a second copy. Nothing crosses the boundary except bytes:
+# Compare the last two lines of the output. The list a process receives is rebuilt from
+# pickled bytes in another address space, so the process appended to that copy, and what came
+# back was a second copy: the parent's list never saw it. Nothing crosses the boundary except bytes:
 # arguments and results are pickled, functions are sent *by name*, and there is no shared
 # variable unless you build one on purpose (`multiprocessing.Value`, a `Manager`, shared
 # memory). Processes are not heavier threads; they are separate programs that talk.
@@ -195,7 +196,8 @@ print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x,
       "these three wall times were taken at different moments, so a busy neighbour moves them)")
 
 # %% [markdown]
-# Two checks, one per run. First the threads.
+# Before you open the checks, look at the `both ran` column: the share of the time during which
+# both jobs were executing Python at once. One check reads it for each run, the threads first.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
