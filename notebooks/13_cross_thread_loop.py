@@ -67,8 +67,9 @@ assert tl.order("set_result returned", "awaiter resumed")
 print("✓ the done-callback ran after set_result had returned, on the loop's next turn")
 
 # %% [markdown]
-# `set_result` returned first: a Future's done-callbacks are not called inside `set_result`;
-# the loop schedules them to run on its next turn, in the order they were added.
+# A Future's done-callbacks are not called inside `set_result`: the loop schedules them to run
+# on its next turn, in the order they were added. So `set_result returned` is noted first, and
+# the callback runs only when the timer callback has returned to the loop.
 #
 # ## Predict: can synchronous code always call `asyncio.run`?
 #
@@ -145,8 +146,9 @@ assert len(outcomes) == 2 and outcomes[1].startswith("RuntimeError: "), (
 print("✓ the second asyncio.run made a new loop; the Event was bound to the first one")
 
 # %% [markdown]
-# The second run raised `RuntimeError`: the `Event` was bound to the first run's loop, and
-# the second run made a new one. Anything that attaches itself to a loop (asyncio locks,
+# An `asyncio.Event` binds itself to the loop it is first waited on, and each `asyncio.run`
+# makes a new loop: the `Event` was bound to the first run's loop, so the second run raised
+# `RuntimeError`. Anything that attaches itself to a loop (asyncio locks,
 # events and queues once they are waited on, HTTP client sessions, connection pools) breaks
 # the same way on the next `asyncio.run`.
 
@@ -378,9 +380,9 @@ assert tl.order("call_soon returned", "waited 0.2 s", "callback ran")
 print("✓ the callback waited until call_soon_threadsafe woke the loop")
 
 # %% [markdown]
-# Neither: the call did not fail, and the callback did not run. `call_soon` from another
-# thread puts the callback on the loop's list but does not wake the loop, so the callback
-# waits until something else happens to wake it. `call_soon_threadsafe` does wake it, by
+# `call_soon` from another thread puts the callback on the loop's list but does not wake the
+# loop, so the callback waits until something else happens to wake it: the call did not fail,
+# and the callback did not run within the 0.2 s. `call_soon_threadsafe` does wake it, by
 # sending a byte on a socket the loop is watching; here it woke the loop, and the stranded
 # callback ran.
 
