@@ -440,9 +440,10 @@ registry.assert_no_leak()
 print("✓ one clean task: reward 1.0, every resource taken and given back in nested order")
 
 # %% [markdown]
-# The history is properly nested. The session is the first thing taken and the last thing
-# given back; the boot permit is released as soon as the sandbox is up; the child is gone
-# before the sandbox closes; the grader runs after the sandbox is gone.
+# Look at where each release falls in the list. The session is the first thing taken and the
+# last thing given back; the boot permit is released as soon as the sandbox is up; the child is
+# gone before the sandbox closes; the grader runs after the sandbox is gone. Each `async with`
+# gives its resource back before the one around it does, so the history is nested.
 #
 # ## Measure: a batch of seven tasks with injected faults
 #
@@ -543,12 +544,12 @@ held_axes[len(held) // 2].set_ylabel("held")
 _ = held_axes[0].set_title("Resources held by the batch, one row per kind")
 
 # %% [markdown]
-# Three claims, checked on that one batch. First, every fault became the outcome the design
-# says, and t4 is among the `ok` ones: running out of budget is not a failure but a graded
-# sample with no diff. The cancellation from outside was not turned into an outcome: t6's
-# caller got the `CancelledError`, because `CancelledError` is not an `Exception`, so
-# neither `except` clause of `agent_task` caught it, and the `finally` dropped the session
-# on the way out.
+# Read each outcome against its fault. `agent_task` turns every fault it catches into an
+# outcome, and running out of budget is not a failure but a graded sample with no diff, so t4
+# is among the `ok` ones. The cancellation from outside is not caught: `CancelledError` is not
+# an `Exception`, so neither `except` clause of `agent_task` caught it, t6's caller got the
+# `CancelledError`, and the `finally` dropped the session on the way out. Three checks test
+# this one batch; the first is about these outcomes.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: faults-become-outcomes-cancellation-propagates
