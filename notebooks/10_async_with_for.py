@@ -930,12 +930,11 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 #
 # ## In slime
 #
-# slime uses both halves of this chapter. The coding-agent example boots one remote sandbox per
-# agent task through an `asynccontextmanager`, `boot_agent_sandbox` (the first quote shows the
-# end of its enter half and its exit half). The streaming rollout, `generate_streaming` (the
-# second quote), reads SGLang's server-sent events with `async with` around the response and
-# `async for` over its lines. Every such site is listed in the
-# [source inventory](../book/reference/inventory.md).
+# slime uses both halves of this chapter on the two things a rollout holds the longest: a remote
+# sandbox for each coding-agent task, and a streamed HTTP response for each generated sample.
+# Both are given back on the way out of a block, however the block is left; each caption below
+# says what that release does not cover, and what it would cost if it came late. Every such
+# site is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
