@@ -8,7 +8,7 @@
 # so that concurrent tasks do not see each other's?
 #
 # **You will**
-# 1. watch a module-level "current request" variable get mixed up between tasks;
+# 1. find out what a module-level "current request" variable holds when several tasks set it;
 # 2. use a `contextvars.ContextVar` instead, and find out **when** a task takes its own
 #    copy of the context;
 # 3. keep a stack of nested spans with `set` and `reset(token)`, as slime's tracing does,
