@@ -7,7 +7,7 @@
 # that boundary?
 #
 # **You will**
-# 1. see that a worker process gets a *copy* of its arguments, not the objects themselves;
+# 1. find out whether a worker process works on the objects you hand it or on copies;
 # 2. measure CPU-bound work sequentially, on threads and on a process pool, and find out
 #    which of them ever run Python at the same instant;
 # 3. find out what a `spawn` worker does with a function defined in a notebook, and give it
@@ -344,9 +344,11 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
     executor.submit(square_in_notebook, 7).result()
 
 # %% [markdown]
-# The parent only learns that a worker died (`BrokenProcessPool`); leaving the `with` block
-# shut the broken pool down, so nothing is left running. The cause is in the worker's log:
-# {term}`pickling` worked in the parent, and the worker failed while *unpickling* the task.
+# Look at the last line of the traceback: the parent learns only that a worker died
+# (`BrokenProcessPool`), not why. The cause is in the worker's log, whose last line the check
+# below prints: {term}`pickling` worked in the parent, and the worker failed while
+# *unpickling* the task, because its own `__main__` has no `square_in_notebook`. Leaving the
+# `with` block shut the broken pool down, so nothing is left running.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: spawn-finds-the-worker-by-name
