@@ -9,11 +9,11 @@
 #
 # **You will**
 # 1. resolve an `asyncio.Future` from a callback and see when its done-callbacks run;
-# 2. see where `asyncio.run` refuses to work, and what each new `asyncio.run` costs;
+# 2. find out where synchronous code can call `asyncio.run`, and what each new `asyncio.run` costs;
 # 3. run one event loop forever in a background thread, submit coroutines to it with
 #    `run_coroutine_threadsafe`, and wait with `result(timeout)` or `await wrap_future(...)`;
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
-# 5. see what goes wrong when you call loop methods from the wrong thread.
+# 5. find out what a loop method does when you call it from the wrong thread.
 #
 # **Needs** chapters 03, 08 and 09 · about 50 minutes
 #
