@@ -91,6 +91,11 @@ with borrowed_default_executor():
         await asyncio.sleep(0.02)
 print(f"the to_thread call ran in thread {worker!r}, "
       f"not in {threading.current_thread().name!r}")
+for call in ("called on the loop", "awaited via to_thread"):
+    call_span = tl.spans_of(call)[0]
+    beats_in_call = [b for b in watch.beats
+                     if tl.t0 + call_span.start < b < tl.t0 + call_span.end]
+    print(f"heartbeats during the call {call}: {len(beats_in_call)}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: thread-keeps-the-loop-beating
@@ -869,11 +874,9 @@ _sc.differential(run_with_deadline, _reference,
 # ## In slime
 #
 # slime's Megatron teacher server answers HTTP with an aiohttp application: its handlers all
-# run on one event loop, in a thread of its own. Every handler routes its shorter `ray.get`
-# calls through a small helper that runs them with `to_thread`, as the first quote does with
-# the long weight reload. The second quote, from `post`, shows the cost that comes with it.
-# slime's HTTP helpers have stopped paying it; the third, from `/generate`, polls an actor
-# every 50 ms, and each of those questions is a `ray.get` run through `to_thread`. The [source
+# run on one event loop, in a thread of its own, so a blocking `ray.get` in a handler has to
+# leave that thread. The quotes show three ways slime does it: a pool thread for a long
+# reload, none for the wait in `post`, and a pool thread for each short poll. The [source
 # inventory](../book/reference/inventory.md) lists every `to_thread` and `run_in_executor` in
 # slime; for each one, ask which pool it uses and what caps it.
 
