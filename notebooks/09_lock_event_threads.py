@@ -14,7 +14,7 @@
 #    does and does not tell you;
 # 4. find out what the interpreter does at exit with a daemon thread, and with a normal one.
 #
-# **Needs** chapter 08 (threads next to the event loop) · about 45 minutes
+# **Needs** chapter 08 (threads next to the event loop) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -118,8 +118,8 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # %% [markdown]
 # Look at the tokens lost: each thread read the total, gave up the GIL inside `count_tokens`,
 # and when it came back wrote the value it had read, plus 2, over the sums the other threads had
-# stored meanwhile, so most of the updates vanished. A total of exactly 600, a quarter, is one thread's worth:
-# the four threads took turns in lockstep, each read the same total before any of them wrote,
+# stored meanwhile, so most of the updates vanished. A total at or near 600, a quarter, is one
+# thread's worth: the four threads took turns in lockstep, each read the same total before any of them wrote,
 # so each round of four updates added 2. That is a typical outcome, not a guaranteed one; any
 # total below 2400 is the race.
 #
@@ -159,9 +159,11 @@ print(f"✓ pure computation lost updates too, within {len(trials)} trial(s)")
 # %% [markdown]
 # With pure computation the GIL still changes hands every `sys.getswitchinterval()` seconds
 # (5 ms by default), at points the interpreter chooses, and a switch can fall between the read
-# and the store just as the I/O did: the I/O only made it certain. Lowering the interval only makes the switches frequent enough to see within a few runs. How
-# many updates survive here varies from run to run, since it depends on where the switches
-# fall; exactly a quarter (10000) is the same lockstep as above.
+# and the store just as the I/O did: the I/O only made it certain. Lowering the interval only
+# makes the switches frequent enough to see within a few runs (the cell stops at the first run
+# that loses an update); at the default 5 ms it can take many more. How many updates survive
+# varies from run to run, since it depends on where the switches fall; a total at or near a
+# quarter (10000) is the same lockstep as above.
 #
 # :::{dropdown} Going further: a build without the GIL
 #
