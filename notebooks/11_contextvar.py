@@ -262,12 +262,12 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # spans while sample 0 is still waiting in `generate`. With the `ContextVar` (top) each
 # task reads its own stack. The shared list (bottom) holds whatever any task pushed last, so
 # once the samples interleave a span can find another task's span on top: those are the
-# orange spans, the first line of the folded output above.
+# orange spans.
 #
 # Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
 # step, with no `await` between them, so no other task can push in between; the damage
-# starts after the first `await`. The `sample` spans, the second printed line, are not
-# drawn: sample 1 opened while sample 0's `generate` was on top, and found it. (The helper
+# starts after the first `await`. The `sample` spans are not drawn (the answer's second line
+# lists their parents): sample 1 opened while sample 0's `generate` was on top, and found it. (The helper
 # removes its own name rather than calling `pop()`, because with interleaved tasks the top
 # of the list may belong to another task.)
 
