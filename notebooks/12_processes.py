@@ -243,7 +243,9 @@ else:
 # %% [markdown]
 # For threads, `both ran` is zero whatever the machine is doing: the GIL lets one thread run
 # Python at a time, so their shares add up to at most 100 % and their cores' worth stays at
-# or below one. That is why they finish no sooner than one core doing the same work.
+# or below one. So on a machine that gives them one core in full, they finish no sooner than
+# that core doing the same work alone. If your threads beat the sequential run, look at the
+# sequential run's cores' worth: below 1, the machine gave it less than a full core.
 #
 # Processes each have their own interpreter and their own GIL, so each one runs whenever its
 # CPU is free. On an idle two-core machine both run nearly all the time, the cores' worth is
