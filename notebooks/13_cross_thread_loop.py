@@ -69,7 +69,9 @@ print("✓ the done-callback ran after set_result had returned, on the loop's ne
 # %% [markdown]
 # A Future's done-callbacks are not called inside `set_result`: the loop schedules them to run
 # on its next turn, in the order they were added. So `set_result returned` is noted first, and
-# the callback runs only when the timer callback has returned to the loop.
+# the callback runs only when the timer callback has returned to the loop. The awaiting task
+# wakes up the same way: its `await` added a done-callback of its own when it began to wait,
+# after ours, so `awaiter resumed` comes last.
 #
 # ## Predict: can synchronous code always call `asyncio.run`?
 #
