@@ -457,8 +457,8 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # timeline (one lane per task, letters as above); the second counts what the registry says
 # is held, one row per kind, over the same time axis.
 #
-# **Predict.** Which of the seven tasks end with status `ok` (t4, whose harness hangs,
-# included)? And what does the caller of t6, the task cancelled from outside, get back?
+# **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
+# the task cancelled from outside, get back?
 #
 # :::{dropdown} Why the course does it this way
 #
