@@ -16,7 +16,7 @@
 # 4. find out what a timeout or a cancellation of the awaiting coroutine does to the thread,
 #    and stop the thread properly with a `threading.Event`.
 #
-# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 55 minutes
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -323,8 +323,9 @@ print("✓ the handler timed out, and the thread went on to load every chunk")
 # %% [markdown]
 # A timeout cancels a coroutine, and the coroutine here is the handler that awaits the thread:
 # the handler stopped waiting and moved on, and the thread was not told anything. Python has no
-# supported way to stop a thread from outside, so the reload ran all five chunks; if it had been holding a lock or a GPU, it would have kept
-# holding it, and nobody would have been waiting for its result or its error.
+# supported way to stop a thread from outside, so the reload ran all five chunks; if it had
+# been holding a lock or a GPU, it would have kept holding it, and nobody would have been
+# waiting for its result or its error.
 #
 # A thread stops when its own code decides to. The standard way to ask is a
 # `threading.Event` that the work checks between steps, and the waiting side should then
@@ -350,7 +351,12 @@ def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str],
     return "weights reloaded"
 
 
-# %%
+# %% [markdown]
+# The reload below has five chunks of 0.03 s, the handler a deadline of 0.05 s, and the thread
+# checks `stop` before each chunk. Predict: how many chunks are loaded before the thread stops,
+# and does the handler get the thread's answer or a `CancelledError`?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 stop_log: list[str] = []
 stop = threading.Event()
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reload") as pool:
@@ -375,6 +381,12 @@ assert sum(entry.startswith("chunk") for entry in stop_log) <= 3, (
 print("✓ the stop event ended the reload at its next check, before the handler reported")
 
 # %% [markdown]
+# The thread reads the event only between chunks. The handler set it at the deadline, 0.05 s,
+# in the middle of chunk 1, so the thread finished that chunk and returned at its next check:
+# look for `stop seen before chunk 2`. And because `shield` took the cancellation in place of
+# `reload_future`, the handler could still await it and got the thread's own answer,
+# `'reload stopped'`, before it reported the timeout.
+#
 # ### Threads and computation
 #
 # `to_thread` is for *blocking* work: waiting on I/O, on another process, on a lock in C code
