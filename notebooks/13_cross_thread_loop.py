@@ -15,7 +15,7 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. find out what a loop method does when you call it from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 50 minutes
+# **Needs** chapters 03, 08 and 09 · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -389,10 +389,12 @@ print("✓ the callback waited until call_soon_threadsafe woke the loop")
 # callback ran.
 
 # %% [markdown]
-# In debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`) asyncio checks the
-# calling thread and raises instead of stalling. Turn it on while developing threaded code.
+# asyncio has a debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`) that adds
+# checks to the loop's methods. The cell below turns it on for the background loop and makes
+# the same `call_soon` from the notebook's thread. Predict: does the callback stall again, or
+# does something change?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 background.loop.set_debug(True)
 try:
     background.loop.call_soon(note_callback)
@@ -409,6 +411,10 @@ assert isinstance(wrong_thread_error, RuntimeError)
 print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 
 # %% [markdown]
+# In debug mode, `call_soon` first checks which thread is calling it, so the mistake shows up
+# at the call that makes it: `RuntimeError` instead of a callback left waiting. Turn debug mode
+# on while developing threaded code.
+#
 # ## Stopping the loop thread
 #
 # A long-lived loop often has work still pending when the program wants to stop. Below, a
