@@ -18,7 +18,7 @@
 # 4. write the harness step so that it owns its child process on every path.
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
-# `async with`, subprocesses) · about 50 minutes
+# `async with`, subprocesses) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -458,7 +458,8 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # is held, one row per kind, over the same time axis.
 #
 # **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
-# the task cancelled from outside, get back?
+# the task cancelled from outside, get back? Last, for the second figure: with a boot limit of
+# two, can more than two sandboxes be open at the same moment?
 #
 # :::{dropdown} Why the course does it this way
 #
@@ -608,10 +609,10 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   guard fires at half a second; then the boot is cancelled, the permit comes back, no
 #   sandbox was ever made, and the task is aborted.
 #
-# In the second figure every row returns to zero, and the boot permits never exceed two.
-# The sandbox and child rows can climb above two, as they do here: the boot limit bounds
-# boots, not sandboxes, so once booted, several sandboxes and their children can be alive
-# at once.
+# In the second figure every row returns to zero, and the boot permits never exceed two. The
+# semaphore is held while a sandbox boots and given back as soon as the sandbox is up, before
+# its harness runs: the boot limit bounds boots, not sandboxes. So the sandbox and child
+# rows can climb above two, as they do here.
 #
 # ## Exercise 14.1 · A harness step that owns its child
 #
