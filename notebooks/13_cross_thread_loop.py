@@ -307,8 +307,8 @@ async def slow_job(label: str) -> str:
     return label
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment"}
-beat = asyncio.create_task(heartbeat())
+# %%
+beat = asyncio.create_task(heartbeat())  # ticks every 0.01 s on the notebook's loop
 await asyncio.sleep(0.03)
 with tl.span("notebook: result() blocks", state="blocked"):
     background.run(slow_job("job A"), timeout=2)
@@ -324,6 +324,10 @@ fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await"
               lanes=["loop thread: job A", "notebook: result() blocks", "loop thread: job B",
                      "notebook: await wrap_future", "notebook loop heartbeat"],
               meanings={"running": "heartbeat tick"})
+for waiting_lane in ("notebook: result() blocks", "notebook: await wrap_future"):
+    waited = tl.spans_of(waiting_lane)[0]
+    print(f"heartbeats during {waiting_lane!r}: "
+          f"{sum(waited.start < t < waited.end for t in ticks)}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: result-blocks-the-loop-wrap-future-does-not
