@@ -682,8 +682,8 @@ _sc.differential(traced_span, _reference, _programs, _observe, _compare, what="t
 # - `token = var.set(...)` and `var.reset(token)` in a `finally` keep a nested stack exact;
 #   keep the value immutable (a tuple), because copies are shallow.
 # - `asyncio.to_thread` runs its function in a copy of the context; a bare
-#   `threading.Thread` starts with an empty context (see Going further for 3.14t), so run its
-#   target in `copy_context().run`.
+#   `threading.Thread` starts with an empty context, so run its target in
+#   `copy_context().run`.
 #
 # **What's next.** Chapter 12 crosses a bigger boundary than threads: processes, which share
 # no memory and no context at all.
