@@ -16,7 +16,7 @@
 # 4. find out what a timeout or a cancellation of the awaiting coroutine does to the thread,
 #    and stop the thread properly with a `threading.Event`.
 #
-# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 55 minutes
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -91,6 +91,11 @@ with borrowed_default_executor():
         await asyncio.sleep(0.02)
 print(f"the to_thread call ran in thread {worker!r}, "
       f"not in {threading.current_thread().name!r}")
+for call in ("called on the loop", "awaited via to_thread"):
+    call_span = tl.spans_of(call)[0]
+    beats_in_call = [b for b in watch.beats
+                     if tl.t0 + call_span.start < b < tl.t0 + call_span.end]
+    print(f"heartbeats during the call {call}: {len(beats_in_call)}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: thread-keeps-the-loop-beating
@@ -115,10 +120,12 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # %% [markdown]
 # ## Measure: the loop's heartbeat during each call
 #
-# The heartbeat lane is blue while the loop answers and red where it went more than 50 ms
-# without a wake-up. The work is the same; only the thread it blocks is different. So the
-# call is red (blocked) on the loop, where nothing else could run meanwhile, and blue
-# (running) in the worker thread, where waiting in it is that thread's whole job.
+# In the figure, the heartbeat lane is blue while the loop answers and red where it went more
+# than 50 ms without a wake-up. The work in the two calls is the same; what differs is the
+# thread it blocks. Called directly, the call holds the loop's own thread, so no other task,
+# the heartbeat included, can run until it returns: that call is red (blocked). Through
+# `to_thread` it holds a worker thread, where waiting is that thread's whole job, and the
+# loop's thread stays free: that call is blue (running).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
@@ -172,9 +179,10 @@ assert pool_elapsed >= 0.95 * ideal, (
 print(f"✓ never more than {WORKERS} calls at once, on {WORKERS} threads, in three waves")
 
 # %% [markdown]
-# A pool with *k* threads runs at most *k* calls at once; the rest
-# queue inside the pool until a thread is free. So nine calls on three threads run in three
-# waves, one lane per worker thread, and the pool size, not the number of calls, sets the pace.
+# Look at the peak and the thread count in the output: a pool with *k* threads gives each
+# thread one call at a time, and the other calls queue inside the pool until a thread is free.
+# So nine calls on three threads run in three waves of 0.08 s, one lane per worker thread, and
+# the pool size, not the number of calls, sets the pace.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = pool_tl.plot(
@@ -313,10 +321,11 @@ assert sum(entry.startswith("chunk") for entry in reload_log[timeout_at:]) >= 2,
 print("✓ the handler timed out, and the thread went on to load every chunk")
 
 # %% [markdown]
-# The timeout cancelled the *awaiting coroutine*: the handler stopped waiting and moved on. The
-# thread was not told anything. Python has no supported way to stop a thread from outside, so the
-# reload ran all five chunks; if it had been holding a lock or a GPU, it would have kept
-# holding it, and nobody would have been waiting for its result or its error.
+# A timeout cancels a coroutine, and the coroutine here is the handler that awaits the thread:
+# the handler stopped waiting and moved on, and the thread was not told anything. Python has no
+# supported way to stop a thread from outside, so the reload ran all five chunks; if it had
+# been holding a lock or a GPU, it would have kept holding it, and nobody would have been
+# waiting for its result or its error.
 #
 # A thread stops when its own code decides to. The standard way to ask is a
 # `threading.Event` that the work checks between steps, and the waiting side should then
@@ -342,7 +351,12 @@ def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str],
     return "weights reloaded"
 
 
-# %%
+# %% [markdown]
+# The reload below has five chunks of 0.03 s, the handler a deadline of 0.05 s, and the thread
+# checks `stop` before each chunk. Predict: how many chunks are loaded before the thread stops,
+# and does the handler get the thread's answer or a `CancelledError`?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 stop_log: list[str] = []
 stop = threading.Event()
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reload") as pool:
@@ -367,6 +381,12 @@ assert sum(entry.startswith("chunk") for entry in stop_log) <= 3, (
 print("✓ the stop event ended the reload at its next check, before the handler reported")
 
 # %% [markdown]
+# The thread reads the event only between chunks. The handler set it at the deadline, 0.05 s,
+# in the middle of chunk 1, so the thread finished that chunk and returned at its next check:
+# look for `stop seen before chunk 2`. And because `shield` took the cancellation in place of
+# `reload_future`, the handler could still await it and got the thread's own answer,
+# `'reload stopped'`, before it reported the timeout.
+#
 # ### Threads and computation
 #
 # `to_thread` is for *blocking* work: waiting on I/O, on another process, on a lock in C code
@@ -866,11 +886,9 @@ _sc.differential(run_with_deadline, _reference,
 # ## In slime
 #
 # slime's Megatron teacher server answers HTTP with an aiohttp application: its handlers all
-# run on one event loop, in a thread of its own. Every handler routes its shorter `ray.get`
-# calls through a small helper that runs them with `to_thread`, as the first quote does with
-# the long weight reload. The second quote, from `post`, shows the cost that comes with it.
-# slime's HTTP helpers have stopped paying it; the third, from `/generate`, polls an actor
-# every 50 ms, and each of those questions is a `ray.get` run through `to_thread`. The [source
+# run on one event loop, in a thread of its own, so a blocking `ray.get` in a handler has to
+# leave that thread. The quotes show three ways slime does it: a pool thread for a long
+# reload, none for the wait in `post`, and a pool thread for each short poll. The [source
 # inventory](../book/reference/inventory.md) lists every `to_thread` and `run_in_executor` in
 # slime; for each one, ask which pool it uses and what caps it.
 

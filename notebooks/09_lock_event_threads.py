@@ -14,7 +14,7 @@
 #    does and does not tell you;
 # 4. find out what the interpreter does at exit with a daemon thread, and with a normal one.
 #
-# **Needs** chapter 08 (threads next to the event loop) · about 45 minutes
+# **Needs** chapter 08 (threads next to the event loop) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -116,10 +116,10 @@ assert racy_total < expected, "updates were lost: the GIL does not make += atomi
 print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not make += atomic")
 
 # %% [markdown]
-# Most of the updates vanished. Each thread read the total, gave up the GIL inside
-# `count_tokens`, and when it came back wrote the value it had read, plus 2, over the sums the
-# other threads had stored meanwhile. A total of exactly 600, a quarter, is one thread's worth:
-# the four threads took turns in lockstep, each read the same total before any of them wrote,
+# Look at the tokens lost: each thread read the total, gave up the GIL inside `count_tokens`,
+# and when it came back wrote the value it had read, plus 2, over the sums the other threads had
+# stored meanwhile, so most of the updates vanished. A total at or near 600, a quarter, is one
+# thread's worth: the four threads took turns in lockstep, each read the same total before any of them wrote,
 # so each round of four updates added 2. That is a typical outcome, not a guaranteed one; any
 # total below 2400 is the race.
 #
@@ -157,11 +157,13 @@ assert min(trials) < 4 * 5000 * 2, (
 print(f"✓ pure computation lost updates too, within {len(trials)} trial(s)")
 
 # %% [markdown]
-# Not only the I/O, then. With pure computation the GIL still changes hands every
-# `sys.getswitchinterval()` seconds (5 ms by default), at points the interpreter chooses.
-# Lowering the interval only makes the switches frequent enough to see within a few runs. How
-# many updates survive here varies from run to run, since it depends on where the switches
-# fall; exactly a quarter (10000) is the same lockstep as above.
+# With pure computation the GIL still changes hands every `sys.getswitchinterval()` seconds
+# (5 ms by default), at points the interpreter chooses, and a switch can fall between the read
+# and the store just as the I/O did: the I/O only made it certain. Lowering the interval only
+# makes the switches frequent enough to see within a few runs (the cell stops at the first run
+# that loses an update); at the default 5 ms it can take many more. How many updates survive
+# varies from run to run, since it depends on where the switches fall; a total at or near a
+# quarter (10000) is the same lockstep as above.
 #
 # :::{dropdown} Going further: a build without the GIL
 #
@@ -209,8 +211,9 @@ assert locked_cpu_totals == [4 * 5000 * 2] * 3, f"pure computation: {locked_cpu_
 print("✓ with the lock around the read and the write, every total is exact")
 
 # %% [markdown]
-# Exact, all four: 2400, and 40000 three times. A thread that gives up the GIL inside the
-# block still holds the lock, so the others wait at `with stats_lock` until its write is done.
+# A thread that gives up the GIL inside the block still holds the lock, so the others wait at
+# `with stats_lock` until its write is done, and no read can fall between another thread's read
+# and store. That is why all four totals are exact: 2400, and 40000 three times.
 
 # %% [markdown]
 # ## Stopping a thread: ask, then wait with a bound
@@ -257,9 +260,10 @@ assert not poller.is_alive()
 print("✓ join(0.1) returned with the thread still running; only stop.set() ended it")
 
 # %% [markdown]
-# Still alive. `join(timeout)` bounds how long **you** wait; it does nothing to the thread, and
-# it returns `None` whether the thread ended or not. After it returns, only `is_alive()` tells
-# you whether the thread really ended; here only `stop.set()` ended it.
+# `join(timeout)` bounds how long **you** wait; it does nothing to the thread, and it returns
+# `None` whether the thread ended or not. So after it returns, only `is_alive()` tells you
+# whether the thread really ended: here it was still alive after `join(0.1)`, and only
+# `stop.set()` ended it.
 #
 # ## What happens at exit: normal and daemon threads
 #
@@ -310,9 +314,10 @@ assert (at[("main", "main returns")] < at[("joined", "finished all steps")]
 print("✓ the normal thread finished and cleaned up; the daemon was cut off, no cleanup")
 
 # %% [markdown]
-# A handful of steps, and no cleanup. The daemon thread is **not** waited for: when the
-# interpreter shuts down it is stopped wherever it is, and its remaining work and its `finally`
-# block never run.
+# The interpreter's exit waits for normal threads only. The daemon thread is **not** waited
+# for: when the interpreter shuts down it is stopped wherever it is, so it did only the steps
+# that fit while the normal thread finished its six, and its remaining work and its `finally`
+# block never ran (no `CLEANUP` line for it).
 #
 # ## Measure: the child's threads and its exit, on one timeline
 #

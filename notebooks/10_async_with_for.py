@@ -15,7 +15,7 @@
 #    `contextlib.aclosing` do to its `finally`;
 # 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
 #
-# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 45 minutes
+# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -113,11 +113,13 @@ assert cancelled.cancelled()
 print("✓ __aexit__ ran on all three paths, before the caller heard of the exception")
 
 # %% [markdown]
-# It runs, it awaits, and it comes first. Three things to take from this log. `__aexit__` runs
-# on all three paths, and it runs *before* the caller hears about the exception. It is told why the body ended (the exception
-# type), so it can decide what cleanup means. And on the cancelled path it could still
-# `await`: cancellation is delivered once, at the `await` in the body, and the exit code that
-# runs afterwards is not cancelled again unless someone asks a second time.
+# Look at the last three lines of the `raise` run and of the `cancel` run. `__aexit__` runs on
+# all three paths, and it runs *before* the caller hears about the exception, so the exit's
+# `released` line comes before the caller's. It is told why the body ended (the exception
+# type), so it can decide what cleanup means. And on the cancelled path its own `await` still
+# finished (`cancel: released` comes after the exit's sleep): cancellation is delivered once, at
+# the `await` in the body, and the exit code that runs afterwards is not cancelled again unless
+# someone asks a second time.
 #
 # ## `asynccontextmanager`: boot under a permit, retry, always release
 #
@@ -220,8 +222,8 @@ async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger,
 # instruments'.
 #
 # Predict before you open the answer: what does each of the five tasks end with? In particular,
-# `sb4` is cancelled by its guard in the middle of its work: does it still get its cleanup, and
-# can that cleanup still `await`?
+# `sb4` is cancelled by its guard in the middle of its work: does its task end with
+# `CancelledError`, or with something else?
 
 # %%
 tl = Timeline()
@@ -254,6 +256,16 @@ outcomes = dict(zip(batch, results, strict=True))
 for name in sorted(outcomes):
     print(f"{name}: {outcomes[name]!r}")
 
+# %% [markdown]
+# Each task ends with what comes out of its outermost `async with`, the guard: `sb1` and `sb2`
+# return normally (`sb2`'s second boot succeeded), `sb3` ends with its own `RuntimeError`, and
+# `sb5` with its last boot's `ConnectionError`. `sb4` ends with `TimeoutError`, not
+# `CancelledError`: the cancellation came from its own guard, and the guard turns it into a
+# timeout on the way out.
+#
+# Did `sb4` still get its cleanup on the way out, and could that cleanup still `await`? Before
+# you read the check under the figure, look for a purple span after `sb4`'s grey bar.
+
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
 # claim: boots-capped-and-every-sandbox-cleaned-up
 fig = tl.plot("Five sandboxes, at most two booting at once: how does each one end?",
@@ -275,11 +287,9 @@ assert [s.state for s in tl.spans_of("sb2 boot") if s.state != "waiting"] == ["f
 print(f"✓ at most {ledger.peak_booting} boots at once; every booted sandbox was cleaned up")
 
 # %% [markdown]
-# `sb1` and `sb2` return normally (`sb2`'s second boot succeeded), `sb3` ends with its own
-# `RuntimeError`, `sb4` with the guard's `TimeoutError`, and `sb5` with its last boot's
-# `ConnectionError`. Yes, `sb4` was cleaned up: as in the first experiment, the cancellation was
-# delivered once, at the `await` in its work, and the `finally` around the `yield` could still
-# await its cleanup before the guard turned the cancellation into `TimeoutError`.
+# As in the first experiment, the cancellation was delivered once, at the `await` in `sb4`'s
+# work, so the `finally` around the `yield` could still await its cleanup before the guard
+# turned the cancellation into `TimeoutError`: `sb4` was cleaned up like the others.
 #
 # Read each pair of lanes. The light green part of a boot lane is time spent waiting for one
 # of the two permits; blue is a boot holding a permit, or a sandbox in use. A bar's colour
@@ -366,9 +376,10 @@ assert loop_turns >= 1
 print("✓ the dropped generator was closed later, by the loop, not at the break")
 
 # %% [markdown]
-# Not at the `break`. The generator is dropped when the loop ends, and asyncio's *finalizer
-# hook* schedules `aclose()` as a new task on the loop. The cleanup runs some loop iterations
-# later, in another task, where an exception in it can only be logged.
+# Compare the two lines of output. Nothing refers to the generator once the loop ends, so it is
+# dropped, and asyncio's *finalizer hook* schedules `aclose()` as a new task on the loop. So the
+# connection is still open right after the `break`; the cleanup runs some loop iterations later,
+# in another task, where an exception in it can only be logged.
 #
 # The fix is to make the close part of the block structure: `contextlib.aclosing(agen)` is an
 # {term}`async context manager` whose exit awaits `agen.aclose()`. The cell below marks each
@@ -385,12 +396,13 @@ async with aclosing(stream_lines("scoped", closing_log)) as lines:
             tl.mark("consumer breaks")
             break
 tl.mark("statement after the async with")
+log_after_block = list(closing_log)  # what the generator had logged by this statement
 if closing_log[-1] == "scoped: connection closed":
     tl.mark("generator finally has run")
 
 for event in tl.names():
     print(event)
-print(closing_log)
+print("log at the statement after the async with:", log_after_block)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: aclosing-closes-at-the-block-end
@@ -399,9 +411,9 @@ assert tl.order("consumer breaks", "statement after the async with", "generator 
 print("✓ aclosing closed the generator at the end of the block, before the next statement")
 
 # %% [markdown]
-# At the end of the block: the generator's `finally` had run before the statement after the
-# `async with` (the mark `generator finally has run` is only written if the log already says
-# `connection closed` there), and this holds on every way out of the loop.
+# Look at the log printed last, as it stood at the statement after the `async with`: the exit of
+# `aclosing` awaited `aclose()`, so the generator's `finally` had already run, `connection
+# closed` included, at the end of the block. This holds on every way out of the loop.
 #
 # ### A time guard is itself an `async with`
 #
@@ -432,8 +444,8 @@ assert asyncio.current_task().cancelling() == 0
 print("✓ the timeout closed the generator first, then raised TimeoutError; nothing left cancelling")
 
 # %% [markdown]
-# The exits run innermost first: `aclosing` closed the generator (`closing`, then `connection
-# closed`), and only then did the guard raise `TimeoutError`. The count is 0 because the guard
+# Nested `async with` blocks unwind from the inside out, so `aclosing` closed the generator
+# (`closing`, then `connection closed`), and only then did the guard raise `TimeoutError`. The count is 0 because the guard
 # called `uncancel()` when it turned the cancellation into `TimeoutError`: the task is not left
 # marked as cancelling, so a later `asyncio.timeout` in the same task still works. `sb4` above
 # ended this way.
@@ -918,12 +930,11 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 #
 # ## In slime
 #
-# slime uses both halves of this chapter. The coding-agent example boots one remote sandbox per
-# agent task through an `asynccontextmanager`, `boot_agent_sandbox` (the first quote shows the
-# end of its enter half and its exit half). The streaming rollout, `generate_streaming` (the
-# second quote), reads SGLang's server-sent events with `async with` around the response and
-# `async for` over its lines. Every such site is listed in the
-# [source inventory](../book/reference/inventory.md).
+# slime uses both halves of this chapter on the two things a rollout holds the longest: a remote
+# sandbox for each coding-agent task, and a streamed HTTP response for each generated sample.
+# Both are given back on the way out of a block, however the block is left; each caption below
+# says what that release does not cover, and what it would cost if it came late. Every such
+# site is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

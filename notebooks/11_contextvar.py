@@ -8,7 +8,7 @@
 # so that concurrent tasks do not see each other's?
 #
 # **You will**
-# 1. watch a module-level "current request" variable get mixed up between tasks;
+# 1. find out what a module-level "current request" variable holds when several tasks set it;
 # 2. use a `contextvars.ContextVar` instead, and find out **when** a task takes its own
 #    copy of the context;
 # 3. keep a stack of nested spans with `set` and `reset(token)`, as slime's tracing does,
@@ -72,9 +72,9 @@ assert wrong == ["req-0", "req-1"], (
 print("✓ req-0 and req-1 logged req-2: one variable, shared by every task")
 
 # %% [markdown]
-# The cause: one event loop thread runs all three handlers, so "module-level" means
-# "shared by every task". Each handler sets the variable and then awaits, so by the time
-# any of them reads it, only the last writer's value is left.
+# A single event loop thread runs all three handlers, so "module-level" means "shared by every
+# task". Each handler sets the variable and then awaits, so by the time any of them reads it,
+# only the last writer's value is left, and every log line names that request.
 #
 # A `ContextVar` looks like a global (you create it once, at module level) but its value
 # lives in the **current context**, and every asyncio task runs in a context of its own.
@@ -262,12 +262,12 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # spans while sample 0 is still waiting in `generate`. With the `ContextVar` (top) each
 # task reads its own stack. The shared list (bottom) holds whatever any task pushed last, so
 # once the samples interleave a span can find another task's span on top: those are the
-# orange spans, the first line of the folded output above.
+# orange spans.
 #
 # Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
 # step, with no `await` between them, so no other task can push in between; the damage
-# starts after the first `await`. The `sample` spans, the second printed line, are not
-# drawn: sample 1 opened while sample 0's `generate` was on top, and found it. (The helper
+# starts after the first `await`. The `sample` spans are not drawn (the answer's second line
+# lists their parents): sample 1 opened while sample 0's `generate` was on top, and found it. (The helper
 # removes its own name rather than calling `pop()`, because with interleaved tasks the top
 # of the list may belong to another task.)
 
@@ -342,8 +342,8 @@ assert seen_tags == [["a", "b"], ["a", "b"]] and notebook_tags == ["a", "b"], (
 print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list")
 
 # %% [markdown]
-# The context copy is shallow: a task gets the same **objects** as its parent, so
-# appending to the list changes the one list that every copy holds, the notebook's included,
+# When a task is created its context is copied, but only shallowly: a task gets the same
+# **objects** as its parent, so appending to the list changes the one list that every copy holds, the notebook's included,
 # and the isolation is gone. slime's trace stacks are tuples, and each
 # span sets a new one, which keeps them clear of this problem.
 
@@ -682,8 +682,8 @@ _sc.differential(traced_span, _reference, _programs, _observe, _compare, what="t
 # - `token = var.set(...)` and `var.reset(token)` in a `finally` keep a nested stack exact;
 #   keep the value immutable (a tuple), because copies are shallow.
 # - `asyncio.to_thread` runs its function in a copy of the context; a bare
-#   `threading.Thread` starts with an empty context (see Going further for 3.14t), so run its
-#   target in `copy_context().run`.
+#   `threading.Thread` starts with an empty context, so run its target in
+#   `copy_context().run`.
 #
 # **What's next.** Chapter 12 crosses a bigger boundary than threads: processes, which share
 # no memory and no context at all.

@@ -7,7 +7,7 @@
 # that boundary?
 #
 # **You will**
-# 1. see that a worker process gets a *copy* of its arguments, not the objects themselves;
+# 1. find out whether a worker process works on the objects you hand it or on copies;
 # 2. measure CPU-bound work sequentially, on threads and on a process pool, and find out
 #    which of them ever run Python at the same instant;
 # 3. find out what a `spawn` worker does with a function defined in a notebook, and give it
@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods and why you should name one.
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 50 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -98,8 +98,9 @@ assert shared == ["from the parent", "from a thread"], (
 print("✓ the thread appended to the parent's list; the process only to its own copy")
 
 # %% [markdown]
-# The process did append, to a list that was rebuilt from pickled bytes in another address
-# space, and then sent back as a second copy. Nothing crosses the boundary except bytes:
+# Compare the last two lines of the output. The list a process receives is rebuilt from
+# pickled bytes in another address space, so the process appended to that copy, and what came
+# back was a second copy: the parent's list never saw it. Nothing crosses the boundary except bytes:
 # arguments and results are pickled, functions are sent *by name*, and there is no shared
 # variable unless you build one on purpose (`multiprocessing.Value`, a `Manager`, shared
 # memory). Processes are not heavier threads; they are separate programs that talk.
@@ -195,7 +196,8 @@ print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x,
       "these three wall times were taken at different moments, so a busy neighbour moves them)")
 
 # %% [markdown]
-# Two checks, one per run. First the threads.
+# Before you open the checks, look at the `both ran` column: the share of the time during which
+# both jobs were executing Python at once. One check reads it for each run, the threads first.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
@@ -241,7 +243,9 @@ else:
 # %% [markdown]
 # For threads, `both ran` is zero whatever the machine is doing: the GIL lets one thread run
 # Python at a time, so their shares add up to at most 100 % and their cores' worth stays at
-# or below one. That is why they finish no sooner than one core doing the same work.
+# or below one. So on a machine that gives them one core in full, they finish no sooner than
+# that core doing the same work alone. If your threads beat the sequential run, look at the
+# sequential run's cores' worth: below 1, the machine gave it less than a full core.
 #
 # Processes each have their own interpreter and their own GIL, so each one runs whenever its
 # CPU is free. On an idle two-core machine both run nearly all the time, the cores' worth is
@@ -342,9 +346,11 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
     executor.submit(square_in_notebook, 7).result()
 
 # %% [markdown]
-# The parent only learns that a worker died (`BrokenProcessPool`); leaving the `with` block
-# shut the broken pool down, so nothing is left running. The cause is in the worker's log:
-# {term}`pickling` worked in the parent, and the worker failed while *unpickling* the task.
+# Look at the last line of the traceback: the parent learns only that a worker died
+# (`BrokenProcessPool`), not why. The cause is in the worker's log, whose last line the check
+# below prints: {term}`pickling` worked in the parent, and the worker failed while
+# *unpickling* the task, because its own `__main__` has no `square_in_notebook`. Leaving the
+# `with` block shut the broken pool down, so nothing is left running.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: spawn-finds-the-worker-by-name

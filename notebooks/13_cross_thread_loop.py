@@ -9,13 +9,13 @@
 #
 # **You will**
 # 1. resolve an `asyncio.Future` from a callback and see when its done-callbacks run;
-# 2. see where `asyncio.run` refuses to work, and what each new `asyncio.run` costs;
+# 2. find out where synchronous code can call `asyncio.run`, and what each new `asyncio.run` costs;
 # 3. run one event loop forever in a background thread, submit coroutines to it with
 #    `run_coroutine_threadsafe`, and wait with `result(timeout)` or `await wrap_future(...)`;
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
-# 5. see what goes wrong when you call loop methods from the wrong thread.
+# 5. find out what a loop method does when you call it from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 50 minutes
+# **Needs** chapters 03, 08 and 09 · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -67,8 +67,11 @@ assert tl.order("set_result returned", "awaiter resumed")
 print("✓ the done-callback ran after set_result had returned, on the loop's next turn")
 
 # %% [markdown]
-# `set_result` returned first: a Future's done-callbacks are not called inside `set_result`;
-# the loop schedules them to run on its next turn, in the order they were added.
+# A Future's done-callbacks are not called inside `set_result`: the loop schedules them to run
+# on its next turn, in the order they were added. So `set_result returned` is noted first, and
+# the callback runs only when the timer callback has returned to the loop. The awaiting task
+# wakes up the same way: its `await` added a done-callback of its own when it began to wait,
+# after ours, so `awaiter resumed` comes last.
 #
 # ## Predict: can synchronous code always call `asyncio.run`?
 #
@@ -145,8 +148,9 @@ assert len(outcomes) == 2 and outcomes[1].startswith("RuntimeError: "), (
 print("✓ the second asyncio.run made a new loop; the Event was bound to the first one")
 
 # %% [markdown]
-# The second run raised `RuntimeError`: the `Event` was bound to the first run's loop, and
-# the second run made a new one. Anything that attaches itself to a loop (asyncio locks,
+# An `asyncio.Event` binds itself to the loop it is first waited on, and each `asyncio.run`
+# makes a new loop: the `Event` was bound to the first run's loop, so the second run raised
+# `RuntimeError`. Anything that attaches itself to a loop (asyncio locks,
 # events and queues once they are waited on, HTTP client sessions, connection pools) breaks
 # the same way on the next `asyncio.run`.
 
@@ -303,8 +307,8 @@ async def slow_job(label: str) -> str:
     return label
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment"}
-beat = asyncio.create_task(heartbeat())
+# %%
+beat = asyncio.create_task(heartbeat())  # ticks every 0.01 s on the notebook's loop
 await asyncio.sleep(0.03)
 with tl.span("notebook: result() blocks", state="blocked"):
     background.run(slow_job("job A"), timeout=2)
@@ -320,6 +324,10 @@ fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await"
               lanes=["loop thread: job A", "notebook: result() blocks", "loop thread: job B",
                      "notebook: await wrap_future", "notebook loop heartbeat"],
               meanings={"running": "heartbeat tick"})
+for waiting_lane in ("notebook: result() blocks", "notebook: await wrap_future"):
+    waited = tl.spans_of(waiting_lane)[0]
+    print(f"heartbeats during {waiting_lane!r}: "
+          f"{sum(waited.start < t < waited.end for t in ticks)}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: result-blocks-the-loop-wrap-future-does-not
@@ -378,17 +386,19 @@ assert tl.order("call_soon returned", "waited 0.2 s", "callback ran")
 print("✓ the callback waited until call_soon_threadsafe woke the loop")
 
 # %% [markdown]
-# Neither: the call did not fail, and the callback did not run. `call_soon` from another
-# thread puts the callback on the loop's list but does not wake the loop, so the callback
-# waits until something else happens to wake it. `call_soon_threadsafe` does wake it, by
+# `call_soon` from another thread puts the callback on the loop's list but does not wake the
+# loop, so the callback waits until something else happens to wake it: the call did not fail,
+# and the callback did not run within the 0.2 s. `call_soon_threadsafe` does wake it, by
 # sending a byte on a socket the loop is watching; here it woke the loop, and the stranded
 # callback ran.
 
 # %% [markdown]
-# In debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`) asyncio checks the
-# calling thread and raises instead of stalling. Turn it on while developing threaded code.
+# asyncio has a debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`) that adds
+# checks to the loop's methods. The cell below turns it on for the background loop and makes
+# the same `call_soon` from the notebook's thread. Predict: does the callback stall again, or
+# does something change?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 background.loop.set_debug(True)
 try:
     background.loop.call_soon(note_callback)
@@ -405,6 +415,10 @@ assert isinstance(wrong_thread_error, RuntimeError)
 print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 
 # %% [markdown]
+# In debug mode, `call_soon` first checks which thread is calling it, so the mistake shows up
+# at the call that makes it: `RuntimeError` instead of a callback left waiting. Turn debug mode
+# on while developing threaded code.
+#
 # ## Stopping the loop thread
 #
 # A long-lived loop often has work still pending when the program wants to stop. Below, a

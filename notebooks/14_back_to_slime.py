@@ -18,7 +18,7 @@
 # 4. write the harness step so that it owns its child process on every path.
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
-# `async with`, subprocesses) · about 50 minutes
+# `async with`, subprocesses) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -440,9 +440,10 @@ registry.assert_no_leak()
 print("✓ one clean task: reward 1.0, every resource taken and given back in nested order")
 
 # %% [markdown]
-# The history is properly nested. The session is the first thing taken and the last thing
-# given back; the boot permit is released as soon as the sandbox is up; the child is gone
-# before the sandbox closes; the grader runs after the sandbox is gone.
+# Look at where each release falls in the list. The session is the first thing taken and the
+# last thing given back; the boot permit is released as soon as the sandbox is up; the child is
+# gone before the sandbox closes; the grader runs after the sandbox is gone. Each `async with`
+# gives its resource back before the one around it does, so the history is nested.
 #
 # ## Measure: a batch of seven tasks with injected faults
 #
@@ -456,8 +457,9 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # timeline (one lane per task, letters as above); the second counts what the registry says
 # is held, one row per kind, over the same time axis.
 #
-# **Predict.** Which of the seven tasks end with status `ok` (t4, whose harness hangs,
-# included)? And what does the caller of t6, the task cancelled from outside, get back?
+# **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
+# the task cancelled from outside, get back? Last, for the second figure: with a boot limit of
+# two, can more than two sandboxes be open at the same moment?
 #
 # :::{dropdown} Why the course does it this way
 #
@@ -543,12 +545,12 @@ held_axes[len(held) // 2].set_ylabel("held")
 _ = held_axes[0].set_title("Resources held by the batch, one row per kind")
 
 # %% [markdown]
-# Three claims, checked on that one batch. First, every fault became the outcome the design
-# says, and t4 is among the `ok` ones: running out of budget is not a failure but a graded
-# sample with no diff. The cancellation from outside was not turned into an outcome: t6's
-# caller got the `CancelledError`, because `CancelledError` is not an `Exception`, so
-# neither `except` clause of `agent_task` caught it, and the `finally` dropped the session
-# on the way out.
+# Read each outcome against its fault. `agent_task` turns every fault it catches into an
+# outcome, and running out of budget is not a failure but a graded sample with no diff, so t4
+# is among the `ok` ones. The cancellation from outside is not caught: `CancelledError` is not
+# an `Exception`, so neither `except` clause of `agent_task` caught it, t6's caller got the
+# `CancelledError`, and the `finally` dropped the session on the way out. Three checks test
+# this one batch; the first is about these outcomes.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: faults-become-outcomes-cancellation-propagates
@@ -607,10 +609,10 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   guard fires at half a second; then the boot is cancelled, the permit comes back, no
 #   sandbox was ever made, and the task is aborted.
 #
-# In the second figure every row returns to zero, and the boot permits never exceed two.
-# The sandbox and child rows can climb above two, as they do here: the boot limit bounds
-# boots, not sandboxes, so once booted, several sandboxes and their children can be alive
-# at once.
+# In the second figure every row returns to zero, and the boot permits never exceed two. The
+# semaphore is held while a sandbox boots and given back as soon as the sandbox is up, before
+# its harness runs: the boot limit bounds boots, not sandboxes. So the sandbox and child
+# rows can climb above two, as they do here.
 #
 # ## Exercise 14.1 · A harness step that owns its child
 #
