@@ -1,4 +1,5 @@
-# correct: reads the tuple, logs (name, innermost), sets a new tuple and resets with the token in finally
+# mistake: reads the tuple, logs (name, innermost), sets a new tuple and resets with the token in finally (correct before the twist), so a span closed in another context raises ValueError
+# violates: the exit raised in another context
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
 @contextmanager
 def traced_span(name: str) -> Iterator[None]:

@@ -1,4 +1,5 @@
-# correct: saves the previous tuple and sets it back in finally (no token), builds the new tuple with unpacking
+# mistake: saves the previous tuple and sets it back in finally (no token; correct before the twist), which writes the opener's stack into a context the span closes in
+# violates: the stack where the span closed changed
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
 @contextmanager
 def traced_span(name: str) -> Iterator[None]:
