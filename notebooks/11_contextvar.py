@@ -521,9 +521,9 @@ closer = contextvars.Context()
 try:
     closer.run(chunks.close)  # ...and closes it in another
 except ValueError as error:
-    raise AssertionError(f"a span closed in another context raised {error!r}") from None
+    raise AssertionError(f"the exit raised in another context: {error!r}") from None
 closer_stack = closer.run(TRACE_STACK.get)
-assert closer_stack == (), f"the close changed TRACE_STACK there: {closer_stack!r}"
+assert closer_stack == (), f"the stack where the span closed changed: {closer_stack!r}"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
