@@ -823,8 +823,11 @@ def _compare(mine: dict, ref: dict, program: _Program) -> str | None:
 
 
 _nested = _Program([(("span", "a", (("span", "b", (("span", "c", (("look",),), False),), False),), False),)])
+# a span closed from a task of its own, and one closed from a task created inside it
+_handed_off = _Program([(("span", "a", (("handoff", "b", (("look",),), "own"),), False),),
+                        (("handoff", "c", (("task", (("look",),)),), "inherits"),)])
 _sc.differential(traced_span, _reference, _programs, _observe, _compare, what="traced_span", examples=50,
-                 hint="chapter 11", explicit=(_nested,))
+                 hint="chapter 11", explicit=(_nested, _handed_off))
 ### END HIDDEN TESTS
 
 # %% [markdown]
