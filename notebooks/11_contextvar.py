@@ -16,7 +16,7 @@
 # 4. carry the context into a thread: `asyncio.to_thread`, a bare `threading.Thread`, and a
 #    copied context.
 #
-# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 50 minutes
+# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -445,7 +445,11 @@ print("✓ the thread ran in the context it was given and saw req-7")
 #    the current context** (or `None`);
 # 2. makes `name` the innermost open span for the code inside the `with` block, using
 #    `TRACE_STACK` (a `ContextVar` holding a tuple);
-# 3. restores `TRACE_STACK` on the way out, also when the block raises.
+# 3. restores `TRACE_STACK` on the way out, also when the block raises;
+# 4. may be closed in another context than the one it opened in: a generator that yields inside
+#    the span and is closed from another task. There `reset` raises `ValueError` (the second
+#    quote in In slime); the exit must raise nothing of its own, let the block's error through,
+#    and leave `TRACE_STACK` there as it was.
 #
 # It must give correct parents when many tasks trace at once on one loop.
 #
@@ -453,14 +457,18 @@ print("✓ the thread ran in the context it was given and saw req-7")
 #
 # Graded, on many generated programs (1 to 3 tasks side by side; spans nested up to three
 # deep, names that repeat; tasks started inside open spans; waits that interleave the tasks;
-# blocks that raise):
+# blocks that raise; spans opened in an async generator and closed from another task):
 #
 # - **parents**: each span's parent is the innermost span open in its own context: a task
 #   inherits the spans open where it was created, and sees none of another task's;
 # - **the stack**: `TRACE_STACK` inside a block ends with its name; after the block it is back to
 #   what it was, whether the block ends or raises; a task's spans never show in its creator's
 #   stack;
-# - **the log**: one entry per span, in the order the spans open.
+# - **the log**: one entry per span, in the order the spans open;
+# - **closed elsewhere**: a span opened in one context and closed in another (a generator moved
+#   between contexts, an async generator closed from another task, a task that inherited the
+#   span or one that did not) closes without an error of its own, an error the block raised
+#   still propagates, and `TRACE_STACK` in the closing context is what it was before the close.
 #
 # :::
 
@@ -475,13 +483,18 @@ span_log: list[tuple[str, str | None]] = []
 def traced_span(name: str) -> Iterator[None]:
     """Record (name, parent) in span_log and make `name` the innermost span inside the block."""
     ### BEGIN SOLUTION
+    from contextlib import suppress
+
     stack = TRACE_STACK.get()
     span_log.append((name, stack[-1] if stack else None))
-    token = TRACE_STACK.set(stack + (name,))
+    token = TRACE_STACK.set((*stack, name))
     try:
         yield
     finally:
-        TRACE_STACK.reset(token)
+        # Closed in another context (a generator closed from another task), reset raises
+        # ValueError: that context's stack is not this span's to change, so leave it.
+        with suppress(ValueError):
+            TRACE_STACK.reset(token)
     ### END SOLUTION
 
 
@@ -494,13 +507,23 @@ with traced_span("rollout"):
         pass
 assert span_log == [("rollout", None), ("generate", "rollout"),
                     ("reward", "rollout")], (
-    "each span records (name, innermost open span), "
-    "so 'generate' and 'reward' sit under 'rollout'; "
-    f"got {span_log!r}")
+    "each span records (name, innermost open span), so 'generate' "
+    f"and 'reward' sit under 'rollout'; got {span_log!r}")
 visible_stack = TRACE_STACK.get()
 assert visible_stack == (), (
-    "TRACE_STACK must be back to () once the outermost span ends, "
-    f"got {visible_stack!r}")
+    f"TRACE_STACK must be back to () after the outermost span, got {visible_stack!r}")
+def stream_chunks() -> Iterator[str]:
+    with traced_span("stream"):  # open while the generator is suspended
+        yield "chunk"
+chunks = stream_chunks()
+contextvars.Context().run(next, chunks)  # opens the span in one context...
+closer = contextvars.Context()
+try:
+    closer.run(chunks.close)  # ...and closes it in another
+except ValueError as error:
+    raise AssertionError(f"the exit raised in another context: {error!r}") from None
+closer_stack = closer.run(TRACE_STACK.get)
+assert closer_stack == (), f"the stack where the span closed changed: {closer_stack!r}"
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
@@ -583,6 +606,98 @@ contextvars.Context().run(_check_sequential)
 await asyncio.create_task(_check_fan_out(), context=contextvars.Context())
 
 
+def _stack_in(_ctx: contextvars.Context, _stack: tuple[str, ...]) -> contextvars.Context:
+    _ctx.run(TRACE_STACK.set, _stack)
+    return _ctx
+
+
+def _check_other_context() -> None:
+    """A span opened in one context and closed in another: no error of its own, the block's error
+    goes on, and the closing context's stack stays as it was there."""
+    def _stream(_fail: bool) -> Iterator[None]:
+        with traced_span("stream"):
+            yield
+            if _fail:
+                raise ValueError("the block's own error")
+
+    span_log.clear()
+    for _fail in (False, True):
+        _opener = _stack_in(contextvars.Context(), ("outer",))
+        _closer = _stack_in(contextvars.Context(), ("other",))
+        _gen = _stream(_fail)
+        _opener.run(next, _gen)
+        try:
+            if _fail:
+                _closer.run(next, _gen)
+            else:
+                _closer.run(_gen.close)
+            _outcome = None
+        except StopIteration:
+            _outcome = "stopped"
+        except ValueError as _error:
+            _outcome = str(_error)
+        _what = "ended with an error" if _fail else "ended"
+        if _fail and _outcome == "stopped":
+            raise AssertionError(
+                "the block's own error was swallowed: a span opened in one context whose block raised "
+                "ValueError in another ended without an error; catch only what reset raises, around "
+                "the reset (chapter 11)")
+        assert _outcome in ((None,) if not _fail else ("the block's own error",)), (
+            f"the exit raised in another context: a span opened in one context {_what} in another, "
+            f"and the with block raised ValueError({_outcome!r}); reset(token) works only in the "
+            "context the token was made in, so catch its ValueError there (chapter 11, the second "
+            "quote in In slime)")
+        _after = _closer.run(TRACE_STACK.get)
+        assert _after == ("other",), (
+            f"the stack where the span closed changed: it was ('other',) there, and after the span "
+            f"opened elsewhere {_what} it is {_after!r}; a span may only undo its own set, in its own "
+            "context, so leave any other context's TRACE_STACK as it was (chapter 11)")
+
+
+async def _check_closed_by_another_task() -> None:
+    """An async generator holding a span, closed from a task that inherited the span, and from one
+    that did not: neither close raises, and neither task's stack changes."""
+    async def _stream():
+        with traced_span("stream"):
+            yield
+
+    async def _close(_agen) -> tuple[str, ...]:
+        await _agen.aclose()
+        return TRACE_STACK.get()
+
+    span_log.clear()
+    for _inherits in (True, False):
+        _agen = _stream()
+        try:
+            async with asyncio.timeout(2):
+                await _agen.__anext__()
+                _ctx = (contextvars.copy_context() if _inherits
+                        else _stack_in(contextvars.Context(), ("other",)))
+                _before = _ctx.run(TRACE_STACK.get)
+                try:
+                    _after = await asyncio.create_task(_close(_agen), context=_ctx)
+                except ValueError as _error:
+                    raise AssertionError(
+                        f"the exit raised in another context: an async generator holding a span was "
+                        f"closed from another task ({'created inside the span' if _inherits else 'with a stack of its own'}), "
+                        f"and aclose() raised ValueError({_error}); reset(token) works only in the "
+                        "context the token was made in, so catch its ValueError there (chapter 11)") from None
+        finally:
+            if _agen.ag_frame is not None:  # still suspended in the span: close it here
+                try:
+                    await _agen.aclose()
+                except ValueError:
+                    pass
+        assert _after == _before, (
+            f"the stack where the span closed changed: the closing task's TRACE_STACK was {_before!r} "
+            f"and after the close it is {_after!r}; a span may only undo its own set, in its own "
+            "context, so leave any other context's TRACE_STACK as it was (chapter 11)")
+
+
+contextvars.Context().run(_check_other_context)
+await asyncio.create_task(_check_closed_by_another_task(), context=contextvars.Context())
+
+
 # Generated scenarios (issue 37): the same traced programs through traced_span and the reference,
 # on virtual time, compared on what the contract names (lab_snippets.scenarios explains the pattern).
 from hypothesis import strategies as _st
@@ -594,14 +709,18 @@ _reference = _sc.reference(globals(), "traced_span")
 # A program is a list of steps a task runs: ("span", name, steps, raises) opens traced_span(name)
 # around its steps (then raises KeyError inside it if `raises`, which the task catches), ("sleep",
 # seconds), ("task", steps) starts a child task (awaited at the end of the list), ("look",) notes
-# TRACE_STACK.
+# TRACE_STACK; ("handoff", name, steps, closer) opens traced_span(name) in an async generator, runs
+# the steps, then closes the generator from a new task: one created here ("inherits") or one in a
+# context of its own whose TRACE_STACK is ("elsewhere",) ("own").
 def _steps(depth: int):
     leaf = _st.one_of(_st.tuples(_st.just("sleep"), _st.sampled_from([1, 0, 2])), _st.just(("look",)))
     if depth == 0:
         return leaf
     inner = _st.lists(_steps(depth - 1), max_size=3).map(tuple)
     span = _st.tuples(_st.just("span"), _st.sampled_from("abc"), inner, _st.booleans())
-    return _st.one_of(leaf, span, span, _st.tuples(_st.just("task"), inner))
+    handoff = _st.tuples(_st.just("handoff"), _st.sampled_from("abc"), inner,
+                         _st.sampled_from(["inherits", "own"]))
+    return _st.one_of(leaf, span, span, _st.tuples(_st.just("task"), inner), handoff)
 
 
 class _Program(tuple):
@@ -630,6 +749,8 @@ def _observe(fn, program: _Program) -> dict:
                 except KeyError:
                     seen.append(("caught", here))
                 seen.append(("after span", here, TRACE_STACK.get()))
+            elif step[0] == "handoff":
+                await handoff(step, here)
             elif step[0] == "sleep":
                 await asyncio.sleep(step[1])
             elif step[0] == "task":
@@ -637,6 +758,32 @@ def _observe(fn, program: _Program) -> dict:
             else:
                 seen.append(("look", here, TRACE_STACK.get()))
         await asyncio.gather(*children)
+
+    async def handoff(step, here: str) -> None:
+        async def opened():
+            with fn(step[1]):
+                yield
+
+        async def close(agen) -> None:
+            before = TRACE_STACK.get()
+            try:
+                await agen.aclose()
+                error = None
+            except Exception as exc:  # noqa: BLE001 - what the close raised is the observation
+                error = repr(exc)
+            seen.append(("closed", here, TRACE_STACK.get(), before, error))
+
+        agen = opened()
+        await agen.__anext__()
+        try:
+            await run(step[2], here)
+        finally:
+            ctx = contextvars.copy_context()
+            if step[3] == "own":
+                ctx = contextvars.Context()
+                ctx.run(TRACE_STACK.set, ("elsewhere",))
+            await asyncio.create_task(close(agen), context=ctx)
+        seen.append(("after span", here, TRACE_STACK.get()))
 
     async def main():
         await asyncio.gather(*(run(steps, f"task {k}") for k, steps in enumerate(program)))
@@ -660,6 +807,14 @@ def _compare(mine: dict, ref: dict, program: _Program) -> str | None:
                 "open in the current context (a task inherits the spans open where it was created, and no "
                 "other task's)")
     for got, want in zip(mine["seen"], ref["seen"], strict=False):
+        if got != want and want[0] == "closed" and got[0] == "closed":
+            if got[4] != want[4]:
+                return (f"the exit raised in another context: at {want[1]} the async generator's span was "
+                        f"closed from another task and aclose() raised {got[4]}; reset(token) works only in "
+                        "the context the token was made in, so catch its ValueError there")
+            return (f"the stack where the span closed changed: at {want[1]} the closing task's TRACE_STACK "
+                    f"was {want[3]!r} and after the close it is {got[2]!r}; a span may only undo its own set, "
+                    "in its own context")
         if got != want:
             return (f"at {want[1]} TRACE_STACK was {got[2] if len(got) > 2 else got!r}, expected {want[2]!r}: "
                     "set it with a token inside the block and reset it on the way out, also when the block "
@@ -668,8 +823,11 @@ def _compare(mine: dict, ref: dict, program: _Program) -> str | None:
 
 
 _nested = _Program([(("span", "a", (("span", "b", (("span", "c", (("look",),), False),), False),), False),)])
+# a span closed from a task of its own, and one closed from a task created inside it
+_handed_off = _Program([(("span", "a", (("handoff", "b", (("look",),), "own"),), False),),
+                        (("handoff", "c", (("task", (("look",),)),), "inherits"),)])
 _sc.differential(traced_span, _reference, _programs, _observe, _compare, what="traced_span", examples=50,
-                 hint="chapter 11", explicit=(_nested,))
+                 hint="chapter 11", explicit=(_nested, _handed_off))
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -1,5 +1,6 @@
 # mistake: on exit removes the span from the tuple by its name instead of restoring the saved value
-# violates: TRACE_STACK was
+# violates: TRACE_STACK was || the stack where the span closed changed
+# breaks: since the twist (a span closed in another context) the name is also removed from the closing context's stack, which the named check finds before the generated programs
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/; the property in the red team's words: "TRACE_STACK back to what it was after the block"
 # breaks: a span nested inside a span of the same name removes both, so the outer block loses its own span
 # how: with traced_span("retry"): with traced_span("retry"): pass; then inside the outer block TRACE_STACK is () and a new span gets parent None

@@ -1,5 +1,5 @@
-# correct: reads the tuple, logs (name, innermost), sets a new tuple and resets with the token in finally
-# from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
+# mistake: when reset raises ValueError, sets token.old_value in the closing context (the opener's old stack, or Token.MISSING when the opener had none)
+# violates: the stack where the span closed changed
 @contextmanager
 def traced_span(name: str) -> Iterator[None]:
     """Record (name, parent) in span_log and make `name` the innermost span inside the block."""
@@ -9,4 +9,7 @@ def traced_span(name: str) -> Iterator[None]:
     try:
         yield
     finally:
-        TRACE_STACK.reset(token)
+        try:
+            TRACE_STACK.reset(token)
+        except ValueError:
+            TRACE_STACK.set(token.old_value)
