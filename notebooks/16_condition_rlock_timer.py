@@ -151,10 +151,11 @@ assert with_wait_for == ["timed out, nothing taken", "took group 1"], "wait_for 
 print("✓ with if, the second consumer popped an empty buffer; wait_for re-checked and kept waiting")
 
 # %% [markdown]
-# With a single `if` check, both consumers wake, one takes the item and the other pops from
-# an empty list. A wait can end while the condition is still false: another thread changed
-# the state before the waiter got the lock back (the first experiment), a `notify_all` woke
-# every waiter for one item, or the timeout ran out. So the rule is: **after waking, check
+# A wait can end while the condition is still false: another thread changed the state
+# before the waiter got the lock back (the first experiment), a `notify_all` woke every waiter
+# for one item, or the timeout ran out. Look at the first printed line: with a single `if`
+# check, both consumers woke, one took the item and the other popped from an empty list.
+# So the rule is: **after waking, check
 # the condition again**, in a loop. `wait_for` is that loop: the second consumer checked
 # again, kept waiting and reported a timeout. It returns the predicate's last value, so
 # `False` means "timed out, condition still false".
@@ -366,10 +367,12 @@ assert cancel_to_exit < half_delay.seconds, "cancel() ends the timer's wait at o
 print("✓ the cancelled timer never called its function, and its thread ended at once")
 
 # %% [markdown]
-# `fn` ran in the timer's own thread (the name printed above), not in the main thread, so whatever
-# it touches needs the same locking as in any other thread. The cancelled timer never called
-# its function, and its thread ended right after `cancel()`, not after its 2 s delay (the
-# check prints by how much).
+# A `Timer` is a thread whose `run` waits on an internal event for `delay` seconds and then
+# calls `fn` itself; `cancel()` sets that event. So the thread name printed above is the
+# timer's own, not the main thread's, and whatever `fn` touches needs the same locking as in
+# any other thread. And since `cancel()` ends the wait itself, the cancelled timer never
+# called its function, and its thread ended right after `cancel()`, not after its 2 s delay
+# (the check prints by how much).
 #
 # ## Measure: how soon a periodic loop stops when asked
 #
