@@ -13,7 +13,7 @@
 #    without that forwarding;
 # 4. find out what becomes of an `fcntl.flock` whose holder is killed by SIGKILL.
 #
-# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 45 minutes
+# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -129,9 +129,11 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
       "until we killed them one by one")
 
 # %% [markdown]
-# Signals go to one process. When the parent died, its children were simply *re-parented*:
-# adopted by pid 1 (on Linux, or by the nearest process that registered as a "subreaper";
-# on macOS, by `launchd`, also pid 1), and they ran on. Had they held GPUs, ports or files,
+# The SIGKILL went to one pid, the parent's, and nothing passes a signal on to a process's
+# children. When the parent died, its children were simply *re-parented*: adopted by pid 1
+# (on Linux, or by the nearest process that registered as a "subreaper"; on macOS, by
+# `launchd`, also pid 1). Look at the end of the printed line: both children still running,
+# their parent now pid 1. Had they held GPUs, ports or files,
 # those would still be held. We had to find them and kill them one by one. The orphans'
 # zombies are reaped by their new parent, not by us.
 
@@ -378,9 +380,9 @@ assert tl.order("lock: held by the child", "lock: our attempt refused",
 print("✓ refused while the child held it; ours as soon as SIGKILL ended the holder")
 
 # %% [markdown]
-# The second attempt got the lock. The lock belongs to the open file, so it ends when the last
-# descriptor of that file is closed, and the kernel closes every descriptor of a process that
-# dies, however it dies. No cleanup code has to run, which is exactly what a lock that must
+# An `flock` belongs to the open file, so it ends when the last descriptor of that file is
+# closed, and the kernel closes every descriptor of a process that dies, however it dies.
+# That is why the last printed mark is `lock: ours`: the second attempt got the lock. No cleanup code has to run, which is exactly what a lock that must
 # survive crashes needs.
 #
 # One trap remains: the lock is released when the *last* descriptor of the open file is
