@@ -136,12 +136,13 @@ assert rows["async generator function"][:2] == (False, False), "async, yet neith
 print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the async generator")
 
 # %% [markdown]
-# Four of the eight hooks return something awaitable while `iscoroutinefunction` says no, and
-# the async generator function is async yet gives nothing to await (you `async for` over it).
 # `iscoroutinefunction` answers a narrow question about *how the function was written*: was it
 # an `async def` (seen through `functools.partial` and bound methods)? It cannot see through a
 # plain function that happens to return a coroutine, a Task or any object with `__await__`,
-# nor through a callable object. The question "must I await this?" is about the **result**,
+# nor through a callable object. Look at the table for the rows where its two columns
+# disagree: four of the eight hooks return something awaitable while `iscoroutinefunction`
+# says no, and the async generator function is async yet gives nothing to await (you
+# `async for` over it). The question "must I await this?" is about the **result**,
 # and only `inspect.isawaitable(result)` answers it.
 #
 # ## Protocols: what do `await` and `async for` look for?
@@ -184,9 +185,9 @@ await stream.aclose()
 print("✓ ReadyScore and a Task are awaitable without being coroutines")
 
 # %% [markdown]
-# All three are `Awaitable`, and only the coroutine is a `Coroutine`: the classes check the
-# protocol, so for native coroutines and objects with `__await__` they agree with what the
-# syntax will accept. Generator-based coroutines are the exception: `await` accepts one made
+# The classes check the protocol, the methods an object has, not how it was made, so for
+# native coroutines and objects with `__await__` they agree with what the syntax will accept:
+# in the printed rows all three are `Awaitable`, and only the coroutine is a `Coroutine`. Generator-based coroutines are the exception: `await` accepts one made
 # with `types.coroutine`, yet `isinstance(x, collections.abc.Awaitable)` is `False`, because a
 # generator has no `__await__`; `inspect.isawaitable` knows about them. An annotation, on the
 # other hand, is only a promise: Python never checks it at run time.
@@ -286,9 +287,11 @@ assert "add_async" in unawaited_names, "and its body never ran"
 print("✓ deciding by the result ran every hook; deciding by the function passed a coroutine on")
 
 # %% [markdown]
-# Deciding by the function handed the adapter's coroutine object to the next hook as if it
-# were the sample; the chain broke one step later with a confusing `TypeError`, and the
-# adapter's work never ran. Deciding by the result handled every hook. The cost is small: one
+# The adapter is a plain function that returns a coroutine, so `iscoroutinefunction` says no
+# and deciding by the function passes that coroutine object to the next hook as if it were the
+# sample. Look at the second printed line and the warning: the chain broke one step later
+# with a confusing `TypeError`, and the adapter's work never ran. Deciding by the result
+# handled every hook. The cost is small: one
 # check per call, and a sync hook is never awaited.
 #
 # ## Measure: what a tracing decorator's span covers
@@ -377,9 +380,9 @@ assert inspect.iscoroutinefunction(aware_generate) and not inspect.iscoroutinefu
 print("✓ the async-aware span covers the body; the naive one closed before the body started")
 
 # %% [markdown]
-# The naive span is a sliver at the start: applied to an `async def`, the "call" only makes
-# the coroutine object, so the span closes **before any of the body has run**. The
-# async-aware span contains the body. In the figure the green bars are the spans (legend
+# Applied to an `async def`, the "call" inside a plain wrapper only makes the coroutine
+# object, so its span closes **before any of the body has run**: in the figure the naive span
+# is a sliver at the start, while the async-aware span contains the body. The green bars are the spans (legend
 # "tracer's span") and the blue bars the bodies. The cell pauses 0.02 s between the
 # naive call and the `gather` that awaits it, so the two moments sit apart in the picture:
 # the naive span sits at the call, and its body starts only once `gather` awaits the
