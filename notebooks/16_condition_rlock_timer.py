@@ -312,8 +312,8 @@ assert other_thread_got_it == [False, False, True]
 print("✓ another thread got the RLock only after the last release")
 
 # %% [markdown]
-# **`threading.Timer(delay, fn)`** is a thread that waits `delay` seconds and then calls
-# `fn`, once, unless `cancel()` comes first. Like any thread, join it with a timeout. Below,
+# **`threading.Timer(delay, fn)`** calls `fn` once, `delay` seconds after `start()`, unless
+# `cancel()` comes first; it is started and joined like a thread (join it with a timeout). Below,
 # one timer fires after 0.05 s and one with a 2 s delay is cancelled at once. The firing
 # timer calls `record_firing`, which appends the name of its thread to `fired_in`; the
 # cancelled one would append to `cancelled_calls`. In which thread does `fn` run, and how
@@ -527,8 +527,9 @@ assert threads_used["Event.wait loop"] == 1 and threads_used["Timer chain"] == l
 print("✓ the sleep loop slept to the end of its interval; the Timer chain and Event.wait stopped at once")
 
 # %% [markdown]
-# Light green is the loop ticking, red the time from the stop request to the thread's exit.
-# The `time.sleep` loop notices the flag only when its sleep ends, so it ran out the rest of
+# Each loop stops as soon as whatever it is waiting in can be interrupted (red is the time
+# from the stop request to the thread's exit, light green the loop ticking). The `time.sleep`
+# loop notices the flag only when its sleep ends, so it ran out the rest of
 # its interval, about 0.2 s here. The Timer chain stopped at once, but it started a new thread
 # for every tick. The `Event.wait` loop stopped at once with one thread, since setting the
 # event ends the wait. slime's health monitor is the third kind (the third quote below).
