@@ -13,7 +13,7 @@
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 60 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -196,7 +196,8 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # we call `shutdown(wait=False)` while the first is running. The cell writes down named
 # moments with `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01); the
 # check after it uses `tl.order(a, b, ...)`, which holds when the moments were marked in
-# that order. How many jobs finish?
+# that order, and `wait(jobs, timeout)` (from `concurrent.futures`) waits at most `timeout`
+# seconds for all the jobs to end. How many jobs finish?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -313,15 +314,15 @@ print("✓ as_completed yielded fast, medium, slow; the dict still gives submiss
 # order you submitted them gives the results back in input order, slow one first: keep the futures
 # in a list or dict, and you get both orders.
 #
-# ## Leaving a `with` block waits for everything
+# ## Predict: what does leaving a `with` block wait for?
 #
-# `with ThreadPoolExecutor() as pool:` calls `pool.shutdown(wait=True)` on the way out. The
-# line after the block runs only when every submitted job has finished and every worker
-# thread has ended. It is the simplest correct way to use a pool whose work fits in one
-# block. The jobs below are `convert_in_steps` from the shutdown experiment, with its gate
-# opened from the start.
+# Most pools in real code live in a `with ThreadPoolExecutor() as pool:` block. Below, four
+# jobs go to two workers inside such a block; they are `convert_in_steps` from the shutdown
+# experiment, with its gate opened from the start, so each takes 0.1 s. The cell marks the
+# last `submit` and the line after the block. **Predict.** Where among the jobs' marks does
+# "with block exited" come, and which of the pool's worker threads are still there after it?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 release.set()  # open convert_in_steps's gate: the jobs run straight through
 with ThreadPoolExecutor(max_workers=2, thread_name_prefix="with-block") as pool:
@@ -341,6 +342,12 @@ assert workers_left == [], workers_left
 print("✓ the block exited after all four jobs had finished and both workers had ended")
 
 # %% [markdown]
+# On the way out, `with ThreadPoolExecutor() as pool:` calls `pool.shutdown(wait=True)`, so
+# the line after the block runs only when every submitted job has finished and every worker
+# thread has ended. Look at the printed names: "with block exited" is the very last mark,
+# after the last job's "finished", and the list of worker threads left is empty. It is the
+# simplest correct way to use a pool whose work fits in one block.
+#
 # ## Measure: six jobs on two workers, shut down as job 2 starts
 #
 # Two workers, six jobs (job 0 takes 0.05 s, job 1 0.15 s, the rest 0.1 s). Each job is
@@ -352,8 +359,8 @@ print("✓ the block exited after all four jobs had finished and both workers ha
 # chapter: green (`waiting`) for a job's time in the queue, blue (`running`) for its run,
 # grey (`cancelled`) for a queued job until `shutdown` dropped it.
 #
-# **Predict.** Job 2 starts at the very moment shutdown is requested. Does it run to the end
-# or is it dropped? And jobs 3 to 5?
+# **Predict.** Shutdown is requested just after job 2 has started (the cell waits for
+# `job_2_started` first). Does job 2 run to the end or is it dropped? And jobs 3 to 5?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The job draws its own lane: waiting from its submit mark until a worker picks it up,
