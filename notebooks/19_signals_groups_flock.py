@@ -68,7 +68,7 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 
 # %% [markdown]
 # Every program here is a command of `lab_snippets.proc_workers`. `spawn-children 2 3` starts
-# two `sleep` children, prints `ready <its pid> <child pids>` and waits for them; every
+# two `sleep` children of 3 s each, prints `ready <its pid> <child pids>` and waits for them; every
 # command ends by itself after a few seconds, so nothing can outlive a failed run for long.
 # Here is the heart of `spawn-children`:
 
@@ -182,7 +182,7 @@ assert not left_running and len(gone_b) == 2, "no member of the group survived"
 print("✓ the leader and both children shared a group of their own; one killpg ended all three")
 
 # %% [markdown]
-# ## Measure: how long each process ran on after the signal
+# ## Measure: which processes each signal reached
 #
 # The two runs side by side. With a plain child, the kill ended only the parent; its
 # children kept running (red: orphaned, holding whatever they held) until we hunted them
@@ -240,11 +240,11 @@ assert own_group and (same_session or sys.version_info < (3, 11))
 print("✓ process_group=0: a group of its own, in our session")
 
 # %% [markdown]
-# ## A wrapper must pass the signal on
+# ## Signals through a wrapper
 #
 # CI systems and job schedulers stop a job by sending SIGTERM (or SIGINT) to the process
-# they started. If that process is a wrapper around the real program, the signal stops at
-# the wrapper unless the wrapper passes it on. `wrap SECONDS -- COMMAND` runs COMMAND as its
+# they started. Often that process is a wrapper around the real program, and the signal
+# lands on the wrapper. `wrap SECONDS -- COMMAND` runs COMMAND as its
 # child; with `--forward` it installs a handler that sends SIGTERM and SIGINT on to the child,
 # then waits for the child. The child, `report-signals`, prints the signal it gets and exits
 # with 128 + its number. Here is `wrap` with its forwarding handler, then the child's handler:
