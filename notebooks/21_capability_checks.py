@@ -813,7 +813,7 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 # - `await` and `async for` accept protocols (`__await__`, `__aiter__`/`__anext__`), which the
 #   `collections.abc` classes check; annotations such as `Awaitable[float]` are never checked.
 # - An extension point that takes sync or async hooks should call first and check the result.
-# - A decorator for async functions must itself be `async def` (decided once, with
+# - A decorator for async functions must return an `async def` wrapper (decided once, with
 #   `iscoroutinefunction`), or its span closes before the body runs and it hides that the
 #   function is async.
 #
@@ -826,7 +826,8 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 #
 # slime uses both of this chapter's checks at its own extension points: rollout sample hooks
 # that users plug in by import path, and a tracing decorator on the per-sample generate step.
-# The first decides by the result, the second by the function. Every static use of these
+# Read each quote for which of the two decisions it makes, and for what it would do with a
+# callable written the other way. Every static use of these
 # checks is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
