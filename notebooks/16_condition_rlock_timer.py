@@ -87,8 +87,8 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # %% [markdown]
 # `notify` only marks a waiter as "may wake up". The waiter still has to re-acquire the lock,
 # which the notifier holds until its `with` block ends; any thread can change the state in
-# between. (Each `Condition` keeps its own waiters, so a notify on another condition never
-# wakes this one, even when the two share a lock.)
+# between. That is why the consumer found an empty list: the group it was woken for had
+# been dropped before it got the lock back.
 #
 # **Predict.** Two consumers wait, one item arrives, and the producer calls `notify_all`,
 # which wakes every waiter. In the first run each consumer checks the buffer once with `if`
