@@ -171,6 +171,7 @@ checks = {
     "async generator": (isinstance(stream, Awaitable),
                         isinstance(stream, AsyncIterator), inspect.iscoroutine(stream)),
 }
+print(" " * 16, "(Awaitable, Coroutine or AsyncIterator, iscoroutine)")
 for name, flags in checks.items():
     print(f"{name:<16}", flags)
 
