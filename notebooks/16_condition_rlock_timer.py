@@ -354,7 +354,10 @@ cancelled_timer.cancel()
 cancelled_timer.join(timeout=CANCELLED_DELAY + 2)
 cancel_to_exit = time.monotonic() - cancel_at
 fire_timer.join(timeout=2)
-print(f"fired in thread {fired_in}; the cancelled timer called {cancelled_calls}")
+print(f"fired in thread {fired_in}; this cell runs in",
+      repr(threading.current_thread().name))
+print(f"the cancelled timer called {cancelled_calls}; its thread ended "
+      f"{cancel_to_exit * 1000:.1f} ms after cancel()")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-stops-a-timer-before-it-fires
@@ -371,8 +374,8 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 # calls `fn` itself; `cancel()` sets that event. So the thread name printed above is the
 # timer's own, not the main thread's, and whatever `fn` touches needs the same locking as in
 # any other thread. And since `cancel()` ends the wait itself, the cancelled timer never
-# called its function, and its thread ended right after `cancel()`, not after its 2 s delay
-# (the check prints by how much).
+# called its function, and its thread ended right after `cancel()` (the second line says how
+# soon), not after its 2 s delay.
 #
 # ## Measure: how soon a periodic loop stops when asked
 #
