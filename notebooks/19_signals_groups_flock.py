@@ -70,7 +70,9 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # Every program here is a command of `lab_snippets.proc_workers`. `spawn-children 2 3` starts
 # two `sleep` children of 3 s each, prints `ready <its pid> <child pids>` and waits for them; every
 # command ends by itself after a few seconds, so nothing can outlive a failed run for long.
-# Here is the heart of `spawn-children`:
+# Here is the heart of `spawn-children` (its `SIG_DFL` line undoes a `SIG_IGN` that the
+# exercise's grader sets while it starts children that must ignore SIGTERM; in this
+# chapter's cells it changes nothing):
 
 # %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_hold_flock, _cmd_spawn_children
@@ -286,7 +288,7 @@ os.kill(child_pid, signal.SIGTERM)  # the cleanup the wrapper should have done
 lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
 unforwarded = wrapper.returncode
 print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
-      orphaned_child_running, "· output, our cleanup included:",
+      orphaned_child_running, "· output, after our own cleanup kill:",
       [ln.rsplit(maxsplit=1)[0] for ln in lines])
 unforwarded_lines = [line.split()[:2] for line in lines]
 
