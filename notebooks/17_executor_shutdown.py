@@ -242,11 +242,11 @@ print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued 
 # Calling `shutdown(wait=False)` makes the pool refuse new `submit` calls and returns without
 # waiting, and that is all it does. Running jobs run to the end, and queued jobs **still start** afterwards:
 # in the printed names, jobs 1 and 2 start after "shutdown(wait=False) returned", and all
-# three end finished. To drop the queued ones, you ask for it:
+# three end finished. `shutdown` has one more argument, `cancel_futures`:
 # `shutdown(wait=False, cancel_futures=True)`.
 #
 # **Predict.** The same three jobs, one worker, and `cancel_futures=True` while job 0 runs.
-# In what state does each job end?
+# In what state does each job end, the running one included?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
