@@ -85,8 +85,10 @@ assert after_clear == "waited until the timeout"
 print("✓ set() woke all four waiters and stayed set until clear()")
 
 # %% [markdown]
-# One `set()` woke **every** waiter, not one, and the flag **stayed set**: the late waiter
-# passed straight through, and only after `clear()` did a waiter wait again. An `Event`
+# `set()` does not hand the event to one waiter: it raises a flag, every task suspended in
+# `wait()` sees the flag and resumes, and the flag stays up until `clear()` lowers it. Look at
+# the printed line: no waiter woke before the `set()`, the late waiter passed straight
+# through, and only after `clear()` did a waiter wait again. An `Event`
 # carries no value and does not count: setting it twice is the same as once, and a
 # waiter cannot tell *which* `set()` woke it. When the waiters need a result, a future is the
 # better tool (the section "One operation in flight, many waiters" below).
@@ -206,9 +208,11 @@ assert timelines["narrow"].max_overlap("running") == 5, "with the narrow lock al
 print("✓ held across the slow call, the lock let one run at a time; held narrowly, all five overlapped")
 
 # %% [markdown]
-# The wide version took about five times as long. It is correct, but it runs the five slow
-# calls one after another, where the narrow one overlaps all five: a lock held
-# across a slow `await` turns concurrency into a queue. Hold a lock for the shared state only,
+# In the wide version each request keeps the lock through its 0.04 s call, so the next
+# request cannot even do its bookkeeping until that call has ended. Look at the top panel: a
+# staircase of five slow calls, one after another, where the narrow version overlaps all
+# five; the printed ratio puts the wide version at about five times as long. It is correct,
+# but a lock held across a slow `await` turns concurrency into a queue. Hold a lock for the shared state only,
 # and do slow work outside it. If the slow work itself must not run twice at once, that is a
 # different need, and the next section meets it without holding a lock while waiting.
 #
@@ -280,13 +284,12 @@ assert without_shield["outcomes"] == ["loaded ckpt-12"] + ["cancelled"] * 4, (
 print("✓ with the shield only the client that left was cancelled; without it, the shared result was")
 
 # %% [markdown]
-# With the shield only the client that left is cancelled. Without it, the three other
-# waiters were cancelled too: when a task is cancelled while it awaits a future, the
-# **future itself** is cancelled, so one impatient client cancelled the result everyone was
-# waiting for. The first request still finished its load, but nobody who waited got the
-# result.
-# `asyncio.shield(future)` gives each waiter its own cancellable wrapper and keeps the shared
-# future intact.
+# When a task is cancelled while it awaits a future directly, asyncio cancels the **future
+# itself**, not only the task's wait. Look at the second printed line: one impatient client
+# cancelled the result everyone was waiting for, and the three other waiters ended
+# `cancelled` too. The first request still finished its load, but nobody who waited got the
+# result. `asyncio.shield(future)` gives each waiter its own cancellable wrapper and keeps the
+# shared future intact, which is why the first line lost only the client that left.
 #
 # This also explains the two `shared.done()` guards in `update_weights`. Without the shield, a
 # waiter may already have cancelled the shared future by the time the load returns, and
@@ -323,9 +326,9 @@ assert all(tl.order("worker 2 paused", f"worker {i} continues") for i in range(3
 print("✓ nobody continued before the last worker had paused")
 
 # %% [markdown]
-# The last to arrive, worker 2, continued first: the task that completes the barrier releases
-# the others and goes on without waiting for a wake-up, while they resume when the loop next
-# runs them.
+# The task that completes the barrier needs no wake-up: it finds the others waiting, releases
+# them and goes straight on, while they resume only when the loop next runs them. That is why,
+# in the printed order, the last to arrive, worker 2, is the first to continue.
 #
 # ## Exercise 15.1 · Share a load that is in flight
 #

@@ -87,8 +87,8 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # %% [markdown]
 # `notify` only marks a waiter as "may wake up". The waiter still has to re-acquire the lock,
 # which the notifier holds until its `with` block ends; any thread can change the state in
-# between. (Each `Condition` keeps its own waiters, so a notify on another condition never
-# wakes this one, even when the two share a lock.)
+# between. That is why the consumer found an empty list: the group it was woken for had
+# been dropped before it got the lock back.
 #
 # **Predict.** Two consumers wait, one item arrives, and the producer calls `notify_all`,
 # which wakes every waiter. In the first run each consumer checks the buffer once with `if`
@@ -151,10 +151,11 @@ assert with_wait_for == ["timed out, nothing taken", "took group 1"], "wait_for 
 print("✓ with if, the second consumer popped an empty buffer; wait_for re-checked and kept waiting")
 
 # %% [markdown]
-# With a single `if` check, both consumers wake, one takes the item and the other pops from
-# an empty list. A wait can end while the condition is still false: another thread changed
-# the state before the waiter got the lock back (the first experiment), a `notify_all` woke
-# every waiter for one item, or the timeout ran out. So the rule is: **after waking, check
+# A wait can end while the condition is still false: another thread changed the state
+# before the waiter got the lock back (the first experiment), a `notify_all` woke every waiter
+# for one item, or the timeout ran out. Look at the first printed line: with a single `if`
+# check, both consumers woke, one took the item and the other popped from an empty list.
+# So the rule is: **after waking, check
 # the condition again**, in a loop. `wait_for` is that loop: the second consumer checked
 # again, kept waiting and reported a timeout. It returns the predicate's last value, so
 # `False` means "timed out, condition still false".
@@ -311,8 +312,8 @@ assert other_thread_got_it == [False, False, True]
 print("✓ another thread got the RLock only after the last release")
 
 # %% [markdown]
-# **`threading.Timer(delay, fn)`** is a thread that waits `delay` seconds and then calls
-# `fn`, once, unless `cancel()` comes first. Like any thread, join it with a timeout. Below,
+# **`threading.Timer(delay, fn)`** calls `fn` once, `delay` seconds after `start()`, unless
+# `cancel()` comes first; it is started and joined like a thread (join it with a timeout). Below,
 # one timer fires after 0.05 s and one with a 2 s delay is cancelled at once. The firing
 # timer calls `record_firing`, which appends the name of its thread to `fired_in`; the
 # cancelled one would append to `cancelled_calls`. In which thread does `fn` run, and how
@@ -353,7 +354,10 @@ cancelled_timer.cancel()
 cancelled_timer.join(timeout=CANCELLED_DELAY + 2)
 cancel_to_exit = time.monotonic() - cancel_at
 fire_timer.join(timeout=2)
-print(f"fired in thread {fired_in}; the cancelled timer called {cancelled_calls}")
+print(f"fired in thread {fired_in}; this cell runs in",
+      repr(threading.current_thread().name))
+print(f"the cancelled timer called {cancelled_calls}; its thread ended "
+      f"{cancel_to_exit * 1000:.1f} ms after cancel()")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-stops-a-timer-before-it-fires
@@ -366,10 +370,12 @@ assert cancel_to_exit < half_delay.seconds, "cancel() ends the timer's wait at o
 print("✓ the cancelled timer never called its function, and its thread ended at once")
 
 # %% [markdown]
-# `fn` ran in the timer's own thread (the name printed above), not in the main thread, so whatever
-# it touches needs the same locking as in any other thread. The cancelled timer never called
-# its function, and its thread ended right after `cancel()`, not after its 2 s delay (the
-# check prints by how much).
+# A `Timer` is a thread whose `run` waits on an internal event for `delay` seconds and then
+# calls `fn` itself; `cancel()` sets that event. So the thread name printed above is the
+# timer's own, not the main thread's, and whatever `fn` touches needs the same locking as in
+# any other thread. And since `cancel()` ends the wait itself, the cancelled timer never
+# called its function, and its thread ended right after `cancel()` (the second line says how
+# soon), not after its 2 s delay.
 #
 # ## Measure: how soon a periodic loop stops when asked
 #
@@ -524,8 +530,9 @@ assert threads_used["Event.wait loop"] == 1 and threads_used["Timer chain"] == l
 print("✓ the sleep loop slept to the end of its interval; the Timer chain and Event.wait stopped at once")
 
 # %% [markdown]
-# Light green is the loop ticking, red the time from the stop request to the thread's exit.
-# The `time.sleep` loop notices the flag only when its sleep ends, so it ran out the rest of
+# Each loop stops as soon as whatever it is waiting in can be interrupted (red is the time
+# from the stop request to the thread's exit, light green the loop ticking). The `time.sleep`
+# loop notices the flag only when its sleep ends, so it ran out the rest of
 # its interval, about 0.2 s here. The Timer chain stopped at once, but it started a new thread
 # for every tick. The `Event.wait` loop stopped at once with one thread, since setting the
 # event ends the wait. slime's health monitor is the third kind (the third quote below).

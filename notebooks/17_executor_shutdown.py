@@ -13,7 +13,7 @@
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 60 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -141,8 +141,9 @@ assert isinstance(stored, ValueError) and reraised is stored
 print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error came back")
 
 # %% [markdown]
-# The job **goes on running**: the timeout bounds your wait, not the work, and the job
-# finished once the gate opened. A job that raises does not crash the worker either: the
+# The timeout bounds **your wait, not the work**: when `result(timeout)` raises, nothing is
+# sent to the worker. Look at the first printed line: the job was still running after the
+# timeout, and finished once the gate opened. A job that raises does not crash the worker either: the
 # exception is stored in the future, `exception()` returns it, and `result()` raises that
 # same object again in the caller.
 #
@@ -181,10 +182,11 @@ assert running_result == "running done" and queued_outcome == "CancelledError"
 print("✓ cancel() refused the running job and cancelled the queued one")
 
 # %% [markdown]
-# Only the queued one. `cancel()` works only while the job waits in the queue; once a worker
-# has picked it up, `cancel()` returns `False` and changes nothing: Python has no supported
-# way to interrupt a thread from outside (chapter 09), and the pool does not try. A
-# cancelled future raises `CancelledError` from `result()`.
+# `cancel()` works only while the job waits in the queue; once a worker has picked it up,
+# `cancel()` returns `False` and changes nothing: Python has no supported way to interrupt a
+# thread from outside (chapter 09), and the pool does not try. So in the first printed line
+# only the queued job's `cancel()` returned `True`, and the running job still gave its
+# result. A cancelled future raises `CancelledError` from `result()`.
 
 # %% [markdown]
 # ## Predict: how many queued jobs still run after `shutdown(wait=False)`?
@@ -194,7 +196,8 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # we call `shutdown(wait=False)` while the first is running. The cell writes down named
 # moments with `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01); the
 # check after it uses `tl.order(a, b, ...)`, which holds when the moments were marked in
-# that order. How many jobs finish?
+# that order, and `wait(jobs, timeout)` (from `concurrent.futures`) waits at most `timeout`
+# seconds for all the jobs to end. How many jobs finish?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -236,13 +239,14 @@ assert tl.order("job 0 started", "shutdown(wait=False) returned", "job 0 finishe
 print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued jobs still ran")
 
 # %% [markdown]
-# All three finished. `shutdown(wait=False)` only does two things: the pool refuses new
-# `submit` calls, and the call does not wait. Running jobs run to the end, and queued jobs
-# **still start** afterwards. To drop the queued ones, you ask for it:
+# Calling `shutdown(wait=False)` makes the pool refuse new `submit` calls and returns without
+# waiting, and that is all it does. Running jobs run to the end, and queued jobs **still start** afterwards:
+# in the printed names, jobs 1 and 2 start after "shutdown(wait=False) returned", and all
+# three end finished. `shutdown` has one more argument, `cancel_futures`:
 # `shutdown(wait=False, cancel_futures=True)`.
 #
 # **Predict.** The same three jobs, one worker, and `cancel_futures=True` while job 0 runs.
-# In what state does each job end?
+# In what state does each job end, the running one included?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -255,7 +259,7 @@ tl.mark("shutdown(cancel_futures=True) returned")
 release.set()
 pool.shutdown(wait=True)
 
-states = [state_of(job) for job in jobs]  # each job's state: finished or cancelled
+states = [state_of(job) for job in jobs]  # how each job ended
 print(states)
 print(tl.names())
 
@@ -268,8 +272,9 @@ assert "job 1 started" not in tl.names()
 print("✓ the running job finished; the two queued jobs were cancelled and never started")
 
 # %% [markdown]
-# Job 0 finished, since nothing stops a running thread; jobs 1 and 2 were cancelled and
-# never started.
+# A running thread cannot be stopped from outside, and `cancel_futures` drops only what is
+# still in the queue: in the printed states, job 0 finished, while jobs 1 and 2 were cancelled and never
+# started.
 #
 # ## Completion order: `as_completed`
 #
@@ -304,19 +309,20 @@ assert input_order == [0.18, 0.12, 0.06]
 print("✓ as_completed yielded fast, medium, slow; the dict still gives submission order")
 
 # %% [markdown]
-# `as_completed` followed the finishing order, fast first. Reading the futures in the order
-# you submitted them gives the results back in input order, slow one first: keep the futures
+# `as_completed` hands out each future the moment it is done, whatever its place in the
+# submission, so its list follows the finishing order, fast first. Reading the futures in the
+# order you submitted them gives the results back in input order, slow one first: keep the futures
 # in a list or dict, and you get both orders.
 #
-# ## Leaving a `with` block waits for everything
+# ## Predict: what does leaving a `with` block wait for?
 #
-# `with ThreadPoolExecutor() as pool:` calls `pool.shutdown(wait=True)` on the way out. The
-# line after the block runs only when every submitted job has finished and every worker
-# thread has ended. It is the simplest correct way to use a pool whose work fits in one
-# block. The jobs below are `convert_in_steps` from the shutdown experiment, with its gate
-# opened from the start.
+# Most pools in real code live in a `with ThreadPoolExecutor() as pool:` block. Below, four
+# jobs go to two workers inside such a block; they are `convert_in_steps` from the shutdown
+# experiment, with its gate opened from the start, so each takes 0.1 s. The cell marks the
+# last `submit` and the line after the block. **Predict.** Where among the jobs' marks does
+# "with block exited" come, and which of the pool's worker threads are still there after it?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 release.set()  # open convert_in_steps's gate: the jobs run straight through
 with ThreadPoolExecutor(max_workers=2, thread_name_prefix="with-block") as pool:
@@ -336,6 +342,12 @@ assert workers_left == [], workers_left
 print("✓ the block exited after all four jobs had finished and both workers had ended")
 
 # %% [markdown]
+# On the way out, `with ThreadPoolExecutor() as pool:` calls `pool.shutdown(wait=True)`, so
+# the line after the block runs only when every submitted job has finished and every worker
+# thread has ended. Look at the printed names: "with block exited" is the very last mark,
+# after the last job's "finished", and the list of worker threads left is empty. It is the
+# simplest correct way to use a pool whose work fits in one block.
+#
 # ## Measure: six jobs on two workers, shut down as job 2 starts
 #
 # Two workers, six jobs (job 0 takes 0.05 s, job 1 0.15 s, the rest 0.1 s). Each job is
@@ -347,8 +359,8 @@ print("✓ the block exited after all four jobs had finished and both workers ha
 # chapter: green (`waiting`) for a job's time in the queue, blue (`running`) for its run,
 # grey (`cancelled`) for a queued job until `shutdown` dropped it.
 #
-# **Predict.** Job 2 starts at the very moment shutdown is requested. Does it run to the end
-# or is it dropped? And jobs 3 to 5?
+# **Predict.** Shutdown is requested just after job 2 has started (the cell waits for
+# `job_2_started` first). Does job 2 run to the end or is it dropped? And jobs 3 to 5?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The job draws its own lane: waiting from its submit mark until a worker picks it up,
@@ -399,9 +411,10 @@ assert {0, 1, 2} <= ran and cancelled, "jobs 0-2 had started; at least one job w
 assert tl.max_overlap("running") <= 2
 
 # %% [markdown]
-# Job 2 ran to the end, like jobs 0 and 1: a worker had already picked it up, so it was no
-# longer in the queue, and `cancel_futures` drops only what is still queued. Jobs 3 to 5
-# were cancelled (grey) without ever running. The rule holds whatever the timing: a job
+# When shutdown was requested, a worker had already picked job 2 up, so it was no longer in
+# the queue, and `cancel_futures` drops only what is still queued. Look at job 2's lane: it is
+# blue to the end, like jobs 0 and 1, while jobs 3 to 5 are grey, cancelled without ever
+# running. The rule holds whatever the timing: a job
 # that had started finished, and a job that had not started was cancelled.
 #
 # ## Bounding the jobs in flight
@@ -438,7 +451,8 @@ assert taken_before_reading == 1000 and first_square == 0
 print("✓ pool.map submitted all 1000 items before the first result was read")
 
 # %% [markdown]
-# All of them: `pool.map(fn, items)` submits **every** item at once, so a long input fills
+# `pool.map(fn, items)` submits **every** item before it returns, so the printed count is the
+# whole input, 1000 of 1000, and a long input fills
 # memory with queued jobs and their arguments. You can bound it yourself, with a deque of
 # futures, as the exercise below and slime's weight encoder do.
 #

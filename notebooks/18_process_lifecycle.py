@@ -217,8 +217,10 @@ assert codes == {"returns normally": 0, "sys.exit(3)": 3,
 print("✓ 0, the worker's own status, and minus the signal number")
 
 # %% [markdown]
-# `0` for a normal return, the number the worker passed to `sys.exit`, and **minus the
-# signal number** when a signal ended it (an uncaught exception gives `1`). The signals were
+# `exitcode` records *how* the process ended, not only whether it failed. Read the four
+# lines from the top: `0` for a normal return, the number the worker passed to `sys.exit`,
+# and **minus the signal number** for the two that a signal ended (an uncaught exception
+# would give `1`). The signals were
 # sent without waiting for the worker to be ready, which is fine here: the default action of
 # SIGTERM ends the process whenever the signal lands. Reading `exitcode` or `is_alive()`
 # polls with `waitpid` too, so they reap a finished process as a side effect.
@@ -337,9 +339,10 @@ assert tl.order("sleeping child: TimeoutExpired", "sleeping child: killed",
 print("✓ the child ran on past the timeout; killed, it was a zombie until communicate()")
 
 # %% [markdown]
-# Yes, and no. `communicate(timeout=...)` raises `TimeoutExpired` but leaves the child
-# running, and killing it is not the end either: a killed child is a {term}`zombie` until
-# you `wait` for it. The same three steps as for a `multiprocessing` worker apply, and they
+# `communicate(timeout=...)` only stops *waiting* when it raises `TimeoutExpired`: it sends
+# the child nothing. And `kill()` only sends SIGKILL: the child's exit still has to be
+# collected, and until someone calls `wait` a killed child is a {term}`zombie`. The last
+# printed line shows both: running after the timeout, and a zombie after the kill. The same three steps as for a `multiprocessing` worker apply, and they
 # are what `subprocess.run` does inside when you give it a `timeout`.
 
 # %% [markdown]

@@ -13,7 +13,7 @@
 #    without that forwarding;
 # 4. find out what becomes of an `fcntl.flock` whose holder is killed by SIGKILL.
 #
-# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 45 minutes
+# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -68,9 +68,11 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 
 # %% [markdown]
 # Every program here is a command of `lab_snippets.proc_workers`. `spawn-children 2 3` starts
-# two `sleep` children, prints `ready <its pid> <child pids>` and waits for them; every
+# two `sleep` children of 3 s each, prints `ready <its pid> <child pids>` and waits for them; every
 # command ends by itself after a few seconds, so nothing can outlive a failed run for long.
-# Here is the heart of `spawn-children`:
+# Here is the heart of `spawn-children` (its `SIG_DFL` line undoes a `SIG_IGN` that the
+# exercise's grader sets while it starts children that must ignore SIGTERM; in this
+# chapter's cells it changes nothing):
 
 # %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_hold_flock, _cmd_spawn_children
@@ -129,9 +131,11 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
       "until we killed them one by one")
 
 # %% [markdown]
-# Signals go to one process. When the parent died, its children were simply *re-parented*:
-# adopted by pid 1 (on Linux, or by the nearest process that registered as a "subreaper";
-# on macOS, by `launchd`, also pid 1), and they ran on. Had they held GPUs, ports or files,
+# The SIGKILL went to one pid, the parent's, and nothing passes a signal on to a process's
+# children. When the parent died, its children were simply *re-parented*: adopted by pid 1
+# (on Linux, or by the nearest process that registered as a "subreaper"; on macOS, by
+# `launchd`, also pid 1). Look at the end of the printed line: both children still running,
+# their parent now pid 1. Had they held GPUs, ports or files,
 # those would still be held. We had to find them and kill them one by one. The orphans'
 # zombies are reaped by their new parent, not by us.
 
@@ -180,7 +184,7 @@ assert not left_running and len(gone_b) == 2, "no member of the group survived"
 print("✓ the leader and both children shared a group of their own; one killpg ended all three")
 
 # %% [markdown]
-# ## Measure: how long each process ran on after the signal
+# ## Measure: which processes each signal reached
 #
 # The two runs side by side. With a plain child, the kill ended only the parent; its
 # children kept running (red: orphaned, holding whatever they held) until we hunted them
@@ -238,11 +242,11 @@ assert own_group and (same_session or sys.version_info < (3, 11))
 print("✓ process_group=0: a group of its own, in our session")
 
 # %% [markdown]
-# ## A wrapper must pass the signal on
+# ## Signals through a wrapper
 #
 # CI systems and job schedulers stop a job by sending SIGTERM (or SIGINT) to the process
-# they started. If that process is a wrapper around the real program, the signal stops at
-# the wrapper unless the wrapper passes it on. `wrap SECONDS -- COMMAND` runs COMMAND as its
+# they started. Often that process is a wrapper around the real program, and the signal
+# lands on the wrapper. `wrap SECONDS -- COMMAND` runs COMMAND as its
 # child; with `--forward` it installs a handler that sends SIGTERM and SIGINT on to the child,
 # then waits for the child. The child, `report-signals`, prints the signal it gets and exits
 # with 128 + its number. Here is `wrap` with its forwarding handler, then the child's handler:
@@ -284,7 +288,7 @@ os.kill(child_pid, signal.SIGTERM)  # the cleanup the wrapper should have done
 lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
 unforwarded = wrapper.returncode
 print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
-      orphaned_child_running, "· output, our cleanup included:",
+      orphaned_child_running, "· output, after our own cleanup kill:",
       [ln.rsplit(maxsplit=1)[0] for ln in lines])
 unforwarded_lines = [line.split()[:2] for line in lines]
 
@@ -378,9 +382,9 @@ assert tl.order("lock: held by the child", "lock: our attempt refused",
 print("✓ refused while the child held it; ours as soon as SIGKILL ended the holder")
 
 # %% [markdown]
-# The second attempt got the lock. The lock belongs to the open file, so it ends when the last
-# descriptor of that file is closed, and the kernel closes every descriptor of a process that
-# dies, however it dies. No cleanup code has to run, which is exactly what a lock that must
+# An `flock` belongs to the open file, so it ends when the last descriptor of that file is
+# closed, and the kernel closes every descriptor of a process that dies, however it dies.
+# That is why the last printed mark is `lock: ours`: the second attempt got the lock. No cleanup code has to run, which is exactly what a lock that must
 # survive crashes needs.
 #
 # One trap remains: the lock is released when the *last* descriptor of the open file is

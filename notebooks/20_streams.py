@@ -133,10 +133,10 @@ assert tl.order("client closed its end", "server saw the end of the stream")
 print("✓ three messages arrived in three reads, and not one read is one message")
 
 # %% [markdown]
-# Three messages, three reads, and none of the reads is a message: the first holds two, the
-# next two hold halves of one. `read(n)` returns *whatever bytes have arrived*, at most `n`,
-# as soon as there is at least one; TCP keeps the bytes in order but knows nothing about where
-# your messages start and end. An empty `bytes` means the other side closed its end, which is
+# `read(n)` returns *whatever bytes have arrived*, at most `n`, as soon as there is at least
+# one; TCP keeps the bytes in order but knows nothing about where your messages start and end.
+# Look at the printed list: three messages, three reads, and none of the reads is a message.
+# The first holds two, the next two hold halves of one. An empty `bytes` means the other side closed its end, which is
 # also the only reliable "no more data" signal.
 #
 # ## Putting the boundaries back

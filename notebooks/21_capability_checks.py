@@ -136,12 +136,13 @@ assert rows["async generator function"][:2] == (False, False), "async, yet neith
 print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the async generator")
 
 # %% [markdown]
-# Four of the eight hooks return something awaitable while `iscoroutinefunction` says no, and
-# the async generator function is async yet gives nothing to await (you `async for` over it).
 # `iscoroutinefunction` answers a narrow question about *how the function was written*: was it
 # an `async def` (seen through `functools.partial` and bound methods)? It cannot see through a
 # plain function that happens to return a coroutine, a Task or any object with `__await__`,
-# nor through a callable object. The question "must I await this?" is about the **result**,
+# nor through a callable object. Look at the table for the rows where its two columns
+# disagree: four of the eight hooks return something awaitable while `iscoroutinefunction`
+# says no, and the async generator function is async yet gives nothing to await (you
+# `async for` over it). The question "must I await this?" is about the **result**,
 # and only `inspect.isawaitable(result)` answers it.
 #
 # ## Protocols: what do `await` and `async for` look for?
@@ -170,6 +171,7 @@ checks = {
     "async generator": (isinstance(stream, Awaitable),
                         isinstance(stream, AsyncIterator), inspect.iscoroutine(stream)),
 }
+print(" " * 16, "(Awaitable, Coroutine or AsyncIterator, iscoroutine)")
 for name, flags in checks.items():
     print(f"{name:<16}", flags)
 
@@ -184,9 +186,9 @@ await stream.aclose()
 print("✓ ReadyScore and a Task are awaitable without being coroutines")
 
 # %% [markdown]
-# All three are `Awaitable`, and only the coroutine is a `Coroutine`: the classes check the
-# protocol, so for native coroutines and objects with `__await__` they agree with what the
-# syntax will accept. Generator-based coroutines are the exception: `await` accepts one made
+# The classes check the protocol, the methods an object has, not how it was made, so for
+# native coroutines and objects with `__await__` they agree with what the syntax will accept:
+# in the printed rows all three are `Awaitable`, and only the coroutine is a `Coroutine`. Generator-based coroutines are the exception: `await` accepts one made
 # with `types.coroutine`, yet `isinstance(x, collections.abc.Awaitable)` is `False`, because a
 # generator has no `__await__`; `inspect.isawaitable` knows about them. An annotation, on the
 # other hand, is only a promise: Python never checks it at run time.
@@ -286,9 +288,11 @@ assert "add_async" in unawaited_names, "and its body never ran"
 print("✓ deciding by the result ran every hook; deciding by the function passed a coroutine on")
 
 # %% [markdown]
-# Deciding by the function handed the adapter's coroutine object to the next hook as if it
-# were the sample; the chain broke one step later with a confusing `TypeError`, and the
-# adapter's work never ran. Deciding by the result handled every hook. The cost is small: one
+# The adapter is a plain function that returns a coroutine, so `iscoroutinefunction` says no
+# and deciding by the function passes that coroutine object to the next hook as if it were the
+# sample. Look at the second printed line and the warning: the chain broke one step later
+# with a confusing `TypeError`, and the adapter's work never ran. Deciding by the result
+# handled every hook. The cost is small: one
 # check per call, and a sync hook is never awaited.
 #
 # ## Measure: what a tracing decorator's span covers
@@ -377,9 +381,9 @@ assert inspect.iscoroutinefunction(aware_generate) and not inspect.iscoroutinefu
 print("✓ the async-aware span covers the body; the naive one closed before the body started")
 
 # %% [markdown]
-# The naive span is a sliver at the start: applied to an `async def`, the "call" only makes
-# the coroutine object, so the span closes **before any of the body has run**. The
-# async-aware span contains the body. In the figure the green bars are the spans (legend
+# Applied to an `async def`, the "call" inside a plain wrapper only makes the coroutine
+# object, so its span closes **before any of the body has run**: in the figure the naive span
+# is a sliver at the start, while the async-aware span contains the body. The green bars are the spans (legend
 # "tracer's span") and the blue bars the bodies. The cell pauses 0.02 s between the
 # naive call and the `gather` that awaits it, so the two moments sit apart in the picture:
 # the naive span sits at the call, and its body starts only once `gather` awaits the
@@ -810,7 +814,7 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 # - `await` and `async for` accept protocols (`__await__`, `__aiter__`/`__anext__`), which the
 #   `collections.abc` classes check; annotations such as `Awaitable[float]` are never checked.
 # - An extension point that takes sync or async hooks should call first and check the result.
-# - A decorator for async functions must itself be `async def` (decided once, with
+# - A decorator for async functions must return an `async def` wrapper (decided once, with
 #   `iscoroutinefunction`), or its span closes before the body runs and it hides that the
 #   function is async.
 #
@@ -823,7 +827,8 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 #
 # slime uses both of this chapter's checks at its own extension points: rollout sample hooks
 # that users plug in by import path, and a tracing decorator on the per-sample generate step.
-# The first decides by the result, the second by the function. Every static use of these
+# Read each quote for which of the two decisions it makes, and for what it would do with a
+# callable written the other way. Every static use of these
 # checks is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
