@@ -74,11 +74,12 @@ assert state == inspect.CORO_CREATED, f"the coroutine must not have started; it 
 print(f"✓ the call ran none of the body: the log is empty and the coroutine is {state}")
 
 # %% [markdown]
-# The call built an object that *holds* the body and its arguments, ready to start, and ran
-# nothing. So an `async def` has three moments, not two. Defining it makes a coroutine
-# function. Calling that function makes a {term}`coroutine object` and returns at once. The
-# **body** runs only when something drives the object: an `await` in another coroutine, or a
-# {term}`Task <task>` that the {term}`event loop` steps.
+# Look at the type on the first line: calling an `async def` function builds an object that
+# *holds* the body and its arguments, ready to start, and runs none of the body, which is why
+# the log is still empty. So an `async def` has three moments, not two. Defining it makes a
+# coroutine function. Calling that function makes a {term}`coroutine object` and returns at
+# once. The **body** runs only when something drives the object: an `await` in another
+# coroutine, or a {term}`Task <task>` that the {term}`event loop` steps.
 #
 # Now drive it with `await`: the body runs from its first line to its `return`, and the value
 # of the `await` expression is the return value.
@@ -104,8 +105,9 @@ print("✓ the await ran the whole body once and gave its return value")
 await pending
 
 # %% [markdown]
-# Awaiting it again is an error, because its body has already finished: a coroutine object is
-# a single run, not a reusable function. To run the body again, call `score_sample` again.
+# A coroutine object is a single run, not a reusable function: once its body has finished,
+# there is nothing left in it to resume, so the second `await` raises the `RuntimeError` that
+# the answer shows. To run the body again, call `score_sample` again.
 
 # %% [markdown]
 # ## A coroutine object nobody awaits
@@ -163,8 +165,9 @@ assert value == 0.3
 print("✓ the Task's body started only when the caller suspended")
 
 # %% [markdown]
-# The body did not run during `create_task`, just as it did not run during the plain call: the
-# loop started it the next time the current code suspended, here at `await asyncio.sleep(0)`.
+# `create_task` only puts the body's first step in the loop's queue; the loop runs it the next
+# time the current code suspends, here at `await asyncio.sleep(0)`. Compare the two lines of
+# the answer: as with the plain call, nothing of the body ran during `create_task` itself.
 
 # %% [markdown]
 # ## Measure: when each of three coroutine objects starts its body
@@ -267,9 +270,11 @@ assert rows == {"function": (True, False, False), "object": (False, True, True),
 print("✓ the table above holds")
 
 # %% [markdown]
-# Only the function is a coroutine function, and only the object is a coroutine. A Task is not
-# a coroutine, yet it is awaitable, like the object: `await` accepts both. Chapter 21 returns
-# to these checks and to the cases where they disagree with what a call really returns.
+# Each check asks about a different thing: `iscoroutinefunction` about the function that
+# `async def` defines, `iscoroutine` about the object a call returns, and `isawaitable` about
+# anything `await` accepts. Read the last column of the answer: a Task is not a coroutine, yet
+# it is awaitable, like the object, because `await` accepts both. Chapter 21 returns to these
+# checks and to the cases where they disagree with what a call really returns.
 
 # %% [markdown]
 # :::{dropdown} Going further: eager tasks (Python 3.12 and later)
