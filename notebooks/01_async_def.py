@@ -12,7 +12,7 @@
 # 3. read the "coroutine ... was never awaited" warning for what it tells you;
 # 4. check each of the three with `inspect`.
 #
-# **Needs** basic Python functions and generators · about 45 minutes
+# **Needs** basic Python functions and generators · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -112,12 +112,12 @@ await pending
 # %% [markdown]
 # ## A coroutine object nobody awaits
 #
-# If nobody ever awaits a coroutine object, its body never runs. When the object is garbage
-# collected, Python warns: `RuntimeWarning: coroutine '...' was never awaited`. The warning is
-# how you find a forgotten `await`, and in a large codebase it is often the only sign of one.
-# Here we catch the warning and check it instead of letting it scroll past.
+# What becomes of a coroutine object that nobody awaits? The cell below calls
+# `score_sample(2, forgotten_log)`, drops the object it returns, and runs the garbage
+# collector. It catches any warning Python gives, instead of letting it scroll past. Predict:
+# does any of the body run, and does Python say anything when the object is collected?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 forgotten_log: list[str] = []
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -137,6 +137,13 @@ assert "score_sample" in unawaited, (
     f"dropping a coroutine object unawaited must warn 'was never awaited'; warnings: {messages}")
 assert forgotten_log == [], "the forgotten body never ran"
 print("✓ the body never ran, and Python warned that the coroutine was never awaited")
+
+# %% [markdown]
+# A body runs only when something drives its object, and nothing drove this one, so none of it
+# ran. When the garbage collector destroyed the unstarted object, Python noticed and raised a
+# `RuntimeWarning`, whose message the answer prints:
+# `coroutine 'score_sample' was never awaited`. The warning is how you find a forgotten
+# `await`, and in a large codebase it is often the only sign of one.
 
 # %% [markdown]
 # ## A Task: does the body start now?
