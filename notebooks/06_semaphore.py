@@ -199,7 +199,7 @@ for limit in limits:
           f"measured {measured[limit]:.3f} s, "
           f"ideal {ideal_batch_time(N_JOBS, limit, DURATION):.3f} s")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: batch-time-follows-rounds
 ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
 rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}
@@ -643,10 +643,8 @@ _sc.differential(generate_all, _reference, _sc.several(_plans()), _observe, _com
 # In the rollout, every sample becomes a task long before the inference servers can take it.
 # The permits live in `GenerateState`, which is a singleton, so every sample task of the
 # process shares one `asyncio.Semaphore`, as the exercise's hint asks (the first quote, from
-# `generate_and_rm`). The coding-agent generate of chapter 14 grades its own sample inside
-# the generate call, under that semaphore, so its generation slot stays taken while the SWE
-# evaluation runs (up to its 600 s default timeout). The second quote, from `boot_agent_sandbox`, caps sandbox boots
-# with a semaphore of its own. Other semaphores in slime are listed in the [source
+# `generate_and_rm`). The second quote, from `boot_agent_sandbox`, caps sandbox boots with a
+# semaphore of its own. Other semaphores in slime are listed in the [source
 # inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
