@@ -514,12 +514,11 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 #
 # - `async def` makes a coroutine function; calling it makes a coroutine object and runs
 #   nothing of the body.
-# - The body runs when the object is awaited, or when the loop steps the Task that wraps it
-#   (from 3.12, an eager task factory may start it inside `create_task`).
+# - The body runs when the object is awaited, or when the loop steps the Task that wraps it.
 # - An object that is never awaited never runs; Python says so with a `RuntimeWarning` when
 #   the object is collected.
 # - `inspect.iscoroutinefunction`, `inspect.iscoroutine` and `inspect.getcoroutinestate` tell
-#   the three moments apart.
+#   the three moments apart; `inspect.isawaitable` holds for the object and for a Task alike.
 #
 # **What's next.** Chapter 02 asks what `await` does while it waits, and whether two awaits in
 # a row overlap.
