@@ -295,10 +295,10 @@ print("✓ gather raised sample 1's error at once; samples 0 and 2 ran on to the
 # `gather` only waits for its arguments; it does not own them. When one fails, it hands the
 # error on and stops waiting, and leaves the others alone: the last line of the answer shows
 # samples 0 and 2 still running when it raised. They run on in the background, and their
-# results are lost unless you still hold the Tasks. With `return_exceptions=True`, `gather`
-# does not raise. The cell below runs the same plan at a quarter of the durations, each sample
-# with a throwaway `Timeline()`. Predict the list it returns: how many entries, and what stands
-# in the place of sample 1?
+# results are lost unless you still hold the Tasks. The cell below runs the same plan again,
+# now with `return_exceptions=True`, at a quarter of the durations, each sample with a
+# throwaway `Timeline()`. Predict the list it returns: how many entries, and what stands in the
+# place of sample 1?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes = await asyncio.gather(
@@ -523,8 +523,7 @@ print("✓ done right after create_task:", done_at_creation)
 # 4. leave no task running when you return or raise, also when the caller cancels
 #    `score_group`: the calls are gone before the `CancelledError` reaches it.
 #
-# Concurrent callers, each with its own `score_one`, must not disturb each other. One tool on
-# this page does all of this: pick it.
+# Concurrent callers, each with its own `score_one`, must not disturb each other.
 #
 # :::{dropdown} What the grader checks
 #
@@ -774,7 +773,7 @@ _sc.differential(score_group, _reference, _sc.several(_plans()), _observe, _comp
 # ## Summary
 #
 # - `create_task` schedules a body and returns; the body starts at the creator's next
-#   suspension (at once, up to its first suspension, with the 3.12 eager factory).
+#   suspension.
 # - `gather` returns results in argument order. On the first failure it raises, but the
 #   other tasks run on; `return_exceptions=True` puts exceptions in the list instead.
 # - The loop holds Tasks weakly. Keep a reference until a task is done (a set `running` plus
