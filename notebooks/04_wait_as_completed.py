@@ -720,8 +720,8 @@ _sc.differential(first_results, _reference, _sc.several(_plans()), _observe, _co
 # - `asyncio.wait` returns `(done, pending)`; with `timeout=` or `FIRST_COMPLETED` it returns
 #   early, and the pending tasks keep running. Cancel them yourself if you want them stopped,
 #   then await them.
-# - `as_completed` hands you results in finishing order; on 3.13+ `async for` over it yields
-#   your own tasks.
+# - `as_completed` hands you results in finishing order, so handling starts with the first
+#   one in.
 # - A `wait(FIRST_COMPLETED)` loop that refills the pending set keeps a fixed number of jobs in
 #   flight and is not held up by the slowest job of a batch; it is the way to collect "the first
 #   N good results" when some results get thrown away.
