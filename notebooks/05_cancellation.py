@@ -167,9 +167,9 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 # `except BaseException`, or `except CancelledError` without `raise`) eats the cancellation
 # that `asyncio.timeout` sent. The timeout can only turn a `CancelledError` that comes *out* of
 # the block into `TimeoutError`; when nothing comes out, it has nothing to convert. Look at the
-# `bare_except` row: its block overran its budget about threefold and reported success.
-# `asyncio.wait_for` fails the same way, as the next cell checks. Catching `CancelledError` is
-# fine for cleanup, as long as you re-raise it.
+# `bare_except` row: its block overran its budget about threefold and reported success. The
+# next cell runs the same worker under `asyncio.wait_for`. Catching `CancelledError` is fine
+# for cleanup, as long as you re-raise it.
 
 # %%
 start = time.monotonic()
@@ -389,7 +389,7 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # %% [markdown]
 # ## Exercise 5.1 · Drain: grace period, cancel, wait for cleanup
 #
-# Implement `drain(tasks, grace, cleanup_budget)`, the shutdown step of a session that has
+# Implement `drain(tasks, grace, cleanup_budget=1.0)`, the shutdown step of a session that has
 # requests in flight:
 #
 # 1. give the tasks up to `grace` seconds to finish on their own, and return as soon as all
@@ -647,8 +647,6 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 #   `asyncio.timeout` and `wait_for`: the block overruns and reports success.
 # - `asyncio.shield` keeps a caller's cancellation away from shared work; someone must still
 #   await that work.
-# - Since 3.11 tasks count cancel requests; code that swallows one on purpose must call
-#   `uncancel()`, and on 3.13 `TaskGroup` depends on it.
 #
 # **What's next.** Chapter 06 limits how many tasks may enter a section at once with a
 # semaphore, whose permits are given back on every path, cancellation included.
