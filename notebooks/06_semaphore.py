@@ -363,7 +363,7 @@ print("✓ default tasks: 0 inside right after create_task"
 # 3. return the results in the order of `prompts`;
 # 4. if a call raises, or the caller cancels, the other calls are cancelled and cleaned up,
 #    nothing new starts, and then the error (an `ExceptionGroup` holding it counts) or the
-#    cancellation comes out: chapter 03's `TaskGroup` does this;
+#    cancellation comes out;
 # 5. each call of `generate_all` has a limit of its own.
 #
 # :::{dropdown} What the grader checks
