@@ -280,7 +280,7 @@ except ValueError as exc:
     gather_tl.mark("gather raised")
     print("gather raised:", exc)
 still_running = [not t.done() for t in group]
-await asyncio.gather(*group, return_exceptions=True)  # wait for all three before going on
+await asyncio.gather(*group, return_exceptions=True)  # wait for all three
 print("still running when gather raised:", still_running)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
