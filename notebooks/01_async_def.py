@@ -12,7 +12,7 @@
 # 3. read the "coroutine ... was never awaited" warning for what it tells you;
 # 4. check each of the three with `inspect`.
 #
-# **Needs** basic Python functions and generators · about 45 minutes
+# **Needs** basic Python functions and generators · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -74,11 +74,12 @@ assert state == inspect.CORO_CREATED, f"the coroutine must not have started; it 
 print(f"✓ the call ran none of the body: the log is empty and the coroutine is {state}")
 
 # %% [markdown]
-# The call built an object that *holds* the body and its arguments, ready to start, and ran
-# nothing. So an `async def` has three moments, not two. Defining it makes a coroutine
-# function. Calling that function makes a {term}`coroutine object` and returns at once. The
-# **body** runs only when something drives the object: an `await` in another coroutine, or a
-# {term}`Task <task>` that the {term}`event loop` steps.
+# Look at the type on the first line: calling an `async def` function builds an object that
+# *holds* the body and its arguments, ready to start, and runs none of the body, which is why
+# the log is still empty. So an `async def` has three moments, not two. Defining it makes a
+# coroutine function. Calling that function makes a {term}`coroutine object` and returns at
+# once. The **body** runs only when something drives the object: an `await` in another
+# coroutine, or a {term}`Task <task>` that the {term}`event loop` steps.
 #
 # Now drive it with `await`: the body runs from its first line to its `return`, and the value
 # of the `await` expression is the return value.
@@ -104,18 +105,19 @@ print("✓ the await ran the whole body once and gave its return value")
 await pending
 
 # %% [markdown]
-# Awaiting it again is an error, because its body has already finished: a coroutine object is
-# a single run, not a reusable function. To run the body again, call `score_sample` again.
+# A coroutine object is a single run, not a reusable function: once its body has finished,
+# there is nothing left in it to resume, so the second `await` raises the `RuntimeError` that
+# the answer shows. To run the body again, call `score_sample` again.
 
 # %% [markdown]
 # ## A coroutine object nobody awaits
 #
-# If nobody ever awaits a coroutine object, its body never runs. When the object is garbage
-# collected, Python warns: `RuntimeWarning: coroutine '...' was never awaited`. The warning is
-# how you find a forgotten `await`, and in a large codebase it is often the only sign of one.
-# Here we catch the warning and check it instead of letting it scroll past.
+# What becomes of a coroutine object that nobody awaits? The cell below calls
+# `score_sample(2, forgotten_log)`, drops the object it returns, and runs the garbage
+# collector. It catches any warning Python gives, instead of letting it scroll past. Predict:
+# does any of the body run, and does Python say anything when the object is collected?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 forgotten_log: list[str] = []
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -135,6 +137,13 @@ assert "score_sample" in unawaited, (
     f"dropping a coroutine object unawaited must warn 'was never awaited'; warnings: {messages}")
 assert forgotten_log == [], "the forgotten body never ran"
 print("✓ the body never ran, and Python warned that the coroutine was never awaited")
+
+# %% [markdown]
+# A body runs only when something drives its object, and nothing drove this one, so none of it
+# ran. When the garbage collector destroyed the unstarted object, Python noticed and raised a
+# `RuntimeWarning`, whose message the answer prints:
+# `coroutine 'score_sample' was never awaited`. The warning is how you find a forgotten
+# `await`, and in a large codebase it is often the only sign of one.
 
 # %% [markdown]
 # ## A Task: does the body start now?
@@ -163,8 +172,9 @@ assert value == 0.3
 print("✓ the Task's body started only when the caller suspended")
 
 # %% [markdown]
-# The body did not run during `create_task`, just as it did not run during the plain call: the
-# loop started it the next time the current code suspended, here at `await asyncio.sleep(0)`.
+# `create_task` only puts the body's first step in the loop's queue; the loop runs it the next
+# time the current code suspends, here at `await asyncio.sleep(0)`. Compare the two lines of
+# the answer: as with the plain call, nothing of the body ran during `create_task` itself.
 
 # %% [markdown]
 # ## Measure: when each of three coroutine objects starts its body
@@ -267,9 +277,11 @@ assert rows == {"function": (True, False, False), "object": (False, True, True),
 print("✓ the table above holds")
 
 # %% [markdown]
-# Only the function is a coroutine function, and only the object is a coroutine. A Task is not
-# a coroutine, yet it is awaitable, like the object: `await` accepts both. Chapter 21 returns
-# to these checks and to the cases where they disagree with what a call really returns.
+# Each check asks about a different thing: `iscoroutinefunction` about the function that
+# `async def` defines, `iscoroutine` about the object a call returns, and `isawaitable` about
+# anything `await` accepts. Read the last column of the answer: a Task is not a coroutine, yet
+# it is awaitable, like the object, because `await` accepts both. Chapter 21 returns to these
+# checks and to the cases where they disagree with what a call really returns.
 
 # %% [markdown]
 # :::{dropdown} Going further: eager tasks (Python 3.12 and later)
@@ -502,12 +514,11 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 #
 # - `async def` makes a coroutine function; calling it makes a coroutine object and runs
 #   nothing of the body.
-# - The body runs when the object is awaited, or when the loop steps the Task that wraps it
-#   (from 3.12, an eager task factory may start it inside `create_task`).
+# - The body runs when the object is awaited, or when the loop steps the Task that wraps it.
 # - An object that is never awaited never runs; Python says so with a `RuntimeWarning` when
 #   the object is collected.
 # - `inspect.iscoroutinefunction`, `inspect.iscoroutine` and `inspect.getcoroutinestate` tell
-#   the three moments apart.
+#   the three moments apart; `inspect.isawaitable` holds for the object and for a Task alike.
 #
 # **What's next.** Chapter 02 asks what `await` does while it waits, and whether two awaits in
 # a row overlap.

@@ -154,13 +154,12 @@ assert with_sleep_0[:4] == ["step 0", "bystander 0", "step 1", "bystander 1"]
 print("✓ the bystander ran only where a step suspended")
 
 # %% [markdown]
-# With no real suspension, the bystander got no turn during the steps: all three ran before
-# its first turn, even though every step was awaited, and it ran only once the coroutine
-# reached `await other`. The hand-over does not happen at the word `await`: it happens where
-# the awaited thing really has to wait. Awaiting a coroutine that never suspends runs it to
-# the end on the spot, like a plain function call. With `asyncio.sleep(0)` the two alternate.
-# The event loop is *cooperative*: it can only switch at a point where the running coroutine
-# suspends.
+# The hand-over does not happen at the word `await`: it happens where the awaited thing really
+# has to wait. Awaiting a coroutine that never suspends runs it to the end on the spot, like a
+# plain function call. Look at the first log: all three steps come before the bystander's first
+# entry, even though every step was awaited, and the bystander ran only once the coroutine
+# reached `await other`. With `asyncio.sleep(0)` the two alternate. The event loop is
+# *cooperative*: it can only switch at a point where the running coroutine suspends.
 #
 # ### Does `await response.aread()` suspend?
 #
@@ -236,14 +235,14 @@ assert plain[2] == streamed[2] == 100_000, "both read the whole body"
 print("✓ after a plain post, aread() did not suspend; a streaming one's aread() did")
 
 # %% [markdown]
-# The bystander ran while both requests waited for the server, but the `aread()` after the
-# plain `post` gave it no turn at all. The plain version awaits the `post`, then the `aread()`.
-# Only the first of those awaits suspends: httpx's `post` is not a streaming request, so it
-# reads the whole body before it returns, and the `aread()` after it only hands back bytes
-# already stored on the response. A streaming request returns as soon as the headers are in,
-# and its `aread()` still has the body to read through the connection. An `await` suspends only
-# when the awaited coroutine reaches a point that yields to the loop: something not ready yet,
-# or a deliberate yield such as `asyncio.sleep(0)`.
+# The plain version awaits the `post`, then the `aread()`, and only the first of those awaits
+# suspends: httpx's `post` is not a streaming request, so it reads the whole body before it
+# returns, and the `aread()` after it only hands back bytes already stored on the response. A
+# streaming request returns as soon as the headers are in, and its `aread()` still has the body
+# to read through the connection. Compare the two rows of the answer: the bystander ran while
+# both requests waited for the server, but the `aread()` after the plain `post` gave it no turn
+# at all. An `await` suspends only when the awaited coroutine reaches a point that yields to
+# the loop: something not ready yet, or a deliberate yield such as `asyncio.sleep(0)`.
 #
 # :::{dropdown} Going further: what the streaming read's turns do not show
 #
@@ -372,10 +371,11 @@ for message in warnings_logged:  # the full message also says where the task was
     print(message.split(" created at")[0], "...", message[message.rfind("took"):])
 
 # %% [markdown]
-# Only `rude_wait` is reported. Debug mode times each *step* of a task, the stretch of code
-# between two suspensions, not the coroutine's whole life: `polite_wait` spent its 0.15 s
-# suspended, and each of its steps took a few microseconds. A long `await` costs the loop
-# nothing; a long step between two awaits holds it.
+# Debug mode times each *step* of a task, the stretch of code between two suspensions, not the
+# coroutine's whole life. `polite_wait` spent its 0.15 s suspended, and each of its steps took
+# a few microseconds; `rude_wait` spent its 0.15 s inside one step. That is why the answer
+# names `rude_wait` alone. A long `await` costs the loop nothing; a long step between two
+# awaits holds it.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert any("rude_wait" in m and "took" in m for m in warnings_logged), "debug mode names the blocking coroutine"

@@ -92,9 +92,10 @@ assert states_at_creation == [False, False, False]
 print("✓ the three bodies started after create_task returned, in creation order, before the creator resumed")
 
 # %% [markdown]
-# The bodies started in the order the tasks were created, all of them before the creator
-# came back from its `await asyncio.sleep(0)`: the loop runs ready callbacks first in, first
-# out.
+# The loop runs ready callbacks first in, first out. Each `create_task` queued its body's first
+# step, and the creator's `await asyncio.sleep(0)` queued its own wake-up after them. So the
+# marks show the bodies starting in the order the tasks were created, all of them before the
+# creator came back.
 #
 # ## In what order does `gather` answer?
 #
@@ -126,9 +127,11 @@ assert last_start < names.index("sample 3 ends"), "all four had started before t
 print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument order 0, 1, 2, 3")
 
 # %% [markdown]
-# The list's *i*-th entry is the result of the *i*-th argument, whatever order they finished
-# in, so you can `zip` it with the inputs without sorting anything. `gather` also wrapped the
-# plain coroutine objects in Tasks for us, which is why they overlapped.
+# `gather` keeps one slot per argument and fills each slot when that awaitable finishes.
+# Compare the first two lines of the answer: the finishing order is reversed, yet the list's
+# *i*-th entry is the result of the *i*-th argument, so you can `zip` it with the inputs
+# without sorting anything. `gather` also wrapped the plain coroutine objects in Tasks for us,
+# which is why they overlapped.
 #
 # ## Predict: does the loop keep a fire-and-forget task alive?
 #
@@ -215,18 +218,19 @@ assert any(about_a_task), "the loop reported the destroyed pending task, with no
 print("✓ the forgotten task was collected while pending: no reply, and the loop only logged it")
 
 # %% [markdown]
-# The task was destroyed while it was still pending: it existed before `gc.collect()` and not
-# after. Its `finally` clause ran, but because the garbage collector closed the coroutine, not
-# because its work was done, and the reply had nowhere to go. No exception reached anyone; the
-# loop only wrote the last line, `Task was destroyed but it is pending!`, to its log (here the
-# instruments cell collected it).
+# The event loop keeps only **weak** references to Tasks, and nothing else held this one: the
+# variable was deleted, and the Future it waited on sat in a registry of weak references.
+# Compare the first two lines of the answer: the task existed before `gc.collect()` and not
+# after, so it was destroyed while still pending. Its `finally` clause ran, but because the
+# garbage collector closed the coroutine, not because its work was done, and the reply had
+# nowhere to go. No exception reached anyone; the loop only wrote the last line,
+# `Task was destroyed but it is pending!`, to its log (here the instruments cell collected it).
 #
-# The reason: the event loop keeps **weak** references to Tasks. A pending task stays alive
-# only while something reachable holds it: your variable, a timer (an `asyncio.sleep` in
-# progress is held by the loop's timer heap), a socket callback, or the Future it waits on
-# if *that* is held by someone. Whether that is the case depends on what the task happens
-# to be waiting for at the moment the garbage collector runs, which is why these bugs are
-# rare, silent and hard to reproduce.
+# A pending task stays alive only while something reachable holds it: your variable, a timer
+# (an `asyncio.sleep` in progress is held by the loop's timer heap), a socket callback, or the
+# Future it waits on if *that* is held by someone. Whether that is the case depends on what the
+# task happens to be waiting for at the moment the garbage collector runs, which is why these
+# bugs are rare, silent and hard to reproduce.
 #
 # The fix is the one the `asyncio` documentation gives: keep a strong reference until the
 # task is done, typically in a set that the task removes itself from.
@@ -276,7 +280,7 @@ except ValueError as exc:
     gather_tl.mark("gather raised")
     print("gather raised:", exc)
 still_running = [not t.done() for t in group]
-await asyncio.gather(*group, return_exceptions=True)  # let the siblings finish
+await asyncio.gather(*group, return_exceptions=True)  # wait for all three
 print("still running when gather raised:", still_running)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -288,11 +292,13 @@ assert "sample 0 cancelled" not in gather_tl.names(), "gather does not cancel th
 print("✓ gather raised sample 1's error at once; samples 0 and 2 ran on to their end")
 
 # %% [markdown]
-# `gather` does **not** cancel the other Tasks: they run on in the background, and their
-# results are lost unless you still hold the Tasks. With `return_exceptions=True`, `gather`
-# does not raise. The cell below runs the same plan at a quarter of the durations, each sample
-# with a throwaway `Timeline()`. Predict the list it returns: how many entries, and what
-# stands in the place of sample 1?
+# `gather` only waits for its arguments; it does not own them. When one fails, it hands the
+# error on and stops waiting, and leaves the others alone: the last line of the answer shows
+# samples 0 and 2 still running when it raised. They run on in the background, and their
+# results are lost unless you still hold the Tasks. The cell below runs the same plan again,
+# now with `return_exceptions=True`, at a quarter of the durations, each sample with a
+# throwaway `Timeline()`. Predict the list it returns: how many entries, and what stands in the
+# place of sample 1?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes = await asyncio.gather(
@@ -301,9 +307,11 @@ outcomes = await asyncio.gather(
 print(outcomes)
 
 # %% [markdown]
-# Three entries, in argument order, and sample 1's is the `ValueError` object itself, returned
-# rather than raised. Nothing marks it as a failure but its type, so code that reads the list
-# must check each entry with `isinstance(entry, BaseException)` before using it as a result.
+# With `return_exceptions=True`, a failure takes the place of a result, at its argument's
+# position. Look at the middle entry of the list: sample 1's is the `ValueError` object itself,
+# returned rather than raised. Nothing marks it as a failure but its type, so code that reads
+# the list must check each entry with `isinstance(entry, BaseException)` before using it as a
+# result.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert [type(o).__name__ for o in outcomes] == ["str", "ValueError", "str"], outcomes
@@ -341,11 +349,12 @@ assert not any(n.endswith(" ends") for n in group_tl.names()), "no sibling ran t
 print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup after they were gone")
 
 # %% [markdown]
-# No: the group treats its tasks as one unit of work. When sample 1 failed, it cancelled
-# samples 0 and 2, waited until both had finished cancelling, and only then raised an
-# `ExceptionGroup` holding the one failure. The list of marks has no "sample 1 failed"
-# because `score_sample` marks only its start, its end and a cancellation; the order of the
-# two cancellations is not specified, since the group keeps its tasks in a set.
+# A `TaskGroup` treats its tasks as one unit of work: when one fails, it cancels the others,
+# waits until they have finished cancelling, and only then raises an `ExceptionGroup` holding
+# the failure. Look at the list of marks: "sample 0 cancelled" and "sample 2 cancelled" come
+# before "TaskGroup raised". It has no "sample 1 failed" because `score_sample` marks only its
+# start, its end and a cancellation; the order of the two cancellations is not specified, since
+# the group keeps its tasks in a set.
 #
 # ## Measure: gather and TaskGroup on one timeline
 #
@@ -459,10 +468,11 @@ assert heard_under_gather < heard_under_group, (heard_under_gather, heard_under_
 print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather raised at once")
 
 # %% [markdown]
-# About 0.1 s later: the failure came at 0.04 s, and `gather` raised it at once, while the
-# `TaskGroup` waited for sample 0's cleanup to finish. A `TaskGroup` tells its caller only
-# after every cancelled task has ended, so a slow cleanup delays the news. The difference that
-# always holds is what is still running afterwards: nothing under a `TaskGroup`.
+# A `TaskGroup` tells its caller only after every cancelled task has ended, so a slow cleanup
+# delays the news. Compare the two times in the answer: the failure came at 0.04 s, and
+# `gather` raised it at once, while the `TaskGroup` waited for sample 0's 0.1 s cleanup to
+# finish. The difference that always holds is what is still running afterwards: nothing under a
+# `TaskGroup`.
 #
 # :::{dropdown} Going further: a task can finish inside `create_task` (Python 3.12 and later)
 #
@@ -513,8 +523,7 @@ print("✓ done right after create_task:", done_at_creation)
 # 4. leave no task running when you return or raise, also when the caller cancels
 #    `score_group`: the calls are gone before the `CancelledError` reaches it.
 #
-# Concurrent callers, each with its own `score_one`, must not disturb each other. One tool on
-# this page does all of this: pick it.
+# Concurrent callers, each with its own `score_one`, must not disturb each other.
 #
 # :::{dropdown} What the grader checks
 #
@@ -764,7 +773,7 @@ _sc.differential(score_group, _reference, _sc.several(_plans()), _observe, _comp
 # ## Summary
 #
 # - `create_task` schedules a body and returns; the body starts at the creator's next
-#   suspension (at once, up to its first suspension, with the 3.12 eager factory).
+#   suspension.
 # - `gather` returns results in argument order. On the first failure it raises, but the
 #   other tasks run on; `return_exceptions=True` puts exceptions in the list instead.
 # - The loop holds Tasks weakly. Keep a reference until a task is done (a set `running` plus

@@ -134,9 +134,10 @@ print(f"first result handled after {first_handled_after:.3f} s;",
       f"the slowest took {max(durations)} s")
 
 # %% [markdown]
-# About 0.04 s: each `await` returns the next result as soon as it exists, so handling
-# (logging, scoring, updating a progress bar) starts with the first result instead of the
-# last, while the slowest request is still running.
+# Each `await` on what `as_completed` yields returns the next result as soon as it exists, not
+# once all of them are done. Look at the last line of the answer: the first result was handled
+# after about 0.04 s, while the slowest request still had 0.12 s to go. Handling (logging,
+# scoring, updating a progress bar) starts with the first result instead of the last.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: as-completed-yields-in-finishing-order
@@ -276,14 +277,15 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 #
 # ## Measure: how busy the 4 slots stay, batches against refill
 #
-# Each lane is one of the 4 slots, that is one of the 4 groups allowed in flight at once (the
-# folded plotting code puts each group in the first slot free when it started). With batches, a
-# slot that finished a fast group sits empty until the batch's slow group is done. With the
-# refill loop, a freed slot is given a new group at once, and when the batch is full, the groups
-# still in flight are cancelled (grey). Each bar carries its group's id; orange marks the groups
-# the filter dropped.
+# The chart below draws the two runs above slot by slot. Each lane is one of the 4 slots, that
+# is one of the 4 groups allowed in flight at once (the folded plotting code puts each group in
+# the first slot free when it started). Each bar carries its group's id; orange marks the
+# groups the filter dropped, grey the groups cancelled when the batch was full. The line
+# printed above the chart gives, for each approach, the share of the 4 slots' time, from the
+# first group's start to the last group's end, during which a slot held a group. Predict both
+# shares before you open it: does the batched approach keep its slots busy most of the time?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
     """The groups' spans, each moved to the first slot free when it started (a group the filter
     drops drawn as failed), and where to write each group's id."""
@@ -319,10 +321,11 @@ print({name: f"{share:.0%} of slot time busy" for name, share in busy.items()})
 assert busy["refill"] >= 1.2 * busy["batched"]
 
 # %% [markdown]
-# The printed line measures the same thing in one number per approach: the share of the 4
-# slots' time, from the first group's start to the last group's end, during which a slot held
-# a group. The batches leave slots idle for about half of it; the refill loop keeps them all
-# busy.
+# A batch cannot start its next groups before its slow group is done, so with batches a slot
+# that finished a fast group sits empty until then. With the refill loop, a freed slot is given
+# a new group at once, and when the batch is full, the groups still in flight are cancelled.
+# Compare the two shares in the printed line with the gaps in the chart: the batches leave the
+# slots idle for about half of the time; the refill loop keeps them all busy.
 
 # %% [markdown]
 # :::{dropdown} Going further: `as_completed` gives back your own tasks (Python 3.13)
@@ -719,8 +722,8 @@ _sc.differential(first_results, _reference, _sc.several(_plans()), _observe, _co
 # - `asyncio.wait` returns `(done, pending)`; with `timeout=` or `FIRST_COMPLETED` it returns
 #   early, and the pending tasks keep running. Cancel them yourself if you want them stopped,
 #   then await them.
-# - `as_completed` hands you results in finishing order; on 3.13+ `async for` over it yields
-#   your own tasks.
+# - `as_completed` hands you results in finishing order, so handling starts with the first
+#   one in.
 # - A `wait(FIRST_COMPLETED)` loop that refills the pending set keeps a fixed number of jobs in
 #   flight and is not held up by the slowest job of a batch; it is the way to collect "the first
 #   N good results" when some results get thrown away.

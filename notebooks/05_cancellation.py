@@ -85,14 +85,15 @@ assert worker.cancelled() and "request finished" not in tl.names()
 print("✓ the cancel ran only after the busy stretch; CancelledError arrived at the next await")
 
 # %% [markdown]
-# The cancel was due 0.01 s after the start but ran only after the busy stretch: while plain
-# code runs, the event loop has no control, and it gets it back only at the worker's next
-# `await`. At the moment `cancel()` returned the task was not done. `task.cancel()` does not
-# stop anything by itself: it marks the task and returns at once. The next time the task is
-# resumed at an `await`, that `await` raises `CancelledError` inside the task. The exception
-# then travels up the task's stack like any other: `except` and `finally` blocks run on the
-# way, and the task ends *cancelled* only when the exception leaves its coroutine. A
-# cancellation is a message that the task reads at its next `await`.
+# While plain code runs, the event loop has no control; it gets it back only at the worker's
+# next `await`. Look at where "cancel requested" falls in the list of marks: the cancel was due
+# 0.01 s after the start but ran only after the busy stretch, and at the moment `cancel()`
+# returned the task was not done. `task.cancel()` does not stop anything by itself: it marks
+# the task and returns at once. The next time the task is resumed at an `await`, that `await`
+# raises `CancelledError` inside the task. The exception then travels up the task's stack like
+# any other: `except` and `finally` blocks run on the way, and the task ends *cancelled* only
+# when the exception leaves its coroutine. A cancellation is a message that the task reads at
+# its next `await`.
 #
 # ## Predict: what does catching `CancelledError` do to a timeout?
 #
@@ -120,7 +121,7 @@ async def bare_except() -> str:
         await asyncio.sleep(1)
     except:  # noqa: E722 - this is the mistake the cell demonstrates
         pass
-    await asyncio.sleep(2 * TIMEOUT)  # carries on as if nothing happened
+    await asyncio.sleep(2 * TIMEOUT)  # then 0.06 s of further work
     return "finished"
 
 
@@ -161,14 +162,14 @@ assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"  # 
 print("✓ two timeouts raised TimeoutError; the bare except returned 'finished' after about 3 × the budget")
 
 # %% [markdown]
-# `except Exception` is safe: since Python 3.8 `CancelledError` is a `BaseException`, not an
-# `Exception`, so it goes through. A bare `except` (or `except
-# BaseException`, or `except CancelledError` without `raise`) eats the cancellation that
-# `asyncio.timeout` sent. The timeout can only turn a `CancelledError` that comes *out* of the
-# block into `TimeoutError`; when nothing comes out, it has nothing to convert. The block
-# overran its budget about threefold and reported success. `asyncio.wait_for` fails the same
-# way, as the next cell checks. Catching `CancelledError` is fine for cleanup, as long as you
-# re-raise it.
+# Since Python 3.8 `CancelledError` is a `BaseException`, not an `Exception`, so
+# `except Exception` lets it through and its timeout raises as it should. A bare `except` (or
+# `except BaseException`, or `except CancelledError` without `raise`) eats the cancellation
+# that `asyncio.timeout` sent. The timeout can only turn a `CancelledError` that comes *out* of
+# the block into `TimeoutError`; when nothing comes out, it has nothing to convert. Look at the
+# `bare_except` row: its block overran its budget about threefold and reported success. The
+# next cell runs the same worker under `asyncio.wait_for`. Catching `CancelledError` is fine
+# for cleanup, as long as you re-raise it.
 
 # %%
 start = time.monotonic()
@@ -289,7 +290,7 @@ for shielded in (True, False):
     await asyncio.sleep(0.01)
     caller.cancel()
     await asyncio.wait([caller], timeout=2)
-    await asyncio.wait([save], timeout=2)  # someone must still await the shielded task
+    await asyncio.wait([save], timeout=2)  # then wait for the save itself
     outcome["with shield" if shielded else "without shield"] = (
         caller.cancelled(), "cancelled" if save.cancelled() else save.result())
 
@@ -302,11 +303,12 @@ assert outcome["without shield"] == (True, "cancelled"), "the caller's cancellat
 print("✓ both callers were cancelled; the shielded save completed, the unshielded one was cancelled")
 
 # %% [markdown]
-# Both callers ended cancelled. With the shield, the cancellation stopped at the shield and
-# never reached `save`, which completed; without it, cancelling the caller cancelled the work
-# it was awaiting. A shield protects the work, not the caller, and it creates a duty: somebody
-# must still await the shielded task (or keep a reference to it) so that it is not lost when
-# it ends.
+# `asyncio.shield` puts a second awaitable between the caller and the work: a cancel of the
+# caller stops at that outer awaitable and never reaches `save`. Compare the two entries of the
+# answer: both callers ended cancelled, but only the shielded save completed; without the
+# shield, cancelling the caller cancelled the work it was awaiting. A shield protects the work,
+# not the caller, and it creates a duty: somebody must still await the shielded task (or keep a
+# reference to it) so that it is not lost when it ends.
 #
 # :::{dropdown} Going further: tasks count cancel requests (`cancelling`, `uncancel`)
 #
@@ -387,7 +389,7 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # %% [markdown]
 # ## Exercise 5.1 · Drain: grace period, cancel, wait for cleanup
 #
-# Implement `drain(tasks, grace, cleanup_budget)`, the shutdown step of a session that has
+# Implement `drain(tasks, grace, cleanup_budget=1.0)`, the shutdown step of a session that has
 # requests in flight:
 #
 # 1. give the tasks up to `grace` seconds to finish on their own, and return as soon as all
@@ -645,8 +647,6 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 #   `asyncio.timeout` and `wait_for`: the block overruns and reports success.
 # - `asyncio.shield` keeps a caller's cancellation away from shared work; someone must still
 #   await that work.
-# - Since 3.11 tasks count cancel requests; code that swallows one on purpose must call
-#   `uncancel()`, and on 3.13 `TaskGroup` depends on it.
 #
 # **What's next.** Chapter 06 limits how many tasks may enter a section at once with a
 # semaphore, whose permits are given back on every path, cancellation included.

@@ -83,13 +83,15 @@ assert results == list(range(12))
 print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait for a permit")
 
 # %% [markdown]
-# ## Permits, not tasks
+# ## Where the twelve tasks were
 #
-# All twelve tasks exist and all twelve bodies have started: nine of them are suspended at
-# `async with permits`, waiting for a permit. The semaphore bounded the number of tasks
-# **inside the section** at 3; it never touched how many tasks were created. This is exactly
-# what a rollout wants: create all the sample tasks cheaply, and let only a bounded number
-# talk to the inference servers at once.
+# A semaphore counts permits, not tasks: `create_task` and the start of each body never touch
+# it, and only `async with permits` asks it for anything. Read the counts in the answer: all
+# twelve tasks exist and all twelve bodies have started, but only three are inside the section;
+# the other nine are suspended at `async with permits`, waiting for a permit. The semaphore
+# bounded the number of tasks **inside the section** at 3; it never touched how many tasks were
+# created. This is exactly what a rollout wants: create all the sample tasks cheaply, and let
+# only a bounded number talk to the inference servers at once.
 #
 # ## Requests of different lengths
 #
@@ -197,7 +199,7 @@ for limit in limits:
           f"measured {measured[limit]:.3f} s, "
           f"ideal {ideal_batch_time(N_JOBS, limit, DURATION):.3f} s")
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: batch-time-follows-rounds
 ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
 rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}
@@ -228,14 +230,14 @@ for fewer, more in [(1, 2), (2, 4), (3, 6), (6, 12)]:
 print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doubling halved the rounds")
 
 # %% [markdown]
-# No: 5 permits finish no sooner than 4. Each row of the folded table is one limit: how many
-# rounds the 12 jobs need with it, the best of its three measured times, and the ideal time.
 # With `limit` permits the jobs go through in ceil(12 / limit) rounds, and a sleep never ends
-# early, so no batch takes less than its rounds × 0.03 s. Limits 4 and 5 both need 3 rounds
-# (4 + 4 + 4, or 5 + 5 + 2), so their rows show the same time, and in the figure the two
-# points sit on one step. The dashed steps show that limits 7 to 11 would need 2 rounds
-# like 6, so they would be no faster than 6 either. Doubling the limit halves the rounds, and
-# so about halves the time.
+# early, so no batch takes less than its rounds × 0.03 s. Read the folded table, one row per
+# limit: how many rounds the 12 jobs need with it, the best of its three measured times, and
+# the ideal time. Limits 4 and 5 both need 3 rounds (4 + 4 + 4, or 5 + 5 + 2), so their rows
+# show the same time, and in the figure the two points sit on one step: the fifth permit buys
+# nothing. The dashed steps show that limits 7 to 11 would need 2 rounds like 6, so they would
+# be no faster than 6 either. Doubling the limit halves the rounds, and so about halves the
+# time.
 #
 # The limit is not free to raise, though: here the "server" is a sleep that never slows
 # down, while a real inference server gets slower per request as more requests share it.
@@ -286,10 +288,12 @@ assert all(t.cancelled() for t in busy)
 print("✓ one sample alone finished; four samples all stuck on their second permit (now cancelled)")
 
 # %% [markdown]
-# The sample alone finished, so the bug passes every small test. The four all got stuck: two
-# of them took the two permits, and each then waited for a second permit that only the other
-# could give back, while the last two waited for a first one. Nobody will ever release: a
-# deadlock. The folded check cancels the stuck tasks.
+# A sample that holds a permit and asks for a second one needs two at once. Alone, it finds
+# both free, which is why the first line shows it done and why the bug passes every small test.
+# Look at the second line: under load, two of the four samples took the two permits, and each
+# then waited for a second permit that only the other could give back, while the last two
+# waited for a first one. Nobody will ever release: a deadlock. The folded check cancels the
+# stuck tasks.
 #
 # The fix is to take the permit once, at one level: either the helper assumes its caller
 # holds a permit, or the caller releases before calling. `asyncio.Semaphore` has no owner and
@@ -335,10 +339,11 @@ print("inside right after create_task: default tasks", inside_right_after_create
       "· eager tasks", eager_inside if sys.version_info >= (3, 12) else "(needs 3.12)")
 
 # %% [markdown]
-# Zero and three. A default task waits for the caller's next `await`; an eager one runs at
-# once, and taking a free permit does not suspend, so three eager tasks had taken the three
-# free permits before `create_task` returned, and the other three were waiting for one. (On
-# 3.11, which has no eager task factory, the cell prints `(needs 3.12)` instead.)
+# A default task waits for the caller's next `await`; an eager one runs at once, and taking a
+# free permit does not suspend. Read the answer's line with that in mind: no default task was
+# inside yet, while three eager tasks had taken the three free permits before `create_task`
+# returned, and the other three were waiting for one. (On 3.11, which has no eager task
+# factory, the cell prints `(needs 3.12)` instead.)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
@@ -358,7 +363,7 @@ print("✓ default tasks: 0 inside right after create_task"
 # 3. return the results in the order of `prompts`;
 # 4. if a call raises, or the caller cancels, the other calls are cancelled and cleaned up,
 #    nothing new starts, and then the error (an `ExceptionGroup` holding it counts) or the
-#    cancellation comes out: chapter 03's `TaskGroup` does this;
+#    cancellation comes out;
 # 5. each call of `generate_all` has a limit of its own.
 #
 # :::{dropdown} What the grader checks
@@ -638,10 +643,8 @@ _sc.differential(generate_all, _reference, _sc.several(_plans()), _observe, _com
 # In the rollout, every sample becomes a task long before the inference servers can take it.
 # The permits live in `GenerateState`, which is a singleton, so every sample task of the
 # process shares one `asyncio.Semaphore`, as the exercise's hint asks (the first quote, from
-# `generate_and_rm`). The coding-agent generate of chapter 14 grades its own sample inside
-# the generate call, under that semaphore, so its generation slot stays taken while the SWE
-# evaluation runs (up to its 600 s default timeout). The second quote, from `boot_agent_sandbox`, caps sandbox boots
-# with a semaphore of its own. Other semaphores in slime are listed in the [source
+# `generate_and_rm`). The second quote, from `boot_agent_sandbox`, caps sandbox boots with a
+# semaphore of its own. Other semaphores in slime are listed in the [source
 # inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

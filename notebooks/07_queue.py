@@ -144,10 +144,11 @@ print("✓ unbounded: all 20 piled up, the last waited for all the others\n"
       "✓ maxsize=3: at most 3 waiting, each taken soon after it was put")
 
 # %% [markdown]
-# Why `0` for the unbounded queue? Its `put()` never suspends, and a coroutine that never
-# suspends never lets another task run (chapter 02): the producer put all 20 items before the
-# consumer took its first. The bounded producer suspended whenever 3 items were waiting, and
-# the consumer ran each time.
+# Look at the middle column first, the items taken when the producer was done. An unbounded
+# queue's `put()` never suspends, and a coroutine that never suspends never lets another task
+# run (chapter 02): the producer put all 20 items before the consumer took its first, so the
+# column reads `0`. The bounded producer suspended whenever 3 items were waiting, and the
+# consumer ran each time.
 #
 # The unbounded queue did not make anything faster: the consumer needed the same 0.2 s either
 # way (the figure below shows both runs ending near 0.2 s). It only moved the waiting from the
@@ -234,9 +235,10 @@ assert (len(done), len(pending)) == (3, 0) and sorted(handled) == list(range(6))
 print("✓ one sentinel ended one consumer of three; one per consumer ended all, 6 items handled")
 
 # %% [markdown]
-# One ended, two still waiting. Each sentinel is taken by exactly one consumer, and the two
-# others wait in `get()` for an item that never comes: N consumers need N sentinels. With one
-# more sentinel each, all three ended and all six items were handled.
+# Each sentinel is taken by exactly one consumer, and the consumer that takes it returns. Look
+# at the first pair: the two other consumers still wait in `get()` for an item that never
+# comes, so N consumers need N sentinels. With one more sentinel each, all three ended and all
+# six items were handled.
 #
 # ## Ending cleanly: `join()` and `task_done()`
 #
@@ -305,8 +307,9 @@ assert outcome[False] == ("join timed out", 8, True), (
 print("✓ with task_done() join returned; without it, all 8 were handled and join() still waited")
 
 # %% [markdown]
-# No. `join()` counts `task_done()` calls, not handled items: a worker that forgets it makes
-# `join()` wait forever, even though every item was handled. Only the timeout ended the wait.
+# `join()` counts `task_done()` calls, not handled items. Look at the second run's line: all 8
+# items were handled, yet with no `task_done()` the count never reached 8, and `join()` would
+# have waited forever; only the timeout ended the wait.
 #
 # ### Ending cleanly: `Queue.shutdown()`
 #
@@ -354,10 +357,11 @@ if sys.version_info >= (3, 13):
     print("✓ shutdown(): all three consumers ended, all 6 items handled")
 
 # %% [markdown]
-# They are. After `shutdown()`, `get()` still hands out the items already in the queue and
-# raises `QueueShutDown` only once the queue is empty: all three consumers ended and all six
-# items were handled, with no sentinel to count. `shutdown(immediate=True)` would drop the
-# waiting items instead, and `get()` would raise at once.
+# `shutdown()` closes the queue to new items, not to the ones already in it: `get()` still
+# hands those out, and raises `QueueShutDown` only once the queue is empty. Read the answer
+# with that in mind: all three consumers ended and all six items were handled, with no sentinel
+# to count. `shutdown(immediate=True)` would drop the waiting items instead, and `get()` would
+# raise at once.
 
 # %% [markdown]
 # ## From a thread to the event loop: `queue.Queue`
@@ -448,10 +452,12 @@ assert blocked.beats(watch) == 0, (
 print("✓ the loop kept beating while it polled; not one beat while get() blocked it")
 
 # %% [markdown]
-# About one beat per 5 ms while the loop polled, and none at all during the blocking `get()`:
-# it held the loop for the whole 0.1 s until the group arrived, and every other task on the
-# loop waited with it. So the loop's side takes items with `get_nowait()` and
-# `await asyncio.sleep` between polls, or hands the blocking `get` to a thread (chapter 08).
+# A blocking `get()` holds the thread it is called on, and the event loop runs on that same
+# thread. Compare the two counts: about one beat per 5 ms while the loop polled, and none at
+# all during the blocking `get()`, which held the loop for the whole 0.1 s until the group
+# arrived; every other task on the loop waited with it. So the loop's side takes items with
+# `get_nowait()` and `await asyncio.sleep` between polls, or hands the blocking `get` to a
+# thread (chapter 08).
 
 # %% [markdown]
 # ## Exercise 7.1 · A bounded pipeline that ends cleanly
