@@ -266,12 +266,14 @@ for name in sorted(outcomes):
 # Did `sb4` still get its cleanup on the way out, and could that cleanup still `await`? Before
 # you read the check under the figure, look for a purple span after `sb4`'s grey bar.
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
-# claim: boots-capped-and-every-sandbox-cleaned-up
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = tl.plot("Five sandboxes, at most two booting at once: how does each one end?",
               lanes=[f"sb{i} {part}" for i in range(1, 6) for part in ("boot", "use")],
               meanings={"running": "booting / in use", "failed": "ended by an exception",
                         "cancelled": "in use, cut off by its guard"})
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: boots-capped-and-every-sandbox-cleaned-up
 kinds = {n: type(o).__name__ if isinstance(o, BaseException) else o for n, o in outcomes.items()}
 assert kinds == {"sb1": "sb1 ok", "sb2": "sb2 ok", "sb3": "RuntimeError", "sb4": "TimeoutError",
                  "sb5": "ConnectionError"}, kinds

@@ -305,6 +305,8 @@ with_shared.plot("one shared list: orange spans found another task's span",
 for ax in (top, bottom):
     ax.set_ylim(2.6, -0.75)
 top.set_xlabel("")
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
 latest_start, earliest_end = max(s.start for s in top_level), min(s.end for s in top_level)
 assert latest_start < earliest_end, "the samples really interleaved"

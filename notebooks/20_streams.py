@@ -302,7 +302,7 @@ print(stats)
 # ended between two frames (the good client's and the malformed client's, which hung up after
 # its second reply).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 BAD_LANES = ["malformed client", "oversized client", "truncated client"]
 fig = tl.plot("One server, four bad clients and a good one",
               lanes=["server", "good client", *BAD_LANES, "idle client"])
@@ -310,6 +310,8 @@ for row, lane in enumerate(BAD_LANES, start=2):  # a diamond: these connections 
     span = tl.spans_of(lane)[0]
     fig.axes[0].plot((span.start + span.end) / 2, row, marker="D", markersize=10,
                      color=STATE_COLOURS[span.state], markeredgecolor="black")
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert good == [f"ok:step {n}".encode() for n in range(len(good))], "every reply, in order"
 assert malformed == [ERROR_MALFORMED, b"ok:fine now"]
 assert oversized == [ERROR_TOO_LARGE, None], "an error reply, then the server hangs up"

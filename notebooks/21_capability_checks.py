@@ -362,9 +362,9 @@ print(tl.names())
 print("iscoroutinefunction: naive", inspect.iscoroutinefunction(naive_generate),
       "· async-aware", inspect.iscoroutinefunction(aware_generate))
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: an-async-aware-decorator-spans-the-body
-fig = tl.plot("A span should cover the body it traces",
+fig = tl.plot("Where each tracer's span sits against the body it traces",
               lanes=["generate span (naive)", "generate body (naive)", "generate span (async-aware)",
                      "generate body (aware)"],
               meanings={"waiting": "tracer's span", "running": "body running"})
