@@ -117,11 +117,12 @@ print("✓ the names and get_stack() are the same for both; the await chains end
       "acquire_slot and read_reply")
 
 # %% [markdown]
-# The names and `get_stack()` agree for both requests: `fetch_with_retry`, suspended at its one
-# `await step()` line. `get_stack()` returns only the frame of the task's *own* coroutine. The
-# line that is really waiting is further in, in the coroutine that `fetch_with_retry` awaits.
-# Following `cr_await` (`await_chain`) goes down to the innermost coroutine and the future
-# it waits on. The chain of A ends in `Semaphore.acquire`, which sends us to whoever holds the
+# `get_stack()` returns only the frame of the task's *own* coroutine, and both requests' own
+# coroutine is `fetch_with_retry`, suspended at its one `await step()` line: the same frame twice,
+# as the coroutine names in the log were the same name twice. The line that is really waiting is
+# further in, in the coroutine that `fetch_with_retry` awaits. Following `cr_await`
+# (`await_chain`) goes down to the innermost coroutine and the future it waits on: compare the
+# two lines above. The chain of A ends in `Semaphore.acquire`, which sends us to whoever holds the
 # slot; `describe_tasks()` prints such a chain for every task of the loop, one `Task 'name':`
 # line and then its chain, indented. The slot holder's entry:
 
@@ -276,10 +277,12 @@ assert alive_after_dump and frozen.returncode == 0, "the dump did not stop the p
 print("✓ the dump showed both deadlocked threads, and the process went on running")
 
 # %% [markdown]
-# The dump names both threads' functions and lines (`take_a_then_b` stuck in `b.acquire()`,
-# `take_b_then_a` in `a.acquire()`), and the process carried on, still deadlocked. Had it
-# not registered SIGUSR1, the same signal would have killed it (SIGUSR1's default action). It
-# ended only when we closed its stdin, which is how this child is told to give up.
+# SIGUSR1's default action kills the process; `faulthandler.register` replaces that action with
+# one that writes the dump and returns, so the threads go back to what they were doing. Look at
+# the last line: exit status 0, and `gave-up` printed after the dump, once we closed the child's
+# stdin (how this child is told to give up). Before that it carried on, still deadlocked, and
+# the dump names both threads' functions and lines (`take_a_then_b` stuck in `b.acquire()`,
+# `take_b_then_a` in `a.acquire()`).
 # Register it early, in every long-running service: it costs nothing until the signal comes.
 #
 # From inside, `faulthandler.dump_traceback_later(timeout)` starts a watchdog thread in C that
@@ -366,8 +369,9 @@ assert reported == ["Task exception was never retrieved"], (
 print("✓ nothing while the task was referenced; one report once it was dropped unretrieved")
 
 # %% [markdown]
-# Nothing is reported while something still references the task: asyncio reports the exception
-# only when the task object is destroyed without anyone having looked at it. A service that
+# asyncio reports the exception only when the task object is destroyed without anyone having
+# looked at it: while something still references the task, it might still look, so the first
+# count stays at 0, and the report comes at `gc.collect()`. A service that
 # keeps its failed tasks in a list hears nothing at all. The fix is not the handler: it is to
 # own every task (chapter 03) and look at its result or
 # exception. The handler is the net under that rule, for the ones that slip through.
