@@ -411,9 +411,9 @@ assert outcomes["worker thread"].startswith("refused ValueError"), (
 print("✓ the alarm cut the work short in the main thread and was refused in a worker thread")
 
 # %% [markdown]
-# Two rules of Python's `signal` module decide
-# this: handlers always run in the **main thread** of the main interpreter, and `signal.signal`
-# raises `ValueError` when called from any other thread. So in the worker thread the timeout
+# Python's `signal` module runs handlers only in the **main thread** of the main interpreter,
+# and `signal.signal` raises `ValueError` when called from any other thread. So in the worker
+# thread the timeout
 # never started: installing the handler failed first, and the caller got a `ValueError`
 # instead of a score. The comment on the `signal.signal` line below marks the spot:
 
