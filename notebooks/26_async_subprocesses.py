@@ -370,10 +370,11 @@ print("after kill(): leader's return code", leader_code,
       "· children still running:", len(survivors_after_kill))
 
 # %% [markdown]
-# The return code -9 says the leader died of SIGKILL, and asyncio has collected it. Yet both
-# children still run, orphaned, and stderr did not end: the orphans still hold the write end of
-# the stderr pipe they inherited, and a reader sees the end of a pipe only when every process
-# holding it has closed it. Whoever times out a tool with `kill()` and then reads its output to
+# `kill()` signals one process, the leader, and a reader sees the end of a pipe only when every
+# process holding its write end has closed it. The two children inherited the stderr pipe and
+# were never signalled. Look at the output: the return code -9 says the leader died of SIGKILL
+# and asyncio has collected it, yet both children still run, orphaned, holding the pipe open,
+# so stderr did not end. Whoever times out a tool with `kill()` and then reads its output to
 # the end (`communicate()`, `stderr.read()`) waits for the orphans, not for the tool.
 #
 # The leader that started the group is gone. Predict: can `os.killpg(leader.pid, SIGKILL)`
@@ -405,8 +406,8 @@ print("✓ kill() left both children running and the stderr pipe open;",
       "killpg() ended them all")
 
 # %% [markdown]
-# After the leader died its group still existed, because its two children were still in it,
-# so `killpg(leader.pid, ...)` reached them, and with them gone the stderr pipe ended
+# A process group lives as long as any process is in it, whoever started it: after the leader
+# died, its two children kept the group, so `killpg(leader.pid, ...)` reached them, and with them gone the stderr pipe ended
 # (`b""`). In real code, signal the group (SIGTERM, a grace period, then SIGKILL, as in
 # chapter 19), then wait for the leader. The orphans were reaped by the process that adopted
 # them, not by us.
