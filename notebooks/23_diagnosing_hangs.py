@@ -192,7 +192,7 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 #
 # - `faulthandler.register(signal.SIGUSR1, all_threads=True)`: when the process receives
 #   SIGUSR1, a handler written in C writes every thread's stack to stderr at once, without
-#   waiting for any lock or for the main thread. It is made for threads that are stuck.
+#   waiting for any lock or for the main thread.
 # - `py-spy dump --pid PID` (a separate tool from PyPI) reads another process's memory and
 #   prints its threads' stacks without the process's cooperation, given permission to. The
 #   cells below use `faulthandler`, which needs none.
@@ -250,8 +250,8 @@ try:
     dump = read_until(frozen.stderr, "take_a_then_b", "take_b_then_a")
     dumped_at = time.monotonic()
     alive_after_dump = frozen.poll() is None
-    time.sleep(0.1)  # still frozen: nothing has released the locks
-    out, err = frozen.communicate(timeout=5)  # closes the child's stdin: it gives up
+    time.sleep(0.1)  # a moment more, before we tell it to give up
+    out, err = frozen.communicate(timeout=5)  # closes its stdin: its cue to give up
 finally:
     if frozen.poll() is None:
         frozen.kill()
@@ -325,8 +325,10 @@ print(f"dump read {1000 * (dumped_at - sent_at):.0f} ms after the signal · stil
 assert stuck_since < sent_at < dumped_at < gave_up_at and alive_after_dump
 
 # %% [markdown]
-# A few milliseconds for the whole dump, and the process keeps running, still deadlocked: the
-# dump is cheap enough to take from a live service, and taking it changes nothing.
+# The first number is the cost: the whole dump reached us within milliseconds of the signal,
+# cheap enough to take from a live service. The last is only our own 0.1 s pause before closing
+# the child's stdin: until then the process ran on, still deadlocked, so taking the dump changed
+# nothing.
 #
 # ## Silent failures
 #
@@ -400,7 +402,7 @@ try:
     worker = threading.Thread(target=lambda: 1 / 0, name="scorer")
     worker.start()
     worker.join(timeout=2)
-    Connection()  # dropped at once: __del__ raises where nobody can catch it
+    Connection()  # dropped at once, so its __del__ runs here
     gc.collect()
 finally:
     threading.excepthook, sys.unraisablehook = saved_hooks
@@ -896,9 +898,9 @@ print(header, *list(indented)[-3:], sep="\n")
 #
 # ## In slime
 #
-# The coding-agent example puts a wall-clock timeout around each rollout. When it fires, a
-# handler runs a small diagnostic and records the sample as aborted. Read the diagnostic as
-# this chapter's first experiment: what would its log tell you about a stuck rollout? Other
+# The coding-agent example puts a wall-clock timeout around each rollout, and when it fires it
+# logs a small diagnostic. Before you read the captions, ask two questions of that log: what
+# would it tell you about a stuck rollout, and when can it be written? Other
 # `asyncio.all_tasks` and logging sites are in the
 # [source inventory](../book/reference/inventory.md).
 
