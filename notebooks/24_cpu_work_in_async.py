@@ -18,7 +18,7 @@
 # 5. route each piece of work to the loop or to a process pool by its size.
 #
 # **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
-# 50 minutes
+# 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -44,7 +44,7 @@ SMALL, LARGE = "a" * 10_000, "a" * 40_000  # scoring LARGE costs four times SMAL
 
 # %%
 async def score_on_loop(text: str) -> tuple[int, int]:
-    return score(text)  # no await inside: the loop waits for the whole call
+    return score(text)  # the coroutine calls the scorer directly
 
 
 async def score_in_thread(text: str) -> tuple[int, int]:
@@ -311,8 +311,10 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # copied through a pipe. Below, `round_trip(pool, fn, arg)` (in the helpers' fold above) times
 # one call of `fn(arg)` through the pool, for an argument of 8 bytes and one of 8 MB; `fn` is
 # `payload_size`, the course's own function that only returns the size of what it was sent.
+# Predict: the function does no work with either argument. Does the 8 MB call cost about as
+# much as the 8-byte one, or many times more?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 payload_pool = process_pool
 big, tiny = bytes(8_000_000), bytes(8)
 trips = {"8 B": [], "8 MB": []}
@@ -330,7 +332,9 @@ assert best["8 MB"] > 3 * best["8 B"], (
 print("✓ the same empty call costs more than 3 × as much with 8 MB of arguments")
 
 # %% [markdown]
-# Sending 8 MB costs many times the empty call. A real service sends prompts and responses
+# Each argument is pickled, copied through the pipe and unpickled in the worker, and each of
+# those steps grows with the bytes: compare the two times, where sending 8 MB costs many times
+# the empty call. A real service sends prompts and responses
 # (kilobytes), so its trip cost is the fixed part, but a function that takes a whole batch, a
 # tensor or a tokenizer object as an argument pays for copying it on every call. Send small
 # arguments; let the worker load big, fixed things once (an `initializer`, or a module-level
@@ -690,9 +694,9 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # ## In slime
 #
 # Rule-based rewards in slime are computed inside `async_rm`, an `async def` that the rollout
-# awaits for each sample (or `batched_async_rm` gathers for a group); the first quote. The DAPO
-# module also defines a `SIGALRM`-based `timeout` context manager, the second. Other executor
-# and signal sites are in the [source inventory](../book/reference/inventory.md).
+# awaits for each sample (or `batched_async_rm` gathers for a group). Two of this chapter's
+# questions apply to it: where does the scoring run, and would a `SIGALRM` timeout work there?
+# Other executor and signal sites are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
