@@ -297,8 +297,8 @@ fig, (ax_tl, ax_curve) = plt.subplots(1, 2, figsize=(11, 3.4), layout="constrain
 tl.plot("12 requests, a pool of 3 connections", ax=ax_tl, lanes=[f"server slot {i + 1}" for i in range(3)])
 ax_curve.plot(CAPS, [best[c]["throughput"] for c in CAPS], "o-", label="measured")
 ax_curve.plot(CAPS, [c / LATENCY for c in CAPS], "s--", color="grey",
-              label="bound: cap ÷ latency")
-ax_curve.set_xlabel("max_connections")
+              label="bound: cap ÷ W")
+ax_curve.set_xlabel("the pool's cap (max_connections)")
 ax_curve.set_ylabel("requests per second")
 ax_curve.set_title("Throughput against the pool's cap (W = 30 ms)")
 ax_curve.legend()
