@@ -189,7 +189,9 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # The same two runs on one time axis. Red bars are children waited for with the loop blocked
 # (and the loop's own lane red while it could not tick); blue bars are children awaited.
 # Each bar is longer than the child's 0.15 s sleep, because it also holds the start of a new
-# Python interpreter (the fold below says what that costs).
+# Python interpreter. The awaited bars are the longer ones: their three interpreters start
+# together and share the two CPUs, where the blocking run starts one at a time (the fold below
+# says what a start costs).
 #
 # :::{dropdown} Going further: what an interpreter start costs
 #
@@ -218,9 +220,8 @@ fig = tl.plot("Three tool calls: blocking communicate() vs awaited communicate()
 # Linux). A child that writes more than that blocks in `write` until someone reads. What then
 # of a parent that reads stdout to its end *before* it reads stderr?
 #
-# asyncio softens this a little: it reads each pipe in the background into a `StreamReader`,
-# which keeps reading until its buffer holds twice its limit (the limit is 64 KiB unless you
-# pass `limit=`), so it takes more output to get stuck. The worker `chatter OUT ERR` writes
+# asyncio reads each pipe in the background into a `StreamReader`, which keeps reading until
+# its buffer holds twice its limit (the limit is 64 KiB unless you pass `limit=`). The worker `chatter OUT ERR` writes
 # ERR bytes to stderr, then OUT bytes to stdout; these are the lines that do it:
 
 # %% tags=["remove-input"]
@@ -241,7 +242,7 @@ async def unstick(proc: asyncio.subprocess.Process) -> str:
                                   timeout=5)
     code = await asyncio.wait_for(proc.wait(), timeout=5)
     return (f"{verdict}; once stderr was read too it exited with {code} "
-            f"({len(rest[1])} stderr bytes left)")
+            f"({len(rest[1])} bytes were waiting on stderr)")
 
 
 async def reap(proc: asyncio.subprocess.Process) -> None:
@@ -262,7 +263,7 @@ async def read_stdout_then_stderr(err_bytes: int, timeout: float) -> str:
         await asyncio.wait_for(proc.wait(), timeout)
         return f"finished: {len(out)} + {len(err)} bytes"
     except TimeoutError:
-        return await unstick(proc)  # folded above: now read stderr as well
+        return await unstick(proc)  # folded above: what became of the child
     finally:
         await reap(proc)  # reap: kill the child if it still runs, then wait for it
 
@@ -281,9 +282,9 @@ assert large.startswith("stuck; once stderr was read too it exited with 0"), (
 print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child exited with 0")
 
 # %% [markdown]
-# Each line says whether the reader finished, and if not, what happened once stderr was read as
-# well. The naive reader works with 10 kB, which is why it survives small tests, and hangs with
-# 1 MB: it waits for a stdout end that never comes, while the child waits for room on stderr,
+# What decides it is whether stderr fits into the pipe and asyncio's buffer behind it (64 KiB
+# and 128 KiB). 10 kB fits, so the naive reader finishes, which is why it survives small tests.
+# 1 MB does not, and each line of the output says what happened then: the reader waits for a stdout end that never comes, while the child waits for room on stderr,
 # and neither moves: each `os.write` inside `_write_all` blocks while the pipe is full, so the
 # child cannot reach its stdout writes, or its exit, until someone reads stderr. That is the
 # pipe-buffer deadlock. Reading stderr is what un-sticks the child: it exits with 0 by itself,
