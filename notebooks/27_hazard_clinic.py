@@ -325,7 +325,7 @@ show_call_site("27c")
 # **The shape.** An update endpoint runs one update at a time; a duplicate request joins the
 # update in progress by awaiting a shared future. The request that does the update records
 # errors in `except TimeoutError` and `except Exception`, and its `finally` builds the success
-# result from names bound in the `try`, then takes the lock, resolves the shared future and
+# result from what the `try` produced, then takes the lock, resolves the shared future and
 # clears the state. Here is our model of that shape.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: what both endpoints share"}
@@ -370,13 +370,14 @@ class UpdateEndpoint(Endpoint):  # our model of the shape under suspicion
 # What if the request doing the update is cancelled in the middle, as a web server does when
 # the client disconnects? The experiment starts an update and a duplicate, cancels the first
 # mid-update, then sends a later request. It runs twice: on the model above, and on a fixed
-# endpoint (the next cell), which the explanation after the answer takes apart. What does the
+# endpoint, `FixedUpdateEndpoint` (folded below; the explanation after the answer takes it
+# apart, so open it after you have predicted). What does the
 # cancelled request end with, what does the duplicate get, and what does the later request
 # get?
 # `cancel_the_updating_request(endpoint_class)` runs that experiment on the endpoint it is
 # given and reports what each request ended with.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the fixed endpoint"}
 class FixedUpdateEndpoint(Endpoint):
     """The update runs in a task of its own; requests only wait for it, shielded."""
 
@@ -588,7 +589,7 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # never returns, with no message. `result(timeout)` bounds the caller's wait, but leaves the
 # coroutine running on the loop (holding whatever it holds); cancelling the
 # `concurrent.futures.Future` that `run_coroutine_threadsafe` returned cancels the task on the
-# loop as well. (On 3.11+ `concurrent.futures.TimeoutError` is the built-in `TimeoutError`.)
+# loop as well.
 #
 # **Where in slime.** `AsyncLoopThread.run` in `slime/utils/async_utils.py` (quoted in the
 # chapter's last cell) returns `run_coroutine_threadsafe(coro, loop).result()`, and the
