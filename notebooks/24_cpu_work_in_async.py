@@ -149,8 +149,8 @@ else:
 # Pure-Python code holds the GIL (the interpreter's global lock, on the usual build) while it
 # runs, and the interpreter asks the running thread to let go of it every
 # `sys.getswitchinterval()` seconds (5 ms by default). So the loop's thread gets turns: each
-# time the heartbeat is due, it waits up to a switch interval for the GIL (on a busy machine,
-# for a CPU too), and its longest silence is a part of the work, not all of it (the check asks
+# time the heartbeat is due, it waits up to a switch interval for the GIL, and its longest
+# silence is a part of the work, not all of it (the check asks
 # for less than half).
 #
 # :::{dropdown} Why the course measures this way
@@ -255,8 +255,7 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # Two threads never get more than one CPU between them, however many are free: the GIL lets one
 # of them run at a time. Two processes each have their own interpreter and GIL, so nothing in
 # Python holds them to one CPU: on an idle 2-CPU machine they reach close to 2. What they get
-# is what the machine has spare, and on a busy machine that can be less than the threads got,
-# as the printout may show; the check therefore asserts only what load cannot change.
+# is what the machine has spare (the fold below says how to read that).
 #
 # :::{dropdown} Going further: reading the load average
 #
@@ -380,9 +379,8 @@ assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the w
 # for the GIL: the loop did answer, as the `to_thread` section found, but only every few
 # milliseconds, and a loop that answers that seldom is still a slow loop. `to_thread` trades
 # one long silence for many short ones. In the process pool the scoring holds none of this
-# process's GIL, so a gap there comes only from a busy machine, when the loop's thread waits
-# for a CPU; the printout counts each lane's gaps and gives the load average. (Each work bar is
-# the wall-clock time of its own run, so their lengths differ.)
+# process's GIL: its loop lane turns red only if the machine itself is busy (the printout gives
+# the load average).
 
 # %% [markdown]
 # ## `SIGALRM` timeouts and threads
