@@ -871,8 +871,7 @@ _sc.differential(run_tool, _reference, _scenarios(), _observe, _compare, what="r
 # - A timeout around `communicate()` stops your waiting, not the child: kill it (the whole
 #   group if it may have children: `start_new_session=True` + `os.killpg`), then await
 #   `proc.wait()`, in a `finally` so cancellation cleans up too.
-# - asyncio reaps its children itself (a `waitpid` thread per child on 3.11, a pidfd on the
-#   loop from 3.12 on Linux).
+# - asyncio reaps its children itself: you await `proc.wait()`, you never call `waitpid`.
 #
 # **What's next.** Chapter 27 reads real slime code for hazards like these, one model at a
 # time.
