@@ -294,16 +294,19 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 # %% [markdown]
 # ## Measure: each request's wait, polled or told
 #
-# The run on one time axis: each lane is a request, waiting (green) from the start until its
-# handler has the result; ticks are its `get_result` calls and the moment its result was
-# published. The polling lanes tick every 50 ms and end at the first tick after publication;
-# the notified lanes end at publication.
+# The run on one time axis: each lane is a request, green until its result is published, then
+# orange until its handler has it; ticks are its `get_result` calls and the moment its result
+# was published. The orange is the lag: a polling lane ends at its first tick after
+# publication, a notified lane at once.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 for rid in polled + told:
-    tl.add(rid, started, noticed_at[rid], state="waiting")
+    published = table.published_at[rid]
+    tl.add(rid, started, published, state="waiting")
+    tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
 fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
-              lanes=polled + told)
+              lanes=polled + told,
+              meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
 
 # %% [markdown]
 # **What the model shows.** Each polling request makes about one blocking call per 50 ms of
