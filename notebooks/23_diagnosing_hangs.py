@@ -18,7 +18,7 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 50 minutes
+# about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -422,12 +422,14 @@ print("✓ each hook got its error once")
 # %% [markdown]
 # **A callback that holds the loop.** In debug mode (`asyncio.run(..., debug=True)`,
 # `PYTHONASYNCIODEBUG=1`, or `loop.set_debug(True)`) the loop logs every callback or task step
-# that ran longer than `loop.slow_callback_duration` (0.1 s by default), naming the task. Debug
-# mode also records where each coroutine and task was created, and makes asyncio check that
+# that ran longer than `loop.slow_callback_duration` (0.1 s by default). Debug mode also
+# records where each coroutine and task was created, and makes asyncio check that
 # non-thread-safe calls come from the loop's thread. It costs time, so it is a diagnostic mode,
-# not a production one. `slow_callback_log` (chapter 02) switches it on for one block.
+# not a production one. `slow_callback_log` (chapter 02) switches it on for one block, here
+# with a threshold of 0.03 s, while a task named `tokenizer` spins for 0.06 s without an
+# `await`. Predict: does the log line name the task, and in what state does it show it?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def tokenize_on_the_loop() -> None:
     until = time.monotonic() + 0.06
     while time.monotonic() < until:
@@ -446,6 +448,12 @@ assert any("tokenizer" in message for message in slow), (
 print("✓ the slow-callback warning names the task that held the loop")
 
 # %% [markdown]
+# The loop times each step and writes the warning after the step has returned, so it describes
+# the task as it is by then: look at the line, where `tokenizer` is named and already
+# `finished`, because this one step was its whole body, and the time is the step's full 0.06 s.
+# The task's name is what leads you to the code; a task without a name gets one like
+# `Task-12`.
+#
 # ## Exercise 23.1 · A watchdog that reports where everything waits
 #
 # Implement `watch_progress(progress, stall, reports, stop, loop=None, poll=0.01)`. It runs in
