@@ -894,9 +894,11 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 #
 # ## In slime
 #
-# The quotes follow this chapter's tools through slime: the engine lock, a synchronous actor
-# that the rollout manager creates (first three quotes); the teacher server's helper for reading Ray results (fourth); and the
-# rollout's distributed POST path, on async actors (last two). The
+# Three of this chapter's results decide how slime's Ray code behaves: a synchronous actor runs
+# one call at a time, `to_thread(ray.get, ...)` holds a pool thread for each wait, and an async
+# actor's `max_concurrency` is a semaphore in front of its methods. The quotes below are where
+# slime leans on each, in that order: the engine lock that the rollout manager creates, the
+# teacher server, and the rollout's distributed POST path. The
 # [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
 # kind.
 
