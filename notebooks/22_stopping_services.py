@@ -17,7 +17,7 @@
 # 4. write the shutdown a scheduler expects: stop accepting, let in-flight work finish within
 #    a budget, cancel the rest, wait for its cleanup, exit with a code that says which.
 #
-# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 45
+# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 50
 # minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
@@ -139,12 +139,13 @@ show_source(_serve, first="def cancel_main", last="loop.add_signal_handler")
 # The cancellation reaches the main task at its `await`. Its `except` stops `feeder`, the task
 # that fills the intake queue, cancels the `running` jobs, waits at most 2 s for their cleanup,
 # prints one event line with `say`, and returns 128 + 15 = 143, the status a shell shows for
-# "ended by SIGTERM":
+# "ended by SIGTERM". Before you run it, predict: jobs 0 and 1 need only 0.05 s and 0.1 s of
+# work. Do they print `done`?
 
 # %% tags=["remove-input"]
 show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_cancel, events_cancel, sent_cancel = stop_service(
     ["serve", JOBS, "--on-sigterm", "cancel"], signal.SIGTERM, started=3)
 print("exit status:", code_cancel, "· events:", names(events_cancel))
@@ -158,9 +159,10 @@ assert after[3:] == ["main-cancelled", "returned 143"], "the cleanups finished b
 print("✓ with the handler, every job ran its cleanup before the service returned 143")
 
 # %% [markdown]
-# Every job now runs its cleanup, and the service reports the stop in its exit status. But look
-# at jobs 0 and 1: they needed 0.05 s and 0.1 s and were cancelled anyway. Cancelling at once
-# is safe, not yet polite; the exercise adds the missing step.
+# The callback cancels every running job the moment the signal arrives, whatever work it still
+# has. Look at jobs 0 and 1 in the events: they needed 0.05 s and 0.1 s and were cancelled
+# anyway. Every job did run its cleanup, and the service reports the stop in its exit status.
+# Cancelling at once is safe, not yet polite; the exercise adds the missing step.
 #
 # ## Ctrl-C: what does `asyncio.run` do with it?
 #
@@ -188,12 +190,12 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # %% [markdown]
 # The mechanism is `asyncio.run`'s own SIGINT handler, whose rule is below: it turned the
 # Ctrl-C into a cancellation of the main task, so the jobs' cleanup ran, and only then raised
-# `KeyboardInterrupt`. The service's last line shows where that exception came from: the
-# service catches the `KeyboardInterrupt` that leaves `asyncio.run`, looks at the innermost
-# frame of its traceback, and prints `interrupt-from-asyncio.run` when that frame is
-# `Runner.run`, the code behind `asyncio.run` (a signal handler interrupting a job would have
-# printed `interrupt-from-signal-handler`). An unhandled
-# `KeyboardInterrupt` makes Python end itself with SIGINT (status −2 here, 130 in a shell),
+# `KeyboardInterrupt`. The service's last line labels where that exception was raised:
+# `interrupt-from-asyncio.run` means in `asyncio.run`'s own code (`Runner.run`), after the
+# cleanup; a signal handler interrupting a job would have printed
+# `interrupt-from-signal-handler`. (The service reads this off the innermost frame of the
+# exception's traceback.) An unhandled
+# `KeyboardInterrupt` makes Python end itself with SIGINT (status `-2` here, 130 in a shell),
 # so that a calling shell knows the user interrupted it.
 #
 # **The rule**: `asyncio.run` (built on `asyncio.Runner`) installs
@@ -262,13 +264,14 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # %% [markdown]
 # ## Measure: the same three jobs under three stops
 #
-# Both stops so far end every job at the signal, the cancelling one with a cleanup. A graceful
-# stop would let the two short jobs finish. For the figure, a third run of the same jobs uses a
-# small graceful handler (in the fold; it takes these three jobs and nothing else, unlike the
-# exercise's): on SIGTERM it gives the jobs a budget of 0.5 s, then cancels what is left. The
-# Ctrl-C run repeats the cancelling one, so it is left out.
+# Both stops so far end every job at the signal, the cancelling one with a cleanup. A third run
+# of the same jobs uses a simple graceful handler (in the fold; it takes these three jobs and
+# nothing else, unlike the exercise's): on SIGTERM it gives the jobs a budget of 0.5 s, then
+# cancels what is left. Predict: which of the three jobs print `done` this time, and what status
+# does the service return? The figure then draws all three stops; the Ctrl-C run repeats the
+# cancelling one, so it is left out.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 async def graceful_stop(intake, handle, budget: float) -> int:
     """The figure's graceful stop: start three jobs, on SIGTERM wait `budget` for them, cancel the rest.
 
@@ -334,10 +337,10 @@ assert outcome["SIGTERM → cancel"] == {"done": [], "cancelled": [0, 1, 2]}
 assert outcome["graceful, 0.5 s"] == {"done": [0, 1], "cancelled": [2]} and code_graceful == 143
 
 # %% [markdown]
-# Blue is work a job did, light green the work it still needed when it was stopped (job 2's
-# runs on to 3 s, past the right edge), purple its cleanup. Only the graceful run lets the short
-# jobs finish: jobs 0 and 1 run to 0.05 s and 0.1 s, past the signal, and job 2 runs until the
-# budget is spent, then cleans up. In the other two runs the signal, under a millisecond after
+# The graceful handler waits before it cancels, so a job that needs less than the budget ends
+# on its own: in the graceful lanes jobs 0 and 1 run to 0.05 s and 0.1 s, past the signal, and
+# job 2 runs until the budget is spent, then cleans up (its undone work runs on to 3 s, past the
+# right edge). Cancelling one job still makes the status 143. In the other two runs the signal, under a millisecond after
 # the start, ends every job: killed with nothing after it, or cancelled into a 20 ms cleanup.
 # The exercise asks for the graceful stop in full.
 #
@@ -801,8 +804,8 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 #
 # slime's fully-async rollout keeps a background worker: a thread that runs its own event loop
 # with `asyncio.run` and keeps a pool of generation tasks in flight across rollout calls. Three
-# pieces stop it, quoted below in that order: an `atexit` hook, a flag with a bounded join,
-# and a bounded drain.
+# pieces stop it, quoted below in the order they run; each has a time limit of its own, and the
+# question is which limit runs out first.
 # The rollout itself has no SIGTERM handler; chapter 19's CI wrapper is where slime passes a
 # stop on to a whole process group. Nor does Ctrl-C reach this loop's tasks: its
 # `asyncio.run` runs in a thread other than the main one, so it installs no SIGINT handler

@@ -18,7 +18,7 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 50 minutes
+# about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -117,11 +117,12 @@ print("✓ the names and get_stack() are the same for both; the await chains end
       "acquire_slot and read_reply")
 
 # %% [markdown]
-# The names and `get_stack()` agree for both requests: `fetch_with_retry`, suspended at its one
-# `await step()` line. `get_stack()` returns only the frame of the task's *own* coroutine. The
-# line that is really waiting is further in, in the coroutine that `fetch_with_retry` awaits.
-# Following `cr_await` (`await_chain`) goes down to the innermost coroutine and the future
-# it waits on. The chain of A ends in `Semaphore.acquire`, which sends us to whoever holds the
+# `get_stack()` returns only the frame of the task's *own* coroutine, and both requests' own
+# coroutine is `fetch_with_retry`, suspended at its one `await step()` line: the same frame twice,
+# as the coroutine names in the log were the same name twice. The line that is really waiting is
+# further in, in the coroutine that `fetch_with_retry` awaits. Following `cr_await`
+# (`await_chain`) goes down to the innermost coroutine and the future it waits on: compare the
+# two lines above. The chain of A ends in `Semaphore.acquire`, which sends us to whoever holds the
 # slot; `describe_tasks()` prints such a chain for every task of the loop, one `Task 'name':`
 # line and then its chain, indented. The slot holder's entry:
 
@@ -191,7 +192,7 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 #
 # - `faulthandler.register(signal.SIGUSR1, all_threads=True)`: when the process receives
 #   SIGUSR1, a handler written in C writes every thread's stack to stderr at once, without
-#   waiting for any lock or for the main thread. It is made for threads that are stuck.
+#   waiting for any lock or for the main thread.
 # - `py-spy dump --pid PID` (a separate tool from PyPI) reads another process's memory and
 #   prints its threads' stacks without the process's cooperation, given permission to. The
 #   cells below use `faulthandler`, which needs none.
@@ -249,8 +250,8 @@ try:
     dump = read_until(frozen.stderr, "take_a_then_b", "take_b_then_a")
     dumped_at = time.monotonic()
     alive_after_dump = frozen.poll() is None
-    time.sleep(0.1)  # still frozen: nothing has released the locks
-    out, err = frozen.communicate(timeout=5)  # closes the child's stdin: it gives up
+    time.sleep(0.1)  # a moment more, before we tell it to give up
+    out, err = frozen.communicate(timeout=5)  # closes its stdin: its cue to give up
 finally:
     if frozen.poll() is None:
         frozen.kill()
@@ -276,10 +277,12 @@ assert alive_after_dump and frozen.returncode == 0, "the dump did not stop the p
 print("✓ the dump showed both deadlocked threads, and the process went on running")
 
 # %% [markdown]
-# The dump names both threads' functions and lines (`take_a_then_b` stuck in `b.acquire()`,
-# `take_b_then_a` in `a.acquire()`), and the process carried on, still deadlocked. Had it
-# not registered SIGUSR1, the same signal would have killed it (SIGUSR1's default action). It
-# ended only when we closed its stdin, which is how this child is told to give up.
+# SIGUSR1's default action kills the process; `faulthandler.register` replaces that action with
+# one that writes the dump and returns, so the threads go back to what they were doing. Look at
+# the last line: exit status 0, and `gave-up` printed after the dump, once we closed the child's
+# stdin (how this child is told to give up). Before that it carried on, still deadlocked, and
+# the dump names both threads' functions and lines (`take_a_then_b` stuck in `b.acquire()`,
+# `take_b_then_a` in `a.acquire()`).
 # Register it early, in every long-running service: it costs nothing until the signal comes.
 #
 # From inside, `faulthandler.dump_traceback_later(timeout)` starts a watchdog thread in C that
@@ -322,8 +325,10 @@ print(f"dump read {1000 * (dumped_at - sent_at):.0f} ms after the signal · stil
 assert stuck_since < sent_at < dumped_at < gave_up_at and alive_after_dump
 
 # %% [markdown]
-# A few milliseconds for the whole dump, and the process keeps running, still deadlocked: the
-# dump is cheap enough to take from a live service, and taking it changes nothing.
+# The first number is the cost: the whole dump reached us within milliseconds of the signal,
+# cheap enough to take from a live service. The last is only our own 0.1 s pause before closing
+# the child's stdin: until then the process ran on, still deadlocked, so taking the dump changed
+# nothing.
 #
 # ## Silent failures
 #
@@ -366,8 +371,9 @@ assert reported == ["Task exception was never retrieved"], (
 print("✓ nothing while the task was referenced; one report once it was dropped unretrieved")
 
 # %% [markdown]
-# Nothing is reported while something still references the task: asyncio reports the exception
-# only when the task object is destroyed without anyone having looked at it. A service that
+# asyncio reports the exception only when the task object is destroyed without anyone having
+# looked at it: while something still references the task, it might still look, so the first
+# count stays at 0, and the report comes at `gc.collect()`. A service that
 # keeps its failed tasks in a list hears nothing at all. The fix is not the handler: it is to
 # own every task (chapter 03) and look at its result or
 # exception. The handler is the net under that rule, for the ones that slip through.
@@ -396,7 +402,7 @@ try:
     worker = threading.Thread(target=lambda: 1 / 0, name="scorer")
     worker.start()
     worker.join(timeout=2)
-    Connection()  # dropped at once: __del__ raises where nobody can catch it
+    Connection()  # dropped at once, so its __del__ runs here
     gc.collect()
 finally:
     threading.excepthook, sys.unraisablehook = saved_hooks
@@ -416,12 +422,14 @@ print("✓ each hook got its error once")
 # %% [markdown]
 # **A callback that holds the loop.** In debug mode (`asyncio.run(..., debug=True)`,
 # `PYTHONASYNCIODEBUG=1`, or `loop.set_debug(True)`) the loop logs every callback or task step
-# that ran longer than `loop.slow_callback_duration` (0.1 s by default), naming the task. Debug
-# mode also records where each coroutine and task was created, and makes asyncio check that
+# that ran longer than `loop.slow_callback_duration` (0.1 s by default). Debug mode also
+# records where each coroutine and task was created, and makes asyncio check that
 # non-thread-safe calls come from the loop's thread. It costs time, so it is a diagnostic mode,
-# not a production one. `slow_callback_log` (chapter 02) switches it on for one block.
+# not a production one. `slow_callback_log` (chapter 02) switches it on for one block, here
+# with a threshold of 0.03 s, while a task named `tokenizer` spins for 0.06 s without an
+# `await`. Predict: does the log line name the task, and in what state does it show it?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def tokenize_on_the_loop() -> None:
     until = time.monotonic() + 0.06
     while time.monotonic() < until:
@@ -440,6 +448,12 @@ assert any("tokenizer" in message for message in slow), (
 print("✓ the slow-callback warning names the task that held the loop")
 
 # %% [markdown]
+# The loop times each step and writes the warning after the step has returned, so it describes
+# the task as it is by then: look at the line, where `tokenizer` is named and already
+# `finished`, because this one step was its whole body, and the time is the step's full 0.06 s.
+# The task's name is what leads you to the code; a task without a name gets one like
+# `Task-12`.
+#
 # ## Exercise 23.1 · A watchdog that reports where everything waits
 #
 # Implement `watch_progress(progress, stall, reports, stop, loop=None, poll=0.01)`. It runs in
@@ -892,9 +906,9 @@ print(header, *list(indented)[-3:], sep="\n")
 #
 # ## In slime
 #
-# The coding-agent example puts a wall-clock timeout around each rollout. When it fires, a
-# handler runs a small diagnostic and records the sample as aborted. Read the diagnostic as
-# this chapter's first experiment: what would its log tell you about a stuck rollout? Other
+# The coding-agent example puts a wall-clock timeout around each rollout, and when it fires it
+# logs a small diagnostic. Before you read the captions, ask two questions of that log: what
+# would it tell you about a stuck rollout, and when can it be written? Other
 # `asyncio.all_tasks` and logging sites are in the
 # [source inventory](../book/reference/inventory.md).
 

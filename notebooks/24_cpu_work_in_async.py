@@ -18,7 +18,7 @@
 # 5. route each piece of work to the loop or to a process pool by its size.
 #
 # **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
-# 50 minutes
+# 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -44,7 +44,7 @@ SMALL, LARGE = "a" * 10_000, "a" * 40_000  # scoring LARGE costs four times SMAL
 
 # %%
 async def score_on_loop(text: str) -> tuple[int, int]:
-    return score(text)  # no await inside: the loop waits for the whole call
+    return score(text)  # the coroutine calls the scorer directly
 
 
 async def score_in_thread(text: str) -> tuple[int, int]:
@@ -149,8 +149,8 @@ else:
 # Pure-Python code holds the GIL (the interpreter's global lock, on the usual build) while it
 # runs, and the interpreter asks the running thread to let go of it every
 # `sys.getswitchinterval()` seconds (5 ms by default). So the loop's thread gets turns: each
-# time the heartbeat is due, it waits up to a switch interval for the GIL (on a busy machine,
-# for a CPU too), and its longest silence is a part of the work, not all of it (the check asks
+# time the heartbeat is due, it waits up to a switch interval for the GIL, and its longest
+# silence is a part of the work, not all of it (the check asks
 # for less than half).
 #
 # :::{dropdown} Why the course measures this way
@@ -255,8 +255,7 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # Two threads never get more than one CPU between them, however many are free: the GIL lets one
 # of them run at a time. Two processes each have their own interpreter and GIL, so nothing in
 # Python holds them to one CPU: on an idle 2-CPU machine they reach close to 2. What they get
-# is what the machine has spare, and on a busy machine that can be less than the threads got,
-# as the printout may show; the check therefore asserts only what load cannot change.
+# is what the machine has spare (the fold below says how to read that).
 #
 # :::{dropdown} Going further: reading the load average
 #
@@ -311,8 +310,10 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # copied through a pipe. Below, `round_trip(pool, fn, arg)` (in the helpers' fold above) times
 # one call of `fn(arg)` through the pool, for an argument of 8 bytes and one of 8 MB; `fn` is
 # `payload_size`, the course's own function that only returns the size of what it was sent.
+# Predict: the function does no work with either argument. Does the 8 MB call cost about as
+# much as the 8-byte one, or many times more?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 payload_pool = process_pool
 big, tiny = bytes(8_000_000), bytes(8)
 trips = {"8 B": [], "8 MB": []}
@@ -330,7 +331,9 @@ assert best["8 MB"] > 3 * best["8 B"], (
 print("✓ the same empty call costs more than 3 × as much with 8 MB of arguments")
 
 # %% [markdown]
-# Sending 8 MB costs many times the empty call. A real service sends prompts and responses
+# Each argument is pickled, copied through the pipe and unpickled in the worker, and each of
+# those steps grows with the bytes: compare the two times, where sending 8 MB costs many times
+# the empty call. A real service sends prompts and responses
 # (kilobytes), so its trip cost is the fixed part, but a function that takes a whole batch, a
 # tensor or a tokenizer object as an argument pays for copying it on every call. Send small
 # arguments; let the worker load big, fixed things once (an `initializer`, or a module-level
@@ -376,9 +379,8 @@ assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the w
 # for the GIL: the loop did answer, as the `to_thread` section found, but only every few
 # milliseconds, and a loop that answers that seldom is still a slow loop. `to_thread` trades
 # one long silence for many short ones. In the process pool the scoring holds none of this
-# process's GIL, so a gap there comes only from a busy machine, when the loop's thread waits
-# for a CPU; the printout counts each lane's gaps and gives the load average. (Each work bar is
-# the wall-clock time of its own run, so their lengths differ.)
+# process's GIL: its loop lane turns red only if the machine itself is busy (the printout gives
+# the load average).
 
 # %% [markdown]
 # ## `SIGALRM` timeouts and threads
@@ -411,9 +413,9 @@ assert outcomes["worker thread"].startswith("refused ValueError"), (
 print("✓ the alarm cut the work short in the main thread and was refused in a worker thread")
 
 # %% [markdown]
-# Two rules of Python's `signal` module decide
-# this: handlers always run in the **main thread** of the main interpreter, and `signal.signal`
-# raises `ValueError` when called from any other thread. So in the worker thread the timeout
+# Python's `signal` module runs handlers only in the **main thread** of the main interpreter,
+# and `signal.signal` raises `ValueError` when called from any other thread. So in the worker
+# thread the timeout
 # never started: installing the handler failed first, and the caller got a `ValueError`
 # instead of a score. The comment on the `signal.signal` line below marks the spot:
 
@@ -690,9 +692,9 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # ## In slime
 #
 # Rule-based rewards in slime are computed inside `async_rm`, an `async def` that the rollout
-# awaits for each sample (or `batched_async_rm` gathers for a group); the first quote. The DAPO
-# module also defines a `SIGALRM`-based `timeout` context manager, the second. Other executor
-# and signal sites are in the [source inventory](../book/reference/inventory.md).
+# awaits for each sample (or `batched_async_rm` gathers for a group). Two of this chapter's
+# questions apply to it: where does the scoring run, and would a `SIGALRM` timeout work there?
+# Other executor and signal sites are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

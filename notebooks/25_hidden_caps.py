@@ -154,12 +154,12 @@ assert in_threads.peak <= executor_default and all(done == OFFERED for _, _, don
 print("✓ each layer let through its own default, fewer than the 120 offered, and all were done")
 
 # %% [markdown]
-# Each layer let exactly as much work through at once as its default allows, and queued the
-# rest: httpx's pool holds 100 connections (and keeps 20 of them alive between
+# Each layer queues whatever goes beyond its default limit, and the defaults are: httpx's pool
+# holds 100 connections (and keeps 20 of them alive between
 # requests), aiohttp's connector 100, and asyncio's default thread pool, which
 # `asyncio.to_thread` and `run_in_executor(None, ...)` use, min(32, CPUs + 4), which the last
-# printed line works out for this machine: far below 120. Nothing failed: the `done` column
-# says all 120 were done. The extra work waited, invisibly, in a queue, and went through once
+# printed line works out for this machine: far below 120. So each peak stopped at its layer's
+# default, and nothing failed: the `done` column says all 120 were done. The extra work waited, invisibly, in a queue, and went through once
 # the server answered.
 #
 # Which cap binds is the smallest one on the path. A semaphore of 256 in front of a client
@@ -199,10 +199,11 @@ assert reached_server < 10, "some timed out while still queued for a connection:
 print("✓ requests that waited for a connection spent their total timeout there, unsent")
 
 # %% [markdown]
-# Two rounds of two fit into 0.25 s, the third round was sent and cut off, and the rest timed
-# out without ever leaving the client: aiohttp's total timeout covers the whole request,
-# *including the wait for a free connection in the connector's pool*, and their whole budget
-# went on that wait. From the server's side nothing was wrong. A batch that is larger than the pool and a total
+# aiohttp's total timeout covers the whole request, *including the wait for a free connection in
+# the connector's pool*. With two connections and 0.1 s answers, two rounds of two fit into
+# 0.25 s; the third round was sent and cut off, and the other requests spent their whole budget
+# waiting for a connection and timed out without ever leaving the client. From the server's
+# side nothing was wrong. A batch that is larger than the pool and a total
 # timeout sized for one request is a combination to look for.
 #
 # ## Measure: the throughput of a pool of 1, 3 and 6 connections
@@ -267,9 +268,9 @@ for cap in CAPS:
 print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 
 # %% [markdown]
-# No run went faster than cap ÷ W, and none quite reached it. The bound is Little's law read
-# backwards: each request holds its connection for at least W, so at most c are in flight and
-# at most c finish per W. What holds the runs below it is L, the number actually in flight,
+# Each request holds its connection for at least W, so at most c are in flight and at most c
+# finish per W: Little's law read backwards gives the bound cap ÷ W. Compare each run with it:
+# none went faster, and none quite reached it. What holds the runs below it is L, the number actually in flight,
 # which stays a little below the cap: each time an answer leaves the server, its connection is
 # empty until the client has read the answer and sent the next request, and at the start and
 # the end of the run not every connection is in use. With 6 connections the 12 requests take
@@ -296,8 +297,8 @@ fig, (ax_tl, ax_curve) = plt.subplots(1, 2, figsize=(11, 3.4), layout="constrain
 tl.plot("12 requests, a pool of 3 connections", ax=ax_tl, lanes=[f"server slot {i + 1}" for i in range(3)])
 ax_curve.plot(CAPS, [best[c]["throughput"] for c in CAPS], "o-", label="measured")
 ax_curve.plot(CAPS, [c / LATENCY for c in CAPS], "s--", color="grey",
-              label="bound: cap ÷ latency")
-ax_curve.set_xlabel("max_connections")
+              label="bound: cap ÷ W")
+ax_curve.set_xlabel("the pool's cap (max_connections)")
 ax_curve.set_ylabel("requests per second")
 ax_curve.set_title("Throughput against the pool's cap (W = 30 ms)")
 ax_curve.legend()
@@ -355,9 +356,9 @@ assert peaks[("rate 100/s", 0.1)] >= 2 * peaks[("rate 100/s", 0.02)], "and more 
 print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server held more")
 
 # %% [markdown]
-# At 100 starts per second, the slowed-down server held about 100 × 0.1 = 10 requests at once,
-# where the fast one held about 100 × 0.02 = 2. That is Little's law again: a rate limit of r
-# per second with a latency W keeps r × W requests in flight on average. The printed peaks can
+# By Little's law again, a rate limit of r per second with a latency W keeps r × W requests in
+# flight on average. At 100 starts per second that is 100 × 0.1 = 10 requests at once on the
+# slowed-down server, where the fast one held about 100 × 0.02 = 2. The printed peaks can
 # be one above these averages, since a new request may arrive just before the oldest one
 # leaves. When the server slows down, the same rate piles more requests on it, exactly when it
 # can least afford them. The semaphore kept its 4, and the throughput fell with the server

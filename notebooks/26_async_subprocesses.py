@@ -189,7 +189,9 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # The same two runs on one time axis. Red bars are children waited for with the loop blocked
 # (and the loop's own lane red while it could not tick); blue bars are children awaited.
 # Each bar is longer than the child's 0.15 s sleep, because it also holds the start of a new
-# Python interpreter (the fold below says what that costs).
+# Python interpreter. The awaited bars are the longer ones: their three interpreters start
+# together and share the two CPUs, where the blocking run starts one at a time (the fold below
+# says what a start costs).
 #
 # :::{dropdown} Going further: what an interpreter start costs
 #
@@ -218,9 +220,8 @@ fig = tl.plot("Three tool calls: blocking communicate() vs awaited communicate()
 # Linux). A child that writes more than that blocks in `write` until someone reads. What then
 # of a parent that reads stdout to its end *before* it reads stderr?
 #
-# asyncio softens this a little: it reads each pipe in the background into a `StreamReader`,
-# which keeps reading until its buffer holds twice its limit (the limit is 64 KiB unless you
-# pass `limit=`), so it takes more output to get stuck. The worker `chatter OUT ERR` writes
+# asyncio reads each pipe in the background into a `StreamReader`, which keeps reading until
+# its buffer holds twice its limit (the limit is 64 KiB unless you pass `limit=`). The worker `chatter OUT ERR` writes
 # ERR bytes to stderr, then OUT bytes to stdout; these are the lines that do it:
 
 # %% tags=["remove-input"]
@@ -241,7 +242,7 @@ async def unstick(proc: asyncio.subprocess.Process) -> str:
                                   timeout=5)
     code = await asyncio.wait_for(proc.wait(), timeout=5)
     return (f"{verdict}; once stderr was read too it exited with {code} "
-            f"({len(rest[1])} stderr bytes left)")
+            f"({len(rest[1])} bytes were waiting on stderr)")
 
 
 async def reap(proc: asyncio.subprocess.Process) -> None:
@@ -262,7 +263,7 @@ async def read_stdout_then_stderr(err_bytes: int, timeout: float) -> str:
         await asyncio.wait_for(proc.wait(), timeout)
         return f"finished: {len(out)} + {len(err)} bytes"
     except TimeoutError:
-        return await unstick(proc)  # folded above: now read stderr as well
+        return await unstick(proc)  # folded above: what became of the child
     finally:
         await reap(proc)  # reap: kill the child if it still runs, then wait for it
 
@@ -281,9 +282,9 @@ assert large.startswith("stuck; once stderr was read too it exited with 0"), (
 print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child exited with 0")
 
 # %% [markdown]
-# Each line says whether the reader finished, and if not, what happened once stderr was read as
-# well. The naive reader works with 10 kB, which is why it survives small tests, and hangs with
-# 1 MB: it waits for a stdout end that never comes, while the child waits for room on stderr,
+# What decides it is whether stderr fits into the pipe and asyncio's buffer behind it (64 KiB
+# and 128 KiB). 10 kB fits, so the naive reader finishes, which is why it survives small tests.
+# 1 MB does not, and each line of the output says what happened then: the reader waits for a stdout end that never comes, while the child waits for room on stderr,
 # and neither moves: each `os.write` inside `_write_all` blocks while the pipe is full, so the
 # child cannot reach its stdout writes, or its exit, until someone reads stderr. That is the
 # pipe-buffer deadlock. Reading stderr is what un-sticks the child: it exits with 0 by itself,
@@ -370,10 +371,11 @@ print("after kill(): leader's return code", leader_code,
       "· children still running:", len(survivors_after_kill))
 
 # %% [markdown]
-# The return code -9 says the leader died of SIGKILL, and asyncio has collected it. Yet both
-# children still run, orphaned, and stderr did not end: the orphans still hold the write end of
-# the stderr pipe they inherited, and a reader sees the end of a pipe only when every process
-# holding it has closed it. Whoever times out a tool with `kill()` and then reads its output to
+# `kill()` signals one process, the leader, and a reader sees the end of a pipe only when every
+# process holding its write end has closed it. The two children inherited the stderr pipe and
+# were never signalled. Look at the output: the return code -9 says the leader died of SIGKILL
+# and asyncio has collected it, yet both children still run, orphaned, holding the pipe open,
+# so stderr did not end. Whoever times out a tool with `kill()` and then reads its output to
 # the end (`communicate()`, `stderr.read()`) waits for the orphans, not for the tool.
 #
 # The leader that started the group is gone. Predict: can `os.killpg(leader.pid, SIGKILL)`
@@ -405,8 +407,8 @@ print("✓ kill() left both children running and the stderr pipe open;",
       "killpg() ended them all")
 
 # %% [markdown]
-# After the leader died its group still existed, because its two children were still in it,
-# so `killpg(leader.pid, ...)` reached them, and with them gone the stderr pipe ended
+# A process group lives as long as any process is in it, whoever started it: after the leader
+# died, its two children kept the group, so `killpg(leader.pid, ...)` reached them, and with them gone the stderr pipe ended
 # (`b""`). In real code, signal the group (SIGTERM, a grace period, then SIGKILL, as in
 # chapter 19), then wait for the leader. The orphans were reaped by the process that adopted
 # them, not by us.
@@ -869,8 +871,7 @@ _sc.differential(run_tool, _reference, _scenarios(), _observe, _compare, what="r
 # - A timeout around `communicate()` stops your waiting, not the child: kill it (the whole
 #   group if it may have children: `start_new_session=True` + `os.killpg`), then await
 #   `proc.wait()`, in a `finally` so cancellation cleans up too.
-# - asyncio reaps its children itself (a `waitpid` thread per child on 3.11, a pidfd on the
-#   loop from 3.12 on Linux).
+# - asyncio reaps its children itself: you await `proc.wait()`, you never call `waitpid`.
 #
 # **What's next.** Chapter 27 reads real slime code for hazards like these, one model at a
 # time.

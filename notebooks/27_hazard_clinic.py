@@ -294,16 +294,19 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 # %% [markdown]
 # ## Measure: each request's wait, polled or told
 #
-# The run on one time axis: each lane is a request, waiting (green) from the start until its
-# handler has the result; ticks are its `get_result` calls and the moment its result was
-# published. The polling lanes tick every 50 ms and end at the first tick after publication;
-# the notified lanes end at publication.
+# The run on one time axis: each lane is a request, green until its result is published, then
+# orange until its handler has it; ticks are its `get_result` calls and the moment its result
+# was published. The orange is the lag: a polling lane ends at its first tick after
+# publication, a notified lane at once.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 for rid in polled + told:
-    tl.add(rid, started, noticed_at[rid], state="waiting")
+    published = table.published_at[rid]
+    tl.add(rid, started, published, state="waiting")
+    tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
 fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
-              lanes=polled + told)
+              lanes=polled + told,
+              meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
 
 # %% [markdown]
 # **What the model shows.** Each polling request makes about one blocking call per 50 ms of
@@ -325,7 +328,7 @@ show_call_site("27c")
 # **The shape.** An update endpoint runs one update at a time; a duplicate request joins the
 # update in progress by awaiting a shared future. The request that does the update records
 # errors in `except TimeoutError` and `except Exception`, and its `finally` builds the success
-# result from names bound in the `try`, then takes the lock, resolves the shared future and
+# result from what the `try` produced, then takes the lock, resolves the shared future and
 # clears the state. Here is our model of that shape.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: what both endpoints share"}
@@ -370,13 +373,14 @@ class UpdateEndpoint(Endpoint):  # our model of the shape under suspicion
 # What if the request doing the update is cancelled in the middle, as a web server does when
 # the client disconnects? The experiment starts an update and a duplicate, cancels the first
 # mid-update, then sends a later request. It runs twice: on the model above, and on a fixed
-# endpoint (the next cell), which the explanation after the answer takes apart. What does the
+# endpoint, `FixedUpdateEndpoint` (folded below; the explanation after the answer takes it
+# apart, so open it after you have predicted). What does the
 # cancelled request end with, what does the duplicate get, and what does the later request
 # get?
 # `cancel_the_updating_request(endpoint_class)` runs that experiment on the endpoint it is
 # given and reports what each request ended with.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the fixed endpoint"}
 class FixedUpdateEndpoint(Endpoint):
     """The update runs in a task of its own; requests only wait for it, shielded."""
 
@@ -588,7 +592,7 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # never returns, with no message. `result(timeout)` bounds the caller's wait, but leaves the
 # coroutine running on the loop (holding whatever it holds); cancelling the
 # `concurrent.futures.Future` that `run_coroutine_threadsafe` returned cancels the task on the
-# loop as well. (On 3.11+ `concurrent.futures.TimeoutError` is the built-in `TimeoutError`.)
+# loop as well.
 #
 # **Where in slime.** `AsyncLoopThread.run` in `slime/utils/async_utils.py` (quoted in the
 # chapter's last cell) returns `run_coroutine_threadsafe(coro, loop).result()`, and the

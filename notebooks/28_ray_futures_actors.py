@@ -323,11 +323,11 @@ assert peak == 3, f"{peak} calls were inside the actor at once with max_concurre
 print("✓ never more than 3 calls inside the async actor, and all 9 done")
 
 # %% [markdown]
-# Three at most: the other calls queued until one left, so `max_concurrency` is the semaphore
-# of chapter 06, built into the actor. The order is the surprise. An async actor does not
-# promise to start calls in the order they were sent (Ray promises that order only for a
-# synchronous actor, below): when a place frees, any queued call may take it, so which calls
-# make the first wave changes from run to run. The figure shows this run's three waves, one
+# An async actor does not promise to start calls in the order they were sent (Ray promises that
+# order only for a synchronous actor, below): when a place frees, any queued call may take it,
+# so which calls make the first wave changes from run to run (read the printed first three).
+# The limit itself held: the other calls queued until one left, so `max_concurrency` is
+# the semaphore of chapter 06, built into the actor. The figure shows this run's three waves, one
 # lane per call, drawn from the times the actor recorded as each call entered and left
 # `post`; look for call 0.
 
@@ -376,9 +376,9 @@ assert returned == list(range(1, 21)), f"lost updates or out of order: {returned
 print("✓ 20 calls, 20 updates, in call order: each call saw the state the previous one left")
 
 # %% [markdown]
-# Twenty: the actor runs its calls one after another, in the order they arrive from one
-# caller, so each call saw the state the previous one left. No update was lost, and the
-# values came back in call order.
+# A synchronous actor runs its calls one after another, in the order they arrive from one
+# caller, so each call saw the state the previous one left: no update was lost, the count is
+# twenty, and the values came back in call order.
 #
 # ## Predict: what does `max_concurrency=4` do to the same counter?
 #
@@ -399,10 +399,10 @@ assert threaded_count < 20, f"with 4 calls inside at once, all 20 updates surviv
 print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter 09's threads did")
 
 # %% [markdown]
-# Far fewer than twenty. With `max_concurrency` above 1, Ray runs a synchronous actor's
-# methods on a pool of that many threads, so up to four calls were inside `bump` at once:
-# calls that overlapped read the same count and wrote back the same number, and only one of
-# them counted, exactly as chapter 09's threads did. How many survive depends on how the
+# With `max_concurrency` above 1, Ray runs a synchronous actor's methods on a pool of that many
+# threads, so up to four calls were inside `bump` at once: calls that overlapped read the same
+# count and wrote back the same number, and only one of them counted, exactly as chapter 09's
+# threads did. Compare the final count with twenty. How many survive depends on how the
 # calls overlap, so the number changes from run to run; a value returned twice is two calls
 # that read the same count. slime's engine lock (below) relies on the default: its `acquire`
 # is a check-then-set on a plain attribute, safe only because the actor runs one call at a
@@ -894,9 +894,11 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 #
 # ## In slime
 #
-# The quotes follow this chapter's tools through slime: the engine lock, a synchronous actor
-# that the rollout manager creates (first three quotes); the teacher server's helper for reading Ray results (fourth); and the
-# rollout's distributed POST path, on async actors (last two). The
+# Three of this chapter's results decide how slime's Ray code behaves: a synchronous actor runs
+# one call at a time, `to_thread(ray.get, ...)` holds a pool thread for each wait, and an async
+# actor's `max_concurrency` is a semaphore in front of its methods. The quotes below are where
+# slime leans on each, in that order: the engine lock that the rollout manager creates, the
+# teacher server, and the rollout's distributed POST path. The
 # [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
 # kind.
 

@@ -200,10 +200,12 @@ assert released_at > 0 and placed, (
 print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once group_a was removed")
 
 # %% [markdown]
-# Three reports said the same thing: two GPUs registered, none free. The wait itself did not
-# fail, it was only pending. Then, soon after the release, the group was placed; had `group_a`
-# kept its reservation, it would still be waiting. Reports like these are what tell "Ray does not see my GPUs" (the total is short)
-# apart from "someone else holds them" (the total is right and nothing is free).
+# A placement group waits until its bundles fit; a `ray.wait` that times out only says it is
+# still pending, it does not fail. Read the three reports: two GPUs registered, none free, each
+# time. Then, soon after the release, the group was placed; had `group_a` kept its reservation,
+# it would still be waiting. Reports like these are what tell "Ray does not see my GPUs" (the
+# total is short) apart from "someone else holds them" (the total is right and nothing is
+# free).
 #
 # The loop is bounded here, but slime's is not, on purpose: its comment says that on an
 # autoscaling cluster a pending placement group is what asks for new nodes, so giving up
@@ -267,9 +269,11 @@ assert after == "ActorDiedError", f"with no_restart=True the actor stays dead, g
 print("✓ the running call and the queued ones failed at once, and the actor stayed dead")
 
 # %% [markdown]
-# All three callers got `ActorDiedError`, a subclass of `RayActorError`, within a moment of
-# the kill: the running call was cut off at once (the actor's `atexit` handlers do not run),
-# the queued ones would never run, and neither kind waited for the 20 s of work. The next call
+# `ray.kill` ends the actor's process at once, without waiting for the call it is running or
+# the ones queued behind it (and the actor's `atexit` handlers do not run). So every ref to it
+# now has an error to report: look at the output, where each of the three callers got
+# `ActorDiedError`, a subclass of `RayActorError`, within a moment of the kill, and none waited
+# for the 20 s of work. The next call
 # failed the same way. A caller that holds refs to a killed actor gets an error from every one
 # of them; it never hangs on them, and it never learns how far the work got. (Ray's way to stop
 # an actor after the calls already queued is `actor.__ray_terminate__.remote()`, a call that
@@ -331,9 +335,10 @@ for engine in slime_engines.values():  # this round is over: free its actors
 print("✓ with the timeout only inside the call, the check waited out the 6 s call and said healthy")
 
 # %% [markdown]
-# Six seconds, not one, and a wrong verdict. The health call sat in the stuck engine's queue
-# behind the 6 s call, and its timeout, which counts only once the method runs, never started.
-# When `work` ended, `health` ran and answered `True`: the stuck engine was reported healthy.
+# A synchronous actor runs one call at a time, so the health call sat in the stuck engine's
+# queue behind the 6 s call, and its timeout, which counts only once the method runs, never
+# started. Read the times: six seconds, not one. When `work` ended, `health` ran and answered
+# `True`: the stuck engine was reported healthy.
 # The healthy engine's check began only after that, 6 s late. In slime's monitor this wait
 # holds the monitor thread: while one engine is stuck, no other engine is checked, and the
 # stuck one is never replaced.
@@ -931,10 +936,11 @@ assert not os.path.exists(cluster.temp_dir) and not ray.is_initialized(), "rayla
 print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop removed it")
 
 # %% [markdown]
-# Every Ray process is gone after `ray.shutdown()`, but the session folder is still there: Ray
-# leaves each `session_*` folder (logs, sockets, spilled objects) where it was, and on a
-# long-lived machine they pile up under `/tmp/ray`. The second step removed it. The leak audit that runs after this chapter then checks the
-# kernel itself: no thread, process, socket or file left open.
+# `ray.shutdown()` stops the processes Ray started, but Ray leaves each `session_*` folder
+# (logs, sockets, spilled objects) where it was: compare the two lines, processes gone, the
+# folder still there. On a long-lived machine such folders pile up under `/tmp/ray`. The second
+# step removed it. The leak audit that runs after this chapter then checks the kernel itself: no
+# thread, process, socket or file left open.
 #
 # ## Summary
 #
