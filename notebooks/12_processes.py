@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods and why you should name one.
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 50 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -584,15 +584,16 @@ assert all(pid != os.getpid() for pid, _, _ in spans), (
 import time
 from concurrent.futures.process import BrokenProcessPool
 
-# A call that overruns the timeout (the worker sleeps 8 s): TimeoutError, and back by then.
 started = time.monotonic()
-try:
+try:  # the worker sleeps 8 s: longer than the timeout
     overran = parallel_starmap(pid_and_span, [(8,)], workers=1, timeout=0.5)
 except Exception as error:  # noqa: BLE001 - which exception came out is the test
     overran = error
 assert isinstance(overran, multiprocessing.TimeoutError), (
-    f"a call that overruns `timeout` must raise multiprocessing.TimeoutError, got {overran!r}")
-assert time.monotonic() - started < 4, "come back once `timeout` has passed, not when the call ends"
+    f"an overrun must raise multiprocessing.TimeoutError, got {overran!r}")
+# bound-not-claim: not a speed: an answer that waits out the 8 s call fails here
+# instead of hanging on the dead worker below
+assert time.monotonic() - started < 4, "come back at `timeout`, not when the call ends"
 try:  # os._exit(3) ends the worker process that runs it: this call never returns
     died = parallel_starmap(os._exit, [(3,)], workers=1, timeout=10)
 except Exception as error:  # noqa: BLE001 - which exception came out is the test
@@ -624,6 +625,7 @@ def _reap_leftovers() -> None:
     psutil.wait_procs(_live_workers(), timeout=3)
 _LEFT_BEHIND = ("worker processes left behind after {}: leave the pool with `with` (or "
                 "terminate() and join()) on every path, so no worker outlives the call (chapter 12)")
+_reap_leftovers()  # what the visible tests may have left: each check below starts from none
 try:
     # A spawned worker's interpreter was started with --multiprocessing-fork on its command line;
     # a forked one is a copy of this kernel (sys.orig_argv is not rewritten by multiprocessing).
@@ -675,6 +677,18 @@ try:
         slack=0,
         hint="it raised TimeoutError, then waited for the calls still running: leave by terminating the "
              "pool (what `with` does), not by close() and join() (chapter 12)")
+    assert not _live_workers(), _LEFT_BEHIND.format("a timeout")
+    # One call that overruns by far (8 s, timeout 1 s): leaving must stop the running call, not wait for it.
+    _limit = _grading.ReferenceWait(1.0 + 1.0)  # a plain wait of the timeout and 1 s of slack, beside the call
+    _timed = _grading.call(parallel_starmap, pid_and_span, [(8,)], workers=1, timeout=1.0)
+    assert isinstance(_timed.error, multiprocessing.TimeoutError), (
+        "waiting longer than `timeout` must raise multiprocessing.TimeoutError: with 1 call of 8 s and a timeout "
+        f"of 1 s it {'returned' if _timed.error is None else f'raised {type(_timed.error).__name__}'} (chapter 12)")
+    _grading.check_within(
+        _timed, budget=_limit.seconds, what="parallel_starmap (1 call of 8 s, timeout 1 s)", slack=0,
+        hint="it raised TimeoutError, then waited for the call still running: stop the workers (a Pool's "
+             "terminate(), what its `with` does), do not wait for them (close() and join(), or an executor's "
+             "shutdown(), what leaving its `with` does) (chapter 12)")
     assert not _live_workers(), _LEFT_BEHIND.format("a timeout")
 finally:
     _reap_leftovers()
