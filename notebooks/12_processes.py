@@ -625,7 +625,15 @@ def _reap_leftovers() -> None:
     psutil.wait_procs(_live_workers(), timeout=3)
 _LEFT_BEHIND = ("worker processes left behind after {}: leave the pool with `with` (or "
                 "terminate() and join()) on every path, so no worker outlives the call (chapter 12)")
-_reap_leftovers()  # what the visible tests may have left: each check below starts from none
+# What the visible tests may have left: each check below starts from none. A Pool left open (its
+# frame kept by an exception) would start new workers as fast as they are reaped: terminate it first.
+import gc as _gc
+import multiprocessing.pool as _mp_pool
+
+for _leaked in [_o for _o in _gc.get_objects() if isinstance(_o, _mp_pool.Pool)]:
+    _leaked.terminate()
+_leaked = None
+_reap_leftovers()
 try:
     # A spawned worker's interpreter was started with --multiprocessing-fork on its command line;
     # a forked one is a copy of this kernel (sys.orig_argv is not rewritten by multiprocessing).

@@ -7,6 +7,8 @@ import threading
 
 def parallel_starmap(fn, arg_tuples: list[tuple], workers: int, timeout: float) -> list:
     """Run fn(*args) for each tuple on a spawn pool of `workers`; results in input order."""
+    if not arg_tuples:
+        return []
     settled = threading.Event()  # set by the callback on success, by error_callback on any failure
     with SPAWN.Pool(processes=workers) as pool:
         pending = pool.starmap_async(fn, arg_tuples, callback=lambda _: settled.set(),
