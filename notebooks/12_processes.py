@@ -538,10 +538,10 @@ assert exit_status == 3
 #   their exceptions);
 # - **timeout**: `multiprocessing.TimeoutError` once `timeout` has passed, counted for all the
 #   results together, with the call back by then (not after the overrunning calls end);
-# - **a dead worker**: a call that ends its worker process (`os._exit`, or a `SIGKILL`) makes
-#   `parallel_starmap` raise `BrokenProcessPool`, well before `timeout` (no later than halfway from when
-#   the reference solution raises it to the timeout); when other calls raise too, one of their
-#   exceptions may come first;
+# - **a dead worker**: a call that ends its worker process (`os._exit`, or a `SIGKILL`)
+#   makes `parallel_starmap` raise `BrokenProcessPool`, well before `timeout` (no later than
+#   halfway from when the reference solution raises it to the timeout); when other calls raise
+#   too, one of their exceptions may come first;
 # - **what is left**: no worker process after a return, a failure, a timeout or a dead worker.
 #
 # The workers you will be given come from `lab_snippets.proc_workers`:
