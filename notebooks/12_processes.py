@@ -525,13 +525,16 @@ assert exit_status == 3
 # 2. return the results in the order of `arg_tuples`;
 # 3. wait at most `timeout` seconds for all results, and raise `multiprocessing.TimeoutError`
 #    otherwise;
-# 4. leave no worker process behind, whether it returns, times out or a call raises.
+# 4. if a worker process dies during a call (it exits or is killed), raise `BrokenProcessPool`
+#    (from `concurrent.futures.process`) well before `timeout`;
+# 5. leave no worker process behind, whether it returns, times out, a call raises or a worker
+#    dies.
 #
 # :::{dropdown} What the grader checks
 #
 # Graded, on generated runs (no calls, one, or more calls than workers; the same arguments
-# twice; calls that take different times, so they finish out of order; calls that raise; one
-# or two workers) and on fixed ones:
+# twice; calls that take different times, so they finish out of order; calls that raise or
+# kill their worker; one or two workers) and on fixed ones:
 #
 # - **where**: the calls run in `spawn` worker processes, at most `workers` at once and that
 #   many side by side;
@@ -541,7 +544,11 @@ assert exit_status == 3
 #   their exceptions);
 # - **timeout**: `multiprocessing.TimeoutError` once `timeout` has passed, counted for all the
 #   results together, with the call back by then (not after the overrunning calls end);
-# - **what is left**: no worker process after a return, a failure or a timeout.
+# - **a dead worker**: a call that ends its worker process (`os._exit`, or a `SIGKILL`)
+#   makes `parallel_starmap` raise `BrokenProcessPool`, well before `timeout` (no later than
+#   halfway from when the reference solution raises it to the timeout); when other calls raise
+#   too, one of their exceptions may come first;
+# - **what is left**: no worker process after a return, a failure, a timeout or a dead worker.
 #
 # The workers you will be given come from `lab_snippets.proc_workers`:
 # `pid_and_span(seconds)` returns `(pid, start, end)`, and `fail_with(message)` raises.
@@ -552,8 +559,24 @@ assert exit_status == 3
 def parallel_starmap(fn, arg_tuples: list[tuple], workers: int, timeout: float) -> list:
     """Run fn(*args) for each tuple on a spawn pool of `workers`; results in input order."""
     ### BEGIN SOLUTION
+    import time
+    from concurrent.futures.process import BrokenProcessPool
+
+    deadline = time.monotonic() + timeout
+    before = set(multiprocessing.active_children())
     with SPAWN.Pool(processes=workers) as pool:
-        return pool.starmap_async(fn, arg_tuples).get(timeout)
+        # A Pool starts its workers at once and silently replaces one that dies: the dead
+        # worker's call never returns. So keep the first workers and watch them while waiting.
+        started = [p for p in multiprocessing.active_children() if p not in before]
+        pending = pool.starmap_async(fn, arg_tuples)
+        while not pending.ready():
+            if any(p.exitcode is not None for p in started):
+                raise BrokenProcessPool("a worker process died before its call returned")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise multiprocessing.TimeoutError(f"no results after {timeout} s")
+            pending.wait(min(left, 0.05))
+        return pending.get(0)
     ### END SOLUTION
 
 
@@ -564,10 +587,32 @@ assert visible_squares == [1, 4, 9], (
 spans = parallel_starmap(pid_and_span, [(0.05,)] * 3, workers=2, timeout=20)
 assert all(pid != os.getpid() for pid, _, _ in spans), (
     "the calls must run in other processes")
+import time
+from concurrent.futures.process import BrokenProcessPool
+
+started = time.monotonic()
+try:  # the worker sleeps 8 s: longer than the timeout
+    overran = parallel_starmap(pid_and_span, [(8,)], workers=1, timeout=0.5)
+except Exception as error:  # noqa: BLE001 - which exception came out is the test
+    overran = error.with_traceback(None)  # not its frames: they hold the pool
+assert isinstance(overran, multiprocessing.TimeoutError), (
+    f"an overrun must raise multiprocessing.TimeoutError, got {overran!r}")
+# bound-not-claim: not a speed: an answer that waits out the 8 s call fails here
+# instead of hanging on the dead worker below
+assert time.monotonic() - started < 4, "come back at `timeout`, not when the call ends"
+try:  # os._exit(3) ends the worker process that runs it: this call never returns
+    died = parallel_starmap(os._exit, [(3,)], workers=1, timeout=10)
+except Exception as error:  # noqa: BLE001 - which exception came out is the test
+    died = error.with_traceback(None)  # not its frames: they hold the pool
+assert isinstance(died, BrokenProcessPool), (
+    f"a worker process that dies must raise BrokenProcessPool, got {died!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+from concurrent.futures.process import BrokenProcessPool as _BrokenProcessPool
+
 from lab_snippets import grading as _grading
+from lab_snippets import scenarios as _sc
 
 
 def _live_workers() -> list[psutil.Process]:
@@ -586,6 +631,15 @@ def _reap_leftovers() -> None:
     psutil.wait_procs(_live_workers(), timeout=3)
 _LEFT_BEHIND = ("worker processes left behind after {}: leave the pool with `with` (or "
                 "terminate() and join()) on every path, so no worker outlives the call (chapter 12)")
+# What the visible tests may have left: each check below starts from none. A Pool left open (its
+# frame kept by an exception) would start new workers as fast as they are reaped: terminate it first.
+import gc as _gc
+import multiprocessing.pool as _mp_pool
+
+for _leaked in [_o for _o in _gc.get_objects() if isinstance(_o, _mp_pool.Pool)]:
+    _leaked.terminate()
+_leaked = None
+_reap_leftovers()
 try:
     # A spawned worker's interpreter was started with --multiprocessing-fork on its command line;
     # a forked one is a copy of this kernel (sys.orig_argv is not rewritten by multiprocessing).
@@ -638,18 +692,31 @@ try:
         hint="it raised TimeoutError, then waited for the calls still running: leave by terminating the "
              "pool (what `with` does), not by close() and join() (chapter 12)")
     assert not _live_workers(), _LEFT_BEHIND.format("a timeout")
+    # One call that overruns by far (8 s, timeout 1 s): leaving must stop the running call, not wait for it.
+    _limit = _grading.ReferenceWait(1.0 + 1.0)  # a plain wait of the timeout and 1 s of slack, beside the call
+    _timed = _grading.call(parallel_starmap, pid_and_span, [(8,)], workers=1, timeout=1.0)
+    assert isinstance(_timed.error, multiprocessing.TimeoutError), (
+        "waiting longer than `timeout` must raise multiprocessing.TimeoutError: with 1 call of 8 s and a timeout "
+        f"of 1 s it {'returned' if _timed.error is None else f'raised {type(_timed.error).__name__}'} (chapter 12)")
+    _grading.check_within(
+        _timed, budget=_limit.seconds, what="parallel_starmap (1 call of 8 s, timeout 1 s)", slack=0,
+        hint="it raised TimeoutError, then waited for the call still running: stop the workers (a Pool's "
+             "terminate(), what its `with` does), do not wait for them (close() and join(), or an executor's "
+             "shutdown(), what leaving its `with` does) (chapter 12)")
+    assert not _live_workers(), _LEFT_BEHIND.format("a timeout")
 finally:
     _reap_leftovers()
 # Generated scenarios (issue 37): the same batches through parallel_starmap and the reference, in
 # real spawn processes (the chapter's point), compared on the contract's facts (lab_snippets.scenarios
 # explains the pattern). Each call is `eval` of a short expression, so the stand-ins need no module.
 import dataclasses as _dc
+import time as _time
 
 from hypothesis import strategies as _st
 
-from lab_snippets import scenarios as _sc
-
 _reference = _sc.reference(globals(), "parallel_starmap")
+# long enough for a busy machine's spawns; a dead worker's call must end well before it
+_SCENARIO_TIMEOUT = 10
 
 
 @_dc.dataclass(frozen=True)
@@ -657,8 +724,12 @@ class _Call:
     value: int = 1
     seconds: float = 0
     raises: bool = False
+    dies: bool = False  # SIGKILLs its own worker process
 
     def expression(self) -> str:
+        if self.dies:
+            return (f"(__import__('time').sleep({self.seconds}), "
+                    "__import__('os').kill(__import__('os').getpid(), __import__('signal').SIGKILL))")
         if self.raises:
             return (f"(__import__('time').sleep({self.seconds}), "
                     f"(_ for _ in ()).throw(RuntimeError('call {self.value} failed')))")
@@ -667,6 +738,8 @@ class _Call:
                 "'--multiprocessing-fork' in s.orig_argv))[1])(t.time()))()")
 
     def describe(self) -> str:
+        if self.dies:
+            return f"kills its worker process after {_sc.fmt(self.seconds)}"
         return f"{'raises' if self.raises else f'returns {self.value}'} after {_sc.fmt(self.seconds)}"
 
 
@@ -677,7 +750,7 @@ class _Scenario:
 
     def describe(self) -> str:
         calls = "; ".join(f"call {k} {c.describe()}" for k, c in enumerate(self.calls)) or "no calls"
-        return f"parallel_starmap(eval, ..., workers={self.workers}, timeout=30): {calls}"
+        return f"parallel_starmap(eval, ..., workers={self.workers}, timeout={_SCENARIO_TIMEOUT:g}): {calls}"
 
 
 _scenarios = _st.builds(
@@ -687,11 +760,13 @@ _scenarios = _st.builds(
 
 
 def _observe(fn, s: _Scenario) -> dict:
+    started = _time.monotonic()
     try:
-        got = fn(eval, [(c.expression(),) for c in s.calls], s.workers, 30)
+        got = fn(eval, [(c.expression(),) for c in s.calls], s.workers, _SCENARIO_TIMEOUT)
         seen = {"kind": "returned", "value": got}
     except Exception as exc:  # noqa: BLE001 - what came out is the observation
         seen = {"kind": f"raised {type(exc).__name__}", "value": str(exc)}
+    seen["seconds"] = _time.monotonic() - started
     seen["left"] = len(_live_workers())
     _reap_leftovers()
     return seen
@@ -710,6 +785,15 @@ def _overlap(results: list) -> int:
 def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
     if me["left"]:
         return f"{me['left']} worker process(es) left behind after the call {me['kind']}: leave the pool with `with`"
+    if any(c.dies for c in s.calls):  # a death, and maybe calls that raise: either may be reported
+        failed = {f"call {c.value} failed" for c in s.calls if c.raises and not c.dies}
+        allowed = me["kind"] == "raised BrokenProcessPool" or (
+            me["kind"] == "raised RuntimeError" and me["value"] in failed)
+        if allowed and me["seconds"] <= (it["seconds"] + _SCENARIO_TIMEOUT) / 2:
+            return None
+        return ("a worker process that died must be reported with BrokenProcessPool well before `timeout`: "
+                f"parallel_starmap {me['kind']} after {me['seconds']:.1f} s, with a timeout of {_SCENARIO_TIMEOUT:g} s (the reference "
+                f"{it['kind']} after {it['seconds']:.1f} s)")
     if me["kind"] != it["kind"]:
         if it["kind"] == "returned":
             return f"every call returned, but parallel_starmap {me['kind']}: {me['value']}"
@@ -743,10 +827,36 @@ _mp_util._flush_std_streams = lambda: None
 try:
     _sc.differential(parallel_starmap, _reference, _scenarios, _observe, _compare, what="parallel_starmap",
                      examples=1, timeout=60, shrink_for=4, hint="chapter 12",
-                     explicit=(_Scenario(1, ()),
+                     # run last to first: a death (the slowest for a wrong answer) is tried last
+                     explicit=(_Scenario(1, (_Call(1), _Call(2, 0.15, dies=True), _Call(1, raises=True))),
+                               _Scenario(1, ()),
                                _Scenario(2, (_Call(2, 0.15), _Call(1), _Call(2, 0.15), _Call(1)))))
 finally:
     _mp_util._flush_std_streams = _flush_std_streams
+    _reap_leftovers()
+try:
+    # A worker that dies mid-batch (os._exit): a multiprocessing.Pool replaces it and never delivers that
+    # call's result, so waiting on the results alone waits out the whole timeout. The reference, run on
+    # the same batch just before, says how soon a death can be told here; the call must end before a
+    # plain wait of halfway from there to the timeout, started beside it, wakes.
+    _dying = [("__import__('time').sleep(0.05) or 1",), ("__import__('os')._exit(3)",),
+              ("__import__('time').sleep(0.05) or 2",), ("__import__('time').sleep(0.05) or 3",)]
+    _ref_died = _grading.call(_reference, eval, _dying, workers=2, timeout=10.0)
+    _reap_leftovers()
+    assert isinstance(_ref_died.error, _BrokenProcessPool), f"the reference gave {_ref_died.error!r}"
+    _limit = _grading.ReferenceWait(_ref_died.seconds + (10.0 - _ref_died.seconds) / 2)
+    _died = _grading.call(parallel_starmap, eval, _dying, workers=2, timeout=10.0)
+    _by = _limit.seconds
+    _got = "returned" if _died.error is None else f"raised {type(_died.error).__name__}"
+    assert isinstance(_died.error, _BrokenProcessPool) and _died.seconds <= _by, (
+        "a worker process that died must be reported with BrokenProcessPool well before `timeout`: with "
+        f"one of 4 calls ending its worker by os._exit(3), 2 workers and a timeout of 10 s, it {_got} after "
+        f"{_died.seconds:.1f} s (the reference raised BrokenProcessPool after {_ref_died.seconds:.1f} s). A "
+        "multiprocessing.Pool replaces a dead worker and never delivers that call's result, so a wait on the "
+        "results alone lasts the whole timeout: notice the death while you wait (chapter 12: "
+        "ProcessPoolExecutor raised BrokenProcessPool when its worker died)")
+    assert not _live_workers(), _LEFT_BEHIND.format("a worker died")
+finally:
     _reap_leftovers()
 ### END HIDDEN TESTS
 

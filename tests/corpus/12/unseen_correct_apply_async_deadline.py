@@ -1,4 +1,5 @@
-# correct: one apply_async per tuple, each .get() given the time left until a single deadline; pool used as a context manager (terminates on exit) and joined
+# mistake: one apply_async per tuple, each .get() given the time left until a single deadline, pool in with (correct before the session-13 twist): a Pool replaces a worker that dies and never delivers its call's result, so the caller waits out the timeout
+# violates: a worker process that died must be reported with BrokenProcessPool
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
 import time as _time
 
