@@ -528,7 +528,7 @@ assert exit_status == 3
 # 4. if a worker process dies during a call (it exits or is killed), raise `BrokenProcessPool`
 #    (from `concurrent.futures.process`) well before `timeout`;
 # 5. leave no worker process behind, whether it returns, times out, a call raises or a worker
-#    dies.
+#    dies, and touch no other process: two threads may call it at once.
 #
 # :::{dropdown} What the grader checks
 #
@@ -539,7 +539,8 @@ assert exit_status == 3
 # - **where**: the calls run in `spawn` worker processes, at most `workers` at once and that
 #   many side by side;
 # - **results**: one result per tuple, each from a call of its own (the same arguments twice
-#   are two calls), in the order of `arg_tuples`; no tuples give `[]`;
+#   are two calls, and a tuple of no arguments is a call `fn()`), in the order of
+#   `arg_tuples`; no tuples give `[]`;
 # - **errors**: a worker's exception raised to the caller (when several calls raise, one of
 #   their exceptions);
 # - **timeout**: `multiprocessing.TimeoutError` once `timeout` has passed, counted for all the
@@ -609,6 +610,7 @@ assert isinstance(died, BrokenProcessPool), (
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
+import time as _time
 from concurrent.futures.process import BrokenProcessPool as _BrokenProcessPool
 
 from lab_snippets import grading as _grading
@@ -668,10 +670,43 @@ try:
     assert not _live_workers(), _LEFT_BEHIND.format("a normal return")
     assert parallel_starmap(square, [(x,) for x in range(20)], workers=2, timeout=20) == [
         x * x for x in range(20)], "results must come back in the order of the inputs (chapter 12)"
+    _no_arguments = parallel_starmap(int, [(), ()], workers=2, timeout=20)
+    assert _no_arguments == [0, 0], (
+        "one result per tuple: a tuple of no arguments is a call too, fn() (starmap unpacks each "
+        f"tuple, whatever its length; chapter 12): int with [(), ()] gave {_no_arguments!r}, not [0, 0]")
+    assert not _live_workers(), _LEFT_BEHIND.format("a normal return")
+    # Two callers at once, each in its own thread: the first's call is running when the second
+    # starts and returns; cleaning up must end only the second's own workers.
+    import threading as _threading
+
+    _first: list = []
+
+    def _first_caller() -> None:
+        try:
+            _first.append(parallel_starmap(pid_and_span, [(1.5,)], workers=1, timeout=20))
+        except Exception as _error:  # noqa: BLE001 - what the first caller got is the test
+            _first.append(_error)
+
+    _thread = _threading.Thread(target=_first_caller, daemon=True)
+    _thread.start()
+    _seen_by = _time.monotonic() + 10
+    while not _live_workers() and _time.monotonic() < _seen_by:  # until its worker exists
+        _time.sleep(0.02)
+    _second = parallel_starmap(square, [(3,)], workers=1, timeout=20)
+    _thread.join(timeout=30)
+    assert not _thread.is_alive(), "a call of 1.5 s with a timeout of 20 s did not return in 30 s"
+    assert _second == [9], f"the second caller got {_second!r}, not [9]"
+    assert isinstance(_first[0], list) and len(_first[0]) == 1, (
+        "another caller's processes were touched: a call running in another thread at the same time "
+        f"got {_first[0]!r} instead of its result when this one cleaned up; end only the workers of "
+        "your own pool (its terminate(), what `with` does), not every child of the process (chapter 12)")
+    assert not _live_workers(), _LEFT_BEHIND.format("two callers at once")
     try:
         parallel_starmap(fail_with, [("boom",)], workers=1, timeout=20)
-    except RuntimeError as _error:
-        assert "boom" in str(_error)
+    except Exception as _error:  # noqa: BLE001 - which exception came out is the test
+        assert isinstance(_error, RuntimeError) and "boom" in str(_error), (
+            f"a worker's exception must reach the caller as it was raised: got {_error!r}, not the "
+            "RuntimeError('boom') the call raised (chapter 12)")
     else:
         raise AssertionError("an exception in a worker must reach the caller (chapter 12)")
     assert not _live_workers(), _LEFT_BEHIND.format("a failing call")
