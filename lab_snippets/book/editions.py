@@ -163,7 +163,7 @@ GLOSSARY_PINYIN = {
     "回收": "hui shou",
     "信号量": "xin hao liang",
     "信号": "xin hao",
-    "启动方式": "qi dong fang shi",
+    "启动方法": "qi dong fang fa",
     "挂起点": "gua qi dian",
     "任务": "ren wu",
     "超时": "chao shi",
