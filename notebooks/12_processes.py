@@ -560,15 +560,20 @@ assert exit_status == 3
 def parallel_starmap(fn, arg_tuples: list[tuple], workers: int, timeout: float) -> list:
     """Run fn(*args) for each tuple on a spawn pool of `workers`; results in input order."""
     ### BEGIN SOLUTION
+    import threading
     import time
     from concurrent.futures.process import BrokenProcessPool
 
     deadline = time.monotonic() + timeout
-    before = set(multiprocessing.active_children())
-    with SPAWN.Pool(processes=workers) as pool:
-        # A Pool starts its workers at once and silently replaces one that dies: the dead
-        # worker's call never returns. So keep the first workers and watch them while waiting.
+    # A Pool starts its workers at once and silently replaces one that dies: the dead worker's
+    # call never returns. So note the first workers and watch them while waiting. Two callers
+    # at once start their pools one after the other, so neither takes the other's for its own.
+    starts = parallel_starmap.__dict__.setdefault("pool_starts", threading.Lock())
+    with starts:
+        before = set(multiprocessing.active_children())
+        pool = SPAWN.Pool(processes=workers)
         started = [p for p in multiprocessing.active_children() if p not in before]
+    with pool:
         pending = pool.starmap_async(fn, arg_tuples)
         while not pending.ready():
             if any(p.exitcode is not None for p in started):
@@ -675,31 +680,33 @@ try:
         "one result per tuple: a tuple of no arguments is a call too, fn() (starmap unpacks each "
         f"tuple, whatever its length; chapter 12): int with [(), ()] gave {_no_arguments!r}, not [0, 0]")
     assert not _live_workers(), _LEFT_BEHIND.format("a normal return")
-    # Two callers at once, each in its own thread: the first's call is running when the second
-    # starts and returns; cleaning up must end only the second's own workers.
+    # Two callers at once, each in its own thread, started together: the first's call still runs
+    # when the second returns; cleaning up must end only the second's own workers, and neither
+    # may take the other's workers for its own (they start at the same moment).
     import threading as _threading
 
     _first: list = []
+    _together = _threading.Barrier(2)
 
     def _first_caller() -> None:
         try:
+            _together.wait(timeout=10)
             _first.append(parallel_starmap(pid_and_span, [(1.5,)], workers=1, timeout=20))
         except Exception as _error:  # noqa: BLE001 - what the first caller got is the test
             _first.append(_error)
 
     _thread = _threading.Thread(target=_first_caller, daemon=True)
     _thread.start()
-    _seen_by = _time.monotonic() + 10
-    while not _live_workers() and _time.monotonic() < _seen_by:  # until its worker exists
-        _time.sleep(0.02)
+    _together.wait(timeout=10)
     _second = parallel_starmap(square, [(3,)], workers=1, timeout=20)
     _thread.join(timeout=30)
     assert not _thread.is_alive(), "a call of 1.5 s with a timeout of 20 s did not return in 30 s"
     assert _second == [9], f"the second caller got {_second!r}, not [9]"
     assert isinstance(_first[0], list) and len(_first[0]) == 1, (
         "another caller's processes were touched: a call running in another thread at the same time "
-        f"got {_first[0]!r} instead of its result when this one cleaned up; end only the workers of "
-        "your own pool (its terminate(), what `with` does), not every child of the process (chapter 12)")
+        f"got {_first[0]!r} instead of its result when this one returned; end only the workers of your "
+        "own pool (its terminate(), what `with` does), not every child of the process, and do not take "
+        "workers another caller started at the same moment for your own (chapter 12)")
     assert not _live_workers(), _LEFT_BEHIND.format("two callers at once")
     try:
         parallel_starmap(fail_with, [("boom",)], workers=1, timeout=20)
@@ -745,7 +752,6 @@ finally:
 # real spawn processes (the chapter's point), compared on the contract's facts (lab_snippets.scenarios
 # explains the pattern). Each call is `eval` of a short expression, so the stand-ins need no module.
 import dataclasses as _dc
-import time as _time
 
 from hypothesis import strategies as _st
 
