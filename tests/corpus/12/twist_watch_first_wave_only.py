@@ -1,6 +1,7 @@
 # mistake: watches only the workers' pids it saw when the batch began, through the pool's task count: it polls whether the batch has finished its first wave of calls, and stops watching after the first wave, so a worker that dies on a later call goes unnoticed
-# violates: a worker process that died must be reported with BrokenProcessPool
+# violates: must be reported with BrokenProcessPool || must raise BrokenProcessPool || another caller's processes were touched
 # from: exercise twist (session 13)
+# how: it finds its workers by an active_children() diff, so two callers started together may also take each other's workers (session 13's two-caller check)
 # breaks: a worker that dies after its first call returned (1 worker, the 2nd call dies)
 import time as _time
 from concurrent.futures.process import BrokenProcessPool

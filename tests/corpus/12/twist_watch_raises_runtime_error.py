@@ -1,6 +1,7 @@
 # mistake: watches the pool's first workers while waiting, as it should, but reports a death with RuntimeError("worker died") instead of BrokenProcessPool, so the caller cannot tell it from an exception a call raised
-# violates: a worker process that died must be reported with BrokenProcessPool
+# violates: must be reported with BrokenProcessPool || must raise BrokenProcessPool || another caller's processes were touched
 # from: exercise twist (session 13)
+# how: it finds its workers by an active_children() diff, so two callers started together may also take each other's workers (session 13's two-caller check)
 # breaks: raise BrokenProcessPool (the named exception) when a worker dies
 import time as _time
 

@@ -1,4 +1,6 @@
-# correct: a spawn ProcessPoolExecutor (it raises BrokenProcessPool itself when a worker dies), wait(FIRST_EXCEPTION, timeout) for all the futures; in a finally it kills the processes the executor started (the children that were not there before, as the chapter's subprocess check counts them) and then shuts it down, since Python 3.11 has no kill_workers()
+# mistake: a spawn ProcessPoolExecutor waited with wait(FIRST_EXCEPTION, timeout), then kills every child that was not there before it started: a second caller's workers, started at the same moment, are among them
+# violates: another caller's processes were touched
+# breaks: was graded correct until the contract said two threads may call at once (session 13)
 # from: exercise twist (session 13)
 from concurrent.futures import FIRST_EXCEPTION, wait
 
