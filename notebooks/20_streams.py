@@ -213,8 +213,7 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 #
 # Below, one server meets four bad clients, one per row of the table, and one good client
 # that sends a frame, reads the reply, and asks again, until the server has dealt with every
-# bad client, then once more. (The good client pauses 0.02 s between requests, a fifteenth of
-# the 0.3 s idle timeout, so that only the silent client is cut off.)
+# bad client, then once more.
 #
 # `good_client` sends numbered frames and reads each reply until the server has dealt with
 # every bad client; `bad_client(server, kind, delay)` connects after `delay` seconds and
@@ -296,11 +295,13 @@ with tl.span("server", state="waiting"):
 print(stats)
 
 # %% [markdown]
-# In the server's counts, `frames` are the whole frames it read (the good client's, and the
-# malformed client's two) and `replies` the normal answers among them; error replies and the
-# four bad events are counted on their own lines, and `clean eof` counts the connections that
-# ended between two frames (the good client's and the malformed client's, which hung up after
-# its second reply).
+# To read the server's counts in the answer: `frames` are the whole frames it read (the good
+# client's, and the malformed client's two) and `replies` the normal answers among them;
+# error replies and the four bad events are counted on their own lines, and `clean eof`
+# counts the connections that ended between two frames (the good client's and the malformed
+# client's, which hung up after its second reply). The good client pauses 0.02 s between
+# requests, a fifteenth of the 0.3 s idle timeout, so the idle rule can only ever cut off the
+# silent client.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 BAD_LANES = ["malformed client", "oversized client", "truncated client"]
@@ -478,9 +479,10 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # and pauses the writer, and `drain()` waits (the light green "client drain" bar). The
 # kernel may still take a few bytes meanwhile, but not enough to bring the buffer down to
 # the low-water mark: the transport resumes the writer, and `drain()` returns, only after the
-# server starts reading. The cell opens the gate as soon as it finds the drain waiting, so
-# the green bar here is short; left shut, the gate would hold that drain for as long as the
-# server reads nothing. Without `drain()` a producer that outruns its consumer would keep
+# server starts reading. The green bar starts when the probing drain began, so nearly all of
+# it is the probe's own 0.05 s timeout; the cell opens the gate as soon as that timeout
+# finds the drain waiting, and the sliver after it is the server reading until the resume.
+# Left shut, the gate would hold that drain for as long as the server reads nothing. Without `drain()` a producer that outruns its consumer would keep
 # growing the transport buffer without limit.
 #
 # ## Closing: both ends, then the server
@@ -533,7 +535,7 @@ reader, writer = await asyncio.open_connection("127.0.0.1", port)
 try:
     await handler_started.wait()  # the server has accepted us
     listener.close()  # server.close()
-    # still open: the handler holds its connection and its writer is not closing
+    # is any handler's writer still open?
     still_open = any(not w.is_closing() for w in handler_writers)
     close_connections(listener)
     client_sees = await reader.read(100)  # b"" is the end of the stream

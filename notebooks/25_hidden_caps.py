@@ -60,9 +60,9 @@ figure_style()
 #   thread pool.
 #
 # The server would answer at once (`latency=0.0`), but the instrument `most_at_once` (folded)
-# tells it to hold every answer: it waits until the library's default number of requests is
-# inside (at most 5 s), then 0.2 s more in case the client lets more in, and only then
-# releases them all. The most it saw inside at once is the count. How many does the server see
+# tells it to hold every answer until the client has let in all the requests it will (at most
+# about 5 s; the fold says how it knows), and only then releases them all. The most it saw
+# inside at once is the count. How many does the server see
 # at once from each client, and how many threads run the blocking calls? Before running, write
 # down three numbers.
 
@@ -98,7 +98,7 @@ async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# HOLD_UNTIL: each library's default limit; the server holds answers until it is reached
+# HOLD_UNTIL: when the server may stop holding answers (see the instruments)
 # OFFERED: the 120 pieces of work handed to each layer
 seen = {}
 async with LatencyServer(latency=0.0) as server:
@@ -274,9 +274,7 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # which stays a little below the cap: each time an answer leaves the server, its connection is
 # empty until the client has read the answer and sent the next request, and at the start and
 # the end of the run not every connection is in use. With 6 connections the 12 requests take
-# only two rounds, so that start and end weigh more, and the last printed line is usually a
-# little under six. A client short of CPU keeps even fewer requests in flight, and the gap
-# grows: the client's own speed is one more hidden cap.
+# only two rounds, so that start and end weigh more.
 #
 # The timeline shows the best cap-3 run as the server saw it: each request is a bar, placed in
 # the first free lane. Three lanes are enough, whatever the number of requests. The right panel
@@ -358,11 +356,12 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # %% [markdown]
 # By Little's law again, a rate limit of r per second with a latency W keeps r × W requests in
 # flight on average. At 100 starts per second that is 100 × 0.1 = 10 requests at once on the
-# slowed-down server, where the fast one held about 100 × 0.02 = 2. The printed peaks can
-# be one above these averages, since a new request may arrive just before the oldest one
-# leaves. When the server slows down, the same rate piles more requests on it, exactly when it
-# can least afford them. The semaphore kept its 4, and the throughput fell with the server
-# instead. A rate limit does not protect a server from its own slowness. Use a concurrency limit to protect the server (and your own memory and sockets), and a rate limit
+# slowed-down server, where the fast one held about 100 × 0.02 = 2. The printed peaks sit
+# near these averages, not on them: the pacing loop's sleep and task starts make the real
+# rate a little under 100 per second, which lowers the peak, and a new request arriving just
+# before the oldest one leaves raises it by one. When the server slows down, the same rate
+# piles more requests on it, exactly when it can least afford them. The semaphore kept its 4,
+# so by the same law its throughput, 4 ÷ W, is what fell with the server. A rate limit does not protect a server from its own slowness. Use a concurrency limit to protect the server (and your own memory and sockets), and a rate limit
 # when someone else imposes one on you (a paid API's requests per minute). Often you need
 # both.
 #

@@ -239,7 +239,8 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # With `to_thread`, each read is a `ray.get` in a pool thread that it holds until the value
 # arrives. The two held reads took both threads; the ready read queued for a thread, unseen,
 # and came back only after the gates had opened and a thread was free: about 2 s after it
-# started, although its value was there at once. With `await ref` no thread is used: the
+# started (the 2 s are the cell's own grace period, not a Ray cost: it opens the gates only
+# after giving `ready` that long), although its value was there at once. With `await ref` no thread is used: the
 # ready value came back within milliseconds.
 # The pool's size is a hidden cap on the waits in flight (chapter 25), and slime's HTTP helpers
 # describe exactly this in a comment (in `post`, quoted in chapter 08).
@@ -249,8 +250,9 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # `ray.wait(refs, num_returns=k, timeout=t)` splits `refs` into two lists: `k` refs it hands
 # back, and the rest. Below, jobs 0, 1 and 2 wait at gates 30, 31 and 32, and the gates open
 # for jobs 2, 0, 1 in that order; after each opening, a call of `ray.wait(num_returns=1)`
-# hands one job back. Does it hand them back in list order, 0, 1, 2, or some other? And what
-# does `timeout=0` return for a job that is still waiting (at gate 39)?
+# asks for one job. If `ray.wait` went by list order, its first call would wait for job 0
+# while job 2 is already done. Does it, or does it hand back job 2? And what does `timeout=0`
+# return for a job that is still waiting (at gate 39)?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 jobs = [gate.wait_open.remote(30 + k) for k in range(3)]
@@ -891,7 +893,12 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 #
 # **What's next.** Chapter 29 places actors on (logical) GPUs with placement groups, kills
 # stuck ones and shuts everything down.
-#
+
+# %%
+raylab.stop(cluster)  # stops this chapter's Ray and removes its session folder
+print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
+
+# %% [markdown]
 # ## In slime
 #
 # Three of this chapter's results decide how slime's Ray code behaves: a synchronous actor runs
@@ -901,10 +908,6 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 # teacher server, and the rollout's distributed POST path. The
 # [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
 # kind.
-
-# %%
-raylab.stop(cluster)  # stops this chapter's Ray and removes its session folder
-print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

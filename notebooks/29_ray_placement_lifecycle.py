@@ -91,12 +91,10 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s;",
 # We will reserve two bundles of one GPU and one CPU each, slime's shape, and place one `Device`
 # actor in each. `Device` asks for one GPU and one CPU; its `where()` reports
 # `CUDA_VISIBLE_DEVICES` from the actor's own environment, the GPU ids Ray assigned it, and
-# its pid. `in_bundle` names a bundle of a group for an actor's options, and `DEVICE_ENV`,
-# empty for now, holds extra environment variables for the actors' processes (a "try it"
-# after the answer uses it):
+# its pid. `in_bundle` names a bundle of a group for an actor's options:
 
 # %%
-DEVICE_ENV: dict[str, str] = {}  # extra environment variables for the actors' processes
+DEVICE_ENV: dict[str, str] = {}  # env vars for the actors; a "try it" below fills it
 
 
 @ray.remote(num_gpus=1, num_cpus=1)
@@ -201,15 +199,16 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 
 # %% [markdown]
 # A placement group waits until its bundles fit; a `ray.wait` that times out only says it is
-# still pending, it does not fail. Read the three reports: two GPUs registered, none free, each
-# time. Then, soon after the release, the group was placed; had `group_a` kept its reservation,
-# it would still be waiting. Reports like these are what tell "Ray does not see my GPUs" (the
+# still pending, it does not fail. Read the reports up to the release: two GPUs registered,
+# none free, each time. Reports after the release may already show both GPUs free while
+# `group_b` still waits: removing one group and placing another are separate asynchronous
+# steps in Ray's control service (the GCS), and the placement comes a moment later. Had
+# `group_a` kept its reservation, `group_b` would still be waiting. Reports like these are what tell "Ray does not see my GPUs" (the
 # total is short) apart from "someone else holds them" (the total is right and nothing is
 # free).
 #
-# The loop is bounded here, but slime's is not, on purpose: its comment says that on an
-# autoscaling cluster a pending placement group is what asks for new nodes, so giving up
-# would be wrong. Its reports are what keep an unbounded wait from looking like a hang.
+# The loop is bounded here, but slime's is not, on purpose (its comment, quoted below, says
+# why); its reports are what keep an unbounded wait from looking like a hang.
 #
 # ## `ray.kill` and the calls in flight
 #
@@ -220,9 +219,7 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 # calls of 20 s each, so one is running and two are queued, and kill it half a second later.
 # It was created with `max_restarts=1`, so only `no_restart=True` keeps it dead. What do the
 # three callers get, the running one and the two queued, and when? And what does a call made
-# after the kill get? (In the answer's cell, `ReferenceWait(10)` starts a plain 10 s wait in a
-# thread of its own, beside the calls: the folded check asks whether every caller heard back
-# before it woke.)
+# after the kill get?
 
 # %%
 @ray.remote(num_cpus=0)
@@ -277,7 +274,9 @@ print("✓ the running call and the queued ones failed at once, and the actor st
 # failed the same way. A caller that holds refs to a killed actor gets an error from every one
 # of them; it never hangs on them, and it never learns how far the work got. (Ray's way to stop
 # an actor after the calls already queued is `actor.__ray_terminate__.remote()`, a call that
-# queues behind them.)
+# queues behind them.) The answer's `ReferenceWait(10)` is a plain 10 s wait in a thread of
+# its own, beside the calls; the folded check uses it to ask whether every caller heard back
+# before it woke.
 #
 # :::{dropdown} Going further: killing a restartable actor
 #
@@ -345,9 +344,8 @@ print("✓ with the timeout only inside the call, the check waited out the 6 s c
 #
 # ## Measure: the same round with the caller's wait bounded
 #
-# Only a timeout on the caller's wait, `ray.get(ref, timeout=...)`, bounds the check. The
-# second round is the fix: two fresh engines in the same state, checked in the same order,
-# with `timeout=CHECK_TIMEOUT` on `ray.get` as well; on a timeout or an error, the engine is
+# The second round bounds the caller's wait too: two fresh engines in the same state, checked
+# in the same order, with `timeout=CHECK_TIMEOUT` on `ray.get(ref, timeout=...)` as well; on a timeout or an error, the engine is
 # killed. We measure how long each check took and when the stuck engine was killed.
 
 # %%
@@ -939,8 +937,7 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # `ray.shutdown()` stops the processes Ray started, but Ray leaves each `session_*` folder
 # (logs, sockets, spilled objects) where it was: compare the two lines, processes gone, the
 # folder still there. On a long-lived machine such folders pile up under `/tmp/ray`. The second
-# step removed it. The leak audit that runs after this chapter then checks the kernel itself: no
-# thread, process, socket or file left open.
+# step removed it.
 #
 # ## Summary
 #
