@@ -11,7 +11,7 @@
 #    `await asyncio.sleep(0)` is for;
 # 3. measure with a heartbeat what a blocking `time.sleep` inside a coroutine does to the rest of
 #    the program;
-# 4. name the coroutine at fault with asyncio's debug mode, which logs slow callbacks.
+# 4. find out what asyncio's debug mode, which logs slow callbacks, tells you about a blocking call.
 #
 # **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 55 minutes
 #
@@ -76,7 +76,7 @@ print("✓ B started only after A had ended")
 # %% [markdown]
 # `await x` means "suspend *this* coroutine until `x` has a result". The coroutine does
 # nothing else in the meantime; the line after the `await` runs only when the result is
-# there, so B cannot start before A has ended, and the pair takes the sum of the two waits.
+# there. Look at where "request B starts" falls in the printed names, and at the total.
 # Writing `async` and `await` changes *who* may run during the wait, not the order of your
 # own lines.
 #
@@ -261,8 +261,10 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # To see, we measure the loop's **heartbeat**. `LoopWatch` (in `lab_snippets.loopwatch`)
 # runs a small task that sleeps 5 ms, wakes up and writes down the time, over and over. While
 # the loop is free, wake-ups come every few milliseconds. We run two coroutines that both
-# "wait 0.15 s": one with `await asyncio.sleep`, one with `time.sleep`. Predict how many
-# heartbeats fall inside each wait.
+# "wait 0.15 s": one with `await asyncio.sleep`, one with `time.sleep`. The last line of the
+# answer sums up the run: "N beats every 5 ms" counts the wake-ups, then come the longest gap
+# between two of them and how many gaps were longer than 50 ms. Predict how many heartbeats fall
+# inside each wait.
 
 # %%
 FREEZE = 0.15
@@ -320,13 +322,9 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 
 # %% [markdown]
 # A blocking call never reaches a suspension point, so the loop cannot run anything else until
-# it returns: every other task, every timer, every network callback waits. The heartbeat shows
-# it: it kept beating through the `await asyncio.sleep`, and stopped dead during
-# `time.sleep`: not one wake-up fell inside it, and a single gap between two wake-ups spans
-# all of it. The last line sums up the whole run: "N beats every 5 ms" counts the wake-ups
-# of a heartbeat that asks to wake every 5 ms, then come the longest gap between two of them
-# and how many gaps were longer than 50 ms. Both coroutines took the same time; only one let
-# the program live.
+# it returns: every other task, every timer, every network callback waits. Compare the two
+# heartbeat counts in the answer, and the longest gap in its last line with the 0.15 s of the
+# sleep. Both coroutines took the same time; only one let the program live.
 #
 # :::{dropdown} Going further: fewer wake-ups than a perfect clock
 #
@@ -373,8 +371,8 @@ for message in warnings_logged:  # the full message also says where the task was
 # %% [markdown]
 # Debug mode times each *step* of a task, the stretch of code between two suspensions, not the
 # coroutine's whole life. `polite_wait` spent its 0.15 s suspended, and each of its steps took
-# a few microseconds; `rude_wait` spent its 0.15 s inside one step. That is why the answer
-# names `rude_wait` alone. A long `await` costs the loop nothing; a long step between two
+# a few microseconds; `rude_wait` spent its 0.15 s inside one step. Read the warning lines of
+# the answer with that in mind. A long `await` costs the loop nothing; a long step between two
 # awaits holds it.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -927,8 +925,7 @@ finally:
 # ## In slime
 #
 # The default rollout sends its requests to an SGLang server through one small coroutine in its
-# HTTP helpers, `_post` (the streaming rollout and the agent adapters send theirs another way).
-# While one request waits for the server, the loop runs the other samples' requests: slime's
+# HTTP helpers, `_post`. While one request waits for the server, the loop runs the other samples' requests: slime's
 # throughput comes from the many Tasks that call this coroutine at the same time (chapters 03
 # and 04), not from the awaits inside it. The second quote, from the Megatron teacher server,
 # polls the way Exercise 2.1 does. The

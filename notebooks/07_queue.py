@@ -146,9 +146,9 @@ print("✓ unbounded: all 20 piled up, the last waited for all the others\n"
 # %% [markdown]
 # Look at the middle column first, the items taken when the producer was done. An unbounded
 # queue's `put()` never suspends, and a coroutine that never suspends never lets another task
-# run (chapter 02): the producer put all 20 items before the consumer took its first, so the
-# column reads `0`. The bounded producer suspended whenever 3 items were waiting, and the
-# consumer ran each time.
+# run (chapter 02): nothing made the unbounded producer stop before it had put its last item.
+# The bounded producer suspended whenever 3 items were waiting, and the consumer ran each
+# time.
 #
 # The unbounded queue did not make anything faster: the consumer needed the same 0.2 s either
 # way (the figure below shows both runs ending near 0.2 s). It only moved the waiting from the
@@ -186,8 +186,8 @@ ax.legend()
 assert slow_producer.summary["peak"] <= 1, "a slow producer never lets items pile up"
 
 # %% [markdown]
-# With the fast producer the unbounded queue climbs to nearly all 20 items and the bounded one
-# stays at 3 or below: the consumer is the slow side, and the items wait for it. With the slow
+# With the fast producer the unbounded queue climbs to the peak the answer printed, all or
+# nearly all of the 20 items, and the bounded one stays at 3 or below: the consumer is the slow side, and the items wait for it. With the slow
 # producer the queue is almost always empty: the consumer is the one that waits.
 #
 # ## Ending cleanly: how many sentinels?
@@ -235,21 +235,19 @@ assert (len(done), len(pending)) == (3, 0) and sorted(handled) == list(range(6))
 print("✓ one sentinel ended one consumer of three; one per consumer ended all, 6 items handled")
 
 # %% [markdown]
-# Each sentinel is taken by exactly one consumer, and the consumer that takes it returns. Look
-# at the first pair: the two other consumers still wait in `get()` for an item that never
-# comes, so N consumers need N sentinels. With one more sentinel each, all three ended and all
-# six items were handled.
+# Each sentinel is taken by exactly one consumer, and the consumer that takes it returns; the
+# others go back to `get()`, where an empty queue makes them wait for an item that never
+# comes. So N consumers need N sentinels: compare the first pair of numbers with the second,
+# printed after one more sentinel each.
 #
 # ## Ending cleanly: `join()` and `task_done()`
 #
 # Sometimes the consumers are long-lived workers and the producer only needs to know that
-# everything it put has been handled. `queue.join()` waits until every `put` has been matched
-# by a `task_done()` call, which the consumer makes after it has finished an item, not when
-# it takes it. The workers are then cancelled (and awaited, chapter 05).
+# everything it put has been handled. `queue.join()` waits for that; a consumer reports an
+# item with `task_done()` after it has finished it, not when it takes it. The workers are
+# then cancelled (and awaited, chapter 05).
 #
-# The worker below calls `task_done()` in a `finally`, so that an item whose handling raised
-# is still counted: one failed item would otherwise keep `join()` waiting forever. The cell
-# below runs two workers over 8 items twice: once with workers that call
+# The worker below calls `task_done()` in a `finally`. The cell below runs two workers over 8 items twice: once with workers that call
 # `task_done()`, once with workers that forget it. A folded helper, `all_handled`, waits until
 # the log shows every item handled; then `join()` gets 0.1 s. Each run prints the last log line
 # (`join returned` or `join timed out`), the items handled, and whether the workers were
@@ -309,12 +307,14 @@ print("✓ with task_done() join returned; without it, all 8 were handled and jo
 # %% [markdown]
 # `join()` counts `task_done()` calls, not handled items. Look at the second run's line: all 8
 # items were handled, yet with no `task_done()` the count never reached 8, and `join()` would
-# have waited forever; only the timeout ended the wait.
+# have waited forever; only the timeout ended the wait. That is also why the worker calls
+# `task_done()` in a `finally`: an item whose handling raised must still be counted, or one
+# failed item keeps `join()` waiting forever.
 #
 # ### Ending cleanly: `Queue.shutdown()`
 #
-# `Queue.shutdown()` closes a queue: after it, `put()` raises `QueueShutDown`, and so does
-# `get()` sooner or later. Each consumer below ends with `except QueueShutDown: return`,
+# `Queue.shutdown()` closes a queue: after it, `put()` raises `QueueShutDown`, and `get()`
+# can raise it too. Each consumer below ends with `except QueueShutDown: return`,
 # however many consumers there are. The producer puts six items for three consumers and calls
 # `shutdown()` at once, before any consumer has run. Predict: are the six items already in
 # the queue still handed out, or does every `get()` raise at once?
@@ -357,10 +357,10 @@ if sys.version_info >= (3, 13):
     print("✓ shutdown(): all three consumers ended, all 6 items handled")
 
 # %% [markdown]
-# `shutdown()` closes the queue to new items, not to the ones already in it: `get()` still
-# hands those out, and raises `QueueShutDown` only once the queue is empty. Read the answer
-# with that in mind: all three consumers ended and all six items were handled, with no sentinel
-# to count. `shutdown(immediate=True)` would drop the waiting items instead, and `get()` would
+# `get()` looks at the shutdown mark only when it finds the queue empty: while items remain it
+# hands them out as before, and it raises `QueueShutDown` once none are left. Read the answer
+# with that in mind: count the consumers that ended and the items in the handled list, with no
+# sentinel to count. `shutdown(immediate=True)` would drop the waiting items instead, and `get()` would
 # raise at once.
 
 # %% [markdown]
@@ -453,9 +453,8 @@ print("✓ the loop kept beating while it polled; not one beat while get() block
 
 # %% [markdown]
 # A blocking `get()` holds the thread it is called on, and the event loop runs on that same
-# thread. Compare the two counts: about one beat per 5 ms while the loop polled, and none at
-# all during the blocking `get()`, which held the loop for the whole 0.1 s until the group
-# arrived; every other task on the loop waited with it. So the loop's side takes items with
+# thread. Compare the two counts, each with the length of its stretch: while `get()` blocks,
+# every other task on the loop waits with it, for as long as the group takes to arrive. So the loop's side takes items with
 # `get_nowait()` and `await asyncio.sleep` between polls, or hands the blocking `get` to a
 # thread (chapter 08).
 
@@ -737,10 +736,9 @@ _sc.differential(run_pipeline, _reference, _sc.several(_plans()), _observe, _com
 # ## In slime
 #
 # The fully-async rollout runs its generation loop on a private event loop in a worker
-# thread. Finished groups reach the rollout call, on another thread, through `output_queue`,
-# a thread-safe `queue.Queue` created with no `maxsize`; the worker's `_loop` (the first
-# quote) is what keeps it from growing without end. The second quote, from `_encode_delta`,
-# uses a `queue.Queue` the other way round, as a pool of reusable buffers. Every queue in
+# thread and hands finished groups to the rollout call, on another thread, through
+# `output_queue`, a `queue.Queue` with no `maxsize`. The first quote shows what holds it back
+# instead; the second, from `_encode_delta`, uses a `queue.Queue` the other way round. Every queue in
 # slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -86,9 +86,9 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 
 # %% [markdown]
 # `set()` does not hand the event to one waiter: it raises a flag, every task suspended in
-# `wait()` sees the flag and resumes, and the flag stays up until `clear()` lowers it. Look at
-# the printed line: no waiter woke before the `set()`, the late waiter passed straight
-# through, and only after `clear()` did a waiter wait again. An `Event`
+# `wait()` sees the flag and resumes, and the flag stays up until `clear()` lowers it. Read
+# the printed line with that in mind: the count before the `set()`, the late waiter, and the
+# wait after `clear()`. An `Event`
 # carries no value and does not count: setting it twice is the same as once, and a
 # waiter cannot tell *which* `set()` woke it. When the waiters need a result, a future is the
 # better tool (the section "One operation in flight, many waiters" below).
@@ -141,8 +141,8 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 
 # %% [markdown]
 # With no `await` between the read and the write, nothing else can run in between, and no
-# {term}`lock` is needed. With one `await`, all ten tasks read 0 before any of them writes, and nine
-# updates are lost, on a single thread. The rule for asyncio: a read-modify-write needs a lock
+# {term}`lock` is needed. With one `await`, each task reads the counter and then lets the others
+# run before it writes back: look at the middle count, updates lost on a single thread. The rule for asyncio: a read-modify-write needs a lock
 # exactly when an `await` sits inside it. `asyncio.Lock` is not a thread lock: it only keeps
 # *tasks of one loop* apart, and waiting for it suspends the task instead of blocking the
 # thread.
@@ -210,8 +210,8 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 # %% [markdown]
 # In the wide version each request keeps the lock through its 0.04 s call, so the next
 # request cannot even do its bookkeeping until that call has ended. Look at the top panel: a
-# staircase of five slow calls, one after another, where the narrow version overlaps all
-# five; the printed ratio puts the wide version at about five times as long. It is correct,
+# staircase of slow calls, and compare it with the bottom one; then read the printed ratio
+# against the five requests. It is correct,
 # but a lock held across a slow `await` turns concurrency into a queue. Hold a lock for the shared state only,
 # and do slow work outside it. If the slow work itself must not run twice at once, that is a
 # different need, and the next section meets it without holding a lock while waiting.
@@ -225,11 +225,11 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 # same value. It behaves like an `Event` that carries a result.
 #
 # The cell below runs five requests for one checkpoint twice, and each time one impatient
-# client (a dropped connection) is cancelled while it waits. In the first run each waiter
+# client (a dropped connection) is cancelled while it waits: `coalesced_updates(shielded)`
+# runs one such batch, five requests with the third cancelled while it waits, and returns how
+# many loads ran and what each request ended with. In the first run each waiter
 # awaits `asyncio.shield(shared)`, in the second the shared future itself. Predict: in the
 # second run, what do the other four requests get?
-# `coalesced_updates(shielded)` runs one such batch: five requests, the third cancelled
-# while it waits, and returns how many loads ran and what each request ended with.
 
 # %%
 async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
@@ -285,11 +285,10 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 
 # %% [markdown]
 # When a task is cancelled while it awaits a future directly, asyncio cancels the **future
-# itself**, not only the task's wait. Look at the second printed line: one impatient client
-# cancelled the result everyone was waiting for, and the three other waiters ended
-# `cancelled` too. The first request still finished its load, but nobody who waited got the
-# result. `asyncio.shield(future)` gives each waiter its own cancellable wrapper and keeps the
-# shared future intact, which is why the first line lost only the client that left.
+# itself**, not only the task's wait. Look at the second printed line for what one impatient
+# client did to everyone waiting on the same future. `asyncio.shield(future)` gives each
+# waiter its own cancellable wrapper and keeps the shared future intact: compare the first
+# line.
 #
 # This also explains the two `shared.done()` guards in `update_weights`. Without the shield, a
 # waiter may already have cancelled the shared future by the time the load returns, and

@@ -26,8 +26,7 @@
 # The imports and the helpers are folded below; `SPAWN` is the `multiprocessing` context that
 # starts processes by `spawn`. `is_running(pid)` asks the operating system,
 # through `psutil`, whether a process is still running; the answer to the first prediction
-# says why the chapter does not ask `multiprocessing` itself. `show_source(function)` shows a
-# worker's code on the page, read from the module the child process imports.
+# says why the chapter does not ask `multiprocessing` itself.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import multiprocessing
@@ -82,7 +81,7 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
 # %% [markdown]
 # The workers that run in a child process live in the course's worker module (a `spawn`
 # child imports its target by name, so it cannot be defined in a notebook); where a
-# worker's behaviour is the lesson, the chapter shows its code. The first squares the
+# worker's behaviour is the lesson, the chapter shows its code. The first, `consume_until_stop`, squares the
 # numbers it takes from a queue until it reads the stop message `None`, then puts `"done"` on
 # the results queue; its code follows the answer.
 #
@@ -91,10 +90,12 @@ def wait_for_zombie(pid: int, timeout: float) -> bool:
 # The parent reads results until it sees `"done"`. At that moment, is the worker process
 # still running? And once it has exited, is its pid gone at once? The parent below is busy
 # for 0.3 s after `"done"` before it calls `join`, as a parent with other work would be, and
-# looks at the worker through `psutil` meanwhile. The cell writes down named moments with
+# looks at the worker through `psutil` meanwhile, with `is_running` and with
+# `wait_for_zombie(pid, timeout)`, a folded helper that polls the process's state for up to
+# `timeout` seconds. The cell writes down named moments with
 # `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01).
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 tasks, results = SPAWN.Queue(), SPAWN.Queue()  # SPAWN: starts processes by spawn
 consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
@@ -140,8 +141,8 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 show_source(consume_until_stop)
 
 # %% [markdown]
-# The cell's second helper, `wait_for_zombie(pid, timeout)`, also looks through `psutil`, on
-# purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process
+# The cell's second helper, `wait_for_zombie(pid, timeout)` from the folded helpers, also looks
+# through `psutil`, on purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process
 # as a side effect, and we wanted to see it *before* it was reaped. Three different events,
 # in this order:
 #
@@ -156,16 +157,20 @@ show_source(consume_until_stop)
 # its *processes*. (`multiprocessing` quietly reaps finished children whenever you start a new
 # `Process` or call `active_children()`, which is why such programs usually get away with it.)
 #
-# Reaping is not the whole cleanup. Even a reaped `Process` object keeps a pipe open (its
-# *sentinel*) until you call its `close()` method or it is garbage collected, and each
-# `multiprocessing.Queue` has a feeder thread in every process that put something on it.
+# Reaping is not the whole cleanup: the next cell closes what the joined worker still holds.
 #
-# **Cleanup checklist**, once a worker has been joined:
+# :::{dropdown} Going further: the cleanup checklist, once a worker has been joined
+#
+# Even a reaped `Process` object keeps a pipe open (its *sentinel*) until you call its
+# `close()` method or it is garbage collected, and each `multiprocessing.Queue` has a feeder
+# thread in every process that put something on it.
 #
 # - `proc.close()` frees its sentinel pipe (join first: on a process that is still running,
 #   `close()` raises `ValueError`);
 # - for each `multiprocessing.Queue` this process put on: `q.close()` (no more puts), then
 #   `q.join_thread()` (wait until its feeder thread has flushed what was put).
+#
+# :::
 
 # %%
 consumer.close()  # frees its sentinel pipe
@@ -174,7 +179,7 @@ for q in (tasks, results):
     q.join_thread()  # until its feeder thread has flushed them
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the cleanup"}
-del tasks, results, q  # a closed queue holds three semaphores (two locks, a counter) until collected
+del tasks, results, q  # the course's tidy-up: the notebook lives on, so it drops the closed queues now
 
 # %% [markdown]
 # The cells below close every process they start.
@@ -218,8 +223,8 @@ print("✓ 0, the worker's own status, and minus the signal number")
 
 # %% [markdown]
 # `exitcode` records *how* the process ended, not only whether it failed. Read the four
-# lines from the top: `0` for a normal return, the number the worker passed to `sys.exit`,
-# and **minus the signal number** for the two that a signal ended (an uncaught exception
+# lines from the top: the first two workers ended by themselves, the last two were ended by a
+# signal; compare their numbers with SIGTERM's 15 and SIGKILL's 9 (an uncaught exception
 # would give `1`). The signals were
 # sent without waiting for the worker to be ready, which is fine here: the default action of
 # SIGTERM ends the process whenever the signal lands. Reading `exitcode` or `is_alive()`
@@ -227,8 +232,8 @@ print("✓ 0, the worker's own status, and minus the signal number")
 #
 # ## Asking, waiting, then insisting
 #
-# `terminate()` sends SIGTERM: a *request*. A process may catch it to clean up, or ignore it
-# entirely. `kill()` sends SIGKILL, which cannot be caught or ignored.
+# `terminate()` sends SIGTERM: a *request*, which a process may catch to clean up. `kill()`
+# sends SIGKILL.
 #
 # Below is the whole code of the next worker: one call to `signal.signal` with SIGTERM, then
 # it sends "ready" through a pipe (so the parent knows the call has been made before it sends
@@ -243,7 +248,7 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # %% tags=["remove-input"]
 show_source(ignore_sigterm)
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show why the sleep is capped (a safety net for the tests)"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show why the course does it this way"}
 # `_bounded(seconds)` caps every sleep of the worker module at its MAX_LIFETIME, so a
 # worker that a failed run leaves behind still ends by itself. It guards the course's
 # tests; it is not part of the lesson, and a worker of your own would just sleep.
@@ -273,7 +278,7 @@ print("alive after SIGTERM and 0.2 s of grace:", alive_after_grace,
 # %% [markdown]
 # `SIG_IGN` told the kernel to drop SIGTERM for this process: `terminate()` asked, nothing
 # happened, and `join` simply ran out of its 0.2 s. The exit code is minus the number of the
-# signal that did end it, SIGKILL, as in the previous section. `is_alive()` reported the
+# signal that did end it, SIGKILL, which cannot be caught or ignored. `is_alive()` reported the
 # worker alive before the kill without ending anything: it only looks, and reaps a process
 # that has already exited. So the polite, bounded way to stop a process is: terminate, join
 # with a grace period, and only if it is still alive, kill and join again.
@@ -341,8 +346,8 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # %% [markdown]
 # `communicate(timeout=...)` only stops *waiting* when it raises `TimeoutExpired`: it sends
 # the child nothing. And `kill()` only sends SIGKILL: the child's exit still has to be
-# collected, and until someone calls `wait` a killed child is a {term}`zombie`. The last
-# printed line shows both: running after the timeout, and a zombie after the kill. The same three steps as for a `multiprocessing` worker apply, and they
+# collected, and until someone calls `wait` a killed child is a {term}`zombie`. Look for both
+# in the last printed line. The same three steps as for a `multiprocessing` worker apply, and they
 # are what `subprocess.run` does inside when you give it a `timeout`.
 
 # %% [markdown]
@@ -350,7 +355,9 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 #
 # The three lifecycles, each on its own stretch of the time axis (seconds since the first
 # experiment started). Blue is the process **running**, purple its **cleanup**, light green
-# a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls. In each
+# a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls. A zombie lasts
+# as long as its parent leaves it: in the first and third panels, the 0.3 s the cell kept the
+# parent busy before it reaped. In each
 # panel, look for how long the process outlives the moment the parent might think it is
 # over: the "done" message, `terminate()`, the timeout.
 
@@ -415,7 +422,7 @@ for ax in axes[:-1]:
 # The queue consumer ran on for its cleanup after "done" was read, then stayed a zombie until
 # `join`. The stubborn worker kept running through SIGTERM and the 0.2 s grace; SIGKILL and
 # the `join` that reaped it share one tick, because `join` came right after `kill`. The
-# sleeping child was still running when its timeout expired (the tick `timeout, kill()`:
+# sleeping child was still running when its timeout expired (the tick "timeout, kill()":
 # the timeout and the kill right after it), and once killed it was a zombie for as long as
 # the parent left it there.
 
@@ -741,7 +748,7 @@ _sc.differential(stop_with_escalation, _reference, _scenarios, _observe, _compar
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# :::{dropdown} The course's housekeeping: the resource tracker
+# :::{dropdown} Why the course does it this way: the resource tracker
 #
 # As in chapter 12, the `spawn` start method left multiprocessing's resource tracker running
 # in this Jupyter kernel; the folded cell below stops it, so that this notebook ends with no
