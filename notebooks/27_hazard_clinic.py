@@ -451,9 +451,8 @@ assert fixed_report == {"cancelled request ended with": "CancelledError", "dupli
 print("✓ the model stays stuck after one cancellation; the fixed endpoint serves both requests")
 
 # %% [markdown]
-# **What the model shows.** `CancelledError` is not an `Exception` (since Python 3.8), so
-# neither `except` clause records it and `error` stays `None`. The `finally` then takes the
-# success branch and reads `drained`, which the cancelled `try` never bound: the
+# **What the model shows.** `CancelledError` is not an `Exception`, so neither `except`
+# clause records it and `error` stays `None`. The `finally` then takes the success branch and reads `drained`, which the cancelled `try` never bound: the
 # `UnboundLocalError` it raises replaces the cancellation and leaves the `finally` before the
 # lock. The shared future is never resolved (the duplicate waits forever, shielded), and the
 # state stays "in progress" (the later request joins the dead update and waits forever too).
