@@ -163,8 +163,7 @@ with SPAWN.Pool(processes=2) as pool:
 # %% [markdown]
 # First the plain measurement: the wall time of each run, from its first job's start to its
 # last job's end (so the processes' start-up is not counted).
-# `wall(reports)` computes that span: the last end minus the first start. Read the three
-# numbers, but do not settle the question on them yet.
+# `wall(reports)` computes that span: the last end minus the first start.
 
 # %%
 sequential_wall = sequential[1]["end"] - sequential[0]["start"]
@@ -174,13 +173,10 @@ print(f"on two threads:      {threads_wall:.2f} s")
 print(f"on two processes:    {processes_wall:.2f} s")
 
 # %% [markdown]
-# On an idle machine with two free cores, the processes would take about half the time of
-# the other two runs. On a machine shared with other programs, the three runs were made at
-# different moments under different load, and the processes can come out no faster than the
-# threads, or even slowest. The running intervals answer the
-# question whatever the load: the table gives, for each run, the share of the time each job
-# was executing and the share during which *both* were, with the run's **cores' worth** (CPU
-# seconds per wall second).
+# Wall times taken at different moments also measure the machine's other load (see the fold
+# after the checks). The running intervals answer the question whatever the load: the table
+# gives, for each run, the share of the time each job was executing and the share during which
+# *both* were, with the run's **cores' worth** (CPU seconds per wall second).
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # The table: each run's wall time, its cores' worth and the share each job (and both) ran.
@@ -196,8 +192,8 @@ print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x,
       "these three wall times were taken at different moments, so a busy neighbour moves them)")
 
 # %% [markdown]
-# Before you open the checks, look at the `both ran` column: the share of the time during which
-# both jobs were executing Python at once. One check reads it for each run, the threads first.
+# In the table, look at the `both ran` column: the share of the time during which both jobs
+# were executing Python at once. One check reads it for each run, the threads first.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
@@ -241,8 +237,8 @@ else:
           f"(each ran {process_1:.0%} and {process_2:.0%} of it)")
 
 # %% [markdown]
-# For threads, `both ran` is zero whatever the machine is doing: the GIL lets one thread run
-# Python at a time, so their shares add up to at most 100 % and their cores' worth stays at
+# The GIL lets one thread run Python at a time, so for threads `both ran` is zero whatever the
+# machine is doing: their shares add up to at most 100 % and their cores' worth stays at
 # or below one. So on a machine that gives them one core in full, they finish no sooner than
 # that core doing the same work alone. If your threads beat the sequential run, look at the
 # sequential run's cores' worth: below 1, the machine gave it less than a full core.
@@ -253,7 +249,12 @@ else:
 # machine was busy and gave each process only part of a CPU; the `both ran` share is then
 # small, but it is there, and the threads' is not.
 #
-# :::{dropdown} Why the checks are written this way
+# :::{dropdown} If your numbers differ: why the checks are written this way
+#
+# On an idle machine with two free cores, the processes take about half the wall time of the
+# other two runs. On a machine shared with other programs, the three runs were made at
+# different moments under different load, and the processes can come out no faster than the
+# threads, or even slowest; the running intervals are not fooled by that.
 #
 # Each check uses only the run it is about, never a run made at another moment: a neighbour
 # that is busy during one run and idle during the other would decide such a comparison.
@@ -957,9 +958,8 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 #
 # slime crosses the process boundary in four places, quoted below in this order: the SGLang
 # servers it launches itself, the checkpoint converter's pool, `exec_command` for shell
-# commands, and the router that spreads the rollout's requests over the servers. The router
-# is the one to read closely: unlike the servers and the converter, it is started without
-# naming a start method.
+# commands, and the router that spreads the rollout's requests over the servers. For each,
+# look at which start method it names, if any.
 #
 # Every other process and subprocess site is listed in the
 # [source inventory](../book/reference/inventory.md).

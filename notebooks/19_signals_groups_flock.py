@@ -70,9 +70,8 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # Every program here is a command of `lab_snippets.proc_workers`. `spawn-children 2 3` starts
 # two `sleep` children of 3 s each, prints `ready <its pid> <child pids>` and waits for them; every
 # command ends by itself after a few seconds, so nothing can outlive a failed run for long.
-# Here is the heart of `spawn-children` (its `SIG_DFL` line undoes a `SIG_IGN` that the
-# exercise's grader sets while it starts children that must ignore SIGTERM; in this
-# chapter's cells it changes nothing):
+# Here is the heart of `spawn-children` (its `SIG_DFL` line matters only to the exercise's
+# checks):
 
 # %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_hold_flock, _cmd_spawn_children
@@ -87,11 +86,10 @@ show_source(_cmd_spawn_children, first="children = [", last="_say(line)")
 # signal nobody can catch. Predict: are its two children still running afterwards?
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01), and `read_line(stream, timeout)` reads the child's first line
-# (its pid and its children's), waiting at most `timeout` seconds. Two folded instruments
-# answer the question: `running(pid)` is true while the pid exists and has not exited (a
-# zombie, exited but not yet reaped, counts as gone), and `wait_until_gone(pids, timeout)`
-# polls until none of them runs and returns when each went. `psutil.Process(pid).ppid()`
-# gives a process's parent pid.
+# (its pid and its children's), waiting at most `timeout` seconds. The folded instrument
+# `running(pid)` answers the question: true while the pid exists and has not exited (a
+# zombie, exited but not yet reaped, counts as gone); `psutil.Process(pid).ppid()` gives a
+# process's parent pid.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # WORKER_MODULE: runs the course's worker module, lab_snippets.proc_workers
@@ -144,9 +142,10 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 #
 # Every process belongs to a **process group**, and a group can be signalled at once with
 # `os.killpg(pgid, sig)`. `Popen(..., start_new_session=True)` runs the child in a new
-# *session* (the child calls `setsid()`), which also makes it the leader of a new group whose
-# id is its own pid. The cell below starts the same `spawn-children` that way, prints the
-# group of each process, and sends one SIGTERM to the leader's group with `os.killpg`.
+# *session* (the child calls `setsid()`), which also makes it the leader of a new group. The
+# cell below starts the same `spawn-children` that way, prints the group of each process, and
+# sends one SIGTERM to the leader's group with `os.killpg`; `wait_until_gone(pids, timeout)`,
+# folded with `running`, polls until none of the pids runs and returns when each went.
 #
 # Predict: which group ids does it print for the leader and its two children, and which of
 # the three processes are still running after that one `killpg`?
@@ -169,8 +168,9 @@ print("leader exit code:", leader.returncode, "· children still running:",
       [pid for pid in member_pids if running(pid)])
 
 # %% [markdown]
-# The children joined their parent's group, as every child does by default, so all three
-# shared the leader's pid as their group id, and one `killpg` ended them all: an empty list
+# A new session's leader leads a group whose id is its own pid, and the children joined their
+# parent's group, as every child does by default; so all three shared the leader's pid as
+# their group id, and one `killpg` ended them all: an empty list
 # of survivors. We never used the children's pids to stop them.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -189,7 +189,8 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 # The two runs side by side. With a plain child, the kill ended only the parent; its
 # children kept running (red: orphaned, holding whatever they held) until we hunted them
 # down (red lasts until we killed them; left alone, each would sleep 3 s). With a new
-# session, one `killpg` ended the leader and both children together.
+# session, one `killpg` ended the leader and both children together: the three slivers at the
+# right, with no red among them.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl.add("plain parent", started_a, killed_a, "running")
@@ -249,7 +250,12 @@ print("✓ process_group=0: a group of its own, in our session")
 # lands on the wrapper. `wrap SECONDS -- COMMAND` runs COMMAND as its
 # child; with `--forward` it installs a handler that sends SIGTERM and SIGINT on to the child,
 # then waits for the child. The child, `report-signals`, prints the signal it gets and exits
-# with 128 + its number. Here is `wrap` with its forwarding handler, then the child's handler:
+# with 128 + its number.
+#
+# Predict: without `--forward`, is the child still running after the wrapper has gone? What
+# exit status does the wrapper report, without and with forwarding?
+#
+# Here is `wrap` with its forwarding handler, then the child's handler:
 
 # %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_report_signals, _cmd_wrap
@@ -264,9 +270,6 @@ show_source(_cmd_report_signals, first="def report", last="os._exit")
 # seconds (`got SIGTERM 18607 24773.021399` is the child with pid 18607 receiving SIGTERM);
 # the cell below drops the clock. It also sends the cleanup the wrapper should have done: our
 # own SIGTERM to the child, once we have seen whether it still runs.
-#
-# Predict: without `--forward`, is the child still running after the wrapper has gone? What
-# exit status does the wrapper report, without and with forwarding?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:

@@ -190,19 +190,22 @@ print("✓ ReadyScore and a Task are awaitable without being coroutines")
 # native coroutines and objects with `__await__` they agree with what the syntax will accept:
 # in the printed rows all three are `Awaitable`, and only the coroutine is a `Coroutine`. Generator-based coroutines are the exception: `await` accepts one made
 # with `types.coroutine`, yet `isinstance(x, collections.abc.Awaitable)` is `False`, because a
-# generator has no `__await__`; `inspect.isawaitable` knows about them. An annotation, on the
-# other hand, is only a promise: Python never checks it at run time.
+# generator has no `__await__`; `inspect.isawaitable` knows about them.
 #
-# The annotation below promises an awaitable and returns a number. Nothing complains until
-# someone awaits the result: the error comes from the `await` syntax, far from the function
-# that lied.
+# The annotation below promises an awaitable and returns a number. Predict: does anything
+# complain, and if so, which line does the error point at?
 
-# %% tags=["raises-exception"]
+# %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def promised_awaitable(sample: str) -> Awaitable[float]:
     return len(sample) / 10
 
 
 await promised_awaitable("an annotation is not a check")
+
+# %% [markdown]
+# Look at the line the traceback points to. An annotation is only a promise, which Python
+# never checks at run time, so the `return` passes, and the error comes from the `await`
+# syntax, far from the function that lied.
 
 # %% [markdown]
 # ## An extension point that takes sync and async hooks
@@ -298,8 +301,8 @@ print("✓ deciding by the result ran every hook; deciding by the function passe
 # ## Measure: what a tracing decorator's span covers
 #
 # Tracing decorators wrap a function to time it. The natural first version is a plain
-# wrapper: record the start, call, record the end. The async-aware version checks once, at
-# decoration time, and returns an `async def` wrapper that awaits the call inside the span.
+# wrapper: record the start, call, record the end. The async-aware version asks once, at
+# decoration time, whether `fn` is a coroutine function, and picks its wrapper by the answer.
 #
 # The experiment decorates the same coroutine function both ways and records when each span
 # opens and closes against when the body runs, on a `Timeline`: `tl.span` times a block,
@@ -382,9 +385,10 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 
 # %% [markdown]
 # Applied to an `async def`, the "call" inside a plain wrapper only makes the coroutine
-# object, so its span closes **before any of the body has run**: in the figure the naive span
-# is a sliver at the start, while the async-aware span contains the body. The green bars are the spans (legend
-# "tracer's span") and the blue bars the bodies. The cell pauses 0.02 s between the
+# object, so its span closes **before any of the body has run**: in the figure (in the second
+# answer fold) the naive span is a sliver at the start, while the async-aware span contains the body. The green bar is
+# the async-aware span (legend "tracer's span"; the naive span is too short to show its colour)
+# and the blue bars the bodies. The cell pauses 0.02 s between the
 # naive call and the `gather` that awaits it, so the two moments sit apart in the picture:
 # the naive span sits at the call, and its body starts only once `gather` awaits the
 # coroutine. The experiment's last line shows the second damage:

@@ -68,9 +68,9 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # so we count the beats after the first. The cell below runs the eight calls twice: with
 # the blocking body and the permit taken twice (as in slime), then with an awaiting body and
 # the permit taken once (`tool_takes_permit=False`; hazard 2 comes back to that second flag).
-# The semaphore says four: with the blocking body, how many calls run at the same time?
 # `start_and_wait(calls, timeout)` starts every call as a task and, after at most `timeout`
 # seconds, returns how many finished and how many are stuck, and cancels the stuck ones.
+# The semaphore says four: with the blocking body, how many calls run at the same time?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
@@ -313,8 +313,7 @@ fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or to
 # waiting, each of which occupies a thread of the default pool (which has min(32, CPUs + 4)
 # of them, chapter 25) for a round trip, and each request sees its result up to a tick late.
 # The cost grows with the number of waiting requests times the waiting time. A notified
-# request makes no call and sees its result at once. What that costs a real server depends
-# on the request rate, the round-trip time and the pool size.
+# request makes no call and sees its result at once.
 #
 # **Where in slime.** The teacher server's `/generate` handler polls this way; the sample
 # manager it asks is a Ray actor:
@@ -451,9 +450,8 @@ assert fixed_report == {"cancelled request ended with": "CancelledError", "dupli
 print("✓ the model stays stuck after one cancellation; the fixed endpoint serves both requests")
 
 # %% [markdown]
-# **What the model shows.** `CancelledError` is not an `Exception` (since Python 3.8), so
-# neither `except` clause records it and `error` stays `None`. The `finally` then takes the
-# success branch and reads `drained`, which the cancelled `try` never bound: the
+# **What the model shows.** `CancelledError` is not an `Exception`, so neither `except`
+# clause records it and `error` stays `None`. The `finally` then takes the success branch and reads `drained`, which the cancelled `try` never bound: the
 # `UnboundLocalError` it raises replaces the cancellation and leaves the `finally` before the
 # lock. The shared future is never resolved (the duplicate waits forever, shielded), and the
 # state stays "in progress" (the later request joins the dead update and waits forever too).
