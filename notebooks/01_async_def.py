@@ -314,15 +314,16 @@ else:
 # %% [markdown]
 # ## Exercise 1.1 · Create now, run later
 #
-# A coroutine object can be made long before it runs. Use that to start bodies in an order
-# you choose. Implement `run_in_reverse(job_ids, log)`:
+# A coroutine object can be made long before it runs. Implement `run_in_reverse(job_ids, log)`:
 #
 # 1. first create one coroutine object `record_job(job_id, log)` for **every** id, in the
 #    given order (a repeated id once per occurrence), without running any of them;
 # 2. then await them one by one in **reverse** order, each after the previous one has ended;
 # 3. return their results in the order they were awaited;
 # 4. if a body raises, let its error come out of `run_in_reverse` and await no later body; if
-#    the caller cancels `run_in_reverse`, end cancelled and start no later body.
+#    the caller cancels `run_in_reverse`, end cancelled and start no later body;
+# 5. either way, close each object you did not await before returning, so none of them warns
+#    "was never awaited".
 #
 # Several calls at once, each with its own `log`, must each behave as if alone.
 #
@@ -339,6 +340,8 @@ else:
 # - **errors**: a body's error comes out of `run_in_reverse` (no later body runs);
 # - **cancellation**: when the caller cancels `run_in_reverse`, it ends cancelled and no later
 #   body runs;
+# - **nothing left to warn**: after an error or a cancel, every object that was not awaited is
+#   closed by the time `run_in_reverse` ends (none of them warns "was never awaited");
 # - **several callers at once**, each with its own `log`: each call behaves as if alone.
 #
 # :::
@@ -357,7 +360,14 @@ async def run_in_reverse(job_ids: list[int], log: list[str]) -> list[str]:
     """Create every coroutine object first, then await them in reverse order."""
     ### BEGIN SOLUTION
     created = [record_job(job_id, log) for job_id in job_ids]
-    return [await coro for coro in reversed(created)]
+    results = []
+    try:
+        for coro in reversed(created):
+            results.append(await coro)
+    finally:
+        for coro in created:
+            coro.close()  # a finished object ignores it; an unawaited one can no longer warn
+    return results
     ### END SOLUTION
 
 
@@ -370,6 +380,33 @@ assert got == ["job 3 done", "job 2 done", "job 1 done"], (
 assert visible_log == ["start 3", "start 2", "start 1"], (
     "each body must start only when it is awaited, last id first; "
     f"the log was {visible_log!r}")
+
+
+# %% tags=["tests"]
+class LogThatFailsOn2(list):
+    """A log whose append raises for job 2, so that job's body raises."""
+
+    def append(self, line: str) -> None:
+        if line == "start 2":
+            raise RuntimeError("job 2 failed")
+        super().append(line)
+
+
+with warnings.catch_warnings(record=True) as visible_warnings:
+    warnings.simplefilter("always")
+    try:
+        await asyncio.wait_for(run_in_reverse([1, 2, 3], LogThatFailsOn2()), timeout=2)
+        visible_error = None
+    except RuntimeError as exc:
+        visible_error = exc
+    gc.collect()
+assert str(visible_error) == "job 2 failed", (
+    f"job 2's error must come out of run_in_reverse; got {visible_error!r}")
+never_awaited = [str(w.message) for w in visible_warnings
+                 if "never awaited" in str(w.message)]
+assert not never_awaited, (
+    "after job 2 raised, job 1's object was never awaited and not closed either: "
+    f"close the objects you do not await; warnings: {never_awaited}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
@@ -454,11 +491,11 @@ def _scenarios(draw):
 
 
 def _observe(fn, s: _Scenario) -> list:
-    recorders: dict = {}  # id(log) -> (Recorder, events): callers at once share the stand-in
+    recorders: dict = {}  # id(log) -> (Recorder, events, objects): callers at once share the stand-in
     made: list = []       # every coroutine object handed out
 
     def spy(job_id: int, log: list):
-        rec, events = recorders[id(log)]
+        rec, events, objects = recorders[id(log)]
         events.append(f"create {job_id}")
 
         async def body():
@@ -470,13 +507,15 @@ def _observe(fn, s: _Scenario) -> list:
             finally:
                 events.append(f"end {job_id}")
         made.append(body())
+        objects.append(made[-1])
         return made[-1]
 
     async def one_caller() -> dict:
         log: list = []
-        rec, events = recorders[id(log)] = (_sc.Recorder(), [])
+        rec, events, objects = recorders[id(log)] = (_sc.Recorder(), [], [])
         seen = await _sc.call_once(lambda: fn(list(s.job_ids), log), rec, s.cancel_at)
-        return {**seen, "events": events}
+        unclosed = sum(inspect.getcoroutinestate(c) == inspect.CORO_CREATED for c in objects)
+        return {**seen, "events": events, "unclosed": unclosed}
 
     names = fn.__globals__
     saved = names.get("record_job")
@@ -485,8 +524,8 @@ def _observe(fn, s: _Scenario) -> list:
         return _sc.run_callers(one_caller, s.callers)
     finally:
         names["record_job"] = saved
-        for coro in made:  # an error or a cancel leaves later objects never awaited, by design:
-            coro.close()   # closed here, they warn of nothing
+        for coro in made:  # a wrong answer's unclosed objects: closed here, once counted, so
+            coro.close()   # the grader's own run warns of nothing
 
 
 def _compare_one(me: dict, it: dict, s: _Scenario) -> str | None:
@@ -499,6 +538,10 @@ def _compare_one(me: dict, it: dict, s: _Scenario) -> str | None:
                 "each body starts only when awaited")
     if me["kind"] == "returned" and me["value"] != it["value"]:
         return f"returned {me['value']!r}, expected {it['value']!r}: the results in the order awaited"
+    if me["unclosed"] != it["unclosed"]:
+        return (f"nothing left to warn: {me['unclosed']} coroutine object(s) were neither awaited nor closed when "
+                "run_in_reverse ended; each will warn 'was never awaited' when collected: close() the objects "
+                "you do not await, after an error or a cancel too (chapter 01)")
     return None
 
 

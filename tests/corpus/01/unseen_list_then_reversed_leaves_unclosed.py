@@ -1,0 +1,10 @@
+# mistake: builds a list of coroutine objects, then awaits them with reversed(); after an error or a cancel the objects not yet awaited stay unclosed
+# violates: nothing left to warn
+# from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/ (correct under the contract before item 5; wrong since exercise 1.1 asks to close what it does not await)
+async def run_in_reverse(job_ids: list[int], log: list[str]) -> list[str]:
+    """Create every coroutine object first, then await them in reverse order."""
+    coros = [record_job(job_id, log) for job_id in job_ids]
+    results = []
+    for coro in reversed(coros):
+        results.append(await coro)
+    return results
