@@ -921,8 +921,9 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
                 "sample, and a hook that raises ends the chain")
     if me["outcome"] != it["outcome"]:
         return (f"apply_hooks ended with {me['outcome']!r}, expected {it['outcome']!r}: return the last sample "
-                "(a falsy result is a sample too), await a result only when inspect.isawaitable says so, and "
-                "let a hook's error (TypeError included) reach the caller")
+                "(a falsy result is a sample too), await a result only when inspect.isawaitable says so, read a "
+                "result that has __aiter__ to its end (each value but None becomes the sample), and let a hook's "
+                "error (TypeError included, also one raised in its stream) reach the caller")
     if me["unconsumed"] > it["unconsumed"]:
         return ("a hook's result that async for accepts (it has __aiter__) is a stream: consume it to its end "
                 f"with async for before the next hook; {me['unconsumed']} stream(s) were left unread or half-read")
