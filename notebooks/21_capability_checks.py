@@ -14,9 +14,9 @@
 # 2. build an extension point that accepts sync and async hooks, and compare two ways of
 #    deciding what to await;
 # 3. write a decorator for async functions, and measure what a plain wrapper's span covers;
-# 4. implement a hook runner whose hidden test checks order and that nothing is left unawaited.
+# 4. implement a hook runner that awaits only what is awaitable and reads hooks that stream.
 #
-# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 45 minutes
+# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -452,20 +452,21 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 # %% [markdown]
 # ## Exercise 21.1 · Apply hooks, whatever their kind
 #
-# Implement `apply_hooks(sample, hooks)`. Each hook is called with the current sample and
-# returns the next sample, or `None` to keep the current one. A hook may be a plain function,
-# an `async def`, a plain function returning an awaitable, or a callable object. Run the hooks
-# **one after another, in order** (each sees the previous one's result), await a result only
-# when it is awaitable, and return the final sample. Only `None` keeps the current sample:
-# any other result, even a falsy one such as `""` or `0`, becomes the next sample. An error
-# raised in a hook reaches the caller and no later hook is called; if the caller is
-# cancelled while it awaits a hook's result, that hook is cancelled with it.
+# Implement `apply_hooks(sample, hooks)`. Each hook takes the current sample and returns the
+# next one. A hook may be a plain function, an `async def`, a plain function returning an
+# awaitable, or a callable object. Run the hooks **one after another, in order**, await a
+# result only when it is awaitable, and return the final sample. Only `None` keeps the current
+# sample: a falsy result such as `""` or `0` replaces it. A hook may also **stream**: when its
+# result has `__aiter__` (what `async for` needs), however the hook was written, consume it to
+# the end; each value it yields, except `None`, becomes the sample. An error raised in a hook
+# or its stream reaches the caller and no later hook is called; if the caller is cancelled
+# while it waits on a hook, that hook (or its stream) is cancelled with it.
 #
 # :::{dropdown} What the grader checks
 #
-# Graded, on many generated chains (from no hook to five, every kind above mixed; results
-# that repeat, are falsy or are objects that are not awaitable; hooks that wait or raise; a
-# caller cancelled mid-chain):
+# Graded, on many generated chains (from no hook to five, every kind above mixed, streams
+# included; results that repeat, are falsy or are objects that are not awaitable; hooks and
+# streams that wait or raise; a caller cancelled mid-chain):
 #
 # - every kind of hook above works, decided by its *result* (is it awaitable?), not by the
 #   function;
@@ -474,22 +475,31 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 # - only `None` keeps the current sample, whether a sync hook returns it or it is what an
 #   awaited result turns into; any other result, falsy ones such as `""`, `0` or `[]`
 #   included, becomes the next sample;
-# - no hook's coroutine is left unawaited, a sync result is never awaited, and an error
-#   raised inside a hook (a `TypeError` included) reaches the caller; no later hook is called;
-# - a caller cancelled while a hook's result is awaited ends at once: that hook is cancelled
-#   with it (nothing is left running) and no later hook is called.
+# - a result that has `__aiter__` is a stream, whether an `async def` with `yield`, a plain
+#   function or an object returned it, or a hand-written class that has only `__aiter__`: it
+#   is consumed to its end before the next hook is called, and each value it yields except
+#   `None` becomes the sample (a stream that yields nothing keeps it);
+# - no hook's coroutine is left unawaited, no stream is left unfinished, a sync result is never
+#   awaited, and an error raised inside a hook or its stream (a `TypeError` included) reaches
+#   the caller; no later hook is called;
+# - a caller cancelled while a hook's result or stream is awaited ends at once: that hook is
+#   cancelled with it (nothing is left running) and no later hook is called.
 #
 # :::
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def apply_hooks(sample, hooks):
-    """Apply each hook in order; await its result only if awaitable; None keeps the sample."""
+    """Apply each hook in order: await an awaitable result, consume a stream; None keeps the sample."""
     ### BEGIN SOLUTION
     for hook in hooks:
         result = hook(sample)
         if inspect.isawaitable(result):
             result = await result
-        if result is not None:
+        if hasattr(result, "__aiter__"):  # a stream: what `async for` accepts, however it was made
+            async for value in result:
+                if value is not None:
+                    sample = value
+        elif result is not None:
             sample = result
     return sample
     ### END SOLUTION
@@ -504,6 +514,18 @@ assert visible == "s+plain+async+async+client", (
 visible_kept = await asyncio.wait_for(apply_hooks("s", [lambda s: None]), timeout=2)
 assert visible_kept == "s", (
     f"a hook that returns None keeps the sample: 's' expected, got {visible_kept!r}")
+
+
+async def add_stream(sample: str):  # an async generator function: its call is a stream
+    yield sample + "+draft"
+    await asyncio.sleep(0)
+    yield sample + "+final"
+
+
+streamed = await asyncio.wait_for(apply_hooks("s", [add_plain, add_stream]), timeout=2)
+assert streamed == "s+plain+final", (
+    "a hook's stream (a result with __aiter__) is consumed to its end, each value "
+    f"it yields becoming the sample: 's+plain+final' expected, got {streamed!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
@@ -536,6 +558,8 @@ async def _hidden_check_apply_hooks():
         pass
     async def _raises_type_error(s):
         raise TypeError("a bug inside the hook")
+    def _show_value(v):
+        return repr(v) if v is None or isinstance(v, (str, int, list)) else f"a {type(v).__name__} object"
     async def _one(chain, sample="x"):
         async with asyncio.timeout(2):
             return await apply_hooks(sample, chain)
@@ -613,6 +637,62 @@ async def _hidden_check_apply_hooks():
     assert isinstance(_obj, _NotAwaitable) and _obj.s == "y", (
         "a sync result is used as is, never awaited (chapter 21)")
     assert await _one([], "z") == "z", "no hooks: the sample comes back unchanged"
+    # A hook may stream: a result that `async for` accepts (it has __aiter__) is consumed to its end.
+    _stream_ends: list[str] = []
+    async def _stream(s, values=None):
+        try:
+            for _v in (s + "a", s + "b", None) if values is None else values:
+                await asyncio.sleep(0)
+                yield _v
+            _stream_ends.append("ended")
+        except BaseException:
+            _stream_ends.append("cut off")
+            raise
+    class _Pieces:
+        """A hand-written stream: only __aiter__, which returns a separate iterator."""
+        def __init__(self, s):
+            self.s = s
+        def __aiter__(self):
+            return _stream(self.s)
+    class _StreamClient:
+        def __call__(self, s):
+            return _stream(s)
+    _streams = {
+        "an async generator function (async def with yield)": (_stream, "xb"),
+        "a plain function that returns an async generator": (lambda s: _stream(s), "xb"),
+        "a callable object that returns an async generator": (_StreamClient(), "xb"),
+        "a plain function that returns an object with only __aiter__": (_Pieces, "xb"),
+        "a stream that yields '' last": (lambda s: _stream(s, (s + "a", "")), ""),
+        "a stream that yields nothing": (lambda s: _stream(s, ()), "x"),
+    }
+    for _kind, (_hook, _want) in _streams.items():
+        _stream_ends.clear()
+        _got = await _one([_hook])
+        assert _got == _want and _stream_ends == ["ended"], (
+            "a hook's result that async for accepts (it has __aiter__) is a stream: consume it to its end "
+            f"with async for, each value it yields except None becoming the sample; for {_kind} apply_hooks "
+            f"returned {_show_value(_got)} (expected {_want!r}) and the stream was "
+            f"{'consumed to its end' if _stream_ends == ['ended'] else 'not consumed to its end'}. "
+            "Test the result for the protocol (__aiter__), not how the hook was written (chapter 21)")
+    _events.clear()
+    _stream_ends.clear()
+    _got = await _one([_slow, _stream, _plain])
+    assert _got == "xSbp" and _events == ["slow starts", "slow ends", "plain"], (
+        "a hook's stream is consumed to its end before the next hook is called, which gets its last "
+        f"value: the chain [async, stream, plain] gave {_got!r}, not 'xSbp' (chapter 21)")
+    async def _broken_stream(s):
+        yield s + "a"
+        raise ValueError("a bug inside the stream")
+    _events.clear()
+    try:
+        await _one([_broken_stream, _plain])
+    except ValueError:
+        pass
+    else:
+        raise AssertionError(
+            "an error raised inside a hook's stream must reach the caller: iterate with async for, which "
+            "stops at the end of the stream and lets any other error through (chapter 21)")
+    assert not _events, "an error raised inside a hook's stream ends the chain: no later hook is called"
 async with asyncio.timeout(5):
     await _hidden_check_apply_hooks()
 
@@ -633,7 +713,10 @@ _KINDS = {  # kind -> how it reads in a scenario
     "returns awaitable": "a plain function that returns an object with __await__",
     "object": "a callable object",
     "async object": "a callable object with an async __call__",
+    "async generator": "an async generator function (a stream)",
+    "returns stream": "a plain function that returns an object with only __aiter__ (a stream)",
 }
+_STREAMS = ("async generator", "returns stream")
 _RESULTS = ("new", "None", "''", "0", "[]", "thing", "raise ValueError", "raise TypeError")
 
 
@@ -662,6 +745,9 @@ class _Hook:
         what = {"new": f"returns 'h{n}(<its sample>)'", "thing": f"returns the non-awaitable object <thing {n}>",
                 "None": "returns None"}.get(self.result, self.result if self.result.startswith("raise")
                                             else f"returns {self.result}")
+        if self.kind in _STREAMS:  # a stream yields 'h{n}~(<its sample>)', then what the hook "returns"
+            what = f"yields 'h{n}~(<its sample>)', then " + what.replace("returns", "yields")
+            wait = wait and wait + " before each value"
         return f"hook {n}: {_KINDS[self.kind]}{wait} and {what}"
 
 
@@ -687,8 +773,8 @@ def _scenarios(draw):
 
 
 def _observe(fn, s: _Scenario) -> dict:
-    seen: dict = {"calls": [], "peak": 0, "outcome": None, "unawaited": [], "left": []}
-    running, coroutines, readies, tasks = [0], [], [], []
+    seen: dict = {"calls": [], "peak": 0, "outcome": None, "unawaited": [], "left": [], "unconsumed": 0}
+    running, coroutines, readies, tasks, agens = [0], [], [], [], []
 
     async def main() -> dict:
         loop = asyncio.get_running_loop()
@@ -716,6 +802,32 @@ def _observe(fn, s: _Scenario) -> dict:
             finally:
                 running[0] -= 1
 
+        async def stream(n, hook, sample, call):
+            running[0] += 1
+            seen["peak"] = max(seen["peak"], running[0])
+            call[2] = "streaming"
+            try:
+                await asyncio.sleep(hook.seconds)
+                yield f"h{n}~({sample!r})"
+                await asyncio.sleep(hook.seconds)
+                yield value(n, hook, sample)
+                call[2] = "ended"
+            except asyncio.CancelledError:
+                call[2] = "cancelled"
+                raise
+            except Exception:
+                call[2] = "ended"
+                raise
+            finally:
+                running[0] -= 1
+
+        class Pieces:  # a hand-written stream: only __aiter__
+            def __init__(self, agen):
+                self.agen = agen
+
+            def __aiter__(self):
+                return self.agen
+
         class Ready:
             def __init__(self, coro):
                 self.coro = coro
@@ -741,6 +853,21 @@ def _observe(fn, s: _Scenario) -> dict:
                     readies.append(ready)
                     return ready
                 return coro
+            if hook.kind == "returns stream":
+                def pieces(sample):
+                    seen["calls"].append([n, _show(sample), "not consumed"])
+                    agen = stream(n, hook, sample, seen["calls"][-1])
+                    agens.append(agen)
+                    return Pieces(agen)
+                return pieces
+            if hook.kind == "async generator":
+                async def hook_gen(sample):  # the call is seen when its stream starts
+                    seen["calls"].append([n, _show(sample), "streaming"])
+                    agen = stream(n, hook, sample, seen["calls"][-1])
+                    agens.append(agen)
+                    async for got in agen:
+                        yield got
+                return hook_gen
             if hook.kind == "async":
                 async def hook_fn(sample):
                     seen["calls"].append([n, _show(sample), "not finished"])
@@ -763,8 +890,14 @@ def _observe(fn, s: _Scenario) -> dict:
             seen["outcome"] = (_sc.kind_of(exc), str(exc))
         seen["at"], seen["ends"] = loop.time(), [c[2] for c in seen["calls"]]
         seen["left"] = running[0] + sum(not t.done() for t in tasks)
+        seen["unconsumed"] = sum(c[2] in ("not consumed", "streaming") for c in seen["calls"])
         for t in tasks:
             t.cancel()
+        for agen in agens:  # finish what a wrong answer left half-read
+            try:
+                await agen.aclose()
+            except Exception:  # noqa: BLE001 - already running or broken: nothing to observe
+                pass
         await asyncio.sleep(0)
         return seen
 
@@ -784,11 +917,16 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
     if [c[:2] for c in me["calls"]] != [c[:2] for c in it["calls"]]:
         return (f"the hooks were called (hook, sample) {[tuple(c[:2]) for c in me['calls']]}, expected "
                 f"{[tuple(c[:2]) for c in it['calls']]}: call each hook in order on the previous one's result "
-                "(awaited when it is awaitable); only None keeps the sample, and a hook that raises ends the chain")
+                "(awaited when it is awaitable; a stream's last value that is not None); only None keeps the "
+                "sample, and a hook that raises ends the chain")
     if me["outcome"] != it["outcome"]:
         return (f"apply_hooks ended with {me['outcome']!r}, expected {it['outcome']!r}: return the last sample "
-                "(a falsy result is a sample too), await a result only when inspect.isawaitable says so, and "
-                "let a hook's error (TypeError included) reach the caller")
+                "(a falsy result is a sample too), await a result only when inspect.isawaitable says so, read a "
+                "result that has __aiter__ to its end (each value but None becomes the sample), and let a hook's "
+                "error (TypeError included, also one raised in its stream) reach the caller")
+    if me["unconsumed"] > it["unconsumed"]:
+        return ("a hook's result that async for accepts (it has __aiter__) is a stream: consume it to its end "
+                f"with async for before the next hook; {me['unconsumed']} stream(s) were left unread or half-read")
     if me["peak"] > 1:
         return (f"{me['peak']} hooks' results were awaited at once: the hooks run one after another, each on "
                 "the previous one's result; await each result before calling the next hook")
@@ -807,7 +945,9 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
 _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what="apply_hooks",
                  examples=40, hint="chapter 21", explicit=(
                      _Scenario("s", (_Hook("plain"), _Hook("async", "raise TypeError", 1))),
-                     _Scenario("s", (_Hook("returns future", "new", 1), _Hook("async", "new", 2)), 1.5)))
+                     _Scenario("s", (_Hook("returns future", "new", 1), _Hook("async", "new", 2)), 1.5),
+                     _Scenario("s", (_Hook("returns stream", "None", 1), _Hook("async generator", "''"), _Hook("plain"))),
+                     _Scenario("s", (_Hook("async generator", "new", 1), _Hook("returns stream", "new", 1)), 2.5)))
 ### END HIDDEN TESTS
 
 # %% [markdown]

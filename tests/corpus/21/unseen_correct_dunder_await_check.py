@@ -1,4 +1,5 @@
-# correct: checks the result's type for __await__ / collections.abc.Awaitable (plus legacy generator-based coroutines) with a while-style reduce
+# mistake: the answer that was right before the stream twist (session 14): checks the result's type for __await__ / collections.abc.Awaitable with a while-style reduce, and has no stream handling
+# violates: a hook's result that async for accepts (it has __aiter__) is a stream
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
 from collections.abc import Awaitable as _Awaitable
 
