@@ -553,10 +553,10 @@ print("✓ the loop from make_debug_loop ran in debug mode")
 #    raise `TimeoutError` at the deadline, without waiting for the cancelled coroutine's
 #    cleanup;
 # 4. hand back the result, or the coroutine's own exception as it is, as soon as the
-#    coroutine ends (not at the deadline), and leave the loop and other callers' coroutines
-#    alone.
-#
-# Remember chapter 08: a timeout on the waiting side does not stop the work by itself.
+#    coroutine ends, and leave the loop and other callers' coroutines alone;
+# 5. called on the loop thread itself (by a coroutine running there, say), raise
+#    `RuntimeError` at once instead of waiting, and close `coro` unrun: no coroutine left
+#    never awaited. Any other thread, even one running its own loop, is served.
 #
 # :::{dropdown} What the grader checks
 #
@@ -564,7 +564,8 @@ print("✓ the loop from make_debug_loop ran in debug mode")
 # of its own, sharing one loop thread; coroutines that return a value, the same one twice or
 # `0` or `None` included, after 0.02 s or 0.3 s; coroutines that raise, a `TimeoutError` of
 # their own included; coroutines that outlast the deadline, some of them needing 0.2 s to clean
-# up once cancelled):
+# up once cancelled; and calls made on the loop thread, from a coroutine or a callback running
+# there, while other threads' calls share the loop):
 #
 # - **where**: the coroutine runs on the loop thread;
 # - **result**: its result, or its own exception as it is, reaches the caller as soon as the
@@ -574,7 +575,10 @@ print("✓ the loop from make_debug_loop ran in debug mode")
 #   when the cancelled coroutine is slow to clean up;
 # - **what is left**: the coroutine that timed out is cancelled on its loop (its cleanup may
 #   still be running there when `TimeoutError` reaches the caller), and no task is left pending
-#   there once that cleanup ends; the other callers' coroutines and the loop itself are untouched.
+#   there once that cleanup ends; the other callers' coroutines and the loop itself are untouched;
+# - **on the loop thread**: `RuntimeError` at once (the loop goes on serving the other
+#   threads' calls), the coroutine handed in closed and never run; only the loop thread itself
+#   is refused: the notebook's thread, which runs a loop of its own, is served.
 #
 # :::
 #
@@ -584,6 +588,11 @@ print("✓ the loop from make_debug_loop ran in debug mode")
 def call_with_deadline(loop_thread: LoopThread, coro, timeout: float):
     """Run `coro` on the loop thread; on timeout cancel it there and raise TimeoutError."""
     ### BEGIN SOLUTION
+    if threading.current_thread() is loop_thread.thread:
+        # Waiting here would hold the only thread that can run `coro`: refuse, as asyncio.run
+        # refuses inside a running loop, and close the coroutine that will never run.
+        coro.close()
+        raise RuntimeError("call_with_deadline called on its loop's own thread: it would block that loop")
     future = asyncio.run_coroutine_threadsafe(coro, loop_thread.loop)
     try:
         return future.result(timeout=timeout)
@@ -594,19 +603,29 @@ def call_with_deadline(loop_thread: LoopThread, coro, timeout: float):
 
 
 # %% tags=["tests"]
+def call_outcome(coro, timeout: float) -> str:
+    try:
+        return repr(call_with_deadline(exercise_loop, coro, timeout=timeout))
+    except (RuntimeError, TimeoutError) as exc:
+        return type(exc).__name__
+
+
+async def from_the_loop_thread() -> str:  # runs on exercise_loop, and calls it
+    return call_outcome(fetch_reward(4), timeout=1)
+
+
 exercise_loop = LoopThread("exercise-loop")
 try:
     visible_reward = call_with_deadline(exercise_loop, fetch_reward(3), timeout=2)
     assert visible_reward == 0.3, (
         "a coroutine that ends before the deadline returns its result: 0.3 expected, "
         f"got {visible_reward!r}")
-    try:
-        call_with_deadline(exercise_loop, asyncio.sleep(5), timeout=0.05)
-        raised_timeout = False
-    except TimeoutError:
-        raised_timeout = True
-    assert raised_timeout, (
+    assert call_outcome(asyncio.sleep(5), timeout=0.05) == "TimeoutError", (
         "a coroutine slower than the deadline must raise TimeoutError")
+    from_inside = exercise_loop.run(from_the_loop_thread(), timeout=5)
+    assert from_inside == "RuntimeError", (
+        "called on the loop thread itself, call_with_deadline raises RuntimeError at "
+        f"once: it gave {from_inside}")
 finally:
     exercise_loop.stop(timeout=2)
 
@@ -635,6 +654,12 @@ try:
     try:
         _halfway = _grading.ReferenceWait(0.01 + (2 - 0.01) / 2)  # a plain wait, beside the call
         _probe_seen = _grading.call(call_with_deadline, _loop_thread, _probe(7), timeout=2)
+        if isinstance(_probe_seen.error, RuntimeError):
+            raise AssertionError(
+                "only the loop thread itself is refused: called from the notebook's thread, which runs a "
+                "loop of its own but not loop_thread's, call_with_deadline raised "
+                f"RuntimeError: {_probe_seen.error}; compare the calling thread with loop_thread.thread "
+                "(chapter 13)")
         if _probe_seen.error is not None:
             raise _probe_seen.error
         _value = _probe_seen.value
@@ -787,6 +812,9 @@ def _observe(fn, s: _Scenario) -> list:
 
 
 def _compare_one(me: dict, it: dict, c: _Call) -> str | None:
+    if me["kind"] == "raised RuntimeError" != it["kind"]:
+        return (f"only the loop thread itself is refused: a caller in a thread of its own, with no loop, got "
+                f"RuntimeError {me.get('message')!r}; compare the calling thread with loop_thread.thread")
     if (me["kind"], me.get("value")) != (it["kind"], it.get("value")):
         got = repr(me.get("value")) if me["kind"] == "returned" else me["kind"]
         want = f"returned {it.get('value')!r}" if it["kind"] == "returned" else it["kind"]
@@ -831,6 +859,133 @@ _sc.differential(call_with_deadline, _reference, _scenarios, _sth.Beside(_observ
                                       _Call(0.02, 0.15, raises="TimeoutError"))),
                            # a quick result under a long deadline: a caller that polls hears of it late
                            _Scenario((_Call(0.02, 2.0, value=1),))))
+
+# The twist: called on the loop thread itself (by a coroutine, or a callback, running there), the
+# call cannot wait: the loop would run the coroutine only once its own thread stopped waiting.
+# RuntimeError at once, the coroutine handed in closed and never run, the loop free for the others.
+import inspect as _inspect
+
+
+@_dc.dataclass(frozen=True)
+class _Inside:
+    via: str       # "a coroutine" or "a callback", running on the loop thread
+    work: _Call    # the coroutine it hands in, and its deadline
+    others: tuple  # calls from threads of their own, made at the same time
+
+    def describe(self) -> str:
+        who = "; meanwhile, from threads of their own: " + "; ".join(
+            c.describe() for c in self.others) if self.others else ""
+        return f"{self.via} running on the loop thread calls {self.work.describe()}{who}"
+
+
+def _observe_inside(fn, loop_thread, s: _Inside) -> dict:
+    notes = {"thread": None, "cancelled": False, "ended": threading.Event()}
+    coro = _stand_in(s.work, notes)
+    seen: dict = {}
+    called = threading.Event()
+
+    def make_the_call() -> None:
+        try:
+            seen.update(_sth.timed(fn, loop_thread, coro, timeout=s.work.timeout))
+        finally:
+            called.set()
+
+    async def from_a_coroutine() -> None:
+        make_the_call()
+
+    if s.via == "a coroutine":
+        loop_thread.submit(from_a_coroutine())
+    else:
+        loop_thread.loop.call_soon_threadsafe(make_the_call)
+    called.wait(timeout=s.work.timeout + 3)
+    try:  # a few turns of the loop: a task cancelled before its first step closes its coroutine then
+        loop_thread.run(asyncio.sleep(0.02), timeout=2)
+    except TimeoutError:
+        pass
+    state = _inspect.getcoroutinestate(coro)
+    coro.close()  # whatever the call did with it, the test leaves no coroutine behind
+    return {**(seen or {"kind": "still running", "seconds": s.work.timeout + 3}),
+            "ran": notes["thread"] is not None, "state": state}
+
+
+def _inside_problem(me: dict, by: float) -> str | None:
+    """What is wrong with a call made on the loop thread, or None; ``by`` is how long it may take."""
+    if me["kind"] != "raised RuntimeError" or me["seconds"] > by:
+        got = me["kind"] if me["kind"] != "returned" else f"returned {me.get('value')!r}"
+        return (f"called on the loop thread itself, call_with_deadline raises RuntimeError at once: it {got} "
+                f"after {me['seconds']:.2f} s; while that thread waits, its loop cannot run the coroutine, so "
+                "check where you are called from before waiting, as asyncio.run refuses inside a running loop "
+                "(chapter 13)")
+    if me["ran"]:
+        return ("called on the loop thread itself, the coroutine handed in is closed, never run: it ran "
+                "anyway, with nobody to hear its result; close it instead of scheduling it")
+    if me["state"] != _inspect.CORO_CLOSED:
+        return ("called on the loop thread itself, the coroutine handed in is closed, never run: it was left "
+                f"{me['state']} (Python warns 'coroutine ... was never awaited'); close it, as the chapter's "
+                "asyncio.run cell does (chapter 13)")
+    return None
+
+
+# A named check: a coroutine on the loop thread calls it with a deadline of 2 s.
+_twist_loop = LoopThread("hidden-13-twist")
+try:
+    _soon = _grading.ReferenceWait(0.5)  # a plain wait beside the call: "at once" ends well before it
+    _inside_seen = _observe_inside(call_with_deadline, _twist_loop,
+                                   _Inside("a coroutine", _Call(0.02, 2.0, value=4), ()))
+    _problem = _inside_problem(_inside_seen, by=_soon.seconds)
+    assert _problem is None, _problem
+    assert _twist_loop.thread.is_alive(), (
+        "called on the loop thread itself, call_with_deadline stopped the loop thread: raise, and leave it running")
+    _after = _grading.call(call_with_deadline, _twist_loop, _probe(8), timeout=2)
+    assert _after.error is None and _after.value == 8, (
+        "after a call made on the loop thread, the loop serves the next caller: "
+        f"it gave {_after.error or _after.value!r}")
+finally:
+    _twist_loop.stop(timeout=5)
+
+
+def _observe_twist(fn, s: _Inside) -> list:
+    loop_thread = LoopThread("scenario-loop")
+    try:
+        seen = _sth.at_once([_functools.partial(_observe_inside, fn, loop_thread, s)]
+                            + [_functools.partial(_one, fn, loop_thread, c) for c in s.others], timeout=10)
+        try:
+            left = loop_thread.run(_count_other_tasks(), timeout=1) if loop_thread.thread.is_alive() else "no loop"
+        except TimeoutError:
+            left = "no loop"
+    finally:
+        if loop_thread.thread.is_alive():
+            loop_thread.stop(timeout=3)
+    return [{**one, "left": left} for one in seen]
+
+
+def _compare_twist(mine, ref, s: _Inside) -> str | None:
+    if not isinstance(ref, list):
+        return None
+    if not isinstance(mine, list):
+        return f"call_with_deadline: the scenario could not be run to its end ({mine.get('kind')})"
+    problem = _inside_problem(mine[0], by=ref[0]["seconds"] + 0.1)
+    if problem:
+        return problem
+    for k, (me, it, c) in enumerate(zip(mine[1:], ref[1:], s.others, strict=True)):
+        problem = _compare_one(me, it, c)
+        if problem:
+            return f"while a call was refused on the loop thread, caller {k}: {problem}"
+    if mine[0]["left"] != ref[0]["left"]:
+        return (f"no task left pending on the loop: {mine[0]['left']} task(s) after a call refused on the loop "
+                f"thread (the reference left {ref[0]['left']})")
+    return None
+
+
+_inside_calls = _st.builds(
+    _Inside, via=_st.sampled_from(["a coroutine", "a callback"]),
+    work=_st.one_of(_st.builds(_Call, seconds=_st.just(0.02), timeout=_st.sampled_from([0.15, 1.0]), value=_values),
+                    _st.builds(_Call, seconds=_st.just(3.0), timeout=_st.just(0.15))),
+    others=_st.lists(_st.builds(_Call, seconds=_st.just(0.02), timeout=_st.just(1.0), value=_values),
+                     max_size=1).map(tuple))
+_sc.differential(call_with_deadline, _reference, _inside_calls, _sth.Beside(_observe_twist, _reference),
+                 _compare_twist, what="call_with_deadline", examples=2, hint="chapter 13",
+                 explicit=(_Inside("a callback", _Call(0.02, 1.0, value=1), (_Call(0.02, 1.0, value=0),)),))
 ### END HIDDEN TESTS
 
 # %% [markdown]
