@@ -476,7 +476,8 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 #   awaited result turns into; any other result, falsy ones such as `""`, `0` or `[]`
 #   included, becomes the next sample;
 # - a result that has `__aiter__` is a stream, whether an `async def` with `yield`, a plain
-#   function or an object returned it, or a hand-written class that has only `__aiter__`: it
+#   function or an object returned it, or a hand-written class that has only `__aiter__`
+#   (one hook reused may return a different kind on each call): it
 #   is consumed to its end before the next hook is called, and each value it yields except
 #   `None` becomes the sample (a stream that yields nothing keeps it);
 # - no hook's coroutine is left unawaited, no stream is left unfinished, a sync result is never
@@ -680,19 +681,40 @@ async def _hidden_check_apply_hooks():
     assert _got == "xSbp" and _events == ["slow starts", "slow ends", "plain"], (
         "a hook's stream is consumed to its end before the next hook is called, which gets its last "
         f"value: the chain [async, stream, plain] gave {_got!r}, not 'xSbp' (chapter 21)")
-    async def _broken_stream(s):
-        yield s + "a"
-        raise ValueError("a bug inside the stream")
-    _events.clear()
-    try:
-        await _one([_broken_stream, _plain])
-    except ValueError:
-        pass
-    else:
-        raise AssertionError(
-            "an error raised inside a hook's stream must reach the caller: iterate with async for, which "
-            "stops at the end of the stream and lets any other error through (chapter 21)")
-    assert not _events, "an error raised inside a hook's stream ends the chain: no later hook is called"
+    for _error in (ValueError, TypeError):
+        async def _broken_stream(s, _error=_error):
+            yield s + "a"
+            raise _error("a bug inside the stream")
+        _events.clear()
+        try:
+            await _one([_broken_stream, _plain])
+        except _error:
+            pass
+        else:
+            raise AssertionError(
+                f"an error raised inside a hook's stream must reach the caller, a {_error.__name__} too: "
+                "iterate with async for, which stops at the end of the stream and lets any other error "
+                "through (a TypeError caught to mean 'not a stream' also swallows the stream's own; "
+                "chapter 21)")
+        assert not _events, "an error raised inside a hook's stream ends the chain: no later hook is called"
+    # One hook object, reused: each call's result decides, not what the hook returned last time.
+    async def _later(v):
+        return v
+    class _Changeling:
+        def __init__(self):
+            self.calls = 0
+        def __call__(self, s):
+            self.calls += 1
+            if self.calls == 1:
+                return s + "1"
+            return _later(s + "2") if self.calls == 2 else _stream(s, (s + "3",))
+    _changeling = _Changeling()
+    _seen = [await _one([_changeling], "c") for _ in range(3)]
+    assert _seen == ["c1", "c2", "c3"], (
+        "every kind of hook works, decided by its result, not by the function: one hook reused across "
+        "calls of apply_hooks returned a plain value, then a coroutine, then a stream, and apply_hooks "
+        f"gave {[_show_value(v) for v in _seen]}, not ['c1', 'c2', 'c3']; test each result, do not "
+        "remember a hook's kind (chapter 21)")
 async with asyncio.timeout(5):
     await _hidden_check_apply_hooks()
 
