@@ -133,12 +133,10 @@ print("✓ __aexit__ ran on all three paths, before the caller heard of the exce
 # - a failed boot is retried, with a short back-off taken *outside* the permit;
 # - once booted, the sandbox is closed on every way out of the caller's block.
 #
-# The folded instruments keep the drawing out of the pattern. A small ledger, a `SandboxLedger`, records what is
-# open and how many boots are in flight, so the check can assert that nothing is left and the
-# limit held. `boot_once` is one boot attempt that may fail, and `close_sandbox` the cleanup;
-# both draw themselves on the timeline with `tl.span(label)`, a `with` block that draws the
-# stretch it encloses, coloured by how it ended. `DrawnPermits` is an `asyncio.Semaphore` that
-# also notes when each task asked for a permit, so the wait can be drawn too.
+# Only `sandbox` below is the pattern. The folded instruments around it record and draw:
+# `boot_once` is one boot attempt that may fail, `close_sandbox` the cleanup, `DrawnPermits` an
+# `asyncio.Semaphore` that also notes when each task asked, and `SandboxLedger` what is open
+# and booting, for the check.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a ledger of what is open and booting, a semaphore that notes when each task
@@ -218,8 +216,8 @@ async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger,
 # Five sandboxes start together under a limit of two boots, and each is set up for a different
 # fate: `sb1` finishes its work, `sb2`'s first boot fails, `sb3`'s work raises, `sb4` has a time
 # guard of 0.25 s around its whole task but a second of work, and all three boots of `sb5` fail.
-# `agent_task` draws each sandbox's use with `tl.span`; the rest of the drawing is the
-# instruments'.
+# `agent_task` draws each sandbox's use with `tl.span`, a `with` block that draws the stretch it
+# encloses, coloured by how it ended; the rest of the drawing is the instruments'.
 #
 # Predict before you open the answer: what does each of the five tasks end with? In particular,
 # `sb4` is cancelled by its guard in the middle of its work: does its task end with
