@@ -361,14 +361,6 @@ print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list
 # `threading.Thread`, and as a `Thread` whose target is `contextvars.copy_context().run`,
 # which runs a function inside a copy of the current context. Predict which of the three
 # see `req-42` (the variable's default is `-`).
-#
-# :::{dropdown} Why the course does it this way
-#
-# `to_thread` uses the loop's default thread pool, whose threads stay alive for reuse. To
-# leave no thread behind, the cell below lends the loop a pool of its own
-# (`borrowed_default_executor`) and shuts it down afterwards.
-#
-# :::
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def read_request_id(into: list[str]) -> None:
@@ -411,6 +403,14 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # only its default. The fix is to run the target inside a copy yourself, as the third thread
 # did, and as the cell below does: pass the context to a thread explicitly whenever the
 # thread must see it.
+#
+# :::{dropdown} Why the course does it this way
+#
+# `to_thread` uses the loop's default thread pool, whose threads stay alive for reuse. To
+# leave no thread behind, the cell above lent the loop a pool of its own
+# (`borrowed_default_executor`) and shut it down afterwards.
+#
+# :::
 #
 # :::{dropdown} Python versions
 #
