@@ -46,9 +46,8 @@ figure_style()
 # records its span (`tl.span`) on a `Timeline`, the course's stopwatch (chapter 01), in a
 # lane named after the thread that ran it.
 #
-# `asyncio.to_thread` hands such a call to the loop's *default* thread pool. The cells that
-# use that pool wrap it in `with borrowed_default_executor():`, which lends them a fresh
-# default pool and shuts it down at the end of the cell; your own code needs no such wrapper.
+# `asyncio.to_thread` hands such a call to the loop's *default* thread pool (the course's
+# `with borrowed_default_executor():` around it is housekeeping: see the fold).
 #
 # :::{dropdown} Why the course does it this way: `borrowed_default_executor`
 #
@@ -125,7 +124,9 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # thread it blocks. Called directly, the call holds the loop's own thread, so no other task,
 # the heartbeat included, can run until it returns: that call is red (blocked). Through
 # `to_thread` it holds a worker thread, where waiting is that thread's whole job, and the
-# loop's thread stays free: that call is blue (running).
+# loop's thread stays free: that call is blue (running). Those two bar colours are set by the
+# code (`state=`), to name what each call does to the loop; the heartbeat lane is the
+# measurement, and its red gap lines up with the first call only.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
@@ -203,15 +204,6 @@ for bars in calls_by_lane.values():
 # The loop's default pool is a pool like this one, with `min(32, CPUs + 4)` threads, shared
 # by every `to_thread` call of the loop. The next cell prints its size on this machine and starts two more blocking
 # `to_thread` calls than that, while the CPU sits idle. Predict: how many of them run at once?
-#
-# :::{dropdown} Going further: the default pool's size
-#
-# `ThreadPoolExecutor()` without `max_workers` gets `min(32, (os.process_cpu_count() or 1) + 4)`
-# threads on Python 3.13 and later (the CPUs this process may use), and
-# `min(32, (os.cpu_count() or 1) + 4)` on 3.11 and 3.12 (all the CPUs of the machine); the
-# loop's default pool is such a pool.
-#
-# :::
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 inside = InFlight()
@@ -238,13 +230,12 @@ print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at
 #
 # A thread pool speaks `concurrent.futures`: `pool.submit(fn)` returns a
 # `concurrent.futures.Future`, a thread-safe box whose `.result(timeout=...)` *blocks the
-# calling thread* until the value is there. The event loop speaks `asyncio.Future`, which you
-# `await`; it is not thread-safe and belongs to one loop. `asyncio.wrap_future` wraps the
-# first kind in the second, and `run_in_executor` does that for you.
+# calling thread* until the value is there.
 #
 # The cell below submits a call to a pool and tries `await` on the `concurrent.futures.Future`
-# it gets back, then on the same future wrapped, then on what `run_in_executor` returns, and
-# prints the type of each. Predict: can you `await` the future that `submit` returned?
+# it gets back, then on the same future passed through `asyncio.wrap_future`, then on what
+# `run_in_executor` returns, and prints the type of each. Predict: can you `await` the future
+# that `submit` returned?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 bridge_tl = Timeline()
@@ -278,9 +269,11 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 
 # %% [markdown]
 # A `concurrent.futures.Future` has no `__await__`, so `await` on it raises `TypeError`;
-# it can only block a thread in `.result()`. Wrapped by `asyncio.wrap_future`, or made by
-# `run_in_executor`, it is an `asyncio.Future`, and awaiting it gives the call's result (here
-# the name of the pool's thread, `bridge_0`).
+# it can only block a thread in `.result()`. The event loop speaks the other kind,
+# `asyncio.Future`, which you `await`; it is not thread-safe and belongs to one loop.
+# `asyncio.wrap_future` wraps the first kind in the second, `run_in_executor` does that for
+# you, and awaiting the result gives the call's return value (here the name of the pool's
+# thread, `bridge_0`).
 
 # %% [markdown]
 # ## Predict: does the reload stop at the deadline?
@@ -332,12 +325,11 @@ print("✓ the handler timed out, and the thread went on to load every chunk")
 # *wait for the thread to finish* before it reports the timeout, so that no work is left
 # running behind its back.
 #
-# That wait needs `asyncio.shield`. Cancelling the future that `run_in_executor` returned does not
+# That wait has a catch. Cancelling the future that `run_in_executor` returned does not
 # touch a call its thread is already running (only a call still queued in the pool is dropped),
-# but it does mark that future cancelled for good, so awaiting it afterwards raises
-# `CancelledError` and the thread's answer is lost. With `shield`, the timeout cancels an outer
-# wrapper instead, and after setting the stop event the handler can still await `reload_future`
-# and get the thread's result.
+# but it does mark that future cancelled for good. So the handler below awaits
+# `asyncio.shield(reload_future)` under the deadline, sets the stop event when the deadline
+# passes, and then awaits `reload_future` itself.
 
 # %%
 def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str],
@@ -384,8 +376,10 @@ print("✓ the stop event ended the reload at its next check, before the handler
 # The thread reads the event only between chunks. The handler set it at the deadline, 0.05 s,
 # in the middle of chunk 1, so the thread finished that chunk and returned at its next check:
 # look for `stop seen before chunk 2`. And because `shield` took the cancellation in place of
-# `reload_future`, the handler could still await it and got the thread's own answer,
-# `'reload stopped'`, before it reported the timeout.
+# `reload_future`, that future was never cancelled: the handler could still await it and got
+# the thread's own answer, `'reload stopped'`, before it reported the timeout. Without
+# `shield`, the timeout would have cancelled `reload_future` itself, and awaiting it
+# afterwards would raise `CancelledError`, with the thread's answer lost.
 #
 # ### Threads and computation
 #
@@ -436,15 +430,21 @@ else:
 # the loop's heartbeat keeps going, because the GIL is handed over every few milliseconds, but
 # there is no speed-up. For computation, use processes (chapter 12).
 #
-# :::{dropdown} Going further: free-threaded builds and a busy machine
+# With the GIL the number stays at or below about 1.0, and it comes out lower, sometimes well
+# under 1, when other programs keep the machine's cores busy: the threads then wait for a core
+# as well as for the GIL.
 #
-# Python 3.13 added an optional free-threaded build (`python3.13t`; supported, still optional,
-# in 3.14) without the GIL, where CPU-bound threads do run in parallel and the cell above keeps
-# more than one core busy. With the GIL the number stays at or below about 1.0, and it comes
-# out lower, sometimes well under 1, when other programs keep the machine's cores busy: the
-# threads then wait for a core as well as for the GIL. On a free-threaded build the folded
-# check also prints `cpu_share()`: it spins for 50 ms and reports the share of one core this
-# thread got, so a busy machine shows up as a low share.
+# :::{dropdown} Python versions
+#
+# - **Free-threaded builds.** Python 3.13 added an optional free-threaded build
+#   (`python3.13t`; supported, still optional, in 3.14) without the GIL, where CPU-bound
+#   threads do run in parallel and the computing cell above keeps more than one core busy. On
+#   such a build the folded check also prints `cpu_share()`: it spins for 50 ms and reports the
+#   share of one core this thread got, so a busy machine shows up as a low share.
+# - **The default pool's size.** `ThreadPoolExecutor()` without `max_workers` gets
+#   `min(32, (os.process_cpu_count() or 1) + 4)` threads on Python 3.13 and later (the CPUs
+#   this process may use), and `min(32, (os.cpu_count() or 1) + 4)` on 3.11 and 3.12 (all the
+#   CPUs of the machine); the loop's default pool is such a pool.
 #
 # :::
 

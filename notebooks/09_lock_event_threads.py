@@ -165,20 +165,12 @@ print(f"✓ pure computation lost updates too, within {len(trials)} trial(s)")
 # varies from run to run, since it depends on where the switches fall; a total at or near a
 # quarter (10000) is the same lockstep as above.
 #
-# :::{dropdown} Going further: a build without the GIL
-#
-# On a free-threaded build with the GIL off (Python 3.13 and later, see the end of the chapter)
-# the threads run at once and nothing needs to change hands: the race needs no switch at all.
-#
-# :::
-#
 # ## A lock around the whole read-modify-write
 #
-# A `threading.Lock` lets one thread at a time through the block it guards. The {term}`lock` must
-# cover the read **and** the write: guarding only the store would still let two threads read
-# the same old value. The cell below repeats both experiments with the lock, the I/O one once
-# and the pure computation three times at the 1 µs switch interval. Predict: are the totals
-# exact now, even though `count_tokens` still gives up the GIL inside the locked block?
+# A `threading.Lock` lets one thread at a time through the block it guards. The cell below puts
+# a {term}`lock` around the whole `+=` (`with stats_lock:`) and repeats both experiments, the I/O
+# one once and the pure computation three times at the 1 µs switch interval. `count_tokens`
+# still gives up the GIL inside the locked block. Predict: are the totals exact now?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 stats_lock = threading.Lock()
@@ -213,19 +205,22 @@ print("✓ with the lock around the read and the write, every total is exact")
 # %% [markdown]
 # A thread that gives up the GIL inside the block still holds the lock, so the others wait at
 # `with stats_lock` until its write is done, and no read can fall between another thread's read
-# and store. That is why all four totals are exact: 2400, and 40000 three times.
+# and store. That is why all four totals are exact: 2400, and 40000 three times. It is also
+# why the lock must cover the read **and** the write: guarding only the store would still let
+# two threads read the same old value.
 
 # %% [markdown]
-# ## Stopping a thread: ask, then wait with a bound
+# ## Stopping a thread: an Event and `join`
 #
 # Python has no supported way to kill a thread from outside. A long-running thread has to check a stop
 # signal, and `threading.Event` is the standard one: `set()` from any thread, `is_set()` or
 # `wait(timeout)` in the worker. `wait(timeout)` doubles as the pause between rounds, and
 # returns `True` at once when the event is set, so the worker never sleeps through a stop.
 #
-# The other half is `join(timeout)`, which waits for the thread to end, at most `timeout`
-# seconds. The second cell below starts the poller, calls `poller.join(timeout=0.1)` while `stop` is still clear, then sets `stop`
-# and joins again. Predict: after `join(0.1)` returns, is the poller still alive?
+# The other half is `join(timeout)`. The second cell below starts the poller, calls
+# `poller.join(timeout=0.1)` while `stop` is still clear, then sets `stop` and joins again.
+# Predict: after `join(0.1)` returns, is the poller still alive, and could you tell from what
+# `join` returned?
 
 # %%
 stop = threading.Event()
@@ -317,7 +312,10 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # The interpreter's exit waits for normal threads only. The daemon thread is **not** waited
 # for: when the interpreter shuts down it is stopped wherever it is, so it did only the steps
 # that fit while the normal thread finished its six, and its remaining work and its `finally`
-# block never ran (no `CLEANUP` line for it).
+# block never ran (no `CLEANUP` line for it). It counts a step when the step's sleep ends, and
+# it started a moment after the normal thread, so when the normal thread's sixth step ended it
+# was usually still inside a step of its own, one that never gets counted: that is why its
+# count can come out one short of six.
 #
 # ## Measure: the child's threads and its exit, on one timeline
 #
@@ -362,24 +360,23 @@ assert done_share <= 0.5
 # being written, a connection, a child process) needs a stop signal and a bounded join, so
 # its cleanup runs.
 #
-# ### With or without the GIL
+# :::{dropdown} Python versions
 #
 # Nothing in this chapter depends on the GIL: the lost update happens with it, and the lock
-# fixes it with or without it. What the GIL hid is only how *often* the race shows. The folded
-# cell after the note says which build this page was run on.
-#
-# :::{dropdown} Going further: free-threaded builds
+# fixes it with or without it. What the GIL hid is only how *often* the race shows.
 #
 # Python 3.13 offers an optional free-threaded build (`python3.13t`, PEP 703; officially
 # supported, still optional, in 3.14 under PEP 779) in which threads run Python code truly in
-# parallel. `sys._is_gil_enabled()` (3.13+) says whether the GIL is on right now, which is not
-# the same as the build: a free-threaded build can turn the GIL back on (`-X gil=1`,
-# `PYTHON_GIL=1`, or an extension module not marked safe without it);
-# `sysconfig.get_config_var("Py_GIL_DISABLED")` names the build.
+# parallel. There, with the GIL off, nothing needs to change hands and the race of the first
+# experiments needs no switch at all. `sys._is_gil_enabled()` (3.13+) says whether the GIL is
+# on right now, which is not the same as the build: a free-threaded build can turn the GIL back
+# on (`-X gil=1`, `PYTHON_GIL=1`, or an extension module not marked safe without it);
+# `sysconfig.get_config_var("Py_GIL_DISABLED")` names the build. The folded cell after this
+# note says which build this page was run on.
 #
 # :::
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show which build ran this page"}
 if sys.version_info >= (3, 13):
     import sysconfig
 
@@ -717,10 +714,8 @@ _sc.differential(start_periodic_check, _reference,
 #
 # ## In slime
 #
-# Two places in slime use this chapter's tools: the rollout health monitor's `stop()` (the
-# first quote), and a lock around the creation of the fully-async rollout's background worker,
-# a check-then-act sequence like the chapter's `+=` (the second). More uses of locks, events
-# and threads are listed in the [source inventory](../book/reference/inventory.md).
+# Two places in slime use this chapter's tools, each explained under its quote. More uses of
+# locks, events and threads are listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

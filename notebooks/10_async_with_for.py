@@ -133,12 +133,10 @@ print("✓ __aexit__ ran on all three paths, before the caller heard of the exce
 # - a failed boot is retried, with a short back-off taken *outside* the permit;
 # - once booted, the sandbox is closed on every way out of the caller's block.
 #
-# The folded instruments keep the drawing out of the pattern. A small ledger, a `SandboxLedger`, records what is
-# open and how many boots are in flight, so the check can assert that nothing is left and the
-# limit held. `boot_once` is one boot attempt that may fail, and `close_sandbox` the cleanup;
-# both draw themselves on the timeline with `tl.span(label)`, a `with` block that draws the
-# stretch it encloses, coloured by how it ended. `DrawnPermits` is an `asyncio.Semaphore` that
-# also notes when each task asked for a permit, so the wait can be drawn too.
+# Only `sandbox` below is the pattern. The folded instruments around it record and draw:
+# `boot_once` is one boot attempt that may fail, `close_sandbox` the cleanup, `DrawnPermits` an
+# `asyncio.Semaphore` that also notes when each task asked, and `SandboxLedger` what is open
+# and booting, for the check.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a ledger of what is open and booting, a semaphore that notes when each task
@@ -218,8 +216,8 @@ async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger,
 # Five sandboxes start together under a limit of two boots, and each is set up for a different
 # fate: `sb1` finishes its work, `sb2`'s first boot fails, `sb3`'s work raises, `sb4` has a time
 # guard of 0.25 s around its whole task but a second of work, and all three boots of `sb5` fail.
-# `agent_task` draws each sandbox's use with `tl.span`; the rest of the drawing is the
-# instruments'.
+# `agent_task` draws each sandbox's use with `tl.span`, a `with` block that draws the stretch it
+# encloses, coloured by how it ended; the rest of the drawing is the instruments'.
 #
 # Predict before you open the answer: what does each of the five tasks end with? In particular,
 # `sb4` is cancelled by its guard in the middle of its work: does its task end with
@@ -257,11 +255,12 @@ for name in sorted(outcomes):
     print(f"{name}: {outcomes[name]!r}")
 
 # %% [markdown]
-# Each task ends with what comes out of its outermost `async with`, the guard: `sb1` and `sb2`
-# return normally (`sb2`'s second boot succeeded), `sb3` ends with its own `RuntimeError`, and
-# `sb5` with its last boot's `ConnectionError`. `sb4` ends with `TimeoutError`, not
-# `CancelledError`: the cancellation came from its own guard, and the guard turns it into a
-# timeout on the way out.
+# Each task ends with what comes out of its outermost `async with`, the guard, so each line of
+# the output is what the guard let out: the task's return value, or the exception it ended
+# with. A boot that failed and was retried (`sb2`'s first) leaves no trace there, and a
+# sandbox that never booted ends with its last boot's error. Look at `sb4`'s line last: the
+# cancellation came from its own guard, and a guard does not let its own cancellation out
+# unchanged (the section "A time guard is itself an `async with`" below takes this apart).
 #
 # Did `sb4` still get its cleanup on the way out, and could that cleanup still `await`? Before
 # you read the check under the figure, look for a purple span after `sb4`'s grey bar.
@@ -290,8 +289,8 @@ print(f"✓ at most {ledger.peak_booting} boots at once; every booted sandbox wa
 
 # %% [markdown]
 # As in the first experiment, the cancellation was delivered once, at the `await` in `sb4`'s
-# work, so the `finally` around the `yield` could still await its cleanup before the guard
-# turned the cancellation into `TimeoutError`: `sb4` was cleaned up like the others.
+# work, so the `finally` around the `yield` could still await its cleanup, the purple span,
+# before the guard let the exception out.
 #
 # Read each pair of lanes. The light green part of a boot lane is time spent waiting for one
 # of the two permits; blue is a boot holding a permit, or a sandbox in use. A bar's colour
@@ -420,10 +419,9 @@ print("✓ aclosing closed the generator at the end of the block, before the nex
 # ### A time guard is itself an `async with`
 #
 # `asyncio.timeout(delay)` is an async context manager too. When the delay passes, it cancels
-# the task at whatever `await` it is stuck in, and every `async with` inside unwinds with
-# `CancelledError`. The guard's own `__aexit__` then turns the exception into `TimeoutError`.
-# A task counts the cancel requests it has received: `task.cancelling()` returns the count,
-# and `task.uncancel()` takes one back (chapter 05's "Going further" fold has the details).
+# the task at whatever `await` it is stuck in. A task counts the cancel requests it has
+# received, and `task.cancelling()` returns the count (chapter 05's "Going further" fold has
+# the details).
 #
 # Below, a generator that would stream 100 lines runs under a 0.03 s guard, inside `aclosing`.
 # Predict the last three entries of its log, in order, and what `cancelling()` returns for the
@@ -446,15 +444,17 @@ assert asyncio.current_task().cancelling() == 0
 print("✓ the timeout closed the generator first, then raised TimeoutError; nothing left cancelling")
 
 # %% [markdown]
-# Nested `async with` blocks unwind from the inside out, so `aclosing` closed the generator
-# (`closing`, then `connection closed`), and only then did the guard raise `TimeoutError`. The count is 0 because the guard
-# called `uncancel()` when it turned the cancellation into `TimeoutError`: the task is not left
-# marked as cancelling, so a later `asyncio.timeout` in the same task still works. `sb4` above
-# ended this way.
+# Nested `async with` blocks unwind from the inside out: each one inside the guard sees
+# `CancelledError`, so `aclosing` closed the generator first (`closing`, then `connection
+# closed`), and only then did the guard's own `__aexit__` run. It recognises the cancellation
+# as its own and turns it into `TimeoutError`. It also calls `task.uncancel()`, which takes
+# one cancel request back; that is why the count printed is 0: the task is not left marked as
+# cancelling, so a later `asyncio.timeout` in the same task still works. `sb4` above ended
+# this way.
 #
-# :::{dropdown} Going further: `async for` over `asyncio.as_completed` (Python 3.13+)
+# :::{dropdown} Python versions
 #
-# Chapter 04 used `for fut in asyncio.as_completed(tasks): await fut`, which hands you *new*
+# **`async for` over `asyncio.as_completed` (Python 3.13+).** Chapter 04 used `for fut in asyncio.as_completed(tasks): await fut`, which hands you *new*
 # awaitables, so the loop learns which task finished only from its result, or by asking the
 # tasks themselves (`task.done()`). Since Python 3.13 `as_completed` also works with
 # `async for`, and then it yields the **original** tasks in the order they finish.
@@ -464,7 +464,7 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 #
 # :::
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the as_completed code"}
 async def finish_after(delay: float, label: str) -> str:
     await asyncio.sleep(delay)
     return label

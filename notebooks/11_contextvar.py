@@ -210,6 +210,10 @@ assert stack_after == (), f"the notebook's span stack after the run: {stack_afte
 print("✓ every generate and reward span found its own sample as parent")
 
 # %% [markdown]
+# In the printed list, every `generate` and `reward` span names its own sample as parent, and
+# each `sample` span names none: a task's `set` and `reset` changed only its own copy of the
+# context.
+#
 # Now the same program with the stack in a module-level list, pushed and popped around each
 # span, as code without `ContextVar` would do it. Predict: do the `generate` and `reward`
 # spans still find their own sample as parent, and do the `sample` spans still find none?
@@ -304,7 +308,7 @@ with_shared.plot("one shared list: orange spans found another task's span",
                  ax=bottom, lanes=lanes, meanings=PARENT)
 for ax in (top, bottom):
     ax.set_ylim(2.6, -0.75)
-top.set_xlabel("")
+_ = top.set_xlabel("")  # assigned, so that its return value is not printed
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
@@ -357,14 +361,6 @@ print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list
 # `threading.Thread`, and as a `Thread` whose target is `contextvars.copy_context().run`,
 # which runs a function inside a copy of the current context. Predict which of the three
 # see `req-42` (the variable's default is `-`).
-#
-# :::{dropdown} Why the course does it this way
-#
-# `to_thread` uses the loop's default thread pool, whose threads stay alive for reuse. To
-# leave no thread behind, the cell below lends the loop a pool of its own
-# (`borrowed_default_executor`) and shuts it down afterwards.
-#
-# :::
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def read_request_id(into: list[str]) -> None:
@@ -404,13 +400,21 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # `asyncio.to_thread(fn)` copies the current context and runs `fn` inside the copy in a
 # worker thread, so a log helper called there still knows the request. A thread you start
 # yourself with `threading.Thread` starts with an **empty** context, so the variable has
-# only its default (one build of Python 3.14 differs: see Going further). The fix is to run
-# the target inside a copy yourself, as the third thread did, and as the cell below does:
-# pass the context to a thread explicitly whenever the thread must see it.
+# only its default. The fix is to run the target inside a copy yourself, as the third thread
+# did, and as the cell below does: pass the context to a thread explicitly whenever the
+# thread must see it.
 #
-# :::{dropdown} Going further
+# :::{dropdown} Why the course does it this way
 #
-# **Python 3.14: threads can inherit the context.** Python 3.14 adds a `context=` argument
+# `to_thread` uses the loop's default thread pool, whose threads stay alive for reuse. To
+# leave no thread behind, the cell above lent the loop a pool of its own
+# (`borrowed_default_executor`) and shut it down afterwards.
+#
+# :::
+#
+# :::{dropdown} Python versions
+#
+# **Threads can inherit the context from 3.14 on.** Python 3.14 adds a `context=` argument
 # to `threading.Thread` and a flag, `sys.flags.thread_inherit_context`. When the flag is on,
 # a new thread starts with a copy of the context of the code that called `start()`, as a
 # task does. The flag is **on by default in the free-threaded build** (`python3.14t`) and
