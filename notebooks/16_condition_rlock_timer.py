@@ -493,9 +493,9 @@ for kind, kind_name in NAMES.items():
     second_tick = threading.Event()
     loops.append((kind(make_ticker(kind_name, ticks[kind_name], second_tick)), second_tick))
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# Each loop runs and is stopped after its second tick by a driver thread that times the stop.
-# `loops` pairs each loop with its second-tick event; `NAMES` gives each kind its lane name.
+# %%
+# A driver thread per loop starts it, stops it after its second tick and times the stop.
+# `NAMES` names each kind's lane; `ticks` holds each loop's (thread, time) ticks.
 def run_and_stop(loop, second_tick: threading.Event) -> None:
     name = NAMES[type(loop)]
     started = time.monotonic()
@@ -508,16 +508,22 @@ def run_and_stop(loop, second_tick: threading.Event) -> None:
     tl.add(name, asked, ended, state="blocked")
     latencies[name] = ended - asked
     last_tick = max(at for _, at in ticks[name] if at <= asked)
-    next_tick_due[name] = (last_tick + interval) - ended  # > 0: ended before the next tick was due
+    # > 0: ended before the next tick was due
+    next_tick_due[name] = (last_tick + interval) - ended
 
 
-drivers = [threading.Thread(target=run_and_stop, args=pair, name=f"drive {NAMES[type(pair[0])]}")
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# `loops` pairs each loop with its second-tick event.
+drivers = [threading.Thread(target=run_and_stop, args=pair,
+                            name=f"drive {NAMES[type(pair[0])]}")
            for pair in loops]
 for driver in drivers:
     driver.start()
 assert not join_all(drivers, timeout=5)
-threads_used = {name: len({thread for thread, _ in names}) for name, names in ticks.items()}
-print({name: f"{latency:.3f} s" for name, latency in latencies.items()}, "| threads used:", threads_used)
+threads_used = {name: len({thread for thread, _ in names})
+                for name, names in ticks.items()}
+print({name: f"{latency:.3f} s" for name, latency in latencies.items()},
+      "| threads used:", threads_used)
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = tl.plot(f"Stopping periodic work (interval {interval} s): from stop request to thread exit",
