@@ -18,7 +18,7 @@
 # 4. write the harness step so that it owns its child process on every path.
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
-# `async with`, subprocesses) · about 55 minutes
+# `async with`, subprocesses) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -138,7 +138,7 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 # what stops the agent:
 # killing the sandbox takes everything running inside it along.
 #
-# :::{dropdown} Going further
+# :::{dropdown} Python versions
 #
 # **Who reaps the child: a watcher thread before 3.12.** Reaping needs someone to call `waitpid` for each child. On 3.11, asyncio does it with a
 # **thread per child process** (`asyncio-waitpid-N`), which shows up in
@@ -190,7 +190,7 @@ assert child.returncode == 0
 # and release of a named resource: a session, a boot permit, a sandbox, a child process, a
 # grader. A `phase` helper draws each step on the timeline as a span, with a letter so the
 # figure can say which step a bar is: **B**oot, **H**arness, **E**valuation, **C**lose the
-# sandbox, drop the **S**ession. The work is scaled down from slime's minutes to hundredths
+# sandbox, drop the **S**ession (a step too short for its letter has it written above the bar). The work is scaled down from slime's minutes to hundredths
 # of a second.
 #
 # `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a child
@@ -282,12 +282,9 @@ class MiniSandbox:
 # %% [markdown]
 # Booting is chapter 10's context manager: a permit of the boot {term}`semaphore` is held only while
 # booting, a failed boot is retried after a back-off taken outside the permit, and the
-# sandbox is closed in the `finally` around `yield`. The fault names are the ones the batch
-# below injects.
-# `MiniSandbox` stands in for a remote sandbox: it owns the processes started in it and
-# kills them on `close()`. `boot_once(task, fault, attempt)` is one boot attempt of 0.05 s
-# that hangs or fails as the fault says, and `lane_of` maps a task to its lane's label on
-# the timeline.
+# sandbox is closed in the `finally` around `yield`. `boot_once(task, fault, attempt)` is one
+# boot attempt of 0.05 s that hangs or fails as the fault says; the fault names are the ones
+# the batch below injects.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The injected faults of a boot.
@@ -361,7 +358,12 @@ async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: floa
     return BUDGET_EXCEEDED, None
 
 
-# %%
+# %% [markdown]
+# Two more helpers are folded below: `evaluate` grades the diff under its own timeout and
+# raises if the fault says the grader crashes, and `open_session` / `drop_session` take and
+# give back the session.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the grader and session helpers"}
 async def evaluate(task: str, diff: str | None, fault: str) -> float:
     with registry.held("grader", task), phase(task, "E"):
         async with asyncio.timeout(EVAL_TIMEOUT):
@@ -528,8 +530,18 @@ for task, outcome in outcomes.items():
 fig = tl.plot("Seven agent tasks: one clean, six with a fault (B boot, H harness, E evaluation, C close, S session)",
               lanes=list(lane_of.values()))
 row = {lane: i for i, lane in enumerate(lane_of.values())}
-for lane, start, letter in phase_letters:
-    fig.axes[0].text(start + 0.004, row[lane], letter, va="center", fontsize=8, color="white")
+# A letter too close to the one before it in its lane (a short phase) is written in black
+# above the bar, moved right so that the two do not overprint.
+min_gap = 0.025 * tl.total()
+last_x: dict[str, float] = {}
+for lane, start, letter in sorted(phase_letters, key=lambda p: (p[0], p[1])):
+    x = start + 0.004
+    if x < last_x.get(lane, -1.0) + min_gap:
+        x = last_x[lane] + min_gap
+        fig.axes[0].text(x, row[lane] - 0.32, letter, va="bottom", ha="left", fontsize=7, color="black")
+    else:
+        fig.axes[0].text(x, row[lane], letter, va="center", fontsize=8, color="white")
+    last_x[lane] = x
 times, held = registry.counts_over_time(["session", "boot permit", "sandbox", "child", "grader"], t0=tl.t0)
 from matplotlib.ticker import MaxNLocator
 
@@ -538,7 +550,7 @@ colours = plt.rcParams["axes.prop_cycle"].by_key()["color"][:len(held)]
 for held_ax, (kind, counts), colour in zip(held_axes, held.items(), colours, strict=True):
     held_ax.step(times, counts, where="post", label=kind, color=colour)
     held_ax.set_ylim(-0.3, max(counts) + 0.6)
-    held_ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    held_ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=3))  # few ticks: no overlap
     _ = held_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 held_axes[-1].set_xlabel("time since start (s)")
 held_axes[len(held) // 2].set_ylabel("held")
@@ -594,9 +606,10 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 # Follow each lane:
 #
 # - **t1** boots, runs its harness, is closed, graded and its session dropped.
-# - **t2**'s first boot fails (orange B); it backs off outside the permit and boots again.
-# - **t3** fails three boots and never gets a sandbox; the exception becomes an aborted
-#   outcome and the session is still dropped.
+# - **t2**'s first boot fails (orange B); it backs off outside the permit (the white gap:
+#   the back-off is not drawn) and boots again.
+# - **t3** fails three boots, with a back-off (a white gap) after each, and never gets a
+#   sandbox; the exception becomes an aborted outcome and the session is still dropped.
 # - **t4**'s harness hangs. The harness step returns the "budget exceeded" code when the
 #   budget runs out, and the child is killed when the sandbox closes (C). The task still gets
 #   graded, with no diff.

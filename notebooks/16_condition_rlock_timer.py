@@ -168,8 +168,8 @@ print("✓ with if, the second consumer popped an empty buffer; wait_for re-chec
 # with `wait_for` on its own predicate, and calls `notify_all` after it changes the buffer:
 # the waiters are of two kinds, and a single `notify` might wake one of the wrong kind while
 # the thread that could go on stays asleep. A waiter woken for nothing re-checks and waits
-# again. Two producers and two consumers pass 12 items through a buffer of capacity 2;
-# consuming is slower, so the producers have to wait, and the buffer records its peak size.
+# again. Two producers and two consumers pass 12 items through a buffer of capacity 2; each
+# consumer sleeps 0.01 s per item, and the buffer records the most items it held at once.
 
 # %%
 class BoundedBuffer:
@@ -374,8 +374,7 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 # calls `fn` itself; `cancel()` sets that event. So the thread name printed above is the
 # timer's own, not the main thread's, and whatever `fn` touches needs the same locking as in
 # any other thread. And since `cancel()` ends the wait itself, the cancelled timer never
-# called its function, and its thread ended right after `cancel()` (the second line says how
-# soon), not after its 2 s delay.
+# called its function, and its thread ended right after `cancel()`, not after its 2 s delay.
 #
 # ## Measure: how soon a periodic loop stops when asked
 #
@@ -395,8 +394,10 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 #         break
 # ```
 #
-# The folded cells hold the three loops as classes. Each runs with an interval of 0.2 s and
-# is asked to stop right after its second tick. **Predict.** How long does each take from
+# The folded cells hold the three loops as classes, `SleepLoop`, `TimerChain` and
+# `EventWaitLoop`. The cell after them runs each with an
+# interval of 0.2 s in a thread of its own (`run_and_stop`), asks it to stop right after its
+# second tick, and times the stop. **Predict.** How long does each take from
 # the stop request to its thread's exit, and how many threads does each use?
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the code"}
@@ -470,9 +471,9 @@ class TimerChain:
         join_all(self.timers, timeout=2)
 
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# claim: event-wait-stops-at-once-sleep-does-not
-# Each loop runs and is stopped after its second tick by a driver thread that times the stop.
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup of the run"}
+# One instance of each loop, with a tick that records its thread and sets an event at the
+# second tick; `ticks`, `latencies` and `next_tick_due` collect what the check reads.
 tl = Timeline()
 NAMES = {SleepLoop: "time.sleep loop", TimerChain: "Timer chain", EventWaitLoop: "Event.wait loop"}
 
@@ -492,7 +493,9 @@ for kind, kind_name in NAMES.items():
     second_tick = threading.Event()
     loops.append((kind(make_ticker(kind_name, ticks[kind_name], second_tick)), second_tick))
 
-
+# %%
+# A driver thread per loop starts it, stops it after its second tick and times the stop.
+# `NAMES` names each kind's lane; `ticks` holds each loop's (thread, time) ticks.
 def run_and_stop(loop, second_tick: threading.Event) -> None:
     name = NAMES[type(loop)]
     started = time.monotonic()
@@ -505,21 +508,31 @@ def run_and_stop(loop, second_tick: threading.Event) -> None:
     tl.add(name, asked, ended, state="blocked")
     latencies[name] = ended - asked
     last_tick = max(at for _, at in ticks[name] if at <= asked)
-    next_tick_due[name] = (last_tick + interval) - ended  # > 0: ended before the next tick was due
+    # > 0: ended before the next tick was due
+    next_tick_due[name] = (last_tick + interval) - ended
 
 
-drivers = [threading.Thread(target=run_and_stop, args=pair, name=f"drive {NAMES[type(pair[0])]}")
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# `loops` pairs each loop with its second-tick event.
+drivers = [threading.Thread(target=run_and_stop, args=pair,
+                            name=f"drive {NAMES[type(pair[0])]}")
            for pair in loops]
 for driver in drivers:
     driver.start()
 assert not join_all(drivers, timeout=5)
-loop_threads = [loop.thread for loop, _ in loops if hasattr(loop, "thread")] + loops[1][0].timers
-assert not [t for t in loop_threads if t.is_alive()], "every loop's threads ended when it was stopped"
+threads_used = {name: len({thread for thread, _ in names})
+                for name, names in ticks.items()}
+print({name: f"{latency:.3f} s" for name, latency in latencies.items()},
+      "| threads used:", threads_used)
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = tl.plot(f"Stopping periodic work (interval {interval} s): from stop request to thread exit",
               lanes=list(NAMES.values()), meanings={"waiting": "ticking", "blocked": "stopping"})
-threads_used = {name: len({thread for thread, _ in names}) for name, names in ticks.items()}
-print({name: f"{latency:.3f} s" for name, latency in latencies.items()}, "| threads used:", threads_used)
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: event-wait-stops-at-once-sleep-does-not
+loop_threads = [loop.thread for loop, _ in loops if hasattr(loop, "thread")] + loops[1][0].timers
+assert not [t for t in loop_threads if t.is_alive()], "every loop's threads ended when it was stopped"
 # Each claim compares a loop with its own tick schedule, measured in the same run, not the three
 # loops' latencies with one another (the stop request can come late after a tick on a busy machine).
 assert next_tick_due["time.sleep loop"] <= 0, "the sleep loop slept through the stop request to the end of its interval"
@@ -530,11 +543,11 @@ assert threads_used["Event.wait loop"] == 1 and threads_used["Timer chain"] == l
 print("✓ the sleep loop slept to the end of its interval; the Timer chain and Event.wait stopped at once")
 
 # %% [markdown]
-# Each loop stops as soon as whatever it is waiting in can be interrupted (red is the time
-# from the stop request to the thread's exit, light green the loop ticking). The `time.sleep`
-# loop notices the flag only when its sleep ends, so it ran out the rest of
-# its interval, about 0.2 s here. The Timer chain stopped at once, but it started a new thread
-# for every tick. The `Event.wait` loop stopped at once with one thread, since setting the
+# Look at the red bars: each is the time from the stop request to the thread's exit (light
+# green is the loop ticking). Each loop stops as soon as whatever it is waiting in can be
+# interrupted. The `time.sleep` loop notices the flag only when its sleep ends, so it ran out
+# the rest of its interval. The Timer chain stopped at once, but it started a new thread for
+# every tick (the answer's thread count is its number of ticks). The `Event.wait` loop stopped at once with one thread, since setting the
 # event ends the wait. slime's health monitor is the third kind (the third quote below).
 #
 # :::{dropdown} Going further
@@ -872,9 +885,8 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 #
 # ## In slime
 #
-# In slime, a `Condition` guards the rollout-buffer plugin's buffer and an `RLock` guards the
-# accelerator selection. slime has no `threading.Timer`; its health monitor is the
-# `Event.wait` loop measured above. If you add a blocking read to the buffer, write it with
+# The quotes below are the rollout-buffer plugin's `Condition`, the accelerator selection's
+# `RLock` and the health monitor's loop; slime has no `threading.Timer`. If you add a blocking read to the buffer, write it with
 # `wait_for` and a timeout, as in Exercise 16.1. More sites are in the
 # [source inventory](../book/reference/inventory.md).
 

@@ -48,7 +48,7 @@ def state_of(future: Future) -> str:
 
 
 # %% [markdown]
-# ## A future's life: queued, running, finished
+# ## A future's life
 #
 # `pool.submit(fn, *args)` returns a `Future` at once. The job sits in the pool's queue
 # until a worker thread is free; then it is running; then it is finished, holding a result
@@ -202,7 +202,7 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 started = threading.Event()
-# `release` holds job 0 until shutdown has returned, whatever the machine's load.
+# `release` keeps job 0 running until the next cell has called shutdown.
 release = threading.Event()
 
 
@@ -359,8 +359,9 @@ print("✓ the block exited after all four jobs had finished and both workers ha
 # chapter: green (`waiting`) for a job's time in the queue, blue (`running`) for its run,
 # grey (`cancelled`) for a queued job until `shutdown` dropped it.
 #
-# **Predict.** Shutdown is requested just after job 2 has started (the cell waits for
-# `job_2_started` first). Does job 2 run to the end or is it dropped? And jobs 3 to 5?
+# **Predict**, with the rule of the last two sections, then check it on the timeline.
+# Shutdown is requested just after job 2 has started (the cell waits for `job_2_started`
+# first). Does job 2 run to the end or is it dropped? And jobs 3 to 5?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The job draws its own lane: waiting from its submit mark until a worker picks it up,
@@ -402,6 +403,9 @@ for shard, job in enumerate(measured):
 
 fig = tl.plot("Six jobs on two workers, shutdown(cancel_futures=True) as job 2 starts",
               lanes=[f"job {shard}" for shard in range(6)])
+# the moment shutdown was requested: a dashed vertical line across every lane
+shutdown_at = clock_at("shutdown requested") - tl.t0
+fig.axes[0].axvline(shutdown_at, color="black", linestyle="--", linewidth=1)
 ran = {shard for shard in range(6)
        if any(s.state == "running" for s in tl.spans_of(f"job {shard}"))}
 cancelled = {shard for shard, job in enumerate(measured) if job.cancelled()}
@@ -412,9 +416,9 @@ assert tl.max_overlap("running") <= 2
 
 # %% [markdown]
 # When shutdown was requested, a worker had already picked job 2 up, so it was no longer in
-# the queue, and `cancel_futures` drops only what is still queued. Look at job 2's lane: it is
-# blue to the end, like jobs 0 and 1, while jobs 3 to 5 are grey, cancelled without ever
-# running. The rule holds whatever the timing: a job
+# the queue, and `cancel_futures` drops only what is still queued. The dashed line is the
+# shutdown request. Look at job 2's lane: it is blue to the end, like jobs 0 and 1, while
+# jobs 3 to 5 are grey up to the line, cancelled without ever running. The rule holds whatever the timing: a job
 # that had started finished, and a job that had not started was cancelled.
 #
 # ## Bounding the jobs in flight

@@ -17,7 +17,7 @@
 # 4. write the shutdown a scheduler expects: stop accepting, let in-flight work finish within
 #    a budget, cancel the rest, wait for its cleanup, exit with a code that says which.
 #
-# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 50
+# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 55
 # minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
@@ -136,14 +136,9 @@ print("✓ SIGTERM's default action ended the service; no job printed anything a
 show_source(_serve, first="def cancel_main", last="loop.add_signal_handler")
 
 # %% [markdown]
-# The cancellation reaches the main task at its `await`. Its `except` stops `feeder`, the task
-# that fills the intake queue, cancels the `running` jobs, waits at most 2 s for their cleanup,
-# prints one event line with `say`, and returns 128 + 15 = 143, the status a shell shows for
-# "ended by SIGTERM". Before you run it, predict: jobs 0 and 1 need only 0.05 s and 0.1 s of
-# work. Do they print `done`?
-
-# %% tags=["remove-input"]
-show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
+# The cancellation reaches the main task at its `await`; what its `except` does comes after
+# the answer. **Predict.** Jobs 0 and 1 need only 0.05 s and 0.1 s of work. Do they print
+# `done`, and what exit status does the service report?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_cancel, events_cancel, sent_cancel = stop_service(
@@ -159,8 +154,16 @@ assert after[3:] == ["main-cancelled", "returned 143"], "the cleanups finished b
 print("✓ with the handler, every job ran its cleanup before the service returned 143")
 
 # %% [markdown]
-# The callback cancels every running job the moment the signal arrives, whatever work it still
-# has. Look at jobs 0 and 1 in the events: they needed 0.05 s and 0.1 s and were cancelled
+# Here is the main task's `except`. It stops `feeder`, the task that fills the intake queue,
+# cancels the `running` jobs, waits at most 2 s for their cleanup, prints one event line with
+# `say`, and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM".
+
+# %% tags=["remove-input"]
+show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
+
+# %% [markdown]
+# So the callback cancels every running job the moment the signal arrives, whatever work it
+# still has. Look at jobs 0 and 1 in the events: they needed 0.05 s and 0.1 s and were cancelled
 # anyway. Every job did run its cleanup, and the service reports the stop in its exit status.
 # Cancelling at once is safe, not yet polite; the exercise adds the missing step.
 #
@@ -265,13 +268,13 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # ## Measure: the same three jobs under three stops
 #
 # Both stops so far end every job at the signal, the cancelling one with a cleanup. A third run
-# of the same jobs uses a simple graceful handler (in the fold; it takes these three jobs and
-# nothing else, unlike the exercise's): on SIGTERM it gives the jobs a budget of 0.5 s, then
-# cancels what is left. Predict: which of the three jobs print `done` this time, and what status
+# of the same jobs uses a simple graceful handler, `graceful_stop` (folded; it takes these
+# three jobs and nothing else, unlike the exercise's): on SIGTERM it gives the jobs a budget of
+# 0.5 s, then cancels what is left. The cell after it runs the service with it. Predict: which of the three jobs print `done` this time, and what status
 # does the service return? The figure then draws all three stops; the Ctrl-C run repeats the
 # cancelling one, so it is left out.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the graceful handler"}
 async def graceful_stop(intake, handle, budget: float) -> int:
     """The figure's graceful stop: start three jobs, on SIGTERM wait `budget` for them, cancel the rest.
 
@@ -293,10 +296,13 @@ async def graceful_stop(intake, handle, budget: float) -> int:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
-with tempfile.TemporaryDirectory() as folder:  # run-service reads the function from a file
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# run-service reads the function from a file
+with tempfile.TemporaryDirectory() as folder:
     source = os.path.join(folder, "graceful.py")
     with open(source, "w", encoding="utf-8") as source_file:
-        source_file.write(inspect.getsource(graceful_stop) + "\nrun_service = graceful_stop\n")
+        text = inspect.getsource(graceful_stop) + "\nrun_service = graceful_stop\n"
+        source_file.write(text)
     code_graceful, events_graceful, sent_graceful = stop_service(
         ["run-service", source, JOBS, "--budget", "0.5"], signal.SIGTERM, started=3)
 print("exit status:", code_graceful, "· events:", names(events_graceful))
@@ -323,13 +329,26 @@ for run_label, events, sent in (("SIGTERM, default", events_default, sent_defaul
         # killed (no last line): stopped at the signal; cancelled: CLEANUP seconds before its last line
         stopped = sent if last is None else last[1] - CLEANUP
         tl.add(lane, start - ready, stopped - ready, "running")
-        tl.add(lane, stopped - ready, start + NEEDED[job] - ready, "waiting")  # what it never got to do
+        tl.add(lane, stopped - ready, start + NEEDED[job] - ready, "cancelled")  # what it never got to do
         if last is not None:
             tl.add(lane, stopped - ready, last[1] - ready, "cleanup")
             outcome[run_label]["cancelled"].append(job)
 fig = tl.plot("Three stops of the same three jobs", meanings={
-    "waiting": "work left undone", "cleanup": "cleanup after cancel"})
-fig.axes[0].set_xlim(0, 0.6)  # job 2's undone work runs on to 3 s
+    "cancelled": "work left undone", "cleanup": "cleanup after cancel"})
+fig.axes[0].set_xlim(-0.03, 0.6)  # job 2's undone work runs on to 3 s; the left margin shows the signal
+# Marks: the signal (a solid line across its run's three lanes), the end of the 0.5 s budget
+# (a dashed line across the graceful lanes), and an x where a job was killed with no cleanup.
+for group, (run_label, events, sent) in enumerate((("SIGTERM, default", events_default, sent_default),
+                                                   ("SIGTERM → cancel", events_cancel, sent_cancel),
+                                                   ("graceful, 0.5 s", events_graceful, sent_graceful))):
+    ready = next(t for kind, _, t in events if kind == "ready")
+    rows = (3 * group - 0.45, 3 * group + 2.45)
+    fig.axes[0].plot([sent - ready] * 2, rows, color="black", linewidth=1.5)
+    if run_label.startswith("graceful"):
+        fig.axes[0].plot([sent - ready + 0.5] * 2, rows, color="black", linestyle="--", linewidth=1.2)
+    for job in range(3):
+        if job not in outcome[run_label]["done"] + outcome[run_label]["cancelled"]:
+            fig.axes[0].plot(sent - ready, 3 * group + job, marker="x", color="black", markersize=7)
 for run_label, ended in outcome.items():
     print(f"{run_label:<17} finished: {ended['done'] or 'none'} · cleaned up: {ended['cancelled'] or 'none'}")
 assert outcome["SIGTERM, default"] == {"done": [], "cancelled": []}
@@ -337,14 +356,17 @@ assert outcome["SIGTERM → cancel"] == {"done": [], "cancelled": [0, 1, 2]}
 assert outcome["graceful, 0.5 s"] == {"done": [0, 1], "cancelled": [2]} and code_graceful == 143
 
 # %% [markdown]
-# The graceful handler waits before it cancels, so a job that needs less than the budget ends
-# on its own: in the graceful lanes jobs 0 and 1 run to 0.05 s and 0.1 s, past the signal, and
-# job 2 runs until the budget is spent, then cleans up (its undone work runs on to 3 s, past the
-# right edge). Cancelling one job still makes the status 143. In the other two runs the signal, under a millisecond after
-# the start, ends every job: killed with nothing after it, or cancelled into a 20 ms cleanup.
-# The exercise asks for the graceful stop in full.
+# In each group the solid line is the signal, and in the graceful group the dashed line is the
+# end of its 0.5 s budget. The graceful handler waits before it cancels, so a job that needs
+# less than the budget ends on its own: in the graceful lanes jobs 0 and 1 run to 0.05 s and
+# 0.1 s, past the signal, and job 2 runs until the budget is spent, then cleans up (its undone
+# work runs on to 3 s, past the right edge). Cancelling that one job still makes the status 143,
+# as the answer's `exit status` shows. In the other two runs the signal ends every job at once:
+# with the default action each is killed (an x, nothing after it), with the handler each is
+# cancelled into a 20 ms cleanup (the purple sliver). The exercise asks for the graceful stop
+# in full.
 #
-# :::{dropdown} Going further: versions and platforms
+# :::{dropdown} Python versions
 #
 # - `asyncio.Runner` and the SIGINT handling of `asyncio.run` are new in Python 3.11, the
 #   course's minimum; 3.12, 3.13 and 3.14 behave the same way for this chapter. On 3.10 and
