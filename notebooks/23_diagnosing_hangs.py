@@ -382,7 +382,7 @@ print("✓ nothing while the task was referenced; one report once it was dropped
 # exception. The handler is the net under that rule, for the ones that slip through.
 #
 # **Threads and unraisable errors.** An exception that ends a thread goes to
-# `threading.excepthook` (3.8+); the default prints it and the thread just ends, while the
+# `threading.excepthook`; the default prints it and the thread just ends, while the
 # rest of the program carries on. The cell below replaces that hook, and `sys.unraisablehook`
 # beside it, with ones that record what they get; then a thread dies of `ZeroDivisionError`,
 # and a `Connection` whose `__del__` raises `OSError` is dropped inside a `try`. Predict: does
@@ -418,7 +418,7 @@ print("✓ each hook got its error once")
 
 # %% [markdown]
 # `__del__` runs when the object is destroyed, at a moment no caller's code is waiting for it,
-# so its exception has nowhere to propagate: Python hands it to `sys.unraisablehook` (3.8+) and
+# so its exception has nowhere to propagate: Python hands it to `sys.unraisablehook` and
 # carries on. The same goes for an exception in a weakref callback. Both hooks can be replaced,
 # as here, to count or forward such errors.
 

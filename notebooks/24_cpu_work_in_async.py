@@ -265,10 +265,8 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # CPUs the two processes would use, and each process waits its turn; the two threads are held
 # back by the GIL whatever the load. The same load moves the crossover of the price table
 # below, and in the heartbeat figure it can turn the process pool's loop lane red, although the
-# scoring there holds none of this process's GIL.
-#
-# On a free-threaded build (3.13t, 3.14t) with the GIL off, two threads can run Python at the
-# same instant, and their CPU seconds per second can pass 1.
+# scoring there holds none of this process's GIL. (A free-threaded build is another matter:
+# see the fold on it in the `to_thread` section.)
 #
 # :::
 
