@@ -381,7 +381,7 @@ print("✓ nothing while the task was referenced; one report once it was dropped
 # own every task (chapter 03) and look at its result or
 # exception. The handler is the net under that rule, for the ones that slip through.
 #
-# **Threads and unraisable errors.** An exception that ends a thread goes to
+# **Errors in threads and in `__del__`.** An exception that ends a thread goes to
 # `threading.excepthook`; the default prints it and the thread just ends, while the
 # rest of the program carries on. The cell below replaces that hook, and `sys.unraisablehook`
 # beside it, with ones that record what they get; then a thread dies of `ZeroDivisionError`,
