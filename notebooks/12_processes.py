@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods and why you should name one.
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 55 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -165,7 +165,7 @@ with SPAWN.Pool(processes=2) as pool:
 # last job's end (so the processes' start-up is not counted).
 # `wall(reports)` computes that span: the last end minus the first start.
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the wall times"}
 sequential_wall = sequential[1]["end"] - sequential[0]["start"]
 threads_wall, processes_wall = wall(on_threads), wall(on_processes)
 print(f"one after the other: {sequential_wall:.2f} s")
@@ -173,10 +173,10 @@ print(f"on two threads:      {threads_wall:.2f} s")
 print(f"on two processes:    {processes_wall:.2f} s")
 
 # %% [markdown]
-# Wall times taken at different moments also measure the machine's other load (see the fold
-# after the checks). The running intervals answer the question whatever the load: the table
-# gives, for each run, the share of the time each job was executing and the share during which
-# *both* were, with the run's **cores' worth** (CPU seconds per wall second).
+# The running intervals answer the question directly: the table gives, for each run, the
+# share of the time each job was executing and the share during which *both* were. It also
+# gives each run's **cores' worth**: the CPU seconds the run received per second of wall time,
+# so 1 means one core kept busy all the time and 2 means two.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # The table: each run's wall time, its cores' worth and the share each job (and both) ran.
@@ -240,16 +240,18 @@ else:
 # The GIL lets one thread run Python at a time, so for threads `both ran` is zero whatever the
 # machine is doing: their shares add up to at most 100 % and their cores' worth stays at
 # or below one. So on a machine that gives them one core in full, they finish no sooner than
-# that core doing the same work alone. If your threads beat the sequential run, look at the
-# sequential run's cores' worth: below 1, the machine gave it less than a full core.
+# that core doing the same work alone.
 #
 # Processes each have their own interpreter and their own GIL, so each one runs whenever its
 # CPU is free. On an idle two-core machine both run nearly all the time, the cores' worth is
-# close to 2 and the speed-up close to 2x: that is the gain. If your table shows far less, the
-# machine was busy and gave each process only part of a CPU; the `both ran` share is then
-# small, but it is there, and the threads' is not.
+# close to 2 and the speed-up close to 2x: that is the gain.
 #
 # :::{dropdown} If your numbers differ: why the checks are written this way
+#
+# If your table shows far less for the processes, the machine was busy and gave each process
+# only part of a CPU; the `both ran` share is then small, but it is there, and the threads' is
+# not. If your threads beat the sequential run, look at the sequential run's cores' worth:
+# below 1, the machine gave it less than a full core.
 #
 # On an idle machine with two free cores, the processes take about half the wall time of the
 # other two runs. On a machine shared with other programs, the three runs were made at
@@ -400,7 +402,11 @@ del pool
 assert per_range == [count_primes(lo, hi) for lo, hi in ranges]
 print("✓ starmap returned the counts in the order of the ranges")
 
-# %%
+# %% [markdown]
+# The executor below gets three calls, submitted in this order: `slow` sleeps 0.3 s, `fast`
+# 0.02 s, and `broken` raises at once. Predict the order in which `as_completed` yields them.
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with ProcessPoolExecutor(max_workers=2, mp_context=SPAWN) as executor:
     slow = executor.submit(pid_and_span, 0.3)
     fast = executor.submit(pid_and_span, 0.02)
@@ -423,6 +429,13 @@ else:  # a busy machine started the second worker process late
     print("the second worker started late: the fast job ended "
           f"{fast_end - slow_end:+.2f} s after the slow one")
 assert isinstance(broken.exception(timeout=0), RuntimeError)
+
+# %% [markdown]
+# With a pool of two workers, `slow` and `fast` start at once, and `broken` waits for the
+# first worker to come free, which is `fast`'s. `as_completed` hands over each future when it
+# finishes, whatever the order of submission: compare the answer's first line with that.
+# A failure counts as finishing, and its exception travelled back pickled: `result()` raised
+# it again in the parent (the answer's last line).
 
 # %% [markdown]
 # ## Three start methods
@@ -490,7 +503,6 @@ except subprocess.TimeoutExpired as expired:
     partial = expired.stdout  # what the child had written before the timeout
     if isinstance(partial, bytes):
         partial = partial.decode()
-    # On a busy machine the child may not even have printed its first line within 0.6 s.
     print("timed out; the child had printed:", (partial or "").strip() or "(nothing)")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -903,7 +915,7 @@ finally:
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# :::{dropdown} The course's housekeeping: `del pool` and the resource tracker
+# :::{dropdown} Why the course does it this way: `del pool` and the resource tracker
 #
 # Some folded checks start with `del pool`. Your own code does not need it: leaving the `with`
 # block has already stopped the workers. It only closes the pool's pipes at once, for the
@@ -939,7 +951,7 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 #
 # - A worker process gets pickled copies of its arguments and sends back pickled results;
 #   nothing is shared unless you make it so.
-# - Under the GIL (every build except a free-threaded one with the GIL off), threads never
+# - Under the GIL, threads never
 #   run Python at the same instant: CPU-bound threads get at most one core's worth. Processes
 #   each have their own GIL, so they run at the same instant whenever the machine has free
 #   cores for them.

@@ -141,8 +141,12 @@ await asyncio.wait([holder, *stuck], timeout=2)
 assert all(t.done() for t in [holder, *stuck])
 
 # %% [markdown]
-# In these lines a file name such as `4194896919.py` is how Jupyter names the code of a
-# notebook cell; the number after the colon is the line in that cell.
+# :::{dropdown} Going further: a file name such as `4194896919.py` in these lines
+#
+# It is how Jupyter names the code of a notebook cell; the number after the colon is the line
+# in that cell.
+#
+# :::
 #
 # :::{dropdown} Going further: Python 3.14's call graph, and reading another process's tasks
 #
@@ -249,9 +253,9 @@ try:
     sent_at = time.monotonic()
     dump = read_until(frozen.stderr, "take_a_then_b", "take_b_then_a")
     dumped_at = time.monotonic()
-    alive_after_dump = frozen.poll() is None
-    time.sleep(0.1)  # a moment more, before we tell it to give up
-    out, err = frozen.communicate(timeout=5)  # closes its stdin: its cue to give up
+    poll_none_after_dump = frozen.poll() is None  # None until the process exits
+    time.sleep(0.1)
+    out, err = frozen.communicate(timeout=5)  # closes stdin: the cue to give up
 finally:
     if frozen.poll() is None:
         frozen.kill()
@@ -273,7 +277,7 @@ print("exit status:", frozen.returncode,
 # (CPython 3.11.7).
 assert "take_a_then_b" in dump_text and "take_b_then_a" in dump_text, (
     "both deadlocked threads are in the dump")
-assert alive_after_dump and frozen.returncode == 0, "the dump did not stop the process"
+assert poll_none_after_dump and frozen.returncode == 0, "the dump did not stop the process"
 print("✓ the dump showed both deadlocked threads, and the process went on running")
 
 # %% [markdown]
@@ -293,8 +297,7 @@ watchdog_child = HANGS + ["frozen", "5", "--later", "0.3"]
 later = subprocess.Popen(watchdog_child, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
-    # Read the whole dump while the process is frozen: closing stdin lets it exit, and
-    # an exit can cut off a dump that faulthandler's thread is still writing.
+    # read the whole dump first: an exit (on closing stdin) can cut it short
     later_dump = read_until(later.stderr, "take_a_then_b", "take_b_then_a", timeout=10)
     later_dump += later.communicate(timeout=5)[1].decode()  # closes stdin: it gives up
 finally:
@@ -321,8 +324,8 @@ print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the proces
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
 print(f"dump read {1000 * (dumped_at - sent_at):.0f} ms after the signal · still running after it: "
-      f"{alive_after_dump} · ended {gave_up_at - dumped_at:.2f} s later, when told to")
-assert stuck_since < sent_at < dumped_at < gave_up_at and alive_after_dump
+      f"{poll_none_after_dump} · ended {gave_up_at - dumped_at:.2f} s later, when told to")
+assert stuck_since < sent_at < dumped_at < gave_up_at and poll_none_after_dump
 
 # %% [markdown]
 # The first number is the cost: the whole dump reached us within milliseconds of the signal,
@@ -332,7 +335,7 @@ assert stuck_since < sent_at < dumped_at < gave_up_at and alive_after_dump
 #
 # ## Silent failures
 #
-# Some failures never reach your code as an exception. Python reports them to a hook, whose
+# Which failures reach your code as an exception, and which go only to a hook? A hook's
 # default writes to stderr (or to the `asyncio` logger), where a service's logs may lose them.
 #
 # **A task that fails and is never awaited.** The exception is stored in the task, and asyncio
@@ -378,8 +381,8 @@ print("✓ nothing while the task was referenced; one report once it was dropped
 # own every task (chapter 03) and look at its result or
 # exception. The handler is the net under that rule, for the ones that slip through.
 #
-# **Threads and unraisable errors.** An exception that ends a thread goes to
-# `threading.excepthook` (3.8+); the default prints it and the thread just ends, while the
+# **Errors in threads and in `__del__`.** An exception that ends a thread goes to
+# `threading.excepthook`; the default prints it and the thread just ends, while the
 # rest of the program carries on. The cell below replaces that hook, and `sys.unraisablehook`
 # beside it, with ones that record what they get; then a thread dies of `ZeroDivisionError`,
 # and a `Connection` whose `__del__` raises `OSError` is dropped inside a `try`. Predict: does
@@ -415,7 +418,7 @@ print("✓ each hook got its error once")
 
 # %% [markdown]
 # `__del__` runs when the object is destroyed, at a moment no caller's code is waiting for it,
-# so its exception has nowhere to propagate: Python hands it to `sys.unraisablehook` (3.8+) and
+# so its exception has nowhere to propagate: Python hands it to `sys.unraisablehook` and
 # carries on. The same goes for an exception in a weakref callback. Both hooks can be replaced,
 # as here, to count or forward such errors.
 

@@ -231,9 +231,10 @@ def inline_time(text: str) -> float:
 # the wall time, the two calls' CPU times summed, and the pids that ran them. CPU seconds per
 # second of wall time says how many CPUs the two calls had at once: at most 1 if they took
 # turns, up to 2 if they ran side by side. Two threads beside the two processes, interleaved,
-# best of three:
+# best of three. Chapter 12 measured the same thing another way: predict both numbers before
+# you open the answer.
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 cpu_per_second = {"two threads": [], "two processes": []}
 with ThreadPoolExecutor(2, thread_name_prefix="scorer") as two_threads:
     for _ in range(3):  # interleaved, best of three
@@ -252,17 +253,20 @@ assert not gil or max(cpu_per_second["two threads"]) <= 1.1, "with the GIL, two 
 print("✓ two threads got at most one CPU between them; the two process calls ran in two other processes")
 
 # %% [markdown]
-# Two threads never get more than one CPU between them, however many are free: the GIL lets one
-# of them run at a time. Two processes each have their own interpreter and GIL, so nothing in
+# The GIL lets one thread run Python at a time, so two threads never get more than one CPU
+# between them, however many are free. Two processes each have their own interpreter and GIL, so nothing in
 # Python holds them to one CPU: on an idle 2-CPU machine they reach close to 2. What they get
-# is what the machine has spare (the fold below says how to read that).
+# is what the machine has spare.
 #
-# :::{dropdown} Going further: reading the load average
+# :::{dropdown} If your numbers differ
 #
 # The load average printed beside the numbers is how many programs wanted a CPU, on average,
 # over the last minute. When it is above the number of CPUs, other programs compete for the
 # CPUs the two processes would use, and each process waits its turn; the two threads are held
-# back by the GIL whatever the load.
+# back by the GIL whatever the load. The same load moves the crossover of the price table
+# below, and in the heartbeat figure it can turn the process pool's loop lane red, although the
+# scoring there holds none of this process's GIL. (A free-threaded build is another matter:
+# see the fold on it in the `to_thread` section.)
 #
 # :::
 
@@ -271,7 +275,8 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # `trip_and_work(pool, text)` times one call through the pool and returns it with the work's own
 # time, measured inside the worker. The trip is their difference: what the call cost beyond
 # the work (pickling, the pipes, waking the worker). Predict: at about what text length does
-# the trip cost as much as the work: 10 characters, 1,000, or 100,000?
+# the trip cost as much as the work: nearer 10 characters, 1,000, or 10,000 (the three sizes
+# the cell measures)?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 table = {}  # size: (on the loop, through the pool, the trip alone), best of 5
@@ -302,12 +307,12 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # The trip is a fixed price per call, while the work grows with the text. For tiny texts a pool
 # call costs many times the work itself: you pay for the trip, not the scoring. For large texts
 # the trip is a small extra on top of the work. The crossover, where the trip costs as much as
-# the work, is the last line: well under 1,000 characters for this function (the exact number
-# moves with the machine's load). By 1,000 characters the trip
-# is a small share of the work, which is why the exercise routes texts of 1,000 characters and
-# up to the pool, and keeps shorter ones, each holding the loop for a millisecond or two, on
-# the loop. And the trip grows with what you send: arguments and results are pickled and
-# copied through a pipe. Below, `round_trip(pool, fn, arg)` (in the helpers' fold above) times
+# the work, is the last line of the answer. Compare it with the 1,000-character row's
+# trip / work: that share is why the exercise routes texts of 1,000 characters and up to the
+# pool, and keeps shorter ones, each holding the loop for a millisecond or two, on the loop.
+
+# %% [markdown]
+# Now the size of what you send. `round_trip(pool, fn, arg)` (in the helpers' fold above) times
 # one call of `fn(arg)` through the pool, for an argument of 8 bytes and one of 8 MB; `fn` is
 # `payload_size`, the course's own function that only returns the size of what it was sent.
 # Predict: the function does no work with either argument. Does the 8 MB call cost about as
@@ -331,7 +336,8 @@ assert best["8 MB"] > 3 * best["8 B"], (
 print("✓ the same empty call costs more than 3 × as much with 8 MB of arguments")
 
 # %% [markdown]
-# Each argument is pickled, copied through the pipe and unpickled in the worker, and each of
+# Arguments and results travel by pickle through a pipe: each argument is pickled, copied
+# through the pipe and unpickled in the worker, and each of
 # those steps grows with the bytes: compare the two times, where sending 8 MB costs many times
 # the empty call. A real service sends prompts and responses
 # (kilobytes), so its trip cost is the fixed part, but a function that takes a whole batch, a
@@ -379,8 +385,7 @@ assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the w
 # for the GIL: the loop did answer, as the `to_thread` section found, but only every few
 # milliseconds, and a loop that answers that seldom is still a slow loop. `to_thread` trades
 # one long silence for many short ones. In the process pool the scoring holds none of this
-# process's GIL: its loop lane turns red only if the machine itself is busy (the printout gives
-# the load average).
+# process's GIL, so nothing in this process silences its loop.
 
 # %% [markdown]
 # ## `SIGALRM` timeouts and threads
@@ -425,9 +430,10 @@ from lab_snippets.cpu_work import alarm_timeout
 show_source(alarm_timeout)
 
 # %% [markdown]
-# And the command that ran it, in the main thread or in a worker thread:
+# The command that ran it, in the main thread or in a worker thread, is only plumbing: its
+# code is in the fold.
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the command's code"}
 from lab_snippets.cpu_work import _cmd_alarm_timeout
 
 show_source(_cmd_alarm_timeout)
@@ -682,7 +688,7 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # - CPU work in a coroutine holds the event loop for its whole duration; the loop's silence grows
 #   with the work.
 # - `to_thread` gives the loop back, but on the usual (GIL) build, threads running Python code
-#   take turns: no extra CPU. Free-threaded builds (3.13t, 3.14t) change that.
+#   take turns: no extra CPU.
 # - A process pool through `run_in_executor` frees the loop and adds CPU, at a price per call
 #   (pickling, pipes) that grows with the arguments. For tiny work the price exceeds the work:
 #   route by size.
