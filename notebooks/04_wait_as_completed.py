@@ -654,6 +654,177 @@ def _timed_job_factory(durations: dict):
 await _no_more_no_later()
 
 
+# Generated scenarios (issue 37): the same scenarios through first_results and the reference, on
+# virtual time, compared on what the contract names (lab_snippets.scenarios explains the pattern).
+import dataclasses as _dc
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "first_results")
+
+
+@_dc.dataclass(frozen=True)
+class _Plan:  # one caller's: each caller of several at once has its own (_sc.Callers)
+    wanted: int
+    limit: int
+    jobs: tuple                      # of _sc.Job; job i >= len(jobs) runs 1000 s
+    cancel_at: float | None = None   # the caller cancels first_results then
+    job_timeout: float | None = None  # passed only when set
+
+    def describe(self, who: str) -> str:
+        jobs = "; ".join(j.describe(f"job {i}") for i, j in enumerate(self.jobs))
+        _, cancel = _sc.callers_phrase(1, self.cancel_at)
+        deadline = "" if self.job_timeout is None else f", job_timeout={self.job_timeout:g}"
+        return (f"{who} calls first_results(start_work, wanted={self.wanted}, limit={self.limit}{deadline})"
+                f"{cancel}; {jobs + '; later jobs' if jobs else 'every job'} run 1000 s")
+
+
+@_st.composite
+def _plans(draw):
+    # Jobs that return end at whole seconds, failing ones at a quarter past, cancels at half past:
+    # no outcome hangs on which of two things at the same instant runs first.
+    ok = _st.builds(_sc.Job, seconds=_st.sampled_from([1, 0, 2, 3, 5]), value=_st.sampled_from("aab"),
+                    cleanup=_st.sampled_from([0, 0, 1, 3]))
+    bad = _st.builds(_sc.Job, seconds=_st.sampled_from([1.25, 0.25, 2.25]), raises=_st.just(True),
+                     cleanup=_st.sampled_from([0, 1]))
+    jobs = draw(_st.lists(_st.one_of(ok, ok, bad), max_size=9))
+    return _Plan(wanted=draw(_st.integers(1, 5)), limit=draw(_st.integers(1, 4)), jobs=tuple(jobs),
+                 cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5, 2.5, 4.5])))
+
+
+_WATCHED_WITH_DEADLINES = 40  # virtual seconds: jobs that time out keep the call going, so watch it less long
+
+
+class _Recorder(_sc.Recorder):
+    """The course's recorder, noting also when each job stopped working: it returned, raised, or a
+    cancel reached it (its cleanup comes after)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stops: dict = {}  # job -> (started, stopped)
+
+    async def run(self, name, job: _sc.Job):  # Recorder.run, noting when the job stopped working
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        self.starts.append((started, name))
+        self.tasks.append(asyncio.current_task())
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+        try:
+            try:
+                await asyncio.sleep(job.seconds)
+            finally:
+                self.stops[name] = (started, loop.time())
+            if job.raises:
+                self.fail_at = self.fail_at if self.fail_at is not None else loop.time()
+                raise _sc.JobFailed(f"{name} failed")
+            self.ended.append((loop.time(), name, job.value))
+            return job.value
+        except asyncio.CancelledError:
+            self.cancelled.append(name)
+            await asyncio.sleep(job.cleanup)
+            raise
+        finally:
+            self.now -= 1
+            self.last_end = loop.time()
+
+
+def _observe(fn, s: _sc.Callers) -> list:
+    async def one_caller(plan: _Plan) -> dict:
+        rec = _Recorder()
+
+        def start_work(i: int):
+            return rec.run(i, plan.jobs[i] if i < len(plan.jobs) else _sc.Job(1000))
+
+        deadline = {} if plan.job_timeout is None else {"job_timeout": plan.job_timeout}
+        seen = await _sc.call_once(lambda: fn(start_work, plan.wanted, plan.limit, **deadline), rec,
+                                   plan.cancel_at, limit=200 if plan.job_timeout is None else _WATCHED_WITH_DEADLINES)
+        return {**seen, "stops": rec.stops}
+
+    return _sc.run_each(one_caller, s)
+
+
+def _in_finishing_order(got: list, ended: list) -> bool:
+    """Whether `got` takes, in order, the earliest results to finish (ties in any order)."""
+    groups: dict = {}
+    for t, _, value in ended:
+        groups.setdefault(t, []).append(value)
+    queue = [groups[t] for t in sorted(groups)]
+    for value in got:
+        while queue and not queue[0]:
+            queue.pop(0)
+        if not queue or value not in queue[0]:
+            return False
+        queue[0].remove(value)
+    return True
+
+
+def _compare_one(me: dict, it: dict, s: _Plan) -> str | None:
+    if it["kind"].startswith("still running"):  # too few jobs ever finish: it must keep waiting
+        return None if me["kind"] == it["kind"] else f"first_results ended ({me['kind']}) though too few jobs end"
+    wanted_in = sorted(t for t, _, _ in it["ended"])[s.wanted - 1] if it["kind"] == "returned" else None
+    allowed, ev = _sc.fate(it, s.cancel_at, {"raised JobFailed"}, returned_at=wanted_in)
+    if me.get("peak", 0) > s.limit:
+        return f"{me['peak']} jobs were in flight at once with limit {s.limit}"
+    problem = _sc.check_ending(me, it, allowed, ev, "first_results")
+    if problem:
+        return problem
+    problem = _sc.check_starts(me, it, ev)
+    if problem:
+        return problem
+    if me["kind"] == "returned" and me["peak"] < it["peak"]:
+        return f"only {me['peak']} jobs were in flight at once where {it['peak']} could: keep `limit` jobs running"
+    if me["kind"] == "returned" and (len(me["value"]) != s.wanted
+                                     or not _in_finishing_order(me["value"], me["ended"])):
+        return (f"returned {me['value']!r}: the results of the first {s.wanted} jobs to finish, in finishing "
+                "order, expected")
+    return None
+
+
+_compare = _sc.per_caller(_compare_one)
+
+
+def _compare_deadline_one(me: dict, it: dict, s: _Plan) -> str | None:
+    """The deadline per job first (when the call's fate was not yet settled), then the rest."""
+    if me.get("peak", 0) > s.limit:
+        return (f"a timed-out job keeps its slot until it is gone: {me['peak']} jobs were in flight at once "
+                f"with limit {s.limit}")
+    if "stops" in me and "fail_at" in it:
+        ends = sorted(t for t, _, _ in it["ended"])
+        # settled: the wanted-th result, the first error or the caller's cancel, whichever came first
+        # (or the end of the observation, when too few jobs ever finish)
+        ev = min(t for t in (ends[s.wanted - 1] if len(ends) >= s.wanted else None, it["fail_at"], s.cancel_at,
+                             _WATCHED_WITH_DEADLINES) if t is not None)
+        for job, (started, stopped) in sorted(me["stops"].items()):
+            due = started + s.job_timeout
+            if due < ev and stopped > due + 1e-9:
+                return (f"a job ran past its job_timeout: job {job} started at {_sc.fmt(started)} with "
+                        f"job_timeout={s.job_timeout:g}, but ran until {_sc.fmt(stopped)}")
+            if stopped < min(due, ev) - 1e-9 and job in me["cancelled"]:
+                return (f"a job was cancelled before its job_timeout: job {job} started at {_sc.fmt(started)} "
+                        f"with job_timeout={s.job_timeout:g}, but was cancelled at {_sc.fmt(stopped)}: each "
+                        "job's deadline counts from its own start")
+    return _compare_one(me, it, s)
+
+
+_compare_deadline = _sc.per_caller(_compare_deadline_one)
+
+
+@_st.composite
+def _plans_with_deadline(draw):
+    # Deadlines a 32nd or 16th past: exact in binary (a clock read as `start + job_timeout` reaches them),
+    # and before a long chain of timeouts, never at the same instant as a job's end (whole seconds from
+    # its start), a failure (a quarter past) or a cancel (half past).
+    return _dc.replace(draw(_plans()), job_timeout=draw(_st.sampled_from([1.03125, 2.0625, 0.53125])))
+
+
+_sc.differential(first_results, _reference, _sc.several(_plans()), _observe, _compare, what="first_results",
+                 examples=60, hint="chapters 04 and 05")
+
+# The deadline per job (the exercise's twist): one named run, then generated scenarios with a job_timeout.
+
 async def _deadline_per_job() -> None:
     # limit 2, wanted 4, job_timeout 0.12 s: job 0 would run 2 s and needs 40 ms to clean up once
     # cancelled; the others take 0.05 s. Job 0 is cancelled at 0.12 s while jobs 1, 2, 3 run on and is
@@ -705,170 +876,6 @@ async def _deadline_per_job() -> None:
 
 await _deadline_per_job()
 
-# Generated scenarios (issue 37): the same scenarios through first_results and the reference, on
-# virtual time, compared on what the contract names (lab_snippets.scenarios explains the pattern).
-import dataclasses as _dc
-
-from hypothesis import strategies as _st
-
-from lab_snippets import scenarios as _sc
-
-_reference = _sc.reference(globals(), "first_results")
-
-
-@_dc.dataclass(frozen=True)
-class _Plan:  # one caller's: each caller of several at once has its own (_sc.Callers)
-    wanted: int
-    limit: int
-    jobs: tuple                      # of _sc.Job; job i >= len(jobs) runs 1000 s
-    cancel_at: float | None = None   # the caller cancels first_results then
-    job_timeout: float | None = None  # passed only when set
-
-    def describe(self, who: str) -> str:
-        jobs = "; ".join(j.describe(f"job {i}") for i, j in enumerate(self.jobs))
-        _, cancel = _sc.callers_phrase(1, self.cancel_at)
-        deadline = "" if self.job_timeout is None else f", job_timeout={self.job_timeout:g}"
-        return (f"{who} calls first_results(start_work, wanted={self.wanted}, limit={self.limit}{deadline})"
-                f"{cancel}; {jobs + '; later jobs' if jobs else 'every job'} run 1000 s")
-
-
-@_st.composite
-def _plans(draw):
-    # Jobs that return end at whole seconds, failing ones at a quarter past, cancels at half past:
-    # no outcome hangs on which of two things at the same instant runs first.
-    ok = _st.builds(_sc.Job, seconds=_st.sampled_from([1, 0, 2, 3, 5]), value=_st.sampled_from("aab"),
-                    cleanup=_st.sampled_from([0, 0, 1, 3]))
-    bad = _st.builds(_sc.Job, seconds=_st.sampled_from([1.25, 0.25, 2.25]), raises=_st.just(True),
-                     cleanup=_st.sampled_from([0, 1]))
-    jobs = draw(_st.lists(_st.one_of(ok, ok, bad), max_size=9))
-    return _Plan(wanted=draw(_st.integers(1, 5)), limit=draw(_st.integers(1, 4)), jobs=tuple(jobs),
-                 cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5, 2.5, 4.5])))
-
-
-class _Recorder(_sc.Recorder):
-    """The course's recorder, noting also when each job stopped working: it returned, raised, or a
-    cancel reached it (its cleanup comes after)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.stops: dict = {}  # job -> (started, stopped)
-
-    async def run(self, name, job: _sc.Job):  # Recorder.run, noting when the job stopped working
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        self.starts.append((started, name))
-        self.tasks.append(asyncio.current_task())
-        self.now += 1
-        self.peak = max(self.peak, self.now)
-        try:
-            try:
-                await asyncio.sleep(job.seconds)
-            finally:
-                self.stops[name] = (started, loop.time())
-            if job.raises:
-                self.fail_at = self.fail_at if self.fail_at is not None else loop.time()
-                raise _sc.JobFailed(f"{name} failed")
-            self.ended.append((loop.time(), name, job.value))
-            return job.value
-        except asyncio.CancelledError:
-            self.cancelled.append(name)
-            await asyncio.sleep(job.cleanup)
-            raise
-        finally:
-            self.now -= 1
-            self.last_end = loop.time()
-
-
-def _observe(fn, s: _sc.Callers) -> list:
-    async def one_caller(plan: _Plan) -> dict:
-        rec = _Recorder()
-
-        def start_work(i: int):
-            return rec.run(i, plan.jobs[i] if i < len(plan.jobs) else _sc.Job(1000))
-
-        deadline = {} if plan.job_timeout is None else {"job_timeout": plan.job_timeout}
-        seen = await _sc.call_once(lambda: fn(start_work, plan.wanted, plan.limit, **deadline), rec,
-                                   plan.cancel_at, limit=200 if plan.job_timeout is None else 40)
-        return {**seen, "stops": rec.stops}
-
-    return _sc.run_each(one_caller, s)
-
-
-def _in_finishing_order(got: list, ended: list) -> bool:
-    """Whether `got` takes, in order, the earliest results to finish (ties in any order)."""
-    groups: dict = {}
-    for t, _, value in ended:
-        groups.setdefault(t, []).append(value)
-    queue = [groups[t] for t in sorted(groups)]
-    for value in got:
-        while queue and not queue[0]:
-            queue.pop(0)
-        if not queue or value not in queue[0]:
-            return False
-        queue[0].remove(value)
-    return True
-
-
-def _compare_one(me: dict, it: dict, s: _Plan) -> str | None:
-    if it["kind"].startswith("still running"):  # too few jobs ever finish: it must keep waiting
-        return None if me["kind"] == it["kind"] else f"first_results ended ({me['kind']}) though too few jobs end"
-    wanted_in = sorted(t for t, _, _ in it["ended"])[s.wanted - 1] if it["kind"] == "returned" else None
-    allowed, ev = _sc.fate(it, s.cancel_at, {"raised JobFailed"}, returned_at=wanted_in)
-    if me.get("peak", 0) > s.limit:
-        return f"{me['peak']} jobs were in flight at once with limit {s.limit}"
-    problem = _sc.check_ending(me, it, allowed, ev, "first_results")
-    if problem:
-        return problem
-    problem = _sc.check_starts(me, it, ev)
-    if problem:
-        return problem
-    if me["kind"] == "returned" and me["peak"] < it["peak"]:
-        return f"only {me['peak']} jobs were in flight at once where {it['peak']} could: keep `limit` jobs running"
-    if me["kind"] == "returned" and (len(me["value"]) != s.wanted
-                                     or not _in_finishing_order(me["value"], me["ended"])):
-        return (f"returned {me['value']!r}: the results of the first {s.wanted} jobs to finish, in finishing "
-                "order, expected")
-    return None
-
-
-_compare = _sc.per_caller(_compare_one)
-
-
-def _compare_deadline_one(me: dict, it: dict, s: _Plan) -> str | None:
-    """The deadline per job first (when the call's fate was not yet settled), then the rest."""
-    if me.get("peak", 0) > s.limit:
-        return (f"a timed-out job keeps its slot until it is gone: {me['peak']} jobs were in flight at once "
-                f"with limit {s.limit}")
-    if "stops" in me and "fail_at" in it and not it["kind"].startswith("still running"):
-        ends = sorted(t for t, _, _ in it["ended"])
-        # settled: the wanted-th result, the first error or the caller's cancel, whichever came first
-        ev = min(t for t in (ends[s.wanted - 1] if len(ends) >= s.wanted else None, it["fail_at"], s.cancel_at,
-                             float("inf")) if t is not None)
-        for job, (started, stopped) in sorted(me["stops"].items()):
-            due = started + s.job_timeout
-            if due < ev and stopped > due + 1e-9:
-                return (f"a job ran past its job_timeout: job {job} started at {_sc.fmt(started)} with "
-                        f"job_timeout={s.job_timeout:g}, but ran until {_sc.fmt(stopped)}")
-            if stopped < min(due, ev) - 1e-9 and job in me["cancelled"]:
-                return (f"a job was cancelled before its job_timeout: job {job} started at {_sc.fmt(started)} "
-                        f"with job_timeout={s.job_timeout:g}, but was cancelled at {_sc.fmt(stopped)}: each "
-                        "job's deadline counts from its own start")
-    return _compare_one(me, it, s)
-
-
-_compare_deadline = _sc.per_caller(_compare_deadline_one)
-
-
-@_st.composite
-def _plans_with_deadline(draw):
-    # Deadlines a 32nd or 16th past: exact in binary (a clock read as `start + job_timeout` reaches them),
-    # and before a long chain of timeouts, never at the same instant as a job's end (whole seconds from
-    # its start), a failure (a quarter past) or a cancel (half past).
-    return _dc.replace(draw(_plans()), job_timeout=draw(_st.sampled_from([1.03125, 2.0625, 0.53125])))
-
-
-_sc.differential(first_results, _reference, _sc.several(_plans()), _observe, _compare, what="first_results",
-                 examples=60, hint="chapters 04 and 05")
 _sc.differential(first_results, _reference, _sc.several(_plans_with_deadline()), _observe, _compare_deadline,
                  what="first_results with a job_timeout", examples=40, hint="chapters 04 and 05")
 ### END HIDDEN TESTS
