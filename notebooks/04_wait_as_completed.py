@@ -386,9 +386,9 @@ else:
 # - **in flight**: never more than `limit` jobs at once, and `limit` of them as long as more
 #   results are wanted; jobs start in order 0, 1, 2, ..., each the moment a slot frees, not
 #   later;
-# - **deadline per job** (with `job_timeout`): each job is cancelled exactly `job_timeout`
-#   seconds after its own start if it is still running then, not earlier and not later, however
-#   many other jobs finish meanwhile; it gives no result and does not end `first_results`; it
+# - **deadline per job** (`None`, the default, sets none): each job is cancelled exactly
+#   `job_timeout` seconds after its own start if it is still running then, not earlier and not
+#   later, however many other jobs finish meanwhile; it gives no result and does not end `first_results`; it
 #   counts as in flight until its cleanup is over, and its slot goes to the next job then;
 # - **results**: exactly `wanted` of them, those of the first jobs to finish, in finishing order
 #   (the same value twice counts twice);
