@@ -460,7 +460,7 @@ async with asyncio.timeout(2):
 assert len(got) == 4 and len(set(got)) == 4, (
     f"wanted=4: the results of 4 different jobs expected, got {got!r}")
 assert "job 0" not in got, "job 0 is slow: faster jobs started after it finish first"
-# With a deadline: jobs 0 and 3 (0.5 s each) are cancelled 0.1 s after they started.
+# With job_timeout=0.1, job 0 (0.5 s) is cancelled at 0.1 s; job 4 takes its slot.
 async with asyncio.timeout(2):
     got = await first_results(fetch_job, wanted=3, limit=2, job_timeout=0.1)
 assert got == ["job 1", "job 2", "job 4"], (
