@@ -14,7 +14,7 @@
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. end such a loop cleanly: cancel what is left and wait for it.
 #
-# **Needs** chapters 02 and 03 · about 45 minutes
+# **Needs** chapters 02 and 03 · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -360,30 +360,36 @@ else:
     assert same_objects == [False, False] and results == ["request 1", "request 0"]
 
 # %% [markdown]
-# ## Exercise 4.1 · The first results, with a bounded pipe
+# ## Exercise 4.1 · The first results, each job with a deadline
 #
-# Implement `first_results(start_work, wanted, limit)`:
+# Implement `first_results(start_work, wanted, limit, job_timeout=None)`:
 #
-# 1. `start_work(i)` returns a coroutine for job number `i` (0, 1, 2, ... in that order);
-# 2. keep `limit` jobs in flight while more results are wanted, **never more**, and start the
-#    next job the moment any job finishes (do not wait for a whole batch);
-# 3. return the results of the first `wanted` jobs **to finish**, in finishing order (ties in
-#    any order);
-# 4. before returning, cancel the jobs still in flight and wait until they are gone; do the
-#    same when a job raises (then raise its error itself, not an `ExceptionGroup`) and when
-#    the caller cancels `first_results`, even a second time while you wait.
+# 1. `start_work(i)` returns a coroutine for job `i` (0, 1, 2, ... in that order);
+# 2. keep `limit` jobs in flight while results are wanted, **never more**; start the next
+#    the moment a slot frees;
+# 3. return the results of the first `wanted` jobs **to finish**, in finishing order;
+# 4. **new:** a job still running `job_timeout` seconds after *its own* start is cancelled
+#    while the others run on; it gives no result and holds its slot until it is gone;
+# 5. before returning, cancel the jobs in flight and wait until they are gone; the same when
+#    a job raises (raise its error, not an `ExceptionGroup`) and when the caller cancels you,
+#    even twice.
 #
-# Concurrent callers, each with its own `start_work`, must not disturb each other.
+# Concurrent callers must not disturb each other.
 #
 # :::{dropdown} What the grader checks
 #
-# Graded, on many generated runs (`wanted` and `limit` from 1 up; jobs that take any time,
-# several that finish at the same moment, two that return the same value, jobs that never
-# finish, jobs that raise, jobs that take a while to clean up once cancelled):
+# Graded, on many generated runs (`wanted` and `limit` from 1 up; with and without a
+# `job_timeout`; jobs that take any time, several that finish at the same moment, two that
+# return the same value, jobs that never finish, jobs that raise, jobs that take a while to
+# clean up once cancelled):
 #
 # - **in flight**: never more than `limit` jobs at once, and `limit` of them as long as more
 #   results are wanted; jobs start in order 0, 1, 2, ..., each the moment a slot frees, not
 #   later;
+# - **deadline per job** (`None`, the default, sets none): each job is cancelled exactly
+#   `job_timeout` seconds after its own start if it is still running then, not earlier and not
+#   later, however many other jobs finish meanwhile; it gives no result and does not end `first_results`; it
+#   counts as in flight until its cleanup is over, and its slot goes to the next job then;
 # - **results**: exactly `wanted` of them, those of the first jobs to finish, in finishing order
 #   (the same value twice counts twice);
 # - **errors**: when a job raises before `wanted` results are in, `first_results` raises that
@@ -398,7 +404,7 @@ else:
 #
 # :::
 #
-# The visible test below shows one run.
+# The visible test below shows two runs, one with a deadline.
 
 # %%
 async def fetch_job(i: int) -> str:
@@ -407,21 +413,39 @@ async def fetch_job(i: int) -> str:
 
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
-async def first_results(start_work, wanted: int, limit: int) -> list:
-    """Results of the first `wanted` jobs to finish, never more than `limit` in flight."""
+async def first_results(start_work, wanted: int, limit: int, job_timeout: float | None = None) -> list:
+    """Results of the first `wanted` jobs to finish, never more than `limit` in flight, none
+    running longer than `job_timeout` seconds."""
     ### BEGIN SOLUTION
+    loop = asyncio.get_running_loop()
     results: list = []
     pending: set[asyncio.Task] = set()
+    deadline_of: dict[asyncio.Task, float] = {}  # the jobs not yet timed out
+    timed_out: set[asyncio.Task] = set()  # cancelled, but in flight until they are gone
     next_job = 0
     try:
         while len(results) < wanted:
             while len(pending) < limit:
-                pending.add(asyncio.create_task(start_work(next_job)))
+                task = asyncio.create_task(start_work(next_job))
+                pending.add(task)
                 next_job += 1
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                if job_timeout is not None:
+                    deadline_of[task] = loop.time() + job_timeout
+            soonest = min(deadline_of.values(), default=None)
+            left = None if soonest is None else max(0.0, soonest - loop.time())
+            done, pending = await asyncio.wait(pending, timeout=left,
+                                               return_when=asyncio.FIRST_COMPLETED)
             for task in done:
-                if len(results) < wanted:
+                deadline_of.pop(task, None)
+                if task in timed_out:
+                    timed_out.discard(task)  # gone: no result, and its slot is free
+                elif len(results) < wanted:
                     results.append(task.result())
+            for task, deadline in list(deadline_of.items()):
+                if deadline <= loop.time():
+                    task.cancel()
+                    timed_out.add(task)
+                    del deadline_of[task]
         return results
     finally:
         for task in pending:
@@ -436,6 +460,13 @@ async with asyncio.timeout(2):
 assert len(got) == 4 and len(set(got)) == 4, (
     f"wanted=4: the results of 4 different jobs expected, got {got!r}")
 assert "job 0" not in got, "job 0 is slow: faster jobs started after it finish first"
+# With job_timeout=0.1, job 0 (0.5 s) is cancelled at 0.1 s; job 4 takes its slot.
+async with asyncio.timeout(2):
+    got = await first_results(fetch_job, wanted=3, limit=2, job_timeout=0.1)
+assert got == ["job 1", "job 2", "job 4"], (
+    "job 0 (0.5 s) is still running at its deadline (job_timeout=0.1): it is "
+    "cancelled, gives no result, and its slot goes to job 4; expected "
+    f"['job 1', 'job 2', 'job 4'], got {got!r}")
 leftovers = [t for t in asyncio.all_tasks()
              if t is not asyncio.current_task() and "fetch_job" in repr(t)]
 assert leftovers == [], "no job may be left running"
@@ -622,6 +653,7 @@ def _timed_job_factory(durations: dict):
 
 await _no_more_no_later()
 
+
 # Generated scenarios (issue 37): the same scenarios through first_results and the reference, on
 # virtual time, compared on what the contract names (lab_snippets.scenarios explains the pattern).
 import dataclasses as _dc
@@ -639,12 +671,14 @@ class _Plan:  # one caller's: each caller of several at once has its own (_sc.Ca
     limit: int
     jobs: tuple                      # of _sc.Job; job i >= len(jobs) runs 1000 s
     cancel_at: float | None = None   # the caller cancels first_results then
+    job_timeout: float | None = None  # passed only when set
 
     def describe(self, who: str) -> str:
         jobs = "; ".join(j.describe(f"job {i}") for i, j in enumerate(self.jobs))
         _, cancel = _sc.callers_phrase(1, self.cancel_at)
-        return (f"{who} calls first_results(start_work, wanted={self.wanted}, limit={self.limit}){cancel}; "
-                f"{jobs + '; later jobs' if jobs else 'every job'} run 1000 s")
+        deadline = "" if self.job_timeout is None else f", job_timeout={self.job_timeout:g}"
+        return (f"{who} calls first_results(start_work, wanted={self.wanted}, limit={self.limit}{deadline})"
+                f"{cancel}; {jobs + '; later jobs' if jobs else 'every job'} run 1000 s")
 
 
 @_st.composite
@@ -660,14 +694,54 @@ def _plans(draw):
                  cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5, 2.5, 4.5])))
 
 
+_WATCHED_WITH_DEADLINES = 40  # virtual seconds: jobs that time out keep the call going, so watch it less long
+
+
+class _Recorder(_sc.Recorder):
+    """The course's recorder, noting also when each job stopped working: it returned, raised, or a
+    cancel reached it (its cleanup comes after)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stops: dict = {}  # job -> (started, stopped)
+
+    async def run(self, name, job: _sc.Job):  # Recorder.run, noting when the job stopped working
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        self.starts.append((started, name))
+        self.tasks.append(asyncio.current_task())
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+        try:
+            try:
+                await asyncio.sleep(job.seconds)
+            finally:
+                self.stops[name] = (started, loop.time())
+            if job.raises:
+                self.fail_at = self.fail_at if self.fail_at is not None else loop.time()
+                raise _sc.JobFailed(f"{name} failed")
+            self.ended.append((loop.time(), name, job.value))
+            return job.value
+        except asyncio.CancelledError:
+            self.cancelled.append(name)
+            await asyncio.sleep(job.cleanup)
+            raise
+        finally:
+            self.now -= 1
+            self.last_end = loop.time()
+
+
 def _observe(fn, s: _sc.Callers) -> list:
     async def one_caller(plan: _Plan) -> dict:
-        rec = _sc.Recorder()
+        rec = _Recorder()
 
         def start_work(i: int):
             return rec.run(i, plan.jobs[i] if i < len(plan.jobs) else _sc.Job(1000))
 
-        return await _sc.call_once(lambda: fn(start_work, plan.wanted, plan.limit), rec, plan.cancel_at)
+        deadline = {} if plan.job_timeout is None else {"job_timeout": plan.job_timeout}
+        seen = await _sc.call_once(lambda: fn(start_work, plan.wanted, plan.limit, **deadline), rec,
+                                   plan.cancel_at, limit=200 if plan.job_timeout is None else _WATCHED_WITH_DEADLINES)
+        return {**seen, "stops": rec.stops}
 
     return _sc.run_each(one_caller, s)
 
@@ -712,8 +786,139 @@ def _compare_one(me: dict, it: dict, s: _Plan) -> str | None:
 _compare = _sc.per_caller(_compare_one)
 
 
+def _compare_deadline_one(me: dict, it: dict, s: _Plan) -> str | None:
+    """The deadline per job first (when the call's fate was not yet settled), then the rest."""
+    if me.get("peak", 0) > s.limit:
+        return (f"a timed-out job keeps its slot until it is gone: {me['peak']} jobs were in flight at once "
+                f"with limit {s.limit}")
+    if "stops" in me and "fail_at" in it:
+        ends = sorted(t for t, _, _ in it["ended"])
+        # settled: the wanted-th result, the first error or the caller's cancel, whichever came first
+        # (or the end of the observation, when too few jobs ever finish)
+        ev = min(t for t in (ends[s.wanted - 1] if len(ends) >= s.wanted else None, it["fail_at"], s.cancel_at,
+                             _WATCHED_WITH_DEADLINES) if t is not None)
+        for job, (started, stopped) in sorted(me["stops"].items()):
+            due = started + s.job_timeout
+            if due < ev and stopped > due + 1e-9:
+                return (f"a job ran past its job_timeout: job {job} started at {_sc.fmt(started)} with "
+                        f"job_timeout={s.job_timeout:g}, but ran until {_sc.fmt(stopped)}")
+            if stopped < min(due, ev) - 1e-9 and job in me["cancelled"]:
+                return (f"a job was cancelled before its job_timeout: job {job} started at {_sc.fmt(started)} "
+                        f"with job_timeout={s.job_timeout:g}, but was cancelled at {_sc.fmt(stopped)}: each "
+                        "job's deadline counts from its own start")
+    return _compare_one(me, it, s)
+
+
+_compare_deadline = _sc.per_caller(_compare_deadline_one)
+
+
+@_st.composite
+def _plans_with_deadline(draw):
+    # Deadlines a 32nd or 16th past: exact in binary (a clock read as `start + job_timeout` reaches them),
+    # and before a long chain of timeouts, never at the same instant as a job's end (whole seconds from
+    # its start), a failure (a quarter past) or a cancel (half past).
+    return _dc.replace(draw(_plans()), job_timeout=draw(_st.sampled_from([1.03125, 2.0625, 0.53125])))
+
+
 _sc.differential(first_results, _reference, _sc.several(_plans()), _observe, _compare, what="first_results",
                  examples=60, hint="chapters 04 and 05")
+
+# The deadline per job (the exercise's twist): one named run, then generated scenarios with a job_timeout.
+
+async def _deadline_per_job() -> None:
+    # limit 2, wanted 4, job_timeout 0.12 s: job 0 would run 2 s and needs 40 ms to clean up once
+    # cancelled; the others take 0.05 s. Job 0 is cancelled at 0.12 s while jobs 1, 2, 3 run on and is
+    # gone at 0.16 s; results come from jobs 1, 2, 3 and the job that took job 0's slot.
+    _marks: dict[str, float] = {}
+    _now = [0, 0]  # in flight, most at once
+    _t0 = time.monotonic()
+
+    async def _job(i: int) -> str:
+        _marks[f"start {i}"] = time.monotonic() - _t0
+        if i == 0:  # the reference: a plain wait of job_timeout + 40 ms from job 0's start, on the same loop
+            asyncio.get_running_loop().call_later(
+                0.12 + 0.04, lambda: _marks.setdefault("deadline 0 + a 40 ms wait", time.monotonic() - _t0))
+        _now[0] += 1
+        _now[1] = max(_now[1], _now[0])
+        try:
+            await asyncio.sleep(2.0 if i == 0 else 0.05)
+            return f"result {i}"
+        except asyncio.CancelledError:
+            _marks.setdefault(f"cancel {i}", time.monotonic() - _t0)
+            await asyncio.sleep(0.04 if i == 0 else 0)
+            raise
+        finally:
+            _now[0] -= 1
+
+    with _grading.Leftovers(threads=False) as _left:
+        _seen = await _grading.observe(first_results(_job, wanted=4, limit=2, job_timeout=0.12), timeout=3)
+    await _left.check("first_results returned")
+    _grading.check_finished(_seen, "first_results", within=3)
+    await asyncio.sleep(0.05)  # let the reference wait end
+    assert _seen.error is None, (
+        f"a job past its job_timeout gives no result and does not end first_results: with job 0 still running "
+        f"at its deadline, first_results raised {_seen.error!r}; cancel that job, drop it, and carry on "
+        "(chapter 04)")
+    _cancelled = _marks.get("cancel 0", float("inf"))
+    assert _cancelled < _marks.get("deadline 0 + a 40 ms wait", float("inf")), (
+        "a job ran past its job_timeout: job 0 (job_timeout 0.12 s) was "
+        + ("never cancelled while the others ran" if _cancelled == float("inf") else
+           f"cancelled only {(_cancelled - _marks['start 0']) * 1000:.0f} ms after it started")
+        + ": while jobs finish, keep track of when each job in flight is due, wake up at the earliest of "
+        "those moments, and cancel the jobs that are due (chapter 04)")
+    assert _now[1] <= 2, (
+        f"a timed-out job keeps its slot until it is gone: {_now[1]} jobs were in flight at once with limit 2 "
+        "while job 0 was cleaning up after its cancel; start the next job once it has finished (chapter 05)")
+    assert _seen.value is not None and len(_seen.value) == 4 and "result 0" not in _seen.value, (
+        f"a job past its job_timeout gives no result: expected 4 results from jobs other than job 0, got "
+        f"{_seen.value!r} (chapter 04)")
+
+
+await _deadline_per_job()
+
+
+
+_real_time = time
+
+
+class _LoopClock:
+    """The `time` module as the code under test sees it on virtual time: its clocks read the running
+    loop's (which, on a real loop, is time.monotonic), so a deadline kept with time.monotonic() counts."""
+
+    def __getattr__(self, name: str):
+        return getattr(_real_time, name)
+
+    @staticmethod
+    def monotonic() -> float:
+        try:
+            return asyncio.get_running_loop().time()
+        except RuntimeError:
+            return _real_time.monotonic()
+
+    perf_counter = monotonic
+
+
+_LoopClock.time = _LoopClock.monotonic
+
+
+def _on_the_loops_clock(fn):
+    """fn's globals with `time` (and names imported from it) reading the loop's clock, restored after."""
+    scope = fn.__globals__
+    clock = _LoopClock()
+    swaps = {"time": clock} if scope.get("time") is _real_time else {}
+    swaps.update({name: clock.monotonic for name in ("monotonic", "perf_counter")
+                  if scope.get(name) is getattr(_real_time, name)})
+    saved = {name: scope[name] for name in swaps}
+    scope.update(swaps)
+    return lambda: scope.update(saved)
+
+
+_restore = _on_the_loops_clock(first_results)
+try:
+    _sc.differential(first_results, _reference, _sc.several(_plans_with_deadline()), _observe, _compare_deadline,
+                     what="first_results with a job_timeout", examples=40, hint="chapters 04 and 05")
+finally:
+    _restore()
 ### END HIDDEN TESTS
 
 # %% [markdown]
