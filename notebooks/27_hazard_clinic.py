@@ -1302,8 +1302,11 @@ def _observe_closing(cls, s: _Closing) -> dict:
 
 def _compare_closing(me: dict, it: dict, s: _Closing) -> str | None:
     if me["trouble"] == "the grader's task was cancelled" or me["closed"].get("beside") != it["closed"].get("beside"):
-        return (f"aclose must cancel this Coalescer's calls only: {me['trouble'] or ''} another Coalescer's get "
-                f"ended with {me['closed'].get('beside')}, expected {it['closed'].get('beside')}")
+        if me["trouble"]:
+            return ("aclose must cancel this Coalescer's calls only: it cancelled the task that runs the scenario "
+                    "(cancel the tasks of self.pending, not every task on the loop)")
+        return (f"aclose must cancel this Coalescer's calls only: another Coalescer's get ended with "
+                f"{me['closed'].get('beside')}, expected {it['closed'].get('beside')}")
     if me["trouble"]:
         return f"the scenario did not run to its end: {me['trouble']}"
     live = [x for x in me["calls"] if x["on"] == "c" and x["start"] < s.close_at and
