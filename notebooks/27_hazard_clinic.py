@@ -14,7 +14,7 @@
 # 4. find and fix the hazard in a piece of code you have not seen.
 #
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
-# in a thread), 15 (async locks) and 26 · about 55 minutes
+# in a thread), 15 (async locks) and 26 · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -626,13 +626,15 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 #
 # Write a `Coalescer` that keeps the promise and survives cancellation:
 #
-# 1. concurrent `get(key)` calls for one key share one call of `score(key)` and all get its
-#    value, or all get its exception;
-# 2. calls for different keys run concurrently;
-# 3. once the shared call has ended, the next `get(key)` calls `score(key)` again;
-# 4. cancelling any one caller must not affect the others: they
-#    still get the value, and a `get(key)` that arrives after the cancellation, while the call
-#    still runs, joins that call instead of starting a second one.
+# 1. concurrent `get(key)` calls for one key share one call of `score(key)`, and all get its
+#    value, or all its exception;
+# 2. different keys are scored concurrently;
+# 3. once that call has ended, the next `get(key)` scores again;
+# 4. cancelling one caller affects neither the others nor a later `get(key)`, which joins the
+#    call while it runs;
+# 5. `await aclose(timeout=1.0)` cancels the running calls (their callers get `CancelledError`)
+#    and waits for them, at most `timeout` seconds, even if one ignores its cancellation;
+#    once `aclose` is called, `get` raises `RuntimeError`.
 #
 # :::{dropdown} What the grader checks
 #
@@ -664,22 +666,37 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # - **nothing left**: once every call of `score` has ended, no task of the `Coalescer` is still
 #   running.
 #
-# :::
+# **Closing** (named checks and generated runs of their own: `aclose` at different moments, with
+# calls running for one or two keys, calls of `score` that end on their cancellation or ignore it
+# for a while, `get` calls before, during and after `aclose`, a second `Coalescer` and another task
+# beside)
 #
-# The visible test below shows one run.
+# - **cancels every call**: `aclose` cancels every call of `score` this `Coalescer` still runs,
+#   and nothing else (not another `Coalescer`'s calls, not other tasks); with nothing running it
+#   returns at once;
+# - **waits, with a bound**: it returns as soon as those calls have ended, and never later than
+#   `timeout` seconds after it was called, even when a call of `score` ignores its cancellation
+#   (returning then, or raising `TimeoutError`, are both accepted);
+# - **callers**: every caller waiting on a call that ended cancelled gets `CancelledError` at that
+#   moment;
+# - **closed**: from the moment `aclose` is called (also while it waits), `get` raises
+#   `RuntimeError` at once and calls no `score`.
+#
+# :::
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 class Coalescer:
-    """Concurrent get(key) calls share one call of `score(key)`."""
+    """Coalescer(score): `await get(key)` shares one call of `score(key)`; `await aclose(timeout)` closes."""
 
+    ### BEGIN SOLUTION
     def __init__(self, score) -> None:
-        ### BEGIN SOLUTION
         self.score = score
         self.pending: dict[str, asyncio.Task] = {}
-        ### END SOLUTION
+        self.closed = False
 
     async def get(self, key: str):
-        ### BEGIN SOLUTION
+        if self.closed:
+            raise RuntimeError("this Coalescer is closed")
         shared = self.pending.get(key)
         if shared is None:
             shared = asyncio.create_task(self.score(key))  # owned by no caller
@@ -693,7 +710,15 @@ class Coalescer:
 
             shared.add_done_callback(forget)
         return await asyncio.shield(shared)
-        ### END SOLUTION
+
+    async def aclose(self, timeout: float = 1.0) -> None:
+        self.closed = True  # a get from now on raises, even while we wait below
+        running = list(self.pending.values())
+        for task in running:
+            task.cancel()  # its waiting callers get CancelledError through their shield
+        if running:  # wait for the cancelled calls to end, but no longer than the bound
+            await asyncio.wait(running, timeout=timeout)
+    ### END SOLUTION
 
 
 # %% tags=["tests"]
@@ -713,6 +738,33 @@ assert got == ["A", "A", "A", "B"] and sorted(visible_calls) == ["a", "b"], (
     "three concurrent get('a') must share one score('a') and get('b') run its own: "
     "['A', 'A', 'A', 'B'] from calls ['a', 'b'] expected, "
     f"got {got!r} from calls {visible_calls!r}")
+
+# %% tags=["tests"]
+cancelled_keys: list[str] = []
+
+
+async def slow_score(key: str) -> None:
+    try:
+        await asyncio.sleep(5)
+    except asyncio.CancelledError:
+        cancelled_keys.append(key)
+        raise
+
+
+closing = Coalescer(slow_score)
+waiters = [asyncio.create_task(closing.get("v")) for _ in range(2)]
+await asyncio.sleep(0.01)
+await asyncio.wait_for(closing.aclose(timeout=1), 2)
+await asyncio.wait(waiters, timeout=1)
+ended = ["cancelled" if t.cancelled() else "not cancelled" for t in waiters]
+try:
+    after = await asyncio.wait_for(closing.get("w"), 1)
+except (RuntimeError, TimeoutError) as exc:
+    after = type(exc).__name__
+await cancel_and_wait(waiters)
+assert (cancelled_keys, ended, after) == (["v"], ["cancelled"] * 2, "RuntimeError"), (
+    "aclose() must cancel score('v'), its 2 waiting callers get CancelledError, and a "
+    f"later get raise RuntimeError: got {cancelled_keys!r}, {ended!r}, {after!r}")
 
 # %% tags=["tests", "hidden-tests", "remove-cell"]
 ### BEGIN HIDDEN TESTS
@@ -995,6 +1047,303 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
 
 _sc.differential(Coalescer, _reference, _scenarios(), _observe, _compare, what="Coalescer",
                  examples=60, hint="chapter 27")
+### END HIDDEN TESTS
+
+# %% tags=["tests", "hidden-tests", "remove-cell"]
+### BEGIN HIDDEN TESTS
+# Closing (the twist): named checks, then generated runs. All of it runs on virtual time in a helper
+# thread, on a loop of its own: an aclose that cancels every task on its loop reaches only that loop.
+import dataclasses as _dc
+import threading as _threading
+
+from hypothesis import strategies as _st
+
+from lab_snippets import scenarios as _sc
+
+_reference = _sc.reference(globals(), "Coalescer")
+
+
+def _on_virtual_time(main, limit: float = 200.0):
+    """Run main() on a fresh virtual-time loop in a helper thread (the kernel's loop runs in this one)."""
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["run"] = _sc.run_virtual(main, limit=limit)
+        except BaseException as exc:  # noqa: BLE001 - handed to the cell's thread
+            box["error"] = exc
+
+    helper = _threading.Thread(target=target, daemon=True)
+    helper.start()
+    helper.join(20)
+    assert not helper.is_alive(), "aclose must return within its timeout: the closing checks did not end within 20 s"
+    if isinstance(box.get("error"), asyncio.CancelledError):
+        raise AssertionError(_NOT_MINE) from None
+    if "error" in box:
+        raise box["error"]
+    return box["run"]
+
+
+_NOT_MINE = ("aclose must cancel this Coalescer's calls only: it cancelled the tasks that run the checks, like the "
+             "page's cancel_the_rest cancels every task on the loop; cancel the tasks of self.pending")
+
+
+def _make_score(calls: list, on: str, stubborn: float = 0.0, seconds: float = 10.0):
+    """A score that runs `seconds`; cancelled, it ends at once, or after `stubborn` s if it ignores it."""
+    async def score(key: str) -> str:
+        loop = asyncio.get_running_loop()
+        call = {"on": on, "key": key, "start": loop.time(), "cancelled": None, "ended": None}
+        calls.append(call)
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            call["cancelled"] = loop.time()
+            until = loop.time() + stubborn
+            while loop.time() < until - 1e-9:  # ignores its cancellation (and any later one) until then
+                try:
+                    await asyncio.sleep(until - loop.time())
+                except asyncio.CancelledError:
+                    pass
+            raise
+        finally:
+            call["ended"] = loop.time()
+        return f"{key} ({on})"
+    return score
+
+
+def _fate(task: asyncio.Task) -> str:
+    if not task.done():
+        return "still waiting"
+    if task.cancelled():
+        return "CancelledError"
+    return type(task.exception()).__name__ if task.exception() else repr(task.result())
+
+
+async def _closing_checks() -> None:
+    loop = asyncio.get_running_loop()
+    me = asyncio.current_task()
+    calls: list = []
+
+    async def close(coalescer, timeout: float, seen: dict) -> None:
+        start = loop.time()
+        try:
+            await coalescer.aclose(timeout=timeout)
+            seen["ended with"] = "returned"
+        except TimeoutError:
+            seen["ended with"] = "TimeoutError"
+        seen["after"] = loop.time() - start
+        seen["still running"] = [f"score({c['key']!r})" for c in calls if c["on"] == "c" and c["ended"] is None]
+
+    # 1. two keys running, a second Coalescer and another task beside: aclose cancels its own calls only
+    c, other = Coalescer(_make_score(calls, "c")), Coalescer(_make_score(calls, "other"))
+    waiting = [asyncio.create_task(c.get(key)) for key in ("a", "a", "b")]
+    beside = [asyncio.create_task(other.get("a")), asyncio.create_task(asyncio.sleep(12, result="done"))]
+    await asyncio.sleep(1)
+    seen: dict = {}
+    closing = asyncio.create_task(close(c, 2, seen))
+    try:
+        await asyncio.wait([closing], timeout=5)
+        await asyncio.sleep(0.5)  # the callers' turn to see the cancellation
+    except asyncio.CancelledError:
+        me.uncancel()
+        raise AssertionError(_NOT_MINE) from None
+    await asyncio.wait(beside, timeout=20)
+    assert [_fate(t) for t in beside] == ["'a (other)'", "'done'"], (
+        f"aclose must cancel this Coalescer's calls only: another Coalescer's get('a') and another task ended "
+        f"with {[_fate(t) for t in beside]}, expected their values: cancel the tasks of self.pending, not every "
+        "task on the loop")
+    running = [f"score({x['key']!r})" for x in calls if x["on"] == "c" and x["cancelled"] is None]
+    assert not running, (f"aclose must cancel every call of score still running: {running} ran on to its end "
+                         "(closing is not draining: cancel the shared tasks)")
+    assert closing.done() and not seen.get("still running", ["(aclose raised)"]), (
+        f"aclose must wait until the cancelled calls have ended: it returned while {seen.get('still running')} "
+        "had not ended yet (cancel() only asks; wait for the tasks, with a bound: asyncio.wait(..., timeout))")
+    assert [_fate(t) for t in waiting] == ["CancelledError"] * 3, (
+        f"callers waiting on a call aclose cancelled must get CancelledError: they ended with "
+        f"{[_fate(t) for t in waiting]}")
+    late = asyncio.create_task(c.get("a"))
+    await asyncio.wait([late], timeout=1)
+    assert _fate(late) == "RuntimeError" and len(calls) == 3, (
+        f"a get after aclose must raise RuntimeError at once, without calling score: it ended with {_fate(late)} "
+        f"and score was called {len(calls) - 3} more time(s)")
+
+    # 2. a call that ignores its cancellation for 5 s, timeout 1 s; gets while aclose waits
+    calls.clear()
+    s = Coalescer(_make_score(calls, "c", stubborn=5))
+    stuck = [asyncio.create_task(s.get("a")) for _ in range(2)]
+    await asyncio.sleep(1)
+    seen = {}
+    closing = asyncio.create_task(close(s, 1, seen))
+    await asyncio.sleep(0.5)
+    during = [asyncio.create_task(s.get("a")), asyncio.create_task(s.get("b"))]
+    await asyncio.wait(during, timeout=0.25)
+    during_fates = [_fate(t) for t in during]
+    await asyncio.wait([closing, *stuck], timeout=10)
+    # bound-not-claim: virtual time (exact, no machine in it), and the bound is the contract's own timeout
+    assert seen.get("after", 99) <= 1 + 1e-9, (
+        "aclose must return within its timeout: aclose(timeout=1) "
+        + (f"took {seen['after']:g} s" if "after" in seen else "had not returned after 10 s")
+        + " while a call of score ignored its cancellation for 5 s (bound the wait: asyncio.wait(..., timeout=...) "
+        "returns at the bound; gather, or wait_for around gather, waits for the call)")
+    assert during_fates == ["RuntimeError", "RuntimeError"], (
+        f"a get after aclose must raise RuntimeError at once, also while aclose still waits: get('a') and get('b') "
+        f"0.5 s after aclose(timeout=1) was called ended with {during_fates} (mark the Coalescer closed first)")
+
+    # 3. nothing running: aclose returns at once
+    e = Coalescer(_make_score(calls, "e", seconds=1))
+    await e.get("a")
+    start = loop.time()
+    seen = {}
+    closing = asyncio.create_task(close(e, 1, seen))
+    await asyncio.wait([closing], timeout=2)
+    assert closing.done() and closing.exception() is None and seen.get("after") == 0, (
+        "aclose with nothing running must return at once: it "
+        + ("raised " + repr(closing.exception()) if closing.done() and closing.exception() else
+           f"took {loop.time() - start:g} s"))
+
+
+_run = _on_virtual_time(_closing_checks)
+assert not isinstance(_run.error, asyncio.CancelledError), _NOT_MINE
+if _run.error is not None:
+    raise _run.error
+assert not _run.spinning, "aclose must return within its timeout: the closing checks kept the loop busy"
+assert not _run.hung, "aclose must return within its timeout: the closing checks did not end"
+
+
+# Generated closing scenarios: get() calls for one or two keys at k/8 past a whole second, calls of score that
+# take whole seconds and, cancelled, end at once or after whole seconds; aclose(timeout) at 3/4 past a whole
+# second with a timeout of n + 1/4 s, so that no two events meet at one instant; a second Coalescer beside.
+@_dc.dataclass(frozen=True)
+class _Closing:
+    gets: tuple       # ((key, start), ...) on the Coalescer that is closed
+    seconds: tuple    # ((key, seconds, stubborn), ...): how long score(key) runs, and ignores a cancel
+    close_at: float
+    timeout: float
+    beside: bool      # a second Coalescer with a get('a') at 0
+
+    def behaviour(self, key: str) -> tuple:
+        return dict((k, (s, st)) for k, s, st in self.seconds).get(key, (1, 0))
+
+    def describe(self) -> str:
+        parts = [f"get({k!r}) at {_sc.fmt(t)}" for k, t in self.gets]
+        parts += [f"score({k!r}) runs {_sc.fmt(s)}" + (f" and, cancelled, ignores it for {_sc.fmt(st)}" if st else "")
+                  for k, s, st in self.seconds]
+        parts.append(f"aclose(timeout={self.timeout:g}) at {_sc.fmt(self.close_at)}")
+        if self.beside:
+            parts.append("a second Coalescer (its own score) with a get('a') at 0 s")
+        return "; ".join(parts)
+
+
+@_st.composite
+def _closing_scenarios(draw):
+    count = draw(_st.integers(1, 4))
+    gets = tuple((draw(_st.sampled_from("ab")), draw(_st.integers(0, 3)) + (k + 1) / 8) for k in range(count))
+    seconds = tuple((key, draw(_st.integers(1, 4)), draw(_st.integers(0, 3))) for key in "ab")
+    return _Closing(gets, seconds, draw(_st.integers(0, 3)) + 3 / 4, draw(_st.integers(0, 2)) + 1 / 4,
+                    draw(_st.booleans()))
+
+
+def _observe_closing(cls, s: _Closing) -> dict:
+    calls: list = []
+    outcomes: list = [("still waiting", None, None)] * len(s.gets)
+    closed: dict = {}
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+
+        def score_for(on: str):
+            async def score(key: str) -> str:
+                seconds, stubborn = s.behaviour(key)
+                return await _make_score(calls, on, stubborn, seconds)(key)
+            return score
+
+        c = cls(score_for("c"))
+        other = cls(score_for("other"))
+
+        async def one(k: int, key: str, start: float) -> None:
+            await asyncio.sleep(start)
+            try:
+                outcomes[k] = ("returned", await c.get(key), loop.time())
+            except asyncio.CancelledError:
+                outcomes[k] = ("cancelled", None, loop.time())
+                raise
+            except Exception as exc:  # noqa: BLE001 - what came out is the observation
+                outcomes[k] = (f"raised {type(exc).__name__}", None, loop.time())
+
+        async def close() -> None:
+            await asyncio.sleep(s.close_at)
+            try:
+                await c.aclose(timeout=s.timeout)
+                closed["ended with"] = "returned"
+            except TimeoutError:
+                closed["ended with"] = "TimeoutError"
+            except Exception as exc:  # noqa: BLE001 - what came out is the observation
+                closed["ended with"] = f"raised {type(exc).__name__}"
+            closed["at"] = loop.time()
+            closed["not ended"] = [i for i, x in enumerate(calls) if x["on"] == "c" and x["ended"] is None]
+
+        tasks = [asyncio.create_task(one(k, key, start)) for k, (key, start) in enumerate(s.gets)]
+        closing = asyncio.create_task(close())
+        beside = [asyncio.create_task(other.get("a"))] if s.beside else []
+        await asyncio.wait([*tasks, closing, *beside], timeout=60)
+        closed["beside"] = [_fate(t) for t in beside]
+        await asyncio.sleep(60)  # every call of score has ended by now
+        return sum(not t.done() for t in asyncio.all_tasks() if t is not asyncio.current_task())
+
+    try:
+        run = _sc.run_virtual(main, limit=200)
+    except asyncio.CancelledError:  # aclose cancelled the task that runs the loop
+        run = _sc.VirtualRun(error=asyncio.CancelledError())
+    return {"calls": calls, "outcomes": outcomes, "closed": closed, "left": run.value,
+            "trouble": ("spun without letting time pass" if run.spinning else
+                        "the grader's task was cancelled" if isinstance(run.error, asyncio.CancelledError) else
+                        repr(run.error) if run.error else None)}
+
+
+def _compare_closing(me: dict, it: dict, s: _Closing) -> str | None:
+    if me["trouble"] == "the grader's task was cancelled" or me["closed"].get("beside") != it["closed"].get("beside"):
+        if me["trouble"]:
+            return ("aclose must cancel this Coalescer's calls only: it cancelled the task that runs the scenario "
+                    "(cancel the tasks of self.pending, not every task on the loop)")
+        return (f"aclose must cancel this Coalescer's calls only: another Coalescer's get ended with "
+                f"{me['closed'].get('beside')}, expected {it['closed'].get('beside')}")
+    if me["trouble"]:
+        return f"the scenario did not run to its end: {me['trouble']}"
+    live = [x for x in me["calls"] if x["on"] == "c" and x["start"] < s.close_at and
+            (x["ended"] is None or x["ended"] > s.close_at)]
+    if any(x["cancelled"] is None for x in live):
+        return ("aclose must cancel every call of score still running: "
+                f"{[x['key'] for x in live if x['cancelled'] is None]} ran on after aclose was called")
+    bound = s.close_at + s.timeout
+    if "at" not in me["closed"] or me["closed"]["at"] > bound + 1e-9:
+        return (f"aclose must return within its timeout: called at {_sc.fmt(s.close_at)} with timeout "
+                f"{s.timeout:g}, it ended at {me['closed'].get('at', 'no time (still waiting)')}")
+    not_ended = [i for i in me["closed"]["not ended"] if me["calls"][i]["start"] < s.close_at]
+    if not_ended and me["closed"]["at"] < bound - 1e-9:
+        return (f"aclose must wait until the cancelled calls have ended: it returned at "
+                f"{_sc.fmt(me['closed']['at'])} while a cancelled call of score still ran")
+    if me["closed"]["at"] > it["closed"]["at"] + 1e-9:
+        return (f"aclose must return as soon as the cancelled calls have ended: it returned at "
+                f"{_sc.fmt(me['closed']['at'])}, expected at {_sc.fmt(it['closed']['at'])}")
+    for k, (mine, ref) in enumerate(zip(me["outcomes"], it["outcomes"], strict=True)):
+        key, start = s.gets[k]
+        if mine != ref:
+            if ref[0] == "raised RuntimeError":
+                return (f"a get after aclose must raise RuntimeError at once: get({key!r}) at {_sc.fmt(start)} ended "
+                        f"with {mine[0]} at {mine[2]}, expected RuntimeError at {_sc.fmt(start)}")
+            if ref[0] == "cancelled":
+                return (f"callers waiting on a call aclose cancelled must get CancelledError when it ends: get({key!r}) "
+                        f"at {_sc.fmt(start)} ended with {mine[0]} {mine[1]!r} at {mine[2]}, expected CancelledError "
+                        f"at {_sc.fmt(ref[2])}")
+            return (f"every caller must get the shared call's value or exception: get({key!r}) at {_sc.fmt(start)} "
+                    f"ended with {mine[0]} {mine[1]!r} at {mine[2]}, expected {ref[0]} {ref[1]!r} at {ref[2]}")
+    if (me["left"] or 0) > (it["left"] or 0):
+        return f"{me['left']} task(s) still running long after every call of score had ended: nothing may be left behind"
+    return None
+
+
+_sc.differential(Coalescer, _reference, _closing_scenarios(), _observe_closing, _compare_closing,
+                 what="Coalescer.aclose", examples=40, hint="chapter 27, closing")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -1,5 +1,6 @@
-# correct: the shared call runs as its own Task; callers await it through shield; a done callback removes the entry
-# from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
+# mistake: the shared call runs as its own Task; callers await it through shield; a done callback removes the entry (correct before the twist), but has no aclose, so nothing cancels the running calls
+# violates: aclose must cancel every call of score still running
+# from: the unseen red team (issue 37), who never saw the tests, sent in as a correct answer (wrong since 27.1 asks for aclose); first-run figures in tests/corpus_unseen/
 class Coalescer:
     """Concurrent get(key) calls share one call of `score(key)`."""
 
