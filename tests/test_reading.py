@@ -745,7 +745,8 @@ def _tokens(source: str) -> list[str]:
 
 def share_copied_from_the_page(nb) -> float:
     """The largest share of a reference solution's tokens that one chapter cell matches in order
-    (``difflib``'s matching blocks), over the chapter's solution cells."""
+    (``difflib``'s matching blocks), over the chapter's solution cells (all of a cell's solution
+    regions together: measuring the first alone once let a class's ``__init__`` stand for it)."""
     import difflib
 
     graded = {"solution", "tests", "hidden-tests"}
@@ -754,8 +755,9 @@ def share_copied_from_the_page(nb) -> float:
     for cell in nb.cells:
         if cell.cell_type != "code" or "solution" not in tags(cell):
             continue
-        inside = re.search(r"### BEGIN SOLUTION(.*?)### END SOLUTION", cell.source, re.S)
-        body = _tokens(inside.group(1) if inside else cell.source)
+        # every region of the cell (a class's methods may each have one), measured as one body
+        regions = re.findall(r"### BEGIN SOLUTION(.*?)### END SOLUTION", cell.source, re.S)
+        body = [t for region in regions or [cell.source] for t in _tokens(region)]
         if len(body) < 15:  # a one-liner is not a copy
             continue
         for other in page:
