@@ -86,9 +86,8 @@ print("✓ the cancel ran only after the busy stretch; CancelledError arrived at
 
 # %% [markdown]
 # While plain code runs, the event loop has no control; it gets it back only at the worker's
-# next `await`. Look at where "cancel requested" falls in the list of marks: the cancel was due
-# 0.01 s after the start but ran only after the busy stretch, and at the moment `cancel()`
-# returned the task was not done. `task.cancel()` does not stop anything by itself: it marks
+# next `await`. Look at where "cancel requested" falls in the list of marks, and at what
+# `done()` said the moment `cancel()` returned. `task.cancel()` does not stop anything by itself: it marks
 # the task and returns at once. The next time the task is resumed at an `await`, that `await`
 # raises `CancelledError` inside the task. The exception then travels up the task's stack like
 # any other: `except` and `finally` blocks run on the way, and the task ends *cancelled* only
@@ -314,9 +313,10 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 
 # %% [markdown]
 # `asyncio.shield` puts a second awaitable between the caller and the work: a cancel of the
-# caller stops at that outer awaitable and never reaches `save`. Compare the two entries of the
-# answer: both callers ended cancelled, but only the shielded save completed; without the
-# shield, cancelling the caller cancelled the work it was awaiting. A shield protects the work,
+# caller stops at that outer awaitable and never reaches `save`. Without that outer layer,
+# the caller's cancellation goes on into the work it is awaiting. Compare the two entries of
+# the answer, each a pair: whether the caller ended cancelled, and what became of the save. A
+# shield protects the work,
 # not the caller, and it creates a duty: somebody must still await the shielded task (or keep a
 # reference to it) so that it is not lost when it ends.
 #
