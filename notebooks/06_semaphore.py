@@ -86,11 +86,10 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # ## Where the twelve tasks were
 #
 # A semaphore counts permits, not tasks: `create_task` and the start of each body never touch
-# it, and only `async with permits` asks it for anything. Read the counts in the answer: all
-# twelve tasks exist and all twelve bodies have started, but only three are inside the section;
-# the other nine are suspended at `async with permits`, waiting for a permit. The semaphore
-# bounded the number of tasks **inside the section** at 3; it never touched how many tasks were
-# created. This is exactly what a rollout wants: create all the sample tasks cheaply, and let
+# it, and only `async with permits` asks it for anything. A task that finds no free permit
+# is suspended right there, at `async with permits`. Read the four counts in the answer with
+# that in mind: which of them could the semaphore hold down? It bounds the number of tasks
+# **inside the section**, not how many tasks are created. This is exactly what a rollout wants: create all the sample tasks cheaply, and let
 # only a bounded number talk to the inference servers at once.
 #
 # ## Requests of different lengths
@@ -294,11 +293,10 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 
 # %% [markdown]
 # A sample that holds a permit and asks for a second one needs two at once. Alone, it finds
-# both free, which is why the first line shows it done and why the bug passes every small test.
-# Look at the second line: under load, two of the four samples took the two permits, and each
-# then waited for a second permit that only the other could give back, while the last two
-# waited for a first one. Nobody will ever release: a deadlock. The folded check cancels the
-# stuck tasks.
+# both free, which is why the bug passes every small test. Under load, two samples can take the
+# two permits and then each wait for a second permit that only the other could give back,
+# while the rest wait for a first one: nobody will ever release, a deadlock. Compare the two
+# lines of the answer with that in mind. The folded check cancels the stuck tasks.
 #
 # The fix is to take the permit once, at one level: either the helper assumes its caller
 # holds a permit, or the caller releases before calling. `asyncio.Semaphore` has no owner and
