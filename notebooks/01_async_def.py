@@ -336,7 +336,8 @@ else:
 # - **bodies**: each starts only when it is awaited, after the previous one has ended, last
 #   id first;
 # - **results**: in the order they were awaited;
-# - **errors**: a body's error comes out of `run_in_reverse` (no later body runs);
+# - **errors**: a body's error comes out of `run_in_reverse` (no later body runs; the
+#   objects it leaves unawaited are closed by the grader, so you need not close them);
 # - **cancellation**: when the caller cancels `run_in_reverse`, it ends cancelled and no later
 #   body runs;
 # - **several callers at once**, each with its own `log`: each call behaves as if alone.
