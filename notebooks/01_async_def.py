@@ -74,9 +74,9 @@ assert state == inspect.CORO_CREATED, f"the coroutine must not have started; it 
 print(f"✓ the call ran none of the body: the log is empty and the coroutine is {state}")
 
 # %% [markdown]
-# Look at the type on the first line: calling an `async def` function builds an object that
-# *holds* the body and its arguments, ready to start, and runs none of the body, which is why
-# the log is still empty. So an `async def` has three moments, not two. Defining it makes a
+# Look at the type on the first line, then at the log: together they say what a call of an
+# `async def` function does. It builds an object that *holds* the body and its arguments,
+# ready to start. So an `async def` has three moments, not two. Defining it makes a
 # coroutine function. Calling that function makes a {term}`coroutine object` and returns at
 # once. The **body** runs only when something drives the object: an `await` in another
 # coroutine, or a {term}`Task <task>` that the {term}`event loop` steps.
@@ -106,8 +106,8 @@ await pending
 
 # %% [markdown]
 # A coroutine object is a single run, not a reusable function: once its body has finished,
-# there is nothing left in it to resume, so the second `await` raises the `RuntimeError` that
-# the answer shows. To run the body again, call `score_sample` again.
+# there is nothing left in it to resume. Read the error the answer shows with that in mind. To
+# run the body again, call `score_sample` again.
 
 # %% [markdown]
 # ## A coroutine object nobody awaits
@@ -139,11 +139,10 @@ assert forgotten_log == [], "the forgotten body never ran"
 print("✓ the body never ran, and Python warned that the coroutine was never awaited")
 
 # %% [markdown]
-# A body runs only when something drives its object, and nothing drove this one, so none of it
-# ran. When the garbage collector destroyed the unstarted object, Python noticed and raised a
-# `RuntimeWarning`, whose message the answer prints:
-# `coroutine 'score_sample' was never awaited`. The warning is how you find a forgotten
-# `await`, and in a large codebase it is often the only sign of one.
+# A body runs only when something drives its object, and nothing drove this one. Python
+# checks, when the garbage collector destroys a coroutine object, whether its body ever
+# started; the list the answer prints is what that check said. Such a warning is how you find
+# a forgotten `await`, and in a large codebase it is often the only sign of one.
 
 # %% [markdown]
 # ## A Task: does the body start now?
@@ -174,22 +173,23 @@ print("✓ the Task's body started only when the caller suspended")
 # %% [markdown]
 # `create_task` only puts the body's first step in the loop's queue; the loop runs it the next
 # time the current code suspends, here at `await asyncio.sleep(0)`. Compare the two lines of
-# the answer: as with the plain call, nothing of the body ran during `create_task` itself.
+# the answer with what the plain call ran.
 
 # %% [markdown]
 # ## Measure: when each of three coroutine objects starts its body
 #
 # `Timeline` is the course's stopwatch: `with tl.span(name, state=...)` records the time spent
 # in the block as one bar, coloured by its `state` (blue for running, light green for waiting,
-# red for blocked; later chapters add grey for cancelled, orange for failed and purple for
-# cleanup), and `tl.mark(name)` writes down one named moment. In the first cell below,
+# red for blocked; later chapters add orange for failed, purple for cleanup and grey, which
+# this chapter's chart uses for an object that exists but has not started and later charts use
+# for cancelled), and `tl.mark(name)` writes down one named moment. In the first cell below,
 # `busy(seconds)` spins in plain Python for that long, and `timed_body` is the body under test:
 # 0.005 s of work, then 0.04 s suspended in `await asyncio.sleep`.
 #
 # The second cell creates three such coroutine objects at the same moment and drives them in
 # three ways: awaited at once, awaited after the caller has done 0.05 s of busy work of its
 # own, and wrapped in a Task. In the chart, a grey bar before a body is the time its object
-# existed without running; each body is then a thin blue bar (running) and a light green one
+# existed without running (here grey means "not started yet", nothing was cancelled); each body is then a thin blue bar (running) and a light green one
 # (suspended). The caller's busy work is red (blocked): it holds the loop.
 #
 # The Task is created before the caller's busy work, and `later` is awaited after it. Predict
@@ -219,7 +219,7 @@ tl.mark("all three created")
 await first
 task = asyncio.create_task(as_task)
 with tl.span("caller's own work", state="blocked"):
-    busy_until = tl.now() + 0.05
+    busy_until = tl.now() + 0.05  # busy(0.05), written out in the caller's own code
     while tl.now() < busy_until:
         pass  # busy on purpose: the loop cannot start the Task meanwhile
 await later
@@ -244,13 +244,12 @@ print("✓ the Task and the later await both started after the caller's busy wor
 print(f"bodies started at (s): later {starts['awaited later']:.3f}, Task {starts['as a Task']:.3f}")
 
 # %% [markdown]
-# Read the chart from left to right. The first body starts at once because it was awaited at
-# once. Neither the Task nor `later` could start during the busy work. Then `later` started
-# first, although the Task was created earlier: `await later` runs `later`'s body directly, in
-# the caller, without handing the loop anything. Only when that body reached its own
-# `await asyncio.sleep` did the loop get a turn and start the Task, a few milliseconds later
-# (the last printed line gives both start times). Awaiting a coroutine does not by itself let
-# other tasks run; a suspension does. In both cases the object existed long before its body
+# Read the chart from left to right, and compare where each blue bar begins with where the
+# red bar ends. `await later` runs `later`'s body directly, in the caller, without handing the
+# loop anything; a Task starts only when the loop gets a turn, and the loop gets one only when
+# some code suspends, here at the first `await asyncio.sleep` after the busy work. The last
+# printed line gives both start times. Awaiting a coroutine does not by itself let other tasks
+# run; a suspension does. For `later` and the Task, the object existed long before its body
 # ran.
 #
 # ## Checking which is which with `inspect`
@@ -279,14 +278,15 @@ print("✓ the table above holds")
 # %% [markdown]
 # Each check asks about a different thing: `iscoroutinefunction` about the function that
 # `async def` defines, `iscoroutine` about the object a call returns, and `isawaitable` about
-# anything `await` accepts. Read the last column of the answer: a Task is not a coroutine, yet
-# it is awaitable, like the object, because `await` accepts both. Chapter 21 returns to these
+# anything `await` accepts. Read the task row of the answer against the object row: `await`
+# accepts any awaitable, and a coroutine object is only one kind of awaitable. Chapter 21 returns to these
 # checks and to the cases where they disagree with what a call really returns.
 
 # %% [markdown]
-# :::{dropdown} Going further: eager tasks (Python 3.12 and later)
+# :::{dropdown} Python versions
 #
-# Since Python 3.12 a loop can use `asyncio.eager_task_factory`. With it, `create_task` runs
+# **Eager tasks (3.12 and later).** Since Python 3.12 a loop can use
+# `asyncio.eager_task_factory`. With it, `create_task` runs
 # the body at once, up to its first real suspension, before returning. That changes the
 # answer of the Task experiment above. The folded cell below runs it on 3.12+; on 3.11 it says
 # what you would see instead.
@@ -569,9 +569,7 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # ## In slime
 #
 # slime's rollout code is built from coroutine functions, and reading it means keeping the three
-# moments apart: the line that calls an `async def` has not done the work yet. Below, one
-# rollout step stores its coroutine objects and runs them later, and another awaits its call on
-# the spot. Every place where slime defines or awaits a coroutine is listed in the
+# moments apart: the line that calls an `async def` has not done the work yet. Every place where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -93,9 +93,8 @@ print("✓ the three bodies started after create_task returned, in creation orde
 
 # %% [markdown]
 # The loop runs ready callbacks first in, first out. Each `create_task` queued its body's first
-# step, and the creator's `await asyncio.sleep(0)` queued its own wake-up after them. So the
-# marks show the bodies starting in the order the tasks were created, all of them before the
-# creator came back.
+# step, and the creator's `await asyncio.sleep(0)` queued its own wake-up after them. Read the
+# five marks of the answer with that queue in mind.
 #
 # ## In what order does `gather` answer?
 #
@@ -128,9 +127,9 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 
 # %% [markdown]
 # `gather` keeps one slot per argument and fills each slot when that awaitable finishes.
-# Compare the first two lines of the answer: the finishing order is reversed, yet the list's
-# *i*-th entry is the result of the *i*-th argument, so you can `zip` it with the inputs
-# without sorting anything. `gather` also wrapped the plain coroutine objects in Tasks for us,
+# Compare the first two lines of the answer: whatever the finishing order, the list's *i*-th
+# entry is the result of the *i*-th argument, so you can `zip` it with the inputs without
+# sorting anything. `gather` also wrapped the plain coroutine objects in Tasks for us,
 # which is why they overlapped.
 #
 # ## Predict: does the loop keep a fire-and-forget task alive?
@@ -147,8 +146,9 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 #
 # The experiment: create the task, drop the only reference to it, let it start, run the
 # garbage collector with `gc.collect()`, then try to deliver its reply. The `weakref.ref`
-# lets us ask whether the task still exists without keeping it alive. Predict: does the task
-# get its reply?
+# lets us ask whether the task still exists without keeping it alive, and a folded
+# instruments cell catches what the loop would otherwise only write to its log, so that the
+# answer can print it. Predict: does the task get its reply?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
@@ -220,11 +220,11 @@ print("✓ the forgotten task was collected while pending: no reply, and the loo
 # %% [markdown]
 # The event loop keeps only **weak** references to Tasks, and nothing else held this one: the
 # variable was deleted, and the Future it waited on sat in a registry of weak references.
-# Compare the first two lines of the answer: the task existed before `gc.collect()` and not
-# after, so it was destroyed while still pending. Its `finally` clause ran, but because the
-# garbage collector closed the coroutine, not because its work was done, and the reply had
-# nowhere to go. No exception reached anyone; the loop only wrote the last line,
-# `Task was destroyed but it is pending!`, to its log (here the instruments cell collected it).
+# Compare the first two lines of the answer: they say whether the task outlived
+# `gc.collect()`. A task collected while pending still runs its `finally` clause, because the
+# garbage collector closes the coroutine, not because its work is done, and its reply then has
+# nowhere to go. No exception reaches anyone: the last line is all the loop does about it, a
+# message in its log.
 #
 # A pending task stays alive only while something reachable holds it: your variable, a timer
 # (an `asyncio.sleep` in progress is held by the loop's timer heap), a socket callback, or the
@@ -293,8 +293,8 @@ print("✓ gather raised sample 1's error at once; samples 0 and 2 ran on to the
 
 # %% [markdown]
 # `gather` only waits for its arguments; it does not own them. When one fails, it hands the
-# error on and stops waiting, and leaves the others alone: the last line of the answer shows
-# samples 0 and 2 still running when it raised. They run on in the background, and their
+# error on and stops waiting, and leaves the others alone: the last line of the answer says
+# which samples were still running when it raised. They run on in the background, and their
 # results are lost unless you still hold the Tasks. The cell below runs the same plan again,
 # now with `return_exceptions=True`, at a quarter of the durations, each sample with a
 # throwaway `Timeline()`. Predict the list it returns: how many entries, and what stands in the
@@ -343,6 +343,8 @@ print(group_tl.names())
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert isinstance(caught, ExceptionGroup) and len(caught.exceptions) == 1
+# Each cancellation is checked on its own: their order is not specified (the group keeps its
+# tasks in a set).
 assert group_tl.order("sample 1 starts", "sample 0 cancelled", "TaskGroup raised")
 assert group_tl.order("sample 2 cancelled", "TaskGroup raised")
 assert not any(n.endswith(" ends") for n in group_tl.names()), "no sibling ran to its end"
@@ -351,10 +353,8 @@ print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup 
 # %% [markdown]
 # A `TaskGroup` treats its tasks as one unit of work: when one fails, it cancels the others,
 # waits until they have finished cancelling, and only then raises an `ExceptionGroup` holding
-# the failure. Look at the list of marks: "sample 0 cancelled" and "sample 2 cancelled" come
-# before "TaskGroup raised". It has no "sample 1 failed" because `score_sample` marks only its
-# start, its end and a cancellation; the order of the two cancellations is not specified, since
-# the group keeps its tasks in a set.
+# the failure. Look at where "TaskGroup raised" falls in the list of marks. The list has no
+# "sample 1 failed" because `score_sample` marks only its start, its end and a cancellation.
 #
 # ## Measure: gather and TaskGroup on one timeline
 #
@@ -362,10 +362,8 @@ print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup 
 # time a sample was in progress, suspended in its `await` (the stand-in for the reward model's
 # reply), up to the moment it ended; the mark at its end says how it ended: an
 # orange cross where it failed, a grey one where it was cancelled; a bar with no cross ended
-# normally. Under the `TaskGroup` the
-# siblings were in progress until the failure and are cancelled right after it; under `gather`
-# they run to their end after the caller has already been told of the failure. The dashed line
-# is the moment the caller hears about the failure.
+# normally. The dashed line is the moment the caller hears about the failure: in each panel,
+# look at what is still in progress to the right of it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def as_in_progress(tl: Timeline) -> Timeline:
@@ -469,14 +467,13 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 
 # %% [markdown]
 # A `TaskGroup` tells its caller only after every cancelled task has ended, so a slow cleanup
-# delays the news. Compare the two times in the answer: the failure came at 0.04 s, and
-# `gather` raised it at once, while the `TaskGroup` waited for sample 0's 0.1 s cleanup to
-# finish. The difference that always holds is what is still running afterwards: nothing under a
+# delays the news. Compare the two times in the answer with the failure at 0.04 s and sample
+# 0's cleanup of 0.1 s. The difference that always holds is what is still running afterwards: nothing under a
 # `TaskGroup`.
 #
-# :::{dropdown} Going further: a task can finish inside `create_task` (Python 3.12 and later)
+# :::{dropdown} Python versions
 #
-# Chapter 01 showed the eager task factory of Python 3.12: `create_task` runs the body at once
+# **A task can finish inside `create_task` (3.12 and later).** Chapter 01 showed the eager task factory of Python 3.12: `create_task` runs the body at once
 # up to its first real suspension. A body that never suspends (a cache hit, say) then
 # *finishes* inside `create_task`, and the task is already done when you get it. On 3.11 a
 # new task is never done before the creator suspends. The folded cell below shows it.

@@ -12,7 +12,7 @@
 #    over;
 # 4. find out what `asyncio.shield` protects when a caller is cancelled.
 #
-# **Needs** chapters 03 (tasks) and 04 (wait) · about 45 minutes
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -86,9 +86,8 @@ print("✓ the cancel ran only after the busy stretch; CancelledError arrived at
 
 # %% [markdown]
 # While plain code runs, the event loop has no control; it gets it back only at the worker's
-# next `await`. Look at where "cancel requested" falls in the list of marks: the cancel was due
-# 0.01 s after the start but ran only after the busy stretch, and at the moment `cancel()`
-# returned the task was not done. `task.cancel()` does not stop anything by itself: it marks
+# next `await`. Look at where "cancel requested" falls in the list of marks, and at what
+# `done()` said the moment `cancel()` returned. `task.cancel()` does not stop anything by itself: it marks
 # the task and returns at once. The next time the task is resumed at an `await`, that `await`
 # raises `CancelledError` inside the task. The exception then travels up the task's stack like
 # any other: `except` and `finally` blocks run on the way, and the task ends *cancelled* only
@@ -162,16 +161,19 @@ assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"  # 
 print("✓ two timeouts raised TimeoutError; the bare except returned 'finished' after about 3 × the budget")
 
 # %% [markdown]
-# Since Python 3.8 `CancelledError` is a `BaseException`, not an `Exception`, so
-# `except Exception` lets it through and its timeout raises as it should. A bare `except` (or
+# `CancelledError` is a `BaseException`, not an `Exception`, so `except Exception` lets it
+# through and its timeout raises as it should. A bare `except` (or
 # `except BaseException`, or `except CancelledError` without `raise`) eats the cancellation
 # that `asyncio.timeout` sent. The timeout can only turn a `CancelledError` that comes *out* of
 # the block into `TimeoutError`; when nothing comes out, it has nothing to convert. Look at the
-# `bare_except` row: its block overran its budget about threefold and reported success. The
-# next cell runs the same worker under `asyncio.wait_for`. Catching `CancelledError` is fine
-# for cleanup, as long as you re-raise it.
+# `bare_except` row, and compare how long its block lasted with the budget. Catching
+# `CancelledError` is fine for cleanup, as long as you re-raise it.
+#
+# `asyncio.wait_for` enforces its timeout by cancelling too. The next cell runs the same
+# `bare_except` worker under `asyncio.wait_for(..., timeout=0.03)`. Predict: does it raise
+# `TimeoutError`, and how long after the start does it return?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 start = time.monotonic()
 late_result = await asyncio.wait_for(bare_except(), timeout=TIMEOUT)
 overrun = (time.monotonic() - start) / TIMEOUT
@@ -182,6 +184,10 @@ assert late_result == "finished" and overrun >= 2.5, (late_result, overrun)  # f
 print("✓ wait_for too returned the late result instead of raising TimeoutError")
 
 # %% [markdown]
+# `wait_for` turns a timeout into `TimeoutError` the same way `asyncio.timeout` does: it
+# cancels the work, and converts the `CancelledError` only if one comes back out. Any timeout
+# built on cancellation depends on the worker letting the cancel through.
+#
 # ## Measure: what each caller sees after `cancel()`
 #
 # Cleanup is code, and code takes time. Two workers below hold a "slot" (think of a request
@@ -230,7 +236,7 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
     return slot_free["B"]
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show what each caller saw"}
 tl = Timeline()
 workers = {name: asyncio.create_task(hold_slot(name)) for name in "AB"}
 await asyncio.sleep(0.03)
@@ -238,14 +244,16 @@ seen_by_a, seen_by_b = await asyncio.gather(
     cancel_and_move_on(workers["A"]), cancel_and_wait(workers["B"]))
 print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_b}")
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# claim: only-awaiting-sees-the-cleanup-done
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 await asyncio.wait(workers.values(), timeout=2)  # A's cleanup must finish too, before we leave
 for name in "AB":  # each worker's wait: from its start to the cancel's arrival, where cleanup starts
     cleanup = tl.spans_of(f"worker {name}")[0]
     tl.add(f"worker {name}", tl.t0, tl.t0 + cleanup.start, state="waiting")
 fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
               lanes=["worker A", "caller A", "worker B", "caller B"])
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: only-awaiting-sees-the-cleanup-done
 waited = tl.spans_of("caller B")[0].duration
 print(f"caller B waited {waited / CLEANUP:.2f} × the cleanup time after cancel()")
 assert seen_by_a is False and seen_by_b is True, (
@@ -258,10 +266,11 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 
 # %% [markdown]
 # In the chart, light green is each worker's wait, which ends where the cancellation reaches
-# its `await`; purple is its cleanup.
-# Caller A's tick sits before worker A's cleanup ends: A moved on while the slot was still
-# taken. Caller B's green span covers worker B's cleanup: after `cancel()` it still waited
-# about 0.08 s, and only then was the slot free. `cancel()` returning tells the caller nothing
+# its `await`; purple is its cleanup. Caller A has no span: its lane holds only a short black
+# tick, its two marks "cancelled" and "continues", too close together to tell apart. Caller B's
+# light green span is its wait for the worker. Compare where each caller's lane ends with where
+# its worker's purple cleanup ends; the check prints how long caller B waited, in units of the
+# cleanup. `cancel()` returning tells the caller nothing
 # about the cleanup; awaiting the task (or waiting for it with `asyncio.wait`, or a done
 # callback) is how it learns that the cleanup is over.
 #
@@ -304,9 +313,10 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 
 # %% [markdown]
 # `asyncio.shield` puts a second awaitable between the caller and the work: a cancel of the
-# caller stops at that outer awaitable and never reaches `save`. Compare the two entries of the
-# answer: both callers ended cancelled, but only the shielded save completed; without the
-# shield, cancelling the caller cancelled the work it was awaiting. A shield protects the work,
+# caller stops at that outer awaitable and never reaches `save`. Without that outer layer,
+# the caller's cancellation goes on into the work it is awaiting. Compare the two entries of
+# the answer, each a pair: whether the caller ended cancelled, and what became of the save. A
+# shield protects the work,
 # not the caller, and it creates a duty: somebody must still await the shielded task (or keep a
 # reference to it) so that it is not lost when it ends.
 #
@@ -653,9 +663,8 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 #
 # ## In slime
 #
-# The agent adapter ends a session (`shutdown_session`, the first quote) in the three steps of
-# this chapter: a grace period, a cancel, then a wait for the cleanup. The second quote, in
-# `call_sglang_generate`, is the cleanup those cancelled handlers run. Every `cancel`, `shield`
+# The first quote is exercise 5.1's drain in slime's agent adapter; the second is the cleanup
+# that the handlers it cancels run. Every `cancel`, `shield`
 # and timeout in slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -86,11 +86,10 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # ## Where the twelve tasks were
 #
 # A semaphore counts permits, not tasks: `create_task` and the start of each body never touch
-# it, and only `async with permits` asks it for anything. Read the counts in the answer: all
-# twelve tasks exist and all twelve bodies have started, but only three are inside the section;
-# the other nine are suspended at `async with permits`, waiting for a permit. The semaphore
-# bounded the number of tasks **inside the section** at 3; it never touched how many tasks were
-# created. This is exactly what a rollout wants: create all the sample tasks cheaply, and let
+# it, and only `async with permits` asks it for anything. A task that finds no free permit
+# is suspended right there, at `async with permits`. Read the four counts in the answer with
+# that in mind: which of them could the semaphore hold down? It bounds the number of tasks
+# **inside the section**, not how many tasks are created. This is exactly what a rollout wants: create all the sample tasks cheaply, and let
 # only a bounded number talk to the inference servers at once.
 #
 # ## Requests of different lengths
@@ -102,6 +101,7 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # moment the task starts until it holds a permit, then *running* while it holds one. The
 # spans come from the semaphore itself: `WatchedSemaphore` (folded below) wraps the
 # `Semaphore(3)` and records when each task asked for a permit, got it and gave it back.
+# Predict: when permits come back at uneven moments, can a fourth sample ever slip in?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 class WatchedSemaphore:
@@ -125,7 +125,7 @@ class WatchedSemaphore:
         self.semaphore.release()
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 rng = random.Random(SEED)  # SEED (setup cell): the same durations every run
 durations = [rng.uniform(0.02, 0.07) for _ in range(10)]
 tl = Timeline()
@@ -151,8 +151,10 @@ assert inside.entered == 10 and inside.now == 0
 print("✓ the section filled up to 3 and never held more, for 10 samples of mixed length")
 
 # %% [markdown]
-# The sample is written as in a real program, `async with permits:`, and the section never
-# held more than three samples, however their lengths fell. Write `async with` rather than
+# A waiting task enters only by taking a permit that another task has just given back, so the
+# count inside cannot pass the number of permits, however the lengths fall: read the two
+# numbers of the answer with that in mind. The sample is written as in a real program,
+# `async with permits:`. Write `async with` rather than
 # `acquire()` and `release()`: it gives the permit back on every path, while a `release()`
 # that an exception skips loses a permit for good.
 #
@@ -175,7 +177,7 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 #
 # Before you run it: does a limit of 5 finish the batch sooner than a limit of 4?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the measured times"}
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
     batch_permits = asyncio.Semaphore(limit)
     loop = asyncio.get_running_loop()
@@ -199,8 +201,7 @@ for limit in limits:
           f"measured {measured[limit]:.3f} s, "
           f"ideal {ideal_batch_time(N_JOBS, limit, DURATION):.3f} s")
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# claim: batch-time-follows-rounds
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
 rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}
 
@@ -215,6 +216,9 @@ ax.set_ylabel("total time (s)")
 ax.legend()
 
 at_least = {limit: 0.95 * rounds[limit] * DURATION for limit in limits}
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: batch-time-follows-rounds
 # floor: a sleep never ends early, so no load can make a batch beat its rounds
 for limit in limits:
     assert measured[limit] >= at_least[limit], f"limit {limit} finished faster than its {rounds[limit]} rounds"
@@ -233,11 +237,11 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # With `limit` permits the jobs go through in ceil(12 / limit) rounds, and a sleep never ends
 # early, so no batch takes less than its rounds × 0.03 s. Read the folded table, one row per
 # limit: how many rounds the 12 jobs need with it, the best of its three measured times, and
-# the ideal time. Limits 4 and 5 both need 3 rounds (4 + 4 + 4, or 5 + 5 + 2), so their rows
-# show the same time, and in the figure the two points sit on one step: the fifth permit buys
-# nothing. The dashed steps show that limits 7 to 11 would need 2 rounds like 6, so they would
-# be no faster than 6 either. Doubling the limit halves the rounds, and so about halves the
-# time.
+# the ideal time. Then count the rounds for limits 4 and 5 (4 + 4 + 4, or 5 + 5 + 2) and find
+# their two points in the figure. The dashed steps show that limits 7 to 11 would need 2
+# rounds like 6, so they would be no faster than 6 either. When the limit divides the batch,
+# doubling it halves the rounds, and so about halves the time; from 5 to 10 the rounds only
+# go from 3 to 2.
 #
 # The limit is not free to raise, though: here the "server" is a sleep that never slows
 # down, while a real inference server gets slower per request as more requests share it.
@@ -289,27 +293,31 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 
 # %% [markdown]
 # A sample that holds a permit and asks for a second one needs two at once. Alone, it finds
-# both free, which is why the first line shows it done and why the bug passes every small test.
-# Look at the second line: under load, two of the four samples took the two permits, and each
-# then waited for a second permit that only the other could give back, while the last two
-# waited for a first one. Nobody will ever release: a deadlock. The folded check cancels the
-# stuck tasks.
+# both free, which is why the bug passes every small test. Under load, two samples can take the
+# two permits and then each wait for a second permit that only the other could give back,
+# while the rest wait for a first one: nobody will ever release, a deadlock. Compare the two
+# lines of the answer with that in mind. The folded check cancels the stuck tasks.
 #
 # The fix is to take the permit once, at one level: either the helper assumes its caller
 # holds a permit, or the caller releases before calling. `asyncio.Semaphore` has no owner and
 # no re-entrancy, so it cannot tell that the second request comes from a task that already
 # holds a permit.
 #
-# ### Eager tasks and the first permits
+# :::{dropdown} Python versions
 #
-# The predict cell needed one `await asyncio.sleep(0)` before anything was inside the
-# section, because a new task only starts at the caller's next suspension. Python 3.12 added
-# an eager task factory: with it, `create_task` runs the body at once, up to its first real
-# suspension. The next two cells create six tasks that each take a permit of a `Semaphore(3)`,
-# first as default tasks, then as eager ones, and count how many are inside the section right
-# after the `create_task` calls. Predict both numbers.
+# **Eager tasks and the first permits (3.12 and later).** The predict cell needed one
+# `await asyncio.sleep(0)` before anything was inside the section, because a new task only
+# starts at the caller's next suspension. Python 3.12 added an eager task factory: with it,
+# `create_task` runs the body at once, up to its first real suspension, and taking a free
+# permit does not suspend. The folded cells below create six tasks that each take a permit of
+# a `Semaphore(3)`, first as default tasks, then as eager ones, and count how many are inside
+# the section right after the `create_task` calls. Predict both numbers from that, then open
+# the answer (on 3.11, which has no eager task factory, it prints `(needs 3.12)` for the
+# second).
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 async def hold_permit(limit: asyncio.Semaphore, counter: InFlight) -> None:
     async with limit:
         with counter:
@@ -322,7 +330,7 @@ lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter))
 inside_right_after_create = lazy_counter.now
 _ = await asyncio.gather(*lazy_tasks)
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 if sys.version_info >= (3, 12):
     loop = asyncio.get_running_loop()
     previous_factory = loop.get_task_factory()
@@ -337,13 +345,6 @@ if sys.version_info >= (3, 12):
     await asyncio.gather(*eager_tasks)
 print("inside right after create_task: default tasks", inside_right_after_create,
       "· eager tasks", eager_inside if sys.version_info >= (3, 12) else "(needs 3.12)")
-
-# %% [markdown]
-# A default task waits for the caller's next `await`; an eager one runs at once, and taking a
-# free permit does not suspend. Read the answer's line with that in mind: no default task was
-# inside yet, while three eager tasks had taken the three free permits before `create_task`
-# returned, and the other three were waiting for one. (On 3.11, which has no eager task
-# factory, the cell prints `(needs 3.12)` instead.)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
@@ -386,8 +387,8 @@ print("✓ default tasks: 0 inside right after create_task"
 #
 # - **errors**: when a call raises, the error comes out as soon as the other calls are
 #   cancelled and cleaned up; no new call starts later than the error (a call handed the
-#   failing call's permit at that same instant may start, and is cancelled with the rest:
-#   `TaskGroup` with one `Semaphore` does exactly that);
+#   failing call's permit at that same instant may start, and is then cancelled with the
+#   rest);
 # - **cancellation**: when the caller cancels `generate_all`, it ends cancelled once the
 #   running calls are cleaned up; no new call starts after it (when an error and a cancel both
 #   happen, either may come out);
@@ -403,8 +404,8 @@ print("✓ default tasks: 0 inside right after create_task"
 #
 # The visible test below shows one run.
 #
-# A hint from slime: the semaphore must be **one** object shared by all the calls. A
-# semaphore made inside each task limits nothing.
+# A hint from slime: the semaphore must be **one** object shared by all the calls within one
+# `generate_all`. A semaphore made inside each task limits nothing.
 
 # %%
 async def fake_generate(prompt: str) -> str:
@@ -641,10 +642,8 @@ _sc.differential(generate_all, _reference, _sc.several(_plans()), _observe, _com
 # ## In slime
 #
 # In the rollout, every sample becomes a task long before the inference servers can take it.
-# The permits live in `GenerateState`, which is a singleton, so every sample task of the
-# process shares one `asyncio.Semaphore`, as the exercise's hint asks (the first quote, from
-# `generate_and_rm`). The second quote, from `boot_agent_sandbox`, caps sandbox boots with a
-# semaphore of its own. Other semaphores in slime are listed in the [source
+# `GenerateState` is a singleton, so every sample task of the process shares its one
+# semaphore, as the exercise's hint asks. Other semaphores in slime are listed in the [source
 # inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
