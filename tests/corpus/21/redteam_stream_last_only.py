@@ -7,7 +7,7 @@ async def apply_hooks(sample, hooks):
         result = hook(sample)
         if hasattr(result, "__aiter__"):
             last = None
-            async for last in result:
+            async for last in result:  # noqa: B007 - the last value is the point
                 pass
             result = last  # the stream's final word
         elif inspect.isawaitable(result):
