@@ -391,7 +391,7 @@ else:
 #   later, however many other jobs finish meanwhile; it gives no result and does not end `first_results`; it
 #   counts as in flight until its cleanup is over, and its slot goes to the next job then;
 # - **results**: exactly `wanted` of them, those of the first jobs to finish, in finishing order
-#   (the same value twice counts twice);
+#   (jobs that finish at the same moment in any order; the same value twice counts twice);
 # - **errors**: when a job raises before `wanted` results are in, `first_results` raises that
 #   error itself (not an `ExceptionGroup` around it) as soon as the job has raised and the
 #   others are cleaned up;
