@@ -1,0 +1,36 @@
+# mistake: per-job deadline with asyncio.wait_for(start_work(i), job_timeout) inside a wrapper task; right on 3.12+, but on 3.11 wait_for runs the job in an inner task of its own and stops waiting for it at a second cancel
+# violates: left running when first_results ended
+# the red team's words: "cancellation: 'it ends cancelled once the jobs in flight are cleaned up, even if a second cancel arrives while it waits for them'; 'no job is left running' (Python 3.11 only)"; from: red team of session 14, who saw the statement only
+_EXPIRED = object()
+
+
+async def first_results(start_work, wanted: int, limit: int, job_timeout: float | None = None) -> list:
+    """Results of the first `wanted` jobs to finish, never more than `limit` in flight, none
+    running longer than `job_timeout` seconds."""
+
+    async def run(i):
+        try:
+            return await asyncio.wait_for(start_work(i), job_timeout)
+        except TimeoutError as exc:
+            if isinstance(exc.__cause__, asyncio.CancelledError):
+                return _EXPIRED  # raised by wait_for at the deadline
+            raise  # the job's own TimeoutError
+
+    results: list = []
+    pending: set[asyncio.Task] = set()
+    next_job = 0
+    try:
+        while len(results) < wanted:
+            while len(pending) < limit:
+                pending.add(asyncio.create_task(run(next_job)))
+                next_job += 1
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                result = task.result()
+                if result is not _EXPIRED and len(results) < wanted:
+                    results.append(result)
+        return results
+    finally:
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
