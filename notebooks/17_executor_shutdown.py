@@ -798,7 +798,8 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 #   `cancelled()` tell which.
 # - `result(timeout)` bounds your wait, not the job; a worker's exception comes back from
 #   `result()` (and `exception()`).
-# - `cancel()` works only on queued jobs. Nothing stops a running thread.
+# - `cancel()` works only on queued jobs: a running job stops only if it checks a stop signal
+#   itself (chapters 08 and 09).
 # - `shutdown(wait=False)` neither stops running jobs nor drops queued ones;
 #   `cancel_futures=True` drops the queued ones; leaving a `with` block waits for all of it.
 # - `as_completed` yields futures as they finish; keep the futures in a list or dict to get
