@@ -542,7 +542,11 @@ SHORTEST_EXPLANATION = 7  # words; "Three at most:" and "Only the queued one." a
 
 
 def _opens_with_a_verdict(markdown_source: str) -> str | None:
-    text = re.sub(r"\s+", " ", markdown_source.strip())
+    source = markdown_source.strip()
+    if source.startswith(":::{dropdown} Why"):  # the explanation is folded: judge what follows it
+        source = re.split(r"^:::\s*$", source, maxsplit=1, flags=re.M)[-1] if re.search(
+            r"^:::\s*$", source, re.M) else ""
+    text = re.sub(r"\s+", " ", source.strip())
     if not text or text.startswith("#"):
         return None
     first = re.split(r"(?<=[.!?:])\s", text, maxsplit=1)[0]
@@ -572,6 +576,36 @@ def test_the_prose_after_an_answer_fold_opens_with_the_why_not_the_verdict(chapt
     assert not found, (
         f"chapter {chapter.number}: the sentence under an answer fold gives the answer away (open "
         f"with why it happens, or with what to look at in the output): {found}")
+
+
+WHY_FOLD = "Why"
+
+
+def _after_an_answer_fold(cells):
+    """(fold cell, the markdown after it) for every "Show the answer" fold of a chapter."""
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "code" and \
+                cell.metadata.get("mystnb", {}).get("code_prompt_show") == "Show the answer":
+            prose = next((c for c in cells[i + 1:] if c.cell_type == "markdown"), None)
+            if prose is not None and prose.source.strip():
+                yield cell, prose
+
+
+def test_the_explanation_of_an_answer_is_folded_with_it(chapter):
+    """What a reader reads next to a closed "Show the answer" fold is not the answer's explanation:
+    the markdown after the fold opens with a ``:::{dropdown} Why`` that holds it (or with a heading,
+    the next section). Counterfactual: four of four learners of session 14, independently, first
+    finding: "the paragraph right under 'Show the answer' states the result" (160 such paragraphs
+    in 29 chapters); session 13's test above only reworded their first sentence."""
+    found = []
+    for _, prose in _after_an_answer_fold(notebook(chapter).cells):
+        first = prose.source.strip().splitlines()[0]
+        if first.startswith("#") or first.strip() == f":::{{dropdown}} {WHY_FOLD}":
+            continue
+        found.append(first[:60])
+    assert not found, (
+        f"chapter {chapter.number}: the explanation under an answer fold is in view (put it in a "
+        f"':::{{dropdown}} {WHY_FOLD}' right after the fold): {found}")
 
 
 DRAWS = re.compile(r"\.plot\(|\bplt\.|subplots\(")
