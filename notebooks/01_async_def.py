@@ -74,6 +74,8 @@ assert state == inspect.CORO_CREATED, f"the coroutine must not have started; it 
 print(f"✓ the call ran none of the body: the log is empty and the coroutine is {state}")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at the type on the first line, then at the log: together they say what a call of an
 # `async def` function does. It builds an object that *holds* the body and its arguments,
 # ready to start. So an `async def` has three moments, not two. Defining it makes a
@@ -81,8 +83,10 @@ print(f"✓ the call ran none of the body: the log is empty and the coroutine is
 # once. The **body** runs only when something drives the object: an `await` in another
 # coroutine, or a {term}`Task <task>` that the {term}`event loop` steps.
 #
-# Now drive it with `await`: the body runs from its first line to its `return`, and the value
-# of the `await` expression is the return value.
+# :::
+#
+# Now drive it with `await` in the cell below: the body runs from its first line to its
+# `return`, and the value of the `await` expression is the return value.
 
 # %%
 result = await pending
@@ -105,9 +109,13 @@ print("✓ the await ran the whole body once and gave its return value")
 await pending
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A coroutine object is a single run, not a reusable function: once its body has finished,
 # there is nothing left in it to resume. Read the error the answer shows with that in mind. To
 # run the body again, call `score_sample` again.
+#
+# :::
 
 # %% [markdown]
 # ## A coroutine object nobody awaits
@@ -139,10 +147,14 @@ assert forgotten_log == [], "the forgotten body never ran"
 print("✓ the body never ran, and Python warned that the coroutine was never awaited")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A body runs only when something drives its object, and nothing drove this one. Python
 # checks, when the garbage collector destroys a coroutine object, whether its body ever
 # started; the list the answer prints is what that check said. Such a warning is how you find
 # a forgotten `await`, and in a large codebase it is often the only sign of one.
+#
+# :::
 
 # %% [markdown]
 # ## A Task: does the body start now?
@@ -171,9 +183,13 @@ assert value == 0.3
 print("✓ the Task's body started only when the caller suspended")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `create_task` only puts the body's first step in the loop's queue; the loop runs it the next
 # time the current code suspends, here at `await asyncio.sleep(0)`. Compare the two lines of
 # the answer with what the plain call ran.
+#
+# :::
 
 # %% [markdown]
 # ## Measure: when each of three coroutine objects starts its body
@@ -244,6 +260,8 @@ print("✓ the Task and the later await both started after the caller's busy wor
 print(f"bodies started at (s): later {starts['awaited later']:.3f}, Task {starts['as a Task']:.3f}")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Read the chart from left to right, and compare where each blue bar begins with where the
 # red bar ends. `await later` runs `later`'s body directly, in the caller, without handing the
 # loop anything; a Task starts only when the loop gets a turn, and the loop gets one only when
@@ -251,6 +269,8 @@ print(f"bodies started at (s): later {starts['awaited later']:.3f}, Task {starts
 # printed line gives both start times. Awaiting a coroutine does not by itself let other tasks
 # run; a suspension does. For `later` and the Task, the object existed long before its body
 # ran.
+#
+# :::
 #
 # ## Checking which is which with `inspect`
 #
@@ -276,11 +296,15 @@ assert rows == {"function": (True, False, False), "object": (False, True, True),
 print("✓ the table above holds")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Each check asks about a different thing: `iscoroutinefunction` about the function that
 # `async def` defines, `iscoroutine` about the object a call returns, and `isawaitable` about
 # anything `await` accepts. Read the task row of the answer against the object row: `await`
 # accepts any awaitable, and a coroutine object is only one kind of awaitable. Chapter 21 returns to these
 # checks and to the cases where they disagree with what a call really returns.
+#
+# :::
 
 # %% [markdown]
 # :::{dropdown} Python versions

@@ -74,11 +74,15 @@ assert tl.order("request A starts", "request A ends", "request B starts", "reque
 print("✓ B started only after A had ended")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `await x` means "suspend *this* coroutine until `x` has a result". The coroutine does
 # nothing else in the meantime; the line after the `await` runs only when the result is
 # there. Look at where "request B starts" falls in the printed names, and at the total.
 # Writing `async` and `await` changes *who* may run during the wait, not the order of your
 # own lines.
+#
+# :::
 #
 # Overlap needs two pieces of work that the loop can run side by side: two Tasks. Chapter 03
 # is about them; here is just enough to see the difference. `asyncio.create_task` starts a
@@ -101,9 +105,13 @@ assert tl.order("request A starts", "request B starts", "request A ends"), "B st
 print("✓ B started while A was still waiting")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # While task A is suspended at its `await`, the loop has another Task to run, so B starts at
 # once: the pair takes about one wait instead of the sum of two. Compare it with the first
 # answer's time.
+#
+# :::
 #
 # ## Does every `await` hand over control?
 #
@@ -154,12 +162,16 @@ assert with_sleep_0[:4] == ["step 0", "bystander 0", "step 1", "bystander 1"]
 print("✓ the bystander ran only where a step suspended")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The hand-over does not happen at the word `await`: it happens where the awaited thing really
 # has to wait. Awaiting a coroutine that never suspends runs it to the end on the spot, like a
 # plain function call. Look at the first log: all three steps come before the bystander's first
 # entry, even though every step was awaited, and the bystander ran only once the coroutine
 # reached `await other`. With `asyncio.sleep(0)` the two alternate. The event loop is
 # *cooperative*: it can only switch at a point where the running coroutine suspends.
+#
+# :::
 #
 # ### Does `await response.aread()` suspend?
 #
@@ -235,6 +247,8 @@ assert plain[2] == streamed[2] == 100_000, "both read the whole body"
 print("✓ after a plain post, aread() did not suspend; a streaming one's aread() did")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The plain version awaits the `post`, then the `aread()`, and only the first of those awaits
 # suspends: httpx's `post` is not a streaming request, so it reads the whole body before it
 # returns, and the `aread()` after it only hands back bytes already stored on the response. A
@@ -244,11 +258,13 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # at all. An `await` suspends only when the awaited coroutine reaches a point that yields to
 # the loop: something not ready yet, or a deliberate yield such as `asyncio.sleep(0)`.
 #
-# :::{dropdown} Going further: what the streaming read's turns do not show
+# ```{dropdown} Going further: what the streaming read's turns do not show
 #
 # They do not show that it waited for the network: the body may already have arrived, and
 # anyio, the layer under httpx's connection, gives the loop a turn at every read of the
 # connection even when the bytes are there.
+#
+# ```
 #
 # :::
 
@@ -321,15 +337,19 @@ assert longest_gap_inside(polite) <= 0.5 * (stall_end - stall_start)
 print("✓ the heartbeat kept beating through the await and stopped for the whole time.sleep")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A blocking call never reaches a suspension point, so the loop cannot run anything else until
 # it returns: every other task, every timer, every network callback waits. Compare the two
 # heartbeat counts in the answer, and the longest gap in its last line with the 0.15 s of the
 # sleep. Both coroutines took the same time; only one let the program live.
 #
-# :::{dropdown} Going further: fewer wake-ups than a perfect clock
+# ```{dropdown} Going further: fewer wake-ups than a perfect clock
 #
 # Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would give,
 # because each 5 ms sleep ends a little late.
+#
+# ```
 #
 # :::
 
@@ -369,11 +389,15 @@ for message in warnings_logged:  # the full message also says where the task was
     print(message.split(" created at")[0], "...", message[message.rfind("took"):])
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Debug mode times each *step* of a task, the stretch of code between two suspensions, not the
 # coroutine's whole life. `polite_wait` spent its 0.15 s suspended, and each of its steps took
 # a few microseconds; `rude_wait` spent its 0.15 s inside one step. Read the warning lines of
 # the answer with that in mind. A long `await` costs the loop nothing; a long step between two
 # awaits holds it.
+#
+# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert any("rude_wait" in m and "took" in m for m in warnings_logged), "debug mode names the blocking coroutine"
@@ -381,7 +405,7 @@ assert not any("polite_wait" in m for m in warnings_logged), "a suspended corout
 print("✓ debug mode named the coroutine that blocked, and only that one")
 
 # %% [markdown]
-# :::{dropdown} Going further: asking a task where it is waiting
+# ```{dropdown} Going further: asking a task where it is waiting
 #
 # When a program hangs, you want to know which `await` it is stuck at. Before Python 3.14 a
 # task can tell you only through `task.get_stack()`, and that gives one frame: the task's
@@ -394,7 +418,7 @@ print("✓ debug mode named the coroutine that blocked, and only that one")
 # `pstree PID` from outside the process: they print the whole chain of awaits a suspended task
 # is stuck in, across Tasks too. Chapter 23 comes back to diagnosing hangs.
 #
-# :::
+# ```
 
 # %% tags=["remove-cell"]
 async def outer_request(tl: Timeline) -> str:

@@ -92,9 +92,13 @@ assert states_at_creation == [False, False, False]
 print("✓ the three bodies started after create_task returned, in creation order, before the creator resumed")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The loop runs ready callbacks first in, first out. Each `create_task` queued its body's first
 # step, and the creator's `await asyncio.sleep(0)` queued its own wake-up after them. Read the
 # five marks of the answer with that queue in mind.
+#
+# :::
 #
 # ## In what order does `gather` answer?
 #
@@ -126,11 +130,15 @@ assert last_start < names.index("sample 3 ends"), "all four had started before t
 print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument order 0, 1, 2, 3")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `gather` keeps one slot per argument and fills each slot when that awaitable finishes.
 # Compare the first two lines of the answer: whatever the finishing order, the list's *i*-th
 # entry is the result of the *i*-th argument, so you can `zip` it with the inputs without
 # sorting anything. `gather` also wrapped the plain coroutine objects in Tasks for us,
 # which is why they overlapped.
+#
+# :::
 #
 # ## Predict: does the loop keep a fire-and-forget task alive?
 #
@@ -218,6 +226,8 @@ assert any(about_a_task), "the loop reported the destroyed pending task, with no
 print("✓ the forgotten task was collected while pending: no reply, and the loop only logged it")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The event loop keeps only **weak** references to Tasks, and nothing else held this one: the
 # variable was deleted, and the Future it waited on sat in a registry of weak references.
 # Compare the first two lines of the answer: they say whether the task outlived
@@ -231,6 +241,8 @@ print("✓ the forgotten task was collected while pending: no reply, and the loo
 # Future it waits on if *that* is held by someone. Whether that is the case depends on what the
 # task happens to be waiting for at the moment the garbage collector runs, which is why these
 # bugs are rare, silent and hard to reproduce.
+#
+# :::
 #
 # The fix is the one the `asyncio` documentation gives: keep a strong reference until the
 # task is done, typically in a set that the task removes itself from.
@@ -292,13 +304,18 @@ assert "sample 0 cancelled" not in gather_tl.names(), "gather does not cancel th
 print("✓ gather raised sample 1's error at once; samples 0 and 2 ran on to their end")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `gather` only waits for its arguments; it does not own them. When one fails, it hands the
 # error on and stops waiting, and leaves the others alone: the last line of the answer says
 # which samples were still running when it raised. They run on in the background, and their
-# results are lost unless you still hold the Tasks. The cell below runs the same plan again,
-# now with `return_exceptions=True`, at a quarter of the durations, each sample with a
-# throwaway `Timeline()`. Predict the list it returns: how many entries, and what stands in the
-# place of sample 1?
+# results are lost unless you still hold the Tasks.
+#
+# :::
+#
+# The cell below runs the same plan again, now with `return_exceptions=True`, at a quarter of
+# the durations, each sample with a throwaway `Timeline()`. Predict the list it returns: how
+# many entries, and what stands in the place of sample 1?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes = await asyncio.gather(
@@ -307,11 +324,15 @@ outcomes = await asyncio.gather(
 print(outcomes)
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # With `return_exceptions=True`, a failure takes the place of a result, at its argument's
 # position. Look at the middle entry of the list: sample 1's is the `ValueError` object itself,
 # returned rather than raised. Nothing marks it as a failure but its type, so code that reads
 # the list must check each entry with `isinstance(entry, BaseException)` before using it as a
 # result.
+#
+# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert [type(o).__name__ for o in outcomes] == ["str", "ValueError", "str"], outcomes
@@ -351,10 +372,14 @@ assert not any(n.endswith(" ends") for n in group_tl.names()), "no sibling ran t
 print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup after they were gone")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A `TaskGroup` treats its tasks as one unit of work: when one fails, it cancels the others,
 # waits until they have finished cancelling, and only then raises an `ExceptionGroup` holding
 # the failure. Look at where "TaskGroup raised" falls in the list of marks. The list has no
 # "sample 1 failed" because `score_sample` marks only its start, its end and a cancellation.
+#
+# :::
 #
 # ## Measure: gather and TaskGroup on one timeline
 #
@@ -466,10 +491,14 @@ assert heard_under_gather < heard_under_group, (heard_under_gather, heard_under_
 print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather raised at once")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A `TaskGroup` tells its caller only after every cancelled task has ended, so a slow cleanup
 # delays the news. Compare the two times in the answer with the failure at 0.04 s and sample
 # 0's cleanup of 0.1 s. The difference that always holds is what is still running afterwards: nothing under a
 # `TaskGroup`.
+#
+# :::
 #
 # :::{dropdown} Python versions
 #

@@ -82,11 +82,15 @@ assert "request 1 cancelled" not in tl.names()
 print("✓ wait(timeout=...) returned with two pending, cancelled nothing, and both ran to the end")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The timeout limits how long *you* wait, not how long the work runs. When `wait` returns,
 # the slow requests are still in flight, and they run to their end unless someone cancels
 # them. `asyncio.wait_for(aw, timeout)` and `asyncio.timeout()` are different: on timeout they
 # *do* cancel what they wrap (chapter 05). If you want the pending ones stopped after `wait`,
 # say so: cancel them, then await them so their cleanup runs before you go on.
+#
+# :::
 
 # %%
 tl = Timeline()
@@ -134,10 +138,14 @@ print(f"first result handled after {first_handled_after:.3f} s;",
       f"the slowest took {max(durations)} s")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Each `await` on what `as_completed` yields returns the next result as soon as it exists, not
 # once all of them are done. Look at the last line of the answer: the first result was handled
 # after about 0.04 s, while the slowest request still had 0.12 s to go. Handling (logging,
 # scoring, updating a progress bar) starts with the first result instead of the last.
+#
+# :::
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: as-completed-yields-in-finishing-order
@@ -258,6 +266,8 @@ assert any(s.state == "cancelled" for s in refill_tl.spans), "leftover groups we
 print("✓ the refill loop kept as many groups in less time, never above the limit")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Each line of the answer gives one approach's time, then the groups it kept, in the order it
 # kept them. In the refill list the slow groups 0 and 4 come after fast groups that started
 # later; the slow group 8 is missing because it was still running when the batch was full, and
@@ -265,6 +275,8 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 # than 0.36 s: the filter keeps 3 groups of every 4, so 8 kept groups take 3 batches, and each
 # batch waits 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s,
 # because no slot waits for another.
+#
+# :::
 #
 # :::{dropdown} Why the course does it this way: best of three, interleaved
 #
@@ -321,11 +333,15 @@ print({name: f"{share:.0%} of slot time busy" for name, share in busy.items()})
 assert busy["refill"] >= 1.2 * busy["batched"]
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A batch cannot start its next groups before its slow group is done, so with batches a slot
 # that finished a fast group sits empty until then. With the refill loop, a freed slot is given
 # a new group at once, and when the batch is full, the groups still in flight are cancelled.
 # Compare the two shares in the printed line with the gaps in the chart: the batches leave the
 # slots idle for about half of the time; the refill loop keeps them all busy.
+#
+# :::
 
 # %% [markdown]
 # :::{dropdown} Going further: `as_completed` gives back your own tasks (Python 3.13)

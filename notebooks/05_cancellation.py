@@ -85,6 +85,8 @@ assert worker.cancelled() and "request finished" not in tl.names()
 print("✓ the cancel ran only after the busy stretch; CancelledError arrived at the next await")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # While plain code runs, the event loop has no control; it gets it back only at the worker's
 # next `await`. Look at where "cancel requested" falls in the list of marks, and at what
 # `done()` said the moment `cancel()` returned. `task.cancel()` does not stop anything by itself: it marks
@@ -93,6 +95,8 @@ print("✓ the cancel ran only after the busy stretch; CancelledError arrived at
 # any other: `except` and `finally` blocks run on the way, and the task ends *cancelled* only
 # when the exception leaves its coroutine. A cancellation is a message that the task reads at
 # its next `await`.
+#
+# :::
 #
 # ## Predict: what does catching `CancelledError` do to a timeout?
 #
@@ -161,6 +165,8 @@ assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"  # 
 print("✓ two timeouts raised TimeoutError; the bare except returned 'finished' after about 3 × the budget")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `CancelledError` is a `BaseException`, not an `Exception`, so `except Exception` lets it
 # through and its timeout raises as it should. A bare `except` (or
 # `except BaseException`, or `except CancelledError` without `raise`) eats the cancellation
@@ -168,6 +174,8 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 # the block into `TimeoutError`; when nothing comes out, it has nothing to convert. Look at the
 # `bare_except` row, and compare how long its block lasted with the budget. Catching
 # `CancelledError` is fine for cleanup, as long as you re-raise it.
+#
+# :::
 #
 # `asyncio.wait_for` enforces its timeout by cancelling too. The next cell runs the same
 # `bare_except` worker under `asyncio.wait_for(..., timeout=0.03)`. Predict: does it raise
@@ -184,9 +192,13 @@ assert late_result == "finished" and overrun >= 2.5, (late_result, overrun)  # f
 print("✓ wait_for too returned the late result instead of raising TimeoutError")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `wait_for` turns a timeout into `TimeoutError` the same way `asyncio.timeout` does: it
 # cancels the work, and converts the `CancelledError` only if one comes back out. Any timeout
 # built on cancellation depends on the worker letting the cancel through.
+#
+# :::
 #
 # ## Measure: what each caller sees after `cancel()`
 #
@@ -265,6 +277,8 @@ assert all(t.cancelled() for t in workers.values())
 print("✓ caller A moved on with the slot still taken; caller B saw it free after the cleanup")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # In the chart, light green is each worker's wait, which ends where the cancellation reaches
 # its `await`; purple is its cleanup. Caller A has no span: its lane holds only a short black
 # tick, its two marks "cancelled" and "continues", too close together to tell apart. Caller B's
@@ -273,6 +287,8 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # cleanup. `cancel()` returning tells the caller nothing
 # about the cleanup; awaiting the task (or waiting for it with `asyncio.wait`, or a done
 # callback) is how it learns that the cleanup is over.
+#
+# :::
 #
 # ## `asyncio.shield`: which one is cancelled?
 #
@@ -312,6 +328,8 @@ assert outcome["without shield"] == (True, "cancelled"), "the caller's cancellat
 print("✓ both callers were cancelled; the shielded save completed, the unshielded one was cancelled")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `asyncio.shield` puts a second awaitable between the caller and the work: a cancel of the
 # caller stops at that outer awaitable and never reaches `save`. Without that outer layer,
 # the caller's cancellation goes on into the work it is awaiting. Compare the two entries of
@@ -320,7 +338,7 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # not the caller, and it creates a duty: somebody must still await the shielded task (or keep a
 # reference to it) so that it is not lost when it ends.
 #
-# :::{dropdown} Going further: tasks count cancel requests (`cancelling`, `uncancel`)
+# ~~~{dropdown} Going further: tasks count cancel requests (`cancelling`, `uncancel`)
 #
 # How does `asyncio.timeout` know that a `CancelledError` is its own, to turn into
 # `TimeoutError`, and not a cancel sent from outside, which must propagate? Since Python 3.11
@@ -341,6 +359,8 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # Their `with uncancel` row is right on every version. The row without it is a bug waiting for
 # an upgrade. Swallowing cancellation has a cost even when done on purpose: do it rarely, and
 # call `uncancel()` when you do.
+#
+# ~~~
 #
 # :::
 

@@ -151,12 +151,16 @@ assert inside.entered == 10 and inside.now == 0
 print("✓ the section filled up to 3 and never held more, for 10 samples of mixed length")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A waiting task enters only by taking a permit that another task has just given back, so the
 # count inside cannot pass the number of permits, however the lengths fall: read the two
 # numbers of the answer with that in mind. The sample is written as in a real program,
 # `async with permits:`. Write `async with` rather than
 # `acquire()` and `release()`: it gives the permit back on every path, while a `release()`
 # that an exception skips loses a permit for good.
+#
+# :::
 #
 # ## Measure: who waits for a permit, and what the limit costs a batch
 #
@@ -234,6 +238,8 @@ for fewer, more in [(1, 2), (2, 4), (3, 6), (6, 12)]:
 print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doubling halved the rounds")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # With `limit` permits the jobs go through in ceil(12 / limit) rounds, and a sleep never ends
 # early, so no batch takes less than its rounds × 0.03 s. Read the folded table, one row per
 # limit: how many rounds the 12 jobs need with it, the best of its three measured times, and
@@ -242,6 +248,8 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # rounds like 6, so they would be no faster than 6 either. When the limit divides the batch,
 # doubling it halves the rounds, and so about halves the time; from 5 to 10 the rounds only
 # go from 3 to 2.
+#
+# :::
 #
 # The limit is not free to raise, though: here the "server" is a sleep that never slows
 # down, while a real inference server gets slower per request as more requests share it.
@@ -292,11 +300,15 @@ assert all(t.cancelled() for t in busy)
 print("✓ one sample alone finished; four samples all stuck on their second permit (now cancelled)")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A sample that holds a permit and asks for a second one needs two at once. Alone, it finds
 # both free, which is why the bug passes every small test. Under load, two samples can take the
 # two permits and then each wait for a second permit that only the other could give back,
 # while the rest wait for a first one: nobody will ever release, a deadlock. Compare the two
 # lines of the answer with that in mind. The folded check cancels the stuck tasks.
+#
+# :::
 #
 # The fix is to take the permit once, at one level: either the helper assumes its caller
 # holds a permit, or the caller releases before calling. `asyncio.Semaphore` has no owner and

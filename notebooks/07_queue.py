@@ -144,6 +144,8 @@ print("✓ unbounded: all 20 piled up, the last waited for all the others\n"
       "✓ maxsize=3: at most 3 waiting, each taken soon after it was put")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at the middle column first, the items taken when the producer was done. An unbounded
 # queue's `put()` never suspends, and a coroutine that never suspends never lets another task
 # run (chapter 02): nothing made the unbounded producer stop before it had put its last item.
@@ -159,6 +161,8 @@ print("✓ unbounded: all 20 piled up, the last waited for all the others\n"
 # wait instead, so at most `maxsize` items are in the queue and each is used soon after it is
 # made. "Unbounded" is a choice that needs another brake somewhere else, as we will see in
 # slime.
+#
+# :::
 #
 # ## Measure: queue depth over time, with a fast and with a slow producer
 #
@@ -235,10 +239,14 @@ assert (len(done), len(pending)) == (3, 0) and sorted(handled) == list(range(6))
 print("✓ one sentinel ended one consumer of three; one per consumer ended all, 6 items handled")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Each sentinel is taken by exactly one consumer, and the consumer that takes it returns; the
 # others go back to `get()`, where an empty queue makes them wait for an item that never
 # comes. So N consumers need N sentinels: compare the first pair of numbers with the second,
 # printed after one more sentinel each.
+#
+# :::
 #
 # ## Ending cleanly: `join()` and `task_done()`
 #
@@ -305,11 +313,15 @@ assert outcome[False] == ("join timed out", 8, True), (
 print("✓ with task_done() join returned; without it, all 8 were handled and join() still waited")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `join()` counts `task_done()` calls, not handled items. Look at the second run's line: all 8
 # items were handled, yet with no `task_done()` the count never reached 8, and `join()` would
 # have waited forever; only the timeout ended the wait. That is also why the worker calls
 # `task_done()` in a `finally`: an item whose handling raised must still be counted, or one
 # failed item keeps `join()` waiting forever.
+#
+# :::
 #
 # ### Ending cleanly: `Queue.shutdown()`
 #
@@ -357,11 +369,15 @@ if sys.version_info >= (3, 13):
     print("✓ shutdown(): all three consumers ended, all 6 items handled")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `get()` looks at the shutdown mark only when it finds the queue empty: while items remain it
 # hands them out as before, and it raises `QueueShutDown` once none are left. Read the answer
 # with that in mind: count the consumers that ended and the items in the handled list, with no
 # sentinel to count. `shutdown(immediate=True)` would drop the waiting items instead, and `get()` would
 # raise at once.
+#
+# :::
 
 # %% [markdown]
 # ## From a thread to the event loop: `queue.Queue`
@@ -452,11 +468,15 @@ assert blocked.beats(watch) == 0, (
 print("✓ the loop kept beating while it polled; not one beat while get() blocked it")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A blocking `get()` holds the thread it is called on, and the event loop runs on that same
 # thread. Compare the two counts, each with the length of its stretch: while `get()` blocks,
 # every other task on the loop waits with it, for as long as the group takes to arrive. So the loop's side takes items with
 # `get_nowait()` and `await asyncio.sleep` between polls, or hands the blocking `get` to a
 # thread (chapter 08).
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 7.1 · A bounded pipeline that ends cleanly
