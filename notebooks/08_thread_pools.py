@@ -180,10 +180,14 @@ assert pool_elapsed >= 0.95 * ideal, (
 print(f"✓ never more than {WORKERS} calls at once, on {WORKERS} threads, in three waves")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at the peak and the thread count in the output: a pool with *k* threads gives each
 # thread one call at a time, and the other calls queue inside the pool until a thread is free.
 # So nine calls on three threads run in three waves of 0.08 s, one lane per worker thread, and
 # the pool size, not the number of calls, sets the pace.
+#
+# :::
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = pool_tl.plot(
@@ -220,10 +224,14 @@ assert inside.peak == default_size < inside.entered, (
 print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at once")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # However idle the CPU is, every `to_thread` call that is blocked holds one of the pool's
 # threads, and the calls after the last free thread wait in its queue. If a
 # server awaits `to_thread(ray.get, ...)` for each of its in-flight requests, the pool size
 # quietly caps the requests it can serve at once.
+#
+# :::
 
 # %% [markdown]
 # ## Two kinds of Future
@@ -268,12 +276,16 @@ assert via_wrap == via_executor == "bridge_0"
 print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyncio.Future")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A `concurrent.futures.Future` has no `__await__`, so `await` on it raises `TypeError`;
 # it can only block a thread in `.result()`. The event loop speaks the other kind,
 # `asyncio.Future`, which you `await`; it is not thread-safe and belongs to one loop.
 # `asyncio.wrap_future` wraps the first kind in the second, `run_in_executor` does that for
 # you, and awaiting the result gives the call's return value (here the name of the pool's
 # thread, `bridge_0`).
+#
+# :::
 
 # %% [markdown]
 # ## Predict: does the reload stop at the deadline?
@@ -314,11 +326,15 @@ assert sum(entry.startswith("chunk") for entry in reload_log[timeout_at:]) >= 2,
 print("✓ the handler timed out, and the thread went on to load every chunk")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A timeout cancels a coroutine, and the coroutine here is the handler that awaits the thread:
 # the handler stopped waiting and moved on, and the thread was not told anything. Python has no
 # supported way to stop a thread from outside, so the reload ran all five chunks; if it had
 # been holding a lock or a GPU, it would have kept holding it, and nobody would have been
 # waiting for its result or its error.
+#
+# :::
 #
 # A thread stops when its own code decides to. The standard way to ask is a
 # `threading.Event` that the work checks between steps, and the waiting side should then
@@ -373,6 +389,8 @@ assert sum(entry.startswith("chunk") for entry in stop_log) <= 3, (
 print("✓ the stop event ended the reload at its next check, before the handler reported")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The thread reads the event only between chunks. The handler set it at the deadline, 0.05 s,
 # in the middle of chunk 1, so the thread finished that chunk and returned at its next check:
 # look for `stop seen before chunk 2`. And because `shield` took the cancellation in place of
@@ -380,6 +398,8 @@ print("✓ the stop event ended the reload at its next check, before the handler
 # the thread's own answer, `'reload stopped'`, before it reported the timeout. Without
 # `shield`, the timeout would have cancelled `reload_future` itself, and awaiting it
 # afterwards would raise `CancelledError`, with the thread's answer lost.
+#
+# :::
 #
 # ### Threads and computation
 #
@@ -425,6 +445,8 @@ else:
 
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # On the standard build only the thread holding the GIL (the global interpreter lock) runs
 # Python bytecode, so two computing threads take turns and keep about one core busy, not two:
 # the loop's heartbeat keeps going, because the GIL is handed over every few milliseconds, but
@@ -433,6 +455,8 @@ else:
 # With the GIL the number stays at or below about 1.0, and it comes out lower, sometimes well
 # under 1, when other programs keep the machine's cores busy: the threads then wait for a core
 # as well as for the GIL.
+#
+# :::
 #
 # :::{dropdown} Python versions
 #

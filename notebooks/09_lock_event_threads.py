@@ -116,12 +116,16 @@ assert racy_total < expected, "updates were lost: the GIL does not make += atomi
 print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not make += atomic")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at the tokens lost: each thread read the total, gave up the GIL inside `count_tokens`,
 # and when it came back wrote the value it had read, plus 2, over the sums the other threads had
 # stored meanwhile, so most of the updates vanished. A total at or near 600, a quarter, is one
 # thread's worth: the four threads took turns in lockstep, each read the same total before any of them wrote,
 # so each round of four updates added 2. That is a typical outcome, not a guaranteed one; any
 # total below 2400 is the race.
+#
+# :::
 #
 # The cell below runs the same recorders with a count that does no I/O at all, just
 # `len(text.split())`. It lowers `sys.setswitchinterval`, the time a thread may hold the GIL
@@ -157,6 +161,8 @@ assert min(trials) < 4 * 5000 * 2, (
 print(f"✓ pure computation lost updates too, within {len(trials)} trial(s)")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # With pure computation the GIL still changes hands every `sys.getswitchinterval()` seconds
 # (5 ms by default), at points the interpreter chooses, and a switch can fall between the read
 # and the store just as the I/O did: the I/O only made it certain. Lowering the interval only
@@ -164,6 +170,8 @@ print(f"✓ pure computation lost updates too, within {len(trials)} trial(s)")
 # that loses an update); at the default 5 ms it can take many more. How many updates survive
 # varies from run to run, since it depends on where the switches fall; a total at or near a
 # quarter (10000) is the same lockstep as above.
+#
+# :::
 #
 # ## A lock around the whole read-modify-write
 #
@@ -203,11 +211,15 @@ assert locked_cpu_totals == [4 * 5000 * 2] * 3, f"pure computation: {locked_cpu_
 print("✓ with the lock around the read and the write, every total is exact")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A thread that gives up the GIL inside the block still holds the lock, so the others wait at
 # `with stats_lock` until its write is done, and no read can fall between another thread's read
 # and store. That is why all four totals are exact: 2400, and 40000 three times. It is also
 # why the lock must cover the read **and** the write: guarding only the store would still let
 # two threads read the same old value.
+#
+# :::
 
 # %% [markdown]
 # ## Stopping a thread: an Event and `join`
@@ -255,10 +267,14 @@ assert not poller.is_alive()
 print("✓ join(0.1) returned with the thread still running; only stop.set() ended it")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `join(timeout)` bounds how long **you** wait; it does nothing to the thread, and it returns
 # `None` whether the thread ended or not. So after it returns, only `is_alive()` tells you
 # whether the thread really ended: here it was still alive after `join(0.1)`, and only
 # `stop.set()` ended it.
+#
+# :::
 #
 # ## What happens at exit: normal and daemon threads
 #
@@ -309,6 +325,8 @@ assert (at[("main", "main returns")] < at[("joined", "finished all steps")]
 print("✓ the normal thread finished and cleaned up; the daemon was cut off, no cleanup")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The interpreter's exit waits for normal threads only. The daemon thread is **not** waited
 # for: when the interpreter shuts down it is stopped wherever it is, so it did only the steps
 # that fit while the normal thread finished its six, and its remaining work and its `finally`
@@ -316,6 +334,8 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # it started a moment after the normal thread, so when the normal thread's sixth step ended it
 # was usually still inside a step of its own, one that never gets counted: that is why its
 # count can come out one short of six.
+#
+# :::
 #
 # ## Measure: the child's threads and its exit, on one timeline
 #

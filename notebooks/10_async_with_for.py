@@ -113,6 +113,8 @@ assert cancelled.cancelled()
 print("✓ __aexit__ ran on all three paths, before the caller heard of the exception")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at the last three lines of the `raise` run and of the `cancel` run. `__aexit__` runs on
 # all three paths, and it runs *before* the caller hears about the exception, so the exit's
 # `released` line comes before the caller's. It is told why the body ended (the exception
@@ -120,6 +122,8 @@ print("✓ __aexit__ ran on all three paths, before the caller heard of the exce
 # finished (`cancel: released` comes after the exit's sleep): cancellation is delivered once, at
 # the `await` in the body, and the exit code that runs afterwards is not cancelled again unless
 # someone asks a second time.
+#
+# :::
 #
 # ## `asynccontextmanager`: boot under a permit, retry, always release
 #
@@ -255,12 +259,16 @@ for name in sorted(outcomes):
     print(f"{name}: {outcomes[name]!r}")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Each task ends with what comes out of its outermost `async with`, the guard, so each line of
 # the output is what the guard let out: the task's return value, or the exception it ended
 # with. A boot that failed and was retried (`sb2`'s first) leaves no trace there, and a
 # sandbox that never booted ends with its last boot's error. Look at `sb4`'s line last: the
 # cancellation came from its own guard, and a guard does not let its own cancellation out
 # unchanged (the section "A time guard is itself an `async with`" below takes this apart).
+#
+# :::
 #
 # Did `sb4` still get its cleanup on the way out, and could that cleanup still `await`? Before
 # you read the check under the figure, look for a purple span after `sb4`'s grey bar.
@@ -347,10 +355,14 @@ assert log[-2:] == ["held: closing", "held: connection closed"]
 print("✓ break left the generator paused; aclose() ran its finally")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `break` leaves the *loop*; it says nothing to the generator, which stays paused at its
 # `yield`, connection open, for as long as something refers to it. `aclose()` is the request
 # to finish: it raises `GeneratorExit` at the paused `yield`, so the `finally` runs, and it can
 # still `await`.
+#
+# :::
 #
 # What if nothing refers to the generator, as in the common
 # `async for line in stream_lines(...)`: is the connection closed at the `break`?
@@ -377,10 +389,14 @@ assert loop_turns >= 1
 print("✓ the dropped generator was closed later, by the loop, not at the break")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Compare the two lines of output. Nothing refers to the generator once the loop ends, so it is
 # dropped, and asyncio's *finalizer hook* schedules `aclose()` as a new task on the loop. So the
 # connection is still open right after the `break`; the cleanup runs some loop iterations later,
 # in another task, where an exception in it can only be logged.
+#
+# :::
 #
 # The fix is to make the close part of the block structure: `contextlib.aclosing(agen)` is an
 # {term}`async context manager` whose exit awaits `agen.aclose()`. The cell below marks each
@@ -412,9 +428,13 @@ assert tl.order("consumer breaks", "statement after the async with", "generator 
 print("✓ aclosing closed the generator at the end of the block, before the next statement")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at the log printed last, as it stood at the statement after the `async with`: the exit of
 # `aclosing` awaited `aclose()`, so the generator's `finally` had already run, `connection
 # closed` included, at the end of the block. This holds on every way out of the loop.
+#
+# :::
 #
 # ### A time guard is itself an `async with`
 #
@@ -444,6 +464,8 @@ assert asyncio.current_task().cancelling() == 0
 print("✓ the timeout closed the generator first, then raised TimeoutError; nothing left cancelling")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Nested `async with` blocks unwind from the inside out: each one inside the guard sees
 # `CancelledError`, so `aclosing` closed the generator first (`closing`, then `connection
 # closed`), and only then did the guard's own `__aexit__` run. It recognises the cancellation
@@ -451,6 +473,8 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 # one cancel request back; that is why the count printed is 0: the task is not left marked as
 # cancelling, so a later `asyncio.timeout` in the same task still works. `sb4` above ended
 # this way.
+#
+# :::
 #
 # :::{dropdown} Python versions
 #

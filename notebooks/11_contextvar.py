@@ -72,9 +72,13 @@ assert wrong == ["req-0", "req-1"], (
 print("✓ req-0 and req-1 logged req-2: one variable, shared by every task")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A single event loop thread runs all three handlers, so "module-level" means "shared by every
 # task". Each handler sets the variable and then awaits, so by the time any of them reads it,
 # only the last writer's value is left, and every log line names that request.
+#
+# :::
 #
 # A `ContextVar` looks like a global (you create it once, at module level) but its value
 # lives in the **current context**, and every asyncio task runs in a context of its own.
@@ -149,11 +153,15 @@ assert parent_sees == "batch-2"
 print("✓ each task saw the value at its creation; the task's own set stayed inside it")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at `early`'s line first: the parent had moved on to `batch-2` before `early`
 # started, so its value tells when the copy was taken: when the task is **created**, not
 # when it starts running. A
 # task created later (`late`) sees the later value, and what `setter` set stayed inside
 # `setter`: the parent still sees `batch-2`.
+#
+# :::
 
 # %% [markdown]
 # ## A stack of spans: `set` returns a token, `reset` restores
@@ -348,10 +356,14 @@ assert seen_tags == [["a", "b"], ["a", "b"]] and notebook_tags == ["a", "b"], (
 print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # When a task is created its context is copied, but only shallowly: a task gets the same
 # **objects** as its parent, so appending to the list changes the one list that every copy holds, the notebook's included,
 # and the isolation is gone. slime's trace stacks are tuples, and each
 # span sets a new one, which keeps them clear of this problem.
+#
+# :::
 
 # %% [markdown]
 # ## Threads: which ones carry the context?
@@ -397,10 +409,16 @@ assert from_copied_context == ["req-42"], "copy_context().run carried the contex
 print("✓ to_thread and copy_context().run carried req-42 into the thread; a bare Thread did not")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `asyncio.to_thread(fn)` copies the current context and runs `fn` inside the copy in a
 # worker thread, so a log helper called there still knows the request. A thread you start
 # yourself with `threading.Thread` starts with an **empty** context, so the variable has
-# only its default. The fix is to run the target inside a copy yourself, as the third thread
+# only its default.
+#
+# :::
+#
+# The fix is to run the target inside a copy yourself, as the third thread
 # did, and as the cell below does: pass the context to a thread explicitly whenever the
 # thread must see it.
 #

@@ -98,12 +98,16 @@ assert shared == ["from the parent", "from a thread"], (
 print("✓ the thread appended to the parent's list; the process only to its own copy")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Compare the last two lines of the output. The list a process receives is rebuilt from
 # pickled bytes in another address space, so the process appended to that copy, and what came
 # back was a second copy: the parent's list never saw it. Nothing crosses the boundary except bytes:
 # arguments and results are pickled, functions are sent *by name*, and there is no shared
 # variable unless you build one on purpose (`multiprocessing.Value`, a `Manager`, shared
 # memory). Processes are not heavier threads; they are separate programs that talk.
+#
+# :::
 
 # %% [markdown]
 # ## CPU-bound work: threads versus processes
@@ -192,6 +196,19 @@ print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x,
       "these three wall times were taken at different moments, so a busy neighbour moves them)")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# The GIL lets one thread run Python at a time, so for threads `both ran` is zero whatever the
+# machine is doing: their shares add up to at most 100 % and their cores' worth stays at
+# or below one. So on a machine that gives them one core in full, they finish no sooner than
+# that core doing the same work alone.
+#
+# Processes each have their own interpreter and their own GIL, so each one runs whenever its
+# CPU is free. On an idle two-core machine both run nearly all the time, the cores' worth is
+# close to 2 and the speed-up close to 2x: that is the gain.
+#
+# :::
+#
 # In the table, look at the `both ran` column: the share of the time during which both jobs
 # were executing Python at once. One check reads it for each run, the threads first.
 
@@ -237,15 +254,6 @@ else:
           f"(each ran {process_1:.0%} and {process_2:.0%} of it)")
 
 # %% [markdown]
-# The GIL lets one thread run Python at a time, so for threads `both ran` is zero whatever the
-# machine is doing: their shares add up to at most 100 % and their cores' worth stays at
-# or below one. So on a machine that gives them one core in full, they finish no sooner than
-# that core doing the same work alone.
-#
-# Processes each have their own interpreter and their own GIL, so each one runs whenever its
-# CPU is free. On an idle two-core machine both run nearly all the time, the cores' worth is
-# close to 2 and the speed-up close to 2x: that is the gain.
-#
 # :::{dropdown} If your numbers differ: why the checks are written this way
 #
 # If your table shows far less for the processes, the machine was busy and gave each process
@@ -349,11 +357,15 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
     executor.submit(square_in_notebook, 7).result()
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at the last line of the traceback: the parent learns only that a worker died
 # (`BrokenProcessPool`), not why. The cause is in the worker's log, whose last line the check
 # below prints: {term}`pickling` worked in the parent, and the worker failed while
 # *unpickling* the task, because its own `__main__` has no `square_in_notebook`. Leaving the
 # `with` block shut the broken pool down, so nothing is left running.
+#
+# :::
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: spawn-finds-the-worker-by-name
@@ -431,11 +443,15 @@ else:  # a busy machine started the second worker process late
 assert isinstance(broken.exception(timeout=0), RuntimeError)
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # With a pool of two workers, `slow` and `fast` start at once, and `broken` waits for the
 # first worker to come free, which is `fast`'s. `as_completed` hands over each future when it
 # finishes, whatever the order of submission: compare the answer's first line with that.
 # A failure counts as finishing, and its exception travelled back pickled: `result()` raised
 # it again in the parent (the answer's last line).
+#
+# :::
 
 # %% [markdown]
 # ## Three start methods
@@ -512,10 +528,15 @@ assert left_behind == [], f"run() should kill and reap the child before raising:
 print("✓ run() killed and reaped the child before raising TimeoutExpired")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # When the time is up, `run` kills the child and reaps it, and only then raises: the
 # exception carries whatever the child had printed so far (`ready`, the child's pid and a
 # clock reading, if it got that far), and no process is left behind.
-# `check=True` is the other half: the child below exits with status 3.
+#
+# :::
+#
+# `check=True` is the other half, for a child that fails: the one below exits with status 3.
 
 # %%
 try:

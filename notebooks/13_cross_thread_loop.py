@@ -67,11 +67,15 @@ assert tl.order("set_result returned", "awaiter resumed")
 print("✓ the done-callback ran after set_result had returned, on the loop's next turn")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A Future's done-callbacks are not called inside `set_result`: the loop schedules them to run
 # on its next turn, in the order they were added. So `set_result returned` is noted first, and
 # the callback runs only when the timer callback has returned to the loop. The awaiting task
 # wakes up the same way: its `await` added a done-callback of its own when it began to wait,
 # after ours, so `awaiter resumed` comes last.
+#
+# :::
 #
 # ## Predict: can synchronous code always call `asyncio.run`?
 #
@@ -101,9 +105,15 @@ assert isinstance(refused, RuntimeError) and asyncio.get_running_loop().is_runni
 print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The notebook's kernel already runs an {term}`event loop` in this thread, and a thread can run only
 # one loop at a time, so `asyncio.run` refuses. The same happens in any function called,
-# however deeply, from a coroutine. In a thread with no running loop, `asyncio.run` works,
+# however deeply, from a coroutine.
+#
+# :::
+#
+# In a thread with no running loop, `asyncio.run` works,
 # but every call creates a new loop and closes it at the end.
 #
 # Predict: a thread with no loop calls `asyncio.run` twice, and each run waits briefly on
@@ -148,11 +158,15 @@ assert len(outcomes) == 2 and outcomes[1].startswith("RuntimeError: "), (
 print("✓ the second asyncio.run made a new loop; the Event was bound to the first one")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # An `asyncio.Event` binds itself to the loop it is first waited on, and each `asyncio.run`
 # makes a new loop: the `Event` was bound to the first run's loop, so the second run raised
 # `RuntimeError`. Anything that attaches itself to a loop (asyncio locks,
 # events and queues once they are waited on, HTTP client sessions, connection pools) breaks
 # the same way on the next `asyncio.run`.
+#
+# :::
 
 # %% [markdown]
 # ## One loop, forever, in its own thread
@@ -344,12 +358,16 @@ assert ticks_while_awaiting >= 2, (
 print("✓ no heartbeat while result() blocked; the heartbeat went on under await wrap_future")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at the bottom lane first. The jobs only await `asyncio.sleep` on the loop thread, so
 # their bars are light green (waiting); the red bar is the notebook's thread in `result()`.
 # Under the red bar the heartbeat stops for
 # as long as job A runs, because `result()` holds the notebook's thread, and the notebook's
 # loop runs on that thread. Under `await wrap_future` the ticks go on: the notebook's loop
 # is free while job B runs on the other thread.
+#
+# :::
 #
 # ## Calling a loop from the wrong thread
 #
@@ -386,11 +404,15 @@ assert tl.order("call_soon returned", "waited 0.2 s", "callback ran")
 print("✓ the callback waited until call_soon_threadsafe woke the loop")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `call_soon` from another thread puts the callback on the loop's list but does not wake the
 # loop, so the callback waits until something else happens to wake it: the call did not fail,
 # and the callback did not run within the 0.2 s. `call_soon_threadsafe` does wake it, by
 # sending a byte on a socket the loop is watching; here it woke the loop, and the stranded
 # callback ran.
+#
+# :::
 
 # %% [markdown]
 # asyncio has a debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`) that adds
@@ -415,9 +437,13 @@ assert isinstance(wrong_thread_error, RuntimeError)
 print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # In debug mode, `call_soon` first checks which thread is calling it, so the mistake shows up
 # at the call that makes it: `RuntimeError` instead of a callback left waiting. Turn debug mode
 # on while developing threaded code.
+#
+# :::
 #
 # ## Stopping the loop thread
 #
@@ -456,6 +482,8 @@ assert not background.thread.is_alive() and background.loop.is_closed()
 print("✓ stop() cancelled the pending poll (its finally ran), then stopped and closed the loop")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `stop()` first cancels the pending work on the loop and waits for it, so its `finally`
 # blocks run there, before anything else; then it stops the loop from outside with
 # `call_soon_threadsafe(loop.stop)` (a loop's methods are not thread-safe; this one schedules
@@ -463,7 +491,9 @@ print("✓ stop() cancelled the pending poll (its finally ran), then stopped and
 # checks that the loop is closed.
 # Stopping the loop first would leave the poll suspended on a loop that no longer runs.
 #
-# Two tools that keep one loop across calls without a loop thread, or choose which loop a
+# :::
+#
+# The two tools that keep one loop across calls without a loop thread, or choose which loop a
 # thread gets, are in the fold below: `asyncio.Runner` and `loop_factory`.
 #
 # :::{dropdown} Going further

@@ -129,6 +129,8 @@ assert child.returncode < 0 and harness_children() == []
 print("✓ the timeout ended our wait; the child ran on until we killed and reaped it")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A timeout cancels the *coroutine that waits*; the child process is another program and does
 # not know about it. It stops only when someone kills it; if nobody does, the child keeps
 # working until it ends by itself. Once it has ended, something must reap it (`waitpid`) to
@@ -137,6 +139,8 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 # exit code. In slime that is why the sandbox, not the wait, is
 # what stops the agent:
 # killing the sandbox takes everything running inside it along.
+#
+# :::
 #
 # :::{dropdown} Python versions
 #
@@ -442,10 +446,14 @@ registry.assert_no_leak()
 print("✓ one clean task: reward 1.0, every resource taken and given back in nested order")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at where each release falls in the list. The session is the first thing taken and the
 # last thing given back; the boot permit is released as soon as the sandbox is up; the child is
 # gone before the sandbox closes; the grader runs after the sandbox is gone. Each `async with`
 # gives its resource back before the one around it does, so the history is nested.
+#
+# :::
 #
 # ## Measure: a batch of seven tasks with injected faults
 #
@@ -557,12 +565,17 @@ held_axes[len(held) // 2].set_ylabel("held")
 _ = held_axes[0].set_title("Resources held by the batch, one row per kind")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Read each outcome against its fault. `agent_task` turns every fault it catches into an
 # outcome, and running out of budget is not a failure but a graded sample with no diff, so t4
 # is among the `ok` ones. The cancellation from outside is not caught: `CancelledError` is not
 # an `Exception`, so neither `except` clause of `agent_task` caught it, t6's caller got the
-# `CancelledError`, and the `finally` dropped the session on the way out. Three checks test
-# this one batch; the first is about these outcomes.
+# `CancelledError`, and the `finally` dropped the session on the way out.
+#
+# :::
+#
+# The three checks below test this one batch; the first is about these outcomes.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: faults-become-outcomes-cancellation-propagates
