@@ -85,6 +85,8 @@ assert after_clear == "waited until the timeout"
 print("✓ set() woke all four waiters and stayed set until clear()")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `set()` does not hand the event to one waiter: it raises a flag, every task suspended in
 # `wait()` sees the flag and resumes, and the flag stays up until `clear()` lowers it. Read
 # the printed line with that in mind: the count before the `set()`, the late waiter, and the
@@ -92,6 +94,8 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # carries no value and does not count: setting it twice is the same as once, and a
 # waiter cannot tell *which* `set()` woke it. When the waiters need a result, a future is the
 # better tool (the section "One operation in flight, many waiters" below).
+#
+# :::
 #
 # ## Predict: do tasks on one thread lose updates to a shared counter?
 #
@@ -140,12 +144,16 @@ assert final["add_token_locked"] == 10, "the lock kept each read-modify-write wh
 print("✓ an await between read and write lost nine updates; the lock kept all ten")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # With no `await` between the read and the write, nothing else can run in between, and no
 # {term}`lock` is needed. With one `await`, each task reads the counter and then lets the others
 # run before it writes back: look at the middle count, updates lost on a single thread. The rule for asyncio: a read-modify-write needs a lock
 # exactly when an `await` sits inside it. `asyncio.Lock` is not a thread lock: it only keeps
 # *tasks of one loop* apart, and waiting for it suspends the task instead of blocking the
 # thread.
+#
+# :::
 #
 # ## Measure: the cost of a lock held across a slow call
 #
@@ -208,6 +216,8 @@ assert timelines["narrow"].max_overlap("running") == 5, "with the narrow lock al
 print("✓ held across the slow call, the lock let one run at a time; held narrowly, all five overlapped")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # In the wide version each request keeps the lock through its 0.04 s call, so the next
 # request cannot even do its bookkeeping until that call has ended. Look at the top panel: a
 # staircase of slow calls, and compare it with the bottom one; then read the printed ratio
@@ -215,6 +225,8 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 # but a lock held across a slow `await` turns concurrency into a queue. Hold a lock for the shared state only,
 # and do slow work outside it. If the slow work itself must not run twice at once, that is a
 # different need, and the next section meets it without holding a lock while waiting.
+#
+# :::
 #
 # ## One operation in flight, many waiters
 #
@@ -284,6 +296,8 @@ assert without_shield["outcomes"] == ["loaded ckpt-12"] + ["cancelled"] * 4, (
 print("✓ with the shield only the client that left was cancelled; without it, the shared result was")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # When a task is cancelled while it awaits a future directly, asyncio cancels the **future
 # itself**, not only the task's wait. Look at the second printed line for what one impatient
 # client did to everyone waiting on the same future. `asyncio.shield(future)` gives each
@@ -295,6 +309,8 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 # `set_result` on a cancelled future raises `InvalidStateError`. The `finally` cancels a
 # future that nobody completed (the load raised, or the first request was cancelled), so that
 # no waiter is left waiting on it forever.
+#
+# :::
 #
 # ## `asyncio.Barrier`: waiting for each other
 #
@@ -325,9 +341,13 @@ assert all(tl.order("worker 2 paused", f"worker {i} continues") for i in range(3
 print("✓ nobody continued before the last worker had paused")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The task that completes the barrier needs no wake-up: it finds the others waiting, releases
 # them and goes straight on, while they resume only when the loop next runs them. That is why,
 # in the printed order, the last to arrive, worker 2, is the first to continue.
+#
+# :::
 #
 # ## Exercise 15.1 · Share a load that is in flight
 #

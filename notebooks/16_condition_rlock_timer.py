@@ -85,10 +85,14 @@ assert consumer_saw == [[]], "woken, but the group it was woken for is gone"
 print("✓ the consumer woke after the producer released the lock, and found the group gone")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `notify` only marks a waiter as "may wake up". The waiter still has to re-acquire the lock,
 # which the notifier holds until its `with` block ends; any thread can change the state in
 # between. That is why the consumer found an empty list: the group it was woken for had
 # been dropped before it got the lock back.
+#
+# :::
 #
 # **Predict.** Two consumers wait, one item arrives, and the producer calls `notify_all`,
 # which wakes every waiter. In the first run each consumer checks the buffer once with `if`
@@ -151,6 +155,8 @@ assert with_wait_for == ["timed out, nothing taken", "took group 1"], "wait_for 
 print("✓ with if, the second consumer popped an empty buffer; wait_for re-checked and kept waiting")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A wait can end while the condition is still false: another thread changed the state
 # before the waiter got the lock back (the first experiment), a `notify_all` woke every waiter
 # for one item, or the timeout ran out. Look at the first printed line: with a single `if`
@@ -159,6 +165,8 @@ print("✓ with if, the second consumer popped an empty buffer; wait_for re-chec
 # the condition again**, in a loop. `wait_for` is that loop: the second consumer checked
 # again, kept waiting and reported a timeout. It returns the predicate's last value, so
 # `False` means "timed out, condition still false".
+#
+# :::
 
 # %% [markdown]
 # ## A bounded buffer on one Condition
@@ -263,11 +271,15 @@ assert with_rlock == "backend found", "an RLock lets its owner in again"
 print("✓ the Lock refused its own holder; the RLock let it in again")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A plain `Lock` does not know who holds it, so the second acquire by the same thread would
 # wait forever; bounded at 0.1 s, it gave up. An `RLock` (re-entrant lock) counts
 # acquisitions by its owner and lets it in again; it still belongs to that thread: one
 # `release` per `acquire`, and another thread gets in only after the last. slime's
 # accelerator selection has this shape (the second quote below).
+#
+# :::
 #
 # :::{dropdown} Going further
 #
@@ -370,11 +382,15 @@ assert cancel_to_exit < half_delay.seconds, "cancel() ends the timer's wait at o
 print("✓ the cancelled timer never called its function, and its thread ended at once")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A `Timer` is a thread whose `run` waits on an internal event for `delay` seconds and then
 # calls `fn` itself; `cancel()` sets that event. So the thread name printed above is the
 # timer's own, not the main thread's, and whatever `fn` touches needs the same locking as in
 # any other thread. And since `cancel()` ends the wait itself, the cancelled timer never
 # called its function, and its thread ended right after `cancel()`, not after its 2 s delay.
+#
+# :::
 #
 # ## Measure: how soon a periodic loop stops when asked
 #
@@ -543,12 +559,16 @@ assert threads_used["Event.wait loop"] == 1 and threads_used["Timer chain"] == l
 print("✓ the sleep loop slept to the end of its interval; the Timer chain and Event.wait stopped at once")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at the red bars: each is the time from the stop request to the thread's exit (light
 # green is the loop ticking). Each loop stops as soon as whatever it is waiting in can be
 # interrupted. The `time.sleep` loop notices the flag only when its sleep ends, so it ran out
 # the rest of its interval. The Timer chain stopped at once, but it started a new thread for
 # every tick (the answer's thread count is its number of ticks). The `Event.wait` loop stopped at once with one thread, since setting the
 # event ends the wait. slime's health monitor is the third kind (the third quote below).
+#
+# :::
 #
 # :::{dropdown} Going further
 #

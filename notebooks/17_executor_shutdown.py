@@ -141,11 +141,15 @@ assert isinstance(stored, ValueError) and reraised is stored
 print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error came back")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The timeout bounds **your wait, not the work**: when `result(timeout)` raises, nothing is
 # sent to the worker. Look at the first printed line: the job was still running after the
 # timeout, and finished once the gate opened. A job that raises does not crash the worker either: the
 # exception is stored in the future, `exception()` returns it, and `result()` raises that
 # same object again in the caller.
+#
+# :::
 #
 # ## Cancelling a future
 #
@@ -182,11 +186,15 @@ assert running_result == "running done" and queued_outcome == "CancelledError"
 print("✓ cancel() refused the running job and cancelled the queued one")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `cancel()` works only while the job waits in the queue; once a worker has picked it up,
 # `cancel()` returns `False` and changes nothing: Python has no supported way to interrupt a
 # thread from outside (chapter 09), and the pool does not try. So in the first printed line
 # only the queued job's `cancel()` returned `True`, and the running job still gave its
 # result. A cancelled future raises `CancelledError` from `result()`.
+#
+# :::
 
 # %% [markdown]
 # ## Predict: how many queued jobs still run after `shutdown(wait=False)`?
@@ -239,11 +247,15 @@ assert tl.order("job 0 started", "shutdown(wait=False) returned", "job 0 finishe
 print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued jobs still ran")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Calling `shutdown(wait=False)` makes the pool refuse new `submit` calls and returns without
 # waiting, and that is all it does. Running jobs run to the end, and queued jobs **still start** afterwards:
 # in the printed names, jobs 1 and 2 start after "shutdown(wait=False) returned", and all
 # three end finished. `shutdown` has one more argument, `cancel_futures`:
 # `shutdown(wait=False, cancel_futures=True)`.
+#
+# :::
 #
 # **Predict.** The same three jobs, one worker, and `cancel_futures=True` while job 0 runs.
 # In what state does each job end, the running one included?
@@ -272,9 +284,13 @@ assert "job 1 started" not in tl.names()
 print("✓ the running job finished; the two queued jobs were cancelled and never started")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A running thread cannot be stopped from outside, and `cancel_futures` drops only what is
 # still in the queue: in the printed states, job 0 finished, while jobs 1 and 2 were cancelled and never
 # started.
+#
+# :::
 #
 # ## Completion order: `as_completed`
 #
@@ -309,10 +325,14 @@ assert input_order == [0.18, 0.12, 0.06]
 print("✓ as_completed yielded fast, medium, slow; the dict still gives submission order")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `as_completed` hands out each future the moment it is done, whatever its place in the
 # submission, so its list follows the finishing order, fast first. Reading the futures in the
 # order you submitted them gives the results back in input order, slow one first: keep the futures
 # in a list or dict, and you get both orders.
+#
+# :::
 #
 # ## Predict: what does leaving a `with` block wait for?
 #
@@ -342,11 +362,15 @@ assert workers_left == [], workers_left
 print("✓ the block exited after all four jobs had finished and both workers had ended")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # On the way out, `with ThreadPoolExecutor() as pool:` calls `pool.shutdown(wait=True)`, so
 # the line after the block runs only when every submitted job has finished and every worker
 # thread has ended. Look at the printed names: "with block exited" is the very last mark,
 # after the last job's "finished", and the list of worker threads left is empty. It is the
 # simplest correct way to use a pool whose work fits in one block.
+#
+# :::
 #
 # ## Measure: six jobs on two workers, shut down as job 2 starts
 #
@@ -415,11 +439,15 @@ assert {0, 1, 2} <= ran and cancelled, "jobs 0-2 had started; at least one job w
 assert tl.max_overlap("running") <= 2
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # When shutdown was requested, a worker had already picked job 2 up, so it was no longer in
 # the queue, and `cancel_futures` drops only what is still queued. The dashed line is the
 # shutdown request. Look at job 2's lane: it is blue to the end, like jobs 0 and 1, while
 # jobs 3 to 5 are grey up to the line, cancelled without ever running. The rule holds whatever the timing: a job
 # that had started finished, and a job that had not started was cancelled.
+#
+# :::
 #
 # ## Bounding the jobs in flight
 #
@@ -455,9 +483,15 @@ assert taken_before_reading == 1000 and first_square == 0
 print("✓ pool.map submitted all 1000 items before the first result was read")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `pool.map(fn, items)` submits **every** item before it returns, so the printed count is the
 # whole input, 1000 of 1000, and a long input fills
-# memory with queued jobs and their arguments. You can bound it yourself, with a deque of
+# memory with queued jobs and their arguments.
+#
+# :::
+#
+# You can bound it yourself, with a deque of
 # futures, as the exercise below and slime's weight encoder do.
 #
 # :::{dropdown} Going further

@@ -142,13 +142,8 @@ assert tl.order("queue consumer: parent got 'done'", "queue consumer: exit",
 print("✓ 'done' arrived while the worker still ran; it then exited, a zombie until join")
 
 # %% [markdown]
-# Here is the worker's code. After `"done"` it spends `linger` seconds (0.15 s here) on what a
-# real worker does last, such as flushing and closing:
-
-# %% tags=["remove-input"]
-show_source(consume_until_stop)
-
-# %% [markdown]
+# :::{dropdown} Why
+#
 # The cell's second helper, `exit_keeps_pid(pid, timeout)` from the folded helpers, also looks
 # through `psutil`, on purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process
 # as a side effect, and we wanted to see it *before* it was reaped. Three different events,
@@ -165,6 +160,15 @@ show_source(consume_until_stop)
 # its *processes*. (`multiprocessing` quietly reaps finished children whenever you start a new
 # `Process` or call `active_children()`, which is why such programs usually get away with it.)
 #
+# :::
+#
+# Here is the worker's code. After `"done"` it spends `linger` seconds (0.15 s here) on what a
+# real worker does last, such as flushing and closing:
+
+# %% tags=["remove-input"]
+show_source(consume_until_stop)
+
+# %% [markdown]
 # Reaping is not the whole cleanup: the next cell closes what the joined worker still holds.
 #
 # :::{dropdown} Going further: the cleanup checklist, once a worker has been joined
@@ -230,6 +234,8 @@ assert codes == {"returns normally": 0, "sys.exit(3)": 3,
 print("✓ 0, the worker's own status, and minus the signal number")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `exitcode` records *how* the process ended, not only whether it failed. Read the four
 # lines from the top: the first two workers ended by themselves, the last two were ended by a
 # signal; compare their numbers with SIGTERM's 15 and SIGKILL's 9 (an uncaught exception
@@ -237,6 +243,8 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # sent without waiting for the worker to be ready, which is fine here: the default action of
 # SIGTERM ends the process whenever the signal lands. Reading `exitcode` or `is_alive()`
 # polls with `waitpid` too, so they reap a finished process as a side effect.
+#
+# :::
 #
 # ## Asking, waiting, then insisting
 #
@@ -286,12 +294,16 @@ print("alive after SIGTERM and 0.2 s of grace:", alive_after_grace,
       "· exit code:", stubborn.exitcode)
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `SIG_IGN` told the kernel to drop SIGTERM for this process: `terminate()` asked, nothing
 # happened, and `join` simply ran out of its 0.2 s. The exit code is minus the number of the
 # signal that did end it, SIGKILL, which cannot be caught or ignored. `is_alive()` reported the
 # worker alive before the kill without ending anything: it only looks, and reaps a process
 # that has already exited. So the polite, bounded way to stop a process is: terminate, join
 # with a grace period, and only if it is still alive, kill and join again.
+#
+# :::
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigterm-is-a-request-sigkill-is-not
@@ -354,11 +366,15 @@ assert tl.order("sleeping child: TimeoutExpired", "sleeping child: killed",
 print("✓ the child ran on past the timeout; killed, it was a zombie until communicate()")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `communicate(timeout=...)` only stops *waiting* when it raises `TimeoutExpired`: it sends
 # the child nothing. And `kill()` only sends SIGKILL: the child's exit still has to be
 # collected, and until someone calls `wait` a killed child is a {term}`zombie`. Look for both
 # in the last printed line. The same three steps as for a `multiprocessing` worker apply, and they
 # are what `subprocess.run` does inside when you give it a `timeout`.
+#
+# :::
 
 # %% [markdown]
 # ## Measure: how long each process outlives the moment it seems over

@@ -129,6 +129,8 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
       "until we killed them one by one")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The SIGKILL went to one pid, the parent's, and nothing passes a signal on to a process's
 # children. When the parent died, its children were simply *re-parented*: adopted by pid 1
 # (on Linux, or by the nearest process that registered as a "subreaper"; on macOS, by
@@ -136,6 +138,8 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 # their parent now pid 1. Had they held GPUs, ports or files,
 # those would still be held. We had to find them and kill them one by one. The orphans'
 # zombies are reaped by their new parent, not by us.
+#
+# :::
 
 # %% [markdown]
 # ## Process groups: can one signal reach the whole job?
@@ -168,10 +172,14 @@ print("leader exit code:", leader.returncode, "· children still running:",
       [pid for pid in member_pids if running(pid)])
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A new session's leader leads a group whose id is its own pid, and the children joined their
 # parent's group, as every child does by default; so all three shared the leader's pid as
 # their group id, and one `killpg` ended them all: an empty list
 # of survivors. We never used the children's pids to stop them.
+#
+# :::
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: killpg-stops-the-whole-group
@@ -316,6 +324,8 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
       "SIGTERM or SIGINT and the wrapper exited with the child's status")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Without forwarding, SIGTERM's default action ended the wrapper (exit status -15: killed by
 # signal 15) and the child never heard of it from the wrapper: it was orphaned like the
 # children in the first experiment, still running, and its one `got SIGTERM` line is our own
@@ -323,6 +333,8 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 # receives the signal, the child receives it, the child exits, the wrapper reports the
 # child's status as its own (143 for SIGTERM, 130 for SIGINT, the shell's 128 + signal
 # number).
+#
+# :::
 #
 # :::{dropdown} Why the course does it this way
 #
@@ -385,6 +397,8 @@ assert tl.order("lock: held by the child", "lock: our attempt refused",
 print("✓ refused while the child held it; ours as soon as SIGKILL ended the holder")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # An `flock` belongs to the open file, so it ends when the last descriptor of that file is
 # closed, and the kernel closes every descriptor of a process that dies, however it dies.
 # That is why the last printed mark is `lock: ours`: the second attempt got the lock. No cleanup code has to run, which is exactly what a lock that must
@@ -393,6 +407,8 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # One trap remains: the lock is released when the *last* descriptor of the open file is
 # closed, so a child of the holder that still has that descriptor keeps the lock after the
 # holder dies. The pattern above is safe because its holder starts no children.
+#
+# :::
 #
 # :::{dropdown} Going further
 #

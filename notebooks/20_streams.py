@@ -133,11 +133,15 @@ assert tl.order("client closed its end", "server saw the end of the stream")
 print("✓ three messages arrived in three reads, and not one read is one message")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `read(n)` returns *whatever bytes have arrived*, at most `n`, as soon as there is at least
 # one; TCP keeps the bytes in order but knows nothing about where your messages start and end.
 # Look at the printed list: three messages, three reads, and none of the reads is a message.
 # The first holds two, the next two hold halves of one. An empty `bytes` means the other side closed its end, which is
 # also the only reliable "no more data" signal.
+#
+# :::
 #
 # ## Putting the boundaries back
 #
@@ -295,6 +299,8 @@ with tl.span("server", state="waiting"):
 print(stats)
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # To read the server's counts in the answer: `frames` are the whole frames it read (the good
 # client's, and the malformed client's two) and `replies` the normal answers among them;
 # error replies and the four bad events are counted on their own lines, and `clean eof`
@@ -302,6 +308,8 @@ print(stats)
 # client's, which hung up after its second reply). The good client pauses 0.02 s between
 # requests, a fifteenth of the 0.3 s idle timeout, so the idle rule can only ever cut off the
 # silent client.
+#
+# :::
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 BAD_LANES = ["malformed client", "oversized client", "truncated client"]
@@ -471,6 +479,8 @@ assert tl.order(paused_mark, "client write + drain: drain does not return", "ser
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The high-water mark is not where the writer stops, because the transport is not the only
 # buffer: the kernel's socket buffers on both sides take several megabytes before any byte
 # stays in the transport. So the first `drain()` calls return at once, many dozens of them,
@@ -484,6 +494,8 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # finds the drain waiting, and the sliver after it is the server reading until the resume.
 # Left shut, the gate would hold that drain for as long as the server reads nothing. Without `drain()` a producer that outruns its consumer would keep
 # growing the transport buffer without limit.
+#
+# :::
 #
 # ## Closing: both ends, then the server
 #
@@ -554,11 +566,15 @@ assert client_sees == b"", "the client sees the end of the stream once the serve
 print("✓ server.close() left the connection open; closing it ended the client's stream")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A server has two kinds of sockets: the listening socket, and one socket per accepted
 # connection. `server.close()` closes only the listening socket and leaves every accepted
 # connection open, so shutting a server down means closing the listener, then closing (or
 # waiting for) the connections; here the server closed its side and the client read the end
 # of the stream, `b""`.
+#
+# :::
 #
 # :::{dropdown} Going further
 #

@@ -136,6 +136,8 @@ assert rows["async generator function"][:2] == (False, False), "async, yet neith
 print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the async generator")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `iscoroutinefunction` answers a narrow question about *how the function was written*: was it
 # an `async def` (seen through `functools.partial` and bound methods)? It cannot see through a
 # plain function that happens to return a coroutine, a Task or any object with `__await__`,
@@ -144,6 +146,8 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # says no, and the async generator function is async yet gives nothing to await (you
 # `async for` over it). The question "must I await this?" is about the **result**,
 # and only `inspect.isawaitable(result)` answers it.
+#
+# :::
 #
 # ## Protocols: what do `await` and `async for` look for?
 #
@@ -186,11 +190,15 @@ await stream.aclose()
 print("✓ ReadyScore and a Task are awaitable without being coroutines")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The classes check the protocol, the methods an object has, not how it was made, so for
 # native coroutines and objects with `__await__` they agree with what the syntax will accept:
 # in the printed rows all three are `Awaitable`, and only the coroutine is a `Coroutine`. Generator-based coroutines are the exception: `await` accepts one made
 # with `types.coroutine`, yet `isinstance(x, collections.abc.Awaitable)` is `False`, because a
 # generator has no `__await__`; `inspect.isawaitable` knows about them.
+#
+# :::
 #
 # The annotation below promises an awaitable and returns a number. Predict: does anything
 # complain, and if so, which line does the error point at?
@@ -203,9 +211,13 @@ def promised_awaitable(sample: str) -> Awaitable[float]:
 await promised_awaitable("an annotation is not a check")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Look at the line the traceback points to. An annotation is only a promise, which Python
 # never checks at run time, so the `return` passes, and the error comes from the `await`
 # syntax, far from the function that lied.
+#
+# :::
 
 # %% [markdown]
 # ## An extension point that takes sync and async hooks
@@ -291,12 +303,16 @@ assert "add_async" in unawaited_names, "and its body never ran"
 print("✓ deciding by the result ran every hook; deciding by the function passed a coroutine on")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The adapter is a plain function that returns a coroutine, so `iscoroutinefunction` says no
 # and deciding by the function passes that coroutine object to the next hook as if it were the
 # sample. Look at the second printed line and the warning: the chain broke one step later
 # with a confusing `TypeError`, and the adapter's work never ran. Deciding by the result
 # handled every hook. The cost is small: one
 # check per call, and a sync hook is never awaited.
+#
+# :::
 #
 # ## Measure: what a tracing decorator's span covers
 #
@@ -384,17 +400,22 @@ assert inspect.iscoroutinefunction(aware_generate) and not inspect.iscoroutinefu
 print("✓ the async-aware span covers the body; the naive one closed before the body started")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Applied to an `async def`, the "call" inside a plain wrapper only makes the coroutine
 # object, so its span closes **before any of the body has run**: in the figure (in the second
 # answer fold) the naive span is a sliver at the start, while the async-aware span contains the body. The green bar is
 # the async-aware span (legend "tracer's span"; the naive span is too short to show its colour)
-# and the blue bars the bodies. The cell pauses 0.02 s between the
-# naive call and the `gather` that awaits it, so the two moments sit apart in the picture:
-# the naive span sits at the call, and its body starts only once `gather` awaits the
-# coroutine. The experiment's last line shows the second damage:
+# and the blue bars the bodies. The naive span sits at the call, and its body starts only
+# once `gather` awaits the coroutine. The experiment's last line shows the second damage:
 # `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the naive
 # wrapper is `False` (the async-aware one's is `True`), so any extension point that
 # decides by the function (previous section) would now mistreat it.
+#
+# :::
+#
+# The cell pauses 0.02 s between the
+# naive call and the `gather` that awaits it, so the two moments sit apart in the picture.
 #
 # :::{dropdown} Going further: marking a sync wrapper (Python 3.12+)
 #
