@@ -118,9 +118,13 @@ assert names(events_default) == ["start 0", "start 1", "start 2"], "no job print
 print("✓ SIGTERM's default action ended the service; no job printed anything after it")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # SIGTERM's default action ends the process at once: no `finally` runs, no
 # `except CancelledError`, no `atexit` hook, not even the jobs that needed a few more
 # milliseconds. A negative status is how `subprocess` reports "killed by that signal".
+#
+# :::
 #
 # ## Turning SIGTERM into a cancellation
 #
@@ -154,9 +158,13 @@ assert after[3:] == ["main-cancelled", "returned 143"], "the cleanups finished b
 print("✓ with the handler, every job ran its cleanup before the service returned 143")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Here is the main task's `except`. It stops `feeder`, the task that fills the intake queue,
 # cancels the `running` jobs, waits at most 2 s for their cleanup, prints one event line with
 # `say`, and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM".
+#
+# :::
 
 # %% tags=["remove-input"]
 show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
@@ -191,6 +199,8 @@ assert code_int == -signal.SIGINT, "then KeyboardInterrupt ended the process"
 print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInterrupt ended it")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The mechanism is `asyncio.run`'s own SIGINT handler, whose rule is below: it turned the
 # Ctrl-C into a cancellation of the main task, so the jobs' cleanup ran, and only then raised
 # `KeyboardInterrupt`. The service's last line labels where that exception was raised:
@@ -212,6 +222,8 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # Python's default handler; a program that installed its own (or a child started with SIGINT
 # ignored) gets none of this. And Runner's handler covers SIGINT only: SIGTERM, what a scheduler
 # sends, needs a handler of your own, as above.
+#
+# :::
 
 # %% [markdown]
 # ## `atexit` hooks and threads
@@ -248,6 +260,8 @@ assert names(exits["daemon worker, no hook"]) == ["main-returned"], "the daemon 
 print("✓ the hook stopped the daemon worker; it could not stop the non-daemon one, which ran first")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Python's shutdown, after the main code returns, first calls `threading._shutdown()`, which
 # **joins every non-daemon thread**, and only then runs the `atexit` hooks.
 #
@@ -263,6 +277,8 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 #
 # `atexit` hooks do not run at all when the process is killed by a signal that it does not
 # handle (the first experiment), nor after `os._exit()`.
+#
+# :::
 
 # %% [markdown]
 # ## Measure: the same three jobs under three stops
@@ -356,6 +372,8 @@ assert outcome["SIGTERM → cancel"] == {"done": [], "cancelled": [0, 1, 2]}
 assert outcome["graceful, 0.5 s"] == {"done": [0, 1], "cancelled": [2]} and code_graceful == 143
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # In each group the solid line is the signal, and in the graceful group the dashed line is the
 # end of its 0.5 s budget. The graceful handler waits before it cancels, so a job that needs
 # less than the budget ends on its own: in the graceful lanes jobs 0 and 1 run to 0.05 s and
@@ -365,6 +383,8 @@ assert outcome["graceful, 0.5 s"] == {"done": [0, 1], "cancelled": [2]} and code
 # with the default action each is killed (an x, nothing after it), with the handler each is
 # cancelled into a 20 ms cleanup (the purple sliver). The exercise asks for the graceful stop
 # in full.
+#
+# :::
 #
 # :::{dropdown} Python versions
 #

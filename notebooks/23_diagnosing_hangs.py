@@ -94,6 +94,15 @@ print("what the timeout log shows:", timeout_log)
 print("Task.get_stack():          ", own_frames)
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# `get_stack()` returns only the frame of the task's *own* coroutine, and both requests' own
+# coroutine is `fetch_with_retry`, suspended at its one `await step()` line: the same frame twice,
+# as the coroutine names in the log were the same name twice. The line that is really waiting is
+# further in, in the coroutine that `fetch_with_retry` awaits.
+#
+# :::
+#
 # `await_chain` starts at the task's coroutine and follows `cr_await`, the object each
 # suspended coroutine is awaiting right now, until it reaches a future:
 
@@ -117,14 +126,16 @@ print("✓ the names and get_stack() are the same for both; the await chains end
       "acquire_slot and read_reply")
 
 # %% [markdown]
-# `get_stack()` returns only the frame of the task's *own* coroutine, and both requests' own
-# coroutine is `fetch_with_retry`, suspended at its one `await step()` line: the same frame twice,
-# as the coroutine names in the log were the same name twice. The line that is really waiting is
-# further in, in the coroutine that `fetch_with_retry` awaits. Following `cr_await`
-# (`await_chain`) goes down to the innermost coroutine and the future it waits on: compare the
-# two lines above. The chain of A ends in `Semaphore.acquire`, which sends us to whoever holds the
-# slot; `describe_tasks()` prints such a chain for every task of the loop, one `Task 'name':`
-# line and then its chain, indented. The slot holder's entry:
+# :::{dropdown} Why
+#
+# Following `cr_await` (`await_chain`) goes down to the innermost coroutine and the future it
+# waits on: compare the two lines above. The chain of A ends in `Semaphore.acquire`, which sends
+# us to whoever holds the slot.
+#
+# :::
+#
+# `describe_tasks()` prints such a chain for every task of the loop, one `Task 'name':` line and
+# then its chain, indented. The slot holder's entry:
 
 # %%
 report = describe_tasks().splitlines()
@@ -281,6 +292,8 @@ assert poll_none_after_dump and frozen.returncode == 0, "the dump did not stop t
 print("✓ the dump showed both deadlocked threads, and the process went on running")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # SIGUSR1's default action kills the process; `faulthandler.register` replaces that action with
 # one that writes the dump and returns, so the threads go back to what they were doing. Look at
 # the last line: exit status 0, and `gave-up` printed after the dump, once we closed the child's
@@ -288,6 +301,8 @@ print("✓ the dump showed both deadlocked threads, and the process went on runn
 # the dump names both threads' functions and lines (`take_a_then_b` stuck in `b.acquire()`,
 # `take_b_then_a` in `a.acquire()`).
 # Register it early, in every long-running service: it costs nothing until the signal comes.
+#
+# :::
 #
 # From inside, `faulthandler.dump_traceback_later(timeout)` starts a watchdog thread in C that
 # dumps every stack if the timer is not cancelled (`cancel_dump_traceback_later()`) in time:
@@ -374,12 +389,16 @@ assert reported == ["Task exception was never retrieved"], (
 print("✓ nothing while the task was referenced; one report once it was dropped unretrieved")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # asyncio reports the exception only when the task object is destroyed without anyone having
 # looked at it: while something still references the task, it might still look, so the first
 # count stays at 0, and the report comes at `gc.collect()`. A service that
 # keeps its failed tasks in a list hears nothing at all. The fix is not the handler: it is to
 # own every task (chapter 03) and look at its result or
 # exception. The handler is the net under that rule, for the ones that slip through.
+#
+# :::
 #
 # **Errors in threads and in `__del__`.** An exception that ends a thread goes to
 # `threading.excepthook`; the default prints it and the thread just ends, while the
@@ -417,10 +436,14 @@ assert thread_errors == [("scorer", "ZeroDivisionError")] and unraisable == ["OS
 print("✓ each hook got its error once")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `__del__` runs when the object is destroyed, at a moment no caller's code is waiting for it,
 # so its exception has nowhere to propagate: Python hands it to `sys.unraisablehook` and
 # carries on. The same goes for an exception in a weakref callback. Both hooks can be replaced,
 # as here, to count or forward such errors.
+#
+# :::
 
 # %% [markdown]
 # **A callback that holds the loop.** In debug mode (`asyncio.run(..., debug=True)`,
@@ -451,11 +474,15 @@ assert any("tokenizer" in message for message in slow), (
 print("✓ the slow-callback warning names the task that held the loop")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The loop times each step and writes the warning after the step has returned, so it describes
 # the task as it is by then: look at the line, where `tokenizer` is named and already
 # `finished`, because this one step was its whole body, and the time is the step's full 0.06 s.
 # The task's name is what leads you to the code; a task without a name gets one like
 # `Task-12`.
+#
+# :::
 #
 # ## Exercise 23.1 · A watchdog that reports where everything waits
 #

@@ -105,10 +105,14 @@ assert gap_large >= 2 * gap_small, "four times the work, a much longer silence"
 print("✓ the loop was silent for the whole scoring, and four times the work silenced it longer")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A coroutine runs until its next `await`, and `score` has none: the loop was silent for the
 # whole scoring, and the silence grows with the text. The gap can come out a little longer than
 # the scoring, because it also holds the wait for the heartbeat's next 2 ms wake-up. In a service, every request,
 # heartbeat and timeout on that loop waits that long, once per sample scored.
+#
+# :::
 #
 # ## `to_thread`: does the loop answer, and is the work faster?
 #
@@ -146,12 +150,22 @@ else:
     print("free-threaded build without the GIL: the two threads may run at the same time")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Pure-Python code holds the GIL (the interpreter's global lock, on the usual build) while it
 # runs, and the interpreter asks the running thread to let go of it every
 # `sys.getswitchinterval()` seconds (5 ms by default). So the loop's thread gets turns: each
 # time the heartbeat is due, it waits up to a switch interval for the GIL, and its longest
 # silence is a part of the work, not all of it (the check asks
 # for less than half).
+#
+# The same turns explain the second line: two calls in two threads took at least as long as
+# their CPU times added up. The wall time can be well over that sum, because it also counts the moments when
+# neither of them ran: while the GIL passed between them and the loop's thread, or while other
+# processes had the CPUs. `to_thread` moves the *waiting* off the loop; it does not add CPU. For
+# throughput, scoring needs other processes.
+#
+# :::
 #
 # :::{dropdown} Why the course measures this way
 #
@@ -161,12 +175,6 @@ else:
 # why the same scoring can take a different time in two sections.
 #
 # :::
-#
-# The same turns explain the second line: two calls in two threads took at least as long as
-# their CPU times added up. The wall time can be well over that sum, because it also counts the moments when
-# neither of them ran: while the GIL passed between them and the loop's thread, or while other
-# processes had the CPUs. `to_thread` moves the *waiting* off the loop; it does not add CPU. For
-# throughput, scoring needs other processes.
 #
 # :::{dropdown} Going further: free-threaded builds
 #
@@ -253,10 +261,14 @@ assert not gil or max(cpu_per_second["two threads"]) <= 1.1, "with the GIL, two 
 print("✓ two threads got at most one CPU between them; the two process calls ran in two other processes")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The GIL lets one thread run Python at a time, so two threads never get more than one CPU
 # between them, however many are free. Two processes each have their own interpreter and GIL, so nothing in
 # Python holds them to one CPU: on an idle 2-CPU machine they reach close to 2. What they get
 # is what the machine has spare.
+#
+# :::
 #
 # :::{dropdown} If your numbers differ
 #
@@ -304,12 +316,16 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
       " work is under a tenth of that")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The trip is a fixed price per call, while the work grows with the text. For tiny texts a pool
 # call costs many times the work itself: you pay for the trip, not the scoring. For large texts
 # the trip is a small extra on top of the work. The crossover, where the trip costs as much as
 # the work, is the last line of the answer. Compare it with the 1,000-character row's
 # trip / work: that share is why the exercise routes texts of 1,000 characters and up to the
 # pool, and keeps shorter ones, each holding the loop for a millisecond or two, on the loop.
+#
+# :::
 
 # %% [markdown]
 # Now the size of what you send. `round_trip(pool, fn, arg)` (in the helpers' fold above) times
@@ -336,6 +352,8 @@ assert best["8 MB"] > 3 * best["8 B"], (
 print("✓ the same empty call costs more than 3 × as much with 8 MB of arguments")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Arguments and results travel by pickle through a pipe: each argument is pickled, copied
 # through the pipe and unpickled in the worker, and each of
 # those steps grows with the bytes: compare the two times, where sending 8 MB costs many times
@@ -344,6 +362,8 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # tensor or a tokenizer object as an argument pays for copying it on every call. Send small
 # arguments; let the worker load big, fixed things once (an `initializer`, or a module-level
 # cache in the worker).
+#
+# :::
 
 # %% [markdown]
 # ## Measure: the loop's heartbeat during one large scoring, three ways
@@ -418,11 +438,17 @@ assert outcomes["worker thread"].startswith("refused ValueError"), (
 print("✓ the alarm cut the work short in the main thread and was refused in a worker thread")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Python's `signal` module runs handlers only in the **main thread** of the main interpreter,
 # and `signal.signal` raises `ValueError` when called from any other thread. So in the worker
 # thread the timeout
 # never started: installing the handler failed first, and the caller got a `ValueError`
-# instead of a score. The comment on the `signal.signal` line below marks the spot:
+# instead of a score.
+#
+# :::
+#
+# The comment on the `signal.signal` line below marks the spot:
 
 # %% tags=["remove-input"]
 from lab_snippets.cpu_work import alarm_timeout

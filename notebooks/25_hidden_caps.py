@@ -154,6 +154,8 @@ assert in_threads.peak <= executor_default and all(done == OFFERED for _, _, don
 print("✓ each layer let through its own default, fewer than the 120 offered, and all were done")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Each layer queues whatever goes beyond its default limit, and the defaults are: httpx's pool
 # holds 100 connections (and keeps 20 of them alive between
 # requests), aiohttp's connector 100, and asyncio's default thread pool, which
@@ -165,6 +167,8 @@ print("✓ each layer let through its own default, fewer than the 120 offered, a
 # Which cap binds is the smallest one on the path. A semaphore of 256 in front of a client
 # with 100 connections is a limit of 100; a `to_thread(ray.get, ...)` per request is a limit
 # of the thread pool's size ("In slime" shows where slime still does that).
+#
+# :::
 #
 # ## Does waiting for a connection count against the timeout?
 #
@@ -199,12 +203,16 @@ assert reached_server < 10, "some timed out while still queued for a connection:
 print("✓ requests that waited for a connection spent their total timeout there, unsent")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # aiohttp's total timeout covers the whole request, *including the wait for a free connection in
 # the connector's pool*. With two connections and 0.1 s answers, two rounds of two fit into
 # 0.25 s; the third round was sent and cut off, and the other requests spent their whole budget
 # waiting for a connection and timed out without ever leaving the client. From the server's
 # side nothing was wrong. A batch that is larger than the pool and a total
 # timeout sized for one request is a combination to look for.
+#
+# :::
 #
 # ## Measure: the throughput of a pool of 1, 3 and 6 connections
 #
@@ -268,6 +276,8 @@ for cap in CAPS:
 print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Each request holds its connection for at least W, so at most c are in flight and at most c
 # finish per W: Little's law read backwards gives the bound cap ÷ W. Compare each run with it:
 # none went faster, and none quite reached it. What holds the runs below it is L, the number actually in flight,
@@ -275,6 +285,8 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # empty until the client has read the answer and sent the next request, and at the start and
 # the end of the run not every connection is in use. With 6 connections the 12 requests take
 # only two rounds, so that start and end weigh more.
+#
+# :::
 #
 # The timeline shows the best cap-3 run as the server saw it: each request is a bar, placed in
 # the first free lane. Three lanes are enough, whatever the number of requests. The right panel
@@ -354,6 +366,8 @@ assert peaks[("rate 100/s", 0.1)] >= 2 * peaks[("rate 100/s", 0.02)], "and more 
 print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server held more")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # By Little's law again, a rate limit of r per second with a latency W keeps r × W requests in
 # flight on average. At 100 starts per second that is 100 × 0.1 = 10 requests at once on the
 # slowed-down server, where the fast one held about 100 × 0.02 = 2. The printed peaks sit
@@ -365,6 +379,9 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # when someone else imposes one on you (a paid API's requests per minute). Often you need
 # both.
 #
+# :::
+
+# %% [markdown]
 # :::{dropdown} Going further: version notes
 #
 # - The default thread pool's size is `min(32, os.cpu_count() + 4)` on 3.11 and 3.12; from

@@ -173,6 +173,8 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
       "awaited: three at once, the loop ticking")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `communicate()` waits in the {term}`event loop`'s own thread, so while a child runs nothing
 # else on that loop runs: not the heartbeat, not the other tool calls, not the HTTP requests of
 # other samples. And the semaphore of 32
@@ -183,6 +185,8 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # The async version awaits the child, so the three children overlap and the heartbeat ticks,
 # but for short gaps while the interpreters start. The `async def` was never the point; the
 # `await` on something that really suspends is.
+#
+# :::
 #
 # ## Measure: the two runs on one time axis
 #
@@ -282,6 +286,8 @@ assert large.startswith("stuck; once stderr was read too it exited with 0"), (
 print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child exited with 0")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # What decides it is whether stderr fits into the pipe and asyncio's buffer behind it (64 KiB
 # and 128 KiB). 10 kB fits, so the naive reader finishes, which is why it survives small tests.
 # 1 MB does not, and each line of the output says what happened then: the reader waits for a stdout end that never comes, while the child waits for room on stderr,
@@ -291,6 +297,8 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 # so the hang was ours. `communicate()` reads both pipes together (and feeds stdin if you gave input);
 # so does `asyncio.gather(proc.stdout.read(), proc.stderr.read())`. If you do not want the
 # output, do not ask for a pipe: pass `subprocess.DEVNULL`.
+#
+# :::
 #
 # ## Predict: what does a timeout on `communicate()` do to the child?
 #
@@ -324,9 +332,13 @@ assert code == -signal.SIGKILL
 print("✓ after the timeout the child was still running; kill() and wait() ended it")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `wait_for` gave up *waiting* after 0.3 s and cancelled our `communicate()`, but the child is
 # another program, and cancelling our coroutine does nothing to it: it was still running. Only
 # the kill ended it, and `proc.wait()` then read its exit status, -9 (SIGKILL).
+#
+# :::
 
 # %% [markdown]
 # ## Killing a whole group from async code
@@ -371,12 +383,16 @@ print("after kill(): leader's return code", leader_code,
       "· children still running:", len(survivors_after_kill))
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `kill()` signals one process, the leader, and a reader sees the end of a pipe only when every
 # process holding its write end has closed it. The two children inherited the stderr pipe and
 # were never signalled. Look at the output: the return code -9 says the leader died of SIGKILL
 # and asyncio has collected it, yet both children still run, orphaned, holding the pipe open,
 # so stderr did not end. Whoever times out a tool with `kill()` and then reads its output to
 # the end (`communicate()`, `stderr.read()`) waits for the orphans, not for the tool.
+#
+# :::
 #
 # The leader that started the group is gone. Predict: can `os.killpg(leader.pid, SIGKILL)`
 # still reach its two children?
@@ -407,12 +423,17 @@ print("✓ kill() left both children running and the stderr pipe open;",
       "killpg() ended them all")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A process group lives as long as any process is in it, whoever started it: after the leader
 # died, its two children kept the group, so `killpg(leader.pid, ...)` reached them, and with them gone the stderr pipe ended
 # (`b""`). In real code, signal the group (SIGTERM, a grace period, then SIGKILL, as in
 # chapter 19), then wait for the leader. The orphans were reaped by the process that adopted
 # them, not by us.
 #
+# :::
+
+# %% [markdown]
 # :::{dropdown} Going further: what `leader.wait()` waits for depends on the release
 #
 # The kill cell also waited for the leader with `leader.wait()` (at most 0.5 s). On 3.11, 3.12

@@ -124,11 +124,15 @@ assert awaiting_outcome == (8, 0) and awaiting_once.running.peak == 4, "awaiting
 print("✓ with a blocking body one call runs at a time; awaiting, four do")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # **What the model shows.** With a blocking body, no call ever waits for a permit: each one takes its permits, blocks
 # the loop for its whole run, and gives them back before any other task runs. The
 # semaphore's limit of 4 is never reached; the real limit is 1 per event loop, and nothing
 # else on that loop (the heartbeat included) runs meanwhile. Chapter 26 measures the same
 # thing with real child processes.
+#
+# :::
 #
 # **Where in slime.** The retool example's sandbox, behind a semaphore sized 32:
 
@@ -163,6 +167,8 @@ assert fixed_under_load == (8, 0)
 print(f"✓ alone the call finishes; under load {under_load[1]} of 8 are stuck; taken once, all 8 finish")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # **What the model shows.** The first two calls take two permits each without suspending,
 # and finish. The others queue for their first permit. Each time a permit is given back it
 # goes to the next call in the queue, which then needs a second one; soon four calls each
@@ -170,6 +176,8 @@ print(f"✓ alone the call finishes; under load {under_load[1]} of 8 are stuck; 
 # six of the eight never finish. The blocking body
 # was hiding it, because a call that never suspends takes both permits at once. Fixing hazard
 # 1 alone turns a slow path into a stuck one; take the permit at one level only.
+#
+# :::
 #
 # **Where in slime.** The retool example's tool path takes its module-level `SEMAPHORE`
 # twice, around the blocking sandbox of hazard 1:
@@ -450,6 +458,8 @@ assert fixed_report == {"cancelled request ended with": "CancelledError", "dupli
 print("✓ the model stays stuck after one cancellation; the fixed endpoint serves both requests")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # **What the model shows.** `CancelledError` is not an `Exception`, so neither `except`
 # clause records it and `error` stays `None`. The `finally` then takes the success branch and reads `drained`, which the cancelled `try` never bound: the
 # `UnboundLocalError` it raises replaces the cancellation and leaves the `finally` before the
@@ -459,6 +469,8 @@ print("✓ the model stays stuck after one cancellation; the fixed endpoint serv
 # stops only its waiting, and the task's own `finally` clears the state when the work has
 # really ended, which matters because cancelling a request does not stop work running in a
 # thread.
+#
+# :::
 #
 # **Where in slime.** The teacher server's `update_from_disk` has this shape:
 
@@ -585,12 +597,16 @@ assert not any(caller.is_alive() for caller in callers.values()) and not loop_th
 print("✓ only the caller that timed out and cancelled left no coroutine waiting")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # **What the model shows.** Without a timeout, the caller waits exactly as long as the
 # coroutine, here until we answered it by hand: a coroutine that never ends is a caller that
 # never returns, with no message. `result(timeout)` bounds the caller's wait, but leaves the
 # coroutine running on the loop (holding whatever it holds); cancelling the
 # `concurrent.futures.Future` that `run_coroutine_threadsafe` returned cancels the task on the
 # loop as well.
+#
+# :::
 #
 # **Where in slime.** `AsyncLoopThread.run` in `slime/utils/async_utils.py` (quoted in the
 # chapter's last cell) returns `run_coroutine_threadsafe(coro, loop).result()`, and the

@@ -154,10 +154,14 @@ assert awaited.max_gap <= waited(awaited) / 3, (
 print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat through")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `ray.get` held the only thread the event loop has for the whole wait: the heartbeat could
 # beat only before and after it. `await ref` handed the wait to Ray, which completes an
 # asyncio future on the loop when the value arrives; in between, the loop ran the heartbeat.
 # Inside `async def`, `ray.get` is a blocking call like `time.sleep` (chapter 02).
+#
+# :::
 #
 # ## Measure: the event loop during each wait
 #
@@ -236,6 +240,8 @@ assert awaited_refs[0] == "ready", f"await ref: the ready result did not come fi
 print("✓ to_thread: the ready result waited for a thread; await ref: it came back at once")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # With `to_thread`, each read is a `ray.get` in a pool thread that it holds until the value
 # arrives. The two held reads took both threads; the ready read queued for a thread, unseen,
 # and came back only after the gates had opened and a thread was free: about 2 s after it
@@ -244,6 +250,8 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # ready value came back within milliseconds.
 # The pool's size is a hidden cap on the waits in flight (chapter 25), and slime's HTTP helpers
 # describe exactly this in a comment (in `post`, quoted in chapter 08).
+#
+# :::
 #
 # ## `ray.wait`
 #
@@ -275,6 +283,8 @@ assert polled_ready == [] and polled_rest == [running], "a poll with timeout=0 f
 print("✓ ray.wait handed back what had finished, whatever its place in the list; timeout=0 polled")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `ray.wait` does not care about the order of the list: it returns what has finished, as
 # `asyncio.wait` does with its tasks (chapter 04). With `timeout=0` it is a poll: it returns at once with whatever is ready, here nothing. Like
 # `ray.get`, it blocks the thread that calls it, so it belongs in synchronous code or in a
@@ -282,6 +292,8 @@ print("✓ ray.wait handed back what had finished, whatever its place in the lis
 # `ray.wait` with a 30 s timeout, so that it can log progress while GPUs are missing
 # (chapter 29), and the teacher server's worker loop polls its oldest batch with `timeout=0`
 # until too many batches are in flight, and only then waits without a timeout.
+#
+# :::
 #
 # ## `max_concurrency` on an async actor
 #
@@ -325,11 +337,17 @@ assert peak == 3, f"{peak} calls were inside the actor at once with max_concurre
 print("✓ never more than 3 calls inside the async actor, and all 9 done")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # An async actor does not promise to start calls in the order they were sent (Ray promises that
 # order only for a synchronous actor, below): when a place frees, any queued call may take it,
 # so which calls make the first wave changes from run to run (read the printed first three).
 # The limit itself held: the other calls queued until one left, so `max_concurrency` is
-# the semaphore of chapter 06, built into the actor. The figure shows this run's three waves, one
+# the semaphore of chapter 06, built into the actor.
+#
+# :::
+#
+# The figure shows this run's three waves, one
 # lane per call, drawn from the times the actor recorded as each call entered and left
 # `post`; look for call 0.
 
@@ -378,9 +396,13 @@ assert returned == list(range(1, 21)), f"lost updates or out of order: {returned
 print("✓ 20 calls, 20 updates, in call order: each call saw the state the previous one left")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A synchronous actor runs its calls one after another, in the order they arrive from one
 # caller, so each call saw the state the previous one left: no update was lost, the count is
 # twenty, and the values came back in call order.
+#
+# :::
 #
 # ## Predict: what does `max_concurrency=4` do to the same counter?
 #
@@ -401,6 +423,8 @@ assert threaded_count < 20, f"with 4 calls inside at once, all 20 updates surviv
 print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter 09's threads did")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # With `max_concurrency` above 1, Ray runs a synchronous actor's methods on a pool of that many
 # threads, so up to four calls were inside `bump` at once: calls that overlapped read the same
 # count and wrote back the same number, and only one of them counted, exactly as chapter 09's
@@ -410,6 +434,9 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 # is a check-then-set on a plain attribute, safe only because the actor runs one call at a
 # time.
 #
+# :::
+
+# %% [markdown]
 # :::{dropdown} Going further: version notes
 #
 # - Ray 2.60 has wheels for Python 3.11 to 3.14 (none yet for 3.15); its `local_mode`, an

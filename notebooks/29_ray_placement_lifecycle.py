@@ -137,6 +137,8 @@ assert len({pid for _, _, pid in seen}) == 2, "two actors, two processes"
 print("✓ each actor was given one GPU id and a CUDA_VISIBLE_DEVICES naming only it")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Each actor is a process of its own, and Ray set `CUDA_VISIBLE_DEVICES` in each to the one
 # GPU it assigned: "0" in one, "1" in the other. A CUDA library in the actor then sees a
 # single device, numbered 0 from the inside, whatever its number on the machine. That is Ray's
@@ -148,6 +150,8 @@ print("✓ each actor was given one GPU id and a CUDA_VISIBLE_DEVICES naming onl
 #
 # The reservation also took resources away from everyone else: both GPUs and both CPUs of
 # this node now belong to `group_a`, whether or not an actor is using them.
+#
+# :::
 #
 # ## Waiting for a placement group that cannot be placed yet
 #
@@ -198,6 +202,8 @@ assert released_at > 0 and placed, (
 print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once group_a was removed")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A placement group waits until its bundles fit; a `ray.wait` that times out only says it is
 # still pending, it does not fail. Read the reports up to the release: two GPUs registered,
 # none free, each time. Reports after the release may already show both GPUs free while
@@ -209,6 +215,8 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 #
 # The loop is bounded here, but slime's is not, on purpose (its comment, quoted below, says
 # why); its reports are what keep an unbounded wait from looking like a hang.
+#
+# :::
 #
 # ## `ray.kill` and the calls in flight
 #
@@ -266,6 +274,8 @@ assert after == "ActorDiedError", f"with no_restart=True the actor stays dead, g
 print("✓ the running call and the queued ones failed at once, and the actor stayed dead")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `ray.kill` ends the actor's process at once, without waiting for the call it is running or
 # the ones queued behind it (and the actor's `atexit` handlers do not run). So every ref to it
 # now has an error to report: look at the output, where each of the three callers got
@@ -278,6 +288,9 @@ print("✓ the running call and the queued ones failed at once, and the actor st
 # its own, beside the calls; the folded check uses it to ask whether every caller heard back
 # before it woke.
 #
+# :::
+
+# %% [markdown]
 # :::{dropdown} Going further: killing a restartable actor
 #
 # With `no_restart=False`, Ray would have started `Worker` again (its `max_restarts=1` allows
@@ -334,6 +347,8 @@ for engine in slime_engines.values():  # this round is over: free its actors
 print("✓ with the timeout only inside the call, the check waited out the 6 s call and said healthy")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # A synchronous actor runs one call at a time, so the health call sat in the stuck engine's
 # queue behind the 6 s call, and its timeout, which counts only once the method runs, never
 # started. Read the times: six seconds, not one. When `work` ended, `health` ran and answered
@@ -341,6 +356,8 @@ print("✓ with the timeout only inside the call, the check waited out the 6 s c
 # The healthy engine's check began only after that, 6 s late. In slime's monitor this wait
 # holds the monitor thread: while one engine is stuck, no other engine is checked, and the
 # stuck one is never replaced.
+#
+# :::
 #
 # ## Measure: the same round with the caller's wait bounded
 #
@@ -934,10 +951,14 @@ assert not os.path.exists(cluster.temp_dir) and not ray.is_initialized(), "rayla
 print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop removed it")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `ray.shutdown()` stops the processes Ray started, but Ray leaves each `session_*` folder
 # (logs, sockets, spilled objects) where it was: compare the two lines, processes gone, the
 # folder still there. On a long-lived machine such folders pile up under `/tmp/ray`. The second
 # step removed it.
+#
+# :::
 #
 # ## Summary
 #
