@@ -547,7 +547,7 @@ def _opens_with_a_verdict(markdown_source: str) -> str | None:
         source = re.split(r"^:::\s*$", source, maxsplit=1, flags=re.M)[-1] if re.search(
             r"^:::\s*$", source, re.M) else ""
     text = re.sub(r"\s+", " ", source.strip())
-    if not text or text.startswith("#"):
+    if not text or text.startswith(("#", ":::{", "```{", "~~~{")):  # a heading, or another fold
         return None
     first = re.split(r"(?<=[.!?:])\s", text, maxsplit=1)[0]
     if first.endswith("?") or POINTER_OPENING.match(first):
