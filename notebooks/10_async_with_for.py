@@ -296,9 +296,13 @@ assert [s.state for s in tl.spans_of("sb2 boot") if s.state != "waiting"] == ["f
 print(f"✓ at most {ledger.peak_booting} boots at once; every booted sandbox was cleaned up")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # As in the first experiment, the cancellation was delivered once, at the `await` in `sb4`'s
 # work, so the `finally` around the `yield` could still await its cleanup, the purple span,
 # before the guard let the exception out.
+#
+# :::
 #
 # Read each pair of lanes. The light green part of a boot lane is time spent waiting for one
 # of the two permits; blue is a boot holding a permit, or a sandbox in use. A bar's colour

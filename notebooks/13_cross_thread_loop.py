@@ -96,7 +96,7 @@ try:
 except RuntimeError as exc:
     refused = exc
 finally:
-    coro.close()  # it never ran; close it so Python does not warn "never awaited"
+    coro.close()  # close it, so that Python does not warn "never awaited" about it
 
 print(f"asyncio.run inside a running loop: {refused}")
 
@@ -415,10 +415,9 @@ print("✓ the callback waited until call_soon_threadsafe woke the loop")
 # :::
 
 # %% [markdown]
-# asyncio has a debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`) that adds
-# checks to the loop's methods. The cell below turns it on for the background loop and makes
-# the same `call_soon` from the notebook's thread. Predict: does the callback stall again, or
-# does something change?
+# asyncio has a debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`). The cell below
+# turns it on for the background loop and makes the same `call_soon` from the notebook's
+# thread. Predict: does the callback stall again, or does something change?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 background.loop.set_debug(True)
@@ -439,8 +438,8 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# In debug mode, `call_soon` first checks which thread is calling it, so the mistake shows up
-# at the call that makes it: `RuntimeError` instead of a callback left waiting. Turn debug mode
+# Debug mode adds checks to the loop's methods: `call_soon` first checks which thread is
+# calling it, so the mistake shows up at the call that makes it: `RuntimeError` instead of a callback left waiting. Turn debug mode
 # on while developing threaded code.
 #
 # :::

@@ -635,10 +635,14 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   guard fires at half a second; then the boot is cancelled, the permit comes back, no
 #   sandbox was ever made, and the task is aborted.
 #
+# :::{dropdown} Why
+#
 # In the second figure every row returns to zero, and the boot permits never exceed two. The
 # semaphore is held while a sandbox boots and given back as soon as the sandbox is up, before
 # its harness runs: the boot limit bounds boots, not sandboxes. So the sandbox and child
 # rows can climb above two, as they do here.
+#
+# :::
 #
 # ## Exercise 14.1 · A harness step that owns its child
 #

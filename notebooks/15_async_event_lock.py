@@ -34,8 +34,8 @@ figure_style()
 # %% [markdown]
 # ## An Event is a flag that tasks can wait on
 #
-# `asyncio.Event` is a boolean flag. `await event.wait()` returns at once if the flag is set
-# and otherwise suspends until someone calls `event.set()`. Below, four rollout tasks wait
+# `asyncio.Event` is a boolean flag. `await event.wait()` waits for the flag, and
+# `event.set()` raises it. Below, four rollout tasks wait
 # for "new weights are loaded", and the notebook calls `set()` once; a `Timeline`, the
 # course's stopwatch (chapter 01), notes when each one waits and wakes. Then a fifth waiter arrives after
 # the `set()`. Predict: how many of the four wake, and does the late waiter wait?
@@ -88,7 +88,8 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # :::{dropdown} Why
 #
 # `set()` does not hand the event to one waiter: it raises a flag, every task suspended in
-# `wait()` sees the flag and resumes, and the flag stays up until `clear()` lowers it. Read
+# `wait()` sees the flag and resumes, and the flag stays up until `clear()` lowers it; while
+# it is up, `wait()` returns at once, without suspending. Read
 # the printed line with that in mind: the count before the `set()`, the late waiter, and the
 # wait after `clear()`. An `Event`
 # carries no value and does not count: setting it twice is the same as once, and a
@@ -117,7 +118,7 @@ async def add_token_no_await() -> None:
 
 async def add_token_with_await() -> None:
     current = usage["tokens"]
-    await asyncio.sleep(0)  # any await here lets the other tasks run
+    await asyncio.sleep(0)  # an await between the read and the write
     usage["tokens"] = current + 1
 
 

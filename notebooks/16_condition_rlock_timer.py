@@ -243,8 +243,7 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 # ## Two tools used with `Condition`: RLock and Timer
 #
 # **`RLock`: taking a lock you already hold.** `initialize()` holds a lock and calls
-# `lookup()`, which takes the same lock again, with a 0.1 s timeout so that the cell cannot
-# hang. What does `initialize` return with a plain `Lock`, and what with an `RLock`?
+# `lookup()`, which takes the same lock again, with a 0.1 s timeout. What does `initialize` return with a plain `Lock`, and what with an `RLock`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def lookup(lock) -> str:
@@ -274,7 +273,7 @@ print("✓ the Lock refused its own holder; the RLock let it in again")
 # :::{dropdown} Why
 #
 # A plain `Lock` does not know who holds it, so the second acquire by the same thread would
-# wait forever; bounded at 0.1 s, it gave up. An `RLock` (re-entrant lock) counts
+# wait forever; bounded at 0.1 s, so that the cell cannot hang, it gave up. An `RLock` (re-entrant lock) counts
 # acquisitions by its owner and lets it in again; it still belongs to that thread: one
 # `release` per `acquire`, and another thread gets in only after the last. slime's
 # accelerator selection has this shape (the second quote below).
