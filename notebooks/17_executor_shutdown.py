@@ -197,7 +197,7 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # :::
 
 # %% [markdown]
-# ## Predict: how many queued jobs still run after `shutdown(wait=False)`?
+# ## Predict: what happens to queued jobs after `shutdown(wait=False)`?
 #
 # `pool.shutdown(wait=False)` returns at once. A common reading is "shut the pool down now":
 # stop what runs and drop what waits. One worker, three conversion jobs of 0.1 s each;

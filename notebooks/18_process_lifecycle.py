@@ -327,9 +327,9 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 # The child is the `sleep` command of the course's worker module (`python -m
 # lab_snippets.proc_workers sleep 5`). Once it is set up it prints one line, `ready` and its
 # pid (then a clock reading that this chapter does not use), and sleeps 5 s; the parent
-# reads that line before it starts the timeout, so the 0.2 s are spent on a child that is
-# surely running (`read_line(stream, timeout)` reads one line from the child, or raises after
-# `timeout` seconds).
+# reads that line before it starts the timeout, so the 0.2 s begin once the child is set up
+# (`read_line(stream, timeout)` reads one line from the child, or raises after `timeout`
+# seconds).
 # After `kill()`, the parent is busy elsewhere for 0.3 s before it calls `communicate()`
 # again.
 #
@@ -445,12 +445,16 @@ for ax in axes[:-1]:
     ax.set_xlabel("")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The queue consumer ran on for its cleanup after "done" was read, then stayed a zombie until
 # `join`. The stubborn worker kept running through SIGTERM and the 0.2 s grace; SIGKILL and
 # the `join` that reaped it share one tick, because `join` came right after `kill`. The
 # sleeping child was still running when its timeout expired (the tick "timeout, kill()":
 # the timeout and the kill right after it), and once killed it was a zombie for as long as
 # the parent left it there.
+#
+# :::
 
 # %% [markdown]
 # :::{dropdown} Going further

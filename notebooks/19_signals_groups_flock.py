@@ -276,8 +276,8 @@ show_source(_cmd_report_signals, first="def report", last="os._exit")
 # once both are ready, and reaps the wrapper. Each program prints one line per event: a word
 # or two, then the pid of the process that printed it, then its `time.monotonic()` clock in
 # seconds (`got SIGTERM 18607 24773.021399` is the child with pid 18607 receiving SIGTERM);
-# the cell below drops the clock. It also sends the cleanup the wrapper should have done: our
-# own SIGTERM to the child, once we have seen whether it still runs.
+# the cell below drops the clock. It then sends the child a SIGTERM of its own, once it has
+# recorded whether the child still runs.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -295,7 +295,7 @@ def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 wrapper, child_pid = run_wrapper(forward=False, stop_signal=signal.SIGTERM)
 orphaned_child_running = running(child_pid)
-os.kill(child_pid, signal.SIGTERM)  # the cleanup the wrapper should have done
+os.kill(child_pid, signal.SIGTERM)  # our own SIGTERM to the child
 lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
 unforwarded = wrapper.returncode
 print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
@@ -363,10 +363,7 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 show_source(_cmd_hold_flock)
 
 # %% [markdown]
-# The cell tries the lock while the holder lives, kills the holder, then tries again. Each
-# mark is written only after the step it names has happened: the refusal inside
-# `except BlockingIOError`, and `lock: ours` after a second non-blocking `flock`, which would
-# raise if the lock were still held.
+# The cell tries the lock while the holder lives, kills the holder, then tries again.
 #
 # Predict: does the second attempt get the lock, or raise `BlockingIOError`?
 
@@ -398,6 +395,10 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 
 # %% [markdown]
 # :::{dropdown} Why
+#
+# Each mark is written only after the step it names has happened: the refusal inside
+# `except BlockingIOError`, and `lock: ours` after a second non-blocking `flock`, which would
+# raise if the lock were still held.
 #
 # An `flock` belongs to the open file, so it ends when the last descriptor of that file is
 # closed, and the kernel closes every descriptor of a process that dies, however it dies.

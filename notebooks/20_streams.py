@@ -172,7 +172,7 @@ async def ask(server: FrameServer, request: bytes, read_reply) -> bytes:
         await writer.wait_closed()
 
 
-async def read_once(reader: asyncio.StreamReader) -> bytes:  # trusts one read()
+async def read_once(reader: asyncio.StreamReader) -> bytes:  # a single read(1024)
     return await reader.read(1024)
 
 
@@ -301,6 +301,11 @@ print(stats)
 # %% [markdown]
 # :::{dropdown} Why
 #
+# Why nothing reaches the good client: each connection has its own handler task, and a bad
+# frame ends only that task (or, for the malformed frame, only that reply). The five
+# handlers share one event loop, but none of them blocks it: each waits on its own socket,
+# so a silent client costs the others nothing while it is waited for.
+#
 # To read the server's counts in the answer: `frames` are the whole frames it read (the good
 # client's, and the malformed client's two) and `replies` the normal answers among them;
 # error replies and the four bad events are counted on their own lines, and `clean eof`
@@ -308,6 +313,8 @@ print(stats)
 # client's, which hung up after its second reply). The good client pauses 0.02 s between
 # requests, a fifteenth of the 0.3 s idle timeout, so the idle rule can only ever cut off the
 # silent client.
+#
+# In the figure below, the good client's ticks go on after the last diamond.
 #
 # :::
 
@@ -332,11 +339,6 @@ assert len(bad_events) == 4 and tl.order(*bad_events, last_reply), "still served
 print(f"✓ {len(good)} replies to the good client, in order, the last after all four bad clients")
 
 # %% [markdown]
-# Why nothing reaches the good client: each connection has its own handler task, and a bad
-# frame ends only that task (or, for the malformed frame, only that reply). The five
-# handlers share one event loop, but none of them blocks it: each waits on its own socket,
-# so a silent client costs the others nothing while it is waited for.
-#
 # In the figure, one bar per client is drawn with `tl.add(lane, start, end, state=...)`,
 # and the state picks its colour, the same in every chapter. Blue (`running`) is a
 # connection the server kept serving: the good client's and the malformed client's. Orange
@@ -346,7 +348,7 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # bar, so a diamond in the state's colour marks each. Passing `on_event=tl.mark` to the
 # server turns each of its events (an accepted connection, a decision from the table, a
 # closed connection) into a tick on the server lane, and each reply is a tick on the good
-# client's lane: those ticks go on after the last diamond.
+# client's lane.
 #
 # ## Measure: what `drain()` does when the reader reads nothing
 #
@@ -449,9 +451,7 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
 
 # %% [markdown]
 # The answer below prints how much the client wrote and how full the transport's buffer was
-# at each step; its check asserts the order of the events on both sides (the transport's
-# pause, the drain found waiting, the server starting to read, the resume, the drain
-# returning), and the figure draws them as ticks.
+# at each step, and the figure draws the events on both sides as ticks.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: drain-waits-for-the-reader
@@ -480,6 +480,9 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 
 # %% [markdown]
 # :::{dropdown} Why
+#
+# The answer's check asserts the order of the events on both sides: the transport's pause,
+# the drain found waiting, the server starting to read, the resume, the drain returning.
 #
 # The high-water mark is not where the writer stops, because the transport is not the only
 # buffer: the kernel's socket buffers on both sides take several megabytes before any byte

@@ -323,7 +323,7 @@ with tempfile.TemporaryDirectory() as folder:
         ["run-service", source, JOBS, "--budget", "0.5"], signal.SIGTERM, started=3)
 print("exit status:", code_graceful, "· events:", names(events_graceful))
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 from lab_snippets.service_workers import CLEANUP  # a cancelled job's cleanup: an await of 0.02 s
 
 NEEDED = [float(job.split(":")[1]) for job in JOBS.split(",")]  # the seconds each job needed
