@@ -172,8 +172,7 @@ print("✓ each layer let through its own default, fewer than the 120 offered, a
 #
 # ## Does waiting for a connection count against the timeout?
 #
-# A cap turns extra work into waiting, and waiting costs time that some timeout may be
-# counting. Ten requests go through an aiohttp session whose connector is limited to 2
+# A cap turns extra work into waiting. Ten requests go through an aiohttp session whose connector is limited to 2
 # connections, to a server answering in 0.1 s, with `ClientTimeout(total=0.25)`. Predict: how
 # many of the ten succeed, and how many reach the server at all?
 
@@ -211,6 +210,8 @@ print("✓ requests that waited for a connection spent their total timeout there
 # waiting for a connection and timed out without ever leaving the client. From the server's
 # side nothing was wrong. A batch that is larger than the pool and a total
 # timeout sized for one request is a combination to look for.
+#
+# Waiting costs time that some timeout may be counting.
 #
 # :::
 #
