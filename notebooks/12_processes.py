@@ -61,8 +61,7 @@ print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()}
 
 # %% [markdown]
 # Every process in this chapter is started with the `spawn` start method (the three methods
-# are compared below), and every worker function comes from `lab_snippets.proc_workers`;
-# the section on `spawn` shows why.
+# are compared below), and every worker function comes from `lab_snippets.proc_workers`.
 #
 # ## Predict: does a worker process change the list you hand it?
 #
@@ -288,9 +287,7 @@ else:
 # The running intervals, drawn on the course's timeline: each bar is a stretch during which
 # that worker was executing, and each title gives the share of the time both were. Look for
 # places where a bar in the upper lane sits directly above one in the lower lane: there both
-# were executing. The thread lanes never line up (the GIL hands over every few milliseconds). On an idle machine the
-# process lanes are two long bars on top of each other; on a busy one they are striped like
-# the threads', and only where their stripes line up did both run.
+# were executing.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
@@ -312,6 +309,15 @@ for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
 axes[1].set_xlim(axes[0].get_xlim())
 axes[0].set_xlabel("")  # one time axis label, under the lower plot
 assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the other held the GIL"
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The thread lanes never line up (the GIL hands over every few milliseconds). On an idle machine the
+# process lanes are two long bars on top of each other; on a busy one they are striped like
+# the threads', and only where their stripes line up did both run.
+#
+# :::
 
 # %% [markdown]
 # ## What `spawn` sends a worker

@@ -266,7 +266,7 @@ try:
     dumped_at = time.monotonic()
     poll_none_after_dump = frozen.poll() is None  # None until the process exits
     time.sleep(0.1)
-    out, err = frozen.communicate(timeout=5)  # closes stdin: the cue to give up
+    out, err = frozen.communicate(timeout=5)  # closes stdin, waits for the exit
 finally:
     if frozen.poll() is None:
         frozen.kill()

@@ -10,8 +10,7 @@
 # **You will**
 # 1. measure the event loop's heartbeat while scoring runs on the loop, for a small text and a
 #    large one;
-# 2. move the work to a thread and measure what changes for the loop and for the work (the
-#    GIL);
+# 2. move the work to a thread and measure what changes for the loop and for the work;
 # 3. move it to a process pool and measure what a call costs beyond the work (pickling, pipes),
 #    to find when a process pool pays off;
 # 4. find out whether a `SIGALRM` timeout around scoring survives the move to a thread;
@@ -400,12 +399,16 @@ print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU
 assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the whole work"
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # On the loop the heartbeat is red for the whole work, and so is the work's bar. In a thread
 # the heartbeat lane is mostly red, cut into many short gaps, each a wait of the loop's thread
 # for the GIL: the loop did answer, as the `to_thread` section found, but only every few
 # milliseconds, and a loop that answers that seldom is still a slow loop. `to_thread` trades
 # one long silence for many short ones. In the process pool the scoring holds none of this
 # process's GIL, so nothing in this process silences its loop.
+#
+# :::
 
 # %% [markdown]
 # ## `SIGALRM` timeouts and threads

@@ -139,7 +139,7 @@ print(f"{'layer':<26}{'at the server at once, or threads used':>40}{'done':>6}")
 for layer, (at_once, _, done) in seen.items():
     print(f"{layer:<26}{at_once:>40}{done:>6}")
 # httpx_default, aiohttp_default: the installed libraries' default limits;
-# executor_default: the default thread pool's size, min(32, cpus + 4)
+# executor_default: the default thread pool's size, from the CPUs counted in `cpus`
 print(f"installed defaults: httpx {httpx_default};",
       f"aiohttp TCPConnector(limit={aiohttp_default});",
       f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
@@ -172,8 +172,7 @@ print("✓ each layer let through its own default, fewer than the 120 offered, a
 #
 # ## Does waiting for a connection count against the timeout?
 #
-# A cap turns extra work into waiting, and waiting costs time that some timeout may be
-# counting. Ten requests go through an aiohttp session whose connector is limited to 2
+# A cap turns extra work into waiting. Ten requests go through an aiohttp session whose connector is limited to 2
 # connections, to a server answering in 0.1 s, with `ClientTimeout(total=0.25)`. Predict: how
 # many of the ten succeed, and how many reach the server at all?
 
@@ -211,6 +210,8 @@ print("✓ requests that waited for a connection spent their total timeout there
 # waiting for a connection and timed out without ever leaving the client. From the server's
 # side nothing was wrong. A batch that is larger than the pool and a total
 # timeout sized for one request is a combination to look for.
+#
+# Waiting costs time that some timeout may be counting.
 #
 # :::
 #
@@ -289,9 +290,8 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # :::
 #
 # The timeline shows the best cap-3 run as the server saw it: each request is a bar, placed in
-# the first free lane. Three lanes are enough, whatever the number of requests. The right panel
-# draws the measured throughput under the bound cap ÷ W (grey): the gap between them grows with
-# the cap.
+# the first free lane. The right panel
+# draws the measured throughput under the bound cap ÷ W (grey).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
@@ -313,6 +313,14 @@ ax_curve.set_ylabel("requests per second")
 ax_curve.set_title("Throughput against the pool's cap (W = 30 ms)")
 ax_curve.legend()
 assert len(lanes_free_at) <= 3
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# Three lanes are enough, whatever the number of requests. The gap between the measured
+# throughput and the bound grows with the cap.
+#
+# :::
 
 # %% [markdown]
 # ## Rate limit or concurrency limit: what happens when the server slows down?

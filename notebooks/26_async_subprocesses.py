@@ -343,8 +343,7 @@ print("✓ after the timeout the child was still running; kill() and wait() ende
 # %% [markdown]
 # ## Killing a whole group from async code
 #
-# `proc.kill()` signals one process. A tool that started its own children (a shell, a test
-# runner, a compiler) leaves them running (chapter 19). Start the child in a new session,
+# `proc.kill()` signals one process. Start the child in a new session,
 # and it leads a process group whose id is its pid; `os.killpg` then reaches everything in it.
 # `create_subprocess_exec` passes `start_new_session=True` on to `subprocess.Popen`.
 #
@@ -391,6 +390,9 @@ print("after kill(): leader's return code", leader_code,
 # and asyncio has collected it, yet both children still run, orphaned, holding the pipe open,
 # so stderr did not end. Whoever times out a tool with `kill()` and then reads its output to
 # the end (`communicate()`, `stderr.read()`) waits for the orphans, not for the tool.
+#
+# A tool that started its own children (a shell, a test
+# runner, a compiler) leaves them running (chapter 19).
 #
 # :::
 #

@@ -304,8 +304,7 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 #
 # The run on one time axis: each lane is a request, green until its result is published, then
 # orange until its handler has it; ticks are its `get_result` calls and the moment its result
-# was published. The orange is the lag: a polling lane ends at its first tick after
-# publication, a notified lane at once.
+# was published. The orange is the lag.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 for rid in polled + told:
@@ -317,11 +316,17 @@ fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or to
               meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# A polling lane ends at its first tick after publication, a notified lane at once.
+#
 # **What the model shows.** Each polling request makes about one blocking call per 50 ms of
 # waiting, each of which occupies a thread of the default pool (which has min(32, CPUs + 4)
 # of them, chapter 25) for a round trip, and each request sees its result up to a tick late.
 # The cost grows with the number of waiting requests times the waiting time. A notified
 # request makes no call and sees its result at once.
+#
+# :::
 #
 # **Where in slime.** The teacher server's `/generate` handler polls this way; the sample
 # manager it asks is a Ray actor:
