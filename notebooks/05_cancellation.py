@@ -122,7 +122,7 @@ async def catches_exception() -> str:
 async def bare_except() -> str:
     try:
         await asyncio.sleep(1)
-    except:  # noqa: E722 - this is the mistake the cell demonstrates
+    except:  # noqa: E722 - a bare except clause
         pass
     await asyncio.sleep(2 * TIMEOUT)  # then 0.06 s of further work
     return "finished"
