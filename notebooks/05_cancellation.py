@@ -177,7 +177,7 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 #
 # :::
 #
-# `asyncio.wait_for` enforces its timeout by cancelling too. The next cell runs the same
+# `asyncio.wait_for` takes a timeout as well. The next cell runs the same
 # `bare_except` worker under `asyncio.wait_for(..., timeout=0.03)`. Predict: does it raise
 # `TimeoutError`, and how long after the start does it return?
 
