@@ -177,9 +177,9 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 #
 # :::
 #
-# `asyncio.wait_for` takes a timeout as well. The next cell runs the same
-# `bare_except` worker under `asyncio.wait_for(..., timeout=0.03)`. Predict: does it raise
-# `TimeoutError`, and how long after the start does it return?
+# `asyncio.wait_for(aw, timeout)` is the older way to put a timeout on an await. The next cell
+# runs the same `bare_except` worker under `asyncio.wait_for(..., timeout=0.03)`. Predict: does
+# it raise `TimeoutError`, and how long after the start does it return?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 start = time.monotonic()
