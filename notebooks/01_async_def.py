@@ -129,7 +129,7 @@ await pending
 forgotten_log: list[str] = []
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    score_sample(2, forgotten_log)  # the missing `await` is the bug this cell shows
+    score_sample(2, forgotten_log)  # called, and the object it returns dropped
     gc.collect()
 
 messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
@@ -237,7 +237,7 @@ task = asyncio.create_task(as_task)
 with tl.span("caller's own work", state="blocked"):
     busy_until = tl.now() + 0.05  # busy(0.05), written out in the caller's own code
     while tl.now() < busy_until:
-        pass  # busy on purpose: the loop cannot start the Task meanwhile
+        pass  # spins in plain code, with no await
 await later
 await task
 

@@ -84,8 +84,7 @@ print("✓ B started only after A had ended")
 #
 # :::
 #
-# Overlap needs two pieces of work that the loop can run side by side: two Tasks. Chapter 03
-# is about them; here is just enough to see the difference. `asyncio.create_task` starts a
+# Chapter 03 is about Tasks; here is just enough to try one. `asyncio.create_task` starts a
 # coroutine as a Task, and `asyncio.gather` waits for both. Predict again: how long does the
 # pair take now?
 
@@ -107,6 +106,8 @@ print("✓ B started while A was still waiting")
 # %% [markdown]
 # :::{dropdown} Why
 #
+# Overlap needs two pieces of work that the loop can run side by side: two Tasks.
+#
 # While task A is suspended at its `await`, the loop has another Task to run, so B starts at
 # once: the pair takes about one wait instead of the sum of two. Compare it with the first
 # answer's time.
@@ -120,9 +121,8 @@ print("✓ B started while A was still waiting")
 #
 # The experiment starts a *bystander* Task, then the current coroutine awaits three
 # steps. In the first version each step is a coroutine with no suspension inside. In the
-# second version each step ends with `await asyncio.sleep(0)`, which suspends for exactly
-# one pass of the loop: "let the others run, then come back to me". Predict where the
-# bystander's entries fall in each version's log.
+# second version each step ends with `await asyncio.sleep(0)`, a sleep of zero seconds.
+# Predict where the bystander's entries fall in each version's log.
 
 # %%
 async def step_without_suspending(log: list[str], i: int) -> None:
@@ -168,7 +168,8 @@ print("✓ the bystander ran only where a step suspended")
 # has to wait. Awaiting a coroutine that never suspends runs it to the end on the spot, like a
 # plain function call. Look at the first log: all three steps come before the bystander's first
 # entry, even though every step was awaited, and the bystander ran only once the coroutine
-# reached `await other`. With `asyncio.sleep(0)` the two alternate. The event loop is
+# reached `await other`. With `asyncio.sleep(0)` the two alternate: it suspends for exactly
+# one pass of the loop, "let the others run, then come back to me". The event loop is
 # *cooperative*: it can only switch at a point where the running coroutine suspends.
 #
 # :::

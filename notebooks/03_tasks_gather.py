@@ -69,9 +69,8 @@ async def score_sample(name: str, seconds: float, tl: Timeline,
 # ## When does each Task start?
 #
 # `asyncio.create_task(coro)` wraps the coroutine object in a Task and puts its first step in
-# the loop's queue of ready callbacks. Then it returns. Chapter 01 showed that the body does
-# not start inside `create_task`. The cell below creates three Tasks, then suspends once with
-# `await asyncio.sleep(0)`. Predict the order of the first five marks: the three bodies'
+# the loop's queue of ready callbacks. Then it returns. The cell below creates three Tasks,
+# then suspends once with `await asyncio.sleep(0)`. Predict the order of the first five marks: the three bodies'
 # starts, "all three tasks created" and "creator resumed".
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -97,6 +96,8 @@ print("✓ the three bodies started after create_task returned, in creation orde
 # The loop runs ready callbacks first in, first out. Each `create_task` queued its body's first
 # step, and the creator's `await asyncio.sleep(0)` queued its own wake-up after them. Read the
 # five marks of the answer with that queue in mind.
+#
+# Chapter 01 showed that the body does not start inside `create_task`.
 #
 # :::
 #
@@ -143,8 +144,8 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # ## Predict: does the loop keep a fire-and-forget task alive?
 #
 # A common habit is "fire and forget": start a task with `asyncio.create_task(...)` on a line
-# of its own and keep nothing it returns. It looks safe: the loop is running the task, surely
-# the loop keeps it. Does it?
+# of its own and keep nothing it returns. The loop is running the task: does it also keep it
+# alive?
 #
 # The task below sends a request and waits for its reply on a Future. The dispatcher that
 # will deliver replies keeps that Future in a `WeakValueDictionary`, a registry that holds
@@ -342,8 +343,7 @@ print("✓ with return_exceptions=True the error takes the failed entry's place"
 # ## Does a `TaskGroup` do the same?
 #
 # A `TaskGroup` (Python 3.11+) is the other way to run several tasks: you create them with
-# `tg.create_task(...)` inside `async with asyncio.TaskGroup() as tg:`, and the block ends when
-# all of them have ended. What it raises is an `ExceptionGroup`, a bundle of exceptions;
+# `tg.create_task(...)` inside `async with asyncio.TaskGroup() as tg:`. What it raises is an `ExceptionGroup`, a bundle of exceptions;
 # `except* ValueError` catches the `ValueError`s in it. The cell below runs the same three
 # samples, sample 1 failing again. Predict: when the error reaches the caller, are samples 0
 # and 2 still running?
@@ -378,6 +378,8 @@ print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup 
 # waits until they have finished cancelling, and only then raises an `ExceptionGroup` holding
 # the failure. Look at where "TaskGroup raised" falls in the list of marks. The list has no
 # "sample 1 failed" because `score_sample` marks only its start, its end and a cancellation.
+#
+# The `async with` block of a `TaskGroup` ends only when all of its tasks have ended.
 #
 # :::
 #
@@ -440,8 +442,8 @@ print("✓ under gather the siblings ran to their end; under the TaskGroup all e
 # Here both callers hear about the failure at nearly the same time, because a cancelled sample
 # of this stand-in ends at once. A real sample may have cleanup to do when it is cancelled,
 # such as telling the server to drop its request. Below, sample 0's `finally` clause takes
-# 0.1 s. Predict: how much later than under `gather` does the caller hear of sample 1's
-# failure under a `TaskGroup`?
+# 0.1 s. Predict: when does the caller hear of sample 1's failure, under `gather` and under a
+# `TaskGroup`?
 
 # %%
 cleanup_ended: list[float] = []  # when each cleanup finished (time.monotonic())

@@ -114,8 +114,8 @@ print("✓ the pending requests were cancelled and had finished their cleanup be
 # ## Handling results with `as_completed`
 #
 # `gather` (chapter 03) returns everything at once, in argument order, when the slowest is
-# done. `asyncio.as_completed(tasks)` gives you one awaitable per {term}`task`, in the order they
-# *finish*. Below, four requests take 0.16, 0.12, 0.08 and 0.04 s, and the loop handles each
+# done. `asyncio.as_completed(tasks)` gives you one awaitable per {term}`task`, each of which
+# returns a result when awaited. Below, four requests take 0.16, 0.12, 0.08 and 0.04 s, and the loop handles each
 # result as its `await` returns. Predict how long after the start the first result is handled:
 # about 0.04 s, or only once the slowest is done at 0.16 s?
 
@@ -144,6 +144,8 @@ print(f"first result handled after {first_handled_after:.3f} s;",
 # once all of them are done. Look at the last line of the answer: the first result was handled
 # after about 0.04 s, while the slowest request still had 0.12 s to go. Handling (logging,
 # scoring, updating a progress bar) starts with the first result instead of the last.
+#
+# `as_completed` hands out its awaitables in the order the tasks *finish*.
 #
 # :::
 

@@ -122,7 +122,7 @@ async def catches_exception() -> str:
 async def bare_except() -> str:
     try:
         await asyncio.sleep(1)
-    except:  # noqa: E722 - this is the mistake the cell demonstrates
+    except:  # noqa: E722 - a bare except clause
         pass
     await asyncio.sleep(2 * TIMEOUT)  # then 0.06 s of further work
     return "finished"
@@ -177,9 +177,9 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 #
 # :::
 #
-# `asyncio.wait_for` enforces its timeout by cancelling too. The next cell runs the same
-# `bare_except` worker under `asyncio.wait_for(..., timeout=0.03)`. Predict: does it raise
-# `TimeoutError`, and how long after the start does it return?
+# `asyncio.wait_for(aw, timeout)` is the older way to put a timeout on an await. The next cell
+# runs the same `bare_except` worker under `asyncio.wait_for(..., timeout=0.03)`. Predict: does
+# it raise `TimeoutError`, and how long after the start does it return?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 start = time.monotonic()

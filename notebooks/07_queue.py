@@ -170,7 +170,7 @@ print("✓ unbounded: all 20 piled up, the last waited for all the others\n"
 # 0.01 s) feeding a consumer that needs no time at all. In each run, look at which side
 # waits.
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 slow_producer = await run_pair(0, 10, 0.01, 0)
 print("peak depth with a slow producer:", slow_producer.summary["peak"])
 
@@ -190,9 +190,13 @@ ax.legend()
 assert slow_producer.summary["peak"] <= 1, "a slow producer never lets items pile up"
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # With the fast producer the unbounded queue climbs to the peak the answer printed, all or
 # nearly all of the 20 items, and the bounded one stays at 3 or below: the consumer is the slow side, and the items wait for it. With the slow
 # producer the queue is almost always empty: the consumer is the one that waits.
+#
+# :::
 #
 # ## Ending cleanly: how many sentinels?
 #
@@ -389,7 +393,7 @@ if sys.version_info >= (3, 13):
 # blocking `get()` a thread would.
 #
 # A heartbeat task that ticks every 5 ms measures the cost of each: the course's `LoopWatch`
-# notes the time of each tick, and a tick can only happen while the loop is free.
+# notes the time of each tick.
 # `Stretch` (folded) notes when a stretch of code starts and ends and counts the ticks inside
 # it. Below, a thread puts five groups, one per 0.03 s, and the loop polls for them; then a
 # second thread puts one group after 0.1 s, and the loop waits for it in a blocking `get()`.
@@ -475,6 +479,8 @@ print("✓ the loop kept beating while it polled; not one beat while get() block
 # every other task on the loop waits with it, for as long as the group takes to arrive. So the loop's side takes items with
 # `get_nowait()` and `await asyncio.sleep` between polls, or hands the blocking `get` to a
 # thread (chapter 08).
+#
+# A tick can only happen while the loop is free.
 #
 # :::
 

@@ -121,12 +121,7 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 #
 # In the figure, the heartbeat lane is blue while the loop answers and red where it went more
 # than 50 ms without a wake-up. The work in the two calls is the same; what differs is the
-# thread it blocks. Called directly, the call holds the loop's own thread, so no other task,
-# the heartbeat included, can run until it returns: that call is red (blocked). Through
-# `to_thread` it holds a worker thread, where waiting is that thread's whole job, and the
-# loop's thread stays free: that call is blue (running). Those two bar colours are set by the
-# code (`state=`), to name what each call does to the loop; the heartbeat lane is the
-# measurement, and its red gap lines up with the first call only.
+# thread it blocks.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
@@ -136,6 +131,17 @@ frozen = [s for s in tl.spans_of("event loop heartbeat") if s.state == "blocked"
 assert any(s.start <= on_loop.start and s.end >= on_loop.end for s in frozen)
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# Called directly, the call holds the loop's own thread, so no other task, the heartbeat
+# included, can run until it returns: that call is red (blocked). Through `to_thread` it holds
+# a worker thread, where waiting is that thread's whole job, and the loop's thread stays free:
+# that call is blue (running). Those two bar colours are set by the code (`state=`), to name
+# what each call does to the loop; the heartbeat lane is the measurement, and its red gap lines
+# up with the first call only.
+#
+# :::
+#
 # ## A pool of your own
 #
 # `asyncio.to_thread(fn, ...)` is shorthand for `loop.run_in_executor(None, fn, ...)` with the
@@ -341,10 +347,7 @@ print("✓ the handler timed out, and the thread went on to load every chunk")
 # *wait for the thread to finish* before it reports the timeout, so that no work is left
 # running behind its back.
 #
-# That wait has a catch. Cancelling the future that `run_in_executor` returned does not
-# touch a call its thread is already running (only a call still queued in the pool is dropped),
-# but it does mark that future cancelled for good. So the handler below awaits
-# `asyncio.shield(reload_future)` under the deadline, sets the stop event when the deadline
+# The handler below awaits `asyncio.shield(reload_future)` under the deadline, sets the stop event when the deadline
 # passes, and then awaits `reload_future` itself.
 
 # %%
@@ -375,7 +378,7 @@ with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reload") as pool:
             await asyncio.shield(reload_future)
     except TimeoutError:
         stop.set()
-        outcome = await reload_future  # the thread returns at its next check
+        outcome = await reload_future  # awaits the executor's future itself
         stop_log.append("the handler reports the timeout after the thread said "
                         f"{outcome!r}")
 print(*stop_log, sep="\n")
@@ -398,6 +401,10 @@ print("✓ the stop event ended the reload at its next check, before the handler
 # the thread's own answer, `'reload stopped'`, before it reported the timeout. Without
 # `shield`, the timeout would have cancelled `reload_future` itself, and awaiting it
 # afterwards would raise `CancelledError`, with the thread's answer lost.
+#
+# Cancelling the future that `run_in_executor` returned does not touch a call its thread is
+# already running (only a call still queued in the pool is dropped), but it does mark that
+# future cancelled for good.
 #
 # :::
 #
