@@ -259,13 +259,14 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # at all. An `await` suspends only when the awaited coroutine reaches a point that yields to
 # the loop: something not ready yet, or a deliberate yield such as `asyncio.sleep(0)`.
 #
-# ```{dropdown} Going further: what the streaming read's turns do not show
+# :::
+
+# %% [markdown]
+# :::{dropdown} Going further: what the streaming read's turns do not show
 #
 # They do not show that it waited for the network: the body may already have arrived, and
 # anyio, the layer under httpx's connection, gives the loop a turn at every read of the
 # connection even when the bytes are there.
-#
-# ```
 #
 # :::
 
@@ -345,12 +346,13 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # heartbeat counts in the answer, and the longest gap in its last line with the 0.15 s of the
 # sleep. Both coroutines took the same time; only one let the program live.
 #
-# ```{dropdown} Going further: fewer wake-ups than a perfect clock
+# :::
+
+# %% [markdown]
+# :::{dropdown} Going further: fewer wake-ups than a perfect clock
 #
 # Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would give,
 # because each 5 ms sleep ends a little late.
-#
-# ```
 #
 # :::
 
@@ -406,7 +408,7 @@ assert not any("polite_wait" in m for m in warnings_logged), "a suspended corout
 print("✓ debug mode named the coroutine that blocked, and only that one")
 
 # %% [markdown]
-# ```{dropdown} Going further: asking a task where it is waiting
+# :::{dropdown} Going further: asking a task where it is waiting
 #
 # When a program hangs, you want to know which `await` it is stuck at. Before Python 3.14 a
 # task can tell you only through `task.get_stack()`, and that gives one frame: the task's
@@ -419,7 +421,7 @@ print("✓ debug mode named the coroutine that blocked, and only that one")
 # `pstree PID` from outside the process: they print the whole chain of awaits a suspended task
 # is stuck in, across Tasks too. Chapter 23 comes back to diagnosing hangs.
 #
-# ```
+# :::
 
 # %% tags=["remove-cell"]
 async def outer_request(tl: Timeline) -> str:

@@ -338,7 +338,10 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # not the caller, and it creates a duty: somebody must still await the shielded task (or keep a
 # reference to it) so that it is not lost when it ends.
 #
-# ~~~{dropdown} Going further: tasks count cancel requests (`cancelling`, `uncancel`)
+# :::
+
+# %% [markdown]
+# :::{dropdown} Going further: tasks count cancel requests (`cancelling`, `uncancel`)
 #
 # How does `asyncio.timeout` know that a `CancelledError` is its own, to turn into
 # `TimeoutError`, and not a cancel sent from outside, which must propagate? Since Python 3.11
@@ -359,8 +362,6 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # Their `with uncancel` row is right on every version. The row without it is a bug waiting for
 # an upgrade. Swallowing cancellation has a cost even when done on purpose: do it rarely, and
 # call `uncancel()` when you do.
-#
-# ~~~
 #
 # :::
 
