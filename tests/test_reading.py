@@ -544,8 +544,8 @@ SHORTEST_EXPLANATION = 7  # words; "Three at most:" and "Only the queued one." a
 def _opens_with_a_verdict(markdown_source: str) -> str | None:
     source = markdown_source.strip()
     if source.startswith(":::{dropdown} Why"):  # the explanation is folded: judge what follows it
-        source = re.split(r"^:::\s*$", source, maxsplit=1, flags=re.M)[-1] if re.search(
-            r"^:::\s*$", source, re.M) else ""
+        parts = re.split(r"^:::\s*$", source, maxsplit=1, flags=re.M)
+        source = parts[1] if len(parts) > 1 else ""
     text = re.sub(r"\s+", " ", source.strip())
     if not text or text.startswith(("#", ":::{", "```{", "~~~{")):  # a heading, or another fold
         return None
@@ -563,14 +563,9 @@ def test_the_prose_after_an_answer_fold_opens_with_the_why_not_the_verdict(chapt
     hides nothing. Counterfactual: session 12's "Three at most:" (28), "Still alive." (09), "No." (07):
     this test found 52 such openings in 25 chapters. A heuristic (short sentences and answer words),
     so a verdict in a long sentence passes it; readers who have not seen the page are the check."""
-    cells = notebook(chapter).cells
     found = []
-    for i, cell in enumerate(cells):
-        if cell.cell_type != "code" or \
-                cell.metadata.get("mystnb", {}).get("code_prompt_show") != "Show the answer":
-            continue
-        prose = next((c for c in cells[i + 1:] if c.cell_type == "markdown"), None)
-        opening = prose is not None and _opens_with_a_verdict(prose.source)
+    for _, prose in _after_an_answer_fold(notebook(chapter).cells):
+        opening = _opens_with_a_verdict(prose.source)
         if opening and opening not in found:
             found.append(opening)
     assert not found, (
