@@ -19,7 +19,12 @@ once (``max_retries=1``), a Python exception never (``retry_exceptions=False``: 
 error is a grade, and ``_grade_one`` turns every exception into a row). A task grades inside
 ``sandbox.reaped`` (a process in a session of its own, like ``raylab.watch``, that kills the
 grading processes and removes the task's folder if the task's worker dies before it finishes):
-a removed node or a killed driver leaves no sandbox behind.
+a removed node or a killed driver leaves no sandbox behind. The reaper cannot cover the moment
+between the folder's creation and its own start (Ray kills a dying worker's children, and the
+reaper is one until it forks), so a task's folder is named after its worker (host, pid, start
+time): ``sweep_orphans`` removes the folders whose worker is gone, and kills what still runs in
+them. Every task sweeps its machine first, and the driver, after the last result, runs one sweep
+on every live node that grades.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import contextlib
 import dataclasses
 import os
 import shutil
+import socket
 import sqlite3
 import tempfile
 import time
@@ -46,6 +52,7 @@ ALONE = "lab_ray_chapter"     # one a node: one Ray chapter a node at a time
 # Chapters whose claims need two cores to themselves besides the Ray chapters: chapter 12
 # measures two pinned processes running at once.
 TWO_CORES = ("12",)
+FOLDER_PREFIX = "labs-ray-"   # a grading task's private folder in its node's temp dir
 STALL_SLACK = 300             # s beyond the submission limit with no result: the cluster is stuck
 
 
@@ -81,7 +88,8 @@ def _gradebook_bytes(course_dir: Path) -> bytes:
 def grade_task(payload: dict[str, Any], gradebook: bytes, grade_one: Callable) -> dict[str, Any]:
     """One submission, graded on this node in a private folder by ``grade_one`` (the grader's
     ``_grade_one``, which Ray pickles by reference); returns the result by value."""
-    folder = tempfile.mkdtemp(prefix="labs-ray-")
+    sweep_orphans()
+    folder = tempfile.mkdtemp(prefix=_owner_prefix())
     os.chmod(folder, 0o711)  # a per-submission uid (root grading) must traverse to its box
     tempfile.tempdir = folder  # this worker grades one submission (max_calls=1), then exits
     with sandbox.reaped(folder):
@@ -90,6 +98,67 @@ def grade_task(payload: dict[str, Any], gradebook: bytes, grade_one: Callable) -
         finally:
             tempfile.tempdir = None
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _owner_prefix(pid: int | None = None) -> str:
+    """``labs-ray-HOST-PID-START-``: the folder's worker, by host, pid and start time (a reused pid
+    has another start time)."""
+    import psutil
+
+    proc = psutil.Process(pid)
+    return f"{FOLDER_PREFIX}{socket.gethostname()}-{proc.pid}-{int(proc.create_time() * 100)}-"
+
+
+def _owner_alive(name: str) -> bool:
+    """Whether the worker a folder's name names still runs (a folder of another host, or not named
+    after its worker, counts as alive: not this sweep's to judge)."""
+    import psutil
+
+    head, pid, start, _ = (name[len(FOLDER_PREFIX):].rsplit("-", 3) + ["", "", ""])[:4]
+    if head != socket.gethostname() or not (pid.isdigit() and start.isdigit()):
+        return True
+    try:
+        return int(psutil.Process(int(pid)).create_time() * 100) == int(start)
+    except psutil.Error:
+        return False
+
+
+def sweep_orphans(tmp: str | None = None) -> list[str]:
+    """Remove the grading folders in ``tmp`` (the temp dir) whose worker is gone, killing first any
+    process whose command line names one; returns the names removed."""
+    import psutil
+
+    root = Path(tmp or tempfile.gettempdir())
+    orphans = [f for f in root.glob(f"{FOLDER_PREFIX}*") if not _owner_alive(f.name)]
+    if not orphans:
+        return []
+    procs = []
+    for p in psutil.process_iter(["cmdline"]):
+        with contextlib.suppress(psutil.Error):
+            if any(str(f) in a for f in orphans for a in p.info["cmdline"] or []):
+                procs.append(p)
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    psutil.wait_procs(procs, timeout=5)
+    for f in orphans:
+        shutil.rmtree(f, ignore_errors=True)
+    return [f.name for f in orphans]
+
+
+def _sweep_nodes(ray: Any, timeout: float = 30.0) -> None:
+    """One ``sweep_orphans`` on every live node that grades (the folders a removed node's task left
+    on a machine that still runs a node); a node that does not answer in ``timeout`` is skipped."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    sweep = ray.remote(num_cpus=0, max_retries=0)(sweep_orphans)
+    refs = [sweep.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)
+                          ).remote() for n in _eligible(ray)]
+    with contextlib.suppress(Exception):
+        ray.wait(refs, num_returns=len(refs), timeout=timeout)
+    for ref in refs:
+        with contextlib.suppress(Exception):
+            ray.cancel(ref, force=True)
 
 
 def _grade_in(folder: str, payload: dict[str, Any], gradebook: bytes,
@@ -224,7 +293,10 @@ def grade_on_cluster(address: str, rows: list, course_dir: Path, assignments: di
                                resources=resources, name=f"grade {s.row.student}/{s.row.assignment}",
                                ).remote(s.payload, gradebook, grade_one)
             refs[ref] = s
-        _collect(ray, refs, opts, lambda sub: finished(sub.row, slots, sub.node))
+        try:
+            _collect(ray, refs, opts, lambda sub: finished(sub.row, slots, sub.node))
+        finally:
+            _sweep_nodes(ray)
 
 
 def _collect(ray: Any, refs: dict, opts: Options, finished: Callable[[Any], None]) -> None:
