@@ -456,3 +456,47 @@ def test_zh_figures_are_drawn_in_chinese_with_every_word_translated(built_book):
                 assert not missing, f"{where}: words missing from figures.po: {missing[:5]}"
                 found += edition == "zh_CN"
     assert found >= 25, f"only {found} Chinese figures"
+
+
+def _fold_runs(page: str) -> tuple[int, list[str]]:
+    """The longest run of folds in a row among the page's top-level blocks (a cell whose visible part
+    is only a fold, or a dropdown, with no text between), and each answer fold that a check or a
+    Why still follows at the top level."""
+    from bs4 import BeautifulSoup, Tag
+
+    from lab_snippets.book import folds
+
+    soup = BeautifulSoup(page, "html.parser")
+    longest, leftovers = 0, []
+    for section in soup.select("article section"):
+        run, prev = 0, None
+        for tag in section.find_all(recursive=False):
+            if not isinstance(tag, Tag):
+                continue
+            only_fold = folds._is_dropdown(tag) or (
+                tag.name == "div" and "cell" in (tag.get("class") or [])
+                and "tag_hide-cell" in tag["class"])
+            run = run + 1 if only_fold else 0
+            longest = max(longest, run)
+            if prev is not None and folds._fold(prev) is not None and not folds._is_check(prev) and (
+                    folds._is_check(tag) or folds._why_title(tag)):
+                leftovers.append(folds._label(prev))
+            prev = tag
+    return longest, leftovers
+
+
+def test_an_experiment_ends_in_one_fold_with_its_check_and_why_inside(built_book):
+    """Readers met three to seven folds in a row after an experiment (answer, check, Why, notes) and
+    stopped predicting (session 15). On every chapter page of both editions, no answer fold is
+    followed by a check or a Why outside it, and no more than four folds stand in a row
+    (counterfactual: drop ``lab_snippets.book.folds`` from ``_config.yml``: on the build of 58dc7f0a,
+    316 answer folds with a check or a Why after them, and six folds in a row)."""
+    worst = {}
+    for chapter in chapters.existing():
+        for edition, root in (("en", HTML), ("zh", ZH)):
+            page = (root / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+            longest, leftovers = _fold_runs(page)
+            assert not leftovers, f"{edition} {chapter.number}: a check or a Why after {leftovers}"
+            worst[f"{edition} {chapter.number}"] = longest
+    over = {k: v for k, v in worst.items() if v > 4}
+    assert not over, f"more than four folds in a row: {over}"
