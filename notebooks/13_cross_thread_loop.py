@@ -15,7 +15,7 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. find out what a loop method does when you call it from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 55 minutes
+# **Needs** chapters 03, 08 and 09 · about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -113,8 +113,7 @@ print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 #
 # :::
 #
-# In a thread with no running loop, `asyncio.run` works,
-# but every call creates a new loop and closes it at the end.
+# In a thread with no running loop, `asyncio.run` works.
 #
 # Predict: a thread with no loop calls `asyncio.run` twice, and each run waits briefly on
 # the same `asyncio.Event`, created once at module level. What does the second run give?
@@ -161,7 +160,7 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # :::{dropdown} Why
 #
 # An `asyncio.Event` binds itself to the loop it is first waited on, and each `asyncio.run`
-# makes a new loop: the `Event` was bound to the first run's loop, so the second run raised
+# makes a new loop and closes it at the end: the `Event` was bound to the first run's loop, so the second run raised
 # `RuntimeError`. Anything that attaches itself to a loop (asyncio locks,
 # events and queues once they are waited on, HTTP client sessions, connection pools) breaks
 # the same way on the next `asyncio.run`.
@@ -441,6 +440,55 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 # Debug mode adds checks to the loop's methods: `call_soon` first checks which thread is
 # calling it, so the mistake shows up at the call that makes it: `RuntimeError` instead of a callback left waiting. Turn debug mode
 # on while developing threaded code.
+#
+# :::
+#
+# ## Waiting on the loop from the loop's own thread
+#
+# `background.run` waits in `result()`, which is fine from the notebook's thread. Below, a
+# coroutine that is already running on the background loop calls `background.run` itself,
+# with a timeout of 0.3 s, to get the result of `fetch_reward(5)`, which needs 0.01 s. The
+# coroutine it hands in marks the timeline when it starts. Predict: does the call get `0.5`,
+# and when does the coroutine it handed in start?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+tl = Timeline()
+
+
+async def marked_reward(sample_id: int) -> float:
+    tl.mark("handed-in coroutine started")
+    return await fetch_reward(sample_id)
+
+
+async def run_from_the_loop_thread() -> str:
+    tl.mark("wait began, on the loop thread")
+    try:
+        return repr(background.run(marked_reward(5), timeout=0.3))
+    except TimeoutError:
+        return "TimeoutError"
+    finally:
+        tl.mark("wait ended")
+
+
+inside_outcome = background.run(run_from_the_loop_thread(), timeout=3)
+background.run(asyncio.sleep(0.05), timeout=2)  # a few more turns of the loop
+print("the call on the loop thread gave:", inside_outcome)
+print(tl.names())
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-wait-on-the-loop-thread-holds-its-own-work
+assert inside_outcome == "TimeoutError", f"the wait should run out: {inside_outcome}"
+assert tl.order("wait began, on the loop thread", "wait ended", "handed-in coroutine started")
+print("✓ the handed-in coroutine started only after the wait on its loop's thread gave up")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# `result()` held the loop's thread, the only thread that can run the handed-in coroutine, so
+# the loop could not turn until the wait gave up: `TimeoutError`, and only then did the
+# coroutine start, with nobody left to hear its result. Without a timeout this is a deadlock,
+# and no error ever says so. That is why Exercise 13.1 refuses at once when it is called on
+# the loop's own thread, and closes the coroutine instead of scheduling it.
 #
 # :::
 #
@@ -1036,19 +1084,63 @@ _sc.differential(call_with_deadline, _reference, _inside_calls, _sth.Beside(_obs
 # ## In slime
 #
 # The first quote is slime's loop thread; the second stops a server that runs on another
-# thread's loop. Note that the first quote's helper waits on `result()` without a timeout and never stops its loop: a
-# coroutine that never ends would block the rollout's caller forever, with no message
-# (chapter 27's hazard 5). The exercise's `call_with_deadline` is the missing piece: given
-# the visible test's `asyncio.sleep(5)`, slime's `run` would hold its caller for 5 s, while
-# `call_with_deadline` raises `TimeoutError` after its 0.05 s deadline and cancels the
-# coroutine.
+# thread's loop. More sites are listed in the [source inventory](../book/reference/inventory.md).
 #
-# More sites are listed in the [source inventory](../book/reference/inventory.md).
-
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("13")
+
+# %% [markdown]
+# The first quote's `run` waits in `result()` without a timeout. The cell below makes that
+# same call on a `LoopThread` of its own, from a caller thread, for a coroutine that awaits
+# an event nobody sets, as a reward server that does not answer would. Predict: 0.3 s later,
+# what is the caller's thread doing, and what has it reported?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+slime_like = LoopThread("slime-like-loop")
+caller_heard: list[str] = []
+
+
+async def never_answers() -> None:
+    await asyncio.Event().wait()  # nobody sets it
+
+
+def slime_style_caller() -> None:
+    try:  # slime's run: run_coroutine_threadsafe(coro, loop).result(), no timeout
+        caller_heard.append(repr(slime_like.submit(never_answers()).result()))
+    except BaseException as exc:
+        caller_heard.append(type(exc).__name__)
+
+
+caller = threading.Thread(target=slime_style_caller, name="rollout caller")
+caller.start()
+caller.join(timeout=0.3)
+caller_still_waiting = caller.is_alive()
+heard_before_cleanup = list(caller_heard)
+slime_like.stop(timeout=2)  # the course's cleanup: cancel what runs on that loop
+caller.join(timeout=2)
+print("caller still waiting after 0.3 s:", caller_still_waiting,
+      "· what it had reported:", heard_before_cleanup)
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-result-without-timeout-waits-without-a-word
+assert caller_still_waiting and heard_before_cleanup == [], (
+    f"the caller should still be waiting, with nothing reported: {heard_before_cleanup}")
+assert caller_heard == ["CancelledError"] and not caller.is_alive(), caller_heard
+print("✓ the caller waited, silent, until the course's cleanup cancelled the coroutine")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# `result()` with no timeout waits as long as the coroutine does. slime's helper neither
+# stops its loop nor cancels the coroutine, so if the coroutine does not end, the rollout's
+# caller waits for ever, with no message (chapter 27's hazard 5). Here it was the course's
+# cleanup, `stop()`, that freed the caller. The exercise's `call_with_deadline` is the missing piece: it
+# raises `TimeoutError` at its deadline and cancels the coroutine on the loop.
+#
+# :::
+
 
 # %% tags=["remove-input"]
 show_call_site("13c")

@@ -13,7 +13,7 @@
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 65 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -257,38 +257,81 @@ print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued 
 #
 # :::
 #
-# **Predict.** The same three jobs, one worker, and `cancel_futures=True` while job 0 runs.
-# In what state does each job end, the running one included?
+# ## Measure: six jobs on two workers, `cancel_futures=True` as job 2 starts
+#
+# Two workers, six jobs (job 0 takes 0.05 s, job 1 0.15 s, the rest 0.1 s). Each job is
+# `timed_job(shard, seconds)`, which sleeps `seconds` and draws its own lane; job 2 sets the
+# event `job_2_started` the moment a worker picks it up, and then we call
+# `shutdown(wait=False, cancel_futures=True)`. Both are defined in the folded cell. The
+# chart is a `Timeline` whose bars are coloured by state, the same colours in every chapter.
+#
+# **Predict.** Shutdown is requested just after job 2 has started (the cell waits for
+# `job_2_started` first). Does job 2 run to the end or is it dropped? And jobs 3 to 5?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
+# The job draws its own lane: waiting from its submit mark until a worker picks it up,
+# then running.
 tl = Timeline()
-started, release = threading.Event(), threading.Event()
-pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cancel-queued")
-jobs = [pool.submit(convert_in_steps, shard) for shard in range(3)]
-started.wait(timeout=2)  # job 0 is running
+job_2_started = threading.Event()
+
+
+def clock_at(name: str) -> float:
+    """A mark's raw clock reading (Timeline.add takes raw readings)."""
+    return tl.t0 + next(e.at for e in tl.events if e.name == name)
+
+
+def timed_job(shard: int, seconds: float) -> None:
+    tl.add(f"job {shard}", clock_at(f"job {shard} submitted"), time.monotonic(),
+           state="waiting")
+    if shard == 2:
+        job_2_started.set()
+    with tl.span(f"job {shard}"):
+        time.sleep(seconds)
+
+
+# %%
+pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="measured")
+measured = []
+for shard, seconds in enumerate([0.05, 0.15, 0.1, 0.1, 0.1, 0.1]):
+    tl.mark(f"job {shard} submitted")
+    measured.append(pool.submit(timed_job, shard, seconds))
+job_2_started.wait(timeout=3)
+tl.mark("shutdown requested")
 pool.shutdown(wait=False, cancel_futures=True)
-tl.mark("shutdown(cancel_futures=True) returned")
-release.set()
 pool.shutdown(wait=True)
 
-states = [state_of(job) for job in jobs]  # how each job ended
-print(states)
-print(tl.names())
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+for shard, job in enumerate(measured):
+    if job.cancelled():
+        tl.add(f"job {shard}", clock_at(f"job {shard} submitted"),
+               clock_at("shutdown requested"), state="cancelled")
+
+fig = tl.plot("Six jobs on two workers, shutdown(cancel_futures=True) as job 2 starts",
+              lanes=[f"job {shard}" for shard in range(6)])
+# the moment shutdown was requested: a dashed vertical line across every lane
+shutdown_at = clock_at("shutdown requested") - tl.t0
+fig.axes[0].axvline(shutdown_at, color="black", linestyle="--", linewidth=1)
+ran = {shard for shard in range(6)
+       if any(s.state == "running" for s in tl.spans_of(f"job {shard}"))}
+cancelled = {shard for shard, job in enumerate(measured) if job.cancelled()}
+print(f"ran to the end: {sorted(ran)}, cancelled in the queue: {sorted(cancelled)}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-futures-drops-the-queued-jobs
-assert states == ["finished", "cancelled", "cancelled"], (
-    f"the running job should finish and the queued ones be dropped; got {states}")
-assert tl.order("shutdown(cancel_futures=True) returned", "job 0 finished")
-assert "job 1 started" not in tl.names()
-print("✓ the running job finished; the two queued jobs were cancelled and never started")
+assert ran | cancelled == set(range(6)) and not ran & cancelled, (ran, cancelled)
+assert {0, 1, 2} <= ran and cancelled, (
+    f"jobs 0-2 had started and should finish, the queued ones be dropped: {ran}, {cancelled}")
+assert tl.max_overlap("running") <= 2
+print("✓ job 2, started before the request, finished; the jobs still queued were cancelled")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # A running thread cannot be stopped from outside, and `cancel_futures` drops only what is
-# still in the queue: in the printed states, job 0 finished, while jobs 1 and 2 were cancelled and never
-# started.
+# still in the queue. When shutdown was requested (the dashed line), a worker had already
+# picked job 2 up: its lane is blue to the end, like jobs 0 and 1, while the jobs still
+# queued are grey (cancelled) up to the line, without ever running. The rule holds whatever
+# the timing: a job that had started finished, and a job that had not started was cancelled.
 #
 # :::
 #
@@ -369,83 +412,6 @@ print("✓ the block exited after all four jobs had finished and both workers ha
 # thread has ended. Look at the printed names: "with block exited" is the very last mark,
 # after the last job's "finished", and the list of worker threads left is empty. It is the
 # simplest correct way to use a pool whose work fits in one block.
-#
-# :::
-#
-# ## Measure: six jobs on two workers, shut down as job 2 starts
-#
-# Two workers, six jobs (job 0 takes 0.05 s, job 1 0.15 s, the rest 0.1 s). Each job is
-# `timed_job(shard, seconds)`, which sleeps `seconds` and draws its own lane; job 2 sets the
-# event `job_2_started` the moment a worker picks it up, and then we call
-# `shutdown(wait=False, cancel_futures=True)`. Both are defined in the folded cell.
-#
-# The chart is a `Timeline` whose bars are coloured by state, the same colours in every
-# chapter: green (`waiting`) for a job's time in the queue, blue (`running`) for its run,
-# grey (`cancelled`) for a queued job until `shutdown` dropped it.
-#
-# **Predict**, with the rule of the last two sections, then check it on the timeline.
-# Shutdown is requested just after job 2 has started (the cell waits for `job_2_started`
-# first). Does job 2 run to the end or is it dropped? And jobs 3 to 5?
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
-# The job draws its own lane: waiting from its submit mark until a worker picks it up,
-# then running.
-tl = Timeline()
-job_2_started = threading.Event()
-
-
-def clock_at(name: str) -> float:
-    """A mark's raw clock reading (Timeline.add takes raw readings)."""
-    return tl.t0 + next(e.at for e in tl.events if e.name == name)
-
-
-def timed_job(shard: int, seconds: float) -> None:
-    tl.add(f"job {shard}", clock_at(f"job {shard} submitted"), time.monotonic(),
-           state="waiting")
-    if shard == 2:
-        job_2_started.set()
-    with tl.span(f"job {shard}"):
-        time.sleep(seconds)
-
-
-# %%
-pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="measured")
-measured = []
-for shard, seconds in enumerate([0.05, 0.15, 0.1, 0.1, 0.1, 0.1]):
-    tl.mark(f"job {shard} submitted")
-    measured.append(pool.submit(timed_job, shard, seconds))
-job_2_started.wait(timeout=3)
-tl.mark("shutdown requested")
-pool.shutdown(wait=False, cancel_futures=True)
-pool.shutdown(wait=True)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-for shard, job in enumerate(measured):
-    if job.cancelled():
-        tl.add(f"job {shard}", clock_at(f"job {shard} submitted"),
-               clock_at("shutdown requested"), state="cancelled")
-
-fig = tl.plot("Six jobs on two workers, shutdown(cancel_futures=True) as job 2 starts",
-              lanes=[f"job {shard}" for shard in range(6)])
-# the moment shutdown was requested: a dashed vertical line across every lane
-shutdown_at = clock_at("shutdown requested") - tl.t0
-fig.axes[0].axvline(shutdown_at, color="black", linestyle="--", linewidth=1)
-ran = {shard for shard in range(6)
-       if any(s.state == "running" for s in tl.spans_of(f"job {shard}"))}
-cancelled = {shard for shard, job in enumerate(measured) if job.cancelled()}
-print(f"ran to the end: {sorted(ran)}, cancelled in the queue: {sorted(cancelled)}")
-assert ran | cancelled == set(range(6)) and not ran & cancelled
-assert {0, 1, 2} <= ran and cancelled, "jobs 0-2 had started; at least one job was still queued"
-assert tl.max_overlap("running") <= 2
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# When shutdown was requested, a worker had already picked job 2 up, so it was no longer in
-# the queue, and `cancel_futures` drops only what is still queued. The dashed line is the
-# shutdown request. Look at job 2's lane: it is blue to the end, like jobs 0 and 1, while
-# jobs 3 to 5 are grey up to the line, cancelled without ever running. The rule holds whatever the timing: a job
-# that had started finished, and a job that had not started was cancelled.
 #
 # :::
 #
@@ -855,6 +821,66 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 from lab_snippets.sites import show_call_site
 
 show_call_site("17")
+
+# %% [markdown]
+# The quote above ends in a `finally` that calls a plain `shutdown()`. The cell below runs
+# the same shape on a model: two workers, at most `2 * NUM_WORKERS` jobs in flight, and
+# job 0 raises at once while the others take 0.2 s each. It marks when each job finishes
+# and when the error reaches the caller. Predict: does the error reach the caller before
+# jobs 1 to 3 finish, or after?
+
+# %%
+tl = Timeline()
+NUM_WORKERS = 2
+
+
+def diff_and_compress(shard: int) -> int:
+    if shard == 0:
+        raise ValueError("tensor 0 cannot be encoded")
+    time.sleep(0.2)
+    tl.mark(f"job {shard} finished")
+    return shard
+
+
+def encode_like_slime(shards: int) -> None:
+    pool = ThreadPoolExecutor(max_workers=NUM_WORKERS, thread_name_prefix="encoder")
+    inflight: deque[Future] = deque()
+    try:
+        for shard in range(shards):
+            inflight.append(pool.submit(diff_and_compress, shard))
+            if len(inflight) >= 2 * NUM_WORKERS:
+                inflight.popleft().result()
+        while inflight:
+            inflight.popleft().result()
+    finally:
+        pool.shutdown()
+
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+try:
+    encode_like_slime(8)
+except ValueError:
+    tl.mark("error reached the caller")
+print(tl.names())
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-plain-shutdown-holds-the-error-back
+names = tl.names()
+assert sorted(names[:-1]) == ["job 1 finished", "job 2 finished", "job 3 finished"], names
+assert names[-1] == "error reached the caller", names
+print("✓ the error reached the caller only after every job in flight had finished")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# A plain `shutdown()` is `shutdown(wait=True)`: before the `finally` lets the exception out,
+# it waits for the jobs already submitted, job 3 too, which was still queued when job 0's
+# error was collected. In slime that is up to `2 * NUM_WORKERS` tensors diffed and
+# compressed for a sync that has already failed; `shutdown(cancel_futures=True)` in the
+# `finally` would drop the queued ones, as the shutdown section showed.
+#
+# :::
+
 
 # %% tags=["remove-input"]
 show_call_site("17b")

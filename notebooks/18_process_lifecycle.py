@@ -13,7 +13,7 @@
 # 4. stop a worker that does not stop when asked, without waiting forever, and handle a
 #    `subprocess` that is past its timeout.
 #
-# **Needs** chapters 07 (queues) and 12 (processes) · about 45 minutes
+# **Needs** chapters 07 (queues) and 12 (processes) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -819,6 +819,70 @@ print("✓ the resource tracker is stopped: no child process of any kind is left
 from lab_snippets.sites import show_call_site
 
 show_call_site("18")
+
+# %% [markdown]
+# What does stopping at the completion message cost? The program below is the quoted `run`
+# in a few lines: it starts one `spawn` worker (`consume_until_stop`, the chapter's first
+# worker), reads its results up to `"done"`, does not join it, and prints `run returned` as
+# its very last line. The worker spends `LINGER` = 2 s after its `"done"`, a flush that takes
+# its time.
+
+# %%
+LINGER = 2.0
+RUN_WITHOUT_JOIN = """
+import multiprocessing, sys
+from lab_snippets.proc_workers import consume_until_stop
+spawn = multiprocessing.get_context("spawn")
+tasks, results = spawn.Queue(), spawn.Queue()
+worker = spawn.Process(target=consume_until_stop,
+                       args=(tasks, results, float(sys.argv[1])))
+worker.start()
+print("worker", worker.pid, flush=True)
+tasks.put(None)  # no work: the stop message at once
+while results.get(timeout=10) != "done":
+    pass
+print("run returned", flush=True)  # the program's last line
+"""
+
+# %% [markdown]
+# Predict: one second after the program has printed its last line, is it still running?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+program = subprocess.Popen([sys.executable, "-c", RUN_WITHOUT_JOIN, str(LINGER)],
+                           stdout=subprocess.PIPE)
+worker_pid = int(read_line(program.stdout, timeout=10).split()[1])
+last_line = read_line(program.stdout, timeout=10).strip()
+try:
+    program.wait(timeout=LINGER / 2)
+    running_after_last_line = False
+except subprocess.TimeoutExpired:
+    running_after_last_line = True
+worker_running_then = is_running(worker_pid)
+program.wait(timeout=10)
+program.stdout.close()
+print(f"{last_line!r}; the program still running {LINGER / 2:g} s later: "
+      f"{running_after_last_line} (its worker too: {worker_running_then})")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: an-unjoined-worker-holds-the-program-at-its-end
+assert last_line == "run returned", last_line
+assert running_after_last_line and worker_running_then, (
+    "the program should wait at its end for the worker it never joined: "
+    f"running {running_after_last_line}, worker {worker_running_then}")
+assert program.returncode == 0 and not psutil.pid_exists(worker_pid)
+print("✓ after its last line, the program waited for its unjoined worker, then exited")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# At the end of the program, `multiprocessing` joins each non-daemon child it started, with
+# no timeout. The worker was still flushing, so the program that had "returned" waited for
+# it, without a word. In slime a worker that hangs after its `COMPLETE` (a flush that does not
+# return) would hold the program at its very end, for ever; a bounded `join` after the
+# `COMPLETE` messages, with a kill behind it (Exercise 18.1), would say which worker it was.
+#
+# :::
+
 
 # %% tags=["remove-input"]
 show_call_site("18b")
