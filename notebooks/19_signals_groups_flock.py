@@ -194,11 +194,9 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 # %% [markdown]
 # ## Measure: which processes each signal reached
 #
-# The two runs side by side. With a plain child, the kill ended only the parent; its
-# children kept running (red: orphaned, holding whatever they held) until we hunted them
-# down (red lasts until we killed them; left alone, each would sleep 3 s). With a new
-# session, one `killpg` ended the leader and both children together: the three slivers at the
-# right, with no red among them.
+# The two runs side by side, one lane per process: blue while it runs before the signal, red
+# while it runs on after its parent is gone (until we killed it; left alone, each child would
+# sleep 3 s), grey from the signal to its exit.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl.add("plain parent", started_a, killed_a, "running")
@@ -216,6 +214,15 @@ fig = tl.plot("Killing a parent versus killing its process group",
               meanings={"blocked": "orphan, still running", "cancelled": "signalled, exiting"})
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# With a plain child, the kill ended only the parent; its children kept running as orphans,
+# holding whatever they held, until we hunted them down. With a new session, one `killpg`
+# ended the leader and both children together: the three slivers at the right, with no red
+# among them.
+#
+# :::
+#
 # :::{dropdown} Going further
 #
 # **A new group without a new session.** `start_new_session=True` does two things: a new
