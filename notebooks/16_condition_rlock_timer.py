@@ -413,7 +413,9 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 # `EventWaitLoop`. The cell after them runs each with an
 # interval of 0.2 s in a thread of its own (`run_and_stop`), asks it to stop right after its
 # second tick, and times the stop. **Predict.** How long does each take from
-# the stop request to its thread's exit, and how many threads does each use?
+# the stop request to its thread's exit, and how many threads does each use? The figure
+# under the answer draws each tick as a black mark, with the number of the thread that ran it
+# (1 for the loop's first thread, 2 for a second one, and so on).
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the code"}
 interval = 0.2
@@ -543,6 +545,11 @@ print({name: f"{latency:.3f} s" for name, latency in latencies.items()},
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = tl.plot(f"Stopping periodic work (interval {interval} s): from stop request to thread exit",
               lanes=list(NAMES.values()), meanings={"waiting": "ticking", "blocked": "stopping"})
+for lane, lane_ticks in enumerate(ticks.values()):  # over each tick: which of its loop's threads ran it
+    thread_number: dict[str, int] = {}
+    for thread, at in lane_ticks:
+        thread_number.setdefault(thread, len(thread_number) + 1)
+        fig.axes[0].text(at - tl.t0, lane - 0.36, str(thread_number[thread]), ha="center", va="bottom", fontsize=8)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: event-wait-stops-at-once-sleep-does-not
@@ -563,9 +570,11 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # Look at the red bars: each is the time from the stop request to the thread's exit (light
 # green is the loop ticking). Each loop stops as soon as whatever it is waiting in can be
 # interrupted. The `time.sleep` loop notices the flag only when its sleep ends, so it ran out
-# the rest of its interval. The Timer chain stopped at once, but it started a new thread for
-# every tick (the answer's thread count is its number of ticks). The `Event.wait` loop stopped at once with one thread, since setting the
-# event ends the wait. slime's health monitor is the third kind (the third quote below).
+# the rest of its interval. The Timer chain and the `Event.wait` loop both stopped at once;
+# the numbers over their ticks tell them apart. The Timer chain's ticks count up, 1, 2: it started
+# a new thread for every tick. The `Event.wait` loop's read 1, 1: one thread, which the stop
+# wakes, since setting the event ends the wait. slime's health monitor is the third kind (the
+# third quote below).
 #
 # :::
 #
@@ -908,6 +917,47 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 # `RLock` and the health monitor's loop; slime has no `threading.Timer`. If you add a blocking read to the buffer, write it with
 # `wait_for` and a timeout, as in Exercise 16.1. More sites are in the
 # [source inventory](../book/reference/inventory.md).
+#
+# The buffer's readers do not wait: a read of an empty buffer returns at once, and the client
+# asks again later. What that costs, on this chapter's model: a group is put (`put_item`) just
+# after a reader found the buffer empty; one reader asks again after 0.2 s, the other waits in
+# `wait_for`. The second cell times, for each, how long after the put it has the group.
+
+# %%
+def polling_reader(cond, items, looked: threading.Event, got_at: list) -> None:
+    for _ in range(10):  # ask again every 0.2 s, at most 10 times
+        with cond:
+            if items:
+                got_at.append((items.pop(0), time.monotonic()))
+                return
+        looked.set()
+        time.sleep(0.2)
+
+
+def waiting_reader(cond, items, looked: threading.Event, got_at: list) -> None:
+    with cond:
+        # set() returns None: the predicate notes that it looked, then reads the buffer
+        if cond.wait_for(lambda: looked.set() or items, timeout=2):
+            got_at.append((items.pop(0), time.monotonic()))
+
+
+# %%
+read_delay = {}
+for reader in (polling_reader, waiting_reader):
+    cond, items, looked, got_at = threading.Condition(), [], threading.Event(), []
+    thread = threading.Thread(target=reader, args=(cond, items, looked, got_at))
+    thread.start()
+    assert looked.wait(timeout=2)  # the reader has found the buffer empty
+    put_at = time.monotonic()
+    put_item(cond, items, "group 1")
+    thread.join(timeout=3)
+    read_delay[reader.__name__] = got_at[0][1] - put_at
+print({name: f"{delay * 1000:.0f} ms" for name, delay in read_delay.items()})
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert not thread.is_alive() and read_delay["waiting_reader"] < read_delay["polling_reader"] / 4, (
+    "the waiting reader had the group at once; the polling one only at its next poll")
+print("✓ the group waited for the next poll; a reader in wait_for had it at once")
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

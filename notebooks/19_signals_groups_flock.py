@@ -194,11 +194,9 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 # %% [markdown]
 # ## Measure: which processes each signal reached
 #
-# The two runs side by side. With a plain child, the kill ended only the parent; its
-# children kept running (red: orphaned, holding whatever they held) until we hunted them
-# down (red lasts until we killed them; left alone, each would sleep 3 s). With a new
-# session, one `killpg` ended the leader and both children together: the three slivers at the
-# right, with no red among them.
+# The two runs side by side, one lane per process: blue while it runs before the signal, red
+# while it runs on after its parent is gone (until we killed it; left alone, each child would
+# sleep 3 s), grey from the signal to its exit.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl.add("plain parent", started_a, killed_a, "running")
@@ -216,6 +214,15 @@ fig = tl.plot("Killing a parent versus killing its process group",
               meanings={"blocked": "orphan, still running", "cancelled": "signalled, exiting"})
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# With a plain child, the kill ended only the parent; its children kept running as orphans,
+# holding whatever they held, until we hunted them down. With a new session, one `killpg`
+# ended the leader and both children together: the three slivers at the right, with no red
+# among them.
+#
+# :::
+#
 # :::{dropdown} Going further
 #
 # **A new group without a new session.** `start_new_session=True` does two things: a new
@@ -382,9 +389,13 @@ with tempfile.TemporaryDirectory() as lock_dir:
         holder.kill()
         holder.communicate(timeout=5)
         tl.mark("lock: holder killed by SIGKILL")
-        fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        tl.mark("lock: ours")
-        fcntl.flock(lock_file, fcntl.LOCK_UN)
+        try:
+            fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            tl.mark("lock: refused again")
+        else:
+            tl.mark("lock: ours")
+            fcntl.flock(lock_file, fcntl.LOCK_UN)
 print(tl.names()[-4:])
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -396,9 +407,9 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Each mark is written only after the step it names has happened: the refusal inside
-# `except BlockingIOError`, and `lock: ours` after a second non-blocking `flock`, which would
-# raise if the lock were still held.
+# Each mark is written only after the step it names has happened: a refusal inside
+# `except BlockingIOError`, and `lock: ours` only when the second non-blocking `flock`
+# returned without raising.
 #
 # An `flock` belongs to the open file, so it ends when the last descriptor of that file is
 # closed, and the kernel closes every descriptor of a process that dies, however it dies.
@@ -699,6 +710,48 @@ _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_obs
 # a signal handler, and owns each GPU through a `flock`. The quotes follow the order in which
 # the wrapper uses them: starting and stopping the test, the handlers, then the lock.
 # Other signal and lock sites are in the [source inventory](../book/reference/inventory.md).
+#
+# The three together have a cost the lock alone does not show: the lock is freed with the
+# wrapper, the test in its new session is not stopped with it. Below, a holder in the shape of
+# `gpu_lock_exec` (the program `GPU_WRAPPER`, folded) takes the lock, starts a 3 s "test" in a
+# new session and is SIGKILLed; then the next job tries the lock.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+GPU_WRAPPER = """
+import fcntl, subprocess, sys
+lock_file = open(sys.argv[1], "a+")
+fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+test = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3)"], start_new_session=True,
+                        stdout=subprocess.DEVNULL)
+print("ready", test.pid, flush=True)
+test.wait()
+"""
+
+# %%
+with tempfile.TemporaryDirectory() as lock_dir:
+    lock_path = os.path.join(lock_dir, "gpu0.lock")
+    gpu_wrapper = subprocess.Popen([sys.executable, "-c", GPU_WRAPPER, lock_path],
+                                   stdout=subprocess.PIPE)
+    test_pid = int(read_line(gpu_wrapper.stdout, timeout=10).split()[1])
+    gpu_wrapper.kill()  # SIGKILL: no handler runs, nothing stops the test
+    gpu_wrapper.communicate(timeout=5)
+    with open(lock_path, "a+") as next_job:
+        try:
+            fcntl.flock(next_job, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            next_job_got_lock = True
+        except BlockingIOError:
+            next_job_got_lock = False
+        test_still_running = running(test_pid)  # the test still uses "the GPU"
+if running(test_pid):
+    os.kill(test_pid, signal.SIGKILL)  # our cleanup
+test_gone = wait_until_gone([test_pid], timeout=5)
+print("the next job got the lock:", next_job_got_lock,
+      "· the old test still running:", test_still_running)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert gpu_wrapper.returncode == -signal.SIGKILL and test_pid in test_gone
+assert next_job_got_lock and test_still_running, "the lock went with the wrapper; the test ran on"
+print("✓ two jobs on one GPU: the lock was free while the killed wrapper's test still ran")
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

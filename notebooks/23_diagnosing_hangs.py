@@ -343,10 +343,25 @@ print(f"dump read {1000 * (dumped_at - sent_at):.0f} ms after the signal · stil
 assert stuck_since < sent_at < dumped_at < gave_up_at and poll_none_after_dump
 
 # %% [markdown]
-# The first number is the cost: the whole dump reached us within milliseconds of the signal,
-# cheap enough to take from a live service. The last is only our own 0.1 s pause before closing
-# the child's stdin: until then the process ran on, still deadlocked, so taking the dump changed
-# nothing.
+# The same run as a timeline: who waits for whom, and when the dump was taken.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+hang = Timeline()
+hang.t0 = stuck_since  # time 0: the child said both threads hold their first lock
+hang.add("take_a_then_b: holds A, waits for B", stuck_since, gave_up_at, "blocked")
+hang.add("take_b_then_a: holds B, waits for A", stuck_since, gave_up_at, "blocked")
+hang.add("SIGUSR1 dump", sent_at, dumped_at, "running")
+hang_figure = hang.plot("A deadlock, dumped from outside with SIGUSR1",
+                        meanings={"blocked": "deadlocked", "running": "signal sent, dump read"})
+
+# %% [markdown]
+# The first number is the cost: the whole dump reached us within milliseconds of the signal
+# (the blue sliver), cheap enough to take from a live service. The last is only our own 0.1 s
+# pause before closing the child's stdin: until then the process ran on, still deadlocked (the
+# red lanes go on past the dump), so taking the dump changed nothing.
 #
 # ## Silent failures
 #
@@ -941,6 +956,41 @@ print(header, *list(indented)[-3:], sep="\n")
 # would it tell you about a stuck rollout, and when can it be written? Other
 # `asyncio.all_tasks` and logging sites are in the
 # [source inventory](../book/reference/inventory.md).
+#
+# The second question, run on a model of that guard: `asyncio.timeout(0.05)` around a rollout
+# that makes a 0.3 s blocking call (standing for one that does not return), then waits for good.
+# The `except TimeoutError` writes the diagnostic.
+
+# %%
+guard_times: dict[str, float] = {}
+
+
+async def rollout_with_a_blocking_call() -> None:
+    time.sleep(0.3)  # the loop's thread waits here, guard or no guard
+    guard_times["blocking call returned"] = asyncio.get_running_loop().time()
+    await asyncio.Event().wait()  # then stuck for good
+
+
+async def guarded_rollout() -> None:
+    loop = asyncio.get_running_loop()
+    guard_times["guard armed"] = loop.time()
+    try:
+        async with asyncio.timeout(0.05) as guard:
+            guard_times["guard due"] = guard.when()  # on the loop's clock
+            await rollout_with_a_blocking_call()
+    except TimeoutError:
+        guard_times["diagnostic written"] = loop.time()
+
+
+await asyncio.wait_for(guarded_rollout(), 5)
+armed = guard_times["guard armed"]
+print("after arming the guard:",
+      {what: f"{at - armed:.2f} s" for what, at in guard_times.items()})
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert guard_times["guard due"] < guard_times["blocking call returned"] <= guard_times["diagnostic written"], (
+    "the guard's handler ran only after the blocking call gave the loop back")
+print("✓ the diagnostic waited for the blocking call: a call that never returns leaves it unwritten")
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -15,7 +15,7 @@
 # 4. tell a rate limit from a concurrency limit by what each does when the server slows down,
 #    and write a token bucket.
 #
-# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 45 minutes
+# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -74,6 +74,13 @@ aiohttp_default = inspect.signature(aiohttp.TCPConnector).parameters["limit"].de
 cpus = os.process_cpu_count() if sys.version_info >= (3, 13) else os.cpu_count()
 executor_default = min(32, (cpus or 1) + 4)
 HOLD_UNTIL = {"httpx": httpx_default.max_connections, "aiohttp": aiohttp_default}
+
+
+def installed_defaults() -> str:
+    """The installed libraries' and this Python's default limits, as one line."""
+    return (f"installed defaults: httpx {httpx_default}; "
+            f"aiohttp TCPConnector(limit={aiohttp_default}); "
+            f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
 
 
 # The measurement: the server holds every answer until `expected` requests (the library's
@@ -138,11 +145,7 @@ seen["asyncio.to_thread"] = (len(threads_used), in_threads.peak, in_threads.ente
 print(f"{'layer':<26}{'at the server at once, or threads used':>40}{'done':>6}")
 for layer, (at_once, _, done) in seen.items():
     print(f"{layer:<26}{at_once:>40}{done:>6}")
-# httpx_default, aiohttp_default: the installed libraries' default limits;
-# executor_default: the default thread pool's size, from the CPUs counted in `cpus`
-print(f"installed defaults: httpx {httpx_default};",
-      f"aiohttp TCPConnector(limit={aiohttp_default});",
-      f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
+print(installed_defaults())  # the libraries' and this Python's defaults (folded above)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: each-layer-has-its-own-cap
@@ -751,6 +754,30 @@ _sc.differential(TokenBucket, _reference, _scenarios(), _observe, _compare, what
 # experiment, min(32, CPUs + 4) of them run at once: on a host with 16 CPUs, 20 threads, and a
 # 21st wait queues for a thread even when its answer is ready. Every HTTP client
 # in slime is listed in the [source inventory](../book/reference/inventory.md).
+#
+# That last cost, run on this machine: one more wait than the default pool has threads
+# (`executor_default`, worked out in the folded instruments), each a blocking wait in
+# `to_thread` for an answer of its own. The last wait's answer is ready from the start; the
+# others come 0.3 s later.
+
+# %%
+answers = [threading.Event() for _ in range(executor_default + 1)]
+answers[-1].set()  # the last wait's answer is there before it starts
+with borrowed_default_executor():  # a fresh default-sized pool, shut down after
+    waits = [asyncio.ensure_future(asyncio.to_thread(answer.wait, 2))
+             for answer in answers]
+    await asyncio.sleep(0.3)
+    ready_wait_returned = waits[-1].done()
+    for answer in answers:
+        answer.set()
+    await asyncio.wait_for(asyncio.gather(*waits), 5)
+print(f"{len(waits)} waits, {executor_default} threads:",
+      "the wait whose answer was ready had returned after 0.3 s:", ready_wait_returned)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert not ready_wait_returned and all(wait.result() for wait in waits), (
+    "the ready wait queued behind the pool's busy threads, then every wait got its answer")
+print("✓ the ready answer waited 0.3 s for a free thread")
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -14,11 +14,12 @@
 # 4. find and fix the hazard in a piece of code you have not seen.
 #
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
-# in a thread), 15 (async locks) and 26 · about 60 minutes
+# in a thread), 15 (async locks) and 26 · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+# words the chapters share. The set-up cell is folded: it imports the course's helpers, each
+# explained where a cell first uses it, and `figure_style()` only sets how the plots look.
 #
 # **The method.** A model is not slime: it copies the *shape* of the code (who waits for
 # whom, what is caught, what runs in which thread), with sleeps for the real work. When the
@@ -29,7 +30,7 @@
 # Each of the five hazards below stands on its own; read them in any order. A table of all
 # five, with their results, opens the summary at the end.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import statistics
 import threading
@@ -520,7 +521,7 @@ class LoopThread:
             return future.result(timeout)
         except TimeoutError:
             if cancel:
-                future.cancel()  # cancels the task on the loop
+                future.cancel()
             raise
 
     def close(self) -> None:
