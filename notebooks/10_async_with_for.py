@@ -41,15 +41,17 @@ figure_style()
 # `None`s. Both halves are coroutines, so taking a resource and giving it back may each wait
 # (for a connection, a sandbox, a permit).
 #
-# The manager below writes an event at each step. We run the same block three ways: the body
-# finishes, the body raises, and the task running it is cancelled from outside. The steps go
-# on a `Timeline`, the course's recorder of moments, and the cell prints them in order.
+# `TracedLease` (folded below) is such a manager that marks each step on a `Timeline`, the
+# course's recorder of moments: `enter starts`, `entered`, `exit sees` why the body ended, and
+# `released`, after a short `await` of its own in the exit. `use_lease` runs a block with it
+# three ways: the body finishes, the body raises, and the task running it is cancelled from
+# outside. The cell prints the marks in order.
 #
 # Predict, for the cancelled run: does `__aexit__` run at all, and if it does, can its own
 # `await asyncio.sleep(0.01)` still finish, or is it cancelled too? And in the two runs that end
 # in an exception, which comes first: the exit's `released` line, or the caller's?
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show TracedLease, the manager that marks each step"}
 class TracedLease:
     """An async context manager that marks each step of its protocol on a Timeline."""
 
@@ -270,8 +272,10 @@ for name in sorted(outcomes):
 #
 # :::
 #
-# Did `sb4` still get its cleanup on the way out, and could that cleanup still `await`? Before
-# you read the check under the figure, look for a purple span after `sb4`'s grey bar.
+# Did `sb4` still get its cleanup on the way out, and could that cleanup still `await`? The
+# figure answers it. Each sandbox has two lanes: `boot` (light green while it waits for one of
+# the two permits) and `use`; a bar's colour says how that stretch ended (the legend), and a
+# purple span is a cleanup. Look for one after `sb4`'s grey bar.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = tl.plot("Five sandboxes, at most two booting at once: how does each one end?",
@@ -302,17 +306,15 @@ print(f"✓ at most {ledger.peak_booting} boots at once; every booted sandbox wa
 # work, so the `finally` around the `yield` could still await its cleanup, the purple span,
 # before the guard let the exception out.
 #
-# :::
-#
-# Read each pair of lanes. The light green part of a boot lane is time spent waiting for one
-# of the two permits; blue is a boot holding a permit, or a sandbox in use. A bar's colour
-# says how that stretch ended, as the legend says: orange for a boot attempt or a piece of
-# work that raised (`sb3`'s), grey for `sb4`'s use, which was working until its guard cut it
-# off. At no instant are more than two boots blue or orange. The white gaps inside the boot
-# lanes of `sb2` and `sb5` are the back-offs, taken without a permit; no retry had to wait
+# The rest of the figure: blue is a boot holding a permit, or a sandbox in use; orange a boot
+# attempt or a piece of work that raised (`sb3`'s); grey `sb4`'s use, working until its guard
+# cut it off. At no instant are more than two boots blue or orange. The white gaps inside the
+# boot lanes of `sb2` and `sb5` are the back-offs, taken without a permit; no retry had to wait
 # for one. However its use ended, every booted sandbox is followed by a purple cleanup span.
 # `sb5` never booted, so it has nothing to clean up, and its three failed attempts gave their
 # permits back each time.
+#
+# :::
 #
 # ## Predict: does `break` run an async generator's `finally`?
 #
@@ -404,12 +406,23 @@ print("✓ the dropped generator was closed later, by the loop, not at the break
 #
 # The fix is to make the close part of the block structure: `contextlib.aclosing(agen)` is an
 # {term}`async context manager` whose exit awaits `agen.aclose()`. The cell below marks each
-# step on a timeline and prints the marks in order. Where does the generator's `finally` run
-# now: at the `break`, at the end of the `async with`, or later, after the next statement?
+# step on a timeline, the generator's own log entries too, each at the moment it is written, and
+# prints the marks in order. Where does the generator's `finally` run now: at the `break`, at
+# the end of the `async with`, or later, after the next statement?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
-closing_log: list[str] = []
+
+
+class MarkedLog(list):
+    """A log that also marks each entry on the timeline, as the generator writes it."""
+
+    def append(self, entry: str) -> None:
+        tl.mark(entry)
+        super().append(entry)
+
+
+closing_log = MarkedLog()
 async with aclosing(stream_lines("scoped", closing_log)) as lines:
     async for line in lines:
         tl.mark(f"got {line}")
@@ -417,26 +430,24 @@ async with aclosing(stream_lines("scoped", closing_log)) as lines:
             tl.mark("consumer breaks")
             break
 tl.mark("statement after the async with")
-log_after_block = list(closing_log)  # what the generator had logged by this statement
-if closing_log[-1] == "scoped: connection closed":
-    tl.mark("generator finally has run")
 
 for event in tl.names():
     print(event)
-print("log at the statement after the async with:", log_after_block)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: aclosing-closes-at-the-block-end
 assert closing_log == ["scoped: connection opened", "scoped: closing", "scoped: connection closed"]
-assert tl.order("consumer breaks", "statement after the async with", "generator finally has run")
+assert tl.order("consumer breaks", "scoped: closing", "scoped: connection closed",
+                "statement after the async with")
 print("✓ aclosing closed the generator at the end of the block, before the next statement")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Look at the log printed last, as it stood at the statement after the `async with`: the exit of
-# `aclosing` awaited `aclose()`, so the generator's `finally` had already run, `connection
-# closed` included, at the end of the block. This holds on every way out of the loop.
+# Look at where the generator's `closing` and `connection closed` sit: after `consumer breaks`
+# and before the statement after the `async with`. The exit of `aclosing` awaited `aclose()`,
+# so the generator's `finally` ran, its own `await` included, at the end of the block. This
+# holds on every way out of the loop.
 #
 # :::
 #

@@ -42,32 +42,32 @@ figure_style()
 # Each callable below takes a sample and, one way or another, produces a score. Some are
 # written with `async def`, some are plain `def` that return something {term}`awaitable`, one returns
 # a value at once, one streams values. Think of them as eight hooks a user could plug into a
-# rollout.
+# rollout. Their definitions are folded; the dictionary after them names each hook by how it is
+# written and what it returns, which is all the prediction needs.
 
-# %%
-async def score_async(sample: str) -> float:
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the eight hooks"}
+async def score_async(sample: str) -> float:  # "async def"
     await asyncio.sleep(0.01)
     return len(sample) / 10
 
 
-def score_later(sample: str) -> Awaitable[float]:
+def score_later(sample: str) -> Awaitable[float]:  # "def returning a coroutine"
     """A plain function that returns a coroutine object (an adapter, an alias...)."""
     return score_async(sample)
 
 
-class ScoreClient:
+class ScoreClient:  # "object with async __call__"
     """An object whose `__call__` is an async method."""
 
     async def __call__(self, sample: str) -> float:
         return await score_async(sample)
 
 
-def score_scheduled(sample: str) -> "asyncio.Task[float]":
+def score_scheduled(sample: str) -> "asyncio.Task[float]":  # "def returning a Task"
     """Starts the work now as a Task and returns the Task."""
     return asyncio.ensure_future(score_async(sample))
 
 
-# %%
 class ReadyScore:
     """A hand-written awaitable: it speaks `__await__` without being a coroutine."""
 
@@ -79,15 +79,15 @@ class ReadyScore:
         return self.value
 
 
-def score_ready(sample: str) -> ReadyScore:
+def score_ready(sample: str) -> ReadyScore:  # "def returning an __await__ object"
     return ReadyScore(len(sample) / 10)
 
 
-def score_plain(sample: str) -> float:
+def score_plain(sample: str) -> float:  # "plain def"
     return len(sample) / 10
 
 
-async def score_stream(sample: str) -> AsyncIterator[float]:
+async def score_stream(sample: str) -> AsyncIterator[float]:  # "async generator function"
     for part in sample.split():
         await asyncio.sleep(0)
         yield len(part) / 10
@@ -159,8 +159,8 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # `isinstance(x, AsyncIterator)` instead), and `inspect.iscoroutine(x)`; each row prints the
 # three answers in that order.
 #
-# Predict: which of `ReadyScore`, a coroutine and a `Task` count as `Awaitable`, and which as
-# a `Coroutine`?
+# Predict: which of `ReadyScore` (the object the sixth hook returns), a coroutine and a `Task`
+# count as `Awaitable`, and which as a `Coroutine`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ready, coro = ReadyScore(0.5), score_async("x")
@@ -410,12 +410,11 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 # once `gather` awaits the coroutine. The experiment's last line shows the second damage:
 # `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the naive
 # wrapper is `False` (the async-aware one's is `True`), so any extension point that
-# decides by the function (previous section) would now mistreat it.
+# decides by the function (previous section) would now mistreat it. (The cell pauses 0.02 s
+# between the naive call and the `gather` that awaits it, so the two moments sit apart in the
+# picture.)
 #
 # :::
-#
-# The cell pauses 0.02 s between the
-# naive call and the `gather` that awaits it, so the two moments sit apart in the picture.
 #
 # :::{dropdown} Going further: marking a sync wrapper (Python 3.12+)
 #
@@ -1022,6 +1021,55 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 from lab_snippets.sites import show_call_site
 
 show_call_site("21")
+
+# %% [markdown]
+# What the boundary in the quote above costs, run on this chapter's own hooks. The folded cell
+# models its rule (call the hook, await the result when it is awaitable; then `None` keeps the
+# sample, a sample replaces it, anything else is a `TypeError`) and hands it two hooks: one that
+# edits the sample in place and forgets its `return`, and an async generator like exercise
+# 21.1's streams.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the model of the boundary"}
+class Sample:
+    """Stands in for slime's Sample: a record a hook may edit in place or replace."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+async def through_boundary(sample: Sample, hook) -> Sample:
+    """This chapter's model of the quoted rule, in its own words: decide by the result, then take
+    only None (keep the sample) or a Sample."""
+    result = hook(sample)
+    if inspect.isawaitable(result):
+        result = await result
+    if result is None:
+        return sample
+    if not isinstance(result, Sample):
+        raise TypeError(f"the hook returned {type(result).__name__}, expected Sample or None")
+    return result
+
+
+def edits_in_place(sample: Sample) -> None:
+    sample.text += " (edited)"  # and no `return sample`
+
+
+async def streams_samples(sample: Sample):
+    yield Sample(sample.text + " (streamed)")
+
+
+at_boundary = {}
+for name, hook in (("forgets its return", edits_in_place), ("async generator", streams_samples)):
+    given = Sample("s")
+    try:
+        kept = await asyncio.wait_for(through_boundary(given, hook), timeout=2)
+        at_boundary[name] = f"no error: the same sample goes on ({kept is given}), text {kept.text!r}"
+    except TypeError as exc:
+        at_boundary[name] = f"TypeError: {exc}"
+    print(f"{name:<20} {at_boundary[name]}")
+assert at_boundary["forgets its return"].startswith("no error")
+assert "async_generator" in at_boundary["async generator"]
+
 
 # %% tags=["remove-input"]
 show_call_site("21b")

@@ -62,21 +62,18 @@ async def max_gap_while(runner, text: str) -> tuple[float, float]:
 
 
 # %% [markdown]
-# `score(text)` (in `lab_snippets.cpu_work`) stands for a rule-based reward or a tokenizer: a
-# pure-Python loop over the text, so its cost grows with the length of the text. It returns the
-# pid of the process that ran it:
+# `score(text)` (in `lab_snippets.cpu_work`, its source in the fold) stands for a rule-based
+# reward or a tokenizer: a pure-Python loop over the text, so its cost grows with the text; it
+# returns the pid of the process that ran it. `max_gap_while(runner, text)` awaits
+# `runner(text)` under a `LoopWatch` (chapter 08: a task that wakes every 2 ms) and returns the
+# loop's longest silence with the time the work took.
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of score"}
 from lab_snippets.showcode import show_source
 
 show_source(score)
 
 # %% [markdown]
-# `LoopWatch` (chapter 08) is a task that wakes every 2 ms and writes down when it woke; its
-# longest gap is how long the loop could not answer anybody. `max_gap_while(runner, text)`
-# awaits `runner(text)` under a `LoopWatch` and returns that longest gap with the time the work
-# took.
-#
 # ## Predict: how long is the loop silent while a coroutine scores?
 #
 # A coroutine scores a text directly, as `async def` reward functions often do. We score a text
@@ -285,9 +282,10 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # Then the price. For each size, `inline_time(text)` times one direct call of `score`, and
 # `trip_and_work(pool, text)` times one call through the pool and returns it with the work's own
 # time, measured inside the worker. The trip is their difference: what the call cost beyond
-# the work (pickling, the pipes, waking the worker). Predict: at about what text length does
-# the trip cost as much as the work: nearer 10 characters, 1,000, or 10,000 (the three sizes
-# the cell measures)?
+# the work (pickling, the pipes, waking the worker). The cell measures 10, 1,000 and 10,000
+# characters, and works out the crossover from the trip and the work's cost per character.
+# Predict its order of magnitude: at about what text length does the trip cost as much as the
+# work: about 10 characters, 100, 1,000 or 10,000?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 table = {}  # size: (on the loop, through the pool, the trip alone), best of 5
@@ -303,7 +301,9 @@ for size, (inline, pooled, trip) in table.items():
           f"(the trip {trip * 1000:5.2f} ms) · trip / work = {trip / inline:6.2f}")
 per_char = table[10_000][0] / 10_000  # the work's cost per character
 crossover = table[10][2] / per_char
-print(f"the trip costs as much as the work at about {crossover:,.0f} characters")
+order = min((10, 100, 1_000, 10_000), key=lambda o: max(crossover / o, o / crossover))
+print(f"the trip costs as much as the work at about {crossover:,.0f} characters:",
+      f"of the order of {order:,}")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert table[10][2] > 5 * table[10][0], "for tiny work, the trip costs far more than the work"
@@ -447,13 +447,12 @@ print("✓ the alarm cut the work short in the main thread and was refused in a 
 # and `signal.signal` raises `ValueError` when called from any other thread. So in the worker
 # thread the timeout
 # never started: installing the handler failed first, and the caller got a `ValueError`
-# instead of a score.
+# instead of a score. The comment on the `signal.signal` line of `alarm_timeout` (its source is
+# in the fold below) marks the spot.
 #
 # :::
-#
-# The comment on the `signal.signal` line below marks the spot:
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of alarm_timeout"}
 from lab_snippets.cpu_work import alarm_timeout
 
 show_source(alarm_timeout)
@@ -733,6 +732,37 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # awaits for each sample (or `batched_async_rm` gathers for a group). Two of this chapter's
 # questions apply to it: where does the scoring run, and would a `SIGALRM` timeout work there?
 # Other executor and signal sites are in the [source inventory](../book/reference/inventory.md).
+
+# %% [markdown]
+# The second quote is a `SIGALRM` timeout like `alarm_timeout`. What it would cost, run first on
+# this chapter's model: a reward coroutine that wraps its scoring in `alarm_timeout` and turns
+# any exception into DAPO's score for a wrong answer, -1.0. It runs on an event loop in a daemon
+# thread, where slime runs its rollout (chapter 13).
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the reward on a loop in a thread"}
+import threading
+
+reward_errors: list[str] = []
+rewards: list[float] = []
+
+
+async def reward_with_alarm(text: str) -> float:
+    try:
+        with alarm_timeout(1):
+            score(text)
+        return 1.0
+    except Exception as exc:  # the reward's own catch-all
+        reward_errors.append(type(exc).__name__)
+        return -1.0
+
+
+rollout_thread = threading.Thread(
+    target=lambda: rewards.append(asyncio.run(reward_with_alarm(SMALL))), daemon=True)
+rollout_thread.start()
+rollout_thread.join(timeout=10)
+print("reward:", rewards, "· exceptions caught:", reward_errors)
+assert not rollout_thread.is_alive() and rewards == [-1.0] and reward_errors == ["ValueError"]
+
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
