@@ -83,7 +83,7 @@ assert results == list(range(12))
 print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait for a permit")
 
 # %% [markdown]
-# ## Where the twelve tasks were
+# :::{dropdown} Why
 #
 # A semaphore counts permits, not tasks: `create_task` and the start of each body never touch
 # it, and only `async with permits` asks it for anything. A task that finds no free permit
@@ -91,6 +91,8 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # that in mind: which of them could the semaphore hold down? It bounds the number of tasks
 # **inside the section**, not how many tasks are created. This is exactly what a rollout wants: create all the sample tasks cheaply, and let
 # only a bounded number talk to the inference servers at once.
+#
+# :::
 #
 # ## Requests of different lengths
 #
@@ -308,12 +310,13 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 # while the rest wait for a first one: nobody will ever release, a deadlock. Compare the two
 # lines of the answer with that in mind. The folded check cancels the stuck tasks.
 #
+# `asyncio.Semaphore` has no owner and no re-entrancy, so it cannot tell that the second
+# request comes from a task that already holds a permit.
+#
 # :::
 #
 # The fix is to take the permit once, at one level: either the helper assumes its caller
-# holds a permit, or the caller releases before calling. `asyncio.Semaphore` has no owner and
-# no re-entrancy, so it cannot tell that the second request comes from a task that already
-# holds a permit.
+# holds a permit, or the caller releases before calling.
 #
 # :::{dropdown} Python versions
 #
@@ -357,8 +360,6 @@ if sys.version_info >= (3, 12):
     await asyncio.gather(*eager_tasks)
 print("inside right after create_task: default tasks", inside_right_after_create,
       "· eager tasks", eager_inside if sys.version_info >= (3, 12) else "(needs 3.12)")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
 if sys.version_info >= (3, 12):
     assert eager_inside == 3, f"eager tasks: 3 inside right after create_task, not {eager_inside}"
