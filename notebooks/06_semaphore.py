@@ -664,5 +664,41 @@ from lab_snippets.sites import show_call_site
 
 show_call_site("06")
 
+# %% [markdown]
+# What the one shared semaphore buys: the first experiment's twelve samples run twice through
+# a `Semaphore(3)`, once with one semaphore that the twelve tasks share, as `GenerateState` holds
+# it, and once with a semaphore made inside each task, as a state object created per sample
+# would give. How many samples are inside the section at the peak in each run?
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+async def peak_inside(shared: bool) -> int:
+    one_for_all, counter = asyncio.Semaphore(3), InFlight()
+
+    async def sample() -> None:
+        limit = one_for_all if shared else asyncio.Semaphore(3)
+        async with limit:
+            with counter:
+                await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(asyncio.gather(*(sample() for _ in range(12))), timeout=5)
+    return counter.peak
+
+
+peaks = {"one shared semaphore": await peak_inside(shared=True),
+         "a semaphore per task": await peak_inside(shared=False)}
+print(peaks)
+assert peaks == {"one shared semaphore": 3, "a semaphore per task": 12}, peaks
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# A semaphore counts the tasks that ask it for a permit, and a task that asks another one does
+# not count. Made inside each task, each of the twelve semaphores sees one task and has a
+# free permit for it, so the twelve samples are inside at once: the limit is still written in
+# the code and limits nothing. In a rollout, that would send each sample's request to the
+# inference servers at once, not as many as the permits allow.
+#
+# :::
+
 # %% tags=["remove-input"]
 show_call_site("06b")
