@@ -83,7 +83,7 @@ assert results == list(range(12))
 print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait for a permit")
 
 # %% [markdown]
-# ## Where the twelve tasks were
+# :::{dropdown} Why
 #
 # A semaphore counts permits, not tasks: `create_task` and the start of each body never touch
 # it, and only `async with permits` asks it for anything. A task that finds no free permit
@@ -91,6 +91,8 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # that in mind: which of them could the semaphore hold down? It bounds the number of tasks
 # **inside the section**, not how many tasks are created. This is exactly what a rollout wants: create all the sample tasks cheaply, and let
 # only a bounded number talk to the inference servers at once.
+#
+# :::
 #
 # ## Requests of different lengths
 #
@@ -308,12 +310,13 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 # while the rest wait for a first one: nobody will ever release, a deadlock. Compare the two
 # lines of the answer with that in mind. The folded check cancels the stuck tasks.
 #
+# `asyncio.Semaphore` has no owner and no re-entrancy, so it cannot tell that the second
+# request comes from a task that already holds a permit.
+#
 # :::
 #
 # The fix is to take the permit once, at one level: either the helper assumes its caller
-# holds a permit, or the caller releases before calling. `asyncio.Semaphore` has no owner and
-# no re-entrancy, so it cannot tell that the second request comes from a task that already
-# holds a permit.
+# holds a permit, or the caller releases before calling.
 #
 # :::{dropdown} Python versions
 #
@@ -357,8 +360,6 @@ if sys.version_info >= (3, 12):
     await asyncio.gather(*eager_tasks)
 print("inside right after create_task: default tasks", inside_right_after_create,
       "· eager tasks", eager_inside if sys.version_info >= (3, 12) else "(needs 3.12)")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
 if sys.version_info >= (3, 12):
     assert eager_inside == 3, f"eager tasks: 3 inside right after create_task, not {eager_inside}"
@@ -662,6 +663,42 @@ _sc.differential(generate_all, _reference, _sc.several(_plans()), _observe, _com
 from lab_snippets.sites import show_call_site
 
 show_call_site("06")
+
+# %% [markdown]
+# What the one shared semaphore buys: the first experiment's twelve samples run twice through
+# a `Semaphore(3)`, once with one semaphore that the twelve tasks share, as `GenerateState` holds
+# it, and once with a semaphore made inside each task, as a state object created per sample
+# would give. How many samples are inside the section at the peak in each run?
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+async def peak_inside(shared: bool) -> int:
+    one_for_all, counter = asyncio.Semaphore(3), InFlight()
+
+    async def sample() -> None:
+        limit = one_for_all if shared else asyncio.Semaphore(3)
+        async with limit:
+            with counter:
+                await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(asyncio.gather(*(sample() for _ in range(12))), timeout=5)
+    return counter.peak
+
+
+peaks = {"one shared semaphore": await peak_inside(shared=True),
+         "a semaphore per task": await peak_inside(shared=False)}
+print(peaks)
+assert peaks == {"one shared semaphore": 3, "a semaphore per task": 12}, peaks
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# A semaphore counts the tasks that ask it for a permit, and a task that asks another one does
+# not count. Made inside each task, each of the twelve semaphores sees one task and has a
+# free permit for it, so the twelve samples are inside at once: the limit is still written in
+# the code and limits nothing. In a rollout, that would send each sample's request to the
+# inference servers at once, not as many as the permits allow.
+#
+# :::
 
 # %% tags=["remove-input"]
 show_call_site("06b")

@@ -120,8 +120,8 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # ## Measure: the loop's heartbeat during each call
 #
 # In the figure, the heartbeat lane is blue while the loop answers and red where it went more
-# than 50 ms without a wake-up. The work in the two calls is the same; what differs is the
-# thread it blocks.
+# than 50 ms without a wake-up. Find the red stretch of the heartbeat lane, and the one of the
+# two calls that it lines up with.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
@@ -133,6 +133,7 @@ assert any(s.start <= on_loop.start and s.end >= on_loop.end for s in frozen)
 # %% [markdown]
 # :::{dropdown} Why
 #
+# The work in the two calls is the same; what differs is the thread it blocks.
 # Called directly, the call holds the loop's own thread, so no other task, the heartbeat
 # included, can run until it returns: that call is red (blocked). Through `to_thread` it holds
 # a worker thread, where waiting is that thread's whole job, and the loop's thread stays free:
@@ -341,6 +342,8 @@ print("✓ the handler timed out, and the thread went on to load every chunk")
 # waiting for its result or its error.
 #
 # :::
+#
+# ## Asking a thread to stop
 #
 # A thread stops when its own code decides to. The standard way to ask is a
 # `threading.Event` that the work checks between steps, and the waiting side should then

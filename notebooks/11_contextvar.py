@@ -218,9 +218,13 @@ assert stack_after == (), f"the notebook's span stack after the run: {stack_afte
 print("✓ every generate and reward span found its own sample as parent")
 
 # %% [markdown]
-# In the printed list, every `generate` and `reward` span names its own sample as parent, and
-# each `sample` span names none: a task's `set` and `reset` changed only its own copy of the
-# context.
+# :::{dropdown} Why
+#
+# Look at the printed list: every `generate` and `reward` span names its own sample as parent,
+# and each `sample` span names none, because a task's `set` and `reset` changed only its own
+# copy of the context.
+#
+# :::
 #
 # Now the same program with the stack in a module-level list, pushed and popped around each
 # span, as code without `ContextVar` would do it. Predict: do the `generate` and `reward`
@@ -269,19 +273,9 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # %% [markdown]
 # ## Measure: which parent did each span find?
 #
-# Both runs side by side, one lane per task, each `generate` and `reward` span written over
-# with the parent it found. The three tasks overlap in time: samples 1 and 2 open their
-# spans while sample 0 is still waiting in `generate`. With the `ContextVar` (top) each
-# task reads its own stack. The shared list (bottom) holds whatever any task pushed last, so
-# once the samples interleave a span can find another task's span on top: those are the
-# orange spans.
-#
-# Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
-# step, with no `await` between them, so no other task can push in between; the damage
-# starts after the first `await`. The `sample` spans are not drawn (the answer's second line
-# lists their parents): sample 1 opened while sample 0's `generate` was on top, and found it. (The helper
-# removes its own name rather than calling `pop()`, because with interleaved tasks the top
-# of the list may belong to another task.)
+# Both runs side by side: the `ContextVar` run on top, the shared list below, one lane per
+# task, each `generate` and `reward` span written over with the parent it found, and drawn
+# orange when that parent is not its own sample.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
@@ -327,6 +321,22 @@ assert "failed" in {span.state for span in with_shared.spans}, "the figure shows
 print(f"✓ all three samples were open at once from {latest_start:.3f} s to {earliest_end:.3f} s")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# The three tasks overlap in time: samples 1 and 2 open their spans while sample 0 is still
+# waiting in `generate`. With the `ContextVar` (top) each task reads its own stack. The shared
+# list (bottom) holds whatever any task pushed last, so once the samples interleave a span can
+# find another task's span on top.
+#
+# Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
+# step, with no `await` between them, so no other task can push in between; the damage
+# starts after the first `await`. The `sample` spans are not drawn (the answer's second line
+# lists their parents): sample 1 opened while sample 0's `generate` was on top, and found it.
+# (The helper removes its own name rather than calling `pop()`, because with interleaved
+# tasks the top of the list may belong to another task.)
+#
+# :::
+#
 # ### Predict: a list in a `ContextVar`
 #
 # The span stack above is a tuple, and each span sets a new, longer one. Suppose the value

@@ -564,19 +564,6 @@ held_axes[-1].set_xlabel("time since start (s)")
 held_axes[len(held) // 2].set_ylabel("held")
 _ = held_axes[0].set_title("Resources held by the batch, one row per kind")
 
-# %% [markdown]
-# :::{dropdown} Why
-#
-# Read each outcome against its fault. `agent_task` turns every fault it catches into an
-# outcome, and running out of budget is not a failure but a graded sample with no diff, so t4
-# is among the `ok` ones. The cancellation from outside is not caught: `CancelledError` is not
-# an `Exception`, so neither `except` clause of `agent_task` caught it, t6's caller got the
-# `CancelledError`, and the `finally` dropped the session on the way out.
-#
-# :::
-#
-# The three checks below test this one batch; the first is about these outcomes.
-
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: faults-become-outcomes-cancellation-propagates
 status = {task: (o.status if isinstance(o, Outcome) else type(o).__name__) for task, o in outcomes.items()}
@@ -584,9 +571,6 @@ assert status == {"t1": "ok", "t2": "ok", "t3": "aborted: ConnectionError", "t4"
                   "t5": "aborted: RuntimeError", "t6": "CancelledError", "t7": "aborted: wall-clock timeout"}, status
 assert outcomes["t4"].agent_exit_code == BUDGET_EXCEEDED and outcomes["t4"].reward == 0.0, outcomes["t4"]
 print("✓ each fault became its outcome; the cancellation from outside stayed a CancelledError")
-
-# %% [markdown]
-# Second, whatever happened, everything was given back, in the nested order.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: every-path-releases-everything
@@ -605,10 +589,6 @@ assert "acquire sandbox" not in registry.history("t7"), "t7 never got a sandbox"
 assert "release boot permit" in registry.history("t7"), "the guard gave t7's permit back"
 print("✓ every task gave back everything it took, in nested order, on every path")
 
-# %% [markdown]
-# Third, the boot semaphore held: never more than two boots at once, although t7 sat on one
-# permit for half a second and the other tasks queued behind the remaining one.
-
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: boots-stay-within-the-limit
 print("most boot permits held at once:", registry.peak("boot permit"), "of", BOOT_LIMIT)
@@ -616,6 +596,21 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 print("✓ no more than two boots at once: the boot semaphore's limit held")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# Read each outcome against its fault. `agent_task` turns every fault it catches into an
+# outcome, and running out of budget is not a failure but a graded sample with no diff, so t4
+# is among the `ok` ones. The cancellation from outside is not caught: `CancelledError` is not
+# an `Exception`, so neither `except` clause of `agent_task` caught it, t6's caller got the
+# `CancelledError`, and the `finally` dropped the session on the way out.
+#
+# Whatever happened, every task gave back everything it took, in the nested order: in the
+# second figure every row returns to zero. And the boot permits never exceed two, although t7
+# sat on one permit for half a second and the other tasks queued behind the remaining one.
+# The semaphore is held while a sandbox boots and given back as soon as the sandbox is up,
+# before its harness runs: the boot limit bounds boots, not sandboxes. So the sandbox and
+# child rows can climb above two, as they do here.
+#
 # Follow each lane:
 #
 # - **t1** boots, runs its harness, is closed, graded and its session dropped.
@@ -634,13 +629,6 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   permits from the start, so the others queue (green) for a single permit until t7's
 #   guard fires at half a second; then the boot is cancelled, the permit comes back, no
 #   sandbox was ever made, and the task is aborted.
-#
-# :::{dropdown} Why
-#
-# In the second figure every row returns to zero, and the boot permits never exceed two. The
-# semaphore is held while a sandbox boots and given back as soon as the sandbox is up, before
-# its harness runs: the boot limit bounds boots, not sandboxes. So the sandbox and child
-# rows can climb above two, as they do here.
 #
 # :::
 #

@@ -160,9 +160,15 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Here is the main task's `except`. It stops `feeder`, the task that fills the intake queue,
-# cancels the `running` jobs, waits at most 2 s for their cleanup, prints one event line with
-# `say`, and returns 128 + 15 = 143, the status a shell shows for "ended by SIGTERM".
+# The main task's `except`, shown below, stops `feeder`, the task that fills the
+# intake queue, cancels the `running` jobs, waits at most 2 s for their cleanup, prints one
+# event line with `say`, and returns 128 + 15 = 143, the status a shell shows for "ended by
+# SIGTERM".
+#
+# So the callback cancels every running job the moment the signal arrives, whatever work it
+# still has. Look at jobs 0 and 1 in the events: they needed 0.05 s and 0.1 s and were
+# cancelled anyway. Every job did run its cleanup, and the service reports the stop in its
+# exit status. Cancelling at once is safe, not yet polite; the exercise adds the missing step.
 #
 # :::
 
@@ -170,11 +176,6 @@ print("✓ with the handler, every job ran its cleanup before the service return
 show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
 
 # %% [markdown]
-# So the callback cancels every running job the moment the signal arrives, whatever work it
-# still has. Look at jobs 0 and 1 in the events: they needed 0.05 s and 0.1 s and were cancelled
-# anyway. Every job did run its cleanup, and the service reports the stop in its exit status.
-# Cancelling at once is safe, not yet polite; the exercise adds the missing step.
-#
 # ## Ctrl-C: what does `asyncio.run` do with it?
 #
 # Ctrl-C in a terminal sends SIGINT to the foreground process group, and Python's default
