@@ -63,18 +63,33 @@ def drawn_titles(png: Path) -> list[str] | None:
     return None if text is None else [t for t in text.split("\n") if t.strip()]
 
 
-def english_alt(titles: list[str], states: list[str], drawn: list[str] | None = None) -> str:
+def drawn_legend(png: Path) -> dict[str, str]:
+    """What the figure's legend says each state means, as drawn (``figlang.LEGEND_KEY``); {} when
+    the PNG does not say."""
+    from lab_snippets import figlang
+
+    text = figlang.png_text(png).get(figlang.LEGEND_KEY, "")
+    return dict(line.split("\t", 1) for line in text.split("\n") if "\t" in line)
+
+
+def english_alt(titles: list[str], states: list[str], drawn: list[str] | None = None,
+                legend: dict[str, str] | None = None) -> str:
     """The English alt text of a figure with these titles (from its cell's source; ``drawn``: as the
-    figure drew them, used instead when known) and drawn states."""
+    figure drew them, used instead when known) and drawn states, each named as its legend names it
+    (``legend``: a chart that gives grey the meaning "created, not started" must not be read out
+    as "cancelled")."""
     parts = ([_sentence(t, drawn=True) for t in drawn] if drawn is not None
              else [_sentence(t) for t in titles if t.strip()])
+    legend = legend or {}
     if states:
-        parts.append(TIMELINE.format(states=", ".join(f"{s} ({zhfigures.COLOUR_NAMES[s]})" for s in states)))
+        parts.append(TIMELINE.format(states=", ".join(f"{legend.get(s, s)} ({zhfigures.COLOUR_NAMES[s]})"
+                                                      for s in states)))
     return " ".join(parts) or UNTITLED
 
 
 def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str],
-                guide: dict[str, str], drawn: list[str] | None = None) -> str:
+                guide: dict[str, str], drawn: list[str] | None = None,
+                legend: dict[str, str] | None = None) -> str:
     """The Chinese alt text: translated titles (an untranslated one is left out: the catalogue's
     check reports it; ``drawn``: the Chinese figure's titles as drawn, those in Chinese used
     instead when known), then the timeline sentence with the guide's Chinese state names."""
@@ -82,7 +97,8 @@ def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str
         parts = [_sentence(t, "。", drawn=True) for t in drawn if re.search(r"[\u4e00-\u9fff]", t)]
     else:
         parts = [_sentence(title_words[t], "。") for t in titles if title_words.get(t)]
-    names = [state_name(s, title_words, guide) for s in states]
+    legend = {s: w for s, w in (legend or {}).items() if re.search(r"[\u4e00-\u9fff]", w)}
+    names = [legend.get(s) or state_name(s, title_words, guide) for s in states]
     if states and all(names):
         colours = [guide.get(zhfigures.COLOUR_NAMES[s]) for s in states]
         meaning = ("，".join(f"{c}表示{n}" for c, n in zip(colours, names, strict=True)) if all(colours)
@@ -115,8 +131,9 @@ def add_alt(app, doctree, docname: str) -> int:
         path = zhfigures.image_path(image, Path(app.srcdir))
         states = zhfigures.states_drawn(path) if path is not None else []
         drawn = drawn_titles(path) if path is not None else None
-        image["alt"] = (chinese_alt(titles, states, title_words, guide, drawn) if chinese
-                        else english_alt(titles, states, drawn))
+        legend = drawn_legend(path) if path is not None else {}
+        image["alt"] = (chinese_alt(titles, states, title_words, guide, drawn, legend) if chinese
+                        else english_alt(titles, states, drawn, legend))
         done += 1
     return done
 
