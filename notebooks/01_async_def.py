@@ -280,7 +280,6 @@ fig = tl.plot("Three coroutine objects created together: when does each body run
                         "blocked": "holding the loop"})
 
 # %% [markdown]
-#
 # ## Checking which is which with `inspect`
 #
 # `inspect` has three questions: `iscoroutinefunction`, `iscoroutine` and `isawaitable`. The
