@@ -29,9 +29,8 @@ EDITION_KEY = "course-edition"
 MISSING_KEY = "course-missing-words"
 WORDS_KEY = "course-words"
 TITLES_KEY = "course-titles"  # the titles as drawn, values filled in: the alt text (book.figalt)
-LEGEND_KEY = "course-legend"  # "state<TAB>legend entry as drawn" per line: the alt text (book.figalt)
 FORMAT_KEY = "course-figlang"
-FORMAT = "4"  # raise when the drawing or its chunks change: the book build then draws cached figures again
+FORMAT = "3"  # raise when the drawing or its chunks change: the book build then draws cached figures again
 CJK_FONTS = ["Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Zen Hei"]
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _LETTERS = re.compile(r"[A-Za-z]{2,}")
@@ -175,20 +174,6 @@ def titles_drawn(fig) -> list[str]:
     return [" ".join(t.get_text().split()) for t in texts if t.get_text().strip()]
 
 
-def legend_drawn(fig) -> list[str]:
-    """What a ``Timeline.plot`` legend of ``fig`` says each state means, as drawn (in the figure's
-    language), one ``state<TAB>entry`` line per state, the first axes that names it first; a legend
-    the chapter replaced after plotting says nothing."""
-    seen: dict[str, str] = {}
-    for ax in fig.axes:
-        legend, states = getattr(ax, "_course_legend", (None, []))
-        if legend is None or ax.get_legend() is not legend:
-            continue
-        for state, text in zip(states, legend.get_texts(), strict=False):
-            seen.setdefault(state, " ".join(text.get_text().split()))
-    return [f"{state}\t{entry}" for state, entry in seen.items() if entry]
-
-
 def png(fig, edition: str, missing: list[str] | None = None, words_drawn: list[str] | None = None) -> bytes:
     """``fig`` as PNG bytes, tagged with its edition, its titles as drawn (and the words it has and
     those it lacked)."""
@@ -196,9 +181,6 @@ def png(fig, edition: str, missing: list[str] | None = None, words_drawn: list[s
     titles = titles_drawn(fig)
     if titles:
         meta[TITLES_KEY] = "\n".join(titles)
-    legend = legend_drawn(fig)
-    if legend:
-        meta[LEGEND_KEY] = "\n".join(legend)
     if missing:
         meta[MISSING_KEY] = "\n".join(missing)
     if words_drawn:

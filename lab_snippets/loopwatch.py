@@ -147,7 +147,7 @@ class LoopWatch:
         """One line: beats, max gap, and how many gaps exceeded ``threshold``."""
         over = self.gaps_over(threshold)
         return (
-            f"{len(self.beats)} beats (a {self.interval * 1000:.0f} ms sleep between them), "
+            f"{len(self.beats)} beats every {self.interval * 1000:.0f} ms, "
             f"max gap {self.max_gap * 1000:.0f} ms, "
             f"{len(over)} gap(s) over {threshold * 1000:.0f} ms"
         )

@@ -198,10 +198,9 @@ class Timeline:
         ax.set_xlim(left=0)
         ax.grid(axis="x", alpha=0.3)
         used = [st for st in STATES if any(s.state == st for s in spans)]
-        legend = ax.legend(handles=[Patch(facecolor=STATE_COLOURS[st], edgecolor="black",
-                                          label=meanings.get(st, st)) for st in used],
-                           loc="upper left", bbox_to_anchor=(1.01, 1.0), title="state", frameon=False)
-        ax._course_legend = (legend, used)  # which state each entry is: the alt text (figlang.legend_drawn)
+        ax.legend(handles=[Patch(facecolor=STATE_COLOURS[st], edgecolor="black", label=meanings.get(st, st))
+                           for st in used],
+                  loc="upper left", bbox_to_anchor=(1.01, 1.0), title="state", frameon=False)
         return fig
 
     def table(self) -> str:

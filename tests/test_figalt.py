@@ -155,12 +155,9 @@ def test_a_state_is_named_as_the_figure_legend_names_it():
     assert "已创建，未开始" in zh and "取消" not in zh, zh
 
 
-def test_the_png_carries_what_a_timeline_legend_says(tmp_path):
-    from lab_snippets import figlang
-    from lab_snippets.timeline import Timeline
 
-    tl = Timeline()
-    tl.add("a", tl.t0, tl.t0 + 0.1, state="cancelled")
-    png = tmp_path / "f.png"
-    png.write_bytes(figlang.png(tl.plot("T", meanings={"cancelled": "created, not started"}), "en"))
-    assert figalt.drawn_legend(png) == {"cancelled": "created, not started"}
+def test_the_legend_words_are_read_from_the_cell_that_plots():
+    source = ('fig = tl.plot("T", lanes=["a"],\n'
+              '              meanings={"cancelled": "created, not started", "waiting": "suspended"})\n')
+    assert figalt.meanings_in(source) == {"cancelled": "created, not started", "waiting": "suspended"}
+    assert figalt.meanings_in("tl.plot('T')") == {} and figalt.meanings_in("%%time\nx") == {}

@@ -104,7 +104,7 @@ def test_gaps_and_timeline_lane_from_fixed_beats():
     watch.add_to(tl, label="loop")
     states = [(s.state, round(s.start, 2), round(s.end, 2)) for s in tl.spans_of("loop")]
     assert states == [("running", 0.0, 0.02), ("blocked", 0.02, 0.32), ("running", 0.32, 0.33)]
-    assert watch.summary(0.05) == "5 beats (a 10 ms sleep between them), max gap 300 ms, 1 gap(s) over 50 ms"
+    assert watch.summary(0.05) == "5 beats every 10 ms, max gap 300 ms, 1 gap(s) over 50 ms"
     assert LoopWatch().max_gap == 0.0
 
 

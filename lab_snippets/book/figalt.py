@@ -63,13 +63,36 @@ def drawn_titles(png: Path) -> list[str] | None:
     return None if text is None else [t for t in text.split("\n") if t.strip()]
 
 
-def drawn_legend(png: Path) -> dict[str, str]:
-    """What the figure's legend says each state means, as drawn (``figlang.LEGEND_KEY``); {} when
-    the PNG does not say."""
-    from lab_snippets import figlang
+def meanings_in(source: str) -> dict[str, str]:
+    """The ``meanings={"state": "word"}`` a cell's code gives ``Timeline.plot`` (its legend's words
+    for those states), read from the source; {} when it gives none or the code does not parse."""
+    import ast
 
-    text = figlang.png_text(png).get(figlang.LEGEND_KEY, "")
-    return dict(line.split("\t", 1) for line in text.split("\n") if "\t" in line)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "meanings" and isinstance(node.value, ast.Dict):
+            for key, value in zip(node.value.keys, node.value.values, strict=True):
+                if isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
+                    found.setdefault(str(key.value), str(value.value))
+    return found
+
+
+def _sources(doctree) -> dict[int, str]:
+    """{id(image): the source of the code cell that drew it}."""
+    from docutils import nodes
+
+    out: dict[int, str] = {}
+    for cell in doctree.findall(nodes.Element):
+        if cell.get("nb_element") == "cell_code":
+            images = list(cell.findall(nodes.image))
+            if images:
+                source = zhfigures._source_in(cell)
+                out.update((id(image), source) for image in images)
+    return out
 
 
 def english_alt(titles: list[str], states: list[str], drawn: list[str] | None = None,
@@ -124,6 +147,7 @@ def add_alt(app, doctree, docname: str) -> int:
     if chinese:
         title_words, guide = zhfigures.title_words(), zhfigures.guide_words()
     done = 0
+    sources = _sources(doctree)
     for image, titles in zhfigures.figures(doctree):
         alt = image.get("alt", "")
         if alt and alt != image.get("uri") and not alt.endswith(".png"):
@@ -131,7 +155,9 @@ def add_alt(app, doctree, docname: str) -> int:
         path = zhfigures.image_path(image, Path(app.srcdir))
         states = zhfigures.states_drawn(path) if path is not None else []
         drawn = drawn_titles(path) if path is not None else None
-        legend = drawn_legend(path) if path is not None else {}
+        legend = meanings_in(sources.get(id(image), ""))
+        if chinese:
+            legend = {s: title_words[w] for s, w in legend.items() if title_words.get(w)}
         image["alt"] = (chinese_alt(titles, states, title_words, guide, drawn, legend) if chinese
                         else english_alt(titles, states, drawn, legend))
         done += 1
