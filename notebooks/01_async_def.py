@@ -9,7 +9,7 @@
 # 1. tell apart the three things one `async def` gives you: the *coroutine function*, the
 #    *coroutine object* a call returns, and the *running body*;
 # 2. find out by experiment which lines of the body a call runs, and what makes the rest run;
-# 3. read the "coroutine ... was never awaited" warning for what it tells you;
+# 3. see what becomes of a coroutine object that nothing ever drives;
 # 4. check each of the three with `inspect`.
 #
 # **Needs** basic Python functions and generators · about 50 minutes
@@ -121,9 +121,11 @@ await pending
 # ## A coroutine object nobody awaits
 #
 # What becomes of a coroutine object that nobody awaits? The cell below calls
-# `score_sample(2, forgotten_log)`, drops the object it returns, and runs the garbage
-# collector. It catches any warning Python gives, instead of letting it scroll past. Predict:
-# does any of the body run, and does Python say anything when the object is collected?
+# `score_sample(2, forgotten_log)` and keeps no reference to the object it returns, so the
+# object is destroyed: in CPython at once, when its last reference goes; the cell also runs
+# the garbage collector, for Pythons that reclaim objects later. It catches any warning Python
+# gives, instead of letting it scroll past. Predict: does any of the body run, and does Python
+# say anything when the object is destroyed?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 forgotten_log: list[str] = []
@@ -150,8 +152,9 @@ print("✓ the body never ran, and Python warned that the coroutine was never aw
 # :::{dropdown} Why
 #
 # A body runs only when something drives its object, and nothing drove this one. Python
-# checks, when the garbage collector destroys a coroutine object, whether its body ever
-# started; the list the answer prints is what that check said. Such a warning is how you find
+# checks, when a coroutine object is destroyed (in CPython, as soon as its last reference goes,
+# with no garbage collector needed), whether its body ever started; the list the answer prints
+# is what that check said. Such a warning is how you find
 # a forgotten `await`, and in a large codebase it is often the only sign of one.
 #
 # :::
@@ -167,7 +170,7 @@ print("✓ the body never ran, and Python warned that the coroutine was never aw
 task_log: list[str] = []
 task = asyncio.create_task(score_sample(3, task_log))
 at_creation = list(task_log)
-await asyncio.sleep(0)  # the caller suspends
+await asyncio.sleep(0)
 after_suspending = list(task_log)
 value = await task
 
@@ -195,18 +198,15 @@ print("✓ the Task's body started only when the caller suspended")
 # ## Measure: when each of three coroutine objects starts its body
 #
 # `Timeline` is the course's stopwatch: `with tl.span(name, state=...)` records the time spent
-# in the block as one bar, coloured by its `state` (blue for running, light green for waiting,
-# red for blocked; later chapters add orange for failed, purple for cleanup and grey, which
-# this chapter's chart uses for an object that exists but has not started and later charts use
-# for cancelled), and `tl.mark(name)` writes down one named moment. In the first cell below,
-# `busy(seconds)` spins in plain Python for that long, and `timed_body` is the body under test:
-# 0.005 s of work, then 0.04 s suspended in `await asyncio.sleep`.
+# in the block as one bar, coloured by its `state` (blue for running, light green for
+# suspended, red for holding the loop), and `tl.mark(name)` writes down one named moment. In
+# the first cell below, `busy(seconds)` spins in plain Python for that long, and `timed_body`
+# is the body under test: 0.005 s of work, then 0.04 s suspended in `await asyncio.sleep`.
 #
 # The second cell creates three such coroutine objects at the same moment and drives them in
 # three ways: awaited at once, awaited after the caller has done 0.05 s of busy work of its
-# own, and wrapped in a Task. In the chart, a grey bar before a body is the time its object
-# existed without running (here grey means "not started yet", nothing was cancelled); each body is then a thin blue bar (running) and a light green one
-# (suspended). The caller's busy work is red (blocked): it holds the loop.
+# own, and wrapped in a Task. The caller's busy work is the same spin as `busy`, written out in
+# the cell so that you can see it contains no `await`.
 #
 # The Task is created before the caller's busy work, and `later` is awaited after it. Predict
 # which of the two bodies starts first once the busy work ends.
@@ -235,7 +235,7 @@ tl.mark("all three created")
 await first
 task = asyncio.create_task(as_task)
 with tl.span("caller's own work", state="blocked"):
-    busy_until = tl.now() + 0.05  # busy(0.05), written out in the caller's own code
+    busy_until = tl.now() + 0.05
     while tl.now() < busy_until:
         pass  # spins in plain code, with no await
 await later
@@ -244,34 +244,42 @@ await task
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: task-waits-while-caller-blocks
 bodies = ("awaited at once", "awaited later", "as a Task")
-created_at = next(e.at for e in tl.events if e.name == "all three created")
 starts = {label: tl.spans_of(label)[0].start for label in bodies}
-for label in bodies:  # draw the time each object existed without running
-    tl.add(label, tl.t0 + created_at, tl.t0 + starts[label], state="cancelled")
-
-fig = tl.plot("Three coroutine objects created together: when does each body run?",
-              lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"],
-              meanings={"cancelled": "created, not started", "waiting": "suspended in await"})
+gap_ms = (starts["as a Task"] - starts["awaited later"]) * 1000
+print(f"`await later` started its body {gap_ms:.1f} ms before the Task started its own")
+print(f"bodies started at (s): later {starts['awaited later']:.3f}, Task {starts['as a Task']:.3f}")
 blocked = tl.spans_of("caller's own work")[0]
 assert starts["awaited at once"] < blocked.start
 assert starts["as a Task"] >= blocked.end, "a Task cannot start while the caller blocks the loop"
 assert starts["awaited later"] >= blocked.end
-print("✓ the Task and the later await both started after the caller's busy work ended")
-print(f"bodies started at (s): later {starts['awaited later']:.3f}, Task {starts['as a Task']:.3f}")
+assert starts["awaited later"] < starts["as a Task"]
+print("✓ both bodies started after the caller's busy work ended, `later` first")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Read the chart from left to right, and compare where each blue bar begins with where the
-# red bar ends. `await later` runs `later`'s body directly, in the caller, without handing the
-# loop anything; a Task starts only when the loop gets a turn, and the loop gets one only when
-# some code suspends, here at the first `await asyncio.sleep` after the busy work. The last
-# printed line gives both start times. Awaiting a coroutine does not by itself let other tasks
-# run; a suspension does. For `later` and the Task, the object existed long before its body
-# ran.
+# The Task was created first, yet `later` started first. `await later` runs `later`'s body
+# directly, in the caller, without handing the loop anything; a Task starts only when the loop
+# gets a turn, and the loop gets one only when some code suspends, here at the first
+# `await asyncio.sleep` inside `later`'s body, after the busy work. Awaiting a coroutine does
+# not by itself let other tasks run; a suspension does.
 #
 # :::
 #
+# The chart below shows the same run: compare where each blue bar begins with where the red
+# bar ends. A grey bar before a body is the time its object existed without running.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+created_at = next(e.at for e in tl.events if e.name == "all three created")
+for label in bodies:  # the time each object existed without running, drawn grey
+    tl.add(label, tl.t0 + created_at, tl.t0 + starts[label], state="cancelled")
+
+fig = tl.plot("Three coroutine objects created together: when does each body run?",
+              lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"],
+              meanings={"cancelled": "created, not started", "waiting": "suspended in await",
+                        "blocked": "holding the loop"})
+
+# %% [markdown]
 # ## Checking which is which with `inspect`
 #
 # `inspect` has three questions: `iscoroutinefunction`, `iscoroutine` and `isawaitable`. The
@@ -583,7 +591,7 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 #   nothing of the body.
 # - The body runs when the object is awaited, or when the loop steps the Task that wraps it.
 # - An object that is never awaited never runs; Python says so with a `RuntimeWarning` when
-#   the object is collected.
+#   the object is destroyed (in CPython, as soon as its last reference goes).
 # - `inspect.iscoroutinefunction`, `inspect.iscoroutine` and `inspect.getcoroutinestate` tell
 #   the three moments apart; `inspect.isawaitable` holds for the object and for a Task alike.
 #
@@ -593,7 +601,12 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # ## In slime
 #
 # slime's rollout code is built from coroutine functions, and reading it means keeping the three
-# moments apart: the line that calls an `async def` has not done the work yet. Every place where slime defines or awaits a coroutine is listed in the
+# moments apart: the line that calls an `async def` has not done the work yet. The first call
+# site below is Exercise 1.1's "create now, run later": `eval_rollout` builds every dataset's
+# coroutine object first and runs them only at its one `await`. Getting that order wrong
+# costs time: with the `await` inside the loop instead, the datasets would run one after another, and
+# an evaluation would take the sum of their times rather than about the longest one. Every
+# place where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

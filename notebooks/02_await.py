@@ -22,6 +22,7 @@
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
+import dataclasses
 import sys
 import time
 
@@ -50,10 +51,9 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 # %% [markdown]
 # ## Predict: do two awaits in a row overlap?
 #
-# A common belief is that `await` makes code concurrent: "it's async, so the two requests run
-# in parallel". The cell below awaits two requests of 0.1 s each, one line after the other.
-# Before you run it, write down how long the pair takes, and whether request B starts before
-# request A ends. The folded check uses `tl.order(...)`, which is true when the named marks
+# The cell below awaits two requests of 0.1 s each, one line after the other, inside one
+# coroutine. Before you run it, write down how long the pair takes, and whether request B
+# starts before request A ends. The folded check uses `tl.order(...)`, which is true when the named marks
 # happened in the order given.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -76,9 +76,8 @@ print("✓ B started only after A had ended")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `await x` means "suspend *this* coroutine until `x` has a result". The coroutine does
-# nothing else in the meantime; the line after the `await` runs only when the result is
-# there. Look at where "request B starts" falls in the printed names, and at the total.
+# The line after `await x` runs only when `x` has a result; until then this coroutine does
+# nothing else. Look at where "request B starts" falls in the printed names, and at the total.
 # Writing `async` and `await` changes *who* may run during the wait, not the order of your
 # own lines.
 #
@@ -165,7 +164,7 @@ print("✓ the bystander ran only where a step suspended")
 # :::{dropdown} Why
 #
 # The hand-over does not happen at the word `await`: it happens where the awaited thing really
-# has to wait. Awaiting a coroutine that never suspends runs it to the end on the spot, like a
+# has to wait, and only there does the coroutine *suspend*, giving the loop control. Awaiting a coroutine that never suspends runs it to the end on the spot, like a
 # plain function call. Look at the first log: all three steps come before the bystander's first
 # entry, even though every step was awaited, and the bystander ran only once the coroutine
 # reached `await other`. With `asyncio.sleep(0)` the two alternate: it suspends for exactly
@@ -179,13 +178,11 @@ print("✓ the bystander ran only where a step suspended")
 # The same holds for library calls. The slime helper quoted at the end of this chapter awaits an
 # HTTP POST with httpx and then awaits `response.aread()`. Does the second `await` suspend?
 #
-# The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body) twice
-# while a bystander task counts the turns the loop gives it: once with a plain
-# `client.post(...)`, once with a streaming request (`client.send(request, stream=True)`).
-# The bystander's count is the number of times the loop switched to it. Predict its count
+# The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body)
+# twice: once with a plain `client.post(...)`, once with a streaming request
+# (`client.send(request, stream=True)`). Meanwhile a bystander task, `count_turns`, adds one
+# to `counter["turns"]` each time the loop gives it a turn. Predict the bystander's count
 # during each `aread()`: none, or some?
-# The bystander is `count_turns(counter, stop)`: until `stop` is set, it adds one to
-# `counter["turns"]` and gives the loop back with `await asyncio.sleep(0)`.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instrument: a bystander task that counts the turns the loop gives it.
@@ -259,14 +256,10 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # at all. An `await` suspends only when the awaited coroutine reaches a point that yields to
 # the loop: something not ready yet, or a deliberate yield such as `asyncio.sleep(0)`.
 #
-# :::
-
-# %% [markdown]
-# :::{dropdown} Going further: what the streaming read's turns do not show
-#
-# They do not show that it waited for the network: the body may already have arrived, and
-# anyio, the layer under httpx's connection, gives the loop a turn at every read of the
-# connection even when the bytes are there.
+# What the contrast shows is where the body is when `aread()` starts: already in the response
+# (no turn), or still in the connection (turns). The number of turns in the streaming row is
+# not a measure of waiting for the network: anyio, the layer under httpx's connection, gives
+# the loop a turn at every read of the connection, even when the bytes have already arrived.
 #
 # :::
 
@@ -280,37 +273,38 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # runs a small task that sleeps 5 ms, wakes up and writes down the time, over and over. While
 # the loop is free, wake-ups come every few milliseconds. We run two coroutines that both
 # "wait 0.15 s": one with `await asyncio.sleep`, one with `time.sleep`. The last line of the
-# answer sums up the run: "N beats every 5 ms" counts the wake-ups, then come the longest gap
-# between two of them and how many gaps were longer than 50 ms. Predict how many heartbeats fall
-# inside each wait.
+# answer sums up the run: "N beats (a 5 ms sleep between them)" counts the wake-ups, then come
+# the longest gap between two of them and how many gaps were longer than 50 ms. Predict how
+# many heartbeats fall inside each wait.
 
 # %%
 FREEZE = 0.15
 
 
-async def polite_wait(seconds: float) -> None:
+async def wait_with_asyncio_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
-async def rude_wait(seconds: float) -> None:
-    time.sleep(seconds)  # the synchronous sleep, inside a coroutine
+async def wait_with_time_sleep(seconds: float) -> None:
+    time.sleep(seconds)
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 async with LoopWatch(interval=0.005) as watch:
-    with tl.span("await asyncio.sleep(0.15)", state="waiting"):
-        await polite_wait(FREEZE)
+    with tl.span("await asyncio.sleep(0.15)"):
+        await wait_with_asyncio_sleep(FREEZE)
     await asyncio.sleep(0.02)
-    with tl.span("time.sleep(0.15) in a coroutine", state="blocked"):
-        await rude_wait(FREEZE)
+    with tl.span("time.sleep(0.15) in a coroutine"):
+        await wait_with_time_sleep(FREEZE)
     await asyncio.sleep(0.02)
 for lane in ["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine"]:
     span = tl.spans_of(lane)[0]
     start, end = tl.t0 + span.start, tl.t0 + span.end
     inside = [beat for beat in watch.beats if start < beat < end]
     print(f"heartbeats during {lane}: {len(inside)}")
-print(watch.summary(threshold=0.05))
+print(f"{len(watch.beats)} beats (a 5 ms sleep between them), longest gap "
+      f"{watch.max_gap * 1000:.0f} ms, {len(watch.gaps_over(0.05))} gap(s) over 50 ms")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: time-sleep-freezes-the-loop
@@ -363,6 +357,8 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # while the loop answers and red where the gap between wake-ups is longer than 50 ms.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+colours = {"await asyncio.sleep(0.15)": "waiting", "time.sleep(0.15) in a coroutine": "blocked"}
+tl.spans[:] = [dataclasses.replace(s, state=colours.get(s.label, s.state)) for s in tl.spans]
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
 fig = tl.plot("Awaiting frees the event loop; time.sleep inside a coroutine freezes it",
               lanes=["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine", "event loop heartbeat"])
@@ -385,8 +381,8 @@ assert any(s.start <= rude.start and s.end >= rude.end for s in frozen_segments)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with slow_callback_log(threshold=0.08) as warnings_logged:
-    await asyncio.create_task(polite_wait(FREEZE))
-    await asyncio.create_task(rude_wait(FREEZE))
+    await asyncio.create_task(wait_with_asyncio_sleep(FREEZE))
+    await asyncio.create_task(wait_with_time_sleep(FREEZE))
 
 for message in warnings_logged:  # the full message also says where the task was created
     print(message.split(" created at")[0], "...", message[message.rfind("took"):])
@@ -395,16 +391,17 @@ for message in warnings_logged:  # the full message also says where the task was
 # :::{dropdown} Why
 #
 # Debug mode times each *step* of a task, the stretch of code between two suspensions, not the
-# coroutine's whole life. `polite_wait` spent its 0.15 s suspended, and each of its steps took
-# a few microseconds; `rude_wait` spent its 0.15 s inside one step. Read the warning lines of
+# coroutine's whole life. `wait_with_asyncio_sleep` spent its 0.15 s suspended, and each of its
+# steps took a few microseconds; `wait_with_time_sleep` spent its 0.15 s inside one step. Read the warning lines of
 # the answer with that in mind. A long `await` costs the loop nothing; a long step between two
 # awaits holds it.
 #
 # :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert any("rude_wait" in m and "took" in m for m in warnings_logged), "debug mode names the blocking coroutine"
-assert not any("polite_wait" in m for m in warnings_logged), "a suspended coroutine holds nothing"
+assert any("wait_with_time_sleep" in m and "took" in m for m in warnings_logged), (
+    "debug mode names the blocking coroutine")
+assert not any("wait_with_asyncio_sleep" in m for m in warnings_logged), "a suspended coroutine holds nothing"
 print("✓ debug mode named the coroutine that blocked, and only that one")
 
 # %% [markdown]
@@ -936,8 +933,8 @@ finally:
 # %% [markdown]
 # ## Summary
 #
-# - `await x` suspends the current coroutine until `x` has a result; two awaits in a row run
-#   one after the other and take the sum of their times.
+# - The line after `await x` runs only when `x` has a result; two awaits in a row run one after
+#   the other and take the sum of their times.
 # - Control passes to other tasks only where the awaited thing really suspends;
 #   `await asyncio.sleep(0)` is the smallest hand-over. Awaiting a coroutine that never
 #   suspends gives nobody else a turn.
@@ -955,7 +952,12 @@ finally:
 # HTTP helpers, `_post`. While one request waits for the server, the loop runs the other samples' requests: slime's
 # throughput comes from the many Tasks that call this coroutine at the same time (chapters 03
 # and 04), not from the awaits inside it. The second quote, from the Megatron teacher server,
-# polls the way Exercise 2.1 does. The
+# polls as Exercise 2.1 does in one way and not in another. It waits with
+# `await asyncio.sleep(0.1)`, so the loop stays free; but it always sleeps the whole 0.1 s and
+# checks its deadline only after the next query, so its `TimeoutError` can come up to one
+# sleep and one query after `timeout_s`, a lateness Exercise 2.1's grader fails. Against a
+# timeout of seconds that costs little; and since its deadline is on `time.time()`, the wall
+# clock, a clock set forward or back while it polls moves the deadline too. The
 # [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each one is
 # worth a look: is it on a thread of its own, or inside a coroutine?
 

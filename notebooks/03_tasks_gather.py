@@ -68,10 +68,11 @@ async def score_sample(name: str, seconds: float, tl: Timeline,
 # %% [markdown]
 # ## When does each Task start?
 #
-# `asyncio.create_task(coro)` wraps the coroutine object in a Task and puts its first step in
-# the loop's queue of ready callbacks. Then it returns. The cell below creates three Tasks,
-# then suspends once with `await asyncio.sleep(0)`. Predict the order of the first five marks: the three bodies'
-# starts, "all three tasks created" and "creator resumed".
+# `asyncio.create_task(coro)` wraps the coroutine object in a Task and returns it; as chapter
+# 01 showed, no body starts inside the call. The cell below creates three Tasks, marks "all
+# three tasks created", then suspends once with `await asyncio.sleep(0)` and marks "creator
+# resumed". Predict the order of the three bodies' starts, and where "creator resumed" falls
+# among them: before the first, between two, or after the last?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -93,11 +94,10 @@ print("✓ the three bodies started after create_task returned, in creation orde
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The loop runs ready callbacks first in, first out. Each `create_task` queued its body's first
-# step, and the creator's `await asyncio.sleep(0)` queued its own wake-up after them. Read the
-# five marks of the answer with that queue in mind.
-#
-# Chapter 01 showed that the body does not start inside `create_task`.
+# Each `create_task` put its body's first step in the loop's queue of ready callbacks, and the
+# creator's `await asyncio.sleep(0)` put its own wake-up in the same queue, after them. The
+# loop runs that queue first in, first out. Follow the queue's order as you read the five
+# marks of the answer.
 #
 # :::
 #
@@ -156,8 +156,8 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # The experiment: create the task, drop the only reference to it, let it start, run the
 # garbage collector with `gc.collect()`, then try to deliver its reply. The `weakref.ref`
 # lets us ask whether the task still exists without keeping it alive, and a folded
-# instruments cell catches what the loop would otherwise only write to its log, so that the
-# answer can print it. Predict: does the task get its reply?
+# instruments cell collects in `loop_complaints` what the loop would otherwise only write to
+# its log, so that the answer can print it. Predict: does the task get its reply?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
@@ -205,17 +205,26 @@ loop.set_exception_handler(note_complaint)
 forgotten_log: list[str] = []
 task = asyncio.create_task(await_reply(1, forgotten_log))
 watch_task = weakref.ref(task)  # weak: lets us watch the task, keeps nothing alive
-del task  # fire and forget: nothing of ours holds the task now
+del task
 await asyncio.sleep(0)  # the task starts and suspends on its reply
 alive_before_gc = watch_task() is not None
 gc.collect()
 delivered = deliver(1, "reward 0.7")
 
+# the control: the same fire and forget, the task waiting on asyncio.sleep instead
+watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))
+await asyncio.sleep(0)
+gc.collect()
+sleeper_alive_after_gc = watch_sleeper() is not None
+if sleeper_alive_after_gc:
+    await asyncio.wait_for(watch_sleeper(), timeout=2)
+
 print("alive before gc:", alive_before_gc)
 print("alive after gc:", watch_task() is not None)
 print("reply delivered:", delivered, "| task log:", forgotten_log)
-# loop_complaints: the messages the loop's own exception handler received
 print("the loop's log:", loop_complaints)
+print("control, a dropped task in asyncio.sleep:",
+      "alive after gc:", sleeper_alive_after_gc)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unreferenced-task-is-collected
@@ -224,6 +233,7 @@ assert alive_before_gc and watch_task() is None, "the pending task was garbage-c
 assert forgotten_log == ["waiting for the reply", "finally ran"], "it never got its reply"
 assert not delivered
 assert any(about_a_task), "the loop reported the destroyed pending task, with no exception to raise"
+assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
 print("✓ the forgotten task was collected while pending: no reply, and the loop only logged it")
 
 # %% [markdown]
@@ -239,14 +249,15 @@ print("✓ the forgotten task was collected while pending: no reply, and the loo
 #
 # A pending task stays alive only while something reachable holds it: your variable, a timer
 # (an `asyncio.sleep` in progress is held by the loop's timer heap), a socket callback, or the
-# Future it waits on if *that* is held by someone. Whether that is the case depends on what the
-# task happens to be waiting for at the moment the garbage collector runs, which is why these
-# bugs are rare, silent and hard to reproduce.
-#
-# :::
+# Future it waits on if *that* is held by someone. The control in the last line of the answer
+# is the same dropped task, waiting on `asyncio.sleep`: the timer held it, and it survived.
+# Whether a dropped task survives depends on what it happens to be waiting for at the moment
+# the garbage collector runs, which is why these bugs are rare, silent and hard to reproduce.
 #
 # The fix is the one the `asyncio` documentation gives: keep a strong reference until the
-# task is done, typically in a set that the task removes itself from.
+# task is done, typically in a set that the task removes itself from. The next cell does that.
+#
+# :::
 
 # %%
 background_tasks: set[asyncio.Task] = set()
@@ -439,10 +450,9 @@ assert max(s.end for s in group_tl.spans) <= group_raised, "the TaskGroup stoppe
 print("✓ under gather the siblings ran to their end; under the TaskGroup all ended soon after the failure")
 
 # %% [markdown]
-# Here both callers hear about the failure at nearly the same time, because a cancelled sample
-# of this stand-in ends at once. A real sample may have cleanup to do when it is cancelled,
-# such as telling the server to drop its request. Below, sample 0's `finally` clause takes
-# 0.1 s. Predict: when does the caller hear of sample 1's failure, under `gather` and under a
+# A real sample may have cleanup to do when it is cancelled, such as telling the server to
+# drop its request. Below, sample 0's `finally` clause takes 0.1 s, and sample 1 fails at
+# 0.04 s. Predict: when does the caller hear of sample 1's failure, under `gather` and under a
 # `TaskGroup`?
 
 # %%
@@ -497,17 +507,21 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 #
 # A `TaskGroup` tells its caller only after every cancelled task has ended, so a slow cleanup
 # delays the news. Compare the two times in the answer with the failure at 0.04 s and sample
-# 0's cleanup of 0.1 s. The difference that always holds is what is still running afterwards: nothing under a
-# `TaskGroup`.
+# 0's cleanup of 0.1 s. Whether the cleanup is quick or slow, one difference always holds:
+# once a `TaskGroup` has raised, no task of it is left running in the background.
 #
 # :::
 #
 # :::{dropdown} Python versions
 #
-# **A task can finish inside `create_task` (3.12 and later).** Chapter 01 showed the eager task factory of Python 3.12: `create_task` runs the body at once
-# up to its first real suspension. A body that never suspends (a cache hit, say) then
-# *finishes* inside `create_task`, and the task is already done when you get it. On 3.11 a
-# new task is never done before the creator suspends. The folded cell below shows it.
+# **A task can finish inside `create_task`, with eager tasks only.** With the default task
+# factory, on every Python version, a new task is never done before the creator suspends.
+# Chapter 01 showed the eager task factory of Python 3.12
+# (`loop.set_task_factory(asyncio.eager_task_factory)`); Python 3.14 also lets one call ask
+# for it, `create_task(coro, eager_start=True)`. An eager `create_task` runs the body at once, up to
+# its first real suspension, so a body that never suspends (a cache hit, say) *finishes*
+# inside `create_task`, and the task is already done when you get it. The folded cell below
+# shows it on 3.12 and later, with the eager factory.
 #
 # :::
 

@@ -143,3 +143,21 @@ def test_a_title_that_may_stand_alone_is_a_sentence_in_both_editions():
                     if len(en) < 20 or len(zh) < 20:
                         short.append(f"{chapter.number}: {en!r} / {zh!r}")
     assert not short, "figure titles too short to be a figure's whole alt text:\n" + "\n".join(short)
+
+
+def test_a_state_is_named_as_the_figure_legend_names_it():
+    """Chapter 01 draws grey as "created, not started": its alt text said "cancelled (grey)"."""
+    alt = figalt.english_alt(["Three objects"], ["waiting", "cancelled"],
+                             legend={"cancelled": "created, not started"})
+    assert "created, not started (grey)" in alt and "cancelled" not in alt, alt
+    zh = figalt.chinese_alt(["Three objects"], ["cancelled"], {"Three objects": "三个对象"},
+                            {"grey": "灰色", "cancelled": "取消"}, legend={"cancelled": "已创建，未开始"})
+    assert "已创建，未开始" in zh and "取消" not in zh, zh
+
+
+
+def test_the_legend_words_are_read_from_the_cell_that_plots():
+    source = ('fig = tl.plot("T", lanes=["a"],\n'
+              '              meanings={"cancelled": "created, not started", "waiting": "suspended"})\n')
+    assert figalt.meanings_in(source) == {"cancelled": "created, not started", "waiting": "suspended"}
+    assert figalt.meanings_in("tl.plot('T')") == {} and figalt.meanings_in("%%time\nx") == {}

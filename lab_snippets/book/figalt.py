@@ -63,18 +63,56 @@ def drawn_titles(png: Path) -> list[str] | None:
     return None if text is None else [t for t in text.split("\n") if t.strip()]
 
 
-def english_alt(titles: list[str], states: list[str], drawn: list[str] | None = None) -> str:
+def meanings_in(source: str) -> dict[str, str]:
+    """The ``meanings={"state": "word"}`` a cell's code gives ``Timeline.plot`` (its legend's words
+    for those states), read from the source; {} when it gives none or the code does not parse."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "meanings" and isinstance(node.value, ast.Dict):
+            for key, value in zip(node.value.keys, node.value.values, strict=True):
+                if isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
+                    found.setdefault(str(key.value), str(value.value))
+    return found
+
+
+def _sources(doctree) -> dict[int, str]:
+    """{id(image): the source of the code cell that drew it}."""
+    from docutils import nodes
+
+    out: dict[int, str] = {}
+    for cell in doctree.findall(nodes.Element):
+        if cell.get("nb_element") == "cell_code":
+            images = list(cell.findall(nodes.image))
+            if images:
+                source = zhfigures._source_in(cell)
+                out.update((id(image), source) for image in images)
+    return out
+
+
+def english_alt(titles: list[str], states: list[str], drawn: list[str] | None = None,
+                legend: dict[str, str] | None = None) -> str:
     """The English alt text of a figure with these titles (from its cell's source; ``drawn``: as the
-    figure drew them, used instead when known) and drawn states."""
+    figure drew them, used instead when known) and drawn states, each named as its legend names it
+    (``legend``: a chart that gives grey the meaning "created, not started" must not be read out
+    as "cancelled")."""
     parts = ([_sentence(t, drawn=True) for t in drawn] if drawn is not None
              else [_sentence(t) for t in titles if t.strip()])
+    legend = legend or {}
     if states:
-        parts.append(TIMELINE.format(states=", ".join(f"{s} ({zhfigures.COLOUR_NAMES[s]})" for s in states)))
+        parts.append(TIMELINE.format(states=", ".join(f"{legend.get(s, s)} ({zhfigures.COLOUR_NAMES[s]})"
+                                                      for s in states)))
     return " ".join(parts) or UNTITLED
 
 
 def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str],
-                guide: dict[str, str], drawn: list[str] | None = None) -> str:
+                guide: dict[str, str], drawn: list[str] | None = None,
+                legend: dict[str, str] | None = None) -> str:
     """The Chinese alt text: translated titles (an untranslated one is left out: the catalogue's
     check reports it; ``drawn``: the Chinese figure's titles as drawn, those in Chinese used
     instead when known), then the timeline sentence with the guide's Chinese state names."""
@@ -82,7 +120,8 @@ def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str
         parts = [_sentence(t, "。", drawn=True) for t in drawn if re.search(r"[\u4e00-\u9fff]", t)]
     else:
         parts = [_sentence(title_words[t], "。") for t in titles if title_words.get(t)]
-    names = [state_name(s, title_words, guide) for s in states]
+    legend = {s: w for s, w in (legend or {}).items() if re.search(r"[\u4e00-\u9fff]", w)}
+    names = [legend.get(s) or state_name(s, title_words, guide) for s in states]
     if states and all(names):
         colours = [guide.get(zhfigures.COLOUR_NAMES[s]) for s in states]
         meaning = ("，".join(f"{c}表示{n}" for c, n in zip(colours, names, strict=True)) if all(colours)
@@ -108,6 +147,7 @@ def add_alt(app, doctree, docname: str) -> int:
     if chinese:
         title_words, guide = zhfigures.title_words(), zhfigures.guide_words()
     done = 0
+    sources = _sources(doctree)
     for image, titles in zhfigures.figures(doctree):
         alt = image.get("alt", "")
         if alt and alt != image.get("uri") and not alt.endswith(".png"):
@@ -115,8 +155,11 @@ def add_alt(app, doctree, docname: str) -> int:
         path = zhfigures.image_path(image, Path(app.srcdir))
         states = zhfigures.states_drawn(path) if path is not None else []
         drawn = drawn_titles(path) if path is not None else None
-        image["alt"] = (chinese_alt(titles, states, title_words, guide, drawn) if chinese
-                        else english_alt(titles, states, drawn))
+        legend = meanings_in(sources.get(id(image), ""))
+        if chinese:
+            legend = {s: title_words[w] for s, w in legend.items() if title_words.get(w)}
+        image["alt"] = (chinese_alt(titles, states, title_words, guide, drawn, legend) if chinese
+                        else english_alt(titles, states, drawn, legend))
         done += 1
     return done
 
