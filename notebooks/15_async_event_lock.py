@@ -100,11 +100,10 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 #
 # ## Predict: do tasks on one thread lose updates to a shared counter?
 #
-# Only one task runs at a time on an event loop, so "asyncio code needs no locks" sounds
-# right. Ten tasks each add one to a shared token counter. Between reading the counter and
-# writing it back, the second version awaits something (a log write, a metrics call), the way
-# real code grows. What is the final count in each version? And with an `asyncio.Lock`
-# around the read-modify-write?
+# Only one task runs at a time on an event loop. Ten tasks each add one to a shared token
+# counter, in three versions: the first reads the counter and writes it back; the second
+# awaits something in between (a log write, a metrics call); the third is the second with an
+# `asyncio.Lock` around the read and the write. Predict the three final counts.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 usage = {"tokens": 0}
@@ -118,7 +117,7 @@ async def add_token_no_await() -> None:
 
 async def add_token_with_await() -> None:
     current = usage["tokens"]
-    await asyncio.sleep(0)  # an await between the read and the write
+    await asyncio.sleep(0)  # a log write, a metrics call
     usage["tokens"] = current + 1
 
 
@@ -237,12 +236,11 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 # the load ends, the first request sets the future's result, which wakes every waiter with the
 # same value. It behaves like an `Event` that carries a result.
 #
-# The cell below runs five requests for one checkpoint twice, and each time one impatient
-# client (a dropped connection) is cancelled while it waits: `coalesced_updates(shielded)`
-# runs one such batch, five requests with the third cancelled while it waits, and returns how
-# many loads ran and what each request ended with. In the first run each waiter
-# awaits `asyncio.shield(shared)`, in the second the shared future itself. Predict: in the
-# second run, what do the other four requests get?
+# A folded helper, `coalesced_updates`, runs five requests (0 to 4) for one checkpoint:
+# request 0 finds nothing in flight and does the load, the others wait for it, and request 2,
+# an impatient client (a dropped connection), is cancelled while it waits. It runs twice: first each waiter awaits
+# `asyncio.shield(shared)`, then the shared future itself. Predict: in the second run,
+# request 2 is cancelled; what do requests 1, 3 and 4 get?
 
 # %%
 async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
@@ -346,7 +344,10 @@ print("✓ nobody continued before the last worker had paused")
 #
 # The task that completes the barrier needs no wake-up: it finds the others waiting, releases
 # them and goes straight on, while they resume only when the loop next runs them. That is why,
-# in the printed order, the last to arrive, worker 2, is the first to continue.
+# in the printed order, the last to arrive, worker 2, is the first to continue. That order
+# comes from how CPython's `asyncio.Barrier` is written (3.11 to 3.13), not from its
+# documentation, which promises only that nobody continues before all have arrived; the
+# check asserts only that.
 #
 # :::
 #
@@ -669,6 +670,15 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# :::{dropdown} After you have solved the exercise
+#
+# `load_once` needs no lock: between its look into `in_flight` and its write there is no
+# `await`, so no other task can run in between. Nor can it get stuck the way the slime
+# handler at the end of this chapter can: its load runs as a task of its own, and a cancelled caller cancels its
+# shielded wait, not the task.
+#
+# :::
+#
 # ## Summary
 #
 # - `asyncio.Event` wakes every waiter and stays set until `clear()`; it carries no value.
@@ -679,15 +689,6 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # - To share one in-flight operation, record a future (or a task) where the others find it,
 #   and let them await it through `asyncio.shield`, so that one cancelled waiter cannot cancel
 #   everyone's result.
-#
-# :::{dropdown} After you have solved the exercise
-#
-# `load_once` needs no lock: between its look into `in_flight` and its write there is no
-# `await`, so no other task can run in between. Nor can it get stuck the way the slime
-# handler below can: its load runs as a task of its own, and a cancelled caller cancels its
-# shielded wait, not the task.
-#
-# :::
 #
 # **What's next.** Chapter 16 returns to threads: a `Condition` to wait for a state rather
 # than a signal, re-entrant locks, and timers.
@@ -701,9 +702,14 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # `await` to it.
 #
 # One weak spot is not in the quotes. `CancelledError` is not an `Exception`, so if the
-# updating request itself is cancelled while it waits (chapter 05), the update stays stuck
-# and every later request for that checkpoint waits forever; chapter 27 (hazard 4) shows the
-# code and runs a model of it. Every lock and event in slime is listed in the [source inventory](../book/reference/inventory.md).
+# updating request itself is cancelled while it waits (chapter 05), say its client
+# disconnects during the reload, its `finally` reads a result the cancelled `try` never
+# bound, and the `UnboundLocalError` leaves it before it resolves the shared future and
+# clears the "in progress" mark. From then on the update stays stuck: every later request
+# for that checkpoint waits forever, a request for another checkpoint is refused as "already
+# in progress", and `/generate`, which refuses to serve while an update is in progress,
+# answers 503 to every request until the server is restarted. Chapter 27 (hazard 4) shows the code
+# and runs a model of it. Every lock and event in slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
