@@ -12,7 +12,7 @@
 #    over;
 # 4. find out what `asyncio.shield` protects when a caller is cancelled.
 #
-# **Needs** chapters 03 (tasks) and 04 (wait) · about 50 minutes
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -24,6 +24,8 @@ import asyncio
 import sys
 import time
 
+from matplotlib.lines import Line2D
+
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
@@ -32,11 +34,12 @@ figure_style()
 # ## When does a cancel take effect?
 #
 # `task.cancel()` asks a task to stop; inside the task, the stop arrives as a `CancelledError`.
-# In the next cell the worker first runs 0.04 s of plain code with no `await` (standing in for
-# tokenising a long prompt). A cancel is scheduled for 0.01 s after the start
+# In the next cell the worker first tokenises a long prompt (a 0.04 s loop stands in for it),
+# then waits for its request. A cancel is scheduled for 0.01 s after the start
 # (`loop.call_later(0.01, f)` asks the loop to run `f` 0.01 s from now). The moments are
-# written down with `tl.mark` on a `Timeline`, the course's recorder. Predict their order: does
-# the cancel run at 0.01 s, and where does `CancelledError` arrive?
+# written down with `tl.mark` on a `Timeline`, the course's recorder. Predict their order:
+# where among the worker's marks does "cancel requested" fall, and where does
+# `CancelledError` arrive?
 
 # %%
 tl = Timeline()
@@ -46,7 +49,7 @@ async def tokenize_then_request() -> None:
     tl.mark("busy stretch started")
     busy_until = time.monotonic() + 0.04
     while time.monotonic() < busy_until:
-        pass  # plain code, no await
+        pass  # tokenising the prompt
     tl.mark("busy stretch finished")
     try:
         await asyncio.sleep(1)
@@ -172,8 +175,10 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 # `except BaseException`, or `except CancelledError` without `raise`) eats the cancellation
 # that `asyncio.timeout` sent. The timeout can only turn a `CancelledError` that comes *out* of
 # the block into `TimeoutError`; when nothing comes out, it has nothing to convert. Look at the
-# `bare_except` row, and compare how long its block lasted with the budget. Catching
-# `CancelledError` is fine for cleanup, as long as you re-raise it.
+# `bare_except` row, and compare how long its block lasted with the budget. (The blocks that
+# raised lasted about their budget, 1.0 or 1.1 times it: the loop wakes a little after the
+# deadline, and the cancel still has to travel out of the worker; a tenth of 0.03 s is 3 ms.)
+# Catching `CancelledError` is fine for cleanup, as long as you re-raise it.
 #
 # :::
 #
@@ -222,6 +227,7 @@ async def release_slot(name: str) -> None:
     tl.mark(f"worker {name} released the slot")
 
 
+
 # %%
 async def hold_slot(name: str) -> None:
     try:
@@ -248,21 +254,14 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
     return slot_free["B"]
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show what each caller saw"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 workers = {name: asyncio.create_task(hold_slot(name)) for name in "AB"}
 await asyncio.sleep(0.03)
 seen_by_a, seen_by_b = await asyncio.gather(
     cancel_and_move_on(workers["A"]), cancel_and_wait(workers["B"]))
 print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_b}")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-await asyncio.wait(workers.values(), timeout=2)  # A's cleanup must finish too, before we leave
-for name in "AB":  # each worker's wait: from its start to the cancel's arrival, where cleanup starts
-    cleanup = tl.spans_of(f"worker {name}")[0]
-    tl.add(f"worker {name}", tl.t0, tl.t0 + cleanup.start, state="waiting")
-fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
-              lanes=["worker A", "caller A", "worker B", "caller B"])
+await asyncio.wait(workers.values(), timeout=2)  # A's cleanup ends too before we go on
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-awaiting-sees-the-cleanup-done
@@ -279,9 +278,10 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # %% [markdown]
 # :::{dropdown} Why
 #
-# In the chart, light green is each worker's wait, which ends where the cancellation reaches
+# In the chart below, light green is each worker's wait, which ends where the cancellation reaches
 # its `await`; purple is its cleanup. Caller A has no span: its lane holds only a short black
-# tick, its two marks "cancelled" and "continues", too close together to tell apart. Caller B's
+# tick, its two marks "cancelled" and "continues", too close together to tell apart (the
+# legend's last entry). Caller B's
 # light green span is its wait for the worker. Compare where each caller's lane ends with where
 # its worker's purple cleanup ends; the check prints how long caller B waited, in units of the
 # cleanup. `cancel()` returning tells the caller nothing
@@ -289,7 +289,19 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # callback) is how it learns that the cleanup is over.
 #
 # :::
-#
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+for name in "AB":  # each worker's wait: from its start to where its cleanup starts
+    cleanup = tl.spans_of(f"worker {name}")[0]
+    tl.add(f"worker {name}", tl.t0, tl.t0 + cleanup.start, state="waiting")
+fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
+              lanes=["worker A", "caller A", "worker B", "caller B"])
+ax = fig.axes[0]
+tick = Line2D([], [], color="black", label="mark (caller A: cancelled,\nthen moved on at once)")
+key = ax.legend(handles=[*ax.get_legend().legend_handles, tick],
+                loc="upper left", bbox_to_anchor=(1.01, 1.0), title="state", frameon=False)
+
+# %% [markdown]
 # ## `asyncio.shield`: which one is cancelled?
 #
 # Sometimes the work a caller waits for is not its own: a checkpoint save that other requests
@@ -341,31 +353,16 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # :::
 
 # %% [markdown]
-# :::{dropdown} Going further: tasks count cancel requests (`cancelling`, `uncancel`)
+# ## A cancel swallowed on purpose, then a `TaskGroup` (Python 3.13)
 #
-# How does `asyncio.timeout` know that a `CancelledError` is its own, to turn into
-# `TimeoutError`, and not a cancel sent from outside, which must propagate? Since Python 3.11
-# every task counts the cancel requests it has received: `task.cancelling()`. A timeout that
-# fires adds one. When its block exits after it fired, it calls `task.uncancel()` to take its
-# request back, and turns the `CancelledError` into `TimeoutError` only if the count is then
-# back where it was when the block was entered, that is, if nobody else asked for a cancel
-# meanwhile. `TaskGroup` likewise takes back the request it made when it cancelled its parent
-# because a child failed.
-#
-# Code that swallows a cancel on purpose (say, a worker that treats a cancel as "drop this
-# sample and take the next") must therefore call `uncancel()` too, or its task keeps counting
-# a request that nobody is handling. The folded cells below show the stale count, and what it
-# breaks on Python 3.13 and later, where `TaskGroup` consults the count when it exits with
-# errors: if it is above zero, it cancels its parent task once more. The child's error is
-# still raised and handled, but the task ends cancelled, and its return value is lost.
-#
-# Their `with uncancel` row is right on every version. The row without it is a bug waiting for
-# an upgrade. Swallowing cancellation has a cost even when done on purpose: do it rarely, and
-# call `uncancel()` when you do.
-#
-# :::
+# Sometimes a worker swallows a cancel on purpose: a supervisor cancels it to mean "drop this
+# sample and take the next", and the worker catches `CancelledError` and carries on. Below,
+# such a worker then runs a `TaskGroup` whose child fails, handles the child's error with
+# `except* ValueError`, and returns the pair `(task.cancelling(), outcome)`. It runs twice:
+# once as described, and once calling `asyncio.current_task().uncancel()` right after it
+# catches the cancel.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+# %%
 async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
     try:
         await asyncio.sleep(1)  # a supervisor cancels us here: "drop this sample"
@@ -389,7 +386,11 @@ async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
     return count, outcome
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+# %% [markdown]
+# Predict, for each run on Python 3.13 and later: does the task return its pair, or end
+# cancelled?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 results, reached_return = {}, {}
 for use_uncancel in (False, True):
     soft_stopped = asyncio.create_task(drop_sample_then_group(use_uncancel))
@@ -416,6 +417,33 @@ else:
     assert results[False][0] == 1, "the swallowed request is still counted"
 print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale count is",
       "fatal to the task's result on 3.13+" if sys.version_info >= (3, 13) else "still there (1)")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# Since Python 3.11 every task counts the cancel requests it has received but not taken back:
+# `task.cancelling()`. Catching the `CancelledError` does not lower the count; only
+# `task.uncancel()` does. On 3.13 and later, a `TaskGroup` that exits with errors consults the
+# count, and if it is above zero, it cancels its parent task once more. The child's error is
+# still raised and handled, the worker reaches its `return` (the second column of the answer),
+# and yet the task ends cancelled, its return value lost. On 3.11 and 3.12 the same code
+# returns its pair with the stale count of 1 in it: a bug waiting for an upgrade. The `with
+# uncancel` row is right on every version. Swallowing a cancel has a cost even when done on
+# purpose: do it rarely, and call `uncancel()` when you do.
+#
+# :::
+#
+# :::{dropdown} Going further: how `asyncio.timeout` uses the count
+#
+# How does `asyncio.timeout` know that a `CancelledError` is its own, to turn into
+# `TimeoutError`, and not a cancel sent from outside, which must propagate? A timeout that
+# fires adds one to the task's `cancelling()` count. When its block exits after it fired, it
+# calls `task.uncancel()` to take its request back, and turns the `CancelledError` into
+# `TimeoutError` only if the count is then back where it was when the block was entered, that
+# is, if nobody else asked for a cancel meanwhile. `TaskGroup` likewise takes back the request
+# it made when it cancelled its parent because a child failed.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 5.1 · Drain: grace period, cancel, wait for cleanup
@@ -684,9 +712,14 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 #
 # ## In slime
 #
-# The first quote is exercise 5.1's drain in slime's agent adapter; the second is the cleanup
-# that the handlers it cancels run. Every `cancel`, `shield`
-# and timeout in slime is listed in the [source inventory](../book/reference/inventory.md).
+# The first quote is exercise 5.1's drain in slime's agent adapter: `_drain` waits up to
+# `wait_timeout`, cancels what is left, then awaits it with a `gather` that has no timeout. The
+# second is the cleanup that the handlers it cancels run: it catches `CancelledError`, awaits a
+# POST that asks SGLang to abort the request, and re-raises. That `raise` is what lets the drain
+# end. A handler that swallowed the cancel would keep the unbounded `gather` waiting, and
+# `shutdown_session` with it, until that handler finished its work on its own, however long that
+# took. Every `cancel`, `shield` and timeout in slime is listed in the
+# [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

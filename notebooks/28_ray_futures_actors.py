@@ -16,43 +16,16 @@
 # 5. take a {term}`lock` that lives in an actor from a coroutine, the shape of slime's engine
 #    lock.
 #
-# **Needs** chapters 02, 04, 06, 08 and 09; Linux and about 1 GB of free memory for Ray ·
-# about 50 minutes
+# **Needs** chapters 02, 04, 06, 08 and 09; Linux, Python 3.11 to 3.14 (Ray has no wheels for
+# 3.15 yet) and about 1 GB of free memory for Ray · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
-# :::{dropdown} Why the course does it this way
-#
 # **What it costs.** The second code cell starts a private local Ray: about ten processes and
-# 700 MB of memory, a few seconds; each actor below adds a process of its own.
-#
-# The chapter's last cells stop this Ray with `raylab.stop`. Ray has no wheels for Python 3.15
-# yet, so read this chapter on 3.11 to 3.14.
-#
-# The ten processes are Ray's control store, a raylet, a monitor, a dashboard in minimal mode,
-# a log monitor, two agents and two idle workers. On the course's two-core machine `ray.init`
-# takes several seconds, and longer still when other programs are busy on both cores; the
-# cell prints how long this start took, and `python -m lab_snippets.bench.ray_start` times
-# ten. The time is mostly spent starting those Python processes. A start that fails is tried
-# once more only if the time left of its 40 s budget allows another; otherwise the cell stops
-# with a `RayStartError` that names what did not start and where Ray's logs were kept.
-# Everything listens on 127.0.0.1 only and writes into a temporary folder; the chapter's last
-# cells stop Ray and remove the folder. `lab_snippets.raylab` explains each setting it applies
-# and why.
-#
-# Ray is imported after `lab_snippets`, whose import keeps jsonschema's slow optional grammar
-# (about a second of CPU, for a string format Ray never checks) out of this process;
-# `raylab.start` keeps it out of every process Ray starts.
-#
-# Ray 2.60.0, the release the course pins, publishes wheels for Python 3.11 to 3.14 and none
-# for 3.15. On 3.15, `pip install -r requirements.txt` leaves Ray out, so `import ray` fails
-# and Part VI cannot run: the course's tests skip its cells with that reason, and `labs
-# validate` reports its labs as skipped. On 3.15 it comes back by itself once Ray publishes
-# wheels for it.
-#
-# :::
+# 700 MB of memory, a few seconds; each actor below adds a process of its own. The chapter's
+# last cells stop this Ray and remove its temporary folder.
 
 # %%
 import asyncio
@@ -163,20 +136,6 @@ print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat
 #
 # :::
 #
-# ## Measure: the event loop during each wait
-#
-# Each lane is the event loop during one of the two waits, drawn from the heartbeat: blue
-# while it answered, red while it could not.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-tl = Timeline()
-tl.t0 = min(watch.beats[0] for watch in watches.values())  # the waits ran before this Timeline
-for name, watch in watches.items():
-    watch.add_to(tl, label=name.replace("read_with_", "event loop, "))
-fig = tl.plot("The event loop while a coroutine waits 0.6 s for a remote call")
-plt.show()
-
-# %% [markdown]
 # ## Reading through `to_thread(ray.get, ...)`
 #
 # Chapter 08's answer to a blocking call is `asyncio.to_thread`, and the HTTP handlers of
@@ -188,53 +147,50 @@ plt.show()
 # `wait_open(i)` suspends until someone calls `open(i)`, then returns `i`. A gate once opened
 # stays open, so each experiment uses gate numbers of its own.
 #
-# `three_reads(read, first)` starts three reads, each done with the given way of reading:
+# `three_reads(read, gates)` starts three reads, each done with the given way of reading:
 #
-# - `held 1` and `held 2` read calls that wait at gates `first + 1` and `first + 2`;
-# - `ready` reads a `nap(0)`, done at once.
+# - `held 1` and `held 2` read calls that wait at the two gates numbered in `gates`;
+# - `ready` reads a `nap(0)`, whose value exists at once.
 #
-# It gives `ready` up to 2 s, then opens both gates (`"gate opens"` in the list), and returns
-# the order in which the reads finished, with the time `ready` finished. It runs twice: with
-# `to_thread` on a default pool of only 2 threads, then with `await ref`.
-# `borrowed_default_executor(max_workers=2)` gives the loop that 2-thread pool for the `with`
-# block and puts the usual one back afterwards. In what order do the three finish, and does
-# it change with `await ref`?
+# It gives `ready` up to 2 s, then opens both gates (`"gates open"` in the list), and returns
+# the order in which the reads finished. It runs twice: with `to_thread` on a default pool of
+# only 2 threads (`borrowed_default_executor(max_workers=2)` lends the loop such a pool for
+# the `with` block), then with `await ref`. In what order do the three finish, and does it
+# change with `await ref`?
 
 # %%
 async def ray_get_in_thread(ref):  # slime's teacher server: _ray_get
     return await asyncio.to_thread(ray.get, ref)
 
 
-async def three_reads(read, first: int) -> tuple[list[str], float]:
-    finished, began, ready_at = [], time.monotonic(), []
+async def three_reads(read, gates: tuple[int, int]) -> list[str]:
+    finished = []
 
     async def one(name: str, ref) -> None:
         await read(ref)
         finished.append(name)
-        if name == "ready":
-            ready_at.append(time.monotonic() - began)
 
-    held = [asyncio.create_task(one(f"held {i}", gate.wait_open.remote(first + i)))
-            for i in (1, 2)]
+    held = [asyncio.create_task(one(f"held {i}", gate.wait_open.remote(g)))
+            for i, g in enumerate(gates, start=1)]
     ready = asyncio.create_task(one("ready", gate.nap.remote(0)))
     await asyncio.wait({ready}, timeout=2)  # up to 2 s for the ready read
-    finished.append("gate opens")
-    for i in (1, 2):
-        await gate.open.remote(first + i)
+    finished.append("gates open")
+    for g in gates:
+        await gate.open.remote(g)
     await asyncio.wait_for(asyncio.gather(*held, ready), timeout=30)
-    return finished, ready_at[0]
+    return finished
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with borrowed_default_executor(max_workers=2):  # a default pool of 2 threads
-    in_threads, ready_in_thread = await three_reads(ray_get_in_thread, 10)
-awaited_refs, ready_awaited = await three_reads(read_with_await, 20)
-print("to_thread(ray.get):", in_threads, f"ready after {ready_in_thread:.2f} s")
-print("await ref:         ", awaited_refs, f"ready after {ready_awaited:.2f} s")
+    in_threads = await three_reads(ray_get_in_thread, gates=(11, 12))
+awaited_refs = await three_reads(read_with_await, gates=(21, 22))
+print("to_thread(ray.get):", in_threads)
+print("await ref:         ", awaited_refs)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: to-thread-ready-result-waits-for-a-thread
-assert in_threads.index("ready") > in_threads.index("gate opens"), (
+assert in_threads.index("ready") > in_threads.index("gates open"), (
     f"with 2 threads held by waits, the ready result still came back first: {in_threads}")
 assert awaited_refs[0] == "ready", f"await ref: the ready result did not come first: {awaited_refs}"
 print("✓ to_thread: the ready result waited for a thread; await ref: it came back at once")
@@ -244,10 +200,9 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 #
 # With `to_thread`, each read is a `ray.get` in a pool thread that it holds until the value
 # arrives. The two held reads took both threads; the ready read queued for a thread, unseen,
-# and came back only after the gates had opened and a thread was free: about 2 s after it
-# started (the 2 s are the cell's own grace period, not a Ray cost: it opens the gates only
-# after giving `ready` that long), although its value was there at once. With `await ref` no thread is used: the
-# ready value came back within milliseconds.
+# and came back only after the gates had opened and a thread was free, although its value was
+# there at once: it would have waited as long as the held reads did, however long that was.
+# With `await ref` no thread is used: the ready value came back first, before the gates opened.
 # The pool's size is a hidden cap on the waits in flight (chapter 25), and slime's HTTP helpers
 # describe exactly this in a comment (in `post`, quoted in chapter 08).
 #
@@ -258,9 +213,12 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # `ray.wait(refs, num_returns=k, timeout=t)` splits `refs` into two lists: `k` refs it hands
 # back, and the rest. Below, jobs 0, 1 and 2 wait at gates 30, 31 and 32, and the gates open
 # for jobs 2, 0, 1 in that order; after each opening, a call of `ray.wait(num_returns=1)`
-# asks for one job. If `ray.wait` went by list order, its first call would wait for job 0
-# while job 2 is already done. Does it, or does it hand back job 2? And what does `timeout=0`
-# return for a job that is still waiting (at gate 39)?
+# asks for one job from the list of those not yet handed back. Which job does each call hand
+# back? And what does `timeout=0` return for a job that is still waiting (at gate 39)?
+#
+# This cell, like the two counter cells further down, calls `ray.wait` and `ray.get` at the
+# notebook's top level, on the loop's thread. That is fine there: no coroutine of ours runs
+# meanwhile, and each call has a timeout.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 jobs = [gate.wait_open.remote(30 + k) for k in range(3)]
@@ -295,7 +253,7 @@ print("✓ ray.wait handed back what had finished, whatever its place in the lis
 #
 # :::
 #
-# ## `max_concurrency` on an async actor
+# ## Measure: `max_concurrency` on an async actor
 #
 # An async actor (one with `async def` methods) runs its calls as tasks on one event loop in
 # the actor's process. Its `max_concurrency` option is 1000 unless you say otherwise. Nine
