@@ -520,6 +520,7 @@ except subprocess.TimeoutExpired as expired:
     if isinstance(partial, bytes):
         partial = partial.decode()
     print("timed out; the child had printed:", (partial or "").strip() or "(nothing)")
+# children_before: this kernel's children before the call (the set-up above)
 still_running = [child.pid for child in psutil.Process().children()
                  if child.pid not in children_before]
 print("children of this kernel still running:", still_running)

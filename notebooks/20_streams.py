@@ -333,10 +333,13 @@ with tl.span("server", state="waiting"):
         )
         stats = dict(server.stats)
 in_order = good == [f"ok:step {n}".encode() for n in range(len(good))]
+# BAD_EVENTS: the server's four events, one per bad client
 last_after_bad = tl.order(*[name for name in tl.names() if name.endswith(BAD_EVENTS)],
                           f"good client: reply {len(good) - 1} (the last)")
-print(f"good client: {len(good)} replies, {'in order' if in_order else 'NOT in order'}, "
-      f"the last {'after' if last_after_bad else 'NOT after'} all four bad clients")
+order = "in order" if in_order else "NOT in order"
+after = "after" if last_after_bad else "NOT after"
+print(f"good client: {len(good)} replies, {order},",
+      f"the last {after} all four bad clients")
 print("the server's counts:", stats)
 
 # %% [markdown]
@@ -479,7 +482,7 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
             writer.write(chunk)  # chunk: one 64 KiB frame
             if not await drain_returns_within(writer, 0.05):
                 break  # this drain() has not returned within 0.05 s
-        held = asyncio.ensure_future(writer.drain())  # a drain that waits for the reader
+        held = asyncio.ensure_future(writer.drain())  # waits for the reader
         await asyncio.sleep(0.3)  # the gate stays shut: nothing is read meanwhile
         open_gate()  # the server starts reading
         await asyncio.wait_for(held, timeout=10)

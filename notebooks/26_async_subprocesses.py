@@ -493,8 +493,7 @@ print("✓ the watcher threads match this Python's child watcher")
 # 3. otherwise kill the **whole process group** with SIGKILL (even when the leader has
 #    already exited and one of its children still holds the pipes), wait for the leader to
 #    exit, and raise `TimeoutError`, not before `timeout` and soon after it; when `run_tool`
-#    raises, no process of the group is left running (on a return there is nothing to kill:
-#    the leader has exited and every process that held the pipes has closed them);
+#    raises, no process of the group is left running;
 # 4. never block the event loop, and let several calls run at once without disturbing one
 #    another;
 # 5. if the caller cancels `run_tool`, do the same cleanup and let the cancellation through.
