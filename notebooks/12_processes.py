@@ -65,10 +65,9 @@ print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()}
 #
 # ## Predict: does a worker process change the list you hand it?
 #
-# "A process is just a heavier thread." If that were so, a worker that appends to a list you
-# hand it would change *your* list, as a thread does. Predict what `shared` holds after a
-# thread and then a process have each appended to it (`append_and_return(items, value)` appends
-# and returns the list as the worker sees it).
+# A thread that appends to a list you hand it changes *your* list. Predict what `shared` holds
+# after a thread and then a process have each appended to it (`append_and_return(items, value)`
+# appends and returns the list as the worker sees it).
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 shared = ["from the parent"]
@@ -164,26 +163,17 @@ with SPAWN.Pool(processes=2) as pool:
     on_processes = pool.starmap(burn, [(CHUNKS, cpu) for cpu in pins])
 
 # %% [markdown]
-# First the plain measurement: the wall time of each run, from its first job's start to its
-# last job's end (so the processes' start-up is not counted).
-# `wall(reports)` computes that span: the last end minus the first start.
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the wall times"}
-sequential_wall = sequential[1]["end"] - sequential[0]["start"]
-threads_wall, processes_wall = wall(on_threads), wall(on_processes)
-print(f"one after the other: {sequential_wall:.2f} s")
-print(f"on two threads:      {threads_wall:.2f} s")
-print(f"on two processes:    {processes_wall:.2f} s")
-
-# %% [markdown]
-# The running intervals answer the question directly: the table gives, for each run, the
-# share of the time each job was executing and the share during which *both* were. It also
-# gives each run's **cores' worth**: the CPU seconds the run received per second of wall time,
-# so 1 means one core kept busy all the time and 2 means two.
+# The running intervals answer the question directly: the table gives, for each run, its wall
+# time (from its first job's start to its last job's end, so the processes' start-up is not
+# counted), the share of that time each job was executing and the share during which *both*
+# were. It also gives each run's **cores' worth**: the CPU seconds the run received per second
+# of wall time, so 1 means one core kept busy all the time and 2 means two.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # The table: each run's wall time, its cores' worth and the share each job (and both) ran.
 del pool  # the pool's pipes close when the object goes
+sequential_wall = sequential[1]["end"] - sequential[0]["start"]
+threads_wall, processes_wall = wall(on_threads), wall(on_processes)
 print(f"{'':<11}{'wall s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}{'both ran':>9}")
 print(f"{'sequential':<11}{sequential_wall:7.3f}{cores_worth(sequential):12.2f}")
 for kind, reports in (("threads", on_threads), ("processes", on_processes)):
@@ -193,6 +183,11 @@ for kind, reports in (("threads", on_threads), ("processes", on_processes)):
 print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x, "
       f"processes {sequential_wall / processes_wall:.2f}x (at most {min(2, len(CPUS))}x here; "
       "these three wall times were taken at different moments, so a busy neighbour moves them)")
+# A sequential job on an idle core gets close to a whole core: much less means other programs
+# took the CPU, and then wall times compare the load, not threads and processes.
+if cores_worth(sequential) < 0.9:
+    print(f"this machine was busy: the sequential jobs got {cores_worth(sequential):.0%} of a core; "
+          "compare the `both ran` column, not the wall times (see 'If your numbers differ' below)")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -285,9 +280,10 @@ else:
 # ## Measure: when was each thread, and each process, executing?
 #
 # The running intervals, drawn on the course's timeline: each bar is a stretch during which
-# that worker was executing, and each title gives the share of the time both were. Look for
-# places where a bar in the upper lane sits directly above one in the lower lane: there both
-# were executing.
+# that worker was executing, and each title gives the share of the time both were. Single
+# switches are too short to see at this scale: look at how filled each lane is. Two lanes that
+# take turns are each at most half filled; two lanes that run at once can both be solid over
+# the same stretch.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
@@ -306,16 +302,20 @@ for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
     both_share = shares(reports)[2]
     tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})",
             ax=ax)
-axes[1].set_xlim(axes[0].get_xlim())
+# one time scale for both plots, long enough for the longer run
+longest = max(axes[0].get_xlim()[1], axes[1].get_xlim()[1])
+for ax in axes:
+    ax.set_xlim(0, longest)
 axes[0].set_xlabel("")  # one time axis label, under the lower plot
 assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the other held the GIL"
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The thread lanes never line up (the GIL hands over every few milliseconds). On an idle machine the
-# process lanes are two long bars on top of each other; on a busy one they are striped like
-# the threads', and only where their stripes line up did both run.
+# The thread lanes never line up (the GIL hands over every few milliseconds), so each is a
+# stripe about half filled. On an idle machine the process lanes are two long solid bars on
+# top of each other; on a busy one they are striped like the threads', and only where their
+# stripes line up did both run.
 #
 # :::
 
@@ -342,21 +342,15 @@ assert b"lab_snippets.proc_workers" in pickle.dumps(square)
 print("✓ both are pickled as a module and a name: __main__ for the notebook's function")
 
 # %% [markdown]
-# A worker writes its messages on *its own* stderr, which the parent never reads. So that we
-# can read them afterwards, the pool's `initializer` sends each worker's stderr to a log file
-# (`send_stderr_to`).
+# Predict what happens when a `spawn` pool runs `square_in_notebook(7)`, then run.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
-# %% [markdown]
-# The notebook's function is pickled as `__main__` and its name, and a spawned worker has a
-# `__main__` of its own. Predict what happens when a `spawn` pool runs `square_in_notebook`,
-# then run.
-
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# worker_log: the file that send_stderr_to points the worker's stderr at
+# A worker writes its messages on its own stderr, which the parent never reads:
+# send_stderr_to points each worker's stderr at worker_log, for the check to read.
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
                          initializer=send_stderr_to,
                          initargs=(worker_log,)) as executor:
@@ -366,8 +360,8 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
 # :::{dropdown} Why
 #
 # Look at the last line of the traceback: the parent learns only that a worker died
-# (`BrokenProcessPool`), not why. The cause is in the worker's log, whose last line the check
-# below prints: {term}`pickling` worked in the parent, and the worker failed while
+# (`BrokenProcessPool`), not why. The cause is in the worker's own stderr, which the pool's
+# `initializer` sent to a log file; the check below prints its last line: {term}`pickling` worked in the parent, and the worker failed while
 # *unpickling* the task, because its own `__main__` has no `square_in_notebook`. Leaving the
 # `with` block shut the broken pool down, so nothing is left running.
 #
@@ -526,10 +520,13 @@ except subprocess.TimeoutExpired as expired:
     if isinstance(partial, bytes):
         partial = partial.decode()
     print("timed out; the child had printed:", (partial or "").strip() or "(nothing)")
+# children_before: this kernel's children before the call (the set-up above)
+still_running = [child.pid for child in psutil.Process().children()
+                 if child.pid not in children_before]
+print("children of this kernel still running:", still_running)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-left_behind = [child.pid for child in psutil.Process().children()
-               if child.pid not in children_before]
+left_behind = still_running
 assert left_behind == [], f"run() should kill and reap the child before raising: {left_behind}"
 print("✓ run() killed and reaped the child before raising TimeoutExpired")
 
@@ -985,7 +982,9 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 # - With `spawn` (and `forkserver`) a worker finds its function by module and name, so the
 #   function must live in an importable module, not in a notebook.
 # - `Pool.starmap` keeps input order; `as_completed` yields in finishing order; a worker's
-#   exception is raised again by `result()`; `with` shuts the pool down.
+#   exception is raised again by `result()`. Leaving `with` ends a `Pool` with `terminate()`
+#   (running calls are killed) but a `ProcessPoolExecutor` with `shutdown(wait=True)` (running
+#   calls finish first).
 # - `subprocess.run(..., timeout=..., check=True)` bounds the wait, kills and reaps on timeout,
 #   and turns failure into an exception.
 # - Name the start method: the default differs between platforms and Python versions.

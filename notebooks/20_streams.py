@@ -57,18 +57,15 @@ figure_style()
 #
 # The server below records what each `await reader.read(1024)` returns until the client hangs
 # up. The client sends two newline-terminated messages with **one** `write`, pauses, then
-# sends a third message in **two** `write`s with a pause between them. (Each pause lasts until
-# the server's `read` has returned, so that a busy machine cannot change the answer.)
+# sends a third message in **two** `write`s with a pause between them.
 #
-# Before running: how many reads does the server see, and what does each one hold? The usual
-# expectation is one read per message.
+# Before running: how many reads does the server see, and what does each one hold?
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01), and the check after it uses `tl.order(a, b)` to test that moment
 # `a` was marked before moment `b`.
 
 # %% tags=["remove-output"]
-# The client: three messages in three writes; each pause lasts until the server's read
-# has returned.
+# The client: three messages in three writes, with a pause after the first two.
 tl = Timeline()
 server_read = asyncio.Event()  # set each time a read returns data
 server_done = asyncio.Event()
@@ -141,8 +138,47 @@ print("✓ three messages arrived in three reads, and not one read is one messag
 # The first holds two, the next two hold halves of one. An empty `bytes` means the other side closed its end, which is
 # also the only reliable "no more data" signal.
 #
-# :::
+# Each pause in the client lasted until the server's `read` had returned, so each write
+# arrived on its own and a busy machine could not change the answer. One read per write is
+# not a rule either: the cell below sends two messages in two writes with no pause, and the
+# server, which reads a moment later, gets both in one read.
 #
+# :::
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code"}
+both_written, read_done = asyncio.Event(), asyncio.Event()
+joined_reads: list[bytes] = []
+
+
+async def read_a_moment_later(reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+    try:
+        await asyncio.wait_for(both_written.wait(), timeout=2)
+        await asyncio.sleep(0.05)  # the bytes are already in the server's socket by now
+        joined_reads.append(await asyncio.wait_for(reader.read(1024), timeout=2))
+    finally:
+        writer.close()
+        await writer.wait_closed()
+        read_done.set()
+
+
+async with await asyncio.start_server(read_a_moment_later, "127.0.0.1", 0) as joiner:
+    _, client = await asyncio.open_connection("127.0.0.1", joiner.sockets[0].getsockname()[1])
+    try:
+        client.write(b"one\n")
+        client.write(b"two\n")
+        await client.drain()
+        both_written.set()
+        await asyncio.wait_for(read_done.wait(), timeout=5)  # the server reads meanwhile
+    finally:
+        client.close()
+        await asyncio.wait_for(client.wait_closed(), timeout=2)
+print("two writes, no pause; the server's first read:", joined_reads)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert joined_reads == [b"one\ntwo\n"], joined_reads
+print("✓ two writes arrived in one read")
+
+# %% [markdown]
 # ## Putting the boundaries back
 #
 # Two common ways:
@@ -296,7 +332,15 @@ with tl.span("server", state="waiting"):
             bad_client(server, "idle", 0.02),
         )
         stats = dict(server.stats)
-print(stats)
+in_order = good == [f"ok:step {n}".encode() for n in range(len(good))]
+# BAD_EVENTS: the server's four events, one per bad client
+last_after_bad = tl.order(*[name for name in tl.names() if name.endswith(BAD_EVENTS)],
+                          f"good client: reply {len(good) - 1} (the last)")
+order = "in order" if in_order else "NOT in order"
+after = "after" if last_after_bad else "NOT after"
+print(f"good client: {len(good)} replies, {order},",
+      f"the last {after} all four bad clients")
+print("the server's counts:", stats)
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -314,9 +358,18 @@ print(stats)
 # requests, a fifteenth of the 0.3 s idle timeout, so the idle rule can only ever cut off the
 # silent client.
 #
-# In the figure below, the good client's ticks go on after the last diamond.
-#
 # :::
+#
+# In the figure that follows, one bar per client is drawn with `tl.add(lane, start, end,
+# state=...)`, and the state picks its colour, the same in every chapter. Blue (`running`) is
+# a connection the server kept serving: the good client's and the malformed client's. Orange
+# (`failed`) is a connection the server closed on an error. Green (`waiting`) is the silent
+# client, and the server itself, which spends its life waiting for connections. The
+# malformed, oversized and truncated connections last a few milliseconds, too short for a
+# bar, so a diamond in the state's colour marks each. Passing `on_event=tl.mark` to the
+# server turns each of its events (an accepted connection, a decision from the table, a
+# closed connection) into a tick on the server lane, and each reply is a tick on the good
+# client's lane: they go on after the last diamond.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 BAD_LANES = ["malformed client", "oversized client", "truncated client"]
@@ -339,17 +392,6 @@ assert len(bad_events) == 4 and tl.order(*bad_events, last_reply), "still served
 print(f"✓ {len(good)} replies to the good client, in order, the last after all four bad clients")
 
 # %% [markdown]
-# In the figure, one bar per client is drawn with `tl.add(lane, start, end, state=...)`,
-# and the state picks its colour, the same in every chapter. Blue (`running`) is a
-# connection the server kept serving: the good client's and the malformed client's. Orange
-# (`failed`) is a connection the server closed on an error. Green (`waiting`) is the silent
-# client, and the server itself, which spends its life waiting for connections. The
-# malformed, oversized and truncated connections last a few milliseconds, too short for a
-# bar, so a diamond in the state's colour marks each. Passing `on_event=tl.mark` to the
-# server turns each of its events (an accepted connection, a decision from the table, a
-# closed connection) into a tick on the server lane, and each reply is a tick on the good
-# client's lane.
-#
 # ## Measure: what `drain()` does when the reader reads nothing
 #
 # `writer.write(data)` never waits: it hands the bytes to the transport, which sends what the
@@ -359,17 +401,15 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 #
 # The transport tells its protocol when to stop writing (`pause_writing()`, when its buffer
 # passes the high-water mark) and when to go on (`resume_writing()`, once the buffer is back
-# at the low-water mark); `drain()` waits exactly while the protocol is paused. We wrap those
-# two calls to record each moment and the buffer size at that moment.
+# at the low-water mark); `drain()` waits exactly while the protocol is paused.
+# `record_flow_control(writer)` wraps those two calls to record each one with the buffer size
+# at that moment, and `drain_returns_within(writer, 0.05)` is one bounded drain, false when it
+# timed out while the transport was paused.
 #
 # Here the server accepts the connection but reads nothing until we open a gate. The client
 # writes 64 KiB frames and drains after each, until a drain does not return within 0.05 s
-# while the transport is still paused. Then we open the gate and wait for that drain to
-# finish.
-#
-# `record_flow_control(writer)` wraps the protocol's `pause_writing()` and
-# `resume_writing()` to record each call, and `drain_returns_within(writer, 0.05)` is one
-# bounded drain, false when it timed out while the transport was paused.
+# while the transport is still paused. Then it drains once more, we keep the gate shut for
+# 0.3 s, open it, and wait for that drain to finish.
 #
 # Predict: the high-water mark here is 64 KiB and each write is a 64 KiB frame. How much does
 # the client write before a `drain()` first fails to return?
@@ -442,15 +482,17 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
             writer.write(chunk)  # chunk: one 64 KiB frame
             if not await drain_returns_within(writer, 0.05):
                 break  # this drain() has not returned within 0.05 s
+        held = asyncio.ensure_future(writer.drain())  # waits for the reader
+        await asyncio.sleep(0.3)  # the gate stays shut: nothing is read meanwhile
         open_gate()  # the server starts reading
-        await writer.drain()
+        await asyncio.wait_for(held, timeout=10)
         tl.mark("client drain returned")
     finally:
         writer.close()
         await writer.wait_closed()
 
 # %% [markdown]
-# The answer below prints how much the client wrote and how full the transport's buffer was
+# The answer below prints how much the client wrote, then how full the transport's buffer was
 # at each step, and the figure draws the events on both sides as ticks.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
@@ -465,10 +507,10 @@ if blocked_at is not None:
 assert blocked_at is not None, "drain must start waiting once the kernel buffers are full"
 assert len(flow) > pauses_before, f"the transport must resume after the gate opens: {flow}"
 (_, paused_with, paused_mark), (resumed, resumed_with, resumed_mark) = flow[pauses_before - 1:pauses_before + 1]
-print(f"drain stopped returning after {written / 2**20:.1f} MiB written. The transport paused the writer "
-      f"with {paused_with / 1024:.0f} KiB buffered (high-water mark {high / 1024:.0f} KiB); "
-      f"{buffered / 1024:.0f} KiB were still buffered when the drain was found waiting; it resumed the "
-      f"writer with {resumed_with / 1024:.0f} KiB left (low-water mark {low / 1024:.0f} KiB)")
+print(f"a drain() first did not return after {written / 2**20:.1f} MiB written "
+      f"(high-water mark {high / 1024:.0f} KiB)")
+print(f"transport buffer: {paused_with / 1024:.0f} KiB at the pause, {buffered / 1024:.0f} KiB when the "
+      f"drain was found waiting, {resumed_with / 1024:.0f} KiB at the resume (low-water mark {low / 1024:.0f} KiB)")
 fig = tl.plot("drain() waits while the reader does not read",
               lanes=["server", "client write + drain", "client drain"])
 assert paused_with > high, "the transport pauses the writer when its buffer passes the high-water mark"
@@ -492,10 +534,10 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # and pauses the writer, and `drain()` waits (the light green "client drain" bar). The
 # kernel may still take a few bytes meanwhile, but not enough to bring the buffer down to
 # the low-water mark: the transport resumes the writer, and `drain()` returns, only after the
-# server starts reading. The green bar starts when the probing drain began, so nearly all of
-# it is the probe's own 0.05 s timeout; the cell opens the gate as soon as that timeout
-# finds the drain waiting, and the sliver after it is the server reading until the resume.
-# Left shut, the gate would hold that drain for as long as the server reads nothing. Without `drain()` a producer that outruns its consumer would keep
+# server starts reading. The light green bar starts when the probing drain began: its first
+# 0.05 s is the probe's own timeout, the next 0.3 s the gate kept shut, during which the
+# drain that followed waited, and the sliver after it is the server reading until the
+# resume. Left shut, the gate would hold that drain for as long as the server reads nothing. Without `drain()` a producer that outruns its consumer would keep
 # growing the transport buffer without limit.
 #
 # :::
@@ -514,8 +556,8 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # `listener.close()`). Is the client's connection still open afterwards?
 # The server's handler is `hold_open`: it adds its writer to `handler_writers`, waits for
 # the client to send or close (2 s at most), then closes its writer and sets
-# `handler_ended`. `close_connections(listener)` then closes the connections that are
-# left, so that the cell ends cleanly whatever the answer.
+# `handler_ended`. After the answer is recorded, `close_connections(listener)` closes every
+# connection the server accepted.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The server's handler: it remembers its writer and holds the connection open.

@@ -45,7 +45,13 @@ CHILD_SECONDS = 0.15
 
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
-# The instruments: a semaphore that records its holders, a heartbeat count, process checks.
+# The instruments, one line each:
+# WatchedSemaphore(n): an asyncio.Semaphore(n) that records when each task held a permit;
+# most_at_once(spans): the most (start, end) spans open at one instant;
+# beats_inside(watch, spans): the heartbeats taken while some child was running;
+# running(pid): the process exists and is not a zombie;
+# ends_within(awaitable, s): it finished within s seconds (else cancelled);
+# wait_until_gone(pids, timeout): polls until none runs, returns those still running.
 class WatchedSemaphore:
     """An asyncio.Semaphore that also records, per task name, when it held a permit."""
 
@@ -109,16 +115,10 @@ async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
 # the child with `subprocess.Popen` and waits in `communicate()`, as ordinary synchronous code
 # does; the other uses `asyncio.create_subprocess_exec` and awaits `communicate()`. Both sit
 # behind a `Semaphore(32)`; a heartbeat task (`LoopWatch`, chapter 08) ticks every 5 ms.
-# Three tool calls start together; each child sleeps 0.15 s. The semaphore is a
-# `WatchedSemaphore` (folded above): an `asyncio.Semaphore` that also records when each task
-# held its permit, and a child runs only while its task holds one, so the records count the
-# children running at once.
+# Three tool calls start together; each child sleeps 0.15 s.
 #
-# Before running: for each version, how many children run at once, and how many heartbeats
-# happen while some child is running? Write down your two numbers for each version, then run
-# the cell and open its answer.
-# In the cell, `most_at_once(spans)` counts the most spans that overlap at one instant, and
-# `beats_inside(watch, spans)` the heartbeats taken while some child was running.
+# Before running: for each version, how many children run at once, and does the heartbeat
+# tick while a child runs?
 
 # %% tags=["remove-output"]
 tool_permits = WatchedSemaphore(32)  # an asyncio.Semaphore(32) that records its holders
@@ -302,11 +302,11 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 #
 # ## Predict: what does a timeout on `communicate()` do to the child?
 #
-# The cell below starts a child that sleeps 5 s and waits for it with
-# `asyncio.wait_for(proc.communicate(), timeout=0.3)`. It records the child's `returncode`
-# (`None` while it runs) and whether its pid is still running right after the timeout; then,
-# if the child had not ended, it kills it and awaits `proc.wait()` for its exit status. Right
-# after the timeout, is the child still running?
+# In chapter 12, `subprocess.run` killed and reaped the child on timeout. Does `wait_for`
+# around `communicate()` do the same? The cell below starts a child that sleeps 5 s, waits for
+# it with `asyncio.wait_for(proc.communicate(), timeout=0.3)`, records the child's
+# `returncode` (`None` while it runs) and whether its pid is running right after the timeout,
+# and then makes sure the child ends. Right after the timeout, is the child still running?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 proc = await asyncio.create_subprocess_exec(
@@ -380,6 +380,20 @@ survivors_after_kill = await wait_until_gone(members, timeout=0.3)
 print("after kill(): leader's return code", leader_code,
       "· stderr ended within 0.3 s:", stderr_ended_at_kill,
       "· children still running:", len(survivors_after_kill))
+print("leader.wait() returned within 0.5 s:", wait_returned,
+      "(it depends on the release: see 'what leader.wait() waits for' below)")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: kill-reaches-only-the-leader
+assert len(survivors_after_kill) == 2, "kill() ended the leader only; its children were orphaned"
+assert leader_code == -signal.SIGKILL, "the leader itself died of the SIGKILL and was reaped"
+assert not stderr_ended_at_kill, (
+    "the leader is dead and reaped, yet its stderr did not end: the orphans still hold the pipe, "
+    "so reading the output to its end (communicate()) waits for them")
+# wait() differs by release (CPython gh-119710): this Python's behaviour, probed above
+print("✓ kill() left both children running and the stderr pipe open;",
+      "wait() returned when the leader died" if wait_returned
+      else "wait() also waited for the pipe")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -409,20 +423,10 @@ stderr_end = await asyncio.wait_for(leader.stderr.read(), timeout=5)
 print("after killpg(): children still running:", len(survivors_after_killpg),
       "· stderr reads", stderr_end)
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: kill-reaches-only-the-leader
-assert len(survivors_after_kill) == 2, "kill() ended the leader only; its children were orphaned"
-assert leader_code == -signal.SIGKILL, "the leader itself died of the SIGKILL and was reaped"
-assert not stderr_ended_at_kill, (
-    "the leader is dead and reaped, yet its stderr did not end: the orphans still hold the pipe, "
-    "so reading the output to its end (communicate()) waits for them")
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert survivors_after_killpg == [] and stderr_end == b"", (
     "killpg() reached every member of the group")
-# wait() differs by release (CPython gh-119710): this Python's behaviour, probed above
-print("✓ kill() left both children running and the stderr pipe open;",
-      "wait() returned when the leader died;" if wait_returned
-      else "wait() also waited for the pipe;",
-      "killpg() ended them all")
+print("✓ killpg() ended them all, and the stderr pipe ended")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -441,9 +445,11 @@ print("✓ kill() left both children running and the stderr pipe open;",
 # The kill cell also waited for the leader with `leader.wait()` (at most 0.5 s). On 3.11, 3.12
 # and 3.13.0, a `wait()` that is already pending when the process exits returns only when every
 # pipe asyncio reads from it has closed as well, so it too waits for the orphans (a `wait()`
-# that starts after asyncio has recorded the exit returns at once); on later 3.13 and 3.14
-# releases and on 3.15 (gh-119710), it returns when the process exits, pipes open or not. The
-# check line above says which of the two this Python did; the pipe stays open on both.
+# that starts after asyncio has recorded the exit returns at once). CPython gh-119710 changed
+# that in 2026, in 3.13 and 3.14 patch releases: on 3.13.15, 3.14.8 and 3.15.0, the releases
+# the course runs, `wait()` returns when the process exits, pipes open or not (which 3.13 and
+# 3.14 patch release first had it is not checked here). The kill answer's last line says which
+# of the two this Python did; the pipe stays open on both.
 #
 # :::
 #
@@ -487,7 +493,7 @@ print("✓ the watcher threads match this Python's child watcher")
 # 3. otherwise kill the **whole process group** with SIGKILL (even when the leader has
 #    already exited and one of its children still holds the pipes), wait for the leader to
 #    exit, and raise `TimeoutError`, not before `timeout` and soon after it; when `run_tool`
-#    returns or raises, no process of the group is left running;
+#    raises, no process of the group is left running;
 # 4. never block the event loop, and let several calls run at once without disturbing one
 #    another;
 # 5. if the caller cancels `run_tool`, do the same cleanup and let the cancellation through.
@@ -502,8 +508,8 @@ print("✓ the watcher threads match this Python's child watcher")
 #   stderr)`, both outputs complete, including what its children wrote before they ended;
 # - **timeout**: otherwise `TimeoutError`, not before `timeout`, and soon after it (at most a
 #   second later than the reference solution, measured beside yours);
-# - **nothing left**: when `run_tool` returns or raises, no process of the tool's group is still
-#   running: not the leader, not its children or grandchildren, not those that ignore SIGTERM,
+# - **nothing left**: when `run_tool` raises, and after the runs where every process of the
+#   tool ends within `timeout`, no process of the tool's group is still running: not the leader, not its children or grandchildren, not those that ignore SIGTERM,
 #   not those whose leader exited long before;
 # - **cancellation**: a caller cancelled mid-run gets `CancelledError`, after the same cleanup;
 # - **several callers**: calls at once do not disturb one another;
