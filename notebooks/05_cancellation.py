@@ -297,7 +297,8 @@ for name in "AB":  # each worker's wait: from its start to where its cleanup sta
 fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
               lanes=["worker A", "caller A", "worker B", "caller B"])
 ax = fig.axes[0]
-tick = Line2D([], [], color="black", label="mark (caller A: cancelled,\nthen moved on at once)")
+tick = Line2D([], [], color="black",
+              label="mark (caller A: cancelled, then moved on at once)")
 key = ax.legend(handles=[*ax.get_legend().legend_handles, tick],
                 loc="upper left", bbox_to_anchor=(1.01, 1.0), title="state", frameon=False)
 
