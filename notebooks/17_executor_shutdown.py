@@ -204,7 +204,7 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # the three jobs finish?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl = Timeline()  # the course's stopwatch (chapter 01): tl.mark(name) notes a named moment
+tl = Timeline()  # the course's stopwatch (chapter 01): tl.mark notes a moment
 started = threading.Event()
 # `release` keeps job 0 running until the next cell has called shutdown.
 release = threading.Event()
