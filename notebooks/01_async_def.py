@@ -85,8 +85,7 @@ print(f"✓ the call ran none of the body: the log is empty and the coroutine is
 #
 # :::
 #
-# Now drive it with `await` in the cell below: the body runs from its first line to its
-# `return`, and the value of the `await` expression is the return value.
+# Now drive it with `await` in the cell below.
 
 # %%
 result = await pending
@@ -102,7 +101,8 @@ assert inspect.getcoroutinestate(pending) == inspect.CORO_CLOSED
 print("✓ the await ran the whole body once and gave its return value")
 
 # %% [markdown]
-# `pending` has now run to its end. What happens if you await it a second time: does the body
+# The body ran from its first line to its `return`, and the value of the `await` expression is
+# the return value. `pending` has now run to its end. What happens if you await it a second time: does the body
 # run again, do you get `0.1` again, or something else? Predict, then open the answer.
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -123,8 +123,8 @@ await pending
 # What becomes of a coroutine object that nobody awaits? The cell below calls
 # `score_sample(2, forgotten_log)` and keeps no reference to the object it returns, so the
 # object is destroyed: in CPython at once, when its last reference goes; the cell also runs
-# the garbage collector, for Pythons that reclaim objects later. It catches any warning Python
-# gives, instead of letting it scroll past. Predict: does any of the body run, and does Python
+# the garbage collector, for Pythons that reclaim objects later, and prints what Python's
+# warnings module recorded meanwhile (an empty list if nothing). Predict: does any of the body run, and does Python
 # say anything when the object is destroyed?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -134,7 +134,7 @@ with warnings.catch_warnings(record=True) as caught:
     score_sample(2, forgotten_log)  # called, and the object it returns dropped
     gc.collect()
 
-messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+messages = [f"{w.category.__name__}: {w.message}" for w in caught]
 print(messages)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -171,17 +171,17 @@ task_log: list[str] = []
 task = asyncio.create_task(score_sample(3, task_log))
 at_creation = list(task_log)
 await asyncio.sleep(0)
-after_suspending = list(task_log)
+after_sleep_0 = list(task_log)
 value = await task
 
 print("right after create_task:", at_creation)
-print("after the caller's first await:", after_suspending)
+print("after the caller's first await:", after_sleep_0)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: task-starts-at-next-suspension
 assert at_creation == [], f"create_task must not run the body; the log held {at_creation}"
-assert after_suspending == ["body of 3 started"], (
-    f"the body starts at the caller's first suspension; the log held {after_suspending}")
+assert after_sleep_0 == ["body of 3 started"], (
+    f"the body starts at the caller's first suspension; the log held {after_sleep_0}")
 assert value == 0.3
 print("✓ the Task's body started only when the caller suspended")
 

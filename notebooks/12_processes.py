@@ -10,8 +10,8 @@
 # 1. find out whether a worker process works on the objects you hand it or on copies;
 # 2. measure CPU-bound work sequentially, on threads and on a process pool, and find out
 #    which of them ever run Python at the same instant;
-# 3. find out what a `spawn` worker does with a function defined in a notebook, and give it
-#    one it can run;
+# 3. hand a function defined in this notebook to a `spawn` pool, and find out what the parent
+#    is told and what the worker knows;
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods and why you should name one.
 #
@@ -204,7 +204,7 @@ if cores_worth(sequential) < 0.9:
 # :::
 #
 # In the table, look at the `both ran` column: the share of the time during which both jobs
-# were executing Python at once. One check reads it for each run, the threads first.
+# were executing Python at once. Two checks read it, the threads' first, then the processes'.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
@@ -228,9 +228,6 @@ else:
         f"CPU time; got {cores_worth(on_threads):.2f} cores' worth")
     print(f"✓ the two threads took turns: {cores_worth(on_threads):.2f} cores' worth, "
           "never both running Python at once")
-
-# %% [markdown]
-# Then the processes.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: processes-run-at-once
@@ -323,8 +320,7 @@ assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the ot
 # ## What `spawn` sends a worker
 #
 # A pool pickles the function it must run, and pickle writes a function as its module and
-# name, not its code. With `spawn` the worker is a fresh interpreter: it imports the module
-# and looks the name up. Here is what pickle writes for a function defined in this notebook
+# name, not its code. A `spawn` worker is a fresh interpreter. Here is what pickle writes for a function defined in this notebook
 # and for `square`, the same function defined in the course's worker module. In the bytes,
 # read the two plain strings: the module, then the function's name.
 
@@ -339,20 +335,22 @@ print(pickle.dumps(square))
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert b"__main__" in pickle.dumps(square_in_notebook)
 assert b"lab_snippets.proc_workers" in pickle.dumps(square)
-print("✓ both are pickled as a module and a name: __main__ for the notebook's function")
+print("✓ pickled as (module, name): ('__main__', 'square_in_notebook') and "
+      "('lab_snippets.proc_workers', 'square')")
 
 # %% [markdown]
-# Predict what happens when a `spawn` pool runs `square_in_notebook(7)`, then run.
+# A `spawn` pool of one worker runs `square_in_notebook(7)`. Predict: what does the parent
+# see, an answer or an exception, and if an exception, does it say what went wrong?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
+# A worker writes its messages on its own stderr, which the parent never reads: the pool's
+# initializer send_stderr_to points each worker's stderr at worker_log, which a later cell reads.
 worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# A worker writes its messages on its own stderr, which the parent never reads:
-# send_stderr_to points each worker's stderr at worker_log, for the check to read.
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
-                         initializer=send_stderr_to,
+                         initializer=send_stderr_to,  # course's: stderr to a file
                          initargs=(worker_log,)) as executor:
     executor.submit(square_in_notebook, 7).result()
 
@@ -563,7 +561,8 @@ assert exit_status == 3
 # 3. wait at most `timeout` seconds for all results, and raise `multiprocessing.TimeoutError`
 #    otherwise;
 # 4. if a worker process dies during a call (it exits or is killed), raise `BrokenProcessPool`
-#    (from `concurrent.futures.process`) well before `timeout`;
+#    (from `concurrent.futures.process`) well before `timeout`. A `multiprocessing.Pool`
+#    quietly replaces a dead worker, and the dead worker's call never returns;
 # 5. leave no worker process behind, whether it returns, times out, a call raises or a worker
 #    dies, and touch no other process: two threads may call it at once.
 #

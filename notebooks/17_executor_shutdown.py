@@ -199,16 +199,12 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # %% [markdown]
 # ## Predict: what happens to queued jobs after `shutdown(wait=False)`?
 #
-# `pool.shutdown(wait=False)` returns at once. A common reading is "shut the pool down now":
-# stop what runs and drop what waits. One worker, three conversion jobs of 0.1 s each;
-# we call `shutdown(wait=False)` while the first is running. The cell writes down named
-# moments with `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01); the
-# check after it uses `tl.order(a, b, ...)`, which holds when the moments were marked in
-# that order, and `wait(jobs, timeout)` (from `concurrent.futures`) waits at most `timeout`
-# seconds for all the jobs to end. How many jobs finish?
+# `pool.shutdown(wait=False)` returns at once. One worker, three conversion jobs of 0.1 s
+# each; we call `shutdown(wait=False)` while the first is running. **Predict.** How many of
+# the three jobs finish?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl = Timeline()
+tl = Timeline()  # the course's stopwatch (chapter 01): tl.mark notes a moment
 started = threading.Event()
 # `release` keeps job 0 running until the next cell has called shutdown.
 release = threading.Event()
@@ -238,6 +234,10 @@ print(tl.names())
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: shutdown-without-wait-still-runs-queued-jobs
+# The cells above write down named moments with tl.mark(...) on a Timeline, the course's
+# stopwatch (chapter 01); tl.order(a, b, ...) holds when the moments were marked in that
+# order. wait(jobs, timeout), from concurrent.futures, waited at most `timeout` seconds for
+# all the jobs to end.
 pool.shutdown(wait=True)  # joins the worker thread; safe to call a second time
 states = [state_of(job) for job in jobs]
 assert states == ["finished"] * 3, f"every job, queued ones too, should run; got {states}"
@@ -252,8 +252,8 @@ print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued 
 # Calling `shutdown(wait=False)` makes the pool refuse new `submit` calls and returns without
 # waiting, and that is all it does. Running jobs run to the end, and queued jobs **still start** afterwards:
 # in the printed names, jobs 1 and 2 start after "shutdown(wait=False) returned", and all
-# three end finished. `shutdown` has one more argument, `cancel_futures`:
-# `shutdown(wait=False, cancel_futures=True)`.
+# three end finished. To drop the queued jobs, `shutdown` has one more argument,
+# `cancel_futures`: the next section tries it.
 #
 # :::
 #
@@ -302,9 +302,11 @@ pool.shutdown(wait=True)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 for shard, job in enumerate(measured):
-    if job.cancelled():
+    if job.cancelled():  # queued until the request, then a grey mark: cancelled there
         tl.add(f"job {shard}", clock_at(f"job {shard} submitted"),
-               clock_at("shutdown requested"), state="cancelled")
+               clock_at("shutdown requested"), state="waiting")
+        tl.add(f"job {shard}", clock_at("shutdown requested"),
+               clock_at("shutdown requested") + 0.004, state="cancelled")
 
 fig = tl.plot("Six jobs on two workers, shutdown(cancel_futures=True) as job 2 starts",
               lanes=[f"job {shard}" for shard in range(6)])
@@ -330,7 +332,8 @@ print("✓ job 2, started before the request, finished; the jobs still queued we
 # A running thread cannot be stopped from outside, and `cancel_futures` drops only what is
 # still in the queue. When shutdown was requested (the dashed line), a worker had already
 # picked job 2 up: its lane is blue to the end, like jobs 0 and 1, while the jobs still
-# queued are grey (cancelled) up to the line, without ever running. The rule holds whatever
+# queued wait (light green) up to the line and end there with a grey mark, cancelled without
+# ever running. The rule holds whatever
 # the timing: a job that had started finished, and a job that had not started was cancelled.
 #
 # :::
@@ -415,7 +418,7 @@ print("✓ the block exited after all four jobs had finished and both workers ha
 #
 # :::
 #
-# ## Bounding the jobs in flight
+# ## How eagerly does `pool.map` submit?
 #
 # `pool.map(fn, items)` returns an iterator of results. Below, `items` is a generator of
 # 1000 numbers that counts how many have been taken from it, and `square(n)` returns
@@ -875,8 +878,8 @@ print("✓ the error reached the caller only after every job in flight had finis
 #
 # A plain `shutdown()` is `shutdown(wait=True)`: before the `finally` lets the exception out,
 # it waits for the jobs already submitted, job 3 too, which was still queued when job 0's
-# error was collected. In slime that is up to `2 * NUM_WORKERS` tensors diffed and
-# compressed for a sync that has already failed; `shutdown(cancel_futures=True)` in the
+# error was collected. In slime that is up to `2 * NUM_WORKERS - 1` more tensors diffed and
+# compressed (the failed one is not among them) for a sync that has already failed; `shutdown(cancel_futures=True)` in the
 # `finally` would drop the queued ones, as the shutdown section showed.
 #
 # :::
