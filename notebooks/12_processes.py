@@ -343,14 +343,14 @@ print("✓ pickled as (module, name): ('__main__', 'square_in_notebook') and "
 # see, an answer or an exception, and if an exception, does it say what went wrong?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
-# A worker writes its messages on its own stderr, which the parent never reads: the pool's
-# initializer send_stderr_to points each worker's stderr at worker_log, which a later cell reads.
 worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# A worker writes its messages on its own stderr, which the parent never reads:
+# send_stderr_to points each worker's stderr at worker_log, for the check to read.
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
-                         initializer=send_stderr_to,  # course's: stderr to a file
+                         initializer=send_stderr_to,
                          initargs=(worker_log,)) as executor:
     executor.submit(square_in_notebook, 7).result()
 
