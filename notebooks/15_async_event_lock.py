@@ -73,8 +73,8 @@ try:  # the sixth waiter
 except TimeoutError:
     after_clear = "waited until the timeout"
 
-print("woken before set:", woken_before_set, "· woken by set:", f"{woken_after_set} of 4",
-      "· fifth waiter passed:", late_waiter_passed, "· sixth waiter (after clear):", after_clear)
+print("woken before set:", woken_before_set, "· woken by set:", f"{woken_after_set} of 4")
+print("fifth waiter passed:", late_waiter_passed, "· sixth (after clear):", after_clear)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: set-wakes-every-waiter-and-stays-set

@@ -924,7 +924,7 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 # The trainer's code (the third quote) releases the lock with no `finally`. What that costs, on
 # the chapter's `TryLock`: a holder takes the lock the way the trainer does, its transfer
 # raises, and the `release()` after it is skipped. A second holder then asks for the lock, as
-# the trainer does, every 0.1 s; where slime's loop keeps asking, this one gives up after 0.5 s.
+# the trainer does, at 0.1 s intervals; where slime's loop keeps asking, this one gives up after 0.5 s.
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the code"}
 # claim: a-release-without-finally-leaves-the-lock-taken
