@@ -73,7 +73,7 @@ try:  # the sixth waiter
 except TimeoutError:
     after_clear = "waited until the timeout"
 
-print("woken before set:", woken_before_set, "· woken by set:", f"{woken_after_set} of 4")
+print("woken before set:", woken_before_set, "· by set:", f"{woken_after_set} of 4")
 print("fifth waiter passed:", late_waiter_passed, "· sixth (after clear):", after_clear)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
