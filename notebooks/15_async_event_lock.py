@@ -38,9 +38,10 @@ figure_style()
 # `event.set()` raises it. Below, four rollout tasks wait
 # for "new weights are loaded", and the notebook calls `set()` once; a `Timeline`, the
 # course's stopwatch (chapter 01), notes when each one waits and wakes. Then a fifth waiter arrives after
-# the `set()`. Predict: how many of the four wake, and does the late waiter wait?
+# the `set()`, and a sixth after `event.clear()`, which lowers the flag. Predict: how many of
+# the four wake, does the fifth waiter wait, and does the sixth?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 tl = Timeline()
 weights_loaded = asyncio.Event()
 
@@ -58,23 +59,22 @@ woken_before_set = sum(t.done() for t in waiters)
 tl.mark("weights loaded: set()")
 weights_loaded.set()
 await asyncio.wait(waiters, timeout=2)
-print(tl.names())
+woken_after_set = sum(t.done() for t in waiters)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-try:
-    # a fifth waiter, arriving after set()
+try:  # the fifth waiter
     late_waiter_passed = await asyncio.wait_for(weights_loaded.wait(), timeout=0.5)
 except TimeoutError:
     late_waiter_passed = False
 weights_loaded.clear()
-try:
+try:  # the sixth waiter
     await asyncio.wait_for(weights_loaded.wait(), timeout=0.05)
     after_clear = "passed"
 except TimeoutError:
     after_clear = "waited until the timeout"
 
-print("woken before set:", woken_before_set, "· late waiter passed:",
-      late_waiter_passed, "· after clear:", after_clear)
+print("woken before set:", woken_before_set, "· by set:", f"{woken_after_set} of 4")
+print("fifth waiter passed:", late_waiter_passed, "· sixth (after clear):", after_clear)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: set-wakes-every-waiter-and-stays-set
@@ -90,8 +90,8 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # `set()` does not hand the event to one waiter: it raises a flag, every task suspended in
 # `wait()` sees the flag and resumes, and the flag stays up until `clear()` lowers it; while
 # it is up, `wait()` returns at once, without suspending. Read
-# the printed line with that in mind: the count before the `set()`, the late waiter, and the
-# wait after `clear()`. An `Event`
+# the printed line with that in mind: the counts before and after the `set()`, the fifth
+# waiter, and the sixth, after `clear()`. An `Event`
 # carries no value and does not count: setting it twice is the same as once, and a
 # waiter cannot tell *which* `set()` woke it. When the waiters need a result, a future is the
 # better tool (the section "One operation in flight, many waiters" below).
@@ -198,19 +198,14 @@ for version, request in (("wide", request_wide), ("narrow", request_narrow)):
     await asyncio.gather(*(request(timelines[version], lock, f"request {i}")
                            for i in range(5)))
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# claim: a-wide-lock-serialises-the-slow-calls
-fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
-for ax, version in zip(axes, ("wide", "narrow"), strict=True):
-    timelines[version].plot(f"lock held across the slow call ({version} scope)" if version == "wide"
-                            else "lock held only for the bookkeeping (narrow scope)",
-                            ax=ax, lanes=[f"request {i}" for i in range(5)])
-axes[0].set_xlabel("")
-
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ratio = timelines["wide"].total() / timelines["narrow"].total()
-print(f"wide scope took {ratio:.1f} × as long as narrow scope (expected 5.0)")
+print(f"wide scope took {ratio:.1f} × as long as narrow scope")
 print("most slow calls at once: wide", timelines["wide"].max_overlap("running"),
       "· narrow", timelines["narrow"].max_overlap("running"))
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-wide-lock-serialises-the-slow-calls
 assert timelines["wide"].max_overlap("running") == 1, "the wide lock lets one slow call run at a time"
 assert timelines["narrow"].max_overlap("running") == 5, "with the narrow lock all five slow calls overlap"
 print("✓ held across the slow call, the lock let one run at a time; held narrowly, all five overlapped")
@@ -219,15 +214,27 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 # :::{dropdown} Why
 #
 # In the wide version each request keeps the lock through its 0.04 s call, so the next
-# request cannot even do its bookkeeping until that call has ended. Look at the top panel: a
-# staircase of slow calls, and compare it with the bottom one; then read the printed ratio
-# against the five requests. It is correct,
+# request cannot even do its bookkeeping until that call has ended: five calls one after the
+# other, against five side by side, which is the printed ratio. It is correct,
 # but a lock held across a slow `await` turns concurrency into a queue. Hold a lock for the shared state only,
 # and do slow work outside it. If the slow work itself must not run twice at once, that is a
 # different need, and the next section meets it without holding a lock while waiting.
 #
 # :::
 #
+# The figure shows both runs, one lane per request: in the top panel the slow calls form a
+# staircase, in the bottom one they run side by side.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
+for ax, version in zip(axes, ("wide", "narrow"), strict=True):
+    timelines[version].plot(f"lock held across the slow call ({version} scope)" if version == "wide"
+                            else "lock held only for the bookkeeping (narrow scope)",
+                            ax=ax, lanes=[f"request {i}" for i in range(5)])
+axes[0].set_xlabel("")
+plt.show()
+
+# %% [markdown]
 # ## One operation in flight, many waiters
 #
 # Several clients ask the server to load the same new checkpoint at almost the same time.
@@ -699,22 +706,23 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # a lock for the bookkeeping, a shared future for the result, and a shield for the waiters.
 # Its lock guards a block with no `await` in it, which this chapter's rule says needs no
 # lock; it costs nothing there, and it keeps the block whole if someone later adds an
-# `await` to it.
-#
-# One weak spot is not in the quotes. `CancelledError` is not an `Exception`, so if the
-# updating request itself is cancelled while it waits (chapter 05), say its client
-# disconnects during the reload, its `finally` reads a result the cancelled `try` never
-# bound, and the `UnboundLocalError` leaves it before it resolves the shared future and
-# clears the "in progress" mark. From then on the update stays stuck: every later request
-# for that checkpoint waits forever, a request for another checkpoint is refused as "already
-# in progress", and `/generate`, which refuses to serve while an update is in progress,
-# answers 503 to every request until the server is restarted. Chapter 27 (hazard 4) shows the code
-# and runs a model of it. Every lock and event in slime is listed in the [source inventory](../book/reference/inventory.md).
+# `await` to it. Every lock and event in slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("15")
+
+# %% [markdown]
+# Chapter 27 (hazard 4) shows one weak spot of the same handler, in neither quote, and runs
+# a model of it. `CancelledError` is not an `Exception`, so if the updating request
+# itself is cancelled while it waits (chapter 05), say its client disconnects during the
+# reload, its `finally` reads a result the cancelled `try` never bound, and the
+# `UnboundLocalError` leaves it before it resolves the shared future and clears the "in
+# progress" mark. From then on the update stays stuck: every later request for that
+# checkpoint waits forever, a request for another checkpoint is refused as "already in
+# progress", and `/generate`, which refuses to serve while an update is in progress, answers
+# 503 to every request until the server is restarted.
 
 # %% tags=["remove-input"]
 show_call_site("15b")

@@ -17,7 +17,7 @@
 #    lock.
 #
 # **Needs** chapters 02, 04, 06, 08 and 09; Linux, Python 3.11 to 3.14 (Ray has no wheels for
-# 3.15 yet) and about 1 GB of free memory for Ray · about 45 minutes
+# 3.15 yet) and about 1 GB of free memory for Ray · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -214,7 +214,9 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # back, and the rest. Below, jobs 0, 1 and 2 wait at gates 30, 31 and 32, and the gates open
 # for jobs 2, 0, 1 in that order; after each opening, a call of `ray.wait(num_returns=1)`
 # asks for one job from the list of those not yet handed back. Which job does each call hand
-# back? And what does `timeout=0` return for a job that is still waiting (at gate 39)?
+# back? What does `timeout=0` return for a job that is still waiting (at gate 39)? And last,
+# jobs 40 and 41, listed in that order, wait at gates 40 and 41; gate 41 opens, then gate 40,
+# and `ray.wait(num_returns=2)` asks for both: in which order does its first list hold them?
 #
 # This cell, like the two counter cells further down, calls `ray.wait` and `ray.get` at the
 # notebook's top level, on the loop's thread. That is fine there: no coroutine of ours runs
@@ -231,20 +233,36 @@ for k in (2, 0, 1):
 running = gate.wait_open.remote(39)
 polled_ready, polled_rest = ray.wait([running], timeout=0)
 ray.get(gate.open.remote(39), timeout=30)
+
+both = [gate.wait_open.remote(40), gate.wait_open.remote(41)]
+for k in (41, 40):
+    ray.get(gate.open.remote(k), timeout=30)
+both_ready, _ = ray.wait(both, num_returns=2, timeout=30)
 print(f"opened 2, 0, 1: handed back {handed_back}; a poll found "
       f"{len(polled_ready)} ready, {len(polled_rest)} not")
+print("opened 41, then 40: the first list holds jobs", ray.get(both_ready, timeout=30))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: ray-wait-hands-back-finished-work-first
 assert handed_back == [2, 0, 1], f"ray.wait handed the jobs back as {handed_back}, not as they finished"
 assert polled_ready == [] and polled_rest == [running], "a poll with timeout=0 found the job done"
-print("✓ ray.wait handed back what had finished, whatever its place in the list; timeout=0 polled")
+print("✓ ray.wait handed back the one job that had finished, whatever its place in the list; timeout=0 polled")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: ray-wait-lists-ready-refs-in-input-order
+assert ray.get(both_ready, timeout=30) == [40, 41], "the ready list did not keep the input order"
+print("✓ the ready list kept the order of the list passed in, not the order the gates opened")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `ray.wait` does not care about the order of the list: it returns what has finished, as
-# `asyncio.wait` does with its tasks (chapter 04). With `timeout=0` it is a poll: it returns at once with whatever is ready, here nothing. Like
+# `ray.wait` hands back refs that are ready: after each opening only one job was, so each call
+# handed back that one, whatever its place in the list, as `asyncio.wait` does with its tasks
+# (chapter 04). Its first list keeps the order of the list passed in, not the order in which
+# the jobs finished: job 40 came before job 41, although gate 41 opened first. When more refs
+# are ready than `num_returns` asks for, Ray's docstring promises only that order, not which
+# of them it picks. With `timeout=0` it is a poll: it returns at once with whatever is ready,
+# here nothing. Like
 # `ray.get`, it blocks the thread that calls it, so it belongs in synchronous code or in a
 # thread; slime uses both forms there. Its placement-group set-up waits in a loop of
 # `ray.wait` with a 30 s timeout, so that it can log progress while GPUs are missing
@@ -402,7 +420,7 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 #   `RuntimeError`), which is why the chapter starts a real local Ray.
 # - An async actor's default `max_concurrency` is 1000; a synchronous actor's is 1, and
 #   setting it higher makes a threaded actor. The defaults are Ray's, not Python's.
-# - On 3.13 the default thread pool that `asyncio.to_thread` uses counts only the CPUs this
+# - From 3.13 on the default thread pool that `asyncio.to_thread` uses counts only the CPUs this
 #   process may run on, `min(32, os.process_cpu_count() + 4)` (chapter 25); 3.11 and 3.12
 #   count every CPU of the machine.
 #
@@ -424,6 +442,17 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 #    lock is yours;
 # 5. if cancelled mid-attempt, await that attempt (`asyncio.shield`, chapter 05),
 #    `release()` the lock if it got it, and let the `CancelledError` go on.
+#
+# :::{dropdown} Hint: three pieces beyond `await ref`
+#
+# - Turn each attempt's ref into a future of its own (`asyncio.ensure_future(ref)`) and await
+#   it through `asyncio.shield`: a cancel then lands on your wait, not on the attempt, and in
+#   `except asyncio.CancelledError` you can still await the attempt to learn its answer.
+# - Compute the deadline once, before the first attempt, with `time.monotonic()`.
+# - Before each pause, compare the time left with `poll`: if the next attempt would come after
+#   the deadline, sleep only what is left and raise.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -869,8 +898,9 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 #   loop; `ray.get(ref)` holds it, like any blocking call.
 # - `asyncio.to_thread(ray.get, ref)` frees the loop but holds a pool thread per wait, so the
 #   pool's size quietly caps the waits in flight, and a ready result can queue for a thread.
-# - `ray.wait` hands back finished refs first, whatever their order in the list; with
-#   `timeout=0` it is a poll. It blocks its caller, like `ray.get`.
+# - `ray.wait` hands back refs that are ready, whatever their place in the list, and keeps
+#   the list's order among them; with `timeout=0` it is a poll. It blocks its caller, like
+#   `ray.get`.
 # - An async actor's `max_concurrency` is a semaphore on its methods; a synchronous actor runs
 #   one call at a time, which makes a check-then-set on its state safe.
 # - An actor is a natural home for a lock shared by processes; a coroutine takes it with
@@ -878,10 +908,6 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 #
 # **What's next.** Chapter 29 places actors on (logical) GPUs with placement groups, kills
 # stuck ones and shuts everything down.
-
-# %%
-raylab.stop(cluster)  # stops this chapter's Ray and removes its session folder
-print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
 
 # %% [markdown]
 # ## In slime
@@ -893,6 +919,43 @@ print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is remov
 # teacher server, and the rollout's distributed POST path. The
 # [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
 # kind.
+
+# %% [markdown]
+# The trainer's code (the third quote) releases the lock with no `finally`. What that costs, on
+# the chapter's `TryLock`: a holder takes the lock the way the trainer does, its transfer
+# raises, and the `release()` after it is skipped. A second holder then asks for the lock, as
+# the trainer does, at 0.1 s intervals; where slime's loop keeps asking, this one gives up after 0.5 s.
+
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the code"}
+# claim: a-release-without-finally-leaves-the-lock-taken
+engine_lock = TryLock.remote()
+
+
+def update_bucket(transfer) -> None:
+    while not ray.get(engine_lock.try_acquire.remote(), timeout=30):
+        time.sleep(0.1)
+    transfer()
+    ray.get(engine_lock.release.remote(), timeout=30)  # straight-line code, as in slime
+
+
+def failing_transfer() -> None:
+    raise ConnectionError("broadcast to the rollout engines failed")
+
+
+try:
+    update_bucket(failing_transfer)
+except ConnectionError as exc:
+    print("first holder:", exc)
+refusals, give_up = 0, time.monotonic() + 0.5
+while not ray.get(engine_lock.try_acquire.remote(), timeout=30) and time.monotonic() < give_up:
+    refusals += 1
+    time.sleep(0.1)
+print(f"second holder: refused {refusals} times in 0.5 s, and would go on asking for ever")
+assert refusals >= 3, "the lock was free again after the failed transfer"
+
+# %%
+raylab.stop(cluster)  # stops this chapter's Ray and removes its session folder
+print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
