@@ -155,9 +155,8 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 #
 # The experiment: create the task, drop the only reference to it, let it start, run the
 # garbage collector with `gc.collect()`, then try to deliver its reply. The `weakref.ref`
-# lets us ask whether the task still exists without keeping it alive, and a folded
-# instruments cell collects in `loop_complaints` what the loop would otherwise only write to
-# its log, so that the answer can print it. Predict: does the task get its reply?
+# lets us ask whether the task still exists without keeping it alive. Predict: does the task
+# get its reply?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
@@ -186,8 +185,8 @@ def deliver(request_id: int, value: str) -> bool:
 
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the instruments"}
-# The loop reports a destroyed pending task through its exception handler; collect those
-# reports for the check below (the check puts the previous handler back).
+# Collect whatever the loop reports through its exception handler, for the answer and the
+# check below (the check puts the previous handler back).
 loop = asyncio.get_running_loop()
 loop_complaints: list[str] = []
 about_a_task: list[bool] = []  # whether a report named a task (not the task: that would keep it)
@@ -211,7 +210,7 @@ alive_before_gc = watch_task() is not None
 gc.collect()
 delivered = deliver(1, "reward 0.7")
 
-# the control: the same fire and forget, the task waiting on asyncio.sleep instead
+# a second dropped task, waiting on asyncio.sleep
 watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))
 await asyncio.sleep(0)
 gc.collect()
@@ -222,7 +221,7 @@ if sleeper_alive_after_gc:
 print("alive before gc:", alive_before_gc)
 print("alive after gc:", watch_task() is not None)
 print("reply delivered:", delivered, "| task log:", forgotten_log)
-print("the loop's log:", loop_complaints)
+print("the loop's log:", loop_complaints)  # collected by the folded instruments
 print("control, a dropped task in asyncio.sleep:",
       "alive after gc:", sleeper_alive_after_gc)
 
@@ -244,8 +243,10 @@ print("✓ the forgotten task was collected while pending: no reply, and the loo
 # Compare the first two lines of the answer: they say whether the task outlived
 # `gc.collect()`. A task collected while pending still runs its `finally` clause, because the
 # garbage collector closes the coroutine, not because its work is done, and its reply then has
-# nowhere to go. No exception reaches anyone: the last line is all the loop does about it, a
-# message in its log.
+# nowhere to go. No exception reaches anyone: all the loop does about it is a message in its
+# log. A folded instruments cell before the answer collected, in `loop_complaints`, what the
+# loop would otherwise only write to its log, so that the answer could print it ("the loop's
+# log").
 #
 # A pending task stays alive only while something reachable holds it: your variable, a timer
 # (an `asyncio.sleep` in progress is held by the loop's timer heap), a socket callback, or the
@@ -815,7 +816,7 @@ _sc.differential(score_group, _reference, _sc.several(_plans()), _observe, _comp
 # ## Summary
 #
 # - `create_task` schedules a body and returns; the body starts at the creator's next
-#   suspension.
+#   suspension (with the default task factory).
 # - `gather` returns results in argument order. On the first failure it raises, but the
 #   other tasks run on; `return_exceptions=True` puts exceptions in the list instead.
 # - The loop holds Tasks weakly. Keep a reference until a task is done (a set `running` plus

@@ -72,7 +72,7 @@ server_done = asyncio.Event()
 
 
 async def send_and_pause(writer: asyncio.StreamWriter, data: bytes) -> None:
-    """Write, then pause until the server's read has returned (at most 2 s)."""
+    """Write, then pause before the next write (at most 2 s)."""
     server_read.clear()
     writer.write(data)
     await writer.drain()
@@ -145,7 +145,7 @@ print("✓ three messages arrived in three reads, and not one read is one messag
 #
 # :::
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 both_written, read_done = asyncio.Event(), asyncio.Event()
 joined_reads: list[bytes] = []
 
@@ -251,20 +251,17 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # | a connection that ends mid-frame | closes, nothing to reply to | the client is gone |
 # | a connection that sends nothing for `idle_timeout` | closes | a silent client must not hold a handler forever |
 #
-# Below, one server meets four bad clients, one per row of the table, and one good client
-# that sends a frame, reads the reply, and asks again, until the server has dealt with every
-# bad client, then once more.
-#
+# Below, one server meets four bad clients, one per row of the table, and one good client.
 # `good_client` sends numbered frames and reads each reply until the server has dealt with
-# every bad client; `bad_client(server, kind, delay)` connects after `delay` seconds and
-# sends a malformed, an oversized or a truncated frame, or nothing at all (`kind` says
-# which).
+# every bad client, then once more; `bad_client(server, kind, delay)` connects after `delay`
+# seconds and sends a malformed, an oversized or a truncated frame, or nothing at all (`kind`
+# says which).
 #
 # Predict: all five clients share one server, and one event loop. While the server deals
 # with the bad clients, does the good client get every reply, in order, or do its replies
 # stall or fail?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the clients"}
 # The clients: one good client that keeps asking, four bad ones; each draws its lane.
 tl = Timeline()
 BAD_EVENTS = ("malformed frame", "oversized frame", "truncated frame", "idle timeout")
@@ -397,19 +394,11 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # `writer.write(data)` never waits: it hands the bytes to the transport, which sends what the
 # kernel will take and buffers the rest. `await writer.drain()` is the back-pressure point: it
 # returns at once while the transport's buffer is below its high-water mark, and otherwise
-# waits until the peer has read enough for the buffer to fall below the low-water mark.
-#
-# The transport tells its protocol when to stop writing (`pause_writing()`, when its buffer
-# passes the high-water mark) and when to go on (`resume_writing()`, once the buffer is back
-# at the low-water mark); `drain()` waits exactly while the protocol is paused.
-# `record_flow_control(writer)` wraps those two calls to record each one with the buffer size
-# at that moment, and `drain_returns_within(writer, 0.05)` is one bounded drain, false when it
-# timed out while the transport was paused.
-#
-# Here the server accepts the connection but reads nothing until we open a gate. The client
-# writes 64 KiB frames and drains after each, until a drain does not return within 0.05 s
-# while the transport is still paused. Then it drains once more, we keep the gate shut for
-# 0.3 s, open it, and wait for that drain to finish.
+# waits until the peer has read enough for the buffer to fall below the low-water mark. Here
+# the server accepts the connection but reads nothing until we open a gate. The client writes
+# 64 KiB frames and drains after each, until a drain does not return within 0.05 s
+# (`drain_returns_within`, folded with the instruments). Then it drains once more, we keep the
+# gate shut for 0.3 s, open it, and wait for that drain to finish.
 #
 # Predict: the high-water mark here is 64 KiB and each write is a 64 KiB frame. How much does
 # the client write before a `drain()` first fails to return?
@@ -475,7 +464,7 @@ def reply_with_length(payload: bytes) -> bytes:
 async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_length,
                        on_event=tl.mark) as server:
     reader, writer = await asyncio.open_connection(server.host, server.port)
-    record_flow_control(writer)
+    record_flow_control(writer)  # folded: records the transport's pause/resume calls
     low, high = writer.transport.get_write_buffer_limits()
     try:
         for _ in range(400):  # a bound, so that the cell always ends
@@ -493,7 +482,7 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
 
 # %% [markdown]
 # The answer below prints how much the client wrote, then how full the transport's buffer was
-# at each step, and the figure draws the events on both sides as ticks.
+# at each step; the figure after it draws the run.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: drain-waits-for-the-reader
@@ -511,8 +500,6 @@ print(f"a drain() first did not return after {written / 2**20:.1f} MiB written "
       f"(high-water mark {high / 1024:.0f} KiB)")
 print(f"transport buffer: {paused_with / 1024:.0f} KiB at the pause, {buffered / 1024:.0f} KiB when the "
       f"drain was found waiting, {resumed_with / 1024:.0f} KiB at the resume (low-water mark {low / 1024:.0f} KiB)")
-fig = tl.plot("drain() waits while the reader does not read",
-              lanes=["server", "client write + drain", "client drain"])
 assert paused_with > high, "the transport pauses the writer when its buffer passes the high-water mark"
 assert buffered > low, "still paused: the buffer has not come down to the low-water mark"
 assert resumed == "resume" and resumed_with <= low, flow
@@ -520,15 +507,32 @@ assert tl.order(paused_mark, "client write + drain: drain does not return", "ser
                 resumed_mark, "client drain returned"), "drain returns only after the reader starts reading"
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+fig = tl.plot("drain() waits while the reader does not read",
+              lanes=["transport", "server", "client write + drain", "client drain"])
+for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):  # the two that matter
+    at = next(e.at for e in tl.events if e.name == mark)
+    fig.axes[0].axvline(at, color="black", linestyle="--", linewidth=1)
+    fig.axes[0].annotate(text, (at, -0.45), xytext=(3, 0), textcoords="offset points",
+                         va="bottom", fontsize=9)
+
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The answer's check asserts the order of the events on both sides: the transport's pause,
-# the drain found waiting, the server starting to read, the resume, the drain returning.
+# The transport tells its protocol when to stop writing (`pause_writing()`, when its buffer
+# passes the high-water mark) and when to go on (`resume_writing()`, once the buffer is back
+# at the low-water mark); `drain()` waits exactly while the protocol is paused. The folded
+# `record_flow_control(writer)` wraps those two calls to record each one with the buffer size
+# at that moment: they are the ticks on the figure's "transport" lane, and the dashed lines
+# mark the pause that made the drain wait and the resume that let it return. The answer's
+# check asserts the order of the events on both sides: the transport's pause, the drain found
+# waiting, the server starting to read, the resume, the drain returning.
 #
 # The high-water mark is not where the writer stops, because the transport is not the only
-# buffer: the kernel's socket buffers on both sides take several megabytes before any byte
-# stays in the transport. So the first `drain()` calls return at once, many dozens of them,
+# buffer: the kernel's socket buffers on both sides take megabytes before any byte stays in
+# the transport. That is Linux on the loopback interface, which grows (autotunes) its TCP
+# buffers up to the limits in `net.ipv4.tcp_rmem` and `tcp_wmem`: how much the client writes
+# before the first wait depends on the machine and its settings. So the first `drain()` calls return at once, many dozens of them,
 # drawn end to end as one wide blue bar on the "client write + drain" lane. Only when the
 # kernel's buffers are full do bytes pile up in the transport; it passes its high-water mark
 # and pauses the writer, and `drain()` waits (the light green "client drain" bar). The
@@ -553,11 +557,10 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # buffer and closes at once, the way to give up on a connection.
 #
 # **Predict.** In the cell below, a client connects and the server calls `server.close()` (here
-# `listener.close()`). Is the client's connection still open afterwards?
+# `listener.close()`). Is the server's side of the connection still open afterwards?
 # The server's handler is `hold_open`: it adds its writer to `handler_writers`, waits for
 # the client to send or close (2 s at most), then closes its writer and sets
-# `handler_ended`. After the answer is recorded, `close_connections(listener)` closes every
-# connection the server accepted.
+# `handler_ended`.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The server's handler: it remembers its writer and holds the connection open.
@@ -594,7 +597,7 @@ try:
     listener.close()  # server.close()
     # is any handler's writer still open?
     still_open = any(not w.is_closing() for w in handler_writers)
-    close_connections(listener)
+    close_connections(listener)  # folded above: closes what the server accepted
     client_sees = await reader.read(100)  # b"" is the end of the stream
     await handler_ended.wait()
     await listener.wait_closed()
@@ -602,7 +605,7 @@ finally:
     writer.close()
     await writer.wait_closed()
 
-print("connection open after server.close():", still_open)
+print("server's side open after server.close():", still_open)
 print("the client then read:", client_sees)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -616,8 +619,9 @@ print("✓ server.close() left the connection open; closing it ended the client'
 # A server has two kinds of sockets: the listening socket, and one socket per accepted
 # connection. `server.close()` closes only the listening socket and leaves every accepted
 # connection open, so shutting a server down means closing the listener, then closing (or
-# waiting for) the connections; here the server closed its side and the client read the end
-# of the stream, `b""`.
+# waiting for) the connections. After the answer was recorded, `close_connections(listener)`
+# closed every connection the server had accepted; the client then read the end of the
+# stream, `b""`.
 #
 # :::
 #

@@ -141,8 +141,8 @@ async def async_tool() -> None:
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # Three calls of each tool at once, under a heartbeat.
-tl = Timeline()  # records each child's time holding a permit, for the figure below
-results = {}
+results, spans_of, watch_of = {}, {}, {}  # spans and beats kept for the figure
+started = time.monotonic()  # the figure's time zero
 for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
     names = [f"{label}: child {i}" for i in range(3)]
     async with LoopWatch(interval=0.005) as watch:
@@ -150,9 +150,7 @@ for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
             asyncio.gather(*(asyncio.create_task(tool(), name=name) for name in names)),
             timeout=10)
     spans = [tool_permits.held[name] for name in names]
-    for name, (start, end) in zip(names, spans, strict=True):
-        tl.add(name, start, end, state="blocked" if label == "blocking" else "running")
-    watch.add_to(tl, f"{label}: event loop", threshold=0.03)
+    spans_of[label], watch_of[label] = spans, watch
     results[label] = {"peak children": most_at_once(spans),
                       "beats while a child ran": beats_inside(watch, spans),
                       "longest gap (ms)": round(watch.max_gap * 1000)}
@@ -177,10 +175,12 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 #
 # `communicate()` waits in the {term}`event loop`'s own thread, so while a child runs nothing
 # else on that loop runs: not the heartbeat, not the other tool calls, not the HTTP requests of
-# other samples. And the semaphore of 32
-# never sees a second holder, because the first holder does not give the loop back between
-# taking its permit and releasing it. The limit you configured is not the limit you get: the
-# blocking call sets a hidden cap of one.
+# other samples. The run shows it with three calls: a peak of one child at a time where the
+# awaited version had three. Nothing in that depends on the number three: the first holder
+# does not give the loop back between taking its permit and releasing it, so no other call can
+# even reach `acquire()` meanwhile, and a semaphore of 32 would see one holder at a time as
+# well. The limit you configured is not the limit you get: the blocking call sets a hidden cap
+# of one.
 #
 # The async version awaits the child, so the three children overlap and the heartbeat ticks,
 # but for short gaps while the interpreters start. The `async def` was never the point; the
@@ -191,11 +191,10 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # ## Measure: the two runs on one time axis
 #
 # The same two runs on one time axis. Red bars are children waited for with the loop blocked
-# (and the loop's own lane red while it could not tick); blue bars are children awaited.
-# Each bar is longer than the child's 0.15 s sleep, because it also holds the start of a new
-# Python interpreter. The awaited bars are the longer ones: their three interpreters start
-# together and share the two CPUs, where the blocking run starts one at a time (the fold below
-# says what a start costs).
+# (and the loop's own lane red while it could not tick); blue bars are children awaited. The
+# red bars form a staircase, one child after the other; the blue bars overlap. Each bar is
+# longer than the child's 0.15 s sleep, because it also holds the start of a new Python
+# interpreter (the fold below says what a start costs).
 #
 # :::{dropdown} Going further: what an interpreter start costs
 #
@@ -213,6 +212,13 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # :::
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+tl = Timeline()
+tl.t0 = started
+for label, spans in spans_of.items():
+    for i, (start, end) in enumerate(spans):
+        tl.add(f"{label}: child {i}", start, end,
+               state="blocked" if label == "blocking" else "running")
+    watch_of[label].add_to(tl, f"{label}: event loop", threshold=0.03)
 lanes = [f"blocking: child {i}" for i in range(3)] + ["blocking: event loop"]
 lanes += [f"async: child {i}" for i in range(3)] + ["async: event loop"]
 fig = tl.plot("Three tool calls: blocking communicate() vs awaited communicate()", lanes=lanes)
@@ -220,13 +226,10 @@ fig = tl.plot("Three tool calls: blocking communicate() vs awaited communicate()
 # %% [markdown]
 # ## Two pipes, one reader
 #
-# A child's stdout and stderr are pipes, and a pipe holds only so much (64 KiB by default on
-# Linux). A child that writes more than that blocks in `write` until someone reads. What then
-# of a parent that reads stdout to its end *before* it reads stderr?
-#
-# asyncio reads each pipe in the background into a `StreamReader`, which keeps reading until
-# its buffer holds twice its limit (the limit is 64 KiB unless you pass `limit=`). The worker `chatter OUT ERR` writes
-# ERR bytes to stderr, then OUT bytes to stdout; these are the lines that do it:
+# A child's stdout and stderr are pipes, and asyncio reads each of them in the background into
+# a `StreamReader`. What then of a parent that reads stdout to its end *before* it reads
+# stderr? The worker `chatter OUT ERR` writes ERR bytes to stderr, then OUT bytes to stdout;
+# these are the lines that do it:
 
 # %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_chatter, _cmd_spawn_children
@@ -239,8 +242,8 @@ show_source(_cmd_chatter, first="_write_all(2", last="return args.exit")
 # does it finish with 10 kB on stderr, and with 1 MB?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
-async def unstick(proc: asyncio.subprocess.Process) -> str:
-    """After a timeout: was the child stuck? Read stderr too, and see whether it then exits."""
+async def read_after_timeout(proc: asyncio.subprocess.Process) -> str:
+    """After a timeout: note whether the child had exited, read both pipes, wait for it."""
     verdict = "stuck" if proc.returncode is None else "?"
     rest = await asyncio.wait_for(asyncio.gather(proc.stdout.read(), proc.stderr.read()),
                                   timeout=5)
@@ -267,13 +270,13 @@ async def read_stdout_then_stderr(err_bytes: int, timeout: float) -> str:
         await asyncio.wait_for(proc.wait(), timeout)
         return f"finished: {len(out)} + {len(err)} bytes"
     except TimeoutError:
-        return await unstick(proc)  # folded above: what became of the child
+        return await read_after_timeout(proc)  # folded above: what became of the child
     finally:
         await reap(proc)  # reap: kill the child if it still runs, then wait for it
 
 
-small = await read_stdout_then_stderr(10_000, timeout=5)
-large = await read_stdout_then_stderr(1_000_000, timeout=1)
+small = await read_stdout_then_stderr(10_000, timeout=2)
+large = await read_stdout_then_stderr(1_000_000, timeout=2)
 print("10 kB on stderr:", small)
 print(" 1 MB on stderr:", large)
 
@@ -288,8 +291,10 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 # %% [markdown]
 # :::{dropdown} Why
 #
-# What decides it is whether stderr fits into the pipe and asyncio's buffer behind it (64 KiB
-# and 128 KiB). 10 kB fits, so the naive reader finishes, which is why it survives small tests.
+# What decides it is whether stderr fits into the pipe and asyncio's buffer behind it. A pipe
+# holds 64 KiB by default on Linux, and a child that writes into a full pipe blocks in `write`
+# until someone reads; the `StreamReader` behind it keeps reading until its buffer holds twice
+# its limit (the limit is 64 KiB unless you pass `limit=`), so 128 KiB. 10 kB fits, so the naive reader finishes, which is why it survives small tests.
 # 1 MB does not, and each line of the output says what happened then: the reader waits for a stdout end that never comes, while the child waits for room on stderr,
 # and neither moves: each `os.write` inside `_write_all` blocks while the pipe is full, so the
 # child cannot reach its stdout writes, or its exit, until someone reads stderr. That is the
@@ -343,9 +348,7 @@ print("✓ after the timeout the child was still running; kill() and wait() ende
 # %% [markdown]
 # ## Killing a whole group from async code
 #
-# `proc.kill()` signals one process. Start the child in a new session,
-# and it leads a process group whose id is its pid; `os.killpg` then reaches everything in it.
-# `create_subprocess_exec` passes `start_new_session=True` on to `subprocess.Popen`.
+# A tool often starts children of its own. When it overruns, what does `proc.kill()` reach?
 #
 # `spawn-children 2 5` starts two children that sleep 5 s and prints one line, `ready`, its own
 # pid, then its children's pids (`ready 4107 4110 4111`). We pipe its stdout and its stderr;
@@ -355,7 +358,9 @@ print("✓ after the timeout the child was still running; kill() and wait() ende
 show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
 
 # %% [markdown]
-# `start_family` starts it in a new session and returns the leader and its two children's pids.
+# `start_family` starts it in a new session (`create_subprocess_exec` passes
+# `start_new_session=True` on to `subprocess.Popen`), so that it leads a process group whose id
+# is its pid, and returns the leader and its two children's pids.
 # The cell after it kills the leader with `kill()`, then reads its stderr to the end, as
 # `communicate()` would, for at most 0.3 s. Predict: once the leader is dead, are its two
 # children still running, and does the read reach the end of stderr?
@@ -410,8 +415,8 @@ print("✓ kill() left both children running and the stderr pipe open;",
 #
 # :::
 #
-# The leader that started the group is gone. Predict: can `os.killpg(leader.pid, SIGKILL)`
-# still reach its two children?
+# `os.killpg(pgid, sig)` signals every process in the group `pgid`. The leader that started the
+# group is gone. Predict: can `os.killpg(leader.pid, SIGKILL)` still reach its two children?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 try:
