@@ -362,7 +362,7 @@ def test_zh_timeline_figures_have_a_chinese_key(built_book):
     English pages have none."""
     from lab_snippets.book import zhfigures
 
-    image = re.compile(r'<img alt="[^"]*" src="\.\./_images/([^"]+\.png)" />'
+    image = re.compile(r'<img alt="[^"]*" src="\.\./_images/([^"]+\.png)"\s*/>'
                        r'\s*(<p class="zh-figure-key">.*?</p>)?', re.S)
     figures = keyed = 0
     for chapter in chapters.existing():
