@@ -149,11 +149,12 @@ def sweep_orphans(tmp: str | None = None) -> list[str]:
 def _sweep_nodes(ray: Any, timeout: float = 30.0) -> None:
     """One ``sweep_orphans`` on every live node that grades (the folders a removed node's task left
     on a machine that still runs a node); a node that does not answer in ``timeout`` is skipped."""
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    from ray.util import scheduling_strategies as strategies
 
     sweep = ray.remote(num_cpus=0, max_retries=0)(sweep_orphans)
-    refs = [sweep.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)
-                          ).remote() for n in _eligible(ray)]
+    on_node = strategies.NodeAffinitySchedulingStrategy  # this node only: soft=False below
+    refs = [sweep.options(scheduling_strategy=on_node(n["NodeID"], soft=False)).remote()
+            for n in _eligible(ray)]
     with contextlib.suppress(Exception):
         ray.wait(refs, num_returns=len(refs), timeout=timeout)
     for ref in refs:
