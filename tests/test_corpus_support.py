@@ -123,3 +123,44 @@ def test_no_grading_module_reaches_the_release_or_the_command_line():
     found = {name: m.group(0) for name, path in reached.items() if not path.name == "__init__.py"
              for m in [uses.search(path.read_text(encoding="utf-8"))] if m}
     assert not found, f"grading modules that load the release or the command line: {found}"
+
+
+def _ray_only_imports(path: Path) -> list[tuple[int, bool]]:
+    """(line, inside an ``if`` on ``ray``) for each import of a ``RAY_ONLY`` module in ``path``."""
+    import ast
+
+    names = {f"lab_snippets.labs.{m}" for m in support.RAY_ONLY}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = []
+
+    def visit(node, guarded):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            got = support.imported(ast.unparse(node), "lab_snippets.labs")
+            if got & names:
+                out.append((node.lineno, guarded))
+        for child in ast.iter_child_nodes(node):
+            on_ray = isinstance(node, ast.If) and child in node.body and any(
+                isinstance(n, ast.Name) and n.id == "ray" for n in ast.walk(node.test))
+            visit(child, guarded or on_ray)
+
+    visit(tree, False)
+    return out
+
+
+def test_the_ray_only_modules_are_imported_only_where_a_grade_runs_on_a_cluster():
+    # RAY_ONLY leaves the cluster's path out of every verdict's support digest: right only while a
+    # grade on this machine never imports it. Counterfactuals: a grading module that imports
+    # raygrade at its top, or outside the grader's `if ray:` branch (the probe below finds both).
+    reached = support.closure(set(support.GRADER))
+    assert not {f"lab_snippets.labs.{m}" for m in support.RAY_ONLY} & set(reached)
+    found = {name: _ray_only_imports(path) for name, path in reached.items()}
+    unguarded = {n: [ln for ln, g in v if not g] for n, v in found.items() if any(not g for _, g in v)}
+    assert not unguarded, f"imports of a Ray-only module outside an `if ray:` branch: {unguarded}"
+    assert any(found.values()), "the grader no longer imports raygrade at all: is RAY_ONLY stale?"
+
+
+def test_the_ray_only_probe_finds_an_import_outside_the_ray_branch(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def grade(ray):\n    from lab_snippets.labs import raygrade\n    if ray:\n"
+                   "        from . import raygrade as r\n")
+    assert _ray_only_imports(bad) == [(2, False), (4, True)]

@@ -7,7 +7,8 @@ the other: the course's own modules that grading runs, and the pinned packages.
 - **The modules**: every ``lab_snippets`` module the graded cells import, every module the grader
   itself runs (``GRADER``: the ``lab_snippets.labs`` package, whole, since its ``__init__`` imports
   its members by name at run time, except ``NOT_GRADING``: the release and its command line, which
-  make student versions and never run in a grade), and, transitively, every ``lab_snippets``
+  make student versions and never run in a grade, and ``RAY_ONLY``: the cluster's path, which a
+  corpus verdict, graded on this machine, never takes), and, transitively, every ``lab_snippets``
   module those import (absolute or relative imports, at any depth of a module, inside functions too), with the
   ``__init__`` of each package on the way. Found by reading the sources (``ast``), not by importing.
 - **The pins**: ``requirements.txt``, as text.
@@ -35,6 +36,11 @@ GRADER = ("lab_snippets.labs",)  # the whole subpackage (see the module's docstr
 #: reads the zh tooling) and the command line. ``tests/test_corpus_support.py`` checks that no
 #: grading module reaches them.
 NOT_GRADING = ("publish", "cli", "__main__")
+#: Modules only ``labs grade --ray`` runs (the grader imports them in its ``if ray:`` branch). A
+#: corpus verdict is graded on this machine's pool, never on a cluster, so they do not make one;
+#: ``tests/test_labs_ray.py`` checks that a cluster's grades equal the pool's, and
+#: ``tests/test_corpus_support.py`` that nothing else imports them.
+RAY_ONLY = ("raygrade",)
 PINS = REPO / "requirements.txt"
 _NAMED = re.compile(r"\blab_snippets(?:\.\w+)*")
 
@@ -84,11 +90,12 @@ def closure(roots: set[str], repo: Path = REPO) -> dict[str, Path]:
     todo = set(_with_parents(roots))
     for root in roots & set(GRADER):
         todo |= {f"{root}.{p.stem}" for p in module_file(root, repo).parent.glob("*.py")
-                 if p.name != "__init__.py" and p.stem not in NOT_GRADING}
+                 if p.name != "__init__.py" and p.stem not in NOT_GRADING + RAY_ONLY}
+    ray_only = {f"{g}.{m}" for g in GRADER for m in RAY_ONLY}
     seen: dict[str, Path] = {}
     while todo:
         name = todo.pop()
-        if name in seen:
+        if name in seen or name in ray_only:
             continue
         path = module_file(name, repo)
         if path is None:
