@@ -500,3 +500,27 @@ def test_an_experiment_ends_in_one_fold_with_its_check_and_why_inside(built_book
             worst[f"{edition} {chapter.number}"] = longest
     over = {k: v for k, v in worst.items() if v > 4}
     assert not over, f"more than four folds in a row: {over}"
+
+
+def test_each_exercise_gives_the_reader_their_own_cell_before_the_solution(built_book):
+    """Readers found an exercise on the page as statement, folded solution and visible tests, with
+    nowhere to write their own (session 15: four of four learners). On every chapter page of both
+    editions, right before each solution cell stands the cell as a student's notebook gives it
+    (``pages.student_stub``: nbgrader's stub, none of the solution's lines). Counterfactual: drop
+    the insertion from ``pages._drop_grader_markers`` (no page has one)."""
+    from bs4 import BeautifulSoup
+
+    missing, total = [], 0
+    for chapter in chapters.existing():
+        for edition, root in (("en", HTML), ("zh", ZH)):
+            soup = BeautifulSoup((root / "notebooks" / f"{chapter.stem}.html").read_text(
+                encoding="utf-8"), "html.parser")
+            for cell in soup.select("div.cell.tag_solution"):
+                total += 1
+                mine = cell.find_previous_sibling("div")
+                code = mine.find("pre").get_text() if mine and "your-cell" in mine.get("class", []) \
+                    else ""
+                if "raise NotImplementedError()" not in code:
+                    missing.append(f"{edition} {chapter.number}")
+    assert total >= 2 * 25, f"only {total} solution cells found on the chapter pages"
+    assert not missing, f"a solution cell without the reader's own cell before it: {missing}"

@@ -225,17 +225,57 @@ def _skip_unrunnable(app, config) -> None:
 GRADER_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
+#: The line over an exercise's own cell (``your_cell``), in each edition.
+YOUR_CELL = {
+    "en": "Your turn. In the notebook this cell starts as below: write your code in it, run the "
+          "tests under it, and open the solution only to compare.",
+    "zh": "轮到你了。在 notebook 里，这个单元格一开始是下面这样：在里面写你的代码，运行它下面的测试，"
+          "写完再打开参考答案对照。",
+}
+
+
+def student_stub(source: str) -> str:
+    """The solution cell as a student's notebook gives it: nbgrader's own ``ClearSolutions``
+    (what ``labs release`` runs) replaces each marked region with its stub."""
+    from nbformat.v4 import new_code_cell
+    from nbgrader.preprocessors import ClearSolutions
+
+    cell = new_code_cell(source)
+    ClearSolutions()._replace_solution_region(cell, "python")
+    return cell.source
+
+
+def _cell_of(node):
+    """The MyST-NB cell container ``node`` is in (classes ``cell``), or None."""
+    while node is not None and "cell" not in (getattr(node, "get", lambda *_: [])("classes") or []):
+        node = node.parent
+    return node
+
+
 def _drop_grader_markers(app, doctree, docname):
     """A reference solution on the page without nbgrader's region markers (a learner reads them as
-    part of the answer); the chapter's .py and .ipynb keep them, the release needs them."""
+    part of the answer); the chapter's .py and .ipynb keep them, the release needs them. In view
+    before the folded solution: the cell as a student's notebook gives it (``student_stub``), under
+    a line that says what to do with it, so a reader has their own cell before the answer."""
     from docutils import nodes
+
+    from lab_snippets.book.cjk import is_chinese
 
     for block in list(doctree.findall(nodes.literal_block)):
         text = block.astext()
         if not any(marker in text for marker in GRADER_MARKERS):
             continue
         kept = "\n".join(line for line in text.split("\n") if line.strip() not in GRADER_MARKERS)
+        cell = _cell_of(block)
         block.replace_self(nodes.literal_block(kept, kept, **block.attributes))
+        if cell is None or cell.parent is None:
+            continue
+        stub = student_stub(text)
+        line = YOUR_CELL["zh" if is_chinese(app.config.language) else "en"]
+        mine = nodes.container("", nodes.paragraph(line, line),
+                               nodes.literal_block(stub, stub, language="python"),
+                               classes=["your-cell"])
+        cell.parent.insert(cell.parent.index(cell), mine)
 
 
 def setup(app):
