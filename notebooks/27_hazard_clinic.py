@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 27 · A hazard clinic: reading real concurrent code critically
-# *隐患门诊：批判地阅读真实的并发代码*
+# *隐患门诊：审读真实的并发代码*
 #
 # **The question.** You read a piece of real concurrent code and something looks off. How do
 # you turn a suspicion into knowledge, without either waving it away or crying "bug"?

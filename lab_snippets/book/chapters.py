@@ -76,7 +76,7 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("24", "cpu_work_in_async", "CPU-bound work inside an async service", "异步服务里的 CPU 密集型工作", SERVICES),
     Chapter("25", "hidden_caps", "Hidden concurrency caps", "隐藏的并发上限", SERVICES),
     Chapter("26", "async_subprocesses", "Subprocesses from asyncio", "在 asyncio 中运行子进程", SERVICES),
-    Chapter("27", "hazard_clinic", "A hazard clinic: reading real concurrent code critically", "隐患门诊：批判地阅读真实的并发代码", SERVICES),
+    Chapter("27", "hazard_clinic", "A hazard clinic: reading real concurrent code critically", "隐患门诊：审读真实的并发代码", SERVICES),
     Chapter("28", "ray_futures_actors", "Ray: ObjectRefs are futures, actors are concurrency units", "Ray：ObjectRef 就是 Future，actor 就是并发单元", RAY),
     Chapter("29", "ray_placement_lifecycle", "Placement groups, actor lifecycle and cleanup", "放置组、actor 生命周期与清理", RAY),
 )
