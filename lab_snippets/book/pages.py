@@ -245,6 +245,59 @@ def student_stub(source: str) -> str:
     return cell.source
 
 
+PAGE_COLUMNS = 88  # the width a code block shows without scrolling (tests/test_reading.py)
+
+
+def fit_to_page(code: str, width: int = PAGE_COLUMNS) -> str:
+    """``code`` with its lines within ``width`` columns, for display: ``ruff format`` (pinned in
+    requirements.txt) breaks long signatures, and docstring lines are wrapped at their indent.
+    Code that does not parse, or a failing formatter, leaves ``code`` as it is."""
+    import ast
+    import subprocess
+    import sys
+    import textwrap
+
+    if all(len(line) <= width for line in code.splitlines()):
+        return code
+    try:
+        done = subprocess.run([sys.executable, "-m", "ruff", "format", "--line-length", str(width),
+                               "--stdin-filename", "cell.py", "-"], input=code, text=True,
+                              capture_output=True, timeout=30)
+        formatted = done.stdout if done.returncode == 0 and done.stdout.strip() else code
+        tree = ast.parse(formatted)
+    except (OSError, subprocess.SubprocessError, SyntaxError):
+        return code
+    lines = formatted.rstrip("\n").splitlines()
+    spans = []  # (first, last) line index of each docstring
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and \
+                isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            spans.append((body[0].lineno - 1, body[0].end_lineno - 1))
+    for first, last in sorted(spans, reverse=True):  # a long docstring reflowed as paragraphs
+        block = lines[first:last + 1]
+        if all(len(line) <= width for line in block):
+            continue
+        indent = block[0][:len(block[0]) - len(block[0].lstrip())]
+        paragraphs, current = [], []
+        for line in block:
+            if line.strip():
+                current.append(line.strip())
+            elif current:
+                paragraphs.append(current)
+                current = []
+        paragraphs.append(current)
+        wrapped = []
+        for para in paragraphs:
+            if wrapped:
+                wrapped.append("")
+            wrapped += textwrap.wrap(" ".join(para), width, initial_indent=indent,
+                                     subsequent_indent=indent, break_on_hyphens=False)
+        lines[first:last + 1] = wrapped
+    out = lines
+    return "\n".join(out)
+
+
 def _cell_of(node):
     """The MyST-NB cell container ``node`` is in (classes ``cell``), or None."""
     while node is not None and "cell" not in (getattr(node, "get", lambda *_: [])("classes") or []):
@@ -270,7 +323,7 @@ def _drop_grader_markers(app, doctree, docname):
         block.replace_self(nodes.literal_block(kept, kept, **block.attributes))
         if cell is None or cell.parent is None:
             continue
-        stub = student_stub(text)
+        stub = fit_to_page(student_stub(text))
         line = YOUR_CELL["zh" if is_chinese(app.config.language) else "en"]
         mine = nodes.container("", nodes.paragraph(line, line),
                                nodes.literal_block(stub, stub, language="python"),
