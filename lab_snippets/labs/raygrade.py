@@ -148,7 +148,13 @@ def sweep_orphans(tmp: str | None = None) -> list[str]:
 
 def _sweep_nodes(ray: Any, timeout: float = 30.0) -> None:
     """One ``sweep_orphans`` on every live node that grades (the folders a removed node's task left
-    on a machine that still runs a node); a node that does not answer in ``timeout`` is skipped."""
+    on a machine that still runs a node); a node that does not answer in ``timeout`` is skipped.
+
+    A sweep still running then is left to end by itself (it is bounded: ``wait_procs`` 5 s), never
+    cancelled: Ray 2.x's driver aborts when the reply of a task it force-cancelled arrives
+    afterwards (``task_manager.cc``: "Tried to complete task that was not pending"), which ended
+    ``labs grade --ray`` with exit code 1 after every row was graded (a sweep's worker slow to start
+    on a loaded machine, or a node just removed)."""
     from ray.util import scheduling_strategies as strategies
 
     sweep = ray.remote(num_cpus=0, max_retries=0)(sweep_orphans)
@@ -157,9 +163,6 @@ def _sweep_nodes(ray: Any, timeout: float = 30.0) -> None:
             for n in _eligible(ray)]
     with contextlib.suppress(Exception):
         ray.wait(refs, num_returns=len(refs), timeout=timeout)
-    for ref in refs:
-        with contextlib.suppress(Exception):
-            ray.cancel(ref, force=True)
 
 
 def _grade_in(folder: str, payload: dict[str, Any], gradebook: bytes,
