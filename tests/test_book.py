@@ -524,4 +524,4 @@ def test_each_exercise_gives_the_reader_their_own_cell_before_the_solution(built
                         map(len, code.splitlines()), default=0) > 88:
                     missing.append(f"{edition} {chapter.number}")
     assert total >= 2 * 25, f"only {total} solution cells found on the chapter pages"
-    assert not missing, f"a solution cell without the reader's own cell (fitting the page) before it: {missing}"
+    assert not missing, f"no reader's cell (fitting the page) before a solution: {missing}"

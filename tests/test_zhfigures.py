@@ -85,3 +85,14 @@ def test_figure_keys_say_only_what_the_picture_cannot():
         assert re.search(r"[\u4e00-\u9fff]", key), title
         assert words[title].rstrip("。？！") not in key, f"the key of {title!r} repeats its title"
         assert "`" not in key, f"the key of {title!r}: a key is plain text, a backtick shows as one"
+
+
+def test_an_update_from_a_partial_cache_drops_no_drawn_word():
+    # counterfactual: the rule before session 16 (the words of the cached chapters only): "Lane B",
+    # drawn by a chapter the cache lacked, lost its translation
+    titles, old = ["A title"], ["Lane A", "Lane B"]
+    assert zhfigures.drawn_entries(titles, old, {"Lane A", "Lane C"}, complete=False) == \
+        ["Lane A", "Lane B", "Lane C"]
+    assert zhfigures.drawn_entries(titles, old, {"Lane A", "Lane C"}, complete=True) == \
+        ["Lane A", "Lane C"], "a complete cache removes what no chapter draws any more"
+    assert zhfigures.drawn_entries(titles, old, {"A title"}, complete=True) == []

@@ -189,10 +189,37 @@ def stale_records(root: Path = ROOT) -> set[int]:
     return stale
 
 
-def update(root: Path = ROOT) -> tuple[int, int]:
+def cache_covers_every_chapter(root: Path = ROOT) -> bool:
+    """Whether the book's jupyter cache holds a Chinese-figure execution of every chapter (a built
+    book's does; a worktree that ran two chapters under nbval holds only those two)."""
+    from jupyter_cache import get_cache
+
+    from lab_snippets.book.chapters import cache_path, existing
+
+    if not (cache_path(root) / "global.db").exists():
+        return False
+    cache = get_cache(str(cache_path(root)))
+    found = cached_figure_words(root)
+    covered = {Path(r.uri).stem for r in cache.list_cache_records() if found.get(r.pk)}
+    return all(c.path.stem in covered for c in existing())
+
+
+def drawn_entries(titles: list[str], old_drawn: list[str], fresh: set[str],
+                  complete: bool) -> list[str]:
+    """The drawn words ``figures.po`` keeps besides the titles: those the cache's figures hold and,
+    unless the cache covers every chapter, every one it held before (a chapter the cache lacks still
+    draws its words: dropping them lost their translations, session 15)."""
+    keep = set(fresh) if complete else set(fresh) | set(old_drawn)
+    return sorted(keep - set(titles))
+
+
+def update(root: Path = ROOT, prune: bool = False) -> tuple[int, int]:
     """Bring ``figures.po`` in step with the notebooks' titles and the words the cached executions'
-    figures draw (lane names, axis labels, legends); returns (added, removed). With no Chinese figure
-    in the cache (a fresh clone), the words already in the catalogue are kept."""
+    figures draw (lane names, axis labels, legends); returns (added, removed). A drawn word leaves
+    the catalogue only with ``prune`` (``update --prune``, right after a full book build) and a cache
+    that covers every chapter: a cache holds what some build ran, which may be older than the
+    chapters or cover only some of them (a worktree's nbval runs), so by default words are added,
+    never dropped."""
     from babel.messages.catalog import Catalog
 
     from lab_snippets.book.i18n import _messages, read_po, write_po
@@ -201,8 +228,9 @@ def update(root: Path = ROOT) -> tuple[int, int]:
     old = {m.id: m.string for m in _messages(read_po(path))} if path.is_file() else {}
     titles = notebook_titles(root)
     seen = [v for v in cached_figure_words(root).values() if v]
-    drawn = sorted({as_pattern(w) for words, _ in seen for w in words if w not in titles}
-                   - set(titles)) if seen else [w for w in old if w not in titles]
+    drawn = drawn_entries(titles, [w for w in old if w not in titles],
+                          {as_pattern(w) for words, _ in seen for w in words},
+                          complete=prune and cache_covers_every_chapter(root))
     titles = titles + drawn
     if list(old) == titles:
         return 0, 0  # nothing to change: the file (and its date) stays as it is
@@ -332,8 +360,8 @@ def add_keys(app, doctree, docname: str, words: dict[str, str], root: Path = ROO
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args == ["update"]:
-        added, removed = update(ROOT)
+    if args in (["update"], ["update", "--prune"]):
+        added, removed = update(ROOT, prune="--prune" in args)
         print(f"{titles_path(ROOT)}: {added} new titles to translate, {removed} removed")
         return 0
     if args == ["status"]:
@@ -343,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         for title in missing:
             print("  untranslated:", title)
         return 1 if missing else 0
-    print("usage: python -m lab_snippets.book.zhfigures update|status", file=sys.stderr)
+    print("usage: python -m lab_snippets.book.zhfigures update [--prune]|status", file=sys.stderr)
     return 2
 
 
