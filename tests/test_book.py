@@ -410,6 +410,40 @@ def test_zh_check_lines_are_chinese(built_book):
     assert not found, "check lines in English on zh pages:\n" + "\n".join(found)
 
 
+def check_code_and_output_disagree(page: str) -> list[str]:
+    """The ✓ lines in a page's cell outputs that no ✓ print in the same cell's displayed code
+    says (each field matching any text), and the English check prints left in its code."""
+    import html as htmllib
+
+    from lab_snippets.book import zhchecks
+
+    def text(part: str) -> str:
+        return "\n".join(htmllib.unescape(re.sub(r"<[^>]+>", "", pre))
+                         for pre in re.findall(r"<pre>(.*?)</pre>", part, re.S))
+
+    found = []
+    for cell in re.split(r'<div class="cell(?=[ "])', page)[1:]:
+        code, _, output = cell.partition('<div class="cell_output')
+        lines = [line for t in zhchecks.templates_in(text(code)) for line in t.split("\n")]
+        patterns = [re.compile("^" + ".*?".join(map(re.escape, re.split(r"\{[^{}]+\}", t.replace(
+            "{{", "{").replace("}}", "}")))) + "$") for t in lines]
+        found += [f"code in English: {t[:80]}" for t in lines if t.startswith("✓") and not CJK.search(t)]
+        found += [f"output no print says: {line[:80]}" for line in text(output).splitlines()
+                  if line.startswith("✓") and not any(p.match(line) for p in patterns)]
+    return found
+
+
+def test_zh_check_code_says_what_its_output_shows(built_book):
+    """On a zh chapter page a check's displayed code prints the Chinese its ✓ line shows (issue 42:
+    ``print(f"✓ <English>")`` above ``✓ <Chinese>`` read as a mismatch). Counterfactual: drop
+    ``zhchecks.translate_sources`` from ``zhui._doctree_resolved`` (every check's code English)."""
+    found = []
+    for chapter in chapters.existing():
+        page = (ZH / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        found += [f"zh {chapter.number}: {problem}" for problem in check_code_and_output_disagree(page)]
+    assert not found, "\n".join(found[:20])
+
+
 IMG_ALT = re.compile(r'<img\b[^>]*\balt="([^"]*)"[^>]*\bsrc="([^"]+)"', re.S)
 
 

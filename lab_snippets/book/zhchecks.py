@@ -4,7 +4,10 @@ A chapter's checks end with a line that says what held (``print(f"✓ the Task's
 when the caller suspended")``). The chapter runs once, in English; its outputs are the same for
 both editions (the jupyter cache). In the Chinese edition each output line that begins with ``✓``
 is looked up in ``locale/zh_CN/checks.po`` and shown in Chinese (``zhui``, when the page's doctree
-is resolved); the English edition and the notebook keep what the program printed.
+is resolved); the English edition and the notebook keep what the program printed. At the same step
+the cell's displayed source gets the same Chinese in the ``print`` call that printed the line
+(``translate_source``: ``print(f"✓ 已完成 {x} 个")``, each field written as in the code), so the
+check's code and its output agree on the page; what runs, and every grading digest, stay English.
 
 The catalogue's messages are the checks' print templates, read from the chapters' code with
 ``ast``: a constant string as it is, an f-string with each replacement field written as its
@@ -184,6 +187,151 @@ def translate_doctree(doctree, root: Path = ROOT) -> int:
     return changed
 
 
+@cache
+def _ids(path: str) -> dict[str, str]:
+    from lab_snippets.book.i18n import read_po
+
+    if not Path(path).is_file():
+        return {}
+    return {m.id: m.string for m in read_po(Path(path)) if m.id and m.string and not m.fuzzy}
+
+
+def _field_code(value: ast.FormattedValue) -> str:
+    """A replacement field as the code writes it: the expression, ``!r``, ``:spec``."""
+    code = "{" + ast.unparse(value.value)
+    if value.conversion != -1:
+        code += "!" + chr(value.conversion)
+    if value.format_spec is not None:
+        code += ":" + "".join(
+            str(part.value).replace("{", "{{").replace("}", "}}") if isinstance(part, ast.Constant)
+            else _field_code(part) for part in value.format_spec.values)
+    return code + "}"
+
+
+def _fields_as_written(args: list[ast.expr]) -> dict[str, str]:
+    """``{template field: its code}`` for the arguments of one print call (as ``_alternatives``
+    reads them: an f-string's fields, a branch or side that is no string, any other value)."""
+    written: dict[str, str] = {}
+
+    def read(node: ast.expr) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return
+        if isinstance(node, ast.JoinedStr):
+            for value in node.values:
+                if isinstance(value, ast.FormattedValue):
+                    written["{" + ast.unparse(value.value) + "}"] = _field_code(value)
+        elif isinstance(node, ast.IfExp):
+            read(node.body), read(node.orelse)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            read(node.left), read(node.right)
+        else:
+            written["{" + ast.unparse(node) + "}"] = "{" + ast.unparse(node) + "}"
+
+    for arg in args:
+        read(arg)
+    return written
+
+
+def _literal(chinese: str, written: dict[str, str], quote: str) -> str:
+    """Python source of a string literal that prints ``chinese`` (a catalogue template): an
+    f-string with each field as the code wrote it, or a plain string when it has no field."""
+    names = fields(chinese)
+    pieces = re.split(r"(\{\{|\}\}|\{[^{}]+\})", chinese)
+    if any(code.count(quote) for name, code in written.items() if name in names):
+        quote = "'" if quote == '"' else '"'
+    out = []
+    for piece in pieces:
+        if piece in ("{{", "}}"):
+            out.append(piece if names else piece[0])
+        elif _FIELD.fullmatch(piece) and piece in names:
+            out.append(written[piece])
+        else:
+            for char in piece:
+                if char in ("\\", quote):
+                    out.append("\\" + char)
+                elif char == "\n":
+                    out.append("\\n")
+                elif not char.isprintable():
+                    out.append(repr(char)[1:-1])
+                else:
+                    out.append(char)
+    return ("f" if names else "") + quote + "".join(out) + quote
+
+
+def translate_source(source: str, root: Path = ROOT) -> tuple[str, int]:
+    """``source`` (a cell's code as the page shows it) with each ``print`` of a check whose
+    template the catalogue translates saying its Chinese: the arguments become one literal, each
+    field as the code wrote it (``{x!r}``, ``{share:.0%}``), a template of several lines one
+    literal per line, a print that says one of two texts by one ``if``/``else`` the two literals
+    on either side of that condition; a print the catalogue lacks (or more than two texts) stays
+    as it is. Returns the source and how many calls changed."""
+    chinese_of = _ids(str(catalogue_path(root)))
+    if not chinese_of or MARK not in source:
+        return source, 0
+    lines = source.splitlines(keepends=True)
+    code = "".join("\n" if line.lstrip().startswith(("%", "!")) else line for line in lines)
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return source, 0
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(lineno: int, col: int) -> int:  # ast's columns count UTF-8 bytes
+        return starts[lineno - 1] + len(lines[lineno - 1].encode()[:col].decode())
+
+    edits = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print" and node.args):
+            continue
+        if any(isinstance(arg, ast.Starred) for arg in node.args):
+            continue
+        made = _print_templates(node)
+        choices = [n for arg in node.args for n in ast.walk(arg) if isinstance(n, ast.IfExp)]
+        # one text, or the two of one ``if``/``else`` (``"a" + ("b" if c else "")``)
+        if not made[0].startswith(MARK) or any(t not in chinese_of for t in made) \
+                or not (len(made) == 1 or (len(made) == 2 and len(choices) == 1)):
+            continue
+        written = _fields_as_written(node.args)
+        if not all(set(fields(chinese_of[t])) <= set(written) for t in made):
+            continue
+        first, last = node.args[0], node.args[-1]
+        start, end = offset(first.lineno, first.col_offset), offset(last.end_lineno, last.end_col_offset)
+        opening = source[start:end].lstrip("rRbBuUfF")[:1]
+        quote = opening if opening in ("'", '"') else '"'
+        indent = " " * (start - starts[first.lineno - 1])
+        said = [("\n" + indent).join(_literal(part, written, quote) for part in
+                                     re.split(r"(?<=\n)(?=.)", chinese_of[t], flags=re.S)) for t in made]
+        if len(said) == 2:
+            gap = " " if first.lineno == last.end_lineno else "\n" + indent  # on one line if it was
+            said = [f"{said[0]}{gap}if {ast.unparse(choices[0].test)}{gap}else {said[1]}"]
+        edits.append((start, end, said[0]))
+    out, changed, done = source, 0, len(source) + 1
+    for start, end, text in sorted(edits, reverse=True):
+        if end <= done:  # not inside a call already rewritten
+            out, changed, done = out[:start] + text + out[end:], changed + 1, start
+    return out, changed
+
+
+def translate_sources(doctree, root: Path = ROOT) -> int:
+    """The check prints in the code cells of a page (MyST-NB's ``cell_input`` containers) in the
+    Chinese their output lines are shown in; returns how many calls changed."""
+    from docutils import nodes
+
+    changed = 0
+    for block in doctree.findall(nodes.literal_block):
+        parent = block.parent
+        if parent is None or "cell_input" not in parent.get("classes", []) or MARK not in block.astext():
+            continue
+        text, n = translate_source(block.astext(), root)
+        if n:
+            block.children = [nodes.Text(text)]
+            block.rawsource = text
+            changed += n
+    return changed
+
+
 def problems(root: Path = ROOT) -> list[str]:
     """Templates the catalogue lacks or leaves untranslated or fuzzy, and translations that lost or
     invented a field."""
@@ -227,6 +375,7 @@ def update(root: Path = ROOT) -> tuple[int, int]:
                     flags=("fuzzy",) if message is not None and message.fuzzy else ())
     write_po(catalog, path)
     _table.cache_clear()
+    _ids.cache_clear()
     return len(set(wanted) - set(old)), len(set(old) - set(wanted))
 
 

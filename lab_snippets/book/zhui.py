@@ -19,7 +19,8 @@ mainland usage), is applied two ways, both only in the Chinese edition:
   like while the English edition keeps MyST-NB's words; a fold labelled by its cell (``Show the
   check``, issue 41) is looked up the same way, and closes with 隐藏 + the same words (``pair_labels``
   gives both editions the matching ``Hide ...``);
-- each line a chapter's check printed (``✓ ...``) is shown in Chinese (``zhchecks``);
+- each line a chapter's check printed (``✓ ...``) is shown in Chinese (``zhchecks``), and so is the
+  ``print`` call in the cell's displayed code that printed it;
 - each timeline figure (a PNG drawn in English when the chapter ran) gets a key in Chinese under it
   (``zhfigures``).
 
@@ -150,6 +151,7 @@ def _doctree_resolved(app, doctree, docname) -> None:
         words = catalogue()
         fold_labels(doctree, words)
         zhchecks.translate_doctree(doctree)  # each printed ✓ line of a check in Chinese
+        zhchecks.translate_sources(doctree)  # and the print in the code that printed it
         zhfigures.add_keys(app, doctree, docname, words)  # a Chinese key under each timeline figure
 
 
