@@ -173,13 +173,20 @@ def translate_output(text: str, root: Path = ROOT) -> tuple[str, int]:
 def translate_doctree(doctree, root: Path = ROOT) -> int:
     """The check lines of a page's outputs in Chinese (MyST-NB writes a cell's printed text as a
     ``literal_block`` with the ``output`` class); returns how many lines changed."""
+    return _rewrite_blocks(doctree, lambda block: "output" in block.get("classes", []),
+                           lambda text: translate_output(text, root))
+
+
+def _rewrite_blocks(doctree, chosen, rewrite) -> int:
+    """Each ``literal_block`` of ``doctree`` that ``chosen`` picks and that has a ✓, rewritten by
+    ``rewrite`` (text -> (text, changes)); returns the changes."""
     from docutils import nodes
 
     changed = 0
     for block in doctree.findall(nodes.literal_block):
-        if "output" not in block.get("classes", []) or MARK not in block.astext():
+        if not chosen(block) or MARK not in block.astext():
             continue
-        text, n = translate_output(block.astext(), root)
+        text, n = rewrite(block.astext())
         if n:
             block.children = [nodes.Text(text)]
             block.rawsource = text
@@ -317,19 +324,9 @@ def translate_source(source: str, root: Path = ROOT) -> tuple[str, int]:
 def translate_sources(doctree, root: Path = ROOT) -> int:
     """The check prints in the code cells of a page (MyST-NB's ``cell_input`` containers) in the
     Chinese their output lines are shown in; returns how many calls changed."""
-    from docutils import nodes
-
-    changed = 0
-    for block in doctree.findall(nodes.literal_block):
-        parent = block.parent
-        if parent is None or "cell_input" not in parent.get("classes", []) or MARK not in block.astext():
-            continue
-        text, n = translate_source(block.astext(), root)
-        if n:
-            block.children = [nodes.Text(text)]
-            block.rawsource = text
-            changed += n
-    return changed
+    return _rewrite_blocks(doctree, lambda block: block.parent is not None
+                           and "cell_input" in block.parent.get("classes", []),
+                           lambda text: translate_source(text, root))
 
 
 def problems(root: Path = ROOT) -> list[str]:
