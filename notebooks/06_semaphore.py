@@ -103,7 +103,8 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # moment the task starts until it holds a permit, then *running* while it holds one. The
 # spans come from the semaphore itself: `WatchedSemaphore` (folded below) wraps the
 # `Semaphore(3)` and records when each task asked for a permit, got it and gave it back.
-# Predict: when permits come back at uneven moments, can a fourth sample ever slip in?
+# Predict: samples 0 to 2 take the three permits at once. When does sample 3, the fourth, get
+# one?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 class WatchedSemaphore:
@@ -143,6 +144,10 @@ await asyncio.gather(*(asyncio.create_task(timed_sample(d), name=f"sample {i}")
                        for i, d in enumerate(durations)))
 print("peak inside:", permits.inside.peak,
       "· most running spans at one instant:", tl.max_overlap("running"))
+held = {s.label: s for s in tl.spans if s.state == "running"}  # each sample's permit
+print(f"sample 3 got its permit at {held['sample 3'].start:.3f} s;",
+      "samples 0 to 2 gave theirs back at",
+      ", ".join(f"{held[f'sample {i}'].end:.3f} s" for i in range(3)))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: peak-never-exceeds-limit
@@ -156,8 +161,9 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 # :::{dropdown} Why
 #
 # A waiting task enters only by taking a permit that another task has just given back, so the
-# count inside cannot pass the number of permits, however the lengths fall: read the two
-# numbers of the answer with that in mind. The sample is written as in a real program,
+# count inside cannot pass the number of permits, however the lengths fall: sample 3 got its
+# permit the moment the shortest of samples 0 to 2 gave one back, not before, and the peak
+# stayed at 3. The sample is written as in a real program,
 # `async with permits:`. Write `async with` rather than
 # `acquire()` and `release()`: it gives the permit back on every path, while a `release()`
 # that an exception skips loses a permit for good.
@@ -180,10 +186,9 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 # each, and keeps each one's best, so that a busy machine slows them alike;
 # `ideal_batch_time(n_jobs, limit, duration)` is the time the batch would take with no
 # overhead at all.
-#
-# Before you run it: does a limit of 5 finish the batch sooner than a limit of 4?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the measured times"}
+
+# %%
 async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
     batch_permits = asyncio.Semaphore(limit)
     loop = asyncio.get_running_loop()
@@ -202,29 +207,37 @@ limits = [1, 2, 3, 4, 5, 6, 12]
 runs = await ainterleaved(
     {limit: (lambda k=limit: run_batch(N_JOBS, k, DURATION)) for limit in limits}, k=3)
 measured = {limit: runs.best(limit) for limit in limits}
-for limit in limits:
-    print(f"limit {limit:>2}: {math.ceil(N_JOBS / limit):>2} rounds, "
-          f"measured {measured[limit]:.3f} s, "
-          f"ideal {ideal_batch_time(N_JOBS, limit, DURATION):.3f} s")
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-ideal = {limit: ideal_batch_time(N_JOBS, limit, DURATION) for limit in limits}
-rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}
 
-fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
-every_limit = range(1, N_JOBS + 1)  # the ideal at every limit, drawn as steps: 7–11 need 2 rounds too
-ax.plot(every_limit, [ideal_batch_time(N_JOBS, k, DURATION) for k in every_limit], drawstyle="steps-post",
-        color="grey", linestyle="--", label="ideal: ceil(12 / limit) × 0.03 s")
-ax.plot(limits, [measured[k] for k in limits], "o", label="measured (best of 3)")
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_batch_times() -> plt.Axes:
+    """The measured times against the ideal; the caller sets the title."""
+    fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    every_limit = range(1, N_JOBS + 1)  # the ideal at every limit, drawn as steps
+    ax.plot(every_limit, [ideal_batch_time(N_JOBS, k, DURATION) for k in every_limit],
+            drawstyle="steps-post", color="grey", linestyle="--",
+            label="ideal: ceil(12 / limit) × 0.03 s")
+    ax.plot(limits, [measured[k] for k in limits], "o", label="measured (best of 3)")
+    ax.set_xlabel("limit (permits)")
+    ax.set_ylabel("total time (s)")
+    ax.legend()
+    return ax
+
+
+# %% [markdown]
+# Before you open the answer: does a limit of 5 finish the batch sooner than a limit of 4?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+ax = draw_batch_times()  # the measured times against the ideal, as a figure
 ax.set_title("A batch of 12 jobs of 0.03 s: total time against the semaphore's limit")
-ax.set_xlabel("limit (permits)")
-ax.set_ylabel("total time (s)")
-ax.legend()
-
-at_least = {limit: 0.95 * rounds[limit] * DURATION for limit in limits}
+for limit in limits:
+    print(f"limit {limit:>2}: measured {measured[limit]:.3f} s, "
+          f"ideal {ideal_batch_time(N_JOBS, limit, DURATION):.3f} s")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: batch-time-follows-rounds
+rounds = {limit: math.ceil(N_JOBS / limit) for limit in limits}
+at_least = {limit: 0.95 * rounds[limit] * DURATION for limit in limits}
 # floor: a sleep never ends early, so no load can make a batch beat its rounds
 for limit in limits:
     assert measured[limit] >= at_least[limit], f"limit {limit} finished faster than its {rounds[limit]} rounds"
@@ -243,9 +256,9 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # :::{dropdown} Why
 #
 # With `limit` permits the jobs go through in ceil(12 / limit) rounds, and a sleep never ends
-# early, so no batch takes less than its rounds × 0.03 s. Read the folded table, one row per
-# limit: how many rounds the 12 jobs need with it, the best of its three measured times, and
-# the ideal time. Then count the rounds for limits 4 and 5 (4 + 4 + 4, or 5 + 5 + 2) and find
+# early, so no batch takes less than its rounds × 0.03 s. Read the table, one row per limit:
+# the best of its three measured times, and the ideal time. Then count the rounds for limits 4
+# and 5 (4 + 4 + 4, or 5 + 5 + 2) and find
 # their two points in the figure. The dashed steps show that limits 7 to 11 would need 2
 # rounds like 6, so they would be no faster than 6 either. When the limit divides the batch,
 # doubling it halves the rounds, and so about halves the time; from 5 to 10 the rounds only
@@ -262,8 +275,8 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # A function that holds a permit and then calls a helper that takes a permit from the **same**
 # semaphore needs two permits at once. The cell below runs one such sample alone, then four at
 # once, through a `Semaphore(2)`. It waits for each group with `asyncio.wait(..., timeout=...)`
-# (chapter 04), so it cannot hang, and prints how many tasks finished and how many were still
-# stuck when the wait ended. Predict both pairs.
+# (chapter 04), so the cell ends within a second whatever happens, and prints how many tasks
+# finished and how many had not when the wait ended. Predict both pairs.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 shared_permits = asyncio.Semaphore(2)
@@ -288,8 +301,8 @@ light_load = (len(done), len(pending))
 busy = [asyncio.create_task(generate_with_nested_permit(i)) for i in range(4)]
 done, pending = await asyncio.wait(busy, timeout=0.2)
 under_load = (len(done), len(pending))
-print("one sample:   done, stuck =", light_load)
-print("four samples: done, stuck =", under_load)
+print("one sample:   done, not done =", light_load)
+print("four samples: done, not done =", under_load)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: nested-permit-deadlocks-under-load
