@@ -111,8 +111,9 @@ print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 #
 # :::
 #
-# Predict: a thread with no loop calls `asyncio.run` twice, and each run waits briefly on
-# the same `asyncio.Event`, created once at module level. What does the second run give?
+# Next, a thread with no loop calls `asyncio.run` twice, and each run waits briefly on
+# the same `asyncio.Event`, created once at module level. Predict: what does the second run
+# give?
 
 # %%
 gate = asyncio.Event()  # created once, like a module-level shared object
@@ -208,7 +209,9 @@ print("✓ the coroutine ran on the loop thread; the thread ended and its loop i
 # its result with a timeout, `submit()` returns the future without waiting, and `stop()` shuts
 # the loop down from outside; the section "Stopping the loop thread" below puts `stop()` to
 # the test. The thread is a daemon thread (`daemon=True`), so it does not keep the
-# interpreter from exiting.
+# interpreter from exiting. The fold holds two helpers: `serve_forever`, the thread's body
+# (run the loop until it is stopped, then close it), and `_cancel_other_tasks`, which `stop()`
+# runs on the loop first, to cancel what is still running there.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the loop thread's body and its shutdown helper"}
 def serve_forever(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
@@ -299,7 +302,8 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 #
 # A heartbeat task on the notebook's loop ticks every 0.01 s, and each wait lasts for a job
 # of 0.12 s: each job is `slow_job(label)`, which awaits `asyncio.sleep(0.12)` on the loop
-# thread and returns its label. Predict: how many heartbeats land while the notebook waits in
+# thread and returns its label; `notebook_wait(how)`, from the fold, draws the notebook's wait
+# as a span on the same timeline. Predict: how many heartbeats land while the notebook waits in
 # `result()`, and how many while it awaits `wrap_future`?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}

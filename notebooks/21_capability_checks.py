@@ -165,8 +165,8 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 ready, coro = ReadyScore(0.5), score_async("x")
 task, stream = asyncio.ensure_future(asyncio.sleep(0)), score_stream("a b")
 checks = {
-    name: (isinstance(x, Awaitable), isinstance(x, Coroutine), isinstance(x, AsyncIterator),
-           inspect.iscoroutine(x))
+    name: (isinstance(x, Awaitable), isinstance(x, Coroutine),
+           isinstance(x, AsyncIterator), inspect.iscoroutine(x))
     for name, x in (("ReadyScore", ready), ("coroutine", coro), ("Task", task),
                     ("async generator", stream))
 }
@@ -364,7 +364,7 @@ def traced(fn):
     return sync_wrapper
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 async def generate(label: str) -> str:
     with tl.span(f"generate body ({label})"):
         tl.mark(f"generate body ({label}) starts")
@@ -376,12 +376,12 @@ naive_generate, aware_generate = traced_naive(generate), traced(generate)
 pending_naive = naive_generate("naive")  # a call through the plain wrapper
 await asyncio.sleep(0.02)
 results = await asyncio.gather(pending_naive, aware_generate("aware"))
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# claim: an-async-aware-decorator-spans-the-body
 print(tl.names())
 print("iscoroutinefunction: naive", inspect.iscoroutinefunction(naive_generate),
       "· async-aware", inspect.iscoroutinefunction(aware_generate))
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the figure"}
-# claim: an-async-aware-decorator-spans-the-body
 fig = tl.plot("Where each tracer's span sits against the body it traces",
               lanes=["generate span (naive)", "generate body (naive)", "generate span (async-aware)",
                      "generate body (aware)"],
@@ -402,11 +402,11 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 # :::{dropdown} Why
 #
 # Applied to an `async def`, the "call" inside a plain wrapper only makes the coroutine
-# object, so its span closes **before any of the body has run**: in the figure (in the fold
-# "Show the figure") the naive span is a sliver at the start, while the async-aware span contains the body. The green bar is
+# object, so its span closes **before any of the body has run**: in the figure the naive
+# span is a sliver at the start, while the async-aware span contains the body. The green bar is
 # the async-aware span (legend "tracer's span"; the naive span is too short to show its colour)
 # and the blue bars the bodies. The naive span sits at the call, and its body starts only
-# once `gather` awaits the coroutine. The experiment's last line shows the second damage:
+# once `gather` awaits the coroutine. The answer's second printed line shows the second damage:
 # `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the naive
 # wrapper is `False` (the async-aware one's is `True`), so any extension point that
 # decides by the function (previous section) would now mistreat it. (The cell pauses 0.02 s
