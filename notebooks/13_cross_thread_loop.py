@@ -57,7 +57,6 @@ loop.call_later(0.05, publish_weights)
 tl.mark("awaiting the future")
 version = await weights_ready
 tl.mark("awaiter resumed")
-await asyncio.sleep(0)
 print(version, tl.names())
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -91,17 +90,16 @@ async def fetch_reward(sample_id: int) -> float:
 
 coro = fetch_reward(1)
 try:
-    asyncio.run(coro)
-    refused = None
-except RuntimeError as exc:
-    refused = exc
+    outcome = asyncio.run(coro)
+except Exception as exc:  # whatever happens, show it
+    outcome = exc
 finally:
-    coro.close()  # close it, so that Python does not warn "never awaited" about it
+    coro.close()  # a finished or unused coroutine: closing it is tidy either way
 
-print(f"asyncio.run inside a running loop: {refused}")
+print(f"asyncio.run(fetch_reward(1)) from this cell: {outcome!r}")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert isinstance(refused, RuntimeError) and asyncio.get_running_loop().is_running(), refused
+assert isinstance(outcome, RuntimeError) and asyncio.get_running_loop().is_running(), outcome
 print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 
 # %% [markdown]
@@ -109,14 +107,13 @@ print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 #
 # The notebook's kernel already runs an {term}`event loop` in this thread, and a thread can run only
 # one loop at a time, so `asyncio.run` refuses. The same happens in any function called,
-# however deeply, from a coroutine.
+# however deeply, from a coroutine. In a thread with no running loop, `asyncio.run` works.
 #
 # :::
 #
-# In a thread with no running loop, `asyncio.run` works.
-#
-# Predict: a thread with no loop calls `asyncio.run` twice, and each run waits briefly on
-# the same `asyncio.Event`, created once at module level. What does the second run give?
+# Next, a thread with no loop calls `asyncio.run` twice, and each run waits briefly on
+# the same `asyncio.Event`, created once at module level. Predict: what does the second run
+# give?
 
 # %%
 gate = asyncio.Event()  # created once, like a module-level shared object
@@ -159,7 +156,9 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # %% [markdown]
 # :::{dropdown} Why
 #
-# An `asyncio.Event` binds itself to the loop it is first waited on, and each `asyncio.run`
+# An `asyncio.Event` binds itself to a loop the first time its `wait()` has to block: that
+# call takes the running loop to make the future it sleeps on (a `wait()` on an Event that is
+# already set returns at once and binds nothing). Each `asyncio.run`
 # makes a new loop and closes it at the end: the `Event` was bound to the first run's loop, so the second run raised
 # `RuntimeError`. Anything that attaches itself to a loop (asyncio locks,
 # events and queues once they are waited on, HTTP client sessions, connection pools) breaks
@@ -177,8 +176,10 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # `result()`. Every coroutine
 # then runs on the same loop, so loop-bound objects keep working across calls.
 #
-# The core of the pattern is five lines: make a loop, run it forever in a thread, submit a
-# coroutine, wait for its result with a timeout, and at the end stop the loop from outside.
+# The core of the pattern is eight statements: make a loop, run it forever in a thread,
+# submit a coroutine, wait for its result with a timeout, and at the end stop the loop from
+# outside, join the thread and close the loop (only once the thread has ended: closing a
+# running loop raises).
 
 # %%
 async def which_thread() -> str:
@@ -195,7 +196,8 @@ print("called from:", threading.current_thread().name)
 
 core_loop.call_soon_threadsafe(core_loop.stop)  # from this thread: the thread-safe call
 core_thread.join(timeout=2)
-core_loop.close()
+if not core_thread.is_alive():
+    core_loop.close()
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert future.result(timeout=0) == "core-loop" != threading.current_thread().name
@@ -207,9 +209,11 @@ print("✓ the coroutine ran on the loop thread; the thread ended and its loop i
 # its result with a timeout, `submit()` returns the future without waiting, and `stop()` shuts
 # the loop down from outside; the section "Stopping the loop thread" below puts `stop()` to
 # the test. The thread is a daemon thread (`daemon=True`), so it does not keep the
-# interpreter from exiting.
+# interpreter from exiting. The fold holds two helpers: `serve_forever`, the thread's body
+# (run the loop until it is stopped, then close it), and `_cancel_other_tasks`, which `stop()`
+# runs on the loop first, to cancel what is still running there.
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the loop thread's body and its shutdown helper"}
 def serve_forever(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
     """The loop thread's body: run the loop until it is stopped, then close it."""
     asyncio.set_event_loop(loop)
@@ -298,7 +302,8 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 #
 # A heartbeat task on the notebook's loop ticks every 0.01 s, and each wait lasts for a job
 # of 0.12 s: each job is `slow_job(label)`, which awaits `asyncio.sleep(0.12)` on the loop
-# thread and returns its label. Predict: how many heartbeats land while the notebook waits in
+# thread and returns its label; `notebook_wait(how)`, from the fold, draws the notebook's wait
+# as a span on the same timeline. Predict: how many heartbeats land while the notebook waits in
 # `result()`, and how many while it awaits `wrap_future`?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
@@ -320,13 +325,18 @@ async def slow_job(label: str) -> str:
     return label
 
 
+def notebook_wait(how: str):
+    """A span for the notebook's wait; its state colours the bar as the legend says."""
+    return tl.span(f"notebook: {how}", state="blocked" if how == "result()" else "waiting")
+
+
 # %%
 beat = asyncio.create_task(heartbeat())  # ticks every 0.01 s on the notebook's loop
 await asyncio.sleep(0.03)
-with tl.span("notebook: result() blocks", state="blocked"):
+with notebook_wait("result()"):
     background.run(slow_job("job A"), timeout=2)
 await asyncio.sleep(0.03)
-with tl.span("notebook: await wrap_future", state="waiting"):
+with notebook_wait("await wrap_future"):
     await asyncio.wrap_future(background.submit(slow_job("job B")))
 await asyncio.sleep(0.03)
 
@@ -334,17 +344,17 @@ await asyncio.sleep(0.03)
 beat.cancel()
 await asyncio.gather(beat, return_exceptions=True)
 fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await",
-              lanes=["loop thread: job A", "notebook: result() blocks", "loop thread: job B",
+              lanes=["loop thread: job A", "notebook: result()", "loop thread: job B",
                      "notebook: await wrap_future", "notebook loop heartbeat"],
               meanings={"running": "heartbeat tick"})
-for waiting_lane in ("notebook: result() blocks", "notebook: await wrap_future"):
+for waiting_lane in ("notebook: result()", "notebook: await wrap_future"):
     waited = tl.spans_of(waiting_lane)[0]
     print(f"heartbeats during {waiting_lane!r}: "
           f"{sum(waited.start < t < waited.end for t in ticks)}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: result-blocks-the-loop-wrap-future-does-not
-blocked_span = tl.spans_of("notebook: result() blocks")[0]
+blocked_span = tl.spans_of("notebook: result()")[0]
 awaiting_span = tl.spans_of("notebook: await wrap_future")[0]
 ticks_while_blocked = sum(blocked_span.start < t < blocked_span.end for t in ticks)
 ticks_while_awaiting = sum(awaiting_span.start < t < awaiting_span.end for t in ticks)
@@ -370,9 +380,8 @@ print("✓ no heartbeat while result() blocked; the heartbeat went on under awai
 #
 # ## Calling a loop from the wrong thread
 #
-# Most loop methods (`call_soon`, `create_task`, `call_later`, `Future.set_result`) are not
-# thread-safe. Below, the background loop is idle, asleep in the operating system waiting
-# for I/O. From the notebook's thread, the cell calls `background.loop.call_soon(callback)`
+# Most loop and future methods (`call_soon`, `create_task`, `call_later`, a Future's
+# `set_result`) are not thread-safe. Below, nothing is running on the background loop. From the notebook's thread, the cell calls `background.loop.call_soon(callback)`
 # and waits 0.2 s. Predict: does the callback run within those 0.2 s, does `call_soon`
 # raise, or neither?
 
@@ -388,25 +397,25 @@ def note_callback() -> None:
 
 background.loop.call_soon(note_callback)  # from the notebook's thread, not the loop's
 tl.mark("call_soon returned")
-ran_on_its_own = ran.wait(timeout=0.2)
+ran_in_time = ran.wait(timeout=0.2)
 tl.mark("waited 0.2 s")
-background.loop.call_soon_threadsafe(lambda: None)  # then a call_soon_threadsafe
+background.loop.call_soon_threadsafe(lambda: None)
 ran.wait(timeout=2)
-print("ran within 0.2 s on its own:", ran_on_its_own)
+print("callback ran within the 0.2 s:", ran_in_time)
 print(tl.names())
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: call-soon-from-another-thread-does-not-wake-the-loop
 assert ran.is_set(), "the woken loop should have run the callback"
-assert not ran_on_its_own, "the idle loop should not notice a callback from call_soon"
+assert not ran_in_time, "the idle loop should not notice a callback from call_soon"
 assert tl.order("call_soon returned", "waited 0.2 s", "callback ran")
 print("✓ the callback waited until call_soon_threadsafe woke the loop")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `call_soon` from another thread puts the callback on the loop's list but does not wake the
-# loop, so the callback waits until something else happens to wake it: the call did not fail,
+# An idle loop is asleep in the operating system, waiting for I/O. `call_soon` from another
+# thread puts the callback on the loop's list but does not wake the loop, so the callback waits until something else happens to wake it: the call did not fail,
 # and the callback did not run within the 0.2 s. `call_soon_threadsafe` does wake it, by
 # sending a byte on a socket the loop is watching; here it woke the loop, and the stranded
 # callback ran.
@@ -421,17 +430,16 @@ print("✓ the callback waited until call_soon_threadsafe woke the loop")
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 background.loop.set_debug(True)
 try:
-    background.loop.call_soon(note_callback)
-    wrong_thread_error = None
-except RuntimeError as exc:
-    wrong_thread_error = exc
+    outcome = background.loop.call_soon(note_callback)
+except Exception as exc:  # whatever happens, show it
+    outcome = exc
 finally:
     background.loop.set_debug(False)
 
-print(f"debug mode: {wrong_thread_error}")
+print(f"call_soon in debug mode: {outcome!r}")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert isinstance(wrong_thread_error, RuntimeError)
+assert isinstance(outcome, RuntimeError), outcome
 print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 
 # %% [markdown]

@@ -154,10 +154,9 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # `await x` works when `x` is a coroutine, or a generator-based coroutine, or has an
 # `__await__` method returning an iterator. `async for` needs `__aiter__` returning something
 # with `__anext__`. The abstract base classes in `collections.abc` (`Awaitable`, `Coroutine`,
-# `AsyncIterator`) check for those methods. The cell below asks three questions of four
-# objects: `isinstance(x, Awaitable)`, `isinstance(x, Coroutine)` (for the async generator,
-# `isinstance(x, AsyncIterator)` instead), and `inspect.iscoroutine(x)`; each row prints the
-# three answers in that order.
+# `AsyncIterator`) check for those methods. The cell below asks four questions of four
+# objects, one a column: `isinstance(x, Awaitable)`, `isinstance(x, Coroutine)`,
+# `isinstance(x, AsyncIterator)` and `inspect.iscoroutine(x)`.
 #
 # Predict: which of `ReadyScore` (the object the sixth hook returns), a coroutine and a `Task`
 # count as `Awaitable`, and which as a `Coroutine`?
@@ -166,23 +165,21 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 ready, coro = ReadyScore(0.5), score_async("x")
 task, stream = asyncio.ensure_future(asyncio.sleep(0)), score_stream("a b")
 checks = {
-    "ReadyScore": (isinstance(ready, Awaitable), isinstance(ready, Coroutine),
-                   inspect.iscoroutine(ready)),
-    "coroutine": (isinstance(coro, Awaitable), isinstance(coro, Coroutine),
-                  inspect.iscoroutine(coro)),
-    "Task": (isinstance(task, Awaitable), isinstance(task, Coroutine),
-             inspect.iscoroutine(task)),
-    "async generator": (isinstance(stream, Awaitable),
-                        isinstance(stream, AsyncIterator), inspect.iscoroutine(stream)),
+    name: (isinstance(x, Awaitable), isinstance(x, Coroutine),
+           isinstance(x, AsyncIterator), inspect.iscoroutine(x))
+    for name, x in (("ReadyScore", ready), ("coroutine", coro), ("Task", task),
+                    ("async generator", stream))
 }
-print(" " * 16, "(Awaitable, Coroutine or AsyncIterator, iscoroutine)")
+columns = ("Awaitable", "Coroutine", "AsyncIterator", "iscoroutine")
+print(f"{'':<16}", "".join(f"{c:<15}" for c in columns))
 for name, flags in checks.items():
-    print(f"{name:<16}", flags)
+    print(f"{name:<16}", "".join(f"{f!s:<15}" for f in flags))
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert checks["ReadyScore"] == (True, False, False), "awaitable by protocol, not a coroutine"
-assert checks["Task"] == (True, False, False)
-assert checks["async generator"] == (False, True, False)
+assert checks["ReadyScore"] == (True, False, False, False), "awaitable by protocol, not a coroutine"
+assert checks["coroutine"] == (True, True, False, True)
+assert checks["Task"] == (True, False, False, False)
+assert checks["async generator"] == (False, False, True, False)
 assert await asyncio.wait_for(ready, timeout=2) == 0.5
 coro.close()  # inspected only
 await asyncio.wait_for(task, timeout=2)
@@ -208,7 +205,7 @@ def promised_awaitable(sample: str) -> Awaitable[float]:
     return len(sample) / 10
 
 
-await promised_awaitable("an annotation is not a check")
+await promised_awaitable("two words")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -230,8 +227,9 @@ await promised_awaitable("an annotation is not a check")
 # - **decide by the result**: call `hook(x)`, then `await` the result if it is awaitable.
 #
 # **Predict.** Both run the same chain of mixed hooks below (an `async def`, a plain function
-# that returns its coroutine, a plain function, an object with an async `__call__`). Which
-# one runs every hook, and what does the other one do?
+# that returns its coroutine, a plain function, an object with an async `__call__`). Deciding
+# by the function goes wrong somewhere in this chain: at which hook, and how does it show?
+# An error at that hook, an error at a later one, or a wrong result with no error?
 
 # %%
 async def add_async(sample: str) -> str:
@@ -283,13 +281,12 @@ with warnings.catch_warnings(record=True) as caught:
                             ("by function", run_chain_by_function)):
         try:
             outcome[name] = await run_chain("s", mixed_chain)
-        except TypeError as exc:  # keep its text; the traceback holds the coroutine
-            outcome[name] = f"TypeError: {exc}"
+        except Exception as exc:  # whatever happens, show it
+            outcome[name] = f"{type(exc).__name__}: {exc}"
     gc.collect()
 by_result, by_function = outcome["by result"], outcome["by function"]
-never_awaited = [str(w.message) for w in caught if inspect.iscoroutine(w.source)]
-# the warning's source is the coroutine dropped unawaited: its function's name decides
-unawaited_names = [w.source.__name__ for w in caught if inspect.iscoroutine(w.source)]
+coroutine_warnings = [w for w in caught if inspect.iscoroutine(w.source)]
+never_awaited = [str(w.message) for w in coroutine_warnings]
 
 print("decide by the result:  ", by_result)
 print("decide by the function:", by_function)
@@ -297,6 +294,8 @@ print("warnings:", never_awaited)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: decide-by-the-result-not-the-function
+# a warning about a coroutine has that coroutine as its source: its function's name tells
+unawaited_names = [w.source.__name__ for w in coroutine_warnings]
 assert by_result == "s+async+async+plain+client", f"deciding by the result handled every hook: {by_result}"
 assert by_function.startswith("TypeError"), "the adapter's coroutine was passed on as if it were a sample"
 assert "add_async" in unawaited_names, "and its body never ran"
@@ -365,7 +364,7 @@ def traced(fn):
     return sync_wrapper
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 async def generate(label: str) -> str:
     with tl.span(f"generate body ({label})"):
         tl.mark(f"generate body ({label}) starts")
@@ -377,12 +376,12 @@ naive_generate, aware_generate = traced_naive(generate), traced(generate)
 pending_naive = naive_generate("naive")  # a call through the plain wrapper
 await asyncio.sleep(0.02)
 results = await asyncio.gather(pending_naive, aware_generate("aware"))
-print(tl.names())
-print("iscoroutinefunction: naive", inspect.iscoroutinefunction(naive_generate),
-      "· async-aware", inspect.iscoroutinefunction(aware_generate))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: an-async-aware-decorator-spans-the-body
+print(tl.names())
+print("iscoroutinefunction: naive", inspect.iscoroutinefunction(naive_generate),
+      "· async-aware", inspect.iscoroutinefunction(aware_generate))
 fig = tl.plot("Where each tracer's span sits against the body it traces",
               lanes=["generate span (naive)", "generate body (naive)", "generate span (async-aware)",
                      "generate body (aware)"],
@@ -403,11 +402,11 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 # :::{dropdown} Why
 #
 # Applied to an `async def`, the "call" inside a plain wrapper only makes the coroutine
-# object, so its span closes **before any of the body has run**: in the figure (in the second
-# answer fold) the naive span is a sliver at the start, while the async-aware span contains the body. The green bar is
+# object, so its span closes **before any of the body has run**: in the figure the naive
+# span is a sliver at the start, while the async-aware span contains the body. The green bar is
 # the async-aware span (legend "tracer's span"; the naive span is too short to show its colour)
 # and the blue bars the bodies. The naive span sits at the call, and its body starts only
-# once `gather` awaits the coroutine. The experiment's last line shows the second damage:
+# once `gather` awaits the coroutine. The answer's second printed line shows the second damage:
 # `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the naive
 # wrapper is `False` (the async-aware one's is `True`), so any extension point that
 # decides by the function (previous section) would now mistreat it. (The cell pauses 0.02 s
@@ -1000,9 +999,11 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 # - `await` and `async for` accept protocols (`__await__`, `__aiter__`/`__anext__`), which the
 #   `collections.abc` classes check; annotations such as `Awaitable[float]` are never checked.
 # - An extension point that takes sync or async hooks should call first and check the result.
-# - A decorator for async functions must return an `async def` wrapper (decided once, with
-#   `iscoroutinefunction`), or its span closes before the body runs and it hides that the
-#   function is async.
+# - A tracing decorator's span must close after the body. Deciding once with
+#   `iscoroutinefunction` and returning an `async def` wrapper covers functions written with
+#   `async def`; a sync wrapper that checks each call's result and, if it is awaitable, returns
+#   a coroutine that awaits it inside the span covers the rest too. A plain wrapper's span
+#   closes before the body runs, and it hides that the function is async.
 #
 # **What's next.** This is the last chapter of the original series;
 # [Part V](../book/parts/services.md) goes on to running concurrent services, from chapter 22
