@@ -342,8 +342,8 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def occupied_share(tl: Timeline, kept_only: bool = False) -> float:
-    """The groups' time over the 4 slots' time, from the first start to the last end; with
-    kept_only, only the groups that were kept (not dropped by the filter, not cancelled)."""
+    """The groups' time over the 4 slots' time, first start to last end; with kept_only,
+    only the groups that were kept (not dropped by the filter, not cancelled)."""
     spans = [s for s in tl.spans if not kept_only or (
         s.label.startswith("group") and s.state == "running"
         and keep_group(int(s.label.split()[1])))]

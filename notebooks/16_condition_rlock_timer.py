@@ -104,7 +104,7 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # `notify_all` and returns what each consumer got. What does each of the two consumers get
 # in each run?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: two consumers wait, one item arrives, notify_all wakes both.
 def run_two_consumers(take) -> list[str]:
     cond = threading.Condition()
@@ -566,7 +566,7 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 #
 # :::
 #
-# The figure draws the three runs: light green is the loop ticking, red the time from the stop
+# In the figure below, light green is each loop ticking and red the time from the stop
 # request to the thread's exit. Each tick is a black mark with the number of the thread that
 # ran it (1 for the loop's first thread, 2 for a second one, and so on).
 
