@@ -93,6 +93,9 @@ print("✓ wait(timeout=...) returned with two pending, cancelled nothing, and b
 # say so: cancel them, then await them so their cleanup runs before you go on.
 #
 # :::
+#
+# Here is that recipe on the same three requests: wait 0.05 s, cancel what is still pending, then
+# await it; the printed names show which requests ended and which were cancelled.
 
 # %%
 tl = Timeline()
@@ -118,8 +121,8 @@ print("✓ the pending requests were cancelled and had finished their cleanup be
 # `gather` (chapter 03) returns everything at once, in argument order, when the slowest is
 # done. `asyncio.as_completed(tasks)` gives you one awaitable per {term}`task`, each of which
 # returns a result when awaited. Below, four requests take 0.16, 0.12, 0.08 and 0.04 s, and the loop handles each
-# result as its `await` returns. Predict how long after the start the first result is handled:
-# about 0.04 s, or only once the slowest is done at 0.16 s?
+# result as its `await` returns. The list holds them slowest first. Predict: in what order are
+# the results handled, and would it change if the list held them in another order?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -148,7 +151,8 @@ print("✓ results were handled in finishing order, the first while the slowest 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `as_completed` hands out its awaitables in the order the tasks *finish*, and each `await` on
+# `as_completed` hands out its awaitables in the order the tasks *finish*, whatever their order
+# in the list (here the reverse of it), and each `await` on
 # one returns the next result as soon as it exists, not once all of them are done. Look at the
 # last line of the answer: the first result was handled after about 0.04 s, while the slowest
 # request still had 0.12 s to go. Handling (logging, scoring, updating a progress bar) starts
@@ -314,7 +318,9 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 # later; the slow group 8 is missing because it was still running when the batch was full, and
 # every fourth group (3, 7, ...) was dropped by the filter. The batches cannot finish in less
 # than 0.36 s: the filter keeps 3 groups of every 4, so 8 kept groups take 3 batches, and each
-# batch waits 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s.
+# batch waits 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s:
+# its last one, the slow group 4, starts at 0.03 s, when the first fast groups end, and runs
+# 0.12 s; meanwhile the freed slots have kept groups 1, 2, 5, 6, 0, 9 and 10.
 #
 # :::
 #
@@ -327,24 +333,33 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 #
 # :::
 #
-# ## Measure: how busy the 4 slots stay, batches against refill
+# ## Measure: how much of the 4 slots' time holds a group, batches against refill
 #
 # Each approach may have 4 groups in flight at once: call those 4 places *slots*. From the
 # first group's start to the last group's end, what share of the 4 slots' time held a group,
-# in the two runs above? Predict both shares, as percentages, before you open the answer.
+# in the two runs above? Predict both shares, as percentages, before you open the answer. The
+# answer also prints the share spent on groups that were kept (not dropped, not cancelled).
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-def busy_share(tl: Timeline) -> float:
-    """The groups' time over the 4 slots' time, from the first start to the last end."""
-    return sum(s.duration for s in tl.spans) / (IN_FLIGHT * tl.total())
+def occupied_share(tl: Timeline, kept_only: bool = False) -> float:
+    """The groups' time over the 4 slots' time, first start to last end; with kept_only,
+    only the groups that were kept (not dropped by the filter, not cancelled)."""
+    spans = [s for s in tl.spans if not kept_only or (
+        s.label.startswith("group") and s.state == "running"
+        and keep_group(int(s.label.split()[1])))]
+    return sum(s.duration for s in spans) / (IN_FLIGHT * tl.total())
 
 
-busy = {"batched": busy_share(batched_tl), "refill": busy_share(refill_tl)}
-print({name: f"{share:.0%} of slot time busy" for name, share in busy.items()})
+occupied = {"batched": occupied_share(batched_tl), "refill": occupied_share(refill_tl)}
+on_kept = {name: occupied_share(t, kept_only=True)
+           for name, t in (("batched", batched_tl), ("refill", refill_tl))}
+for name in occupied:
+    print(f"{name}: {occupied[name]:.0%} of slot time holds a group,",
+          f"{on_kept[name]:.0%} holds a group that is kept")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert busy["refill"] >= 1.2 * busy["batched"]
-print("✓ the refill loop kept its slots busy a larger share of the time")
+assert occupied["refill"] >= 1.2 * occupied["batched"]
+print("✓ the refill loop kept its slots occupied a larger share of the time")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -352,8 +367,9 @@ print("✓ the refill loop kept its slots busy a larger share of the time")
 # A batch cannot start its next groups before its slow group is done, so with batches a slot
 # that finished a fast group sits empty until then. With the refill loop, a freed slot is given
 # a new group at once, and when the batch is full, the groups still in flight are cancelled.
-# The printed shares say it in numbers: the batches leave the slots idle for about half of the
-# time; the refill loop keeps them all busy. In the chart below, the gaps in the top panel are
+# The printed shares say it in numbers: the batches leave the slots empty for about half of the
+# time; the refill loop keeps them all occupied. Not all of that time is useful: the second share
+# leaves out the groups the filter dropped and the ones cancelled at the end, in both runs. In the chart below, the gaps in the top panel are
 # that idle time.
 #
 # :::
@@ -392,7 +408,7 @@ refill_slots.plot(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s", a
 for ax, ids in ((top, batched_ids), (bottom, refill_ids)):
     for slot, middle, group_id in ids:  # each bar's group id
         ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7, color="white")
-top.set_xlabel("")
+_ = top.set_xlabel("")
 
 # %% [markdown]
 # ## Exercise 4.1 · The first results, each job with a deadline

@@ -94,7 +94,9 @@ print("✓ the consumer woke after the producer released the lock, and found the
 #
 # :::
 #
-# **Predict.** Two consumers wait, one item arrives, and the producer calls `notify_all`,
+# ## Predict: one item, two woken consumers
+#
+# Two consumers wait, one item arrives, and the producer calls `notify_all`,
 # which wakes every waiter. In the first run each consumer checks the buffer once with `if`
 # before it waits; in the second it waits with `cond.wait_for(predicate, timeout)`, which
 # waits until `predicate()` is true or the timeout runs out. `run_two_consumers(take)` starts
@@ -102,7 +104,7 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # `notify_all` and returns what each consumer got. What does each of the two consumers get
 # in each run?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: two consumers wait, one item arrives, notify_all wakes both.
 def run_two_consumers(take) -> list[str]:
     cond = threading.Condition()
@@ -280,7 +282,7 @@ print("✓ the Lock refused its own holder; the RLock let it in again")
 #
 # :::
 #
-# :::{dropdown} Going further
+# :::{dropdown} Going further: an RLock keeps one owner
 #
 # **An `RLock` keeps one owner.** Re-entering does not share the lock: the owner takes it
 # twice below, and a probe thread tries it after each step. The folded cells hold the probe
@@ -288,7 +290,7 @@ print("✓ the Lock refused its own holder; the RLock let it in again")
 #
 # :::
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helpers"}
 # attempt(): another thread tries the lock for 0.05 s, and other_thread_got_it notes whether it got it.
 other_thread_got_it: list[bool] = []
 
@@ -345,11 +347,8 @@ def record_cancelled_call() -> None:
     cancelled_calls.append("fired")
 
 
-# Why the check holds on a busy machine. The delay is long, so no load can make the timer
-# fire before cancel() reaches it. The check does not compare the time from cancel() to the
-# thread's exit with a fixed number of seconds: it compares it with ReferenceWait, a plain wait
-# of half the delay started here in a thread of its own. The timer's thread must end before
-# that wait wakes, and a busy machine slows both alike.
+# The check's yardstick (its own fold says how it is used): ReferenceWait, a plain wait of
+# half the delay, started here in a thread of its own.
 CANCELLED_DELAY = 2.0
 half_delay = ReferenceWait(CANCELLED_DELAY / 2)
 
@@ -372,6 +371,10 @@ print(f"the cancelled timer called {cancelled_calls}; its thread ended "
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-stops-a-timer-before-it-fires
+# Why this holds on a busy machine. The delay is long, so no load can make the timer fire
+# before cancel() reaches it. The time from cancel() to the thread's exit is compared not with a
+# fixed number of seconds but with half_delay: the timer's thread must end before that wait
+# wakes, and a busy machine slows both alike.
 print(f"the cancelled timer's thread ended {cancel_to_exit * 1000:.1f} ms after cancel(), "
       f"of a {CANCELLED_DELAY * 1000:.0f} ms delay")
 assert not cancelled_timer.is_alive() and not fire_timer.is_alive(), "both timer threads ended"
@@ -413,11 +416,9 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 # `EventWaitLoop`. The cell after them runs each with an
 # interval of 0.2 s in a thread of its own (`run_and_stop`), asks it to stop right after its
 # second tick, and times the stop. **Predict.** How long does each take from
-# the stop request to its thread's exit, and how many threads does each use? The figure
-# under the answer draws each tick as a black mark, with the number of the thread that ran it
-# (1 for the loop's first thread, 2 for a second one, and so on).
+# the stop request to its thread's exit, and how many threads does each use?
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the three loops and the setup of the run"}
 interval = 0.2
 
 
@@ -441,7 +442,6 @@ class EventWaitLoop:
         self.thread.join(timeout=2)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the other two loops"}
 class SleepLoop:
     def __init__(self, tick) -> None:
         self.stop_flag = threading.Event()
@@ -488,7 +488,6 @@ class TimerChain:
         join_all(self.timers, timeout=2)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup of the run"}
 # One instance of each loop, with a tick that records its thread and sets an event at the
 # second tick; `ticks`, `latencies` and `next_tick_due` collect what the check reads.
 tl = Timeline()
@@ -542,15 +541,6 @@ threads_used = {name: len({thread for thread, _ in names})
 print({name: f"{latency:.3f} s" for name, latency in latencies.items()},
       "| threads used:", threads_used)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-fig = tl.plot(f"Stopping periodic work (interval {interval} s): from stop request to thread exit",
-              lanes=list(NAMES.values()), meanings={"waiting": "ticking", "blocked": "stopping"})
-for lane, lane_ticks in enumerate(ticks.values()):  # over each tick: which of its loop's threads ran it
-    thread_number: dict[str, int] = {}
-    for thread, at in lane_ticks:
-        thread_number.setdefault(thread, len(thread_number) + 1)
-        fig.axes[0].text(at - tl.t0, lane - 0.36, str(thread_number[thread]), ha="center", va="bottom", fontsize=8)
-
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: event-wait-stops-at-once-sleep-does-not
 loop_threads = [loop.thread for loop, _ in loops if hasattr(loop, "thread")] + loops[1][0].timers
@@ -567,18 +557,30 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Look at the red bars: each is the time from the stop request to the thread's exit (light
-# green is the loop ticking). Each loop stops as soon as whatever it is waiting in can be
+# Each loop stops as soon as whatever it is waiting in can be
 # interrupted. The `time.sleep` loop notices the flag only when its sleep ends, so it ran out
 # the rest of its interval. The Timer chain and the `Event.wait` loop both stopped at once;
-# the numbers over their ticks tell them apart. The Timer chain's ticks count up, 1, 2: it started
-# a new thread for every tick. The `Event.wait` loop's read 1, 1: one thread, which the stop
-# wakes, since setting the event ends the wait. slime's health monitor is the third kind (the
-# third quote below).
+# the threads they used tell them apart. The Timer chain started a new thread for every tick.
+# The `Event.wait` loop used one thread, which the stop wakes, since setting the event ends the
+# wait. slime's health monitor is the third kind (the third quote below).
 #
 # :::
 #
-# :::{dropdown} Going further
+# In the figure below, light green is each loop ticking and red the time from the stop
+# request to the thread's exit. Each tick is a black mark with the number of the thread that
+# ran it (1 for the loop's first thread, 2 for a second one, and so on).
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+fig = tl.plot(f"Stopping periodic work (interval {interval} s): from stop request to thread exit",
+              lanes=list(NAMES.values()), meanings={"waiting": "ticking", "blocked": "stopping"})
+for lane, lane_ticks in enumerate(ticks.values()):  # over each tick: which of its loop's threads ran it
+    thread_number: dict[str, int] = {}
+    for thread, at in lane_ticks:
+        thread_number.setdefault(thread, len(thread_number) + 1)
+        fig.axes[0].text(at - tl.t0, lane - 0.36, str(thread_number[thread]), ha="center", va="bottom", fontsize=8)
+
+# %% [markdown]
+# :::{dropdown} Going further: telling consumers no more items are coming
 #
 # **`queue.Queue.shutdown()` (Python 3.13 and later)** tells blocked consumers "no more
 # items are coming": blocked and future `get` calls raise `queue.ShutDown` once the queue
@@ -935,9 +937,12 @@ def polling_reader(cond, items, looked: threading.Event, got_at: list) -> None:
 
 
 def waiting_reader(cond, items, looked: threading.Event, got_at: list) -> None:
+    def buffer_has_items() -> bool:
+        looked.set()  # tell the cell below that this reader has looked at the buffer
+        return bool(items)
+
     with cond:
-        # set() returns None: the predicate notes that it looked, then reads the buffer
-        if cond.wait_for(lambda: looked.set() or items, timeout=2):
+        if cond.wait_for(buffer_has_items, timeout=2):
             got_at.append((items.pop(0), time.monotonic()))
 
 

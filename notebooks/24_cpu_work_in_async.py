@@ -150,10 +150,12 @@ else:
 #
 # Pure-Python code holds the GIL (the interpreter's global lock, on the usual build) while it
 # runs, and the interpreter asks the running thread to let go of it every
-# `sys.getswitchinterval()` seconds (5 ms by default). So the loop's thread gets turns: each
-# time the heartbeat is due, it waits up to a switch interval for the GIL, and its longest
-# silence is a part of the work, not all of it (the check asks
-# for less than half).
+# `sys.getswitchinterval()` seconds (5 ms by default): a thread that wants the GIL waits one
+# interval, then asks the holder to drop it. So the loop's thread gets turns, and its longest
+# silence is a part of the work, not all of it (the check asks for less than half). That
+# longest gap can still be a few switch intervals, as the printed line shows: one heartbeat
+# wake-up may need the GIL more than once (to come back from waiting on its selector, then to
+# run the callback), and each time the scoring thread may hold it for up to an interval.
 #
 # The same turns explain the second line: two calls in two threads took at least as long as
 # their CPU times added up. The wall time can be well over that sum, because it also counts the moments when
@@ -320,9 +322,12 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # The trip is a fixed price per call, while the work grows with the text. For tiny texts a pool
 # call costs many times the work itself: you pay for the trip, not the scoring. For large texts
 # the trip is a small extra on top of the work. The crossover, where the trip costs as much as
-# the work, is the last line of the answer. Compare it with the 1,000-character row's
-# trip / work: that share is why the exercise routes texts of 1,000 characters and up to the
-# pool, and keeps shorter ones, each holding the loop for a millisecond or two, on the loop.
+# the work, is the last line of the answer. Where to route is a judgement above that line: the
+# exercise sends a text to the pool once the trip is a small share of the work (the
+# 1,000-character row's trip / work), so it routes texts of 1,000 characters and up to the pool
+# and keeps shorter ones, each holding the loop for a millisecond or two, on the loop. The
+# crossover belongs to this scorer on this machine: another scorer, with another cost per
+# character, has its own.
 #
 # :::
 
@@ -371,8 +376,7 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # work: on the loop, in a thread, and in the process pool. Red on a heartbeat lane marks a gap
 # of more than 6 ms (three missed heartbeats), a time when the loop could not answer; a red
 # work bar is work that holds the loop, as in chapters 02 and 26. The sections above measured
-# only the longest gap. Before you look, decide what you expect in a thread: one long gap, many
-# short ones, or none.
+# only the longest gap; this figure shows all of them.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl = Timeline()
@@ -406,7 +410,10 @@ assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the w
 # for the GIL: the loop did answer, as the `to_thread` section found, but only every few
 # milliseconds, and a loop that answers that seldom is still a slow loop. `to_thread` trades
 # one long silence for many short ones. In the process pool the scoring holds none of this
-# process's GIL, so nothing in this process silences its loop.
+# process's GIL, so nothing in this process silences its loop while the worker scores. A short
+# red stretch can still open the pool's lane: handing the call over takes this process's GIL too
+# (the pool's manager thread, and the queue's feeder thread that pickles the text into the
+# pipe, run here), and so can a busy machine.
 #
 # :::
 
