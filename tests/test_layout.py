@@ -167,3 +167,20 @@ def test_no_import_circles():
                     stack.append((nxt, (*path, nxt)))
     assert not circles, ("modules import each other (move what both need into a module both import): "
                          + "; ".join(circles))
+
+
+def test_no_merge_conflict_markers_are_committed():
+    # a catalogue merged with its markers still parsed and every test passed (session 16, theme.po);
+    # counterfactual: a line "<<<<<<< HEAD" in any tracked text file
+    import subprocess
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                             check=True, timeout=60).stdout.split("\n")
+    marked = []
+    for rel in filter(None, tracked):
+        path = ROOT / rel
+        if path.suffix in {".po", ".py", ".md", ".toml", ".yml", ".txt", ".json", ".css", ".cfg"} \
+                and path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if any(line.startswith(("<<<<<<< ", ">>>>>>> ")) for line in text.split("\n")):
+                marked.append(rel)
+    assert not marked, f"merge conflict markers in {marked}"
