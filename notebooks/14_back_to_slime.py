@@ -233,6 +233,12 @@ assert child.returncode == 0
 # so a large budget costs nothing, and a slow start on a loaded machine cannot turn success
 # into "budget exceeded". Only the harness that hangs on purpose gets a short budget.
 #
+# The budget starts when the child reports that it has started, so that a slow process start
+# on a busy machine does not eat into a budget of one second. The step's waits are bounded
+# with `asyncio.timeout`, not `wait_for`: before Python 3.12, `wait_for` could swallow a
+# cancellation that arrived just as the result it waited for came in (CPython gh-86296), and
+# the batch below cancels the harness step from outside.
+#
 # :::
 
 # %%
@@ -348,16 +354,6 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
 # loop stays free. Running out of budget is not an exception: it returns a sentinel exit code
 # and no diff, and the child is left for the sandbox's close to kill. `parse_result` reads the
 # harness's JSON result line, or None if it printed none.
-#
-# :::{dropdown} Why the course does it this way
-#
-# The budget starts when the child reports that it has started, so that a slow process start
-# on a busy machine does not eat into a budget of one second. The step's waits are bounded
-# with `asyncio.timeout`, not `wait_for`: before Python 3.12, `wait_for` could swallow a
-# cancellation that arrived just as the result it waited for came in (CPython gh-86296), and
-# the batch below cancels this step from outside.
-#
-# :::
 
 # %%
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
