@@ -121,7 +121,8 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 #
 # In the figure, the heartbeat lane is blue while the loop answers and red where it went more
 # than 50 ms without a wake-up. Find the red stretch of the heartbeat lane, and the one of the
-# two calls that it lines up with.
+# two calls that it lines up with. Only the heartbeat lane is measured: the colour of each
+# call's bar is chosen by the code that draws it (`state=`), not observed.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
@@ -137,9 +138,8 @@ assert any(s.start <= on_loop.start and s.end >= on_loop.end for s in frozen)
 # Called directly, the call holds the loop's own thread, so no other task, the heartbeat
 # included, can run until it returns: that call is red (blocked). Through `to_thread` it holds
 # a worker thread, where waiting is that thread's whole job, and the loop's thread stays free:
-# that call is blue (running). Those two bar colours are set by the code (`state=`), to name
-# what each call does to the loop; the heartbeat lane is the measurement, and its red gap lines
-# up with the first call only.
+# that call is blue (running). Those two colours name what each call does to the loop; the
+# heartbeat lane is the measurement, and its red gap lines up with the first call only.
 #
 # :::
 #
@@ -259,7 +259,7 @@ with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bridge") as pool:
     await_error = None
     try:
         await thread_future
-    except TypeError as exc:
+    except Exception as exc:  # whatever comes out, its type is printed below
         await_error = exc
     wrapped = asyncio.wrap_future(thread_future)
     via_wrap = await wrapped
@@ -271,7 +271,8 @@ def kind(future) -> str:
     return f"{type(future).__module__}.{type(future).__name__}"
 
 
-print(f"submit -> {kind(thread_future)}\n  await gives: {await_error}")
+print(f"submit -> {kind(thread_future)}\n"
+      f"  await gives: {type(await_error).__name__}: {await_error}")
 print(f"wrap_future -> {kind(wrapped)}; run_in_executor -> {kind(loop_future)}")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -381,9 +382,11 @@ with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reload") as pool:
             await asyncio.shield(reload_future)
     except TimeoutError:
         stop.set()
-        outcome = await reload_future  # awaits the executor's future itself
-        stop_log.append("the handler reports the timeout after the thread said "
-                        f"{outcome!r}")
+        try:
+            outcome = await reload_future
+        except (Exception, asyncio.CancelledError) as exc:  # either way, shown below
+            outcome = exc
+        stop_log.append(f"the handler's await of reload_future gave {outcome!r}")
 print(*stop_log, sep="\n")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -417,7 +420,8 @@ print("✓ the stop event ended the reload at its next check, before the handler
 # that releases the GIL. What about pure-Python *computation*? The next cell runs two CPU-bound
 # calls on two threads of a pool and divides the CPU time the process used by the wall time:
 # the number of cores the threads kept busy on average (`usable_cpus()` says how many this
-# process may use). Predict: on a machine with two usable cores, about 2.0 or about 1.0?
+# process may use). Predict: on a machine with two usable cores, do the two threads keep
+# clearly more than one core busy, or not?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def busy_sum(n: int) -> int:

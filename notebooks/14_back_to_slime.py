@@ -18,7 +18,8 @@
 # 4. write the harness step so that it owns its child process on every path.
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
-# `async with`, subprocesses) · about 50 minutes
+# `async with`, child processes with `subprocess.run`; running one from asyncio is introduced
+# here) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -92,7 +93,18 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 #
 # ## Predict: is the child still running after its wait times out?
 #
-# Step 4 waits for a child process. The cell below writes down named moments with
+# Step 4 waits for a child process. Chapter 12 ran children with `subprocess.run`, which
+# blocks; asyncio has its own calls, which let the event loop run meanwhile:
+#
+# - `proc = await asyncio.create_subprocess_exec(program, *args, stdout=...)` starts a child
+#   and returns a `Process` at once, without waiting for the child to end;
+#   `stdout=asyncio.subprocess.PIPE` gives you its output, `DEVNULL` throws it away;
+# - `await proc.wait()` waits until the child has ended; `await proc.communicate()` also reads
+#   its output to the end and returns `(stdout, stderr)`, bytes or `None`;
+# - `proc.returncode` is `None` until the child has ended and been reaped, then its exit code
+#   (minus the signal's number if a signal ended it); `proc.kill()` sends it `SIGKILL`.
+#
+# The cell below writes down named moments with
 # `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01).
 # `harness_command(...)` is the command line of the course's stand-in harness, a child that
 # works, hangs or exits as asked, and `is_running(child)` (in the folded instruments above)
@@ -145,8 +157,9 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 # :::{dropdown} Python versions
 #
 # **Who reaps the child: a watcher thread before 3.12.** Reaping needs someone to call `waitpid` for each child. On 3.11, asyncio does it with a
-# **thread per child process** (`asyncio-waitpid-N`), which shows up in
-# `threading.enumerate()` while the child runs. From 3.12, on Linux 5.3 or later (where
+# **thread per child process**, which shows up in `threading.enumerate()` while the child
+# runs: it is named `asyncio-waitpid-N` on 3.11.7, but plain `waitpid-N` on earlier 3.11
+# releases such as 3.11.2. From 3.12, on Linux 5.3 or later (where
 # `os.pidfd_open` works), asyncio watches a *pidfd* from the event loop instead, and no
 # thread is started; macOS has no pidfd and keeps the thread per child, and so does Linux
 # when a security policy (a seccomp profile, as in some containers) refuses the call: asyncio
@@ -160,6 +173,9 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 # :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+import re
+
+
 def pidfd_works() -> bool:
     """asyncio's own test (3.12+): not that os.pidfd_open exists, but that it works."""
     if not hasattr(os, "pidfd_open"):
@@ -175,7 +191,7 @@ child = await asyncio.create_subprocess_exec(*harness_command("watch", work=0.1)
                                              stdout=asyncio.subprocess.DEVNULL)
 try:
     watcher_threads = [t.name for t in threading.enumerate()
-                       if t.name.startswith("asyncio-waitpid")]
+                       if re.fullmatch(r"(asyncio-)?waitpid-\d+", t.name)]
 finally:
     await asyncio.wait_for(child.wait(), timeout=10)
 if sys.version_info >= (3, 12) and pidfd_works():
@@ -216,6 +232,12 @@ assert child.returncode == 0
 # A harness that finishes gets a roomy budget: the step returns as soon as the child is done,
 # so a large budget costs nothing, and a slow start on a loaded machine cannot turn success
 # into "budget exceeded". Only the harness that hangs on purpose gets a short budget.
+#
+# The budget starts when the child reports that it has started, so that a slow process start
+# on a busy machine does not eat into a budget of one second. The step's waits are bounded
+# with `asyncio.timeout`, not `wait_for`: before Python 3.12, `wait_for` could swallow a
+# cancellation that arrived just as the result it waited for came in (CPython gh-86296), and
+# the batch below cancels the harness step from outside.
 #
 # :::
 
@@ -332,16 +354,6 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
 # loop stays free. Running out of budget is not an exception: it returns a sentinel exit code
 # and no diff, and the child is left for the sandbox's close to kill. `parse_result` reads the
 # harness's JSON result line, or None if it printed none.
-#
-# :::{dropdown} Why the course does it this way
-#
-# The budget starts when the child reports that it has started, so that a slow process start
-# on a busy machine does not eat into a budget of one second. The step's waits are bounded
-# with `asyncio.timeout`, not `wait_for`: before Python 3.12, `wait_for` could swallow a
-# cancellation that arrived just as the result it waited for came in (CPython gh-86296), and
-# the batch below cancels this step from outside.
-#
-# :::
 
 # %%
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
@@ -531,25 +543,40 @@ finally:
     await asyncio.gather(*tasks.values(), return_exceptions=True)
 outcomes = dict(sorted(zip(tasks, results, strict=True)))
 for task, outcome in outcomes.items():
-    shown = outcome if isinstance(outcome, Outcome) else repr(outcome)
-    print(f"{lane_of[task]:<26}", shown)
+    print(f"{lane_of[task]:<26}", repr(outcome))
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# Read each outcome against its fault. `agent_task` turns every fault it catches into an
+# outcome, and running out of budget is not a failure but a graded sample with no diff, so t4
+# is among the `ok` ones. The cancellation from outside is not caught: `CancelledError` is not
+# an `Exception`, so neither `except` clause of `agent_task` caught it, t6's caller got the
+# `CancelledError`, and the `finally` dropped the session on the way out.
+#
+# :::
+#
+# The two figures show how each task went and what the batch held along the way.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 fig = tl.plot("Seven agent tasks: one clean, six with a fault (B boot, H harness, E evaluation, C close, S session)",
               lanes=list(lane_of.values()))
 row = {lane: i for i, lane in enumerate(lane_of.values())}
-# A letter too close to the one before it in its lane (a short phase) is written in black
-# above the bar, moved right so that the two do not overprint.
-min_gap = 0.025 * tl.total()
-last_x: dict[str, float] = {}
+# Each letter goes in the middle of its own phase's bar, in white, when the bar is wide enough
+# to hold it; a shorter phase (a close, a session drop) has its letter in black above its bar,
+# moved right if it would overprint the letter before it, so no letter lands on a neighbour.
+min_width = 0.025 * tl.total()
+last_above: dict[str, float] = {}
 for lane, start, letter in sorted(phase_letters, key=lambda p: (p[0], p[1])):
-    x = start + 0.004
-    if x < last_x.get(lane, -1.0) + min_gap:
-        x = last_x[lane] + min_gap
-        fig.axes[0].text(x, row[lane] - 0.32, letter, va="bottom", ha="left", fontsize=7, color="black")
+    bars = [s for s in tl.spans_of(lane) if s.state != "waiting"]
+    bar = min(bars, key=lambda s: abs(s.start - start))
+    middle = (bar.start + bar.end) / 2
+    if bar.duration >= min_width:
+        fig.axes[0].text(middle, row[lane], letter, va="center", ha="center", fontsize=8, color="white")
     else:
-        fig.axes[0].text(x, row[lane], letter, va="center", fontsize=8, color="white")
-    last_x[lane] = x
+        x = max(middle, last_above.get(lane, -1.0) + min_width)
+        fig.axes[0].text(x, row[lane] - 0.32, letter, va="bottom", ha="center", fontsize=7, color="black")
+        last_above[lane] = x
 times, held = registry.counts_over_time(["session", "boot permit", "sandbox", "child", "grader"], t0=tl.t0)
 from matplotlib.ticker import MaxNLocator
 
@@ -565,15 +592,13 @@ held_axes[len(held) // 2].set_ylabel("held")
 _ = held_axes[0].set_title("Resources held by the batch, one row per kind")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: faults-become-outcomes-cancellation-propagates
+# claim: faults-become-outcomes-nothing-leaks
 status = {task: (o.status if isinstance(o, Outcome) else type(o).__name__) for task, o in outcomes.items()}
 assert status == {"t1": "ok", "t2": "ok", "t3": "aborted: ConnectionError", "t4": "ok",
                   "t5": "aborted: RuntimeError", "t6": "CancelledError", "t7": "aborted: wall-clock timeout"}, status
 assert outcomes["t4"].agent_exit_code == BUDGET_EXCEEDED and outcomes["t4"].reward == 0.0, outcomes["t4"]
 print("✓ each fault became its outcome; the cancellation from outside stayed a CancelledError")
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: every-path-releases-everything
 registry.assert_no_leak()
 assert harness_children() == [], "every harness child was killed and reaped"
 assert all(counts[-1] == 0 for counts in held.values()), "every curve ends at zero"
@@ -589,20 +614,12 @@ assert "acquire sandbox" not in registry.history("t7"), "t7 never got a sandbox"
 assert "release boot permit" in registry.history("t7"), "the guard gave t7's permit back"
 print("✓ every task gave back everything it took, in nested order, on every path")
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: boots-stay-within-the-limit
 print("most boot permits held at once:", registry.peak("boot permit"), "of", BOOT_LIMIT)
 assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds concurrent boots"
 print("✓ no more than two boots at once: the boot semaphore's limit held")
 
 # %% [markdown]
 # :::{dropdown} Why
-#
-# Read each outcome against its fault. `agent_task` turns every fault it catches into an
-# outcome, and running out of budget is not a failure but a graded sample with no diff, so t4
-# is among the `ok` ones. The cancellation from outside is not caught: `CancelledError` is not
-# an `Exception`, so neither `except` clause of `agent_task` caught it, t6's caller got the
-# `CancelledError`, and the `finally` dropped the session on the way out.
 #
 # Whatever happened, every task gave back everything it took, in the nested order: in the
 # second figure every row returns to zero. And the boot permits never exceed two, although t7

@@ -123,21 +123,21 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="convert") as pool:
 
     stored = failing.exception(timeout=2)
     try:
-        failing.result(timeout=2)
-        reraised = None
-    except ValueError as exc:
-        reraised = exc
+        from_result = failing.result(timeout=2)
+    except Exception as exc:  # whatever comes out is shown below
+        from_result = exc
 
 print(f"timed out: {timed_out}, still running after: {still_running_after_timeout}, "
       f"then: {slow_result!r}")
-print(f"exception(): {stored!r}; result() raised the same object: {reraised is stored}")
+print(f"exception(): {stored!r}; result(): {from_result!r}; "
+      f"one and the same object: {from_result is stored}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-timeout-bounds-the-wait-not-the-job
 assert timed_out and still_running_after_timeout and slow_result == "slow done", (
     "result(timeout) should give up waiting while the job runs on and finishes; got "
     f"timed out {timed_out}, running after {still_running_after_timeout}, {slow_result!r}")
-assert isinstance(stored, ValueError) and reraised is stored
+assert isinstance(stored, ValueError) and from_result is stored
 print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error came back")
 
 # %% [markdown]
@@ -167,22 +167,27 @@ with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
     first_started.wait(timeout=2)  # until the worker has picked up the first job
     cancel_running, cancel_queued = running_job.cancel(), queued_job.cancel()
     gate.set()
-    running_result = running_job.result(timeout=2)
 
-try:
-    queued_job.result(timeout=2)
-    queued_outcome = "a result"
-except CancelledError:
-    queued_outcome = "CancelledError"
+
+def outcome_of(job) -> str:
+    """What result() gives: the value, or the type of what it raised."""
+    try:
+        return repr(job.result(timeout=2))
+    except Exception as exc:  # whatever comes out, its type is shown
+        return type(exc).__name__
+
+
+running_outcome, queued_outcome = outcome_of(running_job), outcome_of(queued_job)
 print(f"cancel() on the running job: {cancel_running}, on the queued: {cancel_queued}")
-print(f"the running job gave {running_result!r}, the queued job gave {queued_outcome}")
+print(f"result() of the running job: {running_outcome}, "
+      f"of the queued job: {queued_outcome}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-a-queued-future-can-be-cancelled
 assert (cancel_running, cancel_queued) == (False, True), (
     "cancel() should refuse the running job and take the queued one; "
     f"got {cancel_running} and {cancel_queued}")
-assert running_result == "running done" and queued_outcome == "CancelledError"
+assert running_outcome == "'running done'" and queued_outcome == CancelledError.__name__
 print("✓ cancel() refused the running job and cancelled the queued one")
 
 # %% [markdown]
@@ -200,8 +205,9 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # ## Predict: what happens to queued jobs after `shutdown(wait=False)`?
 #
 # `pool.shutdown(wait=False)` returns at once. One worker, three conversion jobs of 0.1 s
-# each; we call `shutdown(wait=False)` while the first is running. **Predict.** How many of
-# the three jobs finish?
+# each; we call `shutdown(wait=False)` while the first is running, then `wait(jobs, timeout=3)`
+# (from `concurrent.futures`: it returns once every job is done, or after `timeout` seconds).
+# **Predict.** How many of the three jobs finish?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()  # the course's stopwatch (chapter 01): tl.mark notes a moment
@@ -228,7 +234,7 @@ started.wait(timeout=2)  # job 0 is running
 pool.shutdown(wait=False)
 tl.mark("shutdown(wait=False) returned")
 release.set()
-done, not_done = wait(jobs, timeout=3)
+wait(jobs, timeout=3)
 print([state_of(job) for job in jobs])
 print(tl.names())
 
@@ -236,8 +242,7 @@ print(tl.names())
 # claim: shutdown-without-wait-still-runs-queued-jobs
 # The cells above write down named moments with tl.mark(...) on a Timeline, the course's
 # stopwatch (chapter 01); tl.order(a, b, ...) holds when the moments were marked in that
-# order. wait(jobs, timeout), from concurrent.futures, waited at most `timeout` seconds for
-# all the jobs to end.
+# order.
 pool.shutdown(wait=True)  # joins the worker thread; safe to call a second time
 states = [state_of(job) for job in jobs]
 assert states == ["finished"] * 3, f"every job, queued ones too, should run; got {states}"
@@ -260,13 +265,13 @@ print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued 
 # ## Measure: six jobs on two workers, `cancel_futures=True` as job 2 starts
 #
 # Two workers, six jobs (job 0 takes 0.05 s, job 1 0.15 s, the rest 0.1 s). Each job is
-# `timed_job(shard, seconds)`, which sleeps `seconds` and draws its own lane; job 2 sets the
-# event `job_2_started` the moment a worker picks it up, and then we call
-# `shutdown(wait=False, cancel_futures=True)`. Both are defined in the folded cell. The
-# chart is a `Timeline` whose bars are coloured by state, the same colours in every chapter.
+# `timed_job(shard, seconds)`, which sleeps `seconds` and draws its own lane; `timed_job`
+# sets the event `job_2_started` when it begins job 2, and the cell waits for that event
+# before it calls `shutdown(wait=False, cancel_futures=True)`. Both are defined in the folded
+# cell. The chart is a `Timeline` whose bars are coloured by state, the same colours in every
+# chapter.
 #
-# **Predict.** Shutdown is requested just after job 2 has started (the cell waits for
-# `job_2_started` first). Does job 2 run to the end or is it dropped? And jobs 3 to 5?
+# **Predict.** Which of the six jobs run to the end, and which are dropped?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The job draws its own lane: waiting from its submit mark until a worker picks it up,
