@@ -120,12 +120,12 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 #
 # Look at the tokens lost: each thread read the total, gave up the GIL inside `count_tokens`,
 # and when it came back wrote the value it had read, plus 2, over the sums the other threads had
-# stored meanwhile, so most of the updates vanished. On CPython 3.11 to 3.13 on Linux,
-# `time.sleep(0)` gives up the GIL on every call, even for 0 s. A total at or near 600,
-# a quarter, is one thread's worth: the four threads took turns in lockstep, each read the
-# same total before any of them wrote, so each round of four updates added 2. That is what
-# this page's runs show on CPython 3.11 to 3.13 on Linux, not a guarantee; the check asserts
-# only that the total is below 2400, and any total below 2400 is the race.
+# stored meanwhile, so most of the updates vanished. On CPython 3.11 to 3.13 on Linux, the
+# runs of this page, `time.sleep(0)` gives up the GIL on every call, even for 0 s. A total at
+# or near 600, a quarter, is one thread's worth: the four threads took turns in lockstep, each
+# read the same total before any of them wrote, so each round of four updates added 2. That is
+# not a guarantee; the check asserts only that the total is below 2400, and any total below
+# 2400 is the race.
 #
 # :::
 #
@@ -306,15 +306,20 @@ print("✓ join(0.1) returned with the thread still running; only stop.set() end
 # A notebook's kernel never exits, so we watch this in a child process. The script
 # `lab_snippets.thread_workers` starts a normal thread with 6 steps and a {term}`daemon thread` with
 # 40 steps (0.05 s each), and its main thread returns at once. An `atexit` handler reports
-# what each thread had done; each `finally` prints a `CLEANUP` line if it runs, and
-# `parse_daemon_exit` parses that report into a dictionary. Each thread runs `work`, and the
-# script's main thread ends like this:
+# what each thread had done; each `finally` prints a `CLEANUP` line, and
+# `parse_daemon_exit` parses that report into a dictionary. Each thread runs `work`:
 
 # %% tags=["remove-input"]
 from lab_snippets.showcode import show_source
 from lab_snippets.thread_workers import daemon_exit
 
 show_source(daemon_exit, first="def work", last="CLEANUP_PREFIX}")
+
+# %% [markdown]
+# The script's main thread registers the report with `atexit`, starts the two threads, the
+# second with `daemon=True`, and returns:
+
+# %% tags=["remove-input"]
 show_source(daemon_exit, first="atexit.register(report)", last='"main returns"')
 
 # %% [markdown]
@@ -368,9 +373,7 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # interpreter's exit then waits for the normal thread, whose `finally` is the purple end of its
 # bar (drawn 0.03 s wide so that it shows; it took far less). The daemon thread's
 # bar is cut off when the exit stops waiting, with no purple end. The last lane is not
-# measured: it is the rest of the daemon's 40 planned steps of 0.05 s, the work it never did;
-# that plan runs to 2 s, so the bar is cut at 0.25 s past the exit, and the line under the
-# figure gives the whole.
+# measured: it is the rest of the daemon's 40 planned steps of 0.05 s, the work it never did.
 #
 # :::{dropdown} Going further: why the child's times fit our timeline
 #
@@ -380,6 +383,8 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # :::
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# The daemon's plan runs to 2 s: its last lane is cut at 0.25 s past the exit, and the line
+# printed under the figure gives the whole.
 tl = Timeline()
 tl.t0 = min(at.values()) - 0.02  # the child's clock readings, from just before its threads start
 exit_at = at[("main", "atexit handler")]

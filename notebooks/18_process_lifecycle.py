@@ -21,7 +21,7 @@
 #
 # **Platform** Linux or macOS (POSIX signals and zombies; Windows: see the fold below).
 #
-# :::{dropdown} If your numbers differ
+# :::{dropdown} On Windows
 #
 # On Windows `terminate()` and `kill()` both end the process at once (`TerminateProcess`), a
 # signal cannot be ignored or caught, and there are no zombies, so the chapter's experiments
@@ -63,7 +63,7 @@ WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def is_running(pid: int) -> bool:
-    """True while `pid` exists and has not exited (a zombie has exited)."""
+    """True while `pid` exists and has not exited."""
     try:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
@@ -91,11 +91,13 @@ wait_for_zombie = exit_keeps_pid  # the name the exercise's checks use
 # child imports its target by name, so it cannot be defined in a notebook); where a
 # worker's behaviour is the lesson, the chapter shows its code. The first, `consume_until_stop`, squares the
 # numbers it takes from a queue until it reads the stop message `None`, then puts `"done"` on
-# the results queue; its code follows the answer.
+# the results queue, then spends `linger` seconds on what a real worker does last (flushing,
+# closing) before it exits; its code follows the answer.
 #
 # ## Predict: is the worker still there when its "done" arrives?
 #
-# The parent reads results until it sees `"done"`. At that moment, is the worker process
+# The parent reads results until it sees `"done"`; the cell gives the worker
+# `linger=0.15` s after it. At that moment, is the worker process
 # still running? And once it has exited, is its pid gone at once? The parent below is busy
 # for 0.3 s after `"done"` before it calls `join`, as a parent with other work would be, and
 # looks at the worker through `psutil` meanwhile, with `is_running` and with
@@ -106,8 +108,8 @@ wait_for_zombie = exit_keeps_pid  # the name the exercise's checks use
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 tasks, results = SPAWN.Queue(), SPAWN.Queue()  # SPAWN: starts processes by spawn
-consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
-                         name="queue consumer")
+consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results),
+                         kwargs={"linger": 0.15}, name="queue consumer")
 tl.mark("queue consumer: start() called")
 consumer.start()
 for number in [0, 1, 2, 3, 4, None]:  # None is the stop message
@@ -119,23 +121,23 @@ while (message := results.get(timeout=10)) != "done":
 tl.mark("queue consumer: parent got 'done'")
 alive_after_done = is_running(consumer.pid)
 
-pid_kept_at_exit = exit_keeps_pid(consumer.pid, timeout=5)
+seen_at_exit = exit_keeps_pid(consumer.pid, timeout=5)
 tl.mark("queue consumer: exit")
 time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
-pid_kept_before_join = exit_keeps_pid(consumer.pid, timeout=0.1)
+seen_before_join = exit_keeps_pid(consumer.pid, timeout=0.1)
 consumer.join(timeout=5)
 tl.mark("queue consumer: join() returned")
 print("results:", squares, "· still running at 'done':", alive_after_done)
-print("still a zombie 0.3 s later:", pid_kept_before_join)
+print("exit_keeps_pid 0.3 s later:", seen_before_join)
 print("exit code:", consumer.exitcode,
       "· pid exists after join:", psutil.pid_exists(consumer.pid))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: exit-then-zombie-until-reaped
 assert squares == [(n, n * n) for n in range(5)]
-assert pid_kept_at_exit, "the worker should exit, and stay a zombie until somebody reaps it"
+assert seen_at_exit, "the worker should exit, and stay a zombie until somebody reaps it"
 assert alive_after_done, "receiving the last result should not mean the worker was gone"
-assert pid_kept_before_join, "nobody reaped the worker: it should still be a zombie before join"
+assert seen_before_join, "nobody reaped the worker: it should still be a zombie before join"
 assert consumer.exitcode == 0 and not psutil.pid_exists(consumer.pid)
 assert tl.order("queue consumer: parent got 'done'", "queue consumer: exit",
                 "queue consumer: join() returned")
@@ -258,10 +260,10 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # `messages(conn, timeout)` reads what has arrived.
 #
 # The cell below calls `terminate()`, gives the worker 0.2 s of grace with `join(timeout=0.2)`,
-# asks `is_alive()`, then calls `kill()` and `join` again. The code tells you SIGTERM will not
-# end it; predict what it does not tell you: does `is_alive()` end or reap the worker, or only
-# look? And which `exitcode` does the worker end with, the -15 of the signal it was sent
-# first, or another?
+# asks `is_alive()` (which, as the first answer showed, only looks), then calls `kill()` and
+# `join` again. The code tells you SIGTERM will not end it; predict what it does not tell
+# you: which `exitcode` does the worker end with, the -15 of the signal it was sent first,
+# or another?
 
 # %% tags=["remove-input"]
 show_source(ignore_sigterm)
@@ -299,8 +301,7 @@ print("alive after SIGTERM and 0.2 s of grace:", alive_after_grace,
 # `SIG_IGN` told the kernel to drop SIGTERM for this process: `terminate()` asked, nothing
 # happened, and `join` simply ran out of its 0.2 s. The exit code is minus the number of the
 # signal that did end it, SIGKILL, which cannot be caught or ignored. `is_alive()` reported the
-# worker alive before the kill without ending anything: it only looks, and reaps a process
-# that has already exited. So the polite, bounded way to stop a process is: terminate, join
+# worker alive before the kill without ending anything. So the polite, bounded way to stop a process is: terminate, join
 # with a grace period, and only if it is still alive, kill and join again.
 #
 # :::
@@ -349,17 +350,17 @@ except subprocess.TimeoutExpired:
     still_running = is_running(child.pid)
     child.kill()
     tl.mark("sleeping child: killed")
-    pid_kept_after_kill = exit_keeps_pid(child.pid, timeout=5)
+    seen_after_kill = exit_keeps_pid(child.pid, timeout=5)
     time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
     child.communicate(timeout=5)
     tl.mark("sleeping child: communicate() returned")
-print(f"running after the timeout: {still_running} · zombie after kill: "
-      f"{pid_kept_after_kill} · return code {child.returncode}")
+print(f"running after the timeout: {still_running} · exit_keeps_pid after kill: "
+      f"{seen_after_kill} · return code {child.returncode}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-killed-child-is-a-zombie-until-waited-for
 assert still_running, "communicate(timeout) should leave the child running"
-assert pid_kept_after_kill, "killed, the child should stay a zombie until we wait for it"
+assert seen_after_kill, "killed, the child should stay a zombie until we wait for it"
 assert child.returncode == -signal.SIGKILL and not psutil.pid_exists(child.pid)
 assert tl.order("sleeping child: TimeoutExpired", "sleeping child: killed",
                 "sleeping child: communicate() returned")
@@ -445,16 +446,12 @@ for ax in axes[:-1]:
     ax.set_xlabel("")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
 # The queue consumer ran on for its cleanup after "done" was read, then stayed a zombie until
 # `join`. The stubborn worker kept running through SIGTERM and the 0.2 s grace; SIGKILL and
 # the `join` that reaped it share one tick, because `join` came right after `kill`. The
 # sleeping child was still running when its timeout expired (the tick "timeout, kill()":
 # the timeout and the kill right after it), and once killed it was a zombie for as long as
 # the parent left it there.
-#
-# :::
 
 # %% [markdown]
 # :::{dropdown} Going further
@@ -824,8 +821,7 @@ show_call_site("18")
 # What does stopping at the completion message cost? The program below is the quoted `run`
 # in a few lines: it starts one `spawn` worker (`consume_until_stop`, the chapter's first
 # worker), reads its results up to `"done"`, does not join it, and prints `run returned` as
-# its very last line. The worker spends `LINGER` = 2 s after its `"done"`, a flush that takes
-# its time.
+# its very last line. It passes `LINGER` = 2 s as the worker's `linger`.
 
 # %%
 LINGER = 2.0
@@ -876,7 +872,7 @@ print("✓ after its last line, the program waited for its unjoined worker, then
 # :::{dropdown} Why
 #
 # At the end of the program, `multiprocessing` joins each non-daemon child it started, with
-# no timeout. The worker was still flushing, so the program that had "returned" waited for
+# no timeout. The worker was still flushing (its 2 s `linger` after `"done"`), so the program that had "returned" waited for
 # it, without a word. In slime a worker that hangs after its `COMPLETE` (a flush that does not
 # return) would hold the program at its very end, for ever; a bounded `join` after the
 # `COMPLETE` messages, with a kill behind it (Exercise 18.1), would say which worker it was.

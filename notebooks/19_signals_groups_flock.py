@@ -95,8 +95,8 @@ show_source(_cmd_spawn_children, first="children = [", last="_say(line)")
 # WORKER_MODULE: runs the course's worker module, lab_snippets.proc_workers
 command = WORKER_MODULE + ["spawn-children", "2", "3"]
 parent = subprocess.Popen(command, stdout=subprocess.PIPE)
-_, parent_pid, *orphan_pids = read_line(parent.stdout, timeout=10).split()
-orphan_pids = [int(pid) for pid in orphan_pids]
+_, parent_pid, *child_pids = read_line(parent.stdout, timeout=10).split()
+child_pids = [int(pid) for pid in child_pids]
 started_a = time.monotonic()
 
 parent.kill()
@@ -104,26 +104,26 @@ parent.communicate(timeout=5)
 killed_a = time.monotonic()
 tl.mark("plain parent: SIGKILL")
 time.sleep(0.1)
-survivors = [pid for pid in orphan_pids if running(pid)]
-new_parents = set()
-for pid in survivors:
+running_now = [pid for pid in child_pids if running(pid)]
+parents_now = set()
+for pid in running_now:
     try:
-        new_parents.add(psutil.Process(pid).ppid())
+        parents_now.add(psutil.Process(pid).ppid())
     except psutil.NoSuchProcess:
         pass
 print(f"parent exit code {parent.returncode};",
-      f"children still running: {len(survivors)} of 2;",
-      f"their parent is now pid {new_parents}")
+      f"children still running: {len(running_now)} of 2;",
+      f"parent pid of those running: {parents_now}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: killing-the-parent-orphans-its-children
-for pid in survivors:  # nobody else will stop them before their own time runs out
+for pid in running_now:  # nobody else will stop them before their own time runs out
     os.kill(pid, signal.SIGKILL)
 cleaned_a = time.monotonic()
-gone_a = wait_until_gone(orphan_pids, timeout=5)
+gone_a = wait_until_gone(child_pids, timeout=5)
 assert parent.returncode == -signal.SIGKILL
-assert survivors == orphan_pids, "killing the parent did not kill its children"
-assert parent.pid not in new_parents, "the orphans were adopted by another process"
+assert running_now == child_pids, "killing the parent did not kill its children"
+assert parent.pid not in parents_now, "the orphans were adopted by another process"
 assert len(gone_a) == 2
 print("✓ SIGKILL ended the parent; both children ran on, adopted by another process,",
       "until we killed them one by one")
@@ -194,14 +194,15 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 # %% [markdown]
 # ## Measure: which processes each signal reached
 #
-# The two runs side by side, one lane per process: blue while it runs before the signal, red
-# while it runs on after its parent is gone (until we killed it; left alone, each child would
-# sleep 3 s), grey from the signal to its exit.
+# The two runs side by side, one lane per process, from the moment the children are running:
+# red while a child runs on after its parent is gone (until we killed it; left alone, each
+# child would sleep 3 s), grey from the signal to its exit. The signal came a few
+# milliseconds after that start, so the blue of running before it is too thin to see.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 tl.add("plain parent", started_a, killed_a, "running")
 tl.add("group leader", started_b, killed_b, "running")
-for number, pid in enumerate(orphan_pids, start=1):
+for number, pid in enumerate(child_pids, start=1):
     tl.add(f"its child {number}", started_a, killed_a, "running")
     tl.add(f"its child {number}", killed_a, cleaned_a, "blocked")
     tl.add(f"its child {number}", cleaned_a, gone_a[pid], "cancelled")
@@ -240,7 +241,8 @@ fig = tl.plot("Killing a parent versus killing its process group",
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 sleeper = WORKER_MODULE + ["sleep", "3"]
-if sys.version_info >= (3, 11):  # noqa: UP036 - code you read may predate 3.11
+has_process_group = sys.version_info >= (3, 11)  # code you read may predate 3.11
+if has_process_group:
     grouped = subprocess.Popen(sleeper, stdout=subprocess.PIPE, process_group=0)
 else:
     print("Python < 3.11 has no process_group:",
@@ -267,9 +269,6 @@ print("✓ process_group=0: a group of its own, in our session")
 # then waits for the child. The child, `report-signals`, prints the signal it gets and exits
 # with 128 + its number.
 #
-# Predict: without `--forward`, is the child still running after the wrapper has gone? What
-# exit status does the wrapper report, without and with forwarding?
-#
 # Here is `wrap` with its forwarding handler, then the child's handler:
 
 # %% tags=["remove-input"]
@@ -285,6 +284,9 @@ show_source(_cmd_report_signals, first="def report", last="os._exit")
 # seconds (`got SIGTERM 18607 24773.021399` is the child with pid 18607 receiving SIGTERM);
 # the cell below drops the clock. It then sends the child a SIGTERM of its own, once it has
 # recorded whether the child still runs.
+#
+# Predict: without `--forward`, is the child still running after the wrapper has gone? What
+# exit status does the wrapper report, without and with forwarding?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -301,12 +303,12 @@ def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 wrapper, child_pid = run_wrapper(forward=False, stop_signal=signal.SIGTERM)
-orphaned_child_running = running(child_pid)
+child_running_then = running(child_pid)
 os.kill(child_pid, signal.SIGTERM)  # our own SIGTERM to the child
 lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
 unforwarded = wrapper.returncode
 print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
-      orphaned_child_running, "· output, after our own cleanup kill:",
+      child_running_then, "· output, after our own cleanup kill:",
       [ln.rsplit(maxsplit=1)[0] for ln in lines])
 unforwarded_lines = [line.split()[:2] for line in lines]
 
@@ -321,7 +323,7 @@ for stop_signal in (signal.SIGTERM, signal.SIGINT):
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-wrapper-must-forward-the-signal
-assert unforwarded == -signal.SIGTERM and orphaned_child_running
+assert unforwarded == -signal.SIGTERM and child_running_then
 assert unforwarded_lines == [["got", "SIGTERM"]], "only our own cleanup reached it"
 for stop_signal, (code, said, child_running) in forwarded.items():
     assert said == [["wrapper", "forwards"], ["got", stop_signal.name], ["wrapper", "saw"]], (

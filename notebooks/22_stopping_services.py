@@ -9,8 +9,7 @@
 #
 # **You will**
 # 1. send SIGTERM and SIGINT to a real asyncio service and find out what each one leaves its
-#    jobs time to do, with and without a handler (`loop.add_signal_handler`, and the one
-#    `asyncio.run` installs for Ctrl-C);
+#    jobs time to do, with and without a handler;
 # 2. find out when an `atexit` hook runs, compared with the worker threads still running at
 #    exit, daemon or not;
 # 3. draw the jobs of three stops on one timeline, a graceful stop among them;
@@ -22,25 +21,7 @@
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
-import inspect
-import os
-import signal
-import subprocess
-import sys
-import tempfile
-import time
-
-# read_line(stream, timeout): one line of a child's output, or an error after timeout s.
-# parse_events(text): the child's lines as tuples: "start 2 81.5" -> ("start", 2, 81.5).
-from lab_snippets.proc_workers import read_line
-from lab_snippets.service_workers import parse_events
-from lab_snippets.timeline import Timeline, figure_style
-
-figure_style()
-SERVICE = [sys.executable, "-m", "lab_snippets.service_workers"]
+# words the chapters share.
 
 # %% [markdown]
 # Every program in this chapter is a command of `lab_snippets.service_workers`, run as a child
@@ -70,6 +51,26 @@ show_source(handle)
 # 81234.601234`). `parse_events` turns those lines into tuples.
 #
 # :::
+#
+# The imports and the harness are folded below (`figure_style()` only sets how the plots look).
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
+import inspect
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+# read_line(stream, timeout): one line of a child's output, or an error after timeout s.
+# parse_events(text): the child's lines as tuples: "start 2 81.5" -> ("start", 2, 81.5).
+from lab_snippets.proc_workers import read_line
+from lab_snippets.service_workers import parse_events
+from lab_snippets.timeline import Timeline, figure_style
+
+figure_style()
+SERVICE = [sys.executable, "-m", "lab_snippets.service_workers"]
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: start the service, signal it once `started` jobs run, collect what it printed.
@@ -160,7 +161,7 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The main task's `except`, shown below, stops `feeder`, the task that fills the
+# The main task's `except` (in the fold after this answer) stops `feeder`, the task that fills the
 # intake queue, cancels the `running` jobs, waits at most 2 s for their cleanup, prints one
 # event line with `say`, and returns 128 + 15 = 143, the status a shell shows for "ended by
 # SIGTERM".
@@ -172,7 +173,7 @@ print("✓ with the handler, every job ran its cleanup before the service return
 #
 # :::
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the main task's except"}
 show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
 
 # %% [markdown]
@@ -324,7 +325,16 @@ with tempfile.TemporaryDirectory() as folder:
         ["run-service", source, JOBS, "--budget", "0.5"], signal.SIGTERM, started=3)
 print("exit status:", code_graceful, "· events:", names(events_graceful))
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The graceful handler waits before it cancels, so a job that needs less than the budget ends
+# on its own: jobs 0 and 1 print `done`, and job 2 runs until the budget is spent, then is
+# cancelled and cleans up. Cancelling that one job still makes the status 143.
+#
+# :::
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 from lab_snippets.service_workers import CLEANUP  # a cancelled job's cleanup: an await of 0.02 s
 
 NEEDED = [float(job.split(":")[1]) for job in JOBS.split(",")]  # the seconds each job needed
@@ -373,19 +383,13 @@ assert outcome["SIGTERM → cancel"] == {"done": [], "cancelled": [0, 1, 2]}
 assert outcome["graceful, 0.5 s"] == {"done": [0, 1], "cancelled": [2]} and code_graceful == 143
 
 # %% [markdown]
-# :::{dropdown} Why
-#
 # In each group the solid line is the signal, and in the graceful group the dashed line is the
-# end of its 0.5 s budget. The graceful handler waits before it cancels, so a job that needs
-# less than the budget ends on its own: in the graceful lanes jobs 0 and 1 run to 0.05 s and
-# 0.1 s, past the signal, and job 2 runs until the budget is spent, then cleans up (its undone
-# work runs on to 3 s, past the right edge). Cancelling that one job still makes the status 143,
-# as the answer's `exit status` shows. In the other two runs the signal ends every job at once:
-# with the default action each is killed (an x, nothing after it), with the handler each is
+# end of its 0.5 s budget. In the graceful lanes jobs 0 and 1 run to 0.05 s and 0.1 s, past
+# the signal, and job 2 runs until the budget is spent, then cleans up (its undone work runs on
+# to 3 s, past the right edge). In the other two runs the signal ends every job at once: with
+# the default action each is killed (an x, nothing after it), with the handler each is
 # cancelled into a 20 ms cleanup (the purple sliver). The exercise asks for the graceful stop
 # in full.
-#
-# :::
 #
 # :::{dropdown} Python versions
 #
@@ -414,8 +418,10 @@ assert outcome["graceful, 0.5 s"] == {"done": [0, 1], "cancelled": [2]} and code
 #    they all do;
 # 4. cancel the rest and wait for their cleanup, at most `budget` seconds more;
 # 5. return `0` if every job in flight finished within the budget, `143` (128 + SIGTERM) if
-#    some had to be cancelled; a job that raises has simply ended and changes neither;
-# 6. leave no task of yours running (a cleanup that hangs excepted).
+#    some had to be cancelled;
+# 6. leave no task of yours running.
+#
+# Start from `graceful_stop`, the measurement's folded handler: it lacks step 2's intake.
 #
 # :::{dropdown} What the grader checks
 #
