@@ -425,10 +425,6 @@ async def cancel_the_updating_request(endpoint_class) -> dict:
 model_report = await cancel_the_updating_request(UpdateEndpoint)
 print("model:", model_report)
 
-# %% [markdown]
-# The same experiment on a fixed endpoint, `FixedUpdateEndpoint` (folded below; the
-# explanation after the check takes it apart).
-
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the fixed endpoint"}
 class FixedUpdateEndpoint(Endpoint):
     """The update runs in a task of its own; requests only wait for it, shielded."""
@@ -454,6 +450,8 @@ class FixedUpdateEndpoint(Endpoint):
 
 
 # %%
+# The same experiment on a fixed endpoint (folded above; the explanation after the check
+# takes it apart).
 fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
 print("fixed:", fixed_report)
 
