@@ -18,7 +18,7 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 55 minutes
+# about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -99,12 +99,14 @@ print("Task.get_stack():          ", own_frames)
 # `get_stack()` returns only the frame of the task's *own* coroutine, and both requests' own
 # coroutine is `fetch_with_retry`, suspended at its one `await step()` line: the same frame twice,
 # as the coroutine names in the log were the same name twice. The line that is really waiting is
-# further in, in the coroutine that `fetch_with_retry` awaits.
+# further in, in the coroutine that `fetch_with_retry` awaits, and neither the name nor
+# `get_stack()` reaches it.
 #
 # :::
 #
-# `await_chain` starts at the task's coroutine and follows `cr_await`, the object each
-# suspended coroutine is awaiting right now, until it reaches a future:
+# `await_chain(task)` starts at the task's coroutine and follows `cr_await`, the object each
+# suspended coroutine is awaiting right now, until it reaches a future. Predict: for request
+# A and for request B, in which coroutine does the chain end?
 
 # %% tags=["remove-input"]
 show_source(await_chain)
@@ -135,7 +137,8 @@ print("✓ the names and get_stack() are the same for both; the await chains end
 # :::
 #
 # `describe_tasks()` prints such a chain for every task of the loop, one `Task 'name':` line and
-# then its chain, indented. The slot holder's entry:
+# then its chain, indented. The slot holder's entry (a file name such as `4194896919.py` is how
+# Jupyter names a notebook cell's code; the number after the colon is the line in that cell):
 
 # %%
 report = describe_tasks().splitlines()
@@ -152,16 +155,8 @@ await asyncio.wait([holder, *stuck], timeout=2)
 assert all(t.done() for t in [holder, *stuck])
 
 # %% [markdown]
-# :::{dropdown} Going further: a file name such as `4194896919.py` in these lines
-#
-# It is how Jupyter names the code of a notebook cell; the number after the colon is the line
-# in that cell.
-#
-# :::
-#
-# :::{dropdown} Going further: Python 3.14's call graph, and reading another process's tasks
-#
-# Python 3.14 added the same idea to `asyncio` itself: `asyncio.capture_call_graph(task)`,
+# **Going further: Python 3.14's call graph, and reading another process's tasks.** Python
+# 3.14 added the same idea to `asyncio` itself: `asyncio.capture_call_graph(task)`,
 # `format_call_graph` and `print_call_graph` follow a task's awaits *and* the tasks that await
 # it. Older Pythons have none of it; `await_chain` is our stand-in. The folded cell below
 # prints whichever this Python has.
@@ -170,8 +165,6 @@ assert all(t.done() for t in [holder, *stuck])
 # read the task tree of **another** running process without running any code in it. They need
 # permission to inspect another process: on Linux the same ptrace permission as `py-spy`
 # (next section's "Going further").
-#
-# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 async def waits_on(event: asyncio.Event) -> None:
@@ -225,7 +218,7 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 #
 # `frozen` starts two threads that deadlock: `take_a_then_b` holds lock A and waits for lock B,
 # `take_b_then_a` holds B and waits for A.
-# They stay stuck until we close the child's stdin (or, at the latest, for 5 s). With
+# The `5` bounds the child's run to 5 s at most. With
 # `--register` it first asks `faulthandler` to dump every thread's stack on SIGUSR1
 # (the course function's real source):
 
@@ -264,9 +257,9 @@ try:
     sent_at = time.monotonic()
     dump = read_until(frozen.stderr, "take_a_then_b", "take_b_then_a")
     dumped_at = time.monotonic()
-    poll_none_after_dump = frozen.poll() is None  # None until the process exits
+    status_after_dump = frozen.poll()  # the exit status, or None
     time.sleep(0.1)
-    out, err = frozen.communicate(timeout=5)  # closes stdin, waits for the exit
+    out, err = frozen.communicate(timeout=5)  # read what is left, bounded
 finally:
     if frozen.poll() is None:
         frozen.kill()
@@ -288,7 +281,7 @@ print("exit status:", frozen.returncode,
 # (CPython 3.11.7).
 assert "take_a_then_b" in dump_text and "take_b_then_a" in dump_text, (
     "both deadlocked threads are in the dump")
-assert poll_none_after_dump and frozen.returncode == 0, "the dump did not stop the process"
+assert status_after_dump is None and frozen.returncode == 0, "the dump did not stop the process"
 print("✓ the dump showed both deadlocked threads, and the process went on running")
 
 # %% [markdown]
@@ -339,8 +332,8 @@ print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the proces
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
 print(f"dump read {1000 * (dumped_at - sent_at):.0f} ms after the signal · still running after it: "
-      f"{poll_none_after_dump} · ended {gave_up_at - dumped_at:.2f} s later, when told to")
-assert stuck_since < sent_at < dumped_at < gave_up_at and poll_none_after_dump
+      f"{status_after_dump is None} · ended {gave_up_at - dumped_at:.2f} s later, when told to")
+assert stuck_since < sent_at < dumped_at < gave_up_at and status_after_dump is None
 
 # %% [markdown]
 # The same run as a timeline: who waits for whom, and when the dump was taken.
@@ -390,17 +383,18 @@ try:
     await asyncio.sleep(0.01)
     reported_while_referenced = len(reported)
     del lost
+    reported_at_del = len(reported)
     gc.collect()
 finally:
     loop.set_exception_handler(previous_handler)
 print("reported while the task was referenced:", reported_while_referenced,
-      "· after it was dropped:", reported)
+      "· right after the del:", reported_at_del, "· after gc.collect():", reported)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unretrieved-exception-reported-at-collection
 assert reported_while_referenced == 0, "a failed task that is still referenced reports nothing"
-assert reported == ["Task exception was never retrieved"], (
-    "dropping it unretrieved reports it, once")
+assert reported_at_del == 1 and reported == ["Task exception was never retrieved"], (
+    "dropping it unretrieved reports it, once, as the last reference goes")
 print("✓ nothing while the task was referenced; one report once it was dropped unretrieved")
 
 # %% [markdown]
@@ -408,7 +402,9 @@ print("✓ nothing while the task was referenced; one report once it was dropped
 #
 # asyncio reports the exception only when the task object is destroyed without anyone having
 # looked at it: while something still references the task, it might still look, so the first
-# count stays at 0, and the report comes at `gc.collect()`. A service that
+# count stays at 0, and the report comes once the last reference goes (in CPython, at the
+# `del`: reference counting destroys the task there; `gc.collect()` adds nothing, and would
+# matter only if the task sat in a reference cycle). A service that
 # keeps its failed tasks in a list hears nothing at all. The fix is not the handler: it is to
 # own every task (chapter 03) and look at its result or
 # exception. The handler is the net under that rule, for the ones that slip through.

@@ -61,7 +61,8 @@ figure_style()
 #
 # The server would answer at once (`latency=0.0`), but the instrument `most_at_once` (folded)
 # tells it to hold every answer until the client has let in all the requests it will (at most
-# about 5 s; the fold says how it knows), and only then releases them all. The most it saw
+# about 5 s), and only then releases them all. How it knows is in the instruments fold, which
+# gives the answer away: open it after you have predicted. The most it saw
 # inside at once is the count. How many does the server see
 # at once from each client, and how many threads run the blocking calls? Before running, write
 # down three numbers.
@@ -105,7 +106,7 @@ async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# HOLD_UNTIL: when the server may stop holding answers (see the instruments)
+# HOLD_UNTIL: set in the instruments fold (open it after you have predicted)
 # OFFERED: the 120 pieces of work handed to each layer
 seen = {}
 async with LatencyServer(latency=0.0) as server:
@@ -173,7 +174,7 @@ print("✓ each layer let through its own default, fewer than the 120 offered, a
 #
 # :::
 #
-# ## Does waiting for a connection count against the timeout?
+# ## Ten requests, two connections, a 0.25 s budget
 #
 # A cap turns extra work into waiting. Ten requests go through an aiohttp session whose connector is limited to 2
 # connections, to a server answering in 0.1 s, with `ClientTimeout(total=0.25)`. Predict: how
@@ -213,8 +214,6 @@ print("✓ requests that waited for a connection spent their total timeout there
 # waiting for a connection and timed out without ever leaving the client. From the server's
 # side nothing was wrong. A batch that is larger than the pool and a total
 # timeout sized for one request is a combination to look for.
-#
-# Waiting costs time that some timeout may be counting.
 #
 # :::
 #
@@ -318,12 +317,8 @@ ax_curve.legend()
 assert len(lanes_free_at) <= 3
 
 # %% [markdown]
-# :::{dropdown} Why
-#
 # Three lanes are enough, whatever the number of requests. The gap between the measured
 # throughput and the bound grows with the cap.
-#
-# :::
 
 # %% [markdown]
 # ## Rate limit or concurrency limit: what happens when the server slows down?

@@ -14,7 +14,7 @@
 # 4. find and fix the hazard in a piece of code you have not seen.
 #
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
-# in a thread), 15 (async locks) and 26 · about 55 minutes
+# in a thread), 15 (async locks) and 26 · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -60,17 +60,15 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # %% [markdown]
 # ## Predict · hazard 1: how many calls does a semaphore of four let run?
 #
-# **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool. The tool
-# is an `async def`, but what it does inside is a blocking call (here `time.sleep(0.01)`,
-# standing for `Popen.communicate()` in slime). Eight tool calls start at once. `InFlight`
-# (chapter 06) counts how many calls are inside its `with` block at once and keeps the peak.
-# `LoopWatch(interval)` is a heartbeat task on the same loop: it takes a reading on entry,
-# then one each time it gets to run again (about every `interval` s while the loop is free),
-# so we count the beats after the first. The cell below runs the eight calls twice: with
-# the blocking body and the permit taken twice (as in slime), then with an awaiting body and
-# the permit taken once (`tool_takes_permit=False`; hazard 2 comes back to that second flag).
-# `start_and_wait(calls, timeout)` starts every call as a task and, after at most `timeout`
-# seconds, returns how many finished and how many are stuck, and cancels the stuck ones.
+# **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool, an
+# `async def` whose body is a blocking call (`time.sleep(0.01)`, standing for
+# `Popen.communicate()` in slime). Eight tool calls start at once. `InFlight` (chapter 06)
+# keeps the peak number of calls inside it at once; `LoopWatch` is a heartbeat task on the
+# same loop, and we count its beats. `start_and_wait(calls, timeout)` returns how many calls
+# finished and how many are stuck. For comparison, the cell runs the eight calls a second
+# time, and that run differs in **two** things, not one: its body awaits (`asyncio.sleep`),
+# and it takes the permit once (`tool_takes_permit=False`) where the first run, as in slime,
+# takes it twice (hazard 2 comes back to that second flag).
 # The semaphore says four: with the blocking body, how many calls run at the same time?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -84,7 +82,7 @@ class ToolPath:  # our model: a step takes a permit, then a tool that may take a
     async def run_code(self) -> None:
         with self.running:
             if self.blocking_body:
-                time.sleep(0.01)  # the loop's thread waits here
+                time.sleep(0.01)  # stands for Popen.communicate()
             else:
                 await asyncio.sleep(0.01)
 
@@ -135,7 +133,8 @@ print("✓ with a blocking body one call runs at a time; awaiting, four do")
 #
 # :::
 #
-# **Where in slime.** The retool example's sandbox, behind a semaphore sized 32:
+# **Where in slime.** The retool example's sandbox, behind a semaphore whose size is
+# `TOOL_CONFIGS["tool_concurrency"]`, 32 in the example, a size the model did not run:
 
 # %% tags=["remove-input"]
 show_call_site("27a")
@@ -301,11 +300,22 @@ assert statistics.median(lag_ms[r] for r in polled) > statistics.median(lag_ms[r
 print("✓ every poller made three or more blocking calls and noticed later; the told made none")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# **What the model shows.** Each polling request makes about one blocking call per 50 ms of
+# waiting, each of which occupies a thread of the default pool (which has min(32, CPUs + 4)
+# of them, chapter 25) for a round trip, and each request sees its result up to a tick late.
+# The cost grows with the number of waiting requests times the waiting time. A notified
+# request makes no call and sees its result at once.
+#
+# :::
+#
 # ## Measure: each request's wait, polled or told
 #
 # The run on one time axis: each lane is a request, green until its result is published, then
 # orange until its handler has it; ticks are its `get_result` calls and the moment its result
-# was published. The orange is the lag.
+# was published. The orange is the lag: a polling lane ends at its first tick after
+# publication, a notified lane at once.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 for rid in polled + told:
@@ -317,18 +327,6 @@ fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or to
               meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# A polling lane ends at its first tick after publication, a notified lane at once.
-#
-# **What the model shows.** Each polling request makes about one blocking call per 50 ms of
-# waiting, each of which occupies a thread of the default pool (which has min(32, CPUs + 4)
-# of them, chapter 25) for a round trip, and each request sees its result up to a tick late.
-# The cost grows with the number of waiting requests times the waiting time. A notified
-# request makes no call and sees its result at once.
-#
-# :::
-#
 # **Where in slime.** The teacher server's `/generate` handler polls this way; the sample
 # manager it asks is a Ray actor:
 
@@ -385,37 +383,11 @@ class UpdateEndpoint(Endpoint):  # our model of the shape under suspicion
 # %% [markdown]
 # What if the request doing the update is cancelled in the middle, as a web server does when
 # the client disconnects? The experiment starts an update and a duplicate, cancels the first
-# mid-update, then sends a later request. It runs twice: on the model above, and on a fixed
-# endpoint, `FixedUpdateEndpoint` (folded below; the explanation after the answer takes it
-# apart, so open it after you have predicted). What does the
+# mid-update, then sends a later request.
+# `cancel_the_updating_request(endpoint_class)` runs that experiment on the endpoint it is
+# given and reports what each request ended with. Predict, for the model above: what does the
 # cancelled request end with, what does the duplicate get, and what does the later request
 # get?
-# `cancel_the_updating_request(endpoint_class)` runs that experiment on the endpoint it is
-# given and reports what each request ended with.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the fixed endpoint"}
-class FixedUpdateEndpoint(Endpoint):
-    """The update runs in a task of its own; requests only wait for it, shielded."""
-
-    async def handle(self, path: str) -> dict:
-        async with self.lock:
-            if not self.state["in_progress"]:
-                update = asyncio.create_task(self._update(path))
-                self.state.update(in_progress=True, future=update)
-            update = self.state["future"]
-        return await asyncio.shield(update)
-
-    async def _update(self, path: str) -> dict:
-        try:
-            drained = await self.do_step("drain", path)
-            loaded = await self.do_step("load", path)
-            return {"ok": True, "drained": drained, "loaded": loaded}
-        except Exception as exc:
-            return {"ok": False, "error": str(exc)}
-        finally:
-            async with self.lock:
-                self.state.update(in_progress=False, future=None)
-
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment: cancel the updating request mid-update"}
 # Start an update and a duplicate, cancel the first mid-update, then ask again.
@@ -451,8 +423,36 @@ async def cancel_the_updating_request(endpoint_class) -> dict:
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 model_report = await cancel_the_updating_request(UpdateEndpoint)
-fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
 print("model:", model_report)
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the fixed endpoint"}
+class FixedUpdateEndpoint(Endpoint):
+    """The update runs in a task of its own; requests only wait for it, shielded."""
+
+    async def handle(self, path: str) -> dict:
+        async with self.lock:
+            if not self.state["in_progress"]:
+                update = asyncio.create_task(self._update(path))
+                self.state.update(in_progress=True, future=update)
+            update = self.state["future"]
+        return await asyncio.shield(update)
+
+    async def _update(self, path: str) -> dict:
+        try:
+            drained = await self.do_step("drain", path)
+            loaded = await self.do_step("load", path)
+            return {"ok": True, "drained": drained, "loaded": loaded}
+        except Exception as exc:
+            return {"ok": False, "error": str(exc)}
+        finally:
+            async with self.lock:
+                self.state.update(in_progress=False, future=None)
+
+
+# %%
+# The same experiment on a fixed endpoint (folded above; the explanation after the check
+# takes it apart).
+fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
 print("fixed:", fixed_report)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -645,6 +645,18 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 #         future.set_result(value)
 #         return value
 # ```
+#
+# :::{dropdown} Show the answer: what goes wrong when a caller is cancelled
+#
+# It is hazard 4's shape: the first caller does the work in its own task and resolves the
+# shared future from `except` and the line after `finally`. Cancel that caller while
+# `score` runs, and `CancelledError` (not an `Exception`) skips the `except`; the `finally`
+# drops the entry and the future is never resolved, so every caller that joined waits
+# forever. Cancel a caller that joined instead, and its cancellation cancels the shared
+# future it awaits: the other joiners get `CancelledError` and the first caller's
+# `set_result` raises `InvalidStateError`. (We ran both on this code.)
+#
+# :::
 #
 # Write a `Coalescer` that keeps the promise and survives cancellation:
 #

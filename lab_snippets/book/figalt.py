@@ -26,10 +26,12 @@ from pathlib import Path
 from lab_snippets.book import zhfigures
 
 #: The English sentences (the zh ones are built from the same catalogues the zh key uses).
-TIMELINE = ("A timeline: one lane per piece of work, time in seconds from left to right; "
+TIMELINE = ("A timeline: one lane per label on the left (a piece of work, or a place work runs in), "
+            "time in seconds from left to right; "
             "the colours show {states}.")
 UNTITLED = "A figure drawn by the code of the cell above it."
-ZH_TIMELINE = "时间线：每条泳道是一项工作，横轴是以秒计的时间；{states}。"
+ZH_TIMELINE = ("时间线：每条泳道对应左侧的一个标签（一项工作，或工作运行的位置），"
+               "横轴是以秒计的时间；{states}。")
 ZH_UNTITLED = "由上方单元格的代码绘制的图。"
 
 
