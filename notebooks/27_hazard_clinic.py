@@ -449,7 +449,7 @@ class FixedUpdateEndpoint(Endpoint):
                 self.state.update(in_progress=False, future=None)
 
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the fixed endpoint's run"}
 # The same experiment on a fixed endpoint (folded above; the explanation after the check
 # takes it apart).
 fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
