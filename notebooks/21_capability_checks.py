@@ -421,21 +421,12 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 # returns an awaitable is what you want (it must pick a coroutine at call time, say). Since
 # 3.12, `inspect.markcoroutinefunction(fn)` marks such a function so that
 # `inspect.iscoroutinefunction` reports true. On 3.11 there is no supported way to do that:
-# write an `async def` wrapper instead. On 3.12 and later the first folded cell below prints
+# write an `async def` wrapper instead. On 3.12 and later the folded cell below prints
 # `before: False after marking: True`, and awaiting the marked function's result still gives
 # 0.3: marking changes what the check reports, not what the function returns.
 #
 # :::
 #
-# :::{dropdown} Going further: `asyncio.iscoroutinefunction` is deprecated (Python 3.14+)
-#
-# `asyncio.iscoroutinefunction` is an older twin of the `inspect` check with extra rules for
-# the long-removed `@asyncio.coroutine` decorator. From 3.14 calling it emits a
-# `DeprecationWarning` (removal is planned for 3.16): use `inspect.iscoroutinefunction`. The
-# second folded cell shows what the Python that built this page does.
-#
-# :::
-
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the marking experiment"}
 def pick_scorer(sample: str) -> Awaitable[float]:
     return score_async(sample)
@@ -452,6 +443,16 @@ else:
           "iscoroutinefunction(pick_scorer) stays False; wrap it in an `async def` "
           "if callers check the function.")
     assert not inspect.iscoroutinefunction(pick_scorer)
+
+# %% [markdown]
+# :::{dropdown} Going further: `asyncio.iscoroutinefunction` is deprecated (Python 3.14+)
+#
+# `asyncio.iscoroutinefunction` is an older twin of the `inspect` check with extra rules for
+# the long-removed `@asyncio.coroutine` decorator. From 3.14 calling it emits a
+# `DeprecationWarning` (removal is planned for 3.16): use `inspect.iscoroutinefunction`. The
+# folded cell below shows what the Python that built this page does.
+#
+# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the deprecation experiment"}
 with warnings.catch_warnings(record=True) as caught:
