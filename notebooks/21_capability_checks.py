@@ -414,6 +414,9 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 # picture.)
 #
 # :::
+
+# %% [markdown]
+# Two notes on the check itself, for newer Pythons:
 #
 # :::{dropdown} Going further: marking a sync wrapper (Python 3.12+)
 #
