@@ -544,6 +544,8 @@ def test_each_exercise_gives_the_reader_their_own_cell_before_the_solution(built
     the insertion from ``pages._drop_grader_markers`` (no page has one)."""
     from bs4 import BeautifulSoup
 
+    from lab_snippets.book import pages
+
     missing, total = [], 0
     for chapter in chapters.existing():
         for edition, root in (("en", HTML), ("zh", ZH)):
@@ -555,7 +557,7 @@ def test_each_exercise_gives_the_reader_their_own_cell_before_the_solution(built
                 code = mine.find("pre").get_text() if mine and "your-cell" in mine.get("class", []) \
                     else ""
                 if "raise NotImplementedError()" not in code or max(
-                        map(len, code.splitlines()), default=0) > 88:
+                        map(len, code.splitlines()), default=0) > pages.PAGE_COLUMNS:
                     missing.append(f"{edition} {chapter.number}")
     assert total >= 2 * 25, f"only {total} solution cells found on the chapter pages"
     assert not missing, f"no reader's cell (fitting the page) before a solution: {missing}"
