@@ -74,6 +74,18 @@ def test_every_figure_title_of_the_chapters_is_translated():
     assert all(re.search(r"[\u4e00-\u9fff]", words[t]) for t in titles)
 
 
+def test_every_lane_the_chapters_write_out_is_translated():
+    """A lane renamed in a chapter (13's `notebook: result() blocks` -> `notebook: result()`, session 16)
+    is caught here, before a build draws it with a word figures.po lacks. Counterfactual: rename a
+    lane in a `lanes=` list (this test names it)."""
+    assert zhfigures.lanes_in('tl.plot("T", lanes=["job 1", "main thread", name], ax=ax)\n'
+                              'f(lanes=("b",))\n') == ["job 1", "main thread", "b"]
+    lanes, words = zhfigures.notebook_lanes(), zhfigures.title_words()
+    assert len(lanes) >= 30, len(lanes)
+    missing = [lane for lane in lanes if lane not in words and zhfigures.as_pattern(lane) not in words]
+    assert not missing, f"lanes without Chinese in figures.po (`zhfigures update`, then translate): {missing}"
+
+
 def test_figure_keys_say_only_what_the_picture_cannot():
     """locale/zh_CN/figure_keys.po: a figure drawn in Chinese shows its title, so its key (when it has
     one) explains the rest, for a title some chapter draws, in plain text, never repeating the title."""

@@ -74,6 +74,35 @@ def titles_in(source: str) -> list[str]:
     return [title for *_, title in sorted(found)]
 
 
+def lanes_in(source: str) -> list[str]:
+    """The lane names a cell's code writes out: each string in the list or tuple given as ``lanes=``
+    to any call (``tl.plot(..., lanes=[...])``); a name built at run time is not read."""
+    try:
+        tree = compile(source, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg == "lanes" and isinstance(keyword.value, (ast.List, ast.Tuple)):
+                found += [(item.lineno, item.col_offset, item.value) for item in keyword.value.elts
+                          if isinstance(item, ast.Constant) and isinstance(item.value, str)]
+    return [lane for *_, lane in sorted(found)]
+
+
+def notebook_lanes(root: Path = ROOT) -> list[str]:
+    """Every lane name the chapters write out in a ``lanes=`` list, once each, in chapter order."""
+    from lab_snippets.book.chapters import existing
+
+    lanes: dict[str, None] = {}
+    for chapter in existing():
+        source = (Path(root) / "notebooks" / chapter.path.name).read_text(encoding="utf-8")
+        lanes.update(dict.fromkeys(lanes_in(source)))
+    return list(lanes)
+
+
 def notebook_titles(root: Path = ROOT) -> list[str]:
     """Every figure title in the chapters, once each, in chapter order."""
     from lab_snippets.book.chapters import existing
@@ -215,7 +244,8 @@ def drawn_entries(titles: list[str], old_drawn: list[str], fresh: set[str],
 
 def update(root: Path = ROOT, prune: bool = False) -> tuple[int, int]:
     """Bring ``figures.po`` in step with the notebooks' titles and the words the cached executions'
-    figures draw (lane names, axis labels, legends); returns (added, removed). A drawn word leaves
+    figures draw (lane names, axis labels, legends), and the lane names the code writes out (a lane
+    renamed in a chapter is added without a build); returns (added, removed). A drawn word leaves
     the catalogue only with ``prune`` (``update --prune``, right after a full book build) and a cache
     that covers every chapter: a cache holds what some build ran, which may be older than the
     chapters or cover only some of them (a worktree's nbval runs), so by default words are added,
@@ -229,7 +259,8 @@ def update(root: Path = ROOT, prune: bool = False) -> tuple[int, int]:
     titles = notebook_titles(root)
     seen = [v for v in cached_figure_words(root).values() if v]
     drawn = drawn_entries(titles, [w for w in old if w not in titles],
-                          {as_pattern(w) for words, _ in seen for w in words},
+                          {as_pattern(w) for words, _ in seen for w in words}
+                          | {as_pattern(w) for w in notebook_lanes(root)},
                           complete=prune and cache_covers_every_chapter(root))
     titles = titles + drawn
     if list(old) == titles:
