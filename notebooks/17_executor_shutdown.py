@@ -804,8 +804,8 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 #
 # - A future is queued, then running, then finished or cancelled; `running()`, `done()` and
 #   `cancelled()` tell which.
-# - `result(timeout)` bounds your wait, not the job; a worker's exception comes back from
-#   `result()` (and `exception()`).
+# - `result(timeout)` bounds your wait, not the job; `result()` re-raises a worker's exception,
+#   and `exception()` returns it without raising.
 # - `cancel()` works only on queued jobs: a running job stops only if it checks a stop signal
 #   itself (chapters 08 and 09).
 # - `shutdown(wait=False)` neither stops running jobs nor drops queued ones;

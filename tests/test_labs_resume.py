@@ -255,13 +255,14 @@ def _kill_and_resume(world, name: str, args: list[str], env: dict[str, str], tmp
     figures (seconds, rows kept)."""
     t0 = time.monotonic()
     whole = Run(world, f"{name}-whole", args, env, [_tmpdir(tmp / "whole"), *nodes_tmp])
-    whole.to_the_end("whole.log")
+    whole_log = whole.to_the_end("whole.log")
     t_whole = time.monotonic() - t0
     left = whole.left_behind()
     assert not left, f"the uninterrupted run left behind: {left}"
     csv_text = whole.out.read_text()
     scores = {line.split(",")[0]: line.split(",")[2] for line in csv_text.splitlines()[1:]}
-    assert scores == SCORES, f"the uninterrupted run graded {scores}, not {SCORES}"
+    assert scores == SCORES, (f"the uninterrupted run graded {scores}, not {SCORES}; its CSV (status, "
+                              f"reason):\n{csv_text[:3000]}\nits log:\n{whole_log[-3000:]}")
 
     killed = Run(world, f"{name}-killed", args, env, [_tmpdir(tmp / "killed"), *nodes_tmp])
     t1 = time.monotonic()
