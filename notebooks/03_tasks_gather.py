@@ -147,11 +147,9 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# The task below sends a request and waits for its reply on a Future. The dispatcher that
-# will deliver replies keeps that Future in a `WeakValueDictionary`, a registry that holds
-# only *weak* references (a registry of pending requests can be built this way so that
-# abandoned requests do not pile up). `deliver(id, value)` hands a reply to whoever waits
-# for it.
+# The task below sends a request and waits for its reply on a Future. The dispatcher keeps
+# that Future in a `WeakValueDictionary`, a registry that holds only *weak* references, and
+# `deliver(id, value)` hands a reply to whoever waits for it.
 #
 # The experiment: create the task, drop the only reference to it, let it start, run the
 # garbage collector with `gc.collect()`, then try to deliver its reply. The `weakref.ref`
@@ -210,20 +208,10 @@ alive_before_gc = watch_task() is not None
 gc.collect()
 delivered = deliver(1, "reward 0.7")
 
-# a second dropped task, waiting on asyncio.sleep
-watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))
-await asyncio.sleep(0)
-gc.collect()
-sleeper_alive_after_gc = watch_sleeper() is not None
-if sleeper_alive_after_gc:
-    await asyncio.wait_for(watch_sleeper(), timeout=2)
-
 print("alive before gc:", alive_before_gc)
 print("alive after gc:", watch_task() is not None)
 print("reply delivered:", delivered, "| task log:", forgotten_log)
 print("the loop's log:", loop_complaints)  # collected by the folded instruments
-print("control, a dropped task in asyncio.sleep:",
-      "alive after gc:", sleeper_alive_after_gc)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unreferenced-task-is-collected
@@ -232,33 +220,50 @@ assert alive_before_gc and watch_task() is None, "the pending task was garbage-c
 assert forgotten_log == ["waiting for the reply", "finally ran"], "it never got its reply"
 assert not delivered
 assert any(about_a_task), "the loop reported the destroyed pending task, with no exception to raise"
-assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
 print("✓ the forgotten task was collected while pending: no reply, and the loop only logged it")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The event loop keeps only **weak** references to Tasks, and nothing else held this one: the
-# variable was deleted, and the Future it waited on sat in a registry of weak references.
-# Compare the first two lines of the answer: they say whether the task outlived
-# `gc.collect()`. A task collected while pending still runs its `finally` clause, because the
-# garbage collector closes the coroutine, not because its work is done, and its reply then has
-# nowhere to go. No exception reaches anyone: all the loop does about it is a message in its
-# log. A folded instruments cell before the answer collected, in `loop_complaints`, what the
-# loop would otherwise only write to its log, so that the answer could print it ("the loop's
-# log").
-#
-# A pending task stays alive only while something reachable holds it: your variable, a timer
-# (an `asyncio.sleep` in progress is held by the loop's timer heap), a socket callback, or the
-# Future it waits on if *that* is held by someone. The control in the last line of the answer
-# is the same dropped task, waiting on `asyncio.sleep`: the timer held it, and it survived.
-# Whether a dropped task survives depends on what it happens to be waiting for at the moment
-# the garbage collector runs, which is why these bugs are rare, silent and hard to reproduce.
-#
-# The fix is the one the `asyncio` documentation gives: keep a strong reference until the
-# task is done, typically in a set that the task removes itself from. The next cell does that.
+# Nothing reachable held the task. The loop's own list of tasks (`asyncio.all_tasks()`) holds
+# them weakly; the loop holds a task strongly only while one of its steps is scheduled, and
+# this one was suspended on a Future. That Future held the task (its wake-up callback), but
+# nothing held the Future except a registry of weak references, so `gc.collect()` took both.
+# The garbage collector closes the coroutine, which is why `finally` still ran; the reply then
+# had nowhere to go, and no exception reached anyone: the loop only wrote a message to its
+# log, which the folded instruments collected in `loop_complaints`.
 #
 # :::
+#
+# Now the same experiment with a dropped task that waits on `asyncio.sleep(0.05)` instead of
+# on a Future nobody holds. Predict: does it survive `gc.collect()`?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))
+await asyncio.sleep(0)
+gc.collect()
+sleeper_alive_after_gc = watch_sleeper() is not None
+if sleeper_alive_after_gc:
+    await asyncio.wait_for(watch_sleeper(), timeout=2)
+print("alive after gc:", sleeper_alive_after_gc)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
+print("✓ the dropped task in asyncio.sleep survived gc.collect()")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# A sleep in progress is a timer in the loop's timer heap, and the timer holds the task. A
+# pending task stays alive only while something reachable holds it: your variable, a timer, a
+# socket callback, or the Future it waits on if *that* is held. So whether a dropped task
+# survives depends on what it waits for when the garbage collector runs, which is why these
+# bugs are rare, silent and hard to reproduce.
+#
+# :::
+#
+# One way to keep a task for sure, the one the `asyncio` documentation gives: hold a strong
+# reference until it is done, in a set the task removes itself from when it ends.
 
 # %%
 background_tasks: set[asyncio.Task] = set()
@@ -512,45 +517,6 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 # once a `TaskGroup` has raised, no task of it is left running in the background.
 #
 # :::
-#
-# :::{dropdown} Python versions
-#
-# **A task can finish inside `create_task`, with eager tasks only.** With the default task
-# factory, on every Python version, a new task is never done before the creator suspends.
-# Chapter 01 showed the eager task factory of Python 3.12
-# (`loop.set_task_factory(asyncio.eager_task_factory)`); Python 3.14 also lets one call ask
-# for it, `create_task(coro, eager_start=True)`. An eager `create_task` runs the body at once, up to
-# its first real suspension, so a body that never suspends (a cache hit, say) *finishes*
-# inside `create_task`, and the task is already done when you get it. The folded cell below
-# shows it on 3.12 and later, with the eager factory.
-#
-# :::
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
-async def cached_score(name: str) -> str:
-    return f"{name} from cache"  # no await: nothing to wait for
-
-
-if sys.version_info >= (3, 12):
-    loop = asyncio.get_running_loop()
-    previous_factory = loop.get_task_factory()
-    loop.set_task_factory(asyncio.eager_task_factory)
-    try:
-        hit = asyncio.create_task(cached_score("sample 7"))
-        done_at_creation = hit.done()
-    finally:
-        loop.set_task_factory(previous_factory)
-    print("done right after create_task:", done_at_creation, "->", hit.result())
-else:
-    hit = asyncio.create_task(cached_score("sample 7"))
-    done_at_creation = hit.done()
-    await hit
-    print("Python < 3.12: a new task is never done before the creator suspends:",
-          done_at_creation)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert done_at_creation == (sys.version_info >= (3, 12)), done_at_creation
-print("✓ done right after create_task:", done_at_creation)
 
 # %% [markdown]
 # ## Exercise 3.1 · Score a group, all or nothing
@@ -813,14 +779,53 @@ _sc.differential(score_group, _reference, _sc.several(_plans()), _observe, _comp
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ## Python versions: a task done inside `create_task`
+#
+# **A task can finish inside `create_task`, with eager tasks only.** With the default task
+# factory, on every Python version, a new task is never done before the creator suspends.
+# Chapter 01 showed the eager task factory of Python 3.12
+# (`loop.set_task_factory(asyncio.eager_task_factory)`); Python 3.14 also lets one call ask
+# for it, `create_task(coro, eager_start=True)`. An eager `create_task` runs the body at once, up to
+# its first real suspension, so a body that never suspends (a cache hit, say) *finishes*
+# inside `create_task`, and the task is already done when you get it. The folded cell below
+# shows it on 3.12 and later, with the eager factory.
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+async def cached_score(name: str) -> str:
+    return f"{name} from cache"  # no await: nothing to wait for
+
+
+if sys.version_info >= (3, 12):
+    loop = asyncio.get_running_loop()
+    previous_factory = loop.get_task_factory()
+    loop.set_task_factory(asyncio.eager_task_factory)
+    try:
+        hit = asyncio.create_task(cached_score("sample 7"))
+        done_at_creation = hit.done()
+    finally:
+        loop.set_task_factory(previous_factory)
+    print("done right after create_task:", done_at_creation, "->", hit.result())
+else:
+    hit = asyncio.create_task(cached_score("sample 7"))
+    done_at_creation = hit.done()
+    await hit
+    print("Python < 3.12: a new task is never done before the creator suspends:",
+          done_at_creation)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert done_at_creation == (sys.version_info >= (3, 12)), done_at_creation
+print("✓ done right after create_task:", done_at_creation)
+
+# %% [markdown]
 # ## Summary
 #
 # - `create_task` schedules a body and returns; the body starts at the creator's next
 #   suspension (with the default task factory).
 # - `gather` returns results in argument order. On the first failure it raises, but the
 #   other tasks run on; `return_exceptions=True` puts exceptions in the list instead.
-# - The loop holds Tasks weakly. Keep a reference until a task is done (a set `running` plus
-#   `task.add_done_callback(running.discard)`), or a pending task can be collected mid-flight.
+# - The loop holds a waiting Task only weakly. Keep a reference until a task is done (a set
+#   `running` plus `task.add_done_callback(running.discard)`), or a pending task can be
+#   collected mid-flight.
 # - `TaskGroup` treats its tasks as one unit: a failure cancels the rest, the group waits for
 #   them, then raises an `ExceptionGroup`, handled with `except*`.
 #
