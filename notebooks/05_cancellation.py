@@ -212,7 +212,8 @@ print("✓ wait_for too returned the late result instead of raising TimeoutError
 # that takes 0.08 s (its folded cell also draws the cleanup on the timeline). Caller A
 # cancels its worker and moves on at once; caller B cancels and then awaits the worker
 # (bounded by a timeout). Each caller then checks whether the slot is free: `slot_free[name]`
-# turns true when `release_slot` has finished. Predict what each caller sees.
+# turns true when `release_slot` has finished. Predict what each caller sees, and how long
+# caller B waits after `cancel()`, compared with the 0.08 s cleanup.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the instruments"}
 CLEANUP = 0.08
@@ -261,7 +262,8 @@ await asyncio.sleep(0.03)
 seen_by_a, seen_by_b = await asyncio.gather(
     cancel_and_move_on(workers["A"]), cancel_and_wait(workers["B"]))
 print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_b}")
-await asyncio.wait(workers.values(), timeout=2)  # A's cleanup ends too before we go on
+print(f"caller B waited {tl.spans_of('caller B')[0].duration:.2f} s after cancel()")
+_ = await asyncio.wait(workers.values(), timeout=2)  # A's cleanup ends too before we go on
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-awaiting-sees-the-cleanup-done
@@ -278,17 +280,17 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # %% [markdown]
 # :::{dropdown} Why
 #
-# In the chart below, light green is each worker's wait, which ends where the cancellation reaches
-# its `await`; purple is its cleanup. Caller A has no span: its lane holds only a short black
-# tick, its two marks "cancelled" and "continues", too close together to tell apart (the
-# legend's last entry). Caller B's
-# light green span is its wait for the worker. Compare where each caller's lane ends with where
-# its worker's purple cleanup ends; the check prints how long caller B waited, in units of the
-# cleanup. `cancel()` returning tells the caller nothing
-# about the cleanup; awaiting the task (or waiting for it with `asyncio.wait`, or a done
-# callback) is how it learns that the cleanup is over.
+# `cancel()` returning tells the caller nothing about the cleanup; awaiting the task (or
+# waiting for it with `asyncio.wait`, or a done callback) is how it learns that the cleanup is
+# over. So caller B waits about as long as the cleanup, and caller A none at all.
 #
 # :::
+#
+# The figure below is the answer drawn on a timeline. Light green is each worker's wait, which
+# ends where the cancellation reaches its `await`; purple is its cleanup. Caller A has no span:
+# its lane holds only a short black tick, its two marks "cancelled" and "continues", too close
+# together to tell apart (the legend's last entry). Caller B's light green span is its wait for
+# the worker. Compare where each caller's lane ends with where its worker's purple cleanup ends.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 for name in "AB":  # each worker's wait: from its start to where its cleanup starts
@@ -362,6 +364,10 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # `except* ValueError`, and returns the pair `(task.cancelling(), outcome)`. It runs twice:
 # once as described, and once calling `asyncio.current_task().uncancel()` right after it
 # catches the cancel.
+#
+# Since Python 3.11 every task counts the cancel requests it has received and not taken back:
+# `task.cancelling()`. Catching the `CancelledError` does not lower the count; only
+# `task.uncancel()` does.
 
 # %%
 async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
@@ -402,10 +408,6 @@ for use_uncancel in (False, True):
                              else soft_stopped.result())
 for flag, label in ((False, "without uncancel:"), (True, "with uncancel:   ")):
     print(label, results[flag], "| reached return with:", reached_return[flag])
-if sys.version_info < (3, 13):
-    print("Python 3.11 and 3.12: the task returns its result despite the stale count; "
-          "from 3.13 the same code handles the ExceptionGroup, reaches its return, and "
-          "still ends cancelled, its result lost.")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert results[True] == (0, "ExceptionGroup"), results[True]
@@ -422,13 +424,12 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Since Python 3.11 every task counts the cancel requests it has received but not taken back:
-# `task.cancelling()`. Catching the `CancelledError` does not lower the count; only
-# `task.uncancel()` does. On 3.13 and later, a `TaskGroup` that exits with errors consults the
+# On 3.13 and later, a `TaskGroup` that exits with errors consults the task's `cancelling()`
 # count, and if it is above zero, it cancels its parent task once more. The child's error is
 # still raised and handled, the worker reaches its `return` (the second column of the answer),
 # and yet the task ends cancelled, its return value lost. On 3.11 and 3.12 the same code
-# returns its pair with the stale count of 1 in it: a bug waiting for an upgrade. The `with
+# returns its pair with the stale count of 1 in it, as the answer shows when run there: a bug
+# waiting for an upgrade. The `with
 # uncancel` row is right on every version. Swallowing a cancel has a cost even when done on
 # purpose: do it rarely, and call `uncancel()` when you do.
 #
@@ -441,7 +442,9 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # fires adds one to the task's `cancelling()` count. When its block exits after it fired, it
 # calls `task.uncancel()` to take its request back, and turns the `CancelledError` into
 # `TimeoutError` only if the count is then back where it was when the block was entered, that
-# is, if nobody else asked for a cancel meanwhile. `TaskGroup` likewise takes back the request
+# is, if nobody else asked for a cancel meanwhile (`Lib/asyncio/timeouts.py` compares the
+# count after `uncancel()` with the one saved on entry, in 3.11.7, 3.12.1 and 3.13.0 alike).
+# `TaskGroup` likewise takes back the request
 # it made when it cancelled its parent because a child failed.
 #
 # :::
