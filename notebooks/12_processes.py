@@ -198,8 +198,11 @@ if cores_worth(sequential) < 0.9:
 # that core doing the same work alone.
 #
 # Processes each have their own interpreter and their own GIL, so each one runs whenever its
-# CPU is free. On an idle two-core machine both run nearly all the time, the cores' worth is
-# close to 2 and the speed-up close to 2x: that is the gain.
+# CPU is free. How much that buys depends on the machine, and the answer tells you which case
+# you are in. With two idle cores, both run nearly all the time, the cores' worth is close to
+# 2 and the speed-up close to 2x. When other programs hold the CPU (the answer then prints
+# "this machine was busy"), each process gets only part of a core and the speed-up can
+# vanish, but `both ran` is still above zero for the processes, and zero for the threads.
 #
 # :::
 #
@@ -247,29 +250,11 @@ else:
 # %% [markdown]
 # :::{dropdown} If your numbers differ: why the checks are written this way
 #
-# If your table shows far less for the processes, the machine was busy and gave each process
-# only part of a CPU; the `both ran` share is then small, but it is there, and the threads' is
-# not. If your threads beat the sequential run, look at the sequential run's cores' worth:
-# below 1, the machine gave it less than a full core.
-#
-# On an idle machine with two free cores, the processes take about half the wall time of the
-# other two runs. On a machine shared with other programs, the three runs were made at
-# different moments under different load, and the processes can come out no faster than the
-# threads, or even slowest; the running intervals are not fooled by that.
-#
-# Each check uses only the run it is about, never a run made at another moment: a neighbour
-# that is busy during one run and idle during the other would decide such a comparison.
-#
-# A running interval is known only to within the clock's sampling: at most one millisecond at
-# each switch, which the threads' assert allows and no more. (On a free-threaded build,
-# `python3.13t` with the GIL off, the first claim does not hold and the cell says so instead
-# of asserting it.)
-#
-# Two busy processes run at the same moment roughly as often as chance says, the product of
-# their two shares, or less when the other work on the machine makes them take turns (one run
-# of the course's tests saw 5.7 % where the product was 26 %). So the processes' assert checks
-# at least a tenth of that product, measured on the same run, however small a busy machine
-# made the shares; threads, with the same shares, would show zero.
+# The three runs were made at different moments, so on a shared machine the wall times
+# compare the load more than threads and processes, and each check reads only the run it is
+# about. Two busy processes run at once about as often as the product of their two shares
+# says, or less under load, so the processes' check asks for a tenth of that product, which
+# threads, at zero, never reach.
 #
 # :::
 
@@ -310,9 +295,10 @@ assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the ot
 # :::{dropdown} Why
 #
 # The thread lanes never line up (the GIL hands over every few milliseconds), so each is a
-# stripe about half filled. On an idle machine the process lanes are two long solid bars on
-# top of each other; on a busy one they are striped like the threads', and only where their
-# stripes line up did both run.
+# stripe about half filled. The process lanes depend on the machine, like the table: with two
+# idle cores they are two long solid bars on top of each other; when other programs held the
+# CPU (a low share in the title), they are striped too, and both ran only where their stripes
+# line up.
 #
 # :::
 
@@ -343,12 +329,11 @@ print("✓ pickled as (module, name): ('__main__', 'square_in_notebook') and "
 # see, an answer or an exception, and if an exception, does it say what went wrong?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
+# send_stderr_to (the pool's initializer below) points each worker's stderr at worker_log.
 worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# A worker writes its messages on its own stderr, which the parent never reads:
-# send_stderr_to points each worker's stderr at worker_log, for the check to read.
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
                          initializer=send_stderr_to,
                          initargs=(worker_log,)) as executor:
@@ -358,8 +343,9 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
 # :::{dropdown} Why
 #
 # Look at the last line of the traceback: the parent learns only that a worker died
-# (`BrokenProcessPool`), not why. The cause is in the worker's own stderr, which the pool's
-# `initializer` sent to a log file; the check below prints its last line: {term}`pickling` worked in the parent, and the worker failed while
+# (`BrokenProcessPool`), not why. The cause is in the worker's own stderr, which the parent
+# never reads; here the pool's `initializer` sent it to a log file, and the check below
+# prints its last line: {term}`pickling` worked in the parent, and the worker failed while
 # *unpickling* the task, because its own `__main__` has no `square_in_notebook`. Leaving the
 # `with` block shut the broken pool down, so nothing is left running.
 #
@@ -533,7 +519,9 @@ print("✓ run() killed and reaped the child before raising TimeoutExpired")
 #
 # When the time is up, `run` kills the child and reaps it, and only then raises: the
 # exception carries whatever the child had printed so far (`ready`, the child's pid and a
-# clock reading, if it got that far), and no process is left behind.
+# clock reading, if it got that far), and the child is not left behind. Only the child: `run`
+# kills the process it started, so a program that child started in turn (a `shell=True`
+# command line, say) can outlive it.
 #
 # :::
 #
@@ -544,7 +532,7 @@ try:
     subprocess.run(WORKER_MODULE + ["exit", "3"], capture_output=True, check=True,
                    timeout=10)
 except subprocess.CalledProcessError as failed:
-    print("check=True raised:", failed)
+    print("check=True raised:", type(failed).__name__, "| exit status:", failed.returncode)
     exit_status = failed.returncode
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
@@ -562,7 +550,9 @@ assert exit_status == 3
 #    otherwise;
 # 4. if a worker process dies during a call (it exits or is killed), raise `BrokenProcessPool`
 #    (from `concurrent.futures.process`) well before `timeout`. A `multiprocessing.Pool`
-#    quietly replaces a dead worker, and the dead worker's call never returns;
+#    quietly replaces a dead worker, and the dead worker's call never returns: waiting for it
+#    ends only at the timeout (CPython issue bpo-22393), while a `ProcessPoolExecutor` marks
+#    itself broken;
 # 5. leave no worker process behind, whether it returns, times out, a call raises or a worker
 #    dies, and touch no other process: two threads may call it at once.
 #
