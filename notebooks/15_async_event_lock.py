@@ -198,11 +198,18 @@ for version, request in (("wide", request_wide), ("narrow", request_narrow)):
     await asyncio.gather(*(request(timelines[version], lock, f"request {i}")
                            for i in range(5)))
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 ratio = timelines["wide"].total() / timelines["narrow"].total()
 print(f"wide scope took {ratio:.1f} × as long as narrow scope")
 print("most slow calls at once: wide", timelines["wide"].max_overlap("running"),
       "· narrow", timelines["narrow"].max_overlap("running"))
+fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
+for ax, version in zip(axes, ("wide", "narrow"), strict=True):
+    timelines[version].plot(f"lock held across the slow call ({version} scope)" if version == "wide"
+                            else "lock held only for the bookkeeping (narrow scope)",
+                            ax=ax, lanes=[f"request {i}" for i in range(5)])
+axes[0].set_xlabel("")
+plt.show()
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-wide-lock-serialises-the-slow-calls
@@ -215,26 +222,15 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 #
 # In the wide version each request keeps the lock through its 0.04 s call, so the next
 # request cannot even do its bookkeeping until that call has ended: five calls one after the
-# other, against five side by side, which is the printed ratio. It is correct,
+# other, against five side by side, which is the printed ratio; in the figure, one lane per
+# request, the slow calls form a staircase in the top panel and run side by side in the
+# bottom one. It is correct,
 # but a lock held across a slow `await` turns concurrency into a queue. Hold a lock for the shared state only,
 # and do slow work outside it. If the slow work itself must not run twice at once, that is a
 # different need, and the next section meets it without holding a lock while waiting.
 #
 # :::
 #
-# The figure shows both runs, one lane per request: in the top panel the slow calls form a
-# staircase, in the bottom one they run side by side.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
-for ax, version in zip(axes, ("wide", "narrow"), strict=True):
-    timelines[version].plot(f"lock held across the slow call ({version} scope)" if version == "wide"
-                            else "lock held only for the bookkeeping (narrow scope)",
-                            ax=ax, lanes=[f"request {i}" for i in range(5)])
-axes[0].set_xlabel("")
-plt.show()
-
-# %% [markdown]
 # ## One operation in flight, many waiters
 #
 # Several clients ask the server to load the same new checkpoint at almost the same time.
@@ -243,11 +239,12 @@ plt.show()
 # the load ends, the first request sets the future's result, which wakes every waiter with the
 # same value. It behaves like an `Event` that carries a result.
 #
-# A folded helper, `coalesced_updates`, runs five requests (0 to 4) for one checkpoint:
-# request 0 finds nothing in flight and does the load, the others wait for it, and request 2,
-# an impatient client (a dropped connection), is cancelled while it waits. It runs twice: first each waiter awaits
-# `asyncio.shield(shared)`, then the shared future itself. Predict: in the second run,
-# request 2 is cancelled; what do requests 1, 3 and 4 get?
+# `coalesced_updates`, below `update_weights`, runs five requests (0 to 4) for one
+# checkpoint: request 0 finds nothing in flight and does the load, the others wait for it, and
+# request 2, an impatient client (a dropped connection), is cancelled while it waits. It runs
+# twice: first each waiter awaits `asyncio.shield(shared)`, then the shared future itself.
+# Recall chapter 05: cancelling a task cancels what it is awaiting, unless a shield stands in
+# between. Predict: in the second run, request 2 is cancelled; what do requests 1, 3 and 4 get?
 
 # %%
 async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
@@ -266,11 +263,10 @@ async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
         state["in_flight"] = None
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: five requests for one checkpoint, one cancelled"}
-# Five requests for one checkpoint; one client goes away while waiting.
+# %%
 async def coalesced_updates(shielded: bool) -> dict:
     state: dict = {"in_flight": None}
-    loads = InFlight()
+    loads = InFlight()  # course helper: counts the loads that ran (loads.entered)
 
     async def load_checkpoint(path: str) -> str:
         with loads:
@@ -367,7 +363,9 @@ print("✓ nobody continued before the last worker had paused")
 #    instead of starting another.
 # 2. Otherwise start `load(path)` at once as a task and record it in `in_flight`; it leaves
 #    `in_flight` as soon as it finishes, with a result or an error
-#    (`task.add_done_callback(fn)` calls `fn(task)` the moment a task ends, chapter 13).
+#    (`task.add_done_callback(fn)` has the loop call `fn(task)` when the task ends: scheduled
+#    with `call_soon`, so on the loop's next turn, in the order the callbacks were added;
+#    chapter 13).
 # 3. A cancelled caller stops waiting, but the load carries on, and a later caller still
 #    joins it.
 # 4. Each caller returns the moment its load ends, with its result or its error.
@@ -714,15 +712,8 @@ from lab_snippets.sites import show_call_site
 show_call_site("15")
 
 # %% [markdown]
-# Chapter 27 (hazard 4) shows one weak spot of the same handler, in neither quote, and runs
-# a model of it. `CancelledError` is not an `Exception`, so if the updating request
-# itself is cancelled while it waits (chapter 05), say its client disconnects during the
-# reload, its `finally` reads a result the cancelled `try` never bound, and the
-# `UnboundLocalError` leaves it before it resolves the shared future and clears the "in
-# progress" mark. From then on the update stays stuck: every later request for that
-# checkpoint waits forever, a request for another checkpoint is refused as "already in
-# progress", and `/generate`, which refuses to serve while an update is in progress, answers
-# 503 to every request until the server is restarted.
+# Chapter 27 (hazard 4) examines another weak spot of this handler, which neither quote
+# shows, and runs a model of it.
 
 # %% tags=["remove-input"]
 show_call_site("15b")
