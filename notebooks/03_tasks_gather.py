@@ -262,8 +262,8 @@ print("✓ the dropped task in asyncio.sleep survived gc.collect()")
 #
 # :::
 #
-# One way to keep a task for sure, the one the `asyncio` documentation gives: hold a strong
-# reference until it is done, in a set the task removes itself from when it ends.
+# The `asyncio` documentation gives a way to keep a task whatever it waits on, which is to
+# hold a strong reference until it is done, in a set the task removes itself from when it ends.
 
 # %%
 background_tasks: set[asyncio.Task] = set()

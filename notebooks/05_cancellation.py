@@ -263,7 +263,8 @@ seen_by_a, seen_by_b = await asyncio.gather(
     cancel_and_move_on(workers["A"]), cancel_and_wait(workers["B"]))
 print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_b}")
 print(f"caller B waited {tl.spans_of('caller B')[0].duration:.2f} s after cancel()")
-_ = await asyncio.wait(workers.values(), timeout=2)  # A's cleanup ends too before we go on
+# A's cleanup ends too before we go on
+_ = await asyncio.wait(workers.values(), timeout=2)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-awaiting-sees-the-cleanup-done

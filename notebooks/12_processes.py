@@ -334,6 +334,7 @@ worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# send_stderr_to: a course helper that the check below relies on
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
                          initializer=send_stderr_to,
                          initargs=(worker_log,)) as executor:
@@ -532,7 +533,8 @@ try:
     subprocess.run(WORKER_MODULE + ["exit", "3"], capture_output=True, check=True,
                    timeout=10)
 except subprocess.CalledProcessError as failed:
-    print("check=True raised:", type(failed).__name__, "| exit status:", failed.returncode)
+    print("check=True raised:", type(failed).__name__,
+          "| exit status:", failed.returncode)
     exit_status = failed.returncode
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
@@ -550,9 +552,8 @@ assert exit_status == 3
 #    otherwise;
 # 4. if a worker process dies during a call (it exits or is killed), raise `BrokenProcessPool`
 #    (from `concurrent.futures.process`) well before `timeout`. A `multiprocessing.Pool`
-#    quietly replaces a dead worker, and the dead worker's call never returns: waiting for it
-#    ends only at the timeout (CPython issue bpo-22393), while a `ProcessPoolExecutor` marks
-#    itself broken;
+#    quietly replaces a dead worker, and the dead worker's call never returns, so waiting for
+#    it ends only at the timeout;
 # 5. leave no worker process behind, whether it returns, times out, a call raises or a worker
 #    dies, and touch no other process: two threads may call it at once.
 #

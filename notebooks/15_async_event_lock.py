@@ -273,8 +273,9 @@ async def coalesced_updates(shielded: bool) -> dict:
             await asyncio.sleep(0.05)
         return f"loaded {path}"
 
-    requests = [asyncio.create_task(update_weights(state, load_checkpoint, "ckpt-12", shielded))
-                for _ in range(5)]
+    requests = [
+        asyncio.create_task(update_weights(state, load_checkpoint, "ckpt-12", shielded))
+        for _ in range(5)]
     await asyncio.sleep(0.01)
     requests[2].cancel()  # one client goes away while waiting
     await asyncio.wait(requests, timeout=2)
@@ -363,8 +364,7 @@ print("✓ nobody continued before the last worker had paused")
 #    instead of starting another.
 # 2. Otherwise start `load(path)` at once as a task and record it in `in_flight`; it leaves
 #    `in_flight` as soon as it finishes, with a result or an error
-#    (`task.add_done_callback(fn)` has the loop call `fn(task)` when the task ends: scheduled
-#    with `call_soon`, so on the loop's next turn, in the order the callbacks were added;
+#    (`task.add_done_callback(fn)` schedules `fn(task)` with `call_soon` when the task ends,
 #    chapter 13).
 # 3. A cancelled caller stops waiting, but the load carries on, and a later caller still
 #    joins it.
