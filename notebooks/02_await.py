@@ -387,9 +387,10 @@ with slow_callback_log(threshold=0.08) as warnings_logged:
 
 import re
 
-for message in warnings_logged:  # each warning, cut to its coroutine's name and the step's time
+for message in warnings_logged:  # each cut to its coroutine and the step's time
     coroutine = re.search(r"coro=<(\w+)", message)
-    print("Executing", coroutine.group(1) if coroutine else "<Task ...>", message[message.rfind("took"):])
+    name = coroutine.group(1) if coroutine else "<Task ...>"
+    print("Executing", name, message[message.rfind("took"):])
 
 # %% [markdown]
 # :::{dropdown} Why

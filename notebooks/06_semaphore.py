@@ -241,7 +241,7 @@ at_least = {limit: 0.95 * rounds[limit] * DURATION for limit in limits}
 # floor: a sleep never ends early, so no load can make a batch beat its rounds
 for limit in limits:
     assert measured[limit] >= at_least[limit], f"limit {limit} finished faster than its {rounds[limit]} rounds"
-# limits 4 and 5 both need 3 rounds, so 5 has the same floor as 4
+# floor: limits 4 and 5 both need 3 rounds, so 5 has the same floor as 4
 assert measured[5] >= at_least[4], "4 → 5 permits: still 3 rounds, so no faster"
 # Half the rounds, so about half the time: compared with the other limit's time, measured beside it.
 # Only the floor is load-proof: a neighbour that slows the larger limit's runs and not the smaller
