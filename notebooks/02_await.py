@@ -49,7 +49,7 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 
 
 # %% [markdown]
-# ## Predict: do two awaits in a row overlap?
+# ## Predict: how long do two awaits in a row take?
 #
 # The cell below awaits two requests of 0.1 s each, one line after the other, inside one
 # coroutine. Before you run it, write down how long the pair takes, and whether request B
@@ -124,11 +124,11 @@ print("✓ B started while A was still waiting")
 # Predict where the bystander's entries fall in each version's log.
 
 # %%
-async def step_without_suspending(log: list[str], i: int) -> None:
+async def step_a(log: list[str], i: int) -> None:
     log.append(f"step {i}")
 
 
-async def step_then_yield(log: list[str], i: int) -> None:
+async def step_b(log: list[str], i: int) -> None:
     log.append(f"step {i}")
     await asyncio.sleep(0)
 
@@ -149,15 +149,15 @@ async def three_steps(step) -> list[str]:
     return log
 
 
-no_suspension = await three_steps(step_without_suspending)
-with_sleep_0 = await three_steps(step_then_yield)
-print("await on coroutines that never suspend:", no_suspension)
-print("await asyncio.sleep(0) after each step: ", with_sleep_0)
+first_log = await three_steps(step_a)
+second_log = await three_steps(step_b)
+print("first version (step_a): ", first_log)
+print("second version (step_b):", second_log)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: switch-only-where-it-suspends
-assert no_suspension[:3] == ["step 0", "step 1", "step 2"], "no suspension, no turn for the bystander"
-assert with_sleep_0[:4] == ["step 0", "bystander 0", "step 1", "bystander 1"]
+assert first_log[:3] == ["step 0", "step 1", "step 2"], "no suspension, no turn for the bystander"
+assert second_log[:4] == ["step 0", "bystander 0", "step 1", "bystander 1"]
 print("✓ the bystander ran only where a step suspended")
 
 # %% [markdown]
@@ -175,7 +175,7 @@ print("✓ the bystander ran only where a step suspended")
 #
 # ### Does `await response.aread()` suspend?
 #
-# The same holds for library calls. The slime helper quoted at the end of this chapter awaits an
+# Now a library call. The slime helper quoted at the end of this chapter awaits an
 # HTTP POST with httpx and then awaits `response.aread()`. Does the second `await` suspend?
 #
 # The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body)
@@ -272,10 +272,8 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # To see, we measure the loop's **heartbeat**. `LoopWatch` (in `lab_snippets.loopwatch`)
 # runs a small task that sleeps 5 ms, wakes up and writes down the time, over and over. While
 # the loop is free, wake-ups come every few milliseconds. We run two coroutines that both
-# "wait 0.15 s": one with `await asyncio.sleep`, one with `time.sleep`. The last line of the
-# answer sums up the run: "N beats (a 5 ms sleep between them)" counts the wake-ups, then come
-# the longest gap between two of them and how many gaps were longer than 50 ms. Predict how
-# many heartbeats fall inside each wait.
+# "wait 0.15 s": one with `await asyncio.sleep`, one with `time.sleep`. Predict how many
+# heartbeats fall inside each wait.
 
 # %%
 FREEZE = 0.15
@@ -335,6 +333,9 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # %% [markdown]
 # :::{dropdown} Why
 #
+# The answer's last line sums up the run: the number of heartbeats (a 5 ms sleep between
+# them), the longest gap between two of them, and how many gaps were longer than 50 ms.
+#
 # A blocking call never reaches a suspension point, so the loop cannot run anything else until
 # it returns: every other task, every timer, every network callback waits. Compare the two
 # heartbeat counts in the answer, and the longest gap in its last line with the 0.15 s of the
@@ -370,7 +371,7 @@ assert any(s.start <= rude.start and s.end >= rude.end for s in frozen_segments)
 #
 # A heartbeat tells you *that* the loop froze. asyncio's debug mode tells you *who* froze it:
 # with `loop.set_debug(True)`, the loop times every callback and every step of every task,
-# and logs a warning `Executing <Task ...> took 0.150 seconds` for any step longer than
+# and logs a warning `Executing <Task ...> took N seconds` for any step longer than
 # `loop.slow_callback_duration` (0.1 s by default). You can switch it on for a whole program
 # with `PYTHONASYNCIODEBUG=1` or `asyncio.run(main(), debug=True)`.
 #
@@ -384,8 +385,12 @@ with slow_callback_log(threshold=0.08) as warnings_logged:
     await asyncio.create_task(wait_with_asyncio_sleep(FREEZE))
     await asyncio.create_task(wait_with_time_sleep(FREEZE))
 
-for message in warnings_logged:  # the full message also says where the task was created
-    print(message.split(" created at")[0], "...", message[message.rfind("took"):])
+import re
+
+for message in warnings_logged:  # each cut to its coroutine and the step's time
+    coroutine = re.search(r"coro=<(\w+)", message)
+    name = coroutine.group(1) if coroutine else "<Task ...>"
+    print("Executing", name, message[message.rfind("took"):])
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -407,12 +412,13 @@ print("✓ debug mode named the coroutine that blocked, and only that one")
 # %% [markdown]
 # :::{dropdown} Going further: asking a task where it is waiting
 #
-# When a program hangs, you want to know which `await` it is stuck at. Before Python 3.14 a
-# task can tell you only through `task.get_stack()`, and that gives one frame: the task's
-# outermost coroutine, at the `await` where it is suspended. A task that runs `outer_request`,
-# which awaits `fake_request`, which sleeps, names `outer_request` only; the `fake_request`
-# inside the same task is missing, and so is any chain of Tasks awaiting each other. (A hidden
-# cell of this page starts such a task and checks it.)
+# When a program hangs, you want to know which `await` it is stuck at. Before Python 3.14
+# asyncio has no ready-made answer. `task.get_stack()` gives one frame: the task's outermost
+# coroutine, at the `await` where it is suspended. A task that runs `outer_request`, which
+# awaits `fake_request`, which sleeps, names `outer_request` only; the `fake_request` inside
+# the same task is missing, and so is any chain of Tasks awaiting each other. To go deeper you
+# follow the chain yourself: `task.get_coro().cr_await` is the coroutine it awaits, whose own
+# `cr_await` is the next one, and so on down.
 #
 # Python 3.14 adds `asyncio.format_call_graph(task)`, and `python -m asyncio ps PID` /
 # `pstree PID` from outside the process: they print the whole chain of awaits a suspended task

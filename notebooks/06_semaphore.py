@@ -45,6 +45,8 @@ SEED = 6
 # A semaphore holds a number of **permits**. `async with permits:` takes one on the way in
 # and gives it back on the way out, on every path, exceptions and cancellation included. When
 # no permit is free, the task that wants one is suspended until another task gives one back.
+# Write it that way rather than calling `acquire()` and `release()` yourself: a `release()`
+# that an exception skips loses a permit for good.
 #
 # The cell below creates 12 tasks, and each one goes through a `Semaphore(3)`. Right after
 # the loop has let every task take its first step, how many tasks exist, how many have
@@ -66,7 +68,7 @@ async def generate_sample(sample_id: int) -> int:
 
 
 tasks = [asyncio.create_task(generate_sample(i)) for i in range(12)]
-await asyncio.sleep(0)  # one loop turn: every task runs up to its first suspension
+await asyncio.sleep(0)
 seen = {"tasks": len(tasks), "bodies started": len(bodies_started),
         "inside": inside.now, "not done": sum(not t.done() for t in tasks)}
 results = await asyncio.gather(*tasks)
@@ -103,6 +105,7 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # moment the task starts until it holds a permit, then *running* while it holds one. The
 # spans come from the semaphore itself: `WatchedSemaphore` (folded below) wraps the
 # `Semaphore(3)` and records when each task asked for a permit, got it and gave it back.
+#
 # Predict: samples 0 to 2 take the three permits at once. When does sample 3, the fourth, get
 # one?
 
@@ -163,10 +166,7 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 # A waiting task enters only by taking a permit that another task has just given back, so the
 # count inside cannot pass the number of permits, however the lengths fall: sample 3 got its
 # permit the moment the shortest of samples 0 to 2 gave one back, not before, and the peak
-# stayed at 3. The sample is written as in a real program,
-# `async with permits:`. Write `async with` rather than
-# `acquire()` and `release()`: it gives the permit back on every path, while a `release()`
-# that an exception skips loses a permit for good.
+# stayed at 3.
 #
 # :::
 #
@@ -216,7 +216,7 @@ def draw_batch_times() -> plt.Axes:
     every_limit = range(1, N_JOBS + 1)  # the ideal at every limit, drawn as steps
     ax.plot(every_limit, [ideal_batch_time(N_JOBS, k, DURATION) for k in every_limit],
             drawstyle="steps-post", color="grey", linestyle="--",
-            label="ideal: ceil(12 / limit) × 0.03 s")
+            label="ideal: no overhead")
     ax.plot(limits, [measured[k] for k in limits], "o", label="measured (best of 3)")
     ax.set_xlabel("limit (permits)")
     ax.set_ylabel("total time (s)")
@@ -241,7 +241,7 @@ at_least = {limit: 0.95 * rounds[limit] * DURATION for limit in limits}
 # floor: a sleep never ends early, so no load can make a batch beat its rounds
 for limit in limits:
     assert measured[limit] >= at_least[limit], f"limit {limit} finished faster than its {rounds[limit]} rounds"
-# floor: the same floor, of 3 rounds
+# floor: limits 4 and 5 both need 3 rounds, so 5 has the same floor as 4
 assert measured[5] >= at_least[4], "4 → 5 permits: still 3 rounds, so no faster"
 # Half the rounds, so about half the time: compared with the other limit's time, measured beside it.
 # Only the floor is load-proof: a neighbour that slows the larger limit's runs and not the smaller
@@ -275,15 +275,15 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # A function that holds a permit and then calls a helper that takes a permit from the **same**
 # semaphore needs two permits at once. The cell below runs one such sample alone, then four at
 # once, through a `Semaphore(2)`. It waits for each group with `asyncio.wait(..., timeout=...)`
-# (chapter 04), so the cell ends within a second whatever happens, and prints how many tasks
-# finished and how many had not when the wait ended. Predict both pairs.
+# (chapter 04), bounded like every wait in this course, and prints how many tasks finished and
+# how many had not when the wait ended. Predict both pairs.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 shared_permits = asyncio.Semaphore(2)
 
 
 async def tokenize(sample_id: int) -> None:
-    async with shared_permits:  # the helper takes a permit of its own
+    async with shared_permits:
         await asyncio.sleep(0.01)
 
 
@@ -324,12 +324,11 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 # lines of the answer with that in mind. The folded check cancels the stuck tasks.
 #
 # `asyncio.Semaphore` has no owner and no re-entrancy, so it cannot tell that the second
-# request comes from a task that already holds a permit.
+# request comes from a task that already holds a permit. The fix is to take the permit once,
+# at one level: either the helper assumes its caller holds a permit, or the caller releases
+# before calling.
 #
 # :::
-#
-# The fix is to take the permit once, at one level: either the helper assumes its caller
-# holds a permit, or the caller releases before calling.
 #
 # :::{dropdown} Python versions
 #
@@ -337,11 +336,11 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 # `await asyncio.sleep(0)` before anything was inside the section, because a new task only
 # starts at the caller's next suspension. Python 3.12 added an eager task factory: with it,
 # `create_task` runs the body at once, up to its first real suspension, and taking a free
-# permit does not suspend. The folded cells below create six tasks that each take a permit of
-# a `Semaphore(3)`, first as default tasks, then as eager ones, and count how many are inside
-# the section right after the `create_task` calls. Predict both numbers from that, then open
-# the answer (on 3.11, which has no eager task factory, it prints `(needs 3.12)` for the
-# second).
+# permit does not suspend. The folded experiment below creates six tasks that each take a
+# permit of a `Semaphore(3)`, first as default tasks, then as eager ones, and counts how many
+# are inside the section right after the `create_task` calls. Predict both numbers from that,
+# then open the answer (on 3.11, which has no eager task factory, it prints `(needs 3.12)` for
+# the second).
 #
 # :::
 
@@ -358,7 +357,7 @@ lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter))
 inside_right_after_create = lazy_counter.now
 _ = await asyncio.gather(*lazy_tasks)
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+eager_inside = None
 if sys.version_info >= (3, 12):
     loop = asyncio.get_running_loop()
     previous_factory = loop.get_task_factory()
@@ -371,8 +370,10 @@ if sys.version_info >= (3, 12):
     finally:
         loop.set_task_factory(previous_factory)
     await asyncio.gather(*eager_tasks)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 print("inside right after create_task: default tasks", inside_right_after_create,
-      "· eager tasks", eager_inside if sys.version_info >= (3, 12) else "(needs 3.12)")
+      "· eager tasks", eager_inside if eager_inside is not None else "(needs 3.12)")
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
 if sys.version_info >= (3, 12):
     assert eager_inside == 3, f"eager tasks: 3 inside right after create_task, not {eager_inside}"

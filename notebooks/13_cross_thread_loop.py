@@ -3,8 +3,7 @@
 # *Future、回调与跨线程事件循环*
 #
 # **The question.** Synchronous code (a training loop, a Ray actor method) needs the result
-# of a coroutine. It cannot `await`, and `asyncio.run` is not always allowed. How does
-# synchronous code hand a coroutine to an event loop running in another thread, wait for it
+# of a coroutine, and it cannot `await`. How does synchronous code hand a coroutine to an event loop running in another thread, wait for it
 # with a bound, and stop that loop without leaving work behind?
 #
 # **You will**
@@ -136,8 +135,8 @@ def two_asyncio_runs() -> None:
     for _ in range(2):
         try:
             outcomes.append(asyncio.run(wait_briefly_at_gate()))
-        except RuntimeError as exc:
-            outcomes.append(f"RuntimeError: {exc}")
+        except Exception as exc:  # whatever happens, note its type and message
+            outcomes.append(f"{type(exc).__name__}: {exc}")
 
 
 runner_thread = threading.Thread(target=two_asyncio_runs, name="two-asyncio-runs")
@@ -343,10 +342,6 @@ await asyncio.sleep(0.03)
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 beat.cancel()
 await asyncio.gather(beat, return_exceptions=True)
-fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await",
-              lanes=["loop thread: job A", "notebook: result()", "loop thread: job B",
-                     "notebook: await wrap_future", "notebook loop heartbeat"],
-              meanings={"running": "heartbeat tick"})
 for waiting_lane in ("notebook: result()", "notebook: await wrap_future"):
     waited = tl.spans_of(waiting_lane)[0]
     print(f"heartbeats during {waiting_lane!r}: "
@@ -369,15 +364,24 @@ print("✓ no heartbeat while result() blocked; the heartbeat went on under awai
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Look at the bottom lane first. The jobs only await `asyncio.sleep` on the loop thread, so
-# their bars are light green (waiting); the red bar is the notebook's thread in `result()`.
-# Under the red bar the heartbeat stops for
-# as long as job A runs, because `result()` holds the notebook's thread, and the notebook's
-# loop runs on that thread. Under `await wrap_future` the ticks go on: the notebook's loop
-# is free while job B runs on the other thread.
+# While the notebook waits in `result()`, the heartbeat stops for as long as job A runs,
+# because `result()` holds the notebook's thread, and the notebook's loop runs on that
+# thread. Under `await wrap_future` the ticks go on: the notebook's loop is free while job B
+# runs on the other thread.
 #
 # :::
 #
+# The timeline of this run is below. The jobs only await `asyncio.sleep` on the
+# loop thread, so their bars are light green (waiting); the red bar is the notebook's thread
+# in `result()`; the bottom lane is the heartbeat.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await",
+              lanes=["loop thread: job A", "notebook: result()", "loop thread: job B",
+                     "notebook: await wrap_future", "notebook loop heartbeat"],
+              meanings={"running": "heartbeat tick"})
+
+# %% [markdown]
 # ## Calling a loop from the wrong thread
 #
 # Most loop and future methods (`call_soon`, `create_task`, `call_later`, a Future's
@@ -416,9 +420,9 @@ print("✓ the callback waited until call_soon_threadsafe woke the loop")
 #
 # An idle loop is asleep in the operating system, waiting for I/O. `call_soon` from another
 # thread puts the callback on the loop's list but does not wake the loop, so the callback waits until something else happens to wake it: the call did not fail,
-# and the callback did not run within the 0.2 s. `call_soon_threadsafe` does wake it, by
-# sending a byte on a socket the loop is watching; here it woke the loop, and the stranded
-# callback ran.
+# and the callback did not run within the 0.2 s. `call_soon_threadsafe` does wake it: asyncio's
+# own loops (the selector loop, the Unix default, and the proactor loop on Windows) send a
+# byte on a socket the loop is watching. Here it woke the loop, and the stranded callback ran.
 #
 # :::
 
@@ -453,7 +457,8 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 #
 # ## Waiting on the loop from the loop's own thread
 #
-# `background.run` waits in `result()`, which is fine from the notebook's thread. Below, a
+# From the notebook's thread, `background.run` waiting in `result()` does not deadlock, though
+# it blocks the notebook's loop while it waits (the Measure above). Below, a
 # coroutine that is already running on the background loop calls `background.run` itself,
 # with a timeout of 0.3 s, to get the result of `fetch_reward(5)`, which needs 0.01 s. The
 # coroutine it hands in marks the timeline when it starts. Predict: does the call get `0.5`,
@@ -548,10 +553,10 @@ print("✓ stop() cancelled the pending poll (its finally ran), then stopped and
 #
 # :::
 #
-# The two tools that keep one loop across calls without a loop thread, or choose which loop a
-# thread gets, are in the fold below: `asyncio.Runner` and `loop_factory`.
+# ## Going further: `asyncio.Runner` and `loop_factory`
 #
-# :::{dropdown} Going further
+# Two tools keep one loop across calls without a loop thread, or choose which loop a thread
+# gets. Each has one folded experiment.
 #
 # **One loop across calls without a loop thread: `asyncio.Runner`.** `asyncio.Runner`
 # (Python 3.11+, the oldest Python this course supports) gives a thread without a running
@@ -559,16 +564,8 @@ print("✓ stop() cancelled the pending poll (its finally ran), then stopped and
 # ends. It fixes the "new loop per `asyncio.run`" problem for a caller that stays in one
 # thread. It does not replace a loop thread: the loop runs only during each `run` call, so
 # nothing proceeds in the background between calls, and like `asyncio.run` it refuses to
-# start inside a running loop. The first folded cell below runs the `Event` experiment again
-# with one `Runner`: both runs work.
-#
-# **Python 3.12 and later: `loop_factory`.** From Python 3.12, `asyncio.run` also takes
-# `loop_factory`, so a thread can choose the loop it gets: another implementation, or one in
-# debug mode that catches the wrong-thread calls shown above. On 3.11 only
-# `asyncio.Runner(loop_factory=...)` accepts it. The last folded cells run a loop made by
-# such a factory.
-#
-# :::
+# start inside a running loop. The folded cell below runs the `Event` experiment again with
+# one `Runner`: both runs work.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment: two runs on one Runner"}
 runner_outcomes: list[str] = []
@@ -593,7 +590,14 @@ assert runner_outcomes == ["ok", "ok"], (
     f"both runs should use the same loop, which the Event accepts: {runner_outcomes}")
 print("✓ both runs of one Runner used one loop: the Event worked twice")
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% [markdown]
+# **Python 3.12 and later: `loop_factory`.** From Python 3.12, `asyncio.run` also takes
+# `loop_factory`, so a thread can choose the loop it gets: another implementation, or one in
+# debug mode that catches the wrong-thread calls shown above. On 3.11 only
+# `asyncio.Runner(loop_factory=...)` accepts it. The folded cell below runs a loop made by
+# such a factory.
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment: a loop in debug mode"}
 def make_debug_loop() -> asyncio.AbstractEventLoop:
     debug_loop = asyncio.new_event_loop()
     debug_loop.set_debug(True)
@@ -604,7 +608,6 @@ async def running_in_debug_mode() -> bool:
     return asyncio.get_running_loop().get_debug()
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment: a loop in debug mode"}
 debug_flags: list[bool] = []
 
 
@@ -621,11 +624,8 @@ debug_thread = threading.Thread(target=run_in_debug_mode)
 debug_thread.start()
 debug_thread.join(timeout=3)
 print("the loop was in debug mode:", debug_flags)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert not debug_thread.is_alive()
 assert debug_flags == [True], debug_flags
-print("✓ the loop from make_debug_loop ran in debug mode")
 
 # %% [markdown]
 # ## Exercise 13.1 · Call a coroutine on a loop thread, with a deadline
@@ -1100,10 +1100,10 @@ from lab_snippets.sites import show_call_site
 show_call_site("13")
 
 # %% [markdown]
-# The first quote's `run` waits in `result()` without a timeout. The cell below makes that
-# same call on a `LoopThread` of its own, from a caller thread, for a coroutine that awaits
-# an event nobody sets, as a reward server that does not answer would. Predict: 0.3 s later,
-# what is the caller's thread doing, and what has it reported?
+# The cell below makes the first quote's call, `run_coroutine_threadsafe(coro, loop).result()`,
+# on a `LoopThread` of its own, from a caller thread, for a coroutine that waits on an event,
+# as a reward server that does not answer would. After 0.3 s the cell runs the course's
+# cleanup, `stop()`. Predict: what ends the caller's wait, and what does the caller then see?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 slime_like = LoopThread("slime-like-loop")
@@ -1111,11 +1111,11 @@ caller_heard: list[str] = []
 
 
 async def never_answers() -> None:
-    await asyncio.Event().wait()  # nobody sets it
+    await asyncio.Event().wait()
 
 
 def slime_style_caller() -> None:
-    try:  # slime's run: run_coroutine_threadsafe(coro, loop).result(), no timeout
+    try:  # slime's run
         caller_heard.append(repr(slime_like.submit(never_answers()).result()))
     except BaseException as exc:
         caller_heard.append(type(exc).__name__)
@@ -1126,7 +1126,7 @@ caller.start()
 caller.join(timeout=0.3)
 caller_still_waiting = caller.is_alive()
 heard_before_cleanup = list(caller_heard)
-slime_like.stop(timeout=2)  # the course's cleanup: cancel what runs on that loop
+slime_like.stop(timeout=2)  # the course's cleanup
 caller.join(timeout=2)
 print("caller still waiting after 0.3 s:", caller_still_waiting,
       "· what it had reported:", heard_before_cleanup)
@@ -1144,7 +1144,8 @@ print("✓ the caller waited, silent, until the course's cleanup cancelled the c
 # `result()` with no timeout waits as long as the coroutine does. slime's helper neither
 # stops its loop nor cancels the coroutine, so if the coroutine does not end, the rollout's
 # caller waits for ever, with no message (chapter 27's hazard 5). Here it was the course's
-# cleanup, `stop()`, that freed the caller. The exercise's `call_with_deadline` is the missing piece: it
+# cleanup, `stop()`, that freed the caller: it cancelled the coroutine, and `result()`
+# re-raised that as `CancelledError`. The exercise's `call_with_deadline` is the missing piece: it
 # raises `TimeoutError` at its deadline and cancels the coroutine on the loop.
 #
 # :::
