@@ -978,6 +978,11 @@ while not ray.get(engine_lock.try_acquire.remote(), timeout=30) and time.monoton
 print(f"second holder: refused {refusals} times in 0.5 s, and would go on asking for ever")
 assert refusals >= 3, "the lock was free again after the failed transfer"
 
+# %%
+raylab.stop(cluster)  # stops this chapter's Ray and removes its session folder
+print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
+
+
 # %% [markdown]
 # Then the teacher server's reads through a pool thread, and the rollout's distributed POST
 # path on async actors.
@@ -990,7 +995,3 @@ show_call_site("28e")
 
 # %% tags=["remove-input"]
 show_call_site("28f")
-
-# %%
-raylab.stop(cluster)  # stops this chapter's Ray and removes its session folder
-print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")

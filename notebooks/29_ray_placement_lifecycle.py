@@ -460,17 +460,15 @@ plt.show()
 # Write `HealthMonitor(engines, ping, get, kill, interval, timeout)`, slime's monitor with
 # its waits bounded. `engines` maps names to handles; `ping(handle)` starts a health call and
 # returns a reference at once; `get(ref, timeout)` waits for it and raises on a timeout or a
-# failed call; `kill(handle)` ends the engine. The visible test's `raylab.get` is `ray.get`
-# with a positional timeout.
+# failed call; `kill(handle)` ends the engine.
 #
 # 1. `start()` starts one thread that checks every engine in turn, waits `interval` seconds
 #    after the round, and checks again, until `stop()`;
 # 2. a check waits at most `timeout`; an engine whose check times out or raises (in `ping` or
 #    `get`) is killed once, appended to `self.killed`, and not checked again; one that answers
 #    within `timeout`, however late, is never killed;
-# 3. `stop()` returns as soon as the monitor's thread notices it: at once mid-`interval`, and
-#    mid-round when the check under way ends (at most `timeout`) or the `kill` under way
-#    ends, without the rest of the round; it leaves no thread.
+# 3. `stop()` returns at once mid-`interval`, and mid-round once the check or `kill` under
+#    way ends, leaving no thread.
 #
 # :::{dropdown} What the grader checks
 #
