@@ -66,9 +66,8 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # keeps the peak number of calls inside it at once; `LoopWatch` is a heartbeat task on the
 # same loop, and we count its beats. `start_and_wait(calls, timeout)` returns how many calls
 # finished and how many are stuck. For comparison, the cell runs the eight calls a second
-# time, and that run differs in **two** things, not one: its body awaits (`asyncio.sleep`),
-# and it takes the permit once (`tool_takes_permit=False`) where the first run, as in slime,
-# takes it twice (hazard 2 comes back to that second flag).
+# time with a body that awaits (`asyncio.sleep`); both runs take one permit per call
+# (`tool_takes_permit=False`; hazard 2 comes back to that flag).
 # The semaphore says four: with the blocking body, how many calls run at the same time?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -100,7 +99,7 @@ class ToolPath:  # our model: a step takes a permit, then a tool that may take a
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # Eight calls at once, with a blocking body, then an awaiting one; a heartbeat beside.
-blocking = ToolPath(limit=4, blocking_body=True, tool_takes_permit=True)
+blocking = ToolPath(limit=4, blocking_body=True, tool_takes_permit=False)
 calls = [blocking.execute_predictions() for _ in range(8)]
 async with LoopWatch(interval=0.002) as blocking_watch:
     blocking_outcome = await start_and_wait(calls, timeout=2)
@@ -133,8 +132,7 @@ print("✓ with a blocking body one call runs at a time; awaiting, four do")
 #
 # :::
 #
-# **Where in slime.** The retool example's sandbox, behind a semaphore whose size is
-# `TOOL_CONFIGS["tool_concurrency"]`, 32 in the example, a size the model did not run:
+# **Where in slime.** The retool example's sandbox, behind a semaphore of its own:
 
 # %% tags=["remove-input"]
 show_call_site("27a")
@@ -143,10 +141,9 @@ show_call_site("27a")
 # ## Hazard 2: the same semaphore taken twice on one path
 #
 # Look again at `ToolPath`: `execute_predictions` takes a permit, and with
-# `tool_takes_permit=True`, `execute_tool` takes a second one **from the same semaphore**.
-# With the blocking body of hazard 1 this never mattered. Now apply the obvious fix for
-# hazard 1, make the body await, and keep the rest as it was. Predict: does one call alone
-# finish, and how many of eight calls started at once do?
+# `tool_takes_permit=True`, `execute_tool` takes a second one **from the same semaphore**, as
+# slime's tool path does. Apply the obvious fix for hazard 1, a body that awaits, to that
+# path. Predict: does one call alone finish, and how many of eight calls started at once do?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 awaiting_twice = ToolPath(limit=4, blocking_body=False, tool_takes_permit=True)
@@ -173,9 +170,9 @@ print(f"✓ alone the call finishes; under load {under_load[1]} of 8 are stuck; 
 # and finish. The others queue for their first permit. Each time a permit is given back it
 # goes to the next call in the queue, which then needs a second one; soon four calls each
 # hold one permit and wait for another, and nothing can move (chapter 06 met this deadlock):
-# six of the eight never finish. The blocking body
-# was hiding it, because a call that never suspends takes both permits at once. Fixing hazard
-# 1 alone turns a slow path into a stuck one; take the permit at one level only.
+# six of the eight never finish. A blocking body hides it, because a call that never
+# suspends takes both permits at once (slime's path blocks, hazard 1). Fixing hazard 1 alone
+# turns a slow path into a stuck one; take the permit at one level only.
 #
 # :::
 #
@@ -425,7 +422,23 @@ async def cancel_the_updating_request(endpoint_class) -> dict:
 model_report = await cancel_the_updating_request(UpdateEndpoint)
 print("model:", model_report)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the fixed endpoint"}
+# %% [markdown]
+# :::{dropdown} Why
+#
+# **What the model shows.** `CancelledError` is not an `Exception`, so neither `except`
+# clause records it and `error` stays `None`. The `finally` then takes the success branch and
+# reads `drained`, which the cancelled `try` never bound: the `UnboundLocalError` it raises
+# replaces the cancellation and leaves the `finally` before the lock. The shared future is
+# never resolved (the duplicate waits forever, shielded), and the state stays "in progress"
+# (the later request joins the dead update and waits forever too).
+#
+# :::
+#
+# **A repair.** In the endpoint below, the update runs in a task of its own that no request
+# owns, and every request, the first included, only waits for it through `asyncio.shield`.
+# The same experiment runs on it.
+
+# %%
 class FixedUpdateEndpoint(Endpoint):
     """The update runs in a task of its own; requests only wait for it, shielded."""
 
@@ -449,9 +462,7 @@ class FixedUpdateEndpoint(Endpoint):
                 self.state.update(in_progress=False, future=None)
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the fixed endpoint's run"}
-# The same experiment on a fixed endpoint (folded above; the explanation after the check
-# takes it apart).
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the run"}
 fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
 print("fixed:", fixed_report)
 
@@ -466,15 +477,10 @@ print("✓ the model stays stuck after one cancellation; the fixed endpoint serv
 # %% [markdown]
 # :::{dropdown} Why
 #
-# **What the model shows.** `CancelledError` is not an `Exception`, so neither `except`
-# clause records it and `error` stays `None`. The `finally` then takes the success branch and reads `drained`, which the cancelled `try` never bound: the
-# `UnboundLocalError` it raises replaces the cancellation and leaves the `finally` before the
-# lock. The shared future is never resolved (the duplicate waits forever, shielded), and the
-# state stays "in progress" (the later request joins the dead update and waits forever too).
-# In the fix, the update is a task of its own that no request owns: cancelling a request
-# stops only its waiting, and the task's own `finally` clears the state when the work has
-# really ended, which matters because cancelling a request does not stop work running in a
-# thread.
+# **What the repair changes.** Cancelling a request now stops only its waiting; the update
+# task goes on, resolves every waiter, and its own `finally` clears the state when the work
+# has really ended. That matters because cancelling a request does not stop work running in
+# a thread.
 #
 # :::
 #
@@ -488,19 +494,37 @@ show_call_site("27d")
 #
 # **The shape.** Synchronous code hands a coroutine to an event loop running in a background
 # thread, with `asyncio.run_coroutine_threadsafe`, and waits in `.result()` without a timeout
-# (chapter 13). Our coroutine waits for an answer that does not come. We call it from a
-# thread of our own, so that we can watch the wait without being stuck in it; then the same
-# with `result(timeout)`, and with `result(timeout)` plus cancelling the future.
-# To shut down, `LoopThread.close()` runs `cancel_the_rest()` (folded below) on the loop,
-# which cancels every other task there and waits for them.
+# (chapter 13). Our coroutine, `wait_for_answer(name)`, waits for an answer that does not
+# come, and records in `coroutine_states` whether it is waiting, answered or cancelled. We
+# call it without a timeout, with `result(timeout)`, and with `result(timeout)` plus
+# cancelling the future. To shut down, `LoopThread.close()` runs `cancel_the_rest()` on the
+# loop, which cancels every other task there and waits for them. Both are folded below.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: cleanup for the background loop"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: the coroutine and the cleanup"}
 # Cleanup for the model's loop: cancel what is left on it, as asyncio.run does before closing.
 async def cancel_the_rest() -> None:
     rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
     for task in rest:
         task.cancel()
     await asyncio.gather(*rest, return_exceptions=True)
+
+
+# The coroutine each caller hands to the loop: it waits until its event is set.
+answer_events: list[asyncio.Event] = []
+coroutine_states: dict[str, str] = {}
+
+
+async def wait_for_answer(name: str) -> str:
+    answer = asyncio.Event()
+    answer_events.append(answer)
+    coroutine_states[name] = "waiting"
+    try:
+        await answer.wait()
+        coroutine_states[name] = "answered"
+        return "answer"
+    except asyncio.CancelledError:
+        coroutine_states[name] = "cancelled"
+        raise
 
 
 # %%
@@ -539,24 +563,6 @@ class LoopThread:
 # %%
 # Three synchronous callers in threads: no timeout, a timeout, a timeout + cancel.
 loop_thread = LoopThread()
-answer_events: list[asyncio.Event] = []
-coroutine_states: dict[str, str] = {}
-
-
-async def wait_for_answer(name: str) -> str:
-    answer = asyncio.Event()
-    answer_events.append(answer)
-    coroutine_states[name] = "waiting"
-    try:
-        await answer.wait()
-        coroutine_states[name] = "answered"
-        return "answer"
-    except asyncio.CancelledError:
-        coroutine_states[name] = "cancelled"
-        raise
-
-
-# %%
 caller_saw: dict[str, str] = {}
 
 
@@ -654,7 +660,7 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # drops the entry and the future is never resolved, so every caller that joined waits
 # forever. Cancel a caller that joined instead, and its cancellation cancels the shared
 # future it awaits: the other joiners get `CancelledError` and the first caller's
-# `set_result` raises `InvalidStateError`. (We ran both on this code.)
+# `set_result` raises `InvalidStateError`.
 #
 # :::
 #

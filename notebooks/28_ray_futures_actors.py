@@ -17,7 +17,7 @@
 #    lock.
 #
 # **Needs** chapters 02, 04, 06, 08 and 09; Linux, Python 3.11 to 3.14 (Ray has no wheels for
-# 3.15 yet) and about 1 GB of free memory for Ray · about 50 minutes
+# 3.15 yet) and about 1 GB of free memory for Ray · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -211,16 +211,18 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # ## `ray.wait`
 #
 # `ray.wait(refs, num_returns=k, timeout=t)` splits `refs` into two lists: `k` refs it hands
-# back, and the rest. Below, jobs 0, 1 and 2 wait at gates 30, 31 and 32, and the gates open
-# for jobs 2, 0, 1 in that order; after each opening, a call of `ray.wait(num_returns=1)`
-# asks for one job from the list of those not yet handed back. Which job does each call hand
-# back? What does `timeout=0` return for a job that is still waiting (at gate 39)? And last,
-# jobs 40 and 41, listed in that order, wait at gates 40 and 41; gate 41 opens, then gate 40,
-# and `ray.wait(num_returns=2)` asks for both: in which order does its first list hold them?
-#
-# This cell, like the two counter cells further down, calls `ray.wait` and `ray.get` at the
+# back, and the rest. Like `ray.get`, it blocks the thread that calls it. The cells of this
+# section, like the two counter cells further down, call `ray.wait` and `ray.get` at the
 # notebook's top level, on the loop's thread. That is fine there: no coroutine of ours runs
 # meanwhile, and each call has a timeout.
+#
+# ### Predict: which job does each call hand back?
+#
+# Jobs 0, 1 and 2 wait at gates 30, 31 and 32, and the gates open for jobs 2, 0, 1 in that
+# order. After each opening, a call of `ray.wait(num_returns=1)` asks for one job from the
+# list of those not yet handed back. Then a job waits at gate 39, and `ray.wait` is called on
+# it with `timeout=0` before the gate opens. Which job does each of the first three calls hand
+# back, and what does the call with `timeout=0` return?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 jobs = [gate.wait_open.remote(30 + k) for k in range(3)]
@@ -233,20 +235,36 @@ for k in (2, 0, 1):
 running = gate.wait_open.remote(39)
 polled_ready, polled_rest = ray.wait([running], timeout=0)
 ray.get(gate.open.remote(39), timeout=30)
-
-both = [gate.wait_open.remote(40), gate.wait_open.remote(41)]
-for k in (41, 40):
-    ray.get(gate.open.remote(k), timeout=30)
-both_ready, _ = ray.wait(both, num_returns=2, timeout=30)
 print(f"opened 2, 0, 1: handed back {handed_back}; a poll found "
       f"{len(polled_ready)} ready, {len(polled_rest)} not")
-print("opened 41, then 40: the first list holds jobs", ray.get(both_ready, timeout=30))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: ray-wait-hands-back-finished-work-first
 assert handed_back == [2, 0, 1], f"ray.wait handed the jobs back as {handed_back}, not as they finished"
 assert polled_ready == [] and polled_rest == [running], "a poll with timeout=0 found the job done"
 print("✓ ray.wait handed back the one job that had finished, whatever its place in the list; timeout=0 polled")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# `ray.wait` hands back refs that are ready: after each opening only one job was, so each call
+# handed back that one, whatever its place in the list, as `asyncio.wait` does with its tasks
+# (chapter 04). With `timeout=0` it is a poll: it returns at once with whatever is ready,
+# here nothing.
+#
+# :::
+#
+# ### Predict: in which order does the ready list hold two jobs?
+#
+# Jobs 40 and 41, listed in that order, wait at gates 40 and 41. Gate 41 opens, then gate 40,
+# and `ray.wait(num_returns=2)` asks for both. In which order does its first list hold them?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+both = [gate.wait_open.remote(40), gate.wait_open.remote(41)]
+for k in (41, 40):
+    ray.get(gate.open.remote(k), timeout=30)
+both_ready, _ = ray.wait(both, num_returns=2, timeout=30)
+print("opened 41, then 40: the first list holds jobs", ray.get(both_ready, timeout=30))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: ray-wait-lists-ready-refs-in-input-order
@@ -256,18 +274,10 @@ print("✓ the ready list kept the order of the list passed in, not the order th
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `ray.wait` hands back refs that are ready: after each opening only one job was, so each call
-# handed back that one, whatever its place in the list, as `asyncio.wait` does with its tasks
-# (chapter 04). Its first list keeps the order of the list passed in, not the order in which
-# the jobs finished: job 40 came before job 41, although gate 41 opened first. When more refs
-# are ready than `num_returns` asks for, Ray's docstring promises only that order, not which
-# of them it picks. With `timeout=0` it is a poll: it returns at once with whatever is ready,
-# here nothing. Like
-# `ray.get`, it blocks the thread that calls it, so it belongs in synchronous code or in a
-# thread; slime uses both forms there. Its placement-group set-up waits in a loop of
-# `ray.wait` with a 30 s timeout, so that it can log progress while GPUs are missing
-# (chapter 29), and the teacher server's worker loop polls its oldest batch with `timeout=0`
-# until too many batches are in flight, and only then waits without a timeout.
+# The first list keeps the order of the list passed in, not the order in which the jobs
+# finished: job 40 came before job 41, although gate 41 opened first. When more refs are
+# ready than `num_returns` asks for, Ray's docstring promises only that order, not which of
+# them it picks.
 #
 # :::
 #
@@ -316,9 +326,9 @@ print("✓ never more than 3 calls inside the async actor, and all 9 done")
 # :::{dropdown} Why
 #
 # An async actor does not promise to start calls in the order they were sent (Ray promises that
-# order only for a synchronous actor, below): when a place frees, any queued call may take it,
-# so which calls make the first wave changes from run to run (read the printed first three).
-# The limit itself held: the other calls queued until one left, so `max_concurrency` is
+# order only for a synchronous actor, below): the printed first three are the ones this run
+# let in first, and nothing in Ray's documentation says they must be calls 0, 1 and 2, so
+# code should not count on any order. The limit itself held: the other calls queued until one left, so `max_concurrency` is
 # the semaphore of chapter 06, built into the actor.
 #
 # :::
@@ -915,13 +925,28 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 # Three of this chapter's results decide how slime's Ray code behaves: a synchronous actor runs
 # one call at a time, `to_thread(ray.get, ...)` holds a pool thread for each wait, and an async
 # actor's `max_concurrency` is a semaphore in front of its methods. The quotes below are where
-# slime leans on each, in that order: the engine lock that the rollout manager creates, the
-# teacher server, and the rollout's distributed POST path. The
+# slime leans on each, in that order. First the engine lock: the actor, where the rollout
+# manager creates it, and where the trainer takes and releases it.
+# `ray.wait` appears in both forms: the placement-group set-up waits in a loop of `ray.wait`
+# with a 30 s timeout, so that it can log progress while GPUs are missing (chapter 29), and
+# the teacher server's worker loop polls its oldest batch with `timeout=0` until too many
+# batches are in flight, and only then waits without a timeout. The
 # [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
 # kind.
 
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("28b")
+
+# %% tags=["remove-input"]
+show_call_site("28c")
+
+# %% tags=["remove-input"]
+show_call_site("28d")
+
 # %% [markdown]
-# The trainer's code (the third quote) releases the lock with no `finally`. What that costs, on
+# The trainer's code (the last quote) releases the lock with no `finally`. What that costs, on
 # the chapter's `TryLock`: a holder takes the lock the way the trainer does, its transfer
 # raises, and the `release()` after it is skipped. A second holder then asks for the lock, as
 # the trainer does, at 0.1 s intervals; where slime's loop keeps asking, this one gives up after 0.5 s.
@@ -957,16 +982,10 @@ assert refusals >= 3, "the lock was free again after the failed transfer"
 raylab.stop(cluster)  # stops this chapter's Ray and removes its session folder
 print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
 
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
 
-show_call_site("28b")
-
-# %% tags=["remove-input"]
-show_call_site("28c")
-
-# %% tags=["remove-input"]
-show_call_site("28d")
+# %% [markdown]
+# Then the teacher server's reads through a pool thread, and the rollout's distributed POST
+# path on async actors.
 
 # %% tags=["remove-input"]
 show_call_site("28")
