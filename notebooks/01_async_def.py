@@ -613,9 +613,9 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # moments apart: the line that calls an `async def` has not done the work yet. The first call
 # site below separates creating from running, as Exercise 1.1 does: `eval_rollout` builds every
 # dataset's coroutine object first and runs them only at its one `await`. Where Exercise 1.1
-# then awaits the objects one by one, `eval_rollout` hands them all to `asyncio.gather`
+# then awaits the objects one by one, `eval_rollout` hands the list to `asyncio.gather`
 # (chapter 03), which runs them at the same time, so an evaluation takes about as long as its
-# longest dataset rather than the sum of all of them. Every
+# longest dataset rather than the sum of their times. Every
 # place where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 

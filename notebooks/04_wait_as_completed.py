@@ -211,8 +211,10 @@ else:
 # 3. handle each finished group (keep it or drop it) and go back to 1, until the batch is full.
 #
 # Below, group durations repeat a pattern of one slow group (0.12 s) and three fast ones
-# (0.03 s each), and every fourth group (3, 7, ...) is dropped by the filter; the folded cell
-# defines them. The two cells after it are the simpler "start 4, gather them, repeat" approach
+# (0.03 s each), and every fourth group (3, 7, ...) is dropped by the filter. The folded cell
+# defines them: `group(group_id, tl)` runs one group, `keep_group(group_id)` is the filter, and
+# `IN_FLIGHT` (4) and `TARGET` (8) are the limit and the goal; its `one_rollout(name)` runs one
+# rollout for the answer. The two cells after it are the simpler "start 4, gather them, repeat" approach
 # and the loop above, with at most 4 groups in flight in both. Predict roughly how long each
 # approach takes to keep 8 groups.
 
@@ -283,6 +285,7 @@ async def rollout_refill(tl: Timeline) -> list[int]:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# ainterleaved: the two in turn, best of three (see "Why the course does it this way")
 runs = await ainterleaved({"batched": lambda: one_rollout("batched"),
                            "refill": lambda: one_rollout("refill")}, k=3)
 batched_elapsed, refill_elapsed = runs.best("batched"), runs.best("refill")
@@ -427,11 +430,15 @@ _ = top.set_xlabel("")
 #
 # Concurrent callers must not disturb each other.
 #
+# :::{dropdown} Hint: what of cancelling this needs
+#
 # Cancelling is chapter 05's subject; this exercise needs only what this page shows:
 # `task.cancel()` asks a task to stop, awaiting the task (here with `gather`) waits until its
 # cleanup is over, and a `finally` like `rollout_refill`'s covers returning, raising and being
 # cancelled alike. For the deadlines, `asyncio.wait`'s `timeout` can be the time left until the
 # soonest one.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #

@@ -260,7 +260,8 @@ for name in sorted(outcomes):
 
 fig = tl.plot("Five sandboxes, at most two booting at once: how does each one end?",
               lanes=[f"sb{i} {part}" for i in range(1, 6) for part in ("boot", "use")],
-              meanings={"running": "booting / in use", "failed": "ended by an exception",
+              meanings={"running": "booting / in use",
+                        "failed": "ended by an exception",
                         "cancelled": "in use, cut off by its guard"})
 
 # %% [markdown]
