@@ -85,7 +85,9 @@ print(f"✓ the call ran none of the body: the log is empty and the coroutine is
 #
 # :::
 #
-# Now drive it with `await` in the cell below.
+# Now drive it with `await` in the cell below. A notebook cell already runs inside an event
+# loop, so it may use `await` at its top level; in a script the same line goes inside an
+# `async def` that `asyncio.run` starts.
 
 # %%
 result = await pending
@@ -208,8 +210,9 @@ print("✓ the Task's body started only when the caller suspended")
 # own, and wrapped in a Task. The caller's busy work is the same spin as `busy`, written out in
 # the cell so that you can see it contains no `await`.
 #
-# The Task is created before the caller's busy work, and `later` is awaited after it. Predict
-# which of the two bodies starts first once the busy work ends.
+# The Task is created before the caller's busy work, and `later` is awaited after it. Predict,
+# for each of the three bodies, whether it starts before, during or after the caller's busy
+# work, and which of `later` and the Task starts first.
 
 # %%
 def busy(seconds: float) -> None:
@@ -241,14 +244,27 @@ with tl.span("caller's own work", state="blocked"):
 await later
 await task
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# claim: task-waits-while-caller-blocks
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 bodies = ("awaited at once", "awaited later", "as a Task")
 starts = {label: tl.spans_of(label)[0].start for label in bodies}
-gap_ms = (starts["as a Task"] - starts["awaited later"]) * 1000
-print(f"`await later` started its body {gap_ms:.1f} ms before the Task started its own")
-print(f"bodies started at (s): later {starts['awaited later']:.3f}, Task {starts['as a Task']:.3f}")
 blocked = tl.spans_of("caller's own work")[0]
+print(f"caller's busy work: from {blocked.start:.3f} s to {blocked.end:.3f} s")
+for label in sorted(bodies, key=starts.get):
+    print(f"{label:<16} body started at {starts[label]:.3f} s")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The Task was created first, yet `later` started first, and neither started during the busy
+# work. `await later` runs `later`'s body directly, in the caller, without handing the loop
+# anything; a Task starts only when the loop gets a turn, and the loop gets one only when some
+# code suspends, here at the first `await asyncio.sleep` inside `later`'s body, after the busy
+# work. Awaiting a coroutine does not by itself let other tasks run; a suspension does.
+#
+# :::
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: task-waits-while-caller-blocks
 assert starts["awaited at once"] < blocked.start
 assert starts["as a Task"] >= blocked.end, "a Task cannot start while the caller blocks the loop"
 assert starts["awaited later"] >= blocked.end
@@ -256,18 +272,11 @@ assert starts["awaited later"] < starts["as a Task"]
 print("✓ both bodies started after the caller's busy work ended, `later` first")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# The Task was created first, yet `later` started first. `await later` runs `later`'s body
-# directly, in the caller, without handing the loop anything; a Task starts only when the loop
-# gets a turn, and the loop gets one only when some code suspends, here at the first
-# `await asyncio.sleep` inside `later`'s body, after the busy work. Awaiting a coroutine does
-# not by itself let other tasks run; a suspension does.
-#
-# :::
-#
 # The chart below shows the same run: compare where each blue bar begins with where the red
-# bar ends. A grey bar before a body is the time its object existed without running.
+# bar ends. A grey bar before a body is the time its object existed without running (the
+# plotting code borrows the timeline's grey `cancelled` state for it; nothing was cancelled).
+# Each body's own 0.005 s spin holds the loop too, but it is drawn blue as that body's work;
+# red marks only the caller's spin, the one the Task has to wait out.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 created_at = next(e.at for e in tl.events if e.name == "all three created")
@@ -602,10 +611,11 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 #
 # slime's rollout code is built from coroutine functions, and reading it means keeping the three
 # moments apart: the line that calls an `async def` has not done the work yet. The first call
-# site below is Exercise 1.1's "create now, run later": `eval_rollout` builds every dataset's
-# coroutine object first and runs them only at its one `await`. Getting that order wrong
-# costs time: with the `await` inside the loop instead, the datasets would run one after another, and
-# an evaluation would take the sum of their times rather than about the longest one. Every
+# site below separates creating from running, as Exercise 1.1 does: `eval_rollout` builds every
+# dataset's coroutine object first and runs them only at its one `await`. Where Exercise 1.1
+# then awaits the objects one by one, `eval_rollout` hands the list to `asyncio.gather`
+# (chapter 03), which runs them at the same time, so an evaluation takes about as long as its
+# longest dataset rather than the sum of their times. Every
 # place where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 

@@ -94,8 +94,9 @@ print("✓ wait(timeout=...) returned with two pending, cancelled nothing, and b
 #
 # :::
 #
-# Here is that recipe on the same three requests: wait 0.05 s, cancel what is still pending, then
-# await it; the printed names show which requests ended and which were cancelled.
+# If you want the pending requests stopped, you say so yourself. The cell below runs the same
+# three requests, waits 0.05 s, cancels what is still pending, then awaits it; the printed
+# names show which requests ended and which were cancelled.
 
 # %%
 tl = Timeline()
@@ -158,14 +159,13 @@ print("✓ results were handled in finishing order, the first while the slowest 
 # request still had 0.12 s to go. Handling (logging, scoring, updating a progress bar) starts
 # with the first result instead of the last.
 #
-# :::
-
-# %% [markdown]
-# Two details. The loop above passes `timeout=2` so it cannot hang; on timeout `as_completed`
+# Two details. The loop passes `timeout=2` so it cannot hang; on timeout `as_completed`
 # raises `TimeoutError` but, like `wait`, does not cancel anything. And a plain `for` loop over
-# it, as above, gets *new* coroutines, not your tasks, so put in each result what tells you
-# which job it was: here the name. Python 3.13 added `async for`,
-# which gives back the tasks themselves (the note just below).
+# it gets *new* coroutines, not your tasks, so put in each result what tells you which job it
+# was: here the name. Python 3.13 added `async for`, which gives back the tasks themselves
+# (the note below).
+#
+# :::
 
 # %% [markdown]
 # :::{dropdown} Going further: `as_completed` gives back your own tasks (Python 3.13)
@@ -210,15 +210,15 @@ else:
 # 2. `done, pending = await asyncio.wait(pending, return_when=FIRST_COMPLETED)`;
 # 3. handle each finished group (keep it or drop it) and go back to 1, until the batch is full.
 #
-# Below, group durations repeat a pattern of one slow group and three fast ones, and every
-# fourth group is dropped by the filter. We compare the loop with the simpler "start 4, gather
-# them, repeat" approach, with at most 4 groups in flight in both. Predict roughly how long
-# each approach takes to keep 8 groups (the durations are in the first cell below), and why.
-# The run times the two with the course's `ainterleaved`, which runs them in turn, three times
-# each, and reports each one's best time; `one_rollout(name)`, in the folded harness before the
-# answer, runs one rollout under a timeout and keeps what it kept and its timeline.
+# Below, group durations repeat a pattern of one slow group (0.12 s) and three fast ones
+# (0.03 s each), and every fourth group (3, 7, ...) is dropped by the filter. The folded cell
+# defines them: `group(group_id, tl)` runs one group, `keep_group(group_id)` is the filter, and
+# `IN_FLIGHT` (4) and `TARGET` (8) are the limit and the goal; its `one_rollout(name)` runs one
+# rollout for the answer. The two cells after it are the simpler "start 4, gather them, repeat" approach
+# and the loop above, with at most 4 groups in flight in both. Predict roughly how long each
+# approach takes to keep 8 groups.
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the groups and the harness"}
 DURATIONS = [0.12, 0.03, 0.03, 0.03]
 IN_FLIGHT = 4
 TARGET = 8
@@ -237,6 +237,16 @@ async def group(group_id: int, tl: Timeline) -> int:
     """One group of samples: a request on the timeline; returns its id."""
     await request(f"group {group_id}", group_duration(group_id), tl)
     return group_id
+
+
+last_run: dict[str, tuple[list[int], Timeline]] = {}  # name -> (kept, timeline)
+
+
+async def one_rollout(name: str) -> None:
+    """One run of a rollout, bounded, keeping what it kept and its timeline."""
+    rollout = {"batched": rollout_batched, "refill": rollout_refill}[name]  # the two cells below
+    tl = Timeline()
+    last_run[name] = (await asyncio.wait_for(rollout(tl), timeout=3), tl)
 
 
 # %%
@@ -274,18 +284,8 @@ async def rollout_refill(tl: Timeline) -> list[int]:
         await asyncio.gather(*pending, return_exceptions=True)
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the harness"}
-rollouts = {"batched": rollout_batched, "refill": rollout_refill}
-last_run: dict[str, tuple[list[int], Timeline]] = {}  # name -> (kept, timeline)
-
-
-async def one_rollout(name: str) -> None:
-    """One run of a rollout, bounded, keeping what it kept and its timeline."""
-    tl = Timeline()
-    last_run[name] = (await asyncio.wait_for(rollouts[name](tl), timeout=3), tl)
-
-
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# ainterleaved: the two in turn, best of three (see "Why the course does it this way")
 runs = await ainterleaved({"batched": lambda: one_rollout("batched"),
                            "refill": lambda: one_rollout("refill")}, k=3)
 batched_elapsed, refill_elapsed = runs.best("batched"), runs.best("refill")
@@ -326,6 +326,9 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 #
 # :::{dropdown} Why the course does it this way: best of three, interleaved
 #
+# The answer cell times the two with the course's `ainterleaved`, which runs them in turn,
+# three times each, and reports each one's best time; `one_rollout(name)`, in the first folded
+# cell, runs one rollout under a timeout and keeps the groups it kept and its timeline.
 # Running the two in turn and keeping each one's best time means a busy moment on the machine
 # slows both alike. The folded
 # check asserts that the refill loop takes less than three quarters of the batches' time measured
@@ -426,6 +429,16 @@ _ = top.set_xlabel("")
 #    even twice.
 #
 # Concurrent callers must not disturb each other.
+#
+# :::{dropdown} Hint: what of cancelling this needs
+#
+# Cancelling is chapter 05's subject; this exercise needs only what this page shows:
+# `task.cancel()` asks a task to stop, awaiting the task (here with `gather`) waits until its
+# cleanup is over, and a `finally` like `rollout_refill`'s covers returning, raising and being
+# cancelled alike. For the deadlines, `asyncio.wait`'s `timeout` can be the time left until the
+# soonest one.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -992,8 +1005,9 @@ finally:
 # slime's main rollout loop, `generate_rollout_async` (the first quote), is the loop of the
 # experiment, and evaluation (the second quote) uses `as_completed`. What the quotes do not show
 # is how the rollout ends. When the batch is full, the groups still in flight are left in the
-# pending set for an abort step. That step stops what is left without cancelling any Task: it
-# sets an "aborted" flag, asks every SGLang server to abort its requests, and then waits with
+# pending set for an abort step. That step, `abort`, has no `cancel()` and no `except` branch:
+# it sets an "aborted" flag, asks every SGLang server to abort all its requests (again every
+# 3 s until the server reports none left), and then waits with
 # the same `FIRST_COMPLETED` loop until the pending set is empty: the chapter's "stop what is
 # left, then wait for it", done cooperatively.
 #

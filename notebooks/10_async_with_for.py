@@ -24,7 +24,6 @@
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
-import sys
 import time
 from contextlib import aclosing, asynccontextmanager
 
@@ -225,9 +224,8 @@ async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger,
 # `agent_task` draws each sandbox's use with `tl.span`, a `with` block that draws the stretch it
 # encloses, coloured by how it ended; the rest of the drawing is the instruments'.
 #
-# Predict before you open the answer: what does each of the five tasks end with? In particular,
-# `sb4` is cancelled by its guard in the middle of its work: does its task end with
-# `CancelledError`, or with something else?
+# Predict for `sb4` alone, whose guard fires in the middle of its work: what does its task end
+# with, and is its sandbox cleaned up on the way out?
 
 # %%
 tl = Timeline()
@@ -260,29 +258,34 @@ outcomes = dict(zip(batch, results, strict=True))
 for name in sorted(outcomes):
     print(f"{name}: {outcomes[name]!r}")
 
+fig = tl.plot("Five sandboxes, at most two booting at once: how does each one end?",
+              lanes=[f"sb{i} {part}" for i in range(1, 6) for part in ("boot", "use")],
+              meanings={"running": "booting / in use",
+                        "failed": "ended by an exception",
+                        "cancelled": "in use, cut off by its guard"})
+
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Each task ends with what comes out of its outermost `async with`, the guard, so each line of
-# the output is what the guard let out: the task's return value, or the exception it ended
-# with. A boot that failed and was retried (`sb2`'s first) leaves no trace there, and a
-# sandbox that never booted ends with its last boot's error. Look at `sb4`'s line last: the
-# cancellation came from its own guard, and a guard does not let its own cancellation out
-# unchanged: at its exit it turns the `CancelledError` it caused into `TimeoutError` (the
-# section "A time guard is itself an `async with`" below takes this apart).
+# Each task ends with what comes out of its outermost `async with`, the guard, so each printed
+# line is what the guard finally passed out: the task's return value, or the exception it
+# ended with. A boot that failed and was retried (`sb2`'s first) leaves no trace there, and a
+# sandbox that never booted ends with its last boot's error. `sb4`'s cancellation came from its
+# own guard, and at its exit a guard turns the `CancelledError` it caused into `TimeoutError`
+# (the section "A time guard is itself an `async with`" below takes this apart). As in the
+# first experiment, the cancellation was delivered once, at the `await` in `sb4`'s work, so the
+# `finally` around the `yield` could still await its cleanup before the guard let the exception
+# out.
+#
+# In the figure each sandbox has two lanes, `boot` and `use`. Light green is a wait for one of
+# the two permits; blue a boot holding a permit, or a sandbox in use; orange a boot attempt or
+# a piece of work that raised (`sb3`'s); grey `sb4`'s use, working until its guard cut it off;
+# purple a cleanup. At no instant are more than two boots blue or orange. The white gaps inside
+# the boot lanes of `sb2` and `sb5` are the back-offs, taken without a permit. Every booted
+# sandbox, `sb4` included, is followed by a purple cleanup span; `sb5` never booted, so it has
+# nothing to clean up, and its three failed attempts gave their permits back each time.
 #
 # :::
-#
-# Did `sb4` still get its cleanup on the way out, and could that cleanup still `await`? The
-# figure answers it. Each sandbox has two lanes: `boot` (light green while it waits for one of
-# the two permits) and `use`; a bar's colour says how that stretch ended (the legend), and a
-# purple span is a cleanup. Look for one after `sb4`'s grey bar.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-fig = tl.plot("Five sandboxes, at most two booting at once: how does each one end?",
-              lanes=[f"sb{i} {part}" for i in range(1, 6) for part in ("boot", "use")],
-              meanings={"running": "booting / in use", "failed": "ended by an exception",
-                        "cancelled": "in use, cut off by its guard"})
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: boots-capped-and-every-sandbox-cleaned-up
@@ -301,22 +304,6 @@ assert [s.state for s in tl.spans_of("sb2 boot") if s.state != "waiting"] == ["f
 print(f"✓ at most {ledger.peak_booting} boots at once; every booted sandbox was cleaned up")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# As in the first experiment, the cancellation was delivered once, at the `await` in `sb4`'s
-# work, so the `finally` around the `yield` could still await its cleanup, the purple span,
-# before the guard let the exception out.
-#
-# The rest of the figure: blue is a boot holding a permit, or a sandbox in use; orange a boot
-# attempt or a piece of work that raised (`sb3`'s); grey `sb4`'s use, working until its guard
-# cut it off. At no instant are more than two boots blue or orange. The white gaps inside the
-# boot lanes of `sb2` and `sb5` are the back-offs, taken without a permit; no retry had to wait
-# for one. However its use ended, every booted sandbox is followed by a purple cleanup span.
-# `sb5` never booted, so it has nothing to clean up, and its three failed attempts gave their
-# permits back each time.
-#
-# :::
-#
 # ## Predict: does `break` run an async generator's `finally`?
 #
 # An async generator is an `async def` with `yield`: `async for` pulls one value at a time,
@@ -403,8 +390,8 @@ print("✓ the dropped generator was closed later, by the loop, not at the break
 #
 # :::
 #
-# The fix is to make the close part of the block structure, with `contextlib.aclosing(agen)`
-# around the generator: `async with aclosing(agen) as lines:`. The cell below marks each
+# `contextlib.aclosing(agen)` puts a generator in an `async with` block:
+# `async with aclosing(agen) as lines:`. The cell below marks each
 # step on a timeline, the generator's own log entries too, each at the moment it is written, and
 # prints the marks in order. Where does the generator's `finally` run now: at the `break`, at
 # the end of the `async with`, or later, after the next statement?
@@ -490,43 +477,6 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 # this way.
 #
 # :::
-#
-# :::{dropdown} Python versions
-#
-# **`async for` over `asyncio.as_completed` (Python 3.13+).** Chapter 04 used `for fut in asyncio.as_completed(tasks): await fut`, which hands you *new*
-# awaitables, so the loop learns which task finished only from its result, or by asking the
-# tasks themselves (`task.done()`). Since Python 3.13 `as_completed` also works with
-# `async for`, and then it yields the **original** tasks in the order they finish.
-#
-# The plain `for` still hands out new awaitables on 3.13. On 3.12 and older, the `async for`
-# form is a `TypeError`, so the folded cell below uses the plain form there.
-#
-# :::
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the as_completed code"}
-async def finish_after(delay: float, label: str) -> str:
-    await asyncio.sleep(delay)
-    return label
-
-
-delays = (0.06, 0.02, 0.04)
-order_tasks = [asyncio.create_task(finish_after(d, f"after {d}")) for d in delays]
-try:
-    if sys.version_info >= (3, 13):
-        finished_order = []
-        async with asyncio.timeout(2):
-            async for done in asyncio.as_completed(order_tasks):
-                assert done in order_tasks, "3.13+ yields the original task objects"
-                finished_order.append(done.result())
-    else:  # before 3.13: a plain iterator of new awaitables, awaited in finishing order
-        in_finishing_order = asyncio.as_completed(order_tasks, timeout=2)
-        finished_order = [await fut for fut in in_finishing_order]
-finally:
-    for task in order_tasks:
-        task.cancel()
-    await asyncio.gather(*order_tasks, return_exceptions=True)
-print(finished_order)
-assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
 
 # %% [markdown]
 # ## Exercise 10.1 · A bounded, retrying, always-released boot
@@ -563,9 +513,9 @@ assert finished_order == ["after 0.02", "after 0.04", "after 0.06"]
 #   the caller is cancelled while it waits or boots.
 #
 # `FlakyResource` below is what the tests pass as `factory`; its ledger counts boots in
-# flight and what is still open. (Until you write the body, the tests fail with "'coroutine'
-# object is not an async iterator": without a `yield`, the function is not an async generator
-# yet, so `@asynccontextmanager` cannot drive it.)
+# flight and what is still open. (Until you write the body, the tests fail with
+# `'coroutine' object is not an async iterator`: without a `yield`, the function is not an
+# async generator yet, so `@asynccontextmanager` cannot drive it.)
 #
 # :::
 
