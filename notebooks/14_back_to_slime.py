@@ -608,8 +608,8 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 # Implement `run_harness_owned` with the same signature and results as `run_harness`:
 #
 # 1. start the harness in the sandbox: `proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))`;
-# 2. wait for it to finish, for at most `budget` seconds from the moment `sandbox.start` returns
-#    (not from the child's "started" line, as `run_harness` counts), without polling;
+# 2. wait for it to finish, for at most `budget` seconds from the moment `sandbox.start` returns,
+#    without polling;
 # 3. if it finished, return `(proc.returncode, diff)`, the diff from `parse_result` of its output
 #    (or `None`);
 # 4. if the budget ran out, **kill the child and reap it** (wait for it and read its output to
@@ -638,13 +638,13 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   output read to the end before the step returns or the cancellation leaves it; `forget`
 #   called once, after reaping.
 #
+# The budget counts from the moment `sandbox.start` returns, not from the child's "started"
+# line as in `run_harness`. Why the solution bounds its waits with `asyncio.timeout` rather
+# than `wait_for` is told in the fold "Why the course does it this way" under *The pieces*.
+#
 # :::
 #
-# Why the solution bounds its waits with `asyncio.timeout` rather than `wait_for` is told in
-# the fold "Why the course does it this way" under *The pieces*.
-#
-# The visible test below shows one run; `ResourceRegistry` is the ledger that records who
-# holds which resource, since when.
+# The visible test below shows one run.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,
@@ -988,56 +988,6 @@ finally:
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## Summary
-#
-# - A timeout or a cancellation stops the *waiting* coroutine, never a child process: kill it
-#   and reap it, or let something that owns it (the sandbox) do so.
-# - Nest resources so each is released by the block that acquired it: the session outside
-#   everything, the guard around the sandbox and the evaluation, the permit only around the
-#   boot, the child inside the sandbox.
-# - Convert expected failures (a timeout, an exception) into results at one place, and let
-#   cancellation through; put idempotent cleanup in `finally`.
-# - A resource ledger turns "nothing leaks" from a hope into an assertion on every path.
-#
-# **What's next.** [Part IV](../book/parts/processes.md) opens with chapter 15, which returns
-# to coordination inside one event loop: `asyncio.Event` and `asyncio.Lock`.
-#
-# ## In slime
-#
-# Here is the real chain, in slime's coding-agent example (`examples/coding_agent_rl/`). It
-# first checks that the instance has an image and can be evaluated (or returns an aborted
-# sample at once) and opens the adapter session, step 1 of our list. The quotes below take
-# steps 3 to 6 in order, with the budget helper `_await_done_marker`, which our
-# `run_harness` copies, after step 4; each caption names its step. Step 2, the guard, comes
-# last because it encloses the rest.
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("14b")
-
-# %% tags=["remove-input"]
-show_call_site("14c")
-
-# %% tags=["remove-input"]
-show_call_site("14d")
-
-# %% tags=["remove-input"]
-show_call_site("14e")
-
-# %% tags=["remove-input"]
-show_call_site("14f")
-
-# %% [markdown]
-# **The guard around it all.** Last, step 2, which encloses the others. Every use of these
-# mechanisms in slime is listed in the [source inventory](../book/reference/inventory.md).
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("14")
-
-# %% [markdown]
 # ## Python versions
 #
 # This section belongs to the first experiment (is the child still running after its wait times
@@ -1091,3 +1041,53 @@ else:
           "one waitpid thread per running child:", watcher_threads)
     assert len(watcher_threads) == 1
 assert child.returncode == 0
+
+# %% [markdown]
+# ## Summary
+#
+# - A timeout or a cancellation stops the *waiting* coroutine, never a child process: kill it
+#   and reap it, or let something that owns it (the sandbox) do so.
+# - Nest resources so each is released by the block that acquired it: the session outside
+#   everything, the guard around the sandbox and the evaluation, the permit only around the
+#   boot, the child inside the sandbox.
+# - Convert expected failures (a timeout, an exception) into results at one place, and let
+#   cancellation through; put idempotent cleanup in `finally`.
+# - A resource ledger turns "nothing leaks" from a hope into an assertion on every path.
+#
+# **What's next.** [Part IV](../book/parts/processes.md) opens with chapter 15, which returns
+# to coordination inside one event loop: `asyncio.Event` and `asyncio.Lock`.
+#
+# ## In slime
+#
+# Here is the real chain, in slime's coding-agent example (`examples/coding_agent_rl/`). It
+# first checks that the instance has an image and can be evaluated (or returns an aborted
+# sample at once) and opens the adapter session, step 1 of our list. The quotes below take
+# steps 3 to 6 in order, with the budget helper `_await_done_marker`, which our
+# `run_harness` copies, after step 4; each caption names its step. Step 2, the guard, comes
+# last because it encloses the rest.
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("14b")
+
+# %% tags=["remove-input"]
+show_call_site("14c")
+
+# %% tags=["remove-input"]
+show_call_site("14d")
+
+# %% tags=["remove-input"]
+show_call_site("14e")
+
+# %% tags=["remove-input"]
+show_call_site("14f")
+
+# %% [markdown]
+# **The guard around it all.** Last, step 2, which encloses the others. Every use of these
+# mechanisms in slime is listed in the [source inventory](../book/reference/inventory.md).
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("14")

@@ -215,7 +215,7 @@ for number, pid in enumerate(member_pids, start=1):
     run_b.add(f"member {number}", started_b, killed_b, "running")
     run_b.add(f"member {number}", killed_b, gone_b[pid], "cancelled")
 fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
-fig.suptitle("Killing a parent versus killing its process group")
+fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
 meanings = {"blocked": "orphan, still running", "cancelled": "signalled, exiting"}
 run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
            xlabel="time since its children were running (s)", meanings=meanings)
