@@ -644,7 +644,7 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #
 # :::
 #
-# The visible test below shows one run.
+# The visible test below shows one run, with a fresh `ResourceRegistry` (the ledger above).
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,
