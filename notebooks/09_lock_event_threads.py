@@ -41,8 +41,14 @@ figure_style()
 # It reads like one step. The bytecode the interpreter runs says otherwise: it loads the
 # current value of `stats.tokens`, then calls `count_tokens`, then adds, then stores the sum.
 # The read happens **before** the call on the right-hand side, and any other thread may
-# run between the read and the store. (`count_tokens` is defined with the first experiment
-# below; `dis` only reads the function, it does not run it.)
+# run between the read and the store.
+#
+# The cell below lists the bytecode of `record_tokens` with `dis`, which only reads the
+# function and does not run it (so `count_tokens` need not exist yet). `SHOWN` keeps the four
+# kinds of instruction that matter here, the read (`LOAD_ATTR`), the call (`CALL`), the add
+# and the store (`STORE_ATTR`), and drops the stack shuffling around them. The add is
+# `BINARY_OP` with argument `13`, the in-place add, the `+` of `+=` (`INPLACE_ADD` on Pythons
+# before 3.11).
 
 # %%
 class TokenStats:
@@ -67,10 +73,6 @@ write_at = opnames.index("STORE_ATTR")
 assert read_at < call_at < write_at, (
     "the old value is read before the call, the sum written after it")
 print("✓ the old value is read before count_tokens runs; the sum is stored after it")
-
-# %% [markdown]
-# `BINARY_OP` with argument `13` is the in-place add, the `+` of `+=`: it comes after the
-# `CALL`, and `STORE_ATTR` writes the sum last.
 
 # %% [markdown]
 # ## Predict: how many of 2400 tokens are counted?
@@ -173,7 +175,7 @@ print(f"✓ pure computation lost updates too, in {8 - exact} of 8 trials")
 #
 # :::
 #
-# ## A lock around the whole read-modify-write
+# ## Where to put the lock
 #
 # A `threading.Lock` lets one thread at a time through the block it guards. The cell below
 # tries a {term}`lock` two ways on the I/O recorders. The first computes the new total and
@@ -306,8 +308,8 @@ print("✓ join(0.1) returned with the thread still running; only stop.set() end
 # A notebook's kernel never exits, so we watch this in a child process. The script
 # `lab_snippets.thread_workers` starts a normal thread with 6 steps and a {term}`daemon thread` with
 # 40 steps (0.05 s each), and its main thread returns at once. An `atexit` handler reports
-# what each thread had done; each `finally` prints a `CLEANUP` line, and
-# `parse_daemon_exit` parses that report into a dictionary. Each thread runs `work`:
+# what each thread had done, and `parse_daemon_exit` parses that report into a dictionary.
+# Each thread runs `work`, whose `finally` prints a `CLEANUP` line when it runs:
 
 # %% tags=["remove-input"]
 from lab_snippets.showcode import show_source
@@ -324,8 +326,8 @@ show_source(daemon_exit, first="atexit.register(report)", last='"main returns"')
 
 # %% [markdown]
 # The next cell runs the script and prints four fields of the report: the steps each thread did,
-# the steps it had planned, whether the daemon was still alive when the `atexit` handler ran,
-# and which threads printed their `CLEANUP` line. Predict: how many of its 40 steps does the
+# the steps it had planned, the daemon's state when the `atexit` handler ran, and which
+# threads printed their `CLEANUP` line. Predict: how many of its 40 steps does the
 # daemon thread do, and does its `finally` block run?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -355,14 +357,10 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 #
 # The interpreter's exit waits for normal threads only. The daemon thread is **not** waited
 # for and not stopped either: it is abandoned. Once the interpreter has begun to shut down, a
-# daemon thread that tries to take the GIL back (here, when its sleep ends) never gets it: on
-# 3.11 to 3.13 it exits on the spot, on 3.14 it hangs until the process is gone. Either way it
-# runs no more Python code, so it did only the steps that fit while the normal thread finished
-# its six, and its remaining work and its `finally` block never ran (no `CLEANUP` line for
-# it). It counts a step when the step's sleep ends, and
-# it started a moment after the normal thread, so when the normal thread's sixth step ended it
-# was usually still inside a step of its own, one that never gets counted: that is why its
-# count can come out one short of six.
+# daemon thread that tries to take the GIL back (here, when its sleep ends) never gets it
+# and runs no more Python code (how it ends depends on the version: see *Python versions*
+# below). So it did only the steps that fit while the normal thread finished its six, and its
+# remaining work and its `finally` block never ran (no `CLEANUP` line for it).
 #
 # :::
 #
@@ -372,8 +370,12 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # stopwatch (chapter 01), can draw them. The main thread is done almost at once; the
 # interpreter's exit then waits for the normal thread, whose `finally` is the purple end of its
 # bar (drawn 0.03 s wide so that it shows; it took far less). The daemon thread's
-# bar is cut off when the exit stops waiting, with no purple end. The last lane is not
-# measured: it is the rest of the daemon's 40 planned steps of 0.05 s, the work it never did.
+# bar is cut off when the exit stops waiting, with no purple end; its count of steps can come
+# out one short of six, because it counts a step when the step's sleep ends and it started a
+# moment after the normal thread, so it was usually inside a step of its own, never counted,
+# when the exit came. The last lane is not measured: it is the rest of the daemon's 40
+# planned steps of 0.05 s, the work it never did, cut at 0.25 s past the exit (its arrow says
+# where the plan would have ended).
 #
 # :::{dropdown} Going further: why the child's times fit our timeline
 #
@@ -402,6 +404,8 @@ fig = tl.plot("At exit the interpreter waits for normal threads and drops daemon
                      "daemon work dropped at exit"],
               xlabel="time since just before the child's threads started (s)",
               meanings={"cancelled": "planned, never done"})
+fig.axes[0].text(shown_end - tl.t0 + 0.01, 4, f"→ {planned_daemon_end - tl.t0:.1f} s",
+                 va="center", ha="left", fontsize=8)  # where the cut bar's plan ends
 done_share = exit_report["steps_done"]["daemon"] / exit_report["steps_planned"]["daemon"]
 print(f"the daemon thread did {done_share:.0%} of its work before it was dropped; its 40 "
       f"steps were planned to end {planned_daemon_end - tl.t0:.1f} s in (the bar is cut)")
@@ -415,7 +419,11 @@ assert done_share <= 0.5
 #
 # :::{dropdown} Python versions
 #
-# Nothing in this chapter depends on the GIL: the lost update happens with it, and the lock
+# **A daemon thread at shutdown.** Once the interpreter has begun to shut down, a daemon
+# thread that tries to take the GIL back exits on the spot on 3.11 to 3.13; on 3.14 it hangs
+# until the process is gone. Either way it runs no more Python code.
+#
+# **The GIL.** Nothing in this chapter depends on the GIL: the lost update happens with it, and the lock
 # fixes it with or without it. What the GIL hid is only how *often* the race shows.
 #
 # Python 3.13 offers an optional free-threaded build (`python3.13t`, PEP 703; officially

@@ -153,55 +153,6 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 # killing the sandbox takes everything running inside it along.
 #
 # :::
-#
-# :::{dropdown} Python versions
-#
-# **Who reaps the child: a watcher thread before 3.12.** Reaping needs someone to call `waitpid` for each child. On 3.11, asyncio does it with a
-# **thread per child process**, which shows up in `threading.enumerate()` while the child
-# runs: it is named `asyncio-waitpid-N` on 3.11.7, but plain `waitpid-N` on earlier 3.11
-# releases such as 3.11.2. From 3.12, on Linux 5.3 or later (where
-# `os.pidfd_open` works), asyncio watches a *pidfd* from the event loop instead, and no
-# thread is started; macOS has no pidfd and keeps the thread per child, and so does Linux
-# when a security policy (a seccomp profile, as in some containers) refuses the call: asyncio
-# tries `os.pidfd_open` once and falls back to the thread if it fails. The folded cell below
-# asks the same question the same way. (The child-watcher classes were deprecated in 3.12
-# and removed in 3.14.)
-#
-# On Windows, which has no signals to kill with, a killed child's return code is positive,
-# not minus the signal.
-#
-# :::
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
-import re
-
-
-def pidfd_works() -> bool:
-    """asyncio's own test (3.12+): not that os.pidfd_open exists, but that it works."""
-    if not hasattr(os, "pidfd_open"):
-        return False
-    try:
-        os.close(os.pidfd_open(os.getpid()))
-    except OSError:  # an old kernel, or a security policy that blocks the call
-        return False
-    return True
-
-
-child = await asyncio.create_subprocess_exec(*harness_command("watch", work=0.1),
-                                             stdout=asyncio.subprocess.DEVNULL)
-try:
-    watcher_threads = [t.name for t in threading.enumerate()
-                       if re.fullmatch(r"(asyncio-)?waitpid-\d+", t.name)]
-finally:
-    await asyncio.wait_for(child.wait(), timeout=10)
-if sys.version_info >= (3, 12) and pidfd_works():
-    print("3.12+ with pidfd: threads watching the child:", watcher_threads)
-    assert watcher_threads == []
-else:
-    print("Python < 3.12, or no working os.pidfd_open (macOS, old kernel, seccomp):",
-          "one waitpid thread per running child:", watcher_threads)
-    assert len(watcher_threads) == 1
-assert child.returncode == 0
 
 # %% [markdown]
 # ## The pieces
@@ -439,8 +390,13 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
 
 # %% [markdown]
 # One clean task first. The registry records each acquire and release of the session, the
-# boot permit, the sandbox, the child and the grader: ten events. **Predict.** In which order
-# does it record them?
+# boot permit, the sandbox, the child and the grader: ten events. Where each is taken and given
+# back, without opening the folds: the **session** by `open_session` and `drop_session` in
+# `agent_task`; the **boot permit** by `registry.held` around one boot attempt in
+# `boot_sandbox`; the **sandbox** by `MiniSandbox(...)` after a boot succeeds and by its
+# `close()`; the **child** by `sandbox.start` and `sandbox.forget`; the **grader** by
+# `registry.held` in `evaluate`. **Predict.** In which order does the registry record the ten
+# events?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 clean = await asyncio.wait_for(
@@ -480,8 +436,7 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # is held, one row per kind, over the same time axis.
 #
 # **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
-# the task cancelled from outside, get back? Last, for the second figure: with a boot limit of
-# two, can more than two sandboxes be open at the same moment?
+# the task cancelled from outside, get back?
 #
 # :::{dropdown} Why the course does it this way
 #
@@ -578,14 +533,12 @@ for lane, start, letter in sorted(phase_letters, key=lambda p: (p[0], p[1])):
         fig.axes[0].text(x, row[lane] - 0.32, letter, va="bottom", ha="center", fontsize=7, color="black")
         last_above[lane] = x
 times, held = registry.counts_over_time(["session", "boot permit", "sandbox", "child", "grader"], t0=tl.t0)
-from matplotlib.ticker import MaxNLocator
-
 held_fig, held_axes = plt.subplots(len(held), 1, figsize=(8, 4.2), sharex=True, layout="constrained")
 colours = plt.rcParams["axes.prop_cycle"].by_key()["color"][:len(held)]
 for held_ax, (kind, counts), colour in zip(held_axes, held.items(), colours, strict=True):
     held_ax.step(times, counts, where="post", label=kind, color=colour)
     held_ax.set_ylim(-0.3, max(counts) + 0.6)
-    held_ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=3))  # few ticks: no overlap
+    held_ax.set_yticks([0, max(counts)] if max(counts) > 0 else [0])  # two ticks: zero and the peak
     _ = held_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 held_axes[-1].set_xlabel("time since start (s)")
 held_axes[len(held) // 2].set_ylabel("held")
@@ -626,7 +579,8 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 # sat on one permit for half a second and the other tasks queued behind the remaining one.
 # The semaphore is held while a sandbox boots and given back as soon as the sandbox is up,
 # before its harness runs: the boot limit bounds boots, not sandboxes. So the sandbox and
-# child rows can climb above two, as they do here.
+# child rows can climb above two, as they do here. The thin dips in the boot-permit row
+# are a permit given back and taken by the next waiting boot almost at the same instant.
 #
 # Follow each lane:
 #
@@ -654,7 +608,8 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 # Implement `run_harness_owned` with the same signature and results as `run_harness`:
 #
 # 1. start the harness in the sandbox: `proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))`;
-# 2. wait for it to finish, for at most `budget` seconds from the start, without polling;
+# 2. wait for it to finish, for at most `budget` seconds from the moment `sandbox.start` returns,
+#    without polling;
 # 3. if it finished, return `(proc.returncode, diff)`, the diff from `parse_result` of its output
 #    (or `None`);
 # 4. if the budget ran out, **kill the child and reap it** (wait for it and read its output to
@@ -683,10 +638,13 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   output read to the end before the step returns or the cancellation leaves it; `forget`
 #   called once, after reaping.
 #
+# The budget counts from the moment `sandbox.start` returns, not from the child's "started"
+# line as in `run_harness`. Why the solution bounds its waits with `asyncio.timeout` rather
+# than `wait_for` is told in the fold "Why the course does it this way" under *The pieces*.
+#
 # :::
 #
-# The visible test below shows one run; `ResourceRegistry` is the ledger that records who
-# holds which resource, since when.
+# The visible test below shows one run, with a fresh `ResourceRegistry` (the ledger above).
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,
@@ -1028,6 +986,61 @@ try:
 finally:
     _asyncio_log.setLevel(_asyncio_log_level)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Python versions
+#
+# This section belongs to the first experiment (is the child still running after its wait times
+# out?).
+#
+# :::{dropdown} Python versions
+#
+# **Who reaps the child: a watcher thread before 3.12.** Reaping needs someone to call `waitpid` for each child. On 3.11, asyncio does it with a
+# **thread per child process**, which shows up in `threading.enumerate()` while the child
+# runs: it is named `asyncio-waitpid-N` on 3.11.7, but plain `waitpid-N` on earlier 3.11
+# releases such as 3.11.2. From 3.12, on Linux 5.3 or later (where
+# `os.pidfd_open` works), asyncio watches a *pidfd* from the event loop instead, and no
+# thread is started; macOS has no pidfd and keeps the thread per child, and so does Linux
+# when a security policy (a seccomp profile, as in some containers) refuses the call: asyncio
+# tries `os.pidfd_open` once and falls back to the thread if it fails. The folded cell below
+# asks `threading.enumerate()` the same way. (The child-watcher classes were deprecated in 3.12
+# and removed in 3.14.)
+#
+# On Windows, which has no signals to kill with, a killed child's return code is positive,
+# not minus the signal.
+#
+# :::
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+import re
+
+
+def pidfd_works() -> bool:
+    """asyncio's own test (3.12+): not that os.pidfd_open exists, but that it works."""
+    if not hasattr(os, "pidfd_open"):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError:  # an old kernel, or a security policy that blocks the call
+        return False
+    return True
+
+
+child = await asyncio.create_subprocess_exec(*harness_command("watch", work=0.1),
+                                             stdout=asyncio.subprocess.DEVNULL)
+try:
+    watcher_threads = [t.name for t in threading.enumerate()
+                       if re.fullmatch(r"(asyncio-)?waitpid-\d+", t.name)]
+finally:
+    await asyncio.wait_for(child.wait(), timeout=10)
+if sys.version_info >= (3, 12) and pidfd_works():
+    print("3.12+ with pidfd: threads watching the child:", watcher_threads)
+    assert watcher_threads == []
+else:
+    print("Python < 3.12, or no working os.pidfd_open (macOS, old kernel, seccomp):",
+          "one waitpid thread per running child:", watcher_threads)
+    assert len(watcher_threads) == 1
+assert child.returncode == 0
 
 # %% [markdown]
 # ## Summary

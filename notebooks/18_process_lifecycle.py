@@ -19,15 +19,10 @@
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share.
 #
-# **Platform** Linux or macOS (POSIX signals and zombies; Windows: see the fold below).
-#
-# :::{dropdown} On Windows
-#
-# On Windows `terminate()` and `kill()` both end the process at once (`TerminateProcess`), a
-# signal cannot be ignored or caught, and there are no zombies, so the chapter's experiments
-# show nothing to wait for there.
-#
-# :::
+# **Platform** Linux or macOS (POSIX signals and zombies). On Windows `terminate()` and
+# `kill()` both end the process at once (`TerminateProcess`), a signal cannot be ignored or
+# caught, and there are no zombies, so the chapter's experiments show nothing to wait for
+# there.
 #
 # The imports and the helpers are folded below; `SPAWN` is the `multiprocessing` context that
 # starts processes by `spawn`. `is_running(pid)` asks the operating system,
@@ -86,24 +81,28 @@ def exit_keeps_pid(pid: int, timeout: float) -> bool:
 wait_for_zombie = exit_keeps_pid  # the name the exercise's checks use
 
 
+def probe_pid(pid: int, timeout: float) -> bool:
+    """Poll `pid` for up to `timeout` seconds: True once it has exited while its pid is
+    still listed, False if it runs on or its pid disappears."""
+    return exit_keeps_pid(pid, timeout)
+
+
 # %% [markdown]
 # The workers that run in a child process live in the course's worker module (a `spawn`
 # child imports its target by name, so it cannot be defined in a notebook); where a
 # worker's behaviour is the lesson, the chapter shows its code. The first, `consume_until_stop`, squares the
 # numbers it takes from a queue until it reads the stop message `None`, then puts `"done"` on
-# the results queue, then spends `linger` seconds on what a real worker does last (flushing,
-# closing) before it exits; its code follows the answer.
+# the results queue; its code follows the answer.
 #
 # ## Predict: is the worker still there when its "done" arrives?
 #
-# The parent reads results until it sees `"done"`; the cell gives the worker
-# `linger=0.15` s after it. At that moment, is the worker process
-# still running? And once it has exited, is its pid gone at once? The parent below is busy
-# for 0.3 s after `"done"` before it calls `join`, as a parent with other work would be, and
-# looks at the worker through `psutil` meanwhile, with `is_running` and with
-# `exit_keeps_pid(pid, timeout)`, a folded helper that polls for up to `timeout` seconds
-# whether the process has exited and its pid is still listed. The cell writes down named moments with
-# `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01).
+# The parent below reads results until it sees `"done"`, is busy with other work for a
+# while, then calls `join`. Meanwhile it looks at the worker through `psutil`, with
+# `is_running` and with `probe_pid(pid, timeout)`, a folded helper that polls for up to
+# `timeout` seconds whether the process has exited while its pid is still listed; `tl.mark(...)`
+# writes down named moments on a `Timeline`, the course's stopwatch (chapter 01). When
+# `"done"` arrives, is the worker process still running? And once it has exited, is its pid
+# gone at once?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -121,14 +120,14 @@ while (message := results.get(timeout=10)) != "done":
 tl.mark("queue consumer: parent got 'done'")
 alive_after_done = is_running(consumer.pid)
 
-seen_at_exit = exit_keeps_pid(consumer.pid, timeout=5)
+seen_at_exit = probe_pid(consumer.pid, timeout=5)
 tl.mark("queue consumer: exit")
 time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
-seen_before_join = exit_keeps_pid(consumer.pid, timeout=0.1)
+seen_before_join = probe_pid(consumer.pid, timeout=0.1)
 consumer.join(timeout=5)
 tl.mark("queue consumer: join() returned")
 print("results:", squares, "· still running at 'done':", alive_after_done)
-print("exit_keeps_pid 0.3 s later:", seen_before_join)
+print("probe_pid 0.3 s later:", seen_before_join)
 print("exit code:", consumer.exitcode,
       "· pid exists after join:", psutil.pid_exists(consumer.pid))
 
@@ -146,15 +145,16 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The cell's second helper, `exit_keeps_pid(pid, timeout)` from the folded helpers, also looks
+# The cell's second helper, `probe_pid(pid, timeout)` from the folded helpers, also looks
 # through `psutil`, on purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process
 # as a side effect, and we wanted to see it *before* it was reaped. Three different events,
 # in this order:
 #
 # 1. **the message**: the worker says it has finished the work; it is still running;
 # 2. **the exit**: the process ends; the kernel keeps a small record of it (its pid and exit
-#    status) so the parent can ask how it ended. Until then it is a *zombie*: it uses no
-#    CPU or memory, but it holds a pid and a slot in the process table;
+#    status) so the parent can ask how it ended. Until then it is a *zombie*: it runs no
+#    code and its memory has been freed; what is left is that small kernel record, which
+#    holds a pid and a slot in the process table;
 # 3. **the reaping**: the parent collects the status (`waitpid`, which `join` calls) and the
 #    record disappears.
 #
@@ -260,7 +260,8 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # `messages(conn, timeout)` reads what has arrived.
 #
 # The cell below calls `terminate()`, gives the worker 0.2 s of grace with `join(timeout=0.2)`,
-# asks `is_alive()` (which, as the first answer showed, only looks), then calls `kill()` and
+# asks `is_alive()` (it does not end the process; on one that has already exited it reaps
+# it), then calls `kill()` and
 # `join` again. The code tells you SIGTERM will not end it; predict what it does not tell
 # you: which `exitcode` does the worker end with, the -15 of the signal it was sent first,
 # or another?
@@ -331,8 +332,6 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 # reads that line before it starts the timeout, so the 0.2 s begin once the child is set up
 # (`read_line(stream, timeout)` reads one line from the child, or raises after `timeout`
 # seconds).
-# After `kill()`, the parent is busy elsewhere for 0.3 s before it calls `communicate()`
-# again.
 #
 # **Predict.** When `TimeoutExpired` is raised, is the child still running? And once
 # `kill()` has returned, is the child gone?
@@ -350,11 +349,11 @@ except subprocess.TimeoutExpired:
     still_running = is_running(child.pid)
     child.kill()
     tl.mark("sleeping child: killed")
-    seen_after_kill = exit_keeps_pid(child.pid, timeout=5)
+    seen_after_kill = probe_pid(child.pid, timeout=5)
     time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
     child.communicate(timeout=5)
     tl.mark("sleeping child: communicate() returned")
-print(f"running after the timeout: {still_running} · exit_keeps_pid after kill: "
+print(f"running after the timeout: {still_running} · probe_pid after kill: "
       f"{seen_after_kill} · return code {child.returncode}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -410,7 +409,7 @@ TICKS = {  # the parent's events, written under their ticks
     "queue consumer": {"start() called": "start()", "parent got 'done'": "'done' read",
                        "exit": "exit", "join() returned": "join()"},
     "stubborn worker": {"start() called": "start()", "terminate() sent": "terminate()",
-                        "kill() sent": "kill(), join()"},
+                        "kill() sent": "kill()", "reaped": "join() returned"},
     "sleeping child": {"Popen": "Popen", "killed": "timeout, kill()",
                        "communicate() returned": "communicate()"},
 }
@@ -447,8 +446,9 @@ for ax in axes[:-1]:
 
 # %% [markdown]
 # The queue consumer ran on for its cleanup after "done" was read, then stayed a zombie until
-# `join`. The stubborn worker kept running through SIGTERM and the 0.2 s grace; SIGKILL and
-# the `join` that reaped it share one tick, because `join` came right after `kill`. The
+# `join`. The stubborn worker kept running through SIGTERM and the 0.2 s grace; the ticks of
+# SIGKILL and of the `join` that reaped it are a few milliseconds apart, because `join` came
+# right after `kill`. The
 # sleeping child was still running when its timeout expired (the tick "timeout, kill()":
 # the timeout and the kill right after it), and once killed it was a zombie for as long as
 # the parent left it there.
@@ -460,8 +460,8 @@ for ax in axes[:-1]:
 # SIGINT, the signal behind Ctrl-C, so a worker can be asked to stop the way a terminal user
 # would ask (POSIX only: the documentation leaves its behaviour on Windows undefined). On
 # older Pythons you send the signal yourself with `os.kill(proc.pid, signal.SIGINT)`. The
-# folded cells below run a worker, `exit_on_signal`, that exits with status 128 + the signal
-# number, the shell's convention, and stop it this way.
+# folded cell below runs a worker, `exit_on_signal`, that exits with status 128 + the signal
+# number, the shell's convention, stops it this way and checks the exit code.
 #
 # :::
 
@@ -477,8 +477,6 @@ else:
     os.kill(interrupted.pid, signal.SIGINT)
 interrupted.join(timeout=5)
 print("exit code:", interrupted.exitcode)
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the check"}
 assert said == ["ready"], said
 assert interrupted.exitcode == 128 + signal.SIGINT, interrupted.exitcode
 interrupted.close()

@@ -82,14 +82,14 @@ show_source(_cmd_spawn_children, first="children = [", last="_say(line)")
 # %% [markdown]
 # ## Predict: does killing a parent stop its children?
 #
-# We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
-# signal nobody can catch. Predict: are its two children still running afterwards?
 # The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01), and `read_line(stream, timeout)` reads the child's first line
 # (its pid and its children's), waiting at most `timeout` seconds. The folded instrument
-# `running(pid)` answers the question: true while the pid exists and has not exited (a
-# zombie, exited but not yet reaped, counts as gone); `psutil.Process(pid).ppid()` gives a
-# process's parent pid.
+# `running(pid)` is true while the pid exists and has not exited (a zombie, exited but not
+# yet reaped, counts as gone); `psutil.Process(pid).ppid()` gives a process's parent pid.
+#
+# We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
+# signal nobody can catch. Predict: are its two children still running afterwards?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # WORKER_MODULE: runs the course's worker module, lab_snippets.proc_workers
@@ -113,7 +113,7 @@ for pid in running_now:
         pass
 print(f"parent exit code {parent.returncode};",
       f"children still running: {len(running_now)} of 2;",
-      f"parent pid of those running: {parents_now}")
+      f"their parent pids: {parents_now or 'none left'}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: killing-the-parent-orphans-its-children
@@ -194,33 +194,42 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 # %% [markdown]
 # ## Measure: which processes each signal reached
 #
-# The two runs side by side, one lane per process, from the moment the children are running:
-# red while a child runs on after its parent is gone (until we killed it; left alone, each
-# child would sleep 3 s), grey from the signal to its exit. The signal came a few
-# milliseconds after that start, so the blue of running before it is too thin to see.
+# The two runs one above the other, one lane per process, each on its own time axis from the
+# moment its children are running (so the scales differ): blue while a process runs before
+# the signal, red while a child runs on after its parent is gone, grey from a signal to the
+# exit. The red lasts only a fraction of a second because the cell looked 0.1 s after the
+# kill and then killed the orphans itself; left alone, each child would have slept 3 s.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-tl.add("plain parent", started_a, killed_a, "running")
-tl.add("group leader", started_b, killed_b, "running")
+import matplotlib.pyplot as plt
+
+run_a, run_b = Timeline(), Timeline()  # one per run, each from the moment its children run
+run_a.t0, run_b.t0 = started_a, started_b
+run_a.add("plain parent", started_a, killed_a, "running")
+run_b.add("group leader", started_b, killed_b, "running")
 for number, pid in enumerate(child_pids, start=1):
-    tl.add(f"its child {number}", started_a, killed_a, "running")
-    tl.add(f"its child {number}", killed_a, cleaned_a, "blocked")
-    tl.add(f"its child {number}", cleaned_a, gone_a[pid], "cancelled")
+    run_a.add(f"its child {number}", started_a, killed_a, "running")
+    run_a.add(f"its child {number}", killed_a, cleaned_a, "blocked")
+    run_a.add(f"its child {number}", cleaned_a, gone_a[pid], "cancelled")
 for number, pid in enumerate(member_pids, start=1):
-    tl.add(f"member {number}", started_b, killed_b, "running")
-    tl.add(f"member {number}", killed_b, gone_b[pid], "cancelled")
-fig = tl.plot("Killing a parent versus killing its process group",
-              lanes=["plain parent", "its child 1", "its child 2",
-                     "group leader", "member 1", "member 2"],
-              meanings={"blocked": "orphan, still running", "cancelled": "signalled, exiting"})
+    run_b.add(f"member {number}", started_b, killed_b, "running")
+    run_b.add(f"member {number}", killed_b, gone_b[pid], "cancelled")
+fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
+fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
+meanings = {"blocked": "orphan, still running", "cancelled": "signalled, exiting"}
+run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
+           xlabel="time since its children were running (s)", meanings=meanings)
+_ = run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
+               lanes=["group leader", "member 1", "member 2"],
+               xlabel="time since its children were running (s)", meanings=meanings)
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # With a plain child, the kill ended only the parent; its children kept running as orphans,
 # holding whatever they held, until we hunted them down. With a new session, one `killpg`
-# ended the leader and both children together: the three slivers at the right, with no red
-# among them.
+# ended the leader and both children together: in the lower panel, grey within milliseconds
+# of the signal, with no red among them.
 #
 # :::
 #
@@ -235,7 +244,8 @@ fig = tl.plot("Killing a parent versus killing its process group",
 # needed `preexec_fn=os.setpgrp`, which runs Python code between `fork` and `exec` and is not
 # safe in a program with threads. This course needs 3.11, but tools you read (slime's CI
 # wrapper among them) use `start_new_session=True`, which works on every version. The folded
-# cells below start a child with `process_group=0` and look at its group and session.
+# cell below starts a child with `process_group=0`, looks at its group and session, and
+# checks them.
 #
 # :::
 
@@ -254,8 +264,6 @@ same_session = os.getsid(grouped.pid) == os.getsid(0)
 os.killpg(grouped.pid, signal.SIGKILL)
 grouped.communicate(timeout=5)
 print(f"leads its own group: {own_group} · still in our session: {same_session}")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert own_group and (same_session or sys.version_info < (3, 11))
 print("✓ process_group=0: a group of its own, in our session")
 
@@ -275,15 +283,15 @@ print("✓ process_group=0: a group of its own, in our session")
 from lab_snippets.proc_workers import _cmd_report_signals, _cmd_wrap
 
 show_source(_cmd_wrap, first="child = subprocess.Popen", last="return 128 - code")
-show_source(_cmd_report_signals, first="def report", last="os._exit")
+show_source(_cmd_report_signals, first="def report", last="wakeup.wait")
 
 # %% [markdown]
 # `run_wrapper` (folded) starts `wrap` around `report-signals`, sends the wrapper one signal
 # once both are ready, and reaps the wrapper. Each program prints one line per event: a word
 # or two, then the pid of the process that printed it, then its `time.monotonic()` clock in
 # seconds (`got SIGTERM 18607 24773.021399` is the child with pid 18607 receiving SIGTERM);
-# the cell below drops the clock. It then sends the child a SIGTERM of its own, once it has
-# recorded whether the child still runs.
+# the cell below drops the clock. Once the wrapper has exited, the cell notes whether the
+# child runs, then we send SIGTERM to the child.
 #
 # Predict: without `--forward`, is the child still running after the wrapper has gone? What
 # exit status does the wrapper report, without and with forwarding?
@@ -304,11 +312,11 @@ def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 wrapper, child_pid = run_wrapper(forward=False, stop_signal=signal.SIGTERM)
 child_running_then = running(child_pid)
-os.kill(child_pid, signal.SIGTERM)  # our own SIGTERM to the child
+os.kill(child_pid, signal.SIGTERM)
 lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
 unforwarded = wrapper.returncode
 print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
-      child_running_then, "· output, after our own cleanup kill:",
+      child_running_then, "· output:",
       [ln.rsplit(maxsplit=1)[0] for ln in lines])
 unforwarded_lines = [line.split()[:2] for line in lines]
 
