@@ -355,18 +355,20 @@ print("the server's counts:", stats)
 # requests, a fifteenth of the 0.3 s idle timeout, so the idle rule can only ever cut off the
 # silent client.
 #
+# In the figure below, blue (`running`) is a connection the server kept serving: the good
+# client's and the malformed client's. Orange (`failed`) is a connection the server closed on
+# an error. Green (`waiting`) is the silent client, and the server itself, which spends its
+# life waiting for connections. The good client's reply ticks go on after the last diamond.
+#
 # :::
 #
 # In the figure that follows, one bar per client is drawn with `tl.add(lane, start, end,
-# state=...)`, and the state picks its colour, the same in every chapter. Blue (`running`) is
-# a connection the server kept serving: the good client's and the malformed client's. Orange
-# (`failed`) is a connection the server closed on an error. Green (`waiting`) is the silent
-# client, and the server itself, which spends its life waiting for connections. The
-# malformed, oversized and truncated connections last a few milliseconds, too short for a
-# bar, so a diamond in the state's colour marks each. Passing `on_event=tl.mark` to the
-# server turns each of its events (an accepted connection, a decision from the table, a
-# closed connection) into a tick on the server lane, and each reply is a tick on the good
-# client's lane: they go on after the last diamond.
+# state=...)`, and the state picks its colour, the same in every chapter (the legend names
+# them). Three of the bad connections last a few milliseconds, too short for a bar, so a
+# diamond in the state's colour marks each. Passing `on_event=tl.mark` to the server turns
+# each of its events (an accepted connection, a decision from the table, a closed
+# connection) into a tick on the server lane; each reply the good client reads is a tick on
+# its own lane.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 BAD_LANES = ["malformed client", "oversized client", "truncated client"]
@@ -556,11 +558,11 @@ for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):  # the two
 # `wait_closed()` waits as long as the peer does; `writer.transport.abort()` drops the
 # buffer and closes at once, the way to give up on a connection.
 #
-# **Predict.** In the cell below, a client connects and the server calls `server.close()` (here
-# `listener.close()`). Is the server's side of the connection still open afterwards?
-# The server's handler is `hold_open`: it adds its writer to `handler_writers`, waits for
-# the client to send or close (2 s at most), then closes its writer and sets
-# `handler_ended`.
+# **Predict.** The server's handler is `hold_open` (folded below): it adds its writer to
+# `handler_writers`, waits for the client to send or close (2 s at most), then closes its
+# writer and sets `handler_ended`. In the cell below, a client connects and the server calls
+# `server.close()` (here `listener.close()`). Is the server's side of the connection still
+# open afterwards?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The server's handler: it remembers its writer and holds the connection open.
@@ -591,27 +593,15 @@ def close_connections(listener: asyncio.Server) -> None:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 listener = await asyncio.start_server(hold_open, "127.0.0.1", 0)
 port = listener.sockets[0].getsockname()[1]
-reader, writer = await asyncio.open_connection("127.0.0.1", port)
-try:
-    await handler_started.wait()  # the server has accepted us
-    listener.close()  # server.close()
-    # is any handler's writer still open?
-    still_open = any(not w.is_closing() for w in handler_writers)
-    close_connections(listener)  # folded above: closes what the server accepted
-    client_sees = await reader.read(100)  # b"" is the end of the stream
-    await handler_ended.wait()
-    await listener.wait_closed()
-finally:
-    writer.close()
-    await writer.wait_closed()
-
+reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), timeout=2)
+await asyncio.wait_for(handler_started.wait(), timeout=2)  # the server has accepted us
+listener.close()  # server.close()
+still_open = any(not w.is_closing() for w in handler_writers)
 print("server's side open after server.close():", still_open)
-print("the client then read:", client_sees)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert still_open, "closing the listener leaves accepted connections open"
-assert client_sees == b"", "the client sees the end of the stream once the server closes its side"
-print("✓ server.close() left the connection open; closing it ended the client's stream")
+print("✓ server.close() left the accepted connection open")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -619,12 +609,29 @@ print("✓ server.close() left the connection open; closing it ended the client'
 # A server has two kinds of sockets: the listening socket, and one socket per accepted
 # connection. `server.close()` closes only the listening socket and leaves every accepted
 # connection open, so shutting a server down means closing the listener, then closing (or
-# waiting for) the connections. After the answer was recorded, `close_connections(listener)`
-# closed every connection the server had accepted; the client then read the end of the
-# stream, `b""`.
+# waiting for) the connections.
 #
 # :::
 #
+# The cell below finishes the shutdown: `close_connections(listener)` (in the helpers' fold)
+# closes every connection the server accepted, and the client reads what arrives.
+
+# %%
+try:
+    close_connections(listener)
+    client_sees = await asyncio.wait_for(reader.read(100), timeout=2)
+    await asyncio.wait_for(handler_ended.wait(), timeout=2)
+    await asyncio.wait_for(listener.wait_closed(), timeout=2)
+finally:
+    writer.close()
+    await asyncio.wait_for(writer.wait_closed(), timeout=2)
+print("the client read:", client_sees)  # b"" is the end of the stream
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert client_sees == b"", "the client sees the end of the stream once the server closes its side"
+print("✓ closing the accepted connection ended the client's stream")
+
+# %% [markdown]
 # :::{dropdown} Going further
 #
 # **Python 3.13 and later: `Server.close_clients()`.** Since 3.12.1, `Server.wait_closed()`
