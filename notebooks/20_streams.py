@@ -57,15 +57,16 @@ figure_style()
 #
 # The server below records what each `await reader.read(1024)` returns until the client hangs
 # up. The client sends two newline-terminated messages with **one** `write`, pauses, then
-# sends a third message in **two** `write`s with a pause between them.
+# sends a third message in **two** `write`s with a pause between them. Each pause is
+# `send_and_pause` (folded): it writes, then pauses (2 s at most) before the next write. The
+# cells write down named moments with `tl.mark(...)` on a `Timeline`, the
+# course's stopwatch (chapter 01), and the check uses `tl.order(a, b)` to test that moment `a`
+# was marked before moment `b`.
 #
 # Before running: how many reads does the server see, and what does each one hold?
-# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01), and the check after it uses `tl.order(a, b)` to test that moment
-# `a` was marked before moment `b`.
 
-# %% tags=["remove-output"]
-# The client: three messages in three writes, with a pause after the first two.
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the pause helper"}
+# The pause: two events the server's handler sets, so the client can wait for it.
 tl = Timeline()
 server_read = asyncio.Event()  # set each time a read returns data
 server_done = asyncio.Event()
@@ -517,11 +518,16 @@ for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):  # the two
     fig.axes[0].axvline(at, color="black", linestyle="--", linewidth=1)
     fig.axes[0].annotate(text, (at, -0.45), xytext=(3, 0), textcoords="offset points",
                          va="bottom", fontsize=9)
+for mark, text, row in (("client write + drain: drain does not return", "probe timed out", 2),
+                        ("gate opened", "gate opened", 1)):  # a row of the lanes above
+    at = next(e.at for e in tl.events if e.name == mark)
+    fig.axes[0].annotate(text, (at, row), xytext=(4, 9), textcoords="offset points",
+                         fontsize=8, arrowprops={"arrowstyle": "-", "linewidth": 0.6})
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The transport tells its protocol when to stop writing (`pause_writing()`, when its buffer
+# **Flow control.** The transport tells its protocol when to stop writing (`pause_writing()`, when its buffer
 # passes the high-water mark) and when to go on (`resume_writing()`, once the buffer is back
 # at the low-water mark); `drain()` waits exactly while the protocol is paused. The folded
 # `record_flow_control(writer)` wraps those two calls to record each one with the buffer size
@@ -530,21 +536,25 @@ for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):  # the two
 # check asserts the order of the events on both sides: the transport's pause, the drain found
 # waiting, the server starting to read, the resume, the drain returning.
 #
-# The high-water mark is not where the writer stops, because the transport is not the only
+# **Why the writer got so far.** The high-water mark is not where the writer stops, because the transport is not the only
 # buffer: the kernel's socket buffers on both sides take megabytes before any byte stays in
 # the transport. That is Linux on the loopback interface, which grows (autotunes) its TCP
 # buffers up to the limits in `net.ipv4.tcp_rmem` and `tcp_wmem`: how much the client writes
-# before the first wait depends on the machine and its settings. So the first `drain()` calls return at once, many dozens of them,
-# drawn end to end as one wide blue bar on the "client write + drain" lane. Only when the
+# before the first wait depends on the machine and its settings. So the first `drain()` calls
+# return at once, many dozens of them, drawn end to end as one wide blue bar on the "client
+# write + drain" lane.
+#
+# **Reading the waits.** Only when the
 # kernel's buffers are full do bytes pile up in the transport; it passes its high-water mark
 # and pauses the writer, and `drain()` waits (the light green "client drain" bar). The
 # kernel may still take a few bytes meanwhile, but not enough to bring the buffer down to
 # the low-water mark: the transport resumes the writer, and `drain()` returns, only after the
-# server starts reading. The light green bar starts when the probing drain began: its first
-# 0.05 s is the probe's own timeout, the next 0.3 s the gate kept shut, during which the
-# drain that followed waited, and the sliver after it is the server reading until the
-# resume. Left shut, the gate would hold that drain for as long as the server reads nothing. Without `drain()` a producer that outruns its consumer would keep
-# growing the transport buffer without limit.
+# server starts reading. The light green "client drain" bar starts when the probing drain
+# began: its first 0.05 s is the probe's own timeout (the tick labelled "probe timed out"),
+# the next 0.3 s the gate kept shut, during which the drain that followed waited, and the
+# sliver after "gate opened" is the server reading until the resume. Left shut, the gate would
+# hold that drain for as long as the server reads nothing. Without `drain()` a producer that
+# outruns its consumer would keep growing the transport buffer without limit.
 #
 # :::
 #
@@ -613,8 +623,8 @@ print("✓ server.close() left the accepted connection open")
 #
 # :::
 #
-# The cell below finishes the shutdown: `close_connections(listener)` (in the helpers' fold)
-# closes every connection the server accepted, and the client reads what arrives.
+# In the cell below, `close_connections(listener)` from the helpers' fold closes every
+# connection the server accepted, and the client reads what arrives.
 
 # %%
 try:
@@ -1070,10 +1080,11 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 #
 # ## In slime
 #
-# slime does not use asyncio's streams directly: its network code sits one layer up, on
-# aiohttp and httpx, which frame the messages and call `drain()` for it. The quotes are the
-# nearest sites, in the chapter's order: a server's listening socket, a test server's start
-# and close, and a stream framed by a delimiter. Every network use is listed in the
+# The quotes follow the chapter's order: a server's listening socket, a test server started
+# and closed around each test, and an event stream framed by a delimiter whose every write is
+# awaited. slime's network code sits one layer above
+# asyncio's streams, on aiohttp and httpx, which frame the messages and call `drain()` for it,
+# so these are its nearest sites. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
