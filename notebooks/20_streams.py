@@ -65,7 +65,7 @@ figure_style()
 #
 # Before running: how many reads does the server see, and what does each one hold?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the pause helper"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the helpers"}
 # The pause: two events the server's handler sets, so the client can wait for it.
 tl = Timeline()
 server_read = asyncio.Event()  # set each time a read returns data
@@ -603,7 +603,8 @@ def close_connections(listener: asyncio.Server) -> None:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 listener = await asyncio.start_server(hold_open, "127.0.0.1", 0)
 port = listener.sockets[0].getsockname()[1]
-reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), timeout=2)
+connecting = asyncio.open_connection("127.0.0.1", port)
+reader, writer = await asyncio.wait_for(connecting, timeout=2)
 await asyncio.wait_for(handler_started.wait(), timeout=2)  # the server has accepted us
 listener.close()  # server.close()
 still_open = any(not w.is_closing() for w in handler_writers)
@@ -1081,8 +1082,8 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # ## In slime
 #
 # The quotes follow the chapter's order: a server's listening socket, a test server started
-# and closed around each test, and an event stream framed by a delimiter whose every write is
-# awaited. slime's network code sits one layer above
+# and closed around each test, and an event stream framed by a delimiter, with an `await` on
+# each write. slime's network code sits one layer above
 # asyncio's streams, on aiohttp and httpx, which frame the messages and call `drain()` for it,
 # so these are its nearest sites. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).
