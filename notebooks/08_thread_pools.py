@@ -46,8 +46,8 @@ figure_style()
 # records its span (`tl.span`) on a `Timeline`, the course's stopwatch (chapter 01), in a
 # lane named after the thread that ran it.
 #
-# `asyncio.to_thread` hands such a call to the loop's *default* thread pool (the course's
-# `with borrowed_default_executor():` around it is housekeeping: see the fold).
+# `asyncio.to_thread` hands such a call to the loop's *default* thread pool. The cells below
+# wrap it in `with borrowed_default_executor():`, which is housekeeping: the fold says why.
 #
 # :::{dropdown} Why the course does it this way: `borrowed_default_executor`
 #
@@ -71,8 +71,8 @@ def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
 # %% [markdown]
 # ## On the loop, or in a thread
 #
-# Chapter 02 showed that a blocking call inside a coroutine stops every other task. The same
-# heartbeat (`LoopWatch`: a task that wakes up every 5 ms and records each wake-up) now
+# The heartbeat of chapter 02 (`LoopWatch`: a task that wakes up every 5 ms and records each
+# wake-up) now
 # watches two runs of the same 0.15 s call: first called directly in the coroutine, then
 # awaited through `asyncio.to_thread`. Predict: about 30 heartbeats fit in 0.15 s; how many
 # does the loop get during each of the two calls?
@@ -145,8 +145,8 @@ assert any(s.start <= on_loop.start and s.end >= on_loop.end for s in frozen)
 #
 # ## A pool of your own
 #
-# `asyncio.to_thread(fn, ...)` is shorthand for `loop.run_in_executor(None, fn, ...)` with the
-# current context carried along (chapter 11). The `None` means "the default pool".
+# `asyncio.to_thread(fn, ...)` is shorthand for `loop.run_in_executor(None, fn, ...)`, with
+# one difference that chapter 11 takes up. The `None` means "the default pool".
 # `run_in_executor(pool, fn, ...)` sends the call to a pool you choose, so you decide how many
 # threads this kind of work may occupy.
 #
@@ -192,14 +192,21 @@ print(f"✓ never more than {WORKERS} calls at once, on {WORKERS} threads, in th
 # Look at the peak and the thread count in the output: a pool with *k* threads gives each
 # thread one call at a time, and the other calls queue inside the pool until a thread is free.
 # So nine calls on three threads run in three waves of 0.08 s, one lane per worker thread, and
-# the pool size, not the number of calls, sets the pace.
+# the pool size, not the number of calls, sets the pace. The printed time is a little over
+# 0.24 s: handing each call to a thread and its result back costs a few milliseconds, and
+# 0.24 s is the floor.
 #
 # :::
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-fig = pool_tl.plot(
+first_start = min(span.start for span in pool_tl.spans)
+from_first_call = Timeline()  # the same spans, with 0 at the first call's start
+for span in pool_tl.spans:
+    from_first_call.add(span.label, from_first_call.t0 + span.start - first_start,
+                        from_first_call.t0 + span.end - first_start, span.state)
+fig = from_first_call.plot(
     f"{CALLS} blocking calls on a pool of {WORKERS} threads, one lane per thread",
-    xlabel="time since the first call (s)")
+    xlabel="time since the first call (s)", lanes=sorted(set(threads_used)))
 ax = fig.axes[0]
 calls_by_lane: dict[float, list] = {}
 for bar in ax.patches:  # one bar per call
@@ -213,17 +220,22 @@ for bars in calls_by_lane.values():
 
 # %% [markdown]
 # The loop's default pool is a pool like this one, with `min(32, CPUs + 4)` threads, shared
-# by every `to_thread` call of the loop. The next cell prints its size on this machine and starts two more blocking
-# `to_thread` calls than that, while the CPU sits idle. Predict: how many of them run at once?
+# by every `to_thread` call of the loop. The next cell starts two more blocking `to_thread`
+# calls than the pool has threads, each sleeping 0.1 s, while the CPU sits idle, and prints the
+# pool's size on this machine. Predict: how long does the whole batch take, about 0.1 s or
+# about 0.2 s?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 inside = InFlight()
 with borrowed_default_executor() as default_pool:
     default_size = default_pool._max_workers
+    batch_start = time.monotonic()
     await asyncio.gather(*(asyncio.to_thread(counted_call, 0.1)
                            for _ in range(default_size + 2)))
+    batch_time = time.monotonic() - batch_start
 print(f"default pool size {default_size}: "
-      f"peak in flight {inside.peak} of {inside.entered} calls")
+      f"peak in flight {inside.peak} of {inside.entered} calls; "
+      f"the batch took {batch_time:.2f} s")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert inside.peak == default_size < inside.entered, (
@@ -234,7 +246,8 @@ print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at
 # :::{dropdown} Why
 #
 # However idle the CPU is, every `to_thread` call that is blocked holds one of the pool's
-# threads, and the calls after the last free thread wait in its queue. If a
+# threads, and the calls after the last free thread wait in its queue: the last two calls
+# start only when the first ones end, so the batch takes two rounds of 0.1 s. If a
 # server awaits `to_thread(ray.get, ...)` for each of its in-flight requests, the pool size
 # quietly caps the requests it can serve at once.
 #
@@ -322,7 +335,7 @@ with borrowed_default_executor():
             await asyncio.to_thread(reload_weights, 5, 0.03, reload_log, reload_done)
     except TimeoutError:
         reload_log.append("the handler got TimeoutError")
-    await asyncio.to_thread(reload_done.wait, 2)  # see where the thread got to
+    await asyncio.to_thread(reload_done.wait, 2)  # at most 2 s
 print(*reload_log, sep="\n")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -351,8 +364,10 @@ print("✓ the handler timed out, and the thread went on to load every chunk")
 # *wait for the thread to finish* before it reports the timeout, so that no work is left
 # running behind its back.
 #
-# The handler below awaits `asyncio.shield(reload_future)` under the deadline, sets the stop event when the deadline
-# passes, and then awaits `reload_future` itself.
+# The handler below awaits `asyncio.shield(reload_future)` under the deadline, sets the stop
+# event when the deadline passes, and then awaits `reload_future` itself. A reminder from
+# chapter 05: awaiting `asyncio.shield(aw)` waits for `aw`, but cancelling that wait cancels
+# only the shield, not `aw`.
 
 # %%
 def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str],

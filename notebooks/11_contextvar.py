@@ -116,8 +116,9 @@ print("✓ each handler logged its own request; the notebook's value stayed '-'"
 #
 # In the cell below the parent sets `batch-1` and creates the task `early`;
 # then, before `early` has run a single line, the parent sets `batch-2`. A second task,
-# `setter`, sets a value of its own inside the task. Which value does `early` see, and
-# which value does the parent see once all three tasks are done?
+# `setter`, sets a value of its own inside the task. Each task is started by `start(coro)`,
+# which is `asyncio.create_task(coro)` under a shorter name. Which value does `early` see,
+# and which value does the parent see once all three tasks are done?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def start(coro) -> asyncio.Task:
@@ -217,13 +218,8 @@ assert stack_after == (), f"the notebook's span stack after the run: {stack_afte
 print("✓ every generate and reward span found its own sample as parent")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# Look at the printed list: every `generate` and `reward` span names its own sample as parent,
-# and each `sample` span names none, because a task's `set` and `reset` changed only its own
-# copy of the context.
-#
-# :::
+# Each `sample` span names no parent, and each `generate` and `reward` span names its own
+# sample, because a task's `set` and `reset` change only its own copy of the context.
 #
 # Now the same program with the stack in a module-level list, pushed and popped around each
 # span, as code without `ContextVar` would do it. Predict: do the `generate` and `reward`
@@ -311,13 +307,12 @@ for ax in (top, bottom):
     ax.set_ylim(2.6, -0.75)
 _ = top.set_xlabel("")  # assigned, so that its return value is not printed
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# the checks: the samples overlapped, and the figure shows what the runs recorded
 top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
 latest_start, earliest_end = max(s.start for s in top_level), min(s.end for s in top_level)
 assert latest_start < earliest_end, "the samples really interleaved"
 assert {span.state for span in with_context.spans} == {"waiting"}
 assert "failed" in {span.state for span in with_shared.spans}, "the figure shows a wrong parent"
-print(f"✓ all three samples were open at once from {latest_start:.3f} s to {earliest_end:.3f} s")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -380,16 +375,10 @@ print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list
 # A log helper may also run in a thread. The cell below sets the request to `req-42` and
 # reads it from a thread started three ways: by `asyncio.to_thread`, as a bare
 # `threading.Thread`, and as a `Thread` whose target is `contextvars.copy_context().run`,
-# which runs a function inside a copy of the current context. Predict which of the three
-# see `req-42` (the variable's default is `-`).
-#
-# :::{dropdown} Why the course does it this way
-#
-# `to_thread` uses the loop's default thread pool, whose threads stay alive for reuse. To
-# leave no thread behind, the cell below lends the loop a pool of its own
-# (`borrowed_default_executor`) and shuts it down afterwards.
-#
-# :::
+# which runs a function inside a copy of the current context. (As in chapter 08,
+# `borrowed_default_executor` lends `to_thread` a pool of its own and shuts it down afterwards,
+# so no thread is left behind.) Predict which of the three see `req-42` (the variable's
+# default is `-`).
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def read_request_id(into: list[str]) -> None:
@@ -455,6 +444,24 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # :::
 
 # %% [markdown]
+# ### A token belongs to its context
+#
+# A token can only undo the `set` that made it, in the context where that `set` ran.
+# `contextvars.Context()` makes a new, empty context, and `ctx.run(fn, *args)` calls `fn`
+# inside it (the `run` that the third thread used above). The cell below sets a variable in
+# one context and resets it with that token in another, which raises `ValueError`:
+
+# %%
+demo_var: contextvars.ContextVar[str] = contextvars.ContextVar("demo_var", default="-")
+opened_in, closed_in = contextvars.Context(), contextvars.Context()
+demo_token = opened_in.run(demo_var.set, "inside")
+try:
+    closed_in.run(demo_var.reset, demo_token)
+except ValueError as exc:
+    print(f"{type(exc).__name__}: the token {str(exc).rpartition('> ')[2]}")
+print("the value the reset could not undo:", opened_in[demo_var])
+
+# %% [markdown]
 # ## Exercise 11.1 · A span helper that is safe under concurrency
 #
 # Implement `traced_span(name)`, a context manager that
@@ -465,8 +472,8 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 #    `TRACE_STACK` (a `ContextVar` holding a tuple);
 # 3. restores `TRACE_STACK` on the way out, also when the block raises;
 # 4. may be closed in another context than the one it opened in: a generator that yields inside
-#    the span and is closed from another task. There `reset` raises `ValueError` (the second
-#    quote in In slime); the exit must raise nothing of its own, let the block's error through,
+#    the span and is closed from another task. There `reset` raises `ValueError` (the cell
+#    above; the second quote in In slime); the exit must raise nothing of its own, let the block's error through,
 #    and leave `TRACE_STACK` there as it was.
 #
 # It must give correct parents when many tasks trace at once on one loop.

@@ -37,6 +37,10 @@ from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 
+# %% [markdown]
+# Every section below prints a future's state with `state_of(future)`, which reads it through
+# the future's public methods `cancelled()`, `done()` and `running()`.
+
 # %%
 def state_of(future: Future) -> str:
     """The future's state, read through its public methods."""
@@ -257,8 +261,7 @@ print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued 
 # Calling `shutdown(wait=False)` makes the pool refuse new `submit` calls and returns without
 # waiting, and that is all it does. Running jobs run to the end, and queued jobs **still start** afterwards:
 # in the printed names, jobs 1 and 2 start after "shutdown(wait=False) returned", and all
-# three end finished. To drop the queued jobs, `shutdown` has one more argument,
-# `cancel_futures`: the next section tries it.
+# three end finished.
 #
 # :::
 #
@@ -274,8 +277,8 @@ print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued 
 # **Predict.** Which of the six jobs run to the end, and which are dropped?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
-# The job draws its own lane: waiting from its submit mark until a worker picks it up,
-# then running.
+# A job that runs draws its own lane: waiting from its submit mark until a worker picks it
+# up, then running.
 tl = Timeline()
 job_2_started = threading.Event()
 
@@ -338,8 +341,12 @@ print("✓ job 2, started before the request, finished; the jobs still queued we
 # still in the queue. When shutdown was requested (the dashed line), a worker had already
 # picked job 2 up: its lane is blue to the end, like jobs 0 and 1, while the jobs still
 # queued wait (light green) up to the line and end there with a grey mark, cancelled without
-# ever running. The rule holds whatever
-# the timing: a job that had started finished, and a job that had not started was cancelled.
+# ever running. The rule holds whatever the timing: a job that had started finished, and a job
+# that had not started was cancelled.
+#
+# A cancelled job never runs, so it draws nothing itself: the answer's code draws its lane from
+# the marks, light green from its submit mark to the shutdown request, then a grey mark
+# 0.004 s wide, only so that it shows.
 #
 # :::
 #

@@ -57,15 +57,16 @@ figure_style()
 #
 # The server below records what each `await reader.read(1024)` returns until the client hangs
 # up. The client sends two newline-terminated messages with **one** `write`, pauses, then
-# sends a third message in **two** `write`s with a pause between them.
+# sends a third message in **two** `write`s with a pause between them. Each pause is
+# `send_and_pause` (folded): it writes, then pauses (2 s at most) before the next write. The
+# cells write down named moments with `tl.mark(...)` on a `Timeline`, the
+# course's stopwatch (chapter 01), and the check uses `tl.order(a, b)` to test that moment `a`
+# was marked before moment `b`.
 #
 # Before running: how many reads does the server see, and what does each one hold?
-# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01), and the check after it uses `tl.order(a, b)` to test that moment
-# `a` was marked before moment `b`.
 
-# %% tags=["remove-output"]
-# The client: three messages in three writes, with a pause after the first two.
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the helpers"}
+# The pause: two events the server's handler sets, so the client can wait for it.
 tl = Timeline()
 server_read = asyncio.Event()  # set each time a read returns data
 server_done = asyncio.Event()
@@ -355,18 +356,20 @@ print("the server's counts:", stats)
 # requests, a fifteenth of the 0.3 s idle timeout, so the idle rule can only ever cut off the
 # silent client.
 #
+# In the figure below, blue (`running`) is a connection the server kept serving: the good
+# client's and the malformed client's. Orange (`failed`) is a connection the server closed on
+# an error. Green (`waiting`) is the silent client, and the server itself, which spends its
+# life waiting for connections. The good client's reply ticks go on after the last diamond.
+#
 # :::
 #
 # In the figure that follows, one bar per client is drawn with `tl.add(lane, start, end,
-# state=...)`, and the state picks its colour, the same in every chapter. Blue (`running`) is
-# a connection the server kept serving: the good client's and the malformed client's. Orange
-# (`failed`) is a connection the server closed on an error. Green (`waiting`) is the silent
-# client, and the server itself, which spends its life waiting for connections. The
-# malformed, oversized and truncated connections last a few milliseconds, too short for a
-# bar, so a diamond in the state's colour marks each. Passing `on_event=tl.mark` to the
-# server turns each of its events (an accepted connection, a decision from the table, a
-# closed connection) into a tick on the server lane, and each reply is a tick on the good
-# client's lane: they go on after the last diamond.
+# state=...)`, and the state picks its colour, the same in every chapter (the legend names
+# them). Three of the bad connections last a few milliseconds, too short for a bar, so a
+# diamond in the state's colour marks each. Passing `on_event=tl.mark` to the server turns
+# each of its events (an accepted connection, a decision from the table, a closed
+# connection) into a tick on the server lane; each reply the good client reads is a tick on
+# its own lane.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 BAD_LANES = ["malformed client", "oversized client", "truncated client"]
@@ -515,11 +518,16 @@ for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):  # the two
     fig.axes[0].axvline(at, color="black", linestyle="--", linewidth=1)
     fig.axes[0].annotate(text, (at, -0.45), xytext=(3, 0), textcoords="offset points",
                          va="bottom", fontsize=9)
+for mark, text, row in (("client write + drain: drain does not return", "probe timed out", 2),
+                        ("gate opened", "gate opened", 1)):  # a row of the lanes above
+    at = next(e.at for e in tl.events if e.name == mark)
+    fig.axes[0].annotate(text, (at, row), xytext=(4, 9), textcoords="offset points",
+                         fontsize=8, arrowprops={"arrowstyle": "-", "linewidth": 0.6})
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The transport tells its protocol when to stop writing (`pause_writing()`, when its buffer
+# **Flow control.** The transport tells its protocol when to stop writing (`pause_writing()`, when its buffer
 # passes the high-water mark) and when to go on (`resume_writing()`, once the buffer is back
 # at the low-water mark); `drain()` waits exactly while the protocol is paused. The folded
 # `record_flow_control(writer)` wraps those two calls to record each one with the buffer size
@@ -528,21 +536,25 @@ for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):  # the two
 # check asserts the order of the events on both sides: the transport's pause, the drain found
 # waiting, the server starting to read, the resume, the drain returning.
 #
-# The high-water mark is not where the writer stops, because the transport is not the only
+# **Why the writer got so far.** The high-water mark is not where the writer stops, because the transport is not the only
 # buffer: the kernel's socket buffers on both sides take megabytes before any byte stays in
 # the transport. That is Linux on the loopback interface, which grows (autotunes) its TCP
 # buffers up to the limits in `net.ipv4.tcp_rmem` and `tcp_wmem`: how much the client writes
-# before the first wait depends on the machine and its settings. So the first `drain()` calls return at once, many dozens of them,
-# drawn end to end as one wide blue bar on the "client write + drain" lane. Only when the
+# before the first wait depends on the machine and its settings. So the first `drain()` calls
+# return at once, many dozens of them, drawn end to end as one wide blue bar on the "client
+# write + drain" lane.
+#
+# **Reading the waits.** Only when the
 # kernel's buffers are full do bytes pile up in the transport; it passes its high-water mark
 # and pauses the writer, and `drain()` waits (the light green "client drain" bar). The
 # kernel may still take a few bytes meanwhile, but not enough to bring the buffer down to
 # the low-water mark: the transport resumes the writer, and `drain()` returns, only after the
-# server starts reading. The light green bar starts when the probing drain began: its first
-# 0.05 s is the probe's own timeout, the next 0.3 s the gate kept shut, during which the
-# drain that followed waited, and the sliver after it is the server reading until the
-# resume. Left shut, the gate would hold that drain for as long as the server reads nothing. Without `drain()` a producer that outruns its consumer would keep
-# growing the transport buffer without limit.
+# server starts reading. The light green "client drain" bar starts when the probing drain
+# began: its first 0.05 s is the probe's own timeout (the tick labelled "probe timed out"),
+# the next 0.3 s the gate kept shut, during which the drain that followed waited, and the
+# sliver after "gate opened" is the server reading until the resume. Left shut, the gate would
+# hold that drain for as long as the server reads nothing. Without `drain()` a producer that
+# outruns its consumer would keep growing the transport buffer without limit.
 #
 # :::
 #
@@ -556,11 +568,11 @@ for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):  # the two
 # `wait_closed()` waits as long as the peer does; `writer.transport.abort()` drops the
 # buffer and closes at once, the way to give up on a connection.
 #
-# **Predict.** In the cell below, a client connects and the server calls `server.close()` (here
-# `listener.close()`). Is the server's side of the connection still open afterwards?
-# The server's handler is `hold_open`: it adds its writer to `handler_writers`, waits for
-# the client to send or close (2 s at most), then closes its writer and sets
-# `handler_ended`.
+# **Predict.** The server's handler is `hold_open` (folded below): it adds its writer to
+# `handler_writers`, waits for the client to send or close (2 s at most), then closes its
+# writer and sets `handler_ended`. In the cell below, a client connects and the server calls
+# `server.close()` (here `listener.close()`). Is the server's side of the connection still
+# open afterwards?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The server's handler: it remembers its writer and holds the connection open.
@@ -591,27 +603,16 @@ def close_connections(listener: asyncio.Server) -> None:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 listener = await asyncio.start_server(hold_open, "127.0.0.1", 0)
 port = listener.sockets[0].getsockname()[1]
-reader, writer = await asyncio.open_connection("127.0.0.1", port)
-try:
-    await handler_started.wait()  # the server has accepted us
-    listener.close()  # server.close()
-    # is any handler's writer still open?
-    still_open = any(not w.is_closing() for w in handler_writers)
-    close_connections(listener)  # folded above: closes what the server accepted
-    client_sees = await reader.read(100)  # b"" is the end of the stream
-    await handler_ended.wait()
-    await listener.wait_closed()
-finally:
-    writer.close()
-    await writer.wait_closed()
-
+connecting = asyncio.open_connection("127.0.0.1", port)
+reader, writer = await asyncio.wait_for(connecting, timeout=2)
+await asyncio.wait_for(handler_started.wait(), timeout=2)  # the server has accepted us
+listener.close()  # server.close()
+still_open = any(not w.is_closing() for w in handler_writers)
 print("server's side open after server.close():", still_open)
-print("the client then read:", client_sees)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert still_open, "closing the listener leaves accepted connections open"
-assert client_sees == b"", "the client sees the end of the stream once the server closes its side"
-print("✓ server.close() left the connection open; closing it ended the client's stream")
+print("✓ server.close() left the accepted connection open")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -619,12 +620,29 @@ print("✓ server.close() left the connection open; closing it ended the client'
 # A server has two kinds of sockets: the listening socket, and one socket per accepted
 # connection. `server.close()` closes only the listening socket and leaves every accepted
 # connection open, so shutting a server down means closing the listener, then closing (or
-# waiting for) the connections. After the answer was recorded, `close_connections(listener)`
-# closed every connection the server had accepted; the client then read the end of the
-# stream, `b""`.
+# waiting for) the connections.
 #
 # :::
 #
+# In the cell below, `close_connections(listener)` from the helpers' fold closes every
+# connection the server accepted, and the client reads what arrives.
+
+# %%
+try:
+    close_connections(listener)
+    client_sees = await asyncio.wait_for(reader.read(100), timeout=2)
+    await asyncio.wait_for(handler_ended.wait(), timeout=2)
+    await asyncio.wait_for(listener.wait_closed(), timeout=2)
+finally:
+    writer.close()
+    await asyncio.wait_for(writer.wait_closed(), timeout=2)
+print("the client read:", client_sees)  # b"" is the end of the stream
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert client_sees == b"", "the client sees the end of the stream once the server closes its side"
+print("✓ closing the accepted connection ended the client's stream")
+
+# %% [markdown]
 # :::{dropdown} Going further
 #
 # **Python 3.13 and later: `Server.close_clients()`.** Since 3.12.1, `Server.wait_closed()`
@@ -1063,10 +1081,11 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 #
 # ## In slime
 #
-# slime does not use asyncio's streams directly: its network code sits one layer up, on
-# aiohttp and httpx, which frame the messages and call `drain()` for it. The quotes are the
-# nearest sites, in the chapter's order: a server's listening socket, a test server's start
-# and close, and a stream framed by a delimiter. Every network use is listed in the
+# The quotes follow the chapter's order: a server's listening socket, a test server started
+# and closed around each test, and an event stream framed by a delimiter, with an `await` on
+# each write. slime's network code sits one layer above
+# asyncio's streams, on aiohttp and httpx, which frame the messages and call `drain()` for it,
+# so these are its nearest sites. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
