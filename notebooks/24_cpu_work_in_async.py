@@ -17,7 +17,7 @@
 # 5. route each piece of work to the loop or to a process pool by its size.
 #
 # **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
-# 55 minutes
+# 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -189,7 +189,7 @@ else:
 # `loop.run_in_executor(pool, score, text)` with a `ProcessPoolExecutor` sends the call to
 # another process: the function is found by module and name, the arguments are pickled, sent
 # down a pipe, unpickled, and the result comes back the same way. The work then has a CPU of its
-# own, but every call pays for that trip. We use a spawn-based pool of two workers (spawn,
+# own. We use a spawn-based pool of two workers (spawn,
 # because forking a process that has threads is unsafe) and warm it up first.
 
 # %%
@@ -248,10 +248,15 @@ with ThreadPoolExecutor(2, thread_name_prefix="scorer") as two_threads:
                             ("two processes", process_pool)):
             wall_2, cpu_2, pids = await two_calls(pool)
             cpu_per_second[label].append(cpu_2 / wall_2)
+start = time.monotonic()  # and one call alone: how much of a CPU one process gets now
+alone = await asyncio.wait_for(loop.run_in_executor(process_pool, burn, 300),
+                               timeout=60)
+one_call_share = alone["cpu"] / (time.monotonic() - start)
 for label, values in cpu_per_second.items():
     print(f"{label:<14} {max(values):.2f} CPU seconds per second of wall time")
 load = os.getloadavg()[0]
-print(f"load average of this machine meanwhile: {load:.1f} on {os.cpu_count()} CPUs")
+print(f"one process call alone got {one_call_share:.0%} of a CPU; load average "
+      f"meanwhile: {load:.1f} on {os.cpu_count()} CPUs")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert len(pids) == 2 and os.getpid() not in pids, "the two calls ran in two other processes"
@@ -263,8 +268,10 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 #
 # The GIL lets one thread run Python at a time, so two threads never get more than one CPU
 # between them, however many are free. Two processes each have their own interpreter and GIL, so nothing in
-# Python holds them to one CPU: on an idle 2-CPU machine they reach close to 2. What they get
-# is what the machine has spare.
+# Python holds them to one CPU: on a machine with two idle CPUs they reach close to 2. What
+# they get is what the machine has spare, and the last printed line says how much that was:
+# a single call that got well under 100% of a CPU, or a load average near the number of CPUs,
+# means other programs took a share, and two processes then stay below 2.
 #
 # :::
 #
