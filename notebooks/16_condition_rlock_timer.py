@@ -4,7 +4,7 @@
 #
 # **The question.** Threads that share a buffer need more than a lock: when the buffer is
 # empty, a consumer must wait, and a producer that puts something there must wake it. A
-# `threading.Condition` does that job; what does its `notify` really promise the thread it
+# `threading.Condition` does that job; what does its `notify` promise the thread it
 # wakes?
 #
 # **You will**
@@ -14,7 +14,7 @@
 # 3. meet two tools often used with it, `RLock` and `threading.Timer`, and measure how
 #    quickly three ways of writing a periodic loop stop when asked.
 #
-# **Needs** chapter 09 (Lock and Event) · about 45 minutes
+# **Needs** chapter 09 (Lock and Event) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -40,9 +40,10 @@ figure_style()
 #
 # A `threading.Condition` is a {term}`lock` plus a waiting room. A consumer holding the lock calls
 # `cond.wait()`: it releases the lock and sleeps. A producer takes the lock, changes the
-# state, and calls `cond.notify()`. A common picture is that `notify` passes the lock
-# straight to the waiter, so the waiter wakes up to exactly the state the producer just
-# made. The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# state, and calls `cond.notify()`. Two pictures of `notify` fit that description: it hands
+# the lock straight to the waiter, which then sees the state exactly as the producer left it
+# at `notify`; or it only marks the waiter, which then competes for the lock like any other
+# thread. The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
 # stopwatch (chapter 01).
 #
 # Below, the producer appends a group, notifies, then, still inside its `with` block,
@@ -71,7 +72,7 @@ with buffer_cond:  # blocks until the consumer is inside wait(), which released 
     groups.append("group 1")
     buffer_cond.notify()
     tl.mark("notify returned")
-    groups.remove("group 1")  # still holding the lock: the group turned out invalid
+    groups.remove("group 1")  # the group turned out invalid
     tl.mark("producer releases the lock")
 waiter.join(timeout=2)
 print("the consumer found:", consumer_saw)
@@ -250,9 +251,9 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def lookup(lock) -> str:
     if not lock.acquire(timeout=0.1):
-        return "stuck: would deadlock"
+        return "timed out"
     try:
-        return "backend found"
+        return "acquired"
     finally:
         lock.release()
 
@@ -267,8 +268,8 @@ print(f"Lock: {with_lock!r}; RLock: {with_rlock!r}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-lock-is-not-reentrant-an-rlock-is
-assert with_lock == "stuck: would deadlock", "a Lock refuses its own holder"
-assert with_rlock == "backend found", "an RLock lets its owner in again"
+assert with_lock == "timed out", "a Lock refuses its own holder"
+assert with_rlock == "acquired", "an RLock lets its owner in again"
 print("✓ the Lock refused its own holder; the RLock let it in again")
 
 # %% [markdown]
@@ -285,12 +286,12 @@ print("✓ the Lock refused its own holder; the RLock let it in again")
 # :::{dropdown} Going further: an RLock keeps one owner
 #
 # **An `RLock` keeps one owner.** Re-entering does not share the lock: the owner takes it
-# twice below, and a probe thread tries it after each step. The folded cells hold the probe
-# and the run.
+# twice below, and a probe thread tries it after each step. The folded cell below holds the
+# probe, the run and its check.
 #
 # :::
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 # attempt(): another thread tries the lock for 0.05 s, and other_thread_got_it notes whether it got it.
 other_thread_got_it: list[bool] = []
 
@@ -308,7 +309,6 @@ def attempt() -> None:
     probe.join(timeout=2)
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 selection_lock = threading.RLock()
 selection_lock.acquire()
 selection_lock.acquire()  # the owner re-enters: depth 2
@@ -319,14 +319,12 @@ selection_lock.release()  # depth 0: free
 attempt()
 print("another thread got it after 2 acquires, after 1 release, after 2 releases:",
       other_thread_got_it)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert other_thread_got_it == [False, False, True]
 print("✓ another thread got the RLock only after the last release")
 
 # %% [markdown]
 # **`threading.Timer(delay, fn)`** calls `fn` once, `delay` seconds after `start()`, unless
-# `cancel()` comes first; it is started and joined like a thread (join it with a timeout). Below,
+# `cancel()` comes first; `start()` starts it and `join(timeout)` waits for it to finish. Below,
 # one timer fires after 0.05 s and one with a 2 s delay is cancelled at once. The firing
 # timer calls `record_firing`, which appends the name of its thread to `fired_in`; the
 # cancelled one would append to `cancelled_calls`. In which thread does `fn` run, and how
@@ -347,8 +345,7 @@ def record_cancelled_call() -> None:
     cancelled_calls.append("fired")
 
 
-# The check's yardstick (its own fold says how it is used): ReferenceWait, a plain wait of
-# half the delay, started here in a thread of its own.
+# For the check only: a plain wait of half the delay, in a thread of its own.
 CANCELLED_DELAY = 2.0
 half_delay = ReferenceWait(CANCELLED_DELAY / 2)
 
@@ -358,7 +355,6 @@ cancelled_timer = threading.Timer(CANCELLED_DELAY, record_cancelled_call)  # 2 s
 fire_timer.start()
 cancelled_timer.start()
 
-# the check times cancel() to the thread's exit
 cancel_at = time.monotonic()
 cancelled_timer.cancel()
 cancelled_timer.join(timeout=CANCELLED_DELAY + 2)
@@ -371,10 +367,7 @@ print(f"the cancelled timer called {cancelled_calls}; its thread ended "
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-stops-a-timer-before-it-fires
-# Why this holds on a busy machine. The delay is long, so no load can make the timer fire
-# before cancel() reaches it. The time from cancel() to the thread's exit is compared not with a
-# fixed number of seconds but with half_delay: the timer's thread must end before that wait
-# wakes, and a busy machine slows both alike.
+# Measured against half_delay, a wait started with the timers, not against a fixed time.
 print(f"the cancelled timer's thread ended {cancel_to_exit * 1000:.1f} ms after cancel(), "
       f"of a {CANCELLED_DELAY * 1000:.0f} ms delay")
 assert not cancelled_timer.is_alive() and not fire_timer.is_alive(), "both timer threads ended"
@@ -396,29 +389,36 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 #
 # ## Measure: how soon a periodic loop stops when asked
 #
-# A health monitor ticks every `interval` seconds until told to stop. There are three usual
-# ways to write it:
-#
-# - a loop that checks a stop flag, ticks, then calls `time.sleep(interval)`;
-# - a chain of Timers: each tick starts a `threading.Timer` for the next one, and `stop()`
-#   cancels the pending one (a lock keeps a tick and `stop()` from racing);
-# - a loop on an `Event`, whose `stop.wait(interval)` returns `False` when the interval has
-#   passed and `True` once the event is set:
+# A health monitor ticks every `interval` seconds until told to stop. Below are the bodies of
+# three usual ways to write it; `tick()` does the work and `stop` is a `threading.Event`:
 #
 # ```python
+# # 1. a time.sleep loop
+# while not stop.is_set():
+#     tick()
+#     time.sleep(interval)
+#
+# # 2. a Timer chain: each tick schedules the next one
+# def run():
+#     tick()
+#     with lock:
+#         if not stopped:
+#             threading.Timer(interval, run).start()
+# # stop(): with lock: stopped = True, and cancel() the pending Timer
+#
+# # 3. an Event.wait loop
 # while True:
 #     tick()
 #     if stop.wait(interval):
 #         break
 # ```
 #
-# The folded cells hold the three loops as classes, `SleepLoop`, `TimerChain` and
-# `EventWaitLoop`. The cell after them runs each with an
-# interval of 0.2 s in a thread of its own (`run_and_stop`), asks it to stop right after its
-# second tick, and times the stop. **Predict.** How long does each take from
-# the stop request to its thread's exit, and how many threads does each use?
+# The folded cell holds them as classes (`SleepLoop`, `TimerChain`, `EventWaitLoop`) and the
+# driver that runs each with an interval of 0.2 s, asks it to stop right after its second
+# tick, and times the stop. **Predict.** How long does each take from the stop request to its
+# thread's exit, and how many threads does each use?
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the three loops and the setup of the run"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the three loops and the driver"}
 interval = 0.2
 
 
@@ -488,6 +488,7 @@ class TimerChain:
         join_all(self.timers, timeout=2)
 
 
+
 # One instance of each loop, with a tick that records its thread and sets an event at the
 # second tick; `ticks`, `latencies` and `next_tick_due` collect what the check reads.
 tl = Timeline()
@@ -509,9 +510,8 @@ for kind, kind_name in NAMES.items():
     second_tick = threading.Event()
     loops.append((kind(make_ticker(kind_name, ticks[kind_name], second_tick)), second_tick))
 
-# %%
+
 # A driver thread per loop starts it, stops it after its second tick and times the stop.
-# `NAMES` names each kind's lane; `ticks` holds each loop's (thread, time) ticks.
 def run_and_stop(loop, second_tick: threading.Event) -> None:
     name = NAMES[type(loop)]
     started = time.monotonic()
@@ -528,16 +528,19 @@ def run_and_stop(loop, second_tick: threading.Event) -> None:
     next_tick_due[name] = (last_tick + interval) - ended
 
 
+def run_all_three() -> dict[str, int]:
+    """Drive the three loops at once; return how many threads each one's ticks ran in."""
+    drivers = [threading.Thread(target=run_and_stop, args=pair,
+                                name=f"drive {NAMES[type(pair[0])]}")
+               for pair in loops]
+    for driver in drivers:
+        driver.start()
+    assert not join_all(drivers, timeout=5)
+    return {name: len({thread for thread, _ in names}) for name, names in ticks.items()}
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# `loops` pairs each loop with its second-tick event.
-drivers = [threading.Thread(target=run_and_stop, args=pair,
-                            name=f"drive {NAMES[type(pair[0])]}")
-           for pair in loops]
-for driver in drivers:
-    driver.start()
-assert not join_all(drivers, timeout=5)
-threads_used = {name: len({thread for thread, _ in names})
-                for name, names in ticks.items()}
+threads_used = run_all_three()  # per loop: how many threads ran its ticks
 print({name: f"{latency:.3f} s" for name, latency in latencies.items()},
       "| threads used:", threads_used)
 
@@ -577,7 +580,8 @@ for lane, lane_ticks in enumerate(ticks.values()):  # over each tick: which of i
     thread_number: dict[str, int] = {}
     for thread, at in lane_ticks:
         thread_number.setdefault(thread, len(thread_number) + 1)
-        fig.axes[0].text(at - tl.t0, lane - 0.36, str(thread_number[thread]), ha="center", va="bottom", fontsize=8)
+        fig.axes[0].text(at - tl.t0, lane - 0.36, str(thread_number[thread]), ha="center", va="bottom",
+                         fontsize=10, fontweight="bold", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
 
 # %% [markdown]
 # :::{dropdown} Going further: telling consumers no more items are coming
@@ -919,11 +923,18 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 # `RLock` and the health monitor's loop; slime has no `threading.Timer`. If you add a blocking read to the buffer, write it with
 # `wait_for` and a timeout, as in Exercise 16.1. More sites are in the
 # [source inventory](../book/reference/inventory.md).
-#
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("16")
+
+# %% [markdown]
 # The buffer's readers do not wait: a read of an empty buffer returns at once, and the client
-# asks again later. What that costs, on this chapter's model: a group is put (`put_item`) just
-# after a reader found the buffer empty; one reader asks again after 0.2 s, the other waits in
+# asks again later. On this chapter's model: a group is put (`put_item`) just after a reader
+# found the buffer empty; one reader polls the buffer at 0.2 s intervals, the other waits in
 # `wait_for`. The second cell times, for each, how long after the put it has the group.
+# **Predict.** How long does each reader take?
 
 # %%
 def polling_reader(cond, items, looked: threading.Event, got_at: list) -> None:
@@ -946,7 +957,7 @@ def waiting_reader(cond, items, looked: threading.Event, got_at: list) -> None:
             got_at.append((items.pop(0), time.monotonic()))
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 read_delay = {}
 for reader in (polling_reader, waiting_reader):
     cond, items, looked, got_at = threading.Condition(), [], threading.Event(), []
@@ -963,11 +974,6 @@ print({name: f"{delay * 1000:.0f} ms" for name, delay in read_delay.items()})
 assert not thread.is_alive() and read_delay["waiting_reader"] < read_delay["polling_reader"] / 4, (
     "the waiting reader had the group at once; the polling one only at its next poll")
 print("✓ the group waited for the next poll; a reader in wait_for had it at once")
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("16")
 
 # %% tags=["remove-input"]
 show_call_site("16b")

@@ -39,38 +39,31 @@ figure_style()
 # %% [markdown]
 # ## Eight ways to hand over a score
 #
-# Each callable below takes a sample and, one way or another, produces a score. Some are
-# written with `async def`, some are plain `def` that return something {term}`awaitable`, one returns
-# a value at once, one streams values. Think of them as eight hooks a user could plug into a
-# rollout. Their definitions are folded; the dictionary after them names each hook by how it is
-# written and what it returns, which is all the prediction needs.
+# Each callable below takes a sample and, one way or another, produces a score. Think of them
+# as eight hooks a user could plug into a rollout; the dictionary after them numbers them
+# `hook_1` to `hook_8`. Something you can `await` is {term}`awaitable`.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the eight hooks"}
-async def score_async(sample: str) -> float:  # "async def"
+# %%
+async def score_async(sample: str) -> float:
     await asyncio.sleep(0.01)
     return len(sample) / 10
 
 
-def score_later(sample: str) -> Awaitable[float]:  # "def returning a coroutine"
-    """A plain function that returns a coroutine object (an adapter, an alias...)."""
+def score_later(sample: str) -> Awaitable[float]:
     return score_async(sample)
 
 
-class ScoreClient:  # "object with async __call__"
-    """An object whose `__call__` is an async method."""
-
+class ScoreClient:
     async def __call__(self, sample: str) -> float:
         return await score_async(sample)
 
 
-def score_scheduled(sample: str) -> "asyncio.Task[float]":  # "def returning a Task"
-    """Starts the work now as a Task and returns the Task."""
+def score_scheduled(sample: str) -> "asyncio.Task[float]":
     return asyncio.ensure_future(score_async(sample))
 
 
+# %%
 class ReadyScore:
-    """A hand-written awaitable: it speaks `__await__` without being a coroutine."""
-
     def __init__(self, value: float) -> None:
         self.value = value
 
@@ -79,15 +72,15 @@ class ReadyScore:
         return self.value
 
 
-def score_ready(sample: str) -> ReadyScore:  # "def returning an __await__ object"
+def score_ready(sample: str) -> ReadyScore:
     return ReadyScore(len(sample) / 10)
 
 
-def score_plain(sample: str) -> float:  # "plain def"
+def score_plain(sample: str) -> float:
     return len(sample) / 10
 
 
-async def score_stream(sample: str) -> AsyncIterator[float]:  # "async generator function"
+async def score_stream(sample: str) -> AsyncIterator[float]:
     for part in sample.split():
         await asyncio.sleep(0)
         yield len(part) / 10
@@ -95,14 +88,14 @@ async def score_stream(sample: str) -> AsyncIterator[float]:  # "async generator
 
 # %%
 hooks = {
-    "async def": score_async,
-    "partial of async def": functools.partial(score_async),
-    "def returning a coroutine": score_later,
-    "object with async __call__": ScoreClient(),
-    "def returning a Task": score_scheduled,
-    "def returning an __await__ object": score_ready,
-    "plain def": score_plain,
-    "async generator function": score_stream,
+    "hook_1": score_async,
+    "hook_2": functools.partial(score_async),
+    "hook_3": score_later,
+    "hook_4": ScoreClient(),
+    "hook_5": score_scheduled,
+    "hook_6": score_ready,
+    "hook_7": score_plain,
+    "hook_8": score_stream,
 }
 
 # %% [markdown]
@@ -123,16 +116,16 @@ for name, hook in hooks.items():
     elif inspect.isasyncgen(result):
         await result.aclose()
 
-print(f"{'hook':<34} {'iscoroutinefunction':<20} {'call is awaitable':<18} returns")
+print(f"{'hook':<8} {'iscoroutinefunction':<20} {'call is awaitable':<18} returns")
 for name, (is_coro_fn, awaitable, kind) in rows.items():
-    print(f"{name:<34} {is_coro_fn!s:<20} {awaitable!s:<18} {kind}")
+    print(f"{name:<8} {is_coro_fn!s:<20} {awaitable!s:<18} {kind}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: iscoroutinefunction-misses-awaitable-results
 disagree = [name for name, (is_coro_fn, awaitable, _) in rows.items() if is_coro_fn != awaitable]
-assert disagree == ["def returning a coroutine", "object with async __call__", "def returning a Task",
-                    "def returning an __await__ object"], f"iscoroutinefunction and isawaitable disagree on: {disagree}"
-assert rows["async generator function"][:2] == (False, False), "async, yet neither check says so"
+# hook_3 returns a coroutine, hook_4 has an async __call__, hook_5 returns a Task, hook_6 an __await__ object
+assert disagree == ["hook_3", "hook_4", "hook_5", "hook_6"], f"iscoroutinefunction and isawaitable disagree on: {disagree}"
+assert rows["hook_8"][:2] == (False, False), "the async generator function: async, yet neither check says so"
 print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the async generator")
 
 # %% [markdown]
@@ -142,8 +135,9 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # an `async def` (seen through `functools.partial` and bound methods)? It cannot see through a
 # plain function that happens to return a coroutine, a Task or any object with `__await__`,
 # nor through a callable object. Look at the table for the rows where its two columns
-# disagree: four of the eight hooks return something awaitable while `iscoroutinefunction`
-# says no, and the async generator function is async yet gives nothing to await (you
+# disagree: four of the eight hooks (3 to 6) return something awaitable while
+# `iscoroutinefunction` says no, and the async generator function (`hook_8`) is async yet
+# gives nothing to await (you
 # `async for` over it). The question "must I await this?" is about the **result**,
 # and only `inspect.isawaitable(result)` answers it.
 #
@@ -154,7 +148,7 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # `await x` works when `x` is a coroutine, or a generator-based coroutine, or has an
 # `__await__` method returning an iterator. `async for` needs `__aiter__` returning something
 # with `__anext__`. The abstract base classes in `collections.abc` (`Awaitable`, `Coroutine`,
-# `AsyncIterator`) check for those methods. The cell below asks four questions of four
+# `AsyncIterator`) can be asked with `isinstance`. The cell below asks four questions of four
 # objects, one a column: `isinstance(x, Awaitable)`, `isinstance(x, Coroutine)`,
 # `isinstance(x, AsyncIterator)` and `inspect.iscoroutine(x)`.
 #
@@ -315,8 +309,8 @@ print("✓ deciding by the result ran every hook; deciding by the function passe
 #
 # ## Measure: what a tracing decorator's span covers
 #
-# Tracing decorators wrap a function to time it. The natural first version is a plain
-# wrapper: record the start, call, record the end. The async-aware version asks once, at
+# Tracing decorators wrap a function to time it. One version is a plain wrapper: record the
+# start, call, record the end. The async-aware version asks once, at
 # decoration time, whether `fn` is a coroutine function, and picks its wrapper by the answer.
 #
 # The experiment decorates the same coroutine function both ways and records when each span
@@ -330,13 +324,13 @@ print("✓ deciding by the result ran every hook; deciding by the function passe
 tl = Timeline()
 
 
-def traced_naive(fn):
+def traced_simple(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        with tl.span(f"{fn.__name__} span (naive)", state="waiting"):
-            tl.mark(f"{fn.__name__} span (naive) opens")
+        with tl.span(f"{fn.__name__} span (simple)", state="waiting"):
+            tl.mark(f"{fn.__name__} span (simple) opens")
             result = fn(*args, **kwargs)
-        tl.mark(f"{fn.__name__} span (naive) closes")
+        tl.mark(f"{fn.__name__} span (simple) closes")
         return result
 
     return wrapper
@@ -372,55 +366,57 @@ async def generate(label: str) -> str:
     return label
 
 
-naive_generate, aware_generate = traced_naive(generate), traced(generate)
-pending_naive = naive_generate("naive")  # a call through the plain wrapper
+simple_generate, aware_generate = traced_simple(generate), traced(generate)
+pending_simple = simple_generate("simple")  # a call through the plain wrapper
 await asyncio.sleep(0.02)
-results = await asyncio.gather(pending_naive, aware_generate("aware"))
+results = await asyncio.gather(pending_simple, aware_generate("aware"))
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# claim: an-async-aware-decorator-spans-the-body
-print(tl.names())
-print("iscoroutinefunction: naive", inspect.iscoroutinefunction(naive_generate),
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+print("iscoroutinefunction: simple", inspect.iscoroutinefunction(simple_generate),
       "· async-aware", inspect.iscoroutinefunction(aware_generate))
 fig = tl.plot("Where each tracer's span sits against the body it traces",
-              lanes=["generate span (naive)", "generate body (naive)", "generate span (async-aware)",
-                     "generate body (aware)"],
+              lanes=["generate span (simple)", "generate body (simple)",
+                     "generate span (async-aware)", "generate body (aware)"],
               meanings={"waiting": "tracer's span", "running": "body running"})
-assert results == ["naive", "aware"]
-assert tl.order("generate span (naive) closes", "generate body (naive) starts"), \
-    "the naive span closed before the body started"
-assert tl.order("generate span (async-aware) opens", "generate body (aware) starts",
-                "generate span (async-aware) closes"), "the async-aware span opened before the body and closed after it"
-naive_span = tl.spans_of("generate span (naive)")[0]
-aware_span = tl.spans_of("generate span (async-aware)")[0]
-body = tl.spans_of("generate body (aware)")[0]
-assert aware_span.duration >= body.duration >= 5 * naive_span.duration
-assert inspect.iscoroutinefunction(aware_generate) and not inspect.iscoroutinefunction(naive_generate)
-print("✓ the async-aware span covers the body; the naive one closed before the body started")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # Applied to an `async def`, the "call" inside a plain wrapper only makes the coroutine
-# object, so its span closes **before any of the body has run**: in the figure the naive
+# object, so its span closes **before any of the body has run**: in the figure the simple
 # span is a sliver at the start, while the async-aware span contains the body. The green bar is
-# the async-aware span (legend "tracer's span"; the naive span is too short to show its colour)
-# and the blue bars the bodies. The naive span sits at the call, and its body starts only
-# once `gather` awaits the coroutine. The answer's second printed line shows the second damage:
-# `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the naive
+# the async-aware span (legend "tracer's span"; the simple span is too short to show its colour)
+# and the blue bars the bodies. The simple span sits at the call, and its body starts only
+# once `gather` awaits the coroutine. The answer's printed line shows the second damage:
+# `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the simple
 # wrapper is `False` (the async-aware one's is `True`), so any extension point that
 # decides by the function (previous section) would now mistreat it. (The cell pauses 0.02 s
-# between the naive call and the `gather` that awaits it, so the two moments sit apart in the
+# between the simple call and the `gather` that awaits it, so the two moments sit apart in the
 # picture.)
 #
 # :::
 
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: an-async-aware-decorator-spans-the-body
+print(tl.names())
+assert results == ["simple", "aware"]
+assert tl.order("generate span (simple) closes", "generate body (simple) starts"), \
+    "the simple span closed before the body started"
+assert tl.order("generate span (async-aware) opens", "generate body (aware) starts",
+                "generate span (async-aware) closes"), "the async-aware span opened before the body and closed after it"
+simple_span = tl.spans_of("generate span (simple)")[0]
+aware_span = tl.spans_of("generate span (async-aware)")[0]
+body = tl.spans_of("generate body (aware)")[0]
+assert aware_span.duration >= body.duration >= 5 * simple_span.duration
+assert inspect.iscoroutinefunction(aware_generate) and not inspect.iscoroutinefunction(simple_generate)
+print("✓ the async-aware span covers the body; the simple one closed before the body started")
+
 # %% [markdown]
-# Two notes on the check itself, for newer Pythons:
+# Newer Pythons change two things around `iscoroutinefunction`.
 #
-# :::{dropdown} Going further: marking a sync wrapper (Python 3.12+)
+# :::{dropdown} Going further: `iscoroutinefunction` in newer Pythons
 #
-# Sometimes a sync wrapper that
+# **Marking a sync wrapper (Python 3.12+).** Sometimes a sync wrapper that
 # returns an awaitable is what you want (it must pick a coroutine at call time, say). Since
 # 3.12, `inspect.markcoroutinefunction(fn)` marks such a function so that
 # `inspect.iscoroutinefunction` reports true. On 3.11 there is no supported way to do that:
@@ -428,9 +424,15 @@ print("✓ the async-aware span covers the body; the naive one closed before the
 # `before: False after marking: True`, and awaiting the marked function's result still gives
 # 0.3: marking changes what the check reports, not what the function returns.
 #
-# :::
+# **`asyncio.iscoroutinefunction` is deprecated (Python 3.14+).** It is an older twin of the
+# `inspect` check with extra rules for the long-removed `@asyncio.coroutine` decorator. From
+# 3.14 calling it emits a `DeprecationWarning` (removal is planned for 3.16): use
+# `inspect.iscoroutinefunction`. The folded cell below runs both experiments on the Python
+# that built this page.
 #
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the marking experiment"}
+# :::
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the two experiments"}
 def pick_scorer(sample: str) -> Awaitable[float]:
     return score_async(sample)
 
@@ -447,17 +449,6 @@ else:
           "if callers check the function.")
     assert not inspect.iscoroutinefunction(pick_scorer)
 
-# %% [markdown]
-# :::{dropdown} Going further: `asyncio.iscoroutinefunction` is deprecated (Python 3.14+)
-#
-# `asyncio.iscoroutinefunction` is an older twin of the `inspect` check with extra rules for
-# the long-removed `@asyncio.coroutine` decorator. From 3.14 calling it emits a
-# `DeprecationWarning` (removal is planned for 3.16): use `inspect.iscoroutinefunction`. The
-# folded cell below shows what the Python that built this page does.
-#
-# :::
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the deprecation experiment"}
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     asyncio_says = asyncio.iscoroutinefunction(score_async)
@@ -477,13 +468,17 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 #
 # Implement `apply_hooks(sample, hooks)`. Each hook takes the current sample and returns the
 # next one. A hook may be a plain function, an `async def`, a plain function returning an
-# awaitable, or a callable object. Run the hooks **one after another, in order**, await a
-# result only when it is awaitable, and return the final sample. Only `None` keeps the current
-# sample: a falsy result such as `""` or `0` replaces it. A hook may also **stream**: when its
-# result has `__aiter__` (what `async for` needs), however the hook was written, consume it to
-# the end; each value it yields, except `None`, becomes the sample. An error raised in a hook
-# or its stream reaches the caller and no later hook is called; if the caller is cancelled
-# while it waits on a hook, that hook (or its stream) is cancelled with it.
+# awaitable, or a callable object.
+#
+# - Run the hooks **one after another, in order**, and return the final sample.
+# - Await a result only when it is awaitable.
+# - Only `None` keeps the current sample: a falsy result such as `""` or `0` replaces it.
+# - A hook may **stream**: when its result has `__aiter__` (what `async for` needs), however
+#   the hook was written, consume it to the end; each value it yields, except `None`, becomes
+#   the sample.
+# - An error raised in a hook or its stream reaches the caller, and no later hook is called.
+# - If the caller is cancelled while it waits on a hook, that hook (or its stream) is
+#   cancelled with it.
 #
 # :::{dropdown} What the grader checks
 #
@@ -1009,9 +1004,8 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 #   a coroutine that awaits it inside the span covers the rest too. A plain wrapper's span
 #   closes before the body runs, and it hides that the function is async.
 #
-# **What's next.** This is the last chapter of the original series;
-# [Part V](../book/parts/services.md) goes on to running concurrent services, from chapter 22
-# on. Or go back to chapter 14's walk through slime's agent task, or open the source inventory
+# **What's next.** [Part V](../book/parts/services.md) goes on to running concurrent
+# services, from chapter 22 on. Or go back to chapter 14's walk through slime's agent task, or open the source inventory
 # and read slime's rollout code with these checks in mind.
 #
 # ## In slime

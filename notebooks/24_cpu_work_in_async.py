@@ -189,7 +189,7 @@ else:
 # `loop.run_in_executor(pool, score, text)` with a `ProcessPoolExecutor` sends the call to
 # another process: the function is found by module and name, the arguments are pickled, sent
 # down a pipe, unpickled, and the result comes back the same way. The work then has a CPU of its
-# own, but every call pays for that trip. We use a spawn-based pool of two workers (spawn,
+# own. We use a spawn-based pool of two workers (spawn,
 # because forking a process that has threads is unsafe) and warm it up first.
 
 # %%
@@ -263,8 +263,10 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 #
 # The GIL lets one thread run Python at a time, so two threads never get more than one CPU
 # between them, however many are free. Two processes each have their own interpreter and GIL, so nothing in
-# Python holds them to one CPU: on an idle 2-CPU machine they reach close to 2. What they get
-# is what the machine has spare.
+# Python holds them to one CPU: on a machine with two idle CPUs they reach close to 2. What
+# they get is what the machine has spare, and the last printed line says how busy it was: a
+# load average near or above the number of CPUs means other programs took a share, and two
+# processes then stay below 2.
 #
 # :::
 #
