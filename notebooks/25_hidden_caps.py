@@ -116,7 +116,7 @@ async with LatencyServer(latency=0.0) as server:
 
         requests = [httpx_get() for _ in range(OFFERED)]
         most, done = await most_at_once(server, requests, HOLD_UNTIL["httpx"])
-        seen["httpx.AsyncClient()"] = (most, None, done)  # (most at once, threads, done)
+        seen["httpx.AsyncClient()"] = (most, None, done)  # (at once, threads, done)
     async with aiohttp.ClientSession() as session:
         async def aiohttp_get() -> int:
             async with session.get(server.url) as response:
@@ -143,8 +143,8 @@ with borrowed_default_executor():  # a fresh default-sized pool, shut down after
     await asyncio.gather(*(asyncio.to_thread(blocking_call) for _ in range(OFFERED)))
 seen["asyncio.to_thread"] = (len(threads_used), in_threads.peak, in_threads.entered)
 
-# The clients' rows count requests inside the server; the thread pool's row, the threads that
-# ran the calls and the most calls running at once.
+# The clients' rows: requests inside the server at once. The thread pool's row: the threads
+# that ran the calls, and the most calls running at once.
 print(f"{'layer':<26}{'most at once':>14}{'threads':>9}{'done':>6}")
 for layer, (first, second, done) in seen.items():
     at_once, threads = (first, "-") if second is None else (second, first)
