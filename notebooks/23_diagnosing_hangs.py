@@ -430,11 +430,11 @@ print("✓ nothing while the task was referenced; one report once it was dropped
 # that has no `except`. Predict: does the cell end with an exception?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-thread_errors, hook_log = [], []
+thread_errors, unraisable = [], []
 saved_hooks = threading.excepthook, sys.unraisablehook
 threading.excepthook = lambda args: thread_errors.append(
     (args.thread.name, args.exc_type.__name__))
-sys.unraisablehook = lambda args: hook_log.append(args.exc_type.__name__)
+sys.unraisablehook = lambda args: unraisable.append(args.exc_type.__name__)
 
 
 class Connection:
@@ -451,10 +451,10 @@ try:
 finally:
     threading.excepthook, sys.unraisablehook = saved_hooks
 print("threading.excepthook got:", thread_errors,
-      "· sys.unraisablehook got:", hook_log)
+      "· sys.unraisablehook got:", unraisable)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert thread_errors == [("scorer", "ZeroDivisionError")] and hook_log == ["OSError"]
+assert thread_errors == [("scorer", "ZeroDivisionError")] and unraisable == ["OSError"]
 print("✓ each hook got its error once")
 
 # %% [markdown]

@@ -143,8 +143,8 @@ with borrowed_default_executor():  # a fresh default-sized pool, shut down after
     await asyncio.gather(*(asyncio.to_thread(blocking_call) for _ in range(OFFERED)))
 seen["asyncio.to_thread"] = (len(threads_used), in_threads.peak, in_threads.entered)
 
-# The clients' rows: requests inside the server at once. The thread pool's row: the threads
-# that ran the calls, and the most calls running at once.
+# The clients' rows: requests inside the server at once. The thread pool's row: the
+# threads that ran the calls, and the most calls running at once.
 print(f"{'layer':<26}{'most at once':>14}{'threads':>9}{'done':>6}")
 for layer, (first, second, done) in seen.items():
     at_once, threads = (first, "-") if second is None else (second, first)
