@@ -235,6 +235,22 @@ print("✓ requests that waited for a connection spent their total timeout there
 # One connection allows at most 1 ÷ 0.03 ≈ 33 requests per second, so 3 and 6 connections
 # allow at most 100 and 200. Predict: does each run reach its bound, or not?
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
+# mean_gap: the idle time between requests on one server slot, printed next to L.
+def mean_gap(spans: list) -> float:
+    """Place each request in the first server slot free at its start; the mean idle time between
+    one request's end and the next one's start in the same slot."""
+    free_at, gaps = [], []
+    for start, end in sorted(spans):
+        slot = next((i for i, free in enumerate(free_at) if free <= start), None)
+        if slot is None:
+            free_at.append(end)
+        else:
+            gaps.append(start - free_at[slot])
+            free_at[slot] = end
+    return sum(gaps) / len(gaps) if gaps else 0.0
+
+
 # %%
 LATENCY, N_REQUESTS = 0.03, 12
 CAPS = [1, 3, 6]
@@ -259,20 +275,6 @@ async with LatencyServer(latency=LATENCY) as server:
             run = await run_with_cap(server, cap)
             if cap not in best or run["throughput"] > best[cap]["throughput"]:
                 best[cap] = run
-
-def mean_gap(spans: list) -> float:
-    """Place each request in the first server slot free at its start; the mean idle time between
-    one request's end and the next one's start in the same slot."""
-    free_at, gaps = [], []
-    for start, end in sorted(spans):
-        slot = next((i for i, free in enumerate(free_at) if free <= start), None)
-        if slot is None:
-            free_at.append(end)
-        else:
-            gaps.append(start - free_at[slot])
-            free_at[slot] = end
-    return sum(gaps) / len(gaps) if gaps else 0.0
-
 
 for cap in CAPS:
     r = best[cap]
