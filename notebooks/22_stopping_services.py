@@ -37,22 +37,9 @@ from lab_snippets.showcode import show_source
 show_source(handle)
 
 # %% [markdown]
-# `stop_service` starts the service, reads its lines with `read_line` until a given number of
-# jobs have started, sends one signal, and returns the exit status and the events, shown as
-# `start 2` (the event and the job's number).
-#
-# :::{dropdown} What the service reads and prints, in full
-#
-# Jobs arrive on an intake queue (`ARRIVAL:DURATION` in seconds). A cancelled job's cleanup is
-# an `await`, as giving back a slot would be. Every line carries a `time.monotonic()`
-# reading, which on Linux is one clock for every process, so the child's times and ours can be
-# compared: job 2 starting prints a line such as `start 2 81234.567891` (the event, the job's
-# number, the clock), and the service's own events have no number (`main-cancelled
-# 81234.601234`). `parse_events` turns those lines into tuples.
-#
-# :::
-#
-# The imports and the harness are folded below (`figure_style()` only sets how the plots look).
+# Each experiment calls `stop_service` (folded below with the imports): it starts the service,
+# sends one signal once a given number of jobs have printed `start`, and returns the exit
+# status and the events, shown as `start 2` (the event and the job's number).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import inspect
@@ -182,9 +169,12 @@ show_source(_serve, first="except asyncio.CancelledError", last="return 128 + si
 # Ctrl-C in a terminal sends SIGINT to the foreground process group, and Python's default
 # SIGINT handler raises `KeyboardInterrupt` in the main thread wherever it happens to be,
 # which in an asyncio program is often inside the event loop's own code. The service below
-# has no SIGINT handler of its own, and runs under `asyncio.run`. Predict: do its jobs get to
-# run their cleanup, and does the process end by `KeyboardInterrupt`, by SIGINT, or with a
-# status of its own?
+# has no SIGINT handler of its own, and runs under `asyncio.run`. If a `KeyboardInterrupt`
+# reaches its top level, its last line names the code that raised it:
+# `interrupt-from-signal-handler` (Python's handler, interrupting whatever was running) or
+# `interrupt-from-asyncio.run` (`asyncio.run`'s own code, `Runner.run`). Predict: do its jobs
+# get to run their cleanup, which exception ends the program, and then what exit status does
+# the process report?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_int, events_int, sent_int = stop_service(["serve", JOBS], signal.SIGINT, started=3)
@@ -203,22 +193,21 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The mechanism is `asyncio.run`'s own SIGINT handler, whose rule is below: it turned the
-# Ctrl-C into a cancellation of the main task, so the jobs' cleanup ran, and only then raised
-# `KeyboardInterrupt`. The service's last line labels where that exception was raised:
-# `interrupt-from-asyncio.run` means in `asyncio.run`'s own code (`Runner.run`), after the
-# cleanup; a signal handler interrupting a job would have printed
-# `interrupt-from-signal-handler`. (The service reads this off the innermost frame of the
-# exception's traceback.) An unhandled
-# `KeyboardInterrupt` makes Python end itself with SIGINT (status `-2` here, 130 in a shell),
-# so that a calling shell knows the user interrupted it.
+# Both: a `KeyboardInterrupt`, then SIGINT. The mechanism is `asyncio.run`'s own SIGINT
+# handler, whose rule is below: it turned the Ctrl-C into a cancellation of the main task, so
+# the jobs' cleanup ran, and only then did `Runner.run` raise `KeyboardInterrupt`, hence
+# `interrupt-from-asyncio.run` (the service reads it off the innermost frame of the exception's
+# traceback). An unhandled `KeyboardInterrupt` makes Python end itself with SIGINT (status `-2`
+# here, 130 in a shell), so that a calling shell knows the user interrupted it.
 #
 # **The rule**: `asyncio.run` (built on `asyncio.Runner`) installs
 # its own SIGINT handler while it runs, if the main thread still has Python's default one.
 # The **first** Ctrl-C cancels the main task of `asyncio.run`: put your cleanup in
 # `except asyncio.CancelledError` or `finally`, and it runs as for any cancellation; once the
-# main task has ended cancelled, `asyncio.run` raises `KeyboardInterrupt`. A **second** Ctrl-C
-# raises `KeyboardInterrupt` at once.
+# main task has ended cancelled, `asyncio.run` raises `KeyboardInterrupt`. So re-raise the
+# `CancelledError` after the cleanup, as the service's `except` does: a main task that swallows
+# it and returns makes `asyncio.run` return normally, with no `KeyboardInterrupt` at all. A
+# **second** Ctrl-C raises `KeyboardInterrupt` at once.
 #
 # Two limits. The handler is installed only in the main thread and only if SIGINT still has
 # Python's default handler; a program that installed its own (or a child started with SIGINT
@@ -234,9 +223,11 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # `atexit` hook that tells the worker to stop and joins it. `atexit-stop` does that: it starts
 # a worker that waits until it is told to stop (it gives up by itself after 1 s, so that
 # nothing can hang), registers a hook that tells it to stop, and returns at once. The worker
-# prints `worker-stopped` if it was told, `worker-gave-up` if it gave up. Predict the order of
-# `main-returned`, `hook-ran` and the worker's last line, for a daemon and a non-daemon
-# worker. The program:
+# prints `worker-stopped` if it was told, `worker-gave-up` if it gave up. The cell runs it three
+# times: with a daemon worker and the hook, with a non-daemon worker and the hook, and with a
+# daemon worker and no hook (chapter 09's case: a daemon thread is dropped at exit). Predict the
+# order of `main-returned`, `hook-ran` and the worker's last line for the non-daemon worker.
+# The program:
 
 # %% tags=["remove-input"]
 show_source(_cmd_atexit_stop, first="stop = threading.Event()", last='say("main-returned")')
@@ -288,9 +279,12 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # Both stops so far end every job at the signal, the cancelling one with a cleanup. A third run
 # of the same jobs uses a simple graceful handler, `graceful_stop` (folded; it takes these
 # three jobs and nothing else, unlike the exercise's): on SIGTERM it gives the jobs a budget of
-# 0.5 s, then cancels what is left. The cell after it runs the service with it. Predict: which of the three jobs print `done` this time, and what status
-# does the service return? The figure then draws all three stops; the Ctrl-C run repeats the
-# cancelling one, so it is left out.
+# 0.5 s, then cancels what is left. The cell after it runs the service with it, and the figure
+# then draws all three stops (the Ctrl-C run repeats the cancelling one, so it is left out).
+# Every line the service prints carries a `time.monotonic()` reading, one clock for every
+# process on Linux, so the figure places the child's events against the moment the signal was
+# sent. Predict: two of the three jobs can finish within the budget and one cannot; does the
+# service end with status 0 or 143?
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the graceful handler"}
 async def graceful_stop(intake, handle, budget: float) -> int:

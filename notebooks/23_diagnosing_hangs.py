@@ -45,14 +45,14 @@ from lab_snippets.showcode import show_source  # prints a course function's sour
 HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
 
 # %% [markdown]
-# ## Predict: can a timeout log tell two stuck requests apart?
+# ## Predict: can a task's stack tell two stuck requests apart?
 #
 # A miniature of a rollout worker that has stopped making progress. Two requests run the same
 # coroutine function, `fetch_with_retry`. One is stuck waiting for a free slot (the slot holder
 # waits for an approval that never comes); the other is stuck reading a reply from a server that
 # never answers. A timeout guard fires, and, as many services do, logs the pending tasks by the
-# name of their coroutine. Predict: can that log tell the two stuck requests apart? Can
-# `Task.get_stack()`, which returns the task's frames?
+# name of their coroutine: `fetch_with_retry` twice. `Task.get_stack()` returns a task's
+# frames. Predict: can it tell the two stuck requests apart?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 slot = asyncio.Semaphore(1)
@@ -106,7 +106,7 @@ print("Task.get_stack():          ", own_frames)
 #
 # `await_chain(task)` starts at the task's coroutine and follows `cr_await`, the object each
 # suspended coroutine is awaiting right now, until it reaches a future. Predict: for request
-# A and for request B, in which coroutine does the chain end?
+# A and for request B, which of our own functions is the last link before asyncio's code?
 
 # %% tags=["remove-input"]
 show_source(await_chain)
@@ -155,7 +155,9 @@ await asyncio.wait([holder, *stuck], timeout=2)
 assert all(t.done() for t in [holder, *stuck])
 
 # %% [markdown]
-# **Going further: Python 3.14's call graph, and reading another process's tasks.** Python
+# **Going further: Python 3.14's call graph, and reading another process's tasks.** (On a
+# Python older than 3.14, such as the one that built this page, the folded cell shows only
+# the `await_chain` fallback.) Python
 # 3.14 added the same idea to `asyncio` itself: `asyncio.capture_call_graph(task)`,
 # `format_call_graph` and `print_call_graph` follow a task's awaits *and* the tasks that await
 # it. Older Pythons have none of it; `await_chain` is our stand-in. The folded cell below
@@ -228,14 +230,16 @@ from lab_snippets.hangs import _cmd_frozen
 show_source(_cmd_frozen, first="if args.register", last="take_b_then_a(")
 
 # %% [markdown]
-# We send it SIGUSR1 while it is stuck. Predict: does the signal end the process? The answer
-# prints the lines of the dump that name the two deadlocked functions (each dump line gives a
-# file, a line number and a function; we add the source line it points at), then the exit
-# status and what the child printed afterwards. The folded helper `read_until(stream, *words)`
-# reads the child's output line by line until every one of `words` has appeared, and `HANGS`
-# is the command that starts the course's hang module (`python -m lab_snippets.hangs`).
+# The child's protocol: it prints `ready` once both threads are stuck, and when its stdin is
+# closed (or after the 5 s) it prints `gave-up` and exits with status 0. `HANGS` is the command
+# that starts the course's hang module (`python -m lab_snippets.hangs`); two folded helpers read
+# its output: `read_until(stream, *words)` reads line by line until every one of `words` has
+# appeared, and `frames_of(dump)` picks out the dump's lines that name the two deadlocked
+# functions (file, line number, function) and adds the source line each points at. The answer
+# prints those frames, then the exit status and what the child printed after the dump. We send
+# it SIGUSR1 while it is stuck. Predict: does the signal end the process?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output until it says enough"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output and the dump's frames"}
 def read_until(stream, *words: str, timeout: float = 5) -> str:
     """Read lines from `stream` until every one of `words` has appeared, or the stream ends."""
     text = ""
@@ -245,6 +249,17 @@ def read_until(stream, *words: str, timeout: float = 5) -> str:
             break  # end of file: the process is gone
         text += line
     return text
+
+
+def frames_of(dump: str) -> list[str]:
+    """The dump's frames in take_a_then_b / take_b_then_a, each with the source line it points at."""
+    found = []
+    for line in dump.splitlines():
+        frame = re.match(r'\s*File "(.+)", line (\d+) in (take_\w+)', line)
+        if frame:
+            code = linecache.getline(frame[1], int(frame[2])).split("#")[0].strip()
+            found.append(f"{os.path.basename(frame[1])}:{frame[2]} in {frame[3]}:  {code}")
+    return found
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -257,7 +272,7 @@ try:
     sent_at = time.monotonic()
     dump = read_until(frozen.stderr, "take_a_then_b", "take_b_then_a")
     dumped_at = time.monotonic()
-    status_after_dump = frozen.poll()  # the exit status, or None
+    status_after_dump = frozen.poll()
     time.sleep(0.1)
     out, err = frozen.communicate(timeout=5)  # read what is left, bounded
 finally:
@@ -266,11 +281,7 @@ finally:
         frozen.communicate(timeout=5)
 gave_up_at = time.monotonic()
 dump_text = dump + err.decode()
-for line in dump.splitlines():
-    frame = re.match(r'\s*File "(.+)", line (\d+) in (take_\w+)', line)
-    if frame:  # the frame's file, line and function, and the source line it points at
-        code = linecache.getline(frame[1], int(frame[2])).split("#")[0].strip()
-        print(f"{os.path.basename(frame[1])}:{frame[2]} in {frame[3]}:  {code}")
+print(*frames_of(dump), sep="\n")
 print("exit status:", frozen.returncode,
       "· stdout after the dump:", out.decode().split())
 
@@ -289,8 +300,8 @@ print("✓ the dump showed both deadlocked threads, and the process went on runn
 #
 # SIGUSR1's default action kills the process; `faulthandler.register` replaces that action with
 # one that writes the dump and returns, so the threads go back to what they were doing. Look at
-# the last line: exit status 0, and `gave-up` printed after the dump, once we closed the child's
-# stdin (how this child is told to give up). Before that it carried on, still deadlocked, and
+# the last line: exit status 0, and `gave-up` printed after the dump, once `communicate()`
+# closed the child's stdin. Before that it carried on, still deadlocked, and
 # the dump names both threads' functions and lines (`take_a_then_b` stuck in `b.acquire()`,
 # `take_b_then_a` in `a.acquire()`).
 # Register it early, in every long-running service: it costs nothing until the signal comes.
@@ -415,8 +426,8 @@ print("✓ nothing while the task was referenced; one report once it was dropped
 # `threading.excepthook`; the default prints it and the thread just ends, while the
 # rest of the program carries on. The cell below replaces that hook, and `sys.unraisablehook`
 # beside it, with ones that record what they get; then a thread dies of `ZeroDivisionError`,
-# and a `Connection` whose `__del__` raises `OSError` is dropped inside a `try`. Predict: does
-# that `OSError` come out of the `Connection()` line into the `try`?
+# and a `Connection` whose `__del__` raises `OSError` is created and dropped inside a `try`
+# that has no `except`. Predict: does the cell end with an exception?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 thread_errors, unraisable = [], []
@@ -435,7 +446,7 @@ try:
     worker = threading.Thread(target=lambda: 1 / 0, name="scorer")
     worker.start()
     worker.join(timeout=2)
-    Connection()  # dropped at once, so its __del__ runs here
+    Connection()
     gc.collect()
 finally:
     threading.excepthook, sys.unraisablehook = saved_hooks
@@ -449,7 +460,8 @@ print("✓ each hook got its error once")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `__del__` runs when the object is destroyed, at a moment no caller's code is waiting for it,
+# No: the cell ran to its end. The unreferenced `Connection()` is destroyed at once, and its
+# `__del__` then runs at a moment no caller's code is waiting for it,
 # so its exception has nowhere to propagate: Python hands it to `sys.unraisablehook` and
 # carries on. The same goes for an exception in a weakref callback. Both hooks can be replaced,
 # as here, to count or forward such errors.

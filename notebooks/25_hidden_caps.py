@@ -2,8 +2,8 @@
 # # 25 · Hidden concurrency caps
 # *隐藏的并发上限*
 #
-# **The question.** A rollout sets its semaphore to 256 and its throughput stays where it was
-# at 100. Which other layers limit how many requests are in flight, what are their defaults,
+# **The question.** A rollout raises its semaphore well past what it needs, and its throughput
+# does not move. Which other layers limit how many requests are in flight, what are their defaults,
 # and how do you predict the throughput a limit allows? And is a rate limit the same tool as a
 # concurrency limit?
 #
@@ -63,9 +63,9 @@ figure_style()
 # tells it to hold every answer until the client has let in all the requests it will (at most
 # about 5 s), and only then releases them all. How it knows is in the instruments fold, which
 # gives the answer away: open it after you have predicted. The most it saw
-# inside at once is the count. How many does the server see
-# at once from each client, and how many threads run the blocking calls? Before running, write
-# down three numbers.
+# inside at once is the count. How many does the server see at once from each client, and how
+# many threads run the blocking calls, as a formula of the machine's CPU count (the answer
+# prints this machine's)? Before running, write down two numbers and a formula.
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments and why a busy machine cannot change the count"}
 OFFERED = 120
@@ -116,7 +116,7 @@ async with LatencyServer(latency=0.0) as server:
 
         requests = [httpx_get() for _ in range(OFFERED)]
         most, done = await most_at_once(server, requests, HOLD_UNTIL["httpx"])
-        seen["httpx.AsyncClient()"] = (most, most, done)
+        seen["httpx.AsyncClient()"] = (most, None, done)  # (at once, threads, done)
     async with aiohttp.ClientSession() as session:
         async def aiohttp_get() -> int:
             async with session.get(server.url) as response:
@@ -125,7 +125,7 @@ async with LatencyServer(latency=0.0) as server:
 
         requests = [aiohttp_get() for _ in range(OFFERED)]
         most, done = await most_at_once(server, requests, HOLD_UNTIL["aiohttp"])
-        seen["aiohttp.ClientSession()"] = (most, most, done)
+        seen["aiohttp.ClientSession()"] = (most, None, done)
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -143,9 +143,12 @@ with borrowed_default_executor():  # a fresh default-sized pool, shut down after
     await asyncio.gather(*(asyncio.to_thread(blocking_call) for _ in range(OFFERED)))
 seen["asyncio.to_thread"] = (len(threads_used), in_threads.peak, in_threads.entered)
 
-print(f"{'layer':<26}{'at the server at once, or threads used':>40}{'done':>6}")
-for layer, (at_once, _, done) in seen.items():
-    print(f"{layer:<26}{at_once:>40}{done:>6}")
+# The clients' rows: requests inside the server at once. The thread pool's row: the
+# threads that ran the calls, and the most calls running at once.
+print(f"{'layer':<26}{'most at once':>14}{'threads':>9}{'done':>6}")
+for layer, (first, second, done) in seen.items():
+    at_once, threads = (first, "-") if second is None else (second, first)
+    print(f"{layer:<26}{at_once:>14}{threads:>9}{done:>6}")
 print(installed_defaults())  # the libraries' and this Python's defaults (folded above)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -229,8 +232,24 @@ print("✓ requests that waited for a connection spent their total timeout there
 # pool holds c connections, for c = 1, 3 and 6, to a server that answers in W = 30 ms. At the
 # server we also measure the time-averaged number of requests inside (L) over the run.
 #
-# One connection allows at most 1 ÷ 0.03 ≈ 33 requests per second. Predict: do 3 and 6
-# connections reach 100 and 200 per second, and if not, what holds them back?
+# One connection allows at most 1 ÷ 0.03 ≈ 33 requests per second, so 3 and 6 connections
+# allow at most 100 and 200. Predict: does each run reach its bound, or not?
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
+# mean_gap: the idle time between requests on one server slot, printed next to L.
+def mean_gap(spans: list) -> float:
+    """Place each request in the first server slot free at its start; the mean idle time between
+    one request's end and the next one's start in the same slot."""
+    free_at, gaps = [], []
+    for start, end in sorted(spans):
+        slot = next((i for i, free in enumerate(free_at) if free <= start), None)
+        if slot is None:
+            free_at.append(end)
+        else:
+            gaps.append(start - free_at[slot])
+            free_at[slot] = end
+    return sum(gaps) / len(gaps) if gaps else 0.0
+
 
 # %%
 LATENCY, N_REQUESTS = 0.03, 12
@@ -260,6 +279,7 @@ async with LatencyServer(latency=LATENCY) as server:
 for cap in CAPS:
     r = best[cap]
     print(f"cap {cap}: peak {r['peak']}, in flight L = {r['in flight']:.2f},",
+          f"mean gap on a slot {1000 * mean_gap(r['spans']):.1f} ms,",
           f"throughput {r['throughput']:5.1f}/s, cap ÷ W = {cap / LATENCY:5.1f}/s")
 gain = best[6]["throughput"] / best[1]["throughput"]
 print(f"6 connections gave {gain:.1f} times the throughput of 1")
@@ -283,10 +303,11 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 #
 # Each request holds its connection for at least W, so at most c are in flight and at most c
 # finish per W: Little's law read backwards gives the bound cap ÷ W. Compare each run with it:
-# none went faster, and none quite reached it. What holds the runs below it is L, the number actually in flight,
-# which stays a little below the cap: each time an answer leaves the server, its connection is
-# empty until the client has read the answer and sent the next request, and at the start and
-# the end of the run not every connection is in use. With 6 connections the 12 requests take
+# none went faster, and none quite reached it. What holds the runs below it is L, the number
+# actually in flight, which stays a little below the cap: each time an answer leaves the
+# server, its slot stays empty until the client has read the answer and sent the next request
+# (the printed mean gap, paid again on every request), and at the start
+# and the end of the run not every connection is in use. With 6 connections the 12 requests take
 # only two rounds, so that start and end weigh more.
 #
 # :::
@@ -376,14 +397,17 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 #
 # By Little's law again, a rate limit of r per second with a latency W keeps r × W requests in
 # flight on average. At 100 starts per second that is 100 × 0.1 = 10 requests at once on the
-# slowed-down server, where the fast one held about 100 × 0.02 = 2. The printed peaks sit
-# near these averages, not on them: the pacing loop's sleep and task starts make the real
-# rate a little under 100 per second, which lowers the peak, and a new request arriving just
-# before the oldest one leaves raises it by one. When the server slows down, the same rate
-# piles more requests on it, exactly when it can least afford them. The semaphore kept its 4,
-# so by the same law its throughput, 4 ÷ W, is what fell with the server. A rate limit does not protect a server from its own slowness. Use a concurrency limit to protect the server (and your own memory and sockets), and a rate limit
-# when someone else imposes one on you (a paid API's requests per minute). Often you need
-# both.
+# slowed-down server, where the fast one held about 100 × 0.02 = 2. When the server slows
+# down, the same rate piles more requests on it, exactly when it can least afford them. The
+# semaphore kept its 4, so by the same law its throughput, 4 ÷ W, is what fell with the server.
+#
+# The printed peaks sit near these averages, not on them: the pacing loop's sleep and task
+# starts make the real rate a little under 100 per second, which lowers the peak, and a new
+# request arriving just before the oldest one leaves raises it by one.
+#
+# A rate limit does not protect a server from its own slowness. Use a concurrency limit to
+# protect the server (and your own memory and sockets), and a rate limit when someone else
+# imposes one on you (a paid API's requests per minute). Often you need both.
 #
 # :::
 
@@ -744,7 +768,9 @@ _sc.differential(TokenBucket, _reference, _scenarios(), _observe, _compare, what
 # slime sets a cap on each of its HTTP clients (the three quotes below), but one layer it
 # leaves at Python's default. The Megatron teacher server reads its Ray results with
 # `await asyncio.to_thread(ray.get, ref)`, on each `/generate` request to submit it and then once
-# per 50 ms poll for the result; chapter 28 quotes that helper and chapter 08 the poll. Each
+# per poll for the result, with a 0.05 s sleep between polls (the `/generate` handler of
+# `slime/backends/megatron_utils/server/megatron_server.py`; chapter 28 quotes the helper and
+# chapter 08 the poll). Each
 # of those waits holds a thread of the default pool, so, as in this chapter's first
 # experiment, min(32, CPUs + 4) of them run at once: on a host with 16 CPUs, 20 threads, and a
 # 21st wait queues for a thread even when its answer is ready. Every HTTP client

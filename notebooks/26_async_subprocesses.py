@@ -294,12 +294,16 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 # What decides it is whether stderr fits into the pipe and asyncio's buffer behind it. A pipe
 # holds 64 KiB by default on Linux, and a child that writes into a full pipe blocks in `write`
 # until someone reads; the `StreamReader` behind it keeps reading until its buffer holds twice
-# its limit (the limit is 64 KiB unless you pass `limit=`), so 128 KiB. 10 kB fits, so the naive reader finishes, which is why it survives small tests.
-# 1 MB does not, and each line of the output says what happened then: the reader waits for a stdout end that never comes, while the child waits for room on stderr,
-# and neither moves: each `os.write` inside `_write_all` blocks while the pipe is full, so the
+# its limit (the limit is 64 KiB unless you pass `limit=`), so 128 KiB. 10 kB fits, so the
+# naive reader finishes, which is why it survives small tests.
+#
+# 1 MB does not. The reader waits for a stdout end that never comes, while the child waits for
+# room on stderr: each `os.write` inside `_write_all` blocks while the pipe is full, so the
 # child cannot reach its stdout writes, or its exit, until someone reads stderr. That is the
 # pipe-buffer deadlock. Reading stderr is what un-sticks the child: it exits with 0 by itself,
-# so the hang was ours. `communicate()` reads both pipes together (and feeds stdin if you gave input);
+# so the hang was ours.
+#
+# The remedies: `communicate()` reads both pipes together (and feeds stdin if you gave input);
 # so does `asyncio.gather(proc.stdout.read(), proc.stderr.read())`. If you do not want the
 # output, do not ask for a pipe: pass `subprocess.DEVNULL`.
 #
@@ -309,39 +313,41 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 #
 # In chapter 12, `subprocess.run` killed and reaped the child on timeout. Does `wait_for`
 # around `communicate()` do the same? The cell below starts a child that sleeps 5 s, waits for
-# it with `asyncio.wait_for(proc.communicate(), timeout=0.3)`, records the child's
-# `returncode` (`None` while it runs) and whether its pid is running right after the timeout,
-# and then makes sure the child ends. Right after the timeout, is the child still running?
+# it with `asyncio.wait_for(proc.communicate(), timeout=0.3)`, and records the child's
+# `returncode` (`None` while it runs) and whether its pid is running right after the timeout;
+# its `finally` calls `reap` (from the helpers fold above) so that nothing is left behind.
+# Right after the timeout, is the child still running?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 proc = await asyncio.create_subprocess_exec(
     *WORKER, "sleep", "5", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
-    await asyncio.wait_for(proc.communicate(), timeout=0.3)
-    timed_out = False
-except TimeoutError:
-    timed_out = True
-# running(pid): true while the process exists and is not a zombie
-after_timeout = {"returncode": proc.returncode, "running": running(proc.pid)}
-if proc.returncode is None:
-    proc.kill()
-code = await asyncio.wait_for(proc.wait(), timeout=5)
-print("right after the timeout:", after_timeout, "· after kill + wait:", code)
+    try:
+        await asyncio.wait_for(proc.communicate(), timeout=0.3)
+        timed_out = False
+    except TimeoutError:
+        timed_out = True
+    # running(pid): true while the process exists and is not a zombie
+    after_timeout = {"returncode": proc.returncode, "running": running(proc.pid)}
+finally:
+    await reap(proc)
+print("right after the timeout:", after_timeout)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: timeout-leaves-the-child-running
 assert timed_out
 assert after_timeout == {"returncode": None, "running": True}, (
     "the timeout stopped our wait, not the child")
-assert code == -signal.SIGKILL
-print("✓ after the timeout the child was still running; kill() and wait() ended it")
+assert proc.returncode == -signal.SIGKILL, "only reap's kill() ended it"
+print("✓ after the timeout the child was still running; reap's kill() and wait() ended it")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # `wait_for` gave up *waiting* after 0.3 s and cancelled our `communicate()`, but the child is
 # another program, and cancelling our coroutine does nothing to it: it was still running. Only
-# the kill ended it, and `proc.wait()` then read its exit status, -9 (SIGKILL).
+# the kill in `reap` ended it (its exit status is then -9, SIGKILL): after a timeout, kill the
+# child and wait for it yourself.
 #
 # :::
 
@@ -385,8 +391,6 @@ survivors_after_kill = await wait_until_gone(members, timeout=0.3)
 print("after kill(): leader's return code", leader_code,
       "· stderr ended within 0.3 s:", stderr_ended_at_kill,
       "· children still running:", len(survivors_after_kill))
-print("leader.wait() returned within 0.5 s:", wait_returned,
-      "(it depends on the release: see 'what leader.wait() waits for' below)")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: kill-reaches-only-the-leader
@@ -397,8 +401,8 @@ assert not stderr_ended_at_kill, (
     "so reading the output to its end (communicate()) waits for them")
 # wait() differs by release (CPython gh-119710): this Python's behaviour, probed above
 print("✓ kill() left both children running and the stderr pipe open;",
-      "wait() returned when the leader died" if wait_returned
-      else "wait() also waited for the pipe")
+      f"on {sys.version.split()[0]}, leader.wait() returned within 0.5 s: {wait_returned}",
+      "(returned when the leader died)" if wait_returned else "(it also waited for the pipe)")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -445,27 +449,23 @@ print("✓ killpg() ended them all, and the stderr pipe ended")
 # :::
 
 # %% [markdown]
-# :::{dropdown} Going further: what `leader.wait()` waits for depends on the release
+# :::{dropdown} Going further: what `leader.wait()` waits for, and who waits for the child
 #
-# The kill cell also waited for the leader with `leader.wait()` (at most 0.5 s). On 3.11, 3.12
-# and 3.13.0, a `wait()` that is already pending when the process exits returns only when every
-# pipe asyncio reads from it has closed as well, so it too waits for the orphans (a `wait()`
-# that starts after asyncio has recorded the exit returns at once). CPython gh-119710 changed
-# that in 2026, in 3.13 and 3.14 patch releases: on 3.13.15, 3.14.8 and 3.15.0, the releases
-# the course runs, `wait()` returns when the process exits, pipes open or not (which 3.13 and
-# 3.14 patch release first had it is not checked here). The kill answer's last line says which
-# of the two this Python did; the pipe stays open on both.
+# **`leader.wait()` depends on the release.** The kill cell also waited for the leader with
+# `leader.wait()` (at most 0.5 s). On 3.11, 3.12 and 3.13.0, a `wait()` that is already pending
+# when the process exits returns only when every pipe asyncio reads from it has closed as
+# well, so it too waits for the orphans (a `wait()` that starts after asyncio has recorded the
+# exit returns at once). CPython gh-119710 changed that in later 3.13 and 3.14 patch releases:
+# there `wait()` returns when the process exits, pipes open or not (which patch release first
+# had it is not checked here). The kill answer's check prints the Python that built this page
+# and which of the two it did; the pipe stays open on both.
 #
-# :::
-#
-# :::{dropdown} Going further: who waits for the child (3.11 vs 3.12+)
-#
-# On Unix, asyncio learns that a child exited through a *child watcher*. Python 3.11 uses a
-# thread per running child that blocks in `waitpid` (`ThreadedChildWatcher`); from 3.12 on,
-# Linux uses a pidfd registered with the event loop (`PidfdChildWatcher`) when the kernel
-# supports it, and no thread is needed. Either way asyncio reaps the child for you: awaiting
-# `proc.wait()` waits for that, it does not do the reaping. The folded cell below counts
-# threads while a child runs.
+# **Who waits for the child (3.11 vs 3.12+).** On Unix, asyncio learns that a child exited
+# through a *child watcher*. Python 3.11 uses a thread per running child that blocks in
+# `waitpid` (`ThreadedChildWatcher`); from 3.12 on, Linux uses a pidfd registered with the
+# event loop (`PidfdChildWatcher`) when the kernel supports it, and no thread is needed.
+# Either way asyncio reaps the child for you: awaiting `proc.wait()` waits for that, it does
+# not do the reaping. The folded cell below counts threads while a child runs.
 #
 # :::
 
