@@ -207,6 +207,24 @@ def cached_figure_words(root: Path = ROOT) -> dict[int, tuple[set[str], set[str]
     return found
 
 
+def newest_records(root: Path = ROOT) -> set[int]:
+    """The newest cache record of each notebook path: what the chapter drew when it last ran. The
+    older records of a path are earlier versions of the chapter (a renamed lane, a title since
+    changed) and must not bring their words back into figures.po."""
+    from jupyter_cache import get_cache
+
+    from lab_snippets.book.chapters import cache_path
+
+    if not (cache_path(root) / "global.db").exists():
+        return set()
+    newest: dict[str, tuple] = {}
+    for record in get_cache(str(cache_path(root))).list_cache_records():
+        key = Path(record.uri).stem
+        if key not in newest or (record.created, record.pk) > newest[key]:
+            newest[key] = (record.created, record.pk)
+    return {pk for _, pk in newest.values()}
+
+
 def stale_records(root: Path = ROOT) -> set[int]:
     """Cached executions whose Chinese figures the current ``figures.po`` would draw differently (a
     word they lacked is translated now), or that drew no Chinese figure at all: ``preexec`` runs
@@ -239,7 +257,7 @@ def drawn_entries(titles: list[str], old_drawn: list[str], fresh: set[str],
     unless the cache covers every chapter, every one it held before (a chapter the cache lacks still
     draws its words: dropping them lost their translations, session 15)."""
     keep = set(fresh) if complete else set(fresh) | set(old_drawn)
-    return sorted(keep - set(titles))
+    return sorted(keep - set(titles) - {as_pattern(t) for t in titles})  # a title is its own entry
 
 
 def update(root: Path = ROOT, prune: bool = False) -> tuple[int, int]:
@@ -257,7 +275,8 @@ def update(root: Path = ROOT, prune: bool = False) -> tuple[int, int]:
     path = titles_path(root)
     old = {m.id: m.string for m in _messages(read_po(path))} if path.is_file() else {}
     titles = notebook_titles(root)
-    seen = [v for v in cached_figure_words(root).values() if v]
+    newest = newest_records(root)
+    seen = [v for pk, v in cached_figure_words(root).items() if v and pk in newest]
     drawn = drawn_entries(titles, [w for w in old if w not in titles],
                           {as_pattern(w) for words, _ in seen for w in words}
                           | {as_pattern(w) for w in notebook_lanes(root)},
