@@ -148,7 +148,7 @@ def shares(reports: list[dict]) -> tuple[float, float, float]:
     return first, second, both
 
 
-# %%
+# %% tags=["needs-cores"]
 CHUNKS = 1200
 sequential = [burn(CHUNKS), burn(CHUNKS)]
 

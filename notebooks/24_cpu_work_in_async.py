@@ -240,7 +240,7 @@ def inline_time(text: str) -> float:
 # best of three. Chapter 12 measured the same thing another way: predict both numbers before
 # you open the answer.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-output", "needs-cores"] mystnb={"code_prompt_show": "Show the answer"}
 cpu_per_second = {"two threads": [], "two processes": []}
 with ThreadPoolExecutor(2, thread_name_prefix="scorer") as two_threads:
     for _ in range(3):  # interleaved, best of three

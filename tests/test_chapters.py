@@ -203,6 +203,24 @@ def test_ray_chapters_run_alone_after_the_others_in_the_preexecution():
     assert preexec.batches(records[:1], jobs=2) == [(records[:1], 1)], "one chapter needs one worker"
 
 
+def test_a_chapter_whose_experiment_needs_the_cores_runs_alone(tmp_path):
+    """12 and 24 compare one core with two: tagged ``needs-cores``, they run by themselves in the build
+    and in the serial phase (beside another chapter their pages showed no gain from processes).
+    Counterfactual: drop the tag from 12 (this test names it), or ignore it in ``batches``."""
+    from types import SimpleNamespace
+
+    from lab_snippets.book import preexec
+
+    tagged = [c.number for c in chapters.CHAPTERS if preexec.needs_the_cores(c.path)]
+    assert tagged == ["12", "24"], tagged
+    plain = tmp_path / "x.py"
+    plain.write_text('# %% tags=["hide-output"]\nprint("needs-cores")\n', encoding="utf-8")
+    assert not preexec.needs_the_cores(plain), "only a cell tag counts, not the words"
+    records = [SimpleNamespace(uri=str(chapters.BY_NUMBER[n].path)) for n in ("06", "12", "07")]
+    assert [([Path(r.uri).name[:2] for r in batch], width)
+            for batch, width in preexec.batches(records, jobs=2)] == [(["06", "07"], 2), (["12"], 1)]
+
+
 def test_ray_chapters_are_serial_under_nbval():
     """nbval marks a Ray chapter ``serial``: the main run (``-m "not book and not serial"``) leaves it
     to the serial phase of .ci/test, where no second worker runs beside it."""

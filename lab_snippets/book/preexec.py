@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import multiprocessing
 import os
 import sys
@@ -20,6 +21,26 @@ ROOT = REPO_ROOT
 # jupyter-cache's reader for text notebooks; it reads py:percent files as myst-nb's custom format
 # does (jupytext), so the cache key (code cells and kernelspec) is the same for both.
 JUPYTEXT_READER = {"name": "jupytext", "type": "plugin"}
+#: A cell tag: this experiment compares one core with two (threads against processes), so its chapter
+#: runs with no other kernel beside it, in the build and in `.ci/test`'s serial phase; beside a second
+#: chapter on a two-core machine its page showed processes no faster than threads (chapters 12 and 24,
+#: readers 17-3 and 17-2). The tag is read from the notebook's text: it changes no grading digest.
+NEEDS_CORES = "needs-cores"
+_NEEDS_CORES = re.compile(r'^# %%.*\btags=\[[^\]]*"' + NEEDS_CORES + '"', re.M)
+
+
+def needs_the_cores(path: Path) -> bool:
+    """Whether a cell of the chapter at ``path`` is tagged ``needs-cores`` (see ``NEEDS_CORES``)."""
+    try:
+        return bool(_NEEDS_CORES.search(Path(path).read_text(encoding="utf-8")))
+    except OSError:
+        return False
+
+
+def runs_by_itself(path: Path) -> bool:
+    """A chapter that shares the machine with no other kernel: a Ray chapter (``chapters.runs_alone``)
+    or one whose experiment needs the cores (``needs_the_cores``)."""
+    return chapters.runs_alone(Path(path)) or needs_the_cores(path)
 
 
 def chapter_files(root: Path) -> list[Path]:
@@ -121,8 +142,9 @@ def probe_cache(root: Path) -> dict[Path, int | None]:
 def batches(records: list, jobs: int) -> list[tuple[list, int]]:
     """The records to execute as (batch, workers) pairs, in turn: first every chapter that may share
     the machine, ``jobs`` at a time; then the chapters that need it to themselves
-    (``chapters.runs_alone``: the Ray chapters), one at a time, with no other kernel beside them."""
-    alone = [r for r in records if chapters.runs_alone(Path(r.uri))]
+    (``runs_by_itself``: the Ray chapters and those tagged ``needs-cores``), one at a time, with no
+    other kernel beside them."""
+    alone = [r for r in records if runs_by_itself(Path(r.uri))]
     shared = [r for r in records if r not in alone]
     out = [(shared, max(1, min(jobs, len(shared))))] if shared else []
     return out + ([(alone, 1)] if alone else [])

@@ -220,8 +220,10 @@ def chapter_node(parent, path: Path) -> ChapterNotebook:
     package is not installed here (``chapters.missing_package``: Ray on 3.15) is skipped with the reason."""
     from lab_snippets.book import chapters
 
+    from lab_snippets.book.preexec import runs_by_itself
+
     node = ChapterNotebook.from_parent(parent, path=path)
-    if chapters.runs_alone(path):
+    if runs_by_itself(path):  # a Ray chapter, or one tagged needs-cores
         node.add_marker(pytest.mark.serial)
     missing = chapters.missing_package(path)
     if missing:  # every cell skips, with the reason, and no kernel is started
