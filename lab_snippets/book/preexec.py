@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import multiprocessing
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
