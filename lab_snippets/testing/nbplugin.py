@@ -219,7 +219,6 @@ def chapter_node(parent, path: Path) -> ChapterNotebook:
     ``.ci/test``, with no second worker beside it (``-m serial`` runs it by hand). A chapter whose
     package is not installed here (``chapters.missing_package``: Ray on 3.15) is skipped with the reason."""
     from lab_snippets.book import chapters
-
     from lab_snippets.book.preexec import runs_by_itself
 
     node = ChapterNotebook.from_parent(parent, path=path)
