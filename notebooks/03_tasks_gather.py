@@ -147,9 +147,11 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# The task below sends a request and waits for its reply on a Future. The dispatcher keeps
-# that Future in a `WeakValueDictionary`, a registry that holds only *weak* references, and
-# `deliver(id, value)` hands a reply to whoever waits for it.
+# The task below sends a request and waits for its reply on a Future, the usual shape of a
+# client that matches replies to requests by id (a task waiting on an `asyncio.Event` or a
+# `Queue` has the same shape). The dispatcher files that Future in a `WeakValueDictionary`, so
+# that requests nobody waits for any more do not pile up, and `deliver(id, value)` hands a
+# reply to whoever waits for it.
 #
 # The experiment: create the task, drop the only reference to it, let it start, run the
 # garbage collector with `gc.collect()`, then try to deliver its reply. The `weakref.ref`
@@ -235,20 +237,20 @@ print("✓ the forgotten task was collected while pending: no reply, and the loo
 #
 # :::
 #
-# Now the same experiment with a dropped task that waits on `asyncio.sleep(0.05)` instead of
-# on a Future nobody holds. Predict: does it survive `gc.collect()`?
+# Now a dropped task that waits on `asyncio.sleep(0.05)`. Predict: does it survive
+# `gc.collect()`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))
 await asyncio.sleep(0)
 gc.collect()
 sleeper_alive_after_gc = watch_sleeper() is not None
-if sleeper_alive_after_gc:
-    await asyncio.wait_for(watch_sleeper(), timeout=2)
 print("alive after gc:", sleeper_alive_after_gc)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
+if (sleeper := watch_sleeper()) is not None:  # let it end: nothing left behind
+    await asyncio.wait_for(sleeper, timeout=2)
 print("✓ the dropped task in asyncio.sleep survived gc.collect()")
 
 # %% [markdown]
@@ -260,10 +262,14 @@ print("✓ the dropped task in asyncio.sleep survived gc.collect()")
 # survives depends on what it waits for when the garbage collector runs, which is why these
 # bugs are rare, silent and hard to reproduce.
 #
+# The `asyncio` documentation gives a way to keep a task whatever it waits on: hold a strong
+# reference until it is done, in a set the task removes itself from when it ends. The cell
+# below does that.
+#
 # :::
 #
-# The `asyncio` documentation gives a way to keep a task whatever it waits on, which is to
-# hold a strong reference until it is done, in a set the task removes itself from when it ends.
+# The cell below starts the first experiment's task again, this time held in a set that the
+# task leaves when it ends.
 
 # %%
 background_tasks: set[asyncio.Task] = set()
@@ -361,53 +367,8 @@ print("✓ with return_exceptions=True the error takes the failed entry's place"
 #
 # A `TaskGroup` (Python 3.11+) is the other way to run several tasks: you create them with
 # `tg.create_task(...)` inside `async with asyncio.TaskGroup() as tg:`. What it raises is an `ExceptionGroup`, a bundle of exceptions;
-# `except* ValueError` catches the `ValueError`s in it. The cell below runs the same three
-# samples, sample 1 failing again. Predict: when the error reaches the caller, are samples 0
-# and 2 still running?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-group_tl = Timeline()
-caught: BaseExceptionGroup | None = None
-try:
-    async with asyncio.TaskGroup() as tg:
-        for name, (d, fail) in plan.items():
-            tg.create_task(score_sample(name, d, group_tl, fail))
-except* ValueError as failures:
-    group_tl.mark("TaskGroup raised")
-    caught = failures
-
-print("caught:", repr(caught))
-print(group_tl.names())
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert isinstance(caught, ExceptionGroup) and len(caught.exceptions) == 1
-# Each cancellation is checked on its own: their order is not specified (the group keeps its
-# tasks in a set).
-assert group_tl.order("sample 1 starts", "sample 0 cancelled", "TaskGroup raised")
-assert group_tl.order("sample 2 cancelled", "TaskGroup raised")
-assert not any(n.endswith(" ends") for n in group_tl.names()), "no sibling ran to its end"
-print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup after they were gone")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# A `TaskGroup` treats its tasks as one unit of work: when one fails, it cancels the others,
-# waits until they have finished cancelling, and only then raises an `ExceptionGroup` holding
-# the failure. Look at where "TaskGroup raised" falls in the list of marks. The list has no
-# "sample 1 failed" because `score_sample` marks only its start, its end and a cancellation.
-#
-# The `async with` block of a `TaskGroup` ends only when all of its tasks have ended.
-#
-# :::
-#
-# ## Measure: gather and TaskGroup on one timeline
-#
-# The same three samples, the same failure, two ways of waiting. Each light green bar is the
-# time a sample was in progress, suspended in its `await` (the stand-in for the reward model's
-# reply), up to the moment it ended; the mark at its end says how it ended: an
-# orange cross where it failed, a grey one where it was cancelled; a bar with no cross ended
-# normally. The dashed line is the moment the caller hears about the failure: in each panel,
-# look at what is still in progress to the right of it.
+# `except* ValueError` catches the `ValueError`s in it. The folded cell below holds the code
+# that draws the two runs, `gather`'s and the `TaskGroup`'s, on one time axis.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def as_in_progress(tl: Timeline) -> Timeline:
@@ -422,7 +383,7 @@ def as_in_progress(tl: Timeline) -> Timeline:
 def mark_endings(tl: Timeline, ax) -> None:
     for span in tl.spans:
         if span.state != "running":
-            ax.scatter(span.end, lanes.index(span.label), marker="X", s=110, zorder=3,
+            ax.scatter(span.end, [*plan].index(span.label), marker="X", s=110, zorder=3,
                        color=STATE_COLOURS[span.state], edgecolors="black", linewidths=0.6)
     ending = [Patch(facecolor=STATE_COLOURS["waiting"], edgecolor="black", label="waiting")]
     ending += [Line2D([], [], marker="X", linestyle="", markersize=9, markeredgecolor="black",
@@ -432,18 +393,49 @@ def mark_endings(tl: Timeline, ax) -> None:
     ax.legend(handles=ending, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
-fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.2), sharex=True, layout="constrained")
-lanes = list(plan)
-as_in_progress(gather_tl).plot("gather: sample 1 fails, its siblings run on", ax=top, lanes=lanes)
-as_in_progress(group_tl).plot("TaskGroup: sample 1 fails, its siblings are cancelled", ax=bottom,
-                       lanes=lanes)
-mark_endings(gather_tl, top)
-mark_endings(group_tl, bottom)
-top.axvline(gather_tl.events[gather_tl.names().index("gather raised")].at, color="black", linestyle="--")
-bottom.axvline(group_tl.events[group_tl.names().index("TaskGroup raised")].at, color="black", linestyle="--")
-top.set_xlabel("")
-for ax in (top, bottom):
-    ax.set_ylabel("sample")
+def draw_both_runs() -> None:
+    """Both runs on one time axis: gather's above, the TaskGroup's below."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.2), sharex=True, layout="constrained")
+    lanes = list(plan)
+    as_in_progress(gather_tl).plot("gather: sample 1 fails, its siblings run on", ax=top, lanes=lanes)
+    as_in_progress(group_tl).plot("TaskGroup: sample 1 fails, its siblings are cancelled", ax=bottom,
+                           lanes=lanes)
+    mark_endings(gather_tl, top)
+    mark_endings(group_tl, bottom)
+    top.axvline(gather_tl.events[gather_tl.names().index("gather raised")].at, color="black", linestyle="--")
+    bottom.axvline(group_tl.events[group_tl.names().index("TaskGroup raised")].at, color="black", linestyle="--")
+    top.set_xlabel("")
+    for ax in (top, bottom):
+        ax.set_ylabel("sample")
+
+
+# %% [markdown]
+# The cell below runs the same three samples, sample 1 failing again. Predict: when the error
+# reaches the caller, are samples 0 and 2 still running?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+group_tl = Timeline()
+caught: BaseExceptionGroup | None = None
+try:
+    async with asyncio.TaskGroup() as tg:
+        for name, (d, fail) in plan.items():
+            tg.create_task(score_sample(name, d, group_tl, fail))
+except* ValueError as failures:
+    group_tl.mark("TaskGroup raised")
+    caught = failures
+
+print("caught:", repr(caught))
+print(group_tl.names())
+draw_both_runs()  # the folded plotting code above: both runs on one time axis
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert isinstance(caught, ExceptionGroup) and len(caught.exceptions) == 1
+# Each cancellation is checked on its own: their order is not specified (the group keeps its
+# tasks in a set).
+assert group_tl.order("sample 1 starts", "sample 0 cancelled", "TaskGroup raised")
+assert group_tl.order("sample 2 cancelled", "TaskGroup raised")
+assert not any(n.endswith(" ends") for n in group_tl.names()), "no sibling ran to its end"
+print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup after they were gone")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 gather_raised = gather_tl.events[gather_tl.names().index("gather raised")].at
@@ -456,6 +448,24 @@ assert max(s.end for s in group_tl.spans) <= group_raised, "the TaskGroup stoppe
 print("✓ under gather the siblings ran to their end; under the TaskGroup all ended soon after the failure")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# A `TaskGroup` treats its tasks as one unit of work: when one fails, it cancels the others
+# and raises an `ExceptionGroup` holding the failure. Look at where "TaskGroup raised" falls
+# in the list of marks. The list has no "sample 1 failed" because `score_sample` marks only
+# its start, its end and a cancellation.
+#
+# The figure shows both runs on one time axis. Each light green bar is the time a sample was
+# in progress, suspended in its `await` (the stand-in for the reward model's reply), up to the
+# moment it ended; an orange cross marks where it failed, a grey one where it was cancelled; a
+# bar with no cross ended normally. The dashed line is the moment the caller hears about the
+# failure: under `gather` two samples are still in progress to the right of it, under the
+# `TaskGroup` none.
+#
+# :::
+#
+# ## Measure: when the caller hears of a failure
+#
 # A real sample may have cleanup to do when it is cancelled, such as telling the server to
 # drop its request. Below, sample 0's `finally` clause takes 0.1 s, and sample 1 fails at
 # 0.04 s. Predict: when does the caller hear of sample 1's failure, under `gather` and under a
@@ -784,8 +794,8 @@ _sc.differential(score_group, _reference, _sc.several(_plans()), _observe, _comp
 # **A task can finish inside `create_task`, with eager tasks only.** With the default task
 # factory, on every Python version, a new task is never done before the creator suspends.
 # Chapter 01 showed the eager task factory of Python 3.12
-# (`loop.set_task_factory(asyncio.eager_task_factory)`); Python 3.14 also lets one call ask
-# for it, `create_task(coro, eager_start=True)`. An eager `create_task` runs the body at once, up to
+# (`loop.set_task_factory(asyncio.eager_task_factory)`); the documentation of Python 3.14 adds
+# a form for one call, `create_task(coro, eager_start=True)`. An eager `create_task` runs the body at once, up to
 # its first real suspension, so a body that never suspends (a cache hit, say) *finishes*
 # inside `create_task`, and the task is already done when you get it. The folded cell below
 # shows it on 3.12 and later, with the eager factory.

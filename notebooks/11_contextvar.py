@@ -14,7 +14,7 @@
 # 3. keep a stack of nested spans with `set` and `reset(token)`, as slime's tracing does,
 #    and run the same program with a plain list as the stack;
 # 4. carry the context into a thread: `asyncio.to_thread`, a bare `threading.Thread`, and a
-#    copied context.
+#    `Thread` whose target is `contextvars.copy_context().run`.
 #
 # **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 55 minutes
 #
@@ -116,15 +116,10 @@ print("✓ each handler logged its own request; the notebook's value stayed '-'"
 #
 # In the cell below the parent sets `batch-1` and creates the task `early`;
 # then, before `early` has run a single line, the parent sets `batch-2`. A second task,
-# `setter`, sets a value of its own inside the task. Each task is started by `start(coro)`,
-# which is `asyncio.create_task(coro)` under a shorter name. Which value does `early` see,
-# and which value does the parent see once all three tasks are done?
+# `setter`, sets a value of its own inside the task. Which value does `early` see, and which
+# value does the parent see once all three tasks are done?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-def start(coro) -> asyncio.Task:
-    return asyncio.create_task(coro)
-
-
 async def report(label: str, seen: dict[str, str], set_to: str | None = None) -> None:
     if set_to is not None:
         request_id_var.set(set_to)
@@ -134,10 +129,10 @@ async def report(label: str, seen: dict[str, str], set_to: str | None = None) ->
 
 seen: dict[str, str] = {}
 request_id_var.set("batch-1")
-early = start(report("early", seen))
-setter = start(report("setter", seen, set_to="task's own"))
+early = asyncio.create_task(report("early", seen))
+setter = asyncio.create_task(report("setter", seen, set_to="task's own"))
 request_id_var.set("batch-2")
-late = start(report("late", seen))
+late = asyncio.create_task(report("late", seen))
 await asyncio.gather(early, setter, late)
 parent_sees = request_id_var.get()
 request_id_var.set("-")
@@ -221,9 +216,62 @@ print("✓ every generate and reward span found its own sample as parent")
 # Each `sample` span names no parent, and each `generate` and `reward` span names its own
 # sample, because a task's `set` and `reset` change only its own copy of the context.
 #
+# ## Measure: which parent did each span find?
+#
 # Now the same program with the stack in a module-level list, pushed and popped around each
-# span, as code without `ContextVar` would do it. Predict: do the `generate` and `reward`
-# spans still find their own sample as parent, and do the `sample` spans still find none?
+# span, as code without `ContextVar` would do it. The folded cell below holds the code that
+# draws both runs side by side, one lane per task, each `generate` and `reward` span written
+# over with the parent it found.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+import matplotlib.pyplot as plt
+
+
+def draw_both_runs() -> None:
+    """The ContextVar run on top, the shared list below; then check what they show."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.6), layout="constrained",
+                                      sharex=True)
+    fig.suptitle("Which parent each span found: a ContextVar and one shared list")
+    with_context = Timeline()
+    with_context.t0 = tl.t0
+    for name, parent in parents.items():
+        if " > " in name:
+            sample, part = name.split(" > ")
+            done = tl.spans_of(name)[0]
+            with_context.add(sample, tl.t0 + done.start, tl.t0 + done.end, "waiting")
+            top.text((done.start + done.end) / 2, int(sample.split()[1]) - 0.33,
+                     f"{part}, parent: {parent}", ha="center", va="bottom", fontsize=8)
+    with_shared = Timeline()
+    with_shared.t0 = shared_tl.t0
+    for name, found, right in global_records:
+        if right is not None:
+            done = shared_tl.spans_of(name)[0]
+            with_shared.add(right, shared_tl.t0 + done.start, shared_tl.t0 + done.end,
+                            "waiting" if found == right else "failed")
+            bottom.text((done.start + done.end) / 2, int(right.split()[1]) - 0.33,
+                        f"{name.split()[0]}, parent: {found}", ha="center", va="bottom",
+                        fontsize=8)
+    lanes = [f"sample {i}" for i in range(3)]
+    PARENT = {"waiting": "right parent", "failed": "wrong parent"}
+    with_context.plot("a ContextVar holding a tuple: every span finds its own sample",
+                      ax=top, lanes=lanes, meanings=PARENT)
+    with_shared.plot("one shared list: orange spans found another task's span",
+                     ax=bottom, lanes=lanes, meanings=PARENT)
+    for ax in (top, bottom):
+        ax.set_ylim(2.6, -0.75)
+    top.set_xlabel("")
+
+    # the checks: the samples overlapped, and the figure shows what the runs recorded
+    top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
+    latest_start, earliest_end = max(s.start for s in top_level), min(s.end for s in top_level)
+    assert latest_start < earliest_end, "the samples really interleaved"
+    assert {span.state for span in with_context.spans} == {"waiting"}
+    assert "failed" in {span.state for span in with_shared.spans}, "the figure shows a wrong parent"
+
+
+# %% [markdown]
+# Predict: do the `generate` and `reward` spans still find their own sample as parent, and do
+# the `sample` spans still find none?
 
 # %%
 shared_stack: list[str] = []
@@ -260,65 +308,18 @@ print("generate and reward spans with a wrong parent:",
       [(name, found) for name, found in wrong_parents if not name.startswith("sample")])
 print("sample spans that found a parent (they should find none):",
       [(name, found) for name, found in wrong_parents if name.startswith("sample")])
+draw_both_runs()  # the folded plotting code above: both runs, one lane per task
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert wrong_parents, "a shared stack gives spans the wrong parent"
 print(f"✓ {len(wrong_parents)} spans found another task's span on top of the shared stack")
 
 # %% [markdown]
-# ## Measure: which parent did each span find?
-#
-# Both runs side by side: the `ContextVar` run on top, the shared list below, one lane per
-# task, each `generate` and `reward` span written over with the parent it found, and drawn
-# orange when that parent is not its own sample.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-import matplotlib.pyplot as plt
-
-fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.6), layout="constrained",
-                                  sharex=True)
-fig.suptitle("Three samples traced concurrently: each task keeps its own span stack")
-with_context = Timeline()
-with_context.t0 = tl.t0
-for name, parent in parents.items():
-    if " > " in name:
-        sample, part = name.split(" > ")
-        done = tl.spans_of(name)[0]
-        with_context.add(sample, tl.t0 + done.start, tl.t0 + done.end, "waiting")
-        top.text((done.start + done.end) / 2, int(sample.split()[1]) - 0.33,
-                 f"{part}, parent: {parent}", ha="center", va="bottom", fontsize=8)
-with_shared = Timeline()
-with_shared.t0 = shared_tl.t0
-for name, found, right in global_records:
-    if right is not None:
-        done = shared_tl.spans_of(name)[0]
-        with_shared.add(right, shared_tl.t0 + done.start, shared_tl.t0 + done.end,
-                        "waiting" if found == right else "failed")
-        bottom.text((done.start + done.end) / 2, int(right.split()[1]) - 0.33,
-                    f"{name.split()[0]}, parent: {found}", ha="center", va="bottom",
-                    fontsize=8)
-lanes = [f"sample {i}" for i in range(3)]
-PARENT = {"waiting": "right parent", "failed": "wrong parent"}
-with_context.plot("a ContextVar holding a tuple: every span finds its own sample",
-                  ax=top, lanes=lanes, meanings=PARENT)
-with_shared.plot("one shared list: orange spans found another task's span",
-                 ax=bottom, lanes=lanes, meanings=PARENT)
-for ax in (top, bottom):
-    ax.set_ylim(2.6, -0.75)
-_ = top.set_xlabel("")  # assigned, so that its return value is not printed
-
-# the checks: the samples overlapped, and the figure shows what the runs recorded
-top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
-latest_start, earliest_end = max(s.start for s in top_level), min(s.end for s in top_level)
-assert latest_start < earliest_end, "the samples really interleaved"
-assert {span.state for span in with_context.spans} == {"waiting"}
-assert "failed" in {span.state for span in with_shared.spans}, "the figure shows a wrong parent"
-
-# %% [markdown]
 # :::{dropdown} Why
 #
 # The three tasks overlap in time: samples 1 and 2 open their spans while sample 0 is still
-# waiting in `generate`. With the `ContextVar` (top) each task reads its own stack. The shared
+# waiting in `generate`. In the figure a span is drawn orange when the parent it found is not
+# its own sample. With the `ContextVar` (top) each task reads its own stack. The shared
 # list (bottom) holds whatever any task pushed last, so once the samples interleave a span can
 # find another task's span on top.
 #
@@ -374,8 +375,8 @@ print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list
 #
 # A log helper may also run in a thread. The cell below sets the request to `req-42` and
 # reads it from a thread started three ways: by `asyncio.to_thread`, as a bare
-# `threading.Thread`, and as a `Thread` whose target is `contextvars.copy_context().run`,
-# which runs a function inside a copy of the current context. (As in chapter 08,
+# `threading.Thread`, and as `Thread(target=contextvars.copy_context().run, args=(fn, ...))`,
+# which calls `fn(...)` through the `run` method of what `copy_context()` returned. (As in chapter 08,
 # `borrowed_default_executor` lends `to_thread` a pool of its own and shuts it down afterwards,
 # so no thread is left behind.) Predict which of the three see `req-42` (the variable's
 # default is `-`).
@@ -422,8 +423,9 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # yourself with `threading.Thread` starts with an **empty** context, so the variable has
 # only its default.
 #
-# The fix is to run the target inside a copy yourself, as the third thread did: pass the
-# context to a thread explicitly whenever the thread must see it.
+# `contextvars.copy_context()` returns a copy of the current context, and its
+# `run(fn, *args)` calls `fn` inside that copy; so the third thread read `req-42`. Run the
+# target inside a copy yourself like this whenever a thread you start must see the context.
 #
 # :::
 #
