@@ -262,7 +262,7 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # with the bad clients, does the good client get every reply, in order, or do its replies
 # stall or fail?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the clients"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the clients"}
 # The clients: one good client that keeps asking, four bad ones; each draws its lane.
 tl = Timeline()
 BAD_EVENTS = ("malformed frame", "oversized frame", "truncated frame", "idle timeout")
@@ -408,7 +408,7 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # Predict: the high-water mark here is 64 KiB and each write is a 64 KiB frame. How much does
 # the client write before a `drain()` first fails to return?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: the transport's pause/resume calls, each drain timed, the server's gate.
 tl = Timeline()
 gate = asyncio.Event()

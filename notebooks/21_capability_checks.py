@@ -123,9 +123,10 @@ def defined_as(hook) -> str:
     return getattr(hook, "__name__", f"{type(hook).__name__}()")
 
 
-print(f"{'hook':<8} {'defined as':<24} {'iscoroutinefunction':<20} {'call is awaitable':<18} returns")
+print(f"{'hook':<8} {'defined as':<20} {'iscoroutinefunction':<20} {'awaitable':<10} returns")
 for name, (is_coro_fn, awaitable, kind) in rows.items():
-    print(f"{name:<8} {defined_as(hooks[name]):<24} {is_coro_fn!s:<20} {awaitable!s:<18} {kind}")
+    defined = defined_as(hooks[name])
+    print(f"{name:<8} {defined:<20} {is_coro_fn!s:<20} {awaitable!s:<10} {kind}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: iscoroutinefunction-misses-awaitable-results
@@ -383,10 +384,8 @@ await asyncio.sleep(0.02)
 results = await asyncio.gather(pending_simple, aware_generate("aware"))
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-from lab_snippets.timeline import STATE_COLOURS
+from lab_snippets.timeline import STATE_COLOURS  # the colour of each state, as in the legend
 
-print("iscoroutinefunction: simple", inspect.iscoroutinefunction(simple_generate),
-      "· async-aware", inspect.iscoroutinefunction(aware_generate))
 fig = tl.plot("Where each tracer's span sits against the body it traces",
               lanes=["generate span (simple)", "generate body (simple)",
                      "generate span (async-aware)", "generate body (aware)"],
@@ -394,6 +393,8 @@ fig = tl.plot("Where each tracer's span sits against the body it traces",
 simple_span = tl.spans_of("generate span (simple)")[0]  # a diamond where it sits
 fig.axes[0].plot(simple_span.start, 0, marker="D", markersize=9,
                  color=STATE_COLOURS["waiting"], markeredgecolor="black")
+print("iscoroutinefunction: simple", inspect.iscoroutinefunction(simple_generate),
+      "· async-aware", inspect.iscoroutinefunction(aware_generate))
 
 # %% [markdown]
 # :::{dropdown} Why

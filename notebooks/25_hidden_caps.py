@@ -274,7 +274,7 @@ async def run_with_cap(server: LatencyServer, cap: int) -> dict:
             "spans": list(server.spans)}
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_pool_runs():
     """The best cap-3 run as the server saw it, and the throughput of each cap under its bound."""
     tl = Timeline()
@@ -450,11 +450,15 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # 4. takes return in the order they were called;
 # 5. a take cancelled while it waits raises `CancelledError` and takes no token.
 #
-# A worked example of the refill, `tokens = min(burst, tokens + elapsed × rate)`, with
+# :::{dropdown} A worked example of the refill
+#
+# The refill is `tokens = min(burst, tokens + elapsed × rate)`. With
 # `rate=2` and `burst=3`: three takes at t = 0 return at once and leave 0 tokens. A fourth take
 # at t = 0 finds none, so it sleeps for the missing token, 1 ÷ 2 = 0.5 s; at t = 0.5 the
 # bucket holds min(3, 0 + 0.5 × 2) = 1 token, which it takes. If nobody takes anything for the
 # next 5 s, the bucket then holds min(3, 0 + 5 × 2) = 3 tokens, not 10.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #

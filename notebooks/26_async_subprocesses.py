@@ -139,7 +139,7 @@ async def async_tool() -> None:
         await proc.communicate()
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_two_runs():
     """Both runs on one time axis: a lane per child, and the loop's heartbeat per run."""
     tl = Timeline()
@@ -355,7 +355,7 @@ print("✓ after the timeout the child was still running; reap's kill() and wait
 # :::
 
 # %% [markdown]
-# ## Killing a whole group from async code
+# ## Measure: what `kill()` reaches, and what `killpg()` reaches
 #
 # A tool often starts children of its own. When it overruns, what does `proc.kill()` reach?
 #
