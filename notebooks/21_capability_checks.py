@@ -123,7 +123,8 @@ def defined_as(hook) -> str:
     return getattr(hook, "__name__", f"{type(hook).__name__}()")
 
 
-print(f"{'hook':<8} {'defined as':<20} {'iscoroutinefunction':<20} {'awaitable':<10} returns")
+print(f"{'hook':<8} {'defined as':<20} {'iscoroutinefunction':<20}",
+      f"{'awaitable':<10} returns")
 for name, (is_coro_fn, awaitable, kind) in rows.items():
     defined = defined_as(hooks[name])
     print(f"{name:<8} {defined:<20} {is_coro_fn!s:<20} {awaitable!s:<10} {kind}")
@@ -384,7 +385,7 @@ await asyncio.sleep(0.02)
 results = await asyncio.gather(pending_simple, aware_generate("aware"))
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-from lab_snippets.timeline import STATE_COLOURS  # the colour of each state, as in the legend
+from lab_snippets.timeline import STATE_COLOURS  # each state's colour (legend)
 
 fig = tl.plot("Where each tracer's span sits against the body it traces",
               lanes=["generate span (simple)", "generate body (simple)",
