@@ -262,7 +262,7 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # with the bad clients, does the good client get every reply, in order, or do its replies
 # stall or fail?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the clients"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the clients"}
 # The clients: one good client that keeps asking, four bad ones; each draws its lane.
 tl = Timeline()
 BAD_EVENTS = ("malformed frame", "oversized frame", "truncated frame", "idle timeout")
@@ -319,6 +319,18 @@ async def bad_client(server: FrameServer, kind: str, delay: float) -> list[bytes
         tl.add(f"{kind} client", start, time.monotonic(), state=state)
 
 
+def draw_clients():
+    """One lane per client and one for the server; a diamond marks a connection too short for a bar."""
+    bad_lanes = ["malformed client", "oversized client", "truncated client"]
+    fig = tl.plot("One server, four bad clients and a good one",
+                  lanes=["server", "good client", *bad_lanes, "idle client"])
+    for row, lane in enumerate(bad_lanes, start=2):  # a diamond: these connections are slivers
+        span = tl.spans_of(lane)[0]
+        fig.axes[0].plot((span.start + span.end) / 2, row, marker="D", markersize=10,
+                         color=STATE_COLOURS[span.state], markeredgecolor="black")
+    return fig
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with tl.span("server", state="waiting"):
     async with FrameServer(max_frame=100, idle_timeout=0.3, on_event=tl.mark) as server:
@@ -339,6 +351,7 @@ after = "after" if last_after_bad else "NOT after"
 print(f"good client: {len(good)} replies, {order},",
       f"the last {after} all four bad clients")
 print("the server's counts:", stats)
+fig = draw_clients()  # folded above, with the clients
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -356,29 +369,18 @@ print("the server's counts:", stats)
 # requests, a fifteenth of the 0.3 s idle timeout, so the idle rule can only ever cut off the
 # silent client.
 #
-# In the figure below, blue (`running`) is a connection the server kept serving: the good
-# client's and the malformed client's. Orange (`failed`) is a connection the server closed on
-# an error. Green (`waiting`) is the silent client, and the server itself, which spends its
-# life waiting for connections. The good client's reply ticks go on after the last diamond.
+# In the figure, one bar per client is drawn with `tl.add(lane, start, end, state=...)`, and
+# the state picks its colour, the same in every chapter (the legend names them). Three of the
+# bad connections last a few milliseconds, too short for a bar, so a diamond in the state's
+# colour marks each. Passing `on_event=tl.mark` to the server turns each of its events (an
+# accepted connection, a decision from the table, a closed connection) into a tick on the
+# server lane; each reply the good client reads is a tick on its own lane. Blue (`running`) is
+# a connection the server kept serving: the good client's and the malformed client's. Orange
+# (`failed`) is a connection the server closed on an error. Green (`waiting`) is the silent
+# client, and the server itself, which spends its life waiting for connections. The good
+# client's reply ticks go on after the last diamond.
 #
 # :::
-#
-# In the figure that follows, one bar per client is drawn with `tl.add(lane, start, end,
-# state=...)`, and the state picks its colour, the same in every chapter (the legend names
-# them). Three of the bad connections last a few milliseconds, too short for a bar, so a
-# diamond in the state's colour marks each. Passing `on_event=tl.mark` to the server turns
-# each of its events (an accepted connection, a decision from the table, a closed
-# connection) into a tick on the server lane; each reply the good client reads is a tick on
-# its own lane.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-BAD_LANES = ["malformed client", "oversized client", "truncated client"]
-fig = tl.plot("One server, four bad clients and a good one",
-              lanes=["server", "good client", *BAD_LANES, "idle client"])
-for row, lane in enumerate(BAD_LANES, start=2):  # a diamond: these connections are slivers
-    span = tl.spans_of(lane)[0]
-    fig.axes[0].plot((span.start + span.end) / 2, row, marker="D", markersize=10,
-                     color=STATE_COLOURS[span.state], markeredgecolor="black")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert good == [f"ok:step {n}".encode() for n in range(len(good))], "every reply, in order"
@@ -406,7 +408,7 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # Predict: the high-water mark here is 64 KiB and each write is a 64 KiB frame. How much does
 # the client write before a `drain()` first fails to return?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: the transport's pause/resume calls, each drain timed, the server's gate.
 tl = Timeline()
 gate = asyncio.Event()
@@ -453,6 +455,23 @@ async def drain_returns_within(writer: asyncio.StreamWriter, timeout: float) -> 
         return False
 
 
+def draw_drain_run(paused_mark: str, resumed_mark: str):
+    """The run on four lanes; dashed lines at the pause and the resume that matter."""
+    fig = tl.plot("drain() waits while the reader does not read",
+                  lanes=["transport", "server", "client write + drain", "client drain"])
+    for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):
+        at = next(e.at for e in tl.events if e.name == mark)
+        fig.axes[0].axvline(at, color="black", linestyle="--", linewidth=1)
+        fig.axes[0].annotate(text, (at, -0.45), xytext=(3, 0), textcoords="offset points",
+                             va="bottom", fontsize=9)
+    for mark, text, row in (("client write + drain: drain does not return", "probe timed out", 2),
+                            ("gate opened", "gate opened", 1)):  # a row of the lanes above
+        at = next(e.at for e in tl.events if e.name == mark)
+        fig.axes[0].annotate(text, (at, row), xytext=(4, 9), textcoords="offset points",
+                             fontsize=8, arrowprops={"arrowstyle": "-", "linewidth": 0.6})
+    return fig
+
+
 def open_gate() -> None:
     tl.add("server", server_start, time.monotonic(), state="waiting")
     tl.mark("gate opened")
@@ -485,7 +504,7 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
 
 # %% [markdown]
 # The answer below prints how much the client wrote, then how full the transport's buffer was
-# at each step; the figure after it draws the run.
+# at each step, and draws the run.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: drain-waits-for-the-reader
@@ -509,20 +528,7 @@ assert resumed == "resume" and resumed_with <= low, flow
 assert tl.order(paused_mark, "client write + drain: drain does not return", "server: conn 1 starts reading",
                 resumed_mark, "client drain returned"), "drain returns only after the reader starts reading"
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-fig = tl.plot("drain() waits while the reader does not read",
-              lanes=["transport", "server", "client write + drain", "client drain"])
-for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):  # the two that matter
-    at = next(e.at for e in tl.events if e.name == mark)
-    fig.axes[0].axvline(at, color="black", linestyle="--", linewidth=1)
-    fig.axes[0].annotate(text, (at, -0.45), xytext=(3, 0), textcoords="offset points",
-                         va="bottom", fontsize=9)
-for mark, text, row in (("client write + drain: drain does not return", "probe timed out", 2),
-                        ("gate opened", "gate opened", 1)):  # a row of the lanes above
-    at = next(e.at for e in tl.events if e.name == mark)
-    fig.axes[0].annotate(text, (at, row), xytext=(4, 9), textcoords="offset points",
-                         fontsize=8, arrowprops={"arrowstyle": "-", "linewidth": 0.6})
+fig = draw_drain_run(paused_mark, resumed_mark)  # the plotting code is in the instruments fold
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -551,8 +557,10 @@ for mark, text, row in (("client write + drain: drain does not return", "probe t
 # the low-water mark: the transport resumes the writer, and `drain()` returns, only after the
 # server starts reading. The light green "client drain" bar starts when the probing drain
 # began: its first 0.05 s is the probe's own timeout (the tick labelled "probe timed out"),
-# the next 0.3 s the gate kept shut, during which the drain that followed waited, and the
-# sliver after "gate opened" is the server reading until the resume. Left shut, the gate would
+# the next 0.3 s the gate kept shut, during which the drain that followed waited; from "gate
+# opened" to the resume the server reads, too briefly to see at this scale. An earlier tick on
+# the transport lane, if there is one, is a pause and its resume a moment apart: the kernel
+# took more bytes at once, and that drain returned within its 0.05 s. Left shut, the gate would
 # hold that drain for as long as the server reads nothing. Without `drain()` a producer that
 # outruns its consumer would keep growing the transport buffer without limit.
 #

@@ -116,9 +116,18 @@ for name, hook in hooks.items():
     elif inspect.isasyncgen(result):
         await result.aclose()
 
-print(f"{'hook':<8} {'iscoroutinefunction':<20} {'call is awaitable':<18} returns")
+def defined_as(hook) -> str:
+    """The name the hook was defined under, for the table."""
+    if isinstance(hook, functools.partial):
+        return f"partial({hook.func.__name__})"
+    return getattr(hook, "__name__", f"{type(hook).__name__}()")
+
+
+print(f"{'hook':<8} {'defined as':<20} {'iscoroutinefunction':<20}",
+      f"{'awaitable':<10} returns")
 for name, (is_coro_fn, awaitable, kind) in rows.items():
-    print(f"{name:<8} {is_coro_fn!s:<20} {awaitable!s:<18} {kind}")
+    defined = defined_as(hooks[name])
+    print(f"{name:<8} {defined:<20} {is_coro_fn!s:<20} {awaitable!s:<10} {kind}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: iscoroutinefunction-misses-awaitable-results
@@ -280,11 +289,11 @@ with warnings.catch_warnings(record=True) as caught:
     gc.collect()
 by_result, by_function = outcome["by result"], outcome["by function"]
 coroutine_warnings = [w for w in caught if inspect.iscoroutine(w.source)]
-never_awaited = [str(w.message) for w in coroutine_warnings]
+recorded = [str(w.message) for w in coroutine_warnings]
 
 print("decide by the result:  ", by_result)
 print("decide by the function:", by_function)
-print("warnings:", never_awaited)
+print("recorded:", recorded)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: decide-by-the-result-not-the-function
@@ -316,6 +325,10 @@ print("✓ deciding by the result ran every hook; deciding by the function passe
 # The experiment decorates the same coroutine function both ways and records when each span
 # opens and closes against when the body runs, on a `Timeline`: `tl.span` times a block,
 # `tl.mark` notes a moment (the [reading guide](../book/reading_guide.md) lists the rest).
+#
+# The cell calls `generate` through the plain wrapper, pauses 0.02 s, then awaits that call
+# together with one through the async-aware wrapper (`gather`), so that the moments of the two
+# calls sit apart on the time axis.
 #
 # **Predict.** Applied to an `async def`, does the plain wrapper's span cover the body it
 # traces? And what does `inspect.iscoroutinefunction` say of each decorated function?
@@ -367,17 +380,22 @@ async def generate(label: str) -> str:
 
 
 simple_generate, aware_generate = traced_simple(generate), traced(generate)
-pending_simple = simple_generate("simple")  # a call through the plain wrapper
+pending_simple = simple_generate("simple")
 await asyncio.sleep(0.02)
 results = await asyncio.gather(pending_simple, aware_generate("aware"))
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-print("iscoroutinefunction: simple", inspect.iscoroutinefunction(simple_generate),
-      "· async-aware", inspect.iscoroutinefunction(aware_generate))
+from lab_snippets.timeline import STATE_COLOURS  # each state's colour (legend)
+
 fig = tl.plot("Where each tracer's span sits against the body it traces",
               lanes=["generate span (simple)", "generate body (simple)",
                      "generate span (async-aware)", "generate body (aware)"],
               meanings={"waiting": "tracer's span", "running": "body running"})
+simple_span = tl.spans_of("generate span (simple)")[0]  # a diamond where it sits
+fig.axes[0].plot(simple_span.start, 0, marker="D", markersize=9,
+                 color=STATE_COLOURS["waiting"], markeredgecolor="black")
+print("iscoroutinefunction: simple", inspect.iscoroutinefunction(simple_generate),
+      "· async-aware", inspect.iscoroutinefunction(aware_generate))
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -385,14 +403,12 @@ fig = tl.plot("Where each tracer's span sits against the body it traces",
 # Applied to an `async def`, the "call" inside a plain wrapper only makes the coroutine
 # object, so its span closes **before any of the body has run**: in the figure the simple
 # span is a sliver at the start, while the async-aware span contains the body. The green bar is
-# the async-aware span (legend "tracer's span"; the simple span is too short to show its colour)
-# and the blue bars the bodies. The simple span sits at the call, and its body starts only
+# the async-aware span (legend "tracer's span"; the simple span is too short for a bar, so a
+# diamond marks it) and the blue bars the bodies. The simple span sits at the call, and its body starts only
 # once `gather` awaits the coroutine. The answer's printed line shows the second damage:
 # `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the simple
 # wrapper is `False` (the async-aware one's is `True`), so any extension point that
-# decides by the function (previous section) would now mistreat it. (The cell pauses 0.02 s
-# between the simple call and the `gather` that awaits it, so the two moments sit apart in the
-# picture.)
+# decides by the function (previous section) would now mistreat it.
 #
 # :::
 
@@ -1000,8 +1016,7 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 # - An extension point that takes sync or async hooks should call first and check the result.
 # - A tracing decorator's span must close after the body. Deciding once with
 #   `iscoroutinefunction` and returning an `async def` wrapper covers functions written with
-#   `async def`; a sync wrapper that checks each call's result and, if it is awaitable, returns
-#   a coroutine that awaits it inside the span covers the rest too. A plain wrapper's span
+#   `async def`. A plain wrapper's span
 #   closes before the body runs, and it hides that the function is async.
 #
 # **What's next.** [Part V](../book/parts/services.md) goes on to running concurrent

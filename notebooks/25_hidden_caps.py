@@ -61,9 +61,12 @@ figure_style()
 #
 # The server would answer at once (`latency=0.0`), but the instrument `most_at_once` (folded)
 # tells it to hold every answer until the client has let in all the requests it will (at most
-# about 5 s), and only then releases them all. How it knows is in the instruments fold, which
-# gives the answer away: open it after you have predicted. The most it saw
-# inside at once is the count. How many does the server see at once from each client, and how
+# about 5 s), and only then releases them all. The most it saw inside at once is the count.
+# To know when to stop holding, the instrument is given the number the library's default
+# should let in (so its fold gives the answer away: open it after you have predicted), but that
+# number does not decide the count: once it is reached, the server holds 0.2 s longer, so a
+# client that let more in would show more, and one that let fewer in shows its own peak after
+# at most 5 s. How many does the server see at once from each client, and how
 # many threads run the blocking calls, as a formula of the machine's CPU count (the answer
 # prints this machine's)? Before running, write down two numbers and a formula.
 
@@ -232,8 +235,12 @@ print("✓ requests that waited for a connection spent their total timeout there
 # pool holds c connections, for c = 1, 3 and 6, to a server that answers in W = 30 ms. At the
 # server we also measure the time-averaged number of requests inside (L) over the run.
 #
-# One connection allows at most 1 ÷ 0.03 ≈ 33 requests per second, so 3 and 6 connections
-# allow at most 100 and 200. Predict: does each run reach its bound, or not?
+# The answer also prints each run's *mean gap*: how long a server slot stays empty, on average,
+# between one answer leaving and the next request arriving on it.
+#
+# The bound for one connection is 1 ÷ 0.03 ≈ 33 requests per second, and for 3 and 6
+# connections 100 and 200. Predict: for each cap, does the measured throughput land above its
+# bound, on it, or below it?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # mean_gap: the idle time between requests on one server slot, printed next to L.
@@ -267,6 +274,32 @@ async def run_with_cap(server: LatencyServer, cap: int) -> dict:
             "spans": list(server.spans)}
 
 
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_pool_runs():
+    """The best cap-3 run as the server saw it, and the throughput of each cap under its bound."""
+    tl = Timeline()
+    tl.t0 = min(start for start, _ in best[3]["spans"])  # the spans were measured before this Timeline
+    lanes_free_at: list[float] = []
+    for start, end in sorted(best[3]["spans"]):
+        lane = next((i for i, free in enumerate(lanes_free_at) if free <= start), len(lanes_free_at))
+        if lane == len(lanes_free_at):
+            lanes_free_at.append(end)
+        lanes_free_at[lane] = end
+        tl.add(f"server slot {lane + 1}", start, end)
+    fig, (ax_tl, ax_curve) = plt.subplots(1, 2, figsize=(11, 3.4), layout="constrained")
+    tl.plot("12 requests, a pool of 3 connections", ax=ax_tl,
+            lanes=[f"server slot {i + 1}" for i in range(3)])
+    ax_curve.plot(CAPS, [best[c]["throughput"] for c in CAPS], "o-", label="measured")
+    ax_curve.plot(CAPS, [c / LATENCY for c in CAPS], "s--", color="grey",
+                  label="bound: cap ÷ W")
+    ax_curve.set_xlabel("the pool's cap (max_connections)")
+    ax_curve.set_ylabel("requests per second")
+    ax_curve.set_title("Throughput against the pool's cap (W = 30 ms)")
+    ax_curve.legend()
+    assert len(lanes_free_at) <= 3
+    return fig
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 best: dict[int, dict] = {}
 async with LatencyServer(latency=LATENCY) as server:
@@ -283,6 +316,7 @@ for cap in CAPS:
           f"throughput {r['throughput']:5.1f}/s, cap ÷ W = {cap / LATENCY:5.1f}/s")
 gain = best[6]["throughput"] / best[1]["throughput"]
 print(f"6 connections gave {gain:.1f} times the throughput of 1")
+fig = draw_pool_runs()  # folded above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check and why it holds on a busy machine"}
 # claim: throughput-follows-in-flight-over-latency
@@ -310,36 +344,12 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # and the end of the run not every connection is in use. With 6 connections the 12 requests take
 # only two rounds, so that start and end weigh more.
 #
-# :::
+# The figure's left panel shows the best cap-3 run as the server saw it: each request is a bar,
+# placed in the first free lane; three lanes are enough, whatever the number of requests. The
+# right panel draws the measured throughput under the bound cap ÷ W (grey): the gap between
+# them grows with the cap.
 #
-# The timeline shows the best cap-3 run as the server saw it: each request is a bar, placed in
-# the first free lane. The right panel
-# draws the measured throughput under the bound cap ÷ W (grey).
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-tl = Timeline()
-tl.t0 = min(start for start, _ in best[3]["spans"])  # the spans were measured before this Timeline
-lanes_free_at: list[float] = []
-for start, end in sorted(best[3]["spans"]):
-    lane = next((i for i, free in enumerate(lanes_free_at) if free <= start), len(lanes_free_at))
-    if lane == len(lanes_free_at):
-        lanes_free_at.append(end)
-    lanes_free_at[lane] = end
-    tl.add(f"server slot {lane + 1}", start, end)
-fig, (ax_tl, ax_curve) = plt.subplots(1, 2, figsize=(11, 3.4), layout="constrained")
-tl.plot("12 requests, a pool of 3 connections", ax=ax_tl, lanes=[f"server slot {i + 1}" for i in range(3)])
-ax_curve.plot(CAPS, [best[c]["throughput"] for c in CAPS], "o-", label="measured")
-ax_curve.plot(CAPS, [c / LATENCY for c in CAPS], "s--", color="grey",
-              label="bound: cap ÷ W")
-ax_curve.set_xlabel("the pool's cap (max_connections)")
-ax_curve.set_ylabel("requests per second")
-ax_curve.set_title("Throughput against the pool's cap (W = 30 ms)")
-ax_curve.legend()
-assert len(lanes_free_at) <= 3
-
-# %% [markdown]
-# Three lanes are enough, whatever the number of requests. The gap between the measured
-# throughput and the bound grows with the cap.
+# :::
 
 # %% [markdown]
 # ## Rate limit or concurrency limit: what happens when the server slows down?
@@ -439,6 +449,16 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 #    tasks call;
 # 4. takes return in the order they were called;
 # 5. a take cancelled while it waits raises `CancelledError` and takes no token.
+#
+# :::{dropdown} A worked example of the refill
+#
+# The refill is `tokens = min(burst, tokens + elapsed × rate)`. With
+# `rate=2` and `burst=3`: three takes at t = 0 return at once and leave 0 tokens. A fourth take
+# at t = 0 finds none, so it sleeps for the missing token, 1 ÷ 2 = 0.5 s; at t = 0.5 the
+# bucket holds min(3, 0 + 0.5 × 2) = 1 token, which it takes. If nobody takes anything for the
+# next 5 s, the bucket then holds min(3, 0 + 5 × 2) = 3 tokens, not 10.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #

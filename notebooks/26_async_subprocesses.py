@@ -139,6 +139,22 @@ async def async_tool() -> None:
         await proc.communicate()
 
 
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_two_runs():
+    """Both runs on one time axis: a lane per child, and the loop's heartbeat per run."""
+    tl = Timeline()
+    tl.t0 = started
+    for label, spans in spans_of.items():
+        for i, (start, end) in enumerate(spans):
+            tl.add(f"{label}: child {i}", start, end,
+                   state="blocked" if label == "blocking" else "running")
+        watch_of[label].add_to(tl, f"{label}: event loop", threshold=0.03)
+    lanes = [f"blocking: child {i}" for i in range(3)] + ["blocking: event loop"]
+    lanes += [f"async: child {i}" for i in range(3)] + ["async: event loop"]
+    return tl.plot("Three tool calls: blocking communicate() vs awaited communicate()",
+                   lanes=lanes)
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # Three calls of each tool at once, under a heartbeat.
 results, spans_of, watch_of = {}, {}, {}  # spans and beats kept for the figure
@@ -157,6 +173,7 @@ for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
 
 for label, seen in results.items():
     print(f"{label:>8}: {seen}")
+fig = draw_two_runs()  # folded above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: blocking-communicate-serialises-children
@@ -183,18 +200,16 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # of one.
 #
 # The async version awaits the child, so the three children overlap and the heartbeat ticks,
-# but for short gaps while the interpreters start. The `async def` was never the point; the
+# except for short gaps while the interpreters start. The `async def` was never the point; the
 # `await` on something that really suspends is.
 #
+# The figure shows both runs on one time axis. Red bars are children waited for with the loop
+# blocked (and the loop's own lane red while it could not tick); blue bars are children
+# awaited. The red bars form a staircase, one child after the other; the blue bars overlap.
+# Each bar is longer than the child's 0.15 s sleep, because it also holds the start of a new
+# Python interpreter (the fold below says what a start costs).
+#
 # :::
-#
-# ## Measure: the two runs on one time axis
-#
-# The same two runs on one time axis. Red bars are children waited for with the loop blocked
-# (and the loop's own lane red while it could not tick); blue bars are children awaited. The
-# red bars form a staircase, one child after the other; the blue bars overlap. Each bar is
-# longer than the child's 0.15 s sleep, because it also holds the start of a new Python
-# interpreter (the fold below says what a start costs).
 #
 # :::{dropdown} Going further: what an interpreter start costs
 #
@@ -210,18 +225,6 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # awaited run's beats while the children ran: at least three.
 #
 # :::
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-tl = Timeline()
-tl.t0 = started
-for label, spans in spans_of.items():
-    for i, (start, end) in enumerate(spans):
-        tl.add(f"{label}: child {i}", start, end,
-               state="blocked" if label == "blocking" else "running")
-    watch_of[label].add_to(tl, f"{label}: event loop", threshold=0.03)
-lanes = [f"blocking: child {i}" for i in range(3)] + ["blocking: event loop"]
-lanes += [f"async: child {i}" for i in range(3)] + ["async: event loop"]
-fig = tl.plot("Three tool calls: blocking communicate() vs awaited communicate()", lanes=lanes)
 
 # %% [markdown]
 # ## Two pipes, one reader
@@ -244,12 +247,12 @@ show_source(_cmd_chatter, first="_write_all(2", last="return args.exit")
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def read_after_timeout(proc: asyncio.subprocess.Process) -> str:
     """After a timeout: note whether the child had exited, read both pipes, wait for it."""
-    verdict = "stuck" if proc.returncode is None else "?"
+    state = "running" if proc.returncode is None else "exited"
     rest = await asyncio.wait_for(asyncio.gather(proc.stdout.read(), proc.stderr.read()),
                                   timeout=5)
     code = await asyncio.wait_for(proc.wait(), timeout=5)
-    return (f"{verdict}; once stderr was read too it exited with {code} "
-            f"({len(rest[1])} bytes were waiting on stderr)")
+    return (f"timed out, child {state}; after reading both pipes: exit code {code}, "
+            f"{len(rest[1])} bytes left on stderr")
 
 
 async def reap(proc: asyncio.subprocess.Process) -> None:
@@ -270,7 +273,7 @@ async def read_stdout_then_stderr(err_bytes: int, timeout: float) -> str:
         await asyncio.wait_for(proc.wait(), timeout)
         return f"finished: {len(out)} + {len(err)} bytes"
     except TimeoutError:
-        return await read_after_timeout(proc)  # folded above: what became of the child
+        return await read_after_timeout(proc)  # folded above
     finally:
         await reap(proc)  # reap: kill the child if it still runs, then wait for it
 
@@ -284,7 +287,7 @@ print(" 1 MB on stderr:", large)
 # claim: reading-one-pipe-at-a-time-deadlocks
 assert small.startswith("finished"), (
     "a small stderr fits in the buffers: the naive reader works in tests")
-assert large.startswith("stuck; once stderr was read too it exited with 0"), (
+assert large.startswith("timed out, child running; after reading both pipes: exit code 0"), (
     "with 1 MB on stderr the child waits for us and we wait for it")
 print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child exited with 0")
 
@@ -352,7 +355,7 @@ print("✓ after the timeout the child was still running; reap's kill() and wait
 # :::
 
 # %% [markdown]
-# ## Killing a whole group from async code
+# ## Measure: what `kill()` reaches, and what `killpg()` reaches
 #
 # A tool often starts children of its own. When it overruns, what does `proc.kill()` reach?
 #
@@ -367,8 +370,9 @@ show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
 # `start_family` starts it in a new session (`create_subprocess_exec` passes
 # `start_new_session=True` on to `subprocess.Popen`), so that it leads a process group whose id
 # is its pid, and returns the leader and its two children's pids.
-# The cell after it kills the leader with `kill()`, then reads its stderr to the end, as
-# `communicate()` would, for at most 0.3 s. Predict: once the leader is dead, are its two
+# The cell after it kills the leader with `kill()`, waits for it with `leader.wait()` (at most
+# 0.5 s; what that wait does differs by release, see the last fold of this section), then reads
+# its stderr to the end, as `communicate()` would, for at most 0.3 s. Predict: once the leader is dead, are its two
 # children still running, and does the read reach the end of stderr?
 
 # %%
@@ -414,8 +418,8 @@ print("✓ kill() left both children running and the stderr pipe open;",
 # so stderr did not end. Whoever times out a tool with `kill()` and then reads its output to
 # the end (`communicate()`, `stderr.read()`) waits for the orphans, not for the tool.
 #
-# A tool that started its own children (a shell, a test
-# runner, a compiler) leaves them running (chapter 19).
+# So a tool that started children of its own (a shell, a test runner, a compiler) and is
+# stopped with `kill()` leaves them running, as killing a parent did in chapter 19.
 #
 # :::
 #
@@ -477,7 +481,8 @@ await asyncio.wait_for(proc.wait(), timeout=5)
 print(sys.version.split()[0], "· watcher threads while a child ran:", watcher_threads)
 if sys.version_info >= (3, 12):
     print("3.12+: a pidfd on the event loop instead of a thread",
-          "(3.11 shows one 'asyncio-waitpid-N' thread)")
+          "(3.11 shows one thread per child: 'asyncio-waitpid-N' on 3.11.7,",
+          "'waitpid-N' on earlier patch releases such as 3.11.2)")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info < (3, 12):
