@@ -204,7 +204,7 @@ print("✓ the Task's body started only when the caller suspended")
 # suspended, red for holding the loop), and `tl.mark(name)` writes down one named moment. The
 # folded cell below draws the run at the end of the answer.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_three_bodies(bodies: tuple[str, ...], starts: dict[str, float]) -> None:
     created_at = next(e.at for e in tl.events if e.name == "all three created")
     for label in bodies:  # the time each object existed without running, drawn grey
@@ -266,7 +266,7 @@ blocked = tl.spans_of("caller's own work")[0]
 print(f"caller's busy work: from {blocked.start:.3f} s to {blocked.end:.3f} s")
 for label in sorted(bodies, key=starts.get):
     print(f"{label:<16} body started at {starts[label]:.3f} s")
-draw_three_bodies(bodies, starts)
+draw_three_bodies(bodies, starts)  # the run on a timeline (plotting code folded above)
 
 # %% [markdown]
 # :::{dropdown} Why

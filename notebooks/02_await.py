@@ -266,7 +266,7 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # :::
 
 # %% [markdown]
-# ## A blocking call inside a coroutine
+# ## Measure: a blocking call inside a coroutine
 #
 # What if a coroutine calls something that blocks the thread: a `time.sleep`, a synchronous
 # HTTP client, a long computation?
@@ -276,7 +276,7 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # the loop is free, wake-ups come every few milliseconds. The folded cell below draws the run
 # on a timeline at the end of the answer.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_two_waits(tl: Timeline, watch: LoopWatch) -> None:
     colours = {"await asyncio.sleep(0.15)": "waiting", "time.sleep(0.15) in a coroutine": "blocked"}
     tl.spans[:] = [dataclasses.replace(s, state=colours.get(s.label, s.state)) for s in tl.spans]
@@ -319,7 +319,7 @@ for lane in ["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine"]:
     print(f"heartbeats during {lane}: {len(inside)}")
 print(f"{len(watch.beats)} beats (a 5 ms sleep between them), longest gap "
       f"{watch.max_gap * 1000:.0f} ms, {len(watch.gaps_over(0.05))} gap(s) over 50 ms")
-draw_two_waits(tl, watch)
+draw_two_waits(tl, watch)  # the run on a timeline (plotting code folded above)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: time-sleep-freezes-the-loop

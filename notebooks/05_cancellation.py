@@ -208,13 +208,10 @@ print("✓ wait_for too returned the late result instead of raising TimeoutError
 # ## Measure: what each caller sees after `cancel()`
 #
 # Two workers below hold a "slot" (think of a request slot on an inference server) and release it in `finally` with `release_slot`, an `await`
-# that takes 0.08 s (its folded cell also draws the cleanup on the timeline). Caller A
-# cancels its worker and moves on at once; caller B cancels and then awaits the worker
-# (bounded by a timeout). Each caller then checks whether the slot is free: `slot_free[name]`
-# turns true when `release_slot` has finished. Predict what each caller sees, and how long
-# caller B waits after `cancel()`, compared with the 0.08 s cleanup.
+# that takes 0.08 s (its folded cell also draws the cleanup on the timeline, and
+# `draw_slot_timeline` draws the run at the end of the answer).
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the instruments"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 CLEANUP = 0.08
 slot_free = {"A": False, "B": False}
 
@@ -240,6 +237,12 @@ def draw_slot_timeline() -> None:
     ax.legend(handles=[*ax.get_legend().legend_handles, tick],
               loc="upper left", bbox_to_anchor=(1.01, 1.0), title="state", frameon=False)
 
+
+# %% [markdown]
+# Caller A cancels its worker and moves on at once; caller B cancels and then awaits the
+# worker (bounded by a timeout). Each caller then checks whether the slot is free:
+# `slot_free[name]` turns true when `release_slot` has finished. Predict what each caller sees,
+# and how long caller B waits after `cancel()`, compared with the 0.08 s cleanup.
 
 # %%
 async def hold_slot(name: str) -> None:
@@ -277,7 +280,7 @@ print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_
 print(f"caller B waited {tl.spans_of('caller B')[0].duration:.2f} s after cancel()")
 # A's cleanup ends too before we go on
 _ = await asyncio.wait(workers.values(), timeout=2)
-draw_slot_timeline()
+draw_slot_timeline()  # the run on a timeline (plotting code in the instruments)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-awaiting-sees-the-cleanup-done
