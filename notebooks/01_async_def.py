@@ -54,9 +54,9 @@ print(type(score_sample).__name__, inspect.iscoroutinefunction(score_sample))
 # ## Predict: what has the call `score_sample(1, log)` run?
 #
 # The cell above printed `function True`: defining `score_sample` gave an ordinary function
-# object, which `inspect` recognises as a coroutine function. Most people read
-# `score_sample(1, log)` as "run `score_sample`". Before you run the next cell, write down what
-# `log` holds right after the call, and what the call returns.
+# object, which `inspect` recognises as a coroutine function. The next cell calls
+# `score_sample(1, log)`. Before you run it, write down what `log` holds right after the call,
+# and what the call returns.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 log: list[str] = []
@@ -123,11 +123,9 @@ await pending
 # ## A coroutine object nobody awaits
 #
 # What becomes of a coroutine object that nobody awaits? The cell below calls
-# `score_sample(2, forgotten_log)` and keeps no reference to the object it returns, so the
-# object is destroyed: in CPython at once, when its last reference goes; the cell also runs
-# the garbage collector, for Pythons that reclaim objects later, and prints what Python's
-# warnings module recorded meanwhile (an empty list if nothing). Predict: does any of the body run, and does Python
-# say anything when the object is destroyed?
+# `score_sample(2, forgotten_log)` and keeps no reference to the object it returns, then
+# prints the log and what Python's warnings module recorded meanwhile (an empty list if
+# nothing). Predict: does any of the body run?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 forgotten_log: list[str] = []
@@ -137,7 +135,8 @@ with warnings.catch_warnings(record=True) as caught:
     gc.collect()
 
 messages = [f"{w.category.__name__}: {w.message}" for w in caught]
-print(messages)
+print("log:", forgotten_log)
+print("warnings:", messages)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: forgotten-coroutine-warns
@@ -153,10 +152,11 @@ print("✓ the body never ran, and Python warned that the coroutine was never aw
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A body runs only when something drives its object, and nothing drove this one. Python
-# checks, when a coroutine object is destroyed (in CPython, as soon as its last reference goes,
-# with no garbage collector needed), whether its body ever started; the list the answer prints
-# is what that check said. Such a warning is how you find
+# A body runs only when something drives its object, and nothing drove this one: the log
+# stays empty. With no reference kept, the object is destroyed: in CPython as soon as its last
+# reference goes, with no garbage collector needed (the cell runs `gc.collect()` for Pythons
+# that reclaim objects later). When a coroutine object is destroyed, Python checks whether its
+# body ever started; the warnings line of the answer is what that check said. Such a warning is how you find
 # a forgotten `await`, and in a large codebase it is often the only sign of one.
 #
 # :::
@@ -201,18 +201,33 @@ print("✓ the Task's body started only when the caller suspended")
 #
 # `Timeline` is the course's stopwatch: `with tl.span(name, state=...)` records the time spent
 # in the block as one bar, coloured by its `state` (blue for running, light green for
-# suspended, red for holding the loop), and `tl.mark(name)` writes down one named moment. In
-# the first cell below, `busy(seconds)` spins in plain Python for that long, and `timed_body`
-# is the body under test: 0.005 s of work, then 0.04 s suspended in `await asyncio.sleep`.
+# suspended, red for holding the loop), and `tl.mark(name)` writes down one named moment. The
+# folded cell below draws the run at the end of the answer.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_three_bodies(bodies: tuple[str, ...], starts: dict[str, float]) -> None:
+    created_at = next(e.at for e in tl.events if e.name == "all three created")
+    for label in bodies:  # the time each object existed without running, drawn grey
+        tl.add(label, tl.t0 + created_at, tl.t0 + starts[label], state="cancelled")
+    tl.plot("Three coroutine objects created together: when does each body run?",
+            lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"],
+            meanings={"cancelled": "created, not started", "waiting": "suspended in await",
+                      "blocked": "holding the loop"})
+
+
+# %% [markdown]
+# In the first cell below, `busy(seconds)` spins in plain Python for that long, and
+# `timed_body` is the body under test: 0.005 s of work, then 0.04 s suspended in
+# `await asyncio.sleep`.
 #
 # The second cell creates three such coroutine objects at the same moment and drives them in
 # three ways: awaited at once, awaited after the caller has done 0.05 s of busy work of its
 # own, and wrapped in a Task. The caller's busy work is the same spin as `busy`, written out in
 # the cell so that you can see it contains no `await`.
 #
-# The Task is created before the caller's busy work, and `later` is awaited after it. Predict,
-# for each of the three bodies, whether it starts before, during or after the caller's busy
-# work, and which of `later` and the Task starts first.
+# The Task is created before the caller's busy work, and `later` is awaited after it. Predict
+# two things. First: for each of the three bodies, does it start before, during or after the
+# caller's busy work? Second: of `later` and the Task, which body starts first?
 
 # %%
 def busy(seconds: float) -> None:
@@ -251,6 +266,7 @@ blocked = tl.spans_of("caller's own work")[0]
 print(f"caller's busy work: from {blocked.start:.3f} s to {blocked.end:.3f} s")
 for label in sorted(bodies, key=starts.get):
     print(f"{label:<16} body started at {starts[label]:.3f} s")
+draw_three_bodies(bodies, starts)  # the run on a timeline (plotting code folded above)
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -261,6 +277,12 @@ for label in sorted(bodies, key=starts.get):
 # code suspends, here at the first `await asyncio.sleep` inside `later`'s body, after the busy
 # work. Awaiting a coroutine does not by itself let other tasks run; a suspension does.
 #
+# The chart under the answer shows the same run: compare where each blue bar begins with where
+# the red bar ends. A grey bar before a body is the time its object existed without running
+# (the plotting code borrows the timeline's grey `cancelled` state for it; nothing was
+# cancelled). Each body's own 0.005 s spin holds the loop too, but it is drawn blue as that
+# body's work; red marks only the caller's spin, the one the Task has to wait out.
+#
 # :::
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -270,23 +292,6 @@ assert starts["as a Task"] >= blocked.end, "a Task cannot start while the caller
 assert starts["awaited later"] >= blocked.end
 assert starts["awaited later"] < starts["as a Task"]
 print("✓ both bodies started after the caller's busy work ended, `later` first")
-
-# %% [markdown]
-# The chart below shows the same run: compare where each blue bar begins with where the red
-# bar ends. A grey bar before a body is the time its object existed without running (the
-# plotting code borrows the timeline's grey `cancelled` state for it; nothing was cancelled).
-# Each body's own 0.005 s spin holds the loop too, but it is drawn blue as that body's work;
-# red marks only the caller's spin, the one the Task has to wait out.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-created_at = next(e.at for e in tl.events if e.name == "all three created")
-for label in bodies:  # the time each object existed without running, drawn grey
-    tl.add(label, tl.t0 + created_at, tl.t0 + starts[label], state="cancelled")
-
-fig = tl.plot("Three coroutine objects created together: when does each body run?",
-              lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"],
-              meanings={"cancelled": "created, not started", "waiting": "suspended in await",
-                        "blocked": "holding the loop"})
 
 # %% [markdown]
 # ## Checking which is which with `inspect`
@@ -353,6 +358,28 @@ else:
           "create_task never runs the body before returning.")
 
 # %% [markdown]
+# ## Closing an object you will not await
+#
+# A coroutine object you decide not to await can be closed: `close()` marks it finished
+# without running its body, so it does not warn "was never awaited" when it is destroyed.
+# The cell below closes one and reads its state with `inspect.getcoroutinestate`.
+
+# %%
+closed_log: list[str] = []
+with warnings.catch_warnings(record=True) as caught_after_close:
+    warnings.simplefilter("always")
+    unused = score_sample(6, closed_log)
+    unused.close()
+    print(inspect.getcoroutinestate(unused), "| log:", closed_log)
+    del unused
+    gc.collect()
+print("warnings:", [str(w.message) for w in caught_after_close])
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert closed_log == [] and caught_after_close == [], (closed_log, caught_after_close)
+print("✓ the closed object never ran its body and did not warn")
+
+# %% [markdown]
 # ## Exercise 1.1 · Create now, run later
 #
 # A coroutine object can be made long before it runs. Implement `run_in_reverse(job_ids, log)`:
@@ -362,7 +389,8 @@ else:
 # 2. then await them one by one in **reverse** order, each after the previous one has ended;
 # 3. return their results in the order they were awaited;
 # 4. if a body raises, let its error come out of `run_in_reverse` and await no later body; if
-#    the caller cancels `run_in_reverse`, end cancelled and start no later body;
+#    the caller cancels `run_in_reverse` (chapter 05 covers cancellation), end cancelled and
+#    start no later body;
 # 5. either way, close each object you did not await before returning, so none of them warns
 #    "was never awaited".
 #

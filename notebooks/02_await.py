@@ -259,21 +259,37 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # What the contrast shows is where the body is when `aread()` starts: already in the response
 # (no turn), or still in the connection (turns). The number of turns in the streaming row is
 # not a measure of waiting for the network: anyio, the layer under httpx's connection, gives
-# the loop a turn at every read of the connection, even when the bytes have already arrived.
+# the loop a turn at every read of the connection, even when the bytes have already arrived
+# (`SocketStream.receive` in the versions installed here: anyio 4.16.0, httpcore 1.0.9,
+# httpx 0.28.1).
 #
 # :::
 
 # %% [markdown]
-# ## A blocking call inside a coroutine
+# ## Measure: a blocking call inside a coroutine
 #
 # What if a coroutine calls something that blocks the thread: a `time.sleep`, a synchronous
 # HTTP client, a long computation?
 #
 # To see, we measure the loop's **heartbeat**. `LoopWatch` (in `lab_snippets.loopwatch`)
 # runs a small task that sleeps 5 ms, wakes up and writes down the time, over and over. While
-# the loop is free, wake-ups come every few milliseconds. We run two coroutines that both
-# "wait 0.15 s": one with `await asyncio.sleep`, one with `time.sleep`. Predict how many
-# heartbeats fall inside each wait.
+# the loop is free, wake-ups come every few milliseconds. The folded cell below draws the run
+# on a timeline at the end of the answer.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_two_waits(tl: Timeline, watch: LoopWatch) -> None:
+    colours = {"await asyncio.sleep(0.15)": "waiting", "time.sleep(0.15) in a coroutine": "blocked"}
+    tl.spans[:] = [dataclasses.replace(s, state=colours.get(s.label, s.state)) for s in tl.spans]
+    watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
+    tl.plot("Awaiting frees the event loop; time.sleep inside a coroutine freezes it",
+            lanes=["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine", "event loop heartbeat"])
+
+
+# %% [markdown]
+# We run two coroutines that both "wait 0.15 s": one with `await asyncio.sleep`, one with
+# `time.sleep`. The answer prints the heartbeats inside each wait, then the number of beats in
+# the whole run, the longest gap between two of them, and how many gaps were longer than
+# 50 ms. Predict how many heartbeats fall inside each wait.
 
 # %%
 FREEZE = 0.15
@@ -303,6 +319,7 @@ for lane in ["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine"]:
     print(f"heartbeats during {lane}: {len(inside)}")
 print(f"{len(watch.beats)} beats (a 5 ms sleep between them), longest gap "
       f"{watch.max_gap * 1000:.0f} ms, {len(watch.gaps_over(0.05))} gap(s) over 50 ms")
+draw_two_waits(tl, watch)  # the run on a timeline (plotting code folded above)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: time-sleep-freezes-the-loop
@@ -328,50 +345,30 @@ assert len(beats_inside(polite)) >= 5, "the loop kept serving others during the 
 assert len(covering) == 1, "one gap between heartbeats covers the whole time.sleep"
 (stall_start, stall_end), = covering
 assert longest_gap_inside(polite) <= 0.5 * (stall_end - stall_start)
+frozen_segments = [s for s in tl.spans_of("event loop heartbeat") if s.state == "blocked"]
+assert any(s.start <= rude.start and s.end >= rude.end for s in frozen_segments)
 print("✓ the heartbeat kept beating through the await and stopped for the whole time.sleep")
 
 # %% [markdown]
 # :::{dropdown} Why
-#
-# The answer's last line sums up the run: the number of heartbeats (a 5 ms sleep between
-# them), the longest gap between two of them, and how many gaps were longer than 50 ms.
 #
 # A blocking call never reaches a suspension point, so the loop cannot run anything else until
 # it returns: every other task, every timer, every network callback waits. Compare the two
 # heartbeat counts in the answer, and the longest gap in its last line with the 0.15 s of the
 # sleep. Both coroutines took the same time; only one let the program live.
 #
-# :::
-
-# %% [markdown]
-# :::{dropdown} Going further: fewer wake-ups than a perfect clock
-#
-# Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would give,
-# because each 5 ms sleep ends a little late.
+# The chart under the answer puts the two waits and the heartbeat on one clock. The heartbeat
+# lane is blue while the loop answers and red where the gap between wake-ups is longer than
+# 50 ms. Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would
+# give, because each 5 ms sleep ends a little late.
 #
 # :::
-
-# %% [markdown]
-# ## Measure: the two waits and the loop's heartbeat on one clock
 #
-# The chart puts the two waits and the heartbeat on one clock. The heartbeat lane is blue
-# while the loop answers and red where the gap between wake-ups is longer than 50 ms.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-colours = {"await asyncio.sleep(0.15)": "waiting", "time.sleep(0.15) in a coroutine": "blocked"}
-tl.spans[:] = [dataclasses.replace(s, state=colours.get(s.label, s.state)) for s in tl.spans]
-watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
-fig = tl.plot("Awaiting frees the event loop; time.sleep inside a coroutine freezes it",
-              lanes=["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine", "event loop heartbeat"])
-frozen_segments = [s for s in tl.spans_of("event loop heartbeat") if s.state == "blocked"]
-assert any(s.start <= rude.start and s.end >= rude.end for s in frozen_segments)
-
-# %% [markdown]
 # ## Debug mode: which coroutine held the loop?
 #
-# A heartbeat tells you *that* the loop froze. asyncio's debug mode tells you *who* froze it:
-# with `loop.set_debug(True)`, the loop times every callback and every step of every task,
-# and logs a warning `Executing <Task ...> took N seconds` for any step longer than
+# A heartbeat tells you *that* the loop froze, not what froze it. asyncio has a **debug
+# mode** for that: with `loop.set_debug(True)`, the loop logs a warning
+# `Executing <Task ...> took N seconds` for work that took longer than
 # `loop.slow_callback_duration` (0.1 s by default). You can switch it on for a whole program
 # with `PYTHONASYNCIODEBUG=1` or `asyncio.run(main(), debug=True)`.
 #
@@ -395,8 +392,8 @@ for message in warnings_logged:  # each cut to its coroutine and the step's time
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Debug mode times each *step* of a task, the stretch of code between two suspensions, not the
-# coroutine's whole life. `wait_with_asyncio_sleep` spent its 0.15 s suspended, and each of its
+# Debug mode times every callback and each *step* of every task, the stretch of code between
+# two suspensions, not the coroutine's whole life. `wait_with_asyncio_sleep` spent its 0.15 s suspended, and each of its
 # steps took a few microseconds; `wait_with_time_sleep` spent its 0.15 s inside one step. Read the warning lines of
 # the answer with that in mind. A long `await` costs the loop nothing; a long step between two
 # awaits holds it.

@@ -207,15 +207,11 @@ print("✓ wait_for too returned the late result instead of raising TimeoutError
 #
 # ## Measure: what each caller sees after `cancel()`
 #
-# Cleanup is code, and code takes time. Two workers below hold a "slot" (think of a request
-# slot on an inference server) and release it in `finally` with `release_slot`, an `await`
-# that takes 0.08 s (its folded cell also draws the cleanup on the timeline). Caller A
-# cancels its worker and moves on at once; caller B cancels and then awaits the worker
-# (bounded by a timeout). Each caller then checks whether the slot is free: `slot_free[name]`
-# turns true when `release_slot` has finished. Predict what each caller sees, and how long
-# caller B waits after `cancel()`, compared with the 0.08 s cleanup.
+# Two workers below hold a "slot" (think of a request slot on an inference server) and release it in `finally` with `release_slot`, an `await`
+# that takes 0.08 s (its folded cell also draws the cleanup on the timeline, and
+# `draw_slot_timeline` draws the run at the end of the answer).
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the instruments"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 CLEANUP = 0.08
 slot_free = {"A": False, "B": False}
 
@@ -228,6 +224,25 @@ async def release_slot(name: str) -> None:
     tl.mark(f"worker {name} released the slot")
 
 
+def draw_slot_timeline() -> None:
+    """Draw the run on a timeline (the answer's last output)."""
+    for name in "AB":  # each worker's wait: from its start to where its cleanup starts
+        cleanup = tl.spans_of(f"worker {name}")[0]
+        tl.add(f"worker {name}", tl.t0, tl.t0 + cleanup.start, state="waiting")
+    fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
+                  lanes=["worker A", "caller A", "worker B", "caller B"])
+    ax = fig.axes[0]
+    tick = Line2D([], [], color="black",
+                  label="mark (caller A: cancelled, then moved on at once)")
+    ax.legend(handles=[*ax.get_legend().legend_handles, tick],
+              loc="upper left", bbox_to_anchor=(1.01, 1.0), title="state", frameon=False)
+
+
+# %% [markdown]
+# Caller A cancels its worker and moves on at once; caller B cancels and then awaits the
+# worker (bounded by a timeout). Each caller then checks whether the slot is free:
+# `slot_free[name]` turns true when `release_slot` has finished. Predict what each caller sees,
+# and how long caller B waits after `cancel()`, compared with the 0.08 s cleanup.
 
 # %%
 async def hold_slot(name: str) -> None:
@@ -265,6 +280,7 @@ print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_
 print(f"caller B waited {tl.spans_of('caller B')[0].duration:.2f} s after cancel()")
 # A's cleanup ends too before we go on
 _ = await asyncio.wait(workers.values(), timeout=2)
+draw_slot_timeline()  # the run on a timeline (plotting code in the instruments)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-awaiting-sees-the-cleanup-done
@@ -285,27 +301,15 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # waiting for it with `asyncio.wait`, or a done callback) is how it learns that the cleanup is
 # over. So caller B waits about as long as the cleanup, and caller A none at all.
 #
+# The figure under the answer is the same run on a timeline. Light green is each worker's
+# wait, which ends where the cancellation reaches its `await`; purple is its cleanup. Caller A
+# has no span: its lane holds only a short black tick, its two marks "cancelled" and
+# "continues", too close together to tell apart (the legend's last entry). Caller B's light
+# green span is its wait for the worker. Compare where each caller's lane ends with where its
+# worker's purple cleanup ends.
+#
 # :::
 #
-# The figure below is the answer drawn on a timeline. Light green is each worker's wait, which
-# ends where the cancellation reaches its `await`; purple is its cleanup. Caller A has no span:
-# its lane holds only a short black tick, its two marks "cancelled" and "continues", too close
-# together to tell apart (the legend's last entry). Caller B's light green span is its wait for
-# the worker. Compare where each caller's lane ends with where its worker's purple cleanup ends.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-for name in "AB":  # each worker's wait: from its start to where its cleanup starts
-    cleanup = tl.spans_of(f"worker {name}")[0]
-    tl.add(f"worker {name}", tl.t0, tl.t0 + cleanup.start, state="waiting")
-fig = tl.plot("cancel() asks; cleanup still runs: moving on vs waiting for it",
-              lanes=["worker A", "caller A", "worker B", "caller B"])
-ax = fig.axes[0]
-tick = Line2D([], [], color="black",
-              label="mark (caller A: cancelled, then moved on at once)")
-key = ax.legend(handles=[*ax.get_legend().legend_handles, tick],
-                loc="upper left", bbox_to_anchor=(1.01, 1.0), title="state", frameon=False)
-
-# %% [markdown]
 # ## `asyncio.shield`: which one is cancelled?
 #
 # Sometimes the work a caller waits for is not its own: a checkpoint save that other requests
@@ -428,7 +432,10 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # On 3.13 and later, a `TaskGroup` that exits with errors consults the task's `cancelling()`
 # count, and if it is above zero, it cancels its parent task once more. The child's error is
 # still raised and handled, the worker reaches its `return` (the second column of the answer),
-# and yet the task ends cancelled, its return value lost. On 3.11 and 3.12 the same code
+# and yet the task ends cancelled, its return value lost. That cancel is made while the task
+# itself is running, so it waits for the task's next `await`; there is none before the
+# `return`, and a task whose coroutine returns with a cancel still pending ends cancelled and
+# drops the value (`Task.__step` in `Lib/asyncio/tasks.py`, 3.13.0). On 3.11 and 3.12 the same code
 # returns its pair with the stale count of 1 in it, as the answer shows when run there: a bug
 # waiting for an upgrade. The `with
 # uncancel` row is right on every version. Swallowing a cancel has a cost even when done on
