@@ -14,7 +14,7 @@
 #    does and does not tell you;
 # 4. find out what the interpreter does at exit with a daemon thread, and with a normal one.
 #
-# **Needs** chapter 08 (threads next to the event loop) · about 55 minutes
+# **Needs** chapter 08 (threads next to the event loop) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -35,7 +35,7 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## Predict: how many of 2400 tokens are counted?
+# ## Four threads, one counter
 #
 # A rollout worker counts the tokens it has produced: `stats.tokens += count_tokens(text)`.
 
@@ -335,7 +335,7 @@ show_source(daemon_exit, first="atexit.register(report)", last='"main returns"')
 # child, so the cell ends by drawing them with a `Timeline`, the course's stopwatch (chapter
 # 01); `plot_exit`, folded below, is its drawing code.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def plot_exit(exit_report: dict) -> None:
     """Draw the child's events on a timeline; print how much of its plan the daemon did."""
     at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}

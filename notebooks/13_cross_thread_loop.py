@@ -205,6 +205,13 @@ assert not core_thread.is_alive() and core_loop.is_closed(), "the loop thread en
 print("✓ the coroutine ran on the loop thread; the thread ended and its loop is closed")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# The coroutine ran on `core-loop`, the thread that runs the loop it was submitted to;
+# `result()` only waited for it on the calling thread, which kept its own name.
+#
+# :::
+#
 # `LoopThread` below grows that core into a class: `run()` submits a coroutine and waits for
 # its result with a timeout, `submit()` returns the future without waiting, and `stop()` shuts
 # the loop down from outside; the section "Stopping the loop thread" below puts `stop()` to
@@ -303,8 +310,7 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 # A heartbeat task on the notebook's loop ticks every 0.01 s, and each wait lasts for a job
 # of 0.12 s: each job is `slow_job(label)`, which awaits `asyncio.sleep(0.12)` on the loop
 # thread and returns its label; `notebook_wait(how)`, from the fold, draws the notebook's wait
-# as a span on the same timeline, and `draw_waits()` plots it. Predict: how many heartbeats land while the notebook waits in
-# `result()`, and how many while it awaits `wrap_future`?
+# as a span on the same timeline, and `draw_waits()` plots it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a heartbeat on the notebook's loop, and a job that draws its own span.
@@ -344,6 +350,10 @@ def draw_waits() -> None:
                    "notebook: await wrap_future", "notebook loop heartbeat"],
             meanings={"running": "heartbeat tick"})
 
+
+# %% [markdown]
+# Predict: how many heartbeats land while the notebook waits in
+# `result()`, and how many while it awaits `wrap_future`?
 
 # %%
 beat = asyncio.create_task(heartbeat())  # ticks every 0.01 s on the notebook's loop

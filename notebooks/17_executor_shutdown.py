@@ -276,8 +276,6 @@ print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued 
 # before it calls `shutdown(wait=False, cancel_futures=True)`. Both are defined in the folded
 # cell. The chart is a `Timeline` whose bars are coloured by state, the same colours in every
 # chapter.
-#
-# **Predict.** Which of the six jobs run to the end, and which are dropped?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # A job that runs draws its own lane: waiting from its submit mark until a worker picks it
@@ -314,6 +312,9 @@ def draw_jobs() -> None:
     shutdown_at = clock_at("shutdown requested") - tl.t0
     fig.axes[0].axvline(shutdown_at, color="black", linestyle="--", linewidth=1)
 
+
+# %% [markdown]
+# **Predict.** Which of the six jobs run to the end, and which are dropped?
 
 # %%
 pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="measured")
