@@ -329,6 +329,8 @@ show_source(daemon_exit, first="def work", last="CLEANUP_PREFIX}")
 show_source(daemon_exit, first="atexit.register(report)", last='"main returns"')
 
 # %% [markdown]
+# ## Measure: what each of the child's threads did before it exited
+#
 # The next cell runs the script and prints four fields of the report: the steps each thread did,
 # the steps it had planned, the daemon's state when the `atexit` handler ran, and which
 # threads printed their `CLEANUP` line. The report also gives the time of each event in the
