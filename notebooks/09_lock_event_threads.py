@@ -50,6 +50,8 @@ def record_tokens(stats: TokenStats, text: str) -> None:
 
 
 # %% [markdown]
+# ## Predict: how many of 2400 tokens are counted?
+#
 # CPython has a Global Interpreter Lock (GIL): only one thread runs Python code at a time.
 # Four threads each record 300 lines of two tokens, 2400 tokens in all. `count_tokens` stands
 # for any helper that touches the outside world (a log write, a cache lookup); here it is
