@@ -14,7 +14,7 @@
 #    does and does not tell you;
 # 4. find out what the interpreter does at exit with a daemon thread, and with a normal one.
 #
-# **Needs** chapter 08 (threads next to the event loop) · about 50 minutes
+# **Needs** chapter 08 (threads next to the event loop) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
