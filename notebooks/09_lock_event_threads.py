@@ -7,8 +7,8 @@
 # tell a thread to stop, and what happens to a thread nobody stopped when the program ends?
 #
 # **You will**
-# 1. see that `x += ...` is a read, a computation and a write, and predict what several
-#    threads do to it;
+# 1. predict what several threads do to `x += ...`, and see that it is a read, a
+#    computation and a write;
 # 2. guard it with `threading.Lock`, and test whether the total is then exact;
 # 3. stop a background thread with a `threading.Event`, and find out what `join(timeout)`
 #    does and does not tell you;
@@ -35,20 +35,9 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## One statement, three steps
+# ## Four threads, one counter
 #
 # A rollout worker counts the tokens it has produced: `stats.tokens += count_tokens(text)`.
-# It reads like one step. The bytecode the interpreter runs says otherwise: it loads the
-# current value of `stats.tokens`, then calls `count_tokens`, then adds, then stores the sum.
-# The read happens **before** the call on the right-hand side, and any other thread may
-# run between the read and the store.
-#
-# The cell below lists the bytecode of `record_tokens` with `dis`, which only reads the
-# function and does not run it (so `count_tokens` need not exist yet). `SHOWN` keeps the four
-# kinds of instruction that matter here, the read (`LOAD_ATTR`), the call (`CALL`), the add
-# and the store (`STORE_ATTR`), and drops the stack shuffling around them. The add is
-# `BINARY_OP` with argument `13`, the in-place add, the `+` of `+=` (`INPLACE_ADD` on Pythons
-# before 3.11).
 
 # %%
 class TokenStats:
@@ -59,20 +48,6 @@ class TokenStats:
 def record_tokens(stats: TokenStats, text: str) -> None:
     stats.tokens += count_tokens(text)
 
-
-SHOWN = ("LOAD_ATTR", "CALL", "STORE_ATTR", "BINARY_OP", "INPLACE_ADD")
-steps = [(ins.opname, ins.argval) for ins in dis.get_instructions(record_tokens)
-         if ins.opname.startswith(SHOWN)]
-print(steps)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-opnames = [name for name, _ in steps]
-read_at = opnames.index("LOAD_ATTR")
-call_at = next(i for i, name in enumerate(opnames) if name.startswith("CALL"))
-write_at = opnames.index("STORE_ATTR")
-assert read_at < call_at < write_at, (
-    "the old value is read before the call, the sum written after it")
-print("✓ the old value is read before count_tokens runs; the sum is stored after it")
 
 # %% [markdown]
 # ## Predict: how many of 2400 tokens are counted?
@@ -130,7 +105,38 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # 2400 is the race.
 #
 # :::
+
+# %% [markdown]
+# ## One statement, three steps
 #
+# `stats.tokens += count_tokens(text)` reads like one step. The bytecode the interpreter runs
+# says otherwise: it loads the current value of `stats.tokens`, then calls `count_tokens`,
+# then adds, then stores the sum. The read happens **before** the call on the right-hand side,
+# and any other thread may run between the read and the store.
+#
+# The cell below lists the bytecode of `record_tokens` with `dis`, which only reads the
+# function and does not run it. `SHOWN` keeps the four
+# kinds of instruction that matter here, the read (`LOAD_ATTR`), the call (`CALL`), the add
+# and the store (`STORE_ATTR`), and drops the stack shuffling around them. The add is
+# `BINARY_OP` with argument `13`, the in-place add, the `+` of `+=` (`INPLACE_ADD` on Pythons
+# before 3.11).
+
+# %%
+SHOWN = ("LOAD_ATTR", "CALL", "STORE_ATTR", "BINARY_OP", "INPLACE_ADD")
+steps = [(ins.opname, ins.argval) for ins in dis.get_instructions(record_tokens)
+         if ins.opname.startswith(SHOWN)]
+print(steps)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+opnames = [name for name, _ in steps]
+read_at = opnames.index("LOAD_ATTR")
+call_at = next(i for i, name in enumerate(opnames) if name.startswith("CALL"))
+write_at = opnames.index("STORE_ATTR")
+assert read_at < call_at < write_at, (
+    "the old value is read before the call, the sum written after it")
+print("✓ the old value is read before count_tokens runs; the sum is stored after it")
+
+# %% [markdown]
 # The cell below runs the same recorders with a count that does no I/O at all, just
 # `len(text.split())`. It lowers `sys.setswitchinterval`, the time a thread may hold the GIL
 # before the interpreter asks it to let another run, and a `finally` restores it, because it
@@ -325,10 +331,46 @@ show_source(daemon_exit, first="def work", last="CLEANUP_PREFIX}")
 show_source(daemon_exit, first="atexit.register(report)", last='"main returns"')
 
 # %% [markdown]
+# ## Measure: what each of the child's threads did before it exited
+#
 # The next cell runs the script and prints four fields of the report: the steps each thread did,
 # the steps it had planned, the daemon's state when the `atexit` handler ran, and which
-# threads printed their `CLEANUP` line. Predict: how many of its 40 steps does the
-# daemon thread do, and does its `finally` block run?
+# threads printed their `CLEANUP` line. The report also gives the time of each event in the
+# child, so the cell ends by drawing them with a `Timeline`, the course's stopwatch (chapter
+# 01); `plot_exit`, folded below, is its drawing code.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def plot_exit(exit_report: dict) -> None:
+    """Draw the child's events on a timeline; print how much of its plan the daemon did."""
+    at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}
+    tl = Timeline()
+    tl.t0 = min(at.values()) - 0.02  # the child's clock readings, from just before its threads start
+    exit_at = at[("main", "atexit handler")]
+    tl.add("main thread", at[("main", "main returns")] - 0.005, at[("main", "main returns")])
+    tl.add("exit waits for normal threads", at[("main", "main returns")], exit_at, state="waiting")
+    tl.add("normal thread", at[("joined", "start")], at[("joined", "finished all steps")])
+    cleanup_end = at[("joined", "cleanup")] + 0.003
+    tl.add("normal thread", cleanup_end - 0.03, cleanup_end, state="cleanup")  # wide enough to see
+    tl.add("daemon thread", at[("daemon", "start")], exit_at)
+    planned_daemon_end = at[("daemon", "start")] + 40 * 0.05
+    shown_end = min(planned_daemon_end, exit_at + 0.25)  # the plan runs to 2 s: cut the bar
+    tl.add("daemon work dropped at exit", exit_at, shown_end, state="cancelled")
+    fig = tl.plot("At exit the interpreter waits for normal threads and drops daemon threads",
+                  lanes=["main thread", "exit waits for normal threads", "normal thread", "daemon thread",
+                         "daemon work dropped at exit"],
+                  xlabel="time since just before the child's threads started (s)",
+                  meanings={"cancelled": "planned, never done"})
+    fig.axes[0].text(shown_end - tl.t0 + 0.01, 4, f"→ {planned_daemon_end - tl.t0:.1f} s",
+                     va="center", ha="left", fontsize=8)  # where the cut bar's plan ends
+    done_share = exit_report["steps_done"]["daemon"] / exit_report["steps_planned"]["daemon"]
+    print(f"the daemon thread did {done_share:.0%} of its work before it was dropped; its 40 "
+          f"steps were planned to end {planned_daemon_end - tl.t0:.1f} s in (the bar is cut)")
+    assert done_share <= 0.5
+
+
+# %% [markdown]
+# Predict: how many of its 40 steps does the daemon thread do, and does its `finally` block
+# run?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 child = subprocess.run(
@@ -340,6 +382,7 @@ exit_report = parse_daemon_exit(child.stdout)
 shown = ("steps_done", "steps_planned", "daemon_alive_at_exit", "cleanups_printed")
 for key in shown:
     print(f"{key}: {json.dumps(exit_report[key])}")
+plot_exit(exit_report)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}
@@ -362,60 +405,20 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # below). So it did only the steps that fit while the normal thread finished its six, and its
 # remaining work and its `finally` block never ran (no `CLEANUP` line for it).
 #
-# :::
+# On the timeline, the main thread is done almost at once; the exit then waits for the normal
+# thread, whose `finally` is the purple end of its bar (drawn 0.03 s wide so that it shows; it
+# took far less). The daemon's bar stops where the exit stops waiting, with no purple end. It
+# counts a step when the step's sleep ends, so a step in progress at the exit is never
+# counted. The last lane is not measured: it is the rest of the daemon's 40 planned steps,
+# cut at 0.25 s past the exit (its arrow says where the plan would have ended).
 #
-# ## Measure: the child's threads and its exit, on one timeline
-#
-# The report also gives the time of each event in the child, so a `Timeline`, the course's
-# stopwatch (chapter 01), can draw them. The main thread is done almost at once; the
-# interpreter's exit then waits for the normal thread, whose `finally` is the purple end of its
-# bar (drawn 0.03 s wide so that it shows; it took far less). The daemon thread's
-# bar is cut off when the exit stops waiting, with no purple end; its count of steps can come
-# out one short of six, because it counts a step when the step's sleep ends and it started a
-# moment after the normal thread, so it was usually inside a step of its own, never counted,
-# when the exit came. The last lane is not measured: it is the rest of the daemon's 40
-# planned steps of 0.05 s, the work it never did, cut at 0.25 s past the exit (its arrow says
-# where the plan would have ended).
-#
-# :::{dropdown} Going further: why the child's times fit our timeline
-#
-# The child's times are `time.monotonic()` readings. On Linux that is one clock for every
-# process of the machine, so they go straight onto a timeline in this process.
-#
-# :::
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-# The daemon's plan runs to 2 s: its last lane is cut at 0.25 s past the exit, and the line
-# printed under the figure gives the whole.
-tl = Timeline()
-tl.t0 = min(at.values()) - 0.02  # the child's clock readings, from just before its threads start
-exit_at = at[("main", "atexit handler")]
-tl.add("main thread", at[("main", "main returns")] - 0.005, at[("main", "main returns")])
-tl.add("exit waits for normal threads", at[("main", "main returns")], exit_at, state="waiting")
-tl.add("normal thread", at[("joined", "start")], at[("joined", "finished all steps")])
-cleanup_end = at[("joined", "cleanup")] + 0.003
-tl.add("normal thread", cleanup_end - 0.03, cleanup_end, state="cleanup")  # wide enough to see
-tl.add("daemon thread", at[("daemon", "start")], exit_at)
-planned_daemon_end = at[("daemon", "start")] + 40 * 0.05
-shown_end = min(planned_daemon_end, exit_at + 0.25)  # the plan runs to 2 s: cut the bar
-tl.add("daemon work dropped at exit", exit_at, shown_end, state="cancelled")
-fig = tl.plot("At exit the interpreter waits for normal threads and drops daemon threads",
-              lanes=["main thread", "exit waits for normal threads", "normal thread", "daemon thread",
-                     "daemon work dropped at exit"],
-              xlabel="time since just before the child's threads started (s)",
-              meanings={"cancelled": "planned, never done"})
-fig.axes[0].text(shown_end - tl.t0 + 0.01, 4, f"→ {planned_daemon_end - tl.t0:.1f} s",
-                 va="center", ha="left", fontsize=8)  # where the cut bar's plan ends
-done_share = exit_report["steps_done"]["daemon"] / exit_report["steps_planned"]["daemon"]
-print(f"the daemon thread did {done_share:.0%} of its work before it was dropped; its 40 "
-      f"steps were planned to end {planned_daemon_end - tl.t0:.1f} s in (the bar is cut)")
-assert done_share <= 0.5
-
-# %% [markdown]
 # So `daemon=True` is not a way to stop a thread. It is a fallback that keeps a thread which
-# failed to stop from holding the whole process open. A thread that owns something (a file
-# being written, a connection, a child process) needs a stop signal and a bounded join, so
-# its cleanup runs.
+# failed to stop from holding the whole process open.
+#
+# :::
+#
+# A thread that owns something (a file being written, a connection, a child process) needs a
+# stop signal and a bounded join, so its cleanup runs whenever the program ends.
 #
 # :::{dropdown} Python versions
 #
@@ -423,8 +426,9 @@ assert done_share <= 0.5
 # thread that tries to take the GIL back exits on the spot on 3.11 to 3.13; on 3.14 it hangs
 # until the process is gone. Either way it runs no more Python code.
 #
-# **The GIL.** Nothing in this chapter depends on the GIL: the lost update happens with it, and the lock
-# fixes it with or without it. What the GIL hid is only how *often* the race shows.
+# **The GIL.** No lesson of this chapter depends on the GIL: the lost update happens with it,
+# and the lock fixes it with or without it. What the GIL changes is how *often* the race shows,
+# and the pattern of the totals (the lockstep near a quarter comes from how it is handed over).
 #
 # Python 3.13 offers an optional free-threaded build (`python3.13t`, PEP 703; officially
 # supported, still optional, in 3.14 under PEP 779) in which threads run Python code truly in
@@ -767,8 +771,8 @@ _sc.differential(start_periodic_check, _reference,
 # - Python has no supported way to kill a thread from outside. Give a long-running thread a
 #   `threading.Event`, let it wait with `event.wait(interval)`, and end with `join(timeout)`
 #   plus an `is_alive()` check, because `join(timeout)` only bounds your wait.
-# - At exit normal threads are waited for; daemon threads are dropped mid-work and their
-#   `finally` blocks never run.
+# - At exit normal threads are waited for; a daemon thread still running then is dropped
+#   mid-work and its `finally` block never runs.
 #
 # **What's next.** Chapter 10 leaves threads for `async with` and `async for`, where cleanup
 # is tied to the structure of the code.

@@ -14,7 +14,7 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. find out what a loop method does when you call it from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 70 minutes
+# **Needs** chapters 03, 08 and 09 · about 75 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -178,9 +178,10 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # The core of the pattern is eight statements: make a loop, run it forever in a thread,
 # submit a coroutine, wait for its result with a timeout, and at the end stop the loop from
 # outside, join the thread and close the loop (only once the thread has ended: closing a
-# running loop raises).
+# running loop raises). The cell prints the name of the thread the coroutine ran on, and of
+# the thread that called it. Predict: which two names does it print?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def which_thread() -> str:
     await asyncio.sleep(0.01)
     return threading.current_thread().name
@@ -204,13 +205,20 @@ assert not core_thread.is_alive() and core_loop.is_closed(), "the loop thread en
 print("✓ the coroutine ran on the loop thread; the thread ended and its loop is closed")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# The coroutine ran on `core-loop`, the thread that runs the loop it was submitted to;
+# `result()` only waited for it on the calling thread, which kept its own name.
+#
+# :::
+#
 # `LoopThread` below grows that core into a class: `run()` submits a coroutine and waits for
 # its result with a timeout, `submit()` returns the future without waiting, and `stop()` shuts
 # the loop down from outside; the section "Stopping the loop thread" below puts `stop()` to
 # the test. The thread is a daemon thread (`daemon=True`), so it does not keep the
 # interpreter from exiting. The fold holds two helpers: `serve_forever`, the thread's body
-# (run the loop until it is stopped, then close it), and `_cancel_other_tasks`, which `stop()`
-# runs on the loop first, to cancel what is still running there.
+# (run the loop until it is stopped, then close it), and `_cancel_other_tasks`, a shutdown
+# helper that `stop()` uses.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the loop thread's body and its shutdown helper"}
 def serve_forever(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
@@ -295,15 +303,14 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 # ## Measure: heartbeats while waiting in `result()` and in `wrap_future`
 #
 # There are two ways to wait for the submitted coroutine. Synchronous code calls
-# `future.result(timeout)` and blocks its thread. Code that is itself running on a loop (the
-# notebook is) can instead `await asyncio.wrap_future(future)`, which turns the thread-safe
-# future into one its own loop can await.
+# `future.result(timeout)`. Code that is itself running on a loop (the notebook is) can
+# instead `await asyncio.wrap_future(future)`, which turns the thread-safe Future into one its
+# own loop can await.
 #
 # A heartbeat task on the notebook's loop ticks every 0.01 s, and each wait lasts for a job
 # of 0.12 s: each job is `slow_job(label)`, which awaits `asyncio.sleep(0.12)` on the loop
 # thread and returns its label; `notebook_wait(how)`, from the fold, draws the notebook's wait
-# as a span on the same timeline. Predict: how many heartbeats land while the notebook waits in
-# `result()`, and how many while it awaits `wrap_future`?
+# as a span on the same timeline, and `draw_waits()` plots it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a heartbeat on the notebook's loop, and a job that draws its own span.
@@ -325,9 +332,28 @@ async def slow_job(label: str) -> str:
 
 
 def notebook_wait(how: str):
-    """A span for the notebook's wait; its state colours the bar as the legend says."""
-    return tl.span(f"notebook: {how}", state="blocked" if how == "result()" else "waiting")
+    """A span for the notebook's wait (drawn red, blocked, if no heartbeat landed in it)."""
+    return tl.span(f"notebook: {how}", state="waiting")
 
+
+def draw_waits() -> None:
+    """Colour each wait by what the heartbeat measured in it, then plot the run."""
+    from dataclasses import replace
+
+    def silent(span) -> bool:
+        return not any(span.start < t < span.end for t in ticks)
+
+    tl.spans[:] = [replace(s, state="blocked") if s.label.startswith("notebook: ") and silent(s)
+                   else s for s in tl.spans]
+    tl.plot("Waiting for a coroutine on another thread's loop: block or await",
+            lanes=["loop thread: job A", "notebook: result()", "loop thread: job B",
+                   "notebook: await wrap_future", "notebook loop heartbeat"],
+            meanings={"running": "heartbeat tick"})
+
+
+# %% [markdown]
+# Predict: how many heartbeats land while the notebook waits in
+# `result()`, and how many while it awaits `wrap_future`?
 
 # %%
 beat = asyncio.create_task(heartbeat())  # ticks every 0.01 s on the notebook's loop
@@ -346,6 +372,7 @@ for waiting_lane in ("notebook: result()", "notebook: await wrap_future"):
     waited = tl.spans_of(waiting_lane)[0]
     print(f"heartbeats during {waiting_lane!r}: "
           f"{sum(waited.start < t < waited.end for t in ticks)}")
+draw_waits()
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: result-blocks-the-loop-wrap-future-does-not
@@ -365,21 +392,15 @@ print("✓ no heartbeat while result() blocked; the heartbeat went on under awai
 # :::{dropdown} Why
 #
 # While the notebook waits in `result()`, the heartbeat stops for as long as job A runs,
-# because `result()` holds the notebook's thread, and the notebook's loop runs on that
+# because `result()` blocks the notebook's thread, and the notebook's loop runs on that
 # thread. Under `await wrap_future` the ticks go on: the notebook's loop is free while job B
 # runs on the other thread.
 #
-# :::
+# On the timeline, the jobs only await `asyncio.sleep` on the loop thread, so their bars are
+# light green (waiting); a wait of the notebook in which no heartbeat landed is drawn red
+# (blocked): the one in `result()`. The bottom lane is the heartbeat.
 #
-# The timeline of this run is below. The jobs only await `asyncio.sleep` on the
-# loop thread, so their bars are light green (waiting); the red bar is the notebook's thread
-# in `result()`; the bottom lane is the heartbeat.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-fig = tl.plot("Waiting for a coroutine on another thread's loop: block or await",
-              lanes=["loop thread: job A", "notebook: result()", "loop thread: job B",
-                     "notebook: await wrap_future", "notebook loop heartbeat"],
-              meanings={"running": "heartbeat tick"})
+# :::
 
 # %% [markdown]
 # ## Calling a loop from the wrong thread
@@ -1102,8 +1123,9 @@ show_call_site("13")
 # %% [markdown]
 # The cell below makes the first quote's call, `run_coroutine_threadsafe(coro, loop).result()`,
 # on a `LoopThread` of its own, from a caller thread, for a coroutine that waits on an event,
-# as a reward server that does not answer would. After 0.3 s the cell runs the course's
-# cleanup, `stop()`. Predict: what ends the caller's wait, and what does the caller then see?
+# as a reward server that does not answer would. The cell watches the caller for 0.3 s, then
+# calls `stop()`, and prints what the caller had reported at each of the two moments.
+# Predict: is the caller still waiting after 0.3 s, and what does it report after `stop()`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 slime_like = LoopThread("slime-like-loop")
@@ -1126,10 +1148,11 @@ caller.start()
 caller.join(timeout=0.3)
 caller_still_waiting = caller.is_alive()
 heard_before_cleanup = list(caller_heard)
-slime_like.stop(timeout=2)  # the course's cleanup
+slime_like.stop(timeout=2)
 caller.join(timeout=2)
 print("caller still waiting after 0.3 s:", caller_still_waiting,
       "· what it had reported:", heard_before_cleanup)
+print("after stop(), it reported:", caller_heard)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-result-without-timeout-waits-without-a-word

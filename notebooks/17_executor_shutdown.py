@@ -13,7 +13,7 @@
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 70 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 75 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -57,7 +57,8 @@ def state_of(future: Future) -> str:
 # `pool.submit(fn, *args)` returns a `Future` at once. The job sits in the pool's queue
 # until a worker thread is free; then it is running; then it is finished, holding a result
 # or an exception. A pool with **one** worker and a job that waits for a gate makes every
-# state visible in turn.
+# state visible in turn: the cell after the next submits two such jobs, reads both states
+# while the gate is shut, then opens it and reads them again.
 
 # %%
 gate = threading.Event()
@@ -71,7 +72,10 @@ def wait_at_gate(name: str) -> str:
     return f"{name} done"
 
 
-# %%
+# %% [markdown]
+# **Predict.** While the gate is shut, which state does each of the two futures report?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 seen = {"first": [], "second": []}
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
     first = pool.submit(wait_at_gate, "first")
@@ -157,7 +161,8 @@ print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error 
 #
 # ## Cancelling a future
 #
-# `future.cancel()` asks the pool to drop a job and returns `True` if it did. Below, one
+# `future.cancel()` asks the pool to drop a job and returns `True` if the future is now
+# cancelled. Below, one
 # worker has picked up the first job, and the second waits in the queue behind it.
 #
 # **Predict.** We call `cancel()` on both. Which of the two calls returns `True`?
@@ -244,9 +249,7 @@ print(tl.names())
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: shutdown-without-wait-still-runs-queued-jobs
-# The cells above write down named moments with tl.mark(...) on a Timeline, the course's
-# stopwatch (chapter 01); tl.order(a, b, ...) holds when the moments were marked in that
-# order.
+# tl.order(a, b, ...) holds when the moments were marked in that order.
 pool.shutdown(wait=True)  # joins the worker thread; safe to call a second time
 states = [state_of(job) for job in jobs]
 assert states == ["finished"] * 3, f"every job, queued ones too, should run; got {states}"
@@ -273,8 +276,6 @@ print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued 
 # before it calls `shutdown(wait=False, cancel_futures=True)`. Both are defined in the folded
 # cell. The chart is a `Timeline` whose bars are coloured by state, the same colours in every
 # chapter.
-#
-# **Predict.** Which of the six jobs run to the end, and which are dropped?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # A job that runs draws its own lane: waiting from its submit mark until a worker picks it
@@ -297,6 +298,24 @@ def timed_job(shard: int, seconds: float) -> None:
         time.sleep(seconds)
 
 
+def draw_jobs() -> None:
+    """Plot the six lanes; a cancelled job, which never ran, is drawn from the marks."""
+    for shard, job in enumerate(measured):
+        if job.cancelled():  # queued until the request, then a grey mark, wide enough to see
+            tl.add(f"job {shard}", clock_at(f"job {shard} submitted"),
+                   clock_at("shutdown requested"), state="waiting")
+            tl.add(f"job {shard}", clock_at("shutdown requested"),
+                   clock_at("shutdown requested") + 0.004, state="cancelled")
+    fig = tl.plot("Six jobs on two workers, shutdown(cancel_futures=True) as job 2 starts",
+                  lanes=[f"job {shard}" for shard in range(6)])
+    # the moment shutdown was requested: a dashed vertical line across every lane
+    shutdown_at = clock_at("shutdown requested") - tl.t0
+    fig.axes[0].axvline(shutdown_at, color="black", linestyle="--", linewidth=1)
+
+
+# %% [markdown]
+# **Predict.** Which of the six jobs run to the end, and which are dropped?
+
 # %%
 pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="measured")
 measured = []
@@ -309,22 +328,11 @@ pool.shutdown(wait=False, cancel_futures=True)
 pool.shutdown(wait=True)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-for shard, job in enumerate(measured):
-    if job.cancelled():  # queued until the request, then a grey mark: cancelled there
-        tl.add(f"job {shard}", clock_at(f"job {shard} submitted"),
-               clock_at("shutdown requested"), state="waiting")
-        tl.add(f"job {shard}", clock_at("shutdown requested"),
-               clock_at("shutdown requested") + 0.004, state="cancelled")
-
-fig = tl.plot("Six jobs on two workers, shutdown(cancel_futures=True) as job 2 starts",
-              lanes=[f"job {shard}" for shard in range(6)])
-# the moment shutdown was requested: a dashed vertical line across every lane
-shutdown_at = clock_at("shutdown requested") - tl.t0
-fig.axes[0].axvline(shutdown_at, color="black", linestyle="--", linewidth=1)
 ran = {shard for shard in range(6)
        if any(s.state == "running" for s in tl.spans_of(f"job {shard}"))}
 cancelled = {shard for shard, job in enumerate(measured) if job.cancelled()}
 print(f"ran to the end: {sorted(ran)}, cancelled in the queue: {sorted(cancelled)}")
+draw_jobs()
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-futures-drops-the-queued-jobs
@@ -342,11 +350,8 @@ print("✓ job 2, started before the request, finished; the jobs still queued we
 # picked job 2 up: its lane is blue to the end, like jobs 0 and 1, while the jobs still
 # queued wait (light green) up to the line and end there with a grey mark, cancelled without
 # ever running. The rule holds whatever the timing: a job that had started finished, and a job
-# that had not started was cancelled.
-#
-# A cancelled job never runs, so it draws nothing itself: the answer's code draws its lane from
-# the marks, light green from its submit mark to the shutdown request, then a grey mark
-# 0.004 s wide, only so that it shows.
+# that had not started was cancelled (a cancelled job never runs, so its lane is drawn from
+# the marks).
 #
 # :::
 #
