@@ -502,11 +502,11 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 # - **rounds**: each round is followed by a wait of `interval` (from the end of one round to
 #   the start of the next, not start to start, so slow checks do not bring rounds closer), and
 #   they keep coming;
-# - **stop()** returns within 0.25 s of the reference solution's stop, measured beside yours:
-#   at once in the middle of a long `interval`, and in the middle of a round of several checks
-#   that each take their whole `timeout` once the check under way ends (within `timeout` plus
-#   0.5 s; it does not wait for the round to end), or once a slow `kill` under way ends; no
-#   thread of the monitor is left running after it.
+# - **stop() during a wait** returns at once, in the middle of a long `interval`;
+# - **stop() during a round** (several checks that each take their whole `timeout`) returns
+#   once the check or the slow `kill` under way ends (within `timeout` plus 0.5 s), without
+#   waiting for the rest of the round. Both are measured beside the reference solution's stop
+#   (at most 0.25 s later), and no thread of the monitor is left running after either.
 #
 # :::
 
