@@ -459,8 +459,6 @@ for ax in axes[:-1]:
 # third panels, the 0.3 s the cell kept the parent busy before it reaped.
 #
 # :::
-#
-# One more way to ask a worker to stop arrived in Python 3.14.
 
 # %% [markdown]
 # :::{dropdown} Going further

@@ -363,9 +363,8 @@ print("✓ with the timeout only inside the call, the check waited out the 6 s c
 #
 # The second round bounds the caller's wait too: two fresh engines in the same state, checked
 # in the same order, with `timeout=CHECK_TIMEOUT` on `ray.get(ref, timeout=...)` as well; on a timeout or an error, the engine is
-# killed. The answer also draws both rounds on one time scale (the drawing code is folded just
-# below). Predict: how long does the stuck engine's check take now, what becomes of its 6 s
-# call, and when is the healthy engine checked?
+# killed. `draw_both_rounds(since, checks)`, folded below, draws both rounds on one time
+# scale; the answer ends with it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # Timeline: the course's chart of work; tl.add draws one bar from a start to an end.
@@ -406,6 +405,11 @@ def draw_both_rounds(stuck_since: float, checks: dict) -> None:
     top.set_xlabel("")
     bottom.set_xlim(-0.15, STUCK_FOR + 0.6)
     plt.show()
+
+
+# %% [markdown]
+# Predict: how long does the stuck engine's check take now, what becomes of its 6 s call, and
+# when is the healthy engine checked?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 engines = {"stuck": Worker.remote(), "healthy": Worker.remote()}
