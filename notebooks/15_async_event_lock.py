@@ -12,7 +12,7 @@
 #    answer;
 # 3. measure what a lock held across a slow `await` costs;
 # 4. let many callers share one in-flight operation, as slime's weight-update endpoint does,
-#    and find out what one cancelled caller does to the others.
+#    and try it with a caller that gives up while it waits.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
 # Event) · about 50 minutes
@@ -243,8 +243,7 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 # checkpoint: request 0 finds nothing in flight and does the load, the others wait for it, and
 # request 2, an impatient client (a dropped connection), is cancelled while it waits. It runs
 # twice: first each waiter awaits `asyncio.shield(shared)`, then the shared future itself.
-# Recall chapter 05: cancelling a task cancels what it is awaiting, unless a shield stands in
-# between. Predict: in the second run, request 2 is cancelled; what do requests 1, 3 and 4 get?
+# Predict: in the second run, request 2 is cancelled; what do requests 1, 3 and 4 get?
 
 # %%
 async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
@@ -301,8 +300,9 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# When a task is cancelled while it awaits a future directly, asyncio cancels the **future
-# itself**, not only the task's wait. Look at the second printed line for what one impatient
+# Recall chapter 05: cancelling a task cancels what it is awaiting, unless a shield stands in
+# between. So when a task is cancelled while it awaits a future directly, asyncio cancels the
+# **future itself**, not only the task's wait. Look at the second printed line for what one impatient
 # client did to everyone waiting on the same future. `asyncio.shield(future)` gives each
 # waiter its own cancellable wrapper and keeps the shared future intact: compare the first
 # line.
@@ -321,7 +321,7 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 # *each other*: no rollout worker may continue until all of them have paused for the weight
 # update. `asyncio.Barrier(n)` does that: `await barrier.wait()` suspends until `n` tasks
 # are waiting, then releases them all together. Below, three workers pause
-# 0.01 s apart. Predict: which of them continues first?
+# 0.01 s apart, worker 2 last. Predict: can any worker continue before worker 2 has paused?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -346,12 +346,15 @@ print("✓ nobody continued before the last worker had paused")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The task that completes the barrier needs no wake-up: it finds the others waiting, releases
-# them and goes straight on, while they resume only when the loop next runs them. That is why,
-# in the printed order, the last to arrive, worker 2, is the first to continue. That order
-# comes from how CPython's `asyncio.Barrier` is written (3.11 to 3.13), not from its
-# documentation, which promises only that nobody continues before all have arrived; the
-# check asserts only that.
+# No: the documentation promises that nobody continues before all three have arrived, and the
+# printed order shows workers 0 and 1 waiting until worker 2 has paused; the check asserts
+# only that.
+#
+# The printed order shows one more thing, on the Python that built this page: the last to
+# arrive, worker 2, is the first to continue. The task that completes the barrier needs no
+# wake-up: it finds the others waiting, releases them and goes straight on, while they resume
+# only when the loop next runs them. That order comes from how CPython's `asyncio.Barrier` is
+# written (3.11 to 3.13), not from its documentation.
 #
 # :::
 #
@@ -679,8 +682,9 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 #
 # `load_once` needs no lock: between its look into `in_flight` and its write there is no
 # `await`, so no other task can run in between. Nor can it get stuck the way the slime
-# handler at the end of this chapter can: its load runs as a task of its own, and a cancelled caller cancels its
-# shielded wait, not the task.
+# handler at the end of this chapter can, when the request doing the update is cancelled and
+# leaves the shared future unresolved (chapter 27, hazard 4): `load_once`'s load runs as a task
+# of its own, and a cancelled caller cancels its shielded wait, not the task.
 #
 # :::
 #
@@ -694,6 +698,8 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 # - To share one in-flight operation, record a future (or a task) where the others find it,
 #   and let them await it through `asyncio.shield`, so that one cancelled waiter cannot cancel
 #   everyone's result.
+# - `asyncio.Barrier(n)` holds every task at `wait()` until `n` of them are there; which one
+#   continues first is not documented.
 #
 # **What's next.** Chapter 16 returns to threads: a `Condition` to wait for a state rather
 # than a signal, re-entrant locks, and timers.

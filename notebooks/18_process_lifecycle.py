@@ -7,19 +7,19 @@
 #
 # **You will**
 # 1. find out what a worker's completion message tells you about the process that sent it,
-#    and what it means for the parent to *reap* a process;
+#    and what the parent still owes that process afterwards;
 # 2. watch a process from the outside with `psutil`, without disturbing it;
 # 3. read `exitcode`, and find out what it says about how a process ended;
 # 4. stop a worker that does not stop when asked, without waiting forever, and handle a
 #    `subprocess` that is past its timeout.
 #
-# **Needs** chapters 07 (queues) and 12 (processes) · about 50 minutes
+# **Needs** chapters 07 (queues) and 12 (processes) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share.
 #
-# **Platform** Linux or macOS (POSIX signals and zombies). On Windows `terminate()` and
+# **Platform** Linux or macOS (POSIX signals and process states). On Windows `terminate()` and
 # `kill()` both end the process at once (`TerminateProcess`), a signal cannot be ignored or
 # caught, and there are no zombies, so the chapter's experiments show nothing to wait for
 # there.
@@ -98,8 +98,8 @@ def probe_pid(pid: int, timeout: float) -> bool:
 #
 # The parent below reads results until it sees `"done"`, is busy with other work for a
 # while, then calls `join`. Meanwhile it looks at the worker through `psutil`, with
-# `is_running` and with `probe_pid(pid, timeout)`, a folded helper that polls for up to
-# `timeout` seconds whether the process has exited while its pid is still listed; `tl.mark(...)`
+# `is_running` and with `probe_pid(pid, timeout)`, a folded helper that polls `psutil` for up
+# to `timeout` seconds and reports one process state, which the answer names; `tl.mark(...)`
 # writes down named moments on a `Timeline`, the course's stopwatch (chapter 01). When
 # `"done"` arrives, is the worker process still running? And once it has exited, is its pid
 # gone at once?
@@ -145,10 +145,7 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The cell's second helper, `probe_pid(pid, timeout)` from the folded helpers, also looks
-# through `psutil`, on purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process
-# as a side effect, and we wanted to see it *before* it was reaped. Three different events,
-# in this order:
+# Three different events, in this order:
 #
 # 1. **the message**: the worker says it has finished the work; it is still running;
 # 2. **the exit**: the process ends; the kernel keeps a small record of it (its pid and exit
@@ -161,6 +158,11 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # A program that counts completion messages and never joins has finished its *work*, not
 # its *processes*. (`multiprocessing` quietly reaps finished children whenever you start a new
 # `Process` or call `active_children()`, which is why such programs usually get away with it.)
+#
+# `probe_pid(pid, timeout)` returns True once the process has exited while its pid is still
+# listed (a zombie). Like `is_running`, it looks through `psutil`, on purpose: asking
+# `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process as a side
+# effect, and we wanted to see it *before* it was reaped.
 #
 # :::
 #
@@ -381,13 +383,13 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 #
 # The three lifecycles, each on its own stretch of the time axis (seconds since the first
 # experiment started). Blue is the process **running**, purple its **cleanup**, light green
-# a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls. A zombie lasts
-# as long as its parent leaves it: in the first and third panels, the 0.3 s the cell kept the
-# parent busy before it reaped. In each
-# panel, look for how long the process outlives the moment the parent might think it is
-# over: the "done" message, `terminate()`, the timeout.
+# a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls.
+#
+# **Predict.** In each of the three, the parent might think the process is over at one
+# moment: the "done" message, `terminate()`, the timeout. For how long, and in which states,
+# does each process outlive that moment?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 import matplotlib.pyplot as plt
 
 
@@ -445,13 +447,18 @@ for ax in axes[:-1]:
     ax.set_xlabel("")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The queue consumer ran on for its cleanup after "done" was read, then stayed a zombie until
 # `join`. The stubborn worker kept running through SIGTERM and the 0.2 s grace; the ticks of
 # SIGKILL and of the `join` that reaped it are a few milliseconds apart, because `join` came
 # right after `kill`. The
 # sleeping child was still running when its timeout expired (the tick "timeout, kill()":
 # the timeout and the kill right after it), and once killed it was a zombie for as long as
-# the parent left it there.
+# the parent left it there. A zombie lasts as long as its parent leaves it: in the first and
+# third panels, the 0.3 s the cell kept the parent busy before it reaped.
+#
+# :::
 
 # %% [markdown]
 # :::{dropdown} Going further

@@ -155,8 +155,9 @@ await asyncio.wait([holder, *stuck], timeout=2)
 assert all(t.done() for t in [holder, *stuck])
 
 # %% [markdown]
-# **Going further: Python 3.14's call graph, and reading another process's tasks.** (On a
-# Python older than 3.14, such as the one that built this page, the folded cell shows only
+# :::{dropdown} Going further: Python 3.14's call graph, and reading another process's tasks
+#
+# (On a Python older than 3.14, such as the one that built this page, the folded cell shows only
 # the `await_chain` fallback.) Python
 # 3.14 added the same idea to `asyncio` itself: `asyncio.capture_call_graph(task)`,
 # `format_call_graph` and `print_call_graph` follow a task's awaits *and* the tasks that await
@@ -167,6 +168,8 @@ assert all(t.done() for t in [holder, *stuck])
 # read the task tree of **another** running process without running any code in it. They need
 # permission to inspect another process: on Linux the same ptrace permission as `py-spy`
 # (next section's "Going further").
+#
+# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 async def waits_on(event: asyncio.Event) -> None:
@@ -332,40 +335,22 @@ assert later_dump.startswith("Timeout (0:00:00.300000)!"), (
 assert "take_a_then_b" in later_dump, (
     f"the dump shows the deadlocked worker thread: {later_dump[:600]!r}")
 assert later.returncode == 0, (later.returncode, later_dump[-300:])
-print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the process then exited")
+print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the process ran on until"
+      " we closed its stdin")
 
 # %% [markdown]
 # ## Measure: how long a dump takes
 #
-# How long the dump takes, and whether the process survives it, measured in the SIGUSR1 run
-# above: the moment we sent the signal, the moment both threads' frames had reached us, and the
-# moment the process ended after we closed its stdin.
+# How long the dump takes, measured in the SIGUSR1 run above: from the moment we sent the
+# signal to the moment both threads' frames had reached us.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
-print(f"dump read {1000 * (dumped_at - sent_at):.0f} ms after the signal · still running after it: "
-      f"{status_after_dump is None} · ended {gave_up_at - dumped_at:.2f} s later, when told to")
+print(f"dump read {1000 * (dumped_at - sent_at):.0f} ms after the signal")
 assert stuck_since < sent_at < dumped_at < gave_up_at and status_after_dump is None
 
 # %% [markdown]
-# The same run as a timeline: who waits for whom, and when the dump was taken.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-from lab_snippets.timeline import Timeline, figure_style
-
-figure_style()
-hang = Timeline()
-hang.t0 = stuck_since  # time 0: the child said both threads hold their first lock
-hang.add("take_a_then_b: holds A, waits for B", stuck_since, gave_up_at, "blocked")
-hang.add("take_b_then_a: holds B, waits for A", stuck_since, gave_up_at, "blocked")
-hang.add("SIGUSR1 dump", sent_at, dumped_at, "running")
-hang_figure = hang.plot("A deadlock, dumped from outside with SIGUSR1",
-                        meanings={"blocked": "deadlocked", "running": "signal sent, dump read"})
-
-# %% [markdown]
-# The first number is the cost: the whole dump reached us within milliseconds of the signal
-# (the blue sliver), cheap enough to take from a live service. The last is only our own 0.1 s
-# pause before closing the child's stdin: until then the process ran on, still deadlocked (the
-# red lanes go on past the dump), so taking the dump changed nothing.
+# That is the cost: the whole dump reached us within milliseconds of the signal, cheap enough
+# to take from a live service.
 #
 # ## Silent failures
 #
@@ -423,8 +408,7 @@ print("✓ nothing while the task was referenced; one report once it was dropped
 # :::
 #
 # **Errors in threads and in `__del__`.** An exception that ends a thread goes to
-# `threading.excepthook`; the default prints it and the thread just ends, while the
-# rest of the program carries on. The cell below replaces that hook, and `sys.unraisablehook`
+# `threading.excepthook`. The cell below replaces that hook, and `sys.unraisablehook`
 # beside it, with ones that record what they get; then a thread dies of `ZeroDivisionError`,
 # and a `Connection` whose `__del__` raises `OSError` is created and dropped inside a `try`
 # that has no `except`. Predict: does the cell end with an exception?
@@ -460,7 +444,9 @@ print("✓ each hook got its error once")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# No: the cell ran to its end. The unreferenced `Connection()` is destroyed at once, and its
+# No: the cell ran to its end. The thread's `ZeroDivisionError` ended only that thread: it went
+# to `threading.excepthook` (the default one prints it), and the rest of the program carried
+# on. The unreferenced `Connection()` is destroyed at once, and its
 # `__del__` then runs at a moment no caller's code is waiting for it,
 # so its exception has nowhere to propagate: Python hands it to `sys.unraisablehook` and
 # carries on. The same goes for an exception in a weakref callback. Both hooks can be replaced,
@@ -537,9 +523,10 @@ print("✓ the slow-callback warning names the task that held the loop")
 #
 # - **no false alarm**: no report while progress is being made, and none for a pause shorter
 #   than `stall`; a number that comes back to an earlier value has still changed;
-# - **on time**: a stall is reported about `stall` seconds after the last change, measured on
-#   the clock (a count of polls is not a time when a wait wakes late), not earlier and not later
-#   than one turn of your loop or two more (so check every `poll` seconds, not every `stall`);
+# - **on time**: a stall is reported no earlier than `stall` seconds after the last change,
+#   measured on the clock (a count of polls is not a time when a wait wakes late), and within a
+#   few turns of your loop after that (a turn is one `poll`, plus however late the wait wakes):
+#   check every `poll` seconds, not every `stall`;
 # - **once per stall**: one report per stall, and a new one for each later stall, even one at a
 #   number an earlier stall was reported at;
 #
@@ -960,21 +947,23 @@ print(header, *list(indented)[-3:], sep="\n")
 # ## In slime
 #
 # The coding-agent example puts a wall-clock timeout around each rollout, and when it fires it
-# logs a small diagnostic. Before you read the captions, ask two questions of that log: what
-# would it tell you about a stuck rollout, and when can it be written? Other
+# logs a small diagnostic (quoted after the model below). Before you read the quotes' titles,
+# ask two questions of that log: what would it tell you about a stuck rollout, and when can it
+# be written? Other
 # `asyncio.all_tasks` and logging sites are in the
 # [source inventory](../book/reference/inventory.md).
 #
-# The second question, run on a model of that guard: `asyncio.timeout(0.05)` around a rollout
-# that makes a 0.3 s blocking call (standing for one that does not return), then waits for good.
-# The `except TimeoutError` writes the diagnostic.
+# A model of that guard, for the second question: `asyncio.timeout(0.05)` around a rollout
+# that makes a 0.3 s blocking call (standing for one that does not return), then waits for
+# good; the `except TimeoutError` writes the diagnostic. Predict: how long after the guard is
+# armed is the diagnostic written?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 guard_times: dict[str, float] = {}
 
 
 async def rollout_with_a_blocking_call() -> None:
-    time.sleep(0.3)  # the loop's thread waits here, guard or no guard
+    time.sleep(0.3)  # a blocking call, standing for one that never returns
     guard_times["blocking call returned"] = asyncio.get_running_loop().time()
     await asyncio.Event().wait()  # then stuck for good
 
