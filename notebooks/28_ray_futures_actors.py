@@ -930,11 +930,7 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 # one call at a time, `to_thread(ray.get, ...)` holds a pool thread for each wait, and an async
 # actor's `max_concurrency` is a semaphore in front of its methods. The quotes below are where
 # slime leans on each, in that order. First the engine lock: the actor, where the rollout
-# manager creates it, and where the trainer takes and releases it.
-# `ray.wait` appears in both forms: the placement-group set-up waits in a loop of `ray.wait`
-# with a 30 s timeout, so that it can log progress while GPUs are missing (chapter 29), and
-# the teacher server's worker loop polls its oldest batch with `timeout=0` until too many
-# batches are in flight, and only then waits without a timeout. The
+# manager creates it, and where the trainer takes and releases it. The
 # [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
 # kind.
 
