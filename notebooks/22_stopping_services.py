@@ -390,7 +390,6 @@ mark_signals(fig, outcome)
 assert outcome["SIGTERM, default"] == {"done": [], "cancelled": []}
 assert outcome["SIGTERM → cancel"] == {"done": [], "cancelled": [0, 1, 2]}
 assert outcome["graceful, 0.5 s"] == {"done": [0, 1], "cancelled": [2]} and code_graceful == 143
-assert 0.5 <= job2_last < 2.5, "job 2 ran until the budget was spent, then cleaned up"
 print("✓ jobs 0 and 1 finished, job 2 was cancelled when the budget ran out, status 143")
 
 # %% [markdown]
