@@ -9,7 +9,7 @@
 # **You will**
 # 1. find out what `asyncio.wait(..., timeout=...)` does to the work still pending when it
 #    returns;
-# 2. consume results in finishing order with `as_completed`;
+# 2. see in what order `as_completed` hands you results;
 # 3. build the loop slime's rollout uses: `wait(FIRST_COMPLETED)` over a pending set that is
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. end such a loop cleanly: cancel what is left and wait for it.
@@ -94,7 +94,7 @@ print("✓ wait(timeout=...) returned with two pending, cancelled nothing, and b
 #
 # :::
 #
-# If you want the pending requests stopped, you say so yourself. The cell below runs the same
+# The cell below cancels the pending ones itself. It runs the same
 # three requests, waits 0.05 s, cancels what is still pending, then awaits it; the printed
 # names show which requests ended and which were cancelled.
 
@@ -120,8 +120,8 @@ print("✓ the pending requests were cancelled and had finished their cleanup be
 # ## Handling results with `as_completed`
 #
 # `gather` (chapter 03) returns everything at once, in argument order, when the slowest is
-# done. `asyncio.as_completed(tasks)` gives you one awaitable per {term}`task`, each of which
-# returns a result when awaited. Below, four requests take 0.16, 0.12, 0.08 and 0.04 s, and the loop handles each
+# done. `asyncio.as_completed(tasks)` gives you as many awaitables as there are
+# {term}`tasks <task>`, and each returns a result when awaited. Below, four requests take 0.16, 0.12, 0.08 and 0.04 s, and the loop handles each
 # result as its `await` returns. The list holds them slowest first. Predict: in what order are
 # the results handled, and would it change if the list held them in another order?
 
@@ -152,9 +152,10 @@ print("✓ results were handled in finishing order, the first while the slowest 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `as_completed` hands out its awaitables in the order the tasks *finish*, whatever their order
-# in the list (here the reverse of it), and each `await` on
-# one returns the next result as soon as it exists, not once all of them are done. Look at the
+# The awaitables `as_completed` hands out are not tied to one task each: the first one you await
+# gives the first result to finish, the second the second, and so on, whatever the tasks' order
+# in the list (here the reverse of it). Each `await` returns as soon as that result exists, not
+# once all of them are done. Look at the
 # last line of the answer: the first result was handled after about 0.04 s, while the slowest
 # request still had 0.12 s to go. Handling (logging, scoring, updating a progress bar) starts
 # with the first result instead of the last.
@@ -210,13 +211,12 @@ else:
 # 2. `done, pending = await asyncio.wait(pending, return_when=FIRST_COMPLETED)`;
 # 3. handle each finished group (keep it or drop it) and go back to 1, until the batch is full.
 #
-# Below, group durations repeat a pattern of one slow group (0.12 s) and three fast ones
-# (0.03 s each), and every fourth group (3, 7, ...) is dropped by the filter. The folded cell
-# defines them: `group(group_id, tl)` runs one group, `keep_group(group_id)` is the filter, and
-# `IN_FLIGHT` (4) and `TARGET` (8) are the limit and the goal; its `one_rollout(name)` runs one
-# rollout for the answer. The two cells after it are the simpler "start 4, gather them, repeat" approach
-# and the loop above, with at most 4 groups in flight in both. Predict roughly how long each
-# approach takes to keep 8 groups.
+# Below, groups 0, 4, 8, ... take 0.12 s, the others 0.03 s, and the filter drops groups 3, 7,
+# 11, .... The folded cell defines `group(group_id, tl)` (one group), `keep_group(group_id)`
+# (the filter), `IN_FLIGHT` (4 groups in flight at most), `TARGET` (8 groups to keep) and
+# `time_both()`, which times the two cells after it. The first is the simpler "start 4, gather
+# them, repeat" approach, the second the loop above. Predict roughly how long each approach
+# takes to keep 8 groups.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the groups and the harness"}
 DURATIONS = [0.12, 0.03, 0.03, 0.03]
@@ -247,6 +247,12 @@ async def one_rollout(name: str) -> None:
     rollout = {"batched": rollout_batched, "refill": rollout_refill}[name]  # the two cells below
     tl = Timeline()
     last_run[name] = (await asyncio.wait_for(rollout(tl), timeout=3), tl)
+
+
+async def time_both():
+    """The two rollouts in turn, three times each: each one's best time."""
+    return await ainterleaved({"batched": lambda: one_rollout("batched"),
+                               "refill": lambda: one_rollout("refill")}, k=3)
 
 
 # %%
@@ -285,9 +291,7 @@ async def rollout_refill(tl: Timeline) -> list[int]:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# ainterleaved: the two in turn, best of three (see "Why the course does it this way")
-runs = await ainterleaved({"batched": lambda: one_rollout("batched"),
-                           "refill": lambda: one_rollout("refill")}, k=3)
+runs = await time_both()  # best of three, in turn (see "Why the course does it this way")
 batched_elapsed, refill_elapsed = runs.best("batched"), runs.best("refill")
 batched_kept, batched_tl = last_run["batched"]
 refill_kept, refill_tl = last_run["refill"]
@@ -315,7 +319,8 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 #
 # Each line of the answer gives one approach's time, then the groups it kept, in the order it
 # kept them. In the refill list the slow groups 0 and 4 come after fast groups that started
-# later; the slow group 8 is missing because it was still running when the batch was full, and
+# later (groups that end at the same moment, such as 5 and 6, come out of the `done` set in
+# either order); the slow group 8 is missing because it was still running when the batch was full, and
 # every fourth group (3, 7, ...) was dropped by the filter. The batches cannot finish in less
 # than 0.36 s: the filter keeps 3 groups of every 4, so 8 kept groups take 3 batches, and each
 # batch waits 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s:
@@ -326,9 +331,10 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 #
 # :::{dropdown} Why the course does it this way: best of three, interleaved
 #
-# The answer cell times the two with the course's `ainterleaved`, which runs them in turn,
-# three times each, and reports each one's best time; `one_rollout(name)`, in the first folded
-# cell, runs one rollout under a timeout and keeps the groups it kept and its timeline.
+# The answer cell's `time_both()`, in the first folded cell, times the two with the course's
+# `ainterleaved`, which runs them in turn, three times each, and reports each one's best time;
+# its `one_rollout(name)` runs one rollout under a timeout and keeps the groups it kept and its
+# timeline.
 # Running the two in turn and keeping each one's best time means a busy moment on the machine
 # slows both alike. The folded
 # check asserts that the refill loop takes less than three quarters of the batches' time measured
@@ -338,10 +344,39 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 #
 # ## Measure: how much of the 4 slots' time holds a group, batches against refill
 #
-# Each approach may have 4 groups in flight at once: call those 4 places *slots*. From the
-# first group's start to the last group's end, what share of the 4 slots' time held a group,
-# in the two runs above? Predict both shares, as percentages, before you open the answer. The
-# answer also prints the share spent on groups that were kept (not dropped, not cancelled).
+# Each approach may have 4 groups in flight at once: call those 4 places *slots*. The folded
+# cell below draws a run slot by slot, for the answer.
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the drawing helper"}
+def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
+    """The groups' spans, each moved to the first slot free when it started (a group the filter
+    drops drawn as failed), and where to write each group's id."""
+    slotted = Timeline()
+    slotted.t0 = tl.t0
+    free_at = [0.0] * IN_FLIGHT
+    ids = []
+    for s in sorted((s for s in tl.spans if s.label.startswith("group")), key=lambda s: s.start):
+        slot = next(k for k in range(IN_FLIGHT) if free_at[k] <= s.start)
+        free_at[slot] = s.end
+        group_id = int(s.label.split()[1])
+        state = "failed" if s.state == "running" and not keep_group(group_id) else s.state
+        slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=state)
+        ids.append((slot, (s.start + s.end) / 2, group_id))
+    return slotted, ids
+
+
+def draw_slots(tl: Timeline, ax, meanings: dict[str, str]) -> None:
+    """One run drawn slot by slot on `ax`, each bar carrying its group's id."""
+    slotted, ids = by_slot(tl)
+    slotted.plot("", ax=ax, lanes=[f"slot {k}" for k in range(IN_FLIGHT)], meanings=meanings)
+    for slot, middle, group_id in ids:
+        ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7, color="white")
+
+
+# %% [markdown]
+# The answer also prints the share of the slots' time spent on groups that were kept (not
+# dropped, not cancelled). From the first group's start to the last group's end, what share of
+# the 4 slots' time held a group, in the two runs above? Predict both shares, as percentages.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def occupied_share(tl: Timeline, kept_only: bool = False) -> float:
@@ -360,6 +395,13 @@ for name in occupied:
     print(f"{name}: {occupied[name]:.0%} of slot time holds a group,",
           f"{on_kept[name]:.0%} holds a group that is kept")
 
+fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True, layout="constrained")
+for ax, run in ((top, batched_tl), (bottom, refill_tl)):
+    draw_slots(run, ax, meanings={"failed": "dropped by the filter"})
+top.set_title(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s")
+bottom.set_title(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s")
+_ = top.set_xlabel("")
+
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert occupied["refill"] >= 1.2 * occupied["batched"]
 print("✓ the refill loop kept its slots occupied a larger share of the time")
@@ -372,46 +414,14 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # a new group at once, and when the batch is full, the groups still in flight are cancelled.
 # The printed shares say it in numbers: the batches leave the slots empty for about half of the
 # time; the refill loop keeps them all occupied. Not all of that time is useful: the second share
-# leaves out the groups the filter dropped and the ones cancelled at the end, in both runs. In the chart below, the gaps in the top panel are
-# that idle time.
+# leaves out the groups the filter dropped and the ones cancelled at the end, in both runs.
 #
-# :::
-
-# %% [markdown]
 # The chart draws the two runs slot by slot: each lane is one slot, and each group is drawn in
 # the first slot free when it started. Each bar carries its group's id; orange marks the
-# groups the filter dropped, grey the groups cancelled when the batch was full.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
-    """The groups' spans, each moved to the first slot free when it started (a group the filter
-    drops drawn as failed), and where to write each group's id."""
-    slotted = Timeline()
-    slotted.t0 = tl.t0
-    free_at = [0.0] * IN_FLIGHT
-    ids = []
-    for s in sorted((s for s in tl.spans if s.label.startswith("group")), key=lambda s: s.start):
-        slot = next(k for k in range(IN_FLIGHT) if free_at[k] <= s.start)
-        free_at[slot] = s.end
-        group_id = int(s.label.split()[1])
-        state = "failed" if s.state == "running" and not keep_group(group_id) else s.state
-        slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=state)
-        ids.append((slot, (s.start + s.end) / 2, group_id))
-    return slotted, ids
-
-
-(batched_slots, batched_ids), (refill_slots, refill_ids) = by_slot(batched_tl), by_slot(refill_tl)
-fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True, layout="constrained")
-slots = [f"slot {k}" for k in range(IN_FLIGHT)]
-meanings = {"failed": "dropped by the filter"}
-batched_slots.plot(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s", ax=top, lanes=slots,
-                   meanings=meanings)
-refill_slots.plot(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s", ax=bottom, lanes=slots,
-                  meanings=meanings)
-for ax, ids in ((top, batched_ids), (bottom, refill_ids)):
-    for slot, middle, group_id in ids:  # each bar's group id
-        ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7, color="white")
-_ = top.set_xlabel("")
+# groups the filter dropped, grey the groups cancelled when the batch was full. The gaps in the
+# top panel are the idle time.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 4.1 · The first results, each job with a deadline

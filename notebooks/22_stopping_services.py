@@ -81,6 +81,17 @@ def names(events: list) -> list[str]:
             if kind != "ready"]
 
 
+# %% [markdown]
+# `serve` takes its jobs as one string, `arrival:seconds` per job, separated by commas: when the
+# job arrives (seconds after the start) and how long its work takes. Its flags choose what the
+# service does on a signal:
+#
+# | flag | on SIGTERM |
+# |---|---|
+# | `--on-sigterm default` | nothing installed: the signal's default action |
+# | `--on-sigterm cancel` | a callback that cancels the service's main task |
+# | `run-service SOURCE JOBS --budget B` (another command) | the function in `SOURCE`, given `B` seconds |
+
 # %%
 # All three arrive at once: two short jobs (0.05 s, 0.1 s) and a long one (3 s).
 JOBS = "0:0.05,0:0.1,0:3"
@@ -128,9 +139,16 @@ print("✓ SIGTERM's default action ended the service; no job printed anything a
 show_source(_serve, first="def cancel_main", last="loop.add_signal_handler")
 
 # %% [markdown]
-# The cancellation reaches the main task at its `await`; what its `except` does comes after
-# the answer. **Predict.** Jobs 0 and 1 need only 0.05 s and 0.1 s of work. Do they print
-# `done`, and what exit status does the service report?
+# The cancellation reaches the main task at its `await`, and its `except` does this:
+
+# %% tags=["remove-input"]
+show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
+
+# %% [markdown]
+# It stops `feeder`, the task that fills the intake queue, cancels the `running` jobs, waits
+# at most 2 s for their cleanup, prints one event line with `say`, and returns 128 + 15 = 143,
+# the status a shell shows for "ended by SIGTERM". **Predict.** Jobs 0 and 1 need only 0.05 s
+# and 0.1 s of work. Do they print `done`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_cancel, events_cancel, sent_cancel = stop_service(
@@ -148,20 +166,12 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The main task's `except` (in the fold after this answer) stops `feeder`, the task that fills the
-# intake queue, cancels the `running` jobs, waits at most 2 s for their cleanup, prints one
-# event line with `say`, and returns 128 + 15 = 143, the status a shell shows for "ended by
-# SIGTERM".
-#
-# So the callback cancels every running job the moment the signal arrives, whatever work it
+# The callback cancels every running job the moment the signal arrives, whatever work it
 # still has. Look at jobs 0 and 1 in the events: they needed 0.05 s and 0.1 s and were
 # cancelled anyway. Every job did run its cleanup, and the service reports the stop in its
 # exit status. Cancelling at once is safe, not yet polite; the exercise adds the missing step.
 #
 # :::
-
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the main task's except"}
-show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
 
 # %% [markdown]
 # ## Ctrl-C: what does `asyncio.run` do with it?
@@ -193,26 +203,19 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Both: a `KeyboardInterrupt`, then SIGINT. The mechanism is `asyncio.run`'s own SIGINT
-# handler, whose rule is below: it turned the Ctrl-C into a cancellation of the main task, so
-# the jobs' cleanup ran, and only then did `Runner.run` raise `KeyboardInterrupt`, hence
-# `interrupt-from-asyncio.run` (the service reads it off the innermost frame of the exception's
-# traceback). An unhandled `KeyboardInterrupt` makes Python end itself with SIGINT (status `-2`
-# here, 130 in a shell), so that a calling shell knows the user interrupted it.
+# The jobs cleaned up; `KeyboardInterrupt` ended the program, after the cleanups ran; then
+# Python ended itself with SIGINT (status `-2` here, 130 in a shell), as it does after an
+# unhandled `KeyboardInterrupt`, so that a calling shell knows the user interrupted it.
 #
-# **The rule**: `asyncio.run` (built on `asyncio.Runner`) installs
-# its own SIGINT handler while it runs, if the main thread still has Python's default one.
-# The **first** Ctrl-C cancels the main task of `asyncio.run`: put your cleanup in
-# `except asyncio.CancelledError` or `finally`, and it runs as for any cancellation; once the
-# main task has ended cancelled, `asyncio.run` raises `KeyboardInterrupt`. So re-raise the
-# `CancelledError` after the cleanup, as the service's `except` does: a main task that swallows
-# it and returns makes `asyncio.run` return normally, with no `KeyboardInterrupt` at all. A
-# **second** Ctrl-C raises `KeyboardInterrupt` at once.
-#
-# Two limits. The handler is installed only in the main thread and only if SIGINT still has
-# Python's default handler; a program that installed its own (or a child started with SIGINT
-# ignored) gets none of this. And Runner's handler covers SIGINT only: SIGTERM, what a scheduler
-# sends, needs a handler of your own, as above.
+# While it runs, `asyncio.run` (built on `asyncio.Runner`) installs its own SIGINT handler,
+# if the main thread still has Python's default one. The **first** Ctrl-C cancels the main
+# task, so cleanup in `except asyncio.CancelledError` or `finally` runs as for any
+# cancellation; once the main task has ended cancelled, `Runner.run` raises
+# `KeyboardInterrupt`, hence `interrupt-from-asyncio.run`. Re-raise the `CancelledError` after
+# the cleanup, as the service's `except` does: a main task that swallows it makes `asyncio.run`
+# return normally. A **second** Ctrl-C raises `KeyboardInterrupt` at once. A program that
+# installed its own SIGINT handler gets none of this, and SIGTERM needs a handler of your own,
+# as above.
 #
 # :::
 
@@ -279,14 +282,13 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # Both stops so far end every job at the signal, the cancelling one with a cleanup. A third run
 # of the same jobs uses a simple graceful handler, `graceful_stop` (folded; it takes these
 # three jobs and nothing else, unlike the exercise's): on SIGTERM it gives the jobs a budget of
-# 0.5 s, then cancels what is left. The cell after it runs the service with it, and the figure
-# then draws all three stops (the Ctrl-C run repeats the cancelling one, so it is left out).
-# Every line the service prints carries a `time.monotonic()` reading, one clock for every
-# process on Linux, so the figure places the child's events against the moment the signal was
-# sent. Predict: two of the three jobs can finish within the budget and one cannot; does the
-# service end with status 0 or 143?
+# 0.5 s, then cancels what is left. The same fold holds `three_stops()`, which lays the three
+# SIGTERM runs on one timeline for the answer's figure (the Ctrl-C run repeats the cancelling
+# one, so it is left out), and `mark_signals(fig)`, which draws the signals on it. Every line
+# the service prints carries a `time.monotonic()` reading, one clock for every process on
+# Linux, so the figure places the child's events against the moment the signal was sent.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the graceful handler"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the graceful handler and the drawing helpers"}
 async def graceful_stop(intake, handle, budget: float) -> int:
     """The figure's graceful stop: start three jobs, on SIGTERM wait `budget` for them, cancel the rest.
 
@@ -308,6 +310,59 @@ async def graceful_stop(intake, handle, budget: float) -> int:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
+from lab_snippets.service_workers import CLEANUP  # a cancelled job's cleanup: an await of 0.02 s
+
+NEEDED = [float(job.split(":")[1]) for job in JOBS.split(",")]  # the seconds each job needed
+
+
+def three_stops() -> tuple[Timeline, dict]:
+    """The three SIGTERM runs on one timeline, each time measured from its run's `ready` line;
+    and, per run, the jobs that printed `done` and those that printed `cancelled`."""
+    tl = Timeline(clock=lambda: 0.0)  # times below are already relative to each run's `ready` line
+    outcome = {}
+    for run_label, events, sent in RUNS:
+        ready = next(t for kind, _, t in events if kind == "ready")
+        outcome[run_label] = {"done": [], "cancelled": []}
+        for job in range(3):
+            lane = f"{run_label} · job {job}"
+            start = next(t for kind, n, t in events if kind == "start" and n == job)
+            last = next(((kind, t) for kind, n, t in events if kind in {"cancelled", "done"} and n == job), None)
+            if last is not None and last[0] == "done":
+                tl.add(lane, start - ready, last[1] - ready, "running")
+                outcome[run_label]["done"].append(job)
+                continue
+            # killed (no last line): stopped at the signal; cancelled: CLEANUP seconds before its last line
+            stopped = sent if last is None else last[1] - CLEANUP
+            tl.add(lane, start - ready, stopped - ready, "running")
+            tl.add(lane, stopped - ready, start + NEEDED[job] - ready, "cancelled")  # what it never got to do
+            if last is not None:
+                tl.add(lane, stopped - ready, last[1] - ready, "cleanup")
+                outcome[run_label]["cancelled"].append(job)
+    return tl, outcome
+
+
+def mark_signals(fig, outcome: dict) -> None:
+    """The signal (a solid line across its run's three lanes), the end of the 0.5 s budget (a
+    dashed line across the graceful lanes), and an x where a job was killed with no cleanup."""
+    ax = fig.axes[0]
+    ax.set_xlim(-0.03, 0.6)  # job 2's undone work runs on to 3 s; the left margin shows the signal
+    for group, (run_label, events, sent) in enumerate(RUNS):
+        ready = next(t for kind, _, t in events if kind == "ready")
+        rows = (3 * group - 0.45, 3 * group + 2.45)
+        ax.plot([sent - ready] * 2, rows, color="black", linewidth=1.5)
+        if run_label.startswith("graceful"):
+            ax.plot([sent - ready + 0.5] * 2, rows, color="black", linestyle="--", linewidth=1.2)
+        for job in range(3):
+            if job not in outcome[run_label]["done"] + outcome[run_label]["cancelled"]:
+                ax.plot(sent - ready, 3 * group + job, marker="x", color="black", markersize=7)
+
+
+# %% [markdown]
+# **Predict.** Two of the three jobs can finish within the budget and one cannot. When does
+# job 2 print its last line, counted from the signal, and with what status does the service
+# end?
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # run-service reads the function from a file
 with tempfile.TemporaryDirectory() as folder:
@@ -318,72 +373,44 @@ with tempfile.TemporaryDirectory() as folder:
     code_graceful, events_graceful, sent_graceful = stop_service(
         ["run-service", source, JOBS, "--budget", "0.5"], signal.SIGTERM, started=3)
 print("exit status:", code_graceful, "· events:", names(events_graceful))
+job2_last = [t for kind, n, t in events_graceful if n == 2][-1] - sent_graceful
+print(f"job 2's last line, after the signal: {job2_last:.2f} s")
+
+RUNS = (("SIGTERM, default", events_default, sent_default),
+        ("SIGTERM → cancel", events_cancel, sent_cancel),
+        ("graceful, 0.5 s", events_graceful, sent_graceful))
+tl, outcome = three_stops()
+for run_label, ended in outcome.items():
+    print(f"{run_label:<17} finished: {ended['done'] or 'none'} · cleaned up: {ended['cancelled'] or 'none'}")
+fig = tl.plot("Three stops of the same three jobs", meanings={
+    "cancelled": "work left undone", "cleanup": "cleanup after cancel"})
+mark_signals(fig, outcome)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert outcome["SIGTERM, default"] == {"done": [], "cancelled": []}
+assert outcome["SIGTERM → cancel"] == {"done": [], "cancelled": [0, 1, 2]}
+assert outcome["graceful, 0.5 s"] == {"done": [0, 1], "cancelled": [2]} and code_graceful == 143
+print("✓ jobs 0 and 1 finished, job 2 was cancelled when the budget ran out, status 143")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # The graceful handler waits before it cancels, so a job that needs less than the budget ends
-# on its own: jobs 0 and 1 print `done`, and job 2 runs until the budget is spent, then is
-# cancelled and cleans up. Cancelling that one job still makes the status 143.
+# on its own: jobs 0 and 1 print `done`, and job 2 runs until the budget is spent, 0.5 s after
+# the signal, then is cancelled and prints `cancelled` after its 20 ms cleanup. Cancelling that
+# one job still makes the status 143.
+#
+# In each group of the figure the solid line is the signal, and in the graceful group the
+# dashed line is the end of its 0.5 s budget. In the graceful lanes jobs 0 and 1 run to 0.05 s
+# and 0.1 s, past the signal, and job 2 runs until the budget is spent, then cleans up. In the
+# other two runs the signal ends every job at once: with the default action each is killed (an
+# x, nothing after it), with the handler each is cancelled into a 20 ms cleanup (the purple
+# sliver).
 #
 # :::
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-from lab_snippets.service_workers import CLEANUP  # a cancelled job's cleanup: an await of 0.02 s
-
-NEEDED = [float(job.split(":")[1]) for job in JOBS.split(",")]  # the seconds each job needed
-tl = Timeline(clock=lambda: 0.0)  # times below are already relative to each run's `ready` line
-outcome = {}
-for run_label, events, sent in (("SIGTERM, default", events_default, sent_default),
-                                ("SIGTERM → cancel", events_cancel, sent_cancel),
-                                ("graceful, 0.5 s", events_graceful, sent_graceful)):
-    ready = next(t for kind, _, t in events if kind == "ready")
-    outcome[run_label] = {"done": [], "cancelled": []}
-    for job in range(3):
-        lane = f"{run_label} · job {job}"
-        start = next(t for kind, n, t in events if kind == "start" and n == job)
-        last = next(((kind, t) for kind, n, t in events if kind in {"cancelled", "done"} and n == job), None)
-        if last is not None and last[0] == "done":
-            tl.add(lane, start - ready, last[1] - ready, "running")
-            outcome[run_label]["done"].append(job)
-            continue
-        # killed (no last line): stopped at the signal; cancelled: CLEANUP seconds before its last line
-        stopped = sent if last is None else last[1] - CLEANUP
-        tl.add(lane, start - ready, stopped - ready, "running")
-        tl.add(lane, stopped - ready, start + NEEDED[job] - ready, "cancelled")  # what it never got to do
-        if last is not None:
-            tl.add(lane, stopped - ready, last[1] - ready, "cleanup")
-            outcome[run_label]["cancelled"].append(job)
-fig = tl.plot("Three stops of the same three jobs", meanings={
-    "cancelled": "work left undone", "cleanup": "cleanup after cancel"})
-fig.axes[0].set_xlim(-0.03, 0.6)  # job 2's undone work runs on to 3 s; the left margin shows the signal
-# Marks: the signal (a solid line across its run's three lanes), the end of the 0.5 s budget
-# (a dashed line across the graceful lanes), and an x where a job was killed with no cleanup.
-for group, (run_label, events, sent) in enumerate((("SIGTERM, default", events_default, sent_default),
-                                                   ("SIGTERM → cancel", events_cancel, sent_cancel),
-                                                   ("graceful, 0.5 s", events_graceful, sent_graceful))):
-    ready = next(t for kind, _, t in events if kind == "ready")
-    rows = (3 * group - 0.45, 3 * group + 2.45)
-    fig.axes[0].plot([sent - ready] * 2, rows, color="black", linewidth=1.5)
-    if run_label.startswith("graceful"):
-        fig.axes[0].plot([sent - ready + 0.5] * 2, rows, color="black", linestyle="--", linewidth=1.2)
-    for job in range(3):
-        if job not in outcome[run_label]["done"] + outcome[run_label]["cancelled"]:
-            fig.axes[0].plot(sent - ready, 3 * group + job, marker="x", color="black", markersize=7)
-for run_label, ended in outcome.items():
-    print(f"{run_label:<17} finished: {ended['done'] or 'none'} · cleaned up: {ended['cancelled'] or 'none'}")
-assert outcome["SIGTERM, default"] == {"done": [], "cancelled": []}
-assert outcome["SIGTERM → cancel"] == {"done": [], "cancelled": [0, 1, 2]}
-assert outcome["graceful, 0.5 s"] == {"done": [0, 1], "cancelled": [2]} and code_graceful == 143
-
 # %% [markdown]
-# In each group the solid line is the signal, and in the graceful group the dashed line is the
-# end of its 0.5 s budget. In the graceful lanes jobs 0 and 1 run to 0.05 s and 0.1 s, past
-# the signal, and job 2 runs until the budget is spent, then cleans up (its undone work runs on
-# to 3 s, past the right edge). In the other two runs the signal ends every job at once: with
-# the default action each is killed (an x, nothing after it), with the handler each is
-# cancelled into a 20 ms cleanup (the purple sliver). The exercise asks for the graceful stop
-# in full.
+# The exercise asks for the graceful stop in full.
 #
 # :::{dropdown} Python versions
 #
