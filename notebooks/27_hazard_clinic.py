@@ -267,6 +267,20 @@ def worker(start: float) -> None:
         table.publish(told[i], "ok")
 
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_waits():
+    """One lane per request: waiting for its result, then the lag until its handler has it."""
+    for rid in polled + told:
+        published = table.published_at[rid]
+        tl.add(rid, started, published, state="waiting")
+        tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
+    # only the get_result calls as ticks: a publication is where green turns orange
+    tl.events[:] = [e for e in tl.events if not e.name.endswith(": published")]
+    tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
+            lanes=polled + told,
+            meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 started = time.monotonic()
 publisher = threading.Thread(target=worker, args=(started,), name="model worker")
@@ -287,6 +301,7 @@ median_polled = statistics.median(lag_ms[r] for r in polled)
 median_told = statistics.median(lag_ms[r] for r in told)
 print(f"median lag after the result was published: polling {median_polled:.1f} ms, "
       f"notified {median_told:.1f} ms")
+draw_waits()
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: polling-costs-a-thread-trip-per-tick
@@ -305,23 +320,12 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 # The cost grows with the number of waiting requests times the waiting time. A notified
 # request makes no call and sees its result at once.
 #
+# The figure puts the run on one time axis: each lane is a request, green until its result is
+# published, then orange until its handler has it; the black ticks are its `get_result`
+# calls. The orange is the lag: a polling lane ends at its first tick after publication, a
+# notified lane at once.
+#
 # :::
-#
-# ## Measure: each request's wait, polled or told
-#
-# The run on one time axis: each lane is a request, green until its result is published, then
-# orange until its handler has it; ticks are its `get_result` calls and the moment its result
-# was published. The orange is the lag: a polling lane ends at its first tick after
-# publication, a notified lane at once.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-for rid in polled + told:
-    published = table.published_at[rid]
-    tl.add(rid, started, published, state="waiting")
-    tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
-fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
-              lanes=polled + told,
-              meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
 
 # %% [markdown]
 # **Where in slime.** The teacher server's `/generate` handler polls this way; the sample
