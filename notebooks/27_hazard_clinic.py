@@ -58,16 +58,17 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 
 
 # %% [markdown]
-# ## Predict · hazard 1: how many calls does a semaphore of four let run?
+# ## Hazard 1: how many calls does a semaphore of four let run?
 #
 # **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool, an
 # `async def` whose body is a blocking call (`time.sleep(0.01)`, standing for
-# `Popen.communicate()` in slime). Eight tool calls start at once. `InFlight` (chapter 06)
-# keeps the peak number of calls inside it at once; `LoopWatch` is a heartbeat task on the
-# same loop, and we count its beats. `start_and_wait(calls, timeout)` returns how many calls
-# finished and how many are stuck. For comparison, the cell runs the eight calls a second
-# time with a body that awaits (`asyncio.sleep`); both runs take one permit per call
-# (`tool_takes_permit=False`; hazard 2 comes back to that flag).
+# `Popen.communicate()` in slime). Eight tool calls start at once; for comparison, the cell
+# runs them a second time with a body that awaits (`asyncio.sleep`). The tools:
+#
+# - `InFlight` (chapter 06) keeps the peak number of calls inside it at once;
+# - `LoopWatch` is a heartbeat task on the same loop; we count its beats;
+# - `start_and_wait(calls, timeout)` returns how many calls finished and how many are stuck.
+#
 # The semaphore says four: with the blocking body, how many calls run at the same time?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -127,7 +128,8 @@ print("✓ with a blocking body one call runs at a time; awaiting, four do")
 # **What the model shows.** With a blocking body, no call ever waits for a permit: each one takes its permits, blocks
 # the loop for its whole run, and gives them back before any other task runs. The
 # semaphore's limit of 4 is never reached; the real limit is 1 per event loop, and nothing
-# else on that loop (the heartbeat included) runs meanwhile. Chapter 26 measures the same
+# else on that loop (the heartbeat included) runs meanwhile: all eight calls ran in one turn
+# of the loop, and the one heartbeat counted came after them. Chapter 26 measures the same
 # thing with real child processes.
 #
 # :::
@@ -140,8 +142,8 @@ show_call_site("27a")
 # %% [markdown]
 # ## Hazard 2: the same semaphore taken twice on one path
 #
-# Look again at `ToolPath`: `execute_predictions` takes a permit, and with
-# `tool_takes_permit=True`, `execute_tool` takes a second one **from the same semaphore**, as
+# Look again at `ToolPath`: `execute_predictions` takes a permit; hazard 1 ran it with
+# `tool_takes_permit=False`. With `tool_takes_permit=True`, `execute_tool` takes a second one **from the same semaphore**, as
 # slime's tool path does. Apply the obvious fix for hazard 1, a body that awaits, to that
 # path. Predict: does one call alone finish, and how many of eight calls started at once do?
 
@@ -624,9 +626,9 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 #
 # :::
 #
-# **Where in slime.** `AsyncLoopThread.run` in `slime/utils/async_utils.py` (quoted in the
-# chapter's last cell) returns `run_coroutine_threadsafe(coro, loop).result()`, and the
-# rollout entry points call it with the whole rollout coroutine.
+# **In slime.** `AsyncLoopThread.run` in `slime/utils/async_utils.py` returns
+# `run_coroutine_threadsafe(coro, loop).result()`, with no timeout, and the rollout entry
+# points call it with the whole rollout coroutine.
 #
 # ## Exercise 27.1 · Find and fix the hazard
 #
@@ -677,7 +679,8 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # 4. cancelling one caller affects neither the others nor a later `get(key)`, which joins the
 #    call while it runs;
 # 5. `await aclose(timeout=1.0)` cancels the running calls (their callers get `CancelledError`)
-#    and waits for them, at most `timeout` seconds, even if one ignores its cancellation;
+#    and waits for them, at most `timeout` seconds, even if one ignores its cancellation
+#    (cancel, then a bounded `asyncio.wait`, as in chapter 05);
 #    once `aclose` is called, `get` raises `RuntimeError`.
 #
 # :::{dropdown} What the grader checks
