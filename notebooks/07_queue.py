@@ -250,7 +250,8 @@ print("✓ one sentinel ended one consumer of three")
 #
 # :::
 #
-# The cell below finishes the job:
+# To finish, the cell below puts one more sentinel per consumer in `pending`, and waits for
+# them all.
 
 # %%
 for _ in pending:

@@ -422,27 +422,6 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # gives its resource back before the one around it does, so the history is nested.
 #
 # :::
-#
-# ## Measure: a batch of seven tasks with injected faults
-#
-# Seven tasks start together under a boot limit of two. One is clean; the others each meet
-# one fault. One task, t6, is cancelled from outside while its harness runs, the way a
-# rollout that has collected enough samples cancels the rest: the batch waits on
-# `t6_child_started`, an event set when t6's child process starts, lets the harness run a
-# tenth of a second, then calls `tasks["t6"].cancel()`. The task whose harness hangs has the
-# short budget. The task whose boot hangs is started first, with a guard of half a second;
-# every other guard is far longer than anything its task waits for.
-#
-# **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
-# the task cancelled from outside, get back?
-#
-# :::{dropdown} Why the course does it this way
-#
-# t6's harness is given work that lasts long enough to be certain it is still running when
-# the cancellation comes. t7 gets a guard of half a second so that the batch does not wait a
-# whole guard for it: what matters is what a firing guard releases, not when it fires.
-#
-# :::
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_batch():
@@ -478,6 +457,28 @@ def draw_batch():
     _ = held_axes[0].set_title("Resources held by the batch, one row per kind")
     return held
 
+
+# %% [markdown]
+# ## Measure: a batch of seven tasks with injected faults
+#
+# Seven tasks start together under a boot limit of two. One is clean; the others each meet
+# one fault. One task, t6, is cancelled from outside while its harness runs, the way a
+# rollout that has collected enough samples cancels the rest: the batch waits on
+# `t6_child_started`, an event set when t6's child process starts, lets the harness run a
+# tenth of a second, then calls `tasks["t6"].cancel()`. The task whose harness hangs has the
+# short budget. The task whose boot hangs is started first, with a guard of half a second;
+# every other guard is far longer than anything its task waits for.
+#
+# **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
+# the task cancelled from outside, get back?
+#
+# :::{dropdown} Why the course does it this way
+#
+# t6's harness is given work that lasts long enough to be certain it is still running when
+# the cancellation comes. t7 gets a guard of half a second so that the batch does not wait a
+# whole guard for it: what matters is what a firing guard releases, not when it fires.
+#
+# :::
 
 # %%
 faults = {

@@ -169,7 +169,7 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 # :::
 
 # %% [markdown]
-# ## Process groups: can one signal reach the whole job?
+# ## Measure: which processes one signal to a process group reaches
 #
 # Every process belongs to a **process group**, and a group can be signalled at once with
 # `os.killpg(pgid, sig)`. `Popen(..., start_new_session=True)` runs the child in a new

@@ -58,7 +58,7 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 
 
 # %% [markdown]
-# ## Hazard 1: how many calls does a semaphore of four let run?
+# ## Predict · hazard 1: how many calls does a semaphore of four let run?
 #
 # **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool, an
 # `async def` whose body is a blocking call (`time.sleep(0.01)`, standing for
@@ -185,7 +185,7 @@ print(f"✓ alone the call finishes; under load {under_load[1]} of 8 are stuck; 
 show_call_site("27b")
 
 # %% [markdown]
-# ## Hazard 3: a result polled through `to_thread` every 50 ms
+# ## Measure · hazard 3: a result polled through `to_thread` every 50 ms
 #
 # **The shape.** A request handler submits work, then asks "is my result there?" with a
 # blocking call that it runs in the default thread pool (`asyncio.to_thread`), sleeps 50 ms
@@ -196,10 +196,6 @@ show_call_site("27b")
 # moment the result is published. We count `get_result` calls per request and measure the lag
 # from "published" to "the handler has it".
 # The table is a `ResultTable`, folded below.
-#
-# Predict: each result is published about 0.2 s after its request. About how many
-# `get_result` calls does a polling request make, and how much later than a notified request
-# does it have its result?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table"}
 class ResultTable:
@@ -240,6 +236,25 @@ class ResultTable:
         return future
 
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_waits():
+    """One lane per request: waiting for its result, then the lag until its handler has it."""
+    for rid in polled + told:
+        published = table.published_at[rid]
+        tl.add(rid, started, published, state="waiting")
+        tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
+    # only the get_result calls as ticks: a publication is where green turns orange
+    tl.events[:] = [e for e in tl.events if not e.name.endswith(": published")]
+    tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
+            lanes=polled + told,
+            meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
+
+
+# %% [markdown]
+# Predict: each result is published about 0.2 s after its request. About how many
+# `get_result` calls does a polling request make, and how much later than a notified request
+# does it have its result?
+
 # %%
 async def handle_by_polling(table: ResultTable, rid: str) -> float:
     while True:
@@ -269,20 +284,6 @@ def worker(start: float) -> None:
         table.publish(told[i], "ok")
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def draw_waits():
-    """One lane per request: waiting for its result, then the lag until its handler has it."""
-    for rid in polled + told:
-        published = table.published_at[rid]
-        tl.add(rid, started, published, state="waiting")
-        tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
-    # only the get_result calls as ticks: a publication is where green turns orange
-    tl.events[:] = [e for e in tl.events if not e.name.endswith(": published")]
-    tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
-            lanes=polled + told,
-            meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
-
-
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 started = time.monotonic()
 publisher = threading.Thread(target=worker, args=(started,), name="model worker")
@@ -303,7 +304,7 @@ median_polled = statistics.median(lag_ms[r] for r in polled)
 median_told = statistics.median(lag_ms[r] for r in told)
 print(f"median lag after the result was published: polling {median_polled:.1f} ms, "
       f"notified {median_told:.1f} ms")
-draw_waits()
+draw_waits()  # the figure: each request's wait, one lane per request
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: polling-costs-a-thread-trip-per-tick
@@ -678,9 +679,8 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # 3. once that call has ended, the next `get(key)` scores again;
 # 4. cancelling one caller affects neither the others nor a later `get(key)`, which joins the
 #    call while it runs;
-# 5. `await aclose(timeout=1.0)` cancels the running calls (their callers get `CancelledError`)
-#    and waits for them, at most `timeout` seconds, even if one ignores its cancellation
-#    (cancel, then a bounded `asyncio.wait`, as in chapter 05);
+# 5. `await aclose(timeout=1.0)` cancels the running calls and waits for them, at most
+#    `timeout` seconds, even if one ignores its cancellation (a bounded wait, chapter 05);
 #    once `aclose` is called, `get` raises `RuntimeError`.
 #
 # :::{dropdown} What the grader checks
