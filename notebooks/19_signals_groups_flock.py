@@ -79,10 +79,10 @@ def draw_both_runs():
     for number, pid in enumerate(child_pids, start=1):
         run_a.add(f"its child {number}", started_a, killed_a, "running")
         run_a.add(f"its child {number}", killed_a, cleaned_a, "blocked")
-        run_a.add(f"its child {number}", cleaned_a, gone_a[pid], "cancelled")
+        run_a.add(f"its child {number}", cleaned_a, gone_a.get(pid, cleaned_a), "cancelled")
     for number, pid in enumerate(member_pids, start=1):
         run_b.add(f"member {number}", started_b, killed_b, "running")
-        run_b.add(f"member {number}", killed_b, gone_b[pid], "cancelled")
+        run_b.add(f"member {number}", killed_b, gone_b.get(pid, killed_b), "cancelled")
     fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
     fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
     meanings = {"blocked": "orphan, still running", "cancelled": "signalled, exiting"}
