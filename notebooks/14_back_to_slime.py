@@ -422,7 +422,43 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # gives its resource back before the one around it does, so the history is nested.
 #
 # :::
-#
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_batch():
+    """The timeline of the batch, lettered by phase, then what the registry held over time."""
+    fig = tl.plot("Seven agent tasks: one clean, six with a fault (B boot, H harness, E evaluation, C close, S session)",
+                  lanes=list(lane_of.values()))
+    row = {lane: i for i, lane in enumerate(lane_of.values())}
+    # Each letter goes in the middle of its own phase's bar, in white, when the bar is wide enough
+    # to hold it; a shorter phase (a close, a session drop) has its letter in black above its bar,
+    # moved right if it would overprint the letter before it, so no letter lands on a neighbour.
+    min_width = 0.025 * tl.total()
+    last_above: dict[str, float] = {}
+    for lane, start, letter in sorted(phase_letters, key=lambda p: (p[0], p[1])):
+        bars = [s for s in tl.spans_of(lane) if s.state != "waiting"]
+        bar = min(bars, key=lambda s: abs(s.start - start))
+        middle = (bar.start + bar.end) / 2
+        if bar.duration >= min_width:
+            fig.axes[0].text(middle, row[lane], letter, va="center", ha="center", fontsize=8, color="white")
+        else:
+            x = max(middle, last_above.get(lane, -1.0) + min_width)
+            fig.axes[0].text(x, row[lane] - 0.32, letter, va="bottom", ha="center", fontsize=7, color="black")
+            last_above[lane] = x
+    times, held = registry.counts_over_time(["session", "boot permit", "sandbox", "child", "grader"], t0=tl.t0)
+    held_fig, held_axes = plt.subplots(len(held), 1, figsize=(8, 4.2), sharex=True, layout="constrained")
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"][:len(held)]
+    for held_ax, (kind, counts), colour in zip(held_axes, held.items(), colours, strict=True):
+        held_ax.step(times, counts, where="post", label=kind, color=colour)
+        held_ax.set_ylim(-0.3, max(counts) + 0.6)
+        held_ax.set_yticks([0, max(counts)] if max(counts) > 0 else [0])  # two ticks: zero and the peak
+        _ = held_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    held_axes[-1].set_xlabel("time since start (s)")
+    held_axes[len(held) // 2].set_ylabel("held")
+    _ = held_axes[0].set_title("Resources held by the batch, one row per kind")
+    return held
+
+
+# %% [markdown]
 # ## Measure: a batch of seven tasks with injected faults
 #
 # Seven tasks start together under a boot limit of two. One is clean; the others each meet
@@ -431,9 +467,7 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # `t6_child_started`, an event set when t6's child process starts, lets the harness run a
 # tenth of a second, then calls `tasks["t6"].cancel()`. The task whose harness hangs has the
 # short budget. The task whose boot hangs is started first, with a guard of half a second;
-# every other guard is far longer than anything its task waits for. The first figure is the
-# timeline (one lane per task, letters as above); the second counts what the registry says
-# is held, one row per kind, over the same time axis.
+# every other guard is far longer than anything its task waits for.
 #
 # **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
 # the task cancelled from outside, get back?
@@ -499,6 +533,7 @@ finally:
 outcomes = dict(sorted(zip(tasks, results, strict=True)))
 for task, outcome in outcomes.items():
     print(f"{lane_of[task]:<26}", repr(outcome))
+held = draw_batch()  # the timeline, then what was held
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -509,40 +544,36 @@ for task, outcome in outcomes.items():
 # an `Exception`, so neither `except` clause of `agent_task` caught it, t6's caller got the
 # `CancelledError`, and the `finally` dropped the session on the way out.
 #
-# :::
+# The first figure is the timeline (one lane per task, letters as above); the second counts
+# what the registry says is held, one row per kind, over the same time axis. Whatever
+# happened, every task gave back everything it took, in the nested order: in the second
+# figure every row returns to zero. And the boot permits never exceed two, although t7
+# sat on one permit for half a second and the other tasks queued behind the remaining one.
+# The semaphore is held while a sandbox boots and given back as soon as the sandbox is up,
+# before its harness runs: the boot limit bounds boots, not sandboxes. So the sandbox and
+# child rows can climb above two, as they do here. The thin dips in the boot-permit row
+# are a permit given back and taken by the next waiting boot almost at the same instant.
 #
-# The two figures show how each task went and what the batch held along the way.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-fig = tl.plot("Seven agent tasks: one clean, six with a fault (B boot, H harness, E evaluation, C close, S session)",
-              lanes=list(lane_of.values()))
-row = {lane: i for i, lane in enumerate(lane_of.values())}
-# Each letter goes in the middle of its own phase's bar, in white, when the bar is wide enough
-# to hold it; a shorter phase (a close, a session drop) has its letter in black above its bar,
-# moved right if it would overprint the letter before it, so no letter lands on a neighbour.
-min_width = 0.025 * tl.total()
-last_above: dict[str, float] = {}
-for lane, start, letter in sorted(phase_letters, key=lambda p: (p[0], p[1])):
-    bars = [s for s in tl.spans_of(lane) if s.state != "waiting"]
-    bar = min(bars, key=lambda s: abs(s.start - start))
-    middle = (bar.start + bar.end) / 2
-    if bar.duration >= min_width:
-        fig.axes[0].text(middle, row[lane], letter, va="center", ha="center", fontsize=8, color="white")
-    else:
-        x = max(middle, last_above.get(lane, -1.0) + min_width)
-        fig.axes[0].text(x, row[lane] - 0.32, letter, va="bottom", ha="center", fontsize=7, color="black")
-        last_above[lane] = x
-times, held = registry.counts_over_time(["session", "boot permit", "sandbox", "child", "grader"], t0=tl.t0)
-held_fig, held_axes = plt.subplots(len(held), 1, figsize=(8, 4.2), sharex=True, layout="constrained")
-colours = plt.rcParams["axes.prop_cycle"].by_key()["color"][:len(held)]
-for held_ax, (kind, counts), colour in zip(held_axes, held.items(), colours, strict=True):
-    held_ax.step(times, counts, where="post", label=kind, color=colour)
-    held_ax.set_ylim(-0.3, max(counts) + 0.6)
-    held_ax.set_yticks([0, max(counts)] if max(counts) > 0 else [0])  # two ticks: zero and the peak
-    _ = held_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-held_axes[-1].set_xlabel("time since start (s)")
-held_axes[len(held) // 2].set_ylabel("held")
-_ = held_axes[0].set_title("Resources held by the batch, one row per kind")
+# Follow each lane:
+#
+# - **t1** boots, runs its harness, is closed, graded and its session dropped.
+# - **t2**'s first boot fails (orange B); it backs off outside the permit (the white gap:
+#   the back-off is not drawn) and boots again.
+# - **t3** fails three boots, with a back-off (a white gap) after each, and never gets a
+#   sandbox; the exception becomes an aborted outcome and the session is still dropped.
+# - **t4**'s harness hangs. The harness step returns the "budget exceeded" code when the
+#   budget runs out, and the child is killed when the sandbox closes (C). The task still gets
+#   graded, with no diff.
+# - **t5**'s grader crashes after the sandbox is gone; aborted, session dropped.
+# - **t6** is cancelled while its harness runs (its H bar is grey, the colour of a
+#   cancelled step): the sandbox's close kills and reaps the child, the session is dropped,
+#   and the cancellation reaches the caller.
+# - **t7**'s boot never returns. Its one grey bar is that boot, holding one of the two
+#   permits from the start, so the others queue (green) for a single permit until t7's
+#   guard fires at half a second; then the boot is cancelled, the permit comes back, no
+#   sandbox was ever made, and the task is aborted.
+#
+# :::
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: faults-become-outcomes-nothing-leaks
@@ -572,37 +603,6 @@ assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds co
 print("✓ no more than two boots at once: the boot semaphore's limit held")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# Whatever happened, every task gave back everything it took, in the nested order: in the
-# second figure every row returns to zero. And the boot permits never exceed two, although t7
-# sat on one permit for half a second and the other tasks queued behind the remaining one.
-# The semaphore is held while a sandbox boots and given back as soon as the sandbox is up,
-# before its harness runs: the boot limit bounds boots, not sandboxes. So the sandbox and
-# child rows can climb above two, as they do here. The thin dips in the boot-permit row
-# are a permit given back and taken by the next waiting boot almost at the same instant.
-#
-# Follow each lane:
-#
-# - **t1** boots, runs its harness, is closed, graded and its session dropped.
-# - **t2**'s first boot fails (orange B); it backs off outside the permit (the white gap:
-#   the back-off is not drawn) and boots again.
-# - **t3** fails three boots, with a back-off (a white gap) after each, and never gets a
-#   sandbox; the exception becomes an aborted outcome and the session is still dropped.
-# - **t4**'s harness hangs. The harness step returns the "budget exceeded" code when the
-#   budget runs out, and the child is killed when the sandbox closes (C). The task still gets
-#   graded, with no diff.
-# - **t5**'s grader crashes after the sandbox is gone; aborted, session dropped.
-# - **t6** is cancelled while its harness runs (its H bar is grey, the colour of a
-#   cancelled step): the sandbox's close kills and reaps the child, the session is dropped,
-#   and the cancellation reaches the caller.
-# - **t7**'s boot never returns. Its one grey bar is that boot, holding one of the two
-#   permits from the start, so the others queue (green) for a single permit until t7's
-#   guard fires at half a second; then the boot is cancelled, the permit comes back, no
-#   sandbox was ever made, and the task is aborted.
-#
-# :::
-#
 # ## Exercise 14.1 · A harness step that owns its child
 #
 # Implement `run_harness_owned` with the same signature and results as `run_harness`:

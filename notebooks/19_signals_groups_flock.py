@@ -7,8 +7,7 @@
 #
 # **You will**
 # 1. find out what happens to a process's children when the process is killed;
-# 2. start a child in its own session, so that it leads a process group, and stop the whole
-#    group with `os.killpg`;
+# 2. find out whether one signal can reach a whole job, and how to send it;
 # 3. pass SIGTERM and SIGINT from a wrapper to the program it runs, and see what happens
 #    without that forwarding;
 # 4. find out what becomes of an `fcntl.flock` whose holder is killed by SIGKILL.
@@ -64,6 +63,34 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
                 gone_at[pid] = time.monotonic()
         time.sleep(0.005)
     return gone_at
+
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+import matplotlib.pyplot as plt
+
+
+def draw_both_runs():
+    """Both runs one above the other, one lane per process, each from when its children run."""
+    run_a, run_b = Timeline(), Timeline()
+    run_a.t0, run_b.t0 = started_a, started_b
+    run_a.add("plain parent", started_a, killed_a, "running")
+    run_b.add("group leader", started_b, killed_b, "running")
+    run_b.add("group leader", killed_b, exited_b, "cancelled")
+    for number, pid in enumerate(child_pids, start=1):
+        run_a.add(f"its child {number}", started_a, killed_a, "running")
+        run_a.add(f"its child {number}", killed_a, cleaned_a, "blocked")
+        run_a.add(f"its child {number}", cleaned_a, gone_a.get(pid, cleaned_a), "cancelled")
+    for number, pid in enumerate(member_pids, start=1):
+        run_b.add(f"member {number}", started_b, killed_b, "running")
+        run_b.add(f"member {number}", killed_b, gone_b.get(pid, killed_b), "cancelled")
+    fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
+    fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
+    meanings = {"blocked": "orphan, still running", "cancelled": "signalled, exiting"}
+    run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
+               xlabel="time since its children were running (s)", meanings=meanings)
+    run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
+               lanes=["group leader", "member 1", "member 2"],
+               xlabel="time since its children were running (s)", meanings=meanings)
 
 
 # %% [markdown]
@@ -142,13 +169,12 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 # :::
 
 # %% [markdown]
-# ## Process groups: can one signal reach the whole job?
+# ## Measure: which processes one signal to a process group reaches
 #
 # Every process belongs to a **process group**, and a group can be signalled at once with
 # `os.killpg(pgid, sig)`. `Popen(..., start_new_session=True)` runs the child in a new
-# *session* (the child calls `setsid()`), which also makes it the leader of a new group. The
-# cell below starts the same `spawn-children` that way, prints the group of each process, and
-# sends one SIGTERM to the leader's group with `os.killpg`; `wait_until_gone(pids, timeout)`,
+# *session* (the child calls `setsid()`). The cell below starts the same `spawn-children`
+# that way, prints the group of each process, and sends one SIGTERM to the leader's group with `os.killpg`; `wait_until_gone(pids, timeout)`,
 # folded with `running`, polls until none of the pids runs and returns when each went.
 #
 # Predict: which group ids does it print for the leader and its two children, and which of
@@ -167,9 +193,11 @@ os.killpg(leader.pid, signal.SIGTERM)
 killed_b = time.monotonic()
 tl.mark("group leader: killpg(SIGTERM)")
 leader.communicate(timeout=5)
+exited_b = time.monotonic()
 gone_b = wait_until_gone(member_pids, timeout=1.5)  # members end by themselves at 3 s
 print("leader exit code:", leader.returncode, "· children still running:",
       [pid for pid in member_pids if running(pid)])
+draw_both_runs()  # both runs, one panel each
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -178,6 +206,16 @@ print("leader exit code:", leader.returncode, "· children still running:",
 # parent's group, as every child does by default; so all three shared the leader's pid as
 # their group id, and one `killpg` ended them all: an empty list
 # of survivors. We never used the children's pids to stop them.
+#
+# The figure puts both runs one above the other, one lane per process, each on its own time
+# axis from the moment its children were running: the upper one spans about a tenth of a
+# second, the lower one a few milliseconds, so compare colours, not lengths. Blue is a
+# process running before the signal, red a child running on after its parent is gone, grey
+# from a signal to the exit. With a plain child, the kill ended only the parent; its children
+# ran on as orphans, holding whatever they held, until we hunted them down. Their red lasts
+# only 0.1 s because the cell looked 0.1 s after the kill and then killed them itself; left
+# alone, each would have slept its full 3 s. With a new session, one `killpg` ended the
+# leader and both children together: grey within milliseconds of the signal, with no red.
 #
 # :::
 
@@ -192,50 +230,7 @@ assert not left_running and len(gone_b) == 2, "no member of the group survived"
 print("✓ the leader and both children shared a group of their own; one killpg ended all three")
 
 # %% [markdown]
-# ## Measure: which processes each signal reached
-#
-# The two runs one above the other, one lane per process, each on its own time axis from the
-# moment its children are running (so the scales differ): blue while a process runs before
-# the signal, red while a child runs on after its parent is gone, grey from a signal to the
-# exit. The red lasts only a fraction of a second because the cell looked 0.1 s after the
-# kill and then killed the orphans itself; left alone, each child would have slept 3 s.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-import matplotlib.pyplot as plt
-
-run_a, run_b = Timeline(), Timeline()  # one per run, each from the moment its children run
-run_a.t0, run_b.t0 = started_a, started_b
-run_a.add("plain parent", started_a, killed_a, "running")
-run_b.add("group leader", started_b, killed_b, "running")
-for number, pid in enumerate(child_pids, start=1):
-    run_a.add(f"its child {number}", started_a, killed_a, "running")
-    run_a.add(f"its child {number}", killed_a, cleaned_a, "blocked")
-    run_a.add(f"its child {number}", cleaned_a, gone_a[pid], "cancelled")
-for number, pid in enumerate(member_pids, start=1):
-    run_b.add(f"member {number}", started_b, killed_b, "running")
-    run_b.add(f"member {number}", killed_b, gone_b[pid], "cancelled")
-fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
-fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
-meanings = {"blocked": "orphan, still running", "cancelled": "signalled, exiting"}
-run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
-           xlabel="time since its children were running (s)", meanings=meanings)
-_ = run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
-               lanes=["group leader", "member 1", "member 2"],
-               xlabel="time since its children were running (s)", meanings=meanings)
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# With a plain child, the kill ended only the parent; its children kept running as orphans,
-# holding whatever they held, until we hunted them down. With a new session, one `killpg`
-# ended the leader and both children together: in the lower panel, grey within milliseconds
-# of the signal, with no red among them.
-#
-# :::
-#
-# :::{dropdown} Going further
-#
-# **A new group without a new session.** `start_new_session=True` does two things: a new
+# **Going further: a new group without a new session.** `start_new_session=True` does two things: a new
 # session (no controlling terminal) and a new {term}`process group`. Since Python 3.11,
 # `Popen(..., process_group=0)` gives only the second, and that is already enough to keep
 # Ctrl-C away: the terminal sends SIGINT to its *foreground process group*, and a child in a
@@ -246,8 +241,6 @@ _ = run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
 # wrapper among them) use `start_new_session=True`, which works on every version. The folded
 # cell below starts a child with `process_group=0`, looks at its group and session, and
 # checks them.
-#
-# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 sleeper = WORKER_MODULE + ["sleep", "3"]
@@ -291,7 +284,7 @@ show_source(_cmd_report_signals, first="def report", last="wakeup.wait")
 # or two, then the pid of the process that printed it, then its `time.monotonic()` clock in
 # seconds (`got SIGTERM 18607 24773.021399` is the child with pid 18607 receiving SIGTERM);
 # the cell below drops the clock. Once the wrapper has exited, the cell notes whether the
-# child runs, then we send SIGTERM to the child.
+# child runs, then cleans up whatever is left.
 #
 # Predict: without `--forward`, is the child still running after the wrapper has gone? What
 # exit status does the wrapper report, without and with forwarding?

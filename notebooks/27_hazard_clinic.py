@@ -62,12 +62,13 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 #
 # **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool, an
 # `async def` whose body is a blocking call (`time.sleep(0.01)`, standing for
-# `Popen.communicate()` in slime). Eight tool calls start at once. `InFlight` (chapter 06)
-# keeps the peak number of calls inside it at once; `LoopWatch` is a heartbeat task on the
-# same loop, and we count its beats. `start_and_wait(calls, timeout)` returns how many calls
-# finished and how many are stuck. For comparison, the cell runs the eight calls a second
-# time with a body that awaits (`asyncio.sleep`); both runs take one permit per call
-# (`tool_takes_permit=False`; hazard 2 comes back to that flag).
+# `Popen.communicate()` in slime). Eight tool calls start at once; for comparison, the cell
+# runs them a second time with a body that awaits (`asyncio.sleep`). The tools:
+#
+# - `InFlight` (chapter 06) keeps the peak number of calls inside it at once;
+# - `LoopWatch` is a heartbeat task on the same loop; we count its beats;
+# - `start_and_wait(calls, timeout)` returns how many calls finished and how many are stuck.
+#
 # The semaphore says four: with the blocking body, how many calls run at the same time?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -127,7 +128,8 @@ print("✓ with a blocking body one call runs at a time; awaiting, four do")
 # **What the model shows.** With a blocking body, no call ever waits for a permit: each one takes its permits, blocks
 # the loop for its whole run, and gives them back before any other task runs. The
 # semaphore's limit of 4 is never reached; the real limit is 1 per event loop, and nothing
-# else on that loop (the heartbeat included) runs meanwhile. Chapter 26 measures the same
+# else on that loop (the heartbeat included) runs meanwhile: all eight calls ran in one turn
+# of the loop, and the one heartbeat counted came after them. Chapter 26 measures the same
 # thing with real child processes.
 #
 # :::
@@ -140,8 +142,8 @@ show_call_site("27a")
 # %% [markdown]
 # ## Hazard 2: the same semaphore taken twice on one path
 #
-# Look again at `ToolPath`: `execute_predictions` takes a permit, and with
-# `tool_takes_permit=True`, `execute_tool` takes a second one **from the same semaphore**, as
+# Look again at `ToolPath`: `execute_predictions` takes a permit; hazard 1 ran it with
+# `tool_takes_permit=False`. With `tool_takes_permit=True`, `execute_tool` takes a second one **from the same semaphore**, as
 # slime's tool path does. Apply the obvious fix for hazard 1, a body that awaits, to that
 # path. Predict: does one call alone finish, and how many of eight calls started at once do?
 
@@ -183,7 +185,7 @@ print(f"✓ alone the call finishes; under load {under_load[1]} of 8 are stuck; 
 show_call_site("27b")
 
 # %% [markdown]
-# ## Hazard 3: a result polled through `to_thread` every 50 ms
+# ## Measure · hazard 3: a result polled through `to_thread` every 50 ms
 #
 # **The shape.** A request handler submits work, then asks "is my result there?" with a
 # blocking call that it runs in the default thread pool (`asyncio.to_thread`), sleeps 50 ms
@@ -194,10 +196,6 @@ show_call_site("27b")
 # moment the result is published. We count `get_result` calls per request and measure the lag
 # from "published" to "the handler has it".
 # The table is a `ResultTable`, folded below.
-#
-# Predict: each result is published about 0.2 s after its request. About how many
-# `get_result` calls does a polling request make, and how much later than a notified request
-# does it have its result?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table"}
 class ResultTable:
@@ -237,6 +235,25 @@ class ResultTable:
                 self.subscribers[rid] = future
         return future
 
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_waits():
+    """One lane per request: waiting for its result, then the lag until its handler has it."""
+    for rid in polled + told:
+        published = table.published_at[rid]
+        tl.add(rid, started, published, state="waiting")
+        tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
+    # only the get_result calls as ticks: a publication is where green turns orange
+    tl.events[:] = [e for e in tl.events if not e.name.endswith(": published")]
+    tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
+            lanes=polled + told,
+            meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
+
+
+# %% [markdown]
+# Predict: each result is published about 0.2 s after its request. About how many
+# `get_result` calls does a polling request make, and how much later than a notified request
+# does it have its result?
 
 # %%
 async def handle_by_polling(table: ResultTable, rid: str) -> float:
@@ -287,6 +304,7 @@ median_polled = statistics.median(lag_ms[r] for r in polled)
 median_told = statistics.median(lag_ms[r] for r in told)
 print(f"median lag after the result was published: polling {median_polled:.1f} ms, "
       f"notified {median_told:.1f} ms")
+draw_waits()  # the figure: each request's wait, one lane per request
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: polling-costs-a-thread-trip-per-tick
@@ -305,23 +323,12 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 # The cost grows with the number of waiting requests times the waiting time. A notified
 # request makes no call and sees its result at once.
 #
+# The figure puts the run on one time axis: each lane is a request, green until its result is
+# published, then orange until its handler has it; the black ticks are its `get_result`
+# calls. The orange is the lag: a polling lane ends at its first tick after publication, a
+# notified lane at once.
+#
 # :::
-#
-# ## Measure: each request's wait, polled or told
-#
-# The run on one time axis: each lane is a request, green until its result is published, then
-# orange until its handler has it; ticks are its `get_result` calls and the moment its result
-# was published. The orange is the lag: a polling lane ends at its first tick after
-# publication, a notified lane at once.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-for rid in polled + told:
-    published = table.published_at[rid]
-    tl.add(rid, started, published, state="waiting")
-    tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
-fig = tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
-              lanes=polled + told,
-              meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
 
 # %% [markdown]
 # **Where in slime.** The teacher server's `/generate` handler polls this way; the sample
@@ -620,9 +627,9 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 #
 # :::
 #
-# **Where in slime.** `AsyncLoopThread.run` in `slime/utils/async_utils.py` (quoted in the
-# chapter's last cell) returns `run_coroutine_threadsafe(coro, loop).result()`, and the
-# rollout entry points call it with the whole rollout coroutine.
+# **In slime.** `AsyncLoopThread.run` in `slime/utils/async_utils.py` returns
+# `run_coroutine_threadsafe(coro, loop).result()`, with no timeout, and the rollout entry
+# points call it with the whole rollout coroutine.
 #
 # ## Exercise 27.1 · Find and fix the hazard
 #
@@ -672,8 +679,8 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # 3. once that call has ended, the next `get(key)` scores again;
 # 4. cancelling one caller affects neither the others nor a later `get(key)`, which joins the
 #    call while it runs;
-# 5. `await aclose(timeout=1.0)` cancels the running calls (their callers get `CancelledError`)
-#    and waits for them, at most `timeout` seconds, even if one ignores its cancellation;
+# 5. `await aclose(timeout=1.0)` cancels the running calls and waits for them, at most
+#    `timeout` seconds, even if one ignores its cancellation (a bounded wait, chapter 05);
 #    once `aclose` is called, `get` raises `RuntimeError`.
 #
 # :::{dropdown} What the grader checks
