@@ -148,6 +148,33 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # `run_in_executor(pool, fn, ...)` sends the call to a pool you choose, so you decide how many
 # threads this kind of work may occupy.
 #
+# `draw_waves` (folded) draws each call on the lane of the thread that ran it, from the first
+# call's start.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_waves(pool_tl: Timeline, threads_used: list[str]):
+    first_start = min(span.start for span in pool_tl.spans)
+    from_first_call = Timeline()  # the same spans, with 0 at the first call's start
+    for span in pool_tl.spans:
+        from_first_call.add(span.label, from_first_call.t0 + span.start - first_start,
+                            from_first_call.t0 + span.end - first_start, span.state)
+    fig = from_first_call.plot(
+        f"{CALLS} blocking calls on a pool of {WORKERS} threads, one lane per thread",
+        xlabel="time since the first call (s)", lanes=sorted(set(threads_used)))
+    ax = fig.axes[0]
+    calls_by_lane: dict[float, list] = {}
+    for bar in ax.patches:  # one bar per call
+        calls_by_lane.setdefault(round(bar.get_y(), 3), []).append(bar)
+    for bars in calls_by_lane.values():
+        for nth, bar in enumerate(sorted(bars, key=lambda b: b.get_x()), start=1):
+            bar.set_edgecolor("white")  # a visible gap between one call and the next
+            bar.set_linewidth(3)
+            ax.text(bar.get_x() + bar.get_width() / 2, bar.get_y() + bar.get_height() / 2,
+                    f"#{nth}", ha="center", va="center", color="white", fontsize=9)
+    return fig
+
+
+# %% [markdown]
 # The next cell sends nine 0.08 s calls to a pool of three threads, all at once. Predict: how
 # many of them run at the same moment, and how long does it take from the first call's start
 # to the last call's end: 0.08 s, 0.24 s or 0.72 s?
@@ -170,6 +197,7 @@ with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="rm-worker") as 
 print(f"{CALLS} calls on a pool of {WORKERS}: peak in flight {inside.peak}, "
       f"on {len(set(threads_used))} threads; "
       f"first call to last: {pool_tl.total():.2f} s")
+fig = draw_waves(pool_tl, threads_used)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: pool-size-caps-calls-in-flight
@@ -195,26 +223,6 @@ print(f"✓ never more than {WORKERS} calls at once, on {WORKERS} threads, in th
 # 0.24 s is the floor.
 #
 # :::
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-first_start = min(span.start for span in pool_tl.spans)
-from_first_call = Timeline()  # the same spans, with 0 at the first call's start
-for span in pool_tl.spans:
-    from_first_call.add(span.label, from_first_call.t0 + span.start - first_start,
-                        from_first_call.t0 + span.end - first_start, span.state)
-fig = from_first_call.plot(
-    f"{CALLS} blocking calls on a pool of {WORKERS} threads, one lane per thread",
-    xlabel="time since the first call (s)", lanes=sorted(set(threads_used)))
-ax = fig.axes[0]
-calls_by_lane: dict[float, list] = {}
-for bar in ax.patches:  # one bar per call
-    calls_by_lane.setdefault(round(bar.get_y(), 3), []).append(bar)
-for bars in calls_by_lane.values():
-    for wave, bar in enumerate(sorted(bars, key=lambda b: b.get_x()), start=1):
-        bar.set_edgecolor("white")  # a visible gap between one call and the next
-        bar.set_linewidth(3)
-        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_y() + bar.get_height() / 2,
-                f"wave {wave}", ha="center", va="center", color="white", fontsize=9)
 
 # %% [markdown]
 # The loop's default pool is a pool like this one, with `min(32, CPUs + 4)` threads, shared
