@@ -223,11 +223,11 @@ def draw_batch_times() -> plt.Axes:
 # Before you open the answer: does a limit of 5 finish the batch sooner than a limit of 4?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+ax = draw_batch_times()  # the measured times against the ideal, as a figure
+ax.set_title("A batch of 12 jobs of 0.03 s: total time against the semaphore's limit")
 for limit in limits:
     print(f"limit {limit:>2}: measured {measured[limit]:.3f} s, "
           f"ideal {ideal_batch_time(N_JOBS, limit, DURATION):.3f} s")
-ax = draw_batch_times()  # the measured times against the ideal, as a figure
-ax.set_title("A batch of 12 jobs of 0.03 s: total time against the semaphore's limit")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: batch-time-follows-rounds
