@@ -151,6 +151,8 @@ held = {s.label: s for s in tl.spans if s.state == "running"}  # each sample's p
 print(f"sample 3 got its permit at {held['sample 3'].start:.3f} s;",
       "samples 0 to 2 gave theirs back at",
       ", ".join(f"{held[f'sample {i}'].end:.3f} s" for i in range(3)))
+fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then running",
+              lanes=[f"sample {i}" for i in range(10)])
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: peak-never-exceeds-limit
@@ -166,21 +168,14 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 # A waiting task enters only by taking a permit that another task has just given back, so the
 # count inside cannot pass the number of permits, however the lengths fall: sample 3 got its
 # permit the moment the shortest of samples 0 to 2 gave one back, not before, and the peak
-# stayed at 3.
+# stayed at 3. In the figure each lane is one sample; green (*waiting*) is time spent waiting
+# for a permit, blue (*running*) is time holding one. Draw a vertical line anywhere: it never
+# crosses more than three blue bars.
 #
 # :::
 #
-# ## Measure: who waits for a permit, and what the limit costs a batch
+# ## Measure: what the limit costs a batch
 #
-# First the timeline of the run above. Each lane is one sample; green (*waiting*) is time
-# spent waiting for a permit, blue (*running*) is time holding one. Draw a vertical line anywhere: it never crosses
-# more than three blue bars.
-
-# %%
-fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then running",
-              lanes=[f"sample {i}" for i in range(10)])
-
-# %% [markdown]
 # Now the price of the limit. A fixed batch of 12 equal jobs of 0.03 s runs under limits from
 # 1 to 12. `ainterleaved` (from `lab_snippets.measure`) runs the limits in turn, three times
 # each, and keeps each one's best, so that a busy machine slows them alike;
@@ -270,13 +265,13 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # down, while a real inference server gets slower per request as more requests share it.
 # The limit is where you trade latency for load.
 #
-# ## A path that takes the same semaphore twice
+# ## A helper that also limits itself
 #
-# A function that holds a permit and then calls a helper that takes a permit from the **same**
-# semaphore needs two permits at once. The cell below runs one such sample alone, then four at
-# once, through a `Semaphore(2)`. It waits for each group with `asyncio.wait(..., timeout=...)`
-# (chapter 04), bounded like every wait in this course, and prints how many tasks finished and
-# how many had not when the wait ended. Predict both pairs.
+# A function that holds a permit calls a helper, `tokenize`, that takes a permit from the
+# **same** semaphore. The cell below runs one such sample alone, then four at once, through a
+# `Semaphore(2)`. It waits for each group with `asyncio.wait(..., timeout=...)` (chapter 04)
+# and prints how many tasks finished and how many had not when the wait ended. Predict both
+# pairs.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 shared_permits = asyncio.Semaphore(2)
@@ -330,19 +325,14 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 #
 # :::
 #
-# :::{dropdown} Python versions
+# ### Python versions: eager tasks and the first permits
 #
-# **Eager tasks and the first permits (3.12 and later).** The predict cell needed one
-# `await asyncio.sleep(0)` before anything was inside the section, because a new task only
-# starts at the caller's next suspension. Python 3.12 added an eager task factory: with it,
-# `create_task` runs the body at once, up to its first real suspension, and taking a free
-# permit does not suspend. The folded experiment below creates six tasks that each take a
-# permit of a `Semaphore(3)`, first as default tasks, then as eager ones, and counts how many
-# are inside the section right after the `create_task` calls. Predict both numbers from that,
-# then open the answer (on 3.11, which has no eager task factory, it prints `(needs 3.12)` for
-# the second).
-#
-# :::
+# Python 3.12 added an eager task factory (`loop.set_task_factory(asyncio.eager_task_factory)`):
+# with it, `create_task` starts running the task's body at once. The folded experiment below
+# creates six tasks that each take a permit of a `Semaphore(3)`, first as default tasks, then
+# as eager ones, and counts how many are inside the section right after the `create_task`
+# calls (on 3.11, which has no eager task factory, the answer prints `(needs 3.12)` for the
+# second). Predict both numbers.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 async def hold_permit(limit: asyncio.Semaphore, counter: InFlight) -> None:
@@ -379,6 +369,18 @@ if sys.version_info >= (3, 12):
     assert eager_inside == 3, f"eager tasks: 3 inside right after create_task, not {eager_inside}"
 print("✓ default tasks: 0 inside right after create_task"
       + ("; eager tasks: 3" if sys.version_info >= (3, 12) else ""))
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# A default task only starts at the caller's next suspension, and the cell does not suspend
+# between the `create_task` calls and the count: nothing is inside yet (the predict cell at the
+# top of the page needed one `await asyncio.sleep(0)` for the same reason). An eager task runs
+# its body at once, up to its first real suspension, and taking a free permit does not
+# suspend: the first three tasks are inside when `create_task` returns, and the other three
+# suspend waiting for a permit.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 6.1 · Bounded fan-out
@@ -432,7 +434,7 @@ print("✓ default tasks: 0 inside right after create_task"
 # The visible test below shows one run.
 #
 # A hint from slime: the semaphore must be **one** object shared by all the calls within one
-# `generate_all`. A semaphore made inside each task limits nothing.
+# `generate_all`.
 
 # %%
 async def fake_generate(prompt: str) -> str:
