@@ -291,7 +291,7 @@ async def rollout_refill(tl: Timeline) -> list[int]:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-runs = await time_both()  # best of three, in turn (see "Why the course does it this way")
+runs = await time_both()  # best of three, in turn: the fold after the answer says why
 batched_elapsed, refill_elapsed = runs.best("batched"), runs.best("refill")
 batched_kept, batched_tl = last_run["batched"]
 refill_kept, refill_tl = last_run["refill"]
@@ -345,9 +345,9 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 # ## Measure: how much of the 4 slots' time holds a group, batches against refill
 #
 # Each approach may have 4 groups in flight at once: call those 4 places *slots*. The folded
-# cell below draws a run slot by slot, for the answer.
+# cell below defines `draw_slots`, which draws a run slot by slot, for the answer.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the drawing helper"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
     """The groups' spans, each moved to the first slot free when it started (a group the filter
     drops drawn as failed), and where to write each group's id."""
@@ -395,7 +395,8 @@ for name in occupied:
     print(f"{name}: {occupied[name]:.0%} of slot time holds a group,",
           f"{on_kept[name]:.0%} holds a group that is kept")
 
-fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True, layout="constrained")
+fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True,
+                                  layout="constrained")
 for ax, run in ((top, batched_tl), (bottom, refill_tl)):
     draw_slots(run, ax, meanings={"failed": "dropped by the filter"})
 top.set_title(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s")

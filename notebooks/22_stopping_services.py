@@ -288,7 +288,7 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # the service prints carries a `time.monotonic()` reading, one clock for every process on
 # Linux, so the figure places the child's events against the moment the signal was sent.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the graceful handler and the drawing helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def graceful_stop(intake, handle, budget: float) -> int:
     """The figure's graceful stop: start three jobs, on SIGTERM wait `budget` for them, cancel the rest.
 
@@ -381,7 +381,8 @@ RUNS = (("SIGTERM, default", events_default, sent_default),
         ("graceful, 0.5 s", events_graceful, sent_graceful))
 tl, outcome = three_stops()
 for run_label, ended in outcome.items():
-    print(f"{run_label:<17} finished: {ended['done'] or 'none'} · cleaned up: {ended['cancelled'] or 'none'}")
+    done, cleaned = ended["done"] or "none", ended["cancelled"] or "none"
+    print(f"{run_label:<17} finished: {done} · cleaned up: {cleaned}")
 fig = tl.plot("Three stops of the same three jobs", meanings={
     "cancelled": "work left undone", "cleanup": "cleanup after cancel"})
 mark_signals(fig, outcome)

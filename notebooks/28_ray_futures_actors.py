@@ -287,10 +287,22 @@ print("✓ the ready list kept the order of the list passed in, not the order th
 # the actor's process. Its `max_concurrency` option is 1000 unless you say otherwise. Nine
 # calls of 0.15 s, sent in the order 0 to 8, arrive together at an actor with
 # `max_concurrency=3`. The answer also draws each call's time inside `post` on a timeline.
-# Roughly how long do the nine calls take in all, and is call 0 among the first three to
-# enter `post`?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_calls(spans: list[tuple[int, float, float]]) -> Timeline:
+    """Each call's time inside `post`, one lane per call, on the course's Timeline."""
+    tl = Timeline()
+    # the actor measured these in its own process: on Linux time.monotonic() is one clock for
+    # every process of the machine, so its spans line up with each other here
+    tl.t0 = min(start for _, start, _ in spans)
+    for i, start, end in sorted(spans):
+        tl.add(f"call {i}", start, end, state="running")
+    tl.plot("Nine calls to an async actor with max_concurrency=3")
+    plt.show()
+    return tl
+
+
+# %%
 @ray.remote
 class Poster:
     def __init__(self):
@@ -310,6 +322,11 @@ class Poster:
         return self.peak, self.spans
 
 
+# %% [markdown]
+# Roughly how long do the nine calls take in all, and is call 0 among the first three to
+# enter `post`?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 poster = Poster.options(max_concurrency=3).remote()
 await poster.report.remote()  # the actor is up before the clock starts
 sent = time.monotonic()
@@ -317,17 +334,9 @@ results = await asyncio.gather(*(poster.post.remote(i, 0.15) for i in range(9)))
 all_done = time.monotonic() - sent
 peak, poster_spans = await poster.report.remote()
 first_in = [i for i, _, _ in sorted(poster_spans, key=lambda span: span[1])[:3]]
-print(f"9 calls, max_concurrency=3: {all_done:.2f} s in all; at most {peak} inside at once;",
-      f"the first three in: calls {first_in}")
-
-tl = Timeline()
-# the actor measured these in its own process: on Linux time.monotonic() is one clock for every
-# process of the machine, so its spans line up with each other here
-tl.t0 = min(start for _, start, _ in poster_spans)
-for i, start, end in sorted(poster_spans):
-    tl.add(f"call {i}", start, end, state="running")
-fig = tl.plot("Nine calls to an async actor with max_concurrency=3")
-plt.show()
+print(f"9 calls, max_concurrency=3: {all_done:.2f} s in all;",
+      f"at most {peak} inside at once; the first three in: calls {first_in}")
+tl = draw_calls(poster_spans)  # the folded plotting code above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: max-concurrency-caps-calls-inside-an-async-actor
