@@ -108,3 +108,14 @@ def test_an_update_from_a_partial_cache_drops_no_drawn_word():
     assert zhfigures.drawn_entries(titles, old, {"Lane A", "Lane C"}, complete=True) == \
         ["Lane A", "Lane C"], "a complete cache removes what no chapter draws any more"
     assert zhfigures.drawn_entries(titles, old, {"A title"}, complete=True) == []
+
+
+def test_a_figure_drawn_by_a_function_of_another_cell_finds_its_title():
+    """An answer cell that ends with ``draw(...)`` shows the figure whose title a folded cell's
+    function sets (chapter 01 after round 17b had no Chinese key). Counterfactual: look only at the
+    cell's own code (no title found)."""
+    helper = 'def draw(tl):\n    tl.plot("Three bodies and the caller")\n    plt.show()\n'
+    answer = 'print(starts)\ndraw(tl)\n'
+    drawers = zhfigures.drawing_functions([helper, answer])
+    assert drawers == {"draw": ["Three bodies and the caller"]}
+    assert zhfigures.titles_in(answer) == [] and zhfigures.called_names(answer) == ["print", "draw"]

@@ -338,6 +338,35 @@ def _source_in(cell) -> str:
     return ""
 
 
+def _tree(source: str):
+    try:
+        return compile(source, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except SyntaxError:
+        return None
+
+
+def drawing_functions(sources) -> dict[str, list[str]]:
+    """``{function name: the titles its body sets}`` over a page's code cells: an answer cell that
+    ends with ``draw_slots(...)`` draws the figure a folded cell above defines (round 17: figures
+    moved into their answer folds that way lost their Chinese key)."""
+    found: dict[str, list[str]] = {}
+    for source in sources:
+        tree = _tree(source)
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if titles := titles_in(ast.unparse(node)):
+                    found[node.name] = titles
+    return found
+
+
+def called_names(source: str) -> list[str]:
+    """The plain names a cell's code calls (``draw_slots(run, ax)`` -> ``draw_slots``), in order."""
+    tree = _tree(source)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)] if tree else []
+    return list(dict.fromkeys(c.func.id for c in sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+                              if isinstance(c.func, ast.Name)))
+
+
 def figures(doctree):
     """Each image of ``doctree`` with the English titles its cell's code sets: one title each when
     the cell draws as many figures as it sets titles (two ``plt.subplots`` figures), else all of
@@ -347,13 +376,14 @@ def figures(doctree):
     (``hide-cell``) puts the cell's children in a node whose ``parent`` it never sets."""
     from docutils import nodes
 
+    cells = [c for c in doctree.findall(nodes.Element) if c.get("nb_element") == "cell_code"]
+    drawers = drawing_functions(_source_in(c) for c in cells)
     in_cells: set[int] = set()
-    for cell in doctree.findall(nodes.Element):
-        if cell.get("nb_element") != "cell_code":
-            continue
+    for cell in cells:
         images = list(cell.findall(nodes.image))
         in_cells.update(id(image) for image in images)
-        titles = titles_in(_source_in(cell)) if images else []
+        source = _source_in(cell) if images else ""
+        titles = titles_in(source) or [t for name in called_names(source) for t in drawers.get(name, [])]
         for i, image in enumerate(images):
             yield image, [titles[i]] if len(titles) == len(images) > 1 else titles
     for image in doctree.findall(nodes.image):
