@@ -304,6 +304,9 @@ def test_screenshots_and_readability(site, open_page, scheme):
     goto(page, watch, f"{site}/notebooks/{chapter.stem}.html")
     page.screenshot(path=ARTIFACTS / f"chapter-{chapter.number}-{scheme}.png")
     figure = page.locator(".cell_output img").first
+    # a figure sits in its answer's fold (round 17): open it, as a reader clicks "Show the answer"
+    figure.evaluate("i => { for (let d = i.closest('details'); d; d = d.parentElement.closest('details'))"
+                    " d.open = true; }")
     figure.scroll_into_view_if_needed()
     figure.screenshot(path=ARTIFACTS / f"chapter-{chapter.number}-figure-{scheme}.png")
     assert figure.evaluate("i => getComputedStyle(i).backgroundColor") == "rgb(255, 255, 255)"
