@@ -536,6 +536,61 @@ def test_an_experiment_ends_in_one_fold_with_its_check_and_why_inside(built_book
     assert not over, f"more than four folds in a row: {over}"
 
 
+PREDICT = re.compile(r"\bPredict\b")
+
+
+def figures_after_closed_answers(page: str) -> list[str]:
+    """The sections where a figure stands in view after a closed answer fold ("Show the answer"),
+    with no new Predict (a heading or paragraph that asks one) in between: the figure of the run the
+    reader was asked about, seen by scrolling past the fold (readers of round 17, on most pages)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page, "html.parser")
+    answered, section, found = False, "", []
+    for el in (soup.select_one("article") or soup).find_all(["h2", "h3", "p", "details", "img"]):
+        if el.find_parent("details"):
+            continue
+        if el.name in ("h2", "h3", "p"):
+            section = el.get_text(" ", strip=True)[:60] if el.name != "p" else section
+            answered = answered and not PREDICT.search(el.get_text())
+        elif el.name == "details":
+            summary = el.find("summary")
+            answered = answered or bool(summary and "Show the answer" in summary.get_text())
+        elif answered and "_images/" in (el.get("src") or ""):
+            found.append(section)
+    return found
+
+
+def test_a_figure_after_an_answer_fold_is_found():
+    """The rule on a page of four blocks; counterfactual: the fold's figure moved out of it."""
+    fold = '<details><summary>Show the answer</summary><img src="../_images/a.png"></details>'
+    figure = '<img src="../_images/b.png">'
+    assert figures_after_closed_answers(f"<article><h2>M</h2>{fold}</article>") == []
+    assert figures_after_closed_answers(f"<article><h2>M</h2>{fold}{figure}</article>") == ["M"]
+    assert figures_after_closed_answers(
+        f"<article><h2>M</h2>{fold}<p>Predict: which?</p>{figure}</article>") == []
+
+
+def test_no_figure_in_view_answers_a_closed_predict(built_book):
+    """No chapter page shows, below a closed "Show the answer", the figure of the run it answers:
+    the figure is inside the answer fold (as chapters 10 and 17 do) or follows a new question.
+    Counterfactual: move a figure's drawing out of its answer cell into a visible cell after it."""
+    found = {}
+    for chapter in chapters.existing():
+        page = (HTML / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        if hits := figures_after_closed_answers(page):
+            found[chapter.number] = len(hits)
+    new = {number: n for number, n in found.items() if n > FIGURES_STILL_AFTER_ANSWERS.get(number, 0)}
+    assert not new, f"figures in view after a closed answer fold (put them in the fold): {new}"
+    gone = {number for number in FIGURES_STILL_AFTER_ANSWERS if number not in found}
+    assert not gone, f"fixed, so take them off FIGURES_STILL_AFTER_ANSWERS: {sorted(gone)}"
+
+
+#: Known debt, only to shrink: the figures a checker of the build still finds after a closed
+#: answer (27 on the build of 699a333b; these are what the round of session 17 left).
+FIGURES_STILL_AFTER_ANSWERS = {"08": 2, "12": 1, "16": 1, "24": 1}
+
+
 def test_each_exercise_gives_the_reader_their_own_cell_before_the_solution(built_book):
     """Readers found an exercise on the page as statement, folded solution and visible tests, with
     nowhere to write their own (session 15: four of four learners). On every chapter page of both
