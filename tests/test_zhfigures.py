@@ -119,3 +119,14 @@ def test_a_figure_drawn_by_a_function_of_another_cell_finds_its_title():
     drawers = zhfigures.drawing_functions([helper, answer])
     assert drawers == {"draw": ["Three bodies and the caller"]}
     assert zhfigures.titles_in(answer) == [] and zhfigures.called_names(answer) == ["print", "draw"]
+
+
+def test_a_legend_given_inside_a_drawing_function_is_found():
+    """The alt text names a colour by the figure's own legend (``meanings=``) also when a function
+    of another cell draws it. Counterfactual: read only the cell's own code (the default meaning)."""
+    from lab_snippets.book import figalt
+
+    helper = 'def draw(tl):\n    tl.plot("T", meanings={"failed": "dropped by the filter"})\n'
+    defined = zhfigures.function_sources([helper, "draw(tl)\n"])
+    assert [figalt.meanings_in(defined[n]) for n in zhfigures.called_names("draw(tl)\n")] == [
+        {"failed": "dropped by the filter"}]

@@ -150,6 +150,7 @@ def add_alt(app, doctree, docname: str) -> int:
         title_words, guide = zhfigures.title_words(), zhfigures.guide_words()
     done = 0
     sources = _sources(doctree)
+    defined = zhfigures.function_sources(dict.fromkeys(sources.values()))
     for image, titles in zhfigures.figures(doctree):
         alt = image.get("alt", "")
         if alt and alt != image.get("uri") and not alt.endswith(".png"):
@@ -157,7 +158,10 @@ def add_alt(app, doctree, docname: str) -> int:
         path = zhfigures.image_path(image, Path(app.srcdir))
         states = zhfigures.states_drawn(path) if path is not None else []
         drawn = drawn_titles(path) if path is not None else None
-        legend = meanings_in(sources.get(id(image), ""))
+        source = sources.get(id(image), "")
+        legend = meanings_in(source) or {  # or the legend of the drawing function the cell calls
+            state: word for name in zhfigures.called_names(source)
+            for state, word in meanings_in(defined.get(name, "")).items()}
         if chinese:
             legend = {s: title_words[w] for s, w in legend.items() if title_words.get(w)}
         image["alt"] = (chinese_alt(titles, states, title_words, guide, drawn, legend) if chinese

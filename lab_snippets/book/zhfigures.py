@@ -359,6 +359,17 @@ def drawing_functions(sources) -> dict[str, list[str]]:
     return found
 
 
+def function_sources(sources) -> dict[str, str]:
+    """``{function name: its definition's code}`` over a page's code cells (see ``drawing_functions``)."""
+    found: dict[str, str] = {}
+    for source in sources:
+        tree = _tree(source)
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found[node.name] = ast.unparse(node)
+    return found
+
+
 def called_names(source: str) -> list[str]:
     """The plain names a cell's code calls (``draw_slots(run, ax)`` -> ``draw_slots``), in order."""
     tree = _tree(source)
