@@ -51,12 +51,18 @@ MIN_SOLID = 20  # a legend patch alone has about 100 such pixels
 TITLE_CALLS = ("plot", "set_title", "suptitle")  # Timeline.plot(title, ...), Axes.set_title, Figure.suptitle
 
 
+def _tree(source: str):
+    try:
+        return compile(source, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except SyntaxError:
+        return None
+
+
 def titles_in(source: str) -> list[str]:
     """The figure titles a cell's code sets, in source order: the first argument of each
     ``.plot`` / ``.set_title`` / ``.suptitle`` call that is a string (an f-string as written)."""
-    try:
-        tree = compile(source, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    except SyntaxError:
+    tree = _tree(source)
+    if tree is None:
         return []
     found = []
     for node in ast.walk(tree):
@@ -77,9 +83,8 @@ def titles_in(source: str) -> list[str]:
 def lanes_in(source: str) -> list[str]:
     """The lane names a cell's code writes out: each string in the list or tuple given as ``lanes=``
     to any call (``tl.plot(..., lanes=[...])``); a name built at run time is not read."""
-    try:
-        tree = compile(source, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    except SyntaxError:
+    tree = _tree(source)
+    if tree is None:
         return []
     found = []
     for node in ast.walk(tree):
@@ -92,26 +97,25 @@ def lanes_in(source: str) -> list[str]:
     return [lane for *_, lane in sorted(found)]
 
 
-def notebook_lanes(root: Path = ROOT) -> list[str]:
-    """Every lane name the chapters write out in a ``lanes=`` list, once each, in chapter order."""
+def _in_chapters(read, root: Path) -> list[str]:
+    """What ``read`` finds in every chapter's code, once each, in chapter order."""
     from lab_snippets.book.chapters import existing
 
-    lanes: dict[str, None] = {}
+    found: dict[str, None] = {}
     for chapter in existing():
-        source = (Path(root) / "notebooks" / chapter.path.name).read_text(encoding="utf-8")
-        lanes.update(dict.fromkeys(lanes_in(source)))
-    return list(lanes)
+        found.update(dict.fromkeys(read((Path(root) / "notebooks" / chapter.path.name).read_text(
+            encoding="utf-8"))))
+    return list(found)
+
+
+def notebook_lanes(root: Path = ROOT) -> list[str]:
+    """Every lane name the chapters write out in a ``lanes=`` list, once each, in chapter order."""
+    return _in_chapters(lanes_in, root)
 
 
 def notebook_titles(root: Path = ROOT) -> list[str]:
     """Every figure title in the chapters, once each, in chapter order."""
-    from lab_snippets.book.chapters import existing
-
-    titles: dict[str, None] = {}
-    for chapter in existing():
-        source = (Path(root) / "notebooks" / chapter.path.name).read_text(encoding="utf-8")
-        titles.update(dict.fromkeys(titles_in(source)))
-    return list(titles)
+    return _in_chapters(titles_in, root)
 
 
 def titles_path(root: Path = ROOT) -> Path:
@@ -338,25 +342,12 @@ def _source_in(cell) -> str:
     return ""
 
 
-def _tree(source: str):
-    try:
-        return compile(source, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    except SyntaxError:
-        return None
-
-
 def drawing_functions(sources) -> dict[str, list[str]]:
     """``{function name: the titles its body sets}`` over a page's code cells: an answer cell that
     ends with ``draw_slots(...)`` draws the figure a folded cell above defines (round 17: figures
     moved into their answer folds that way lost their Chinese key)."""
-    found: dict[str, list[str]] = {}
-    for source in sources:
-        tree = _tree(source)
-        for node in ast.walk(tree) if tree else ():
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if titles := titles_in(ast.unparse(node)):
-                    found[node.name] = titles
-    return found
+    titles = {name: titles_in(code) for name, code in function_sources(sources).items()}
+    return {name: found for name, found in titles.items() if found}
 
 
 def function_sources(sources) -> dict[str, str]:
