@@ -32,6 +32,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -343,8 +344,12 @@ def cluster(world, tmp_path_factory):
     pytest.importorskip("ray", reason="the --ray path needs ray installed (requirements.txt)")
     resources = raygrade.node_resources(1)
     assert resources.get(raygrade.RESOURCE) == 1, "this node passed the probe (world did)"
-    tmp = _tmpdir(tmp_path_factory.mktemp("ray") / "nodes-tmp")
+    # short, under /tmp: a task's kernel sockets sit three folders below it, and under pytest's
+    # numbered folders their paths passed Linux's 108 bytes (raygrade.SOCKET_PATH_MAX)
+    tmp = Path(tempfile.mkdtemp(prefix="lr-", dir="/tmp"))
+    os.chmod(tmp, 0o711)  # grading as root: a submission's own uid traverses to its box
     stack = contextlib.ExitStack()
+    stack.callback(shutil.rmtree, tmp, ignore_errors=True)
     with pytest.MonkeyPatch.context() as mp:  # Ray's processes keep the value they start with
         mp.setenv("TMPDIR", str(tmp))
         lc = stack.enter_context(raygrade.local_cluster(head_cpus=1, head_resources=resources))

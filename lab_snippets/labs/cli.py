@@ -80,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             opts = Options(timeout=args.timeout, submission_timeout=args.submission_timeout,
                            jobs=args.jobs, memory_mb=args.memory_mb, run_all=args.run_all)
+            if not args.ray:  # each node checks its own (raygrade.node_resources)
+                from lab_snippets.labs import raygrade
+                raygrade.check_temp_dir()  # LabError: the fix, before any submission fails
             grade(args.submissions_dir, out=args.out, course_dir=args.course_dir,
                   options=opts, hide=args.hide, ray=args.ray, resume=not args.fresh)
     except LabError as exc:

@@ -22,16 +22,20 @@ grading processes and removes the task's folder if the task's worker dies before
 a removed node or a killed driver leaves no sandbox behind. The reaper cannot cover the moment
 between the folder's creation and its own start (Ray kills a dying worker's children, and the
 reaper is one until it forks), so a task's folder is named after its worker (host, pid, start
-time): ``sweep_orphans`` removes the folders whose worker is gone, and kills what still runs in
-them. Every task sweeps its machine first, and the driver, after the last result, runs one sweep
-on every live node that grades.
+time, in few characters: ``_owner_prefix``): ``sweep_orphans`` removes the folders whose worker
+is gone, and kills what still runs in them. Every task sweeps its machine first, and the driver,
+after the last result, runs one sweep on every live node that grades. A node whose temp dir is too
+long for a kernel's unix sockets (``SOCKET_PATH_MAX``) advertises nothing, and a task there fails
+with the fix (``check_temp_dir``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -53,14 +57,42 @@ ALONE = "lab_ray_chapter"     # one a node: one Ray chapter a node at a time
 # measures two pinned processes running at once.
 TWO_CORES = ("12",)
 FOLDER_PREFIX = "labs-ray-"   # a grading task's private folder in its node's temp dir
+# A submission's kernel talks to its grader over unix sockets in the sandbox's folder:
+# TMP/labs-grade-XXXXXXXX/box/k-N (``grader._grade_one``'s folder, ``worker.SandboxKernelManager``;
+# N counts the kernel's channels, more after restarts). Linux holds a socket's path in 108 bytes
+# with its NUL, and a longer one fails every submission with "File name too long" from zmq.
+SOCKET_PATH_MAX = 107
+PID_MAX = 2 ** 22  # the largest pid Linux gives (kernel.pid_max's ceiling)
+KERNEL_SOCKET_TAIL = len("/labs-grade-XXXXXXXX/box/k-999")
 STALL_SLACK = 300             # s beyond the submission limit with no result: the cluster is stuck
+
+
+def socket_room(tmp: str | None = None, task_folder: bool = False) -> int:
+    """Bytes to spare in the longest kernel socket path a grading under temp dir ``tmp`` makes
+    (``task_folder``: inside a Ray task's folder there); negative: that path is too long."""
+    tmp = os.path.abspath(tmp or tempfile.gettempdir())
+    folder = len(os.sep + _owner_prefix()) + 8 if task_folder else 0  # mkdtemp adds 8 characters
+    return SOCKET_PATH_MAX - (len(tmp) + folder + KERNEL_SOCKET_TAIL)
+
+
+def check_temp_dir(tmp: str | None = None, task_folder: bool = False) -> None:
+    """``LabError`` naming the fix when kernels graded under ``tmp`` could not open their sockets."""
+    room = socket_room(tmp, task_folder)
+    if room < 0:
+        tmp = os.path.abspath(tmp or tempfile.gettempdir())
+        raise LabError(f"the temp dir {tmp} ({len(tmp)} characters) is {-room} too long: a "
+                       f"grading kernel's unix socket paths under it would pass Linux's "
+                       f"{SOCKET_PATH_MAX}-byte limit; set TMPDIR to a shorter folder (e.g. /tmp)"
+                       + (" on this node before `ray start`" if task_folder else ""))
 
 
 def node_resources(cpus: int | None = None, opts: Options | None = None,
                    strict: bool = False) -> dict[str, float]:
     """The custom resources this machine may advertise: ``{}`` unless the sandbox probe passes
-    (``strict``: its ``LabError``, which names the fix, instead of ``{}``)."""
+    and a task's kernels have room for their sockets in the temp dir (``strict``: the
+    ``LabError``, which names the fix, instead of ``{}``)."""
     try:
+        check_temp_dir(task_folder=True)
         sandbox.detect_isolation([REPO], opts or Options())
     except LabError:
         if strict:
@@ -89,6 +121,7 @@ def grade_task(payload: dict[str, Any], gradebook: bytes, grade_one: Callable) -
     """One submission, graded on this node in a private folder by ``grade_one`` (the grader's
     ``_grade_one``, which Ray pickles by reference); returns the result by value."""
     sweep_orphans()
+    check_temp_dir(task_folder=True)  # a clear error, not "nbgrader could not grade" on every row
     folder = tempfile.mkdtemp(prefix=_owner_prefix())
     os.chmod(folder, 0o711)  # a per-submission uid (root grading) must traverse to its box
     tempfile.tempdir = folder  # this worker grades one submission (max_calls=1), then exits
@@ -100,13 +133,32 @@ def grade_task(payload: dict[str, Any], gradebook: bytes, grade_one: Callable) -
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def _host_tag() -> str:
+    """This host in six characters (a cloud host name alone can be 40: see ``SOCKET_PATH_MAX``)."""
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:6]
+
+
+_BASE36 = re.compile(r"[0-9a-z]{1,13}")
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, d = divmod(n, 36)
+        out = digits[d] + out
+        if not n:
+            return out
+
+
 def _owner_prefix(pid: int | None = None) -> str:
-    """``labs-ray-HOST-PID-START-``: the folder's worker, by host, pid and start time (a reused pid
-    has another start time)."""
+    """``labs-ray-HOST-PID-START-``: the folder's worker, by host (``_host_tag``), pid and start
+    time in hundredths of a second (both base 36; a reused pid has another start time)."""
     import psutil
 
     proc = psutil.Process(pid)
-    return f"{FOLDER_PREFIX}{socket.gethostname()}-{proc.pid}-{int(proc.create_time() * 100)}-"
+    return (f"{FOLDER_PREFIX}{_host_tag()}-{_base36(proc.pid)}-"
+            f"{_base36(int(proc.create_time() * 100))}-")
 
 
 def _owner_alive(name: str) -> bool:
@@ -115,10 +167,13 @@ def _owner_alive(name: str) -> bool:
     import psutil
 
     head, pid, start, _ = (name[len(FOLDER_PREFIX):].rsplit("-", 3) + ["", "", ""])[:4]
-    if head != socket.gethostname() or not (pid.isdigit() and start.isdigit()):
+    if head != _host_tag() or not (_BASE36.fullmatch(pid) and _BASE36.fullmatch(start)):
+        return True
+    pid_n, start_n = int(pid, 36), int(start, 36)
+    if not 0 < pid_n <= PID_MAX:
         return True
     try:
-        return int(psutil.Process(int(pid)).create_time() * 100) == int(start)
+        return int(psutil.Process(pid_n).create_time() * 100) == start_n
     except psutil.Error:
         return False
 
