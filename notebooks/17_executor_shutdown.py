@@ -518,7 +518,8 @@ else:
 #
 # Graded, on many generated runs (no items, one, several, the same item more than once, in any
 # order; `max_in_flight` below and above the number of items and of the pool's workers; jobs
-# that take any time, that never end, or that raise):
+# that take any time, that never end, or that raise; a pool of its own, or one whose workers
+# are busy with other work for a while or for good):
 #
 # - **results**: one job per item, a repeated item once per occurrence; the results in input
 #   order;
@@ -546,10 +547,12 @@ def map_bounded(pool: ThreadPoolExecutor, fn, items, max_in_flight: int, timeout
     try:
         for item in items:
             if len(in_flight) >= max_in_flight:
-                results.append(in_flight.popleft().result(timeout=timeout))
+                results.append(in_flight[0].result(timeout=timeout))
+                in_flight.popleft()  # only once collected: a wait that times out leaves it to cancel
             in_flight.append(pool.submit(fn, item))
         while in_flight:
-            results.append(in_flight.popleft().result(timeout=timeout))
+            results.append(in_flight[0].result(timeout=timeout))
+            in_flight.popleft()
     finally:
         for future in in_flight:
             future.cancel()
@@ -697,7 +700,8 @@ class _VirtualPool:
         self.s, self.now = s, 0.0
         self.submits: list = []
         self.queued: list = []
-        self.running: list = []   # (end, n, future, fn, args)
+        self.running: list = []   # (end, n, future, fn, args); other work: n < 0, no future
+        self.running += [(s.busy_until, -1 - i, None, None, (), {}) for i in range(s.busy)]
         self.collected: set = set()
         self.peak = 0
 
@@ -722,17 +726,17 @@ class _VirtualPool:
     def drive(self, future, timeout) -> None:
         deadline = self.now + (_math.inf if timeout is None else timeout)
         while not future.done():
-            if not self.running or min(self.running)[0] > deadline:
+            if not self.running or min(r[0] for r in self.running) > deadline:
                 if deadline == _math.inf:
                     raise _Stuck()
                 self.now = deadline
                 raise TimeoutError()
-            end, n, f, fn, args, kwargs = min(self.running)
+            end, n, f, fn, args, kwargs = min(self.running, key=lambda r: r[:2])
             self.running.remove((end, n, f, fn, args, kwargs))
             self.now = end
-            if self.s.job(n).raises:
+            if f is not None and self.s.job(n).raises:  # (no future: other work ended)
                 f.set_exception(ValueError(f"job {n} failed"))
-            else:
+            elif f is not None:
                 f.set_result(fn(*args, **kwargs))
             self._start()
 
@@ -747,16 +751,21 @@ class _Scenario:
     workers: int
     timeout: float
     jobs: tuple      # of _sc.Job: the n-th job submitted behaves as jobs[n] (else 1 s)
+    busy: int = 0    # workers running other work when map_bounded starts (a shared pool) ...
+    busy_until: float = 0.0  # ... until this time
 
     def job(self, n: int) -> _sc.Job:
         return self.jobs[n] if n < len(self.jobs) else _sc.Job(1)
 
     def describe(self) -> str:
         jobs = "; ".join(j.describe(f"job {n}").replace("after inf s", "never") for n, j in enumerate(self.jobs))
+        shared = (f"; {self.busy} of the pool's workers run other work until "
+                  f"{'never' if self.busy_until == _math.inf else f'{self.busy_until:g} s'}"
+                  if self.busy else "")
         return (f"map_bounded(a pool of {self.workers} worker(s), fn, {list(self.items)!r}, max_in_flight="
                 f"{self.max_in_flight}, timeout={self.timeout:g}); the jobs, in the order they are submitted: "
                 f"{jobs + '; later ones' if jobs else 'each'} take 1 s; fn(x) returns ('done', x), a job that "
-                "fails raises ValueError")
+                f"fails raises ValueError{shared}")
 
 
 @_st.composite
@@ -764,9 +773,12 @@ def _scenarios(draw):
     job = _st.builds(_sc.Job, seconds=_st.sampled_from([1, 2, 0.5, 3, _math.inf]), value=_st.none(),
                      raises=_st.sampled_from([False, False, False, True]))
     items = draw(_st.lists(_st.sampled_from([3, 1, 2, 3, 0]), max_size=7))
+    workers = draw(_st.integers(1, 5))
     return _Scenario(items=tuple(items), max_in_flight=draw(_st.integers(1, 4)),
-                     workers=draw(_st.integers(1, 5)), timeout=draw(_st.sampled_from([2.5, 10, 1.5])),
-                     jobs=tuple(draw(_st.lists(job, max_size=len(items)))))
+                     workers=workers, timeout=draw(_st.sampled_from([2.5, 10, 1.5])),
+                     jobs=tuple(draw(_st.lists(job, max_size=len(items)))),
+                     busy=draw(_st.sampled_from([0, 0, workers])),
+                     busy_until=draw(_st.sampled_from([0.5, 4, _math.inf])))
 
 
 def _observe(fn, s: _Scenario) -> dict:
@@ -807,8 +819,11 @@ def _compare(me: dict, it: dict, s: _Scenario) -> str | None:
 # Always tried first: one worker, a window of 2, three items; the next item goes in when the
 # oldest result is collected (at 1 s), not when the whole window is (at 2 s).
 _sliding = _Scenario(items=(3, 3, 3), max_in_flight=2, workers=1, timeout=10, jobs=())
+# And a pool shared with other work: the oldest job is still queued when its wait times out.
+_shared = _Scenario(items=(3, 3), max_in_flight=2, workers=1, timeout=1.5, jobs=(), busy=1,
+                    busy_until=_math.inf)
 _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what="map_bounded",
-                 examples=40, hint="chapter 17", explicit=(_sliding,))
+                 examples=40, hint="chapter 17", explicit=(_sliding, _shared))
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -1,4 +1,6 @@
-# correct: deque of outstanding futures; pops the oldest when the window is full; cancels the rest on any error
+# mistake: pops the oldest future off the window before waiting on it, so when that wait times out the future is in no list and is never cancelled: on a pool busy with other work it is still queued, and runs after map_bounded has given up
+# violates: still waiting to run
+# breaks: filed as correct by the unseen red team (issue 37); the course's own reference had the same line until session 18, when a learner reading the page asked what becomes of the popped future; the generated scenarios then had no pool shared with other work, so no wait could time out on a queued job
 # from: the unseen red team (issue 37), who never saw the tests; first-run figures in tests/corpus_unseen/
 from collections import deque as _deque
 
