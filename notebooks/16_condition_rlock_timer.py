@@ -102,8 +102,7 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # before it waits; in the second it waits with `cond.wait_for(predicate, timeout)`, which
 # waits until `predicate()` is true or the timeout runs out. `run_two_consumers(take)` starts
 # the two consumer threads, each calling `take` under one `Condition`, adds one item, calls
-# `notify_all` and returns what each consumer got. What does each of the two consumers get
-# in each run?
+# `notify_all` and returns what each consumer got; it is in the fold below.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: two consumers wait, one item arrives, notify_all wakes both.
@@ -130,6 +129,9 @@ def run_two_consumers(take) -> list[str]:
     assert not join_all(threads, timeout=3)
     return sorted(outcomes)
 
+
+# %% [markdown]
+# What does each of the two consumers get in each run?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def take_with_if(cond, items, ready) -> str:
@@ -324,8 +326,7 @@ print("✓ another thread got the RLock only after the last release")
 # `cancel()` comes first; `start()` starts it and `join(timeout)` waits for it to finish. Below,
 # one timer fires after 0.05 s and one with a 2 s delay is cancelled at once. The firing
 # timer calls `record_firing`, which appends the name of its thread to `fired_in`; the
-# cancelled one would append to `cancelled_calls`. In which thread does `fn` run, and how
-# long does the cancelled timer's thread live on after `cancel()`?
+# cancelled one would append to `cancelled_calls`. Both are in the fold below.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 from lab_snippets.measure import ReferenceWait
@@ -345,6 +346,10 @@ def record_cancelled_call() -> None:
 # For the check only: a plain wait of half the delay, in a thread of its own.
 CANCELLED_DELAY = 2.0
 half_delay = ReferenceWait(CANCELLED_DELAY / 2)
+
+# %% [markdown]
+# In which thread does `fn` run, and how long does the cancelled timer's thread live on after
+# `cancel()`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 fire_timer = threading.Timer(0.05, record_firing)
