@@ -15,7 +15,7 @@
 #    `contextlib.aclosing` do to its `finally`;
 # 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
 #
-# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 45 minutes
+# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -138,10 +138,16 @@ print("✓ __aexit__ ran on all three paths, before the caller heard of the exce
 # - a failed boot is retried, with a short back-off taken *outside* the permit;
 # - once booted, the sandbox is closed on every way out of the caller's block.
 #
-# Only `sandbox` below is the pattern. The folded instruments around it record and draw:
-# `boot_once` is one boot attempt that may fail, `close_sandbox` the cleanup, `DrawnPermits` an
-# `asyncio.Semaphore` that also notes when each task asked, and `SandboxLedger` what is open
-# and booting, for the check.
+# Only `sandbox` below is the pattern. The instruments in the fold record and draw what
+# happens:
+#
+# - `boot_once` is one boot attempt of 0.04 s, which raises `ConnectionError` while
+#   `attempt < fail_attempts`;
+# - `close_sandbox` is the cleanup, 0.01 s of awaiting;
+# - `DrawnPermits` is an `asyncio.Semaphore` that also notes when each task asked for a permit,
+#   so the wait can be drawn;
+# - `SandboxLedger` keeps what is open, what was closed and the most boots at once, for the
+#   check.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a ledger of what is open and booting, a semaphore that notes when each task
@@ -218,11 +224,18 @@ async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger,
 # %% [markdown]
 # ## Measure: five sandboxes under a limit of two boots
 #
-# Five sandboxes start together under a limit of two boots, and each is set up for a different
-# fate: `sb1` finishes its work, `sb2`'s first boot fails, `sb3`'s work raises, `sb4` has a time
-# guard of 0.25 s around its whole task but a second of work, and all three boots of `sb5` fail.
-# `agent_task` draws each sandbox's use with `tl.span`, a `with` block that draws the stretch it
-# encloses, coloured by how it ended; the rest of the drawing is the instruments'.
+# Five sandboxes start together under a limit of two boots, each set up for a different fate:
+#
+# | sandbox | set up to |
+# |---|---|
+# | `sb1` | work for 0.08 s |
+# | `sb2` | fail its first boot, then work for 0.08 s |
+# | `sb3` | raise an error after 0.03 s of work |
+# | `sb4` | work for 1 s, under a time guard of 0.25 s around its whole task |
+# | `sb5` | fail all three of its boots |
+#
+# `agent_task` runs one sandbox's task inside its guard, `asyncio.timeout(guard)`, and draws the
+# sandbox's use with `tl.span`, a `with` block that draws the stretch it encloses.
 #
 # Predict for `sb4` alone, whose guard fires in the middle of its work: what does its task end
 # with, and is its sandbox cleaned up on the way out?
@@ -486,10 +499,11 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 #
 # 1. try at most `attempts` times: `resource = factory()`, then `await resource.boot()`
 #    holding one permit of `permits` **only while `boot()` runs**;
-# 2. when `boot()` raises an `Exception`, close that candidate (`await resource.close()`) and
-#    retry at once (no back-off); when every attempt fails, raise the last error;
+# 2. unlike `sandbox()` above, close every candidate whose boot failed: when `boot()` raises an
+#    `Exception`, `await resource.close()` and retry at once (no back-off); when every attempt
+#    fails, raise the last error;
 # 3. when cancelled during `boot()`, close that candidate too (it may be half open), then let
-#    the cancellation through (`sandbox()` above closes no failed candidate);
+#    the cancellation through;
 # 4. yield the booted resource and `await resource.close()` on every way out of the caller's
 #    block; the block's own error or cancellation comes out of the `async with`;
 # 5. give every permit back on every path, also when cancelled while waiting for one.
@@ -501,16 +515,20 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 # exit, raise or are cancelled; callers cancelled while they wait for a permit, boot or use the
 # resource; a close that takes time):
 #
-# - **boots**: at most `attempts` per user, the next at once after a failure; never more boots
-#   at once than permits; the permit held only while `boot()` runs, so a user's boot starts as
-#   soon as a permit is free, whatever the other users do with their resources;
-# - **the block** gets the booted, open resource; the block's own error or cancellation comes
-#   out of the `async with`; when every attempt fails, the last boot error does;
-# - **closed**: every failed candidate, a candidate whose boot was cancelled (it may be half
-#   open), and the booted resource on every way out of the block (a candidate whose `boot()`
-#   never started, its caller cancelled while it waited for a permit, was never opened);
-#   the `async with` ends once its `close()` has finished; every permit is given back, also when
-#   the caller is cancelled while it waits or boots.
+# - **boots**: at most `attempts` per user; the next one at once after a failure;
+# - **permits**: never more boots at once than permits; a permit is held only while `boot()`
+#   runs, so a user's boot starts as soon as a permit is free, whatever the other users do with
+#   their resources;
+# - **permits back**: every permit is given back, also when the caller is cancelled while it
+#   waits for a permit or boots;
+# - **the block** gets the booted, open resource; its own error or cancellation comes out of
+#   the `async with`;
+# - **every attempt fails**: the last boot error comes out of the `async with`;
+# - **closed**: every failed candidate; a candidate whose boot was cancelled; the booted
+#   resource, on every way out of the block;
+# - **not opened**: a candidate whose `boot()` never started (its caller was cancelled while it
+#   waited for a permit) was never opened, so it needs no `close()`;
+# - **the end**: the `async with` ends once its `close()` has finished.
 #
 # `FlakyResource` below is what the tests pass as `factory`; its ledger counts boots in
 # flight and what is still open. (Until you write the body, the tests fail with
@@ -931,6 +949,41 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 from lab_snippets.sites import show_call_site
 
 show_call_site("10")
+
+# %% [markdown]
+# The same shape on this chapter's model, with the first section's `TracedLease` standing in
+# for the sandbox: a generator-based manager enters the lease, yields it, and in its `finally`
+# calls the lease's exit with three `None`s, as the quote does. The block under it raises; the
+# cell prints the lease's marks in order.
+
+# %%
+@asynccontextmanager
+async def lease_like_the_quote(name: str, tl: Timeline):
+    lease = TracedLease(name, tl)
+    await lease.__aenter__()
+    try:
+        yield lease
+    finally:
+        await lease.__aexit__(None, None, None)
+
+
+tl = Timeline()
+try:
+    async with lease_like_the_quote("model", tl):
+        raise ValueError("the agent run crashed")
+except ValueError:
+    tl.mark("model: caller got ValueError")
+for event in tl.names():
+    print(event)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert tl.order("model: exit sees no error", "model: released", "model: caller got ValueError")
+print("✓ the lease's exit was told 'no error'; the caller still got the ValueError")
+
+# %% [markdown]
+# The exception reached the generator at its `yield` and went on to the caller, but the
+# lease's own exit saw `no error`: on slime's side, the sandbox cannot tell a crashed run from
+# a finished one.
 
 # %% tags=["remove-input"]
 show_call_site("10b")

@@ -11,8 +11,8 @@
 # 1. find out what `notify` promises the thread it wakes, and what
 #    `wait_for(predicate, timeout)` adds to a plain `wait`;
 # 2. build a bounded producer/consumer buffer on one `threading.Condition`;
-# 3. meet two tools often used with it, `RLock` and `threading.Timer`, and measure how
-#    quickly three ways of writing a periodic loop stop when asked.
+# 3. meet two more tools of `threading`, `RLock` and `Timer`, and measure how quickly three
+#    ways of writing a periodic loop stop when asked.
 #
 # **Needs** chapter 09 (Lock and Event) · about 50 minutes
 #
@@ -102,8 +102,7 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # before it waits; in the second it waits with `cond.wait_for(predicate, timeout)`, which
 # waits until `predicate()` is true or the timeout runs out. `run_two_consumers(take)` starts
 # the two consumer threads, each calling `take` under one `Condition`, adds one item, calls
-# `notify_all` and returns what each consumer got. What does each of the two consumers get
-# in each run?
+# `notify_all` and returns what each consumer got; it is in the fold below.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: two consumers wait, one item arrives, notify_all wakes both.
@@ -130,6 +129,9 @@ def run_two_consumers(take) -> list[str]:
     assert not join_all(threads, timeout=3)
     return sorted(outcomes)
 
+
+# %% [markdown]
+# What does each of the two consumers get in each run?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def take_with_if(cond, items, ready) -> str:
@@ -243,7 +245,7 @@ assert shared.peak == 2, "producers filled the buffer before they had to wait"
 print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 
 # %% [markdown]
-# ## Two tools used with `Condition`: RLock and Timer
+# ## Two more tools: RLock and Timer
 #
 # **`RLock`: taking a lock you already hold.** `initialize()` holds a lock and calls
 # `lookup()`, which takes the same lock again, with a 0.1 s timeout. What does `initialize` return with a plain `Lock`, and what with an `RLock`?
@@ -283,13 +285,10 @@ print("✓ the Lock refused its own holder; the RLock let it in again")
 #
 # :::
 #
-# :::{dropdown} Going further: an RLock keeps one owner
+# ### Going further: an RLock keeps one owner
 #
-# **An `RLock` keeps one owner.** Re-entering does not share the lock: the owner takes it
-# twice below, and a probe thread tries it after each step. The folded cell below holds the
-# probe, the run and its check.
-#
-# :::
+# Re-entering does not share the lock: in the folded cell below, the owner takes it twice,
+# and a probe thread tries it after each step.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 # attempt(): another thread tries the lock for 0.05 s, and other_thread_got_it notes whether it got it.
@@ -327,8 +326,7 @@ print("✓ another thread got the RLock only after the last release")
 # `cancel()` comes first; `start()` starts it and `join(timeout)` waits for it to finish. Below,
 # one timer fires after 0.05 s and one with a 2 s delay is cancelled at once. The firing
 # timer calls `record_firing`, which appends the name of its thread to `fired_in`; the
-# cancelled one would append to `cancelled_calls`. In which thread does `fn` run, and how
-# long does the cancelled timer's thread live on after `cancel()`?
+# cancelled one would append to `cancelled_calls`. Both are in the fold below.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 from lab_snippets.measure import ReferenceWait
@@ -348,6 +346,10 @@ def record_cancelled_call() -> None:
 # For the check only: a plain wait of half the delay, in a thread of its own.
 CANCELLED_DELAY = 2.0
 half_delay = ReferenceWait(CANCELLED_DELAY / 2)
+
+# %% [markdown]
+# In which thread does `fn` run, and how long does the cancelled timer's thread live on after
+# `cancel()`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 fire_timer = threading.Timer(0.05, record_firing)
@@ -413,12 +415,11 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 #         break
 # ```
 #
-# The folded cell holds them as classes (`SleepLoop`, `TimerChain`, `EventWaitLoop`) and the
-# driver that runs each with an interval of 0.2 s, asks it to stop right after its second
-# tick, and times the stop. **Predict.** How long does each take from the stop request to its
-# thread's exit, and how many threads does each use?
+# The folded cell below holds them as classes (`SleepLoop`, `TimerChain`, `EventWaitLoop`),
+# the driver that runs each with an interval of 0.2 s, asks it to stop right after its second
+# tick and times the stop, and the code that draws the run.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the three loops and the driver"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the three loops, the driver and the figure"}
 interval = 0.2
 
 
@@ -504,7 +505,7 @@ def make_ticker(label: str, ticks: list[tuple[str, float]], second_tick: threadi
     return tick
 
 
-loops, ticks, latencies, next_tick_due = [], {}, {}, {}
+loops, ticks, latencies, next_tick_due, asked_at = [], {}, {}, {}, {}
 for kind, kind_name in NAMES.items():
     ticks[kind_name] = []
     second_tick = threading.Event()
@@ -522,7 +523,7 @@ def run_and_stop(loop, second_tick: threading.Event) -> None:
     ended = time.monotonic()
     tl.add(name, started, asked, state="waiting")
     tl.add(name, asked, ended, state="blocked")
-    latencies[name] = ended - asked
+    latencies[name], asked_at[name] = ended - asked, asked
     last_tick = max(at for _, at in ticks[name] if at <= asked)
     # > 0: ended before the next tick was due
     next_tick_due[name] = (last_tick + interval) - ended
@@ -539,10 +540,31 @@ def run_all_three() -> dict[str, int]:
     return {name: len({thread for thread, _ in names}) for name, names in ticks.items()}
 
 
+def draw_stop_figure():
+    """Each loop's ticks numbered by the thread that ran them, and its stop time at the lane's end."""
+    fig = tl.plot(f"Stopping periodic work (interval {interval} s): from stop request to thread exit",
+                  lanes=list(NAMES.values()), meanings={"waiting": "ticking", "blocked": "stopping"})
+    axes = fig.axes[0]
+    for lane, (name, lane_ticks) in enumerate(ticks.items()):
+        thread_number: dict[str, int] = {}
+        for thread, at in lane_ticks:  # over each tick: which of its loop's threads ran it
+            thread_number.setdefault(thread, len(thread_number) + 1)
+            axes.text(at - tl.t0, lane - 0.36, str(thread_number[thread]), ha="center", va="bottom",
+                      fontsize=10, fontweight="bold", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
+        stopped = asked_at[name] + latencies[name] - tl.t0  # the stop time, written after the lane's end
+        axes.text(stopped + 0.01, lane, f"{latencies[name] * 1000:.1f} ms", va="center", fontsize=10)
+    axes.set_xlim(right=axes.get_xlim()[1] + 0.1)
+
+
+# %% [markdown]
+# **Predict.** How long does each loop take from the stop request to its thread's exit, and
+# how many threads does each use?
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 threads_used = run_all_three()  # per loop: how many threads ran its ticks
 print({name: f"{latency:.3f} s" for name, latency in latencies.items()},
       "| threads used:", threads_used)
+draw_stop_figure()  # the run on one time axis, from the fold above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: event-wait-stops-at-once-sleep-does-not
@@ -567,37 +589,22 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # The `Event.wait` loop used one thread, which the stop wakes, since setting the event ends the
 # wait. slime's health monitor is the third kind (the third quote below).
 #
-# :::
-#
-# In the figure below, light green is each loop ticking and red the time from the stop
-# request to the thread's exit. Each tick is a black mark with the number of the thread that
-# ran it (1 for the loop's first thread, 2 for a second one, and so on).
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-fig = tl.plot(f"Stopping periodic work (interval {interval} s): from stop request to thread exit",
-              lanes=list(NAMES.values()), meanings={"waiting": "ticking", "blocked": "stopping"})
-for lane, lane_ticks in enumerate(ticks.values()):  # over each tick: which of its loop's threads ran it
-    thread_number: dict[str, int] = {}
-    for thread, at in lane_ticks:
-        thread_number.setdefault(thread, len(thread_number) + 1)
-        fig.axes[0].text(at - tl.t0, lane - 0.36, str(thread_number[thread]), ha="center", va="bottom",
-                         fontsize=10, fontweight="bold", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
-
-# %% [markdown]
-# :::{dropdown} Going further: telling consumers no more items are coming
-#
-# **`queue.Queue.shutdown()` (Python 3.13 and later)** tells blocked consumers "no more
-# items are coming": blocked and future `get` calls raise `queue.ShutDown` once the queue
-# is empty. Before 3.13 (and in a hand-made buffer like the one above) the usual answers
-# are one sentinel item per consumer, or a `closed` flag that the `wait_for` predicate also
-# checks, plus `notify_all`.
-#
-# In the folded cell below, a thread blocks in `get` and the queue is shut down. Its output
-# comes from the Python that built this page. On 3.13 and later the getter prints
-# `a getter on a shut-down queue: ['queue.ShutDown']`: its `get` raised instead of returning
-# an item or waiting out its 2 s timeout.
+# In the figure, light green is each loop ticking and red the time from the stop request to
+# the thread's exit, written in ms at the end of each lane (a few ms is too thin to see).
+# Each tick is a black mark with the number of the thread that ran it (1 for the loop's first
+# thread, 2 for a second one, and so on).
 #
 # :::
+#
+# ### Going further: telling consumers no more items are coming
+#
+# `queue.Queue.shutdown()` (Python 3.13 and later) makes blocked and future `get` calls raise `queue.ShutDown` once
+# the queue is empty. Before 3.13 (and in a hand-made buffer like the one above) the usual
+# answers are one sentinel item per consumer, or a `closed` flag that the `wait_for`
+# predicate also checks, plus `notify_all`. In the folded cell below, a thread blocks in
+# `get` and the queue is shut down; its output comes from the Python that built this page.
+# On 3.13 and later its `get` raised instead of returning an item or waiting out its 2 s
+# timeout.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the code"}
 if sys.version_info >= (3, 13):
@@ -615,14 +622,11 @@ if sys.version_info >= (3, 13):
     work_queue.shutdown()
     getter.join(timeout=3)
     print("a getter on a shut-down queue:", getter_outcome)
-else:
-    print("Python < 3.13: queue.Queue has no shutdown()")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-if sys.version_info >= (3, 13):
     assert not getter.is_alive(), "the getter thread ended"
     assert getter_outcome == ["queue.ShutDown"], "get on a shut-down, empty queue raised queue.ShutDown"
     print("✓ the blocked get raised queue.ShutDown and its thread ended")
+else:
+    print("Python < 3.13: queue.Queue has no shutdown()")
 
 # %% [markdown]
 # ## Exercise 16.1 · Take a whole batch or nothing
@@ -930,11 +934,10 @@ from lab_snippets.sites import show_call_site
 show_call_site("16")
 
 # %% [markdown]
-# The buffer's readers do not wait: a read of an empty buffer returns at once, and the client
-# asks again later. On this chapter's model: a group is put (`put_item`) just after a reader
-# found the buffer empty; one reader polls the buffer at 0.2 s intervals, the other waits in
-# `wait_for`. The second cell times, for each, how long after the put it has the group.
-# **Predict.** How long does each reader take?
+# On this chapter's model of that buffer, a group is put (`put_item`) just after a reader
+# found the buffer empty. One reader polls, as the plugin's clients do, asking again after
+# 0.2 s; the other waits in `wait_for`. The second cell times, for each, how long after the put it has
+# the group. **Predict.** How long does each reader take?
 
 # %%
 def polling_reader(cond, items, looked: threading.Event, got_at: list) -> None:
@@ -974,6 +977,17 @@ print({name: f"{delay * 1000:.0f} ms" for name, delay in read_delay.items()})
 assert not thread.is_alive() and read_delay["waiting_reader"] < read_delay["polling_reader"] / 4, (
     "the waiting reader had the group at once; the polling one only at its next poll")
 print("✓ the group waited for the next poll; a reader in wait_for had it at once")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The reader in `wait_for` was woken by the put's `notify_all` and had the group within a
+# few ms. The polling reader was asleep when the group came and saw it at its next
+# look, so its delay is whatever was left of its 0.2 s interval. That is the cost of the
+# plugin's polling reads: a group written just after a read found the buffer empty waits
+# for the client's next poll, however long its interval is.
+#
+# :::
 
 # %% tags=["remove-input"]
 show_call_site("16b")
