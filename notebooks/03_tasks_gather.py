@@ -213,7 +213,7 @@ delivered = deliver(1, "reward 0.7")
 print("alive before gc:", alive_before_gc)
 print("alive after gc:", watch_task() is not None)
 print("reply delivered:", delivered, "| task log:", forgotten_log)
-print("the loop's log:", loop_complaints)
+print("the loop's log:", loop_complaints)  # loop_complaints: what the loop reported
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unreferenced-task-is-collected

@@ -205,7 +205,7 @@ assert child.returncode == 0
 # %% [markdown]
 # ## The pieces
 #
-# The cells from here to the next **Predict** build the chain in the order it uses them: the
+# The cells from here to the first run of the chain build it in the order it uses them: the
 # time limits, the instruments, the boot, the harness step, the grader and the session, and
 # the chain itself. The boot, the harness step and the chain are the lesson; the rest is
 # set-up, most of it folded.
