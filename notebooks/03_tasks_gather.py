@@ -147,11 +147,11 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# The task below sends a request and waits for its reply on a Future, the usual shape of a
-# client that matches replies to requests by id (a task waiting on an `asyncio.Event` or a
-# `Queue` has the same shape). The dispatcher files that Future in a `WeakValueDictionary`, so
-# that requests nobody waits for any more do not pile up, and `deliver(id, value)` hands a
-# reply to whoever waits for it.
+# The task below sends a request and waits for its reply on a Future (a task waiting on an
+# `asyncio.Event` or a `Queue` waits the same way). The dispatcher files that Future in a
+# `WeakValueDictionary`, and `deliver(id, value)` hands a reply to whoever waits for it. The
+# set-up makes a weak reference the only thing outside the loop that leads to the Future, on
+# purpose: the question is what the loop itself holds.
 #
 # The experiment: create the task, drop the only reference to it, let it start, run the
 # garbage collector with `gc.collect()`, then try to deliver its reply. The `weakref.ref`
@@ -189,7 +189,7 @@ def deliver(request_id: int, value: str) -> bool:
 # check below (the check puts the previous handler back).
 loop = asyncio.get_running_loop()
 loop_complaints: list[str] = []
-about_a_task: list[bool] = []  # whether a report named a task (not the task: that would keep it)
+about_a_task: list[bool] = []  # per report: did it name a task, with no exception?
 previous_handler = loop.get_exception_handler()
 
 
@@ -213,7 +213,7 @@ delivered = deliver(1, "reward 0.7")
 print("alive before gc:", alive_before_gc)
 print("alive after gc:", watch_task() is not None)
 print("reply delivered:", delivered, "| task log:", forgotten_log)
-print("the loop's log:", loop_complaints)  # collected by the folded instruments
+print("the loop's log:", loop_complaints)  # loop_complaints: what the loop reported
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unreferenced-task-is-collected
@@ -386,9 +386,10 @@ def mark_endings(tl: Timeline, ax) -> None:
             ax.scatter(span.end, [*plan].index(span.label), marker="X", s=110, zorder=3,
                        color=STATE_COLOURS[span.state], edgecolors="black", linewidths=0.6)
     ending = [Patch(facecolor=STATE_COLOURS["waiting"], edgecolor="black", label="waiting")]
+    ended = {span.state for span in tl.spans} - {"running"}  # the ways this run's spans ended
     ending += [Line2D([], [], marker="X", linestyle="", markersize=9, markeredgecolor="black",
                       color=STATE_COLOURS[state], label=f"{state} here")
-               for state in ("failed", "cancelled")]
+               for state in sorted(ended, key=list(STATE_COLOURS).index)]
     ending.append(Line2D([], [], color="black", linestyle="--", label="caller told"))
     ax.legend(handles=ending, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
@@ -397,9 +398,8 @@ def draw_both_runs() -> None:
     """Both runs on one time axis: gather's above, the TaskGroup's below."""
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.2), sharex=True, layout="constrained")
     lanes = list(plan)
-    as_in_progress(gather_tl).plot("gather: sample 1 fails, its siblings run on", ax=top, lanes=lanes)
-    as_in_progress(group_tl).plot("TaskGroup: sample 1 fails, its siblings are cancelled", ax=bottom,
-                           lanes=lanes)
+    as_in_progress(gather_tl).plot("gather: sample 1 fails", ax=top, lanes=lanes)
+    as_in_progress(group_tl).plot("TaskGroup: sample 1 fails", ax=bottom, lanes=lanes)
     mark_endings(gather_tl, top)
     mark_endings(group_tl, bottom)
     top.axvline(gather_tl.events[gather_tl.names().index("gather raised")].at, color="black", linestyle="--")
@@ -797,8 +797,9 @@ _sc.differential(score_group, _reference, _sc.several(_plans()), _observe, _comp
 # (`loop.set_task_factory(asyncio.eager_task_factory)`); the documentation of Python 3.14 adds
 # a form for one call, `create_task(coro, eager_start=True)`. An eager `create_task` runs the body at once, up to
 # its first real suspension, so a body that never suspends (a cache hit, say) *finishes*
-# inside `create_task`, and the task is already done when you get it. The folded cell below
-# shows it on 3.12 and later, with the eager factory.
+# inside `create_task`, and the task is already done when you get it. On Python 3.12 and
+# later, the folded cell below shows it with the eager factory; on older Pythons it creates
+# the task the default way and prints that it is not done yet.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 async def cached_score(name: str) -> str:
@@ -824,7 +825,8 @@ else:
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert done_at_creation == (sys.version_info >= (3, 12)), done_at_creation
-print("✓ done right after create_task:", done_at_creation)
+print(f"✓ done right after create_task: {done_at_creation} "
+      "(True with the eager factory of 3.12+, False with the default one)")
 
 # %% [markdown]
 # ## Summary
@@ -833,9 +835,10 @@ print("✓ done right after create_task:", done_at_creation)
 #   suspension (with the default task factory).
 # - `gather` returns results in argument order. On the first failure it raises, but the
 #   other tasks run on; `return_exceptions=True` puts exceptions in the list instead.
-# - The loop holds a waiting Task only weakly. Keep a reference until a task is done (a set
-#   `running` plus `task.add_done_callback(running.discard)`), or a pending task can be
-#   collected mid-flight.
+# - The loop keeps a waiting Task alive only through what it schedules or watches (a timer, a
+#   ready callback, a socket): a Task waiting on a Future that nothing else holds can be collected mid-flight.
+#   Keep a reference until a task is done (a set `running` plus
+#   `task.add_done_callback(running.discard)`).
 # - `TaskGroup` treats its tasks as one unit: a failure cancels the rest, the group waits for
 #   them, then raises an `ExceptionGroup`, handled with `except*`.
 #

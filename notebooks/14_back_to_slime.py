@@ -148,14 +148,67 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 # working until it ends by itself. Once it has ended, something must reap it (`waitpid`) to
 # take it off the process table. For a child started through asyncio the event loop does that
 # as soon as the child exits, whether or not anyone awaits `wait()`, which only collects the
-# exit code. In slime that is why the sandbox, not the wait, is
-# what stops the agent:
-# killing the sandbox takes everything running inside it along.
+# exit code. In slime that is why the sandbox, not the wait, is what stops the agent: killing
+# the sandbox takes everything running inside it along.
+#
+# :::
+#
+# :::{dropdown} Python versions
+#
+# **Who reaps the child: a watcher thread before 3.12.** Reaping needs someone to call `waitpid` for each child. On 3.11, asyncio does it with a
+# **thread per child process**, which shows up in `threading.enumerate()` while the child
+# runs: it is named `asyncio-waitpid-N` on 3.11.7, but plain `waitpid-N` on earlier 3.11
+# releases such as 3.11.2. From 3.12, on Linux 5.3 or later (where
+# `os.pidfd_open` works), asyncio watches a *pidfd* from the event loop instead, and no
+# thread is started; macOS has no pidfd and keeps the thread per child, and so does Linux
+# when a security policy (a seccomp profile, as in some containers) refuses the call: asyncio
+# tries `os.pidfd_open` once and falls back to the thread if it fails. The folded cell below
+# asks `threading.enumerate()` the same way. (The child-watcher classes were deprecated in 3.12
+# and removed in 3.14.)
+#
+# On Windows, which has no signals to kill with, a killed child's return code is positive,
+# not minus the signal.
 #
 # :::
 
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+import re
+
+
+def pidfd_works() -> bool:
+    """asyncio's own test (3.12+): not that os.pidfd_open exists, but that it works."""
+    if not hasattr(os, "pidfd_open"):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError:  # an old kernel, or a security policy that blocks the call
+        return False
+    return True
+
+
+child = await asyncio.create_subprocess_exec(*harness_command("watch", work=0.1),
+                                             stdout=asyncio.subprocess.DEVNULL)
+try:
+    watcher_threads = [t.name for t in threading.enumerate()
+                       if re.fullmatch(r"(asyncio-)?waitpid-\d+", t.name)]
+finally:
+    await asyncio.wait_for(child.wait(), timeout=10)
+if sys.version_info >= (3, 12) and pidfd_works():
+    print("3.12+ with pidfd: threads watching the child:", watcher_threads)
+    assert watcher_threads == []
+else:
+    print("Python < 3.12, or no working os.pidfd_open (macOS, old kernel, seccomp):",
+          "one waitpid thread per running child:", watcher_threads)
+    assert len(watcher_threads) == 1
+assert child.returncode == 0
+
 # %% [markdown]
 # ## The pieces
+#
+# The cells from here to the first run of the chain build it in the order it uses them: the
+# time limits, the instruments, the boot, the harness step, the grader and the session, and
+# the chain itself. The boot, the harness step and the chain are the lesson; the rest is
+# set-up, most of it folded.
 #
 # A **resource registry** (`lab_snippets.agent_sim.ResourceRegistry`) records every acquire
 # and release of a named resource: a session, a boot permit, a sandbox, a child process, a
@@ -423,6 +476,51 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 #
 # :::
 
+# %% [markdown]
+# ## Measure: a batch of seven tasks with injected faults
+#
+# Seven tasks start together under a boot limit of two. One is clean; the others each meet
+# the one fault `faults` names for them, and `options` gives three of them other settings.
+
+# %%
+faults = {
+    "t1": "none",
+    "t2": "boot fails once",
+    "t3": "boot always fails",
+    "t4": "harness hangs",
+    "t5": "evaluation error",
+    "t6": "cancelled from outside",
+    "t7": "boot hangs",
+}
+options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 0.5}}
+
+# %% [markdown]
+# t6 is cancelled from outside while its harness runs, the way a rollout that has collected
+# enough samples cancels the rest. The folded instruments below make a fresh registry and
+# timeline, and `t6_child_started`, an event set when t6's child process starts; the batch
+# waits on it, lets the harness run a tenth of a second (its work lasts 2 s, so it is still
+# running), then calls `tasks["t6"].cancel()`. t4, whose harness hangs, has the short budget.
+# t7, whose boot hangs, is started first, with a guard of half a second so that the batch does
+# not wait a whole guard for it; every other guard is far longer than anything its task waits
+# for. `draw_batch`, folded after the instruments, draws the timeline and what the registry
+# held.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
+# Fresh instruments for the batch; an event set when t6's harness child has started.
+t6_child_started = asyncio.Event()
+
+
+def on_registry_event(event) -> None:
+    if (event.action, event.kind, event.name) == ("acquire", "child", "t6"):
+        t6_child_started.set()
+
+
+registry = ResourceRegistry(on_event=on_registry_event)
+tl = Timeline()
+phase_letters.clear()
+lane_of.clear()
+lane_of.update({task: f"{task} {fault}" for task, fault in faults.items()})
+
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_batch():
     """The timeline of the batch, lettered by phase, then what the registry held over time."""
@@ -459,54 +557,8 @@ def draw_batch():
 
 
 # %% [markdown]
-# ## Measure: a batch of seven tasks with injected faults
-#
-# Seven tasks start together under a boot limit of two. One is clean; the others each meet
-# one fault. One task, t6, is cancelled from outside while its harness runs, the way a
-# rollout that has collected enough samples cancels the rest: the batch waits on
-# `t6_child_started`, an event set when t6's child process starts, lets the harness run a
-# tenth of a second, then calls `tasks["t6"].cancel()`. The task whose harness hangs has the
-# short budget. The task whose boot hangs is started first, with a guard of half a second;
-# every other guard is far longer than anything its task waits for.
-#
 # **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
 # the task cancelled from outside, get back?
-#
-# :::{dropdown} Why the course does it this way
-#
-# t6's harness is given work that lasts long enough to be certain it is still running when
-# the cancellation comes. t7 gets a guard of half a second so that the batch does not wait a
-# whole guard for it: what matters is what a firing guard releases, not when it fires.
-#
-# :::
-
-# %%
-faults = {
-    "t1": "none",
-    "t2": "boot fails once",
-    "t3": "boot always fails",
-    "t4": "harness hangs",
-    "t5": "evaluation error",
-    "t6": "cancelled from outside",
-    "t7": "boot hangs",
-}
-options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 0.5}}
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
-# Fresh instruments for the batch; an event set when t6's harness child has started.
-t6_child_started = asyncio.Event()
-
-
-def on_registry_event(event) -> None:
-    if (event.action, event.kind, event.name) == ("acquire", "child", "t6"):
-        t6_child_started.set()
-
-
-registry = ResourceRegistry(on_event=on_registry_event)
-tl = Timeline()
-phase_letters.clear()
-lane_of.clear()
-lane_of.update({task: f"{task} {fault}" for task, fault in faults.items()})
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 permits = asyncio.Semaphore(BOOT_LIMIT)
@@ -639,8 +691,9 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   called once, after reaping.
 #
 # The budget counts from the moment `sandbox.start` returns, not from the child's "started"
-# line as in `run_harness`. Why the solution bounds its waits with `asyncio.timeout` rather
-# than `wait_for` is told in the fold "Why the course does it this way" under *The pieces*.
+# line as in `run_harness`. Why the solution bounds its wait for the child's end with
+# `asyncio.timeout` rather than `wait_for` is told in the fold "Why the course does it this
+# way" under *The pieces*.
 #
 # :::
 #
@@ -986,61 +1039,6 @@ try:
 finally:
     _asyncio_log.setLevel(_asyncio_log_level)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# ## Python versions
-#
-# This section belongs to the first experiment (is the child still running after its wait times
-# out?).
-#
-# :::{dropdown} Python versions
-#
-# **Who reaps the child: a watcher thread before 3.12.** Reaping needs someone to call `waitpid` for each child. On 3.11, asyncio does it with a
-# **thread per child process**, which shows up in `threading.enumerate()` while the child
-# runs: it is named `asyncio-waitpid-N` on 3.11.7, but plain `waitpid-N` on earlier 3.11
-# releases such as 3.11.2. From 3.12, on Linux 5.3 or later (where
-# `os.pidfd_open` works), asyncio watches a *pidfd* from the event loop instead, and no
-# thread is started; macOS has no pidfd and keeps the thread per child, and so does Linux
-# when a security policy (a seccomp profile, as in some containers) refuses the call: asyncio
-# tries `os.pidfd_open` once and falls back to the thread if it fails. The folded cell below
-# asks `threading.enumerate()` the same way. (The child-watcher classes were deprecated in 3.12
-# and removed in 3.14.)
-#
-# On Windows, which has no signals to kill with, a killed child's return code is positive,
-# not minus the signal.
-#
-# :::
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
-import re
-
-
-def pidfd_works() -> bool:
-    """asyncio's own test (3.12+): not that os.pidfd_open exists, but that it works."""
-    if not hasattr(os, "pidfd_open"):
-        return False
-    try:
-        os.close(os.pidfd_open(os.getpid()))
-    except OSError:  # an old kernel, or a security policy that blocks the call
-        return False
-    return True
-
-
-child = await asyncio.create_subprocess_exec(*harness_command("watch", work=0.1),
-                                             stdout=asyncio.subprocess.DEVNULL)
-try:
-    watcher_threads = [t.name for t in threading.enumerate()
-                       if re.fullmatch(r"(asyncio-)?waitpid-\d+", t.name)]
-finally:
-    await asyncio.wait_for(child.wait(), timeout=10)
-if sys.version_info >= (3, 12) and pidfd_works():
-    print("3.12+ with pidfd: threads watching the child:", watcher_threads)
-    assert watcher_threads == []
-else:
-    print("Python < 3.12, or no working os.pidfd_open (macOS, old kernel, seccomp):",
-          "one waitpid thread per running child:", watcher_threads)
-    assert len(watcher_threads) == 1
-assert child.returncode == 0
 
 # %% [markdown]
 # ## Summary

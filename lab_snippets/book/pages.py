@@ -229,7 +229,7 @@ GRADER_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 YOUR_CELL = {
     "en": "Your turn. In the notebook this cell starts as below: write your code in it, run the "
           "tests under it, and open the solution only to compare.",
-    "zh": "轮到你了。在 notebook 里，这个单元格一开始是下面这样：在里面写你的代码，运行它下面的测试，"
+    "zh": "轮到你了。下面是这个单元格在 notebook 里的初始内容：在里面写你的代码，运行它下面的测试，"
           "写完再打开参考答案对照。",
 }
 
