@@ -183,8 +183,6 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 # each, and keeps each one's best, so that a busy machine slows them alike;
 # `ideal_batch_time(n_jobs, limit, duration)` is the time the batch would take with no
 # overhead at all.
-#
-# Before you open the answer: does a limit of 5 finish the batch sooner than a limit of 4?
 
 
 # %%
@@ -224,7 +222,7 @@ def draw_batch_times() -> plt.Axes:
 
 
 # %% [markdown]
-# The answer prints each limit's best time beside the ideal one and draws both.
+# Before you open the answer: does a limit of 5 finish the batch sooner than a limit of 4?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ax = draw_batch_times()  # the measured times against the ideal, as a figure
@@ -334,8 +332,8 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 # Python 3.12 added an eager task factory (`loop.set_task_factory(asyncio.eager_task_factory)`):
 # with it, `create_task` starts running the task's body at once. The cell below creates six
 # tasks that each take a permit of a `Semaphore(3)` and counts how many are inside the section
-# right after the `create_task` calls. On 3.12 and later it then does the same with eager
-# tasks; on older Pythons it prints that eager tasks need 3.12.
+# right after the `create_task` calls. On 3.12 and later, the experiment after the answer
+# does the same with eager tasks; on older Pythons it prints that eager tasks need 3.12.
 #
 # Predict: with default tasks, how many of the six are inside right after the `create_task`
 # calls?
@@ -352,7 +350,9 @@ lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter))
               for _ in range(6)]
 inside_right_after_create = lazy_counter.now
 _ = await asyncio.gather(*lazy_tasks)
+print("inside right after create_task, default tasks:", inside_right_after_create)
 
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 eager_inside = None
 if sys.version_info >= (3, 12):
     loop = asyncio.get_running_loop()
@@ -366,10 +366,8 @@ if sys.version_info >= (3, 12):
     finally:
         loop.set_task_factory(previous_factory)
     await asyncio.gather(*eager_tasks)
-print("inside right after create_task: default tasks", inside_right_after_create,
-      "· eager tasks", eager_inside if eager_inside is not None else "(needs 3.12)")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+print("inside right after create_task, eager tasks:",
+      eager_inside if eager_inside is not None else "(needs 3.12)")
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
 if sys.version_info >= (3, 12):
     assert eager_inside == 3, f"eager tasks: 3 inside right after create_task, not {eager_inside}"
@@ -385,8 +383,8 @@ print("✓ default tasks: 0 inside right after create_task"
 # eager task runs its body at once, up to its first real suspension (`eager_task_factory`
 # creates the task with `eager_start=True`, and `Task.__init__` then runs its first step,
 # in `Lib/asyncio/tasks.py`). Taking a free permit does not suspend, so the first three eager
-# tasks are inside when `create_task` returns and the other three wait for a permit: the
-# answer prints 3 for them on 3.12 and later.
+# tasks are inside when `create_task` returns and the other three wait for a permit: on 3.12
+# and later, the experiment after the answer prints 3 for them.
 #
 # :::
 

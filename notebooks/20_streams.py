@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 20 · asyncio Streams: receiving, framing and closing connections
-# *asyncio 流：接收、分帧与关闭连接*
+# *asyncio Streams：接收、分帧与连接收尾*
 #
 # **The question.** A TCP connection delivers a stream of bytes. How does a reader get whole
 # messages out of it, what makes a fast writer wait for a slow reader, and what does it take
@@ -615,7 +615,7 @@ print("✓ server.close() left the accepted connection open")
 
 # %%
 def close_connections(listener: asyncio.Server) -> None:
-    if hasattr(listener, "close_clients"):  # Server.close_clients() is new in Python 3.13
+    if hasattr(listener, "close_clients"):  # new in Python 3.13
         listener.close_clients()
     else:  # before 3.13: close the writers hold_open remembered
         for open_writer in list(handler_writers):

@@ -16,15 +16,16 @@
 # 4. kill a whole process group started with `start_new_session=True` from async code.
 #
 # **Needs** chapters 06 (semaphores), 08 (blocking the loop), 18 (reaping) and 19 (process
-# groups) · about 50 minutes
+# groups) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
 # Every child here is a command of `lab_snippets.proc_workers` started by this notebook, every
-# wait has a timeout, and every child is reaped before its cell ends. The imports are folded
-# below.
+# wait has a timeout, and every child is reaped before its cell ends. The setup is folded
+# below: the imports, `WORKER`, the command line that starts a `lab_snippets.proc_workers`
+# command, and `CHILD_SECONDS`, how long the first experiment's children sleep (0.15 s).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
