@@ -23,15 +23,9 @@
 # The imports are folded below. The reusable pieces live in `lab_snippets.framing`:
 # `encode_frame` puts a 4-byte length before a message, `encode_line` ends it with a newline,
 # and `FrameServer` is a small echo server; `figure_style()` only sets how the plots look.
-#
-# :::{dropdown} Why the course does it this way
-#
-# Every server in this chapter listens on 127.0.0.1 on a port the system picks, and every wait
-# is bounded (by a timeout in the folded checks, and by the test run's deadline for each
-# cell). `FrameServer` is bounded in time and in connection count, so a failed run leaves
-# nothing listening.
-#
-# :::
+# Every server here listens on 127.0.0.1 on a port the system picks, every wait is bounded,
+# and `FrameServer` is bounded in time and in connection count, so a failed run leaves nothing
+# listening.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio

@@ -384,13 +384,19 @@ def one_round(since: float, round_checks: dict) -> Timeline:
 def marks(ax, since: float, round_checks: dict) -> None:
     ax.plot([round_checks["healthy"][0] - since], [2], marker="|", markersize=14,
             markeredgewidth=3, color="tab:purple")  # the healthy check, too short for a bar
+    legend = list(ax.get_legend().legend_handles) + [  # the marks join the states
+        Line2D([], [], marker="|", linestyle="none", markersize=10, markeredgewidth=3,
+               color="tab:purple", label="healthy: check")]
     if "killed" in round_checks["stuck"][2]:
+        legend += [Line2D([], [], color="black", linestyle="--", label="ray.kill"),
+                   Line2D([], [], color="tab:blue", linestyle="dotted", label="rest of the 6 s call")]
         kill_time = round_checks["stuck"][1] - since
         ax.axvline(kill_time, color="black", linestyle="--", linewidth=1)
         ax.annotate("ray.kill", (kill_time, 1.5), xytext=(4, 0), textcoords="offset points",
                     va="center")
         # dotted: the 6 s call's time after the dashed line
         ax.hlines(0, kill_time, STUCK_FOR, colors="tab:blue", linestyles="dotted")
+    ax.legend(handles=legend, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
 def draw_both_rounds(stuck_since: float, checks: dict) -> None:
@@ -402,13 +408,6 @@ def draw_both_rounds(stuck_since: float, checks: dict) -> None:
                                         lanes=lanes, meanings=meanings)
     marks(top, slime_since, slime_checks)
     marks(bottom, stuck_since, checks)
-    for ax in (top, bottom):  # the marks join the states in the legend
-        handles = list(ax.get_legend().legend_handles) + [
-            Line2D([], [], marker="|", linestyle="none", markersize=10, markeredgewidth=3,
-                   color="tab:purple", label="healthy: check"),
-            Line2D([], [], color="black", linestyle="--", label="ray.kill"),
-            Line2D([], [], color="tab:blue", linestyle="dotted", label="rest of the 6 s call")]
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     top.set_xlabel("")
     bottom.set_xlim(-0.15, STUCK_FOR + 0.6)
     plt.show()
