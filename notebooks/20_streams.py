@@ -565,7 +565,7 @@ fig = draw_drain_run(paused_mark, resumed_mark)  # the plotting code is in the i
 # open afterwards?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
-# The server's handler: it remembers its writer and holds the connection open.
+# The server's handler: it remembers its writer, then waits for the client.
 handler_writers: set[asyncio.StreamWriter] = set()
 handler_started = asyncio.Event()
 handler_ended = asyncio.Event()
