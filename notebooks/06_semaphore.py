@@ -104,7 +104,9 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # (chapter 01): *waiting* from the
 # moment the task starts until it holds a permit, then *running* while it holds one. The
 # spans come from the semaphore itself: `WatchedSemaphore` (folded below) wraps the
-# `Semaphore(3)` and records when each task asked for a permit, got it and gave it back.
+# `Semaphore(3)` and records when each task asked for a permit, got it and gave it back. It
+# calls `acquire()` and `release()` itself, in its own `__aenter__` and `__aexit__`, so they
+# are paired the way `async with` pairs them.
 #
 # Predict: samples 0 to 2 take the three permits at once. When does sample 3, the fourth, get
 # one?
@@ -256,8 +258,8 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # and 5 (4 + 4 + 4, or 5 + 5 + 2) and find
 # their two points in the figure. The dashed steps show that limits 7 to 11 would need 2
 # rounds like 6, so they would be no faster than 6 either. When the limit divides the batch,
-# doubling it halves the rounds, and so about halves the time; from 5 to 10 the rounds only
-# go from 3 to 2.
+# doubling it halves the rounds, and so about halves the time. When it does not, doubling
+# gains less: by the same count, 5 permits need 3 rounds and 10 would need 2.
 #
 # :::
 #
@@ -328,13 +330,15 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 # ### Python versions: eager tasks and the first permits
 #
 # Python 3.12 added an eager task factory (`loop.set_task_factory(asyncio.eager_task_factory)`):
-# with it, `create_task` starts running the task's body at once. The folded experiment below
-# creates six tasks that each take a permit of a `Semaphore(3)`, first as default tasks, then
-# as eager ones, and counts how many are inside the section right after the `create_task`
-# calls (on 3.11, which has no eager task factory, the answer prints `(needs 3.12)` for the
-# second). Predict both numbers.
+# with it, `create_task` starts running the task's body at once. The cell below creates six
+# tasks that each take a permit of a `Semaphore(3)` and counts how many are inside the section
+# right after the `create_task` calls. On 3.12 and later, the experiment after the answer
+# does the same with eager tasks; on older Pythons it prints that eager tasks need 3.12.
+#
+# Predict: with default tasks, how many of the six are inside right after the `create_task`
+# calls?
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def hold_permit(limit: asyncio.Semaphore, counter: InFlight) -> None:
     async with limit:
         with counter:
@@ -346,7 +350,9 @@ lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter))
               for _ in range(6)]
 inside_right_after_create = lazy_counter.now
 _ = await asyncio.gather(*lazy_tasks)
+print("inside right after create_task, default tasks:", inside_right_after_create)
 
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 eager_inside = None
 if sys.version_info >= (3, 12):
     loop = asyncio.get_running_loop()
@@ -360,10 +366,8 @@ if sys.version_info >= (3, 12):
     finally:
         loop.set_task_factory(previous_factory)
     await asyncio.gather(*eager_tasks)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-print("inside right after create_task: default tasks", inside_right_after_create,
-      "· eager tasks", eager_inside if eager_inside is not None else "(needs 3.12)")
+print("inside right after create_task, eager tasks:",
+      eager_inside if eager_inside is not None else "(needs 3.12)")
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
 if sys.version_info >= (3, 12):
     assert eager_inside == 3, f"eager tasks: 3 inside right after create_task, not {eager_inside}"
@@ -375,10 +379,12 @@ print("✓ default tasks: 0 inside right after create_task"
 #
 # A default task only starts at the caller's next suspension, and the cell does not suspend
 # between the `create_task` calls and the count: nothing is inside yet (the predict cell at the
-# top of the page needed one `await asyncio.sleep(0)` for the same reason). An eager task runs
-# its body at once, up to its first real suspension, and taking a free permit does not
-# suspend: the first three tasks are inside when `create_task` returns, and the other three
-# suspend waiting for a permit.
+# top of the page needed one `await asyncio.sleep(0)` for the same reason). From 3.12 on, an
+# eager task runs its body at once, up to its first real suspension (`eager_task_factory`
+# creates the task with `eager_start=True`, and `Task.__init__` then runs its first step,
+# in `Lib/asyncio/tasks.py`). Taking a free permit does not suspend, so the first three eager
+# tasks are inside when `create_task` returns and the other three wait for a permit: on 3.12
+# and later, the experiment after the answer prints 3 for them.
 #
 # :::
 

@@ -23,15 +23,9 @@
 # The imports are folded below. The reusable pieces live in `lab_snippets.framing`:
 # `encode_frame` puts a 4-byte length before a message, `encode_line` ends it with a newline,
 # and `FrameServer` is a small echo server; `figure_style()` only sets how the plots look.
-#
-# :::{dropdown} Why the course does it this way
-#
-# Every server in this chapter listens on 127.0.0.1 on a port the system picks, and every wait
-# is bounded (by a timeout in the folded checks, and by the test run's deadline for each
-# cell). `FrameServer` is bounded in time and in connection count, so a failed run leaves
-# nothing listening.
-#
-# :::
+# Every server here listens on 127.0.0.1 on a port the system picks, every wait is bounded,
+# and `FrameServer` is bounded in time and in connection count, so a failed run leaves nothing
+# listening.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
@@ -58,8 +52,8 @@ figure_style()
 # The server below records what each `await reader.read(1024)` returns until the client hangs
 # up. The client sends two newline-terminated messages with **one** `write`, pauses, then
 # sends a third message in **two** `write`s with a pause between them. Each pause is
-# `send_and_pause` (folded): it writes, then pauses (2 s at most) before the next write. The
-# cells write down named moments with `tl.mark(...)` on a `Timeline`, the
+# `send_and_pause` (folded): it writes, then waits until the server's next `read` has
+# returned (2 s at most) before it goes on. The cells write down named moments with `tl.mark(...)` on a `Timeline`, the
 # course's stopwatch (chapter 01), and the check uses `tl.order(a, b)` to test that moment `a`
 # was marked before moment `b`.
 #
@@ -139,9 +133,8 @@ print("✓ three messages arrived in three reads, and not one read is one messag
 # The first holds two, the next two hold halves of one. An empty `bytes` means the other side closed its end, which is
 # also the only reliable "no more data" signal.
 #
-# Each pause in the client lasted until the server's `read` had returned, so each write
-# arrived on its own and a busy machine could not change the answer. One read per write is
-# not a rule either: the cell below sends two messages in two writes with no pause, and the
+# Because each pause lasted until the server's `read` had returned, a busy machine could not
+# change the answer. One read per write is not a rule either: the cell below sends two messages in two writes with no pause, and the
 # server, which reads a moment later, gets both in one read.
 #
 # :::
@@ -356,18 +349,15 @@ fig = draw_clients()  # folded above, with the clients
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Why nothing reaches the good client: each connection has its own handler task, and a bad
+# Why the bad clients do not affect the good client: each connection has its own handler task, and a bad
 # frame ends only that task (or, for the malformed frame, only that reply). The five
 # handlers share one event loop, but none of them blocks it: each waits on its own socket,
 # so a silent client costs the others nothing while it is waited for.
 #
-# To read the server's counts in the answer: `frames` are the whole frames it read (the good
-# client's, and the malformed client's two) and `replies` the normal answers among them;
-# error replies and the four bad events are counted on their own lines, and `clean eof`
-# counts the connections that ended between two frames (the good client's and the malformed
-# client's, which hung up after its second reply). The good client pauses 0.02 s between
-# requests, a fifteenth of the 0.3 s idle timeout, so the idle rule can only ever cut off the
-# silent client.
+# In the server's counts, `frames` are the whole frames it read and `replies` the normal
+# answers among them; `clean eof` counts the connections that ended between two frames. The
+# good client pauses 0.02 s between requests, far below the 0.3 s idle timeout, so the idle
+# rule can only cut off the silent client.
 #
 # In the figure, one bar per client is drawn with `tl.add(lane, start, end, state=...)`, and
 # the state picks its colour, the same in every chapter (the legend names them). Three of the
@@ -542,27 +532,19 @@ fig = draw_drain_run(paused_mark, resumed_mark)  # the plotting code is in the i
 # check asserts the order of the events on both sides: the transport's pause, the drain found
 # waiting, the server starting to read, the resume, the drain returning.
 #
-# **Why the writer got so far.** The high-water mark is not where the writer stops, because the transport is not the only
-# buffer: the kernel's socket buffers on both sides take megabytes before any byte stays in
-# the transport. That is Linux on the loopback interface, which grows (autotunes) its TCP
-# buffers up to the limits in `net.ipv4.tcp_rmem` and `tcp_wmem`: how much the client writes
-# before the first wait depends on the machine and its settings. So the first `drain()` calls
-# return at once, many dozens of them, drawn end to end as one wide blue bar on the "client
-# write + drain" lane.
+# **Why the writer got so far.** The transport is not the only buffer: the kernel's socket
+# buffers on both sides take megabytes before any byte stays in the transport (Linux grows
+# its loopback TCP buffers up to `net.ipv4.tcp_rmem` and `tcp_wmem`, so the amount depends on
+# the machine). Until they are full, each `drain()` returns at once: those drains are the
+# short blue bar at the very start of the "client write + drain" lane.
 #
-# **Reading the waits.** Only when the
-# kernel's buffers are full do bytes pile up in the transport; it passes its high-water mark
-# and pauses the writer, and `drain()` waits (the light green "client drain" bar). The
-# kernel may still take a few bytes meanwhile, but not enough to bring the buffer down to
-# the low-water mark: the transport resumes the writer, and `drain()` returns, only after the
-# server starts reading. The light green "client drain" bar starts when the probing drain
-# began: its first 0.05 s is the probe's own timeout (the tick labelled "probe timed out"),
-# the next 0.3 s the gate kept shut, during which the drain that followed waited; from "gate
-# opened" to the resume the server reads, too briefly to see at this scale. An earlier tick on
-# the transport lane, if there is one, is a pause and its resume a moment apart: the kernel
-# took more bytes at once, and that drain returned within its 0.05 s. Left shut, the gate would
-# hold that drain for as long as the server reads nothing. Without `drain()` a producer that
-# outruns its consumer would keep growing the transport buffer without limit.
+# **Reading the waits.** Once the kernel's buffers are full, bytes pile up in the transport,
+# it passes its high-water mark and pauses the writer, and `drain()` waits: the light green
+# "client drain" bar, which starts with the probe's own 0.05 s timeout ("probe timed out"),
+# then the 0.3 s the gate stayed shut. The transport resumes, and the drain returns, only
+# after the server starts reading ("gate opened"). Left shut, the gate would hold that drain
+# for as long as the server reads nothing; without `drain()`, a producer that outruns its
+# consumer would grow the transport buffer without limit.
 #
 # :::
 #
@@ -583,7 +565,7 @@ fig = draw_drain_run(paused_mark, resumed_mark)  # the plotting code is in the i
 # open afterwards?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
-# The server's handler: it remembers its writer and holds the connection open.
+# The server's handler: it remembers its writer, then waits for the client.
 handler_writers: set[asyncio.StreamWriter] = set()
 handler_started = asyncio.Event()
 handler_ended = asyncio.Event()
@@ -593,19 +575,11 @@ async def hold_open(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) 
     handler_writers.add(writer)
     handler_started.set()
     try:
-        await asyncio.wait_for(reader.read(100), timeout=2)  # returns b"" when the server closes us
+        await asyncio.wait_for(reader.read(100), timeout=2)  # data, the end of the stream, or 2 s
     finally:
         handler_writers.discard(writer)
         writer.close()
         handler_ended.set()
-
-
-def close_connections(listener: asyncio.Server) -> None:
-    if hasattr(listener, "close_clients"):  # Server.close_clients() is new in Python 3.13
-        listener.close_clients()
-    else:  # without it, close the remembered writers by hand
-        for open_writer in list(handler_writers):
-            open_writer.close()
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -628,14 +602,20 @@ print("✓ server.close() left the accepted connection open")
 # A server has two kinds of sockets: the listening socket, and one socket per accepted
 # connection. `server.close()` closes only the listening socket and leaves every accepted
 # connection open, so shutting a server down means closing the listener, then closing (or
-# waiting for) the connections.
+# waiting for) the connections. The cell below closes them with `close_connections`, and the
+# client reads what arrives.
 #
 # :::
-#
-# In the cell below, `close_connections(listener)` from the helpers' fold closes every
-# connection the server accepted, and the client reads what arrives.
 
 # %%
+def close_connections(listener: asyncio.Server) -> None:
+    if hasattr(listener, "close_clients"):  # new in Python 3.13
+        listener.close_clients()
+    else:  # before 3.13: close the writers hold_open remembered
+        for open_writer in list(handler_writers):
+            open_writer.close()
+
+
 try:
     close_connections(listener)
     client_sees = await asyncio.wait_for(reader.read(100), timeout=2)
@@ -653,8 +633,9 @@ print("✓ closing the accepted connection ended the client's stream")
 # %% [markdown]
 # :::{dropdown} Going further
 #
-# **Python 3.13 and later: `Server.close_clients()`.** Since 3.12.1, `Server.wait_closed()`
-# waits until every accepted connection is closed, and 3.13 added `Server.close_clients()`
+# **Python 3.13 and later: `Server.close_clients()`.** From 3.12.1 on, `Server.wait_closed()`
+# waits until the server is closed and every accepted connection is closed too (in 3.11 it
+# returns at once when the listener is already closed); 3.13 added `Server.close_clients()`
 # (and `abort_clients()`) to close them from the server object. On older Pythons the server
 # code must remember the writers of its connections and close them itself, which is what
 # `FrameServer.close()` and `close_connections` above do.

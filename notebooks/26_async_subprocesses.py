@@ -16,16 +16,18 @@
 # 4. kill a whole process group started with `start_new_session=True` from async code.
 #
 # **Needs** chapters 06 (semaphores), 08 (blocking the loop), 18 (reaping) and 19 (process
-# groups) · about 50 minutes
+# groups) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
 # Every child here is a command of `lab_snippets.proc_workers` started by this notebook, every
-# wait has a timeout, and every child is reaped before its cell ends.
+# wait has a timeout, and every child is reaped before its cell ends. The setup is folded
+# below: the imports, `WORKER`, the command line that starts a `lab_snippets.proc_workers`
+# command, and `CHILD_SECONDS`, how long the first experiment's children sleep (0.15 s).
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import os
 import signal
@@ -241,8 +243,10 @@ from lab_snippets.showcode import show_source
 show_source(_cmd_chatter, first="_write_all(2", last="return args.exit")
 
 # %% [markdown]
-# The reader below reads stdout to its end, then stderr, with a timeout on each read. Predict:
-# does it finish with 10 kB on stderr, and with 1 MB?
+# Two sizes matter: a pipe holds 64 KiB by default on Linux, and the `StreamReader` behind it
+# keeps reading until it holds 128 KiB (twice its default limit of 64 KiB). The reader below
+# reads stdout to its end, then stderr, with a timeout on each read. Predict: does it finish
+# with 10 kB on stderr, and with 1 MB?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def read_after_timeout(proc: asyncio.subprocess.Process) -> str:
@@ -317,9 +321,9 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 # In chapter 12, `subprocess.run` killed and reaped the child on timeout. Does `wait_for`
 # around `communicate()` do the same? The cell below starts a child that sleeps 5 s, waits for
 # it with `asyncio.wait_for(proc.communicate(), timeout=0.3)`, and records the child's
-# `returncode` (`None` while it runs) and whether its pid is running right after the timeout;
+# `returncode` and `running(proc.pid)` (from the instruments fold) right after the timeout;
 # its `finally` calls `reap` (from the helpers fold above) so that nothing is left behind.
-# Right after the timeout, is the child still running?
+# Predict: right after the timeout, what are `proc.returncode` and `running(proc.pid)`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 proc = await asyncio.create_subprocess_exec(
@@ -371,8 +375,8 @@ show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
 # `start_new_session=True` on to `subprocess.Popen`), so that it leads a process group whose id
 # is its pid, and returns the leader and its two children's pids.
 # The cell after it kills the leader with `kill()`, waits for it with `leader.wait()` (at most
-# 0.5 s; what that wait does differs by release, see the last fold of this section), then reads
-# its stderr to the end, as `communicate()` would, for at most 0.3 s. Predict: once the leader is dead, are its two
+# 0.5 s), then reads its stderr to the end, as `communicate()` would, for at most 0.3 s.
+# Predict: once the leader is dead, are its two
 # children still running, and does the read reach the end of stderr?
 
 # %%
@@ -423,8 +427,12 @@ print("✓ kill() left both children running and the stderr pipe open;",
 #
 # :::
 #
-# `os.killpg(pgid, sig)` signals every process in the group `pgid`. The leader that started the
-# group is gone. Predict: can `os.killpg(leader.pid, SIGKILL)` still reach its two children?
+# ### `killpg()`: the whole group
+#
+# `os.killpg(pgid, sig)` signals every process in the group `pgid`, and the group's id is its
+# leader's pid. The cell below calls `os.killpg(leader.pid, SIGKILL)` on the family above,
+# then reads the leader's stderr again. Predict: how many of the two children are still
+# running after it, and does the read reach the end of stderr?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 try:
@@ -456,20 +464,22 @@ print("✓ killpg() ended them all, and the stderr pipe ended")
 # :::{dropdown} Going further: what `leader.wait()` waits for, and who waits for the child
 #
 # **`leader.wait()` depends on the release.** The kill cell also waited for the leader with
-# `leader.wait()` (at most 0.5 s). On 3.11, 3.12 and 3.13.0, a `wait()` that is already pending
+# `leader.wait()` (at most 0.5 s). On 3.11.7, 3.12.1 and 3.13.0, the course's Pythons, a `wait()` that is already pending
 # when the process exits returns only when every pipe asyncio reads from it has closed as
 # well, so it too waits for the orphans (a `wait()` that starts after asyncio has recorded the
-# exit returns at once). CPython gh-119710 changed that in later 3.13 and 3.14 patch releases:
-# there `wait()` returns when the process exits, pipes open or not (which patch release first
-# had it is not checked here). The kill answer's check prints the Python that built this page
-# and which of the two it did; the pipe stays open on both.
+# exit returns at once). In the `Lib/asyncio/base_subprocess.py` of all three, the waiters of
+# `wait()` are woken only by `_call_connection_lost`, which runs once every pipe is closed.
+# CPython issue gh-119710 makes `wait()` return when the process exits, pipes open or not; on a
+# Python with that change, the kill answer's check says so (it prints which of the two the
+# Python that built this page did). The pipe stays open either way.
 #
 # **Who waits for the child (3.11 vs 3.12+).** On Unix, asyncio learns that a child exited
 # through a *child watcher*. Python 3.11 uses a thread per running child that blocks in
 # `waitpid` (`ThreadedChildWatcher`); from 3.12 on, Linux uses a pidfd registered with the
 # event loop (`PidfdChildWatcher`) when the kernel supports it, and no thread is needed.
 # Either way asyncio reaps the child for you: awaiting `proc.wait()` waits for that, it does
-# not do the reaping. The folded cell below counts threads while a child runs.
+# not do the reaping. The folded cell below counts threads while a child runs, and checks the
+# count.
 #
 # :::
 
@@ -483,8 +493,6 @@ if sys.version_info >= (3, 12):
     print("3.12+: a pidfd on the event loop instead of a thread",
           "(3.11 shows one thread per child: 'asyncio-waitpid-N' on 3.11.7,",
           "'waitpid-N' on earlier patch releases such as 3.11.2)")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info < (3, 12):
     assert len(watcher_threads) == 1, "3.11: one waitpid thread per running child"
 else:

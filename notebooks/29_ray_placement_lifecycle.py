@@ -53,6 +53,7 @@ import time
 
 import matplotlib.pyplot as plt
 import ray
+from matplotlib.lines import Line2D
 from ray.exceptions import GetTimeoutError, RayActorError
 from ray.util import placement_group, remove_placement_group
 from ray.util import scheduling_strategies as strategies
@@ -183,6 +184,7 @@ while not (placed := bool(ray.wait([ready], timeout=POLL)[0])):
             ray.kill(device, no_restart=True)
         remove_placement_group(group_a)
         released_at = time.monotonic() - started
+        print(f"released group_a ({released_at:.2f} s)")
     if waited > 20:
         break  # a bound for this notebook; slime's loop has none
 placed_at = time.monotonic() - started
@@ -203,12 +205,11 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 # :::{dropdown} Why
 #
 # A placement group waits until its bundles fit; a `ray.wait` that times out only says it is
-# still pending, it does not fail. Read the reports up to the release: two GPUs registered,
-# none free, each time. The reports printed after the release (if the loop printed any) show
-# both GPUs free while `group_b` is still pending: Ray reports the freed resources before it
-# places the waiting group. Removing one group and placing another are separate asynchronous
-# steps in Ray's control service (the GCS); we did not measure what sets the delay between
-# them (on the run that built this page, read it from the last line). Had
+# still pending, it does not fail. Up to the "released group_a" line, each report says two
+# GPUs registered and none free. A report after that line shows both GPUs free while
+# `group_b` is still pending: removing one group and placing another are separate
+# asynchronous steps in Ray's control service (the GCS), and the last line gives the time
+# between them on this run. Had
 # `group_a` kept its reservation, `group_b` would still be waiting. Reports like these are what tell "Ray does not see my GPUs" (the
 # total is short) apart from "someone else holds them" (the total is right and nothing is
 # free).
@@ -225,8 +226,7 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 #
 # `Worker` is a synchronous actor: its calls run one at a time, in order. We give it three
 # calls of 20 s each, so one is running and two are queued, and kill it half a second later.
-# It was created with `max_restarts=1`; the kill passes `no_restart=True`, the default
-# (`no_restart=False` would let Ray restart it). What do the
+# It was created with `max_restarts=1`, and the kill passes `no_restart=True`. What do the
 # three callers get, the running one and the two queued, and when? And what does a call made
 # after the kill get?
 
@@ -249,7 +249,7 @@ killed_at = time.monotonic()
 ray.kill(doomed, no_restart=True)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-half_the_work = ReferenceWait(10)  # a plain wait of half the work, beside the calls
+half_the_work = ReferenceWait(10)  # a 10 s timer in a thread of its own, for the check
 outcomes, ended_at = [], []
 for ref in calls:
     try:
@@ -384,13 +384,19 @@ def one_round(since: float, round_checks: dict) -> Timeline:
 def marks(ax, since: float, round_checks: dict) -> None:
     ax.plot([round_checks["healthy"][0] - since], [2], marker="|", markersize=14,
             markeredgewidth=3, color="tab:purple")  # the healthy check, too short for a bar
+    legend = list(ax.get_legend().legend_handles) + [  # the marks join the states
+        Line2D([], [], marker="|", linestyle="none", markersize=10, markeredgewidth=3,
+               color="tab:purple", label="healthy: check")]
     if "killed" in round_checks["stuck"][2]:
+        legend += [Line2D([], [], color="black", linestyle="--", label="ray.kill"),
+                   Line2D([], [], color="tab:blue", linestyle="dotted", label="rest of the 6 s call")]
         kill_time = round_checks["stuck"][1] - since
         ax.axvline(kill_time, color="black", linestyle="--", linewidth=1)
         ax.annotate("ray.kill", (kill_time, 1.5), xytext=(4, 0), textcoords="offset points",
                     va="center")
-        # dotted: the rest of the 6 s call, never run
+        # dotted: the 6 s call's time after the dashed line
         ax.hlines(0, kill_time, STUCK_FOR, colors="tab:blue", linestyles="dotted")
+    ax.legend(handles=legend, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
 def draw_both_rounds(stuck_since: float, checks: dict) -> None:
@@ -453,8 +459,8 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 # The stuck engine's check gave up after `CHECK_TIMEOUT` and the engine was killed, which also
 # ended its 6 s call 5 s early; the healthy engine was checked 1 s in and answered in
 # milliseconds. In the figure, light green is a check waiting for its answer, blue an engine
-# busy in its 6 s call, and the dotted line the rest of that call, cut off by the kill; each
-# healthy check is too short for a bar, so a purple tick marks it.
+# busy in its 6 s call, and the dotted line the rest of that call, cut off by the kill (the
+# dashed line); each healthy check is too short for a bar, so a purple tick marks it.
 #
 # :::
 #
