@@ -159,7 +159,7 @@ print("✓ each task saw the value at its creation; the task's own set stayed in
 # :::
 
 # %% [markdown]
-# ## A stack of spans: `set` returns a token, `reset` restores
+# ## Measure: a stack of spans, where `set` returns a token and `reset` restores
 #
 # Tracing needs more than one value: the stack of spans that are open right now, so that a
 # new span knows its parent. `var.set(value)` returns a `Token`; `var.reset(token)` puts
@@ -215,8 +215,6 @@ print("✓ every generate and reward span found its own sample as parent")
 # %% [markdown]
 # Each `sample` span names no parent, and each `generate` and `reward` span names its own
 # sample, because a task's `set` and `reset` change only its own copy of the context.
-#
-# ## Predict: which parent does each span find with a shared list?
 #
 # Now the same program with the stack in a module-level list, pushed and popped around each
 # span, as code without `ContextVar` would do it. `span_with_global_stack` also records, for
@@ -282,6 +280,8 @@ def draw_both_runs() -> tuple[Timeline, Timeline]:
 
 
 # %% [markdown]
+# ## Predict: which parent does each span find with a shared list?
+#
 # Three samples run concurrently again, each span pushed on the one shared list. Do the
 # `generate` and `reward` spans still find their own sample as parent, and do the `sample`
 # spans still find none?
