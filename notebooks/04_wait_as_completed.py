@@ -94,8 +94,8 @@ print("✓ wait(timeout=...) returned with two pending, cancelled nothing, and b
 #
 # :::
 #
-# The cell below cancels the pending ones itself. It runs the same
-# three requests, waits 0.05 s, cancels what is still pending, then awaits it; the printed
+# The cell below runs the same three requests, waits 0.05 s, calls `cancel()` on each
+# pending task, then awaits them; the printed
 # names show which requests ended and which were cancelled.
 
 # %%
@@ -211,6 +211,49 @@ else:
 # 2. `done, pending = await asyncio.wait(pending, return_when=FIRST_COMPLETED)`;
 # 3. handle each finished group (keep it or drop it) and go back to 1, until the batch is full.
 #
+# Each approach below may have 4 groups in flight at once: call those 4 places *slots*. The
+# folded cell below defines `draw_runs`, which draws the two runs with one lane per slot, for the
+# answer.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
+    """The groups' spans, each moved to the first slot free when it started (a group the filter
+    drops drawn as failed), and where to write each group's id."""
+    slotted = Timeline()
+    slotted.t0 = tl.t0
+    free_at = [0.0] * IN_FLIGHT
+    ids = []
+    for s in sorted((s for s in tl.spans if s.label.startswith("group")), key=lambda s: s.start):
+        slot = next(k for k in range(IN_FLIGHT) if free_at[k] <= s.start)
+        free_at[slot] = s.end
+        group_id = int(s.label.split()[1])
+        state = "failed" if s.state == "running" and not keep_group(group_id) else s.state
+        slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=state)
+        ids.append((slot, (s.start + s.end) / 2, group_id))
+    return slotted, ids
+
+
+def draw_slots(tl: Timeline, ax, meanings: dict[str, str]) -> None:
+    """One run drawn slot by slot on `ax`, each bar carrying its group's id."""
+    slotted, ids = by_slot(tl)
+    slotted.plot("", ax=ax, lanes=[f"slot {k}" for k in range(IN_FLIGHT)], meanings=meanings)
+    for slot, middle, group_id in ids:
+        ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7, color="white")
+
+
+def draw_runs(batched_tl: Timeline, refill_tl: Timeline, batched_elapsed: float,
+              refill_elapsed: float) -> None:
+    """The two runs slot by slot: the batches on top, the refill loop below."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True,
+                                      layout="constrained")
+    for ax, run in ((top, batched_tl), (bottom, refill_tl)):
+        draw_slots(run, ax, meanings={"failed": "dropped by the filter"})
+    top.set_title(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s")
+    bottom.set_title(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s")
+    top.set_xlabel("")
+
+
+# %% [markdown]
 # Below, groups 0, 4, 8, ... take 0.12 s, the others 0.03 s, and the filter drops groups 3, 7,
 # 11, .... The folded cell defines `group(group_id, tl)` (one group), `keep_group(group_id)`
 # (the filter), `IN_FLIGHT` (4 groups in flight at most), `TARGET` (8 groups to keep) and
@@ -298,6 +341,7 @@ refill_kept, refill_tl = last_run["refill"]
 
 print(f"batches of {IN_FLIGHT} + gather: {batched_elapsed:.3f} s, kept {batched_kept}")
 print(f"wait(FIRST_COMPLETED) + refill: {refill_elapsed:.3f} s, kept {refill_kept}")
+draw_runs(batched_tl, refill_tl, batched_elapsed, refill_elapsed)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: refill-beats-batches
@@ -317,15 +361,16 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Each line of the answer gives one approach's time, then the groups it kept, in the order it
-# kept them. In the refill list the slow groups 0 and 4 come after fast groups that started
-# later (groups that end at the same moment, such as 5 and 6, come out of the `done` set in
-# either order); the slow group 8 is missing because it was still running when the batch was full, and
-# every fourth group (3, 7, ...) was dropped by the filter. The batches cannot finish in less
-# than 0.36 s: the filter keeps 3 groups of every 4, so 8 kept groups take 3 batches, and each
-# batch waits 0.12 s for its slow group. The refill loop has its 8 groups after about 0.15 s:
-# its last one, the slow group 4, starts at 0.03 s, when the first fast groups end, and runs
-# 0.12 s; meanwhile the freed slots have kept groups 1, 2, 5, 6, 0, 9 and 10.
+# The batches cannot finish in less than 0.36 s: the filter keeps 3 groups of every 4, so 8
+# kept groups take 3 batches, and each batch waits 0.12 s for its slow group. The refill loop
+# has its 8 groups after about 0.15 s: a slow group holds one slot while the other slots take
+# one fast group after another.
+#
+# The chart shows it: each lane is one slot, each group is drawn in the first slot free when
+# it started, and each bar carries its group's id. Orange marks the groups the filter dropped,
+# grey the groups cancelled when the batch was full. In the top panel each slot that ran a fast
+# group stays empty until its batch's slow group ends; in the bottom panel a freed slot gets a
+# new group at once. That is also why the refill list of kept groups is not in id order.
 #
 # :::
 #
@@ -344,39 +389,8 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 #
 # ## Measure: how much of the 4 slots' time holds a group, batches against refill
 #
-# Each approach may have 4 groups in flight at once: call those 4 places *slots*. The folded
-# cell below defines `draw_slots`, which draws a run slot by slot, for the answer.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
-    """The groups' spans, each moved to the first slot free when it started (a group the filter
-    drops drawn as failed), and where to write each group's id."""
-    slotted = Timeline()
-    slotted.t0 = tl.t0
-    free_at = [0.0] * IN_FLIGHT
-    ids = []
-    for s in sorted((s for s in tl.spans if s.label.startswith("group")), key=lambda s: s.start):
-        slot = next(k for k in range(IN_FLIGHT) if free_at[k] <= s.start)
-        free_at[slot] = s.end
-        group_id = int(s.label.split()[1])
-        state = "failed" if s.state == "running" and not keep_group(group_id) else s.state
-        slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=state)
-        ids.append((slot, (s.start + s.end) / 2, group_id))
-    return slotted, ids
-
-
-def draw_slots(tl: Timeline, ax, meanings: dict[str, str]) -> None:
-    """One run drawn slot by slot on `ax`, each bar carrying its group's id."""
-    slotted, ids = by_slot(tl)
-    slotted.plot("", ax=ax, lanes=[f"slot {k}" for k in range(IN_FLIGHT)], meanings=meanings)
-    for slot, middle, group_id in ids:
-        ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7, color="white")
-
-
-# %% [markdown]
-# The answer also prints the share of the slots' time spent on groups that were kept (not
-# dropped, not cancelled). From the first group's start to the last group's end, what share of
-# the 4 slots' time held a group, in the two runs above? Predict both shares, as percentages.
+# From the first group's start to the last group's end, what share of the 4 slots' time held a
+# group, in the two runs above? Predict both shares, as percentages.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def occupied_share(tl: Timeline, kept_only: bool = False) -> float:
@@ -395,14 +409,6 @@ for name in occupied:
     print(f"{name}: {occupied[name]:.0%} of slot time holds a group,",
           f"{on_kept[name]:.0%} holds a group that is kept")
 
-fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True,
-                                  layout="constrained")
-for ax, run in ((top, batched_tl), (bottom, refill_tl)):
-    draw_slots(run, ax, meanings={"failed": "dropped by the filter"})
-top.set_title(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s")
-bottom.set_title(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s")
-_ = top.set_xlabel("")
-
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert occupied["refill"] >= 1.2 * occupied["batched"]
 print("✓ the refill loop kept its slots occupied a larger share of the time")
@@ -415,12 +421,8 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # a new group at once, and when the batch is full, the groups still in flight are cancelled.
 # The printed shares say it in numbers: the batches leave the slots empty for about half of the
 # time; the refill loop keeps them all occupied. Not all of that time is useful: the second share
-# leaves out the groups the filter dropped and the ones cancelled at the end, in both runs.
-#
-# The chart draws the two runs slot by slot: each lane is one slot, and each group is drawn in
-# the first slot free when it started. Each bar carries its group's id; orange marks the
-# groups the filter dropped, grey the groups cancelled when the batch was full. The gaps in the
-# top panel are the idle time.
+# on each line leaves out the groups the filter dropped and the ones cancelled at the end, in
+# both runs. In the chart of the answer above, the gaps in the top panel are the idle time.
 #
 # :::
 

@@ -16,7 +16,7 @@
 # 4. carry the context into a thread: `asyncio.to_thread`, a bare `threading.Thread`, and a
 #    `Thread` whose target is `contextvars.copy_context().run`.
 #
-# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 55 minutes
+# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -159,7 +159,7 @@ print("✓ each task saw the value at its creation; the task's own set stayed in
 # :::
 
 # %% [markdown]
-# ## A stack of spans: `set` returns a token, `reset` restores
+# ## Measure: a stack of spans, where `set` returns a token and `reset` restores
 #
 # Tracing needs more than one value: the stack of spans that are open right now, so that a
 # new span knows its parent. `var.set(value)` returns a `Token`; `var.reset(token)` puts
@@ -216,22 +216,40 @@ print("✓ every generate and reward span found its own sample as parent")
 # Each `sample` span names no parent, and each `generate` and `reward` span names its own
 # sample, because a task's `set` and `reset` change only its own copy of the context.
 #
-# ## Measure: which parent did each span find?
-#
 # Now the same program with the stack in a module-level list, pushed and popped around each
-# span, as code without `ContextVar` would do it. The folded cell below holds the code that
-# draws both runs side by side, one lane per task, each `generate` and `reward` span written
-# over with the parent it found.
+# span, as code without `ContextVar` would do it. `span_with_global_stack` also records, for
+# each span, the parent it found and the parent it should have found.
+
+# %%
+shared_stack: list[str] = []
+global_records: list[tuple[str, str | None, str | None]] = []  # (span, found, right)
+
+
+@contextmanager
+def span_with_global_stack(name: str, right_parent: str | None) -> Iterator[None]:
+    found = shared_stack[-1] if shared_stack else None
+    global_records.append((name, found, right_parent))
+    shared_stack.append(name)
+    try:
+        with shared_tl.span(name, state="waiting"):
+            yield
+    finally:
+        shared_stack.remove(name)
+
+
+# %% [markdown]
+# The folded cell below holds the code that draws both runs side by side, one lane per sample,
+# each `generate` and `reward` span written over with the parent it found.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
 
 
-def draw_both_runs() -> None:
-    """The ContextVar run on top, the shared list below; then check what they show."""
+def draw_both_runs() -> tuple[Timeline, Timeline]:
+    """The ContextVar run on top, the shared list below; returns the two drawn timelines."""
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.6), layout="constrained",
                                       sharex=True)
-    fig.suptitle("Which parent each span found: a ContextVar and one shared list")
+    fig.suptitle("Which parent each generate and reward span found")
     with_context = Timeline()
     with_context.t0 = tl.t0
     for name, parent in parents.items():
@@ -252,43 +270,21 @@ def draw_both_runs() -> None:
                         f"{name.split()[0]}, parent: {found}", ha="center", va="bottom",
                         fontsize=8)
     lanes = [f"sample {i}" for i in range(3)]
-    PARENT = {"waiting": "right parent", "failed": "wrong parent"}
-    with_context.plot("a ContextVar holding a tuple: every span finds its own sample",
-                      ax=top, lanes=lanes, meanings=PARENT)
-    with_shared.plot("one shared list: orange spans found another task's span",
-                     ax=bottom, lanes=lanes, meanings=PARENT)
+    PARENT = {"waiting": "parent: its own sample", "failed": "parent: any other"}
+    with_context.plot("a ContextVar holding a tuple", ax=top, lanes=lanes, meanings=PARENT)
+    with_shared.plot("one shared list", ax=bottom, lanes=lanes, meanings=PARENT)
     for ax in (top, bottom):
         ax.set_ylim(2.6, -0.75)
     top.set_xlabel("")
-
-    # the checks: the samples overlapped, and the figure shows what the runs recorded
-    top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
-    latest_start, earliest_end = max(s.start for s in top_level), min(s.end for s in top_level)
-    assert latest_start < earliest_end, "the samples really interleaved"
-    assert {span.state for span in with_context.spans} == {"waiting"}
-    assert "failed" in {span.state for span in with_shared.spans}, "the figure shows a wrong parent"
+    return with_context, with_shared
 
 
 # %% [markdown]
-# Predict: do the `generate` and `reward` spans still find their own sample as parent, and do
-# the `sample` spans still find none?
-
-# %%
-shared_stack: list[str] = []
-global_records: list[tuple[str, str | None, str | None]] = []  # (span, found, right)
-
-
-@contextmanager
-def span_with_global_stack(name: str, right_parent: str | None) -> Iterator[None]:
-    found = shared_stack[-1] if shared_stack else None
-    global_records.append((name, found, right_parent))
-    shared_stack.append(name)
-    try:
-        with shared_tl.span(name, state="waiting"):
-            yield
-    finally:
-        shared_stack.remove(name)
-
+# ## Predict: which parent does each span find with a shared list?
+#
+# Three samples run concurrently again, each span pushed on the one shared list. Do the
+# `generate` and `reward` spans still find their own sample as parent, and do the `sample`
+# spans still find none?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def sample_with_global_stack(sample: int) -> None:
@@ -308,10 +304,15 @@ print("generate and reward spans with a wrong parent:",
       [(name, found) for name, found in wrong_parents if not name.startswith("sample")])
 print("sample spans that found a parent (they should find none):",
       [(name, found) for name, found in wrong_parents if name.startswith("sample")])
-draw_both_runs()  # the folded plotting code above: both runs, one lane per task
+drawn_context, drawn_shared = draw_both_runs()  # the folded plotting code above
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert wrong_parents, "a shared stack gives spans the wrong parent"
+# the samples overlapped, and the figure shows what the runs recorded
+top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
+assert max(s.start for s in top_level) < min(s.end for s in top_level), "the samples interleaved"
+assert {span.state for span in drawn_context.spans} == {"waiting"}
+assert "failed" in {span.state for span in drawn_shared.spans}, "the figure shows a wrong parent"
 print(f"✓ {len(wrong_parents)} spans found another task's span on top of the shared stack")
 
 # %% [markdown]
@@ -446,22 +447,36 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # :::
 
 # %% [markdown]
-# ### A token belongs to its context
+# ### Predict: a token used in another context
 #
-# A token can only undo the `set` that made it, in the context where that `set` ran.
-# `contextvars.Context()` makes a new, empty context, and `ctx.run(fn, *args)` calls `fn`
-# inside it (the `run` that the third thread used above). The cell below sets a variable in
-# one context and resets it with that token in another, which raises `ValueError`:
+# A token comes from a `set` made in one context. `contextvars.Context()` makes a new, empty
+# context, and `ctx.run(fn, *args)` calls `fn` inside it (the `run` that the third thread
+# used above). The cell below sets a variable inside one new context and then calls `reset`
+# with that token inside a second one. What does the `reset` do, and what value does the
+# first context hold afterwards?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 demo_var: contextvars.ContextVar[str] = contextvars.ContextVar("demo_var", default="-")
 opened_in, closed_in = contextvars.Context(), contextvars.Context()
 demo_token = opened_in.run(demo_var.set, "inside")
 try:
     closed_in.run(demo_var.reset, demo_token)
-except ValueError as exc:
-    print(f"{type(exc).__name__}: the token {str(exc).rpartition('> ')[2]}")
-print("the value the reset could not undo:", opened_in[demo_var])
+    print("the reset returned normally")
+except Exception as exc:
+    print(f"{type(exc).__name__}: {exc}")
+print("the first context holds:", opened_in[demo_var])
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# A token can only undo the `set` that made it, in the context where that `set` ran; used
+# anywhere else, `reset` raises `ValueError` ("was created in a different Context") and
+# changes nothing, so the first context still holds `inside`. The same happens when a
+# generator that opened a span inside one task is closed from another task: its `finally`
+# runs in the closing task's context, and the `reset` there raises. Exercise 11.1 asks for a
+# span helper that survives that.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 11.1 · A span helper that is safe under concurrency

@@ -13,7 +13,7 @@
 # 4. stop a worker that does not stop when asked, without waiting forever, and handle a
 #    `subprocess` that is past its timeout.
 #
-# **Needs** chapters 07 (queues) and 12 (processes) · about 55 minutes
+# **Needs** chapters 07 (queues) and 12 (processes) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -99,7 +99,8 @@ def probe_pid(pid: int, timeout: float) -> bool:
 # The parent below reads results until it sees `"done"`, is busy with other work for a
 # while, then calls `join`. Meanwhile it looks at the worker through `psutil`, with
 # `is_running` and with `probe_pid(pid, timeout)`, a folded helper that polls `psutil` for up
-# to `timeout` seconds and reports one process state, which the answer names; `tl.mark(...)`
+# to `timeout` seconds and returns True if the process has exited while `psutil` still lists
+# its pid (False if it runs on or its pid disappears); `tl.mark(...)`
 # writes down named moments on a `Timeline`, the course's stopwatch (chapter 01). When
 # `"done"` arrives, is the worker process still running? And once it has exited, is its pid
 # gone at once?
@@ -107,8 +108,8 @@ def probe_pid(pid: int, timeout: float) -> bool:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 tasks, results = SPAWN.Queue(), SPAWN.Queue()  # SPAWN: starts processes by spawn
-consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results),
-                         kwargs={"linger": 0.15}, name="queue consumer")
+consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
+                         name="queue consumer")
 tl.mark("queue consumer: start() called")
 consumer.start()
 for number in [0, 1, 2, 3, 4, None]:  # None is the stop message
@@ -159,15 +160,19 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # its *processes*. (`multiprocessing` quietly reaps finished children whenever you start a new
 # `Process` or call `active_children()`, which is why such programs usually get away with it.)
 #
-# `probe_pid(pid, timeout)` returns True once the process has exited while its pid is still
-# listed (a zombie). Like `is_running`, it looks through `psutil`, on purpose: asking
-# `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process as a side
-# effect, and we wanted to see it *before* it was reaped.
+# The worker was still running at `"done"` because of its code, shown below: after `"done"`
+# it spends `linger` seconds (the 0.15 passed as its third argument) on what a real worker
+# does last, such as flushing and closing.
+#
+# `probe_pid(pid, timeout)` returns True once the process is a zombie. (The folded helpers
+# cell gives that one check three names: `exit_keeps_pid`, `probe_pid` used on this page, and
+# `wait_for_zombie`, the name the exercise's checks use.) Like `is_running`, it looks through
+# `psutil`, on purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap
+# the process as a side effect, and we wanted to see it *before* it was reaped.
 #
 # :::
 #
-# Here is the worker's code. After `"done"` it spends `linger` seconds (0.15 s here) on what a
-# real worker does last, such as flushing and closing:
+# Here is the code of `consume_until_stop`, the worker above:
 
 # %% tags=["remove-input"]
 show_source(consume_until_stop)
@@ -383,13 +388,10 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 #
 # The three lifecycles, each on its own stretch of the time axis (seconds since the first
 # experiment started). Blue is the process **running**, purple its **cleanup**, light green
-# a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls.
-#
-# **Predict.** In each of the three, the parent might think the process is over at one
-# moment: the "done" message, `terminate()`, the timeout. For how long, and in which states,
-# does each process outlive that moment?
+# a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls. The folded
+# cell below holds the plotting code, `draw_lifecycles()`.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
 
 
@@ -418,33 +420,46 @@ TICKS = {  # the parent's events, written under their ticks
 TITLES = {"queue consumer": "a worker that finishes: 'done', exit, reaping",
           "stubborn worker": "a worker that ignores SIGTERM: terminate, grace, kill",
           "sleeping child": "a subprocess past its timeout: kill, then wait"}
-for lane, periods in PERIODS.items():
-    for state, start, end, _ in periods:
-        tl.add(lane, clock_at(f"{lane}: {start}"), clock_at(f"{lane}: {end}"), state)
-fig, axes = plt.subplots(3, 1, figsize=(8, 5.4), layout="constrained")
-fig.suptitle("Completion, exit and reaping are three moments")
-for ax, lane in zip(axes, PERIODS, strict=True):
-    tl.plot(TITLES[lane], ax=ax, lanes=[lane], meanings={"waiting": "zombie"})
-    ax.set_ylabel("")
-    first, last = clock_at(f"{lane}: {PERIODS[lane][0][1]}") - tl.t0, max(
-        e.at for e in tl.events if e.name.startswith(lane))
-    ax.set_xlim(first - 0.03 * (last - first), last + 0.03 * (last - first))
-    for span, (_, _, _, words) in zip(tl.spans_of(lane), PERIODS[lane], strict=True):
-        ax.text((span.start + span.end) / 2, -0.33, words, ha="center", va="bottom",
-                fontsize=8)
-        assert span.duration > 0.02 * (last - first), f"{lane}: {words or span.state} is a sliver"
-    previous, row = None, 0
-    for mark, words in TICKS[lane].items():  # a label close to the one before goes a row lower
-        at = clock_at(f"{lane}: {mark}") - tl.t0
-        row = 1 - row if previous is not None and at - previous < 0.15 * (last - first) else 0
-        ax.text(at, 0.42 + 0.2 * row, words, ha="center", va="top", fontsize=8)
-        previous = at
-    ax.set_ylim(0.85, -0.6)
-for ax in axes[1:]:
-    ax.get_legend().remove()
-axes[-1].set_xlabel("time since the first experiment started (s)")
-for ax in axes[:-1]:
-    ax.set_xlabel("")
+
+
+def draw_lifecycles() -> None:
+    """The three lifecycles, one panel each, from the marks the experiments left on `tl`."""
+    for lane, periods in PERIODS.items():
+        for state, start, end, _ in periods:
+            tl.add(lane, clock_at(f"{lane}: {start}"), clock_at(f"{lane}: {end}"), state)
+    fig, axes = plt.subplots(3, 1, figsize=(8, 5.4), layout="constrained")
+    fig.suptitle("Completion, exit and reaping are three moments")
+    for ax, lane in zip(axes, PERIODS, strict=True):
+        tl.plot(TITLES[lane], ax=ax, lanes=[lane], meanings={"waiting": "zombie"})
+        ax.set_ylabel("")
+        first, last = clock_at(f"{lane}: {PERIODS[lane][0][1]}") - tl.t0, max(
+            e.at for e in tl.events if e.name.startswith(lane))
+        ax.set_xlim(first - 0.03 * (last - first), last + 0.03 * (last - first))
+        for span, (_, _, _, words) in zip(tl.spans_of(lane), PERIODS[lane], strict=True):
+            ax.text((span.start + span.end) / 2, -0.33, words, ha="center", va="bottom",
+                    fontsize=8)
+            assert span.duration > 0.02 * (last - first), f"{lane}: {words or span.state} is a sliver"
+        previous, row = None, 0
+        for mark, words in TICKS[lane].items():  # a label close to the one before goes a row lower
+            at = clock_at(f"{lane}: {mark}") - tl.t0
+            row = 1 - row if previous is not None and at - previous < 0.15 * (last - first) else 0
+            ax.text(at, 0.42 + 0.2 * row, words, ha="center", va="top", fontsize=8)
+            previous = at
+        ax.set_ylim(0.85, -0.6)
+    for ax in axes[1:]:
+        ax.get_legend().remove()
+    axes[-1].set_xlabel("time since the first experiment started (s)")
+    for ax in axes[:-1]:
+        ax.set_xlabel("")
+
+
+# %% [markdown]
+# **Look back.** In each of the three, the parent might think the process is over at one
+# moment: the "done" message, `terminate()`, the timeout. From the sections above: for how
+# long, and in which states, does each process outlive that moment?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+draw_lifecycles()  # the folded plotting code above
 
 # %% [markdown]
 # :::{dropdown} Why

@@ -87,7 +87,7 @@ _ = ray.get(gate.nap.remote(0), timeout=60)  # the actor is up before the timing
 #
 # A coroutine needs the value of a remote call. It can write `ray.get(ref)`, as synchronous
 # code does, or `await ref`: an `ObjectRef` is awaitable, a {term}`future` for a value that
-# another process will produce. The probe is chapter 08's heartbeat: `LoopWatch(interval=0.01)`
+# another process will produce. The probe is chapter 02's heartbeat: `LoopWatch(interval=0.01)`
 # is a task on the loop that wakes every 10 ms and writes down each wake-up time in
 # `watch.beats`, and `watch.max_gap` is the longest time between two wake-ups, the longest the
 # loop could run nothing else. Each way of reading waits for a remote `nap` of 0.6 s. What is the longest gap
@@ -197,6 +197,9 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 
 # %% [markdown]
 # :::{dropdown} Why
+#
+# Read each list left to right: a name before `"gates open"` finished while both gates were
+# still shut; a name after it finished only once the cell had opened them.
 #
 # With `to_thread`, each read is a `ray.get` in a pool thread that it holds until the value
 # arrives. The two held reads took both threads; the ready read queued for a thread, unseen,
@@ -323,8 +326,7 @@ class Poster:
 
 
 # %% [markdown]
-# Roughly how long do the nine calls take in all, and is call 0 among the first three to
-# enter `post`?
+# How many calls are inside `post` at once, and roughly how long do the nine take in all?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 poster = Poster.options(max_concurrency=3).remote()
@@ -438,7 +440,7 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 # %% [markdown]
 # :::{dropdown} Going further: version notes
 #
-# - Ray 2.60 has wheels for Python 3.11 to 3.14 (none yet for 3.15); its `local_mode`, an
+# - Ray 2.60's package lists Python 3.10 to 3.14 as supported; its `local_mode`, an
 #   in-process imitation of a cluster, is gone (`ray.init(local_mode=True)` raises
 #   `RuntimeError`), which is why the chapter starts a real local Ray.
 # - An async actor's default `max_concurrency` is 1000; a synchronous actor's is 1, and
@@ -987,7 +989,7 @@ while not ray.get(engine_lock.try_acquire.remote(), timeout=30) and time.monoton
 print(f"second holder: refused {refusals} times in 0.5 s, and would go on asking for ever")
 assert refusals >= 3, "the lock was free again after the failed transfer"
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the cleanup"}
 raylab.stop(cluster)  # stops this chapter's Ray and removes its session folder
 print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
 
