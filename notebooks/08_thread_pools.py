@@ -69,7 +69,7 @@ def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
 
 
 # %% [markdown]
-# ## On the loop, or in a thread
+# ## Measure: the loop's heartbeat during each call
 #
 # The heartbeat of chapter 02 (`LoopWatch`: a task that wakes up every 5 ms and records each
 # wake-up) now watches two runs of the same 0.15 s call: first called directly in the
@@ -314,21 +314,19 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 #
 # :::
 
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the cleanup"}
+async def settle(finished: threading.Event) -> None:
+    await asyncio.to_thread(finished.wait, 2)  # at most 2 s, whatever happened
+
+
 # %% [markdown]
 # ## Predict: does the reload stop at the deadline?
 #
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
 # passes, `TimeoutError` is raised in the handler. Before printing its log, the cell calls
-# `settle` (folded), the course's bounded clean-up after an experiment.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show settle"}
-async def settle(finished: threading.Event) -> None:
-    await asyncio.to_thread(finished.wait, 2)  # at most 2 s, whatever happened
-
-
-# %% [markdown]
-# Predict: is the reload still running after the handler got `TimeoutError`?
+# `settle` (the cleanup fold just above this heading), the course's bounded clean-up after an
+# experiment. Predict: is the reload still running after the handler got `TimeoutError`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str],
