@@ -120,9 +120,6 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # of two processes. On Linux each process pins itself to its own CPU
 # (`os.sched_setaffinity`, which macOS and Windows do not have), so the scheduler cannot
 # quietly put both on one core; the machine's other load still decides when each one runs.
-#
-# Predict before you run: will the two threads ever be executing Python at the same
-# instant? Will the two processes?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The measuring instruments: a job's running intervals, added up over the jobs' combined span.
@@ -193,6 +190,10 @@ def draw_running(on_threads: list[dict], on_processes: list[dict]):
     return fig
 
 
+# %% [markdown]
+# Predict before you run: will the two threads ever be executing Python at the same
+# instant? Will the two processes?
+
 # %% tags=["needs-cores"]
 CHUNKS = 1200
 sequential = [burn(CHUNKS), burn(CHUNKS)]
@@ -208,6 +209,8 @@ with SPAWN.Pool(processes=2) as pool:
     on_processes = pool.starmap(burn, [(CHUNKS, cpu) for cpu in pins])
 
 # %% [markdown]
+# ## Measure: when was each thread, and each process, executing
+#
 # The running intervals answer the question directly. `print_table` (in the instruments' fold)
 # gives, for each run, its wall time (from its first job's start to its last job's end, so the
 # processes' start-up is not counted), the share of that time each job was executing and the
@@ -246,8 +249,6 @@ fig = draw_running(on_threads, on_processes)
 # tenth of that product, which threads, at zero, never reach.
 #
 # :::
-#
-# Two checks read the `both ran` column, the threads' first, then the processes'.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
