@@ -371,10 +371,7 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # of more than 6 ms (three missed heartbeats), a time when the loop could not answer; a red
 # work bar is work that holds the loop, as in chapters 02 and 26. The sections above measured
 # only the longest gap; the figure shows every gap. `three_ways` (folded) runs the three and
-# counts the gaps.
-#
-# Predict: for each of the three, is the heartbeat lane one long red stretch, many short red
-# gaps, or almost no red?
+# counts the gaps; `draw_three_ways` draws them.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 async def three_ways():
@@ -399,15 +396,22 @@ def draw_three_ways(tl):
                           "to_thread · work", "process pool · event loop", "process pool · work"])
 
 
+# %% [markdown]
+# Predict: for each of the three, is the heartbeat lane one long red stretch, many short red
+# gaps, or almost no red?
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl, silence, stalls = await three_ways()
 for label in silence:
-    print(f"{label:<13} gaps over 6 ms: {stalls[label]:>3} · longest gap: {silence[label]:.0%} of the work")
+    print(f"{label:<13} gaps over 6 ms: {stalls[label]:>3} · "
+          f"longest gap: {silence[label]:.0%} of the work")
 print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-# One run each, not interleaved: only the side a load cannot flip is asserted here (blocking the loop
-# silences it for the whole work, however busy the machine). The thread and pool shares are measured
-# best of two in the claims above; in this one-off drawing a busy machine can stretch them.
-assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the whole work"
+# One run each, not interleaved: only the side a load cannot flip is asserted here
+# (blocking the loop silences it for the whole work, however busy the machine). The
+# thread and pool shares are measured best of two in the claims above; in this one-off
+# drawing a busy machine can stretch them.
+assert silence["on the loop"] >= 0.8, (
+    "scoring on the loop silenced it for the whole work")
 fig = draw_three_ways(tl)
 
 # %% [markdown]
@@ -476,10 +480,11 @@ print("✓ the alarm cut the work short in the main thread and was refused in a 
 # work in a process and stop waiting for it (`asyncio.wait_for` around the executor call), or
 # kill the process.
 
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of alarm_timeout"}
-from lab_snippets.cpu_work import alarm_timeout
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of alarm_timeout and its caller"}
+from lab_snippets.cpu_work import alarm_timeout, score_with_alarm
 
 show_source(alarm_timeout)
+show_source(score_with_alarm)
 
 # %% [markdown]
 # ## Exercise 24.1 · Route scoring by size
