@@ -744,10 +744,15 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # questions apply to it: where does the scoring run, and would a `SIGALRM` timeout work there?
 # Other executor and signal sites are in the [source inventory](../book/reference/inventory.md).
 
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("24")
+
 # %% [markdown]
-# The second quote is a `SIGALRM` timeout like `alarm_timeout`. What it would cost, run first on
-# this chapter's model: a reward coroutine that wraps its scoring in `alarm_timeout` and turns
-# any exception into DAPO's score for a wrong answer, -1.0. It runs on an event loop in a daemon
+# The next quote is a `SIGALRM` timeout like `alarm_timeout`. What it would cost, run first on
+# this chapter's model: a reward coroutine that wraps its scoring in `alarm_timeout` and turns any
+# exception into DAPO's score for a wrong answer, -1.0. It runs on an event loop in a daemon
 # thread, where slime runs its rollout (chapter 13).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the reward on a loop in a thread"}
@@ -774,11 +779,6 @@ rollout_thread.join(timeout=10)
 print("reward:", rewards, "· exceptions caught:", reward_errors)
 assert not rollout_thread.is_alive() and rewards == [-1.0] and reward_errors == ["ValueError"]
 
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("24")
 
 # %% tags=["remove-input"]
 show_call_site("24b")
