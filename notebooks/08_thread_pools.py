@@ -275,11 +275,10 @@ print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at
 bridge_tl = Timeline()
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bridge") as pool:
     thread_future = pool.submit(blocking_call, 0.02, bridge_tl)
-    await_error = None
     try:
-        await thread_future
+        direct = await thread_future
     except Exception as exc:
-        await_error = exc
+        direct = exc
     wrapped = asyncio.wrap_future(thread_future)
     via_wrap = await wrapped
     loop_future = loop.run_in_executor(pool, blocking_call, 0.02, bridge_tl)
@@ -291,13 +290,13 @@ def kind(future) -> str:
 
 
 print(f"submit -> {kind(thread_future)}\n"
-      f"  await gives: {type(await_error).__name__}: {await_error}")
+      f"  await gives: {type(direct).__name__}: {direct}")
 print(f"wrap_future -> {kind(wrapped)}; run_in_executor -> {kind(loop_future)}")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert isinstance(thread_future, concurrent.futures.Future)
 # the type and the missing __await__ decide, not the message (3.14 reworded it)
-assert isinstance(await_error, TypeError) and not hasattr(thread_future, "__await__")
+assert isinstance(direct, TypeError) and not hasattr(thread_future, "__await__")
 assert isinstance(wrapped, asyncio.Future) and isinstance(loop_future, asyncio.Future)
 assert via_wrap == via_executor == "bridge_0"
 print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyncio.Future")
