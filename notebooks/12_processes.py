@@ -353,7 +353,8 @@ assert raised == "AttributeError" and "square_in_notebook" in message, (
 print("✓ the spawned worker could not find square_in_notebook in its own __main__")
 
 # %% [markdown]
-# The fix is the one this course uses everywhere: put the worker in an importable module.
+# The same call with `square`, the worker from the course's importable module (where this
+# course puts every worker):
 
 # %%
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN) as executor:
