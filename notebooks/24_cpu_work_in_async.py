@@ -260,17 +260,13 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # load average near or above the number of CPUs means other programs took a share, and two
 # processes then stay below 2.
 #
-# :::
-#
-# :::{dropdown} If your numbers differ
-#
-# The load average printed beside the numbers is how many programs wanted a CPU, on average,
+# If your numbers differ: the load average printed beside the numbers is how many programs wanted a CPU, on average,
 # over the last minute. When it is above the number of CPUs, other programs compete for the
 # CPUs the two processes would use, and each process waits its turn; the two threads are held
 # back by the GIL whatever the load. The same load moves the crossover of the price table
 # below, and in the heartbeat figure it can turn the process pool's loop lane red, although the
 # scoring there holds none of this process's GIL. (A free-threaded build is another matter:
-# see the fold on it in the `to_thread` section.)
+# see the note on it in the `to_thread` section's Why.)
 #
 # :::
 
