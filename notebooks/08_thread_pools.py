@@ -312,6 +312,9 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 # thread, `bridge_0`).
 #
 # :::
+#
+# The next experiment ends with `settle`, the course's bounded clean-up after an experiment
+# (folded below).
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the cleanup"}
 async def settle(finished: threading.Event) -> None:
@@ -324,8 +327,7 @@ async def settle(finished: threading.Event) -> None:
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
 # passes, `TimeoutError` is raised in the handler. Before printing its log, the cell calls
-# `settle` (the cleanup fold just above this heading), the course's bounded clean-up after an
-# experiment. Predict: is the reload still running after the handler got `TimeoutError`?
+# `settle`. Predict: is the reload still running after the handler got `TimeoutError`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str],
