@@ -500,6 +500,8 @@ else:
 #
 # :::
 #
+# Some details of this section change with the Python version:
+#
 # :::{dropdown} Python versions
 #
 # - **Free-threaded builds.** Python 3.13 added an optional free-threaded build
