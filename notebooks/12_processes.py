@@ -249,6 +249,9 @@ fig = draw_running(on_threads, on_processes)
 # tenth of that product, which threads, at zero, never reach.
 #
 # :::
+#
+# Compare the two checks below with the `both ran` column of the answer's table: the first
+# reads the threads' run, the second the processes'.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
@@ -310,14 +313,14 @@ assert b"lab_snippets.proc_workers" in pickle.dumps(square)
 print("✓ pickled as (module, name): ('__main__', 'square_in_notebook') and "
       "('lab_snippets.proc_workers', 'square')")
 
-# %% [markdown]
-# A `spawn` pool of one worker runs `square_in_notebook(7)`. Predict: what does the parent
-# see, an answer or an exception, and if an exception, does it say what went wrong?
-
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 # send_stderr_to (the pool's initializer below) points each worker's stderr at worker_log.
 worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
+
+# %% [markdown]
+# A `spawn` pool of one worker runs `square_in_notebook(7)`. Predict: what does the parent
+# see, an answer or an exception, and if an exception, does it say what went wrong?
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # send_stderr_to: a course helper that the check below relies on
@@ -476,12 +479,13 @@ print(f"✓ the default start method here is {default}, as the platform and Pyth
 # it, and gives you its exit status and output. Two arguments keep it safe: `timeout`, a bound
 # on the wait that ends in `TimeoutExpired`, and `check=True`, which turns a non-zero exit
 # status into `CalledProcessError` instead of a number nobody reads.
-#
-# Predict: the child below is told to sleep for 5 s, and `run` to wait at most 0.6 s. When
-# `run` raises `TimeoutExpired`, is the child still running?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 children_before = {child.pid for child in psutil.Process().children()}
+
+# %% [markdown]
+# Predict: the child below is told to sleep for 5 s, and `run` to wait at most 0.6 s. When
+# `run` raises `TimeoutExpired`, is the child still running?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 try:
