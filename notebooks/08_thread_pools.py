@@ -61,7 +61,7 @@ figure_style()
 
 # %%
 def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
-                  state: str = "blocked") -> str:
+                  state: str = "running") -> str:
     thread = threading.current_thread().name
     with tl.span(label or thread, state=state):
         time.sleep(seconds)
@@ -69,13 +69,24 @@ def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
 
 
 # %% [markdown]
-# ## On the loop, or in a thread
+# ## Measure: the loop's heartbeat during each call
 #
 # The heartbeat of chapter 02 (`LoopWatch`: a task that wakes up every 5 ms and records each
-# wake-up) now
-# watches two runs of the same 0.15 s call: first called directly in the coroutine, then
-# awaited through `asyncio.to_thread`. Predict: about 30 heartbeats fit in 0.15 s; how many
-# does the loop get during each of the two calls?
+# wake-up) now watches two runs of the same 0.15 s call: first called directly in the
+# coroutine, then awaited through `asyncio.to_thread`. `draw_heartbeat` (folded) draws the
+# two calls, both in one colour, above the heartbeat lane, which turns red where the loop went
+# more than 50 ms without a wake-up.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_heartbeat(tl: Timeline, watch: LoopWatch):
+    watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
+    return tl.plot("The same blocking call, on the event loop and in a worker thread",
+                   lanes=["called on the loop", "awaited via to_thread", "event loop heartbeat"])
+
+
+# %% [markdown]
+# Predict: about 30 heartbeats fit in 0.15 s; how many does the loop get during each of the
+# two calls?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 BLOCK = 0.15
@@ -86,7 +97,7 @@ with borrowed_default_executor():
         blocking_call(BLOCK, tl, label="called on the loop")
         await asyncio.sleep(0.02)
         worker = await asyncio.to_thread(
-            blocking_call, BLOCK, tl, "awaited via to_thread", "running")
+            blocking_call, BLOCK, tl, "awaited via to_thread")
         await asyncio.sleep(0.02)
 print(f"the to_thread call ran in thread {worker!r}, "
       f"not in {threading.current_thread().name!r}")
@@ -95,6 +106,7 @@ for call in ("called on the loop", "awaited via to_thread"):
     beats_in_call = [b for b in watch.beats
                      if tl.t0 + call_span.start < b < tl.t0 + call_span.end]
     print(f"heartbeats during the call {call}: {len(beats_in_call)}")
+fig = draw_heartbeat(tl, watch)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: thread-keeps-the-loop-beating
@@ -117,39 +129,52 @@ assert len(beats_inside(in_thread)) >= 5, "the loop kept beating while the threa
 print("✓ no heartbeat during the call on the loop; the loop kept beating during to_thread")
 
 # %% [markdown]
-# ## Measure: the loop's heartbeat during each call
-#
-# In the figure, the heartbeat lane is blue while the loop answers and red where it went more
-# than 50 ms without a wake-up. Find the red stretch of the heartbeat lane, and the one of the
-# two calls that it lines up with. Only the heartbeat lane is measured: the colour of each
-# call's bar is chosen by the code that draws it (`state=`), not observed.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
-fig = tl.plot("The same blocking call, on the event loop and in a worker thread",
-              lanes=["called on the loop", "awaited via to_thread", "event loop heartbeat"])
-frozen = [s for s in tl.spans_of("event loop heartbeat") if s.state == "blocked"]
-assert any(s.start <= on_loop.start and s.end >= on_loop.end for s in frozen)
-
-# %% [markdown]
 # :::{dropdown} Why
 #
-# The work in the two calls is the same; what differs is the thread it blocks.
-# Called directly, the call holds the loop's own thread, so no other task, the heartbeat
-# included, can run until it returns: that call is red (blocked). Through `to_thread` it holds
-# a worker thread, where waiting is that thread's whole job, and the loop's thread stays free:
-# that call is blue (running). Those two colours name what each call does to the loop; the
-# heartbeat lane is the measurement, and its red gap lines up with the first call only.
+# The work in the two calls is the same; what differs is the thread it blocks. Called
+# directly, the call holds the loop's own thread, so no other task, the heartbeat included,
+# can run until it returns. Through `to_thread` it holds a worker thread, where waiting is
+# that thread's whole job, and the loop's thread stays free. In the figure, the red stretch of
+# the heartbeat lane lines up with the first call only; both calls' bars have the colour the
+# drawing code gave them (`state=`), only the heartbeat lane is measured.
 #
 # :::
 #
 # ## A pool of your own
 #
-# `asyncio.to_thread(fn, ...)` is shorthand for `loop.run_in_executor(None, fn, ...)`, with
-# one difference that chapter 11 takes up. The `None` means "the default pool".
+# `asyncio.to_thread(fn, ...)` is close to `loop.run_in_executor(None, fn, ...)`, with two
+# differences: it also accepts keyword arguments for `fn`, and it runs `fn` in a copy of the
+# caller's context (chapter 11 takes that one up). The `None` means "the default pool".
 # `run_in_executor(pool, fn, ...)` sends the call to a pool you choose, so you decide how many
 # threads this kind of work may occupy.
 #
+# `draw_waves` (folded) draws each call on the lane of the thread that ran it, from the first
+# call's start.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_waves(pool_tl: Timeline, threads_used: list[str]):
+    first_start = min(span.start for span in pool_tl.spans)
+    from_first_call = Timeline()  # the same spans, with 0 at the first call's start
+    for span in pool_tl.spans:
+        from_first_call.add(span.label, from_first_call.t0 + span.start - first_start,
+                            from_first_call.t0 + span.end - first_start, span.state)
+    fig = from_first_call.plot(
+        f"{CALLS} blocking calls on a pool of {WORKERS} threads, one lane per thread",
+        xlabel="time since the first call (s)", lanes=sorted(set(threads_used)))
+    ax = fig.axes[0]
+    calls_by_lane: dict[float, list] = {}
+    for bar in ax.patches:  # one bar per call
+        calls_by_lane.setdefault(round(bar.get_y(), 3), []).append(bar)
+    for bars in calls_by_lane.values():
+        for nth, bar in enumerate(sorted(bars, key=lambda b: b.get_x()), start=1):
+            bar.set_edgecolor("white")  # a visible gap between one call and the next
+            bar.set_linewidth(3)
+            ax.text(bar.get_x() + bar.get_width() / 2, bar.get_y() + bar.get_height() / 2,
+                    f"#{nth}", ha="center", va="center", color="white", fontsize=9)
+    return fig
+
+
+# %% [markdown]
 # The next cell sends nine 0.08 s calls to a pool of three threads, all at once. Predict: how
 # many of them run at the same moment, and how long does it take from the first call's start
 # to the last call's end: 0.08 s, 0.24 s or 0.72 s?
@@ -172,6 +197,7 @@ with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="rm-worker") as 
 print(f"{CALLS} calls on a pool of {WORKERS}: peak in flight {inside.peak}, "
       f"on {len(set(threads_used))} threads; "
       f"first call to last: {pool_tl.total():.2f} s")
+fig = draw_waves(pool_tl, threads_used)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: pool-size-caps-calls-in-flight
@@ -197,26 +223,6 @@ print(f"✓ never more than {WORKERS} calls at once, on {WORKERS} threads, in th
 # 0.24 s is the floor.
 #
 # :::
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-first_start = min(span.start for span in pool_tl.spans)
-from_first_call = Timeline()  # the same spans, with 0 at the first call's start
-for span in pool_tl.spans:
-    from_first_call.add(span.label, from_first_call.t0 + span.start - first_start,
-                        from_first_call.t0 + span.end - first_start, span.state)
-fig = from_first_call.plot(
-    f"{CALLS} blocking calls on a pool of {WORKERS} threads, one lane per thread",
-    xlabel="time since the first call (s)", lanes=sorted(set(threads_used)))
-ax = fig.axes[0]
-calls_by_lane: dict[float, list] = {}
-for bar in ax.patches:  # one bar per call
-    calls_by_lane.setdefault(round(bar.get_y(), 3), []).append(bar)
-for bars in calls_by_lane.values():
-    for wave, bar in enumerate(sorted(bars, key=lambda b: b.get_x()), start=1):
-        bar.set_edgecolor("white")  # a visible gap between one call and the next
-        bar.set_linewidth(3)
-        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_y() + bar.get_height() / 2,
-                f"wave {wave}", ha="center", va="center", color="white", fontsize=9)
 
 # %% [markdown]
 # The loop's default pool is a pool like this one, with `min(32, CPUs + 4)` threads, shared
@@ -257,8 +263,8 @@ print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at
 # ## Two kinds of Future
 #
 # A thread pool speaks `concurrent.futures`: `pool.submit(fn)` returns a
-# `concurrent.futures.Future`, a thread-safe box whose `.result(timeout=...)` *blocks the
-# calling thread* until the value is there.
+# `concurrent.futures.Future`, a thread-safe box that holds the call's return value once the
+# call is done.
 #
 # The cell below submits a call to a pool and tries `await` on the `concurrent.futures.Future`
 # it gets back, then on the same future passed through `asyncio.wrap_future`, then on what
@@ -269,11 +275,10 @@ print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at
 bridge_tl = Timeline()
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bridge") as pool:
     thread_future = pool.submit(blocking_call, 0.02, bridge_tl)
-    await_error = None
     try:
-        await thread_future
-    except Exception as exc:  # whatever comes out, its type is printed below
-        await_error = exc
+        direct = await thread_future
+    except Exception as exc:
+        direct = exc
     wrapped = asyncio.wrap_future(thread_future)
     via_wrap = await wrapped
     loop_future = loop.run_in_executor(pool, blocking_call, 0.02, bridge_tl)
@@ -285,13 +290,13 @@ def kind(future) -> str:
 
 
 print(f"submit -> {kind(thread_future)}\n"
-      f"  await gives: {type(await_error).__name__}: {await_error}")
+      f"  await gives: {type(direct).__name__}: {direct}")
 print(f"wrap_future -> {kind(wrapped)}; run_in_executor -> {kind(loop_future)}")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert isinstance(thread_future, concurrent.futures.Future)
 # the type and the missing __await__ decide, not the message (3.14 reworded it)
-assert isinstance(await_error, TypeError) and not hasattr(thread_future, "__await__")
+assert isinstance(direct, TypeError) and not hasattr(thread_future, "__await__")
 assert isinstance(wrapped, asyncio.Future) and isinstance(loop_future, asyncio.Future)
 assert via_wrap == via_executor == "bridge_0"
 print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyncio.Future")
@@ -307,14 +312,22 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 # thread, `bridge_0`).
 #
 # :::
+#
+# The next experiment ends with `settle`, the course's bounded clean-up after an experiment
+# (folded below).
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the cleanup"}
+async def settle(finished: threading.Event) -> None:
+    await asyncio.to_thread(finished.wait, 2)  # at most 2 s, whatever happened
+
 
 # %% [markdown]
 # ## Predict: does the reload stop at the deadline?
 #
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
-# passes, `TimeoutError` is raised in the handler. Predict: is the reload still running after
-# that?
+# passes, `TimeoutError` is raised in the handler. Before printing its log, the cell calls
+# `settle`. Predict: is the reload still running after the handler got `TimeoutError`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str],
@@ -335,7 +348,7 @@ with borrowed_default_executor():
             await asyncio.to_thread(reload_weights, 5, 0.03, reload_log, reload_done)
     except TimeoutError:
         reload_log.append("the handler got TimeoutError")
-    await asyncio.to_thread(reload_done.wait, 2)  # at most 2 s
+    await settle(reload_done)
 print(*reload_log, sep="\n")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -486,6 +499,8 @@ else:
 # as well as for the GIL.
 #
 # :::
+#
+# Some details of this section change with the Python version:
 #
 # :::{dropdown} Python versions
 #

@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods and why you should name one.
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 60 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -120,9 +120,6 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # of two processes. On Linux each process pins itself to its own CPU
 # (`os.sched_setaffinity`, which macOS and Windows do not have), so the scheduler cannot
 # quietly put both on one core; the machine's other load still decides when each one runs.
-#
-# Predict before you run: will the two threads ever be executing Python at the same
-# instant? Will the two processes?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The measuring instruments: a job's running intervals, added up over the jobs' combined span.
@@ -148,6 +145,55 @@ def shares(reports: list[dict]) -> tuple[float, float, float]:
     return first, second, both
 
 
+def print_table(sequential: list[dict], on_threads: list[dict], on_processes: list[dict]) -> None:
+    """Each run's wall time, its cores' worth and the share each job (and both) ran."""
+    sequential_wall = sequential[1]["end"] - sequential[0]["start"]
+    print(f"{'':<11}{'wall s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}{'both ran':>9}")
+    print(f"{'sequential':<11}{sequential_wall:7.3f}{cores_worth(sequential):12.2f}")
+    for kind, reports in (("threads", on_threads), ("processes", on_processes)):
+        first, second, both = shares(reports)
+        print(f"{kind:<11}{wall(reports):7.3f}{cores_worth(reports):12.2f}"
+              f"{first:10.1%}{second:10.1%}{both:9.1%}")
+    print(f"speed-up over sequential: threads {sequential_wall / wall(on_threads):.2f}x, "
+          f"processes {sequential_wall / wall(on_processes):.2f}x (at most {min(2, len(CPUS))}x here; "
+          "these three wall times were taken at different moments, so a busy neighbour moves them)")
+    # A sequential job on an idle core gets close to a whole core: much less means other programs
+    # took the CPU, and then wall times compare the load, not threads and processes.
+    if cores_worth(sequential) < 0.9:
+        print(f"this machine was busy: the sequential jobs got {cores_worth(sequential):.0%} of a "
+              "core; compare the `both ran` column, not the wall times")
+
+
+def draw_running(on_threads: list[dict], on_processes: list[dict]):
+    """One plot per run: a bar for each stretch during which a worker was executing."""
+    import matplotlib.pyplot as plt
+
+    from lab_snippets.timeline import figure_style
+
+    figure_style()
+    fig, axes = plt.subplots(2, 1, figsize=(8, 3.6), layout="constrained")
+    for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
+                                      (axes[1], on_processes, "process", "processes")):
+        tl = Timeline()  # the course's chart of work: tl.add draws one bar from start to end
+        tl.t0 = min(r["start"] for r in reports)
+        for number, report in enumerate(reports, start=1):
+            for start, end in report["intervals"]:
+                tl.add(f"{kind} {number}", start, max(end, start + 1e-4))
+        both_share = shares(reports)[2]
+        tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})",
+                ax=ax)
+    # one time scale for both plots, long enough for the longer run
+    longest = max(axes[0].get_xlim()[1], axes[1].get_xlim()[1])
+    for ax in axes:
+        ax.set_xlim(0, longest)
+    axes[0].set_xlabel("")  # one time axis label, under the lower plot
+    return fig
+
+
+# %% [markdown]
+# Predict before you run: will the two threads ever be executing Python at the same
+# instant? Will the two processes?
+
 # %% tags=["needs-cores"]
 CHUNKS = 1200
 sequential = [burn(CHUNKS), burn(CHUNKS)]
@@ -163,31 +209,20 @@ with SPAWN.Pool(processes=2) as pool:
     on_processes = pool.starmap(burn, [(CHUNKS, cpu) for cpu in pins])
 
 # %% [markdown]
-# The running intervals answer the question directly: the table gives, for each run, its wall
-# time (from its first job's start to its last job's end, so the processes' start-up is not
-# counted), the share of that time each job was executing and the share during which *both*
-# were. It also gives each run's **cores' worth**: the CPU seconds the run received per second
-# of wall time, so 1 means one core kept busy all the time and 2 means two.
+# ## Measure: when was each thread, and each process, executing
+#
+# The running intervals answer the question directly. `print_table` (in the instruments' fold)
+# gives, for each run, its wall time (from its first job's start to its last job's end, so the
+# processes' start-up is not counted), the share of that time each job was executing and the
+# share during which *both* were. It also gives each run's **cores' worth**: the CPU seconds
+# the run received per second of wall time, so 1 means one core kept busy all the time and 2
+# means two. `draw_running` draws the same intervals: one bar for each stretch during which a
+# worker was executing, and a title with the share of the time both were.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-# The table: each run's wall time, its cores' worth and the share each job (and both) ran.
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 del pool  # the pool's pipes close when the object goes
-sequential_wall = sequential[1]["end"] - sequential[0]["start"]
-threads_wall, processes_wall = wall(on_threads), wall(on_processes)
-print(f"{'':<11}{'wall s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}{'both ran':>9}")
-print(f"{'sequential':<11}{sequential_wall:7.3f}{cores_worth(sequential):12.2f}")
-for kind, reports in (("threads", on_threads), ("processes", on_processes)):
-    first, second, both = shares(reports)
-    print(f"{kind:<11}{wall(reports):7.3f}{cores_worth(reports):12.2f}"
-          f"{first:10.1%}{second:10.1%}{both:9.1%}")
-print(f"speed-up over sequential: threads {sequential_wall / threads_wall:.2f}x, "
-      f"processes {sequential_wall / processes_wall:.2f}x (at most {min(2, len(CPUS))}x here; "
-      "these three wall times were taken at different moments, so a busy neighbour moves them)")
-# A sequential job on an idle core gets close to a whole core: much less means other programs
-# took the CPU, and then wall times compare the load, not threads and processes.
-if cores_worth(sequential) < 0.9:
-    print(f"this machine was busy: the sequential jobs got {cores_worth(sequential):.0%} of a core; "
-          "compare the `both ran` column, not the wall times (see 'If your numbers differ' below)")
+print_table(sequential, on_threads, on_processes)
+fig = draw_running(on_threads, on_processes)
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -195,19 +230,28 @@ if cores_worth(sequential) < 0.9:
 # The GIL lets one thread run Python at a time, so for threads `both ran` is zero whatever the
 # machine is doing: their shares add up to at most 100 % and their cores' worth stays at
 # or below one. So on a machine that gives them one core in full, they finish no sooner than
-# that core doing the same work alone.
+# that core doing the same work alone. In the figure, the thread lanes never line up (the GIL
+# hands over every few milliseconds): each lane is a dense stripe of short bars, and where one
+# lane has a bar the other has a gap.
 #
 # Processes each have their own interpreter and their own GIL, so each one runs whenever its
 # CPU is free. How much that buys depends on the machine, and the answer tells you which case
 # you are in. With two idle cores, both run nearly all the time, the cores' worth is close to
-# 2 and the speed-up close to 2x. When other programs hold the CPU (the answer then prints
-# "this machine was busy"), each process gets only part of a core and the speed-up can
-# vanish, but `both ran` is still above zero for the processes, and zero for the threads.
+# 2, the speed-up close to 2x, and the process lanes are two long solid bars on top of each
+# other. When other programs hold the CPU (the answer then prints "this machine was busy"),
+# each process gets only part of a core, its lane is striped too, and the speed-up can vanish,
+# but `both ran` is still above zero for the processes, and zero for the threads.
+#
+# If your numbers differ: the three runs were made at different moments, so on a shared
+# machine the wall times compare the load more than threads and processes, and each check
+# below reads only the run it is about. Two busy processes run at once about as often as the
+# product of their two shares says, or less under load, so the processes' check asks for a
+# tenth of that product, which threads, at zero, never reach.
 #
 # :::
 #
-# In the table, look at the `both ran` column: the share of the time during which both jobs
-# were executing Python at once. Two checks read it, the threads' first, then the processes'.
+# Compare the two checks below with the `both ran` column of the answer's table: the first
+# reads the threads' run, the second the processes'.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
@@ -248,61 +292,6 @@ else:
           f"(each ran {process_1:.0%} and {process_2:.0%} of it)")
 
 # %% [markdown]
-# :::{dropdown} If your numbers differ: why the checks are written this way
-#
-# The three runs were made at different moments, so on a shared machine the wall times
-# compare the load more than threads and processes, and each check reads only the run it is
-# about. Two busy processes run at once about as often as the product of their two shares
-# says, or less under load, so the processes' check asks for a tenth of that product, which
-# threads, at zero, never reach.
-#
-# :::
-
-# %% [markdown]
-# ## Measure: when was each thread, and each process, executing?
-#
-# The running intervals, drawn on the course's timeline: each bar is a stretch during which
-# that worker was executing, and each title gives the share of the time both were. Single
-# switches are too short to see at this scale: look at how filled each lane is. Two lanes that
-# take turns are each at most half filled; two lanes that run at once can both be solid over
-# the same stretch.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-import matplotlib.pyplot as plt
-
-from lab_snippets.timeline import figure_style
-
-figure_style()
-fig, axes = plt.subplots(2, 1, figsize=(8, 3.6), layout="constrained")
-for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
-                                  (axes[1], on_processes, "process", "processes")):
-    tl = Timeline()  # the course's chart of work: tl.add draws one bar from start to end
-    tl.t0 = min(r["start"] for r in reports)
-    for number, report in enumerate(reports, start=1):
-        for start, end in report["intervals"]:
-            tl.add(f"{kind} {number}", start, max(end, start + 1e-4))
-    both_share = shares(reports)[2]
-    tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})",
-            ax=ax)
-# one time scale for both plots, long enough for the longer run
-longest = max(axes[0].get_xlim()[1], axes[1].get_xlim()[1])
-for ax in axes:
-    ax.set_xlim(0, longest)
-axes[0].set_xlabel("")  # one time axis label, under the lower plot
-assert len(on_threads[0]["intervals"]) > 1, "each thread was paused while the other held the GIL"
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# The thread lanes never line up (the GIL hands over every few milliseconds), so each is a
-# stripe about half filled. The process lanes depend on the machine, like the table: with two
-# idle cores they are two long solid bars on top of each other; when other programs held the
-# CPU (a low share in the title), they are striped too, and both ran only where their stripes
-# line up.
-#
-# :::
-
-# %% [markdown]
 # ## What `spawn` sends a worker
 #
 # A pool pickles the function it must run, and pickle writes a function as its module and
@@ -324,14 +313,14 @@ assert b"lab_snippets.proc_workers" in pickle.dumps(square)
 print("✓ pickled as (module, name): ('__main__', 'square_in_notebook') and "
       "('lab_snippets.proc_workers', 'square')")
 
-# %% [markdown]
-# A `spawn` pool of one worker runs `square_in_notebook(7)`. Predict: what does the parent
-# see, an answer or an exception, and if an exception, does it say what went wrong?
-
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 # send_stderr_to (the pool's initializer below) points each worker's stderr at worker_log.
 worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
+
+# %% [markdown]
+# A `spawn` pool of one worker runs `square_in_notebook(7)`. Predict: what does the parent
+# see, an answer or an exception, and if an exception, does it say what went wrong?
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # send_stderr_to: a course helper that the check below relies on
@@ -367,7 +356,8 @@ assert raised == "AttributeError" and "square_in_notebook" in message, (
 print("✓ the spawned worker could not find square_in_notebook in its own __main__")
 
 # %% [markdown]
-# The fix is the one this course uses everywhere: put the worker in an importable module.
+# The same call with `square`, the worker from the course's importable module (where this
+# course puts every worker):
 
 # %%
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN) as executor:
@@ -489,12 +479,13 @@ print(f"✓ the default start method here is {default}, as the platform and Pyth
 # it, and gives you its exit status and output. Two arguments keep it safe: `timeout`, a bound
 # on the wait that ends in `TimeoutExpired`, and `check=True`, which turns a non-zero exit
 # status into `CalledProcessError` instead of a number nobody reads.
-#
-# Predict: the child below is told to sleep for 5 s, and `run` to wait at most 0.6 s. When
-# `run` raises `TimeoutExpired`, is the child still running?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 children_before = {child.pid for child in psutil.Process().children()}
+
+# %% [markdown]
+# Predict: the child below is told to sleep for 5 s, and `run` to wait at most 0.6 s. When
+# `run` raises `TimeoutExpired`, is the child still running?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 try:

@@ -17,7 +17,7 @@
 # 5. route each piece of work to the loop or to a process pool by its size.
 #
 # **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
-# 55 minutes
+# 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -163,20 +163,12 @@ else:
 # processes had the CPUs. `to_thread` moves the *waiting* off the loop; it does not add CPU. For
 # throughput, scoring needs other processes.
 #
-# :::
-#
-# :::{dropdown} Why the course measures this way
-#
-# Every duration on this page is the wall-clock time of one run on the machine that built it,
+# How the course measures: every duration on this page is the wall-clock time of one run on the machine that built it,
 # including any time the work waited for a CPU (in a thread, for the GIL too). That is why each
 # check compares measurements taken together, in one cell, interleaved and best of several, and
 # why the same scoring can take a different time in two sections.
 #
-# :::
-#
-# :::{dropdown} Going further: free-threaded builds
-#
-# Python 3.13 and 3.14 also come as a separate "free-threaded" build (`python3.13t`, PEP 703)
+# Going further: Python 3.13 and 3.14 also come as a separate "free-threaded" build (`python3.13t`, PEP 703)
 # that can run without the GIL; `sys._is_gil_enabled()` (3.13+) tells which you have. There,
 # threads run Python code in parallel and `to_thread` does add CPU. This course runs on the
 # usual builds, which the cell above checks; on a free-threaded one the second assert is
@@ -268,17 +260,13 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # load average near or above the number of CPUs means other programs took a share, and two
 # processes then stay below 2.
 #
-# :::
-#
-# :::{dropdown} If your numbers differ
-#
-# The load average printed beside the numbers is how many programs wanted a CPU, on average,
+# If your numbers differ: the load average printed beside the numbers is how many programs wanted a CPU, on average,
 # over the last minute. When it is above the number of CPUs, other programs compete for the
 # CPUs the two processes would use, and each process waits its turn; the two threads are held
 # back by the GIL whatever the load. The same load moves the crossover of the price table
 # below, and in the heartbeat figure it can turn the process pool's loop lane red, although the
 # scoring there holds none of this process's GIL. (A free-threaded build is another matter:
-# see the fold on it in the `to_thread` section.)
+# see the note on it in the `to_thread` section's Why.)
 #
 # :::
 
@@ -334,7 +322,7 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # :::
 
 # %% [markdown]
-# Now the size of what you send. `round_trip(pool, fn, arg)` (in the helpers' fold above) times
+# Now the size of what you send. `round_trip(pool, fn, arg)` (in this section's helpers' fold) times
 # one call of `fn(arg)` through the pool, for an argument of 8 bytes and one of 8 MB; `fn` is
 # `payload_size`, the course's own function that only returns the size of what it was sent.
 # Predict: the function does no work with either argument. Does the 8 MB call cost about as
@@ -378,31 +366,49 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # work: on the loop, in a thread, and in the process pool. Red on a heartbeat lane marks a gap
 # of more than 6 ms (three missed heartbeats), a time when the loop could not answer; a red
 # work bar is work that holds the loop, as in chapters 02 and 26. The sections above measured
-# only the longest gap; this figure shows all of them.
+# only the longest gap; the figure shows every gap. `three_ways` (folded) runs the three and
+# counts the gaps; `draw_three_ways` draws them.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-tl = Timeline()
-silence = {}  # the loop's longest gap, as a fraction of the work's duration
-stalls = {}  # how many gaps over 6 ms
-for label, scorer in (("on the loop", score_on_loop), ("to_thread", score_in_thread),
-                      ("process pool", score_in_pool)):
-    with borrowed_default_executor():
-        async with LoopWatch(interval=0.002) as watch:
-            with tl.span(f"{label} · work", state="blocked" if label == "on the loop" else "running"):
-                await asyncio.wait_for(scorer(LARGE), timeout=10)
-    watch.add_to(tl, f"{label} · event loop", threshold=0.006)
-    silence[label] = watch.max_gap / tl.spans_of(f"{label} · work")[0].duration
-    stalls[label] = len(watch.gaps_over(0.006))
-fig = tl.plot("One large scoring: what the event loop sees (red: a gap over 6 ms)",
-              lanes=["on the loop · event loop", "on the loop · work", "to_thread · event loop",
-                     "to_thread · work", "process pool · event loop", "process pool · work"])
+async def three_ways():
+    tl = Timeline()
+    silence = {}  # the loop's longest gap, as a fraction of the work's duration
+    stalls = {}  # how many gaps over 6 ms
+    for label, scorer in (("on the loop", score_on_loop), ("to_thread", score_in_thread),
+                          ("process pool", score_in_pool)):
+        with borrowed_default_executor():
+            async with LoopWatch(interval=0.002) as watch:
+                with tl.span(f"{label} · work", state="blocked" if label == "on the loop" else "running"):
+                    await asyncio.wait_for(scorer(LARGE), timeout=10)
+        watch.add_to(tl, f"{label} · event loop", threshold=0.006)
+        silence[label] = watch.max_gap / tl.spans_of(f"{label} · work")[0].duration
+        stalls[label] = len(watch.gaps_over(0.006))
+    return tl, silence, stalls
+
+
+def draw_three_ways(tl):
+    return tl.plot("One large scoring: what the event loop sees (red: a gap over 6 ms)",
+                   lanes=["on the loop · event loop", "on the loop · work", "to_thread · event loop",
+                          "to_thread · work", "process pool · event loop", "process pool · work"])
+
+
+# %% [markdown]
+# Predict: for each of the three, is the heartbeat lane one long red stretch, many short red
+# gaps, or almost no red?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+tl, silence, stalls = await three_ways()
 for label in silence:
-    print(f"{label:<13} gaps over 6 ms: {stalls[label]:>3} · longest gap: {silence[label]:.0%} of the work")
+    print(f"{label:<13} gaps over 6 ms: {stalls[label]:>3} · "
+          f"longest gap: {silence[label]:.0%} of the work")
 print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-# One run each, not interleaved: only the side a load cannot flip is asserted here (blocking the loop
-# silences it for the whole work, however busy the machine). The thread and pool shares are measured
-# best of two in the claims above; in this one-off drawing a busy machine can stretch them.
-assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the whole work"
+# One run each, not interleaved: only the side a load cannot flip is asserted here
+# (blocking the loop silences it for the whole work, however busy the machine). The
+# thread and pool shares are measured best of two in the claims above; in this one-off
+# drawing a busy machine can stretch them.
+assert silence["on the loop"] >= 0.8, (
+    "scoring on the loop silenced it for the whole work")
+fig = draw_three_ways(tl)
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -425,7 +431,7 @@ assert silence["on the loop"] >= 0.8, "scoring on the loop silenced it for the w
 # Some scoring code bounds a slow verification with `signal.alarm` (or `setitimer`) and a
 # `SIGALRM` handler that raises `TimeoutError`. `alarm_timeout` in `lab_snippets.cpu_work` is
 # such a timeout: on entry it installs a `SIGALRM` handler that raises `TimeoutError` and arms
-# the alarm (its source follows the answer). The command `alarm-timeout` runs 3 s of scoring
+# the alarm (its source is in the last fold of this section). The command `alarm-timeout` runs 3 s of scoring
 # inside `with alarm_timeout(0.05):`, in the main thread or in a worker thread of a child
 # process, and prints what happened.
 #
@@ -454,35 +460,27 @@ print("✓ the alarm cut the work short in the main thread and was refused in a 
 #
 # Python's `signal` module runs handlers only in the **main thread** of the main interpreter,
 # and `signal.signal` raises `ValueError` when called from any other thread. So in the worker
-# thread the timeout
-# never started: installing the handler failed first, and the caller got a `ValueError`
-# instead of a score. The comment on the `signal.signal` line of `alarm_timeout` (its source is
-# in the fold below) marks the spot.
+# thread the timeout never started: installing the handler failed first, and the caller got a
+# `ValueError` instead of a score. Code that catches every exception around such a call would
+# silently score the sample as wrong. The comment on the `signal.signal` line of
+# `alarm_timeout` (its source is in the last fold of this section) marks the spot. The same
+# timeout works in a process pool's worker, where the worker's own main thread runs the call.
 #
 # :::
 
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of alarm_timeout"}
-from lab_snippets.cpu_work import alarm_timeout
+# %% [markdown]
+# Two more limits of any `SIGALRM` timeout: `signal.alarm` counts whole seconds (use
+# `signal.setitimer` for less), and a Python signal handler runs only between bytecodes, so a
+# long call into C code that does not check for signals itself (for example `zlib.compress` of
+# a large buffer) is interrupted only when it returns. A timeout that needs no signal: run the
+# work in a process and stop waiting for it (`asyncio.wait_for` around the executor call), or
+# kill the process.
+
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of alarm_timeout and its caller"}
+from lab_snippets.cpu_work import alarm_timeout, score_with_alarm
 
 show_source(alarm_timeout)
-
-# %% [markdown]
-# The command that ran it, in the main thread or in a worker thread, is only plumbing: its
-# code is in the fold.
-
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the command's code"}
-from lab_snippets.cpu_work import _cmd_alarm_timeout
-
-show_source(_cmd_alarm_timeout)
-
-# %% [markdown]
-# The same timeout works in a process
-# pool's worker, where the worker's own main thread runs the call. Code that catches every exception around such a
-# call would silently score the sample as wrong. Two more limits: `signal.alarm` counts whole
-# seconds (use `signal.setitimer` for less), and a signal handler runs only between Python
-# bytecodes, so a long call into C code (a regex, a big-integer operation) is interrupted only
-# when it returns. For a timeout that works from any thread, run the work in a process and
-# stop waiting for it (`asyncio.wait_for` around the executor call), or kill the process.
+show_source(score_with_alarm)
 
 # %% [markdown]
 # ## Exercise 24.1 · Route scoring by size
@@ -742,10 +740,15 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # questions apply to it: where does the scoring run, and would a `SIGALRM` timeout work there?
 # Other executor and signal sites are in the [source inventory](../book/reference/inventory.md).
 
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("24")
+
 # %% [markdown]
-# The second quote is a `SIGALRM` timeout like `alarm_timeout`. What it would cost, run first on
-# this chapter's model: a reward coroutine that wraps its scoring in `alarm_timeout` and turns
-# any exception into DAPO's score for a wrong answer, -1.0. It runs on an event loop in a daemon
+# The next quote is a `SIGALRM` timeout like `alarm_timeout`. What it would cost, run first on
+# this chapter's model: a reward coroutine that wraps its scoring in `alarm_timeout` and turns any
+# exception into DAPO's score for a wrong answer, -1.0. It runs on an event loop in a daemon
 # thread, where slime runs its rollout (chapter 13).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the reward on a loop in a thread"}
@@ -772,11 +775,6 @@ rollout_thread.join(timeout=10)
 print("reward:", rewards, "· exceptions caught:", reward_errors)
 assert not rollout_thread.is_alive() and rewards == [-1.0] and reward_errors == ["ValueError"]
 
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("24")
 
 # %% tags=["remove-input"]
 show_call_site("24b")
