@@ -87,7 +87,8 @@ def lane_kinds() -> list[tuple[re.Pattern, str]]:
             continue
         node = ast.parse(m.id, mode="eval").body if m.id[:2] in ("f'", 'f"') else None
         if isinstance(node, ast.JoinedStr):
-            pattern = "".join(re.escape(v.value) if isinstance(v, ast.Constant) else ".+?" for v in node.values)
+            pattern = "".join(re.escape(v.value) if isinstance(v, ast.Constant) else ".+?"
+                              for v in node.values)
         else:
             pattern = re.escape(m.id)
         found.append((re.compile(pattern + "$"), m.string))
