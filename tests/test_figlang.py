@@ -114,6 +114,6 @@ def test_the_lane_kinds_are_keyed_by_titles_the_chapters_draw():
         ids = [m.id for m in read_po(f) if m.id]
     stale = set(ids) - set(zhfigures.notebook_titles())
     assert not stale, f"figure_axes.po holds titles no chapter draws: {stale}"
-    assert {word for _, word in figlang.lane_kinds()} <= {"线程", "进程", "任务", "协程", "沙箱"}
+    assert {word for _, word in figlang.lane_kinds()} <= {"线程", "进程", "任务", "协程", "沙箱", "请求"}
     assert figlang.lane_kind("9 blocking calls on a pool of 3 threads, one lane per thread") == "线程"
     assert figlang.lane_kind("SIGKILL to the parent") == "进程" and figlang.lane_kind("slot 0") == ""
