@@ -174,7 +174,7 @@ def in_chinese(fig):
     ticks: set[str] = set()
     fig.canvas.draw()  # lay out first, so tick labels hold their final text
     for ax in fig.axes:  # a timeline's generic "work": what its lanes are, or nothing
-        if ax.get_ylabel() == LANES_LABEL and any(needs_words(t.get_text()) for t in ax.get_yticklabels()):
+        if ax.get_ylabel() == LANES_LABEL:  # only Timeline.plot writes it
             old = ax.get_ylabel()
             ax.set_ylabel(lane_kind(ax.get_title()))
             undo.append(lambda a=ax, o=old: a.set_ylabel(o))
