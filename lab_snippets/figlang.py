@@ -30,7 +30,7 @@ MISSING_KEY = "course-missing-words"
 WORDS_KEY = "course-words"
 TITLES_KEY = "course-titles"  # the titles as drawn, values filled in: the alt text (book.figalt)
 FORMAT_KEY = "course-figlang"
-FORMAT = "3"  # raise when the drawing or its chunks change: the book build then draws cached figures again
+FORMAT = "4"  # raise when the drawing or its chunks change: the book build then draws cached figures again
 CJK_FONTS = ["Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Zen Hei"]
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _LETTERS = re.compile(r"[A-Za-z]{2,}")
@@ -54,6 +54,50 @@ def words() -> dict[str, str]:
     with path.open("rb") as f:
         catalog = read_po(f)
     return {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy and isinstance(m.id, str)}
+
+
+#: The y-axis label ``Timeline.plot`` gives every timeline (its lanes' generic name).
+LANES_LABEL = "work"
+
+
+def axes_path() -> Path:
+    from lab_snippets import REPO_ROOT
+
+    return REPO_ROOT / "locale" / "zh_CN" / "figure_axes.po"
+
+
+@cache
+def lane_kinds() -> list[tuple[re.Pattern, str]]:
+    """``(a timeline's title as drawn, the Chinese word for what its lanes are)`` from
+    ``figure_axes.po``, keyed by the title as the chapter writes it (an f-string as written, like
+    ``figure_keys.po``): 线程, 进程, 任务 ... A Chinese timeline whose title is not there draws no
+    y-axis label: its lane names say what they are (槽位 0, 作业 0, 子进程 0)."""
+    import ast
+
+    from babel.messages.pofile import read_po
+
+    path = axes_path()
+    if not path.is_file():
+        return []
+    with path.open("rb") as f:
+        catalog = read_po(f)
+    found = []
+    for m in catalog:
+        if not (m.id and m.string and not m.fuzzy and isinstance(m.id, str)):
+            continue
+        node = ast.parse(m.id, mode="eval").body if m.id[:2] in ("f'", 'f"') else None
+        if isinstance(node, ast.JoinedStr):
+            pattern = "".join(re.escape(v.value) if isinstance(v, ast.Constant) else ".+?"
+                              for v in node.values)
+        else:
+            pattern = re.escape(m.id)
+        found.append((re.compile(pattern + "$"), m.string))
+    return found
+
+
+def lane_kind(title: str) -> str:
+    """The Chinese y-axis label of the timeline titled ``title`` (as drawn); '' for none."""
+    return next((word for pattern, word in lane_kinds() if pattern.match(title)), "")
 
 
 @cache
@@ -129,6 +173,11 @@ def in_chinese(fig):
     undo = []
     ticks: set[str] = set()
     fig.canvas.draw()  # lay out first, so tick labels hold their final text
+    for ax in fig.axes:  # a timeline's generic "work": what its lanes are, or nothing
+        if ax.get_ylabel() == LANES_LABEL:  # only Timeline.plot writes it
+            old = ax.get_ylabel()
+            ax.set_ylabel(lane_kind(ax.get_title()))
+            undo.append(lambda a=ax, o=old: a.set_ylabel(o))
     for axis in _worded_axes(fig):
         labels = [t.get_text() for t in axis.get_ticklabels()]
         found = [translate(s) for s in labels]

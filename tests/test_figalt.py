@@ -161,3 +161,31 @@ def test_the_legend_words_are_read_from_the_cell_that_plots():
               '              meanings={"cancelled": "created, not started", "waiting": "suspended"})\n')
     assert figalt.meanings_in(source) == {"cancelled": "created, not started", "waiting": "suspended"}
     assert figalt.meanings_in("tl.plot('T')") == {} and figalt.meanings_in("%%time\nx") == {}
+
+
+def test_a_legend_bound_to_a_name_is_read_too():
+    """Chapters 11 and 19 pass ``meanings=PARENT`` / ``meanings=meanings``, a dict bound a line
+    before: their alt text read the default colour words (浅绿色表示等待，橙色表示失败) under a
+    legend that said "right parent" / "wrong parent". Counterfactual: read dict literals only."""
+    source = ('def draw(a, b):\n'
+              '    PARENT = {"waiting": "right parent", "failed": "wrong parent"}\n'
+              '    a.plot("T", meanings=PARENT)\n    b.plot("U", meanings=PARENT)\n')
+    assert figalt.meanings_in(source) == {"waiting": "right parent", "failed": "wrong parent"}
+    assert figalt.meanings_in("tl.plot('T', meanings=UNBOUND)") == {}
+
+
+def test_chapters_11_and_19_alt_text_names_their_legend_words():
+    """Each drawing function of these two chapters gives its legend words, and the zh catalogue
+    has each of them (the zh alt text leaves out a word it cannot translate)."""
+    import jupytext
+
+    from lab_snippets.book import chapters, zhfigures
+
+    words = zhfigures.title_words()
+    for number, expected in (("11", {"waiting": "right parent", "failed": "wrong parent"}),
+                             ("19", {"blocked": "orphan, still running", "cancelled": "signalled, exiting"})):
+        chapter = next(c for c in chapters.existing() if c.number == number)
+        sources = [c.source for c in jupytext.read(chapter.path).cells if c.cell_type == "code"]
+        defined = zhfigures.function_sources(sources)
+        assert figalt.meanings_in(defined["draw_both_runs"]) == expected, number
+        assert all(words.get(word) for word in expected.values()), (number, expected)

@@ -79,3 +79,41 @@ def test_a_word_left_as_it_is_or_already_translated_is_not_reported_missing(cata
     with figlang.in_chinese(fig) as missing:
         pass
     assert missing == ["running"], f"only the legend's word is missing, not {missing}"
+
+
+def test_a_timeline_y_axis_names_what_its_lanes_are_or_nothing(catalogue, fig, monkeypatch):
+    """The Chinese timelines all read 「各项工作」 down their y-axis, whatever their lanes were: a
+    timeline listed in figure_axes.po says 线程 / 进程 / 任务, any other draws no label (its lane
+    names say it), and the English figure keeps "work". Counterfactual: translate "work" as any word."""
+    from lab_snippets.timeline import Timeline
+
+    assert figlang.LANES_LABEL == "work"
+    tl = Timeline()
+    tl.add("job 0", tl.t0, tl.t0 + 0.1, "running")
+    drawn = tl.plot("A title")
+    assert drawn.axes[0].get_ylabel() == figlang.LANES_LABEL, "timeline.py and figlang agree"
+    plt.close(drawn)
+    ax = fig.axes[0]
+    with figlang.in_chinese(fig):
+        assert ax.get_ylabel() == ""
+    assert ax.get_ylabel() == "work"
+    monkeypatch.setattr(figlang, "lane_kinds", lambda: [(figlang.re.compile("A title$"), "线程")])
+    with figlang.in_chinese(fig):
+        assert ax.get_ylabel() == "线程"
+    assert ax.get_ylabel() == "work"
+
+
+def test_the_lane_kinds_are_keyed_by_titles_the_chapters_draw():
+    """figure_axes.po: each entry is a title some chapter draws (an f-string as written), its word
+    one a Chinese engineer names a lane by, and an f-string title matches as drawn."""
+    from babel.messages.pofile import read_po
+
+    from lab_snippets.book import zhfigures
+
+    with figlang.axes_path().open("rb") as f:
+        ids = [m.id for m in read_po(f) if m.id]
+    stale = set(ids) - set(zhfigures.notebook_titles())
+    assert not stale, f"figure_axes.po holds titles no chapter draws: {stale}"
+    assert {word for _, word in figlang.lane_kinds()} <= {"线程", "进程", "任务", "协程", "沙箱", "请求"}
+    assert figlang.lane_kind("9 blocking calls on a pool of 3 threads, one lane per thread") == "线程"
+    assert figlang.lane_kind("SIGKILL to the parent") == "进程" and figlang.lane_kind("slot 0") == ""

@@ -67,19 +67,27 @@ def drawn_titles(png: Path) -> list[str] | None:
 
 def meanings_in(source: str) -> dict[str, str]:
     """The ``meanings={"state": "word"}`` a cell's code gives ``Timeline.plot`` (its legend's words
-    for those states), read from the source; {} when it gives none or the code does not parse."""
+    for those states), read from the source: a dict written in the call, or a name the same code
+    binds to one (``meanings=PARENT`` after ``PARENT = {...}``: chapters 11 and 19, whose alt text
+    named the default colours while the legend said otherwise); {} when it gives none or the code
+    does not parse."""
     import ast
 
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = zhfigures._tree(source)
+    if tree is None:
         return {}
+    bound = {target.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+             and isinstance(node.value, ast.Dict)
+             for target in node.targets if isinstance(target, ast.Name)}
     found: dict[str, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "meanings" and isinstance(node.value, ast.Dict):
-            for key, value in zip(node.value.keys, node.value.values, strict=True):
-                if isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
-                    found.setdefault(str(key.value), str(value.value))
+        if not (isinstance(node, ast.keyword) and node.arg == "meanings"):
+            continue
+        value = bound.get(node.value.id) if isinstance(node.value, ast.Name) else node.value
+        if isinstance(value, ast.Dict):
+            for key, word in zip(value.keys, value.values, strict=True):
+                if isinstance(key, ast.Constant) and isinstance(word, ast.Constant):
+                    found.setdefault(str(key.value), str(word.value))
     return found
 
 
