@@ -933,3 +933,63 @@ def test_a_worker_whose_behaviour_is_the_lesson_is_on_the_page(chapter):
     assert not missing, (
         f"chapter {chapter.number}: runs {missing} without showing its code; add a "
         f"show_source({{the command's function}}) cell beside the call")
+
+
+# A place named in quotes with "above" or "below" ('the first of the "Two limits" above') is a
+# heading, a dropdown or a fold of the same chapter, on that side. Counterfactual: chapter 22's
+# pointer to a "Two limits" box that a rework had removed (reader 18-2 searched the page for it).
+QUOTED_PLACE = re.compile(r'"([^"]{3,80})"\s+(above|below)\b')
+QUOTED_FOLD = re.compile(r'\bthe (?:fold|section|heading) "([^"]{3,80})"')  # on either side
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[`*]", "", text).split()).strip(" .:").lower()
+
+
+def named_places(nb) -> list[tuple[int, str]]:
+    """(cell index, title) of every heading, dropdown and labelled fold."""
+    out = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            out += [(i, t) for t in re.findall(r"^#+\s+(.+?)\s*$", cell.source, re.M)]
+            out += [(i, t) for t in re.findall(r"^:{3,}\{dropdown\}\s*(.+?)\s*$", cell.source, re.M)]
+        if fold_label(cell):
+            out.append((i, fold_label(cell)))
+    return [(i, _plain(t)) for i, t in out]
+
+
+def dangling_places(nb) -> list[str]:
+    known = named_places(nb)
+    bad = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        text = " ".join(cell.source.split())
+        found = QUOTED_PLACE.findall(text) + [(n, "") for n in QUOTED_FOLD.findall(text)]
+        for name, side in found:
+            want = _plain(name)
+            there = [j for j, title in known if title == want or title.startswith(want)]
+            if not [j for j in there if not side or (j <= i if side == "above" else j >= i)]:
+                other = "below" if side == "above" else "above"
+                bad.append(f'"{name}"' + (f" {side}" if side else "")
+                           + (f" (it is {other})" if there else " (no such heading or fold)"))
+    return bad
+
+
+def test_a_place_named_above_or_below_is_there(chapter):
+    bad = dangling_places(notebook(chapter))
+    assert not bad, f"chapter {chapter.number} points the reader at: {bad}"
+
+
+def test_dangling_places_finds_a_removed_box_and_a_wrong_side():
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("## Two limits\n\ntext"),
+        nbformat.v4.new_markdown_cell('as in "Two limits" above, and "Two limits" below, '
+                                      'and "Three limits" above; the fold "Two limits" and '
+                                      'the fold "Show the rest"'),
+    ])
+    assert dangling_places(nb) == ['"Two limits" below (it is above)',
+                                   '"Three limits" above (no such heading or fold)',
+                                   '"Show the rest" (no such heading or fold)']
