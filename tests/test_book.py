@@ -616,3 +616,32 @@ def test_each_exercise_gives_the_reader_their_own_cell_before_the_solution(built
                     missing.append(f"{edition} {chapter.number}")
     assert total >= 2 * 25, f"only {total} solution cells found on the chapter pages"
     assert not missing, f"no reader's cell (fitting the page) before a solution: {missing}"
+
+
+def test_a_figures_alt_text_names_its_states_as_its_legend_does(built_book):
+    """Where a page's drawing code gives a state a legend word (``meanings=``, in the cell that
+    draws or in a drawing function defined anywhere on the page), no figure's alt text on that page
+    names that state by its default word alone. Counterfactual: the alt text built from the legends
+    of the cells that show images only (sessions 17-18: chapters 11, 16 and 19 read "waiting (light
+    green), failed (orange)" under legends of right and wrong parents, ticking and stopping)."""
+    import html
+
+    import jupytext
+
+    from lab_snippets.book import figalt, zhfigures
+
+    wrong = []
+    for chapter in chapters.existing():
+        sources = [c.source for c in jupytext.read(chapter.path).cells if c.cell_type == "code"]
+        legend: dict[str, set[str]] = {}
+        for code in [*sources, *zhfigures.function_sources(sources).values()]:
+            for state, word in figalt.meanings_in(code).items():
+                legend.setdefault(state, set()).add(word)
+        page = (HTML / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        for alt, _ in IMG_ALT.findall(page):
+            alt = html.unescape(alt)
+            for state, words in legend.items():
+                default = f"{state} ({zhfigures.COLOUR_NAMES[state]})"
+                if default in alt and not any(w in alt for w in words):
+                    wrong.append(f"{chapter.number}: {default!r} where the legend says {sorted(words)}")
+    assert not wrong, wrong

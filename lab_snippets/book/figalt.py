@@ -105,6 +105,17 @@ def _sources(doctree) -> dict[int, str]:
     return out
 
 
+def _code_sources(doctree) -> list[str]:
+    """The source of every code cell of the page: a drawing function is often defined in a folded
+    cell that draws nothing itself (round 17b moved the figures into their answers that way), so
+    the cells that show images alone miss its legend (chapters 11, 16 and 19's alt text read the
+    default colour words under legends that said otherwise)."""
+    from docutils import nodes
+
+    return list(dict.fromkeys(zhfigures._source_in(cell) for cell in doctree.findall(nodes.Element)
+                              if cell.get("nb_element") == "cell_code"))
+
+
 def english_alt(titles: list[str], states: list[str], drawn: list[str] | None = None,
                 legend: dict[str, str] | None = None) -> str:
     """The English alt text of a figure with these titles (from its cell's source; ``drawn``: as the
@@ -158,7 +169,7 @@ def add_alt(app, doctree, docname: str) -> int:
         title_words, guide = zhfigures.title_words(), zhfigures.guide_words()
     done = 0
     sources = _sources(doctree)
-    defined = zhfigures.function_sources(dict.fromkeys(sources.values()))
+    defined = zhfigures.function_sources(_code_sources(doctree))  # where a figure's drawing is defined
     for image, titles in zhfigures.figures(doctree):
         alt = image.get("alt", "")
         if alt and alt != image.get("uri") and not alt.endswith(".png"):
