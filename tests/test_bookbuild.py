@@ -315,3 +315,27 @@ def test_a_chapter_that_passed_nbval_is_in_the_book_cache_as_the_build_would_exe
     assert _outputs_in_short(stored) == _outputs_in_short(reference)
     assert _outputs_in_short(stored)[1][-1][-1] == "'zh_CN'", "the kernel had the book's environment"
     assert stored.metadata["language_info"]["name"] == "python"
+
+
+def test_a_change_to_the_sphinx_tooling_renders_every_page_again(tmp_path):
+    """Sphinx re-reads only the sources it sees changed, so a fix in ``lab_snippets/book`` (the
+    alt text of figures, session 18) reached no page of an incremental build. Counterfactuals:
+    doctrees kept after a tooling change; doctrees removed on every build (no incremental build)."""
+    from lab_snippets.book import bookbuild
+
+    tool = tmp_path / "lab_snippets" / "book" / "figalt.py"
+    tool.parent.mkdir(parents=True)
+    tool.write_text("ALT = 1\n")
+    trees = [tmp_path / "_build" / ".doctrees", tmp_path / "_build" / "zh_CN" / ".doctrees"]
+
+    def make_trees():
+        for folder in trees:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "environment.pickle").write_bytes(b"x")
+
+    make_trees()
+    assert bookbuild.forget_pages_of_old_tooling(tmp_path) and not any(t.exists() for t in trees)
+    make_trees()
+    assert not bookbuild.forget_pages_of_old_tooling(tmp_path) and all(t.exists() for t in trees)
+    tool.write_text("ALT = 2\n")
+    assert bookbuild.forget_pages_of_old_tooling(tmp_path) and not any(t.exists() for t in trees)

@@ -51,6 +51,7 @@ Their public names are importable from here too.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
@@ -124,6 +125,31 @@ def render(root: Path, edition: str) -> int:
     return 0
 
 
+def tooling_digest(root: Path) -> str:
+    """A hash of the Sphinx extensions' code (``lab_snippets/book``): what turns a cached doctree
+    into a page (alt text, figure editions, folds) and that Sphinx itself does not watch."""
+    digest = hashlib.sha256()
+    for path in sorted((Path(root) / "lab_snippets" / "book").rglob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def forget_pages_of_old_tooling(root: Path) -> bool:
+    """Remove the editions' saved doctrees when the tooling changed since they were made, so that
+    Sphinx reads every page again (it re-reads only the sources it sees changed: a fix to the alt
+    text of figures reached no page of an incremental build, session 18). True when it removed them."""
+    build = Path(root) / "_build"
+    mark, now = build / ".tooling-digest", tooling_digest(root)
+    old = mark.read_text().strip() if mark.is_file() else None
+    doctrees = [d for d in (build / ".doctrees", build / "zh_CN" / ".doctrees") if d.is_dir()]
+    if old != now:
+        for folder in doctrees:
+            shutil.rmtree(folder, ignore_errors=True)
+    build.mkdir(parents=True, exist_ok=True)
+    mark.write_text(now + "\n")
+    return old != now and bool(doctrees)
+
+
 def render_editions(root: Path, editions: tuple[str, ...], side_by_side: bool,
                     timeout: float = 3600) -> dict[str, tuple[int, float]]:
     """Render the editions, each in its own process: ``{edition: (exit status, seconds)}``.
@@ -192,6 +218,8 @@ def build(root: Path = ROOT, *, jobs: int = 2, timeout: int = 60, clean: bool = 
             log(f"\nthe book was not built: {len(pre.failed)} chapter(s) failed "
                 f"({', '.join(sorted(pre.failed))})")
             return 1
+    if forget_pages_of_old_tooling(root):
+        log("the book's Sphinx tooling (lab_snippets/book) changed: every page is rendered again")
     results = render_editions(root, tuple(e for e in ("en", "zh_CN") if e in editions),
                               side_by_side=jobs > 1)
     names = {"en": "English edition", "zh_CN": "Chinese edition"}
