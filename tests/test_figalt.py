@@ -189,3 +189,16 @@ def test_chapters_11_and_19_alt_text_names_their_legend_words():
         defined = zhfigures.function_sources(sources)
         assert figalt.meanings_in(defined["draw_both_runs"]) == expected, number
         assert all(words.get(word) for word in expected.values()), (number, expected)
+
+
+def test_a_legend_bound_at_the_top_of_another_cell_is_read_through_the_drawing_function():
+    """Chapter 29 binds ``meanings = {...}`` at the top of its plotting cell and its drawing
+    function passes ``meanings=meanings``: the function's own source has no binding. Counterfactual:
+    the function's source alone (the built alt text named the default colours)."""
+    from lab_snippets.book import zhfigures
+
+    cells = ['meanings = {"running": "engine busy"}\n\ndef draw(tl):\n    tl.plot("T", meanings=meanings)\n',
+             "draw(tl)\n"]
+    function = zhfigures.function_sources(cells)["draw"]
+    assert figalt.meanings_in(function) == {}
+    assert figalt.meanings_in(figalt.module_dicts(cells) + function) == {"running": "engine busy"}

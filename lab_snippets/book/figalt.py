@@ -91,6 +91,19 @@ def meanings_in(source: str) -> dict[str, str]:
     return found
 
 
+def module_dicts(sources) -> str:
+    """The code of every ``NAME = {...}`` at the top level of the page's cells (chapter 29 binds
+    its legend beside the drawing function that passes ``meanings=meanings``)."""
+    import ast
+
+    out = []
+    for source in sources:
+        tree = zhfigures._tree(source)
+        out += [ast.unparse(node) for node in (tree.body if tree else ())
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)]
+    return "".join(line + "\n" for line in out)
+
+
 def _sources(doctree) -> dict[int, str]:
     """{id(image): the source of the code cell that drew it}."""
     from docutils import nodes
@@ -169,7 +182,9 @@ def add_alt(app, doctree, docname: str) -> int:
         title_words, guide = zhfigures.title_words(), zhfigures.guide_words()
     done = 0
     sources = _sources(doctree)
-    defined = zhfigures.function_sources(_code_sources(doctree))  # where a figure's drawing is defined
+    page = _code_sources(doctree)
+    defined = zhfigures.function_sources(page)  # where a figure's drawing is defined
+    bindings = module_dicts(page)  # a drawing function's `meanings=NAME` may name one of these
     for image, titles in zhfigures.figures(doctree):
         alt = image.get("alt", "")
         if alt and alt != image.get("uri") and not alt.endswith(".png"):
@@ -180,7 +195,7 @@ def add_alt(app, doctree, docname: str) -> int:
         source = sources.get(id(image), "")
         legend = meanings_in(source) or {  # or the legend of the drawing function the cell calls
             state: word for name in zhfigures.called_names(source)
-            for state, word in meanings_in(defined.get(name, "")).items()}
+            for state, word in meanings_in(bindings + defined.get(name, "")).items()}
         if chinese:
             legend = {s: title_words[w] for s, w in legend.items() if title_words.get(w)}
         image["alt"] = (chinese_alt(titles, states, title_words, guide, drawn, legend) if chinese
