@@ -880,8 +880,8 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 # The rollout itself has no SIGTERM handler; chapter 19's CI wrapper is where slime passes a
 # stop on to a whole process group. Nor does Ctrl-C reach this loop's tasks: its
 # `asyncio.run` runs in a thread other than the main one, so it installs no SIGINT handler
-# (it does only in the main thread: the Why of "Ctrl-C: what does `asyncio.run` do with it?"
-# above). Other `atexit`, thread and signal sites are in the
+# (`asyncio.run` installs it in the main thread: the Why of "Ctrl-C: what does `asyncio.run` do
+# with it?" above). Other `atexit`, thread and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
