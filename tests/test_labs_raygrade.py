@@ -86,7 +86,7 @@ def test_the_socket_limit_is_the_kernels(tmp_path):
         assert raygrade.socket_room(tmp) == -extra
         box = Path(tmp, "labs-grade-XXXXXXXX", "box")
         box.mkdir(parents=True)
-        path = str(box / "k-999")
+        path = str(box / "k-99")
         assert len(tmp) + raygrade.KERNEL_SOCKET_TAIL == len(path)
         sock = socket_.socket(socket_.AF_UNIX)
         try:
@@ -110,7 +110,7 @@ def test_the_kernel_socket_tail_is_what_the_grader_makes():
     assert 'mkdtemp(prefix="labs-grade-")' in inspect.getsource(grader._grade_one)
     assert 'tmp / "box"' in inspect.getsource(grader._grade_one)
     assert 'os.path.join(box, "k")' in inspect.getsource(worker.SandboxKernelManager)
-    assert raygrade.KERNEL_SOCKET_TAIL == len("/labs-grade-") + 8 + len("/box/k-") + 3
+    assert raygrade.KERNEL_SOCKET_TAIL == len("/labs-grade-") + 8 + len("/box/k-") + 2
 
 
 def test_a_task_folder_does_not_grow_with_the_host_name(monkeypatch):

@@ -84,6 +84,19 @@ def world(tmp_path_factory):
     return {"root": root, "course": course, "subs": subs}
 
 
+@pytest.fixture
+def short_tmp():
+    """A private folder for the graders' ``TMPDIR``s, short and under /tmp: a kernel's sockets sit
+    two or three folders below a ``TMPDIR``, and under pytest's numbered folders (with xdist's
+    ``popen-gwN``) their paths reach Linux's limit (``raygrade.SOCKET_PATH_MAX``; ``labs grade``
+    refuses such a ``TMPDIR`` with the fix)."""
+    path = Path(tempfile.mkdtemp(prefix="lr-", dir="/tmp"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def _tmpdir(path: Path) -> Path:
     path.mkdir()
     os.chmod(path, 0o711)  # grading as root: a submission's own uid traverses to its box
@@ -293,10 +306,10 @@ def _kill_and_resume(world, name: str, args: list[str], env: dict[str, str], tmp
     return killed, figures
 
 
-def test_the_thread_pool_killed_halfway_and_rerun_ends_as_one_uninterrupted_run(world, tmp_path):
+def test_the_thread_pool_killed_halfway_and_rerun_ends_as_one_uninterrupted_run(world, short_tmp):
     """Counterfactuals: a journal written only at the end (the rerun grades all four), a worker
     that outlives its killed driver (its sandbox and throwaway folder stay)."""
-    killed, _ = _kill_and_resume(world, "pool", [], {}, tmp_path, [])
+    killed, _ = _kill_and_resume(world, "pool", [], {}, short_tmp, [])
     assert "bwrap" in killed.seen.values(), \
         "the killed driver had a sandbox running (else the check of its descendants is empty)"
 
@@ -311,12 +324,12 @@ def test_a_grader_started_with_sigint_ignored_still_stops_on_ctrl_c():
     assert run.stdout.strip() == "True", f"a Ctrl-C would not stop this grader: {run.stderr}"
 
 
-def test_ctrl_c_stops_the_thread_pool_after_the_running_submission(world, tmp_path):
+def test_ctrl_c_stops_the_thread_pool_after_the_running_submission(world, short_tmp):
     """Ctrl-C (SIGINT to the group, as a terminal sends it) once a row is journaled: the grader
     ends without starting the queued submissions, keeps its rows and leaves nothing behind.
     Counterfactual: ``with ThreadPoolExecutor``, whose exit waits for every queued submission
     (measured before the fix: all four graded after the Ctrl-C, only the first journaled)."""
-    run = Run(world, "ctrl-c", [], {}, [_tmpdir(tmp_path / "ctrl-c")])
+    run = Run(world, "ctrl-c", [], {}, [_tmpdir(short_tmp / "ctrl-c")])
     proc = run.start("ctrl-c.log")
     deadline = time.monotonic() + WAIT
     try:
@@ -358,9 +371,9 @@ def cluster(world, tmp_path_factory):
 
 
 @pytest.mark.serial
-def test_ray_auto_killed_halfway_and_rerun_ends_as_one_uninterrupted_run(world, cluster, tmp_path):
+def test_ray_auto_killed_halfway_and_rerun_ends_as_one_uninterrupted_run(world, cluster, short_tmp):
     """Counterfactuals: rows journaled in submission order or only at the end (the rerun grades
     all four), a task that outlives its killed driver (its sandbox and folder stay)."""
     lc, nodes_tmp = cluster
-    _kill_and_resume(world, "ray", ["--ray", "auto"], {"RAY_ADDRESS": lc.address}, tmp_path,
+    _kill_and_resume(world, "ray", ["--ray", "auto"], {"RAY_ADDRESS": lc.address}, short_tmp,
                      [nodes_tmp])

@@ -59,11 +59,12 @@ TWO_CORES = ("12",)
 FOLDER_PREFIX = "labs-ray-"   # a grading task's private folder in its node's temp dir
 # A submission's kernel talks to its grader over unix sockets in the sandbox's folder:
 # TMP/labs-grade-XXXXXXXX/box/k-N (``grader._grade_one``'s folder, ``worker.SandboxKernelManager``;
-# N counts the kernel's channels, more after restarts). Linux holds a socket's path in 108 bytes
-# with its NUL, and a longer one fails every submission with "File name too long" from zmq.
+# N is jupyter_client's first free number from 1, one per channel: 1 to 5, more only while an
+# earlier kernel's files remain, counted here as two digits). Linux holds a socket's path in 108
+# bytes with its NUL, and a longer one fails every submission with "File name too long" from zmq.
 SOCKET_PATH_MAX = 107
 PID_MAX = 2 ** 22  # the largest pid Linux gives (kernel.pid_max's ceiling)
-KERNEL_SOCKET_TAIL = len("/labs-grade-XXXXXXXX/box/k-999")
+KERNEL_SOCKET_TAIL = len("/labs-grade-XXXXXXXX/box/k-99")
 STALL_SLACK = 300             # s beyond the submission limit with no result: the cluster is stuck
 
 
