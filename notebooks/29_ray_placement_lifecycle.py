@@ -206,13 +206,12 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 #
 # A placement group waits until its bundles fit; a `ray.wait` that times out only says it is
 # still pending, it does not fail. Up to the "released group_a" line, each report says two
-# GPUs registered and none free. A report after that line shows both GPUs free while
-# `group_b` is still pending: removing one group and placing another are separate
-# asynchronous steps in Ray's control service (the GCS), and the last line gives the time
-# between them on this run. Had
-# `group_a` kept its reservation, `group_b` would still be waiting. Reports like these are what tell "Ray does not see my GPUs" (the
-# total is short) apart from "someone else holds them" (the total is right and nothing is
-# free).
+# GPUs registered and none free. `group_b` was placed after the release, not at the same
+# instant: removing one group and placing another are separate asynchronous steps in Ray's
+# control service (the GCS), and the last line gives the time between them on this run. Had
+# `group_a` kept its reservation, `group_b` would still be waiting. Reports like these are
+# what tell "Ray does not see my GPUs" (the total is short) apart from "someone else holds
+# them" (the total is right and nothing is free).
 #
 # The loop is bounded here, but slime's is not, on purpose (its comment, quoted below, says
 # why); its reports are what keep an unbounded wait from looking like a hang.
@@ -354,8 +353,10 @@ print("✓ with the timeout only inside the call, the check waited out the 6 s c
 # started. Read the times: six seconds, not one. When `work` ended, `health` ran and answered
 # `True`: the stuck engine was reported healthy.
 # The healthy engine's check began only after that, 6 s late. In slime's monitor this wait
-# holds the monitor thread: while one engine is stuck, no other engine is checked, and the
-# stuck one is never replaced.
+# holds the monitor thread: while one engine is stuck, no other engine is checked. Nor is the
+# stuck one replaced: slime starts a new engine only in a slot of `all_engines` that
+# `_kill_engine` has set to `None` (`start_engines`, in `slime/ray/rollout.py`, skips a slot
+# that still holds an engine), and a check that has not returned kills nothing.
 #
 # :::
 #
