@@ -153,22 +153,23 @@ print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat
 # - `ready` reads a `nap(0)`, whose value exists at once.
 #
 # It gives `ready` up to 2 s, then opens both gates (`"gates open"` in the list), and returns
-# the order in which the reads finished. It runs twice: with `to_thread` on a default pool of
-# only 2 threads (`borrowed_default_executor(max_workers=2)` lends the loop such a pool for
-# the `with` block), then with `await ref`. In what order do the three finish, and does it
-# change with `await ref`?
+# the order in which the reads finished and how long `ready` took. It runs twice: with
+# `to_thread` on a default pool of only 2 threads (`borrowed_default_executor(max_workers=2)`
+# lends the loop such a pool for the `with` block), then with `await ref`. In what order do
+# the three finish, how long does `ready` take, and does that change with `await ref`?
 
 # %%
 async def ray_get_in_thread(ref):  # slime's teacher server: _ray_get
     return await asyncio.to_thread(ray.get, ref)
 
 
-async def three_reads(read, gates: tuple[int, int]) -> list[str]:
-    finished = []
+async def three_reads(read, gates: tuple[int, int]) -> tuple[list[str], float]:
+    finished, took, start = [], {}, time.monotonic()
 
     async def one(name: str, ref) -> None:
         await read(ref)
         finished.append(name)
+        took[name] = time.monotonic() - start
 
     held = [asyncio.create_task(one(f"held {i}", gate.wait_open.remote(g)))
             for i, g in enumerate(gates, start=1)]
@@ -178,15 +179,15 @@ async def three_reads(read, gates: tuple[int, int]) -> list[str]:
     for g in gates:
         await gate.open.remote(g)
     await asyncio.wait_for(asyncio.gather(*held, ready), timeout=30)
-    return finished
+    return finished, took["ready"]
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with borrowed_default_executor(max_workers=2):  # a default pool of 2 threads
-    in_threads = await three_reads(ray_get_in_thread, gates=(11, 12))
-awaited_refs = await three_reads(read_with_await, gates=(21, 22))
-print("to_thread(ray.get):", in_threads)
-print("await ref:         ", awaited_refs)
+    in_threads, ready_in_thread = await three_reads(ray_get_in_thread, gates=(11, 12))
+awaited_refs, ready_awaited = await three_reads(read_with_await, gates=(21, 22))
+print("to_thread(ray.get):", in_threads, f"('ready' took {ready_in_thread:.2f} s)")
+print("await ref:         ", awaited_refs, f"('ready' took {ready_awaited:.2f} s)")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: to-thread-ready-result-waits-for-a-thread
@@ -199,7 +200,9 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # :::{dropdown} Why
 #
 # Read each list left to right: a name before `"gates open"` finished while both gates were
-# still shut; a name after it finished only once the cell had opened them.
+# still shut; a name after it finished only once the cell had opened them. After each list
+# comes how long the ready read took, from its start to its value: with `to_thread`, about
+# the 2 s the cell let pass before it opened the gates.
 #
 # With `to_thread`, each read is a `ray.get` in a pool thread that it holds until the value
 # arrives. The two held reads took both threads; the ready read queued for a thread, unseen,
@@ -213,61 +216,63 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 #
 # ## `ray.wait`
 #
-# `ray.wait(refs, num_returns=k, timeout=t)` splits `refs` into two lists: `k` refs it hands
-# back, and the rest. Like `ray.get`, it blocks the thread that calls it. The cells of this
+# `ray.wait(refs, num_returns=k, timeout=t)` returns two lists, which Ray's docstring calls
+# *ready* and *unready*: at most `k` refs whose values exist (fewer if the timeout ends the
+# wait first), and the rest of `refs`. The cells below name them the same way. Like `ray.get`, it blocks the thread that calls it. The cells of this
 # section, like the two counter cells further down, call `ray.wait` and `ray.get` at the
 # notebook's top level, on the loop's thread. That is fine there: no coroutine of ours runs
 # meanwhile, and each call has a timeout.
 #
-# ### Predict: which job does each call hand back?
+# ### Predict: which job is in each ready list?
 #
 # Jobs 0, 1 and 2 wait at gates 30, 31 and 32, and the gates open for jobs 2, 0, 1 in that
 # order. After each opening, a call of `ray.wait(num_returns=1)` asks for one job from the
-# list of those not yet handed back. Then a job waits at gate 39, and `ray.wait` is called on
-# it with `timeout=0` before the gate opens. Which job does each of the first three calls hand
-# back, and what does the call with `timeout=0` return?
+# previous call's unready list (at first, all three jobs). Then a job waits at gate 39, and
+# `ray.wait` is called on it with `timeout=0` before the gate opens. Which job is in the ready
+# list of each of the first three calls, and what two lists does the call with `timeout=0`
+# return?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 jobs = [gate.wait_open.remote(30 + k) for k in range(3)]
-pending, handed_back = list(jobs), []
+unready, ready_jobs = list(jobs), []
 for k in (2, 0, 1):
     ray.get(gate.open.remote(30 + k), timeout=30)
-    ready, pending = ray.wait(pending, num_returns=1, timeout=30)
-    handed_back.append(jobs.index(ready[0]))
+    ready, unready = ray.wait(unready, num_returns=1, timeout=30)
+    ready_jobs.append(jobs.index(ready[0]))
 
 running = gate.wait_open.remote(39)
-polled_ready, polled_rest = ray.wait([running], timeout=0)
+polled_ready, polled_unready = ray.wait([running], timeout=0)
 ray.get(gate.open.remote(39), timeout=30)
-print(f"opened 2, 0, 1: handed back {handed_back}; a poll found "
-      f"{len(polled_ready)} ready, {len(polled_rest)} not")
+print(f"opened 2, 0, 1: the ready lists held jobs {ready_jobs}; the poll returned "
+      f"{len(polled_ready)} ready, {len(polled_unready)} unready")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: ray-wait-hands-back-finished-work-first
-assert handed_back == [2, 0, 1], f"ray.wait handed the jobs back as {handed_back}, not as they finished"
-assert polled_ready == [] and polled_rest == [running], "a poll with timeout=0 found the job done"
-print("✓ ray.wait handed back the one job that had finished, whatever its place in the list; timeout=0 polled")
+assert ready_jobs == [2, 0, 1], f"the ready lists held the jobs as {ready_jobs}, not as they finished"
+assert polled_ready == [] and polled_unready == [running], "a poll with timeout=0 found the job done"
+print("✓ each ready list held the one job that had finished, whatever its place; timeout=0 polled")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `ray.wait` hands back refs that are ready: after each opening only one job was, so each call
-# handed back that one, whatever its place in the list, as `asyncio.wait` does with its tasks
-# (chapter 04). With `timeout=0` it is a poll: it returns at once with whatever is ready,
-# here nothing.
+# `ray.wait` puts in its ready list the refs whose values exist: after each opening only one
+# job's did, so each ready list held that one, whatever its place in the list passed in, as
+# `asyncio.wait` does with its tasks (chapter 04). With `timeout=0` it is a poll: it returns
+# at once with whatever is ready: here an empty ready list, and the job in the unready one.
 #
 # :::
 #
 # ### Predict: in which order does the ready list hold two jobs?
 #
 # Jobs 40 and 41, listed in that order, wait at gates 40 and 41. Gate 41 opens, then gate 40,
-# and `ray.wait(num_returns=2)` asks for both. In which order does its first list hold them?
+# and `ray.wait(num_returns=2)` asks for both. In which order does its ready list hold them?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 both = [gate.wait_open.remote(40), gate.wait_open.remote(41)]
 for k in (41, 40):
     ray.get(gate.open.remote(k), timeout=30)
 both_ready, _ = ray.wait(both, num_returns=2, timeout=30)
-print("opened 41, then 40: the first list holds jobs", ray.get(both_ready, timeout=30))
+print("opened 41, then 40: the ready list holds jobs", ray.get(both_ready, timeout=30))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: ray-wait-lists-ready-refs-in-input-order
@@ -277,7 +282,7 @@ print("✓ the ready list kept the order of the list passed in, not the order th
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The first list keeps the order of the list passed in, not the order in which the jobs
+# The ready list keeps the order of the list passed in, not the order in which the jobs
 # finished: job 40 came before job 41, although gate 41 opened first. When more refs are
 # ready than `num_returns` asks for, Ray's docstring promises only that order, not which of
 # them it picks.
@@ -923,8 +928,8 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 #   loop; `ray.get(ref)` holds it, like any blocking call.
 # - `asyncio.to_thread(ray.get, ref)` frees the loop but holds a pool thread per wait, so the
 #   pool's size quietly caps the waits in flight, and a ready result can queue for a thread.
-# - `ray.wait` hands back refs that are ready, whatever their place in the list, and keeps
-#   the list's order among them; with `timeout=0` it is a poll. It blocks its caller, like
+# - `ray.wait` returns a ready list of the refs whose values exist, whatever their place in
+#   the list passed in, and keeps that list's order among them; with `timeout=0` it is a poll. It blocks its caller, like
 #   `ray.get`.
 # - An async actor's `max_concurrency` is a semaphore on its methods; a synchronous actor runs
 #   one call at a time, which makes a check-then-set on its state safe.
