@@ -348,23 +348,27 @@ def plot_exit(exit_report: dict) -> None:
     exit_at = at[("main", "atexit handler")]
     tl.add("main thread", at[("main", "main returns")] - 0.005, at[("main", "main returns")])
     tl.add("interpreter exit", at[("main", "main returns")], exit_at, state="waiting")
-    tl.add("normal thread", at[("joined", "start")], at[("joined", "finished all steps")])
-    cleanup_end = at[("joined", "cleanup")] + 0.003
-    tl.add("normal thread", cleanup_end - 0.03, cleanup_end, state="cleanup")  # wide enough to see
-    tl.add("daemon thread", at[("daemon", "start")], exit_at)
-    planned_daemon_end = at[("daemon", "start")] + 40 * 0.05
-    shown_end = min(planned_daemon_end, exit_at + 0.25)  # the plan runs to 2 s: cut the bar
-    tl.add("daemon thread's plan", exit_at, shown_end, state="cancelled")
+    ends = {}
+    for name, lane in (("joined", "normal thread"), ("daemon", "daemon thread")):
+        # a thread's bar ends at its last step, or at the atexit handler if it had not finished
+        ends[name] = at.get((name, "finished all steps"), exit_at)
+        tl.add(lane, at[(name, "start")], ends[name])
+        if (name, "cleanup") in at:  # its finally block ran: a purple end, wide enough to see
+            cleaned_at = at[(name, "cleanup")]
+            tl.add(lane, cleaned_at - 0.027, cleaned_at + 0.003, state="cleanup")
+    planned_end = at[("daemon", "start")] + exit_report["steps_planned"]["daemon"] * 0.05
+    shown_end = min(planned_end, ends["daemon"] + 0.25)  # a long rest of the plan is cut short
+    tl.add("daemon thread's plan", ends["daemon"], shown_end, state="cancelled")
     fig = tl.plot("A child process's threads, from its main thread's return to its exit",
                   lanes=["main thread", "interpreter exit", "normal thread", "daemon thread",
                          "daemon thread's plan"],
                   xlabel="time since just before the child's threads started (s)",
                   meanings={"cancelled": "planned steps"})
-    fig.axes[0].text(shown_end - tl.t0 + 0.01, 4, f"→ {planned_daemon_end - tl.t0:.1f} s",
-                     va="center", ha="left", fontsize=8)  # where the cut bar's plan ends
+    fig.axes[0].text(shown_end - tl.t0 + 0.01, 4, f"→ {planned_end - tl.t0:.1f} s",
+                     va="center", ha="left", fontsize=8)  # where the plan ends
     done_share = exit_report["steps_done"]["daemon"] / exit_report["steps_planned"]["daemon"]
-    print(f"the daemon thread did {done_share:.0%} of its planned steps; its 40 steps were "
-          f"planned to end {planned_daemon_end - tl.t0:.1f} s in (the bar is cut)")
+    print(f"the daemon thread did {done_share:.0%} of its planned steps; they were "
+          f"planned to end {planned_end - tl.t0:.1f} s in")
 
 
 # %% [markdown]
