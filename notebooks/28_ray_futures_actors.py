@@ -361,10 +361,9 @@ print("✓ never more than 3 calls inside the async actor, and all 9 done")
 # this run's three waves, one lane per call, drawn from the times the actor recorded as each
 # call entered and left `post`.
 #
-# An async actor does not promise to start calls in the order they were sent (Ray promises that
-# order only for a synchronous actor, below): the printed first three are the ones this run
-# let in first, and nothing in Ray's documentation says they must be calls 0, 1 and 2, so
-# code should not count on any order.
+# An async actor does not promise to start calls in the order they were sent: the printed
+# first three are the ones this run let in first, and nothing in Ray's documentation says
+# they must be calls 0, 1 and 2, so code should not count on any order.
 #
 # :::
 
