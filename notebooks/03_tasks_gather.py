@@ -436,8 +436,7 @@ assert group_tl.order("sample 1 starts", "sample 0 cancelled", "TaskGroup raised
 assert group_tl.order("sample 2 cancelled", "TaskGroup raised")
 assert not any(n.endswith(" ends") for n in group_tl.names()), "no sibling ran to its end"
 print("✓ the TaskGroup cancelled samples 0 and 2 and raised an ExceptionGroup after they were gone")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# The figure's two runs on one clock:
 gather_raised = gather_tl.events[gather_tl.names().index("gather raised")].at
 group_raised = group_tl.events[group_tl.names().index("TaskGroup raised")].at
 assert {s.state for s in group_tl.spans} == {"failed", "cancelled"}

@@ -406,8 +406,10 @@ print("✓ the dropped generator was closed later, by the loop, not at the break
 # `contextlib.aclosing(agen)` puts a generator in an `async with` block:
 # `async with aclosing(agen) as lines:`. The cell below marks each
 # step on a timeline, the generator's own log entries too, each at the moment it is written, and
-# prints the marks in order. Where does the generator's `finally` run now: at the `break`, at
-# the end of the `async with`, or later, after the next statement?
+# prints the marks in order; after the loop, one more statement in the block marks itself. Where
+# does the generator's `finally` run now: (a) at the `break`, before the block's last
+# statement; (b) when the block ends, after its last statement and before the statement after
+# the `async with`; or (c) later, after that statement?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -428,6 +430,7 @@ async with aclosing(stream_lines("scoped", closing_log)) as lines:
         if line.endswith("2"):
             tl.mark("consumer breaks")
             break
+    tl.mark("last statement in the block")
 tl.mark("statement after the async with")
 
 for event in tl.names():
@@ -436,18 +439,18 @@ for event in tl.names():
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: aclosing-closes-at-the-block-end
 assert closing_log == ["scoped: connection opened", "scoped: closing", "scoped: connection closed"]
-assert tl.order("consumer breaks", "scoped: closing", "scoped: connection closed",
-                "statement after the async with")
+assert tl.order("consumer breaks", "last statement in the block", "scoped: closing",
+                "scoped: connection closed", "statement after the async with")
 print("✓ aclosing closed the generator at the end of the block, before the next statement")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # `aclosing(agen)` is an {term}`async context manager` whose exit awaits `agen.aclose()`.
-# Look at where the generator's `closing` and `connection closed` sit: after `consumer breaks`
-# and before the statement after the `async with`. The exit of `aclosing` awaited `aclose()`,
-# so the generator's `finally` ran, its own `await` included, at the end of the block. This
-# holds on every way out of the loop.
+# Look at where the generator's `closing` and `connection closed` sit: after the block's last
+# statement and before the statement after the `async with`, so (b). The `break` only left the
+# loop; the exit of `aclosing` awaited `aclose()`, so the generator's `finally` ran, its own
+# `await` included, at the end of the block. This holds on every way out of the block.
 #
 # :::
 #
@@ -469,8 +472,8 @@ try:
         async with aclosing(stream_lines("guarded", guard_log, lines=100)) as lines:
             async for _line in lines:
                 pass
-except TimeoutError:
-    guard_log.append("guard: TimeoutError")
+except Exception as exc:  # whatever the guard let out, by its type
+    guard_log.append(f"guard: {type(exc).__name__}")
 print(guard_log[-3:], "| cancelling now:", asyncio.current_task().cancelling())
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}

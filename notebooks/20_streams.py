@@ -446,19 +446,42 @@ async def drain_returns_within(writer: asyncio.StreamWriter, timeout: float) -> 
 
 
 def draw_drain_run(paused_mark: str, resumed_mark: str):
-    """The run on four lanes; dashed lines at the pause and the resume that matter."""
-    fig = tl.plot("drain() waits while the reader does not read",
-                  lanes=["transport", "server", "client write + drain", "client drain"])
-    for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):
-        at = next(e.at for e in tl.events if e.name == mark)
-        fig.axes[0].axvline(at, color="black", linestyle="--", linewidth=1)
-        fig.axes[0].annotate(text, (at, -0.45), xytext=(3, 0), textcoords="offset points",
-                             va="bottom", fontsize=9)
-    for mark, text, row in (("client write + drain: drain does not return", "probe timed out", 2),
-                            ("gate opened", "gate opened", 1)):  # a row of the lanes above
-        at = next(e.at for e in tl.events if e.name == mark)
-        fig.axes[0].annotate(text, (at, row), xytext=(4, 9), textcoords="offset points",
-                             fontsize=8, arrowprops={"arrowstyle": "-", "linewidth": 0.6})
+    """The run on four lanes, whole above; below, its first and last moments magnified.
+
+    Dashed lines at the pause and the resume that matter."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    at = {e.name: e.at for e in tl.events}
+    lanes = ["transport", "server", "client write + drain", "client drain"]
+    fig = plt.figure(figsize=(8, 5.4), layout="constrained")
+    grid = fig.add_gridspec(2, 2)
+    whole, start, end = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])
+    tl.plot("drain() waits while the reader does not read", ax=whole, lanes=lanes)
+    tl.plot("The start, magnified", ax=start, lanes=lanes)
+    tl.plot("The end, magnified", ax=end, lanes=lanes)
+    first_writes = max(s.end for s in tl.spans_of("client write + drain"))
+    start.set_xlim(0, 1.5 * max(first_writes, at[paused_mark]))
+    gap = at["client drain returned"] - at["gate opened"]
+    end.set_xlim(at["gate opened"] - max(gap, 0.001), at["client drain returned"] + max(gap, 0.001))
+    for ax in (start, end):
+        ax.get_legend().remove()
+        ax.set_ylabel("")
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+    end.set_yticklabels([])
+    whole.set_xlabel("")
+    for ax in (whole, start, end):
+        ax.set_ylim(len(lanes) - 0.5, -0.95)  # room above the lanes for the pause/resume labels
+        for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):
+            ax.axvline(at[mark], color="black", linestyle="--", linewidth=1)
+            ax.annotate(text, (at[mark], -0.45), xytext=(3, 0), textcoords="offset points",
+                        va="bottom", fontsize=9)
+        for mark, text, row in (("client write + drain: drain does not return", "probe timed out", 2),
+                                ("gate opened", "gate opened", 1)):  # a row of the lanes above
+            if ax is whole and mark == "gate opened":
+                continue  # named in the magnified end, clear of the legend
+            ax.annotate(text, (at[mark], row), xytext=(4, 9), textcoords="offset points",
+                        fontsize=8, arrowprops={"arrowstyle": "-", "linewidth": 0.6})
     return fig
 
 
@@ -494,7 +517,7 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
 
 # %% [markdown]
 # The answer below prints how much the client wrote, then how full the transport's buffer was
-# at each step, and draws the run.
+# at each step, and draws the run, its first and last moments magnified below it.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 # claim: drain-waits-for-the-reader
@@ -536,15 +559,17 @@ fig = draw_drain_run(paused_mark, resumed_mark)  # the plotting code is in the i
 # buffers on both sides take megabytes before any byte stays in the transport (Linux grows
 # its loopback TCP buffers up to `net.ipv4.tcp_rmem` and `tcp_wmem`, so the amount depends on
 # the machine). Until they are full, each `drain()` returns at once: those drains are the
-# short blue bar at the very start of the "client write + drain" lane.
+# blue bar on the "client write + drain" lane: a sliver in the whole run; in the magnified
+# start, wide enough to see, it ends at the pause.
 #
 # **Reading the waits.** Once the kernel's buffers are full, bytes pile up in the transport,
 # it passes its high-water mark and pauses the writer, and `drain()` waits: the light green
 # "client drain" bar, which starts with the probe's own 0.05 s timeout ("probe timed out"),
 # then the 0.3 s the gate stayed shut. The transport resumes, and the drain returns, only
-# after the server starts reading ("gate opened"). Left shut, the gate would hold that drain
-# for as long as the server reads nothing; without `drain()`, a producer that outruns its
-# consumer would grow the transport buffer without limit.
+# after the server starts reading: in the magnified end, the gate opens and the server's bar
+# turns blue, then comes the resume, then the end of the drain's wait. Left shut, the gate
+# would hold that drain for as long as the server reads nothing; without `drain()`, a
+# producer that outruns its consumer would grow the transport buffer without limit.
 #
 # :::
 #

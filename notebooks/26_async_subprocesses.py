@@ -231,10 +231,10 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # %% [markdown]
 # ## Two pipes, one reader
 #
-# A child's stdout and stderr are pipes, and asyncio reads each of them in the background into
-# a `StreamReader`. What then of a parent that reads stdout to its end *before* it reads
-# stderr? The worker `chatter OUT ERR` writes ERR bytes to stderr, then OUT bytes to stdout;
-# these are the lines that do it:
+# A child's stdout and stderr are pipes (a pipe is a buffer in the kernel, 64 KiB by default on
+# Linux), and asyncio reads each of them in the background into a `StreamReader`. What then of
+# a parent that reads stdout to its end *before* it reads stderr? The worker `chatter OUT ERR`
+# writes ERR bytes to stderr, then OUT bytes to stdout; these are the lines that do it:
 
 # %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_chatter, _cmd_spawn_children
@@ -243,10 +243,10 @@ from lab_snippets.showcode import show_source
 show_source(_cmd_chatter, first="_write_all(2", last="return args.exit")
 
 # %% [markdown]
-# Two sizes matter: a pipe holds 64 KiB by default on Linux, and the `StreamReader` behind it
-# keeps reading until it holds 128 KiB (twice its default limit of 64 KiB). The reader below
-# reads stdout to its end, then stderr, with a timeout on each read. Predict: does it finish
-# with 10 kB on stderr, and with 1 MB?
+# The reader below reads stdout to its end, then stderr, with a timeout on each read; after a
+# timeout it reads both pipes and waits for the child. Predict: does it finish with 10 kB on
+# stderr, and with 1 MB? Where it does not, does the child end by itself once its stderr is
+# read?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def read_after_timeout(proc: asyncio.subprocess.Process) -> str:
