@@ -448,8 +448,13 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # Cancelling is chapter 05's subject; this exercise needs only what this page shows:
 # `task.cancel()` asks a task to stop, awaiting the task (here with `gather`) waits until its
 # cleanup is over, and a `finally` like `rollout_refill`'s covers returning, raising and being
-# cancelled alike. For the deadlines, `asyncio.wait`'s `timeout` can be the time left until the
-# soonest one.
+# cancelled alike. That `finally` is all item 5 asks, "even twice" included: a second cancel
+# that reaches you while its `gather` waits is passed on to the jobs, and `gather` still waits
+# until they are gone. A job's error comes out of `task.result()` as it was raised.
+#
+# For the deadlines (item 4), `asyncio.wait`'s `timeout` can be the time left until the
+# soonest one. A job you cancelled stays among the pending ones until `wait` returns it as done:
+# that is when its slot is free.
 #
 # :::
 #

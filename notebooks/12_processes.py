@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods and why you should name one.
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 55 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -132,9 +132,14 @@ def wall(reports: list[dict]) -> float:
     return max(r["end"] for r in reports) - min(r["start"] for r in reports)
 
 
+def cpu_seconds(reports: list[dict]) -> float:
+    """CPU seconds the jobs received, added up."""
+    return sum(r["cpu"] for r in reports)
+
+
 def cores_worth(reports: list[dict]) -> float:
     """CPU seconds the jobs received per wall second of their combined span."""
-    return sum(r["cpu"] for r in reports) / wall(reports)
+    return cpu_seconds(reports) / wall(reports)
 
 
 def shares(reports: list[dict]) -> tuple[float, float, float]:
@@ -146,13 +151,15 @@ def shares(reports: list[dict]) -> tuple[float, float, float]:
 
 
 def print_table(sequential: list[dict], on_threads: list[dict], on_processes: list[dict]) -> None:
-    """Each run's wall time, its cores' worth and the share each job (and both) ran."""
+    """Each run's wall time, CPU time, cores' worth and the share each job (and both) ran."""
     sequential_wall = sequential[1]["end"] - sequential[0]["start"]
-    print(f"{'':<11}{'wall s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}{'both ran':>9}")
-    print(f"{'sequential':<11}{sequential_wall:7.3f}{cores_worth(sequential):12.2f}")
+    print(f"{'':<11}{'wall s':>7}{'CPU s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}"
+          f"{'both ran':>9}")
+    print(f"{'sequential':<11}{sequential_wall:7.3f}{cpu_seconds(sequential):7.3f}"
+          f"{cores_worth(sequential):12.2f}")
     for kind, reports in (("threads", on_threads), ("processes", on_processes)):
         first, second, both = shares(reports)
-        print(f"{kind:<11}{wall(reports):7.3f}{cores_worth(reports):12.2f}"
+        print(f"{kind:<11}{wall(reports):7.3f}{cpu_seconds(reports):7.3f}{cores_worth(reports):12.2f}"
               f"{first:10.1%}{second:10.1%}{both:9.1%}")
     print(f"speed-up over sequential: threads {sequential_wall / wall(on_threads):.2f}x, "
           f"processes {sequential_wall / wall(on_processes):.2f}x (at most {min(2, len(CPUS))}x here; "
@@ -214,9 +221,9 @@ with SPAWN.Pool(processes=2) as pool:
 # The running intervals answer the question directly. `print_table` (in the instruments' fold)
 # gives, for each run, its wall time (from its first job's start to its last job's end, so the
 # processes' start-up is not counted), the share of that time each job was executing and the
-# share during which *both* were. It also gives each run's **cores' worth**: the CPU seconds
-# the run received per second of wall time, so 1 means one core kept busy all the time and 2
-# means two. `draw_running` draws the same intervals: one bar for each stretch during which a
+# share during which *both* were. It also gives the CPU seconds the jobs received (`CPU s`) and
+# each run's **cores' worth**: those CPU seconds per second of wall time, so 1 means one core
+# kept busy all the time and 2 means two. `draw_running` draws the same intervals: one bar for each stretch during which a
 # worker was executing, and a title with the share of the time both were.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -235,12 +242,17 @@ fig = draw_running(on_threads, on_processes)
 # lane has a bar the other has a gap.
 #
 # Processes each have their own interpreter and their own GIL, so each one runs whenever its
-# CPU is free. How much that buys depends on the machine, and the answer tells you which case
-# you are in. With two idle cores, both run nearly all the time, the cores' worth is close to
-# 2, the speed-up close to 2x, and the process lanes are two long solid bars on top of each
-# other. When other programs hold the CPU (the answer then prints "this machine was busy"),
-# each process gets only part of a core, its lane is striped too, and the speed-up can vanish,
-# but `both ran` is still above zero for the processes, and zero for the threads.
+# CPU is free. With two idle CPUs, both run nearly all the time: `both ran` is close to 100 %,
+# the cores' worth close to 2, and the process lanes are two long solid bars on top of each
+# other. The speed-up is a ratio of wall times, and it reaches the cores' worth only if the
+# processes needed no more CPU seconds (`CPU s`) for the same work than the sequential run. On
+# a virtual machine, such as a cloud machine, two CPUs can share hardware with each other or
+# with other machines, so two CPUs busy at once may each do less per CPU second than one alone:
+# then the processes' `CPU s` is larger than the sequential one, and the speed-up lands between
+# 1x and 2x even though both ran all the time. When other programs hold the CPU (the answer then
+# prints "this machine was busy"), each process gets only part of a core, its lane is striped
+# too, and the speed-up can vanish, but `both ran` is still above zero for the processes, and
+# zero for the threads.
 #
 # If your numbers differ: the three runs were made at different moments, so on a shared
 # machine the wall times compare the load more than threads and processes, and each check
@@ -571,6 +583,23 @@ assert exit_status == 3
 #
 # The workers you will be given come from `lab_snippets.proc_workers`:
 # `pid_and_span(seconds)` returns `(pid, start, end)`, and `fail_with(message)` raises.
+#
+# :::
+#
+# :::{dropdown} Hint: the two things the chapter did not show
+#
+# Use a `SPAWN.Pool` in a `with` block (leaving it terminates the workers) and
+# `starmap_async`, as in the chapter. Its result has `wait(seconds)`, which returns after at
+# most that long, and `ready()`, true once every call has ended, by returning or raising.
+#
+# - **Telling that a worker died** (item 4): the pool does not say.
+#   `multiprocessing.active_children()` lists this process's live child processes, and a
+#   process whose `exitcode` is no longer `None` has ended. A pool starts its workers as it is
+#   made, so compare the list before and after making it, then wait in short steps and look at
+#   those workers between the steps.
+# - **Two callers at once** (item 5): another thread may make its pool at the same moment; take
+#   the two lists and make the pool under one lock, so neither caller counts the other's workers
+#   as its own.
 #
 # :::
 

@@ -228,9 +228,10 @@ def inline_time(text: str) -> float:
 # First the parallelism. `two_calls(pool)` runs two `burn(300)` at once in a pool and returns
 # the wall time, the two calls' CPU times summed, and the pids that ran them. CPU seconds per
 # second of wall time says how many CPUs the two calls had at once: at most 1 if they took
-# turns, up to 2 if they ran side by side. Two threads beside the two processes, interleaved,
-# best of three. Chapter 12 measured the same thing another way: predict both numbers before
-# you open the answer.
+# turns, up to 2 if they ran side by side. The two-thread row repeats the `to_thread`
+# section's second measurement as a baseline, interleaved with the processes (best of three) so
+# that both rows meet the same load: predict the two processes' number before you open the
+# answer.
 
 # %% tags=["hide-output", "needs-cores"] mystnb={"code_prompt_show": "Show the answer"}
 cpu_per_second = {"two threads": [], "two processes": []}
@@ -253,12 +254,12 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The GIL lets one thread run Python at a time, so two threads never get more than one CPU
-# between them, however many are free. Two processes each have their own interpreter and GIL, so nothing in
-# Python holds them to one CPU: on a machine with two idle CPUs they reach close to 2. What
-# they get is what the machine has spare, and the last printed line says how busy it was: a
-# load average near or above the number of CPUs means other programs took a share, and two
-# processes then stay below 2.
+# The two-thread row is what the `to_thread` section found: under the GIL two threads never get
+# more than one CPU between them. Two processes each have their own interpreter and GIL, so
+# nothing in Python holds them to one CPU (chapter 12 showed it with their running intervals):
+# on a machine with two idle CPUs they reach close to 2. What they get is what the machine has
+# spare, and the last printed line says how busy it was: a load average near or above the
+# number of CPUs means other programs took a share, and two processes then stay below 2.
 #
 # If your numbers differ: the load average printed beside the numbers is how many programs wanted a CPU, on average,
 # over the last minute. When it is above the number of CPUs, other programs compete for the
@@ -275,7 +276,8 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # `trip_and_work(pool, text)` times one call through the pool and returns it with the work's own
 # time, measured inside the worker. The trip is their difference: what the call cost beyond
 # the work (pickling, the pipes, waking the worker). The cell measures 10, 1,000 and 10,000
-# characters, and works out the crossover from the trip and the work's cost per character.
+# characters, and works out the crossover from the 10-character trip and the work's cost per
+# character.
 # Predict its order of magnitude: at about what text length does the trip cost as much as the
 # work: about 10 characters, 100, 1,000 or 10,000?
 
@@ -309,15 +311,17 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The trip is a fixed price per call, while the work grows with the text. For tiny texts a pool
-# call costs many times the work itself: you pay for the trip, not the scoring. For large texts
-# the trip is a small extra on top of the work. The crossover, where the trip costs as much as
-# the work, is the last line of the answer. Where to route is a judgement above that line: the
-# exercise sends a text to the pool once the trip is a small share of the work (the
-# 1,000-character row's trip / work), so it routes texts of 1,000 characters and up to the pool
-# and keeps shorter ones, each holding the loop for a millisecond or two, on the loop. The
-# crossover belongs to this scorer on this machine: another scorer, with another cost per
-# character, has its own.
+# From the first row to the last, the work grows a thousandfold with the text; the trip grows
+# too, but far less, so the trip / work column falls. For tiny texts a pool call costs many
+# times the work itself: you pay for the trip, not the scoring. For large texts the trip is a
+# small extra on top of the work. The crossover, where the trip costs as much as the work, is
+# the last line of the answer (from the 10-character trip; a longer text's trip is a little
+# more, so the real crossover comes a little later). Where to route is a judgement above that
+# line, since near it a pool call still costs about twice the work: the exercise's visible test
+# sends texts of 1,000 characters and up to the pool, and keeps shorter ones, each holding the
+# loop for less than the 1,000-character row's time on the loop, on the loop. The crossover
+# belongs to this scorer on this machine: another scorer, with another cost per character, has
+# its own.
 #
 # :::
 
@@ -364,8 +368,8 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 #
 # The same large scoring three ways, one run each, with the loop's heartbeat drawn above the
 # work: on the loop, in a thread, and in the process pool. Red on a heartbeat lane marks a gap
-# of more than 6 ms (three missed heartbeats), a time when the loop could not answer; a red
-# work bar is work that holds the loop, as in chapters 02 and 26. The sections above measured
+# of more than 6 ms (three missed heartbeats), a time when the loop could not answer; a work
+# lane is one blue bar, from the start of the scoring to its end. The sections above measured
 # only the longest gap; the figure shows every gap. `three_ways` (folded) runs the three and
 # counts the gaps; `draw_three_ways` draws them.
 
@@ -378,7 +382,7 @@ async def three_ways():
                           ("process pool", score_in_pool)):
         with borrowed_default_executor():
             async with LoopWatch(interval=0.002) as watch:
-                with tl.span(f"{label} · work", state="blocked" if label == "on the loop" else "running"):
+                with tl.span(f"{label} · work", state="running"):
                     await asyncio.wait_for(scorer(LARGE), timeout=10)
         watch.add_to(tl, f"{label} · event loop", threshold=0.006)
         silence[label] = watch.max_gap / tl.spans_of(f"{label} · work")[0].duration
@@ -389,7 +393,8 @@ async def three_ways():
 def draw_three_ways(tl):
     return tl.plot("One large scoring: what the event loop sees (red: a gap over 6 ms)",
                    lanes=["on the loop · event loop", "on the loop · work", "to_thread · event loop",
-                          "to_thread · work", "process pool · event loop", "process pool · work"])
+                          "to_thread · work", "process pool · event loop", "process pool · work"],
+                   meanings={"running": "running / answering", "blocked": "heartbeat gap over 6 ms"})
 
 
 # %% [markdown]
@@ -413,14 +418,14 @@ fig = draw_three_ways(tl)
 # %% [markdown]
 # :::{dropdown} Why
 #
-# On the loop the heartbeat is red for the whole work, and so is the work's bar. In a thread
-# the heartbeat lane is mostly red, cut into many short gaps, each a wait of the loop's thread
-# for the GIL: the loop did answer, as the `to_thread` section found, but only every few
+# On the loop the heartbeat is red for the whole work: the loop's thread was busy scoring. In a
+# thread the heartbeat lane is mostly red, cut into many short gaps, each a wait of the loop's
+# thread for the GIL: the loop did answer, as the `to_thread` section found, but only every few
 # milliseconds, and a loop that answers that seldom is still a slow loop. `to_thread` trades
 # one long silence for many short ones. In the process pool the scoring holds none of this
 # process's GIL, so nothing in this process silences its loop while the worker scores. A short
-# red stretch can still open the pool's lane: handing the call over takes this process's GIL too
-# (the pool's manager thread, and the queue's feeder thread that pickles the text into the
+# red stretch can still open the pool's lane: handing the call over takes this process's GIL
+# too (the pool's manager thread, and the queue's feeder thread that pickles the text into the
 # pipe, run here), and so can a busy machine.
 #
 # :::
