@@ -16,7 +16,7 @@
 # 4. write the shutdown a scheduler expects: stop accepting, let in-flight work finish within
 #    a budget, cancel the rest, wait for its cleanup, exit with a code that says which.
 #
-# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 55
+# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 60
 # minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
@@ -880,6 +880,62 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 # (`asyncio.run` installs it in the main thread: the Why of "Ctrl-C: what does `asyncio.run` do
 # with it?" above). Other `atexit`, thread and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
+#
+# A model of the three pieces, with the limits scaled down (`ROLLOUT_MODEL`, folded, a
+# program run as a child): a daemon worker thread runs an event loop that keeps one generation
+# in flight, which needs 1 s; an `atexit` hook sets a stop flag and joins the worker for at most
+# 0.3 s (slime: 5 s); after the flag, the worker waits up to 3 s for its tasks (slime: 30 s).
+# Each piece prints a line when it gets there: `main-returned`, `drain-started`,
+# `generation-finished`, `drain-ended` and `hook-returned`. Predict: which of these lines
+# appear before the process ends?
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+ROLLOUT_MODEL = """
+import asyncio, atexit, functools, threading
+say = functools.partial(print, flush=True)
+stop = threading.Event()
+async def generation():
+    await asyncio.sleep(1.0)
+    say("generation-finished")
+async def worker_loop():
+    in_flight = {asyncio.create_task(generation())}
+    while not stop.is_set():
+        await asyncio.sleep(0.01)
+    say("drain-started")
+    await asyncio.wait(in_flight, timeout=3)
+    say("drain-ended")
+worker = threading.Thread(target=lambda: asyncio.run(worker_loop()), daemon=True)
+worker.start()
+def stop_worker():
+    stop.set()
+    worker.join(timeout=0.3)
+    say("hook-returned")
+atexit.register(stop_worker)
+say("main-returned")
+"""
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+model_run = subprocess.run([sys.executable, "-c", ROLLOUT_MODEL], capture_output=True,
+                           timeout=10)
+model_lines = model_run.stdout.decode().split()
+print("exit", model_run.returncode, "·", " → ".join(model_lines))
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert model_run.returncode == 0
+assert model_lines == ["main-returned", "drain-started", "hook-returned"], (
+    "the join gave up first: the drain and its generation were abandoned at exit")
+print("✓ the 0.3 s join gave up before the 3 s drain: no generation-finished, no drain-ended")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The hook's join gave up after 0.3 s and returned; the interpreter then finished its exit and
+# abandoned the daemon worker where it was, 0.3 s into its 3 s drain, with its generation
+# 0.7 s short of done. Neither `generation-finished` nor `drain-ended` appeared, and nothing
+# was cancelled either: the shorter limit, the join's, decided. The quotes below show slime's
+# two limits, 5 s and 30 s.
+#
+# :::
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
