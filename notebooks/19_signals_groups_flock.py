@@ -65,34 +65,6 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
     return gone_at
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-import matplotlib.pyplot as plt
-
-
-def draw_both_runs():
-    """Both runs one above the other, one lane per process, each from when its children run."""
-    run_a, run_b = Timeline(), Timeline()
-    run_a.t0, run_b.t0 = started_a, started_b
-    run_a.add("plain parent", started_a, killed_a, "running")
-    run_b.add("group leader", started_b, killed_b, "running")
-    run_b.add("group leader", killed_b, exited_b, "cancelled")
-    for number, pid in enumerate(child_pids, start=1):
-        run_a.add(f"its child {number}", started_a, killed_a, "running")
-        run_a.add(f"its child {number}", killed_a, cleaned_a, "blocked")
-        run_a.add(f"its child {number}", cleaned_a, gone_a.get(pid, cleaned_a), "cancelled")
-    for number, pid in enumerate(member_pids, start=1):
-        run_b.add(f"member {number}", started_b, killed_b, "running")
-        run_b.add(f"member {number}", killed_b, gone_b.get(pid, killed_b), "cancelled")
-    fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
-    fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
-    meanings = {"blocked": "orphan, still running", "cancelled": "signalled, exiting"}
-    run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
-               xlabel="time since its children were running (s)", meanings=meanings)
-    run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
-               lanes=["group leader", "member 1", "member 2"],
-               xlabel="time since its children were running (s)", meanings=meanings)
-
-
 # %% [markdown]
 # Every program here is a command of `lab_snippets.proc_workers`. `spawn-children 2 3` starts
 # two `sleep` children of 3 s each, prints `ready <its pid> <child pids>` and waits for them; every
@@ -109,11 +81,10 @@ show_source(_cmd_spawn_children, first="children = [", last="_say(line)")
 # %% [markdown]
 # ## Predict: does killing a parent stop its children?
 #
-# The cell writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
-# stopwatch (chapter 01), and `read_line(stream, timeout)` reads the child's first line
-# (its pid and its children's), waiting at most `timeout` seconds. The folded instrument
-# `running(pid)` is true while the pid exists and has not exited (a zombie, exited but not
-# yet reaped, counts as gone); `psutil.Process(pid).ppid()` gives a process's parent pid.
+# Three helpers appear in the cell: `read_line(stream, timeout)` reads the child's first line
+# (its pid and its children's), waiting at most `timeout` seconds; `running(pid)` (folded
+# above) is true while the pid exists and has not exited; `psutil.Process(pid).ppid()` gives a
+# process's parent pid.
 #
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
 # signal nobody can catch. Predict: are its two children still running afterwards?
@@ -129,7 +100,6 @@ started_a = time.monotonic()
 parent.kill()
 parent.communicate(timeout=5)
 killed_a = time.monotonic()
-tl.mark("plain parent: SIGKILL")
 time.sleep(0.1)
 running_now = [pid for pid in child_pids if running(pid)]
 parents_now = set()
@@ -191,13 +161,11 @@ print("process groups of the leader and its children:", groups,
 
 os.killpg(leader.pid, signal.SIGTERM)
 killed_b = time.monotonic()
-tl.mark("group leader: killpg(SIGTERM)")
 leader.communicate(timeout=5)
 exited_b = time.monotonic()
-gone_b = wait_until_gone(member_pids, timeout=1.5)  # members end by themselves at 3 s
+gone_b = wait_until_gone(member_pids, timeout=1.5)
 print("leader exit code:", leader.returncode, "· children still running:",
       [pid for pid in member_pids if running(pid)])
-draw_both_runs()  # both runs, one panel each
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -206,16 +174,6 @@ draw_both_runs()  # both runs, one panel each
 # parent's group, as every child does by default; so all three shared the leader's pid as
 # their group id, and one `killpg` ended them all: an empty list
 # of survivors. We never used the children's pids to stop them.
-#
-# The figure puts both runs one above the other, one lane per process, each on its own time
-# axis from the moment its children were running: the upper one spans about a tenth of a
-# second, the lower one a few milliseconds, so compare colours, not lengths. Blue is a
-# process running before the signal, red a child running on after its parent is gone, grey
-# from a signal to the exit. With a plain child, the kill ended only the parent; its children
-# ran on as orphans, holding whatever they held, until we hunted them down. Their red lasts
-# only 0.1 s because the cell looked 0.1 s after the kill and then killed them itself; left
-# alone, each would have slept its full 3 s. With a new session, one `killpg` ended the
-# leader and both children together: grey within milliseconds of the signal, with no red.
 #
 # :::
 
@@ -228,6 +186,46 @@ for pid in left_running:  # only when the claim below fails: do not leave them r
 assert leader.returncode == -signal.SIGTERM
 assert not left_running and len(gone_b) == 2, "no member of the group survived"
 print("✓ the leader and both children shared a group of their own; one killpg ended all three")
+
+# %% [markdown]
+# **Look back: both runs on one figure.** One lane per process, each run on its own time axis
+# from the moment its children were running: the upper panel spans about a tenth of a second,
+# the lower one a few milliseconds (read each panel's ticks), so compare colours, not
+# lengths. Blue is a process running before the signal, red a child running on after its
+# parent is gone, grey from a signal to the exit. The red lasts only 0.1 s because the first
+# cell looked 0.1 s after the kill and then killed the orphans itself; left alone, each would
+# have slept its full 3 s. The group's lanes turn grey within milliseconds of the signal.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+import matplotlib.pyplot as plt
+
+
+def draw_both_runs():
+    """Both runs one above the other, one lane per process, each from when its children run."""
+    run_a, run_b = Timeline(), Timeline()
+    run_a.t0, run_b.t0 = started_a, started_b
+    run_a.add("plain parent", started_a, killed_a, "running")
+    run_b.add("group leader", started_b, killed_b, "running")
+    run_b.add("group leader", killed_b, exited_b, "cancelled")
+    for number, pid in enumerate(child_pids, start=1):
+        run_a.add(f"its child {number}", started_a, killed_a, "running")
+        run_a.add(f"its child {number}", killed_a, cleaned_a, "blocked")
+        run_a.add(f"its child {number}", cleaned_a, gone_a.get(pid, cleaned_a), "cancelled")
+    for number, pid in enumerate(member_pids, start=1):
+        run_b.add(f"member {number}", started_b, killed_b, "running")
+        run_b.add(f"member {number}", killed_b, gone_b.get(pid, killed_b), "cancelled")
+    fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
+    fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
+    meanings = {"blocked": "orphan, still running", "cancelled": "signalled, exiting"}
+    run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
+               xlabel="time since its children were running (s)", meanings=meanings)
+    run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
+               lanes=["group leader", "member 1", "member 2"],
+               xlabel="time since its children were running (s)", meanings=meanings)
+
+
+draw_both_runs()
+
 
 # %% [markdown]
 # **Going further: a new group without a new session.** `start_new_session=True` does two things: a new
@@ -244,20 +242,14 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 sleeper = WORKER_MODULE + ["sleep", "3"]
-has_process_group = sys.version_info >= (3, 11)  # code you read may predate 3.11
-if has_process_group:
-    grouped = subprocess.Popen(sleeper, stdout=subprocess.PIPE, process_group=0)
-else:
-    print("Python < 3.11 has no process_group:",
-          "use start_new_session=True (or preexec_fn=os.setpgrp).")
-    grouped = subprocess.Popen(sleeper, stdout=subprocess.PIPE, start_new_session=True)
+grouped = subprocess.Popen(sleeper, stdout=subprocess.PIPE, process_group=0)
 read_line(grouped.stdout, timeout=10)
 own_group = os.getpgid(grouped.pid) == grouped.pid
 same_session = os.getsid(grouped.pid) == os.getsid(0)
 os.killpg(grouped.pid, signal.SIGKILL)
 grouped.communicate(timeout=5)
 print(f"leads its own group: {own_group} · still in our session: {same_session}")
-assert own_group and (same_session or sys.version_info < (3, 11))
+assert own_group and same_session
 print("✓ process_group=0: a group of its own, in our session")
 
 # %% [markdown]
@@ -270,24 +262,21 @@ print("✓ process_group=0: a group of its own, in our session")
 # then waits for the child. The child, `report-signals`, prints the signal it gets and exits
 # with 128 + its number.
 #
-# Here is `wrap` with its forwarding handler, then the child's handler:
+# Here is `wrap` with its forwarding handler, then the child's handler for both signals:
 
 # %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_report_signals, _cmd_wrap
 
 show_source(_cmd_wrap, first="child = subprocess.Popen", last="return 128 - code")
-show_source(_cmd_report_signals, first="def report", last="wakeup.wait")
+show_source(_cmd_report_signals, first="def report", last="os._exit(128 + signum)")
 
 # %% [markdown]
 # `run_wrapper` (folded) starts `wrap` around `report-signals`, sends the wrapper one signal
-# once both are ready, and reaps the wrapper. Each program prints one line per event: a word
-# or two, then the pid of the process that printed it, then its `time.monotonic()` clock in
-# seconds (`got SIGTERM 18607 24773.021399` is the child with pid 18607 receiving SIGTERM);
-# the cell below drops the clock. Once the wrapper has exited, the cell notes whether the
-# child runs, then cleans up whatever is left.
+# once both are ready, and reaps the wrapper. The cell prints each run's exit status and the
+# lines the two programs printed (without the clock at their end), then cleans up.
 #
-# Predict: without `--forward`, is the child still running after the wrapper has gone? What
-# exit status does the wrapper report, without and with forwarding?
+# The wrapper has exited after SIGTERM. Predict: without `--forward`, is the child still
+# running?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -373,7 +362,9 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 show_source(_cmd_hold_flock)
 
 # %% [markdown]
-# The cell tries the lock while the holder lives, kills the holder, then tries again.
+# The cell tries the lock while the holder lives, kills the holder, then tries again. It
+# writes down each step with `tl.mark(name)` on a `Timeline`, the course's stopwatch
+# (chapter 01), and prints the marks' names in order.
 #
 # Predict: does the second attempt get the lock, or raise `BlockingIOError`?
 
@@ -410,14 +401,11 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Each mark is written only after the step it names has happened: a refusal inside
-# `except BlockingIOError`, and `lock: ours` only when the second non-blocking `flock`
-# returned without raising.
-#
 # An `flock` belongs to the open file, so it ends when the last descriptor of that file is
 # closed, and the kernel closes every descriptor of a process that dies, however it dies.
-# That is why the last printed mark is `lock: ours`: the second attempt got the lock. No cleanup code has to run, which is exactly what a lock that must
-# survive crashes needs.
+# So the second attempt got the lock: the last printed mark is `lock: ours`, written only
+# when the second non-blocking `flock` returned without raising. No cleanup code has to run,
+# which is exactly what a lock that must survive crashes needs.
 #
 # One trap remains: the lock is released when the *last* descriptor of the open file is
 # closed, so a child of the holder that still has that descriptor keeps the lock after the

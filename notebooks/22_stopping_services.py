@@ -16,7 +16,7 @@
 # 4. write the shutdown a scheduler expects: stop accepting, let in-flight work finish within
 #    a budget, cancel the rest, wait for its cleanup, exit with a code that says which.
 #
-# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 55
+# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 60
 # minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
@@ -83,14 +83,8 @@ def names(events: list) -> list[str]:
 
 # %% [markdown]
 # `serve` takes its jobs as one string, `arrival:seconds` per job, separated by commas: when the
-# job arrives (seconds after the start) and how long its work takes. Its flags choose what the
-# service does on a signal:
-#
-# | flag | on SIGTERM |
-# |---|---|
-# | `--on-sigterm default` | nothing installed: the signal's default action |
-# | `--on-sigterm cancel` | a callback that cancels the service's main task |
-# | `run-service SOURCE JOBS --budget B` (another command) | the function in `SOURCE`, given `B` seconds |
+# job arrives (seconds after the start) and how long its work takes. Its flag `--on-sigterm`
+# chooses what the service does on SIGTERM; each step below says which it uses.
 
 # %%
 # All three arrive at once: two short jobs (0.05 s, 0.1 s) and a long one (3 s).
@@ -102,7 +96,8 @@ JOBS = "0:0.05,0:0.1,0:3"
 # The service has started three jobs: two that need 0.05 s and 0.1 s, one that needs 3 s. The
 # harness sends SIGTERM as soon as all three have printed `start`, well under a millisecond
 # later, so every job still has almost all of its work ahead. SIGTERM is the signal `kill`,
-# systemd, Kubernetes and Slurm send first. The service installed nothing for SIGTERM. Predict: which of the three jobs print anything after the
+# systemd, Kubernetes and Slurm send first by default. With `--on-sigterm default` the service
+# installs nothing for SIGTERM. Predict: which of the three jobs print anything after the
 # signal, and with what status does the process end?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -139,16 +134,9 @@ print("✓ SIGTERM's default action ended the service; no job printed anything a
 show_source(_serve, first="def cancel_main", last="loop.add_signal_handler")
 
 # %% [markdown]
-# The cancellation reaches the main task at its `await`, and its `except` does this:
-
-# %% tags=["remove-input"]
-show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
-
-# %% [markdown]
-# It stops `feeder`, the task that fills the intake queue, cancels the `running` jobs, waits
-# at most 2 s for their cleanup, prints one event line with `say`, and returns 128 + 15 = 143,
-# the status a shell shows for "ended by SIGTERM". **Predict.** Jobs 0 and 1 need only 0.05 s
-# and 0.1 s of work. Do they print `done`?
+# The cancellation reaches the main task at its `await`; what the main task does then is
+# the service's own choice, and the answer shows it. **Predict.** Jobs 0 and 1 need only
+# 0.05 s and 0.1 s of work. Do they print `done`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_cancel, events_cancel, sent_cancel = stop_service(
@@ -166,12 +154,18 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The callback cancels every running job the moment the signal arrives, whatever work it
-# still has. Look at jobs 0 and 1 in the events: they needed 0.05 s and 0.1 s and were
-# cancelled anyway. Every job did run its cleanup, and the service reports the stop in its
-# exit status. Cancelling at once is safe, not yet polite; the exercise adds the missing step.
+# The main task's `except asyncio.CancelledError` (quoted below) stops `feeder`, the task that
+# fills the intake queue, cancels every `running` job, waits at most 2 s for their cleanup,
+# prints `main-cancelled` and returns 128 + 15 = 143, the status a shell shows for "ended by
+# SIGTERM". So every job is cancelled the moment the signal arrives, whatever work it still
+# has: jobs 0 and 1 needed 0.05 s and 0.1 s and were cancelled anyway. Every job did run its
+# cleanup, and the service reports the stop in its exit status. Cancelling at once is safe,
+# not yet polite; the exercise adds the missing step.
 #
 # :::
+
+# %% tags=["remove-input"]
+show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
 
 # %% [markdown]
 # ## Ctrl-C: what does `asyncio.run` do with it?
@@ -280,9 +274,11 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # ## Measure: the same three jobs under three stops
 #
 # Both stops so far end every job at the signal, the cancelling one with a cleanup. A third run
-# of the same jobs uses a simple graceful handler, `graceful_stop` (folded; it takes these
-# three jobs and nothing else, unlike the exercise's): on SIGTERM it gives the jobs a budget of
-# 0.5 s, then cancels what is left. The same fold holds `three_stops()`, which lays the three
+# of the same jobs uses another command, `run-service SOURCE JOBS --budget B`, which runs the
+# function in the file `SOURCE` as the service and gives it `B` seconds. The function is a
+# simple graceful handler, `graceful_stop` (folded; it takes these three jobs and nothing
+# else, unlike the exercise's): on SIGTERM it gives the jobs a budget of 0.5 s, then cancels
+# what is left. The same fold holds `three_stops()`, which lays the three
 # SIGTERM runs on one timeline for the answer's figure (the Ctrl-C run repeats the cancelling
 # one, so it is left out), and `mark_signals(fig)`, which draws the signals on it. Every line
 # the service prints carries a `time.monotonic()` reading, one clock for every process on
@@ -358,9 +354,8 @@ def mark_signals(fig, outcome: dict) -> None:
 
 
 # %% [markdown]
-# **Predict.** Two of the three jobs can finish within the budget and one cannot. When does
-# job 2 print its last line, counted from the signal, and with what status does the service
-# end?
+# **Predict.** Which jobs print `done`, when does job 2 print its last line, counted from the
+# signal, and with what status does the service end?
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -383,8 +378,10 @@ tl, outcome = three_stops()
 for run_label, ended in outcome.items():
     done, cleaned = ended["done"] or "none", ended["cancelled"] or "none"
     print(f"{run_label:<17} finished: {done} · cleaned up: {cleaned}")
-fig = tl.plot("Three stops of the same three jobs", meanings={
-    "cancelled": "work left undone", "cleanup": "cleanup after cancel"})
+fig = tl.plot("Three stops of the same three jobs",
+              xlabel="time since each run's ready line (s)",
+              meanings={"cancelled": "work left undone",
+                        "cleanup": "cleanup after cancel"})
 mark_signals(fig, outcome)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -883,6 +880,62 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 # (`asyncio.run` installs it in the main thread: the Why of "Ctrl-C: what does `asyncio.run` do
 # with it?" above). Other `atexit`, thread and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
+#
+# A model of the three pieces, with the limits scaled down (`ROLLOUT_MODEL`, folded, a
+# program run as a child): a daemon worker thread runs an event loop that keeps one generation
+# in flight, which needs 1 s; an `atexit` hook sets a stop flag and joins the worker for at most
+# 0.3 s (slime: 5 s); after the flag, the worker waits up to 3 s for its tasks (slime: 30 s).
+# Each piece prints a line when it gets there: `main-returned`, `drain-started`,
+# `generation-finished`, `drain-ended` and `hook-returned`. Predict: which of these lines
+# appear before the process ends?
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+ROLLOUT_MODEL = """
+import asyncio, atexit, functools, threading
+say = functools.partial(print, flush=True)
+stop = threading.Event()
+async def generation():
+    await asyncio.sleep(1.0)
+    say("generation-finished")
+async def worker_loop():
+    in_flight = {asyncio.create_task(generation())}
+    while not stop.is_set():
+        await asyncio.sleep(0.01)
+    say("drain-started")
+    await asyncio.wait(in_flight, timeout=3)
+    say("drain-ended")
+worker = threading.Thread(target=lambda: asyncio.run(worker_loop()), daemon=True)
+worker.start()
+def stop_worker():
+    stop.set()
+    worker.join(timeout=0.3)
+    say("hook-returned")
+atexit.register(stop_worker)
+say("main-returned")
+"""
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+model_run = subprocess.run([sys.executable, "-c", ROLLOUT_MODEL], capture_output=True,
+                           timeout=10)
+model_lines = model_run.stdout.decode().split()
+print("exit", model_run.returncode, "·", " → ".join(model_lines))
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert model_run.returncode == 0
+assert model_lines == ["main-returned", "drain-started", "hook-returned"], (
+    "the join gave up first: the drain and its generation were abandoned at exit")
+print("✓ the 0.3 s join gave up before the 3 s drain: no generation-finished, no drain-ended")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The hook's join gave up after 0.3 s and returned; the interpreter then finished its exit and
+# abandoned the daemon worker where it was, 0.3 s into its 3 s drain, with its generation
+# 0.7 s short of done. Neither `generation-finished` nor `drain-ended` appeared, and nothing
+# was cancelled either: the shorter limit, the join's, decided. The quotes below show slime's
+# two limits, 5 s and 30 s.
+#
+# :::
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

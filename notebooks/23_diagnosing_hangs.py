@@ -18,7 +18,7 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 60 minutes
+# about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -45,16 +45,14 @@ from lab_snippets.showcode import show_source  # prints a course function's sour
 HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
 
 # %% [markdown]
-# ## Predict: can a task's stack tell two stuck requests apart?
+# ## Two stuck requests that look alike
 #
 # A miniature of a rollout worker that has stopped making progress. Two requests run the same
 # coroutine function, `fetch_with_retry`. One is stuck waiting for a free slot (the slot holder
 # waits for an approval that never comes); the other is stuck reading a reply from a server that
-# never answers. A timeout guard fires, and, as many services do, logs the pending tasks by the
-# name of their coroutine: `fetch_with_retry` twice. `Task.get_stack()` returns a task's
-# frames. Predict: can it tell the two stuck requests apart?
+# never answers.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 slot = asyncio.Semaphore(1)
 approval = asyncio.Event()
 
@@ -77,7 +75,12 @@ async def fetch_with_retry(step) -> None:
     await step()
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% [markdown]
+# A timeout guard fires and, as many services do, logs the pending tasks by the name of their
+# coroutine. `Task.get_stack()` returns a task's frames. The cell prints both records for the
+# two requests:
+
+# %%
 silent_server = asyncio.Event()
 holder = asyncio.create_task(hold_slot_until_approved(), name="slot holder")
 await asyncio.sleep(0)
@@ -94,22 +97,23 @@ print("what the timeout log shows:", timeout_log)
 print("Task.get_stack():          ", own_frames)
 
 # %% [markdown]
-# :::{dropdown} Why
+# Neither record tells the two requests apart. `get_stack()` returns only the frame of the
+# task's *own* coroutine, and both requests' own coroutine is `fetch_with_retry`, suspended at
+# its one `await step()` line. The line that is really waiting is further in, in the coroutine
+# that `fetch_with_retry` awaits.
 #
-# `get_stack()` returns only the frame of the task's *own* coroutine, and both requests' own
-# coroutine is `fetch_with_retry`, suspended at its one `await step()` line: the same frame twice,
-# as the coroutine names in the log were the same name twice. The line that is really waiting is
-# further in, in the coroutine that `fetch_with_retry` awaits, and neither the name nor
-# `get_stack()` reaches it.
-#
-# :::
-#
-# `await_chain(task)` starts at the task's coroutine and follows `cr_await`, the object each
-# suspended coroutine is awaiting right now, until it reaches a future. Predict: for request
-# A and for request B, which of our own functions is the last link before asyncio's code?
+# `await_chain(task)` (its source is folded below) starts at the task's coroutine and follows
+# `cr_await`, the object each suspended coroutine is awaiting right now, until it reaches a
+# future.
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of await_chain"}
 show_source(await_chain)
+
+# %% [markdown]
+# ## Predict: where is each stuck request really waiting?
+#
+# The cell prints `await_chain` of both requests. Predict: for request A and for request B,
+# which of our own functions is the last link before asyncio's code?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 chains = {t.get_name(): await_chain(t) for t in stuck}
@@ -186,8 +190,7 @@ else:
     graph = " → ".join(link.where for link in await_chain(probe))
     print(f"Python {sys.version_info.major}.{sys.version_info.minor}:",
           "no asyncio.format_call_graph (new in 3.14); await_chain shows:", graph)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# the check
 if sys.version_info >= (3, 14):
     assert "waits_on" in graph
 else:
@@ -197,15 +200,14 @@ event.set()
 _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 
 # %% [markdown]
-# ## A frozen process, seen from outside
+# ## Measure: a frozen process, seen from outside
 #
 # Task chains need a loop that still answers. When threads are deadlocked, or the loop's thread
 # is stuck in a blocking call, nothing in the process runs Python code for you. Two tools work
 # anyway:
 #
 # - `faulthandler.register(signal.SIGUSR1, all_threads=True)`: when the process receives
-#   SIGUSR1, a handler written in C writes every thread's stack to stderr at once, without
-#   waiting for any lock or for the main thread.
+#   SIGUSR1, a handler written in C writes every thread's stack to stderr.
 # - `py-spy dump --pid PID` (a separate tool from PyPI) reads another process's memory and
 #   prints its threads' stacks without the process's cooperation, given permission to. The
 #   cells below use `faulthandler`, which needs none.
@@ -233,16 +235,17 @@ from lab_snippets.hangs import _cmd_frozen
 show_source(_cmd_frozen, first="if args.register", last="take_b_then_a(")
 
 # %% [markdown]
-# The child's protocol: it prints `ready` once both threads are stuck, and when its stdin is
-# closed (or after the 5 s) it prints `gave-up` and exits with status 0. `HANGS` is the command
-# that starts the course's hang module (`python -m lab_snippets.hangs`); two folded helpers read
-# its output: `read_until(stream, *words)` reads line by line until every one of `words` has
-# appeared, and `frames_of(dump)` picks out the dump's lines that name the two deadlocked
-# functions (file, line number, function) and adds the source line each points at. The answer
-# prints those frames, then the exit status and what the child printed after the dump. We send
-# it SIGUSR1 while it is stuck. Predict: does the signal end the process?
+# `HANGS` is the command that starts the course's hang module (`python -m lab_snippets.hangs`).
+# The child prints `ready` once both threads are stuck; the cell then sends it SIGUSR1 and
+# prints the dump's frames in the two deadlocked functions, how long after the signal they
+# reached us, the exit status and what the child printed after the dump. The folded helpers
+# read its output.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output and the dump's frames"}
+# read_until(stream, *words): reads line by line until every one of `words` has appeared.
+# frames_of(dump): the dump's lines that name the two deadlocked functions (file, line number,
+# function), each with the source line it points at.
+# The child `frozen`, once `ready`, stays stuck until its stdin is closed (or 5 s have passed).
 def read_until(stream, *words: str, timeout: float = 5) -> str:
     """Read lines from `stream` until every one of `words` has appeared, or the stream ends."""
     text = ""
@@ -265,12 +268,14 @@ def frames_of(dump: str) -> list[str]:
     return found
 
 
+# %% [markdown]
+# Predict: does the signal end the process?
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
     read_line(frozen.stdout, timeout=10)  # "ready": each thread holds one lock
-    stuck_since = time.monotonic()
     frozen.send_signal(signal.SIGUSR1)
     sent_at = time.monotonic()
     dump = read_until(frozen.stderr, "take_a_then_b", "take_b_then_a")
@@ -282,9 +287,9 @@ finally:
     if frozen.poll() is None:
         frozen.kill()
         frozen.communicate(timeout=5)
-gave_up_at = time.monotonic()
 dump_text = dump + err.decode()
 print(*frames_of(dump), sep="\n")
+print(f"frames read {1000 * (dumped_at - sent_at):.0f} ms after the signal")
 print("exit status:", frozen.returncode,
       "· stdout after the dump:", out.decode().split())
 
@@ -304,10 +309,12 @@ print("✓ the dump showed both deadlocked threads, and the process went on runn
 # SIGUSR1's default action kills the process; `faulthandler.register` replaces that action with
 # one that writes the dump and returns, so the threads go back to what they were doing. Look at
 # the last line: exit status 0, and `gave-up` printed after the dump, once `communicate()`
-# closed the child's stdin. Before that it carried on, still deadlocked, and
-# the dump names both threads' functions and lines (`take_a_then_b` stuck in `b.acquire()`,
-# `take_b_then_a` in `a.acquire()`).
-# Register it early, in every long-running service: it costs nothing until the signal comes.
+# closed the child's stdin, which is what ends `frozen`. Before that it carried on, still
+# deadlocked, and the dump names both threads' functions and lines (`take_a_then_b` stuck in
+# `b.acquire()`, `take_b_then_a` in `a.acquire()`). The dump reached us within milliseconds of
+# the signal, read through a pipe, so the dump itself took at most that: cheap enough to take
+# from a live service. Register it early, in every long-running service: it costs nothing
+# until the signal comes.
 #
 # :::
 #
@@ -339,19 +346,6 @@ print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the proces
       " we closed its stdin")
 
 # %% [markdown]
-# ## Measure: how long a dump takes
-#
-# How long the dump takes, measured in the SIGUSR1 run above: from the moment we sent the
-# signal to the moment both threads' frames had reached us.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
-print(f"dump read {1000 * (dumped_at - sent_at):.0f} ms after the signal")
-assert stuck_since < sent_at < dumped_at < gave_up_at and status_after_dump is None
-
-# %% [markdown]
-# That is the cost: the whole dump reached us within milliseconds of the signal, cheap enough
-# to take from a live service.
-#
 # ## Silent failures
 #
 # Which failures reach your code as an exception, and which go only to a hook? A hook's
@@ -455,14 +449,10 @@ print("✓ each hook got its error once")
 # :::
 
 # %% [markdown]
-# **A callback that holds the loop.** In debug mode (`asyncio.run(..., debug=True)`,
-# `PYTHONASYNCIODEBUG=1`, or `loop.set_debug(True)`) the loop logs every callback or task step
-# that ran longer than `loop.slow_callback_duration` (0.1 s by default). Debug mode also
-# records where each coroutine and task was created, and makes asyncio check that
-# non-thread-safe calls come from the loop's thread. It costs time, so it is a diagnostic mode,
-# not a production one. `slow_callback_log` (chapter 02) switches it on for one block, here
-# with a threshold of 0.03 s, while a task named `tokenizer` spins for 0.06 s without an
-# `await`. Predict: does the log line name the task, and in what state does it show it?
+# **A callback that holds the loop.** Chapter 02's `slow_callback_log` switches on asyncio's
+# debug mode for one block, in which the loop logs every callback or task step that ran longer
+# than a threshold, here 0.03 s. A task named `tokenizer` spins for 0.06 s without an `await`.
+# Predict: does the log line name the task, and in what state does it show it?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def tokenize_on_the_loop() -> None:
@@ -988,6 +978,16 @@ print("after arming the guard:",
 assert guard_times["guard due"] < guard_times["blocking call returned"] <= guard_times["diagnostic written"], (
     "the guard's handler ran only after the blocking call gave the loop back")
 print("✓ the diagnostic waited for the blocking call: a call that never returns leaves it unwritten")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The timeout is a timer on the event loop, and its `except TimeoutError` runs on the loop too;
+# while the blocking call holds the loop's thread, neither can run. So the diagnostic is written
+# when the call returns, 0.3 s after arming, not at 0.05 s; a call that does not return leaves
+# it unwritten.
+#
+# :::
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
