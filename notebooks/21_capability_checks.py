@@ -212,8 +212,8 @@ assert await asyncio.wait_for(old, timeout=2) == 0.5, "await accepts the generat
 coro.close()  # inspected only
 await asyncio.wait_for(task, timeout=2)
 await stream.aclose()
-print("✓ ReadyScore and a Task are awaitable without being coroutines;",
-      "old_style(0.5) is awaited, yet is not an Awaitable")
+print("✓ ReadyScore and a Task are awaitable without being coroutines; "
+      "old_style(0.5) is awaitable, not an Awaitable")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -423,8 +423,8 @@ fig = tl.plot("Where each tracer's span sits against the body it traces",
                      "generate span (async-aware)", "generate body (aware)"],
               meanings={"waiting": "tracer's span", "running": "body running"})
 simple_span = tl.spans_of("generate span (simple)")[0]
-fig.axes[0].plot(simple_span.start, 0, marker="D", markersize=9,
-                 color=STATE_COLOURS["waiting"], markeredgecolor="black")
+diamond = fig.axes[0].plot(simple_span.start, 0, marker="D", markersize=9,
+                           color=STATE_COLOURS["waiting"], markeredgecolor="black")
 
 # %% [markdown]
 # :::{dropdown} Why

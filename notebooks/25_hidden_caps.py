@@ -107,7 +107,7 @@ async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# OFFERED: the 120 pieces of work handed to each layer; most_at_once, HOLD_UNTIL: instruments
+# OFFERED: the 120 pieces of work; most_at_once, HOLD_UNTIL: the instruments fold
 seen = {}
 async with LatencyServer(latency=0.0) as server:
     async with httpx.AsyncClient() as client:

@@ -53,15 +53,9 @@ figure_style()
 # **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool, an
 # `async def` whose body is a blocking call (`time.sleep(0.01)`, standing for
 # `Popen.communicate()` in slime). Eight tool calls start at once; for comparison, the cell
-# runs them a second time with a body that awaits (`asyncio.sleep`). The tools:
-#
-# - `InFlight` (chapter 06) keeps the peak number of calls inside it at once;
-# - `LoopWatch` is a heartbeat task on the same loop; we count its beats;
-# - `start_and_wait(calls, timeout)` returns how many calls finished and how many are stuck.
-#
-# The semaphore says four: with the blocking body, how many calls run at the same time?
+# runs them a second time with a body that awaits (`asyncio.sleep`).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: start calls as tasks, wait a bounded time, cancel what is stuck.
 async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
     """Start every call as a task; after at most `timeout` s return (finished, stuck); cancel the stuck."""
@@ -70,6 +64,15 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
     await cancel_and_wait(pending)
     return len(done), len(pending)
 
+
+# %% [markdown]
+# Three tools measure the runs (the third, the harness, is folded above):
+#
+# - `InFlight` (chapter 06) keeps the peak number of calls inside it at once;
+# - `LoopWatch` is a heartbeat task on the same loop; we count its beats;
+# - `start_and_wait(calls, timeout)` returns how many calls finished and how many are stuck.
+#
+# The semaphore says four: with the blocking body, how many calls run at the same time?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
@@ -193,7 +196,9 @@ show_call_site("27b")
 # `publish(rid, value)` about 0.2 s after each request; `get_result(rid)` is a blocking 2 ms
 # round trip that pops the result if it is there; `subscribe(rid)` returns an `asyncio.Future`
 # that the table resolves, through `call_soon_threadsafe`, the moment the result is published.
-# Six requests poll, and six are told through `subscribe`, at the same time.
+# Six requests poll, and six are told through `subscribe`, at the same time. The fold also
+# makes the run's table, `table`, the names of the requests, `polled` and `told`, and the
+# body of the worker thread, `worker`.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table, its worker and the plotting code"}
 class ResultTable:
