@@ -631,7 +631,9 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # never returns, with no message. `result(timeout)` bounds the caller's wait, but leaves the
 # coroutine running on the loop (holding whatever it holds); cancelling the
 # `concurrent.futures.Future` that `run_coroutine_threadsafe` returned cancels the task on the
-# loop as well.
+# loop as well. `run_with_timeout` can catch the plain `TimeoutError` because since Python 3.11
+# `concurrent.futures.TimeoutError` is that same built-in class; code written for older
+# Pythons catches `concurrent.futures.TimeoutError`.
 #
 # :::
 #
