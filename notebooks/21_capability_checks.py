@@ -102,8 +102,21 @@ hooks = {
 # ## Predict: which of the eight calls give something to await?
 #
 # The usual reflex is "if `inspect.iscoroutinefunction(hook)` is true, await the call;
-# otherwise use the value". Before running the cell, mark for each of the eight hooks what
-# `iscoroutinefunction` says and whether calling it gives something you can `await`.
+# otherwise use the value". Copy this table and fill in its two empty columns:
+#
+# | hook | defined as | `iscoroutinefunction(hook)` | its call gives an awaitable |
+# |---|---|---|---|
+# | `hook_1` | `score_async` | | |
+# | `hook_2` | `functools.partial(score_async)` | | |
+# | `hook_3` | `score_later` | | |
+# | `hook_4` | `ScoreClient()` | | |
+# | `hook_5` | `score_scheduled` | | |
+# | `hook_6` | `score_ready` | | |
+# | `hook_7` | `score_plain` | | |
+# | `hook_8` | `score_stream` | | |
+#
+# Before running the cell: for each hook, what does `iscoroutinefunction` say, and does calling
+# it give something you can `await`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 rows = {}
@@ -154,49 +167,65 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 #
 # ## Protocols: what do `await` and `async for` look for?
 #
-# `await x` works when `x` is a coroutine, or a generator-based coroutine, or has an
-# `__await__` method returning an iterator. `async for` needs `__aiter__` returning something
-# with `__anext__`. The abstract base classes in `collections.abc` (`Awaitable`, `Coroutine`,
-# `AsyncIterator`) can be asked with `isinstance`. The cell below asks four questions of four
-# objects, one a column: `isinstance(x, Awaitable)`, `isinstance(x, Coroutine)`,
-# `isinstance(x, AsyncIterator)` and `inspect.iscoroutine(x)`.
+# `await` and `async for` accept more than coroutines. The abstract base classes in
+# `collections.abc` (`Awaitable`, `Coroutine`, `AsyncIterator`) can be asked with
+# `isinstance`. The cell below asks them, then `inspect.iscoroutine` and
+# `inspect.isawaitable`, of five objects, one question a column. One of them, `old_style(0.5)`,
+# comes from a generator function decorated with `types.coroutine`, the way coroutines were
+# written before `async def`; `await` still accepts it.
 #
-# Predict: which of `ReadyScore` (the object the sixth hook returns), a coroutine and a `Task`
-# count as `Awaitable`, and which as a `Coroutine`?
+# Predict: which of `ReadyScore` (the object the sixth hook returns), a coroutine, a `Task`
+# and `old_style(0.5)` count as `Awaitable`, and which as a `Coroutine`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+import types
+
+
+@types.coroutine
+def old_style(value: float):
+    yield from asyncio.sleep(0).__await__()
+    return value
+
+
 ready, coro = ReadyScore(0.5), score_async("x")
 task, stream = asyncio.ensure_future(asyncio.sleep(0)), score_stream("a b")
+old = old_style(0.5)
 checks = {
     name: (isinstance(x, Awaitable), isinstance(x, Coroutine),
-           isinstance(x, AsyncIterator), inspect.iscoroutine(x))
+           isinstance(x, AsyncIterator), inspect.iscoroutine(x), inspect.isawaitable(x))
     for name, x in (("ReadyScore", ready), ("coroutine", coro), ("Task", task),
-                    ("async generator", stream))
+                    ("old_style(0.5)", old), ("async generator", stream))
 }
-columns = ("Awaitable", "Coroutine", "AsyncIterator", "iscoroutine")
+columns = ("Awaitable", "Coroutine", "AsyncIterator", "iscoroutine", "isawaitable")
 print(f"{'':<16}", "".join(f"{c:<15}" for c in columns))
 for name, flags in checks.items():
     print(f"{name:<16}", "".join(f"{f!s:<15}" for f in flags))
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert checks["ReadyScore"] == (True, False, False, False), "awaitable by protocol, not a coroutine"
-assert checks["coroutine"] == (True, True, False, True)
-assert checks["Task"] == (True, False, False, False)
-assert checks["async generator"] == (False, False, True, False)
+assert checks["ReadyScore"] == (True, False, False, False, True), "awaitable by protocol, not a coroutine"
+assert checks["coroutine"] == (True, True, False, True, True)
+assert checks["Task"] == (True, False, False, False, True)
+assert checks["old_style(0.5)"] == (False, False, False, False, True), "only isawaitable knows it"
+assert checks["async generator"] == (False, False, True, False, False)
 assert await asyncio.wait_for(ready, timeout=2) == 0.5
+assert await asyncio.wait_for(old, timeout=2) == 0.5, "await accepts the generator-based coroutine"
 coro.close()  # inspected only
 await asyncio.wait_for(task, timeout=2)
 await stream.aclose()
-print("✓ ReadyScore and a Task are awaitable without being coroutines")
+print("✓ ReadyScore and a Task are awaitable without being coroutines; "
+      "old_style(0.5) is awaitable, not an Awaitable")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The classes check the protocol, the methods an object has, not how it was made, so for
-# native coroutines and objects with `__await__` they agree with what the syntax will accept:
-# in the printed rows all three are `Awaitable`, and only the coroutine is a `Coroutine`. Generator-based coroutines are the exception: `await` accepts one made
-# with `types.coroutine`, yet `isinstance(x, collections.abc.Awaitable)` is `False`, because a
-# generator has no `__await__`; `inspect.isawaitable` knows about them.
+# `await x` works when `x` is a coroutine, a generator-based coroutine or has an `__await__`
+# method returning an iterator; `async for` needs `__aiter__` returning something with
+# `__anext__`. The classes check the protocol, the methods an object has, not how it was made,
+# so for native coroutines and objects with `__await__` they agree with what the syntax will
+# accept: `ReadyScore`, the coroutine and the `Task` are all `Awaitable`, and only the coroutine
+# is a `Coroutine`. The generator-based coroutine is the exception: `await` accepts
+# `old_style(0.5)` (the check awaits it), yet it is not `Awaitable`, because a generator has no
+# `__await__`; only `inspect.isawaitable` says `True` for it.
 #
 # :::
 #
@@ -384,18 +413,18 @@ pending_simple = simple_generate("simple")
 await asyncio.sleep(0.02)
 results = await asyncio.gather(pending_simple, aware_generate("aware"))
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 from lab_snippets.timeline import STATE_COLOURS  # each state's colour (legend)
 
+print("iscoroutinefunction: simple", inspect.iscoroutinefunction(simple_generate),
+      "· async-aware", inspect.iscoroutinefunction(aware_generate))
 fig = tl.plot("Where each tracer's span sits against the body it traces",
               lanes=["generate span (simple)", "generate body (simple)",
                      "generate span (async-aware)", "generate body (aware)"],
               meanings={"waiting": "tracer's span", "running": "body running"})
-simple_span = tl.spans_of("generate span (simple)")[0]  # a diamond where it sits
-fig.axes[0].plot(simple_span.start, 0, marker="D", markersize=9,
-                 color=STATE_COLOURS["waiting"], markeredgecolor="black")
-print("iscoroutinefunction: simple", inspect.iscoroutinefunction(simple_generate),
-      "· async-aware", inspect.iscoroutinefunction(aware_generate))
+simple_span = tl.spans_of("generate span (simple)")[0]
+diamond = fig.axes[0].plot(simple_span.start, 0, marker="D", markersize=9,
+                           color=STATE_COLOURS["waiting"], markeredgecolor="black")
 
 # %% [markdown]
 # :::{dropdown} Why

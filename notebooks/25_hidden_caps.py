@@ -59,18 +59,13 @@ figure_style()
 # - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
 #   thread pool.
 #
-# The server would answer at once (`latency=0.0`), but the instrument `most_at_once` (folded)
-# tells it to hold every answer until the client has let in all the requests it will (at most
-# about 5 s), and only then releases them all. The most it saw inside at once is the count.
-# To know when to stop holding, the instrument is given the number the library's default
-# should let in (so its fold gives the answer away: open it after you have predicted), but that
-# number does not decide the count: once it is reached, the server holds 0.2 s longer, so a
-# client that let more in would show more, and one that let fewer in shows its own peak after
-# at most 5 s. How many does the server see at once from each client, and how
-# many threads run the blocking calls, as a formula of the machine's CPU count (the answer
-# prints this machine's)? Before running, write down two numbers and a formula.
+# The server holds every answer until the client has let in all the requests it will, and
+# counts how many are inside at once (the folded instruments say how, and name the defaults:
+# open them after you have predicted). Write down two numbers and a formula: how many requests
+# does the server see at once from each client, and how many threads run the blocking calls,
+# as a formula of the machine's CPU count (the answer prints this machine's)?
 
-# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments and why a busy machine cannot change the count"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments (they name the defaults)"}
 OFFERED = 120
 # What the installed libraries and Python default to, read here and printed with the answer.
 httpx_default = inspect.signature(httpx.AsyncClient).parameters["limits"].default
@@ -87,10 +82,13 @@ def installed_defaults() -> str:
             f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
 
 
-# The measurement: the server holds every answer until `expected` requests (the library's
-# default) are inside, or 5 s have passed, then 0.2 s longer to let more in, if the client
-# allowed more. Waiting for the count, not for a fixed time, is why a busy machine cannot
-# change it: a slow client only takes longer to get there.
+# The measurement: the server would answer at once (latency 0), but holds every answer until
+# `expected` requests (the library's default, HOLD_UNTIL) are inside, or 5 s have passed, then
+# 0.2 s longer, and only then releases them all. The most it saw inside at once is the count.
+# `expected` only says when to stop holding, not what the count is: a client that let more in
+# would show more in those 0.2 s, and one that let fewer in shows its own peak after at most
+# 5 s. Waiting for the count, not for a fixed time, is why a busy machine cannot change it: a
+# slow client only takes longer to get there.
 async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[int, int]:
     """Start every request; hold all answers until `expected` are inside (at most 5 s) and 0.2 s more."""
     server.reset()
@@ -109,8 +107,7 @@ async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# HOLD_UNTIL: set in the instruments fold (open it after you have predicted)
-# OFFERED: the 120 pieces of work handed to each layer
+# OFFERED: the 120 pieces of work; most_at_once, HOLD_UNTIL: the instruments fold
 seen = {}
 async with LatencyServer(latency=0.0) as server:
     async with httpx.AsyncClient() as client:
@@ -235,28 +232,9 @@ print("✓ requests that waited for a connection spent their total timeout there
 # pool holds c connections, for c = 1, 3 and 6, to a server that answers in W = 30 ms. At the
 # server we also measure the time-averaged number of requests inside (L) over the run.
 #
-# The answer also prints each run's *mean gap*: how long a server slot stays empty, on average,
-# between one answer leaving and the next request arriving on it.
-#
 # The bound for one connection is 1 ÷ 0.03 ≈ 33 requests per second, and for 3 and 6
 # connections 100 and 200. Predict: for each cap, does the measured throughput land above its
 # bound, on it, or below it?
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
-# mean_gap: the idle time between requests on one server slot, printed next to L.
-def mean_gap(spans: list) -> float:
-    """Place each request in the first server slot free at its start; the mean idle time between
-    one request's end and the next one's start in the same slot."""
-    free_at, gaps = [], []
-    for start, end in sorted(spans):
-        slot = next((i for i, free in enumerate(free_at) if free <= start), None)
-        if slot is None:
-            free_at.append(end)
-        else:
-            gaps.append(start - free_at[slot])
-            free_at[slot] = end
-    return sum(gaps) / len(gaps) if gaps else 0.0
-
 
 # %%
 LATENCY, N_REQUESTS = 0.03, 12
@@ -274,9 +252,24 @@ async def run_with_cap(server: LatencyServer, cap: int) -> dict:
             "spans": list(server.spans)}
 
 
-# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments and the plotting code"}
+# mean_gap: the idle time between requests on one server slot, printed next to L.
+def mean_gap(spans: list) -> float:
+    """Place each request in the first server slot free at its start; the mean idle time between
+    one request's end and the next one's start in the same slot."""
+    free_at, gaps = [], []
+    for start, end in sorted(spans):
+        slot = next((i for i, free in enumerate(free_at) if free <= start), None)
+        if slot is None:
+            free_at.append(end)
+        else:
+            gaps.append(start - free_at[slot])
+            free_at[slot] = end
+    return sum(gaps) / len(gaps) if gaps else 0.0
+
+
 def draw_pool_runs():
-    """The best cap-3 run as the server saw it, and the throughput of each cap under its bound."""
+    """The best cap-3 run as the server saw it, and the throughput of each cap beside its bound."""
     tl = Timeline()
     tl.t0 = min(start for start, _ in best[3]["spans"])  # the spans were measured before this Timeline
     lanes_free_at: list[float] = []
@@ -340,7 +333,8 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # none went faster, and none quite reached it. What holds the runs below it is L, the number
 # actually in flight, which stays a little below the cap: each time an answer leaves the
 # server, its slot stays empty until the client has read the answer and sent the next request
-# (the printed mean gap, paid again on every request), and at the start
+# (the printed *mean gap*: how long a server slot stays empty, on average, between one answer
+# leaving and the next request arriving on it, paid again on every request), and at the start
 # and the end of the run not every connection is in use. With 6 connections the 12 requests take
 # only two rounds, so that start and end weigh more.
 #
@@ -405,15 +399,14 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # %% [markdown]
 # :::{dropdown} Why
 #
-# By Little's law again, a rate limit of r per second with a latency W keeps r × W requests in
-# flight on average. At 100 starts per second that is 100 × 0.1 = 10 requests at once on the
-# slowed-down server, where the fast one held about 100 × 0.02 = 2. When the server slows
-# down, the same rate piles more requests on it, exactly when it can least afford them. The
-# semaphore kept its 4, so by the same law its throughput, 4 ÷ W, is what fell with the server.
-#
-# The printed peaks sit near these averages, not on them: the pacing loop's sleep and task
-# starts make the real rate a little under 100 per second, which lowers the peak, and a new
-# request arriving just before the oldest one leaves raises it by one.
+# Paced at r starts per second, each request stays W, so the requests in flight at a moment
+# are the ones started in the last W: about r × W of them (Little's law again). At 100 starts
+# per second that is 100 × 0.1 = 10 requests at once on the slowed-down server, where the fast
+# one held about 100 × 0.02 = 2. The printed peaks land within one or so of these: the pacing
+# loop's sleeps run a little late, which lowers them, and a request stays a little longer than
+# W, which raises them. When the server slows down, the same rate piles more requests on it,
+# exactly when it can least afford them. The semaphore kept its 4, so by the same law
+# its throughput, 4 ÷ W, is what fell with the server.
 #
 # A rate limit does not protect a server from its own slowness. Use a concurrency limit to
 # protect the server (and your own memory and sockets), and a rate limit when someone else

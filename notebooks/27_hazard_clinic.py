@@ -14,7 +14,7 @@
 # 4. find and fix the hazard in a piece of code you have not seen.
 #
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
-# in a thread), 15 (async locks) and 26 · about 60 minutes
+# in a thread), 15 (async locks) and 26 · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -47,7 +47,15 @@ from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
+# %% [markdown]
+# ## Predict · hazard 1: how many calls does a semaphore of four let run?
+#
+# **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool, an
+# `async def` whose body is a blocking call (`time.sleep(0.01)`, standing for
+# `Popen.communicate()` in slime). Eight tool calls start at once; for comparison, the cell
+# runs them a second time with a body that awaits (`asyncio.sleep`).
+
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: start calls as tasks, wait a bounded time, cancel what is stuck.
 async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
     """Start every call as a task; after at most `timeout` s return (finished, stuck); cancel the stuck."""
@@ -58,12 +66,7 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 
 
 # %% [markdown]
-# ## Predict · hazard 1: how many calls does a semaphore of four let run?
-#
-# **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool, an
-# `async def` whose body is a blocking call (`time.sleep(0.01)`, standing for
-# `Popen.communicate()` in slime). Eight tool calls start at once; for comparison, the cell
-# runs them a second time with a body that awaits (`asyncio.sleep`). The tools:
+# Three tools measure the runs (the third, the harness, is folded above):
 #
 # - `InFlight` (chapter 06) keeps the peak number of calls inside it at once;
 # - `LoopWatch` is a heartbeat task on the same loop; we count its beats;
@@ -140,7 +143,7 @@ print("✓ with a blocking body one call runs at a time; awaiting, four do")
 show_call_site("27a")
 
 # %% [markdown]
-# ## Hazard 2: the same semaphore taken twice on one path
+# ## Hazard 2: `execute_tool` inside `execute_predictions`
 #
 # Look again at `ToolPath`: `execute_predictions` takes a permit; hazard 1 ran it with
 # `tool_takes_permit=False`. With `tool_takes_permit=True`, `execute_tool` takes a second one **from the same semaphore**, as
@@ -187,17 +190,17 @@ show_call_site("27b")
 # %% [markdown]
 # ## Measure · hazard 3: a result polled through `to_thread` every 50 ms
 #
-# **The shape.** A request handler submits work, then asks "is my result there?" with a
-# blocking call that it runs in the default thread pool (`asyncio.to_thread`), sleeps 50 ms
-# when the answer is no, and asks again. Our model: a result table whose `get_result` takes a
-# 2 ms round trip and pops a result if it is there, and a worker thread that publishes each
-# result about 0.2 s after the request. Six requests poll; six others, at the same time, are
-# told: the table resolves an `asyncio.Future` for them, through `call_soon_threadsafe`, the
-# moment the result is published. We count `get_result` calls per request and measure the lag
-# from "published" to "the handler has it".
-# The table is a `ResultTable`, folded below.
+# **The shape.** A request handler asks "is my result there?" with a blocking call that it
+# runs in the default thread pool (`asyncio.to_thread`), sleeps 50 ms when the answer is no,
+# and asks again. Our model is a `ResultTable` (folded below): a worker thread calls
+# `publish(rid, value)` about 0.2 s after each request; `get_result(rid)` is a blocking 2 ms
+# round trip that pops the result if it is there; `subscribe(rid)` returns an `asyncio.Future`
+# that the table resolves, through `call_soon_threadsafe`, the moment the result is published.
+# Six requests poll, and six are told through `subscribe`, at the same time. The fold also
+# makes the run's table, `table`, the names of the requests, `polled` and `told`, and the
+# body of the worker thread, `worker`.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table, its worker and the plotting code"}
 class ResultTable:
     """Our model of a remote result table: a worker publishes results; handlers poll or subscribe."""
 
@@ -236,7 +239,20 @@ class ResultTable:
         return future
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# Six requests poll and six are told, while a worker thread publishes their results.
+tl = Timeline()  # records the spans and ticks for the figure
+table = ResultTable(asyncio.get_running_loop(), round_trip=0.002, timeline=tl)
+polled = [f"polled {i}" for i in range(6)]
+told = [f"told {i}" for i in range(6)]
+
+
+def worker(start: float) -> None:
+    for i in range(6):  # a result for each kind of request, every 13 ms from 0.2 s on
+        time.sleep(max(0.0, start + 0.2 + 0.013 * i - time.monotonic()))
+        table.publish(polled[i], "ok")
+        table.publish(told[i], "ok")
+
+
 def draw_waits():
     """One lane per request: waiting for its result, then the lag until its handler has it."""
     for rid in polled + told:
@@ -251,9 +267,10 @@ def draw_waits():
 
 
 # %% [markdown]
-# Predict: each result is published about 0.2 s after its request. About how many
-# `get_result` calls does a polling request make, and how much later than a notified request
-# does it have its result?
+# The two handlers below are the code under suspicion. The answer counts `get_result` calls
+# per request and measures the lag from "published" to "the handler has it". Predict: each
+# result is published about 0.2 s after its request. About how many `get_result` calls does a
+# polling request make, and how much later than a notified request does it have its result?
 
 # %%
 async def handle_by_polling(table: ResultTable, rid: str) -> float:
@@ -267,21 +284,6 @@ async def handle_by_polling(table: ResultTable, rid: str) -> float:
 async def handle_by_notification(table: ResultTable, rid: str) -> float:
     await asyncio.wait_for(table.subscribe(rid), timeout=5)
     return time.monotonic()
-
-
-# %%
-# Six requests poll and six are told, while a worker thread publishes their results.
-tl = Timeline()  # records the spans and ticks for the figure below
-table = ResultTable(asyncio.get_running_loop(), round_trip=0.002, timeline=tl)
-polled = [f"polled {i}" for i in range(6)]
-told = [f"told {i}" for i in range(6)]
-
-
-def worker(start: float) -> None:
-    for i in range(6):  # a result for each kind of request, every 13 ms from 0.2 s on
-        time.sleep(max(0.0, start + 0.2 + 0.013 * i - time.monotonic()))
-        table.publish(polled[i], "ok")
-        table.publish(told[i], "ok")
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -441,12 +443,14 @@ print("model:", model_report)
 #
 # :::
 #
-# **A repair.** In the endpoint below, the update runs in a task of its own that no request
-# owns, and every request, the first included, only waits for it through `asyncio.shield`.
-# The same experiment runs on it.
+# ### A second endpoint, under the same experiment
+#
+# In `TaskUpdateEndpoint` below, the first request starts the update as a task of its own, and
+# every request, the first included, waits for that task through `asyncio.shield`. Predict:
+# run through the same experiment, what do the three requests get this time?
 
 # %%
-class FixedUpdateEndpoint(Endpoint):
+class TaskUpdateEndpoint(Endpoint):
     """The update runs in a task of its own; requests only wait for it, shielded."""
 
     async def handle(self, path: str) -> dict:
@@ -469,9 +473,9 @@ class FixedUpdateEndpoint(Endpoint):
                 self.state.update(in_progress=False, future=None)
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the run"}
-fixed_report = await cancel_the_updating_request(FixedUpdateEndpoint)
-print("fixed:", fixed_report)
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+fixed_report = await cancel_the_updating_request(TaskUpdateEndpoint)
+print("task endpoint:", fixed_report)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-cancelled-finally-leaves-the-update-stuck
@@ -500,12 +504,16 @@ show_call_site("27d")
 # ## Hazard 5: `result()` with no timeout
 #
 # **The shape.** Synchronous code hands a coroutine to an event loop running in a background
-# thread, with `asyncio.run_coroutine_threadsafe`, and waits in `.result()` without a timeout
-# (chapter 13). Our coroutine, `wait_for_answer(name)`, waits for an answer that does not
-# come, and records in `coroutine_states` whether it is waiting, answered or cancelled. We
-# call it without a timeout, with `result(timeout)`, and with `result(timeout)` plus
-# cancelling the future. To shut down, `LoopThread.close()` runs `cancel_the_rest()` on the
-# loop, which cancels every other task there and waits for them. Both are folded below.
+# thread, with `asyncio.run_coroutine_threadsafe`, and waits in `.result()` without a timeout.
+# Chapter 13 ended on this call: the caller waits, silent, for as long as the coroutine. The
+# question here is what adding a timeout leaves on the loop. Our coroutine,
+# `wait_for_answer(name)`, waits for an answer that does not come, and records in
+# `coroutine_states` whether it is waiting, answered or cancelled. We call it without a
+# timeout (chapter 13's row, for comparison), with `result(timeout)`, and with
+# `result(timeout)` plus cancelling the future. `ModelLoopThread` is this chapter's small loop
+# thread, not chapter 13's `LoopThread`: to shut down, its `close()` runs `cancel_the_rest()`
+# on the loop, which cancels every other task there and waits for them. Both helpers are
+# folded below.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: the coroutine and the cleanup"}
 # Cleanup for the model's loop: cancel what is left on it, as asyncio.run does before closing.
@@ -535,7 +543,7 @@ async def wait_for_answer(name: str) -> str:
 
 
 # %%
-class LoopThread:
+class ModelLoopThread:
     """Our model of a background loop that synchronous code hands coroutines to."""
 
     def __init__(self) -> None:
@@ -564,12 +572,12 @@ class LoopThread:
 
 # %% [markdown]
 # Three callers, each in a thread of its own, wait on the loop: one without a timeout, one with
-# `result(0.2)`, one with `result(0.2)` and a cancel. After 0.6 s we look. Predict, for each:
-# has the caller returned, and is its coroutine still waiting on the loop?
+# `result(0.2)`, one with `result(0.2)` and a cancel. After 0.6 s we look. Predict, for the two
+# with a timeout: has the caller returned, and is its coroutine still waiting on the loop?
 
 # %%
 # Three synchronous callers in threads: no timeout, a timeout, a timeout + cancel.
-loop_thread = LoopThread()
+loop_thread = ModelLoopThread()
 caller_saw: dict[str, str] = {}
 
 
@@ -623,13 +631,18 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # never returns, with no message. `result(timeout)` bounds the caller's wait, but leaves the
 # coroutine running on the loop (holding whatever it holds); cancelling the
 # `concurrent.futures.Future` that `run_coroutine_threadsafe` returned cancels the task on the
-# loop as well.
+# loop as well. `run_with_timeout` can catch the plain `TimeoutError` because since Python 3.11
+# `concurrent.futures.TimeoutError` is that same built-in class; code written for older
+# Pythons catches `concurrent.futures.TimeoutError`.
 #
 # :::
 #
 # **In slime.** `AsyncLoopThread.run` in `slime/utils/async_utils.py` returns
 # `run_coroutine_threadsafe(coro, loop).result()`, with no timeout, and the rollout entry
-# points call it with the whole rollout coroutine.
+# points call it with the whole rollout coroutine: the first row's shape, the caller bound to
+# the rollout's end. The second row says what a bare timeout would add there: a caller that
+# gives up while the rollout goes on, on the loop. The quote closes this chapter, under
+# "In slime".
 #
 # ## Exercise 27.1 · Find and fix the hazard
 #
