@@ -389,13 +389,19 @@ print("✓ the closed object never ran its body and did not warn")
 # 3. return their results in the order they were awaited;
 # 4. if a body raises, let its error come out of `run_in_reverse` and await no later body; if
 #    the caller cancels `run_in_reverse` (chapter 05 covers cancellation), end cancelled and
-#    start no later body (a cancel arrives as a `CancelledError` raised at the `await` in
-#    progress, so one `try`/`finally` around the awaits covers an error and a cancel alike);
+#    start no later body;
 # 5. either way, close each object you did not await before returning, so none of them warns
 #    "was never awaited".
 #
-# Several calls at once, each with its own `log`, must each behave as if alone (keep what a
-# call creates in its own local variables).
+# Several calls at once, each with its own `log`, must each behave as if alone.
+#
+# :::{dropdown} Hint: an error and a cancel alike
+#
+# A cancel arrives as a `CancelledError` raised at the `await` in progress, so one
+# `try`/`finally` around the awaits covers a body's error and a cancel alike. Keep what a call
+# creates in its own local variables, and calls at once cannot disturb each other.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -643,7 +649,7 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # site below separates creating from running, as Exercise 1.1 does: `eval_rollout` builds every
 # dataset's coroutine object first and runs them only at its one `await`. Where Exercise 1.1
 # then awaits the objects one by one, `eval_rollout` hands the list to `asyncio.gather`
-# (chapter 03), which starts all the bodies together, so the datasets' requests are in flight
+# (chapter 03), which starts the bodies together, so the datasets' requests are in flight
 # at the same time instead of one dataset after another. Every
 # place where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).

@@ -101,7 +101,7 @@ print("✓ the cancel ran only after the busy stretch; CancelledError arrived at
 #
 # :::
 #
-# ## Predict: what does catching `CancelledError` do to a timeout?
+# ## Catching `CancelledError` under a timeout
 #
 # `CancelledError` is an exception, so it is tempting to treat it like one: catch it, log
 # it, carry on. The three workers below differ only in their `except` clause: `except
@@ -128,6 +128,7 @@ async def bare_except() -> str:
     return "finished"
 
 
+# %%
 async def cleans_up_and_reraises() -> str:
     try:
         await asyncio.sleep(1)
@@ -194,7 +195,8 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 start = time.monotonic()
 try:
-    wait_for_outcome = "returned " + repr(await asyncio.wait_for(bare_except(), timeout=TIMEOUT))
+    value = await asyncio.wait_for(bare_except(), timeout=TIMEOUT)
+    wait_for_outcome = f"returned {value!r}"
 except Exception as exc:
     wait_for_outcome = type(exc).__name__
 wait_for_ratio = (time.monotonic() - start) / TIMEOUT
@@ -322,7 +324,7 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 #
 # :::
 #
-# ## `asyncio.shield`: which one is cancelled?
+# ## Predict: with `asyncio.shield`, which one is cancelled?
 #
 # Sometimes the work a caller waits for is not its own: a checkpoint save that other requests
 # also need. `asyncio.shield(task)` wraps the task in a new awaitable for the caller to wait
@@ -416,9 +418,10 @@ async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 if sys.version_info < (3, 13):
-    print(f"This page ran on Python {sys.version_info.major}.{sys.version_info.minor}, not 3.13:",
-          "its TaskGroup never cancels the parent task again, so the lines below show that",
-          "older behaviour, not the answer for 3.13 (the Why gives that).")
+    version = "{}.{}".format(*sys.version_info[:2])
+    print(f"This page ran on Python {version}, not 3.13: its TaskGroup never cancels",
+          "the parent task again, so the lines below show that older behaviour,",
+          "not the answer for 3.13 (the Why gives that).")
 results, reached_return = {}, {}
 for use_uncancel in (False, True):
     soft_stopped = asyncio.create_task(drop_sample_then_group(use_uncancel))

@@ -212,13 +212,12 @@ print("✓ the coroutine ran on the loop thread; the thread ended and its loop i
 #
 # :::
 #
-# `LoopThread` below grows that core into a class: `run()` submits a coroutine and waits for
-# its result with a timeout, `submit()` returns the future without waiting, and `stop()` shuts
-# the loop down from outside; the section "Stopping the loop thread" below puts `stop()` to
-# the test. The thread is a daemon thread (`daemon=True`), so it does not keep the
-# interpreter from exiting. The fold holds two helpers: `serve_forever`, the thread's body
-# (run the loop until it is stopped, then close it), and `_cancel_other_tasks`, a shutdown
-# helper that `stop()` uses.
+# `LoopThread` below grows that core into a class. Two of its methods matter now: `run()`
+# submits a coroutine and waits for its result with a timeout, and `submit()` returns the
+# future without waiting. Its thread runs `serve_forever` (in the fold: run the loop until it
+# is stopped, then close it) and is a daemon thread, so it does not keep the interpreter from
+# exiting. `stop()` and its helper `_cancel_other_tasks`, also in the fold, can wait for the
+# section "Stopping the loop thread", which puts them to the test.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the loop thread's body and its shutdown helper"}
 def serve_forever(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
@@ -659,13 +658,20 @@ assert debug_flags == [True], debug_flags
 # 2. wait at most `timeout` seconds;
 # 3. on timeout, **cancel the coroutine on the loop** so it does not run on unseen, then
 #    raise `TimeoutError` at the deadline, without waiting for the cancelled coroutine's
-#    cleanup (since Python 3.11, the `concurrent.futures.TimeoutError` that `result(timeout)`
-#    raises is the builtin `TimeoutError`; older tutorials catch the former);
+#    cleanup;
 # 4. hand back the result, or the coroutine's own exception as it is, as soon as the
 #    coroutine ends, and leave the loop and other callers' coroutines alone;
 # 5. called on the loop thread itself (by a coroutine running there, say), raise
 #    `RuntimeError` at once instead of waiting, and close `coro` unrun: no coroutine left
 #    never awaited. Any other thread, even one running its own loop, is served.
+#
+# :::{dropdown} Hint: which `TimeoutError`
+#
+# `result(timeout)` raises `concurrent.futures.TimeoutError` at the deadline; since Python
+# 3.11 that is the builtin `TimeoutError` itself, so `except TimeoutError` catches it (older
+# tutorials name the `concurrent.futures` one, a different class before 3.11).
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
