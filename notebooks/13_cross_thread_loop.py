@@ -445,7 +445,8 @@ print("✓ the callback waited until call_soon_threadsafe woke the loop")
 # thread puts the callback on the loop's list but does not wake the loop, so the callback waits until something else happens to wake it: the call did not fail,
 # and the callback did not run within the 0.2 s. `call_soon_threadsafe` does wake it: asyncio's
 # own loops (the selector loop, the Unix default, and the proactor loop on Windows) send a
-# byte on a socket the loop is watching. Here it woke the loop, and the stranded callback ran.
+# byte on a socket the loop is watching. The check's `call_soon_threadsafe` woke the loop, and
+# the stranded callback ran.
 #
 # :::
 
@@ -675,12 +676,10 @@ assert debug_flags == [True], debug_flags
 #
 # :::{dropdown} What the grader checks
 #
-# Graded, on many generated runs (one to three synchronous callers at once, each in a thread
-# of its own, sharing one loop thread; coroutines that return a value, the same one twice or
-# `0` or `None` included, after 0.02 s or 0.3 s; coroutines that raise, a `TimeoutError` of
-# their own included; coroutines that outlast the deadline, some of them needing 0.2 s to clean
-# up once cancelled; and calls made on the loop thread, from a coroutine or a callback running
-# there, while other threads' calls share the loop):
+# Graded, on many generated runs (one to three synchronous callers at once, each in its own
+# thread, sharing one loop thread; coroutines that return a value (`0` and `None` included),
+# raise (a `TimeoutError` of their own too), or outlast the deadline, some slow to clean up;
+# calls made on the loop thread itself):
 #
 # - **where**: the coroutine runs on the loop thread;
 # - **result**: its result, or its own exception as it is, reaches the caller as soon as the
