@@ -114,8 +114,9 @@ await pending
 # :::{dropdown} Why
 #
 # A coroutine object is a single run, not a reusable function: once its body has finished,
-# there is nothing left in it to resume. Read the error the answer shows with that in mind. To
-# run the body again, call `score_sample` again.
+# there is nothing left in it to resume, so a second `await` raises the `RuntimeError` the
+# answer shows instead of running the body or giving `0.1` again. To run the body again, call
+# `score_sample` again.
 #
 # :::
 
@@ -191,45 +192,23 @@ print("✓ the Task's body started only when the caller suspended")
 # :::{dropdown} Why
 #
 # `create_task` only puts the body's first step in the loop's queue; the loop runs it the next
-# time the current code suspends, here at `await asyncio.sleep(0)`. Compare the two lines of
-# the answer with what the plain call ran.
+# time the current code suspends, here at `await asyncio.sleep(0)`. So, as with the plain call,
+# creating runs none of the body; unlike the plain call's object, a Task's body then starts
+# without anyone awaiting it.
 #
 # :::
 
 # %% [markdown]
 # ## Measure: when each of three coroutine objects starts its body
 #
-# `Timeline` is the course's stopwatch: `with tl.span(name, state=...)` records the time spent
-# in the block as one bar, coloured by its `state` (blue for running, light green for
-# suspended, red for holding the loop), and `tl.mark(name)` writes down one named moment. The
-# folded cell below draws the run at the end of the answer.
+# `Timeline` is the course's stopwatch (the [reading guide](../book/reading_guide.md) shows its
+# charts): `with tl.span(name, state=...)` records a block as one bar, coloured by its state,
+# and `tl.mark(name)` writes down one named moment. The folded cell holds the instruments.
+# `busy(seconds)` spins in plain Python for that long, holding the loop. `timed_body(name)` is
+# the body under test: 0.005 s of `busy`, then 0.04 s suspended in `await asyncio.sleep`.
+# `draw_three_bodies` draws the run under the answer.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def draw_three_bodies(bodies: tuple[str, ...], starts: dict[str, float]) -> None:
-    created_at = next(e.at for e in tl.events if e.name == "all three created")
-    for label in bodies:  # the time each object existed without running, drawn grey
-        tl.add(label, tl.t0 + created_at, tl.t0 + starts[label], state="cancelled")
-    tl.plot("Three coroutine objects created together: when does each body run?",
-            lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"],
-            meanings={"cancelled": "created, not started", "waiting": "suspended in await",
-                      "blocked": "holding the loop"})
-
-
-# %% [markdown]
-# In the first cell below, `busy(seconds)` spins in plain Python for that long, and
-# `timed_body` is the body under test: 0.005 s of work, then 0.04 s suspended in
-# `await asyncio.sleep`.
-#
-# The second cell creates three such coroutine objects at the same moment and drives them in
-# three ways: awaited at once, awaited after the caller has done 0.05 s of busy work of its
-# own, and wrapped in a Task. The caller's busy work is the same spin as `busy`, written out in
-# the cell so that you can see it contains no `await`.
-#
-# The Task is created before the caller's busy work, and `later` is awaited after it. Predict
-# two things. First: for each of the three bodies, does it start before, during or after the
-# caller's busy work? Second: of `later` and the Task, which body starts first?
-
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments and the plotting code"}
 def busy(seconds: float) -> None:
     until = tl.now() + seconds
     while tl.now() < until:
@@ -243,10 +222,29 @@ async def timed_body(name: str) -> None:
         await asyncio.sleep(0.04)
 
 
+def draw_three_bodies(bodies: tuple[str, ...], starts: dict[str, float]) -> None:
+    created_at = next(e.at for e in tl.events if e.name == "all three created")
+    for label in bodies:  # the time each object existed without running, drawn grey
+        tl.add(label, tl.t0 + created_at, tl.t0 + starts[label], state="cancelled")
+    tl.plot("Three coroutine objects created together: when does each body run?",
+            lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"],
+            meanings={"cancelled": "created, not started", "waiting": "suspended in await",
+                      "blocked": "holding the loop"})
+
+
+# %% [markdown]
+# The cell below creates three coroutine objects of `timed_body` at the same moment and drives
+# them in three ways. `first` is awaited at once. The Task is created next, before the caller
+# does 0.05 s of busy work of its own (the same spin as `busy`, written out so that you can see
+# it contains no `await`). `awaited_late` is awaited after that busy work.
+#
+# Predict two things. First: for each of the three bodies, does it start before, during or
+# after the caller's busy work? Second: of `awaited_late` and the Task, which body starts first?
+
 # %%
 tl = Timeline()
 first = timed_body("awaited at once")
-later = timed_body("awaited later")
+awaited_late = timed_body("awaited later")
 as_task = timed_body("as a Task")
 tl.mark("all three created")
 
@@ -256,7 +254,7 @@ with tl.span("caller's own work", state="blocked"):
     busy_until = tl.now() + 0.05
     while tl.now() < busy_until:
         pass  # spins in plain code, with no await
-await later
+await awaited_late
 await task
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -271,11 +269,11 @@ draw_three_bodies(bodies, starts)  # the run on a timeline (plotting code folded
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The Task was created first, yet `later` started first, and neither started during the busy
-# work. `await later` runs `later`'s body directly, in the caller, without handing the loop
-# anything; a Task starts only when the loop gets a turn, and the loop gets one only when some
-# code suspends, here at the first `await asyncio.sleep` inside `later`'s body, after the busy
-# work. Awaiting a coroutine does not by itself let other tasks run; a suspension does.
+# The Task was created first, yet `awaited_late` started first, and neither started during
+# the busy work. `await awaited_late` runs its body directly, in the caller, without handing the
+# loop anything; a Task starts only when the loop gets a turn, and the loop gets one only when
+# some code suspends, here at the first `await asyncio.sleep` inside `awaited_late`'s body,
+# after the busy work. Awaiting a coroutine does not by itself let other tasks run; a suspension does.
 #
 # The chart under the answer shows the same run: compare where each blue bar begins with where
 # the red bar ends. A grey bar before a body is the time its object existed without running
@@ -291,7 +289,7 @@ assert starts["awaited at once"] < blocked.start
 assert starts["as a Task"] >= blocked.end, "a Task cannot start while the caller blocks the loop"
 assert starts["awaited later"] >= blocked.end
 assert starts["awaited later"] < starts["as a Task"]
-print("✓ both bodies started after the caller's busy work ended, `later` first")
+print("✓ both bodies started after the caller's busy work ended, `awaited_late` first")
 
 # %% [markdown]
 # ## Checking which is which with `inspect`
@@ -334,8 +332,8 @@ print("✓ the table above holds")
 # **Eager tasks (3.12 and later).** Since Python 3.12 a loop can use
 # `asyncio.eager_task_factory`. With it, `create_task` runs
 # the body at once, up to its first real suspension, before returning. That changes the
-# answer of the Task experiment above. The folded cell below runs it on 3.12+; on 3.11 it says
-# what you would see instead.
+# answer of the Task experiment above. On 3.12 and later, the folded cell below prints the log
+# right after such a `create_task`; on 3.11 it cannot run the experiment and says why.
 #
 # :::
 
@@ -354,8 +352,9 @@ if sys.version_info >= (3, 12):
     print("log right after create_task with eager tasks:", seen_at_creation)
     assert seen_at_creation == ["body of 5 started"]
 else:
-    print("Python < 3.12 has no eager task factory:",
-          "create_task never runs the body before returning.")
+    print(f"This is Python {sys.version_info.major}.{sys.version_info.minor}: asyncio has no",
+          "eager_task_factory before 3.12, so this cell cannot show an eager create_task here;",
+          "on 3.12 and later it prints the log with the body's first line already in it.")
 
 # %% [markdown]
 # ## Closing an object you will not await
@@ -395,6 +394,14 @@ print("✓ the closed object never ran its body and did not warn")
 #    "was never awaited".
 #
 # Several calls at once, each with its own `log`, must each behave as if alone.
+#
+# :::{dropdown} Hint: an error and a cancel alike
+#
+# A cancel arrives as a `CancelledError` raised at the `await` in progress, so one
+# `try`/`finally` around the awaits covers a body's error and a cancel alike. Keep what a call
+# creates in its own local variables, and calls at once cannot disturb each other.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -642,8 +649,8 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # site below separates creating from running, as Exercise 1.1 does: `eval_rollout` builds every
 # dataset's coroutine object first and runs them only at its one `await`. Where Exercise 1.1
 # then awaits the objects one by one, `eval_rollout` hands the list to `asyncio.gather`
-# (chapter 03), which runs them at the same time, so an evaluation takes about as long as its
-# longest dataset rather than the sum of their times. Every
+# (chapter 03), which starts the bodies together, so the datasets' requests are in flight
+# at the same time instead of one dataset after another. Every
 # place where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 

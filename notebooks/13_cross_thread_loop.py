@@ -212,13 +212,12 @@ print("✓ the coroutine ran on the loop thread; the thread ended and its loop i
 #
 # :::
 #
-# `LoopThread` below grows that core into a class: `run()` submits a coroutine and waits for
-# its result with a timeout, `submit()` returns the future without waiting, and `stop()` shuts
-# the loop down from outside; the section "Stopping the loop thread" below puts `stop()` to
-# the test. The thread is a daemon thread (`daemon=True`), so it does not keep the
-# interpreter from exiting. The fold holds two helpers: `serve_forever`, the thread's body
-# (run the loop until it is stopped, then close it), and `_cancel_other_tasks`, a shutdown
-# helper that `stop()` uses.
+# `LoopThread` below grows that core into a class. Two of its methods matter now: `run()`
+# submits a coroutine and waits for its result with a timeout, and `submit()` returns the
+# future without waiting. Its thread runs `serve_forever` (in the fold: run the loop until it
+# is stopped, then close it) and is a daemon thread, so it does not keep the interpreter from
+# exiting. `stop()` and its helper `_cancel_other_tasks`, also in the fold, can wait for the
+# section "Stopping the loop thread", which puts them to the test.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the loop thread's body and its shutdown helper"}
 def serve_forever(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
@@ -309,8 +308,8 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 #
 # A heartbeat task on the notebook's loop ticks every 0.01 s, and each wait lasts for a job
 # of 0.12 s: each job is `slow_job(label)`, which awaits `asyncio.sleep(0.12)` on the loop
-# thread and returns its label; `notebook_wait(how)`, from the fold, draws the notebook's wait
-# as a span on the same timeline, and `draw_waits()` plots it.
+# thread and returns its label. `notebook_wait(how)` records the notebook's wait as a span on
+# the same timeline.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: a heartbeat on the notebook's loop, and a job that draws its own span.
@@ -332,23 +331,8 @@ async def slow_job(label: str) -> str:
 
 
 def notebook_wait(how: str):
-    """A span for the notebook's wait (drawn red, blocked, if no heartbeat landed in it)."""
+    """A span for the notebook's wait, on the heartbeat's timeline."""
     return tl.span(f"notebook: {how}", state="waiting")
-
-
-def draw_waits() -> None:
-    """Colour each wait by what the heartbeat measured in it, then plot the run."""
-    from dataclasses import replace
-
-    def silent(span) -> bool:
-        return not any(span.start < t < span.end for t in ticks)
-
-    tl.spans[:] = [replace(s, state="blocked") if s.label.startswith("notebook: ") and silent(s)
-                   else s for s in tl.spans]
-    tl.plot("Waiting for a coroutine on another thread's loop: block or await",
-            lanes=["loop thread: job A", "notebook: result()", "loop thread: job B",
-                   "notebook: await wrap_future", "notebook loop heartbeat"],
-            meanings={"running": "heartbeat tick"})
 
 
 # %% [markdown]
@@ -372,7 +356,24 @@ for waiting_lane in ("notebook: result()", "notebook: await wrap_future"):
     waited = tl.spans_of(waiting_lane)[0]
     print(f"heartbeats during {waiting_lane!r}: "
           f"{sum(waited.start < t < waited.end for t in ticks)}")
-draw_waits()
+
+
+def draw_waits() -> None:
+    """Colour each wait by what the heartbeat measured in it, then plot the run."""
+    from dataclasses import replace
+
+    def silent(span) -> bool:
+        return not any(span.start < t < span.end for t in ticks)
+
+    tl.spans[:] = [replace(s, state="blocked") if s.label.startswith("notebook: ") and silent(s)
+                   else s for s in tl.spans]
+    tl.plot("Waiting for a coroutine on another thread's loop: block or await",
+            lanes=["loop thread: job A", "notebook: result()", "loop thread: job B",
+                   "notebook: await wrap_future", "notebook loop heartbeat"],
+            meanings={"running": "heartbeat tick"})
+
+
+draw_waits()  # the run on a timeline
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: result-blocks-the-loop-wrap-future-does-not
@@ -406,8 +407,9 @@ print("✓ no heartbeat while result() blocked; the heartbeat went on under awai
 # ## Calling a loop from the wrong thread
 #
 # Most loop and future methods (`call_soon`, `create_task`, `call_later`, a Future's
-# `set_result`) are not thread-safe. Below, nothing is running on the background loop. From the notebook's thread, the cell calls `background.loop.call_soon(callback)`
-# and waits 0.2 s. Predict: does the callback run within those 0.2 s, does `call_soon`
+# `set_result`) are not thread-safe. At this point the background loop has nothing to do.
+# From the notebook's thread, the cell below calls `background.loop.call_soon(callback)` and
+# waits 0.2 s. Predict: does the callback run within those 0.2 s, does `call_soon`
 # raise, or neither?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -424,13 +426,13 @@ background.loop.call_soon(note_callback)  # from the notebook's thread, not the 
 tl.mark("call_soon returned")
 ran_in_time = ran.wait(timeout=0.2)
 tl.mark("waited 0.2 s")
-background.loop.call_soon_threadsafe(lambda: None)
-ran.wait(timeout=2)
 print("callback ran within the 0.2 s:", ran_in_time)
 print(tl.names())
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: call-soon-from-another-thread-does-not-wake-the-loop
+background.loop.call_soon_threadsafe(lambda: None)  # a thread-safe call, to wake the loop
+ran.wait(timeout=2)
 assert ran.is_set(), "the woken loop should have run the callback"
 assert not ran_in_time, "the idle loop should not notice a callback from call_soon"
 assert tl.order("call_soon returned", "waited 0.2 s", "callback ran")
@@ -443,7 +445,8 @@ print("✓ the callback waited until call_soon_threadsafe woke the loop")
 # thread puts the callback on the loop's list but does not wake the loop, so the callback waits until something else happens to wake it: the call did not fail,
 # and the callback did not run within the 0.2 s. `call_soon_threadsafe` does wake it: asyncio's
 # own loops (the selector loop, the Unix default, and the proactor loop on Windows) send a
-# byte on a socket the loop is watching. Here it woke the loop, and the stranded callback ran.
+# byte on a socket the loop is watching. The check's `call_soon_threadsafe` woke the loop, and
+# the stranded callback ran.
 #
 # :::
 
@@ -478,8 +481,7 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 #
 # ## Waiting on the loop from the loop's own thread
 #
-# From the notebook's thread, `background.run` waiting in `result()` does not deadlock, though
-# it blocks the notebook's loop while it waits (the Measure above). Below, a
+# In the Measure above, the notebook's thread waited in `background.run`. Below, a
 # coroutine that is already running on the background loop calls `background.run` itself,
 # with a timeout of 0.3 s, to get the result of `fetch_reward(5)`, which needs 0.01 s. The
 # coroutine it hands in marks the timeline when it starts. Predict: does the call get `0.5`,
@@ -498,8 +500,8 @@ async def run_from_the_loop_thread() -> str:
     tl.mark("wait began, on the loop thread")
     try:
         return repr(background.run(marked_reward(5), timeout=0.3))
-    except TimeoutError:
-        return "TimeoutError"
+    except Exception as exc:
+        return type(exc).__name__
     finally:
         tl.mark("wait ended")
 
@@ -664,14 +666,20 @@ assert debug_flags == [True], debug_flags
 #    `RuntimeError` at once instead of waiting, and close `coro` unrun: no coroutine left
 #    never awaited. Any other thread, even one running its own loop, is served.
 #
+# :::{dropdown} Hint: which `TimeoutError`
+#
+# `result(timeout)` raises `concurrent.futures.TimeoutError` at the deadline; since Python
+# 3.11 that is the builtin `TimeoutError` itself, so `except TimeoutError` catches it (older
+# tutorials name the `concurrent.futures` one, a different class before 3.11).
+#
+# :::
+#
 # :::{dropdown} What the grader checks
 #
-# Graded, on many generated runs (one to three synchronous callers at once, each in a thread
-# of its own, sharing one loop thread; coroutines that return a value, the same one twice or
-# `0` or `None` included, after 0.02 s or 0.3 s; coroutines that raise, a `TimeoutError` of
-# their own included; coroutines that outlast the deadline, some of them needing 0.2 s to clean
-# up once cancelled; and calls made on the loop thread, from a coroutine or a callback running
-# there, while other threads' calls share the loop):
+# Graded, on many generated runs (one to three synchronous callers at once, each in its own
+# thread, sharing one loop thread; coroutines that return a value (`0` and `None` included),
+# raise (a `TimeoutError` of their own too), or outlast the deadline, some slow to clean up;
+# calls made on the loop thread itself):
 #
 # - **where**: the coroutine runs on the loop thread;
 # - **result**: its result, or its own exception as it is, reaches the caller as soon as the
