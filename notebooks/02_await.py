@@ -961,6 +961,35 @@ finally:
 # [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each one is
 # worth a look: is it on a thread of its own, or inside a coroutine?
 
+# %% [markdown]
+# A model of that poller (folded), with a query that takes 0.01 s and answers "busy", and
+# `timeout_s = 0.05`, prints how long after `timeout_s` its `TimeoutError` came:
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code"}
+async def poll_like_the_teacher_server(query, timeout_s: float, every: float = 0.1) -> None:
+    deadline = time.monotonic() + timeout_s  # the server reads time.time(), the wall clock
+    while True:
+        if await query():
+            return
+        if time.monotonic() >= deadline:
+            raise TimeoutError
+        await asyncio.sleep(every)
+
+
+async def busy() -> bool:  # a query that takes 0.01 s and answers "busy"
+    await asyncio.sleep(0.01)
+    return False
+
+
+TIMEOUT_S = 0.05
+poll_start = time.monotonic()
+try:
+    await asyncio.wait_for(poll_like_the_teacher_server(busy, TIMEOUT_S), timeout=2)
+except Exception as exc:
+    print(f"{type(exc).__name__} {time.monotonic() - poll_start - TIMEOUT_S:.2f} s "
+          f"after timeout_s = {TIMEOUT_S} s")
+
+
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
