@@ -373,10 +373,11 @@ if sys.version_info >= (3, 13):
     print(f"consumers ended: {[t.result() for t in done]}")
     print(f"items handed out: {sorted(handled)}")
 else:
-    print(f"This page ran on Python {sys.version_info.major}.{sys.version_info.minor}, which has no"
-          " Queue.shutdown(),\nso this cell cannot run the experiment; the Why below says what"
-          " 3.13 does.\nOn older Pythons, end each consumer with its own sentinel (N consumers,"
-          " N sentinels),\nor join() the queue and then cancel and await the consumers.")
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    print(f"This page ran on Python {version}, which has no Queue.shutdown(),\n"
+          "so this cell cannot run the experiment; the Why below says what 3.13 does.\n"
+          "On older Pythons, end each consumer with its own sentinel (N consumers,\n"
+          "N sentinels), or join() the queue and then cancel and await the consumers.")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 13):
