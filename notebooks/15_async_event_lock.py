@@ -160,8 +160,22 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 # A lock's scope decides how much runs one at a time. Five requests each update a bit of
 # shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
 # covers both; in the *narrow* version it covers only the bookkeeping, and the slow call runs
-# outside it. Green (waiting) is time spent waiting for the lock, blue (running) the slow
-# call. Predict: how many times as long as the narrow version does the wide one take?
+# outside it. The answer draws both runs, one lane per request: green (waiting) is time spent
+# waiting for the lock, blue (running) the slow call; its plotting code is folded below.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_scopes(timelines: dict[str, Timeline]) -> None:
+    fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
+    for ax, version in zip(axes, ("wide", "narrow"), strict=True):
+        timelines[version].plot(f"lock held across the slow call ({version} scope)" if version == "wide"
+                                else "lock held only for the bookkeeping (narrow scope)",
+                                ax=ax, lanes=[f"request {i}" for i in range(5)])
+    axes[0].set_xlabel("")
+    plt.show()
+
+
+# %% [markdown]
+# Predict: how many times as long as the narrow version does the wide one take?
 
 # %%
 SLOW_CALL = 0.04
@@ -197,17 +211,6 @@ for version, request in (("wide", request_wide), ("narrow", request_narrow)):
     lock = asyncio.Lock()
     await asyncio.gather(*(request(timelines[version], lock, f"request {i}")
                            for i in range(5)))
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def draw_scopes(timelines: dict[str, Timeline]) -> None:
-    fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
-    for ax, version in zip(axes, ("wide", "narrow"), strict=True):
-        timelines[version].plot(f"lock held across the slow call ({version} scope)" if version == "wide"
-                                else "lock held only for the bookkeeping (narrow scope)",
-                                ax=ax, lanes=[f"request {i}" for i in range(5)])
-    axes[0].set_xlabel("")
-    plt.show()
-
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ratio = timelines["wide"].total() / timelines["narrow"].total()
