@@ -359,7 +359,8 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 #
 # The chart under the answer puts the two waits and the heartbeat on one clock. The heartbeat
 # lane is blue while the loop answers and red where the gap between wake-ups is longer than
-# 50 ms. Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would
+# 50 ms; a red gap runs from the last wake-up before the `time.sleep`, so it starts a little
+# before the sleep's own bar. Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would
 # give, because each 5 ms sleep ends a little late.
 #
 # :::
