@@ -811,5 +811,41 @@ from lab_snippets.sites import show_call_site
 
 show_call_site("07")
 
+# %% [markdown]
+# A model of that gate (folded) keeps its two conditions with `max_concurrent = 4`. A task of
+# 0.023 s stands for one group's generation and puts its group on a `queue.Queue` from a
+# done-callback, and a trainer takes one group per 0.1 s. The model prints the most groups
+# that waited in the queue at once:
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code"}
+async def soft_gate(max_concurrent: int = 4, task_time: float = 0.023,
+                    take_every: float = 0.1, run_for: float = 0.35) -> int:
+    output_queue: queue.Queue = queue.Queue()
+    active: set[asyncio.Task] = set()
+    peak = 0
+
+    async def trainer() -> None:  # takes one finished group per take_every seconds
+        while True:
+            await asyncio.sleep(take_every)
+            if not output_queue.empty():
+                output_queue.get_nowait()
+
+    taker = asyncio.create_task(trainer())
+    deadline = time.monotonic() + run_for
+    while time.monotonic() < deadline:
+        active = {t for t in active if not t.done()}
+        while len(active) < max_concurrent and output_queue.qsize() < max_concurrent:
+            task = asyncio.create_task(asyncio.sleep(task_time))  # one group's generation
+            task.add_done_callback(lambda _: output_queue.put("group"))
+            active.add(task)
+        peak = max(peak, output_queue.qsize())
+        await asyncio.sleep(0.005)
+    taker.cancel()
+    await asyncio.gather(taker, *active, return_exceptions=True)
+    return peak
+
+
+print(f"most groups waiting at once: {await soft_gate()} (max_concurrent = 4)")
+
 # %% tags=["remove-input"]
 show_call_site("07c")
