@@ -256,12 +256,10 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # at all. An `await` suspends only when the awaited coroutine reaches a point that yields to
 # the loop: something not ready yet, or a deliberate yield such as `asyncio.sleep(0)`.
 #
-# What the contrast shows is where the body is when `aread()` starts: already in the response
-# (no turn), or still in the connection (turns). The number of turns in the streaming row is
-# not a measure of waiting for the network: anyio, the layer under httpx's connection, gives
-# the loop a turn at every read of the connection, even when the bytes have already arrived
-# (`SocketStream.receive` in the versions installed here: anyio 4.16.0, httpcore 1.0.9,
-# httpx 0.28.1).
+# So the contrast shows where the body is when `aread()` starts: already in the response (no
+# turn), or still in the connection (turns). The streaming row's count measures reads, not
+# network waits: anyio, under httpx, yields at every read of the connection, even when the
+# bytes have already arrived (`SocketStream.receive`; anyio 4.16.0, httpcore 1.0.9, httpx 0.28.1).
 #
 # :::
 
@@ -278,10 +276,12 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_two_waits(tl: Timeline, watch: LoopWatch) -> None:
-    colours = {"await asyncio.sleep(0.15)": "waiting", "time.sleep(0.15) in a coroutine": "blocked"}
-    tl.spans[:] = [dataclasses.replace(s, state=colours.get(s.label, s.state)) for s in tl.spans]
+    def state_of(span) -> str:  # the colour of a wait comes from the heartbeats measured inside it
+        inside = [b for b in watch.beats if tl.t0 + span.start < b < tl.t0 + span.end]
+        return "waiting" if inside else "blocked"
+    tl.spans[:] = [dataclasses.replace(s, state=state_of(s)) for s in tl.spans]
     watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
-    tl.plot("Awaiting frees the event loop; time.sleep inside a coroutine freezes it",
+    tl.plot("Two waits of 0.15 s and the event loop's heartbeat",
             lanes=["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine", "event loop heartbeat"])
 
 
@@ -359,7 +359,8 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 #
 # The chart under the answer puts the two waits and the heartbeat on one clock. The heartbeat
 # lane is blue while the loop answers and red where the gap between wake-ups is longer than
-# 50 ms. Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would
+# 50 ms; a red gap runs from the last wake-up before the `time.sleep`, so it starts a little
+# before the sleep's own bar. Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would
 # give, because each 5 ms sleep ends a little late.
 #
 # :::
@@ -410,16 +411,13 @@ print("✓ debug mode named the coroutine that blocked, and only that one")
 # :::{dropdown} Going further: asking a task where it is waiting
 #
 # When a program hangs, you want to know which `await` it is stuck at. Before Python 3.14
-# asyncio has no ready-made answer. `task.get_stack()` gives one frame: the task's outermost
-# coroutine, at the `await` where it is suspended. A task that runs `outer_request`, which
-# awaits `fake_request`, which sleeps, names `outer_request` only; the `fake_request` inside
-# the same task is missing, and so is any chain of Tasks awaiting each other. To go deeper you
-# follow the chain yourself: `task.get_coro().cr_await` is the coroutine it awaits, whose own
-# `cr_await` is the next one, and so on down.
+# asyncio has no ready-made answer: `task.get_stack()` returns frames of the task's coroutine,
+# and `task.get_coro().cr_await` is the coroutine it awaits, whose own `cr_await` is the next
+# one, and so on down. Chapter 23 measures how much of a stuck request each of them shows.
 #
 # Python 3.14 adds `asyncio.format_call_graph(task)`, and `python -m asyncio ps PID` /
 # `pstree PID` from outside the process: they print the whole chain of awaits a suspended task
-# is stuck in, across Tasks too. Chapter 23 comes back to diagnosing hangs.
+# is stuck in, across Tasks too.
 #
 # :::
 
@@ -963,6 +961,35 @@ finally:
 # clock, a clock set forward or back while it polls moves the deadline too. The
 # [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each one is
 # worth a look: is it on a thread of its own, or inside a coroutine?
+
+# %% [markdown]
+# A model of that poller (folded), with a query that takes 0.01 s and answers "busy", and
+# `timeout_s = 0.05`, prints how long after `timeout_s` its `TimeoutError` came:
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code"}
+async def poll_like_the_teacher_server(query, timeout_s: float, every: float = 0.1) -> None:
+    deadline = time.monotonic() + timeout_s  # the server reads time.time(), the wall clock
+    while True:
+        if await query():
+            return
+        if time.monotonic() >= deadline:
+            raise TimeoutError
+        await asyncio.sleep(every)
+
+
+async def busy() -> bool:  # a query that takes 0.01 s and answers "busy"
+    await asyncio.sleep(0.01)
+    return False
+
+
+TIMEOUT_S = 0.05
+poll_start = time.monotonic()
+try:
+    await asyncio.wait_for(poll_like_the_teacher_server(busy, TIMEOUT_S), timeout=2)
+except Exception as exc:
+    print(f"{type(exc).__name__} {time.monotonic() - poll_start - TIMEOUT_S:.2f} s "
+          f"after timeout_s = {TIMEOUT_S} s")
+
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -198,7 +198,9 @@ print("✓ slow producer: never more than 1 item waiting")
 # is put, and the consumer is the one that waits. With the fast producer it is the other way
 # round: the consumer is the slow side and the items wait for it. The figure under the answer
 # draws all three runs: the unbounded queue climbs to the peak the first answer printed, all or nearly
-# all of the 20 items, the bounded one stays at 3 or below, the slow producer's at 1 or 0.
+# all of the 20 items, the bounded one stays at 3 or below, the slow producer's at 1 or 0. The
+# short dips of the bounded line are its gets: each `get()` frees a slot, and the waiting
+# producer fills it again as soon as it runs.
 #
 # :::
 
@@ -343,11 +345,12 @@ print("✓ with task_done() join returned; without it, all 8 were handled and jo
 #
 # ## Ending cleanly: `Queue.shutdown()`
 #
-# `Queue.shutdown()` closes a queue: after it, `put()` raises `QueueShutDown`, and `get()`
-# can raise it too. Each consumer below ends with `except QueueShutDown: return`,
-# however many consumers there are. The producer puts six items for three consumers and calls
-# `shutdown()` at once, before any consumer has run. Predict: are the six items already in
-# the queue still handed out, or does every `get()` raise at once?
+# `Queue.shutdown()`, new in Python 3.13, closes a queue: after it, `put()` raises
+# `QueueShutDown`, and `get()` can raise it too. Each consumer below ends with
+# `except QueueShutDown: return`, however many consumers there are. The producer puts six items
+# for three consumers and calls `shutdown()` at once, before any consumer has run. Predict, for
+# Python 3.13 and later: are the six items already in the queue still handed out, or does every
+# `get()` raise at once?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 if sys.version_info >= (3, 13):
@@ -370,9 +373,11 @@ if sys.version_info >= (3, 13):
     print(f"consumers ended: {[t.result() for t in done]}")
     print(f"items handed out: {sorted(handled)}")
 else:
-    print("Python < 3.13 has no Queue.shutdown(): end each consumer with its own\n"
-          "sentinel (N consumers, N sentinels), or join() the queue and then cancel\n"
-          "and await the consumers.")
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    print(f"This page ran on Python {version}, which has no Queue.shutdown(),\n"
+          "so this cell cannot run the experiment; the Why below says what 3.13 does.\n"
+          "On older Pythons, end each consumer with its own sentinel (N consumers,\n"
+          "N sentinels), or join() the queue and then cancel and await the consumers.")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 13):
@@ -383,11 +388,12 @@ if sys.version_info >= (3, 13):
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `get()` looks at the shutdown mark only when it finds the queue empty: while items remain it
-# hands them out as before, and it raises `QueueShutDown` once none are left. Read the answer
-# with that in mind: count the consumers that ended and the items in the handled list, with no
-# sentinel to count. `shutdown(immediate=True)` would drop the waiting items instead, and `get()` would
-# raise at once.
+# The items are still handed out. `get()` looks at the shutdown mark only when it finds the
+# queue empty: while items remain it hands them out as before, and it raises `QueueShutDown`
+# once none are left. So all six items are handled, and then each of the three consumers ends
+# at its next `get()`, with no sentinel to count (on 3.13 and later, the answer prints both and
+# the check asserts them). `shutdown(immediate=True)` would drop the waiting items instead, and
+# `get()` would raise at once.
 #
 # :::
 
@@ -396,22 +402,20 @@ if sys.version_info >= (3, 13):
 #
 # `asyncio.Queue` is for tasks on one event loop; it is not thread-safe. Between a thread and
 # a loop, use the thread-safe `queue.Queue`; a thread may call its blocking `get()` freely.
-# The loop's side can take items from it in two ways. It can poll: `get_nowait()`, and
-# `await asyncio.sleep` between tries while the queue is empty. Or it can call the same
-# `get()` a thread would. A third way skips the `queue.Queue`: the thread hands each
-# item to the loop with `loop.call_soon_threadsafe(q.put_nowait, item)`, which asks the loop
-# to run `q.put_nowait(item)` on its own thread, into an `asyncio.Queue` that the loop's side
-# awaits as usual.
+# The cell below times three ways for the loop's side to receive items from a thread, one
+# *stretch* each:
 #
-# A heartbeat task that ticks every 5 ms measures the cost of each: the course's `LoopWatch`
-# notes the time of each tick.
-# `Stretch` (folded) notes when a stretch of code starts and ends and counts the ticks inside
-# it. Below, a thread puts five groups, one per 0.03 s, and the loop polls for them; then a
-# second thread puts one group after 0.1 s, and the loop waits for it with
-# `finished_groups.get(timeout=2)`;
-# last, a third thread hands one group after 0.1 s to the loop with `call_soon_threadsafe`,
-# and the loop awaits it. Predict, for each of the three stretches: many heartbeats, a few, or
-# none?
+# 1. **Polling**: a thread puts five groups, one per 0.03 s, and the loop tries
+#    `get_nowait()`, with an `await asyncio.sleep(0.005)` between tries while the queue is empty.
+# 2. **The blocking `get()`** a thread would call: a second thread puts one group after 0.1 s,
+#    and the loop waits for it with `finished_groups.get(timeout=2)`.
+# 3. **`loop.call_soon_threadsafe`**, with no `queue.Queue`: a third thread, after 0.1 s, asks
+#    the loop to run `handed.put_nowait(group)` on the loop's own thread, into an
+#    `asyncio.Queue` that the loop's side awaits as usual.
+#
+# The course's `LoopWatch` runs a heartbeat task that ticks every 5 ms and notes the time of
+# each tick; `Stretch` (folded) notes when a stretch starts and ends and counts the ticks
+# inside it. Predict, for each of the three stretches: many heartbeats, a few, or none?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 class TimedQueue(queue.Queue):
@@ -806,6 +810,42 @@ _sc.differential(run_pipeline, _reference, _sc.several(_plans()), _observe, _com
 from lab_snippets.sites import show_call_site
 
 show_call_site("07")
+
+# %% [markdown]
+# A model of that gate (folded) keeps its two conditions with `max_concurrent = 4`. A task of
+# 0.023 s stands for one group's generation and puts its group on a `queue.Queue` from a
+# done-callback, and a trainer takes one group per 0.1 s. The model prints the most groups
+# that waited in the queue at once:
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code"}
+async def soft_gate(max_concurrent: int = 4, task_time: float = 0.023,
+                    take_every: float = 0.1, run_for: float = 0.35) -> int:
+    output_queue: queue.Queue = queue.Queue()
+    active: set[asyncio.Task] = set()
+    peak = 0
+
+    async def trainer() -> None:  # takes one finished group per take_every seconds
+        while True:
+            await asyncio.sleep(take_every)
+            if not output_queue.empty():
+                output_queue.get_nowait()
+
+    taker = asyncio.create_task(trainer())
+    deadline = time.monotonic() + run_for
+    while time.monotonic() < deadline:
+        active = {t for t in active if not t.done()}
+        while len(active) < max_concurrent and output_queue.qsize() < max_concurrent:
+            task = asyncio.create_task(asyncio.sleep(task_time))  # one group's generation
+            task.add_done_callback(lambda _: output_queue.put("group"))
+            active.add(task)
+        peak = max(peak, output_queue.qsize())
+        await asyncio.sleep(0.005)
+    taker.cancel()
+    await asyncio.gather(taker, *active, return_exceptions=True)
+    return peak
+
+
+print(f"most groups waiting at once: {await soft_gate()} (max_concurrent = 4)")
 
 # %% tags=["remove-input"]
 show_call_site("07c")

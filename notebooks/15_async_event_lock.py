@@ -15,7 +15,7 @@
 #    and try it with a caller that gives up while it waits.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
-# Event) · about 50 minutes
+# Event) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -160,8 +160,22 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 # A lock's scope decides how much runs one at a time. Five requests each update a bit of
 # shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
 # covers both; in the *narrow* version it covers only the bookkeeping, and the slow call runs
-# outside it. Green (waiting) is time spent waiting for the lock, blue (running) the slow
-# call. Predict: how many times as long as the narrow version does the wide one take?
+# outside it. The answer draws both runs, one lane per request: green (waiting) is time spent
+# waiting for the lock, blue (running) the slow call; its plotting code is folded below.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_scopes(timelines: dict[str, Timeline]) -> None:
+    fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
+    for ax, version in zip(axes, ("wide", "narrow"), strict=True):
+        timelines[version].plot(f"lock held across the slow call ({version} scope)" if version == "wide"
+                                else "lock held only for the bookkeeping (narrow scope)",
+                                ax=ax, lanes=[f"request {i}" for i in range(5)])
+    axes[0].set_xlabel("")
+    plt.show()
+
+
+# %% [markdown]
+# Predict: how many times as long as the narrow version does the wide one take?
 
 # %%
 SLOW_CALL = 0.04
@@ -198,18 +212,12 @@ for version, request in (("wide", request_wide), ("narrow", request_narrow)):
     await asyncio.gather(*(request(timelines[version], lock, f"request {i}")
                            for i in range(5)))
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ratio = timelines["wide"].total() / timelines["narrow"].total()
 print(f"wide scope took {ratio:.1f} × as long as narrow scope")
 print("most slow calls at once: wide", timelines["wide"].max_overlap("running"),
       "· narrow", timelines["narrow"].max_overlap("running"))
-fig, axes = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
-for ax, version in zip(axes, ("wide", "narrow"), strict=True):
-    timelines[version].plot(f"lock held across the slow call ({version} scope)" if version == "wide"
-                            else "lock held only for the bookkeeping (narrow scope)",
-                            ax=ax, lanes=[f"request {i}" for i in range(5)])
-axes[0].set_xlabel("")
-plt.show()
+draw_scopes(timelines)  # one lane per request, wide scope above, narrow below
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-wide-lock-serialises-the-slow-calls
@@ -303,7 +311,10 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 # Recall chapter 05: cancelling a task cancels what it is awaiting, unless a shield stands in
 # between. So when a task is cancelled while it awaits a future directly, asyncio cancels the
 # **future itself**, not only the task's wait. Look at the second printed line for what one impatient
-# client did to everyone waiting on the same future. `asyncio.shield(future)` gives each
+# client did to everyone waiting on the same future: requests 1, 3 and 4 all awaited that one
+# future, so its cancellation reached each of them, whether it had started waiting before
+# request 2 or after it. Request 0 is no waiter: it awaits the load itself and returns its own
+# `result`, which the cancelled future never held. `asyncio.shield(future)` gives each
 # waiter its own cancellable wrapper and keeps the shared future intact: compare the first
 # line.
 #
@@ -347,8 +358,7 @@ print("✓ nobody continued before the last worker had paused")
 # :::{dropdown} Why
 #
 # No: the documentation promises that nobody continues before all three have arrived, and the
-# printed order shows workers 0 and 1 waiting until worker 2 has paused; the check asserts
-# only that.
+# printed order shows workers 0 and 1 waiting until worker 2 has paused.
 #
 # The printed order shows one more thing, on the Python that built this page: the last to
 # arrive, worker 2, is the first to continue. The task that completes the barrier needs no
@@ -718,8 +728,10 @@ from lab_snippets.sites import show_call_site
 show_call_site("15")
 
 # %% [markdown]
-# Chapter 27 (hazard 4) examines another weak spot of this handler, which neither quote
-# shows, and runs a model of it.
+# Neither quote shows one weak spot of this handler: a client that disconnects mid-update
+# cancels it, its `finally` then reads names the `try` had not bound yet and raises before it
+# resolves the shared future, so later requests for that checkpoint wait with no end. Chapter
+# 27 (hazard 4) runs a model of it.
 
 # %% tags=["remove-input"]
 show_call_site("15b")
