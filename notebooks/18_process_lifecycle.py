@@ -99,8 +99,8 @@ def probe_pid(pid: int, timeout: float) -> bool:
 # The parent below reads results until it sees `"done"`, is busy with other work for a
 # while, then calls `join`. Meanwhile it looks at the worker through `psutil`, with
 # `is_running` and with `probe_pid(pid, timeout)`, a folded helper that polls `psutil` for up
-# to `timeout` seconds and returns True if the process has exited while `psutil` still lists
-# its pid (False if it runs on or its pid disappears); `tl.mark(...)`
+# to `timeout` seconds; a process it polls is in one of three states (running, exited with
+# its pid still listed, or gone), and it returns True for the middle one; `tl.mark(...)`
 # writes down named moments on a `Timeline`, the course's stopwatch (chapter 01). When
 # `"done"` arrives, is the worker process still running? And once it has exited, is its pid
 # gone at once?
@@ -164,9 +164,8 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # it spends `linger` seconds (the 0.15 passed as its third argument) on what a real worker
 # does last, such as flushing and closing.
 #
-# `probe_pid(pid, timeout)` returns True once the process is a zombie. (The folded helpers
-# cell gives that one check three names: `exit_keeps_pid`, `probe_pid` used on this page, and
-# `wait_for_zombie`, the name the exercise's checks use.) Like `is_running`, it looks through
+# `probe_pid(pid, timeout)` returns True once the process is a zombie (the exercise's checks
+# call the same helper `wait_for_zombie`). Like `is_running`, it looks through
 # `psutil`, on purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap
 # the process as a side effect, and we wanted to see it *before* it was reaped.
 #
@@ -178,29 +177,21 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 show_source(consume_until_stop)
 
 # %% [markdown]
-# Reaping is not the whole cleanup: the next cell closes what the joined worker still holds.
-#
-# :::{dropdown} Going further: the cleanup checklist, once a worker has been joined
-#
-# Even a reaped `Process` object keeps a pipe open (its *sentinel*) until you call its
-# `close()` method or it is garbage collected, and each `multiprocessing.Queue` has a feeder
-# thread in every process that put something on it.
+# Reaping is not the whole cleanup. Even a reaped `Process` object keeps a pipe open (its
+# *sentinel*), and each `multiprocessing.Queue` has a feeder thread in every process that put
+# something on it. Once a worker has been joined:
 #
 # - `proc.close()` frees its sentinel pipe (join first: on a process that is still running,
 #   `close()` raises `ValueError`);
 # - for each `multiprocessing.Queue` this process put on: `q.close()` (no more puts), then
 #   `q.join_thread()` (wait until its feeder thread has flushed what was put).
-#
-# :::
 
 # %%
 consumer.close()  # frees its sentinel pipe
 for q in (tasks, results):
     q.close()  # no more puts from this process
     q.join_thread()  # until its feeder thread has flushed them
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the cleanup"}
-del tasks, results, q  # the course's tidy-up: the notebook lives on, so it drops the closed queues now
+del tasks, results, q  # the notebook lives on: drop the closed queues now
 
 # %% [markdown]
 # The cells below close every process they start.
@@ -275,14 +266,6 @@ print("✓ 0, the worker's own status, and minus the signal number")
 
 # %% tags=["remove-input"]
 show_source(ignore_sigterm)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show why the course does it this way"}
-# `_bounded(seconds)` caps every sleep of the worker module at its MAX_LIFETIME, so a
-# worker that a failed run leaves behind still ends by itself. It guards the course's
-# tests; it is not part of the lesson, and a worker of your own would just sleep.
-from lab_snippets.proc_workers import MAX_LIFETIME
-
-print(f"the worker module caps its sleeps at {MAX_LIFETIME:g} s")
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ready, workers_end = SPAWN.Pipe()
@@ -384,9 +367,9 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # :::
 
 # %% [markdown]
-# ## Measure: how long each process outlives the moment it seems over
+# ## All three in one figure: how long each process outlives the moment it seems over
 #
-# The three lifecycles, each on its own stretch of the time axis (seconds since the first
+# The three lifecycles measured above, each on its own stretch of the time axis (seconds since the first
 # experiment started). Blue is the process **running**, purple its **cleanup**, light green
 # a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls. The folded
 # cell below holds the plotting code, `draw_lifecycles()`.
@@ -454,16 +437,14 @@ def draw_lifecycles() -> None:
 
 
 # %% [markdown]
-# **Look back.** In each of the three, the parent might think the process is over at one
-# moment: the "done" message, `terminate()`, the timeout. From the sections above: for how
-# long, and in which states, does each process outlive that moment?
+# In each of the three, the parent might think the process is over at one moment: the
+# "done" message, `terminate()`, the timeout. The figure puts side by side how long, and in
+# which states, each process outlived that moment.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["remove-input"]
 draw_lifecycles()  # the folded plotting code above
 
 # %% [markdown]
-# :::{dropdown} Why
-#
 # The queue consumer ran on for its cleanup after "done" was read, then stayed a zombie until
 # `join`. The stubborn worker kept running through SIGTERM and the 0.2 s grace; the ticks of
 # SIGKILL and of the `join` that reaped it are a few milliseconds apart, because `join` came
@@ -472,8 +453,6 @@ draw_lifecycles()  # the folded plotting code above
 # the timeout and the kill right after it), and once killed it was a zombie for as long as
 # the parent left it there. A zombie lasts as long as its parent leaves it: in the first and
 # third panels, the 0.3 s the cell kept the parent busy before it reaped.
-#
-# :::
 
 # %% [markdown]
 # :::{dropdown} Going further
