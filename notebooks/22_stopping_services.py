@@ -154,7 +154,7 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The main task's `except asyncio.CancelledError` (quoted below) stops `feeder`, the task that
+# The main task's `except asyncio.CancelledError` stops `feeder`, the task that
 # fills the intake queue, cancels every `running` job, waits at most 2 s for their cleanup,
 # prints `main-cancelled` and returns 128 + 15 = 143, the status a shell shows for "ended by
 # SIGTERM". So every job is cancelled the moment the signal arrives, whatever work it still
@@ -164,9 +164,6 @@ print("✓ with the handler, every job ran its cleanup before the service return
 #
 # :::
 
-# %% tags=["remove-input"]
-show_source(_serve, first="except asyncio.CancelledError", last="return 128 + signal.SIGTERM")
-
 # %% [markdown]
 # ## Ctrl-C: what does `asyncio.run` do with it?
 #
@@ -174,11 +171,8 @@ show_source(_serve, first="except asyncio.CancelledError", last="return 128 + si
 # SIGINT handler raises `KeyboardInterrupt` in the main thread wherever it happens to be,
 # which in an asyncio program is often inside the event loop's own code. The service below
 # has no SIGINT handler of its own, and runs under `asyncio.run`. If a `KeyboardInterrupt`
-# reaches its top level, its last line names the code that raised it:
-# `interrupt-from-signal-handler` (Python's handler, interrupting whatever was running) or
-# `interrupt-from-asyncio.run` (`asyncio.run`'s own code, `Runner.run`). Predict: do its jobs
-# get to run their cleanup, which exception ends the program, and then what exit status does
-# the process report?
+# reaches its top level, its last line names the code that raised it. Predict: do its jobs
+# get to run their cleanup (a `cancelled N` line each)?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_int, events_int, sent_int = stop_service(["serve", JOBS], signal.SIGINT, started=3)
@@ -205,7 +199,8 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # if the main thread still has Python's default one. The **first** Ctrl-C cancels the main
 # task, so cleanup in `except asyncio.CancelledError` or `finally` runs as for any
 # cancellation; once the main task has ended cancelled, `Runner.run` raises
-# `KeyboardInterrupt`, hence `interrupt-from-asyncio.run`. Re-raise the `CancelledError` after
+# `KeyboardInterrupt`, hence the last line `interrupt-from-asyncio.run` (Python's own handler,
+# raising wherever the main thread was, would have printed `interrupt-from-signal-handler`). Re-raise the `CancelledError` after
 # the cleanup, as the service's `except` does: a main task that swallows it makes `asyncio.run`
 # return normally. A **second** Ctrl-C raises `KeyboardInterrupt` at once. A program that
 # installed its own SIGINT handler gets none of this, and SIGTERM needs a handler of your own,
@@ -222,7 +217,7 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # nothing can hang), registers a hook that tells it to stop, and returns at once. The worker
 # prints `worker-stopped` if it was told, `worker-gave-up` if it gave up. The cell runs it three
 # times: with a daemon worker and the hook, with a non-daemon worker and the hook, and with a
-# daemon worker and no hook (chapter 09's case: a daemon thread is dropped at exit). Predict the
+# daemon worker and no hook. Predict the
 # order of `main-returned`, `hook-ran` and the worker's last line for the non-daemon worker.
 # The program:
 
@@ -276,15 +271,15 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # Both stops so far end every job at the signal, the cancelling one with a cleanup. A third run
 # of the same jobs uses another command, `run-service SOURCE JOBS --budget B`, which runs the
 # function in the file `SOURCE` as the service and gives it `B` seconds. The function is a
-# simple graceful handler, `graceful_stop` (folded; it takes these three jobs and nothing
+# simple graceful handler, `graceful_stop` (below; it takes these three jobs and nothing
 # else, unlike the exercise's): on SIGTERM it gives the jobs a budget of 0.5 s, then cancels
-# what is left. The same fold holds `three_stops()`, which lays the three
+# what is left. The fold after it holds `three_stops()`, which lays the three
 # SIGTERM runs on one timeline for the answer's figure (the Ctrl-C run repeats the cancelling
 # one, so it is left out), and `mark_signals(fig)`, which draws the signals on it. Every line
 # the service prints carries a `time.monotonic()` reading, one clock for every process on
 # Linux, so the figure places the child's events against the moment the signal was sent.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %%
 async def graceful_stop(intake, handle, budget: float) -> int:
     """The figure's graceful stop: start three jobs, on SIGTERM wait `budget` for them, cancel the rest.
 
@@ -306,6 +301,7 @@ async def graceful_stop(intake, handle, budget: float) -> int:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 from lab_snippets.service_workers import CLEANUP  # a cancelled job's cleanup: an await of 0.02 s
 
 NEEDED = [float(job.split(":")[1]) for job in JOBS.split(",")]  # the seconds each job needed
@@ -440,7 +436,7 @@ print("✓ jobs 0 and 1 finished, job 2 was cancelled when the budget ran out, s
 #    some had to be cancelled;
 # 6. leave no task of yours running.
 #
-# Start from `graceful_stop`, the measurement's folded handler: it lacks step 2's intake.
+# Start from `graceful_stop`, the measurement's handler: it lacks step 2's intake.
 #
 # :::{dropdown} What the grader checks
 #
