@@ -16,7 +16,7 @@
 # 4. kill a whole process group started with `start_new_session=True` from async code.
 #
 # **Needs** chapters 06 (semaphores), 08 (blocking the loop), 18 (reaping) and 19 (process
-# groups) · about 55 minutes
+# groups) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -33,7 +33,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 import psutil
@@ -171,7 +170,10 @@ for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
     spans_of[label], watch_of[label] = spans, watch
     results[label] = {"peak children": most_at_once(spans),
                       "beats while a child ran": beats_inside(watch, spans),
-                      "longest gap (ms)": round(watch.max_gap * 1000)}
+                      "longest gap (ms)": round(watch.max_gap * 1000),
+                      "mean child (ms)": round(sum(e - s for s, e in spans) / len(spans) * 1000),
+                      "whole run (ms)": round((max(e for _, e in spans)
+                                               - min(s for s, _ in spans)) * 1000)}
 
 for label, seen in results.items():
     print(f"{label:>8}: {seen}")
@@ -192,7 +194,7 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `communicate()` waits in the {term}`event loop`'s own thread, so while a child runs nothing
+# `Popen.communicate()` waits in the {term}`event loop`'s own thread, so while a child runs nothing
 # else on that loop runs: not the heartbeat, not the other tool calls, not the HTTP requests of
 # other samples. The run shows it with three calls: a peak of one child at a time where the
 # awaited version had three. Nothing in that depends on the number three: the first holder
@@ -216,13 +218,13 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # :::{dropdown} Going further: what an interpreter start costs
 #
 # Each child is a new Python interpreter that imports `lab_snippets.proc_workers` before it
-# sleeps. How long that takes depends on the Python build (its start-up and import time), on
-# whether the files are in the disk cache, and on how busy the CPUs are; measured once with
-# `sleep 0` on a busy 2-core machine (load average about 3), it took 0.07 to 0.13 s of wall
-# time for one child alone and 0.13 to 0.18 s for three started at once. Three interpreters
-# starting together share the CPUs, so the awaited run is faster but not three times faster.
-# The loop lane turns red for any gap of more than 30 ms; while three interpreters keep both
-# cores busy, the heartbeat can wait that long for a CPU, so a short red stretch on the awaited
+# sleeps. The answer's `mean child (ms)` minus the 150 ms sleep is what a start cost in this
+# run; it depends on the Python build (its start-up and import time), on whether the files
+# are in the disk cache, and on how busy the CPUs are. Three interpreters starting together
+# share the CPUs, so each start can take longer in the awaited run, and its `whole run (ms)`
+# can be less than three times shorter than the blocking run's; compare the two.
+# The loop lane turns red for any gap of more than 30 ms; while three interpreters keep the
+# CPUs busy, the heartbeat can wait that long for a CPU, so a short red stretch on the awaited
 # run's loop lane, if there is one, is that wait, not a child. The check above counts the
 # awaited run's beats while the children ran: at least three.
 #
@@ -231,8 +233,7 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # %% [markdown]
 # ## Two pipes, one reader
 #
-# A child's stdout and stderr are pipes (a pipe is a buffer in the kernel, 64 KiB by default on
-# Linux), and asyncio reads each of them in the background into a `StreamReader`. What then of
+# A child's stdout and stderr are pipes, buffers in the kernel, and asyncio reads each of them in the background into a `StreamReader`. What then of
 # a parent that reads stdout to its end *before* it reads stderr? The worker `chatter OUT ERR`
 # writes ERR bytes to stderr, then OUT bytes to stdout; these are the lines that do it:
 
@@ -241,6 +242,16 @@ from lab_snippets.proc_workers import _cmd_chatter, _cmd_spawn_children
 from lab_snippets.showcode import show_source
 
 show_source(_cmd_chatter, first="_write_all(2", last="return args.exit")
+
+# %% [markdown]
+# The next two experiments end with `reap`, so that no child is left behind:
+
+# %%
+async def reap(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is None:  # still running: kill it, then wait for it (bounded)
+        proc.kill()
+        await asyncio.wait_for(proc.wait(), timeout=5)
+
 
 # %% [markdown]
 # The reader below reads stdout to its end, then stderr, with a timeout on each read; after a
@@ -259,13 +270,6 @@ async def read_after_timeout(proc: asyncio.subprocess.Process) -> str:
             f"{len(rest[1])} bytes left on stderr")
 
 
-async def reap(proc: asyncio.subprocess.Process) -> None:
-    """Kill the child if it still runs, and wait for it (bounded)."""
-    if proc.returncode is None:
-        proc.kill()
-        await asyncio.wait_for(proc.wait(), timeout=5)
-
-
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def read_stdout_then_stderr(err_bytes: int, timeout: float) -> str:
     proc = await asyncio.create_subprocess_exec(
@@ -279,7 +283,7 @@ async def read_stdout_then_stderr(err_bytes: int, timeout: float) -> str:
     except TimeoutError:
         return await read_after_timeout(proc)  # folded above
     finally:
-        await reap(proc)  # reap: kill the child if it still runs, then wait for it
+        await reap(proc)
 
 
 small = await read_stdout_then_stderr(10_000, timeout=2)
@@ -316,16 +320,18 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 #
 # :::
 #
-# ## Predict: what does a timeout on `communicate()` do to the child?
+# ## A timeout on `communicate()` stops the wait, not the child
 #
-# In chapter 12, `subprocess.run` killed and reaped the child on timeout. Does `wait_for`
-# around `communicate()` do the same? The cell below starts a child that sleeps 5 s, waits for
-# it with `asyncio.wait_for(proc.communicate(), timeout=0.3)`, and records the child's
-# `returncode` and `running(proc.pid)` (from the instruments fold) right after the timeout;
-# its `finally` calls `reap` (from the helpers fold above) so that nothing is left behind.
-# Predict: right after the timeout, what are `proc.returncode` and `running(proc.pid)`?
+# Chapters 14 and 18 showed that a wait which times out leaves its child running (unlike
+# `subprocess.run` in chapter 12, which kills and reaps the child on timeout). `wait_for`
+# around asyncio's `communicate()` is no exception: cancelling our coroutine does nothing to
+# the child, another program. The cell below starts a child that sleeps 5 s, waits for it with
+# `asyncio.wait_for(proc.communicate(), timeout=0.3)`, and records the child's `returncode`
+# and `running(proc.pid)` (from the instruments fold) right after the timeout; the kill in
+# `reap`, in its `finally`, is what ends the child (exit status -9, SIGKILL). After a timeout,
+# kill the child and wait for it yourself.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 proc = await asyncio.create_subprocess_exec(
     *WORKER, "sleep", "5", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 try:
@@ -347,16 +353,6 @@ assert after_timeout == {"returncode": None, "running": True}, (
     "the timeout stopped our wait, not the child")
 assert proc.returncode == -signal.SIGKILL, "only reap's kill() ended it"
 print("✓ after the timeout the child was still running; reap's kill() and wait() ended it")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# `wait_for` gave up *waiting* after 0.3 s and cancelled our `communicate()`, but the child is
-# another program, and cancelling our coroutine does nothing to it: it was still running. Only
-# the kill in `reap` ended it (its exit status is then -9, SIGKILL): after a timeout, kill the
-# child and wait for it yourself.
-#
-# :::
 
 # %% [markdown]
 # ## Measure: what `kill()` reaches, and what `killpg()` reaches
@@ -399,6 +395,7 @@ survivors_after_kill = await wait_until_gone(members, timeout=0.3)
 print("after kill(): leader's return code", leader_code,
       "· stderr ended within 0.3 s:", stderr_ended_at_kill,
       "· children still running:", len(survivors_after_kill))
+print("leader.wait() returned within 0.5 s:", wait_returned)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: kill-reaches-only-the-leader
@@ -461,7 +458,7 @@ print("✓ killpg() ended them all, and the stderr pipe ended")
 # :::
 
 # %% [markdown]
-# :::{dropdown} Going further: what `leader.wait()` waits for, and who waits for the child
+# :::{dropdown} Going further: what `leader.wait()` waits for
 #
 # **`leader.wait()` depends on the release.** The kill cell also waited for the leader with
 # `leader.wait()` (at most 0.5 s). On 3.11.7, 3.12.1 and 3.13.0, the course's Pythons, a `wait()` that is already pending
@@ -470,34 +467,14 @@ print("✓ killpg() ended them all, and the stderr pipe ended")
 # exit returns at once). In the `Lib/asyncio/base_subprocess.py` of all three, the waiters of
 # `wait()` are woken only by `_call_connection_lost`, which runs once every pipe is closed.
 # CPython issue gh-119710 makes `wait()` return when the process exits, pipes open or not; on a
-# Python with that change, the kill answer's check says so (it prints which of the two the
+# Python with that change, the kill answer's last line says so (it prints which of the two the
 # Python that built this page did). The pipe stays open either way.
 #
-# **Who waits for the child (3.11 vs 3.12+).** On Unix, asyncio learns that a child exited
-# through a *child watcher*. Python 3.11 uses a thread per running child that blocks in
-# `waitpid` (`ThreadedChildWatcher`); from 3.12 on, Linux uses a pidfd registered with the
-# event loop (`PidfdChildWatcher`) when the kernel supports it, and no thread is needed.
-# Either way asyncio reaps the child for you: awaiting `proc.wait()` waits for that, it does
-# not do the reaping. The folded cell below counts threads while a child runs, and checks the
-# count.
+# Who reaps the child (a watcher thread on 3.11, a pidfd on the event loop from 3.12 on) is
+# chapter 14's "Python versions" fold; awaiting `proc.wait()` waits for that reaping, it does
+# not do it.
 #
 # :::
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
-proc = await asyncio.create_subprocess_exec(*WORKER, "sleep", "0.3",
-                                            stdout=subprocess.DEVNULL)
-watcher_threads = [t.name for t in threading.enumerate() if "waitpid" in t.name]
-await asyncio.wait_for(proc.wait(), timeout=5)
-print(sys.version.split()[0], "· watcher threads while a child ran:", watcher_threads)
-if sys.version_info >= (3, 12):
-    print("3.12+: a pidfd on the event loop instead of a thread",
-          "(3.11 shows one thread per child: 'asyncio-waitpid-N' on 3.11.7,",
-          "'waitpid-N' on earlier patch releases such as 3.11.2)")
-if sys.version_info < (3, 12):
-    assert len(watcher_threads) == 1, "3.11: one waitpid thread per running child"
-else:
-    assert watcher_threads == [] or not hasattr(os, "pidfd_open")
-print("✓ the watcher threads match this Python's child watcher")
 
 # %% [markdown]
 # ## Exercise 26.1 · A tool runner that never blocks, never deadlocks and leaves nothing behind
