@@ -367,7 +367,7 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # :::
 
 # %% [markdown]
-# ## All three in one figure: how long each process outlives the moment it seems over
+# ## Measure: how long each process outlives the moment it seems over
 #
 # The three lifecycles measured above, each on its own stretch of the time axis (seconds since the first
 # experiment started). Blue is the process **running**, purple its **cleanup**, light green

@@ -281,7 +281,8 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 
 # %%
 async def graceful_stop(intake, handle, budget: float) -> int:
-    """The figure's graceful stop: start three jobs, on SIGTERM wait `budget` for them, cancel the rest.
+    """The figure's graceful stop: start three jobs, on SIGTERM wait `budget` for them,
+    then cancel the rest.
 
     It runs in the service's process, whose namespace provides `asyncio` and `signal`.
     """
@@ -291,7 +292,8 @@ async def graceful_stop(intake, handle, budget: float) -> int:
     try:
         jobs = [asyncio.create_task(handle(await intake.get())) for _ in range(3)]
         await stop.wait()
-        _, late = await asyncio.wait(jobs, timeout=budget)  # the jobs that did not finish in time
+        # late: the jobs that did not finish in time
+        _, late = await asyncio.wait(jobs, timeout=budget)
         for task in late:
             task.cancel()
         if late:

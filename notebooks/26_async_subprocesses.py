@@ -171,7 +171,8 @@ for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
     results[label] = {"peak children": most_at_once(spans),
                       "beats while a child ran": beats_inside(watch, spans),
                       "longest gap (ms)": round(watch.max_gap * 1000),
-                      "mean child (ms)": round(sum(e - s for s, e in spans) / len(spans) * 1000),
+                      "mean child (ms)": round(sum(e - s for s, e in spans)
+                                               / len(spans) * 1000),
                       "whole run (ms)": round((max(e for _, e in spans)
                                                - min(s for s, _ in spans)) * 1000)}
 
