@@ -485,11 +485,11 @@ print("the first context holds:", opened_in[demo_var])
 
 # %%
 async def stream_in_span():
-    token = SPAN_STACK.set(SPAN_STACK.get() + ("stream",))
+    stream_token = SPAN_STACK.set(SPAN_STACK.get() + ("stream",))
     try:
         yield "first chunk"
     finally:
-        SPAN_STACK.reset(token)
+        SPAN_STACK.reset(stream_token)
 
 
 async def take_first(agen) -> str:
