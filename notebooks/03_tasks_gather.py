@@ -9,12 +9,11 @@
 # **You will**
 # 1. predict when the bodies of several new Tasks start, and in what order;
 # 2. find out in what order `gather` hands back its results;
-# 3. find out whether "fire and forget" leaves a Task running to its end, and what a Task
-#    needs to stay alive;
+# 3. find out what happens to a "fire and forget" Task once you drop your reference to it;
 # 4. compare what `gather` and `TaskGroup` do to the other Tasks when one fails, and catch
 #    what a `TaskGroup` raises.
 #
-# **Needs** chapters 01 and 02 · about 60 minutes
+# **Needs** chapters 01 and 02 · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -96,8 +95,8 @@ print("✓ the three bodies started after create_task returned, in creation orde
 #
 # Each `create_task` put its body's first step in the loop's queue of ready callbacks, and the
 # creator's `await asyncio.sleep(0)` put its own wake-up in the same queue, after them. The
-# loop runs that queue first in, first out. Follow the queue's order as you read the five
-# marks of the answer.
+# loop runs that queue first in, first out: the three bodies start in creation order, 0, 1,
+# 2, and the creator resumes after the last of them, as the five marks of the answer show.
 #
 # :::
 #
@@ -133,9 +132,9 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `gather` keeps one slot per argument and fills each slot when that awaitable finishes.
-# Compare the first two lines of the answer: whatever the finishing order, the list's *i*-th
-# entry is the result of the *i*-th argument, so you can `zip` it with the inputs without
+# The list follows the order of the arguments, 0 to 3, although the samples finished 3, 2, 1,
+# 0 (the first two lines of the answer). `gather` keeps one slot per argument and fills each
+# slot when that awaitable finishes: whatever the finishing order, the list's *i*-th entry is the result of the *i*-th argument, so you can `zip` it with the inputs without
 # sorting anything. `gather` also wrapped the plain coroutine objects in Tasks for us,
 # which is why they overlapped.
 #
@@ -149,9 +148,8 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 #
 # The task below sends a request and waits for its reply on a Future (a task waiting on an
 # `asyncio.Event` or a `Queue` waits the same way). The dispatcher files that Future in a
-# `WeakValueDictionary`, and `deliver(id, value)` hands a reply to whoever waits for it. The
-# set-up makes a weak reference the only thing outside the loop that leads to the Future, on
-# purpose: the question is what the loop itself holds.
+# `WeakValueDictionary`, and `deliver(id, value)` hands a reply to the Future filed under
+# that id.
 #
 # The experiment: create the task, drop the only reference to it, let it start, run the
 # garbage collector with `gc.collect()`, then try to deliver its reply. The `weakref.ref`
@@ -176,7 +174,7 @@ async def await_reply(request_id: int, log: list[str]) -> str:
 
 
 def deliver(request_id: int, value: str) -> bool:
-    """Resolve a waiting request; False when nobody is waiting any more."""
+    """Set the result of the Future filed under request_id; False if none is filed."""
     reply = replies.get(request_id)
     if reply is None:
         return False
@@ -227,7 +225,9 @@ print("✓ the forgotten task was collected while pending: no reply, and the loo
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Nothing reachable held the task. The loop's own list of tasks (`asyncio.all_tasks()`) holds
+# The task was collected: nothing reachable held it. The set-up made a weak reference the
+# only thing outside the loop that led to the Future, on purpose, to ask what the loop itself
+# holds. The loop's own list of tasks (`asyncio.all_tasks()`) holds
 # them weakly; the loop holds a task strongly only while one of its steps is scheduled, and
 # this one was suspended on a Future. That Future held the task (its wake-up callback), but
 # nothing held the Future except a registry of weak references, so `gc.collect()` took both.
@@ -450,8 +450,9 @@ print("✓ under gather the siblings ran to their end; under the TaskGroup all e
 # :::{dropdown} Why
 #
 # A `TaskGroup` treats its tasks as one unit of work: when one fails, it cancels the others
-# and raises an `ExceptionGroup` holding the failure. Look at where "TaskGroup raised" falls
-# in the list of marks. The list has no "sample 1 failed" because `score_sample` marks only
+# and raises an `ExceptionGroup` holding the failure. So samples 0 and 2 were no longer
+# running when the error reached the caller: "TaskGroup raised" comes after both
+# cancellations in the list of marks. The list has no "sample 1 failed" because `score_sample` marks only
 # its start, its end and a cancellation.
 #
 # The figure shows both runs on one time axis. Each light green bar is the time a sample was
@@ -520,9 +521,9 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A `TaskGroup` tells its caller only after every cancelled task has ended, so a slow cleanup
-# delays the news. Compare the two times in the answer with the failure at 0.04 s and sample
-# 0's cleanup of 0.1 s. Whether the cleanup is quick or slow, one difference always holds:
+# Under `gather` the caller heard at about 0.04 s, when sample 1 failed; under the
+# `TaskGroup`, about 0.1 s later, after sample 0's cleanup. A `TaskGroup` tells its caller
+# only after every cancelled task has ended, so a slow cleanup delays the news. Whether the cleanup is quick or slow, one difference always holds:
 # once a `TaskGroup` has raised, no task of it is left running in the background.
 #
 # :::
@@ -568,6 +569,15 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 # - **when it ends**: when the last result is in, or the error or cancel plus the cleanup of
 #   the cancelled calls: not earlier (no call left running), not later;
 # - **several callers at once**, each with its own `score_one`: each call behaves as if alone.
+#
+# :::
+#
+# :::{dropdown} Hint: when the caller cancels
+#
+# A cancel from outside arrives where `score_group` is suspended. At the end of an
+# `async with asyncio.TaskGroup()` block, the group treats that `CancelledError` as it treats
+# a failed task: it cancels every task it holds, waits until they have all ended, and only
+# then lets the `CancelledError` go on to the caller.
 #
 # :::
 #

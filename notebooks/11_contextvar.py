@@ -217,8 +217,9 @@ print("✓ every generate and reward span found its own sample as parent")
 # sample, because a task's `set` and `reset` change only its own copy of the context.
 #
 # Now the same program with the stack in a module-level list, pushed and popped around each
-# span, as code without `ContextVar` would do it. `span_with_global_stack` also records, for
-# each span, the parent it found and the parent it should have found.
+# span, as code without `ContextVar` would do it. `span_with_global_stack` records each span
+# with the parent it finds on top of the list, next to the span's own sample, its
+# `right_parent` argument.
 
 # %%
 shared_stack: list[str] = []
@@ -238,8 +239,8 @@ def span_with_global_stack(name: str, right_parent: str | None) -> Iterator[None
 
 
 # %% [markdown]
-# The folded cell below holds the code that draws both runs side by side, one lane per sample,
-# each `generate` and `reward` span written over with the parent it found.
+# The folded cell below holds the code that draws both runs one above the other, one lane per
+# sample, each `generate` and `reward` span labelled with the parent it found.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
@@ -257,8 +258,8 @@ def draw_both_runs() -> tuple[Timeline, Timeline]:
             sample, part = name.split(" > ")
             done = tl.spans_of(name)[0]
             with_context.add(sample, tl.t0 + done.start, tl.t0 + done.end, "waiting")
-            top.text((done.start + done.end) / 2, int(sample.split()[1]) - 0.33,
-                     f"{part}, parent: {parent}", ha="center", va="bottom", fontsize=8)
+            top.text((done.start + done.end) / 2, int(sample.split()[1]),
+                     f"{part}\nparent: {parent}", ha="center", va="center", fontsize=7)
     with_shared = Timeline()
     with_shared.t0 = shared_tl.t0
     for name, found, right in global_records:
@@ -266,9 +267,9 @@ def draw_both_runs() -> tuple[Timeline, Timeline]:
             done = shared_tl.spans_of(name)[0]
             with_shared.add(right, shared_tl.t0 + done.start, shared_tl.t0 + done.end,
                             "waiting" if found == right else "failed")
-            bottom.text((done.start + done.end) / 2, int(right.split()[1]) - 0.33,
-                        f"{name.split()[0]}, parent: {found}", ha="center", va="bottom",
-                        fontsize=8)
+            bottom.text((done.start + done.end) / 2, int(right.split()[1]),
+                        f"{name.split()[0]}\nparent: {found}", ha="center", va="center",
+                        fontsize=7)
     lanes = [f"sample {i}" for i in range(3)]
     PARENT = {"waiting": "parent: its own sample", "failed": "parent: any other"}
     with_context.plot("a ContextVar holding a tuple", ax=top, lanes=lanes, meanings=PARENT)
@@ -477,6 +478,31 @@ print("the first context holds:", opened_in[demo_var])
 # span helper that survives that.
 #
 # :::
+
+# %% [markdown]
+# The cell below shows that second case in the shape Exercise 11.1 meets: an async generator
+# sets the span stack and yields; one task takes its first item, and a second task closes it.
+
+# %%
+async def stream_in_span():
+    stream_token = SPAN_STACK.set(SPAN_STACK.get() + ("stream",))
+    try:
+        yield "first chunk"
+    finally:
+        SPAN_STACK.reset(stream_token)
+
+
+async def take_first(agen) -> str:
+    return await anext(agen)
+
+
+agen = stream_in_span()
+print("task A got:", await asyncio.create_task(take_first(agen)))
+try:
+    await asyncio.create_task(agen.aclose())  # task B closes the generator
+    print("aclose returned normally")
+except Exception as exc:
+    print("aclose in task B:", type(exc).__name__, "-", str(exc).rpartition("> ")[2])
 
 # %% [markdown]
 # ## Exercise 11.1 · A span helper that is safe under concurrency

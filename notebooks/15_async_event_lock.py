@@ -89,9 +89,9 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 #
 # `set()` does not hand the event to one waiter: it raises a flag, every task suspended in
 # `wait()` sees the flag and resumes, and the flag stays up until `clear()` lowers it; while
-# it is up, `wait()` returns at once, without suspending. Read
-# the printed line with that in mind: the counts before and after the `set()`, the fifth
-# waiter, and the sixth, after `clear()`. An `Event`
+# it is up, `wait()` returns at once, without suspending. So none of the four woke before the
+# `set()` and all four after it, the fifth waiter passed straight through, and the sixth,
+# arriving after `clear()`, waited until its timeout. An `Event`
 # carries no value and does not count: setting it twice is the same as once, and a
 # waiter cannot tell *which* `set()` woke it. When the waiters need a result, a future is the
 # better tool (the section "One operation in flight, many waiters" below).
@@ -160,8 +160,9 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 # A lock's scope decides how much runs one at a time. Five requests each update a bit of
 # shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
 # covers both; in the *narrow* version it covers only the bookkeeping, and the slow call runs
-# outside it. The answer draws both runs, one lane per request: green (waiting) is time spent
-# waiting for the lock, blue (running) the slow call; its plotting code is folded below.
+# outside it. The answer draws both runs, one lane per request: green is time spent queued
+# for the lock, blue the slow call (an `await asyncio.sleep`, drawn here in its own colour);
+# its plotting code is folded below.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_scopes(timelines: dict[str, Timeline]) -> None:
@@ -169,7 +170,8 @@ def draw_scopes(timelines: dict[str, Timeline]) -> None:
     for ax, version in zip(axes, ("wide", "narrow"), strict=True):
         timelines[version].plot(f"lock held across the slow call ({version} scope)" if version == "wide"
                                 else "lock held only for the bookkeeping (narrow scope)",
-                                ax=ax, lanes=[f"request {i}" for i in range(5)])
+                                ax=ax, lanes=[f"request {i}" for i in range(5)],
+                                meanings={"waiting": "queued for the lock", "running": "slow call"})
     axes[0].set_xlabel("")
     plt.show()
 
@@ -250,8 +252,8 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 # `coalesced_updates`, below `update_weights`, runs five requests (0 to 4) for one
 # checkpoint: request 0 finds nothing in flight and does the load, the others wait for it, and
 # request 2, an impatient client (a dropped connection), is cancelled while it waits. It runs
-# twice: first each waiter awaits `asyncio.shield(shared)`, then the shared future itself.
-# Predict: in the second run, request 2 is cancelled; what do requests 1, 3 and 4 get?
+# twice. In the first run, shown below the code, each waiter awaits `asyncio.shield(shared)`,
+# a wrapper of the shared future (chapter 05).
 
 # %%
 async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
@@ -290,10 +292,16 @@ async def coalesced_updates(shielded: bool) -> dict:
     return {"loads": loads.entered, "outcomes": outcomes}
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 with_shield = await coalesced_updates(shielded=True)
-without_shield = await coalesced_updates(shielded=False)
 print("with shield:   ", with_shield)
+
+# %% [markdown]
+# In the second run each waiter awaits the shared future itself, with no shield. Request 2 is
+# cancelled again. Predict: what do requests 1, 3 and 4 get?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+without_shield = await coalesced_updates(shielded=False)
 print("without shield:", without_shield)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -310,13 +318,13 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 #
 # Recall chapter 05: cancelling a task cancels what it is awaiting, unless a shield stands in
 # between. So when a task is cancelled while it awaits a future directly, asyncio cancels the
-# **future itself**, not only the task's wait. Look at the second printed line for what one impatient
-# client did to everyone waiting on the same future: requests 1, 3 and 4 all awaited that one
-# future, so its cancellation reached each of them, whether it had started waiting before
-# request 2 or after it. Request 0 is no waiter: it awaits the load itself and returns its own
+# **future itself**, not only the task's wait. One impatient client thus cancelled everyone
+# waiting on the same future: requests 1, 3 and 4 all awaited that one future, so its
+# cancellation reached each of them, whether it had started waiting before request 2 or
+# after it. Request 0 is no waiter: it awaits the load itself and returns its own
 # `result`, which the cancelled future never held. `asyncio.shield(future)` gives each
-# waiter its own cancellable wrapper and keeps the shared future intact: compare the first
-# line.
+# waiter its own cancellable wrapper and keeps the shared future intact, as in the first run,
+# where only request 2 ended cancelled.
 #
 # This also explains the two `shared.done()` guards in `update_weights`. Without the shield, a
 # waiter may already have cancelled the shared future by the time the load returns, and
