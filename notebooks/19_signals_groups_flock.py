@@ -457,6 +457,16 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 #
 # :::
 #
+# One of the graded jobs is `spawn-children` with `--ignore-sigterm`: the leader ignores
+# SIGTERM while it starts its children, so they ignore it from birth, then takes the default
+# back for itself. The command, from its first line to its `ready` line:
+
+# %% tags=["remove-input"]
+from lab_snippets.proc_workers import _cmd_spawn_children
+
+show_source(_cmd_spawn_children, first="seconds = _bounded", last="_say(line)")
+
+# %% [markdown]
 # The visible test below shows two runs.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}

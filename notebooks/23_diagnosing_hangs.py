@@ -76,6 +76,8 @@ async def fetch_with_retry(step) -> None:
 
 
 # %% [markdown]
+# ## Predict: what do a timeout log and `get_stack()` show of each request?
+#
 # A timeout guard fires and, as many services do, logs the pending tasks by the name of their
 # coroutine. `Task.get_stack()` returns a task's frames. The cell prints both records for the
 # two requests. Predict: can either record tell request A from request B?
@@ -99,9 +101,9 @@ print("Task.get_stack():          ", own_frames)
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Neither record tells the two requests apart: both print the same. `get_stack()` returns only
-# the frame of the task's *own* coroutine, and both requests' own coroutine is
-# `fetch_with_retry`, suspended at its one `await step()` line. The line that is really waiting
+# Neither record tells the two requests apart: on each printed line, A's entry and B's are the
+# same. `get_stack()` returns only the frame of the task's *own* coroutine, and both requests'
+# own coroutine is `fetch_with_retry`, suspended at its one `await step()` line. The line that is really waiting
 # is further in, in the coroutine that `fetch_with_retry` awaits.
 #
 # :::
