@@ -457,9 +457,8 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 #
 # :::
 #
-# One of the graded jobs is `spawn-children` with `--ignore-sigterm`: the leader ignores
-# SIGTERM while it starts its children, so they ignore it from birth, then takes the default
-# back for itself. The command, from its first line to its `ready` line:
+# One graded job is `spawn-children --ignore-sigterm`: its children ignore SIGTERM from birth,
+# while the leader takes the default back. Its code:
 
 # %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_spawn_children
