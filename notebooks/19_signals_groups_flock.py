@@ -69,22 +69,13 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # Every program here is a command of `lab_snippets.proc_workers`. `spawn-children 2 3` starts
 # two `sleep` children of 3 s each, prints `ready <its pid> <child pids>` and waits for them; every
 # command ends by itself after a few seconds, so nothing can outlive a failed run for long.
-# Here is the heart of `spawn-children` (its `SIG_DFL` line matters only to the exercise's
-# checks):
-
-# %% tags=["remove-input"]
-from lab_snippets.proc_workers import _cmd_hold_flock, _cmd_spawn_children
-from lab_snippets.showcode import show_source  # prints a course function's source
-
-show_source(_cmd_spawn_children, first="children = [", last="_say(line)")
 
 # %% [markdown]
 # ## Predict: does killing a parent stop its children?
 #
-# Three helpers appear in the cell: `read_line(stream, timeout)` reads the child's first line
-# (its pid and its children's), waiting at most `timeout` seconds; `running(pid)` (folded
-# above) is true while the pid exists and has not exited; `psutil.Process(pid).ppid()` gives a
-# process's parent pid.
+# In the cell, `read_line(stream, timeout)` reads the child's `ready` line (bounded),
+# `running(pid)` (folded above) tells whether a pid still runs, and
+# `psutil.Process(pid).ppid()` gives a process's parent pid.
 #
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
 # signal nobody can catch. Predict: are its two children still running afterwards?
@@ -192,12 +183,14 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 # from the moment its children were running: the upper panel spans about a tenth of a second,
 # the lower one a few milliseconds (read each panel's ticks), so compare colours, not
 # lengths. Blue is a process running before the signal, red a child running on after its
-# parent is gone, grey from a signal to the exit. The red lasts only 0.1 s because the first
+# parent is gone, grey from a signal to the exit: in the upper panel that signal is our own
+# cleanup kill, not the parent's SIGKILL. The red lasts only 0.1 s because the first
 # cell looked 0.1 s after the kill and then killed the orphans itself; left alone, each would
 # have slept its full 3 s. The group's lanes turn grey within milliseconds of the signal.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 
 def draw_both_runs():
@@ -216,12 +209,16 @@ def draw_both_runs():
         run_b.add(f"member {number}", killed_b, gone_b.get(pid, killed_b), "cancelled")
     fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
     fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
-    meanings = {"blocked": "orphan, still running", "cancelled": "signalled, exiting"}
-    run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
-               xlabel="time since its children were running (s)", meanings=meanings)
     run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
                lanes=["group leader", "member 1", "member 2"],
-               xlabel="time since its children were running (s)", meanings=meanings)
+               xlabel="time since its children were running (ms)",
+               meanings={"cancelled": "signalled, exiting"})
+    run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
+               xlabel="time since its children were running (ms)",
+               meanings={"blocked": "orphan, still running", "cancelled": "killed by our cleanup"})
+    for ax in (ax_a, ax_b):  # seconds on the data, milliseconds on the ticks: few, short labels
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{1000 * x:g}"))
 
 
 draw_both_runs()
@@ -265,7 +262,8 @@ print("✓ process_group=0: a group of its own, in our session")
 # Here is `wrap` with its forwarding handler, then the child's handler for both signals:
 
 # %% tags=["remove-input"]
-from lab_snippets.proc_workers import _cmd_report_signals, _cmd_wrap
+from lab_snippets.proc_workers import _cmd_hold_flock, _cmd_report_signals, _cmd_wrap
+from lab_snippets.showcode import show_source  # prints a course function's source
 
 show_source(_cmd_wrap, first="child = subprocess.Popen", last="return 128 - code")
 show_source(_cmd_report_signals, first="def report", last="os._exit(128 + signum)")
@@ -275,8 +273,8 @@ show_source(_cmd_report_signals, first="def report", last="os._exit(128 + signum
 # once both are ready, and reaps the wrapper. The cell prints each run's exit status and the
 # lines the two programs printed (without the clock at their end), then cleans up.
 #
-# The wrapper has exited after SIGTERM. Predict: without `--forward`, is the child still
-# running?
+# Predict: after SIGTERM, what exit status does the wrapper report without `--forward`, and
+# what with it?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -459,6 +457,15 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 #
 # :::
 #
+# One graded job is `spawn-children --ignore-sigterm`: its children ignore SIGTERM from birth,
+# while the leader takes the default back. Its code:
+
+# %% tags=["remove-input"]
+from lab_snippets.proc_workers import _cmd_spawn_children
+
+show_source(_cmd_spawn_children, first="seconds = _bounded", last="_say(line)")
+
+# %% [markdown]
 # The visible test below shows two runs.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}

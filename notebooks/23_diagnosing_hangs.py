@@ -45,7 +45,7 @@ from lab_snippets.showcode import show_source  # prints a course function's sour
 HANGS = [sys.executable, "-m", "lab_snippets.hangs"]
 
 # %% [markdown]
-# ## Two stuck requests that look alike
+# ## Two stuck requests
 #
 # A miniature of a rollout worker that has stopped making progress. Two requests run the same
 # coroutine function, `fetch_with_retry`. One is stuck waiting for a free slot (the slot holder
@@ -76,11 +76,13 @@ async def fetch_with_retry(step) -> None:
 
 
 # %% [markdown]
+# ## Predict: what do a timeout log and `get_stack()` show of each request?
+#
 # A timeout guard fires and, as many services do, logs the pending tasks by the name of their
 # coroutine. `Task.get_stack()` returns a task's frames. The cell prints both records for the
-# two requests:
+# two requests. Predict: can either record tell request A from request B?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 silent_server = asyncio.Event()
 holder = asyncio.create_task(hold_slot_until_approved(), name="slot holder")
 await asyncio.sleep(0)
@@ -97,10 +99,16 @@ print("what the timeout log shows:", timeout_log)
 print("Task.get_stack():          ", own_frames)
 
 # %% [markdown]
-# Neither record tells the two requests apart. `get_stack()` returns only the frame of the
-# task's *own* coroutine, and both requests' own coroutine is `fetch_with_retry`, suspended at
-# its one `await step()` line. The line that is really waiting is further in, in the coroutine
-# that `fetch_with_retry` awaits.
+# :::{dropdown} Why
+#
+# Neither record tells the two requests apart: on each printed line, A's entry and B's are the
+# same. `get_stack()` returns only the frame of the task's *own* coroutine, and both requests'
+# own coroutine is `fetch_with_retry`, suspended at its one `await step()` line. The line that is really waiting
+# is further in, in the coroutine that `fetch_with_retry` awaits.
+#
+# :::
+#
+# ## Following the awaits
 #
 # `await_chain(task)` (its source is folded below) starts at the task's coroutine and follows
 # `cr_await`, the object each suspended coroutine is awaiting right now, until it reaches a
@@ -110,12 +118,9 @@ print("Task.get_stack():          ", own_frames)
 show_source(await_chain)
 
 # %% [markdown]
-# ## Predict: where is each stuck request really waiting?
-#
-# The cell prints `await_chain` of both requests. Predict: for request A and for request B,
-# which of our own functions is the last link before asyncio's code?
+# The cell prints `await_chain` of both requests:
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 chains = {t.get_name(): await_chain(t) for t in stuck}
 for name, chain in chains.items():
     print(f"{name}: " + " → ".join(link.where for link in chain))
@@ -132,13 +137,9 @@ print("✓ the names and get_stack() are the same for both; the await chains end
       "acquire_slot and read_reply")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# Following `cr_await` (`await_chain`) goes down to the innermost coroutine and the future it
-# waits on: compare the two lines above. The chain of A ends in `Semaphore.acquire`, which sends
-# us to whoever holds the slot.
-#
-# :::
+# Following `cr_await` goes down to the innermost coroutine and the future it waits on: A's
+# chain passes through `acquire_slot`, B's through `read_reply`. The chain of A ends in
+# `Semaphore.acquire`, which sends us to whoever holds the slot.
 #
 # `describe_tasks()` prints such a chain for every task of the loop, one `Task 'name':` line and
 # then its chain, indented. The slot holder's entry (a file name such as `4194896919.py` is how
@@ -212,17 +213,6 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 #   prints its threads' stacks without the process's cooperation, given permission to. The
 #   cells below use `faulthandler`, which needs none.
 #
-# :::{dropdown} Going further: when a dump can crash, and what py-spy needs
-#
-# `faulthandler` reads the other threads' frames without holding the GIL. A thread that runs
-# Python code during the dump can change its frames under the reader, and the dump can then
-# crash the process (CPython's tracker has reports like it, gh-116008); the child below keeps
-# both threads in one blocking call. `py-spy` needs ptrace permission on Linux: the same user
-# and a Yama `ptrace_scope` that allows it, or root, and in a container the `CAP_SYS_PTRACE`
-# capability. The course does not depend on it.
-#
-# :::
-#
 # `frozen` starts two threads that deadlock: `take_a_then_b` holds lock A and waits for lock B,
 # `take_b_then_a` holds B and waits for A.
 # The `5` bounds the child's run to 5 s at most. With
@@ -245,7 +235,6 @@ show_source(_cmd_frozen, first="if args.register", last="take_b_then_a(")
 # read_until(stream, *words): reads line by line until every one of `words` has appeared.
 # frames_of(dump): the dump's lines that name the two deadlocked functions (file, line number,
 # function), each with the source line it points at.
-# The child `frozen`, once `ready`, stays stuck until its stdin is closed (or 5 s have passed).
 def read_until(stream, *words: str, timeout: float = 5) -> str:
     """Read lines from `stream` until every one of `words` has appeared, or the stream ends."""
     text = ""
@@ -344,6 +333,18 @@ assert "take_a_then_b" in later_dump, (
 assert later.returncode == 0, (later.returncode, later_dump[-300:])
 print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the process ran on until"
       " we closed its stdin")
+
+# %% [markdown]
+# :::{dropdown} Going further: when a dump can crash, and what py-spy needs
+#
+# `faulthandler` reads the other threads' frames without holding the GIL. A thread that runs
+# Python code during the dump can change its frames under the reader, and the dump can then
+# crash the process (CPython's tracker has reports like it, gh-116008); the child above keeps
+# both threads in one blocking call. `py-spy` needs ptrace permission on Linux: the same user
+# and a Yama `ptrace_scope` that allows it, or root, and in a container the `CAP_SYS_PTRACE`
+# capability. The course does not depend on it.
+#
+# :::
 
 # %% [markdown]
 # ## Silent failures

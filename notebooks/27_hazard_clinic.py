@@ -192,15 +192,16 @@ show_call_site("27b")
 #
 # **The shape.** A request handler asks "is my result there?" with a blocking call that it
 # runs in the default thread pool (`asyncio.to_thread`), sleeps 50 ms when the answer is no,
-# and asks again. Our model is a `ResultTable` (folded below): a worker thread calls
-# `publish(rid, value)` about 0.2 s after each request; `get_result(rid)` is a blocking 2 ms
-# round trip that pops the result if it is there; `subscribe(rid)` returns an `asyncio.Future`
-# that the table resolves, through `call_soon_threadsafe`, the moment the result is published.
+# and asks again. Our model, `ResultTable` (folded below), in three lines:
+#
+# - a worker thread publishes each request's result about 0.2 s after the request;
+# - `get_result(rid)` is a blocking 2 ms round trip that returns the result if it is there;
+# - `subscribe(rid)` returns a future that the table resolves the moment the result is published.
+#
 # Six requests poll, and six are told through `subscribe`, at the same time. The fold also
-# makes the run's table, `table`, the names of the requests, `polled` and `told`, and the
-# body of the worker thread, `worker`.
+# makes the run's `table`, the request names `polled` and `told`, and the `worker` thread's body.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table, its worker and the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table and its worker"}
 class ResultTable:
     """Our model of a remote result table: a worker publishes results; handlers poll or subscribe."""
 
@@ -253,24 +254,10 @@ def worker(start: float) -> None:
         table.publish(told[i], "ok")
 
 
-def draw_waits():
-    """One lane per request: waiting for its result, then the lag until its handler has it."""
-    for rid in polled + told:
-        published = table.published_at[rid]
-        tl.add(rid, started, published, state="waiting")
-        tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
-    # only the get_result calls as ticks: a publication is where green turns orange
-    tl.events[:] = [e for e in tl.events if not e.name.endswith(": published")]
-    tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
-            lanes=polled + told,
-            meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
-
-
 # %% [markdown]
 # The two handlers below are the code under suspicion. The answer counts `get_result` calls
-# per request and measures the lag from "published" to "the handler has it". Predict: each
-# result is published about 0.2 s after its request. About how many `get_result` calls does a
-# polling request make, and how much later than a notified request does it have its result?
+# per request and measures the lag from "published" to "the handler has it". Predict: about
+# how many `get_result` calls does a polling request make before it has its result?
 
 # %%
 async def handle_by_polling(table: ResultTable, rid: str) -> float:
@@ -306,6 +293,21 @@ median_polled = statistics.median(lag_ms[r] for r in polled)
 median_told = statistics.median(lag_ms[r] for r in told)
 print(f"median lag after the result was published: polling {median_polled:.1f} ms, "
       f"notified {median_told:.1f} ms")
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_waits():
+    """One lane per request: waiting for its result, then the lag until its handler has it."""
+    for rid in polled + told:
+        published = table.published_at[rid]
+        tl.add(rid, started, published, state="waiting")
+        tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
+    # only the get_result calls as ticks: a publication is where green turns orange
+    tl.events[:] = [e for e in tl.events if not e.name.endswith(": published")]
+    tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
+            lanes=polled + told,
+            meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
+
+
 draw_waits()  # the figure: each request's wait, one lane per request
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -441,6 +443,12 @@ print("model:", model_report)
 # never resolved (the duplicate waits forever, shielded), and the state stays "in progress"
 # (the later request joins the dead update and waits forever too).
 #
+# **What the model leaves out.** slime's endpoint also compares paths: while an update is in
+# progress, a request for another checkpoint gets 409 ("already in progress"), and only a
+# request for the same one joins. In the model every request joins. After a cancellation like
+# this one, slime would answer such a later request with 409 each time, since its state too
+# stays "in progress": refused rather than left waiting, but never served.
+#
 # :::
 #
 # ### A second endpoint, under the same experiment
@@ -490,8 +498,11 @@ print("✓ the model stays stuck after one cancellation; the fixed endpoint serv
 #
 # **What the repair changes.** Cancelling a request now stops only its waiting; the update
 # task goes on, resolves every waiter, and its own `finally` clears the state when the work
-# has really ended. That matters because cancelling a request does not stop work running in
-# a thread.
+# has really ended. That matters in slime, whose update runs the load in a thread
+# (`asyncio.to_thread(update_from_disk_fn, model_path)`): cancelling a request cannot stop
+# that thread, so the state may be cleared only once the update task itself ends. A real
+# repair would also keep slime's path check (409 for another checkpoint), which this sketch
+# leaves out: here a request for ckpt-3 during a ckpt-2 update would get ckpt-2's result.
 #
 # :::
 #
