@@ -411,7 +411,7 @@ fig = draw_three_ways(tl)
 # drawing a busy machine can stretch them.
 assert silence["on the loop"] >= 0.8, (
     "scoring on the loop silenced it for the whole work")
-print("✓ scoring on the loop silenced it for at least 80% of the work")
+print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of it)")
 
 # %% [markdown]
 # :::{dropdown} Why

@@ -186,7 +186,8 @@ with borrowed_default_executor(max_workers=2):  # a default pool of 2 threads
 awaited_refs, ready_awaited = await three_reads(read_with_await, gates=(21, 22))
 for way, finished, took in (("to_thread(ray.get)", in_threads, ready_in_thread),
                             ("await ref", awaited_refs, ready_awaited)):
-    when = "before" if finished.index("ready") < finished.index("gates open") else "after"
+    ready_first = finished.index("ready") < finished.index("gates open")
+    when = "before" if ready_first else "after"
     print(f"{way:<18} ready: came back after {took:.2f} s, {when} the gates opened")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -462,10 +463,9 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 #    exception from it reaches the caller, with no further attempt;
 # 2. never block the event loop (no `ray.get`, no `time.sleep`);
 # 3. pause `poll` seconds between attempts;
-# 4. keep one deadline, `timeout` seconds from the call's start. It bounds the pauses, not an
-#    attempt in flight: never pause past it, and when the next attempt would come after it,
-#    wait out what is left and raise `TimeoutError`; an attempt already sent is awaited however
-#    long its answer takes, and a late `True` still means the lock is yours;
+# 4. keep one deadline, `timeout` seconds from the call's start; it bounds the pauses, not an
+#    attempt in flight: raise `TimeoutError` at it, never pausing past it, but await an
+#    attempt already sent, however late: if it answers `True` the lock is yours;
 # 5. if cancelled mid-attempt, await that attempt (`asyncio.shield`, chapter 05),
 #    `release()` the lock if it got it, and let the `CancelledError` go on.
 #
