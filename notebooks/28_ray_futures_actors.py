@@ -463,9 +463,8 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 #    exception from it reaches the caller, with no further attempt;
 # 2. never block the event loop (no `ray.get`, no `time.sleep`);
 # 3. pause `poll` seconds between attempts;
-# 4. keep one deadline, `timeout` seconds from the call's start; it bounds the pauses, not an
-#    attempt in flight: raise `TimeoutError` at it, never pausing past it, but await an
-#    attempt already sent, however late: if it answers `True` the lock is yours;
+# 4. keep one deadline, `timeout` seconds from the start; it bounds the pauses, not an
+#    attempt: one already sent is awaited however late, and a `True` makes the lock yours;
 # 5. if cancelled mid-attempt, await that attempt (`asyncio.shield`, chapter 05),
 #    `release()` the lock if it got it, and let the `CancelledError` go on.
 #
