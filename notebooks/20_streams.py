@@ -14,7 +14,7 @@
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 50 minutes
+# 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -51,9 +51,8 @@ figure_style()
 #
 # The server below records what each `await reader.read(1024)` returns until the client hangs
 # up. The client sends two newline-terminated messages with **one** `write`, pauses, then
-# sends a third message in **two** `write`s with a pause between them. Each pause is
-# `send_and_pause` (folded): it writes, then waits until the server's next `read` has
-# returned (2 s at most) before it goes on. The cells write down named moments with `tl.mark(...)` on a `Timeline`, the
+# sends a third message in **two** `write`s with a pause between them (`send_and_pause`,
+# folded: a write, then a short pause). The cells write down named moments with `tl.mark(...)` on a `Timeline`, the
 # course's stopwatch (chapter 01), and the check uses `tl.order(a, b)` to test that moment `a`
 # was marked before moment `b`.
 #
@@ -133,8 +132,8 @@ print("✓ three messages arrived in three reads, and not one read is one messag
 # The first holds two, the next two hold halves of one. An empty `bytes` means the other side closed its end, which is
 # also the only reliable "no more data" signal.
 #
-# Because each pause lasted until the server's `read` had returned, a busy machine could not
-# change the answer. One read per write is not a rule either: the cell below sends two messages in two writes with no pause, and the
+# Each pause in `send_and_pause` lasted until the server's `read` had returned (2 s at most),
+# so a busy machine could not change the answer. One read per write is not a rule either: the cell below sends two messages in two writes with no pause, and the
 # server, which reads a moment later, gets both in one read.
 #
 # :::
@@ -485,6 +484,17 @@ def draw_drain_run(paused_mark: str, resumed_mark: str):
     return fig
 
 
+def buffer_report(low: int) -> str:
+    """The transport's buffer size at the pause, when the drain was found waiting, and at the resume."""
+    around = flow[max(seen["pauses_before"] - 1, 0):seen["pauses_before"] + 1]
+    if seen["blocked_at"] is None or len(around) < 2:
+        return f"transport buffer: no waiting drain recorded ({len(flow)} pause/resume calls)"
+    (_, paused_with, _), (_, resumed_with, _) = around
+    return (f"transport buffer: {paused_with / 1024:.0f} KiB at the pause, {seen['buffered'] / 1024:.0f} KiB "
+            f"when the drain was found waiting, {resumed_with / 1024:.0f} KiB at the resume "
+            f"(low-water mark {low / 1024:.0f} KiB)")
+
+
 def open_gate() -> None:
     tl.add("server", server_start, time.monotonic(), state="waiting")
     tl.mark("gate opened")
@@ -515,11 +525,13 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
         writer.close()
         await writer.wait_closed()
 
-# %% [markdown]
-# The answer below prints how much the client wrote, then how full the transport's buffer was
-# at each step, and draws the run, its first and last moments magnified below it.
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+written = seen["written"]  # seen: what the instruments recorded, bytes written among it
+print(f"a drain() first did not return after {written / 2**20:.1f} MiB written "
+      f"(high-water mark {high / 1024:.0f} KiB)")
+print(buffer_report(low))  # folded with the instruments
 
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: drain-waits-for-the-reader
 written, blocked_at = seen["written"], seen["blocked_at"]
 pauses_before, buffered = seen["pauses_before"], seen["buffered"]
@@ -531,45 +543,32 @@ if blocked_at is not None:
 assert blocked_at is not None, "drain must start waiting once the kernel buffers are full"
 assert len(flow) > pauses_before, f"the transport must resume after the gate opens: {flow}"
 (_, paused_with, paused_mark), (resumed, resumed_with, resumed_mark) = flow[pauses_before - 1:pauses_before + 1]
-print(f"a drain() first did not return after {written / 2**20:.1f} MiB written "
-      f"(high-water mark {high / 1024:.0f} KiB)")
-print(f"transport buffer: {paused_with / 1024:.0f} KiB at the pause, {buffered / 1024:.0f} KiB when the "
-      f"drain was found waiting, {resumed_with / 1024:.0f} KiB at the resume (low-water mark {low / 1024:.0f} KiB)")
 assert paused_with > high, "the transport pauses the writer when its buffer passes the high-water mark"
 assert buffered > low, "still paused: the buffer has not come down to the low-water mark"
 assert resumed == "resume" and resumed_with <= low, flow
 assert tl.order(paused_mark, "client write + drain: drain does not return", "server: conn 1 starts reading",
                 resumed_mark, "client drain returned"), "drain returns only after the reader starts reading"
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
-fig = draw_drain_run(paused_mark, resumed_mark)  # the plotting code is in the instruments fold
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+fig = draw_drain_run(paused_mark, resumed_mark)  # defined in the instruments fold
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# **Flow control.** The transport tells its protocol when to stop writing (`pause_writing()`, when its buffer
-# passes the high-water mark) and when to go on (`resume_writing()`, once the buffer is back
-# at the low-water mark); `drain()` waits exactly while the protocol is paused. The folded
-# `record_flow_control(writer)` wraps those two calls to record each one with the buffer size
-# at that moment: they are the ticks on the figure's "transport" lane, and the dashed lines
-# mark the pause that made the drain wait and the resume that let it return. The answer's
-# check asserts the order of the events on both sides: the transport's pause, the drain found
-# waiting, the server starting to read, the resume, the drain returning.
+# The kernel's buffers fill first, then the transport's; `drain()` waits from the transport's
+# pause to its resume. The kernel's socket buffers on both sides take megabytes before any byte
+# stays in the transport (Linux grows its loopback TCP buffers up to `net.ipv4.tcp_rmem` and
+# `tcp_wmem`, so the amount depends on the machine); until they are full, each `drain()`
+# returns at once: the blue bar on the "client write + drain" lane, short next to the whole
+# run, ending at the pause.
 #
-# **Why the writer got so far.** The transport is not the only buffer: the kernel's socket
-# buffers on both sides take megabytes before any byte stays in the transport (Linux grows
-# its loopback TCP buffers up to `net.ipv4.tcp_rmem` and `tcp_wmem`, so the amount depends on
-# the machine). Until they are full, each `drain()` returns at once: those drains are the
-# blue bar on the "client write + drain" lane: a sliver in the whole run; in the magnified
-# start, wide enough to see, it ends at the pause.
-#
-# **Reading the waits.** Once the kernel's buffers are full, bytes pile up in the transport,
-# it passes its high-water mark and pauses the writer, and `drain()` waits: the light green
-# "client drain" bar, which starts with the probe's own 0.05 s timeout ("probe timed out"),
-# then the 0.3 s the gate stayed shut. The transport resumes, and the drain returns, only
-# after the server starts reading: in the magnified end, the gate opens and the server's bar
-# turns blue, then comes the resume, then the end of the drain's wait. Left shut, the gate
-# would hold that drain for as long as the server reads nothing; without `drain()`, a
-# producer that outruns its consumer would grow the transport buffer without limit.
+# Then bytes pile up in the transport: past its high-water mark it calls `pause_writing()` on
+# its protocol, and `drain()` waits (the light green "client drain" bar: the probe's 0.05 s,
+# then the 0.3 s the gate stayed shut) until `resume_writing()`, which comes only after the
+# server starts reading and the buffer falls to the low-water mark (the dashed lines; the
+# magnified end shows that order). Without `drain()`, a producer that outruns its consumer
+# would grow the transport buffer without limit.
 #
 # :::
 #

@@ -147,22 +147,20 @@ print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat
 # `wait_open(i)` suspends until someone calls `open(i)`, then returns `i`. A gate once opened
 # stays open, so each experiment uses gate numbers of its own.
 #
-# `three_reads(read, gates)` starts three reads, each done with the given way of reading:
-#
-# - `held 1` and `held 2` read calls that wait at the two gates numbered in `gates`;
-# - `ready` reads a `nap(0)`, whose value exists at once.
-#
-# It gives `ready` up to 2 s, then opens both gates (`"gates open"` in the list), and returns
-# the order in which the reads finished and how long `ready` took. It runs twice: with
-# `to_thread` on a default pool of only 2 threads (`borrowed_default_executor(max_workers=2)`
-# lends the loop such a pool for the `with` block), then with `await ref`. In what order do
-# the three finish, how long does `ready` take, and does that change with `await ref`?
+# `three_reads(read, gates)` (folded) starts three reads with the given way of reading: two
+# of calls that wait at two shut gates, and one, `ready`, of a `nap(0)` whose value exists at
+# once. It gives `ready` up to 2 s, then opens the gates, and reports how long `ready` took and
+# whether it came back before the gates opened. It runs twice: with `to_thread` on a default
+# pool of only 2 threads (`borrowed_default_executor(max_workers=2)` lends the loop such a pool
+# for the `with` block), then with `await ref`. How long does the `ready` read take with
+# `to_thread`, and with `await ref`?
 
 # %%
 async def ray_get_in_thread(ref):  # slime's teacher server: _ray_get
     return await asyncio.to_thread(ray.get, ref)
 
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
 async def three_reads(read, gates: tuple[int, int]) -> tuple[list[str], float]:
     finished, took, start = [], {}, time.monotonic()
 
@@ -186,8 +184,11 @@ async def three_reads(read, gates: tuple[int, int]) -> tuple[list[str], float]:
 with borrowed_default_executor(max_workers=2):  # a default pool of 2 threads
     in_threads, ready_in_thread = await three_reads(ray_get_in_thread, gates=(11, 12))
 awaited_refs, ready_awaited = await three_reads(read_with_await, gates=(21, 22))
-print("to_thread(ray.get):", in_threads, f"('ready' took {ready_in_thread:.2f} s)")
-print("await ref:         ", awaited_refs, f"('ready' took {ready_awaited:.2f} s)")
+for way, finished, took in (("to_thread(ray.get)", in_threads, ready_in_thread),
+                            ("await ref", awaited_refs, ready_awaited)):
+    ready_first = finished.index("ready") < finished.index("gates open")
+    when = "before" if ready_first else "after"
+    print(f"{way:<18} ready: came back after {took:.2f} s, {when} the gates opened")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: to-thread-ready-result-waits-for-a-thread
@@ -199,16 +200,12 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Read each list left to right: a name before `"gates open"` finished while both gates were
-# still shut; a name after it finished only once the cell had opened them. After each list
-# comes how long the ready read took, from its start to its value: with `to_thread`, about
-# the 2 s the cell let pass before it opened the gates.
-#
-# With `to_thread`, each read is a `ray.get` in a pool thread that it holds until the value
+# With `to_thread`, the ready read took about the 2 s the cell let pass before it opened the
+# gates; with `await ref`, it came back at once. With `to_thread`, each read is a `ray.get` in a pool thread that it holds until the value
 # arrives. The two held reads took both threads; the ready read queued for a thread, unseen,
 # and came back only after the gates had opened and a thread was free, although its value was
 # there at once: it would have waited as long as the held reads did, however long that was.
-# With `await ref` no thread is used: the ready value came back first, before the gates opened.
+# With `await ref` no thread is used, and nothing stood between the ready value and its reader.
 # The pool's size is a hidden cap on the waits in flight (chapter 25), and slime's HTTP helpers
 # describe exactly this in a comment (in `post`, quoted in chapter 08).
 #
@@ -217,8 +214,7 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # ## `ray.wait`
 #
 # `ray.wait(refs, num_returns=k, timeout=t)` returns two lists, which Ray's docstring calls
-# *ready* and *unready*: at most `k` refs whose values exist (fewer if the timeout ends the
-# wait first), and the rest of `refs`. The cells below name them the same way. Like `ray.get`, it blocks the thread that calls it. The cells of this
+# *ready* and *unready*; the cells below name them the same way. Like `ray.get`, it blocks the thread that calls it. The cells of this
 # section, like the two counter cells further down, call `ray.wait` and `ray.get` at the
 # notebook's top level, on the loop's thread. That is fine there: no coroutine of ours runs
 # meanwhile, and each call has a timeout.
@@ -255,8 +251,9 @@ print("✓ each ready list held the one job that had finished, whatever its plac
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `ray.wait` puts in its ready list the refs whose values exist: after each opening only one
-# job's did, so each ready list held that one, whatever its place in the list passed in, as
+# `ray.wait` returns at most `k` refs whose values exist (fewer if the timeout ends the wait
+# first) as its ready list, and the rest of `refs` as its unready list. After each opening only
+# one job's value existed, so each ready list held that one job, whatever its place in the list passed in, as
 # `asyncio.wait` does with its tasks (chapter 04). With `timeout=0` it is a poll: it returns
 # at once with whatever is ready: here an empty ready list, and the job in the unready one.
 #
@@ -466,9 +463,8 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 #    exception from it reaches the caller, with no further attempt;
 # 2. never block the event loop (no `ray.get`, no `time.sleep`);
 # 3. pause `poll` seconds between attempts;
-# 4. keep one deadline, `timeout` seconds from the call's start: raise `TimeoutError` at it,
-#    never pausing past it; an attempt already sent is awaited, and if it answers `True` the
-#    lock is yours;
+# 4. keep one deadline, `timeout` seconds from the start; it bounds the pauses, not an
+#    attempt: one already sent is awaited however late, and a `True` makes the lock yours;
 # 5. if cancelled mid-attempt, await that attempt (`asyncio.shield`, chapter 05),
 #    `release()` the lock if it got it, and let the `CancelledError` go on.
 #
