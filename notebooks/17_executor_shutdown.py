@@ -920,12 +920,10 @@ print("✓ the error reached the caller only after every job in flight had finis
 # :::
 
 
-# %% tags=["remove-input"]
-show_call_site("17b")
-
 # %% [markdown]
-# The quote's shape on a model: three parameters, of which `layer.1` cannot be converted, and
-# a worker that logs any `Exception` and returns an empty list, as the quote's does.
+# The converter in the second quote (below) hands each parameter to a worker that logs any
+# `Exception` and returns an empty list. The same shape on a model of three parameters, of
+# which `layer.1` cannot be converted:
 
 # %%
 def convert(name: str) -> list[str]:
@@ -944,8 +942,12 @@ def convert_or_log(name: str) -> list[str]:
 
 written: list[str] = []
 with ThreadPoolExecutor(max_workers=2) as pool:
-    names = ["layer.0", "layer.1", "layer.2"]
-    jobs = {pool.submit(convert_or_log, name): name for name in names}
+    params = ["layer.0", "layer.1", "layer.2"]
+    jobs = {pool.submit(convert_or_log, name): name for name in params}
     for job in as_completed(jobs, timeout=5):
         written.extend(job.result())
-print(f"no error raised; {len(written)} of {len(jobs)} parameters written: {sorted(written)}")
+print(f"no error raised; {len(written)} of {len(jobs)} written: {sorted(written)}")
+
+
+# %% tags=["remove-input"]
+show_call_site("17b")

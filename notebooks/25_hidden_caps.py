@@ -445,6 +445,10 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # bucket holds min(3, 0 + 0.5 × 2) = 1 token, which it takes. If nobody takes anything for the
 # next 5 s, the bucket then holds min(3, 0 + 5 × 2) = 3 tokens, not 10.
 #
+# The visible test below runs such an example on a `VirtualClock`: `take_in_turn` reads
+# `clock.time()` after each take, and four takes from a bucket with `rate=10`, `burst=2` must
+# come back at 0, 0, 0.1 and 0.2 virtual seconds.
+#
 # :::
 #
 # :::{dropdown} What the grader checks
@@ -469,10 +473,7 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # :::
 #
 # The tests pass the `clock` and `sleep` of a `VirtualClock`, whose `drive(coroutine)` jumps
-# the clock to the next wake-up whenever every task sleeps: no real time passes. The visible
-# test below shows it at work: `take_in_turn` reads `clock.time()` after each take, and four
-# takes from a bucket with `rate=10`, `burst=2` must come back at 0, 0, 0.1 and 0.2 virtual
-# seconds.
+# the clock to the next wake-up whenever every task sleeps: no real time passes.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 class TokenBucket:
