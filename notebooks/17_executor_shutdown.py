@@ -13,7 +13,7 @@
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 75 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -58,8 +58,8 @@ def state_of(future: Future) -> str:
 # until a worker thread is free; then it is running; then it is finished, holding a result
 # or an exception. A pool with **one** worker and a job that waits for a gate makes every
 # state visible in turn. The job is `wait_at_gate(name)`, defined below: it waits until the
-# gate is opened, then returns. The answer submits two such jobs, reads both states while the
-# gate is shut, then opens the gate and reads them again.
+# gate is opened, then returns. The cell after the question submits two such jobs, reads both
+# states while the gate is shut, then opens the gate and reads them again.
 
 # %%
 gate = threading.Event()
@@ -372,12 +372,11 @@ print("✓ every job started before the request finished; the jobs still queued 
 # Waiting on futures in the order you submitted them makes a fast job wait behind a slow
 # one. `as_completed(futures, timeout)` is an iterator over the futures that hands each one
 # out when it is done. Below, three jobs sleep 0.18 s ("slow"), 0.12 s ("medium") and
-# 0.06 s ("fast"), submitted in that order on three workers; each returns its seconds.
-#
-# **Predict.** In which order does `as_completed` hand them out, and in which order do the
-# results come when you then read the futures in submission order?
+# 0.06 s ("fast"), submitted in that order on three workers; each returns its seconds. The
+# cell prints the order in which `as_completed` hands them out, and the results read from the
+# futures in submission order.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 def convert_for(seconds: float) -> float:
     time.sleep(seconds)
     return seconds
@@ -400,24 +399,20 @@ assert input_order == [0.18, 0.12, 0.06]
 print("✓ as_completed yielded fast, medium, slow; the dict still gives submission order")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
 # `as_completed` hands out each future the moment it is done, whatever its place in the
 # submission, so its list follows the finishing order, fast first. Reading the futures in the
 # order you submitted them gives the results back in input order, slow one first: keep the futures
 # in a list or dict, and you get both orders.
 #
-# :::
-#
-# ## Predict: what does leaving a `with` block wait for?
+# ## What leaving a `with` block waits for
 #
 # Most pools in real code live in a `with ThreadPoolExecutor() as pool:` block. Below, four
 # jobs go to two workers inside such a block; they are `convert_in_steps` from the shutdown
 # experiment, with its gate opened from the start, so each takes 0.1 s. The cell marks the
-# last `submit` and the line after the block. **Predict.** Where among the jobs' marks does
-# "with block exited" come, and which of the pool's worker threads are still there after it?
+# last `submit` and the line after the block, then lists the pool's worker threads still
+# there.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 tl = Timeline()
 release.set()  # open convert_in_steps's gate: the jobs run straight through
 with ThreadPoolExecutor(max_workers=2, thread_name_prefix="with-block") as pool:
@@ -437,15 +432,11 @@ assert workers_left == [], workers_left
 print("✓ the block exited after all four jobs had finished and both workers had ended")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
 # On the way out, `with ThreadPoolExecutor() as pool:` calls `pool.shutdown(wait=True)`, so
 # the line after the block runs only when every submitted job has finished and every worker
-# thread has ended. Look at the printed names: "with block exited" is the very last mark,
-# after the last job's "finished", and the list of worker threads left is empty. It is the
-# simplest correct way to use a pool whose work fits in one block.
-#
-# :::
+# thread has ended: "with block exited" is the very last mark, after the last job's
+# "finished", and no worker thread is left. It is the simplest correct way to use a pool whose
+# work fits in one block.
 #
 # ## How eagerly does `pool.map` submit?
 #
@@ -927,6 +918,35 @@ print("✓ the error reached the caller only after every job in flight had finis
 # `finally` would drop the queued ones, as the shutdown section showed.
 #
 # :::
+
+
+# %% [markdown]
+# The converter in the second quote (below) hands each parameter to a worker that logs any
+# `Exception` and returns an empty list. The same shape on a model of three parameters, of
+# which `layer.1` cannot be converted:
+
+# %%
+def convert(name: str) -> list[str]:
+    if name == "layer.1":
+        raise ValueError("unsupported shape")
+    return [f"hf.{name}"]
+
+
+def convert_or_log(name: str) -> list[str]:
+    try:
+        return convert(name)
+    except Exception as exc:
+        print(f"log: {name}: {exc}")
+        return []
+
+
+written: list[str] = []
+with ThreadPoolExecutor(max_workers=2) as pool:
+    params = ["layer.0", "layer.1", "layer.2"]
+    jobs = {pool.submit(convert_or_log, name): name for name in params}
+    for job in as_completed(jobs, timeout=5):
+        written.extend(job.result())
+print(f"no error raised; {len(written)} of {len(jobs)} written: {sorted(written)}")
 
 
 # %% tags=["remove-input"]

@@ -16,7 +16,7 @@
 # 3. write a decorator for async functions, and measure what a plain wrapper's span covers;
 # 4. implement a hook runner that awaits only what is awaitable and reads hooks that stream.
 #
-# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 50 minutes
+# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -98,13 +98,23 @@ hooks = {
     "hook_8": score_stream,
 }
 
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helper"}
+async def settle(result) -> None:
+    """Run or close whatever a hook's call returned, so that no body is left unrun."""
+    if inspect.isawaitable(result):
+        await result
+    elif hasattr(result, "aclose"):
+        await result.aclose()
+
 # %% [markdown]
 # ## Predict: which of the eight calls give something to await?
 #
 # The usual reflex is "if `inspect.iscoroutinefunction(hook)` is true, await the call;
-# otherwise use the value". Copy this table and fill in its two empty columns:
+# otherwise use the value". The next cell calls each hook once and asks both questions;
+# `settle` (folded above) then runs or closes what the call returned. Copy this table and
+# fill in its two empty columns:
 #
-# | hook | defined as | `iscoroutinefunction(hook)` | its call gives an awaitable |
+# | hook | defined as | `iscoroutinefunction`? | call awaitable? |
 # |---|---|---|---|
 # | `hook_1` | `score_async` | | |
 # | `hook_2` | `functools.partial(score_async)` | | |
@@ -124,10 +134,7 @@ for name, hook in hooks.items():
     result = hook("two words")
     awaitable = inspect.isawaitable(result)
     rows[name] = (inspect.iscoroutinefunction(hook), awaitable, type(result).__name__)
-    if awaitable:
-        await result  # drive it, so no body is left unrun
-    elif inspect.isasyncgen(result):
-        await result.aclose()
+    await settle(result)
 
 def defined_as(hook) -> str:
     """The name the hook was defined under, for the table."""
@@ -170,31 +177,19 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # `await` and `async for` accept more than coroutines. The abstract base classes in
 # `collections.abc` (`Awaitable`, `Coroutine`, `AsyncIterator`) can be asked with
 # `isinstance`. The cell below asks them, then `inspect.iscoroutine` and
-# `inspect.isawaitable`, of five objects, one question a column. One of them, `old_style(0.5)`,
-# comes from a generator function decorated with `types.coroutine`, the way coroutines were
-# written before `async def`; `await` still accepts it.
+# `inspect.isawaitable`, of four objects, one question a column.
 #
-# Predict: which of `ReadyScore` (the object the sixth hook returns), a coroutine, a `Task`
-# and `old_style(0.5)` count as `Awaitable`, and which as a `Coroutine`?
+# Predict: which of `ReadyScore` (the object the sixth hook returns), a coroutine and a `Task`
+# count as `Awaitable`, and which as a `Coroutine`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-import types
-
-
-@types.coroutine
-def old_style(value: float):
-    yield from asyncio.sleep(0).__await__()
-    return value
-
-
 ready, coro = ReadyScore(0.5), score_async("x")
 task, stream = asyncio.ensure_future(asyncio.sleep(0)), score_stream("a b")
-old = old_style(0.5)
 checks = {
     name: (isinstance(x, Awaitable), isinstance(x, Coroutine),
            isinstance(x, AsyncIterator), inspect.iscoroutine(x), inspect.isawaitable(x))
     for name, x in (("ReadyScore", ready), ("coroutine", coro), ("Task", task),
-                    ("old_style(0.5)", old), ("async generator", stream))
+                    ("async generator", stream))
 }
 columns = ("Awaitable", "Coroutine", "AsyncIterator", "iscoroutine", "isawaitable")
 print(f"{'':<16}", "".join(f"{c:<15}" for c in columns))
@@ -205,29 +200,41 @@ for name, flags in checks.items():
 assert checks["ReadyScore"] == (True, False, False, False, True), "awaitable by protocol, not a coroutine"
 assert checks["coroutine"] == (True, True, False, True, True)
 assert checks["Task"] == (True, False, False, False, True)
-assert checks["old_style(0.5)"] == (False, False, False, False, True), "only isawaitable knows it"
 assert checks["async generator"] == (False, False, True, False, False)
 assert await asyncio.wait_for(ready, timeout=2) == 0.5
-assert await asyncio.wait_for(old, timeout=2) == 0.5, "await accepts the generator-based coroutine"
 coro.close()  # inspected only
 await asyncio.wait_for(task, timeout=2)
 await stream.aclose()
-print("✓ ReadyScore and a Task are awaitable without being coroutines; "
-      "old_style(0.5) is awaitable, not an Awaitable")
+print("✓ ReadyScore and a Task are awaitable without being coroutines")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `await x` works when `x` is a coroutine, a generator-based coroutine or has an `__await__`
-# method returning an iterator; `async for` needs `__aiter__` returning something with
-# `__anext__`. The classes check the protocol, the methods an object has, not how it was made,
-# so for native coroutines and objects with `__await__` they agree with what the syntax will
-# accept: `ReadyScore`, the coroutine and the `Task` are all `Awaitable`, and only the coroutine
-# is a `Coroutine`. The generator-based coroutine is the exception: `await` accepts
-# `old_style(0.5)` (the check awaits it), yet it is not `Awaitable`, because a generator has no
-# `__await__`; only `inspect.isawaitable` says `True` for it.
+# `ReadyScore`, the coroutine and the `Task` are all `Awaitable`, and only the coroutine is a
+# `Coroutine`. `await x` works when `x` is a coroutine or has an `__await__` method returning an
+# iterator; `async for` needs `__aiter__` returning something with `__anext__`. The classes
+# check the protocol, the methods an object has, not how it was made, so they agree with what
+# the syntax will accept.
 #
 # :::
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show a coroutine written before async def"}
+# Before `async def`, a coroutine was a generator function decorated with `types.coroutine`.
+# `await` still accepts one, yet it is not an `Awaitable`: a generator has no `__await__`.
+# Only `inspect.isawaitable` says True for it.
+import types
+
+
+@types.coroutine
+def old_style(value: float):
+    yield from asyncio.sleep(0).__await__()
+    return value
+
+
+old = old_style(0.5)
+print("Awaitable:", isinstance(old, Awaitable), "| isawaitable:", inspect.isawaitable(old))
+assert (isinstance(old, Awaitable), inspect.isawaitable(old)) == (False, True)
+assert await asyncio.wait_for(old, timeout=2) == 0.5, "await accepts the generator-based coroutine"
 #
 # The annotation below promises an awaitable and returns a number. Predict: does anything
 # complain, and if so, which line does the error point at?

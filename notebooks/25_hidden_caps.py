@@ -61,9 +61,8 @@ figure_style()
 #
 # The server holds every answer until the client has let in all the requests it will, and
 # counts how many are inside at once (the folded instruments say how, and name the defaults:
-# open them after you have predicted). Write down two numbers and a formula: how many requests
-# does the server see at once from each client, and how many threads run the blocking calls,
-# as a formula of the machine's CPU count (the answer prints this machine's)?
+# open them after you have predicted). For each layer: does all of the work get in at once?
+# If not, does the rest fail, or what becomes of it?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments (they name the defaults)"}
 OFFERED = 120
@@ -82,13 +81,8 @@ def installed_defaults() -> str:
             f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
 
 
-# The measurement: the server would answer at once (latency 0), but holds every answer until
-# `expected` requests (the library's default, HOLD_UNTIL) are inside, or 5 s have passed, then
-# 0.2 s longer, and only then releases them all. The most it saw inside at once is the count.
-# `expected` only says when to stop holding, not what the count is: a client that let more in
-# would show more in those 0.2 s, and one that let fewer in shows its own peak after at most
-# 5 s. Waiting for the count, not for a fixed time, is why a busy machine cannot change it: a
-# slow client only takes longer to get there.
+# The server holds every answer until `expected` requests are inside (or 5 s), waits 0.2 s for
+# any more, then releases them all; the most it saw inside at once is the count.
 async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[int, int]:
     """Start every request; hold all answers until `expected` are inside (at most 5 s) and 0.2 s more."""
     server.reset()
@@ -233,8 +227,8 @@ print("✓ requests that waited for a connection spent their total timeout there
 # server we also measure the time-averaged number of requests inside (L) over the run.
 #
 # The bound for one connection is 1 ÷ 0.03 ≈ 33 requests per second, and for 3 and 6
-# connections 100 and 200. Predict: for each cap, does the measured throughput land above its
-# bound, on it, or below it?
+# connections 100 and 200. Predict: does each cap's measured throughput reach its bound? If
+# not, what keeps it short?
 
 # %%
 LATENCY, N_REQUESTS = 0.03, 12
@@ -450,6 +444,10 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # at t = 0 finds none, so it sleeps for the missing token, 1 ÷ 2 = 0.5 s; at t = 0.5 the
 # bucket holds min(3, 0 + 0.5 × 2) = 1 token, which it takes. If nobody takes anything for the
 # next 5 s, the bucket then holds min(3, 0 + 5 × 2) = 3 tokens, not 10.
+#
+# The visible test below runs such an example on a `VirtualClock`: `take_in_turn` reads
+# `clock.time()` after each take, and four takes from a bucket with `rate=10`, `burst=2` must
+# come back at 0, 0, 0.1 and 0.2 virtual seconds.
 #
 # :::
 #

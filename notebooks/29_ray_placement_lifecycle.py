@@ -220,8 +220,9 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 #
 # ## `ray.kill` and the calls in flight
 #
-# `ray.kill(actor)` ends an actor's process. An actor created with `max_restarts` above 0
-# would be started again by Ray; `no_restart=True`, the default, forbids that.
+# `ray.kill(actor)` is how a driver stops an actor from outside; slime uses it on an engine
+# that fails its health check. An actor created with `max_restarts` above 0 would be started
+# again by Ray; `no_restart=True`, the default, forbids that.
 #
 # `Worker` is a synchronous actor: its calls run one at a time, in order. We give it three
 # calls of 20 s each, so one is running and two are queued, and kill it half a second later.
@@ -233,7 +234,7 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 @ray.remote(num_cpus=0)
 class Worker:
     def work(self, seconds: float) -> str:
-        time.sleep(seconds)  # blocks the actor's only thread: later calls queue
+        time.sleep(seconds)  # stands in for a long generation
         return "done"
 
     def health(self, timeout: float) -> bool:
@@ -307,9 +308,9 @@ print("✓ the running call and the queued ones failed at once, and the actor st
 # once). Two engines: `stuck` is busy in a 6 s call, `healthy` is idle.
 #
 # The first round has slime's shape: check `stuck`, then `healthy`, passing
-# `timeout=CHECK_TIMEOUT` (1 s) into each call, while the caller's `ray.get` has no timeout of
-# its own (the 30 s below is only this notebook's safety net). How long does the stuck engine's
-# check take, what does it report, and when is the healthy engine checked?
+# `timeout=CHECK_TIMEOUT` (1 s) into each call, as slime does; the caller's `ray.get` passes
+# `timeout=30`, this notebook's safety net. How long does the stuck engine's check take, what
+# does it report, and when is the healthy engine checked?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 CHECK_TIMEOUT, STUCK_FOR = 1.0, 6.0
@@ -350,7 +351,8 @@ print("✓ with the timeout only inside the call, the check waited out the 6 s c
 #
 # A synchronous actor runs one call at a time, so the health call sat in the stuck engine's
 # queue behind the 6 s call, and its timeout, which counts only once the method runs, never
-# started. Read the times: six seconds, not one. When `work` ended, `health` ran and answered
+# started. The caller's 30 s safety net was never reached, and slime's `ray.get` has none: there
+# the wait lasts as long as the stuck call. Read the times: six seconds, not one. When `work` ended, `health` ran and answered
 # `True`: the stuck engine was reported healthy.
 # The healthy engine's check began only after that, 6 s late. In slime's monitor this wait
 # holds the monitor thread: while one engine is stuck, no other engine is checked. Nor is the
