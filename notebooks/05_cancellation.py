@@ -12,7 +12,7 @@
 #    over;
 # 4. find out what `asyncio.shield` protects when a caller is cancelled.
 #
-# **Needs** chapters 03 (tasks) and 04 (wait) · about 55 minutes
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
