@@ -790,3 +790,41 @@ show_call_site("09")
 
 # %% tags=["remove-input"]
 show_call_site("09b")
+
+# %% [markdown]
+# A model of `_get_global_worker`, to see what its lock prevents: four threads start together
+# and each asks for the worker. `get_worker` checks, pauses for a moment as starting a real
+# worker would (`time.sleep(0)`), then creates. The cell runs it once with no lock
+# (`contextlib.nullcontext()` stands in for one) and once with a `threading.Lock`, and prints how
+# many workers each run started.
+
+# %%
+import contextlib
+
+
+def count_workers_started(guard) -> int:
+    state = {"worker": None, "started": 0}
+    start_together = threading.Barrier(4)
+
+    def get_worker() -> None:
+        start_together.wait(timeout=2)
+        with guard:
+            if state["worker"] is None:  # the check
+                time.sleep(0)  # starting a worker takes a moment
+                state["worker"] = object()  # the creation
+                state["started"] += 1
+
+    callers = [threading.Thread(target=get_worker) for _ in range(4)]
+    for caller in callers:
+        caller.start()
+    assert not join_all(callers, timeout=5), "a caller thread is stuck"
+    return state["started"]
+
+
+print("workers started, no lock:", count_workers_started(contextlib.nullcontext()))
+print("workers started, a Lock: ", count_workers_started(threading.Lock()))
+
+# %% [markdown]
+# Without the lock, several callers can pass the check before any of them has created the
+# worker, each then starts its own (how many varies from run to run); with the lock, the check
+# and the creation are one step and exactly one worker is started.
