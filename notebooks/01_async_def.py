@@ -685,13 +685,10 @@ gathered_took = clock() - began
 print(f"await inside the loop:      {one_by_one} in {one_by_one_took:.2f} s")
 print(f"objects first, then gather: {gathered} in {gathered_took:.2f} s")
 
-# %% tags=["remove-input"]
-show_call_site("01b")
-
-
 # %% [markdown]
-# And a model of the forgotten `await` in this quote: the code that reads the result gets the
-# coroutine object, and the error appears there, one step further on.
+# The next quote awaits its generate function; a model of what a forgotten `await` there would
+# do: the code that reads the result gets the coroutine object, and the error appears there,
+# one step further on.
 
 # %%
 async def generate(prompt: str) -> dict:
@@ -706,3 +703,6 @@ except Exception as exc:
     print(f"{type(exc).__name__}: {exc}")
 finally:
     sample.close()  # it is never awaited: close it, so that it does not warn
+
+# %% tags=["remove-input"]
+show_call_site("01b")

@@ -55,10 +55,10 @@ def record_tokens(stats: TokenStats, text: str) -> None:
 # CPython has a Global Interpreter Lock (GIL): only one thread runs Python code at a time.
 # Four threads start together and each record 300 lines of two tokens, 2400 tokens in all.
 # `count_tokens` stands for any helper that touches the outside world (a log write, a cache
-# lookup); here it is `time.sleep(0)` and a split. The fold holds it and the code that starts
-# the four threads. Predict: how many of the 2400 tokens does the total end up with?
+# lookup); here it is `time.sleep(0)` and a split. The next cell holds it and the code that
+# starts the four threads. Predict: how many of the 2400 tokens does the total end up with?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show count_tokens and the four threads"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def count_tokens(text: str) -> int:
     time.sleep(0)  # stands in for a log write or a cache lookup
     return len(text.split())
