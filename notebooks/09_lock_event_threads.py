@@ -56,7 +56,8 @@ def record_tokens(stats: TokenStats, text: str) -> None:
 # Four threads start together and each record 300 lines of two tokens, 2400 tokens in all.
 # `count_tokens` stands for any helper that touches the outside world (a log write, a cache
 # lookup); here it is `time.sleep(0)` and a split. The next cell holds it and the code that
-# starts the four threads. Predict: how many of the 2400 tokens does the total end up with?
+# starts the four threads (`join_all(threads, timeout)` joins every thread within one shared
+# budget and returns those still alive). Predict: how many of the 2400 tokens does the total end up with?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def count_tokens(text: str) -> int:
@@ -65,7 +66,7 @@ def count_tokens(text: str) -> int:
 
 
 def run_recorders(record, stats, threads: int, lines: int) -> int:
-    # a Barrier holds each thread at its wait() until all have arrived: they start together
+    # a Barrier holds each thread at its wait() until all have arrived
     start_together = threading.Barrier(threads)
 
     def recorder() -> None:
@@ -77,7 +78,6 @@ def run_recorders(record, stats, threads: int, lines: int) -> int:
                for i in range(threads)]
     for worker in workers:
         worker.start()
-    # join_all joins every thread within one shared budget and returns those still alive
     assert not join_all(workers, timeout=5), "a recorder thread is stuck"
     return stats.tokens
 
@@ -336,8 +336,7 @@ show_source(daemon_exit, first="atexit.register(report)", last='"main returns"')
 # the steps it had planned, the daemon's state when the `atexit` handler ran, and which
 # threads printed their `CLEANUP` line. The report also gives the time of each event in the
 # child, so the cell ends by drawing them with a `Timeline`, the course's stopwatch (chapter
-# 01); `plot_exit`, folded below, is its drawing code. Predict: how many of its 40 steps does
-# the daemon thread do, and does its `finally` block run?
+# 01); `plot_exit`, folded below, is its drawing code.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def plot_exit(exit_report: dict) -> None:
@@ -370,6 +369,10 @@ def plot_exit(exit_report: dict) -> None:
     print(f"the daemon thread did {done_share:.0%} of its planned steps; they were "
           f"planned to end {planned_end - tl.t0:.1f} s in")
 
+
+# %% [markdown]
+# Predict: how many of its 40 steps does the daemon thread do, and does its `finally` block
+# run?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 child = subprocess.run(
