@@ -12,7 +12,7 @@
 # 3. see what becomes of a coroutine object that nothing ever drives;
 # 4. check each of the three with `inspect`.
 #
-# **Needs** basic Python functions and generators · about 50 minutes
+# **Needs** basic Python functions and generators · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -238,8 +238,8 @@ def draw_three_bodies(bodies: tuple[str, ...], starts: dict[str, float]) -> None
 # does 0.05 s of busy work of its own (the same spin as `busy`, written out so that you can see
 # it contains no `await`). `awaited_late` is awaited after that busy work.
 #
-# Predict two things. First: for each of the three bodies, does it start before, during or
-# after the caller's busy work? Second: of `awaited_late` and the Task, which body starts first?
+# Predict: of `awaited_late` and the Task, which body starts first, and does either of them
+# start during the caller's busy work?
 
 # %%
 tl = Timeline()
@@ -276,9 +276,8 @@ draw_three_bodies(bodies, starts)  # the run on a timeline (plotting code folded
 # after the busy work. Awaiting a coroutine does not by itself let other tasks run; a suspension does.
 #
 # The chart under the answer shows the same run: compare where each blue bar begins with where
-# the red bar ends. A grey bar before a body is the time its object existed without running
-# (the plotting code borrows the timeline's grey `cancelled` state for it; nothing was
-# cancelled). Each body's own 0.005 s spin holds the loop too, but it is drawn blue as that
+# the red bar ends. A grey bar before a body ("created, not started" in the legend) is the
+# time its object existed without running. Each body's own 0.005 s spin holds the loop too, but it is drawn blue as that
 # body's work; red marks only the caller's spin, the one the Task has to wait out.
 #
 # :::
@@ -397,9 +396,14 @@ print("✓ the closed object never ran its body and did not warn")
 #
 # :::{dropdown} Hint: an error and a cancel alike
 #
-# A cancel arrives as a `CancelledError` raised at the `await` in progress, so one
-# `try`/`finally` around the awaits covers a body's error and a cancel alike. Keep what a call
-# creates in its own local variables, and calls at once cannot disturb each other.
+# The grader runs `run_in_reverse` inside a Task (chapter 03) and, in some runs, calls that
+# Task's `cancel()` part-way through. You need to know only this much of cancellation: the
+# cancel arrives inside your function as a `CancelledError` raised at the `await` in progress,
+# and you let it propagate. So one `try`/`finally` around the awaits covers a body's error and
+# a cancel alike: the `finally` closes the objects not yet awaited, and the exception goes on
+# to the caller. "Several calls at once" means several such Tasks running together, each with
+# its own `log`: keep what a call creates in its own local variables, and they cannot disturb
+# each other.
 #
 # :::
 #
@@ -658,6 +662,47 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 from lab_snippets.sites import show_call_site
 
 show_call_site("01")
+
+# %% [markdown]
+# A model of this quote, to see the difference: two stand-in datasets of 0.1 s each, first
+# awaited one by one inside the loop, then created first and handed to `asyncio.gather`, as
+# `eval_rollout` does.
+
+# %%
+async def eval_dataset(name: str) -> str:
+    await asyncio.sleep(0.1)  # stands in for the dataset's requests to the servers
+    return name
+
+
+clock = asyncio.get_running_loop().time
+dataset_names = ["math", "code"]
+began = clock()
+one_by_one = [await eval_dataset(name) for name in dataset_names]
+one_by_one_took = clock() - began
+began = clock()
+gathered = await asyncio.gather(*[eval_dataset(name) for name in dataset_names])
+gathered_took = clock() - began
+print(f"await inside the loop:      {one_by_one} in {one_by_one_took:.2f} s")
+print(f"objects first, then gather: {gathered} in {gathered_took:.2f} s")
+
+# %% [markdown]
+# The next quote awaits its generate function; a model of what a forgotten `await` there would
+# do: the code that reads the result gets the coroutine object, and the error appears there,
+# one step further on.
+
+# %%
+async def generate(prompt: str) -> dict:
+    await asyncio.sleep(0)
+    return {"prompt": prompt, "reward": 1.0}
+
+
+sample = generate("2 + 2")  # the await is missing
+try:
+    print(sample["reward"])  # what a later step does with the sample
+except Exception as exc:
+    print(f"{type(exc).__name__}: {exc}")
+finally:
+    sample.close()  # it is never awaited: close it, so that it does not warn
 
 # %% tags=["remove-input"]
 show_call_site("01b")

@@ -12,7 +12,7 @@
 #    over;
 # 4. find out what `asyncio.shield` protects when a caller is cancelled.
 #
-# **Needs** chapters 03 (tasks) and 04 (wait) · about 55 minutes
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -103,9 +103,9 @@ print("✓ the cancel ran only after the busy stretch; CancelledError arrived at
 #
 # ## Catching `CancelledError` under a timeout
 #
-# `CancelledError` is an exception, so it is tempting to treat it like one: catch it, log
-# it, carry on. The three workers below differ only in their `except` clause: `except
-# Exception`, a bare `except`, and `except CancelledError` that cleans up and re-raises.
+# `CancelledError` is an exception, and an `except` clause can catch it. The three workers
+# below differ only in their `except` clause: `except Exception`, a bare `except`, and
+# `except CancelledError` that cleans up and re-raises.
 
 # %%
 TIMEOUT = 0.03
@@ -142,7 +142,9 @@ async def cleans_up_and_reraises() -> str:
 # The folded helper `under_timeout(worker)` runs one worker inside
 # `async with asyncio.timeout(TIMEOUT)`, where every worker is cut off while it waits, and
 # returns what came out of the block and how long the block lasted, as a multiple of the
-# budget.
+# budget. `asyncio.wait_for(aw, timeout)` is the older way to put a timeout on an await; the
+# fourth row runs `bare_except` under `asyncio.wait_for(..., timeout=0.03)` instead
+# (`under_wait_for`, in the same fold).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def under_timeout(worker) -> tuple[str, float]:
@@ -156,16 +158,27 @@ async def under_timeout(worker) -> tuple[str, float]:
     return outcome, (loop.time() - start) / TIMEOUT
 
 
+async def under_wait_for(worker) -> tuple[str, float]:
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    try:
+        outcome = "returned " + repr(await asyncio.wait_for(worker(), timeout=TIMEOUT))
+    except Exception as exc:
+        outcome = type(exc).__name__
+    return outcome, (loop.time() - start) / TIMEOUT
+
+
 # %% [markdown]
-# Which of the three timeouts raise `TimeoutError`, and how long does each `async with` block
-# last compared with its 0.03 s budget?
+# Which of the four timeouts raise `TimeoutError`, and how long does each one last compared
+# with its 0.03 s budget?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes = {}
 for worker_fn in (catches_exception, bare_except, cleans_up_and_reraises):
     outcomes[worker_fn.__name__] = await under_timeout(worker_fn)
+outcomes["bare_except, wait_for"] = await under_wait_for(bare_except)
 for name, (outcome, ratio) in outcomes.items():
-    print(f"{name:<24} {outcome:<22} block lasted {ratio:.1f} × the budget")
+    print(f"{name:<24} {outcome:<22} lasted {ratio:.1f} × the budget")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: swallowed-cancel-disables-the-timeout
@@ -173,6 +186,8 @@ assert outcomes["catches_exception"][0] == "TimeoutError"
 assert outcomes["cleans_up_and_reraises"][0] == "TimeoutError"
 assert outcomes["bare_except"][0] == "returned 'finished'", "the swallowed cancel silently disabled the timeout"
 assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"  # floor: a sleep never ends early
+assert outcomes["bare_except, wait_for"][0] == "returned 'finished'", "wait_for converts no more"
+assert outcomes["bare_except, wait_for"][1] >= 2.5, "and wait_for overran its timeout too"  # floor: a sleep never ends early
 print("✓ two timeouts raised TimeoutError; the bare except returned 'finished' after about 3 × the budget")
 
 # %% [markdown]
@@ -184,35 +199,10 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 # that `asyncio.timeout` sent. The timeout can only turn a `CancelledError` that comes *out* of
 # the block into `TimeoutError`; when nothing comes out, it has nothing to convert. Look at the
 # `bare_except` row: its block ran on through the 0.06 s of further work, about 3 × the budget.
-# Catching `CancelledError` is fine for cleanup, as long as you re-raise it.
-#
-# :::
-#
-# `asyncio.wait_for(aw, timeout)` is the older way to put a timeout on an await. The next cell
-# runs the same `bare_except` worker under `asyncio.wait_for(..., timeout=0.03)`. Predict: does
-# it raise `TimeoutError`, and how long after the start does it return?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-start = time.monotonic()
-try:
-    value = await asyncio.wait_for(bare_except(), timeout=TIMEOUT)
-    wait_for_outcome = f"returned {value!r}"
-except Exception as exc:
-    wait_for_outcome = type(exc).__name__
-wait_for_ratio = (time.monotonic() - start) / TIMEOUT
-print(f"wait_for: {wait_for_outcome} after {wait_for_ratio:.1f} × its timeout")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert wait_for_outcome == "returned 'finished'" and wait_for_ratio >= 2.5, (  # floor: a sleep never ends early
-    wait_for_outcome, wait_for_ratio)
-print("✓ wait_for too returned the late result instead of raising TimeoutError")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# `wait_for` turns a timeout into `TimeoutError` the same way `asyncio.timeout` does: it
-# cancels the work, and converts the `CancelledError` only if one comes back out. Any timeout
-# built on cancellation depends on the worker letting the cancel through.
+# `wait_for` (the last row) turns a timeout into `TimeoutError` the same way: it cancels the
+# work, and converts the `CancelledError` only if one comes back out. Any timeout built on
+# cancellation depends on the worker letting the cancel through. Catching `CancelledError` is
+# fine for cleanup, as long as you re-raise it.
 #
 # :::
 #
@@ -385,11 +375,11 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # catches the cancel.
 #
 # Since Python 3.11 every task counts the cancel requests it has received and not taken back:
-# `task.cancelling()`. Catching the `CancelledError` does not lower the count; only
-# `task.uncancel()` does.
+# `task.cancelling()`; `task.uncancel()` takes one back. The worker writes the outcome it
+# reached, just before its `return`, into the dictionary `reached` that the caller passes in.
 
 # %%
-async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
+async def drop_sample_then_group(use_uncancel: bool, reached: dict) -> tuple[int, str]:
     try:
         await asyncio.sleep(1)  # a supervisor cancels us here: "drop this sample"
     except asyncio.CancelledError:
@@ -408,7 +398,7 @@ async def drop_sample_then_group(use_uncancel: bool) -> tuple[int, str]:
             await asyncio.sleep(1)
     except* ValueError:
         outcome = "ExceptionGroup"
-    reached_return[use_uncancel] = outcome
+    reached[use_uncancel] = outcome
     return count, outcome
 
 
@@ -424,7 +414,8 @@ if sys.version_info < (3, 13):
           "not the answer for 3.13 (the Why gives that).")
 results, reached_return = {}, {}
 for use_uncancel in (False, True):
-    soft_stopped = asyncio.create_task(drop_sample_then_group(use_uncancel))
+    soft_stopped = asyncio.create_task(
+        drop_sample_then_group(use_uncancel, reached_return))
     await asyncio.sleep(0.01)
     soft_stopped.cancel()
     await asyncio.wait([soft_stopped], timeout=2)
@@ -454,7 +445,8 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # and yet the task ends cancelled, its return value lost. That cancel is made while the task
 # itself is running, so it waits for the task's next `await`; there is none before the
 # `return`, and a task whose coroutine returns with a cancel still pending ends cancelled and
-# drops the value (`Task.__step` in `Lib/asyncio/tasks.py`, 3.13.0). On 3.11 and 3.12 the same code
+# drops the value (`Task.__step` in `Lib/asyncio/tasks.py`, 3.13.0). Catching the
+# `CancelledError` did not lower the count; only `uncancel()` does. On 3.11 and 3.12 the same code
 # returns its pair with the stale count of 1 in it, as the answer shows when run there: a bug
 # waiting for an upgrade. The `with
 # uncancel` row is right on every version. Swallowing a cancel has a cost even when done on

@@ -53,12 +53,11 @@ def record_tokens(stats: TokenStats, text: str) -> None:
 # ## Predict: how many of 2400 tokens are counted?
 #
 # CPython has a Global Interpreter Lock (GIL): only one thread runs Python code at a time.
-# Four threads each record 300 lines of two tokens, 2400 tokens in all. `count_tokens` stands
-# for any helper that touches the outside world (a log write, a cache lookup); here it is
-# `time.sleep(0)` and a split. `threading.Barrier(4)` holds each thread at its `wait()` until
-# all four have arrived, so they start together and overlap. (`join_all(threads, timeout)`
-# joins every thread within one shared time budget and returns those still alive.) Predict:
-# how many of the 2400 tokens does the total end up with?
+# Four threads start together and each record 300 lines of two tokens, 2400 tokens in all.
+# `count_tokens` stands for any helper that touches the outside world (a log write, a cache
+# lookup); here it is `time.sleep(0)` and a split. The next cell holds it and the code that
+# starts the four threads (`join_all(threads, timeout)` joins every thread within one shared
+# budget and returns those still alive). Predict: how many of the 2400 tokens does the total end up with?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def count_tokens(text: str) -> int:
@@ -67,6 +66,7 @@ def count_tokens(text: str) -> int:
 
 
 def run_recorders(record, stats, threads: int, lines: int) -> int:
+    # a Barrier holds each thread at its wait() until all have arrived
     start_together = threading.Barrier(threads)
 
     def recorder() -> None:
@@ -187,7 +187,7 @@ print(f"✓ pure computation lost updates too, in {8 - exact} of 8 trials")
 # tries a {term}`lock` two ways on the I/O recorders. The first computes the new total and
 # takes the lock only to store it; the second puts the lock around the whole `+=`
 # (`with stats_lock:`), and is then also run three times on pure computation at the 1 µs
-# switch interval. `count_tokens` still gives up the GIL inside the locked block. Predict: of
+# switch interval. Both use the same `count_tokens` as before. Predict: of
 # 2400, what total does the lock around the store give, and what does the lock around the
 # whole `+=` give?
 
@@ -307,9 +307,8 @@ print("✓ join(0.1) returned with the thread still running; only stop.set() end
 #
 # ## What happens at exit: normal and daemon threads
 #
-# When the main thread of a program finishes, the interpreter first waits for every normal
-# thread (as if it called `join` on each), then runs `atexit` handlers, then shuts down. A
-# thread can also be started with `daemon=True`.
+# When the main thread of a program finishes, the interpreter runs its `atexit` handlers and
+# shuts down. A thread can be started as a normal thread or with `daemon=True`.
 #
 # A notebook's kernel never exits, so we watch this in a child process. The script
 # `lab_snippets.thread_workers` starts a normal thread with 6 steps and a {term}`daemon thread` with
@@ -402,7 +401,9 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The interpreter's exit waits for normal threads only. The daemon thread is **not** waited
+# When the main thread finishes, the interpreter first waits for every normal thread (as if
+# it called `join` on each), then runs the `atexit` handlers: it waits for normal threads
+# only. The daemon thread is **not** waited
 # for and not stopped either: it is abandoned. Once the interpreter has begun to shut down, a
 # daemon thread that tries to take the GIL back (here, when its sleep ends) never gets it
 # and runs no more Python code (how it ends depends on the version: see *Python versions*

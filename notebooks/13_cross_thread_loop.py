@@ -75,11 +75,11 @@ print("✓ the done-callback ran after set_result had returned, on the loop's ne
 #
 # :::
 #
-# ## Predict: can synchronous code always call `asyncio.run`?
+# ## Predict: `asyncio.run` called from a notebook cell
 #
-# `asyncio.run(main())` is how every asyncio tutorial starts a program. Can synchronous code
-# always call it to get a coroutine's result, for instance here in a notebook cell, or in a
-# function that some async code happens to call?
+# `asyncio.run(main())` is how every asyncio tutorial starts a program. The next cell calls it
+# from plain synchronous code, here in a notebook cell, to get the result of
+# `fetch_reward(1)`. What does the cell print?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def fetch_reward(sample_id: int) -> float:
@@ -90,10 +90,10 @@ async def fetch_reward(sample_id: int) -> float:
 coro = fetch_reward(1)
 try:
     outcome = asyncio.run(coro)
-except Exception as exc:  # whatever happens, show it
+except Exception as exc:
     outcome = exc
 finally:
-    coro.close()  # a finished or unused coroutine: closing it is tidy either way
+    coro.close()
 
 print(f"asyncio.run(fetch_reward(1)) from this cell: {outcome!r}")
 
@@ -135,7 +135,7 @@ def two_asyncio_runs() -> None:
     for _ in range(2):
         try:
             outcomes.append(asyncio.run(wait_briefly_at_gate()))
-        except Exception as exc:  # whatever happens, note its type and message
+        except Exception as exc:
             outcomes.append(f"{type(exc).__name__}: {exc}")
 
 
@@ -168,7 +168,7 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # %% [markdown]
 # ## One loop, forever, in its own thread
 #
-# The fix slime uses: start **one** event loop in a background thread and keep it running
+# The pattern slime uses: start **one** event loop in a background thread and keep it running
 # (`run_forever`). Synchronous code submits coroutines to it with
 # `asyncio.run_coroutine_threadsafe(coro, loop)`, which returns a
 # `concurrent.futures.Future`, the thread-safe kind from chapter 08, and waits on it with
@@ -459,7 +459,7 @@ print("✓ the callback waited until call_soon_threadsafe woke the loop")
 background.loop.set_debug(True)
 try:
     outcome = background.loop.call_soon(note_callback)
-except Exception as exc:  # whatever happens, show it
+except Exception as exc:
     outcome = exc
 finally:
     background.loop.set_debug(False)
@@ -481,11 +481,13 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 #
 # ## Waiting on the loop from the loop's own thread
 #
-# In the Measure above, the notebook's thread waited in `background.run`. Below, a
-# coroutine that is already running on the background loop calls `background.run` itself,
-# with a timeout of 0.3 s, to get the result of `fetch_reward(5)`, which needs 0.01 s. The
-# coroutine it hands in marks the timeline when it starts. Predict: does the call get `0.5`,
-# and when does the coroutine it handed in start?
+# In the Measure above, the notebook's thread waited in `background.run`. Below, the waiting
+# moves onto the loop's own thread. The notebook only delivers one coroutine,
+# `run_from_the_loop_thread`, to the background loop (the last lines of the cell). That
+# coroutine, now running on the loop, is the one that calls `background.run`, with a timeout
+# of 0.3 s, to get the result of `fetch_reward(5)`, which needs 0.01 s. The coroutine it
+# hands in, `marked_reward`, marks the timeline when it starts. Predict: does the call get
+# `0.5`, and when does `marked_reward` start?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -506,8 +508,10 @@ async def run_from_the_loop_thread() -> str:
         tl.mark("wait ended")
 
 
+# From the notebook's thread: deliver the experiment to the loop, then give the loop
+# 0.05 s more, so that a late start is recorded too.
 inside_outcome = background.run(run_from_the_loop_thread(), timeout=3)
-background.run(asyncio.sleep(0.05), timeout=2)  # a few more turns of the loop
+background.run(asyncio.sleep(0.05), timeout=2)
 print("the call on the loop thread gave:", inside_outcome)
 print(tl.names())
 
@@ -532,8 +536,9 @@ print("✓ the handed-in coroutine started only after the wait on its loop's thr
 #
 # A long-lived loop often has work still pending when the program wants to stop. Below, a
 # poll that would sleep for 30 s is still running on the loop when the notebook calls
-# `background.stop()`, the method of `LoopThread` above. The poll marks the timeline in its
-# `finally`. Predict: does that `finally` run, and in which order do the three marks
+# `background.stop()`, the method of `LoopThread` above (its code is in the class, and its
+# helper `_cancel_other_tasks` in the fold just before it: read both again before you
+# answer). The poll marks the timeline in its `finally`. Predict: does that `finally` run, and in which order do the three marks
 # `stop requested`, `pending task cleaned up` and `loop thread stopped` come?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
