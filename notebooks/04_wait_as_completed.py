@@ -292,7 +292,10 @@ async def rollout_refill(tl: Timeline) -> list[int]:
         await asyncio.gather(*pending, return_exceptions=True)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% [markdown]
+# `draw_runs` (folded below) draws the two runs for the answer, one lane per slot.
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the plotting code"}
 def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
     """The groups' spans, each moved to the first slot free when it started (a group the filter
     drops drawn as failed), and where to write each group's id."""
@@ -428,8 +431,7 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 #    while the others run on; it gives no result and holds its slot until it is gone;
 # 5. before returning, cancel the jobs in flight and wait until they are gone; the same when
 #    a job raises (raise its error, not an `ExceptionGroup`) and when the caller cancels you,
-#    even twice: a second cancel can arrive while you wait for the jobs to go, and you must
-#    still wait for them (the hint shows how).
+#    even twice.
 #
 # Concurrent callers must not disturb each other.
 #

@@ -47,8 +47,8 @@ figure_style()
 # lane named after the thread that ran it.
 #
 # `asyncio.to_thread` hands such a call to the loop's *default* thread pool. The course's
-# `with borrowed_default_executor():` gives each cell below a fresh default pool and shuts it
-# down at the end, so no experiment leaves threads behind; your own code calls
+# `borrowed_default_executor`, in a `with` around each cell below, lends that cell a fresh
+# default pool and shuts it down at the end, so no experiment leaves threads behind; your own code calls
 # `asyncio.to_thread` alone.
 
 # %%
@@ -301,20 +301,20 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 #
 # :::
 
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the cleanup"}
+async def settle(finished: threading.Event) -> None:
+    await asyncio.to_thread(finished.wait, 2)  # at most 2 s, whatever happened
+
+
 # %% [markdown]
 # ## Predict: does the reload stop at the deadline?
 #
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
 # passes, `TimeoutError` is raised in the handler. Before printing its log, the cell calls
-# `settle(finished)`, the course's bounded clean-up (folded below: it gives the thread at most
+# `settle(finished)`, the course's bounded clean-up (folded above: it gives the thread at most
 # 2 s to set `finished`). Predict: is the reload still running after the handler got
 # `TimeoutError`?
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the cleanup"}
-async def settle(finished: threading.Event) -> None:
-    await asyncio.to_thread(finished.wait, 2)  # at most 2 s, whatever happened
-
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str],

@@ -249,6 +249,8 @@ fig = draw_running(on_threads, on_processes)
 # the cores' worth close to 2, and the process lanes are two long solid bars on top of each
 # other.
 #
+# :::
+#
 # :::{dropdown} If your numbers differ
 #
 # The speed-up is a ratio of wall times, and it reaches the cores' worth only if the
@@ -266,8 +268,6 @@ fig = draw_running(on_threads, on_processes)
 # is about. If the scheduler ran the two processes independently of each other, both would run
 # about as often as the product of their two shares; under load it can be less, so the
 # processes' check asks for only a tenth of that product, which threads, at zero, never reach.
-#
-# :::
 #
 # :::
 #

@@ -495,7 +495,7 @@ class TimerChain:
 # stop right after its second tick, and times the stop. **Predict.** How long does each loop
 # take from the stop request to its thread's exit, and how many threads does each use?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the driver and the plotting code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the driver and the plotting code"}
 # One instance of each loop, with a tick that records its thread and sets an event at the
 # second tick; `ticks`, `latencies` and `next_tick_due` collect what the check reads.
 tl = Timeline()
