@@ -212,7 +212,47 @@ else:
 # 3. handle each finished group (keep it or drop it) and go back to 1, until the batch is full.
 #
 # Each approach below may have 4 groups in flight at once: call those 4 places *slots*.
-#
+# `draw_runs` (folded below) draws the two runs for the answer, one lane per slot.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
+    """The groups' spans, each moved to the first slot free when it started (a group the filter
+    drops drawn as failed), and where to write each group's id."""
+    slotted = Timeline()
+    slotted.t0 = tl.t0
+    free_at = [0.0] * IN_FLIGHT
+    ids = []
+    for s in sorted((s for s in tl.spans if s.label.startswith("group")), key=lambda s: s.start):
+        slot = next(k for k in range(IN_FLIGHT) if free_at[k] <= s.start)
+        free_at[slot] = s.end
+        group_id = int(s.label.split()[1])
+        state = "failed" if s.state == "running" and not keep_group(group_id) else s.state
+        slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=state)
+        ids.append((slot, (s.start + s.end) / 2, group_id))
+    return slotted, ids
+
+
+def draw_slots(tl: Timeline, ax, meanings: dict[str, str]) -> None:
+    """One run drawn slot by slot on `ax`, each bar carrying its group's id."""
+    slotted, ids = by_slot(tl)
+    slotted.plot("", ax=ax, lanes=[f"slot {k}" for k in range(IN_FLIGHT)], meanings=meanings)
+    for slot, middle, group_id in ids:
+        ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7, color="white")
+
+
+def draw_runs(batched_tl: Timeline, refill_tl: Timeline, batched_elapsed: float,
+              refill_elapsed: float) -> None:
+    """The two runs slot by slot: the batches on top, the refill loop below."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True,
+                                      layout="constrained")
+    for ax, run in ((top, batched_tl), (bottom, refill_tl)):
+        draw_slots(run, ax, meanings={"failed": "dropped by the filter"})
+    top.set_title(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s")
+    bottom.set_title(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s")
+    top.set_xlabel("")
+
+
+# %% [markdown]
 # Below, groups 0, 4, 8, ... take 0.12 s, the others 0.03 s, and the filter drops groups 3, 7,
 # 11, .... The folded cell defines `group(group_id, tl)` (one group), `keep_group(group_id)`
 # (the filter), `IN_FLIGHT` (4 groups in flight at most), `TARGET` (8 groups to keep) and
@@ -290,47 +330,6 @@ async def rollout_refill(tl: Timeline) -> list[int]:
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
-
-
-# %% [markdown]
-# `draw_runs` (folded below) draws the two runs for the answer, one lane per slot.
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the plotting code"}
-def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
-    """The groups' spans, each moved to the first slot free when it started (a group the filter
-    drops drawn as failed), and where to write each group's id."""
-    slotted = Timeline()
-    slotted.t0 = tl.t0
-    free_at = [0.0] * IN_FLIGHT
-    ids = []
-    for s in sorted((s for s in tl.spans if s.label.startswith("group")), key=lambda s: s.start):
-        slot = next(k for k in range(IN_FLIGHT) if free_at[k] <= s.start)
-        free_at[slot] = s.end
-        group_id = int(s.label.split()[1])
-        state = "failed" if s.state == "running" and not keep_group(group_id) else s.state
-        slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=state)
-        ids.append((slot, (s.start + s.end) / 2, group_id))
-    return slotted, ids
-
-
-def draw_slots(tl: Timeline, ax, meanings: dict[str, str]) -> None:
-    """One run drawn slot by slot on `ax`, each bar carrying its group's id."""
-    slotted, ids = by_slot(tl)
-    slotted.plot("", ax=ax, lanes=[f"slot {k}" for k in range(IN_FLIGHT)], meanings=meanings)
-    for slot, middle, group_id in ids:
-        ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7, color="white")
-
-
-def draw_runs(batched_tl: Timeline, refill_tl: Timeline, batched_elapsed: float,
-              refill_elapsed: float) -> None:
-    """The two runs slot by slot: the batches on top, the refill loop below."""
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True,
-                                      layout="constrained")
-    for ax, run in ((top, batched_tl), (bottom, refill_tl)):
-        draw_slots(run, ax, meanings={"failed": "dropped by the filter"})
-    top.set_title(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s")
-    bottom.set_title(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s")
-    top.set_xlabel("")
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}

@@ -492,10 +492,9 @@ class TimerChain:
 
 # %% [markdown]
 # A driver (folded below, with the drawing code) starts the three loops at once, asks each to
-# stop right after its second tick, and times the stop. **Predict.** How long does each loop
-# take from the stop request to its thread's exit, and how many threads does each use?
+# stop right after its second tick, and times the stop.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the driver and the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the driver and the plotting code"}
 # One instance of each loop, with a tick that records its thread and sets an event at the
 # second tick; `ticks`, `latencies` and `next_tick_due` collect what the check reads.
 tl = Timeline()
@@ -561,6 +560,10 @@ def draw_stop_figure():
         axes.text(stopped + 0.01, lane, f"{latencies[name] * 1000:.1f} ms", va="center", fontsize=10)
     axes.set_xlim(right=axes.get_xlim()[1] + 0.1)
 
+
+# %% [markdown]
+# **Predict.** How long does each loop take from the stop request to its thread's exit, and
+# how many threads does each use?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 threads_used = run_all_three()  # per loop: how many threads ran its ticks
