@@ -211,9 +211,8 @@ else:
 # 2. `done, pending = await asyncio.wait(pending, return_when=FIRST_COMPLETED)`;
 # 3. handle each finished group (keep it or drop it) and go back to 1, until the batch is full.
 #
-# Each approach below may have 4 groups in flight at once: call those 4 places *slots*. The
-# folded cell below defines `draw_runs`, which draws the two runs with one lane per slot, for the
-# answer.
+# Each approach below may have 4 groups in flight at once: call those 4 places *slots*.
+# `draw_runs` (folded below) draws the two runs for the answer, one lane per slot.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
@@ -334,7 +333,7 @@ async def rollout_refill(tl: Timeline) -> list[int]:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-runs = await time_both()  # best of three, in turn: the fold after the answer says why
+runs = await time_both()  # each rollout three times, in turn; each one's best time
 batched_elapsed, refill_elapsed = runs.best("batched"), runs.best("refill")
 batched_kept, batched_tl = last_run["batched"]
 refill_kept, refill_tl = last_run["refill"]
@@ -372,25 +371,18 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 # group stays empty until its batch's slow group ends; in the bottom panel a freed slot gets a
 # new group at once. That is also why the refill list of kept groups is not in id order.
 #
-# :::
-#
-# :::{dropdown} Why the course does it this way: best of three, interleaved
-#
-# The answer cell's `time_both()`, in the first folded cell, times the two with the course's
-# `ainterleaved`, which runs them in turn, three times each, and reports each one's best time;
-# its `one_rollout(name)` runs one rollout under a timeout and keeps the groups it kept and its
-# timeline.
-# Running the two in turn and keeping each one's best time means a busy moment on the machine
-# slows both alike. The folded
-# check asserts that the refill loop takes less than three quarters of the batches' time measured
-# beside it, not less than a fixed number of seconds.
+# Each time printed is that approach's best of three runs, the two run in turn, so a busy
+# moment on the machine slows both alike; the check compares the two times, not a fixed number
+# of seconds.
 #
 # :::
 #
-# ## Measure: how much of the 4 slots' time holds a group, batches against refill
+# ## Measure: how much of the 4 slots' time goes to groups that are kept
 #
-# From the first group's start to the last group's end, what share of the 4 slots' time held a
-# group, in the two runs above? Predict both shares, as percentages.
+# The chart shows how full the slots were in each run. Part of that time went to groups the
+# filter dropped (orange) and to groups cancelled at the end (grey). From the first group's start
+# to the last group's end, what share of the 4 slots' time held a group that was kept, in each
+# run? Predict both shares, as percentages.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def occupied_share(tl: Timeline, kept_only: bool = False) -> float:
@@ -416,13 +408,12 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A batch cannot start its next groups before its slow group is done, so with batches a slot
-# that finished a fast group sits empty until then. With the refill loop, a freed slot is given
-# a new group at once, and when the batch is full, the groups still in flight are cancelled.
-# The printed shares say it in numbers: the batches leave the slots empty for about half of the
-# time; the refill loop keeps them all occupied. Not all of that time is useful: the second share
-# on each line leaves out the groups the filter dropped and the ones cancelled at the end, in
-# both runs. In the chart of the answer above, the gaps in the top panel are the idle time.
+# The refill loop puts about twice the batches' share of slot time into kept groups. The first
+# share on each line counts every group: the batches leave the slots empty for about half of
+# the time, because a slot that finished a fast group waits for its batch's slow group; the
+# refill loop keeps all four occupied. The second share leaves out what was thrown away. Both
+# runs drop every fourth group, and the refill loop also cancels the groups still in flight
+# when the batch is full, yet its idle time saved is far larger than that waste.
 #
 # :::
 
@@ -1024,8 +1015,9 @@ finally:
 # experiment, and evaluation (the second quote) uses `as_completed`. What the quotes do not show
 # is how the rollout ends. When the batch is full, the groups still in flight are left in the
 # pending set for an abort step. That step, `abort`, has no `cancel()` and no `except` branch:
-# it sets an "aborted" flag, asks every SGLang server to abort all its requests (again every
-# 3 s until the server reports none left), and then waits with
+# it sets an "aborted" flag, asks every SGLang server to abort all its requests (its
+# `abort_servers_until_idle` asks again every 3 s until the server reports none left, at the
+# commit quoted), and then waits with
 # the same `FIRST_COMPLETED` loop until the pending set is empty: the chapter's "stop what is
 # left, then wait for it", done cooperatively.
 #

@@ -16,7 +16,7 @@
 # 4. find out what a timeout or a cancellation of the awaiting coroutine does to the thread,
 #    and stop the thread properly with a `threading.Event`.
 #
-# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 60 minutes
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -46,18 +46,10 @@ figure_style()
 # records its span (`tl.span`) on a `Timeline`, the course's stopwatch (chapter 01), in a
 # lane named after the thread that ran it.
 #
-# `asyncio.to_thread` hands such a call to the loop's *default* thread pool. The cells below
-# wrap it in `with borrowed_default_executor():`, which is housekeeping: the fold says why.
-#
-# :::{dropdown} Why the course does it this way: `borrowed_default_executor`
-#
-# The default pool's threads stay alive for reuse after their work is done, so a chapter that
-# used it would leave threads behind for the next experiment to trip over. Each cell that uses
-# the default pool therefore borrows a fresh one for its duration (`borrowed_default_executor`,
-# from `lab_snippets.loopwatch`) and shuts it down at the end. In your own code you call
-# `asyncio.to_thread` and nothing else.
-#
-# :::
+# `asyncio.to_thread` hands such a call to the loop's *default* thread pool. The course's
+# `borrowed_default_executor`, in a `with` around each cell below, lends that cell a fresh
+# default pool and shuts it down at the end, so no experiment leaves threads behind; your own code calls
+# `asyncio.to_thread` alone.
 
 # %%
 def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
@@ -228,10 +220,9 @@ print(f"✓ never more than {WORKERS} calls at once, on {WORKERS} threads, in th
 # The loop's default pool is a pool like this one, with `min(32, CPUs + 4)` threads, shared
 # by every `to_thread` call of the loop. The next cell starts two more blocking `to_thread`
 # calls than the pool has threads, each sleeping 0.1 s, while the CPU sits idle, and prints the
-# pool's size on this machine. Predict: how long does the whole batch take, about 0.1 s or
-# about 0.2 s?
+# pool's size on this machine and how long the batch took.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 inside = InFlight()
 with borrowed_default_executor() as default_pool:
     default_size = default_pool._max_workers
@@ -249,15 +240,12 @@ assert inside.peak == default_size < inside.entered, (
 print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at once")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# However idle the CPU is, every `to_thread` call that is blocked holds one of the pool's
-# threads, and the calls after the last free thread wait in its queue: the last two calls
-# start only when the first ones end, so the batch takes two rounds of 0.1 s. If a
-# server awaits `to_thread(ray.get, ...)` for each of its in-flight requests, the pool size
-# quietly caps the requests it can serve at once.
-#
-# :::
+# The batch took about two rounds of 0.1 s: the default pool caps its calls as the pool of
+# three did. However idle the CPU is, every
+# `to_thread` call that is blocked holds one of the pool's threads, and the calls after the
+# last free thread wait in its queue until the first ones end. If a server awaits
+# `to_thread(ray.get, ...)` for each of its in-flight requests, the pool size quietly caps the
+# requests it can serve at once.
 
 # %% [markdown]
 # ## Two kinds of Future
@@ -312,9 +300,6 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 # thread, `bridge_0`).
 #
 # :::
-#
-# The next experiment ends with `settle`, the course's bounded clean-up after an experiment
-# (folded below).
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the cleanup"}
 async def settle(finished: threading.Event) -> None:
@@ -327,7 +312,9 @@ async def settle(finished: threading.Event) -> None:
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
 # passes, `TimeoutError` is raised in the handler. Before printing its log, the cell calls
-# `settle`. Predict: is the reload still running after the handler got `TimeoutError`?
+# `settle(finished)`, the course's bounded clean-up (folded above: it gives the thread at most
+# 2 s to set `finished`). Predict: is the reload still running after the handler got
+# `TimeoutError`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str],
@@ -378,9 +365,7 @@ print("✓ the handler timed out, and the thread went on to load every chunk")
 # running behind its back.
 #
 # The handler below awaits `asyncio.shield(reload_future)` under the deadline, sets the stop
-# event when the deadline passes, and then awaits `reload_future` itself. A reminder from
-# chapter 05: awaiting `asyncio.shield(aw)` waits for `aw`, but cancelling that wait cancels
-# only the shield, not `aw`.
+# event when the deadline passes, and then awaits `reload_future` itself.
 
 # %%
 def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str],
@@ -430,8 +415,9 @@ print("✓ the stop event ended the reload at its next check, before the handler
 #
 # The thread reads the event only between chunks. The handler set it at the deadline, 0.05 s,
 # in the middle of chunk 1, so the thread finished that chunk and returned at its next check:
-# look for `stop seen before chunk 2`. And because `shield` took the cancellation in place of
-# `reload_future`, that future was never cancelled: the handler could still await it and got
+# look for `stop seen before chunk 2`. And awaiting `asyncio.shield(aw)` waits for `aw`, but
+# cancelling that wait cancels only the shield, not `aw` (chapter 05). So `shield` took the
+# cancellation in place of `reload_future`, and that future was never cancelled: the handler could still await it and got
 # the thread's own answer, `'reload stopped'`, before it reported the timeout. Without
 # `shield`, the timeout would have cancelled `reload_future` itself, and awaiting it
 # afterwards would raise `CancelledError`, with the thread's answer lost.

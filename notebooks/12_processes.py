@@ -120,6 +120,36 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # of two processes. On Linux each process pins itself to its own CPU
 # (`os.sched_setaffinity`, which macOS and Windows do not have), so the scheduler cannot
 # quietly put both on one core; the machine's other load still decides when each one runs.
+#
+# The next cell runs them; the section after it measures each run. Predict, as percentages:
+# what share of the time were both threads executing Python at the same instant? And both
+# processes?
+
+# %% tags=["needs-cores"]
+CHUNKS = 1200
+sequential = [burn(CHUNKS), burn(CHUNKS)]
+
+with ThreadPoolExecutor(max_workers=2) as threads:
+    on_threads = [f.result() for f in [threads.submit(burn, CHUNKS) for _ in range(2)]]
+
+# Linux: each process pins itself to its own CPU.
+pinned = len(CPUS) >= 2 and hasattr(os, "sched_setaffinity")
+pins = CPUS[:2] if pinned else [None, None]
+with SPAWN.Pool(processes=2) as pool:
+    pool.map(pid_after, [0.1, 0.1])  # let both workers finish starting
+    on_processes = pool.starmap(burn, [(CHUNKS, cpu) for cpu in pins])
+
+# %% [markdown]
+# ## Measure: when was each thread, and each process, executing
+#
+# The running intervals answer the question directly. `print_table` (in the instruments' fold
+# below)
+# gives, for each run, its wall time (from its first job's start to its last job's end, so the
+# processes' start-up is not counted), the share of that time each job was executing and the
+# share during which *both* were. It also gives the CPU seconds the jobs received (`CPU s`) and
+# each run's **cores' worth**: those CPU seconds per second of wall time, so 1 means one core
+# kept busy all the time and 2 means two. `draw_running` draws the same intervals: one bar for each stretch during which a
+# worker was executing, and a title with the share of the time both were.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The measuring instruments: a job's running intervals, added up over the jobs' combined span.
@@ -197,37 +227,10 @@ def draw_running(on_threads: list[dict], on_processes: list[dict]):
     return fig
 
 
-# %% [markdown]
-# Predict before you run: will the two threads ever be executing Python at the same
-# instant? Will the two processes?
+del pool  # the process pool above is done: its pipes close when the object goes
 
-# %% tags=["needs-cores"]
-CHUNKS = 1200
-sequential = [burn(CHUNKS), burn(CHUNKS)]
-
-with ThreadPoolExecutor(max_workers=2) as threads:
-    on_threads = [f.result() for f in [threads.submit(burn, CHUNKS) for _ in range(2)]]
-
-# Linux: each process pins itself to its own CPU.
-pinned = len(CPUS) >= 2 and hasattr(os, "sched_setaffinity")
-pins = CPUS[:2] if pinned else [None, None]
-with SPAWN.Pool(processes=2) as pool:
-    pool.map(pid_after, [0.1, 0.1])  # let both workers finish starting
-    on_processes = pool.starmap(burn, [(CHUNKS, cpu) for cpu in pins])
-
-# %% [markdown]
-# ## Measure: when was each thread, and each process, executing
-#
-# The running intervals answer the question directly. `print_table` (in the instruments' fold)
-# gives, for each run, its wall time (from its first job's start to its last job's end, so the
-# processes' start-up is not counted), the share of that time each job was executing and the
-# share during which *both* were. It also gives the CPU seconds the jobs received (`CPU s`) and
-# each run's **cores' worth**: those CPU seconds per second of wall time, so 1 means one core
-# kept busy all the time and 2 means two. `draw_running` draws the same intervals: one bar for each stretch during which a
-# worker was executing, and a title with the share of the time both were.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-del pool  # the pool's pipes close when the object goes
 print_table(sequential, on_threads, on_processes)
 fig = draw_running(on_threads, on_processes)
 
@@ -244,7 +247,13 @@ fig = draw_running(on_threads, on_processes)
 # Processes each have their own interpreter and their own GIL, so each one runs whenever its
 # CPU is free. With two idle CPUs, both run nearly all the time: `both ran` is close to 100 %,
 # the cores' worth close to 2, and the process lanes are two long solid bars on top of each
-# other. The speed-up is a ratio of wall times, and it reaches the cores' worth only if the
+# other.
+#
+# :::
+#
+# :::{dropdown} If your numbers differ
+#
+# The speed-up is a ratio of wall times, and it reaches the cores' worth only if the
 # processes needed no more CPU seconds (`CPU s`) for the same work than the sequential run. On
 # a virtual machine, such as a cloud machine, two CPUs can share hardware with each other or
 # with other machines, so two CPUs busy at once may each do less per CPU second than one alone:
@@ -254,11 +263,11 @@ fig = draw_running(on_threads, on_processes)
 # too, and the speed-up can vanish, but `both ran` is still above zero for the processes, and
 # zero for the threads.
 #
-# If your numbers differ: the three runs were made at different moments, so on a shared
-# machine the wall times compare the load more than threads and processes, and each check
-# below reads only the run it is about. Two busy processes run at once about as often as the
-# product of their two shares says, or less under load, so the processes' check asks for a
-# tenth of that product, which threads, at zero, never reach.
+# The three runs were made at different moments, so on a shared machine the wall times
+# compare the load more than threads and processes, and each check below reads only the run it
+# is about. If the scheduler ran the two processes independently of each other, both would run
+# about as often as the product of their two shares; under load it can be less, so the
+# processes' check asks for only a tenth of that product, which threads, at zero, never reach.
 #
 # :::
 #
@@ -306,33 +315,20 @@ else:
 # %% [markdown]
 # ## What `spawn` sends a worker
 #
-# A pool pickles the function it must run, and pickle writes a function as its module and
-# name, not its code. A `spawn` worker is a fresh interpreter. Here is what pickle writes for a function defined in this notebook
-# and for `square`, the same function defined in the course's worker module. In the bytes,
-# read the two plain strings: the module, then the function's name.
+# A pool sends its worker the function to run by pickling it, and a `spawn` worker is a fresh
+# interpreter. Below, a function is defined in this notebook, and a `spawn` pool of one worker
+# runs `square_in_notebook(7)`; the pool's `initializer`, `send_stderr_to`, points the
+# worker's stderr at a log file the check reads. Predict: what does the parent see?
 
 # %%
 def square_in_notebook(x: int) -> int:
     return x * x
 
 
-print(pickle.dumps(square_in_notebook))
-print(pickle.dumps(square))
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert b"__main__" in pickle.dumps(square_in_notebook)
-assert b"lab_snippets.proc_workers" in pickle.dumps(square)
-print("✓ pickled as (module, name): ('__main__', 'square_in_notebook') and "
-      "('lab_snippets.proc_workers', 'square')")
-
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 # send_stderr_to (the pool's initializer below) points each worker's stderr at worker_log.
 worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
-
-# %% [markdown]
-# A `spawn` pool of one worker runs `square_in_notebook(7)`. Predict: what does the parent
-# see, an answer or an exception, and if an exception, does it say what went wrong?
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # send_stderr_to: a course helper that the check below relies on
@@ -344,11 +340,13 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Look at the last line of the traceback: the parent learns only that a worker died
-# (`BrokenProcessPool`), not why. The cause is in the worker's own stderr, which the parent
-# never reads; here the pool's `initializer` sent it to a log file, and the check below
-# prints its last line: {term}`pickling` worked in the parent, and the worker failed while
-# *unpickling* the task, because its own `__main__` has no `square_in_notebook`. Leaving the
+# The parent gets an exception that says only that a worker died (`BrokenProcessPool`, the
+# traceback's last line), not why. {term}`Pickling <pickling>` writes a function as its module
+# and name, not its code: here `__main__` and `square_in_notebook` (the check below prints the
+# bytes). Pickling worked in the parent, and the worker failed while *unpickling* the task,
+# because its own `__main__`, a fresh interpreter's, has no `square_in_notebook`. That cause is
+# in the worker's own stderr, which the parent never reads; the check below prints its last
+# line from the log file. Leaving the
 # `with` block shut the broken pool down, so nothing is left running.
 #
 # :::
@@ -359,7 +357,8 @@ with open(worker_log) as log:
     logged = log.read().strip().splitlines()
 worker_logs.cleanup()
 cause = logged[-1] if logged else "(the worker wrote nothing: it found the function)"
-print(cause)
+print("pickled:", pickle.dumps(square_in_notebook))
+print("the worker's last stderr line:", cause)
 # the traceback's last line is "<exception type>: <message>"; the type and the missing name
 # decide, not the wording (3.14 reworded this message)
 raised, _, message = cause.partition(": ")
@@ -951,7 +950,7 @@ finally:
 # %% [markdown]
 # :::{dropdown} Why the course does it this way: `del pool` and the resource tracker
 #
-# Some folded checks start with `del pool`. Your own code does not need it: leaving the `with`
+# Some folded cells have a `del pool`. Your own code does not need it: leaving the `with`
 # block has already stopped the workers. It only closes the pool's pipes at once, for the
 # course's check that a chapter leaves nothing open.
 #

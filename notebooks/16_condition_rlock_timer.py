@@ -14,7 +14,7 @@
 # 3. meet two more tools of `threading`, `RLock` and `Timer`, and measure how quickly three
 #    ways of writing a periodic loop stop when asked.
 #
-# **Needs** chapter 09 (Lock and Event) · about 50 minutes
+# **Needs** chapter 09 (Lock and Event) · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -417,10 +417,10 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 # ```
 #
 # The folded cell below holds them as classes (`SleepLoop`, `TimerChain`, `EventWaitLoop`),
-# the driver that runs each with an interval of 0.2 s, asks it to stop right after its second
-# tick and times the stop, and the code that draws the run.
+# each with an interval of 0.2 s and a `stop()` that asks it to stop and waits (at most 2 s)
+# for its threads to end.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the three loops, the driver and the figure"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the three loops"}
 interval = 0.2
 
 
@@ -490,7 +490,11 @@ class TimerChain:
         join_all(self.timers, timeout=2)
 
 
+# %% [markdown]
+# A driver (folded below, with the drawing code) starts the three loops at once, asks each to
+# stop right after its second tick, and times the stop.
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the driver and the plotting code"}
 # One instance of each loop, with a tick that records its thread and sets an event at the
 # second tick; `ticks`, `latencies` and `next_tick_due` collect what the check reads.
 tl = Timeline()
@@ -565,7 +569,7 @@ def draw_stop_figure():
 threads_used = run_all_three()  # per loop: how many threads ran its ticks
 print({name: f"{latency:.3f} s" for name, latency in latencies.items()},
       "| threads used:", threads_used)
-draw_stop_figure()  # the run on one time axis, from the fold above
+draw_stop_figure()  # the run on one time axis, from the second fold above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: event-wait-stops-at-once-sleep-does-not
@@ -647,8 +651,8 @@ else:
 #
 # Graded, on many generated runs (one to three consumers at once; `size` from 1 to 3; items
 # already there, put one by one while the consumers wait, or both; the same value more than
-# once; enough items for every consumer, or not; a `cond` whose lock lets the other threads
-# run each time it is released, as a busy machine may):
+# once; enough items for every consumer, or not; runs where the test lets the other threads
+# run whenever the lock is released, as a busy machine may):
 #
 # - **batches**: each batch is the first `size` items in `items` when it is taken, in their
 #   order; no item taken twice, none skipped;
@@ -938,7 +942,7 @@ show_call_site("16")
 # On this chapter's model of that buffer, a group is put (`put_item`) just after a reader
 # found the buffer empty. One reader polls, as the plugin's clients do, asking again after
 # 0.2 s; the other waits in `wait_for`. The second cell times, for each, how long after the put it has
-# the group. **Predict.** How long does each reader take?
+# the group: the cost of the plugin's polling, run on the model.
 
 # %%
 def polling_reader(cond, items, looked: threading.Event, got_at: list) -> None:
@@ -961,7 +965,7 @@ def waiting_reader(cond, items, looked: threading.Event, got_at: list) -> None:
             got_at.append((items.pop(0), time.monotonic()))
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 read_delay = {}
 for reader in (polling_reader, waiting_reader):
     cond, items, looked, got_at = threading.Condition(), [], threading.Event(), []
@@ -980,15 +984,11 @@ assert not thread.is_alive() and read_delay["waiting_reader"] < read_delay["poll
 print("✓ the group waited for the next poll; a reader in wait_for had it at once")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
 # The reader in `wait_for` was woken by the put's `notify_all` and had the group within a
 # few ms. The polling reader was asleep when the group came and saw it at its next
 # look, so its delay is whatever was left of its 0.2 s interval. That is the cost of the
 # plugin's polling reads: a group written just after a read found the buffer empty waits
 # for the client's next poll, however long its interval is.
-#
-# :::
 
 # %% tags=["remove-input"]
 show_call_site("16b")
