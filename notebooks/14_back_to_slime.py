@@ -661,8 +661,7 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #
 # 1. start the harness in the sandbox: `proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))`;
 # 2. wait for it to finish, for at most `budget` seconds from the moment `sandbox.start` returns,
-#    without polling (bound the wait with `asyncio.timeout`, as `run_harness` does, not
-#    `wait_for`: the paragraph before `run_harness` says why);
+#    without polling (with `asyncio.timeout`);
 # 3. if it finished, return `(proc.returncode, diff)`, the diff from `parse_result` of its output
 #    (or `None`);
 # 4. if the budget ran out, **kill the child and reap it** (wait for it and read its output to
@@ -692,7 +691,8 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   called once, after reaping.
 #
 # The budget counts from the moment `sandbox.start` returns, not from the child's "started"
-# line as in `run_harness`.
+# line as in `run_harness`. Bound the wait with `asyncio.timeout`, not `wait_for`: the paragraph
+# before `run_harness` says why.
 #
 # :::
 #
