@@ -356,7 +356,7 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
 # and no diff, and the child is left for the sandbox's close to kill. `parse_result` reads the
 # harness's JSON result line, or None if it printed none. Its waits are bounded with
 # `asyncio.timeout`, not `wait_for`, which could swallow a cancellation that arrived just as
-# the result it waited for came in (CPython gh-86296); the batch below cancels the harness step
+# the result it waited for came in; the batch below cancels the harness step
 # from outside.
 
 # %%
