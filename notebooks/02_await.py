@@ -251,15 +251,17 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # suspends: httpx's `post` is not a streaming request, so it reads the whole body before it
 # returns, and the `aread()` after it only hands back bytes already stored on the response. A
 # streaming request returns as soon as the headers are in, and its `aread()` still has the body
-# to read through the connection. Compare the two rows of the answer: the bystander ran while
-# both requests waited for the server, but the `aread()` after the plain `post` gave it no turn
-# at all. An `await` suspends only when the awaited coroutine reaches a point that yields to
-# the loop: something not ready yet, or a deliberate yield such as `asyncio.sleep(0)`.
+# to read through the connection. So the `aread()` after the plain `post` gave the bystander no
+# turn at all, while the streaming one gave it some; both requests gave it turns while they
+# waited for the server. An `await` suspends only when the awaited coroutine reaches a point
+# that yields to the loop: something not ready yet, or a deliberate yield such as
+# `asyncio.sleep(0)`.
 #
-# So the contrast shows where the body is when `aread()` starts: already in the response (no
-# turn), or still in the connection (turns). The streaming row's count measures reads, not
-# network waits: anyio, under httpx, yields at every read of the connection, even when the
-# bytes have already arrived (`SocketStream.receive`; anyio 4.16.0, httpcore 1.0.9, httpx 0.28.1).
+# Do not read the streaming row's number as a count of network waits: the library under httpx
+# (anyio) gives the loop a turn at every read of the connection, even when the bytes have
+# already arrived, so the number grows with the number of reads. The two rows only show where
+# the body is when `aread()` starts: already in the response, or still in the connection.
+# (Checked with anyio 4.16.0, httpcore 1.0.9 and httpx 0.28.1: `SocketStream.receive`.)
 #
 # :::
 
@@ -375,13 +377,23 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 #
 # Here `slow_callback_log` (also in `lab_snippets.loopwatch`) switches debug mode on for a
 # block and collects the warnings instead of printing them. The slow step must start inside
-# the block, so each wait runs in its own Task. Both waits last 0.15 s, longer than the
-# threshold of 0.08 s. Predict which of them debug mode reports: both, only one, or neither?
+# the block, so each wait runs in its own Task. Besides the two waits of 0.15 s from the
+# heartbeat experiment, a third coroutine, `three_short_blocks`, calls `time.sleep(0.04)` three
+# times with an `await asyncio.sleep(0)` between the calls: it holds the thread for 0.12 s in
+# all. The threshold is 0.08 s. Predict which of the three debug mode reports.
+
+# %%
+async def three_short_blocks() -> None:
+    for _ in range(3):
+        time.sleep(0.04)
+        await asyncio.sleep(0)
+
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with slow_callback_log(threshold=0.08) as warnings_logged:
     await asyncio.create_task(wait_with_asyncio_sleep(FREEZE))
     await asyncio.create_task(wait_with_time_sleep(FREEZE))
+    await asyncio.create_task(three_short_blocks())
 
 import re
 
@@ -394,10 +406,12 @@ for message in warnings_logged:  # each cut to its coroutine and the step's time
 # :::{dropdown} Why
 #
 # Debug mode times every callback and each *step* of every task, the stretch of code between
-# two suspensions, not the coroutine's whole life. `wait_with_asyncio_sleep` spent its 0.15 s suspended, and each of its
-# steps took a few microseconds; `wait_with_time_sleep` spent its 0.15 s inside one step. Read the warning lines of
-# the answer with that in mind. A long `await` costs the loop nothing; a long step between two
-# awaits holds it.
+# two suspensions, not the coroutine's whole life. So it reports only `wait_with_time_sleep`,
+# which spent its 0.15 s inside one step. `wait_with_asyncio_sleep` spent its 0.15 s suspended,
+# and each of its steps took a few microseconds. `three_short_blocks` held the loop for 0.12 s,
+# but in three steps of 0.04 s, each under the threshold, so debug mode stays silent about it.
+# A long `await` costs the loop nothing; a long step between two awaits holds it; and a freeze
+# cut into short steps slips under the threshold, which the heartbeat would still show.
 #
 # :::
 
@@ -405,7 +419,8 @@ for message in warnings_logged:  # each cut to its coroutine and the step's time
 assert any("wait_with_time_sleep" in m and "took" in m for m in warnings_logged), (
     "debug mode names the blocking coroutine")
 assert not any("wait_with_asyncio_sleep" in m for m in warnings_logged), "a suspended coroutine holds nothing"
-print("✓ debug mode named the coroutine that blocked, and only that one")
+assert not any("three_short_blocks" in m for m in warnings_logged), "each 0.04 s step is under 0.08 s"
+print("✓ debug mode named the coroutine that blocked in one long step, and only that one")
 
 # %% [markdown]
 # :::{dropdown} Going further: asking a task where it is waiting
@@ -955,16 +970,15 @@ finally:
 # and 04), not from the awaits inside it. The second quote, from the Megatron teacher server,
 # polls as Exercise 2.1 does in one way and not in another. It waits with
 # `await asyncio.sleep(0.1)`, so the loop stays free; but it always sleeps the whole 0.1 s and
-# checks its deadline only after the next query, so its `TimeoutError` can come up to one
-# sleep and one query after `timeout_s`, a lateness Exercise 2.1's grader fails. Against a
-# timeout of seconds that costs little; and since its deadline is on `time.time()`, the wall
-# clock, a clock set forward or back while it polls moves the deadline too. The
+# checks its deadline only after the next query. Its deadline is on `time.time()`, the wall
+# clock, so a clock set forward or back while it polls would move the deadline too. The
 # [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each one is
 # worth a look: is it on a thread of its own, or inside a coroutine?
 
 # %% [markdown]
 # A model of that poller (folded), with a query that takes 0.01 s and answers "busy", and
-# `timeout_s = 0.05`, prints how long after `timeout_s` its `TimeoutError` came:
+# `timeout_s = 0.05`, prints how long after `timeout_s` its exception came. It comes up to one
+# sleep and one query late, a lateness Exercise 2.1's grader fails.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code"}
 async def poll_like_the_teacher_server(query, timeout_s: float, every: float = 0.1) -> None:

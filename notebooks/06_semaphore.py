@@ -16,7 +16,7 @@
 # 4. find out what happens, with one task and under load, when one path takes the same
 #    semaphore twice.
 #
-# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 45 minutes
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -43,15 +43,14 @@ SEED = 6
 # ## Predict: what does `Semaphore(3)` limit?
 #
 # A semaphore holds a number of **permits**. `async with permits:` takes one on the way in
-# and gives it back on the way out, on every path, exceptions and cancellation included. When
-# no permit is free, the task that wants one is suspended until another task gives one back.
+# and gives it back on the way out, on every path, exceptions and cancellation included.
 # Write it that way rather than calling `acquire()` and `release()` yourself: a `release()`
 # that an exception skips loses a permit for good.
 #
-# The cell below creates 12 tasks, and each one goes through a `Semaphore(3)`. Right after
+# The cell below creates 12 tasks, and each one goes through a `Semaphore(3)`. `InFlight`
+# counts how many tasks are inside its `with` block at once and keeps the peak. Right after
 # the loop has let every task take its first step, how many tasks exist, how many have
-# started their body, and how many are inside the limited section? `InFlight` counts how
-# many tasks are inside its `with` block at once and keeps the peak.
+# started their body, and how many are inside the limited section?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 permits = asyncio.Semaphore(3)
@@ -89,10 +88,11 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 #
 # A semaphore counts permits, not tasks: `create_task` and the start of each body never touch
 # it, and only `async with permits` asks it for anything. A task that finds no free permit
-# is suspended right there, at `async with permits`. Read the four counts in the answer with
-# that in mind: which of them could the semaphore hold down? It bounds the number of tasks
-# **inside the section**, not how many tasks are created. This is exactly what a rollout wants: create all the sample tasks cheaply, and let
-# only a bounded number talk to the inference servers at once.
+# is suspended right there, at `async with permits`, until another task gives one back. So
+# all 12 tasks exist and all 12 bodies have started, but only 3 are inside: the semaphore
+# bounds the number of tasks **inside the section**, not how many tasks are created. This is
+# exactly what a rollout wants: create all the sample tasks cheaply, and let only a bounded
+# number talk to the inference servers at once.
 #
 # :::
 #
@@ -332,8 +332,7 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 # Python 3.12 added an eager task factory (`loop.set_task_factory(asyncio.eager_task_factory)`):
 # with it, `create_task` starts running the task's body at once. The cell below creates six
 # tasks that each take a permit of a `Semaphore(3)` and counts how many are inside the section
-# right after the `create_task` calls. On 3.12 and later, the experiment after the answer
-# does the same with eager tasks; on older Pythons it prints that eager tasks need 3.12.
+# right after the `create_task` calls; a second cell then does the same with eager tasks.
 #
 # Predict: with default tasks, how many of the six are inside right after the `create_task`
 # calls?
@@ -352,7 +351,21 @@ inside_right_after_create = lazy_counter.now
 _ = await asyncio.gather(*lazy_tasks)
 print("inside right after create_task, default tasks:", inside_right_after_create)
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+# %% [markdown]
+# :::{dropdown} Why
+#
+# A default task only starts at the caller's next suspension, and the cell does not suspend
+# between the `create_task` calls and the count: nothing is inside yet (the predict cell at the
+# top of the page needed one `await asyncio.sleep(0)` for the same reason).
+#
+# :::
+#
+# The cell below repeats the count with `eager_task_factory` installed on the loop, and puts the
+# default factory back afterwards; on Pythons older than 3.12 it prints that eager tasks need
+# 3.12. Predict: with eager tasks, how many of the six are inside right after the
+# `create_task` calls?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 eager_inside = None
 if sys.version_info >= (3, 12):
     loop = asyncio.get_running_loop()
@@ -368,6 +381,8 @@ if sys.version_info >= (3, 12):
     await asyncio.gather(*eager_tasks)
 print("inside right after create_task, eager tasks:",
       eager_inside if eager_inside is not None else "(needs 3.12)")
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
 if sys.version_info >= (3, 12):
     assert eager_inside == 3, f"eager tasks: 3 inside right after create_task, not {eager_inside}"
@@ -377,14 +392,11 @@ print("✓ default tasks: 0 inside right after create_task"
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A default task only starts at the caller's next suspension, and the cell does not suspend
-# between the `create_task` calls and the count: nothing is inside yet (the predict cell at the
-# top of the page needed one `await asyncio.sleep(0)` for the same reason). From 3.12 on, an
-# eager task runs its body at once, up to its first real suspension (`eager_task_factory`
-# creates the task with `eager_start=True`, and `Task.__init__` then runs its first step,
-# in `Lib/asyncio/tasks.py`). Taking a free permit does not suspend, so the first three eager
-# tasks are inside when `create_task` returns and the other three wait for a permit: on 3.12
-# and later, the experiment after the answer prints 3 for them.
+# From 3.12 on, an eager task runs its body at once, up to its first real suspension
+# (`eager_task_factory` creates the task with `eager_start=True`, and `Task.__init__` then runs
+# its first step, in `Lib/asyncio/tasks.py`). Taking a free permit does not suspend, so the
+# first three eager tasks are inside when `create_task` returns (3 on 3.12 and later) and the
+# other three wait for a permit.
 #
 # :::
 

@@ -534,9 +534,15 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 # - **the end**: the `async with` ends once its `close()` has finished.
 #
 # `FlakyResource` below is what the tests pass as `factory`; its ledger counts boots in
-# flight and what is still open. (Until you write the body, the tests fail with
-# `'coroutine' object is not an async iterator`: without a `yield`, the function is not an
-# async generator yet, so `@asynccontextmanager` cannot drive it.)
+# flight and what is still open.
+#
+# :::
+#
+# :::{dropdown} Hint: the first error you will see
+#
+# Until you write the body, the tests fail with `'coroutine' object is not an async iterator`:
+# without a `yield`, the function is not an async generator yet, so `@asynccontextmanager`
+# cannot drive it.
 #
 # :::
 

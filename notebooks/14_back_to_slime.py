@@ -238,10 +238,7 @@ assert child.returncode == 0
 # into "budget exceeded". Only the harness that hangs on purpose gets a short budget.
 #
 # The budget starts when the child reports that it has started, so that a slow process start
-# on a busy machine does not eat into a budget of one second. The step's waits are bounded
-# with `asyncio.timeout`, not `wait_for`: before Python 3.12, `wait_for` could swallow a
-# cancellation that arrived just as the result it waited for came in (CPython gh-86296), and
-# the batch below cancels the harness step from outside.
+# on a busy machine does not eat into a budget of one second.
 #
 # :::
 
@@ -357,7 +354,10 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
 # **poll** until it has finished or the budget is spent, sleeping between polls so the event
 # loop stays free. Running out of budget is not an exception: it returns a sentinel exit code
 # and no diff, and the child is left for the sandbox's close to kill. `parse_result` reads the
-# harness's JSON result line, or None if it printed none.
+# harness's JSON result line, or None if it printed none. Its waits are bounded with
+# `asyncio.timeout`, not `wait_for`, which could swallow a cancellation that arrived just as
+# the result it waited for came in; the batch below cancels the harness step
+# from outside.
 
 # %%
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
@@ -661,7 +661,7 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #
 # 1. start the harness in the sandbox: `proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))`;
 # 2. wait for it to finish, for at most `budget` seconds from the moment `sandbox.start` returns,
-#    without polling;
+#    without polling (with `asyncio.timeout`);
 # 3. if it finished, return `(proc.returncode, diff)`, the diff from `parse_result` of its output
 #    (or `None`);
 # 4. if the budget ran out, **kill the child and reap it** (wait for it and read its output to
@@ -691,9 +691,8 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   called once, after reaping.
 #
 # The budget counts from the moment `sandbox.start` returns, not from the child's "started"
-# line as in `run_harness`. Why the solution bounds its wait for the child's end with
-# `asyncio.timeout` rather than `wait_for` is told in the fold "Why the course does it this
-# way" under *The pieces*.
+# line as in `run_harness`. Bound the wait with `asyncio.timeout`, not `wait_for`: the paragraph
+# before `run_harness` says why.
 #
 # :::
 #
