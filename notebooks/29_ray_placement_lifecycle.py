@@ -234,7 +234,7 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 @ray.remote(num_cpus=0)
 class Worker:
     def work(self, seconds: float) -> str:
-        time.sleep(seconds)  # stands in for a long generation
+        time.sleep(seconds)  # blocks the actor's only thread: later calls queue
         return "done"
 
     def health(self, timeout: float) -> bool:
