@@ -179,7 +179,7 @@ assert not left_running and len(gone_b) == 2, "no member of the group survived"
 print("✓ the leader and both children shared a group of their own; one killpg ended all three")
 
 # %% [markdown]
-# **Look back: both runs on one figure.** One lane per process, each run on its own time axis
+# **Look back: both runs on one figure** (in the fold below). One lane per process, each run on its own time axis
 # from the moment its children were running: the upper panel spans about a tenth of a second,
 # the lower one a few milliseconds (read each panel's ticks), so compare colours, not
 # lengths. Blue is a process running before the signal, red a child running on after its
@@ -188,7 +188,7 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 # cell looked 0.1 s after the kill and then killed the orphans itself; left alone, each would
 # have slept its full 3 s. The group's lanes turn grey within milliseconds of the signal.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the figure"}
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
