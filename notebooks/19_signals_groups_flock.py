@@ -129,6 +129,39 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 #
 # :::
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+
+def draw_both_runs():
+    """Both runs one above the other, one lane per process, each from when its children run."""
+    run_a, run_b = Timeline(), Timeline()
+    run_a.t0, run_b.t0 = started_a, started_b
+    run_a.add("plain parent", started_a, killed_a, "running")
+    run_b.add("group leader", started_b, killed_b, "running")
+    run_b.add("group leader", killed_b, exited_b, "cancelled")
+    for number, pid in enumerate(child_pids, start=1):
+        run_a.add(f"its child {number}", started_a, killed_a, "running")
+        run_a.add(f"its child {number}", killed_a, cleaned_a, "blocked")
+        run_a.add(f"its child {number}", cleaned_a, gone_a.get(pid, cleaned_a), "cancelled")
+    for number, pid in enumerate(member_pids, start=1):
+        run_b.add(f"member {number}", started_b, killed_b, "running")
+        run_b.add(f"member {number}", killed_b, gone_b.get(pid, killed_b), "cancelled")
+    fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
+    fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
+    run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
+               lanes=["group leader", "member 1", "member 2"],
+               xlabel="time since its children were running (ms)",
+               meanings={"cancelled": "from the signal to the exit"})
+    run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
+               xlabel="time since its children were running (ms)",
+               meanings={"blocked": "orphan, still running", "cancelled": "killed by our cleanup"})
+    for ax in (ax_a, ax_b):  # seconds on the data, milliseconds on the ticks: few, short labels
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{1000 * x:g}"))
+
+
 # %% [markdown]
 # ## Measure: which processes one signal to a process group reaches
 #
@@ -157,6 +190,7 @@ exited_b = time.monotonic()
 gone_b = wait_until_gone(member_pids, timeout=1.5)
 print("leader exit code:", leader.returncode, "· children still running:",
       [pid for pid in member_pids if running(pid)])
+draw_both_runs()  # both runs: the SIGKILL above, this killpg below
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -165,6 +199,15 @@ print("leader exit code:", leader.returncode, "· children still running:",
 # parent's group, as every child does by default; so all three shared the leader's pid as
 # their group id, and one `killpg` ended them all: an empty list
 # of survivors. We never used the children's pids to stop them.
+#
+# The figure puts both runs together, one lane per process, each run on its own time axis
+# from the moment its children were running: the upper panel spans about a tenth of a second,
+# the lower one a few milliseconds (read each panel's ticks), so compare colours, not
+# lengths. Blue is a process running before the signal, red a child running on after its
+# parent is gone, grey from a signal to the exit: in the upper panel that signal is our own
+# cleanup kill, not the parent's SIGKILL. The red lasts only 0.1 s because the first
+# cell looked 0.1 s after the kill and then killed the orphans itself; left alone, each would
+# have slept its full 3 s. The group's lanes turn grey within milliseconds of the signal.
 #
 # :::
 
@@ -177,52 +220,6 @@ for pid in left_running:  # only when the claim below fails: do not leave them r
 assert leader.returncode == -signal.SIGTERM
 assert not left_running and len(gone_b) == 2, "no member of the group survived"
 print("✓ the leader and both children shared a group of their own; one killpg ended all three")
-
-# %% [markdown]
-# **Look back: both runs on one figure** (in the fold below). One lane per process, each run on its own time axis
-# from the moment its children were running: the upper panel spans about a tenth of a second,
-# the lower one a few milliseconds (read each panel's ticks), so compare colours, not
-# lengths. Blue is a process running before the signal, red a child running on after its
-# parent is gone, grey from a signal to the exit: in the upper panel that signal is our own
-# cleanup kill, not the parent's SIGKILL. The red lasts only 0.1 s because the first
-# cell looked 0.1 s after the kill and then killed the orphans itself; left alone, each would
-# have slept its full 3 s. The group's lanes turn grey within milliseconds of the signal.
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the figure"}
-import matplotlib.pyplot as plt
-from matplotlib.ticker import FuncFormatter, MaxNLocator
-
-
-def draw_both_runs():
-    """Both runs one above the other, one lane per process, each from when its children run."""
-    run_a, run_b = Timeline(), Timeline()
-    run_a.t0, run_b.t0 = started_a, started_b
-    run_a.add("plain parent", started_a, killed_a, "running")
-    run_b.add("group leader", started_b, killed_b, "running")
-    run_b.add("group leader", killed_b, exited_b, "cancelled")
-    for number, pid in enumerate(child_pids, start=1):
-        run_a.add(f"its child {number}", started_a, killed_a, "running")
-        run_a.add(f"its child {number}", killed_a, cleaned_a, "blocked")
-        run_a.add(f"its child {number}", cleaned_a, gone_a.get(pid, cleaned_a), "cancelled")
-    for number, pid in enumerate(member_pids, start=1):
-        run_b.add(f"member {number}", started_b, killed_b, "running")
-        run_b.add(f"member {number}", killed_b, gone_b.get(pid, killed_b), "cancelled")
-    fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
-    fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
-    run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
-               lanes=["group leader", "member 1", "member 2"],
-               xlabel="time since its children were running (ms)",
-               meanings={"cancelled": "signalled, exiting"})
-    run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
-               xlabel="time since its children were running (ms)",
-               meanings={"blocked": "orphan, still running", "cancelled": "killed by our cleanup"})
-    for ax in (ax_a, ax_b):  # seconds on the data, milliseconds on the ticks: few, short labels
-        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{1000 * x:g}"))
-
-
-draw_both_runs()
-
 
 # %% [markdown]
 # **Going further: a new group without a new session.** `start_new_session=True` does two things: a new

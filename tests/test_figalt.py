@@ -183,7 +183,8 @@ def test_chapters_11_and_19_alt_text_names_their_legend_words():
 
     words = zhfigures.title_words()
     for number, expected in (("11", {"waiting": "parent: its own sample", "failed": "parent: any other"}),
-                             ("19", {"blocked": "orphan, still running", "cancelled": "signalled, exiting"})):
+                             ("19", {"blocked": "orphan, still running",
+                                     "cancelled": "from the signal to the exit"})):
         chapter = next(c for c in chapters.existing() if c.number == number)
         sources = [c.source for c in jupytext.read(chapter.path).cells if c.cell_type == "code"]
         defined = zhfigures.function_sources(sources)
