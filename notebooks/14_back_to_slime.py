@@ -355,9 +355,9 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
 # loop stays free. Running out of budget is not an exception: it returns a sentinel exit code
 # and no diff, and the child is left for the sandbox's close to kill. `parse_result` reads the
 # harness's JSON result line, or None if it printed none. Its waits are bounded with
-# `asyncio.timeout`, not `wait_for`, which could swallow a cancellation that arrived just as
-# the result it waited for came in; the batch below cancels the harness step
-# from outside.
+# `asyncio.timeout`, not `wait_for`: on Python 3.11, `wait_for` could swallow a cancellation
+# that arrived just as the result it waited for came in (from 3.12 on, `wait_for` is built on
+# `asyncio.timeout`), and the batch below cancels the harness step from outside.
 
 # %%
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
