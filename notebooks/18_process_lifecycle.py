@@ -369,7 +369,7 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # %% [markdown]
 # ## Measure: how long each process outlives the moment it seems over
 #
-# The three lifecycles measured above, each on its own stretch of the time axis (seconds since the first
+# The three lifecycles, each on its own stretch of the time axis (seconds since the first
 # experiment started). Blue is the process **running**, purple its **cleanup**, light green
 # a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls. The folded
 # cell below holds the plotting code, `draw_lifecycles()`.
@@ -437,14 +437,16 @@ def draw_lifecycles() -> None:
 
 
 # %% [markdown]
-# In each of the three, the parent might think the process is over at one moment: the
-# "done" message, `terminate()`, the timeout. The figure puts side by side how long, and in
-# which states, each process outlived that moment.
+# **Look back.** In each of the three, the parent might think the process is over at one
+# moment: the "done" message, `terminate()`, the timeout. From the sections above: for how
+# long, and in which states, does each process outlive that moment?
 
-# %% tags=["remove-input"]
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 draw_lifecycles()  # the folded plotting code above
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The queue consumer ran on for its cleanup after "done" was read, then stayed a zombie until
 # `join`. The stubborn worker kept running through SIGTERM and the 0.2 s grace; the ticks of
 # SIGKILL and of the `join` that reaped it are a few milliseconds apart, because `join` came
@@ -453,6 +455,8 @@ draw_lifecycles()  # the folded plotting code above
 # the timeout and the kill right after it), and once killed it was a zombie for as long as
 # the parent left it there. A zombie lasts as long as its parent leaves it: in the first and
 # third panels, the 0.3 s the cell kept the parent busy before it reaped.
+#
+# :::
 
 # %% [markdown]
 # :::{dropdown} Going further

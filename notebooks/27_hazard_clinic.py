@@ -254,6 +254,18 @@ def worker(start: float) -> None:
         table.publish(told[i], "ok")
 
 
+def draw_waits():
+    """One lane per request: waiting for its result, then the lag until its handler has it."""
+    for rid in polled + told:
+        published = table.published_at[rid]
+        tl.add(rid, started, published, state="waiting")
+        tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
+    # only the get_result calls as ticks: a publication is where green turns orange
+    tl.events[:] = [e for e in tl.events if not e.name.endswith(": published")]
+    tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
+            lanes=polled + told,
+            meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
+
 # %% [markdown]
 # The two handlers below are the code under suspicion. The answer counts `get_result` calls
 # per request and measures the lag from "published" to "the handler has it". Predict: about
@@ -293,21 +305,6 @@ median_polled = statistics.median(lag_ms[r] for r in polled)
 median_told = statistics.median(lag_ms[r] for r in told)
 print(f"median lag after the result was published: polling {median_polled:.1f} ms, "
       f"notified {median_told:.1f} ms")
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def draw_waits():
-    """One lane per request: waiting for its result, then the lag until its handler has it."""
-    for rid in polled + told:
-        published = table.published_at[rid]
-        tl.add(rid, started, published, state="waiting")
-        tl.add(rid, published, max(published, noticed_at[rid]), state="failed")  # the lag
-    # only the get_result calls as ticks: a publication is where green turns orange
-    tl.events[:] = [e for e in tl.events if not e.name.endswith(": published")]
-    tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
-            lanes=polled + told,
-            meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
-
-
 draw_waits()  # the figure: each request's wait, one lane per request
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
