@@ -339,3 +339,36 @@ def test_a_change_to_the_sphinx_tooling_renders_every_page_again(tmp_path):
     assert not bookbuild.forget_pages_of_old_tooling(tmp_path) and all(t.exists() for t in trees)
     tool.write_text("ALT = 2\n")
     assert bookbuild.forget_pages_of_old_tooling(tmp_path) and not any(t.exists() for t in trees)
+
+
+SITES = """[meta]
+repo = "THUDM/slime"
+commit = "624b824a898ab0ec1fcb4d373004c7f3852bf515"
+
+[[site]]
+id = "01"
+chapter = "01"
+title = "a title"
+path = "slime/x.py"
+start = 1
+end = 2
+symbol = "f"
+anchor = "f("
+sha256 = "{sha}"
+explanation = \"\"\"{explanation}\"\"\"
+"""
+
+
+def test_a_page_whose_call_site_text_changed_runs_again(tmp_path):
+    # the record of an execution holds the English title and explanation the box showed; the Chinese
+    # edition translates what sites.toml says now, so an old box would stay English on the zh page
+    registry = tmp_path / "lab_snippets" / "sites.toml"
+    registry.parent.mkdir(parents=True)
+    registry.write_text(SITES.format(sha="0" * 64, explanation="what it does"))
+    shown = markup.record("01", "01", "ok", [], "a title", "what it does")
+    out = nbformat.v4.new_output("display_data", data={"text/html": "<div>a box</div>"},
+                                 metadata={markup.META_KEY: [shown]})
+    _cached(tmp_path, "01_async_def.py", out)
+    assert bookbuild.drop_stale_fallbacks(tmp_path) == []  # the same text: kept
+    registry.write_text(SITES.format(sha="0" * 64, explanation="what it does, said better"))
+    assert bookbuild.drop_stale_fallbacks(tmp_path) == ["01_async_def.py"]

@@ -130,3 +130,23 @@ def test_a_legend_given_inside_a_drawing_function_is_found():
     defined = zhfigures.function_sources([helper, "draw(tl)\n"])
     assert [figalt.meanings_in(defined[n]) for n in zhfigures.called_names("draw(tl)\n")] == [
         {"failed": "dropped by the filter"}]
+
+
+def test_an_execution_runs_again_when_a_word_it_drew_is_translated_differently(tmp_path, monkeypatch):
+    # the Chinese figures are drawn when a chapter executes; a later change to figures.po reaches the
+    # page only if that execution runs again (session 19's review build kept 11's old labels)
+    from lab_snippets import figlang
+    from lab_snippets.book import zhfigures as zf
+
+    records = {(7, "t0"): ({"waiting", "job {}"}, set()), (8, "t1"): None}
+    monkeypatch.setattr(zf, "_figure_words_by_record", lambda root: records)
+    table = {"waiting": "等待", "job {}": "作业 {}"}
+    monkeypatch.setattr(figlang, "translate", lambda w: table.get(w))
+    assert zf.stale_records(tmp_path) == {8}  # never remembered: only the record without Chinese figures
+    zf.remember_figure_words(tmp_path)
+    assert zf.stale_records(tmp_path) == {8}  # the catalogue unchanged since
+    table["waiting"] = "等候"
+    assert zf.stale_records(tmp_path) == {7, 8}
+    records[(7, "t2")] = records.pop((7, "t0"))  # record 7 replaced by a new execution (same number)
+    zf.remember_figure_words(tmp_path)
+    assert zf.stale_records(tmp_path) == {8}

@@ -195,5 +195,8 @@ def preexecute(root: Path = ROOT, jobs: int = 2, timeout: int = 60,
                 record = cache.get_project_record(uri)
                 result.failed[name] = record.traceback or (
                     "jupyter-cache could not run this notebook (no traceback recorded)")
+    from lab_snippets.book.zhfigures import remember_figure_words
+
+    remember_figure_words(root)  # how figures.po translated each execution's figure words
     result.seconds = time.monotonic() - start
     return result

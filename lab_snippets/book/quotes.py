@@ -10,7 +10,7 @@ from __future__ import annotations
 import collections
 import json
 import os
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 
 from lab_snippets.book.preexec import cache_path, probe_cache
@@ -72,21 +72,43 @@ def prepare_quotes(log=print, registry=None, kernel_env: MutableMapping[str, str
 QUOTE_CALLS = ("show_call_site(", "show_chapter_sites(")
 
 
-def stale(nb, fallbacks: bool = True) -> bool:
+def stale(nb, fallbacks: bool = True, current: Mapping[str, tuple[str, str]] | None = None) -> bool:
     """Whether a cached execution ``nb`` must run again: a quote in it fell back (when ``fallbacks``),
-    or it calls the call-site view but carries no record (an execution by an older lab_snippets)."""
+    it calls the call-site view but carries no record (an execution by an older lab_snippets), or a
+    box shows a title or explanation its site no longer has in ``current`` (``{site id: (title,
+    explanation)}`` of ``lab_snippets/sites.toml`` as it is now: the page would show the old English,
+    which the Chinese edition's catalogue no longer translates)."""
     records = list(records_in(nb))
     if not records:
         return any(call in "".join(cell.get("source", "")) for cell in nb.get("cells", [])
                    for call in QUOTE_CALLS)
+    if current and any(r.get("site") in current
+                       and (r.get("title", ""), r.get("explanation", "")) != current[r["site"]]
+                       for r in records):
+        return True
     return fallbacks and any(COUNTED_AS.get(r.get("status")) == "fallback" for r in records)
+
+
+def site_texts(root: Path) -> dict[str, tuple[str, str]]:
+    """``{site id: (title, explanation)}`` as a call-site box records them, from ``root``'s
+    ``lab_snippets/sites.toml`` (empty when it has none or it cannot be read)."""
+    from lab_snippets.sites.registry import RegistryError, load_registry
+
+    path = Path(root) / "lab_snippets" / "sites.toml"
+    if not path.is_file():
+        return {}
+    try:
+        registry = load_registry(path, strict=False)
+    except RegistryError:
+        return {}
+    return {site.id: (site.title.strip(), site.explanation.strip()) for site in registry.sites}
 
 
 def drop_stale_fallbacks(root: Path, probed: dict[Path, int | None] | None = None,
                          fallbacks: bool = True) -> list[str]:
-    """Remove cached executions that are ``stale`` (their quote fell back, when ``fallbacks``; or
-    they carry no quote record), so those chapters run again (and mark them uncached in ``probed``,
-    when given)."""
+    """Remove cached executions that are ``stale`` (their quote fell back, when ``fallbacks``; they
+    carry no quote record; or a box's title or explanation has changed in ``sites.toml`` since), so
+    those chapters run again (and mark them uncached in ``probed``, when given)."""
     from jupyter_cache import get_cache
 
     if not (cache_path(root) / "global.db").exists():
@@ -94,8 +116,9 @@ def drop_stale_fallbacks(root: Path, probed: dict[Path, int | None] | None = Non
     probed = probe_cache(root) if probed is None else probed
     cache = get_cache(str(cache_path(root)))
     dropped = []
+    current = site_texts(root)
     for path, pk in probed.items():
-        if pk is not None and stale(cached_notebook(cache, pk), fallbacks):
+        if pk is not None and stale(cached_notebook(cache, pk), fallbacks, current):
             cache.remove_cache(pk)
             probed[path] = None
             dropped.append(path.name)

@@ -231,13 +231,71 @@ def newest_records(root: Path = ROOT) -> set[int]:
 
 def stale_records(root: Path = ROOT) -> set[int]:
     """Cached executions whose Chinese figures the current ``figures.po`` would draw differently (a
-    word they lacked is translated now), or that drew no Chinese figure at all: ``preexec`` runs
-    those chapters again, so a translated figure word reaches the page without a manual cache reset."""
+    word they lacked is translated now, or a word they drew is translated differently since the
+    record was remembered: ``remember_figure_words``), or that drew no Chinese figure at all:
+    ``preexec`` runs those chapters again, so a figure word's translation reaches the page without a
+    manual cache reset."""
     stale = set()
-    for pk, seen in cached_figure_words(root).items():
+    memo = _read_memo(root)
+    for (pk, created), seen in _figure_words_by_record(root).items():
         if seen is None or any(figlang.translate(word) is not None for word in seen[1]):
             stale.add(pk)
+            continue
+        remembered = memo.get(f"{pk}@{created}")
+        if remembered is not None and remembered != words_digest(seen[0]):
+            stale.add(pk)
     return stale
+
+
+def words_digest(words: set[str]) -> str:
+    """A digest of how ``figures.po`` translates ``words`` now."""
+    import hashlib
+
+    text = "\n".join(f"{w}\t{figlang.translate(w) or ''}" for w in sorted(words))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def figure_memo(root: Path = ROOT) -> Path:
+    return Path(root) / "_build" / ".figure-words.json"
+
+
+def _read_memo(root: Path) -> dict[str, str]:
+    import json
+
+    try:
+        memo = json.loads(figure_memo(root).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return memo if isinstance(memo, dict) else {}
+
+
+def _figure_words_by_record(root: Path) -> dict[tuple[int, str], tuple[set[str], set[str]] | None]:
+    """``cached_figure_words`` keyed by (record, its creation time): a record number can be reused."""
+    from jupyter_cache import get_cache
+
+    from lab_snippets.book.chapters import cache_path
+
+    if not (cache_path(root) / "global.db").exists():
+        return {}
+    created = {r.pk: r.created.isoformat() for r in get_cache(str(cache_path(root))).list_cache_records()}
+    return {(pk, created.get(pk, "")): seen for pk, seen in cached_figure_words(root).items()}
+
+
+def remember_figure_words(root: Path = ROOT) -> None:
+    """Write, for each cached execution not yet remembered, how ``figures.po`` translates the words
+    its Chinese figures drew (run after the chapters executed: they drew with the catalogue as it is
+    now), so that a later change to one of those translations makes ``stale_records`` run it again."""
+    import json
+
+    memo = _read_memo(root)
+    live = {}
+    for (pk, created), seen in _figure_words_by_record(root).items():
+        if seen is not None:
+            key = f"{pk}@{created}"
+            live[key] = memo.get(key) or words_digest(seen[0])
+    path = figure_memo(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(live, indent=0, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def cache_covers_every_chapter(root: Path = ROOT) -> bool:
