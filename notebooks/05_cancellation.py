@@ -12,7 +12,7 @@
 #    over;
 # 4. find out what `asyncio.shield` protects when a caller is cancelled.
 #
-# **Needs** chapters 03 (tasks) and 04 (wait) · about 50 minutes
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -749,9 +749,8 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 # `wait_timeout`, cancels what is left, then awaits it with a `gather` that has no timeout. The
 # second is the cleanup that the handlers it cancels run: it catches `CancelledError`, awaits a
 # POST that asks SGLang to abort the request, and re-raises. That `raise` is what lets the drain
-# end. (`shutdown_session` runs `_drain` on the loop that owns the tasks:
-# `run_coroutine_threadsafe` hands it to that loop, possibly in another thread, and
-# `wrap_future` lets the caller await its end; chapter 13 covers both.) A handler that
+# end. (`shutdown_session` runs `_drain` on the loop that owns the tasks, possibly in another
+# thread; chapter 13 shows how.) A handler that
 # swallowed the cancel would keep the unbounded `gather` waiting, and
 # `shutdown_session` with it, until that handler finished its work on its own, however long that
 # took. Every `cancel`, `shield` and timeout in slime is listed in the
@@ -762,15 +761,14 @@ from lab_snippets.sites import show_call_site
 
 show_call_site("05")
 
-# %% tags=["remove-input"]
-show_call_site("05b")
-
 # %% [markdown]
-# What would `finish_session` find if `_drain` skipped its `gather`? A model of the two
-# quotes, written for this page: four agent turns are in flight on a stand-in SGLang server
-# (`generating` holds the turns it is still generating for); each turn's cleanup awaits a
-# 0.05 s abort POST, after which the server frees the slot, and re-raises, as
-# `call_sglang_generate` does. `shutdown` is `_drain`, with a switch for its last step.
+# The next quote is the cleanup those handlers run. `finish_session` awaits
+# `shutdown_session`, then reads the session's trajectory: what would it find if `_drain`
+# skipped its `gather`? A model of both quotes, written for this page: four agent turns are
+# in flight on a stand-in SGLang server (`generating` holds the turns it is still generating
+# for); each turn's cleanup awaits a 0.05 s abort POST, after which the server frees the
+# slot, and re-raises, as `call_sglang_generate` does. `shutdown` is `_drain`, with a switch
+# for its last step.
 
 # %%
 ABORT_POST = 0.05
@@ -825,3 +823,6 @@ print("✓ slime's gather returned with nothing generating; without it all 4 tur
 # reads the trajectory while the server is still generating for all four turns; their abort
 # POSTs go out later, with nobody waiting for them. With it, the drain lasts one abort POST
 # longer and ends with every slot freed.
+
+# %% tags=["remove-input"]
+show_call_site("05b")
