@@ -198,7 +198,7 @@ print("✓ the Task's body started only when the caller suspended")
 # :::
 
 # %% [markdown]
-# ## Three coroutine objects created together: which body starts when?
+# ## Measure: three coroutine objects created together, which body starts when?
 #
 # `Timeline` is the course's stopwatch (the [reading guide](../book/reading_guide.md) shows its
 # charts): `with tl.span(name, state=...)` records a block as one bar, coloured by its state,
@@ -400,8 +400,9 @@ async def await_then_tidy(body, log: list[str]) -> None:
 
 
 endings = {"error": [], "cancel": []}
-raised = asyncio.create_task(await_then_tidy(failing_body(endings["error"]), endings["error"]))
-stopped = asyncio.create_task(await_then_tidy(score_sample(7, endings["cancel"]), endings["cancel"]))
+log_e, log_c = endings["error"], endings["cancel"]
+raised = asyncio.create_task(await_then_tidy(failing_body(log_e), log_e))
+stopped = asyncio.create_task(await_then_tidy(score_sample(7, log_c), log_c))
 await asyncio.sleep(0)  # both bodies start, and suspend in their sleeps
 stopped.cancel()
 await asyncio.wait([raised, stopped], timeout=2)

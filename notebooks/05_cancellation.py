@@ -206,7 +206,7 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 #
 # :::
 #
-# ## After `cancel()` returns, is the cleanup over?
+# ## Measure: after `cancel()` returns, is the cleanup over?
 #
 # Two workers below hold a "slot" (think of a request slot on an inference server) and release it in `finally` with `release_slot`, an `await`
 # that takes 0.08 s (its folded cell also draws the cleanup on the timeline, and
@@ -785,7 +785,7 @@ async def agent_turn(rid: str) -> None:
         raise
 
 
-async def shutdown(turns: list[asyncio.Task], wait_timeout: float, gather: bool) -> None:
+async def shutdown(turns: list[asyncio.Task], wait_timeout: float, gather: bool):
     _, pending = await asyncio.wait(turns, timeout=wait_timeout)
     for task in pending:
         task.cancel()
