@@ -60,16 +60,16 @@ print(type(score_sample).__name__, inspect.iscoroutinefunction(score_sample))
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 log: list[str] = []
-pending = score_sample(1, log)
+returned = score_sample(1, log)
 
-print("the call returned:", type(pending).__name__)
+print("the call returned:", type(returned).__name__)
 print("log after the call:", log)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: calling-runs-nothing
 assert log == [], "calling a coroutine function must not run any of its body"
-assert inspect.iscoroutine(pending), f"the call must return a coroutine object, not {pending!r}"
-state = inspect.getcoroutinestate(pending)
+assert inspect.iscoroutine(returned), f"the call must return a coroutine object, not {returned!r}"
+state = inspect.getcoroutinestate(returned)
 assert state == inspect.CORO_CREATED, f"the coroutine must not have started; it is {state}"
 print(f"✓ the call ran none of the body: the log is empty and the coroutine is {state}")
 
@@ -90,25 +90,25 @@ print(f"✓ the call ran none of the body: the log is empty and the coroutine is
 # `async def` that `asyncio.run` starts.
 
 # %%
-result = await pending
+result = await returned
 
 print("await gave:", result)
 print("log after await:", log)
-print("state:", inspect.getcoroutinestate(pending))
+print("state:", inspect.getcoroutinestate(returned))
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert log == ["body of 1 started", "body of 1 finished"]
 assert result == 0.1
-assert inspect.getcoroutinestate(pending) == inspect.CORO_CLOSED
+assert inspect.getcoroutinestate(returned) == inspect.CORO_CLOSED
 print("✓ the await ran the whole body once and gave its return value")
 
 # %% [markdown]
 # The body ran from its first line to its `return`, and the value of the `await` expression is
-# the return value. `pending` has now run to its end. What happens if you await it a second time: does the body
+# the return value. `returned` has now run to its end. What happens if you await it a second time: does the body
 # run again, do you get `0.1` again, or something else? Predict, then open the answer.
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-await pending
+await returned
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -121,12 +121,11 @@ await pending
 # :::
 
 # %% [markdown]
-# ## A coroutine object nobody awaits
+# ## What becomes of a coroutine object nobody awaits?
 #
-# What becomes of a coroutine object that nobody awaits? The cell below calls
-# `score_sample(2, forgotten_log)` and keeps no reference to the object it returns, then
-# prints the log and what Python's warnings module recorded meanwhile (an empty list if
-# nothing). Predict: does any of the body run?
+# The cell below calls `score_sample(2, forgotten_log)` and keeps no reference to the object
+# it returns, then prints the log and what Python's warnings module recorded meanwhile (an
+# empty list if nothing). Predict both: does any of the body run, and is the list empty?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 forgotten_log: list[str] = []
@@ -199,7 +198,7 @@ print("✓ the Task's body started only when the caller suspended")
 # :::
 
 # %% [markdown]
-# ## Measure: when each of three coroutine objects starts its body
+# ## Measure: three coroutine objects created together, which body starts when?
 #
 # `Timeline` is the course's stopwatch (the [reading guide](../book/reading_guide.md) shows its
 # charts): `with tl.span(name, state=...)` records a block as one bar, coloured by its state,
@@ -208,7 +207,7 @@ print("✓ the Task's body started only when the caller suspended")
 # the body under test: 0.005 s of `busy`, then 0.04 s suspended in `await asyncio.sleep`.
 # `draw_three_bodies` draws the run under the answer.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments and the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show busy, timed_body and the plotting code"}
 def busy(seconds: float) -> None:
     until = tl.now() + seconds
     while tl.now() < until:
@@ -291,7 +290,7 @@ assert starts["awaited later"] < starts["as a Task"]
 print("✓ both bodies started after the caller's busy work ended, `awaited_late` first")
 
 # %% [markdown]
-# ## Checking which is which with `inspect`
+# ## What do `inspect`'s three checks say about each?
 #
 # `inspect` has three questions: `iscoroutinefunction`, `iscoroutine` and `isawaitable`. The
 # cell below asks each of them about the function `score_sample`, the object
@@ -378,6 +377,51 @@ assert closed_log == [] and caught_after_close == [], (closed_log, caught_after_
 print("✓ the closed object never ran its body and did not warn")
 
 # %% [markdown]
+# ## How does an await end early: by an error, or by a cancel?
+#
+# An `await` can end without a value in two ways. The body raises, or the Task running the
+# caller is cancelled: `task.cancel()` asks a Task to stop (chapter 05 is about it), and the
+# stop arrives as a `CancelledError` raised at the `await` in progress. The cell below runs
+# one of each in a Task, each awaiting its body inside `try`/`finally`, and prints the log
+# and how each Task ended.
+
+# %%
+async def failing_body(log: list[str]) -> None:
+    log.append("body started")
+    await asyncio.sleep(0.01)
+    raise ValueError("bad sample")
+
+
+async def await_then_tidy(body, log: list[str]) -> None:
+    try:
+        await body
+    finally:
+        log.append("finally ran")
+
+
+endings = {"error": [], "cancel": []}
+log_e, log_c = endings["error"], endings["cancel"]
+raised = asyncio.create_task(await_then_tidy(failing_body(log_e), log_e))
+stopped = asyncio.create_task(await_then_tidy(score_sample(7, log_c), log_c))
+await asyncio.sleep(0)  # both bodies start, and suspend in their sleeps
+stopped.cancel()
+await asyncio.wait([raised, stopped], timeout=2)
+for name, task in (("error", raised), ("cancel", stopped)):
+    ended = "ended cancelled" if task.cancelled() else f"raised {task.exception()!r}"
+    print(f"{name:<7} log: {endings[name]}  · the Task {ended}")
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert endings == {"error": ["body started", "finally ran"],
+                   "cancel": ["body of 7 started", "finally ran"]}, endings
+assert stopped.cancelled() and isinstance(raised.exception(), ValueError)
+print("✓ both endings ran the finally, and the exception went on to the Task")
+
+# %% [markdown]
+# The error and the cancel take the same path: the `finally` runs, then the exception goes on
+# out, and the Task ends with it (cancelled, or holding the error). Neither body reached its
+# last line. One `try`/`finally` around the awaits covers both endings.
+
+# %% [markdown]
 # ## Exercise 1.1 · Create now, run later
 #
 # A coroutine object can be made long before it runs. Implement `run_in_reverse(job_ids, log)`:
@@ -396,14 +440,12 @@ print("✓ the closed object never ran its body and did not warn")
 #
 # :::{dropdown} Hint: an error and a cancel alike
 #
-# The grader runs `run_in_reverse` inside a Task (chapter 03) and, in some runs, calls that
-# Task's `cancel()` part-way through. You need to know only this much of cancellation: the
-# cancel arrives inside your function as a `CancelledError` raised at the `await` in progress,
-# and you let it propagate. So one `try`/`finally` around the awaits covers a body's error and
-# a cancel alike: the `finally` closes the objects not yet awaited, and the exception goes on
-# to the caller. "Several calls at once" means several such Tasks running together, each with
-# its own `log`: keep what a call creates in its own local variables, and they cannot disturb
-# each other.
+# The grader runs `run_in_reverse` inside a Task and, in some runs, calls that Task's
+# `cancel()` part-way through. As the cell before the exercise showed, one `try`/`finally`
+# around the awaits covers a body's error and a cancel alike: let the exception go on to the
+# caller, and let the `finally` close the objects not yet awaited. "Several calls at once"
+# means several such Tasks running together, each with its own `log`: keep what a call
+# creates in its own local variables, and they cannot disturb each other.
 #
 # :::
 #
@@ -684,6 +726,13 @@ gathered = await asyncio.gather(*[eval_dataset(name) for name in dataset_names])
 gathered_took = clock() - began
 print(f"await inside the loop:      {one_by_one} in {one_by_one_took:.2f} s")
 print(f"objects first, then gather: {gathered} in {gathered_took:.2f} s")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: objects-first-lets-the-datasets-overlap
+assert one_by_one == gathered == dataset_names, "both keep the datasets' list order"
+assert gathered_took < 0.75 * one_by_one_took, (
+    f"gather must overlap the two datasets: {gathered_took:.3f} s vs {one_by_one_took:.3f} s")
+print(f"✓ gathered in {gathered_took / one_by_one_took:.2f} × the time of one by one")
 
 # %% [markdown]
 # The next quote awaits its generate function; a model of what a forgotten `await` there would

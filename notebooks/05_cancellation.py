@@ -12,7 +12,7 @@
 #    over;
 # 4. find out what `asyncio.shield` protects when a caller is cancelled.
 #
-# **Needs** chapters 03 (tasks) and 04 (wait) · about 50 minutes
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -101,7 +101,7 @@ print("✓ the cancel ran only after the busy stretch; CancelledError arrived at
 #
 # :::
 #
-# ## Catching `CancelledError` under a timeout
+# ## What does catching `CancelledError` do to a timeout?
 #
 # `CancelledError` is an exception, and an `except` clause can catch it. The three workers
 # below differ only in their `except` clause: `except Exception`, a bare `except`, and
@@ -146,7 +146,7 @@ async def cleans_up_and_reraises() -> str:
 # fourth row runs `bare_except` under `asyncio.wait_for(..., timeout=0.03)` instead
 # (`under_wait_for`, in the same fold).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers that run a worker under a timeout and time it"}
 async def under_timeout(worker) -> tuple[str, float]:
     loop = asyncio.get_running_loop()
     start = loop.time()
@@ -206,13 +206,13 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 #
 # :::
 #
-# ## Measure: what each caller sees after `cancel()`
+# ## Measure: after `cancel()` returns, is the cleanup over?
 #
 # Two workers below hold a "slot" (think of a request slot on an inference server) and release it in `finally` with `release_slot`, an `await`
 # that takes 0.08 s (its folded cell also draws the cleanup on the timeline, and
 # `draw_slot_timeline` draws the run at the end of the answer).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show release_slot (the 0.08 s cleanup) and the plotting code"}
 CLEANUP = 0.08
 slot_free = {"A": False, "B": False}
 
@@ -284,7 +284,7 @@ print(f"caller A saw the slot free: {seen_by_a}; caller B saw it free: {seen_by_
 print(f"caller B waited {tl.spans_of('caller B')[0].duration:.2f} s after cancel()")
 # A's cleanup ends too before we go on
 _ = await asyncio.wait(workers.values(), timeout=2)
-draw_slot_timeline()  # the run on a timeline (plotting code in the instruments)
+draw_slot_timeline()  # the run on a timeline (plotting code folded above)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-awaiting-sees-the-cleanup-done
@@ -365,7 +365,7 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # :::
 
 # %% [markdown]
-# ## A cancel swallowed on purpose, then a `TaskGroup` (Python 3.13)
+# ## A cancel swallowed on purpose: what does a later `TaskGroup` do? (Python 3.13)
 #
 # Sometimes a worker swallows a cancel on purpose: a supervisor cancels it to mean "drop this
 # sample and take the next", and the worker catches `CancelledError` and carries on. Below,
@@ -502,6 +502,16 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # - **errors**: `drain` never raises.
 #
 # The tasks use `slow_request` below, which frees its slot in `finally`.
+#
+# :::
+#
+# :::{dropdown} Hint: the pieces
+#
+# Each step is a call this chapter or chapter 04 has run. `asyncio.wait(tasks, timeout=...)`
+# returns the pair `(done, pending)` as soon as every task is done, or when the timeout
+# expires, and it never cancels what it waits for (unlike `wait_for`). Cancel what is
+# pending, then wait for it again the way caller B waited above, this time bounded by
+# `cleanup_budget`. `asyncio.wait` raises `ValueError` when given an empty set.
 #
 # :::
 
@@ -739,9 +749,8 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 # `wait_timeout`, cancels what is left, then awaits it with a `gather` that has no timeout. The
 # second is the cleanup that the handlers it cancels run: it catches `CancelledError`, awaits a
 # POST that asks SGLang to abort the request, and re-raises. That `raise` is what lets the drain
-# end. (`shutdown_session` runs `_drain` on the loop that owns the tasks:
-# `run_coroutine_threadsafe` hands it to that loop, possibly in another thread, and
-# `wrap_future` lets the caller await its end; chapter 13 covers both.) A handler that
+# end. (`shutdown_session` runs `_drain` on the loop that owns the tasks, possibly in another
+# thread; chapter 13 shows how.) A handler that
 # swallowed the cancel would keep the unbounded `gather` waiting, and
 # `shutdown_session` with it, until that handler finished its work on its own, however long that
 # took. Every `cancel`, `shield` and timeout in slime is listed in the
@@ -751,6 +760,69 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 from lab_snippets.sites import show_call_site
 
 show_call_site("05")
+
+# %% [markdown]
+# The next quote is the cleanup those handlers run. `finish_session` awaits
+# `shutdown_session`, then reads the session's trajectory: what would it find if `_drain`
+# skipped its `gather`? A model of both quotes, written for this page: four agent turns are
+# in flight on a stand-in SGLang server (`generating` holds the turns it is still generating
+# for); each turn's cleanup awaits a 0.05 s abort POST, after which the server frees the
+# slot, and re-raises, as `call_sglang_generate` does. `shutdown` is `_drain`, with a switch
+# for its last step.
+
+# %%
+ABORT_POST = 0.05
+generating: set[str] = set()  # the turns the stand-in server is generating for
+
+
+async def agent_turn(rid: str) -> None:
+    generating.add(rid)
+    try:
+        await asyncio.sleep(10)  # SGLang generates this turn
+    except asyncio.CancelledError:
+        await asyncio.sleep(ABORT_POST)  # POST /abort_request
+        generating.discard(rid)  # the server frees the slot
+        raise
+
+
+async def shutdown(turns: list[asyncio.Task], wait_timeout: float, gather: bool):
+    _, pending = await asyncio.wait(turns, timeout=wait_timeout)
+    for task in pending:
+        task.cancel()
+    if pending and gather:
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the run that prints the table"}
+clock = asyncio.get_running_loop().time
+still_generating, took, turns_of = {}, {}, {}
+for gather in (True, False):
+    turns_of[gather] = [asyncio.create_task(agent_turn(f"turn {i}")) for i in range(4)]
+    await asyncio.sleep(0)  # every turn has started generating
+    began = clock()
+    async with asyncio.timeout(2):
+        await shutdown(turns_of[gather], wait_timeout=0.02, gather=gather)
+    took[gather] = clock() - began
+    still_generating[gather] = len(generating)  # what finish_session's next line meets
+    await asyncio.wait(turns_of[gather], timeout=2)  # the model's own tidy-up
+print("shutdown (wait_timeout 0.02 s)    returned after    still generating")
+for gather, label in ((True, "cancel, then gather (slime)"), (False, "cancel, no gather")):
+    print(f"{label:<33} {took[gather]:.2f} s            {still_generating[gather]} of 4")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: drain-without-gather-leaves-turns-generating
+assert still_generating == {True: 0, False: 4}, (
+    f"with the gather every abort is over when shutdown returns, without it none: {still_generating}")
+assert took[True] > took[False], "the gather costs the abort POST's time"
+assert all(t.cancelled() for ts in turns_of.values() for t in ts) and not generating
+print("✓ slime's gather returned with nothing generating; without it all 4 turns still were")
+
+# %% [markdown]
+# Without the `gather`, `shutdown` returns before a single cancel has even been delivered
+# (each lands at its turn's next `await`, as in the first experiment), so `finish_session`
+# reads the trajectory while the server is still generating for all four turns; their abort
+# POSTs go out later, with nobody waiting for them. With it, the drain lasts one abort POST
+# longer and ends with every slot freed.
 
 # %% tags=["remove-input"]
 show_call_site("05b")
