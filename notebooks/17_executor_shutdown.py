@@ -96,8 +96,8 @@ with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
     gate.set()
 outcomes = [outcome_of(first), outcome_of(second)]
 print("job     state   cancel()  result()")
-for name, state, took, outcome in zip(["first", "second"], states, cancelled_by_call, outcomes):
-    print(f"{name:<7} {state:<7} {took!s:<9} {outcome}")
+for i, name in enumerate(["first", "second"]):
+    print(f"{name:<7} {states[i]:<7} {cancelled_by_call[i]!s:<9} {outcomes[i]}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: only-a-queued-future-can-be-cancelled
