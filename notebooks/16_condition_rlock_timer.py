@@ -163,9 +163,8 @@ print("✓ with if, the second consumer popped an empty buffer; wait_for re-chec
 #
 # A wait can end while the condition is still false: another thread changed the state
 # before the waiter got the lock back (the first experiment), a `notify_all` woke every waiter
-# for one item, or the timeout ran out. Look at the first printed line: with a single `if`
-# check, both consumers woke, one took the item and the other popped from an empty list,
-# which raised `IndexError`.
+# for one item, or the timeout ran out. With a single `if` check (the first line), both
+# consumers woke: one took the item, the other popped an empty list and raised `IndexError`.
 # So the rule is: **after waking, check
 # the condition again**, in a loop. `wait_for` is that loop: the second consumer checked
 # again, kept waiting and reported a timeout. It returns the predicate's last value, so
@@ -277,7 +276,7 @@ print("✓ the Lock refused its own holder; the RLock let it in again")
 # :::{dropdown} Why
 #
 # A plain `Lock` does not know who holds it, so the second acquire by the same thread would
-# wait forever; bounded at 0.1 s, so that the cell cannot hang, it gave up. An `RLock` (re-entrant lock) counts
+# wait forever; bounded at 0.1 s, it gave up. An `RLock` (re-entrant lock) counts
 # acquisitions by its owner and lets it in again; it still belongs to that thread: one
 # `release` per `acquire`, and another thread gets in only after the last. slime's
 # accelerator selection has this shape (the second quote below).
@@ -390,9 +389,8 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 #
 # ## Measure: how soon does a periodic loop stop when asked?
 #
-# A health monitor ticks every `interval` seconds until told to stop; a `Timer` that
-# schedules the next `Timer` is one way to write it. Here are three usual ways; `tick()` does
-# the work and `stop` is a `threading.Event`:
+# A health monitor ticks every `interval` seconds until told to stop. Three usual ways to
+# write it, one a chain of `Timer`s (`tick()` does the work, `stop` is a `threading.Event`):
 #
 # ```python
 # # 1. a time.sleep loop
@@ -653,6 +651,13 @@ else:
 # - **timeout**: `None` only once `timeout` has run out, not before, and one deadline for the
 #   whole wait; a take that times out removes nothing;
 # - **what is left**: exactly the items no batch took, in their order.
+#
+# :::
+#
+# :::{dropdown} Hint
+#
+# `cond.wait_for(predicate, timeout)` re-checks `predicate` after every wake-up and keeps one
+# deadline for the whole wait. Check and take in one `with cond:` block.
 #
 # :::
 #
@@ -937,8 +942,8 @@ show_call_site("16b")
 show_call_site("16c")
 
 # %% [markdown]
-# What do the buffer's polling reads cost? On this chapter's model of that buffer, a group is
-# put (`put_item`) just after a reader found the buffer empty. One reader polls, as the
+# What do the polling reads cost? On a model of that buffer, a group is put right after a
+# reader found the buffer empty. One reader polls, as the
 # plugin's clients do, asking again after 0.2 s; the other waits in `wait_for`. The folded
 # cell times, for each, how long after the put it has the group.
 

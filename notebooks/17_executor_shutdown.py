@@ -38,7 +38,7 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# Every section below prints a future's state with `state_of(future)`, which reads it through
+# The experiments below read a future's state with `state_of(future)`, which reads it through
 # the future's public methods `cancelled()`, `done()` and `running()`.
 
 # %%
@@ -432,6 +432,15 @@ else:
 # - **what is left**: when `map_bounded` ends with an error or a timeout, no submitted job is
 #   still waiting for a worker (cancel the outstanding futures; a job already running may
 #   finish).
+#
+# :::
+#
+# :::{dropdown} Hint
+#
+# Keep the futures in a `collections.deque`: `append` each new one, and `popleft()` the
+# oldest once its `result(timeout=timeout)` is collected. Put the loops in `try` and, in the
+# `finally`, call `cancel()` on every future still in the deque: as the first experiment
+# showed, that drops the queued ones and leaves a running one alone.
 #
 # :::
 #
