@@ -282,15 +282,8 @@ print("✓ the Lock refused its own holder; the RLock let it in again")
 # accelerator selection has this shape (the second quote below).
 #
 # :::
-#
-# :::{dropdown} Going further: an RLock keeps one owner
-#
-# In the folded cell, the owner takes the `RLock` twice, and another thread tries it after
-# each step.
-#
-# :::
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment: another thread tries the RLock after each acquire and release"}
 # attempt(): another thread tries the lock for 0.05 s, and other_thread_got_it notes whether it got it.
 other_thread_got_it: list[bool] = []
 
@@ -324,8 +317,8 @@ print("✓ another thread got the RLock only after the last release")
 # %% [markdown]
 # **`threading.Timer(delay, fn)`** calls `fn` once, `delay` seconds after `start()`, unless
 # `cancel()` comes first; `start()` starts it and `join(timeout)` waits for it to finish. Below,
-# one timer fires after 0.05 s and records the name of the thread it ran in; one with a 2 s
-# delay is cancelled at once.
+# one timer fires after 0.05 s and calls `record_firing`, which appends its thread's name to
+# `fired_in`; one with a 2 s delay is cancelled at once (it would append to `cancelled_calls`).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the two functions the timers call, and the reference wait for the check"}
 from lab_snippets.measure import ReferenceWait
@@ -925,25 +918,22 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 #
 # ## In slime
 #
-# The quotes below are the rollout-buffer plugin's `Condition`, the accelerator selection's
-# `RLock` and the health monitor's loop; slime has no `threading.Timer`. If you add a blocking read to the buffer, write it with
-# `wait_for` and a timeout, as in Exercise 16.1. More sites are in the
-# [source inventory](../book/reference/inventory.md).
+# The quotes below are the accelerator selection's `RLock`, the health monitor's loop and,
+# last, the rollout-buffer plugin's `Condition`; slime has no `threading.Timer`. If you add a
+# blocking read to the buffer, write it with `wait_for` and a timeout, as in Exercise 16.1.
+# More sites are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("16")
-
-# %% tags=["remove-input"]
 show_call_site("16b")
 
 # %% tags=["remove-input"]
 show_call_site("16c")
 
 # %% [markdown]
-# What do the polling reads cost? On a model of that buffer, a group is put right after a
-# reader found the buffer empty. One reader polls, as the
+# The buffer's reads never wait: its clients poll. What that costs, run first on a model of
+# the buffer: a group is put right after a reader found the buffer empty. One reader polls, as the
 # plugin's clients do, asking again after 0.2 s; the other waits in `wait_for`. The folded
 # cell times, for each, how long after the put it has the group.
 
@@ -989,7 +979,14 @@ assert read_delay["waiting reader"] < read_delay["polling reader"] / 4, (
 print("✓ the group waited for the next poll; a reader in wait_for had it at once")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The reader in `wait_for` was woken by the put's `notify_all` and had the group at once. The
 # polling reader was asleep and saw the group only at its next look, whatever was left of its
 # 0.2 s interval later. So in the plugin a group written just after a read found the buffer
 # empty waits for the client's next poll, however long its interval is.
+#
+# :::
+
+# %% tags=["remove-input"]
+show_call_site("16")

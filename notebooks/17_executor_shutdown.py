@@ -184,18 +184,11 @@ print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error 
 # :::
 
 # %% [markdown]
-# ## Shutting a pool down while a job runs: what happens to the queue?
+# ## Three ways to end a pool
 #
 # A pool can be ended three ways: `shutdown(wait=False)`, the same with
 # `cancel_futures=True`, or `shutdown(wait=True)`, which is what leaving a
-# `with ThreadPoolExecutor() as pool:` block calls. The cell below tries each on a pool of one
-# worker with three jobs: it ends the pool while job 0 runs and jobs 1 and 2 are queued,
-# counts the jobs finished when the call returns, then waits (at most 3 s) and reads the three
-# jobs' states. A `Timeline`, the course's stopwatch (chapter 01), records when each job
-# runs, for the figure.
-
-# %% [markdown]
-# The three endings, as you would write them:
+# `with ThreadPoolExecutor() as pool:` block calls. As you would write them:
 
 # %%
 ENDINGS = {
@@ -205,6 +198,13 @@ ENDINGS = {
     "shutdown(wait=True), as a with block": lambda pool: pool.shutdown(wait=True),
 }
 
+
+# %% [markdown]
+# `end_while_job_0_runs(ending)` (folded below) tries one on a pool of one worker with three
+# jobs: it ends the pool while job 0 runs and jobs 1 and 2 are queued, counts the jobs
+# finished when the call returns, then waits (at most 3 s) and reads the three jobs' states.
+# A `Timeline`, the course's stopwatch (chapter 01), records when each job runs, for the
+# figure.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the job, the driver that ends the pool while job 0 runs, and the plotting code"}
 started = threading.Event()  # set when a job starts
@@ -253,7 +253,9 @@ def draw_cancel_futures_row() -> None:
 
 
 # %% [markdown]
-# **Predict.** Pick one row of the table below and fill it in: how many jobs have finished
+# ## Predict: what does each ending do to the queue?
+#
+# Pick one row of the table the answer prints and fill it in: how many jobs have finished
 # when the call returns, and in which state do jobs 0, 1 and 2 end?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -297,7 +299,7 @@ print("✓ cancel_futures dropped the two queued jobs; shutdown(wait=True) retur
 # :::
 
 # %% [markdown]
-# ## Completion order: `as_completed`
+# ## Measure: the order in which `as_completed` hands futures out
 #
 # Waiting on futures in the order you submitted them makes a fast job wait behind a slow
 # one. `as_completed(futures, timeout)` is an iterator over the futures that hands each one
@@ -753,26 +755,23 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 #
 # ## In slime
 #
-# slime's weight tools use both ways of collecting results. When slime syncs changed weights
-# to disk, its delta encoder (`_encode_delta`, the first quote) runs a diff-and-compress job
-# per tensor on a thread pool and bounds the jobs in flight as Exercise 17.1 does. The
-# checkpoint converter in `tools/` (`save_tensors`, the second quote) takes the other path:
-# one job per parameter inside a `with` block, handled in completion order; its worker catches
-# any `Exception`, prints it and returns an empty list, so a parameter that fails to convert is
-# left out without an error. More pools are
-# listed in the [source inventory](../book/reference/inventory.md).
+# slime's weight tools use both ways of collecting results. The checkpoint converter in
+# `tools/` (`save_tensors`, the first quote) submits one job per parameter inside a `with`
+# block and handles them in completion order; its worker catches any `Exception`, prints it
+# and returns an empty list, so a parameter that fails to convert is left out without an
+# error. When slime syncs changed weights to disk, its delta encoder (`_encode_delta`, the
+# second quote) runs a diff-and-compress job per tensor on a thread pool and bounds the jobs
+# in flight as Exercise 17.1 does. More pools are listed in the
+# [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("17")
-
-# %% tags=["remove-input"]
 show_call_site("17b")
 
 # %% [markdown]
-# The first quote ends in a `finally` that calls a plain `shutdown()`. The cell below runs
-# the same shape on a model: two workers, at most `2 * NUM_WORKERS` jobs in flight, and
+# The encoder (quoted last, below) ends in a `finally` that calls a plain `shutdown()`. The
+# cell below runs the same shape on a model first: two workers, at most `2 * NUM_WORKERS` jobs in flight, and
 # job 0 raises at once while the others take 0.2 s each. It marks when each job finishes
 # and when the error reaches the caller. **Predict.** Does the error reach the caller before
 # jobs 1 to 3 finish, or after?
@@ -828,3 +827,7 @@ print("✓ the error reached the caller only after every job in flight had finis
 # `finally` would drop the queued ones, as the shutdown section showed.
 #
 # :::
+
+
+# %% tags=["remove-input"]
+show_call_site("17")
