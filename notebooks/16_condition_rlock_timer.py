@@ -100,11 +100,10 @@ print("✓ the consumer woke after the producer released the lock, and found the
 # Two consumers wait, one item arrives, and the producer calls `notify_all`,
 # which wakes every waiter. In the first run each consumer checks the buffer once with `if`
 # before it waits; in the second it waits with `cond.wait_for(predicate, timeout)`, which
-# waits until `predicate()` is true or the timeout runs out. `run_two_consumers(take)` starts
-# the two consumer threads, each calling `take` under one `Condition`, adds one item, calls
-# `notify_all` and returns what each consumer got; it is in the fold below.
+# waits until `predicate()` is true or the timeout runs out. The folded `run_two_consumers`
+# runs both consumers and returns what each got.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the harness"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show run_two_consumers, which starts two consumers and adds one item"}
 # The harness: two consumers wait, one item arrives, notify_all wakes both.
 def run_two_consumers(take) -> list[str]:
     cond = threading.Condition()
@@ -164,9 +163,8 @@ print("✓ with if, the second consumer popped an empty buffer; wait_for re-chec
 #
 # A wait can end while the condition is still false: another thread changed the state
 # before the waiter got the lock back (the first experiment), a `notify_all` woke every waiter
-# for one item, or the timeout ran out. Look at the first printed line: with a single `if`
-# check, both consumers woke, one took the item and the other popped from an empty list,
-# which raised `IndexError`.
+# for one item, or the timeout ran out. With a single `if` check (the first line), both
+# consumers woke: one took the item, the other popped an empty list and raised `IndexError`.
 # So the rule is: **after waking, check
 # the condition again**, in a loop. `wait_for` is that loop: the second consumer checked
 # again, kept waiting and reported a timeout. It returns the predicate's last value, so
@@ -178,12 +176,11 @@ print("✓ with if, the second consumer popped an empty buffer; wait_for re-chec
 # ## A bounded buffer on one Condition
 #
 # A producer/consumer buffer needs two conditions over one piece of state: "not full" for
-# producers and "not empty" for consumers. One `Condition` can serve both. Each side waits
-# with `wait_for` on its own predicate, and calls `notify_all` after it changes the buffer:
-# the waiters are of two kinds, and a single `notify` might wake one of the wrong kind while
-# the thread that could go on stays asleep. A waiter woken for nothing re-checks and waits
-# again. Two producers and two consumers pass 12 items through a buffer of capacity 2; each
-# consumer sleeps 0.01 s per item, and the buffer records the most items it held at once.
+# producers and "not empty" for consumers. One `Condition` can serve both: each side waits
+# with `wait_for` on its own predicate and calls `notify_all` after it changes the buffer (a
+# single `notify` might wake a waiter of the wrong kind while the thread that could go on
+# stays asleep). Two producers and two consumers pass 12 items through a buffer of capacity
+# 2; consumers sleep 0.01 s per item, and the buffer records the most items it held at once.
 
 # %%
 class BoundedBuffer:
@@ -279,19 +276,14 @@ print("✓ the Lock refused its own holder; the RLock let it in again")
 # :::{dropdown} Why
 #
 # A plain `Lock` does not know who holds it, so the second acquire by the same thread would
-# wait forever; bounded at 0.1 s, so that the cell cannot hang, it gave up. An `RLock` (re-entrant lock) counts
+# wait forever; bounded at 0.1 s, it gave up. An `RLock` (re-entrant lock) counts
 # acquisitions by its owner and lets it in again; it still belongs to that thread: one
 # `release` per `acquire`, and another thread gets in only after the last. slime's
 # accelerator selection has this shape (the second quote below).
 #
 # :::
-#
-# ### Going further: an RLock keeps one owner
-#
-# Re-entering does not share the lock: in the folded cell below, the owner takes it twice,
-# and a probe thread tries it after each step.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment: another thread tries the RLock after each acquire and release"}
 # attempt(): another thread tries the lock for 0.05 s, and other_thread_got_it notes whether it got it.
 other_thread_got_it: list[bool] = []
 
@@ -325,11 +317,10 @@ print("✓ another thread got the RLock only after the last release")
 # %% [markdown]
 # **`threading.Timer(delay, fn)`** calls `fn` once, `delay` seconds after `start()`, unless
 # `cancel()` comes first; `start()` starts it and `join(timeout)` waits for it to finish. Below,
-# one timer fires after 0.05 s and one with a 2 s delay is cancelled at once. The firing
-# timer calls `record_firing`, which appends the name of its thread to `fired_in`; the
-# cancelled one would append to `cancelled_calls`. Both are in the fold below.
+# one timer fires after 0.05 s and calls `record_firing`, which appends its thread's name to
+# `fired_in`; one with a 2 s delay is cancelled at once (it would append to `cancelled_calls`).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the two functions the timers call, and the reference wait for the check"}
 from lab_snippets.measure import ReferenceWait
 
 fired_in: list[str] = []
@@ -383,17 +374,16 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 # :::{dropdown} Why
 #
 # A `Timer` is a thread whose `run` waits on an internal event for `delay` seconds and then
-# calls `fn` itself; `cancel()` sets that event. So the thread name printed above is the
-# timer's own, not the main thread's, and whatever `fn` touches needs the same locking as in
-# any other thread. And since `cancel()` ends the wait itself, the cancelled timer never
-# called its function, and its thread ended right after `cancel()`, not after its 2 s delay.
+# calls `fn` itself; `cancel()` sets that event. So `fn` ran in the timer's own thread, not
+# the main one, and needs the same locking as any other thread's code; and the cancelled
+# timer never called its function, its thread ending right after `cancel()`, not after 2 s.
 #
 # :::
 #
-# ## Measure: how soon a periodic loop stops when asked
+# ## Measure: how soon does a periodic loop stop when asked?
 #
-# A health monitor ticks every `interval` seconds until told to stop. Below are the bodies of
-# three usual ways to write it; `tick()` does the work and `stop` is a `threading.Event`:
+# A health monitor ticks every `interval` seconds until told to stop. Three usual ways to
+# write it, one a chain of `Timer`s (`tick()` does the work, `stop` is a `threading.Event`):
 #
 # ```python
 # # 1. a time.sleep loop
@@ -416,11 +406,10 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 #         break
 # ```
 #
-# The folded cell below holds them as classes (`SleepLoop`, `TimerChain`, `EventWaitLoop`),
-# each with an interval of 0.2 s and a `stop()` that asks it to stop and waits (at most 2 s)
-# for its threads to end.
+# The folded cell holds them as classes with an interval of 0.2 s, and a driver that starts
+# the three at once, asks each to stop right after its second tick and times the stop.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the three loops"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the three loops as classes, the driver that stops each after its second tick, and the plotting code"}
 interval = 0.2
 
 
@@ -490,11 +479,6 @@ class TimerChain:
         join_all(self.timers, timeout=2)
 
 
-# %% [markdown]
-# A driver (folded below, with the drawing code) starts the three loops at once, asks each to
-# stop right after its second tick, and times the stop.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the driver and the plotting code"}
 # One instance of each loop, with a tick that records its thread and sets an event at the
 # second tick; `ticks`, `latencies` and `next_tick_due` collect what the check reads.
 tl = Timeline()
@@ -567,9 +551,9 @@ def draw_stop_figure():
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 threads_used = run_all_three()  # per loop: how many threads ran its ticks
-print({name: f"{latency:.3f} s" for name, latency in latencies.items()},
+print({name: f"{latency * 1000:.1f} ms" for name, latency in latencies.items()},
       "| threads used:", threads_used)
-draw_stop_figure()  # the run on one time axis, from the second fold above
+draw_stop_figure()  # the run on one time axis, from the fold above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: event-wait-stops-at-once-sleep-does-not
@@ -594,22 +578,21 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # The `Event.wait` loop used one thread, which the stop wakes, since setting the event ends the
 # wait. slime's health monitor is the third kind (the third quote below).
 #
-# In the figure, light green is each loop ticking and red the time from the stop request to
-# the thread's exit, written in ms at the end of each lane (a few ms is too thin to see).
-# Each tick is a black mark with the number of the thread that ran it (1 for the loop's first
-# thread, 2 for a second one, and so on).
+# In the figure, red is the time from the stop request to the thread's exit, written in ms
+# at each lane's end; each tick's number is the thread that ran it (1 for the loop's first
+# thread, 2 for a second one).
 #
 # :::
 #
-# ### Going further: telling consumers no more items are coming
+# :::{dropdown} Going further: telling consumers no more items are coming
 #
-# `queue.Queue.shutdown()` (Python 3.13 and later) makes blocked and future `get` calls raise `queue.ShutDown` once
-# the queue is empty. Before 3.13 (and in a hand-made buffer like the one above) the usual
-# answers are one sentinel item per consumer, or a `closed` flag that the `wait_for`
-# predicate also checks, plus `notify_all`. In the folded cell below, a thread blocks in
-# `get` and the queue is shut down; its output comes from the Python that built this page.
-# On 3.13 and later its `get` raised instead of returning an item or waiting out its 2 s
-# timeout.
+# `queue.Queue.shutdown()` (Python 3.13 and later) makes blocked and future `get` calls
+# raise `queue.ShutDown` once the queue is empty. Before 3.13, and in a hand-made buffer like
+# the one above, use one sentinel item per consumer, or a `closed` flag that the `wait_for`
+# predicate also checks, plus `notify_all`. The folded cell shuts a queue down under a
+# blocked `get`, on the Python that built this page.
+#
+# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the code"}
 if sys.version_info >= (3, 13):
@@ -661,6 +644,13 @@ else:
 # - **timeout**: `None` only once `timeout` has run out, not before, and one deadline for the
 #   whole wait; a take that times out removes nothing;
 # - **what is left**: exactly the items no batch took, in their order.
+#
+# :::
+#
+# :::{dropdown} Hint
+#
+# `cond.wait_for(predicate, timeout)` re-checks `predicate` after every wake-up and keeps one
+# deadline for the whole wait. Check and take in one `with cond:` block.
 #
 # :::
 #
@@ -928,21 +918,24 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 #
 # ## In slime
 #
-# The quotes below are the rollout-buffer plugin's `Condition`, the accelerator selection's
-# `RLock` and the health monitor's loop; slime has no `threading.Timer`. If you add a blocking read to the buffer, write it with
-# `wait_for` and a timeout, as in Exercise 16.1. More sites are in the
-# [source inventory](../book/reference/inventory.md).
+# The quotes below are the accelerator selection's `RLock`, the health monitor's loop and,
+# last, the rollout-buffer plugin's `Condition`; slime has no `threading.Timer`. If you add a
+# blocking read to the buffer, write it with `wait_for` and a timeout, as in Exercise 16.1.
+# More sites are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("16")
+show_call_site("16b")
+
+# %% tags=["remove-input"]
+show_call_site("16c")
 
 # %% [markdown]
-# On this chapter's model of that buffer, a group is put (`put_item`) just after a reader
-# found the buffer empty. One reader polls, as the plugin's clients do, asking again after
-# 0.2 s; the other waits in `wait_for`. The second cell times, for each, how long after the put it has
-# the group: the cost of the plugin's polling, run on the model.
+# The buffer's reads never wait: its clients poll. What that costs, run first on a model of
+# the buffer: a group is put right after a reader found the buffer empty. One reader polls, as the
+# plugin's clients do, asking again after 0.2 s; the other waits in `wait_for`. The folded
+# cell times, for each, how long after the put it has the group.
 
 # %%
 def polling_reader(cond, items, looked: threading.Event, got_at: list) -> None:
@@ -957,7 +950,7 @@ def polling_reader(cond, items, looked: threading.Event, got_at: list) -> None:
 
 def waiting_reader(cond, items, looked: threading.Event, got_at: list) -> None:
     def buffer_has_items() -> bool:
-        looked.set()  # tell the cell below that this reader has looked at the buffer
+        looked.set()  # tell the timing cell that this reader has looked at the buffer
         return bool(items)
 
     with cond:
@@ -965,9 +958,9 @@ def waiting_reader(cond, items, looked: threading.Event, got_at: list) -> None:
             got_at.append((items.pop(0), time.monotonic()))
 
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the cell that puts a group and times each reader"}
 read_delay = {}
-for reader in (polling_reader, waiting_reader):
+for name, reader in {"polling reader": polling_reader, "waiting reader": waiting_reader}.items():
     cond, items, looked, got_at = threading.Condition(), [], threading.Event(), []
     thread = threading.Thread(target=reader, args=(cond, items, looked, got_at))
     thread.start()
@@ -975,23 +968,25 @@ for reader in (polling_reader, waiting_reader):
     put_at = time.monotonic()
     put_item(cond, items, "group 1")
     thread.join(timeout=3)
-    read_delay[reader.__name__] = got_at[0][1] - put_at
+    read_delay[name] = got_at[0][1] - put_at
 print({name: f"{delay * 1000:.0f} ms" for name, delay in read_delay.items()})
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert not thread.is_alive() and read_delay["waiting_reader"] < read_delay["polling_reader"] / 4, (
-    "the waiting reader had the group at once; the polling one only at its next poll")
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-polled-buffer-delays-each-group
+assert not thread.is_alive()
+assert read_delay["waiting reader"] < read_delay["polling reader"] / 4, (
+    f"the waiting reader should have the group at once, the polling one only at its next poll: {read_delay}")
 print("✓ the group waited for the next poll; a reader in wait_for had it at once")
 
 # %% [markdown]
-# The reader in `wait_for` was woken by the put's `notify_all` and had the group within a
-# few ms. The polling reader was asleep when the group came and saw it at its next
-# look, so its delay is whatever was left of its 0.2 s interval. That is the cost of the
-# plugin's polling reads: a group written just after a read found the buffer empty waits
-# for the client's next poll, however long its interval is.
+# :::{dropdown} Why
+#
+# The reader in `wait_for` was woken by the put's `notify_all` and had the group at once. The
+# polling reader was asleep and saw the group only at its next look, whatever was left of its
+# 0.2 s interval later. So in the plugin a group written just after a read found the buffer
+# empty waits for the client's next poll, however long its interval is.
+#
+# :::
 
 # %% tags=["remove-input"]
-show_call_site("16b")
-
-# %% tags=["remove-input"]
-show_call_site("16c")
+show_call_site("16")

@@ -13,7 +13,7 @@
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 65 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -38,7 +38,7 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# Every section below prints a future's state with `state_of(future)`, which reads it through
+# The experiments below read a future's state with `state_of(future)`, which reads it through
 # the future's public methods `cancelled()`, `done()` and `running()`.
 
 # %%
@@ -52,14 +52,15 @@ def state_of(future: Future) -> str:
 
 
 # %% [markdown]
-# ## A future's life
+# ## Which of two jobs can you still take back?
 #
 # `pool.submit(fn, *args)` returns a `Future` at once. The job sits in the pool's queue
 # until a worker thread is free; then it is running; then it is finished, holding a result
-# or an exception. A pool with **one** worker and a job that waits for a gate makes every
-# state visible in turn. The job is `wait_at_gate(name)`, defined below: it waits until the
-# gate is opened, then returns. The cell after the question submits two such jobs, reads both
-# states while the gate is shut, then opens the gate and reads them again.
+# or an exception. `future.cancel()` asks the pool to drop the job and returns `True` if the
+# future is now cancelled. Below, a pool with **one** worker gets two jobs that wait at a
+# shut gate (`wait_at_gate`, defined below); while the gate is shut, the cell reads each
+# future's state and calls `cancel()` on both, then opens the gate and asks each for its
+# `result()`.
 
 # %%
 gate = threading.Event()
@@ -73,35 +74,48 @@ def wait_at_gate(name: str) -> str:
     return f"{name} done"
 
 
+def outcome_of(job) -> str:
+    """What result() gives: the value, or the type of what it raised."""
+    try:
+        return repr(job.result(timeout=2))
+    except Exception as exc:  # whatever comes out, its type is shown
+        return type(exc).__name__
+
+
 # %% [markdown]
-# **Predict.** While the gate is shut, which state does each of the two futures report?
+# **Predict.** Fill in the table the cell prints, one row per job: its state while the gate
+# is shut, what `cancel()` returns, and what `result()` gives once the gate is open.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-seen = {"first": [], "second": []}
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
     first = pool.submit(wait_at_gate, "first")
     second = pool.submit(wait_at_gate, "second")
     first_started.wait(timeout=2)  # until the worker has picked up the first job
-    seen["first"].append(state_of(first))
-    seen["second"].append(state_of(second))
+    states = [state_of(first), state_of(second)]
+    cancelled_by_call = [first.cancel(), second.cancel()]
     gate.set()
-    results = [first.result(timeout=2), second.result(timeout=2)]
-    seen["first"].append(state_of(first))
-    seen["second"].append(state_of(second))
+outcomes = [outcome_of(first), outcome_of(second)]
+print("job     state   cancel()  result()")
+for i, name in enumerate(["first", "second"]):
+    print(f"{name:<7} {states[i]:<7} {cancelled_by_call[i]!s:<9} {outcomes[i]}")
 
-print(seen, results)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert seen == {"first": ["running", "finished"], "second": ["queued", "finished"]}, seen
-assert results == ["first done", "second done"], results
-print("✓ the first job ran while the second was queued; both finished")
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: only-a-queued-future-can-be-cancelled
+assert states == ["running", "queued"], states
+assert cancelled_by_call == [False, True], (
+    f"cancel() should refuse the running job and take the queued one; got {cancelled_by_call}")
+assert outcomes == ["'first done'", CancelledError.__name__], outcomes
+print("✓ cancel() refused the running job and cancelled the queued one")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # One worker runs one job at a time: the first job holds it, waiting at the shut gate, so the
-# second has no worker and stays queued. Once the gate opens, the first returns and the worker
-# takes the second.
+# second has no worker and stays queued. `cancel()` works only while the job waits in the
+# queue; once a worker has picked it up, `cancel()` returns `False` and changes nothing:
+# Python has no supported way to interrupt a thread from outside (chapter 09), and the pool
+# does not try. So the running job still gave its result once the gate opened, and the
+# cancelled one raised `CancelledError` from `result()`.
 #
 # :::
 
@@ -168,206 +182,124 @@ print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error 
 # same object again in the caller.
 #
 # :::
-#
-# ## Cancelling a future
-#
-# `future.cancel()` asks the pool to drop a job and returns `True` if the future is now
-# cancelled. Below, one
-# worker has picked up the first job, and the second waits in the queue behind it.
-#
-# **Predict.** We call `cancel()` on both. Which of the two calls returns `True`?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-gate = threading.Event()
-first_started = threading.Event()
-with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
-    running_job = pool.submit(wait_at_gate, "running")
-    queued_job = pool.submit(wait_at_gate, "queued")
-    first_started.wait(timeout=2)  # until the worker has picked up the first job
-    cancel_running, cancel_queued = running_job.cancel(), queued_job.cancel()
-    gate.set()
-
-
-def outcome_of(job) -> str:
-    """What result() gives: the value, or the type of what it raised."""
-    try:
-        return repr(job.result(timeout=2))
-    except Exception as exc:  # whatever comes out, its type is shown
-        return type(exc).__name__
-
-
-running_outcome, queued_outcome = outcome_of(running_job), outcome_of(queued_job)
-print(f"cancel() on the running job: {cancel_running}, on the queued: {cancel_queued}")
-print(f"result() of the running job: {running_outcome}, "
-      f"of the queued job: {queued_outcome}")
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: only-a-queued-future-can-be-cancelled
-assert (cancel_running, cancel_queued) == (False, True), (
-    "cancel() should refuse the running job and take the queued one; "
-    f"got {cancel_running} and {cancel_queued}")
-assert running_outcome == "'running done'" and queued_outcome == CancelledError.__name__
-print("✓ cancel() refused the running job and cancelled the queued one")
 
 # %% [markdown]
-# :::{dropdown} Why
+# ## Three ways to end a pool
 #
-# `cancel()` works only while the job waits in the queue; once a worker has picked it up,
-# `cancel()` returns `False` and changes nothing: Python has no supported way to interrupt a
-# thread from outside (chapter 09), and the pool does not try. So in the first printed line
-# only the queued job's `cancel()` returned `True`, and the running job still gave its
-# result. A cancelled future raises `CancelledError` from `result()`.
-#
-# :::
+# A pool can be ended three ways: `shutdown(wait=False)`, the same with
+# `cancel_futures=True`, or `shutdown(wait=True)`, which is what leaving a
+# `with ThreadPoolExecutor() as pool:` block calls. As you would write them:
+
+# %%
+ENDINGS = {
+    "shutdown(wait=False)": lambda pool: pool.shutdown(wait=False),
+    "shutdown(wait=False, cancel_futures=True)":
+        lambda pool: pool.shutdown(wait=False, cancel_futures=True),
+    "shutdown(wait=True), as a with block": lambda pool: pool.shutdown(wait=True),
+}
+
 
 # %% [markdown]
-# ## Predict: what happens to queued jobs after `shutdown(wait=False)`?
-#
-# `pool.shutdown(wait=False)` returns at once. One worker, three conversion jobs of 0.1 s
-# each; we call `shutdown(wait=False)` while the first is running, then `wait(jobs, timeout=3)`
-# (from `concurrent.futures`: it returns once every job is done, or after `timeout` seconds).
-# **Predict.** How many of the three jobs finish?
+# `end_while_job_0_runs(ending)` (folded below) tries one on a pool of one worker with three
+# jobs: it ends the pool while job 0 runs and jobs 1 and 2 are queued, counts the jobs
+# finished when the call returns, then waits (at most 3 s) and reads the three jobs' states.
+# A `Timeline`, the course's stopwatch (chapter 01), records when each job runs, for the
+# figure.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl = Timeline()  # the course's stopwatch (chapter 01): tl.mark notes a moment
-started = threading.Event()
-# `release` keeps job 0 running until the next cell has called shutdown.
-release = threading.Event()
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the job, the driver that ends the pool while job 0 runs, and the plotting code"}
+started = threading.Event()  # set when a job starts
+release = threading.Event()  # job 0 waits for it: the driver sets it 0.2 s after the ending
 
 
 def convert_in_steps(shard: int) -> int:
-    tl.mark(f"job {shard} started")
-    started.set()
-    if not release.wait(timeout=5):
-        raise TimeoutError("never released")
-    for _ in range(5):
-        time.sleep(0.02)
-    tl.mark(f"job {shard} finished")
+    with tl.span(f"job {shard}"):
+        started.set()
+        if not release.wait(timeout=5):
+            raise TimeoutError("never released")
+        for _ in range(5):
+            time.sleep(0.02)
     return shard
 
 
+def end_while_job_0_runs(ending) -> tuple[int, list[str]]:
+    """One worker, three jobs; `ending(pool)` is called while job 0 runs and 1, 2 are queued."""
+    started.clear()
+    release.clear()
+    pool = ThreadPoolExecutor(max_workers=1)
+    jobs = [pool.submit(convert_in_steps, shard) for shard in range(3)]
+    started.wait(timeout=2)
+    time.sleep(0.05)  # so that the figure shows job 0 running before the pool is ended
+    opener = threading.Timer(0.2, release.set)
+    opener.start()
+    tl.mark("pool ended")
+    ending(pool)
+    finished_on_return = sum(state_of(job) == "finished" for job in jobs)
+    wait(jobs, timeout=3)
+    opener.join(timeout=2)
+    pool.shutdown()  # joins the worker (a second call is harmless)
+    return finished_on_return, [state_of(job) for job in jobs]
+
+
+def draw_cancel_futures_row() -> None:
+    """Job 0's span as run; jobs 1 and 2, which never ran, drawn queued up to the ending."""
+    row = timelines["shutdown(wait=False, cancel_futures=True)"]
+    ended_at = row.t0 + next(e.at for e in row.events if e.name == "pool ended")
+    for shard in (1, 2):  # the Timeline was created just before the submits
+        row.add(f"job {shard}", row.t0, ended_at, state="waiting")
+        row.add(f"job {shard}", ended_at, ended_at + 0.006, state="cancelled")
+    fig = row.plot("shutdown(wait=False, cancel_futures=True) while job 0 runs",
+                   lanes=[f"job {shard}" for shard in range(3)], meanings={"waiting": "queued"})
+    fig.axes[0].axvline(ended_at - row.t0, color="black", linestyle="--", linewidth=1)
+
+
+# %% [markdown]
+# ## Predict: what does each ending do to the queue?
+#
+# Pick one row of the table the answer prints and fill it in: how many jobs have finished
+# when the call returns, and in which state do jobs 0, 1 and 2 end?
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="no-wait")
-jobs = [pool.submit(convert_in_steps, shard) for shard in range(3)]
-started.wait(timeout=2)  # job 0 is running
-pool.shutdown(wait=False)
-tl.mark("shutdown(wait=False) returned")
-release.set()
-wait(jobs, timeout=3)
-print([state_of(job) for job in jobs])
-print(tl.names())
+rows, timelines = {}, {}
+for name, ending in ENDINGS.items():
+    tl = timelines[name] = Timeline()
+    rows[name] = end_while_job_0_runs(ending)
+print(f"{'ending':<42} {'finished on return':<19} states of jobs 0, 1, 2")
+for name, (finished_on_return, states) in rows.items():
+    print(f"{name:<42} {finished_on_return:<19} {', '.join(states)}")
+draw_cancel_futures_row()  # from the fold above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: shutdown-without-wait-still-runs-queued-jobs
-# tl.order(a, b, ...) holds when the moments were marked in that order.
-pool.shutdown(wait=True)  # joins the worker thread; safe to call a second time
-states = [state_of(job) for job in jobs]
-assert states == ["finished"] * 3, f"every job, queued ones too, should run; got {states}"
-assert [job.result() for job in jobs] == [0, 1, 2]
-assert tl.order("job 0 started", "shutdown(wait=False) returned", "job 0 finished",
-                "job 2 finished")
-print("✓ after shutdown(wait=False) returned, job 0 ran on and the two queued jobs still ran")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# Calling `shutdown(wait=False)` makes the pool refuse new `submit` calls and returns without
-# waiting, and that is all it does. Running jobs run to the end, and queued jobs **still start** afterwards:
-# in the printed names, jobs 1 and 2 start after "shutdown(wait=False) returned", and all
-# three end finished.
-#
-# :::
-#
-# ## Measure: six jobs on two workers, then `shutdown(cancel_futures=True)`
-#
-# Two workers, six jobs submitted in order (job 0 takes 0.05 s, job 1 0.15 s, the rest 0.1 s).
-# Each job is `timed_job(shard, seconds)`, defined in the folded cell: it sleeps `seconds` and
-# draws its own lane. 0.07 s after the submits, the cell calls
-# `shutdown(wait=False, cancel_futures=True)`. The chart is a `Timeline` whose bars are
-# coloured by state, the same colours in every chapter.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
-# A job that runs draws its own lane: waiting from its submit mark until a worker picks it
-# up, then running.
-tl = Timeline()
-
-
-def clock_at(name: str) -> float:
-    """A mark's raw clock reading (Timeline.add takes raw readings)."""
-    return tl.t0 + next(e.at for e in tl.events if e.name == name)
-
-
-def timed_job(shard: int, seconds: float) -> None:
-    tl.add(f"job {shard}", clock_at(f"job {shard} submitted"), time.monotonic(),
-           state="waiting")
-    with tl.span(f"job {shard}"):
-        time.sleep(seconds)
-
-
-def draw_jobs() -> None:
-    """Plot the six lanes; a cancelled job, which never ran, is drawn from the marks."""
-    for shard, job in enumerate(measured):
-        if job.cancelled():  # queued until the request, then a grey mark, wide enough to see
-            tl.add(f"job {shard}", clock_at(f"job {shard} submitted"),
-                   clock_at("shutdown requested"), state="waiting")
-            tl.add(f"job {shard}", clock_at("shutdown requested"),
-                   clock_at("shutdown requested") + 0.004, state="cancelled")
-    fig = tl.plot("Six jobs on two workers, shutdown(cancel_futures=True) after 0.07 s",
-                  lanes=[f"job {shard}" for shard in range(6)])
-    # the moment shutdown was requested: a dashed vertical line across every lane
-    shutdown_at = clock_at("shutdown requested") - tl.t0
-    fig.axes[0].axvline(shutdown_at, color="black", linestyle="--", linewidth=1)
-
-
-# %% [markdown]
-# **Predict.** Which of the six jobs run to the end, and which are dropped? (Work out which
-# job each worker holds 0.07 s after the submits.)
-
-# %%
-pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="measured")
-measured = []
-for shard, seconds in enumerate([0.05, 0.15, 0.1, 0.1, 0.1, 0.1]):
-    tl.mark(f"job {shard} submitted")
-    measured.append(pool.submit(timed_job, shard, seconds))
-time.sleep(0.07)
-tl.mark("shutdown requested")
-pool.shutdown(wait=False, cancel_futures=True)
-pool.shutdown(wait=True)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-ran = {shard for shard in range(6)
-       if any(s.state == "running" for s in tl.spans_of(f"job {shard}"))}
-cancelled = {shard for shard, job in enumerate(measured) if job.cancelled()}
-print(f"ran to the end: {sorted(ran)}, cancelled in the queue: {sorted(cancelled)}")
-draw_jobs()
+assert rows["shutdown(wait=False)"] == (0, ["finished"] * 3), (
+    f"shutdown(wait=False) should return at once and every queued job still run: {rows}")
+print("✓ shutdown(wait=False) returned at once; the queued jobs still ran")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-futures-drops-the-queued-jobs
-requested = clock_at("shutdown requested") - tl.t0
-started_before = {shard for shard in ran
-                  if next(s for s in tl.spans_of(f"job {shard}") if s.state == "running").start
-                  < requested}
-assert ran | cancelled == set(range(6)) and not ran & cancelled, (ran, cancelled)
-assert ran == started_before and cancelled, (
-    "every job started before the request should finish, every job still queued be dropped: "
-    f"ran {ran}, of which started before the request {started_before}; cancelled {cancelled}")
-assert tl.max_overlap("running") <= 2
-print("✓ every job started before the request finished; the jobs still queued were cancelled")
+assert rows["shutdown(wait=False, cancel_futures=True)"] == (0, ["finished", "cancelled", "cancelled"]), (
+    f"cancel_futures=True should drop the queued jobs and let the running one finish: {rows}")
+assert rows["shutdown(wait=True), as a with block"] == (3, ["finished"] * 3), rows
+print("✓ cancel_futures dropped the two queued jobs; shutdown(wait=True) returned after all three")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A running thread cannot be stopped from outside, and `cancel_futures` drops only what is
-# still in the queue. When shutdown was requested (the dashed line), a worker had already
-# picked job 2 up, the one job 0 freed at 0.05 s: its lane is blue to the end, like jobs 0
-# and 1, while the jobs still queued wait (light green) up to the line and end there with a
-# grey mark, cancelled without ever running. The rule holds whatever the timing: a job that had started finished, and a job
-# that had not started was cancelled (a cancelled job never runs, so its lane is drawn from
-# the marks).
+# `shutdown(wait=False)` makes the pool refuse new `submit` calls and returns without
+# waiting, and that is all it does: the running job runs to the end, and the queued jobs
+# **still start** afterwards, so all three finished. `cancel_futures=True` also cancels what
+# is still in the queue: jobs 1 and 2 never ran. Neither can stop job 0, since a running
+# thread cannot be stopped from outside. `shutdown(wait=True)` returns only when every
+# submitted job has finished and the worker has ended, so leaving a `with` block waits for
+# all of it.
+#
+# The figure draws the second row; the dashed line is the moment the pool was ended. Job 0
+# was already running and runs on past it (blue); jobs 1 and 2 wait in the queue (light
+# green) up to the line and end there with a grey mark, cancelled without ever running.
 #
 # :::
-#
-# ## Completion order: `as_completed`
+
+# %% [markdown]
+# ## Measure: the order in which `as_completed` hands futures out
 #
 # Waiting on futures in the order you submitted them makes a fast job wait behind a slow
 # one. `as_completed(futures, timeout)` is an iterator over the futures that hands each one
@@ -403,40 +335,6 @@ print("✓ as_completed yielded fast, medium, slow; the dict still gives submiss
 # submission, so its list follows the finishing order, fast first. Reading the futures in the
 # order you submitted them gives the results back in input order, slow one first: keep the futures
 # in a list or dict, and you get both orders.
-#
-# ## What leaving a `with` block waits for
-#
-# Most pools in real code live in a `with ThreadPoolExecutor() as pool:` block. Below, four
-# jobs go to two workers inside such a block; they are `convert_in_steps` from the shutdown
-# experiment, with its gate opened from the start, so each takes 0.1 s. The cell marks the
-# last `submit` and the line after the block, then lists the pool's worker threads still
-# there.
-
-# %%
-tl = Timeline()
-release.set()  # open convert_in_steps's gate: the jobs run straight through
-with ThreadPoolExecutor(max_workers=2, thread_name_prefix="with-block") as pool:
-    for shard in range(4):
-        pool.submit(convert_in_steps, shard)
-    tl.mark("last submit returned")
-tl.mark("with block exited")
-workers_left = [t.name for t in threading.enumerate()
-                if t.name.startswith("with-block")]
-print(tl.names())
-print("worker threads left:", workers_left)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert tl.order("last submit returned", "job 3 finished", "with block exited")
-assert all(tl.order(f"job {shard} finished", "with block exited") for shard in range(4))
-assert workers_left == [], workers_left
-print("✓ the block exited after all four jobs had finished and both workers had ended")
-
-# %% [markdown]
-# On the way out, `with ThreadPoolExecutor() as pool:` calls `pool.shutdown(wait=True)`, so
-# the line after the block runs only when every submitted job has finished and every worker
-# thread has ended: "with block exited" is the very last mark, after the last job's
-# "finished", and no worker thread is left. It is the simplest correct way to use a pool whose
-# work fits in one block.
 #
 # ## How eagerly does `pool.map` submit?
 #
@@ -536,6 +434,15 @@ else:
 # - **what is left**: when `map_bounded` ends with an error or a timeout, no submitted job is
 #   still waiting for a worker (cancel the outstanding futures; a job already running may
 #   finish).
+#
+# :::
+#
+# :::{dropdown} Hint
+#
+# Keep the futures in a `collections.deque`: `append` each new one, and `popleft()` the
+# oldest once its `result(timeout=timeout)` is collected. Put the loops in `try` and, in the
+# `finally`, call `cancel()` on every future still in the deque: as the first experiment
+# showed, that drops the queued ones and leaves a running one alone.
 #
 # :::
 #
@@ -848,23 +755,25 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 #
 # ## In slime
 #
-# slime's weight tools use both ways of collecting results. When slime syncs changed weights
-# to disk, its delta encoder (`_encode_delta`, the first quote) runs a diff-and-compress job
-# per tensor on a thread pool and bounds the jobs in flight as Exercise 17.1 does. The
-# checkpoint converter in `tools/` (`save_tensors`, the second quote) takes the other path:
-# one job per parameter inside a `with` block, handled in completion order. More pools are
-# listed in the [source inventory](../book/reference/inventory.md).
+# slime's weight tools use both ways of collecting results. The checkpoint converter in
+# `tools/` (`save_tensors`, the first quote) submits one job per parameter inside a `with`
+# block and handles them in completion order; its worker catches any `Exception`, prints it
+# and returns an empty list, so a parameter that fails to convert is left out without an
+# error. When slime syncs changed weights to disk, its delta encoder (`_encode_delta`, the
+# second quote) runs a diff-and-compress job per tensor on a thread pool and bounds the jobs
+# in flight as Exercise 17.1 does. More pools are listed in the
+# [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("17")
+show_call_site("17b")
 
 # %% [markdown]
-# The quote above ends in a `finally` that calls a plain `shutdown()`. The cell below runs
-# the same shape on a model: two workers, at most `2 * NUM_WORKERS` jobs in flight, and
+# The encoder (quoted last, below) ends in a `finally` that calls a plain `shutdown()`. The
+# cell below runs the same shape on a model first: two workers, at most `2 * NUM_WORKERS` jobs in flight, and
 # job 0 raises at once while the others take 0.2 s each. It marks when each job finishes
-# and when the error reaches the caller. Predict: does the error reach the caller before
+# and when the error reaches the caller. **Predict.** Does the error reach the caller before
 # jobs 1 to 3 finish, or after?
 
 # %%
@@ -920,34 +829,5 @@ print("✓ the error reached the caller only after every job in flight had finis
 # :::
 
 
-# %% [markdown]
-# The converter in the second quote (below) hands each parameter to a worker that logs any
-# `Exception` and returns an empty list. The same shape on a model of three parameters, of
-# which `layer.1` cannot be converted:
-
-# %%
-def convert(name: str) -> list[str]:
-    if name == "layer.1":
-        raise ValueError("unsupported shape")
-    return [f"hf.{name}"]
-
-
-def convert_or_log(name: str) -> list[str]:
-    try:
-        return convert(name)
-    except Exception as exc:
-        print(f"log: {name}: {exc}")
-        return []
-
-
-written: list[str] = []
-with ThreadPoolExecutor(max_workers=2) as pool:
-    params = ["layer.0", "layer.1", "layer.2"]
-    jobs = {pool.submit(convert_or_log, name): name for name in params}
-    for job in as_completed(jobs, timeout=5):
-        written.extend(job.result())
-print(f"no error raised; {len(written)} of {len(jobs)} written: {sorted(written)}")
-
-
 # %% tags=["remove-input"]
-show_call_site("17b")
+show_call_site("17")
