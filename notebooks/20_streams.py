@@ -1111,7 +1111,9 @@ show_call_site("20b")
 show_call_site("20c")
 
 # %% [markdown]
-# What does the awaited write cost a client that stops reading? Below, `render_stream` has the
+# The adapter's caller, `_run_turn` in `slime/agent/adapters/common.py`, sends the response
+# before it records the turn, so that (its comment says) a turn the client never received is
+# not recorded. What does a write that returned tell it? Below, `render_stream` has the
 # shape of the adapter's `_render_stream`: a start event, three events per content block, two
 # closing events, each one written and awaited (we await `drain()` after every `write`, which
 # waits at least as often as aiohttp's `write`). It serves one response of three blocks (8,000
@@ -1191,9 +1193,10 @@ print(f"✓ all {events_written} events written and the coroutine returned while
 # A response of a few kilobytes fits in the buffers between the two programs (the transport's
 # 64 KiB before it pauses, then the kernel's socket buffers, which took megabytes in the
 # drain measurement above), so no `drain()` waits and `render_stream` returns as if the
-# client had read everything. For slime this means the adapter's handler finishes its
-# response, and whatever follows it runs, whether or not the client is reading: a write does
-# not notice a stalled client until megabytes are waiting, and a response of an agent turn is
-# far smaller. Only the end of the connection tells the server that the client has gone.
+# client had read everything. For `_run_turn` this means a client that is still connected
+# but has stopped reading gets its turn recorded: a write notices it only once megabytes are
+# waiting. What its `except (ConnectionResetError, ...)` catches is a connection aiohttp
+# already knows is closing: its write then raises `ClientConnectionResetError`, a subclass of
+# `ConnectionResetError`.
 #
 # :::
