@@ -163,7 +163,7 @@ def draw_both_runs():
 
 
 # %% [markdown]
-# ## Which processes does one `killpg` reach?
+# ## Measure: which processes does one `killpg` reach?
 #
 # Every process belongs to a **process group**, whose id `os.getpgid(pid)` gives, and
 # `os.killpg(pgid, sig)` sends a signal to a group. `Popen(..., start_new_session=True)` runs
@@ -704,19 +704,7 @@ _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_obs
 # a signal handler, and owns each GPU through a `flock`. The quotes follow the order in which
 # the wrapper uses them: starting and stopping the test, the handlers, then the lock.
 # Other signal and lock sites are in the [source inventory](../book/reference/inventory.md).
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("19")
-
-# %% tags=["remove-input"]
-show_call_site("19b")
-
-# %% tags=["remove-input"]
-show_call_site("19c")
-
-# %% [markdown]
+#
 # The three together have a cost the lock alone does not show: the lock is freed with the
 # wrapper, the test in its new session is not stopped with it. Below, a holder in the shape of
 # `gpu_lock_exec` (the program `GPU_WRAPPER`, folded) takes the lock, starts a 3 s "test" in a
@@ -759,3 +747,14 @@ print("the next job got the lock:", next_job_got_lock,
 assert gpu_wrapper.returncode == -signal.SIGKILL and test_pid in test_gone
 assert next_job_got_lock and test_still_running, "the lock went with the wrapper; the test ran on"
 print("✓ two jobs on one GPU: the lock was free while the killed wrapper's test still ran")
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("19")
+
+# %% tags=["remove-input"]
+show_call_site("19b")
+
+# %% tags=["remove-input"]
+show_call_site("19c")

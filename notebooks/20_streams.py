@@ -379,7 +379,7 @@ assert len(bad_events) == 4 and tl.order(*bad_events, last_reply), "still served
 print(f"✓ {len(good)} replies to the good client, in order, the last after all four bad clients")
 
 # %% [markdown]
-# ## How much can a writer write before `drain()` waits?
+# ## Measure: how much can a writer write before `drain()` waits?
 #
 # `writer.write(data)` never waits: it hands the bytes to the transport, which sends what the
 # kernel will take and buffers the rest. `await writer.drain()` is the back-pressure point: it
@@ -1098,29 +1098,17 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # asyncio's streams, on aiohttp and httpx, which frame the messages and call `drain()` for it,
 # so these are its nearest sites. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("20")
-
-# %% tags=["remove-input"]
-show_call_site("20b")
-
-# %% tags=["remove-input"]
-show_call_site("20c")
-
-# %% [markdown]
+#
 # The adapter's caller, `_run_turn` in `slime/agent/adapters/common.py`, sends the response
 # before it records the turn, so that (its comment says) a turn the client never received is
 # not recorded. What does a write that returned tell it? Below, `render_stream` has the
-# shape of the adapter's `_render_stream`: a start event, three events per content block, two
+# shape of the adapter's `_render_stream` (the last quote): a start event, three events per content block, two
 # closing events, each one written and awaited (we await `drain()` after every `write`, which
 # waits at least as often as aiohttp's `write`). It serves one response of three blocks (8,000
 # characters of thinking and text, and a tool call) to a client that connects and reads
 # nothing until the stream's coroutine has returned, or until 2 s have passed.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helper that serves one stream to a client that reads late"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helper: one stream served to a client that reads late"}
 import json
 
 
@@ -1174,10 +1162,12 @@ async def render_stream(writer: asyncio.StreamWriter, blocks: list[dict]) -> int
 
 blocks = [{"type": "thinking", "thinking": "hmm " * 1500},
           {"type": "text", "text": "I will list the files. " * 87},
-          {"type": "tool_use", "id": "call_1", "name": "bash", "input": {"command": "ls"}}]
+          {"type": "tool_use", "name": "bash", "input": {"command": "ls"}}]
 events_written, frames = await serve_to_a_late_reader(blocks)  # folded above
-print(f"render_stream wrote {events_written} events and returned (None: still at a write",
-      f"after 2 s); only then did the client read: {len(frames)} frames, {sum(map(len, frames)):,} bytes")
+print(f"render_stream wrote {events_written} events and returned",
+      "(None: still at a write after 2 s);")
+print(f"only then did the client read: {len(frames)} frames,",
+      f"{sum(map(len, frames)):,} bytes")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-whole-response-fits-in-the-buffers
@@ -1200,3 +1190,14 @@ print(f"✓ all {events_written} events written and the coroutine returned while
 # `ConnectionResetError`.
 #
 # :::
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("20")
+
+# %% tags=["remove-input"]
+show_call_site("20b")
+
+# %% tags=["remove-input"]
+show_call_site("20c")
