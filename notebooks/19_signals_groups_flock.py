@@ -163,16 +163,18 @@ def draw_both_runs():
 
 
 # %% [markdown]
-# ## Measure: which processes one signal to a process group reaches
+# ## Measure: which processes does one `killpg` reach?
 #
-# Every process belongs to a **process group**, and a group can be signalled at once with
-# `os.killpg(pgid, sig)`. `Popen(..., start_new_session=True)` runs the child in a new
-# *session* (the child calls `setsid()`). The cell below starts the same `spawn-children`
-# that way, prints the group of each process, and sends one SIGTERM to the leader's group with `os.killpg`; `wait_until_gone(pids, timeout)`,
-# folded with `running`, polls until none of the pids runs and returns when each went.
+# Every process belongs to a **process group**, whose id `os.getpgid(pid)` gives, and
+# `os.killpg(pgid, sig)` sends a signal to a group. `Popen(..., start_new_session=True)` runs
+# the child in a new *session* (the child calls `setsid()`). The cell below starts the same
+# `spawn-children` that way (`leader` is its `Popen`), prints the group id of each process,
+# and sends one SIGTERM with `os.killpg` to the group whose id is `leader.pid`;
+# `wait_until_gone(pids, timeout)`, folded with `running`, polls until none of the pids runs
+# and returns when each went.
 #
-# Predict: which group ids does it print for the leader and its two children, and which of
-# the three processes are still running after that one `killpg`?
+# Predict: which group ids does it print for `leader` and the two children it started, and
+# which of the three processes are still running after that one `killpg`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 leader = subprocess.Popen(command, stdout=subprocess.PIPE, start_new_session=True)
@@ -195,19 +197,17 @@ draw_both_runs()  # both runs: the SIGKILL above, this killpg below
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A new session's leader leads a group whose id is its own pid, and the children joined their
-# parent's group, as every child does by default; so all three shared the leader's pid as
-# their group id, and one `killpg` ended them all: an empty list
-# of survivors. We never used the children's pids to stop them.
+# A new session's leader leads a new group whose id is its own pid, and the two children,
+# started after `setsid()`, joined their parent's group, as every child does by default; so
+# all three shared the leader's pid as their group id, and a group is signalled as a whole:
+# one `killpg` reached every member and ended them all, an empty list of survivors. We never
+# used the children's pids to stop them.
 #
-# The figure puts both runs together, one lane per process, each run on its own time axis
-# from the moment its children were running: the upper panel spans about a tenth of a second,
-# the lower one a few milliseconds (read each panel's ticks), so compare colours, not
-# lengths. Blue is a process running before the signal, red a child running on after its
-# parent is gone, grey from a signal to the exit: in the upper panel that signal is our own
-# cleanup kill, not the parent's SIGKILL. The red lasts only 0.1 s because the first
-# cell looked 0.1 s after the kill and then killed the orphans itself; left alone, each would
-# have slept its full 3 s. The group's lanes turn grey within milliseconds of the signal.
+# The figure puts both runs together, one lane per process, each on its own time axis (read
+# each panel's ticks: compare colours, not lengths). Blue is a process running before the
+# signal, red a child running on after its parent is gone, grey from a signal to the exit (in
+# the upper panel, our own cleanup kill). The red lasts 0.1 s only because the first cell
+# killed the orphans 0.1 s after the parent; left alone, each would have slept its full 3 s.
 #
 # :::
 
@@ -229,10 +229,9 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 # group of its own is not in it. The new session adds that the child has no controlling
 # terminal at all, so it cannot read from yours or be stopped by it. Before 3.11 the same
 # needed `preexec_fn=os.setpgrp`, which runs Python code between `fork` and `exec` and is not
-# safe in a program with threads. This course needs 3.11, but tools you read (slime's CI
-# wrapper among them) use `start_new_session=True`, which works on every version. The folded
-# cell below starts a child with `process_group=0`, looks at its group and session, and
-# checks them.
+# safe in a program with threads; tools you read (slime's CI wrapper among them) use
+# `start_new_session=True`, which works on every version. The folded cell below checks a
+# child started with `process_group=0`.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 sleeper = WORKER_MODULE + ["sleep", "3"]
@@ -743,7 +742,8 @@ test_gone = wait_until_gone([test_pid], timeout=5)
 print("the next job got the lock:", next_job_got_lock,
       "· the old test still running:", test_still_running)
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-killed-wrapper-frees-the-lock-not-the-test
 assert gpu_wrapper.returncode == -signal.SIGKILL and test_pid in test_gone
 assert next_job_got_lock and test_still_running, "the lock went with the wrapper; the test ran on"
 print("✓ two jobs on one GPU: the lock was free while the killed wrapper's test still ran")

@@ -14,7 +14,7 @@
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 45 minutes
+# 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -358,16 +358,12 @@ fig = draw_clients()  # folded above, with the clients
 # good client pauses 0.02 s between requests, far below the 0.3 s idle timeout, so the idle
 # rule can only cut off the silent client.
 #
-# In the figure, one bar per client is drawn with `tl.add(lane, start, end, state=...)`, and
-# the state picks its colour, the same in every chapter (the legend names them). Three of the
-# bad connections last a few milliseconds, too short for a bar, so a diamond in the state's
-# colour marks each. Passing `on_event=tl.mark` to the server turns each of its events (an
-# accepted connection, a decision from the table, a closed connection) into a tick on the
-# server lane; each reply the good client reads is a tick on its own lane. Blue (`running`) is
-# a connection the server kept serving: the good client's and the malformed client's. Orange
-# (`failed`) is a connection the server closed on an error. Green (`waiting`) is the silent
-# client, and the server itself, which spends its life waiting for connections. The good
-# client's reply ticks go on after the last diamond.
+# In the figure, each bar is a connection and each tick an event: the server's (`on_event=tl.mark`:
+# an accepted connection, a decision from the table, a close) or a reply the good client read.
+# Three bad connections last a few milliseconds, so a diamond marks each. Blue (`running`) is a
+# connection the server kept serving, orange (`failed`) one it closed on an error, green
+# (`waiting`) the silent client and the server itself. The good client's reply ticks go on
+# after the last diamond.
 #
 # :::
 
@@ -383,7 +379,7 @@ assert len(bad_events) == 4 and tl.order(*bad_events, last_reply), "still served
 print(f"✓ {len(good)} replies to the good client, in order, the last after all four bad clients")
 
 # %% [markdown]
-# ## Measure: what `drain()` does when the reader reads nothing
+# ## Measure: how much can a writer write before `drain()` waits?
 #
 # `writer.write(data)` never waits: it hands the bytes to the transport, which sends what the
 # kernel will take and buffers the rest. `await writer.drain()` is the back-pressure point: it
@@ -444,14 +440,23 @@ async def drain_returns_within(writer: asyncio.StreamWriter, timeout: float) -> 
         return False
 
 
-def draw_drain_run(paused_mark: str, resumed_mark: str):
+def draw_drain_run():
     """The run on four lanes, whole above; below, its first and last moments magnified.
 
-    Dashed lines at the pause and the resume that matter."""
+    Adds the two waiting spans (the server reading, the client's drain), then draws; dashed
+    lines at the pause and the resume around the drain that was found waiting."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
     at = {e.name: e.at for e in tl.events}
+    returned, opened = tl.t0 + at["client drain returned"], tl.t0 + at["gate opened"]
+    tl.add("server", opened, returned)
+    if seen["blocked_at"] is not None:
+        tl.add("client drain", seen["blocked_at"], returned, state="waiting")
+    around = flow[max(seen["pauses_before"] - 1, 0):seen["pauses_before"] + 1]
+    marks = [(name, text) for (_, _, name), text in zip(around, ("pause", "resume"), strict=False)]
+    if seen["blocked_at"] is None:
+        marks = []  # no drain was found waiting: no pause/resume pair to point at
     lanes = ["transport", "server", "client write + drain", "client drain"]
     fig = plt.figure(figsize=(8, 5.4), layout="constrained")
     grid = fig.add_gridspec(2, 2)
@@ -460,7 +465,7 @@ def draw_drain_run(paused_mark: str, resumed_mark: str):
     tl.plot("The start, magnified", ax=start, lanes=lanes)
     tl.plot("The end, magnified", ax=end, lanes=lanes)
     first_writes = max(s.end for s in tl.spans_of("client write + drain"))
-    start.set_xlim(0, 1.5 * max(first_writes, at[paused_mark]))
+    start.set_xlim(0, 1.5 * max([first_writes, *[at[name] for name, _ in marks[:1]]]))
     gap = at["client drain returned"] - at["gate opened"]
     end.set_xlim(at["gate opened"] - max(gap, 0.001), at["client drain returned"] + max(gap, 0.001))
     for ax in (start, end):
@@ -471,13 +476,13 @@ def draw_drain_run(paused_mark: str, resumed_mark: str):
     whole.set_xlabel("")
     for ax in (whole, start, end):
         ax.set_ylim(len(lanes) - 0.5, -0.95)  # room above the lanes for the pause/resume labels
-        for mark, text in ((paused_mark, "pause"), (resumed_mark, "resume")):
+        for mark, text in marks:
             ax.axvline(at[mark], color="black", linestyle="--", linewidth=1)
             ax.annotate(text, (at[mark], -0.45), xytext=(3, 0), textcoords="offset points",
                         va="bottom", fontsize=9)
         for mark, text, row in (("client write + drain: drain does not return", "probe timed out", 2),
                                 ("gate opened", "gate opened", 1)):  # a row of the lanes above
-            if ax is whole and mark == "gate opened":
+            if (ax is whole and mark == "gate opened") or mark not in at:
                 continue  # named in the magnified end, clear of the legend
             ax.annotate(text, (at[mark], row), xytext=(4, 9), textcoords="offset points",
                         fontsize=8, arrowprops={"arrowstyle": "-", "linewidth": 0.6})
@@ -530,16 +535,12 @@ written = seen["written"]  # seen: what the instruments recorded, bytes written 
 print(f"a drain() first did not return after {written / 2**20:.1f} MiB written "
       f"(high-water mark {high / 1024:.0f} KiB)")
 print(buffer_report(low))  # folded with the instruments
+fig = draw_drain_run()  # folded with the instruments
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: drain-waits-for-the-reader
 written, blocked_at = seen["written"], seen["blocked_at"]
 pauses_before, buffered = seen["pauses_before"], seen["buffered"]
-returned = tl.t0 + next(e.at for e in tl.events if e.name == "client drain returned")
-opened = tl.t0 + next(e.at for e in tl.events if e.name == "gate opened")
-tl.add("server", opened, returned)
-if blocked_at is not None:
-    tl.add("client drain", blocked_at, returned, state="waiting")
 assert blocked_at is not None, "drain must start waiting once the kernel buffers are full"
 assert len(flow) > pauses_before, f"the transport must resume after the gate opens: {flow}"
 (_, paused_with, paused_mark), (resumed, resumed_with, resumed_mark) = flow[pauses_before - 1:pauses_before + 1]
@@ -549,9 +550,6 @@ assert resumed == "resume" and resumed_with <= low, flow
 assert tl.order(paused_mark, "client write + drain: drain does not return", "server: conn 1 starts reading",
                 resumed_mark, "client drain returned"), "drain returns only after the reader starts reading"
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-fig = draw_drain_run(paused_mark, resumed_mark)  # defined in the instruments fold
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -572,7 +570,7 @@ fig = draw_drain_run(paused_mark, resumed_mark)  # defined in the instruments fo
 #
 # :::
 #
-# ## Closing: both ends, then the server
+# ## Closing: does `server.close()` close the connections too?
 #
 # `writer.close()` starts closing the transport; `await writer.wait_closed()` waits until it
 # is really closed (buffered data flushed or dropped, the socket closed). Do both on each
@@ -613,11 +611,11 @@ connecting = asyncio.open_connection("127.0.0.1", port)
 reader, writer = await asyncio.wait_for(connecting, timeout=2)
 await asyncio.wait_for(handler_started.wait(), timeout=2)  # the server has accepted us
 listener.close()  # server.close()
-still_open = any(not w.is_closing() for w in handler_writers)
-print("server's side open after server.close():", still_open)
+server_side_open = any(not w.is_closing() for w in handler_writers)
+print("server's side open after server.close():", server_side_open)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert still_open, "closing the listener leaves accepted connections open"
+assert server_side_open, "closing the listener leaves accepted connections open"
 print("✓ server.close() left the accepted connection open")
 
 # %% [markdown]
@@ -1100,6 +1098,98 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # asyncio's streams, on aiohttp and httpx, which frame the messages and call `drain()` for it,
 # so these are its nearest sites. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).
+#
+# The adapter's caller, `_run_turn` in `slime/agent/adapters/common.py`, sends the response
+# before it records the turn, so that (its comment says) a turn the client never received is
+# not recorded. What does a write that returned tell it? Below, `render_stream` has the
+# shape of the adapter's `_render_stream` (the last quote): a start event, three events per content block, two
+# closing events, each one written and awaited (we await `drain()` after every `write`, which
+# waits at least as often as aiohttp's `write`). It serves one response of three blocks (8,000
+# characters of thinking and text, and a tool call) to a client that connects and reads
+# nothing until the stream's coroutine has returned, or until 2 s have passed.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helper: one stream served to a client that reads late"}
+import json
+
+
+async def serve_to_a_late_reader(blocks: list[dict]) -> tuple[int | None, list[bytes]]:
+    """Serve render_stream to a client that reads only once it returned (2 s at most).
+
+    Returns how many events render_stream wrote (None: it was still waiting at a write), then
+    the frames the client read afterwards with readuntil(b"\\n\\n")."""
+    returned: dict[str, int] = {}
+    stream_returned = asyncio.Event()
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            returned["events"] = await render_stream(writer, blocks)
+            stream_returned.set()
+            await asyncio.wait_for(reader.read(), timeout=2)  # until the client hangs up
+        except (ConnectionError, TimeoutError):
+            pass
+        finally:
+            writer.close()
+
+    async with await asyncio.start_server(handler, "127.0.0.1", 0) as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.sockets[0].getsockname()[1])
+        frames: list[bytes] = []
+        try:
+            await asyncio.wait_for(stream_returned.wait(), timeout=2)
+            for _ in range(returned["events"]):
+                frames.append(await asyncio.wait_for(reader.readuntil(b"\n\n"), timeout=2))
+        except TimeoutError:
+            writer.transport.abort()  # the stream is stuck at a write: give up on it
+        finally:
+            writer.close()
+            await asyncio.wait_for(writer.wait_closed(), timeout=2)
+    return returned.get("events"), frames
+
+
+# %%
+async def render_stream(writer: asyncio.StreamWriter, blocks: list[dict]) -> int:
+    """One SSE frame per event, each write awaited, in the adapter's order."""
+    events = [("message_start", {"type": "message_start"})]
+    for index, block in enumerate(blocks):
+        events += [("content_block_start", {"index": index, "type": block["type"]}),
+                   ("content_block_delta", {"index": index, "delta": block}),
+                   ("content_block_stop", {"index": index})]
+    events += [("message_delta", {"stop_reason": "tool_use"}), ("message_stop", {})]
+    for name, data in events:
+        writer.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+        await writer.drain()  # aiohttp's `await out.write(...)` waits here, if at all
+    return len(events)
+
+
+blocks = [{"type": "thinking", "thinking": "hmm " * 1500},
+          {"type": "text", "text": "I will list the files. " * 87},
+          {"type": "tool_use", "name": "bash", "input": {"command": "ls"}}]
+events_written, frames = await serve_to_a_late_reader(blocks)  # folded above
+print(f"render_stream wrote {events_written} events and returned",
+      "(None: still at a write after 2 s);")
+print(f"only then did the client read: {len(frames)} frames,",
+      f"{sum(map(len, frames)):,} bytes")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-whole-response-fits-in-the-buffers
+assert events_written == 3 + 3 * len(blocks), "render_stream returned before the client read anything"
+assert [frame.split(b"\n")[0] for frame in frames[:2]] == [b"event: message_start", b"event: content_block_start"]
+assert len(frames) == events_written and all(frame.endswith(b"\n\n") for frame in frames)
+print(f"✓ all {events_written} events written and the coroutine returned while the client read nothing;",
+      "the buffers held the whole response")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# A response of a few kilobytes fits in the buffers between the two programs (the transport's
+# 64 KiB before it pauses, then the kernel's socket buffers, which took megabytes in the
+# drain measurement above), so no `drain()` waits and `render_stream` returns as if the
+# client had read everything. For `_run_turn` this means a client that is still connected
+# but has stopped reading gets its turn recorded: a write notices it only once megabytes are
+# waiting. What its `except (ConnectionResetError, ...)` catches is a connection aiohttp
+# already knows is closing: its write then raises `ClientConnectionResetError`, a subclass of
+# `ConnectionResetError`.
+#
+# :::
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
