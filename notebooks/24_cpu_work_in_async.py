@@ -74,7 +74,7 @@ from lab_snippets.showcode import show_source
 show_source(score)
 
 # %% [markdown]
-# ## Predict: how long is the loop silent while a coroutine scores?
+# ## How long is the loop silent while a coroutine scores?
 #
 # A coroutine scores a text directly, as `async def` reward functions often do. We score a text
 # and then one four times as long. Predict: how long is the loop's longest silence each time,
@@ -270,11 +270,14 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # Then the price. For each size, `inline_time(text)` times one direct call of `score`, and
 # `trip_and_work(pool, text)` times one call through the pool and returns it with the work's own
 # time, measured inside the worker. The trip is their difference: what the call cost beyond
-# the work (pickling, the pipes, waking the worker). The cell measures 10, 1,000 and 10,000
-# characters, and works out the crossover from the 10-character trip and the work's cost per
-# character.
-# Predict its order of magnitude: at about what text length does the trip cost as much as the
-# work: about 10 characters, 100, 1,000 or 10,000?
+# the work. The cell measures 10, 1,000 and 10,000 characters, and works out the crossover from
+# the 10-character trip and the work's cost per character. The cell after it sends a call that
+# does no work, `payload_size` (the course's own function that only returns the size of what it
+# was sent), once with 8 bytes and once with 8 MB.
+#
+# Predict two things before you open the answers. At about what text length does the trip cost
+# as much as the work: about 10 characters, 100, 1,000 or 10,000? And does the 8 MB call cost
+# about as much as the 8-byte one, or many times more?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 table = {}  # size: (on the loop, through the pool, the trip alone), best of 5
@@ -321,11 +324,9 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # :::
 
 # %% [markdown]
-# Now the size of what you send. `round_trip(pool, fn, arg)` (in this section's helpers' fold) times
-# one call of `fn(arg)` through the pool, for an argument of 8 bytes and one of 8 MB; `fn` is
-# `payload_size`, the course's own function that only returns the size of what it was sent.
-# Predict: the function does no work with either argument. Does the 8 MB call cost about as
-# much as the 8-byte one, or many times more?
+# The second prediction: the size of what you send. `round_trip(pool, fn, arg)` (in this
+# section's helpers' fold) times one call of `payload_size(arg)` through the pool, for 8 bytes
+# and for 8 MB.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 payload_pool = process_pool
@@ -433,7 +434,7 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # %% [markdown]
 # :::{dropdown} Why
 #
-# On the loop the heartbeat is red for the whole work: the loop's thread was busy scoring. In a
+# On the loop the heartbeat is red for the whole work: the loop's thread was busy with it. In a
 # thread the heartbeat lane is mostly red, cut into many short gaps, each a wait of the loop's
 # thread for the GIL: the loop did answer, as the `to_thread` section found, but only every few
 # milliseconds, and a loop that answers that seldom is still a slow loop. `to_thread` trades
@@ -442,8 +443,8 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # Python code, which holds it.
 #
 # In the process pool the work holds none of this process's GIL, so on a machine with a CPU to
-# spare its heartbeat lane is blue throughout and its work lane one unbroken bar. What changes
-# that is the machine, and the last printed column says how much: when more programs want a CPU
+# spare its heartbeat lane is almost all blue and its work lane almost one unbroken bar. What
+# changes that is the machine, and the last printed column says how much: when more programs want a CPU
 # than there are CPUs (the load line), the operating system gives each of them turns, the
 # worker included. Then the pool's work lane has holes, and its heartbeat lane has short red
 # gaps of its own: red still means a loop that did not answer, but what kept it waiting was
