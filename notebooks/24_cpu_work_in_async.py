@@ -74,11 +74,11 @@ from lab_snippets.showcode import show_source
 show_source(score)
 
 # %% [markdown]
-# ## How long is the loop silent while a coroutine scores?
+# ## Predict: how long is the loop silent while a coroutine scores?
 #
 # A coroutine scores a text directly, as `async def` reward functions often do. We score a text
-# and then one four times as long. Predict: how long is the loop's longest silence each time,
-# compared with the time the scoring took?
+# and then one four times as long. How long is the loop's longest silence each time, compared
+# with the time the scoring took?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 runner = score_on_loop

@@ -49,7 +49,7 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## How much work does each layer let through at once?
+# ## Predict: how much work does each layer let through at once?
 #
 # Three layers, each handed 120 pieces of work at once, with no {term}`semaphore` anywhere:
 #
@@ -61,8 +61,8 @@ figure_style()
 # The server holds every answer until the client has let in all the requests it will, and
 # counts how many are inside at once (the folded instruments say how, and name the defaults:
 # open them after you have predicted). The answer is a table with a row per layer: how many of
-# the 120 were inside at once, and how many of the 120 were done in the end. Predict each row's
-# two numbers.
+# the 120 were inside at once, and how many of the 120 were done in the end. Write down each
+# row's two numbers before you open it.
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments (they name the defaults)"}
 OFFERED = 120
@@ -284,8 +284,9 @@ async with LatencyServer(latency=LATENCY) as server:
 
 for cap in CAPS:
     r = best[cap]
+    share = r["throughput"] * LATENCY / cap
     print(f"cap {cap}: peak {r['peak']}, throughput {r['throughput']:5.1f}/s,",
-          f"cap ÷ W = {cap / LATENCY:5.1f}/s: {r['throughput'] * LATENCY / cap:.0%} of the bound")
+          f"cap ÷ W = {cap / LATENCY:5.1f}/s: {share:.0%} of the bound")
 gain = best[6]["throughput"] / best[1]["throughput"]
 print(f"6 connections gave {gain:.1f} times the throughput of 1")
 fig = draw_pool_runs()  # folded above
