@@ -793,9 +793,10 @@ _sc.differential(TokenBucket, _reference, _scenarios(), _observe, _compare, what
 #
 # ## In slime
 #
-# slime sets a cap on each of its HTTP clients: its shared httpx client, the actors of
-# distributed POST, and the reward hub's aiohttp session (the three quotes below). Every HTTP
-# client in slime is listed in the [source inventory](../book/reference/inventory.md).
+# slime sets its own cap on three HTTP clients, quoted below: the rollout's shared httpx client,
+# the actors of distributed POST, and the reward hub's aiohttp session. Other clients keep their
+# library's defaults. Every HTTP client in slime is listed in the [source
+# inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
