@@ -50,7 +50,7 @@ async def score_in_thread(text: str) -> tuple[int, int]:
     return await asyncio.to_thread(score, text)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helper that measures the loop's longest silence"}
 async def max_gap_while(runner, text: str) -> tuple[float, float]:
     """(longest heartbeat gap, duration of the work) while `runner(text)` runs."""
     with borrowed_default_executor():  # to_thread's pool, shut down after (chapter 08)
@@ -77,8 +77,8 @@ show_source(score)
 # ## Predict: how long is the loop silent while a coroutine scores?
 #
 # A coroutine scores a text directly, as `async def` reward functions often do. We score a text
-# and then one four times as long. Predict: how long is the loop's longest silence each time,
-# compared with the time the scoring took?
+# and then one four times as long. How long is the loop's longest silence each time, compared
+# with the time the scoring took?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 runner = score_on_loop
@@ -174,9 +174,7 @@ else:
 # ## A process pool: how much parallelism, and at what price per call?
 #
 # `loop.run_in_executor(pool, score, text)` with a `ProcessPoolExecutor` sends the call to
-# another process: the function is found by module and name, the arguments are pickled, sent
-# down a pipe, unpickled, and the result comes back the same way. The work then has a CPU of its
-# own. We use a spawn-based pool of two workers (spawn,
+# another process and awaits its result there. We use a spawn-based pool of two workers (spawn,
 # because forking a process that has threads is unsafe) and warm it up first.
 
 # %%
@@ -187,7 +185,7 @@ async def score_in_pool(text: str) -> tuple[int, int]:
     return await loop.run_in_executor(process_pool, score, text)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers that time each call"}
 # Warm the pool up (both workers started), and the instruments for the table below.
 await asyncio.wait_for(asyncio.gather(*(score_in_pool("warm") for _ in range(2))), timeout=30)
 
@@ -249,19 +247,21 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The two-thread row is what the `to_thread` section found: under the GIL two threads never get
-# more than one CPU between them. Two processes each have their own interpreter and GIL, so
-# nothing in Python holds them to one CPU (chapter 12 showed it with their running intervals):
-# on a machine with two idle CPUs they reach close to 2. What they get is what the machine has
-# spare, and the last printed line says how busy it was: a load average near or above the
-# number of CPUs means other programs took a share, and two processes then stay below 2.
+# Read the two rows beside the last line, the load average: how many programs wanted a CPU, on
+# average, over the last minute. The rows differ in what holds them back, and only a machine
+# with CPUs to spare shows that difference as a number.
 #
-# If your numbers differ: the load average printed beside the numbers is how many programs wanted a CPU, on average,
-# over the last minute. When it is above the number of CPUs, other programs compete for the
-# CPUs the two processes would use, and each process waits its turn; the two threads are held
-# back by the GIL whatever the load. The same load moves the crossover of the price table
-# below, and in the heartbeat figure it can turn the process pool's loop lane red, although the
-# scoring there holds none of this process's GIL. (A free-threaded build is another matter:
+# - **Two threads** never get more than one CPU between them, whatever the load: the GIL lets one
+#   of them run Python code at a time (the `to_thread` section). The check asks only that.
+# - **Two processes** each have their own interpreter and GIL, so nothing in Python holds them to
+#   one CPU (chapter 12 showed it with their running intervals); the machine does. With two
+#   idle CPUs they come close to 2. With a load average near or above the number of CPUs, other
+#   programs take turns on those CPUs, each process waits for its own turns, and the row falls
+#   below 2, to about 1 or less on a busy machine: then it shows no parallelism, and can come
+#   out no higher than the threads. That is why the check does not compare the two rows.
+#
+# The same load moves the crossover of the price table below, and it puts holes in the process
+# pool's lanes of the heartbeat figure further down. (A free-threaded build is another matter:
 # see the note on it in the `to_thread` section's Why.)
 #
 # :::
@@ -270,11 +270,14 @@ print("✓ two threads got at most one CPU between them; the two process calls r
 # Then the price. For each size, `inline_time(text)` times one direct call of `score`, and
 # `trip_and_work(pool, text)` times one call through the pool and returns it with the work's own
 # time, measured inside the worker. The trip is their difference: what the call cost beyond
-# the work (pickling, the pipes, waking the worker). The cell measures 10, 1,000 and 10,000
-# characters, and works out the crossover from the 10-character trip and the work's cost per
-# character.
-# Predict its order of magnitude: at about what text length does the trip cost as much as the
-# work: about 10 characters, 100, 1,000 or 10,000?
+# the work. The cell measures 10, 1,000 and 10,000 characters, and works out the crossover from
+# the 10-character trip and the work's cost per character. The cell after it sends a call that
+# does no work, `payload_size` (the course's own function that only returns the size of what it
+# was sent), once with 8 bytes and once with 8 MB.
+#
+# Predict two things before you open the answers. At about what text length does the trip cost
+# as much as the work: about 10 characters, 100, 1,000 or 10,000? And does the 8 MB call cost
+# about as much as the 8-byte one, or many times more?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 table = {}  # size: (on the loop, through the pool, the trip alone), best of 5
@@ -321,11 +324,9 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # :::
 
 # %% [markdown]
-# Now the size of what you send. `round_trip(pool, fn, arg)` (in this section's helpers' fold) times
-# one call of `fn(arg)` through the pool, for an argument of 8 bytes and one of 8 MB; `fn` is
-# `payload_size`, the course's own function that only returns the size of what it was sent.
-# Predict: the function does no work with either argument. Does the 8 MB call cost about as
-# much as the 8-byte one, or many times more?
+# The second prediction: the size of what you send. `round_trip(pool, fn, arg)` (in this
+# section's helpers' fold) times one call of `payload_size(arg)` through the pool, for 8 bytes
+# and for 8 MB.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 payload_pool = process_pool
@@ -359,37 +360,53 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # :::
 
 # %% [markdown]
-# ## Measure: the loop's heartbeat during one large scoring, three ways
+# ## Measure: the loop's heartbeat during one piece of CPU work, three ways
 #
-# The same large scoring three ways, one run each, with the loop's heartbeat drawn above the
-# work: on the loop, in a thread, and in the process pool. Red on a heartbeat lane marks a gap
-# of more than 6 ms (three missed heartbeats), a time when the loop could not answer; a work
-# lane is one blue bar, from the start of the scoring to its end. The sections above measured
-# only the longest gap; the figure shows every gap. `three_ways` (folded) runs the three and
-# counts the gaps; `draw_three_ways` draws them.
+# One piece of CPU work three ways, one run each: on the loop, in a thread, and in the process
+# pool. The work is `burn(1200)`, the same kind of loop as `score` and about as long as the
+# large scoring; it also reports when it ran, read where it ran (in the thread, or in the
+# worker process). Each way gets two lanes. The heartbeat lane is the loop: blue while it
+# answered, red for a gap of more than 6 ms (three missed heartbeats), a time when it could not
+# answer. The work lane is blue while the work ran; a hole in it is a moment the work did not
+# have a CPU. The sections above measured only the longest gap; the figure shows every gap.
+# `three_ways` (folded) runs the three and counts the gaps; `draw_three_ways` draws them.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that runs the three and draws them"}
+from functools import partial
+
+WORK = partial(burn, 1200, gap=0.006)  # its running intervals: holes over 6 ms are holes
+
+
+async def burn_on_loop() -> dict:
+    return WORK()
+
+
 async def three_ways():
     tl = Timeline()
     silence = {}  # the loop's longest gap, as a fraction of the work's duration
     stalls = {}  # how many gaps over 6 ms
-    for label, scorer in (("on the loop", score_on_loop), ("to_thread", score_in_thread),
-                          ("process pool", score_in_pool)):
+    ran = {}  # the share of the work's span during which it had a CPU
+    for label, runner in (("on the loop", burn_on_loop),
+                          ("to_thread", lambda: asyncio.to_thread(WORK)),
+                          ("process pool", lambda: loop.run_in_executor(process_pool, WORK))):
         with borrowed_default_executor():
             async with LoopWatch(interval=0.002) as watch:
-                with tl.span(f"{label} · work", state="running"):
-                    await asyncio.wait_for(scorer(LARGE), timeout=10)
+                report = await asyncio.wait_for(runner(), timeout=10)
+        for start, end in report["intervals"]:
+            tl.add(f"{label} · work", start, end, state="running")
         watch.add_to(tl, f"{label} · event loop", threshold=0.006)
-        silence[label] = watch.max_gap / tl.spans_of(f"{label} · work")[0].duration
+        span = report["end"] - report["start"]
+        silence[label] = watch.max_gap / span
         stalls[label] = len(watch.gaps_over(0.006))
-    return tl, silence, stalls
+        ran[label] = sum(end - start for start, end in report["intervals"]) / span
+    return tl, silence, stalls, ran
 
 
 def draw_three_ways(tl):
-    return tl.plot("One large scoring: what the event loop sees (red: a gap over 6 ms)",
+    return tl.plot("One piece of CPU work three ways: when the loop answered, when the work ran",
                    lanes=["on the loop · event loop", "on the loop · work", "to_thread · event loop",
                           "to_thread · work", "process pool · event loop", "process pool · work"],
-                   meanings={"running": "running / answering", "blocked": "heartbeat gap over 6 ms"})
+                   meanings={"running": "answering / working", "blocked": "heartbeat gap over 6 ms"})
 
 
 # %% [markdown]
@@ -397,10 +414,11 @@ def draw_three_ways(tl):
 # gaps, or almost no red?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl, silence, stalls = await three_ways()
+tl, silence, stalls, ran = await three_ways()
 for label in silence:
     print(f"{label:<13} gaps over 6 ms: {stalls[label]:>3} · "
-          f"longest gap: {silence[label]:.0%} of the work")
+          f"longest gap: {silence[label]:.0%} of the work · "
+          f"the work had a CPU {ran[label]:.0%} of its time")
 print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 fig = draw_three_ways(tl)
 
@@ -416,17 +434,23 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # %% [markdown]
 # :::{dropdown} Why
 #
-# On the loop the heartbeat is red for the whole work: the loop's thread was busy scoring. In a
+# On the loop the heartbeat is red for the whole work: the loop's thread was busy with it. In a
 # thread the heartbeat lane is mostly red, cut into many short gaps, each a wait of the loop's
 # thread for the GIL: the loop did answer, as the `to_thread` section found, but only every few
 # milliseconds, and a loop that answers that seldom is still a slow loop. `to_thread` trades
 # one long silence for many short ones. Chapter 08's heartbeat figure showed a `to_thread` lane
 # with no red at all: there the thread *waited* (slept), which releases the GIL; here it runs
-# Python code, which holds it. In the process pool the scoring holds none of this
-# process's GIL, so nothing in this process silences its loop while the worker scores. A short
-# red stretch can still open the pool's lane: handing the call over takes this process's GIL
-# too (the pool's manager thread, and the queue's feeder thread that pickles the text into the
-# pipe, run here), and so can a busy machine.
+# Python code, which holds it.
+#
+# In the process pool the work holds none of this process's GIL, so on a machine with a CPU to
+# spare its heartbeat lane is almost all blue and its work lane almost one unbroken bar. What
+# changes that is the machine, and the last printed column says how much: when more programs want a CPU
+# than there are CPUs (the load line), the operating system gives each of them turns, the
+# worker included. Then the pool's work lane has holes, and its heartbeat lane has short red
+# gaps of its own: red still means a loop that did not answer, but what kept it waiting was
+# another program on the CPU, not this process's GIL. (Handing the call over also runs briefly
+# in this process, in the pool's manager thread and the queue's feeder thread that pickles the
+# call into the pipe.)
 #
 # :::
 
@@ -497,6 +521,16 @@ show_source(score_with_alarm)
 #    a pool costs more than their work);
 # 3. send every other text to the process pool `pool` with `loop.run_in_executor`, all of them
 #    at once (the pool has several workers), and await them together.
+#
+# :::{dropdown} Hint: submit all, then await all, in order
+#
+# `loop.run_in_executor(pool, score, text)` hands the call to the pool at once and returns a
+# future without waiting; only `await` waits. So call it for every long text first, keeping each
+# future beside its text's position, then `await asyncio.gather(*futures)`: `gather` returns the
+# results in the order it was given the futures, whatever order they finish in (the to_thread
+# section's answer gathers two `run_in_executor` calls this way).
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -756,12 +790,18 @@ from lab_snippets.sites import show_call_site
 show_call_site("24")
 
 # %% [markdown]
-# The next quote is a `SIGALRM` timeout like `alarm_timeout`. What it would cost, run first on
-# this chapter's model: a reward coroutine that wraps its scoring in `alarm_timeout` and turns any
-# exception into DAPO's score for a wrong answer, -1.0. It runs on an event loop in a daemon
-# thread, where slime runs its rollout (chapter 13).
+# The next quote is a `SIGALRM` timeout like `alarm_timeout`, beside the DAPO scorer.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the reward on a loop in a thread"}
+# %% tags=["remove-input"]
+show_call_site("24b")
+
+# %% [markdown]
+# What it would cost, run on this chapter's model: a reward coroutine that wraps its scoring in
+# `alarm_timeout` and turns any exception into DAPO's score for a wrong answer, -1.0. It runs on
+# an event loop in a daemon thread, where slime runs its rollout (chapter 13), and scores a text
+# that deserves 1.0.
+
+# %%
 import threading
 
 reward_errors: list[str] = []
@@ -783,8 +823,10 @@ rollout_thread = threading.Thread(
 rollout_thread.start()
 rollout_thread.join(timeout=10)
 print("reward:", rewards, "· exceptions caught:", reward_errors)
-assert not rollout_thread.is_alive() and rewards == [-1.0] and reward_errors == ["ValueError"]
 
-
-# %% tags=["remove-input"]
-show_call_site("24b")
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: alarm-in-the-rollout-thread-scores-minus-one
+assert not rollout_thread.is_alive(), "the rollout thread finished"
+assert rewards == [-1.0] and reward_errors == ["ValueError"], (
+    "installing the SIGALRM handler failed in the thread, and the catch-all scored the text -1.0")
+print("✓ in the rollout's thread the timeout raised ValueError before any scoring: reward -1.0")

@@ -21,10 +21,9 @@
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share.
 #
-# The server is `lab_snippets.loopback_http.LatencyServer`: HTTP/1.1 on 127.0.0.1, a port the
-# system picks, every answer after a known latency, and counters of the connections it
-# accepted and the requests inside it. The set-up cell below only imports it and the course's
-# other helpers.
+# The server, `lab_snippets.loopback_http.LatencyServer`, answers HTTP/1.1 on 127.0.0.1 after a
+# known latency and counts the requests inside it. The set-up cell below only imports it and
+# the course's other helpers.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
@@ -61,8 +60,9 @@ figure_style()
 #
 # The server holds every answer until the client has let in all the requests it will, and
 # counts how many are inside at once (the folded instruments say how, and name the defaults:
-# open them after you have predicted). For each layer: does all of the work get in at once?
-# If not, does the rest fail, or what becomes of it?
+# open them after you have predicted). The answer is a table with a row per layer: how many of
+# the 120 were inside at once, and how many of the 120 were done in the end. Write down each
+# row's two numbers before you open it.
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments (they name the defaults)"}
 OFFERED = 120
@@ -227,8 +227,9 @@ print("✓ requests that waited for a connection spent their total timeout there
 # server we also measure the time-averaged number of requests inside (L) over the run.
 #
 # The bound for one connection is 1 ÷ 0.03 ≈ 33 requests per second, and for 3 and 6
-# connections 100 and 200. Predict: does each cap's measured throughput reach its bound? If
-# not, what keeps it short?
+# connections 100 and 200. The answer prints each cap's throughput as a share of its bound.
+# Predict the pattern of the three shares: all three at the bound, all three short of it by
+# the same share, or further short the larger the cap?
 
 # %%
 LATENCY, N_REQUESTS = 0.03, 12
@@ -246,22 +247,7 @@ async def run_with_cap(server: LatencyServer, cap: int) -> dict:
             "spans": list(server.spans)}
 
 
-# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments and the plotting code"}
-# mean_gap: the idle time between requests on one server slot, printed next to L.
-def mean_gap(spans: list) -> float:
-    """Place each request in the first server slot free at its start; the mean idle time between
-    one request's end and the next one's start in the same slot."""
-    free_at, gaps = [], []
-    for start, end in sorted(spans):
-        slot = next((i for i, free in enumerate(free_at) if free <= start), None)
-        if slot is None:
-            free_at.append(end)
-        else:
-            gaps.append(start - free_at[slot])
-            free_at[slot] = end
-    return sum(gaps) / len(gaps) if gaps else 0.0
-
-
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_pool_runs():
     """The best cap-3 run as the server saw it, and the throughput of each cap beside its bound."""
     tl = Timeline()
@@ -298,9 +284,9 @@ async with LatencyServer(latency=LATENCY) as server:
 
 for cap in CAPS:
     r = best[cap]
-    print(f"cap {cap}: peak {r['peak']}, in flight L = {r['in flight']:.2f},",
-          f"mean gap on a slot {1000 * mean_gap(r['spans']):.1f} ms,",
-          f"throughput {r['throughput']:5.1f}/s, cap ÷ W = {cap / LATENCY:5.1f}/s")
+    share = r["throughput"] * LATENCY / cap
+    print(f"cap {cap}: peak {r['peak']}, throughput {r['throughput']:5.1f}/s,",
+          f"cap ÷ W = {cap / LATENCY:5.1f}/s: {share:.0%} of the bound")
 gain = best[6]["throughput"] / best[1]["throughput"]
 print(f"6 connections gave {gain:.1f} times the throughput of 1")
 fig = draw_pool_runs()  # folded above
@@ -324,13 +310,13 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 #
 # Each request holds its connection for at least W, so at most c are in flight and at most c
 # finish per W: Little's law read backwards gives the bound cap ÷ W. Compare each run with it:
-# none went faster, and none quite reached it. What holds the runs below it is L, the number
-# actually in flight, which stays a little below the cap: each time an answer leaves the
-# server, its slot stays empty until the client has read the answer and sent the next request
-# (the printed *mean gap*: how long a server slot stays empty, on average, between one answer
-# leaving and the next request arriving on it, paid again on every request), and at the start
-# and the end of the run not every connection is in use. With 6 connections the 12 requests take
-# only two rounds, so that start and end weigh more.
+# none went faster, and none quite reached it, and the larger caps fell further short. What
+# holds the runs below it is L, the number actually in flight, which stays below the cap: each
+# time an answer leaves the server, its slot stays empty until the client has read the answer
+# and sent the next request (the *mean gap* on a slot, paid again on every request), and at the
+# start and the end of the run not every connection is in use. With 6 connections the 12
+# requests take only two rounds, so that start and end weigh more. The folded cell after this
+# box prints L and the mean gap for each cap.
 #
 # The figure's left panel shows the best cap-3 run as the server saw it: each request is a bar,
 # placed in the first free lane; three lanes are enough, whatever the number of requests. The
@@ -338,6 +324,26 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # them grows with the cap.
 #
 # :::
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show L and the mean gap on a server slot, for each cap"}
+def mean_gap(spans: list) -> float:
+    """Place each request in the first server slot free at its start; the mean idle time between
+    one request's end and the next one's start in the same slot."""
+    free_at, gaps = [], []
+    for start, end in sorted(spans):
+        slot = next((i for i, free in enumerate(free_at) if free <= start), None)
+        if slot is None:
+            free_at.append(end)
+        else:
+            gaps.append(start - free_at[slot])
+            free_at[slot] = end
+    return sum(gaps) / len(gaps) if gaps else 0.0
+
+
+for cap in CAPS:
+    r = best[cap]
+    print(f"cap {cap}: in flight L = {r['in flight']:.2f} of {cap},",
+          f"mean gap on a slot {1000 * mean_gap(r['spans']):.1f} ms")
 
 # %% [markdown]
 # ## Rate limit or concurrency limit: what happens when the server slows down?
@@ -448,6 +454,17 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # The visible test below runs such an example on a `VirtualClock`: `take_in_turn` reads
 # `clock.time()` after each take, and four takes from a bucket with `rate=10`, `burst=2` must
 # come back at 0, 0, 0.1 and 0.2 virtual seconds.
+#
+# :::
+#
+# :::{dropdown} Hint: first come, first served, and a cancelled take
+#
+# Two pieces this chapter has not run. Order: hold an `asyncio.Lock` (chapter 15) around the
+# refill-and-wait loop of `take()`. A take that arrives while another waits then queues on the
+# lock, and asyncio's `Lock` lets its waiters in in the order they came, a newcomer never
+# jumping ahead of them. Cancellation: a take cancelled while it waits gets `CancelledError`
+# from its `await sleep(...)`; let it propagate. `async with` releases the lock on the way out,
+# and because the take subtracts its token only once it has one, nothing is lost.
 #
 # :::
 #
@@ -776,16 +793,31 @@ _sc.differential(TokenBucket, _reference, _scenarios(), _observe, _compare, what
 #
 # ## In slime
 #
-# slime sets a cap on each of its HTTP clients (the three quotes below), but one layer it
-# leaves at Python's default. The Megatron teacher server reads its Ray results with
+# slime sets its own cap on three HTTP clients, quoted below: the rollout's shared httpx client,
+# the actors of distributed POST, and the reward hub's aiohttp session. Other clients keep their
+# library's defaults. Every HTTP client in slime is listed in the [source
+# inventory](../book/reference/inventory.md).
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("25")
+
+# %% tags=["remove-input"]
+show_call_site("25b")
+
+# %% tags=["remove-input"]
+show_call_site("25c")
+
+# %% [markdown]
+# One layer slime leaves at Python's default. The Megatron teacher server reads its Ray results with
 # `await asyncio.to_thread(ray.get, ref)`, on each `/generate` request to submit it and then once
 # per poll for the result, with a 0.05 s sleep between polls (the `/generate` handler of
 # `slime/backends/megatron_utils/server/megatron_server.py`; chapter 28 quotes the helper and
 # chapter 08 the poll). Each
 # of those waits holds a thread of the default pool, so, as in this chapter's first
 # experiment, min(32, CPUs + 4) of them run at once: on a host with 16 CPUs, 20 threads, and a
-# 21st wait queues for a thread even when its answer is ready. Every HTTP client
-# in slime is listed in the [source inventory](../book/reference/inventory.md).
+# 21st wait queues for a thread even when its answer is ready.
 #
 # That last cost, run on this machine: one more wait than the default pool has threads
 # (`executor_default`, worked out in the folded instruments), each a blocking wait in
@@ -806,18 +838,8 @@ with borrowed_default_executor():  # a fresh default-sized pool, shut down after
 print(f"{len(waits)} waits, {executor_default} threads:",
       "the wait whose answer was ready had returned after 0.3 s:", ready_wait_returned)
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert not ready_wait_returned and all(wait.result() for wait in waits), (
-    "the ready wait queued behind the pool's busy threads, then every wait got its answer")
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-ready-answer-waits-for-a-thread
+assert not ready_wait_returned, "the ready wait queued behind the pool's busy threads"
+assert all(wait.result() for wait in waits), "then every wait got its answer"
 print("✓ the ready answer waited 0.3 s for a free thread")
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("25")
-
-# %% tags=["remove-input"]
-show_call_site("25b")
-
-# %% tags=["remove-input"]
-show_call_site("25c")
