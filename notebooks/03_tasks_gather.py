@@ -544,6 +544,11 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 #
 # Concurrent callers, each with its own `score_one`, must not disturb each other.
 #
+# Everything this needs ran on this page: the `TaskGroup` of "Does a `TaskGroup` do the
+# same?" cancelled samples 0 and 2 when sample 1 failed, waited until they were gone and raised
+# an `ExceptionGroup` (item 3), and the hint below says what the same block does when the
+# caller is cancelled (item 4).
+#
 # :::{dropdown} What the grader checks
 #
 # Graded, on many generated runs (no names, one, several, over a hundred; the same name more
@@ -860,7 +865,8 @@ print(f"✓ done right after create_task: {done_at_creation} "
 # per group within a rollout. Read each quote with this chapter's two questions: what happens
 # to the others when one fails, and where each Task's reference lives.
 # The [source inventory](../book/reference/inventory.md) lists every `create_task` in slime;
-# ask the second question of each.
+# ask the second question of each. After the quotes, a run asks the first question of the
+# first quote.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -869,3 +875,53 @@ show_call_site("03")
 
 # %% tags=["remove-input"]
 show_call_site("03b")
+
+# %% [markdown]
+# ### A run: one failing sample in a group of eight
+#
+# A model of the first quote, written for this page: eight samples in a group (the
+# `--n-samples-per-prompt 8` of slime's example scripts), one task per sample, one `gather`
+# without `return_exceptions`, and the group itself run as a task, as `state.pendings` holds
+# it. Sample 3's call fails after 0.02 s; the other seven need 0.1 s.
+
+# %%
+async def generate_and_rm(i: int) -> str:
+    await asyncio.sleep(0.02 if i == 3 else 0.1)  # generation, then the reward call
+    if i == 3:
+        raise ConnectionError("sample 3: the reward call failed")
+    return f"sample {i}"
+
+
+async def generate_and_rm_group(group_size: int) -> list[str]:
+    tasks = [asyncio.create_task(generate_and_rm(i)) for i in range(group_size)]
+    return await asyncio.gather(*tasks)
+
+
+group_task = asyncio.create_task(generate_and_rm_group(8))
+await asyncio.gather(group_task, return_exceptions=True)  # until the group's task ends
+siblings = [t for t in asyncio.all_tasks() if t.get_coro().__name__ == "generate_and_rm"]
+print("the group's task ended with", repr(group_task.exception()))
+print(f"samples still generating at that moment: {len(siblings)} of 8")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: failed-group-keeps-generating
+assert isinstance(group_task.exception(), ConnectionError), (
+    f"the group ended with sample 3's own error: {group_task.exception()!r}")
+assert len(siblings) == 7, f"the seven siblings run on after their group failed: {len(siblings)}"
+await asyncio.wait(siblings, timeout=2)  # let them end: nothing left behind
+assert [t.done() and not t.cancelled() for t in siblings] == [True] * 7, "each ran to its end"
+print("✓ the group failed at sample 3's error; its 7 other samples generated on to their end")
+
+# %% [markdown]
+# :::{dropdown} What the run shows
+#
+# The group's task failed with sample 3's own `ConnectionError` (not an `ExceptionGroup`: it
+# is `gather`'s, not a `TaskGroup`'s), and at that moment the seven other samples were still
+# generating: about 0.08 s each, some 0.56 s of generation spent on a group whose result
+# nobody will read. In slime each of them also holds a permit of `generate_and_rm`'s
+# semaphore (chapter 06) while it generates, so the samples of other groups wait behind them.
+# The group's error comes out of `task.result()` in the rollout loop that chapter 04 quotes.
+# Had the group used a `TaskGroup`, as Exercise 3.1 asks, the seven would have been cancelled
+# and gone before the group's task ended, and the check above would find none still running.
+#
+# :::
