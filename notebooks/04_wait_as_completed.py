@@ -1092,13 +1092,13 @@ print("✓ the rollout raised with 31 groups still generating; no abort ran, and
 #
 # The rollout raised group 5's error at once, the abort step never ran, and 31 groups were
 # still generating. They all ran to their end, 0.08 s more each, for a rollout that had
-# already failed; in slime that is 31 groups of samples (248 requests with
-# `--n-samples-per-prompt 8`) that the servers go on generating and nobody reads. And since
-# `GenerateState` is one object for the process (its metaclass is a singleton) and the
-# `state.reset()` at the end of `generate_rollout_async` is skipped too, the set still holds
-# those tasks afterwards. With the loop in a `try` whose `finally` calls `abort`, as
-# `rollout_refill` does with its cancels, the check above would find the abort run and no group
-# left generating.
+# already failed; in slime that is 31 groups of samples (248 generation requests with
+# `--n-samples-per-prompt 8`) that the servers go on generating. And since `GenerateState` is
+# one object for the process (its metaclass is a singleton) and the `state.reset()` at the end
+# of `generate_rollout_async` is skipped too, the set still holds those tasks afterwards: a
+# later `generate_rollout_async` in the same process would start with them in its pending set.
+# With the loop in a `try` whose `finally` calls `abort`, as `rollout_refill` does with its
+# cancels, the check above would find the abort run and no group left generating.
 #
 # :::
 
