@@ -155,7 +155,7 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # it still exists without keeping it alive. It prints one row per task. Predict both rows:
 # is the task alive after `gc.collect()`, and does A get its reply?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
     weakref.WeakValueDictionary())
 
@@ -529,10 +529,14 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 #
 # Concurrent callers, each with its own `score_one`, must not disturb each other.
 #
+# :::{dropdown} Hint: where this page ran it
+#
 # Everything this needs ran on this page: the `TaskGroup` of "Does a `TaskGroup` do the
 # same?" cancelled samples 0 and 2 when sample 1 failed, waited until they were gone and raised
 # an `ExceptionGroup` (item 3), and the hint below says what the same block does when the
 # caller is cancelled (item 4).
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -884,7 +888,8 @@ async def generate_and_rm_group(group_size: int) -> list[str]:
 
 group_task = asyncio.create_task(generate_and_rm_group(8))
 await asyncio.gather(group_task, return_exceptions=True)  # until the group's task ends
-siblings = [t for t in asyncio.all_tasks() if t.get_coro().__name__ == "generate_and_rm"]
+siblings = [t for t in asyncio.all_tasks()
+            if t.get_coro().__name__ == "generate_and_rm"]
 print("the group's task ended with", repr(group_task.exception()))
 print(f"samples still generating at that moment: {len(siblings)} of 8")
 

@@ -24,7 +24,7 @@
 # its name, and notes its start, its end or its cancellation on `tl`, a `Timeline` (the
 # course's recorder of named moments and spans, which the figures draw).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup and request()"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import math
 import sys
@@ -50,21 +50,6 @@ async def request(name: str, seconds: float, tl: Timeline):
     tl.mark(f"{name} ends")
     return name
 
-
-# %% [markdown]
-# ## Three ways to collect: what does each hand you, and when?
-#
-# Four requests take 0.16, 0.14, 0.06 and 0.04 s, started in that order. The cell below
-# collects a fresh set of four three ways: with `gather` (chapter 03); with
-# `asyncio.wait(tasks, timeout=0.1)`, which returns two sets of tasks, `done` and `pending`;
-# and with `asyncio.as_completed(tasks)`, which gives you as many awaitables as there are
-# {term}`tasks <task>`, each returning a result when awaited, here one per turn of a `for`
-# loop. The folded helper `collect_each_way` runs each way on its own four requests and prints
-# one row per way: when the first result was in your hands, what you were handed, and what
-# became of the requests still running when the call returned.
-#
-# Predict the `wait` row before you open the answer: which requests are in `done`, and are
-# the two in `pending` stopped when `wait` returns, or do they run on?
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helper that runs each way and prints the table"}
 async def collect_each_way(ways: dict) -> dict[str, dict]:
@@ -92,6 +77,21 @@ async def collect_each_way(ways: dict) -> dict[str, dict]:
         print(f"{way:<18} {row['first']:>19.2f} s  {'requests ' + handed:<44} {left or 'none'}")
     return rows
 
+
+# %% [markdown]
+# ## Predict: what does each way of collecting hand you, and when?
+#
+# Four requests take 0.16, 0.14, 0.06 and 0.04 s, started in that order. The cell below
+# collects a fresh set of four three ways: with `gather` (chapter 03); with
+# `asyncio.wait(tasks, timeout=0.1)`, which returns two sets of tasks, `done` and `pending`;
+# and with `asyncio.as_completed(tasks)`, which gives you as many awaitables as there are
+# {term}`tasks <task>`, each returning a result when awaited, here one per turn of a `for`
+# loop. The helper `collect_each_way` (folded above) runs each way on its own four requests
+# and prints one row per way: when the first result was in your hands, what you were handed,
+# and what became of the requests still running when the call returned.
+#
+# Predict the `wait` row before you open the answer: which requests are in `done`, and are
+# the two in `pending` stopped when `wait` returns, or do they run on?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def start_four(tl: Timeline) -> list[asyncio.Task]:
@@ -236,11 +236,11 @@ else:
 # Groups 0, 4, 8, ... take 0.12 s, the others 0.03 s, and the filter drops groups 3, 7, 11,
 # .... The folded cell defines `group(group_id, tl)` (one group), `keep_group(group_id)` (the
 # filter), `IN_FLIGHT` (4) and `TARGET` (8), and `time_both()`, which runs the two rollouts in
-# turn, three times each, and keeps each one's best time. The answer prints one row per way:
-# its time, and the share of the 4 slots' time (first start to last end) that held a group,
-# and a group that was kept. Predict both rows.
+# turn, three times each, and keeps each one's best time; `occupied_share(tl)` gives the share
+# of the 4 slots' time (first start to last end) that held a group, and `draw_runs` draws the
+# two runs, one lane per slot.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the groups, the timing and the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the groups, the timing and the plotting code"}
 DURATIONS = [0.12, 0.03, 0.03, 0.03]
 IN_FLIGHT = 4
 TARGET = 8
@@ -357,6 +357,10 @@ async def rollout_refill(tl: Timeline) -> list[int]:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
 
+
+# %% [markdown]
+# The answer prints one row per way: its time, the share of slot time that held a group, and
+# the share that held a group that was kept. Predict both rows.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 runs = await time_both()  # each rollout three times, in turn; each one's best time
@@ -1043,10 +1047,11 @@ show_call_site("04b")
 # A model of the first quote and of `abort`, written for this page. With
 # `--rollout-batch-size 32` (a common value in slime's example scripts) the loop has submitted
 # at least 32 groups before its first `wait`; here exactly 32. Group 5 fails after 0.02 s (one
-# of its samples raised, as in chapter 03's run); the others need 0.1 s. Our `abort` keeps the
-# two steps we can model: it sets the flag and drains the pending set.
+# of its samples raised, as in chapter 03's run); the others need 0.1 s. The folded cell holds
+# `generate_and_rm_group(group_id)`, one group, and our `abort(state)`, which keeps the two
+# steps of slime's `abort` we can model: it sets `state.aborted` and drains the pending set.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the models of a group and of abort()"}
 async def generate_and_rm_group(group_id: int) -> int:
     await asyncio.sleep(0.02 if group_id == 5 else 0.1)
     if group_id == 5:
@@ -1060,10 +1065,12 @@ async def abort(state) -> None:
         _, state.pendings = await asyncio.wait(state.pendings, return_when=asyncio.FIRST_COMPLETED)
 
 
+# %%
 async def generate_rollout_async(state, target: int) -> list[int]:
     data = []
     while len(data) < target:
-        done, state.pendings = await asyncio.wait(state.pendings, return_when=asyncio.FIRST_COMPLETED)
+        done, state.pendings = await asyncio.wait(
+            state.pendings, return_when=asyncio.FIRST_COMPLETED)
         for task in done:
             data.append(task.result())  # no try around it, as in slime
     await abort(state)
