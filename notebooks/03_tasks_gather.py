@@ -854,16 +854,12 @@ print(f"✓ done right after create_task: {done_at_creation} "
 # per group within a rollout. Read each quote with this chapter's two questions: what happens
 # to the others when one fails, and where each Task's reference lives.
 # The [source inventory](../book/reference/inventory.md) lists every `create_task` in slime;
-# ask the second question of each. After the quotes, a run asks the first question of the
-# first quote.
+# ask the second question of each. After the first quote, a run asks it the first question.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("03")
-
-# %% tags=["remove-input"]
-show_call_site("03b")
 
 # %% [markdown]
 # ### A run: one failing sample in a group of eight
@@ -915,3 +911,7 @@ print("✓ the group failed at sample 3's error; its 7 other samples generated o
 # and gone before the group's task ended, and the check above would find none still running.
 #
 # :::
+
+
+# %% tags=["remove-input"]
+show_call_site("03b")

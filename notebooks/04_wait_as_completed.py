@@ -220,7 +220,7 @@ else:
     assert same_objects == [False, False] and results == ["request 1", "request 0"]
 
 # %% [markdown]
-# ## A rollout loop: how long does each way take to keep 8 groups?
+# ## Measure: how long does each way take to keep 8 groups?
 #
 # An RL rollout needs a batch of good sample groups. Some groups come back useless (for
 # example every sample got the same reward) and are dropped, so the rollout cannot know in
@@ -1028,18 +1028,14 @@ finally:
 # `task.result()` and no `try` around it, so one sample that raises ends
 # `generate_rollout_async` before the abort step, and the other groups stay in the pending set,
 # still generating on the background loop. The `finally` of `rollout_refill`, which your
-# `first_results` needs too, is what that loop lacks; the run after the quotes counts what it
-# leaves behind. The [source inventory](../book/reference/inventory.md) lists every
+# `first_results` needs too, is what that loop lacks; the run after the first quote counts what
+# it leaves behind. The [source inventory](../book/reference/inventory.md) lists every
 # `asyncio.wait` and `as_completed` in slime.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("04")
-
-# %% tags=["remove-input"]
-show_call_site("04b")
-
 
 # %% [markdown]
 # ### A run: one group fails in a rollout of 32
@@ -1109,3 +1105,6 @@ print("✓ the rollout raised with 31 groups still generating; no abort ran, and
 #
 # :::
 
+
+# %% tags=["remove-input"]
+show_call_site("04b")
