@@ -146,15 +146,14 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# The task below sends a request and waits for its reply on a Future (a task waiting on an
-# `asyncio.Event` or a `Queue` waits the same way). The dispatcher files that Future in a
-# `WeakValueDictionary`, and `deliver(id, value)` hands a reply to the Future filed under
-# that id.
-#
-# The experiment: create the task, drop the only reference to it, let it start, run the
-# garbage collector with `gc.collect()`, then try to deliver its reply. The `weakref.ref`
-# lets us ask whether the task still exists without keeping it alive. Predict: does the task
-# get its reply?
+# The experiment drops two tasks. Task A sends a request and waits for its reply on a Future
+# (a task waiting on an `asyncio.Event` or a `Queue` waits the same way); the dispatcher files
+# that Future in a `WeakValueDictionary`, and `deliver(id, value)` hands a reply to the Future
+# filed under that id. Task B waits on `asyncio.sleep(0.05)`. The cell after next creates both,
+# drops every reference to them, lets them start, runs the garbage collector with
+# `gc.collect()`, then tries to deliver A's reply; a `weakref.ref` to each lets us ask whether
+# it still exists without keeping it alive. It prints one row per task. Predict both rows:
+# is the task alive after `gc.collect()`, and does A get its reply?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
@@ -203,14 +202,17 @@ forgotten_log: list[str] = []
 task = asyncio.create_task(await_reply(1, forgotten_log))
 watch_task = weakref.ref(task)  # weak: lets us watch the task, keeps nothing alive
 del task
-await asyncio.sleep(0)  # the task starts and suspends on its reply
+watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))
+await asyncio.sleep(0)  # both start and suspend
 alive_before_gc = watch_task() is not None
 gc.collect()
 delivered = deliver(1, "reward 0.7")
+sleeper_alive_after_gc = watch_sleeper() is not None
 
-print("alive before gc:", alive_before_gc)
-print("alive after gc:", watch_task() is not None)
-print("reply delivered:", delivered, "| task log:", forgotten_log)
+print(f"{'dropped task':<30} {'alive after gc':<16} got its reply")
+print(f"{'A: waits for its reply':<30} {watch_task() is not None!s:<16} {delivered}")
+print(f"{'B: in asyncio.sleep(0.05)':<30} {sleeper_alive_after_gc!s:<16} -")
+print("A's log:", forgotten_log)
 print("the loop's log:", loop_complaints)  # loop_complaints: what the loop reported
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -220,12 +222,16 @@ assert alive_before_gc and watch_task() is None, "the pending task was garbage-c
 assert forgotten_log == ["waiting for the reply", "finally ran"], "it never got its reply"
 assert not delivered
 assert any(about_a_task), "the loop reported the destroyed pending task, with no exception to raise"
-print("✓ the forgotten task was collected while pending: no reply, and the loop only logged it")
+assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
+if (sleeper := watch_sleeper()) is not None:  # let it end: nothing left behind
+    await asyncio.wait_for(sleeper, timeout=2)
+print("✓ task A was collected while pending: no reply, and the loop only logged it;",
+      "task B, in asyncio.sleep, survived gc.collect()")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The task was collected: nothing reachable held it. The set-up made a weak reference the
+# Task A was collected: nothing reachable held it. The set-up made a weak reference the
 # only thing outside the loop that led to the Future, on purpose, to ask what the loop itself
 # holds. The loop's own list of tasks (`asyncio.all_tasks()`) holds
 # them weakly; the loop holds a task strongly only while one of its steps is scheduled, and
@@ -235,29 +241,8 @@ print("✓ the forgotten task was collected while pending: no reply, and the loo
 # had nowhere to go, and no exception reached anyone: the loop only wrote a message to its
 # log, which the folded instruments collected in `loop_complaints`.
 #
-# :::
-#
-# Now a dropped task that waits on `asyncio.sleep(0.05)`. Predict: does it survive
-# `gc.collect()`?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))
-await asyncio.sleep(0)
-gc.collect()
-sleeper_alive_after_gc = watch_sleeper() is not None
-print("alive after gc:", sleeper_alive_after_gc)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
-if (sleeper := watch_sleeper()) is not None:  # let it end: nothing left behind
-    await asyncio.wait_for(sleeper, timeout=2)
-print("✓ the dropped task in asyncio.sleep survived gc.collect()")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# A sleep in progress is a timer in the loop's timer heap, and the timer holds the task. A
-# pending task stays alive only while something reachable holds it: your variable, a timer, a
+# Task B survived: a sleep in progress is a timer in the loop's timer heap, and the timer
+# holds the task. A pending task stays alive only while something reachable holds it: your variable, a timer, a
 # socket callback, or the Future it waits on if *that* is held. So whether a dropped task
 # survives depends on what it waits for when the garbage collector runs, which is why these
 # bugs are rare, silent and hard to reproduce.
@@ -268,8 +253,8 @@ print("✓ the dropped task in asyncio.sleep survived gc.collect()")
 #
 # :::
 #
-# The cell below starts the first experiment's task again, this time held in a set that the
-# task leaves when it ends.
+# The cell below starts task A again, this time held in a set that the task leaves when it
+# ends.
 
 # %%
 background_tasks: set[asyncio.Task] = set()
@@ -543,6 +528,15 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 #    `score_group`: the calls are gone before the `CancelledError` reaches it.
 #
 # Concurrent callers, each with its own `score_one`, must not disturb each other.
+#
+# :::{dropdown} Hint: where this page ran it
+#
+# Everything this needs ran on this page: the `TaskGroup` of "Does a `TaskGroup` do the
+# same?" cancelled samples 0 and 2 when sample 1 failed, waited until they were gone and raised
+# an `ExceptionGroup` (item 3), and the hint below says what the same block does when the
+# caller is cancelled (item 4).
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -860,12 +854,64 @@ print(f"✓ done right after create_task: {done_at_creation} "
 # per group within a rollout. Read each quote with this chapter's two questions: what happens
 # to the others when one fails, and where each Task's reference lives.
 # The [source inventory](../book/reference/inventory.md) lists every `create_task` in slime;
-# ask the second question of each.
+# ask the second question of each. After the first quote, a run asks it the first question.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("03")
+
+# %% [markdown]
+# ### A run: one failing sample in a group of eight
+#
+# A model of the first quote, written for this page: eight samples in a group (the
+# `--n-samples-per-prompt 8` of slime's example scripts), one task per sample, one `gather`
+# without `return_exceptions`, and the group itself run as a task, as `state.pendings` holds
+# it. Sample 3's call fails after 0.02 s; the other seven need 0.1 s.
+
+# %%
+async def generate_and_rm(i: int) -> str:
+    await asyncio.sleep(0.02 if i == 3 else 0.1)  # generation, then the reward call
+    if i == 3:
+        raise ConnectionError("sample 3: the reward call failed")
+    return f"sample {i}"
+
+
+async def generate_and_rm_group(group_size: int) -> list[str]:
+    tasks = [asyncio.create_task(generate_and_rm(i)) for i in range(group_size)]
+    return await asyncio.gather(*tasks)
+
+
+group_task = asyncio.create_task(generate_and_rm_group(8))
+await asyncio.gather(group_task, return_exceptions=True)  # until the group's task ends
+siblings = [t for t in asyncio.all_tasks()
+            if t.get_coro().__name__ == "generate_and_rm"]
+print("the group's task ended with", repr(group_task.exception()))
+print(f"samples still generating at that moment: {len(siblings)} of 8")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: failed-group-keeps-generating
+assert isinstance(group_task.exception(), ConnectionError), (
+    f"the group ended with sample 3's own error: {group_task.exception()!r}")
+assert len(siblings) == 7, f"the seven siblings run on after their group failed: {len(siblings)}"
+await asyncio.wait(siblings, timeout=2)  # let them end: nothing left behind
+assert [t.done() and not t.cancelled() for t in siblings] == [True] * 7, "each ran to its end"
+print("✓ the group failed at sample 3's error; its 7 other samples generated on to their end")
+
+# %% [markdown]
+# :::{dropdown} What the run shows
+#
+# The group's task failed with sample 3's own `ConnectionError` (not an `ExceptionGroup`: it
+# is `gather`'s, not a `TaskGroup`'s), and at that moment the seven other samples were still
+# generating, each with about 0.08 s still to go: some 0.56 s of generation spent on a group whose result
+# nobody will read. In slime each of them also holds a permit of `generate_and_rm`'s
+# semaphore (chapter 06) while it generates, so the samples of other groups wait behind them.
+# The group's error comes out of `task.result()` in the rollout loop that chapter 04 quotes.
+# Had the group used a `TaskGroup`, as Exercise 3.1 asks, the seven would have been cancelled
+# and gone before the group's task ended, and the check above would find none still running.
+#
+# :::
+
 
 # %% tags=["remove-input"]
 show_call_site("03b")

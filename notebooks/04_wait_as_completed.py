@@ -7,25 +7,29 @@
 # stop when you have enough, without waiting for the slowest?
 #
 # **You will**
-# 1. find out what `asyncio.wait(..., timeout=...)` does to the work still pending when it
-#    returns;
-# 2. see in what order `as_completed` hands you results;
+# 1. collect the same four requests three ways (`gather`, `asyncio.wait` with a timeout,
+#    `as_completed`) and predict, for each, when the first result is in your hands and what
+#    becomes of the requests still running when it returns;
+# 2. stop those left running: cancel them, then wait for them;
 # 3. build the loop slime's rollout uses: `wait(FIRST_COMPLETED)` over a pending set that is
 #    refilled as work finishes, and measure it against waiting batch by batch;
-# 4. end such a loop cleanly: cancel what is left and wait for it.
+# 4. see what slime's loop leaves running when one group fails.
 #
-# **Needs** chapters 02 and 03 · about 50 minutes
+# **Needs** chapters 02 and 03 · about 45 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. The first cell, folded, imports what the page uses; its
-# `figure_style()` only sets how the plots look.
+# words the chapters share. The first cell, folded, imports what the page uses and defines
+# `request(name, seconds, tl)`, the stand-in for one request: it waits `seconds` and returns
+# its name, and notes its start, its end or its cancellation on `tl`, a `Timeline` (the
+# course's recorder of named moments and spans, which the figures draw).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import math
 import sys
 import time
+import types
 
 import matplotlib.pyplot as plt
 
@@ -34,14 +38,7 @@ from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 
-# %% [markdown]
-# ## One request
-#
-# The stand-in for a request marks when it starts and ends, records its span on a timeline
-# (cancelled spans are drawn grey), and returns its name. `Timeline` is the course's recorder:
-# `tl.mark` notes a moment, `tl.span` a stretch of time, and the figures draw what it holds.
 
-# %%
 async def request(name: str, seconds: float, tl: Timeline):
     tl.mark(f"{name} starts")
     try:
@@ -54,55 +51,123 @@ async def request(name: str, seconds: float, tl: Timeline):
     return name
 
 
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helper that runs each way and prints the table"}
+async def collect_each_way(ways: dict) -> dict[str, dict]:
+    """Each way of collecting on a fresh Timeline: what it returned, when the first result was
+    in hand, and what became of the requests still running when it returned."""
+    rows = {}
+    for way, collect in ways.items():
+        tl = Timeline()
+        handed = await collect(tl)
+        tl.mark("returned")
+        names = tl.names()
+        left = [f"request {i}" for i in range(4) if f"request {i} ends" not in names]
+        mine = [t for t in asyncio.all_tasks() if t.get_coro().__name__ == "request"]
+        if mine:
+            await asyncio.wait(mine, timeout=2)
+        at = {e.name: e.at for e in tl.events}
+        first = min([at[n] for n in at if n.startswith("handled")] or [at["returned"]])
+        names = tl.names()
+        fate = {n: ("cancelled" if f"{n} cancelled" in names else "ran to its end") for n in left}
+        rows[way] = {"handed": handed, "first": first, "left": fate, "tl": tl}
+    print(f"{'way':<18} {'first result in hand':>21}  {'handed back':<44} still running then")
+    for way, row in rows.items():
+        handed = ", ".join(h.removeprefix("request ") for h in row["handed"])
+        left = "; ".join(f"{n.removeprefix('request ')} ({f})" for n, f in row["left"].items())
+        print(f"{way:<18} {row['first']:>19.2f} s  {'requests ' + handed:<44} {left or 'none'}")
+    return rows
+
+
 # %% [markdown]
-# ## Predict: what do the slow requests do once `wait` has timed out?
+# ## Predict: what does each way of collecting hand you, and when?
 #
-# `asyncio.wait(tasks, timeout=0.05)` returns two sets, `done` and `pending`. Below, one
-# request takes 0.02 s and two take 0.12 and 0.15 s. Predict what the two slow requests are
-# doing once `wait` has returned: have they been stopped, or are they still running?
+# Four requests take 0.16, 0.14, 0.06 and 0.04 s, started in that order. The cell below
+# collects a fresh set of four three ways: with `gather` (chapter 03); with
+# `asyncio.wait(tasks, timeout=0.1)`, which returns two sets of tasks, `done` and `pending`;
+# and with `asyncio.as_completed(tasks)`, which gives you as many awaitables as there are
+# {term}`tasks <task>`, each returning a result when awaited, here one per turn of a `for`
+# loop. The helper `collect_each_way` (folded above) runs each way on its own four requests
+# and prints one row per way: when the first result was in your hands, what you were handed,
+# and what became of the requests still running when the call returned.
+#
+# Predict the `wait` row before you open the answer: which requests are in `done`, and are
+# the two in `pending` stopped when `wait` returns, or do they run on?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl = Timeline()
-tasks = {asyncio.create_task(request(f"request {i}", s, tl))
-         for i, s in enumerate([0.02, 0.12, 0.15])}
-done, pending = await asyncio.wait(tasks, timeout=0.05)
-tl.mark("wait returned")
-cancelled_right_after = [t.cancelled() for t in pending]
-running_right_after = [not t.done() for t in pending]
-print("done:", sorted(t.result() for t in done), "| pending:", len(pending))
-print("the pending ones right after wait: cancelled", cancelled_right_after,
-      "| still running", running_right_after)
+def start_four(tl: Timeline) -> list[asyncio.Task]:
+    return [asyncio.create_task(request(f"request {i}", s, tl))
+            for i, s in enumerate([0.16, 0.14, 0.06, 0.04])]
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-await asyncio.wait(pending, timeout=2)  # let the two end before going on
-print(tl.names())
-assert running_right_after == [True, True]
-assert len(done) == 1 and len(pending) == 2
-assert cancelled_right_after == [False, False], "wait(timeout=...) cancels nothing"
-assert tl.order("wait returned", "request 1 ends") and tl.order("wait returned", "request 2 ends")
-assert "request 1 cancelled" not in tl.names()
-print("✓ wait(timeout=...) returned with two pending, cancelled nothing, and both ran to the end")
+
+async def with_gather(tl: Timeline) -> list[str]:
+    return await asyncio.gather(*start_four(tl))
+
+
+async def with_wait(tl: Timeline) -> list[str]:
+    done, pending = await asyncio.wait(start_four(tl), timeout=0.1)
+    return sorted(task.result() for task in done)  # done is a set: it has no order
+
+
+async def with_as_completed(tl: Timeline) -> list[str]:
+    handled = []
+    for next_done in asyncio.as_completed(start_four(tl), timeout=2):
+        handled.append(await next_done)
+        tl.mark(f"handled {handled[-1]}")
+    return handled
+
+
+rows = await collect_each_way({"gather": with_gather, "wait(timeout=0.1)": with_wait,
+                               "as_completed": with_as_completed})
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: as-completed-yields-in-finishing-order
+assert rows["as_completed"]["handed"] == ["request 3", "request 2", "request 1", "request 0"], (
+    "as_completed handed the results over in finishing order")
+assert rows["as_completed"]["tl"].order("handled request 3", "request 0 ends"), (
+    "the first result was handled while the slowest still ran")
+assert rows["gather"]["handed"] == [f"request {i}" for i in range(4)] and not rows["gather"]["left"]
+assert rows["wait(timeout=0.1)"]["handed"] == ["request 2", "request 3"]
+assert rows["wait(timeout=0.1)"]["left"] == {"request 0": "ran to its end", "request 1": "ran to its end"}, (
+    "wait(timeout=...) cancels nothing: the two pending requests ran to their end")
+first = {way: row["first"] for way, row in rows.items()}
+assert first["as_completed"] < first["wait(timeout=0.1)"] < first["gather"], first
+print("✓ first result in hand: as_completed, then wait, then gather; as_completed in finishing order;",
+      "wait left two requests running, and they ran to their end")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The timeout limits how long *you* wait, not how long the work runs. When `wait` returns,
-# the slow requests are still in flight, and they run to their end unless someone cancels
-# them. `asyncio.wait_for(aw, timeout)` and `asyncio.timeout()` are different: on timeout they
-# *do* cancel what they wrap (chapter 05). If you want the pending ones stopped after `wait`,
-# say so: cancel them, then await them so their cleanup runs before you go on.
+# `wait` returned at its timeout with requests 2 and 3 in `done` and requests 0 and 1 in
+# `pending`, and those two ran to their end (the last column): the timeout limits how long
+# *you* wait, not how long the work runs. `asyncio.wait_for(aw, timeout)` and
+# `asyncio.timeout()` are different: on timeout they *do* cancel what they wrap (chapter 05).
+# `done` is a set, with no order; `with_wait` sorts it.
+#
+# The other two rows differ in when you get something. `gather` hands back everything at once,
+# in argument order, when the slowest is done. The awaitables `as_completed` hands out are not
+# tied to one task each: the first one you await gives the first result to finish, the second
+# the second, and so on, whatever the tasks' order in the list (here the reverse of it). Each
+# `await` returns as soon as that result exists, so the first result was in hand after about
+# 0.04 s while request 0 still had 0.12 s to go. Handling (logging, scoring, updating a
+# progress bar) starts with the first result instead of the last.
+#
+# Two details of `as_completed`. The loop passes `timeout=2` so it cannot hang; on timeout
+# `as_completed` raises `TimeoutError` but, like `wait`, does not cancel anything. And a plain
+# `for` loop over it gets *new* coroutines, not your tasks, so put in each result what tells
+# you which job it was: here the name. Python 3.13 added `async for`, which gives back the
+# tasks themselves (the note below).
 #
 # :::
 #
-# The cell below runs the same three requests, waits 0.05 s, calls `cancel()` on each
-# pending task, then awaits them; the printed
-# names show which requests ended and which were cancelled.
+# ## How do you stop the ones still running?
+#
+# The `pending` set that `wait` returns is yours to deal with. The cell below runs the `wait`
+# row again, then calls `cancel()` on each pending task and awaits them; the printed marks show
+# which requests ended, which were cancelled, and where "pending cancelled and awaited" falls.
 
 # %%
 tl = Timeline()
-tasks = {asyncio.create_task(request(f"request {i}", s, tl))
-         for i, s in enumerate([0.02, 0.12, 0.15])}
-done, pending = await asyncio.wait(tasks, timeout=0.05)
+done, pending = await asyncio.wait(start_four(tl), timeout=0.1)
 for task in pending:
     task.cancel()
 await asyncio.gather(*pending, return_exceptions=True)
@@ -113,60 +178,14 @@ print(tl.names())
 # claim: cancel-then-await-stops-pending
 assert all(t.cancelled() for t in pending)
 assert tl.order("request 1 cancelled", "pending cancelled and awaited")
-assert not any(n in tl.names() for n in ("request 1 ends", "request 2 ends"))
+assert not any(n in tl.names() for n in ("request 0 ends", "request 1 ends"))
 print("✓ the pending requests were cancelled and had finished their cleanup before we went on")
 
 # %% [markdown]
-# ## Handling results with `as_completed`
-#
-# `gather` (chapter 03) returns everything at once, in argument order, when the slowest is
-# done. `asyncio.as_completed(tasks)` gives you as many awaitables as there are
-# {term}`tasks <task>`, and each returns a result when awaited. Below, four requests take 0.16, 0.12, 0.08 and 0.04 s, and the loop handles each
-# result as its `await` returns. The list holds them slowest first. Predict: in what order are
-# the results handled, and would it change if the list held them in another order?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl = Timeline()
-durations = [0.16, 0.12, 0.08, 0.04]
-started = time.monotonic()
-tasks = [asyncio.create_task(request(f"request {i}", d, tl))
-         for i, d in enumerate(durations)]
-handled: list[str] = []
-first_handled_after = None
-for next_done in asyncio.as_completed(tasks, timeout=2):
-    name = await next_done
-    first_handled_after = first_handled_after or time.monotonic() - started
-    tl.mark(f"handled {name}")
-    handled.append(name)
-
-print("handled in this order:", handled)
-print(f"first result handled after {first_handled_after:.3f} s;",
-      f"the slowest took {max(durations)} s")
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: as-completed-yields-in-finishing-order
-assert handled == ["request 3", "request 2", "request 1", "request 0"], "handled in finishing order"
-assert tl.order("handled request 3", "request 0 ends"), "the first result is handled while the slowest still runs"
-print("✓ results were handled in finishing order, the first while the slowest still ran")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# The awaitables `as_completed` hands out are not tied to one task each: the first one you await
-# gives the first result to finish, the second the second, and so on, whatever the tasks' order
-# in the list (here the reverse of it). Each `await` returns as soon as that result exists, not
-# once all of them are done. Look at the
-# last line of the answer: the first result was handled after about 0.04 s, while the slowest
-# request still had 0.12 s to go. Handling (logging, scoring, updating a progress bar) starts
-# with the first result instead of the last.
-#
-# Two details. The loop passes `timeout=2` so it cannot hang; on timeout `as_completed`
-# raises `TimeoutError` but, like `wait`, does not cancel anything. And a plain `for` loop over
-# it gets *new* coroutines, not your tasks, so put in each result what tells you which job it
-# was: here the name. Python 3.13 added `async for`, which gives back the tasks themselves
-# (the note below).
-#
-# :::
+# `cancel()` only asks; awaiting the cancelled tasks (here with `gather`, which with
+# `return_exceptions=True` hands back their `CancelledError`s instead of raising one) is what
+# lets each one's cleanup run, its "cancelled" mark, before the next line. Chapter 05 looks at
+# what a cancel does inside the task.
 
 # %% [markdown]
 # :::{dropdown} Going further: `as_completed` gives back your own tasks (Python 3.13)
@@ -201,20 +220,63 @@ else:
     assert same_objects == [False, False] and results == ["request 1", "request 0"]
 
 # %% [markdown]
-# ## A rollout loop: `wait(FIRST_COMPLETED)` and refill
+# ## Measure: how long does each way take to keep 8 groups?
 #
 # An RL rollout needs a batch of good sample groups. Some groups come back useless (for
 # example every sample got the same reward) and are dropped, so the rollout cannot know in
-# advance how many groups to start. slime solves this with a loop:
+# advance how many groups to start. Below are two ways to keep 8 groups with at most 4 in
+# flight at once (call those 4 places *slots*):
 #
-# 1. top up the pending set until enough groups are in flight;
-# 2. `done, pending = await asyncio.wait(pending, return_when=FIRST_COMPLETED)`;
-# 3. handle each finished group (keep it or drop it) and go back to 1, until the batch is full.
+# - `rollout_batched`: start 4 groups, `gather` them, keep the good ones, repeat;
+# - `rollout_refill`: keep a pending set of 4 tasks; `asyncio.wait(pending,
+#   return_when=asyncio.FIRST_COMPLETED)` returns as soon as at least one of them is done;
+#   handle each finished group (keep it or drop it), top the set up again, and go round until
+#   8 are kept; its `finally` cancels and awaits what is left, as in the section before.
 #
-# Each approach below may have 4 groups in flight at once: call those 4 places *slots*.
-# `draw_runs` (folded below) draws the two runs for the answer, one lane per slot.
+# Groups 0, 4, 8, ... take 0.12 s, the others 0.03 s, and the filter drops groups 3, 7, 11,
+# .... The folded cell defines `group(group_id, tl)` (one group), `keep_group(group_id)` (the
+# filter), `IN_FLIGHT` (4) and `TARGET` (8), and `time_both()`, which runs the two rollouts in
+# turn, three times each, and keeps each one's best time; `occupied_share(tl)` gives the share
+# of the 4 slots' time (first start to last end) that held a group, and `draw_runs` draws the
+# two runs, one lane per slot.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the groups, the timing and the plotting code"}
+DURATIONS = [0.12, 0.03, 0.03, 0.03]
+IN_FLIGHT = 4
+TARGET = 8
+
+
+def group_duration(group_id: int) -> float:
+    return DURATIONS[group_id % len(DURATIONS)]
+
+
+def keep_group(group_id: int) -> bool:
+    """The stand-in for slime's dynamic filter: every fourth group is useless."""
+    return group_id % 4 != 3
+
+
+async def group(group_id: int, tl: Timeline) -> int:
+    """One group of samples: a request on the timeline; returns its id."""
+    await request(f"group {group_id}", group_duration(group_id), tl)
+    return group_id
+
+
+last_run: dict[str, tuple[list[int], Timeline]] = {}  # name -> (kept, timeline)
+
+
+async def one_rollout(name: str) -> None:
+    """One run of a rollout, bounded, keeping what it kept and its timeline."""
+    rollout = {"batched": rollout_batched, "refill": rollout_refill}[name]  # the two cells below
+    tl = Timeline()
+    last_run[name] = (await asyncio.wait_for(rollout(tl), timeout=3), tl)
+
+
+async def time_both():
+    """The two rollouts in turn, three times each: each one's best time."""
+    return await ainterleaved({"batched": lambda: one_rollout("batched"),
+                               "refill": lambda: one_rollout("refill")}, k=3)
+
+
 def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
     """The groups' spans, each moved to the first slot free when it started (a group the filter
     drops drawn as failed), and where to write each group's id."""
@@ -252,49 +314,13 @@ def draw_runs(batched_tl: Timeline, refill_tl: Timeline, batched_elapsed: float,
     top.set_xlabel("")
 
 
-# %% [markdown]
-# Below, groups 0, 4, 8, ... take 0.12 s, the others 0.03 s, and the filter drops groups 3, 7,
-# 11, .... The folded cell defines `group(group_id, tl)` (one group), `keep_group(group_id)`
-# (the filter), `IN_FLIGHT` (4 groups in flight at most), `TARGET` (8 groups to keep) and
-# `time_both()`, which times the two cells after it. The first is the simpler "start 4, gather
-# them, repeat" approach, the second the loop above. Predict roughly how long each approach
-# takes to keep 8 groups.
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the groups and the harness"}
-DURATIONS = [0.12, 0.03, 0.03, 0.03]
-IN_FLIGHT = 4
-TARGET = 8
-
-
-def group_duration(group_id: int) -> float:
-    return DURATIONS[group_id % len(DURATIONS)]
-
-
-def keep_group(group_id: int) -> bool:
-    """The stand-in for slime's dynamic filter: every fourth group is useless."""
-    return group_id % 4 != 3
-
-
-async def group(group_id: int, tl: Timeline) -> int:
-    """One group of samples: a request on the timeline; returns its id."""
-    await request(f"group {group_id}", group_duration(group_id), tl)
-    return group_id
-
-
-last_run: dict[str, tuple[list[int], Timeline]] = {}  # name -> (kept, timeline)
-
-
-async def one_rollout(name: str) -> None:
-    """One run of a rollout, bounded, keeping what it kept and its timeline."""
-    rollout = {"batched": rollout_batched, "refill": rollout_refill}[name]  # the two cells below
-    tl = Timeline()
-    last_run[name] = (await asyncio.wait_for(rollout(tl), timeout=3), tl)
-
-
-async def time_both():
-    """The two rollouts in turn, three times each: each one's best time."""
-    return await ainterleaved({"batched": lambda: one_rollout("batched"),
-                               "refill": lambda: one_rollout("refill")}, k=3)
+def occupied_share(tl: Timeline, kept_only: bool = False) -> float:
+    """The groups' time over the 4 slots' time, first start to last end; with kept_only,
+    only the groups that were kept (not dropped by the filter, not cancelled)."""
+    spans = [s for s in tl.spans if not kept_only or (
+        s.label.startswith("group") and s.state == "running"
+        and keep_group(int(s.label.split()[1])))]
+    return sum(s.duration for s in spans) / (IN_FLIGHT * tl.total())
 
 
 # %%
@@ -332,14 +358,23 @@ async def rollout_refill(tl: Timeline) -> list[int]:
         await asyncio.gather(*pending, return_exceptions=True)
 
 
+# %% [markdown]
+# The answer prints one row per way: its time, the share of slot time that held a group, and
+# the share that held a group that was kept. Predict both rows.
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 runs = await time_both()  # each rollout three times, in turn; each one's best time
 batched_elapsed, refill_elapsed = runs.best("batched"), runs.best("refill")
 batched_kept, batched_tl = last_run["batched"]
 refill_kept, refill_tl = last_run["refill"]
+occupied = {"batched": occupied_share(batched_tl), "refill": occupied_share(refill_tl)}
+on_kept = {"batched": occupied_share(batched_tl, kept_only=True),
+           "refill": occupied_share(refill_tl, kept_only=True)}
 
-print(f"batches of {IN_FLIGHT} + gather: {batched_elapsed:.3f} s, kept {batched_kept}")
-print(f"wait(FIRST_COMPLETED) + refill: {refill_elapsed:.3f} s, kept {refill_kept}")
+for name, elapsed, kept in (("batched", batched_elapsed, batched_kept),
+                            ("refill", refill_elapsed, refill_kept)):
+    print(f"{name:<8} {elapsed:.3f} s | slots holding a group {occupied[name]:.0%},",
+          f"a kept group {on_kept[name]:.0%} | kept {kept}")
 draw_runs(batched_tl, refill_tl, batched_elapsed, refill_elapsed)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -356,6 +391,8 @@ assert batched_elapsed >= 0.95 * batched_floor, "each batch waited for its slowe
 assert refill_elapsed < 0.75 * batched_elapsed, "the refill loop does not wait for each batch's slowest"
 assert any(s.state == "cancelled" for s in refill_tl.spans), "leftover groups were cancelled at the end"
 print("✓ the refill loop kept as many groups in less time, never above the limit")
+assert occupied["refill"] >= 1.2 * occupied["batched"], "the refill loop kept its slots occupied longer"
+print("✓ the refill loop kept its slots occupied a larger share of the time")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -368,52 +405,18 @@ print("✓ the refill loop kept as many groups in less time, never above the lim
 # The chart shows it: each lane is one slot, each group is drawn in the first slot free when
 # it started, and each bar carries its group's id. Orange marks the groups the filter dropped,
 # grey the groups cancelled when the batch was full. In the top panel each slot that ran a fast
-# group stays empty until its batch's slow group ends; in the bottom panel a freed slot gets a
-# new group at once. That is also why the refill list of kept groups is not in id order.
+# group stays empty until its batch's slow group ends, so the slots hold a group a little under
+# half of the time; in the bottom panel a freed slot gets a new group at once, and all four stay
+# occupied. That is also why the refill list of kept groups is not in id order.
+#
+# The second share leaves out what was thrown away. Both runs drop every fourth group, and the
+# refill loop also cancels the groups still in flight when the batch is full, yet it still puts
+# nearly twice the batches' share of slot time into kept groups: its idle time saved is far
+# larger than that waste.
 #
 # Each time printed is that approach's best of three runs, the two run in turn, so a busy
 # moment on the machine slows both alike; the check compares the two times, not a fixed number
 # of seconds.
-#
-# :::
-#
-# ## Measure: how much of the 4 slots' time goes to groups that are kept
-#
-# The chart shows how full the slots were in each run. Part of that time went to groups the
-# filter dropped (orange) and to groups cancelled at the end (grey). From the first group's start
-# to the last group's end, what share of the 4 slots' time held a group that was kept, in each
-# run? Predict both shares, as percentages.
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-def occupied_share(tl: Timeline, kept_only: bool = False) -> float:
-    """The groups' time over the 4 slots' time, first start to last end; with kept_only,
-    only the groups that were kept (not dropped by the filter, not cancelled)."""
-    spans = [s for s in tl.spans if not kept_only or (
-        s.label.startswith("group") and s.state == "running"
-        and keep_group(int(s.label.split()[1])))]
-    return sum(s.duration for s in spans) / (IN_FLIGHT * tl.total())
-
-
-occupied = {"batched": occupied_share(batched_tl), "refill": occupied_share(refill_tl)}
-on_kept = {name: occupied_share(t, kept_only=True)
-           for name, t in (("batched", batched_tl), ("refill", refill_tl))}
-for name in occupied:
-    print(f"{name}: {occupied[name]:.0%} of slot time holds a group,",
-          f"{on_kept[name]:.0%} holds a group that is kept")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert occupied["refill"] >= 1.2 * occupied["batched"]
-print("✓ the refill loop kept its slots occupied a larger share of the time")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# The refill loop puts about twice the batches' share of slot time into kept groups. The first
-# share on each line counts every group: the batches leave the slots empty for about half of
-# the time, because a slot that finished a fast group waits for its batch's slow group; the
-# refill loop keeps all four occupied. The second share leaves out what was thrown away. Both
-# runs drop every fourth group, and the refill loop also cancels the groups still in flight
-# when the batch is full, yet its idle time saved is far larger than that waste.
 #
 # :::
 
@@ -1025,14 +1028,83 @@ finally:
 # `task.result()` and no `try` around it, so one sample that raises ends
 # `generate_rollout_async` before the abort step, and the other groups stay in the pending set,
 # still generating on the background loop. The `finally` of `rollout_refill`, which your
-# `first_results` needs too, is what that loop lacks. The
-# [source inventory](../book/reference/inventory.md) lists every `asyncio.wait` and `as_completed` in
-# slime.
+# `first_results` needs too, is what that loop lacks; the run after the first quote counts what
+# it leaves behind. The [source inventory](../book/reference/inventory.md) lists every
+# `asyncio.wait` and `as_completed` in slime.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("04")
+
+# %% [markdown]
+# ### A run: one group fails in a rollout of 32
+#
+# A model of the first quote and of `abort`, written for this page. With
+# `--rollout-batch-size 32` (a common value in slime's example scripts) the loop has submitted
+# at least 32 groups before its first `wait`; here exactly 32. Group 5 fails after 0.02 s (one
+# of its samples raised, as in chapter 03's run); the others need 0.1 s. The folded cell holds
+# `generate_and_rm_group(group_id)`, one group, and our `abort(state)`, which keeps the two
+# steps of slime's `abort` we can model: it sets `state.aborted` and drains the pending set.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the models of a group and of abort()"}
+async def generate_and_rm_group(group_id: int) -> int:
+    await asyncio.sleep(0.02 if group_id == 5 else 0.1)
+    if group_id == 5:
+        raise ConnectionError("group 5: a sample's reward call failed")
+    return group_id
+
+
+async def abort(state) -> None:
+    state.aborted = True
+    while state.pendings:
+        _, state.pendings = await asyncio.wait(state.pendings, return_when=asyncio.FIRST_COMPLETED)
+
+
+# %%
+async def generate_rollout_async(state, target: int) -> list[int]:
+    data = []
+    while len(data) < target:
+        done, state.pendings = await asyncio.wait(
+            state.pendings, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            data.append(task.result())  # no try around it, as in slime
+    await abort(state)
+    return data
+
+
+state = types.SimpleNamespace(aborted=False, pendings=set())
+state.pendings = {asyncio.create_task(generate_and_rm_group(g)) for g in range(32)}
+try:
+    await generate_rollout_async(state, target=32)
+except ConnectionError as exc:
+    print("the rollout raised:", exc)
+still = [task for task in state.pendings if not task.done()]
+print(f"abort ran: {state.aborted} | groups still generating: {len(still)} of 32")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: failed-rollout-skips-the-abort
+assert not state.aborted, "the error left generate_rollout_async before its abort step"
+assert len(still) == 31, f"the 31 other groups were still generating: {len(still)}"
+await asyncio.wait(still, timeout=2)  # let them end: nothing left behind
+assert [t.done() and not t.cancelled() for t in still] == [True] * 31, "each ran to its end"
+print("✓ the rollout raised with 31 groups still generating; no abort ran, and all 31 ran to their end")
+
+# %% [markdown]
+# :::{dropdown} What the run shows
+#
+# The rollout raised group 5's error at once, the abort step never ran, and 31 groups were
+# still generating. They all ran to their end, 0.08 s more each, for a rollout that had
+# already failed; in slime that is 31 groups of samples (248 generation requests with
+# `--n-samples-per-prompt 8`) that the servers go on generating. And since `GenerateState` is
+# one object for the process (its metaclass is a singleton) and the `state.reset()` at the end
+# of `generate_rollout_async` is skipped too, the set still holds those tasks afterwards: a
+# later `generate_rollout_async` in the same process would start with them in its pending set.
+# With the loop in a `try` whose `finally` calls `abort`, as `rollout_refill` does with its
+# cancels, the check above would find the abort run and no group left generating.
+#
+# :::
+
 
 # %% tags=["remove-input"]
 show_call_site("04b")
