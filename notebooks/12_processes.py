@@ -130,7 +130,7 @@ CHUNKS = 1200
 sequential = [burn(CHUNKS), burn(CHUNKS)]
 
 with ThreadPoolExecutor(max_workers=2) as threads:
-    on_threads = [f.result() for f in [threads.submit(burn, CHUNKS) for _ in range(2)]]
+    on_threads = [f.result(timeout=120) for f in [threads.submit(burn, CHUNKS) for _ in range(2)]]
 
 # Linux: each process pins itself to its own CPU.
 pinned = len(CPUS) >= 2 and hasattr(os, "sched_setaffinity")
@@ -320,10 +320,9 @@ else:
 # %% [markdown]
 # ## What `spawn` sends a worker
 #
-# A pool sends its worker the function to run by pickling it, and a `spawn` worker is a fresh
-# interpreter. Below, a function is defined in this notebook, and a `spawn` pool of one worker
-# runs `square_in_notebook(7)`; the pool's `initializer`, `send_stderr_to`, points the
-# worker's stderr at a log file the check reads. Predict: what does the parent see?
+# Below, a function is defined in this notebook, and a `spawn` pool of one worker runs
+# `square_in_notebook(7)`; the pool's `initializer`, `send_stderr_to`, points the worker's
+# stderr at a log file the check reads. Predict: does the parent get 49?
 
 # %%
 def square_in_notebook(x: int) -> int:
@@ -346,7 +345,8 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
 # :::{dropdown} Why
 #
 # The parent gets an exception that says only that a worker died (`BrokenProcessPool`, the
-# traceback's last line), not why. {term}`Pickling <pickling>` writes a function as its module
+# traceback's last line), not why. A pool sends its worker the function to run by pickling it,
+# and a `spawn` worker is a fresh interpreter. {term}`Pickling <pickling>` writes a function as its module
 # and name, not its code: here `__main__` and `square_in_notebook` (the check below prints the
 # bytes). Pickling worked in the parent, and the worker failed while *unpickling* the task,
 # because its own `__main__`, a fresh interpreter's, has no `square_in_notebook`. That cause is
@@ -407,7 +407,8 @@ print("✓ starmap returned the counts in the order of the ranges")
 
 # %% [markdown]
 # The executor below gets three calls, submitted in this order: `slow` sleeps 0.3 s, `fast`
-# 0.02 s, and `broken` raises at once. Predict the order in which `as_completed` yields them.
+# 0.02 s, and `broken` raises at once. Predict the order in which `as_completed` yields them:
+# in particular, does `broken`, the call that takes no time, come first?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with ProcessPoolExecutor(max_workers=2, mp_context=SPAWN) as executor:
@@ -1011,7 +1012,8 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 # slime crosses the process boundary in four places, quoted below in this order: the SGLang
 # servers it launches itself, the checkpoint converter's pool, `exec_command` for shell
 # commands, and the router that spreads the rollout's requests over the servers. For each,
-# look at which start method it names, if any.
+# look at which start method it names, if any; after the router, a run shows what its start
+# method can cost.
 #
 # Every other process and subprocess site is listed in the
 # [source inventory](../book/reference/inventory.md).
@@ -1029,3 +1031,77 @@ show_call_site("12b")
 
 # %% tags=["remove-input"]
 show_call_site("12d")
+
+# %% [markdown]
+# **What the router's `fork` copies.** `_start_router` names no start method, so on Linux
+# before Python 3.14 the router process is a `fork` of the rollout manager, a process that
+# already runs other threads. A model of that moment: a thread of this kernel takes a lock and
+# keeps it for 0.3 s; a `fork` child started during that time asks for the same lock, and a
+# second one is forked after the thread has let go. Each child waits at most 1 s, and its exit
+# status says whether it got the lock. As in `_start_router`, the parent looks at
+# `is_alive()` a moment after the start. Predict: which of the two children gets the lock?
+
+# %%
+import threading
+import time
+
+FORK = multiprocessing.get_context("fork")
+lock = threading.Lock()
+held = threading.Event()
+
+
+def hold_the_lock() -> None:  # another thread of the parent, busy for 0.3 s
+    with lock:
+        held.set()
+        time.sleep(0.3)
+
+
+def take_the_lock() -> None:  # the forked child: exit status 0 if it got the lock
+    sys.exit(0 if lock.acquire(timeout=1) else 1)
+
+
+holder = threading.Thread(target=hold_the_lock)
+holder.start()
+held.wait(timeout=5)
+during = FORK.Process(target=take_the_lock)
+during.start()
+time.sleep(0.5)  # _start_router sleeps 3 s, then asserts is_alive()
+alive_after_the_sleep = during.is_alive()
+holder.join(timeout=5)
+after = FORK.Process(target=take_the_lock)
+after.start()
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+for child in (during, after):
+    child.join(timeout=5)
+print("is_alive() 0.5 s after the first child's start:", alive_after_the_sleep)
+print("forked while the thread held the lock:", "got it" if during.exitcode == 0 else "gave up after 1 s")
+print("forked after the thread had let go:   ", "got it" if after.exitcode == 0 else "gave up after 1 s")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-fork-copies-a-held-lock
+assert not holder.is_alive() and not during.is_alive() and not after.is_alive(), "bounded joins"
+assert after.exitcode == 0, f"a child forked after the release should get the lock: {after.exitcode}"
+assert during.exitcode == 1, (
+    "a child forked while another thread held the lock gets a copy of a held lock that no "
+    f"thread of the child will release: it should give up after 1 s, got exit status {during.exitcode}")
+assert alive_after_the_sleep, "the stuck child is alive: is_alive() does not tell stuck from working"
+during.close()  # a Process object keeps a pipe to its child until close()
+after.close()
+print("✓ the child forked during the hold never got the lock, and looked alive while stuck")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# `fork` copies the parent's memory, every lock in the state it is in at that instant, but
+# only the thread that called `fork`. The lock the child got was a copy of a *held* lock, and
+# the thread that would have released it does not exist in the child: the parent's thread let
+# go of its own copy 0.3 s after taking it, which changes nothing in the child. The child
+# forked after the release copied a free lock. Our child waited with a timeout of 1 s; code
+# that takes a lock without one, as most code does, waits for ever, and `is_alive()` after
+# slime's 3 s sleep says `True` for such a child as it does for a working router: the check
+# catches a router that dies at once, not one that is stuck. Whether a lock is held when the
+# rollout manager forks depends on what its other threads are doing at that instant; `spawn`,
+# which the SGLang servers use, starts a fresh interpreter and copies no lock.
+#
+# :::

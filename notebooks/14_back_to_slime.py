@@ -28,6 +28,12 @@
 # **Platform** Linux or macOS: the experiments use signals and zombie processes, which
 # Windows does not have.
 
+# %% [markdown]
+# The two folded cells below hold the imports (among them `lab_snippets.agent_sim`, the
+# course's stand-in agent) and two instruments: `harness_children()` lists this kernel's
+# harness child processes, zombies included, and `is_running(child)` says whether a child has
+# neither exited nor become a zombie.
+
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import os
@@ -1088,3 +1094,95 @@ show_call_site("14f")
 from lab_snippets.sites import show_call_site
 
 show_call_site("14")
+
+# %% [markdown]
+# **What the five-second poll costs.** `_await_done_marker` (quoted after step 4) sleeps 5 s,
+# then asks the sandbox whether the agent's exit-code marker exists, and again until the
+# deadline. Between the agent's end and the look that finds the marker, the sample waits with
+# its sandbox still up. A model: the same loop, with the 5 s scaled down to 0.1 s and a file
+# in a temporary folder for the marker, watches eight agents that finish at different moments;
+# beside it, a wait that is woken by the marker being written (as `proc.wait()` is woken by a
+# child's end). Predict: how long after its agent has finished does the loop return, on
+# average, as a share of the interval?
+
+# %%
+import tempfile
+
+POLL = 0.1  # slime's 5 s, scaled down 50 times
+
+
+async def await_done_marker(marker: str, budget: float) -> int:
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline:
+        await asyncio.sleep(POLL)
+        if os.path.exists(marker):
+            with open(marker) as done:
+                return int(done.read())
+    return BUDGET_EXCEEDED
+
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the agents and the two watchers"}
+# Eight agents: each writes its marker after its own time, and sets an event as it does.
+FINISH = [0.03, 0.17, 0.24, 0.31, 0.49, 0.55, 0.62, 0.86]
+lag = {"poll": [], "woken": []}
+
+
+async def agent(marker: str, seconds: float, written: asyncio.Event) -> float:
+    await asyncio.sleep(seconds)
+    with open(marker, "w") as done:
+        done.write("0")
+    written.set()
+    return time.monotonic()
+
+
+async def watch(marker: str, seconds: float) -> None:
+    written = asyncio.Event()
+    finishing = asyncio.create_task(agent(marker, seconds, written))
+    polled = asyncio.create_task(await_done_marker(marker, budget=5))
+    await asyncio.wait_for(written.wait(), timeout=5)
+    woken_at = time.monotonic()
+    exit_code = await asyncio.wait_for(polled, timeout=6)
+    finished_at = await finishing
+    lag["poll"].append(time.monotonic() - finished_at)
+    lag["woken"].append(woken_at - finished_at)
+    assert exit_code == 0
+
+
+with tempfile.TemporaryDirectory() as folder:
+    async with asyncio.timeout(10):
+        await asyncio.gather(*(watch(os.path.join(folder, f"agent{k}.done"), s)
+                               for k, s in enumerate(FINISH)))
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+print("agent finished at   lag of the 0.1 s poll   lag of a wait woken by the marker")
+for finished, polled, woken in zip(FINISH, lag["poll"], lag["woken"], strict=True):
+    print(f"{finished:17.2f} s {polled:19.3f} s {woken:22.4f} s")
+mean_poll, mean_woken = (sum(lag[k]) / len(FINISH) for k in ("poll", "woken"))
+print(f"mean: the poll {mean_poll:.3f} s ({mean_poll / POLL:.0%} of the interval), "
+      f"the woken wait {mean_woken:.4f} s")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-poll-answers-half-an-interval-late
+assert mean_poll >= 0.25 * POLL, (
+    f"a loop that looks every {POLL} s finds a finished agent late by about half the interval: "
+    f"the mean lag was {mean_poll:.3f} s")
+assert mean_woken * 5 < mean_poll, (
+    f"a wait woken by the marker answers at once: {mean_woken:.4f} s against the poll's {mean_poll:.3f} s")
+print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on average; "
+      f"the woken wait {mean_poll / max(mean_woken, 1e-6):.0f} times sooner")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# An agent finishes at any moment between two looks, so the loop finds it, on average, half
+# an interval later (the table's mean; a machine busy with other work moves each row a little,
+# not the mean), and never sooner than one interval after the loop started. In slime the
+# interval is 5 s: each finished agent keeps its sandbox up about 2.5 s longer on average, up
+# to 5 s, and a harness step lasts at least 5 s. Against an agent budget of minutes that is
+# small, and slime pays it on purpose: the docstring of `_await_done_marker` says the short
+# polls keep the sandbox alive against idle garbage collection while the detached command
+# runs. Our `run_harness` polls too (every 0.02 s), to keep slime's shape; a step that owns
+# its child process can instead wait on the child itself, as Exercise 14.1 asks, and is woken
+# at the child's end.
+#
+# :::
