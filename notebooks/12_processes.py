@@ -60,10 +60,10 @@ WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
 print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
 
 # %% [markdown]
-# Every process in this chapter is started with the `spawn` start method (the three methods
-# are compared below), and every worker function comes from `lab_snippets.proc_workers`.
+# Every pool here starts its workers with `spawn` (the three start methods are compared
+# below), and every worker function comes from `lab_snippets.proc_workers`.
 #
-# ## Predict: does a worker process change the list you hand it?
+# ## Does a worker process change the list you hand it?
 #
 # A thread that appends to a list you hand it changes *your* list. Predict what `shared` holds
 # after a thread and then a process have each appended to it (`append_and_return(items, value)`
@@ -112,7 +112,7 @@ print("✓ the thread appended to the parent's list; the process only to its own
 #
 # `burn(chunks)` does pure-Python arithmetic in small chunks and reads the clock after each.
 # When two readings are more than a millisecond apart, the code was *not running* in
-# between: another thread held the GIL, or the operating system ran something else. So each
+# between: something else ran instead. So each
 # call returns its **running intervals**, and we can ask a precise question: did two workers
 # ever execute at the same instant?
 #
@@ -142,14 +142,12 @@ with SPAWN.Pool(processes=2) as pool:
 # %% [markdown]
 # ## Measure: when was each thread, and each process, executing
 #
-# The running intervals answer the question directly. `print_table` (in the instruments' fold
-# below)
-# gives, for each run, its wall time (from its first job's start to its last job's end, so the
-# processes' start-up is not counted), the share of that time each job was executing and the
-# share during which *both* were. It also gives the CPU seconds the jobs received (`CPU s`) and
-# each run's **cores' worth**: those CPU seconds per second of wall time, so 1 means one core
-# kept busy all the time and 2 means two. `draw_running` draws the same intervals: one bar for each stretch during which a
-# worker was executing, and a title with the share of the time both were.
+# `print_table` (folded below) gives, for each run, its wall time (from its
+# first job's start to its last job's end, so the processes' start-up is not counted), the
+# share of it each job was executing and the share during which *both* were, the CPU seconds
+# the jobs received (`CPU s`), and the **cores' worth**: CPU seconds per second of wall time
+# (1 means one core kept busy all the time). `draw_running` draws one bar for each stretch
+# during which a worker was executing.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The measuring instruments: a job's running intervals, added up over the jobs' combined span.
@@ -246,7 +244,7 @@ fig = draw_running(on_threads, on_processes)
 # or below one. So on a machine that gives them one core in full, they finish no sooner than
 # that core doing the same work alone. In the figure, the thread lanes never line up (the GIL
 # hands over every few milliseconds): each lane is a dense stripe of short bars, and where one
-# lane has a bar the other has a gap.
+# lane has a bar the other has a gap, the time the other thread held the GIL.
 #
 # Processes each have their own interpreter and their own GIL, so each one runs whenever its
 # CPU is free, and `both ran` is above zero. How far above depends on the machine: with two idle
@@ -258,21 +256,17 @@ fig = draw_running(on_threads, on_processes)
 #
 # :::{dropdown} If your numbers differ
 #
-# The speed-up is a ratio of wall times, and it reaches the cores' worth only if the
-# processes needed no more CPU seconds (`CPU s`) for the same work than the sequential run. On
-# a virtual machine, such as a cloud machine, two CPUs can share hardware with each other or
-# with other machines, so two CPUs busy at once may each do less per CPU second than one alone:
-# then the processes' `CPU s` is larger than the sequential one, and the speed-up lands between
-# 1x and 2x even though both ran all the time. When other programs hold the CPU (the answer then
-# prints "this machine was busy"), each process gets only part of a core, its lane is striped
-# too, and the speed-up can vanish, but `both ran` is still above zero for the processes, and
-# zero for the threads.
-#
-# The three runs were made at different moments, so on a shared machine the wall times
-# compare the load more than threads and processes, and each check below reads only the run it
-# is about. If the scheduler ran the two processes independently of each other, both would run
-# about as often as the product of their two shares; under load it can be less, so the
-# processes' check asks for only a tenth of that product, which threads, at zero, never reach.
+# The speed-up is a ratio of wall times; it reaches the cores' worth only if the processes
+# needed no more CPU seconds (`CPU s`) than the sequential run. On a virtual machine two CPUs
+# can share hardware, so each may do less per CPU second when both are busy, and the speed-up
+# lands between 1x and 2x although both ran all the time. When other programs hold the CPU
+# (the answer prints "this machine was busy"), each process gets only part of a core, its lane
+# is striped, and the speed-up can vanish or fall below 1x, since the three runs were made at
+# different moments and compare the load more than threads and processes. `both ran` is still
+# above zero for the processes and zero for the threads; each check below reads only its own
+# run. Processes scheduled independently would both run about as often as the product of
+# their two shares; under load it can be less, so the processes' check asks for a tenth of
+# that product, which threads, at zero, never reach.
 #
 # :::
 #
@@ -463,8 +457,6 @@ assert isinstance(broken.exception(timeout=0), RuntimeError)
 # Linux (and other POSIX systems except macOS) is `fork`; from 3.14 it is `forkserver`. Since 3.12, `os.fork()` (which the `fork` start
 # method calls) emits a `DeprecationWarning` when it sees that the process already runs other
 # threads. macOS has defaulted to `spawn` since Python 3.8, and Windows has only `spawn`.
-# Code that relied on a child inheriting globals breaks under the new default, which is why
-# naming the context explicitly is the safe habit.
 #
 # **macOS and Windows.** Every cell of this chapter runs on macOS too; only the CPU pinning
 # (`os.sched_setaffinity`) needs Linux, so there the two processes are not pinned to CPUs.
@@ -527,8 +519,7 @@ print("✓ run() killed and reaped the child before raising TimeoutExpired")
 # :::{dropdown} Why
 #
 # When the time is up, `run` kills the child and reaps it, and only then raises: the
-# exception carries whatever the child had printed so far (`ready`, the child's pid and a
-# clock reading, if it got that far), and the child is not left behind. Only the child: `run`
+# exception carries whatever the child had printed so far, and the child is not left behind. Only the child: `run`
 # kills the process it started, so a program that child started in turn (a `shell=True`
 # command line, say) can outlive it.
 #
@@ -957,15 +948,13 @@ finally:
 # :::{dropdown} Why the course does it this way: `del pool` and the resource tracker
 #
 # Some folded cells have a `del pool`. Your own code does not need it: leaving the `with`
-# block has already stopped the workers. It only closes the pool's pipes at once, for the
-# course's check that a chapter leaves nothing open.
+# block has already stopped the workers; it closes the pool's pipes at once, for the course's
+# check that a chapter leaves nothing open.
 #
-# The first `spawn` pool also started a small helper, multiprocessing's *resource tracker*:
-# one per parent, it remembers the named semaphores and shared memory the pools create, and
-# removes them if the parent dies without doing so. It lives as long as the kernel, and a
-# script simply lets it exit with the parent. The folded cell below stops it so that this
-# notebook ends with no child process: it first collects the garbage, so that pools no longer
-# in use give back their semaphores, then calls the standard library's private stop function.
+# The first `spawn` pool also started multiprocessing's *resource tracker*, one per parent,
+# which removes the named semaphores and shared memory the pools made if the parent dies
+# without doing so. A script lets it exit with the parent; the folded cell below stops it (with
+# the standard library's private stop function) so that this notebook ends with no child.
 #
 # :::
 
@@ -1034,12 +1023,11 @@ show_call_site("12d")
 
 # %% [markdown]
 # **What the router's `fork` copies.** `_start_router` names no start method, so on Linux
-# before Python 3.14 the router process is a `fork` of the rollout manager, a process that
-# already runs other threads. A model of that moment: a thread of this kernel takes a lock and
-# keeps it for 0.3 s; a `fork` child started during that time asks for the same lock, and a
-# second one is forked after the thread has let go. Each child waits at most 1 s, and its exit
-# status says whether it got the lock. As in `_start_router`, the parent looks at
-# `is_alive()` a moment after the start. Predict: which of the two children gets the lock?
+# before Python 3.14 the router is a `fork` of the rollout manager, a process that runs other
+# threads. A model: a thread of this kernel holds a lock for 0.3 s; one `fork` child is
+# started meanwhile, another after the thread has let go, and each asks for the same lock,
+# waiting at most 1 s. As in `_start_router`, the parent looks at `is_alive()` a moment after
+# the start. Predict: which of the two children gets the lock?
 
 # %%
 import threading
@@ -1093,15 +1081,13 @@ print("✓ the child forked during the hold never got the lock, and looked alive
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `fork` copies the parent's memory, every lock in the state it is in at that instant, but
-# only the thread that called `fork`. The lock the child got was a copy of a *held* lock, and
-# the thread that would have released it does not exist in the child: the parent's thread let
-# go of its own copy 0.3 s after taking it, which changes nothing in the child. The child
-# forked after the release copied a free lock. Our child waited with a timeout of 1 s; code
-# that takes a lock without one, as most code does, waits for ever, and `is_alive()` after
-# slime's 3 s sleep says `True` for such a child as it does for a working router: the check
+# `fork` copies the parent's memory, every lock in its state at that instant, but only the
+# thread that called `fork`. The first child got a copy of a *held* lock whose holder does not
+# exist in the child; the parent's thread releasing its own copy changes nothing there. Code
+# that takes a lock without a timeout, as most code does, would wait for ever, and
+# `is_alive()` after slime's 3 s sleep says `True` for it as for a working router: the check
 # catches a router that dies at once, not one that is stuck. Whether a lock is held when the
-# rollout manager forks depends on what its other threads are doing at that instant; `spawn`,
-# which the SGLang servers use, starts a fresh interpreter and copies no lock.
+# rollout manager forks depends on its other threads at that instant; `spawn`, which the
+# SGLang servers use, starts a fresh interpreter and copies no lock.
 #
 # :::
