@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods and why you should name one.
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 60 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -63,7 +63,7 @@ print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()}
 # Every pool here starts its workers with `spawn` (the three start methods are compared
 # below), and every worker function comes from `lab_snippets.proc_workers`.
 #
-# ## Does a worker process change the list you hand it?
+# ## Predict: does a worker process change the list you hand it?
 #
 # A thread that appends to a list you hand it changes *your* list. Predict what `shared` holds
 # after a thread and then a process have each appended to it (`append_and_return(items, value)`
@@ -130,7 +130,8 @@ CHUNKS = 1200
 sequential = [burn(CHUNKS), burn(CHUNKS)]
 
 with ThreadPoolExecutor(max_workers=2) as threads:
-    on_threads = [f.result(timeout=120) for f in [threads.submit(burn, CHUNKS) for _ in range(2)]]
+    jobs = [threads.submit(burn, CHUNKS) for _ in range(2)]
+    on_threads = [job.result(timeout=120) for job in jobs]
 
 # Linux: each process pins itself to its own CPU.
 pinned = len(CPUS) >= 2 and hasattr(os, "sched_setaffinity")
@@ -998,11 +999,11 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 #
 # ## In slime
 #
-# slime crosses the process boundary in four places, quoted below in this order: the SGLang
-# servers it launches itself, the checkpoint converter's pool, `exec_command` for shell
-# commands, and the router that spreads the rollout's requests over the servers. For each,
-# look at which start method it names, if any; after the router, a run shows what its start
-# method can cost.
+# slime crosses the process boundary in four places, quoted below in this order: the router
+# that spreads the rollout's requests over the servers, `_start_router`, with a run of what its
+# start method can cost; then the SGLang servers it launches itself, the checkpoint
+# converter's pool, and `exec_command` for shell commands. For each, look at which start
+# method it names, if any.
 #
 # Every other process and subprocess site is listed in the
 # [source inventory](../book/reference/inventory.md).
@@ -1010,15 +1011,6 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
-show_call_site("12")
-
-# %% tags=["remove-input"]
-show_call_site("12c")
-
-# %% tags=["remove-input"]
-show_call_site("12b")
-
-# %% tags=["remove-input"]
 show_call_site("12d")
 
 # %% [markdown]
@@ -1048,6 +1040,7 @@ def take_the_lock() -> None:  # the forked child: exit status 0 if it got the lo
     sys.exit(0 if lock.acquire(timeout=1) else 1)
 
 
+# %%
 holder = threading.Thread(target=hold_the_lock)
 holder.start()
 held.wait(timeout=5)
@@ -1062,9 +1055,10 @@ after.start()
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 for child in (during, after):
     child.join(timeout=5)
+outcome = {0: "got it", 1: "gave up after 1 s"}
 print("is_alive() 0.5 s after the first child's start:", alive_after_the_sleep)
-print("forked while the thread held the lock:", "got it" if during.exitcode == 0 else "gave up after 1 s")
-print("forked after the thread had let go:   ", "got it" if after.exitcode == 0 else "gave up after 1 s")
+print("forked while the thread held the lock:", outcome.get(during.exitcode))
+print("forked after the thread had let go:   ", outcome.get(after.exitcode))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-fork-copies-a-held-lock
@@ -1091,3 +1085,12 @@ print("✓ the child forked during the hold never got the lock, and looked alive
 # SGLang servers use, starts a fresh interpreter and copies no lock.
 #
 # :::
+
+# %% tags=["remove-input"]
+show_call_site("12")
+
+# %% tags=["remove-input"]
+show_call_site("12c")
+
+# %% tags=["remove-input"]
+show_call_site("12b")

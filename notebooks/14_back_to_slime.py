@@ -76,7 +76,7 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 
 
 # %% [markdown]
-# ## Is the child still running after its wait times out?
+# ## Predict: is the child still running after its wait times out?
 #
 # An agent task runs its agent as a child process and waits for it with a time budget.
 # Chapter 12 ran children with `subprocess.run`, which blocks; asyncio has its own calls, which
@@ -1063,7 +1063,7 @@ finally:
 # checking the instance (or returning an aborted sample at once) it opens the adapter session,
 # step 1. The quotes take steps 3 to 6 in order, with the budget helper `_await_done_marker`,
 # which our `run_harness` copies, after step 4; step 2, the guard, comes last because it
-# encloses the rest, and a run of the helper's poll ends the section.
+# encloses the rest. Right after `_await_done_marker`, a run shows what its poll costs.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -1076,23 +1076,8 @@ show_call_site("14c")
 # %% tags=["remove-input"]
 show_call_site("14d")
 
-# %% tags=["remove-input"]
-show_call_site("14e")
-
-# %% tags=["remove-input"]
-show_call_site("14f")
-
 # %% [markdown]
-# **The guard around it all.** Last, step 2, which encloses the others. Every use of these
-# mechanisms in slime is listed in the [source inventory](../book/reference/inventory.md).
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("14")
-
-# %% [markdown]
-# **What the five-second poll costs.** `_await_done_marker` (after step 4) sleeps 5 s, then
+# **What the five-second poll costs.** `_await_done_marker`, just quoted, sleeps 5 s, then
 # asks the sandbox whether the agent's exit-code marker exists, until the deadline; meanwhile
 # the sandbox stays up. A model: the same loop, its 5 s scaled to 0.1 s and a file for the
 # marker, watches eight agents that finish at different moments; beside it, a wait woken by
@@ -1148,6 +1133,7 @@ with tempfile.TemporaryDirectory() as folder:
                                for k, s in enumerate(FINISH)))
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# FINISH (folded above): when each agent finishes; lag: how late each watcher answered
 print("agent finished at   lag of the 0.1 s poll   lag of a wait woken by the marker")
 for finished, polled, woken in zip(FINISH, lag["poll"], lag["woken"], strict=True):
     print(f"{finished:17.2f} s {polled:19.3f} s {woken:22.4f} s")
@@ -1178,3 +1164,18 @@ print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on aver
 # asks, and is woken at its end.
 #
 # :::
+
+# %% tags=["remove-input"]
+show_call_site("14e")
+
+# %% tags=["remove-input"]
+show_call_site("14f")
+
+# %% [markdown]
+# **The guard around it all.** Last, step 2, which encloses the others. Every use of these
+# mechanisms in slime is listed in the [source inventory](../book/reference/inventory.md).
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("14")
