@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods and why you should name one.
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 60 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -60,8 +60,8 @@ WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
 print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
 
 # %% [markdown]
-# Every process in this chapter is started with the `spawn` start method (the three methods
-# are compared below), and every worker function comes from `lab_snippets.proc_workers`.
+# Every pool here starts its workers with `spawn` (the three start methods are compared
+# below), and every worker function comes from `lab_snippets.proc_workers`.
 #
 # ## Predict: does a worker process change the list you hand it?
 #
@@ -112,7 +112,7 @@ print("✓ the thread appended to the parent's list; the process only to its own
 #
 # `burn(chunks)` does pure-Python arithmetic in small chunks and reads the clock after each.
 # When two readings are more than a millisecond apart, the code was *not running* in
-# between: another thread held the GIL, or the operating system ran something else. So each
+# between: something else ran instead. So each
 # call returns its **running intervals**, and we can ask a precise question: did two workers
 # ever execute at the same instant?
 #
@@ -130,7 +130,8 @@ CHUNKS = 1200
 sequential = [burn(CHUNKS), burn(CHUNKS)]
 
 with ThreadPoolExecutor(max_workers=2) as threads:
-    on_threads = [f.result() for f in [threads.submit(burn, CHUNKS) for _ in range(2)]]
+    jobs = [threads.submit(burn, CHUNKS) for _ in range(2)]
+    on_threads = [job.result(timeout=120) for job in jobs]
 
 # Linux: each process pins itself to its own CPU.
 pinned = len(CPUS) >= 2 and hasattr(os, "sched_setaffinity")
@@ -142,14 +143,12 @@ with SPAWN.Pool(processes=2) as pool:
 # %% [markdown]
 # ## Measure: when was each thread, and each process, executing
 #
-# The running intervals answer the question directly. `print_table` (in the instruments' fold
-# below)
-# gives, for each run, its wall time (from its first job's start to its last job's end, so the
-# processes' start-up is not counted), the share of that time each job was executing and the
-# share during which *both* were. It also gives the CPU seconds the jobs received (`CPU s`) and
-# each run's **cores' worth**: those CPU seconds per second of wall time, so 1 means one core
-# kept busy all the time and 2 means two. `draw_running` draws the same intervals: one bar for each stretch during which a
-# worker was executing, and a title with the share of the time both were.
+# `print_table` (folded below) gives, for each run, its wall time (from its
+# first job's start to its last job's end, so the processes' start-up is not counted), the
+# share of it each job was executing and the share during which *both* were, the CPU seconds
+# the jobs received (`CPU s`), and the **cores' worth**: CPU seconds per second of wall time
+# (1 means one core kept busy all the time). `draw_running` draws one bar for each stretch
+# during which a worker was executing.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The measuring instruments: a job's running intervals, added up over the jobs' combined span.
@@ -246,7 +245,7 @@ fig = draw_running(on_threads, on_processes)
 # or below one. So on a machine that gives them one core in full, they finish no sooner than
 # that core doing the same work alone. In the figure, the thread lanes never line up (the GIL
 # hands over every few milliseconds): each lane is a dense stripe of short bars, and where one
-# lane has a bar the other has a gap.
+# lane has a bar the other has a gap, the time the other thread held the GIL.
 #
 # Processes each have their own interpreter and their own GIL, so each one runs whenever its
 # CPU is free, and `both ran` is above zero. How far above depends on the machine: with two idle
@@ -258,21 +257,17 @@ fig = draw_running(on_threads, on_processes)
 #
 # :::{dropdown} If your numbers differ
 #
-# The speed-up is a ratio of wall times, and it reaches the cores' worth only if the
-# processes needed no more CPU seconds (`CPU s`) for the same work than the sequential run. On
-# a virtual machine, such as a cloud machine, two CPUs can share hardware with each other or
-# with other machines, so two CPUs busy at once may each do less per CPU second than one alone:
-# then the processes' `CPU s` is larger than the sequential one, and the speed-up lands between
-# 1x and 2x even though both ran all the time. When other programs hold the CPU (the answer then
-# prints "this machine was busy"), each process gets only part of a core, its lane is striped
-# too, and the speed-up can vanish, but `both ran` is still above zero for the processes, and
-# zero for the threads.
-#
-# The three runs were made at different moments, so on a shared machine the wall times
-# compare the load more than threads and processes, and each check below reads only the run it
-# is about. If the scheduler ran the two processes independently of each other, both would run
-# about as often as the product of their two shares; under load it can be less, so the
-# processes' check asks for only a tenth of that product, which threads, at zero, never reach.
+# The speed-up is a ratio of wall times; it reaches the cores' worth only if the processes
+# needed no more CPU seconds (`CPU s`) than the sequential run. On a virtual machine two CPUs
+# can share hardware, so each may do less per CPU second when both are busy, and the speed-up
+# lands between 1x and 2x although both ran all the time. When other programs hold the CPU
+# (the answer prints "this machine was busy"), each process gets only part of a core, its lane
+# is striped, and the speed-up can vanish or fall below 1x, since the three runs were made at
+# different moments and compare the load more than threads and processes. `both ran` is still
+# above zero for the processes and zero for the threads; each check below reads only its own
+# run. Processes scheduled independently would both run about as often as the product of
+# their two shares; under load it can be less, so the processes' check asks for a tenth of
+# that product, which threads, at zero, never reach.
 #
 # :::
 #
@@ -320,10 +315,9 @@ else:
 # %% [markdown]
 # ## What `spawn` sends a worker
 #
-# A pool sends its worker the function to run by pickling it, and a `spawn` worker is a fresh
-# interpreter. Below, a function is defined in this notebook, and a `spawn` pool of one worker
-# runs `square_in_notebook(7)`; the pool's `initializer`, `send_stderr_to`, points the
-# worker's stderr at a log file the check reads. Predict: what does the parent see?
+# Below, a function is defined in this notebook, and a `spawn` pool of one worker runs
+# `square_in_notebook(7)`; the pool's `initializer`, `send_stderr_to`, points the worker's
+# stderr at a log file the check reads. Predict: does the parent get 49?
 
 # %%
 def square_in_notebook(x: int) -> int:
@@ -346,7 +340,8 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
 # :::{dropdown} Why
 #
 # The parent gets an exception that says only that a worker died (`BrokenProcessPool`, the
-# traceback's last line), not why. {term}`Pickling <pickling>` writes a function as its module
+# traceback's last line), not why. A pool sends its worker the function to run by pickling it,
+# and a `spawn` worker is a fresh interpreter. {term}`Pickling <pickling>` writes a function as its module
 # and name, not its code: here `__main__` and `square_in_notebook` (the check below prints the
 # bytes). Pickling worked in the parent, and the worker failed while *unpickling* the task,
 # because its own `__main__`, a fresh interpreter's, has no `square_in_notebook`. That cause is
@@ -407,7 +402,8 @@ print("✓ starmap returned the counts in the order of the ranges")
 
 # %% [markdown]
 # The executor below gets three calls, submitted in this order: `slow` sleeps 0.3 s, `fast`
-# 0.02 s, and `broken` raises at once. Predict the order in which `as_completed` yields them.
+# 0.02 s, and `broken` raises at once. Predict the order in which `as_completed` yields them:
+# in particular, does `broken`, the call that takes no time, come first?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with ProcessPoolExecutor(max_workers=2, mp_context=SPAWN) as executor:
@@ -462,8 +458,6 @@ assert isinstance(broken.exception(timeout=0), RuntimeError)
 # Linux (and other POSIX systems except macOS) is `fork`; from 3.14 it is `forkserver`. Since 3.12, `os.fork()` (which the `fork` start
 # method calls) emits a `DeprecationWarning` when it sees that the process already runs other
 # threads. macOS has defaulted to `spawn` since Python 3.8, and Windows has only `spawn`.
-# Code that relied on a child inheriting globals breaks under the new default, which is why
-# naming the context explicitly is the safe habit.
 #
 # **macOS and Windows.** Every cell of this chapter runs on macOS too; only the CPU pinning
 # (`os.sched_setaffinity`) needs Linux, so there the two processes are not pinned to CPUs.
@@ -526,8 +520,7 @@ print("✓ run() killed and reaped the child before raising TimeoutExpired")
 # :::{dropdown} Why
 #
 # When the time is up, `run` kills the child and reaps it, and only then raises: the
-# exception carries whatever the child had printed so far (`ready`, the child's pid and a
-# clock reading, if it got that far), and the child is not left behind. Only the child: `run`
+# exception carries whatever the child had printed so far, and the child is not left behind. Only the child: `run`
 # kills the process it started, so a program that child started in turn (a `shell=True`
 # command line, say) can outlive it.
 #
@@ -956,15 +949,13 @@ finally:
 # :::{dropdown} Why the course does it this way: `del pool` and the resource tracker
 #
 # Some folded cells have a `del pool`. Your own code does not need it: leaving the `with`
-# block has already stopped the workers. It only closes the pool's pipes at once, for the
-# course's check that a chapter leaves nothing open.
+# block has already stopped the workers; it closes the pool's pipes at once, for the course's
+# check that a chapter leaves nothing open.
 #
-# The first `spawn` pool also started a small helper, multiprocessing's *resource tracker*:
-# one per parent, it remembers the named semaphores and shared memory the pools create, and
-# removes them if the parent dies without doing so. It lives as long as the kernel, and a
-# script simply lets it exit with the parent. The folded cell below stops it so that this
-# notebook ends with no child process: it first collects the garbage, so that pools no longer
-# in use give back their semaphores, then calls the standard library's private stop function.
+# The first `spawn` pool also started multiprocessing's *resource tracker*, one per parent,
+# which removes the named semaphores and shared memory the pools made if the parent dies
+# without doing so. A script lets it exit with the parent; the folded cell below stops it (with
+# the standard library's private stop function) so that this notebook ends with no child.
 #
 # :::
 
@@ -1008,10 +999,11 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 #
 # ## In slime
 #
-# slime crosses the process boundary in four places, quoted below in this order: the SGLang
-# servers it launches itself, the checkpoint converter's pool, `exec_command` for shell
-# commands, and the router that spreads the rollout's requests over the servers. For each,
-# look at which start method it names, if any.
+# slime crosses the process boundary in four places, quoted below in this order: the router
+# that spreads the rollout's requests over the servers, `_start_router`, with a run of what its
+# start method can cost; then the SGLang servers it launches itself, the checkpoint
+# converter's pool, and `exec_command` for shell commands. For each, look at which start
+# method it names, if any.
 #
 # Every other process and subprocess site is listed in the
 # [source inventory](../book/reference/inventory.md).
@@ -1019,6 +1011,82 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
+show_call_site("12d")
+
+# %% [markdown]
+# **What the router's `fork` copies.** `_start_router` names no start method, so on Linux
+# before Python 3.14 the router is a `fork` of the rollout manager, a process that runs other
+# threads. A model: a thread of this kernel holds a lock for 0.3 s; one `fork` child is
+# started meanwhile, another after the thread has let go, and each asks for the same lock,
+# waiting at most 1 s. As in `_start_router`, the parent looks at `is_alive()` a moment after
+# the start. Predict: which of the two children gets the lock?
+
+# %%
+import threading
+import time
+
+FORK = multiprocessing.get_context("fork")
+lock = threading.Lock()
+held = threading.Event()
+
+
+def hold_the_lock() -> None:  # another thread of the parent, busy for 0.3 s
+    with lock:
+        held.set()
+        time.sleep(0.3)
+
+
+def take_the_lock() -> None:  # the forked child: exit status 0 if it got the lock
+    sys.exit(0 if lock.acquire(timeout=1) else 1)
+
+
+# %%
+holder = threading.Thread(target=hold_the_lock)
+holder.start()
+held.wait(timeout=5)
+during = FORK.Process(target=take_the_lock)
+during.start()
+time.sleep(0.5)  # _start_router sleeps 3 s, then asserts is_alive()
+alive_after_the_sleep = during.is_alive()
+holder.join(timeout=5)
+after = FORK.Process(target=take_the_lock)
+after.start()
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+for child in (during, after):
+    child.join(timeout=5)
+outcome = {0: "got it", 1: "gave up after 1 s"}
+print("is_alive() 0.5 s after the first child's start:", alive_after_the_sleep)
+print("forked while the thread held the lock:", outcome.get(during.exitcode))
+print("forked after the thread had let go:   ", outcome.get(after.exitcode))
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-fork-copies-a-held-lock
+assert not holder.is_alive() and not during.is_alive() and not after.is_alive(), "bounded joins"
+assert after.exitcode == 0, f"a child forked after the release should get the lock: {after.exitcode}"
+assert during.exitcode == 1, (
+    "a child forked while another thread held the lock gets a copy of a held lock that no "
+    f"thread of the child will release: it should give up after 1 s, got exit status {during.exitcode}")
+assert alive_after_the_sleep, "the stuck child is alive: is_alive() does not tell stuck from working"
+during.close()  # a Process object keeps a pipe to its child until close()
+after.close()
+print("✓ the child forked during the hold never got the lock, and looked alive while stuck")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# `fork` copies the parent's memory, every lock in its state at that instant, but only the
+# thread that called `fork`. The first child got a copy of a *held* lock whose holder does not
+# exist in the child; the parent's thread releasing its own copy changes nothing there. Code
+# that takes a lock without a timeout, as most code does, would wait for ever, and
+# `is_alive()` after slime's 3 s sleep says `True` for it as for a working router: the check
+# catches a router that dies at once, not one that is stuck. Whether a lock is held when the
+# rollout manager forks depends on its other threads at that instant; `spawn`, which the
+# SGLang servers use, starts a fresh interpreter and copies no lock.
+#
+# :::
+
+# %% tags=["remove-input"]
 show_call_site("12")
 
 # %% tags=["remove-input"]
@@ -1026,6 +1094,3 @@ show_call_site("12c")
 
 # %% tags=["remove-input"]
 show_call_site("12b")
-
-# %% tags=["remove-input"]
-show_call_site("12d")

@@ -9,9 +9,8 @@
 #
 # **You will**
 # 1. find out what a timeout on *waiting* for a child process does to the child;
-# 2. rebuild slime's agent task chain in miniature: a whole-task time guard, a
-#    semaphore-bounded boot with retries inside an async context manager, a harness that runs
-#    a real child process with a budget, an evaluation step, and cleanup in `finally`;
+# 2. rebuild slime's agent task chain in miniature: a time guard, a bounded boot with
+#    retries, a child process with a budget, an evaluation, and cleanup in `finally`;
 # 3. run a batch with injected faults (failed boots, a hung child, a crashing grader, a stuck
 #    boot, a cancellation from outside) and check on a timeline and a resource ledger that
 #    nothing leaks;
@@ -19,7 +18,7 @@
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
 # `async with`, child processes with `subprocess.run`; running one from asyncio is introduced
-# here) · about 50 minutes
+# here) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -27,6 +26,12 @@
 #
 # **Platform** Linux or macOS: the experiments use signals and zombie processes, which
 # Windows does not have.
+
+# %% [markdown]
+# The two folded cells below hold the imports (among them `lab_snippets.agent_sim`, the
+# course's stand-in agent) and two instruments: `harness_children()` lists this kernel's
+# harness child processes, zombies included, and `is_running(child)` says whether a child has
+# neither exited nor become a zombie.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
@@ -71,30 +76,11 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 
 
 # %% [markdown]
-# ## The chain we are rebuilding
-#
-# slime's coding-agent example turns one dataset instance into one training sample. Stripped
-# of the details, its `generate` does this:
-#
-# 1. open a session on the adapter that will record the agent's model calls;
-# 2. start a **whole-task time guard** (`asyncio.timeout`) sized as the agent's budget plus the
-#    evaluation's timeout plus a margin;
-# 3. inside it, **boot a sandbox** through an async context manager that holds a boot
-#    semaphore permit while booting, retries failed boots, and kills the sandbox on exit;
-# 4. in the sandbox, run the agent's **harness** (a command-line process) with its own, smaller
-#    **time budget**, then collect the diff it produced;
-# 5. leave the sandbox block (the sandbox is killed), then **evaluate** the diff in a fresh
-#    environment with its own timeout;
-# 6. turn a guard timeout or any other `Exception` into an *aborted* sample, and in `finally`
-#    always **drop the session**.
-#
-# Every step is something earlier chapters taught. The new question is whether the pieces
-# still clean up when they are combined and something goes wrong in the middle.
-#
 # ## Predict: is the child still running after its wait times out?
 #
-# Step 4 waits for a child process. Chapter 12 ran children with `subprocess.run`, which
-# blocks; asyncio has its own calls, which let the event loop run meanwhile:
+# An agent task runs its agent as a child process and waits for it with a time budget.
+# Chapter 12 ran children with `subprocess.run`, which blocks; asyncio has its own calls, which
+# let the event loop run meanwhile:
 #
 # - `proc = await asyncio.create_subprocess_exec(program, *args, stdout=...)` starts a child
 #   and returns a `Process` at once, without waiting for the child to end;
@@ -104,13 +90,10 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 # - `proc.returncode` is `None` until the child has ended and been reaped, then its exit code
 #   (minus the signal's number if a signal ended it); `proc.kill()` sends it `SIGKILL`.
 #
-# The cell below writes down named moments with
-# `tl.mark(...)` on a `Timeline`, the course's stopwatch (chapter 01).
-# `harness_command(...)` is the command line of the course's stand-in harness, a child that
-# works, hangs or exits as asked, and `is_running(child)` (in the folded instruments above)
-# says whether a child process is still alive: not exited, and not a zombie. Suppose the
-# wait has a timeout and the timeout fires. Predict: right after the `TimeoutError`, is the
-# harness process still running?
+# The cell below writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# stopwatch (chapter 01); `harness_command(...)` is the command line of the course's stand-in
+# harness, a child that works, hangs or exits as asked. Suppose the wait has a timeout and the
+# timeout fires. Predict: right after the `TimeoutError`, is the harness process still running?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -155,10 +138,9 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 #
 # :::{dropdown} Python versions
 #
-# **Who reaps the child: a watcher thread before 3.12.** Reaping needs someone to call `waitpid` for each child. On 3.11, asyncio does it with a
-# **thread per child process**, which shows up in `threading.enumerate()` while the child
-# runs: it is named `asyncio-waitpid-N` on 3.11.7, but plain `waitpid-N` on earlier 3.11
-# releases such as 3.11.2. From 3.12, on Linux 5.3 or later (where
+# **Who reaps the child: a watcher thread before 3.12.** Reaping needs someone to call
+# `waitpid` for each child. On 3.11, asyncio does it with a **thread per child process**
+# (named `asyncio-waitpid-N` on 3.11.7, `waitpid-N` on earlier 3.11 releases). From 3.12, on Linux 5.3 or later (where
 # `os.pidfd_open` works), asyncio watches a *pidfd* from the event loop instead, and no
 # thread is started; macOS has no pidfd and keeps the thread per child, and so does Linux
 # when a security policy (a seccomp profile, as in some containers) refuses the call: asyncio
@@ -203,18 +185,34 @@ else:
 assert child.returncode == 0
 
 # %% [markdown]
-# ## The pieces
+# ## The chain we are rebuilding
 #
-# The cells from here to the first run of the chain build it in the order it uses them: the
-# time limits, the instruments, the boot, the harness step, the grader and the session, and
-# the chain itself. The boot, the harness step and the chain are the lesson; the rest is
-# set-up, most of it folded.
+# slime's coding-agent example turns one dataset instance into one training sample. Stripped
+# of the details, its `generate` does this:
+#
+# 1. open a session on the adapter that will record the agent's model calls;
+# 2. start a **whole-task time guard** (`asyncio.timeout`) sized as the agent's budget plus the
+#    evaluation's timeout plus a margin;
+# 3. inside it, **boot a sandbox** through an async context manager that holds a boot
+#    semaphore permit while booting, retries failed boots, and kills the sandbox on exit;
+# 4. in the sandbox, run the agent's **harness** (a command-line process) with its own, smaller
+#    **time budget**, then collect the diff it produced;
+# 5. leave the sandbox block (the sandbox is killed), then **evaluate** the diff in a fresh
+#    environment with its own timeout;
+# 6. turn a guard timeout or any other `Exception` into an *aborted* sample, and in `finally`
+#    always **drop the session**.
+#
+# Every step is something earlier chapters taught. The new question is whether the pieces
+# still clean up when they are combined and something goes wrong in the middle.
+#
+# The cells from here to the first run build that chain; the boot, the harness step and the
+# chain are the lesson, the rest is set-up, most of it folded.
 #
 # A **resource registry** (`lab_snippets.agent_sim.ResourceRegistry`) records every acquire
 # and release of a named resource: a session, a boot permit, a sandbox, a child process, a
 # grader. A `phase` helper draws each step on the timeline as a span, with a letter so the
 # figure can say which step a bar is: **B**oot, **H**arness, **E**valuation, **C**lose the
-# sandbox, drop the **S**ession (a step too short for its letter has it written above the bar). The work is scaled down from slime's minutes to hundredths
+# sandbox, drop the **S**ession. The work is scaled down from slime's minutes to hundredths
 # of a second.
 #
 # `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a child
@@ -229,16 +227,11 @@ assert child.returncode == 0
 #
 # :::{dropdown} Why the course does it this way
 #
-# Which timer fires must be decided by the design, not by how busy the machine is. So here
-# the margin also covers everything the budget does not count (waiting for a boot permit,
-# starting a Python process, reaping a killed child), each of which has its own bound.
-#
-# A harness that finishes gets a roomy budget: the step returns as soon as the child is done,
-# so a large budget costs nothing, and a slow start on a loaded machine cannot turn success
-# into "budget exceeded". Only the harness that hangs on purpose gets a short budget.
-#
-# The budget starts when the child reports that it has started, so that a slow process start
-# on a busy machine does not eat into a budget of one second.
+# Which timer fires must be decided by the design, not by how busy the machine is. So the
+# margin also covers what the budget does not count (a boot permit, starting a Python
+# process, reaping a killed child), each with its own bound; a harness that finishes gets a
+# roomy budget (the step returns as soon as the child is done); and the budget starts at the
+# child's "started" line, so a slow start on a busy machine does not eat into it.
 #
 # :::
 
@@ -496,14 +489,12 @@ options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 
 
 # %% [markdown]
 # t6 is cancelled from outside while its harness runs, the way a rollout that has collected
-# enough samples cancels the rest. The folded instruments below make a fresh registry and
-# timeline, and `t6_child_started`, an event set when t6's child process starts; the batch
-# waits on it, lets the harness run a tenth of a second (its work lasts 2 s, so it is still
-# running), then calls `tasks["t6"].cancel()`. t4, whose harness hangs, has the short budget.
-# t7, whose boot hangs, is started first, with a guard of half a second so that the batch does
-# not wait a whole guard for it; every other guard is far longer than anything its task waits
-# for. `draw_batch`, folded after the instruments, draws the timeline and what the registry
-# held.
+# enough samples cancels the rest: the batch waits for `t6_child_started` (an event in the
+# folded instruments, with a fresh registry and timeline), lets the 2 s harness run a tenth of
+# a second, then calls `tasks["t6"].cancel()`. t4 has the short budget. t7 is started first,
+# with a guard of half a second so that the batch does not wait a whole guard for it; every
+# other guard is far longer than anything its task waits for. `draw_batch` (folded) draws the
+# timeline and what the registry held.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # Fresh instruments for the batch; an event set when t6's harness child has started.
@@ -693,6 +684,18 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 # The budget counts from the moment `sandbox.start` returns, not from the child's "started"
 # line as in `run_harness`. Bound the wait with `asyncio.timeout`, not `wait_for`: the paragraph
 # before `run_harness` says why.
+#
+# :::
+#
+# :::{dropdown} Hint: the three pieces, and where you saw them
+#
+# - **The wait**: `await proc.communicate()` reads the child's output to the end and returns
+#   when the child has ended; inside `async with asyncio.timeout(budget):` a budget that runs
+#   out raises `TimeoutError` there.
+# - **Kill and reap**: `proc.kill()`, then a bounded `communicate()` again, as
+#   `MiniSandbox.close` does in the instruments fold.
+# - **Let the cancellation through**: `except asyncio.CancelledError:`, the same clean-up, then a
+#   bare `raise` (chapter 05), so the caller still sees the cancellation.
 #
 # :::
 #
@@ -1056,12 +1059,11 @@ finally:
 #
 # ## In slime
 #
-# Here is the real chain, in slime's coding-agent example (`examples/coding_agent_rl/`). It
-# first checks that the instance has an image and can be evaluated (or returns an aborted
-# sample at once) and opens the adapter session, step 1 of our list. The quotes below take
-# steps 3 to 6 in order, with the budget helper `_await_done_marker`, which our
-# `run_harness` copies, after step 4; each caption names its step. Step 2, the guard, comes
-# last because it encloses the rest.
+# Here is the real chain, in slime's coding-agent example (`examples/coding_agent_rl/`). After
+# checking the instance (or returning an aborted sample at once) it opens the adapter session,
+# step 1. The quotes take steps 3 to 6 in order, with the budget helper `_await_done_marker`,
+# which our `run_harness` copies, after step 4; step 2, the guard, comes last because it
+# encloses the rest. Right after `_await_done_marker`, a run shows what its poll costs.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -1073,6 +1075,95 @@ show_call_site("14c")
 
 # %% tags=["remove-input"]
 show_call_site("14d")
+
+# %% [markdown]
+# **What the five-second poll costs.** `_await_done_marker`, just quoted, sleeps 5 s, then
+# asks the sandbox whether the agent's exit-code marker exists, until the deadline; meanwhile
+# the sandbox stays up. A model: the same loop, its 5 s scaled to 0.1 s and a file for the
+# marker, watches eight agents that finish at different moments; beside it, a wait woken by
+# the marker being written (as `proc.wait()` is by a child's end). Predict: on average, how
+# long after its agent has finished does the loop return, as a share of the interval?
+
+# %%
+import tempfile
+
+POLL = 0.1  # slime's 5 s, scaled down 50 times
+
+
+async def await_done_marker(marker: str, budget: float) -> int:
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline:
+        await asyncio.sleep(POLL)
+        if os.path.exists(marker):
+            with open(marker) as done:
+                return int(done.read())
+    return BUDGET_EXCEEDED
+
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the agents and the two watchers"}
+# Eight agents: each writes its marker after its own time, and sets an event as it does.
+FINISH = [0.03, 0.17, 0.24, 0.31, 0.49, 0.55, 0.62, 0.86]
+lag = {"poll": [], "woken": []}
+
+
+async def agent(marker: str, seconds: float, written: asyncio.Event) -> float:
+    await asyncio.sleep(seconds)
+    with open(marker, "w") as done:
+        done.write("0")
+    written.set()
+    return time.monotonic()
+
+
+async def watch(marker: str, seconds: float) -> None:
+    written = asyncio.Event()
+    finishing = asyncio.create_task(agent(marker, seconds, written))
+    polled = asyncio.create_task(await_done_marker(marker, budget=5))
+    await asyncio.wait_for(written.wait(), timeout=5)
+    woken_at = time.monotonic()
+    exit_code = await asyncio.wait_for(polled, timeout=6)
+    finished_at = await finishing
+    lag["poll"].append(time.monotonic() - finished_at)
+    lag["woken"].append(woken_at - finished_at)
+    assert exit_code == 0
+
+
+with tempfile.TemporaryDirectory() as folder:
+    async with asyncio.timeout(10):
+        await asyncio.gather(*(watch(os.path.join(folder, f"agent{k}.done"), s)
+                               for k, s in enumerate(FINISH)))
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# FINISH (folded above): when each agent finishes; lag: how late each watcher answered
+print("agent finished at   lag of the 0.1 s poll   lag of a wait woken by the marker")
+for finished, polled, woken in zip(FINISH, lag["poll"], lag["woken"], strict=True):
+    print(f"{finished:17.2f} s {polled:19.3f} s {woken:22.4f} s")
+mean_poll, mean_woken = (sum(lag[k]) / len(FINISH) for k in ("poll", "woken"))
+print(f"mean: the poll {mean_poll:.3f} s ({mean_poll / POLL:.0%} of the interval), "
+      f"the woken wait {mean_woken:.4f} s")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-poll-answers-half-an-interval-late
+assert mean_poll >= 0.25 * POLL, (
+    f"a loop that looks every {POLL} s finds a finished agent late by about half the interval: "
+    f"the mean lag was {mean_poll:.3f} s")
+assert mean_woken * 5 < mean_poll, (
+    f"a wait woken by the marker answers at once: {mean_woken:.4f} s against the poll's {mean_poll:.3f} s")
+print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on average; "
+      f"the woken wait {mean_poll / max(mean_woken, 1e-6):.0f} times sooner")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# An agent finishes at any moment between two looks, so the loop finds it about half an
+# interval later on average (the table's mean; a busy machine moves each row a little, not
+# the mean), and never sooner than one interval after it started. In slime the interval is
+# 5 s: a finished agent keeps its sandbox up about 2.5 s longer on average, up to 5 s. Against
+# an agent budget of minutes that is small, and slime pays it on purpose: the docstring of
+# `_await_done_marker` says the short polls keep the sandbox alive against idle garbage
+# collection. A step that owns its child can wait on the child itself, as Exercise 14.1
+# asks, and is woken at its end.
+#
+# :::
 
 # %% tags=["remove-input"]
 show_call_site("14e")
