@@ -273,7 +273,7 @@ fig = tl.plot("Five sandboxes, at most two booting at once: how does each one en
 # ended with. A boot that failed and was retried (`sb2`'s first) leaves no trace there, and a
 # sandbox that never booted ends with its last boot's error. `sb4`'s cancellation came from its
 # own guard, and at its exit a guard turns the `CancelledError` it caused into `TimeoutError`
-# (the section "A time guard is itself an `async with`" below takes this apart). As in the
+# (the last section before the exercise takes this apart). As in the
 # first experiment, the cancellation was delivered once, at the `await` in `sb4`'s work, so the
 # `finally` around the `yield` could still await its cleanup before the guard let the exception
 # out.
@@ -957,7 +957,7 @@ show_call_site("10b")
 # and in its `finally` awaits the sandbox's exit with three `None`s, as the quote does. Six agent
 # runs go through it, each inside a guard of 0.1 s as slime's `generate` wraps the sandbox in
 # `asyncio.timeout(rollout_guard_sec)`: three finish, two crash, one outlives its guard. The
-# cell counts the sandboxes killed, and the exits that were told their run had crashed.
+# cell counts the sandboxes left alive, and the exits that were told their run had failed.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show FakeSandbox, which records its exits"}
 class FakeSandbox:
