@@ -49,6 +49,16 @@ figure_style()
 # `await asyncio.sleep(0.01)` still finish, or is it cancelled too? And in the two runs that end
 # in an exception, which comes first: the exit's `released` line, or the caller's?
 
+# %%
+async def use_lease(name: str, tl: Timeline, ending: str) -> None:
+    async with TracedLease(name, tl):
+        tl.mark(f"{name}: body starts")
+        if ending == "raise":
+            raise ValueError("bad input")
+        await asyncio.sleep(0.02 if ending == "finish" else 1.0)
+        tl.mark(f"{name}: body ends")
+
+
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show TracedLease, the manager that marks each step"}
 class TracedLease:
     """An async context manager that marks each step of its protocol on a Timeline."""
@@ -68,16 +78,6 @@ class TracedLease:
         await asyncio.sleep(0.01)
         self.tl.mark(f"{self.name}: released")
         return False  # never swallow the exception
-
-
-# %%
-async def use_lease(name: str, tl: Timeline, ending: str) -> None:
-    async with TracedLease(name, tl):
-        tl.mark(f"{name}: body starts")
-        if ending == "raise":
-            raise ValueError("bad input")
-        await asyncio.sleep(0.02 if ending == "finish" else 1.0)
-        tl.mark(f"{name}: body ends")
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}

@@ -16,7 +16,7 @@
 # 4. carry the context into a thread: `asyncio.to_thread`, a bare `threading.Thread`, and a
 #    `Thread` whose target is `contextvars.copy_context().run`.
 #
-# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 65 minutes
+# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -448,15 +448,15 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # :::
 
 # %% [markdown]
-# ### Predict: a token used in another context
+# ### A token used in another context
 #
 # A token comes from a `set` made in one context. `contextvars.Context()` makes a new, empty
 # context, and `ctx.run(fn, *args)` calls `fn` inside it (the `run` that the third thread
-# used above). The cell below sets a variable inside one new context and then calls `reset`
-# with that token inside a second one. What does the `reset` do, and what value does the
-# first context hold afterwards?
+# used above). The cell below sets a variable inside one new context, calls `reset` with that
+# token inside a second one, and prints what the `reset` did and what the first context holds
+# afterwards.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 demo_var: contextvars.ContextVar[str] = contextvars.ContextVar("demo_var", default="-")
 opened_in, closed_in = contextvars.Context(), contextvars.Context()
 demo_token = opened_in.run(demo_var.set, "inside")
@@ -952,9 +952,9 @@ show_call_site("11b")
 
 # %% [markdown]
 # What would go wrong if the stack lived in one shared list instead of a `ContextVar`? slime's
-# stack entries are `(trace_id, span_id)` pairs, each sample has a trace id of its own, and the
-# parent of a new span is the innermost entry with the span's trace id
-# (`_get_current_parent_span_id`), so another sample's span can never be picked. A run on our
+# stack entries are `(trace_id, span_id)` pairs, a sample gets a trace id (a new `uuid4`) the
+# first time it is traced, and the parent of a new span is the innermost entry with the span's
+# trace id (`_get_current_parent_span_id`), so a span never lands under another trace. A run on our
 # own model of that shape: `trace_span` below, and the same span kept on one shared list
 # (folded). Eight samples run `generate_and_rm` concurrently, each opening a `generate_and_rm`
 # span holding `sglang_generate` and then `reward_model`, as slime's rollout does; the cell
