@@ -305,7 +305,7 @@ assert [s.state for s in tl.spans_of("sb2 boot") if s.state != "waiting"] == ["f
 print(f"✓ at most {ledger.peak_booting} boots at once; every booted sandbox was cleaned up")
 
 # %% [markdown]
-# ## Does `break` run an async generator's `finally`?
+# ## An async generator: a stream with a `finally`
 #
 # An async generator is an `async def` with `yield`: `async for` pulls one value at a time,
 # awaiting between them. It is the natural shape for a stream of lines arriving over a
@@ -326,11 +326,13 @@ async def stream_lines(source: str, log: list[str], lines: int = 5):
 
 
 # %% [markdown]
+# ## Predict: does `break` run an async generator's `finally`?
+#
 # Two consumers `break` out of `async for` after two lines. `held` keeps the generator in a
 # variable, `stream`; `dropped` writes the common `async for line in stream_lines(...)`, so
 # nothing refers to the generator after its loop. The cell prints the last entry of each log
 # right after the loops, and again after letting the event loop turn (at most 200 short
-# sleeps). Predict the four entries: `connection opened`, or `connection closed`?
+# sleeps). What are the four entries: `connection opened`, or `connection closed`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 held_log: list[str] = []
@@ -526,8 +528,8 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 #
 # :::{dropdown} Hint: closing a candidate whose boot was cancelled
 #
-# `sandbox()` above catches only `ConnectionError`, and the chapter's cancellations went
-# through `finally` blocks. Point 3 needs one more piece: `CancelledError` is a
+# `sandbox()` above catches only `ConnectionError`, and the chapter cleaned up after a
+# cancellation in `finally` blocks and in `__aexit__`. Point 3 needs one more piece: `CancelledError` is a
 # `BaseException`, not an `Exception`, so `except Exception` does not see it. To close the
 # candidate on a failure *and* on a cancellation, catch `BaseException` around `boot()` and
 # await the close; then re-raise it with a bare `raise`, unless it is an `Exception` you will
@@ -1000,13 +1002,16 @@ async def agent_run(name: str, ends: str) -> str:
     return "ok"
 
 
+# %%
 runs = ["finishes"] * 3 + ["crashes"] * 2 + ["outlives its guard"]
-results = await asyncio.gather(*(agent_run(f"sb{i}", ends) for i, ends in enumerate(runs)),
-                               return_exceptions=True)
+results = await asyncio.gather(
+    *(agent_run(f"sb{i}", ends) for i, ends in enumerate(runs)), return_exceptions=True
+)
 failed = sum(isinstance(r, BaseException) for r in results)
+told_failed = sum(t != "None" for t in FakeSandbox.told)
 print(f"{len(runs)} runs, {failed} ended by an exception")
 print(f"sandboxes still alive: {len(FakeSandbox.alive)} of {len(runs)}")
-print(f"exits told their run had failed: {sum(t != 'None' for t in FakeSandbox.told)} of {failed}")
+print(f"exits told their run had failed: {told_failed} of {failed}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: the-finally-kills-every-sandbox

@@ -497,13 +497,15 @@ async def take_first(agen) -> str:
     return await anext(agen)
 
 
+# %%
 async def close_it(agen) -> None:  # task B
     print("task B's stack before the close:", SPAN_STACK.get())
     try:
         await agen.aclose()
         print("aclose returned normally")
     except Exception as exc:
-        print("aclose in task B:", type(exc).__name__, "-", str(exc).rpartition("> ")[2])
+        reason = str(exc).rpartition("> ")[2]
+        print("aclose in task B:", type(exc).__name__, "-", reason)
     print("task B's stack after the close: ", SPAN_STACK.get())
 
 
@@ -955,9 +957,9 @@ show_call_site("11b")
 # stack entries are `(trace_id, span_id)` pairs, a sample gets a trace id (a new `uuid4`) the
 # first time it is traced, and the parent of a new span is the innermost entry with the span's
 # trace id (`_get_current_parent_span_id`), so a span never lands under another trace. A run on our
-# own model of that shape: `trace_span` below, and the same span kept on one shared list
-# (folded). Eight samples run `generate_and_rm` concurrently, each opening a `generate_and_rm`
-# span holding `sglang_generate` and then `reward_model`, as slime's rollout does; the cell
+# own model of that shape: `trace_span` below, and `trace_span_on_shared_list`, the same span
+# kept on one shared list (folded). Eight samples run `generate_and_rm` concurrently, each
+# opening a `generate_and_rm` span holding `sglang_generate` and then `reward_model`, as slime's rollout does; the cell
 # counts the spans whose parent is not the sample's own `generate_and_rm` span (or, for that
 # span, not none).
 
@@ -979,7 +981,10 @@ def trace_span_on_shared_list(trace_id: str, name: str) -> Iterator[None]:
 # %%
 TRACE: contextvars.ContextVar[tuple[tuple[str, str], ...]] = contextvars.ContextVar(
     "trace", default=())
-found_parent: dict[str, dict[str, str | None]] = {"ContextVar": {}, "one shared list": {}}
+found_parent: dict[str, dict[str, str | None]] = {  # span -> the parent it found
+    "ContextVar": {},
+    "one shared list": {},
+}
 
 
 @contextmanager
@@ -994,6 +999,7 @@ def trace_span(trace_id: str, name: str) -> Iterator[None]:
         TRACE.reset(token)
 
 
+# %%
 async def generate_and_rm(sample: int, span) -> None:
     trace_id = f"s{sample}"
     with span(trace_id, "generate_and_rm"):
