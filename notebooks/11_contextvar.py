@@ -1018,8 +1018,8 @@ def wrong_parents(found: dict[str, str | None]) -> list[str]:
 for span_kind in (trace_span, trace_span_on_shared_list):
     await asyncio.gather(*(generate_and_rm(i, span_kind) for i in range(8)))
 for stack_kind, found in found_parent.items():
-    wrong = len(wrong_parents(found))
-    print(f"{stack_kind:<15} wrong parents: {wrong} of {len(found)} spans")
+    misparented = len(wrong_parents(found))
+    print(f"{stack_kind:<15} wrong parents: {misparented} of {len(found)} spans")
 print("for example:", wrong_parents(found_parent["one shared list"])[:2])
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
