@@ -448,15 +448,15 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # :::
 
 # %% [markdown]
-# ### Predict: a token used in another context
+# ### A token used in another context
 #
 # A token comes from a `set` made in one context. `contextvars.Context()` makes a new, empty
 # context, and `ctx.run(fn, *args)` calls `fn` inside it (the `run` that the third thread
-# used above). The cell below sets a variable inside one new context and then calls `reset`
-# with that token inside a second one. What does the `reset` do, and what value does the
-# first context hold afterwards?
+# used above). The cell below sets a variable inside one new context, calls `reset` with that
+# token inside a second one, and prints what the `reset` did and what the first context holds
+# afterwards.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 demo_var: contextvars.ContextVar[str] = contextvars.ContextVar("demo_var", default="-")
 opened_in, closed_in = contextvars.Context(), contextvars.Context()
 demo_token = opened_in.run(demo_var.set, "inside")
@@ -481,7 +481,8 @@ print("the first context holds:", opened_in[demo_var])
 
 # %% [markdown]
 # The cell below shows that second case in the shape Exercise 11.1 meets: an async generator
-# sets the span stack and yields; one task takes its first item, and a second task closes it.
+# sets the span stack and yields; task A takes its first item, and task B closes it. Task B is
+# created while a span, `rollout`, is open, and prints its own stack before and after the close.
 
 # %%
 async def stream_in_span():
@@ -496,13 +497,25 @@ async def take_first(agen) -> str:
     return await anext(agen)
 
 
+# %%
+async def close_it(agen) -> None:  # task B
+    print("task B's stack before the close:", SPAN_STACK.get())
+    try:
+        await agen.aclose()
+        print("aclose returned normally")
+    except Exception as exc:
+        reason = str(exc).rpartition("> ")[2]
+        print("aclose in task B:", type(exc).__name__, "-", reason)
+    print("task B's stack after the close: ", SPAN_STACK.get())
+
+
 agen = stream_in_span()
 print("task A got:", await asyncio.create_task(take_first(agen)))
+rollout_token = SPAN_STACK.set(("rollout",))  # the span open where task B is created
 try:
-    await asyncio.create_task(agen.aclose())  # task B closes the generator
-    print("aclose returned normally")
-except Exception as exc:
-    print("aclose in task B:", type(exc).__name__, "-", str(exc).rpartition("> ")[2])
+    await asyncio.create_task(close_it(agen))
+finally:
+    SPAN_STACK.reset(rollout_token)
 
 # %% [markdown]
 # ## Exercise 11.1 · A span helper that is safe under concurrency
@@ -520,6 +533,17 @@ except Exception as exc:
 #    and leave `TRACE_STACK` there as it was.
 #
 # It must give correct parents when many tasks trace at once on one loop.
+#
+# :::{dropdown} Hint: the two cross-task cases
+#
+# A task started inside an open span (the grader's "tasks started inside open spans") gets a
+# copy of the context taken when it is created, so the span is on its stack, as `rollout` was on
+# task B's above; its own spans stay in its copy. And a `reset` that raises `ValueError` changed
+# nothing (task B's stack was the same after the close), so catching that `ValueError` around
+# the `reset`, and only there (`contextlib.suppress(ValueError)`), leaves the closing context as
+# it was and lets any error of the block go on.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -927,3 +951,98 @@ show_call_site("11")
 
 # %% tags=["remove-input"]
 show_call_site("11b")
+
+# %% [markdown]
+# What would go wrong if the stack lived in one shared list instead of a `ContextVar`? slime's
+# stack entries are `(trace_id, span_id)` pairs, a sample gets a trace id (a new `uuid4`) the
+# first time it is traced, and the parent of a new span is the innermost entry with the span's
+# trace id (`_get_current_parent_span_id`), so a span never lands under another trace. A run on our
+# own model of that shape: `trace_span` below, and `trace_span_on_shared_list`, the same span
+# kept on one shared list (folded). Eight samples run `generate_and_rm` concurrently, each
+# opening a `generate_and_rm` span holding `sglang_generate` and then `reward_model`, as slime's rollout does; the cell
+# counts the spans whose parent is not the sample's own `generate_and_rm` span (or, for that
+# span, not none).
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same span kept on one shared list"}
+SHARED_STACK: list[tuple[str, str]] = []
+
+
+@contextmanager
+def trace_span_on_shared_list(trace_id: str, name: str) -> Iterator[None]:
+    parent = next((s for t, s in reversed(SHARED_STACK) if t == trace_id), None)
+    found_parent["one shared list"][f"{trace_id} {name}"] = parent
+    SHARED_STACK.append((trace_id, f"{trace_id} {name}"))
+    try:
+        yield
+    finally:
+        SHARED_STACK.pop()
+
+
+# %%
+TRACE: contextvars.ContextVar[tuple[tuple[str, str], ...]] = contextvars.ContextVar(
+    "trace", default=())
+found_parent: dict[str, dict[str, str | None]] = {  # span -> the parent it found
+    "ContextVar": {},
+    "one shared list": {},
+}
+
+
+@contextmanager
+def trace_span(trace_id: str, name: str) -> Iterator[None]:
+    stack = TRACE.get()
+    parent = next((s for t, s in reversed(stack) if t == trace_id), None)
+    found_parent["ContextVar"][f"{trace_id} {name}"] = parent
+    token = TRACE.set(stack + ((trace_id, f"{trace_id} {name}"),))
+    try:
+        yield
+    finally:
+        TRACE.reset(token)
+
+
+# %%
+async def generate_and_rm(sample: int, span) -> None:
+    trace_id = f"s{sample}"
+    with span(trace_id, "generate_and_rm"):
+        with span(trace_id, "sglang_generate"):
+            await asyncio.sleep(0.01 * (1 + sample % 3))
+        with span(trace_id, "reward_model"):
+            await asyncio.sleep(0.01)
+
+
+def wrong_parents(found: dict[str, str | None]) -> list[str]:
+    return [f"{name} -> {parent}" for name, parent in found.items()
+            if parent != (None if name.endswith(" generate_and_rm")
+                          else f"{name.split()[0]} generate_and_rm")]
+
+
+for span_kind in (trace_span, trace_span_on_shared_list):
+    await asyncio.gather(*(generate_and_rm(i, span_kind) for i in range(8)))
+for stack_kind, found in found_parent.items():
+    misparented = len(wrong_parents(found))
+    print(f"{stack_kind:<15} wrong parents: {misparented} of {len(found)} spans")
+print("for example:", wrong_parents(found_parent["one shared list"])[:2])
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-shared-stack-misparents-spans
+assert wrong_parents(found_parent["ContextVar"]) == [], wrong_parents(found_parent["ContextVar"])
+shared_wrong = wrong_parents(found_parent["one shared list"])
+assert shared_wrong, "the shared list gave no span a wrong parent"
+assert all(w.endswith("None") or w.split()[0] == w.split()[-2] for w in shared_wrong), (
+    f"a span found another sample's span: {shared_wrong}")
+assert TRACE.get() == () and SHARED_STACK == [], "both stacks are empty after the run"
+print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wrong, "
+      "each a span of the sample's own or none")
+
+# %% [markdown]
+# :::{dropdown} What the run shows about slime
+#
+# With the `ContextVar`, every span found the right parent. With one shared list, the trace id
+# kept every span inside its own sample, but not under the right span: a span that ends pops
+# the top of the list, which after an `await` is often another sample's entry, so its own entry
+# stays on the list, and the sample's `reward_model` span then hangs under its own
+# `sglang_generate`, a span that had already ended, or under none when its `generate_and_rm`
+# entry was popped by another sample. In slime's traces that would be a reward computed
+# *inside* a generation that was over. Each task's own context is what keeps the pushes and
+# pops of eight samples apart; the trace id alone does not.
+#
+# :::
