@@ -140,11 +140,11 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # `run_in_executor(pool, fn, ...)` sends the call to a pool you choose, so you decide how many
 # threads this kind of work may occupy.
 #
-# `draw_waves` (folded) draws each call on the lane of the thread that ran it, from the first
-# call's start.
+# `draw_pool_calls` (folded) draws each call on the lane of the thread that ran it, from the
+# first call's start.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def draw_waves(pool_tl: Timeline, threads_used: list[str]):
+def draw_pool_calls(pool_tl: Timeline, threads_used: list[str]):
     first_start = min(span.start for span in pool_tl.spans)
     from_first_call = Timeline()  # the same spans, with 0 at the first call's start
     for span in pool_tl.spans:
@@ -189,7 +189,7 @@ with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="rm-worker") as 
 print(f"{CALLS} calls on a pool of {WORKERS}: peak in flight {inside.peak}, "
       f"on {len(set(threads_used))} threads; "
       f"first call to last: {pool_tl.total():.2f} s")
-fig = draw_waves(pool_tl, threads_used)
+fig = draw_pool_calls(pool_tl, threads_used)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: pool-size-caps-calls-in-flight
@@ -252,12 +252,10 @@ print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at
 #
 # A thread pool speaks `concurrent.futures`: `pool.submit(fn)` returns a
 # `concurrent.futures.Future`, a thread-safe box that holds the call's return value once the
-# call is done.
+# call is done. Predict: can a coroutine `await` the future that `submit` returned?
 #
-# The cell below submits a call to a pool and tries `await` on the `concurrent.futures.Future`
-# it gets back, then on the same future passed through `asyncio.wrap_future`, then on what
-# `run_in_executor` returns, and prints the type of each. Predict: can you `await` the future
-# that `submit` returned?
+# The cell below submits a call to a pool and tries `await` on the future it gets back; then it
+# waits for the same call in two other ways a coroutine can, and prints the type of each future.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 bridge_tl = Timeline()
@@ -538,6 +536,16 @@ else:
 # :::
 #
 # The visible test below shows one run.
+#
+# :::{dropdown} Hint: one piece the chapter showed only for the deadline
+#
+# *Asking a thread to stop* handled a deadline with `asyncio.shield` and an `except
+# TimeoutError`. A cancellation of `run_with_deadline` arrives at the same `await`, as
+# `CancelledError`, so a `try`/`finally` around the shielded await covers both; in the
+# `finally`, `await asyncio.wait([future], timeout=5)` waits for the thread without raising
+# and without blocking the loop.
+#
+# :::
 
 # %%
 def make_steps(steps: int, step_seconds: float, log: list[str]):
@@ -939,12 +947,17 @@ _sc.differential(run_with_deadline, _reference,
 #
 # ## In slime
 #
-# slime's Megatron teacher server answers HTTP with an aiohttp application: its handlers all
-# run on one event loop, in a thread of its own, so a blocking `ray.get` in a handler has to
-# leave that thread. The quotes show three ways slime does it: a pool thread for a long
-# reload, none for the wait in `post`, and a pool thread for each short poll. The [source
-# inventory](../book/reference/inventory.md) lists every `to_thread` and `run_in_executor` in
-# slime; for each one, ask which pool it uses and what caps it.
+# slime has both sides of this chapter. Its Megatron teacher server answers HTTP with an
+# aiohttp application whose handlers all run on one event loop, in a thread of its own, so a
+# blocking `ray.get` in a handler has to leave that thread: the first quote sends a long weight
+# reload to the loop's default pool, the second sends each 50 ms poll for a result there. The
+# third quote is not in that server: `post`, in slime's HTTP helpers
+# (`slime/utils/http_utils.py`), is a coroutine of the rollout's own event loop, and with
+# distributed POST on it waits for a Ray actor's answer without holding any thread. Its comment
+# says why: the `asyncio.to_thread(ray.get, ...)` it replaced held a default-pool thread for
+# each waiting request. The [source inventory](../book/reference/inventory.md) lists every
+# `to_thread` and `run_in_executor` in slime; for each one, ask which pool it uses and what
+# caps it.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -952,7 +965,66 @@ from lab_snippets.sites import show_call_site
 show_call_site("08")
 
 # %% tags=["remove-input"]
-show_call_site("08b")
+show_call_site("08c")
 
 # %% tags=["remove-input"]
-show_call_site("08c")
+show_call_site("08b")
+
+# %% [markdown]
+# ### A run: what the replaced `to_thread(ray.get, ...)` cost `post`
+#
+# A model of the two versions of `post`, written for this page. A Ray call becomes a
+# `concurrent.futures.Future` that a separate pool, `remote` (standing for the actors),
+# completes when the answer is ready. As many slow requests as the default pool has threads
+# (answers after 0.5 s, long generations) are waiting when four quick ones arrive (answers
+# after 0.02 s); the run prints how long the quick answers took to reach their coroutines.
+
+# %%
+async def post_via_thread(answer: concurrent.futures.Future):
+    return await asyncio.to_thread(answer.result, 5)  # before: to_thread(ray.get, obj_ref)
+
+
+async def post_awaiting(answer: concurrent.futures.Future):
+    return await asyncio.wrap_future(answer)  # slime's post now: await obj_ref
+
+
+async def quick_answers_wait(post, remote: ThreadPoolExecutor, slow_requests: int) -> float:
+    slow = [asyncio.create_task(post(remote.submit(time.sleep, 0.5)))
+            for _ in range(slow_requests)]
+    await asyncio.sleep(0.01)  # the slow requests are waiting first
+    sent = time.monotonic()
+    await asyncio.gather(*(post(remote.submit(time.sleep, 0.02)) for _ in range(4)))
+    took = time.monotonic() - sent
+    await asyncio.gather(*slow)
+    return took
+
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that runs both versions"}
+took: dict[str, list[float]] = {"through to_thread": [], "awaiting the future": []}
+with borrowed_default_executor() as default_pool:
+    size = default_pool._max_workers
+    with ThreadPoolExecutor(max_workers=size + 4, thread_name_prefix="remote") as remote:
+        async with asyncio.timeout(10):
+            for _ in range(2):  # interleaved, best of two
+                took["through to_thread"].append(
+                    await quick_answers_wait(post_via_thread, remote, size))
+                took["awaiting the future"].append(
+                    await quick_answers_wait(post_awaiting, remote, size))
+best = {version: min(times) for version, times in took.items()}
+print(f"default pool: {size} threads; {size} slow requests waiting")
+for version, seconds in best.items():
+    print(f"  {version}: the four quick answers arrived after {seconds:.2f} s")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: held-pool-threads-delay-ready-answers
+ratio = best["through to_thread"] / best["awaiting the future"]
+assert ratio > 5, (
+    f"quick answers waited for a pool thread held by a slow request: only {ratio:.1f}x slower")
+print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by awaiting")
+
+# %% [markdown]
+# The quick answers were ready after 0.02 s in both versions. Through `to_thread` each one
+# needed a pool thread to wait in, and every thread was held by a slow request, so they came
+# in only after the slow answers freed the threads: the tail latency of slime's comment. With
+# one slow request fewer, one thread stays free and the quick answers pass through it at once;
+# `await` on the future needs no thread at all, so the pool's size caps nothing.
