@@ -47,9 +47,8 @@ figure_style()
 # lane named after the thread that ran it.
 #
 # `asyncio.to_thread` hands such a call to the loop's *default* thread pool. The course's
-# `borrowed_default_executor`, in a `with` around each cell below, lends that cell a fresh
-# default pool and shuts it down at the end, so no experiment leaves threads behind; your own code calls
-# `asyncio.to_thread` alone.
+# `borrowed_default_executor` lends a cell a fresh default pool and shuts it down at the end,
+# so no experiment leaves threads behind; your own code calls `asyncio.to_thread` alone.
 
 # %%
 def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
@@ -137,8 +136,7 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # `asyncio.to_thread(fn, ...)` is close to `loop.run_in_executor(None, fn, ...)`, with two
 # differences: it also accepts keyword arguments for `fn`, and it runs `fn` in a copy of the
 # caller's context (chapter 11 takes that one up). The `None` means "the default pool".
-# `run_in_executor(pool, fn, ...)` sends the call to a pool you choose, so you decide how many
-# threads this kind of work may occupy.
+# `run_in_executor(pool, fn, ...)` sends the call to a pool you choose.
 #
 # `draw_pool_calls` (folded) draws each call on the lane of the thread that ran it, from the
 # first call's start.
@@ -241,11 +239,9 @@ print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at
 
 # %% [markdown]
 # The batch took about two rounds of 0.1 s: the default pool caps its calls as the pool of
-# three did. However idle the CPU is, every
-# `to_thread` call that is blocked holds one of the pool's threads, and the calls after the
-# last free thread wait in its queue until the first ones end. If a server awaits
-# `to_thread(ray.get, ...)` for each of its in-flight requests, the pool size quietly caps the
-# requests it can serve at once.
+# three did. However idle the CPU is, every blocked `to_thread` call holds one of the pool's
+# threads, and the calls after the last free thread wait in its queue. *In slime*, at the end,
+# measures what that costs a server that waits for each request this way.
 
 # %% [markdown]
 # ## Two kinds of Future
@@ -305,7 +301,7 @@ async def settle(finished: threading.Event) -> None:
 
 
 # %% [markdown]
-# ## Predict: does the reload stop at the deadline?
+# ## Does the reload stop at the deadline?
 #
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
@@ -491,8 +487,8 @@ else:
 # - **Free-threaded builds.** Python 3.13 added an optional free-threaded build
 #   (`python3.13t`; supported, still optional, in 3.14) without the GIL, where CPU-bound
 #   threads do run in parallel and the computing cell above keeps more than one core busy. On
-#   such a build the folded check also prints `cpu_share()`: it spins for 50 ms and reports the
-#   share of one core this thread got, so a busy machine shows up as a low share.
+#   such a build the folded check also prints the share of a core a 50 ms spin got, so a busy
+#   machine shows.
 # - **The default pool's size.** `ThreadPoolExecutor()` without `max_workers` gets
 #   `min(32, (os.process_cpu_count() or 1) + 4)` threads on Python 3.13 and later (the CPUs
 #   this process may use), and `min(32, (os.cpu_count() or 1) + 4)` on 3.11 and 3.12 (all the
@@ -539,11 +535,9 @@ else:
 #
 # :::{dropdown} Hint: one piece the chapter showed only for the deadline
 #
-# *Asking a thread to stop* handled a deadline with `asyncio.shield` and an `except
-# TimeoutError`. A cancellation of `run_with_deadline` arrives at the same `await`, as
-# `CancelledError`, so a `try`/`finally` around the shielded await covers both; in the
-# `finally`, `await asyncio.wait([future], timeout=5)` waits for the thread without raising
-# and without blocking the loop.
+# *Asking a thread to stop* handled only the deadline. A cancellation arrives at the same
+# shielded `await`, as `CancelledError`, so a `try`/`finally` around it covers both; in the
+# `finally`, `await asyncio.wait([future], timeout=5)` waits for the thread without raising.
 #
 # :::
 
@@ -943,21 +937,19 @@ _sc.differential(run_with_deadline, _reference,
 #   `threading.Event`, and wait for the thread before you report the timeout.
 #
 # **What's next.** Chapter 09 looks at the threads themselves: shared state and `Lock`,
-# stopping a background thread with an `Event`, and what happens to threads at exit.
+# stopping a thread with an `Event`, and threads at exit.
 #
 # ## In slime
 #
-# slime has both sides of this chapter. Its Megatron teacher server answers HTTP with an
-# aiohttp application whose handlers all run on one event loop, in a thread of its own, so a
-# blocking `ray.get` in a handler has to leave that thread: the first quote sends a long weight
-# reload to the loop's default pool, the second sends each 50 ms poll for a result there. The
-# third quote is not in that server: `post`, in slime's HTTP helpers
-# (`slime/utils/http_utils.py`), is a coroutine of the rollout's own event loop, and with
-# distributed POST on it waits for a Ray actor's answer without holding any thread. Its comment
-# says why: the `asyncio.to_thread(ray.get, ...)` it replaced held a default-pool thread for
-# each waiting request. The [source inventory](../book/reference/inventory.md) lists every
-# `to_thread` and `run_in_executor` in slime; for each one, ask which pool it uses and what
-# caps it.
+# slime's Megatron teacher server answers HTTP with an aiohttp application whose handlers run
+# on one event loop, in a thread of its own, so a blocking `ray.get` in a handler must leave
+# that thread: the first quote sends a long weight reload to the loop's default pool, the
+# second each 50 ms poll for a result. The third is not in that server: `post`, in slime's
+# HTTP helpers (`slime/utils/http_utils.py`), is a coroutine of the rollout's event loop, and
+# with distributed POST on it awaits a Ray actor's answer with no thread held. Its comment says
+# why the `asyncio.to_thread(ray.get, ...)` it replaced had to go. The [source
+# inventory](../book/reference/inventory.md) lists every `to_thread` and `run_in_executor` in
+# slime.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -973,11 +965,10 @@ show_call_site("08b")
 # %% [markdown]
 # ### A run: what the replaced `to_thread(ray.get, ...)` cost `post`
 #
-# A model of the two versions of `post`, written for this page. A Ray call becomes a
-# `concurrent.futures.Future` that a separate pool, `remote` (standing for the actors),
-# completes when the answer is ready. As many slow requests as the default pool has threads
-# (answers after 0.5 s, long generations) are waiting when four quick ones arrive (answers
-# after 0.02 s); the run prints how long the quick answers took to reach their coroutines.
+# A model of the two versions of `post`, written for this page: a Ray call becomes a
+# `concurrent.futures.Future` that a pool standing for the actors, `remote`, completes. As many
+# slow requests (answers after 0.5 s) as the default pool has threads are waiting when four
+# quick ones arrive (answers after 0.02 s): how long do the quick answers take to arrive?
 
 # %%
 async def post_via_thread(answer: concurrent.futures.Future):
@@ -1023,8 +1014,7 @@ assert ratio > 5, (
 print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by awaiting")
 
 # %% [markdown]
-# The quick answers were ready after 0.02 s in both versions. Through `to_thread` each one
-# needed a pool thread to wait in, and every thread was held by a slow request, so they came
-# in only after the slow answers freed the threads: the tail latency of slime's comment. With
-# one slow request fewer, one thread stays free and the quick answers pass through it at once;
-# `await` on the future needs no thread at all, so the pool's size caps nothing.
+# The quick answers were ready after 0.02 s in both versions. Through `to_thread` each needed
+# a pool thread to wait in, and the slow requests held them all, so the quick answers came in
+# only when the slow ones freed the threads: the tail latency of slime's comment. With one
+# slow request fewer, they pass through the free thread at once; `await` needs no thread.

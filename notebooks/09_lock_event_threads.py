@@ -50,7 +50,7 @@ def record_tokens(stats: TokenStats, text: str) -> None:
 
 
 # %% [markdown]
-# ## Predict: how many of 2400 tokens are counted?
+# ## How many of 2400 tokens are counted?
 #
 # CPython has a Global Interpreter Lock (GIL): only one thread runs Python code at a time.
 # Four threads start together and each record 300 lines of two tokens, 2400 tokens in all.
