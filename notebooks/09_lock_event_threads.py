@@ -861,8 +861,8 @@ print("✓ stop() waited out the check in progress; the interval alone would hav
 
 # %% [markdown]
 # The thread looks at the event only between engines and in its wait, so the check in
-# progress ran to its end: the thread ended what was left of it after `stop()` (0.25 s less
-# the 0.1 s it had run, a little more on a loaded machine), and skipped the other engines. A
+# progress ran to its end: the thread ended about 0.15 s after `stop()` (the 0.25 s check
+# less the 0.1 s it had run; a little more on a loaded machine) and skipped the other engines. A
 # join bounded by the interval alone would have given up while the thread was still finishing
 # a healthy check, and slime would log that it "did not terminate". The check's timeout in
 # slime's bound covers this case; a check that never answers outlasts any bound, and because
