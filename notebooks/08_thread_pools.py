@@ -301,13 +301,13 @@ async def settle(finished: threading.Event) -> None:
 
 
 # %% [markdown]
-# ## Does the reload stop at the deadline?
+# ## Predict: does the reload stop at the deadline?
 #
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
 # passes, `TimeoutError` is raised in the handler. Before printing its log, the cell calls
 # `settle(finished)`, the course's bounded clean-up (folded above: it gives the thread at most
-# 2 s to set `finished`). Predict: is the reload still running after the handler got
+# 2 s to set `finished`). Is the reload still running after the handler got
 # `TimeoutError`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -968,18 +968,18 @@ show_call_site("08b")
 # A model of the two versions of `post`, written for this page: a Ray call becomes a
 # `concurrent.futures.Future` that a pool standing for the actors, `remote`, completes. As many
 # slow requests (answers after 0.5 s) as the default pool has threads are waiting when four
-# quick ones arrive (answers after 0.02 s): how long do the quick answers take to arrive?
+# quick ones arrive (answers after 0.02 s); the run prints when the quick answers arrived.
 
 # %%
 async def post_via_thread(answer: concurrent.futures.Future):
-    return await asyncio.to_thread(answer.result, 5)  # before: to_thread(ray.get, obj_ref)
+    return await asyncio.to_thread(answer.result, 5)  # before: to_thread(ray.get, ref)
 
 
 async def post_awaiting(answer: concurrent.futures.Future):
     return await asyncio.wrap_future(answer)  # slime's post now: await obj_ref
 
 
-async def quick_answers_wait(post, remote: ThreadPoolExecutor, slow_requests: int) -> float:
+async def quick_answers_wait(post, remote: ThreadPoolExecutor, slow_requests: int):
     slow = [asyncio.create_task(post(remote.submit(time.sleep, 0.5)))
             for _ in range(slow_requests)]
     await asyncio.sleep(0.01)  # the slow requests are waiting first
@@ -990,7 +990,7 @@ async def quick_answers_wait(post, remote: ThreadPoolExecutor, slow_requests: in
     return took
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that runs both versions"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the measurement"}
 took: dict[str, list[float]] = {"through to_thread": [], "awaiting the future": []}
 with borrowed_default_executor() as default_pool:
     size = default_pool._max_workers

@@ -50,14 +50,14 @@ def record_tokens(stats: TokenStats, text: str) -> None:
 
 
 # %% [markdown]
-# ## How many of 2400 tokens are counted?
+# ## Predict: how many of 2400 tokens are counted?
 #
 # CPython has a Global Interpreter Lock (GIL): only one thread runs Python code at a time.
 # Four threads start together and each record 300 lines of two tokens, 2400 tokens in all.
 # `count_tokens` stands for any helper that touches the outside world (a log write, a cache
 # lookup); here it is `time.sleep(0)` and a split. The next cell holds it and the code that
 # starts the four threads (`join_all(threads, timeout)` joins every thread within one shared
-# budget and returns those still alive). Predict: how many of the 2400 tokens does the total end up with?
+# budget and returns those still alive).
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def count_tokens(text: str) -> int:
@@ -824,7 +824,7 @@ CHECK_TIMEOUT, INTERVAL, SLACK = 0.3, 0.05, 0.1  # slime's bound, scaled down
 monitor_stop, monitor_log = threading.Event(), []
 
 
-def check_engine(engine: int) -> None:  # stands in for ray.get(engine.health_generate...)
+def check_engine(engine: int) -> None:  # stands in for ray.get(engine.health_generate)
     time.sleep(0.25)  # the engine answers within CHECK_TIMEOUT
     monitor_log.append(f"engine {engine} answered")
 
@@ -839,6 +839,7 @@ def health_monitor_loop() -> None:
             break
 
 
+# %%
 monitor = threading.Thread(target=health_monitor_loop, name="health-monitor", daemon=True)
 monitor.start()
 time.sleep(0.1)
