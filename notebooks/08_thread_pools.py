@@ -241,7 +241,7 @@ print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at
 # The batch took about two rounds of 0.1 s: the default pool caps its calls as the pool of
 # three did. However idle the CPU is, every blocked `to_thread` call holds one of the pool's
 # threads, and the calls after the last free thread wait in its queue. *In slime*, at the end,
-# measures what that costs a server that waits for each request this way.
+# measures what that cost slime's `post` when it waited for each request this way.
 
 # %% [markdown]
 # ## Two kinds of Future

@@ -101,9 +101,8 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # stored meanwhile, so those updates vanished. On CPython 3.11 to 3.13 on Linux, the runs of
 # this page, `time.sleep(0)` gives up the GIL on every call, even for 0 s.
 #
-# How many survive changes from run to run and with the machine's load, so your total may
-# differ from the last reader's; the check asserts only that it is below 2400, and any total
-# below 2400 is the race. A total of exactly 25% (600) is one thread's worth: the four
+# How many survive changes from run to run and with the machine's load; the check asserts
+# only that the total is below 2400, and any total below 2400 is the race. A total of exactly 25% (600) is one thread's worth: the four
 # threads took turns in lockstep, each read the same total before any of them wrote, so each
 # round of four updates added 2. A total above 25% means the lockstep broke now and then:
 # some threads read the total after another had stored it, so their updates counted.
