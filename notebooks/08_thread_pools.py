@@ -959,16 +959,14 @@ show_call_site("08")
 # %% tags=["remove-input"]
 show_call_site("08c")
 
-# %% tags=["remove-input"]
-show_call_site("08b")
-
 # %% [markdown]
 # ### A run: what the replaced `to_thread(ray.get, ...)` cost `post`
 #
-# A model of the two versions of `post`, written for this page: a Ray call becomes a
-# `concurrent.futures.Future` that a pool standing for the actors, `remote`, completes. As many
-# slow requests (answers after 0.5 s) as the default pool has threads are waiting when four
-# quick ones arrive (answers after 0.02 s); the run prints when the quick answers arrived.
+# A model of the two versions of `post` (quoted last), written for this page: a Ray call
+# becomes a `concurrent.futures.Future` that a pool standing for the actors, `remote`,
+# completes. As many slow requests (answers after 0.5 s) as the default pool has threads are
+# waiting when four quick ones arrive (answers after 0.02 s); the run prints when the quick
+# answers arrived.
 
 # %%
 async def post_via_thread(answer: concurrent.futures.Future):
@@ -1018,3 +1016,6 @@ print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by 
 # a pool thread to wait in, and the slow requests held them all, so the quick answers came in
 # only when the slow ones freed the threads: the tail latency of slime's comment. With one
 # slow request fewer, they pass through the free thread at once; `await` needs no thread.
+
+# %% tags=["remove-input"]
+show_call_site("08b")

@@ -806,9 +806,6 @@ from lab_snippets.sites import show_call_site
 
 show_call_site("09")
 
-# %% tags=["remove-input"]
-show_call_site("09b")
-
 # %% [markdown]
 # ### A run: why `stop()` joins for the check's timeout, not for the interval
 #
@@ -868,3 +865,6 @@ print("✓ stop() waited out the check in progress; the interval alone would hav
 # a healthy check, and slime would log that it "did not terminate". The check's timeout in
 # slime's bound covers this case; a check that never answers outlasts any bound, and because
 # the thread is a daemon it does not hold up the interpreter's exit.
+
+# %% tags=["remove-input"]
+show_call_site("09b")
