@@ -210,7 +210,7 @@ async def close_sandbox(name: str, ledger: SandboxLedger, tl: Timeline) -> None:
 
 
 # %% [markdown]
-# ## How does each of five sandboxes end?
+# ## Measure: how does each of five sandboxes end?
 #
 # Five sandboxes start together under a limit of two boots, each set up for a different fate:
 #
