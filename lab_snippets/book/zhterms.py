@@ -164,6 +164,10 @@ def problems(translation: str, root: Path = ROOT) -> list[str]:
     spaced = spaced_links(translation)
     if spaced:
         found.append(f"a space between Chinese and a link {spaced[:3]}: a link is text, write it glued")
+    italic = [m.group(0) for m in _ITALIC.finditer(prose) if _CJK.search(m.group(0))]
+    if italic:
+        found.append(f"Chinese in italics {italic[:3]}: Chinese has no italics; stress with **粗体**, "
+                     "name a section or an on-screen label with 「」")
     padded = _PADDED_CHAPTER.findall(prose)
     if padded:
         found.append(f"a chapter number with a leading zero {padded[:3]}: write 第 {int(padded[0][-2:])} 章 "
@@ -173,3 +177,7 @@ def problems(translation: str, root: Path = ROOT) -> list[str]:
 
 # 第 01 章, 第 01–08 章, 第 03、05 章: Chinese counts chapters without the file name's zero
 _PADDED_CHAPTER = re.compile(r"第\s*(?:\d+\s*[–、,，和至-]\s*)*0\d")
+
+# *强调*: an emphasis of one asterisk (not ** bold) around Chinese, which the page sets in italics
+_ITALIC = re.compile(r"(?<![*\\])\*(?![*\s])[^*\n]+?(?<![*\s\\])\*(?!\*)")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
