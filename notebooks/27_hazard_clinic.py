@@ -53,7 +53,7 @@ figure_style()
 # `Popen.communicate()` in slime). Eight tool calls start at once; for comparison, the cell
 # runs them a second time with a body that awaits (`asyncio.sleep`).
 
-# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the harness that starts the calls and cancels the stuck ones"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: start calls as tasks, wait a bounded time, cancel what is stuck.
 async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
     """Start every call as a task; after at most `timeout` s return (finished, stuck); cancel the stuck."""
@@ -196,7 +196,8 @@ show_call_site("27b")
 # - `get_result(rid)` is a blocking 2 ms round trip that returns the result if it is there;
 # - `subscribe(rid)` returns a future that the table resolves the moment the result is published.
 #
-# Six requests poll, and six are told through `subscribe`, at the same time.
+# Six requests poll, and six are told through `subscribe`, at the same time. The fold also
+# makes the run's `table`, the request names `polled` and `told`, and the `worker` thread's body.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table and its worker"}
 class ResultTable:
@@ -1471,7 +1472,7 @@ _sc.differential(Coalescer, _reference, _closing_scenarios(), _observe_closing, 
 # %% tags=["remove-input"]
 show_call_site("27")
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 class RolloutLoop:  # our model of AsyncLoopThread: a loop in a daemon thread
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
@@ -1498,6 +1499,7 @@ async def rollout(batch: int, submitted: int, silent_group: int) -> list[int]:
     return sorted(data)
 
 
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 rollout_loop = RolloutLoop()
 step_got: dict[int, object] = {}
 
