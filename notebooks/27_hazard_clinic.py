@@ -14,24 +14,22 @@
 # 4. find and fix the hazard in a piece of code you have not seen.
 #
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
-# in a thread), 15 (async locks) and 26 · about 65 minutes
+# in a thread), 15 (async locks) and 26 · about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
-# words the chapters share. The set-up cell is folded: it imports the course's helpers, each
-# explained where a cell first uses it, and `figure_style()` only sets how the plots look.
+# words the chapters share. The folded set-up cell imports the course's helpers, each
+# explained where a cell first uses it.
 #
 # **The method.** A model is not slime: it copies the *shape* of the code (who waits for
 # whom, what is caught, what runs in which thread), with sleeps for the real work. When the
 # model fails, we have shown that the shape can fail, under the conditions the model sets up;
 # whether slime meets those conditions is a separate question, which we state and leave open.
-# Each hazard ends with the slime site, quoted from the source.
-#
-# Each of the five hazards below stands on its own; read them in any order. A table of all
-# five, with their results, opens the summary at the end.
+# Each hazard stands on its own and ends with its slime site, quoted from the source.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
+import concurrent.futures
 import statistics
 import threading
 import time
@@ -143,7 +141,7 @@ print("✓ with a blocking body one call runs at a time; awaiting, four do")
 show_call_site("27a")
 
 # %% [markdown]
-# ## Hazard 2: `execute_tool` inside `execute_predictions`
+# ## Hazard 2: what happens to hazard 1's path once its body awaits?
 #
 # Look again at `ToolPath`: `execute_predictions` takes a permit; hazard 1 ran it with
 # `tool_takes_permit=False`. With `tool_takes_permit=True`, `execute_tool` takes a second one **from the same semaphore**, as
@@ -188,7 +186,7 @@ print(f"✓ alone the call finishes; under load {under_load[1]} of 8 are stuck; 
 show_call_site("27b")
 
 # %% [markdown]
-# ## Measure · hazard 3: a result polled through `to_thread` every 50 ms
+# ## Measure · hazard 3: what does polling for a result through `to_thread` cost?
 #
 # **The shape.** A request handler asks "is my result there?" with a blocking call that it
 # runs in the default thread pool (`asyncio.to_thread`), sleeps 50 ms when the answer is no,
@@ -339,7 +337,7 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 show_call_site("27c")
 
 # %% [markdown]
-# ## Hazard 4: a request cancelled during an update
+# ## Hazard 4: what is left when a request is cancelled during an update?
 #
 # **The shape.** An update endpoint runs one update at a time; a duplicate request joins the
 # update in progress by awaiting a shared future. The request that does the update records
@@ -358,7 +356,7 @@ class Endpoint:
 
 
 # %%
-class UpdateEndpoint(Endpoint):  # our model of the shape under suspicion
+class UpdateEndpoint(Endpoint):  # our model of the shape
     async def handle(self, path: str) -> dict:
         async with self.lock:
             if self.state["in_progress"]:
@@ -509,7 +507,7 @@ print("✓ the model stays stuck after one cancellation; the fixed endpoint serv
 show_call_site("27d")
 
 # %% [markdown]
-# ## Hazard 5: `result()` with no timeout
+# ## Hazard 5: what does a timeout on `result()` leave on the loop?
 #
 # **The shape.** Synchronous code hands a coroutine to an event loop running in a background
 # thread, with `asyncio.run_coroutine_threadsafe`, and waits in `.result()` without a timeout.
@@ -519,9 +517,8 @@ show_call_site("27d")
 # `coroutine_states` whether it is waiting, answered or cancelled. We call it without a
 # timeout (chapter 13's row, for comparison), with `result(timeout)`, and with
 # `result(timeout)` plus cancelling the future. `ModelLoopThread` is this chapter's small loop
-# thread, not chapter 13's `LoopThread`: to shut down, its `close()` runs `cancel_the_rest()`
-# on the loop, which cancels every other task there and waits for them. Both helpers are
-# folded below.
+# thread; its `close()` runs `cancel_the_rest()`, folded below with the coroutine, which
+# cancels every other task on the loop and waits for them.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: the coroutine and the cleanup"}
 # Cleanup for the model's loop: cancel what is left on it, as asyncio.run does before closing.
@@ -645,12 +642,9 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 #
 # :::
 #
-# **In slime.** `AsyncLoopThread.run` in `slime/utils/async_utils.py` returns
-# `run_coroutine_threadsafe(coro, loop).result()`, with no timeout, and the rollout entry
-# points call it with the whole rollout coroutine: the first row's shape, the caller bound to
-# the rollout's end. The second row says what a bare timeout would add there: a caller that
-# gives up while the rollout goes on, on the loop. The quote closes this chapter, under
-# "In slime".
+# **In slime.** `AsyncLoopThread.run` (`slime/utils/async_utils.py`) has the first row's
+# shape; "In slime" at the end of the chapter quotes it and runs a model of the rollout it
+# waits for.
 #
 # ## Exercise 27.1 · Find and fix the hazard
 #
@@ -703,6 +697,21 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # 5. `await aclose(timeout=1.0)` cancels the running calls and waits for them, at most
 #    `timeout` seconds, even if one ignores its cancellation (a bounded wait, chapter 05);
 #    once `aclose` is called, `get` raises `RuntimeError`.
+#
+# :::{dropdown} Hint: the pieces this needs, and where the chapter showed them
+#
+# - **A call that no caller owns**: hazard 4's `TaskUpdateEndpoint` starts the shared work with
+#   `asyncio.create_task` and every request awaits it through `asyncio.shield(task)`; a
+#   cancelled request stops waiting, and the task runs on.
+# - **Forgetting the key when the call ends**: `task.add_done_callback(fn)` calls `fn(task)`
+#   once the task has ended, however it ended; read its exception there
+#   (`task.exception()` unless `task.cancelled()`), or asyncio may log "exception was never
+#   retrieved" when every caller has left.
+# - **Cancel, then wait with a bound**: `task.cancel()` only asks; `await asyncio.wait(tasks,
+#   timeout=...)` returns at the bound even if a task ignores the request, where `gather`
+#   would wait for it (chapter 05).
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -1417,13 +1426,13 @@ _sc.differential(Coalescer, _reference, _closing_scenarios(), _observe_closing, 
 # %% [markdown]
 # ## Summary
 #
-# | Hazard | Symptom | What the model checks | Where in slime |
-# |---|---|---|---|
-# | 1 · a blocking call inside a coroutine | the semaphore's limit is not the real limit | how many calls run at once; heartbeats of the loop | the retool sandbox: `communicate()` inside `async def execute_code` |
-# | 2 · one semaphore taken twice on a path | works alone, stuck under load | calls finished and stuck, alone and eight at once | retool: `execute_predictions` and `execute_tool` both take `SEMAPHORE` |
-# | 3 · a result polled through `to_thread` | a pool thread per poll; results seen up to a tick late | calls per request; lag from "published" to "received" | the teacher server's `/generate` polls `get_result` |
-# | 4 · a request cancelled during an update: its `finally` cannot complete | one cancelled request leaves every later one waiting | whether the duplicate and later requests ever finish | the teacher server's `update_from_disk` |
-# | 5 · `result()` with no timeout | the caller never returns, with no message | how long each caller waits; whether the loop's task ends | `AsyncLoopThread.run` (`slime/utils/async_utils.py`) |
+# | Hazard | Symptom | Where in slime |
+# |---|---|---|
+# | 1 · a blocking call inside a coroutine | the semaphore's limit is not the real limit | the retool sandbox: `communicate()` inside `async def execute_code` |
+# | 2 · one semaphore taken twice on a path | works alone, stuck under load | retool: `execute_predictions` and `execute_tool` both take `SEMAPHORE` |
+# | 3 · a result polled through `to_thread` | a pool thread per poll; results seen up to a tick late | the teacher server's `/generate` polls `get_result` |
+# | 4 · a request cancelled during an update: its `finally` cannot complete | one cancelled request leaves every later one waiting | the teacher server's `update_from_disk` |
+# | 5 · `result()` with no timeout | the caller never returns, with no message | `AsyncLoopThread.run` (`slime/utils/async_utils.py`) |
 #
 # - Read for shapes: who waits for whom, what is caught and what is not, which thread runs
 #   what, which waits have no bound. Then build a model of the shape, small and from your own
@@ -1450,8 +1459,79 @@ _sc.differential(Coalescer, _reference, _closing_scenarios(), _observe_closing, 
 # rollout coroutine on a background loop (hazard 5). For each, this chapter showed a model of
 # the shape failing and its fix passing; it did not test slime itself. Every site of these
 # mechanisms is listed in the [source inventory](../book/reference/inventory.md).
+#
+# Hazard 5's helper is quoted below. The default rollout hands it `generate_rollout_async`,
+# which submits
+# `over_sampling_batch_size` groups of requests, keeps the first `rollout_batch_size` groups
+# that finish (`asyncio.wait(..., return_when=FIRST_COMPLETED)`) and aborts the rest.
+# `over_sampling_batch_size` defaults to `rollout_batch_size`, and `train.py` waits for the
+# rollout with `ray.get`. Our model below has that shape, with a batch of 4 and one group
+# whose request never answers. Predict: does `run()` return when 4 groups are submitted?
+# When 8 are?
 
 # %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
 show_call_site("27")
+
+# %%
+class RolloutLoop:  # our model of AsyncLoopThread: a loop in a daemon thread
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro):  # as slime's: block until the coroutine is done, no timeout
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+
+async def rollout(batch: int, submitted: int, silent_group: int) -> list[int]:
+    """Shaped like generate_rollout_async: keep the first `batch` groups that finish."""
+    async def generate(group: int) -> int:
+        await asyncio.sleep(3600 if group == silent_group else 0.01 * (group + 1))
+        return group
+
+    pending = {asyncio.create_task(generate(g)) for g in range(submitted)}
+    data: list[int] = []
+    while len(data) < batch:
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        data += [task.result() for task in done][: batch - len(data)]
+    for task in pending:  # slime's abort(): the requests still running
+        task.cancel()
+    return sorted(data)
+
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+rollout_loop = RolloutLoop()
+step_got: dict[int, object] = {}
+
+
+def training_step(submitted: int) -> None:  # the synchronous caller, in its own thread
+    try:
+        step_got[submitted] = rollout_loop.run(rollout(4, submitted, silent_group=0))
+    except concurrent.futures.CancelledError:  # our clean-up cancels what still waits
+        step_got[submitted] = "cancelled by the clean-up"
+
+
+steps = {n: threading.Thread(target=training_step, args=(n,)) for n in (4, 8)}
+for step in steps.values():
+    step.start()
+for step in steps.values():
+    step.join(timeout=1)
+after_one_second = {n: "still blocked" if step.is_alive() else step_got[n]
+                    for n, step in steps.items()}
+for n, outcome in after_one_second.items():
+    print(f"{n} groups submitted, batch of 4, group 0 silent: after 1 s, run()",
+          outcome if outcome == "still blocked" else f"returned groups {outcome}")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: one-silent-group-holds-the-training-step
+asyncio.run_coroutine_threadsafe(cancel_the_rest(), rollout_loop.loop).result(timeout=2)
+for step in steps.values():  # the clean-up: cancel what still waits, stop the loop
+    step.join(timeout=2)
+rollout_loop.loop.call_soon_threadsafe(rollout_loop.loop.stop)
+rollout_loop.thread.join(timeout=2)
+rollout_loop.loop.close()
+assert after_one_second == {4: "still blocked", 8: [1, 2, 3, 4]}, after_one_second
+assert step_got[4] == "cancelled by the clean-up"
+assert not any(step.is_alive() for step in steps.values()) and not rollout_loop.thread.is_alive()
+print("✓ with 4 groups submitted, one silent request holds run() and the training step;"
+      " with 8, the silent group is aborted and run() returns 4 groups")
