@@ -60,7 +60,7 @@ CHILD_SECONDS = 0.15
 # `tool_permits` below is that `Semaphore(32)`, wrapped so that it also records when each
 # call held a permit; the wrapper and the counting helpers are folded.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers that record permits, count overlaps and poll for exits"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the helpers that record permits, count overlaps and poll for exits"}
 # The instruments, one line each:
 # WatchedSemaphore(n): an asyncio.Semaphore(n) that records when each task held a permit;
 # most_at_once(spans): the most (start, end) spans open at one instant;
