@@ -18,7 +18,7 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 55 minutes
+# about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -226,10 +226,9 @@ show_source(_cmd_frozen, first="if args.register", last="take_b_then_a(")
 
 # %% [markdown]
 # `HANGS` is the command that starts the course's hang module (`python -m lab_snippets.hangs`).
-# The child prints `ready` once both threads are stuck; the cell then sends it SIGUSR1 and
-# prints the dump's frames in the two deadlocked functions, how long after the signal they
-# reached us, the exit status and what the child printed after the dump. The folded helpers
-# read its output.
+# The child prints `ready` once both threads are stuck; the cell then sends it SIGUSR1, reads
+# its stderr until the dump names the two deadlocked functions, and waits for it (at most 5 s).
+# The folded helpers read its output.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output and the dump's frames"}
 # read_until(stream, *words): reads line by line until every one of `words` has appeared.
@@ -297,8 +296,9 @@ print("✓ the dump showed both deadlocked threads, and the process went on runn
 #
 # SIGUSR1's default action kills the process; `faulthandler.register` replaces that action with
 # one that writes the dump and returns, so the threads go back to what they were doing. Look at
-# the last line: exit status 0, and `gave-up` printed after the dump, once `communicate()`
-# closed the child's stdin, which is what ends `frozen`. Before that it carried on, still
+# the last line: exit status 0, and `gave-up` printed after the dump. `frozen` gives up and
+# exits when its stdin closes (or after its 5 s), and our `communicate()` closed it, so the
+# process lived on after the dump until we ended it. Before that it carried on, still
 # deadlocked, and the dump names both threads' functions and lines (`take_a_then_b` stuck in
 # `b.acquire()`, `take_b_then_a` in `a.acquire()`). The dump reached us within milliseconds of
 # the signal, read through a pipe, so the dump itself took at most that: cheap enough to take
@@ -552,7 +552,10 @@ def watch_progress(progress, stall: float, reports: list[str], stop: threading.E
 # %% [markdown]
 # `run_watchdog` starts your watchdog in a daemon thread, lets the main thread live through
 # the given windows of "no progress" (while it sits in `stuck_in_approval`), then stops the
-# watchdog and joins it (bounded).
+# watchdog and joins it (bounded). The visible test prints the first lines of the first report.
+# A report holds every thread of this process, and the first thread in it need not be the main
+# one: it is often the watchdog itself, whose stack ends in your `watch_progress`. The cell
+# after the tests prints the main thread's part.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a service that stalls, to run your watchdog on"}
 def stuck_in_approval(until: float) -> None:
@@ -907,8 +910,7 @@ _sc.differential(watch_progress, _reference, _scenarios(), _observe, _compare, w
 
 
 # %% [markdown]
-# The preview above may start with another thread's stack, such as the watchdog's own. The
-# part that matters is the main thread's, innermost call last:
+# The main thread's part of that report, innermost call last:
 
 # %%
 lines = reports[0].splitlines() if reports else []
@@ -938,16 +940,25 @@ print(header, *list(indented)[-3:], sep="\n")
 # ## In slime
 #
 # The coding-agent example puts a wall-clock timeout around each rollout, and when it fires it
-# logs a small diagnostic (quoted after the model below). Before you read the quotes' titles,
-# ask two questions of that log: what would it tell you about a stuck rollout, and when can it
-# be written? Other
-# `asyncio.all_tasks` and logging sites are in the
+# logs a small diagnostic. Ask two questions of that log: what would it tell you about a stuck
+# rollout, and when can it be written? The first quote is the diagnostic, for the first
+# question; the second is the handler that calls it, and the run after it answers the second.
+# Other `asyncio.all_tasks` and logging sites are in the
 # [source inventory](../book/reference/inventory.md).
-#
-# A model of that guard, for the second question: `asyncio.timeout(0.05)` around a rollout
-# that makes a 0.3 s blocking call (standing for one that does not return), then waits for
-# good; the `except TimeoutError` writes the diagnostic. Predict: how long after the guard is
-# armed is the diagnostic written?
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("23")
+
+# %% tags=["remove-input"]
+show_call_site("23b")
+
+# %% [markdown]
+# A model of that handler: `asyncio.timeout(0.05)` around a rollout that makes a 0.3 s blocking
+# call (standing for one that does not return), then waits for good; the `except TimeoutError`
+# writes the diagnostic, as slime's handler does. Predict: how long after the guard is armed is
+# the diagnostic written?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 guard_times: dict[str, float] = {}
@@ -975,25 +986,23 @@ armed = guard_times["guard armed"]
 print("after arming the guard:",
       {what: f"{at - armed:.2f} s" for what, at in guard_times.items()})
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert guard_times["guard due"] < guard_times["blocking call returned"] <= guard_times["diagnostic written"], (
-    "the guard's handler ran only after the blocking call gave the loop back")
-print("✓ the diagnostic waited for the blocking call: a call that never returns leaves it unwritten")
-
 # %% [markdown]
 # :::{dropdown} Why
 #
 # The timeout is a timer on the event loop, and its `except TimeoutError` runs on the loop too;
 # while the blocking call holds the loop's thread, neither can run. So the diagnostic is written
-# when the call returns, 0.3 s after arming, not at 0.05 s; a call that does not return leaves
-# it unwritten.
+# when the call returns, about 0.3 s after arming, not at 0.05 s; a call that does not return
+# leaves it unwritten. Slime's handler and its diagnostic run on the rollout's event loop in
+# the same way, so a rollout stuck in a blocking call keeps the loop from reaching them: the
+# log stays empty exactly when it is most needed. A watchdog thread or `faulthandler` (this
+# chapter's exercise and SIGUSR1 dump) still reports then.
 #
 # :::
 
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("23b")
-
-# %% tags=["remove-input"]
-show_call_site("23")
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: timeout-diagnostic-waits-for-the-blocking-call
+returned = guard_times.get("blocking call returned", float("inf"))
+assert guard_times["guard due"] < returned <= guard_times["diagnostic written"], (
+    "the guard was due first, yet its handler ran only after the blocking call gave the "
+    f"loop back: {guard_times}")
+print("✓ the diagnostic waited for the blocking call: a call that never returns leaves it unwritten")

@@ -45,7 +45,22 @@ WORKER = [sys.executable, "-m", "lab_snippets.proc_workers"]
 CHILD_SECONDS = 0.15
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
+# %% [markdown]
+# ## Predict: how many children run at once, and does the heartbeat keep ticking?
+#
+# A tool call runs a child process. Below are two versions of the same `async def`: one starts
+# the child with `subprocess.Popen` and waits in `communicate()`, as ordinary synchronous code
+# does; the other uses `asyncio.create_subprocess_exec` and awaits `communicate()`. Both sit
+# behind a `Semaphore(32)`; a heartbeat task (`LoopWatch`, chapter 08) ticks every 5 ms.
+# Three tool calls start together; each child sleeps 0.15 s.
+#
+# Before running: for each version, how many children run at once, and does the heartbeat
+# tick while a child runs?
+#
+# `tool_permits` below is that `Semaphore(32)`, wrapped so that it also records when each
+# call held a permit; the wrapper and the counting helpers are folded.
+
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the helpers that record permits, count overlaps and poll for exits"}
 # The instruments, one line each:
 # WatchedSemaphore(n): an asyncio.Semaphore(n) that records when each task held a permit;
 # most_at_once(spans): the most (start, end) spans open at one instant;
@@ -108,18 +123,6 @@ async def wait_until_gone(pids: list[int], timeout: float) -> list[int]:
         await asyncio.sleep(0.01)
     return [p for p in pids if running(p)]
 
-
-# %% [markdown]
-# ## Predict: how many children run at once, and does the heartbeat keep ticking?
-#
-# A tool call runs a child process. Below are two versions of the same `async def`: one starts
-# the child with `subprocess.Popen` and waits in `communicate()`, as ordinary synchronous code
-# does; the other uses `asyncio.create_subprocess_exec` and awaits `communicate()`. Both sit
-# behind a `Semaphore(32)`; a heartbeat task (`LoopWatch`, chapter 08) ticks every 5 ms.
-# Three tool calls start together; each child sleeps 0.15 s.
-#
-# Before running: for each version, how many children run at once, and does the heartbeat
-# tick while a child runs?
 
 # %% tags=["remove-output"]
 tool_permits = WatchedSemaphore(32)  # an asyncio.Semaphore(32) that records its holders
@@ -234,33 +237,29 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # %% [markdown]
 # ## Two pipes, one reader
 #
-# A child's stdout and stderr are pipes, buffers in the kernel, and asyncio reads each of them in the background into a `StreamReader`. What then of
-# a parent that reads stdout to its end *before* it reads stderr? The worker `chatter OUT ERR`
-# writes ERR bytes to stderr, then OUT bytes to stdout; these are the lines that do it:
+# A child's stdout and stderr are pipes, buffers in the kernel, and asyncio reads each of them
+# in the background into a `StreamReader`. The reader below reads stdout to its end *before*
+# it reads stderr, with a timeout on each read. Its child, the worker `chatter OUT ERR`,
+# writes ERR bytes to stderr, then OUT bytes to stdout, then exits.
+#
+# Predict, for 10 kB and for 1 MB on stderr: does the reader finish? If it times out instead,
+# is the child still running then, and what does the child do once both pipes are read?
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the lines of chatter that write"}
 from lab_snippets.proc_workers import _cmd_chatter, _cmd_spawn_children
 from lab_snippets.showcode import show_source
 
 show_source(_cmd_chatter, first="_write_all(2", last="return args.exit")
 
-# %% [markdown]
-# The next two experiments end with `reap`, so that no child is left behind:
-
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reap (kill, then wait) and the read after a timeout"}
+# reap(proc): kill the child if it still runs, then wait for it (bounded); every experiment
+# with a child ends with it, so that no child is left behind.
 async def reap(proc: asyncio.subprocess.Process) -> None:
     if proc.returncode is None:  # still running: kill it, then wait for it (bounded)
         proc.kill()
         await asyncio.wait_for(proc.wait(), timeout=5)
 
 
-# %% [markdown]
-# The reader below reads stdout to its end, then stderr, with a timeout on each read; after a
-# timeout it reads both pipes and waits for the child. Predict: does it finish with 10 kB on
-# stderr, and with 1 MB? Where it does not, does the child end by itself once its stderr is
-# read?
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def read_after_timeout(proc: asyncio.subprocess.Process) -> str:
     """After a timeout: note whether the child had exited, read both pipes, wait for it."""
     state = "running" if proc.returncode is None else "exited"
@@ -271,7 +270,7 @@ async def read_after_timeout(proc: asyncio.subprocess.Process) -> str:
             f"{len(rest[1])} bytes left on stderr")
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer: the reader with 10 kB and with 1 MB"}
 async def read_stdout_then_stderr(err_bytes: int, timeout: float) -> str:
     proc = await asyncio.create_subprocess_exec(
         *WORKER, "chatter", "1000", str(err_bytes),
@@ -328,7 +327,7 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 # around asyncio's `communicate()` is no exception: cancelling our coroutine does nothing to
 # the child, another program. The cell below starts a child that sleeps 5 s, waits for it with
 # `asyncio.wait_for(proc.communicate(), timeout=0.3)`, and records the child's `returncode`
-# and `running(proc.pid)` (from the instruments fold) right after the timeout; the kill in
+# and `running(proc.pid)` (from the first section's folded helpers) right after the timeout; the kill in
 # `reap`, in its `finally`, is what ends the child (exit status -9, SIGKILL). After a timeout,
 # kill the child and wait for it yourself.
 
@@ -364,7 +363,7 @@ print("✓ after the timeout the child was still running; reap's kill() and wait
 # pid, then its children's pids (`ready 4107 4110 4111`). We pipe its stdout and its stderr;
 # its children write nothing:
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the lines of spawn-children that start the children"}
 show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
 
 # %% [markdown]
@@ -385,7 +384,7 @@ async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
     return leader, [int(pid) for pid in ready.split()[2:]]
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer: what kill() leaves running"}
 leader, members = await start_family()
 leader.kill()
 wait_returned = await ends_within(leader.wait(), 0.5)  # at most 0.5 s
@@ -427,12 +426,13 @@ print("✓ kill() left both children running and the stderr pipe open;",
 #
 # ### `killpg()`: the whole group
 #
-# `os.killpg(pgid, sig)` signals every process in the group `pgid`, and the group's id is its
-# leader's pid. The cell below calls `os.killpg(leader.pid, SIGKILL)` on the family above,
-# then reads the leader's stderr again. Predict: how many of the two children are still
-# running after it, and does the read reach the end of stderr?
+# `os.killpg(pgid, sig)` sends a signal to a process group, and a group's id is the pid of the
+# process that started it, its leader. Here that leader is already dead and reaped. The cell
+# below calls `os.killpg(leader.pid, SIGKILL)` on the family above anyway, then reads the
+# leader's stderr again. Predict: how many of the two children are still running after it,
+# and does the read reach the end of stderr?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer: what killpg() leaves running"}
 try:
     os.killpg(leader.pid, signal.SIGKILL)
 except ProcessLookupError:
@@ -450,8 +450,8 @@ print("✓ killpg() ended them all, and the stderr pipe ended")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A process group lives as long as any process is in it, whoever started it: after the leader
-# died, its two children kept the group, so `killpg(leader.pid, ...)` reached them, and with them gone the stderr pipe ended
+# `killpg()` signals every process in the group. A process group lives as long as any process
+# is in it, whoever started it: after the leader died, its two children kept the group, so `killpg(leader.pid, ...)` reached them, and with them gone the stderr pipe ended
 # (`b""`). In real code, signal the group (SIGTERM, a grace period, then SIGKILL, as in
 # chapter 19), then wait for the leader. The orphans were reaped by the process that adopted
 # them, not by us.
