@@ -254,8 +254,7 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 #
 # To see, we measure the loop's **heartbeat**. `LoopWatch` (in `lab_snippets.loopwatch`)
 # runs a small task that sleeps 5 ms, wakes up and writes down the time, over and over. While
-# the loop is free, wake-ups come every few milliseconds. The folded cell below draws the run
-# on a timeline at the end of the answer.
+# the loop is free, wake-ups come every few milliseconds.
 #
 # We run two coroutines that both "wait 0.15 s": one with `await asyncio.sleep`, one with
 # `time.sleep`. The answer prints the heartbeats inside each wait, then the number of beats in
@@ -273,6 +272,9 @@ async def wait_with_asyncio_sleep(seconds: float) -> None:
 async def wait_with_time_sleep(seconds: float) -> None:
     time.sleep(seconds)
 
+
+# %% [markdown]
+# The folded cell below draws the run on a timeline at the end of the answer.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that draws the timeline"}
 def draw_two_waits(tl: Timeline, watch: LoopWatch) -> None:
@@ -974,7 +976,8 @@ show_call_site("02")
 # `timeout_s` plus half a sleep, started beside it, marks "late".
 
 # %%
-async def poll_like_the_teacher_server(query, timeout_s: float, every: float = 0.1) -> None:
+async def poll_like_the_teacher_server(query, timeout_s: float,
+                                       every: float = 0.1) -> None:
     deadline = time.monotonic() + timeout_s
     while True:
         if await query():
@@ -989,11 +992,13 @@ async def busy() -> bool:  # a query that takes 0.01 s and answers "busy"
     return False
 
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the run that prints how late it raised"}
 TIMEOUT_S, EVERY = 0.05, 0.1
 late_mark = asyncio.create_task(asyncio.sleep(TIMEOUT_S + EVERY / 2))
 poll_start = time.monotonic()
 try:
-    await asyncio.wait_for(poll_like_the_teacher_server(busy, TIMEOUT_S, EVERY), timeout=2)
+    poller = poll_like_the_teacher_server(busy, TIMEOUT_S, EVERY)
+    await asyncio.wait_for(poller, timeout=2)
 except TimeoutError:
     raised_after = time.monotonic() - poll_start
     passed_the_mark = late_mark.done()

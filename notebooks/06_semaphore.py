@@ -175,9 +175,6 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 # prints one row per limit: the measured time and the time with no overhead at all
 # (`ideal_batch_time`). Predict one row before you run it: does a limit of 5 finish the batch
 # sooner than a limit of 4?
-#
-# `ainterleaved` (from `lab_snippets.measure`) runs the limits in turn, three times each, and
-# keeps each one's best, so that a busy machine slows them alike.
 
 
 # %%
@@ -196,10 +193,14 @@ async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
 
 N_JOBS, DURATION = 12, 0.03
 limits = [1, 2, 3, 4, 5, 6, 12]
-runs = await ainterleaved(
+runs = await ainterleaved(  # 3 runs per limit (see below)
     {limit: (lambda k=limit: run_batch(N_JOBS, k, DURATION)) for limit in limits}, k=3)
 measured = {limit: runs.best(limit) for limit in limits}
 
+
+# %% [markdown]
+# `ainterleaved` (from `lab_snippets.measure`) runs the limits in turn, three times each, and
+# keeps each one's best, so that a busy machine slows them alike.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_batch_times() -> plt.Axes:
@@ -321,10 +322,10 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 # Python 3.12 added an eager task factory (`loop.set_task_factory(asyncio.eager_task_factory)`):
 # with it, `create_task` starts running the task's body at once. The cell below creates six
 # tasks that each take a permit of a `Semaphore(3)`, once with default tasks and once with
-# eager tasks (before 3.12 it prints that eager tasks need 3.12). Predict both rows: how many
+# eager tasks (which need 3.12). Predict both rows: how many
 # of the six are inside the section right after the `create_task` calls?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 async def hold_permit(limit: asyncio.Semaphore, counter: InFlight) -> None:
     async with limit:
         with counter:
@@ -348,6 +349,7 @@ async def inside_right_after_create(eager: bool) -> int | None:
     return inside_now
 
 
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 inside_after = {"default tasks": await inside_right_after_create(eager=False),
                 "eager tasks": await inside_right_after_create(eager=True)}
 for kind, inside_now in inside_after.items():
