@@ -497,7 +497,7 @@ if sys.version_info < (3, 14):
 # each check, the time left is the deadline minus `time.monotonic()`. When nothing is left,
 # raise `TimeoutError`; otherwise sleep the *smaller* of `interval` and the time left, so the
 # last sleep ends at the deadline and not an interval after it. Errors and cancellation need
-# no code of yours: without a `try`, both come out of your `await` unchanged.
+# no code of yours: without a `try`, both come out of `wait_until` unchanged.
 #
 # :::
 #
