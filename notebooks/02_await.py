@@ -49,79 +49,70 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 
 
 # %% [markdown]
-# ## Predict: how long do two awaits in a row take?
+# ## Predict: two requests in a row, or as two Tasks: how long does each pair take?
 #
-# The cell below awaits two requests of 0.1 s each, one line after the other, inside one
-# coroutine. Before you run it, write down how long the pair takes, and whether request B
-# starts before request A ends. The folded check uses `tl.order(...)`, which is true when the named marks
-# happened in the order given.
+# The cell below runs two requests of 0.1 s each twice. First it awaits them one line after
+# the other, inside one coroutine. Then it starts them as two Tasks: `asyncio.create_task`
+# starts a coroutine as a Task (chapter 03 is about Tasks), and `asyncio.gather` waits for
+# both. Before you run it, write down a row for each way: how long the pair takes, and whether
+# request B starts before request A ends.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 REQUEST_TIME = 0.1
-tl = Timeline()
-started = time.monotonic()
-reply_a = await fake_request("request A", REQUEST_TIME, tl)
-reply_b = await fake_request("request B", REQUEST_TIME, tl)
-sequential_elapsed = time.monotonic() - started
+in_a_row, as_tasks = Timeline(), Timeline()
 
-print(f"two awaits in a row: {sequential_elapsed:.3f} s for 2 x {REQUEST_TIME} s")
-print(tl.names())
+started = time.monotonic()
+reply_a = await fake_request("request A", REQUEST_TIME, in_a_row)
+reply_b = await fake_request("request B", REQUEST_TIME, in_a_row)
+in_a_row_elapsed = time.monotonic() - started
+
+started = time.monotonic()
+task_a = asyncio.create_task(fake_request("request A", REQUEST_TIME, as_tasks))
+task_b = asyncio.create_task(fake_request("request B", REQUEST_TIME, as_tasks))
+await asyncio.gather(task_a, task_b)
+as_tasks_elapsed = time.monotonic() - started
+
+print(f"{'':20} {'the pair took':>13}   B starts before A ends")
+for how, tl, elapsed in [("two awaits in a row", in_a_row, in_a_row_elapsed),
+                         ("two Tasks + gather", as_tasks, as_tasks_elapsed)]:
+    b_first = tl.order("request B starts", "request A ends")
+    print(f"{how:20} {elapsed:>11.3f} s   {'yes' if b_first else 'no'}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sequential-awaits-do-not-overlap
-assert tl.order("request A starts", "request A ends", "request B starts", "request B ends"), \
+assert in_a_row.order("request A starts", "request A ends", "request B starts", "request B ends"), \
     "B starts only after A has ended"
-print("✓ B started only after A had ended")
+print("✓ in a row, B started only after A had ended")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: two-tasks-overlap
+assert as_tasks.order("request A starts", "request B starts", "request A ends"), \
+    "B starts while A waits"
+print("✓ as two Tasks, B started while A was still waiting")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # The line after `await x` runs only when `x` has a result; until then this coroutine does
-# nothing else. Look at where "request B starts" falls in the printed names, and at the total.
-# Writing `async` and `await` changes *who* may run during the wait, not the order of your
-# own lines.
+# nothing else. So in a row, B starts only once A has ended, and the pair takes the sum of
+# the two waits. Writing `async` and `await` changes *who* may run during the wait, not the
+# order of your own lines.
 #
-# :::
-#
-# Chapter 03 is about Tasks; here is just enough to try one. `asyncio.create_task` starts a
-# coroutine as a Task, and `asyncio.gather` waits for both. Predict again: how long does the
-# pair take now?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl = Timeline()
-started = time.monotonic()
-task_a = asyncio.create_task(fake_request("request A", REQUEST_TIME, tl))
-task_b = asyncio.create_task(fake_request("request B", REQUEST_TIME, tl))
-await asyncio.gather(task_a, task_b)
-overlapped_elapsed = time.monotonic() - started
-
-print(f"two tasks: {overlapped_elapsed:.3f} s for 2 x {REQUEST_TIME} s")
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: two-tasks-overlap
-assert tl.order("request A starts", "request B starts", "request A ends"), "B starts while A waits"
-print("✓ B started while A was still waiting")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# Overlap needs two pieces of work that the loop can run side by side: two Tasks.
-#
-# While task A is suspended at its `await`, the loop has another Task to run, so B starts at
-# once: the pair takes about one wait instead of the sum of two. Compare it with the first
-# answer's time.
+# Overlap needs two pieces of work that the loop can run side by side: two Tasks. While task
+# A is suspended at its `await`, the loop has another Task to run, so B starts at once and the
+# pair takes about one wait instead of two. Compare the two rows' times.
 #
 # :::
 #
 # ## Does every `await` hand over control?
 #
-# While a coroutine is suspended, the event loop runs whatever else is ready. Does every
-# `await` give the others a turn?
+# In the Tasks row, B ran while A was at its `await`. Does every `await` give the other
+# Tasks a turn?
 #
-# The experiment starts a *bystander* Task, then the current coroutine awaits three
-# steps. In the first version each step is a coroutine with no suspension inside. In the
-# second version each step ends with `await asyncio.sleep(0)`, a sleep of zero seconds.
-# Predict where the bystander's entries fall in each version's log.
+# The experiment starts a *bystander* Task that writes three entries in a log, then the
+# current coroutine awaits three steps that write theirs. In the first version each step only
+# appends to the log. In the second version each step then awaits `asyncio.sleep(0)`, a sleep
+# of zero seconds. Predict where the bystander's entries fall in each version's log.
 
 # %%
 async def step_a(log: list[str], i: int) -> None:
@@ -164,12 +155,12 @@ print("✓ the bystander ran only where a step suspended")
 # :::{dropdown} Why
 #
 # The hand-over does not happen at the word `await`: it happens where the awaited thing really
-# has to wait, and only there does the coroutine *suspend*, giving the loop control. Awaiting a coroutine that never suspends runs it to the end on the spot, like a
-# plain function call. Look at the first log: all three steps come before the bystander's first
-# entry, even though every step was awaited, and the bystander ran only once the coroutine
-# reached `await other`. With `asyncio.sleep(0)` the two alternate: it suspends for exactly
-# one pass of the loop, "let the others run, then come back to me". The event loop is
-# *cooperative*: it can only switch at a point where the running coroutine suspends.
+# has to wait, and only there does the coroutine *suspend*, giving the loop control. Awaiting
+# a coroutine that never suspends runs it to the end on the spot, like a plain function call:
+# in the first log all three steps come before the bystander's first entry, which ran only at
+# `await other`. With `asyncio.sleep(0)` the two alternate: it suspends for exactly one pass
+# of the loop. The event loop is *cooperative*: it can only switch where the running
+# coroutine suspends.
 #
 # :::
 #
@@ -184,8 +175,7 @@ print("✓ the bystander ran only where a step suspended")
 # to `counter["turns"]` each time the loop gives it a turn. Predict the bystander's count
 # during each `aread()`: none, or some?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
-# The instrument: a bystander task that counts the turns the loop gives it.
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the bystander that counts its turns"}
 import httpx
 
 from lab_snippets.loopback_http import LatencyServer
@@ -198,26 +188,19 @@ async def count_turns(counter: dict[str, int], stop: asyncio.Event) -> None:
 
 
 # %%
-async def post_then_read(client: httpx.AsyncClient, url: str, counter: dict[str, int]):
+async def post_then_read(client: httpx.AsyncClient, url: str, counter: dict[str, int],
+                         stream: bool):
     before = counter["turns"]
-    response = await client.post(url, json={"prompt": "hi"})
-    after_post = counter["turns"]
+    if stream:
+        request = client.build_request("POST", url, json={"prompt": "hi"})
+        response = await client.send(request, stream=True)
+    else:
+        response = await client.post(url, json={"prompt": "hi"})
+    after_request = counter["turns"]
     body = await response.aread()
     after_read = counter["turns"]
     await response.aclose()
-    return after_post - before, after_read - after_post, len(body)
-
-
-async def stream_then_read(client: httpx.AsyncClient, url: str,
-                           counter: dict[str, int]):
-    before = counter["turns"]
-    request = client.build_request("POST", url, json={"prompt": "hi"})
-    response = await client.send(request, stream=True)
-    after_send = counter["turns"]
-    body = await response.aread()
-    after_read = counter["turns"]
-    await response.aclose()
-    return after_send - before, after_read - after_send, len(body)
+    return after_request - before, after_read - after_request, len(body)
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -226,8 +209,8 @@ async with LatencyServer(latency=0.05, body=b"x" * 100_000) as server:
     async with httpx.AsyncClient(timeout=5) as client:
         watcher = asyncio.create_task(count_turns(counter, stop))
         try:
-            plain = await post_then_read(client, server.url, counter)
-            streamed = await stream_then_read(client, server.url, counter)
+            plain = await post_then_read(client, server.url, counter, stream=False)
+            streamed = await post_then_read(client, server.url, counter, stream=True)
         finally:
             stop.set()
             await watcher
@@ -257,44 +240,29 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # that yields to the loop: something not ready yet, or a deliberate yield such as
 # `asyncio.sleep(0)`.
 #
-# Do not read the streaming row's number as a count of network waits: the library under httpx
-# (anyio) gives the loop a turn at every read of the connection, even when the bytes have
-# already arrived, so the number grows with the number of reads. The two rows only show where
-# the body is when `aread()` starts: already in the response, or still in the connection.
+# The streaming row's number is not a count of network waits: anyio, under httpx, gives the
+# loop a turn at every read of the connection, even when the bytes have already arrived.
 # (Checked with anyio 4.16.0, httpcore 1.0.9 and httpx 0.28.1: `SocketStream.receive`.)
 #
 # :::
 
 # %% [markdown]
-# ## Measure: a blocking call inside a coroutine
+# ## Measure: what does a `time.sleep` inside a coroutine do to the other tasks?
 #
-# What if a coroutine calls something that blocks the thread: a `time.sleep`, a synchronous
-# HTTP client, a long computation?
+# What if a coroutine calls something that takes its time without any `await`: a
+# `time.sleep`, a synchronous HTTP client, a long computation?
 #
 # To see, we measure the loop's **heartbeat**. `LoopWatch` (in `lab_snippets.loopwatch`)
 # runs a small task that sleeps 5 ms, wakes up and writes down the time, over and over. While
-# the loop is free, wake-ups come every few milliseconds. The folded cell below draws the run
-# on a timeline at the end of the answer.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def draw_two_waits(tl: Timeline, watch: LoopWatch) -> None:
-    def state_of(span) -> str:  # the colour of a wait comes from the heartbeats measured inside it
-        inside = [b for b in watch.beats if tl.t0 + span.start < b < tl.t0 + span.end]
-        return "waiting" if inside else "blocked"
-    tl.spans[:] = [dataclasses.replace(s, state=state_of(s)) for s in tl.spans]
-    watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
-    tl.plot("Two waits of 0.15 s and the event loop's heartbeat",
-            lanes=["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine", "event loop heartbeat"])
-
-
-# %% [markdown]
+# the loop is free, wake-ups come every few milliseconds.
+#
 # We run two coroutines that both "wait 0.15 s": one with `await asyncio.sleep`, one with
 # `time.sleep`. The answer prints the heartbeats inside each wait, then the number of beats in
 # the whole run, the longest gap between two of them, and how many gaps were longer than
 # 50 ms. Predict how many heartbeats fall inside each wait.
 
 # %%
-FREEZE = 0.15
+WAIT = 0.15
 
 
 async def wait_with_asyncio_sleep(seconds: float) -> None:
@@ -305,14 +273,28 @@ async def wait_with_time_sleep(seconds: float) -> None:
     time.sleep(seconds)
 
 
+# %% [markdown]
+# The folded cell below draws the run on a timeline at the end of the answer.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that draws the timeline"}
+def draw_two_waits(tl: Timeline, watch: LoopWatch) -> None:
+    def state_of(span) -> str:  # the colour of a wait comes from the heartbeats measured inside it
+        inside = [b for b in watch.beats if tl.t0 + span.start < b < tl.t0 + span.end]
+        return "waiting" if inside else "blocked"
+    tl.spans[:] = [dataclasses.replace(s, state=state_of(s)) for s in tl.spans]
+    watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
+    tl.plot("Two waits of 0.15 s and the event loop's heartbeat",
+            lanes=["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine", "event loop heartbeat"])
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 async with LoopWatch(interval=0.005) as watch:
     with tl.span("await asyncio.sleep(0.15)"):
-        await wait_with_asyncio_sleep(FREEZE)
+        await wait_with_asyncio_sleep(WAIT)
     await asyncio.sleep(0.02)
     with tl.span("time.sleep(0.15) in a coroutine"):
-        await wait_with_time_sleep(FREEZE)
+        await wait_with_time_sleep(WAIT)
     await asyncio.sleep(0.02)
 for lane in ["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine"]:
     span = tl.spans_of(lane)[0]
@@ -340,7 +322,7 @@ def longest_gap_inside(span) -> float:
 
 print(f"heartbeats during await asyncio.sleep: {len(beats_inside(polite))}, during time.sleep: "
       f"{len(beats_inside(rude))}")
-covering = [(a, b) for a, b in watch.stalls(threshold=0.5 * FREEZE)
+covering = [(a, b) for a, b in watch.stalls(threshold=0.5 * WAIT)
             if a <= tl.t0 + rude.start and b >= tl.t0 + rude.end]
 assert beats_inside(rude) == [], "no other task ran while time.sleep held the loop"
 assert len(beats_inside(polite)) >= 5, "the loop kept serving others during the await"
@@ -359,10 +341,9 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # heartbeat counts in the answer, and the longest gap in its last line with the 0.15 s of the
 # sleep. Both coroutines took the same time; only one let the program live.
 #
-# The chart under the answer puts the two waits and the heartbeat on one clock. The heartbeat
-# lane is blue while the loop answers and red where the gap between wake-ups is longer than
-# 50 ms; a red gap runs from the last wake-up before the `time.sleep`, so it starts a little
-# before the sleep's own bar. Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would
+# In the chart under the answer the heartbeat lane is blue while the loop answers and red
+# where the gap between wake-ups is longer than 50 ms; a red gap runs from the last wake-up
+# before the `time.sleep`, so it starts a little before the sleep's own bar. Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would
 # give, because each 5 ms sleep ends a little late.
 #
 # :::
@@ -376,9 +357,8 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # with `PYTHONASYNCIODEBUG=1` or `asyncio.run(main(), debug=True)`.
 #
 # Here `slow_callback_log` (also in `lab_snippets.loopwatch`) switches debug mode on for a
-# block and collects the warnings instead of printing them. The slow step must start inside
-# the block, so each wait runs in its own Task. Besides the two waits of 0.15 s from the
-# heartbeat experiment, a third coroutine, `three_short_blocks`, calls `time.sleep(0.04)` three
+# block and collects the warnings; each wait runs in its own Task, started inside the block.
+# Besides the two waits of 0.15 s from the heartbeat experiment, a third coroutine, `three_short_blocks`, calls `time.sleep(0.04)` three
 # times with an `await asyncio.sleep(0)` between the calls: it holds the thread for 0.12 s in
 # all. The threshold is 0.08 s. Predict which of the three debug mode reports.
 
@@ -391,8 +371,8 @@ async def three_short_blocks() -> None:
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with slow_callback_log(threshold=0.08) as warnings_logged:
-    await asyncio.create_task(wait_with_asyncio_sleep(FREEZE))
-    await asyncio.create_task(wait_with_time_sleep(FREEZE))
+    await asyncio.create_task(wait_with_asyncio_sleep(WAIT))
+    await asyncio.create_task(wait_with_time_sleep(WAIT))
     await asyncio.create_task(three_short_blocks())
 
 import re
@@ -425,10 +405,10 @@ print("✓ debug mode named the coroutine that blocked in one long step, and onl
 # %% [markdown]
 # :::{dropdown} Going further: asking a task where it is waiting
 #
-# When a program hangs, you want to know which `await` it is stuck at. Before Python 3.14
-# asyncio has no ready-made answer: `task.get_stack()` returns frames of the task's coroutine,
-# and `task.get_coro().cr_await` is the coroutine it awaits, whose own `cr_await` is the next
-# one, and so on down. Chapter 23 measures how much of a stuck request each of them shows.
+# Before Python 3.14 asyncio has no ready-made answer to "which `await` is this task stuck
+# at?": `task.get_stack()` returns frames of the task's coroutine, and
+# `task.get_coro().cr_await` is the coroutine it awaits, and so on down. Chapter 23 measures
+# how much of a stuck request each of them shows.
 #
 # Python 3.14 adds `asyncio.format_call_graph(task)`, and `python -m asyncio ps PID` /
 # `pstree PID` from outside the process: they print the whole chain of awaits a suspended task
@@ -508,6 +488,16 @@ if sys.version_info < (3, 14):
 #
 # - **several callers at once**: each counts its own checks, none holds up another, and no
 #   call leaves a task running when it ends.
+#
+# :::
+#
+# :::{dropdown} Hint: the deadline, which the chapter has not run yet
+#
+# Fix the deadline once, before the first check, as `time.monotonic()` plus `timeout`; after
+# each check, the time left is the deadline minus `time.monotonic()`. When nothing is left,
+# raise `TimeoutError`; otherwise sleep the *smaller* of `interval` and the time left, so the
+# last sleep ends at the deadline and not an interval after it. Errors and cancellation need
+# no code of yours: without a `try`, both come out of `wait_until` unchanged.
 #
 # :::
 #
@@ -965,24 +955,30 @@ finally:
 # ## In slime
 #
 # The default rollout sends its requests to an SGLang server through one small coroutine in its
-# HTTP helpers, `_post`. While one request waits for the server, the loop runs the other samples' requests: slime's
-# throughput comes from the many Tasks that call this coroutine at the same time (chapters 03
-# and 04), not from the awaits inside it. The second quote, from the Megatron teacher server,
-# polls as Exercise 2.1 does in one way and not in another. It waits with
-# `await asyncio.sleep(0.1)`, so the loop stays free; but it always sleeps the whole 0.1 s and
-# checks its deadline only after the next query. Its deadline is on `time.time()`, the wall
-# clock, so a clock set forward or back while it polls would move the deadline too. The
-# [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each one is
-# worth a look: is it on a thread of its own, or inside a coroutine?
+# HTTP helpers, `_post` (quoted below). While one request waits for the server, the loop runs
+# the other samples' requests: slime's throughput comes from the many Tasks that call this
+# coroutine at the same time (chapters 03 and 04), not from the awaits inside it. The
+# [source inventory](../book/reference/inventory.md) lists every `time.sleep` in slime; each one
+# is worth a look: is it on a thread of its own, or inside a coroutine?
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("02")
 
 # %% [markdown]
-# A model of that poller (folded), with a query that takes 0.01 s and answers "busy", and
-# `timeout_s = 0.05`, prints how long after `timeout_s` its exception came. It comes up to one
-# sleep and one query late, a lateness Exercise 2.1's grader fails.
+# The Megatron teacher server polls the way Exercise 2.1 does in one respect and not in
+# another: `_wait_until_idle` (the next quote) waits with `await asyncio.sleep(0.1)`, so the
+# loop stays free, but it always sleeps the whole 0.1 s and checks its deadline only after the
+# next query. (Its deadline is on `time.time()`, the wall clock, which a clock change would
+# move; the model reads `time.monotonic()`.) A model of it, written for this page, with a
+# query that takes 0.01 s and answers "busy", and `timeout_s = 0.05`; a plain wait of
+# `timeout_s` plus half a sleep, started beside it, marks "late".
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code"}
-async def poll_like_the_teacher_server(query, timeout_s: float, every: float = 0.1) -> None:
-    deadline = time.monotonic() + timeout_s  # the server reads time.time(), the wall clock
+# %%
+async def poll_like_the_teacher_server(query, timeout_s: float,
+                                       every: float = 0.1) -> None:
+    deadline = time.monotonic() + timeout_s
     while True:
         if await query():
             return
@@ -996,19 +992,34 @@ async def busy() -> bool:  # a query that takes 0.01 s and answers "busy"
     return False
 
 
-TIMEOUT_S = 0.05
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the run that prints how late it raised"}
+TIMEOUT_S, EVERY = 0.05, 0.1
+late_mark = asyncio.create_task(asyncio.sleep(TIMEOUT_S + EVERY / 2))
 poll_start = time.monotonic()
 try:
-    await asyncio.wait_for(poll_like_the_teacher_server(busy, TIMEOUT_S), timeout=2)
-except Exception as exc:
-    print(f"{type(exc).__name__} {time.monotonic() - poll_start - TIMEOUT_S:.2f} s "
-          f"after timeout_s = {TIMEOUT_S} s")
+    poller = poll_like_the_teacher_server(busy, TIMEOUT_S, EVERY)
+    await asyncio.wait_for(poller, timeout=2)
+except TimeoutError:
+    raised_after = time.monotonic() - poll_start
+    passed_the_mark = late_mark.done()
+print(f"TimeoutError {raised_after - TIMEOUT_S:.2f} s after timeout_s = {TIMEOUT_S} s;",
+      f"after the wait of {TIMEOUT_S + EVERY / 2:.2f} s: {passed_the_mark}")
 
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: teacher-poller-overshoots-its-deadline
+late_mark.cancel()
+await asyncio.gather(late_mark, return_exceptions=True)
+assert passed_the_mark, (
+    "the whole 0.1 s sleep after a check before the deadline carries the TimeoutError past "
+    "timeout_s + half a sleep")
+print("✓ the TimeoutError came after the plain wait of timeout_s plus half a sleep had ended")
 
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("02")
+# %% [markdown]
+# The check at 0.01 s comes before the deadline, so the poller sleeps its whole 0.1 s, queries
+# again and only then finds the deadline passed: its `TimeoutError` comes up to one sleep and
+# one query late, which Exercise 2.1's grader fails. In slime an update request's `timeout_s`
+# is overshot the same way, by up to one 0.1 s sleep and one query, before its caller gets
+# the 503 answer.
 
 # %% tags=["remove-input"]
 show_call_site("02b")

@@ -90,28 +90,22 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # it, and only `async with permits` asks it for anything. A task that finds no free permit
 # is suspended right there, at `async with permits`, until another task gives one back. So
 # all 12 tasks exist and all 12 bodies have started, but only 3 are inside: the semaphore
-# bounds the number of tasks **inside the section**, not how many tasks are created. This is
-# exactly what a rollout wants: create all the sample tasks cheaply, and let only a bounded
-# number talk to the inference servers at once.
+# bounds the number of tasks **inside the section**, not how many tasks are created.
 #
 # :::
 #
-# ## Requests of different lengths
+# ## When does a waiting task get its permit?
 #
-# Real requests do not take equal times, so permits are given back at irregular moments and
-# waiting tasks enter one by one. The next experiment runs 10 samples of random duration
-# through 3 permits and records two spans per sample on a `Timeline`, the course's stopwatch
-# (chapter 01): *waiting* from the
-# moment the task starts until it holds a permit, then *running* while it holds one. The
-# spans come from the semaphore itself: `WatchedSemaphore` (folded below) wraps the
-# `Semaphore(3)` and records when each task asked for a permit, got it and gave it back. It
-# calls `acquire()` and `release()` itself, in its own `__aenter__` and `__aexit__`, so they
-# are paired the way `async with` pairs them.
+# Real requests do not take equal times. The next experiment runs 10 samples of random
+# duration through 3 permits. Samples 0 to 2 take the three permits at once. Predict: when
+# does sample 3, the fourth, get one?
 #
-# Predict: samples 0 to 2 take the three permits at once. When does sample 3, the fourth, get
-# one?
+# A `Timeline`, the course's stopwatch (chapter 01), records two spans per sample: *waiting*
+# from the moment the task starts until it holds a permit, then *running* while it holds one.
+# `WatchedSemaphore` (folded below) is the `Semaphore(3)` wrapped so that it writes those
+# spans; the samples use it with `async with`, as they would the plain semaphore.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the wrapper that records each wait and hold"}
 class WatchedSemaphore:
     """A semaphore that draws, per task, the wait for a permit and the time holding one."""
 
@@ -170,19 +164,17 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 # A waiting task enters only by taking a permit that another task has just given back, so the
 # count inside cannot pass the number of permits, however the lengths fall: sample 3 got its
 # permit the moment the shortest of samples 0 to 2 gave one back, not before, and the peak
-# stayed at 3. In the figure each lane is one sample; green (*waiting*) is time spent waiting
-# for a permit, blue (*running*) is time holding one. Draw a vertical line anywhere: it never
-# crosses more than three blue bars.
+# stayed at 3. In the figure, draw a vertical line anywhere: it never crosses more than three
+# blue (*running*) bars.
 #
 # :::
 #
-# ## Measure: what the limit costs a batch
+# ## Measure: what does the limit cost a batch?
 #
-# Now the price of the limit. A fixed batch of 12 equal jobs of 0.03 s runs under limits from
-# 1 to 12. `ainterleaved` (from `lab_snippets.measure`) runs the limits in turn, three times
-# each, and keeps each one's best, so that a busy machine slows them alike;
-# `ideal_batch_time(n_jobs, limit, duration)` is the time the batch would take with no
-# overhead at all.
+# A fixed batch of 12 equal jobs of 0.03 s runs under limits from 1 to 12, and the answer
+# prints one row per limit: the measured time and the time with no overhead at all
+# (`ideal_batch_time`). Predict one row before you run it: does a limit of 5 finish the batch
+# sooner than a limit of 4?
 
 
 # %%
@@ -201,10 +193,14 @@ async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
 
 N_JOBS, DURATION = 12, 0.03
 limits = [1, 2, 3, 4, 5, 6, 12]
-runs = await ainterleaved(
+runs = await ainterleaved(  # 3 runs per limit (see below)
     {limit: (lambda k=limit: run_batch(N_JOBS, k, DURATION)) for limit in limits}, k=3)
 measured = {limit: runs.best(limit) for limit in limits}
 
+
+# %% [markdown]
+# `ainterleaved` (from `lab_snippets.measure`) runs the limits in turn, three times each, and
+# keeps each one's best, so that a busy machine slows them alike.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_batch_times() -> plt.Axes:
@@ -220,9 +216,6 @@ def draw_batch_times() -> plt.Axes:
     ax.legend()
     return ax
 
-
-# %% [markdown]
-# Before you open the answer: does a limit of 5 finish the batch sooner than a limit of 4?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ax = draw_batch_times()  # the measured times against the ideal, as a figure
@@ -253,13 +246,10 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # :::{dropdown} Why
 #
 # With `limit` permits the jobs go through in ceil(12 / limit) rounds, and a sleep never ends
-# early, so no batch takes less than its rounds × 0.03 s. Read the table, one row per limit:
-# the best of its three measured times, and the ideal time. Then count the rounds for limits 4
-# and 5 (4 + 4 + 4, or 5 + 5 + 2) and find
-# their two points in the figure. The dashed steps show that limits 7 to 11 would need 2
-# rounds like 6, so they would be no faster than 6 either. When the limit divides the batch,
-# doubling it halves the rounds, and so about halves the time. When it does not, doubling
-# gains less: by the same count, 5 permits need 3 rounds and 10 would need 2.
+# early, so no batch takes less than its rounds × 0.03 s. Limits 4 and 5 both need 3 rounds
+# (4 + 4 + 4, or 5 + 5 + 2), so 5 is no faster; the dashed steps show that limits 7 to 11
+# would need 2 rounds like 6. When the limit divides the batch, doubling it halves the rounds,
+# and so about halves the time.
 #
 # :::
 #
@@ -267,10 +257,10 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 # down, while a real inference server gets slower per request as more requests share it.
 # The limit is where you trade latency for load.
 #
-# ## A helper that also limits itself
+# ## What if a helper takes a permit too?
 #
 # A function that holds a permit calls a helper, `tokenize`, that takes a permit from the
-# **same** semaphore. The cell below runs one such sample alone, then four at once, through a
+# same semaphore. The cell below runs one such sample alone, then four at once, through a
 # `Semaphore(2)`. It waits for each group with `asyncio.wait(..., timeout=...)` (chapter 04)
 # and prints how many tasks finished and how many had not when the wait ended. Predict both
 # pairs.
@@ -317,8 +307,8 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 # A sample that holds a permit and asks for a second one needs two at once. Alone, it finds
 # both free, which is why the bug passes every small test. Under load, two samples can take the
 # two permits and then each wait for a second permit that only the other could give back,
-# while the rest wait for a first one: nobody will ever release, a deadlock. Compare the two
-# lines of the answer with that in mind. The folded check cancels the stuck tasks.
+# while the rest wait for a first one: nobody will ever release, a deadlock. The folded check
+# cancels the stuck tasks.
 #
 # `asyncio.Semaphore` has no owner and no re-entrancy, so it cannot tell that the second
 # request comes from a task that already holds a permit. The fix is to take the permit once,
@@ -331,72 +321,57 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 #
 # Python 3.12 added an eager task factory (`loop.set_task_factory(asyncio.eager_task_factory)`):
 # with it, `create_task` starts running the task's body at once. The cell below creates six
-# tasks that each take a permit of a `Semaphore(3)` and counts how many are inside the section
-# right after the `create_task` calls; a second cell then does the same with eager tasks.
-#
-# Predict: with default tasks, how many of the six are inside right after the `create_task`
-# calls?
+# tasks that each take a permit of a `Semaphore(3)`, once with default tasks and once with
+# eager tasks (which need 3.12). Predict both rows: how many
+# of the six are inside the section right after the `create_task` calls?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 async def hold_permit(limit: asyncio.Semaphore, counter: InFlight) -> None:
     async with limit:
         with counter:
             await asyncio.sleep(0.01)
 
 
-lazy_limit, lazy_counter = asyncio.Semaphore(3), InFlight()
-lazy_tasks = [asyncio.create_task(hold_permit(lazy_limit, lazy_counter))
-              for _ in range(6)]
-inside_right_after_create = lazy_counter.now
-_ = await asyncio.gather(*lazy_tasks)
-print("inside right after create_task, default tasks:", inside_right_after_create)
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# A default task only starts at the caller's next suspension, and the cell does not suspend
-# between the `create_task` calls and the count: nothing is inside yet (the predict cell at the
-# top of the page needed one `await asyncio.sleep(0)` for the same reason).
-#
-# :::
-#
-# The cell below repeats the count with `eager_task_factory` installed on the loop, and puts the
-# default factory back afterwards; on Pythons older than 3.12 it prints that eager tasks need
-# 3.12. Predict: with eager tasks, how many of the six are inside right after the
-# `create_task` calls?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-eager_inside = None
-if sys.version_info >= (3, 12):
+async def inside_right_after_create(eager: bool) -> int | None:
+    if eager and sys.version_info < (3, 12):
+        return None
     loop = asyncio.get_running_loop()
     previous_factory = loop.get_task_factory()
-    eager_limit, eager_counter = asyncio.Semaphore(3), InFlight()
-    loop.set_task_factory(asyncio.eager_task_factory)
+    limit, counter = asyncio.Semaphore(3), InFlight()
+    if eager:
+        loop.set_task_factory(asyncio.eager_task_factory)
     try:
-        eager_tasks = [asyncio.create_task(hold_permit(eager_limit, eager_counter))
-                       for _ in range(6)]
-        eager_inside = eager_counter.now
+        tasks = [asyncio.create_task(hold_permit(limit, counter)) for _ in range(6)]
+        inside_now = counter.now
     finally:
         loop.set_task_factory(previous_factory)
-    await asyncio.gather(*eager_tasks)
-print("inside right after create_task, eager tasks:",
-      eager_inside if eager_inside is not None else "(needs 3.12)")
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=2)
+    return inside_now
+
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+inside_after = {"default tasks": await inside_right_after_create(eager=False),
+                "eager tasks": await inside_right_after_create(eager=True)}
+for kind, inside_now in inside_after.items():
+    shown = "(needs 3.12)" if inside_now is None else inside_now
+    print(f"{kind:13}  inside right after create_task: {shown}")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert inside_right_after_create == 0, "a default task starts only at the caller's next await"
+assert inside_after["default tasks"] == 0, "a default task starts only at the caller's next await"
 if sys.version_info >= (3, 12):
-    assert eager_inside == 3, f"eager tasks: 3 inside right after create_task, not {eager_inside}"
+    assert inside_after["eager tasks"] == 3, f"eager tasks: 3 inside right after create_task, not {inside_after}"
 print("✓ default tasks: 0 inside right after create_task"
       + ("; eager tasks: 3" if sys.version_info >= (3, 12) else ""))
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# From 3.12 on, an eager task runs its body at once, up to its first real suspension
-# (`eager_task_factory` creates the task with `eager_start=True`, and `Task.__init__` then runs
-# its first step, in `Lib/asyncio/tasks.py`). Taking a free permit does not suspend, so the
-# first three eager tasks are inside when `create_task` returns (3 on 3.12 and later) and the
-# other three wait for a permit.
+# A default task only starts at the caller's next suspension, and the cell does not suspend
+# between the `create_task` calls and the count, so nothing is inside yet (the first
+# experiment needed one `await asyncio.sleep(0)` for that reason). An eager task (3.12 and
+# later) runs its first step inside `create_task`, up to its first real suspension
+# (`Task.__init__` with `eager_start=True`, `Lib/asyncio/tasks.py`). Taking a free permit does
+# not suspend, so the first three are inside when `create_task` returns.
 #
 # :::
 
@@ -449,10 +424,20 @@ print("✓ default tasks: 0 inside right after create_task"
 #
 # :::
 #
-# The visible test below shows one run.
+# :::{dropdown} Hint: the pieces, and where the chapter shows them
 #
-# A hint from slime: the semaphore must be **one** object shared by all the calls within one
-# `generate_all`.
+# - One `asyncio.Semaphore(limit)`, made once per `generate_all` call and shared by all its
+#   tasks, as slime's rollout shares one; the run at the end of the In slime section shows
+#   what a semaphore made inside each task does.
+# - Each task takes a permit with `async with` around its `generate` call, as in the first
+#   experiment.
+# - `asyncio.TaskGroup` (chapter 03) creates the tasks; when one raises it cancels the others
+#   and waits for them before an `ExceptionGroup` comes out, and when the caller is
+#   cancelled it cancels them too. Read the results from your list of tasks, in prompt order.
+#
+# :::
+#
+# The visible test below shows one run.
 
 # %%
 async def fake_generate(prompt: str) -> str:
@@ -689,9 +674,10 @@ _sc.differential(generate_all, _reference, _sc.several(_plans()), _observe, _com
 # ## In slime
 #
 # In the rollout, every sample becomes a task long before the inference servers can take it.
-# `GenerateState` is a singleton, so every sample task of the process shares its one
-# semaphore, as the exercise's hint asks. Other semaphores in slime are listed in the [source
-# inventory](../book/reference/inventory.md).
+# `generate_and_rm` (quoted below) takes a permit of `GenerateState`'s semaphore around the
+# generate call. `GenerateState` is a singleton, so every sample task of the process shares
+# its one semaphore, as the exercise's hint asks. Other semaphores in slime are listed in the
+# [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -699,12 +685,14 @@ from lab_snippets.sites import show_call_site
 show_call_site("06")
 
 # %% [markdown]
-# What the one shared semaphore buys: the first experiment's twelve samples run twice through
-# a `Semaphore(3)`, once with one semaphore that the twelve tasks share, as `GenerateState` holds
-# it, and once with a semaphore made inside each task, as a state object created per sample
-# would give. How many samples are inside the section at the peak in each run?
+# The coding-agent example bounds its sandbox boots the same way, with one module-level
+# semaphore, `_BOOT_SEM`, in `boot_agent_sandbox` (the next quote). What does one shared
+# object buy? A model written for this page runs twelve samples twice through a
+# `Semaphore(3)`: once sharing one semaphore, as slime does, and once with a semaphore made
+# inside each task, as a state object created per sample would give. It prints the peak
+# number of samples inside the section in each run.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 async def peak_inside(shared: bool) -> int:
     one_for_all, counter = asyncio.Semaphore(3), InFlight()
 
@@ -721,18 +709,18 @@ async def peak_inside(shared: bool) -> int:
 peaks = {"one shared semaphore": await peak_inside(shared=True),
          "a semaphore per task": await peak_inside(shared=False)}
 print(peaks)
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-semaphore-per-task-limits-nothing
 assert peaks == {"one shared semaphore": 3, "a semaphore per task": 12}, peaks
+print("✓ the shared semaphore held the peak at 3; a semaphore per task let all 12 in")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
 # A semaphore counts the tasks that ask it for a permit, and a task that asks another one does
-# not count. Made inside each task, each of the twelve semaphores sees one task and has a
-# free permit for it, so the twelve samples are inside at once: the limit is still written in
-# the code and limits nothing. In a rollout, that would send each sample's request to the
-# inference servers at once, not as many as the permits allow.
-#
-# :::
+# not count. Made inside each task, each of the twelve semaphores sees one task and has a free
+# permit for it, so the twelve samples are inside at once: the limit is still written in the
+# code and limits nothing. In a rollout, every sample's request would go to the inference
+# servers at once; in the coding-agent example, every sandbox would boot at once.
 
 # %% tags=["remove-input"]
 show_call_site("06b")
