@@ -16,7 +16,7 @@
 # 3. write a decorator for async functions, and measure what a plain wrapper's span covers;
 # 4. implement a hook runner that awaits only what is awaitable and reads hooks that stream.
 #
-# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 45 minutes
+# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -174,22 +174,31 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 #
 # ## Protocols: what do `await` and `async for` look for?
 #
-# `await` and `async for` accept more than coroutines. The abstract base classes in
-# `collections.abc` (`Awaitable`, `Coroutine`, `AsyncIterator`) can be asked with
-# `isinstance`. The cell below asks them, then `inspect.iscoroutine` and
-# `inspect.isawaitable`, of four objects, one question a column.
+# The abstract base classes in `collections.abc` (`Awaitable`, `Coroutine`, `AsyncIterator`)
+# can be asked with `isinstance`. The cell below asks them, then `inspect.iscoroutine` and
+# `inspect.isawaitable`, of five objects, one question a column: `ReadyScore` (what the sixth
+# hook returns), a coroutine, a `Task`, a coroutine written the way it was before `async def`
+# (a generator function decorated with `types.coroutine`), and an async generator.
 #
-# Predict: which of `ReadyScore` (the object the sixth hook returns), a coroutine and a `Task`
-# count as `Awaitable`, and which as a `Coroutine`?
+# **Predict** the `Awaitable` and `Coroutine` columns: which of the five count as each?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-ready, coro = ReadyScore(0.5), score_async("x")
+import types
+
+
+@types.coroutine
+def old_style(value: float):
+    yield from asyncio.sleep(0).__await__()
+    return value
+
+
+ready, coro, old = ReadyScore(0.5), score_async("x"), old_style(0.5)
 task, stream = asyncio.ensure_future(asyncio.sleep(0)), score_stream("a b")
 checks = {
     name: (isinstance(x, Awaitable), isinstance(x, Coroutine),
            isinstance(x, AsyncIterator), inspect.iscoroutine(x), inspect.isawaitable(x))
     for name, x in (("ReadyScore", ready), ("coroutine", coro), ("Task", task),
-                    ("async generator", stream))
+                    ("types.coroutine", old), ("async generator", stream))
 }
 columns = ("Awaitable", "Coroutine", "AsyncIterator", "iscoroutine", "isawaitable")
 print(f"{'':<16}", "".join(f"{c:<15}" for c in columns))
@@ -200,46 +209,35 @@ for name, flags in checks.items():
 assert checks["ReadyScore"] == (True, False, False, False, True), "awaitable by protocol, not a coroutine"
 assert checks["coroutine"] == (True, True, False, True, True)
 assert checks["Task"] == (True, False, False, False, True)
+assert checks["types.coroutine"] == (False, False, False, False, True), "only isawaitable sees it"
 assert checks["async generator"] == (False, False, True, False, False)
 assert await asyncio.wait_for(ready, timeout=2) == 0.5
+assert await asyncio.wait_for(old, timeout=2) == 0.5, "await accepts the generator-based coroutine"
 coro.close()  # inspected only
 await asyncio.wait_for(task, timeout=2)
 await stream.aclose()
-print("✓ ReadyScore and a Task are awaitable without being coroutines")
+print("✓ ReadyScore and a Task are Awaitable; the generator-based coroutine only isawaitable")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `ReadyScore`, the coroutine and the `Task` are all `Awaitable`, and only the coroutine is a
-# `Coroutine`. `await x` works when `x` is a coroutine or has an `__await__` method returning an
-# iterator; `async for` needs `__aiter__` returning something with `__anext__`. The classes
-# check the protocol, the methods an object has, not how it was made, so they agree with what
-# the syntax will accept.
+# `await x` works when `x` is a coroutine or has an `__await__` method returning an iterator;
+# `async for` needs `__aiter__` returning something with `__anext__`. The classes check those
+# methods, not how the object was made: `ReadyScore`, the coroutine and the `Task` are all
+# `Awaitable`, and only the coroutine is a `Coroutine`. The `types.coroutine` row is where the
+# classes and `await` part: `await` accepts that generator (the check cell awaits it), yet it
+# has no `__await__`, so `Awaitable` and `Coroutine` both say `False`. Only
+# `inspect.isawaitable`, which also reads the flag `types.coroutine` sets on the generator's
+# code, says `True` on every row that `await` accepts.
 #
 # :::
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show a coroutine written before async def"}
-# Before `async def`, a coroutine was a generator function decorated with `types.coroutine`.
-# `await` still accepts one, yet it is not an `Awaitable`: a generator has no `__await__`.
-# Only `inspect.isawaitable` says True for it.
-import types
-
-
-@types.coroutine
-def old_style(value: float):
-    yield from asyncio.sleep(0).__await__()
-    return value
-
-
-old = old_style(0.5)
-print("Awaitable:", isinstance(old, Awaitable), "| isawaitable:", inspect.isawaitable(old))
-assert (isinstance(old, Awaitable), inspect.isawaitable(old)) == (False, True)
-assert await asyncio.wait_for(old, timeout=2) == 0.5, "await accepts the generator-based coroutine"
 #
-# The annotation below promises an awaitable and returns a number. Predict: does anything
-# complain, and if so, which line does the error point at?
+# ## Does anything check an annotation?
+#
+# The function below is annotated to return an awaitable, returns a number, and is awaited.
+# Run it and look at the line the traceback points to.
 
-# %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the result"}
 def promised_awaitable(sample: str) -> Awaitable[float]:
     return len(sample) / 10
 
@@ -249,9 +247,8 @@ await promised_awaitable("two words")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Look at the line the traceback points to. An annotation is only a promise, which Python
-# never checks at run time, so the `return` passes, and the error comes from the `await`
-# syntax, far from the function that lied.
+# An annotation is only a promise, which Python never checks at run time, so the `return`
+# passes, and the error comes from the `await` syntax, far from the function that lied.
 #
 # :::
 
@@ -1048,7 +1045,8 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 # - `inspect.iscoroutinefunction(f)` asks how `f` was written; `inspect.isawaitable(f(x))` asks
 #   whether you must await what you got. Only the second answers "must I await this?".
 # - `await` and `async for` accept protocols (`__await__`, `__aiter__`/`__anext__`), which the
-#   `collections.abc` classes check; annotations such as `Awaitable[float]` are never checked.
+#   `collections.abc` classes check; only `inspect.isawaitable` also sees a `types.coroutine`
+#   generator. Annotations such as `Awaitable[float]` are never checked.
 # - An extension point that takes sync or async hooks should call first and check the result.
 # - A tracing decorator's span must close after the body. Deciding once with
 #   `iscoroutinefunction` and returning an `async def` wrapper covers functions written with
@@ -1056,16 +1054,13 @@ _sc.differential(apply_hooks, _reference, _scenarios(), _observe, _compare, what
 #   closes before the body runs, and it hides that the function is async.
 #
 # **What's next.** [Part V](../book/parts/services.md) goes on to running concurrent
-# services, from chapter 22 on. Or go back to chapter 14's walk through slime's agent task, or open the source inventory
-# and read slime's rollout code with these checks in mind.
+# services, from chapter 22 on.
 #
 # ## In slime
 #
 # slime uses both of this chapter's checks at its own extension points: rollout sample hooks
 # that users plug in by import path, and a tracing decorator on the per-sample generate step.
-# Read each quote for which of the two decisions it makes, and for what it would do with a
-# callable written the other way. Every static use of these
-# checks is listed in the [source inventory](../book/reference/inventory.md).
+# Every static use of these checks is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -1073,13 +1068,16 @@ from lab_snippets.sites import show_call_site
 show_call_site("21")
 
 # %% [markdown]
-# What the boundary in the quote above costs, run on this chapter's own hooks. The folded cell
-# models its rule (call the hook, await the result when it is awaitable; then `None` keeps the
-# sample, a sample replaces it, anything else is a `TypeError`) and hands it two hooks: one that
-# edits the sample in place and forgets its `return`, and an async generator like exercise
-# 21.1's streams.
+# ### A run: which mistakes does the boundary catch?
+#
+# A model of the rule quoted above, written for this page (a small `Sample` class stands in
+# for slime's): call the hook, await the result when it is awaitable; then `None` keeps the
+# sample, a `Sample` replaces it, anything else is a `TypeError`. Two hooks a user might
+# write go through it: one edits the sample in place and forgets its `return`, the other is
+# an async generator like exercise 21.1's streams. **Predict:** which of the two does the
+# boundary report with an error, and what happens to the other one's work?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the model of the boundary"}
+# %%
 class Sample:
     """Stands in for slime's Sample: a record a hook may edit in place or replace."""
 
@@ -1088,18 +1086,17 @@ class Sample:
 
 
 async def through_boundary(sample: Sample, hook) -> Sample:
-    """This chapter's model of the quoted rule, in its own words: decide by the result, then take
-    only None (keep the sample) or a Sample."""
     result = hook(sample)
     if inspect.isawaitable(result):
         result = await result
     if result is None:
         return sample
     if not isinstance(result, Sample):
-        raise TypeError(f"the hook returned {type(result).__name__}, expected Sample or None")
+        raise TypeError(f"returned {type(result).__name__}, not a Sample or None")
     return result
 
 
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 def edits_in_place(sample: Sample) -> None:
     sample.text += " (edited)"  # and no `return sample`
 
@@ -1113,13 +1110,31 @@ for name, hook in (("forgets its return", edits_in_place), ("async generator", s
     given = Sample("s")
     try:
         kept = await asyncio.wait_for(through_boundary(given, hook), timeout=2)
-        at_boundary[name] = f"no error: the same sample goes on ({kept is given}), text {kept.text!r}"
+        at_boundary[name] = ("no error", kept is given, kept.text)
     except TypeError as exc:
-        at_boundary[name] = f"TypeError: {exc}"
-    print(f"{name:<20} {at_boundary[name]}")
-assert at_boundary["forgets its return"].startswith("no error")
-assert "async_generator" in at_boundary["async generator"]
+        at_boundary[name] = ("TypeError", str(exc))
+    print(f"{name:<20}", *at_boundary[name], sep=" | ")
 
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: slime-boundary-passes-a-forgotten-return
+assert at_boundary["forgets its return"] == ("no error", True, "s (edited)"), (
+    "a hook that forgets its return passes silently: the same sample goes on, edited in place")
+assert at_boundary["async generator"][0] == "TypeError" and "async_generator" in at_boundary["async generator"][1], (
+    "an async generator hook is refused, its stream never read")
+print("✓ the forgotten return passed with no error; the async generator was refused")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# Look at the two printed lines. The hook that forgot its `return` gave `None`, which the
+# boundary reads as "keep the sample", and the sample it keeps is the very object the hook
+# edited (`True`): no error, and here the edit even survives, so the mistake is invisible
+# until a hook means to *replace* the sample. The async generator's call gives an
+# `async_generator` object, neither awaitable nor a `Sample`, so the boundary raises a
+# `TypeError` and the stream is never read: slime refuses the streaming hooks that exercise
+# 21.1 reads to their end.
+#
+# :::
 
 # %% tags=["remove-input"]
 show_call_site("21b")

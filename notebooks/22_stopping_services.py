@@ -94,8 +94,8 @@ JOBS = "0:0.05,0:0.1,0:3"
 # ## Predict: what does a service do with a SIGTERM it has no handler for?
 #
 # The service has started three jobs: two that need 0.05 s and 0.1 s, one that needs 3 s. The
-# harness sends SIGTERM as soon as all three have printed `start`, well under a millisecond
-# later, so every job still has almost all of its work ahead. SIGTERM is the signal `kill`,
+# harness sends SIGTERM as soon as all three have printed `start`, so every job still has
+# almost all of its work ahead. SIGTERM is the signal `kill`,
 # systemd, Kubernetes and Slurm send first by default. With `--on-sigterm default` the service
 # installs nothing for SIGTERM. Predict: which of the three jobs print anything after the
 # signal, and with what status does the process end?
@@ -120,7 +120,7 @@ print("✓ SIGTERM's default action ended the service; no job printed anything a
 #
 # :::
 #
-# ## Turning SIGTERM into a cancellation
+# ## With a SIGTERM handler, do the short jobs finish?
 #
 # `loop.add_signal_handler(signal.SIGTERM, callback)` (Unix only) replaces the default action
 # with a callback that the event loop runs as an ordinary callback, between two task steps.
@@ -213,8 +213,8 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 #
 # Many services keep a worker thread with its own event loop (chapter 13) and register an
 # `atexit` hook that tells the worker to stop and joins it. `atexit-stop` does that: it starts
-# a worker that waits until it is told to stop (it gives up by itself after 1 s, so that
-# nothing can hang), registers a hook that tells it to stop, and returns at once. The worker
+# a worker that waits until it is told to stop (it gives up by itself after 1 s),
+# registers a hook that tells it to stop, and returns at once. The worker
 # prints `worker-stopped` if it was told, `worker-gave-up` if it gave up. The cell runs it three
 # times: with a daemon worker and the hook, with a non-daemon worker and the hook, and with a
 # daemon worker and no hook. Predict the
@@ -439,6 +439,15 @@ print("✓ jobs 0 and 1 finished, job 2 was cancelled when the budget ran out, s
 # 6. leave no task of yours running.
 #
 # Start from `graceful_stop`, the measurement's handler: it lacks step 2's intake.
+#
+# :::{dropdown} Hint: waiting for a job or the signal, whichever comes first
+#
+# Step 2 waits on two things at once: the next `intake.get()` and the stop. Make both tasks
+# (the stop as the `wait()` of an `asyncio.Event` the handler sets) and pass them to `asyncio.wait(...,
+# return_when=asyncio.FIRST_COMPLETED)` (chapter 04). When the stop is set, do not start a job
+# the same turn gave you: cancel the pending `get` and wait for it, bounded, before the drain.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -878,16 +887,30 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 # (`asyncio.run` installs it in the main thread: the Why of "Ctrl-C: what does `asyncio.run` do
 # with it?" above). Other `atexit`, thread and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("22")
+
+# %% tags=["remove-input"]
+show_call_site("22b")
+
+# %% tags=["remove-input"]
+show_call_site("22c")
+
+# %% [markdown]
+# ### A run: which limit runs out first?
 #
-# A model of the three pieces, with the limits scaled down (`ROLLOUT_MODEL`, folded, a
+# A model of the three quoted pieces, written for this page, with the limits scaled down (a
 # program run as a child): a daemon worker thread runs an event loop that keeps one generation
 # in flight, which needs 1 s; an `atexit` hook sets a stop flag and joins the worker for at most
 # 0.3 s (slime: 5 s); after the flag, the worker waits up to 3 s for its tasks (slime: 30 s).
 # Each piece prints a line when it gets there: `main-returned`, `drain-started`,
-# `generation-finished`, `drain-ended` and `hook-returned`. Predict: which of these lines
+# `generation-finished`, `drain-ended` and `hook-returned`. **Predict:** which of these lines
 # appear before the process ends?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %%
 ROLLOUT_MODEL = """
 import asyncio, atexit, functools, threading
 say = functools.partial(print, flush=True)
@@ -918,30 +941,22 @@ model_run = subprocess.run([sys.executable, "-c", ROLLOUT_MODEL], capture_output
 model_lines = model_run.stdout.decode().split()
 print("exit", model_run.returncode, "·", " → ".join(model_lines))
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert model_run.returncode == 0
-assert model_lines == ["main-returned", "drain-started", "hook-returned"], (
-    "the join gave up first: the drain and its generation were abandoned at exit")
-print("✓ the 0.3 s join gave up before the 3 s drain: no generation-finished, no drain-ended")
-
 # %% [markdown]
 # :::{dropdown} Why
 #
 # The hook's join gave up after 0.3 s and returned; the interpreter then finished its exit and
 # abandoned the daemon worker where it was, 0.3 s into its 3 s drain, with its generation
 # 0.7 s short of done. Neither `generation-finished` nor `drain-ended` appeared, and nothing
-# was cancelled either: the shorter limit, the join's, decided. The quotes below show slime's
-# two limits, 5 s and 30 s.
+# was cancelled either: the shorter limit, the join's, decided. In slime the same order holds
+# with 5 s and 30 s: a generation still in flight 5 s after the hook starts is abandoned
+# mid-drain. Give the join more time than the generation needs (the counterfactual joins for
+# 5 s) and all five lines appear.
 #
 # :::
 
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("22")
-
-# %% tags=["remove-input"]
-show_call_site("22b")
-
-# %% tags=["remove-input"]
-show_call_site("22c")
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: atexit-join-gives-up-before-the-drain
+assert model_run.returncode == 0
+assert model_lines == ["main-returned", "drain-started", "hook-returned"], (
+    f"the join gave up first: the drain and its generation were abandoned at exit, got {model_lines}")
+print("✓ the 0.3 s join gave up before the 3 s drain: no generation-finished, no drain-ended")
