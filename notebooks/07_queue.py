@@ -344,16 +344,16 @@ print("✓ with task_done() join returned; without it, all 8 were handled and jo
 #
 # :::
 #
-# ## Ending cleanly: `Queue.shutdown()`
+# ## Ending cleanly on Python 3.13+: `Queue.shutdown()`
 #
-# `Queue.shutdown()`, new in Python 3.13, closes a queue: after it, `put()` raises
-# `QueueShutDown`, and `get()` can raise it too. Each consumer below ends with
-# `except QueueShutDown: return`, however many consumers there are. The producer puts six items
-# for three consumers and calls `shutdown()` at once, before any consumer has run. Predict, for
-# Python 3.13 and later: are the six items already in the queue still handed out, or does every
-# `get()` raise at once?
+# Python 3.13 added a third way, `Queue.shutdown()`, which closes a queue: after it, `put()`
+# raises `QueueShutDown`. `get()` hands out the items still in the queue and raises
+# `QueueShutDown` once none are left, so each consumer ends with `except QueueShutDown:
+# return`, however many consumers there are. The demonstration below puts six items for three
+# consumers and calls `shutdown()` at once, before any consumer has run (on an older Python
+# the cell says so instead).
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 if sys.version_info >= (3, 13):
     async def consume_until_shutdown(jobs: asyncio.Queue, handled: list[int]) -> str:
         while True:
@@ -376,7 +376,7 @@ if sys.version_info >= (3, 13):
 else:
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     print(f"This page ran on Python {version}, which has no Queue.shutdown(),\n"
-          "so this cell cannot run the experiment; the Why below says what 3.13 does.\n"
+          "so this cell cannot run it; the text below says what 3.13 does.\n"
           "On older Pythons, end each consumer with its own sentinel (N consumers,\n"
           "N sentinels), or join() the queue and then cancel and await the consumers.")
 
@@ -387,23 +387,15 @@ if sys.version_info >= (3, 13):
     print("✓ shutdown(): all three consumers ended, all 6 items handled")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# The items are still handed out. `get()` looks at the shutdown mark only when it finds the
-# queue empty: while items remain it hands them out as before, and it raises `QueueShutDown`
-# once none are left. So all six items are handled, and then each of the three consumers ends
-# at its next `get()`, with no sentinel to count (on 3.13 and later, the answer prints both and
-# the check asserts them). `shutdown(immediate=True)` would drop the waiting items instead, and
-# `get()` would raise at once.
-#
-# :::
+# On 3.13 and later all six items are handled before the consumers end: `get()` looks at the
+# shutdown mark only when it finds the queue empty. `shutdown(immediate=True)` would drop the waiting items
+# instead, and `get()` would raise at once.
 
 # %% [markdown]
 # ## From a thread to the event loop: `queue.Queue`
 #
 # `asyncio.Queue` is for tasks on one event loop; it is not thread-safe. Between a thread and
-# a loop, use the thread-safe `queue.Queue`; a thread may call its blocking `get()` freely.
-# The cell below times three ways for the loop's side to receive items from a thread, one
+# a loop, use the thread-safe `queue.Queue`. The cell below times three ways for the loop's side to receive items from a thread, one
 # *stretch* each:
 #
 # 1. **Polling**: a thread puts five groups, one per 0.03 s, and the loop tries
@@ -539,6 +531,16 @@ print("✓ the loop kept beating while it polled and while it awaited the handed
 #    stop the workers before the cancellation comes out.
 #
 # With `n_workers` workers (at least 1), up to `n_workers` items should be processed at once.
+#
+# :::{dropdown} Hint: the pieces this chapter and chapter 03 ran
+#
+# One sentinel per worker ends the workers when the items run out (the sentinel experiment
+# above). Starting the workers in an `async with asyncio.TaskGroup()` block (chapter 03) does
+# the rest: when one worker raises, the group cancels the others and waits for them, and when
+# the caller cancels, the block cancels and waits for every worker before the cancellation
+# comes out.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -803,9 +805,9 @@ _sc.differential(run_pipeline, _reference, _sc.several(_plans()), _observe, _com
 #
 # The fully-async rollout runs its generation loop on a private event loop in a worker
 # thread and hands finished groups to the rollout call, on another thread, through
-# `output_queue`, a `queue.Queue` with no `maxsize`. The first quote shows what holds it back
-# instead; the second, from `_encode_delta`, uses a `queue.Queue` the other way round. Every queue in
-# slime is listed in the [source inventory](../book/reference/inventory.md).
+# `output_queue`, a `queue.Queue` with no `maxsize`. The quote shows what holds it back
+# instead: a `qsize` check in the loop that starts new groups. Every queue in slime is listed
+# in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -813,40 +815,89 @@ from lab_snippets.sites import show_call_site
 show_call_site("07")
 
 # %% [markdown]
-# A model of that gate (folded) keeps its two conditions with `max_concurrent = 4`. A task of
-# 0.023 s stands for one group's generation and puts its group on a `queue.Queue` from a
-# done-callback, and a trainer takes one group per 0.1 s. The model prints the most groups
-# that waited in the queue at once:
+# Does that gate keep at most `max_concurrent` finished groups waiting? Below is our own model
+# of the loop, with `max_concurrent = 4`: each group's generation is a 0.023 s sleep whose
+# done-callback puts the group on the queue, and a folded trainer takes one group per 0.1 s.
+# The queue is a `PeakQueue` (folded), a `queue.Queue` that notes the most items it held.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code"}
-async def soft_gate(max_concurrent: int = 4, task_time: float = 0.023,
-                    take_every: float = 0.1, run_for: float = 0.35) -> int:
-    output_queue: queue.Queue = queue.Queue()
-    active: set[asyncio.Task] = set()
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the queue that notes its peak"}
+class PeakQueue(queue.Queue):
+    """A queue.Queue that notes the most items it held at once."""
+
     peak = 0
 
-    async def trainer() -> None:  # takes one finished group per take_every seconds
-        while True:
-            await asyncio.sleep(take_every)
-            if not output_queue.empty():
-                output_queue.get_nowait()
+    def put(self, item, block: bool = True, timeout: float | None = None) -> None:
+        super().put(item, block, timeout)
+        self.peak = max(self.peak, self.qsize())
 
-    taker = asyncio.create_task(trainer())
+
+# %%
+async def top_up(output_queue: queue.Queue, max_concurrent: int, group_time: float,
+                 run_for: float) -> None:
+    active: set[asyncio.Task] = set()
     deadline = time.monotonic() + run_for
     while time.monotonic() < deadline:
         active = {t for t in active if not t.done()}
         while len(active) < max_concurrent and output_queue.qsize() < max_concurrent:
-            task = asyncio.create_task(asyncio.sleep(task_time))  # one group's generation
+            task = asyncio.create_task(asyncio.sleep(group_time))  # one group
             task.add_done_callback(lambda _: output_queue.put("group"))
             active.add(task)
-        peak = max(peak, output_queue.qsize())
         await asyncio.sleep(0.005)
-    taker.cancel()
-    await asyncio.gather(taker, *active, return_exceptions=True)
-    return peak
+    await asyncio.wait_for(asyncio.gather(*active), timeout=2)
 
 
-print(f"most groups waiting at once: {await soft_gate()} (max_concurrent = 4)")
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the trainer and the run"}
+async def run_gate(max_concurrent: int = 4) -> int:
+    output_queue = PeakQueue()
+
+    async def trainer() -> None:  # takes one finished group per 0.1 s
+        while True:
+            await asyncio.sleep(0.1)
+            if not output_queue.empty():
+                output_queue.get_nowait()
+
+    taker = asyncio.create_task(trainer())
+    try:
+        await top_up(output_queue, max_concurrent, group_time=0.023, run_for=0.35)
+    finally:
+        taker.cancel()
+        await asyncio.gather(taker, return_exceptions=True)
+    return output_queue.peak
+
+
+MAX_CONCURRENT = 4
+gate_peak = await run_gate(MAX_CONCURRENT)
+print(f"max_concurrent = {MAX_CONCURRENT}: most groups waiting at once = {gate_peak}")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: soft-gate-lets-the-queue-pass-max-concurrent
+assert gate_peak > MAX_CONCURRENT, (
+    f"the gate is soft: groups started while it was open still land: {gate_peak}")
+assert gate_peak < 3 * MAX_CONCURRENT, (
+    f"the gate still holds the queue to a few groups past max_concurrent: {gate_peak}")
+print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
+      f"fewer than {3 * MAX_CONCURRENT}")
+
+# %% [markdown]
+# :::{dropdown} Why more than 4
+#
+# The check counts waiting groups only when it starts new ones, and a group it starts lands on
+# the queue when it finishes, whatever the queue holds by then. When the trainer has taken a
+# group and 3 are left waiting, the loop starts 4 more: 3 + 4 = 7. The run can print 8: a
+# task that has finished is dropped from `active` at once, but its done-callback runs on a
+# later pass of the loop, so for a moment its group is counted neither as active nor as
+# waiting, and the loop starts another group in its place. slime reaps its tasks the same way,
+# with `t.done()`.
+#
+# In slime each waiting group was generated with the weights of its time, so the newest can
+# wait while the older ones are trained on. A `put` that waited on a bounded queue would hold
+# this loop's thread (the zero heartbeats of the last experiment); a soft gate is the price of
+# a done-callback that never waits.
+#
+# :::
+#
+# The second quote, from `_encode_delta`, uses a `queue.Queue` the other way round: a plain
+# thread with no event loop on it, where a blocking `get()` is exactly the wait it wants.
 
 # %% tags=["remove-input"]
 show_call_site("07c")

@@ -36,11 +36,11 @@ figure_style()
 #
 # An `asyncio.Future` holds no work. It is a box: someone calls `set_result` on it, and
 # whoever awaits it wakes up with the value. Here a timer callback fills it after 0.05 s, and
-# a done-callback was added to it beforehand. Which is noted first: "set_result returned" or
-# "done-callback ran"?
+# a done-callback was added to it beforehand. `Timeline` is the course's recorder: `tl.mark`
+# notes a moment, `tl.order` checks their order. Which is noted first: "set_result returned"
+# or "done-callback ran"?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# Timeline, the course's recorder: tl.mark notes a moment, tl.order checks their order.
 tl = Timeline()
 loop = asyncio.get_running_loop()
 weights_ready = loop.create_future()
@@ -110,12 +110,11 @@ print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 #
 # :::
 #
-# Next, a thread with no loop calls `asyncio.run` twice, and each run waits briefly on
-# the same `asyncio.Event`, created once at module level. Predict: what does the second run
-# give?
+# Next, a thread with no loop calls `asyncio.run` twice, and each run waits briefly on one
+# `asyncio.Event`, made once in the cell below. Predict: what do the two runs give?
 
 # %%
-gate = asyncio.Event()  # created once, like a module-level shared object
+gate = asyncio.Event()
 
 
 async def wait_briefly_at_gate() -> str:
@@ -481,7 +480,8 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 #
 # ## Waiting on the loop from the loop's own thread
 #
-# In the Measure above, the notebook's thread waited in `background.run`. Below, the waiting
+# In the Measure above, the notebook's thread waited in `background.run`, and the loop that runs
+# on that thread did not tick until the wait ended. Below, the waiting
 # moves onto the loop's own thread. The notebook only delivers one coroutine,
 # `run_from_the_loop_thread`, to the background loop (the last lines of the cell). That
 # coroutine, now running on the loop, is the one that calls `background.run`, with a timeout
@@ -676,6 +676,16 @@ assert debug_flags == [True], debug_flags
 # `result(timeout)` raises `concurrent.futures.TimeoutError` at the deadline; since Python
 # 3.11 that is the builtin `TimeoutError` itself, so `except TimeoutError` catches it (older
 # tutorials name the `concurrent.futures` one, a different class before 3.11).
+#
+# :::
+#
+# :::{dropdown} Hint: cancelling the coroutine from the caller's thread
+#
+# The `concurrent.futures.Future` that `run_coroutine_threadsafe` returns is chained to the
+# task it made on the loop: `future.cancel()`, called from your thread, has the loop cancel
+# that task (asyncio passes the cancel on with `call_soon_threadsafe`, the only safe way in).
+# To know whether you are on the loop thread, compare `threading.current_thread()` with
+# `loop_thread.thread`.
 #
 # :::
 #
