@@ -362,7 +362,7 @@ print("✓ with the timeout only inside the call, the check waited out the 6 s c
 #
 # :::
 #
-# ## What changes when the caller's `ray.get` gets the 1 s timeout too?
+# ## Measure: what changes when the caller's `ray.get` gets the 1 s timeout too?
 #
 # The second round changes one argument: two fresh engines in the same state, checked in the
 # same order, and `ray.get(ref, timeout=CHECK_TIMEOUT)` in place of the 30 s safety net. The
