@@ -207,7 +207,8 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # there at once: it would have waited as long as the held reads did, however long that was.
 # With `await ref` no thread is used, and nothing stood between the ready value and its reader.
 # The pool's size is a hidden cap on the waits in flight (chapter 25), and slime's HTTP helpers
-# describe exactly this in a comment (in `post`, quoted in chapter 08).
+# describe exactly this in a comment (in `post`, in `slime/utils/http_utils.py`, quoted in
+# chapter 08 and at the end of this chapter).
 #
 # :::
 #

@@ -362,12 +362,13 @@ print("✓ with the timeout only inside the call, the check waited out the 6 s c
 #
 # :::
 #
-# ## Measure: the same round with the caller's wait bounded
+# ## Measure: what changes when the caller's `ray.get` gets the 1 s timeout too?
 #
-# The second round bounds the caller's wait too: two fresh engines in the same state, checked
-# in the same order, with `timeout=CHECK_TIMEOUT` on `ray.get(ref, timeout=...)` as well; on a timeout or an error, the engine is
-# killed. `draw_both_rounds(since, checks)`, folded below, draws both rounds on one time
-# scale; the answer ends with it.
+# The second round changes one argument: two fresh engines in the same state, checked in the
+# same order, and `ray.get(ref, timeout=CHECK_TIMEOUT)` in place of the 30 s safety net. The
+# `except` is the first round's: on a timeout or an error, the engine is killed.
+# `draw_both_rounds(since, checks)`, folded below, draws both rounds on one time scale; the
+# answer ends with it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 # Timeline: the course's chart of work; tl.add draws one bar from a start to an end.
@@ -459,7 +460,9 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The stuck engine's check gave up after `CHECK_TIMEOUT` and the engine was killed, which also
+# The timeout of `ray.get` counts from the moment the caller starts to wait, not from the
+# moment the method runs, so it ran out while the health call still sat in the stuck engine's
+# queue. The stuck engine's check gave up after `CHECK_TIMEOUT` and the engine was killed, which also
 # ended its 6 s call 5 s early; the healthy engine was checked 1 s in and answered in
 # milliseconds. In the figure, light green is a check waiting for its answer, blue an engine
 # busy in its 6 s call, and the dotted line the rest of that call, cut off by the kill (the
@@ -1008,7 +1011,10 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 #
 # The quotes follow slime's GPUs from start to end: reserved in one placement group (first
 # quote), matched to their bundles (second), released (third), and, for a rollout engine,
-# watched by the health monitor (fourth). The
+# watched by the health monitor (fourth). The last quote is the shape of this chapter's first
+# round of health checks, and that round's numbers are what it costs slime: while one engine
+# was stuck in a 6 s call, its check waited the 6 s, reported it healthy, and checked the next
+# engine 6 s late. The
 # training actors (`slime/ray/actor_group.py`) and rollout engines (`slime/ray/rollout.py`)
 # are created with `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1` in their environment (with
 # the same switch for other accelerators, listed in `slime/ray/utils.py`), so slime, not Ray,
