@@ -99,12 +99,12 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 #
 # :::
 #
-# ## Do tasks on one thread lose updates to a shared counter?
+# ## Predict: do tasks on one thread lose updates to a shared counter?
 #
 # Only one task runs at a time on an event loop. Ten tasks each add one to a shared token
 # counter, in three versions: the first reads the counter and writes it back; the second
 # awaits something in between (a log write, a metrics call); the third is the second with an
-# `asyncio.Lock` around the read and the write. Predict the three final counts.
+# `asyncio.Lock` around the read and the write. What are the three final counts?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 usage = {"tokens": 0}
@@ -156,7 +156,7 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 #
 # :::
 #
-# ## What does a lock held across a slow call cost?
+# ## Measure: what does a lock held across a slow call cost?
 #
 # Five requests each update a bit of
 # shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
@@ -774,12 +774,14 @@ async def six_requests() -> tuple[int, list]:
         return f"loaded {path}"
 
     paths = ["ckpt-12"] * 5 + ["ckpt-13"]
-    requests = [asyncio.create_task(update_from_disk(state, lock, p, reload)) for p in paths]
+    requests = [asyncio.create_task(update_from_disk(state, lock, p, reload))
+                for p in paths]
     await asyncio.sleep(0.01)
     requests[2].cancel()  # a client disconnects while it waits
     await asyncio.wait(requests, timeout=2)
-    return reloads.entered, ["cancelled" if r.cancelled() else repr(r.exception()) if r.exception()
-                             else r.result() for r in requests]
+    return reloads.entered, ["cancelled" if r.cancelled()
+                             else repr(r.exception()) if r.exception() else r.result()
+                             for r in requests]
 
 
 reload_count, answers = await six_requests()
@@ -804,10 +806,10 @@ print("✓ one reload for five requests; the disconnect cost nobody else; ckpt-1
 #
 # :::
 #
-# Neither quote shows one weak spot of this handler: a client that disconnects mid-update
-# cancels it, its `finally` then reads names the `try` had not bound yet and raises before it
-# resolves the shared future, so later requests for that checkpoint wait with no end. Chapter
-# 27 (hazard 4) runs a model of it.
+# And if the client that started the reload disconnects? Neither quote shows this weak spot:
+# the disconnect cancels the handler, its `finally` then reads names the `try` had not bound
+# yet and raises before it resolves the shared future, so later requests for that checkpoint
+# wait with no end. Chapter 27 (hazard 4) runs a model of it.
 
 # %% tags=["remove-input"]
 show_call_site("15b")
