@@ -32,13 +32,13 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## An Event is a flag that tasks can wait on
+# ## How many waiters does one `set()` wake?
 #
-# `asyncio.Event` is a boolean flag. `await event.wait()` waits for the flag, and
-# `event.set()` raises it. Below, four rollout tasks wait
+# `await event.wait()` suspends a task until the `asyncio.Event` is set, and `event.set()`
+# sets it. Below, four rollout tasks wait
 # for "new weights are loaded", and the notebook calls `set()` once; a `Timeline`, the
 # course's stopwatch (chapter 01), notes when each one waits and wakes. Then a fifth waiter arrives after
-# the `set()`, and a sixth after `event.clear()`, which lowers the flag. Predict: how many of
+# the `set()`, and a sixth after `event.clear()`. Predict: how many of
 # the four wake, does the fifth waiter wait, and does the sixth?
 
 # %%
@@ -87,7 +87,8 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `set()` does not hand the event to one waiter: it raises a flag, every task suspended in
+# An `Event` is a flag that tasks can wait on. `set()` does not hand the event to one
+# waiter: it raises the flag, every task suspended in
 # `wait()` sees the flag and resumes, and the flag stays up until `clear()` lowers it; while
 # it is up, `wait()` returns at once, without suspending. So none of the four woke before the
 # `set()` and all four after it, the fifth waiter passed straight through, and the sixth,
@@ -103,7 +104,7 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # Only one task runs at a time on an event loop. Ten tasks each add one to a shared token
 # counter, in three versions: the first reads the counter and writes it back; the second
 # awaits something in between (a log write, a metrics call); the third is the second with an
-# `asyncio.Lock` around the read and the write. Predict the three final counts.
+# `asyncio.Lock` around the read and the write. What are the three final counts?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 usage = {"tokens": 0}
@@ -155,9 +156,9 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 #
 # :::
 #
-# ## Measure: the cost of a lock held across a slow call
+# ## Measure: what does a lock held across a slow call cost?
 #
-# A lock's scope decides how much runs one at a time. Five requests each update a bit of
+# Five requests each update a bit of
 # shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
 # covers both; in the *narrow* version it covers only the bookkeeping, and the slow call runs
 # outside it. The answer draws both runs, one lane per request: green is time spent queued
@@ -340,7 +341,7 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 # *each other*: no rollout worker may continue until all of them have paused for the weight
 # update. `asyncio.Barrier(n)` does that: `await barrier.wait()` suspends until `n` tasks
 # are waiting, then releases them all together. Below, three workers pause
-# 0.01 s apart, worker 2 last. Predict: can any worker continue before worker 2 has paused?
+# 0.01 s apart, worker 2 last. Predict: in which order do the three continue?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -365,8 +366,8 @@ print("✓ nobody continued before the last worker had paused")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# No: the documentation promises that nobody continues before all three have arrived, and the
-# printed order shows workers 0 and 1 waiting until worker 2 has paused.
+# The documentation promises only that nobody continues before all three have arrived, and
+# the printed order shows workers 0 and 1 waiting until worker 2 has paused.
 #
 # The printed order shows one more thing, on the Python that built this page: the last to
 # arrive, worker 2, is the first to continue. The task that completes the barrier needs no
@@ -736,10 +737,79 @@ from lab_snippets.sites import show_call_site
 show_call_site("15")
 
 # %% [markdown]
-# Neither quote shows one weak spot of this handler: a client that disconnects mid-update
-# cancels it, its `finally` then reads names the `try` had not bound yet and raises before it
-# resolves the shared future, so later requests for that checkpoint wait with no end. Chapter
-# 27 (hazard 4) runs a model of it.
+# The quoted block makes one of three decisions: start a reload, join the one in flight, or
+# answer 409. Below is that block in a few lines of our own, with a 0.05 s `reload` and the
+# shielded wait of the second quote. Six requests arrive while nothing is in flight: five ask
+# for `ckpt-12` (request 2's client disconnects while it waits), then request 5 asks for
+# `ckpt-13`. Predict: how many reloads run, and what does request 5 get?
+
+# %%
+async def update_from_disk(state: dict, lock: asyncio.Lock, path: str, reload) -> str:
+    async with lock:
+        if state["in_progress"]:
+            if state["path"] != path:
+                return f"409: already in progress for {state['path']}"
+            update_future, coalesced = state["future"], True
+        else:
+            update_future = state["future"] = asyncio.get_running_loop().create_future()
+            state.update(in_progress=True, path=path)
+            coalesced = False
+    if coalesced:
+        return await asyncio.shield(update_future)
+    result = await reload(path)
+    async with lock:
+        update_future.set_result(result)
+        state.update(in_progress=False, path=None, future=None)
+    return result
+
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+async def six_requests() -> tuple[int, list]:
+    state = {"in_progress": False, "path": None, "future": None}
+    lock, reloads = asyncio.Lock(), InFlight()
+
+    async def reload(path: str) -> str:
+        with reloads:
+            await asyncio.sleep(0.05)
+        return f"loaded {path}"
+
+    paths = ["ckpt-12"] * 5 + ["ckpt-13"]
+    requests = [asyncio.create_task(update_from_disk(state, lock, p, reload))
+                for p in paths]
+    await asyncio.sleep(0.01)
+    requests[2].cancel()  # a client disconnects while it waits
+    await asyncio.wait(requests, timeout=2)
+    return reloads.entered, ["cancelled" if r.cancelled()
+                             else repr(r.exception()) if r.exception() else r.result()
+                             for r in requests]
+
+
+reload_count, answers = await six_requests()
+print("reloads:", reload_count)
+for n, answer in enumerate(answers):
+    print(f"request {n}: {answer}")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: an-update-is-joined-by-its-path-and-refused-to-others
+assert reload_count == 1, "one reload served every request for ckpt-12"
+assert answers == ["loaded ckpt-12"] * 2 + ["cancelled"] + ["loaded ckpt-12"] * 2 + [
+    "409: already in progress for ckpt-12"], answers
+print("✓ one reload for five requests; the disconnect cost nobody else; ckpt-13 was refused, not queued")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# One reload ran: requests 1 to 4 found it in flight for their path and joined it, and the
+# shield kept request 2's disconnect to request 2. Request 5 found it in flight for another
+# path and got a 409 at once: the handler joins an update only for the same checkpoint and
+# queues nothing, so a client asking for another checkpoint must try again later.
+#
+# :::
+#
+# And if the client that started the reload disconnects? Neither quote shows this weak spot:
+# the disconnect cancels the handler, its `finally` then reads names the `try` had not bound
+# yet and raises before it resolves the shared future, so later requests for that checkpoint
+# wait with no end. Chapter 27 (hazard 4) runs a model of it.
 
 # %% tags=["remove-input"]
 show_call_site("15b")

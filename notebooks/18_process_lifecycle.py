@@ -23,13 +23,8 @@
 # `kill()` both end the process at once (`TerminateProcess`), a signal cannot be ignored or
 # caught, and there are no zombies, so the chapter's experiments show nothing to wait for
 # there.
-#
-# The imports and the helpers are folded below; `SPAWN` is the `multiprocessing` context that
-# starts processes by `spawn`. `is_running(pid)` asks the operating system,
-# through `psutil`, whether a process is still running; the answer to the first prediction
-# says why the chapter does not ask `multiprocessing` itself.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the imports"}
 import multiprocessing
 import os
 import signal
@@ -56,7 +51,7 @@ figure_style()
 SPAWN = multiprocessing.get_context("spawn")
 WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers that ask psutil about a pid"}
 def is_running(pid: int) -> bool:
     """True while `pid` exists and has not exited."""
     try:
@@ -88,22 +83,17 @@ def probe_pid(pid: int, timeout: float) -> bool:
 
 
 # %% [markdown]
-# The workers that run in a child process live in the course's worker module (a `spawn`
-# child imports its target by name, so it cannot be defined in a notebook); where a
-# worker's behaviour is the lesson, the chapter shows its code. The first, `consume_until_stop`, squares the
-# numbers it takes from a queue until it reads the stop message `None`, then puts `"done"` on
-# the results queue; its code follows the answer.
-#
 # ## Predict: is the worker still there when its "done" arrives?
 #
-# The parent below reads results until it sees `"done"`, is busy with other work for a
-# while, then calls `join`. Meanwhile it looks at the worker through `psutil`, with
-# `is_running` and with `probe_pid(pid, timeout)`, a folded helper that polls `psutil` for up
-# to `timeout` seconds; a process it polls is in one of three states (running, exited with
-# its pid still listed, or gone), and it returns True for the middle one; `tl.mark(...)`
-# writes down named moments on a `Timeline`, the course's stopwatch (chapter 01). When
-# `"done"` arrives, is the worker process still running? And once it has exited, is its pid
-# gone at once?
+# The parent below starts a worker by `spawn` (`SPAWN` is that `multiprocessing` context),
+# `consume_until_stop`: it squares the numbers it takes from a queue until it reads the stop
+# message `None`, then puts `"done"` on the results queue. The parent reads results until
+# `"done"`, is busy elsewhere for 0.3 s, then calls `join`. Meanwhile it looks at the worker
+# from outside through `psutil`, with two folded helpers: `is_running(pid)` says whether the
+# process runs, and `probe_pid(pid, timeout)` watches it for up to `timeout` seconds (the
+# answer says what for). `tl.mark(...)` writes down named moments on a `Timeline`, the
+# course's stopwatch (chapter 01). When `"done"` arrives, is the worker process still
+# running? And once it has exited, is its pid gone at once?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -164,14 +154,17 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # it spends `linger` seconds (the 0.15 passed as its third argument) on what a real worker
 # does last, such as flushing and closing.
 #
-# `probe_pid(pid, timeout)` returns True once the process is a zombie (the exercise's checks
-# call the same helper `wait_for_zombie`). Like `is_running`, it looks through
+# `probe_pid(pid, timeout)` returns True once the process is a zombie (`exit_keeps_pid` and
+# `wait_for_zombie`, the name the exercise's checks use, are the same helper). Like
+# `is_running`, it looks through
 # `psutil`, on purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap
 # the process as a side effect, and we wanted to see it *before* it was reaped.
 #
 # :::
 #
-# Here is the code of `consume_until_stop`, the worker above:
+# Here is the code of `consume_until_stop`, the worker above. It lives in the course's worker
+# module, because a `spawn` child imports its target by name and cannot find a function
+# defined in a notebook:
 
 # %% tags=["remove-input"]
 show_source(consume_until_stop)
