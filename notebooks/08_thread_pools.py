@@ -240,8 +240,8 @@ print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at
 # %% [markdown]
 # The batch took about two rounds of 0.1 s: the default pool caps its calls as the pool of
 # three did. However idle the CPU is, every blocked `to_thread` call holds one of the pool's
-# threads, and the calls after the last free thread wait in its queue. The run at the end of
-# the chapter measures what that cost slime's `post` when it waited for each request this way.
+# threads, and the calls after the last free thread wait in its queue. The chapter's last run
+# measures what that cost slime's `post` when it waited for each request this way.
 
 # %% [markdown]
 # ## Two kinds of Future
