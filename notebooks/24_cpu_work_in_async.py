@@ -65,7 +65,7 @@ async def max_gap_while(runner, text: str) -> tuple[float, float]:
 # `score(text)` (in `lab_snippets.cpu_work`, its source in the fold) stands for a rule-based
 # reward or a tokenizer: a pure-Python loop over the text, so its cost grows with the text; it
 # returns the pid of the process that ran it. `max_gap_while(runner, text)` awaits
-# `runner(text)` under a `LoopWatch` (chapter 08: a task that wakes every 2 ms) and returns the
+# `runner(text)` under a `LoopWatch` (chapter 02: a task that wakes every 2 ms) and returns the
 # loop's longest silence with the time the work took.
 
 # %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of score"}
