@@ -372,7 +372,7 @@ print("✓ break closed neither; the loop closed the dropped one later; aclose()
 #
 # `break` leaves the *loop*; it says nothing to the generator, which stays paused at its
 # `yield`, connection open. The `held` one stays that way for as long as something refers to
-# it: `aclose()` is the request to finish (the check above calls it); it raises
+# it: `aclose()` is the request to finish (the check below, in its fold, calls it); it raises
 # `GeneratorExit` at the paused `yield`, so the `finally` runs, and it can still `await`.
 #
 # Nothing refers to the `dropped` one once its loop ends, so it is dropped, and asyncio's

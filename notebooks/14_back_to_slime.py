@@ -1154,9 +1154,11 @@ print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on aver
 # %% [markdown]
 # :::{dropdown} Why
 #
-# An agent finishes at any moment between two looks, so the loop finds it about half an
-# interval later on average (the table's mean; a busy machine moves each row a little, not
-# the mean), and never sooner than one interval after it started. In slime the interval is
+# An agent finishes at any moment between two looks, so the loop finds it late by the share
+# of an interval on the last printed line, near half. It can be above half: with looks exactly
+# 0.1 s apart these eight agents would average 54%, and each look comes later, as each sleep
+# starts after the previous check and ends a little late, more so on a busy machine. It never
+# finds one sooner than one interval after it started. In slime the interval is
 # 5 s: a finished agent keeps its sandbox up about 2.5 s longer on average, up to 5 s. Against
 # an agent budget of minutes that is small, and slime pays it on purpose: the docstring of
 # `_await_done_marker` says the short polls keep the sandbox alive against idle garbage

@@ -163,7 +163,7 @@ print("✓ with if, the second consumer popped an empty buffer; wait_for re-chec
 #
 # A wait can end while the condition is still false: another thread changed the state
 # before the waiter got the lock back (the first experiment), a `notify_all` woke every waiter
-# for one item, or the timeout ran out. With a single `if` check (the first line), both
+# for one item, or the timeout ran out. With a single `if` check (the output's first line), both
 # consumers woke: one took the item, the other popped an empty list and raised `IndexError`.
 # So the rule is: **after waking, check
 # the condition again**, in a loop. `wait_for` is that loop: the second consumer checked

@@ -206,8 +206,9 @@ draw_both_runs()  # both runs: the SIGKILL above, this killpg below
 # The figure puts both runs together, one lane per process, each on its own time axis (read
 # each panel's ticks: compare colours, not lengths). Blue is a process running before the
 # signal, red a child running on after its parent is gone, grey from a signal to the exit (in
-# the upper panel, our own cleanup kill). The red lasts 0.1 s only because the first cell
-# killed the orphans 0.1 s after the parent; left alone, each would have slept its full 3 s.
+# the upper panel, our own cleanup kill). The red's length is ours: the first cell waits 0.1 s
+# and looks the orphans up, and the kill is in its check, the next cell, so the red lasts that
+# wait plus the time until that cell runs; left alone, each would have slept its full 3 s.
 #
 # :::
 

@@ -949,8 +949,8 @@ print("exit", model_run.returncode, "·", " → ".join(model_lines))
 # 0.7 s short of done. Neither `generation-finished` nor `drain-ended` appeared, and nothing
 # was cancelled either: the shorter limit, the join's, decided. In slime the same order holds
 # with 5 s and 30 s: a generation still in flight 5 s after the hook starts is abandoned
-# mid-drain. Give the join more time than the generation needs (the counterfactual joins for
-# 5 s) and all five lines appear.
+# mid-drain. A join given more time than the generation needs, 5 s say, would let the drain
+# end first, and all five lines would be printed.
 #
 # :::
 
