@@ -13,6 +13,10 @@ def test_a_glossary_link_with_an_english_headword_is_caught_and_rewritten():
     assert zhterms.english_headwords(new) == []
     titled = zhterms.chinese_term_roles("{term}`permits <permit>`（许可）")
     assert titled == "{term}`许可 <permit>`"
+    # A role that already shows Chinese keeps its title; a parenthesis after it is the sentence's
+    # (--fix-terms once replaced 09's and 28's titles with the words in such a parenthesis).
+    chinese = "{term}`事件循环 <event loop>`（即运行协程的那个循环）"
+    assert zhterms.chinese_term_roles(chinese) == chinese, "a Chinese title must survive --fix-terms"
 
 
 def test_a_chinese_titled_term_keeps_the_englishs_role_and_target():

@@ -38,7 +38,13 @@ TEXT_ROLES = ("{term}", "{doc}", "{ref}")
 
 def chinese_term_roles(text: str) -> str:
     """``text`` with each ``{term}`x`（中文）`` made ``{term}`中文 <x>` ``."""
-    return _OLD_TERM.sub(lambda m: f"{{term}}`{m.group(2)} <{m.group(1).strip()}>`", text)
+    def rewrite(m: re.Match) -> str:
+        title = m.group(0).split("`", 2)[1].split("<", 1)[0]
+        if re.search(_HAN, title):   # already a Chinese title: the parenthesis after it is prose
+            return m.group(0)
+        return f"{{term}}`{m.group(2)} <{m.group(1).strip()}>`"
+
+    return _OLD_TERM.sub(rewrite, text)
 
 
 def english_headwords(text: str) -> list[str]:
