@@ -31,7 +31,7 @@ TIMELINE = ("A timeline: one lane per label on the left (a piece of work, or a p
             "the colours show {states}.")
 UNTITLED = "A figure drawn by the code of the cell above it."
 ZH_TIMELINE = ("时间线：每条泳道对应左侧的一个标签（一项工作，或工作运行的位置），"
-               "横轴是以秒计的时间；{states}。")
+               "横轴是从左到右的时间（单位见横轴标签）；{states}。")
 ZH_UNTITLED = "由上方单元格的代码绘制的图。"
 
 

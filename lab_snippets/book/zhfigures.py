@@ -471,7 +471,7 @@ def add_keys(app, doctree, docname: str, words: dict[str, str], root: Path = ROO
         states = states_drawn(path)
         own = list(dict.fromkeys(keys[t] for t in english if t in keys))
         if own:  # the figure says its title and colours in Chinese: the key says only the rest
-            key = "；".join(k.rstrip("。") for k in own) + "。"
+            key = "。".join(k.rstrip("。") for k in own) + "。"  # each subplot's key is its own sentence
             parts = [nodes.Text(f"图：{key}")]
             if states and guide.get("How to read an experiment"):
                 link = nodes.reference("", "", nodes.Text(f"《{guide['How to read an experiment']}》"),
