@@ -769,6 +769,9 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 #   await** (bounded) when you need to know the cleanup is over.
 # - Catch `CancelledError` only to clean up, then re-raise. Swallowing it silently disables
 #   `asyncio.timeout` and `wait_for`: the block overruns and reports success.
+# - Catching `CancelledError` does not take the request back: `cancelling()` counts it until
+#   `uncancel()`, and from 3.13 a `TaskGroup` whose child fails cancels its parent once more
+#   while that count is above zero.
 # - `asyncio.shield` keeps a caller's cancellation away from shared work; someone must still
 #   await that work.
 #
