@@ -13,7 +13,7 @@
 #    the program;
 # 4. find out what asyncio's debug mode, which logs slow callbacks, tells you about a blocking call.
 #
-# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 55 minutes
+# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -49,34 +49,34 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 
 
 # %% [markdown]
-# ## Predict: two requests in a row, or as two Tasks: how long does each pair take?
+# ## Predict: a slow request and a quick one: how long does each pair take, and which ends first?
 #
-# The cell below runs two requests of 0.1 s each twice. First it awaits them one line after
-# the other, inside one coroutine. Then it starts them as two Tasks: `asyncio.create_task`
-# starts a coroutine as a Task (chapter 03 is about Tasks), and `asyncio.gather` waits for
-# both. Before you run it, write down a row for each way: how long the pair takes, and whether
-# request B starts before request A ends.
+# The cell below runs two requests twice: request A waits 0.2 s, request B 0.1 s. First it
+# awaits them one line after the other, inside one coroutine. Then it starts them as two
+# Tasks: `asyncio.create_task` starts a coroutine as a Task (chapter 03 is about Tasks), and
+# `asyncio.gather` waits for both. Before you run it, write down a row for each way: how long
+# the pair takes (0.1 s, 0.2 s or 0.3 s?), and which request ends first.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-REQUEST_TIME = 0.1
+A_TIME, B_TIME = 0.2, 0.1
 in_a_row, as_tasks = Timeline(), Timeline()
 
 started = time.monotonic()
-reply_a = await fake_request("request A", REQUEST_TIME, in_a_row)
-reply_b = await fake_request("request B", REQUEST_TIME, in_a_row)
+reply_a = await fake_request("request A", A_TIME, in_a_row)
+reply_b = await fake_request("request B", B_TIME, in_a_row)
 in_a_row_elapsed = time.monotonic() - started
 
 started = time.monotonic()
-task_a = asyncio.create_task(fake_request("request A", REQUEST_TIME, as_tasks))
-task_b = asyncio.create_task(fake_request("request B", REQUEST_TIME, as_tasks))
+task_a = asyncio.create_task(fake_request("request A", A_TIME, as_tasks))
+task_b = asyncio.create_task(fake_request("request B", B_TIME, as_tasks))
 await asyncio.gather(task_a, task_b)
 as_tasks_elapsed = time.monotonic() - started
 
-print(f"{'':20} {'the pair took':>13}   B starts before A ends")
+print(f"{'':20} {'the pair took':>13}   first to end")
 for how, tl, elapsed in [("two awaits in a row", in_a_row, in_a_row_elapsed),
                          ("two Tasks + gather", as_tasks, as_tasks_elapsed)]:
-    b_first = tl.order("request B starts", "request A ends")
-    print(f"{how:20} {elapsed:>11.3f} s   {'yes' if b_first else 'no'}")
+    first = "request B" if tl.order("request B ends", "request A ends") else "request A"
+    print(f"{how:20} {elapsed:>11.3f} s   {first}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sequential-awaits-do-not-overlap
@@ -86,21 +86,22 @@ print("✓ in a row, B started only after A had ended")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: two-tasks-overlap
-assert as_tasks.order("request A starts", "request B starts", "request A ends"), \
-    "B starts while A waits"
-print("✓ as two Tasks, B started while A was still waiting")
+assert as_tasks.order("request A starts", "request B starts", "request B ends", "request A ends"), \
+    "B starts while A waits, and the quicker B ends first"
+print("✓ as two Tasks, B started while A was still waiting and ended first")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # The line after `await x` runs only when `x` has a result; until then this coroutine does
-# nothing else. So in a row, B starts only once A has ended, and the pair takes the sum of
-# the two waits. Writing `async` and `await` changes *who* may run during the wait, not the
-# order of your own lines.
+# nothing else. So in a row, B starts only once A has ended, A ends first although it is the
+# slower one, and the pair takes the sum of the two waits, 0.3 s. Writing `async` and `await`
+# changes *who* may run during the wait, not the order of your own lines.
 #
 # Overlap needs two pieces of work that the loop can run side by side: two Tasks. While task
-# A is suspended at its `await`, the loop has another Task to run, so B starts at once and the
-# pair takes about one wait instead of two. Compare the two rows' times.
+# A is suspended at its `await`, the loop has another Task to run, so B starts at once; the
+# two waits run side by side, B ends first, after its 0.1 s, and the pair takes as long as
+# the longer wait, 0.2 s, not the sum. Compare the two rows' times.
 #
 # :::
 #
@@ -169,9 +170,14 @@ print("✓ the bystander ran only where a step suspended")
 # Now a library call. The slime helper quoted at the end of this chapter awaits an
 # HTTP POST with httpx and then awaits `response.aread()`. Does the second `await` suspend?
 #
+# One fact about httpx first. A plain `client.post(...)` is not a streaming request: before
+# `post` returns, httpx reads the whole body and keeps it on the response. A streaming request,
+# `client.send(request, stream=True)`, returns as soon as the headers are in; the body is
+# still in the connection until you read it. (httpx 0.28.1: `AsyncClient.send` awaits
+# `response.aread()` itself unless `stream=True`.)
+#
 # The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body)
-# twice: once with a plain `client.post(...)`, once with a streaming request
-# (`client.send(request, stream=True)`). Meanwhile a bystander task, `count_turns`, adds one
+# twice, once each way. Meanwhile a bystander task, `count_turns`, adds one
 # to `counter["turns"]` each time the loop gives it a turn. Predict the bystander's count
 # during each `aread()`: none, or some?
 

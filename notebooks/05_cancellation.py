@@ -206,7 +206,7 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 #
 # :::
 #
-# ## Measure: after `cancel()` returns, is the cleanup over?
+# ## Measure: how long does a caller wait after `cancel()`, and what does it see?
 #
 # Two workers below hold a "slot" (think of a request slot on an inference server) and release it in `finally` with `release_slot`, an `await`
 # that takes 0.08 s (its folded cell also draws the cleanup on the timeline, and
@@ -271,8 +271,9 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
 
 # %% [markdown]
 # The next cell starts both workers and, 0.03 s later, runs both callers, each on its own
-# worker. Predict what each caller sees, and how long caller B waits after `cancel()`, compared
-# with the 0.08 s cleanup.
+# worker. Predict what each caller sees (is its slot free yet?), and how long caller B waits
+# after `cancel()`: no time at all, about the 0.08 s of the cleanup, or the 0.97 s its
+# worker still had left of its 1 s sleep?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -368,15 +369,47 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # ## A cancel swallowed on purpose: what does a later `TaskGroup` do? (Python 3.13)
 #
 # Sometimes a worker swallows a cancel on purpose: a supervisor cancels it to mean "drop this
-# sample and take the next", and the worker catches `CancelledError` and carries on. Below,
-# such a worker then runs a `TaskGroup` whose child fails, handles the child's error with
-# `except* ValueError`, and returns the pair `(task.cancelling(), outcome)`. It runs twice:
-# once as described, and once calling `asyncio.current_task().uncancel()` right after it
-# catches the cancel.
+# sample and take the next", and the worker catches `CancelledError` and carries on. Two rules
+# decide what that swallowed cancel does later.
 #
-# Since Python 3.11 every task counts the cancel requests it has received and not taken back:
-# `task.cancelling()`; `task.uncancel()` takes one back. The worker writes the outcome it
-# reached, just before its `return`, into the dictionary `reached` that the caller passes in.
+# First, since Python 3.11 every task counts the cancel requests it has received and not
+# taken back: `task.cancelling()`; `task.uncancel()` takes one back. Does catching the
+# `CancelledError` take it back? The small run below cancels a task that swallows the cancel,
+# once without and once with `uncancel()`, and prints the count the task sees afterwards.
+
+# %%
+async def swallow_cancel(use_uncancel: bool) -> int:
+    try:
+        await asyncio.sleep(1)
+    except asyncio.CancelledError:  # swallowed: the task carries on
+        if use_uncancel:
+            asyncio.current_task().uncancel()
+    return asyncio.current_task().cancelling()
+
+
+for use_uncancel in (False, True):
+    swallower = asyncio.create_task(swallow_cancel(use_uncancel))
+    await asyncio.sleep(0)
+    swallower.cancel()
+    await asyncio.wait([swallower], timeout=2)
+    count = swallower.result()
+    print(f"uncancel() called: {use_uncancel!s:5}   cancelling() afterwards: {count}")
+
+# %% [markdown]
+# Catching the error does not lower the count; only `uncancel()` does.
+#
+# Second, from Python 3.13 on, a `TaskGroup` whose children failed reads that count when its
+# `async with` block exits: above zero, it takes it for a cancel sent from outside that is
+# still in force, and cancels its parent task once more (`__aexit__` in
+# `Lib/asyncio/taskgroups.py`, 3.13.0; the `TaskGroup` of 3.11 and 3.12 has no such step).
+# That cancel, like any other, lands at the task's next `await` (the first section).
+#
+# Below, a worker that swallowed a cancel then runs a `TaskGroup` whose child fails, handles
+# the child's error with `except* ValueError`, and returns the pair `(task.cancelling(),
+# outcome)`. It runs twice: once as described, and once calling
+# `asyncio.current_task().uncancel()` right after it catches the cancel. The worker writes the
+# outcome it reached, just before its `return`, into the dictionary `reached` that the caller
+# passes in.
 
 # %%
 async def drop_sample_then_group(use_uncancel: bool, reached: dict) -> tuple[int, str]:
@@ -439,14 +472,13 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # %% [markdown]
 # :::{dropdown} Why
 #
-# On 3.13 and later, a `TaskGroup` that exits with errors consults the task's `cancelling()`
-# count, and if it is above zero, it cancels its parent task once more. The child's error is
+# Without `uncancel()` the count was still 1 when the group exited, so on 3.13 and later the
+# `TaskGroup` cancelled its parent task once more. The child's error is
 # still raised and handled, the worker reaches its `return` (the second column of the answer),
 # and yet the task ends cancelled, its return value lost. That cancel is made while the task
 # itself is running, so it waits for the task's next `await`; there is none before the
 # `return`, and a task whose coroutine returns with a cancel still pending ends cancelled and
-# drops the value (`Task.__step` in `Lib/asyncio/tasks.py`, 3.13.0). Catching the
-# `CancelledError` did not lower the count; only `uncancel()` does. On 3.11 and 3.12 the same code
+# drops the value (`Task.__step` in `Lib/asyncio/tasks.py`, 3.13.0). On 3.11 and 3.12 the same code
 # returns its pair with the stale count of 1 in it, as the answer shows when run there: a bug
 # waiting for an upgrade. The `with
 # uncancel` row is right on every version. Swallowing a cancel has a cost even when done on
@@ -737,6 +769,9 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 #   await** (bounded) when you need to know the cleanup is over.
 # - Catch `CancelledError` only to clean up, then re-raise. Swallowing it silently disables
 #   `asyncio.timeout` and `wait_for`: the block overruns and reports success.
+# - Catching `CancelledError` does not take the request back: `cancelling()` counts it until
+#   `uncancel()`, and from 3.13 a `TaskGroup` whose child fails cancels its parent once more
+#   while that count is above zero.
 # - `asyncio.shield` keeps a caller's cancellation away from shared work; someone must still
 #   await that work.
 #

@@ -15,7 +15,7 @@
 #    and try it with a caller that gives up while it waits.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
-# Event) · about 55 minutes
+# Event) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -340,8 +340,9 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 # An `Event` is set by one task for all the others. Sometimes a group of tasks must wait for
 # *each other*: no rollout worker may continue until all of them have paused for the weight
 # update. `asyncio.Barrier(n)` does that: `await barrier.wait()` suspends until `n` tasks
-# are waiting, then releases them all together. Below, three workers pause
-# 0.01 s apart, worker 2 last. Predict: in which order do the three continue?
+# are waiting, then releases them all together. Below, three workers pause 0.01 s apart:
+# worker 0 at once, worker 1 after 0.01 s, worker 2 after 0.02 s. Predict how long each one
+# waits at `wait()`.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -351,29 +352,37 @@ all_paused = asyncio.Barrier(3)
 async def pause_for_update(name: str, delay: float) -> None:
     await asyncio.sleep(delay)
     tl.mark(f"{name} paused")
-    await all_paused.wait()
+    with tl.span(name, state="waiting"):
+        await all_paused.wait()
     tl.mark(f"{name} continues")
 
 
 await asyncio.gather(*(pause_for_update(f"worker {i}", 0.01 * i) for i in range(3)))
+waited = {f"worker {i}": tl.spans_of(f"worker {i}")[0].duration for i in range(3)}
+for name, seconds in waited.items():
+    print(f"{name} waited {seconds:.2f} s at the barrier")
 print(tl.names())
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert all(tl.order("worker 2 paused", f"worker {i} continues") for i in range(3)), \
     "nobody continues before the last worker has paused"
-print("✓ nobody continued before the last worker had paused")
+assert waited["worker 0"] > waited["worker 2"] and waited["worker 1"] >= waited["worker 2"], \
+    f"the first to arrive waits longest, the last hardly at all: {waited}"
+print("✓ nobody continued before the last worker had paused; worker 0 waited longest")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The documentation promises only that nobody continues before all three have arrived, and
-# the printed order shows workers 0 and 1 waiting until worker 2 has paused.
+# Nobody continues before all three have arrived, and all three are there at about 0.02 s,
+# when worker 2 pauses. So each waits from its own arrival until then: worker 0 about 0.02 s,
+# worker 1 about 0.01 s, and worker 2, the last, almost nothing. The barrier turns the
+# workers' different arrival times into one common departure time.
 #
-# The printed order shows one more thing, on the Python that built this page: the last to
+# The list of marks shows one more thing, on the Python that built this page: the last to
 # arrive, worker 2, is the first to continue. The task that completes the barrier needs no
 # wake-up: it finds the others waiting, releases them and goes straight on, while they resume
 # only when the loop next runs them. That order comes from how CPython's `asyncio.Barrier` is
-# written (3.11 to 3.13), not from its documentation.
+# written (3.11 to 3.13), not from its documentation, so do not build on it.
 #
 # :::
 #

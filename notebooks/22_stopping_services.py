@@ -135,8 +135,15 @@ show_source(_serve, first="def cancel_main", last="loop.add_signal_handler")
 
 # %% [markdown]
 # The cancellation reaches the main task at its `await`; what the main task does then is
-# the service's own choice, and the answer shows it. **Predict.** Jobs 0 and 1 need only
-# 0.05 s and 0.1 s of work. Do they print `done`?
+# the service's own choice. This service's main task starts a task per job (`running`) and
+# awaits them all; its `except` branch is what runs when the cancel arrives there:
+
+# %% tags=["remove-input"]
+show_source(_serve, first="try:", last="raise  # Ctrl-C")
+
+# %% [markdown]
+# **Predict.** Jobs 0 and 1 need only 0.05 s and 0.1 s of work. Which lines does the service
+# print after the signal, and does any job print `done`, even job 0 or job 1?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_cancel, events_cancel, sent_cancel = stop_service(
@@ -154,7 +161,7 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The main task's `except asyncio.CancelledError` stops `feeder`, the task that
+# The main task's `except asyncio.CancelledError`, shown above, stops `feeder`, the task that
 # fills the intake queue, cancels every `running` job, waits at most 2 s for their cleanup,
 # prints `main-cancelled` and returns 128 + 15 = 143, the status a shell shows for "ended by
 # SIGTERM". So every job is cancelled the moment the signal arrives, whatever work it still
@@ -217,7 +224,8 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # registers a hook that tells it to stop, and returns at once. The worker
 # prints `worker-stopped` if it was told, `worker-gave-up` if it gave up. The cell runs it three
 # times: with a daemon worker and the hook, with a non-daemon worker and the hook, and with a
-# daemon worker and no hook. Predict the
+# daemon worker and no hook. Recall chapter 09: when the main code returns, Python first waits
+# for every non-daemon thread, and only then runs the `atexit` hooks. Predict the
 # order of `main-returned`, `hook-ran` and the worker's last line for the non-daemon worker.
 # The program:
 
