@@ -451,7 +451,8 @@ for task in pending:
 done, pending = await asyncio.wait(pending, timeout=0.01)
 tl.mark(f"0.01 s after the cancel: {len(done)} done, {len(pending)} pending")
 done, pending = await asyncio.wait(pending, timeout=1)
-tl.mark(f"then: {len(done)} done (cancelled: {done.pop().cancelled()}), {len(pending)} pending")
+job_a = done.pop()
+tl.mark(f"then: 1 done (cancelled: {job_a.cancelled()}), {len(pending)} pending")
 for event in tl.events:
     print(f"{event.at:.2f} s  {event.name}")
 

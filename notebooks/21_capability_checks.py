@@ -537,7 +537,8 @@ def next_hook(sample: str) -> str:
     return sample
 
 
-caller = asyncio.create_task(run_chain_by_result("s", [add_plain, stuck_hook, next_hook]))
+stuck_chain = [add_plain, stuck_hook, next_hook]
+caller = asyncio.create_task(run_chain_by_result("s", stuck_chain))
 await asyncio.sleep(0.02)
 caller.cancel()
 await asyncio.wait([caller], timeout=1)
