@@ -15,7 +15,7 @@
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. see what slime's loop leaves running when one group fails.
 #
-# **Needs** chapters 02 and 03 · about 45 minutes
+# **Needs** chapters 02 and 03 · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -79,7 +79,7 @@ async def collect_each_way(ways: dict) -> dict[str, dict]:
 
 
 # %% [markdown]
-# ## Predict: what does each way of collecting hand you, and when?
+# ## Predict: when `wait` times out, do the requests still running stop?
 #
 # Four requests take 0.16, 0.14, 0.06 and 0.04 s, started in that order. The cell below
 # collects a fresh set of four three ways: with `gather` (chapter 03); with
@@ -421,6 +421,86 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # :::
 
 # %% [markdown]
+# ## Two more pieces: a deadline for one job, and a second cancel
+#
+# The exercise below adds two things the runs so far did not need. First, a deadline for one
+# job: `asyncio.wait`'s `timeout` bounds the wait, so `wait` returns at the deadline with the
+# job still pending, and you cancel it yourself. `slow_to_stop` is a job that would run 1 s
+# and, once cancelled, takes 0.03 s to clean up (closing its connection, say). The cell gives
+# it a 0.05 s deadline and prints each moment, in seconds since the start. Watch where the job
+# is in the two sets right after `cancel()`.
+
+# %%
+async def slow_to_stop(name: str, tl: Timeline) -> str:
+    try:
+        await asyncio.sleep(1)
+    except asyncio.CancelledError:
+        try:
+            await asyncio.sleep(0.03)  # its cleanup
+        finally:
+            tl.mark(f"{name} gone")
+        raise
+    return name
+
+tl = Timeline()
+pending = {asyncio.create_task(slow_to_stop("job A", tl))}
+done, pending = await asyncio.wait(pending, timeout=0.05)  # job A's deadline
+tl.mark(f"deadline: {len(done)} done, {len(pending)} pending; cancel job A")
+for task in pending:
+    task.cancel()
+done, pending = await asyncio.wait(pending, timeout=0.01)
+tl.mark(f"0.01 s after the cancel: {len(done)} done, {len(pending)} pending")
+done, pending = await asyncio.wait(pending, timeout=1)
+job_a = done.pop()
+tl.mark(f"then: 1 done (cancelled: {job_a.cancelled()}), {len(pending)} pending")
+for event in tl.events:
+    print(f"{event.at:.2f} s  {event.name}")
+
+# %% [markdown]
+# A cancelled job is still running until its cleanup is over: `wait` keeps it in `pending`
+# for those 0.03 s, and returns it in `done`, cancelled, only when it is gone. That is when
+# its slot is free.
+#
+# Second, a cancel that arrives while you are stopping. `collect` below starts two of these
+# jobs and, like `rollout_refill`, cancels and awaits them in a `finally`. The cell cancels
+# `collect` once, then again 0.01 s later, while its `finally` is still waiting for the jobs'
+# cleanup, and prints the order of events, once with `gather` in the `finally` and once with
+# `asyncio.wait` in its place.
+
+# %%
+async def collect(tl: Timeline, wait_for_jobs) -> None:
+    jobs = [asyncio.create_task(slow_to_stop(f"job {i}", tl)) for i in range(2)]
+    try:
+        await asyncio.sleep(1)  # waiting for results
+    finally:
+        for task in jobs:
+            task.cancel()
+        await wait_for_jobs(jobs)
+
+async def gather_jobs(jobs): await asyncio.gather(*jobs, return_exceptions=True)
+async def wait_jobs(jobs): await asyncio.wait(jobs, timeout=1)
+
+for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)):
+    tl = Timeline()
+    caller = asyncio.create_task(collect(tl, wait_for_jobs))
+    await asyncio.sleep(0.02)
+    caller.cancel()
+    await asyncio.sleep(0.01)
+    caller.cancel()  # the second cancel, during the finally
+    await asyncio.wait([caller], timeout=1)
+    tl.mark(f"collect ended (cancelled: {caller.cancelled()})")
+    await asyncio.sleep(0.05)  # let any job still cleaning up finish
+    print(f"{name:>12} in the finally:",
+          " -> ".join(f"{event.name} at {event.at:.2f} s" for event in tl.events))
+
+# %% [markdown]
+# With `gather`, the second cancel is passed on to the jobs, where it lands on their cleanup's
+# `await` and cuts it short (they are gone at the second cancel, not 0.03 s after the first),
+# and `gather` goes on waiting: `collect` ends after both jobs are gone. With `asyncio.wait`,
+# the second cancel ends the `wait` at once and reaches no job: `collect` ends first, and the
+# jobs, left behind, finish their full cleanup after it. Both runs end cancelled.
+
+# %% [markdown]
 # ## Exercise 4.1 · The first results, each job with a deadline
 #
 # Implement `first_results(start_work, wanted, limit, job_timeout=None)`:
@@ -442,13 +522,11 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # Cancelling is chapter 05's subject; this exercise needs only what this page shows:
 # `task.cancel()` asks a task to stop, awaiting the task (here with `gather`) waits until its
 # cleanup is over, and a `finally` like `rollout_refill`'s covers returning, raising and being
-# cancelled alike. That `finally` is all item 5 asks, "even twice" included: a second cancel
-# that reaches you while its `gather` waits is passed on to the jobs, and `gather` still waits
-# until they are gone. A job's error comes out of `task.result()` as it was raised.
+# cancelled alike. That `finally`, with `gather`, is all item 5 asks, "even twice" included
+# (the second-cancel run above). A job's error comes out of `task.result()` as it was raised.
 #
 # For the deadlines (item 4), `asyncio.wait`'s `timeout` can be the time left until the
-# soonest one. A job you cancelled stays among the pending ones until `wait` returns it as done:
-# that is when its slot is free.
+# soonest one; a job you cancelled stays in `pending` until it is gone (the deadline run above).
 #
 # :::
 #

@@ -7,8 +7,8 @@
 # limit, what does it leave alone, and how does the limit change the time a batch takes?
 #
 # **You will**
-# 1. tell apart the number of *tasks* from the number of *permits*, and predict which of the
-#    two a semaphore limits;
+# 1. tell apart the number of *tasks* from the number of *permits*, and predict how many of 12
+#    tasks have started, and how many are inside, when 3 permits are shared;
 # 2. instrument a section of code and assert that the peak number of tasks inside it never
 #    exceeds the limit;
 # 3. measure the total time of a fixed batch against the limit and compare it with the time it
@@ -16,7 +16,7 @@
 # 4. find out what happens, with one task and under load, when one path takes the same
 #    semaphore twice.
 #
-# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 50 minutes
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -40,7 +40,7 @@ figure_style()
 SEED = 6
 
 # %% [markdown]
-# ## Predict: what does `Semaphore(3)` limit?
+# ## Predict: 12 tasks and a `Semaphore(3)`: how many have started?
 #
 # A semaphore holds a number of **permits**. `async with permits:` takes one on the way in
 # and gives it back on the way out, on every path, exceptions and cancellation included.

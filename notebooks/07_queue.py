@@ -15,7 +15,7 @@
 # 4. pass results from a thread to the event loop through a `queue.Queue`, and count what
 #    each way of taking them costs the loop.
 #
-# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 55 minutes
+# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -211,17 +211,24 @@ print("✓ slow producer: never more than 1 item waiting")
 #
 # A consumer usually loops `while True: item = await queue.get()`. Nothing in that loop ends
 # by itself: `get()` on an empty queue waits forever. The classic end signal is a
-# **sentinel**, an agreed value such as `None` that means "no more items". Below, three
-# consumers share one queue, and the producer puts six items and then a single sentinel. The
-# cell waits until one consumer has ended, and 0.1 s more, and prints how many had ended and
-# how many were still waiting. Predict that pair: how many of the three consumers does one
-# sentinel end?
+# **sentinel**, an agreed value that means "no more items". Make it an object of its own,
+# `NO_MORE = object()`, and test it with `is`: no producer can put that object on the queue by
+# accident. `None` is a common choice, and it works until an item can itself be `None` (a hook
+# that returned nothing, a missing field): that item is taken for the end, so it is never
+# handled and its consumer stops early, leaving the rest to fewer consumers (to none, if it was
+# the only one). Below, three consumers share one queue, and the producer puts six items and
+# then a single sentinel. The cell waits until one consumer has ended, and 0.1 s more, and
+# prints how many had ended and how many were still waiting. Predict that pair: how many of
+# the three consumers does one sentinel end?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+NO_MORE = object()  # the sentinel: equal to nothing else
+
+
 async def consume_until_sentinel(jobs: asyncio.Queue, handled: list[int]) -> None:
     while True:
         item = await jobs.get()
-        if item is None:
+        if item is NO_MORE:
             return
         await asyncio.sleep(0.005)
         handled.append(item)
@@ -233,7 +240,7 @@ consumers = [asyncio.create_task(consume_until_sentinel(jobs, handled))
              for _ in range(3)]
 for item in range(6):
     jobs.put_nowait(item)
-jobs.put_nowait(None)
+jobs.put_nowait(NO_MORE)
 # wait until one consumer ends, then give the others 0.1 s more
 await asyncio.wait(consumers, timeout=2, return_when=asyncio.FIRST_COMPLETED)
 done, pending = await asyncio.wait(consumers, timeout=0.1)
@@ -259,7 +266,7 @@ print("✓ one sentinel ended one consumer of three")
 
 # %%
 for _ in pending:
-    jobs.put_nowait(None)
+    jobs.put_nowait(NO_MORE)
 done, pending = await asyncio.wait(consumers, timeout=2)
 print("one per consumer: ended, still waiting =", (len(done), len(pending)))
 print("items handled:", sorted(handled))
@@ -535,7 +542,10 @@ print("✓ the loop kept beating while it polled and while it awaited the handed
 # :::{dropdown} Hint: the pieces this chapter and chapter 03 ran
 #
 # One sentinel per worker ends the workers when the items run out (the sentinel experiment
-# above). Starting the workers in an `async with asyncio.TaskGroup()` block (chapter 03) does
+# above). Make it an object of its own, `NO_MORE = object()`, not `None`: the grader passes
+# `None` as an item too, and a worker that took that item for the sentinel would drop it and
+# stop early. (Or put on the queue only things that are never `None`, such as `(index, item)`
+# pairs.) Starting the workers in an `async with asyncio.TaskGroup()` block (chapter 03) does
 # the rest: when one worker raises, the group cancels the others and waits for them, and when
 # the caller cancels, the block cancels and waits for every worker before the cancellation
 # comes out.

@@ -16,7 +16,7 @@
 # 4. find out what a timeout or a cancellation of the awaiting coroutine does to the thread,
 #    and stop the thread properly with a `threading.Event`.
 #
-# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 55 minutes
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -76,8 +76,11 @@ def draw_heartbeat(tl: Timeline, watch: LoopWatch):
 
 
 # %% [markdown]
-# Predict: about 30 heartbeats fit in 0.15 s; how many does the loop get during each of the
-# two calls?
+# The title says where a blocking call belongs, and the heartbeat will show what that does for
+# the loop: about 30 heartbeats fit in 0.15 s, and the cell counts those the loop gets during
+# each call. Predict the other side, the caller's, which the title leaves open: does the call
+# itself take any less time in a worker thread, and does the coroutine that awaits it go on
+# any sooner?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 BLOCK = 0.15
@@ -96,7 +99,8 @@ for call in ("called on the loop", "awaited via to_thread"):
     call_span = tl.spans_of(call)[0]
     beats_in_call = [b for b in watch.beats
                      if tl.t0 + call_span.start < b < tl.t0 + call_span.end]
-    print(f"heartbeats during the call {call}: {len(beats_in_call)}")
+    print(f"{call}: the call took {call_span.duration:.2f} s, "
+          f"heartbeats during it: {len(beats_in_call)}")
 fig = draw_heartbeat(tl, watch)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -122,8 +126,9 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The work in the two calls is the same; what differs is the thread it blocks. Called
-# directly, the call holds the loop's own thread, so no other task, the heartbeat included,
+# The call takes its 0.15 s either way, and the coroutine that awaits it waits all of it:
+# `to_thread` does not make the call faster or let its caller go on sooner. What differs is
+# the thread the call blocks. Called directly, the call holds the loop's own thread, so no other task, the heartbeat included,
 # can run until it returns. Through `to_thread` it holds a worker thread, where waiting is
 # that thread's whole job, and the loop's thread stays free. In the figure, the red stretch of
 # the heartbeat lane lines up with the first call only; both calls' bars have the colour the

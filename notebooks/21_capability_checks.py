@@ -16,7 +16,7 @@
 # 3. write a decorator for async functions, and measure what a plain wrapper's span covers;
 # 4. implement a hook runner that awaits only what is awaitable and reads hooks that stream.
 #
-# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 50 minutes
+# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -511,6 +511,46 @@ else:
           "which will outlive it.")
     assert not deprecations
 assert asyncio_says == inspect.iscoroutinefunction(score_async)
+
+# %% [markdown]
+# ## A caller cancelled mid-chain
+#
+# The exercise below also asks what happens when the caller is cancelled while a hook is still
+# working. The cell runs `run_chain_by_result` from the extension-point section as a task, on a
+# chain whose second hook waits on a server that never answers, cancels that task after
+# 0.02 s, and prints whether it ended cancelled and which hooks noted anything.
+
+# %%
+events: list[str] = []
+
+
+async def stuck_hook(sample: str) -> str:
+    try:
+        await asyncio.sleep(10)  # a server that never answers
+    finally:
+        events.append("stuck_hook stopped")
+    return sample
+
+
+def next_hook(sample: str) -> str:
+    events.append("next_hook called")
+    return sample
+
+
+stuck_chain = [add_plain, stuck_hook, next_hook]
+caller = asyncio.create_task(run_chain_by_result("s", stuck_chain))
+await asyncio.sleep(0.02)
+caller.cancel()
+await asyncio.wait([caller], timeout=1)
+print(f"caller cancelled: {caller.cancelled()} | events: {events}")
+
+# %% [markdown]
+# `await result` runs the hook's coroutine inside the caller's task, so the cancel is thrown
+# into the hook where it waits: its `finally` runs, the cancel comes out of the caller, and
+# `next_hook` is never called. Nothing extra is needed for that, and a stream read with
+# `async for` is stopped the same way, since each step of the loop is awaited in the caller's
+# task too. What would break it is putting the hook out of the cancel's reach, for example
+# `await asyncio.shield(result)`: the caller would end cancelled while the hook ran on.
 
 # %% [markdown]
 # ## Exercise 21.1 · Apply hooks, whatever their kind
