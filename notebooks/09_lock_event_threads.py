@@ -866,8 +866,8 @@ print("✓ stop() waited out the check in progress; the interval alone would hav
 
 # %% [markdown]
 # A join bounded by the interval alone gives up on a healthy thread that is still finishing
-# a check, and slime would then log that the monitor "did not terminate", a false warning at
-# every shutdown that catches a check in progress. The check's timeout in slime's bound is
+# a check, and slime would then log that the monitor "did not terminate", a false warning each
+# time a shutdown catches a check in progress. The check's timeout in slime's bound is
 # what covers that check.
 #
 # :::{dropdown} The run in detail, and what the check's timeout bounds in slime

@@ -954,9 +954,9 @@ show_call_site("11b")
 
 # %% [markdown]
 # What would go wrong if the stack lived in one shared list instead of a `ContextVar`? In slime
-# each sample has a trace id, every stack entry carries it, and a new span takes as parent the
-# innermost entry with its own trace id (`_get_current_parent_span_id`), so a span never lands
-# under another sample. Our model has that shape. Eight samples run `generate_and_rm`
+# each sample has a trace id, the stack's entries are `(trace_id, span_id)` pairs, and a new
+# span takes as parent the innermost entry with its own trace id
+# (`_get_current_parent_span_id`), so a span never lands under another trace. Our model has that shape. Eight samples run `generate_and_rm`
 # concurrently, each opening a `generate_and_rm` span that holds `sglang_generate` and then
 # `reward_model`, as slime's rollout does. They run once with `trace_span` on a `ContextVar`,
 # and once with `trace_span_on_shared_list` (folded), which pushes on one shared list and

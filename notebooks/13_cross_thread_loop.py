@@ -104,12 +104,8 @@ print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 
 # %% [markdown]
 # The same happens in any function called, however deeply, from a coroutine. In a thread with
-# no running loop, `asyncio.run` works.
-#
-# ## Predict: one `asyncio.Event`, two `asyncio.run` calls
-#
-# A thread with no loop calls `asyncio.run` twice, and each run waits briefly on one
-# `asyncio.Event`, made once in the cell below. Predict: what do the two runs give?
+# no running loop, `asyncio.run` works. The next experiment uses one `asyncio.Event`, `gate`,
+# made once in the cell below, and a coroutine that waits briefly on it.
 
 # %%
 gate = asyncio.Event()
@@ -122,6 +118,13 @@ async def wait_briefly_at_gate() -> str:
     except TimeoutError:
         pass
     return "ok"
+
+
+# %% [markdown]
+# ## Predict: one `asyncio.Event`, two `asyncio.run` calls
+#
+# A thread with no loop calls `asyncio.run` twice, and each run waits briefly on `gate`.
+# Predict: what do the two runs give?
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
