@@ -14,7 +14,7 @@
 #    `join(timeout)`;
 # 4. find out what the interpreter does at exit with a daemon thread, and with a normal one.
 #
-# **Needs** chapter 08 (threads next to the event loop) · about 55 minutes
+# **Needs** chapter 08 (threads next to the event loop) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -118,17 +118,24 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # and any other thread may run between the read and the store.
 #
 # The cell below lists the bytecode of `record_tokens` with `dis`, which only reads the
-# function and does not run it. `SHOWN` keeps the four
-# kinds of instruction that matter here, the read (`LOAD_ATTR`), the call (`CALL`), the add
-# and the store (`STORE_ATTR`), and drops the stack shuffling around them. The add is
-# `BINARY_OP` with argument `13`, the in-place add, the `+` of `+=` (`INPLACE_ADD` on Pythons
-# before 3.11).
+# function and does not run it, and keeps the four steps that matter here: the read, the
+# call, the add and the store, in the order they run.
 
 # %%
 SHOWN = ("LOAD_ATTR", "CALL", "STORE_ATTR", "BINARY_OP", "INPLACE_ADD")
 steps = [(ins.opname, ins.argval) for ins in dis.get_instructions(record_tokens)
          if ins.opname.startswith(SHOWN)]
 print(steps)
+
+# %% [markdown]
+# :::{dropdown} What the four names mean
+#
+# `LOAD_ATTR` reads `stats.tokens`, `CALL` calls `count_tokens`, `BINARY_OP` with argument
+# `13` is the in-place add, the `+` of `+=` (`INPLACE_ADD` on Pythons before 3.11), and
+# `STORE_ATTR` writes the sum back to `stats.tokens`. `SHOWN` drops the stack shuffling
+# around them.
+#
+# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 opnames = [name for name, _ in steps]
@@ -143,8 +150,8 @@ print("✓ the old value is read before count_tokens runs; the sum is stored aft
 # The cell below runs the same recorders with a count that does no I/O at all, just
 # `len(text.split())`. It lowers `sys.setswitchinterval`, the time a thread may hold the GIL
 # before the interpreter asks it to let another run, and a `finally` restores it, because it
-# is process-wide. It runs eight trials of 4 × 5000 updates. Predict: how many of the eight
-# trials keep every update?
+# is process-wide. It runs eight trials of 4 × 5000 updates. Predict: with no I/O at all,
+# does any trial lose updates?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def count_tokens_cpu(text: str) -> int:
@@ -858,13 +865,30 @@ assert monitor_log == ["engine 0 answered"], f"the check in progress ends, no ot
 print("✓ stop() waited out the check in progress; the interval alone would have been too short")
 
 # %% [markdown]
+# A join bounded by the interval alone gives up on a healthy thread that is still finishing
+# a check, and slime would then log that the monitor "did not terminate", a false warning each
+# time a shutdown catches a check in progress. The check's timeout in slime's bound is
+# what covers that check.
+#
+# :::{dropdown} The run in detail, and what the check's timeout bounds in slime
+#
 # The thread looks at the event only between engines and in its wait, so the check in
 # progress ran to its end: the thread ended about 0.15 s after `stop()` (the 0.25 s check
-# less the 0.1 s it had run; a little more on a loaded machine) and skipped the other engines. A
-# join bounded by the interval alone would have given up while the thread was still finishing
-# a healthy check, and slime would log that it "did not terminate". The check's timeout in
-# slime's bound covers this case; a check that never answers outlasts any bound, and because
-# the thread is a daemon it does not hold up the interpreter's exit.
+# less the 0.1 s it had run; a little more on a loaded machine) and skipped the other engines.
+#
+# In slime, `_check_timeout` is passed to the engine, which uses it as the timeout of its HTTP
+# health request once the call runs; the `ray.get` that waits for the call has no timeout, so
+# the check of an engine busy in another call waits until that call ends (chapter 29 measures
+# this). The bound thus covers a check that answers within `_check_timeout`; the interval and
+# 5 s more are slack. A `join()` with no bound would make `stop()` wait as long as a stuck
+# check does; a check that never answers outlasts any bound, and because the thread is a
+# daemon it does not hold up the interpreter's exit.
+#
+# The quote's comment about clearing the pause: `_pause_event` set means paused, and clearing
+# it lets a paused thread out of its pause loop (in `_health_monitor_loop`, not quoted; that
+# loop also checks `_stop_event`, so the clear is a second way out).
+#
+# :::
 
 # %% tags=["remove-input"]
 show_call_site("09b")

@@ -217,9 +217,9 @@ print("✓ every generate and reward span found its own sample as parent")
 # sample, because a task's `set` and `reset` change only its own copy of the context.
 #
 # Now the same program with the stack in a module-level list, pushed and popped around each
-# span, as code without `ContextVar` would do it. `span_with_global_stack` records each span
-# with the parent it finds on top of the list, next to the span's own sample, its
-# `right_parent` argument.
+# span, as code without `ContextVar` would do it. `span_with_global_stack` takes its parent
+# from the top of the list. Its `right_parent` argument is the parent the span should get, so
+# that the run can compare the two.
 
 # %%
 shared_stack: list[str] = []
@@ -468,8 +468,6 @@ except Exception as exc:
 print("the first context holds:", opened_in[demo_var])
 
 # %% [markdown]
-# :::{dropdown} Why
-#
 # A token can only undo the `set` that made it, in the context where that `set` ran; used
 # anywhere else, `reset` raises `ValueError` ("was created in a different Context") and
 # changes nothing, so the first context still holds `inside`. The same happens when a
@@ -477,9 +475,6 @@ print("the first context holds:", opened_in[demo_var])
 # runs in the closing task's context, and the `reset` there raises. Exercise 11.1 asks for a
 # span helper that survives that.
 #
-# :::
-
-# %% [markdown]
 # The cell below shows that second case in the shape Exercise 11.1 meets: an async generator
 # sets the span stack and yields; task A takes its first item, and task B closes it. Task B is
 # created while a span, `rollout`, is open, and prints its own stack before and after the close.
@@ -516,6 +511,11 @@ try:
     await asyncio.create_task(close_it(agen))
 finally:
     SPAN_STACK.reset(rollout_token)
+
+# %% [markdown]
+# So a span helper whose exit is a bare `reset` turns a routine close from another task into
+# an error at the closer, while task B's own stack is left as it was. That is the case item 4
+# of Exercise 11.1 asks the helper to survive.
 
 # %% [markdown]
 # ## Exercise 11.1 · A span helper that is safe under concurrency
@@ -953,15 +953,16 @@ show_call_site("11")
 show_call_site("11b")
 
 # %% [markdown]
-# What would go wrong if the stack lived in one shared list instead of a `ContextVar`? slime's
-# stack entries are `(trace_id, span_id)` pairs, a sample gets a trace id (a new `uuid4`) the
-# first time it is traced, and the parent of a new span is the innermost entry with the span's
-# trace id (`_get_current_parent_span_id`), so a span never lands under another trace. A run on our
-# own model of that shape: `trace_span` below, and `trace_span_on_shared_list`, the same span
-# kept on one shared list (folded). Eight samples run `generate_and_rm` concurrently, each
-# opening a `generate_and_rm` span holding `sglang_generate` and then `reward_model`, as slime's rollout does; the cell
-# counts the spans whose parent is not the sample's own `generate_and_rm` span (or, for that
-# span, not none).
+# What would go wrong if the stack lived in one shared list instead of a `ContextVar`? In slime
+# each sample has a trace id, the stack's entries are `(trace_id, span_id)` pairs, and a new
+# span takes as parent the innermost entry with its own trace id
+# (`_get_current_parent_span_id`), so a span never lands under another trace. Our model has that shape. Eight samples run `generate_and_rm`
+# concurrently, each opening a `generate_and_rm` span that holds `sglang_generate` and then
+# `reward_model`, as slime's rollout does. They run once with `trace_span` on a `ContextVar`,
+# and once with `trace_span_on_shared_list` (folded), which pushes on one shared list and
+# takes its entry off with `pop()`, as a plain list stack does (the chapter's earlier helper
+# removed its own name instead; the fold after the run says why that differs). The cell counts
+# the spans whose parent is wrong.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same span kept on one shared list"}
 SHARED_STACK: list[tuple[str, str]] = []
@@ -1034,15 +1035,20 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
       "each a span of the sample's own or none")
 
 # %% [markdown]
-# :::{dropdown} What the run shows about slime
-#
 # With the `ContextVar`, every span found the right parent. With one shared list, the trace id
-# kept every span inside its own sample, but not under the right span: a span that ends pops
-# the top of the list, which after an `await` is often another sample's entry, so its own entry
-# stays on the list, and the sample's `reward_model` span then hangs under its own
-# `sglang_generate`, a span that had already ended, or under none when its `generate_and_rm`
-# entry was popped by another sample. In slime's traces that would be a reward computed
-# *inside* a generation that was over. Each task's own context is what keeps the pushes and
-# pops of eight samples apart; the trace id alone does not.
+# kept every span inside its own sample, but not under the right span: in slime's traces a
+# `reward_model` span would hang *inside* its sample's generation, which was already over, or
+# under nothing at all.
+#
+# :::{dropdown} How the shared list misplaced them
+#
+# A span that ends pops the top of the list, which after an `await` is often another sample's
+# entry, so its own entry stays on the list. The sample's `reward_model` span then finds its
+# own `sglang_generate` still there, a span that had already ended, or finds none when another
+# sample popped its `generate_and_rm` entry. Removing each span's own entry by name, as the
+# chapter's earlier helper did, would have kept these parents right, because the trace id
+# then finds the sample's innermost open span; the plain `pop()` is what breaks. A
+# `ContextVar` needs neither care: each task's own context keeps the pushes and pops of eight
+# samples apart.
 #
 # :::

@@ -75,13 +75,14 @@ print("✓ the done-callback ran after set_result had returned, on the loop's ne
 #
 # :::
 #
-# ## Predict: `asyncio.run` called from a notebook cell
+# ## `asyncio.run` refuses inside a running loop
 #
-# `asyncio.run(main())` is how every asyncio tutorial starts a program. The next cell calls it
-# from plain synchronous code, here in a notebook cell, to get the result of
-# `fetch_reward(1)`. What does the cell print?
+# `asyncio.run(main())` is how every asyncio tutorial starts a program. Chapter 01 said that a
+# notebook cell already runs inside an {term}`event loop`, and a thread runs only one loop at a
+# time. So `asyncio.run`, called from a notebook cell to get the result of `fetch_reward(1)`,
+# refuses; the cell below shows how.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 async def fetch_reward(sample_id: int) -> float:
     await asyncio.sleep(0.01)
     return sample_id / 10
@@ -102,16 +103,9 @@ assert isinstance(outcome, RuntimeError) and asyncio.get_running_loop().is_runni
 print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# The notebook's kernel already runs an {term}`event loop` in this thread, and a thread can run only
-# one loop at a time, so `asyncio.run` refuses. The same happens in any function called,
-# however deeply, from a coroutine. In a thread with no running loop, `asyncio.run` works.
-#
-# :::
-#
-# Next, a thread with no loop calls `asyncio.run` twice, and each run waits briefly on one
-# `asyncio.Event`, made once in the cell below. Predict: what do the two runs give?
+# The same happens in any function called, however deeply, from a coroutine. In a thread with
+# no running loop, `asyncio.run` works. The next experiment uses one `asyncio.Event`, `gate`,
+# made once in the cell below, and a coroutine that waits briefly on it.
 
 # %%
 gate = asyncio.Event()
@@ -124,6 +118,13 @@ async def wait_briefly_at_gate() -> str:
     except TimeoutError:
         pass
     return "ok"
+
+
+# %% [markdown]
+# ## Predict: one `asyncio.Event`, two `asyncio.run` calls
+#
+# A thread with no loop calls `asyncio.run` twice, and each run waits briefly on `gate`.
+# Predict: what do the two runs give?
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -334,29 +335,7 @@ def notebook_wait(how: str):
     return tl.span(f"notebook: {how}", state="waiting")
 
 
-# %% [markdown]
-# Predict: how many heartbeats land while the notebook waits in
-# `result()`, and how many while it awaits `wrap_future`?
-
-# %%
-beat = asyncio.create_task(heartbeat())  # ticks every 0.01 s on the notebook's loop
-await asyncio.sleep(0.03)
-with notebook_wait("result()"):
-    background.run(slow_job("job A"), timeout=2)
-await asyncio.sleep(0.03)
-with notebook_wait("await wrap_future"):
-    await asyncio.wrap_future(background.submit(slow_job("job B")))
-await asyncio.sleep(0.03)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
-beat.cancel()
-await asyncio.gather(beat, return_exceptions=True)
-for waiting_lane in ("notebook: result()", "notebook: await wrap_future"):
-    waited = tl.spans_of(waiting_lane)[0]
-    print(f"heartbeats during {waiting_lane!r}: "
-          f"{sum(waited.start < t < waited.end for t in ticks)}")
-
-
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_waits() -> None:
     """Colour each wait by what the heartbeat measured in it, then plot the run."""
     from dataclasses import replace
@@ -372,7 +351,28 @@ def draw_waits() -> None:
             meanings={"running": "heartbeat tick"})
 
 
-draw_waits()  # the run on a timeline
+# %% [markdown]
+# Predict: how many heartbeats land while the notebook waits in
+# `result()`, and how many while it awaits `wrap_future`?
+
+# %%
+beat = asyncio.create_task(heartbeat())  # ticks every 0.01 s on the notebook's loop
+await asyncio.sleep(0.03)
+with notebook_wait("result()"):
+    background.run(slow_job("job A"), timeout=2)
+await asyncio.sleep(0.03)
+with notebook_wait("await wrap_future"):
+    await asyncio.wrap_future(background.submit(slow_job("job B")))
+await asyncio.sleep(0.03)
+beat.cancel()
+await asyncio.gather(beat, return_exceptions=True)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+for waiting_lane in ("notebook: result()", "notebook: await wrap_future"):
+    waited = tl.spans_of(waiting_lane)[0]
+    print(f"heartbeats during {waiting_lane!r}: "
+          f"{sum(waited.start < t < waited.end for t in ticks)}")
+draw_waits()  # the run on a timeline (its code is folded above the run)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: result-blocks-the-loop-wrap-future-does-not
@@ -481,13 +481,17 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 # ## Waiting on the loop from the loop's own thread
 #
 # In the Measure above, the notebook's thread waited in `background.run`, and the loop that runs
-# on that thread did not tick until the wait ended. Below, the waiting
-# moves onto the loop's own thread. The notebook only delivers one coroutine,
-# `run_from_the_loop_thread`, to the background loop (the last lines of the cell). That
-# coroutine, now running on the loop, is the one that calls `background.run`, with a timeout
-# of 0.3 s, to get the result of `fetch_reward(5)`, which needs 0.01 s. The coroutine it
-# hands in, `marked_reward`, marks the timeline when it starts. Predict: does the call get
-# `0.5`, and when does `marked_reward` start?
+# on that thread did not tick until the wait ended. Below, the waiting moves onto the loop's
+# own thread, in two hops:
+#
+# ```text
+# notebook thread  --background.run(run_from_the_loop_thread())-->  loop thread
+# loop thread      --background.run(marked_reward(5), timeout=0.3)-->  the same loop thread
+# ```
+#
+# The first hop only delivers the experiment (the last lines of the cell). In the second, the
+# loop thread itself waits for `marked_reward(5)`, which needs 0.01 s and marks the timeline
+# when it starts. Predict: does that wait get `0.5`, and when does `marked_reward` start?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -532,6 +536,40 @@ print("✓ the handed-in coroutine started only after the wait on its loop's thr
 #
 # :::
 #
+# ## A timeout does not cancel: `future.cancel()` does
+#
+# `result(timeout)` bounds only the caller's wait. The coroutine goes on running on the loop
+# after the `TimeoutError`, unless the caller cancels it. The `concurrent.futures.Future` that
+# `run_coroutine_threadsafe` returned is chained to the task on the loop: `future.cancel()`,
+# called from the caller's thread, has the loop cancel that task (asyncio passes the cancel
+# on with `call_soon_threadsafe`). The cell below waits 0.05 s for a coroutine that needs
+# 30 s, then cancels it; the coroutine's `finally` sets a `threading.Event` on the loop thread.
+
+# %%
+slow_reward_cleaned_up = threading.Event()
+
+
+async def slow_reward() -> float:
+    try:
+        await asyncio.sleep(30)
+        return 1.0
+    finally:
+        slow_reward_cleaned_up.set()
+
+
+reward_future = background.submit(slow_reward())
+try:
+    reward_future.result(timeout=0.05)
+except TimeoutError:
+    print("TimeoutError; still running on the loop:", not reward_future.done())
+reward_future.cancel()
+print("after future.cancel(), its finally ran:", slow_reward_cleaned_up.wait(timeout=2))
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert reward_future.cancelled() and slow_reward_cleaned_up.is_set()
+print("✓ the timeout left the coroutine running; future.cancel() cancelled it on its loop")
+
+# %% [markdown]
 # ## Stopping the loop thread
 #
 # A long-lived loop often has work still pending when the program wants to stop. Below, a
@@ -681,11 +719,11 @@ assert debug_flags == [True], debug_flags
 #
 # :::{dropdown} Hint: cancelling the coroutine from the caller's thread
 #
-# The `concurrent.futures.Future` that `run_coroutine_threadsafe` returns is chained to the
-# task it made on the loop: `future.cancel()`, called from your thread, has the loop cancel
-# that task (asyncio passes the cancel on with `call_soon_threadsafe`, the only safe way in).
-# To know whether you are on the loop thread, compare `threading.current_thread()` with
-# `loop_thread.thread`.
+# *A timeout does not cancel* above shows the pieces: `future.cancel()` on the
+# `concurrent.futures.Future` that `run_coroutine_threadsafe` returned, called from your
+# thread, has the loop cancel the task (asyncio passes the cancel on with
+# `call_soon_threadsafe`, the only safe way in). To know whether you are on the loop thread,
+# compare `threading.current_thread()` with `loop_thread.thread`.
 #
 # :::
 #
