@@ -205,25 +205,17 @@ assert child.returncode == 0
 # Every step is something earlier chapters taught. The new question is whether the pieces
 # still clean up when they are combined and something goes wrong in the middle.
 #
-# The cells from here to the first run build that chain; the boot, the harness step and the
-# chain are the lesson, the rest is set-up, most of it folded.
-#
-# A **resource registry** (`lab_snippets.agent_sim.ResourceRegistry`) records every acquire
-# and release of a named resource: a session, a boot permit, a sandbox, a child process, a
-# grader. A `phase` helper draws each step on the timeline as a span, with a letter so the
-# figure can say which step a bar is: **B**oot, **H**arness, **E**valuation, **C**lose the
-# sandbox, drop the **S**ession. The work is scaled down from slime's minutes to hundredths
-# of a second.
-#
-# `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a child
-# process in it, `sandbox.forget(proc)` records in the registry that a child has exited and
-# been reaped, and `sandbox.close()` kills and reaps whatever still runs there, then gives
-# the sandbox back. `lane_of` names each task's lane on the timeline. All of these are in
-# the folded instruments below.
+# The next cells build that chain, and the first run comes right after them. Three of them
+# are the lesson and stay open: the boot (`boot_sandbox`), the harness step (`run_harness`)
+# and the chain (`agent_task`). The rest (the time limits, the instruments, the injected
+# faults, the grader and the session) is folded, and a sentence before each fold says what
+# it holds.
 #
 # Three timers can end a task: the harness **budget**, the **evaluation timeout** and the
 # whole-task **guard**. As in slime, each task's guard is its own budget plus the evaluation
-# timeout plus a margin, so that the guard fires only for a stuck step.
+# timeout plus a margin, so that the guard fires only for a stuck step. The first fold holds
+# these limits: `BOOT_LIMIT` (two boots at once), `BUDGET` (10 s; `SHORT_BUDGET`, 1 s, for a harness that hangs),
+# `EVAL_TIMEOUT` (2 s), and `guard_for(budget)`, the guard for a given budget.
 #
 # :::{dropdown} Why the course does it this way
 #
@@ -235,7 +227,7 @@ assert child.returncode == 0
 #
 # :::
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the time limits: the budgets, the timeouts and the guard"}
 BOOT_LIMIT = 2
 BUDGET = 10.0  # the agent's time budget: a harness that finishes returns long before
 SHORT_BUDGET = 1.0  # for a harness that hangs: the batch does not wait ten seconds
@@ -253,7 +245,21 @@ def guard_for(budget: float) -> float:
     return budget + EVAL_TIMEOUT + GUARD_MARGIN
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
+# %% [markdown]
+# A **resource registry** (`lab_snippets.agent_sim.ResourceRegistry`) records every acquire
+# and release of a named resource: a session, a boot permit, a sandbox, a child process, a
+# grader. A `phase` helper draws each step on the timeline as a span, with a letter so the
+# figure can say which step a bar is: **B**oot, **H**arness, **E**valuation, **C**lose the
+# sandbox, drop the **S**ession. The work is scaled down from slime's minutes to hundredths
+# of a second.
+#
+# `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a child
+# process in it, `sandbox.forget(proc)` records in the registry that a child has exited and
+# been reaped, and `sandbox.close()` kills and reaps whatever still runs there, then gives
+# the sandbox back. `lane_of` names each task's lane on the timeline. All of these are in
+# the fold below.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments: the registry, the phases and the sandbox model"}
 # The instruments (a resource registry, a timeline with phase letters) and the sandbox model.
 registry = ResourceRegistry()
 tl = Timeline()
@@ -306,7 +312,7 @@ class MiniSandbox:
 # boot attempt of 0.05 s that hangs or fails as the fault says; the fault names are the ones
 # the batch below injects.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show boot_once: one boot attempt and its injected faults"}
 # The injected faults of a boot.
 async def boot_once(task: str, fault: str, attempt: int) -> None:
     if fault == "boot hangs":
@@ -401,9 +407,9 @@ async def drop_session(task: str) -> None:
 # And the chain itself. Compare it with the six steps above: the guard wraps the sandbox block
 # *and* the evaluation; the evaluation runs after the sandbox block has closed; a guard
 # timeout and any other `Exception` become an aborted outcome; the `finally` drops the
-# session.
+# session. What a task returns, `Outcome(task, status, reward, agent_exit_code)`, is folded.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show Outcome: what a task returns"}
 @dataclass
 class Outcome:
     task: str

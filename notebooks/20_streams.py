@@ -392,8 +392,13 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 #
 # Predict: the high-water mark here is 64 KiB and each write is a 64 KiB frame. How much does
 # the client write before a `drain()` first fails to return?
+#
+# Three folded instruments watch the run. `record_flow_control(writer)` notes each time the
+# transport tells the writer to pause and to resume; `drain_returns_within(writer, 0.05)` is
+# one `drain()` given 0.05 s, which also counts the bytes written so far; `open_gate()` lets
+# the server start reading. The code that draws the run is folded after the run.
 
-# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: pause/resume, a bounded drain, the gate"}
 # The instruments: the transport's pause/resume calls, each drain timed, the server's gate.
 tl = Timeline()
 gate = asyncio.Event()
@@ -440,6 +445,37 @@ async def drain_returns_within(writer: asyncio.StreamWriter, timeout: float) -> 
         return False
 
 
+def open_gate() -> None:
+    tl.add("server", server_start, time.monotonic(), state="waiting")
+    tl.mark("gate opened")
+    gate.set()
+
+
+# %%
+def reply_with_length(payload: bytes) -> bytes:
+    return b"%d" % len(payload)
+
+
+async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_length,
+                       on_event=tl.mark) as server:
+    reader, writer = await asyncio.open_connection(server.host, server.port)
+    record_flow_control(writer)  # folded: records the transport's pause/resume calls
+    low, high = writer.transport.get_write_buffer_limits()
+    try:
+        for _ in range(400):  # a bound, so that the cell always ends
+            writer.write(chunk)  # chunk: one 64 KiB frame
+            if not await drain_returns_within(writer, 0.05):
+                break  # this drain() has not returned within 0.05 s
+        held = asyncio.ensure_future(writer.drain())  # waits for the reader
+        await asyncio.sleep(0.3)  # the gate stays shut: nothing is read meanwhile
+        open_gate()  # the server starts reading
+        await asyncio.wait_for(held, timeout=10)
+        tl.mark("client drain returned")
+    finally:
+        writer.close()
+        await writer.wait_closed()
+
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code and the buffer report"}
 def draw_drain_run():
     """The run on four lanes, whole above; below, its first and last moments magnified.
 
@@ -500,42 +536,12 @@ def buffer_report(low: int) -> str:
             f"(low-water mark {low / 1024:.0f} KiB)")
 
 
-def open_gate() -> None:
-    tl.add("server", server_start, time.monotonic(), state="waiting")
-    tl.mark("gate opened")
-    gate.set()
-
-
-# %%
-def reply_with_length(payload: bytes) -> bytes:
-    return b"%d" % len(payload)
-
-
-async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_length,
-                       on_event=tl.mark) as server:
-    reader, writer = await asyncio.open_connection(server.host, server.port)
-    record_flow_control(writer)  # folded: records the transport's pause/resume calls
-    low, high = writer.transport.get_write_buffer_limits()
-    try:
-        for _ in range(400):  # a bound, so that the cell always ends
-            writer.write(chunk)  # chunk: one 64 KiB frame
-            if not await drain_returns_within(writer, 0.05):
-                break  # this drain() has not returned within 0.05 s
-        held = asyncio.ensure_future(writer.drain())  # waits for the reader
-        await asyncio.sleep(0.3)  # the gate stays shut: nothing is read meanwhile
-        open_gate()  # the server starts reading
-        await asyncio.wait_for(held, timeout=10)
-        tl.mark("client drain returned")
-    finally:
-        writer.close()
-        await writer.wait_closed()
-
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 written = seen["written"]  # seen: what the instruments recorded, bytes written among it
 print(f"a drain() first did not return after {written / 2**20:.1f} MiB written "
       f"(high-water mark {high / 1024:.0f} KiB)")
-print(buffer_report(low))  # folded with the instruments
-fig = draw_drain_run()  # folded with the instruments
+print(buffer_report(low))  # folded above
+fig = draw_drain_run()  # folded above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: drain-waits-for-the-reader

@@ -226,9 +226,11 @@ show_source(_cmd_frozen, first="if args.register", last="take_b_then_a(")
 
 # %% [markdown]
 # `HANGS` is the command that starts the course's hang module (`python -m lab_snippets.hangs`).
-# The child prints `ready` once both threads are stuck; the cell then sends it SIGUSR1, reads
-# its stderr until the dump names the two deadlocked functions, and waits for it (at most 5 s).
-# The folded helpers read its output.
+# The experiment has three steps, one cell each: start the child and wait until it says it is
+# stuck; send it SIGUSR1 and read the dump; then let it go and see how it ended. Two folded
+# helpers read its output: `read_until(stream, *words)` reads lines until every one of the
+# words has appeared, and `frames_of(dump)` keeps the dump's lines that name the two
+# deadlocked functions, each with the source line it points at.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output and the dump's frames"}
 # read_until(stream, *words): reads line by line until every one of `words` has appeared.
@@ -257,27 +259,38 @@ def frames_of(dump: str) -> list[str]:
 
 
 # %% [markdown]
+# **Step 1.** Start `frozen` with `--register`. It prints `ready` once each thread holds one
+# lock and waits for the other's; the `5` bounds its run to 5 s whatever happens.
+
+# %%
+frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+print(read_line(frozen.stdout, timeout=10).strip())  # "ready": each holds one lock
+
+# %% [markdown]
+# **Step 2.** Send SIGUSR1 and read stderr until the dump names both functions. Then close
+# the child's stdin (`communicate()` does that first) and read what is left; the exit status
+# says how the child ended.
+#
 # Predict: does the signal end the process?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-try:
-    read_line(frozen.stdout, timeout=10)  # "ready": each thread holds one lock
-    frozen.send_signal(signal.SIGUSR1)
-    sent_at = time.monotonic()
-    dump = read_until(frozen.stderr, "take_a_then_b", "take_b_then_a")
-    dumped_at = time.monotonic()
-    status_after_dump = frozen.poll()
-    time.sleep(0.1)
-    out, err = frozen.communicate(timeout=5)  # read what is left, bounded
+frozen.send_signal(signal.SIGUSR1)
+sent_at = time.monotonic()
+dump = read_until(frozen.stderr, "take_a_then_b", "take_b_then_a")
+dumped_at = time.monotonic()
+time.sleep(0.1)  # time enough for a signal to end it
+status_after_dump = frozen.poll()  # None while it runs
+print(*frames_of(dump), sep="\n")
+print(f"frames read {1000 * (dumped_at - sent_at):.0f} ms after the signal")
+
+try:  # let it go: close its stdin, read what is left (bounded)
+    out, err = frozen.communicate(timeout=5)
 finally:
     if frozen.poll() is None:
         frozen.kill()
         frozen.communicate(timeout=5)
 dump_text = dump + err.decode()
-print(*frames_of(dump), sep="\n")
-print(f"frames read {1000 * (dumped_at - sent_at):.0f} ms after the signal")
 print("exit status:", frozen.returncode,
       "· stdout after the dump:", out.decode().split())
 

@@ -15,7 +15,7 @@
 # 4. tell a rate limit from a concurrency limit by what each does when the server slows down,
 #    and write a token bucket.
 #
-# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 50 minutes
+# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -49,6 +49,22 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
+# ## What do the layers default to?
+#
+# This chapter meets three layers that run work for you: httpx's and aiohttp's clients, and
+# asyncio's default thread pool. Each has its own defaults. This cell reads them from the
+# installed libraries and from this Python, so they are the ones this page runs with:
+
+# %%
+httpx_default = inspect.signature(httpx.AsyncClient).parameters["limits"].default
+aiohttp_default = inspect.signature(aiohttp.TCPConnector).parameters["limit"].default
+cpus = os.process_cpu_count() if sys.version_info >= (3, 13) else os.cpu_count()
+executor_default = min(32, (cpus or 1) + 4)  # ThreadPoolExecutor's default max_workers
+print("httpx.AsyncClient():", httpx_default)
+print("aiohttp.TCPConnector(): limit =", aiohttp_default)
+print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threads")
+
+# %% [markdown]
 # ## Predict: how much work does each layer let through at once?
 #
 # Three layers, each handed 120 pieces of work at once, with no {term}`semaphore` anywhere:
@@ -59,18 +75,13 @@ figure_style()
 #   thread pool.
 #
 # The server holds every answer until the client has let in all the requests it will, and
-# counts how many are inside at once (the folded instruments say how, and name the defaults:
-# open them after you have predicted). The answer is a table with a row per layer: how many of
-# the 120 were inside at once, and how many of the 120 were done in the end. Write down each
-# row's two numbers before you open it.
+# counts how many are inside at once (the folded instruments say how). The answer is a table
+# with a row per layer: how many of the 120 were inside at once, and how many of the 120 were
+# done in the end. Predict each row's two numbers: is each default a cap on what runs at once,
+# and does the work beyond it fail, or wait its turn?
 
-# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments (they name the defaults)"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: how the server counts"}
 OFFERED = 120
-# What the installed libraries and Python default to, read here and printed with the answer.
-httpx_default = inspect.signature(httpx.AsyncClient).parameters["limits"].default
-aiohttp_default = inspect.signature(aiohttp.TCPConnector).parameters["limit"].default
-cpus = os.process_cpu_count() if sys.version_info >= (3, 13) else os.cpu_count()
-executor_default = min(32, (cpus or 1) + 4)
 HOLD_UNTIL = {"httpx": httpx_default.max_connections, "aiohttp": aiohttp_default}
 
 

@@ -14,7 +14,7 @@
 # 4. find and fix the hazard in a piece of code you have not seen.
 #
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
-# in a thread), 15 (async locks) and 26 · about 70 minutes
+# in a thread), 15 (async locks) and 26 · about 75 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -46,12 +46,13 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## Predict · hazard 1: how many calls does a semaphore of four let run?
+# ## Predict · hazard 1: what does a blocking tool cost the rest of its loop?
 #
 # **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool, an
 # `async def` whose body is a blocking call (`time.sleep(0.01)`, standing for
-# `Popen.communicate()` in slime). Eight tool calls start at once; for comparison, the cell
-# runs them a second time with a body that awaits (`asyncio.sleep`).
+# `Popen.communicate()` in slime). Chapter 26 measured what that does to the semaphore, with
+# real child processes: its limit is never reached, and one call runs at a time. This hazard
+# asks what it costs every *other* task on the same loop.
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the harness"}
 # The harness: start calls as tasks, wait a bounded time, cancel what is stuck.
@@ -67,10 +68,13 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # Three tools measure the runs (the third, the harness, is folded above):
 #
 # - `InFlight` (chapter 06) keeps the peak number of calls inside it at once;
-# - `LoopWatch` is a heartbeat task on the same loop; we count its beats;
+# - `LoopWatch` is a heartbeat task on the same loop, due every 2 ms; it stands for the other
+#   tasks, and we count its beats;
 # - `start_and_wait(calls, timeout)` returns how many calls finished and how many are stuck.
 #
-# The semaphore says four: with the blocking body, how many calls run at the same time?
+# Eight tool calls start at once, first with the blocking body, then, for comparison, with a
+# body that awaits (`asyncio.sleep`). Each call takes 10 ms. Predict: while each batch runs,
+# how many times does the heartbeat beat?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
@@ -121,17 +125,27 @@ for name, outcome, path, watch in runs:
 # claim: a-blocking-body-lets-one-call-through
 assert blocking_outcome == (8, 0) and blocking.running.peak == 1, "a limit of 4, and one call at a time"
 assert awaiting_outcome == (8, 0) and awaiting_once.running.peak == 4, "awaiting, the limit of 4 is reached"
-print("✓ with a blocking body one call runs at a time; awaiting, four do")
+blocking_beats, awaiting_beats = len(blocking_watch.beats) - 1, len(awaiting_watch.beats) - 1
+assert blocking_beats <= 1 < awaiting_beats, (
+    f"blocking, the heartbeat waits for the whole batch: {blocking_beats} vs {awaiting_beats} beats")
+print("✓ with a blocking body one call runs at a time and the heartbeat beats at most once;"
+      " awaiting, four run and the heartbeat keeps beating")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# **What the model shows.** With a blocking body, no call ever waits for a permit: each one takes its permits, blocks
-# the loop for its whole run, and gives them back before any other task runs. The
-# semaphore's limit of 4 is never reached; the real limit is 1 per event loop, and nothing
-# else on that loop (the heartbeat included) runs meanwhile: all eight calls ran in one turn
-# of the loop, and the one heartbeat counted came after them. Chapter 26 measures the same
-# thing with real child processes.
+# **What the model shows.** With a blocking body, no call ever waits for a permit: each one
+# takes its permit, blocks the loop for its whole run, and gives it back before any other
+# task runs. So at most one call runs at once, chapter 26's result. The cost falls on
+# everything else: all eight calls ran in one turn of the loop, and the heartbeat, due every
+# 2 ms, beat at most once, after them. With the awaiting body the calls ran side by side and the
+# heartbeat kept its pace.
+#
+# **What it costs in slime.** The retool example gives a code run up to 120 s
+# (`TOOL_CONFIGS["python_timeout"]`). Code that loops forever holds the event loop for those
+# 120 s: the other samples whose rollouts share that loop stop, their model calls and their
+# own timeouts included (a timeout is a callback on the same loop), however many permits
+# the semaphore has left.
 #
 # :::
 #
@@ -646,6 +660,42 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # shape; "In slime" at the end of the chapter quotes it and runs a model of the rollout it
 # waits for.
 #
+# ## Two pieces the exercise needs
+#
+# Hazard 4 showed a shared task that no caller owns, awaited through `asyncio.shield`. The
+# exercise below needs two more pieces, shown here on a task that ignores its cancellation
+# for 0.2 s: `task.add_done_callback(fn)` calls `fn(task)` once the task has ended, however
+# it ended; and `asyncio.wait(tasks, timeout=...)` returns at its bound even when a task has
+# not ended yet. `task.cancel()` only asks.
+
+# %%
+async def stubborn() -> str:
+    try:
+        await asyncio.sleep(10)
+    except asyncio.CancelledError:
+        await asyncio.sleep(0.2)  # ignores the request for a while
+        return "ended anyway"
+
+
+ended: list[str] = []
+slow_to_stop = asyncio.create_task(stubborn())
+slow_to_stop.add_done_callback(
+    lambda t: ended.append("cancelled" if t.cancelled() else t.result()))
+await asyncio.sleep(0)  # let it start
+slow_to_stop.cancel()  # only asks
+# returns at its bound, the task still running:
+finished, running = await asyncio.wait([slow_to_stop], timeout=0.05)
+print(f"after wait(timeout=0.05): {len(finished)} done, {len(running)} still running")
+await asyncio.wait_for(slow_to_stop, timeout=2)  # now let it end (bounded)
+await asyncio.sleep(0)  # the done callback runs soon after the task ends
+print("the done callback saw:", ended)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert (len(finished), len(running)) == (0, 1), "wait() returned at its bound with the task still running"
+assert ended == ["ended anyway"] and slow_to_stop.done(), "the callback ran once the task had ended"
+print("✓ the bounded wait returned with the task still running; the callback ran when it ended")
+
+# %% [markdown]
 # ## Exercise 27.1 · Find and fix the hazard
 #
 # A reward client coalesces duplicate requests: concurrent `get(key)` calls for the same key
@@ -703,13 +753,13 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # - **A call that no caller owns**: hazard 4's `TaskUpdateEndpoint` starts the shared work with
 #   `asyncio.create_task` and every request awaits it through `asyncio.shield(task)`; a
 #   cancelled request stops waiting, and the task runs on.
-# - **Forgetting the key when the call ends**: `task.add_done_callback(fn)` calls `fn(task)`
-#   once the task has ended, however it ended; read its exception there
+# - **Forgetting the key when the call ends**: `task.add_done_callback(fn)` (run just above
+#   the exercise) calls `fn(task)` once the task has ended, however it ended; read its exception there
 #   (`task.exception()` unless `task.cancelled()`), or asyncio may log "exception was never
 #   retrieved" when every caller has left.
 # - **Cancel, then wait with a bound**: `task.cancel()` only asks; `await asyncio.wait(tasks,
-#   timeout=...)` returns at the bound even if a task ignores the request, where `gather`
-#   would wait for it (chapter 05).
+#   timeout=...)` returns at the bound even if a task ignores the request (run just above the
+#   exercise), where `gather` would wait for it (chapter 05).
 #
 # :::
 #
