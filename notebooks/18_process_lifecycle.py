@@ -13,7 +13,7 @@
 # 4. stop a worker that does not stop when asked, without waiting forever, and handle a
 #    `subprocess` that is past its timeout.
 #
-# **Needs** chapters 07 (queues) and 12 (processes) · about 50 minutes
+# **Needs** chapters 07 (queues) and 12 (processes) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -60,8 +60,9 @@ def is_running(pid: int) -> bool:
         return False
 
 
-def exit_keeps_pid(pid: int, timeout: float) -> bool:
-    """Poll until `pid` has exited but is not reaped yet (a zombie); False if never."""
+def is_zombie_within(pid: int, timeout: float) -> bool:
+    """Poll `pid` for up to `timeout` seconds: True once it has exited but is not reaped yet
+    (a zombie); False if it runs on all that time or its pid disappears."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -73,27 +74,30 @@ def exit_keeps_pid(pid: int, timeout: float) -> bool:
     return False
 
 
-wait_for_zombie = exit_keeps_pid  # the name the exercise's checks use
+# %% [markdown]
+# The first experiment's parent starts a worker by `spawn` (`SPAWN` is that `multiprocessing` context).
+# Here is the worker's whole code, `consume_until_stop`: it squares the numbers it takes from
+# a queue until it reads the stop message `None`, puts `"done"` on the results queue, then
+# spends `linger` seconds (0.15 below) on what a real worker does last, such as flushing and
+# closing. It lives in the course's worker module, because a `spawn` child imports its target
+# by name and cannot find a function defined in a notebook.
 
-
-def probe_pid(pid: int, timeout: float) -> bool:
-    """Poll `pid` for up to `timeout` seconds: True once it has exited while its pid is
-    still listed, False if it runs on or its pid disappears."""
-    return exit_keeps_pid(pid, timeout)
-
+# %% tags=["remove-input"]
+show_source(consume_until_stop)
 
 # %% [markdown]
 # ## Predict: is the worker still there when its "done" arrives?
 #
-# The parent below starts a worker by `spawn` (`SPAWN` is that `multiprocessing` context),
-# `consume_until_stop`: it squares the numbers it takes from a queue until it reads the stop
-# message `None`, then puts `"done"` on the results queue. The parent reads results until
-# `"done"`, is busy elsewhere for 0.3 s, then calls `join`. Meanwhile it looks at the worker
-# from outside through `psutil`, with two folded helpers: `is_running(pid)` says whether the
-# process runs, and `probe_pid(pid, timeout)` watches it for up to `timeout` seconds (the
-# answer says what for). `tl.mark(...)` writes down named moments on a `Timeline`, the
-# course's stopwatch (chapter 01). When `"done"` arrives, is the worker process still
-# running? And once it has exited, is its pid gone at once?
+# The parent reads results until `"done"`, is busy elsewhere for 0.3 s, then calls `join`.
+# Meanwhile it looks at the worker from outside through `psutil`, with two folded helpers:
+# `is_running(pid)` says whether the process runs, and `is_zombie_within(pid, timeout)` says
+# whether, within `timeout` seconds, the process is seen to have exited while its pid is still
+# listed. `tl.mark(...)` writes down named moments on a `Timeline`, the course's stopwatch
+# (chapter 01).
+#
+# The worker's code decides the first question: when `"done"` arrives, is it still running?
+# Predict the second: once it has exited, is its pid gone at once, or is it still listed 0.3 s
+# later, when the parent gets round to `join`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -111,14 +115,14 @@ while (message := results.get(timeout=10)) != "done":
 tl.mark("queue consumer: parent got 'done'")
 alive_after_done = is_running(consumer.pid)
 
-seen_at_exit = probe_pid(consumer.pid, timeout=5)
+seen_at_exit = is_zombie_within(consumer.pid, timeout=5)
 tl.mark("queue consumer: exit")
 time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
-seen_before_join = probe_pid(consumer.pid, timeout=0.1)
+seen_before_join = is_zombie_within(consumer.pid, timeout=0.1)
 consumer.join(timeout=5)
 tl.mark("queue consumer: join() returned")
 print("results:", squares, "· still running at 'done':", alive_after_done)
-print("probe_pid 0.3 s later:", seen_before_join)
+print("exited, and still listed (a zombie) 0.3 s later:", seen_before_join)
 print("exit code:", consumer.exitcode,
       "· pid exists after join:", psutil.pid_exists(consumer.pid))
 
@@ -150,26 +154,15 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # its *processes*. (`multiprocessing` quietly reaps finished children whenever you start a new
 # `Process` or call `active_children()`, which is why such programs usually get away with it.)
 #
-# The worker was still running at `"done"` because of its code, shown below: after `"done"`
-# it spends `linger` seconds (the 0.15 passed as its third argument) on what a real worker
-# does last, such as flushing and closing.
-#
-# `probe_pid(pid, timeout)` returns True once the process is a zombie (`exit_keeps_pid` and
-# `wait_for_zombie`, the name the exercise's checks use, are the same helper). Like
-# `is_running`, it looks through
-# `psutil`, on purpose: asking `multiprocessing` itself (`is_alive()`, `exitcode`) would reap
-# the process as a side effect, and we wanted to see it *before* it was reaped.
+# The worker was still running at `"done"` because of its `linger` (the 0.15 passed as its
+# third argument). Both helpers look through `psutil`, on purpose: asking `multiprocessing`
+# itself (`is_alive()`, `exitcode`) would reap the process as a side effect, and we wanted to
+# see it *before* it was reaped.
 #
 # :::
 #
-# Here is the code of `consume_until_stop`, the worker above. It lives in the course's worker
-# module, because a `spawn` child imports its target by name and cannot find a function
-# defined in a notebook:
-
-# %% tags=["remove-input"]
-show_source(consume_until_stop)
-
-# %% [markdown]
+# :::{dropdown} Going further: the rest of the cleanup
+#
 # Reaping is not the whole cleanup. Even a reaped `Process` object keeps a pipe open (its
 # *sentinel*), and each `multiprocessing.Queue` has a feeder thread in every process that put
 # something on it. Once a worker has been joined:
@@ -178,16 +171,18 @@ show_source(consume_until_stop)
 #   `close()` raises `ValueError`);
 # - for each `multiprocessing.Queue` this process put on: `q.close()` (no more puts), then
 #   `q.join_thread()` (wait until its feeder thread has flushed what was put).
+#
+# The folded cell below does both for the worker and the two queues above; the cells after it
+# close every process they start.
+#
+# :::
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the cleanup"}
 consumer.close()  # frees its sentinel pipe
 for q in (tasks, results):
     q.close()  # no more puts from this process
     q.join_thread()  # until its feeder thread has flushed them
 del tasks, results, q  # the notebook lives on: drop the closed queues now
-
-# %% [markdown]
-# The cells below close every process they start.
 
 # %% [markdown]
 # ## What `exitcode` tells you
@@ -311,7 +306,7 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 #
 # The child is the `sleep` command of the course's worker module (`python -m
 # lab_snippets.proc_workers sleep 5`). Once it is set up it prints one line, `ready` and its
-# pid (then a clock reading that this chapter does not use), and sleeps 5 s; the parent
+# pid, and sleeps 5 s; the parent
 # reads that line before it starts the timeout, so the 0.2 s begin once the child is set up
 # (`read_line(stream, timeout)` reads one line from the child, or raises after `timeout`
 # seconds).
@@ -323,7 +318,7 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 tl.mark("sleeping child: Popen")
 # WORKER_MODULE: runs the course's worker module, lab_snippets.proc_workers
 child = subprocess.Popen(WORKER_MODULE + ["sleep", "5"], stdout=subprocess.PIPE)
-said, pid, _clock = read_line(child.stdout, timeout=10).split()
+said, pid = read_line(child.stdout, timeout=10).split()[:2]  # "ready", its pid
 print(f"the child says: {said} (pid {pid})")
 try:
     child.communicate(timeout=0.2)
@@ -332,11 +327,11 @@ except subprocess.TimeoutExpired:
     still_running = is_running(child.pid)
     child.kill()
     tl.mark("sleeping child: killed")
-    seen_after_kill = probe_pid(child.pid, timeout=5)
+    seen_after_kill = is_zombie_within(child.pid, timeout=5)
     time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
     child.communicate(timeout=5)
     tl.mark("sleeping child: communicate() returned")
-print(f"running after the timeout: {still_running} · probe_pid after kill: "
+print(f"running after the timeout: {still_running} · a zombie after kill(): "
       f"{seen_after_kill} · return code {child.returncode}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -354,8 +349,9 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # `communicate(timeout=...)` only stops *waiting* when it raises `TimeoutExpired`: it sends
 # the child nothing. And `kill()` only sends SIGKILL: the child's exit still has to be
 # collected, and until someone calls `wait` a killed child is a {term}`zombie`. Look for both
-# in the last printed line. The same three steps as for a `multiprocessing` worker apply, and they
-# are what `subprocess.run` does inside when you give it a `timeout`.
+# in the last printed line. The steps are the `multiprocessing` worker's without the polite
+# `terminate()`: a bounded wait, `kill()`, then `wait()` to collect the exit. `subprocess.run` does
+# exactly these inside when you give it a `timeout`.
 #
 # :::
 
@@ -517,6 +513,24 @@ workers_end.close()
 #
 # The visible tests below show two runs; `pid_after(seconds)` is a worker that sleeps that long,
 # then returns its pid, and ends at SIGTERM as a process does by default.
+
+# %% tags=["remove-input"]
+# The exercise's hidden checks call this helper: is_zombie_within under another name.
+def exit_keeps_pid(pid: int, timeout: float) -> bool:
+    """Poll until `pid` has exited but is not reaped yet (a zombie); False if never."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return False
+        time.sleep(0.005)
+    return False
+
+
+wait_for_zombie = exit_keeps_pid  # the name the exercise's checks use
+
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def stop_with_escalation(proc: multiprocessing.Process, grace: float) -> str:
@@ -804,8 +818,9 @@ print("✓ the resource tracker is stopped: no child process of any kind is left
 #
 # ## In slime
 #
-# Two quotes: the first stops at this chapter's first moment, the completion message; the
-# second stops a process as the third experiment did. Other places where slime starts, waits for and stops processes are listed in
+# Two quotes. The first is a `run` that reads its workers' results until each has sent its
+# completion message, and then stops looking: it does not join them. The second stops a process
+# as the third experiment did. Other places where slime starts, waits for and stops processes are listed in
 # the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -93,6 +93,7 @@ parent.communicate(timeout=5)
 killed_a = time.monotonic()
 time.sleep(0.1)
 running_now = [pid for pid in child_pids if running(pid)]
+looked_a = time.monotonic()  # when we looked: the figure's red ends here
 parents_now = set()
 for pid in running_now:
     try:
@@ -135,46 +136,49 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 
 def draw_both_runs():
-    """Both runs one above the other, one lane per process, each from when its children run."""
+    """Both runs on one time axis, one lane per process, each up to when we last saw it."""
     run_a, run_b = Timeline(), Timeline()
     run_a.t0, run_b.t0 = started_a, started_b
     run_a.add("plain parent", started_a, killed_a, "running")
     run_b.add("group leader", started_b, killed_b, "running")
     run_b.add("group leader", killed_b, exited_b, "cancelled")
-    for number, pid in enumerate(child_pids, start=1):
+    for number in range(1, len(child_pids) + 1):
         run_a.add(f"its child {number}", started_a, killed_a, "running")
-        run_a.add(f"its child {number}", killed_a, cleaned_a, "blocked")
-        run_a.add(f"its child {number}", cleaned_a, gone_a.get(pid, cleaned_a), "cancelled")
+        run_a.add(f"its child {number}", killed_a, looked_a, "blocked")
     for number, pid in enumerate(member_pids, start=1):
         run_b.add(f"member {number}", started_b, killed_b, "running")
         run_b.add(f"member {number}", killed_b, gone_b.get(pid, killed_b), "cancelled")
-    fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
+    fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained", sharex=True)
     fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
+    run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
+               xlabel="", meanings={"blocked": "orphan, still running"})
     run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
                lanes=["group leader", "member 1", "member 2"],
                xlabel="time since its children were running (ms)",
                meanings={"cancelled": "from the signal to the exit"})
-    run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
-               xlabel="time since its children were running (ms)",
-               meanings={"blocked": "orphan, still running", "cancelled": "killed by our cleanup"})
-    for ax in (ax_a, ax_b):  # seconds on the data, milliseconds on the ticks: few, short labels
-        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{1000 * x:g}"))
+    for row in (1, 2):  # the orphans' lanes end where we looked, not where they ended
+        ax_a.annotate("runs on (3 s)", (looked_a - started_a, row), xytext=(4, 0),
+                      textcoords="offset points", va="center", fontsize=8)
+    ax_b.xaxis.set_major_locator(MaxNLocator(nbins=6))  # seconds on the data, ms on the ticks
+    ax_b.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{1000 * x:g}"))
+    ax_b.set_xlim(right=1.25 * (looked_a - started_a))
 
 
 # %% [markdown]
 # ## Measure: which processes does one `killpg` reach?
 #
 # Every process belongs to a **process group**, whose id `os.getpgid(pid)` gives, and
-# `os.killpg(pgid, sig)` sends a signal to a group. `Popen(..., start_new_session=True)` runs
-# the child in a new *session* (the child calls `setsid()`). The cell below starts the same
-# `spawn-children` that way (`leader` is its `Popen`), prints the group id of each process,
-# and sends one SIGTERM with `os.killpg` to the group whose id is `leader.pid`;
-# `wait_until_gone(pids, timeout)`, folded with `running`, polls until none of the pids runs
-# and returns when each went.
+# `os.killpg(pgid, sig)` sends a signal to every process in a group. `Popen(...,
+# start_new_session=True)` runs the child in a new *session* (the child calls `setsid()`), and
+# a new session also starts a new process group, whose id is the child's own pid. The cell
+# below starts the same `spawn-children` that way (`leader` is its `Popen`), prints the group
+# id of each process, and sends one SIGTERM with `os.killpg` to the group whose id is
+# `leader.pid`; `wait_until_gone(pids, timeout)`, folded with `running`, polls until none of
+# the pids runs and returns when each went.
 #
-# Predict: which group ids does it print for `leader` and the two children it started, and
-# which of the three processes are still running after that one `killpg`?
+# The leader starts its two children after it has its new group, and nobody tells them which
+# group to join. Predict: which of the three processes are still running after that one
+# `killpg`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 leader = subprocess.Popen(command, stdout=subprocess.PIPE, start_new_session=True)
@@ -203,12 +207,12 @@ draw_both_runs()  # both runs: the SIGKILL above, this killpg below
 # one `killpg` reached every member and ended them all, an empty list of survivors. We never
 # used the children's pids to stop them.
 #
-# The figure puts both runs together, one lane per process, each on its own time axis (read
-# each panel's ticks: compare colours, not lengths). Blue is a process running before the
-# signal, red a child running on after its parent is gone, grey from a signal to the exit (in
-# the upper panel, our own cleanup kill). The red's length is ours: the first cell waits 0.1 s
-# and looks the orphans up, and the kill is in its check, the next cell, so the red lasts that
-# wait plus the time until that cell runs; left alone, each would have slept its full 3 s.
+# The figure puts both runs on one time axis, from the moment the children were running, one
+# lane per process. Blue is a process running before the signal, grey from a signal to the
+# exit, red a child running on after its parent is gone. In the lower panel every lane turns
+# grey at the one `killpg` and ends soon after, long before the 0.1 s mark. In the upper
+# panel the children's lanes are red up to the moment the first cell looked, 0.1 s after the
+# kill; they were still running then, and left alone each would have slept its full 3 s.
 #
 # :::
 
@@ -223,7 +227,9 @@ assert not left_running and len(gone_b) == 2, "no member of the group survived"
 print("✓ the leader and both children shared a group of their own; one killpg ended all three")
 
 # %% [markdown]
-# **Going further: a new group without a new session.** `start_new_session=True` does two things: a new
+# :::{dropdown} Going further: a new group without a new session
+#
+# `start_new_session=True` does two things: a new
 # session (no controlling terminal) and a new {term}`process group`. Since Python 3.11,
 # `Popen(..., process_group=0)` gives only the second, and that is already enough to keep
 # Ctrl-C away: the terminal sends SIGINT to its *foreground process group*, and a child in a
@@ -233,6 +239,8 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 # safe in a program with threads; tools you read (slime's CI wrapper among them) use
 # `start_new_session=True`, which works on every version. The folded cell below checks a
 # child started with `process_group=0`.
+#
+# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 sleeper = WORKER_MODULE + ["sleep", "3"]
@@ -268,7 +276,8 @@ show_source(_cmd_report_signals, first="def report", last="os._exit(128 + signum
 # %% [markdown]
 # `run_wrapper` (folded) starts `wrap` around `report-signals`, sends the wrapper one signal
 # once both are ready, and reaps the wrapper. The cell prints each run's exit status and the
-# lines the two programs printed (without the clock at their end), then cleans up.
+# lines the two programs printed, each cut to its first two words (`first_words`). Without
+# forwarding, the child is left running, and the cell ends it with a SIGTERM of its own.
 #
 # Predict: after SIGTERM, what exit status does the wrapper report without `--forward`, and
 # what with it?
@@ -287,23 +296,27 @@ def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+def first_words(lines: list[str]) -> list[list[str]]:
+    """Each printed line's first two words ("got SIGTERM"), without what follows."""
+    return [line.split()[:2] for line in lines]
+
+
 wrapper, child_pid = run_wrapper(forward=False, stop_signal=signal.SIGTERM)
 child_running_then = running(child_pid)
-os.kill(child_pid, signal.SIGTERM)
+os.kill(child_pid, signal.SIGTERM)  # our cleanup: the child's "got SIGTERM" is this
 lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
 unforwarded = wrapper.returncode
+unforwarded_lines = first_words(lines)
 print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
-      child_running_then, "· output:",
-      [ln.rsplit(maxsplit=1)[0] for ln in lines])
-unforwarded_lines = [line.split()[:2] for line in lines]
+      child_running_then, "· output:", unforwarded_lines)
 
 forwarded = {}
 for stop_signal in (signal.SIGTERM, signal.SIGINT):
     wrapper, child_pid = run_wrapper(forward=True, stop_signal=stop_signal)
     lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
     print(f"forwarding {stop_signal.name}: wrapper exit {wrapper.returncode} · output:",
-          [line.rsplit(maxsplit=1)[0] for line in lines])
-    forwarded[stop_signal] = (wrapper.returncode, [line.split()[:2] for line in lines],
+          first_words(lines))
+    forwarded[stop_signal] = (wrapper.returncode, first_words(lines),
                               running(child_pid))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -432,8 +445,8 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # 2. if it exits within `budget` seconds, return its return code;
 # 3. otherwise SIGTERM the whole group, wait up to `grace` seconds for the leader (and no
 #    longer than it takes to exit), then SIGKILL the whole group (some members may ignore
-#    SIGTERM; the group may already be gone, which must not raise), reap the leader
-#    (bounded) and return its return code.
+#    SIGTERM; if the group is already gone, `os.killpg` raises `ProcessLookupError`: catch
+#    it), reap the leader (bounded) and return its return code.
 #
 # :::{dropdown} What the grader checks
 #
