@@ -560,6 +560,9 @@ del pool
 assert len(workers) == 2 and after_the_kill == [-signal.SIGKILL, None], after_the_kill
 assert live_after_the_kill == 2, f"the pool should have replaced its dead worker: {live_after_the_kill}"
 print("✓ active_children() gave the pool's two workers; the killed one has exit code -9")
+for worker in workers:  # the pool has joined them; a Process object keeps a pipe until close()
+    worker.close()
+del workers, before, worker
 
 # %% [markdown]
 # Still two live children: the pool started a replacement, so neither the count nor
