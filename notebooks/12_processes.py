@@ -119,7 +119,6 @@ if hasattr(os, "sched_getaffinity"):
     CPUS = sorted(os.sched_getaffinity(0))
 else:
     CPUS = list(range(os.cpu_count() or 1))
-print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
 
 # %% tags=["needs-cores"]
 CHUNKS = 1200
@@ -178,6 +177,7 @@ def shares(reports: list[dict]) -> tuple[float, float, float]:
 
 def print_table(sequential: list[dict], on_threads: list[dict], on_processes: list[dict]) -> None:
     """Each run's wall time, CPU time, cores' worth and the share each job (and both) ran."""
+    print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
     sequential_wall = sequential[1]["end"] - sequential[0]["start"]
     print(f"{'':<11}{'wall s':>7}{'CPU s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}"
           f"{'both ran':>9}")
@@ -524,7 +524,7 @@ except subprocess.CalledProcessError as failed:
 assert exit_status == 3
 
 # %% [markdown]
-# ## Which processes are a pool's, and is one dead?
+# ## A pool's workers, and telling that one died
 #
 # A `multiprocessing.Pool` does not tell you when a worker dies: it starts a new one, and the
 # dead worker's call never returns. `multiprocessing.active_children()` lists this process's
@@ -545,7 +545,7 @@ with starting_processes:
     pool = SPAWN.Pool(processes=2)
     workers = [p for p in multiprocessing.active_children() if p not in before]
 with pool:
-    print("the pool's workers:", len(workers), "· exit codes:", [w.exitcode for w in workers])
+    print("the pool's workers:", len(workers), "exit codes:", [w.exitcode for w in workers])
     os.kill(workers[0].pid, signal.SIGKILL)
     workers[0].join(timeout=5)
     after_the_kill = [w.exitcode for w in workers]

@@ -218,13 +218,15 @@ def inline_time(text: str) -> float:
 
 
 # %% [markdown]
-# First the parallelism. `two_calls(pool)` runs two `burn(300)` at once in a pool. Like
-# chapter 12's, each `burn` reports the stretches of time during which it was executing, read
-# inside the thread or process that ran it, so the cell can say what share of the time **both**
-# calls were executing at once. It also gives CPU seconds per second of wall time: how many
-# CPUs the two calls had on average. The two-thread row repeats the `to_thread` section's
-# second measurement, interleaved with the processes (best of three) so that both rows meet
-# the same load. Predict, for each row: were the two calls ever executing at the same instant?
+# First the parallelism: two `burn(300)` calls at once, in two threads and in two processes.
+# Like chapter 12's, each `burn` reports the stretches of time during which it was executing,
+# read inside the thread or process that ran it, so the cell can say what share of the time
+# **both** calls were executing at once. It also gives CPU seconds per second of wall time: how
+# many CPUs the two calls had on average. `compare_threads_and_processes()` (folded, with
+# `both_at_once`, which measures one pair of calls) runs each pair three times, interleaved so
+# that both rows meet the same load; the answer shows the best of three. The two-thread row
+# repeats the `to_thread` section's second measurement. Predict, for each row: were the two
+# calls ever executing at the same instant?
 
 # %% tags=["remove-cell", "needs-cores"]
 # Not shown: a first, plain run of CPU seconds per second (the exercise's grading runs this cell
@@ -271,10 +273,13 @@ async def compare_threads_and_processes() -> dict[str, list[dict]]:
 
 # %% tags=["hide-output", "needs-cores"] mystnb={"code_prompt_show": "Show the answer"}
 side_by_side = await compare_threads_and_processes()
-for kind, measured_runs in side_by_side.items():
-    print(f"{kind:<14} both executing at once: {max(r['both'] for r in measured_runs):4.0%}",
-          f"of the time · {max(r['cpu'] for r in measured_runs):.2f} CPU seconds per second")
-print(f"load average of this machine meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+for kind, runs in side_by_side.items():
+    both = max(r["both"] for r in runs)  # best of three
+    cpu = max(r["cpu"] for r in runs)
+    print(f"{kind:<14} both executing at once: {both:4.0%} of the time",
+          f"· {cpu:.2f} CPU seconds per second")
+load = os.getloadavg()[0]
+print(f"load average of this machine meanwhile: {load:.1f} on {os.cpu_count()} CPUs")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 process_pids = set().union(*(r["pids"] for r in side_by_side["two processes"]))
