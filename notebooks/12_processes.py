@@ -192,7 +192,12 @@ def print_table(sequential: list[dict], on_threads: list[dict], on_processes: li
     for kind, reports in (("threads", on_threads), ("processes", on_processes)):
         together = overlap_seconds(reports[0]["intervals"], reports[1]["intervals"])
         switches = sum(len(r["intervals"]) for r in reports)  # each end is known to one RUN_GAP
-        verdict = "never at the same instant" if together <= RUN_GAP * switches else "at the same instant"
+        if together > RUN_GAP * switches:
+            verdict = "at the same instant"
+        elif together == 0:
+            verdict = "never at the same instant"
+        else:
+            verdict = "no more than the clock's sampling can show"
         print(f"{kind:<10} both executing Python: {together:.3f} s of {wall(reports):.3f} s: {verdict}")
     # A sequential job on an idle core gets close to a whole core: much less means other programs
     # took the CPU; then they set the wall times, not threads and processes.
@@ -545,7 +550,8 @@ with starting_processes:
     pool = SPAWN.Pool(processes=2)
     workers = [p for p in multiprocessing.active_children() if p not in before]
 with pool:
-    print("the pool's workers:", len(workers), "exit codes:", [w.exitcode for w in workers])
+    print("the pool's workers:", len(workers),
+          "exit codes:", [w.exitcode for w in workers])
     os.kill(workers[0].pid, signal.SIGKILL)
     workers[0].join(timeout=5)
     after_the_kill = [w.exitcode for w in workers]

@@ -278,8 +278,8 @@ for kind, runs in side_by_side.items():
     cpu = max(r["cpu"] for r in runs)
     print(f"{kind:<14} both executing at once: {both:4.0%} of the time",
           f"· {cpu:.2f} CPU seconds per second")
-load = os.getloadavg()[0]
-print(f"load average of this machine meanwhile: {load:.1f} on {os.cpu_count()} CPUs")
+print("load average of this machine meanwhile:",
+      f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 process_pids = set().union(*(r["pids"] for r in side_by_side["two processes"]))
@@ -467,8 +467,8 @@ def draw_three_ways(tl):
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl, silence, stalls, red, ran = await three_ways()
 for label in silence:
-    print(f"{label:<13} gaps over 6 ms: {stalls[label]:>3}, {red[label]:4.0%} of the work in all · "
-          f"longest: {silence[label]:.0%} · "
+    print(f"{label:<13} gaps over 6 ms: {stalls[label]:>3},",
+          f"{red[label]:4.0%} of the work in all · longest: {silence[label]:.0%} · "
           f"the work had a CPU {ran[label]:.0%} of its time")
 print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 fig = draw_three_ways(tl)
