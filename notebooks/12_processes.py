@@ -50,15 +50,6 @@ from lab_snippets.timeline import Timeline
 
 SPAWN = multiprocessing.get_context("spawn")
 
-# %%
-# os.sched_getaffinity is Linux-only; elsewhere count every CPU (and burn() cannot pin).
-if hasattr(os, "sched_getaffinity"):
-    CPUS = sorted(os.sched_getaffinity(0))
-else:
-    CPUS = list(range(os.cpu_count() or 1))
-WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
-print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
-
 # %% [markdown]
 # Every pool here starts its workers with `spawn` (the three start methods are compared
 # below), and every worker function comes from `lab_snippets.proc_workers`.
@@ -111,19 +102,23 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # ## CPU-bound work: threads versus processes
 #
 # `burn(chunks)` does pure-Python arithmetic in small chunks and reads the clock after each.
-# When two readings are more than a millisecond apart, the code was *not running* in
-# between: something else ran instead. So each
-# call returns its **running intervals**, and we can ask a precise question: did two workers
-# ever execute at the same instant?
+# When two readings are more than a millisecond apart, the code was *not running* in between.
+# So each call returns its **running intervals**, and we can ask a precise question: did two
+# workers ever execute at the same instant?
 #
-# We run the same two jobs three ways: one after the other, on two threads, and on a pool
-# of two processes. On Linux each process pins itself to its own CPU
-# (`os.sched_setaffinity`, which macOS and Windows do not have), so the scheduler cannot
-# quietly put both on one core; the machine's other load still decides when each one runs.
-#
-# The next cell runs them; the section after it measures each run. Predict, as percentages:
-# what share of the time were both threads executing Python at the same instant? And both
-# processes?
+# We run the same two jobs three ways: one after the other, on two threads, and on a pool of
+# two processes. On Linux each process pins itself to its own CPU (`os.sched_setaffinity`), so
+# the scheduler cannot put both on one core; the machine's other load still decides when each
+# runs. Predict, as percentages: what share of the time were both threads executing Python at
+# the same instant? And both processes?
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how the CPUs are counted"}
+# The CPUs this kernel may run on: os.sched_getaffinity is Linux-only; elsewhere count every
+# CPU (and burn() cannot pin).
+if hasattr(os, "sched_getaffinity"):
+    CPUS = sorted(os.sched_getaffinity(0))
+else:
+    CPUS = list(range(os.cpu_count() or 1))
 
 # %% tags=["needs-cores"]
 CHUNKS = 1200
@@ -147,8 +142,9 @@ with SPAWN.Pool(processes=2) as pool:
 # first job's start to its last job's end, so the processes' start-up is not counted), the
 # share of it each job was executing and the share during which *both* were, the CPU seconds
 # the jobs received (`CPU s`), and the **cores' worth**: CPU seconds per second of wall time
-# (1 means one core kept busy all the time). `draw_running` draws one bar for each stretch
-# during which a worker was executing.
+# (1 means one core kept busy all the time). Its last lines give, for threads and processes,
+# the seconds during which both were executing Python. `draw_running` draws one bar for each
+# stretch during which a worker was executing.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The measuring instruments: a job's running intervals, added up over the jobs' combined span.
@@ -181,6 +177,7 @@ def shares(reports: list[dict]) -> tuple[float, float, float]:
 
 def print_table(sequential: list[dict], on_threads: list[dict], on_processes: list[dict]) -> None:
     """Each run's wall time, CPU time, cores' worth and the share each job (and both) ran."""
+    print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
     sequential_wall = sequential[1]["end"] - sequential[0]["start"]
     print(f"{'':<11}{'wall s':>7}{'CPU s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}"
           f"{'both ran':>9}")
@@ -190,18 +187,23 @@ def print_table(sequential: list[dict], on_threads: list[dict], on_processes: li
         first, second, both = shares(reports)
         print(f"{kind:<11}{wall(reports):7.3f}{cpu_seconds(reports):7.3f}{cores_worth(reports):12.2f}"
               f"{first:10.1%}{second:10.1%}{both:9.1%}")
-    print(f"speed-up over sequential: threads {sequential_wall / wall(on_threads):.2f}x, "
-          f"processes {sequential_wall / wall(on_processes):.2f}x (at most {min(2, len(CPUS))}x here; "
-          "these three wall times were taken at different moments, so a busy neighbour moves them)")
+    # The lesson in a quantity no load can invert: under the GIL the threads' time together is
+    # zero; the processes' is above zero whenever the machine gave both a CPU at once.
+    for kind, reports in (("threads", on_threads), ("processes", on_processes)):
+        together = overlap_seconds(reports[0]["intervals"], reports[1]["intervals"])
+        switches = sum(len(r["intervals"]) for r in reports)  # each end is known to one RUN_GAP
+        if together > RUN_GAP * switches:
+            verdict = "at the same instant"
+        elif together == 0:
+            verdict = "never at the same instant"
+        else:
+            verdict = "no more than the clock's sampling can show"
+        print(f"{kind:<10} both executing Python: {together:.3f} s of {wall(reports):.3f} s: {verdict}")
     # A sequential job on an idle core gets close to a whole core: much less means other programs
-    # took the CPU, and then wall times compare the load, not threads and processes.
-    if cores_worth(sequential) < 0.9:
-        print(f"this machine was busy: the sequential jobs got {cores_worth(sequential):.0%} of a "
-              "core; compare the `both ran` column, not the wall times")
-    elif len(CPUS) >= 2 and cores_worth(on_processes) < 1.5:
-        print(f"the processes got {cores_worth(on_processes):.2f} cores' worth of 2: other programs "
-              "held a CPU during their run, so their lanes are striped; compare `both ran` with the "
-              "threads' zero")
+    # took the CPU; then they set the wall times, not threads and processes.
+    if cores_worth(sequential) < 0.9 or (len(CPUS) >= 2 and cores_worth(on_processes) < 1.5):
+        print("other programs held the CPUs during these runs: the wall times and cores' worth show "
+              "that load; the seconds both ran still tell threads from processes")
 
 
 def draw_running(on_threads: list[dict], on_processes: list[dict]):
@@ -240,39 +242,21 @@ fig = draw_running(on_threads, on_processes)
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The GIL lets one thread run Python at a time, so for threads `both ran` is zero whatever the
-# machine is doing: their shares add up to at most 100 % and their cores' worth stays at
-# or below one. So on a machine that gives them one core in full, they finish no sooner than
-# that core doing the same work alone. In the figure, the thread lanes never line up (the GIL
-# hands over every few milliseconds): each lane is a dense stripe of short bars, and where one
-# lane has a bar the other has a gap, the time the other thread held the GIL.
+# The GIL lets one thread run Python at a time, so the threads were never executing at the
+# same instant, whatever else the machine was doing: their `both ran` is zero and their cores'
+# worth at most one. In the figure the thread lanes never line up: where one has a bar, the
+# other has a gap, the time the other thread held the GIL.
 #
-# Processes each have their own interpreter and their own GIL, so each one runs whenever its
-# CPU is free, and `both ran` is above zero. How far above depends on the machine: with two idle
-# CPUs both run nearly all the time (`both ran` close to 100 %, the cores' worth close to 2, two
-# long solid bars on top of each other); when other programs hold a CPU, the process lanes are
-# striped too and `both ran` is lower, and the answer says so under the table.
-#
-# :::
-#
-# :::{dropdown} If your numbers differ
-#
-# The speed-up is a ratio of wall times; it reaches the cores' worth only if the processes
-# needed no more CPU seconds (`CPU s`) than the sequential run. On a virtual machine two CPUs
-# can share hardware, so each may do less per CPU second when both are busy, and the speed-up
-# lands between 1x and 2x although both ran all the time. When other programs hold the CPU
-# (the answer prints "this machine was busy"), each process gets only part of a core, its lane
-# is striped, and the speed-up can vanish or fall below 1x, since the three runs were made at
-# different moments and compare the load more than threads and processes. `both ran` is still
-# above zero for the processes and zero for the threads; each check below reads only its own
-# run. Processes scheduled independently would both run about as often as the product of
-# their two shares; under load it can be less, so the processes' check asks for a tenth of
-# that product, which threads, at zero, never reach.
+# Processes each have their own interpreter and GIL, so each runs whenever its CPU is free,
+# and their time together is above zero. How far above depends on the machine: with two idle
+# CPUs both run nearly all the time (two long solid bars, cores' worth close to 2); when other
+# programs hold the CPUs, the process lanes are striped and `both ran` is lower. The wall times
+# were taken at three moments, so on a busy machine they compare the load more than threads and
+# processes; the time both ran cannot be turned round by load. Processes scheduled
+# independently would both run about as often as the product of their two shares; the
+# processes' check below asks for a tenth of that, which threads, at zero, never reach.
 #
 # :::
-#
-# Compare the two checks below with the `both ran` column of the answer's table: the first
-# reads the threads' run, the second the processes'.
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
@@ -455,13 +439,13 @@ assert isinstance(broken.exception(timeout=0), RuntimeError)
 # :::{dropdown} Going further
 #
 # **Python 3.14: a new default on Linux.** Until Python 3.13 the default start method on
-# Linux (and other POSIX systems except macOS) is `fork`; from 3.14 it is `forkserver`. Since 3.12, `os.fork()` (which the `fork` start
-# method calls) emits a `DeprecationWarning` when it sees that the process already runs other
-# threads. macOS has defaulted to `spawn` since Python 3.8, and Windows has only `spawn`.
+# Linux (and other POSIX systems except macOS) is `fork`; from 3.14 it is `forkserver`. Since
+# 3.12, `os.fork()` (which the `fork` start method calls) emits a `DeprecationWarning` when it
+# sees that the process already runs other threads.
 #
-# **macOS and Windows.** Every cell of this chapter runs on macOS too; only the CPU pinning
-# (`os.sched_setaffinity`) needs Linux, so there the two processes are not pinned to CPUs.
-# On Windows only `spawn` exists: the `fork` and `forkserver` rows of the table do not.
+# **macOS and Windows.** macOS has defaulted to `spawn` since Python 3.8; every cell of this
+# chapter runs there too, only without the CPU pinning (`os.sched_setaffinity` is Linux-only).
+# Windows has only `spawn`.
 #
 # :::
 
@@ -491,10 +475,14 @@ print(f"✓ the default start method here is {default}, as the platform and Pyth
 # status into `CalledProcessError` instead of a number nobody reads.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
+# The child below is this course's worker module run as a program (`python -m`).
+WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
+# psutil lists this kernel's children: the answer shows which ones the call left running.
 children_before = {child.pid for child in psutil.Process().children()}
 
 # %% [markdown]
-# Predict: the child below is told to sleep for 5 s, and `run` to wait at most 0.6 s. When
+# The child is the course's worker module run as a program (`WORKER_MODULE`, set up in the fold
+# above), told to sleep for 5 s; `run` is told to wait at most 0.6 s. Predict: when
 # `run` raises `TimeoutExpired`, is the child still running?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -541,6 +529,53 @@ except subprocess.CalledProcessError as failed:
 assert exit_status == 3
 
 # %% [markdown]
+# ## A pool's workers, and telling that one died
+#
+# A `multiprocessing.Pool` does not tell you when a worker dies: it starts a new one, and the
+# dead worker's call never returns. `multiprocessing.active_children()` lists this process's
+# live children as `Process` objects, and a `Process` whose `exitcode` is no longer `None` has
+# ended (a negative `exitcode` is the signal that ended it). Below, the lists before and after
+# making a pool give its workers, and one is killed with `SIGKILL`. The `threading.Lock` is for
+# a program with other threads: every thread that starts processes takes it, so no other
+# thread's children appear in the second list.
+
+# %%
+import signal
+import threading
+import time
+
+starting_processes = threading.Lock()  # every thread that starts processes takes it
+with starting_processes:
+    before = set(multiprocessing.active_children())
+    pool = SPAWN.Pool(processes=2)
+    workers = [p for p in multiprocessing.active_children() if p not in before]
+with pool:
+    print("the pool's workers:", len(workers),
+          "exit codes:", [w.exitcode for w in workers])
+    os.kill(workers[0].pid, signal.SIGKILL)
+    workers[0].join(timeout=5)
+    after_the_kill = [w.exitcode for w in workers]
+    print("after SIGKILL of the first:", after_the_kill)
+    time.sleep(0.5)
+    live_after_the_kill = len(multiprocessing.active_children())
+    print("live children now:", live_after_the_kill,
+          "· the pool still answers:", pool.apply(square, (3,)))
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+del pool
+assert len(workers) == 2 and after_the_kill == [-signal.SIGKILL, None], after_the_kill
+assert live_after_the_kill == 2, f"the pool should have replaced its dead worker: {live_after_the_kill}"
+print("✓ active_children() gave the pool's two workers; the killed one has exit code -9")
+for worker in workers:  # the pool has joined them; a Process object keeps a pipe until close()
+    worker.close()
+del workers, before, worker
+
+# %% [markdown]
+# Still two live children: the pool started a replacement, so neither the count nor
+# `pool.apply` shows the death; the `Process` object kept from before does. The exercise
+# below needs both pieces.
+
+# %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
 #
 # Implement `parallel_starmap(fn, arg_tuples, workers, timeout)`:
@@ -583,20 +618,17 @@ assert exit_status == 3
 #
 # :::
 #
-# :::{dropdown} Hint: the two things the chapter did not show
+# :::{dropdown} Hint
 #
 # Use a `SPAWN.Pool` in a `with` block (leaving it terminates the workers) and
 # `starmap_async`, as in the chapter. Its result has `wait(seconds)`, which returns after at
 # most that long, and `ready()`, true once every call has ended, by returning or raising.
 #
-# - **Telling that a worker died** (item 4): the pool does not say.
-#   `multiprocessing.active_children()` lists this process's live child processes, and a
-#   process whose `exitcode` is no longer `None` has ended. A pool starts its workers as it is
-#   made, so compare the list before and after making it, then wait in short steps and look at
-#   those workers between the steps.
-# - **Two callers at once** (item 5): another thread may make its pool at the same moment; take
-#   the two lists and make the pool under one lock, so neither caller counts the other's workers
-#   as its own.
+# - **Telling that a worker died** (item 4): as in the section before this exercise, take
+#   `multiprocessing.active_children()` before and after making the pool, then wait in short
+#   steps and look at those workers' `exitcode` between the steps.
+# - **Two callers at once** (item 5): take the two lists and make the pool under one lock, as
+#   that section did, so neither caller counts the other's workers as its own.
 #
 # :::
 
@@ -948,14 +980,11 @@ finally:
 # %% [markdown]
 # :::{dropdown} Why the course does it this way: `del pool` and the resource tracker
 #
-# Some folded cells have a `del pool`. Your own code does not need it: leaving the `with`
-# block has already stopped the workers; it closes the pool's pipes at once, for the course's
-# check that a chapter leaves nothing open.
-#
-# The first `spawn` pool also started multiprocessing's *resource tracker*, one per parent,
-# which removes the named semaphores and shared memory the pools made if the parent dies
-# without doing so. A script lets it exit with the parent; the folded cell below stops it (with
-# the standard library's private stop function) so that this notebook ends with no child.
+# Your own code needs no `del pool`: leaving `with` has stopped the workers; the folded cells
+# drop the name to close the pool's pipes at once, for the course's check that nothing is left
+# open. The first `spawn` pool also started multiprocessing's *resource tracker*, a helper
+# process that a script lets exit with it; the cell below stops it (with a private function
+# of the standard library) so that this notebook ends with no child.
 #
 # :::
 
@@ -990,6 +1019,9 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 #   exception is raised again by `result()`. Leaving `with` ends a `Pool` with `terminate()`
 #   (running calls are killed) but a `ProcessPoolExecutor` with `shutdown(wait=True)` (running
 #   calls finish first).
+# - A `Pool` replaces a worker that dies and never returns its call; the `Process` objects from
+#   `multiprocessing.active_children()`, taken around the pool's creation, show the death in
+#   their `exitcode`.
 # - `subprocess.run(..., timeout=..., check=True)` bounds the wait, kills and reaps on timeout,
 #   and turns failure into an exception.
 # - Name the start method: the default differs between platforms and Python versions.
