@@ -12,7 +12,7 @@
 # 3. see what becomes of a coroutine object that nothing ever drives;
 # 4. check each of the three with `inspect`.
 #
-# **Needs** basic Python functions and generators · about 55 minutes
+# **Needs** basic Python functions and generators · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -223,7 +223,8 @@ async def timed_body(name: str) -> None:
 
 def draw_three_bodies(bodies: tuple[str, ...], starts: dict[str, float]) -> None:
     created_at = next(e.at for e in tl.events if e.name == "all three created")
-    for label in bodies:  # the time each object existed without running, drawn grey
+    for label in bodies:  # the time each object existed without running, drawn grey:
+        # the timeline's grey state is named "cancelled"; the legend below renames it here
         tl.add(label, tl.t0 + created_at, tl.t0 + starts[label], state="cancelled")
     tl.plot("Three coroutine objects created together: when does each body run?",
             lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"],
@@ -382,8 +383,9 @@ print("✓ the closed object never ran its body and did not warn")
 # An `await` can end without a value in two ways. The body raises, or the Task running the
 # caller is cancelled: `task.cancel()` asks a Task to stop (chapter 05 is about it), and the
 # stop arrives as a `CancelledError` raised at the `await` in progress. The cell below runs
-# one of each in a Task, each awaiting its body inside `try`/`finally`, and prints the log
-# and how each Task ended.
+# one of each in a Task, each awaiting its body inside `try`/`finally`. Then it awaits each
+# Task in a `try` of its own: awaiting a Task hands you what the Task ended with, its error or
+# the `CancelledError`. It prints the log and how each Task ended.
 
 # %%
 async def failing_body(log: list[str]) -> None:
@@ -399,16 +401,22 @@ async def await_then_tidy(body, log: list[str]) -> None:
         log.append("finally ran")
 
 
+# %%
 endings = {"error": [], "cancel": []}
 log_e, log_c = endings["error"], endings["cancel"]
 raised = asyncio.create_task(await_then_tidy(failing_body(log_e), log_e))
 stopped = asyncio.create_task(await_then_tidy(score_sample(7, log_c), log_c))
 await asyncio.sleep(0)  # both bodies start, and suspend in their sleeps
 stopped.cancel()
-await asyncio.wait([raised, stopped], timeout=2)
-for name, task in (("error", raised), ("cancel", stopped)):
-    ended = "ended cancelled" if task.cancelled() else f"raised {task.exception()!r}"
-    print(f"{name:<7} log: {endings[name]}  · the Task {ended}")
+
+try:
+    await raised
+except ValueError as body_error:
+    print(f"error   log: {log_e}  · the Task raised {body_error!r}")
+try:
+    await stopped
+except asyncio.CancelledError:
+    print(f"cancel  log: {log_c}  · the Task ended cancelled")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert endings == {"error": ["body started", "finally ran"],
@@ -691,18 +699,44 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # ## In slime
 #
 # slime's rollout code is built from coroutine functions, and reading it means keeping the three
-# moments apart: the line that calls an `async def` has not done the work yet. The first call
-# site below separates creating from running, as Exercise 1.1 does: `eval_rollout` builds every
-# dataset's coroutine object first and runs them only at its one `await`. Where Exercise 1.1
-# then awaits the objects one by one, `eval_rollout` hands the list to `asyncio.gather`
-# (chapter 03), which starts the bodies together, so the datasets' requests are in flight
-# at the same time instead of one dataset after another. Every
-# place where slime defines or awaits a coroutine is listed in the
+# moments apart: the line that calls an `async def` has not done the work yet. The first quote
+# below awaits its generate function. Before it, a model of what a forgotten `await` there
+# would do: the code that reads the result gets the coroutine object, and the error appears
+# there, one step further on. Every place where slime defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
+
+# %%
+async def generate(prompt: str) -> dict:
+    await asyncio.sleep(0)
+    return {"prompt": prompt, "reward": 1.0}
+
+
+sample = generate("2 + 2")  # the await is missing
+try:
+    print(sample["reward"])  # what a later step does with the sample
+except Exception as exc:
+    print(f"{type(exc).__name__}: {exc}")
+finally:
+    sample.close()  # it is never awaited: close it, so that it does not warn
+
+# %% [markdown]
+# The error names the subscript, not the missing `await`, and it appears one step after the
+# call that lost its `await`. In the quote below, that step would be the sample hooks or the
+# reward step that read the result.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
+show_call_site("01b")
+
+# %% [markdown]
+# The second call site separates creating from running, as Exercise 1.1 does: `eval_rollout`
+# builds every dataset's coroutine object first and runs them only at its one `await`. Where
+# Exercise 1.1 then awaits the objects one by one, `eval_rollout` hands the list to
+# `asyncio.gather` (chapter 03), which starts the bodies together, so the datasets' requests
+# are in flight at the same time instead of one dataset after another.
+
+# %% tags=["remove-input"]
 show_call_site("01")
 
 # %% [markdown]
@@ -735,23 +769,6 @@ assert gathered_took < 0.75 * one_by_one_took, (
 print(f"✓ gathered in {gathered_took / one_by_one_took:.2f} × the time of one by one")
 
 # %% [markdown]
-# The next quote awaits its generate function; a model of what a forgotten `await` there would
-# do: the code that reads the result gets the coroutine object, and the error appears there,
-# one step further on.
-
-# %%
-async def generate(prompt: str) -> dict:
-    await asyncio.sleep(0)
-    return {"prompt": prompt, "reward": 1.0}
-
-
-sample = generate("2 + 2")  # the await is missing
-try:
-    print(sample["reward"])  # what a later step does with the sample
-except Exception as exc:
-    print(f"{type(exc).__name__}: {exc}")
-finally:
-    sample.close()  # it is never awaited: close it, so that it does not warn
-
-# %% tags=["remove-input"]
-show_call_site("01b")
+# Awaited one by one, the two datasets took the sum of their times; created first and
+# gathered, about the time of one. In `eval_rollout` the same choice decides whether each eval
+# dataset adds its whole running time to each evaluation, or runs beside the others.

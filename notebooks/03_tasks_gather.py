@@ -146,13 +146,18 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# The experiment drops two tasks. Task A sends a request and waits for its reply on a Future
-# (a task waiting on an `asyncio.Event` or a `Queue` waits the same way); the dispatcher files
-# that Future in a `WeakValueDictionary`, and `deliver(id, value)` hands a reply to the Future
-# filed under that id. Task B waits on `asyncio.sleep(0.05)`. The cell after next creates both,
-# drops every reference to them, lets them start, runs the garbage collector with
-# `gc.collect()`, then tries to deliver A's reply; a `weakref.ref` to each lets us ask whether
-# it still exists without keeping it alive. It prints one row per task. Predict both rows:
+# Two facts to reason from. The loop's own list of tasks (`asyncio.all_tasks()`) holds them
+# only *weakly*: it does not keep a task alive. While a task is suspended, what will wake it
+# up holds it: a sleep's timer sits in the loop, and a Future (the awaitable behind a reply, an
+# `asyncio.Event` or a `Queue`) holds the wake-up callback of the task awaiting it, as long as
+# something holds the Future in turn.
+#
+# A realistic case: a client files the Future of each pending request in a registry of weak
+# references (a `weakref.WeakValueDictionary`), so that abandoned requests clean themselves up,
+# and `deliver(id, value)` hands a reply to the Future filed under that id. Task A sends a
+# request and waits for its reply that way; task B waits on `asyncio.sleep(0.05)`. The cell
+# after next creates both, drops every reference to them, lets them start, runs the garbage
+# collector with `gc.collect()`, then tries to deliver A's reply. Predict both rows it prints:
 # is the task alive after `gc.collect()`, and does A get its reply?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -207,10 +212,11 @@ await asyncio.sleep(0)  # both start and suspend
 alive_before_gc = watch_task() is not None
 gc.collect()
 delivered = deliver(1, "reward 0.7")
+task_alive_after_gc = watch_task() is not None
 sleeper_alive_after_gc = watch_sleeper() is not None
 
 print(f"{'dropped task':<30} {'alive after gc':<16} got its reply")
-print(f"{'A: waits for its reply':<30} {watch_task() is not None!s:<16} {delivered}")
+print(f"{'A: waits for its reply':<30} {task_alive_after_gc!s:<16} {delivered}")
 print(f"{'B: in asyncio.sleep(0.05)':<30} {sleeper_alive_after_gc!s:<16} -")
 print("A's log:", forgotten_log)
 print("the loop's log:", loop_complaints)  # loop_complaints: what the loop reported
@@ -231,12 +237,10 @@ print("✓ task A was collected while pending: no reply, and the loop only logge
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Task A was collected: nothing reachable held it. The set-up made a weak reference the
-# only thing outside the loop that led to the Future, on purpose, to ask what the loop itself
-# holds. The loop's own list of tasks (`asyncio.all_tasks()`) holds
-# them weakly; the loop holds a task strongly only while one of its steps is scheduled, and
-# this one was suspended on a Future. That Future held the task (its wake-up callback), but
-# nothing held the Future except a registry of weak references, so `gc.collect()` took both.
+# Task A was collected: nothing reachable held it. The loop holds a task strongly only while
+# one of its steps is scheduled, and this one was suspended on a Future. That Future held the
+# task (its wake-up callback), but nothing held the Future except the registry of weak
+# references, so `gc.collect()` took both.
 # The garbage collector closes the coroutine, which is why `finally` still ran; the reply then
 # had nowhere to go, and no exception reached anyone: the loop only wrote a message to its
 # log, which the folded instruments collected in `loop_complaints`.
@@ -533,8 +537,8 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 #
 # Everything this needs ran on this page: the `TaskGroup` of "Does a `TaskGroup` do the
 # same?" cancelled samples 0 and 2 when sample 1 failed, waited until they were gone and raised
-# an `ExceptionGroup` (item 3), and the hint below says what the same block does when the
-# caller is cancelled (item 4).
+# an `ExceptionGroup` (item 3). For item 4, the hint "When the caller cancels", after the
+# grader's list, says what the same block does when the caller is cancelled.
 #
 # :::
 #
@@ -867,7 +871,9 @@ show_call_site("03")
 # A model of the first quote, written for this page: eight samples in a group (the
 # `--n-samples-per-prompt 8` of slime's example scripts), one task per sample, one `gather`
 # without `return_exceptions`, and the group itself run as a task, as `state.pendings` holds
-# it. Sample 3's call fails after 0.02 s; the other seven need 0.1 s.
+# it. Sample 3's call fails after 0.02 s; the other seven need 0.1 s. Once the group's task
+# has ended, the cell counts the sample tasks still running: `asyncio.all_tasks()` returns the
+# loop's unfinished tasks, and `t.get_coro().__name__` names the function each one runs.
 
 # %%
 async def generate_and_rm(i: int) -> str:
@@ -899,16 +905,19 @@ assert [t.done() and not t.cancelled() for t in siblings] == [True] * 7, "each r
 print("✓ the group failed at sample 3's error; its 7 other samples generated on to their end")
 
 # %% [markdown]
-# :::{dropdown} What the run shows
+# The group failed at 0.02 s, and seven samples went on generating for a result nobody will
+# read: some 0.56 s of generation wasted. In slime each of them also holds a permit of the
+# semaphore that limits generation (chapter 06), so the samples of other groups wait behind
+# them. Had the group used a `TaskGroup`, as Exercise 3.1 asks, the seven would have been
+# cancelled before the group's task ended.
+#
+# :::{dropdown} Where the error goes, and why 0.56 s
 #
 # The group's task failed with sample 3's own `ConnectionError` (not an `ExceptionGroup`: it
-# is `gather`'s, not a `TaskGroup`'s), and at that moment the seven other samples were still
-# generating, each with about 0.08 s still to go: some 0.56 s of generation spent on a group whose result
-# nobody will read. In slime each of them also holds a permit of `generate_and_rm`'s
-# semaphore (chapter 06) while it generates, so the samples of other groups wait behind them.
-# The group's error comes out of `task.result()` in the rollout loop that chapter 04 quotes.
-# Had the group used a `TaskGroup`, as Exercise 3.1 asks, the seven would have been cancelled
-# and gone before the group's task ended, and the check above would find none still running.
+# is `gather`'s, not a `TaskGroup`'s), and at that moment each of the seven other samples had
+# about 0.08 s still to go: 7 × 0.08 s. The semaphore is `generate_and_rm`'s (quoted in
+# chapter 06). The group's error comes out of `task.result()` in the rollout loop that
+# chapter 04 quotes. With a `TaskGroup` the check above would find no sample still running.
 #
 # :::
 
