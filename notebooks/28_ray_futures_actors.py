@@ -455,9 +455,9 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 #
 # ## Cancelling a wait, not the remote call
 #
-# A remote call, once sent, runs to its end whatever its caller does. Cancelling a task that
-# awaits its ref ends the wait and loses the answer. The exercise below needs that answer, so
-# here is the way to keep it: make the ref a future of its own with `asyncio.ensure_future`
+# Cancelling a task that awaits a ref ends the wait, and the answer is lost with it. The
+# exercise below needs that answer even after a cancel (the attempt may have taken the
+# lock), so here is the way to keep it: make the ref a future of its own with `asyncio.ensure_future`
 # and await it through `asyncio.shield` (chapter 05). The cancel then lands on the wait
 # alone, and the `except` can await the same future again. Below, the call waits at gate 50,
 # its caller is cancelled, and the gate opens after that.
