@@ -413,8 +413,7 @@ else:
 # 3. wait for each result at most `timeout` seconds (a `TimeoutError` propagates);
 # 4. if a job raises or a wait times out, cancel the futures still outstanding and let the
 #    exception out, without submitting anything more. A future whose wait timed out is
-#    still outstanding and must be cancelled too, so take it out of your collection only
-#    once its result is in (`deque.popleft()` before `result()` would lose it).
+#    outstanding too: take it out of the deque only once its result is in.
 #
 # The pool may have more workers than `max_in_flight`: the bound must come from your code.
 #
@@ -798,7 +797,7 @@ def encode_like_slime(shards: int) -> None:
         for shard in range(shards):
             inflight.append(pool.submit(diff_and_compress, shard))
             if len(inflight) >= 2 * NUM_WORKERS:
-                inflight.popleft().result()  # slime's order: out of the deque, then wait
+                inflight.popleft().result()  # slime's order: pop, then wait
         while inflight:
             inflight.popleft().result()
     finally:

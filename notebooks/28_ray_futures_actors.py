@@ -233,7 +233,7 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 jobs = [gate.wait_open.remote(30 + k) for k in range(3)]
 unready, ready_jobs = list(jobs), []
 for k in (2, 0, 1):
-    ray.get(gate.open.remote(30 + k), timeout=30)  # top level, no coroutine running: fine
+    ray.get(gate.open.remote(30 + k), timeout=30)  # fine here: no coroutine runs
     ready, unready = ray.wait(unready, num_returns=1, timeout=30)
     ready_jobs.append(jobs.index(ready[0]))
 
@@ -494,21 +494,22 @@ print(f"caller cancelled: {waiter.cancelled()}; the call's answer, read after th
 # 2. never block the event loop (no `ray.get`, no `time.sleep`);
 # 3. pause `poll` seconds between attempts;
 # 4. keep one deadline, `timeout` seconds from the start; it bounds the pauses, not an
-#    attempt: one already sent is awaited however late, and a `True` makes the lock yours.
-#    For example, with `poll=0.3` and `timeout=1` and a lock that stays held, the attempts
-#    go out at about 0, 0.3, 0.6 and 0.9 s; then only 0.1 s is left, less than `poll`, so
-#    `acquire` sleeps that 0.1 s and raises `TimeoutError`;
-# 5. if cancelled mid-attempt, await that attempt (`asyncio.shield`, chapter 05, as in the
-#    run above), `release()` the lock if it got it, and let the `CancelledError` go on.
+#    attempt: one already sent is awaited however late, and a `True` makes the lock yours;
+# 5. if cancelled mid-attempt, await that attempt (`asyncio.shield`, chapter 05),
+#    `release()` the lock if it got it, and let the `CancelledError` go on.
 #
 # :::{dropdown} Hint: three pieces beyond `await ref`
 #
 # - Turn each attempt's ref into a future of its own (`asyncio.ensure_future(ref)`) and await
 #   it through `asyncio.shield`: a cancel then lands on your wait, not on the attempt, and in
-#   `except asyncio.CancelledError` you can still await the attempt to learn its answer.
+#   `except asyncio.CancelledError` you can still await the attempt to learn its answer, as
+#   the run just before this exercise does.
 # - Compute the deadline once, before the first attempt, with `time.monotonic()`.
 # - Before each pause, compare the time left with `poll`: if the next attempt would come after
-#   the deadline, sleep only what is left and raise.
+#   the deadline, sleep only what is left and raise. For example, with `poll=0.3` and
+#   `timeout=1` and a lock that stays held, the attempts go out at about 0, 0.3, 0.6 and
+#   0.9 s; then only 0.1 s is left, less than `poll`, so `acquire` sleeps that 0.1 s and
+#   raises `TimeoutError`.
 #
 # :::
 #

@@ -473,7 +473,10 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 #
 # :::
 #
-# The exercise below builds slime's monitor with the caller's wait bounded.
+# The exercise below builds slime's monitor with the caller's wait bounded. Its visible test
+# passes Ray's pieces: `ping` is `lambda e: e.health.remote(...)`, `kill` is `ray.kill`, and
+# `get` is `raylab.get`, the course's wrapper, since Ray's own `ray.get` takes the timeout by
+# keyword only and the monitor calls `get(ref, timeout)`. The graded runs pass stand-ins.
 
 # %% [markdown]
 # :::{dropdown} Going further: version notes
@@ -502,11 +505,6 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 #    within `timeout`, however late, is never killed;
 # 3. `stop()` returns at once mid-`interval`, and mid-round once the check or `kill` under
 #    way ends, leaving no thread.
-#
-# The visible test passes Ray's pieces: `ping` is `lambda e: e.health.remote(...)`, `kill` is
-# `ray.kill`, and `get` is `raylab.get`, the course's wrapper, since Ray's own `ray.get` takes
-# the timeout by keyword only and your code calls `get(ref, timeout)`. The graded runs pass
-# stand-ins.
 #
 # :::{dropdown} What the grader checks
 #
