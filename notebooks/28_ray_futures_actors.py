@@ -478,8 +478,8 @@ waiter.cancel()  # while the call still waits at gate 50
 await asyncio.sleep(0.1)
 await gate.open.remote(50)
 await asyncio.wait([waiter], timeout=30)
-print(f"caller cancelled: {waiter.cancelled()}; the call's answer, read after the cancel:",
-      answers)
+print(f"caller cancelled: {waiter.cancelled()};",
+      f"the call's answer, read after the cancel: {answers}")
 
 # %% [markdown]
 # ## Exercise 28.1 · An awaitable lock on an actor
