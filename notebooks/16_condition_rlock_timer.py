@@ -14,7 +14,7 @@
 # 3. meet two more tools of `threading`, `RLock` and `Timer`, and measure how quickly three
 #    ways of writing a periodic loop stop when asked.
 #
-# **Needs** chapter 09 (Lock and Event) · about 45 minutes
+# **Needs** chapter 09 (Lock and Event) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -177,10 +177,15 @@ print("✓ with if, the second consumer popped an empty buffer; wait_for re-chec
 #
 # A producer/consumer buffer needs two conditions over one piece of state: "not full" for
 # producers and "not empty" for consumers. One `Condition` can serve both: each side waits
-# with `wait_for` on its own predicate and calls `notify_all` after it changes the buffer (a
-# single `notify` might wake a waiter of the wrong kind while the thread that could go on
-# stays asleep). Two producers and two consumers pass 12 items through a buffer of capacity
-# 2; consumers sleep 0.01 s per item, and the buffer records the most items it held at once.
+# with `wait_for` on its own predicate and calls `notify_all` after it changes the buffer.
+# A single `notify` wakes one waiter, of either kind. Say the buffer holds one item at most,
+# and two consumers wait on it empty. A producer puts an item and its `notify` wakes one
+# consumer; a second producer finds the buffer full and waits. The woken consumer takes the
+# item, and its `notify` can wake the other consumer, not the producer: that consumer finds
+# the buffer empty and waits again, and the producer, the one thread that could go on,
+# sleeps on. Below, two producers and two consumers pass 12 items through a buffer of
+# capacity 2; consumers sleep 0.01 s per item, and the buffer records the most items it
+# held at once.
 
 # %%
 class BoundedBuffer:
@@ -279,7 +284,7 @@ print("✓ the Lock refused its own holder; the RLock let it in again")
 # wait forever; bounded at 0.1 s, it gave up. An `RLock` (re-entrant lock) counts
 # acquisitions by its owner and lets it in again; it still belongs to that thread: one
 # `release` per `acquire`, and another thread gets in only after the last. slime's
-# accelerator selection has this shape (the second quote below).
+# accelerator selection has this shape (the first quote below).
 #
 # :::
 
@@ -320,7 +325,7 @@ print("✓ another thread got the RLock only after the last release")
 # one timer fires after 0.05 s and calls `record_firing`, which appends its thread's name to
 # `fired_in`; one with a 2 s delay is cancelled at once (it would append to `cancelled_calls`).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the two functions the timers call, and the reference wait for the check"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the two functions the timers call, and a 1 s wait the check compares against"}
 from lab_snippets.measure import ReferenceWait
 
 fired_in: list[str] = []
@@ -576,7 +581,7 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # the rest of its interval. The Timer chain and the `Event.wait` loop both stopped at once;
 # the threads they used tell them apart. The Timer chain started a new thread for every tick.
 # The `Event.wait` loop used one thread, which the stop wakes, since setting the event ends the
-# wait. slime's health monitor is the third kind (the third quote below).
+# wait. slime's health monitor is the third kind (the second quote below).
 #
 # In the figure, red is the time from the stop request to the thread's exit, written in ms
 # at each lane's end; each tick's number is the thread that ran it (1 for the loop's first

@@ -130,8 +130,8 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # `exception()` and `result()` give for the job that raised?
 
 # %%
-gate = threading.Event()
-first_started = threading.Event()
+gate = threading.Event()  # a fresh gate and flag: wait_at_gate, defined above, reads
+first_started = threading.Event()  # these two globals, so it waits at the new gate
 
 
 def convert_shard(shard: int) -> int:
@@ -293,8 +293,9 @@ print("✓ cancel_futures dropped the two queued jobs; shutdown(wait=True) retur
 # all of it.
 #
 # The figure draws the second row; the dashed line is the moment the pool was ended. Job 0
-# was already running and runs on past it (blue); jobs 1 and 2 wait in the queue (light
-# green) up to the line and end there with a grey mark, cancelled without ever running.
+# was already running and runs on past it (blue). Jobs 1 and 2 never ran, so nothing timed
+# them: the plotting code draws them by hand, queued (light green) from the submits up to
+# the line, and a short grey mark there for their cancel.
 #
 # :::
 
@@ -411,7 +412,8 @@ else:
 # 2. return the results in input order;
 # 3. wait for each result at most `timeout` seconds (a `TimeoutError` propagates);
 # 4. if a job raises or a wait times out, cancel the futures still outstanding and let the
-#    exception out, without submitting anything more.
+#    exception out, without submitting anything more. A future whose wait timed out is
+#    outstanding too: take it out of the deque only once its result is in.
 #
 # The pool may have more workers than `max_in_flight`: the bound must come from your code.
 #
@@ -757,9 +759,8 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 #
 # slime's weight tools use both ways of collecting results. The checkpoint converter in
 # `tools/` (`save_tensors`, the first quote) submits one job per parameter inside a `with`
-# block and handles them in completion order; its worker catches any `Exception`, prints it
-# and returns an empty list, so a parameter that fails to convert is left out without an
-# error. When slime syncs changed weights to disk, its delta encoder (`_encode_delta`, the
+# block and handles them in completion order, and what it does with a failed job is the
+# consequence below. When slime syncs changed weights to disk, its delta encoder (`_encode_delta`, the
 # second quote) runs a diff-and-compress job per tensor on a thread pool and bounds the jobs
 # in flight as Exercise 17.1 does. More pools are listed in the
 # [source inventory](../book/reference/inventory.md).
@@ -796,7 +797,7 @@ def encode_like_slime(shards: int) -> None:
         for shard in range(shards):
             inflight.append(pool.submit(diff_and_compress, shard))
             if len(inflight) >= 2 * NUM_WORKERS:
-                inflight.popleft().result()
+                inflight.popleft().result()  # slime's order: pop, then wait
         while inflight:
             inflight.popleft().result()
     finally:

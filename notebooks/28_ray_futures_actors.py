@@ -147,9 +147,9 @@ print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat
 # `wait_open(i)` suspends until someone calls `open(i)`, then returns `i`. A gate once opened
 # stays open, so each experiment uses gate numbers of its own.
 #
-# `three_reads(read, gates)` (folded) starts three reads with the given way of reading: two
-# of calls that wait at two shut gates, and one, `ready`, of a `nap(0)` whose value exists at
-# once. It gives `ready` up to 2 s, then opens the gates, and reports how long `ready` took and
+# `three_reads(read, gates)` (folded) starts three reads, all with the given way of reading:
+# two reads of calls that wait at shut gates, and one read, `ready`, of a `nap(0)` whose
+# value exists at once. It gives `ready` up to 2 s, then opens the gates, and reports how long `ready` took and
 # whether it came back before the gates opened. It runs twice: with `to_thread` on a default
 # pool of only 2 threads (`borrowed_default_executor(max_workers=2)` lends the loop such a pool
 # for the `with` block), then with `await ref`. How long does the `ready` read take with
@@ -215,10 +215,10 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 # ## `ray.wait`
 #
 # `ray.wait(refs, num_returns=k, timeout=t)` returns two lists, which Ray's docstring calls
-# *ready* and *unready*; the cells below name them the same way. Like `ray.get`, it blocks the thread that calls it. The cells of this
-# section, like the two counter cells further down, call `ray.wait` and `ray.get` at the
-# notebook's top level, on the loop's thread. That is fine there: no coroutine of ours runs
-# meanwhile, and each call has a timeout.
+# *ready* and *unready*; the cells below name them the same way. Like `ray.get`, it blocks
+# the thread that calls it. The cells below call both at the notebook's top level, on the
+# loop's thread: fine there, since no coroutine of ours runs meanwhile, and each call has a
+# timeout.
 #
 # ### Predict: which job is in each ready list?
 #
@@ -233,7 +233,7 @@ print("✓ to_thread: the ready result waited for a thread; await ref: it came b
 jobs = [gate.wait_open.remote(30 + k) for k in range(3)]
 unready, ready_jobs = list(jobs), []
 for k in (2, 0, 1):
-    ray.get(gate.open.remote(30 + k), timeout=30)
+    ray.get(gate.open.remote(30 + k), timeout=30)  # fine here: no coroutine runs
     ready, unready = ray.wait(unready, num_returns=1, timeout=30)
     ready_jobs.append(jobs.index(ready[0]))
 
@@ -453,6 +453,35 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 #
 # :::
 #
+# ## Cancelling a wait, not the remote call
+#
+# Cancelling a task that awaits a ref ends the wait, and the answer is lost with it. The
+# exercise below needs that answer even after a cancel (the attempt may have taken the
+# lock), so here is the way to keep it: make the ref a future of its own with `asyncio.ensure_future`
+# and await it through `asyncio.shield` (chapter 05). The cancel then lands on the wait
+# alone, and the `except` can await the same future again. Below, the call waits at gate 50,
+# its caller is cancelled, and the gate opens after that.
+
+# %%
+async def wait_shielded(ref, answers: list):
+    attempt = asyncio.ensure_future(ref)  # the remote call as a future of its own
+    try:
+        return await asyncio.shield(attempt)  # a cancel ends this wait only
+    except asyncio.CancelledError:
+        answers.append(await attempt)  # the call went on: read its answer anyway
+        raise
+
+answers: list = []
+waiter = asyncio.create_task(wait_shielded(gate.wait_open.remote(50), answers))
+await asyncio.sleep(0.1)
+waiter.cancel()  # while the call still waits at gate 50
+await asyncio.sleep(0.1)
+await gate.open.remote(50)
+await asyncio.wait([waiter], timeout=30)
+print(f"caller cancelled: {waiter.cancelled()};",
+      f"the call's answer, read after the cancel: {answers}")
+
+# %% [markdown]
 # ## Exercise 28.1 · An awaitable lock on an actor
 #
 # `TryLock` below has the shape of slime's engine lock: `try_acquire()` takes the lock if it
@@ -473,10 +502,14 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 #
 # - Turn each attempt's ref into a future of its own (`asyncio.ensure_future(ref)`) and await
 #   it through `asyncio.shield`: a cancel then lands on your wait, not on the attempt, and in
-#   `except asyncio.CancelledError` you can still await the attempt to learn its answer.
+#   `except asyncio.CancelledError` you can still await the attempt to learn its answer, as
+#   the run just before this exercise does.
 # - Compute the deadline once, before the first attempt, with `time.monotonic()`.
 # - Before each pause, compare the time left with `poll`: if the next attempt would come after
-#   the deadline, sleep only what is left and raise.
+#   the deadline, sleep only what is left and raise. For example, with `poll=0.3` and
+#   `timeout=1` and a lock that stays held, the attempts go out at about 0, 0.3, 0.6 and
+#   0.9 s; then only 0.1 s is left, less than `poll`, so `acquire` sleeps that 0.1 s and
+#   raises `TimeoutError`.
 #
 # :::
 #
