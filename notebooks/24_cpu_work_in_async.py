@@ -288,6 +288,7 @@ assert len(process_pids) == 2 and os.getpid() not in process_pids, (
 if gil:
     assert all(r["within sampling"] for r in side_by_side["two threads"]), (
         "with the GIL, two threads never execute Python at once")
+    # resolution: a ratio, not a time: the GIL caps two threads at one core's worth; 0.1 is the CPU clocks' sampling
     assert max(r["cpu"] for r in side_by_side["two threads"]) <= 1.1, (
         "with the GIL, two threads get one CPU at most")
 print("✓ the two threads never executed at once (the GIL); the process calls ran in two other processes")
