@@ -87,8 +87,10 @@ async def collect_each_way(ways: dict) -> dict[str, dict]:
 # and with `asyncio.as_completed(tasks)`, which gives you as many awaitables as there are
 # {term}`tasks <task>`, each returning a result when awaited, here one per turn of a `for`
 # loop. The helper `collect_each_way` (folded above) runs each way on its own four requests
-# and prints one row per way: when the first result was in your hands, what you were handed,
-# and what became of the requests still running when the call returned.
+# and prints one row per way: when the first result was in your hands (for `gather` and
+# `wait`, the moment the call returned; for `as_completed`, the moment the loop had its first
+# result), what you were handed, and what became of the requests still running when the call
+# returned.
 #
 # Predict the `wait` row before you open the answer: which requests are in `done`, and are
 # the two in `pending` stopped when `wait` returns, or do they run on?
@@ -234,11 +236,9 @@ else:
 #   8 are kept; its `finally` cancels and awaits what is left, as in the section before.
 #
 # Groups 0, 4, 8, ... take 0.12 s, the others 0.03 s, and the filter drops groups 3, 7, 11,
-# .... The folded cell defines `group(group_id, tl)` (one group), `keep_group(group_id)` (the
-# filter), `IN_FLIGHT` (4) and `TARGET` (8), and `time_both()`, which runs the two rollouts in
-# turn, three times each, and keeps each one's best time; `occupied_share(tl)` gives the share
-# of the 4 slots' time (first start to last end) that held a group, and `draw_runs` draws the
-# two runs, one lane per slot.
+# .... In the code below, `group(group_id, tl)` is one group, `keep_group(group_id)` is the
+# filter, `IN_FLIGHT` is 4 and `TARGET` is 8. The folded cell defines them, and the code that
+# times the two rollouts and draws them.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the groups, the timing and the plotting code"}
 DURATIONS = [0.12, 0.03, 0.03, 0.03]
@@ -314,13 +314,9 @@ def draw_runs(batched_tl: Timeline, refill_tl: Timeline, batched_elapsed: float,
     top.set_xlabel("")
 
 
-def occupied_share(tl: Timeline, kept_only: bool = False) -> float:
-    """The groups' time over the 4 slots' time, first start to last end; with kept_only,
-    only the groups that were kept (not dropped by the filter, not cancelled)."""
-    spans = [s for s in tl.spans if not kept_only or (
-        s.label.startswith("group") and s.state == "running"
-        and keep_group(int(s.label.split()[1])))]
-    return sum(s.duration for s in spans) / (IN_FLIGHT * tl.total())
+def occupied_share(tl: Timeline) -> float:
+    """The groups' time over the 4 slots' time, first start to last end."""
+    return sum(s.duration for s in tl.spans) / (IN_FLIGHT * tl.total())
 
 
 # %%
@@ -359,8 +355,9 @@ async def rollout_refill(tl: Timeline) -> list[int]:
 
 
 # %% [markdown]
-# The answer prints one row per way: its time, the share of slot time that held a group, and
-# the share that held a group that was kept. Predict both rows.
+# Predict the two times: how long does each rollout take to keep 8 groups? The answer runs
+# each one three times, in turn, and prints its best time and how much of the slots' time
+# held a group (`occupied_share`); `draw_runs` draws both runs, one lane per slot.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 runs = await time_both()  # each rollout three times, in turn; each one's best time
@@ -368,13 +365,11 @@ batched_elapsed, refill_elapsed = runs.best("batched"), runs.best("refill")
 batched_kept, batched_tl = last_run["batched"]
 refill_kept, refill_tl = last_run["refill"]
 occupied = {"batched": occupied_share(batched_tl), "refill": occupied_share(refill_tl)}
-on_kept = {"batched": occupied_share(batched_tl, kept_only=True),
-           "refill": occupied_share(refill_tl, kept_only=True)}
 
 for name, elapsed, kept in (("batched", batched_elapsed, batched_kept),
                             ("refill", refill_elapsed, refill_kept)):
-    print(f"{name:<8} {elapsed:.3f} s | slots holding a group {occupied[name]:.0%},",
-          f"a kept group {on_kept[name]:.0%} | kept {kept}")
+    print(f"{name:<8} {elapsed:.3f} s | slots holding a group {occupied[name]:.0%}",
+          f"| kept {kept}")
 draw_runs(batched_tl, refill_tl, batched_elapsed, refill_elapsed)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -409,10 +404,9 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # half of the time; in the bottom panel a freed slot gets a new group at once, and all four stay
 # occupied. That is also why the refill list of kept groups is not in id order.
 #
-# The second share leaves out what was thrown away. Both runs drop every fourth group, and the
-# refill loop also cancels the groups still in flight when the batch is full, yet it still puts
-# nearly twice the batches' share of slot time into kept groups: its idle time saved is far
-# larger than that waste.
+# Not all of the refill loop's slot time is useful: like the batches, it runs groups the
+# filter drops, and it cancels the groups still in flight when the batch is full (grey). The
+# idle time it saves is far larger than that waste.
 #
 # Each time printed is that approach's best of three runs, the two run in turn, so a busy
 # moment on the machine slows both alike; the check compares the two times, not a fixed number
@@ -459,13 +453,13 @@ for event in tl.events:
 # %% [markdown]
 # A cancelled job is still running until its cleanup is over: `wait` keeps it in `pending`
 # for those 0.03 s, and returns it in `done`, cancelled, only when it is gone. That is when
-# its slot is free.
+# its slot is free. It has no result: `job_a.result()` would raise `CancelledError`.
 #
 # Second, a cancel that arrives while you are stopping. `collect` below starts two of these
 # jobs and, like `rollout_refill`, cancels and awaits them in a `finally`. The cell cancels
-# `collect` once, then again 0.01 s later, while its `finally` is still waiting for the jobs'
-# cleanup, and prints the order of events, once with `gather` in the `finally` and once with
-# `asyncio.wait` in its place.
+# `collect` at 0.02 s, then again at 0.03 s, while its `finally` is still waiting for the
+# jobs' cleanup. It runs twice, with `gather` in the `finally` and then with `asyncio.wait`,
+# and prints each run's events in order.
 
 # %%
 async def collect(tl: Timeline, wait_for_jobs) -> None:
@@ -490,15 +484,17 @@ for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)
     await asyncio.wait([caller], timeout=1)
     tl.mark(f"collect ended (cancelled: {caller.cancelled()})")
     await asyncio.sleep(0.05)  # let any job still cleaning up finish
-    print(f"{name:>12} in the finally:",
-          " -> ".join(f"{event.name} at {event.at:.2f} s" for event in tl.events))
+    print(f"{name} in the finally:")
+    for event in tl.events:
+        print(f"  {event.at:.2f} s  {event.name}")
 
 # %% [markdown]
-# With `gather`, the second cancel is passed on to the jobs, where it lands on their cleanup's
-# `await` and cuts it short (they are gone at the second cancel, not 0.03 s after the first),
-# and `gather` goes on waiting: `collect` ends after both jobs are gone. With `asyncio.wait`,
-# the second cancel ends the `wait` at once and reaches no job: `collect` ends first, and the
-# jobs, left behind, finish their full cleanup after it. Both runs end cancelled.
+# Both runs end cancelled; what differs is the order. With `gather`, `collect` ends after
+# both jobs are gone: `gather` passes the second cancel on to the jobs, which cuts their
+# cleanup short (they are gone at 0.03 s, not 0.05 s), and goes on waiting for them. With
+# `asyncio.wait`, `collect` ends first: the second cancel stops the `wait` itself and reaches
+# no job, and the jobs finish their cleanup after `collect` has ended, with nobody waiting for
+# them.
 
 # %% [markdown]
 # ## Exercise 4.1 · The first results, each job with a deadline
@@ -525,8 +521,11 @@ for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)
 # cancelled alike. That `finally`, with `gather`, is all item 5 asks, "even twice" included
 # (the second-cancel run above). A job's error comes out of `task.result()` as it was raised.
 #
-# For the deadlines (item 4), `asyncio.wait`'s `timeout` can be the time left until the
-# soonest one; a job you cancelled stays in `pending` until it is gone (the deadline run above).
+# Items 1 to 3 and 5 first: `rollout_refill` with `limit` in place of `IN_FLIGHT`, `wanted`
+# in place of `TARGET` and no filter passes the first visible test. Then the deadlines (item 4): `asyncio.wait`'s `timeout` can
+# be the time left until the soonest one; a job you cancelled stays in `pending` until it is
+# gone (the deadline run above), and then its `task.result()` raises `CancelledError`, so
+# keep a set of the jobs you cancelled and take no result from them.
 #
 # :::
 #
@@ -1169,17 +1168,19 @@ assert [t.done() and not t.cancelled() for t in still] == [True] * 31, "each ran
 print("✓ the rollout raised with 31 groups still generating; no abort ran, and all 31 ran to their end")
 
 # %% [markdown]
-# :::{dropdown} What the run shows
+# The rollout raised group 5's error at once, the abort step never ran, and the 31 other
+# groups ran to their end for a rollout that had already failed. The cost outlives the
+# failure: `GenerateState` is one object for the whole process (a singleton), and the
+# `state.reset()` at the end of `generate_rollout_async` is skipped too, so its pending set
+# still holds those 31 tasks. The next `generate_rollout_async` in the same process starts
+# with them.
 #
-# The rollout raised group 5's error at once, the abort step never ran, and 31 groups were
-# still generating. They all ran to their end, 0.08 s more each, for a rollout that had
-# already failed; in slime that is 31 groups of samples (248 generation requests with
-# `--n-samples-per-prompt 8`) that the servers go on generating. And since `GenerateState` is
-# one object for the process (its metaclass is a singleton) and the `state.reset()` at the end
-# of `generate_rollout_async` is skipped too, the set still holds those tasks afterwards: a
-# later `generate_rollout_async` in the same process would start with them in its pending set.
-# With the loop in a `try` whose `finally` calls `abort`, as `rollout_refill` does with its
-# cancels, the check above would find the abort run and no group left generating.
+# :::{dropdown} What else the run shows
+#
+# Each of the 31 groups ran 0.08 s more. In slime that is 31 groups of samples (248 generation
+# requests with `--n-samples-per-prompt 8`) that the servers go on generating. With the loop
+# in a `try` whose `finally` calls `abort`, as `rollout_refill` does with its cancels, the
+# check above would find the abort run and no group left generating.
 #
 # :::
 

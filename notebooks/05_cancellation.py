@@ -142,7 +142,7 @@ async def cleans_up_and_reraises() -> str:
 # The folded helper `under_timeout(worker)` runs one worker inside
 # `async with asyncio.timeout(TIMEOUT)`, where every worker is cut off while it waits, and
 # returns what came out of the block and how long the block lasted, as a multiple of the
-# budget. `asyncio.wait_for(aw, timeout)` is the older way to put a timeout on an await; the
+# budget (2.0 × means the block took 0.06 s). `asyncio.wait_for(aw, timeout)` is the older way to put a timeout on an await; the
 # fourth row runs `bare_except` under `asyncio.wait_for(..., timeout=0.03)` instead
 # (`under_wait_for`, in the same fold).
 
@@ -398,11 +398,12 @@ for use_uncancel in (False, True):
 # %% [markdown]
 # Catching the error does not lower the count; only `uncancel()` does.
 #
-# Second, from Python 3.13 on, a `TaskGroup` whose children failed reads that count when its
-# `async with` block exits: above zero, it takes it for a cancel sent from outside that is
-# still in force, and cancels its parent task once more (`__aexit__` in
-# `Lib/asyncio/taskgroups.py`, 3.13.0; the `TaskGroup` of 3.11 and 3.12 has no such step).
-# That cancel, like any other, lands at the task's next `await` (the first section).
+# Second, from Python 3.13 on, a `TaskGroup` whose child failed looks at that count when its
+# `async with` block ends. If the count is above zero, the group takes it for a cancel from
+# outside that is still in force, and cancels its own task once more. (The `TaskGroup` of
+# 3.11 and 3.12 does not.) That cancel, like any other, lands at the task's next `await`
+# (the first section). If the task returns before it reaches another `await`, it ends
+# cancelled anyway, and its return value is dropped.
 #
 # Below, a worker that swallowed a cancel then runs a `TaskGroup` whose child fails, handles
 # the child's error with `except* ValueError`, and returns the pair `(task.cancelling(),
@@ -436,8 +437,8 @@ async def drop_sample_then_group(use_uncancel: bool, reached: dict) -> tuple[int
 
 
 # %% [markdown]
-# Predict, for each run on Python 3.13 and later: does the task return its pair, or end
-# cancelled?
+# Predict, for each run on Python 3.13 and later: does the worker's return value reach the
+# caller?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 if sys.version_info < (3, 13):
@@ -472,17 +473,14 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Without `uncancel()` the count was still 1 when the group exited, so on 3.13 and later the
-# `TaskGroup` cancelled its parent task once more. The child's error is
-# still raised and handled, the worker reaches its `return` (the second column of the answer),
-# and yet the task ends cancelled, its return value lost. That cancel is made while the task
-# itself is running, so it waits for the task's next `await`; there is none before the
-# `return`, and a task whose coroutine returns with a cancel still pending ends cancelled and
-# drops the value (`Task.__step` in `Lib/asyncio/tasks.py`, 3.13.0). On 3.11 and 3.12 the same code
-# returns its pair with the stale count of 1 in it, as the answer shows when run there: a bug
-# waiting for an upgrade. The `with
-# uncancel` row is right on every version. Swallowing a cancel has a cost even when done on
-# purpose: do it rarely, and call `uncancel()` when you do.
+# Without `uncancel()` the count was still 1 when the group ended, so on 3.13 and later the
+# `TaskGroup` cancelled its task once more. The child's error was still raised and handled,
+# and the worker reached its `return` (the last column of the answer). But no `await` came
+# before that `return`, so the task ended cancelled and the caller never got the pair. On
+# 3.11 and 3.12 the same code returns its pair with the stale count of 1 in it, as the answer
+# shows when run there: a bug waiting for an upgrade. The `with uncancel` row is right on
+# every version. Swallowing a cancel has a cost even when done on purpose: do it rarely, and
+# call `uncancel()` when you do.
 #
 # :::
 #
@@ -498,6 +496,9 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # `TaskGroup` likewise takes back the request
 # it made when it cancelled its parent because a child failed.
 #
+# The 3.13 step of the section above is in `TaskGroup.__aexit__` (`Lib/asyncio/taskgroups.py`),
+# and the dropped return value in `Task.__step` (`Lib/asyncio/tasks.py`), both read in 3.13.0.
+#
 # :::
 
 # %% [markdown]
@@ -511,10 +512,10 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # 2. cancel every task still running after the grace period, and only those, once each;
 # 3. wait at most `cleanup_budget` seconds until the cancelled tasks have finished their
 #    cleanup; a longer cleanup is left running, not cut short;
-# 4. return `(finished_on_their_own, cancelled)` as two counts over the tasks in `tasks` at
-#    the call (a running set that drops finished tasks is read once, at the start). A task
-#    that failed, or was already done, counts as finished. `drain` must not raise; an empty
-#    set drains to `(0, 0)`.
+# 4. return `(finished_on_their_own, cancelled)`, two counts over the tasks in `tasks` at the
+#    call. `tasks` may shrink while you wait (a running set drops each task as it finishes):
+#    count over a copy taken at the start. A task that failed, or was already done, counts as
+#    finished. `drain` must not raise; an empty set drains to `(0, 0)`.
 #
 # :::{dropdown} What the grader checks
 #

@@ -172,8 +172,9 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 # ## Measure: what does the limit cost a batch?
 #
 # A fixed batch of 12 equal jobs of 0.03 s runs under limits from 1 to 12, and the answer
-# prints one row per limit: the measured time and the time with no overhead at all
-# (`ideal_batch_time`). Predict one row before you run it: does a limit of 5 finish the batch
+# prints one row per limit: the measured time and the ideal time, `ideal_batch_time(n_jobs,
+# limit, duration)`: the time if each permit given back went to the next job with no delay at
+# all. Predict one row before you run it: does a limit of 5 finish the batch
 # sooner than a limit of 4?
 
 
@@ -369,9 +370,50 @@ print("✓ default tasks: 0 inside right after create_task"
 # A default task only starts at the caller's next suspension, and the cell does not suspend
 # between the `create_task` calls and the count, so nothing is inside yet (the first
 # experiment needed one `await asyncio.sleep(0)` for that reason). An eager task (3.12 and
-# later) runs its first step inside `create_task`, up to its first real suspension
-# (`Task.__init__` with `eager_start=True`, `Lib/asyncio/tasks.py`). Taking a free permit does
-# not suspend, so the first three are inside when `create_task` returns.
+# later) runs its first step inside `create_task`, up to its first real suspension. Taking a
+# free permit does not suspend, so the first three are inside when `create_task` returns.
+#
+# :::
+
+# %% [markdown]
+# ## Where is the semaphore made?
+#
+# A limit holds only if the tasks ask the same semaphore. The cell below runs twelve samples
+# twice through a `Semaphore(3)`: once sharing one semaphore made before the tasks, and once
+# with a semaphore made inside each task (what a state object created per sample would give).
+# Predict the peak number of samples inside the section in each run.
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+async def peak_inside(shared: bool) -> int:
+    one_for_all, counter = asyncio.Semaphore(3), InFlight()
+
+    async def sample() -> None:
+        limit = one_for_all if shared else asyncio.Semaphore(3)
+        async with limit:
+            with counter:
+                await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(asyncio.gather(*(sample() for _ in range(12))), timeout=5)
+    return counter.peak
+
+
+peaks = {"one shared semaphore": await peak_inside(shared=True),
+         "a semaphore per task": await peak_inside(shared=False)}
+print(peaks)
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-semaphore-per-task-limits-nothing
+assert peaks == {"one shared semaphore": 3, "a semaphore per task": 12}, peaks
+print("✓ the shared semaphore held the peak at 3; a semaphore per task let all 12 in")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# A semaphore counts the tasks that ask it for a permit, and a task that asks another one does
+# not count. Made inside each task, each of the twelve semaphores sees one task and has a free
+# permit for it, so the twelve samples are inside at once: the limit is still written in the
+# code and limits nothing. In a rollout, every sample's request would go to the inference
+# servers at once.
 #
 # :::
 
@@ -427,8 +469,8 @@ print("✓ default tasks: 0 inside right after create_task"
 # :::{dropdown} Hint: the pieces, and where the chapter shows them
 #
 # - One `asyncio.Semaphore(limit)`, made once per `generate_all` call and shared by all its
-#   tasks, as slime's rollout shares one; the run at the end of the In slime section shows
-#   what a semaphore made inside each task does.
+#   tasks, as slime's rollout shares one; the run before the exercise shows what a
+#   semaphore made inside each task does.
 # - Each task takes a permit with `async with` around its `generate` call, as in the first
 #   experiment.
 # - `asyncio.TaskGroup` (chapter 03) creates the tasks; when one raises it cancels the others
@@ -686,41 +728,9 @@ show_call_site("06")
 
 # %% [markdown]
 # The coding-agent example bounds its sandbox boots the same way, with one module-level
-# semaphore, `_BOOT_SEM`, in `boot_agent_sandbox` (the next quote). What does one shared
-# object buy? A model written for this page runs twelve samples twice through a
-# `Semaphore(3)`: once sharing one semaphore, as slime does, and once with a semaphore made
-# inside each task, as a state object created per sample would give. It prints the peak
-# number of samples inside the section in each run.
-
-# %%
-async def peak_inside(shared: bool) -> int:
-    one_for_all, counter = asyncio.Semaphore(3), InFlight()
-
-    async def sample() -> None:
-        limit = one_for_all if shared else asyncio.Semaphore(3)
-        async with limit:
-            with counter:
-                await asyncio.sleep(0.02)
-
-    await asyncio.wait_for(asyncio.gather(*(sample() for _ in range(12))), timeout=5)
-    return counter.peak
-
-
-peaks = {"one shared semaphore": await peak_inside(shared=True),
-         "a semaphore per task": await peak_inside(shared=False)}
-print(peaks)
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: a-semaphore-per-task-limits-nothing
-assert peaks == {"one shared semaphore": 3, "a semaphore per task": 12}, peaks
-print("✓ the shared semaphore held the peak at 3; a semaphore per task let all 12 in")
-
-# %% [markdown]
-# A semaphore counts the tasks that ask it for a permit, and a task that asks another one does
-# not count. Made inside each task, each of the twelve semaphores sees one task and has a free
-# permit for it, so the twelve samples are inside at once: the limit is still written in the
-# code and limits nothing. In a rollout, every sample's request would go to the inference
-# servers at once; in the coding-agent example, every sandbox would boot at once.
+# semaphore, `_BOOT_SEM`, in `boot_agent_sandbox` (the next quote). Made inside each call
+# instead, it would limit nothing (the run before the exercise): a rollout's sandboxes would
+# boot at once, however many there are.
 
 # %% tags=["remove-input"]
 show_call_site("06b")
