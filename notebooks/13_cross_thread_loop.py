@@ -14,7 +14,7 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. find out what a loop method does when you call it from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 75 minutes
+# **Needs** chapters 03, 08 and 09 · about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -179,9 +179,9 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # submit a coroutine, wait for its result with a timeout, and at the end stop the loop from
 # outside, join the thread and close the loop (only once the thread has ended: closing a
 # running loop raises). The cell prints the name of the thread the coroutine ran on, and of
-# the thread that called it. Predict: which two names does it print?
+# the thread that called it.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 async def which_thread() -> str:
     await asyncio.sleep(0.01)
     return threading.current_thread().name
@@ -205,12 +205,8 @@ assert not core_thread.is_alive() and core_loop.is_closed(), "the loop thread en
 print("✓ the coroutine ran on the loop thread; the thread ended and its loop is closed")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
 # The coroutine ran on `core-loop`, the thread that runs the loop it was submitted to;
-# `result()` only waited for it on the calling thread, which kept its own name.
-#
-# :::
+# `result()` only waited for it on the calling thread.
 #
 # `LoopThread` below grows that core into a class. Two of its methods matter now: `run()`
 # submits a coroutine and waits for its result with a timeout, and `submit()` returns the
@@ -274,16 +270,15 @@ class LoopThread:
 
 # %%
 background = LoopThread("rollout-loop")
-# A new Event, made at the first call, on the loop thread: the earlier `gate` is bound
-# to the first asyncio.run's loop, closed now.
-shared_gate_holder: dict[str, asyncio.Event] = {}
+# A new Event: the earlier `gate` is bound to the first asyncio.run's loop, closed now.
+# This one binds to the loop thread's loop at its first wait().
+rollout_gate = asyncio.Event()
 
 
 async def where_and_gate() -> tuple[threading.Thread, str]:
-    gate_here = shared_gate_holder.setdefault("gate", asyncio.Event())
     try:
         async with asyncio.timeout(0.01):
-            await gate_here.wait()
+            await rollout_gate.wait()
     except TimeoutError:
         pass
     return threading.current_thread(), "ok"
@@ -365,7 +360,7 @@ with notebook_wait("await wrap_future"):
     await asyncio.wrap_future(background.submit(slow_job("job B")))
 await asyncio.sleep(0.03)
 beat.cancel()
-await asyncio.gather(beat, return_exceptions=True)
+_ = await asyncio.gather(beat, return_exceptions=True)  # let the heartbeat task end
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 for waiting_lane in ("notebook: result()", "notebook: await wrap_future"):
@@ -531,8 +526,9 @@ print("✓ the handed-in coroutine started only after the wait on its loop's thr
 # `result()` held the loop's thread, the only thread that can run the handed-in coroutine, so
 # the loop could not turn until the wait gave up: `TimeoutError`, and only then did the
 # coroutine start, with nobody left to hear its result. Without a timeout this is a deadlock,
-# and no error ever says so. That is why Exercise 13.1 refuses at once when it is called on
-# the loop's own thread, and closes the coroutine instead of scheduling it.
+# and no error ever says so. A helper that waits on a loop thread should therefore check the
+# thread first: called on the loop's own thread, it refuses at once and closes the coroutine
+# instead of scheduling it. You will write such a helper in the exercise at the end.
 #
 # :::
 #
@@ -625,8 +621,8 @@ print("✓ stop() cancelled the pending poll (its finally ran), then stopped and
 # gets. Each has one folded experiment.
 #
 # **One loop across calls without a loop thread: `asyncio.Runner`.** `asyncio.Runner`
-# (Python 3.11+, the oldest Python this course supports) gives a thread without a running
-# loop one loop that lives across several `run` calls and is closed when the `with` block
+# (Python 3.11+, the oldest Python this course supports): a thread that has no running loop
+# gets one loop, which lives across several `run` calls and is closed when the `with` block
 # ends. It fixes the "new loop per `asyncio.run`" problem for a caller that stays in one
 # thread. It does not replace a loop thread: the loop runs only during each `run` call, so
 # nothing proceeds in the background between calls, and like `asyncio.run` it refuses to

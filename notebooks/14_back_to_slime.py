@@ -18,7 +18,7 @@
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
 # `async with`, child processes with `subprocess.run`; running one from asyncio is introduced
-# here) · about 55 minutes
+# here) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -203,13 +203,35 @@ assert child.returncode == 0
 #    always **drop the session**.
 #
 # Every step is something earlier chapters taught. The new question is whether the pieces
-# still clean up when they are combined and something goes wrong in the middle.
+# still clean up when they are combined and something goes wrong in the middle. Nested, the
+# chain looks like this (each box gives back what it took before the one around it does):
+#
+# ```text
+# agent_task:  open_session ............................................ drop_session (finally)
+#   guard:     asyncio.timeout(guard_for(budget))
+#     boot_sandbox:  boot permit -> boot_once (retried) -> MiniSandbox ... close()
+#       run_harness: the harness child in the sandbox, until it ends or the budget is spent
+#     evaluate:      grade the diff, under EVAL_TIMEOUT
+# ```
 #
 # The next cells build that chain, and the first run comes right after them. Three of them
 # are the lesson and stay open: the boot (`boot_sandbox`), the harness step (`run_harness`)
 # and the chain (`agent_task`). The rest (the time limits, the instruments, the injected
 # faults, the grader and the session) is folded, and a sentence before each fold says what
-# it holds.
+# it holds. The names you will meet, in one place:
+#
+# | name | what it is |
+# |---|---|
+# | `BUDGET`, `SHORT_BUDGET`, `EVAL_TIMEOUT`, `guard_for(budget)` | the three timers: the harness budget, the grader's timeout, the whole-task guard |
+# | `BOOT_LIMIT` | how many sandboxes may boot at once (the semaphore's size) |
+# | `START_TIMEOUT`, `REAP_TIMEOUT`, `GUARD_MARGIN` | bounds on starting and reaping a child, and the margin the guard adds for those and for a boot |
+# | `BUDGET_EXCEEDED` | the exit code the harness step reports when its budget runs out |
+# | `registry` | the ledger: every acquire and release of a session, permit, sandbox, child, grader |
+# | `tl`, `phase(task, letter)`, `lane_of` | the timeline, a step drawn as a lettered bar, each task's lane name |
+# | `MiniSandbox` | the stand-in sandbox: starts children, kills and reaps them on `close()` |
+# | `boot_once` | one boot attempt, with the injected faults |
+# | `evaluate`, `open_session`, `drop_session` | the grader and the session |
+# | `Outcome` | what a task returns: its status, reward and the agent's exit code |
 #
 # Three timers can end a task: the harness **budget**, the **evaluation timeout** and the
 # whole-task **guard**. As in slime, each task's guard is its own budget plus the evaluation
@@ -311,6 +333,12 @@ class MiniSandbox:
 # sandbox is closed in the `finally` around `yield`. `boot_once(task, fault, attempt)` is one
 # boot attempt of 0.05 s that hangs or fails as the fault says; the fault names are the ones
 # the batch below injects.
+#
+# In `boot_sandbox` below, three lines are instruments, not the mechanism: `asked = ...` and
+# `tl.add(...)` draw the time a task queued for a permit, and `registry.held("boot permit",
+# task)` records the permit in the ledger (an acquire on entry, a release on exit). The
+# `else` of the `for` runs only when no attempt reached `break`, that is when every boot
+# failed.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show boot_once: one boot attempt and its injected faults"}
 # The injected faults of a boot.
@@ -354,9 +382,16 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
 # loop stays free. Running out of budget is not an exception: it returns a sentinel exit code
 # and no diff, and the child is left for the sandbox's close to kill. `parse_result` reads the
 # harness's JSON result line, or None if it printed none. Its waits are bounded with
-# `asyncio.timeout`, not `wait_for`: on Python 3.11, `wait_for` could swallow a cancellation
-# that arrived just as the result it waited for came in (from 3.12 on, `wait_for` is built on
-# `asyncio.timeout`), and the batch below cancels the harness step from outside.
+# `asyncio.timeout`, not `wait_for` (the fold below says why).
+#
+# :::{dropdown} Why `asyncio.timeout` and not `wait_for`
+#
+# On Python 3.11, `wait_for` could swallow a cancellation that arrived just as the result it
+# waited for came in; the batch below cancels the harness step from outside, so that would
+# lose the cancellation. From 3.12 on, `wait_for` is built on `asyncio.timeout` and the two
+# behave alike.
+#
+# :::
 
 # %%
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
@@ -378,8 +413,9 @@ async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: floa
 
 
 # %% [markdown]
-# Two more helpers are folded below: `evaluate` grades the diff under its own timeout and
-# raises if the fault says the grader crashes, and `open_session` / `drop_session` take and
+# Two more helpers are folded below: `evaluate` grades the diff under its own timeout
+# (reward 1.0 if the harness produced a diff, 0.0 if it produced none) and raises if the
+# fault says the grader crashes, and `open_session` / `drop_session` take and
 # give back the session.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the grader and session helpers"}
@@ -688,7 +724,7 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   called once, after reaping.
 #
 # The budget counts from the moment `sandbox.start` returns, not from the child's "started"
-# line as in `run_harness`. Bound the wait with `asyncio.timeout`, not `wait_for`: the paragraph
+# line as in `run_harness`. Bound the wait with `asyncio.timeout`, not `wait_for`: the fold
 # before `run_harness` says why.
 #
 # :::

@@ -15,7 +15,7 @@
 #    and try it with a caller that gives up while it waits.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
-# Event) · about 60 minutes
+# Event) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -38,8 +38,10 @@ figure_style()
 # sets it. Below, four rollout tasks wait
 # for "new weights are loaded", and the notebook calls `set()` once; a `Timeline`, the
 # course's stopwatch (chapter 01), notes when each one waits and wakes. Then a fifth waiter arrives after
-# the `set()`, and a sixth after `event.clear()`. Predict: how many of
-# the four wake, does the fifth waiter wait, and does the sixth?
+# the `set()`, and a sixth after `event.clear()`. Last, two new waiters wait, and the notebook
+# calls `set()` and then `clear()` at once, with no `await` between them, so the flag is down
+# again before either waiter gets to run. Predict: how many of the four wake, does the fifth
+# waiter wait, does the sixth, and do the last two wake?
 
 # %%
 tl = Timeline()
@@ -73,8 +75,17 @@ try:  # the sixth waiter
 except TimeoutError:
     after_clear = "waited until the timeout"
 
+last_two = [asyncio.create_task(weights_loaded.wait()) for _ in range(2)]
+await asyncio.sleep(0.01)  # both are waiting now
+weights_loaded.set()  # and at once, with no await between:
+weights_loaded.clear()
+woke, still_waiting = await asyncio.wait(last_two, timeout=0.5)
+for task in still_waiting:
+    task.cancel()
+
 print("woken before set:", woken_before_set, "· by set:", f"{woken_after_set} of 4")
 print("fifth waiter passed:", late_waiter_passed, "· sixth (after clear):", after_clear)
+print("set() then clear() at once:", f"{len(woke)} of 2 woke")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: set-wakes-every-waiter-and-stays-set
@@ -92,7 +103,9 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # `wait()` sees the flag and resumes, and the flag stays up until `clear()` lowers it; while
 # it is up, `wait()` returns at once, without suspending. So none of the four woke before the
 # `set()` and all four after it, the fifth waiter passed straight through, and the sixth,
-# arriving after `clear()`, waited until its timeout. An `Event`
+# arriving after `clear()`, waited until its timeout. The last two woke although the flag was
+# down again before they ran: `set()` wakes each waiter at the moment it is called, and a
+# waiter it has woken returns from `wait()` whatever the flag says by then. An `Event`
 # carries no value and does not count: setting it twice is the same as once, and a
 # waiter cannot tell *which* `set()` woke it. When the waiters need a result, a future is the
 # better tool (the section "One operation in flight, many waiters" below).
@@ -178,7 +191,9 @@ def draw_scopes(timelines: dict[str, Timeline]) -> None:
 
 
 # %% [markdown]
-# Predict: how many times as long as the narrow version does the wide one take?
+# Both versions spell out `await lock.acquire()` … `finally: lock.release()`. It does the
+# same as `async with lock:`; the explicit form only lets the timeline record the time spent
+# queued for the lock as its own span.
 
 # %%
 SLOW_CALL = 0.04
@@ -215,7 +230,7 @@ for version, request in (("wide", request_wide), ("narrow", request_narrow)):
     await asyncio.gather(*(request(timelines[version], lock, f"request {i}")
                            for i in range(5)))
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 ratio = timelines["wide"].total() / timelines["narrow"].total()
 print(f"wide scope took {ratio:.1f} × as long as narrow scope")
 print("most slow calls at once: wide", timelines["wide"].max_overlap("running"),
@@ -816,9 +831,8 @@ print("✓ one reload for five requests; the disconnect cost nobody else; ckpt-1
 # :::
 #
 # And if the client that started the reload disconnects? Neither quote shows this weak spot:
-# the disconnect cancels the handler, its `finally` then reads names the `try` had not bound
-# yet and raises before it resolves the shared future, so later requests for that checkpoint
-# wait with no end. Chapter 27 (hazard 4) runs a model of it.
+# the disconnect cancels the handler, and its cleanup fails before it resolves the shared
+# future, so later requests for that checkpoint wait with no end. Chapter 27 (hazard 4) runs a model of it.
 
 # %% tags=["remove-input"]
 show_call_site("15b")

@@ -233,6 +233,9 @@ assert framed == b"ok:sample 17" and delimited == b"ok:sample 18", "framed reads
 print("✓ one read() got part of the reply; readexactly and readuntil got the whole of it")
 
 # %% [markdown]
+# The 3 bytes that `read(1024)` got are the first three of the 4-byte length header: not
+# even the whole length, let alone the message.
+#
 # ## Bad clients: is the good client still served?
 #
 # A server reads whatever strangers send. Each kind of bad frame needs a decision:
@@ -426,10 +429,10 @@ def record_flow_control(writer: asyncio.StreamWriter) -> None:
 
 
 async def drain_returns_within(writer: asyncio.StreamWriter, timeout: float) -> bool:
-    """False when drain() has not returned within ``timeout`` while the transport is paused.
+    """One drain() given ``timeout`` s: False when it has not returned and the transport is paused.
 
-    A drain that times out just as the kernel takes some bytes and the transport resumes does
-    not count (True: keep writing)."""
+    A drain that timed out while the transport is not paused (it resumed just then) gives True:
+    keep writing."""
     seen["written"] += len(chunk)
     start = time.monotonic()
     try:
@@ -477,12 +480,9 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code and the buffer report"}
 def draw_drain_run():
-    """The run on four lanes, whole above; below, its first and last moments magnified.
-
-    Adds the two waiting spans (the server reading, the client's drain), then draws; dashed
-    lines at the pause and the resume around the drain that was found waiting."""
+    """Two lanes: the client's drain that waited, and the server; dashed lines at the pause
+    and the resume around that drain."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
 
     at = {e.name: e.at for e in tl.events}
     returned, opened = tl.t0 + at["client drain returned"], tl.t0 + at["gate opened"]
@@ -493,35 +493,14 @@ def draw_drain_run():
     marks = [(name, text) for (_, _, name), text in zip(around, ("pause", "resume"), strict=False)]
     if seen["blocked_at"] is None:
         marks = []  # no drain was found waiting: no pause/resume pair to point at
-    lanes = ["transport", "server", "client write + drain", "client drain"]
-    fig = plt.figure(figsize=(8, 5.4), layout="constrained")
-    grid = fig.add_gridspec(2, 2)
-    whole, start, end = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])
-    tl.plot("drain() waits while the reader does not read", ax=whole, lanes=lanes)
-    tl.plot("The start, magnified", ax=start, lanes=lanes)
-    tl.plot("The end, magnified", ax=end, lanes=lanes)
-    first_writes = max(s.end for s in tl.spans_of("client write + drain"))
-    start.set_xlim(0, 1.5 * max([first_writes, *[at[name] for name, _ in marks[:1]]]))
-    gap = at["client drain returned"] - at["gate opened"]
-    end.set_xlim(at["gate opened"] - max(gap, 0.001), at["client drain returned"] + max(gap, 0.001))
-    for ax in (start, end):
-        ax.get_legend().remove()
-        ax.set_ylabel("")
-        ax.xaxis.set_major_locator(MaxNLocator(4))
-    end.set_yticklabels([])
-    whole.set_xlabel("")
-    for ax in (whole, start, end):
-        ax.set_ylim(len(lanes) - 0.5, -0.95)  # room above the lanes for the pause/resume labels
-        for mark, text in marks:
-            ax.axvline(at[mark], color="black", linestyle="--", linewidth=1)
-            ax.annotate(text, (at[mark], -0.45), xytext=(3, 0), textcoords="offset points",
-                        va="bottom", fontsize=9)
-        for mark, text, row in (("client write + drain: drain does not return", "probe timed out", 2),
-                                ("gate opened", "gate opened", 1)):  # a row of the lanes above
-            if (ax is whole and mark == "gate opened") or mark not in at:
-                continue  # named in the magnified end, clear of the legend
-            ax.annotate(text, (at[mark], row), xytext=(4, 9), textcoords="offset points",
-                        fontsize=8, arrowprops={"arrowstyle": "-", "linewidth": 0.6})
+    lanes = ["client drain", "server"]
+    fig, ax = plt.subplots(figsize=(8, 2.8), layout="constrained")
+    tl.plot("drain() waits while the reader does not read", ax=ax, lanes=lanes)
+    ax.set_ylim(len(lanes) - 0.5, -0.95)  # room above the lanes for the pause/resume labels
+    for mark, text in marks:
+        ax.axvline(at[mark], color="black", linestyle="--", linewidth=1)
+        ax.annotate(text, (at[mark], -0.45), xytext=(3, 0), textcoords="offset points",
+                    va="bottom", fontsize=9)
     return fig
 
 
@@ -564,14 +543,12 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # pause to its resume. The kernel's socket buffers on both sides take megabytes before any byte
 # stays in the transport (Linux grows its loopback TCP buffers up to `net.ipv4.tcp_rmem` and
 # `tcp_wmem`, so the amount depends on the machine); until they are full, each `drain()`
-# returns at once: the blue bar on the "client write + drain" lane, short next to the whole
-# run, ending at the pause.
+# returns at once.
 #
 # Then bytes pile up in the transport: past its high-water mark it calls `pause_writing()` on
-# its protocol, and `drain()` waits (the light green "client drain" bar: the probe's 0.05 s,
-# then the 0.3 s the gate stayed shut) until `resume_writing()`, which comes only after the
-# server starts reading and the buffer falls to the low-water mark (the dashed lines; the
-# magnified end shows that order). Without `drain()`, a producer that outruns its consumer
+# its protocol, and `drain()` waits (the "client drain" bar: the probe's 0.05 s, then the
+# 0.3 s the gate stayed shut) until `resume_writing()`, which comes only after the server
+# starts reading and the buffer falls to the low-water mark (the dashed lines). Without `drain()`, a producer that outruns its consumer
 # would grow the transport buffer without limit.
 #
 # :::
@@ -686,6 +663,24 @@ print("✓ closing the accepted connection ended the client's stream")
 # 4. close the connection with `close()` and `wait_closed()` on **every** path; when the call
 #    fails or is cancelled, `writer.transport.abort()` first: `close()` waits to send what is
 #    still buffered, and a peer that has stopped reading never takes it.
+#
+# :::{dropdown} The framing pieces you may use
+#
+# All are imported at the top of the chapter from `lab_snippets.framing`:
+#
+# - a frame is a 4-byte header, the payload length as a big-endian unsigned number, then the
+#   payload; `int.from_bytes(header, "big")` turns the header back into the length;
+# - `FrameTooLarge` and `TruncatedFrame` are plain exception classes:
+#   `raise FrameTooLarge("reply declares 5000 bytes")`;
+# - you may call `read_frame(reader, max_reply)`: it reads the header and the body with
+#   `readexactly`, raises `FrameTooLarge` from the header alone and `TruncatedFrame` when the
+#   stream ends inside a frame, and returns `None` when the stream ends cleanly between two
+#   frames (for this exercise a missing reply, so a `TruncatedFrame` too);
+# - `wait_closed()` raises the connection's error (a `ConnectionError` or another `OSError`)
+#   when the connection broke rather than closed, for example when the peer reset it; in a
+#   `finally` that only cleans up, catch those.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -1170,8 +1165,7 @@ blocks = [{"type": "thinking", "thinking": "hmm " * 1500},
           {"type": "text", "text": "I will list the files. " * 87},
           {"type": "tool_use", "name": "bash", "input": {"command": "ls"}}]
 events_written, frames = await serve_to_a_late_reader(blocks)  # folded above
-print(f"render_stream wrote {events_written} events and returned",
-      "(None: still at a write after 2 s);")
+print(f"render_stream wrote {events_written} events and returned;")
 print(f"only then did the client read: {len(frames)} frames,",
       f"{sum(map(len, frames)):,} bytes")
 
@@ -1184,18 +1178,15 @@ print(f"✓ all {events_written} events written and the coroutine returned while
       "the buffers held the whole response")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# A response of a few kilobytes fits in the buffers between the two programs (the transport's
-# 64 KiB before it pauses, then the kernel's socket buffers, which took megabytes in the
-# drain measurement above), so no `drain()` waits and `render_stream` returns as if the
-# client had read everything. For `_run_turn` this means a client that is still connected
-# but has stopped reading gets its turn recorded: a write notices it only once megabytes are
-# waiting. What its `except (ConnectionResetError, ...)` catches is a connection aiohttp
-# already knows is closing: its write then raises `ClientConnectionResetError`, a subclass of
+# So a write that returned does not mean the client read anything. A response of a few
+# kilobytes fits in the buffers between the two programs (the transport's 64 KiB before it
+# pauses, then the kernel's socket buffers, which took megabytes in the drain measurement
+# above), so no `drain()` waits and `render_stream` returns as if the client had read
+# everything. For `_run_turn` this means a client that is still connected but has stopped
+# reading gets its turn recorded: a write notices it only once megabytes are waiting. What
+# its `except (ConnectionResetError, ...)` catches is a connection aiohttp already knows is
+# closing: its write then raises `ClientConnectionResetError`, a subclass of
 # `ConnectionResetError`.
-#
-# :::
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
