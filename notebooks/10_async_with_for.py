@@ -504,8 +504,9 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 #
 # :::
 #
-# One more fact for the exercise: `CancelledError` is a `BaseException`, not an `Exception`, so
-# an `except Exception` does not catch a cancellation.
+# The exercise below needs one more fact about cancellation, which this short cell shows.
+# `CancelledError` is a `BaseException`, not an `Exception`, so an `except Exception` does not
+# catch a cancellation.
 
 # %%
 try:
@@ -513,7 +514,7 @@ try:
 except Exception:
     print("caught by except Exception")
 except BaseException as exc:
-    print(f"{type(exc).__name__} passed except Exception; except BaseException caught it")
+    print(f"{type(exc).__name__} passed except Exception; except BaseException got it")
 
 # %% [markdown]
 # ## Exercise 10.1 · A bounded, retrying, always-released boot
@@ -1012,7 +1013,7 @@ show_call_site("10b")
 # :::
 
 # %% [markdown]
-# What does the `finally` around `yield sb` buy? A sandbox that is never killed stays alive in
+# What does the `finally` around `yield sb` buy? A sandbox nobody kills stays alive in
 # E2B for up to an hour (slime's default lifetime, 3600 s). A run on our own
 # model of the quoted shape: `agent_sandbox` boots a `FakeSandbox`, yields it, and in its
 # `finally` awaits the sandbox's exit with three `None`s, as the quote does. Six agent runs go
@@ -1064,7 +1065,7 @@ async def agent_run(name: str, ends: str) -> str:
 # %%
 runs = ["finishes"] * 3 + ["crashes"] * 2 + ["outlives its guard"]
 results = await asyncio.gather(
-    *(agent_run(f"agent{i}", ends) for i, ends in enumerate(runs)), return_exceptions=True
+    *(agent_run(f"run{i}", ends) for i, ends in enumerate(runs)), return_exceptions=True
 )
 failed = sum(isinstance(r, BaseException) for r in results)
 told_failed = sum(t != "None" for t in FakeSandbox.told)
@@ -1082,9 +1083,9 @@ print(f"✓ all {len(runs)} sandboxes killed; none of the {failed} failed runs' 
 
 # %% [markdown]
 # Every sandbox was killed, the three whose run failed included. Without the `finally`, the
-# kill after `yield` would run only for the three runs that finished, and the other three
+# kill after `yield` would run only for the runs that finished, and the other three
 # sandboxes would stay alive in E2B for up to an hour each. The last printed line costs less: no
-# exit was told why its run ended, which matters only to an exit that acts on it (slime's
+# exit was told why its run ended, which would matter to an exit that acts on it (slime's
 # kills the sandbox whatever it is told).
 #
 # :::{dropdown} Why the run ends this way, and where slime sets these

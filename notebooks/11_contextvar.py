@@ -1053,8 +1053,8 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
 # entry, so its own entry stays on the list. The sample's `reward_model` span then finds its
 # own `sglang_generate` still there, a span that had already ended, or finds none when another
 # sample popped its `generate_and_rm` entry. Removing each span's own entry by name, as the
-# chapter's earlier helper did, would have kept these parents right, but only because each
-# sample here runs in one task. Let one sample run two spans at once in two tasks (two reward
+# chapter's earlier helper did, would have kept these parents right, thanks to something else:
+# each sample here runs in one task. Let one sample run two spans at once in two tasks (two reward
 # calls under `gather`, say): both carry the same trace id, so the second finds the first, its
 # sibling, as its parent. In a `ContextVar` each of the two tasks starts from a copy of its
 # parent's stack, so both find the sample's span.

@@ -117,12 +117,10 @@ while (message := results.get(timeout=10)) != "done":
 tl.mark("queue consumer: parent got 'done'")
 alive_after_done = is_running(consumer.pid)
 
-# poll 1: wait (up to 5 s) until the worker has exited, then mark that moment
-seen_at_exit = is_zombie_within(consumer.pid, timeout=5)
-tl.mark("queue consumer: exit")
+seen_at_exit = is_zombie_within(consumer.pid, timeout=5)  # poll 1: until it has exited
+tl.mark("queue consumer: exit")  # marked once poll 1 has seen the exit
 time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
-# poll 2: 0.3 s after the exit, before join: is the exited worker's pid still listed?
-seen_before_join = is_zombie_within(consumer.pid, timeout=0.1)
+seen_before_join = is_zombie_within(consumer.pid, timeout=0.1)  # poll 2: still listed?
 consumer.join(timeout=5)
 tl.mark("queue consumer: join() returned")
 print("results:", squares, "· still running at 'done':", alive_after_done)
