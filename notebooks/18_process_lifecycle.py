@@ -118,7 +118,7 @@ tl.mark("queue consumer: parent got 'done'")
 alive_after_done = is_running(consumer.pid)
 
 seen_at_exit = is_zombie_within(consumer.pid, timeout=5)  # poll 1: until it has exited
-tl.mark("queue consumer: exit")  # marked once poll 1 has seen the exit
+tl.mark("queue consumer: exit")
 time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
 seen_before_join = is_zombie_within(consumer.pid, timeout=0.1)  # poll 2: still listed?
 consumer.join(timeout=5)
