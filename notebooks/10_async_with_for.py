@@ -140,20 +140,21 @@ print("✓ __aexit__ ran on all three paths, before the caller heard of the exce
 async def sandbox(name: str, permits: asyncio.Semaphore, ledger: "SandboxLedger",
                   tl: Timeline, fail_attempts: int = 0, retries: int = 3):
     last_error: Exception | None = None
-    for attempt in range(retries):
+    for attempt in range(retries):  # 1. at most `retries` boot attempts
+        # 2. hold a permit only while this one attempt boots
         async with permits:
             try:
                 await boot_once(name, attempt, fail_attempts, ledger, tl)
-                break  # booted: leave the loop and skip its else
+                break  # 3. booted: leave the loop and skip its else
             except ConnectionError as exc:
                 last_error = exc
-        await asyncio.sleep(0.01 * (attempt + 1))  # back off without holding a permit
-    else:  # no break: every attempt failed
+        await asyncio.sleep(0.01 * (attempt + 1))  # 4. back off, permit given back
+    else:  # 5. no break: every attempt failed
         raise last_error
     try:
         yield name
     finally:
-        await close_sandbox(name, ledger, tl)
+        await close_sandbox(name, ledger, tl)  # 6. cleanup, on every way out
 
 
 # %% [markdown]
@@ -444,13 +445,35 @@ print("✓ aclosing closed the generator at the end of the block, before the nex
 # the task at whatever `await` it is stuck in. A task counts the cancel requests it has
 # received: `task.cancel()` adds one, `task.uncancel()` takes one back, and
 # `task.cancelling()` returns the count. Code that wants to know whether its task is on its way
-# out asks `cancelling()` (chapter 05's "Going further" fold has the details).
+# out asks `cancelling()`, for example a retry loop written as
+# `while not asyncio.current_task().cancelling():`.
 #
-# Below, a generator that would stream 100 lines runs under a 0.03 s guard, inside `aclosing`,
-# in the task running the cell. The cell prints the last three entries of the log (the
-# generator's two, then what the guard let out) and `cancelling()` for that task afterwards.
-# The guard cancelled the task once, and the task goes on running after the guard. Predict the
-# count it prints, 1 or 0.
+# Catching `CancelledError` does not change the count. `stubborn` below catches its cancel,
+# carries on, and returns what `cancelling()` says:
+
+# %%
+async def stubborn() -> int:
+    try:
+        await asyncio.sleep(1)
+    except asyncio.CancelledError:
+        pass  # caught, and the task carries on
+    return asyncio.current_task().cancelling()
+
+
+task = asyncio.create_task(stubborn())
+await asyncio.sleep(0.01)
+task.cancel()
+print("cancelling() after catching the cancel:", await task)
+
+# %% [markdown]
+# The count stays 1, so a `while not ...cancelling():` loop in that task would now stop at
+# once, although nobody wants the task gone any more.
+#
+# A time guard also catches the cancellation it caused (it lets out `TimeoutError` instead),
+# and the task goes on running after it. Below, a generator that would stream 100 lines runs
+# under a 0.03 s guard, inside `aclosing`, in the task running the cell. The cell prints the
+# last three entries of the log (the generator's two, then what the guard let out) and
+# `cancelling()` for that task afterwards. Predict the count: 1, as for `stubborn`, or 0?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 guard_log: list[str] = []
@@ -480,6 +503,18 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 # running for one on its way out. `sb1` above ended this way.
 #
 # :::
+#
+# The exercise below needs one more fact about cancellation, which this short cell shows.
+# `CancelledError` is a `BaseException`, not an `Exception`, so an `except Exception` does not
+# catch a cancellation.
+
+# %%
+try:
+    raise asyncio.CancelledError
+except Exception:
+    print("caught by except Exception")
+except BaseException as exc:
+    print(f"{type(exc).__name__} passed except Exception; except BaseException got it")
 
 # %% [markdown]
 # ## Exercise 10.1 · A bounded, retrying, always-released boot
@@ -951,6 +986,10 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 # Both are given back on the way out of a block, however the block is left; each caption below
 # says what that release does not cover, and what it would cost if it came late. Every such
 # site is listed in the [source inventory](../book/reference/inventory.md).
+#
+# Four names in the quotes: E2B is a hosted service that runs sandboxes; SGLang is the server
+# that generates the text; SSE (server-sent events) is a response that arrives as a stream of
+# lines; httpcore is the connection pool under the HTTP client httpx.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -974,10 +1013,11 @@ show_call_site("10b")
 # :::
 
 # %% [markdown]
-# What does the `finally` around `yield sb` buy, and what does its `(None, None, None)` cost?
-# A run on our own model of the quoted shape: `agent_sandbox` boots a `FakeSandbox`, yields it,
-# and in its `finally` awaits the sandbox's exit with three `None`s, as the quote does. Six agent
-# runs go through it, each inside a guard of 0.1 s as slime's `generate` wraps the sandbox in
+# What does the `finally` around `yield sb` buy? A sandbox nobody kills stays alive in
+# E2B for up to an hour (slime's default lifetime, 3600 s). A run on our own
+# model of the quoted shape: `agent_sandbox` boots a `FakeSandbox`, yields it, and in its
+# `finally` awaits the sandbox's exit with three `None`s, as the quote does. Six agent runs go
+# through it, each inside a guard of 0.1 s as slime's `generate` wraps the sandbox in
 # `asyncio.timeout(rollout_guard_sec)`: three finish, two crash, one outlives its guard. The
 # cell counts the sandboxes left alive, and the exits that were told their run had failed.
 
@@ -1025,7 +1065,7 @@ async def agent_run(name: str, ends: str) -> str:
 # %%
 runs = ["finishes"] * 3 + ["crashes"] * 2 + ["outlives its guard"]
 results = await asyncio.gather(
-    *(agent_run(f"sb{i}", ends) for i, ends in enumerate(runs)), return_exceptions=True
+    *(agent_run(f"run{i}", ends) for i, ends in enumerate(runs)), return_exceptions=True
 )
 failed = sum(isinstance(r, BaseException) for r in results)
 told_failed = sum(t != "None" for t in FakeSandbox.told)
@@ -1043,10 +1083,10 @@ print(f"✓ all {len(runs)} sandboxes killed; none of the {failed} failed runs' 
 
 # %% [markdown]
 # Every sandbox was killed, the three whose run failed included. Without the `finally`, the
-# kill after `yield` would run only for the runs that finished, and each of the other three
-# sandboxes would stay alive in E2B for up to an hour (slime's default lifetime, 3600 s). No
-# exit was told why, though; in slime that costs nothing today, because its sandbox's exit
-# kills the sandbox whatever it is told.
+# kill after `yield` would run only for the runs that finished, and the other three
+# sandboxes would stay alive in E2B for up to an hour each. The last printed line costs less: no
+# exit was told why its run ended, which would matter to an exit that acts on it (slime's
+# kills the sandbox whatever it is told).
 #
 # :::{dropdown} Why the run ends this way, and where slime sets these
 #

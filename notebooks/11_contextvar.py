@@ -159,7 +159,7 @@ print("✓ each task saw the value at its creation; the task's own set stayed in
 # :::
 
 # %% [markdown]
-# ## Measure: a stack of spans, where `set` returns a token and `reset` restores
+# ## Measure: which parent does each span record, with a stack in a `ContextVar`?
 #
 # Tracing needs more than one value: the stack of spans that are open right now, so that a
 # new span knows its parent. `var.set(value)` returns a `Token`; `var.reset(token)` puts
@@ -218,18 +218,17 @@ print("✓ every generate and reward span found its own sample as parent")
 #
 # Now the same program with the stack in a module-level list, pushed and popped around each
 # span, as code without `ContextVar` would do it. `span_with_global_stack` takes its parent
-# from the top of the list. Its `right_parent` argument is the parent the span should get, so
-# that the run can compare the two.
+# from the top of the list, and removes its own name when it ends.
 
 # %%
 shared_stack: list[str] = []
-global_records: list[tuple[str, str | None, str | None]] = []  # (span, found, right)
+global_records: list[tuple[str, str | None]] = []  # (span, the parent it found)
 
 
 @contextmanager
-def span_with_global_stack(name: str, right_parent: str | None) -> Iterator[None]:
+def span_with_global_stack(name: str) -> Iterator[None]:
     found = shared_stack[-1] if shared_stack else None
-    global_records.append((name, found, right_parent))
+    global_records.append((name, found))
     shared_stack.append(name)
     try:
         with shared_tl.span(name, state="waiting"):
@@ -240,10 +239,17 @@ def span_with_global_stack(name: str, right_parent: str | None) -> Iterator[None
 
 # %% [markdown]
 # The folded cell below holds the code that draws both runs one above the other, one lane per
-# sample, each `generate` and `reward` span labelled with the parent it found.
+# sample, each `generate` and `reward` span labelled with the parent it found, and
+# `own_parent(name)`, the parent a span should find (`sample 1` for `generate 1`, none for a
+# `sample` span).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 import matplotlib.pyplot as plt
+
+
+def own_parent(name: str) -> str | None:
+    """The parent a span of the shared-list run should find: its sample, or none."""
+    return None if name.startswith("sample") else f"sample {name.split()[1]}"
 
 
 def draw_both_runs() -> tuple[Timeline, Timeline]:
@@ -262,7 +268,8 @@ def draw_both_runs() -> tuple[Timeline, Timeline]:
                      f"{part}\nparent: {parent}", ha="center", va="center", fontsize=7)
     with_shared = Timeline()
     with_shared.t0 = shared_tl.t0
-    for name, found, right in global_records:
+    for name, found in global_records:
+        right = own_parent(name)
         if right is not None:
             done = shared_tl.spans_of(name)[0]
             with_shared.add(right, shared_tl.t0 + done.start, shared_tl.t0 + done.end,
@@ -290,17 +297,17 @@ def draw_both_runs() -> tuple[Timeline, Timeline]:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def sample_with_global_stack(sample: int) -> None:
     name = f"sample {sample}"
-    with span_with_global_stack(name, right_parent=None):
-        with span_with_global_stack(f"generate {sample}", right_parent=name):
+    with span_with_global_stack(name):
+        with span_with_global_stack(f"generate {sample}"):
             await asyncio.sleep(0.03 + 0.01 * sample)
-        with span_with_global_stack(f"reward {sample}", right_parent=name):
+        with span_with_global_stack(f"reward {sample}"):
             await asyncio.sleep(0.02)
 
 
 shared_tl = Timeline()  # the same spans, timed for the figure below
 await asyncio.gather(*(sample_with_global_stack(i) for i in range(3)))
-wrong_parents = [(name, found) for name, found, right in global_records
-                 if found != right]
+wrong_parents = [(name, found) for name, found in global_records
+                 if found != own_parent(name)]
 print("generate and reward spans with a wrong parent:",
       [(name, found) for name, found in wrong_parents if not name.startswith("sample")])
 print("sample spans that found a parent (they should find none):",
@@ -1046,9 +1053,10 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
 # entry, so its own entry stays on the list. The sample's `reward_model` span then finds its
 # own `sglang_generate` still there, a span that had already ended, or finds none when another
 # sample popped its `generate_and_rm` entry. Removing each span's own entry by name, as the
-# chapter's earlier helper did, would have kept these parents right, because the trace id
-# then finds the sample's innermost open span; the plain `pop()` is what breaks. A
-# `ContextVar` needs neither care: each task's own context keeps the pushes and pops of eight
-# samples apart.
+# chapter's earlier helper did, would have kept these parents right, thanks to something else:
+# each sample here runs in one task. Let one sample run two spans at once in two tasks (two reward
+# calls under `gather`, say): both carry the same trace id, so the second finds the first, its
+# sibling, as its parent. In a `ContextVar` each of the two tasks starts from a copy of its
+# parent's stack, so both find the sample's span.
 #
 # :::

@@ -80,7 +80,9 @@ def is_zombie_within(pid: int, timeout: float) -> bool:
 # a queue until it reads the stop message `None`, puts `"done"` on the results queue, then
 # spends `linger` seconds (0.15 below) on what a real worker does last, such as flushing and
 # closing. It lives in the course's worker module, because a `spawn` child imports its target
-# by name and cannot find a function defined in a notebook.
+# by name and cannot find a function defined in a notebook. Two small helpers of that module
+# appear in the workers' code: `_bounded(seconds)` caps a wait so no worker outlives a broken
+# run, and `_announce(ready)` tells the parent "ready" through a pipe or an event.
 
 # %% tags=["remove-input"]
 show_source(consume_until_stop)
@@ -115,14 +117,14 @@ while (message := results.get(timeout=10)) != "done":
 tl.mark("queue consumer: parent got 'done'")
 alive_after_done = is_running(consumer.pid)
 
-seen_at_exit = is_zombie_within(consumer.pid, timeout=5)
+seen_at_exit = is_zombie_within(consumer.pid, timeout=5)  # poll 1: until it has exited
 tl.mark("queue consumer: exit")
 time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
-seen_before_join = is_zombie_within(consumer.pid, timeout=0.1)
+seen_before_join = is_zombie_within(consumer.pid, timeout=0.1)  # poll 2: still listed?
 consumer.join(timeout=5)
 tl.mark("queue consumer: join() returned")
 print("results:", squares, "· still running at 'done':", alive_after_done)
-print("exited, and still listed (a zombie) 0.3 s later:", seen_before_join)
+print("pid still listed 0.3 s after the exit:", seen_before_join)
 print("exit code:", consumer.exitcode,
       "· pid exists after join:", psutil.pid_exists(consumer.pid))
 
@@ -248,9 +250,8 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # The cell below calls `terminate()`, gives the worker 0.2 s of grace with `join(timeout=0.2)`,
 # asks `is_alive()` (it does not end the process; on one that has already exited it reaps
 # it), then calls `kill()` and
-# `join` again. The code tells you SIGTERM will not end it; predict what it does not tell
-# you: which `exitcode` does the worker end with, the -15 of the signal it was sent first,
-# or another?
+# `join` again. Predict from the worker's code: is it still alive after the 0.2 s of grace,
+# and which `exitcode` does it end with?
 
 # %% tags=["remove-input"]
 show_source(ignore_sigterm)
@@ -853,6 +854,8 @@ print("run returned", flush=True)  # the program's last line
 
 # %% [markdown]
 # Predict: one second after the program has printed its last line, is it still running?
+# (Chapter 09 showed what the interpreter does at its end with a thread that is not a daemon;
+# a `Process` has a `daemon` flag too, off unless you set it.)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 program = subprocess.Popen([sys.executable, "-c", RUN_WITHOUT_JOIN, str(LINGER)],
