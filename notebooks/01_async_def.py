@@ -12,7 +12,7 @@
 # 3. see what becomes of a coroutine object that nothing ever drives;
 # 4. check each of the three with `inspect`.
 #
-# **Needs** basic Python functions and generators · about 60 minutes
+# **Needs** basic Python functions and generators · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -24,6 +24,7 @@ import asyncio
 import gc
 import inspect
 import sys
+import time
 import warnings
 
 from lab_snippets.timeline import Timeline, figure_style
@@ -200,12 +201,60 @@ print("✓ the Task's body started only when the caller suspended")
 # %% [markdown]
 # ## Measure: three coroutine objects created together, which body starts when?
 #
-# `Timeline` is the course's stopwatch (the [reading guide](../book/reading_guide.md) shows its
-# charts): `with tl.span(name, state=...)` records a block as one bar, coloured by its state,
-# and `tl.mark(name)` writes down one named moment. The folded cell holds the instruments.
-# `busy(seconds)` spins in plain Python for that long, holding the loop. `timed_body(name)` is
-# the body under test: 0.005 s of `busy`, then 0.04 s suspended in `await asyncio.sleep`.
-# `draw_three_bodies` draws the run under the answer.
+# The cell below creates three coroutine objects at the same moment and drives them in three
+# ways. `first` is awaited at once. The Task is created next, just before the caller does
+# 0.05 s of busy work of its own: a loop in plain Python, with no `await` in it.
+# `awaited_late` is awaited after that busy work. Each body writes to `order` when it starts.
+#
+# Predict: of `awaited_late` and the Task, which body starts first, and does either of them
+# start during the caller's busy work?
+
+# %%
+async def noted_body(name: str, order: list[str]) -> None:
+    order.append(f"{name}: body started")
+    await asyncio.sleep(0.04)
+
+
+order: list[str] = []
+first = noted_body("awaited at once", order)
+awaited_late = noted_body("awaited later", order)
+as_task = noted_body("as a Task", order)
+
+await first
+task = asyncio.create_task(as_task)
+order.append("caller: busy work started")
+busy_until = time.perf_counter() + 0.05
+while time.perf_counter() < busy_until:
+    pass  # plain code, no await
+order.append("caller: busy work ended")
+await awaited_late
+await task
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+print(*order, sep="\n")
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert order == ["awaited at once: body started", "caller: busy work started",
+                 "caller: busy work ended", "awaited later: body started",
+                 "as a Task: body started"], order
+print("✓ neither body started during the busy work, and `awaited_late` started first")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The Task was created first, yet `awaited_late` started first, and neither started during
+# the busy work. `await awaited_late` runs its body at once, in the caller. The Task's body
+# can start only when the loop gets a turn, and the busy work gave it none: the Task waited
+# for the caller's busy work, and then for `awaited_late`. Chapter 02 finds out exactly
+# where the loop gets its turn.
+#
+# :::
+#
+# To see this run on a clock, the folded cells below repeat it with `Timeline`, the course's
+# stopwatch (the [reading guide](../book/reading_guide.md) shows its charts): each
+# `with tl.span(...)` block becomes one bar. Each body now also spins for 0.005 s before its
+# sleep, so that its start shows as a bar. Red marks code that holds the
+# loop, the caller's busy work and each body's short spin alike.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show busy, timed_body and the plotting code"}
 def busy(seconds: float) -> None:
@@ -215,33 +264,19 @@ def busy(seconds: float) -> None:
 
 
 async def timed_body(name: str) -> None:
-    with tl.span(name):  # the body's own work
+    with tl.span(name, state="blocked"):  # the body's own work: it holds the loop
         busy(0.005)
     with tl.span(name, state="waiting"):  # suspended in its await
         await asyncio.sleep(0.04)
 
 
-def draw_three_bodies(bodies: tuple[str, ...], starts: dict[str, float]) -> None:
-    created_at = next(e.at for e in tl.events if e.name == "all three created")
-    for label in bodies:  # the time each object existed without running, drawn grey:
-        # the timeline's grey state is named "cancelled"; the legend below renames it here
-        tl.add(label, tl.t0 + created_at, tl.t0 + starts[label], state="cancelled")
+def draw_three_bodies() -> None:
     tl.plot("Three coroutine objects created together: when does each body run?",
             lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"],
-            meanings={"cancelled": "created, not started", "waiting": "suspended in await",
-                      "blocked": "holding the loop"})
+            meanings={"waiting": "suspended in await", "blocked": "holding the loop"})
 
 
-# %% [markdown]
-# The cell below creates three coroutine objects of `timed_body` at the same moment and drives
-# them in three ways. `first` is awaited at once. The Task is created next, before the caller
-# does 0.05 s of busy work of its own (the same spin as `busy`, written out so that you can see
-# it contains no `await`). `awaited_late` is awaited after that busy work.
-#
-# Predict: of `awaited_late` and the Task, which body starts first, and does either of them
-# start during the caller's busy work?
-
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same run, with the stopwatch"}
 tl = Timeline()
 first = timed_body("awaited at once")
 awaited_late = timed_body("awaited later")
@@ -257,30 +292,13 @@ with tl.span("caller's own work", state="blocked"):
 await awaited_late
 await task
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 bodies = ("awaited at once", "awaited later", "as a Task")
 starts = {label: tl.spans_of(label)[0].start for label in bodies}
 blocked = tl.spans_of("caller's own work")[0]
 print(f"caller's busy work: from {blocked.start:.3f} s to {blocked.end:.3f} s")
 for label in sorted(bodies, key=starts.get):
     print(f"{label:<16} body started at {starts[label]:.3f} s")
-draw_three_bodies(bodies, starts)  # the run on a timeline (plotting code folded above)
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# The Task was created first, yet `awaited_late` started first, and neither started during
-# the busy work. `await awaited_late` runs its body directly, in the caller, without handing the
-# loop anything; a Task starts only when the loop gets a turn, and the loop gets one only when
-# some code suspends, here at the first `await asyncio.sleep` inside `awaited_late`'s body,
-# after the busy work. Awaiting a coroutine does not by itself let other tasks run; a suspension does.
-#
-# The chart under the answer shows the same run: compare where each blue bar begins with where
-# the red bar ends. A grey bar before a body ("created, not started" in the legend) is the
-# time its object existed without running. Each body's own 0.005 s spin holds the loop too, but it is drawn blue as that
-# body's work; red marks only the caller's spin, the one the Task has to wait out.
-#
-# :::
+draw_three_bodies()
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: task-waits-while-caller-blocks
@@ -360,7 +378,9 @@ else:
 #
 # A coroutine object you decide not to await can be closed: `close()` marks it finished
 # without running its body, so it does not warn "was never awaited" when it is destroyed.
-# The cell below closes one and reads its state with `inspect.getcoroutinestate`.
+# The cell below closes one and reads its state with `inspect.getcoroutinestate`. Then it
+# closes `returned`, the object awaited to its end at the top of the page: closing a finished
+# object does nothing, so you may close every object without tracking which ones ran.
 
 # %%
 closed_log: list[str] = []
@@ -372,6 +392,8 @@ with warnings.catch_warnings(record=True) as caught_after_close:
     del unused
     gc.collect()
 print("warnings:", [str(w.message) for w in caught_after_close])
+returned.close()  # finished already: nothing happens
+print("the finished object after close():", inspect.getcoroutinestate(returned))
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert closed_log == [] and caught_after_close == [], (closed_log, caught_after_close)
@@ -436,13 +458,12 @@ print("✓ both endings ran the finally, and the exception went on to the Task")
 #
 # 1. first create one coroutine object `record_job(job_id, log)` for **every** id, in the
 #    given order (a repeated id once per occurrence), without running any of them;
-# 2. then await them one by one in **reverse** order, each after the previous one has ended;
+# 2. then await them one by one in **reverse** order, one ending before the next starts;
 # 3. return their results in the order they were awaited;
-# 4. if a body raises, let its error come out of `run_in_reverse` and await no later body; if
-#    the caller cancels `run_in_reverse` (chapter 05 covers cancellation), end cancelled and
-#    start no later body;
-# 5. either way, close each object you did not await before returning, so none of them warns
-#    "was never awaited".
+# 4. if a body raises, or the caller cancels `run_in_reverse` (a cancel arrives at the
+#    `await` as an exception), let that exception out and start no later body;
+# 5. either way, close the objects you did not await before returning, so none of them warns
+#    "was never awaited" (closing a finished one does nothing).
 #
 # Several calls at once, each with its own `log`, must each behave as if alone.
 #
@@ -733,42 +754,8 @@ show_call_site("01b")
 # The second call site separates creating from running, as Exercise 1.1 does: `eval_rollout`
 # builds every dataset's coroutine object first and runs them only at its one `await`. Where
 # Exercise 1.1 then awaits the objects one by one, `eval_rollout` hands the list to
-# `asyncio.gather` (chapter 03), which starts the bodies together, so the datasets' requests
-# are in flight at the same time instead of one dataset after another.
+# `asyncio.gather` (chapter 03), which starts the bodies together, not one after another. Chapter 02
+# measures what that choice is worth for two requests.
 
 # %% tags=["remove-input"]
 show_call_site("01")
-
-# %% [markdown]
-# A model of this quote, to see the difference: two stand-in datasets of 0.1 s each, first
-# awaited one by one inside the loop, then created first and handed to `asyncio.gather`, as
-# `eval_rollout` does.
-
-# %%
-async def eval_dataset(name: str) -> str:
-    await asyncio.sleep(0.1)  # stands in for the dataset's requests to the servers
-    return name
-
-
-clock = asyncio.get_running_loop().time
-dataset_names = ["math", "code"]
-began = clock()
-one_by_one = [await eval_dataset(name) for name in dataset_names]
-one_by_one_took = clock() - began
-began = clock()
-gathered = await asyncio.gather(*[eval_dataset(name) for name in dataset_names])
-gathered_took = clock() - began
-print(f"await inside the loop:      {one_by_one} in {one_by_one_took:.2f} s")
-print(f"objects first, then gather: {gathered} in {gathered_took:.2f} s")
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: objects-first-lets-the-datasets-overlap
-assert one_by_one == gathered == dataset_names, "both keep the datasets' list order"
-assert gathered_took < 0.75 * one_by_one_took, (
-    f"gather must overlap the two datasets: {gathered_took:.3f} s vs {one_by_one_took:.3f} s")
-print(f"✓ gathered in {gathered_took / one_by_one_took:.2f} × the time of one by one")
-
-# %% [markdown]
-# Awaited one by one, the two datasets took the sum of their times; created first and
-# gathered, about the time of one. In `eval_rollout` the same choice decides whether each eval
-# dataset adds its whole running time to each evaluation, or runs beside the others.

@@ -13,7 +13,7 @@
 #    the program;
 # 4. find out what asyncio's debug mode, which logs slow callbacks, tells you about a blocking call.
 #
-# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 60 minutes
+# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -168,16 +168,12 @@ print("✓ the bystander ran only where a step suspended")
 # ### Does `await response.aread()` suspend?
 #
 # Now a library call. The slime helper quoted at the end of this chapter awaits an
-# HTTP POST with httpx and then awaits `response.aread()`. Does the second `await` suspend?
+# HTTP POST with httpx, `await client.post(...)`, and then awaits `response.aread()`, which
+# returns the response's body. Does the second `await` suspend?
 #
-# One fact about httpx first. A plain `client.post(...)` is not a streaming request: before
-# `post` returns, httpx reads the whole body and keeps it on the response. A streaming request,
-# `client.send(request, stream=True)`, returns as soon as the headers are in; the body is
-# still in the connection until you read it. (httpx 0.28.1: `AsyncClient.send` awaits
-# `response.aread()` itself unless `stream=True`.)
-#
-# The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body)
-# twice, once each way. Meanwhile a bystander task, `count_turns`, adds one
+# The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body) twice: once with a
+# plain `client.post`, as slime does, and once with a *streaming* request,
+# `client.send(request, stream=True)`. Meanwhile a bystander task, `count_turns`, adds one
 # to `counter["turns"]` each time the loop gives it a turn. Predict the bystander's count
 # during each `aread()`: none, or some?
 
@@ -237,18 +233,17 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # :::{dropdown} Why
 #
 # The plain version awaits the `post`, then the `aread()`, and only the first of those awaits
-# suspends: httpx's `post` is not a streaming request, so it reads the whole body before it
-# returns, and the `aread()` after it only hands back bytes already stored on the response. A
-# streaming request returns as soon as the headers are in, and its `aread()` still has the body
-# to read through the connection. So the `aread()` after the plain `post` gave the bystander no
+# suspends: a plain `post` is not a streaming request, so httpx reads the whole body before
+# `post` returns, and the `aread()` after it only hands back bytes already stored on the
+# response. A streaming request returns as soon as the headers are in, and its `aread()` still
+# has the body to read through the connection. So the `aread()` after the plain `post` gave the bystander no
 # turn at all, while the streaming one gave it some; both requests gave it turns while they
 # waited for the server. An `await` suspends only when the awaited coroutine reaches a point
 # that yields to the loop: something not ready yet, or a deliberate yield such as
 # `asyncio.sleep(0)`.
 #
-# The streaming row's number is not a count of network waits: anyio, under httpx, gives the
-# loop a turn at every read of the connection, even when the bytes have already arrived.
-# (Checked with anyio 4.16.0, httpcore 1.0.9 and httpx 0.28.1: `SocketStream.receive`.)
+# The streaming row's number is not a count of network waits: the library under httpx gives
+# the loop a turn at every read of the connection, even when the bytes have already arrived.
 #
 # :::
 
@@ -457,8 +452,8 @@ if sys.version_info < (3, 14):
 # 1. call `is_ready()` at once; if it returns `True`, return the number of checks made so far;
 # 2. otherwise wait `interval` seconds after the check has answered, **without blocking the
 #    event loop** (and without spinning), and check again;
-# 3. still not ready `timeout` seconds after the start: raise `TimeoutError` on time (never
-#    sleep past the deadline);
+# 3. never sleep past the deadline (`timeout` seconds after the start): end the last wait at
+#    the deadline, check once more, and raise `TimeoutError` if still not ready;
 # 4. let an error from `is_ready()`, or a cancellation, come out at once, leaving no task
 #    running.
 #
@@ -497,7 +492,7 @@ if sys.version_info < (3, 14):
 #
 # :::
 #
-# :::{dropdown} Hint: the deadline, which the chapter has not run yet
+# :::{dropdown} Hint: how to keep the deadline
 #
 # Fix the deadline once, before the first check, as `time.monotonic()` plus `timeout`; after
 # each check, the time left is the deadline minus `time.monotonic()`. When nothing is left,
@@ -978,8 +973,8 @@ show_call_site("02")
 # loop stays free, but it always sleeps the whole 0.1 s and checks its deadline only after the
 # next query. (Its deadline is on `time.time()`, the wall clock, which a clock change would
 # move; the model reads `time.monotonic()`.) A model of it, written for this page, with a
-# query that takes 0.01 s and answers "busy", and `timeout_s = 0.05`; a plain wait of
-# `timeout_s` plus half a sleep, started beside it, marks "late".
+# query that takes 0.01 s and answers "busy", and `timeout_s = 0.05`; the run prints when the
+# deadline was and when the `TimeoutError` came.
 
 # %%
 async def poll_like_the_teacher_server(query, timeout_s: float,
@@ -998,7 +993,7 @@ async def busy() -> bool:  # a query that takes 0.01 s and answers "busy"
     return False
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the run that prints how late it raised"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the run that prints when it raised"}
 TIMEOUT_S, EVERY = 0.05, 0.1
 late_mark = asyncio.create_task(asyncio.sleep(TIMEOUT_S + EVERY / 2))
 poll_start = time.monotonic()
@@ -1008,8 +1003,8 @@ try:
 except TimeoutError:
     raised_after = time.monotonic() - poll_start
     passed_the_mark = late_mark.done()
-print(f"TimeoutError {raised_after - TIMEOUT_S:.2f} s after timeout_s = {TIMEOUT_S} s;",
-      f"after the wait of {TIMEOUT_S + EVERY / 2:.2f} s: {passed_the_mark}")
+print(f"deadline at {TIMEOUT_S:.2f} s, TimeoutError at {raised_after:.2f} s",
+      f"(a query, the whole {EVERY} s sleep, a query)")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: teacher-poller-overshoots-its-deadline

@@ -99,7 +99,48 @@ print("✓ the three bodies started after create_task returned, in creation orde
 # 2, and the creator resumes after the last of them, as the five marks of the answer show.
 #
 # :::
+
+# %% [markdown]
+# :::{dropdown} Python versions: a task done inside `create_task`
 #
+# With the default task factory, on every Python version, a new task is never done before
+# the creator suspends. With the eager task factory of Python 3.12 that chapter 01 showed, a
+# body that never suspends (a cache hit, say) *finishes* inside `create_task`: the task is
+# already done when you get it. (The documentation of Python 3.14 adds a form for one call,
+# `create_task(coro, eager_start=True)`.) On Python 3.12 and later, the folded cell below
+# shows it; on older Pythons it creates the task the default way and prints that it is not
+# done yet.
+#
+# :::
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+async def cached_score(name: str) -> str:
+    return f"{name} from cache"  # no await: nothing to wait for
+
+
+if sys.version_info >= (3, 12):
+    loop = asyncio.get_running_loop()
+    previous_factory = loop.get_task_factory()
+    loop.set_task_factory(asyncio.eager_task_factory)
+    try:
+        hit = asyncio.create_task(cached_score("sample 7"))
+        done_at_creation = hit.done()
+    finally:
+        loop.set_task_factory(previous_factory)
+    print("done right after create_task:", done_at_creation, "->", hit.result())
+else:
+    hit = asyncio.create_task(cached_score("sample 7"))
+    done_at_creation = hit.done()
+    await hit
+    print("Python < 3.12: a new task is never done before the creator suspends:",
+          done_at_creation)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert done_at_creation == (sys.version_info >= (3, 12)), done_at_creation
+print(f"✓ done right after create_task: {done_at_creation} "
+      "(True with the eager factory of 3.12+, False with the default one)")
+
+# %% [markdown]
 # ## In what order does `gather` answer?
 #
 # `asyncio.gather(*aws)` waits for all of them and returns a list of their results. Below, the
@@ -146,19 +187,19 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# Two facts to reason from. The loop's own list of tasks (`asyncio.all_tasks()`) holds them
-# only *weakly*: it does not keep a task alive. While a task is suspended, what will wake it
-# up holds it: a sleep's timer sits in the loop, and a Future (the awaitable behind a reply, an
-# `asyncio.Event` or a `Queue`) holds the wake-up callback of the task awaiting it, as long as
-# something holds the Future in turn.
+# The loop's own list of tasks (`asyncio.all_tasks()`) does not keep a task alive: it holds
+# them only *weakly*. A waiting task is kept alive by what will wake it up:
 #
-# A realistic case: a client files the Future of each pending request in a registry of weak
-# references (a `weakref.WeakValueDictionary`), so that abandoned requests clean themselves up,
-# and `deliver(id, value)` hands a reply to the Future filed under that id. Task A sends a
-# request and waits for its reply that way; task B waits on `asyncio.sleep(0.05)`. The cell
-# after next creates both, drops every reference to them, lets them start, runs the garbage
-# collector with `gc.collect()`, then tries to deliver A's reply. Predict both rows it prints:
-# is the task alive after `gc.collect()`, and does A get its reply?
+# - a task in `asyncio.sleep` is held by the sleep's timer, and the loop holds its timers;
+# - a task awaiting a Future (the awaitable behind a reply, an `asyncio.Event` or a `Queue`)
+#   is held by that Future, and only as long as something holds the Future.
+#
+# The cell after next drops two tasks, lets them start and runs the garbage collector,
+# `gc.collect()`. Task B waits in `asyncio.sleep(0.05)`. Task A waits for a reply, the way
+# some clients do it: the Future of each pending request is filed in a registry that holds it
+# only weakly (a `weakref.WeakValueDictionary`, so that abandoned requests clean themselves
+# up), and `deliver(id, value)` hands a reply to the Future filed under that id. Predict both
+# rows it prints: is each task alive after `gc.collect()`, and does A get its reply?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
@@ -356,8 +397,7 @@ print("✓ with return_exceptions=True the error takes the failed entry's place"
 #
 # A `TaskGroup` (Python 3.11+) is the other way to run several tasks: you create them with
 # `tg.create_task(...)` inside `async with asyncio.TaskGroup() as tg:`. What it raises is an `ExceptionGroup`, a bundle of exceptions;
-# `except* ValueError` catches the `ValueError`s in it. The folded cell below holds the code
-# that draws the two runs, `gather`'s and the `TaskGroup`'s, on one time axis.
+# `except* ValueError` catches the `ValueError`s in it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def as_in_progress(tl: Timeline) -> Timeline:
@@ -796,46 +836,6 @@ _sc.differential(score_group, _reference, _sc.several(_plans()), _observe, _comp
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## Python versions: a task done inside `create_task`
-#
-# **A task can finish inside `create_task`, with eager tasks only.** With the default task
-# factory, on every Python version, a new task is never done before the creator suspends.
-# Chapter 01 showed the eager task factory of Python 3.12
-# (`loop.set_task_factory(asyncio.eager_task_factory)`); the documentation of Python 3.14 adds
-# a form for one call, `create_task(coro, eager_start=True)`. An eager `create_task` runs the body at once, up to
-# its first real suspension, so a body that never suspends (a cache hit, say) *finishes*
-# inside `create_task`, and the task is already done when you get it. On Python 3.12 and
-# later, the folded cell below shows it with the eager factory; on older Pythons it creates
-# the task the default way and prints that it is not done yet.
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
-async def cached_score(name: str) -> str:
-    return f"{name} from cache"  # no await: nothing to wait for
-
-
-if sys.version_info >= (3, 12):
-    loop = asyncio.get_running_loop()
-    previous_factory = loop.get_task_factory()
-    loop.set_task_factory(asyncio.eager_task_factory)
-    try:
-        hit = asyncio.create_task(cached_score("sample 7"))
-        done_at_creation = hit.done()
-    finally:
-        loop.set_task_factory(previous_factory)
-    print("done right after create_task:", done_at_creation, "->", hit.result())
-else:
-    hit = asyncio.create_task(cached_score("sample 7"))
-    done_at_creation = hit.done()
-    await hit
-    print("Python < 3.12: a new task is never done before the creator suspends:",
-          done_at_creation)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert done_at_creation == (sys.version_info >= (3, 12)), done_at_creation
-print(f"✓ done right after create_task: {done_at_creation} "
-      "(True with the eager factory of 3.12+, False with the default one)")
-
-# %% [markdown]
 # ## Summary
 #
 # - `create_task` schedules a body and returns; the body starts at the creator's next
@@ -906,16 +906,16 @@ print("✓ the group failed at sample 3's error; its 7 other samples generated o
 
 # %% [markdown]
 # The group failed at 0.02 s, and seven samples went on generating for a result nobody will
-# read: some 0.56 s of generation wasted. In slime each of them also holds a permit of the
+# read: 7 × 0.08 s, some 0.56 s of generation wasted. In slime each of them also holds a permit of the
 # semaphore that limits generation (chapter 06), so the samples of other groups wait behind
 # them. Had the group used a `TaskGroup`, as Exercise 3.1 asks, the seven would have been
 # cancelled before the group's task ended.
 #
-# :::{dropdown} Where the error goes, and why 0.56 s
+# :::{dropdown} Where the error goes
 #
 # The group's task failed with sample 3's own `ConnectionError` (not an `ExceptionGroup`: it
 # is `gather`'s, not a `TaskGroup`'s), and at that moment each of the seven other samples had
-# about 0.08 s still to go: 7 × 0.08 s. The semaphore is `generate_and_rm`'s (quoted in
+# about 0.08 s of its 0.1 s still to go. The semaphore is `generate_and_rm`'s (quoted in
 # chapter 06). The group's error comes out of `task.result()` in the rollout loop that
 # chapter 04 quotes. With a `TaskGroup` the check above would find no sample still running.
 #
