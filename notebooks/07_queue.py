@@ -330,9 +330,9 @@ for calls_task_done in (True, False):
     handled_items = sum("handled" in entry for entry in log)
     cancelled = all(w.cancelled() for w in workers)
     outcome[calls_task_done] = (log[-1], handled_items, cancelled)
-for calls_task_done, label in ((True, "with task_done:   "), (False, "without task_done:")):
+for calls_task_done, label in ((True, "with task_done:"), (False, "without task_done:")):
     last_line, handled_items, cancelled = outcome[calls_task_done]
-    print(f"{label} last log line {last_line!r}, items handled {handled_items}, "
+    print(f"{label:<18} last log line {last_line!r}, items handled {handled_items}, "
           f"workers cancelled {cancelled}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -899,7 +899,7 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
 # The gate counts waiting groups only when the loop starts new ones, and a group it starts
 # lands on the queue when it finishes, whatever the queue holds by then. One moment in the run:
 # the trainer has just taken a group, 3 are left waiting, and no group is being generated. The
-# gate is open (3 is fewer than 4), so the loop starts 4 groups, and all 4 land: 3 + 4 = 7
+# gate is open (3 is fewer than 4), so the loop starts 4 groups, and the 4 land: 3 + 4 = 7
 # waiting.
 #
 # In slime each waiting group was generated with the weights of its time, so the newest can
@@ -918,7 +918,7 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
 # thread with no event loop on it, where a blocking `get()` is exactly the wait it wants. The
 # loop there copies a model's weights, one tensor at a time, from the GPU into a few reusable
 # CPU buffers, and hands each to a thread pool that compares it with the previous version. The
-# queue holds the buffers that are free, so the copying waits whenever all of them are in use.
+# queue holds the buffers that are free, so the copying waits when no buffer is free.
 
 # %% tags=["remove-input"]
 show_call_site("07c")

@@ -335,13 +335,11 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
                          initargs=(worker_log,)) as executor:
     executor.submit(square_in_notebook, 7).result()
 
-# %% [markdown]
-# What the parent never reads: how the function was pickled, and the worker's own stderr.
-
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show what the worker said"}
 print("the function, pickled:", pickle.dumps(square_in_notebook))
-with open(worker_log) as log:
-    print("the worker's last stderr line:", (log.read().strip().splitlines() or ["(none)"])[-1])
+with open(worker_log) as log:  # the worker's stderr, which the parent never reads
+    last_line = (log.read().strip().splitlines() or ["(none)"])[-1]
+print("the worker's last stderr line:", last_line)
 
 # %% [markdown]
 # :::{dropdown} Why
