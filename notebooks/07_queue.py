@@ -330,7 +330,8 @@ for calls_task_done in (True, False):
     handled_items = sum("handled" in entry for entry in log)
     cancelled = all(w.cancelled() for w in workers)
     outcome[calls_task_done] = (log[-1], handled_items, cancelled)
-for calls_task_done, label in ((True, "with task_done:"), (False, "without task_done:")):
+for calls_task_done in (True, False):
+    label = "with task_done:" if calls_task_done else "without task_done:"
     last_line, handled_items, cancelled = outcome[calls_task_done]
     print(f"{label:<18} last log line {last_line!r}, items handled {handled_items}, "
           f"workers cancelled {cancelled}")

@@ -564,7 +564,7 @@ import time
 from lab_snippets.proc_workers import exit_with
 
 with SPAWN.Pool(processes=2) as pool:
-    pending = pool.starmap_async(exit_with, [(3,)])  # this call ends its own worker process
+    pending = pool.starmap_async(exit_with, [(3,)])  # ends its own worker process
     try:
         pending.get(timeout=1)
         timed_out = False
