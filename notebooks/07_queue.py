@@ -466,26 +466,23 @@ def hand_to_loop(loop: asyncio.AbstractEventLoop, handed: asyncio.Queue,
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 collected: list[str] = []
 async with LoopWatch(interval=0.005) as watch:  # a heartbeat task, ticking every 5 ms
-    # stretch 1, polling: five groups, one per 0.03 s
     producer_thread = threading.Thread(target=rollout_thread, args=(5, 0.03))
     producer_thread.start()
-    with Stretch() as polling:
+    with Stretch() as polling:  # stretch 1: polling
         while len(collected) < 5:
             try:
                 collected.append(finished_groups.get_nowait())
             except queue.Empty:
                 await asyncio.sleep(0.005)
-    # stretch 2, the blocking get(): one group, after 0.1 s
     slow_thread = threading.Thread(target=rollout_thread, args=(1, 0.1, "slow group"))
     slow_thread.start()
-    with Stretch() as in_get:
+    with Stretch() as in_get:  # stretch 2: the blocking get()
         collected.append(finished_groups.get(timeout=2))  # 2 s at most
-    # stretch 3, call_soon_threadsafe: one group, after 0.1 s, into an asyncio.Queue
     handed: asyncio.Queue = asyncio.Queue()
     handoff_thread = threading.Thread(target=hand_to_loop,
                                       args=(asyncio.get_running_loop(), handed, 0.1))
     handoff_thread.start()
-    with Stretch() as awaited:
+    with Stretch() as awaited:  # stretch 3: call_soon_threadsafe
         collected.append(await asyncio.wait_for(handed.get(), timeout=2))
 print("collected:", collected)
 for name, stretch in (("polling", polling), ("in get()", in_get),
