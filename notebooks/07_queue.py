@@ -286,8 +286,8 @@ print("✓ one sentinel per consumer ended all three, 6 items handled")
 # The cell below runs two workers over 8 items twice: once with workers that call
 # `task_done()`, once with workers that never call it. A folded helper, `all_handled`, waits
 # until the log shows every item handled; then `join()` gets 0.1 s. Each run prints the last
-# log line, the items handled, and whether the workers were cancelled. Predict: what does `join()` count, and does it return in each of the two
-# runs?
+# log line, the items handled, and whether the workers were cancelled. Predict: in each of the
+# two runs, all 8 items are handled; does `join()` then return?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def all_handled(log: list[str], n_items: int, timeout: float = 2) -> None:
@@ -330,8 +330,11 @@ for calls_task_done in (True, False):
     handled_items = sum("handled" in entry for entry in log)
     cancelled = all(w.cancelled() for w in workers)
     outcome[calls_task_done] = (log[-1], handled_items, cancelled)
-print("with task_done:   ", outcome[True])
-print("without task_done:", outcome[False])
+for calls_task_done in (True, False):
+    label = "with task_done:" if calls_task_done else "without task_done:"
+    last_line, handled_items, cancelled = outcome[calls_task_done]
+    print(f"{label:<18} last log line {last_line!r}, items handled {handled_items}, "
+          f"workers cancelled {cancelled}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: join-waits-for-task-done
@@ -465,7 +468,7 @@ collected: list[str] = []
 async with LoopWatch(interval=0.005) as watch:  # a heartbeat task, ticking every 5 ms
     producer_thread = threading.Thread(target=rollout_thread, args=(5, 0.03))
     producer_thread.start()
-    with Stretch() as polling:
+    with Stretch() as polling:  # stretch 1: polling
         while len(collected) < 5:
             try:
                 collected.append(finished_groups.get_nowait())
@@ -473,13 +476,13 @@ async with LoopWatch(interval=0.005) as watch:  # a heartbeat task, ticking ever
                 await asyncio.sleep(0.005)
     slow_thread = threading.Thread(target=rollout_thread, args=(1, 0.1, "slow group"))
     slow_thread.start()
-    with Stretch() as in_get:
+    with Stretch() as in_get:  # stretch 2: the blocking get()
         collected.append(finished_groups.get(timeout=2))  # 2 s at most
     handed: asyncio.Queue = asyncio.Queue()
     handoff_thread = threading.Thread(target=hand_to_loop,
                                       args=(asyncio.get_running_loop(), handed, 0.1))
     handoff_thread.start()
-    with Stretch() as awaited:
+    with Stretch() as awaited:  # stretch 3: call_soon_threadsafe
         collected.append(await asyncio.wait_for(handed.get(), timeout=2))
 print("collected:", collected)
 for name, stretch in (("polling", polling), ("in get()", in_get),
@@ -542,10 +545,10 @@ print("✓ the loop kept beating while it polled and while it awaited the handed
 # :::{dropdown} Hint: the pieces this chapter and chapter 03 ran
 #
 # One sentinel per worker ends the workers when the items run out (the sentinel experiment
-# above). Make it an object of its own, `NO_MORE = object()`, not `None`: the grader passes
-# `None` as an item too, and a worker that took that item for the sentinel would drop it and
-# stop early. (Or put on the queue only things that are never `None`, such as `(index, item)`
-# pairs.) Starting the workers in an `async with asyncio.TaskGroup()` block (chapter 03) does
+# above). The grader passes `None` as an item too, so a worker must never take an item for the
+# sentinel: it would drop that item and stop early. Either make the sentinel an object of its
+# own (`NO_MORE = object()`), or keep `None` as the sentinel and put on the queue only things
+# that are never `None`, such as `(index, item)` pairs (the solution does this). Starting the workers in an `async with asyncio.TaskGroup()` block (chapter 03) does
 # the rest: when one worker raises, the group cancels the others and waits for them, and when
 # the caller cancels, the block cancels and waits for every worker before the cancellation
 # comes out.
@@ -891,23 +894,29 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
 # %% [markdown]
 # :::{dropdown} Why more than 4
 #
-# The check counts waiting groups only when it starts new ones, and a group it starts lands on
-# the queue when it finishes, whatever the queue holds by then. When the trainer has taken a
-# group and 3 are left waiting, the loop starts 4 more: 3 + 4 = 7. The run can print 8: a
-# task that has finished is dropped from `active` at once, but its done-callback runs on a
-# later pass of the loop, so for a moment its group is counted neither as active nor as
-# waiting, and the loop starts another group in its place. slime reaps its tasks the same way,
-# with `t.done()`.
+# The gate counts waiting groups only when the loop starts new ones, and a group it starts
+# lands on the queue when it finishes, whatever the queue holds by then. One moment in the run:
+# the trainer has just taken a group, 3 are left waiting, and no group is being generated. The
+# gate is open (3 is fewer than 4), so the loop starts 4 groups, and the 4 land: 3 + 4 = 7
+# waiting.
 #
 # In slime each waiting group was generated with the weights of its time, so the newest can
 # wait while the older ones are trained on. A `put` that waited on a bounded queue would hold
 # this loop's thread (the zero heartbeats of the last experiment); a soft gate is the price of
 # a done-callback that never waits.
 #
+# **A run can also print 8**, from a smaller effect: a finished task leaves `active` before
+# its done-callback has put its group on the queue, so for a moment that group is counted
+# nowhere, and the loop starts one group more. slime drops finished tasks the same way, with
+# `t.done()`.
+#
 # :::
 #
 # The second quote, from `_encode_delta`, uses a `queue.Queue` the other way round: a plain
-# thread with no event loop on it, where a blocking `get()` is exactly the wait it wants.
+# thread with no event loop on it, where a blocking `get()` is exactly the wait it wants. The
+# loop there copies a model's weights, one tensor at a time, from the GPU into a few reusable
+# CPU buffers, and hands each to a thread pool that compares it with the previous version. The
+# queue holds the buffers that are free, so the copying waits when no buffer is free.
 
 # %% tags=["remove-input"]
 show_call_site("07c")

@@ -65,8 +65,10 @@ def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
 # The heartbeat of chapter 02 (`LoopWatch`: a task that wakes up every 5 ms and records each
 # wake-up) now watches two runs of the same 0.15 s call: first called directly in the
 # coroutine, then awaited through `asyncio.to_thread`. `draw_heartbeat` (folded) draws the
-# two calls, both in one colour, above the heartbeat lane, which turns red where the loop went
-# more than 50 ms without a wake-up.
+# two calls above the heartbeat lane, in the colours of the [reading guide](../book/reading_guide.md):
+# the call on the loop red (blocked: it holds the loop's thread), the call in a worker thread
+# blue (running). The heartbeat lane is measured: it turns red where the loop went more than
+# 50 ms without a wake-up.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_heartbeat(tl: Timeline, watch: LoopWatch):
@@ -88,7 +90,7 @@ tl = Timeline()
 with borrowed_default_executor():
     async with LoopWatch(interval=0.005) as watch:  # a heartbeat task, every 5 ms
         await asyncio.sleep(0.02)
-        blocking_call(BLOCK, tl, label="called on the loop")
+        blocking_call(BLOCK, tl, label="called on the loop", state="blocked")
         await asyncio.sleep(0.02)
         worker = await asyncio.to_thread(
             blocking_call, BLOCK, tl, "awaited via to_thread")
@@ -130,9 +132,9 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # `to_thread` does not make the call faster or let its caller go on sooner. What differs is
 # the thread the call blocks. Called directly, the call holds the loop's own thread, so no other task, the heartbeat included,
 # can run until it returns. Through `to_thread` it holds a worker thread, where waiting is
-# that thread's whole job, and the loop's thread stays free. In the figure, the red stretch of
-# the heartbeat lane lines up with the first call only; both calls' bars have the colour the
-# drawing code gave them (`state=`), only the heartbeat lane is measured.
+# that thread's whole job, and the loop's thread stays free. In the figure, the measured red
+# stretch of the heartbeat lane lines up with the red call, the one on the loop, and not with
+# the blue one in a worker thread.
 #
 # :::
 #
@@ -215,7 +217,8 @@ print(f"✓ never more than {WORKERS} calls at once, on {WORKERS} threads, in th
 # So nine calls on three threads run in three waves of 0.08 s, one lane per worker thread, and
 # the pool size, not the number of calls, sets the pace. The printed time is a little over
 # 0.24 s: handing each call to a thread and its result back costs a few milliseconds, and
-# 0.24 s is the floor.
+# 0.24 s is the floor. A sleep never ends early, but on a busy machine it can end late, so
+# some bars in the figure can be wider than 0.08 s.
 #
 # :::
 
@@ -474,14 +477,14 @@ else:
 # %% [markdown]
 # :::{dropdown} Why
 #
-# On the standard build only the thread holding the GIL (the global interpreter lock) runs
-# Python bytecode, so two computing threads take turns and keep about one core busy, not two:
-# the loop's heartbeat keeps going, because the GIL is handed over every few milliseconds, but
-# there is no speed-up. For computation, use processes (chapter 12).
+# At most one core, whatever the machine: the printed number stays at or below about 1.0. It
+# comes out lower, sometimes well under 1, when other programs keep the machine's cores busy:
+# the threads then wait for a core as well as for the GIL.
 #
-# With the GIL the number stays at or below about 1.0, and it comes out lower, sometimes well
-# under 1, when other programs keep the machine's cores busy: the threads then wait for a core
-# as well as for the GIL.
+# On the standard build only the thread holding the GIL (the global interpreter lock) runs
+# Python bytecode, so two computing threads take turns: the loop's heartbeat keeps going,
+# because the GIL is handed over every few milliseconds, but there is no speed-up. For
+# computation, use processes (chapter 12).
 #
 # :::
 #
@@ -543,6 +546,10 @@ else:
 # *Asking a thread to stop* handled only the deadline. A cancellation arrives at the same
 # shielded `await`, as `CancelledError`, so a `try`/`finally` around it covers both; in the
 # `finally`, `await asyncio.wait([future], timeout=5)` waits for the thread without raising.
+#
+# Item 4 needs no code of its own: `async with asyncio.timeout(...)` turns only the
+# cancellation *it* caused into `TimeoutError`, and a `TimeoutError` that the awaited work
+# raises before the deadline passes through it unchanged.
 #
 # :::
 
@@ -946,13 +953,17 @@ _sc.differential(run_with_deadline, _reference,
 #
 # ## In slime
 #
-# slime's Megatron teacher server answers HTTP with an aiohttp application whose handlers run
-# on one event loop, in a thread of its own, so a blocking `ray.get` in a handler must leave
-# that thread: the first quote sends a long weight reload to the loop's default pool, the
-# second each 50 ms poll for a result. The third is not in that server: `post`, in slime's
-# HTTP helpers (`slime/utils/http_utils.py`), is a coroutine of the rollout's event loop, and
-# with distributed POST on it awaits a Ray actor's answer with no thread held. Its comment says
-# why the `asyncio.to_thread(ray.get, ...)` it replaced had to go. The [source
+# **The server.** slime can serve a model over HTTP as a *teacher server* (a teacher is a model
+# whose outputs another model learns from); the model runs on Megatron, the training library
+# slime uses. The server is an aiohttp application whose handlers run on one event loop, in a
+# thread of its own. A blocking `ray.get` in a handler would stop that loop, so it must leave
+# the loop's thread.
+#
+# **The three quotes.** The first sends a long weight reload to the loop's default pool; the
+# second sends each 50 ms poll for a result there. The third is not in that server: `post`, in
+# slime's HTTP helpers, is a coroutine of the rollout's event loop, and with distributed POST on
+# it awaits a Ray actor's answer with no thread held. Its comment says why the
+# `asyncio.to_thread(ray.get, ...)` it replaced had to go. The [source
 # inventory](../book/reference/inventory.md) lists every `to_thread` and `run_in_executor` in
 # slime.
 

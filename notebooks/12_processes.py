@@ -21,8 +21,8 @@
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share.
 #
-# **Platform** written for Linux; what differs on macOS and Windows is in the start-method
-# section's "Going further".
+# **Platform:** Linux. What differs on macOS and Windows is in the "Going further" fold of
+# the section on start methods.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import multiprocessing
@@ -143,7 +143,8 @@ with SPAWN.Pool(processes=2) as pool:
 # share of it each job was executing and the share during which *both* were, the CPU seconds
 # the jobs received (`CPU s`), and the **cores' worth**: CPU seconds per second of wall time
 # (1 means one core kept busy all the time). Its last lines give, for threads and processes,
-# the seconds during which both were executing Python. `draw_running` draws one bar for each
+# the seconds during which both were executing Python, beside the clock's possible error, and
+# whether this run could tell. `draw_running` draws one bar for each
 # stretch during which a worker was executing.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
@@ -189,19 +190,31 @@ def print_table(sequential: list[dict], on_threads: list[dict], on_processes: li
               f"{first:10.1%}{second:10.1%}{both:9.1%}")
     # The lesson in a quantity no load can invert: under the GIL the threads' time together is
     # zero; the processes' is above zero whenever the machine gave both a CPU at once.
+    shown = {}
     for kind, reports in (("threads", on_threads), ("processes", on_processes)):
         together = overlap_seconds(reports[0]["intervals"], reports[1]["intervals"])
         switches = sum(len(r["intervals"]) for r in reports)  # each end is known to one RUN_GAP
-        if together > RUN_GAP * switches:
-            verdict = "at the same instant"
+        error = RUN_GAP * switches  # the most a clock reading every RUN_GAP can add
+        shown[kind] = together > error
+        if shown[kind]:
+            verdict = "yes, at the same instant"
         elif together == 0:
-            verdict = "never at the same instant"
+            verdict = "never"
+        elif kind == "threads":
+            verdict = "never, within what the clock can measure"
         else:
-            verdict = "no more than the clock's sampling can show"
-        print(f"{kind:<10} both executing Python: {together:.3f} s of {wall(reports):.3f} s: {verdict}")
+            verdict = "too little for this run to tell"
+        print(f"{kind:<10} both executing Python: {together:.3f} s of {wall(reports):.3f} s "
+              f"(the clock's error: up to {error:.3f} s): {verdict}")
     # A sequential job on an idle core gets close to a whole core: much less means other programs
     # took the CPU; then they set the wall times, not threads and processes.
-    if cores_worth(sequential) < 0.9 or (len(CPUS) >= 2 and cores_worth(on_processes) < 1.5):
+    busy = cores_worth(sequential) < 0.9 or (len(CPUS) >= 2 and cores_worth(on_processes) < 1.5)
+    if len(CPUS) >= 2 and not shown["processes"]:
+        print("This run could not show processes in parallel: other programs held the CPUs, so the\n"
+              "two processes seldom had a CPU each at the same time. On a quiet machine with two\n"
+              "free CPUs, expect processes both running close to 100 % of the time, close to 2\n"
+              "cores' worth and about half the sequential wall time. The threads' zero stays zero.")
+    elif busy:
         print("other programs held the CPUs during these runs: the wall times and cores' worth show "
               "that load; the seconds both ran still tell threads from processes")
 
@@ -242,19 +255,18 @@ fig = draw_running(on_threads, on_processes)
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The GIL lets one thread run Python at a time, so the threads were never executing at the
-# same instant, whatever else the machine was doing: their `both ran` is zero and their cores'
-# worth at most one. In the figure the thread lanes never line up: where one has a bar, the
-# other has a gap, the time the other thread held the GIL.
+# The GIL lets one thread run Python at a time, so the two threads were never executing at
+# the same instant, whatever else the machine was doing: their seconds together are zero (or
+# no more than the clock's own error), and their cores' worth is at most one. In the figure
+# their bars never overlap: where one thread has a bar, the other has a gap.
 #
-# Processes each have their own interpreter and GIL, so each runs whenever its CPU is free,
-# and their time together is above zero. How far above depends on the machine: with two idle
-# CPUs both run nearly all the time (two long solid bars, cores' worth close to 2); when other
-# programs hold the CPUs, the process lanes are striped and `both ran` is lower. The wall times
-# were taken at three moments, so on a busy machine they compare the load more than threads and
-# processes; the time both ran cannot be turned round by load. Processes scheduled
-# independently would both run about as often as the product of their two shares; the
-# processes' check below asks for a tenth of that, which threads, at zero, never reach.
+# Processes each have their own interpreter and GIL, so each runs whenever it has a CPU. How
+# much they overlap depends on the machine, and the table's last lines say which case your run
+# was. With two idle CPUs both run nearly all the time: two long solid bars, cores' worth close
+# to 2, the wall time about half the sequential one. When other programs hold the CPUs, the
+# process lanes are striped, the wall times say more about that load than about threads and
+# processes, and the seconds together can be too few to tell apart from the clock's error.
+# Load can lower the processes' seconds together; nothing can raise the threads' above zero.
 #
 # :::
 
@@ -299,9 +311,12 @@ else:
 # %% [markdown]
 # ## What `spawn` sends a worker
 #
-# Below, a function is defined in this notebook, and a `spawn` pool of one worker runs
-# `square_in_notebook(7)`; the pool's `initializer`, `send_stderr_to`, points the worker's
-# stderr at a log file the check reads. Predict: does the parent get 49?
+# `spawn` starts each worker as a fresh Python interpreter: it has run none of this
+# notebook's cells, and a pool sends it the function to call as a module name and a function
+# name, which the worker looks up in its own modules. Below, a function is defined in this
+# notebook, and a `spawn` pool of one worker runs `square_in_notebook(7)`; the pool's
+# `initializer`, `send_stderr_to`, points the worker's stderr at a log file, so the answer can
+# show what the worker said. Predict: does the parent get 49?
 
 # %%
 def square_in_notebook(x: int) -> int:
@@ -314,24 +329,29 @@ worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# send_stderr_to: a course helper that the check below relies on
+# send_stderr_to: a course helper that the cell after this one relies on
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
                          initializer=send_stderr_to,
                          initargs=(worker_log,)) as executor:
     executor.submit(square_in_notebook, 7).result()
 
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show what the worker said"}
+print("the function, pickled:", pickle.dumps(square_in_notebook))
+with open(worker_log) as log:  # the worker's stderr, which the parent never reads
+    last_line = (log.read().strip().splitlines() or ["(none)"])[-1]
+print("the worker's last stderr line:", last_line)
+
 # %% [markdown]
 # :::{dropdown} Why
 #
 # The parent gets an exception that says only that a worker died (`BrokenProcessPool`, the
-# traceback's last line), not why. A pool sends its worker the function to run by pickling it,
-# and a `spawn` worker is a fresh interpreter. {term}`Pickling <pickling>` writes a function as its module
-# and name, not its code: here `__main__` and `square_in_notebook` (the check below prints the
-# bytes). Pickling worked in the parent, and the worker failed while *unpickling* the task,
-# because its own `__main__`, a fresh interpreter's, has no `square_in_notebook`. That cause is
-# in the worker's own stderr, which the parent never reads; the check below prints its last
-# line from the log file. Leaving the
-# `with` block shut the broken pool down, so nothing is left running.
+# traceback's last line), not why. A pool sends its worker the function to run by pickling
+# it, and a `spawn` worker is a fresh interpreter. {term}`Pickling <pickling>` writes a function as its module and name, not
+# its code: the pickled bytes above hold `__main__` and `square_in_notebook`.
+# Pickling worked in the parent, and the worker failed while *unpickling* the task, because
+# its own `__main__`, a fresh interpreter's, has no `square_in_notebook`. That cause is in the
+# worker's own stderr, which the parent never reads: its last line is printed above, from the
+# log file. Leaving the `with` block shut the broken pool down, so nothing is left running.
 #
 # :::
 
@@ -482,7 +502,8 @@ children_before = {child.pid for child in psutil.Process().children()}
 
 # %% [markdown]
 # The child is the course's worker module run as a program (`WORKER_MODULE`, set up in the fold
-# above), told to sleep for 5 s; `run` is told to wait at most 0.6 s. Predict: when
+# above), told to sleep for 5 s; before it sleeps it prints `ready`, its pid and a clock
+# reading. `run` is told to wait at most 0.6 s. Predict: when
 # `run` raises `TimeoutExpired`, is the child still running?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -508,9 +529,9 @@ print("✓ run() killed and reaped the child before raising TimeoutExpired")
 # :::{dropdown} Why
 #
 # When the time is up, `run` kills the child and reaps it, and only then raises: the
-# exception carries whatever the child had printed so far, and the child is not left behind. Only the child: `run`
-# kills the process it started, so a program that child started in turn (a `shell=True`
-# command line, say) can outlive it.
+# exception carries whatever the child had printed so far (its `ready` line), and the child
+# is not left behind. Only the child: `run` kills the process it started, so a program that
+# child started in turn (a `shell=True` command line, say) can outlive it.
 #
 # :::
 #
@@ -532,48 +553,76 @@ assert exit_status == 3
 # ## A pool's workers, and telling that one died
 #
 # A `multiprocessing.Pool` does not tell you when a worker dies: it starts a new one, and the
-# dead worker's call never returns. `multiprocessing.active_children()` lists this process's
-# live children as `Process` objects, and a `Process` whose `exitcode` is no longer `None` has
-# ended (a negative `exitcode` is the signal that ended it). Below, the lists before and after
-# making a pool give its workers, and one is killed with `SIGKILL`. The `threading.Lock` is for
-# a program with other threads: every thread that starts processes takes it, so no other
-# thread's children appear in the second list.
+# call that was running on the dead worker never returns. Below, the call `exit_with(3)` ends
+# its own worker process (`sys.exit(3)`), and `get(timeout=1)` waits for its result.
 
 # %%
 import signal
 import threading
 import time
 
-starting_processes = threading.Lock()  # every thread that starts processes takes it
+from lab_snippets.proc_workers import exit_with
+
+with SPAWN.Pool(processes=2) as pool:
+    pending = pool.starmap_async(exit_with, [(3,)])  # ends its own worker process
+    try:
+        pending.get(timeout=1)
+        timed_out = False
+    except multiprocessing.TimeoutError:
+        timed_out = True
+        print("get(timeout=1) ran out: the call never returned")
+    live_after_the_death = len(multiprocessing.active_children())
+    print("live children:", live_after_the_death,
+          "· the pool still answers:", pool.apply(square, (3,)))
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+del pool, pending  # a result that never came keeps its pool, and the pool's pipes, open
+assert timed_out, "the call whose worker died should never return"
+assert live_after_the_death == 2, f"the pool should have replaced its dead worker: {live_after_the_death}"
+print("✓ the call never returned, and the pool replaced its dead worker")
+
+# %% [markdown]
+# Still two live children, and the pool still answers: neither shows the death. What does is
+# the worker's own `Process` object. `multiprocessing.active_children()` lists this process's
+# live children as `Process` objects; the ones that appear when the pool is made are its
+# workers. A `Process` whose `exitcode` is no longer `None` has ended (a negative `exitcode` is
+# the signal that ended it). So wait in short steps, and look at the workers between steps:
+
+# %%
+starting_processes = threading.Lock()  # explained below the output
 with starting_processes:
     before = set(multiprocessing.active_children())
     pool = SPAWN.Pool(processes=2)
     workers = [p for p in multiprocessing.active_children() if p not in before]
 with pool:
-    print("the pool's workers:", len(workers),
-          "exit codes:", [w.exitcode for w in workers])
-    os.kill(workers[0].pid, signal.SIGKILL)
-    workers[0].join(timeout=5)
-    after_the_kill = [w.exitcode for w in workers]
-    print("after SIGKILL of the first:", after_the_kill)
-    time.sleep(0.5)
-    live_after_the_kill = len(multiprocessing.active_children())
-    print("live children now:", live_after_the_kill,
-          "· the pool still answers:", pool.apply(square, (3,)))
+    pending = pool.starmap_async(exit_with, [(3,)])
+    started = time.monotonic()
+    while not pending.ready() and time.monotonic() - started < 10:
+        if any(w.exitcode is not None for w in workers):
+            break
+        pending.wait(0.05)  # at most 0.05 s
+    print(f"stopped waiting after {time.monotonic() - started:.2f} s;",
+          "the workers' exit codes:", [w.exitcode for w in workers])
+after_leaving_with = [w.exitcode for w in workers]
+print("after leaving with:", after_leaving_with)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-del pool
-assert len(workers) == 2 and after_the_kill == [-signal.SIGKILL, None], after_the_kill
-assert live_after_the_kill == 2, f"the pool should have replaced its dead worker: {live_after_the_kill}"
-print("✓ active_children() gave the pool's two workers; the killed one has exit code -9")
+del pool, pending
+assert len(workers) == 2 and sorted(after_leaving_with) == [-signal.SIGTERM, 3], after_leaving_with
+print("✓ one worker ended with exit code 3; leaving with terminated the other (-15, SIGTERM)")
 for worker in workers:  # the pool has joined them; a Process object keeps a pipe until close()
     worker.close()
 del workers, before, worker
 
 # %% [markdown]
-# Still two live children: the pool started a replacement, so neither the count nor
-# `pool.apply` shows the death; the `Process` object kept from before does. The exercise
-# below needs both pieces.
+# The loop stopped long before its 10 s bound. Leaving `with` ended the pool with
+# `terminate()`: the other worker's exit code, `-15`, is `SIGTERM`, so a call still running
+# there would have been killed, not finished.
+#
+# The lock matters only in a program where several threads make pools. Each of them takes it
+# around the two lists and the pool's creation, so no thread counts another thread's new workers
+# as its own. This notebook runs the cell in one thread; the exercise's function may be called
+# from two at once.
 
 # %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
@@ -1016,12 +1065,11 @@ print("✓ the resource tracker is stopped and reaped: this notebook leaves no c
 # - With `spawn` (and `forkserver`) a worker finds its function by module and name, so the
 #   function must live in an importable module, not in a notebook.
 # - `Pool.starmap` keeps input order; `as_completed` yields in finishing order; a worker's
-#   exception is raised again by `result()`. Leaving `with` ends a `Pool` with `terminate()`
-#   (running calls are killed) but a `ProcessPoolExecutor` with `shutdown(wait=True)` (running
-#   calls finish first).
+#   exception is raised again by `result()`. Leaving `with` ends a `Pool` with `terminate()`:
+#   a call still running is killed.
 # - A `Pool` replaces a worker that dies and never returns its call; the `Process` objects from
 #   `multiprocessing.active_children()`, taken around the pool's creation, show the death in
-#   their `exitcode`.
+#   their `exitcode`: look at them between short waits.
 # - `subprocess.run(..., timeout=..., check=True)` bounds the wait, kills and reaps on timeout,
 #   and turns failure into an exception.
 # - Name the start method: the default differs between platforms and Python versions.
