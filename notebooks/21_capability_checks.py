@@ -68,6 +68,7 @@ class ReadyScore:
         self.value = value
 
     def __await__(self):
+        # __await__ must return an iterator; borrowing sleep(0)'s is the shortest way
         yield from asyncio.sleep(0).__await__()
         return self.value
 
@@ -178,20 +179,27 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # can be asked with `isinstance`. The cell below asks them, then `inspect.iscoroutine` and
 # `inspect.isawaitable`, of five objects, one question a column: `ReadyScore` (what the sixth
 # hook returns), a coroutine, a `Task`, a coroutine written the way it was before `async def`
-# (a generator function decorated with `types.coroutine`), and an async generator.
-#
-# **Predict** the `Awaitable` and `Coroutine` columns: which of the five count as each?
+# (below: a generator function decorated with `types.coroutine`), and an async generator.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 import types
 
 
-@types.coroutine
+@types.coroutine  # marks the generator it makes, so that `await` accepts it
 def old_style(value: float):
     yield from asyncio.sleep(0).__await__()
     return value
 
 
+# %% [markdown]
+# Two facts decide the first two columns. `Awaitable` checks for one method, `__await__`;
+# `Coroutine` checks for `__await__` and also `send`, `throw` and `close`, the methods that
+# drive a coroutine step by step. An ordinary generator, such as the one `old_style` returns,
+# has `send`, `throw` and `close` but no `__await__`.
+#
+# **Predict** the `Awaitable` and `Coroutine` columns: which of the five count as each?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ready, coro, old = ReadyScore(0.5), score_async("x"), old_style(0.5)
 task, stream = asyncio.ensure_future(asyncio.sleep(0)), score_stream("a b")
 checks = {
@@ -417,18 +425,26 @@ pending_simple = simple_generate("simple")
 await asyncio.sleep(0.02)
 results = await asyncio.gather(pending_simple, aware_generate("aware"))
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code"}
 from lab_snippets.timeline import STATE_COLOURS  # each state's colour (legend)
 
+
+def draw_spans():
+    """The four lanes, with a diamond where the simple span (too short for a bar) sits."""
+    fig = tl.plot("Where each tracer's span sits against the body it traces",
+                  lanes=["generate span (simple)", "generate body (simple)",
+                         "generate span (async-aware)", "generate body (aware)"],
+                  meanings={"waiting": "tracer's span", "running": "body running"})
+    simple_span = tl.spans_of("generate span (simple)")[0]
+    fig.axes[0].plot(simple_span.start, 0, marker="D", markersize=9,
+                     color=STATE_COLOURS["waiting"], markeredgecolor="black")
+    return fig
+
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 print("iscoroutinefunction: simple", inspect.iscoroutinefunction(simple_generate),
       "· async-aware", inspect.iscoroutinefunction(aware_generate))
-fig = tl.plot("Where each tracer's span sits against the body it traces",
-              lanes=["generate span (simple)", "generate body (simple)",
-                     "generate span (async-aware)", "generate body (aware)"],
-              meanings={"waiting": "tracer's span", "running": "body running"})
-simple_span = tl.spans_of("generate span (simple)")[0]
-diamond = fig.axes[0].plot(simple_span.start, 0, marker="D", markersize=9,
-                           color=STATE_COLOURS["waiting"], markeredgecolor="black")
+fig = draw_spans()  # the plotting code's fold: the four lanes of the timeline
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -1136,7 +1152,7 @@ async def through_boundary(sample: Sample, hook) -> Sample:
     return result
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# The two hooks:
 def edits_in_place(sample: Sample) -> None:
     sample.text += " (edited)"  # and no `return sample`
 
@@ -1145,8 +1161,10 @@ async def streams_samples(sample: Sample):
     yield Sample(sample.text + " (streamed)")
 
 
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 at_boundary = {}
-for name, hook in (("forgets its return", edits_in_place), ("async generator", streams_samples)):
+hooks = {"forgets its return": edits_in_place, "async generator": streams_samples}
+for name, hook in hooks.items():
     given = Sample("s")
     try:
         kept = await asyncio.wait_for(through_boundary(given, hook), timeout=2)

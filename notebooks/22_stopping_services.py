@@ -124,9 +124,9 @@ print("✓ SIGTERM's default action ended the service; no job printed anything a
 #
 # `loop.add_signal_handler(signal.SIGTERM, callback)` (Unix only) replaces the default action
 # with a callback that the event loop runs as an ordinary callback, between two task steps.
-# Inside it any asyncio call is allowed, which is not true of a `signal.signal` handler, which
-# can interrupt the main thread between any two bytecodes. With `--on-sigterm cancel` the
-# service installs such a callback. In this excerpt `main` is the service's own task
+# Inside it any asyncio call is allowed. A `signal.signal` handler is different: it can run
+# between any two bytecodes of the main thread, in the middle of the loop's own code. With
+# `--on-sigterm cancel` the service installs such a callback. In this excerpt `main` is the service's own task
 # (`asyncio.current_task()`, taken at the top of `_serve`) and `stopped_by_sigterm` a list that
 # records where the stop came from:
 
@@ -136,16 +136,16 @@ show_source(_serve, first="def cancel_main", last="loop.add_signal_handler")
 # %% [markdown]
 # The cancellation reaches the main task at its `await`; what the main task does then is
 # the service's own choice. This service's main task starts a task per job (`running`) and
-# awaits them all; its `except` branch is what runs when the cancel arrives there:
+# awaits them all.
+#
+# **Predict.** Jobs 0 and 1 need only 0.05 s and 0.1 s of work. Which lines does the service
+# print after the signal, and does any job print `done`, even job 0 or job 1? The answer's
+# first fold shows the main task's `except` branch, what runs when the cancel arrives there.
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the answer, part 1: the main task's except branch"}
 show_source(_serve, first="try:", last="raise  # Ctrl-C")
 
-# %% [markdown]
-# **Predict.** Jobs 0 and 1 need only 0.05 s and 0.1 s of work. Which lines does the service
-# print after the signal, and does any job print `done`, even job 0 or job 1?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer, part 2: the run"}
 code_cancel, events_cancel, sent_cancel = stop_service(
     ["serve", JOBS, "--on-sigterm", "cancel"], signal.SIGTERM, started=3)
 print("exit status:", code_cancel, "· events:", names(events_cancel))
@@ -161,7 +161,7 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The main task's `except asyncio.CancelledError`, shown above, stops `feeder`, the task that
+# The main task's `except asyncio.CancelledError` (the answer's first fold) stops `feeder`, the task that
 # fills the intake queue, cancels every `running` job, waits at most 2 s for their cleanup,
 # prints `main-cancelled` and returns 128 + 15 = 143, the status a shell shows for "ended by
 # SIGTERM". So every job is cancelled the moment the signal arrives, whatever work it still
@@ -224,10 +224,9 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # registers a hook that tells it to stop, and returns at once. The worker
 # prints `worker-stopped` if it was told, `worker-gave-up` if it gave up. The cell runs it three
 # times: with a daemon worker and the hook, with a non-daemon worker and the hook, and with a
-# daemon worker and no hook. Recall chapter 09: when the main code returns, Python first waits
-# for every non-daemon thread, and only then runs the `atexit` hooks. Predict the
-# order of `main-returned`, `hook-ran` and the worker's last line for the non-daemon worker.
-# The program:
+# daemon worker and no hook (chapter 09 showed what Python waits for when the main code
+# returns). Predict, for each of the three, the order of `main-returned`, `hook-ran` and the
+# worker's last line, and whether the worker prints a last line at all. The program:
 
 # %% tags=["remove-input"]
 show_source(_cmd_atexit_stop, first="stop = threading.Event()", last='say("main-returned")')
@@ -255,8 +254,8 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Python's shutdown, after the main code returns, first calls `threading._shutdown()`, which
-# **joins every non-daemon thread**, and only then runs the `atexit` hooks.
+# As chapter 09 found, when the main code returns Python first **joins every non-daemon
+# thread**, and only then runs the `atexit` hooks.
 #
 # - With a **non-daemon** worker the hook that would stop it ran only after the worker had
 #   ended on its own. A worker that waits to be told (without the 1 s give-up) would make the
@@ -278,12 +277,15 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 #
 # Both stops so far end every job at the signal, the cancelling one with a cleanup. A third run
 # of the same jobs uses another command, `run-service SOURCE JOBS --budget B`, which runs the
-# function in the file `SOURCE` as the service and gives it `B` seconds. The function is a
+# function in the file `SOURCE` as the service and gives it `B` seconds. The service is another
+# process, so the handler travels to it as source code: the answer writes the function's
+# source (`inspect.getsource`) to a temporary file and passes its path. The function is a
 # simple graceful handler, `graceful_stop` (below; it takes these three jobs and nothing
 # else, unlike the exercise's): on SIGTERM it gives the jobs a budget of 0.5 s, then cancels
 # what is left. The fold after it holds `three_stops()`, which lays the three
 # SIGTERM runs on one timeline for the answer's figure (the Ctrl-C run repeats the cancelling
-# one, so it is left out), and `mark_signals(fig)`, which draws the signals on it. Every line
+# one, so it is left out), `mark_signals(fig)`, which draws the signals on it, and
+# `draw_three_stops()`, which calls both and draws the figure. Every line
 # the service prints carries a `time.monotonic()` reading, one clock for every process on
 # Linux, so the figure places the child's events against the moment the signal was sent.
 
@@ -359,6 +361,17 @@ def mark_signals(fig, outcome: dict) -> None:
                 ax.plot(sent - ready, 3 * group + job, marker="x", color="black", markersize=7)
 
 
+def draw_three_stops():
+    """The figure of the answer: `three_stops()` drawn, with `mark_signals`; (figure, outcome)."""
+    tl, outcome = three_stops()
+    fig = tl.plot("Three stops of the same three jobs",
+                  xlabel="time since each run's ready line (s)",
+                  meanings={"cancelled": "work left undone",
+                            "cleanup": "cleanup after cancel"})
+    mark_signals(fig, outcome)
+    return fig, outcome
+
+
 # %% [markdown]
 # **Predict.** Which jobs print `done`, when does job 2 print its last line, counted from the
 # signal, and with what status does the service end?
@@ -380,15 +393,10 @@ print(f"job 2's last line, after the signal: {job2_last:.2f} s")
 RUNS = (("SIGTERM, default", events_default, sent_default),
         ("SIGTERM → cancel", events_cancel, sent_cancel),
         ("graceful, 0.5 s", events_graceful, sent_graceful))
-tl, outcome = three_stops()
+fig, outcome = draw_three_stops()
 for run_label, ended in outcome.items():
     done, cleaned = ended["done"] or "none", ended["cancelled"] or "none"
     print(f"{run_label:<17} finished: {done} · cleaned up: {cleaned}")
-fig = tl.plot("Three stops of the same three jobs",
-              xlabel="time since each run's ready line (s)",
-              meanings={"cancelled": "work left undone",
-                        "cleanup": "cleanup after cancel"})
-mark_signals(fig, outcome)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert outcome["SIGTERM, default"] == {"done": [], "cancelled": []}
@@ -448,6 +456,14 @@ print("✓ jobs 0 and 1 finished, job 2 was cancelled when the budget ran out, s
 #
 # Start from `graceful_stop`, the measurement's handler: it lacks step 2's intake.
 #
+# :::{dropdown} Where it runs: helpers inside, `signal` provided
+#
+# Only `run_service`'s own source travels to the service's process, so define any helper
+# inside `run_service`, not in a cell of its own. There the names `asyncio` and `signal` are
+# already imported, so `signal.SIGTERM` works without an import in this cell.
+#
+# :::
+#
 # :::{dropdown} Hint: waiting for a job or the signal, whichever comes first
 #
 # Step 2 waits on two things at once: the next `intake.get()` and the stop. Make both tasks
@@ -492,7 +508,8 @@ print("✓ jobs 0 and 1 finished, job 2 was cancelled when the budget ran out, s
 # The tests run your function in a fresh Python process (`run-service`), send that process
 # real signals, and read what its jobs printed; the generated runs call it on an event loop
 # whose clock jumps to the next timer, where SIGTERM is delivered to the handler you installed.
-# Write it with the names this cell's imports and `asyncio` provide.
+# Write it with `asyncio`, `signal` and the names this cell's imports provide, helpers inside
+# `run_service`.
 #
 # :::
 

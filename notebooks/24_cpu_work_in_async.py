@@ -17,7 +17,7 @@
 # 5. route each piece of work to the loop or to a process pool by its size.
 #
 # **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
-# 60 minutes
+# 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -32,6 +32,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_context
 
+# CountingExecutor: for the exercise's hidden test, which counts the calls that reach the pool
 from lab_snippets.cpu_work import CountingExecutor, payload_size, score, timed_score
 from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
 from lab_snippets.proc_workers import burn
@@ -152,10 +153,7 @@ else:
 # runs, and the interpreter asks the running thread to let go of it every
 # `sys.getswitchinterval()` seconds (5 ms by default): a thread that wants the GIL waits one
 # interval, then asks the holder to drop it. So the loop's thread gets turns, and its longest
-# silence is a part of the work, not all of it (the check asks for less than half). That
-# longest gap can still be a few switch intervals, as the printed line shows: one heartbeat
-# wake-up may need the GIL more than once (to come back from waiting on its selector, then to
-# run the callback), and each time the scoring thread may hold it for up to an interval.
+# silence is a part of the work, not all of it (the check asks for less than half).
 #
 # The same turns explain the second line: two calls in two threads took at least as long as
 # their CPU times added up. The wall time can be well over that sum, because it also counts the moments when
@@ -163,7 +161,10 @@ else:
 # processes had the CPUs. `to_thread` moves the *waiting* off the loop; it does not add CPU. For
 # throughput, scoring needs other processes.
 #
-# Going further: Python 3.13 and 3.14 also come as a separate "free-threaded" build
+# Going further: the longest gap can still be a few switch intervals, as the printed line
+# shows, because one heartbeat wake-up may need the GIL more than once (to come back from
+# waiting on its selector, then to run the callback), and each time the scoring thread may hold
+# it for up to an interval. Python 3.13 and 3.14 also come as a separate "free-threaded" build
 # (`python3.13t`, PEP 703) that can run without the GIL; `sys._is_gil_enabled()` (3.13+) tells
 # which you have. There, threads run Python code in parallel and `to_thread` does add CPU. This
 # course runs on the usual builds; on a free-threaded one the check above skips its comparison
@@ -190,6 +191,7 @@ async def score_in_pool(text: str) -> tuple[int, int]:
 await asyncio.wait_for(asyncio.gather(*(score_in_pool("warm") for _ in range(2))), timeout=30)
 
 
+# two_calls: used only by a cell this page does not show, which the exercise's grading runs.
 async def two_calls(pool) -> tuple[float, float, set]:
     """Two burn(300) calls at once in `pool`: (wall time, their CPU times summed, their pids)."""
     start = time.monotonic()
@@ -302,15 +304,18 @@ print("✓ the two threads never executed at once (the GIL); the process calls r
 # each have their own interpreter and GIL, so nothing in Python keeps them apart; their share
 # is above zero whenever the machine gives each of them a CPU at the same moment. How far
 # above, and the second column, depend on the machine: with two idle CPUs they run side by side
-# nearly all the time and come close to 2 CPU seconds per second. When more programs want a CPU
-# than there are CPUs (the load average, last line: how many wanted one, on average, over the
-# last minute), each process waits for its turns, both numbers fall, and the CPU seconds per
-# second can come out no higher than the threads'. Then the first column still tells the two
-# apart. (A free-threaded build is another matter: see the note on it in the `to_thread`
-# section's Why.)
+# nearly all the time and come close to 2 CPU seconds per second.
 #
-# The same load moves the crossover of the price table below, and it puts holes in the process
-# pool's lanes of the heartbeat figure further down.
+# :::
+#
+# :::{dropdown} Going further: when the machine is busy
+#
+# When more programs want a CPU than there are CPUs (the load average, last line: how many
+# wanted one, on average, over the last minute), each process waits for its turns, both numbers
+# fall, and the CPU seconds per second can come out no higher than the threads'. Then the first
+# column still tells the two apart. The same load moves the crossover of the price table below,
+# and it puts holes in the process pool's lanes of the heartbeat figure further down. (A
+# free-threaded build is another matter: see the note on it in the `to_thread` section's Why.)
 #
 # :::
 
@@ -340,10 +345,8 @@ for size, (inline, pooled, trip) in table.items():
           f"· through the pool {pooled * 1000:7.2f} ms",
           f"(the trip {trip * 1000:5.2f} ms) · trip / work = {trip / inline:6.2f}")
 per_char = table[10_000][0] / 10_000  # the work's cost per character
-crossover = table[10][2] / per_char
-order = min((10, 100, 1_000, 10_000), key=lambda o: max(crossover / o, o / crossover))
-print(f"the trip costs as much as the work at about {crossover:,.0f} characters:",
-      f"of the order of {order:,}")
+crossover = table[10][2] / per_char  # the 10-character trip, in characters of work
+print(f"the trip costs as much as the work at about {crossover:,.0f} characters")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert table[10][2] > 5 * table[10][0], "for tiny work, the trip costs far more than the work"
@@ -411,15 +414,16 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # ## Measure: the loop's heartbeat during one piece of CPU work, three ways
 #
 # One piece of CPU work three ways, one run each: on the loop, in a thread, and in the process
-# pool. The work is `burn(1200)`, the same kind of loop as `score` and about as long as the
-# large scoring; it also reports when it ran, read where it ran (in the thread, or in the
-# worker process). Each way gets two lanes. The heartbeat lane is the loop: blue while it
+# pool. The work is `burn(1200)`, the same kind of loop as `score`, four times `burn(300)`
+# above and so about four times as long as the large scoring; it also reports when it ran,
+# read where it ran (in the thread, or in the worker process). Each way gets two lanes. The heartbeat lane is the loop: blue while it
 # answered, red for a gap of more than 6 ms (three missed heartbeats), a time when it could not
 # answer. The work lane is blue while the work ran; a hole in it is a moment the work did not
 # have a CPU. The sections above measured only the longest gap; the figure shows every gap, and
 # the answer gives, for each way, how many gaps there were, their time added up and the longest,
 # each as a share of the work's duration. `three_ways` (folded) runs the three and counts the
-# gaps; `draw_three_ways` draws them.
+# gaps; `draw_three_ways` draws them, and `draw_thread_zoom` draws 50 ms of the `to_thread`
+# lanes at a scale where their pieces show.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that runs the three and draws them"}
 from functools import partial
@@ -461,6 +465,21 @@ def draw_three_ways(tl):
                    meanings={"running": "answering / working", "blocked": "heartbeat gap over 6 ms"})
 
 
+def draw_thread_zoom(tl, width=0.05):
+    """The two to_thread lanes again, `width` seconds from the middle of the work, with a tick
+    at each heartbeat the loop answered (where one gap ends, the next starts)."""
+    work = tl.spans_of("to_thread · work")
+    middle = (work[0].start + work[-1].end) / 2
+    fig = tl.plot("to_thread, 50 ms of it: a tick for each heartbeat the loop answered",
+                  lanes=["to_thread · event loop", "to_thread · work"],
+                  meanings={"running": "answering / working", "blocked": "heartbeat gap over 6 ms"})
+    ax = fig.axes[0]
+    for gap in tl.spans_of("to_thread · event loop"):
+        ax.plot([gap.start] * 2, [-0.42, 0.42], color="black", linewidth=2)
+    ax.set_xlim(middle, middle + width)
+    return fig
+
+
 # %% [markdown]
 # Predict: for each of the three, is the heartbeat lane one long red stretch, many short red
 # gaps, or almost no red?
@@ -473,6 +492,7 @@ for label in silence:
           f"the work had a CPU {ran[label]:.0%} of its time")
 print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 fig = draw_three_ways(tl)
+zoom = draw_thread_zoom(tl)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # One run each, not interleaved: only the side a load cannot flip is asserted here
@@ -488,10 +508,14 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 #
 # On the loop the heartbeat is red for the whole work: the loop's thread was busy with it, and
 # no load can shorten that (the check asks for at least 0.8 of the work). In a thread the
-# heartbeat lane is cut into many short red gaps, each a wait of the loop's thread for the GIL:
-# the loop did answer, as the `to_thread` section found, but only every few milliseconds, and
-# a loop that answers that seldom is still a slow loop. `to_thread` trades one long silence for
-# many short ones. Chapter 08's heartbeat figure showed a `to_thread` lane with no red at all:
+# heartbeat lane is cut into many short red gaps, each a wait of the loop's thread for the GIL.
+# In the first figure that lane looks solid red: between two gaps the loop answered one
+# heartbeat, an instant too short to see at that scale. The second figure shows 50 ms of it,
+# with a tick at each heartbeat the loop answered: it did answer, as the `to_thread` section
+# found, but seldom: most ticks are more than 6 ms apart. Added up, the red is about as long as
+# on the loop (the "in all" column):
+# `to_thread` cut the silence into short pieces, it did not shorten it, and a loop that answers
+# that seldom is still a slow loop. Chapter 08's heartbeat figure showed a `to_thread` lane with no red at all:
 # there the thread *waited* (slept), which releases the GIL; here it runs Python code, which
 # holds it.
 #

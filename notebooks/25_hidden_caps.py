@@ -48,14 +48,8 @@ from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 
-# %% [markdown]
-# ## What do the layers default to?
-#
-# This chapter meets three layers that run work for you: httpx's and aiohttp's clients, and
-# asyncio's default thread pool. Each has its own defaults. This cell reads them from the
-# installed libraries and from this Python, so they are the ones this page runs with:
-
-# %%
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the cell that reads the installed defaults"}
+# The defaults of the installed libraries and of this Python, printed in the answer below.
 httpx_default = inspect.signature(httpx.AsyncClient).parameters["limits"].default
 aiohttp_default = inspect.signature(aiohttp.TCPConnector).parameters["limit"].default
 cpus = os.process_cpu_count() if sys.version_info >= (3, 13) else os.cpu_count()
@@ -67,7 +61,9 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # %% [markdown]
 # ## Predict: how much work does each layer let through at once?
 #
-# Three layers, each handed 120 pieces of work at once, with no {term}`semaphore` anywhere:
+# This chapter meets three layers that run work for you: httpx's and aiohttp's clients, and
+# asyncio's default thread pool. Three layers, each handed 120 pieces of work at once, with no
+# {term}`semaphore` anywhere:
 #
 # - 120 GET requests through one `httpx.AsyncClient()` made with its defaults;
 # - 120 GET requests through one `aiohttp.ClientSession()` made with its defaults;
@@ -77,8 +73,8 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # The server holds every answer until the client has let in all the requests it will, and
 # counts how many are inside at once (the folded instruments say how). The answer is a table
 # with a row per layer: how many of the 120 were inside at once, and how many of the 120 were
-# done in the end. Predict each row's two numbers: is each default a cap on what runs at once,
-# and does the work beyond it fail, or wait its turn?
+# done in the end. Predict for each layer: are all 120 inside at once, or only some? And if only
+# some, does the work beyond them fail, or wait its turn?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: how the server counts"}
 OFFERED = 120
@@ -151,9 +147,11 @@ seen["asyncio.to_thread"] = (len(threads_used), in_threads.peak, in_threads.ente
 # The clients' rows: requests inside the server at once. The thread pool's row: the
 # threads that ran the calls, and the most calls running at once.
 print(f"{'layer':<26}{'most at once':>14}{'threads':>9}{'done':>6}")
-for layer, (first, second, done) in seen.items():
-    at_once, threads = (first, "-") if second is None else (second, first)
-    print(f"{layer:<26}{at_once:>14}{threads:>9}{done:>6}")
+for layer in ("httpx.AsyncClient()", "aiohttp.ClientSession()"):
+    most, _, done = seen[layer]
+    print(f"{layer:<26}{most:>14}{'-':>9}{done:>6}")
+threads, running, done = seen["asyncio.to_thread"]
+print(f"{'asyncio.to_thread':<26}{running:>14}{threads:>9}{done:>6}")
 print(installed_defaults())  # the libraries' and this Python's defaults (folded above)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -218,10 +216,10 @@ print("✓ requests that waited for a connection spent their total timeout there
 #
 # aiohttp's total timeout covers the whole request, *including the wait for a free connection in
 # the connector's pool*. With two connections and 0.1 s answers, two rounds of two fit into
-# 0.25 s; the third round was sent and cut off, and the other requests spent their whole budget
-# waiting for a connection and timed out without ever leaving the client. From the server's
-# side nothing was wrong. A batch that is larger than the pool and a total
-# timeout sized for one request is a combination to look for.
+# 0.25 s; the third round was sent at 0.2 s and cut off at 0.25 s, halfway through its 0.1 s,
+# and the other requests spent their whole budget waiting for a connection and timed out
+# without ever leaving the client. From the server's side nothing was wrong. A batch that is
+# larger than the pool and a total timeout sized for one request is a combination to look for.
 #
 # :::
 #
@@ -239,8 +237,7 @@ print("✓ requests that waited for a connection spent their total timeout there
 #
 # The bound for one connection is 1 ÷ 0.03 ≈ 33 requests per second, and for 3 and 6
 # connections 100 and 200. The answer prints each cap's throughput as a share of its bound.
-# Predict the pattern of the three shares: all three at the bound, all three short of it by
-# the same share, or further short the larger the cap?
+# Predict: does each cap reach its bound, go past it, or fall short of it?
 
 # %%
 LATENCY, N_REQUESTS = 0.03, 12
@@ -321,18 +318,18 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 #
 # Each request holds its connection for at least W, so at most c are in flight and at most c
 # finish per W: Little's law read backwards gives the bound cap ÷ W. Compare each run with it:
-# none went faster, and none quite reached it, and the larger caps fell further short. What
-# holds the runs below it is L, the number actually in flight, which stays below the cap: each
+# none went faster, and all fell a little short of it (the differences between their shares
+# are about the size of run-to-run noise, and no check compares them). What holds the runs
+# below it is L, the number actually in flight, which stays below the cap: each
 # time an answer leaves the server, its slot stays empty until the client has read the answer
 # and sent the next request (the *mean gap* on a slot, paid again on every request), and at the
-# start and the end of the run not every connection is in use. With 6 connections the 12
-# requests take only two rounds, so that start and end weigh more. The folded cell after this
+# start and the end of the run not every connection is in use. The folded cell after this
 # box prints L and the mean gap for each cap.
 #
 # The figure's left panel shows the best cap-3 run as the server saw it: each request is a bar,
 # placed in the first free lane; three lanes are enough, whatever the number of requests. The
-# right panel draws the measured throughput under the bound cap ÷ W (grey): the gap between
-# them grows with the cap.
+# right panel draws the measured throughput under the bound cap ÷ W (grey): the gap in requests
+# per second grows with the cap because the bound does, while the share stays close.
 #
 # :::
 
