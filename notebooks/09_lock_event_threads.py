@@ -102,10 +102,17 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # this page, `time.sleep(0)` gives up the GIL on every call, even for 0 s.
 #
 # How many survive changes from run to run and with the machine's load; the check asserts
-# only that the total is below 2400, and any total below 2400 is the race. A total of exactly 25% (600) is one thread's worth: the four
-# threads took turns in lockstep, each read the same total before any of them wrote, so each
-# round of four updates added 2. A total above 25% means the lockstep broke now and then:
-# some threads read the total after another had stored it, so their updates counted.
+# only that the total is below 2400, and any total below 2400 is the race.
+#
+# A total of exactly 600 (25%) is one thread's worth. The four threads took turns in lockstep;
+# one round went like this:
+#
+# 1. T1, T2, T3 and T4 each read the total: 0;
+# 2. T1 writes 0 + 2 = 2, then T2, T3 and T4 each write 0 + 2 = 2 over it: the total is 2.
+#
+# Each thread read the total before any of them wrote, so four updates added 2, not 8. A
+# total above 600 means the lockstep broke now and then: some threads read the total after
+# another had stored it, so their updates counted.
 #
 # :::
 

@@ -262,7 +262,8 @@ print("✓ process_group=0: a group of its own, in our session")
 # lands on the wrapper. `wrap SECONDS -- COMMAND` runs COMMAND as its
 # child; with `--forward` it installs a handler that sends SIGTERM and SIGINT on to the child,
 # then waits for the child. The child, `report-signals`, prints the signal it gets and exits
-# with 128 + its number.
+# with 128 + its number. `wrap` reports its child's status the way a shell does: a child
+# killed by signal N has return code -N, and `128 - code` turns that into 128 + N.
 #
 # Here is `wrap` with its forwarding handler, then the child's handler for both signals:
 
@@ -308,7 +309,7 @@ lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
 unforwarded = wrapper.returncode
 unforwarded_lines = first_words(lines)
 print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
-      child_running_then, "· output:", unforwarded_lines)
+      child_running_then, "· output (from our cleanup kill):", unforwarded_lines)
 
 forwarded = {}
 for stop_signal in (signal.SIGTERM, signal.SIGINT):
@@ -433,6 +434,9 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # `forkserver`.
 #
 # :::
+#
+# One fact for the exercise below: a group outlives its leader. While any member runs,
+# `os.killpg(leader.pid, ...)` still reaches it, even after the leader has been reaped.
 
 # %% [markdown]
 # ## Exercise 19.1 · Run a job with a time budget, and leave nothing behind

@@ -260,7 +260,8 @@ def frames_of(dump: str) -> list[str]:
 
 # %% [markdown]
 # **Step 1.** Start `frozen` with `--register`. It prints `ready` once each thread holds one
-# lock and waits for the other's; the `5` bounds its run to 5 s whatever happens.
+# lock and waits for the other's; the `5` bounds its run to 5 s whatever happens. Closing its
+# stdin is how this notebook ends it early: `frozen` gives up and exits when its stdin closes.
 
 # %%
 frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,

@@ -53,7 +53,8 @@ CHILD_SECONDS = 0.15
 # does; the other uses `asyncio.create_subprocess_exec` and awaits `communicate()`. Both sit
 # behind a `Semaphore(32)`; a heartbeat task (`LoopWatch`, chapter 02's heartbeat) ticks
 # every 5 ms.
-# Three tool calls start together; each child sleeps 0.15 s.
+# Three tool calls start together; each child is a new Python interpreter that starts up and
+# then sleeps 0.15 s.
 #
 # Before running: for each version, how many children run at once, and does the heartbeat
 # tick while a child runs?

@@ -354,10 +354,10 @@ show_call_site("27c")
 # ## Hazard 4: what is left when a request is cancelled during an update?
 #
 # **The shape.** An update endpoint runs one update at a time; a duplicate request joins the
-# update in progress by awaiting a shared future. The request that does the update records
-# errors in `except TimeoutError` and `except Exception`, and its `finally` builds the success
-# result from what the `try` produced, then takes the lock, resolves the shared future and
-# clears the state. Here is our model of that shape.
+# update in progress by awaiting a shared future. The request that does the update catches
+# `TimeoutError` and `Exception` and records the error. Its `finally` then does three things:
+# it builds the success result from what the `try` produced, takes the lock, and resolves the
+# shared future and clears the state. Here is our model of that shape.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: what both endpoints share"}
 class Endpoint:
