@@ -276,7 +276,7 @@ def draw_three_bodies() -> None:
             meanings={"waiting": "suspended in await", "blocked": "holding the loop"})
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same run, with the stopwatch"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the same run, with the stopwatch"}
 tl = Timeline()
 first = timed_body("awaited at once")
 awaited_late = timed_body("awaited later")

@@ -552,7 +552,8 @@ def figures_after_closed_answers(page: str) -> list[str]:
             continue
         if el.name in ("h2", "h3", "p"):
             section = el.get_text(" ", strip=True)[:60] if el.name != "p" else section
-            answered = answered and not PREDICT.search(el.get_text())
+            # a new section (h2) runs its own experiment: its figure answers no earlier question
+            answered = answered and el.name != "h2" and not PREDICT.search(el.get_text())
         elif el.name == "details":
             summary = el.find("summary")
             answered = answered or bool(summary and "Show the answer" in summary.get_text())
@@ -569,6 +570,8 @@ def test_a_figure_after_an_answer_fold_is_found():
     assert figures_after_closed_answers(f"<article><h2>M</h2>{fold}{figure}</article>") == ["M"]
     assert figures_after_closed_answers(
         f"<article><h2>M</h2>{fold}<p>Predict: which?</p>{figure}</article>") == []
+    assert figures_after_closed_answers(f"<article><h2>M</h2>{fold}<h2>N</h2>{figure}</article>") == []
+    assert figures_after_closed_answers(f"<article><h2>M</h2>{fold}<h3>n</h3>{figure}</article>") == ["n"]
 
 
 def test_no_figure_in_view_answers_a_closed_predict(built_book):
