@@ -390,7 +390,8 @@ def draw_three_stops():
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-code_graceful, events_graceful, sent_graceful = run_as_service(graceful_stop, JOBS, budget=0.5)
+code_graceful, events_graceful, sent_graceful = run_as_service(
+    graceful_stop, JOBS, budget=0.5)
 print("exit status:", code_graceful, "· events:", names(events_graceful))
 job2_last = [t for kind, n, t in events_graceful if n == 2][-1] - sent_graceful
 print(f"job 2's last line, after the signal: {job2_last:.2f} s")

@@ -207,27 +207,6 @@ async def two_calls(pool) -> tuple[float, float, set]:
     return time.monotonic() - start, sum(r["cpu"] for r in reports), {r["pid"] for r in reports}
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers that time each call"}
-# The instruments for the price table below.
-async def round_trip(pool, fn, arg) -> float:
-    start = time.perf_counter()
-    await asyncio.wait_for(loop.run_in_executor(pool, fn, arg), timeout=10)
-    return time.perf_counter() - start
-
-
-async def trip_and_work(pool, text: str) -> tuple[float, float]:
-    """(round trip, the work's own time in the worker): their difference is what the trip cost."""
-    start = time.perf_counter()
-    worked = await asyncio.wait_for(loop.run_in_executor(pool, timed_score, text), timeout=10)
-    return time.perf_counter() - start, worked
-
-
-def inline_time(text: str) -> float:
-    start = time.perf_counter()
-    score(text)
-    return time.perf_counter() - start
-
-
 # %% [markdown]
 # First the parallelism: two `burn(300)` calls at once, in two threads and in two processes.
 # Each `burn` notes when it was executing, as in chapter 12. The answer's first column is the
@@ -280,7 +259,7 @@ async def compare_threads_and_processes() -> dict[str, list[dict]]:
 
 
 # %% tags=["hide-output", "needs-cores"] mystnb={"code_prompt_show": "Show the answer"}
-side_by_side = await compare_threads_and_processes()
+side_by_side = await compare_threads_and_processes()  # folded: 3 rounds each
 for kind, runs in side_by_side.items():
     both = max(r["both"] for r in runs)  # best of three
     cpu = max(r["cpu"] for r in runs)
@@ -324,6 +303,27 @@ print("✓ the two threads never executed at once (the GIL); the process calls r
 # free-threaded build is another matter: see the note on it in the `to_thread` section's Why.)
 #
 # :::
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers that time each call"}
+# The instruments for the price table below.
+async def round_trip(pool, fn, arg) -> float:
+    start = time.perf_counter()
+    await asyncio.wait_for(loop.run_in_executor(pool, fn, arg), timeout=10)
+    return time.perf_counter() - start
+
+
+async def trip_and_work(pool, text: str) -> tuple[float, float]:
+    """(round trip, the work's own time in the worker): their difference is what the trip cost."""
+    start = time.perf_counter()
+    worked = await asyncio.wait_for(loop.run_in_executor(pool, timed_score, text), timeout=10)
+    return time.perf_counter() - start, worked
+
+
+def inline_time(text: str) -> float:
+    start = time.perf_counter()
+    score(text)
+    return time.perf_counter() - start
+
 
 # %% [markdown]
 # Then the price. For each size, `inline_time(text)` times one direct call of `score`, and
@@ -491,14 +491,14 @@ def draw_thread_zoom(tl, width=0.05):
 # gaps, or almost no red?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl, silence, stalls, red, ran = await three_ways()
+tl, silence, stalls, red, ran = await three_ways()  # folded: the three runs, their gaps
 for label in silence:
     print(f"{label:<13} gaps over 6 ms: {stalls[label]:>3},",
           f"{red[label]:4.0%} of the work in all · longest: {silence[label]:.0%} · "
           f"the work had a CPU {ran[label]:.0%} of its time")
 print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-fig = draw_three_ways(tl)
-zoom = draw_thread_zoom(tl)
+fig = draw_three_ways(tl)  # the first figure: all six lanes
+zoom = draw_thread_zoom(tl)  # the second: 50 ms of the to_thread lanes
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # One run each, not interleaved: only the side a load cannot flip is asserted here
