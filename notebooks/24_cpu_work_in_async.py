@@ -158,9 +158,9 @@ else:
 #
 # Is the work faster? No. The scoring is the same Python code under the same GIL, so in a thread
 # it takes about as long as on the loop at best, and often longer (compare the first line with
-# the large text's line in the first section): each time the loop's thread takes its turn the scoring stops, and each handover
-# of the GIL waits for the operating system to wake the other thread, a wait that grows when the
-# machine is busy.
+# the large text's line in the first section): each time the loop's thread takes its turn the
+# scoring stops, and each handover of the GIL waits for the operating system to wake the other
+# thread, a wait that grows when the machine is busy.
 #
 # The same turns explain the second line: two calls in two threads took at least as long as
 # their CPU times added up. The wall time can be well over that sum, because it also counts the moments when
