@@ -126,8 +126,9 @@ async def settle(result) -> None:
 # | `hook_7` | `score_plain` | | |
 # | `hook_8` | `score_stream` | | |
 #
-# Before running the cell: for each hook, what does `iscoroutinefunction` say, and does calling
-# it give something you can `await`?
+# One fact you need: `iscoroutinefunction` looks through `functools.partial` and bound methods
+# to the function inside. Before running the cell: for each hook, what does
+# `iscoroutinefunction` say, and does calling it give something you can `await`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 rows = {}
@@ -178,10 +179,11 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # The abstract base classes in `collections.abc` (`Awaitable`, `Coroutine`, `AsyncIterator`)
 # can be asked with `isinstance`. The cell below asks them, then `inspect.iscoroutine` and
 # `inspect.isawaitable`, of five objects, one question a column: `ReadyScore` (what the sixth
-# hook returns), a coroutine, a `Task`, a coroutine written the way it was before `async def`
-# (below: a generator function decorated with `types.coroutine`), and an async generator.
+# hook returns), a coroutine, a `Task`, an async generator, and `old_style(0.5)`. That last one
+# is a coroutine written the way it was before `async def`: a generator function decorated with
+# `types.coroutine` (folded; you meet it only in old code, and `await` still accepts it).
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show old_style, a pre-async-def coroutine"}
 import types
 
 
@@ -197,7 +199,8 @@ def old_style(value: float):
 # drive a coroutine step by step. An ordinary generator, such as the one `old_style` returns,
 # has `send`, `throw` and `close` but no `__await__`.
 #
-# **Predict** the `Awaitable` and `Coroutine` columns: which of the five count as each?
+# **Predict.** `await` accepts what `old_style(0.5)` returns. Which of the five checks say
+# `True` for it?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ready, coro, old = ReadyScore(0.5), score_async("x"), old_style(0.5)

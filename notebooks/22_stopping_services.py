@@ -136,16 +136,16 @@ show_source(_serve, first="def cancel_main", last="loop.add_signal_handler")
 # %% [markdown]
 # The cancellation reaches the main task at its `await`; what the main task does then is
 # the service's own choice. This service's main task starts a task per job (`running`) and
-# awaits them all.
-#
-# **Predict.** Jobs 0 and 1 need only 0.05 s and 0.1 s of work. Which lines does the service
-# print after the signal, and does any job print `done`, even job 0 or job 1? The answer's
-# first fold shows the main task's `except` branch, what runs when the cancel arrives there.
+# awaits them all; its `except` branch is what runs when the cancel arrives:
 
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the answer, part 1: the main task's except branch"}
+# %% tags=["remove-input"]
 show_source(_serve, first="try:", last="raise  # Ctrl-C")
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer, part 2: the run"}
+# %% [markdown]
+# **Predict.** Job 0 needs only 0.05 s of work, and the signal comes right after it started.
+# Does job 0 get to print `done`?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_cancel, events_cancel, sent_cancel = stop_service(
     ["serve", JOBS, "--on-sigterm", "cancel"], signal.SIGTERM, started=3)
 print("exit status:", code_cancel, "· events:", names(events_cancel))
@@ -161,8 +161,8 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The main task's `except asyncio.CancelledError` (the answer's first fold) stops `feeder`, the task that
-# fills the intake queue, cancels every `running` job, waits at most 2 s for their cleanup,
+# The main task's `except asyncio.CancelledError` stops `feeder`, the task that fills the intake
+# queue, cancels every `running` job, waits at most 2 s for their cleanup,
 # prints `main-cancelled` and returns 128 + 15 = 143, the status a shell shows for "ended by
 # SIGTERM". So every job is cancelled the moment the signal arrives, whatever work it still
 # has: jobs 0 and 1 needed 0.05 s and 0.1 s and were cancelled anyway. Every job did run its
@@ -203,15 +203,19 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # unhandled `KeyboardInterrupt`, so that a calling shell knows the user interrupted it.
 #
 # While it runs, `asyncio.run` (built on `asyncio.Runner`) installs its own SIGINT handler,
-# if the main thread still has Python's default one. The **first** Ctrl-C cancels the main
-# task, so cleanup in `except asyncio.CancelledError` or `finally` runs as for any
-# cancellation; once the main task has ended cancelled, `Runner.run` raises
-# `KeyboardInterrupt`, hence the last line `interrupt-from-asyncio.run` (Python's own handler,
-# raising wherever the main thread was, would have printed `interrupt-from-signal-handler`). Re-raise the `CancelledError` after
-# the cleanup, as the service's `except` does: a main task that swallows it makes `asyncio.run`
-# return normally. A **second** Ctrl-C raises `KeyboardInterrupt` at once. A program that
-# installed its own SIGINT handler gets none of this, and SIGTERM needs a handler of your own,
-# as above.
+# if the main thread still has Python's default one:
+#
+# - **the first Ctrl-C** cancels the main task, so cleanup in `except asyncio.CancelledError`
+#   or `finally` runs as for any cancellation; once the main task has ended cancelled,
+#   `asyncio.run` raises `KeyboardInterrupt`: the last line, `interrupt-from-asyncio.run`;
+# - **a second Ctrl-C** raises `KeyboardInterrupt` at once, wherever the main thread is;
+# - **with a SIGINT handler of your own**, `asyncio.run` leaves SIGINT alone and none of this
+#   happens.
+#
+# Had Python's own handler raised the `KeyboardInterrupt`, the last line would read
+# `interrupt-from-signal-handler`. Re-raise the `CancelledError` after the cleanup, as the
+# service's `except` does: a main task that swallows it makes `asyncio.run` return normally.
+# SIGTERM gets none of this: it needs a handler of your own, as above.
 #
 # :::
 
@@ -275,19 +279,12 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # %% [markdown]
 # ## Measure: the same three jobs under three stops
 #
-# Both stops so far end every job at the signal, the cancelling one with a cleanup. A third run
-# of the same jobs uses another command, `run-service SOURCE JOBS --budget B`, which runs the
-# function in the file `SOURCE` as the service and gives it `B` seconds. The service is another
-# process, so the handler travels to it as source code: the answer writes the function's
-# source (`inspect.getsource`) to a temporary file and passes its path. The function is a
-# simple graceful handler, `graceful_stop` (below; it takes these three jobs and nothing
-# else, unlike the exercise's): on SIGTERM it gives the jobs a budget of 0.5 s, then cancels
-# what is left. The fold after it holds `three_stops()`, which lays the three
-# SIGTERM runs on one timeline for the answer's figure (the Ctrl-C run repeats the cancelling
-# one, so it is left out), `mark_signals(fig)`, which draws the signals on it, and
-# `draw_three_stops()`, which calls both and draws the figure. Every line
-# the service prints carries a `time.monotonic()` reading, one clock for every process on
-# Linux, so the figure places the child's events against the moment the signal was sent.
+# Both stops so far end every job at the signal, the cancelling one with a cleanup. The third
+# stop is graceful: `graceful_stop` (below) gives the jobs a budget of 0.5 s after SIGTERM,
+# then cancels what is left. It takes these three jobs and nothing else, unlike the exercise's.
+# `run_as_service(graceful_stop, JOBS, budget=0.5)` (folded) runs it as the service, in a
+# child process, and stops it like the others. The answer's figure lays the three SIGTERM runs
+# on one timeline (the Ctrl-C run repeats the cancelling one, so it is left out).
 
 # %%
 async def graceful_stop(intake, handle, budget: float) -> int:
@@ -313,15 +310,30 @@ async def graceful_stop(intake, handle, budget: float) -> int:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: run a function as the service, draw the three stops"}
 from lab_snippets.service_workers import CLEANUP  # a cancelled job's cleanup: an await of 0.02 s
+
+
+def run_as_service(function, jobs: str, budget: float) -> tuple[int, list, float]:
+    """Run `function` as the service of `run-service SOURCE JOBS --budget B`, stopped by SIGTERM
+    once its three jobs have started. The service is another process, so the function travels
+    to it as source code, in a temporary file."""
+    with tempfile.TemporaryDirectory() as folder:
+        source = os.path.join(folder, "service.py")
+        with open(source, "w", encoding="utf-8") as source_file:
+            source_file.write(inspect.getsource(function) + f"\nrun_service = {function.__name__}\n")
+        return stop_service(["run-service", source, jobs, "--budget", str(budget)],
+                            signal.SIGTERM, started=3)
+
 
 NEEDED = [float(job.split(":")[1]) for job in JOBS.split(",")]  # the seconds each job needed
 
 
 def three_stops() -> tuple[Timeline, dict]:
     """The three SIGTERM runs on one timeline, each time measured from its run's `ready` line;
-    and, per run, the jobs that printed `done` and those that printed `cancelled`."""
+    and, per run, the jobs that printed `done` and those that printed `cancelled`. Every line the
+    service prints carries a `time.monotonic()` reading, one clock for every process on Linux,
+    so the child's events and the moment the signal was sent share one axis."""
     tl = Timeline(clock=lambda: 0.0)  # times below are already relative to each run's `ready` line
     outcome = {}
     for run_label, events, sent in RUNS:
@@ -378,18 +390,13 @@ def draw_three_stops():
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# run-service reads the function from a file
-with tempfile.TemporaryDirectory() as folder:
-    source = os.path.join(folder, "graceful.py")
-    with open(source, "w", encoding="utf-8") as source_file:
-        text = inspect.getsource(graceful_stop) + "\nrun_service = graceful_stop\n"
-        source_file.write(text)
-    code_graceful, events_graceful, sent_graceful = stop_service(
-        ["run-service", source, JOBS, "--budget", "0.5"], signal.SIGTERM, started=3)
+code_graceful, events_graceful, sent_graceful = run_as_service(
+    graceful_stop, JOBS, budget=0.5)
 print("exit status:", code_graceful, "· events:", names(events_graceful))
 job2_last = [t for kind, n, t in events_graceful if n == 2][-1] - sent_graceful
 print(f"job 2's last line, after the signal: {job2_last:.2f} s")
 
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer's figure: the three stops"}
 RUNS = (("SIGTERM, default", events_default, sent_default),
         ("SIGTERM → cancel", events_cancel, sent_cancel),
         ("graceful, 0.5 s", events_graceful, sent_graceful))

@@ -110,11 +110,34 @@ print("Task.get_stack():          ", own_frames)
 #
 # ## Following the awaits
 #
-# `await_chain(task)` (its source is folded below) starts at the task's coroutine and follows
-# `cr_await`, the object each suspended coroutine is awaiting right now, until it reaches a
-# future.
+# A suspended coroutine keeps, in `cr_await`, the object it is awaiting right now; its frame,
+# `cr_frame`, says where it stopped. Following `cr_await` from the task's coroutine walks down
+# the awaits, until what is awaited is no longer a coroutine: the future at the bottom. The
+# idea fits in a few lines that you can take to your own service:
 
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of await_chain"}
+# %%
+def await_chain_sketch(task: asyncio.Task) -> list[str]:
+    """Where each coroutine of the task's chain stopped, outermost first."""
+    chain, awaited = [], task.get_coro()
+    while getattr(awaited, "cr_frame", None) is not None:  # a suspended coroutine
+        frame = awaited.cr_frame
+        chain.append(f"{frame.f_code.co_name} (line {frame.f_lineno})")
+        awaited = awaited.cr_await  # what it is awaiting right now
+    return chain  # it stops at the first thing that is not a coroutine: the future
+
+
+print(await_chain_sketch(stuck[1]))
+
+# %% [markdown]
+# The course's `await_chain(task)` (in `lab_snippets.hangs`, source in the fold) does the same.
+# It also follows async generators and generator-based coroutines, notes each link's file, and
+# ends the chain with `<a future>`.
+
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of await_chain and its helpers"}
+from lab_snippets.hangs import ChainLink, _awaiting
+
+show_source(ChainLink)
+show_source(_awaiting)
 show_source(await_chain)
 
 # %% [markdown]
@@ -464,10 +487,12 @@ print("✓ each hook got its error once")
 # :::
 
 # %% [markdown]
-# **A callback that holds the loop.** Chapter 02's `slow_callback_log` switches on asyncio's
-# debug mode for one block, in which the loop logs every callback or task step that ran longer
-# than a threshold, here 0.03 s. A task named `tokenizer` spins for 0.06 s without an `await`.
-# Predict: does the log line name the task, and in what state does it show it?
+# **A callback that holds the loop.** asyncio's debug mode makes the loop log a warning for
+# every callback or task step that ran longer than `loop.slow_callback_duration`. The course's
+# `slow_callback_log(threshold)` (from `lab_snippets.loopwatch`, first used in chapter 02)
+# switches it on for one block, sets that duration, here 0.03 s, and collects the warnings in a
+# list. A task named `tokenizer` spins for 0.06 s without an `await`. Predict: is the warning
+# written while the task still holds the loop, or after its step has returned?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def tokenize_on_the_loop() -> None:
@@ -964,6 +989,15 @@ print(header, *list(indented)[-3:], sep="\n")
 from lab_snippets.sites import show_call_site
 
 show_call_site("23")
+
+# %% [markdown]
+# Would an await chain tell the stuck rollouts apart? Not for the rollout that timed out:
+# `asyncio.timeout` cancels the rollout's own task, so by the time the `except` runs, the awaits
+# it was stuck in are gone from its stack.
+#
+# The other tasks are not cancelled, so their chains would still show where they wait. To see
+# where the rollout itself waited, take the stacks at the deadline, before cancelling: a
+# watchdog, as in this chapter's exercise.
 
 # %% tags=["remove-input"]
 show_call_site("23b")

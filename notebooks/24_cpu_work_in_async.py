@@ -153,7 +153,14 @@ else:
 # runs, and the interpreter asks the running thread to let go of it every
 # `sys.getswitchinterval()` seconds (5 ms by default): a thread that wants the GIL waits one
 # interval, then asks the holder to drop it. So the loop's thread gets turns, and its longest
-# silence is a part of the work, not all of it (the check asks for less than half).
+# silence is a part of the work, not all of it (the check asks for less than half). It answers,
+# but only once every few switch intervals: the heartbeat figure further down shows how seldom.
+#
+# Is the work faster? No. The scoring is the same Python code under the same GIL, so in a thread
+# it takes about as long as on the loop at best, and often longer (compare the first line with
+# the large text's line in the first section): each time the loop's thread takes its turn the
+# scoring stops, and each handover of the GIL waits for the operating system to wake the other
+# thread, a wait that grows when the machine is busy.
 #
 # The same turns explain the second line: two calls in two threads took at least as long as
 # their CPU times added up. The wall time can be well over that sum, because it also counts the moments when
@@ -186,12 +193,12 @@ async def score_in_pool(text: str) -> tuple[int, int]:
     return await loop.run_in_executor(process_pool, score, text)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers that time each call"}
-# Warm the pool up (both workers started), and the instruments for the table below.
+# %% tags=["remove-cell"]
+# Warm the pool up (both workers started). two_calls: used only by a later cell, which the page
+# does not show either (the exercise's grading runs both).
 await asyncio.wait_for(asyncio.gather(*(score_in_pool("warm") for _ in range(2))), timeout=30)
 
 
-# two_calls: used only by a cell this page does not show, which the exercise's grading runs.
 async def two_calls(pool) -> tuple[float, float, set]:
     """Two burn(300) calls at once in `pool`: (wall time, their CPU times summed, their pids)."""
     start = time.monotonic()
@@ -200,35 +207,13 @@ async def two_calls(pool) -> tuple[float, float, set]:
     return time.monotonic() - start, sum(r["cpu"] for r in reports), {r["pid"] for r in reports}
 
 
-async def round_trip(pool, fn, arg) -> float:
-    start = time.perf_counter()
-    await asyncio.wait_for(loop.run_in_executor(pool, fn, arg), timeout=10)
-    return time.perf_counter() - start
-
-
-async def trip_and_work(pool, text: str) -> tuple[float, float]:
-    """(round trip, the work's own time in the worker): their difference is what the trip cost."""
-    start = time.perf_counter()
-    worked = await asyncio.wait_for(loop.run_in_executor(pool, timed_score, text), timeout=10)
-    return time.perf_counter() - start, worked
-
-
-def inline_time(text: str) -> float:
-    start = time.perf_counter()
-    score(text)
-    return time.perf_counter() - start
-
-
 # %% [markdown]
 # First the parallelism: two `burn(300)` calls at once, in two threads and in two processes.
-# Like chapter 12's, each `burn` reports the stretches of time during which it was executing,
-# read inside the thread or process that ran it, so the cell can say what share of the time
-# **both** calls were executing at once. It also gives CPU seconds per second of wall time: how
-# many CPUs the two calls had on average. `compare_threads_and_processes()` (folded, with
-# `both_at_once`, which measures one pair of calls) runs each pair three times, interleaved so
-# that both rows meet the same load; the answer shows the best of three. The two-thread row
-# repeats the `to_thread` section's second measurement. Predict, for each row: were the two
-# calls ever executing at the same instant?
+# Each `burn` notes when it was executing, as in chapter 12. The answer's first column is the
+# share of the time during which **both** calls were executing at the same instant. The second
+# is how many CPUs the two calls used on average (CPU seconds per second of wall time). Each
+# pair runs three times, threads and processes taking turns, and the answer shows the best of
+# three. Predict, for each row: were the two calls ever executing at the same instant?
 
 # %% tags=["remove-cell", "needs-cores"]
 # Not shown: a first, plain run of CPU seconds per second (the exercise's grading runs this cell
@@ -274,7 +259,7 @@ async def compare_threads_and_processes() -> dict[str, list[dict]]:
 
 
 # %% tags=["hide-output", "needs-cores"] mystnb={"code_prompt_show": "Show the answer"}
-side_by_side = await compare_threads_and_processes()
+side_by_side = await compare_threads_and_processes()  # folded: 3 rounds each
 for kind, runs in side_by_side.items():
     both = max(r["both"] for r in runs)  # best of three
     cpu = max(r["cpu"] for r in runs)
@@ -318,6 +303,27 @@ print("✓ the two threads never executed at once (the GIL); the process calls r
 # free-threaded build is another matter: see the note on it in the `to_thread` section's Why.)
 #
 # :::
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers that time each call"}
+# The instruments for the price table below.
+async def round_trip(pool, fn, arg) -> float:
+    start = time.perf_counter()
+    await asyncio.wait_for(loop.run_in_executor(pool, fn, arg), timeout=10)
+    return time.perf_counter() - start
+
+
+async def trip_and_work(pool, text: str) -> tuple[float, float]:
+    """(round trip, the work's own time in the worker): their difference is what the trip cost."""
+    start = time.perf_counter()
+    worked = await asyncio.wait_for(loop.run_in_executor(pool, timed_score, text), timeout=10)
+    return time.perf_counter() - start, worked
+
+
+def inline_time(text: str) -> float:
+    start = time.perf_counter()
+    score(text)
+    return time.perf_counter() - start
+
 
 # %% [markdown]
 # Then the price. For each size, `inline_time(text)` times one direct call of `score`, and
@@ -416,14 +422,14 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # One piece of CPU work three ways, one run each: on the loop, in a thread, and in the process
 # pool. The work is `burn(1200)`, the same kind of loop as `score`, four times `burn(300)`
 # above and so about four times as long as the large scoring; it also reports when it ran,
-# read where it ran (in the thread, or in the worker process). Each way gets two lanes. The heartbeat lane is the loop: blue while it
-# answered, red for a gap of more than 6 ms (three missed heartbeats), a time when it could not
-# answer. The work lane is blue while the work ran; a hole in it is a moment the work did not
-# have a CPU. The sections above measured only the longest gap; the figure shows every gap, and
-# the answer gives, for each way, how many gaps there were, their time added up and the longest,
-# each as a share of the work's duration. `three_ways` (folded) runs the three and counts the
-# gaps; `draw_three_ways` draws them, and `draw_thread_zoom` draws 50 ms of the `to_thread`
-# lanes at a scale where their pieces show.
+# read where it ran (in the thread, or in the worker process). Each way gets two lanes. The
+# heartbeat lane is the loop: blue while it answered, red for a gap of more than 6 ms (three
+# missed heartbeats). Red here means only that the loop did not answer, whatever kept it: its
+# own work, a wait for the GIL or a busy machine. The work lane is blue while the work ran; a
+# hole in it is a moment the work did not have a CPU. The sections above measured only the
+# longest gap; the figure shows every gap, and the answer gives, for each way, how many gaps
+# there were, their time added up and the longest, each as a share of the work's duration. A
+# second figure draws 50 ms of the `to_thread` lanes at a scale where their pieces show.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that runs the three and draws them"}
 from functools import partial
@@ -462,7 +468,7 @@ def draw_three_ways(tl):
     return tl.plot("One piece of CPU work three ways: when the loop answered, when the work ran",
                    lanes=["on the loop · event loop", "on the loop · work", "to_thread · event loop",
                           "to_thread · work", "process pool · event loop", "process pool · work"],
-                   meanings={"running": "answering / working", "blocked": "heartbeat gap over 6 ms"})
+                   meanings={"running": "answering / working", "blocked": "loop did not answer for over 6 ms"})
 
 
 def draw_thread_zoom(tl, width=0.05):
@@ -472,7 +478,7 @@ def draw_thread_zoom(tl, width=0.05):
     middle = (work[0].start + work[-1].end) / 2
     fig = tl.plot("to_thread, 50 ms of it: a tick for each heartbeat the loop answered",
                   lanes=["to_thread · event loop", "to_thread · work"],
-                  meanings={"running": "answering / working", "blocked": "heartbeat gap over 6 ms"})
+                  meanings={"running": "answering / working", "blocked": "loop did not answer for over 6 ms"})
     ax = fig.axes[0]
     for gap in tl.spans_of("to_thread · event loop"):
         ax.plot([gap.start] * 2, [-0.42, 0.42], color="black", linewidth=2)
@@ -485,14 +491,14 @@ def draw_thread_zoom(tl, width=0.05):
 # gaps, or almost no red?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl, silence, stalls, red, ran = await three_ways()
+tl, silence, stalls, red, ran = await three_ways()  # folded: the three runs, their gaps
 for label in silence:
     print(f"{label:<13} gaps over 6 ms: {stalls[label]:>3},",
           f"{red[label]:4.0%} of the work in all · longest: {silence[label]:.0%} · "
           f"the work had a CPU {ran[label]:.0%} of its time")
 print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-fig = draw_three_ways(tl)
-zoom = draw_thread_zoom(tl)
+fig = draw_three_ways(tl)  # the first figure: all six lanes
+zoom = draw_thread_zoom(tl)  # the second: 50 ms of the to_thread lanes
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # One run each, not interleaved: only the side a load cannot flip is asserted here
@@ -507,21 +513,26 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # :::{dropdown} Why
 #
 # On the loop the heartbeat is red for the whole work: the loop's thread was busy with it, and
-# no load can shorten that (the check asks for at least 0.8 of the work). In a thread the
-# heartbeat lane is cut into many short red gaps, each a wait of the loop's thread for the GIL.
-# In the first figure that lane looks solid red: between two gaps the loop answered one
-# heartbeat, an instant too short to see at that scale. The second figure shows 50 ms of it,
-# with a tick at each heartbeat the loop answered: it did answer, as the `to_thread` section
-# found, but seldom: most ticks are more than 6 ms apart. Added up, the red is about as long as
-# on the loop (the "in all" column):
-# `to_thread` cut the silence into short pieces, it did not shorten it, and a loop that answers
-# that seldom is still a slow loop. Chapter 08's heartbeat figure showed a `to_thread` lane with no red at all:
-# there the thread *waited* (slept), which releases the GIL; here it runs Python code, which
-# holds it.
+# no load can shorten that (the check asks for at least 0.8 of the work).
 #
-# In the process pool the work holds none of this process's GIL, so the only thing that keeps
-# the loop from answering is the machine: on a machine with a CPU to spare its heartbeat lane
-# is almost all blue and its work lane almost one unbroken bar. When more programs want a CPU
+# In a thread the heartbeat lane is cut into many short red gaps, each a wait of the loop's
+# thread for the GIL. In the first figure that lane looks solid red: between two gaps the loop
+# answered one heartbeat, an instant too short to see at that scale. The second figure shows
+# 50 ms of it, with a tick at each heartbeat the loop answered: it did answer, as the
+# `to_thread` section found, but seldom, most ticks more than 6 ms apart. Added up, the red is
+# about as long as on the loop (the "in all" column). `to_thread` cut the silence into short
+# pieces; it did not shorten it. Chapter 08's heartbeat figure showed a `to_thread` lane with no
+# red at all: there the thread *waited* (slept), which releases the GIL; here it runs Python
+# code, which holds it.
+#
+# In the process pool the work holds none of this process's GIL: on a machine with a CPU to
+# spare, its heartbeat lane is almost all blue and its work lane almost one unbroken bar.
+#
+# :::
+#
+# :::{dropdown} Going further: red in the process pool's lanes, on a busy machine
+#
+# When more programs want a CPU
 # than there are CPUs (the load line), the operating system gives each of them turns, the
 # worker and the loop's thread included. Then the pool's work lane has holes (its last column
 # falls below 100 %), and its heartbeat lane has short red gaps of its own: red still means a
