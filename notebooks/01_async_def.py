@@ -202,11 +202,15 @@ print("✓ the Task's body started only when the caller suspended")
 # ## Measure: three coroutine objects created together, which body starts when?
 #
 # The cell below creates three coroutine objects at the same moment and drives them in three
-# ways. `first` is awaited at once. The Task is created next, just before the caller does
-# 0.05 s of busy work of its own: a loop in plain Python, with no `await` in it.
+# ways. `first` is awaited at once. `as_task` is wrapped in a Task next, just before the
+# caller does 0.05 s of busy work of its own: a loop in plain Python, with no `await` in it.
 # `awaited_late` is awaited after that busy work. Each body writes to `order` when it starts.
 #
-# Predict: of `awaited_late` and the Task, which body starts first, and does either of them
+# You know from the section above that a Task's body starts only when the caller suspends.
+# One more fact decides this run: `await` on a coroutine object runs its body at once, in the
+# caller, like a function call, until the body reaches a real wait (here its sleep).
+#
+# Predict: of `awaited_late` and `as_task`, which body starts first, and does either of them
 # start during the caller's busy work?
 
 # %%
@@ -216,9 +220,9 @@ async def noted_body(name: str, order: list[str]) -> None:
 
 
 order: list[str] = []
-first = noted_body("awaited at once", order)
-awaited_late = noted_body("awaited later", order)
-as_task = noted_body("as a Task", order)
+first = noted_body("first", order)
+awaited_late = noted_body("awaited_late", order)
+as_task = noted_body("as_task", order)
 
 await first
 task = asyncio.create_task(as_task)
@@ -234,16 +238,17 @@ await task
 print(*order, sep="\n")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert order == ["awaited at once: body started", "caller: busy work started",
-                 "caller: busy work ended", "awaited later: body started",
-                 "as a Task: body started"], order
+assert order == ["first: body started", "caller: busy work started",
+                 "caller: busy work ended", "awaited_late: body started",
+                 "as_task: body started"], order
 print("✓ neither body started during the busy work, and `awaited_late` started first")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # The Task was created first, yet `awaited_late` started first, and neither started during
-# the busy work. `await awaited_late` runs its body at once, in the caller. The Task's body
+# the busy work. `await awaited_late` runs its body at once, in the caller; the loop gets its
+# first turn only when that body suspends in its sleep. The Task's body
 # can start only when the loop gets a turn, and the busy work gave it none: the Task waited
 # for the caller's busy work, and then for `awaited_late`. Chapter 02 finds out exactly
 # where the loop gets its turn.
@@ -252,9 +257,10 @@ print("✓ neither body started during the busy work, and `awaited_late` started
 #
 # To see this run on a clock, the folded cells below repeat it with `Timeline`, the course's
 # stopwatch (the [reading guide](../book/reading_guide.md) shows its charts): each
-# `with tl.span(...)` block becomes one bar. Each body now also spins for 0.005 s before its
-# sleep, so that its start shows as a bar. Red marks code that holds the
-# loop, the caller's busy work and each body's short spin alike.
+# `with tl.span(...)` block becomes one bar, and each lane is named after the variable that
+# holds the object. Each body now also spins for 0.005 s before its sleep, so that its start
+# shows as a bar. Red marks code that holds the loop, the caller's busy work and each body's
+# short spin alike.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show busy, timed_body and the plotting code"}
 def busy(seconds: float) -> None:
@@ -272,40 +278,40 @@ async def timed_body(name: str) -> None:
 
 def draw_three_bodies() -> None:
     tl.plot("Three coroutine objects created together: when does each body run?",
-            lanes=["awaited at once", "caller's own work", "awaited later", "as a Task"],
+            lanes=["first", "caller's busy work", "awaited_late", "as_task"],
             meanings={"waiting": "suspended in await", "blocked": "holding the loop"})
 
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the same run, with the stopwatch"}
 tl = Timeline()
-first = timed_body("awaited at once")
-awaited_late = timed_body("awaited later")
-as_task = timed_body("as a Task")
+first = timed_body("first")
+awaited_late = timed_body("awaited_late")
+as_task = timed_body("as_task")
 tl.mark("all three created")
 
 await first
 task = asyncio.create_task(as_task)
-with tl.span("caller's own work", state="blocked"):
+with tl.span("caller's busy work", state="blocked"):
     busy_until = tl.now() + 0.05
     while tl.now() < busy_until:
         pass  # spins in plain code, with no await
 await awaited_late
 await task
 
-bodies = ("awaited at once", "awaited later", "as a Task")
+bodies = ("first", "awaited_late", "as_task")
 starts = {label: tl.spans_of(label)[0].start for label in bodies}
-blocked = tl.spans_of("caller's own work")[0]
+blocked = tl.spans_of("caller's busy work")[0]
 print(f"caller's busy work: from {blocked.start:.3f} s to {blocked.end:.3f} s")
 for label in sorted(bodies, key=starts.get):
-    print(f"{label:<16} body started at {starts[label]:.3f} s")
+    print(f"{label:<13} body started at {starts[label]:.3f} s")
 draw_three_bodies()
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: task-waits-while-caller-blocks
-assert starts["awaited at once"] < blocked.start
-assert starts["as a Task"] >= blocked.end, "a Task cannot start while the caller blocks the loop"
-assert starts["awaited later"] >= blocked.end
-assert starts["awaited later"] < starts["as a Task"]
+assert starts["first"] < blocked.start
+assert starts["as_task"] >= blocked.end, "a Task cannot start while the caller blocks the loop"
+assert starts["awaited_late"] >= blocked.end
+assert starts["awaited_late"] < starts["as_task"]
 print("✓ both bodies started after the caller's busy work ended, `awaited_late` first")
 
 # %% [markdown]
@@ -424,25 +430,25 @@ async def await_then_tidy(body, log: list[str]) -> None:
 
 
 # %%
-endings = {"error": [], "cancel": []}
-log_e, log_c = endings["error"], endings["cancel"]
-raised = asyncio.create_task(await_then_tidy(failing_body(log_e), log_e))
-stopped = asyncio.create_task(await_then_tidy(score_sample(7, log_c), log_c))
+error_log: list[str] = []
+cancel_log: list[str] = []
+raised = asyncio.create_task(await_then_tidy(failing_body(error_log), error_log))
+stopped = asyncio.create_task(await_then_tidy(score_sample(7, cancel_log), cancel_log))
 await asyncio.sleep(0)  # both bodies start, and suspend in their sleeps
 stopped.cancel()
 
 try:
     await raised
 except ValueError as body_error:
-    print(f"error   log: {log_e}  · the Task raised {body_error!r}")
+    print(f"error_log:  {error_log}  · the Task raised {body_error!r}")
 try:
     await stopped
 except asyncio.CancelledError:
-    print(f"cancel  log: {log_c}  · the Task ended cancelled")
+    print(f"cancel_log: {cancel_log}  · the Task ended cancelled")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert endings == {"error": ["body started", "finally ran"],
-                   "cancel": ["body of 7 started", "finally ran"]}, endings
+assert error_log == ["body started", "finally ran"], error_log
+assert cancel_log == ["body of 7 started", "finally ran"], cancel_log
 assert stopped.cancelled() and isinstance(raised.exception(), ValueError)
 print("✓ both endings ran the finally, and the exception went on to the Task")
 
@@ -497,7 +503,7 @@ print("✓ both endings ran the finally, and the exception went on to the Task")
 #
 # :::
 #
-# The visible test below shows one run.
+# The visible test follows the solution.
 
 # %%
 async def record_job(job_id: int, log: list[str]) -> str:
@@ -722,28 +728,45 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # slime's rollout code is built from coroutine functions, and reading it means keeping the three
 # moments apart: the line that calls an `async def` has not done the work yet. The first quote
 # below awaits its generate function. Before it, a model of what a forgotten `await` there
-# would do: the code that reads the result gets the coroutine object, and the error appears
-# there, one step further on. Every place where slime defines or awaits a coroutine is listed in the
-# [source inventory](../book/reference/inventory.md).
+# would cost. The model's `generate` counts the requests it sends; the next step reads the
+# reward from what it got back. Every place where slime defines or awaits a coroutine is
+# listed in the [source inventory](../book/reference/inventory.md).
 
 # %%
+requests_sent: list[str] = []
+
+
 async def generate(prompt: str) -> dict:
+    requests_sent.append(prompt)  # the request to the inference server
     await asyncio.sleep(0)
     return {"prompt": prompt, "reward": 1.0}
 
 
-sample = generate("2 + 2")  # the await is missing
-try:
-    print(sample["reward"])  # what a later step does with the sample
-except Exception as exc:
-    print(f"{type(exc).__name__}: {exc}")
-finally:
-    sample.close()  # it is never awaited: close it, so that it does not warn
+with warnings.catch_warnings(record=True) as lost_await:
+    warnings.simplefilter("always")
+    sample = generate("2 + 2")  # the await is missing
+    try:
+        print(sample["reward"])  # what a later step does with the sample
+    except TypeError as exc:
+        print(f"{type(exc).__name__}: {exc}")
+    del sample
+    gc.collect()
+print("requests sent:", requests_sent)
+print("warnings:", [str(w.message) for w in lost_await])
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert requests_sent == [], requests_sent
+assert [w.source.__qualname__ for w in lost_await if inspect.iscoroutine(w.source)] == [
+    "generate"], [str(w.message) for w in lost_await]
+print("✓ no request was sent, and only the warning named `generate`")
 
 # %% [markdown]
+# The missing `await` costs three things. No request was sent: the generate body never ran.
 # The error names the subscript, not the missing `await`, and it appears one step after the
-# call that lost its `await`. In the quote below, that step would be the sample hooks or the
-# reward step that read the result.
+# call that lost its `await`: in the quote below, in the sample hooks or the reward step that
+# read the result. Only the "never awaited" warning names `generate`, and it comes only when
+# the object is destroyed. So when a step fails on a coroutine object it did not expect, search
+# the run's output for that warning.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -13,7 +13,7 @@
 #    the program;
 # 4. find out what asyncio's debug mode, which logs slow callbacks, tells you about a blocking call.
 #
-# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 55 minutes
+# **Needs** chapter 01 (coroutine function, coroutine object, Task) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -171,11 +171,14 @@ print("✓ the bystander ran only where a step suspended")
 # HTTP POST with httpx, `await client.post(...)`, and then awaits `response.aread()`, which
 # returns the response's body. Does the second `await` suspend?
 #
-# The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body) twice: once with a
-# plain `client.post`, as slime does, and once with a *streaming* request,
-# `client.send(request, stream=True)`. Meanwhile a bystander task, `count_turns`, adds one
-# to `counter["turns"]` each time the loop gives it a turn. Predict the bystander's count
-# during each `aread()`: none, or some?
+# One fact about httpx decides it. A plain request, like `requests.post`, reads the whole body
+# before it returns. A *streaming* request, `client.send(request, stream=True)`, returns as
+# soon as the headers are in and leaves the body on the connection for `aread()` to read.
+#
+# The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body)
+# twice: once with a plain `client.post`, as slime does, and once with a streaming request.
+# Meanwhile a bystander task, `count_turns`, adds one to `counter["turns"]` each time the
+# loop gives it a turn. Predict the bystander's count during each `aread()`: none, or some?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the bystander that counts its turns"}
 import httpx
@@ -235,15 +238,15 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # The plain version awaits the `post`, then the `aread()`, and only the first of those awaits
 # suspends: a plain `post` is not a streaming request, so httpx reads the whole body before
 # `post` returns, and the `aread()` after it only hands back bytes already stored on the
-# response. A streaming request returns as soon as the headers are in, and its `aread()` still
-# has the body to read through the connection. So the `aread()` after the plain `post` gave the bystander no
-# turn at all, while the streaming one gave it some; both requests gave it turns while they
-# waited for the server. An `await` suspends only when the awaited coroutine reaches a point
-# that yields to the loop: something not ready yet, or a deliberate yield such as
-# `asyncio.sleep(0)`.
+# response. The streaming `aread()` still has the body to read through the connection. So the
+# `aread()` after the plain `post` gave the bystander no turn at all, while the streaming one
+# gave it some; both requests gave it turns while they waited for the server. An `await`
+# suspends only when the awaited coroutine reaches a point that yields to the loop: something
+# not ready yet, or a deliberate yield such as `asyncio.sleep(0)`.
 #
-# The streaming row's number is not a count of network waits: the library under httpx gives
-# the loop a turn at every read of the connection, even when the bytes have already arrived.
+# Do not read the streaming row's number as a count of waits for the network. httpx reads the
+# connection through anyio, and each of anyio's reads gives the loop a turn, even when the
+# bytes have already arrived.
 #
 # :::
 
@@ -378,10 +381,17 @@ with slow_callback_log(threshold=0.08) as warnings_logged:
 
 import re
 
-for message in warnings_logged:  # each cut to its coroutine and the step's time
+
+def shorten(message: str) -> str:
+    """'Executing <Task ... coro=<name() ...> ... took 0.151 seconds'
+    becomes 'name took 0.151 seconds'."""
     coroutine = re.search(r"coro=<(\w+)", message)
     name = coroutine.group(1) if coroutine else "<Task ...>"
-    print("Executing", name, message[message.rfind("took"):])
+    return name + " " + message[message.rfind("took"):]
+
+
+for message in warnings_logged:
+    print("Executing", shorten(message))
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -502,7 +512,7 @@ if sys.version_info < (3, 14):
 #
 # :::
 #
-# The visible test below shows one run.
+# The visible test follows the solution.
 
 # %%
 class Flag:
@@ -1013,7 +1023,8 @@ await asyncio.gather(late_mark, return_exceptions=True)
 assert passed_the_mark, (
     "the whole 0.1 s sleep after a check before the deadline carries the TimeoutError past "
     "timeout_s + half a sleep")
-print("✓ the TimeoutError came after the plain wait of timeout_s plus half a sleep had ended")
+print(f"✓ the TimeoutError was raised {raised_after - TIMEOUT_S:.2f} s after its deadline",
+      f"(more than half a {EVERY} s sleep late)")
 
 # %% [markdown]
 # The check at 0.01 s comes before the deadline, so the poller sleeps its whole 0.1 s, queries

@@ -180,28 +180,8 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # which is why they overlapped.
 #
 # :::
-#
-# ## Predict: does the loop keep a fire-and-forget task alive?
-#
-# A common habit is "fire and forget": start a task with `asyncio.create_task(...)` on a line
-# of its own and keep nothing it returns. The loop is running the task: does it also keep it
-# alive?
-#
-# The loop's own list of tasks (`asyncio.all_tasks()`) does not keep a task alive: it holds
-# them only *weakly*. A waiting task is kept alive by what will wake it up:
-#
-# - a task in `asyncio.sleep` is held by the sleep's timer, and the loop holds its timers;
-# - a task awaiting a Future (the awaitable behind a reply, an `asyncio.Event` or a `Queue`)
-#   is held by that Future, and only as long as something holds the Future.
-#
-# The cell after next drops two tasks, lets them start and runs the garbage collector,
-# `gc.collect()`. Task B waits in `asyncio.sleep(0.05)`. Task A waits for a reply, the way
-# some clients do it: the Future of each pending request is filed in a registry that holds it
-# only weakly (a `weakref.WeakValueDictionary`, so that abandoned requests clean themselves
-# up), and `deliver(id, value)` hands a reply to the Future filed under that id. Predict both
-# rows it prints: is each task alive after `gc.collect()`, and does A get its reply?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the stand-in client: a weak registry of pending replies"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
     weakref.WeakValueDictionary())
 
@@ -243,6 +223,24 @@ def note_complaint(_loop, context) -> None:
 
 loop.set_exception_handler(note_complaint)
 
+# %% [markdown]
+# ## Predict: does the loop keep a fire-and-forget task alive?
+#
+# A common habit is "fire and forget": start a task with `asyncio.create_task(...)` on a line
+# of its own and keep nothing it returns. The loop is running the task: does it also keep it
+# alive?
+#
+# The cell below drops two tasks, lets them start, and runs the garbage collector,
+# `gc.collect()`. Task B waits in `asyncio.sleep(0.05)`. Task A waits for a reply from a
+# stand-in for a client library that holds its pending requests weakly, so that abandoned
+# requests clean themselves up. `await_reply(id, log)` files a Future under `id` in such a
+# registry and awaits it; `deliver(id, value)` hands a reply to the Future filed under `id`.
+# Both are in the first of the two folds just above this heading; the second collects what
+# the loop writes to its log.
+#
+# Predict both rows it prints: is each task alive after `gc.collect()`, and does A get its
+# reply?
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 forgotten_log: list[str] = []
 task = asyncio.create_task(await_reply(1, forgotten_log))
@@ -278,10 +276,17 @@ print("✓ task A was collected while pending: no reply, and the loop only logge
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Task A was collected: nothing reachable held it. The loop holds a task strongly only while
-# one of its steps is scheduled, and this one was suspended on a Future. That Future held the
-# task (its wake-up callback), but nothing held the Future except the registry of weak
-# references, so `gc.collect()` took both.
+# The loop's own list of tasks (`asyncio.all_tasks()`) holds them only *weakly*, and the
+# loop holds a task strongly only while one of its steps is scheduled. A waiting task is kept
+# alive by what will wake it up:
+#
+# - a task in `asyncio.sleep` is held by the sleep's timer, and the loop holds its timers;
+# - a task that awaits a Future is held by that Future, and only as long as something holds
+#   the Future. Waiting for a reply, an `asyncio.Event` or a `Queue` means awaiting a Future.
+#
+# Task A was collected: nothing reachable held it. It was suspended on a Future, and that
+# Future held the task (its wake-up callback), but nothing held the Future except the
+# registry of weak references, so `gc.collect()` took both.
 # The garbage collector closes the coroutine, which is why `finally` still ran; the reply then
 # had nowhere to go, and no exception reached anyone: the loop only wrote a message to its
 # log, which the folded instruments collected in `loop_complaints`.
@@ -577,8 +582,10 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 #
 # Everything this needs ran on this page: the `TaskGroup` of "Does a `TaskGroup` do the
 # same?" cancelled samples 0 and 2 when sample 1 failed, waited until they were gone and raised
-# an `ExceptionGroup` (item 3). For item 4, the hint "When the caller cancels", after the
-# grader's list, says what the same block does when the caller is cancelled.
+# an `ExceptionGroup` (item 3). After the block every task has ended, so `task.result()`
+# hands back each one's value without an `await`. For item 4, the hint "When the caller
+# cancels", after the grader's list, says what the same block does when the caller is
+# cancelled.
 #
 # :::
 #
@@ -619,7 +626,14 @@ print("✓ the TaskGroup raised only after sample 0's 0.1 s cleanup; gather rais
 #
 # :::
 #
-# The visible test below shows one run.
+# The visible test follows the solution.
+#
+# :::{dropdown} What `asyncio.timeout(2)` does in the visible test
+#
+# `async with asyncio.timeout(2)` only stops the test if it hangs for 2 s; chapter 05
+# introduces it.
+#
+# :::
 
 # %%
 in_flight = {"now": 0, "peak": 0}
@@ -844,8 +858,8 @@ _sc.differential(score_group, _reference, _sc.several(_plans()), _observe, _comp
 #   other tasks run on; `return_exceptions=True` puts exceptions in the list instead.
 # - The loop keeps a waiting Task alive only through what it schedules or watches (a timer, a
 #   ready callback, a socket): a Task waiting on a Future that nothing else holds can be collected mid-flight.
-#   Keep a reference until a task is done (a set `running` plus
-#   `task.add_done_callback(running.discard)`).
+#   Keep a reference until a task is done (a set `background_tasks` plus
+#   `task.add_done_callback(background_tasks.discard)`).
 # - `TaskGroup` treats its tasks as one unit: a failure cancels the rest, the group waits for
 #   them, then raises an `ExceptionGroup`, handled with `except*`.
 #
