@@ -363,8 +363,8 @@ beat.cancel()
 _ = await asyncio.gather(beat, return_exceptions=True)  # let the heartbeat task end
 for waiting_lane in ("notebook: result()", "notebook: await wrap_future"):
     waited = tl.spans_of(waiting_lane)[0]
-    print(f"heartbeats during {waiting_lane!r}: "
-          f"{sum(waited.start < t < waited.end for t in ticks)}")  # ticks: the heartbeat's times
+    beats = sum(waited.start < t < waited.end for t in ticks)  # ticks: heartbeat times
+    print(f"heartbeats during {waiting_lane!r}: {beats}")
 draw_waits()  # the run on a timeline (its code is folded above the run)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}

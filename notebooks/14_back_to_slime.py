@@ -431,7 +431,7 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 clean = await asyncio.wait_for(
-    agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),  # BOOT_LIMIT: 2 boots at once
+    agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),  # BOOT_LIMIT = 2 boots
     timeout=guard_for(BUDGET) + REAP_TIMEOUT)
 print(clean)
 print(registry.history("clean"))
