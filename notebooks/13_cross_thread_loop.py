@@ -350,7 +350,7 @@ def draw_waits() -> None:
 # Predict: how many heartbeats land while the notebook waits in
 # `result()`, and how many while it awaits `wrap_future`?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 beat = asyncio.create_task(heartbeat())  # ticks every 0.01 s on the notebook's loop
 await asyncio.sleep(0.03)
 with notebook_wait("result()"):
@@ -361,12 +361,10 @@ with notebook_wait("await wrap_future"):
 await asyncio.sleep(0.03)
 beat.cancel()
 _ = await asyncio.gather(beat, return_exceptions=True)  # let the heartbeat task end
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 for waiting_lane in ("notebook: result()", "notebook: await wrap_future"):
     waited = tl.spans_of(waiting_lane)[0]
-    print(f"heartbeats during {waiting_lane!r}: "
-          f"{sum(waited.start < t < waited.end for t in ticks)}")
+    beats = sum(waited.start < t < waited.end for t in ticks)  # ticks: heartbeat times
+    print(f"heartbeats during {waiting_lane!r}: {beats}")
 draw_waits()  # the run on a timeline (its code is folded above the run)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -439,8 +437,9 @@ print("✓ the callback waited until call_soon_threadsafe woke the loop")
 # thread puts the callback on the loop's list but does not wake the loop, so the callback waits until something else happens to wake it: the call did not fail,
 # and the callback did not run within the 0.2 s. `call_soon_threadsafe` does wake it: asyncio's
 # own loops (the selector loop, the Unix default, and the proactor loop on Windows) send a
-# byte on a socket the loop is watching. The check's `call_soon_threadsafe` woke the loop, and
-# the stranded callback ran.
+# byte on a socket the loop is watching. That is how the stranded callback ran in the end:
+# the folded check calls `call_soon_threadsafe` with a callback that does nothing, the loop
+# wakes, and it runs every callback on its list, ours too.
 #
 # :::
 
@@ -476,28 +475,18 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 # ## Waiting on the loop from the loop's own thread
 #
 # In the Measure above, the notebook's thread waited in `background.run`, and the loop that runs
-# on that thread did not tick until the wait ended. Below, the waiting moves onto the loop's
-# own thread, in two hops:
-#
-# ```text
-# notebook thread  --background.run(run_from_the_loop_thread())-->  loop thread
-# loop thread      --background.run(marked_reward(5), timeout=0.3)-->  the same loop thread
-# ```
-#
-# The first hop only delivers the experiment (the last lines of the cell). In the second, the
-# loop thread itself waits for `marked_reward(5)`, which needs 0.01 s and marks the timeline
-# when it starts. Predict: does that wait get `0.5`, and when does `marked_reward` start?
+# on that thread did not tick until the wait ended. Now the wait moves onto the loop's own
+# thread. The coroutine below, `run_from_the_loop_thread`, runs *on the loop thread*, and
+# there it calls `background.run` on its own loop, for `marked_reward(5)`: a coroutine that
+# needs 0.01 s and marks the timeline when it starts.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl = Timeline()
-
-
+# %%
 async def marked_reward(sample_id: int) -> float:
     tl.mark("handed-in coroutine started")
     return await fetch_reward(sample_id)
 
 
-async def run_from_the_loop_thread() -> str:
+async def run_from_the_loop_thread() -> str:  # runs on the loop thread
     tl.mark("wait began, on the loop thread")
     try:
         return repr(background.run(marked_reward(5), timeout=0.3))
@@ -507,6 +496,13 @@ async def run_from_the_loop_thread() -> str:
         tl.mark("wait ended")
 
 
+# %% [markdown]
+# The folded cell hands `run_from_the_loop_thread()` to the loop thread, and then gives the
+# loop 0.05 s more, so that a late start of `marked_reward` is recorded too. Predict: does
+# the wait on the loop thread get `0.5`, and when does `marked_reward` start?
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer, and the two lines that deliver the experiment to the loop thread"}
+tl = Timeline()
 # From the notebook's thread: deliver the experiment to the loop, then give the loop
 # 0.05 s more, so that a late start is recorded too.
 inside_outcome = background.run(run_from_the_loop_thread(), timeout=3)
@@ -567,6 +563,11 @@ print("✓ the timeout left the coroutine running; future.cancel() cancelled it 
 
 # %% [markdown]
 # ## Stopping the loop thread
+#
+# **Where we are.** `background` is still the one `LoopThread` made in *One loop, forever, in
+# its own thread*. It is running, out of debug mode again (the debug cell turned it back
+# off), and the coroutine cancelled just above has ended on it. This section stops it for
+# good.
 #
 # A long-lived loop often has work still pending when the program wants to stop. Below, a
 # poll that would sleep for 30 s is still running on the loop when the notebook calls
@@ -692,18 +693,18 @@ assert debug_flags == [True], debug_flags
 # %% [markdown]
 # ## Exercise 13.1 · Call a coroutine on a loop thread, with a deadline
 #
-# Implement `call_with_deadline(loop_thread, coro, timeout)` for synchronous callers:
+# Implement `call_with_deadline(loop_thread, coro, timeout)` for synchronous callers. In
+# short: submit `coro` to the loop thread and wait for its result with a bound; on timeout,
+# cancel it on the loop and raise `TimeoutError`; called on the loop thread itself, refuse at
+# once. In detail:
 #
-# 1. run `coro` on `loop_thread.loop` (not in the caller's thread) and return its result;
-# 2. wait at most `timeout` seconds;
-# 3. on timeout, **cancel the coroutine on the loop** so it does not run on unseen, then
-#    raise `TimeoutError` at the deadline, without waiting for the cancelled coroutine's
-#    cleanup;
-# 4. hand back the result, or the coroutine's own exception as it is, as soon as the
-#    coroutine ends, and leave the loop and other callers' coroutines alone;
-# 5. called on the loop thread itself (by a coroutine running there, say), raise
-#    `RuntimeError` at once instead of waiting, and close `coro` unrun: no coroutine left
-#    never awaited. Any other thread, even one running its own loop, is served.
+# 1. run `coro` on `loop_thread.loop` and hand back its result, or its own exception as it
+#    is, as soon as it ends;
+# 2. wait at most `timeout` seconds, then **cancel the coroutine on the loop** and raise
+#    `TimeoutError` at once, without waiting for its cleanup;
+# 3. called on the loop thread itself, raise `RuntimeError` at once and close `coro` unrun;
+#    any other thread, even one running its own loop, is served;
+# 4. leave the loop and other callers' coroutines alone.
 #
 # :::{dropdown} Hint: which `TimeoutError`
 #
@@ -1180,9 +1181,10 @@ show_call_site("13")
 # %% [markdown]
 # The cell below makes the first quote's call, `run_coroutine_threadsafe(coro, loop).result()`,
 # on a `LoopThread` of its own, from a caller thread, for a coroutine that waits on an event,
-# as a reward server that does not answer would. The cell watches the caller for 0.3 s, then
-# calls `stop()`, and prints what the caller had reported at each of the two moments.
-# Predict: is the caller still waiting after 0.3 s, and what does it report after `stop()`?
+# as a reward server that does not answer would. `result()` has no timeout, so after 0.3 s
+# the caller is still waiting and has reported nothing; the cell prints that, then calls
+# `stop()`, the course's clean-up of its `LoopThread`. Predict: what does the caller report
+# after `stop()`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 slime_like = LoopThread("slime-like-loop")

@@ -18,7 +18,7 @@
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
 # `async with`, child processes with `subprocess.run`; running one from asyncio is introduced
-# here) · about 60 minutes
+# here) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -214,40 +214,34 @@ assert child.returncode == 0
 #     evaluate:      grade the diff, under EVAL_TIMEOUT
 # ```
 #
-# The next cells build that chain, and the first run comes right after them. Three of them
-# are the lesson and stay open: the boot (`boot_sandbox`), the harness step (`run_harness`)
-# and the chain (`agent_task`). The rest (the time limits, the instruments, the injected
-# faults, the grader and the session) is folded, and a sentence before each fold says what
-# it holds. The names you will meet, in one place:
+# The next cells build that chain. Only the last one, `agent_task`, stays open: it is the
+# chain itself, and its first run comes right after it. The boxes it calls are folded where
+# they are defined, and opened one at a time after that run (*What each box does*):
+# `boot_sandbox` (step 3), `run_harness` (step 4), `evaluate` (step 5) and the session.
 #
-# | name | what it is |
-# |---|---|
-# | `BUDGET`, `SHORT_BUDGET`, `EVAL_TIMEOUT`, `guard_for(budget)` | the three timers: the harness budget, the grader's timeout, the whole-task guard |
-# | `BOOT_LIMIT` | how many sandboxes may boot at once (the semaphore's size) |
-# | `START_TIMEOUT`, `REAP_TIMEOUT`, `GUARD_MARGIN` | bounds on starting and reaping a child, and the margin the guard adds for those and for a boot |
-# | `BUDGET_EXCEEDED` | the exit code the harness step reports when its budget runs out |
-# | `registry` | the ledger: every acquire and release of a session, permit, sandbox, child, grader |
-# | `tl`, `phase(task, letter)`, `lane_of` | the timeline, a step drawn as a lettered bar, each task's lane name |
-# | `MiniSandbox` | the stand-in sandbox: starts children, kills and reaps them on `close()` |
-# | `boot_once` | one boot attempt, with the injected faults |
-# | `evaluate`, `open_session`, `drop_session` | the grader and the session |
-# | `Outcome` | what a task returns: its status, reward and the agent's exit code |
-#
-# Three timers can end a task: the harness **budget**, the **evaluation timeout** and the
-# whole-task **guard**. As in slime, each task's guard is its own budget plus the evaluation
-# timeout plus a margin, so that the guard fires only for a stuck step. The first fold holds
-# these limits: `BOOT_LIMIT` (two boots at once), `BUDGET` (10 s; `SHORT_BUDGET`, 1 s, for a harness that hangs),
-# `EVAL_TIMEOUT` (2 s), and `guard_for(budget)`, the guard for a given budget.
+# Three timers can end a task: the harness **budget** (`BUDGET`), the **evaluation timeout**
+# and the whole-task **guard**, `guard_for(budget)`. As in slime, the guard is the budget plus
+# the evaluation timeout plus a margin, so that it fires only for a stuck step. Two
+# instruments appear in `agent_task` too: `phase(task, letter)` draws a step on the timeline
+# as a lettered bar (**B**oot, **H**arness, **E**valuation, **C**lose the sandbox, drop the
+# **S**ession), and `registry`, a ledger (`lab_snippets.agent_sim.ResourceRegistry`), records
+# every acquire and release of a session, a boot permit, a sandbox, a child and a grader. The
+# work is scaled down from slime's minutes to hundredths of a second.
 #
 # :::{dropdown} Why the course does it this way
 #
 # Which timer fires must be decided by the design, not by how busy the machine is. So the
 # margin also covers what the budget does not count (a boot permit, starting a Python
-# process, reaping a killed child), each with its own bound; a harness that finishes gets a
-# roomy budget (the step returns as soon as the child is done); and the budget starts at the
-# child's "started" line, so a slow start on a busy machine does not eat into it.
+# process, reaping a killed child), each with its own bound in the time-limits fold; a
+# harness that finishes gets a roomy budget (the step returns as soon as the child is done);
+# and the budget starts at the child's "started" line, so a slow start on a busy machine does
+# not eat into it.
 #
 # :::
+#
+# The folds below hold, in order: the time limits; the instruments and `MiniSandbox`, the
+# stand-in sandbox; `boot_once`, one boot attempt with the injected faults; `boot_sandbox`;
+# `run_harness`; the grader and the session; and `Outcome`, what a task returns.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the time limits: the budgets, the timeouts and the guard"}
 BOOT_LIMIT = 2
@@ -266,20 +260,6 @@ def guard_for(budget: float) -> float:
     fires only for a stuck step."""
     return budget + EVAL_TIMEOUT + GUARD_MARGIN
 
-
-# %% [markdown]
-# A **resource registry** (`lab_snippets.agent_sim.ResourceRegistry`) records every acquire
-# and release of a named resource: a session, a boot permit, a sandbox, a child process, a
-# grader. A `phase` helper draws each step on the timeline as a span, with a letter so the
-# figure can say which step a bar is: **B**oot, **H**arness, **E**valuation, **C**lose the
-# sandbox, drop the **S**ession. The work is scaled down from slime's minutes to hundredths
-# of a second.
-#
-# `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a child
-# process in it, `sandbox.forget(proc)` records in the registry that a child has exited and
-# been reaped, and `sandbox.close()` kills and reaps whatever still runs there, then gives
-# the sandbox back. `lane_of` names each task's lane on the timeline. All of these are in
-# the fold below.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments: the registry, the phases and the sandbox model"}
 # The instruments (a resource registry, a timeline with phase letters) and the sandbox model.
@@ -327,19 +307,6 @@ class MiniSandbox:
         self.registry.release("sandbox", self.name)
 
 
-# %% [markdown]
-# Booting is chapter 10's context manager: a permit of the boot {term}`semaphore` is held only while
-# booting, a failed boot is retried after a back-off taken outside the permit, and the
-# sandbox is closed in the `finally` around `yield`. `boot_once(task, fault, attempt)` is one
-# boot attempt of 0.05 s that hangs or fails as the fault says; the fault names are the ones
-# the batch below injects.
-#
-# In `boot_sandbox` below, three lines are instruments, not the mechanism: `asked = ...` and
-# `tl.add(...)` draw the time a task queued for a permit, and `registry.held("boot permit",
-# task)` records the permit in the ledger (an acquire on entry, a release on exit). The
-# `else` of the `for` runs only when no attempt reached `break`, that is when every boot
-# failed.
-
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show boot_once: one boot attempt and its injected faults"}
 # The injected faults of a boot.
 async def boot_once(task: str, fault: str, attempt: int) -> None:
@@ -350,7 +317,7 @@ async def boot_once(task: str, fault: str, attempt: int) -> None:
         raise ConnectionError(f"{task}: boot attempt {attempt + 1} failed")
 
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show boot_sandbox: the boot box, read after the first run"}
 @asynccontextmanager
 async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
                        retries: int = 3):
@@ -376,24 +343,7 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
             await sandbox.close()
 
 
-# %% [markdown]
-# The harness step works the way slime's does: start the agent process in the sandbox, then
-# **poll** until it has finished or the budget is spent, sleeping between polls so the event
-# loop stays free. Running out of budget is not an exception: it returns a sentinel exit code
-# and no diff, and the child is left for the sandbox's close to kill. `parse_result` reads the
-# harness's JSON result line, or None if it printed none. Its waits are bounded with
-# `asyncio.timeout`, not `wait_for` (the fold below says why).
-#
-# :::{dropdown} Why `asyncio.timeout` and not `wait_for`
-#
-# On Python 3.11, `wait_for` could swallow a cancellation that arrived just as the result it
-# waited for came in; the batch below cancels the harness step from outside, so that would
-# lose the cancellation. From 3.12 on, `wait_for` is built on `asyncio.timeout` and the two
-# behave alike.
-#
-# :::
-
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show run_harness: the harness box, read after the first run"}
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
                       hang: bool = False) -> tuple[int, str | None]:
     proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))
@@ -411,12 +361,6 @@ async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: floa
             return proc.returncode, result["diff"] if result else None
     return BUDGET_EXCEEDED, None
 
-
-# %% [markdown]
-# Two more helpers are folded below: `evaluate` grades the diff under its own timeout
-# (reward 1.0 if the harness produced a diff, 0.0 if it produced none) and raises if the
-# fault says the grader crashes, and `open_session` / `drop_session` take and
-# give back the session.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the grader and session helpers"}
 async def evaluate(task: str, diff: str | None, fault: str) -> float:
@@ -439,12 +383,6 @@ async def drop_session(task: str) -> None:
         registry.release("session", task)
 
 
-# %% [markdown]
-# And the chain itself. Compare it with the six steps above: the guard wraps the sandbox block
-# *and* the evaluation; the evaluation runs after the sandbox block has closed; a guard
-# timeout and any other `Exception` become an aborted outcome; the `finally` drops the
-# session. What a task returns, `Outcome(task, status, reward, agent_exit_code)`, is folded.
-
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show Outcome: what a task returns"}
 @dataclass
 class Outcome:
@@ -453,6 +391,13 @@ class Outcome:
     reward: float | None = None
     agent_exit_code: int | None = None
 
+
+# %% [markdown]
+# And the chain itself, `agent_task`. Compare it with the six steps above: the guard wraps the
+# sandbox block *and* the evaluation; the evaluation runs after the sandbox block has closed;
+# a guard timeout and any other `Exception` become an aborted outcome,
+# `Outcome(task, status)`; `open_session` takes the session and the `finally` gives it back
+# with `drop_session`.
 
 # %%
 async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
@@ -477,18 +422,16 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
 
 
 # %% [markdown]
-# One clean task first. The registry records each acquire and release of the session, the
-# boot permit, the sandbox, the child and the grader: ten events. Where each is taken and given
-# back, without opening the folds: the **session** by `open_session` and `drop_session` in
-# `agent_task`; the **boot permit** by `registry.held` around one boot attempt in
-# `boot_sandbox`; the **sandbox** by `MiniSandbox(...)` after a boot succeeds and by its
-# `close()`; the **child** by `sandbox.start` and `sandbox.forget`; the **grader** by
-# `registry.held` in `evaluate`. **Predict.** In which order does the registry record the ten
-# events?
+# One clean task first: it prints its `Outcome` and the registry's history for the task, the
+# acquire and the release of each of the five resources. The session is taken and given back
+# in `agent_task`, the grader in `evaluate`; the boot permit, the sandbox and the child are
+# taken and given back inside `boot_sandbox` and the harness step. **Predict.** Is the history
+# nested (each resource given back before the one taken just before it)? And does the grader
+# run while the sandbox is up, or after it is gone?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 clean = await asyncio.wait_for(
-    agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),
+    agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),  # BOOT_LIMIT = 2 boots
     timeout=guard_for(BUDGET) + REAP_TIMEOUT)
 print(clean)
 print(registry.history("clean"))
@@ -510,6 +453,70 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # gives its resource back before the one around it does, so the history is nested.
 #
 # :::
+
+# %% [markdown]
+# ## What each box does
+#
+# **The boot, `boot_sandbox`.** Booting is chapter 10's context manager: a permit of the boot
+# {term}`semaphore` is held only while booting, a failed boot is retried after a back-off
+# taken outside the permit, and the sandbox is closed in the `finally` around `yield`.
+# `boot_once(task, fault, attempt)` is one boot attempt of 0.05 s that hangs or fails as the
+# fault says. Here is the code of the fold above, with its instrument lines marked: they draw
+# the wait for a permit and the boot and close steps on the timeline, and record the permit in
+# the ledger. Read past them and what is left is the mechanism: `async with permits`, the
+# retry, `yield`, `finally`. The `else` of the `for` runs only when no attempt reached
+# `break`, that is when every boot failed.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
+from IPython.display import Markdown, display
+
+from lab_snippets.showcode import source_lines
+
+
+def show_listing(function, instruments: tuple[str, ...] = ()) -> None:
+    """The function's real source, read at run time; lines holding an instrument are marked."""
+    lines = [line + "  # instrument" if any(mark in line for mark in instruments) else line
+             for line in source_lines(function)]
+    display(Markdown("```python\n" + "\n".join(lines) + "\n```"))
+
+
+show_listing(boot_sandbox, instruments=("asked = ", "tl.add(", "registry.held(", "phase(task, \"C\""))
+
+# %% [markdown]
+# **The harness step, `run_harness`.** It works the way slime's does: start the agent process
+# in the sandbox, then **poll** until it has finished or the budget is spent, sleeping between
+# polls so the event loop stays free. Running out of budget is not an exception: it returns a
+# sentinel exit code, `BUDGET_EXCEEDED`, and no diff, and the child is left for the sandbox's
+# close to kill. `parse_result` reads the harness's JSON result line, or None if it printed
+# none. `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a
+# child in it with its output on a pipe, `sandbox.forget(proc)` records in the ledger that a
+# child has exited and been reaped, and `sandbox.close()` kills and reaps whatever still runs
+# there, then gives the sandbox back.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
+show_listing(run_harness)
+
+# %% [markdown]
+# Once the child has ended, the step reads its output with `communicate()`, and so does
+# `MiniSandbox.close`. Reading matters: a pipe holds only so much (64 KiB on Linux, plus a few
+# hundred KiB that asyncio reads ahead into its own buffer), and once it is full, a child that
+# writes more is blocked in its write until someone reads. `wait()` reads nothing, so a parent
+# that only waits for a chatty child's end can wait for ever; `communicate()` reads while it
+# waits. The step's waits are bounded with `asyncio.timeout`, not `wait_for`:
+#
+# :::{dropdown} Why `asyncio.timeout` and not `wait_for`
+#
+# On Python 3.11, `wait_for` could swallow a cancellation that arrived just as the result it
+# waited for came in; the batch below cancels the harness step from outside, so that would
+# lose the cancellation. From 3.12 on, `wait_for` is built on `asyncio.timeout` and the two
+# behave alike.
+#
+# :::
+#
+# **The rest.** `evaluate` grades the diff under its own timeout (reward 1.0 if the harness
+# produced a diff, 0.0 if it produced none) and raises if the fault says the grader crashes;
+# `open_session` and `drop_session` take and give back the session. Both are in the fold
+# "Show the grader and session helpers" above.
 
 # %% [markdown]
 # ## Measure: a batch of seven tasks with injected faults
@@ -617,7 +624,7 @@ finally:
     await asyncio.gather(*tasks.values(), return_exceptions=True)
 outcomes = dict(sorted(zip(tasks, results, strict=True)))
 for task, outcome in outcomes.items():
-    print(f"{lane_of[task]:<26}", repr(outcome))
+    print(f"{lane_of[task]:<26}", repr(outcome))  # lane_of: the task's lane, its fault
 held = draw_batch()  # the timeline, then what was held
 
 # %% [markdown]
@@ -724,8 +731,8 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   called once, after reaping.
 #
 # The budget counts from the moment `sandbox.start` returns, not from the child's "started"
-# line as in `run_harness`. Bound the wait with `asyncio.timeout`, not `wait_for`: the fold
-# before `run_harness` says why.
+# line as in `run_harness`. Bound the wait with `asyncio.timeout`, not `wait_for`: the note
+# under `run_harness` in *What each box does* says why.
 #
 # :::
 #
@@ -1103,13 +1110,20 @@ finally:
 #
 # Here is the real chain, in slime's coding-agent example (`examples/coding_agent_rl/`). After
 # checking the instance (or returning an aborted sample at once) it opens the adapter session,
-# step 1. The quotes take steps 3 to 6 in order, with the budget helper `_await_done_marker`,
-# which our `run_harness` copies, after step 4; step 2, the guard, comes last because it
-# encloses the rest. Right after `_await_done_marker`, a run shows what its poll costs.
+# step 1. The quotes below take steps 2 to 6 in order: the guard, which encloses the rest; the
+# boot; the harness, with the budget helper `_await_done_marker` that our `run_harness`
+# copies; the evaluation; the end, where failures become aborted samples and the session is
+# dropped. Every use of these mechanisms in slime is listed in the
+# [source inventory](../book/reference/inventory.md). Last, a run shows what that helper's
+# poll costs.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
+show_call_site("14")
+
+
+# %% tags=["remove-input"]
 show_call_site("14b")
 
 # %% tags=["remove-input"]
@@ -1118,8 +1132,14 @@ show_call_site("14c")
 # %% tags=["remove-input"]
 show_call_site("14d")
 
+# %% tags=["remove-input"]
+show_call_site("14e")
+
+# %% tags=["remove-input"]
+show_call_site("14f")
+
 # %% [markdown]
-# **What the five-second poll costs.** `_await_done_marker`, just quoted, sleeps 5 s, then
+# **What the five-second poll costs.** `_await_done_marker`, quoted above, sleeps 5 s, then
 # asks the sandbox whether the agent's exit-code marker exists, until the deadline; meanwhile
 # the sandbox stays up. A model: the same loop, its 5 s scaled to 0.1 s and a file for the
 # marker, watches eight agents that finish at different moments; beside it, a wait woken by
@@ -1206,18 +1226,3 @@ print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on aver
 # asks, and is woken at its end.
 #
 # :::
-
-# %% tags=["remove-input"]
-show_call_site("14e")
-
-# %% tags=["remove-input"]
-show_call_site("14f")
-
-# %% [markdown]
-# **The guard around it all.** Last, step 2, which encloses the others. Every use of these
-# mechanisms in slime is listed in the [source inventory](../book/reference/inventory.md).
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("14")

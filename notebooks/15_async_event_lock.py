@@ -15,7 +15,7 @@
 #    and try it with a caller that gives up while it waits.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
-# Event) · about 55 minutes
+# Event) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -35,13 +35,13 @@ figure_style()
 # ## How many waiters does one `set()` wake?
 #
 # `await event.wait()` suspends a task until the `asyncio.Event` is set, and `event.set()`
-# sets it. Below, four rollout tasks wait
-# for "new weights are loaded", and the notebook calls `set()` once; a `Timeline`, the
-# course's stopwatch (chapter 01), notes when each one waits and wakes. Then a fifth waiter arrives after
-# the `set()`, and a sixth after `event.clear()`. Last, two new waiters wait, and the notebook
-# calls `set()` and then `clear()` at once, with no `await` between them, so the flag is down
-# again before either waiter gets to run. Predict: how many of the four wake, does the fifth
-# waiter wait, does the sixth, and do the last two wake?
+# sets it. What one `set()` does to many waiters is what lets slime's weight-update handler
+# (*In slime*, at the end) serve many requests with one reload; there the waiters wait on a
+# future, an `Event` that carries a result. Below, four rollout tasks wait for "new weights
+# are loaded", and the notebook calls `set()` once; a `Timeline`, the course's stopwatch
+# (chapter 01), notes when each one waits and wakes. Then a fifth waiter
+# arrives after the `set()`, and a sixth after `event.clear()`. Predict: how many of the four
+# wake, and what does each later waiter see: does it wait, or pass straight through?
 
 # %%
 tl = Timeline()
@@ -75,17 +75,8 @@ try:  # the sixth waiter
 except TimeoutError:
     after_clear = "waited until the timeout"
 
-last_two = [asyncio.create_task(weights_loaded.wait()) for _ in range(2)]
-await asyncio.sleep(0.01)  # both are waiting now
-weights_loaded.set()  # and at once, with no await between:
-weights_loaded.clear()
-woke, still_waiting = await asyncio.wait(last_two, timeout=0.5)
-for task in still_waiting:
-    task.cancel()
-
 print("woken before set:", woken_before_set, "· by set:", f"{woken_after_set} of 4")
 print("fifth waiter passed:", late_waiter_passed, "· sixth (after clear):", after_clear)
-print("set() then clear() at once:", f"{len(woke)} of 2 woke")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: set-wakes-every-waiter-and-stays-set
@@ -99,16 +90,43 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # :::{dropdown} Why
 #
 # An `Event` is a flag that tasks can wait on. `set()` does not hand the event to one
-# waiter: it raises the flag, every task suspended in
-# `wait()` sees the flag and resumes, and the flag stays up until `clear()` lowers it; while
-# it is up, `wait()` returns at once, without suspending. So none of the four woke before the
-# `set()` and all four after it, the fifth waiter passed straight through, and the sixth,
-# arriving after `clear()`, waited until its timeout. The last two woke although the flag was
-# down again before they ran: `set()` wakes each waiter at the moment it is called, and a
-# waiter it has woken returns from `wait()` whatever the flag says by then. An `Event`
-# carries no value and does not count: setting it twice is the same as once, and a
-# waiter cannot tell *which* `set()` woke it. When the waiters need a result, a future is the
-# better tool (the section "One operation in flight, many waiters" below).
+# waiter: it raises the flag, every task suspended in `wait()` sees the flag and resumes, and
+# the flag stays up until `clear()` lowers it; while it is up, `wait()` returns at once,
+# without suspending. So none of the four woke before the `set()` and all four after it, the
+# fifth waiter passed straight through, and the sixth, arriving after `clear()`, waited until
+# its timeout. An `Event` carries no value and does not count: setting it twice is the same as
+# once, and a waiter cannot tell *which* `set()` woke it. When the waiters need a result, a
+# future is the better tool (the section "One operation in flight, many waiters" below).
+#
+# :::
+#
+# **Predict.** Two new waiters wait on the cleared event. The notebook calls `set()` and then
+# `clear()` at once, with no `await` between them, so the flag is down again before either
+# waiter gets to run. Do they wake?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+last_two = [asyncio.create_task(weights_loaded.wait()) for _ in range(2)]
+await asyncio.sleep(0.01)  # both are waiting now
+weights_loaded.set()  # and at once, with no await between:
+weights_loaded.clear()
+woke, still_waiting = await asyncio.wait(last_two, timeout=0.5)
+for task in still_waiting:
+    task.cancel()
+print("set() then clear() at once:", f"{len(woke)} of 2 woke")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: set-then-clear-still-wakes-the-waiters
+await asyncio.gather(*last_two, return_exceptions=True)
+assert not weights_loaded.is_set(), "the flag was down again before the waiters ran"
+assert len(woke) == 2 and not still_waiting, "set() woke both waiters; the clear() after it took nothing back"
+print("✓ both waiters woke, although the flag was down again before they ran")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# `set()` wakes each waiter at the moment it is called: it marks the future each waiter is
+# suspended on as done. A waiter it has woken returns from `wait()` whatever the flag says by
+# the time it runs, so the `clear()` right after took nothing back.
 #
 # :::
 #
@@ -244,18 +262,14 @@ assert timelines["narrow"].max_overlap("running") == 5, "with the narrow lock al
 print("✓ held across the slow call, the lock let one run at a time; held narrowly, all five overlapped")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# In the wide version each request keeps the lock through its 0.04 s call, so the next
-# request cannot even do its bookkeeping until that call has ended: five calls one after the
-# other, against five side by side, which is the printed ratio; in the figure, one lane per
-# request, the slow calls form a staircase in the top panel and run side by side in the
-# bottom one. It is correct,
-# but a lock held across a slow `await` turns concurrency into a queue. Hold a lock for the shared state only,
-# and do slow work outside it. If the slow work itself must not run twice at once, that is a
-# different need, and the next section meets it without holding a lock while waiting.
-#
-# :::
+# **Why.** In the wide version each request keeps the lock through its 0.04 s call, so the
+# next request cannot even do its bookkeeping until that call has ended: five calls one after
+# the other, against five side by side, which is the printed ratio. In the figure, one lane
+# per request, the slow calls form a staircase in the top panel and run side by side in the
+# bottom one. It is correct, but a lock held across a slow `await` turns concurrency into a
+# queue. Hold a lock for the shared state only, and do slow work outside it. If the slow work
+# itself must not run twice at once, that is a different need, and the next section meets it
+# without holding a lock while waiting.
 #
 # ## One operation in flight, many waiters
 #
@@ -762,8 +776,14 @@ show_call_site("15")
 
 # %% [markdown]
 # The quoted block makes one of three decisions: start a reload, join the one in flight, or
-# answer 409. Below is that block in a few lines of our own, with a 0.05 s `reload` and the
-# shielded wait of the second quote. Six requests arrive while nothing is in flight: five ask
+# answer 409. A request that joins then waits for the shared future through `asyncio.shield`,
+# a few lines further down:
+
+# %% tags=["remove-input"]
+show_call_site("15b")
+
+# %% [markdown]
+# Below are the two blocks in a few lines of our own, with a 0.05 s `reload`. Six requests arrive while nothing is in flight: five ask
 # for `ckpt-12` (request 2's client disconnects while it waits), then request 5 asks for
 # `ckpt-13`. Predict: how many reloads run, and what does request 5 get?
 
@@ -830,9 +850,6 @@ print("✓ one reload for five requests; the disconnect cost nobody else; ckpt-1
 #
 # :::
 #
-# And if the client that started the reload disconnects? Neither quote shows this weak spot:
+# And if the client that started the reload disconnects? Neither quote above shows this weak spot:
 # the disconnect cancels the handler, and its cleanup fails before it resolves the shared
 # future, so later requests for that checkpoint wait with no end. Chapter 27 (hazard 4) runs a model of it.
-
-# %% tags=["remove-input"]
-show_call_site("15b")

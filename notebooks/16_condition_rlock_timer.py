@@ -177,13 +177,8 @@ print("✓ with if, the second consumer popped an empty buffer; wait_for re-chec
 #
 # A producer/consumer buffer needs two conditions over one piece of state: "not full" for
 # producers and "not empty" for consumers. One `Condition` can serve both: each side waits
-# with `wait_for` on its own predicate and calls `notify_all` after it changes the buffer.
-# A single `notify` wakes one waiter, of either kind. Say the buffer holds one item at most,
-# and two consumers wait on it empty. A producer puts an item and its `notify` wakes one
-# consumer; a second producer finds the buffer full and waits. The woken consumer takes the
-# item, and its `notify` can wake the other consumer, not the producer: that consumer finds
-# the buffer empty and waits again, and the producer, the one thread that could go on,
-# sleeps on. Below, two producers and two consumers pass 12 items through a buffer of
+# with `wait_for` on its own predicate and calls `notify_all` after it changes the buffer
+# (why not a single `notify`: the run after this one shows it). Below, two producers and two consumers pass 12 items through a buffer of
 # capacity 2; consumers sleep 0.01 s per item, and the buffer records the most items it
 # held at once.
 
@@ -246,6 +241,82 @@ assert sorted(consumed) == list(range(6)) + list(range(100, 106)), "each item ex
 assert shared.peak <= 2, "producers waited while the buffer was full"
 assert shared.peak == 2, "producers filled the buffer before they had to wait"
 print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
+
+# %% [markdown]
+# **Why `notify_all`, not `notify`?** A single `notify` wakes one waiter, of either kind. The
+# run below shows what that costs, with a buffer of one slot and one `Condition`. Two
+# consumers wait on the slot empty; then a producer puts two items, holding the lock from the
+# first put until it has to wait for room for the second. `wake` is how each change wakes the
+# waiters: `threading.Condition.notify` (one) or `threading.Condition.notify_all` (every
+# one). Each run prints its log: when, counted from the first put, a thread put or took an
+# item. How long does the producer wait for room for its second item, in each run?
+
+# %%
+def pass_two_items(wake) -> list[tuple[float, str]]:
+    cond, slot, log = threading.Condition(), [], []
+
+    def consumer(name: str, ready: threading.Event) -> None:
+        with cond:
+            ready.set()  # the lock is ours until wait_for lets it go
+            cond.wait_for(lambda: slot, timeout=3)
+            log.append((time.monotonic(), f"{name} takes item {slot.pop()}"))
+            wake(cond)
+
+    ready = [threading.Event(), threading.Event()]
+    consumers = [threading.Thread(target=consumer, args=(f"consumer {k + 1}", ready[k]),
+                                  name=f"consumer {k + 1}") for k in range(2)]
+    for thread, started in zip(consumers, ready, strict=True):
+        thread.start()
+        started.wait(timeout=2)
+    with cond:  # the producer
+        for item in (1, 2):
+            cond.wait_for(lambda: not slot, timeout=1.0)  # room in the slot
+            log.append((time.monotonic(), f"producer puts item {item}"))
+            slot.append(item)
+            wake(cond)
+    for thread in consumers:
+        thread.join(timeout=5)
+    return log
+
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+logs = {wake.__name__: pass_two_items(wake)
+        for wake in (threading.Condition.notify_all, threading.Condition.notify)}
+for name, log in logs.items():
+    first = log[0][0]
+    print(f"with {name}:", "; ".join(f"{at - first:.2f} s {what}" for at, what in log))
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-single-notify-can-wake-the-wrong-waiter
+assert not [t.name for t in threading.enumerate() if t.name.startswith("consumer ")], "both consumers ended"
+for log in logs.values():
+    assert [what[:len("producer puts item 1")] for _, what in log][::2] == [
+        "producer puts item 1", "producer puts item 2"], log
+    assert [what[-len("takes item 1"):] for _, what in log][1::2] == ["takes item 1", "takes item 2"], log
+assert [what for _, what in logs["notify"]] == ["producer puts item 1", "consumer 1 takes item 1",
+                                                "producer puts item 2", "consumer 2 takes item 2"]
+waited = {name: log[2][0] - log[1][0] for name, log in logs.items()}  # from the first take to the second put
+print({name: f"{seconds:.3f} s" for name, seconds in waited.items()})
+assert waited["notify"] > 5 * waited["notify_all"], (
+    f"with notify the producer, not woken, waits out its timeout: {waited}")
+print(f"✓ with notify_all the producer put its second item at once; with notify it waited "
+      f"{waited['notify']:.2f} s, until its timeout ran out, though the slot had room")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# Follow the run with `notify`. The producer's first put wakes one waiter, consumer 1. Then
+# the producer waits for room, at the back of the queue of waiters. Consumer 1 takes the
+# item, and its `notify` wakes one waiter: in CPython the one that has waited longest,
+# consumer 2, not the producer. Consumer 2 finds the slot empty and waits again, and the
+# producer, the one thread that could go on, sleeps until its timeout runs out, though the
+# slot has had room since the first take. `wait_for` checks its predicate once more when the
+# timeout runs out, finds room and goes on, so the cost is a stall of the whole timeout;
+# without a timeout the producer and consumer 2 would wait for ever. With `notify_all`, every
+# change wakes every waiter, and each one checks its own predicate: the producer is among
+# them.
+#
+# :::
 
 # %% [markdown]
 # ## Two more tools: RLock and Timer
@@ -324,6 +395,9 @@ print("✓ another thread got the RLock only after the last release")
 # `cancel()` comes first; `start()` starts it and `join(timeout)` waits for it to finish. Below,
 # one timer fires after 0.05 s and calls `record_firing`, which appends its thread's name to
 # `fired_in`; one with a 2 s delay is cancelled at once (it would append to `cancelled_calls`).
+# The fold also starts `half_delay`, a `ReferenceWait` (from `lab_snippets.measure`): a plain
+# 1 s wait in a thread of its own. The check asks whether the cancelled timer's thread ended
+# before that wait woke, rather than comparing with a fixed number of seconds.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the two functions the timers call, and a 1 s wait the check compares against"}
 from lab_snippets.measure import ReferenceWait
@@ -543,8 +617,8 @@ def draw_stop_figure():
         thread_number: dict[str, int] = {}
         for thread, at in lane_ticks:  # over each tick: which of its loop's threads ran it
             thread_number.setdefault(thread, len(thread_number) + 1)
-            axes.text(at - tl.t0, lane - 0.36, str(thread_number[thread]), ha="center", va="bottom",
-                      fontsize=10, fontweight="bold", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
+            axes.text(at - tl.t0, lane - 0.36, f"thread {thread_number[thread]}", ha="center", va="bottom",
+                      fontsize=9, fontweight="bold", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
         stopped = asked_at[name] + latencies[name] - tl.t0  # the stop time, written after the lane's end
         axes.text(stopped + 0.01, lane, f"{latencies[name] * 1000:.1f} ms", va="center", fontsize=10)
     axes.set_xlim(right=axes.get_xlim()[1] + 0.1)
@@ -584,8 +658,8 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # wait. slime's health monitor is the third kind (the second quote below).
 #
 # In the figure, red is the time from the stop request to the thread's exit, written in ms
-# at each lane's end; each tick's number is the thread that ran it (1 for the loop's first
-# thread, 2 for a second one).
+# at each lane's end; the label over each tick names the thread that ran it (thread 1 for
+# the loop's first thread, thread 2 for a second one).
 #
 # :::
 #
