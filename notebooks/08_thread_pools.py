@@ -309,9 +309,9 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 #
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
-# passes, `TimeoutError` is raised in the handler. Before printing its log, the cell gives the
-# thread at most 2 s to set `finished`, waiting for it in another thread. Is the reload still
-# running after the handler got `TimeoutError`?
+# passes, `TimeoutError` is raised in the handler. Before printing its log, the cell does a
+# bounded clean-up: it gives the thread at most 2 s to set `finished`, waiting for it in
+# another thread. Is the reload still running after the handler got `TimeoutError`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str],
