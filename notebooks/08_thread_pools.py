@@ -68,7 +68,8 @@ def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
 # two calls above the heartbeat lane, in the colours of the [reading guide](../book/reading_guide.md):
 # the call on the loop red (blocked: it holds the loop's thread), the call in a worker thread
 # blue (running). The heartbeat lane is measured: it turns red where the loop went more than
-# 50 ms without a wake-up.
+# 50 ms without a wake-up, from the last wake-up before the gap, so its red can start a
+# little before the call's bar.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_heartbeat(tl: Timeline, watch: LoopWatch):
@@ -303,20 +304,14 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 #
 # :::
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the cleanup"}
-async def settle(finished: threading.Event) -> None:
-    await asyncio.to_thread(finished.wait, 2)  # at most 2 s, whatever happened
-
-
 # %% [markdown]
 # ## Predict: does the reload stop at the deadline?
 #
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
-# passes, `TimeoutError` is raised in the handler. Before printing its log, the cell calls
-# `settle(finished)`, the course's bounded clean-up (folded above: it gives the thread at most
-# 2 s to set `finished`). Is the reload still running after the handler got
-# `TimeoutError`?
+# passes, `TimeoutError` is raised in the handler. Before printing its log, the cell does a
+# bounded clean-up: it gives the thread at most 2 s to set `finished`, waiting for it in
+# another thread. Is the reload still running after the handler got `TimeoutError`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str],
@@ -337,7 +332,7 @@ with borrowed_default_executor():
             await asyncio.to_thread(reload_weights, 5, 0.03, reload_log, reload_done)
     except TimeoutError:
         reload_log.append("the handler got TimeoutError")
-    await settle(reload_done)
+    await asyncio.to_thread(reload_done.wait, 2)  # 2 s at most, whatever happened
 print(*reload_log, sep="\n")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -367,7 +362,9 @@ print("✓ the handler timed out, and the thread went on to load every chunk")
 # running behind its back.
 #
 # The handler below awaits `asyncio.shield(reload_future)` under the deadline, sets the stop
-# event when the deadline passes, and then awaits `reload_future` itself.
+# event when the deadline passes, and then awaits `reload_future` itself. Recall `shield` from
+# chapter 05: awaiting `asyncio.shield(aw)` waits for `aw`, and when that wait is cancelled,
+# only the shield is cancelled; `aw` goes on.
 
 # %%
 def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str],
@@ -417,10 +414,9 @@ print("✓ the stop event ended the reload at its next check, before the handler
 #
 # The thread reads the event only between chunks. The handler set it at the deadline, 0.05 s,
 # in the middle of chunk 1, so the thread finished that chunk and returned at its next check:
-# look for `stop seen before chunk 2`. And awaiting `asyncio.shield(aw)` waits for `aw`, but
-# cancelling that wait cancels only the shield, not `aw` (chapter 05). So `shield` took the
-# cancellation in place of `reload_future`, and that future was never cancelled: the handler could still await it and got
-# the thread's own answer, `'reload stopped'`, before it reported the timeout. Without
+# look for `stop seen before chunk 2`. The deadline's cancellation hit the shield, not
+# `reload_future`, so that future was never cancelled. The handler could still await it, and
+# got the thread's own answer, `'reload stopped'`, before it reported the timeout. Without
 # `shield`, the timeout would have cancelled `reload_future` itself, and awaiting it
 # afterwards would raise `CancelledError`, with the thread's answer lost.
 #
@@ -430,14 +426,52 @@ print("✓ the stop event ended the reload at its next check, before the handler
 #
 # :::
 #
-# ### Threads and computation
+# Exercise 8.1 needs one more fact about deadlines and threads. The work itself may raise a
+# `TimeoutError`, a socket read whose own timeout fired, say. Does `asyncio.timeout`
+# let that one through, or does it report its own? The cell runs two kinds of work under a
+# deadline: one raises its own `TimeoutError` at once, the other outlasts the deadline.
+
+# %%
+def read_reply() -> str:  # stands for a socket read whose own timeout fired
+    raise TimeoutError("the server did not answer")
+
+
+def slow_reply() -> str:  # answers after 0.2 s
+    time.sleep(0.2)
+    return "reply"
+
+
+whose_timeout = {}
+with borrowed_default_executor():
+    for work, deadline in ((read_reply, 2.0), (slow_reply, 0.05)):
+        try:
+            async with asyncio.timeout(deadline):
+                await asyncio.to_thread(work)
+        except TimeoutError as exc:
+            whose_timeout[work.__name__] = exc
+            print(f"{work.__name__}: {exc!r}, raised from {exc.__cause__!r}")
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert str(whose_timeout["read_reply"]) == "the server did not answer"
+assert whose_timeout["read_reply"].__cause__ is None
+assert isinstance(whose_timeout["slow_reply"].__cause__, asyncio.CancelledError)
+print("✓ the work's own TimeoutError came through unchanged; the deadline's came from a cancel")
+
+# %% [markdown]
+# `asyncio.timeout` turns into `TimeoutError` only the cancellation that *it* caused, and
+# marks it: its `TimeoutError` has no message and is raised from the `CancelledError`. A
+# `TimeoutError` that the awaited work raised before the deadline passes through unchanged.
+#
+# ## Threads and computation
 #
 # `to_thread` is for *blocking* work: waiting on I/O, on another process, on a lock in C code
-# that releases the GIL. What about pure-Python *computation*? The next cell runs two CPU-bound
-# calls on two threads of a pool and divides the CPU time the process used by the wall time:
-# the number of cores the threads kept busy on average (`usable_cpus()` says how many this
-# process may use). Predict: on a machine with two usable cores, do the two threads keep
-# clearly more than one core busy, or not?
+# that releases the {term}`GIL`. The GIL (global interpreter lock) is a lock inside CPython's
+# standard build: only the thread holding it runs Python bytecode, and a thread lets go of it
+# while it waits on the operating system. What about pure-Python *computation*, then? The next
+# cell runs two CPU-bound calls on two threads of a pool and divides the CPU time the process
+# used by the wall time: the number of cores the threads kept busy on average
+# (`usable_cpus()` says how many this process may use). Predict, for a machine with two usable
+# cores: about 2 cores busy, about 1, or fewer than 1?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def busy_sum(n: int) -> int:
@@ -481,8 +515,8 @@ else:
 # comes out lower, sometimes well under 1, when other programs keep the machine's cores busy:
 # the threads then wait for a core as well as for the GIL.
 #
-# On the standard build only the thread holding the GIL (the global interpreter lock) runs
-# Python bytecode, so two computing threads take turns: the loop's heartbeat keeps going,
+# On the standard build only the thread holding the GIL runs Python bytecode, so two
+# computing threads take turns: the loop's heartbeat keeps going,
 # because the GIL is handed over every few milliseconds, but there is no speed-up. For
 # computation, use processes (chapter 12).
 #
@@ -549,7 +583,7 @@ else:
 #
 # Item 4 needs no code of its own: `async with asyncio.timeout(...)` turns only the
 # cancellation *it* caused into `TimeoutError`, and a `TimeoutError` that the awaited work
-# raises before the deadline passes through it unchanged.
+# raises before the deadline passes through it unchanged (the `read_reply` run above).
 #
 # :::
 
@@ -961,8 +995,11 @@ _sc.differential(run_with_deadline, _reference,
 #
 # **The three quotes.** The first sends a long weight reload to the loop's default pool; the
 # second sends each 50 ms poll for a result there. The third is not in that server: `post`, in
-# slime's HTTP helpers, is a coroutine of the rollout's event loop, and with distributed POST on
-# it awaits a Ray actor's answer with no thread held. Its comment says why the
+# slime's HTTP helpers, is a coroutine of the rollout's event loop. With distributed POST
+# switched on, it hands the request to a Ray actor, a worker object in another process
+# (chapter 28). A call to an actor returns at once with an `ObjectRef`, a handle to a result
+# that is not ready yet: `ray.get(ref)` blocks a thread until it is, while `await ref` waits
+# like an `asyncio` future and holds no thread. The comment in `post` says why the
 # `asyncio.to_thread(ray.get, ...)` it replaced had to go. The [source
 # inventory](../book/reference/inventory.md) lists every `to_thread` and `run_in_executor` in
 # slime.

@@ -134,16 +134,6 @@ steps = [(ins.opname, ins.argval) for ins in dis.get_instructions(record_tokens)
          if ins.opname.startswith(SHOWN)]
 print(steps)
 
-# %% [markdown]
-# :::{dropdown} What the four names mean
-#
-# `LOAD_ATTR` reads `stats.tokens`, `CALL` calls `count_tokens`, `BINARY_OP` with argument
-# `13` is the in-place add, the `+` of `+=` (`INPLACE_ADD` on Pythons before 3.11), and
-# `STORE_ATTR` writes the sum back to `stats.tokens`. `SHOWN` drops the stack shuffling
-# around them.
-#
-# :::
-
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 opnames = [name for name, _ in steps]
 read_at = opnames.index("LOAD_ATTR")
@@ -152,6 +142,19 @@ write_at = opnames.index("STORE_ATTR")
 assert read_at < call_at < write_at, (
     "the old value is read before the call, the sum written after it")
 print("✓ the old value is read before count_tokens runs; the sum is stored after it")
+
+# %% [markdown]
+# Read in order: the old value of `stats.tokens` is loaded, `count_tokens` is called, and
+# `('BINARY_OP', 13)` is the add: `BINARY_OP` runs every binary operator, and its argument
+# `13` picks the in-place add, the `+` of `+=`. Only then is the sum stored.
+#
+# :::{dropdown} What the four names mean
+#
+# `LOAD_ATTR` reads `stats.tokens`, `CALL` calls `count_tokens`, `BINARY_OP` with argument
+# `13` is the in-place add (`INPLACE_ADD` on Pythons before 3.11), and `STORE_ATTR` writes
+# the sum back to `stats.tokens`. `SHOWN` drops the stack shuffling around them.
+#
+# :::
 
 # %% [markdown]
 # The cell below runs the same recorders with a count that does no I/O at all, just
@@ -324,14 +327,17 @@ print("✓ join(0.1) returned with the thread still running; only stop.set() end
 #
 # ## What happens at exit: normal and daemon threads
 #
-# When the main thread of a program finishes, the interpreter runs its `atexit` handlers and
-# shuts down. A thread can be started as a normal thread or with `daemon=True`.
+# When the main thread of a program finishes, the interpreter first waits for every normal
+# thread to end, as if it called `join` on each, then runs its `atexit` handlers and shuts
+# down. A thread can also be started with `daemon=True`, and the question here is what
+# happens to such a {term}`daemon thread`.
 #
 # A notebook's kernel never exits, so we watch this in a child process. The script
-# `lab_snippets.thread_workers` starts a normal thread with 6 steps and a {term}`daemon thread` with
+# `lab_snippets.thread_workers` starts a normal thread with 6 steps and a daemon thread with
 # 40 steps (0.05 s each), and its main thread returns at once. An `atexit` handler reports
 # what each thread had done, and `parse_daemon_exit` parses that report into a dictionary.
-# Each thread runs `work`, whose `finally` prints a `CLEANUP` line when it runs:
+# Each thread runs `work`, whose `finally` prints a `CLEANUP` line when it runs (`record`
+# notes an event with its time for the report, `step` is the step's length, 0.05 s):
 
 # %% tags=["remove-input"]
 from lab_snippets.showcode import show_source
@@ -390,6 +396,11 @@ def plot_exit(exit_report: dict) -> None:
 # %% [markdown]
 # Predict: how many of its 40 steps does the daemon thread do, and does its `finally` block
 # run?
+#
+# Two marks in the answer's figure are drawn, not measured. A purple end on a bar is that
+# thread's `finally` block, drawn 0.03 s wide so that it shows (it takes far less). The last
+# lane, in grey, is the daemon's plan: the steps it had planned and not done, if any, cut at
+# 0.25 s past the exit, with an arrow to where the plan would have ended.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 child = subprocess.run(
@@ -418,21 +429,17 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # %% [markdown]
 # :::{dropdown} Why
 #
-# When the main thread finishes, the interpreter first waits for every normal thread (as if
-# it called `join` on each), then runs the `atexit` handlers: it waits for normal threads
-# only. The daemon thread is **not** waited
-# for and not stopped either: it is abandoned. Once the interpreter has begun to shut down, a
+# The interpreter waits for normal threads only. The daemon thread is **not** waited for, and
+# not stopped either: it is abandoned. Once the interpreter has begun to shut down, a
 # daemon thread that tries to take the GIL back (here, when its sleep ends) never gets it
 # and runs no more Python code (how it ends depends on the version: see *Python versions*
 # below). So it did only the steps that fit while the normal thread finished its six, and its
 # remaining work and its `finally` block never ran (no `CLEANUP` line for it).
 #
 # On the timeline, the main thread is done almost at once; the exit then waits for the normal
-# thread, whose `finally` is the purple end of its bar (drawn 0.03 s wide so that it shows; it
-# took far less). The daemon's bar stops where the exit stops waiting, with no purple end. It
-# counts a step when the step's sleep ends, so a step in progress at the exit is never
-# counted. The last lane is not measured: it is the rest of the daemon's 40 planned steps,
-# cut at 0.25 s past the exit (its arrow says where the plan would have ended).
+# thread, whose `finally` is the purple end of its bar. The daemon's bar stops where the exit
+# stops waiting, with no purple end. It counts a step when the step's sleep ends, so a step in
+# progress at the exit is never counted. The grey lane is the rest of its 40 planned steps.
 #
 # So `daemon=True` is not a way to stop a thread. It is a fallback that keeps a thread which
 # failed to stop from holding the whole process open. A thread that owns something (a file
@@ -884,9 +891,10 @@ print("✓ stop() waited out the check in progress; the interval alone would hav
 # less the 0.1 s it had run; a little more on a loaded machine) and skipped the other engines.
 #
 # In slime, `_check_timeout` is passed to the engine, which uses it as the timeout of its HTTP
-# health request once the call runs; the `ray.get` that waits for the call has no timeout, so
-# the check of an engine busy in another call waits until that call ends (chapter 29 measures
-# this). The bound thus covers a check that answers within `_check_timeout`; the interval and
+# health request once the call runs. The thread waits for the call with `ray.get`, Ray's
+# blocking wait for a result (chapter 28), and gives it no timeout. So when an engine is still
+# busy with another call, the check waits until that call ends, and `_check_timeout` does not
+# count that wait. The bound thus covers a check that answers within `_check_timeout`; the interval and
 # 5 s more are slack. A `join()` with no bound would make `stop()` wait as long as a stuck
 # check does; a check that never answers outlasts any bound, and because the thread is a
 # daemon it does not hold up the interpreter's exit.

@@ -175,6 +175,7 @@ print("✓ each task saw the value at its creation; the task's own set stayed in
 SPAN_STACK: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
     "span_stack", default=())
 parents: dict[str, str | None] = {}
+tl = Timeline()  # the spans' timeline, drawn below
 
 
 @contextmanager
@@ -199,7 +200,6 @@ async def traced_sample(sample: int) -> None:
             await asyncio.sleep(0.02)
 
 
-tl = Timeline()  # the spans' timeline, drawn below
 await asyncio.gather(*(traced_sample(i) for i in range(3)))
 for name, parent in parents.items():
     print(f"{name:<22} parent: {parent}")
@@ -218,7 +218,7 @@ print("✓ every generate and reward span found its own sample as parent")
 #
 # Now the same program with the stack in a module-level list, pushed and popped around each
 # span, as code without `ContextVar` would do it. `span_with_global_stack` takes its parent
-# from the top of the list, and removes its own name when it ends.
+# from the top of the list, and pops the top entry when it ends, as a plain list stack does.
 
 # %%
 shared_stack: list[str] = []
@@ -234,7 +234,7 @@ def span_with_global_stack(name: str) -> Iterator[None]:
         with shared_tl.span(name, state="waiting"):
             yield
     finally:
-        shared_stack.remove(name)
+        shared_stack.pop()
 
 
 # %% [markdown]
@@ -336,8 +336,8 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # step, with no `await` between them, so no other task can push in between; the damage
 # starts after the first `await`. The `sample` spans are not drawn (the answer's second line
 # lists their parents): sample 1 opened while sample 0's `generate` was on top, and found it.
-# (The helper removes its own name rather than calling `pop()`, because with interleaved
-# tasks the top of the list may belong to another task.)
+# And once the tasks interleave, `pop()` takes off whatever is on top, often another task's
+# entry, so the list keeps entries of spans that have ended and loses some that are open.
 #
 # :::
 #
@@ -455,7 +455,7 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # :::
 
 # %% [markdown]
-# ### A token used in another context
+# ## A token used in another context
 #
 # A token comes from a `set` made in one context. `contextvars.Context()` makes a new, empty
 # context, and `ctx.run(fn, *args)` calls `fn` inside it (the `run` that the third thread
@@ -482,12 +482,13 @@ print("the first context holds:", opened_in[demo_var])
 # runs in the closing task's context, and the `reset` there raises. Exercise 11.1 asks for a
 # span helper that survives that.
 #
-# The cell below shows that second case in the shape Exercise 11.1 meets: an async generator
-# sets the span stack and yields; task A takes its first item, and task B closes it. Task B is
-# created while a span, `rollout`, is open, and prints its own stack before and after the close.
+# The cell below shows that second case in the shape Exercise 11.1 meets. An async generator
+# pushes `stream` on the span stack and yields; task A takes its first item. Task B opens a
+# span of its own, `rollout`, then closes the generator, and prints its stack before and after
+# the close.
 
 # %%
-async def stream_in_span():
+async def stream_in_span():  # opens a span and yields inside it
     stream_token = SPAN_STACK.set(SPAN_STACK.get() + ("stream",))
     try:
         yield "first chunk"
@@ -495,29 +496,23 @@ async def stream_in_span():
         SPAN_STACK.reset(stream_token)
 
 
-async def take_first(agen) -> str:
+async def take_first(agen) -> str:  # task A
     return await anext(agen)
 
 
-# %%
-async def close_it(agen) -> None:  # task B
+async def close_it(agen) -> None:  # task B, with a span of its own open
+    SPAN_STACK.set(("rollout",))
     print("task B's stack before the close:", SPAN_STACK.get())
     try:
         await agen.aclose()
-        print("aclose returned normally")
-    except Exception as exc:
-        reason = str(exc).rpartition("> ")[2]
-        print("aclose in task B:", type(exc).__name__, "-", reason)
+    except ValueError:
+        print("aclose in task B raised ValueError")
     print("task B's stack after the close: ", SPAN_STACK.get())
 
 
 agen = stream_in_span()
 print("task A got:", await asyncio.create_task(take_first(agen)))
-rollout_token = SPAN_STACK.set(("rollout",))  # the span open where task B is created
-try:
-    await asyncio.create_task(close_it(agen))
-finally:
-    SPAN_STACK.reset(rollout_token)
+await asyncio.create_task(close_it(agen))
 
 # %% [markdown]
 # So a span helper whose exit is a bare `reset` turns a routine close from another task into
@@ -544,8 +539,8 @@ finally:
 # :::{dropdown} Hint: the two cross-task cases
 #
 # A task started inside an open span (the grader's "tasks started inside open spans") gets a
-# copy of the context taken when it is created, so the span is on its stack, as `rollout` was on
-# task B's above; its own spans stay in its copy. And a `reset` that raises `ValueError` changed
+# copy of the context taken when it is created, so the span is on its stack, as `batch-1` was
+# in `early`'s copy above; its own spans stay in its copy. And a `reset` that raises `ValueError` changed
 # nothing (task B's stack was the same after the close), so catching that `ValueError` around
 # the `reset`, and only there (`contextlib.suppress(ValueError)`), leaves the closing context as
 # it was and lets any error of the block go on.
@@ -966,10 +961,9 @@ show_call_site("11b")
 # (`_get_current_parent_span_id`), so a span never lands under another trace. Our model has that shape. Eight samples run `generate_and_rm`
 # concurrently, each opening a `generate_and_rm` span that holds `sglang_generate` and then
 # `reward_model`, as slime's rollout does. They run once with `trace_span` on a `ContextVar`,
-# and once with `trace_span_on_shared_list` (folded), which pushes on one shared list and
-# takes its entry off with `pop()`, as a plain list stack does (the chapter's earlier helper
-# removed its own name instead; the fold after the run says why that differs). The cell counts
-# the spans whose parent is wrong.
+# and once with `trace_span_on_shared_list` (folded), which pushes on one shared list and pops
+# the top entry when a span ends, as `span_with_global_stack` did. The cell counts the spans
+# whose parent is wrong.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same span kept on one shared list"}
 SHARED_STACK: list[tuple[str, str]] = []
@@ -1052,9 +1046,9 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
 # A span that ends pops the top of the list, which after an `await` is often another sample's
 # entry, so its own entry stays on the list. The sample's `reward_model` span then finds its
 # own `sglang_generate` still there, a span that had already ended, or finds none when another
-# sample popped its `generate_and_rm` entry. Removing each span's own entry by name, as the
-# chapter's earlier helper did, would have kept these parents right, thanks to something else:
-# each sample here runs in one task. Let one sample run two spans at once in two tasks (two reward
+# sample popped its `generate_and_rm` entry. Removing each span's own entry by name instead of
+# popping the top would have kept these parents right, thanks to something else: each
+# sample here runs in one task. Let one sample run two spans at once in two tasks (two reward
 # calls under `gather`, say): both carry the same trace id, so the second finds the first, its
 # sibling, as its parent. In a `ContextVar` each of the two tasks starts from a copy of its
 # parent's stack, so both find the sample's span.
