@@ -767,15 +767,15 @@ for grade_inside in (False, True):
     print(f"grading {where}: the 8 generate calls done after {last_generated[grade_inside]:.2f} s")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# floor: with one permit held by grading, the 7 other calls go one at a time (a sleep never ends early)
+# floor: samples 0 and 1 first, then one permit held by grading: the 6 calls left go one at a time
 assert last_generated[True] >= 0.95 * 7 * GENERATE, last_generated
 assert last_generated[False] < 0.75 * last_generated[True], last_generated
-print("✓ grading inside the permit: the other 7 calls shared one permit and took longer")
+print("✓ grading inside the permit: the 6 calls still waiting went through one permit, and took longer")
 
 # %% [markdown]
 # With the grading after the block, the 8 calls went through 2 at a time, in 4 rounds of
 # 0.03 s. With the grading inside, sample 0 kept one of the 2 permits for 0.3 s after its
-# call was over, so the 7 other calls went one at a time, and the servers had half their
+# call was over, so the 6 calls still waiting went one at a time, and the servers had half their
 # request limit in use while they could have had it all. In the coding-agent example, each
 # sample that gets as far as its evaluation holds its permit through it, up to 600 s by
 # default.
