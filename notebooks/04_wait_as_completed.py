@@ -70,7 +70,7 @@ def start_four(tl: Timeline) -> list[asyncio.Task]:
 tl = Timeline()
 done, pending = await asyncio.wait(start_four(tl), timeout=0.1)
 tl.mark("wait returned")
-print("done:", sorted(task.result() for task in done), "| pending:", len(pending), "tasks")
+print("done:", sorted(task.result() for task in done), "| pending:", len(pending))
 await asyncio.sleep(0.1)  # look again a little later
 for event in tl.events:
     print(f"{event.at:.2f} s  {event.name}")
@@ -136,7 +136,8 @@ async def with_as_completed(tl: Timeline) -> list[str]:
     return handled
 
 
-rows = await collect_each_way({"gather": with_gather, "as_completed": with_as_completed})
+rows = await collect_each_way({"gather": with_gather,
+                               "as_completed": with_as_completed})
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: as-completed-yields-in-finishing-order
@@ -445,6 +446,7 @@ async def slow_to_stop(name: str, tl: Timeline) -> str:
     return name
 
 
+# %%
 JOB_TIMEOUT = 0.05
 loop = asyncio.get_running_loop()
 tl = Timeline()

@@ -124,7 +124,7 @@ async def bare_except() -> str:
         await asyncio.sleep(1)
     except:  # noqa: E722 - a bare except clause
         pass
-    await asyncio.sleep(2 * TIMEOUT)  # more work after the swallowed cancel: does it overrun?
+    await asyncio.sleep(2 * TIMEOUT)  # more work after the swallowed cancel
     return "finished"
 
 
@@ -467,7 +467,7 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
       "fatal to the task's result on 3.13+" if sys.version_info >= (3, 13) else "still there (1)")
 
 # %% [markdown]
-# :::{dropdown} Why (going further: the swallowed cancel and the `TaskGroup`)
+# :::{dropdown} Why
 #
 # Without `uncancel()` the count was still 1 when the group ended, so on 3.13 and later the
 # `TaskGroup` cancelled its task once more. The child's error was still raised and handled,

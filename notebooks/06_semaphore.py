@@ -369,7 +369,7 @@ print("✓ default tasks: 0 inside right after create_task"
       + ("; eager tasks: 3" if sys.version_info >= (3, 12) else ""))
 
 # %% [markdown]
-# :::{dropdown} Why (eager tasks)
+# :::{dropdown} Why
 #
 # A default task only starts at the caller's next suspension, and the cell does not suspend
 # between the `create_task` calls and the count, so nothing is inside yet (the first
@@ -744,8 +744,8 @@ show_call_site("06")
 GENERATE, GRADE = 0.03, 0.3  # seconds: one generate call, sample 0's grading
 
 
-async def generate_and_rm(sample_id: int, permits: asyncio.Semaphore, grade_inside: bool,
-                          generated_at: list[float]) -> None:
+async def generate_and_rm(sample_id: int, permits: asyncio.Semaphore,
+                          grade_inside: bool, generated_at: list[float]) -> None:
     async with permits:  # one request slot on the servers
         await asyncio.sleep(GENERATE)  # the generate call
         generated_at.append(loop.time())
@@ -764,7 +764,8 @@ for grade_inside in (False, True):
                                for i in range(8)))
     last_generated[grade_inside] = max(generated_at) - start
     where = "inside the permit" if grade_inside else "after the permit "
-    print(f"grading {where}: the 8 generate calls done after {last_generated[grade_inside]:.2f} s")
+    print(f"grading {where}: the 8 generate calls done after",
+          f"{last_generated[grade_inside]:.2f} s")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # floor: samples 0 and 1 first, then one permit held by grading: the 6 calls left go one at a time
@@ -775,8 +776,8 @@ print("✓ grading inside the permit: the 6 calls still waiting went through one
 # %% [markdown]
 # With the grading after the block, the 8 calls went through 2 at a time, in 4 rounds of
 # 0.03 s. With the grading inside, sample 0 kept one of the 2 permits for 0.3 s after its
-# call was over, so the 6 calls still waiting went one at a time, and the servers had half their
-# request limit in use while they could have had it all. In the coding-agent example, each
+# call was over, so the 6 calls still waiting went one at a time. For those 0.3 s the servers
+# had one request where the limit allowed two. In the coding-agent example, each
 # sample that gets as far as its evaluation holds its permit through it, up to 600 s by
 # default.
 #
