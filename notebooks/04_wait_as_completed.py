@@ -7,15 +7,14 @@
 # stop when you have enough, without waiting for the slowest?
 #
 # **You will**
-# 1. collect the same four requests three ways (`gather`, `asyncio.wait` with a timeout,
-#    `as_completed`) and predict, for each, when the first result is in your hands and what
-#    becomes of the requests still running when it returns;
+# 1. predict what becomes of the requests still running when `asyncio.wait` returns at its
+#    timeout, then compare when `gather` and `as_completed` put the first result in your hands;
 # 2. stop those left running: cancel them, then wait for them;
 # 3. build the loop slime's rollout uses: `wait(FIRST_COMPLETED)` over a pending set that is
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. see what slime's loop leaves running when one group fails.
 #
-# **Needs** chapters 02 and 03 · about 50 minutes
+# **Needs** chapters 02 and 03 · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -51,49 +50,16 @@ async def request(name: str, seconds: float, tl: Timeline):
     return name
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helper that runs each way and prints the table"}
-async def collect_each_way(ways: dict) -> dict[str, dict]:
-    """Each way of collecting on a fresh Timeline: what it returned, when the first result was
-    in hand, and what became of the requests still running when it returned."""
-    rows = {}
-    for way, collect in ways.items():
-        tl = Timeline()
-        handed = await collect(tl)
-        tl.mark("returned")
-        names = tl.names()
-        left = [f"request {i}" for i in range(4) if f"request {i} ends" not in names]
-        mine = [t for t in asyncio.all_tasks() if t.get_coro().__name__ == "request"]
-        if mine:
-            await asyncio.wait(mine, timeout=2)
-        at = {e.name: e.at for e in tl.events}
-        first = min([at[n] for n in at if n.startswith("handled")] or [at["returned"]])
-        names = tl.names()
-        fate = {n: ("cancelled" if f"{n} cancelled" in names else "ran to its end") for n in left}
-        rows[way] = {"handed": handed, "first": first, "left": fate, "tl": tl}
-    print(f"{'way':<18} {'first result in hand':>21}  {'handed back':<44} still running then")
-    for way, row in rows.items():
-        handed = ", ".join(h.removeprefix("request ") for h in row["handed"])
-        left = "; ".join(f"{n.removeprefix('request ')} ({f})" for n, f in row["left"].items())
-        print(f"{way:<18} {row['first']:>19.2f} s  {'requests ' + handed:<44} {left or 'none'}")
-    return rows
-
-
 # %% [markdown]
 # ## Predict: when `wait` times out, do the requests still running stop?
 #
-# Four requests take 0.16, 0.14, 0.06 and 0.04 s, started in that order. The cell below
-# collects a fresh set of four three ways: with `gather` (chapter 03); with
-# `asyncio.wait(tasks, timeout=0.1)`, which returns two sets of tasks, `done` and `pending`;
-# and with `asyncio.as_completed(tasks)`, which gives you as many awaitables as there are
-# {term}`tasks <task>`, each returning a result when awaited, here one per turn of a `for`
-# loop. The helper `collect_each_way` (folded above) runs each way on its own four requests
-# and prints one row per way: when the first result was in your hands (for `gather` and
-# `wait`, the moment the call returned; for `as_completed`, the moment the loop had its first
-# result), what you were handed, and what became of the requests still running when the call
-# returned.
+# Four requests take 0.16, 0.14, 0.06 and 0.04 s, started in that order (`start_four`
+# below). `asyncio.wait(tasks, timeout=0.1)` waits at most 0.1 s and returns two sets of
+# {term}`tasks <task>`: `done` and `pending`. The cell prints the two sets, waits 0.1 s more,
+# and then prints each moment the requests noted, in seconds since the start.
 #
-# Predict the `wait` row before you open the answer: which requests are in `done`, and are
-# the two in `pending` stopped when `wait` returns, or do they run on?
+# Predict before you open the answer: which requests are in `done`, and are the two in
+# `pending` stopped when `wait` returns, or do they run on?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def start_four(tl: Timeline) -> list[asyncio.Task]:
@@ -101,13 +67,65 @@ def start_four(tl: Timeline) -> list[asyncio.Task]:
             for i, s in enumerate([0.16, 0.14, 0.06, 0.04])]
 
 
+tl = Timeline()
+done, pending = await asyncio.wait(start_four(tl), timeout=0.1)
+tl.mark("wait returned")
+print("done:", sorted(task.result() for task in done), "| pending:", len(pending))
+await asyncio.sleep(0.1)  # look again a little later
+for event in tl.events:
+    print(f"{event.at:.2f} s  {event.name}")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: wait-timeout-cancels-nothing
+assert sorted(task.result() for task in done) == ["request 2", "request 3"]
+assert tl.order("wait returned", "request 1 ends") and tl.order("wait returned", "request 0 ends"), (
+    "the two pending requests ran to their end after wait returned")
+assert not [name for name in tl.names() if name.endswith("cancelled")], "wait cancelled nothing"
+print("✓ wait returned with requests 2 and 3 done; 0 and 1 were not cancelled and ran to their end")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# `wait` returned at its timeout with requests 2 and 3 in `done` and requests 0 and 1 in
+# `pending`, and those two ran to their end at 0.14 and 0.16 s: the timeout limits how long
+# *you* wait, not how long the work runs. `asyncio.wait_for(aw, timeout)` and
+# `asyncio.timeout()` are different: on timeout they *do* cancel what they wrap (chapter 05).
+# `done` is a set, with no order; the cell sorts it.
+#
+# :::
+#
+# ## `gather` or `as_completed`: when is the first result in your hands?
+#
+# `wait` with a timeout hands you what is done by then. Two other ways hand you every
+# result. `gather` (chapter 03) returns them all at once, in argument order. `as_completed(tasks)`
+# gives you as many awaitables as there are tasks, here one per turn of a `for` loop: the
+# first one you await returns the first result to finish, the second the second, and so on.
+# The folded helper `collect_each_way` runs each way on its own four requests and prints when
+# the first result was in your hands (for `gather`, the moment it returned; for
+# `as_completed`, the moment the loop had its first result) and the order you got them in.
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helper that runs each way and prints the table"}
+async def collect_each_way(ways: dict) -> dict[str, dict]:
+    """Each way of collecting on a fresh Timeline: what it handed back, in what order, and when
+    the first result was in hand (the moment the call returned, or the loop's first result)."""
+    rows = {}
+    for way, collect in ways.items():
+        tl = Timeline()
+        handed = await collect(tl)
+        tl.mark("returned")
+        at = {e.name: e.at for e in tl.events}
+        first = min([at[n] for n in at if n.startswith("handled")] or [at["returned"]])
+        rows[way] = {"handed": handed, "first": first, "tl": tl}
+    print(f"{'way':<14} {'first result in hand':>21}  handed back")
+    for way, row in rows.items():
+        handed = ", ".join(h.removeprefix("request ") for h in row["handed"])
+        print(f"{way:<14} {row['first']:>19.2f} s  requests {handed}")
+    return rows
+
+
+# %%
 async def with_gather(tl: Timeline) -> list[str]:
     return await asyncio.gather(*start_four(tl))
-
-
-async def with_wait(tl: Timeline) -> list[str]:
-    done, pending = await asyncio.wait(start_four(tl), timeout=0.1)
-    return sorted(task.result() for task in done)  # done is a set: it has no order
 
 
 async def with_as_completed(tl: Timeline) -> list[str]:
@@ -118,7 +136,7 @@ async def with_as_completed(tl: Timeline) -> list[str]:
     return handled
 
 
-rows = await collect_each_way({"gather": with_gather, "wait(timeout=0.1)": with_wait,
+rows = await collect_each_way({"gather": with_gather,
                                "as_completed": with_as_completed})
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -127,39 +145,23 @@ assert rows["as_completed"]["handed"] == ["request 3", "request 2", "request 1",
     "as_completed handed the results over in finishing order")
 assert rows["as_completed"]["tl"].order("handled request 3", "request 0 ends"), (
     "the first result was handled while the slowest still ran")
-assert rows["gather"]["handed"] == [f"request {i}" for i in range(4)] and not rows["gather"]["left"]
-assert rows["wait(timeout=0.1)"]["handed"] == ["request 2", "request 3"]
-assert rows["wait(timeout=0.1)"]["left"] == {"request 0": "ran to its end", "request 1": "ran to its end"}, (
-    "wait(timeout=...) cancels nothing: the two pending requests ran to their end")
-first = {way: row["first"] for way, row in rows.items()}
-assert first["as_completed"] < first["wait(timeout=0.1)"] < first["gather"], first
-print("✓ first result in hand: as_completed, then wait, then gather; as_completed in finishing order;",
-      "wait left two requests running, and they ran to their end")
+assert rows["gather"]["handed"] == [f"request {i}" for i in range(4)], "gather: argument order"
+assert rows["as_completed"]["first"] < rows["gather"]["first"], rows
+print("✓ as_completed handed over the first result before gather returned, in finishing order;",
+      "gather in argument order")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# `wait` returned at its timeout with requests 2 and 3 in `done` and requests 0 and 1 in
-# `pending`, and those two ran to their end (the last column): the timeout limits how long
-# *you* wait, not how long the work runs. `asyncio.wait_for(aw, timeout)` and
-# `asyncio.timeout()` are different: on timeout they *do* cancel what they wrap (chapter 05).
-# `done` is a set, with no order; `with_wait` sorts it.
-#
-# The other two rows differ in when you get something. `gather` hands back everything at once,
-# in argument order, when the slowest is done. The awaitables `as_completed` hands out are not
-# tied to one task each: the first one you await gives the first result to finish, the second
-# the second, and so on, whatever the tasks' order in the list (here the reverse of it). Each
-# `await` returns as soon as that result exists, so the first result was in hand after about
-# 0.04 s while request 0 still had 0.12 s to go. Handling (logging, scoring, updating a
-# progress bar) starts with the first result instead of the last.
+# `gather` handed back everything when the slowest was done. The awaitables `as_completed`
+# hands out are not tied to one task each, so the results came in finishing order, here the
+# reverse of the list. Each `await` returned as soon as that result existed: the first was in
+# hand after about 0.04 s while request 0 still had 0.12 s to go. Handling (logging, scoring,
+# updating a progress bar) starts with the first result instead of the last.
 #
 # Two details of `as_completed`. The loop passes `timeout=2` so it cannot hang; on timeout
 # `as_completed` raises `TimeoutError` but, like `wait`, does not cancel anything. And a plain
 # `for` loop over it gets *new* coroutines, not your tasks, so put in each result what tells
 # you which job it was: here the name. Python 3.13 added `async for`, which gives back the
 # tasks themselves (the note below).
-#
-# :::
 #
 # ## How do you stop the ones still running?
 #
@@ -278,8 +280,8 @@ async def time_both():
 
 
 def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
-    """The groups' spans, each moved to the first slot free when it started (a group the filter
-    drops drawn as failed), and where to write each group's id."""
+    """The groups' spans, each moved to the first slot free when it started (a group awaiting its
+    reply drawn as waiting, one the filter drops as failed), and where to write each group's id."""
     slotted = Timeline()
     slotted.t0 = tl.t0
     free_at = [0.0] * IN_FLIGHT
@@ -288,7 +290,10 @@ def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
         slot = next(k for k in range(IN_FLIGHT) if free_at[k] <= s.start)
         free_at[slot] = s.end
         group_id = int(s.label.split()[1])
-        state = "failed" if s.state == "running" and not keep_group(group_id) else s.state
+        if s.state == "running":  # a group only sleeps: it holds its slot while it waits
+            state = "waiting" if keep_group(group_id) else "failed"
+        else:
+            state = s.state
         slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=state)
         ids.append((slot, (s.start + s.end) / 2, group_id))
     return slotted, ids
@@ -299,7 +304,7 @@ def draw_slots(tl: Timeline, ax, meanings: dict[str, str]) -> None:
     slotted, ids = by_slot(tl)
     slotted.plot("", ax=ax, lanes=[f"slot {k}" for k in range(IN_FLIGHT)], meanings=meanings)
     for slot, middle, group_id in ids:
-        ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7, color="white")
+        ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7)
 
 
 def draw_runs(batched_tl: Timeline, refill_tl: Timeline, batched_elapsed: float,
@@ -308,7 +313,8 @@ def draw_runs(batched_tl: Timeline, refill_tl: Timeline, batched_elapsed: float,
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True,
                                       layout="constrained")
     for ax, run in ((top, batched_tl), (bottom, refill_tl)):
-        draw_slots(run, ax, meanings={"failed": "dropped by the filter"})
+        draw_slots(run, ax, meanings={"waiting": "holding a slot (awaiting its reply)",
+                                      "failed": "dropped by the filter"})
     top.set_title(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s")
     bottom.set_title(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s")
     top.set_xlabel("")
@@ -398,8 +404,9 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # one fast group after another.
 #
 # The chart shows it: each lane is one slot, each group is drawn in the first slot free when
-# it started, and each bar carries its group's id. Orange marks the groups the filter dropped,
-# grey the groups cancelled when the batch was full. In the top panel each slot that ran a fast
+# it started, and each bar carries its group's id. A light green bar is a group holding its
+# slot while it awaits its reply (the groups only sleep: nothing computes), orange a group the
+# filter dropped, grey a group cancelled when the batch was full. In the top panel each slot that ran a fast
 # group stays empty until its batch's slow group ends, so the slots hold a group a little under
 # half of the time; in the bottom panel a freed slot gets a new group at once, and all four stay
 # occupied. That is also why the refill list of kept groups is not in id order.
@@ -415,14 +422,16 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # :::
 
 # %% [markdown]
-# ## Two more pieces: a deadline for one job, and a second cancel
+# ## Two more pieces: a deadline for each job, and a second cancel
 #
-# The exercise below adds two things the runs so far did not need. First, a deadline for one
-# job: `asyncio.wait`'s `timeout` bounds the wait, so `wait` returns at the deadline with the
-# job still pending, and you cancel it yourself. `slow_to_stop` is a job that would run 1 s
-# and, once cancelled, takes 0.03 s to clean up (closing its connection, say). The cell gives
-# it a 0.05 s deadline and prints each moment, in seconds since the start. Watch where the job
-# is in the two sets right after `cancel()`.
+# The exercise below adds two things the runs so far did not need. First, a deadline for
+# each job, counted from its own start. `asyncio.wait`'s `timeout` bounds the wait, not the
+# work, so you keep each job's deadline yourself, on the loop's clock (`loop.time()`), and
+# let `wait` return at the soonest one; then you cancel the jobs whose deadline has passed.
+# `slow_to_stop` is a job that would run 1 s and, once cancelled, takes 0.03 s to clean up
+# (closing its connection, say). The cell starts job A, then job B 0.01 s later, each with a
+# 0.05 s deadline, and prints each moment in seconds since the start. Watch where job A is
+# when job B's deadline comes.
 
 # %%
 async def slow_to_stop(name: str, tl: Timeline) -> str:
@@ -436,30 +445,55 @@ async def slow_to_stop(name: str, tl: Timeline) -> str:
         raise
     return name
 
+
+# %%
+JOB_TIMEOUT = 0.05
+loop = asyncio.get_running_loop()
 tl = Timeline()
-pending = {asyncio.create_task(slow_to_stop("job A", tl))}
-done, pending = await asyncio.wait(pending, timeout=0.05)  # job A's deadline
-tl.mark(f"deadline: {len(done)} done, {len(pending)} pending; cancel job A")
-for task in pending:
-    task.cancel()
-done, pending = await asyncio.wait(pending, timeout=0.01)
-tl.mark(f"0.01 s after the cancel: {len(done)} done, {len(pending)} pending")
-done, pending = await asyncio.wait(pending, timeout=1)
-job_a = done.pop()
-tl.mark(f"then: 1 done (cancelled: {job_a.cancelled()}), {len(pending)} pending")
+deadline_of: dict[asyncio.Task, float] = {}  # the jobs not cancelled yet
+for name, start_after in (("job A", 0), ("job B", 0.01)):
+    await asyncio.sleep(start_after)  # job B starts 0.01 s after job A
+    job = asyncio.create_task(slow_to_stop(name, tl), name=name)
+    deadline_of[job] = loop.time() + JOB_TIMEOUT  # its own deadline
+pending = set(deadline_of)
+while pending:
+    soonest = min(deadline_of.values(), default=loop.time() + 1)
+    done, pending = await asyncio.wait(pending, timeout=max(0.0, soonest - loop.time()),
+                                       return_when=asyncio.FIRST_COMPLETED)
+    for job in done:
+        tl.mark(f"{job.get_name()} in done (cancelled: {job.cancelled()})")
+    for job, deadline in list(deadline_of.items()):
+        if deadline <= loop.time():
+            job.cancel()
+            del deadline_of[job]
+            tl.mark(f"{job.get_name()}'s deadline: cancel it; {len(pending)} pending")
 for event in tl.events:
     print(f"{event.at:.2f} s  {event.name}")
 
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+names = tl.names()
+assert tl.order("job A's deadline: cancel it; 2 pending", "job B's deadline: cancel it; 2 pending",
+                "job A gone", "job B gone"), names
+assert tl.order("job A gone", "job A in done (cancelled: True)"), names
+print("✓ each job cancelled at its own deadline; job A stayed in pending until its cleanup was over")
+
 # %% [markdown]
-# A cancelled job is still running until its cleanup is over: `wait` keeps it in `pending`
-# for those 0.03 s, and returns it in `done`, cancelled, only when it is gone. That is when
-# its slot is free. It has no result: `job_a.result()` would raise `CancelledError`.
+# Each job was cancelled at its own deadline, 0.05 s after its own start: job A at 0.05 s,
+# job B at 0.06 s. `wait` returned at each deadline because its `timeout` was the time left
+# until the soonest one. (When no deadline is left, the `default` of `min` gives `wait` a
+# bound of 1 s.) A cancelled job is still running until its cleanup is over: at job B's
+# deadline job A, cancelled 0.01 s earlier, was still one of the 2 pending. `wait` returned
+# it in `done`, cancelled, only when it was gone, 0.03 s after its cancel. That is when its
+# slot is free. It has no result: `job.result()` would raise `CancelledError`.
 #
-# Second, a cancel that arrives while you are stopping. `collect` below starts two of these
-# jobs and, like `rollout_refill`, cancels and awaits them in a `finally`. The cell cancels
-# `collect` at 0.02 s, then again at 0.03 s, while its `finally` is still waiting for the
-# jobs' cleanup. It runs twice, with `gather` in the `finally` and then with `asyncio.wait`,
-# and prints each run's events in order.
+# Second, a cancel that arrives while you are stopping. The rule (chapter 05 looks at it
+# closely): a cancel that arrives while a task is at an `await` inside its cleanup interrupts
+# that cleanup too, since the `CancelledError` is raised at that `await` like at any other.
+# `collect` below starts two of these jobs and, like `rollout_refill`, cancels and awaits them
+# in a `finally`. The cell cancels `collect` at 0.02 s, then again at 0.03 s, while its
+# `finally` is still waiting for the jobs' cleanup. Where does that second cancel land: in
+# `collect`'s own `await`, or in the jobs'? It runs twice, with `gather` in the `finally` and
+# then with `asyncio.wait`, and prints each run's events in order.
 
 # %%
 async def collect(tl: Timeline, wait_for_jobs) -> None:
@@ -490,8 +524,9 @@ for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)
 
 # %% [markdown]
 # Both runs end cancelled; what differs is the order. With `gather`, `collect` ends after
-# both jobs are gone: `gather` passes the second cancel on to the jobs, which cuts their
-# cleanup short (they are gone at 0.03 s, not 0.05 s), and goes on waiting for them. With
+# both jobs are gone: `gather` passes the second cancel on to the jobs, where it lands in the
+# `await` of their cleanup and cuts it short (they are gone at 0.03 s, not 0.05 s), and
+# `gather` goes on waiting for them. With
 # `asyncio.wait`, `collect` ends first: the second cancel stops the `wait` itself and reaches
 # no job, and the jobs finish their cleanup after `collect` has ended, with nobody waiting for
 # them.
@@ -1104,7 +1139,8 @@ finally:
 # That step is reached only when the loop ends normally. The loop reads each finished group with
 # `task.result()` and no `try` around it, so one sample that raises ends
 # `generate_rollout_async` before the abort step, and the other groups stay in the pending set,
-# still generating on the background loop. The `finally` of `rollout_refill`, which your
+# still generating. (slime runs this loop on an event loop of its own, in a thread that lives
+# as long as the process, so nothing stops them: chapter 13 looks at such a loop.) The `finally` of `rollout_refill`, which your
 # `first_results` needs too, is what that loop lacks; the run after the first quote counts what
 # it leaves behind. The [source inventory](../book/reference/inventory.md) lists every
 # `asyncio.wait` and `as_completed` in slime.

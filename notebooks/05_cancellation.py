@@ -124,7 +124,7 @@ async def bare_except() -> str:
         await asyncio.sleep(1)
     except:  # noqa: E722 - a bare except clause
         pass
-    await asyncio.sleep(2 * TIMEOUT)
+    await asyncio.sleep(2 * TIMEOUT)  # more work after the swallowed cancel
     return "finished"
 
 
@@ -186,7 +186,8 @@ assert outcomes["catches_exception"][0] == "TimeoutError"
 assert outcomes["cleans_up_and_reraises"][0] == "TimeoutError"
 assert outcomes["bare_except"][0] == "returned 'finished'", "the swallowed cancel silently disabled the timeout"
 assert outcomes["bare_except"][1] >= 2.5, "and the block overran its budget"  # floor: a sleep never ends early
-assert outcomes["bare_except, wait_for"][0] == "returned 'finished'", "wait_for converts no more"
+assert outcomes["bare_except, wait_for"][0] == "returned 'finished'", (
+    "wait_for has no CancelledError to turn into TimeoutError either")
 assert outcomes["bare_except, wait_for"][1] >= 2.5, "and wait_for overran its timeout too"  # floor: a sleep never ends early
 print("✓ two timeouts raised TimeoutError; the bare except returned 'finished' after about 3 × the budget")
 
@@ -366,18 +367,33 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # :::
 
 # %% [markdown]
-# ## A cancel swallowed on purpose: what does a later `TaskGroup` do? (Python 3.13)
+# :::{dropdown} Going further: a cancel swallowed on purpose, then a `TaskGroup` (Python 3.13)
 #
 # Sometimes a worker swallows a cancel on purpose: a supervisor cancels it to mean "drop this
-# sample and take the next", and the worker catches `CancelledError` and carries on. Two rules
-# decide what that swallowed cancel does later.
+# sample and take the next", and the worker catches `CancelledError` and carries on. What
+# does that swallowed cancel do later?
 #
-# First, since Python 3.11 every task counts the cancel requests it has received and not
-# taken back: `task.cancelling()`; `task.uncancel()` takes one back. Does catching the
-# `CancelledError` take it back? The small run below cancels a task that swallows the cancel,
-# once without and once with `uncancel()`, and prints the count the task sees afterwards.
+# Since Python 3.11 every task counts the cancel requests it has received and not taken back:
+# `task.cancelling()`. `task.uncancel()` takes one back. The first folded run below cancels a
+# task that swallows the cancel, once without and once with `uncancel()`, and prints the count
+# the task sees afterwards: catching the error does not lower it, only `uncancel()` does.
+#
+# From Python 3.13 on, a `TaskGroup` whose child failed looks at that count when its
+# `async with` block ends. If the count is above zero, the group takes it for a cancel from
+# outside that is still in force, and cancels its own task once more. (The `TaskGroup` of
+# 3.11 and 3.12 does not.)
+#
+# In the second folded cell, a worker that swallowed a cancel then runs a `TaskGroup` whose
+# child fails, handles the child's error with `except* ValueError`, writes the outcome into
+# the dictionary `reached` just before its `return`, and returns the pair
+# `(task.cancelling(), outcome)`, with no `await` in between. It runs twice: as described,
+# and calling `uncancel()` right after it catches the cancel. Predict, for each run on Python
+# 3.13 and later, before you open the answer: does the worker's return value reach the
+# caller?
+#
+# :::
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the run: does catching the error lower the count?"}
 async def swallow_cancel(use_uncancel: bool) -> int:
     try:
         await asyncio.sleep(1)
@@ -395,24 +411,8 @@ for use_uncancel in (False, True):
     count = swallower.result()
     print(f"uncancel() called: {use_uncancel!s:5}   cancelling() afterwards: {count}")
 
-# %% [markdown]
-# Catching the error does not lower the count; only `uncancel()` does.
-#
-# Second, from Python 3.13 on, a `TaskGroup` whose child failed looks at that count when its
-# `async with` block ends. If the count is above zero, the group takes it for a cancel from
-# outside that is still in force, and cancels its own task once more. (The `TaskGroup` of
-# 3.11 and 3.12 does not.) That cancel, like any other, lands at the task's next `await`
-# (the first section). If the task returns before it reaches another `await`, it ends
-# cancelled anyway, and its return value is dropped.
-#
-# Below, a worker that swallowed a cancel then runs a `TaskGroup` whose child fails, handles
-# the child's error with `except* ValueError`, and returns the pair `(task.cancelling(),
-# outcome)`. It runs twice: once as described, and once calling
-# `asyncio.current_task().uncancel()` right after it catches the cancel. The worker writes the
-# outcome it reached, just before its `return`, into the dictionary `reached` that the caller
-# passes in.
 
-# %%
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the worker that swallows a cancel, then runs a TaskGroup"}
 async def drop_sample_then_group(use_uncancel: bool, reached: dict) -> tuple[int, str]:
     try:
         await asyncio.sleep(1)  # a supervisor cancels us here: "drop this sample"
@@ -436,11 +436,7 @@ async def drop_sample_then_group(use_uncancel: bool, reached: dict) -> tuple[int
     return count, outcome
 
 
-# %% [markdown]
-# Predict, for each run on Python 3.13 and later: does the worker's return value reach the
-# caller?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 if sys.version_info < (3, 13):
     version = "{}.{}".format(*sys.version_info[:2])
     print(f"This page ran on Python {version}, not 3.13: its TaskGroup never cancels",
@@ -475,8 +471,10 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 #
 # Without `uncancel()` the count was still 1 when the group ended, so on 3.13 and later the
 # `TaskGroup` cancelled its task once more. The child's error was still raised and handled,
-# and the worker reached its `return` (the last column of the answer). But no `await` came
-# before that `return`, so the task ended cancelled and the caller never got the pair. On
+# and the worker reached its `return` (the last column of the answer). A cancel lands at the
+# task's next `await` (the first section), but no `await` came before that `return`: a task
+# that returns while a cancel is still pending ends cancelled anyway, its return value
+# dropped, so the caller never got the pair. On
 # 3.11 and 3.12 the same code returns its pair with the stale count of 1 in it, as the answer
 # shows when run there: a bug waiting for an upgrade. The `with uncancel` row is right on
 # every version. Swallowing a cancel has a cost even when done on purpose: do it rarely, and
@@ -496,7 +494,7 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # `TaskGroup` likewise takes back the request
 # it made when it cancelled its parent because a child failed.
 #
-# The 3.13 step of the section above is in `TaskGroup.__aexit__` (`Lib/asyncio/taskgroups.py`),
+# The 3.13 step of the fold above is in `TaskGroup.__aexit__` (`Lib/asyncio/taskgroups.py`),
 # and the dropped return value in `Task.__step` (`Lib/asyncio/tasks.py`), both read in 3.13.0.
 #
 # :::

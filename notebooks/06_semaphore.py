@@ -11,12 +11,12 @@
 #    tasks have started, and how many are inside, when 3 permits are shared;
 # 2. instrument a section of code and assert that the peak number of tasks inside it never
 #    exceeds the limit;
-# 3. measure the total time of a fixed batch against the limit and compare it with the time it
-#    would take with no overhead;
+# 3. measure the total time of a fixed batch against the limit and find which extra permits
+#    make it faster and which buy nothing;
 # 4. find out what happens, with one task and under load, when one path takes the same
 #    semaphore twice.
 #
-# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 55 minutes
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -317,16 +317,20 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 # before calling.
 #
 # :::
-#
-# ### Python versions: eager tasks and the first permits
-#
-# Python 3.12 added an eager task factory (`loop.set_task_factory(asyncio.eager_task_factory)`):
-# with it, `create_task` starts running the task's body at once. The cell below creates six
-# tasks that each take a permit of a `Semaphore(3)`, once with default tasks and once with
-# eager tasks (which need 3.12). Predict both rows: how many
-# of the six are inside the section right after the `create_task` calls?
 
-# %%
+# %% [markdown]
+# :::{dropdown} Python versions: eager tasks and the first permits
+#
+# Python 3.12 added an eager task factory (`loop.set_task_factory(asyncio.eager_task_factory)`,
+# chapter 01's version note): with it, `create_task` starts running the task's body at once.
+# The folded cells below create six tasks that each take a permit of a `Semaphore(3)`, once
+# with default tasks and once with eager tasks (which need 3.12). Predict both rows before
+# you open the answer: how many of the six are inside the section right after the
+# `create_task` calls?
+#
+# :::
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 async def hold_permit(limit: asyncio.Semaphore, counter: InFlight) -> None:
     async with limit:
         with counter:
@@ -350,7 +354,7 @@ async def inside_right_after_create(eager: bool) -> int | None:
     return inside_now
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 inside_after = {"default tasks": await inside_right_after_create(eager=False),
                 "eager tasks": await inside_right_after_create(eager=True)}
 for kind, inside_now in inside_after.items():
@@ -727,10 +731,62 @@ from lab_snippets.sites import show_call_site
 show_call_site("06")
 
 # %% [markdown]
+# ### A run: one sample grades while it holds its permit
+#
+# A model of the quote, written for this page: 2 permits stand for the servers' request
+# limit, and 8 samples each need one 0.03 s generate call. Sample 0 also needs a 0.3 s
+# grading step. On the built-in path that step runs after the `async with` block, like
+# slime's reward step; in a custom generate function like the coding-agent example's, it runs
+# inside the block, holding the permit. The cell runs the batch both ways and prints when the
+# last of the 8 generate calls was done.
+
+# %%
+GENERATE, GRADE = 0.03, 0.3  # seconds: one generate call, sample 0's grading
+
+
+async def generate_and_rm(sample_id: int, permits: asyncio.Semaphore,
+                          grade_inside: bool, generated_at: list[float]) -> None:
+    async with permits:  # one request slot on the servers
+        await asyncio.sleep(GENERATE)  # the generate call
+        generated_at.append(loop.time())
+        if sample_id == 0 and grade_inside:
+            await asyncio.sleep(GRADE)  # grading inside the generate function
+    if sample_id == 0 and not grade_inside:
+        await asyncio.sleep(GRADE)  # the reward step, after the permit is given back
+
+
+loop = asyncio.get_running_loop()
+last_generated = {}
+for grade_inside in (False, True):
+    permits, generated_at, start = asyncio.Semaphore(2), [], loop.time()
+    async with asyncio.timeout(2):
+        await asyncio.gather(*(generate_and_rm(i, permits, grade_inside, generated_at)
+                               for i in range(8)))
+    last_generated[grade_inside] = max(generated_at) - start
+    where = "inside the permit" if grade_inside else "after the permit "
+    print(f"grading {where}: the 8 generate calls done after",
+          f"{last_generated[grade_inside]:.2f} s")
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# floor: samples 0 and 1 first, then one permit held by grading: the 6 calls left go one at a time
+assert last_generated[True] >= 0.95 * 7 * GENERATE, last_generated
+assert last_generated[False] < 0.75 * last_generated[True], last_generated
+print("✓ grading inside the permit: the 6 calls still waiting went through one permit, and took longer")
+
+# %% [markdown]
+# With the grading after the block, the 8 calls went through 2 at a time, in 4 rounds of
+# 0.03 s. With the grading inside, sample 0 kept one of the 2 permits for 0.3 s after its
+# call was over, so the 6 calls still waiting went one at a time. For those 0.3 s the servers
+# had one request where the limit allowed two. In the coding-agent example, each
+# sample that gets as far as its evaluation holds its permit through it, up to 600 s by
+# default.
+#
 # The coding-agent example bounds its sandbox boots the same way, with one module-level
 # semaphore, `_BOOT_SEM`, in `boot_agent_sandbox` (the next quote). Made inside each call
 # instead, it would limit nothing (the run before the exercise): a rollout's sandboxes would
-# boot at once, however many there are.
+# boot at once, however many there are. (`E2BSandbox` wraps a remote sandbox:
+# `cand.__aenter__()` creates it, called by hand rather than in an `async with`, so that the
+# sandbox stays open after the semaphore block.)
 
 # %% tags=["remove-input"]
 show_call_site("06b")
