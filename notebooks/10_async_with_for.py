@@ -15,7 +15,7 @@
 #    `contextlib.aclosing` do to its `finally`;
 # 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
 #
-# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 55 minutes
+# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -124,44 +124,32 @@ print("✓ __aexit__ ran on all three paths, before the caller heard of the exce
 #
 # :::
 #
-# ## `asynccontextmanager`: boot under a permit, retry, release
+# ## `asynccontextmanager`: boot under a permit, release on every way out
 #
 # Writing a class for every resource is heavy. `contextlib.asynccontextmanager` turns an async
 # generator with exactly one `yield` into a context manager: the code before `yield` is
 # `__aenter__`, the yielded value is what `as` binds, and a `finally` around the `yield` is
-# `__aexit__`. `sandbox` below has the shape slime uses to boot agent sandboxes: at most
-# `BOOT_LIMIT` boots at once (a semaphore), the permit held **only while booting**, a failed
-# boot retried after a short back-off taken *outside* the permit, and the sandbox closed in the
-# `finally`. Its loop uses Python's `for ... else`: the `else` block runs only when the loop
-# ends without a `break`, so here only when every attempt failed.
+# `__aexit__`. `sandbox_once` below boots an agent sandbox, the way slime does, in three
+# steps: take one of `BOOT_LIMIT` permits (a semaphore) **only while booting**, yield the
+# sandbox to the caller's block, and close it in the `finally`, however that block ends.
 
 # %%
 @asynccontextmanager
-async def sandbox(name: str, permits: asyncio.Semaphore, ledger: "SandboxLedger",
-                  tl: Timeline, fail_attempts: int = 0, retries: int = 3):
-    last_error: Exception | None = None
-    for attempt in range(retries):  # 1. at most `retries` boot attempts
-        # 2. hold a permit only while this one attempt boots
-        async with permits:
-            try:
-                await boot_once(name, attempt, fail_attempts, ledger, tl)
-                break  # 3. booted: leave the loop and skip its else
-            except ConnectionError as exc:
-                last_error = exc
-        await asyncio.sleep(0.01 * (attempt + 1))  # 4. back off, permit given back
-    else:  # 5. no break: every attempt failed
-        raise last_error
+async def sandbox_once(name: str, permits: asyncio.Semaphore, ledger: "SandboxLedger",
+                       tl: Timeline):
+    async with permits:  # a permit only while booting
+        await boot_once(name, ledger, tl)
     try:
-        yield name
+        yield name  # the caller's block runs here, permit given back
     finally:
-        await close_sandbox(name, ledger, tl)  # 6. cleanup, on every way out
+        await close_sandbox(name, ledger, tl)  # cleanup, on every way out
 
 
 # %% [markdown]
-# `sandbox` calls two stand-ins, folded below: `boot_once`, one boot attempt of 0.04 s that
-# raises `ConnectionError` while `attempt < fail_attempts`, and `close_sandbox`, 0.01 s of
-# cleanup. Both draw on the timeline and note on a `SandboxLedger` what is open and the most
-# boots at once.
+# `sandbox_once` calls two stand-ins, folded below: `boot_once`, one boot attempt of 0.04 s
+# (it raises `ConnectionError` when told to fail), and `close_sandbox`, 0.01 s of cleanup.
+# Both draw on the timeline and note on a `SandboxLedger` what is open and the most boots at
+# once.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the stand-ins: one boot attempt, the cleanup, and what records them"}
 BOOT_LIMIT = 2
@@ -177,14 +165,14 @@ class SandboxLedger:
         self.closed: list[str] = []
 
 
-async def boot_once(name: str, attempt: int, fail_attempts: int, ledger: SandboxLedger, tl: Timeline) -> None:
+async def boot_once(name: str, ledger: SandboxLedger, tl: Timeline, fail: bool = False) -> None:
     ledger.booting += 1
     ledger.peak_booting = max(ledger.peak_booting, ledger.booting)
     try:
         with tl.span(f"{name} boot"):  # a failed attempt is drawn as "failed"
             await asyncio.sleep(0.04)
-            if attempt < fail_attempts:
-                raise ConnectionError(f"{name}: boot attempt {attempt + 1} failed")
+            if fail:
+                raise ConnectionError(f"{name}: boot attempt failed")
         ledger.open.add(name)
     finally:
         ledger.booting -= 1
@@ -195,6 +183,52 @@ async def close_sandbox(name: str, ledger: SandboxLedger, tl: Timeline) -> None:
         await asyncio.sleep(0.01)  # closing a sandbox takes a moment
         ledger.open.discard(name)
         ledger.closed.append(name)
+
+
+# %% [markdown]
+# One sandbox, used by a block that prints what is open:
+
+# %%
+tl = Timeline()
+ledger = SandboxLedger()
+permits = asyncio.Semaphore(BOOT_LIMIT)
+async with sandbox_once("sb0", permits, ledger, tl) as box:
+    print(f"in the block: {box} is open: {sorted(ledger.open)}")
+print(f"after the block: open {sorted(ledger.open)}, closed {ledger.closed}")
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert ledger.closed == ["sb0"] and ledger.open == set() and permits._value == BOOT_LIMIT
+print("✓ sb0 was open in the block and closed after it; its permit came back")
+
+# %% [markdown]
+# ### Adding retries
+#
+# A real boot fails now and then (the network, a busy host), so slime tries again. `sandbox`
+# wraps the boot in a loop of at most `retries` attempts. Each attempt takes a permit for
+# itself, and a failed one waits a short back-off *after* giving its permit back, so a
+# sandbox that waits to retry does not keep another one from booting. The loop uses Python's
+# `for ... else`: the `else` block runs only when the loop ends without a `break`, so here
+# only when every attempt failed. The `try`/`yield`/`finally` half is the same as above.
+
+# %%
+@asynccontextmanager
+async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger,
+                  tl: Timeline, fail_attempts: int = 0, retries: int = 3):
+    last_error: Exception | None = None
+    for attempt in range(retries):
+        async with permits:  # a permit for this one attempt
+            try:
+                await boot_once(name, ledger, tl, fail=attempt < fail_attempts)
+                break  # booted: leave the loop and skip its else
+            except ConnectionError as exc:
+                last_error = exc
+        await asyncio.sleep(0.01 * (attempt + 1))  # back off, permit given back
+    else:  # no break: every attempt failed
+        raise last_error
+    try:
+        yield name
+    finally:
+        await close_sandbox(name, ledger, tl)
 
 
 # %% [markdown]
@@ -256,8 +290,8 @@ fig = tl.plot("Three sandboxes, at most two booting at once: how does each one e
 # Each task ends with what comes out of its outermost `async with`, the guard: the task's
 # return value, or the exception it ended with. A boot that failed and was retried (`sb2`'s
 # first) leaves no trace there. `sb1`'s cancellation came from its own guard, and at its exit
-# a guard turns the `CancelledError` it caused into `TimeoutError` (the last section before
-# the exercise takes this apart). As in the first experiment, the cancellation was delivered
+# a guard turns the `CancelledError` it caused into `TimeoutError` (the section before the
+# exercise takes this apart). As in the first experiment, the cancellation was delivered
 # once, at the `await` in `sb1`'s work, so the `finally` around the `yield` could still await
 # its cleanup before the guard let the exception out: the cleanup ran before the task ended.
 #
@@ -294,7 +328,8 @@ try:
     async with sandbox("sb4", permits, ledger, tl, fail_attempts=3):
         print("the block ran")
 except ConnectionError as exc:
-    print(f"{exc} | sb4 closed: {'sb4' in ledger.closed}")
+    attempts = len(tl.spans_of("sb4 boot"))
+    print(f"{exc!r} after {attempts} attempts | sb4 closed: {'sb4' in ledger.closed}")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert [s.state for s in tl.spans_of("sb4 boot")] == ["failed"] * 3
@@ -439,41 +474,19 @@ print("✓ aclosing closed the generator at the end of the block, before the nex
 #
 # :::
 #
-# ### Is a task still "cancelling" after its time guard fired?
+# ## After a time guard fires, is the task still "cancelling"?
 #
-# `asyncio.timeout(delay)` is an async context manager too. When the delay passes, it cancels
-# the task at whatever `await` it is stuck in. A task counts the cancel requests it has
-# received: `task.cancel()` adds one, `task.uncancel()` takes one back, and
-# `task.cancelling()` returns the count. Code that wants to know whether its task is on its way
-# out asks `cancelling()`, for example a retry loop written as
-# `while not asyncio.current_task().cancelling():`.
+# A task that catches a guard's `TimeoutError` often goes on running: it retries, or takes
+# the next sample. Code in it that asks "is my task on its way out?" calls
+# `asyncio.current_task().cancelling()`, the count of cancel requests from chapter 05, where
+# catching a `CancelledError` left the count at 1 and only `uncancel()` brought it back to 0.
+# A retry loop written as `while not asyncio.current_task().cancelling():` would stop for good
+# if a guard left that count at 1.
 #
-# Catching `CancelledError` does not change the count. `stubborn` below catches its cancel,
-# carries on, and returns what `cancelling()` says:
-
-# %%
-async def stubborn() -> int:
-    try:
-        await asyncio.sleep(1)
-    except asyncio.CancelledError:
-        pass  # caught, and the task carries on
-    return asyncio.current_task().cancelling()
-
-
-task = asyncio.create_task(stubborn())
-await asyncio.sleep(0.01)
-task.cancel()
-print("cancelling() after catching the cancel:", await task)
-
-# %% [markdown]
-# The count stays 1, so a `while not ...cancelling():` loop in that task would now stop at
-# once, although nobody wants the task gone any more.
-#
-# A time guard also catches the cancellation it caused (it lets out `TimeoutError` instead),
-# and the task goes on running after it. Below, a generator that would stream 100 lines runs
-# under a 0.03 s guard, inside `aclosing`, in the task running the cell. The cell prints the
-# last three entries of the log (the generator's two, then what the guard let out) and
-# `cancelling()` for that task afterwards. Predict the count: 1, as for `stubborn`, or 0?
+# Below, a generator that would stream 100 lines runs under a 0.03 s guard, inside `aclosing`,
+# in the task running the cell. The cell prints the last three entries of the log (the
+# generator's two, then what the guard let out) and `cancelling()` for that task afterwards.
+# Predict the count: 1, as for the caught cancel in chapter 05, or 0?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 guard_log: list[str] = []
@@ -1013,20 +1026,19 @@ show_call_site("10b")
 # :::
 
 # %% [markdown]
-# What does the `finally` around `yield sb` buy? A sandbox nobody kills stays alive in
-# E2B for up to an hour (slime's default lifetime, 3600 s). A run on our own
-# model of the quoted shape: `agent_sandbox` boots a `FakeSandbox`, yields it, and in its
-# `finally` awaits the sandbox's exit with three `None`s, as the quote does. Six agent runs go
-# through it, each inside a guard of 0.1 s as slime's `generate` wraps the sandbox in
-# `asyncio.timeout(rollout_guard_sec)`: three finish, two crash, one outlives its guard. The
-# cell counts the sandboxes left alive, and the exits that were told their run had failed.
+# What does the `finally` around `yield sb` save? A sandbox nobody kills stays alive in E2B
+# for up to an hour (slime's default lifetime, 3600 s), however soon its run ended. A model of
+# the quoted shape, run two ways: `agent_sandbox` kills its `FakeSandbox` in a `finally`, as the
+# quote does, and `agent_sandbox_no_finally` has the same kill written after the `yield`. Six
+# agent runs go through each, each one inside a guard of 0.1 s, as slime's `generate` wraps
+# the sandbox in `asyncio.timeout(rollout_guard_sec)`: three finish, two crash, one outlives
+# its guard. Predict how many of the six sandboxes each version leaves alive.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show FakeSandbox, which records its exits"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show FakeSandbox, which records the sandboxes alive"}
 class FakeSandbox:
-    """Stands in for slime's E2BSandbox: its exit kills it, and records what it was told."""
+    """Stands in for slime's E2BSandbox: alive from its enter until its exit kills it."""
 
     alive: set[str] = set()
-    told: list[str] = []  # the exception type each exit was given, or "None"
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -1037,7 +1049,6 @@ class FakeSandbox:
         return self
 
     async def __aexit__(self, exc_type, exc, tb) -> None:
-        FakeSandbox.told.append(exc_type.__name__ if exc_type else "None")
         await asyncio.sleep(0.001)  # the kill is a network call
         FakeSandbox.alive.discard(self.name)
 
@@ -1053,49 +1064,56 @@ async def agent_sandbox(name: str):
         await sb.__aexit__(None, None, None)
 
 
-async def agent_run(name: str, ends: str) -> str:
+@asynccontextmanager
+async def agent_sandbox_no_finally(name: str):
+    sb = FakeSandbox(name)
+    await sb.__aenter__()
+    yield sb
+    await sb.__aexit__(None, None, None)  # runs only when the block ended normally
+
+
+async def agent_run(boot, name: str, ends: str) -> str:
     async with asyncio.timeout(0.1):  # the rollout guard
-        async with agent_sandbox(name):
+        async with boot(name):
             await asyncio.sleep(0.5 if ends == "outlives its guard" else 0.01)
             if ends == "crashes":
                 raise RuntimeError("the agent crashed")
     return "ok"
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 runs = ["finishes"] * 3 + ["crashes"] * 2 + ["outlives its guard"]
-results = await asyncio.gather(
-    *(agent_run(f"run{i}", ends) for i, ends in enumerate(runs)), return_exceptions=True
-)
-failed = sum(isinstance(r, BaseException) for r in results)
-told_failed = sum(t != "None" for t in FakeSandbox.told)
-print(f"{len(runs)} runs, {failed} ended by an exception")
-print(f"sandboxes still alive: {len(FakeSandbox.alive)} of {len(runs)}")
-print(f"exits told their run had failed: {told_failed} of {failed}")
+left_alive = {}
+for boot in (agent_sandbox_no_finally, agent_sandbox):
+    FakeSandbox.alive.clear()
+    results = await asyncio.gather(
+        *(agent_run(boot, f"run{i}", ends) for i, ends in enumerate(runs)),
+        return_exceptions=True,
+    )
+    left_alive[boot.__name__] = sorted(FakeSandbox.alive)
+    alive = len(FakeSandbox.alive)
+    print(f"{boot.__name__:<25} sandboxes still alive: {alive} of {len(runs)}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: the-finally-kills-every-sandbox
 kinds = sorted(type(r).__name__ for r in results if isinstance(r, BaseException))
 assert kinds == ["RuntimeError", "RuntimeError", "TimeoutError"], kinds
-assert FakeSandbox.alive == set(), f"sandboxes left alive: {sorted(FakeSandbox.alive)}"
-assert FakeSandbox.told == ["None"] * len(runs), FakeSandbox.told
-print(f"✓ all {len(runs)} sandboxes killed; none of the {failed} failed runs' exits was told why")
+assert left_alive["agent_sandbox_no_finally"] == ["run3", "run4", "run5"], left_alive
+assert left_alive["agent_sandbox"] == [], f"sandboxes left alive: {left_alive['agent_sandbox']}"
+FakeSandbox.alive.clear()  # the model's leftovers are names in a set, nothing runs
+print("✓ without the finally the three failed runs' sandboxes stayed alive; with it, none")
 
 # %% [markdown]
-# Every sandbox was killed, the three whose run failed included. Without the `finally`, the
-# kill after `yield` would run only for the runs that finished, and the other three
-# sandboxes would stay alive in E2B for up to an hour each. The last printed line costs less: no
-# exit was told why its run ended, which would matter to an exit that acts on it (slime's
-# kills the sandbox whatever it is told).
+# :::{dropdown} Why
 #
-# :::{dropdown} Why the run ends this way, and where slime sets these
-#
-# The crash and the guard's cancellation both reach the generator at its `yield`, and the
-# `finally` awaits the kill before the exception goes on (the first section's order). The
-# lifetime is `SLIME_AGENT_SANDBOX_LIFETIME_SEC`, 3600 s by default, in `slime/agent/sandbox.py`,
-# and `E2BSandbox.__aexit__` there ignores its arguments. With `(None, None, None)` a crashed
-# run's sandbox gets the same call as a finished one's: an exit that kept a crashed sandbox for
-# debugging would need the generator to pass the exception along, from an `except` around the
-# `yield`.
+# The crash and the guard's cancellation both reach the generator at its `yield`. With the
+# `finally`, the kill is awaited before the exception goes on (the first section's order), so
+# each of the six sandboxes was killed. Without it, the exception leaves the generator at the `yield`
+# and the line after it never runs: the three runs that failed (`run3`, `run4` crashed, `run5`
+# outlived its guard) left their sandboxes alive, and in E2B each would stay alive for up to
+# an hour. The lifetime is `SLIME_AGENT_SANDBOX_LIFETIME_SEC`, 3600 s by default, in
+# `slime/agent/sandbox.py`. The quote passes the exit three `None`s even when the run failed,
+# which costs nothing here, because `E2BSandbox.__aexit__` kills the sandbox whatever it is
+# told.
 #
 # :::

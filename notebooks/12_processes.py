@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods and why you should name one.
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 65 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -28,6 +28,7 @@
 import multiprocessing
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,8 @@ from lab_snippets.proc_workers import (
 from lab_snippets.timeline import Timeline
 
 SPAWN = multiprocessing.get_context("spawn")
+
+from lab_snippets.proc_workers import exit_with  # the section on a dead worker
 
 # %% [markdown]
 # Every pool here starts its workers with `spawn` (the three start methods are compared
@@ -76,8 +79,9 @@ print("the parent has: ", shared)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-process-works-on-a-copy
-# Not needed in your own code: leaving `with` has stopped the workers; dropping the name now
-# closes the pool's pipes at once, for the course's check that nothing is left open.
+# `del pool` is not needed in your own code: leaving `with` has stopped the workers. The course
+# drops the name so that the pool's pipes close at once, for its check, at the end of the
+# chapter, that nothing is left open; the later checks do the same with their pools.
 del pool
 assert seen_by_thread is shared, "a thread works on the very same object"
 assert seen_by_process == ["from the parent", "from a thread", "from a process"], (
@@ -109,8 +113,8 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # We run the same two jobs three ways: one after the other, on two threads, and on a pool of
 # two processes. On Linux each process pins itself to its own CPU (`os.sched_setaffinity`), so
 # the scheduler cannot put both on one core; the machine's other load still decides when each
-# runs. Predict, as percentages: what share of the time were both threads executing Python at
-# the same instant? And both processes?
+# runs. Predict: were both threads ever executing Python at the same instant (never, now and
+# then, or most of the time)? And both processes?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how the CPUs are counted"}
 # The CPUs this kernel may run on: os.sched_getaffinity is Linux-only; elsewhere count every
@@ -138,14 +142,10 @@ with SPAWN.Pool(processes=2) as pool:
 # %% [markdown]
 # ## Measure: when was each thread, and each process, executing
 #
-# `print_table` (folded below) gives, for each run, its wall time (from its
-# first job's start to its last job's end, so the processes' start-up is not counted), the
-# share of it each job was executing and the share during which *both* were, the CPU seconds
-# the jobs received (`CPU s`), and the **cores' worth**: CPU seconds per second of wall time
-# (1 means one core kept busy all the time). Its last lines give, for threads and processes,
-# the seconds during which both were executing Python, beside the clock's possible error, and
-# whether this run could tell. `draw_running` draws one bar for each
-# stretch during which a worker was executing.
+# The answer prints one number per run, from `both_executing`: the seconds during which
+# *both* workers were executing Python at the same instant. `draw_running` (folded below, with the other
+# instruments) draws one bar for each stretch during which a worker was executing. The full
+# table, with each run's wall time and CPU time, is folded under the answer.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The measuring instruments: a job's running intervals, added up over the jobs' combined span.
@@ -174,6 +174,11 @@ def shares(reports: list[dict]) -> tuple[float, float, float]:
     first, second = (sum(end - start for start, end in r["intervals"]) / span for r in reports)
     both = overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / span
     return first, second, both
+
+
+def both_executing(reports: list[dict]) -> float:
+    """Seconds during which both jobs were executing at the same instant."""
+    return overlap_seconds(reports[0]["intervals"], reports[1]["intervals"])
 
 
 def print_table(sequential: list[dict], on_threads: list[dict], on_processes: list[dict]) -> None:
@@ -249,24 +254,48 @@ del pool  # the process pool above is done: its pipes close when the object goes
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-print_table(sequential, on_threads, on_processes)
+print(f"seconds both executing Python: threads {both_executing(on_threads):.3f}, "
+      f"processes {both_executing(on_processes):.3f}")
 fig = draw_running(on_threads, on_processes)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the full table: wall time, CPU time, each job's share"}
+print_table(sequential, on_threads, on_processes)
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # The GIL lets one thread run Python at a time, so the two threads were never executing at
 # the same instant, whatever else the machine was doing: their seconds together are zero (or
-# no more than the clock's own error), and their cores' worth is at most one. In the figure
-# their bars never overlap: where one thread has a bar, the other has a gap.
+# no more than the clock's own error). In the figure their bars never overlap: where one
+# thread has a bar, the other has a gap.
 #
-# Processes each have their own interpreter and GIL, so each runs whenever it has a CPU. How
-# much they overlap depends on the machine, and the table's last lines say which case your run
-# was. With two idle CPUs both run nearly all the time: two long solid bars, cores' worth close
-# to 2, the wall time about half the sequential one. When other programs hold the CPUs, the
-# process lanes are striped, the wall times say more about that load than about threads and
-# processes, and the seconds together can be too few to tell apart from the clock's error.
+# Processes each have their own interpreter and GIL, so each runs whenever it has a CPU, and
+# with two CPUs their seconds together are above zero. How far above depends on the machine,
+# and the figure shows which case your run was:
+#
+# - **Two solid bars of the same length**: two idle CPUs. Both ran all the time, and the pair
+#   took about half the sequential wall time.
+# - **Two solid bars, one shorter**: both ran without a break, but one finished the same
+#   `burn(1200)` sooner, so its CPU was faster during this run. On a shared machine, a cloud
+#   virtual machine or a laptop doing other work, two CPUs are seldom equally fast: a virtual
+#   CPU gets a share of a physical core that its host also gives to others, in slices too short
+#   for `burn`'s 1 ms gaps to show, and a core's clock speed changes with load and heat. The
+#   seconds together are then the shorter job's time, and the table's shares read, for example,
+#   100 % and 67 %. CPU seconds count the time a job held a CPU, not the work it did, so the
+#   same work can cost fewer CPU seconds than in the sequential run.
+# - **Striped bars**: other programs held the CPUs, and each process ran only in turns with
+#   them. The seconds together shrink, and the table's last lines say whether they were still
+#   more than the clock's error.
+#
 # Load can lower the processes' seconds together; nothing can raise the threads' above zero.
+#
+# The folded table gives, for each run, its wall time (from its first job's start to its last
+# job's end, so the processes' start-up is not counted), its CPU seconds, its **cores' worth**
+# (CPU seconds per second of wall time: 1 is one core kept busy), the share of the wall time
+# each job was executing, and the share during which both were. `burn` reads the clock after
+# each small chunk, so each start or end of a running stretch is known only to within 1 ms;
+# the table's last lines compare the seconds together with that error, added up over every
+# start and end.
 #
 # :::
 
@@ -329,7 +358,7 @@ worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# send_stderr_to: a course helper that the cell after this one relies on
+# the initializer runs first in each new worker: send_stderr_to redirects its stderr
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
                          initializer=send_stderr_to,
                          initargs=(worker_log,)) as executor:
@@ -557,12 +586,6 @@ assert exit_status == 3
 # its own worker process (`sys.exit(3)`), and `get(timeout=1)` waits for its result.
 
 # %%
-import signal
-import threading
-import time
-
-from lab_snippets.proc_workers import exit_with
-
 with SPAWN.Pool(processes=2) as pool:
     pending = pool.starmap_async(exit_with, [(3,)])  # ends its own worker process
     try:
@@ -589,19 +612,17 @@ print("✓ the call never returned, and the pool replaced its dead worker")
 # the signal that ended it). So wait in short steps, and look at the workers between steps:
 
 # %%
-starting_processes = threading.Lock()  # explained below the output
-with starting_processes:
-    before = set(multiprocessing.active_children())
-    pool = SPAWN.Pool(processes=2)
+before = set(multiprocessing.active_children())
+with SPAWN.Pool(processes=2) as pool:
     workers = [p for p in multiprocessing.active_children() if p not in before]
-with pool:
     pending = pool.starmap_async(exit_with, [(3,)])
-    started = time.monotonic()
-    while not pending.ready() and time.monotonic() - started < 10:
+    waits = 0
+    while waits < 200 and not pending.ready():  # at most 200 waits of 0.05 s: 10 s
         if any(w.exitcode is not None for w in workers):
             break
-        pending.wait(0.05)  # at most 0.05 s
-    print(f"stopped waiting after {time.monotonic() - started:.2f} s;",
+        pending.wait(0.05)
+        waits += 1
+    print(f"stopped waiting after {waits} short waits;",
           "the workers' exit codes:", [w.exitcode for w in workers])
 after_leaving_with = [w.exitcode for w in workers]
 print("after leaving with:", after_leaving_with)
@@ -615,14 +636,9 @@ for worker in workers:  # the pool has joined them; a Process object keeps a pip
 del workers, before, worker
 
 # %% [markdown]
-# The loop stopped long before its 10 s bound. Leaving `with` ended the pool with
-# `terminate()`: the other worker's exit code, `-15`, is `SIGTERM`, so a call still running
-# there would have been killed, not finished.
-#
-# The lock matters only in a program where several threads make pools. Each of them takes it
-# around the two lists and the pool's creation, so no thread counts another thread's new workers
-# as its own. This notebook runs the cell in one thread; the exercise's function may be called
-# from two at once.
+# The loop stopped long before its bound of 200 waits (10 s). Leaving `with` ended the pool
+# with `terminate()`: the other worker's exit code, `-15`, is `SIGTERM`, so a call still
+# running there would have been killed, not finished.
 
 # %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
@@ -676,8 +692,11 @@ del workers, before, worker
 # - **Telling that a worker died** (item 4): as in the section before this exercise, take
 #   `multiprocessing.active_children()` before and after making the pool, then wait in short
 #   steps and look at those workers' `exitcode` between the steps.
-# - **Two callers at once** (item 5): take the two lists and make the pool under one lock, as
-#   that section did, so neither caller counts the other's workers as its own.
+# - **Two callers at once** (item 5): that section ran in one thread. When two threads call
+#   your function at once, one thread's second `active_children()` list can already hold the
+#   other thread's new workers, and it would watch them as its own. So take the two lists and
+#   make the pool while holding one `threading.Lock()`, created once for every call (at module
+#   level, or as an attribute of the function), not inside the call.
 #
 # :::
 
@@ -1098,8 +1117,10 @@ show_call_site("12d")
 # before Python 3.14 the router is a `fork` of the rollout manager, a process that runs other
 # threads. A model: a thread of this kernel holds a lock for 0.3 s; one `fork` child is
 # started meanwhile, another after the thread has let go, and each asks for the same lock,
-# waiting at most 1 s. As in `_start_router`, the parent looks at `is_alive()` a moment after
-# the start. Predict: which of the two children gets the lock?
+# waiting at most 1 s. The start-method table says a `fork` copies locks held by other
+# threads, so the first child's wait is in doubt. As in `_start_router`, the parent looks at
+# `is_alive()` a moment after that child's start. Predict: does `is_alive()` tell the parent
+# that the first child is stuck? And which of the two children gets the lock?
 
 # %%
 import threading
