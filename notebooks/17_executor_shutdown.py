@@ -247,7 +247,8 @@ def draw_endings():
     the call returns."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(3, 1, figsize=(8, 6.4), sharex=True, layout="constrained")
+    fig, axes = plt.subplots(3, 1, figsize=(8, 6.6), sharex=True, layout="constrained")
+    fig.suptitle("Three ways to end a pool while job 0 runs: when the call returns, what the queue does")
     for ax, (name, row) in zip(axes, timelines.items(), strict=True):
         at = {e.name: e.at for e in row.events}
         for shard in (1, 2):  # the Timeline was created just before the submits

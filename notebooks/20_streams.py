@@ -14,7 +14,7 @@
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 50 minutes
+# 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -1137,7 +1137,7 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # answers 499 (a cancel is raised again) without recording the turn. Only after `_respond` has
 # returned is the turn recorded, so that (its comment says) a turn the client never received is
 # not recorded. What does a write that returned tell it? Below, `render_stream` has the
-# shape of the adapter's `_render_stream` (the last quote): a start event, three events per content block, two
+# shape of `_render_stream`: a start event, three events per content block, two
 # closing events, each one written and awaited (we await `drain()` after every `write`, which
 # waits at least as often as aiohttp's `write`). It serves one response of three blocks (8,000
 # characters of thinking and text, and a tool call) to a client that connects and reads
