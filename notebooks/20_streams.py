@@ -500,6 +500,8 @@ def draw_drain_run():
     import matplotlib.pyplot as plt
 
     at = {e.name: e.at for e in tl.events}
+    if seen["blocked_at"] is None or "client: drain returned" not in at:
+        return None  # no drain() waited: nothing to draw, and the check below says so
     returned, reading = at["client: drain returned"], at["server: conn 1 starts reading"]
     blocked = seen["blocked_at"] - tl.t0
     tl.add("client", tl.t0 + sent[1][0], tl.t0 + blocked)
