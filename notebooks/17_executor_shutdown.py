@@ -58,16 +58,18 @@ def state_of(future: Future) -> str:
 # until a worker thread is free; then it is running; then it is finished, holding a result
 # or an exception. `future.cancel()` asks the pool to drop the job and returns `True` if the
 # future is now cancelled. Below, a pool with **one** worker gets two jobs that wait at a
-# shut gate (`wait_at_gate(name, gate)`, defined below); while the gate is shut, the cell reads each
-# future's state and calls `cancel()` on both, then opens the gate and asks each for its
-# `result()`.
+# shut gate (`wait_at_gate(name, gate)`, defined below); while the gate is shut, the cell
+# reads each future's state and calls `cancel()` on both, then opens the gate and asks each
+# for its `result()`.
 
 # %%
 gate = threading.Event()
 first_started = threading.Event()
 
 
-def wait_at_gate(name: str, gate: threading.Event, started: threading.Event | None = None) -> str:
+def wait_at_gate(
+    name: str, gate: threading.Event, started: threading.Event | None = None
+) -> str:
     if started is not None:
         started.set()
     if not gate.wait(timeout=5):
@@ -845,11 +847,11 @@ print("✓ the error reached the caller only after every job in flight had finis
 # :::
 #
 # The model keeps slime's order, marked in its comment: pop the oldest future, then wait for
-# it. Without a timeout that costs nothing, since `result()` returns only once the job is
-# done. With a timeout, as in Exercise 17.1, it loses a job: the future whose wait timed out
-# is already out of the deque, so the `finally` that cancels what is left never sees it, and
-# if it was still queued it runs anyway. That is why the exercise takes a future out only
-# once its result is in.
+# it. Without a timeout that costs nothing, since `result()` returns once the job is done.
+# With a timeout, as in Exercise 17.1, it loses a job: the future whose wait timed out is
+# already out of the deque, so the `finally` that cancels what is left cannot reach it, and
+# if it was still queued it runs anyway. That is why the exercise takes a future out of the
+# deque once its result is in, not before.
 
 
 # %% tags=["remove-input"]

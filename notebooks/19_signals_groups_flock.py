@@ -140,13 +140,10 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 # below starts the same `spawn-children` that way (`leader` is its `Popen`), prints the group
 # id of each process, and sends one SIGTERM with `os.killpg` to the group whose id is
 # `leader.pid`; `wait_until_gone(pids, timeout)`, folded with `running`, polls until none of
-# the pids runs and returns when each went.
-#
-# The leader starts its two children after it has its new group, and nobody tells them which
-# group to join. Predict: which of the three processes are still running after that one
-# `killpg`?
+# the pids runs and returns when each went. The plotting code is folded here; its figure
+# comes with the answer.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code for the figure in the answer: both runs"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code for the figure in the answer below: both runs"}
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
@@ -178,6 +175,12 @@ def draw_both_runs():
     ax_b.xaxis.set_major_locator(MaxNLocator(nbins=6))  # seconds on the data, ms on the ticks
     ax_b.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{1000 * x:g}"))
     ax_b.set_xlim(right=1.25 * (looked_a - started_a))
+
+
+# %% [markdown]
+# The leader starts its two children after it has its new group, and nobody tells them which
+# group to join. Predict: which of the three processes are still running after that one
+# `killpg`?
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -305,8 +308,8 @@ def first_words(lines: list[str]) -> list[list[str]]:
 
 bare_wrapper, bare_child = run_wrapper(forward=False, stop_signal=signal.SIGTERM)
 child_running_then = running(bare_child)
-print("without forwarding: wrapper exit", bare_wrapper.returncode, "· child still running:",
-      child_running_then)
+print("without forwarding: wrapper exit", bare_wrapper.returncode,
+      "· child still running:", child_running_then)
 
 forwarded = {}
 for stop_signal in (signal.SIGTERM, signal.SIGINT):

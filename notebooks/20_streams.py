@@ -242,7 +242,8 @@ print(f"read(1024) got {got} of {whole} bytes: {trusting_read!r}")
 print("readexactly-based read_frame:", framed)
 print("readuntil-based read_line:   ", delimited)
 header = whole_reply[:4]  # the 4-byte length header of the whole reply
-print(f"its header {header!r}: int.from_bytes(header, 'big') = {int.from_bytes(header, 'big')}")
+length = int.from_bytes(header, "big")
+print(f"its header {header!r}: int.from_bytes(header, 'big') = {length}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: framing-puts-the-boundaries-back
