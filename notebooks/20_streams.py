@@ -487,8 +487,8 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
                 await asyncio.wait_for(writer.drain(), timeout=0.05)
             except TimeoutError:
                 break  # this drain() waits: the server has read nothing
-        asyncio.get_running_loop().call_later(0.3, gate.set)  # the server reads from then on
-        await asyncio.wait_for(writer.drain(), timeout=10)  # waits until the server has read
+        asyncio.get_running_loop().call_later(0.3, gate.set)  # then the server reads
+        await asyncio.wait_for(writer.drain(), timeout=10)  # until the server has read
     finally:
         writer.close()
         await writer.wait_closed()
@@ -545,7 +545,7 @@ def buffer_report(low: int) -> str:
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 low, high = seen["limits"]
-written_before = seen["written"]  # counted by watch_flow, the frame of the waiting drain included
+written_before = seen["written"]  # counted by watch_flow, the last frame included
 print(f"a drain() first waited after {written_before / 2**20:.1f} MiB written "
       f"(high-water mark {high / 1024:.0f} KiB)")
 print(buffer_report(low))  # folded above
