@@ -178,9 +178,8 @@ def draw_both_runs():
 
 
 # %% [markdown]
-# The leader starts its two children after it has its new group, and nobody tells them which
-# group to join. Predict: which of the three processes are still running after that one
-# `killpg`?
+# The leader starts its two children after it has its new group. Predict: which of the
+# three processes are still running after that one `killpg`?
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
