@@ -58,17 +58,20 @@ def state_of(future: Future) -> str:
 # until a worker thread is free; then it is running; then it is finished, holding a result
 # or an exception. `future.cancel()` asks the pool to drop the job and returns `True` if the
 # future is now cancelled. Below, a pool with **one** worker gets two jobs that wait at a
-# shut gate (`wait_at_gate`, defined below); while the gate is shut, the cell reads each
-# future's state and calls `cancel()` on both, then opens the gate and asks each for its
-# `result()`.
+# shut gate (`wait_at_gate(name, gate)`, defined below); while the gate is shut, the cell
+# reads each future's state and calls `cancel()` on both, then opens the gate and asks each
+# for its `result()`.
 
 # %%
 gate = threading.Event()
 first_started = threading.Event()
 
 
-def wait_at_gate(name: str) -> str:
-    first_started.set()
+def wait_at_gate(
+    name: str, gate: threading.Event, started: threading.Event | None = None
+) -> str:
+    if started is not None:
+        started.set()
     if not gate.wait(timeout=5):
         raise TimeoutError("the gate was never opened")
     return f"{name} done"
@@ -88,8 +91,8 @@ def outcome_of(job) -> str:
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-worker") as pool:
-    first = pool.submit(wait_at_gate, "first")
-    second = pool.submit(wait_at_gate, "second")
+    first = pool.submit(wait_at_gate, "first", gate, first_started)
+    second = pool.submit(wait_at_gate, "second", gate)
     first_started.wait(timeout=2)  # until the worker has picked up the first job
     states = [state_of(first), state_of(second)]
     cancelled_by_call = [first.cancel(), second.cancel()]
@@ -130,8 +133,7 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # `exception()` and `result()` give for the job that raised?
 
 # %%
-gate = threading.Event()  # a fresh gate and flag: wait_at_gate, defined above, reads
-first_started = threading.Event()  # these two globals, so it waits at the new gate
+slow_gate = threading.Event()  # a new gate, passed to wait_at_gate (defined above)
 
 
 def convert_shard(shard: int) -> int:
@@ -142,7 +144,7 @@ def convert_shard(shard: int) -> int:
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with ThreadPoolExecutor(max_workers=2, thread_name_prefix="convert") as pool:
-    slow = pool.submit(wait_at_gate, "slow")
+    slow = pool.submit(wait_at_gate, "slow", slow_gate)
     failing = pool.submit(convert_shard, -1)
     try:
         slow.result(timeout=0.05)
@@ -150,7 +152,7 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="convert") as pool:
     except TimeoutError:
         timed_out = True
     still_running_after_timeout = slow.running()
-    gate.set()
+    slow_gate.set()
     slow_result = slow.result(timeout=2)
 
     stored = failing.exception(timeout=2)
@@ -233,6 +235,7 @@ def end_while_job_0_runs(ending) -> tuple[int, list[str]]:
     opener.start()
     tl.mark("pool ended")
     ending(pool)
+    tl.mark("call returned")
     finished_on_return = sum(state_of(job) == "finished" for job in jobs)
     wait(jobs, timeout=3)
     opener.join(timeout=2)
@@ -240,16 +243,29 @@ def end_while_job_0_runs(ending) -> tuple[int, list[str]]:
     return finished_on_return, [state_of(job) for job in jobs]
 
 
-def draw_cancel_futures_row() -> None:
-    """Job 0's span as run; jobs 1 and 2, which never ran, drawn queued up to the ending."""
-    row = timelines["shutdown(wait=False, cancel_futures=True)"]
-    ended_at = row.t0 + next(e.at for e in row.events if e.name == "pool ended")
-    for shard in (1, 2):  # the Timeline was created just before the submits
-        row.add(f"job {shard}", row.t0, ended_at, state="waiting")
-        row.add(f"job {shard}", ended_at, ended_at + 0.006, state="cancelled")
-    fig = row.plot("shutdown(wait=False, cancel_futures=True) while job 0 runs",
-                   lanes=[f"job {shard}" for shard in range(3)], meanings={"waiting": "queued"})
-    fig.axes[0].axvline(ended_at - row.t0, color="black", linestyle="--", linewidth=1)
+def draw_endings():
+    """One panel per ending. A job's bar is light green while it waited in the queue (from the
+    submits to its start, or to its cancel), then as run; dashed: the ending is called; dotted:
+    the call returns."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 1, figsize=(8, 6.6), sharex=True, layout="constrained")
+    fig.suptitle("Three ways to end a pool while job 0 runs: when the call returns, what the queue does")
+    for ax, (name, row) in zip(axes, timelines.items(), strict=True):
+        at = {e.name: e.at for e in row.events}
+        for shard in (1, 2):  # the Timeline was created just before the submits
+            ran = row.spans_of(f"job {shard}")
+            queued_until = row.t0 + (ran[0].start if ran else at["pool ended"])
+            row.add(f"job {shard}", row.t0, queued_until, state="waiting")
+            if not ran:  # cancelled in the queue: a short grey mark where it was dropped
+                row.add(f"job {shard}", queued_until, queued_until + 0.006, state="cancelled")
+        row.plot(name, ax=ax, lanes=[f"job {shard}" for shard in range(3)],
+                 meanings={"waiting": "queued"})
+        ax.axvline(at["pool ended"], color="black", linestyle="--", linewidth=1)
+        ax.axvline(at["call returned"], color="black", linestyle=":", linewidth=1.5)
+        if ax is not axes[-1]:
+            ax.set_xlabel("")
+    return fig
 
 
 # %% [markdown]
@@ -266,7 +282,7 @@ for name, ending in ENDINGS.items():
 print(f"{'ending':<42} {'finished on return':<19} states of jobs 0, 1, 2")
 for name, (finished_on_return, states) in rows.items():
     print(f"{name:<42} {finished_on_return:<19} {', '.join(states)}")
-draw_cancel_futures_row()  # from the fold above
+fig = draw_endings()  # from the fold above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: shutdown-without-wait-still-runs-queued-jobs
@@ -292,10 +308,11 @@ print("✓ cancel_futures dropped the two queued jobs; shutdown(wait=True) retur
 # submitted job has finished and the worker has ended, so leaving a `with` block waits for
 # all of it.
 #
-# The figure draws the second row; the dashed line is the moment the pool was ended. Job 0
-# was already running and runs on past it (blue). Jobs 1 and 2 never ran, so nothing timed
-# them: the plotting code draws them by hand, queued (light green) from the submits up to
-# the line, and a short grey mark there for their cancel.
+# The figure draws one panel per row of the table. The dashed line is the call to the ending,
+# the dotted line its return: for both `wait=False` endings they coincide, and only
+# `wait=True` returns after job 2. Blue is a job running. Light green is a job waiting in the
+# queue: from the submits until it started, or until it was cancelled (the short grey mark),
+# computed from the submit time and the job's own start.
 #
 # :::
 
@@ -828,6 +845,13 @@ print("✓ the error reached the caller only after every job in flight had finis
 # `finally` would drop the queued ones, as the shutdown section showed.
 #
 # :::
+#
+# The model keeps slime's order, marked in its comment: pop the oldest future, then wait for
+# it. Without a timeout that costs nothing, since `result()` returns once the job is done.
+# With a timeout, as in Exercise 17.1, it loses a job: the future whose wait timed out is
+# already out of the deque, so the `finally` that cancels what is left cannot reach it, and
+# if it was still queued it runs anyway. That is why the exercise takes a future out of the
+# deque once its result is in, not before.
 
 
 # %% tags=["remove-input"]

@@ -23,6 +23,11 @@
 # `kill()` both end the process at once (`TerminateProcess`), a signal cannot be ignored or
 # caught, and there are no zombies, so the chapter's experiments show nothing to wait for
 # there.
+#
+# The imports are folded below. Skip them: the eight names they take from
+# `lab_snippets.proc_workers` are the course's small worker programs and two readers of what
+# a worker sends back. Each one the page uses is shown or explained where it first runs;
+# `exit_with` and `note_sigterm` are there only for the exercise's checks.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the imports"}
 import multiprocessing
@@ -80,20 +85,23 @@ def is_zombie_within(pid: int, timeout: float) -> bool:
 # a queue until it reads the stop message `None`, puts `"done"` on the results queue, then
 # spends `linger` seconds (0.15 below) on what a real worker does last, such as flushing and
 # closing. It lives in the course's worker module, because a `spawn` child imports its target
-# by name and cannot find a function defined in a notebook. Two small helpers of that module
-# appear in the workers' code: `_bounded(seconds)` caps a wait so no worker outlives a broken
-# run, and `_announce(ready)` tells the parent "ready" through a pipe or an event.
+# by name and cannot find a function defined in a notebook.
 
 # %% tags=["remove-input"]
 show_source(consume_until_stop)
+
+# %% [markdown]
+# Its last line sleeps `_bounded(linger)`: `_bounded(seconds)` caps a wait so that no worker
+# outlives a broken run. The later workers use one more helper of the module,
+# `_announce(ready)`, which tells the parent "ready" through a pipe or an event.
 
 # %% [markdown]
 # ## Predict: is the worker still there when its "done" arrives?
 #
 # The parent reads results until `"done"`, is busy elsewhere for 0.3 s, then calls `join`.
 # Meanwhile it looks at the worker from outside through `psutil`, with two folded helpers:
-# `is_running(pid)` says whether the process runs, and `is_zombie_within(pid, timeout)` says
-# whether, within `timeout` seconds, the process is seen to have exited while its pid is still
+# `is_running(pid)` says whether the process runs, and `is_zombie_within(pid, timeout)` is
+# True if the process becomes a *zombie* within `timeout` seconds: exited, with its pid still
 # listed. `tl.mark(...)` writes down named moments on a `Timeline`, the course's stopwatch
 # (chapter 01).
 #
@@ -248,9 +256,8 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # `messages(conn, timeout)` reads what has arrived.
 #
 # The cell below calls `terminate()`, gives the worker 0.2 s of grace with `join(timeout=0.2)`,
-# asks `is_alive()` (it does not end the process; on one that has already exited it reaps
-# it), then calls `kill()` and
-# `join` again. Predict from the worker's code: is it still alive after the 0.2 s of grace,
+# asks `is_alive()`, then calls `kill()` and `join` again. `is_alive()` only looks: it never
+# ends a process (and if the process has already exited, it reaps it). Predict from the worker's code: is it still alive after the 0.2 s of grace,
 # and which `exitcode` does it end with?
 
 # %% tags=["remove-input"]
@@ -427,11 +434,11 @@ def draw_lifecycles() -> None:
 
 
 # %% [markdown]
-# **Look back.** In each of the three, the parent might think the process is over at one
-# moment: the "done" message, `terminate()`, the timeout. From the sections above: for how
-# long, and in which states, does each process outlive that moment?
+# **Look back.** The figure puts the three processes side by side. In each, the parent might
+# think the process is over at one moment: the "done" message, `terminate()`, the timeout.
+# Each panel shows how long the process outlived that moment, and in which states.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 draw_lifecycles()  # the folded plotting code above
 
 # %% [markdown]

@@ -130,7 +130,20 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 #
 # :::
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% [markdown]
+# ## Measure: which processes does one `killpg` reach?
+#
+# Every process belongs to a **process group**, whose id `os.getpgid(pid)` gives, and
+# `os.killpg(pgid, sig)` sends a signal to every process in a group. `Popen(...,
+# start_new_session=True)` runs the child in a new *session* (the child calls `setsid()`), and
+# a new session also starts a new process group, whose id is the child's own pid. The cell
+# below starts the same `spawn-children` that way (`leader` is its `Popen`), prints the group
+# id of each process, and sends one SIGTERM with `os.killpg` to the group whose id is
+# `leader.pid`; `wait_until_gone(pids, timeout)`, folded with `running`, polls until none of
+# the pids runs and returns when each went. The plotting code is folded here; its figure
+# comes with the answer.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code for the figure in the answer below: both runs"}
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
@@ -165,20 +178,9 @@ def draw_both_runs():
 
 
 # %% [markdown]
-# ## Measure: which processes does one `killpg` reach?
-#
-# Every process belongs to a **process group**, whose id `os.getpgid(pid)` gives, and
-# `os.killpg(pgid, sig)` sends a signal to every process in a group. `Popen(...,
-# start_new_session=True)` runs the child in a new *session* (the child calls `setsid()`), and
-# a new session also starts a new process group, whose id is the child's own pid. The cell
-# below starts the same `spawn-children` that way (`leader` is its `Popen`), prints the group
-# id of each process, and sends one SIGTERM with `os.killpg` to the group whose id is
-# `leader.pid`; `wait_until_gone(pids, timeout)`, folded with `running`, polls until none of
-# the pids runs and returns when each went.
-#
-# The leader starts its two children after it has its new group, and nobody tells them which
-# group to join. Predict: which of the three processes are still running after that one
-# `killpg`?
+# The leader starts its two children after it has its new group. Predict: which of the
+# three processes are still running after that one `killpg`?
+
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 leader = subprocess.Popen(command, stdout=subprocess.PIPE, start_new_session=True)
@@ -262,8 +264,9 @@ print("✓ process_group=0: a group of its own, in our session")
 # lands on the wrapper. `wrap SECONDS -- COMMAND` runs COMMAND as its
 # child; with `--forward` it installs a handler that sends SIGTERM and SIGINT on to the child,
 # then waits for the child. The child, `report-signals`, prints the signal it gets and exits
-# with 128 + its number. `wrap` reports its child's status the way a shell does: a child
-# killed by signal N has return code -N, and `128 - code` turns that into 128 + N.
+# with 128 + its number. `wrap` reports its child's status the way a shell does: it exits
+# with 128 + N when its child was killed by signal N (143 for SIGTERM). In code: `Popen` gives
+# such a child the return code -N, and `128 - code` is 128 + N.
 #
 # Here is `wrap` with its forwarding handler, then the child's handler for both signals:
 
@@ -278,10 +281,10 @@ show_source(_cmd_report_signals, first="def report", last="os._exit(128 + signum
 # `run_wrapper` (folded) starts `wrap` around `report-signals`, sends the wrapper one signal
 # once both are ready, and reaps the wrapper. The cell prints each run's exit status and the
 # lines the two programs printed, each cut to its first two words (`first_words`). Without
-# forwarding, the child is left running, and the cell ends it with a SIGTERM of its own.
+# forwarding, the cell only asks whether the child still runs; the folded check ends it.
 #
-# Predict: after SIGTERM, what exit status does the wrapper report without `--forward`, and
-# what with it?
+# Predict: after SIGTERM, what return code does `Popen` see for the wrapper without
+# `--forward`, and what with it?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -302,14 +305,10 @@ def first_words(lines: list[str]) -> list[list[str]]:
     return [line.split()[:2] for line in lines]
 
 
-wrapper, child_pid = run_wrapper(forward=False, stop_signal=signal.SIGTERM)
-child_running_then = running(child_pid)
-os.kill(child_pid, signal.SIGTERM)  # our cleanup: the child's "got SIGTERM" is this
-lines = wrapper.communicate(timeout=5)[0].decode().splitlines()
-unforwarded = wrapper.returncode
-unforwarded_lines = first_words(lines)
-print("without forwarding: wrapper exit", wrapper.returncode, "· child still running:",
-      child_running_then, "· output (from our cleanup kill):", unforwarded_lines)
+bare_wrapper, bare_child = run_wrapper(forward=False, stop_signal=signal.SIGTERM)
+child_running_then = running(bare_child)
+print("without forwarding: wrapper exit", bare_wrapper.returncode,
+      "· child still running:", child_running_then)
 
 forwarded = {}
 for stop_signal in (signal.SIGTERM, signal.SIGINT):
@@ -322,12 +321,18 @@ for stop_signal in (signal.SIGTERM, signal.SIGINT):
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-wrapper-must-forward-the-signal
-assert unforwarded == -signal.SIGTERM and child_running_then
-assert unforwarded_lines == [["got", "SIGTERM"]], "only our own cleanup reached it"
+try:
+    os.kill(bare_child, signal.SIGTERM)  # our cleanup: the unforwarded child's "got SIGTERM" is this
+except ProcessLookupError:
+    pass  # its own 3 s were up: it had ended already
+unforwarded_lines = first_words(bare_wrapper.communicate(timeout=5)[0].decode().splitlines())
+print("without forwarding, after our own cleanup SIGTERM to the child:", unforwarded_lines)
+assert bare_wrapper.returncode == -signal.SIGTERM and child_running_then
 for stop_signal, (code, said, child_running) in forwarded.items():
     assert said == [["wrapper", "forwards"], ["got", stop_signal.name], ["wrapper", "saw"]], (
         f"the wrapper passed {stop_signal.name} on")
     assert code == 128 + stop_signal and not child_running, "and exited with the child's status"
+assert unforwarded_lines == [["got", "SIGTERM"]], "only our own cleanup reached it"
 print("✓ without forwarding only our own cleanup reached the child; with it, the child got",
       "SIGTERM or SIGINT and the wrapper exited with the child's status")
 
@@ -336,15 +341,15 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 #
 # Without forwarding, SIGTERM's default action ended the wrapper (exit status -15: killed by
 # signal 15) and the child never heard of it from the wrapper: it was orphaned like the
-# children in the first experiment, still running, and its one `got SIGTERM` line is our own
-# cleanup kill, sent after the wrapper had gone. With forwarding, the order is the one a job scheduler expects: the wrapper
+# children in the first experiment, still running. The folded check then ends it with a
+# SIGTERM of its own. With forwarding, the order is the one a job scheduler expects: the wrapper
 # receives the signal, the child receives it, the child exits, the wrapper reports the
 # child's status as its own (143 for SIGTERM, 130 for SIGINT, the shell's 128 + signal
 # number).
 #
 # :::
 #
-# :::{dropdown} Why the course does it this way
+# :::{dropdown} Why `report-signals` waits with `select`: a race seen only on a busy machine
 #
 # `report-signals` waits in `wakeup.wait` rather than `time.sleep`, for a reason that shows
 # only on a busy machine. A Python handler runs in the main thread between bytecodes, and

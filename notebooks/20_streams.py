@@ -14,7 +14,7 @@
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 50 minutes
+# 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -184,9 +184,25 @@ print("✓ two writes arrived in one read")
 #   newline for text). `readuntil(b"\n")` returns up to and including the delimiter, and raises
 #   `LimitOverrunError` if the delimiter does not show up within the reader's buffer limit.
 #
-# `lab_snippets.framing` wraps both (`read_frame`, `read_line`) with a size limit. Below, the
-# echo server sends each reply in pieces of 3 bytes with a pause between them, the worst case
-# for a reader that trusts `read()`.
+# `lab_snippets.framing` wraps both (`read_frame`, `read_line`) with a size limit. The length
+# header is 4 bytes, the payload length as a big-endian number: `int.from_bytes(header, "big")`
+# turns it back into the length (the cell below prints one).
+#
+# The server in this chapter is `FrameServer`, the course's echo server: it answers each frame
+# with `ok:` and the payload, and closes itself after 30 s whatever happens. Its knobs, each
+# met once in the chapter:
+#
+# | knob | default | what it changes |
+# |---|---|---|
+# | `framing` | `"length"` | `"line"`: frames end with a newline instead |
+# | `reply` | `ok:` + payload | a function from the payload to the reply |
+# | `reply_chunk`, `chunk_pause` | off | send each reply in pieces of this many bytes, with this pause |
+# | `max_frame`, `idle_timeout` | 64 KiB, 2 s | the largest frame it reads; how long a silent client may stay |
+# | `read_gate` | off | an `asyncio.Event`: read nothing until it is set |
+# | `on_event` | off | called with a short text for each server event (`tl.mark`) |
+#
+# Below, the echo server sends each reply in pieces of 3 bytes with a pause between them, the
+# worst case for a reader that trusts `read()`.
 
 # %%
 async def ask(server: FrameServer, request: bytes, read_reply) -> bytes:
@@ -225,6 +241,9 @@ got, whole = len(trusting_read), len(whole_reply)
 print(f"read(1024) got {got} of {whole} bytes: {trusting_read!r}")
 print("readexactly-based read_frame:", framed)
 print("readuntil-based read_line:   ", delimited)
+header = whole_reply[:4]  # the 4-byte length header of the whole reply
+length = int.from_bytes(header, "big")
+print(f"its header {header!r}: int.from_bytes(header, 'big') = {length}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: framing-puts-the-boundaries-back
@@ -318,7 +337,8 @@ def draw_clients():
     """One lane per client and one for the server; a diamond marks a connection too short for a bar."""
     bad_lanes = ["malformed client", "oversized client", "truncated client"]
     fig = tl.plot("One server, four bad clients and a good one",
-                  lanes=["server", "good client", *bad_lanes, "idle client"])
+                  lanes=["server", "good client", *bad_lanes, "idle client"],
+                  meanings={"waiting": "listening / silent"})
     for row, lane in enumerate(bad_lanes, start=2):  # a diamond: these connections are slivers
         span = tl.spans_of(lane)[0]
         fig.axes[0].plot((span.start + span.end) / 2, row, marker="D", markersize=10,
@@ -364,9 +384,10 @@ fig = draw_clients()  # folded above, with the clients
 # In the figure, each bar is a connection and each tick an event: the server's (`on_event=tl.mark`:
 # an accepted connection, a decision from the table, a close) or a reply the good client read.
 # Three bad connections last a few milliseconds, so a diamond marks each. Blue (`running`) is a
-# connection the server kept serving, orange (`failed`) one it closed on an error, green
-# (`waiting`) the silent client and the server itself. The good client's reply ticks go on
-# after the last diamond.
+# connection the server kept serving, orange (`failed`) one it closed on an error. Green
+# (`waiting`, "listening / silent" in the key) is the silent client, and the server lane: the
+# listening socket, which waits for connections while the handler tasks do the serving. The
+# good client's reply ticks go on after the last diamond.
 #
 # :::
 
@@ -384,37 +405,40 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # %% [markdown]
 # ## Measure: how much can a writer write before `drain()` waits?
 #
-# `writer.write(data)` never waits: it hands the bytes to the transport, which sends what the
-# kernel will take and buffers the rest. `await writer.drain()` is the back-pressure point: it
-# returns at once while the transport's buffer is below its high-water mark, and otherwise
-# waits until the peer has read enough for the buffer to fall below the low-water mark. Here
-# the server accepts the connection but reads nothing until we open a gate. The client writes
-# 64 KiB frames and drains after each, until a drain does not return within 0.05 s
-# (`drain_returns_within`, folded with the instruments). Then it drains once more, we keep the
-# gate shut for 0.3 s, open it, and wait for that drain to finish.
+# `writer.write(data)` never waits: it hands the bytes to the transport, which passes the
+# kernel what the kernel will take and keeps the rest in a buffer of its own. `await
+# writer.drain()` is the back-pressure point: it returns at once while the transport's buffer
+# is below its high-water mark (64 KiB by default), and otherwise waits until the peer has read
+# enough for that buffer to fall to the low-water mark (16 KiB). On the way the kernel has
+# buffers too: a send buffer on the client's socket and a receive buffer on the server's,
+# which it fills while the server's program reads nothing. This chapter does not set their
+# sizes; the kernel picks them.
 #
-# Predict: the high-water mark here is 64 KiB and each write is a 64 KiB frame. How much does
-# the client write before a `drain()` first fails to return?
+# Below, the server accepts the connection but reads nothing until we set `gate`. The client
+# writes 64 KiB frames, each followed by a `drain()` given 0.05 s, and stops at the first one
+# that does not return in time. Then it lets the server start reading 0.3 s later and drains
+# once more. `watch_flow(writer)` (folded) only takes notes for the figure: each write, each
+# drain, and the transport's calls to pause and resume the writer.
 #
-# Three folded instruments watch the run. `record_flow_control(writer)` notes each time the
-# transport tells the writer to pause and to resume; `drain_returns_within(writer, 0.05)` is
-# one `drain()` given 0.05 s, which also counts the bytes written so far; `open_gate()` lets
-# the server start reading. The code that draws the run is folded after the run.
+# Predict: does the first `drain()` already wait, once one 64 KiB frame has been written? If
+# not, what takes the frames meanwhile, and is that kilobytes or megabytes?
 
-# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: pause/resume, a bounded drain, the gate"}
-# The instruments: the transport's pause/resume calls, each drain timed, the server's gate.
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: watch_flow notes writes, drains, pause and resume"}
+# The instruments: watch_flow wraps the writer's write() and drain() and the protocol's
+# pause_writing() / resume_writing(), and notes each call on the timeline `tl`.
 tl = Timeline()
 gate = asyncio.Event()
-chunk = encode_frame(b"x" * 65536)
+chunk = encode_frame(b"x" * 65536)  # one 64 KiB frame
 flow: list[tuple[str, int, str]] = []  # (pause or resume, transport buffer size then, timeline mark)
-seen = {"written": 0, "blocked_at": None, "pauses_before": 0, "buffered": 0}
-server_start = time.monotonic()
+sent: list[tuple[float, int]] = [(0.0, 0)]  # (seconds since tl.t0, bytes handed to write() so far)
+seen = {"written": 0, "blocked_at": None, "pauses_before": 0, "buffered": 0, "limits": None}
 
 
-def record_flow_control(writer: asyncio.StreamWriter) -> None:
-    """Record every pause_writing() / resume_writing() the transport calls on the writer's protocol."""
+def watch_flow(writer: asyncio.StreamWriter) -> None:
+    """Note every write(), every drain() and every pause/resume the transport calls."""
     transport, protocol = writer.transport, writer.transport.get_protocol()
-    pause_writing, resume_writing = protocol.pause_writing, protocol.resume_writing
+    seen["limits"] = transport.get_write_buffer_limits()  # (low, high)
+    write, drain = writer.write, writer.drain
 
     def recorded(kind: str, call):
         def wrapper() -> None:
@@ -424,34 +448,27 @@ def record_flow_control(writer: asyncio.StreamWriter) -> None:
             call()
         return wrapper
 
-    protocol.pause_writing = recorded("pause", pause_writing)
-    protocol.resume_writing = recorded("resume", resume_writing)
+    def noted_write(data: bytes) -> None:
+        seen["written"] += len(data)
+        sent.append((tl.now(), seen["written"]))
+        write(data)
 
+    async def noted_drain() -> None:
+        start = time.monotonic()
+        try:
+            await drain()
+        except asyncio.CancelledError:  # the caller's timeout: this drain did not return
+            if seen["blocked_at"] is None and flow and flow[-1][0] == "pause":
+                seen.update(blocked_at=start, pauses_before=len(flow),
+                            buffered=transport.get_write_buffer_size())
+                tl.mark("client: drain did not return")
+            raise
+        if seen["blocked_at"] is not None:
+            tl.mark("client: drain returned")
 
-async def drain_returns_within(writer: asyncio.StreamWriter, timeout: float) -> bool:
-    """One drain() given ``timeout`` s: False when it has not returned and the transport is paused.
-
-    A drain that timed out while the transport is not paused (it resumed just then) gives True:
-    keep writing."""
-    seen["written"] += len(chunk)
-    start = time.monotonic()
-    try:
-        await asyncio.wait_for(writer.drain(), timeout=timeout)
-        tl.add("client write + drain", start, time.monotonic())
-        return True
-    except TimeoutError:
-        if not (flow and flow[-1][0] == "pause"):
-            return True
-        seen.update(blocked_at=start, pauses_before=len(flow),
-                    buffered=writer.transport.get_write_buffer_size())
-        tl.mark("client write + drain: drain does not return")
-        return False
-
-
-def open_gate() -> None:
-    tl.add("server", server_start, time.monotonic(), state="waiting")
-    tl.mark("gate opened")
-    gate.set()
+    protocol.pause_writing = recorded("pause", protocol.pause_writing)
+    protocol.resume_writing = recorded("resume", protocol.resume_writing)
+    writer.write, writer.drain = noted_write, noted_drain
 
 
 # %%
@@ -462,45 +479,56 @@ def reply_with_length(payload: bytes) -> bytes:
 async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_length,
                        on_event=tl.mark) as server:
     reader, writer = await asyncio.open_connection(server.host, server.port)
-    record_flow_control(writer)  # folded: records the transport's pause/resume calls
-    low, high = writer.transport.get_write_buffer_limits()
+    watch_flow(writer)  # folded: notes only, for the figure and the check
     try:
         for _ in range(400):  # a bound, so that the cell always ends
-            writer.write(chunk)  # chunk: one 64 KiB frame
-            if not await drain_returns_within(writer, 0.05):
-                break  # this drain() has not returned within 0.05 s
-        held = asyncio.ensure_future(writer.drain())  # waits for the reader
-        await asyncio.sleep(0.3)  # the gate stays shut: nothing is read meanwhile
-        open_gate()  # the server starts reading
-        await asyncio.wait_for(held, timeout=10)
-        tl.mark("client drain returned")
+            writer.write(chunk)  # one 64 KiB frame
+            try:
+                await asyncio.wait_for(writer.drain(), timeout=0.05)
+            except TimeoutError:
+                break  # this drain() waits: the server has read nothing
+        asyncio.get_running_loop().call_later(0.3, gate.set)  # then the server reads
+        await asyncio.wait_for(writer.drain(), timeout=10)  # until the server has read
     finally:
         writer.close()
         await writer.wait_closed()
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code and the buffer report"}
 def draw_drain_run():
-    """Two lanes: the client's drain that waited, and the server; dashed lines at the pause
-    and the resume around that drain."""
+    """Top: the megabytes handed to write() until a drain waits, in ms. Bottom: the whole run,
+    the client (writing, then one drain that waits) and the server (not reading, then
+    reading); dashed: the pause and the resume around that drain."""
     import matplotlib.pyplot as plt
 
     at = {e.name: e.at for e in tl.events}
-    returned, opened = tl.t0 + at["client drain returned"], tl.t0 + at["gate opened"]
-    tl.add("server", opened, returned)
-    if seen["blocked_at"] is not None:
-        tl.add("client drain", seen["blocked_at"], returned, state="waiting")
+    if seen["blocked_at"] is None or "client: drain returned" not in at:
+        return None  # no drain() waited: nothing to draw, and the check below says so
+    returned, reading = at["client: drain returned"], at["server: conn 1 starts reading"]
+    blocked = seen["blocked_at"] - tl.t0
+    tl.add("client", tl.t0 + sent[1][0], tl.t0 + blocked)
+    tl.add("client", tl.t0 + blocked, tl.t0 + returned, state="waiting")
+    tl.add("server", tl.t0, tl.t0 + reading, state="waiting")
+    tl.add("server", tl.t0 + reading, tl.t0 + returned)
     around = flow[max(seen["pauses_before"] - 1, 0):seen["pauses_before"] + 1]
     marks = [(name, text) for (_, _, name), text in zip(around, ("pause", "resume"), strict=False)]
-    if seen["blocked_at"] is None:
-        marks = []  # no drain was found waiting: no pause/resume pair to point at
-    lanes = ["client drain", "server"]
-    fig, ax = plt.subplots(figsize=(8, 2.8), layout="constrained")
-    tl.plot("drain() waits while the reader does not read", ax=ax, lanes=lanes)
-    ax.set_ylim(len(lanes) - 0.5, -0.95)  # room above the lanes for the pause/resume labels
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 5), layout="constrained")
+    ms = 1000 * blocked  # the top panel: the writes until the drain that waits, in milliseconds
+    top.step([1000 * t for t, _ in sent], [n / 2**20 for _, n in sent], where="post", color="black")
+    top.set_xlim(0, 1.3 * ms)
+    top.set_xlabel("time since start (ms)")
+    top.set_ylabel("MiB written")
+    top.set_title("The first milliseconds: each drain() returns at once")
+    top.grid(alpha=0.3)
+    tl.plot("The whole run: then one drain() waits for the reader", ax=bottom, lanes=["client", "server"],
+            meanings={"running": "writing / reading", "waiting": "drain waits / not reading"})
     for mark, text in marks:
-        ax.axvline(at[mark], color="black", linestyle="--", linewidth=1)
-        ax.annotate(text, (at[mark], -0.45), xytext=(3, 0), textcoords="offset points",
-                    va="bottom", fontsize=9)
+        bottom.axvline(at[mark], color="black", linestyle="--", linewidth=1)
+        bottom.annotate(text, (at[mark], -0.45), xytext=(3, 0), textcoords="offset points",
+                        va="bottom", fontsize=9)
+        if text == "pause":
+            top.axvline(1000 * at[mark], color="black", linestyle="--", linewidth=1)
+            top.annotate(text, (1000 * at[mark], 0), xytext=(3, 3), textcoords="offset points", fontsize=9)
+    bottom.set_ylim(1.5, -0.95)  # room above the lanes for the pause/resume labels
     return fig
 
 
@@ -516,48 +544,53 @@ def buffer_report(low: int) -> str:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-written = seen["written"]  # seen: what the instruments recorded, bytes written among it
-print(f"a drain() first did not return after {written / 2**20:.1f} MiB written "
+low, high = seen["limits"]
+written_before = seen["written"]  # counted by watch_flow, the last frame included
+print(f"a drain() first waited after {written_before / 2**20:.1f} MiB written "
       f"(high-water mark {high / 1024:.0f} KiB)")
 print(buffer_report(low))  # folded above
 fig = draw_drain_run()  # folded above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: drain-waits-for-the-reader
-written, blocked_at = seen["written"], seen["blocked_at"]
 pauses_before, buffered = seen["pauses_before"], seen["buffered"]
-assert blocked_at is not None, "drain must start waiting once the kernel buffers are full"
+assert seen["blocked_at"] is not None, "drain must start waiting once the kernel buffers are full"
+assert written_before > 4 * high, "the kernel's buffers took frames before the transport's 64 KiB filled"
 assert len(flow) > pauses_before, f"the transport must resume after the gate opens: {flow}"
 (_, paused_with, paused_mark), (resumed, resumed_with, resumed_mark) = flow[pauses_before - 1:pauses_before + 1]
 assert paused_with > high, "the transport pauses the writer when its buffer passes the high-water mark"
 assert buffered > low, "still paused: the buffer has not come down to the low-water mark"
 assert resumed == "resume" and resumed_with <= low, flow
-assert tl.order(paused_mark, "client write + drain: drain does not return", "server: conn 1 starts reading",
-                resumed_mark, "client drain returned"), "drain returns only after the reader starts reading"
+assert tl.order(paused_mark, "client: drain did not return", "server: conn 1 starts reading",
+                resumed_mark, "client: drain returned"), "drain returns only after the reader starts reading"
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The kernel's buffers fill first, then the transport's; `drain()` waits from the transport's
-# pause to its resume. The kernel's socket buffers on both sides take megabytes before any byte
-# stays in the transport (Linux grows its loopback TCP buffers up to `net.ipv4.tcp_rmem` and
-# `tcp_wmem`, so the amount depends on the machine); until they are full, each `drain()`
-# returns at once.
+# No: the first `drain()` returns at once, and so do many more. The kernel's buffers fill
+# first, then the transport's. The kernel's socket buffers on both sides take megabytes before
+# any byte stays in the transport (Linux grows its loopback TCP buffers up to
+# `net.ipv4.tcp_rmem` and `tcp_wmem`, so the amount depends on the machine). The top panel
+# shows them go through in the first few milliseconds, each `drain()` returning at once.
 #
 # Then bytes pile up in the transport: past its high-water mark it calls `pause_writing()` on
-# its protocol, and `drain()` waits (the "client drain" bar: the probe's 0.05 s, then the
-# 0.3 s the gate stayed shut) until `resume_writing()`, which comes only after the server
-# starts reading and the buffer falls to the low-water mark (the dashed lines). Without `drain()`, a producer that outruns its consumer
-# would grow the transport buffer without limit.
+# its protocol, and `drain()` waits (the client's green bar: the 0.05 s of the drain that timed
+# out, then the next one for the 0.3 s the gate stayed shut) until `resume_writing()`. That
+# comes only after the server starts reading and the buffer falls to the low-water mark (the
+# dashed lines). Without `drain()`, a producer that outruns its consumer would grow the
+# transport buffer without limit.
 #
 # :::
-#
+
+# %% [markdown]
 # ## Closing: does `server.close()` close the connections too?
 #
 # `writer.close()` starts closing the transport; `await writer.wait_closed()` waits until it
 # is really closed (buffered data flushed or dropped, the socket closed). Do both on each
-# end, in a `finally`, as every cell above does. The reader on the other side sees the end of
+# end, in a `finally`, as every cell above does. When the connection broke rather than closed
+# (the peer reset it), `wait_closed()` raises that error, a `ConnectionResetError` or another
+# `OSError`, so a `finally` that only cleans up catches those. The reader on the other side sees the end of
 # the stream: `read()` returns `b""`, `readexactly` raises `IncompleteReadError`. `close()`
 # sends what is still buffered before it closes, so if the peer has stopped reading,
 # `wait_closed()` waits as long as the peer does; `writer.transport.abort()` drops the
@@ -1100,10 +1133,14 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # so these are its nearest sites. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).
 #
-# The adapter's caller, `_run_turn` in `slime/agent/adapters/common.py`, sends the response
-# before it records the turn, so that (its comment says) a turn the client never received is
+# The adapter's caller, `_run_turn` in `slime/agent/adapters/common.py` (not quoted here),
+# sends the response before it records the turn. It awaits the adapter's `_respond`, which for
+# a streamed reply is `_render_stream` (the last quote), inside a `try` whose
+# `except (ConnectionResetError, asyncio.CancelledError)` logs that the client disconnected and
+# answers 499 (a cancel is raised again) without recording the turn. Only after `_respond` has
+# returned is the turn recorded, so that (its comment says) a turn the client never received is
 # not recorded. What does a write that returned tell it? Below, `render_stream` has the
-# shape of the adapter's `_render_stream` (the last quote): a start event, three events per content block, two
+# shape of `_render_stream`: a start event, three events per content block, two
 # closing events, each one written and awaited (we await `drain()` after every `write`, which
 # waits at least as often as aiohttp's `write`). It serves one response of three blocks (8,000
 # characters of thinking and text, and a tool call) to a client that connects and reads
@@ -1184,8 +1221,7 @@ print(f"✓ all {events_written} events written and the coroutine returned while
 # above), so no `drain()` waits and `render_stream` returns as if the client had read
 # everything. For `_run_turn` this means a client that is still connected but has stopped
 # reading gets its turn recorded: a write notices it only once megabytes are waiting. What
-# its `except (ConnectionResetError, ...)` catches is a connection aiohttp already knows is
-# closing: its write then raises `ClientConnectionResetError`, a subclass of
+# that `except` catches is a connection aiohttp already knows is closing: its write then raises `ClientConnectionResetError`, a subclass of
 # `ConnectionResetError`.
 
 # %% tags=["remove-input"]
