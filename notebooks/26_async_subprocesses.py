@@ -216,8 +216,8 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # awaited. The red bars form a staircase, one child after the other; the blue bars overlap.
 # Each bar is longer than the child's 0.15 s sleep, because it also holds the start of a new
 # Python interpreter. In the awaited run three interpreters start at once and share the
-# CPUs, so each of its bars can be longer than a blocked one. The whole awaited run then takes
-# more than a third of the blocking run, the time that three children at once would suggest;
+# CPUs, so each of its bars can be longer than a blocked one. The whole awaited run can then
+# take more than a third of the blocking run, the time that three children at once suggest;
 # the fold below prints both whole runs beside that third, and says what a start costs.
 #
 # :::
