@@ -15,7 +15,7 @@
 # 4. tell a rate limit from a concurrency limit by what each does when the server slows down,
 #    and write a token bucket.
 #
-# **Needs** chapters 06 (semaphores), 08 (thread pools) and 20 (streams) · about 55 minutes
+# **Needs** chapters 06 (semaphores) and 08 (thread pools) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -70,8 +70,9 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
 #   thread pool.
 #
-# The server holds every answer until the client has let in all the requests it will, and
-# counts how many are inside at once (the folded instruments say how). The answer is a table
+# The server cannot know how many requests a client will let in, so it holds every answer
+# until as many are inside as the library documents for its default (or 5 s), then 0.2 s
+# longer in case the client lets in more, and counts the most inside at once. The answer is a table
 # with a row per layer: how many of the 120 were inside at once, and how many of the 120 were
 # done in the end. Predict for each layer: are all 120 inside at once, or only some? And if only
 # some, does the work beyond them fail, or wait its turn?
@@ -117,7 +118,7 @@ async with LatencyServer(latency=0.0) as server:
 
         requests = [httpx_get() for _ in range(OFFERED)]
         most, done = await most_at_once(server, requests, HOLD_UNTIL["httpx"])
-        seen["httpx.AsyncClient()"] = (most, None, done)  # (at once, threads, done)
+        seen["httpx.AsyncClient()"] = dict(at_once=most, threads=None, done=done)
     async with aiohttp.ClientSession() as session:
         async def aiohttp_get() -> int:
             async with session.get(server.url) as response:
@@ -126,7 +127,7 @@ async with LatencyServer(latency=0.0) as server:
 
         requests = [aiohttp_get() for _ in range(OFFERED)]
         most, done = await most_at_once(server, requests, HOLD_UNTIL["aiohttp"])
-        seen["aiohttp.ClientSession()"] = (most, None, done)
+        seen["aiohttp.ClientSession()"] = dict(at_once=most, threads=None, done=done)
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -142,24 +143,23 @@ def blocking_call() -> None:
 
 with borrowed_default_executor():  # a fresh default-sized pool, shut down after
     await asyncio.gather(*(asyncio.to_thread(blocking_call) for _ in range(OFFERED)))
-seen["asyncio.to_thread"] = (len(threads_used), in_threads.peak, in_threads.entered)
+seen["asyncio.to_thread"] = dict(at_once=in_threads.peak, threads=len(threads_used),
+                                done=in_threads.entered)
 
 # The clients' rows: requests inside the server at once. The thread pool's row: the
-# threads that ran the calls, and the most calls running at once.
+# most calls running at once, and the threads that ran them.
 print(f"{'layer':<26}{'most at once':>14}{'threads':>9}{'done':>6}")
-for layer in ("httpx.AsyncClient()", "aiohttp.ClientSession()"):
-    most, _, done = seen[layer]
-    print(f"{layer:<26}{most:>14}{'-':>9}{done:>6}")
-threads, running, done = seen["asyncio.to_thread"]
-print(f"{'asyncio.to_thread':<26}{running:>14}{threads:>9}{done:>6}")
+for layer, row in seen.items():
+    threads = "-" if row["threads"] is None else row["threads"]
+    print(f"{layer:<26}{row['at_once']:>14}{threads:>9}{row['done']:>6}")
 print(installed_defaults())  # the libraries' and this Python's defaults (folded above)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: each-layer-has-its-own-cap
-assert seen["httpx.AsyncClient()"][0] == httpx_default.max_connections < OFFERED
-assert seen["aiohttp.ClientSession()"][0] == aiohttp_default < OFFERED
-assert seen["asyncio.to_thread"][0] == executor_default < OFFERED
-assert in_threads.peak <= executor_default and all(done == OFFERED for _, _, done in seen.values()), (
+assert seen["httpx.AsyncClient()"]["at_once"] == httpx_default.max_connections < OFFERED
+assert seen["aiohttp.ClientSession()"]["at_once"] == aiohttp_default < OFFERED
+assert seen["asyncio.to_thread"]["threads"] == executor_default < OFFERED
+assert in_threads.peak <= executor_default and all(row["done"] == OFFERED for row in seen.values()), (
     "never more calls running than threads, and every piece of work was done")
 print("✓ each layer let through its own default, fewer than the 120 offered, and all were done")
 
@@ -255,7 +255,21 @@ async def run_with_cap(server: LatencyServer, cap: int) -> dict:
             "spans": list(server.spans)}
 
 
-# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code and mean_gap"}
+def mean_gap(spans: list) -> float:
+    """Place each request in the first server slot free at its start; the mean idle time between
+    one request's end and the next one's start in the same slot."""
+    free_at, gaps = [], []
+    for start, end in sorted(spans):
+        slot = next((i for i, free in enumerate(free_at) if free <= start), None)
+        if slot is None:
+            free_at.append(end)
+        else:
+            gaps.append(start - free_at[slot])
+            free_at[slot] = end
+    return sum(gaps) / len(gaps) if gaps else 0.0
+
+
 def draw_pool_runs():
     """The best cap-3 run as the server saw it, and the throughput of each cap beside its bound."""
     tl = Timeline()
@@ -290,11 +304,13 @@ async with LatencyServer(latency=LATENCY) as server:
             if cap not in best or run["throughput"] > best[cap]["throughput"]:
                 best[cap] = run
 
+print("cap  peak  throughput   cap ÷ W  share  in flight L  mean gap on a slot")
 for cap in CAPS:
     r = best[cap]
     share = r["throughput"] * LATENCY / cap
-    print(f"cap {cap}: peak {r['peak']}, throughput {r['throughput']:5.1f}/s,",
-          f"cap ÷ W = {cap / LATENCY:5.1f}/s: {share:.0%} of the bound")
+    gap_ms = 1000 * mean_gap(r["spans"])  # mean_gap: folded with the plotting code
+    print(f"{cap:>3}{r['peak']:>6}{r['throughput']:>10.1f}/s{cap / LATENCY:>8.1f}/s",
+          f"{share:>5.0%}{r['in flight']:>12.2f}{gap_ms:>17.1f} ms")
 gain = best[6]["throughput"] / best[1]["throughput"]
 print(f"6 connections gave {gain:.1f} times the throughput of 1")
 fig = draw_pool_runs()  # folded above
@@ -320,11 +336,12 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # finish per W: Little's law read backwards gives the bound cap ÷ W. Compare each run with it:
 # none went faster, and all fell a little short of it (the differences between their shares
 # are about the size of run-to-run noise, and no check compares them). What holds the runs
-# below it is L, the number actually in flight, which stays below the cap: each
+# below it is L, the number actually in flight: the printed L stays under each cap. Each
 # time an answer leaves the server, its slot stays empty until the client has read the answer
-# and sent the next request (the *mean gap* on a slot, paid again on every request), and at the
-# start and the end of the run not every connection is in use. The folded cell after this
-# box prints L and the mean gap for each cap.
+# and sent the next request (the *mean gap* on a slot, a few milliseconds here, paid again on
+# every request), and at the start and the end of the run not every connection is in use.
+# Over the run, throughput is L divided by the time a request stays at the server, a little
+# over W, so each share of the bound is a little under L ÷ cap.
 #
 # The figure's left panel shows the best cap-3 run as the server saw it: each request is a bar,
 # placed in the first free lane; three lanes are enough, whatever the number of requests. The
@@ -332,26 +349,6 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # per second grows with the cap because the bound does, while the share stays close.
 #
 # :::
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show L and the mean gap on a server slot, for each cap"}
-def mean_gap(spans: list) -> float:
-    """Place each request in the first server slot free at its start; the mean idle time between
-    one request's end and the next one's start in the same slot."""
-    free_at, gaps = [], []
-    for start, end in sorted(spans):
-        slot = next((i for i, free in enumerate(free_at) if free <= start), None)
-        if slot is None:
-            free_at.append(end)
-        else:
-            gaps.append(start - free_at[slot])
-            free_at[slot] = end
-    return sum(gaps) / len(gaps) if gaps else 0.0
-
-
-for cap in CAPS:
-    r = best[cap]
-    print(f"cap {cap}: in flight L = {r['in flight']:.2f} of {cap},",
-          f"mean gap on a slot {1000 * mean_gap(r['spans']):.1f} ms")
 
 # %% [markdown]
 # ## Rate limit or concurrency limit: what happens when the server slows down?
@@ -456,8 +453,10 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # The refill is `tokens = min(burst, tokens + elapsed × rate)`. With
 # `rate=2` and `burst=3`: three takes at t = 0 return at once and leave 0 tokens. A fourth take
 # at t = 0 finds none, so it sleeps for the missing token, 1 ÷ 2 = 0.5 s; at t = 0.5 the
-# bucket holds min(3, 0 + 0.5 × 2) = 1 token, which it takes. If nobody takes anything for the
-# next 5 s, the bucket then holds min(3, 0 + 5 × 2) = 3 tokens, not 10.
+# bucket holds min(3, 0 + 0.5 × 2) = 1 token, which it takes. Had that sleep woken late, at
+# t = 0.6, the bucket would hold 0.6 × 2 = 1.2 tokens: the take uses one, and the 0.2 left
+# counts for the next take. If nobody takes anything for the next 5 s, the bucket then holds
+# min(3, 0 + 5 × 2) = 3 tokens, not 10.
 #
 # The visible test below runs such an example on a `VirtualClock`: `take_in_turn` reads
 # `clock.time()` after each take, and four takes from a bucket with `rate=10`, `burst=2` must
@@ -818,14 +817,13 @@ show_call_site("25b")
 show_call_site("25c")
 
 # %% [markdown]
-# One layer slime leaves at Python's default. The Megatron teacher server reads its Ray results with
-# `await asyncio.to_thread(ray.get, ref)`, on each `/generate` request to submit it and then once
-# per poll for the result, with a 0.05 s sleep between polls (the `/generate` handler of
-# `slime/backends/megatron_utils/server/megatron_server.py`; chapter 28 quotes the helper and
-# chapter 08 the poll). Each
-# of those waits holds a thread of the default pool, so, as in this chapter's first
-# experiment, min(32, CPUs + 4) of them run at once: on a host with 16 CPUs, 20 threads, and a
-# 21st wait queues for a thread even when its answer is ready.
+# One layer slime leaves at Python's default. The Megatron teacher server (chapter 08: an
+# aiohttp server that serves a model's outputs over HTTP and gets them from a Ray actor) reads
+# its Ray results with `await asyncio.to_thread(ray.get, ref)`. Each `/generate` request does
+# so to submit its input, then once per 50 ms poll for the result (chapter 08 quotes the poll,
+# chapter 28 the helper). Each of those waits holds a thread of the default pool, so, as in
+# this chapter's first experiment, min(32, CPUs + 4) of them run at once. On a host with 16
+# CPUs that is 20 threads, and a 21st wait queues for a thread even when its answer is ready.
 #
 # That last cost, run on this machine: one more wait than the default pool has threads
 # (`executor_default`, worked out in the folded instruments), each a blocking wait in

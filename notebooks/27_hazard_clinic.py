@@ -25,7 +25,8 @@
 # whom, what is caught, what runs in which thread), with sleeps for the real work. When the
 # model fails, we have shown that the shape can fail, under the conditions the model sets up;
 # whether slime meets those conditions is a separate question, which we state and leave open.
-# Each hazard stands on its own and ends with its slime site, quoted from the source.
+# Each hazard ends with its slime site, quoted from the source; hazard 1 recaps chapter 26,
+# which quotes its site, and sets up hazard 2.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
@@ -36,53 +37,39 @@ import time
 
 # InFlight: counts how many are inside its `with` block at once (.peak, chapter 06).
 # cancel_and_wait(tasks): cancel them, wait (bounded) until they end; returns any left.
-# LoopWatch: a heartbeat task on the loop; borrowed_default_executor(): a fresh default
-# thread pool for the loop, shut down after. show_call_site: quotes a slime call site.
+# borrowed_default_executor(): a fresh default thread pool for the loop, shut down after.
+# show_call_site: quotes a slime call site.
 from lab_snippets.asyncio_tools import InFlight, cancel_and_wait
-from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
+from lab_snippets.loopwatch import borrowed_default_executor
 from lab_snippets.sites import show_call_site
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
 
 # %% [markdown]
-# ## Predict · hazard 1: what does a blocking tool cost the rest of its loop?
+# ## Hazard 1, from chapter 26: a tool that blocks behind a semaphore
 #
-# **The shape.** A tool call takes a permit from a `Semaphore(4)` and runs the tool, an
-# `async def` whose body is a blocking call (`time.sleep(0.01)`, standing for
-# `Popen.communicate()` in slime). Chapter 26 measured what that does to the semaphore, with
-# real child processes: its limit is never reached, and one call runs at a time. This hazard
-# asks what it costs every *other* task on the same loop.
-
-# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the harness"}
-# The harness: start calls as tasks, wait a bounded time, cancel what is stuck.
-async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
-    """Start every call as a task; after at most `timeout` s return (finished, stuck); cancel the stuck."""
-    tasks = [asyncio.create_task(call) for call in calls]
-    done, pending = await asyncio.wait(tasks, timeout=timeout)
-    await cancel_and_wait(pending)
-    return len(done), len(pending)
-
-
-# %% [markdown]
-# Three tools measure the runs (the third, the harness, is folded above):
+# **The shape.** A tool call takes a permit from a semaphore and runs the tool, an `async def`
+# whose body blocks: `Popen.communicate()` in slime's retool example, which chapter 26 measured
+# with real child processes and quoted. The body never suspends, so each call takes its
+# permit, blocks the event loop for its whole run and gives the permit back before any other
+# task runs: one call runs at a time, however many permits there are, and nothing else on the
+# loop runs meanwhile. The example gives a code run up to 120 s
+# (`TOOL_CONFIGS["python_timeout"]`), so code that loops forever stops, for those 120 s, every
+# other sample on that loop, their model calls and their timeouts included.
 #
-# - `InFlight` (chapter 06) keeps the peak number of calls inside it at once;
-# - `LoopWatch` is a heartbeat task on the same loop, due every 2 ms; it stands for the other
-#   tasks, and we count its beats;
-# - `start_and_wait(calls, timeout)` returns how many calls finished and how many are stuck.
-#
-# Eight tool calls start at once, first with the blocking body, then, for comparison, with a
-# body that awaits (`asyncio.sleep`). Each call takes 10 ms. Predict: while each batch runs,
-# how many times does the heartbeat beat?
+# Hazard 2 starts from this path, so here is our model of it. `run_code` stands for the tool
+# and blocks (or awaits) for 10 ms; `execute_predictions` takes a permit and calls
+# `execute_tool`, which, with `tool_takes_permit=True`, takes a second permit from the same
+# semaphore, as slime's path does.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
     def __init__(self, limit: int, blocking_body: bool, tool_takes_permit: bool):
         self.permits = asyncio.Semaphore(limit)
         self.blocking_body = blocking_body
         self.tool_takes_permit = tool_takes_permit
-        self.running = InFlight()
+        self.running = InFlight()  # .peak: the most calls inside run_code at once
 
     async def run_code(self) -> None:
         with self.running:
@@ -103,64 +90,42 @@ class ToolPath:  # our model: a step takes a permit, then a tool that may take a
             await self.execute_tool()
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# Eight calls at once, with a blocking body, then an awaiting one; a heartbeat beside.
-blocking = ToolPath(limit=4, blocking_body=True, tool_takes_permit=False)
-calls = [blocking.execute_predictions() for _ in range(8)]
-async with LoopWatch(interval=0.002) as blocking_watch:
-    blocking_outcome = await start_and_wait(calls, timeout=2)
-awaiting_once = ToolPath(limit=4, blocking_body=False, tool_takes_permit=False)
-calls = [awaiting_once.execute_predictions() for _ in range(8)]
-async with LoopWatch(interval=0.002) as awaiting_watch:
-    awaiting_outcome = await start_and_wait(calls, timeout=2)
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the harness"}
+# The harness: start calls as tasks, wait a bounded time, cancel what is stuck.
+async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
+    """Start every call as a task; after at most `timeout` s return (finished, stuck); cancel the stuck."""
+    tasks = [asyncio.create_task(call) for call in calls]
+    done, pending = await asyncio.wait(tasks, timeout=timeout)
+    await cancel_and_wait(pending)
+    return len(done), len(pending)
 
-runs = [("blocking", blocking_outcome, blocking, blocking_watch),
-        ("awaiting", awaiting_outcome, awaiting_once, awaiting_watch)]
-for name, outcome, path, watch in runs:
-    beats = len(watch.beats) - 1  # the beats after the one taken on entry
-    print(f"{name} body:  finished, stuck = {outcome},",
-          f"at most {path.running.peak} running at once, heartbeats {beats}")
+
+# %% [markdown]
+# `start_and_wait(calls, timeout)`, folded above, starts the calls as tasks and returns how many
+# finished and how many were still stuck after `timeout`. Eight calls of slime's shape, a
+# blocking body and the permit taken twice, under a `Semaphore(4)`: all finish, one at a time,
+# as in chapter 26.
+
+# %%
+blocking = ToolPath(limit=4, blocking_body=True, tool_takes_permit=True)
+blocking_outcome = await start_and_wait(
+    [blocking.execute_predictions() for _ in range(8)], timeout=2)
+print("blocking body, permit taken twice: finished, stuck =", blocking_outcome,
+      "· at most", blocking.running.peak, "running at once")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-blocking-body-lets-one-call-through
-assert blocking_outcome == (8, 0) and blocking.running.peak == 1, "a limit of 4, and one call at a time"
-assert awaiting_outcome == (8, 0) and awaiting_once.running.peak == 4, "awaiting, the limit of 4 is reached"
-blocking_beats, awaiting_beats = len(blocking_watch.beats) - 1, len(awaiting_watch.beats) - 1
-assert blocking_beats <= 1 < awaiting_beats, (
-    f"blocking, the heartbeat waits for the whole batch: {blocking_beats} vs {awaiting_beats} beats")
-print("✓ with a blocking body one call runs at a time and the heartbeat beats at most once;"
-      " awaiting, four run and the heartbeat keeps beating")
+assert blocking_outcome == (8, 0), "all eight finish: a call that never suspends takes both permits at once"
+assert blocking.running.peak == 1, "a limit of 4, and one call at a time"
+print("✓ with a blocking body all eight calls finished, one at a time")
 
 # %% [markdown]
-# :::{dropdown} Why
+# ## Predict · hazard 2: what happens to hazard 1's path once its body awaits?
 #
-# **What the model shows.** With a blocking body, no call ever waits for a permit: each one
-# takes its permit, blocks the loop for its whole run, and gives it back before any other
-# task runs. So at most one call runs at once, chapter 26's result. The cost falls on
-# everything else: all eight calls ran in one turn of the loop, and the heartbeat, due every
-# 2 ms, beat at most once, after them. With the awaiting body the calls ran side by side and the
-# heartbeat kept its pace.
-#
-# **What it costs in slime.** The retool example gives a code run up to 120 s
-# (`TOOL_CONFIGS["python_timeout"]`). Code that loops forever holds the event loop for those
-# 120 s: the other samples whose rollouts share that loop stop, their model calls and their
-# own timeouts included (a timeout is a callback on the same loop), however many permits
-# the semaphore has left.
-#
-# :::
-#
-# **Where in slime.** The retool example's sandbox, behind a semaphore of its own:
-
-# %% tags=["remove-input"]
-show_call_site("27a")
-
-# %% [markdown]
-# ## Hazard 2: what happens to hazard 1's path once its body awaits?
-#
-# Look again at `ToolPath`: `execute_predictions` takes a permit; hazard 1 ran it with
-# `tool_takes_permit=False`. With `tool_takes_permit=True`, `execute_tool` takes a second one **from the same semaphore**, as
-# slime's tool path does. Apply the obvious fix for hazard 1, a body that awaits, to that
-# path. Predict: does one call alone finish, and how many of eight calls started at once do?
+# The obvious fix for hazard 1 is a body that awaits. Apply it to slime's path, where
+# `execute_tool` takes its second permit **from the same semaphore** that
+# `execute_predictions` already holds one of. Predict: does one call alone finish, and how
+# many of eight calls started at once do?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 awaiting_twice = ToolPath(limit=4, blocking_body=False, tool_takes_permit=True)
@@ -299,6 +264,7 @@ async def handle_by_notification(table: ResultTable, rid: str) -> float:
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 started = time.monotonic()
+tl.t0 = started  # the figure's time zero: when the requests start
 publisher = threading.Thread(target=worker, args=(started,), name="model worker")
 publisher.start()
 with borrowed_default_executor():  # to_thread's pool, shut down after the run
@@ -1510,14 +1476,16 @@ _sc.differential(Coalescer, _reference, _closing_scenarios(), _observe_closing, 
 # the shape failing and its fix passing; it did not test slime itself. Every site of these
 # mechanisms is listed in the [source inventory](../book/reference/inventory.md).
 #
-# Hazard 5's helper is quoted below. The default rollout hands it `generate_rollout_async`,
-# which submits
-# `over_sampling_batch_size` groups of requests, keeps the first `rollout_batch_size` groups
-# that finish (`asyncio.wait(..., return_when=FIRST_COMPLETED)`) and aborts the rest.
-# `over_sampling_batch_size` defaults to `rollout_batch_size`, and `train.py` waits for the
-# rollout with `ray.get`. Our model below has that shape, with a batch of 4 and one group
-# whose request never answers. Predict: does `run()` return when 4 groups are submitted?
-# When 8 are?
+# Hazard 5's helper is quoted below: the rollout hands its whole coroutine to `run()`, so the
+# caller waits as long as the rollout takes. The default rollout's coroutine,
+# `generate_rollout_async`, submits `over_sampling_batch_size` groups of requests (a group is
+# the samples of one prompt), keeps the first `rollout_batch_size` groups that finish (the
+# prompts one training step needs) and aborts the rest. The first setting defaults to the
+# second, and `train.py` waits for the rollout with `ray.get`.
+#
+# Our model below has that shape, with a batch of 4 and one group whose request never
+# answers. A training step, a thread of its own, calls `run()` with 4 groups submitted, and
+# another with 8. Predict: after 1 s, has `run()` returned in each, and with which groups?
 
 # %% tags=["remove-input"]
 show_call_site("27")
@@ -1549,7 +1517,7 @@ async def rollout(batch: int, submitted: int, silent_group: int) -> list[int]:
     return sorted(data)
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 rollout_loop = RolloutLoop()
 step_got: dict[int, object] = {}
 
@@ -1585,3 +1553,17 @@ assert step_got[4] == "cancelled by the clean-up"
 assert not any(step.is_alive() for step in steps.values()) and not rollout_loop.thread.is_alive()
 print("✓ with 4 groups submitted, one silent request holds run() and the training step;"
       " with 8, the silent group is aborted and run() returns 4 groups")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# With 4 groups submitted and a batch of 4, the rollout needs each of the four, the silent
+# one included. So `asyncio.wait` waits for a fourth result that does not come, and `run()`,
+# with no timeout, does not return: the training step waits with no message and no bound.
+# What ended it was the clean-up in the check, which cancels the tasks left on the model's
+# loop. With 8 submitted, four other groups finish first, the rollout keeps them and cancels
+# the rest, the silent one among them, and `run()` returns groups 1 to 4. Over-sampling hides
+# the hang as long as enough groups answer; at slime's default, `over_sampling_batch_size`
+# equal to `rollout_batch_size`, one request that does not answer holds the training step.
+#
+# :::

@@ -9,7 +9,7 @@
 #
 # **You will**
 # 1. compare `ray.get` and `await ref` inside `async def`: which one lets the event loop run;
-# 2. find what `asyncio.to_thread(ray.get, ...)` costs when several waits share a small pool;
+# 2. see chapter 25's cost of `asyncio.to_thread` again, with `ray.get` on a small pool;
 # 3. use `ray.wait` the way chapter 04 used `asyncio.wait`;
 # 4. count the calls inside an async actor with `max_concurrency`, and see what one option
 #    does to a synchronous actor's state;
@@ -17,7 +17,7 @@
 #    lock.
 #
 # **Needs** chapters 02, 04, 06, 08 and 09; Linux, Python 3.11 to 3.14 (Ray has no wheels for
-# 3.15 yet) and about 1 GB of free memory for Ray · about 60 minutes
+# 3.15 yet) and about 1 GB of free memory for Ray · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -25,7 +25,7 @@
 #
 # **What it costs.** The second code cell starts a private local Ray: about ten processes and
 # 700 MB of memory, a few seconds; each actor below adds a process of its own. The chapter's
-# last cells stop this Ray and remove its temporary folder.
+# last cell stops this Ray and removes its temporary folder.
 
 # %%
 import asyncio
@@ -136,100 +136,61 @@ print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat
 #
 # :::
 #
-# ## Reading through `to_thread(ray.get, ...)`
+# ## The same, now with real Ray: `to_thread(ray.get, ...)`
 #
 # Chapter 08's answer to a blocking call is `asyncio.to_thread`, and the HTTP handlers of
-# slime's teacher server read their Ray results that way. It frees the loop. What else does it
-# do?
-#
-# This experiment needs remote calls that end *when we say so*, not after a number of seconds
-# that a busy machine would stretch. That is what `Gate`'s other two methods are for:
-# `wait_open(i)` suspends until someone calls `open(i)`, then returns `i`. A gate once opened
-# stays open, so each experiment uses gate numbers of its own.
-#
-# `three_reads(read, gates)` (folded) starts three reads, all with the given way of reading:
-# two reads of calls that wait at shut gates, and one read, `ready`, of a `nap(0)` whose
-# value exists at once. It gives `ready` up to 2 s, then opens the gates, and reports how long `ready` took and
-# whether it came back before the gates opened. It runs twice: with `to_thread` on a default
-# pool of only 2 threads (`borrowed_default_executor(max_workers=2)` lends the loop such a pool
-# for the `with` block), then with `await ref`. How long does the `ready` read take with
-# `to_thread`, and with `await ref`?
+# slime's teacher server read their Ray results that way. It frees the loop, but chapter 25
+# showed its cost with plain threads: each wait holds a pool thread until its value arrives,
+# so a wait beyond the pool's size queues even when its value is ready. Here is the same with
+# Ray, on a default pool of 2 threads (`borrowed_default_executor(max_workers=2)` lends the
+# loop such a pool for the `with` block). Two reads wait on calls held at shut gates:
+# `Gate.wait_open(i)` returns once someone calls `open(i)`. A third read wants a `nap(0)`,
+# whose value exists at once; it gets 1 s before the gates open.
 
 # %%
 async def ray_get_in_thread(ref):  # slime's teacher server: _ray_get
     return await asyncio.to_thread(ray.get, ref)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the harness"}
-async def three_reads(read, gates: tuple[int, int]) -> tuple[list[str], float]:
-    finished, took, start = [], {}, time.monotonic()
-
-    async def one(name: str, ref) -> None:
-        await read(ref)
-        finished.append(name)
-        took[name] = time.monotonic() - start
-
-    held = [asyncio.create_task(one(f"held {i}", gate.wait_open.remote(g)))
-            for i, g in enumerate(gates, start=1)]
-    ready = asyncio.create_task(one("ready", gate.nap.remote(0)))
-    await asyncio.wait({ready}, timeout=2)  # up to 2 s for the ready read
-    finished.append("gates open")
-    for g in gates:
-        await gate.open.remote(g)
-    await asyncio.wait_for(asyncio.gather(*held, ready), timeout=30)
-    return finished, took["ready"]
-
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with borrowed_default_executor(max_workers=2):  # a default pool of 2 threads
-    in_threads, ready_in_thread = await three_reads(ray_get_in_thread, gates=(11, 12))
-awaited_refs, ready_awaited = await three_reads(read_with_await, gates=(21, 22))
-for way, finished, took in (("to_thread(ray.get)", in_threads, ready_in_thread),
-                            ("await ref", awaited_refs, ready_awaited)):
-    ready_first = finished.index("ready") < finished.index("gates open")
-    when = "before" if ready_first else "after"
-    print(f"{way:<18} ready: came back after {took:.2f} s, {when} the gates opened")
+    held = [asyncio.create_task(ray_get_in_thread(gate.wait_open.remote(g)))
+            for g in (11, 12)]
+    ready_read = asyncio.create_task(ray_get_in_thread(gate.nap.remote(0)))
+    done, _ = await asyncio.wait({ready_read}, timeout=1)  # 1 s for the ready read
+    for g in (11, 12):
+        await gate.open.remote(g)
+    await asyncio.wait_for(asyncio.gather(*held, ready_read), timeout=30)
+ready_came_back = ready_read in done
+print("2 threads, both held by waits: the ready read came back within 1 s:",
+      ready_came_back)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: to-thread-ready-result-waits-for-a-thread
-assert in_threads.index("ready") > in_threads.index("gates open"), (
-    f"with 2 threads held by waits, the ready result still came back first: {in_threads}")
-assert awaited_refs[0] == "ready", f"await ref: the ready result did not come first: {awaited_refs}"
-print("✓ to_thread: the ready result waited for a thread; await ref: it came back at once")
+assert not ready_came_back, "with both threads held by waits, the ready read still came back"
+assert ready_read.result() == 0, "once a thread was free, it read the value"
+print("✓ the ready read waited for a thread, as in chapter 25")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# With `to_thread`, the ready read took about the 2 s the cell let pass before it opened the
-# gates; with `await ref`, it came back at once. With `to_thread`, each read is a `ray.get` in a pool thread that it holds until the value
-# arrives. The two held reads took both threads; the ready read queued for a thread, unseen,
-# and came back only after the gates had opened and a thread was free, although its value was
-# there at once: it would have waited as long as the held reads did, however long that was.
-# With `await ref` no thread is used, and nothing stood between the ready value and its reader.
-# The pool's size is a hidden cap on the waits in flight (chapter 25), and slime's HTTP helpers
-# describe exactly this in a comment (in `post`, in `slime/utils/http_utils.py`, quoted in
-# chapter 08 and at the end of this chapter).
-#
-# :::
+# The ready read came back only after the gates opened and a thread was free. With
+# `await ref`, the first experiment's way, no thread is held, and nothing stands between a
+# ready value and its reader. slime's HTTP helpers say the same in a comment (in `post`, in
+# `slime/utils/http_utils.py`, quoted in chapter 08 and at the end of this chapter).
 #
 # ## `ray.wait`
 #
 # `ray.wait(refs, num_returns=k, timeout=t)` returns two lists, which Ray's docstring calls
-# *ready* and *unready*; the cells below name them the same way. Like `ray.get`, it blocks
-# the thread that calls it. The cells below call both at the notebook's top level, on the
-# loop's thread: fine there, since no coroutine of ours runs meanwhile, and each call has a
-# timeout.
+# *ready* and *unready*: at most `k` refs whose values exist (fewer if the timeout ends the
+# wait first), and the rest. Which refs are ready does not depend on their place in `refs`,
+# as with `asyncio.wait` (chapter 04). Like `ray.get`, it blocks the thread that calls it. The
+# cells below call both at the notebook's top level, on the loop's thread: fine there, since
+# no coroutine of ours runs meanwhile, and each call has a timeout.
 #
-# ### Predict: which job is in each ready list?
-#
-# Jobs 0, 1 and 2 wait at gates 30, 31 and 32, and the gates open for jobs 2, 0, 1 in that
-# order. After each opening, a call of `ray.wait(num_returns=1)` asks for one job from the
-# previous call's unready list (at first, all three jobs). Then a job waits at gate 39, and
-# `ray.wait` is called on it with `timeout=0` before the gate opens. Which job is in the ready
-# list of each of the first three calls, and what two lists does the call with `timeout=0`
-# return?
+# Below, jobs 0, 1 and 2 wait at gates that open for jobs 2, 0, 1, and after each opening
+# `ray.wait(num_returns=1)` asks the jobs still unready for one. With `timeout=0` it is a
+# poll: it returns at once with whatever is ready, here nothing, for a job whose gate is
+# still shut.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 jobs = [gate.wait_open.remote(30 + k) for k in range(3)]
 unready, ready_jobs = list(jobs), []
 for k in (2, 0, 1):
@@ -250,16 +211,6 @@ assert polled_ready == [] and polled_unready == [running], "a poll with timeout=
 print("✓ each ready list held the one job that had finished, whatever its place; timeout=0 polled")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# `ray.wait` returns at most `k` refs whose values exist (fewer if the timeout ends the wait
-# first) as its ready list, and the rest of `refs` as its unready list. After each opening only
-# one job's value existed, so each ready list held that one job, whatever its place in the list passed in, as
-# `asyncio.wait` does with its tasks (chapter 04). With `timeout=0` it is a poll: it returns
-# at once with whatever is ready: here an empty ready list, and the job in the unready one.
-#
-# :::
-#
 # ### Predict: in which order does the ready list hold two jobs?
 #
 # Jobs 40 and 41, listed in that order, wait at gates 40 and 41. Gate 41 opens, then gate 40,
@@ -484,19 +435,21 @@ print(f"caller cancelled: {waiter.cancelled()};",
 # %% [markdown]
 # ## Exercise 28.1 · An awaitable lock on an actor
 #
-# `TryLock` below has the shape of slime's engine lock: `try_acquire()` takes the lock if it
-# is free and answers `True`, else `False`; `release()` frees it.
+# `TryLock` below is shaped like slime's engine lock: `try_acquire()` takes a free lock and
+# answers `True`, else `False`; `release()` frees it.
 #
 # Write `async def acquire(lock, poll=0.01, timeout=2.0)`:
 #
-# 1. ask `lock.try_acquire` until it answers `True`, then return the number of attempts; an
-#    exception from it reaches the caller, with no further attempt;
-# 2. never block the event loop (no `ray.get`, no `time.sleep`);
+# 1. ask `lock.try_acquire` until it answers `True`, then return the number of attempts; its
+#    exceptions reach the caller;
+# 2. never block the event loop;
 # 3. pause `poll` seconds between attempts;
-# 4. keep one deadline, `timeout` seconds from the start; it bounds the pauses, not an
-#    attempt: one already sent is awaited however late, and a `True` makes the lock yours;
-# 5. if cancelled mid-attempt, await that attempt (`asyncio.shield`, chapter 05),
-#    `release()` the lock if it got it, and let the `CancelledError` go on.
+# 4. keep one deadline, `timeout` seconds from the start; it bounds the pauses, not an attempt
+#    already sent, whose `True` still makes the lock yours. With `poll=0.3`, `timeout=1` and
+#    a lock held throughout: attempts at about 0, 0.3, 0.6 and 0.9 s, a 0.1 s sleep, then
+#    `TimeoutError`;
+# 5. if cancelled mid-attempt, await that attempt, `release()` the lock if it got it, and let
+#    the `CancelledError` go on.
 #
 # :::{dropdown} Hint: three pieces beyond `await ref`
 #
@@ -506,10 +459,7 @@ print(f"caller cancelled: {waiter.cancelled()};",
 #   the run just before this exercise does.
 # - Compute the deadline once, before the first attempt, with `time.monotonic()`.
 # - Before each pause, compare the time left with `poll`: if the next attempt would come after
-#   the deadline, sleep only what is left and raise. For example, with `poll=0.3` and
-#   `timeout=1` and a lock that stays held, the attempts go out at about 0, 0.3, 0.6 and
-#   0.9 s; then only 0.1 s is left, less than `poll`, so `acquire` sleeps that 0.1 s and
-#   raises `TimeoutError`.
+#   the deadline, sleep only what is left and raise (the example in point 4).
 #
 # :::
 #
@@ -991,7 +941,21 @@ show_call_site("28c")
 show_call_site("28d")
 
 # %% [markdown]
-# The trainer's code (the last quote) releases the lock with no `finally`. What that costs, on
+# Then the teacher server's reads through a pool thread, and the rollout's distributed POST
+# path on async actors.
+
+# %% tags=["remove-input"]
+show_call_site("28")
+
+# %% tags=["remove-input"]
+show_call_site("28e")
+
+# %% tags=["remove-input"]
+show_call_site("28f")
+
+# %% [markdown]
+# Back to the engine lock: the trainer's code (the third quote) releases it with no `finally`.
+# What that costs, on
 # the chapter's `TryLock`: a holder takes the lock the way the trainer does, its transfer
 # raises, and the `release()` after it is skipped. A second holder then asks for the lock, as
 # the trainer does, at 0.1 s intervals; where slime's loop keeps asking, this one gives up after 0.5 s.
@@ -1021,22 +985,8 @@ while not ray.get(engine_lock.try_acquire.remote(), timeout=30) and time.monoton
     refusals += 1
     time.sleep(0.1)
 print(f"second holder: refused {refusals} times in 0.5 s, and would go on asking for ever")
-assert refusals >= 3, "the lock was free again after the failed transfer"
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the cleanup"}
-raylab.stop(cluster)  # stops this chapter's Ray and removes its session folder
+try:
+    assert refusals >= 3, "the lock was free again after the failed transfer"
+finally:  # the chapter's last cell: stop this chapter's Ray and remove its session folder
+    raylab.stop(cluster)
 print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
-
-
-# %% [markdown]
-# Then the teacher server's reads through a pool thread, and the rollout's distributed POST
-# path on async actors.
-
-# %% tags=["remove-input"]
-show_call_site("28")
-
-# %% tags=["remove-input"]
-show_call_site("28e")
-
-# %% tags=["remove-input"]
-show_call_site("28f")

@@ -19,7 +19,7 @@
 # 5. shut Ray down, then look at its processes and its session folder.
 #
 # **Needs** chapters 05 (timeouts), 09 (threads and events) and 18 (process lifecycle);
-# Linux and about 1 GB of free memory for Ray · about 60 minutes, plus Ray's start-up.
+# Linux and about 1 GB of free memory for Ray · about 65 minutes, plus Ray's start-up.
 #
 # Chapter 28 introduces ObjectRefs and actors; read it first if Ray is new to you.
 #
@@ -90,8 +90,9 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s;",
 #
 # We will reserve two bundles of one GPU and one CPU each, slime's shape, and place one `Device`
 # actor in each. `Device` asks for one GPU and one CPU; its `where()` reports
-# `CUDA_VISIBLE_DEVICES` from the actor's own environment, the GPU ids Ray assigned it, and
-# its pid. `in_bundle` names a bundle of a group for an actor's options:
+# `CUDA_VISIBLE_DEVICES` from the actor's own environment (a CUDA library uses only the GPUs
+# this variable lists; this notebook does not set it), the GPU ids Ray assigned it, and its
+# pid. `in_bundle` names a bundle of a group for an actor's options:
 
 # %%
 DEVICE_ENV: dict[str, str] = {}  # env vars for the actors; a "try it" below fills it
@@ -205,15 +206,17 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 # %% [markdown]
 # :::{dropdown} Why
 #
+# A report after the "released group_a" line that says 2 GPUs, 2 free, while `group_b` is
+# still pending, is Ray catching up for a moment: removing one group and placing another are
+# separate asynchronous steps in Ray's control service (the GCS). So `group_b` was placed
+# after the release, not at the same instant; the last line gives the time between them on
+# this run.
+#
 # A placement group waits until its bundles fit; a `ray.wait` that times out only says it is
-# still pending, it does not fail. Up to the "released group_a" line, each report says two
-# GPUs registered and none free. `group_b` was placed after the release, not at the same
-# instant: removing one group and placing another are separate asynchronous steps in Ray's
-# control service (the GCS), and the last line gives the time between them on this run. Had
-# `group_a` kept its reservation, `group_b` would still be waiting. Reports like these are
-# what tell "Ray does not see my GPUs" (the total is short) apart from "someone else holds
-# them" (the total is right and nothing is free); a report of all GPUs free while the group
-# is still pending, as after the release here, is Ray catching up for a moment.
+# still pending, it does not fail. Up to the release, each report says two GPUs registered
+# and none free. Had `group_a` kept its reservation, `group_b` would still be waiting.
+# Reports like these are what tell "Ray does not see my GPUs" (the total is short) apart from
+# "someone else holds them" (the total is right and nothing is free).
 #
 # The loop is bounded here, but slime's is not, on purpose (its comment, quoted below, says
 # why); its reports are what keep an unbounded wait from looking like a hang.
@@ -251,7 +254,7 @@ killed_at = time.monotonic()
 ray.kill(doomed, no_restart=True)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-half_the_work = ReferenceWait(10)  # a 10 s timer in a thread of its own, for the check
+ten_second_timer = ReferenceWait(10)  # for the check: a plain 10 s wait in a thread
 outcomes, ended_at = [], []
 for ref in calls:
     try:
@@ -273,7 +276,7 @@ assert outcomes == ["ActorDiedError"] * 3, f"every held call fails with ActorDie
 # beside the calls: every call ended before it woke (instants on one clock: ended_at counts
 # from the kill)
 ended_last = killed_at + max(ended_at)
-assert ended_last < half_the_work.started + half_the_work.seconds, (
+assert ended_last < ten_second_timer.started + ten_second_timer.seconds, (
     f"the callers learn at once, not after the 20 s of work: {ended_at}")
 assert after == "ActorDiedError", f"with no_restart=True the actor stays dead, got {after!r}"
 print("✓ the running call and the queued ones failed at once, and the actor stayed dead")
@@ -505,6 +508,15 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 #    within `timeout`, however late, is never killed;
 # 3. `stop()` returns at once mid-`interval`, and mid-round once the check or `kill` under
 #    way ends, leaving no thread.
+#
+# :::{dropdown} Hint: a sleep that `stop()` can end
+#
+# Wait out the `interval` with `self._stop.wait(interval)` on a `threading.Event`
+# (chapter 09) instead of `time.sleep`: it returns `True` at once when `stop()` sets the event,
+# and `False` after `interval` otherwise. Check the event between two engines too, so a stop
+# mid-round waits only for the check or `kill` under way; then `stop()` joins the thread.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -1013,15 +1025,19 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 #
 # The quotes follow slime's GPUs from start to end: reserved in one placement group (first
 # quote), matched to their bundles (second), released (third), and, for a rollout engine,
-# watched by the health monitor (fourth). The last quote is the shape of this chapter's first
-# round of health checks, and that round's numbers are what it costs slime: while one engine
-# was stuck in a 6 s call, its check waited the 6 s, reported it healthy, and checked the next
-# engine 6 s late. The
-# training actors (`slime/ray/actor_group.py`) and rollout engines (`slime/ray/rollout.py`)
-# are created with `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1` in their environment (with
-# the same switch for other accelerators, listed in `slime/ray/utils.py`), so slime, not Ray,
-# picks each one's device. The [source inventory](../book/reference/inventory.md)
+# watched by the health monitor (fourth). The [source inventory](../book/reference/inventory.md)
 # lists every use of Ray in slime.
+#
+# **What the monitor costs.** The last quote is the shape of this chapter's first round of
+# health checks, and that round's numbers are what it costs slime: while one engine was stuck
+# in a 6 s call, its check waited the 6 s, reported it healthy, and checked the next engine
+# 6 s late.
+#
+# **Who picks the device.** The first Predict's "try it" is slime's setting. The training
+# actors (`slime/ray/actor_group.py`) and rollout engines (`slime/ray/rollout.py`) are created
+# with `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1` in their environment, so slime, not
+# Ray, picks each one's device. Other accelerators have the same switch, listed in
+# `slime/ray/utils.py`.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
