@@ -338,7 +338,7 @@ def draw_clients():
     bad_lanes = ["malformed client", "oversized client", "truncated client"]
     fig = tl.plot("One server, four bad clients and a good one",
                   lanes=["server", "good client", *bad_lanes, "idle client"],
-                  meanings={"waiting": "listening / silent"})
+                  meanings={"running": "kept serving", "waiting": "listening / silent"})
     for row, lane in enumerate(bad_lanes, start=2):  # a diamond: these connections are slivers
         span = tl.spans_of(lane)[0]
         fig.axes[0].plot((span.start + span.end) / 2, row, marker="D", markersize=10,
@@ -383,8 +383,9 @@ fig = draw_clients()  # folded above, with the clients
 #
 # In the figure, each bar is a connection and each tick an event: the server's (`on_event=tl.mark`:
 # an accepted connection, a decision from the table, a close) or a reply the good client read.
-# Three bad connections last a few milliseconds, so a diamond marks each. Blue (`running`) is a
-# connection the server kept serving, orange (`failed`) one it closed on an error. Green
+# Three bad connections last a few milliseconds, so a diamond marks each. Blue (`running`,
+# "kept serving" in the key) is a connection the server kept serving, orange (`failed`) one it
+# closed on an error. Green
 # (`waiting`, "listening / silent" in the key) is the silent client, and the server lane: the
 # listening socket, which waits for connections while the handler tasks do the serving. The
 # good client's reply ticks go on after the last diamond.
