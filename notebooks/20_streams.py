@@ -518,7 +518,7 @@ def draw_drain_run():
     top.set_xlim(0, 1.3 * ms)
     top.set_xlabel("time since start (ms)")
     top.set_ylabel("MiB written")
-    top.set_title("The first milliseconds: each drain() returns at once")
+    top.set_title("The first milliseconds: megabytes go through before a drain() waits")
     top.grid(alpha=0.3)
     tl.plot("The whole run: then one drain() waits for the reader", ax=bottom, lanes=["client", "server"],
             meanings={"running": "writing / reading", "waiting": "drain waits / not reading"})
@@ -573,7 +573,9 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # first, then the transport's. The kernel's socket buffers on both sides take megabytes before
 # any byte stays in the transport (Linux grows its loopback TCP buffers up to
 # `net.ipv4.tcp_rmem` and `tcp_wmem`, so the amount depends on the machine). The top panel
-# shows them go through in the first few milliseconds, each `drain()` returning at once.
+# shows them go through in the first few milliseconds. A flat stretch in it, which some runs
+# draw, is a `drain()` that waited less than its 0.05 s, or a moment the client had no CPU;
+# it is not the drain the cell stops at.
 #
 # Then bytes pile up in the transport: past its high-water mark it calls `pause_writing()` on
 # its protocol, and `drain()` waits (the client's green bar: the 0.05 s of the drain that timed
