@@ -158,10 +158,17 @@ def chinese_alt(titles: list[str], states: list[str], title_words: dict[str, str
     names = [legend.get(s) or state_name(s, title_words, guide) for s in states]
     if states and all(names):
         colours = [guide.get(zhfigures.COLOUR_NAMES[s]) for s in states]
-        meaning = ("，".join(f"{c}表示{n}" for c, n in zip(colours, names, strict=True)) if all(colours)
+        # a name that starts with a Latin word (drain 等待) is set off by a space, as in the prose
+        meaning = ("，".join(f"{c}表示{' ' * _latin(n)}{n}" for c, n in zip(colours, names, strict=True))
+                   if all(colours)
                    else "颜色表示" + "、".join(names))
         parts.append(ZH_TIMELINE.format(states=meaning))
     return "".join(parts) or ZH_UNTITLED
+
+
+def _latin(text: str) -> bool:
+    """Whether ``text`` starts with a Latin letter or digit (Chinese then needs a space before it)."""
+    return bool(re.match(r"[A-Za-z0-9]", text))
 
 
 def state_name(state: str, title_words: dict[str, str], guide: dict[str, str]) -> str:
