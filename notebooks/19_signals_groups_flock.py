@@ -86,7 +86,8 @@ command = WORKER_MODULE + ["spawn-children", "2", "3"]
 parent = subprocess.Popen(command, stdout=subprocess.PIPE)
 _, parent_pid, *child_pids = read_line(parent.stdout, timeout=10).split()
 child_pids = [int(pid) for pid in child_pids]
-started_a = time.monotonic()  # started_a, killed_a, looked_a: for the next section's figure
+# started_a, killed_a, looked_a: three times for the next section's figure
+started_a = time.monotonic()
 
 parent.kill()
 parent.communicate(timeout=5)

@@ -553,7 +553,7 @@ print(f"a drain() first waited after {written_before / 2**20:.1f} MiB written "
       f"(high-water mark {high / 1024:.0f} KiB)")
 print(buffer_report(low))  # folded above
 earlier = (seen["pauses_before"] - 1) // 2
-print(f"pause/resume cycles before that drain: {earlier} (each let its drain return within 0.05 s)")
+print(f"short pause/resume cycles before that drain: {earlier}")
 fig = draw_drain_run()  # folded above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}

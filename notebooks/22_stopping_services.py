@@ -467,12 +467,16 @@ print("✓ jobs 0 and 1 finished, job 2 was cancelled when the budget ran out, s
 #    some had to be cancelled;
 # 6. leave no task of yours running.
 #
-# Start from `graceful_stop`, the measurement's handler: it lacks step 2's intake.
+# Start from `graceful_stop`, which lacks step 2's intake. Define any helper inside
+# `run_service`: only its source travels to the service's process.
 #
-# Only `run_service`'s own source travels to the service's process, so define any helper
-# inside `run_service`, not in a cell of its own. There the names `asyncio` and `signal` are
-# already imported, so `signal.SIGTERM` works without an import in this cell. If a job arrives
-# in the same loop turn as SIGTERM, SIGTERM wins: that job never starts.
+# :::{dropdown} Where it runs: `asyncio` and `signal` provided; SIGTERM wins a tie
+#
+# In the service's process the names `asyncio` and `signal` are already imported, so
+# `signal.SIGTERM` works without an import in this cell. If a job arrives in the same loop
+# turn as SIGTERM, SIGTERM wins: that job never starts.
+#
+# :::
 #
 # :::{dropdown} Hint: waiting for a job or the signal, whichever comes first
 #

@@ -531,14 +531,19 @@ print("✓ the slow-callback warning names the task that held the loop")
 # 1. every `poll` seconds, call `progress()`, which returns a number that changes whenever the
 #    service makes progress;
 # 2. when the number has not changed for `stall` seconds (by the clock, not by counting polls),
-#    append **one** report to `reports`, the string `format_all_stacks(loop)` returns, as it
-#    is. That function is imported at the top, and `loop` may be `None`. Its string holds every
-#    thread's stack, each under a `Thread 'name'` line, then every task of `loop` when one is
-#    given;
+#    append **one** report to `reports`: the string `format_all_stacks(loop)` returns, as it
+#    is (`loop` may be `None`);
 # 3. report once per stall: no second report until progress has resumed (to any other
 #    number) and stalled again;
 # 4. never stop or interrupt the program; return within a `poll` of `stop` (a
 #    `threading.Event`) being set, and report nothing after it.
+#
+# :::{dropdown} What `format_all_stacks(loop)` returns
+#
+# It is imported at the top. Its string holds every thread's stack, each under a
+# `Thread 'name'` line, then every task of `loop` when a loop is given.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
