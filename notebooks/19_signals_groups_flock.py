@@ -86,6 +86,7 @@ command = WORKER_MODULE + ["spawn-children", "2", "3"]
 parent = subprocess.Popen(command, stdout=subprocess.PIPE)
 _, parent_pid, *child_pids = read_line(parent.stdout, timeout=10).split()
 child_pids = [int(pid) for pid in child_pids]
+# started_a, killed_a, looked_a: three times for the next section's figure
 started_a = time.monotonic()
 
 parent.kill()
@@ -93,7 +94,7 @@ parent.communicate(timeout=5)
 killed_a = time.monotonic()
 time.sleep(0.1)
 running_now = [pid for pid in child_pids if running(pid)]
-looked_a = time.monotonic()  # when we looked: the figure's red ends here
+looked_a = time.monotonic()
 parents_now = set()
 for pid in running_now:
     try:
@@ -121,10 +122,9 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 # :::{dropdown} Why
 #
 # The SIGKILL went to one pid, the parent's, and nothing passes a signal on to a process's
-# children. When the parent died, its children were simply *re-parented*: adopted by pid 1
-# (on Linux, or by the nearest process that registered as a "subreaper"; on macOS, by
-# `launchd`, also pid 1). Look at the end of the printed line: both children still running,
-# their parent now pid 1. Had they held GPUs, ports or files,
+# children. When the parent died, its children were simply *re-parented*: adopted by another
+# process, usually pid 1, the first process of the system. Look at the end of the printed
+# line: both children still running, with a new parent. Had they held GPUs, ports or files,
 # those would still be held. We had to find them and kill them one by one. The orphans'
 # zombies are reaped by their new parent, not by us.
 #
@@ -134,9 +134,11 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 # ## Measure: which processes does one `killpg` reach?
 #
 # Every process belongs to a **process group**, whose id `os.getpgid(pid)` gives, and
-# `os.killpg(pgid, sig)` sends a signal to every process in a group. `Popen(...,
-# start_new_session=True)` runs the child in a new *session* (the child calls `setsid()`), and
-# a new session also starts a new process group, whose id is the child's own pid. The cell
+# `os.killpg(pgid, sig)` sends a signal to every process in a group. A *session* is a set of
+# process groups that share one controlling terminal: the terminal's Ctrl-C goes to one group
+# of its session. `Popen(..., start_new_session=True)` runs the child in a new session (the
+# child calls `setsid()`), which has no terminal at all, so a Ctrl-C typed in yours cannot
+# reach it; a new session also starts a new process group, whose id is the child's own pid. The cell
 # below starts the same `spawn-children` that way (`leader` is its `Popen`), prints the group
 # id of each process, and sends one SIGTERM with `os.killpg` to the group whose id is
 # `leader.pid`; `wait_until_gone(pids, timeout)`, folded with `running`, polls until none of
@@ -178,7 +180,8 @@ def draw_both_runs():
 
 
 # %% [markdown]
-# The leader starts its two children after it has its new group. Predict: which of the
+# Only the leader called `setsid()`; its two children were started by the leader, not by
+# `Popen`. Predict: are the children in the leader's group or in ours, and so which of the
 # three processes are still running after that one `killpg`?
 
 
@@ -211,8 +214,9 @@ draw_both_runs()  # both runs: the SIGKILL above, this killpg below
 #
 # The figure puts both runs on one time axis, from the moment the children were running, one
 # lane per process. Blue is a process running before the signal, grey from a signal to the
-# exit, red a child running on after its parent is gone. In the lower panel every lane turns
-# grey at the one `killpg` and ends soon after, long before the 0.1 s mark. In the upper
+# exit, red a child running on after its parent is gone. In the lower panel every lane ends
+# at the one `killpg`, long before the 0.1 s mark (its grey, from the signal to
+# the exit, is too short to see at this scale). In the upper
 # panel the children's lanes are red up to the moment the first cell looked, 0.1 s after the
 # kill; they were still running then, and left alone each would have slept its full 3 s.
 #
@@ -265,8 +269,8 @@ print("✓ process_group=0: a group of its own, in our session")
 # child; with `--forward` it installs a handler that sends SIGTERM and SIGINT on to the child,
 # then waits for the child. The child, `report-signals`, prints the signal it gets and exits
 # with 128 + its number. `wrap` reports its child's status the way a shell does: it exits
-# with 128 + N when its child was killed by signal N (143 for SIGTERM). In code: `Popen` gives
-# such a child the return code -N, and `128 - code` is 128 + N.
+# with 128 + N when its child was killed by signal N. In code: `Popen` gives such a child the
+# return code -N, and `128 - code` is 128 + N.
 #
 # Here is `wrap` with its forwarding handler, then the child's handler for both signals:
 
@@ -283,8 +287,10 @@ show_source(_cmd_report_signals, first="def report", last="os._exit(128 + signum
 # lines the two programs printed, each cut to its first two words (`first_words`). Without
 # forwarding, the cell only asks whether the child still runs; the folded check ends it.
 #
-# Predict: after SIGTERM, what return code does `Popen` see for the wrapper without
-# `--forward`, and what with it?
+# With `--forward`, the wrapper passes the signal on and exits with the child's status, 143
+# for SIGTERM (the cell prints it too). Predict the other half: after SIGTERM to a wrapper
+# *without* `--forward`, what return code does `Popen` see for it, and is its child still
+# running?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -440,8 +446,10 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 #
 # :::
 #
-# One fact for the exercise below: a group outlives its leader. While any member runs,
-# `os.killpg(leader.pid, ...)` still reaches it, even after the leader has been reaped.
+# Two facts for the exercise below. A group outlives its leader: while any member runs,
+# `os.killpg(leader.pid, ...)` still reaches it, even after the leader has been reaped. And a
+# signal a process ignores stays ignored in the children it starts, even after they exec
+# another program, so some members may shrug off SIGTERM from their first instruction.
 
 # %% [markdown]
 # ## Exercise 19.1 · Run a job with a time budget, and leave nothing behind

@@ -52,9 +52,10 @@ figure_style()
 # The server below records what each `await reader.read(1024)` returns until the client hangs
 # up. The client sends two newline-terminated messages with **one** `write`, pauses, then
 # sends a third message in **two** `write`s with a pause between them (`send_and_pause`,
-# folded: a write, then a short pause). The cells write down named moments with `tl.mark(...)` on a `Timeline`, the
-# course's stopwatch (chapter 01), and the check uses `tl.order(a, b)` to test that moment `a`
-# was marked before moment `b`.
+# folded: a write, then a wait until the server's `read` has returned, 2 s at most). The cells
+# write down named moments with `tl.mark(...)` on a `Timeline`, the course's stopwatch
+# (chapter 01), and the check uses `tl.order(a, b)` to test that moment `a` was marked before
+# moment `b`.
 #
 # Before running: how many reads does the server see, and what does each one hold?
 
@@ -132,8 +133,8 @@ print("✓ three messages arrived in three reads, and not one read is one messag
 # The first holds two, the next two hold halves of one. An empty `bytes` means the other side closed its end, which is
 # also the only reliable "no more data" signal.
 #
-# Each pause in `send_and_pause` lasted until the server's `read` had returned (2 s at most),
-# so a busy machine could not change the answer. One read per write is not a rule either: the cell below sends two messages in two writes with no pause, and the
+# Because each pause lasted until the server's `read` had returned, a busy machine could not
+# change the answer. One read per write is not a rule either: the cell below sends two messages in two writes with no pause, and the
 # server, which reads a moment later, gets both in one read.
 #
 # :::
@@ -188,21 +189,12 @@ print("✓ two writes arrived in one read")
 # header is 4 bytes, the payload length as a big-endian number: `int.from_bytes(header, "big")`
 # turns it back into the length (the cell below prints one).
 #
-# The server in this chapter is `FrameServer`, the course's echo server: it answers each frame
-# with `ok:` and the payload, and closes itself after 30 s whatever happens. Its knobs, each
-# met once in the chapter:
-#
-# | knob | default | what it changes |
-# |---|---|---|
-# | `framing` | `"length"` | `"line"`: frames end with a newline instead |
-# | `reply` | `ok:` + payload | a function from the payload to the reply |
-# | `reply_chunk`, `chunk_pause` | off | send each reply in pieces of this many bytes, with this pause |
-# | `max_frame`, `idle_timeout` | 64 KiB, 2 s | the largest frame it reads; how long a silent client may stay |
-# | `read_gate` | off | an `asyncio.Event`: read nothing until it is set |
-# | `on_event` | off | called with a short text for each server event (`tl.mark`) |
-#
-# Below, the echo server sends each reply in pieces of 3 bytes with a pause between them, the
-# worst case for a reader that trusts `read()`.
+# The server in this chapter is `FrameServer`, the course's echo server: it answers each
+# length-prefixed frame with `ok:` and the payload, and closes itself after 30 s whatever
+# happens. Each section sets the few keyword arguments it needs and says what they do. Below,
+# `reply_chunk=3, chunk_pause=0.01` make it send each reply in pieces of 3 bytes with a pause
+# between them, the worst case for a reader that trusts `read()`; `framing="line"` makes it
+# read and answer newline-terminated lines instead.
 
 # %%
 async def ask(server: FrameServer, request: bytes, read_reply) -> bytes:
@@ -267,14 +259,17 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # | a connection that sends nothing for `idle_timeout` | closes | a silent client must not hold a handler forever |
 #
 # Below, one server meets four bad clients, one per row of the table, and one good client.
+# `FrameServer(max_frame=100, idle_timeout=0.3, on_event=tl.mark)` sets the table's two
+# limits (100 bytes, 0.3 s of silence) and marks each server event on the timeline.
 # `good_client` sends numbered frames and reads each reply until the server has dealt with
 # every bad client, then once more; `bad_client(server, kind, delay)` connects after `delay`
 # seconds and sends a malformed, an oversized or a truncated frame, or nothing at all (`kind`
 # says which).
 #
-# Predict: all five clients share one server, and one event loop. While the server deals
-# with the bad clients, does the good client get every reply, in order, or do its replies
-# stall or fail?
+# All five clients share one server and one event loop, and each connection has a handler
+# task of its own (chapter 03), so the good client should keep being served. Predict how long
+# it keeps asking: it pauses 0.02 s between requests and stops once the server has dealt with
+# every bad client. About how many replies does it get: about 5, about 15, or about 100?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the clients"}
 # The clients: one good client that keeps asking, four bad ones; each draws its lane.
@@ -376,6 +371,10 @@ fig = draw_clients()  # folded above, with the clients
 # handlers share one event loop, but none of them blocks it: each waits on its own socket,
 # so a silent client costs the others nothing while it is waited for.
 #
+# The last bad client the server deals with is the silent one: it connects at 0.02 s and is
+# cut off 0.3 s later. Until then the good client asks every 0.02 s or so, which makes about
+# fifteen replies, all in order.
+#
 # In the server's counts, `frames` are the whole frames it read and `replies` the normal
 # answers among them; `clean eof` counts the connections that ended between two frames. The
 # good client pauses 0.02 s between requests, far below the 0.3 s idle timeout, so the idle
@@ -415,7 +414,8 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # which it fills while the server's program reads nothing. This chapter does not set their
 # sizes; the kernel picks them.
 #
-# Below, the server accepts the connection but reads nothing until we set `gate`. The client
+# Below, the server accepts the connection but reads nothing until we set `gate`
+# (`read_gate=gate`), and answers each frame with its length (`reply=`). The client
 # writes 64 KiB frames, each followed by a `drain()` given 0.05 s, and stops at the first one
 # that does not return in time. Then it lets the server start reading 0.3 s later and drains
 # once more. `watch_flow(writer)` (folded) only takes notes for the figure: each write, each
@@ -432,6 +432,8 @@ gate = asyncio.Event()
 chunk = encode_frame(b"x" * 65536)  # one 64 KiB frame
 flow: list[tuple[str, int, str]] = []  # (pause or resume, transport buffer size then, timeline mark)
 sent: list[tuple[float, int]] = [(0.0, 0)]  # (seconds since tl.t0, bytes handed to write() so far)
+# pauses_before: how many pause/resume calls the transport had made when the drain that
+# waited began; the last of them is that drain's pause, any before it are earlier short cycles
 seen = {"written": 0, "blocked_at": None, "pauses_before": 0, "buffered": 0, "limits": None}
 
 
@@ -550,6 +552,8 @@ written_before = seen["written"]  # counted by watch_flow, the last frame includ
 print(f"a drain() first waited after {written_before / 2**20:.1f} MiB written "
       f"(high-water mark {high / 1024:.0f} KiB)")
 print(buffer_report(low))  # folded above
+earlier = (seen["pauses_before"] - 1) // 2
+print(f"short pause/resume cycles before that drain: {earlier}")
 fig = draw_drain_run()  # folded above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -573,9 +577,11 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # first, then the transport's. The kernel's socket buffers on both sides take megabytes before
 # any byte stays in the transport (Linux grows its loopback TCP buffers up to
 # `net.ipv4.tcp_rmem` and `tcp_wmem`, so the amount depends on the machine). The top panel
-# shows them go through in the first few milliseconds. A flat stretch in it, which some runs
-# draw, is a `drain()` that waited less than its 0.05 s, or a moment the client had no CPU;
-# it is not the drain the cell stops at.
+# shows them go through in the first few milliseconds. On the way the transport may pause and
+# resume the writer a few times, while the kernel's buffers grow: a `drain()` that meets such a
+# pause waits until the resume, under the 0.05 s the cell allows, and the loop goes on. The
+# printed count says how many such cycles this run had; each can draw a flat stretch in the
+# top panel. The dashed `pause` line is the one the cell stops at.
 #
 # Then bytes pile up in the transport: past its high-water mark it calls `pause_writing()` on
 # its protocol, and `drain()` waits (the client's green bar: the 0.05 s of the drain that timed
@@ -1136,13 +1142,15 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # so these are its nearest sites. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).
 #
-# The adapter's caller, `_run_turn` in `slime/agent/adapters/common.py` (not quoted here),
-# sends the response before it records the turn. It awaits the adapter's `_respond`, which for
-# a streamed reply is `_render_stream` (the last quote), inside a `try` whose
-# `except (ConnectionResetError, asyncio.CancelledError)` logs that the client disconnected and
-# answers 499 (a cancel is raised again) without recording the turn. Only after `_respond` has
-# returned is the turn recorded, so that (its comment says) a turn the client never received is
-# not recorded. What does a write that returned tell it? Below, `render_stream` has the
+# **The question for slime.** slime's agent adapter records a turn only after it has written
+# the streamed reply, so that (its comment says) a turn the client never received is not
+# recorded. Does a write that returned tell it that the client received the reply?
+#
+# The call chain: `_run_turn` in `slime/agent/adapters/common.py` (not quoted here) awaits the
+# adapter's `_respond`, which for a streamed reply is `_render_stream` (the last quote), and
+# records the turn only once `_respond` has returned. If a write fails with
+# `ConnectionResetError`, or the request is cancelled, it logs that the client disconnected,
+# answers 499 (a cancel is raised again) and records nothing. Below, `render_stream` has the
 # shape of `_render_stream`: a start event, three events per content block, two
 # closing events, each one written and awaited (we await `drain()` after every `write`, which
 # waits at least as often as aiohttp's `write`). It serves one response of three blocks (8,000

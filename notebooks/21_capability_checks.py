@@ -40,8 +40,8 @@ figure_style()
 # ## Eight ways to hand over a score
 #
 # Each callable below takes a sample and, one way or another, produces a score. Think of them
-# as eight hooks a user could plug into a rollout; the dictionary after them numbers them
-# `hook_1` to `hook_8`. Something you can `await` is {term}`awaitable`.
+# as eight hooks a user could plug into a rollout; the dictionary after them names each hook
+# by how it is written. Something you can `await` is {term}`awaitable`.
 
 # %%
 async def score_async(sample: str) -> float:
@@ -89,14 +89,14 @@ async def score_stream(sample: str) -> AsyncIterator[float]:
 
 # %%
 hooks = {
-    "hook_1": score_async,
-    "hook_2": functools.partial(score_async),
-    "hook_3": score_later,
-    "hook_4": ScoreClient(),
-    "hook_5": score_scheduled,
-    "hook_6": score_ready,
-    "hook_7": score_plain,
-    "hook_8": score_stream,
+    "score_async": score_async,
+    "partial(score_async)": functools.partial(score_async),
+    "score_later": score_later,
+    "ScoreClient()": ScoreClient(),
+    "score_scheduled": score_scheduled,
+    "score_ready": score_ready,
+    "score_plain": score_plain,
+    "score_stream": score_stream,
 }
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helper"}
@@ -115,19 +115,20 @@ async def settle(result) -> None:
 # `settle` (folded above) then runs or closes what the call returned. Copy this table and
 # fill in its two empty columns:
 #
-# | hook | defined as | `iscoroutinefunction`? | call awaitable? |
-# |---|---|---|---|
-# | `hook_1` | `score_async` | | |
-# | `hook_2` | `functools.partial(score_async)` | | |
-# | `hook_3` | `score_later` | | |
-# | `hook_4` | `ScoreClient()` | | |
-# | `hook_5` | `score_scheduled` | | |
-# | `hook_6` | `score_ready` | | |
-# | `hook_7` | `score_plain` | | |
-# | `hook_8` | `score_stream` | | |
+# | hook | `iscoroutinefunction`? | call awaitable? |
+# |---|---|---|
+# | `score_async` | | |
+# | `functools.partial(score_async)` | | |
+# | `score_later` | | |
+# | `ScoreClient()` | | |
+# | `score_scheduled` | | |
+# | `score_ready` | | |
+# | `score_plain` | | |
+# | `score_stream` | | |
 #
 # One fact you need: `iscoroutinefunction` looks through `functools.partial` and bound methods
-# to the function inside. Before running the cell: for each hook, what does
+# to the function inside (an object with an async `__call__` is neither). Before running the
+# cell: for each hook, what does
 # `iscoroutinefunction` say, and does calling it give something you can `await`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -138,25 +139,17 @@ for name, hook in hooks.items():
     rows[name] = (inspect.iscoroutinefunction(hook), awaitable, type(result).__name__)
     await settle(result)
 
-def defined_as(hook) -> str:
-    """The name the hook was defined under, for the table."""
-    if isinstance(hook, functools.partial):
-        return f"partial({hook.func.__name__})"
-    return getattr(hook, "__name__", f"{type(hook).__name__}()")
-
-
-print(f"{'hook':<8} {'defined as':<20} {'iscoroutinefunction':<20}",
-      f"{'awaitable':<10} returns")
+print(f"{'hook':<21} {'iscoroutinefunction':<20} {'awaitable':<10} returns")
 for name, (is_coro_fn, awaitable, kind) in rows.items():
-    defined = defined_as(hooks[name])
-    print(f"{name:<8} {defined:<20} {is_coro_fn!s:<20} {awaitable!s:<10} {kind}")
+    print(f"{name:<21} {is_coro_fn!s:<20} {awaitable!s:<10} {kind}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: iscoroutinefunction-misses-awaitable-results
 disagree = [name for name, (is_coro_fn, awaitable, _) in rows.items() if is_coro_fn != awaitable]
-# hook_3 returns a coroutine, hook_4 has an async __call__, hook_5 returns a Task, hook_6 an __await__ object
-assert disagree == ["hook_3", "hook_4", "hook_5", "hook_6"], f"iscoroutinefunction and isawaitable disagree on: {disagree}"
-assert rows["hook_8"][:2] == (False, False), "the async generator function: async, yet neither check says so"
+# a coroutine returned, an async __call__, a Task returned, an __await__ object returned
+assert disagree == ["score_later", "ScoreClient()", "score_scheduled", "score_ready"], (
+    f"iscoroutinefunction and isawaitable disagree on: {disagree}")
+assert rows["score_stream"][:2] == (False, False), "the async generator function: async, yet neither check says so"
 print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the async generator")
 
 # %% [markdown]
@@ -166,8 +159,9 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # an `async def` (seen through `functools.partial` and bound methods)? It cannot see through a
 # plain function that happens to return a coroutine, a Task or any object with `__await__`,
 # nor through a callable object. Look at the table for the rows where its two columns
-# disagree: four of the eight hooks (3 to 6) return something awaitable while
-# `iscoroutinefunction` says no, and the async generator function (`hook_8`) is async yet
+# disagree: four of the eight hooks (`score_later` to `score_ready`) return something
+# awaitable while `iscoroutinefunction` says no, and the async generator function
+# (`score_stream`) is async yet
 # gives nothing to await (you
 # `async for` over it). The question "must I await this?" is about the **result**,
 # and only `inspect.isawaitable(result)` answers it.
@@ -178,8 +172,8 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 #
 # The abstract base classes in `collections.abc` (`Awaitable`, `Coroutine`, `AsyncIterator`)
 # can be asked with `isinstance`. The cell below asks them, then `inspect.iscoroutine` and
-# `inspect.isawaitable`, of five objects, one question a column: `ReadyScore` (what the sixth
-# hook returns), a coroutine, a `Task`, an async generator, and `old_style(0.5)`. That last one
+# `inspect.isawaitable`, of five objects, one question a column: `ReadyScore` (what
+# `score_ready` returns), a coroutine, a `Task`, an async generator, and `old_style(0.5)`. That last one
 # is a coroutine written the way it was before `async def`: a generator function decorated with
 # `types.coroutine` (folded; you meet it only in old code, and `await` still accepts it).
 
@@ -194,13 +188,16 @@ def old_style(value: float):
 
 
 # %% [markdown]
-# Two facts decide the first two columns. `Awaitable` checks for one method, `__await__`;
-# `Coroutine` checks for `__await__` and also `send`, `throw` and `close`, the methods that
-# drive a coroutine step by step. An ordinary generator, such as the one `old_style` returns,
-# has `send`, `throw` and `close` but no `__await__`.
+# Three facts decide the row. `Awaitable` checks for one method, `__await__`; `Coroutine`
+# checks for `__await__` and also `send`, `throw` and `close`, the methods that drive a
+# coroutine step by step. An ordinary generator, such as the one `old_style` returns, has
+# `send`, `throw` and `close` but no `__await__`; what `types.coroutine` adds is a flag on the
+# generator's code, which `await` reads. And `inspect.iscoroutine` is true only for what an
+# `async def` made, while `inspect.isawaitable` accepts anything `Awaitable` and also reads
+# that flag.
 #
 # **Predict.** `await` accepts what `old_style(0.5)` returns. Which of the five checks say
-# `True` for it?
+# `True` for it, and so which one can a program trust to say "await this"?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ready, coro, old = ReadyScore(0.5), score_async("x"), old_style(0.5)
@@ -238,8 +235,7 @@ print("✓ ReadyScore and a Task are Awaitable; the generator-based coroutine on
 # `Awaitable`, and only the coroutine is a `Coroutine`. The `types.coroutine` row is where the
 # classes and `await` part: `await` accepts that generator (the check cell awaits it), yet it
 # has no `__await__`, so `Awaitable` and `Coroutine` both say `False`. Only
-# `inspect.isawaitable`, which also reads the flag `types.coroutine` sets on the generator's
-# code, says `True` on every row that `await` accepts.
+# `inspect.isawaitable`, which reads the flag, says `True` on every row that `await` accepts.
 #
 # :::
 #
@@ -456,7 +452,9 @@ fig = draw_spans()  # the plotting code's fold: the four lanes of the timeline
 # object, so its span closes **before any of the body has run**: in the figure the simple
 # span is a sliver at the start, while the async-aware span contains the body. The green bar is
 # the async-aware span (legend "tracer's span"; the simple span is too short for a bar, so a
-# diamond marks it) and the blue bars the bodies. The simple span sits at the call, and its body starts only
+# diamond marks it) and the blue bars the bodies. The time axis starts when `tl` was made, a
+# cell before the calls, so the diamond sits a little after 0. The simple span sits at the
+# call, and its body starts only
 # once `gather` awaits the coroutine. The answer's printed line shows the second damage:
 # `functools.wraps` copies the name and docstring, yet `iscoroutinefunction` of the simple
 # wrapper is `False` (the async-aware one's is `True`), so any extension point that

@@ -126,29 +126,33 @@ print("✓ SIGTERM's default action ended the service; no job printed anything a
 # with a callback that the event loop runs as an ordinary callback, between two task steps.
 # Inside it any asyncio call is allowed. A `signal.signal` handler is different: it can run
 # between any two bytecodes of the main thread, in the middle of the loop's own code. With
-# `--on-sigterm cancel` the service installs such a callback. In this excerpt `main` is the service's own task
-# (`asyncio.current_task()`, taken at the top of `_serve`) and `stopped_by_sigterm` a list that
-# records where the stop came from:
+# `--on-sigterm cancel` the service installs such a callback. In this excerpt `main` is the
+# service's own task (`asyncio.current_task()`, taken at the top of `_serve`) and
+# `stopped_by_sigterm` a list that records where the stop came from:
 
 # %% tags=["remove-input"]
 show_source(_serve, first="def cancel_main", last="loop.add_signal_handler")
 
 # %% [markdown]
 # The cancellation reaches the main task at its `await`; what the main task does then is
-# the service's own choice. This service's main task starts a task per job (`running`) and
-# awaits them all; its `except` branch is what runs when the cancel arrives:
+# the service's own choice. This service's main task starts a task per job (`running`), fed by
+# `feeder`, a task that puts the jobs into the queue `intake` as they arrive, and awaits them
+# all; its `except` branch is what runs when the cancel arrives:
 
 # %% tags=["remove-input"]
 show_source(_serve, first="try:", last="raise  # Ctrl-C")
 
 # %% [markdown]
-# **Predict.** Job 0 needs only 0.05 s of work, and the signal comes right after it started.
-# Does job 0 get to print `done`?
+# **Predict.** The branch cancels every job, so none of them prints `done`. The question is
+# time: the branch then waits with `timeout=2`, and each cancelled job spends 0.02 s on
+# cleanup. About how long after the signal does the service print its last line
+# (`returned 143`): 0.02 s, 0.05 s (job 0's whole work), or 2 s?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_cancel, events_cancel, sent_cancel = stop_service(
     ["serve", JOBS, "--on-sigterm", "cancel"], signal.SIGTERM, started=3)
 print("exit status:", code_cancel, "· events:", names(events_cancel))
+print(f"the last line, after the signal: {events_cancel[-1][2] - sent_cancel:.2f} s")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: sigterm-handler-runs-cleanup
@@ -164,10 +168,12 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # The main task's `except asyncio.CancelledError` stops `feeder`, the task that fills the intake
 # queue, cancels every `running` job, waits at most 2 s for their cleanup,
 # prints `main-cancelled` and returns 128 + 15 = 143, the status a shell shows for "ended by
-# SIGTERM". So every job is cancelled the moment the signal arrives, whatever work it still
-# has: jobs 0 and 1 needed 0.05 s and 0.1 s and were cancelled anyway. Every job did run its
-# cleanup, and the service reports the stop in its exit status. Cancelling at once is safe,
-# not yet polite; the exercise adds the missing step.
+# SIGTERM". `asyncio.wait` returns as soon as every task it waits for has ended (chapter 04),
+# so the 2 s is only a bound: the service ended a few hundredths of a second after the
+# signal, one 0.02 s cleanup plus the signal's delivery and the exit. So every job is cancelled the moment the signal arrives, whatever work it still has: jobs 0
+# and 1 needed 0.05 s and 0.1 s and were cancelled anyway. Every job did run its cleanup, and
+# the service reports the stop in its exit status. Cancelling at once is safe, not yet polite;
+# the exercise adds the missing step.
 #
 # :::
 
@@ -178,8 +184,9 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # SIGINT handler raises `KeyboardInterrupt` in the main thread wherever it happens to be,
 # which in an asyncio program is often inside the event loop's own code. The service below
 # has no SIGINT handler of its own, and runs under `asyncio.run`. If a `KeyboardInterrupt`
-# reaches its top level, its last line names the code that raised it. Predict: do its jobs
-# get to run their cleanup (a `cancelled N` line each)?
+# reaches its top level, the service prints one last line naming the code that raised it:
+# `interrupt-from-asyncio.run` or `interrupt-from-signal-handler`. Predict: do its jobs get to
+# run their cleanup (a `cancelled N` line each)?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_int, events_int, sent_int = stop_service(["serve", JOBS], signal.SIGINT, started=3)
@@ -395,8 +402,7 @@ code_graceful, events_graceful, sent_graceful = run_as_service(
 print("exit status:", code_graceful, "· events:", names(events_graceful))
 job2_last = [t for kind, n, t in events_graceful if n == 2][-1] - sent_graceful
 print(f"job 2's last line, after the signal: {job2_last:.2f} s")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer's figure: the three stops"}
+# the figure: the three SIGTERM runs on one timeline (draw_three_stops is folded above)
 RUNS = (("SIGTERM, default", events_default, sent_default),
         ("SIGTERM → cancel", events_cancel, sent_cancel),
         ("graceful, 0.5 s", events_graceful, sent_graceful))
@@ -461,13 +467,14 @@ print("✓ jobs 0 and 1 finished, job 2 was cancelled when the budget ran out, s
 #    some had to be cancelled;
 # 6. leave no task of yours running.
 #
-# Start from `graceful_stop`, the measurement's handler: it lacks step 2's intake.
+# Start from `graceful_stop`, which lacks step 2's intake. Define any helper inside
+# `run_service`: only its source travels to the service's process.
 #
-# :::{dropdown} Where it runs: helpers inside, `signal` provided
+# :::{dropdown} Where it runs: `asyncio` and `signal` provided; SIGTERM wins a tie
 #
-# Only `run_service`'s own source travels to the service's process, so define any helper
-# inside `run_service`, not in a cell of its own. There the names `asyncio` and `signal` are
-# already imported, so `signal.SIGTERM` works without an import in this cell.
+# In the service's process the names `asyncio` and `signal` are already imported, so
+# `signal.SIGTERM` works without an import in this cell. If a job arrives in the same loop
+# turn as SIGTERM, SIGTERM wins: that job never starts.
 #
 # :::
 #

@@ -18,7 +18,7 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 60 minutes
+# about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -237,15 +237,16 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 #   cells below use `faulthandler`, which needs none.
 #
 # `frozen` starts two threads that deadlock: `take_a_then_b` holds lock A and waits for lock B,
-# `take_b_then_a` holds B and waits for A.
-# The `5` bounds the child's run to 5 s at most. With
-# `--register` it first asks `faulthandler` to dump every thread's stack on SIGUSR1
-# (the course function's real source):
+# `take_b_then_a` holds B and waits for A. The `5` bounds the child's run to 5 s at most. With
+# `--register` it first asks `faulthandler` to dump every thread's stack on SIGUSR1. The
+# course's real source, the registration and one of the two threads (the other is its mirror
+# image; `_meet` and `parked` only make sure both hold their first lock before we look):
 
 # %% tags=["remove-input"]
-from lab_snippets.hangs import _cmd_frozen
+from lab_snippets.hangs import _cmd_frozen, take_a_then_b
 
-show_source(_cmd_frozen, first="if args.register", last="take_b_then_a(")
+show_source(_cmd_frozen, first="if args.register", last="faulthandler.register(")
+show_source(take_a_then_b, first="with a:", last="b.acquire()")
 
 # %% [markdown]
 # `HANGS` is the command that starts the course's hang module (`python -m lab_snippets.hangs`).
@@ -332,12 +333,10 @@ print("✓ the dump showed both deadlocked threads, and the process went on runn
 # :::{dropdown} Why
 #
 # SIGUSR1's default action kills the process; `faulthandler.register` replaces that action with
-# one that writes the dump and returns, so the threads go back to what they were doing. Look at
-# the last line: exit status 0, and `gave-up` printed after the dump. `frozen` gives up and
-# exits when its stdin closes (or after its 5 s), and our `communicate()` closed it, so the
-# process lived on after the dump until we ended it. Before that it carried on, still
-# deadlocked, and the dump names both threads' functions and lines (`take_a_then_b` stuck in
-# `b.acquire()`, `take_b_then_a` in `a.acquire()`). The dump reached us within milliseconds of
+# one that writes the dump and returns. In order: the dump named both threads' functions and
+# lines (`take_a_then_b` stuck in `b.acquire()`, `take_b_then_a` in `a.acquire()`); the
+# threads went back to their deadlock; our `communicate()` closed the child's stdin; `frozen`
+# printed `gave-up` and exited with status 0, the last printed line. The dump reached us within milliseconds of
 # the signal, read through a pipe, so the dump itself took at most that: cheap enough to take
 # from a live service. Register it early, in every long-running service: it costs nothing
 # until the signal comes.
@@ -532,13 +531,19 @@ print("✓ the slow-callback warning names the task that held the loop")
 # 1. every `poll` seconds, call `progress()`, which returns a number that changes whenever the
 #    service makes progress;
 # 2. when the number has not changed for `stall` seconds (by the clock, not by counting polls),
-#    append **one** report to `reports`:
-#    `format_all_stacks(loop)` (every thread's stack, and every task of `loop` when one is
-#    given);
+#    append **one** report to `reports`: the string `format_all_stacks(loop)` returns, as it
+#    is (`loop` may be `None`);
 # 3. report once per stall: no second report until progress has resumed (to any other
 #    number) and stalled again;
 # 4. never stop or interrupt the program; return within a `poll` of `stop` (a
 #    `threading.Event`) being set, and report nothing after it.
+#
+# :::{dropdown} What `format_all_stacks(loop)` returns
+#
+# It is imported at the top. Its string holds every thread's stack, each under a
+# `Thread 'name'` line, then every task of `loop` when a loop is given.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #

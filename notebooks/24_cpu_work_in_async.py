@@ -157,10 +157,10 @@ else:
 # but only once every few switch intervals: the heartbeat figure further down shows how seldom.
 #
 # Is the work faster? No. The scoring is the same Python code under the same GIL, so in a thread
-# it takes about as long as on the loop at best, and often longer (compare the first line with
-# the large text's line in the first section): each time the loop's thread takes its turn the
-# scoring stops, and each handover of the GIL waits for the operating system to wake the other
-# thread, a wait that grows when the machine is busy.
+# it takes about as long as on the loop (compare the first line with the large text's line in
+# the first section: the two are close), and on a busy machine longer: each time the loop's
+# thread takes its turn the scoring stops, and each handover of the GIL waits for the operating
+# system to wake the other thread, a wait that grows when the machine is busy.
 #
 # The same turns explain the second line: two calls in two threads took at least as long as
 # their CPU times added up. The wall time can be well over that sum, because it also counts the moments when
@@ -168,8 +168,11 @@ else:
 # processes had the CPUs. `to_thread` moves the *waiting* off the loop; it does not add CPU. For
 # throughput, scoring needs other processes.
 #
-# Going further: the longest gap can still be a few switch intervals, as the printed line
-# shows, because one heartbeat wake-up may need the GIL more than once (to come back from
+# :::
+#
+# :::{dropdown} Going further: why the gap is a few switch intervals, and free-threaded builds
+#
+# The longest gap can still be a few switch intervals, as the printed line shows, because one heartbeat wake-up may need the GIL more than once (to come back from
 # waiting on its selector, then to run the callback), and each time the scoring thread may hold
 # it for up to an interval. Python 3.13 and 3.14 also come as a separate "free-threaded" build
 # (`python3.13t`, PEP 703) that can run without the GIL; `sys._is_gil_enabled()` (3.13+) tells
@@ -209,11 +212,13 @@ async def two_calls(pool) -> tuple[float, float, set]:
 
 # %% [markdown]
 # First the parallelism: two `burn(300)` calls at once, in two threads and in two processes.
-# Each `burn` notes when it was executing, as in chapter 12. The answer's first column is the
-# share of the time during which **both** calls were executing at the same instant. The second
-# is how many CPUs the two calls used on average (CPU seconds per second of wall time). Each
-# pair runs three times, threads and processes taking turns, and the answer shows the best of
-# three. Predict, for each row: were the two calls ever executing at the same instant?
+# Each `burn` notes when it was executing, as in chapter 12. For each pair the answer prints
+# two numbers: the share of the time during which **both** calls were executing at the same
+# instant, and how many CPUs the two calls kept busy on average. Each pair runs three times,
+# threads and processes taking turns, and the answer shows the best of three. The threads'
+# row holds no surprise after the `to_thread` section: under the GIL one runs at a time.
+# Predict the processes' row: can their share be above zero, which the GIL rules out for
+# threads, and how close to 2 CPUs busy can two processes come on a machine with two CPUs?
 
 # %% tags=["remove-cell", "needs-cores"]
 # Not shown: a first, plain run of CPU seconds per second (the exercise's grading runs this cell
@@ -264,7 +269,7 @@ for kind, runs in side_by_side.items():
     both = max(r["both"] for r in runs)  # best of three
     cpu = max(r["cpu"] for r in runs)
     print(f"{kind:<14} both executing at once: {both:4.0%} of the time",
-          f"· {cpu:.2f} CPU seconds per second")
+          f"· {cpu:.2f} CPUs busy on average (CPU seconds per second)")
 print("load average of this machine meanwhile:",
       f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
@@ -371,10 +376,10 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # times the work itself: you pay for the trip, not the scoring. For large texts the trip is a
 # small extra on top of the work. The crossover, where the trip costs as much as the work, is
 # the last line of the answer (from the 10-character trip; a longer text's trip is a little
-# more, so the real crossover comes a little later). Where to route is a judgement above that
-# line, since near it a pool call still costs about twice the work: the exercise's visible test
-# sends texts of 1,000 characters and up to the pool, and keeps shorter ones, each holding the
-# loop for less than the 1,000-character row's time on the loop, on the loop. The crossover
+# more, so the real crossover comes a little later). Route well above the crossover: near it a
+# pool call still costs about twice the work. The exercise's visible test draws the line at
+# 1,000 characters: shorter texts stay on the loop, each holding it for less than the
+# 1,000-character row's time on the loop, and longer ones go to the pool. The crossover
 # belongs to this scorer on this machine: another scorer, with another cost per character, has
 # its own.
 #
@@ -887,7 +892,7 @@ show_call_site("24")
 show_call_site("24b")
 
 # %% [markdown]
-# What it would cost, run on this chapter's model: a reward coroutine that wraps its scoring in
+# The run, on this chapter's model: a reward coroutine that wraps its scoring in
 # `alarm_timeout` and turns any exception into DAPO's score for a wrong answer, -1.0. It runs on
 # an event loop in a daemon thread, where slime runs its rollout (chapter 13), and scores a text
 # that deserves 1.0.
