@@ -206,10 +206,6 @@ print("✓ the Task's body started only when the caller suspended")
 # caller does 0.05 s of busy work of its own: a loop in plain Python, with no `await` in it.
 # `awaited_late` is awaited after that busy work. Each body writes to `order` when it starts.
 #
-# You know from the section above that a Task's body starts only when the caller suspends.
-# One more fact decides this run: `await` on a coroutine object runs its body at once, in the
-# caller, like a function call, until the body reaches a real wait (here its sleep).
-#
 # Predict: of `awaited_late` and `as_task`, which body starts first, and does either of them
 # start during the caller's busy work?
 
@@ -247,16 +243,20 @@ print("✓ neither body started during the busy work, and `awaited_late` started
 # :::{dropdown} Why
 #
 # The Task was created first, yet `awaited_late` started first, and neither started during
-# the busy work. `await awaited_late` runs its body at once, in the caller; the loop gets its
-# first turn only when that body suspends in its sleep. The Task's body
+# the busy work. Two facts decide this run. The section above showed the first: a Task's body
+# starts only when the caller suspends. The second: `await` on a coroutine object runs its
+# body at once, in the caller, like a function call, until the body reaches a real wait. So
+# after the busy work the loop gets its first turn only when `awaited_late`'s body suspends in
+# its sleep. The Task's body
 # can start only when the loop gets a turn, and the busy work gave it none: the Task waited
 # for the caller's busy work, and then for `awaited_late`. Chapter 02 finds out exactly
 # where the loop gets its turn.
 #
 # :::
 #
-# To see this run on a clock, the folded cells below repeat it with `Timeline`, the course's
-# stopwatch (the [reading guide](../book/reading_guide.md) shows its charts): each
+# To see this run on a clock, the cells below repeat it with `Timeline`, the course's
+# stopwatch (the [reading guide](../book/reading_guide.md) shows its charts; here their code
+# is folded and the figure stays in view): each
 # `with tl.span(...)` block becomes one bar, and each lane is named after the variable that
 # holds the object. Each body now also spins for 0.005 s before its sleep, so that its start
 # shows as a bar. Red marks code that holds the loop, the caller's busy work and each body's
@@ -282,7 +282,7 @@ def draw_three_bodies() -> None:
             meanings={"waiting": "suspended in await", "blocked": "holding the loop"})
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the same run, with the stopwatch"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same run, with the stopwatch"}
 tl = Timeline()
 first = timed_body("first")
 awaited_late = timed_body("awaited_late")

@@ -205,7 +205,8 @@ async def post_then_read(client: httpx.AsyncClient, url: str, counter: dict[str,
     body = await response.aread()
     after_read = counter["turns"]
     await response.aclose()
-    return after_request - before, after_read - after_request, len(body)
+    return {"turns during the request": after_request - before,
+            "turns during aread()": after_read - after_request, "body bytes": len(body)}
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -219,17 +220,20 @@ async with LatencyServer(latency=0.05, body=b"x" * 100_000) as server:
         finally:
             stop.set()
             await watcher
-for kind, (during_request, during_read, _size) in [("plain post", plain),
-                                                   ("streaming", streamed)]:
-    print(f"{kind:10}  bystander turns during aread(): {during_read}",
-          f"  (it ran while the request waited: {during_request > 0})")
+for kind, turns in [("plain post", plain), ("streaming", streamed)]:
+    ran_while_waiting = turns["turns during the request"] > 0
+    print(f"{kind:10}  bystander turns during aread(): {turns['turns during aread()']}",
+          f"  (it ran while the request waited: {ran_while_waiting})")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: read-after-post-does-not-suspend
-assert plain[0] > 0 and streamed[0] > 0, "waiting for the server gave the bystander turns in both cases"
-assert plain[1] == 0, "after a non-streaming post, aread() returned the stored body without suspending"
-assert streamed[1] > 0, "a streaming response's aread() read through the connection and suspended"
-assert plain[2] == streamed[2] == 100_000, "both read the whole body"
+assert plain["turns during the request"] > 0 and streamed["turns during the request"] > 0, (
+    "waiting for the server gave the bystander turns in both cases")
+assert plain["turns during aread()"] == 0, (
+    "after a non-streaming post, aread() returned the stored body without suspending")
+assert streamed["turns during aread()"] > 0, (
+    "a streaming response's aread() read through the connection and suspended")
+assert plain["body bytes"] == streamed["body bytes"] == 100_000, "both read the whole body"
 print("✓ after a plain post, aread() did not suspend; a streaming one's aread() did")
 
 # %% [markdown]
@@ -288,7 +292,8 @@ def draw_two_waits(tl: Timeline, watch: LoopWatch) -> None:
     tl.spans[:] = [dataclasses.replace(s, state=state_of(s)) for s in tl.spans]
     watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
     tl.plot("Two waits of 0.15 s and the event loop's heartbeat",
-            lanes=["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine", "event loop heartbeat"])
+            lanes=["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine", "event loop heartbeat"],
+            meanings={"running": "answering its heartbeat on time"})
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -373,12 +378,7 @@ async def three_short_blocks() -> None:
         await asyncio.sleep(0)
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-with slow_callback_log(threshold=0.08) as warnings_logged:
-    await asyncio.create_task(wait_with_asyncio_sleep(WAIT))
-    await asyncio.create_task(wait_with_time_sleep(WAIT))
-    await asyncio.create_task(three_short_blocks())
-
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show shorten(), which trims each warning to the coroutine's name"}
 import re
 
 
@@ -390,8 +390,14 @@ def shorten(message: str) -> str:
     return name + " " + message[message.rfind("took"):]
 
 
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+with slow_callback_log(threshold=0.08) as warnings_logged:
+    await asyncio.create_task(wait_with_asyncio_sleep(WAIT))
+    await asyncio.create_task(wait_with_time_sleep(WAIT))
+    await asyncio.create_task(three_short_blocks())
+
 for message in warnings_logged:
-    print("Executing", shorten(message))
+    print("Executing", shorten(message))  # shorten: keeps the coroutine's name and time
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -1031,7 +1037,7 @@ print(f"✓ the TimeoutError was raised {raised_after - TIMEOUT_S:.2f} s after i
 # again and only then finds the deadline passed: its `TimeoutError` comes up to one sleep and
 # one query late, which Exercise 2.1's grader fails. In slime an update request's `timeout_s`
 # is overshot the same way, by up to one 0.1 s sleep and one query, before its caller gets
-# the 503 answer.
+# the server's error answer (HTTP status 503, "service unavailable").
 
 # %% tags=["remove-input"]
 show_call_site("02b")

@@ -141,7 +141,7 @@ print(f"✓ done right after create_task: {done_at_creation} "
       "(True with the eager factory of 3.12+, False with the default one)")
 
 # %% [markdown]
-# ## In what order does `gather` answer?
+# ## Predict: in what order does `gather` answer?
 #
 # `asyncio.gather(*aws)` waits for all of them and returns a list of their results. Below, the
 # first sample is the slowest and the last one the fastest. Predict the order of the list:
@@ -181,7 +181,28 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 #
 # :::
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the stand-in client: a weak registry of pending replies"}
+# %% [markdown]
+# ## Does the loop keep a fire-and-forget task alive?
+#
+# A common habit is "fire and forget": start a task with `asyncio.create_task(...)` on a line
+# of its own and keep nothing it returns. The loop is running the task: does it also keep it
+# alive?
+#
+# The cell below drops two tasks, lets them start, and runs the garbage collector,
+# `gc.collect()`. Task B waits in `asyncio.sleep(0.05)`. Task A waits for a reply through
+# a small client written for this experiment (a stand-in, not any real library's code). It
+# uses a **Future**: an object a task can `await` until someone calls its `set_result(value)`,
+# which wakes the task with that value (chapter 13 is about them). `await_reply(id, log)`
+# files a new Future under `id` in a registry and awaits it; `deliver(id, value)` sets the
+# result of the Future filed under `id`. The registry holds its Futures *weakly*, the way a
+# client might so that abandoned requests clean themselves up: a weak reference lets you
+# reach an object but does not keep it alive. Both are in the first fold below; the second
+# collects what the loop writes to its log.
+#
+# Predict both rows it prints: is each task alive after `gc.collect()`, and does A get its
+# reply?
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the stand-in client: a weak registry of pending replies"}
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
     weakref.WeakValueDictionary())
 
@@ -207,7 +228,7 @@ def deliver(request_id: int, value: str) -> bool:
     return True
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the instruments"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # Collect whatever the loop reports through its exception handler, for the answer and the
 # check below (the check puts the previous handler back).
 loop = asyncio.get_running_loop()
@@ -222,24 +243,6 @@ def note_complaint(_loop, context) -> None:
 
 
 loop.set_exception_handler(note_complaint)
-
-# %% [markdown]
-# ## Predict: does the loop keep a fire-and-forget task alive?
-#
-# A common habit is "fire and forget": start a task with `asyncio.create_task(...)` on a line
-# of its own and keep nothing it returns. The loop is running the task: does it also keep it
-# alive?
-#
-# The cell below drops two tasks, lets them start, and runs the garbage collector,
-# `gc.collect()`. Task B waits in `asyncio.sleep(0.05)`. Task A waits for a reply from a
-# stand-in for a client library that holds its pending requests weakly, so that abandoned
-# requests clean themselves up. `await_reply(id, log)` files a Future under `id` in such a
-# registry and awaits it; `deliver(id, value)` hands a reply to the Future filed under `id`.
-# Both are in the first of the two folds just above this heading; the second collects what
-# the loop writes to its log.
-#
-# Predict both rows it prints: is each task alive after `gc.collect()`, and does A get its
-# reply?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 forgotten_log: list[str] = []
@@ -276,9 +279,11 @@ print("✓ task A was collected while pending: no reply, and the loop only logge
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The loop's own list of tasks (`asyncio.all_tasks()`) holds them only *weakly*, and the
-# loop holds a task strongly only while one of its steps is scheduled. A waiting task is kept
-# alive by what will wake it up:
+# A pending task stays alive only while something reachable holds it: your variable, a
+# timer, a socket callback, or the Future it waits on if *that* is held. The loop's own list
+# of tasks (`asyncio.all_tasks()`) holds them only *weakly*, and the loop holds a task
+# strongly only while one of its steps is scheduled. A waiting task is kept alive by what
+# will wake it up:
 #
 # - a task in `asyncio.sleep` is held by the sleep's timer, and the loop holds its timers;
 # - a task that awaits a Future is held by that Future, and only as long as something holds
@@ -292,8 +297,7 @@ print("✓ task A was collected while pending: no reply, and the loop only logge
 # log, which the folded instruments collected in `loop_complaints`.
 #
 # Task B survived: a sleep in progress is a timer in the loop's timer heap, and the timer
-# holds the task. A pending task stays alive only while something reachable holds it: your variable, a timer, a
-# socket callback, or the Future it waits on if *that* is held. So whether a dropped task
+# holds the task. So whether a dropped task
 # survives depends on what it waits for when the garbage collector runs, which is why these
 # bugs are rare, silent and hard to reproduce.
 #

@@ -280,8 +280,8 @@ async def time_both():
 
 
 def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
-    """The groups' spans, each moved to the first slot free when it started (a group awaiting its
-    reply drawn as waiting, one the filter drops as failed), and where to write each group's id."""
+    """The groups' spans, each moved to the first slot free when it started (a group holding its
+    slot drawn as running, one the filter drops as failed), and where to write each group's id."""
     slotted = Timeline()
     slotted.t0 = tl.t0
     free_at = [0.0] * IN_FLIGHT
@@ -291,7 +291,7 @@ def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
         free_at[slot] = s.end
         group_id = int(s.label.split()[1])
         if s.state == "running":  # a group only sleeps: it holds its slot while it waits
-            state = "waiting" if keep_group(group_id) else "failed"
+            state = "running" if keep_group(group_id) else "failed"
         else:
             state = s.state
         slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=state)
@@ -313,7 +313,7 @@ def draw_runs(batched_tl: Timeline, refill_tl: Timeline, batched_elapsed: float,
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True,
                                       layout="constrained")
     for ax, run in ((top, batched_tl), (bottom, refill_tl)):
-        draw_slots(run, ax, meanings={"waiting": "holding a slot (awaiting its reply)",
+        draw_slots(run, ax, meanings={"running": "holding a slot (awaiting its reply)",
                                       "failed": "dropped by the filter"})
     top.set_title(f"Batches of {IN_FLIGHT} with gather: {batched_elapsed:.2f} s")
     bottom.set_title(f"wait(FIRST_COMPLETED) and refill: {refill_elapsed:.2f} s")
@@ -361,9 +361,11 @@ async def rollout_refill(tl: Timeline) -> list[int]:
 
 
 # %% [markdown]
-# Predict the two times: how long does each rollout take to keep 8 groups? The answer runs
-# each one three times, in turn, and prints its best time and how much of the slots' time
-# held a group (`occupied_share`); `draw_runs` draws both runs, one lane per slot.
+# Predict the two times: how long does each rollout take to keep 8 groups? The answer cell
+# uses three helpers from the fold above. `time_both()` runs each rollout three times, in
+# turn, and returns the runs; `runs.best(name)` is one rollout's best time. `last_run[name]`
+# holds what that rollout's last run kept and its timeline. `occupied_share(tl)` is how much
+# of the 4 slots' time held a group. Then `draw_runs` draws both runs, one lane per slot.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 runs = await time_both()  # each rollout three times, in turn; each one's best time
@@ -404,8 +406,10 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # one fast group after another.
 #
 # The chart shows it: each lane is one slot, each group is drawn in the first slot free when
-# it started, and each bar carries its group's id. A light green bar is a group holding its
-# slot while it awaits its reply (the groups only sleep: nothing computes), orange a group the
+# it started, and each bar carries its group's id. A blue bar is a group holding its slot.
+# It only awaits its reply (the groups sleep: nothing computes), but what matters here is
+# that the slot is taken, so the legend says "holding a slot", and chapter 06 draws a
+# semaphore's permits the same way. Orange is a group the
 # filter dropped, grey a group cancelled when the batch was full. In the top panel each slot that ran a fast
 # group stays empty until its batch's slow group ends, so the slots hold a group a little under
 # half of the time; in the bottom panel a freed slot gets a new group at once, and all four stay
@@ -430,8 +434,15 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # let `wait` return at the soonest one; then you cancel the jobs whose deadline has passed.
 # `slow_to_stop` is a job that would run 1 s and, once cancelled, takes 0.03 s to clean up
 # (closing its connection, say). The cell starts job A, then job B 0.01 s later, each with a
-# 0.05 s deadline, and prints each moment in seconds since the start. Watch where job A is
-# when job B's deadline comes.
+# 0.05 s deadline, and prints each moment in seconds since the start.
+#
+# How the loop works: `deadline_of` maps each job not cancelled yet to its deadline. Each
+# round, `wait` returns when a job ends or when the soonest deadline comes (its `timeout` is
+# the time left until then, never below 0). The loop then cancels every job whose deadline
+# has passed and drops it from `deadline_of`; it walks a copy, `list(deadline_of.items())`,
+# because it deletes from the dictionary as it goes. A cancelled job is not done yet: it stays
+# in `pending` until its cleanup is over. Each "cancel it" line prints how many jobs are still
+# pending then: watch job A's place in that count when job B's deadline comes.
 
 # %%
 async def slow_to_stop(name: str, tl: Timeline) -> str:
@@ -493,7 +504,9 @@ print("✓ each job cancelled at its own deadline; job A stayed in pending until
 # in a `finally`. The cell cancels `collect` at 0.02 s, then again at 0.03 s, while its
 # `finally` is still waiting for the jobs' cleanup. Where does that second cancel land: in
 # `collect`'s own `await`, or in the jobs'? It runs twice, with `gather` in the `finally` and
-# then with `asyncio.wait`, and prints each run's events in order.
+# then with `asyncio.wait`, and prints each run's events in order, the two cancels included.
+# The exercise below asks for this case (its item 5, "even twice"), which is why it comes here
+# and not only in chapter 05.
 
 # %%
 async def collect(tl: Timeline, wait_for_jobs) -> None:
@@ -508,13 +521,17 @@ async def collect(tl: Timeline, wait_for_jobs) -> None:
 async def gather_jobs(jobs): await asyncio.gather(*jobs, return_exceptions=True)
 async def wait_jobs(jobs): await asyncio.wait(jobs, timeout=1)
 
+
+# %%
 for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)):
     tl = Timeline()
     caller = asyncio.create_task(collect(tl, wait_for_jobs))
     await asyncio.sleep(0.02)
     caller.cancel()
+    tl.mark("first cancel of collect")
     await asyncio.sleep(0.01)
     caller.cancel()  # the second cancel, during the finally
+    tl.mark("second cancel of collect")
     await asyncio.wait([caller], timeout=1)
     tl.mark(f"collect ended (cancelled: {caller.cancelled()})")
     await asyncio.sleep(0.05)  # let any job still cleaning up finish
@@ -523,8 +540,8 @@ for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)
         print(f"  {event.at:.2f} s  {event.name}")
 
 # %% [markdown]
-# Both runs end cancelled; what differs is the order. With `gather`, `collect` ends after
-# both jobs are gone: `gather` passes the second cancel on to the jobs, where it lands in the
+# Both runs end cancelled; what differs is the order after the second cancel. With `gather`,
+# `collect` ends after both jobs are gone: `gather` passes the second cancel on to the jobs, where it lands in the
 # `await` of their cleanup and cuts it short (they are gone at 0.03 s, not 0.05 s), and
 # `gather` goes on waiting for them. With
 # `asyncio.wait`, `collect` ends first: the second cancel stops the `wait` itself and reaches
@@ -1128,13 +1145,14 @@ finally:
 #
 # slime's main rollout loop, `generate_rollout_async` (the first quote), is the loop of the
 # experiment, and evaluation (the second quote) uses `as_completed`. What the quotes do not show
-# is how the rollout ends. When the batch is full, the groups still in flight are left in the
-# pending set for an abort step. That step, `abort`, has no `cancel()` and no `except` branch:
-# it sets an "aborted" flag, asks every SGLang server to abort all its requests (its
-# `abort_servers_until_idle` asks again every 3 s until the server reports none left, at the
-# commit quoted), and then waits with
-# the same `FIRST_COMPLETED` loop until the pending set is empty: the chapter's "stop what is
-# left, then wait for it", done cooperatively.
+# is how the rollout ends.
+#
+# When the batch is full, the groups still in flight stay in the pending set, and an abort
+# step stops them. That step, `abort`, calls no `cancel()`. It sets an "aborted" flag and asks
+# every SGLang server to abort all its requests; then it waits with the same `FIRST_COMPLETED`
+# loop until the pending set is empty. That is the chapter's "stop what is left, then wait for
+# it", done cooperatively. At the commit quoted, `abort_servers_until_idle` repeats its request
+# every 3 s until the server reports none left.
 #
 # That step is reached only when the loop ends normally. The loop reads each finished group with
 # `task.result()` and no `try` around it, so one sample that raises ends

@@ -211,7 +211,7 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 #
 # Two workers below hold a "slot" (think of a request slot on an inference server) and release it in `finally` with `release_slot`, an `await`
 # that takes 0.08 s (its folded cell also draws the cleanup on the timeline, and
-# `draw_slot_timeline` draws the run at the end of the answer).
+# `draw_slot_timeline` draws the run once it is over).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show release_slot (the 0.08 s cleanup) and the plotting code"}
 CLEANUP = 0.08
@@ -227,7 +227,7 @@ async def release_slot(name: str) -> None:
 
 
 def draw_slot_timeline() -> None:
-    """Draw the run on a timeline (the answer's last output)."""
+    """Draw the run on a timeline (the last output of the run below)."""
     for name in "AB":  # each worker's wait: from its start to where its cleanup starts
         cleanup = tl.spans_of(f"worker {name}")[0]
         tl.add(f"worker {name}", tl.t0, tl.t0 + cleanup.start, state="waiting")
@@ -271,12 +271,14 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
 
 
 # %% [markdown]
-# The next cell starts both workers and, 0.03 s later, runs both callers, each on its own
-# worker. Predict what each caller sees (is its slot free yet?), and how long caller B waits
-# after `cancel()`: no time at all, about the 0.08 s of the cleanup, or the 0.97 s its
-# worker still had left of its 1 s sleep?
+# Chapter 04 already showed the rule this run measures: a cancelled job keeps running until
+# its cleanup is over, and only a caller that waits for it sees the cleanup done. Here it is
+# with numbers and a picture. The next cell starts both workers and, 0.03 s later, runs both
+# callers, each on its own worker. It prints what each caller sees (is its slot free yet?) and
+# how long caller B waits after `cancel()`: the 0.08 s of the cleanup, not the 0.97 s its
+# worker still had left of its 1 s sleep.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 tl = Timeline()
 workers = {name: asyncio.create_task(hold_slot(name)) for name in "AB"}
 await asyncio.sleep(0.03)
@@ -307,7 +309,7 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # waiting for it with `asyncio.wait`, or a done callback) is how it learns that the cleanup is
 # over. So caller B waits about as long as the cleanup, and caller A none at all.
 #
-# The figure under the answer is the same run on a timeline. Light green is each worker's
+# The figure above is the same run on a timeline. Light green is each worker's
 # wait, which ends where the cancellation reaches its `await`; purple is its cleanup. Caller A
 # has no span: its lane holds only a short black tick, its two marks "cancelled" and
 # "continues", too close together to tell apart (the legend's last entry). Caller B's light
@@ -383,13 +385,12 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # outside that is still in force, and cancels its own task once more. (The `TaskGroup` of
 # 3.11 and 3.12 does not.)
 #
-# In the second folded cell, a worker that swallowed a cancel then runs a `TaskGroup` whose
-# child fails, handles the child's error with `except* ValueError`, writes the outcome into
-# the dictionary `reached` just before its `return`, and returns the pair
-# `(task.cancelling(), outcome)`, with no `await` in between. It runs twice: as described,
-# and calling `uncancel()` right after it catches the cancel. Predict, for each run on Python
-# 3.13 and later, before you open the answer: does the worker's return value reach the
-# caller?
+# In the second folded cell, a worker swallows a cancel and then runs a `TaskGroup` whose
+# child raises `ValueError`. It handles that error with `except* ValueError` and returns the
+# count it saw and the outcome. Its last line before `return` writes the outcome into the
+# dictionary `reached`, so the answer shows whether the worker got that far. It runs twice:
+# once as described, once calling `uncancel()` right after it catches the cancel. Predict, for
+# each run on Python 3.13 and later: does the worker's return value reach the caller?
 #
 # :::
 
@@ -542,7 +543,10 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 # returns the pair `(done, pending)` as soon as every task is done, or when the timeout
 # expires, and it never cancels what it waits for (unlike `wait_for`). Cancel what is
 # pending, then wait for it again the way caller B waited above, this time bounded by
-# `cleanup_budget`. `asyncio.wait` raises `ValueError` when given an empty set.
+# `cleanup_budget`. `asyncio.wait` raises `ValueError` when given an empty set. It also
+# copies the set you pass before it waits, so its `done` and `pending` cover the tasks as they
+# were at the call even if `tasks` shrinks meanwhile: passing `tasks` to it is one way to take
+# the copy item 4 asks for.
 #
 # :::
 

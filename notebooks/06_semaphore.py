@@ -101,7 +101,9 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # does sample 3, the fourth, get one?
 #
 # A `Timeline`, the course's stopwatch (chapter 01), records two spans per sample: *waiting*
-# from the moment the task starts until it holds a permit, then *running* while it holds one.
+# (light green) from the moment the task starts until it holds a permit, then *running*
+# (blue) while it holds one. Blue here means "holding a permit", as the legend says, although
+# the sample only awaits a sleep: chapter 04 drew a group holding its slot the same way.
 # `WatchedSemaphore` (folded below) is the `Semaphore(3)` wrapped so that it writes those
 # spans; the samples use it with `async with`, as they would the plain semaphore.
 
@@ -148,7 +150,9 @@ print(f"sample 3 got its permit at {held['sample 3'].start:.3f} s;",
       "samples 0 to 2 gave theirs back at",
       ", ".join(f"{held[f'sample {i}'].end:.3f} s" for i in range(3)))
 fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then running",
-              lanes=[f"sample {i}" for i in range(10)])
+              lanes=[f"sample {i}" for i in range(10)],
+              meanings={"waiting": "waiting for a permit",
+                        "running": "holding a permit (awaiting its sleep)"})
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: peak-never-exceeds-limit
@@ -176,6 +180,10 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 # limit, duration)`: the time if each permit given back went to the next job with no delay at
 # all. Predict one row before you run it: does a limit of 5 finish the batch
 # sooner than a limit of 4?
+#
+# The cell times each limit with `ainterleaved` (from `lab_snippets.measure`): it runs the
+# limits in turn, three times each, so that a busy machine slows them alike, and
+# `runs.best(limit)` is one limit's best time.
 
 
 # %%
@@ -194,14 +202,14 @@ async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
 
 N_JOBS, DURATION = 12, 0.03
 limits = [1, 2, 3, 4, 5, 6, 12]
-runs = await ainterleaved(  # 3 runs per limit (see below)
+runs = await ainterleaved(  # 3 runs per limit, in turn
     {limit: (lambda k=limit: run_batch(N_JOBS, k, DURATION)) for limit in limits}, k=3)
 measured = {limit: runs.best(limit) for limit in limits}
 
 
 # %% [markdown]
-# `ainterleaved` (from `lab_snippets.measure`) runs the limits in turn, three times each, and
-# keeps each one's best, so that a busy machine slows them alike.
+# `measured` now holds each limit's best time. The answer prints them beside the ideal times
+# and draws both.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_batch_times() -> plt.Axes:
@@ -784,9 +792,9 @@ print("✓ grading inside the permit: the 6 calls still waiting went through one
 # The coding-agent example bounds its sandbox boots the same way, with one module-level
 # semaphore, `_BOOT_SEM`, in `boot_agent_sandbox` (the next quote). Made inside each call
 # instead, it would limit nothing (the run before the exercise): a rollout's sandboxes would
-# boot at once, however many there are. (`E2BSandbox` wraps a remote sandbox:
-# `cand.__aenter__()` creates it, called by hand rather than in an `async with`, so that the
-# sandbox stays open after the semaphore block.)
+# boot at once, however many there are. (The quote boots each sandbox with
+# `await cand.__aenter__()`, the call an `async with` makes on entry, written out so that the
+# sandbox stays open after the semaphore's block; chapter 10 shows `async with` from inside.)
 
 # %% tags=["remove-input"]
 show_call_site("06b")
