@@ -14,7 +14,7 @@
 # 4. stop it with `call_soon_threadsafe`, join the thread with a timeout and close the loop;
 # 5. find out what a loop method does when you call it from the wrong thread.
 #
-# **Needs** chapters 03, 08 and 09 · about 70 minutes
+# **Needs** chapters 03, 08 and 09 · about 75 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -123,7 +123,8 @@ async def wait_briefly_at_gate() -> str:
 # %% [markdown]
 # ## Predict: one `asyncio.Event`, two `asyncio.run` calls
 #
-# A thread with no loop calls `asyncio.run` twice, and each run waits briefly on `gate`.
+# A thread with no loop calls `asyncio.run` twice, and each run waits briefly on `gate`. The
+# Event was made once, outside any loop, and each `asyncio.run` makes a loop of its own.
 # Predict: what do the two runs give?
 
 
@@ -301,22 +302,18 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 # instead `await asyncio.wrap_future(future)`, which turns the thread-safe Future into one its
 # own loop can await.
 #
-# A heartbeat task on the notebook's loop ticks every 0.01 s, and each wait lasts for a job
-# of 0.12 s: each job is `slow_job(label)`, which awaits `asyncio.sleep(0.12)` on the loop
-# thread and returns its label. `notebook_wait(how)` records the notebook's wait as a span on
-# the same timeline.
+# The reading guide's `LoopWatch` watches the notebook's loop: its heartbeat ticks every
+# 0.01 s while the notebook waits twice, each time for a job of 0.12 s. Each job is
+# `slow_job(label)`, which awaits `asyncio.sleep(0.12)` on the loop thread and returns its
+# label. `notebook_wait(how)` records the notebook's wait as a span on the timeline, and
+# `ticks` holds the heartbeat's times on the same clock, so the cell can count the ticks that
+# land inside each wait.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
-# The instruments: a heartbeat on the notebook's loop, and a job that draws its own span.
+# The instruments: the timeline, a job that draws its own span, and the notebook's wait.
+from lab_snippets.loopwatch import LoopWatch
+
 tl = Timeline()
-ticks: list[float] = []
-
-
-async def heartbeat() -> None:
-    while True:
-        ticks.append(tl.now())
-        tl.add("notebook loop heartbeat", tl.t0 + tl.now(), tl.t0 + tl.now() + 0.002)
-        await asyncio.sleep(0.01)
 
 
 async def slow_job(label: str) -> str:
@@ -331,8 +328,8 @@ def notebook_wait(how: str):
 
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def draw_waits() -> None:
-    """Colour each wait by what the heartbeat measured in it, then plot the run."""
+def draw_waits(watch: LoopWatch) -> None:
+    """Colour each wait by what the heartbeat measured in it, add the watch's lane, and plot."""
     from dataclasses import replace
 
     def silent(span) -> bool:
@@ -340,10 +337,10 @@ def draw_waits() -> None:
 
     tl.spans[:] = [replace(s, state="blocked") if s.label.startswith("notebook: ") and silent(s)
                    else s for s in tl.spans]
+    watch.add_to(tl, "notebook's event loop (LoopWatch)", threshold=0.05)
     tl.plot("Waiting for a coroutine on another thread's loop: block or await",
             lanes=["loop thread: job A", "notebook: result()", "loop thread: job B",
-                   "notebook: await wrap_future", "notebook loop heartbeat"],
-            meanings={"running": "heartbeat tick"})
+                   "notebook: await wrap_future", "notebook's event loop (LoopWatch)"])
 
 
 # %% [markdown]
@@ -351,21 +348,20 @@ def draw_waits() -> None:
 # `result()`, and how many while it awaits `wrap_future`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-beat = asyncio.create_task(heartbeat())  # ticks every 0.01 s on the notebook's loop
-await asyncio.sleep(0.03)
-with notebook_wait("result()"):
-    background.run(slow_job("job A"), timeout=2)
-await asyncio.sleep(0.03)
-with notebook_wait("await wrap_future"):
-    await asyncio.wrap_future(background.submit(slow_job("job B")))
-await asyncio.sleep(0.03)
-beat.cancel()
-_ = await asyncio.gather(beat, return_exceptions=True)  # let the heartbeat task end
+async with LoopWatch(interval=0.01) as watch:  # a heartbeat every 0.01 s
+    await asyncio.sleep(0.03)
+    with notebook_wait("result()"):
+        background.run(slow_job("job A"), timeout=2)
+    await asyncio.sleep(0.03)
+    with notebook_wait("await wrap_future"):
+        await asyncio.wrap_future(background.submit(slow_job("job B")))
+    await asyncio.sleep(0.03)
+ticks = [beat - tl.t0 for beat in watch.beats]  # on the timeline's clock
 for waiting_lane in ("notebook: result()", "notebook: await wrap_future"):
     waited = tl.spans_of(waiting_lane)[0]
     beats = sum(waited.start < t < waited.end for t in ticks)  # ticks: heartbeat times
     print(f"heartbeats during {waiting_lane!r}: {beats}")
-draw_waits()  # the run on a timeline (its code is folded above the run)
+draw_waits(watch)  # the run on a timeline (its code is folded above the run)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: result-blocks-the-loop-wrap-future-does-not
@@ -390,13 +386,18 @@ print("✓ no heartbeat while result() blocked; the heartbeat went on under awai
 # runs on the other thread.
 #
 # On the timeline, the jobs only await `asyncio.sleep` on the loop thread, so their bars are
-# light green (waiting); a wait of the notebook in which no heartbeat landed is drawn red
-# (blocked): the one in `result()`. The bottom lane is the heartbeat.
+# light green (waiting). A wait of the notebook in which no heartbeat landed is drawn red
+# (blocked), and that is the one in `result()`. The bottom lane is the `LoopWatch`, as in the
+# reading guide: blue while the loop answered, red while it was frozen.
 #
 # :::
 
 # %% [markdown]
 # ## Calling a loop from the wrong thread
+#
+# **Where we are.** `background`, the `LoopThread` made in *One loop, forever, in its own
+# thread*, is still running, with nothing to do: the jobs of the Measure have ended. The next
+# three sections use it, and *Stopping the loop thread* ends it.
 #
 # Most loop and future methods (`call_soon`, `create_task`, `call_later`, a Future's
 # `set_result`) are not thread-safe. At this point the background loop has nothing to do.
@@ -423,25 +424,33 @@ print(tl.names())
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: call-soon-from-another-thread-does-not-wake-the-loop
-background.loop.call_soon_threadsafe(lambda: None)  # a thread-safe call, to wake the loop
-ran.wait(timeout=2)
-assert ran.is_set(), "the woken loop should have run the callback"
 assert not ran_in_time, "the idle loop should not notice a callback from call_soon"
-assert tl.order("call_soon returned", "waited 0.2 s", "callback ran")
-print("✓ the callback waited until call_soon_threadsafe woke the loop")
+print("✓ 0.2 s after call_soon returned, the callback had still not run")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # An idle loop is asleep in the operating system, waiting for I/O. `call_soon` from another
-# thread puts the callback on the loop's list but does not wake the loop, so the callback waits until something else happens to wake it: the call did not fail,
-# and the callback did not run within the 0.2 s. `call_soon_threadsafe` does wake it: asyncio's
-# own loops (the selector loop, the Unix default, and the proactor loop on Windows) send a
-# byte on a socket the loop is watching. That is how the stranded callback ran in the end:
-# the folded check calls `call_soon_threadsafe` with a callback that does nothing, the loop
-# wakes, and it runs every callback on its list, ours too.
+# thread puts the callback on the loop's list but does not wake the loop. So the call did not
+# fail, and the callback did not run within the 0.2 s: it waits until something else wakes the
+# loop. `call_soon_threadsafe` does wake it. asyncio's own loops (the selector loop, the Unix default, and the proactor loop on Windows) send a
+# byte on a socket the loop is watching. Once awake, the loop runs every callback on its
+# list, and that includes the stranded one.
 #
 # :::
+#
+# The callback is still waiting on the loop's list. The cell below wakes the loop the
+# thread-safe way, with a callback that does nothing, and the stranded callback runs with it.
+
+# %%
+background.loop.call_soon_threadsafe(lambda: None)  # wakes the idle loop
+print("the stranded callback ran:", ran.wait(timeout=2))
+print(tl.names())
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert ran.is_set(), "the woken loop should have run the callback"
+assert tl.order("call_soon returned", "waited 0.2 s", "callback ran")
+print("✓ the callback ran only once call_soon_threadsafe woke the loop")
 
 # %% [markdown]
 # asyncio has a debug mode (`loop.set_debug(True)` or `PYTHONASYNCIODEBUG=1`). The cell below
@@ -497,11 +506,11 @@ async def run_from_the_loop_thread() -> str:  # runs on the loop thread
 
 
 # %% [markdown]
-# The folded cell hands `run_from_the_loop_thread()` to the loop thread, and then gives the
+# The cell after it hands `run_from_the_loop_thread()` to the loop thread, and then gives the
 # loop 0.05 s more, so that a late start of `marked_reward` is recorded too. Predict: does
 # the wait on the loop thread get `0.5`, and when does `marked_reward` start?
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer, and the two lines that deliver the experiment to the loop thread"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 # From the notebook's thread: deliver the experiment to the loop, then give the loop
 # 0.05 s more, so that a late start is recorded too.

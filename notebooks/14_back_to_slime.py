@@ -18,7 +18,7 @@
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
 # `async with`, child processes with `subprocess.run`; running one from asyncio is introduced
-# here) · about 55 minutes
+# here) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -193,8 +193,8 @@ assert child.returncode == 0
 # 1. open a session on the adapter that will record the agent's model calls;
 # 2. start a **whole-task time guard** (`asyncio.timeout`) sized as the agent's budget plus the
 #    evaluation's timeout plus a margin;
-# 3. inside it, **boot a sandbox** through an async context manager that holds a boot
-#    semaphore permit while booting, retries failed boots, and kills the sandbox on exit;
+# 3. inside it, **boot a sandbox** through an async context manager that takes a permit of a
+#    boot semaphore, retries failed boots, and kills the sandbox on exit;
 # 4. in the sandbox, run the agent's **harness** (a command-line process) with its own, smaller
 #    **time budget**, then collect the diff it produced;
 # 5. leave the sandbox block (the sandbox is killed), then **evaluate** the diff in a fresh
@@ -203,16 +203,7 @@ assert child.returncode == 0
 #    always **drop the session**.
 #
 # Every step is something earlier chapters taught. The new question is whether the pieces
-# still clean up when they are combined and something goes wrong in the middle. Nested, the
-# chain looks like this (each box gives back what it took before the one around it does):
-#
-# ```text
-# agent_task:  open_session ............................................ drop_session (finally)
-#   guard:     asyncio.timeout(guard_for(budget))
-#     boot_sandbox:  boot permit -> boot_once (retried) -> MiniSandbox ... close()
-#       run_harness: the harness child in the sandbox, until it ends or the budget is spent
-#     evaluate:      grade the diff, under EVAL_TIMEOUT
-# ```
+# still clean up when they are combined and something goes wrong in the middle.
 #
 # The next cells build that chain. Only the last one, `agent_task`, stays open: it is the
 # chain itself, and its first run comes right after it. The boxes it calls are folded where
@@ -221,12 +212,14 @@ assert child.returncode == 0
 #
 # Three timers can end a task: the harness **budget** (`BUDGET`), the **evaluation timeout**
 # and the whole-task **guard**, `guard_for(budget)`. As in slime, the guard is the budget plus
-# the evaluation timeout plus a margin, so that it fires only for a stuck step. Two
-# instruments appear in `agent_task` too: `phase(task, letter)` draws a step on the timeline
-# as a lettered bar (**B**oot, **H**arness, **E**valuation, **C**lose the sandbox, drop the
-# **S**ession), and `registry`, a ledger (`lab_snippets.agent_sim.ResourceRegistry`), records
-# every acquire and release of a session, a boot permit, a sandbox, a child and a grader. The
-# work is scaled down from slime's minutes to hundredths of a second.
+# the evaluation timeout plus a margin, so that it fires only for a stuck step. The work is
+# scaled down from slime's minutes to hundredths of a second.
+#
+# Two instruments run inside the boxes, and one line of `agent_task` is an instrument (its
+# comment says so). `phase(task, letter)` draws a step on the timeline as a lettered bar
+# (**B**oot, **H**arness, **E**valuation, **C**lose the sandbox, drop the **S**ession).
+# `registry`, a ledger (`lab_snippets.agent_sim.ResourceRegistry`), records every acquire and
+# release of a session, a boot permit, a sandbox, a child and a grader.
 #
 # :::{dropdown} Why the course does it this way
 #
@@ -408,6 +401,7 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
     try:
         async with asyncio.timeout(guard_for(budget) if guard is None else guard):
             async with boot_sandbox(task, fault, permits) as sandbox:
+                # instrument: the next line only draws the harness step on the timeline
                 with phase(task, "H"):
                     exit_code, diff = await harness(sandbox, task, work, budget,
                                                     hang=hang)
@@ -425,9 +419,10 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
 # One clean task first: it prints its `Outcome` and the registry's history for the task, the
 # acquire and the release of each of the five resources. The session is taken and given back
 # in `agent_task`, the grader in `evaluate`; the boot permit, the sandbox and the child are
-# taken and given back inside `boot_sandbox` and the harness step. **Predict.** Is the history
-# nested (each resource given back before the one taken just before it)? And does the grader
-# run while the sandbox is up, or after it is gone?
+# taken and given back inside `boot_sandbox` and the harness step. **Predict.** Where in the
+# history does `release boot permit` fall: right after the boot, before `acquire sandbox`, or
+# next to `release sandbox`, the permit held for as long as the sandbox is up? With two
+# permits and seven tasks, that decides how many tasks can be in their harness step at once.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 clean = await asyncio.wait_for(
@@ -447,15 +442,28 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Look at where each release falls in the list. The session is the first thing taken and the
-# last thing given back; the boot permit is released as soon as the sandbox is up; the child is
-# gone before the sandbox closes; the grader runs after the sandbox is gone. Each `async with`
-# gives its resource back before the one around it does, so the history is nested.
+# The permit is given back right after the boot, before the sandbox is even made:
+# `boot_sandbox` holds `async with permits` only around the boot attempt. So the permits bound
+# how many tasks *boot* at once, not how many run their harness: any number can be in a
+# sandbox together. The rest of the list is nested. The session is the first thing taken and the last
+# given back, the child is gone before the sandbox closes, and the grader runs after the
+# sandbox is gone.
 #
 # :::
 
 # %% [markdown]
 # ## What each box does
+#
+# Nested, the chain looks like this. Each box gives back what it took before the one around it
+# does:
+#
+# ```text
+# agent_task:  open_session ............................................ drop_session (finally)
+#   guard:     asyncio.timeout(guard_for(budget))
+#     boot_sandbox:  boot permit -> boot_once (retried) -> MiniSandbox ... close()
+#       run_harness: the harness child in the sandbox, until it ends or the budget is spent
+#     evaluate:      grade the diff, under EVAL_TIMEOUT
+# ```
 #
 # **The boot, `boot_sandbox`.** Booting is chapter 10's context manager: a permit of the boot
 # {term}`semaphore` is held only while booting, a failed boot is retried after a back-off
@@ -502,7 +510,8 @@ show_listing(run_harness)
 # hundred KiB that asyncio reads ahead into its own buffer), and once it is full, a child that
 # writes more is blocked in its write until someone reads. `wait()` reads nothing, so a parent
 # that only waits for a chatty child's end can wait for ever; `communicate()` reads while it
-# waits. The step's waits are bounded with `asyncio.timeout`, not `wait_for`:
+# waits. The step bounds its waits with `asyncio.timeout`, not `wait_for`. The reason
+# matters only on Python 3.11, and the fold below gives it.
 #
 # :::{dropdown} Why `asyncio.timeout` and not `wait_for`
 #
@@ -700,8 +709,8 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 # Implement `run_harness_owned` with the same signature and results as `run_harness`:
 #
 # 1. start the harness in the sandbox: `proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))`;
-# 2. wait for it to finish, for at most `budget` seconds from the moment `sandbox.start` returns,
-#    without polling (with `asyncio.timeout`);
+# 2. wait for its end without polling (`asyncio.timeout`), at most `budget` seconds from
+#    when `sandbox.start` returns (not from a "started" line like `run_harness`);
 # 3. if it finished, return `(proc.returncode, diff)`, the diff from `parse_result` of its output
 #    (or `None`);
 # 4. if the budget ran out, **kill the child and reap it** (wait for it and read its output to
@@ -730,9 +739,8 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   output read to the end before the step returns or the cancellation leaves it; `forget`
 #   called once, after reaping.
 #
-# The budget counts from the moment `sandbox.start` returns, not from the child's "started"
-# line as in `run_harness`. Bound the wait with `asyncio.timeout`, not `wait_for`: the note
-# under `run_harness` in *What each box does* says why.
+# Bound the wait with `asyncio.timeout`, not `wait_for`. The note under `run_harness` in
+# *What each box does* says why.
 #
 # :::
 #
@@ -748,7 +756,7 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #
 # :::
 #
-# The visible test below shows one run, with a fresh `ResourceRegistry` (the ledger above).
+# The visible test below shows one run, with a new `ResourceRegistry`.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget: float,

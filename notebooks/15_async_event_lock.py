@@ -192,9 +192,10 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 # Five requests each update a bit of
 # shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
 # covers both; in the *narrow* version it covers only the bookkeeping, and the slow call runs
-# outside it. The answer draws both runs, one lane per request: green is time spent queued
-# for the lock, blue the slow call (an `await asyncio.sleep`, drawn here in its own colour);
-# its plotting code is folded below.
+# outside it. The answer draws both runs, one lane per request, with its plotting code folded
+# below. Light green is time spent queued for the lock. Blue is the slow call. That call only
+# awaits `asyncio.sleep`, so by the reading guide's rule it would be light green too; this
+# figure bends the rule and draws it blue, so that it stands apart from the queueing.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_scopes(timelines: dict[str, Timeline]) -> None:
@@ -293,10 +294,13 @@ async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
     shared = state["in_flight"] = asyncio.get_running_loop().create_future()
     try:
         result = await load(path)
+        # the shared future may be done already: the second run below shows how
         if not shared.done():
             shared.set_result(result)
         return result
     finally:
+        # nobody completed it (the load raised, or this request was cancelled):
+        # release the waiters
         if not shared.done():
             shared.cancel()
         state["in_flight"] = None

@@ -14,7 +14,7 @@
 # 3. meet two more tools of `threading`, `RLock` and `Timer`, and measure how quickly three
 #    ways of writing a periodic loop stop when asked.
 #
-# **Needs** chapter 09 (Lock and Event) · about 50 minutes
+# **Needs** chapter 09 (Lock and Event) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -178,8 +178,8 @@ print("✓ with if, the second consumer popped an empty buffer; wait_for re-chec
 # A producer/consumer buffer needs two conditions over one piece of state: "not full" for
 # producers and "not empty" for consumers. One `Condition` can serve both: each side waits
 # with `wait_for` on its own predicate and calls `notify_all` after it changes the buffer
-# (why not a single `notify`: the run after this one shows it). Below, two producers and two consumers pass 12 items through a buffer of
-# capacity 2; consumers sleep 0.01 s per item, and the buffer records the most items it
+# (the run after this one shows why a single `notify` is not enough). Below, two producers
+# and two consumers pass 12 items through a buffer of capacity 2; consumers sleep 0.01 s per item, and the buffer records the most items it
 # held at once.
 
 # %%
@@ -305,16 +305,24 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Follow the run with `notify`. The producer's first put wakes one waiter, consumer 1. Then
-# the producer waits for room, at the back of the queue of waiters. Consumer 1 takes the
-# item, and its `notify` wakes one waiter: in CPython the one that has waited longest,
-# consumer 2, not the producer. Consumer 2 finds the slot empty and waits again, and the
-# producer, the one thread that could go on, sleeps until its timeout runs out, though the
-# slot has had room since the first take. `wait_for` checks its predicate once more when the
-# timeout runs out, finds room and goes on, so the cost is a stall of the whole timeout;
-# without a timeout the producer and consumer 2 would wait for ever. With `notify_all`, every
-# change wakes every waiter, and each one checks its own predicate: the producer is among
-# them.
+# Follow the run with `notify`, and the Condition's queue of waiters. In CPython a `notify`
+# wakes the waiter at the front of that queue, the one that has waited longest, and a thread
+# that starts to wait joins at the back.
+#
+# | step | what happens | waiters, front first |
+# |---|---|---|
+# | 1 | both consumers wait on the empty slot | consumer 1, consumer 2 |
+# | 2 | the producer puts item 1; `notify` wakes consumer 1 | consumer 2 |
+# | 3 | the producer waits for room for item 2 | consumer 2, producer |
+# | 4 | consumer 1 takes item 1; `notify` wakes the front: consumer 2 | producer |
+# | 5 | consumer 2 finds the slot empty and waits again | producer, consumer 2 |
+#
+# After step 5 nobody changes the slot, so nobody calls `notify` again. The producer, the one
+# thread that could go on, sleeps although the slot has had room since step 4. When its 1 s
+# timeout runs out, `wait_for` checks its predicate once more, finds room and puts item 2.
+# So the cost is a stall of the whole timeout; without a timeout the producer and consumer 2
+# would wait for ever. With `notify_all`, step 4 wakes every waiter, and each one checks its
+# own predicate. The producer is among them and puts item 2 at once.
 #
 # :::
 
@@ -395,9 +403,6 @@ print("✓ another thread got the RLock only after the last release")
 # `cancel()` comes first; `start()` starts it and `join(timeout)` waits for it to finish. Below,
 # one timer fires after 0.05 s and calls `record_firing`, which appends its thread's name to
 # `fired_in`; one with a 2 s delay is cancelled at once (it would append to `cancelled_calls`).
-# The fold also starts `half_delay`, a `ReferenceWait` (from `lab_snippets.measure`): a plain
-# 1 s wait in a thread of its own. The check asks whether the cancelled timer's thread ended
-# before that wait woke, rather than comparing with a fixed number of seconds.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the two functions the timers call, and a 1 s wait the check compares against"}
 from lab_snippets.measure import ReferenceWait
@@ -414,7 +419,9 @@ def record_cancelled_call() -> None:
     cancelled_calls.append("fired")
 
 
-# For the check only: a plain wait of half the delay, in a thread of its own.
+# For the check only: a plain wait of half the delay, in a thread of its own. The check asks
+# whether the cancelled timer's thread ended before this wait woke, rather than comparing
+# with a fixed number of seconds.
 CANCELLED_DELAY = 2.0
 half_delay = ReferenceWait(CANCELLED_DELAY / 2)
 
@@ -653,7 +660,10 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # Each loop stops as soon as whatever it is waiting in can be
 # interrupted. The `time.sleep` loop notices the flag only when its sleep ends, so it ran out
 # the rest of its interval. The Timer chain and the `Event.wait` loop both stopped at once;
-# the threads they used tell them apart. The Timer chain started a new thread for every tick.
+# the threads they used tell them apart. A Timer chain's stop that reads "0.0 ms" is not a
+# timing that failed. Its pending timer's thread only waits on an event, `cancel()` sets that
+# event, and the thread ends within a fraction of a millisecond. The Timer chain started a new
+# thread for every tick.
 # The `Event.wait` loop used one thread, which the stop wakes, since setting the event ends the
 # wait. slime's health monitor is the third kind (the second quote below).
 #

@@ -428,9 +428,9 @@ else:
 #    future's result, then submit the next item at once;
 # 2. return the results in input order;
 # 3. wait for each result at most `timeout` seconds (a `TimeoutError` propagates);
-# 4. if a job raises or a wait times out, cancel the futures still outstanding and let the
-#    exception out, without submitting anything more. A future whose wait timed out is
-#    outstanding too: take it out of the deque only once its result is in.
+# 4. if a job raises or a wait times out, cancel the futures still outstanding (a timed-out
+#    one too) and let the exception out, submitting nothing more. So take a future out of the
+#    deque only once its result is in: popped before its wait, it escapes the cancelling.
 #
 # The pool may have more workers than `max_in_flight`: the bound must come from your code.
 #
@@ -848,10 +848,9 @@ print("✓ the error reached the caller only after every job in flight had finis
 #
 # The model keeps slime's order, marked in its comment: pop the oldest future, then wait for
 # it. Without a timeout that costs nothing, since `result()` returns once the job is done.
-# With a timeout, as in Exercise 17.1, it loses a job: the future whose wait timed out is
-# already out of the deque, so the `finally` that cancels what is left cannot reach it, and
-# if it was still queued it runs anyway. That is why the exercise takes a future out of the
-# deque once its result is in, not before.
+# With a timeout it loses a job, for the reason rule 4 of Exercise 17.1 gives: the future
+# whose wait timed out is already out of the deque, beyond the reach of the `finally`, and if
+# it was still queued, it runs anyway.
 
 
 # %% tags=["remove-input"]

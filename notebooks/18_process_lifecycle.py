@@ -24,10 +24,9 @@
 # caught, and there are no zombies, so the chapter's experiments show nothing to wait for
 # there.
 #
-# The imports are folded below. Skip them: the eight names they take from
-# `lab_snippets.proc_workers` are the course's small worker programs and two readers of what
-# a worker sends back. Each one the page uses is shown or explained where it first runs;
-# `exit_with` and `note_sigterm` are there only for the exercise's checks.
+# The imports are folded below. Skip them: the names they take from `lab_snippets.proc_workers`
+# are the course's small worker programs and two readers of what a worker sends back, each
+# shown or explained where it first runs.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the imports"}
 import multiprocessing
@@ -92,22 +91,21 @@ show_source(consume_until_stop)
 
 # %% [markdown]
 # Its last line sleeps `_bounded(linger)`: `_bounded(seconds)` caps a wait so that no worker
-# outlives a broken run. The later workers use one more helper of the module,
-# `_announce(ready)`, which tells the parent "ready" through a pipe or an event.
+# outlives a broken run.
 
 # %% [markdown]
-# ## Predict: is the worker still there when its "done" arrives?
+# ## Predict: when does a finished worker's pid go away?
 #
 # The parent reads results until `"done"`, is busy elsewhere for 0.3 s, then calls `join`.
 # Meanwhile it looks at the worker from outside through `psutil`, with two folded helpers:
-# `is_running(pid)` says whether the process runs, and `is_zombie_within(pid, timeout)` is
-# True if the process becomes a *zombie* within `timeout` seconds: exited, with its pid still
-# listed. `tl.mark(...)` writes down named moments on a `Timeline`, the course's stopwatch
-# (chapter 01).
+# `is_running(pid)` says whether the process runs, and `is_zombie_within(pid, timeout)` polls
+# the pid's state for up to `timeout` seconds (the answer explains the name). `tl.mark(...)`
+# writes down named moments on a `Timeline`, the course's stopwatch (chapter 01).
 #
-# The worker's code decides the first question: when `"done"` arrives, is it still running?
-# Predict the second: once it has exited, is its pid gone at once, or is it still listed 0.3 s
-# later, when the parent gets round to `join`?
+# The worker's `linger` already tells you that it still runs when `"done"` arrives. Predict
+# what happens after its exit: is its pid gone at once, gone a few milliseconds later while
+# the operating system tidies up, or still listed 0.3 s later, when the parent gets round to
+# `join`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -249,16 +247,18 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # `terminate()` sends SIGTERM: a *request*, which a process may catch to clean up. `kill()`
 # sends SIGKILL.
 #
-# Below is the whole code of the next worker: one call to `signal.signal` with SIGTERM, then
-# it sends "ready" through a pipe (so the parent knows the call has been made before it sends
-# anything) and sleeps. The pipe is a
+# Below is the whole code of the next worker: one call to `signal.signal` that ignores
+# SIGTERM, then `_announce(ready)`, which sends "ready" through a pipe (so the parent knows
+# the call has been made before it sends anything), and a sleep. The pipe is a
 # `multiprocessing.Pipe`: the parent keeps one end, the worker gets the other, and
 # `messages(conn, timeout)` reads what has arrived.
 #
 # The cell below calls `terminate()`, gives the worker 0.2 s of grace with `join(timeout=0.2)`,
-# asks `is_alive()`, then calls `kill()` and `join` again. `is_alive()` only looks: it never
-# ends a process (and if the process has already exited, it reaps it). Predict from the worker's code: is it still alive after the 0.2 s of grace,
-# and which `exitcode` does it end with?
+# asks `is_alive()`, then calls `kill()` and `join` again. `is_alive()` only looks. It never
+# ends a process, though if the process has already exited, it reaps it. The worker's code
+# says it survives `terminate()`. Predict how the parent finds that out: does `terminate()`
+# raise or return something, does `join(timeout=0.2)` raise when the grace runs out, or does
+# only the later look with `is_alive()` tell?
 
 # %% tags=["remove-input"]
 show_source(ignore_sigterm)
@@ -271,22 +271,26 @@ tl.mark("stubborn worker: start() called")
 stubborn.start()
 said = messages(ready, timeout=10)  # "ready": its signal.signal call has been made
 
-stubborn.terminate()
+asked = stubborn.terminate()
 tl.mark("stubborn worker: terminate() sent")
-stubborn.join(timeout=0.2)
+joined = stubborn.join(timeout=0.2)
 alive_after_grace = stubborn.is_alive()
 stubborn.kill()
 tl.mark("stubborn worker: kill() sent")
 stubborn.join(timeout=5)
 tl.mark("stubborn worker: reaped")
+print("terminate() returned:", asked, "· join(timeout=0.2) returned:", joined,
+      "(no exception)")
 print("alive after SIGTERM and 0.2 s of grace:", alive_after_grace,
       "· exit code:", stubborn.exitcode)
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `SIG_IGN` told the kernel to drop SIGTERM for this process: `terminate()` asked, nothing
-# happened, and `join` simply ran out of its 0.2 s. The exit code is minus the number of the
+# `SIG_IGN` told the kernel to drop SIGTERM for this process. `terminate()` only sends the
+# signal and returns `None` whatever becomes of it, and `join(timeout)` returns `None` too
+# when its time runs out, without an exception. So only the look afterwards, `is_alive()`,
+# told the parent that the request had been ignored. The exit code is minus the number of the
 # signal that did end it, SIGKILL, which cannot be caught or ignored. `is_alive()` reported the
 # worker alive before the kill without ending anything. So the polite, bounded way to stop a process is: terminate, join
 # with a grace period, and only if it is still alive, kill and join again.
@@ -364,8 +368,9 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # :::
 
 # %% [markdown]
-# ## Measure: how long each process outlives the moment it seems over
+# ## Measure: looking back, how long each process outlived the moment it seemed over
 #
+# This section runs nothing new: it draws the marks the three experiments above left on `tl`.
 # The three lifecycles, each on its own stretch of the time axis (seconds since the first
 # experiment started). Blue is the process **running**, purple its **cleanup**, light green
 # a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls. The folded
@@ -442,18 +447,13 @@ def draw_lifecycles() -> None:
 draw_lifecycles()  # the folded plotting code above
 
 # %% [markdown]
-# :::{dropdown} Why
-#
 # The queue consumer ran on for its cleanup after "done" was read, then stayed a zombie until
-# `join`. The stubborn worker kept running through SIGTERM and the 0.2 s grace; the ticks of
+# `join`. The stubborn worker kept running through SIGTERM and the 0.2 s grace. The ticks of
 # SIGKILL and of the `join` that reaped it are a few milliseconds apart, because `join` came
-# right after `kill`. The
-# sleeping child was still running when its timeout expired (the tick "timeout, kill()":
-# the timeout and the kill right after it), and once killed it was a zombie for as long as
-# the parent left it there. A zombie lasts as long as its parent leaves it: in the first and
-# third panels, the 0.3 s the cell kept the parent busy before it reaped.
-#
-# :::
+# right after `kill`. The sleeping child was still running when its timeout expired (the tick
+# "timeout, kill()" marks the timeout and the kill right after it), and once killed it was a
+# zombie for as long as the parent left it there. A zombie lasts as long as its parent leaves
+# it: in the first and third panels, the 0.3 s the cell kept the parent busy before it reaped.
 
 # %% [markdown]
 # :::{dropdown} Going further
