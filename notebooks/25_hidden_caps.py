@@ -76,7 +76,9 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # counted. The answer is a table
 # with a row per layer: how many of the 120 were inside at once, and how many of the 120 were
 # done in the end. Predict for each layer: are all 120 inside at once, or only some? And if only
-# some, does the work beyond them fail, or wait its turn?
+# some, does the work beyond them fail, or wait its turn? (The thread pool's size follows from
+# chapter 08; the clients' numbers this chapter gives only in the answer, so for them the
+# question is all or some.)
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: how the server counts"}
 OFFERED = 120

@@ -221,10 +221,6 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 #
 # :::{dropdown} Going further: what an interpreter start costs
 #
-# In the awaited run three interpreters start at once and share the CPUs, so each of its bars
-# can be longer than a blocked one, and the whole awaited run can take more than a third of
-# the blocking run, the time that three children at once suggest.
-#
 # Each child is a new Python interpreter that imports `lab_snippets.proc_workers` before it
 # sleeps. The cell below prints two timings of the answer's runs: the mean child, how long
 # one call held its permit on average, and the whole run, from the first permit to the last

@@ -450,9 +450,10 @@ print(f"caller cancelled: {waiter.cancelled()};",
 #    exceptions reach the caller;
 # 2. never block the event loop;
 # 3. pause `poll` seconds between attempts;
-# 4. keep one deadline, `timeout` seconds from the start; it bounds the pauses, not an attempt
-#    already sent, whose `True` still makes the lock yours. With `poll=0.3`, `timeout=1` and
-#    a lock held throughout: attempts at about 0, 0.3, 0.6 and 0.9 s, a 0.1 s sleep, then
+# 4. keep one deadline, `timeout` seconds from the start. No pause runs past it: the last one
+#    is cut short at the deadline. An attempt already sent is still awaited, and its `True`
+#    makes the lock yours even after the deadline. With `poll=0.3`, `timeout=1` and a lock held
+#    throughout: attempts at about 0, 0.3, 0.6 and 0.9 s, then a pause cut to 0.1 s, then
 #    `TimeoutError`;
 # 5. if cancelled mid-attempt, await that attempt, `release()` the lock if it got it, and let
 #    the `CancelledError` go on.
