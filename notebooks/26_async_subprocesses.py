@@ -518,6 +518,10 @@ print(f"Python {sys.version.split()[0]}: leader.wait(), pending when the leader 
 # (CPython gh-86296; 3.12 rebuilt `wait_for` on `asyncio.timeout`), and the grader cancels
 # calls.
 #
+# `CancelledError` is not an `Exception`, so an `except Exception:` clean-up misses a
+# cancellation. Put the clean-up where every way out passes: a `finally`, or an
+# `except BaseException:` that cleans up and re-raises.
+#
 # :::
 #
 # :::{dropdown} What the grader checks
