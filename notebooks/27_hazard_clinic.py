@@ -679,7 +679,7 @@ async def join_shared(shared: asyncio.Future, shielded: bool) -> str:
 
 future_cancelled = {}
 for shielded in (False, True):
-    shared = asyncio.get_running_loop().create_future()  # the result several callers await
+    shared = asyncio.get_running_loop().create_future()  # one result, several callers
     caller = asyncio.create_task(join_shared(shared, shielded))
     await asyncio.sleep(0)  # let it reach its await
     caller.cancel()

@@ -450,11 +450,9 @@ print(f"caller cancelled: {waiter.cancelled()};",
 #    exceptions reach the caller;
 # 2. never block the event loop;
 # 3. pause `poll` seconds between attempts;
-# 4. keep one deadline, `timeout` seconds from the start. No pause runs past it: the last one
-#    is cut short at the deadline. An attempt already sent is still awaited, and its `True`
-#    makes the lock yours even after the deadline. With `poll=0.3`, `timeout=1` and a lock held
-#    throughout: attempts at about 0, 0.3, 0.6 and 0.9 s, then a pause cut to 0.1 s, then
-#    `TimeoutError`;
+# 4. keep one deadline, `timeout` s from the start: no pause runs past it, but an attempt
+#    already sent still counts. With `poll=0.3`, `timeout=1` and the lock held throughout:
+#    attempts at about 0, 0.3, 0.6 and 0.9 s, a pause cut to 0.1 s, then `TimeoutError`;
 # 5. if cancelled mid-attempt, await that attempt, `release()` the lock if it got it, and let
 #    the `CancelledError` go on.
 #
