@@ -70,12 +70,15 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
 #   thread pool.
 #
-# The server cannot know how many requests a client will let in, so it holds every answer
-# until as many are inside as the library documents for its default (or 5 s), then 0.2 s
-# longer in case the client lets in more, and counts the most inside at once. The answer is a table
+# The server holds every answer, so requests pile up inside it, and it counts the most that
+# were ever inside at once. It lets them go once it has seen the number the library documents
+# for its default (or after 5 s), plus 0.2 s, so that a client that lets in more still gets
+# counted. The answer is a table
 # with a row per layer: how many of the 120 were inside at once, and how many of the 120 were
 # done in the end. Predict for each layer: are all 120 inside at once, or only some? And if only
-# some, does the work beyond them fail, or wait its turn?
+# some, does the work beyond them fail, or wait its turn? (The thread pool's size follows from
+# chapter 08; the clients' numbers this chapter gives only in the answer, so for them the
+# question is all or some.)
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: how the server counts"}
 OFFERED = 120
@@ -230,14 +233,12 @@ print("✓ requests that waited for a connection spent their total timeout there
 #
 # > average number in flight = throughput × average time in the system.
 #
-# With a server of known latency W, a cap of c requests keeps at most c in flight, so the
-# throughput it allows is at most c ÷ W. We send 12 requests through `httpx` clients whose
-# pool holds c connections, for c = 1, 3 and 6, to a server that answers in W = 30 ms. At the
-# server we also measure the time-averaged number of requests inside (L) over the run.
+# We send 12 requests through `httpx` clients whose pool holds c connections, for c = 1, 3
+# and 6, to a server that answers in W = 30 ms. Put c in flight and W in the law, and you get
+# c ÷ W: 1 ÷ 0.03 ≈ 33 requests per second for one connection, 100 and 200 for 3 and 6.
 #
-# The bound for one connection is 1 ÷ 0.03 ≈ 33 requests per second, and for 3 and 6
-# connections 100 and 200. The answer prints each cap's throughput as a share of its bound.
-# Predict: does each cap reach its bound, go past it, or fall short of it?
+# Predict: is c ÷ W a ceiling on the measured throughput, a floor, or what a run reaches
+# exactly? If the runs miss it, what could hold them off?
 
 # %%
 LATENCY, N_REQUESTS = 0.03, 12
@@ -254,6 +255,13 @@ async def run_with_cap(server: LatencyServer, cap: int) -> dict:
             "in flight": in_flight, "peak": server.requests.peak,
             "spans": list(server.spans)}
 
+
+# %% [markdown]
+# The answer prints a row per cap: the most requests the server saw at once (peak), the
+# throughput, c ÷ W, and their ratio (share). Two more columns help with the second question.
+# *L* is the number of requests inside the server, averaged over the run. The *mean gap on a
+# slot*: picture c slots at the server, one per connection; it is how long a slot stays empty,
+# on average, between one request leaving it and the next one arriving.
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code and mean_gap"}
 def mean_gap(spans: list) -> float:
@@ -332,16 +340,17 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Each request holds its connection for at least W, so at most c are in flight and at most c
-# finish per W: Little's law read backwards gives the bound cap ÷ W. Compare each run with it:
-# none went faster, and all fell a little short of it (the differences between their shares
-# are about the size of run-to-run noise, and no check compares them). What holds the runs
-# below it is L, the number actually in flight: the printed L stays under each cap. Each
-# time an answer leaves the server, its slot stays empty until the client has read the answer
-# and sent the next request (the *mean gap* on a slot, a few milliseconds here, paid again on
-# every request), and at the start and the end of the run not every connection is in use.
-# Over the run, throughput is L divided by the time a request stays at the server, a little
-# over W, so each share of the bound is a little under L ÷ cap.
+# c ÷ W is a ceiling. Each request holds its connection for at least W, so c connections
+# finish at most c requests per W, and no run went past it.
+#
+# All runs fell a little short, because fewer than c requests were inside on average: the
+# printed L is under each cap. After each answer a slot stays empty for a few milliseconds,
+# the mean gap, while the client reads the answer and sends the next request; and at the
+# start and the end of the run not every connection is in use.
+#
+# The arithmetic: by Little's law, throughput is L divided by the time a request stays at the
+# server, which is a little over W. So each share is a little under L ÷ cap. The differences
+# between the three shares are about the size of run-to-run noise, and no check compares them.
 #
 # The figure's left panel shows the best cap-3 run as the server saw it: each request is a bar,
 # placed in the first free lane; three lanes are enough, whatever the number of requests. The
@@ -457,6 +466,10 @@ print("✓ the Semaphore held in-flight at 4; at a fixed rate, a slower server h
 # t = 0.6, the bucket would hold 0.6 × 2 = 1.2 tokens: the take uses one, and the 0.2 left
 # counts for the next take. If nobody takes anything for the next 5 s, the bucket then holds
 # min(3, 0 + 5 × 2) = 3 tokens, not 10.
+#
+# The tokens are floats, and a refill can land a hair under a whole token (0.1 × 3 is
+# 0.30000000000000004, and 0.3 − 0.1 − 0.1 − 0.1 is not 0). So compare with a small tolerance,
+# `tokens >= 1 - 1e-9`, not `tokens >= 1`, or a take can sleep again for a missing 1e-16.
 #
 # The visible test below runs such an example on a `VirtualClock`: `take_in_turn` reads
 # `clock.time()` after each take, and four takes from a bucket with `rate=10`, `burst=2` must

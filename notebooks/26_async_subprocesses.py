@@ -214,11 +214,8 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # The figure shows both runs on one time axis. Red bars are children waited for with the loop
 # blocked (and the loop's own lane red while it could not tick); blue bars are children
 # awaited. The red bars form a staircase, one child after the other; the blue bars overlap.
-# Each bar is longer than the child's 0.15 s sleep, because it also holds the start of a new
-# Python interpreter. In the awaited run three interpreters start at once and share the
-# CPUs, so each of its bars can be longer than a blocked one. The whole awaited run can then
-# take more than a third of the blocking run, the time that three children at once suggest;
-# the fold below prints both whole runs beside that third, and says what a start costs.
+# Each bar includes the start of a new Python interpreter, so it is longer than the 0.15 s
+# sleep.
 #
 # :::
 #
@@ -251,11 +248,16 @@ print(f"awaited whole run {whole_run['async']:.0f} ms;",
 # %% [markdown]
 # ## Two pipes, one reader
 #
-# A child's stdout and stderr are pipes, buffers in the kernel: on Linux a pipe holds 64 KiB
+# A child's stdout and stderr are pipes, buffers in the kernel. On Linux a pipe holds 64 KiB
 # by default, and a child that writes into a full pipe waits there until someone reads.
-# asyncio reads each pipe in the background into a `StreamReader`. The reader below reads stdout to its end *before*
-# it reads stderr, with a timeout on each read. Its child, the worker `chatter OUT ERR`,
-# writes ERR bytes to stderr, then OUT bytes to stdout, then exits.
+# asyncio does read each pipe in the background into a `StreamReader`, but only up to a point:
+# once that buffer holds more than twice its limit, it stops reading the pipe until your code
+# takes data out. The limit is 64 KiB unless you pass `limit=`, so the point is 128 KiB. After
+# that the pipe fills, and the child's next write waits.
+#
+# The reader below reads stdout to its end *before* it reads stderr, with a timeout on each
+# read. Its child, the worker `chatter OUT ERR`, writes ERR bytes to stderr, then OUT bytes to
+# stdout, then exits.
 #
 # Predict, for 10 kB and for 1 MB on stderr: does the reader finish? If it times out instead,
 # is the child still running then, and what does the child do once both pipes are read?
@@ -317,10 +319,8 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 # %% [markdown]
 # :::{dropdown} Why
 #
-# What decides it is whether stderr fits into the pipe and asyncio's buffer behind it. The
-# pipe holds 64 KiB; the `StreamReader` behind it keeps reading until its buffer holds twice
-# its limit (the limit is 64 KiB unless you pass `limit=`), so 128 KiB. 10 kB fits, so the
-# naive reader finishes, which is why it survives small tests.
+# What decides it is whether stderr fits into the pipe and asyncio's buffer behind it, about
+# 64 + 128 KiB. 10 kB fits, so the naive reader finishes, which is why it survives small tests.
 #
 # 1 MB does not. The reader waits for a stdout end that never comes, while the child waits for
 # room on stderr: each `os.write` inside `_write_all` blocks while the pipe is full, so the
@@ -401,7 +401,7 @@ async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer: what kill() leaves running"}
 leader, members = await start_family()
 leader.kill()
-wait_returned = await ends_within(leader.wait(), 0.5)  # at most 0.5 s
+wait_returned = await ends_within(leader.wait(), 0.5)  # reap it; at most 0.5 s
 leader_code = leader.returncode
 stderr_ended_at_kill = await ends_within(leader.stderr.read(), 0.3)  # read to its end
 # wait_until_gone(pids, timeout): polls until they exit; returns those still running
@@ -431,9 +431,6 @@ print("✓ kill() left both children running and the stderr pipe open")
 #
 # So a tool that started children of its own (a shell, a test runner, a compiler) and is
 # stopped with `kill()` leaves them running, as killing a parent did in chapter 19.
-#
-# The `leader.wait()` in the cell has a twist of its own, which depends on the Python release:
-# the fold "Going further: what `leader.wait()` waits for", after the `killpg()` section, shows it.
 #
 # :::
 #
@@ -520,6 +517,10 @@ print(f"Python {sys.version.split()[0]}: leader.wait(), pending when the leader 
 # just as the inner wait finishes is swallowed by `wait_for`, which returns the result instead
 # (CPython gh-86296; 3.12 rebuilt `wait_for` on `asyncio.timeout`), and the grader cancels
 # calls.
+#
+# `CancelledError` is not an `Exception`, so an `except Exception:` clean-up misses a
+# cancellation. Put the clean-up where every way out passes: a `finally`, or an
+# `except BaseException:` that cleans up and re-raises.
 #
 # :::
 #

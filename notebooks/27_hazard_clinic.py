@@ -27,6 +27,10 @@
 # whether slime meets those conditions is a separate question, which we state and leave open.
 # Each hazard ends with its slime site, quoted from the source; hazard 1 recaps chapter 26,
 # which quotes its site, and sets up hazard 2.
+#
+# **The five hazards**, as the summary table at the end lists them: 1 · a blocking call inside
+# a coroutine; 2 · one semaphore taken twice on a path; 3 · a result polled through
+# `to_thread`; 4 · a request cancelled during an update; 5 · `result()` with no timeout.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
@@ -61,7 +65,8 @@ figure_style()
 # Hazard 2 starts from this path, so here is our model of it. `run_code` stands for the tool
 # and blocks (or awaits) for 10 ms; `execute_predictions` takes a permit and calls
 # `execute_tool`, which, with `tool_takes_permit=True`, takes a second permit from the same
-# semaphore, as slime's path does.
+# semaphore, as slime's path does. Here the second permit does no harm; hazard 2 shows when it
+# does.
 
 # %%
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
@@ -626,7 +631,7 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # shape; "In slime" at the end of the chapter quotes it and runs a model of the rollout it
 # waits for.
 #
-# ## Two pieces the exercise needs
+# ## Three pieces the exercise needs
 #
 # Hazard 4 showed a shared task that no caller owns, awaited through `asyncio.shield`. The
 # exercise below needs two more pieces, shown here on a task that ignores its cancellation
@@ -660,6 +665,36 @@ print("the done callback saw:", ended)
 assert (len(finished), len(running)) == (0, 1), "wait() returned at its bound with the task still running"
 assert ended == ["ended anyway"] and slow_to_stop.done(), "the callback ran once the task had ended"
 print("✓ the bounded wait returned with the task still running; the callback ran when it ended")
+
+# %% [markdown]
+# The third piece is why hazard 4's requests await the shared work through `shield`. A task
+# cancelled while it awaits a future cancels that future too, so one caller's cancellation
+# reaches every other caller of the same future. Below, one caller awaits a shared future
+# directly and another through `shield`; each is cancelled, and we look at the future.
+
+# %%
+async def join_shared(shared: asyncio.Future, shielded: bool) -> str:
+    return await (asyncio.shield(shared) if shielded else shared)
+
+
+future_cancelled = {}
+for shielded in (False, True):
+    shared = asyncio.get_running_loop().create_future()  # one result, several callers
+    caller = asyncio.create_task(join_shared(shared, shielded))
+    await asyncio.sleep(0)  # let it reach its await
+    caller.cancel()
+    await asyncio.wait([caller], timeout=1)
+    future_cancelled[shielded] = shared.cancelled()
+    print(f"caller cancelled, {'through shield' if shielded else 'awaiting directly'}:",
+          "shared future", "cancelled" if shared.cancelled() else "still pending")
+    if not shared.done():
+        shared.set_result("answer")  # the worker can still hand it to the other callers
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert future_cancelled == {False: True, True: False}, future_cancelled
+assert shared.result() == "answer" and caller.cancelled(), (
+    "through shield, the cancelled caller left the shared future to the others")
+print("✓ a direct await passed the cancellation on to the shared future; shield did not")
 
 # %% [markdown]
 # ## Exercise 27.1 · Find and fix the hazard
@@ -1477,18 +1512,20 @@ _sc.differential(Coalescer, _reference, _closing_scenarios(), _observe_closing, 
 # mechanisms is listed in the [source inventory](../book/reference/inventory.md).
 #
 # Hazard 5's helper is quoted below: the rollout hands its whole coroutine to `run()`, so the
-# caller waits as long as the rollout takes. The default rollout's coroutine,
+# caller waits as long as the rollout takes.
+
+# %% tags=["remove-input"]
+show_call_site("27")
+
+# %% [markdown]
+# What can make a rollout take long? The default rollout's coroutine,
 # `generate_rollout_async`, submits `over_sampling_batch_size` groups of requests (a group is
 # the samples of one prompt), keeps the first `rollout_batch_size` groups that finish (the
 # prompts one training step needs) and aborts the rest. The first setting defaults to the
 # second, and `train.py` waits for the rollout with `ray.get`.
 #
-# Our model below has that shape, with a batch of 4 and one group whose request never
-# answers. A training step, a thread of its own, calls `run()` with 4 groups submitted, and
-# another with 8. Predict: after 1 s, has `run()` returned in each, and with which groups?
-
-# %% tags=["remove-input"]
-show_call_site("27")
+# Our model has that shape: `RolloutLoop` stands for `AsyncLoopThread`, and `rollout` for
+# `generate_rollout_async`, with a batch of 4 and one group whose request never answers.
 
 # %%
 class RolloutLoop:  # our model of AsyncLoopThread: a loop in a daemon thread
@@ -1516,6 +1553,11 @@ async def rollout(batch: int, submitted: int, silent_group: int) -> list[int]:
         task.cancel()
     return sorted(data)
 
+
+# %% [markdown]
+# A training step, a thread of its own, calls `run()` with 4 groups submitted, and another
+# with 8; in both, group 0 is the silent one. Predict: after 1 s, has `run()` returned in
+# each, and with which groups?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 rollout_loop = RolloutLoop()

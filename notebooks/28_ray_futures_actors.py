@@ -136,7 +136,7 @@ print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat
 #
 # :::
 #
-# ## The same, now with real Ray: `to_thread(ray.get, ...)`
+# ## Chapter 25's thread-pool cost, with real Ray: `to_thread(ray.get, ...)`
 #
 # Chapter 08's answer to a blocking call is `asyncio.to_thread`, and the HTTP handlers of
 # slime's teacher server read their Ray results that way. It frees the loop, but chapter 25
@@ -185,8 +185,9 @@ print("✓ the ready read waited for a thread, as in chapter 25")
 # cells below call both at the notebook's top level, on the loop's thread: fine there, since
 # no coroutine of ours runs meanwhile, and each call has a timeout.
 #
-# Below, jobs 0, 1 and 2 wait at gates that open for jobs 2, 0, 1, and after each opening
-# `ray.wait(num_returns=1)` asks the jobs still unready for one. With `timeout=0` it is a
+# Below, jobs 0, 1 and 2 each wait at a gate of their own (gates 30, 31 and 32). We open
+# them in the order 2, 0, 1, and after each opening `ray.wait(num_returns=1)` asks the jobs
+# still unready for one. With `timeout=0` it is a
 # poll: it returns at once with whatever is ready, here nothing, for a job whose gate is
 # still shut.
 
@@ -289,9 +290,12 @@ sent = time.monotonic()
 results = await asyncio.gather(*(poster.post.remote(i, 0.15) for i in range(9)))
 all_done = time.monotonic() - sent
 peak, poster_spans = await poster.report.remote()
-first_in = [i for i, _, _ in sorted(poster_spans, key=lambda span: span[1])[:3]]
+entry_order = [i for i, _, _ in sorted(poster_spans, key=lambda span: span[1])]
+overtook = [i for n, i in enumerate(entry_order) if any(j > i for j in entry_order[:n])]
 print(f"9 calls, max_concurrency=3: {all_done:.2f} s in all;",
-      f"at most {peak} inside at once; the first three in: calls {first_in}")
+      f"at most {peak} inside at once")
+print("calls in the order they went in:", entry_order,
+      "· went in after a call sent later:", overtook or "none")
 tl = draw_calls(poster_spans)  # the folded plotting code above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -310,9 +314,11 @@ print("✓ never more than 3 calls inside the async actor, and all 9 done")
 # this run's three waves, one lane per call, drawn from the times the actor recorded as each
 # call entered and left `post`.
 #
-# An async actor does not promise to start calls in the order they were sent: the printed
-# first three are the ones this run let in first, and nothing in Ray's documentation says
-# they must be calls 0, 1 and 2, so code should not count on any order.
+# An async actor does not promise to start calls in the order they were sent, and nothing in
+# Ray's documentation says it must. The second printed line shows what this run did: the
+# order in which the calls went in, and any call that went in after one sent later than it.
+# In the figure, such a call's bar starts to the right of the bar of a later call below it.
+# Code should not count on any order.
 #
 # :::
 
@@ -444,10 +450,9 @@ print(f"caller cancelled: {waiter.cancelled()};",
 #    exceptions reach the caller;
 # 2. never block the event loop;
 # 3. pause `poll` seconds between attempts;
-# 4. keep one deadline, `timeout` seconds from the start; it bounds the pauses, not an attempt
-#    already sent, whose `True` still makes the lock yours. With `poll=0.3`, `timeout=1` and
-#    a lock held throughout: attempts at about 0, 0.3, 0.6 and 0.9 s, a 0.1 s sleep, then
-#    `TimeoutError`;
+# 4. keep one deadline, `timeout` s from the start: no pause runs past it, but an attempt
+#    already sent still counts. With `poll=0.3`, `timeout=1` and the lock held throughout:
+#    attempts at about 0, 0.3, 0.6 and 0.9 s, a pause cut to 0.1 s, then `TimeoutError`;
 # 5. if cancelled mid-attempt, await that attempt, `release()` the lock if it got it, and let
 #    the `CancelledError` go on.
 #

@@ -206,17 +206,17 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A report after the "released group_a" line that says 2 GPUs, 2 free, while `group_b` is
-# still pending, is Ray catching up for a moment: removing one group and placing another are
-# separate asynchronous steps in Ray's control service (the GCS). So `group_b` was placed
-# after the release, not at the same instant; the last line gives the time between them on
-# this run.
-#
 # A placement group waits until its bundles fit; a `ray.wait` that times out only says it is
 # still pending, it does not fail. Up to the release, each report says two GPUs registered
-# and none free. Had `group_a` kept its reservation, `group_b` would still be waiting.
-# Reports like these are what tell "Ray does not see my GPUs" (the total is short) apart from
-# "someone else holds them" (the total is right and nothing is free).
+# and none free. Reports like these are what tell "Ray does not see my GPUs" (the total is
+# short) apart from "someone else holds them" (the total is right and nothing is free). Had
+# `group_a` kept its reservation, `group_b` would still be waiting.
+#
+# `group_b` was placed after the release, not at the same instant: the last line gives the
+# time between them on this run. Removing one group and placing another are separate
+# asynchronous steps in Ray's control service (the GCS), and placing a group takes a while
+# after the GPUs come free. Meanwhile a report can say 2 GPUs, 2 free, with `group_b` still
+# pending; count how many reports came after the "released group_a" line.
 #
 # The loop is bounded here, but slime's is not, on purpose (its comment, quoted below, says
 # why); its reports are what keep an unbounded wait from looking like a hang.
@@ -253,8 +253,10 @@ assert not ray.wait(calls, timeout=0.5)[0], "no call finishes in half a second"
 killed_at = time.monotonic()
 ray.kill(doomed, no_restart=True)
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the reference wait the check compares with"}
 ten_second_timer = ReferenceWait(10)  # for the check: a plain 10 s wait in a thread
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes, ended_at = [], []
 for ref in calls:
     try:
@@ -272,7 +274,7 @@ print("a call made after the kill:", after)
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-killed-actor-fails-every-call
 assert outcomes == ["ActorDiedError"] * 3, f"every held call fails with ActorDiedError: {outcomes}"
-# ReferenceWait(10), started in the answer cell, is a plain 10 s wait in a thread of its own,
+# ReferenceWait(10), started just before the answer cell, is a plain 10 s wait in a thread of its own,
 # beside the calls: every call ended before it woke (instants on one clock: ended_at counts
 # from the kill)
 ended_last = killed_at + max(ended_at)
@@ -361,10 +363,8 @@ print("✓ with the timeout only inside the call, the check waited out the 6 s c
 # the wait lasts as long as the stuck call. Read the times: six seconds, not one. When `work` ended, `health` ran and answered
 # `True`: the stuck engine was reported healthy.
 # The healthy engine's check began only after that, 6 s late. In slime's monitor this wait
-# holds the monitor thread: while one engine is stuck, no other engine is checked. Nor is the
-# stuck one replaced: slime starts a new engine only in a slot of `all_engines` that
-# `_kill_engine` has set to `None` (`start_engines`, in `slime/ray/rollout.py`, skips a slot
-# that still holds an engine), and a check that has not returned kills nothing.
+# holds the monitor thread: while one engine is stuck, no other engine is checked, and the
+# stuck one is not replaced either ("In slime" shows why).
 #
 # :::
 #
@@ -393,10 +393,10 @@ def one_round(since: float, round_checks: dict) -> Timeline:
 
 def marks(ax, since: float, round_checks: dict) -> None:
     ax.plot([round_checks["healthy"][0] - since], [2], marker="|", markersize=14,
-            markeredgewidth=3, color="tab:purple")  # the healthy check, too short for a bar
+            markeredgewidth=3, color="black")  # the healthy check, too short for a bar
     legend = list(ax.get_legend().legend_handles) + [  # the marks join the states
         Line2D([], [], marker="|", linestyle="none", markersize=10, markeredgewidth=3,
-               color="tab:purple", label="healthy: check")]
+               color="black", label="healthy: check")]
     if "killed" in round_checks["stuck"][2]:
         legend += [Line2D([], [], color="black", linestyle="--", label="ray.kill"),
                    Line2D([], [], color="tab:blue", linestyle="dotted", label="rest of the 6 s call")]
@@ -472,7 +472,8 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 # ended its 6 s call 5 s early; the healthy engine was checked 1 s in and answered in
 # milliseconds. In the figure, light green is a check waiting for its answer, blue an engine
 # busy in its 6 s call, and the dotted line the rest of that call, cut off by the kill (the
-# dashed line); each healthy check is too short for a bar, so a purple tick marks it.
+# dashed line); each healthy check is too short for a bar, so a black tick, the reading
+# guide's mark for an event, marks it.
 #
 # :::
 #
@@ -1032,6 +1033,10 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # health checks, and that round's numbers are what it costs slime: while one engine was stuck
 # in a 6 s call, its check waited the 6 s, reported it healthy, and checked the next engine
 # 6 s late.
+# Nor is a stuck engine replaced while its check waits. On a failed check the last quote
+# kills the engine and sets its slot in `all_engines` to `None`; `start_engines` (in
+# `slime/ray/rollout.py`) starts a new engine only in such a slot and skips any slot that
+# still holds one. A check that has not returned has killed nothing, so the slot stays taken.
 #
 # **Who picks the device.** The first Predict's "try it" is slime's setting. The training
 # actors (`slime/ray/actor_group.py`) and rollout engines (`slime/ray/rollout.py`) are created
