@@ -316,6 +316,7 @@ async def worker(jobs: asyncio.Queue, log: list[str], calls_task_done: bool) -> 
                 jobs.task_done()
 
 
+# %%
 async def put_then_join(calls_task_done: bool) -> tuple[str, int, bool]:
     jobs, log = asyncio.Queue(), []
     workers = [asyncio.create_task(worker(jobs, log, calls_task_done))
