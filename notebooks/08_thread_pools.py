@@ -67,23 +67,28 @@ def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
 # coroutine, then awaited through `asyncio.to_thread`. `draw_heartbeat` (folded) draws the
 # two calls above the heartbeat lane, in the colours of the [reading guide](../book/reading_guide.md):
 # the call on the loop red (blocked: it holds the loop's thread), the call in a worker thread
-# blue (running). The heartbeat lane is measured: it turns red where the loop went more than
-# 50 ms without a wake-up, from the last wake-up before the gap, so its red can start a
+# blue (running). The heartbeat lane is measured: it is blue while the loop answers its
+# heartbeat, and turns red where the loop went more than 50 ms without a wake-up, from the last wake-up before the gap, so its red can start a
 # little before the call's bar.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the heartbeat count"}
 def draw_heartbeat(tl: Timeline, watch: LoopWatch):
     watch.add_to(tl, label="event loop heartbeat", threshold=0.05)
     return tl.plot("The same blocking call, on the event loop and in a worker thread",
-                   lanes=["called on the loop", "awaited via to_thread", "event loop heartbeat"])
+                   lanes=["called on the loop", "awaited via to_thread", "event loop heartbeat"],
+                   meanings={"running": "running / answering"})
+
+
+def heartbeats_during(span, tl: Timeline, watch: LoopWatch) -> int:
+    """How many heartbeats the loop got while the span was open (beats are absolute times)."""
+    return sum(tl.t0 + span.start < beat < tl.t0 + span.end for beat in watch.beats)
 
 
 # %% [markdown]
-# The title says where a blocking call belongs, and the heartbeat will show what that does for
-# the loop: about 30 heartbeats fit in 0.15 s, and the cell counts those the loop gets during
-# each call. Predict the other side, the caller's, which the title leaves open: does the call
-# itself take any less time in a worker thread, and does the coroutine that awaits it go on
-# any sooner?
+# **Predict:** does the call itself take any less time in a worker thread, and does the
+# coroutine that awaits it go on any sooner? The cell also counts the heartbeats the loop gets
+# during each call (about 30 fit in 0.15 s), which shows the loop's side; `heartbeats_during`,
+# folded with the plotting code, does the counting.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 BLOCK = 0.15
@@ -100,10 +105,8 @@ print(f"the to_thread call ran in thread {worker!r}, "
       f"not in {threading.current_thread().name!r}")
 for call in ("called on the loop", "awaited via to_thread"):
     call_span = tl.spans_of(call)[0]
-    beats_in_call = [b for b in watch.beats
-                     if tl.t0 + call_span.start < b < tl.t0 + call_span.end]
     print(f"{call}: the call took {call_span.duration:.2f} s, "
-          f"heartbeats during it: {len(beats_in_call)}")
+          f"heartbeats during it: {heartbeats_during(call_span, tl, watch)}")
 fig = draw_heartbeat(tl, watch)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -1012,10 +1015,13 @@ show_call_site("08")
 # %% tags=["remove-input"]
 show_call_site("08c")
 
+# %% tags=["remove-input"]
+show_call_site("08b")
+
 # %% [markdown]
 # ### A run: what the replaced `to_thread(ray.get, ...)` cost `post`
 #
-# A model of the two versions of `post` (quoted last), written for this page: a Ray call
+# Does the comment in `post` hold? A model of its two versions, written for this page: a Ray call
 # becomes a `concurrent.futures.Future` that a pool standing for the actors, `remote`,
 # completes. As many slow requests (answers after 0.5 s) as the default pool has threads are
 # waiting when four quick ones arrive (answers after 0.02 s); the run prints when the quick
@@ -1069,6 +1075,3 @@ print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by 
 # a pool thread to wait in, and the slow requests held them all, so the quick answers came in
 # only when the slow ones freed the threads: the tail latency of slime's comment. With one
 # slow request fewer, they pass through the free thread at once; `await` needs no thread.
-
-# %% tags=["remove-input"]
-show_call_site("08b")

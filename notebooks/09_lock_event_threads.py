@@ -23,7 +23,6 @@
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import dis
-import json
 import subprocess
 import sys
 import threading
@@ -300,12 +299,12 @@ poller = threading.Thread(target=poll_engines, name="engine-poller")
 poller.start()
 first_poll.wait(timeout=2)
 
-poller.join(timeout=0.1)
+returned = poller.join(timeout=0.1)
 alive_after_bounded_join = poller.is_alive()
 
 stop.set()
 poller.join(timeout=2)
-print(f"alive after join(0.1): {alive_after_bounded_join}; "
+print(f"join(0.1) returned {returned!r}; alive after it: {alive_after_bounded_join}; "
       f"alive after stop + join: {poller.is_alive()}; polls done: {len(polls)}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -355,11 +354,22 @@ show_source(daemon_exit, first="atexit.register(report)", last='"main returns"')
 # %% [markdown]
 # ## Measure: what each of the child's threads did before it exited
 #
-# The next cell runs the script and prints four fields of the report: the steps each thread did,
-# the steps it had planned, the daemon's state when the `atexit` handler ran, and which
-# threads printed their `CLEANUP` line. The report also gives the time of each event in the
-# child, so the cell ends by drawing them with a `Timeline`, the course's stopwatch (chapter
-# 01); `plot_exit`, folded below, is its drawing code.
+# Predict: how many of its 40 steps does the daemon thread do, and does its `finally` block
+# run? The next cell runs the script and prints, for each thread, the steps it did and whether
+# it printed its `CLEANUP` line. The figure after it draws the child's events on a `Timeline`,
+# the course's stopwatch (chapter 01).
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+child = subprocess.run(
+    [sys.executable, "-m", "lab_snippets.thread_workers", "daemon-exit",
+     "--joined-steps", "6", "--daemon-steps", "40", "--step", "0.05"],
+    capture_output=True, text=True, timeout=20, check=True,
+)
+exit_report = parse_daemon_exit(child.stdout)
+for name, label in (("joined", "normal thread"), ("daemon", "daemon thread")):
+    print(f"{label}: {exit_report['steps_done'][name]} of "
+          f"{exit_report['steps_planned'][name]} steps, CLEANUP line printed: "
+          f"{name in exit_report['cleanups_printed']}")
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def plot_exit(exit_report: dict) -> None:
@@ -393,25 +403,6 @@ def plot_exit(exit_report: dict) -> None:
           f"planned to end {planned_end - tl.t0:.1f} s in")
 
 
-# %% [markdown]
-# Predict: how many of its 40 steps does the daemon thread do, and does its `finally` block
-# run?
-#
-# Two marks in the answer's figure are drawn, not measured. A purple end on a bar is that
-# thread's `finally` block, drawn 0.03 s wide so that it shows (it takes far less). The last
-# lane, in grey, is the daemon's plan: the steps it had planned and not done, if any, cut at
-# 0.25 s past the exit, with an arrow to where the plan would have ended.
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-child = subprocess.run(
-    [sys.executable, "-m", "lab_snippets.thread_workers", "daemon-exit",
-     "--joined-steps", "6", "--daemon-steps", "40", "--step", "0.05"],
-    capture_output=True, text=True, timeout=20, check=True,
-)
-exit_report = parse_daemon_exit(child.stdout)
-shown = ("steps_done", "steps_planned", "daemon_alive_at_exit", "cleanups_printed")
-for key in shown:
-    print(f"{key}: {json.dumps(exit_report[key])}")
 plot_exit(exit_report)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -436,10 +427,13 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # below). So it did only the steps that fit while the normal thread finished its six, and its
 # remaining work and its `finally` block never ran (no `CLEANUP` line for it).
 #
-# On the timeline, the main thread is done almost at once; the exit then waits for the normal
-# thread, whose `finally` is the purple end of its bar. The daemon's bar stops where the exit
+# The timeline draws the time of each event in the child. The main thread is done almost at
+# once; the exit then waits for the normal thread, whose `finally` is the purple end of its
+# bar (drawn 0.03 s wide so that it shows: it takes far less). The daemon's bar stops where the exit
 # stops waiting, with no purple end. It counts a step when the step's sleep ends, so a step in
-# progress at the exit is never counted. The grey lane is the rest of its 40 planned steps.
+# progress at the exit is never counted. The grey lane is the rest of its 40 planned steps,
+# also drawn, not measured: it is cut at 0.25 s past the exit, with an arrow to where the plan
+# would have ended.
 #
 # So `daemon=True` is not a way to stop a thread. It is a fallback that keeps a thread which
 # failed to stop from holding the whole process open. A thread that owns something (a file

@@ -403,8 +403,10 @@ print("✓ break closed neither; the loop closed the dropped one later; the held
 # `yield`, connection open. The `held` one stays that way for as long as something refers to
 # it.
 #
-# Nothing refers to the `dropped` one once its loop ends, so it is dropped, and asyncio's
-# *finalizer hook* schedules `aclose()` as a new task on the loop. So its connection is still
+# Nothing refers to the `dropped` one once its loop ends, so it is dropped. A dropped plain
+# generator is closed on the spot, but an async generator's `finally` may need to `await`, and
+# nothing can await in the middle of garbage collection. So the loop installs a *finalizer
+# hook* (`sys.set_asyncgen_hooks`), which schedules `aclose()` as a new task on the loop. So its connection is still
 # open right after the `break`; the cleanup runs some loop iterations later, in another task,
 # where an exception in it can only be logged.
 #
@@ -478,8 +480,10 @@ print("✓ aclosing closed the generator at the end of the block, before the nex
 #
 # A task that catches a guard's `TimeoutError` often goes on running: it retries, or takes
 # the next sample. Code in it that asks "is my task on its way out?" calls
-# `asyncio.current_task().cancelling()`, the count of cancel requests from chapter 05, where
-# catching a `CancelledError` left the count at 1 and only `uncancel()` brought it back to 0.
+# `asyncio.current_task().cancelling()`. A reminder from chapter 05: it counts the `cancel()`
+# requests made to the task and not yet taken back by `uncancel()`, so 0 means "not being
+# cancelled". There, catching a `CancelledError` left the count at 1, and only `uncancel()`
+# brought it back to 0.
 # A retry loop written as `while not asyncio.current_task().cancelling():` would stop for good
 # if a guard left that count at 1.
 #

@@ -457,9 +457,10 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # %% [markdown]
 # ## A token used in another context
 #
-# A token comes from a `set` made in one context. `contextvars.Context()` makes a new, empty
-# context, and `ctx.run(fn, *args)` calls `fn` inside it (the `run` that the third thread
-# used above). The cell below sets a variable inside one new context, calls `reset` with that
+# Item 4 of Exercise 11.1 needs one more fact, which this section shows in two cells: what
+# `reset` does with a token made in another context. A token comes from a `set` made in one
+# context. `contextvars.Context()` makes a new, empty context, and `ctx.run(fn, *args)` calls
+# `fn` inside it (the `run` that the third thread used above). The cell below sets a variable inside one new context, calls `reset` with that
 # token inside a second one, and prints what the `reset` did and what the first context holds
 # afterwards.
 
@@ -482,7 +483,7 @@ print("the first context holds:", opened_in[demo_var])
 # runs in the closing task's context, and the `reset` there raises. Exercise 11.1 asks for a
 # span helper that survives that.
 #
-# The cell below shows that second case in the shape Exercise 11.1 meets. An async generator
+# The cell below is that second case, in the shape Exercise 11.1 meets. An async generator
 # pushes `stream` on the span stack and yields; task A takes its first item. Task B opens a
 # span of its own, `rollout`, then closes the generator, and prints its stack before and after
 # the close.
@@ -1043,14 +1044,11 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
 #
 # :::{dropdown} How the shared list misplaced them
 #
-# A span that ends pops the top of the list, which after an `await` is often another sample's
-# entry, so its own entry stays on the list. The sample's `reward_model` span then finds its
-# own `sglang_generate` still there, a span that had already ended, or finds none when another
-# sample popped its `generate_and_rm` entry. Removing each span's own entry by name instead of
-# popping the top would have kept these parents right, thanks to something else: each
-# sample here runs in one task. Let one sample run two spans at once in two tasks (two reward
-# calls under `gather`, say): both carry the same trace id, so the second finds the first, its
-# sibling, as its parent. In a `ContextVar` each of the two tasks starts from a copy of its
-# parent's stack, so both find the sample's span.
+# Take two samples, A and B. A pushes its spans on the list, then B pushes its own. A's
+# `sglang_generate` ends first, and `pop()` removes the top of the list, which is B's entry, so
+# A's entry stays behind. A's `reward_model` then finds A's `sglang_generate`, already over, as
+# its parent. Later pops take more entries that are not their own, and a span whose sample has
+# no entry left on the list finds no parent. The trace ids cannot prevent this; what they do is
+# keep a span from taking *another* sample's entry as its parent.
 #
 # :::

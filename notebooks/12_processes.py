@@ -113,10 +113,11 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # We run the same two jobs three ways: one after the other, on two threads, and on a pool of
 # two processes. On Linux each process pins itself to its own CPU (`os.sched_setaffinity`), so
 # the scheduler cannot put both on one core; the machine's other load still decides when each
-# runs. Predict: were both threads ever executing Python at the same instant (never, now and
-# then, or most of the time)? And both processes?
+# runs. The threads take turns under the GIL, as in chapter 08. Predict the processes: how
+# much of their run were both executing at the same instant (never, now and then, or most of
+# it), and how does their wall time compare with the sequential run's?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how the CPUs are counted"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how the CPUs are counted and a run is summed up"}
 # The CPUs this kernel may run on: os.sched_getaffinity is Linux-only; elsewhere count every
 # CPU (and burn() cannot pin).
 if hasattr(os, "sched_getaffinity"):
@@ -124,7 +125,26 @@ if hasattr(os, "sched_getaffinity"):
 else:
     CPUS = list(range(os.cpu_count() or 1))
 
-# %% tags=["needs-cores"]
+# overlap_seconds(a, b): the total time an interval of a and one of b were both open;
+# RUN_GAP (1 ms): a gap between two clock readings longer than this counts as not running.
+from lab_snippets.proc_workers import RUN_GAP, overlap_seconds
+
+
+def wall(reports: list[dict]) -> float:
+    """From the first job's start to the last job's end (a pool's start-up not counted)."""
+    return max(r["end"] for r in reports) - min(r["start"] for r in reports)
+
+
+def both_executing(reports: list[dict]) -> float:
+    """Seconds during which both jobs were executing at the same instant."""
+    return overlap_seconds(reports[0]["intervals"], reports[1]["intervals"])
+
+
+def one_line(kind: str, reports: list[dict]) -> str:
+    return (f"{kind:<11}wall {wall(reports):.3f} s, both executing "
+            f"{both_executing(reports):.3f} s")
+
+# %% tags=["needs-cores", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 CHUNKS = 1200
 sequential = [burn(CHUNKS), burn(CHUNKS)]
 
@@ -139,25 +159,88 @@ with SPAWN.Pool(processes=2) as pool:
     pool.map(pid_after, [0.1, 0.1])  # let both workers finish starting
     on_processes = pool.starmap(burn, [(CHUNKS, cpu) for cpu in pins])
 
+for kind, reports in (("sequential", sequential), ("threads", on_threads),
+                      ("processes", on_processes)):
+    print(one_line(kind, reports))  # folded above: wall time, seconds both executing
+
 # %% [markdown]
 # ## Measure: when was each thread, and each process, executing
 #
-# The answer prints one number per run, from `both_executing`: the seconds during which
-# *both* workers were executing Python at the same instant. `draw_running` (folded below, with the other
-# instruments) draws one bar for each stretch during which a worker was executing. The full
-# table, with each run's wall time and CPU time, is folded under the answer.
+# Each plot has one bar for each stretch during which a worker was executing Python; a gap in a
+# bar is a stretch during which it was not.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
-# The measuring instruments: a job's running intervals, added up over the jobs' combined span.
-# overlap_seconds(a, b): the total time an interval of a and one of b were both open;
-# RUN_GAP (1 ms): a gap between two clock readings longer than this counts as not running.
-from lab_snippets.proc_workers import RUN_GAP, overlap_seconds
-
-
-def wall(reports: list[dict]) -> float:
-    return max(r["end"] for r in reports) - min(r["start"] for r in reports)
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def shares(reports: list[dict]) -> tuple[float, float, float]:
+    """Of the two jobs' combined span: the share each was running, and the share both were."""
+    span = wall(reports)
+    first, second = (sum(end - start for start, end in r["intervals"]) / span for r in reports)
+    both = overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / span
+    return first, second, both
 
 
+def draw_running(on_threads: list[dict], on_processes: list[dict]):
+    """One plot per run: a bar for each stretch during which a worker was executing."""
+    import matplotlib.pyplot as plt
+
+    from lab_snippets.timeline import figure_style
+
+    figure_style()
+    fig, axes = plt.subplots(2, 1, figsize=(8, 3.6), layout="constrained")
+    for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
+                                      (axes[1], on_processes, "process", "processes")):
+        tl = Timeline()  # the course's chart of work: tl.add draws one bar from start to end
+        tl.t0 = min(r["start"] for r in reports)
+        for number, report in enumerate(reports, start=1):
+            for start, end in report["intervals"]:
+                tl.add(f"{kind} {number}", start, max(end, start + 1e-4))
+        both_share = shares(reports)[2]
+        tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})",
+                ax=ax)
+    # one time scale for both plots, long enough for the longer run
+    longest = max(axes[0].get_xlim()[1], axes[1].get_xlim()[1])
+    for ax in axes:
+        ax.set_xlim(0, longest)
+    axes[0].set_xlabel("")  # one time axis label, under the lower plot
+    return fig
+
+
+fig = draw_running(on_threads, on_processes)
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The GIL lets one thread run Python at a time, so the two threads were never executing at
+# the same instant, whatever else the machine was doing: their seconds together are zero (or
+# no more than the clock's own error). In the figure their bars never overlap: where one
+# thread has a bar, the other has a gap. Their wall time can still come out a little shorter
+# or longer than the sequential run's. That difference is the machine (how fast its CPU ran
+# during each run, and what else it was running), not parallelism.
+#
+# Processes each have their own interpreter and GIL, so each runs whenever it has a CPU, and
+# with two CPUs their seconds together are above zero. How far above depends on the machine:
+#
+# - **Two solid bars of the same length**: two idle CPUs. Both ran all the time, and the pair
+#   took about half the sequential wall time.
+# - **Two solid bars, one shorter**: both ran without a break, but one CPU was faster during
+#   this run (on a shared or virtual machine two CPUs are seldom equally fast). The seconds
+#   together are then the shorter job's time.
+# - **Striped bars**: other programs held the CPUs, and each process ran only in turns with
+#   them. The seconds together shrink.
+#
+# Load can lower the processes' seconds together; nothing can raise the threads' above zero.
+#
+# :::
+
+# %% [markdown]
+# **Going further.** The folded table gives, for each run, its CPU seconds, its **cores'
+# worth** (CPU seconds per second of wall time: 1 is one core kept busy), the share of the
+# wall time each job was executing, and the share during which both were. CPU seconds count
+# the time a job held a CPU, not the work it did, so the same work can cost fewer CPU seconds
+# on a faster CPU. `burn` reads the clock after each small chunk, so each start or end of a
+# running stretch is known only to within 1 ms; the table's last lines compare the seconds
+# together with that error, added up over every start and end.
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the full table: wall time, CPU time, each job's share"}
 def cpu_seconds(reports: list[dict]) -> float:
     """CPU seconds the jobs received, added up."""
     return sum(r["cpu"] for r in reports)
@@ -168,26 +251,12 @@ def cores_worth(reports: list[dict]) -> float:
     return cpu_seconds(reports) / wall(reports)
 
 
-def shares(reports: list[dict]) -> tuple[float, float, float]:
-    """Of the two jobs' combined span: the share each was running, and the share both were."""
-    span = wall(reports)
-    first, second = (sum(end - start for start, end in r["intervals"]) / span for r in reports)
-    both = overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / span
-    return first, second, both
-
-
-def both_executing(reports: list[dict]) -> float:
-    """Seconds during which both jobs were executing at the same instant."""
-    return overlap_seconds(reports[0]["intervals"], reports[1]["intervals"])
-
-
 def print_table(sequential: list[dict], on_threads: list[dict], on_processes: list[dict]) -> None:
     """Each run's wall time, CPU time, cores' worth and the share each job (and both) ran."""
     print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
-    sequential_wall = sequential[1]["end"] - sequential[0]["start"]
     print(f"{'':<11}{'wall s':>7}{'CPU s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}"
           f"{'both ran':>9}")
-    print(f"{'sequential':<11}{sequential_wall:7.3f}{cpu_seconds(sequential):7.3f}"
+    print(f"{'sequential':<11}{wall(sequential):7.3f}{cpu_seconds(sequential):7.3f}"
           f"{cores_worth(sequential):12.2f}")
     for kind, reports in (("threads", on_threads), ("processes", on_processes)):
         first, second, both = shares(reports)
@@ -224,80 +293,8 @@ def print_table(sequential: list[dict], on_threads: list[dict], on_processes: li
               "that load; the seconds both ran still tell threads from processes")
 
 
-def draw_running(on_threads: list[dict], on_processes: list[dict]):
-    """One plot per run: a bar for each stretch during which a worker was executing."""
-    import matplotlib.pyplot as plt
-
-    from lab_snippets.timeline import figure_style
-
-    figure_style()
-    fig, axes = plt.subplots(2, 1, figsize=(8, 3.6), layout="constrained")
-    for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
-                                      (axes[1], on_processes, "process", "processes")):
-        tl = Timeline()  # the course's chart of work: tl.add draws one bar from start to end
-        tl.t0 = min(r["start"] for r in reports)
-        for number, report in enumerate(reports, start=1):
-            for start, end in report["intervals"]:
-                tl.add(f"{kind} {number}", start, max(end, start + 1e-4))
-        both_share = shares(reports)[2]
-        tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})",
-                ax=ax)
-    # one time scale for both plots, long enough for the longer run
-    longest = max(axes[0].get_xlim()[1], axes[1].get_xlim()[1])
-    for ax in axes:
-        ax.set_xlim(0, longest)
-    axes[0].set_xlabel("")  # one time axis label, under the lower plot
-    return fig
-
-
-del pool  # the process pool above is done: its pipes close when the object goes
-
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-print(f"seconds both executing Python: threads {both_executing(on_threads):.3f}, "
-      f"processes {both_executing(on_processes):.3f}")
-fig = draw_running(on_threads, on_processes)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the full table: wall time, CPU time, each job's share"}
 print_table(sequential, on_threads, on_processes)
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# The GIL lets one thread run Python at a time, so the two threads were never executing at
-# the same instant, whatever else the machine was doing: their seconds together are zero (or
-# no more than the clock's own error). In the figure their bars never overlap: where one
-# thread has a bar, the other has a gap.
-#
-# Processes each have their own interpreter and GIL, so each runs whenever it has a CPU, and
-# with two CPUs their seconds together are above zero. How far above depends on the machine,
-# and the figure shows which case your run was:
-#
-# - **Two solid bars of the same length**: two idle CPUs. Both ran all the time, and the pair
-#   took about half the sequential wall time.
-# - **Two solid bars, one shorter**: both ran without a break, but one finished the same
-#   `burn(1200)` sooner, so its CPU was faster during this run. On a shared machine, a cloud
-#   virtual machine or a laptop doing other work, two CPUs are seldom equally fast: a virtual
-#   CPU gets a share of a physical core that its host also gives to others, in slices too short
-#   for `burn`'s 1 ms gaps to show, and a core's clock speed changes with load and heat. The
-#   seconds together are then the shorter job's time, and the table's shares read, for example,
-#   100 % and 67 %. CPU seconds count the time a job held a CPU, not the work it did, so the
-#   same work can cost fewer CPU seconds than in the sequential run.
-# - **Striped bars**: other programs held the CPUs, and each process ran only in turns with
-#   them. The seconds together shrink, and the table's last lines say whether they were still
-#   more than the clock's error.
-#
-# Load can lower the processes' seconds together; nothing can raise the threads' above zero.
-#
-# The folded table gives, for each run, its wall time (from its first job's start to its last
-# job's end, so the processes' start-up is not counted), its CPU seconds, its **cores' worth**
-# (CPU seconds per second of wall time: 1 is one core kept busy), the share of the wall time
-# each job was executing, and the share during which both were. `burn` reads the clock after
-# each small chunk, so each start or end of a running stretch is known only to within 1 ms;
-# the table's last lines compare the seconds together with that error, added up over every
-# start and end.
-#
-# :::
+del pool  # the process pool above is done: its pipes close when the object goes
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
@@ -340,12 +337,10 @@ else:
 # %% [markdown]
 # ## What `spawn` sends a worker
 #
-# `spawn` starts each worker as a fresh Python interpreter: it has run none of this
-# notebook's cells, and a pool sends it the function to call as a module name and a function
-# name, which the worker looks up in its own modules. Below, a function is defined in this
-# notebook, and a `spawn` pool of one worker runs `square_in_notebook(7)`; the pool's
-# `initializer`, `send_stderr_to`, points the worker's stderr at a log file, so the answer can
-# show what the worker said. Predict: does the parent get 49?
+# Below, a function is defined in this notebook, and a `spawn` pool of one worker runs
+# `square_in_notebook(7)`; the pool's `initializer`, `send_stderr_to`, points the worker's
+# stderr at a log file, so the answer can show what the worker said. Predict: what does the
+# parent get from `.result()`: 49, the worker's own error, or something else?
 
 # %%
 def square_in_notebook(x: int) -> int:
@@ -374,8 +369,9 @@ print("the worker's last stderr line:", last_line)
 # :::{dropdown} Why
 #
 # The parent gets an exception that says only that a worker died (`BrokenProcessPool`, the
-# traceback's last line), not why. A pool sends its worker the function to run by pickling
-# it, and a `spawn` worker is a fresh interpreter. {term}`Pickling <pickling>` writes a function as its module and name, not
+# traceback's last line), not why. `spawn` starts each worker as a fresh Python interpreter,
+# which has run none of this notebook's cells. A pool sends its worker the function to run by
+# pickling it, and {term}`pickling <pickling>` writes a function as its module and name, not
 # its code: the pickled bytes above hold `__main__` and `square_in_notebook`.
 # Pickling worked in the parent, and the worker failed while *unpickling* the task, because
 # its own `__main__`, a fresh interpreter's, has no `square_in_notebook`. That cause is in the
@@ -415,8 +411,9 @@ assert answer == 49
 # ## `Pool.starmap` and `ProcessPoolExecutor`
 #
 # `Pool.starmap` calls a function with each tuple of arguments spread out, and returns the
-# results **in the order of the inputs**, whatever order the workers finish in.
-# `ProcessPoolExecutor` is the `concurrent.futures` face of the same idea: `submit` returns
+# results **in the order of the inputs**, whatever order the workers finish in. The code
+# below calls its twin `starmap_async`, whose `.get(timeout=20)` bounds the wait: `starmap`
+# itself has no timeout. `ProcessPoolExecutor` is the `concurrent.futures` face of the same idea: `submit` returns
 # a future per call, `as_completed` yields them **as they finish**, and an exception raised
 # in a worker is pickled back and raised again by `result()`. The workers: `count_primes(lo, hi)`
 # counts primes by trial division (slow on purpose), `pid_and_span(seconds)` sleeps and returns its
@@ -639,6 +636,11 @@ del workers, before, worker
 # The loop stopped long before its bound of 200 waits (10 s). Leaving `with` ended the pool
 # with `terminate()`: the other worker's exit code, `-15`, is `SIGTERM`, so a call still
 # running there would have been killed, not finished.
+#
+# This cell ran in one thread. If another thread made a pool between its two
+# `active_children()` calls, that pool's new workers would appear in the second list too, and
+# this code would watch them as its own. Taking both lists and making the pool while holding
+# one lock, shared by every caller, closes that gap.
 
 # %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
