@@ -255,8 +255,9 @@ print("✓ neither body started during the busy work, and `awaited_late` started
 # :::
 #
 # To see this run on a clock, the cells below repeat it with `Timeline`, the course's
-# stopwatch (the [reading guide](../book/reading_guide.md) shows its charts; here their code
-# is folded and the figure stays in view): each
+# stopwatch (the [reading guide](../book/reading_guide.md) shows its charts; the helpers are
+# folded, and the run's times and figure sit under a toggle of their own, as they repeat the
+# answer above): each
 # `with tl.span(...)` block becomes one bar, and each lane is named after the variable that
 # holds the object. Each body now also spins for 0.005 s before its sleep, so that its start
 # shows as a bar. Red marks code that holds the loop, the caller's busy work and each body's
@@ -282,7 +283,7 @@ def draw_three_bodies() -> None:
             meanings={"waiting": "suspended in await", "blocked": "holding the loop"})
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same run, with the stopwatch"}
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show its times and timeline"}
 tl = Timeline()
 first = timed_body("first")
 awaited_late = timed_body("awaited_late")

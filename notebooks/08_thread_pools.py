@@ -161,7 +161,8 @@ def draw_pool_calls(pool_tl: Timeline, threads_used: list[str]):
                             from_first_call.t0 + span.end - first_start, span.state)
     fig = from_first_call.plot(
         f"{CALLS} blocking calls on a pool of {WORKERS} threads, one lane per thread",
-        xlabel="time since the first call (s)", lanes=sorted(set(threads_used)))
+        xlabel="time since the first call (s)", lanes=sorted(set(threads_used)),
+        meanings={"running": "a call running"})
     ax = fig.axes[0]
     calls_by_lane: dict[float, list] = {}
     for bar in ax.patches:  # one bar per call

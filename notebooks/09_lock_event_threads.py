@@ -351,26 +351,6 @@ show_source(daemon_exit, first="def work", last="CLEANUP_PREFIX}")
 # %% tags=["remove-input"]
 show_source(daemon_exit, first="atexit.register(report)", last='"main returns"')
 
-# %% [markdown]
-# ## Measure: what each of the child's threads did before it exited
-#
-# Predict: how many of its 40 steps does the daemon thread do, and does its `finally` block
-# run? The next cell runs the script and prints, for each thread, the steps it did and whether
-# it printed its `CLEANUP` line. The figure after it draws the child's events on a `Timeline`,
-# the course's stopwatch (chapter 01).
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-child = subprocess.run(
-    [sys.executable, "-m", "lab_snippets.thread_workers", "daemon-exit",
-     "--joined-steps", "6", "--daemon-steps", "40", "--step", "0.05"],
-    capture_output=True, text=True, timeout=20, check=True,
-)
-exit_report = parse_daemon_exit(child.stdout)
-for name, label in (("joined", "normal thread"), ("daemon", "daemon thread")):
-    print(f"{label}: {exit_report['steps_done'][name]} of "
-          f"{exit_report['steps_planned'][name]} steps, CLEANUP line printed: "
-          f"{name in exit_report['cleanups_printed']}")
-
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def plot_exit(exit_report: dict) -> None:
     """Draw the child's events on a timeline; print the share of its planned steps the daemon did."""
@@ -403,7 +383,26 @@ def plot_exit(exit_report: dict) -> None:
           f"planned to end {planned_end - tl.t0:.1f} s in")
 
 
-plot_exit(exit_report)
+# %% [markdown]
+# ## Measure: what each of the child's threads did before it exited
+#
+# Predict: how many of its 40 steps does the daemon thread do, and does its `finally` block
+# run? The next cell runs the script and prints, for each thread, the steps it did and whether
+# it printed its `CLEANUP` line, then draws the child's events on a `Timeline`, the course's
+# stopwatch (chapter 01).
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+child = subprocess.run(
+    [sys.executable, "-m", "lab_snippets.thread_workers", "daemon-exit",
+     "--joined-steps", "6", "--daemon-steps", "40", "--step", "0.05"],
+    capture_output=True, text=True, timeout=20, check=True,
+)
+exit_report = parse_daemon_exit(child.stdout)
+for name, label in (("joined", "normal thread"), ("daemon", "daemon thread")):
+    print(f"{label}: {exit_report['steps_done'][name]} of "
+          f"{exit_report['steps_planned'][name]} steps, CLEANUP line printed: "
+          f"{name in exit_report['cleanups_printed']}")
+plot_exit(exit_report)  # folded above the heading
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}

@@ -307,15 +307,13 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 #
 # Follow the run with `notify`, and the Condition's queue of waiters. In CPython a `notify`
 # wakes the waiter at the front of that queue, the one that has waited longest, and a thread
-# that starts to wait joins at the back.
+# that starts to wait joins at the back. Each step below lists the waiters, front first.
 #
-# | step | what happens | waiters, front first |
-# |---|---|---|
-# | 1 | both consumers wait on the empty slot | consumer 1, consumer 2 |
-# | 2 | the producer puts item 1; `notify` wakes consumer 1 | consumer 2 |
-# | 3 | the producer waits for room for item 2 | consumer 2, producer |
-# | 4 | consumer 1 takes item 1; `notify` wakes the front: consumer 2 | producer |
-# | 5 | consumer 2 finds the slot empty and waits again | producer, consumer 2 |
+# 1. Both consumers wait on the empty slot. Waiters: consumer 1, consumer 2.
+# 2. The producer puts item 1; `notify` wakes consumer 1. Waiters: consumer 2.
+# 3. The producer waits for room for item 2. Waiters: consumer 2, producer.
+# 4. Consumer 1 takes item 1; `notify` wakes the front: consumer 2. Waiters: producer.
+# 5. Consumer 2 finds the slot empty and waits again. Waiters: producer, consumer 2.
 #
 # After step 5 nobody changes the slot, so nobody calls `notify` again. The producer, the one
 # thread that could go on, sleeps although the slot has had room since step 4. When its 1 s
