@@ -285,7 +285,7 @@ def draw_three_bodies() -> None:
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show its times and timeline"}
 tl = Timeline()
-first = timed_body("first")
+first = timed_body("first")  # folded: a body that spins 0.005 s, then sleeps
 awaited_late = timed_body("awaited_late")
 as_task = timed_body("as_task")
 tl.mark("all three created")
@@ -305,7 +305,7 @@ blocked = tl.spans_of("caller's busy work")[0]
 print(f"caller's busy work: from {blocked.start:.3f} s to {blocked.end:.3f} s")
 for label in sorted(bodies, key=starts.get):
     print(f"{label:<13} body started at {starts[label]:.3f} s")
-draw_three_bodies()
+draw_three_bodies()  # folded: the plotting code
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: task-waits-while-caller-blocks
