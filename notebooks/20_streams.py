@@ -421,8 +421,8 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # once more. `watch_flow(writer)` (folded) only takes notes for the figure: each write, each
 # drain, and the transport's calls to pause and resume the writer.
 #
-# Predict: does the first `drain()` already wait, once one 64 KiB frame has been written? If
-# not, what takes the frames meanwhile, and is that kilobytes or megabytes?
+# Predict: after how many 64 KiB frames does a `drain()` first fail to return in 0.05 s:
+# after the first, after a few, or after dozens?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: watch_flow notes writes, drains, pause and resume"}
 # The instruments: watch_flow wraps the writer's write() and drain() and the protocol's
@@ -573,7 +573,8 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # %% [markdown]
 # :::{dropdown} Why
 #
-# No: the first `drain()` returns at once, and so do many more. The kernel's buffers fill
+# Not after the first, nor after a few: the first `drain()` returns at once, and so do dozens
+# more (the first printed line counts them in MiB). The kernel's buffers fill
 # first, then the transport's. The kernel's socket buffers on both sides take megabytes before
 # any byte stays in the transport (Linux grows its loopback TCP buffers up to
 # `net.ipv4.tcp_rmem` and `tcp_wmem`, so the amount depends on the machine). The top panel

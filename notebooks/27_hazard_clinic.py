@@ -325,7 +325,8 @@ show_call_site("27c")
 # ## Hazard 4: what is left when a request is cancelled during an update?
 #
 # **The shape.** An update endpoint runs one update at a time; a duplicate request joins the
-# update in progress by awaiting a shared future. The request that does the update catches
+# update in progress by awaiting a shared future through `asyncio.shield` (chapter 05: a
+# cancelled caller then leaves the shared future alone). The request that does the update catches
 # `TimeoutError` and `Exception` and records the error. Its `finally` then does three things:
 # it builds the success result from what the `try` produced, takes the lock, and resolves the
 # shared future and clears the state. Here is our model of that shape.

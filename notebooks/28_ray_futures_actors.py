@@ -915,8 +915,9 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 # - `ray.wait` returns a ready list of the refs whose values exist, whatever their place in
 #   the list passed in, and keeps that list's order among them; with `timeout=0` it is a poll. It blocks its caller, like
 #   `ray.get`.
-# - An async actor's `max_concurrency` is a semaphore on its methods; a synchronous actor runs
-#   one call at a time, which makes a check-then-set on its state safe.
+# - An async actor's `max_concurrency` is a semaphore on its methods; a synchronous actor with
+#   the default `max_concurrency=1` runs one call at a time, which makes a check-then-set on its
+#   state safe. Raise that option and its calls run in threads, which can lose updates.
 # - An actor is a natural home for a lock shared by processes; a coroutine takes it with
 #   `await` and `asyncio.sleep`, under one deadline.
 #
@@ -926,8 +927,8 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 # %% [markdown]
 # ## In slime
 #
-# Three of this chapter's results decide how slime's Ray code behaves: a synchronous actor runs
-# one call at a time, `to_thread(ray.get, ...)` holds a pool thread for each wait, and an async
+# Three of this chapter's results decide how slime's Ray code behaves: a synchronous actor with
+# the default `max_concurrency` runs one call at a time, `to_thread(ray.get, ...)` holds a pool thread for each wait, and an async
 # actor's `max_concurrency` is a semaphore in front of its methods. The quotes below are where
 # slime leans on each, in that order. First the engine lock: the actor, where the rollout
 # manager creates it, and where the trainer takes and releases it. The
