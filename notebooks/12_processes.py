@@ -207,6 +207,12 @@ def draw_running(on_threads: list[dict], on_processes: list[dict]):
 fig = draw_running(on_threads, on_processes)
 
 # %% [markdown]
+# Read the figure by its overlap, which its titles give as a share: the threads' is 0 %, the
+# processes' above 0 % whenever the machine gave both a CPU at once. Bars of unequal length,
+# or processes not much faster than the
+# sequential run, come from the machine this page was built on, not from Python; the Why
+# lists the shapes a machine can draw.
+#
 # :::{dropdown} Why
 #
 # The GIL lets one thread run Python at a time, so the two threads were never executing at
