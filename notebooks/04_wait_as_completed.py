@@ -14,7 +14,7 @@
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. see what slime's loop leaves running when one group fails.
 #
-# **Needs** chapters 02 and 03 · about 55 minutes
+# **Needs** chapters 02 and 03 · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -426,9 +426,9 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # :::
 
 # %% [markdown]
-# ## Two more pieces: a deadline for each job, and a second cancel
+# ## A deadline for each job
 #
-# The exercise below adds two things the runs so far did not need. First, a deadline for
+# The exercise below adds two things the runs so far did not need. The first is a deadline for
 # each job, counted from its own start. `asyncio.wait`'s `timeout` bounds the wait, not the
 # work, so you keep each job's deadline yourself, on the loop's clock (`loop.time()`), and
 # let `wait` return at the soonest one; then you cancel the jobs whose deadline has passed.
@@ -451,6 +451,9 @@ async def slow_to_stop(name: str, tl: Timeline) -> str:
     except asyncio.CancelledError:
         try:
             await asyncio.sleep(0.03)  # its cleanup
+        except asyncio.CancelledError:
+            tl.mark(f"{name}'s cleanup cut short")  # a cancel landed in the cleanup
+            raise
         finally:
             tl.mark(f"{name} gone")
         raise
@@ -496,17 +499,29 @@ print("✓ each job cancelled at its own deadline; job A stayed in pending until
 # deadline job A, cancelled 0.01 s earlier, was still one of the 2 pending. `wait` returned
 # it in `done`, cancelled, only when it was gone, 0.03 s after its cancel. That is when its
 # slot is free. It has no result: `job.result()` would raise `CancelledError`.
+
+# %% [markdown]
+# ## A second cancel while you are stopping
 #
-# Second, a cancel that arrives while you are stopping. The rule (chapter 05 looks at it
-# closely): a cancel that arrives while a task is at an `await` inside its cleanup interrupts
-# that cleanup too, since the `CancelledError` is raised at that `await` like at any other.
+# The second is a cancel that arrives while you are stopping. A cancel that arrives while a
+# task is at an `await` inside its cleanup interrupts that cleanup too, since the
+# `CancelledError` is raised at that `await` like at any other (chapter 05 looks at this
+# closely). And the two ways of waiting for jobs treat a cancel differently:
+#
+# - cancelling a task that is awaiting `gather(...)` cancels the gathered jobs too;
+#   `gather` then goes on waiting for them to end;
+# - cancelling a task that is awaiting `asyncio.wait(...)` stops only the `wait`; the jobs
+#   are not touched.
+#
 # `collect` below starts two of these jobs and, like `rollout_refill`, cancels and awaits them
-# in a `finally`. The cell cancels `collect` at 0.02 s, then again at 0.03 s, while its
-# `finally` is still waiting for the jobs' cleanup. Where does that second cancel land: in
-# `collect`'s own `await`, or in the jobs'? It runs twice, with `gather` in the `finally` and
-# then with `asyncio.wait`, and prints each run's events in order, the two cancels included.
-# The exercise below asks for this case (its item 5, "even twice"), which is why it comes here
-# and not only in chapter 05.
+# in a `finally`. The cell cancels `collect` at 0.02 s, so the jobs start their 0.03 s
+# cleanup then and, left alone, would be gone at 0.05 s. It cancels `collect` again at
+# 0.03 s, in the middle of that cleanup. It runs twice, with `gather` in the `finally` and
+# then with `asyncio.wait`, and prints each run's events in order.
+#
+# **Predict:** in each run, when are the jobs gone (0.03 s or 0.05 s), and does `collect` end
+# before or after them? The exercise below asks for this case (its item 5, "even twice"),
+# which is why it comes here and not only in chapter 05.
 
 # %%
 async def collect(tl: Timeline, wait_for_jobs) -> None:
@@ -522,9 +537,10 @@ async def gather_jobs(jobs): await asyncio.gather(*jobs, return_exceptions=True)
 async def wait_jobs(jobs): await asyncio.wait(jobs, timeout=1)
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+run_of: dict[str, Timeline] = {}
 for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)):
-    tl = Timeline()
+    tl = run_of[name] = Timeline()
     caller = asyncio.create_task(collect(tl, wait_for_jobs))
     await asyncio.sleep(0.02)
     caller.cancel()
@@ -539,14 +555,34 @@ for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)
     for event in tl.events:
         print(f"  {event.at:.2f} s  {event.name}")
 
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: second-cancel-reaches-gathered-jobs-only
+by_gather, by_wait = run_of["gather"], run_of["asyncio.wait"]
+ended = "collect ended (cancelled: True)"
+assert by_gather.order("job 0's cleanup cut short", "job 0 gone", "job 1 gone", ended), (
+    f"with gather, the second cancel did not cut the jobs' cleanup short before collect ended: "
+    f"{by_gather.names()}")
+assert not [n for n in by_wait.names() if n.endswith("cut short")], (
+    f"with wait, the second cancel reached a job: {by_wait.names()}")
+assert by_wait.order(ended, "job 0 gone") and by_wait.order(ended, "job 1 gone"), (
+    f"with wait, the jobs were gone before collect ended: {by_wait.names()}")
+print("✓ gather: the second cancel cut the jobs' cleanup short and collect ended after them; "
+      "wait: it reached no job, and collect ended before they were gone")
+
 # %% [markdown]
-# Both runs end cancelled; what differs is the order after the second cancel. With `gather`,
-# `collect` ends after both jobs are gone: `gather` passes the second cancel on to the jobs, where it lands in the
-# `await` of their cleanup and cuts it short (they are gone at 0.03 s, not 0.05 s), and
-# `gather` goes on waiting for them. With
-# `asyncio.wait`, `collect` ends first: the second cancel stops the `wait` itself and reaches
-# no job, and the jobs finish their cleanup after `collect` has ended, with nobody waiting for
-# them.
+# :::{dropdown} Why
+#
+# Both runs end cancelled; what differs is the order after the second cancel.
+#
+# - With `gather`, the second cancel reaches the jobs and lands in the `await` of their
+#   cleanup, cutting it short ("cleanup cut short"): they are gone at 0.03 s, not 0.05 s.
+#   `gather` waits for them, so `collect` ends after they are gone.
+# - With `asyncio.wait`, the second cancel stops the `wait` and reaches no job: `collect` ends
+#   at 0.03 s, and the jobs finish their cleanup at 0.05 s with nobody waiting for them.
+#
+# Only the first keeps the promise of the `finally`: when `collect` has ended, its jobs are gone.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 4.1 · The first results, each job with a deadline
