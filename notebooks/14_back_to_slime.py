@@ -8,7 +8,7 @@
 # that **every path releases every resource**?
 #
 # **You will**
-# 1. find out what a timeout on *waiting* for a child process does to the child;
+# 1. see what a timeout on *waiting* for a child process does to the child;
 # 2. rebuild slime's agent task chain in miniature: a time guard, a bounded boot with
 #    retries, a child process with a budget, an evaluation, and cleanup in `finally`;
 # 3. run a batch with injected faults (failed boots, a hung child, a crashing grader, a stuck
@@ -18,7 +18,7 @@
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
 # `async with`, child processes with `subprocess.run`; running one from asyncio is introduced
-# here) · about 60 minutes
+# here) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -76,7 +76,7 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 
 
 # %% [markdown]
-# ## Predict: is the child still running after its wait times out?
+# ## A timeout ends the wait, not the child
 #
 # An agent task runs its agent as a child process and waits for it with a time budget.
 # Chapter 12 ran children with `subprocess.run`, which blocks; asyncio has its own calls, which
@@ -87,15 +87,17 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 #   `stdout=asyncio.subprocess.PIPE` gives you its output, `DEVNULL` throws it away;
 # - `await proc.wait()` waits until the child has ended; `await proc.communicate()` also reads
 #   its output to the end and returns `(stdout, stderr)`, bytes or `None`;
-# - `proc.returncode` is `None` until the child has ended and been reaped, then its exit code
-#   (minus the signal's number if a signal ended it); `proc.kill()` sends it `SIGKILL`.
+# - `proc.returncode` is `None` until the child has ended and been reaped, then its exit code,
+#   or a negative number if a signal ended it (-9 for `SIGKILL`); `proc.kill()` sends it
+#   `SIGKILL`.
 #
-# The cell below writes down named moments with `tl.mark(...)` on a `Timeline`, the course's
+# Chapter 13 showed that a timeout bounds the wait, not the work; a child process is no
+# exception. Below, the wait for a child that hangs times out after 0.1 s, and the child is
+# still running. `tl.mark(...)` writes down named moments on a `Timeline`, the course's
 # stopwatch (chapter 01); `harness_command(...)` is the command line of the course's stand-in
-# harness, a child that works, hangs or exits as asked. Suppose the wait has a timeout and the
-# timeout fires. Predict: right after the `TimeoutError`, is the harness process still running?
+# harness, a child that works, hangs or exits as asked. The folded check kills and reaps it.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 tl = Timeline()
 command = harness_command("predict", hang=True, max_life=3)
 quiet = asyncio.subprocess.DEVNULL
@@ -107,6 +109,7 @@ except TimeoutError:
     tl.mark("the wait timed out")
 running_after_timeout = is_running(child)
 print("after the timeout, the child is still running:", running_after_timeout)
+
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-timeout-does-not-stop-the-child
@@ -136,7 +139,7 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 #
 # :::
 #
-# :::{dropdown} Python versions
+# :::{dropdown} Python versions: on 3.11 and macOS, every running child costs a thread
 #
 # **Who reaps the child: a watcher thread before 3.12.** Reaping needs someone to call
 # `waitpid` for each child. On 3.11, asyncio does it with a **thread per child process**
@@ -153,7 +156,7 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 #
 # :::
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment: the threads that watch one child"}
 import re
 
 
@@ -184,6 +187,7 @@ else:
     assert len(watcher_threads) == 1
 assert child.returncode == 0
 
+
 # %% [markdown]
 # ## The chain we are rebuilding
 #
@@ -203,40 +207,14 @@ assert child.returncode == 0
 #    always **drop the session**.
 #
 # Every step is something earlier chapters taught. The new question is whether the pieces
-# still clean up when they are combined and something goes wrong in the middle.
-#
-# The next cells build that chain. Only the last one, `agent_task`, stays open: it is the
-# chain itself, and its first run comes right after it. The boxes it calls are folded where
-# they are defined, and opened one at a time after that run (*What each box does*):
-# `boot_sandbox` (step 3), `run_harness` (step 4), `evaluate` (step 5) and the session.
-#
-# Three timers can end a task: the harness **budget** (`BUDGET`), the **evaluation timeout**
-# and the whole-task **guard**, `guard_for(budget)`. As in slime, the guard is the budget plus
-# the evaluation timeout plus a margin, so that it fires only for a stuck step. The work is
-# scaled down from slime's minutes to hundredths of a second.
-#
-# Two instruments run inside the boxes, and one line of `agent_task` is an instrument (its
-# comment says so). `phase(task, letter)` draws a step on the timeline as a lettered bar
-# (**B**oot, **H**arness, **E**valuation, **C**lose the sandbox, drop the **S**ession).
-# `registry`, a ledger (`lab_snippets.agent_sim.ResourceRegistry`), records every acquire and
-# release of a session, a boot permit, a sandbox, a child and a grader.
-#
-# :::{dropdown} Why the course does it this way
-#
-# Which timer fires must be decided by the design, not by how busy the machine is. So the
-# margin also covers what the budget does not count (a boot permit, starting a Python
-# process, reaping a killed child), each with its own bound in the time-limits fold; a
-# harness that finishes gets a roomy budget (the step returns as soon as the child is done);
-# and the budget starts at the child's "started" line, so a slow start on a busy machine does
-# not eat into it.
-#
-# :::
-#
-# The folds below hold, in order: the time limits; the instruments and `MiniSandbox`, the
-# stand-in sandbox; `boot_once`, one boot attempt with the injected faults; `boot_sandbox`;
-# `run_harness`; the grader and the session; and `Outcome`, what a task returns.
+# still clean up when they are combined and something goes wrong in the middle. Here is the
+# chain in miniature, `agent_task`, with the step numbers as comments. The fold just above it
+# holds the boxes it calls (`boot_sandbox`, `run_harness`, `evaluate`, `drop_session`), the
+# guard's length `guard_for(budget)` and `Outcome`, what a task returns. The table under it
+# says what each name stands for in slime; *What each box does*, after the first run, opens
+# the boxes one at a time.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the time limits: the budgets, the timeouts and the guard"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the set-up agent_task calls: the time limits, the instruments and the boxes"}
 BOOT_LIMIT = 2
 BUDGET = 10.0  # the agent's time budget: a harness that finishes returns long before
 SHORT_BUDGET = 1.0  # for a harness that hangs: the batch does not wait ten seconds
@@ -254,7 +232,6 @@ def guard_for(budget: float) -> float:
     return budget + EVAL_TIMEOUT + GUARD_MARGIN
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments: the registry, the phases and the sandbox model"}
 # The instruments (a resource registry, a timeline with phase letters) and the sandbox model.
 registry = ResourceRegistry()
 tl = Timeline()
@@ -300,7 +277,6 @@ class MiniSandbox:
         self.registry.release("sandbox", self.name)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show boot_once: one boot attempt and its injected faults"}
 # The injected faults of a boot.
 async def boot_once(task: str, fault: str, attempt: int) -> None:
     if fault == "boot hangs":
@@ -310,7 +286,6 @@ async def boot_once(task: str, fault: str, attempt: int) -> None:
         raise ConnectionError(f"{task}: boot attempt {attempt + 1} failed")
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show boot_sandbox: the boot box, read after the first run"}
 @asynccontextmanager
 async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
                        retries: int = 3):
@@ -336,7 +311,6 @@ async def boot_sandbox(task: str, fault: str, permits: asyncio.Semaphore,
             await sandbox.close()
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show run_harness: the harness box, read after the first run"}
 async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: float,
                       hang: bool = False) -> tuple[int, str | None]:
     proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))
@@ -355,7 +329,6 @@ async def run_harness(sandbox: MiniSandbox, task: str, work: float, budget: floa
     return BUDGET_EXCEEDED, None
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the grader and session helpers"}
 async def evaluate(task: str, diff: str | None, fault: str) -> float:
     with registry.held("grader", task), phase(task, "E"):
         async with asyncio.timeout(EVAL_TIMEOUT):
@@ -376,7 +349,6 @@ async def drop_session(task: str) -> None:
         registry.release("session", task)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show Outcome: what a task returns"}
 @dataclass
 class Outcome:
     task: str
@@ -385,44 +357,116 @@ class Outcome:
     agent_exit_code: int | None = None
 
 
-# %% [markdown]
-# And the chain itself, `agent_task`. Compare it with the six steps above: the guard wraps the
-# sandbox block *and* the evaluation; the evaluation runs after the sandbox block has closed;
-# a guard timeout and any other `Exception` become an aborted outcome,
-# `Outcome(task, status)`; `open_session` takes the session and the `finally` gives it back
-# with `drop_session`.
-
 # %%
 async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
                      harness=run_harness, work: float = 0.02, budget: float = BUDGET,
                      guard: float | None = None) -> Outcome:
     hang = fault == "harness hangs"
-    open_session(task)
+    open_session(task)  # 1. the session
     try:
+        # 2. the whole-task guard, around the sandbox and the evaluation
         async with asyncio.timeout(guard_for(budget) if guard is None else guard):
-            async with boot_sandbox(task, fault, permits) as sandbox:
+            async with boot_sandbox(task, fault, permits) as sandbox:  # 3. the boot
                 # instrument: the next line only draws the harness step on the timeline
                 with phase(task, "H"):
+                    # 4. the harness, with its budget
                     exit_code, diff = await harness(sandbox, task, work, budget,
                                                     hang=hang)
+            # 5. the sandbox is closed: evaluate the diff
             reward = await evaluate(task, diff, fault)
             return Outcome(task, "ok", reward, exit_code)
-    except TimeoutError:
+    except TimeoutError:  # 6. a guard timeout or any other Exception: aborted
         return Outcome(task, "aborted: wall-clock timeout")
     except Exception as exc:
         return Outcome(task, f"aborted: {type(exc).__name__}")
-    finally:
+    finally:  # 6. on every path, drop the session
         await drop_session(task)
 
 
 # %% [markdown]
-# One clean task first: it prints its `Outcome` and the registry's history for the task, the
-# acquire and the release of each of the five resources. The session is taken and given back
-# in `agent_task`, the grader in `evaluate`; the boot permit, the sandbox and the child are
-# taken and given back inside `boot_sandbox` and the harness step. **Predict.** Where in the
-# history does `release boot permit` fall: right after the boot, before `acquire sandbox`, or
-# next to `release sandbox`, the permit held for as long as the sandbox is up? With two
-# permits and seven tasks, that decides how many tasks can be in their harness step at once.
+# What the names stand for. The work is scaled down from slime's minutes to hundredths of a
+# second.
+#
+# | here | in slime's example |
+# |---|---|
+# | `open_session`, `drop_session` | the adapter's `open_session` and `drop_session` |
+# | `guard_for(budget)`, the guard | `CONFIG.rollout_guard_sec`: the agent budget plus the eval timeout plus 180 s |
+# | `permits`, a `Semaphore(BOOT_LIMIT)` of 2 | `_BOOT_SEM`, 16 permits unless `SWE_BOOT_CONCURRENCY` says otherwise |
+# | `boot_sandbox`, `MiniSandbox` | `boot_agent_sandbox`, a remote `E2BSandbox` |
+# | `harness=run_harness`, `BUDGET` | `HARNESS_CLS().run(...)` with `time_budget_sec` |
+# | `BUDGET_EXCEEDED` | the exit code -1 that the harness returns when its budget runs out |
+# | `evaluate`, `EVAL_TIMEOUT` | `swe.run_evaluation(...)` with `timeout_sec` |
+# | `Outcome(task, "aborted: …")` | a sample marked aborted |
+# | `registry` | nothing: the course's ledger of every acquire and release |
+# | `phase(task, "H")` | nothing: draws a lettered step on the timeline |
+#
+# `registry` records five kinds of resource: the session, a boot permit, the sandbox, a child
+# and a grader. `phase` letters the steps **B**oot, **H**arness, **E**valuation, **C**lose the
+# sandbox and drop the **S**ession. The other constants in the fold (`START_TIMEOUT`,
+# `REAP_TIMEOUT`) bound the model's own small waits and make up `GUARD_MARGIN`: as in slime,
+# the guard is the budget plus the evaluation timeout plus a margin, so that it fires only for
+# a stuck step.
+#
+# :::{dropdown} Why the course does it this way
+#
+# Which timer fires must be decided by the design, not by how busy the machine is. So the
+# margin also covers what the budget does not count (a boot permit, starting a Python
+# process, reaping a killed child), each with its own bound in the set-up fold; a
+# harness that finishes gets a roomy budget (the step returns as soon as the child is done);
+# and the budget starts at the child's "started" line, so a slow start on a busy machine does
+# not eat into it.
+#
+# :::
+
+# %% [markdown]
+# Step 3 takes a permit of the boot semaphore with `async with permits`. These are the lines
+# of `boot_sandbox` that decide how long it keeps the permit, read from its source (in the
+# set-up fold) when this page was built; `...` marks the lines left out:
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
+import textwrap
+
+from IPython.display import Markdown, display
+
+from lab_snippets.showcode import source_lines
+
+
+def show_listing(function, instruments: tuple[str, ...] = ()) -> None:
+    """The function's real source, read at run time; lines holding an instrument are marked."""
+    lines = [line + "  # instrument" if any(mark in line for mark in instruments) else line
+             for line in source_lines(function)]
+    display(Markdown("```python\n" + "\n".join(lines) + "\n```"))
+
+
+def show_skeleton(function, keep: tuple[str, ...]) -> None:
+    """Only the lines of the function's real source that hold one of `keep`; `...` marks a gap."""
+    shown, skipped = [], False
+    for line in source_lines(function):
+        if any(mark in line for mark in keep):
+            if skipped and shown:
+                before = len(shown[-1]) - len(shown[-1].lstrip())
+                indent = min(before + 4, len(line) - len(line.lstrip()))
+                shown.append(" " * indent + "...")
+            shown.append(line)
+            skipped = False
+        else:
+            skipped = True
+    text = textwrap.dedent("\n".join(shown))
+    display(Markdown("```python\n" + text + "\n```"))
+
+
+show_skeleton(boot_sandbox, keep=("for attempt in", "async with permits", "try:",
+                                   "await boot_once(", "sandbox = MiniSandbox(", "yield sandbox"))
+
+
+# %% [markdown]
+# ## Predict: with two boot permits, how many tasks can run their harness at once?
+#
+# One clean task runs now. It prints its `Outcome` and the registry's history for the task, the
+# acquire and the release of each of the five resources. **Predict.** Where in the history
+# does `release boot permit` fall: before `acquire sandbox`, or next to `release sandbox`? And
+# so, in the batch further down, with two permits and seven tasks: can at most two of them be
+# in their harness step at the same time, or any number?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 clean = await asyncio.wait_for(
@@ -445,7 +489,7 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # The permit is given back right after the boot, before the sandbox is even made:
 # `boot_sandbox` holds `async with permits` only around the boot attempt. So the permits bound
 # how many tasks *boot* at once, not how many run their harness: any number can be in a
-# sandbox together. The rest of the list is nested. The session is the first thing taken and the last
+# sandbox together, and the batch below has more than two. The rest of the list is nested. The session is the first thing taken and the last
 # given back, the child is gone before the sandbox closes, and the grader runs after the
 # sandbox is gone.
 #
@@ -465,33 +509,22 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 #     evaluate:      grade the diff, under EVAL_TIMEOUT
 # ```
 #
-# **The boot, `boot_sandbox`.** Booting is chapter 10's context manager: a permit of the boot
+# **Step 3, the boot: `boot_sandbox`.** Booting is chapter 10's context manager: a permit of the boot
 # {term}`semaphore` is held only while booting, a failed boot is retried after a back-off
 # taken outside the permit, and the sandbox is closed in the `finally` around `yield`.
 # `boot_once(task, fault, attempt)` is one boot attempt of 0.05 s that hangs or fails as the
-# fault says. Here is the code of the fold above, with its instrument lines marked: they draw
+# fault says. Here is all of its code, with its instrument lines marked: they draw
 # the wait for a permit and the boot and close steps on the timeline, and record the permit in
 # the ledger. Read past them and what is left is the mechanism: `async with permits`, the
 # retry, `yield`, `finally`. The `else` of the `for` runs only when no attempt reached
 # `break`, that is when every boot failed.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
-from IPython.display import Markdown, display
-
-from lab_snippets.showcode import source_lines
-
-
-def show_listing(function, instruments: tuple[str, ...] = ()) -> None:
-    """The function's real source, read at run time; lines holding an instrument are marked."""
-    lines = [line + "  # instrument" if any(mark in line for mark in instruments) else line
-             for line in source_lines(function)]
-    display(Markdown("```python\n" + "\n".join(lines) + "\n```"))
-
-
 show_listing(boot_sandbox, instruments=("asked = ", "tl.add(", "registry.held(", "phase(task, \"C\""))
 
+
 # %% [markdown]
-# **The harness step, `run_harness`.** It works the way slime's does: start the agent process
+# **Step 4, the harness: `run_harness`.** It works the way slime's does: start the agent process
 # in the sandbox, then **poll** until it has finished or the budget is spent, sleeping between
 # polls so the event loop stays free. Running out of budget is not an exception: it returns a
 # sentinel exit code, `BUDGET_EXCEEDED`, and no diff, and the child is left for the sandbox's
@@ -522,10 +555,10 @@ show_listing(run_harness)
 #
 # :::
 #
-# **The rest.** `evaluate` grades the diff under its own timeout (reward 1.0 if the harness
-# produced a diff, 0.0 if it produced none) and raises if the fault says the grader crashes;
-# `open_session` and `drop_session` take and give back the session. Both are in the fold
-# "Show the grader and session helpers" above.
+# **Steps 1, 5 and 6: `evaluate` and the session.** `evaluate` grades the diff under its own
+# timeout (reward 1.0 if the harness produced a diff, 0.0 if it produced none) and raises if
+# the fault says the grader crashes; `open_session` and `drop_session` take and give back the
+# session. All three are in the set-up fold above `agent_task`.
 
 # %% [markdown]
 # ## Measure: a batch of seven tasks with injected faults
@@ -546,13 +579,14 @@ faults = {
 options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 0.5}}
 
 # %% [markdown]
-# t6 is cancelled from outside while its harness runs, the way a rollout that has collected
-# enough samples cancels the rest: the batch waits for `t6_child_started` (an event in the
-# folded instruments, with a fresh registry and timeline), lets the 2 s harness run a tenth of
-# a second, then calls `tasks["t6"].cancel()`. t4 has the short budget. t7 is started first,
-# with a guard of half a second so that the batch does not wait a whole guard for it; every
-# other guard is far longer than anything its task waits for. `draw_batch` (folded) draws the
-# timeline and what the registry held.
+# In short: t4's budget is 1 s; t6's harness would work 2 s and is cancelled 0.1 s into it;
+# t7's guard is 0.5 s, and t7 is started first. Every other guard is far longer than anything
+# its task waits for.
+#
+# t6's cancel comes from outside, the way a rollout that has collected enough samples cancels
+# the rest. The folded instruments give the batch a fresh registry and timeline, and an event,
+# `t6_child_started`, that the batch waits for before it counts the 0.1 s. `draw_batch`
+# (folded) draws the timeline and what the registry held.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # Fresh instruments for the batch; an event set when t6's harness child has started.
@@ -627,7 +661,7 @@ try:
     everything = asyncio.gather(*tasks.values(), return_exceptions=True)
     bound = guard_for(BUDGET) + REAP_TIMEOUT
     results = await asyncio.wait_for(everything, timeout=bound)
-finally:
+finally:  # instrument: bounds the experiment, leaves no task behind
     for pending in tasks.values():
         pending.cancel()
     await asyncio.gather(*tasks.values(), return_exceptions=True)
@@ -710,13 +744,14 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #
 # 1. start the harness in the sandbox: `proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))`;
 # 2. wait for its end without polling (`asyncio.timeout`), at most `budget` seconds from
-#    when `sandbox.start` returns (not from a "started" line like `run_harness`);
-# 3. if it finished, return `(proc.returncode, diff)`, the diff from `parse_result` of its output
+#    when `sandbox.start` returns (unlike `run_harness`, do not wait for a "started" line:
+#    `communicate()` reads it with the rest);
+# 3. if it finished, return `(proc.returncode, diff)`, with the diff from `parse_result`
 #    (or `None`);
-# 4. if the budget ran out, **kill the child and reap it** (wait for it and read its output to
-#    the end), then return `(BUDGET_EXCEEDED, None)`;
-# 5. if the step is cancelled, kill and reap the child the same way, and let the
-#    cancellation propagate;
+# 4. if the budget ran out, **kill the child and reap it** (read its output to the end),
+#    then return `(BUDGET_EXCEEDED, None)`;
+# 5. if the step is cancelled, kill and reap the child alike and let the cancellation
+#    propagate;
 # 6. on every path, call `sandbox.forget(proc)` once the child has been reaped.
 #
 # :::{dropdown} What the grader checks
@@ -749,8 +784,8 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 # - **The wait**: `await proc.communicate()` reads the child's output to the end and returns
 #   when the child has ended; inside `async with asyncio.timeout(budget):` a budget that runs
 #   out raises `TimeoutError` there.
-# - **Kill and reap**: `proc.kill()`, then a bounded `communicate()` again, as
-#   `MiniSandbox.close` does in the instruments fold.
+# - **Kill and reap**: `proc.kill()`, then `communicate()` again, bounded by
+#   `async with asyncio.timeout(REAP_TIMEOUT):` as `run_harness` bounds its own.
 # - **Let the cancellation through**: `except asyncio.CancelledError:`, the same clean-up, then a
 #   bare `raise` (chapter 05), so the caller still sees the cancellation.
 #
@@ -769,12 +804,14 @@ async def run_harness_owned(sandbox: MiniSandbox, task: str, work: float, budget
             out, _ = await proc.communicate()
     except TimeoutError:
         proc.kill()
-        await asyncio.wait_for(proc.communicate(), timeout=2)
+        async with asyncio.timeout(REAP_TIMEOUT):  # the reap, bounded as in run_harness
+            await proc.communicate()
         sandbox.forget(proc)
         return BUDGET_EXCEEDED, None
     except asyncio.CancelledError:
         proc.kill()
-        await asyncio.wait_for(proc.communicate(), timeout=2)
+        async with asyncio.timeout(REAP_TIMEOUT):  # the reap, bounded as in run_harness
+            await proc.communicate()
         sandbox.forget(proc)
         raise
     sandbox.forget(proc)
@@ -1123,7 +1160,15 @@ finally:
 # copies; the evaluation; the end, where failures become aborted samples and the session is
 # dropped. Every use of these mechanisms in slime is listed in the
 # [source inventory](../book/reference/inventory.md). Last, a run shows what that helper's
-# poll costs.
+# poll costs. To pick what to read:
+#
+# | step | in slime | here | taught in |
+# |---|---|---|---|
+# | 2 | `async with asyncio.timeout(CONFIG.rollout_guard_sec)` | the guard | 05 |
+# | 3 | `async with boot_agent_sandbox(...) as sb` | `boot_sandbox` | 06, 10 |
+# | 4 | `HARNESS_CLS().run(...)`, its budget in `_await_done_marker` | `run_harness` | 12, 14 |
+# | 5 | `swe.run_evaluation(...)`, after the sandbox block | `evaluate` | 05 |
+# | 6 | `except asyncio.TimeoutError`, `except Exception`, `finally` | the same | 05 |
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -1147,7 +1192,7 @@ show_call_site("14e")
 show_call_site("14f")
 
 # %% [markdown]
-# **What the five-second poll costs.** `_await_done_marker`, quoted above, sleeps 5 s, then
+# **What does the five-second poll cost?** `_await_done_marker`, quoted above, sleeps 5 s, then
 # asks the sandbox whether the agent's exit-code marker exists, until the deadline; meanwhile
 # the sandbox stays up. A model: the same loop, its 5 s scaled to 0.1 s and a file for the
 # marker, watches eight agents that finish at different moments; beside it, a wait woken by
@@ -1223,11 +1268,11 @@ print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on aver
 # :::{dropdown} Why
 #
 # An agent finishes at any moment between two looks, so the loop finds it late by the share
-# of an interval on the last printed line, near half. It can be above half: with looks exactly
-# 0.1 s apart these eight agents would average 54%, and each look comes later, as each sleep
-# starts after the previous check and ends a little late, more so on a busy machine. It never
-# finds one sooner than one interval after it started. In slime the interval is
-# 5 s: a finished agent keeps its sandbox up about 2.5 s longer on average, up to 5 s. Against
+# of an interval on the last printed line, near half. It can be above half for two reasons.
+# Even with looks exactly 0.1 s apart, these eight finishing times would be found 54% of an
+# interval late on average. And each look comes a little later than that, as each sleep starts
+# after the previous check and ends a little late, more so on a busy machine. It never finds
+# one sooner than one interval after it started. In slime the interval is 5 s: a finished agent keeps its sandbox up about 2.5 s longer on average, up to 5 s. Against
 # an agent budget of minutes that is small, and slime pays it on purpose: the docstring of
 # `_await_done_marker` says the short polls keep the sandbox alive against idle garbage
 # collection. A step that owns its child can wait on the child itself, as Exercise 14.1
