@@ -153,11 +153,16 @@ print(f"✓ alone the call finishes; under load {under_load[1]} of 8 are stuck; 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# **What the model shows.** The first two calls take two permits each without suspending,
-# and finish. The others queue for their first permit. Each time a permit is given back it
-# goes to the next call in the queue, which then needs a second one; soon four calls each
-# hold one permit and wait for another, and nothing can move (chapter 06 met this deadlock):
-# six of the eight never finish. A blocking body hides it, because a call that never
+# **What the model shows.** The semaphore has four permits. Traced step by step:
+#
+# 1. calls 1 and 2 take two permits each without suspending: all four are taken;
+# 2. calls 3 to 8 queue for their first permit;
+# 3. calls 1 and 2 finish and give back four permits, which go to calls 3, 4, 5 and 6, one
+#    each;
+# 4. those four now each hold one permit and wait for a second, and none is left: nothing can
+#    move (chapter 06 met this deadlock), so six of the eight never finish.
+#
+# A blocking body hides it, because a call that never
 # suspends takes both permits at once (slime's path blocks, hazard 1). Fixing hazard 1 alone
 # turns a slow path into a stuck one; take the permit at one level only.
 #
@@ -301,11 +306,13 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 # %% [markdown]
 # :::{dropdown} Why
 #
-# **What the model shows.** Each polling request makes about one blocking call per 50 ms of
-# waiting, each of which occupies a thread of the default pool (which has min(32, CPUs + 4)
-# of them, chapter 25) for a round trip, and each request sees its result up to a tick late.
-# The cost grows with the number of waiting requests times the waiting time. A notified
-# request makes no call and sees its result at once.
+# **What the model shows.** Each polling request made about one blocking call per 50 ms of
+# waiting and saw its result up to a tick late; a notified request made no call and saw its
+# result at once. Each of those calls is a trip through a thread of the default pool, so the
+# calls add up to the number of waiting requests times the waiting time. This run's six
+# pollers had threads to spare (the pool has min(32, CPUs + 4) of them, chapter 25), so it
+# shows the calls and the lag, not calls queueing for a thread: that needs more pollers than
+# the pool has threads.
 #
 # The figure puts the run on one time axis: each lane is a request, green until its result is
 # published, then orange until its handler has it; the black ticks are its `get_result`

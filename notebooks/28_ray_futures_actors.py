@@ -178,10 +178,13 @@ print("✓ the ready read waited for a thread, as in chapter 25")
 #
 # ## `ray.wait`
 #
-# `ray.wait(refs, num_returns=k, timeout=t)` returns two lists, which Ray's docstring calls
-# *ready* and *unready*: at most `k` refs whose values exist (fewer if the timeout ends the
-# wait first), and the rest. Which refs are ready does not depend on their place in `refs`,
-# as with `asyncio.wait` (chapter 04). Like `ray.get`, it blocks the thread that calls it. The
+# ```python
+# ready, unready = ray.wait(refs, num_returns=k, timeout=t)
+# ```
+#
+# `ready` holds at most `k` refs whose values exist (fewer if the timeout ends the wait
+# first); `unready` holds the rest. It is Ray's `asyncio.wait` (chapter 04) and, like
+# `ray.get`, it blocks the thread that calls it. The
 # cells below call both at the notebook's top level, on the loop's thread: fine there, since
 # no coroutine of ours runs meanwhile, and each call has a timeout.
 #
@@ -314,11 +317,10 @@ print("✓ never more than 3 calls inside the async actor, and all 9 done")
 # this run's three waves, one lane per call, drawn from the times the actor recorded as each
 # call entered and left `post`.
 #
-# An async actor does not promise to start calls in the order they were sent, and nothing in
-# Ray's documentation says it must. The second printed line shows what this run did: the
-# order in which the calls went in, and any call that went in after one sent later than it.
-# In the figure, such a call's bar starts to the right of the bar of a later call below it.
-# Code should not count on any order.
+# The second printed line shows the order in which this run's calls went in, and lists any
+# call that went in after one sent later than it. Whatever this run shows, nothing in Ray's
+# documentation promises that an async actor starts calls in the order they were sent, so
+# code should not count on any order.
 #
 # :::
 
@@ -996,3 +998,9 @@ try:
 finally:  # the chapter's last cell: stop this chapter's Ray and remove its session folder
     raylab.stop(cluster)
 print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
+
+# %% [markdown]
+# The failed transfer skipped the `release()` after it, so the lock stayed taken and the
+# second holder was refused each time it asked. slime's loop asks with no deadline, so the
+# next update would wait for ever. A `try`/`finally` around the transfer releases the lock
+# however the transfer ends.

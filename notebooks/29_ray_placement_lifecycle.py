@@ -112,8 +112,9 @@ def in_bundle(group, index: int) -> strategies.PlacementGroupSchedulingStrategy:
 # %% [markdown]
 # ## Predict: which GPU does each actor see?
 #
-# The next cell reserves the two bundles, places a `Device` in each and asks both `where()`.
-# This machine has no GPU. What do the two actors print?
+# Ray tells each actor which of the machine's GPUs it may use; how it tells the actor is the
+# question here. The next cell reserves the two bundles, places a `Device` in each and asks
+# both `where()`. This machine has no GPU. What do the two actors print?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 group_a = placement_group([{"GPU": 1, "CPU": 1}, {"GPU": 1, "CPU": 1}], strategy="PACK")
@@ -1029,15 +1030,6 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # watched by the health monitor (fourth). The [source inventory](../book/reference/inventory.md)
 # lists every use of Ray in slime.
 #
-# **What the monitor costs.** The last quote is the shape of this chapter's first round of
-# health checks, and that round's numbers are what it costs slime: while one engine was stuck
-# in a 6 s call, its check waited the 6 s, reported it healthy, and checked the next engine
-# 6 s late.
-# Nor is a stuck engine replaced while its check waits. On a failed check the last quote
-# kills the engine and sets its slot in `all_engines` to `None`; `start_engines` (in
-# `slime/ray/rollout.py`) starts a new engine only in such a slot and skips any slot that
-# still holds one. A check that has not returned has killed nothing, so the slot stays taken.
-#
 # **Who picks the device.** The first Predict's "try it" is slime's setting. The training
 # actors (`slime/ray/actor_group.py`) and rollout engines (`slime/ray/rollout.py`) are created
 # with `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1` in their environment, so slime, not
@@ -1054,6 +1046,17 @@ show_call_site("29d")
 
 # %% tags=["remove-input"]
 show_call_site("29c")
+
+# %% [markdown]
+# **What the monitor costs.** The next quote, the health monitor's check, is the shape of
+# this chapter's first round of health checks, and that round's numbers are what it costs
+# slime: while one engine was stuck in a 6 s call, its check waited the 6 s, reported it
+# healthy, and checked the next engine 6 s late.
+#
+# Nor is a stuck engine replaced while its check waits. On a failed check the monitor kills
+# the engine and sets its slot in `all_engines` to `None`; `start_engines` (in
+# `slime/ray/rollout.py`) starts a new engine only in such a slot and skips any slot that
+# still holds one. A check that has not returned has killed nothing, so the slot stays taken.
 
 # %% tags=["remove-input"]
 show_call_site("29b")
