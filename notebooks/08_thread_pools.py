@@ -67,9 +67,8 @@ def blocking_call(seconds: float, tl: Timeline, label: str | None = None,
 # coroutine, then awaited through `asyncio.to_thread`. `draw_heartbeat` (folded) draws the
 # two calls above the heartbeat lane, in the colours of the [reading guide](../book/reading_guide.md):
 # the call on the loop red (blocked: it holds the loop's thread), the call in a worker thread
-# blue (running). The heartbeat lane is measured: it is blue while the loop answers its
-# heartbeat, and turns red where the loop went more than 50 ms without a wake-up, from the last wake-up before the gap, so its red can start a
-# little before the call's bar.
+# blue (running). The heartbeat lane is measured: blue while the loop answers its heartbeat,
+# red where it went without a wake-up.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code and the heartbeat count"}
 def draw_heartbeat(tl: Timeline, watch: LoopWatch):
@@ -138,7 +137,9 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # can run until it returns. Through `to_thread` it holds a worker thread, where waiting is
 # that thread's whole job, and the loop's thread stays free. In the figure, the measured red
 # stretch of the heartbeat lane lines up with the red call, the one on the loop, and not with
-# the blue one in a worker thread.
+# the blue one in a worker thread. (The lane turns red where the loop went more than 50 ms
+# without a wake-up, from the last wake-up before the gap, so its red can start a little
+# before the call's bar.)
 #
 # :::
 #
@@ -468,14 +469,11 @@ print("✓ the work's own TimeoutError came through unchanged; the deadline's ca
 #
 # ## Threads and computation
 #
-# `to_thread` is for *blocking* work: waiting on I/O, on another process, on a lock in C code
-# that releases the {term}`GIL`. The GIL (global interpreter lock) is a lock inside CPython's
-# standard build: only the thread holding it runs Python bytecode, and a thread lets go of it
-# while it waits on the operating system. What about pure-Python *computation*, then? The next
-# cell runs two CPU-bound calls on two threads of a pool and divides the CPU time the process
-# used by the wall time: the number of cores the threads kept busy on average
-# (`usable_cpus()` says how many this process may use). Predict, for a machine with two usable
-# cores: about 2 cores busy, about 1, or fewer than 1?
+# Every call so far *waited*: on a sleep standing for I/O, another process or a remote
+# answer. What about pure-Python *computation*? The next cell runs two CPU-bound calls on two
+# threads of a pool and divides the CPU time the process used by the wall time: the number of
+# cores the threads kept busy on average (`usable_cpus()` says how many this process may use).
+# Predict, for a machine with two usable cores: about 2 cores busy, about 1, or fewer than 1?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def busy_sum(n: int) -> int:
@@ -515,14 +513,16 @@ else:
 # %% [markdown]
 # :::{dropdown} Why
 #
-# At most one core, whatever the machine: the printed number stays at or below about 1.0. It
-# comes out lower, sometimes well under 1, when other programs keep the machine's cores busy:
-# the threads then wait for a core as well as for the GIL.
+# At most one core, whatever the machine: the printed number stays at or below about 1.0.
+# The reason is the {term}`GIL` (global interpreter lock), a lock inside CPython's standard
+# build: only the thread holding it runs Python bytecode. A thread lets go of it while it waits
+# on the operating system (a sleep, a socket, a lock in C code that releases it), which is why
+# the waiting calls above overlapped; two computing threads only take turns. The loop's
+# heartbeat keeps going, because the GIL is handed over every few milliseconds, but there is
+# no speed-up. For computation, use processes (chapter 12).
 #
-# On the standard build only the thread holding the GIL runs Python bytecode, so two
-# computing threads take turns: the loop's heartbeat keeps going,
-# because the GIL is handed over every few milliseconds, but there is no speed-up. For
-# computation, use processes (chapter 12).
+# The number comes out lower, sometimes well under 1, when other programs keep the machine's
+# cores busy: the threads then wait for a core as well as for the GIL.
 #
 # :::
 #
@@ -991,20 +991,12 @@ _sc.differential(run_with_deadline, _reference,
 #
 # ## In slime
 #
-# **The server.** slime can serve a model over HTTP as a *teacher server* (a teacher is a model
-# whose outputs another model learns from); the model runs on Megatron, the training library
-# slime uses. The server is an aiohttp application whose handlers run on one event loop, in a
-# thread of its own. A blocking `ray.get` in a handler would stop that loop, so it must leave
-# the loop's thread.
-#
-# **The three quotes.** The first sends a long weight reload to the loop's default pool; the
-# second sends each 50 ms poll for a result there. The third is not in that server: `post`, in
-# slime's HTTP helpers, is a coroutine of the rollout's event loop. With distributed POST
-# switched on, it hands the request to a Ray actor, a worker object in another process
-# (chapter 28). A call to an actor returns at once with an `ObjectRef`, a handle to a result
-# that is not ready yet: `ray.get(ref)` blocks a thread until it is, while `await ref` waits
-# like an `asyncio` future and holds no thread. The comment in `post` says why the
-# `asyncio.to_thread(ray.get, ...)` it replaced had to go. The [source
+# **The teacher server.** slime can serve a model over HTTP for another model to learn from,
+# as a *teacher server* (the model itself runs on Megatron, the training library slime uses).
+# The server is an aiohttp application whose handlers run on one event loop, in a thread of
+# its own, so a handler that waits on a blocking call must send that call off the loop's
+# thread. The first two quotes are from this server: a long weight reload, then a 50 ms
+# poll for a result, each sent to the loop's default pool. The [source
 # inventory](../book/reference/inventory.md) lists every `to_thread` and `run_in_executor` in
 # slime.
 
@@ -1016,6 +1008,15 @@ show_call_site("08")
 # %% tags=["remove-input"]
 show_call_site("08c")
 
+# %% [markdown]
+# **`post`: a wait that holds no thread.** The third quote is not in that server: `post`, in
+# slime's HTTP helpers, is a coroutine of the rollout's event loop. With distributed POST
+# switched on, it hands each request to a Ray *actor*, a worker object in another process
+# (chapter 28). A call to an actor returns at once with an `ObjectRef`, a handle to a result
+# that is not ready yet: `ray.get(ref)` blocks a thread until it is, while `await ref` waits
+# like an `asyncio` future and holds no thread. The comment in `post` says why the
+# `asyncio.to_thread(ray.get, ...)` it replaced had to go.
+
 # %% tags=["remove-input"]
 show_call_site("08b")
 
@@ -1024,9 +1025,10 @@ show_call_site("08b")
 #
 # Does the comment in `post` hold? A model of its two versions, written for this page: a Ray call
 # becomes a `concurrent.futures.Future` that a pool standing for the actors, `remote`,
-# completes. As many slow requests (answers after 0.5 s) as the default pool has threads are
-# waiting when four quick ones arrive (answers after 0.02 s); the run prints when the quick
-# answers arrived.
+# completes. `remote` has a thread per request, slow and quick, so the answers do not wait
+# for the actors; what waits is the side that awaits. As many slow requests (answers after
+# 0.5 s) as the default pool has threads are waiting when four quick ones arrive (answers
+# after 0.02 s); the run prints when the quick answers arrived.
 
 # %%
 async def post_via_thread(answer: concurrent.futures.Future):

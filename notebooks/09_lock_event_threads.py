@@ -54,7 +54,7 @@ def record_tokens(stats: TokenStats, text: str) -> None:
 # CPython has a Global Interpreter Lock (GIL): only one thread runs Python code at a time.
 # Four threads start together and each record 300 lines of two tokens, 2400 tokens in all.
 # `count_tokens` stands for any helper that touches the outside world (a log write, a cache
-# lookup); here it is `time.sleep(0)` and a split. The next cell holds it and the code that
+# lookup); here it is `time.sleep(0)` and a `text.split()`. The next cell holds it and the code that
 # starts the four threads (`join_all(threads, timeout)` joins every thread within one shared
 # budget and returns those still alive).
 
@@ -124,14 +124,18 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # and any other thread may run between the read and the store.
 #
 # The cell below lists the bytecode of `record_tokens` with `dis`, which only reads the
-# function and does not run it, and keeps the four steps that matter here: the read, the
-# call, the add and the store, in the order they run.
+# function and does not run it, keeps the four steps that matter here, and prints them in
+# words, in the order they run.
 
 # %%
 SHOWN = ("LOAD_ATTR", "CALL", "STORE_ATTR", "BINARY_OP", "INPLACE_ADD")
+IN_WORDS = {"LOAD_ATTR": "read stats.tokens", "CALL": "call count_tokens",
+            "BINARY_OP": "add (the + of +=)", "INPLACE_ADD": "add (the + of +=)",
+            "STORE_ATTR": "store the sum in stats.tokens"}
 steps = [(ins.opname, ins.argval) for ins in dis.get_instructions(record_tokens)
          if ins.opname.startswith(SHOWN)]
-print(steps)
+for number, (opname, _) in enumerate(steps, start=1):
+    print(f"{number}. {IN_WORDS.get(opname, opname):<30} ({opname})")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 opnames = [name for name, _ in steps]
@@ -143,15 +147,15 @@ assert read_at < call_at < write_at, (
 print("✓ the old value is read before count_tokens runs; the sum is stored after it")
 
 # %% [markdown]
-# Read in order: the old value of `stats.tokens` is loaded, `count_tokens` is called, and
-# `('BINARY_OP', 13)` is the add: `BINARY_OP` runs every binary operator, and its argument
-# `13` picks the in-place add, the `+` of `+=`. Only then is the sum stored.
+# The read comes first and the store last, with the call to `count_tokens` between them: a
+# thread that gives up the GIL in the call has already read the old value.
 #
 # :::{dropdown} What the four names mean
 #
-# `LOAD_ATTR` reads `stats.tokens`, `CALL` calls `count_tokens`, `BINARY_OP` with argument
-# `13` is the in-place add (`INPLACE_ADD` on Pythons before 3.11), and `STORE_ATTR` writes
-# the sum back to `stats.tokens`. `SHOWN` drops the stack shuffling around them.
+# Each line ends with the instruction's name. `LOAD_ATTR` reads an attribute, `CALL` calls a
+# function, `BINARY_OP` runs every binary operator (its argument, 13 here, picks the in-place
+# add; Pythons before 3.11 have `INPLACE_ADD` instead), and `STORE_ATTR` writes an attribute.
+# `SHOWN` drops the stack shuffling around them.
 #
 # :::
 
@@ -331,27 +335,62 @@ print("✓ join(0.1) returned with the thread still running; only stop.set() end
 # down. A thread can also be started with `daemon=True`, and the question here is what
 # happens to such a {term}`daemon thread`.
 #
-# A notebook's kernel never exits, so we watch this in a child process. The script
-# `lab_snippets.thread_workers` starts a normal thread with 6 steps and a daemon thread with
-# 40 steps (0.05 s each), and its main thread returns at once. An `atexit` handler reports
-# what each thread had done, and `parse_daemon_exit` parses that report into a dictionary.
-# Each thread runs `work`, whose `finally` prints a `CLEANUP` line when it runs (`record`
-# notes an event with its time for the report, `step` is the step's length, 0.05 s):
+# A notebook's kernel never exits, so we watch this in a child process, which runs the short
+# script below (`python -c`). It starts a normal thread with 6 steps and a daemon thread with
+# 40 steps, 0.05 s each; each thread's `finally` prints how many steps it did. The main thread
+# returns at once. An `atexit` handler, which the interpreter runs only after it has waited
+# for the normal threads, prints the steps each thread had done by then.
+#
+# ## Measure: what each of the child's threads did before it exited
+#
+# Predict: how many of its 40 steps does the daemon thread do, and does its `finally` block
+# run?
 
-# %% tags=["remove-input"]
-from lab_snippets.showcode import show_source
-from lab_snippets.thread_workers import daemon_exit
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+EXIT_SCRIPT = """
+import atexit, threading, time
 
-show_source(daemon_exit, first="def work", last="CLEANUP_PREFIX}")
+steps_done = {"normal": 0, "daemon": 0}
+
+def work(name, steps):
+    try:
+        for _ in range(steps):
+            time.sleep(0.05)
+            steps_done[name] += 1
+    finally:
+        print(f"{name} thread: finally ran after {steps_done[name]} steps")
+
+atexit.register(lambda: print(f"atexit handler: steps done {steps_done}"))
+threading.Thread(target=work, args=("normal", 6)).start()
+threading.Thread(target=work, args=("daemon", 40), daemon=True).start()
+print("main thread returns")
+"""
+child = subprocess.run([sys.executable, "-c", EXIT_SCRIPT],
+                       capture_output=True, text=True, timeout=20, check=True)
+print(child.stdout)
 
 # %% [markdown]
-# The script's main thread registers the report with `atexit`, starts the two threads, the
-# second with `daemon=True`, and returns:
+# :::{dropdown} Why
+#
+# The interpreter waits for normal threads only. The daemon thread is **not** waited for, and
+# not stopped either: it is abandoned. Once the interpreter has begun to shut down, a
+# daemon thread that tries to take the GIL back (here, when its sleep ends) never gets it
+# and runs no more Python code (how it ends depends on the version: see *Python versions*
+# below). So it did only the steps that fit while the normal thread finished its six, and its
+# remaining work and its `finally` block never ran: there is no `daemon thread: finally` line.
+#
+# So `daemon=True` is not a way to stop a thread. It is a fallback that keeps a thread which
+# failed to stop from holding the whole process open. A thread that owns something (a file
+# being written, a connection, a child process) needs a stop signal and a join with a
+# timeout, so its cleanup runs whenever the program ends.
+#
+# :::
+#
+# The course's own copy of this script, `lab_snippets.thread_workers`, also notes the time of
+# each event; the folded cell runs it and draws the events on a `Timeline`, the course's
+# stopwatch (chapter 01).
 
-# %% tags=["remove-input"]
-show_source(daemon_exit, first="atexit.register(report)", last='"main returns"')
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the timed run and the plotting code"}
 def plot_exit(exit_report: dict) -> None:
     """Draw the child's events on a timeline; print the share of its planned steps the daemon did."""
     at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}
@@ -375,36 +414,26 @@ def plot_exit(exit_report: dict) -> None:
                   lanes=["main thread", "interpreter exit", "normal thread", "daemon thread",
                          "daemon thread's plan"],
                   xlabel="time since just before the child's threads started (s)",
-                  meanings={"cancelled": "planned steps"})
-    fig.axes[0].text(shown_end - tl.t0 + 0.01, 4, f"→ {planned_end - tl.t0:.1f} s",
+                  meanings={"cancelled": "planned, not run (not measured)"})
+    fig.axes[0].text(shown_end - tl.t0 + 0.01, 4, f"→ plan ends at {planned_end - tl.t0:.1f} s",
                      va="center", ha="left", fontsize=8)  # where the plan ends
     done_share = exit_report["steps_done"]["daemon"] / exit_report["steps_planned"]["daemon"]
     print(f"the daemon thread did {done_share:.0%} of its planned steps; they were "
           f"planned to end {planned_end - tl.t0:.1f} s in")
 
 
-# %% [markdown]
-# ## Measure: what each of the child's threads did before it exited
-#
-# Predict: how many of its 40 steps does the daemon thread do, and does its `finally` block
-# run? The next cell runs the script and prints, for each thread, the steps it did and whether
-# it printed its `CLEANUP` line, then draws the child's events on a `Timeline`, the course's
-# stopwatch (chapter 01).
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-child = subprocess.run(
+timed = subprocess.run(
     [sys.executable, "-m", "lab_snippets.thread_workers", "daemon-exit",
      "--joined-steps", "6", "--daemon-steps", "40", "--step", "0.05"],
     capture_output=True, text=True, timeout=20, check=True,
 )
-exit_report = parse_daemon_exit(child.stdout)
-for name, label in (("joined", "normal thread"), ("daemon", "daemon thread")):
-    print(f"{label}: {exit_report['steps_done'][name]} of "
-          f"{exit_report['steps_planned'][name]} steps, CLEANUP line printed: "
-          f"{name in exit_report['cleanups_printed']}")
-plot_exit(exit_report)  # folded above the heading
+exit_report = parse_daemon_exit(timed.stdout)
+plot_exit(exit_report)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+lines = child.stdout.splitlines()
+assert lines[0] == "main thread returns" and "normal thread: finally ran after 6 steps" in lines
+assert not any(line.startswith("daemon thread:") for line in lines), "no finally for the daemon"
 at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}
 done = exit_report["steps_done"]
 assert done["joined"] == 6, "the normal thread was waited for and finished"
@@ -417,29 +446,12 @@ assert (at[("main", "main returns")] < at[("joined", "finished all steps")]
 print("✓ the normal thread finished and cleaned up; the daemon was cut off, no cleanup")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# The interpreter waits for normal threads only. The daemon thread is **not** waited for, and
-# not stopped either: it is abandoned. Once the interpreter has begun to shut down, a
-# daemon thread that tries to take the GIL back (here, when its sleep ends) never gets it
-# and runs no more Python code (how it ends depends on the version: see *Python versions*
-# below). So it did only the steps that fit while the normal thread finished its six, and its
-# remaining work and its `finally` block never ran (no `CLEANUP` line for it).
-#
-# The timeline draws the time of each event in the child. The main thread is done almost at
-# once; the exit then waits for the normal thread, whose `finally` is the purple end of its
-# bar (drawn 0.03 s wide so that it shows: it takes far less). The daemon's bar stops where the exit
-# stops waiting, with no purple end. It counts a step when the step's sleep ends, so a step in
-# progress at the exit is never counted. The grey lane is the rest of its 40 planned steps,
-# also drawn, not measured: it is cut at 0.25 s past the exit, with an arrow to where the plan
-# would have ended.
-#
-# So `daemon=True` is not a way to stop a thread. It is a fallback that keeps a thread which
-# failed to stop from holding the whole process open. A thread that owns something (a file
-# being written, a connection, a child process) needs a stop signal and a join with a
-# timeout, so its cleanup runs whenever the program ends.
-#
-# :::
+# The main thread is done almost at once; the exit then waits for the normal thread, whose
+# `finally` is the purple end of its bar (drawn 0.03 s wide so that it shows: it takes far
+# less). The daemon's bar stops where the exit stops waiting, with no purple end. It counts a
+# step when the step's sleep ends, so a step in progress at the exit is never counted. The
+# grey lane is drawn, not measured: the rest of the daemon's 40 planned steps, cut at 0.25 s
+# past the exit, with an arrow to where the plan would have ended.
 #
 # :::{dropdown} Python versions
 #

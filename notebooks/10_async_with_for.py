@@ -15,7 +15,7 @@
 #    `contextlib.aclosing` do to its `finally`;
 # 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
 #
-# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 60 minutes
+# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -245,8 +245,7 @@ async def sandbox(name: str, permits: asyncio.Semaphore, ledger: SandboxLedger,
 # `agent_task` runs one sandbox's task inside its guard, `asyncio.timeout(guard)`, and draws the
 # sandbox's use with `tl.span`, a `with` block that draws the stretch it encloses.
 #
-# Predict the last column: a return value, or which exception. Then, for `sb1`, whose guard
-# fires in the middle of its work: does its cleanup run before or after its task ends?
+# Predict the last column: a return value, or which exception?
 
 # %%
 tl = Timeline()
@@ -278,6 +277,25 @@ outcomes = dict(zip(batch, results, strict=True))
 for name, (setup, _) in batch.items():
     print(f"{name}  {setup:<24} ended with {outcomes[name]!r}")
 
+# %% [markdown]
+# :::{dropdown} Why
+#
+# Each task ends with what comes out of its outermost `async with`, the guard: the task's
+# return value, or the exception it ended with. A boot that failed and was retried (`sb2`'s
+# first) leaves no trace there. `sb3`'s `RuntimeError` went out through both blocks. `sb1`'s
+# cancellation came from its own guard, and, as in chapter 05, `asyncio.timeout` turns the
+# `CancelledError` it caused into `TimeoutError` when it exits.
+#
+# :::
+#
+# ### When did `sb1`'s sandbox close?
+#
+# `sb1`'s guard fired in the middle of its work. Its cancellation goes out through the
+# `finally` around the `yield`, where closing the sandbox takes an `await` of 0.01 s. Predict:
+# is `sb1`'s sandbox closed, with that `await` run to its end, or is the cleanup cut short by
+# the same cancellation? The figure below draws every boot, use and cleanup of the run.
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 fig = tl.plot("Three sandboxes, at most two booting at once: how does each one end?",
               lanes=[f"sb{i} {part}" for i in range(1, 4) for part in ("boot", "use")],
               meanings={"running": "booting / in use",
@@ -287,20 +305,18 @@ fig = tl.plot("Three sandboxes, at most two booting at once: how does each one e
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Each task ends with what comes out of its outermost `async with`, the guard: the task's
-# return value, or the exception it ended with. A boot that failed and was retried (`sb2`'s
-# first) leaves no trace there. `sb1`'s cancellation came from its own guard, and at its exit
-# a guard turns the `CancelledError` it caused into `TimeoutError` (the section before the
-# exercise takes this apart). As in the first experiment, the cancellation was delivered
-# once, at the `await` in `sb1`'s work, so the `finally` around the `yield` could still await
-# its cleanup before the guard let the exception out: the cleanup ran before the task ended.
+# Closed, in full: `sb1`'s purple cleanup follows its grey use, as every other sandbox's does.
+# As in the first experiment, the cancellation was delivered once, at the `await` in `sb1`'s
+# work, so the `finally` around the `yield` could still await its cleanup. The guard is the
+# outermost block, so it exits last: only after the cleanup did it let the exception out, as
+# `TimeoutError`.
 #
 # In the figure each sandbox has two lanes, `boot` and `use`. Blue is a boot holding a permit,
 # or a sandbox in use; orange a boot attempt or a piece of work that raised; grey `sb1`'s use,
-# working until its guard cut it off; purple a cleanup. `sb3` asked for a permit while `sb1`
-# and `sb2` held both, so its boot starts only when they finish theirs: at no instant are more
-# than two boots drawn. The white gap in `sb2`'s boot lane is its back-off, taken without a
-# permit. Every sandbox is followed by a purple cleanup span, `sb1`'s too.
+# working until its guard cut it off; purple a cleanup. Every sandbox is followed by a purple
+# cleanup span, `sb1`'s too. `sb3` asked for a permit while `sb1` and `sb2` held both, so its
+# boot starts only when they finish theirs: at no instant are more than two boots drawn. The
+# white gap in `sb2`'s boot lane is its back-off, taken without a permit.
 #
 # :::
 
@@ -476,21 +492,23 @@ print("✓ aclosing closed the generator at the end of the block, before the nex
 #
 # :::
 #
-# ## After a time guard fires, is the task still "cancelling"?
+# ## A time guard around a stream: what unwinds first, and what is left cancelling
 #
 # A task that catches a guard's `TimeoutError` often goes on running: it retries, or takes
 # the next sample. Code in it that asks "is my task on its way out?" calls
 # `asyncio.current_task().cancelling()`. A reminder from chapter 05: it counts the `cancel()`
 # requests made to the task and not yet taken back by `uncancel()`, so 0 means "not being
 # cancelled". There, catching a `CancelledError` left the count at 1, and only `uncancel()`
-# brought it back to 0.
-# A retry loop written as `while not asyncio.current_task().cancelling():` would stop for good
-# if a guard left that count at 1.
+# brought it back to 0. A guard does not leave it at 1: when `asyncio.timeout` exits, it
+# recognises the cancellation it caused, turns it into `TimeoutError`, and calls
+# `task.uncancel()` itself. So a retry loop written as
+# `while not asyncio.current_task().cancelling():` goes on after a caught `TimeoutError`.
 #
 # Below, a generator that would stream 100 lines runs under a 0.03 s guard, inside `aclosing`,
-# in the task running the cell. The cell prints the last three entries of the log (the
-# generator's two, then what the guard let out) and `cancelling()` for that task afterwards.
-# Predict the count: 1, as for the caught cancel in chapter 05, or 0?
+# in the task running the cell. The cell prints the last three entries of the log and
+# `cancelling()` for that task afterwards. Predict the order of the three entries: the
+# generator's `closing` and `connection closed`, and the guard's `TimeoutError` caught by the
+# cell. Does the generator close before the guard raises, or after?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 guard_log: list[str] = []
@@ -513,11 +531,10 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 #
 # Nested `async with` blocks unwind from the inside out: each one inside the guard sees
 # `CancelledError`, so `aclosing` closed the generator first (`closing`, then `connection
-# closed`), and only then did the guard's own `__aexit__` run. It recognises the cancellation
-# as its own and turns it into `TimeoutError`. It also calls `task.uncancel()`, which takes
-# its cancel request back; that is why the count printed is 0: the task is not left marked as
-# cancelling, so code that later asks `cancelling()` does not take a task that goes on
-# running for one on its way out. `sb1` above ended this way.
+# closed`), and only then did the guard's own `__aexit__` run, turn the cancellation into
+# `TimeoutError` and take its cancel request back. The count printed is 0: the task is not
+# left marked as cancelling, so code that later asks `cancelling()` does not take a task that
+# goes on running for one on its way out. `sb1` above ended this way.
 #
 # :::
 #
@@ -548,18 +565,19 @@ except BaseException as exc:
 #    the cancellation through;
 # 4. yield the booted resource and `await resource.close()` on every way out of the caller's
 #    block; the block's own error or cancellation comes out of the `async with`;
-# 5. give every permit back on every path, also when cancelled while waiting for one.
+# 5. give every permit back on every path, also when cancelled while waiting for one
+#    (`async with permits` does this).
 #
 # :::{dropdown} What the grader checks
 #
-# Graded, on many generated runs (1 to 4 users at once sharing `permits`, 1 to 3 permits;
+# Graded, on many generated runs (1 to 4 callers at once sharing `permits`, 1 to 3 permits;
 # `attempts` from 1 up; boots that take any time and fail or succeed in any pattern; blocks that
 # exit, raise or are cancelled; callers cancelled while they wait for a permit, boot or use the
 # resource; a close that takes time):
 #
-# - **boots**: at most `attempts` per user; the next one at once after a failure;
+# - **boots**: at most `attempts` per caller; the next one at once after a failure;
 # - **permits**: never more boots at once than permits; a permit is held only while `boot()`
-#   runs, so a user's boot starts as soon as a permit is free, whatever the other users do with
+#   runs, so a caller's boot starts as soon as a permit is free, whatever the other callers do with
 #   their resources;
 # - **permits back**: every permit is given back, also when the caller is cancelled while it
 #   waits for a permit or boots;
@@ -1004,14 +1022,18 @@ _sc.differential(booted, _reference, _scenarios(), _observe, _compare, what="boo
 # says what that release does not cover, and what it would cost if it came late. Every such
 # site is listed in the [source inventory](../book/reference/inventory.md).
 #
-# Four names in the quotes: E2B is a hosted service that runs sandboxes; SGLang is the server
-# that generates the text; SSE (server-sent events) is a response that arrives as a stream of
-# lines; httpcore is the connection pool under the HTTP client httpx.
+# **The sandbox.** The coding-agent example boots each task's sandbox in E2B, a hosted service
+# that runs sandboxes, with a retry loop shaped like this chapter's `sandbox()`.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
 
 show_call_site("10")
+
+# %% [markdown]
+# **The stream.** The second quote reads a generated sample as it streams in from SGLang, the
+# server that generates the text. SGLang answers with SSE (server-sent events), a response
+# that arrives as a stream of lines, over httpx, whose connection pool is httpcore.
 
 # %% tags=["remove-input"]
 show_call_site("10b")
@@ -1030,8 +1052,8 @@ show_call_site("10b")
 # :::
 
 # %% [markdown]
-# What does the `finally` around `yield sb` save? A sandbox nobody kills stays alive in E2B
-# for up to an hour (slime's default lifetime, 3600 s), however soon its run ended. A model of
+# What does the `finally` around `yield sb`, in the first quote, save? A sandbox nobody kills
+# stays alive in E2B for up to an hour (slime's default lifetime, 3600 s), however soon its run ended. A model of
 # the quoted shape, run two ways: `agent_sandbox` kills its `FakeSandbox` in a `finally`, as the
 # quote does, and `agent_sandbox_no_finally` has the same kill written after the `yield`. Six
 # agent runs go through each, each one inside a guard of 0.1 s, as slime's `generate` wraps

@@ -291,8 +291,8 @@ def draw_both_runs() -> tuple[Timeline, Timeline]:
 # ## Predict: which parent does each span find with a shared list?
 #
 # Three samples run concurrently again, each span pushed on the one shared list. Do the
-# `generate` and `reward` spans still find their own sample as parent, and do the `sample`
-# spans still find none?
+# `generate` and `reward` spans still find their own sample as parent? The figure draws each
+# of them labelled with the parent it found.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def sample_with_global_stack(sample: int) -> None:
@@ -334,10 +334,12 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 #
 # Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
 # step, with no `await` between them, so no other task can push in between; the damage
-# starts after the first `await`. The `sample` spans are not drawn (the answer's second line
-# lists their parents): sample 1 opened while sample 0's `generate` was on top, and found it.
-# And once the tasks interleave, `pop()` takes off whatever is on top, often another task's
-# entry, so the list keeps entries of spans that have ended and loses some that are open.
+# starts after the first `await`, and hits the `reward` spans. Once the tasks interleave,
+# `pop()` takes off whatever is on top, often another task's entry, so the list keeps entries
+# of spans that have ended and loses some that are open.
+#
+# The `sample` spans, which the figure does not draw, went wrong too (the answer's second
+# line): sample 1 opened while sample 0's `generate` was on top, and took it as its parent.
 #
 # :::
 #
@@ -387,8 +389,10 @@ print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list
 # `threading.Thread`, and as `Thread(target=contextvars.copy_context().run, args=(fn, ...))`,
 # which calls `fn(...)` through the `run` method of what `copy_context()` returned. (As in chapter 08,
 # `borrowed_default_executor` lends `to_thread` a pool of its own and shuts it down afterwards,
-# so no thread is left behind.) Predict which of the three see `req-42` (the variable's
-# default is `-`).
+# so no thread is left behind.) Chapter 08 already said that `to_thread` runs its function in
+# a copy of the caller's context, so the first should see `req-42`. Predict the other two:
+# does a bare `Thread`, and a thread running `copy_context().run`, see `req-42`, or the
+# variable's default, `-`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def read_request_id(into: list[str]) -> None:
@@ -457,36 +461,15 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # %% [markdown]
 # ## A token used in another context
 #
-# Item 4 of Exercise 11.1 needs one more fact, which this section shows in two cells: what
-# `reset` does with a token made in another context. A token comes from a `set` made in one
-# context. `contextvars.Context()` makes a new, empty context, and `ctx.run(fn, *args)` calls
-# `fn` inside it (the `run` that the third thread used above). The cell below sets a variable inside one new context, calls `reset` with that
-# token inside a second one, and prints what the `reset` did and what the first context holds
-# afterwards.
-
-# %%
-demo_var: contextvars.ContextVar[str] = contextvars.ContextVar("demo_var", default="-")
-opened_in, closed_in = contextvars.Context(), contextvars.Context()
-demo_token = opened_in.run(demo_var.set, "inside")
-try:
-    closed_in.run(demo_var.reset, demo_token)
-    print("the reset returned normally")
-except Exception as exc:
-    print(f"{type(exc).__name__}: {exc}")
-print("the first context holds:", opened_in[demo_var])
-
-# %% [markdown]
-# A token can only undo the `set` that made it, in the context where that `set` ran; used
-# anywhere else, `reset` raises `ValueError` ("was created in a different Context") and
-# changes nothing, so the first context still holds `inside`. The same happens when a
-# generator that opened a span inside one task is closed from another task: its `finally`
-# runs in the closing task's context, and the `reset` there raises. Exercise 11.1 asks for a
-# span helper that survives that.
+# Item 4 of Exercise 11.1 needs one more rule: a token can undo its `set` only in the context
+# where that `set` ran; anywhere else, `reset` raises `ValueError` and changes nothing. A span
+# meets this when an async generator opens it in one task and another task closes the
+# generator: the generator's `finally`, with its `reset`, then runs in the closing task's
+# context.
 #
-# The cell below is that second case, in the shape Exercise 11.1 meets. An async generator
-# pushes `stream` on the span stack and yields; task A takes its first item. Task B opens a
-# span of its own, `rollout`, then closes the generator, and prints its stack before and after
-# the close.
+# The cell below is that case. The generator pushes `stream` on the span stack and yields;
+# task A takes its first item. Task B sets a stack of its own, `rollout`, then closes the
+# generator, and prints its stack before and after the close.
 
 # %%
 async def stream_in_span():  # opens a span and yields inside it
@@ -516,9 +499,12 @@ print("task A got:", await asyncio.create_task(take_first(agen)))
 await asyncio.create_task(close_it(agen))
 
 # %% [markdown]
-# So a span helper whose exit is a bare `reset` turns a routine close from another task into
-# an error at the closer, while task B's own stack is left as it was. That is the case item 4
-# of Exercise 11.1 asks the helper to survive.
+# The close raised `ValueError` in task B, and task B's stack came through unchanged. Closing
+# a span from another task is routine, so a span helper whose exit calls `reset` unguarded
+# hands this error to whichever task closes it; item 4 of Exercise 11.1 asks the helper to
+# survive that close and leave the closing task's stack as it was. (The exercise's visible
+# test builds the same case without tasks: `contextvars.Context()` makes a new, empty context,
+# and its `run(fn, *args)` calls `fn` inside it, the `run` the third thread used above.)
 
 # %% [markdown]
 # ## Exercise 11.1 · A span helper that is safe under concurrency
@@ -956,15 +942,13 @@ show_call_site("11")
 show_call_site("11b")
 
 # %% [markdown]
-# What would go wrong if the stack lived in one shared list instead of a `ContextVar`? In slime
-# each sample has a trace id, the stack's entries are `(trace_id, span_id)` pairs, and a new
-# span takes as parent the innermost entry with its own trace id
-# (`_get_current_parent_span_id`), so a span never lands under another trace. Our model has that shape. Eight samples run `generate_and_rm`
-# concurrently, each opening a `generate_and_rm` span that holds `sglang_generate` and then
-# `reward_model`, as slime's rollout does. They run once with `trace_span` on a `ContextVar`,
-# and once with `trace_span_on_shared_list` (folded), which pushes on one shared list and pops
-# the top entry when a span ends, as `span_with_global_stack` did. The cell counts the spans
-# whose parent is wrong.
+# Would slime's trace ids save a shared list? In slime the stack's entries are
+# `(trace_id, span_id)` pairs, and a new span takes as parent the innermost entry with its own
+# trace id (`_get_current_parent_span_id`). The folded model runs eight samples through that
+# lookup, each a `generate_and_rm` span holding `sglang_generate` and then `reward_model`, as
+# slime's rollout does: once with the stack in a `ContextVar`, once on one shared list popped
+# at each span's end, as `span_with_global_stack` did. It counts the spans whose parent is
+# wrong and prints two of them.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same span kept on one shared list"}
 SHARED_STACK: list[tuple[str, str]] = []
@@ -981,7 +965,7 @@ def trace_span_on_shared_list(trace_id: str, name: str) -> Iterator[None]:
         SHARED_STACK.pop()
 
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same span kept in a ContextVar, as in slime"}
 TRACE: contextvars.ContextVar[tuple[tuple[str, str], ...]] = contextvars.ContextVar(
     "trace", default=())
 found_parent: dict[str, dict[str, str | None]] = {  # span -> the parent it found
@@ -1002,7 +986,7 @@ def trace_span(trace_id: str, name: str) -> Iterator[None]:
         TRACE.reset(token)
 
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the eight samples and the count"}
 async def generate_and_rm(sample: int, span) -> None:
     trace_id = f"s{sample}"
     with span(trace_id, "generate_and_rm"):
@@ -1037,10 +1021,10 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
       "each a span of the sample's own or none")
 
 # %% [markdown]
-# With the `ContextVar`, every span found the right parent. With one shared list, the trace id
-# kept every span inside its own sample, but not under the right span: in slime's traces a
-# `reward_model` span would hang *inside* its sample's generation, which was already over, or
-# under nothing at all.
+# No: the trace id keeps each span inside its own sample, but not under the right span. A
+# wrong parent is either none at all or, as in the printed examples, the sample's own
+# `sglang_generate`, which had already ended: the reward hangs inside a generation that is
+# over. With the `ContextVar`, every parent was right.
 #
 # :::{dropdown} How the shared list misplaced them
 #
