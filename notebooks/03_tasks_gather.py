@@ -45,8 +45,8 @@ figure_style()
 # it must).
 #
 # The marks go to a `Timeline`, the course's recorder: `tl.mark(name)` notes a named moment,
-# `with tl.span(name):` a stretch of time, `tl.names()` lists the moments in the order they
-# happened, and `tl.order(a, b, ...)` checks that they happened in that order.
+# `with tl.span(name):` a stretch of time, and `tl.names()` lists the moments in the order they
+# happened.
 
 # %%
 async def score_sample(name: str, seconds: float, tl: Timeline,
