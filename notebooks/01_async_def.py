@@ -470,8 +470,7 @@ print("✓ both endings ran the finally, and the exception went on to the Task")
 # 5. either way, close the objects you did not await before returning, so none of them warns
 #    "was never awaited" (closing a finished one does nothing).
 #
-# The grader also runs several calls at once, each with its own `log`; a call that keeps what
-# it creates in local variables already passes that.
+# Several calls may run at once, each with its own `log`; local variables keep them apart.
 #
 # :::{dropdown} Hint: an error and a cancel alike
 #

@@ -1030,6 +1030,7 @@ async def time_the_raise(poller, mark: float) -> tuple[float, bool]:
 # %%
 TIMEOUT_S, EVERY = 0.05, 0.1
 poller = poll_like_the_teacher_server(busy, TIMEOUT_S, EVERY)
+# time_the_raise (folded above): seconds until the TimeoutError, bounded by 2 s
 raised_after, passed_the_mark = await time_the_raise(poller, mark=TIMEOUT_S + EVERY / 2)
 print(f"deadline at {TIMEOUT_S:.2f} s, TimeoutError at {raised_after:.2f} s",
       f"(a query, the whole {EVERY} s sleep, a query)")
