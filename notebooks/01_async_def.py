@@ -6,8 +6,8 @@
 # Which lines of the body have run when that call returns, and what makes the rest run?
 #
 # **You will**
-# 1. tell apart the three things one `async def` gives you: the *coroutine function*, the
-#    *coroutine object* a call returns, and the *running body*;
+# 1. tell apart three moments of one `async def`: defining it, calling it, and running its
+#    body;
 # 2. find out by experiment which lines of the body a call runs, and what makes the rest run;
 # 3. see what becomes of a coroutine object that nothing ever drives;
 # 4. check each of the three with `inspect`.
@@ -206,6 +206,10 @@ print("✓ the Task's body started only when the caller suspended")
 # caller does 0.05 s of busy work of its own: a loop in plain Python, with no `await` in it.
 # `awaited_late` is awaited after that busy work. Each body writes to `order` when it starts.
 #
+# One more fact decides it. `await` on a coroutine object does not hand the body to the loop. It runs the body at once, in the caller, like a function call,
+# until the body reaches a real wait (here its `asyncio.sleep`); only then does the loop get a
+# turn. A Task's body, as the section above showed, starts only when the loop gets a turn.
+#
 # Predict: of `awaited_late` and `as_task`, which body starts first, and does either of them
 # start during the caller's busy work?
 
@@ -243,25 +247,19 @@ print("✓ neither body started during the busy work, and `awaited_late` started
 # :::{dropdown} Why
 #
 # The Task was created first, yet `awaited_late` started first, and neither started during
-# the busy work. Two facts decide this run. The section above showed the first: a Task's body
-# starts only when the caller suspends. The second: `await` on a coroutine object runs its
-# body at once, in the caller, like a function call, until the body reaches a real wait. So
-# after the busy work the loop gets its first turn only when `awaited_late`'s body suspends in
-# its sleep. The Task's body
-# can start only when the loop gets a turn, and the busy work gave it none: the Task waited
-# for the caller's busy work, and then for `awaited_late`. Chapter 02 finds out exactly
-# where the loop gets its turn.
+# the busy work. The busy work has no `await`, so it gave the loop no turn. Then
+# `await awaited_late` ran that body in the caller, straight away, and the loop got its first
+# turn only when `awaited_late`'s body suspended in its sleep. That turn is when the Task's
+# body started: it waited for the caller's busy work, and then for `awaited_late`. Chapter 02
+# finds out exactly where the loop gets its turn.
 #
 # :::
 #
-# To see this run on a clock, the cells below repeat it with `Timeline`, the course's
-# stopwatch (the [reading guide](../book/reading_guide.md) shows its charts; the helpers are
-# folded, and the run's times and figure sit under a toggle of their own, as they repeat the
-# answer above): each
-# `with tl.span(...)` block becomes one bar, and each lane is named after the variable that
-# holds the object. Each body now also spins for 0.005 s before its sleep, so that its start
-# shows as a bar. Red marks code that holds the loop, the caller's busy work and each body's
-# short spin alike.
+# The cells below repeat the run with `Timeline`, the course's stopwatch (the
+# [reading guide](../book/reading_guide.md) shows its charts), to show it in time order. Each
+# `with tl.span(...)` block becomes one bar, on a lane named after the variable that holds the
+# object; red marks code that holds the loop. Each body now spins for 0.005 s before its
+# sleep, so that its start shows as a red bar too.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show busy, timed_body and the plotting code"}
 def busy(seconds: float) -> None:
@@ -472,7 +470,7 @@ print("✓ both endings ran the finally, and the exception went on to the Task")
 # 5. either way, close the objects you did not await before returning, so none of them warns
 #    "was never awaited" (closing a finished one does nothing).
 #
-# Several calls at once, each with its own `log`, must each behave as if alone.
+# Several calls may run at once, each with its own `log`; local variables keep them apart.
 #
 # :::{dropdown} Hint: an error and a cancel alike
 #
@@ -778,8 +776,7 @@ show_call_site("01b")
 # The second call site separates creating from running, as Exercise 1.1 does: `eval_rollout`
 # builds every dataset's coroutine object first and runs them only at its one `await`. Where
 # Exercise 1.1 then awaits the objects one by one, `eval_rollout` hands the list to
-# `asyncio.gather` (chapter 03), which starts the bodies together, not one after another. Chapter 02
-# measures what that choice is worth for two requests.
+# `asyncio.gather` (chapter 03), which starts the bodies together, not one after another.
 
 # %% tags=["remove-input"]
 show_call_site("01")

@@ -171,14 +171,13 @@ print("✓ the bystander ran only where a step suspended")
 # HTTP POST with httpx, `await client.post(...)`, and then awaits `response.aread()`, which
 # returns the response's body. Does the second `await` suspend?
 #
-# One fact about httpx decides it. A plain request, like `requests.post`, reads the whole body
-# before it returns. A *streaming* request, `client.send(request, stream=True)`, returns as
-# soon as the headers are in and leaves the body on the connection for `aread()` to read.
-#
 # The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body)
-# twice: once with a plain `client.post`, as slime does, and once with a streaming request.
-# Meanwhile a bystander task, `count_turns`, adds one to `counter["turns"]` each time the
-# loop gives it a turn. Predict the bystander's count during each `aread()`: none, or some?
+# twice: once with a plain `client.post`, as slime does, and once with a *streaming* request,
+# `client.send(request, stream=True)`. Meanwhile a bystander task, `count_turns`, adds one to
+# `counter["turns"]` each time the loop gives it a turn.
+#
+# Predict the bystander's count during each `aread()`: none, or some? Ask yourself: once the
+# `await` on the request has returned, is anything left for `aread()` to wait for?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the bystander that counts its turns"}
 import httpx
@@ -239,18 +238,22 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The plain version awaits the `post`, then the `aread()`, and only the first of those awaits
-# suspends: a plain `post` is not a streaming request, so httpx reads the whole body before
-# `post` returns, and the `aread()` after it only hands back bytes already stored on the
+# One fact about httpx decides it. A plain request, `client.post` here (like `requests.post`),
+# reads the whole body before it returns. A streaming request returns as soon as the headers
+# are in, and leaves the body on the connection for `aread()` to read.
+#
+# So the plain version awaits the `post`, then the `aread()`, and only the first of those
+# awaits suspends: the `aread()` after it only hands back bytes already stored on the
 # response. The streaming `aread()` still has the body to read through the connection. So the
 # `aread()` after the plain `post` gave the bystander no turn at all, while the streaming one
 # gave it some; both requests gave it turns while they waited for the server. An `await`
 # suspends only when the awaited coroutine reaches a point that yields to the loop: something
 # not ready yet, or a deliberate yield such as `asyncio.sleep(0)`.
 #
-# Do not read the streaming row's number as a count of waits for the network. httpx reads the
-# connection through anyio, and each of anyio's reads gives the loop a turn, even when the
-# bytes have already arrived.
+# Do not read the streaming row's number as a count of waits for the network. httpx's async
+# client reads the connection through anyio, a networking library that runs on top of
+# asyncio, and each of anyio's reads gives the loop a turn, even when the bytes have already
+# arrived.
 #
 # :::
 
@@ -351,9 +354,9 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # sleep. Both coroutines took the same time; only one let the program live.
 #
 # In the chart under the answer the heartbeat lane is blue while the loop answers and red
-# where the gap between wake-ups is longer than 50 ms; a red gap runs from the last wake-up
-# before the `time.sleep`, so it starts a little before the sleep's own bar. Inside the `await` there are fewer than the 30 wake-ups a perfect 5 ms clock would
-# give, because each 5 ms sleep ends a little late.
+# where the gap between wake-ups is longer than 50 ms. Inside the `await` there are fewer
+# than the 30 wake-ups a perfect 5 ms clock would give, because each 5 ms sleep ends a little
+# late.
 #
 # :::
 #
@@ -987,10 +990,9 @@ show_call_site("02")
 # The Megatron teacher server polls the way Exercise 2.1 does in one respect and not in
 # another: `_wait_until_idle` (the next quote) waits with `await asyncio.sleep(0.1)`, so the
 # loop stays free, but it always sleeps the whole 0.1 s and checks its deadline only after the
-# next query. (Its deadline is on `time.time()`, the wall clock, which a clock change would
-# move; the model reads `time.monotonic()`.) A model of it, written for this page, with a
-# query that takes 0.01 s and answers "busy", and `timeout_s = 0.05`; the run prints when the
-# deadline was and when the `TimeoutError` came.
+# next query. A model of it, written for this page, with a query that takes 0.01 s and
+# answers "busy", and `timeout_s = 0.05`; the run prints when the deadline was and when the
+# `TimeoutError` came.
 
 # %%
 async def poll_like_the_teacher_server(query, timeout_s: float,
@@ -1009,23 +1011,32 @@ async def busy() -> bool:  # a query that takes 0.01 s and answers "busy"
     return False
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the run that prints when it raised"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the stopwatch around the run"}
+async def time_the_raise(poller, mark: float) -> tuple[float, bool]:
+    """Seconds from the start until `poller` raises TimeoutError (bounded by 2 s), and
+    whether a timer set for `mark` seconds had already fired by then."""
+    late_mark = asyncio.create_task(asyncio.sleep(mark))
+    start = time.monotonic()
+    try:
+        await asyncio.wait_for(poller, timeout=2)
+    except TimeoutError:
+        raised_after, passed = time.monotonic() - start, late_mark.done()
+    finally:
+        late_mark.cancel()
+        await asyncio.gather(late_mark, return_exceptions=True)
+    return raised_after, passed
+
+
+# %%
 TIMEOUT_S, EVERY = 0.05, 0.1
-late_mark = asyncio.create_task(asyncio.sleep(TIMEOUT_S + EVERY / 2))
-poll_start = time.monotonic()
-try:
-    poller = poll_like_the_teacher_server(busy, TIMEOUT_S, EVERY)
-    await asyncio.wait_for(poller, timeout=2)
-except TimeoutError:
-    raised_after = time.monotonic() - poll_start
-    passed_the_mark = late_mark.done()
+poller = poll_like_the_teacher_server(busy, TIMEOUT_S, EVERY)
+# time_the_raise (folded above): seconds until the TimeoutError, bounded by 2 s
+raised_after, passed_the_mark = await time_the_raise(poller, mark=TIMEOUT_S + EVERY / 2)
 print(f"deadline at {TIMEOUT_S:.2f} s, TimeoutError at {raised_after:.2f} s",
       f"(a query, the whole {EVERY} s sleep, a query)")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: teacher-poller-overshoots-its-deadline
-late_mark.cancel()
-await asyncio.gather(late_mark, return_exceptions=True)
 assert passed_the_mark, (
     "the whole 0.1 s sleep after a check before the deadline carries the TimeoutError past "
     "timeout_s + half a sleep")
@@ -1037,7 +1048,9 @@ print(f"✓ the TimeoutError was raised {raised_after - TIMEOUT_S:.2f} s after i
 # again and only then finds the deadline passed: its `TimeoutError` comes up to one sleep and
 # one query late, which Exercise 2.1's grader fails. In slime an update request's `timeout_s`
 # is overshot the same way, by up to one 0.1 s sleep and one query, before its caller gets
-# the server's error answer (HTTP status 503, "service unavailable").
+# the server's error answer (HTTP status 503, "service unavailable"). One more difference:
+# slime's deadline is on `time.time()`, the wall clock, which a clock change would move; the
+# model reads `time.monotonic()`.
 
 # %% tags=["remove-input"]
 show_call_site("02b")

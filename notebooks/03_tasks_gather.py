@@ -45,8 +45,8 @@ figure_style()
 # it must).
 #
 # The marks go to a `Timeline`, the course's recorder: `tl.mark(name)` notes a named moment,
-# `with tl.span(name):` a stretch of time, `tl.names()` lists the moments in the order they
-# happened, and `tl.order(a, b, ...)` checks that they happened in that order.
+# `with tl.span(name):` a stretch of time, and `tl.names()` lists the moments in the order they
+# happened.
 
 # %%
 async def score_sample(name: str, seconds: float, tl: Timeline,
@@ -189,20 +189,20 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # alive?
 #
 # The cell below drops two tasks, lets them start, and runs the garbage collector,
-# `gc.collect()`. Task B waits in `asyncio.sleep(0.05)`. Task A waits for a reply through
-# a small client written for this experiment (a stand-in, not any real library's code). It
-# uses a **Future**: an object a task can `await` until someone calls its `set_result(value)`,
-# which wakes the task with that value (chapter 13 is about them). `await_reply(id, log)`
-# files a new Future under `id` in a registry and awaits it; `deliver(id, value)` sets the
-# result of the Future filed under `id`. The registry holds its Futures *weakly*, the way a
-# client might so that abandoned requests clean themselves up: a weak reference lets you
-# reach an object but does not keep it alive. Both are in the first fold below; the second
-# collects what the loop writes to its log.
+# `gc.collect()`. Task B waits in `asyncio.sleep(0.05)`. Task A waits for a reply, and
+# nothing holds what it waits on except a *weak* reference, which lets you find an object but
+# does not keep it alive.
+# Real code ends up there when a client files its pending requests in a
+# `weakref.WeakValueDictionary` so that abandoned ones clean themselves up (the stand-in client
+# in the fold below does that), or when a task waits on a `Queue` or `Event` that nothing
+# outside the dropped tasks holds.
 #
 # Predict both rows it prints: is each task alive after `gc.collect()`, and does A get its
-# reply?
+# reply? The question underneath: does the loop itself hold the tasks it runs?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the stand-in client: a weak registry of pending replies"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the stand-in client (a weak registry of pending replies) and what collects the loop's log"}
+# await_reply(id) files a new Future (an object awaited until someone sets its result;
+# chapter 13) under id and awaits it; deliver(id, value) sets that Future's result.
 replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
     weakref.WeakValueDictionary())
 
@@ -228,9 +228,7 @@ def deliver(request_id: int, value: str) -> bool:
     return True
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
-# Collect whatever the loop reports through its exception handler, for the answer and the
-# check below (the check puts the previous handler back).
+# Collect what the loop reports through its exception handler (the check restores it).
 loop = asyncio.get_running_loop()
 loop_complaints: list[str] = []
 about_a_task: list[bool] = []  # per report: did it name a task, with no exception?
@@ -289,12 +287,13 @@ print("✓ task A was collected while pending: no reply, and the loop only logge
 # - a task that awaits a Future is held by that Future, and only as long as something holds
 #   the Future. Waiting for a reply, an `asyncio.Event` or a `Queue` means awaiting a Future.
 #
-# Task A was collected: nothing reachable held it. It was suspended on a Future, and that
-# Future held the task (its wake-up callback), but nothing held the Future except the
-# registry of weak references, so `gc.collect()` took both.
+# Task A was collected: nothing reachable held it. It was suspended on a **Future**, an
+# object a task awaits until someone calls its `set_result(value)` (chapter 13 is about
+# them). That Future held the task (its wake-up callback), but nothing held the Future except
+# the registry of weak references, so `gc.collect()` took both.
 # The garbage collector closes the coroutine, which is why `finally` still ran; the reply then
 # had nowhere to go, and no exception reached anyone: the loop only wrote a message to its
-# log, which the folded instruments collected in `loop_complaints`.
+# log, which the folded client cell collected in `loop_complaints`.
 #
 # Task B survived: a sleep in progress is a timer in the loop's timer heap, and the timer
 # holds the task. So whether a dropped task
