@@ -151,9 +151,10 @@ print("✓ as_completed handed over the first result before gather returned, in 
       "gather in argument order")
 
 # %% [markdown]
-# `gather` handed back everything when the slowest was done. The awaitables `as_completed`
-# hands out are not tied to one task each, so the results came in finishing order, here the
-# reverse of the list. Each `await` returned as soon as that result existed: the first was in
+# `gather` handed back everything when the slowest was done. `as_completed` handed the
+# results over in finishing order, here the reverse of the list: the first awaitable it hands
+# out returns whichever result comes first, not one task's. Each `await` returned as soon as
+# that result existed: the first was in
 # hand after about 0.04 s while request 0 still had 0.12 s to go. Handling (logging, scoring,
 # updating a progress bar) starts with the first result instead of the last.
 #
@@ -361,16 +362,14 @@ async def rollout_refill(tl: Timeline) -> list[int]:
 
 
 # %% [markdown]
-# Predict the two times: how long does each rollout take to keep 8 groups? The answer cell
-# uses three helpers from the fold above. `time_both()` runs each rollout three times, in
-# turn, and returns the runs; `runs.best(name)` is one rollout's best time. `last_run[name]`
-# holds what that rollout's last run kept and its timeline. `occupied_share(tl)` is how much
-# of the 4 slots' time held a group. Then `draw_runs` draws both runs, one lane per slot.
+# Predict the two times: how long does each rollout take to keep 8 groups? The answer runs
+# each rollout three times, in turn, prints each one's best time and how much of the 4 slots'
+# time held a group, and draws both last runs, one lane per slot.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-runs = await time_both()  # each rollout three times, in turn; each one's best time
-batched_elapsed, refill_elapsed = runs.best("batched"), runs.best("refill")
-batched_kept, batched_tl = last_run["batched"]
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
+runs = await time_both()  # each rollout three times, in turn
+batched_elapsed, refill_elapsed = runs.best("batched"), runs.best("refill")  # best of 3
+batched_kept, batched_tl = last_run["batched"]  # what the last run kept, and its timeline
 refill_kept, refill_tl = last_run["refill"]
 occupied = {"batched": occupied_share(batched_tl), "refill": occupied_share(refill_tl)}
 
@@ -378,7 +377,7 @@ for name, elapsed, kept in (("batched", batched_elapsed, batched_kept),
                             ("refill", refill_elapsed, refill_kept)):
     print(f"{name:<8} {elapsed:.3f} s | slots holding a group {occupied[name]:.0%}",
           f"| kept {kept}")
-draw_runs(batched_tl, refill_tl, batched_elapsed, refill_elapsed)
+draw_runs(batched_tl, refill_tl, batched_elapsed, refill_elapsed)  # one lane per slot
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: refill-beats-batches
@@ -436,13 +435,9 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # (closing its connection, say). The cell starts job A, then job B 0.01 s later, each with a
 # 0.05 s deadline, and prints each moment in seconds since the start.
 #
-# How the loop works: `deadline_of` maps each job not cancelled yet to its deadline. Each
-# round, `wait` returns when a job ends or when the soonest deadline comes (its `timeout` is
-# the time left until then, never below 0). The loop then cancels every job whose deadline
-# has passed and drops it from `deadline_of`; it walks a copy, `list(deadline_of.items())`,
-# because it deletes from the dictionary as it goes. A cancelled job is not done yet: it stays
-# in `pending` until its cleanup is over. Each "cancel it" line prints how many jobs are still
-# pending then: watch job A's place in that count when job B's deadline comes.
+# The comments in the cell say what each step of the loop does. Each "cancel it" line prints
+# how many jobs are still pending then: watch job A's place in that count when job B's
+# deadline comes.
 
 # %%
 async def slow_to_stop(name: str, tl: Timeline) -> str:
@@ -472,12 +467,13 @@ for name, start_after in (("job A", 0), ("job B", 0.01)):
 pending = set(deadline_of)
 while pending:
     soonest = min(deadline_of.values(), default=loop.time() + 1)
+    # return when a job ends or when the soonest deadline comes, whichever is first
     done, pending = await asyncio.wait(pending, timeout=max(0.0, soonest - loop.time()),
                                        return_when=asyncio.FIRST_COMPLETED)
     for job in done:
         tl.mark(f"{job.get_name()} in done (cancelled: {job.cancelled()})")
-    for job, deadline in list(deadline_of.items()):
-        if deadline <= loop.time():
+    for job, deadline in list(deadline_of.items()):  # a copy: we delete as we go
+        if deadline <= loop.time():  # past its deadline: cancel it, stop timing it
             job.cancel()
             del deadline_of[job]
             tl.mark(f"{job.get_name()}'s deadline: cancel it; {len(pending)} pending")

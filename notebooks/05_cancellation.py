@@ -103,8 +103,10 @@ print("✓ the cancel ran only after the busy stretch; CancelledError arrived at
 #
 # ## What does catching `CancelledError` do to a timeout?
 #
-# `CancelledError` is an exception, and an `except` clause can catch it. The three workers
-# below differ only in their `except` clause: `except Exception`, a bare `except`, and
+# `CancelledError` is an exception, and an `except` clause can catch it. Since Python 3.8 it
+# derives from `BaseException`, not from `Exception` (like `KeyboardInterrupt`), so an
+# `except Exception` clause does not catch it; a bare `except` catches everything. The three
+# workers below differ only in their `except` clause: `except Exception`, a bare `except`, and
 # `except CancelledError` that cleans up and re-raises.
 
 # %%
@@ -140,11 +142,11 @@ async def cleans_up_and_reraises() -> str:
 
 # %% [markdown]
 # The folded helper `under_timeout(worker)` runs one worker inside
-# `async with asyncio.timeout(TIMEOUT)`, where every worker is cut off while it waits, and
-# returns what came out of the block and how long the block lasted, as a multiple of the
-# budget (2.0 × means the block took 0.06 s). `asyncio.wait_for(aw, timeout)` is the older way to put a timeout on an await; the
-# fourth row runs `bare_except` under `asyncio.wait_for(..., timeout=0.03)` instead
-# (`under_wait_for`, in the same fold).
+# `async with asyncio.timeout(TIMEOUT)`; the timeout cuts every worker off while it waits.
+# It returns what came out of the block and how long the block lasted, as a multiple of the
+# budget: 2.0 × means 0.06 s. `asyncio.wait_for(aw, timeout)` is the older way to put a
+# timeout on an await; the fourth row runs `bare_except` under
+# `asyncio.wait_for(..., timeout=0.03)` instead (`under_wait_for`, in the same fold).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers that run a worker under a timeout and time it"}
 async def under_timeout(worker) -> tuple[str, float]:
@@ -194,8 +196,8 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `CancelledError` is a `BaseException`, not an `Exception`, so `except Exception` lets it
-# through and its timeout raises as it should. A bare `except` (or
+# `except Exception` lets `CancelledError` through (it is a `BaseException`), so its timeout
+# raises as it should. A bare `except` (or
 # `except BaseException`, or `except CancelledError` without `raise`) eats the cancellation
 # that `asyncio.timeout` sent. The timeout can only turn a `CancelledError` that comes *out* of
 # the block into `TimeoutError`; when nothing comes out, it has nothing to convert. Look at the
@@ -271,14 +273,22 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
 
 
 # %% [markdown]
-# Chapter 04 already showed the rule this run measures: a cancelled job keeps running until
-# its cleanup is over, and only a caller that waits for it sees the cleanup done. Here it is
-# with numbers and a picture. The next cell starts both workers and, 0.03 s later, runs both
-# callers, each on its own worker. It prints what each caller sees (is its slot free yet?) and
-# how long caller B waits after `cancel()`: the 0.08 s of the cleanup, not the 0.97 s its
-# worker still had left of its 1 s sleep.
+# Chapter 04 saw a cancelled job stay in `pending` until its cleanup was over. This run looks
+# from the caller's side. The next cell starts both workers and, 0.03 s later, runs both
+# callers, each on its own worker. It prints what each caller sees and how long caller B
+# waits after `cancel()`, and draws the run.
+#
+# How to read the figure in the answer: light green is each worker's wait, which ends where
+# the cancellation reaches its `await`; purple is its cleanup. Caller A has no span: its lane
+# holds only a short black tick, its two marks "cancelled" and "continues", too close
+# together to tell apart (the legend's last entry). Caller B's light green span is its wait
+# for the worker. Compare where each caller's lane ends with where its worker's purple
+# cleanup ends.
+#
+# Predict: does caller A find its slot free right after `cancel()`? And how long does caller
+# B wait: until its worker's 1 s sleep would have ended, or less?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 workers = {name: asyncio.create_task(hold_slot(name)) for name in "AB"}
 await asyncio.sleep(0.03)
@@ -307,14 +317,9 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 #
 # `cancel()` returning tells the caller nothing about the cleanup; awaiting the task (or
 # waiting for it with `asyncio.wait`, or a done callback) is how it learns that the cleanup is
-# over. So caller B waits about as long as the cleanup, and caller A none at all.
-#
-# The figure above is the same run on a timeline. Light green is each worker's
-# wait, which ends where the cancellation reaches its `await`; purple is its cleanup. Caller A
-# has no span: its lane holds only a short black tick, its two marks "cancelled" and
-# "continues", too close together to tell apart (the legend's last entry). Caller B's light
-# green span is its wait for the worker. Compare where each caller's lane ends with where its
-# worker's purple cleanup ends.
+# over. So caller B waits about as long as the cleanup, 0.08 s, not the 0.97 s its worker
+# still had left of its sleep: the cancel cut the sleep short. Caller A waits not at all, and
+# finds its slot still taken.
 #
 # :::
 #
@@ -472,10 +477,10 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 #
 # Without `uncancel()` the count was still 1 when the group ended, so on 3.13 and later the
 # `TaskGroup` cancelled its task once more. The child's error was still raised and handled,
-# and the worker reached its `return` (the last column of the answer). A cancel lands at the
-# task's next `await` (the first section), but no `await` came before that `return`: a task
-# that returns while a cancel is still pending ends cancelled anyway, its return value
-# dropped, so the caller never got the pair. On
+# and the worker reached its `return` (the last column of the answer). That cancel came after
+# the group's last `await`, and no `await` came between it and the `return`, so it never
+# landed anywhere. A task that returns with a cancel still waiting ends cancelled all the
+# same, and its return value is dropped: the caller never got the pair. On
 # 3.11 and 3.12 the same code returns its pair with the stale count of 1 in it, as the answer
 # shows when run there: a bug waiting for an upgrade. The `with uncancel` row is right on
 # every version. Swallowing a cancel has a cost even when done on purpose: do it rarely, and
@@ -773,8 +778,9 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 # - Catch `CancelledError` only to clean up, then re-raise. Swallowing it silently disables
 #   `asyncio.timeout` and `wait_for`: the block overruns and reports success.
 # - Catching `CancelledError` does not take the request back: `cancelling()` counts it until
-#   `uncancel()`, and from 3.13 a `TaskGroup` whose child fails cancels its parent once more
-#   while that count is above zero.
+#   `uncancel()`. The "Going further" fold showed what a stale count costs from 3.13 on: a
+#   `TaskGroup` whose child fails cancels its task once more, and in the fold's run the
+#   task's return value was lost.
 # - `asyncio.shield` keeps a caller's cancellation away from shared work; someone must still
 #   await that work.
 #

@@ -7,8 +7,8 @@
 # limit, what does it leave alone, and how does the limit change the time a batch takes?
 #
 # **You will**
-# 1. tell apart the number of *tasks* from the number of *permits*, and predict how many of 12
-#    tasks have started, and how many are inside, when 3 permits are shared;
+# 1. predict how many of 12 tasks have started, and how many are inside, when they share
+#    3 permits;
 # 2. instrument a section of code and assert that the peak number of tasks inside it never
 #    exceeds the limit;
 # 3. measure the total time of a fixed batch against the limit and find which extra permits
@@ -16,7 +16,7 @@
 # 4. find out what happens, with one task and under load, when one path takes the same
 #    semaphore twice.
 #
-# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 60 minutes
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -94,11 +94,12 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 #
 # :::
 #
-# ## When does a waiting task get its permit?
+# ## See it on a timeline: when does a waiting task get its permit?
 #
 # Real requests do not take equal times. The next experiment runs 10 samples of random
-# duration through 3 permits. Samples 0 to 2 take the three permits at once. Predict: when
-# does sample 3, the fourth, get one?
+# duration through 3 permits. Samples 0 to 2 take the three permits at once; the figure shows
+# when each of the others gets one, and the cell prints when sample 3, the fourth, got its
+# permit.
 #
 # A `Timeline`, the course's stopwatch (chapter 01), records two spans per sample: *waiting*
 # (light green) from the moment the task starts until it holds a permit, then *running*
@@ -129,7 +130,7 @@ class WatchedSemaphore:
         self.semaphore.release()
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 rng = random.Random(SEED)  # SEED (setup cell): the same durations every run
 durations = [rng.uniform(0.02, 0.07) for _ in range(10)]
 tl = Timeline()
@@ -163,15 +164,11 @@ assert inside.entered == 10 and inside.now == 0
 print("✓ the section filled up to 3 and never held more, for 10 samples of mixed length")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# A waiting task enters only by taking a permit that another task has just given back, so the
-# count inside cannot pass the number of permits, however the lengths fall: sample 3 got its
-# permit the moment the shortest of samples 0 to 2 gave one back, not before, and the peak
-# stayed at 3. In the figure, draw a vertical line anywhere: it never crosses more than three
-# blue (*running*) bars.
-#
-# :::
+# Sample 3 got its permit the moment the shortest of samples 0 to 2 gave one back, not
+# before. A waiting task enters only by taking a permit that another task has just given
+# back, so the count inside cannot pass the number of permits, however the lengths fall: the
+# peak stayed at 3. In the figure, draw a vertical line anywhere: it never crosses more than
+# three blue (*running*) bars.
 #
 # ## Measure: what does the limit cost a batch?
 #
@@ -390,8 +387,8 @@ print("✓ default tasks: 0 inside right after create_task"
 # %% [markdown]
 # ## Where is the semaphore made?
 #
-# A limit holds only if the tasks ask the same semaphore. The cell below runs twelve samples
-# twice through a `Semaphore(3)`: once sharing one semaphore made before the tasks, and once
+# Where the `Semaphore(3)` is created is easy to get wrong when code is moved around. The cell
+# below runs twelve samples twice through a `Semaphore(3)`: once sharing one semaphore made before the tasks, and once
 # with a semaphore made inside each task (what a state object created per sample would give).
 # Predict the peak number of samples inside the section in each run.
 
@@ -424,8 +421,8 @@ print("✓ the shared semaphore held the peak at 3; a semaphore per task let all
 # A semaphore counts the tasks that ask it for a permit, and a task that asks another one does
 # not count. Made inside each task, each of the twelve semaphores sees one task and has a free
 # permit for it, so the twelve samples are inside at once: the limit is still written in the
-# code and limits nothing. In a rollout, every sample's request would go to the inference
-# servers at once.
+# code and limits nothing. A limit holds only if the tasks ask the same semaphore. In a
+# rollout, every sample's request would go to the inference servers at once.
 #
 # :::
 
@@ -462,9 +459,8 @@ print("✓ the shared semaphore held the peak at 3; a semaphore per task let all
 # **Errors and cancellation**
 #
 # - **errors**: when a call raises, the error comes out as soon as the other calls are
-#   cancelled and cleaned up; no new call starts later than the error (a call handed the
-#   failing call's permit at that same instant may start, and is then cancelled with the
-#   rest);
+#   cancelled and cleaned up; no new call starts later than the error (one that got a permit
+#   at the very instant of the error may start, and is cancelled with the rest);
 # - **cancellation**: when the caller cancels `generate_all`, it ends cancelled once the
 #   running calls are cleaned up; no new call starts after it (when an error and a cancel both
 #   happen, either may come out);
@@ -785,9 +781,12 @@ print("✓ grading inside the permit: the 6 calls still waiting went through one
 # With the grading after the block, the 8 calls went through 2 at a time, in 4 rounds of
 # 0.03 s. With the grading inside, sample 0 kept one of the 2 permits for 0.3 s after its
 # call was over, so the 6 calls still waiting went one at a time. For those 0.3 s the servers
-# had one request where the limit allowed two. In the coding-agent example, each
-# sample that gets as far as its evaluation holds its permit through it, up to 600 s by
-# default.
+# had one request where the limit allowed two.
+#
+# slime's coding-agent example (`examples/coding_agent_rl/generate.py`) is such a custom
+# generate function: inside the call it runs an agent in a sandbox, then grades the agent's
+# patch with an SWE evaluation. So each sample that gets as far as its evaluation holds its
+# permit through it, up to the evaluation's default timeout of 600 s.
 #
 # The coding-agent example bounds its sandbox boots the same way, with one module-level
 # semaphore, `_BOOT_SEM`, in `boot_agent_sandbox` (the next quote). Made inside each call

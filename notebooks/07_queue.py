@@ -15,7 +15,7 @@
 # 4. pass results from a thread to the event loop through a `queue.Queue`, and count what
 #    each way of taking them costs the loop.
 #
-# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 60 minutes
+# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -418,9 +418,13 @@ if sys.version_info >= (3, 13):
 # 2. **The blocking `get()`** a thread would call: a second thread puts one group after 0.1 s,
 #    and the loop waits for it with `finished_groups.get(timeout=2)`.
 #
-# The course's `LoopWatch` runs a heartbeat task that ticks every 5 ms and notes the time of
-# each tick; `Stretch` (folded) notes when a stretch starts and ends and counts the ticks
-# inside it. Predict, for each of the two stretches: many heartbeats, a few, or none?
+# Two instruments count what each stretch costs the loop. The course's `LoopWatch` runs a
+# heartbeat task that ticks every 5 ms and notes the time of each tick in `watch.beats`; a
+# tick can happen only while the loop is free. `with Stretch() as polling:` marks a stretch:
+# it notes when the block starts and ends, and `polling.beats(watch)` counts the ticks
+# between the two. (`TimedQueue`, folded with `Stretch`, is a `queue.Queue` that notes when
+# each item was put; the check uses it.) Predict, for each of the two stretches: many
+# heartbeats, a few, or none?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 class TimedQueue(queue.Queue):
@@ -561,9 +565,10 @@ print("✓ the loop kept beating while it awaited the handed group")
 # 4. return the results in the order of `items`, whatever order they finish in;
 # 5. if a call of `process` raises, stop the workers, start nothing new, and let the error
 #    come out (an `ExceptionGroup` holding it counts); if the caller cancels `run_pipeline`,
-#    stop the workers before the cancellation comes out.
+#    stop the workers before the cancellation comes out. A `TaskGroup` (chapter 03) does
+#    both.
 #
-# With `n_workers` workers (at least 1), up to `n_workers` items should be processed at once.
+# Up to `n_workers` (at least 1) items should be processed at once. Items may be `None`.
 #
 # :::{dropdown} Hint: the pieces this chapter and chapter 03 ran
 #
@@ -842,18 +847,17 @@ _sc.differential(run_pipeline, _reference, _sc.several(_plans()), _observe, _com
 #
 # ## In slime
 #
-# The fully-async rollout has two event loops in two threads, linked by one `queue.Queue`:
+# The fully-async rollout has two event loops in two threads, linked by one `queue.Queue`,
+# `output_queue`, which has no `maxsize`:
 #
-# ```text
-# generation loop (its own event loop, in a worker thread)  --put-->  output_queue
-# output_queue  --get-->  generate_rollout_fully_async (slime's shared background event loop,
-#                         in another thread)
-# ```
+# - the generation loop, on an event loop of its own in a worker thread, puts each finished
+#   group on the queue;
+# - the training side's rollout function, `generate_rollout_fully_async`, on slime's shared
+#   background event loop in another thread, takes them off.
 #
-# The generation loop puts each finished group on `output_queue`, a `queue.Queue` with no
-# `maxsize`; the training side's rollout function takes them off. The quote shows what holds the
-# queue back instead of a `maxsize`: a `qsize` check in the loop that starts new groups. Every queue in slime is listed
-# in the [source inventory](../book/reference/inventory.md).
+# The quote shows what holds the queue back instead of a `maxsize`: a `qsize` check in the
+# loop that starts new groups.
+# Every queue in slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -935,21 +939,37 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
 #
 # In slime each waiting group was generated with the weights of its time, so the newest can
 # wait while the older ones are trained on. A `put` that waited on a bounded queue would hold
-# this loop's thread (the zero heartbeats of the blocking `get()` above); a soft gate is the price of
-# a done-callback that never waits.
+# this loop's thread (the zero heartbeats of the blocking `get()` above); a soft gate is the
+# price of a done-callback that never waits.
 #
-# **A run can also print 8**, from a smaller effect: a finished task leaves `active` before
-# its done-callback has put its group on the queue, so for a moment that group is counted
-# nowhere, and the loop starts one group more. slime drops finished tasks the same way, with
+# :::
+#
+# :::{dropdown} If your run printed 8
+#
+# A smaller effect adds one now and then: a finished task leaves `active` before its
+# done-callback has put its group on the queue, so for a moment that group is counted nowhere,
+# and the loop starts one group more. slime drops finished tasks the same way, with
 # `t.done()`.
 #
 # :::
 #
-# The second quote, from `_encode_delta`, uses a `queue.Queue` the other way round: a plain
-# thread with no event loop on it, where a blocking `get()` is exactly the wait it wants. The
-# loop there copies a model's weights, one tensor at a time, from the GPU into a few reusable
-# CPU buffers, and hands each to a thread pool that compares it with the previous version. The
-# queue holds the buffers that are free, so the copying waits when no buffer is free.
+# The second quote, from `_encode_delta`, uses a `queue.Queue` the other way round: on a
+# plain thread with no event loop, a blocking `get()` is exactly the wait it wants. Its queue
+# holds the free copy buffers, and the loop that fills them waits in `free_q.get()` until one
+# is free.
+#
+# :::{dropdown} Going further: what the buffers are
+#
+# The loop copies a model's weights, one tensor at a time, from the GPU into a few reusable
+# CPU buffers, and hands each to a thread pool that compares it with the previous version.
+# The buffers are pinned memory: CPU memory that the GPU can copy into quickly, so the loop
+# starts each copy with `non_blocking=True` and then waits for the GPU to finish it
+# (`synchronize()`). The job that uses a buffer gives it back with `put`. The "gather" in the
+# source's comment is this copying loop; it has nothing to do with `asyncio.gather`. How far
+# the loop runs ahead of the diff and compression is bounded separately, by the `inflight`
+# deque (chapter 17).
+#
+# :::
 
 # %% tags=["remove-input"]
 show_call_site("07c")
