@@ -155,7 +155,7 @@ ROUNDS = 3  # each way three times, taking turns; the figure shows each way's fa
 rounds = {"sequential": [], "threads": [], "processes": []}
 with ThreadPoolExecutor(max_workers=2) as threads:
     with SPAWN.Pool(processes=2) as pool:
-        pool.map(pid_after, [0.1, 0.1])  # warm-up: each worker sleeps 0.1 s, returns its pid
+        pool.map(pid_after, [0.1, 0.1])  # warm-up: each worker sleeps 0.1 s
         for _ in range(ROUNDS):
             rounds["sequential"].append([burn(CHUNKS), burn(CHUNKS)])
             jobs = [threads.submit(burn, CHUNKS) for _ in range(2)]
@@ -669,16 +669,10 @@ del workers, before, worker
 #    otherwise;
 # 4. if a worker process dies during a call (it exits or is killed), raise `BrokenProcessPool`
 #    (from `concurrent.futures.process`) well before `timeout`. A `multiprocessing.Pool`
-#    quietly replaces a dead worker, and the dead worker's call never returns, so waiting for
-#    it ends only at the timeout: you notice the death and raise `BrokenProcessPool` yourself;
+#    quietly replaces a dead worker and never returns its call: you notice the death and
+#    raise `BrokenProcessPool` yourself;
 # 5. leave no worker process behind, whether it returns, times out, a call raises or a worker
 #    dies, and touch no other process: two threads may call it at once.
-#
-# Why a `Pool`, when `ProcessPoolExecutor` raises `BrokenProcessPool` by itself? The executor
-# notices a dead worker, but up to Python 3.13 it cannot stop a call that is still running
-# when your timeout passes: a running future cannot be cancelled, and `shutdown()`, which
-# leaving its `with` calls, lets running calls finish (3.14 adds `terminate_workers()`). A
-# `Pool`'s `terminate()`, which leaving its `with` calls, stops them.
 #
 # :::{dropdown} What the grader checks
 #
@@ -707,6 +701,12 @@ del workers, before, worker
 # :::
 #
 # :::{dropdown} Hint
+#
+# Why a `Pool`, when `ProcessPoolExecutor` raises `BrokenProcessPool` by itself? The executor
+# notices a dead worker, but up to Python 3.13 it cannot stop a call that is still running
+# when your timeout passes: a running future cannot be cancelled, and `shutdown()`, which
+# leaving its `with` calls, lets running calls finish (3.14 adds `terminate_workers()`). A
+# `Pool`'s `terminate()`, which leaving its `with` calls, stops them.
 #
 # Use a `SPAWN.Pool` in a `with` block (leaving it terminates the workers) and
 # `starmap_async`, as in the chapter. Its result has `wait(seconds)`, which returns after at

@@ -351,9 +351,8 @@ def draw_waits(watch: LoopWatch) -> None:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async with LoopWatch(interval=0.01) as watch:  # a heartbeat every 0.01 s
     await asyncio.sleep(0.03)
-    # notebook_wait: this wait as a span on the timeline; slow_job: 0.12 s on the loop thread
-    with notebook_wait("result()"):
-        background.run(slow_job("job A"), timeout=2)
+    with notebook_wait("result()"):  # notebook_wait: a span for this wait
+        background.run(slow_job("job A"), timeout=2)  # slow_job: sleeps 0.12 s
     await asyncio.sleep(0.03)
     with notebook_wait("await wrap_future"):
         await asyncio.wrap_future(background.submit(slow_job("job B")))
