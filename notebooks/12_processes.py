@@ -155,11 +155,12 @@ ROUNDS = 3  # each way three times, taking turns; the figure shows each way's fa
 rounds = {"sequential": [], "threads": [], "processes": []}
 with ThreadPoolExecutor(max_workers=2) as threads:
     with SPAWN.Pool(processes=2) as pool:
-        pool.map(pid_after, [0.1, 0.1])  # a tiny job each: both workers done starting
+        pool.map(pid_after, [0.1, 0.1])  # warm-up: each worker sleeps 0.1 s
         for _ in range(ROUNDS):
             rounds["sequential"].append([burn(CHUNKS), burn(CHUNKS)])
             jobs = [threads.submit(burn, CHUNKS) for _ in range(2)]
             rounds["threads"].append([job.result(timeout=120) for job in jobs])
+            # pins (folded above): the CPU each process pins itself to, on Linux
             work = pool.starmap_async(burn, [(CHUNKS, cpu) for cpu in pins])
             rounds["processes"].append(work.get(timeout=120))
 # each way's fastest round (wall: from the first job's start to the last one's end)
@@ -213,11 +214,11 @@ def draw_running(on_threads: list[dict], on_processes: list[dict]):
 fig = draw_running(on_threads, on_processes)
 
 # %% [markdown]
-# Read the figure by its overlap, which its titles give as a share: the threads' is 0 %, the
-# processes' above 0 % whenever the machine gave both a CPU at once. Bars of unequal length,
-# or processes not much faster than the
-# sequential run, come from the machine this page was built on, not from Python; the Why
-# lists the shapes a machine can draw.
+# Read the figure by its overlap: the percentage at the end of each title is the share of the
+# time during which both were executing. The threads' is 0%; the processes' is above 0%
+# whenever the machine gave both a CPU at once. Bars of unequal length, or processes not much
+# faster than the sequential run, come from the machine this page was built on, not from
+# Python; the Why lists the shapes a machine can draw.
 #
 # :::{dropdown} Why
 #
@@ -364,6 +365,14 @@ def square_in_notebook(x: int) -> int:
 worker_logs = tempfile.TemporaryDirectory()
 worker_log = os.path.join(worker_logs.name, "worker-stderr.log")
 
+# %% tags=["remove-cell"]
+# Presentation only: the answer below shows the exception's own line, not a 20-line traceback
+# through concurrent.futures (the cell after it sets the traceback mode back).
+from IPython import get_ipython
+
+traceback_mode = get_ipython().InteractiveTB.mode
+get_ipython().run_line_magic("xmode", "Minimal")
+
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # the initializer runs first in each new worker: send_stderr_to redirects its stderr
 with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
@@ -371,24 +380,22 @@ with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN,
                          initargs=(worker_log,)) as executor:
     executor.submit(square_in_notebook, 7).result()
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show what the worker said"}
-print("the function, pickled:", pickle.dumps(square_in_notebook))
-with open(worker_log) as log:  # the worker's stderr, which the parent never reads
-    last_line = (log.read().strip().splitlines() or ["(none)"])[-1]
-print("the worker's last stderr line:", last_line)
+# %% tags=["remove-cell"]
+get_ipython().run_line_magic("xmode", traceback_mode)
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The parent gets an exception that says only that a worker died (`BrokenProcessPool`, the
-# traceback's last line), not why. `spawn` starts each worker as a fresh Python interpreter,
-# which has run none of this notebook's cells. A pool sends its worker the function to run by
-# pickling it, and {term}`pickling <pickling>` writes a function as its module and name, not
-# its code: the pickled bytes above hold `__main__` and `square_in_notebook`.
-# Pickling worked in the parent, and the worker failed while *unpickling* the task, because
-# its own `__main__`, a fresh interpreter's, has no `square_in_notebook`. That cause is in the
-# worker's own stderr, which the parent never reads: its last line is printed above, from the
-# log file. Leaving the `with` block shut the broken pool down, so nothing is left running.
+# The parent gets an exception that says only that a worker died (`BrokenProcessPool`), not
+# why. `spawn` starts each worker as a fresh Python interpreter, which has run none of this
+# notebook's cells. A pool sends its worker the function to run by pickling it, and
+# {term}`pickling <pickling>` writes a function as its module and name, not its code: the
+# pickled bytes hold `__main__` and `square_in_notebook`. Pickling worked in the parent, and
+# the worker failed while *unpickling* the task, because its own `__main__`, a fresh
+# interpreter's, has no `square_in_notebook`. That cause is in the worker's own stderr, which
+# the parent never reads: its last line is an `AttributeError` naming `square_in_notebook`.
+# The check below prints the pickled bytes and that line, read from the log file. Leaving the
+# `with` block shut the broken pool down, so nothing is left running.
 #
 # :::
 
@@ -425,11 +432,8 @@ assert answer == 49
 # `Pool.starmap` calls a function with each tuple of arguments spread out, and returns the
 # results **in the order of the inputs**, whatever order the workers finish in. The code
 # below calls its twin `starmap_async`, whose `.get(timeout=20)` bounds the wait: `starmap`
-# itself has no timeout. `ProcessPoolExecutor` is the `concurrent.futures` face of the same idea: `submit` returns
-# a future per call, `as_completed` yields them **as they finish**, and an exception raised
-# in a worker is pickled back and raised again by `result()`. The workers: `count_primes(lo, hi)`
-# counts primes by trial division (slow on purpose), `pid_and_span(seconds)` sleeps and returns its
-# pid with its start and end times, and `fail_with(message)` raises.
+# itself has no timeout. Its worker, `count_primes(lo, hi)`, counts the primes in a range,
+# slowly on purpose.
 
 # %%
 ranges = [(0, 12_000), (12_000, 16_000), (16_000, 18_000), (18_000, 19_000)]
@@ -443,8 +447,12 @@ assert per_range == [count_primes(lo, hi) for lo, hi in ranges]
 print("✓ starmap returned the counts in the order of the ranges")
 
 # %% [markdown]
-# The executor below gets three calls, submitted in this order: `slow` sleeps 0.3 s, `fast`
-# 0.02 s, and `broken` raises at once. Predict the order in which `as_completed` yields them:
+# `ProcessPoolExecutor` is the `concurrent.futures` face of the same idea: `submit` returns a
+# future per call, `as_completed` yields them **as they finish**, and an exception raised in a
+# worker is pickled back and raised again by `result()`. The executor below gets three calls,
+# submitted in this order: `slow`, `pid_and_span(0.3)`, sleeps 0.3 s and returns its pid with
+# its start and end times; `fast` does the same for 0.02 s; and `broken`,
+# `fail_with("bad sample")`, raises at once. Predict the order in which `as_completed` yields them:
 # in particular, does `broken`, the call that takes no time, come first?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -648,11 +656,6 @@ del workers, before, worker
 # The loop stopped long before its bound of 200 waits (10 s). Leaving `with` ended the pool
 # with `terminate()`: the other worker's exit code, `-15`, is `SIGTERM`, so a call still
 # running there would have been killed, not finished.
-#
-# This cell ran in one thread. If another thread made a pool between its two
-# `active_children()` calls, that pool's new workers would appear in the second list too, and
-# this code would watch them as its own. Taking both lists and making the pool while holding
-# one lock, shared by every caller, closes that gap.
 
 # %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
@@ -666,8 +669,8 @@ del workers, before, worker
 #    otherwise;
 # 4. if a worker process dies during a call (it exits or is killed), raise `BrokenProcessPool`
 #    (from `concurrent.futures.process`) well before `timeout`. A `multiprocessing.Pool`
-#    quietly replaces a dead worker, and the dead worker's call never returns, so waiting for
-#    it ends only at the timeout;
+#    quietly replaces a dead worker and never returns its call: you notice the death and
+#    raise `BrokenProcessPool` yourself;
 # 5. leave no worker process behind, whether it returns, times out, a call raises or a worker
 #    dies, and touch no other process: two threads may call it at once.
 #
@@ -698,6 +701,12 @@ del workers, before, worker
 # :::
 #
 # :::{dropdown} Hint
+#
+# Why a `Pool`, when `ProcessPoolExecutor` raises `BrokenProcessPool` by itself? The executor
+# notices a dead worker, but up to Python 3.13 it cannot stop a call that is still running
+# when your timeout passes: a running future cannot be cancelled, and `shutdown()`, which
+# leaving its `with` calls, lets running calls finish (3.14 adds `terminate_workers()`). A
+# `Pool`'s `terminate()`, which leaving its `with` calls, stops them.
 #
 # Use a `SPAWN.Pool` in a `with` block (leaving it terminates the workers) and
 # `starmap_async`, as in the chapter. Its result has `wait(seconds)`, which returns after at

@@ -37,8 +37,8 @@ figure_style()
 # An `asyncio.Future` holds no work. It is a box: someone calls `set_result` on it, and
 # whoever awaits it wakes up with the value. Here a timer callback fills it after 0.05 s, and
 # a done-callback was added to it beforehand. `Timeline` is the course's recorder: `tl.mark`
-# notes a moment, `tl.order` checks their order. Which is noted first: "set_result returned"
-# or "done-callback ran"?
+# notes a moment, `tl.order` checks their order. Which is noted first: `set_result returned`
+# or `done-callback ran`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -106,6 +106,11 @@ print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 # The same happens in any function called, however deeply, from a coroutine. In a thread with
 # no running loop, `asyncio.run` works. The next experiment uses one `asyncio.Event`, `gate`,
 # made once in the cell below, and a coroutine that waits briefly on it.
+#
+# One fact first. asyncio's `Event`, `Lock`, `Semaphore`, `Condition` and `Queue` are made
+# without a loop, and each binds itself to the running loop the first time it has to wait
+# (a `wait()` on an Event that is not set, a `get()` on an empty Queue); from then on it
+# belongs to that loop.
 
 # %%
 gate = asyncio.Event()
@@ -123,9 +128,9 @@ async def wait_briefly_at_gate() -> str:
 # %% [markdown]
 # ## Predict: one `asyncio.Event`, two `asyncio.run` calls
 #
-# A thread with no loop calls `asyncio.run` twice, and each run waits briefly on `gate`. The
-# Event was made once, outside any loop, and each `asyncio.run` makes a loop of its own.
-# Predict: what do the two runs give?
+# A thread with no loop calls `asyncio.run` twice, and each run waits briefly on `gate`, which
+# is never set. The Event was made once, outside any loop, and each `asyncio.run` makes a loop
+# of its own and closes it at the end. Predict: what does each run give, `"ok"` or an error?
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -156,11 +161,10 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # %% [markdown]
 # :::{dropdown} Why
 #
-# An `asyncio.Event` binds itself to a loop the first time its `wait()` has to block: that
-# call takes the running loop to make the future it sleeps on (a `wait()` on an Event that is
-# already set returns at once and binds nothing). Each `asyncio.run`
-# makes a new loop and closes it at the end: the `Event` was bound to the first run's loop, so the second run raised
-# `RuntimeError`. Anything that attaches itself to a loop (asyncio locks,
+# The first run's `wait()` had to block, so it bound `gate` to the first run's loop: it takes
+# the running loop to make the future it sleeps on (a `wait()` on an Event that is already
+# set returns at once and binds nothing). The second run waited under a new loop, and the
+# Event refused it with `RuntimeError`. Anything that attaches itself to a loop (asyncio locks,
 # events and queues once they are waited on, HTTP client sessions, connection pools) breaks
 # the same way on the next `asyncio.run`.
 #
@@ -302,12 +306,8 @@ print("✓ both calls ran on the loop thread, and the one Event served both")
 # instead `await asyncio.wrap_future(future)`, which turns the thread-safe Future into one its
 # own loop can await.
 #
-# The reading guide's `LoopWatch` watches the notebook's loop: its heartbeat ticks every
-# 0.01 s while the notebook waits twice, each time for a job of 0.12 s. Each job is
-# `slow_job(label)`, which awaits `asyncio.sleep(0.12)` on the loop thread and returns its
-# label. `notebook_wait(how)` records the notebook's wait as a span on the timeline, and
-# `ticks` holds the heartbeat's times on the same clock, so the cell can count the ticks that
-# land inside each wait.
+# The notebook waits twice for a job of 0.12 s on the loop thread: once in `result()`, once
+# under `await wrap_future`.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # The instruments: the timeline, a job that draws its own span, and the notebook's wait.
@@ -344,14 +344,15 @@ def draw_waits(watch: LoopWatch) -> None:
 
 
 # %% [markdown]
-# Predict: how many heartbeats land while the notebook waits in
-# `result()`, and how many while it awaits `wrap_future`?
+# A heartbeat on the notebook's own loop ticks every 0.01 s (the reading guide's `LoopWatch`),
+# and the cell counts the ticks inside each wait. Predict: how many heartbeats land while the
+# notebook waits in `result()`, and how many while it awaits `wrap_future`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async with LoopWatch(interval=0.01) as watch:  # a heartbeat every 0.01 s
     await asyncio.sleep(0.03)
-    with notebook_wait("result()"):
-        background.run(slow_job("job A"), timeout=2)
+    with notebook_wait("result()"):  # notebook_wait: a span for this wait
+        background.run(slow_job("job A"), timeout=2)  # slow_job: sleeps 0.12 s
     await asyncio.sleep(0.03)
     with notebook_wait("await wrap_future"):
         await asyncio.wrap_future(background.submit(slow_job("job B")))
@@ -400,8 +401,7 @@ print("✓ no heartbeat while result() blocked; the heartbeat went on under awai
 # three sections use it, and *Stopping the loop thread* ends it.
 #
 # Most loop and future methods (`call_soon`, `create_task`, `call_later`, a Future's
-# `set_result`) are not thread-safe. At this point the background loop has nothing to do.
-# From the notebook's thread, the cell below calls `background.loop.call_soon(callback)` and
+# `set_result`) are not thread-safe. From the notebook's thread, the cell below calls `background.loop.call_soon(callback)` and
 # waits 0.2 s. Predict: does the callback run within those 0.2 s, does `call_soon`
 # raise, or neither?
 
@@ -483,11 +483,12 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 #
 # ## Waiting on the loop from the loop's own thread
 #
-# In the Measure above, the notebook's thread waited in `background.run`, and the loop that runs
-# on that thread did not tick until the wait ended. Now the wait moves onto the loop's own
-# thread. The coroutine below, `run_from_the_loop_thread`, runs *on the loop thread*, and
-# there it calls `background.run` on its own loop, for `marked_reward(5)`: a coroutine that
-# needs 0.01 s and marks the timeline when it starts.
+# In the Measure above, the wait in `background.run` was on the notebook's thread, so the
+# notebook's loop, which runs on that thread, did not tick until the wait ended. Now the wait
+# moves onto the loop thread itself: notebook → loop thread → `background.run` on that same
+# loop thread. The coroutine below, `run_from_the_loop_thread`, runs *on the loop thread*,
+# and there it calls `background.run(marked_reward(5))`. `marked_reward(5)` marks the
+# timeline when it starts, then returns `fetch_reward(5)`: 0.5, after a sleep of 0.01 s.
 
 # %%
 async def marked_reward(sample_id: int) -> float:
