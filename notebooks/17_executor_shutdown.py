@@ -431,9 +431,9 @@ else:
 # 2. return the results in input order;
 # 3. wait for each result at most `timeout` seconds (a `TimeoutError` propagates);
 # 4. if a job raises or a wait times out, cancel the futures still outstanding (a timed-out
-#    one too) and let the exception out, submitting nothing more. So take a future out of the
-#    deque only once its result is in: if you `popleft()` it before `result()` and that wait
-#    times out, the future is no longer in the deque, and your cancelling cannot reach it.
+#    one too) and let the exception out, submitting nothing more. Pop a future only after
+#    its `result()` returns: if that wait times out, the future must still be in the deque
+#    to be cancelled.
 #
 # The pool may have more workers than `max_in_flight`: the bound must come from your code.
 #

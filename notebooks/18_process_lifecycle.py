@@ -125,10 +125,10 @@ while (message := results.get(timeout=10)) != "done":
 tl.mark("queue consumer: parent got 'done'")  # instrument
 alive_after_done = is_running(consumer.pid)  # instrument
 
-seen_at_exit = exit_seen_within(consumer.pid, timeout=5)  # instrument: waits for the exit
+seen_at_exit = exit_seen_within(consumer.pid, timeout=5)  # instrument: until it exits
 tl.mark("queue consumer: exit")  # instrument: the moment that look saw the exit
 time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
-seen_before_join = exit_seen_within(consumer.pid, timeout=0.1)  # instrument: still listed?
+seen_before_join = exit_seen_within(consumer.pid, timeout=0.1)  # instrument: listed?
 consumer.join(timeout=5)
 tl.mark("queue consumer: join() returned")  # instrument
 print("results:", squares, "· still running at 'done':", alive_after_done)
