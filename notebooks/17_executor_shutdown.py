@@ -131,8 +131,8 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # one job waits at a gate that stays shut while we call `result(timeout=0.05)` on it, and a
 # second job raises `ValueError` in its worker thread.
 #
-# **Predict.** What happens to that `ValueError`: does it end the worker thread, or print a
-# traceback? And what do `exception()` and `result()` give for that job?
+# **Predict.** Is a traceback printed when that `ValueError` is raised in the worker? And
+# what do `exception()` and `result()` give for that job?
 
 # %%
 slow_gate = threading.Event()  # a new gate, passed to wait_at_gate (defined above)
