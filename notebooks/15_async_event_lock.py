@@ -193,9 +193,8 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 # shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
 # covers both; in the *narrow* version it covers only the bookkeeping, and the slow call runs
 # outside it. The answer draws both runs, one lane per request, with its plotting code folded
-# below. Light green is time spent queued for the lock. Blue is the slow call. That call only
-# awaits `asyncio.sleep`, so by the reading guide's rule it would be light green too; this
-# figure bends the rule and draws it blue, so that it stands apart from the queueing.
+# below. Light green is time queued for the lock; blue is the slow call (an `asyncio.sleep`,
+# drawn blue here so that it stands apart from the queueing).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_scopes(timelines: dict[str, Timeline]) -> None:
@@ -280,7 +279,7 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 # the load ends, the first request sets the future's result, which wakes every waiter with the
 # same value. It behaves like an `Event` that carries a result.
 #
-# `coalesced_updates`, below `update_weights`, runs five requests (0 to 4) for one
+# `coalesced_updates`, defined right after `update_weights`, runs five requests (0 to 4) for one
 # checkpoint: request 0 finds nothing in flight and does the load, the others wait for it, and
 # request 2, an impatient client (a dropped connection), is cancelled while it waits. It runs
 # twice. In the first run, shown below the code, each waiter awaits `asyncio.shield(shared)`,
@@ -294,7 +293,8 @@ async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
     shared = state["in_flight"] = asyncio.get_running_loop().create_future()
     try:
         result = await load(path)
-        # the shared future may be done already: the second run below shows how
+        # `shared` is done already if it was cancelled during the load (the second
+        # run below shows by whom); set_result on it would raise
         if not shared.done():
             shared.set_result(result)
         return result

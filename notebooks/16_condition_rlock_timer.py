@@ -249,7 +249,13 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 # first put until it has to wait for room for the second. `wake` is how each change wakes the
 # waiters: `threading.Condition.notify` (one) or `threading.Condition.notify_all` (every
 # one). Each run prints its log: when, counted from the first put, a thread put or took an
-# item. How long does the producer wait for room for its second item, in each run?
+# item.
+#
+# One fact decides whom a `notify` wakes. A `Condition` keeps its waiters in a queue: a
+# thread that starts to wait joins the back, and CPython's `notify` wakes the one at the
+# front, the thread that has waited longest (the documentation promises no order; this is
+# `Lib/threading.py` in 3.11 to 3.13). How long does the producer wait for room for its
+# second item, in each run?
 
 # %%
 def pass_two_items(wake) -> list[tuple[float, str]]:
@@ -305,9 +311,8 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Follow the run with `notify`, and the Condition's queue of waiters. In CPython a `notify`
-# wakes the waiter at the front of that queue, the one that has waited longest, and a thread
-# that starts to wait joins at the back. Each step below lists the waiters, front first.
+# Follow the run with `notify`, and the Condition's queue of waiters. Each step below lists
+# the waiters, front first; `notify` wakes the front one.
 #
 # 1. Both consumers wait on the empty slot. Waiters: consumer 1, consumer 2.
 # 2. The producer puts item 1; `notify` wakes consumer 1. Waiters: consumer 2.
@@ -327,8 +332,11 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 # %% [markdown]
 # ## Two more tools: RLock and Timer
 #
-# **`RLock`: taking a lock you already hold.** `initialize()` holds a lock and calls
-# `lookup()`, which takes the same lock again, with a 0.1 s timeout. What does `initialize` return with a plain `Lock`, and what with an `RLock`?
+# **`RLock`: taking a lock you already hold.** slime's `initialize_accelerator` (the first
+# quote under *In slime*) holds a module-level lock and, inside it, calls `get_accelerator`,
+# which takes the same lock again. Here is that shape in a few lines: `initialize()` holds a
+# lock and calls `lookup()`, which takes the same lock again, with a 0.1 s timeout. What does
+# `initialize` return with a plain `Lock`, and what with an `RLock`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def lookup(lock) -> str:
@@ -360,8 +368,10 @@ print("✓ the Lock refused its own holder; the RLock let it in again")
 # A plain `Lock` does not know who holds it, so the second acquire by the same thread would
 # wait forever; bounded at 0.1 s, it gave up. An `RLock` (re-entrant lock) counts
 # acquisitions by its owner and lets it in again; it still belongs to that thread: one
-# `release` per `acquire`, and another thread gets in only after the last. slime's
-# accelerator selection has this shape (the first quote below).
+# `release` per `acquire`, and another thread gets in only after the last. In slime's
+# accelerator selection the second acquire has no timeout: with a plain `Lock`, a process
+# would hang, with no error, the first time it imports slime's Megatron or SGLang backend,
+# whose import calls `initialize_accelerator`. Its lock is an `RLock`.
 #
 # :::
 
@@ -630,8 +640,8 @@ def draw_stop_figure():
 
 
 # %% [markdown]
-# **Predict.** How long does each loop take from the stop request to its thread's exit, and
-# how many threads does each use?
+# **Predict.** Each loop is asked to stop right after its second tick. How long does each
+# take from the stop request to its thread's exit, and how many threads does each use?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 threads_used = run_all_three()  # per loop: how many threads ran its ticks
@@ -658,10 +668,10 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # Each loop stops as soon as whatever it is waiting in can be
 # interrupted. The `time.sleep` loop notices the flag only when its sleep ends, so it ran out
 # the rest of its interval. The Timer chain and the `Event.wait` loop both stopped at once;
-# the threads they used tell them apart. A Timer chain's stop that reads "0.0 ms" is not a
-# timing that failed. Its pending timer's thread only waits on an event, `cancel()` sets that
-# event, and the thread ends within a fraction of a millisecond. The Timer chain started a new
-# thread for every tick.
+# the threads they used tell them apart. The Timer chain's stop takes a fraction of a
+# millisecond, as printed: its pending timer's thread only waits on an event, `cancel()` sets
+# that event, and the thread ends at once (a fast machine can print 0.0 ms; that is not a
+# timing that failed). The Timer chain started a new thread for every tick.
 # The `Event.wait` loop used one thread, which the stop wakes, since setting the event ends the
 # wait. slime's health monitor is the third kind (the second quote below).
 #
@@ -1005,8 +1015,8 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 #
 # ## In slime
 #
-# The quotes below are the accelerator selection's `RLock`, the health monitor's loop and,
-# last, the rollout-buffer plugin's `Condition`; slime has no `threading.Timer`. If you add a
+# The quotes below are the accelerator selection's `RLock`, the health monitor's loop and
+# the rollout-buffer plugin's `Condition`; slime has no `threading.Timer`. If you add a
 # blocking read to the buffer, write it with `wait_for` and a timeout, as in Exercise 16.1.
 # More sites are in the [source inventory](../book/reference/inventory.md).
 
@@ -1017,6 +1027,9 @@ show_call_site("16b")
 
 # %% tags=["remove-input"]
 show_call_site("16c")
+
+# %% tags=["remove-input"]
+show_call_site("16")
 
 # %% [markdown]
 # The buffer's reads never wait: its clients poll. What that costs, run first on a model of
@@ -1074,6 +1087,3 @@ print("✓ the group waited for the next poll; a reader in wait_for had it at on
 # empty waits for the client's next poll, however long its interval is.
 #
 # :::
-
-# %% tags=["remove-input"]
-show_call_site("16")

@@ -125,12 +125,14 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # %% [markdown]
 # ## A bounded wait for a result, and the job's errors
 #
-# `future.result(timeout)` waits at most `timeout` seconds; if the job is not done by then,
-# it raises `TimeoutError`. Below, a job waits at a gate that stays shut, and we call
-# `result(timeout=0.05)` on it. A second job raises `ValueError`.
+# `future.result(timeout)` waits at most `timeout` seconds and then raises `TimeoutError`. As
+# in chapter 13 (*A timeout does not cancel*), that bounds your wait, not the job, which runs
+# on: the first printed line below shows it. The new question is the job that fails. Below,
+# one job waits at a gate that stays shut while we call `result(timeout=0.05)` on it, and a
+# second job raises `ValueError` in its worker thread.
 #
-# **Predict.** When `result(timeout=0.05)` gives up, is the job still running? And what do
-# `exception()` and `result()` give for the job that raised?
+# **Predict.** Is a traceback printed when that `ValueError` is raised in the worker? And
+# what do `exception()` and `result()` give for that job?
 
 # %%
 slow_gate = threading.Event()  # a new gate, passed to wait_at_gate (defined above)
@@ -177,11 +179,11 @@ print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The timeout bounds **your wait, not the work**: when `result(timeout)` raises, nothing is
-# sent to the worker. Look at the first printed line: the job was still running after the
-# timeout, and finished once the gate opened. A job that raises does not crash the worker either: the
+# A job that raises does not crash its worker, and nothing is printed when it fails: the
 # exception is stored in the future, `exception()` returns it, and `result()` raises that
-# same object again in the caller.
+# same object again in the caller. An error nobody asks for is never seen. As for the
+# timeout, the first printed line shows the job still running after it, finishing once the
+# gate opened: when `result(timeout)` raises, nothing is sent to the worker.
 #
 # :::
 
@@ -396,7 +398,7 @@ print("✓ pool.map submitted all 1000 items before the first result was read")
 #
 # :::
 #
-# You can bound it yourself, with a deque of
+# You can bound it yourself, with a `collections.deque` of
 # futures, as the exercise below and slime's weight encoder do.
 #
 # :::{dropdown} Going further
@@ -429,8 +431,9 @@ else:
 # 2. return the results in input order;
 # 3. wait for each result at most `timeout` seconds (a `TimeoutError` propagates);
 # 4. if a job raises or a wait times out, cancel the futures still outstanding (a timed-out
-#    one too) and let the exception out, submitting nothing more. So take a future out of the
-#    deque only once its result is in: popped before its wait, it escapes the cancelling.
+#    one too) and let the exception out, submitting nothing more. Pop a future only after
+#    its `result()` returns: if that wait times out, the future must still be in the deque
+#    to be cancelled.
 #
 # The pool may have more workers than `max_in_flight`: the bound must come from your code.
 #
@@ -776,8 +779,8 @@ _sc.differential(map_bounded, _reference, _scenarios(), _observe, _compare, what
 #
 # slime's weight tools use both ways of collecting results. The checkpoint converter in
 # `tools/` (`save_tensors`, the first quote) submits one job per parameter inside a `with`
-# block and handles them in completion order, and what it does with a failed job is the
-# consequence below. When slime syncs changed weights to disk, its delta encoder (`_encode_delta`, the
+# block and handles them in completion order; a parameter whose job fails is silently left
+# out of the checkpoint (the commentary under the quote). When slime syncs changed weights to disk, its delta encoder (`_encode_delta`, the
 # second quote) runs a diff-and-compress job per tensor on a thread pool and bounds the jobs
 # in flight as Exercise 17.1 does. More pools are listed in the
 # [source inventory](../book/reference/inventory.md).

@@ -13,7 +13,7 @@
 # 4. stop a worker that does not stop when asked, without waiting forever, and handle a
 #    `subprocess` that is past its timeout.
 #
-# **Needs** chapters 07 (queues) and 12 (processes) · about 55 minutes
+# **Needs** chapters 07 (queues) and 12 (processes) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -64,9 +64,9 @@ def is_running(pid: int) -> bool:
         return False
 
 
-def is_zombie_within(pid: int, timeout: float) -> bool:
-    """Poll `pid` for up to `timeout` seconds: True once it has exited but is not reaped yet
-    (a zombie); False if it runs on all that time or its pid disappears."""
+def exit_seen_within(pid: int, timeout: float) -> bool:
+    """Poll `pid` for up to `timeout` seconds: True once the process has exited with its pid
+    still listed; False if it runs on all that time or its pid is gone."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -90,17 +90,19 @@ def is_zombie_within(pid: int, timeout: float) -> bool:
 show_source(consume_until_stop)
 
 # %% [markdown]
-# Its last line sleeps `_bounded(linger)`: `_bounded(seconds)` caps a wait so that no worker
-# outlives a broken run.
+# Its last line sleeps for `linger` seconds; the `_bounded(...)` around it is only a safety
+# cap, so that no worker outlives a broken run.
 
 # %% [markdown]
 # ## Predict: when does a finished worker's pid go away?
 #
 # The parent reads results until `"done"`, is busy elsewhere for 0.3 s, then calls `join`.
 # Meanwhile it looks at the worker from outside through `psutil`, with two folded helpers:
-# `is_running(pid)` says whether the process runs, and `is_zombie_within(pid, timeout)` polls
-# the pid's state for up to `timeout` seconds (the answer explains the name). `tl.mark(...)`
-# writes down named moments on a `Timeline`, the course's stopwatch (chapter 01).
+# `is_running(pid)` says whether the process runs, and `exit_seen_within(pid, timeout)` polls
+# for up to `timeout` seconds and returns True once the process has exited with its pid still
+# listed (False if the pid is gone, or if the process runs on). The lines marked `# instrument`
+# only take these looks and write named moments on a `Timeline`, the course's stopwatch
+# (chapter 01).
 #
 # The worker's `linger` already tells you that it still runs when `"done"` arrives. Predict
 # what happens after its exit: is its pid gone at once, gone a few milliseconds later while
@@ -112,7 +114,7 @@ tl = Timeline()
 tasks, results = SPAWN.Queue(), SPAWN.Queue()  # SPAWN: starts processes by spawn
 consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
                          name="queue consumer")
-tl.mark("queue consumer: start() called")
+tl.mark("queue consumer: start() called")  # instrument
 consumer.start()
 for number in [0, 1, 2, 3, 4, None]:  # None is the stop message
     tasks.put(number)
@@ -120,15 +122,15 @@ for number in [0, 1, 2, 3, 4, None]:  # None is the stop message
 squares = []
 while (message := results.get(timeout=10)) != "done":
     squares.append(message)
-tl.mark("queue consumer: parent got 'done'")
-alive_after_done = is_running(consumer.pid)
+tl.mark("queue consumer: parent got 'done'")  # instrument
+alive_after_done = is_running(consumer.pid)  # instrument
 
-seen_at_exit = is_zombie_within(consumer.pid, timeout=5)  # poll 1: until it has exited
-tl.mark("queue consumer: exit")
+seen_at_exit = exit_seen_within(consumer.pid, timeout=5)  # instrument: until it exits
+tl.mark("queue consumer: exit")  # instrument: the moment that look saw the exit
 time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
-seen_before_join = is_zombie_within(consumer.pid, timeout=0.1)  # poll 2: still listed?
+seen_before_join = exit_seen_within(consumer.pid, timeout=0.1)  # instrument: listed?
 consumer.join(timeout=5)
-tl.mark("queue consumer: join() returned")
+tl.mark("queue consumer: join() returned")  # instrument
 print("results:", squares, "· still running at 'done':", alive_after_done)
 print("pid still listed 0.3 s after the exit:", seen_before_join)
 print("exit code:", consumer.exitcode,
@@ -163,7 +165,7 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # `Process` or call `active_children()`, which is why such programs usually get away with it.)
 #
 # The worker was still running at `"done"` because of its `linger` (the 0.15 passed as its
-# third argument). Both helpers look through `psutil`, on purpose: asking `multiprocessing`
+# third argument). `exit_seen_within` returns True exactly when it sees a zombie. Both helpers look through `psutil`, on purpose: asking `multiprocessing`
 # itself (`is_alive()`, `exitcode`) would reap the process as a side effect, and we wanted to
 # see it *before* it was reaped.
 #
@@ -248,8 +250,9 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # sends SIGKILL.
 #
 # Below is the whole code of the next worker: one call to `signal.signal` that ignores
-# SIGTERM, then `_announce(ready)`, which sends "ready" through a pipe (so the parent knows
-# the call has been made before it sends anything), and a sleep. The pipe is a
+# SIGTERM, then `_announce(ready)`, which sends "ready" through a pipe, and a sleep. When
+# "ready" arrives, the parent knows that the worker already ignores SIGTERM, before the parent
+# sends it any signal. The pipe is a
 # `multiprocessing.Pipe`: the parent keeps one end, the worker gets the other, and
 # `messages(conn, timeout)` reads what has arrived.
 #
@@ -314,7 +317,9 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 # ## A subprocess past its time budget
 #
 # A `subprocess.Popen` has a time budget too: `communicate(timeout=...)` raises
-# `TimeoutExpired` when it runs out.
+# `TimeoutExpired` when it runs out. As `result(timeout)` in chapters 13 and 17 and
+# `wait_for` in chapter 14, it ends only the wait: the child is still running then (the
+# printed line below shows it). What is new here is what `kill()` leaves behind.
 #
 # The child is the `sleep` command of the course's worker module (`python -m
 # lab_snippets.proc_workers sleep 5`). Once it is set up it prints one line, `ready` and its
@@ -323,8 +328,8 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 # (`read_line(stream, timeout)` reads one line from the child, or raises after `timeout`
 # seconds).
 #
-# **Predict.** When `TimeoutExpired` is raised, is the child still running? And once
-# `kill()` has returned, is the child gone?
+# **Predict.** After the timeout the parent calls `kill()`, is busy elsewhere for 0.3 s, and
+# only then calls `communicate()` again. Once `kill()` has returned, is the child gone?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl.mark("sleeping child: Popen")
@@ -339,7 +344,7 @@ except subprocess.TimeoutExpired:
     still_running = is_running(child.pid)
     child.kill()
     tl.mark("sleeping child: killed")
-    seen_after_kill = is_zombie_within(child.pid, timeout=5)
+    seen_after_kill = exit_seen_within(child.pid, timeout=5)
     time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
     child.communicate(timeout=5)
     tl.mark("sleeping child: communicate() returned")
@@ -362,17 +367,18 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # the child nothing. And `kill()` only sends SIGKILL: the child's exit still has to be
 # collected, and until someone calls `wait` a killed child is a {term}`zombie`. Look for both
 # in the last printed line. The steps are the `multiprocessing` worker's without the polite
-# `terminate()`: a bounded wait, `kill()`, then `wait()` to collect the exit. `subprocess.run` does
-# exactly these inside when you give it a `timeout`.
+# `terminate()`: a bounded wait, `kill()`, then a wait that collects the exit, here
+# `communicate()`, which also reads what is left of the output. `subprocess.run` does these
+# steps inside when you give it a `timeout`, with `wait()` as the last one on POSIX.
 #
 # :::
 
 # %% [markdown]
-# ## Measure: looking back, how long each process outlived the moment it seemed over
+# ## Measure: how long each process outlived the moment it seemed over
 #
-# This section runs nothing new: it draws the marks the three experiments above left on `tl`.
-# The three lifecycles, each on its own stretch of the time axis (seconds since the first
-# experiment started). Blue is the process **running**, purple its **cleanup**, light green
+# This section runs nothing new: it measures on the marks the three experiments above left on
+# `tl`. One panel per lifecycle, and each panel zooms on its own stretch of the time axis
+# (seconds since the first experiment started; the axis is labelled under the last panel). Blue is the process **running**, purple its **cleanup**, light green
 # a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls. The folded
 # cell below holds the plotting code, `draw_lifecycles()`.
 
@@ -439,7 +445,7 @@ def draw_lifecycles() -> None:
 
 
 # %% [markdown]
-# **Look back.** The figure puts the three processes side by side. In each, the parent might
+# The figure puts the three processes side by side. In each, the parent might
 # think the process is over at one moment: the "done" message, `terminate()`, the timeout.
 # Each panel shows how long the process outlived that moment, and in which states.
 
@@ -523,7 +529,7 @@ workers_end.close()
 # then returns its pid, and ends at SIGTERM as a process does by default.
 
 # %% tags=["remove-input"]
-# The exercise's hidden checks call this helper: is_zombie_within under another name.
+# The exercise's hidden checks call this helper: exit_seen_within under another name.
 def exit_keeps_pid(pid: int, timeout: float) -> bool:
     """Poll until `pid` has exited but is not reaped yet (a zombie); False if never."""
     deadline = time.monotonic() + timeout
