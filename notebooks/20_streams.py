@@ -57,12 +57,13 @@ figure_style()
 # Before running: how many reads does the server need for the two messages, and what does
 # each one hold?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["remove-output"]
 both_written, read_done = asyncio.Event(), asyncio.Event()
 joined_reads: list[bytes] = []
 
 
-async def read_a_moment_later(reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+async def read_a_moment_later(reader: asyncio.StreamReader,
+                              writer: asyncio.StreamWriter) -> None:
     try:
         await asyncio.wait_for(both_written.wait(), timeout=2)
         await asyncio.sleep(0.05)  # the bytes are already in the server's socket by now
@@ -73,14 +74,16 @@ async def read_a_moment_later(reader: asyncio.StreamReader, writer: asyncio.Stre
         read_done.set()
 
 
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async with await asyncio.start_server(read_a_moment_later, "127.0.0.1", 0) as joiner:
-    _, client = await asyncio.open_connection("127.0.0.1", joiner.sockets[0].getsockname()[1])
+    port = joiner.sockets[0].getsockname()[1]
+    _, client = await asyncio.open_connection("127.0.0.1", port)
     try:
         client.write(b"one\n")
         client.write(b"two\n")
         await client.drain()
         both_written.set()
-        await asyncio.wait_for(read_done.wait(), timeout=5)  # the server reads meanwhile
+        await asyncio.wait_for(read_done.wait(), timeout=5)  # the server reads now
     finally:
         client.close()
         await asyncio.wait_for(client.wait_closed(), timeout=2)
@@ -100,8 +103,8 @@ print("✓ two writes arrived in one read")
 #
 # :::
 #
-# The reverse happens too: one message can take two reads. In the next run the client sends
-# two messages with **one** `write`, pauses, then sends a third message in **two** `write`s
+# And when the client pauses between its writes? In the next run the client sends two
+# messages with **one** `write`, pauses, then sends a third message in **two** `write`s
 # with a pause between them (`send_and_pause`, folded: a write, then a wait until the
 # server's `read` has returned, 2 s at most). The server now reads in a loop until the client
 # hangs up. The cells write down named moments with `tl.mark(...)` on a `Timeline`, the
@@ -508,7 +511,7 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
         writer.close()
         await writer.wait_closed()
 
-# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code and the buffer report for the check"}
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code and the buffer report"}
 def draw_drain_run():
     """The whole run: the client (writing, then one drain that waits) and the server (not
     reading, then reading); dashed: the transport's pause and resume around that drain."""

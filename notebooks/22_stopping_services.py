@@ -928,9 +928,9 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 # question is which limit runs out first.
 # The rollout itself has no SIGTERM handler; chapter 19's CI wrapper is where slime passes a
 # stop on to a whole process group. Nor does Ctrl-C cancel this loop's tasks. `asyncio.run`
-# installs its SIGINT handler only when it runs in the main thread (the Why of "Ctrl-C: what
-# does `asyncio.run` do with it?" above), and this loop's `asyncio.run` runs in a thread of
-# its own. Other `atexit`, thread and signal sites are in the
+# installs its SIGINT handler when it runs in the main thread, not in another thread (the Why
+# of "Ctrl-C: what does `asyncio.run` do with it?" above), and this loop's `asyncio.run` runs
+# in a thread of its own. Other `atexit`, thread and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
