@@ -133,12 +133,10 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 # %% [markdown]
 # ## Measure: which processes does one `killpg` reach?
 #
-# Every process belongs to a **process group**, whose id `os.getpgid(pid)` gives, and
-# `os.killpg(pgid, sig)` sends a signal to every process in a group. A *session* is a set of
-# process groups that share one controlling terminal: the terminal's Ctrl-C goes to one group
-# of its session. `Popen(..., start_new_session=True)` runs the child in a new session (the
-# child calls `setsid()`), which has no terminal at all, so a Ctrl-C typed in yours cannot
-# reach it; a new session also starts a new process group, whose id is the child's own pid. The cell
+# Every process belongs to a **process group**: the set of processes that one
+# `os.killpg(pgid, sig)` reaches. `os.getpgid(pid)` gives a process's group id, and
+# `Popen(..., start_new_session=True)` gives the child a group of its own, whose id is the
+# child's own pid (what else a new session brings is in "Going further" below). The cell
 # below starts the same `spawn-children` that way (`leader` is its `Popen`), prints the group
 # id of each process, and sends one SIGTERM with `os.killpg` to the group whose id is
 # `leader.pid`; `wait_until_gone(pids, timeout)`, folded with `running`, polls until none of
@@ -174,14 +172,18 @@ def draw_both_runs():
     for row in (1, 2):  # the orphans' lanes end where we looked, not where they ended
         ax_a.annotate("runs on (3 s)", (looked_a - started_a, row), xytext=(4, 0),
                       textcoords="offset points", va="center", fontsize=8)
+    last_gone = max([exited_b, *gone_b.values()])  # the grey stubs: from the killpg to each exit
+    ax_b.annotate(f"all three gone {1000 * (last_gone - killed_b):.1f} ms after the signal",
+                  (last_gone - started_b, 0), xytext=(6, 0), textcoords="offset points",
+                  va="center", fontsize=8)
     ax_b.xaxis.set_major_locator(MaxNLocator(nbins=6))  # seconds on the data, ms on the ticks
     ax_b.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{1000 * x:g}"))
     ax_b.set_xlim(right=1.25 * (looked_a - started_a))
 
 
 # %% [markdown]
-# Only the leader called `setsid()`; its two children were started by the leader, not by
-# `Popen`. Predict: are the children in the leader's group or in ours, and so which of the
+# Only the leader was started with `start_new_session=True`; its two children were started
+# by the leader, not by `Popen`. Predict: are the children in the leader's group or in ours, and so which of the
 # three processes are still running after that one `killpg`?
 
 
@@ -206,8 +208,8 @@ draw_both_runs()  # both runs: the SIGKILL above, this killpg below
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A new session's leader leads a new group whose id is its own pid, and the two children,
-# started after `setsid()`, joined their parent's group, as every child does by default; so
+# The leader, in a new session, leads a new group whose id is its own pid, and the two
+# children, started after that, joined their parent's group, as every child does by default; so
 # all three shared the leader's pid as their group id, and a group is signalled as a whole:
 # one `killpg` reached every member and ended them all, an empty list of survivors. We never
 # used the children's pids to stop them.
@@ -215,8 +217,8 @@ draw_both_runs()  # both runs: the SIGKILL above, this killpg below
 # The figure puts both runs on one time axis, from the moment the children were running, one
 # lane per process. Blue is a process running before the signal, grey from a signal to the
 # exit, red a child running on after its parent is gone. In the lower panel every lane ends
-# at the one `killpg`, long before the 0.1 s mark (its grey, from the signal to
-# the exit, is too short to see at this scale). In the upper
+# at the one `killpg`, long before the 0.1 s mark: the grey, from the signal to the exit, is
+# the short stub at the end of each lane (the note beside it gives the time). In the upper
 # panel the children's lanes are red up to the moment the first cell looked, 0.1 s after the
 # kill; they were still running then, and left alone each would have slept its full 3 s.
 #
@@ -236,7 +238,9 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 # :::{dropdown} Going further: a new group without a new session
 #
 # `start_new_session=True` does two things: a new
-# session (no controlling terminal) and a new {term}`process group`. Since Python 3.11,
+# session and a new {term}`process group`. A *session* is a set of process groups that share
+# one controlling terminal, whose Ctrl-C goes to one group of the session; the child calls
+# `setsid()` and its new session has no terminal at all. Since Python 3.11,
 # `Popen(..., process_group=0)` gives only the second, and that is already enough to keep
 # Ctrl-C away: the terminal sends SIGINT to its *foreground process group*, and a child in a
 # group of its own is not in it. The new session adds that the child has no controlling
@@ -267,10 +271,12 @@ print("✓ process_group=0: a group of its own, in our session")
 # they started. Often that process is a wrapper around the real program, and the signal
 # lands on the wrapper. `wrap SECONDS -- COMMAND` runs COMMAND as its
 # child; with `--forward` it installs a handler that sends SIGTERM and SIGINT on to the child,
-# then waits for the child. The child, `report-signals`, prints the signal it gets and exits
-# with 128 + its number. `wrap` reports its child's status the way a shell does: it exits
-# with 128 + N when its child was killed by signal N. In code: `Popen` gives such a child the
-# return code -N, and `128 - code` is 128 + N.
+# then waits for the child. `wrap` exits with its child's status the way a shell reports it.
+# A child that exits by itself gives its own exit code, which `wrap` passes on unchanged (the
+# last line's `else code`). A child killed by signal N has the return code -N in `Popen`, and
+# `wrap` turns it into 128 + N (`128 - code`). The child here, `report-signals`, catches
+# SIGTERM and SIGINT: it prints the signal it got and exits by itself with 128 + its number, so
+# its code reaches the wrapper through the `else code` branch.
 #
 # Here is `wrap` with its forwarding handler, then the child's handler for both signals:
 
@@ -287,10 +293,9 @@ show_source(_cmd_report_signals, first="def report", last="os._exit(128 + signum
 # lines the two programs printed, each cut to its first two words (`first_words`). Without
 # forwarding, the cell only asks whether the child still runs; the folded check ends it.
 #
-# With `--forward`, the wrapper passes the signal on and exits with the child's status, 143
-# for SIGTERM (the cell prints it too). Predict the other half: after SIGTERM to a wrapper
-# *without* `--forward`, what return code does `Popen` see for it, and is its child still
-# running?
+# Predict: after SIGTERM to a wrapper *without* `--forward`, what return code does `Popen`
+# see for the wrapper, and is its child still running? And with `--forward`, what exit
+# status does the wrapper report for SIGTERM?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -350,8 +355,9 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 # children in the first experiment, still running. The folded check then ends it with a
 # SIGTERM of its own. With forwarding, the order is the one a job scheduler expects: the wrapper
 # receives the signal, the child receives it, the child exits, the wrapper reports the
-# child's status as its own (143 for SIGTERM, 130 for SIGINT, the shell's 128 + signal
-# number).
+# child's status as its own: 143 for SIGTERM, 130 for SIGINT, the shell's 128 + signal
+# number. The child wrote that number itself (`os._exit(128 + signum)`), and the wrapper
+# passed it on unchanged.
 #
 # :::
 #
@@ -446,10 +452,12 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 #
 # :::
 #
-# Two facts for the exercise below. A group outlives its leader: while any member runs,
-# `os.killpg(leader.pid, ...)` still reaches it, even after the leader has been reaped. And a
+# Two facts for the exercise below. A group can outlive its leader: while any member still
+# runs, `os.killpg(leader.pid, ...)` reaches it, even after the leader has been reaped. And a
 # signal a process ignores stays ignored in the children it starts, even after they exec
-# another program, so some members may shrug off SIGTERM from their first instruction.
+# another program; the graded job `spawn-children --ignore-sigterm`, whose code is shown
+# under the exercise, starts its children that way, so they shrug off SIGTERM from their
+# first instruction.
 
 # %% [markdown]
 # ## Exercise 19.1 · Run a job with a time budget, and leave nothing behind
@@ -484,8 +492,8 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 #
 # :::
 #
-# One graded job is `spawn-children --ignore-sigterm`: its children ignore SIGTERM from birth,
-# while the leader takes the default back. Its code:
+# One graded job is `spawn-children --ignore-sigterm`: its children ignore SIGTERM from the
+# start, while the leader takes the default back. Its code:
 
 # %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_spawn_children

@@ -49,15 +49,67 @@ figure_style()
 # %% [markdown]
 # ## Predict: how many reads does the server see?
 #
-# The server below records what each `await reader.read(1024)` returns until the client hangs
-# up. The client sends two newline-terminated messages with **one** `write`, pauses, then
-# sends a third message in **two** `write`s with a pause between them (`send_and_pause`,
-# folded: a write, then a wait until the server's `read` has returned, 2 s at most). The cells
-# write down named moments with `tl.mark(...)` on a `Timeline`, the course's stopwatch
-# (chapter 01), and the check uses `tl.order(a, b)` to test that moment `a` was marked before
-# moment `b`.
+# A client sends two newline-terminated messages in two `write`s, one right after the other:
+# `b"one\n"`, then `b"two\n"`. The server's handler waits until the client has written both
+# (an `asyncio.Event`, `both_written`), then a moment more, and reads once with
+# `await reader.read(1024)`, which returns at most 1,024 bytes.
 #
-# Before running: how many reads does the server see, and what does each one hold?
+# Before running: how many reads does the server need for the two messages, and what does
+# each one hold?
+
+# %% tags=["remove-output"]
+both_written, read_done = asyncio.Event(), asyncio.Event()
+joined_reads: list[bytes] = []
+
+
+async def read_a_moment_later(reader: asyncio.StreamReader,
+                              writer: asyncio.StreamWriter) -> None:
+    try:
+        await asyncio.wait_for(both_written.wait(), timeout=2)
+        await asyncio.sleep(0.05)  # the bytes are already in the server's socket by now
+        joined_reads.append(await asyncio.wait_for(reader.read(1024), timeout=2))
+    finally:
+        writer.close()
+        await writer.wait_closed()
+        read_done.set()
+
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+async with await asyncio.start_server(read_a_moment_later, "127.0.0.1", 0) as joiner:
+    port = joiner.sockets[0].getsockname()[1]
+    _, client = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        client.write(b"one\n")
+        client.write(b"two\n")
+        await client.drain()
+        both_written.set()
+        await asyncio.wait_for(read_done.wait(), timeout=5)  # the server reads now
+    finally:
+        client.close()
+        await asyncio.wait_for(client.wait_closed(), timeout=2)
+print("two writes, no pause; the server's reads:", joined_reads)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert joined_reads == [b"one\ntwo\n"], joined_reads
+print("✓ two writes arrived in one read")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# One read held both messages. `read(n)` returns *whatever bytes have arrived*, at most `n`,
+# as soon as there is at least one; TCP keeps the bytes in order but knows nothing about where
+# your messages start and end, nor about how many `write`s made them. By the time the server
+# read, both writes had arrived, so one read returned both.
+#
+# :::
+#
+# And when the client pauses between its writes? In the next run the client sends two
+# messages with **one** `write`, pauses, then sends a third message in **two** `write`s
+# with a pause between them (`send_and_pause`, folded: a write, then a wait until the
+# server's `read` has returned, 2 s at most). The server now reads in a loop until the client
+# hangs up. The cells write down named moments with `tl.mark(...)` on a `Timeline`, the
+# course's stopwatch (chapter 01), and the check uses `tl.order(a, b)` to test that moment `a`
+# was marked before moment `b`.
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the helpers"}
 # The pause: two events the server's handler sets, so the client can wait for it.
@@ -92,7 +144,7 @@ async def send_in_pieces(port: int) -> None:
         tl.mark("client closed its end")
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %%
 reads: list[bytes] = []
 
 
@@ -125,52 +177,11 @@ assert tl.order("client closed its end", "server saw the end of the stream")
 print("✓ three messages arrived in three reads, and not one read is one message")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# `read(n)` returns *whatever bytes have arrived*, at most `n`, as soon as there is at least
-# one; TCP keeps the bytes in order but knows nothing about where your messages start and end.
-# Look at the printed list: three messages, three reads, and none of the reads is a message.
-# The first holds two, the next two hold halves of one. An empty `bytes` means the other side closed its end, which is
-# also the only reliable "no more data" signal.
-#
-# Because each pause lasted until the server's `read` had returned, a busy machine could not
-# change the answer. One read per write is not a rule either: the cell below sends two messages in two writes with no pause, and the
-# server, which reads a moment later, gets both in one read.
-#
-# :::
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
-both_written, read_done = asyncio.Event(), asyncio.Event()
-joined_reads: list[bytes] = []
-
-
-async def read_a_moment_later(reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
-    try:
-        await asyncio.wait_for(both_written.wait(), timeout=2)
-        await asyncio.sleep(0.05)  # the bytes are already in the server's socket by now
-        joined_reads.append(await asyncio.wait_for(reader.read(1024), timeout=2))
-    finally:
-        writer.close()
-        await writer.wait_closed()
-        read_done.set()
-
-
-async with await asyncio.start_server(read_a_moment_later, "127.0.0.1", 0) as joiner:
-    _, client = await asyncio.open_connection("127.0.0.1", joiner.sockets[0].getsockname()[1])
-    try:
-        client.write(b"one\n")
-        client.write(b"two\n")
-        await client.drain()
-        both_written.set()
-        await asyncio.wait_for(read_done.wait(), timeout=5)  # the server reads meanwhile
-    finally:
-        client.close()
-        await asyncio.wait_for(client.wait_closed(), timeout=2)
-print("two writes, no pause; the server's first read:", joined_reads)
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert joined_reads == [b"one\ntwo\n"], joined_reads
-print("✓ two writes arrived in one read")
+# Three messages, three reads, and not one read is a message: the first holds two messages,
+# the next two hold the halves of one. Each pause lasted until the server's `read` had
+# returned, so a busy machine could not change this answer. The loop's last read returned
+# `b""`, which ends the loop and is not in the list: an empty `bytes` means the other side
+# closed its end, which is also the only reliable "no more data" signal.
 
 # %% [markdown]
 # ## Putting the boundaries back
@@ -191,10 +202,22 @@ print("✓ two writes arrived in one read")
 #
 # The server in this chapter is `FrameServer`, the course's echo server: it answers each
 # length-prefixed frame with `ok:` and the payload, and closes itself after 30 s whatever
-# happens. Each section sets the few keyword arguments it needs and says what they do. Below,
-# `reply_chunk=3, chunk_pause=0.01` make it send each reply in pieces of 3 bytes with a pause
-# between them, the worst case for a reader that trusts `read()`; `framing="line"` makes it
-# read and answer newline-terminated lines instead.
+# happens. Each section sets the few keyword arguments it needs; here are all the ones the
+# chapter uses, to come back to:
+#
+# | keyword | what it does | used in |
+# |---|---|---|
+# | `reply_chunk`, `chunk_pause` | sends each reply in pieces of that many bytes, with that pause between them | below |
+# | `framing="line"` | reads and answers newline-terminated lines instead of length-prefixed frames | below |
+# | `max_frame` | the largest payload it accepts, in bytes | bad clients, `drain()`, the exercise |
+# | `idle_timeout` | closes a connection that sends nothing for that many seconds | bad clients |
+# | `on_event` | is called with a short text for each server event; `tl.mark` puts it on the timeline | bad clients, `drain()` |
+# | `read_gate` | reads nothing from a connection until that `asyncio.Event` is set | `drain()` |
+# | `reply` | turns a payload into the reply's payload (by default `ok:` and the payload) | `drain()` |
+#
+# Below, `reply_chunk=3, chunk_pause=0.01` make it send each reply in pieces of 3 bytes with a
+# pause between them, the worst case for a reader that trusts `read()`; `framing="line"` makes
+# it read and answer newline-terminated lines instead.
 
 # %%
 async def ask(server: FrameServer, request: bytes, read_reply) -> bytes:
@@ -405,21 +428,13 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # %% [markdown]
 # ## Measure: how much can a writer write before `drain()` waits?
 #
-# `writer.write(data)` never waits: it hands the bytes to the transport, which passes the
-# kernel what the kernel will take and keeps the rest in a buffer of its own. `await
-# writer.drain()` is the back-pressure point: it returns at once while the transport's buffer
-# is below its high-water mark (64 KiB by default), and otherwise waits until the peer has read
-# enough for that buffer to fall to the low-water mark (16 KiB). On the way the kernel has
-# buffers too: a send buffer on the client's socket and a receive buffer on the server's,
-# which it fills while the server's program reads nothing. This chapter does not set their
-# sizes; the kernel picks them.
-#
-# Below, the server accepts the connection but reads nothing until we set `gate`
-# (`read_gate=gate`), and answers each frame with its length (`reply=`). The client
-# writes 64 KiB frames, each followed by a `drain()` given 0.05 s, and stops at the first one
-# that does not return in time. Then it lets the server start reading 0.3 s later and drains
-# once more. `watch_flow(writer)` (folded) only takes notes for the figure: each write, each
-# drain, and the transport's calls to pause and resume the writer.
+# `writer.write(data)` never waits: it hands the bytes on and returns. `await
+# writer.drain()` is the point where a writer waits for a slow reader. Below, the server
+# accepts the connection but reads nothing until we set `gate` (`read_gate=gate`), and answers
+# each frame with its length (`reply=`). The client writes 64 KiB frames, each followed by a
+# `drain()` given 0.05 s, and stops at the first one that does not return in time. Then it lets
+# the server start reading 0.3 s later and calls `drain()` once more. `watch_flow(writer)`
+# (folded) only takes notes for the figure and the check.
 #
 # Predict: after how many 64 KiB frames does a `drain()` first fail to return in 0.05 s:
 # after the first, after a few, or after dozens?
@@ -498,9 +513,8 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code and the buffer report"}
 def draw_drain_run():
-    """Top: the megabytes handed to write() until a drain waits, in ms. Bottom: the whole run,
-    the client (writing, then one drain that waits) and the server (not reading, then
-    reading); dashed: the pause and the resume around that drain."""
+    """The whole run: the client (writing, then one drain that waits) and the server (not
+    reading, then reading); dashed: the transport's pause and resume around that drain."""
     import matplotlib.pyplot as plt
 
     at = {e.name: e.at for e in tl.events}
@@ -514,24 +528,16 @@ def draw_drain_run():
     tl.add("server", tl.t0 + reading, tl.t0 + returned)
     around = flow[max(seen["pauses_before"] - 1, 0):seen["pauses_before"] + 1]
     marks = [(name, text) for (_, _, name), text in zip(around, ("pause", "resume"), strict=False)]
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 5), layout="constrained")
-    ms = 1000 * blocked  # the top panel: the writes until the drain that waits, in milliseconds
-    top.step([1000 * t for t, _ in sent], [n / 2**20 for _, n in sent], where="post", color="black")
-    top.set_xlim(0, 1.3 * ms)
-    top.set_xlabel("time since start (ms)")
-    top.set_ylabel("MiB written")
-    top.set_title("The first milliseconds: megabytes go through before a drain() waits")
-    top.grid(alpha=0.3)
-    tl.plot("The whole run: then one drain() waits for the reader", ax=bottom, lanes=["client", "server"],
+    fig, ax = plt.subplots(figsize=(8, 2.8), layout="constrained")
+    tl.plot("A writer that drains, a reader that reads late: one drain() waits", ax=ax,
+            lanes=["client", "server"],
             meanings={"running": "writing / reading", "waiting": "drain waits / not reading"})
     for mark, text in marks:
-        bottom.axvline(at[mark], color="black", linestyle="--", linewidth=1)
-        bottom.annotate(text, (at[mark], -0.45), xytext=(3, 0), textcoords="offset points",
-                        va="bottom", fontsize=9)
-        if text == "pause":
-            top.axvline(1000 * at[mark], color="black", linestyle="--", linewidth=1)
-            top.annotate(text, (1000 * at[mark], 0), xytext=(3, 3), textcoords="offset points", fontsize=9)
-    bottom.set_ylim(1.5, -0.95)  # room above the lanes for the pause/resume labels
+        ax.axvline(at[mark], color="black", linestyle="--", linewidth=1)
+        left = text == "resume"  # the resume's label left of its line, clear of the legend
+        ax.annotate(text, (at[mark], -0.45), xytext=(-3 if left else 3, 0), textcoords="offset points",
+                    ha="right" if left else "left", va="bottom", fontsize=9)
+    ax.set_ylim(1.5, -0.95)  # room above the lanes for the pause/resume labels
     return fig
 
 
@@ -550,10 +556,7 @@ def buffer_report(low: int) -> str:
 low, high = seen["limits"]
 written_before = seen["written"]  # counted by watch_flow, the last frame included
 print(f"a drain() first waited after {written_before / 2**20:.1f} MiB written "
-      f"(high-water mark {high / 1024:.0f} KiB)")
-print(buffer_report(low))  # folded above
-earlier = (seen["pauses_before"] - 1) // 2
-print(f"short pause/resume cycles before that drain: {earlier}")
+      f"({written_before // len(chunk)} frames of 64 KiB)")
 fig = draw_drain_run()  # folded above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -568,27 +571,32 @@ assert buffered > low, "still paused: the buffer has not come down to the low-wa
 assert resumed == "resume" and resumed_with <= low, flow
 assert tl.order(paused_mark, "client: drain did not return", "server: conn 1 starts reading",
                 resumed_mark, "client: drain returned"), "drain returns only after the reader starts reading"
+print(buffer_report(low))  # the transport's buffer around the drain that waited
+print(f"short pause/resume cycles before that drain: {(pauses_before - 1) // 2}")
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # Not after the first, nor after a few: the first `drain()` returns at once, and so do dozens
-# more (the first printed line counts them in MiB). The kernel's buffers fill
-# first, then the transport's. The kernel's socket buffers on both sides take megabytes before
-# any byte stays in the transport (Linux grows its loopback TCP buffers up to
-# `net.ipv4.tcp_rmem` and `tcp_wmem`, so the amount depends on the machine). The top panel
-# shows them go through in the first few milliseconds. On the way the transport may pause and
-# resume the writer a few times, while the kernel's buffers grow: a `drain()` that meets such a
-# pause waits until the resume, under the 0.05 s the cell allows, and the loop goes on. The
-# printed count says how many such cycles this run had; each can draw a flat stretch in the
-# top panel. The dashed `pause` line is the one the cell stops at.
+# more (the printed line gives the count). `write()` hands the bytes to the transport, which
+# passes the kernel what the kernel will take and keeps the rest in a buffer of its own.
+# `drain()` returns at once while that buffer is below its high-water mark (64 KiB by default),
+# and otherwise waits until the reader has taken enough for it to fall to the low-water mark
+# (16 KiB). The kernel has buffers of its own on the way, a send buffer on the client's socket
+# and a receive buffer on the server's, and it fills them first, while the server's program
+# reads nothing: they took megabytes before any byte stayed in the transport (Linux grows its
+# loopback TCP buffers up to `net.ipv4.tcp_rmem` and `tcp_wmem`, so the amount depends on the
+# machine).
 #
-# Then bytes pile up in the transport: past its high-water mark it calls `pause_writing()` on
+# Then bytes piled up in the transport: past its high-water mark it calls `pause_writing()` on
 # its protocol, and `drain()` waits (the client's green bar: the 0.05 s of the drain that timed
 # out, then the next one for the 0.3 s the gate stayed shut) until `resume_writing()`. That
 # comes only after the server starts reading and the buffer falls to the low-water mark (the
-# dashed lines). Without `drain()`, a producer that outruns its consumer would grow the
+# dashed lines). On the way, while the kernel's buffers grew, the transport may also have
+# paused and resumed the writer for a moment; a `drain()` that met such a pause waited less
+# than 0.05 s, and the loop went on (the folded check counts them). Without `drain()`, a
+# producer that outruns its consumer would grow the
 # transport buffer without limit.
 #
 # :::
@@ -721,7 +729,10 @@ print("✓ closing the accepted connection ended the client's stream")
 #   frames (for this exercise a missing reply, so a `TruncatedFrame` too);
 # - `wait_closed()` raises the connection's error (a `ConnectionError` or another `OSError`)
 #   when the connection broke rather than closed, for example when the peer reset it; in a
-#   `finally` that only cleans up, catch those.
+#   `finally` that only cleans up, catch those;
+# - a cancel arrives as `asyncio.CancelledError`, a `BaseException` (chapter 05): an `except
+#   Exception` does not see it; an `except BaseException:` that aborts and then re-raises
+#   does.
 #
 # :::
 #
@@ -1154,9 +1165,10 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # answers 499 (a cancel is raised again) and records nothing. Below, `render_stream` has the
 # shape of `_render_stream`: a start event, three events per content block, two
 # closing events, each one written and awaited (we await `drain()` after every `write`, which
-# waits at least as often as aiohttp's `write`). It serves one response of three blocks (8,000
-# characters of thinking and text, and a tool call) to a client that connects and reads
-# nothing until the stream's coroutine has returned, or until 2 s have passed.
+# waits at least as often as aiohttp's `write`). The cell below has `render_stream` serve one
+# response of three blocks (8,000 characters of thinking and text, and a tool call) to a
+# client that connects and reads nothing until the stream's coroutine has returned, or until
+# 2 s have passed.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helper: one stream served to a client that reads late"}
 import json
@@ -1232,9 +1244,10 @@ print(f"✓ all {events_written} events written and the coroutine returned while
 # pauses, then the kernel's socket buffers, which took megabytes in the drain measurement
 # above), so no `drain()` waits and `render_stream` returns as if the client had read
 # everything. For `_run_turn` this means a client that is still connected but has stopped
-# reading gets its turn recorded: a write notices it only once megabytes are waiting. What
-# that `except` catches is a connection aiohttp already knows is closing: its write then raises `ClientConnectionResetError`, a subclass of
-# `ConnectionResetError`.
+# reading gets its turn recorded: a write notices it only once megabytes are waiting. The
+# `ConnectionResetError` that `_run_turn` catches comes from a different case: a connection
+# that aiohttp already knows is closing. A write to it raises aiohttp's
+# `ClientConnectionResetError`, which is a subclass of `ConnectionResetError`.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -112,8 +112,10 @@ async def settle(result) -> None:
 #
 # The usual reflex is "if `inspect.iscoroutinefunction(hook)` is true, await the call;
 # otherwise use the value". The next cell calls each hook once and asks both questions;
-# `settle` (folded above) then runs or closes what the call returned. Copy this table and
-# fill in its two empty columns:
+# `settle` (folded above) then runs or closes what the call returned. One fact you need:
+# `iscoroutinefunction` looks through `functools.partial` and bound methods to the function
+# inside (an object with an async `__call__` is neither). Copy this table and fill in its two
+# empty columns:
 #
 # | hook | `iscoroutinefunction`? | call awaitable? |
 # |---|---|---|
@@ -126,10 +128,8 @@ async def settle(result) -> None:
 # | `score_plain` | | |
 # | `score_stream` | | |
 #
-# One fact you need: `iscoroutinefunction` looks through `functools.partial` and bound methods
-# to the function inside (an object with an async `__call__` is neither). Before running the
-# cell: for each hook, what does
-# `iscoroutinefunction` say, and does calling it give something you can `await`?
+# Before running the cell: for each hook, what does `iscoroutinefunction` say, and does
+# calling it give something you can `await`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 rows = {}
@@ -172,10 +172,15 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 #
 # The abstract base classes in `collections.abc` (`Awaitable`, `Coroutine`, `AsyncIterator`)
 # can be asked with `isinstance`. The cell below asks them, then `inspect.iscoroutine` and
-# `inspect.isawaitable`, of five objects, one question a column: `ReadyScore` (what
-# `score_ready` returns), a coroutine, a `Task`, an async generator, and `old_style(0.5)`. That last one
-# is a coroutine written the way it was before `async def`: a generator function decorated with
-# `types.coroutine` (folded; you meet it only in old code, and `await` still accepts it).
+# `inspect.isawaitable`, of five objects, one question a column: `ReadyScore(0.5)` (what
+# `score_ready` returns: an object of a class with an `__await__` method), a coroutine, a
+# `Task`, an async generator, and `old_style(0.5)`, a coroutine written the way it was before
+# `async def` (folded; you meet it only in old code, and a fold after the answer explains its row).
+#
+# **Predict.** `await` accepts every one of them but the async generator. Which of the five
+# checks say `True` for `ReadyScore(0.5)` and for the `Task`? And which one check says `True`
+# on exactly the rows that `await` accepts, so that a program can trust it to say "await
+# this"?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show old_style, a pre-async-def coroutine"}
 import types
@@ -186,18 +191,6 @@ def old_style(value: float):
     yield from asyncio.sleep(0).__await__()
     return value
 
-
-# %% [markdown]
-# Three facts decide the row. `Awaitable` checks for one method, `__await__`; `Coroutine`
-# checks for `__await__` and also `send`, `throw` and `close`, the methods that drive a
-# coroutine step by step. An ordinary generator, such as the one `old_style` returns, has
-# `send`, `throw` and `close` but no `__await__`; what `types.coroutine` adds is a flag on the
-# generator's code, which `await` reads. And `inspect.iscoroutine` is true only for what an
-# `async def` made, while `inspect.isawaitable` accepts anything `Awaitable` and also reads
-# that flag.
-#
-# **Predict.** `await` accepts what `old_style(0.5)` returns. Which of the five checks say
-# `True` for it, and so which one can a program trust to say "await this"?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ready, coro, old = ReadyScore(0.5), score_async("x"), old_style(0.5)
@@ -231,11 +224,23 @@ print("✓ ReadyScore and a Task are Awaitable; the generator-based coroutine on
 #
 # `await x` works when `x` is a coroutine or has an `__await__` method returning an iterator;
 # `async for` needs `__aiter__` returning something with `__anext__`. The classes check those
-# methods, not how the object was made: `ReadyScore`, the coroutine and the `Task` are all
-# `Awaitable`, and only the coroutine is a `Coroutine`. The `types.coroutine` row is where the
-# classes and `await` part: `await` accepts that generator (the check cell awaits it), yet it
-# has no `__await__`, so `Awaitable` and `Coroutine` both say `False`. Only
-# `inspect.isawaitable`, which reads the flag, says `True` on every row that `await` accepts.
+# methods, not how the object was made: `Awaitable` checks for `__await__` alone, `Coroutine`
+# for `__await__` and also `send`, `throw` and `close`, the methods that drive a coroutine
+# step by step. So `ReadyScore`, the coroutine and the `Task` are all `Awaitable`, and only
+# the coroutine is a `Coroutine`. `inspect.iscoroutine` is true only for what an `async def`
+# made, so it misses `ReadyScore` and the `Task`, both of which `await` accepts. Only
+# `inspect.isawaitable` says `True` on every row that `await` accepts and `False` on the async
+# generator.
+#
+# :::
+#
+# :::{dropdown} The `old_style(0.5)` row: a coroutine from before `async def`
+#
+# `old_style` is a generator function decorated with `types.coroutine`. The generator it
+# returns has `send`, `throw` and `close` but no `__await__`, so `Awaitable` and `Coroutine`
+# both say `False`; what `types.coroutine` adds is a flag on the generator's code, which
+# `await` reads (the check cell awaits it). `inspect.isawaitable` reads that flag too, which is
+# why it is the one check that says `True` on this row as well.
 #
 # :::
 #

@@ -16,7 +16,7 @@
 # 4. write the shutdown a scheduler expects: stop accepting, let in-flight work finish within
 #    a budget, cancel the rest, wait for its cleanup, exit with a code that says which.
 #
-# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 60
+# **Needs** chapters 05 (cancel, then wait), 09 (daemon threads) and 19 (signals) · about 65
 # minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
@@ -31,7 +31,7 @@
 # this coroutine:
 
 # %% tags=["remove-input"]
-from lab_snippets.service_workers import _cmd_atexit_stop, _serve, handle
+from lab_snippets.service_workers import _cmd_atexit_stop, _cmd_serve, _serve, handle, interrupt_origin
 from lab_snippets.showcode import show_source
 
 show_source(handle)
@@ -126,27 +126,22 @@ print("✓ SIGTERM's default action ended the service; no job printed anything a
 # with a callback that the event loop runs as an ordinary callback, between two task steps.
 # Inside it any asyncio call is allowed. A `signal.signal` handler is different: it can run
 # between any two bytecodes of the main thread, in the middle of the loop's own code. With
-# `--on-sigterm cancel` the service installs such a callback. In this excerpt `main` is the
-# service's own task (`asyncio.current_task()`, taken at the top of `_serve`) and
-# `stopped_by_sigterm` a list that records where the stop came from:
+# `--on-sigterm cancel` the service installs such a callback. Here is the whole service
+# coroutine, `_serve`, which `asyncio.run` runs as the main task:
 
 # %% tags=["remove-input"]
-show_source(_serve, first="def cancel_main", last="loop.add_signal_handler")
+show_source(_serve)
 
 # %% [markdown]
-# The cancellation reaches the main task at its `await`; what the main task does then is
-# the service's own choice. This service's main task starts a task per job (`running`), fed by
-# `feeder`, a task that puts the jobs into the queue `intake` as they arrive, and awaits them
-# all; its `except` branch is what runs when the cancel arrives:
-
-# %% tags=["remove-input"]
-show_source(_serve, first="try:", last="raise  # Ctrl-C")
-
-# %% [markdown]
-# **Predict.** The branch cancels every job, so none of them prints `done`. The question is
-# time: the branch then waits with `timeout=2`, and each cancelled job spends 0.02 s on
-# cleanup. About how long after the signal does the service print its last line
-# (`returned 143`): 0.02 s, 0.05 s (job 0's whole work), or 2 s?
+# `feeder` is a task that puts the jobs into the queue `intake` as they arrive; the `try`
+# starts a task per job (`running`) and awaits them all. Follow a SIGTERM through it: the loop
+# runs `cancel_main`, which notes the stop in `stopped_by_sigterm` and calls `main.cancel()`;
+# the cancel reaches the main task at the `await` where it waits, and its `except
+# asyncio.CancelledError` branch runs.
+#
+# **Predict.** Each cancelled job spends 0.02 s on cleanup. About how long after the signal
+# does the service print its last line (`returned 143`): 0.02 s, 0.05 s (job 0's whole
+# work), or 2 s (the branch's `timeout`)?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_cancel, events_cancel, sent_cancel = stop_service(
@@ -184,9 +179,20 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # SIGINT handler raises `KeyboardInterrupt` in the main thread wherever it happens to be,
 # which in an asyncio program is often inside the event loop's own code. The service below
 # has no SIGINT handler of its own, and runs under `asyncio.run`. If a `KeyboardInterrupt`
-# reaches its top level, the service prints one last line naming the code that raised it:
-# `interrupt-from-asyncio.run` or `interrupt-from-signal-handler`. Predict: do its jobs get to
-# run their cleanup (a `cancelled N` line each)?
+# reaches its top level, the service prints one last line naming the code that raised it.
+# This is where it is decided, around `asyncio.run`, with `interrupt_origin` below it:
+
+# %% tags=["remove-input"]
+show_source(_cmd_serve, first="try:", last="raise")
+show_source(interrupt_origin)
+
+# %% [markdown]
+# `interrupt_origin` finds the innermost frame of the exception's traceback: the function that
+# raised it. `_ORIGIN_BY_FRAME` names two functions of asyncio's `runners.py`: `Runner.run`
+# gives `interrupt-from-asyncio.run`, and `Runner._on_sigint` gives
+# `interrupt-from-runner-handler`. A frame anywhere else gives `interrupt-from-signal-handler`
+# (`FROM_SIGNAL_HANDLER`): Python's own SIGINT handler raises in whatever code the main thread
+# was running. Predict: do the jobs get to run their cleanup (a `cancelled N` line each)?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_int, events_int, sent_int = stop_service(["serve", JOBS], signal.SIGINT, started=3)
@@ -921,10 +927,10 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 # pieces stop it, quoted below in the order they run; each has a time limit of its own, and the
 # question is which limit runs out first.
 # The rollout itself has no SIGTERM handler; chapter 19's CI wrapper is where slime passes a
-# stop on to a whole process group. Nor does Ctrl-C reach this loop's tasks: its
-# `asyncio.run` runs in a thread other than the main one, so it installs no SIGINT handler
-# (`asyncio.run` installs it in the main thread: the Why of "Ctrl-C: what does `asyncio.run` do
-# with it?" above). Other `atexit`, thread and signal sites are in the
+# stop on to a whole process group. Nor does Ctrl-C cancel this loop's tasks. `asyncio.run`
+# installs its SIGINT handler when it runs in the main thread, not in another thread (the Why
+# of "Ctrl-C: what does `asyncio.run` do with it?" above), and this loop's `asyncio.run` runs
+# in a thread of its own. Other `atexit`, thread and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
