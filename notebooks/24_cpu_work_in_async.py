@@ -217,7 +217,8 @@ async def two_calls(pool) -> tuple[float, float, set]:
 # instant, and how many CPUs the two calls kept busy on average. Each pair runs three times,
 # threads and processes taking turns, and the answer shows the best of three. The threads'
 # row holds no surprise after the `to_thread` section: under the GIL one runs at a time.
-# Predict the processes' row: can their share be above zero, and how close to 2 CPUs busy can two processes come on a machine with two CPUs?
+# Predict the processes' row: can their share be above zero, and how close to 2 CPUs busy
+# can two processes come on a machine with two CPUs?
 
 # %% tags=["remove-cell", "needs-cores"]
 # Not shown: a first, plain run of CPU seconds per second (the exercise's grading runs this cell
@@ -337,9 +338,9 @@ def inline_time(text: str) -> float:
 # own time, measured inside the worker; the trip is their difference. The cell measures 10,
 # 1,000 and 10,000 characters, five rounds that each time every size both ways, keeps each
 # one's best, and works out the crossover from the 10-character trip and the work's cost per
-# character. The cell after it sends a call that
-# does no work, `payload_size` (the course's own function that only returns the size of what it
-# was sent), once with 8 bytes and once with 8 MB.
+# character. The cell after it sends a call that does no work, `payload_size` (the course's own
+# function that only returns the size of what it was sent), once with 8 bytes and once with
+# 8 MB.
 #
 # Predict two things before you open the answers. At about what text length does the trip cost
 # as much as the work: about 10 characters, 100, 1,000 or 10,000? And does the 8 MB call cost
