@@ -240,7 +240,11 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 # `take_b_then_a` holds B and waits for A. The `5` bounds the child's run to 5 s at most. With
 # `--register` it first asks `faulthandler` to dump every thread's stack on SIGUSR1. The
 # course's real source, the registration and one of the two threads (the other is its mirror
-# image; `_meet` and `parked` only make sure both hold their first lock before we look):
+# image). `_meet` and `parked` only let the child say `ready` once both threads hold their
+# first lock and sit in `b.acquire()` or `a.acquire()`, one blocking call each, and run no
+# Python code while we dump: a dump taken while a thread runs Python code can crash the
+# process (the fold after the second dump says why). `parked.append` is itself a call into C,
+# so it leaves the thread's own function as its top frame, which is what the child checks.
 
 # %% tags=["remove-input"]
 from lab_snippets.hangs import _cmd_frozen, take_a_then_b
@@ -284,8 +288,7 @@ def frames_of(dump: str) -> list[str]:
 
 # %% [markdown]
 # **Step 1.** Start `frozen` with `--register`. It prints `ready` once each thread holds one
-# lock and waits for the other's; the `5` bounds its run to 5 s whatever happens. Closing its
-# stdin is how this notebook ends it early: `frozen` gives up and exits when its stdin closes.
+# lock and waits for the other's; the `5` bounds its run to 5 s whatever happens.
 
 # %%
 frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
@@ -293,9 +296,8 @@ frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subproces
 print(read_line(frozen.stdout, timeout=10).strip())  # "ready": each holds one lock
 
 # %% [markdown]
-# **Step 2.** Send SIGUSR1 and read stderr until the dump names both functions. Then close
-# the child's stdin (`communicate()` does that first) and read what is left; the exit status
-# says how the child ended.
+# **Step 2.** Send SIGUSR1 and read stderr until the dump names both functions; 0.1 s later,
+# ask whether the child still runs. Then read what is left of its output and its exit status.
 #
 # Predict: does the signal end the process?
 
@@ -305,11 +307,11 @@ sent_at = time.monotonic()
 dump = read_until(frozen.stderr, "take_a_then_b", "take_b_then_a")
 dumped_at = time.monotonic()
 time.sleep(0.1)  # time enough for a signal to end it
-status_after_dump = frozen.poll()  # None while it runs
+status_after_dump = frozen.poll()  # None if it still runs, else how it ended
 print(*frames_of(dump), sep="\n")
 print(f"frames read {1000 * (dumped_at - sent_at):.0f} ms after the signal")
 
-try:  # let it go: close its stdin, read what is left (bounded)
+try:  # read what is left, and the exit status (bounded)
     out, err = frozen.communicate(timeout=5)
 finally:
     if frozen.poll() is None:
@@ -332,10 +334,11 @@ print("✓ the dump showed both deadlocked threads, and the process went on runn
 # %% [markdown]
 # :::{dropdown} Why
 #
-# SIGUSR1's default action kills the process; `faulthandler.register` replaces that action with
-# one that writes the dump and returns. In order: the dump named both threads' functions and
-# lines (`take_a_then_b` stuck in `b.acquire()`, `take_b_then_a` in `a.acquire()`); the
-# threads went back to their deadlock; our `communicate()` closed the child's stdin; `frozen`
+# No. SIGUSR1's default action kills the process; `faulthandler.register` replaces that action
+# with one that writes the dump and returns. In order: the dump named both threads' functions
+# and lines (`take_a_then_b` stuck in `b.acquire()`, `take_b_then_a` in `a.acquire()`); the
+# threads went back to their deadlock, and 0.1 s later the child still ran. Then our
+# `communicate()` closed the child's stdin, which is how this notebook ends `frozen` early: it
 # printed `gave-up` and exited with status 0, the last printed line. The dump reached us within milliseconds of
 # the signal, read through a pipe, so the dump itself took at most that: cheap enough to take
 # from a live service. Register it early, in every long-running service: it costs nothing

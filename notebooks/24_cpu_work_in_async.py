@@ -157,10 +157,10 @@ else:
 # but only once every few switch intervals: the heartbeat figure further down shows how seldom.
 #
 # Is the work faster? No. The scoring is the same Python code under the same GIL, so in a thread
-# it takes about as long as on the loop (compare the first line with the large text's line in
-# the first section: the two are close), and on a busy machine longer: each time the loop's
-# thread takes its turn the scoring stops, and each handover of the GIL waits for the operating
-# system to wake the other thread, a wait that grows when the machine is busy.
+# it takes no less time than on the loop, and usually longer (compare the first line with the
+# large text's line in the first section): each time the loop's thread takes its turn the
+# scoring stops, and each handover of the GIL waits for the operating system to wake the other
+# thread, a wait that grows when the machine is busy.
 #
 # The same turns explain the second line: two calls in two threads took at least as long as
 # their CPU times added up. The wall time can be well over that sum, because it also counts the moments when
@@ -217,8 +217,8 @@ async def two_calls(pool) -> tuple[float, float, set]:
 # instant, and how many CPUs the two calls kept busy on average. Each pair runs three times,
 # threads and processes taking turns, and the answer shows the best of three. The threads'
 # row holds no surprise after the `to_thread` section: under the GIL one runs at a time.
-# Predict the processes' row: can their share be above zero, which the GIL rules out for
-# threads, and how close to 2 CPUs busy can two processes come on a machine with two CPUs?
+# Predict the processes' row: can their share be above zero, and how close to 2 CPUs busy
+# can two processes come on a machine with two CPUs?
 
 # %% tags=["remove-cell", "needs-cores"]
 # Not shown: a first, plain run of CPU seconds per second (the exercise's grading runs this cell
@@ -331,30 +331,35 @@ def inline_time(text: str) -> float:
 
 
 # %% [markdown]
-# Then the price. For each size, `inline_time(text)` times one direct call of `score`, and
-# `trip_and_work(pool, text)` times one call through the pool and returns it with the work's own
-# time, measured inside the worker. The trip is their difference: what the call cost beyond
-# the work. The cell measures 10, 1,000 and 10,000 characters, and works out the crossover from
-# the 10-character trip and the work's cost per character. The cell after it sends a call that
-# does no work, `payload_size` (the course's own function that only returns the size of what it
-# was sent), once with 8 bytes and once with 8 MB.
+# Then the price. A call through the pool costs the work plus a trip: pickling the call, the
+# pipe there and back, waking the worker and then the caller. For each size,
+# `inline_time(text)` times one direct call of `score` (the work), and
+# `trip_and_work(pool, text)` times one call through the pool and returns it with the work's
+# own time, measured inside the worker; the trip is their difference. The cell measures 10,
+# 1,000 and 10,000 characters, five rounds that each time every size both ways, keeps each
+# one's best, and works out the crossover from the 10-character trip and the work's cost per
+# character. The cell after it sends a call that does no work, `payload_size` (the course's own
+# function that only returns the size of what it was sent), once with 8 bytes and once with
+# 8 MB.
 #
 # Predict two things before you open the answers. At about what text length does the trip cost
 # as much as the work: about 10 characters, 100, 1,000 or 10,000? And does the 8 MB call cost
 # about as much as the 8-byte one, or many times more?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-table = {}  # size: (on the loop, through the pool, the trip alone), best of 5
-for size in [10, 1_000, 10_000]:
-    text = "a" * size
-    runs = [(inline_time(text), *await trip_and_work(process_pool, text))
-            for _ in range(5)]  # interleaved
-    table[size] = (min(r[0] for r in runs), min(r[1] for r in runs),
-                   min(r[1] - r[2] for r in runs))
-for size, (inline, pooled, trip) in table.items():
-    print(f"{size:>6} chars: on the loop {inline * 1000:7.2f} ms",
-          f"· through the pool {pooled * 1000:7.2f} ms",
-          f"(the trip {trip * 1000:5.2f} ms) · trip / work = {trip / inline:6.2f}")
+SIZES = [10, 1_000, 10_000]
+runs = {size: [] for size in SIZES}
+for _ in range(5):  # interleaved: each round times every size, both ways; best of 5
+    for size in SIZES:
+        text = "a" * size
+        runs[size].append((inline_time(text), *await trip_and_work(process_pool, text)))
+table = {}  # size: (the work on the loop, a pool call, the trip alone)
+for size, rounds in runs.items():
+    table[size] = (min(r[0] for r in rounds), min(r[1] for r in rounds),
+                   min(r[1] - r[2] for r in rounds))
+for size, (inline, _, trip) in table.items():
+    print(f"{size:>6} chars: the work {inline * 1000:6.2f} ms",
+          f"· the trip {trip * 1000:5.2f} ms · trip / work = {trip / inline:6.2f}")
 per_char = table[10_000][0] / 10_000  # the work's cost per character
 crossover = table[10][2] / per_char  # the 10-character trip, in characters of work
 print(f"the trip costs as much as the work at about {crossover:,.0f} characters")
@@ -372,7 +377,10 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # :::{dropdown} Why
 #
 # From the first row to the last, the work grows a thousandfold with the text; the trip grows
-# too, but far less, so the trip / work column falls. For tiny texts a pool call costs many
+# too, but far less, so the trip / work column falls. A pool call costs the sum of a row's
+# first two numbers. (The table does not print the pool call's whole time: it times the work
+# in another process, the worker, and two processes can run the same loop at speeds a few
+# tenths apart, which at 1,000 characters is more than the trip.) For tiny texts a pool call costs many
 # times the work itself: you pay for the trip, not the scoring. For large texts the trip is a
 # small extra on top of the work. The crossover, where the trip costs as much as the work, is
 # the last line of the answer (from the 10-character trip; a longer text's trip is a little
@@ -427,14 +435,20 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # One piece of CPU work three ways, one run each: on the loop, in a thread, and in the process
 # pool. The work is `burn(1200)`, the same kind of loop as `score`, four times `burn(300)`
 # above and so about four times as long as the large scoring; it also reports when it ran,
-# read where it ran (in the thread, or in the worker process). Each way gets two lanes. The
-# heartbeat lane is the loop: blue while it answered, red for a gap of more than 6 ms (three
-# missed heartbeats). Red here means only that the loop did not answer, whatever kept it: its
-# own work, a wait for the GIL or a busy machine. The work lane is blue while the work ran; a
-# hole in it is a moment the work did not have a CPU. The sections above measured only the
-# longest gap; the figure shows every gap, and the answer gives, for each way, how many gaps
-# there were, their time added up and the longest, each as a share of the work's duration. A
-# second figure draws 50 ms of the `to_thread` lanes at a scale where their pieces show.
+# read where it ran (in the thread, or in the worker process).
+#
+# What the figure shows. Each way gets two lanes. The heartbeat lane is the loop: blue while it
+# answered, red for a gap of more than 6 ms (three missed heartbeats). Red here means only that
+# the loop did not answer, whatever kept it: its own work, a wait for the GIL or a busy
+# machine. The work lane is blue while the work ran; a hole in it is a moment the work did not
+# have a CPU. A second figure draws 50 ms of the `to_thread` lanes at a scale where their
+# pieces show.
+#
+# What the numbers are. The sections above measured only the longest gap; the answer gives,
+# for each way, how many gaps there were, their time added up ("in all") and the longest, each
+# as a share of the work's duration. A gap runs from the loop's last answer before it to its
+# first answer after it, so a gap that covers the whole work is a little longer than the work:
+# a share can come out just over 100%.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that runs the three and draws them"}
 from functools import partial
@@ -525,7 +539,7 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # answered one heartbeat, an instant too short to see at that scale. The second figure shows
 # 50 ms of it, with a tick at each heartbeat the loop answered: it did answer, as the
 # `to_thread` section found, but seldom, most ticks more than 6 ms apart. Added up, the red is
-# about as long as on the loop (the "in all" column). `to_thread` cut the silence into short
+# about as long as on the loop (the share "in all"). `to_thread` cut the silence into short
 # pieces; it did not shorten it. Chapter 08's heartbeat figure showed a `to_thread` lane with no
 # red at all: there the thread *waited* (slept), which releases the GIL; here it runs Python
 # code, which holds it.

@@ -70,15 +70,13 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
 #   thread pool.
 #
-# The server holds every answer, so requests pile up inside it, and it counts the most that
-# were ever inside at once. It lets them go once it has seen the number the library documents
-# for its default (or after 5 s), plus 0.2 s, so that a client that lets in more still gets
-# counted. The answer is a table
-# with a row per layer: how many of the 120 were inside at once, and how many of the 120 were
-# done in the end. Predict for each layer: are all 120 inside at once, or only some? And if only
-# some, does the work beyond them fail, or wait its turn? (The thread pool's size follows from
-# chapter 08; the clients' numbers this chapter gives only in the answer, so for them the
-# question is all or some.)
+# The server holds every answer for a moment, so requests pile up inside it, and it counts the
+# most that were inside at once (the instruments fold says how long it holds them). The answer
+# is a table with a row per layer: how many of the 120 were inside at once, and how many of the
+# 120 were done in the end. Predict for each layer: are all 120 inside at once? If not, does the
+# work that did not get in fail, or wait its turn? (The thread pool's size follows from
+# chapter 08 and this machine's CPU count, which the answer prints; the clients' numbers the
+# answer gives too.)
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: how the server counts"}
 OFFERED = 120
@@ -93,7 +91,9 @@ def installed_defaults() -> str:
 
 
 # The server holds every answer until `expected` requests are inside (or 5 s), waits 0.2 s for
-# any more, then releases them all; the most it saw inside at once is the count.
+# any more, then releases them all; the most it saw inside at once is the count. `expected` is
+# the number the library documents for its default (HOLD_UNTIL), and the 0.2 s more lets a
+# client that lets in more than that still get counted.
 async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[int, int]:
     """Start every request; hold all answers until `expected` are inside (at most 5 s) and 0.2 s more."""
     server.reset()
@@ -236,6 +236,9 @@ print("✓ requests that waited for a connection spent their total timeout there
 # We send 12 requests through `httpx` clients whose pool holds c connections, for c = 1, 3
 # and 6, to a server that answers in W = 30 ms. Put c in flight and W in the law, and you get
 # c ÷ W: 1 ÷ 0.03 ≈ 33 requests per second for one connection, 100 and 200 for 3 and 6.
+# `run_with_cap` measures a run from the server's side: `server.spans` holds each request's
+# arrival and answer times, and `server.in_flight_average(start, end)` the number inside,
+# averaged over that window.
 #
 # Predict: is c ÷ W a ceiling on the measured throughput, a floor, or what a run reaches
 # exactly? If the runs miss it, what could hold them off?
@@ -258,10 +261,7 @@ async def run_with_cap(server: LatencyServer, cap: int) -> dict:
 
 # %% [markdown]
 # The answer prints a row per cap: the most requests the server saw at once (peak), the
-# throughput, c ÷ W, and their ratio (share). Two more columns help with the second question.
-# *L* is the number of requests inside the server, averaged over the run. The *mean gap on a
-# slot*: picture c slots at the server, one per connection; it is how long a slot stays empty,
-# on average, between one request leaving it and the next one arriving.
+# throughput, c ÷ W, and their ratio (share).
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code and mean_gap"}
 def mean_gap(spans: list) -> float:
@@ -312,13 +312,12 @@ async with LatencyServer(latency=LATENCY) as server:
             if cap not in best or run["throughput"] > best[cap]["throughput"]:
                 best[cap] = run
 
-print("cap  peak  throughput   cap ÷ W  share  in flight L  mean gap on a slot")
+print("cap  peak  throughput   cap ÷ W  share")
 for cap in CAPS:
     r = best[cap]
     share = r["throughput"] * LATENCY / cap
-    gap_ms = 1000 * mean_gap(r["spans"])  # mean_gap: folded with the plotting code
     print(f"{cap:>3}{r['peak']:>6}{r['throughput']:>10.1f}/s{cap / LATENCY:>8.1f}/s",
-          f"{share:>5.0%}{r['in flight']:>12.2f}{gap_ms:>17.1f} ms")
+          f"{share:>5.0%}")
 gain = best[6]["throughput"] / best[1]["throughput"]
 print(f"6 connections gave {gain:.1f} times the throughput of 1")
 fig = draw_pool_runs()  # folded above
@@ -341,21 +340,38 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # :::{dropdown} Why
 #
 # c ÷ W is a ceiling. Each request holds its connection for at least W, so c connections
-# finish at most c requests per W, and no run went past it.
-#
-# All runs fell a little short, because fewer than c requests were inside on average: the
-# printed L is under each cap. After each answer a slot stays empty for a few milliseconds,
-# the mean gap, while the client reads the answer and sends the next request; and at the
-# start and the end of the run not every connection is in use.
-#
-# The arithmetic: by Little's law, throughput is L divided by the time a request stays at the
-# server, which is a little over W. So each share is a little under L ÷ cap. The differences
-# between the three shares are about the size of run-to-run noise, and no check compares them.
+# finish at most c requests per W, and no run went past it. All runs fell a little short
+# (every share is under 100%), because fewer than c requests were inside the server on
+# average: after each answer a connection stays idle for a moment while the client reads the
+# answer and sends the next request, and at the start and the end of the run not every
+# connection is in use. The fold under this one measures both.
 #
 # The figure's left panel shows the best cap-3 run as the server saw it: each request is a bar,
 # placed in the first free lane; three lanes are enough, whatever the number of requests. The
 # right panel draws the measured throughput under the bound cap ÷ W (grey): the gap in requests
 # per second grows with the cap because the bound does, while the share stays close.
+#
+# :::
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show how many were inside on average, and how long a connection sat idle"}
+# L: the requests inside the server, averaged over the run (Little's law's "number in flight").
+# mean gap: picture c slots at the server, one per connection; how long a slot stays empty, on
+# average, between one request leaving it and the next one arriving (mean_gap: folded with the
+# plotting code).
+for cap in CAPS:
+    r = best[cap]
+    print(f"cap {cap}: L = {r['in flight']:.2f} · mean gap on a slot",
+          f"{1000 * mean_gap(r['spans']):.1f} ms")
+
+# %% [markdown]
+# :::{dropdown} Going further: the shortfall, by Little's law
+#
+# In the fold above, L is under each cap. By Little's law, throughput is L divided by the time
+# a request stays at the server, which is a little over W; so each share is a little under
+# L ÷ cap. The mean gap grows with the cap: one event loop in the client serves all c
+# connections, and when their answers arrive together it reads them and sends the next requests
+# one after another, so with more connections the last of them waits longer. The differences
+# between the three shares are about the size of run-to-run noise, and no check compares them.
 #
 # :::
 

@@ -248,12 +248,13 @@ print(f"awaited whole run {whole_run['async']:.0f} ms;",
 # %% [markdown]
 # ## Two pipes, one reader
 #
-# A child's stdout and stderr are pipes, buffers in the kernel. On Linux a pipe holds 64 KiB
-# by default, and a child that writes into a full pipe waits there until someone reads.
-# asyncio does read each pipe in the background into a `StreamReader`, but only up to a point:
-# once that buffer holds more than twice its limit, it stops reading the pipe until your code
-# takes data out. The limit is 64 KiB unless you pass `limit=`, so the point is 128 KiB. After
-# that the pipe fills, and the child's next write waits.
+# Between the child and your code, each of its output streams passes through two buffers:
+#
+# - the kernel's pipe, 64 KiB by default on Linux;
+# - behind it, asyncio's `StreamReader`, which reads the pipe in the background but stops at
+#   128 KiB (twice its `limit=`, 64 KiB by default) until your code takes data out.
+#
+# Once both are full, the child's next write into that pipe waits until someone reads.
 #
 # The reader below reads stdout to its end *before* it reads stderr, with a timeout on each
 # read. Its child, the worker `chatter OUT ERR`, writes ERR bytes to stderr, then OUT bytes to
@@ -283,8 +284,8 @@ async def read_after_timeout(proc: asyncio.subprocess.Process) -> str:
     rest = await asyncio.wait_for(asyncio.gather(proc.stdout.read(), proc.stderr.read()),
                                   timeout=5)
     code = await asyncio.wait_for(proc.wait(), timeout=5)
-    return (f"timed out, child {state}; after reading both pipes: exit code {code}, "
-            f"then read {len(rest[1])} bytes from stderr")
+    return (f"timed out, child {state}; after reading both pipes: exit code {code} "
+            f"(stderr held {len(rest[1]):,} bytes)")
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer: the reader with 10 kB and with 1 MB"}
@@ -401,7 +402,8 @@ async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer: what kill() leaves running"}
 leader, members = await start_family()
 leader.kill()
-wait_returned = await ends_within(leader.wait(), 0.5)  # reap it; at most 0.5 s
+# reap it, at most 0.5 s (whether it returned: printed in a Going further fold below)
+wait_returned = await ends_within(leader.wait(), 0.5)
 leader_code = leader.returncode
 stderr_ended_at_kill = await ends_within(leader.stderr.read(), 0.3)  # read to its end
 # wait_until_gone(pids, timeout): polls until they exit; returns those still running
