@@ -386,6 +386,8 @@ print(child.stdout)
 #
 # :::
 #
+# ## The same exit on a clock
+#
 # The course's own copy of this script, `lab_snippets.thread_workers`, also notes the time of
 # each event; the folded cell runs it and draws the events on a `Timeline`, the course's
 # stopwatch (chapter 01).
