@@ -24,7 +24,6 @@ import asyncio
 import gc
 import inspect
 import sys
-import time
 import warnings
 
 from lab_snippets.timeline import Timeline, figure_style
