@@ -210,11 +210,6 @@ print("✓ the Task's body started only when the caller suspended")
 # becomes one bar, on a lane named after the variable that holds the object; red marks code
 # that holds the loop. Each body spins for 0.005 s before its sleep, so that its start shows
 # as a red bar too.
-#
-# Predict: does either body start during the caller's busy work? And of `awaited_late` and
-# `as_task`, which body starts first? The question that decides the second: does
-# `await awaited_late` give the loop a turn (the turn the Task is waiting for) before it runs
-# that body, or not?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show busy, timed_body and the plotting code"}
 def busy(seconds: float) -> None:
@@ -236,7 +231,13 @@ def draw_three_bodies() -> None:
             meanings={"waiting": "suspended in await", "blocked": "holding the loop"})
 
 
-# %%
+# %% [markdown]
+# Predict: does either body start during the caller's busy work? And of `awaited_late` and
+# `as_task`, which body starts first? The question that decides the second: does
+# `await awaited_late` give the loop a turn (the turn the Task is waiting for) before it runs
+# that body, or not?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 first = timed_body("first")  # folded: a body that spins 0.005 s, then sleeps
 awaited_late = timed_body("awaited_late")
@@ -252,7 +253,6 @@ with tl.span("caller's busy work", state="blocked"):
 await awaited_late
 await task
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 bodies = ("first", "awaited_late", "as_task")
 starts = {label: tl.spans_of(label)[0].start for label in bodies}
 blocked = tl.spans_of("caller's busy work")[0]
@@ -733,12 +733,16 @@ assert [w.source.__qualname__ for w in lost_await if inspect.iscoroutine(w.sourc
 print("✓ no request was sent, and only the warning named `generate`")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The missing `await` costs three things. No request was sent: the generate body never ran.
 # The error names the subscript, not the missing `await`, and it appears one step after the
 # call that lost its `await`: in the quote below, in the sample hooks or the reward step that
 # read the result. Only the "never awaited" warning names `generate`, and it comes only when
 # the object is destroyed. So when a step fails on a coroutine object it did not expect, search
 # the run's output for that warning.
+#
+# :::
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

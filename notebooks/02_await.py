@@ -1057,13 +1057,17 @@ print(f"✓ the TimeoutError was raised {raised_after - TIMEOUT_S:.2f} s after i
       f"(more than half a {EVERY} s sleep late)")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The check at 0.01 s comes before the deadline, so the poller sleeps its whole 0.1 s, queries
 # again and only then finds the deadline passed: its `TimeoutError` comes up to one sleep and
 # one query late, which Exercise 2.1's grader fails. In slime a weight-update request's `timeout_s`
-# is overshot the same way, by up to one 0.1 s sleep and one query. Only then does its caller
-# get the server's error answer: HTTP status 503, "service unavailable". One more difference:
+# is overshot the same way, by up to one 0.1 s sleep and one query, and after that its caller
+# gets the server's error answer: HTTP status 503, "service unavailable". One more difference:
 # slime's deadline is on `time.time()`, the wall clock, which a clock change would move; the
 # model reads `time.monotonic()`.
+#
+# :::
 
 # %% tags=["remove-input"]
 show_call_site("02b")
