@@ -12,7 +12,7 @@
 # 3. see what becomes of a coroutine object that nothing ever drives;
 # 4. check each of the three with `inspect`.
 #
-# **Needs** basic Python functions and generators · about 55 minutes
+# **Needs** basic Python functions and generators · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -24,7 +24,6 @@ import asyncio
 import gc
 import inspect
 import sys
-import time
 import warnings
 
 from lab_snippets.timeline import Timeline, figure_style
@@ -82,7 +81,7 @@ print(f"✓ the call ran none of the body: the log is empty and the coroutine is
 # ready to start. So an `async def` has three moments, not two. Defining it makes a
 # coroutine function. Calling that function makes a {term}`coroutine object` and returns at
 # once. The **body** runs only when something drives the object: an `await` in another
-# coroutine, or a {term}`Task <task>` that the {term}`event loop` steps.
+# coroutine, or a {term}`Task <task>` that the {term}`event loop` runs.
 #
 # :::
 #
@@ -204,62 +203,13 @@ print("✓ the Task's body started only when the caller suspended")
 # The cell below creates three coroutine objects at the same moment and drives them in three
 # ways. `first` is awaited at once. `as_task` is wrapped in a Task next, just before the
 # caller does 0.05 s of busy work of its own: a loop in plain Python, with no `await` in it.
-# `awaited_late` is awaited after that busy work. Each body writes to `order` when it starts.
+# `awaited_late` is awaited after that busy work.
 #
-# One more fact decides it. `await` on a coroutine object does not hand the body to the loop. It runs the body at once, in the caller, like a function call,
-# until the body reaches a real wait (here its `asyncio.sleep`); only then does the loop get a
-# turn. A Task's body, as the section above showed, starts only when the loop gets a turn.
-#
-# Predict: of `awaited_late` and `as_task`, which body starts first, and does either of them
-# start during the caller's busy work?
-
-# %%
-async def noted_body(name: str, order: list[str]) -> None:
-    order.append(f"{name}: body started")
-    await asyncio.sleep(0.04)
-
-
-order: list[str] = []
-first = noted_body("first", order)
-awaited_late = noted_body("awaited_late", order)
-as_task = noted_body("as_task", order)
-
-await first
-task = asyncio.create_task(as_task)
-order.append("caller: busy work started")
-busy_until = time.perf_counter() + 0.05
-while time.perf_counter() < busy_until:
-    pass  # plain code, no await
-order.append("caller: busy work ended")
-await awaited_late
-await task
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-print(*order, sep="\n")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert order == ["first: body started", "caller: busy work started",
-                 "caller: busy work ended", "awaited_late: body started",
-                 "as_task: body started"], order
-print("✓ neither body started during the busy work, and `awaited_late` started first")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# The Task was created first, yet `awaited_late` started first, and neither started during
-# the busy work. The busy work has no `await`, so it gave the loop no turn. Then
-# `await awaited_late` ran that body in the caller, straight away, and the loop got its first
-# turn only when `awaited_late`'s body suspended in its sleep. That turn is when the Task's
-# body started: it waited for the caller's busy work, and then for `awaited_late`. Chapter 02
-# finds out exactly where the loop gets its turn.
-#
-# :::
-#
-# The cells below repeat the run with `Timeline`, the course's stopwatch (the
-# [reading guide](../book/reading_guide.md) shows its charts), to show it in time order. Each
-# `with tl.span(...)` block becomes one bar, on a lane named after the variable that holds the
-# object; red marks code that holds the loop. Each body now spins for 0.005 s before its
-# sleep, so that its start shows as a red bar too.
+# The run is timed with `Timeline`, the course's stopwatch (the
+# [reading guide](../book/reading_guide.md) shows its charts). Each `with tl.span(...)` block
+# becomes one bar, on a lane named after the variable that holds the object; red marks code
+# that holds the loop. Each body spins for 0.005 s before its sleep, so that its start shows
+# as a red bar too.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show busy, timed_body and the plotting code"}
 def busy(seconds: float) -> None:
@@ -281,7 +231,13 @@ def draw_three_bodies() -> None:
             meanings={"waiting": "suspended in await", "blocked": "holding the loop"})
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show its times and timeline"}
+# %% [markdown]
+# Predict: does either body start during the caller's busy work? And of `awaited_late` and
+# `as_task`, which body starts first? The question that decides the second: does
+# `await awaited_late` give the loop a turn (the turn the Task is waiting for) before it runs
+# that body, or not?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 first = timed_body("first")  # folded: a body that spins 0.005 s, then sleeps
 awaited_late = timed_body("awaited_late")
@@ -312,6 +268,20 @@ assert starts["as_task"] >= blocked.end, "a Task cannot start while the caller b
 assert starts["awaited_late"] >= blocked.end
 assert starts["awaited_late"] < starts["as_task"]
 print("✓ both bodies started after the caller's busy work ended, `awaited_late` first")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The Task was created first, yet `awaited_late` started first, and neither started during
+# the busy work. The busy work has no `await`, so it gave the loop no turn. Then came the fact
+# that decides the order: `await` on a coroutine object does not hand the body to the loop. It
+# runs the body at once, in the caller, like a function call, until the body reaches a real
+# wait (here its `asyncio.sleep`). So the loop got its first turn only when `awaited_late`'s
+# body suspended in its sleep, and that turn is when the Task's body started: it waited for
+# the caller's busy work, and then for `awaited_late`. Chapter 02 finds out exactly where the
+# loop gets its turn.
+#
+# :::
 
 # %% [markdown]
 # ## What do `inspect`'s three checks say about each?
@@ -713,7 +683,7 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 #
 # - `async def` makes a coroutine function; calling it makes a coroutine object and runs
 #   nothing of the body.
-# - The body runs when the object is awaited, or when the loop steps the Task that wraps it.
+# - The body runs when the object is awaited, or when the loop runs the Task that wraps it.
 # - An object that is never awaited never runs; Python says so with a `RuntimeWarning` when
 #   the object is destroyed (in CPython, as soon as its last reference goes).
 # - `inspect.iscoroutinefunction`, `inspect.iscoroutine` and `inspect.getcoroutinestate` tell
@@ -730,8 +700,11 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # would cost. The model's `generate` counts the requests it sends; the next step reads the
 # reward from what it got back. Every place where slime defines or awaits a coroutine is
 # listed in the [source inventory](../book/reference/inventory.md).
+#
+# Predict: with the `await` missing, what error do you get, and on which line? Is any request
+# sent, and does anything name `generate`?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 requests_sent: list[str] = []
 
 
@@ -760,12 +733,16 @@ assert [w.source.__qualname__ for w in lost_await if inspect.iscoroutine(w.sourc
 print("✓ no request was sent, and only the warning named `generate`")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The missing `await` costs three things. No request was sent: the generate body never ran.
 # The error names the subscript, not the missing `await`, and it appears one step after the
 # call that lost its `await`: in the quote below, in the sample hooks or the reward step that
 # read the result. Only the "never awaited" warning names `generate`, and it comes only when
 # the object is destroyed. So when a step fails on a coroutine object it did not expect, search
 # the run's output for that warning.
+#
+# :::
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -176,8 +176,14 @@ print("✓ the bystander ran only where a step suspended")
 # `client.send(request, stream=True)`. Meanwhile a bystander task, `count_turns`, adds one to
 # `counter["turns"]` each time the loop gives it a turn.
 #
-# Predict the bystander's count during each `aread()`: none, or some? Ask yourself: once the
-# `await` on the request has returned, is anything left for `aread()` to wait for?
+# One fact about httpx you need: a plain request, `client.post` here (like `requests.post`),
+# reads the whole body before it returns. A streaming request returns as soon as the headers
+# are in, and leaves the body on the connection for `aread()` to read. So after the plain
+# `post`, `aread()` has nothing left to wait for.
+#
+# Predict: does the bystander get any turns during each `aread()`, none or some? For the plain
+# row the question is the one the section above asked: does an `await` on something that has
+# nothing to wait for give the loop a turn?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the bystander that counts its turns"}
 import httpx
@@ -221,7 +227,8 @@ async with LatencyServer(latency=0.05, body=b"x" * 100_000) as server:
             await watcher
 for kind, turns in [("plain post", plain), ("streaming", streamed)]:
     ran_while_waiting = turns["turns during the request"] > 0
-    print(f"{kind:10}  bystander turns during aread(): {turns['turns during aread()']}",
+    during_read = "some" if turns["turns during aread()"] else "none"
+    print(f"{kind:10}  bystander turns during aread(): {during_read}",
           f"  (it ran while the request waited: {ran_while_waiting})")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -238,11 +245,7 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # %% [markdown]
 # :::{dropdown} Why
 #
-# One fact about httpx decides it. A plain request, `client.post` here (like `requests.post`),
-# reads the whole body before it returns. A streaming request returns as soon as the headers
-# are in, and leaves the body on the connection for `aread()` to read.
-#
-# So the plain version awaits the `post`, then the `aread()`, and only the first of those
+# The plain version awaits the `post`, then the `aread()`, and only the first of those
 # awaits suspends: the `aread()` after it only hands back bytes already stored on the
 # response. The streaming `aread()` still has the body to read through the connection. So the
 # `aread()` after the plain `post` gave the bystander no turn at all, while the streaming one
@@ -250,10 +253,14 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # suspends only when the awaited coroutine reaches a point that yields to the loop: something
 # not ready yet, or a deliberate yield such as `asyncio.sleep(0)`.
 #
-# Do not read the streaming row's number as a count of waits for the network. httpx's async
-# client reads the connection through anyio, a networking library that runs on top of
-# asyncio, and each of anyio's reads gives the loop a turn, even when the bytes have already
-# arrived.
+# :::
+#
+# :::{dropdown} Going further: how many turns the streaming read gives
+#
+# The page prints only "some" for the streaming row, because the number of turns is not a
+# count of waits for the network. httpx's async client reads the connection through anyio, an
+# async I/O library that runs on top of asyncio, and each of anyio's reads gives the loop a
+# turn, even when the bytes have already arrived.
 #
 # :::
 
@@ -989,10 +996,11 @@ show_call_site("02")
 # %% [markdown]
 # The Megatron teacher server polls the way Exercise 2.1 does in one respect and not in
 # another: `_wait_until_idle` (the next quote) waits with `await asyncio.sleep(0.1)`, so the
-# loop stays free, but it always sleeps the whole 0.1 s and checks its deadline only after the
-# next query. A model of it, written for this page, with a query that takes 0.01 s and
-# answers "busy", and `timeout_s = 0.05`; the run prints when the deadline was and when the
-# `TimeoutError` came.
+# loop stays free. Below is a model of it, written for this page, with a query that takes
+# 0.01 s and answers "busy", and `timeout_s = 0.05`. Read its loop: where does it check the
+# deadline, and how long does it sleep?
+#
+# Predict: when does the `TimeoutError` come: at 0.05 s, or later, and if later, about when?
 
 # %%
 async def poll_like_the_teacher_server(query, timeout_s: float,
@@ -1012,10 +1020,13 @@ async def busy() -> bool:  # a query that takes 0.01 s and answers "busy"
 
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the stopwatch around the run"}
-async def time_the_raise(poller, mark: float) -> tuple[float, bool]:
-    """Seconds from the start until `poller` raises TimeoutError (bounded by 2 s), and
-    whether a timer set for `mark` seconds had already fired by then."""
-    late_mark = asyncio.create_task(asyncio.sleep(mark))
+MARK = {"seconds": 0.1, "fired": False}  # for the check: a timer at deadline + half a sleep
+
+
+async def time_the_raise(poller) -> float:
+    """Seconds from the start until `poller` raises TimeoutError (bounded by 2 s). Also
+    records whether a timer set for MARK["seconds"] had already fired by then."""
+    late_mark = asyncio.create_task(asyncio.sleep(MARK["seconds"]))
     start = time.monotonic()
     try:
         await asyncio.wait_for(poller, timeout=2)
@@ -1024,33 +1035,39 @@ async def time_the_raise(poller, mark: float) -> tuple[float, bool]:
     finally:
         late_mark.cancel()
         await asyncio.gather(late_mark, return_exceptions=True)
-    return raised_after, passed
+    MARK["fired"] = passed
+    return raised_after
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 TIMEOUT_S, EVERY = 0.05, 0.1
 poller = poll_like_the_teacher_server(busy, TIMEOUT_S, EVERY)
 # time_the_raise (folded above): seconds until the TimeoutError, bounded by 2 s
-raised_after, passed_the_mark = await time_the_raise(poller, mark=TIMEOUT_S + EVERY / 2)
+raised_after = await time_the_raise(poller)
 print(f"deadline at {TIMEOUT_S:.2f} s, TimeoutError at {raised_after:.2f} s",
       f"(a query, the whole {EVERY} s sleep, a query)")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: teacher-poller-overshoots-its-deadline
-assert passed_the_mark, (
+assert MARK["seconds"] == TIMEOUT_S + EVERY / 2
+assert MARK["fired"], (
     "the whole 0.1 s sleep after a check before the deadline carries the TimeoutError past "
     "timeout_s + half a sleep")
 print(f"✓ the TimeoutError was raised {raised_after - TIMEOUT_S:.2f} s after its deadline",
       f"(more than half a {EVERY} s sleep late)")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The check at 0.01 s comes before the deadline, so the poller sleeps its whole 0.1 s, queries
 # again and only then finds the deadline passed: its `TimeoutError` comes up to one sleep and
-# one query late, which Exercise 2.1's grader fails. In slime an update request's `timeout_s`
-# is overshot the same way, by up to one 0.1 s sleep and one query, before its caller gets
-# the server's error answer (HTTP status 503, "service unavailable"). One more difference:
+# one query late, which Exercise 2.1's grader fails. In slime a weight-update request's `timeout_s`
+# is overshot the same way, by up to one 0.1 s sleep and one query, and after that its caller
+# gets the server's error answer: HTTP status 503, "service unavailable". One more difference:
 # slime's deadline is on `time.time()`, the wall clock, which a clock change would move; the
 # model reads `time.monotonic()`.
+#
+# :::
 
 # %% tags=["remove-input"]
 show_call_site("02b")

@@ -188,37 +188,37 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# The cell below drops two tasks, lets them start, and runs the garbage collector,
-# `gc.collect()`. Task B waits in `asyncio.sleep(0.05)`. Task A waits for a reply, and
-# nothing holds what it waits on except a *weak* reference, which lets you find an object but
-# does not keep it alive.
-# Real code ends up there when a client files its pending requests in a
-# `weakref.WeakValueDictionary` so that abandoned ones clean themselves up (the stand-in client
-# in the fold below does that), or when a task waits on a `Queue` or `Event` that nothing
-# outside the dropped tasks holds.
-#
-# Predict both rows it prints: is each task alive after `gc.collect()`, and does A get its
-# reply? The question underneath: does the loop itself hold the tasks it runs?
+# The experiment drops two tasks, lets them start, and runs the garbage collector,
+# `gc.collect()`. Task B waits in `asyncio.sleep(0.05)`. Task A waits for a reply from a
+# stand-in client, which needs one new object: a **Future**, an object a task awaits until
+# someone calls its `set_result(value)` (chapter 13 is about them). The client files each
+# pending reply's Future in a `weakref.WeakValueDictionary`, a registry of *weak* references:
+# they let you find an object but do not keep it alive. Real clients do this so that
+# abandoned requests clean themselves up; a task that waits on a `Queue` or `Event` nothing
+# else holds ends up in the same place.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the stand-in client (a weak registry of pending replies) and what collects the loop's log"}
-# await_reply(id) files a new Future (an object awaited until someone sets its result;
-# chapter 13) under id and awaits it; deliver(id, value) sets that Future's result.
-replies: weakref.WeakValueDictionary[int, asyncio.Future] = (
-    weakref.WeakValueDictionary())
+# %%
+replies = weakref.WeakValueDictionary()  # request id -> its Future, held only weakly
 
 
 async def await_reply(request_id: int, log: list[str]) -> str:
     reply = asyncio.get_running_loop().create_future()
-    replies[request_id] = reply
+    replies[request_id] = reply  # the only reference outside this coroutine: a weak one
     log.append("waiting for the reply")
     try:
-        value = await reply
+        value = await reply  # deliver(request_id, value), folded below, sets the result
         log.append(f"got {value}")
         return value
     finally:
         log.append("finally ran")
 
 
+# %% [markdown]
+# So the question is what holds a waiting task. Predict both rows the next cell prints: is
+# each task alive after `gc.collect()`, and does A get its reply? The question underneath:
+# does the loop itself hold the tasks it runs?
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show deliver() and what collects the loop's log"}
 def deliver(request_id: int, value: str) -> bool:
     """Set the result of the Future filed under request_id; False if none is filed."""
     reply = replies.get(request_id)
@@ -251,7 +251,7 @@ watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))
 await asyncio.sleep(0)  # both start and suspend
 alive_before_gc = watch_task() is not None
 gc.collect()
-delivered = deliver(1, "reward 0.7")
+delivered = deliver(1, "reward 0.7")  # deliver (folded): sets the reply, if A is still there
 task_alive_after_gc = watch_task() is not None
 sleeper_alive_after_gc = watch_sleeper() is not None
 
@@ -287,9 +287,8 @@ print("✓ task A was collected while pending: no reply, and the loop only logge
 # - a task that awaits a Future is held by that Future, and only as long as something holds
 #   the Future. Waiting for a reply, an `asyncio.Event` or a `Queue` means awaiting a Future.
 #
-# Task A was collected: nothing reachable held it. It was suspended on a **Future**, an
-# object a task awaits until someone calls its `set_result(value)` (chapter 13 is about
-# them). That Future held the task (its wake-up callback), but nothing held the Future except
+# Task A was collected: nothing reachable held it. It was suspended on its Future. That
+# Future held the task (its wake-up callback), but nothing held the Future except
 # the registry of weak references, so `gc.collect()` took both.
 # The garbage collector closes the coroutine, which is why `finally` still ran; the reply then
 # had nowhere to go, and no exception reached anyone: the loop only wrote a message to its
