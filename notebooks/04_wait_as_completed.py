@@ -492,7 +492,7 @@ for name in ("job A", "job B"):
     drawn.add(name, tl.t0 + cancelled_at - JOB_TIMEOUT, tl.t0 + cancelled_at, state="waiting")
     drawn.add(name, tl.t0 + cancelled_at, tl.t0 + gone_at, state="cleanup")
 drawn.events = [e for e in tl.events if e.name.startswith("job")]  # ticks: deadline, gone, in done
-drawn.plot("Each job cancelled at its own deadline, pending until its cleanup ends",
+drawn.plot("Cancelled at its own deadline, pending until its cleanup ends",
            meanings={"waiting": "before its deadline (awaiting its work)",
                      "cleanup": "cancelled, cleaning up (still pending)"})
 plt.show()
