@@ -433,11 +433,14 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # let `wait` return at the soonest one; then you cancel the jobs whose deadline has passed.
 # `slow_to_stop` is a job that would run 1 s and, once cancelled, takes 0.03 s to clean up
 # (closing its connection, say). The cell starts job A, then job B 0.01 s later, each with a
-# 0.05 s deadline, and prints each moment in seconds since the start.
+# 0.05 s deadline, and prints each moment in seconds since the start. (From here on the page
+# says *job*, as the exercise does, for what it called a request so far.)
 #
-# The comments in the cell say what each step of the loop does. Each "cancel it" line prints
-# how many jobs are still pending then: watch job A's place in that count when job B's
-# deadline comes.
+# The bookkeeping, in short: `deadline_of` maps each job not yet cancelled to its deadline;
+# each turn of the loop waits until a job ends or the soonest deadline comes, then cancels
+# every job past its deadline and drops it from `deadline_of`, while `pending`, which `wait`
+# returns, keeps every job not yet gone. Each "cancel it" line prints how many jobs are still
+# pending then; the figure under the output draws the same run.
 
 # %%
 async def slow_to_stop(name: str, tl: Timeline) -> str:
@@ -480,6 +483,20 @@ while pending:
 for event in tl.events:
     print(f"{event.at:.2f} s  {event.name}")
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+drawn = Timeline()  # the run above, drawn: each job waits until its deadline, then cleans up
+drawn.t0 = tl.t0
+for name in ("job A", "job B"):
+    cancelled_at = next(e.at for e in tl.events if e.name.startswith(f"{name}'s deadline"))
+    gone_at = next(e.at for e in tl.events if e.name == f"{name} gone")
+    drawn.add(name, tl.t0 + cancelled_at - JOB_TIMEOUT, tl.t0 + cancelled_at, state="waiting")
+    drawn.add(name, tl.t0 + cancelled_at, tl.t0 + gone_at, state="cleanup")
+drawn.events = [e for e in tl.events if e.name.startswith("job")]  # ticks: deadline, gone, in done
+drawn.plot("Cancelled at its own deadline, pending until its cleanup ends",
+           meanings={"waiting": "before its deadline (awaiting its work)",
+                     "cleanup": "cancelled, cleaning up (still pending)"})
+plt.show()
+
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 names = tl.names()
 assert tl.order("job A's deadline: cancel it; 2 pending", "job B's deadline: cancel it; 2 pending",
@@ -515,9 +532,10 @@ print("✓ each job cancelled at its own deadline; job A stayed in pending until
 # 0.03 s, in the middle of that cleanup. It runs twice, with `gather` in the `finally` and
 # then with `asyncio.wait`, and prints each run's events in order.
 #
-# **Predict:** in each run, when are the jobs gone (0.03 s or 0.05 s), and does `collect` end
-# before or after them? The exercise below asks for this case (its item 5, "even twice"),
-# which is why it comes here and not only in chapter 05.
+# **Predict:** in each run, when does `collect` end, at the second cancel (0.03 s) or when
+# the jobs' cleanup would be over (0.05 s)? And are its jobs gone by then? The exercise below
+# asks for this case (its item 5, "even twice"), which is why it comes here and not only in
+# chapter 05.
 
 # %%
 async def collect(tl: Timeline, wait_for_jobs) -> None:
@@ -568,15 +586,18 @@ print("✓ gather: the second cancel cut the jobs' cleanup short and collect end
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Both runs end cancelled; what differs is the order after the second cancel.
+# In both runs `collect` ends at the second cancel, 0.03 s, cancelled; what differs is where
+# its jobs are then.
 #
-# - With `gather`, the second cancel reaches the jobs and lands in the `await` of their
-#   cleanup, cutting it short ("cleanup cut short"): they are gone at 0.03 s, not 0.05 s.
-#   `gather` waits for them, so `collect` ends after they are gone.
+# - With `gather`, `gather` does wait for the jobs, but the second cancel reaches them too
+#   and lands in the `await` of their cleanup, cutting it short ("cleanup cut short"): they
+#   are gone at 0.03 s, not 0.05 s, and `collect` ends just after them.
 # - With `asyncio.wait`, the second cancel stops the `wait` and reaches no job: `collect` ends
-#   at 0.03 s, and the jobs finish their cleanup at 0.05 s with nobody waiting for them.
+#   at 0.03 s with both jobs still in their cleanup, which runs on to 0.05 s with nobody
+#   waiting for it.
 #
-# Only the first keeps the promise of the `finally`: when `collect` has ended, its jobs are gone.
+# Only the first keeps the promise of the `finally`: when `collect` has ended, its jobs are
+# gone. The price is their cleanup, cut short.
 #
 # :::
 

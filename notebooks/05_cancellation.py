@@ -211,9 +211,10 @@ print("✓ two timeouts raised TimeoutError; the bare except returned 'finished'
 #
 # ## Measure: how long does a caller wait after `cancel()`, and what does it see?
 #
-# Two workers below hold a "slot" (think of a request slot on an inference server) and release it in `finally` with `release_slot`, an `await`
-# that takes 0.08 s (its folded cell also draws the cleanup on the timeline, and
-# `draw_slot_timeline` draws the run once it is over).
+# Two workers below hold a "slot" (think of a request slot on an inference server) and
+# release it in `finally` with `release_slot`, an `await` that takes 0.08 s. It is folded
+# below with `draw_slot_timeline`, which draws the whole run, cleanup included, once it is
+# over.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show release_slot (the 0.08 s cleanup) and the plotting code"}
 CLEANUP = 0.08
@@ -278,13 +279,6 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
 # callers, each on its own worker. It prints what each caller sees and how long caller B
 # waits after `cancel()`, and draws the run.
 #
-# How to read the figure in the answer: light green is each worker's wait, which ends where
-# the cancellation reaches its `await`; purple is its cleanup. Caller A has no span: its lane
-# holds only a short black tick, its two marks "cancelled" and "continues", too close
-# together to tell apart (the legend's last entry). Caller B's light green span is its wait
-# for the worker. Compare where each caller's lane ends with where its worker's purple
-# cleanup ends.
-#
 # Predict: does caller A find its slot free right after `cancel()`? And how long does caller
 # B wait: until its worker's 1 s sleep would have ended, or less?
 
@@ -314,6 +308,13 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 
 # %% [markdown]
 # :::{dropdown} Why
+#
+# How to read the figure in the answer: light green is each worker's wait, which ends where
+# the cancellation reaches its `await`; purple is its cleanup. Caller A has no span: its lane
+# holds only a short black tick, its two marks "cancelled" and "continues", too close
+# together to tell apart (the legend's last entry). Caller B's light green span is its wait
+# for the worker. Compare where each caller's lane ends with where its worker's purple
+# cleanup ends.
 #
 # `cancel()` returning tells the caller nothing about the cleanup; awaiting the task (or
 # waiting for it with `asyncio.wait`, or a done callback) is how it learns that the cleanup is
@@ -793,11 +794,12 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 # `wait_timeout`, cancels what is left, then awaits it with a `gather` that has no timeout. The
 # second is the cleanup that the handlers it cancels run: it catches `CancelledError`, awaits a
 # POST that asks SGLang to abort the request, and re-raises. That `raise` is what lets the drain
-# end. (`shutdown_session` runs `_drain` on the loop that owns the tasks, possibly in another
-# thread; chapter 13 shows how.) A handler that
-# swallowed the cancel would keep the unbounded `gather` waiting, and
-# `shutdown_session` with it, until that handler finished its work on its own, however long that
-# took. Every `cancel`, `shield` and timeout in slime is listed in the
+# end. The quote's last line, `run_coroutine_threadsafe` inside `wrap_future`, runs `_drain`
+# on the loop that owns the tasks (`shutdown_session` may be called from another thread's
+# loop) and waits here until it is over; the drain itself is the same (chapter 13 shows how).
+# A handler that swallowed the cancel would keep the unbounded `gather` waiting, and
+# `shutdown_session` with it, until that handler finished its work on its own, however long
+# that took. Every `cancel`, `shield` and timeout in slime is listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -103,8 +103,9 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 #
 # A `Timeline`, the course's stopwatch (chapter 01), records two spans per sample: *waiting*
 # (light green) from the moment the task starts until it holds a permit, then *running*
-# (blue) while it holds one. Blue here means "holding a permit", as the legend says, although
-# the sample only awaits a sleep: chapter 04 drew a group holding its slot the same way.
+# (blue) while it holds one. The samples only await a sleep, but what this figure is about
+# is the permit, so blue means "holding a permit", as the legend says (chapter 04 drew a
+# group holding its slot the same way).
 # `WatchedSemaphore` (folded below) is the `Semaphore(3)` wrapped so that it writes those
 # spans; the samples use it with `async with`, as they would the plain semaphore.
 
@@ -175,8 +176,8 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 # A fixed batch of 12 equal jobs of 0.03 s runs under limits from 1 to 12, and the answer
 # prints one row per limit: the measured time and the ideal time, `ideal_batch_time(n_jobs,
 # limit, duration)`: the time if each permit given back went to the next job with no delay at
-# all. Predict one row before you run it: does a limit of 5 finish the batch
-# sooner than a limit of 4?
+# all. Predict three rows before you run it: how long do limits 4, 5 and 6 take, in
+# multiples of 0.03 s?
 #
 # The cell times each limit with `ainterleaved` (from `lab_snippets.measure`): it runs the
 # limits in turn, three times each, so that a busy machine slows them alike, and
@@ -253,8 +254,9 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 #
 # With `limit` permits the jobs go through in ceil(12 / limit) rounds, and a sleep never ends
 # early, so no batch takes less than its rounds × 0.03 s. Limits 4 and 5 both need 3 rounds
-# (4 + 4 + 4, or 5 + 5 + 2), so 5 is no faster; the dashed steps show that limits 7 to 11
-# would need 2 rounds like 6. When the limit divides the batch, doubling it halves the rounds,
+# (4 + 4 + 4, or 5 + 5 + 2), so both take about 3 × 0.03 s and 5 is no faster; limit 6 needs
+# 2 rounds, about 2 × 0.03 s, and the dashed steps show that limits 7 to 11 would need 2
+# rounds like 6. When the limit divides the batch, doubling it halves the rounds,
 # and so about halves the time.
 #
 # :::
@@ -785,15 +787,15 @@ print("✓ grading inside the permit: the 6 calls still waiting went through one
 #
 # slime's coding-agent example (`examples/coding_agent_rl/generate.py`) is such a custom
 # generate function: inside the call it runs an agent in a sandbox, then grades the agent's
-# patch with an SWE evaluation. So each sample that gets as far as its evaluation holds its
-# permit through it, up to the evaluation's default timeout of 600 s.
+# patch with a SWE-bench-style evaluation. So each sample that gets as far as its evaluation
+# holds its permit through it, up to the evaluation's default timeout of 600 s.
 #
 # The coding-agent example bounds its sandbox boots the same way, with one module-level
 # semaphore, `_BOOT_SEM`, in `boot_agent_sandbox` (the next quote). Made inside each call
 # instead, it would limit nothing (the run before the exercise): a rollout's sandboxes would
 # boot at once, however many there are. (The quote boots each sandbox with
-# `await cand.__aenter__()`, the call an `async with` makes on entry, written out so that the
-# sandbox stays open after the semaphore's block; chapter 10 shows `async with` from inside.)
+# `await cand.__aenter__()`: that is the call an `async with` makes on entry, written out
+# here so that the sandbox stays open after the semaphore's block.)
 
 # %% tags=["remove-input"]
 show_call_site("06b")
