@@ -608,8 +608,9 @@ print("✓ the loop kept beating while it awaited the handed group")
 #
 # **When it ends, and beside other callers**
 #
-# - **when it ends**: no worker, and no task it started, left running; not later than the last
-#   result, or the error or cancel plus the workers' cleanup;
+# - **when it ends**: no worker, and no task it started, left running; it ends as soon as
+#   the last result is in, and after an error or a cancel, as soon as the workers have cleaned
+#   up;
 # - **several callers at once**, each with its own queue and `process`: each call behaves as if
 #   alone.
 #
