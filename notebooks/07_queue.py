@@ -897,7 +897,7 @@ async def top_up(output_queue: queue.Queue, max_concurrent: int, group_time: flo
     await asyncio.wait_for(asyncio.gather(*active), timeout=2)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the trainer and the run's set-up"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the trainer and the run"}
 async def run_gate(max_concurrent: int = 4) -> int:
     output_queue = PeakQueue()
 
@@ -918,7 +918,7 @@ async def run_gate(max_concurrent: int = 4) -> int:
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 MAX_CONCURRENT = 4
-gate_peak = await run_gate(MAX_CONCURRENT)
+gate_peak = await run_gate(MAX_CONCURRENT)  # top_up above, with the folded trainer
 print(f"max_concurrent = {MAX_CONCURRENT}: most groups waiting at once = {gate_peak}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -931,6 +931,8 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
       f"fewer than {3 * MAX_CONCURRENT}")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The gate counts waiting groups only when the loop starts new ones, and a group it starts
 # lands on the queue when it finishes, whatever the queue holds by then. One moment in the run:
 # the trainer has just taken a group, 3 are left waiting, and no group is being generated. The
@@ -941,6 +943,8 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
 # wait while the older ones are trained on. A `put` that waited on a bounded queue would hold
 # this loop's thread (the zero heartbeats of the blocking `get()` above); a soft gate is the
 # price of a done-callback that never waits.
+#
+# :::
 #
 # :::{dropdown} If your run printed 8
 #
