@@ -1025,13 +1025,13 @@ show_call_site("08b")
 # %% [markdown]
 # ### A run: what the replaced `to_thread(ray.get, ...)` cost `post`
 #
-# Does the comment in `post` hold? The scenario: slow requests occupy every thread of the
-# default pool, then four quick requests arrive. How long do the quick ones wait?
+# Does the comment in `post` hold? The scenario: as many slow requests as the default pool has
+# threads are waiting, then four quick requests arrive. How long do the quick ones wait?
 #
 # A model of `post`'s two versions, written for this page: a Ray call becomes a
 # `concurrent.futures.Future`, and `remote`, a stand-in for Ray, completes it. The slow
-# requests are answered after 0.5 s, the quick ones after 0.02 s; `remote` has a thread for
-# every request, so it answers each on time, and any waiting is on the side that awaits. The
+# requests are answered after 0.5 s, the quick ones after 0.02 s; `remote` has a thread per
+# request, so it answers each on time, and any waiting is on the side that awaits. The
 # folded measurement runs `quick_answers_wait` for each version, twice, taking turns, and
 # prints the faster time of each: when the four quick answers arrived.
 
@@ -1083,4 +1083,4 @@ print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by 
 # a pool thread to wait in, and the slow requests held them all, so the quick answers came in
 # only when the slow ones freed the threads: the tail latency of slime's comment. Had there
 # been one slow request fewer than threads, the quick answers would have come in at once
-# through the one free thread; `await` needs no thread at all.
+# through the one free thread; `await` needs no thread.

@@ -901,8 +901,8 @@ print("✓ stop() waited out the check in progress; the interval alone would hav
 # In slime, `_check_timeout` is passed to the engine, which uses it as the timeout of its HTTP
 # health request once the call runs. The thread waits for the call with `ray.get`, Ray's
 # blocking wait for a result (chapter 28), and gives it no timeout. So if an engine is still
-# busy with another call, the health check starts only when that call ends, and
-# `_check_timeout` starts counting only then. The bound thus covers a check that answers within `_check_timeout`; the interval and
+# busy with another call, the health check starts when that call ends, and
+# `_check_timeout` starts counting then, not before. The bound thus covers a check that answers within `_check_timeout`; the interval and
 # 5 s more are slack. A `join()` with no bound would make `stop()` wait as long as a stuck
 # check does; a check that never answers outlasts any bound, and because the thread is a
 # daemon it does not hold up the interpreter's exit.
