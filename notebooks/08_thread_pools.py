@@ -386,7 +386,8 @@ def reload_until_stopped(chunks: int, chunk_seconds: float, log: list[str],
 # %% [markdown]
 # The reload below has five chunks of 0.03 s, the handler a deadline of 0.05 s, and the thread
 # checks `stop` before each chunk. Predict: how many chunks are loaded before the thread stops,
-# and does the handler get the thread's answer or a `CancelledError`?
+# and does the handler get the thread's answer or a `CancelledError`? (Its `except` catches
+# both, so that the cell prints whichever one comes.)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 stop_log: list[str] = []
@@ -549,7 +550,8 @@ else:
 #
 # 1. create a `threading.Event` and run `work(stop_event)` on `pool` without blocking the loop;
 #    `work` checks the event between steps and returns early once it is set;
-# 2. if `work` returns within `timeout` seconds, return its result;
+# 2. if `work` returns within `timeout` seconds, return its result, and leave its event
+#    unset (set it only when the deadline passes or the call is cancelled);
 # 3. if the deadline passes, **or the coroutine is cancelled**, set the event, wait (at most
 #    5 s) for the thread to return (it will, within a step), and only then let the
 #    `TimeoutError` or the cancellation propagate;
@@ -1023,12 +1025,15 @@ show_call_site("08b")
 # %% [markdown]
 # ### A run: what the replaced `to_thread(ray.get, ...)` cost `post`
 #
-# Does the comment in `post` hold? A model of its two versions, written for this page: a Ray call
-# becomes a `concurrent.futures.Future` that a pool standing for the actors, `remote`,
-# completes. `remote` has a thread per request, slow and quick, so the answers do not wait
-# for the actors; what waits is the side that awaits. As many slow requests (answers after
-# 0.5 s) as the default pool has threads are waiting when four quick ones arrive (answers
-# after 0.02 s); the run prints when the quick answers arrived.
+# Does the comment in `post` hold? The scenario: as many slow requests as the default pool has
+# threads are waiting, then four quick requests arrive. How long do the quick ones wait?
+#
+# A model of `post`'s two versions, written for this page: a Ray call becomes a
+# `concurrent.futures.Future`, and `remote`, a stand-in for Ray, completes it. The slow
+# requests are answered after 0.5 s, the quick ones after 0.02 s; `remote` has a thread per
+# request, so it answers each on time, and any waiting is on the side that awaits. The
+# folded measurement runs `quick_answers_wait` for each version, twice, taking turns, and
+# prints the faster time of each: when the four quick answers arrived.
 
 # %%
 async def post_via_thread(answer: concurrent.futures.Future):
@@ -1076,5 +1081,6 @@ print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by 
 # %% [markdown]
 # The quick answers were ready after 0.02 s in both versions. Through `to_thread` each needed
 # a pool thread to wait in, and the slow requests held them all, so the quick answers came in
-# only when the slow ones freed the threads: the tail latency of slime's comment. With one
-# slow request fewer, they pass through the free thread at once; `await` needs no thread.
+# only when the slow ones freed the threads: the tail latency of slime's comment. Had there
+# been one slow request fewer than threads, the quick answers would have come in at once
+# through the one free thread; `await` needs no thread.

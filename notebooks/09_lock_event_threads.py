@@ -124,10 +124,10 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # and any other thread may run between the read and the store.
 #
 # The cell below lists the bytecode of `record_tokens` with `dis`, which only reads the
-# function and does not run it, keeps the four steps that matter here, and prints them in
-# words, in the order they run.
+# function and does not run it. Its output is the four steps that matter here, in words, in
+# the order they run; the filter that picks them is folded.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the dis filter"}
 SHOWN = ("LOAD_ATTR", "CALL", "STORE_ATTR", "BINARY_OP", "INPLACE_ADD")
 IN_WORDS = {"LOAD_ATTR": "read stats.tokens", "CALL": "call count_tokens",
             "BINARY_OP": "add (the + of +=)", "INPLACE_ADD": "add (the + of +=)",
@@ -155,7 +155,7 @@ print("✓ the old value is read before count_tokens runs; the sum is stored aft
 # Each line ends with the instruction's name. `LOAD_ATTR` reads an attribute, `CALL` calls a
 # function, `BINARY_OP` runs every binary operator (its argument, 13 here, picks the in-place
 # add; Pythons before 3.11 have `INPLACE_ADD` instead), and `STORE_ATTR` writes an attribute.
-# `SHOWN` drops the stack shuffling around them.
+# The folded filter drops the stack shuffling around them.
 #
 # :::
 
@@ -390,11 +390,12 @@ print(child.stdout)
 #
 # The course's own copy of this script, `lab_snippets.thread_workers`, also notes the time of
 # each event; the folded cell runs it and draws the events on a `Timeline`, the course's
-# stopwatch (chapter 01).
+# stopwatch (chapter 01). This is a second run, so the daemon's step count can differ from the
+# run above by a step or two: where a step stands at the exit is a matter of timing.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the timed run and the plotting code"}
 def plot_exit(exit_report: dict) -> None:
-    """Draw the child's events on a timeline; print the share of its planned steps the daemon did."""
+    """Draw the child's events on a timeline; print how many planned steps the daemon did."""
     at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}
     tl = Timeline()
     tl.t0 = min(at.values()) - 0.02  # the child's clock readings, from just before its threads start
@@ -419,9 +420,9 @@ def plot_exit(exit_report: dict) -> None:
                   meanings={"cancelled": "planned, not run (not measured)"})
     fig.axes[0].text(shown_end - tl.t0 + 0.01, 4, f"→ plan ends at {planned_end - tl.t0:.1f} s",
                      va="center", ha="left", fontsize=8)  # where the plan ends
-    done_share = exit_report["steps_done"]["daemon"] / exit_report["steps_planned"]["daemon"]
-    print(f"the daemon thread did {done_share:.0%} of its planned steps; they were "
-          f"planned to end {planned_end - tl.t0:.1f} s in")
+    done, planned = exit_report["steps_done"]["daemon"], exit_report["steps_planned"]["daemon"]
+    print(f"this second run: the daemon thread did {done} of its {planned} planned steps; "
+          f"they were planned to end {planned_end - tl.t0:.1f} s in")
 
 
 timed = subprocess.run(
@@ -899,9 +900,9 @@ print("✓ stop() waited out the check in progress; the interval alone would hav
 #
 # In slime, `_check_timeout` is passed to the engine, which uses it as the timeout of its HTTP
 # health request once the call runs. The thread waits for the call with `ray.get`, Ray's
-# blocking wait for a result (chapter 28), and gives it no timeout. So when an engine is still
-# busy with another call, the check waits until that call ends, and `_check_timeout` does not
-# count that wait. The bound thus covers a check that answers within `_check_timeout`; the interval and
+# blocking wait for a result (chapter 28), and gives it no timeout. So if an engine is still
+# busy with another call, the health check starts when that call ends, and
+# `_check_timeout` starts counting then, not before. The bound thus covers a check that answers within `_check_timeout`; the interval and
 # 5 s more are slack. A `join()` with no bound would make `stop()` wait as long as a stuck
 # check does; a check that never answers outlasts any bound, and because the thread is a
 # daemon it does not hold up the interpreter's exit.
