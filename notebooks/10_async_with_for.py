@@ -15,7 +15,7 @@
 #    `contextlib.aclosing` do to its `finally`;
 # 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
 #
-# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 65 minutes
+# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -288,12 +288,12 @@ for name, (setup, _) in batch.items():
 #
 # :::
 #
-# ### When did `sb1`'s sandbox close?
+# ### Which boot gets the next permit?
 #
-# `sb1`'s guard fired in the middle of its work. Its cancellation goes out through the
-# `finally` around the `yield`, where closing the sandbox takes an `await` of 0.01 s. Predict:
-# is `sb1`'s sandbox closed, with that `await` run to its end, or is the cleanup cut short by
-# the same cancellation? The figure below draws every boot, use and cleanup of the run.
+# `sb3` asked for a permit while `sb1` and `sb2` held both. `sb2`'s first attempt fails after
+# its 0.04 s, and `sb2` then backs off for 0.01 s before it asks again. Predict: when does
+# `sb3`'s boot start, and which starts first, `sb3`'s boot or `sb2`'s second attempt? The
+# figure below draws every boot, use and cleanup of the run.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 fig = tl.plot("Three sandboxes, at most two booting at once: how does each one end?",
@@ -305,18 +305,19 @@ fig = tl.plot("Three sandboxes, at most two booting at once: how does each one e
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Closed, in full: `sb1`'s purple cleanup follows its grey use, as every other sandbox's does.
-# As in the first experiment, the cancellation was delivered once, at the `await` in `sb1`'s
-# work, so the `finally` around the `yield` could still await its cleanup. The guard is the
-# outermost block, so it exits last: only after the cleanup did it let the exception out, as
-# `TimeoutError`.
+# `sb3`'s boot, at about 0.04 s. The moment `sb1` and `sb2` end their first attempts, each
+# gives its permit back, and `sb3`, already waiting, takes one. `sb2` asks again only after its
+# back-off, 0.01 s later (the white gap in its boot lane, taken without a permit), and takes
+# the permit `sb1` left free. No boot waits for a sandbox to close, and at no instant are more
+# than two boots drawn.
 #
 # In the figure each sandbox has two lanes, `boot` and `use`. Blue is a boot holding a permit,
 # or a sandbox in use; orange a boot attempt or a piece of work that raised; grey `sb1`'s use,
 # working until its guard cut it off; purple a cleanup. Every sandbox is followed by a purple
-# cleanup span, `sb1`'s too. `sb3` asked for a permit while `sb1` and `sb2` held both, so its
-# boot starts only when they finish theirs: at no instant are more than two boots drawn. The
-# white gap in `sb2`'s boot lane is its back-off, taken without a permit.
+# cleanup span, `sb1`'s too: as in the first experiment, the guard's cancellation was
+# delivered once, at the `await` in `sb1`'s work, so the `finally` around the `yield` could
+# still await its cleanup, and only then did the guard let the exception out, as
+# `TimeoutError`.
 #
 # :::
 
@@ -492,21 +493,12 @@ print("✓ aclosing closed the generator at the end of the block, before the nex
 #
 # :::
 #
-# ## A time guard around a stream: what unwinds first, and what is left cancelling
-#
-# A task that catches a guard's `TimeoutError` often goes on running: it retries, or takes
-# the next sample. Code in it that asks "is my task on its way out?" calls
-# `asyncio.current_task().cancelling()`. A reminder from chapter 05: it counts the `cancel()`
-# requests made to the task and not yet taken back by `uncancel()`, so 0 means "not being
-# cancelled". There, catching a `CancelledError` left the count at 1, and only `uncancel()`
-# brought it back to 0. A guard does not leave it at 1: when `asyncio.timeout` exits, it
-# recognises the cancellation it caused, turns it into `TimeoutError`, and calls
-# `task.uncancel()` itself. So a retry loop written as
-# `while not asyncio.current_task().cancelling():` goes on after a caught `TimeoutError`.
+# ## A time guard around a stream: what unwinds first?
 #
 # Below, a generator that would stream 100 lines runs under a 0.03 s guard, inside `aclosing`,
-# in the task running the cell. The cell prints the last three entries of the log and
-# `cancelling()` for that task afterwards. Predict the order of the three entries: the
+# in the task running the cell. The cell prints the last three entries of the log (and, for
+# the "Going further" note after the answer, `cancelling()` for that task afterwards). Predict
+# the order of the three entries: the
 # generator's `closing` and `connection closed`, and the guard's `TimeoutError` caught by the
 # cell. Does the generator close before the guard raises, or after?
 
@@ -532,9 +524,21 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 # Nested `async with` blocks unwind from the inside out: each one inside the guard sees
 # `CancelledError`, so `aclosing` closed the generator first (`closing`, then `connection
 # closed`), and only then did the guard's own `__aexit__` run, turn the cancellation into
-# `TimeoutError` and take its cancel request back. The count printed is 0: the task is not
-# left marked as cancelling, so code that later asks `cancelling()` does not take a task that
-# goes on running for one on its way out. `sb1` above ended this way.
+# `TimeoutError`. `sb1` above ended this way.
+#
+# :::
+#
+# :::{dropdown} Going further: what the guard leaves in `cancelling()`
+#
+# A task that catches a guard's `TimeoutError` often goes on running: it retries, or takes
+# the next sample. Code in it that asks "is my task on its way out?" calls
+# `asyncio.current_task().cancelling()`, which counts the `cancel()` requests made to the task
+# and not yet taken back by `uncancel()` (chapter 05): 0 means "not being cancelled". In
+# chapter 05, catching a `CancelledError` left the count at 1. A guard does not: when
+# `asyncio.timeout` exits, it recognises the cancellation it caused, turns it into
+# `TimeoutError`, and calls `task.uncancel()` itself. The count printed above is 0, so a retry
+# loop written as `while not asyncio.current_task().cancelling():` goes on after a caught
+# `TimeoutError`.
 #
 # :::
 #
@@ -1032,8 +1036,9 @@ show_call_site("10")
 
 # %% [markdown]
 # **The stream.** The second quote reads a generated sample as it streams in from SGLang, the
-# server that generates the text. SGLang answers with SSE (server-sent events), a response
-# that arrives as a stream of lines, over httpx, whose connection pool is httpcore.
+# server that generates the text. SGLang sends its answer back as SSE (server-sent events):
+# the response arrives bit by bit, as a stream of lines. slime reads it with httpx, an HTTP
+# client library; the pool of connections under httpx is another library, httpcore.
 
 # %% tags=["remove-input"]
 show_call_site("10b")

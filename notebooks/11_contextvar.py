@@ -330,7 +330,8 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # waiting in `generate`. In the figure a span is drawn orange when the parent it found is not
 # its own sample. With the `ContextVar` (top) each task reads its own stack. The shared
 # list (bottom) holds whatever any task pushed last, so once the samples interleave a span can
-# find another task's span on top.
+# find another task's span on top. (The two panels are two runs, each timed from its own
+# start, so their first bars need not begin at the same moment.)
 #
 # Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
 # step, with no `await` between them, so no other task can push in between; the damage
@@ -385,14 +386,14 @@ print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list
 # ## Threads: which ones carry the context?
 #
 # A log helper may also run in a thread. The cell below sets the request to `req-42` and
-# reads it from a thread started three ways: by `asyncio.to_thread`, as a bare
-# `threading.Thread`, and as `Thread(target=contextvars.copy_context().run, args=(fn, ...))`,
-# which calls `fn(...)` through the `run` method of what `copy_context()` returned. (As in chapter 08,
-# `borrowed_default_executor` lends `to_thread` a pool of its own and shuts it down afterwards,
-# so no thread is left behind.) Chapter 08 already said that `to_thread` runs its function in
-# a copy of the caller's context, so the first should see `req-42`. Predict the other two:
-# does a bare `Thread`, and a thread running `copy_context().run`, see `req-42`, or the
-# variable's default, `-`?
+# reads it from a thread started three ways: by `asyncio.to_thread`; as a bare
+# `threading.Thread`; and as `Thread(target=contextvars.copy_context().run, args=(fn, ...))`,
+# whose target is the `run` method of a copy of the current context, so the thread calls
+# `fn(...)` inside that copy. Chapter 08 showed that `to_thread` runs its function in a copy
+# of the caller's context. Predict the other two: does a bare `Thread`, and a thread running
+# `copy_context().run`, see `req-42`, or the variable's default, `-`? (As in chapter 08,
+# `borrowed_default_executor` lends `to_thread` a pool of its own and shuts it down
+# afterwards, so no thread is left behind.)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def read_request_id(into: list[str]) -> None:
@@ -463,8 +464,8 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 #
 # Item 4 of Exercise 11.1 needs one more rule: a token can undo its `set` only in the context
 # where that `set` ran; anywhere else, `reset` raises `ValueError` and changes nothing. A span
-# meets this when an async generator opens it in one task and another task closes the
-# generator: the generator's `finally`, with its `reset`, then runs in the closing task's
+# runs into this rule when an async generator opens it in one task and a different task closes
+# the generator: the generator's `finally`, with its `reset`, then runs in the closing task's
 # context.
 #
 # The cell below is that case. The generator pushes `stream` on the span stack and yields;
@@ -499,12 +500,33 @@ print("task A got:", await asyncio.create_task(take_first(agen)))
 await asyncio.create_task(close_it(agen))
 
 # %% [markdown]
-# The close raised `ValueError` in task B, and task B's stack came through unchanged. Closing
-# a span from another task is routine, so a span helper whose exit calls `reset` unguarded
-# hands this error to whichever task closes it; item 4 of Exercise 11.1 asks the helper to
-# survive that close and leave the closing task's stack as it was. (The exercise's visible
-# test builds the same case without tasks: `contextvars.Context()` makes a new, empty context,
-# and its `run(fn, *args)` calls `fn` inside it, the `run` the third thread used above.)
+# The close raised `ValueError` in task B, and task B's stack came through unchanged.
+#
+# The exercise's visible test builds the same case without tasks: `contextvars.Context()`
+# makes a new, empty context, and its `run(fn, *args)` calls `fn` inside it (the `run` the
+# third thread used above). A plain generator that opens the span in one such context and is
+# closed in another meets the same rule:
+
+# %%
+def chunks_in_span():  # the same span, in a plain generator
+    chunk_token = SPAN_STACK.set(SPAN_STACK.get() + ("stream",))
+    try:
+        yield "first chunk"
+    finally:
+        SPAN_STACK.reset(chunk_token)
+
+
+chunks = chunks_in_span()
+print("opened in one context:", contextvars.Context().run(next, chunks))
+try:
+    contextvars.Context().run(chunks.close)  # closed in another
+except ValueError:
+    print("close in another context raised ValueError")
+
+# %% [markdown]
+# Closing a span from another task, or another context, is routine, so a span helper whose
+# exit calls `reset` unguarded hands this error to whoever closes it; item 4 of Exercise 11.1
+# asks the helper to survive that close and leave the closing context's stack as it was.
 
 # %% [markdown]
 # ## Exercise 11.1 · A span helper that is safe under concurrency
@@ -942,15 +964,15 @@ show_call_site("11")
 show_call_site("11b")
 
 # %% [markdown]
-# Would slime's trace ids save a shared list? In slime the stack's entries are
-# `(trace_id, span_id)` pairs, and a new span takes as parent the innermost entry with its own
-# trace id (`_get_current_parent_span_id`). The folded model runs eight samples through that
-# lookup, each a `generate_and_rm` span holding `sglang_generate` and then `reward_model`, as
-# slime's rollout does: once with the stack in a `ContextVar`, once on one shared list popped
-# at each span's end, as `span_with_global_stack` did. It counts the spans whose parent is
-# wrong and prints two of them.
+# With slime's trace ids, would a shared list still give spans the wrong parent? In slime the
+# stack's entries are `(trace_id, span_id)` pairs, and a new span takes as parent the innermost
+# entry with its own trace id (`_get_current_parent_span_id`). The folded model code runs eight
+# samples, each a `generate_and_rm` span holding `sglang_generate` and then `reward_model`, as
+# slime's rollout does, and lets every span look up its parent that way: once with the stack in
+# a `ContextVar`, once on one shared list popped at each span's end, as
+# `span_with_global_stack` did.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same span kept on one shared list"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the model code: the span on one shared list, in a ContextVar as in slime, and the eight samples"}
 SHARED_STACK: list[tuple[str, str]] = []
 
 
@@ -965,7 +987,6 @@ def trace_span_on_shared_list(trace_id: str, name: str) -> Iterator[None]:
         SHARED_STACK.pop()
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same span kept in a ContextVar, as in slime"}
 TRACE: contextvars.ContextVar[tuple[tuple[str, str], ...]] = contextvars.ContextVar(
     "trace", default=())
 found_parent: dict[str, dict[str, str | None]] = {  # span -> the parent it found
@@ -986,7 +1007,6 @@ def trace_span(trace_id: str, name: str) -> Iterator[None]:
         TRACE.reset(token)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the eight samples and the count"}
 async def generate_and_rm(sample: int, span) -> None:
     trace_id = f"s{sample}"
     with span(trace_id, "generate_and_rm"):
@@ -1021,18 +1041,8 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
       "each a span of the sample's own or none")
 
 # %% [markdown]
-# No: the trace id keeps each span inside its own sample, but not under the right span. A
-# wrong parent is either none at all or, as in the printed examples, the sample's own
-# `sglang_generate`, which had already ended: the reward hangs inside a generation that is
-# over. With the `ContextVar`, every parent was right.
-#
-# :::{dropdown} How the shared list misplaced them
-#
-# Take two samples, A and B. A pushes its spans on the list, then B pushes its own. A's
-# `sglang_generate` ends first, and `pop()` removes the top of the list, which is B's entry, so
-# A's entry stays behind. A's `reward_model` then finds A's `sglang_generate`, already over, as
-# its parent. Later pops take more entries that are not their own, and a span whose sample has
-# no entry left on the list finds no parent. The trace ids cannot prevent this; what they do is
-# keep a span from taking *another* sample's entry as its parent.
-#
-# :::
+# Yes: the trace id keeps each span inside its own sample, but not under the right span. When
+# sample A's `sglang_generate` ends after another sample has pushed its entries, `pop()` takes
+# the top of the list, the other sample's entry, so A's ended entry stays behind and A's `reward_model` finds it as its parent (as in the
+# printed examples), or, once later pops have taken all of A's entries, finds no parent at all.
+# With the `ContextVar`, every parent was right.

@@ -55,7 +55,10 @@ from lab_snippets.proc_workers import exit_with  # the section on a dead worker
 
 # %% [markdown]
 # Every pool here starts its workers with `spawn` (the three start methods are compared
-# below), and every worker function comes from `lab_snippets.proc_workers`.
+# below), and every worker function comes from `lab_snippets.proc_workers`. The folded checks
+# often begin with `del pool`: that is the course's bookkeeping, not something your own code
+# needs (leaving `with` has already stopped the workers); it lets the check at the end of the
+# chapter confirm that no pipe was left open.
 #
 # ## Predict: does a worker process change the list you hand it?
 #
@@ -106,19 +109,36 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # ## CPU-bound work: threads versus processes
 #
 # `burn(chunks)` does pure-Python arithmetic in small chunks and reads the clock after each.
-# When two readings are more than a millisecond apart, the code was *not running* in between.
-# So each call returns its **running intervals**, and we can ask a precise question: did two
-# workers ever execute at the same instant?
-#
-# We run the same two jobs three ways: one after the other, on two threads, and on a pool of
-# two processes (each way three times, taking turns, and keeping its fastest round, so that a
-# moment when the machine was busy elsewhere hurts no way more than another). On Linux each
-# process pins itself to its own CPU (`os.sched_setaffinity`), so the scheduler cannot put
-# both on one core; the machine's other load still decides when each runs. The threads take turns under the GIL, as in chapter 08. Predict the processes: how
-# much of their run were both executing at the same instant (never, now and then, or most of
-# it), and how does their wall time compare with the sequential run's?
+# When two readings are more than a millisecond apart (`gap`), the code was *not running* in
+# between, so each call returns its **running intervals**. Its heart is these lines:
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how the CPUs are counted and a run is summed up"}
+# %% tags=["remove-input"]
+from lab_snippets.showcode import show_source
+
+show_source(burn, first="for _ in range(chunks)", last="last = now")
+
+# %% [markdown]
+# The cell below runs the same two `burn` jobs three ways: one after the other, on two
+# threads, and on a pool of two processes. The threads take turns under the GIL, as in
+# chapter 08. Predict the processes: how much of their run were both executing at the same
+# instant (never, now and then, or most of it), and how does their wall time compare with the
+# sequential run's?
+#
+# :::{dropdown} How the run is kept fair: rounds, pinning, warm-up
+#
+# Each way runs three times, taking turns, and the page keeps each way's fastest round: a
+# moment when the machine was busy elsewhere then hurts no way more than another. On Linux each
+# process pins itself to its own CPU (`os.sched_setaffinity`, the `pins` below), so the
+# scheduler cannot put both on one core; the machine's other load still decides when each
+# runs. The pool's workers first sleep 0.1 s each (`pid_after`), so both have started before
+# the first round. `pool.starmap_async(burn, [...])` hands each tuple of arguments to a worker
+# and returns at once; `get(timeout=120)` waits for the list of results (the section on
+# `Pool.starmap` below comes back to both). The folded cell counts the CPUs and defines `wall` (first start to last
+# end) and `both_executing` (the seconds both jobs' intervals were open at once).
+#
+# :::
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show how the CPUs are counted and a run is summed up"}
 # The CPUs this kernel may run on: os.sched_getaffinity is Linux-only; elsewhere count every
 # CPU (and burn() cannot pin).
 if hasattr(os, "sched_getaffinity"):
@@ -171,6 +191,23 @@ for kind, reports in (("sequential", sequential), ("threads", on_threads),
     print(one_line(kind, reports))  # folded above: wall time, seconds both executing
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# The GIL lets one thread run Python at a time, so the two threads were never executing at
+# the same instant, whatever else the machine was doing: their seconds together are zero (or
+# no more than the clock's own error). Their wall time can still come out a little shorter or
+# longer than the sequential run's; that difference is the machine (how fast its CPU ran during
+# each run, and what else it was running), not parallelism.
+#
+# Processes each have their own interpreter and GIL, so each runs whenever it has a CPU, and
+# with two CPUs their seconds together are above zero. How far above, and how much wall time
+# they save, depends on the machine: on two idle CPUs both run all the time and take about half
+# the sequential wall time. Load can lower the processes' seconds together; nothing can raise
+# the threads' above zero.
+#
+# :::
+
+# %% [markdown]
 # ## Measure: when was each thread, and each process, executing
 #
 # Each plot has one bar for each stretch during which a worker was executing Python; a gap in a
@@ -215,22 +252,12 @@ fig = draw_running(on_threads, on_processes)
 
 # %% [markdown]
 # Read the figure by its overlap: the percentage at the end of each title is the share of the
-# time during which both were executing. The threads' is 0%; the processes' is above 0%
-# whenever the machine gave both a CPU at once. Bars of unequal length, or processes not much
-# faster than the sequential run, come from the machine this page was built on, not from
-# Python; the Why lists the shapes a machine can draw.
+# time during which both were executing. The threads' is 0%: where one thread has a bar, the
+# other has a gap. The processes' is above 0% whenever the machine gave both a CPU at once.
+# Bars of unequal length, or processes not much faster than the sequential run, come from the
+# machine this page was built on, not from Python.
 #
-# :::{dropdown} Why
-#
-# The GIL lets one thread run Python at a time, so the two threads were never executing at
-# the same instant, whatever else the machine was doing: their seconds together are zero (or
-# no more than the clock's own error). In the figure their bars never overlap: where one
-# thread has a bar, the other has a gap. Their wall time can still come out a little shorter
-# or longer than the sequential run's. That difference is the machine (how fast its CPU ran
-# during each run, and what else it was running), not parallelism.
-#
-# Processes each have their own interpreter and GIL, so each runs whenever it has a CPU, and
-# with two CPUs their seconds together are above zero. How far above depends on the machine:
+# :::{dropdown} The shapes a machine can draw for the processes
 #
 # - **Two solid bars of the same length**: two idle CPUs. Both ran all the time, and the pair
 #   took about half the sequential wall time.
@@ -239,8 +266,6 @@ fig = draw_running(on_threads, on_processes)
 #   together are then the shorter job's time.
 # - **Striped bars**: other programs held the CPUs, and each process ran only in turns with
 #   them. The seconds together shrink.
-#
-# Load can lower the processes' seconds together; nothing can raise the threads' above zero.
 #
 # :::
 
@@ -600,7 +625,10 @@ assert exit_status == 3
 #
 # A `multiprocessing.Pool` does not tell you when a worker dies: it starts a new one, and the
 # call that was running on the dead worker never returns. Below, the call `exit_with(3)` ends
-# its own worker process (`sys.exit(3)`), and `get(timeout=1)` waits for its result.
+# its own worker process (`sys.exit(3)`), and `get(timeout=1)` waits for its result. When the
+# time runs out, `get` raises `multiprocessing.TimeoutError`, which is not the built-in
+# `TimeoutError` that chapters 05 to 10 caught: on Python 3.11 to 3.13 it is a subclass of
+# `multiprocessing.ProcessError`, so `except TimeoutError` does not catch it.
 
 # %%
 with SPAWN.Pool(processes=2) as pool:
@@ -656,6 +684,14 @@ del workers, before, worker
 # The loop stopped long before its bound of 200 waits (10 s). Leaving `with` ended the pool
 # with `terminate()`: the other worker's exit code, `-15`, is `SIGTERM`, so a call still
 # running there would have been killed, not finished.
+#
+# This section ran in one thread. `active_children()` lists every live child of the whole
+# process, whichever thread started it. When two threads each make a pool at the same moment,
+# one thread's second list can already hold the other thread's new workers: it would watch them
+# as its own, and could report a death that is not its own call's. One `threading.Lock` that
+# both callers share, held while each takes its two lists and makes its pool, keeps each
+# caller's list to its own workers. Exercise 12.1 needs this lock, and
+# `multiprocessing.TimeoutError`.
 
 # %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
