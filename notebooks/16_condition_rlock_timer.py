@@ -382,7 +382,8 @@ def initialize_with(lock) -> str:
         return f"hung: {hung}"
 
 
-with_lock, with_rlock = initialize_with(threading.Lock()), initialize_with(threading.RLock())
+with_lock = initialize_with(threading.Lock())
+with_rlock = initialize_with(threading.RLock())
 print(f"Lock: {with_lock}\nRLock: {with_rlock!r}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}

@@ -135,6 +135,9 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # what do `exception()` and `result()` give for that job?
 
 # %%
+import io
+from contextlib import redirect_stderr
+
 slow_gate = threading.Event()  # a new gate, passed to wait_at_gate (defined above)
 
 
@@ -145,9 +148,6 @@ def convert_shard(shard: int) -> int:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-import io
-from contextlib import redirect_stderr
-
 stderr = io.StringIO()  # anything the pool prints on stderr lands here
 with (redirect_stderr(stderr),
       ThreadPoolExecutor(max_workers=2, thread_name_prefix="convert") as pool):

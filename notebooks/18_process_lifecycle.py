@@ -128,7 +128,7 @@ show_source(consume_until_stop)
 # `join`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl, looks = Timeline(), Looks()
+tl, looks = Timeline(), Looks()  # Looks: the folded watcher of this experiment
 tasks, results = SPAWN.Queue(), SPAWN.Queue()  # SPAWN: starts processes by spawn
 consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
                          name="queue consumer")
