@@ -857,8 +857,8 @@ print("✓ the error reached the caller only after every job in flight had finis
 #
 # The model keeps slime's order, marked in its comment: pop the oldest future, then wait for
 # it. Without a timeout that costs nothing, since `result()` returns once the job is done.
-# With a timeout it loses a job, which is why Exercise 17.1 says "pop a future only after its
-# `result()` returns": the future whose wait timed out is already out of the deque, beyond the reach of the `finally`, and if
+# With a timeout it loses a job, which is why Exercise 17.1 says to pop a future once its
+# `result()` has returned, not before: the future whose wait timed out is already out of the deque, beyond the reach of the `finally`, and if
 # it was still queued, it runs anyway.
 
 
