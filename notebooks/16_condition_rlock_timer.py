@@ -244,18 +244,21 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 
 # %% [markdown]
 # **Why `notify_all`, not `notify`?** A single `notify` wakes one waiter, of either kind. The
-# run below shows what that costs, with a buffer of one slot and one `Condition`. Two
-# consumers wait on the slot empty; then a producer puts two items, holding the lock from the
-# first put until it has to wait for room for the second. `wake` is how each change wakes the
-# waiters: `threading.Condition.notify` (one) or `threading.Condition.notify_all` (every
-# one). Each run prints its log: when, counted from the first put, a thread put or took an
-# item.
+# run below shows what that costs, with a buffer of one slot and one `Condition`. `wake` is
+# how each change wakes the waiters: `threading.Condition.notify` (one) or
+# `threading.Condition.notify_all` (every one). Each run prints its log: when, counted from
+# the first put, a thread put or took an item.
 #
-# One fact decides whom a `notify` wakes. A `Condition` keeps its waiters in a queue: a
-# thread that starts to wait joins the back, and CPython's `notify` wakes the one at the
-# front, the thread that has waited longest (the documentation promises no order; this is
-# `Lib/threading.py` in 3.11 to 3.13). How long does the producer wait for room for its
-# second item, in each run?
+# Whom does a `notify` wake? A `Condition` keeps its waiters in a queue: a thread that starts
+# to wait joins the back, and CPython's `notify` wakes the one at the front, the thread that
+# has waited longest (the documentation promises no order; this is `Lib/threading.py` in 3.11
+# to 3.13). The run starts like this:
+#
+# 1. Consumer 1, then consumer 2, wait on the empty slot. Waiters: consumer 1, consumer 2.
+# 2. The producer takes the lock, puts item 1 and calls `wake`.
+# 3. Still holding the lock, it waits for room for item 2, so it joins the back of the queue.
+#
+# How long does the producer wait for room for its second item, in each run?
 
 # %%
 def pass_two_items(wake) -> list[tuple[float, str]]:
@@ -324,8 +327,10 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 # thread that could go on, sleeps although the slot has had room since step 4. When its 1 s
 # timeout runs out, `wait_for` checks its predicate once more, finds room and puts item 2.
 # So the cost is a stall of the whole timeout; without a timeout the producer and consumer 2
-# would wait for ever. With `notify_all`, step 4 wakes every waiter, and each one checks its
-# own predicate. The producer is among them and puts item 2 at once.
+# would wait for ever. With `notify_all`, step 2 wakes both consumers, and whichever gets the
+# lock first takes item 1, so it need not be consumer 1. Its `notify_all` then wakes
+# every waiter, each one checks its own predicate, and the producer, among them, puts item 2 at
+# once.
 #
 # :::
 
@@ -334,40 +339,66 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 #
 # **`RLock`: taking a lock you already hold.** slime's `initialize_accelerator` (the first
 # quote under *In slime*) holds a module-level lock and, inside it, calls `get_accelerator`,
-# which takes the same lock again. Here is that shape in a few lines: `initialize()` holds a
-# lock and calls `lookup()`, which takes the same lock again, with a 0.1 s timeout. What does
-# `initialize` return with a plain `Lock`, and what with an `RLock`?
+# which takes the same lock again. Below is that shape in a few lines, with a plain `with`
+# and no timeout, as in slime. The lock is handed over wrapped in `GiveUpAfter` (folded),
+# which bounds every wait in this demo: an acquire still waiting after 0.2 s raises `Hung`
+# instead of waiting on. What does `initialize_accelerator` give with a plain `Lock`, and
+# what with an `RLock`?
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show GiveUpAfter: the wrapper that bounds each wait"}
+class Hung(Exception):
+    """An acquire that was still waiting when its bound ran out."""
+
+
+class GiveUpAfter:
+    """Wraps a lock so that `with` on it waits at most `seconds`, then raises Hung."""
+
+    def __init__(self, lock, seconds: float) -> None:
+        self.lock, self.seconds = lock, seconds
+
+    def __enter__(self) -> None:
+        if not self.lock.acquire(timeout=self.seconds):
+            raise Hung(f"still waiting for the lock after {self.seconds} s")
+
+    def __exit__(self, *exc_info) -> None:
+        self.lock.release()
+
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-def lookup(lock) -> str:
-    if not lock.acquire(timeout=0.1):
-        return "timed out"
-    try:
-        return "acquired"
-    finally:
-        lock.release()
+def get_accelerator(lock) -> str:
+    with lock:  # the same lock, taken again by the same thread
+        return "accelerator"
 
 
-def initialize(lock) -> str:
+def initialize_accelerator(lock) -> str:
     with lock:
-        return lookup(lock)
+        return get_accelerator(lock)
 
 
-with_lock, with_rlock = initialize(threading.Lock()), initialize(threading.RLock())
-print(f"Lock: {with_lock!r}; RLock: {with_rlock!r}")
+def initialize_with(lock) -> str:
+    try:
+        return initialize_accelerator(GiveUpAfter(lock, 0.2))
+    except Hung as hung:
+        return f"hung: {hung}"
+
+
+with_lock = initialize_with(threading.Lock())
+with_rlock = initialize_with(threading.RLock())
+print(f"Lock: {with_lock}\nRLock: {with_rlock!r}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-lock-is-not-reentrant-an-rlock-is
-assert with_lock == "timed out", "a Lock refuses its own holder"
-assert with_rlock == "acquired", "an RLock lets its owner in again"
+assert with_lock.startswith("hung"), "a Lock refuses its own holder"
+assert with_rlock == "accelerator", "an RLock lets its owner in again"
 print("✓ the Lock refused its own holder; the RLock let it in again")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A plain `Lock` does not know who holds it, so the second acquire by the same thread would
-# wait forever; bounded at 0.1 s, it gave up. An `RLock` (re-entrant lock) counts
-# acquisitions by its owner and lets it in again; it still belongs to that thread: one
+# A plain `Lock` does not know who holds it, so the second acquire by the same thread waits
+# for a release that only this thread could make, and this thread is the one waiting: the
+# wrapper gave up after 0.2 s, and without it the call would never return. An `RLock`
+# (re-entrant lock) counts acquisitions by its owner and lets it in again; it still belongs to that thread: one
 # `release` per `acquire`, and another thread gets in only after the last. In slime's
 # accelerator selection the second acquire has no timeout: with a plain `Lock`, a process
 # would hang, with no error, the first time it imports slime's Megatron or SGLang backend,

@@ -127,7 +127,7 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 #
 # `future.result(timeout)` waits at most `timeout` seconds and then raises `TimeoutError`. As
 # in chapter 13 (*A timeout does not cancel*), that bounds your wait, not the job, which runs
-# on: the first printed line below shows it. The new question is the job that fails. Below,
+# on: the first printed line below shows it. What is new here is a job that fails. Below,
 # one job waits at a gate that stays shut while we call `result(timeout=0.05)` on it, and a
 # second job raises `ValueError` in its worker thread.
 #
@@ -135,6 +135,9 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # what do `exception()` and `result()` give for that job?
 
 # %%
+import io
+from contextlib import redirect_stderr
+
 slow_gate = threading.Event()  # a new gate, passed to wait_at_gate (defined above)
 
 
@@ -145,7 +148,9 @@ def convert_shard(shard: int) -> int:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-with ThreadPoolExecutor(max_workers=2, thread_name_prefix="convert") as pool:
+stderr = io.StringIO()  # anything the pool prints on stderr lands here
+with (redirect_stderr(stderr),
+      ThreadPoolExecutor(max_workers=2, thread_name_prefix="convert") as pool):
     slow = pool.submit(wait_at_gate, "slow", slow_gate)
     failing = pool.submit(convert_shard, -1)
     try:
@@ -167,6 +172,7 @@ print(f"timed out: {timed_out}, still running after: {still_running_after_timeou
       f"then: {slow_result!r}")
 print(f"exception(): {stored!r}; result(): {from_result!r}; "
       f"one and the same object: {from_result is stored}")
+print(f"stderr: {stderr.getvalue()!r}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-timeout-bounds-the-wait-not-the-job
@@ -180,8 +186,8 @@ print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error 
 # :::{dropdown} Why
 #
 # A job that raises does not crash its worker, and nothing is printed when it fails: the
-# exception is stored in the future, `exception()` returns it, and `result()` raises that
-# same object again in the caller. An error nobody asks for is never seen. As for the
+# exception is stored in the future (the last printed line shows stderr empty), `exception()`
+# returns it, and `result()` raises that same object again in the caller. An error nobody asks for is never seen. As for the
 # timeout, the first printed line shows the job still running after it, finishing once the
 # gate opened: when `result(timeout)` raises, nothing is sent to the worker.
 #
@@ -273,8 +279,8 @@ def draw_endings():
 # %% [markdown]
 # ## Predict: what does each ending do to the queue?
 #
-# Pick one row of the table the answer prints and fill it in: how many jobs have finished
-# when the call returns, and in which state do jobs 0, 1 and 2 end?
+# Fill in the table, one row per ending: how many jobs have finished when the call returns,
+# and in which state do jobs 0, 1 and 2 end?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 rows, timelines = {}, {}
@@ -851,8 +857,8 @@ print("✓ the error reached the caller only after every job in flight had finis
 #
 # The model keeps slime's order, marked in its comment: pop the oldest future, then wait for
 # it. Without a timeout that costs nothing, since `result()` returns once the job is done.
-# With a timeout it loses a job, for the reason rule 4 of Exercise 17.1 gives: the future
-# whose wait timed out is already out of the deque, beyond the reach of the `finally`, and if
+# With a timeout it loses a job, which is why Exercise 17.1 says to pop a future once its
+# `result()` has returned, not before: the future whose wait timed out is already out of the deque, beyond the reach of the `finally`, and if
 # it was still queued, it runs anyway.
 
 

@@ -26,7 +26,8 @@
 #
 # The imports are folded below. Skip them: the names they take from `lab_snippets.proc_workers`
 # are the course's small worker programs and two readers of what a worker sends back, each
-# shown or explained where it first runs.
+# shown or explained where it first runs; `exit_with` and `note_sigterm` serve only the
+# exercise's hidden checks.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the imports"}
 import multiprocessing
@@ -55,7 +56,7 @@ figure_style()
 SPAWN = multiprocessing.get_context("spawn")
 WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers that ask psutil about a pid"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show looks and the two helpers it calls to ask psutil about a pid"}
 def is_running(pid: int) -> bool:
     """True while `pid` exists and has not exited."""
     try:
@@ -78,6 +79,25 @@ def exit_seen_within(pid: int, timeout: float) -> bool:
     return False
 
 
+class Looks:
+    """The first experiment's looks at its worker: named moments on `tl` and psutil answers."""
+
+    def start_called(self) -> None:
+        tl.mark("queue consumer: start() called")
+
+    def after_done(self, proc) -> None:
+        tl.mark("queue consumer: parent got 'done'")
+        self.running_at_done = is_running(proc.pid)
+        self.seen_at_exit = exit_seen_within(proc.pid, timeout=5)  # until it exits
+        tl.mark("queue consumer: exit")  # the moment that look saw the exit
+
+    def before_join(self, proc) -> None:
+        self.listed_before_join = exit_seen_within(proc.pid, timeout=0.1)
+
+    def join_returned(self) -> None:
+        tl.mark("queue consumer: join() returned")
+
+
 # %% [markdown]
 # The first experiment's parent starts a worker by `spawn` (`SPAWN` is that `multiprocessing` context).
 # Here is the worker's whole code, `consume_until_stop`: it squares the numbers it takes from
@@ -96,13 +116,11 @@ show_source(consume_until_stop)
 # %% [markdown]
 # ## Predict: when does a finished worker's pid go away?
 #
-# The parent reads results until `"done"`, is busy elsewhere for 0.3 s, then calls `join`.
-# Meanwhile it looks at the worker from outside through `psutil`, with two folded helpers:
-# `is_running(pid)` says whether the process runs, and `exit_seen_within(pid, timeout)` polls
-# for up to `timeout` seconds and returns True once the process has exited with its pid still
-# listed (False if the pid is gone, or if the process runs on). The lines marked `# instrument`
-# only take these looks and write named moments on a `Timeline`, the course's stopwatch
-# (chapter 01).
+# The parent reads results until `"done"`, is busy elsewhere for 0.3 s, then calls `join`:
+# the program you would write. The four lines marked `# instrument` call the folded `looks`,
+# which watches the worker from outside through `psutil`: after `"done"`, whether it still
+# runs, then the moment it exits; before `join`, whether its pid is still listed. It also
+# writes these moments on a `Timeline`, the course's stopwatch (chapter 01).
 #
 # The worker's `linger` already tells you that it still runs when `"done"` arrives. Predict
 # what happens after its exit: is its pid gone at once, gone a few milliseconds later while
@@ -110,11 +128,11 @@ show_source(consume_until_stop)
 # `join`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl = Timeline()
+tl, looks = Timeline(), Looks()  # Looks: the folded watcher of this experiment
 tasks, results = SPAWN.Queue(), SPAWN.Queue()  # SPAWN: starts processes by spawn
 consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
                          name="queue consumer")
-tl.mark("queue consumer: start() called")  # instrument
+looks.start_called()  # instrument
 consumer.start()
 for number in [0, 1, 2, 3, 4, None]:  # None is the stop message
     tasks.put(number)
@@ -122,26 +140,22 @@ for number in [0, 1, 2, 3, 4, None]:  # None is the stop message
 squares = []
 while (message := results.get(timeout=10)) != "done":
     squares.append(message)
-tl.mark("queue consumer: parent got 'done'")  # instrument
-alive_after_done = is_running(consumer.pid)  # instrument
-
-seen_at_exit = exit_seen_within(consumer.pid, timeout=5)  # instrument: until it exits
-tl.mark("queue consumer: exit")  # instrument: the moment that look saw the exit
+looks.after_done(consumer)  # instrument: running now? then the moment it exits
 time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
-seen_before_join = exit_seen_within(consumer.pid, timeout=0.1)  # instrument: listed?
+looks.before_join(consumer)  # instrument: is its pid still listed?
 consumer.join(timeout=5)
-tl.mark("queue consumer: join() returned")  # instrument
-print("results:", squares, "· still running at 'done':", alive_after_done)
-print("pid still listed 0.3 s after the exit:", seen_before_join)
+looks.join_returned()  # instrument
+print("results:", squares, "· still running at 'done':", looks.running_at_done)
+print("pid still listed 0.3 s after the exit:", looks.listed_before_join)
 print("exit code:", consumer.exitcode,
       "· pid exists after join:", psutil.pid_exists(consumer.pid))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: exit-then-zombie-until-reaped
 assert squares == [(n, n * n) for n in range(5)]
-assert seen_at_exit, "the worker should exit, and stay a zombie until somebody reaps it"
-assert alive_after_done, "receiving the last result should not mean the worker was gone"
-assert seen_before_join, "nobody reaped the worker: it should still be a zombie before join"
+assert looks.seen_at_exit, "the worker should exit, and stay a zombie until somebody reaps it"
+assert looks.running_at_done, "receiving the last result should not mean the worker was gone"
+assert looks.listed_before_join, "nobody reaped the worker: it should still be a zombie before join"
 assert consumer.exitcode == 0 and not psutil.pid_exists(consumer.pid)
 assert tl.order("queue consumer: parent got 'done'", "queue consumer: exit",
                 "queue consumer: join() returned")
@@ -165,7 +179,8 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # `Process` or call `active_children()`, which is why such programs usually get away with it.)
 #
 # The worker was still running at `"done"` because of its `linger` (the 0.15 passed as its
-# third argument). `exit_seen_within` returns True exactly when it sees a zombie. Both helpers look through `psutil`, on purpose: asking `multiprocessing`
+# third argument). What `looks` saw between the exit and `join` is a zombie: a process that
+# has exited with its pid still listed. It looks through `psutil` on purpose: asking `multiprocessing`
 # itself (`is_alive()`, `exitcode`) would reap the process as a side effect, and we wanted to
 # see it *before* it was reaped.
 #
@@ -314,22 +329,26 @@ workers_end.close()
 print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 
 # %% [markdown]
-# ## A subprocess past its time budget
+# ## A subprocess whose wait times out
 #
-# A `subprocess.Popen` has a time budget too: `communicate(timeout=...)` raises
-# `TimeoutExpired` when it runs out. As `result(timeout)` in chapters 13 and 17 and
+# A wait on a `subprocess.Popen` can be bounded too: `communicate(timeout=...)` raises
+# `TimeoutExpired` when the time is up. As `result(timeout)` in chapters 13 and 17 and
 # `wait_for` in chapter 14, it ends only the wait: the child is still running then (the
-# printed line below shows it). What is new here is what `kill()` leaves behind.
+# printed line below shows it).
 #
 # The child is the `sleep` command of the course's worker module (`python -m
 # lab_snippets.proc_workers sleep 5`). Once it is set up it prints one line, `ready` and its
 # pid, and sleeps 5 s; the parent
 # reads that line before it starts the timeout, so the 0.2 s begin once the child is set up
 # (`read_line(stream, timeout)` reads one line from the child, or raises after `timeout`
-# seconds).
+# seconds). The cell looks at the child with the two folded helpers `looks` called:
+# `is_running(pid)` says whether it runs, and `exit_seen_within(pid, timeout)` waits up to
+# `timeout` seconds for it to exit with its pid still listed. `Popen.returncode` reports a
+# death by signal N as `exitcode` does, -N.
 #
 # **Predict.** After the timeout the parent calls `kill()`, is busy elsewhere for 0.3 s, and
-# only then calls `communicate()` again. Once `kill()` has returned, is the child gone?
+# only then calls `communicate()` again. What is `child.returncode` right after `kill()` has
+# returned, and what is it after `communicate()`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl.mark("sleeping child: Popen")
@@ -344,17 +363,21 @@ except subprocess.TimeoutExpired:
     still_running = is_running(child.pid)
     child.kill()
     tl.mark("sleeping child: killed")
+    code_after_kill = child.returncode
     seen_after_kill = exit_seen_within(child.pid, timeout=5)
     time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
     child.communicate(timeout=5)
     tl.mark("sleeping child: communicate() returned")
 print(f"running after the timeout: {still_running} · a zombie after kill(): "
-      f"{seen_after_kill} · return code {child.returncode}")
+      f"{seen_after_kill}")
+print(f"returncode after kill(): {code_after_kill} · after communicate(): "
+      f"{child.returncode}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-killed-child-is-a-zombie-until-waited-for
 assert still_running, "communicate(timeout) should leave the child running"
 assert seen_after_kill, "killed, the child should stay a zombie until we wait for it"
+assert code_after_kill is None, "kill() only sends the signal: nobody has collected the exit"
 assert child.returncode == -signal.SIGKILL and not psutil.pid_exists(child.pid)
 assert tl.order("sleeping child: TimeoutExpired", "sleeping child: killed",
                 "sleeping child: communicate() returned")
@@ -365,16 +388,17 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 #
 # `communicate(timeout=...)` only stops *waiting* when it raises `TimeoutExpired`: it sends
 # the child nothing. And `kill()` only sends SIGKILL: the child's exit still has to be
-# collected, and until someone calls `wait` a killed child is a {term}`zombie`. Look for both
-# in the last printed line. The steps are the `multiprocessing` worker's without the polite
-# `terminate()`: a bounded wait, `kill()`, then a wait that collects the exit, here
-# `communicate()`, which also reads what is left of the output. `subprocess.run` does these
+# collected, and until someone calls `wait` a killed child is a {term}`zombie`, with no
+# `returncode` yet: `Popen` sets it only when a wait collects the exit. The steps are the
+# `multiprocessing` worker's without the polite `terminate()`: a bounded wait, `kill()`, then
+# a wait that collects the exit, here `communicate()`, which also reads what is left of the
+# output. `subprocess.run` does these
 # steps inside when you give it a `timeout`, with `wait()` as the last one on POSIX.
 #
 # :::
 
 # %% [markdown]
-# ## Measure: how long each process outlived the moment it seemed over
+# ## Measure: the three lifecycles side by side
 #
 # This section runs nothing new: it measures on the marks the three experiments above left on
 # `tl`. One panel per lifecycle, and each panel zooms on its own stretch of the time axis
