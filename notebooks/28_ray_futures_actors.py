@@ -453,8 +453,9 @@ print(f"caller cancelled: {waiter.cancelled()};",
 # 2. never block the event loop;
 # 3. pause `poll` seconds between attempts;
 # 4. keep one deadline, `timeout` s from the start: no pause runs past it, but an attempt
-#    sent before the deadline that answers True after it still succeeds. With `poll=0.3`, `timeout=1` and the lock held throughout:
-#    attempts at about 0, 0.3, 0.6 and 0.9 s, a pause cut to 0.1 s, then `TimeoutError`;
+#    already sent that answers True still succeeds. With `poll=0.3`, `timeout=1` and the lock
+#    held throughout: attempts at about 0, 0.3, 0.6 and 0.9 s, a pause cut to 0.1 s, then
+#    `TimeoutError`;
 # 5. if cancelled mid-attempt, await that attempt, `release()` the lock if it got it, and let
 #    the `CancelledError` go on.
 #
@@ -988,10 +989,12 @@ try:
 except ConnectionError as exc:
     print("first holder:", exc)
 refusals, give_up = 0, time.monotonic() + 0.5
-while not ray.get(engine_lock.try_acquire.remote(), timeout=30) and time.monotonic() < give_up:
+while not ray.get(engine_lock.try_acquire.remote(), timeout=30):
+    if time.monotonic() >= give_up:
+        break
     refusals += 1
     time.sleep(0.1)
-print(f"second caller: refused {refusals} times in 0.5 s, and would go on asking for ever")
+print(f"second caller: refused {refusals} times in 0.5 s, and would ask for ever")
 
 # %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check, which also stops Ray"}
 # claim: a-release-without-finally-leaves-the-lock-taken
