@@ -62,8 +62,10 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # ## Predict: how much work does each layer let through at once?
 #
 # This chapter meets three layers that run work for you: httpx's and aiohttp's clients, and
-# asyncio's default thread pool. Three layers, each handed 120 pieces of work at once, with no
-# {term}`semaphore` anywhere:
+# asyncio's default thread pool. Each documents a default limit: an `httpx.AsyncClient()`
+# pools at most 100 connections, an `aiohttp.ClientSession()`'s connector opens at most 100,
+# and the default thread pool has min(32, CPUs + 4) threads (chapter 08). Three layers, each
+# handed 120 pieces of work at once, with no {term}`semaphore` anywhere:
 #
 # - 120 GET requests through one `httpx.AsyncClient()` made with its defaults;
 # - 120 GET requests through one `aiohttp.ClientSession()` made with its defaults;
@@ -73,10 +75,8 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # The server holds every answer for a moment, so requests pile up inside it, and it counts the
 # most that were inside at once (the instruments fold says how long it holds them). The answer
 # is a table with a row per layer: how many of the 120 were inside at once, and how many of the
-# 120 were done in the end. Predict for each layer: are all 120 inside at once? If not, does the
-# work that did not get in fail, or wait its turn? (The thread pool's size follows from
-# chapter 08 and this machine's CPU count, which the answer prints; the clients' numbers the
-# answer gives too.)
+# 120 were done in the end. Predict for each layer: the work beyond its default, does it fail,
+# or wait its turn?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: how the server counts"}
 OFFERED = 120

@@ -58,7 +58,7 @@ figure_style()
 # with real child processes and quoted. The body never suspends, so each call takes its
 # permit, blocks the event loop for its whole run and gives the permit back before any other
 # task runs: one call runs at a time, however many permits there are, and nothing else on the
-# loop runs meanwhile. The example gives a code run up to 120 s
+# loop runs meanwhile. The example lets a code run take up to 120 s
 # (`TOOL_CONFIGS["python_timeout"]`), so code that loops forever stops, for those 120 s, every
 # other sample on that loop, their model calls and their timeouts included.
 #
@@ -169,7 +169,9 @@ print(f"✓ alone the call finishes; under load {under_load[1]} of 8 are stuck; 
 # :::
 #
 # **Where in slime.** The retool example's tool path takes its module-level `SEMAPHORE`
-# twice, around the blocking sandbox of hazard 1:
+# twice, around the blocking sandbox of hazard 1. The quote below is the outer
+# `async with SEMAPHORE`; the inner one, in `ToolRegistry.execute_tool`, is the second quote
+# in the "In slime" section of {doc}`chapter 26 <26_async_subprocesses>`:
 
 # %% tags=["remove-input"]
 show_call_site("27b")
@@ -309,15 +311,16 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 # **What the model shows.** Each polling request made about one blocking call per 50 ms of
 # waiting and saw its result up to a tick late; a notified request made no call and saw its
 # result at once. Each of those calls is a trip through a thread of the default pool, so the
-# calls add up to the number of waiting requests times the waiting time. This run's six
+# calls add up to the number of waiting requests times the waiting time, divided by the 50 ms
+# between polls. This run's six
 # pollers had threads to spare (the pool has min(32, CPUs + 4) of them, chapter 25), so it
 # shows the calls and the lag, not calls queueing for a thread: that needs more pollers than
 # the pool has threads.
 #
 # The figure puts the run on one time axis: each lane is a request, green until its result is
 # published, then orange until its handler has it; the black ticks are its `get_result`
-# calls. The orange is the lag: a polling lane ends at its first tick after publication, a
-# notified lane at once.
+# calls. The orange here is the lag, not a failure: a polling lane ends at its first tick
+# after publication, a notified lane at once.
 #
 # :::
 

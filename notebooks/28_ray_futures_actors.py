@@ -284,7 +284,7 @@ class Poster:
 
 
 # %% [markdown]
-# How many calls are inside `post` at once, and roughly how long do the nine take in all?
+# Roughly how long do the nine calls take in all?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 poster = Poster.options(max_concurrency=3).remote()
@@ -453,8 +453,9 @@ print(f"caller cancelled: {waiter.cancelled()};",
 # 2. never block the event loop;
 # 3. pause `poll` seconds between attempts;
 # 4. keep one deadline, `timeout` s from the start: no pause runs past it, but an attempt
-#    already sent still counts. With `poll=0.3`, `timeout=1` and the lock held throughout:
-#    attempts at about 0, 0.3, 0.6 and 0.9 s, a pause cut to 0.1 s, then `TimeoutError`;
+#    already sent that answers True still succeeds. With `poll=0.3`, `timeout=1` and the lock
+#    held throughout: attempts at about 0, 0.3, 0.6 and 0.9 s, a pause cut to 0.1 s, then
+#    `TimeoutError`;
 # 5. if cancelled mid-attempt, await that attempt, `release()` the lock if it got it, and let
 #    the `CancelledError` go on.
 #
@@ -965,11 +966,10 @@ show_call_site("28f")
 # Back to the engine lock: the trainer's code (the third quote) releases it with no `finally`.
 # What that costs, on
 # the chapter's `TryLock`: a holder takes the lock the way the trainer does, its transfer
-# raises, and the `release()` after it is skipped. A second holder then asks for the lock, as
+# raises, and the `release()` after it is skipped. A second caller then asks for the lock, as
 # the trainer does, at 0.1 s intervals; where slime's loop keeps asking, this one gives up after 0.5 s.
 
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the code"}
-# claim: a-release-without-finally-leaves-the-lock-taken
+# %%
 engine_lock = TryLock.remote()
 
 
@@ -989,10 +989,15 @@ try:
 except ConnectionError as exc:
     print("first holder:", exc)
 refusals, give_up = 0, time.monotonic() + 0.5
-while not ray.get(engine_lock.try_acquire.remote(), timeout=30) and time.monotonic() < give_up:
+while not ray.get(engine_lock.try_acquire.remote(), timeout=30):
+    if time.monotonic() >= give_up:
+        break
     refusals += 1
     time.sleep(0.1)
-print(f"second holder: refused {refusals} times in 0.5 s, and would go on asking for ever")
+print(f"second caller: refused {refusals} times in 0.5 s, and would ask for ever")
+
+# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check, which also stops Ray"}
+# claim: a-release-without-finally-leaves-the-lock-taken
 try:
     assert refusals >= 3, "the lock was free again after the failed transfer"
 finally:  # the chapter's last cell: stop this chapter's Ray and remove its session folder
@@ -1001,6 +1006,6 @@ print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is remov
 
 # %% [markdown]
 # The failed transfer skipped the `release()` after it, so the lock stayed taken and the
-# second holder was refused each time it asked. slime's loop asks with no deadline, so the
+# second caller was refused each time it asked. slime's loop asks with no deadline, so the
 # next update would wait for ever. A `try`/`finally` around the transfer releases the lock
 # however the transfer ends.

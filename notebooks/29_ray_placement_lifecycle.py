@@ -965,7 +965,8 @@ _sc.differential(HealthMonitor, _reference, _scenarios(), _observe, _compare, wh
 #
 # `ray.shutdown()` is how a driver ends its Ray session. We call it and look:
 # `raylab.ray_processes(folder)` lists the live processes of the Ray session under that
-# folder, and `cluster.ray_dir` is where Ray keeps its `session_*` folders. Then the cell runs
+# folder. `cluster.temp_dir` is the private folder `raylab.start` made for this chapter, and
+# `cluster.ray_dir`, inside it, is where Ray keeps its `session_*` folders. Then the cell runs
 # the course's own cleanup, `raylab.stop`. After `ray.shutdown()`, are any of the session's
 # processes still running? And is its session folder still there?
 
