@@ -625,7 +625,8 @@ def draw_batch():
 
 # %% [markdown]
 # The batch below starts the seven tasks, cancels t6 from outside and gathers the outcomes;
-# the lines marked `instrument` only wait for t6's child, bound the run or draw it.
+# the wait for `t6_child_started`, the `finally` marked `instrument` and `draw_batch()` only
+# time t6's cancel, bound the run and draw it.
 #
 # **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
 # the task cancelled from outside, get back?
@@ -642,7 +643,6 @@ def start(task: str) -> asyncio.Task:
 tasks = {"t7": start("t7")}  # t7 is started first
 tasks.update({task: start(task) for task in faults if task != "t7"})
 try:
-    # instrument: wait until t6's harness child has started
     await asyncio.wait_for(t6_child_started.wait(), timeout=guard_for(BUDGET))
     await asyncio.sleep(0.1)  # t6's harness runs for a moment
     tasks["t6"].cancel()
@@ -656,7 +656,6 @@ finally:  # instrument: bounds the experiment, leaves no task behind
 outcomes = dict(sorted(zip(tasks, results, strict=True)))
 for task, outcome in outcomes.items():
     print(f"{lane_of[task]:<26}", repr(outcome))  # lane_of: the task's lane, its fault
-# instrument: draw the timeline, then what was held
 held = draw_batch()  # the timeline, then what was held
 
 # %% [markdown]
