@@ -106,11 +106,6 @@ print("✓ asyncio.run refused: this thread already runs the notebook's loop")
 # The same happens in any function called, however deeply, from a coroutine. In a thread with
 # no running loop, `asyncio.run` works. The next experiment uses one `asyncio.Event`, `gate`,
 # made once in the cell below, and a coroutine that waits briefly on it.
-#
-# One fact first. asyncio's `Event`, `Lock`, `Semaphore`, `Condition` and `Queue` are made
-# without a loop, and each binds itself to the running loop the first time it has to wait
-# (a `wait()` on an Event that is not set, a `get()` on an empty Queue); from then on it
-# belongs to that loop.
 
 # %%
 gate = asyncio.Event()
@@ -130,7 +125,8 @@ async def wait_briefly_at_gate() -> str:
 #
 # A thread with no loop calls `asyncio.run` twice, and each run waits briefly on `gate`, which
 # is never set. The Event was made once, outside any loop, and each `asyncio.run` makes a loop
-# of its own and closes it at the end. Predict: what does each run give, `"ok"` or an error?
+# of its own and closes it at the end. A hint: an Event remembers something about where it
+# first had to wait. Predict: what does each run give, `"ok"` or an error?
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -161,6 +157,9 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # %% [markdown]
 # :::{dropdown} Why
 #
+# asyncio's `Event`, `Lock`, `Semaphore`, `Condition` and `Queue` are made without a loop,
+# and each binds itself to the running loop the first time it has to wait (a `wait()` on an
+# Event that is not set, a `get()` on an empty Queue); from then on it belongs to that loop.
 # The first run's `wait()` had to block, so it bound `gate` to the first run's loop: it takes
 # the running loop to make the future it sleeps on (a `wait()` on an Event that is already
 # set returns at once and binds nothing). The second run waited under a new loop, and the
@@ -389,7 +388,9 @@ print("✓ no heartbeat while result() blocked; the heartbeat went on under awai
 # On the timeline, the jobs only await `asyncio.sleep` on the loop thread, so their bars are
 # light green (waiting). A wait of the notebook in which no heartbeat landed is drawn red
 # (blocked), and that is the one in `result()`. The bottom lane is the `LoopWatch`, as in the
-# reading guide: blue while the loop answered, red while it was frozen.
+# reading guide: blue while the loop answered, red while it was frozen. Its red runs from
+# the last heartbeat before a gap longer than 0.05 s to the next one, so it starts up to a
+# heartbeat (0.01 s) before the wait in `result()` does.
 #
 # :::
 
@@ -483,11 +484,12 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 #
 # ## Waiting on the loop from the loop's own thread
 #
-# In the Measure above, the wait in `background.run` was on the notebook's thread, so the
-# notebook's loop, which runs on that thread, did not tick until the wait ended. Now the wait
-# moves onto the loop thread itself: notebook → loop thread → `background.run` on that same
-# loop thread. The coroutine below, `run_from_the_loop_thread`, runs *on the loop thread*,
-# and there it calls `background.run(marked_reward(5))`. `marked_reward(5)` marks the
+# A coroutine running on the loop thread calls `background.run(...)`, which blocks that same
+# thread while it waits. In the Measure above, the wait in `background.run` was on the
+# notebook's thread, so the notebook's loop, which runs on that thread, did not tick until the
+# wait ended. Now the wait moves onto the loop thread itself. The coroutine below,
+# `run_from_the_loop_thread`, runs *on the loop thread*, and there it calls
+# `background.run(marked_reward(5))`. `marked_reward(5)` marks the
 # timeline when it starts, then returns `fetch_reward(5)`: 0.5, after a sleep of 0.01 s.
 
 # %%
@@ -566,6 +568,10 @@ except TimeoutError:
     print("TimeoutError; still running on the loop:", not reward_future.done())
 reward_future.cancel()
 print("after future.cancel(), its finally ran:", slow_reward_cleaned_up.wait(timeout=2))
+try:
+    reward_future.result(timeout=0)
+except concurrent.futures.CancelledError as exc:
+    print("and result() on the cancelled future raises", type(exc).__name__)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert reward_future.cancelled() and slow_reward_cleaned_up.is_set()
@@ -574,17 +580,19 @@ print("✓ the timeout left the coroutine running; future.cancel() cancelled it 
 # %% [markdown]
 # ## Stopping the loop thread
 #
-# **Where we are.** `background` is still the one `LoopThread` made in *One loop, forever, in
-# its own thread*. It is running, out of debug mode again (the debug cell turned it back
+# `background` is still the one `LoopThread` made in *One loop, forever, in its own thread*.
+# It is running, out of debug mode again (the debug cell turned it back
 # off), and the coroutine cancelled just above has ended on it. This section stops it for
 # good.
 #
 # A long-lived loop often has work still pending when the program wants to stop. Below, a
 # poll that would sleep for 30 s is still running on the loop when the notebook calls
-# `background.stop()`, the method of `LoopThread` above (its code is in the class, and its
-# helper `_cancel_other_tasks` in the fold just before it: read both again before you
-# answer). The poll marks the timeline in its `finally`. Predict: does that `finally` run, and in which order do the three marks
-# `stop requested`, `pending task cleaned up` and `loop thread stopped` come?
+# `background.stop()`, the method of `LoopThread` above. In short, `stop()` first runs its
+# helper `_cancel_other_tasks` on the loop and waits for it: the helper cancels every other
+# task on the loop, waits for them with `gather`, and closes the async generators left open.
+# Only then does `stop()` ask the loop to stop and join the thread. The poll marks the
+# timeline in its `finally`. Predict: does that `finally` run, and in which order do the three
+# marks `stop requested`, `pending task cleaned up` and `loop thread stopped` come?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -1193,7 +1201,7 @@ show_call_site("13")
 # on a `LoopThread` of its own, from a caller thread, for a coroutine that waits on an event,
 # as a reward server that does not answer would. `result()` has no timeout, so after 0.3 s
 # the caller is still waiting and has reported nothing; the cell prints that, then calls
-# `stop()`, the course's clean-up of its `LoopThread`. Predict: what does the caller report
+# `stop()`, the clean-up method this course wrote for `LoopThread`. Predict: what does the caller report
 # after `stop()`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}

@@ -18,7 +18,7 @@
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
 # `async with`, child processes with `subprocess.run`; running one from asyncio is introduced
-# here) · about 55 minutes
+# here) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -76,7 +76,7 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 
 
 # %% [markdown]
-# ## A timeout ends the wait, not the child
+# ## Predict: after the wait times out, is the child still running?
 #
 # An agent task runs its agent as a child process and waits for it with a time budget.
 # Chapter 12 ran children with `subprocess.run`, which blocks; asyncio has its own calls, which
@@ -91,13 +91,16 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 #   or a negative number if a signal ended it (-9 for `SIGKILL`); `proc.kill()` sends it
 #   `SIGKILL`.
 #
-# Chapter 13 showed that a timeout bounds the wait, not the work; a child process is no
-# exception. Below, the wait for a child that hangs times out after 0.1 s, and the child is
-# still running. `tl.mark(...)` writes down named moments on a `Timeline`, the course's
+# Below, the parent waits for a child that hangs, with `asyncio.wait_for(child.wait(),
+# timeout=0.1)`. `tl.mark(...)` writes down named moments on a `Timeline`, the course's
 # stopwatch (chapter 01); `harness_command(...)` is the command line of the course's stand-in
 # harness, a child that works, hangs or exits as asked. The folded check kills and reaps it.
+#
+# **Predict.** In chapter 12, `subprocess.run(..., timeout=0.6)` killed and reaped its child
+# before it raised `TimeoutExpired`. Here the wait times out after 0.1 s and raises
+# `TimeoutError`. Right after that, is the child still running?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 command = harness_command("predict", hang=True, max_life=3)
 quiet = asyncio.subprocess.DEVNULL
@@ -129,6 +132,9 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 # %% [markdown]
 # :::{dropdown} Why
 #
+# Yes, it is still running. Chapter 13 showed that a timeout bounds the wait, not the work; a
+# child process is no exception. `subprocess.run` kills its child because its own code does so
+# when the timeout fires; `wait_for` only cancels what it waits on.
 # A timeout cancels the *coroutine that waits*; the child process is another program and does
 # not know about it. It stops only when someone kills it; if nobody does, the child keeps
 # working until it ends by itself. Once it has ended, something must reap it (`waitpid`) to
@@ -211,8 +217,8 @@ assert child.returncode == 0
 # chain in miniature, `agent_task`, with the step numbers as comments. The fold just above it
 # holds the boxes it calls (`boot_sandbox`, `run_harness`, `evaluate`, `drop_session`), the
 # guard's length `guard_for(budget)` and `Outcome`, what a task returns. The table under it
-# says what each name stands for in slime; *What each box does*, after the first run, opens
-# the boxes one at a time.
+# says what each name stands for in slime; *What each box does*, right after it, shows the
+# code of the two boxes the first run depends on, `boot_sandbox` and `run_harness`.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the set-up agent_task calls: the time limits, the instruments and the boxes"}
 BOOT_LIMIT = 2
@@ -401,9 +407,10 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
 # | `phase(task, "H")` | nothing: draws a lettered step on the timeline |
 #
 # `registry` records five kinds of resource: the session, a boot permit, the sandbox, a child
-# and a grader. `phase` letters the steps **B**oot, **H**arness, **E**valuation, **C**lose the
+# and a grader; `registry.history(task)` lists one task's acquires and releases in the order
+# they happened. `phase` letters the steps **B**oot, **H**arness, **E**valuation, **C**lose the
 # sandbox and drop the **S**ession. The other constants in the fold (`START_TIMEOUT`,
-# `REAP_TIMEOUT`) bound the model's own small waits and make up `GUARD_MARGIN`: as in slime,
+# `REAP_TIMEOUT`) bound the small waits of this stand-in code itself and make up `GUARD_MARGIN`: as in slime,
 # the guard is the budget plus the evaluation timeout plus a margin, so that it fires only for
 # a stuck step.
 #
@@ -419,13 +426,31 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
 # :::
 
 # %% [markdown]
-# Step 3 takes a permit of the boot semaphore with `async with permits`. These are the lines
-# of `boot_sandbox` that decide how long it keeps the permit, read from its source (in the
-# set-up fold) when this page was built; `...` marks the lines left out:
+# ## What each box does
+#
+# Nested, the chain looks like this. Each box gives back what it took before the one around it
+# does:
+#
+# ```text
+# agent_task:  open_session ............................................ drop_session (finally)
+#   guard:     asyncio.timeout(guard_for(budget))
+#     boot_sandbox:  boot permit -> boot_once (retried) -> MiniSandbox ... close()
+#       run_harness: the harness child in the sandbox, until it ends or the budget is spent
+#     evaluate:      grade the diff, under EVAL_TIMEOUT
+# ```
+#
+# **Step 3, the boot: `boot_sandbox`.** Booting is chapter 10's context manager: it takes a
+# permit of the boot {term}`semaphore` with `async with permits`, retries a failed boot after
+# a short back-off, and closes the sandbox in the `finally` around `yield`.
+# `boot_once(task, fault, attempt)` is one boot attempt of 0.05 s that hangs or fails as the
+# fault says. Here is all of its code, as the function holds it when the page runs, with its
+# instrument lines marked: they draw
+# the wait for a permit and the boot and close steps on the timeline, and record the permit in
+# the ledger. Read past them and what is left is the mechanism: `async with permits`, the
+# retry, `yield`, `finally`. The `else` of the `for` runs only when no attempt reached
+# `break`, that is when every boot failed.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
-import textwrap
-
 from IPython.display import Markdown, display
 
 from lab_snippets.showcode import source_lines
@@ -438,32 +463,35 @@ def show_listing(function, instruments: tuple[str, ...] = ()) -> None:
     display(Markdown("```python\n" + "\n".join(lines) + "\n```"))
 
 
-def show_skeleton(function, keep: tuple[str, ...]) -> None:
-    """Only the lines of the function's real source that hold one of `keep`; `...` marks a gap."""
-    shown, skipped = [], False
-    for line in source_lines(function):
-        if any(mark in line for mark in keep):
-            if skipped and shown:
-                before = len(shown[-1]) - len(shown[-1].lstrip())
-                indent = min(before + 4, len(line) - len(line.lstrip()))
-                shown.append(" " * indent + "...")
-            shown.append(line)
-            skipped = False
-        else:
-            skipped = True
-    text = textwrap.dedent("\n".join(shown))
-    display(Markdown("```python\n" + text + "\n```"))
+show_listing(boot_sandbox, instruments=("asked = ", "tl.add(", "registry.held(", "phase(task, \"C\""))
 
 
-show_skeleton(boot_sandbox, keep=("for attempt in", "async with permits", "try:",
-                                   "await boot_once(", "sandbox = MiniSandbox(", "yield sandbox"))
+# %% [markdown]
+# **Step 4, the harness: `run_harness`.** It works the way slime's does: start the agent process
+# in the sandbox, then **poll** until it has finished or the budget is spent, sleeping between
+# polls so the event loop stays free. Running out of budget is not an exception: it returns a
+# sentinel exit code, `BUDGET_EXCEEDED`, and no diff, and the child is left for the sandbox's
+# close to kill. `parse_result` reads the harness's JSON result line, or None if it printed
+# none. `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a
+# child in it with its output on a pipe, `sandbox.forget(proc)` records in the ledger that a
+# child has exited and been reaped, and `sandbox.close()` kills and reaps whatever still runs
+# there, then gives the sandbox back.
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
+show_listing(run_harness)
+
+# %% [markdown]
+# **Steps 1, 5 and 6: `evaluate` and the session.** `evaluate` grades the diff under its own
+# timeout (reward 1.0 if the harness produced a diff, 0.0 if it produced none) and raises if
+# the fault says the grader crashes; `open_session` and `drop_session` take and give back the
+# session. All three are in the set-up fold above `agent_task`.
 
 # %% [markdown]
 # ## Predict: with two boot permits, how many tasks can run their harness at once?
 #
 # One clean task runs now. It prints its `Outcome` and the registry's history for the task, the
-# acquire and the release of each of the five resources. **Predict.** Where in the history
+# acquire and the release of each of the five resources. **Predict**, from the listing of
+# `boot_sandbox` above (where does its `async with permits` block end?). Where in the history
 # does `release boot permit` fall: before `acquire sandbox`, or next to `release sandbox`? And
 # so, in the batch further down, with two permits and seven tasks: can at most two of them be
 # in their harness step at the same time, or any number?
@@ -487,57 +515,18 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # :::{dropdown} Why
 #
 # The permit is given back right after the boot, before the sandbox is even made:
-# `boot_sandbox` holds `async with permits` only around the boot attempt. So the permits bound
-# how many tasks *boot* at once, not how many run their harness: any number can be in a
-# sandbox together, and the batch below has more than two. The rest of the list is nested. The session is the first thing taken and the last
-# given back, the child is gone before the sandbox closes, and the grader runs after the
+# `boot_sandbox` holds `async with permits` only around the boot attempt, and the back-off
+# after a failed attempt is taken outside it too. So the permits bound how many tasks *boot*
+# at once, not how many run their harness: any number can be in a sandbox together, and the
+# batch below has more than two. The rest of the list is nested. The session is the first
+# thing taken and the last given back, the child is gone before the sandbox closes, and the grader runs after the
 # sandbox is gone.
 #
 # :::
 
 # %% [markdown]
-# ## What each box does
+# ## Why the harness step reads the pipe
 #
-# Nested, the chain looks like this. Each box gives back what it took before the one around it
-# does:
-#
-# ```text
-# agent_task:  open_session ............................................ drop_session (finally)
-#   guard:     asyncio.timeout(guard_for(budget))
-#     boot_sandbox:  boot permit -> boot_once (retried) -> MiniSandbox ... close()
-#       run_harness: the harness child in the sandbox, until it ends or the budget is spent
-#     evaluate:      grade the diff, under EVAL_TIMEOUT
-# ```
-#
-# **Step 3, the boot: `boot_sandbox`.** Booting is chapter 10's context manager: a permit of the boot
-# {term}`semaphore` is held only while booting, a failed boot is retried after a back-off
-# taken outside the permit, and the sandbox is closed in the `finally` around `yield`.
-# `boot_once(task, fault, attempt)` is one boot attempt of 0.05 s that hangs or fails as the
-# fault says. Here is all of its code, with its instrument lines marked: they draw
-# the wait for a permit and the boot and close steps on the timeline, and record the permit in
-# the ledger. Read past them and what is left is the mechanism: `async with permits`, the
-# retry, `yield`, `finally`. The `else` of the `for` runs only when no attempt reached
-# `break`, that is when every boot failed.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
-show_listing(boot_sandbox, instruments=("asked = ", "tl.add(", "registry.held(", "phase(task, \"C\""))
-
-
-# %% [markdown]
-# **Step 4, the harness: `run_harness`.** It works the way slime's does: start the agent process
-# in the sandbox, then **poll** until it has finished or the budget is spent, sleeping between
-# polls so the event loop stays free. Running out of budget is not an exception: it returns a
-# sentinel exit code, `BUDGET_EXCEEDED`, and no diff, and the child is left for the sandbox's
-# close to kill. `parse_result` reads the harness's JSON result line, or None if it printed
-# none. `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a
-# child in it with its output on a pipe, `sandbox.forget(proc)` records in the ledger that a
-# child has exited and been reaped, and `sandbox.close()` kills and reaps whatever still runs
-# there, then gives the sandbox back.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
-show_listing(run_harness)
-
-# %% [markdown]
 # Once the child has ended, the step reads its output with `communicate()`, and so does
 # `MiniSandbox.close`. Reading matters: a pipe holds only so much (64 KiB on Linux, plus a few
 # hundred KiB that asyncio reads ahead into its own buffer), and once it is full, a child that
@@ -554,11 +543,6 @@ show_listing(run_harness)
 # behave alike.
 #
 # :::
-#
-# **Steps 1, 5 and 6: `evaluate` and the session.** `evaluate` grades the diff under its own
-# timeout (reward 1.0 if the harness produced a diff, 0.0 if it produced none) and raises if
-# the fault says the grader crashes; `open_session` and `drop_session` take and give back the
-# session. All three are in the set-up fold above `agent_task`.
 
 # %% [markdown]
 # ## Measure: a batch of seven tasks with injected faults
@@ -640,6 +624,10 @@ def draw_batch():
 
 
 # %% [markdown]
+# The batch below starts the seven tasks, cancels t6 from outside and gathers the outcomes;
+# the wait for `t6_child_started`, the `finally` marked `instrument` and `draw_batch()` only
+# time t6's cancel, bound the run and draw it.
+#
 # **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
 # the task cancelled from outside, get back?
 
@@ -1268,7 +1256,7 @@ print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on aver
 # :::{dropdown} Why
 #
 # An agent finishes at any moment between two looks, so the loop finds it late by the share
-# of an interval on the last printed line, near half. It can be above half for two reasons.
+# of an interval on the last printed line, a little over half. Two things push it above half.
 # Even with looks exactly 0.1 s apart, these eight finishing times would be found 54% of an
 # interval late on average. And each look comes a little later than that, as each sleep starts
 # after the previous check and ends a little late, more so on a busy machine. It never finds

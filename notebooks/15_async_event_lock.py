@@ -36,8 +36,7 @@ figure_style()
 #
 # `await event.wait()` suspends a task until the `asyncio.Event` is set, and `event.set()`
 # sets it. What one `set()` does to many waiters is what lets slime's weight-update handler
-# (*In slime*, at the end) serve many requests with one reload; there the waiters wait on a
-# future, an `Event` that carries a result. Below, four rollout tasks wait for "new weights
+# (*In slime*, at the end) serve many requests with one reload. Below, four rollout tasks wait for "new weights
 # are loaded", and the notebook calls `set()` once; a `Timeline`, the course's stopwatch
 # (chapter 01), notes when each one waits and wakes. Then a fifth waiter
 # arrives after the `set()`, and a sixth after `event.clear()`. Predict: how many of the four
@@ -64,6 +63,7 @@ await asyncio.wait(waiters, timeout=2)
 woken_after_set = sum(t.done() for t in waiters)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# waiters 5 and 6: one after the set(), one after clear()
 try:  # the fifth waiter
     late_waiter_passed = await asyncio.wait_for(weights_loaded.wait(), timeout=0.5)
 except TimeoutError:
@@ -293,14 +293,13 @@ async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
     shared = state["in_flight"] = asyncio.get_running_loop().create_future()
     try:
         result = await load(path)
-        # `shared` is done already if it was cancelled during the load (the second
-        # run below shows by whom); set_result on it would raise
+        # a guard: why `shared` can be done already is in the second run's Why
         if not shared.done():
             shared.set_result(result)
         return result
     finally:
         # nobody completed it (the load raised, or this request was cancelled):
-        # release the waiters
+        # release the waiters (the same Why)
         if not shared.done():
             shared.cancel()
         state["in_flight"] = None
@@ -767,8 +766,8 @@ _sc.differential(load_once, _reference, _scenarios(), _observe, _compare, what="
 #
 # ## In slime
 #
-# The teacher server's `/update_weights_from_disk` handler is this chapter in one function:
-# a lock for the bookkeeping, a shared future for the result, and a shield for the waiters.
+# The teacher server's `/update_weights_from_disk` handler uses most of this chapter in one
+# function: a lock for the bookkeeping, a shared future for the result, and a shield for the waiters.
 # Its lock guards a block with no `await` in it, which this chapter's rule says needs no
 # lock; it costs nothing there, and it keeps the block whole if someone later adds an
 # `await` to it. Every lock and event in slime is listed in the [source inventory](../book/reference/inventory.md).
