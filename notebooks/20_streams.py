@@ -147,7 +147,7 @@ async def send_in_pieces(port: int) -> None:
         tl.mark("client closed its end")
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 reads: list[bytes] = []
 
 
@@ -1251,7 +1251,7 @@ print(f"✓ all {events_written} events written and the coroutine returned while
 # above), so no `drain()` waits and `render_stream` returns as if the client had read
 # everything. For `_run_turn` this means a client that is still connected but has stopped
 # reading gets its turn recorded: a write notices it only once megabytes are waiting. The
-# `ConnectionResetError` that `_run_turn` catches covers only a connection that is already
+# `ConnectionResetError` that `_run_turn` catches is raised for a connection that is already
 # closing (aiohttp raises its own subclass of it); a client that is connected but not reading
 # raises nothing.
 

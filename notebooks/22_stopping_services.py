@@ -186,7 +186,7 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # `interrupt-from-signal-handler` when Python's own SIGINT handler raised it, wherever the
 # main thread was (the fold shows how it finds out).
 
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show how the service names the code that raised it: the lines around asyncio.run and interrupt_origin"}
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show how the service finds out which code raised it (interrupt_origin)"}
 show_source(_cmd_serve, first="try:", last="raise")
 show_source(interrupt_origin)
 
@@ -440,7 +440,10 @@ print("✓ jobs 0 and 1 finished, job 2 was cancelled when the budget ran out, s
 # :::
 
 # %% [markdown]
-# The exercise asks for the graceful stop in full.
+# The exercise asks for the graceful stop in full. The one piece this page has not run is its
+# intake: until the stop, it waits for two things at once, the next job and the stop. That is
+# `asyncio.wait(..., return_when=asyncio.FIRST_COMPLETED)` from chapter 04, and the exercise's
+# Hint shows it.
 #
 # :::{dropdown} Python versions
 #
@@ -472,9 +475,7 @@ print("✓ jobs 0 and 1 finished, job 2 was cancelled when the budget ran out, s
 #    some had to be cancelled;
 # 6. leave no task of yours running.
 #
-# Start from `graceful_stop`, which lacks step 2's intake. Step 2 waits for two things at once,
-# the next job and the stop: `asyncio.wait(..., return_when=asyncio.FIRST_COMPLETED)`
-# (chapter 04) does that, and the Hint below shows how. Define any helper inside
+# Start from `graceful_stop`, which lacks step 2's intake. Define any helper inside
 # `run_service`: only its source travels to the service's process.
 #
 # :::{dropdown} Where it runs: `asyncio` and `signal` provided; SIGTERM wins a tie
@@ -955,7 +956,7 @@ show_call_site("22c")
 # Each piece prints a line when it gets there: `main-returned`, `drain-started`,
 # `generation-finished`, `drain-ended` and `hook-returned`. **Predict:** which of these lines
 # appear before the process ends? And which one limit would you raise, and to about what, for
-# all five to appear?
+# the five lines to appear?
 
 # %%
 ROLLOUT_MODEL = """
@@ -998,7 +999,7 @@ print("exit", model_run.returncode, "·", " → ".join(model_lines))
 # with 5 s and 30 s: a generation still in flight 5 s after the hook starts is abandoned
 # mid-drain. The limit to raise is the join's: given more time than the generation needs
 # (1 s here; 5 s, say), it would let the drain end first, and all five lines would be printed.
-# Raising the drain's 3 s changes nothing, since the join never waits for it.
+# Raising the drain's 3 s changes nothing, since the join gives up long before it.
 #
 # :::
 

@@ -1003,8 +1003,8 @@ show_call_site("23")
 # %% [markdown]
 # Would an await chain tell the stuck rollouts apart? Not for the rollout that timed out.
 #
-# `asyncio.timeout` works by cancelling the rollout's own task. The cancellation unwinds every
-# await the rollout was stuck in, so by the time the `except` runs, those awaits are no longer
+# `asyncio.timeout` works by cancelling the rollout's own task. The cancellation unwinds the
+# awaits the rollout was stuck in, so by the time the `except` runs, those awaits are no longer
 # on its stack: there is nothing left to show.
 #
 # The other tasks are not cancelled, so their chains would still show where they wait. To see

@@ -435,9 +435,6 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # above and so about four times as long as the large scoring; it also reports when it ran,
 # read where it ran (in the thread, or in the worker process). Each way gets a heartbeat lane,
 # red wherever the loop did not answer for over 6 ms, and a work lane.
-#
-# Predict: for each of the three, is the heartbeat lane one long red stretch, many short red
-# gaps, or almost no red?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that runs the three and draws them"}
 from functools import partial
@@ -494,6 +491,10 @@ def draw_thread_zoom(tl, width=0.05):
     return fig
 
 
+# %% [markdown]
+# Predict: for each of the three, is the heartbeat lane one long red stretch, many short red
+# gaps, or almost no red?
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl, silence, stalls, red, ran = await three_ways()  # folded: the three runs, their gaps
 for label in silence:
@@ -514,6 +515,26 @@ assert silence["on the loop"] >= 0.8, (
 print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of it)")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
+# On the loop the heartbeat is red for the whole work: the loop's thread was busy with it, and
+# no load can shorten that (the check asks for at least 0.8 of the work).
+#
+# In a thread the heartbeat lane is cut into many short red gaps, each a wait of the loop's
+# thread for the GIL. In the first figure that lane looks solid red: between two gaps the loop
+# answered one heartbeat, an instant too short to see at that scale. The second figure shows
+# 50 ms of it, with a tick at each heartbeat the loop answered: it did answer, as the
+# `to_thread` section found, but seldom, most ticks more than 6 ms apart. Added up, the red is
+# about as long as on the loop (the share "in all": the next fold explains the numbers). `to_thread` cut the silence into short
+# pieces; it did not shorten it. Chapter 08's heartbeat figure showed a `to_thread` lane with no
+# red at all: there the thread *waited* (slept), which releases the GIL; here it runs Python
+# code, which holds it.
+#
+# In the process pool the work holds none of this process's GIL: on a machine with a CPU to
+# spare, its heartbeat lane is almost all blue and its work lane almost one unbroken bar.
+#
+# :::
+#
 # :::{dropdown} How to read the figures and the numbers
 #
 # Each way gets two lanes. The heartbeat lane is the loop: blue while it answered, red for a
@@ -527,26 +548,6 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # work's duration. A gap runs from the loop's last answer before it to its first answer after
 # it, so a gap that covers the whole work is a little longer than the work: a share can come
 # out just over 100%.
-#
-# :::
-#
-# :::{dropdown} Why
-#
-# On the loop the heartbeat is red for the whole work: the loop's thread was busy with it, and
-# no load can shorten that (the check asks for at least 0.8 of the work).
-#
-# In a thread the heartbeat lane is cut into many short red gaps, each a wait of the loop's
-# thread for the GIL. In the first figure that lane looks solid red: between two gaps the loop
-# answered one heartbeat, an instant too short to see at that scale. The second figure shows
-# 50 ms of it, with a tick at each heartbeat the loop answered: it did answer, as the
-# `to_thread` section found, but seldom, most ticks more than 6 ms apart. Added up, the red is
-# about as long as on the loop (the share "in all"). `to_thread` cut the silence into short
-# pieces; it did not shorten it. Chapter 08's heartbeat figure showed a `to_thread` lane with no
-# red at all: there the thread *waited* (slept), which releases the GIL; here it runs Python
-# code, which holds it.
-#
-# In the process pool the work holds none of this process's GIL: on a machine with a CPU to
-# spare, its heartbeat lane is almost all blue and its work lane almost one unbroken bar.
 #
 # :::
 #
