@@ -180,11 +180,15 @@ assert tl.order("client closed its end", "server saw the end of the stream")
 print("✓ three messages arrived in three reads, and not one read is one message")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Three messages, three reads, and not one read is a message: the first holds two messages,
 # the next two hold the halves of one. Each pause lasted until the server's `read` had
 # returned, so a busy machine could not change this answer. The loop's last read returned
 # `b""`, which ends the loop and is not in the list: an empty `bytes` means the other side
 # closed its end, which is also the only reliable "no more data" signal.
+#
+# :::
 
 # %% [markdown]
 # ## Putting the boundaries back
