@@ -12,7 +12,7 @@
 #    without that forwarding;
 # 4. find out what becomes of an `fcntl.flock` whose holder is killed by SIGKILL.
 #
-# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 50 minutes
+# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -183,7 +183,7 @@ def draw_both_runs():
 
 # %% [markdown]
 # Only the leader was started with `start_new_session=True`; its two children were started
-# by the leader, not by `Popen`. Predict: are the children in the leader's group or in ours, and so which of the
+# by the leader itself, not by our `Popen` call. Predict: are the children in the leader's group or in ours, and so which of the
 # three processes are still running after that one `killpg`?
 
 
@@ -214,11 +214,9 @@ draw_both_runs()  # both runs: the SIGKILL above, this killpg below
 # one `killpg` reached every member and ended them all, an empty list of survivors. We never
 # used the children's pids to stop them.
 #
-# The figure puts both runs on one time axis, from the moment the children were running, one
-# lane per process. Blue is a process running before the signal, grey from a signal to the
-# exit, red a child running on after its parent is gone. In the lower panel every lane ends
-# at the one `killpg`, long before the 0.1 s mark: the grey, from the signal to the exit, is
-# the short stub at the end of each lane (the note beside it gives the time). In the upper
+# In the figure's lower panel every lane ends at the one `killpg`, well before the 0.1 s mark:
+# the grey, from the signal to the exit, is the short stub at the end of each lane (the note
+# on the leader's lane gives the time for all three). In the upper
 # panel the children's lanes are red up to the moment the first cell looked, 0.1 s after the
 # kill; they were still running then, and left alone each would have slept its full 3 s.
 #
@@ -239,8 +237,9 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 #
 # `start_new_session=True` does two things: a new
 # session and a new {term}`process group`. A *session* is a set of process groups that share
-# one controlling terminal, whose Ctrl-C goes to one group of the session; the child calls
-# `setsid()` and its new session has no terminal at all. Since Python 3.11,
+# one controlling terminal, whose Ctrl-C goes to one group of the session;
+# `start_new_session=True` makes the child call `setsid()`, and the new session it gets has no
+# terminal at all. Since Python 3.11,
 # `Popen(..., process_group=0)` gives only the second, and that is already enough to keep
 # Ctrl-C away: the terminal sends SIGINT to its *foreground process group*, and a child in a
 # group of its own is not in it. The new session adds that the child has no controlling
@@ -271,12 +270,8 @@ print("✓ process_group=0: a group of its own, in our session")
 # they started. Often that process is a wrapper around the real program, and the signal
 # lands on the wrapper. `wrap SECONDS -- COMMAND` runs COMMAND as its
 # child; with `--forward` it installs a handler that sends SIGTERM and SIGINT on to the child,
-# then waits for the child. `wrap` exits with its child's status the way a shell reports it.
-# A child that exits by itself gives its own exit code, which `wrap` passes on unchanged (the
-# last line's `else code`). A child killed by signal N has the return code -N in `Popen`, and
-# `wrap` turns it into 128 + N (`128 - code`). The child here, `report-signals`, catches
-# SIGTERM and SIGINT: it prints the signal it got and exits by itself with 128 + its number, so
-# its code reaches the wrapper through the `else code` branch.
+# then waits for the child and exits with the child's status, the way a shell reports it. The
+# child here, `report-signals`, catches SIGTERM and SIGINT and prints the signal it got.
 #
 # Here is `wrap` with its forwarding handler, then the child's handler for both signals:
 
@@ -294,8 +289,8 @@ show_source(_cmd_report_signals, first="def report", last="os._exit(128 + signum
 # forwarding, the cell only asks whether the child still runs; the folded check ends it.
 #
 # Predict: after SIGTERM to a wrapper *without* `--forward`, what return code does `Popen`
-# see for the wrapper, and is its child still running? And with `--forward`, what exit
-# status does the wrapper report for SIGTERM?
+# see for the wrapper, and is its child still running? And with `--forward`, what return code
+# does the wrapper end with for SIGTERM? (The two excerpts above hold what you need.)
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -350,20 +345,25 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Without forwarding, SIGTERM's default action ended the wrapper (exit status -15: killed by
-# signal 15) and the child never heard of it from the wrapper: it was orphaned like the
-# children in the first experiment, still running. The folded check then ends it with a
-# SIGTERM of its own. With forwarding, the order is the one a job scheduler expects: the wrapper
-# receives the signal, the child receives it, the child exits, the wrapper reports the
-# child's status as its own: 143 for SIGTERM, 130 for SIGINT, the shell's 128 + signal
-# number. The child wrote that number itself (`os._exit(128 + signum)`), and the wrapper
-# passed it on unchanged.
+# Without forwarding, SIGTERM's default action ended the wrapper (return code -15: `Popen`
+# reports a process killed by signal N as -N) and the child never heard of it from the
+# wrapper: it was orphaned like the children in the first experiment, still running. The
+# folded check then ends it with a SIGTERM of its own.
+#
+# With forwarding, the order is the one a job scheduler expects: the wrapper receives the
+# signal, the child receives it, the child exits, the wrapper reports the child's status as
+# its own: 143 for SIGTERM, 130 for SIGINT, the shell's 128 + signal number. The child was not
+# killed by the signal: it caught it and exited by itself with that exit code
+# (`os._exit(128 + signum)`), so the wrapper passed it on unchanged through the last line's
+# `else code`. Had the child been killed instead, `wrap` would have turned its -N into the same
+# 128 + N (`128 - code`).
 #
 # :::
 #
 # :::{dropdown} Why `report-signals` waits with `select`: a race seen only on a busy machine
 #
-# `report-signals` waits in `wakeup.wait` rather than `time.sleep`, for a reason that shows
+# `report-signals` waits in `wakeup.wait` (the part the excerpt above hides behind `# ...`)
+# rather than `time.sleep`, for a reason that shows
 # only on a busy machine. A Python handler runs in the main thread between bytecodes, and
 # `time.sleep` looks for signals only when its sleep is interrupted, so a signal that arrives
 # after Python's last check but before the sleep begins is handled only when the sleep ends.
@@ -380,7 +380,8 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 # ## File locks: who releases a lock when its holder is SIGKILLed?
 #
 # `fcntl.flock(fd, LOCK_EX | LOCK_NB)` takes an exclusive lock on an open file, or raises
-# `BlockingIOError` at once if another open file holds it; `LOCK_UN` releases it. The holder
+# `BlockingIOError` at once if another open file holds it (an *open file* here is the kernel's
+# record of one `open` call, which several file descriptors can share); `LOCK_UN` releases it. The holder
 # below is `hold-flock`: it takes the lock, says `ready <pid> <clock>` and sleeps, and it
 # never gets to unlock, because we kill it with SIGKILL.
 
@@ -744,8 +745,10 @@ _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_obs
 # the wrapper uses them: starting and stopping the test, the handlers, then the lock.
 # Other signal and lock sites are in the [source inventory](../book/reference/inventory.md).
 #
-# The three together have a cost the lock alone does not show: the lock is freed with the
-# wrapper, the test in its new session is not stopped with it. Below, a holder in the shape of
+# The wrapper has two gaps. One opens when the wrapper itself is SIGKILLed: the run below. The
+# other is in its own graceful stop, and the first quote shows it: the test's own children may
+# outlive the locks. The first gap is the cost the lock alone does not show: the lock is freed
+# with the wrapper, the test in its new session is not stopped with it. Below, a holder in the shape of
 # `gpu_lock_exec` (the program `GPU_WRAPPER`, folded) takes the lock, starts a 3 s "test" in a
 # new session and is SIGKILLed; then the next job tries the lock.
 

@@ -14,7 +14,7 @@
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 55 minutes
+# 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -47,15 +47,15 @@ from lab_snippets.timeline import STATE_COLOURS, Timeline, figure_style
 figure_style()
 
 # %% [markdown]
-# ## Predict: how many reads does the server see?
+# ## Predict: what does one read return?
 #
 # A client sends two newline-terminated messages in two `write`s, one right after the other:
 # `b"one\n"`, then `b"two\n"`. The server's handler waits until the client has written both
 # (an `asyncio.Event`, `both_written`), then a moment more, and reads once with
 # `await reader.read(1024)`, which returns at most 1,024 bytes.
 #
-# Before running: how many reads does the server need for the two messages, and what does
-# each one hold?
+# Before running: does that one read return the first `write`'s bytes, `b"one\n"`, and leave
+# `b"two\n"` for a second read, or both messages at once?
 
 # %% tags=["remove-output"]
 both_written, read_done = asyncio.Event(), asyncio.Event()
@@ -110,6 +110,9 @@ print("✓ two writes arrived in one read")
 # hangs up. The cells write down named moments with `tl.mark(...)` on a `Timeline`, the
 # course's stopwatch (chapter 01), and the check uses `tl.order(a, b)` to test that moment `a`
 # was marked before moment `b`.
+#
+# Predict: how many reads does the server's loop get for these three messages, and what does
+# each read hold?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the helpers"}
 # The pause: two events the server's handler sets, so the client can wait for it.
@@ -144,7 +147,7 @@ async def send_in_pieces(port: int) -> None:
         tl.mark("client closed its end")
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 reads: list[bytes] = []
 
 
@@ -177,11 +180,15 @@ assert tl.order("client closed its end", "server saw the end of the stream")
 print("✓ three messages arrived in three reads, and not one read is one message")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Three messages, three reads, and not one read is a message: the first holds two messages,
 # the next two hold the halves of one. Each pause lasted until the server's `read` had
 # returned, so a busy machine could not change this answer. The loop's last read returned
 # `b""`, which ends the loop and is not in the list: an empty `bytes` means the other side
 # closed its end, which is also the only reliable "no more data" signal.
+#
+# :::
 
 # %% [markdown]
 # ## Putting the boundaries back
@@ -289,10 +296,10 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # seconds and sends a malformed, an oversized or a truncated frame, or nothing at all (`kind`
 # says which).
 #
-# All five clients share one server and one event loop, and each connection has a handler
-# task of its own (chapter 03), so the good client should keep being served. Predict how long
-# it keeps asking: it pauses 0.02 s between requests and stops once the server has dealt with
-# every bad client. About how many replies does it get: about 5, about 15, or about 100?
+# All five clients share one server and one event loop. The good client pauses 0.02 s between
+# requests and stops once the server has dealt with every bad client. Predict: which bad client
+# does the server deal with last, and while it does, does the good client keep getting replies,
+# or does it wait until that client is gone?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the clients"}
 # The clients: one good client that keeps asking, four bad ones; each draws its lane.
@@ -395,8 +402,8 @@ fig = draw_clients()  # folded above, with the clients
 # so a silent client costs the others nothing while it is waited for.
 #
 # The last bad client the server deals with is the silent one: it connects at 0.02 s and is
-# cut off 0.3 s later. Until then the good client asks every 0.02 s or so, which makes about
-# fifteen replies, all in order.
+# cut off 0.3 s later. All that time the good client asks every 0.02 s or so and is answered,
+# which makes about fifteen replies, all in order.
 #
 # In the server's counts, `frames` are the whole frames it read and `replies` the normal
 # answers among them; `clean eof` counts the connections that ended between two frames. The
@@ -537,6 +544,12 @@ def draw_drain_run():
         left = text == "resume"  # the resume's label left of its line, clear of the legend
         ax.annotate(text, (at[mark], -0.45), xytext=(-3 if left else 3, 0), textcoords="offset points",
                     ha="right" if left else "left", va="bottom", fontsize=9)
+    named = (("client: drain did not return", 0.38, "top", "drain timed out"),
+             ("server: conn 1 accepted", 1 - 0.38, "bottom", "connection accepted"))
+    for mark, y, va, text in named:  # the two other ticks, labelled beside them
+        if mark in at:
+            ax.annotate(text, (at[mark], y), xytext=(3, 0), textcoords="offset points",
+                        ha="left", va=va, fontsize=8)
     ax.set_ylim(1.5, -0.95)  # room above the lanes for the pause/resume labels
     return fig
 
@@ -572,32 +585,29 @@ assert resumed == "resume" and resumed_with <= low, flow
 assert tl.order(paused_mark, "client: drain did not return", "server: conn 1 starts reading",
                 resumed_mark, "client: drain returned"), "drain returns only after the reader starts reading"
 print(buffer_report(low))  # the transport's buffer around the drain that waited
+# While the kernel's buffers grew, the transport may have paused and resumed the writer for a
+# moment; a drain() that met such a short pause waited less than 0.05 s, and the loop went on.
 print(f"short pause/resume cycles before that drain: {(pauses_before - 1) // 2}")
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Not after the first, nor after a few: the first `drain()` returns at once, and so do dozens
-# more (the printed line gives the count). `write()` hands the bytes to the transport, which
-# passes the kernel what the kernel will take and keeps the rest in a buffer of its own.
-# `drain()` returns at once while that buffer is below its high-water mark (64 KiB by default),
-# and otherwise waits until the reader has taken enough for it to fall to the low-water mark
-# (16 KiB). The kernel has buffers of its own on the way, a send buffer on the client's socket
-# and a receive buffer on the server's, and it fills them first, while the server's program
-# reads nothing: they took megabytes before any byte stayed in the transport (Linux grows its
-# loopback TCP buffers up to `net.ipv4.tcp_rmem` and `tcp_wmem`, so the amount depends on the
-# machine).
+# Not after the first, nor after a few: dozens of `drain()`s returned at once (the printed line
+# gives the count). The kernel's buffers come first: while the server's program read nothing,
+# they took megabytes. Only then did bytes stay in the transport's own buffer, and past 64 KiB
+# the transport paused the writer: that is when `drain()` waited.
 #
-# Then bytes piled up in the transport: past its high-water mark it calls `pause_writing()` on
-# its protocol, and `drain()` waits (the client's green bar: the 0.05 s of the drain that timed
-# out, then the next one for the 0.3 s the gate stayed shut) until `resume_writing()`. That
-# comes only after the server starts reading and the buffer falls to the low-water mark (the
-# dashed lines). On the way, while the kernel's buffers grew, the transport may also have
-# paused and resumed the writer for a moment; a `drain()` that met such a pause waited less
-# than 0.05 s, and the loop went on (the folded check counts them). Without `drain()`, a
-# producer that outruns its consumer would grow the
-# transport buffer without limit.
+# In more detail: `write()` hands the bytes to the transport, which passes the kernel what the
+# kernel will take (a send buffer on the client's socket, a receive buffer on the server's) and
+# keeps the rest. Linux grows its loopback TCP buffers up to `net.ipv4.tcp_rmem` and
+# `tcp_wmem`, so the megabytes depend on the machine. Past its high-water mark (64 KiB by
+# default) the transport calls `pause_writing()` on its protocol, and `drain()` waits (the
+# client's green bar: the 0.05 s of the drain that timed out, then the next one for the 0.3 s
+# the gate stayed shut) until `resume_writing()`. That comes only after the server starts
+# reading and the buffer falls to the low-water mark, 16 KiB (the dashed lines). Without
+# `drain()`, a producer that outruns its consumer would grow the transport buffer without
+# limit.
 #
 # :::
 
@@ -1245,9 +1255,9 @@ print(f"✓ all {events_written} events written and the coroutine returned while
 # above), so no `drain()` waits and `render_stream` returns as if the client had read
 # everything. For `_run_turn` this means a client that is still connected but has stopped
 # reading gets its turn recorded: a write notices it only once megabytes are waiting. The
-# `ConnectionResetError` that `_run_turn` catches comes from a different case: a connection
-# that aiohttp already knows is closing. A write to it raises aiohttp's
-# `ClientConnectionResetError`, which is a subclass of `ConnectionResetError`.
+# `ConnectionResetError` that `_run_turn` catches is raised for a connection that is already
+# closing (aiohttp raises its own subclass of it); a client that is connected but not reading
+# raises nothing.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -112,24 +112,23 @@ async def settle(result) -> None:
 #
 # The usual reflex is "if `inspect.iscoroutinefunction(hook)` is true, await the call;
 # otherwise use the value". The next cell calls each hook once and asks both questions;
-# `settle` (folded above) then runs or closes what the call returned. One fact you need:
-# `iscoroutinefunction` looks through `functools.partial` and bound methods to the function
-# inside (an object with an async `__call__` is neither). Copy this table and fill in its two
-# empty columns:
+# `settle` (folded above) then runs or closes what the call returned. The first column is
+# filled in: `iscoroutinefunction` looks through `functools.partial` and bound methods to the
+# function inside, and says no to everything else (an object with an async `__call__`
+# included). Copy the table and fill in the last column:
 #
-# | hook | `iscoroutinefunction`? | call awaitable? |
+# | hook | `iscoroutinefunction` | call awaitable? |
 # |---|---|---|
-# | `score_async` | | |
-# | `functools.partial(score_async)` | | |
-# | `score_later` | | |
-# | `ScoreClient()` | | |
-# | `score_scheduled` | | |
-# | `score_ready` | | |
-# | `score_plain` | | |
-# | `score_stream` | | |
+# | `score_async` | True | |
+# | `functools.partial(score_async)` | True | |
+# | `score_later` | False | |
+# | `ScoreClient()` | False | |
+# | `score_scheduled` | False | |
+# | `score_ready` | False | |
+# | `score_plain` | False | |
+# | `score_stream` | False | |
 #
-# Before running the cell: for each hook, what does `iscoroutinefunction` say, and does
-# calling it give something you can `await`?
+# Before running the cell: which of the eight calls give something you can `await`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 rows = {}
@@ -178,9 +177,7 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # `async def` (folded; you meet it only in old code, and a fold after the answer explains its row).
 #
 # **Predict.** `await` accepts every one of them but the async generator. Which of the five
-# checks say `True` for `ReadyScore(0.5)` and for the `Task`? And which one check says `True`
-# on exactly the rows that `await` accepts, so that a program can trust it to say "await
-# this"?
+# checks give `True` for `ReadyScore(0.5)`, and which for the `Task`?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show old_style, a pre-async-def coroutine"}
 import types
@@ -1137,7 +1134,8 @@ show_call_site("21")
 # sample, a `Sample` replaces it, anything else is a `TypeError`. Two hooks a user might
 # write go through it: one edits the sample in place and forgets its `return`, the other is
 # an async generator like exercise 21.1's streams. **Predict:** which of the two does the
-# boundary report with an error, and what happens to the other one's work?
+# boundary report with an error, and does the other one's in-place edit reach the sample that
+# goes on?
 
 # %%
 class Sample:

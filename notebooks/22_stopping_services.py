@@ -165,10 +165,12 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # prints `main-cancelled` and returns 128 + 15 = 143, the status a shell shows for "ended by
 # SIGTERM". `asyncio.wait` returns as soon as every task it waits for has ended (chapter 04),
 # so the 2 s is only a bound: the service ended a few hundredths of a second after the
-# signal, one 0.02 s cleanup plus the signal's delivery and the exit. So every job is cancelled the moment the signal arrives, whatever work it still has: jobs 0
-# and 1 needed 0.05 s and 0.1 s and were cancelled anyway. Every job did run its cleanup, and
-# the service reports the stop in its exit status. Cancelling at once is safe, not yet polite;
-# the exercise adds the missing step.
+# signal, one 0.02 s cleanup plus the signal's delivery and the exit.
+#
+# In other words, every job is cancelled the moment the signal arrives, whatever work it still
+# has: jobs 0 and 1 needed 0.05 s and 0.1 s and were cancelled anyway. Every job did run its
+# cleanup, and the service reports the stop in its exit status. Cancelling at once is safe,
+# not yet polite; the exercise adds the missing step.
 #
 # :::
 
@@ -179,20 +181,17 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # SIGINT handler raises `KeyboardInterrupt` in the main thread wherever it happens to be,
 # which in an asyncio program is often inside the event loop's own code. The service below
 # has no SIGINT handler of its own, and runs under `asyncio.run`. If a `KeyboardInterrupt`
-# reaches its top level, the service prints one last line naming the code that raised it.
-# This is where it is decided, around `asyncio.run`, with `interrupt_origin` below it:
+# reaches its top level, the service's last line says which code raised it:
+# `interrupt-from-asyncio.run` when `asyncio.run` raised it itself, and
+# `interrupt-from-signal-handler` when Python's own SIGINT handler raised it, wherever the
+# main thread was (the fold shows how it finds out).
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show how the service finds out which code raised it (interrupt_origin)"}
 show_source(_cmd_serve, first="try:", last="raise")
 show_source(interrupt_origin)
 
 # %% [markdown]
-# `interrupt_origin` finds the innermost frame of the exception's traceback: the function that
-# raised it. `_ORIGIN_BY_FRAME` names two functions of asyncio's `runners.py`: `Runner.run`
-# gives `interrupt-from-asyncio.run`, and `Runner._on_sigint` gives
-# `interrupt-from-runner-handler`. A frame anywhere else gives `interrupt-from-signal-handler`
-# (`FROM_SIGNAL_HANDLER`): Python's own SIGINT handler raises in whatever code the main thread
-# was running. Predict: do the jobs get to run their cleanup (a `cancelled N` line each)?
+# Predict: do the jobs get to run their cleanup (a `cancelled N` line each)?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 code_int, events_int, sent_int = stop_service(["serve", JOBS], signal.SIGINT, started=3)
@@ -441,7 +440,10 @@ print("✓ jobs 0 and 1 finished, job 2 was cancelled when the budget ran out, s
 # :::
 
 # %% [markdown]
-# The exercise asks for the graceful stop in full.
+# The exercise asks for the graceful stop in full. The one piece this page has not run is its
+# intake: until the stop, it waits for two things at once, the next job and the stop. That is
+# `asyncio.wait(..., return_when=asyncio.FIRST_COMPLETED)` from chapter 04, and the exercise's
+# Hint shows it.
 #
 # :::{dropdown} Python versions
 #
@@ -953,7 +955,8 @@ show_call_site("22c")
 # 0.3 s (slime: 5 s); after the flag, the worker waits up to 3 s for its tasks (slime: 30 s).
 # Each piece prints a line when it gets there: `main-returned`, `drain-started`,
 # `generation-finished`, `drain-ended` and `hook-returned`. **Predict:** which of these lines
-# appear before the process ends?
+# appear before the process ends? And which one limit would you raise, and to about what, for
+# the five lines to appear?
 
 # %%
 ROLLOUT_MODEL = """
@@ -994,8 +997,9 @@ print("exit", model_run.returncode, "·", " → ".join(model_lines))
 # 0.7 s short of done. Neither `generation-finished` nor `drain-ended` appeared, and nothing
 # was cancelled either: the shorter limit, the join's, decided. In slime the same order holds
 # with 5 s and 30 s: a generation still in flight 5 s after the hook starts is abandoned
-# mid-drain. A join given more time than the generation needs, 5 s say, would let the drain
-# end first, and all five lines would be printed.
+# mid-drain. The limit to raise is the join's: given more time than the generation needs
+# (1 s here; 5 s, say), it would let the drain end first, and all five lines would be printed.
+# Raising the drain's 3 s changes nothing, since the join gives up long before it.
 #
 # :::
 

@@ -238,13 +238,11 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 #
 # `frozen` starts two threads that deadlock: `take_a_then_b` holds lock A and waits for lock B,
 # `take_b_then_a` holds B and waits for A. The `5` bounds the child's run to 5 s at most. With
-# `--register` it first asks `faulthandler` to dump every thread's stack on SIGUSR1. The
-# course's real source, the registration and one of the two threads (the other is its mirror
-# image). `_meet` and `parked` only let the child say `ready` once both threads hold their
-# first lock and sit in `b.acquire()` or `a.acquire()`, one blocking call each, and run no
-# Python code while we dump: a dump taken while a thread runs Python code can crash the
-# process (the fold after the second dump says why). `parked.append` is itself a call into C,
-# so it leaves the thread's own function as its top frame, which is what the child checks.
+# `--register` it first asks `faulthandler` to dump every thread's stack on SIGUSR1. Once both
+# threads are stuck, the child prints `ready`; when we later close its stdin, it prints
+# `gave-up` and exits with status 0, which is how this notebook ends it. Below, the course's
+# real source: the registration and one of the two threads (the other is its mirror image;
+# what `_meet` and `parked` are for is in the fold after the second dump).
 
 # %% tags=["remove-input"]
 from lab_snippets.hangs import _cmd_frozen, take_a_then_b
@@ -297,7 +295,8 @@ print(read_line(frozen.stdout, timeout=10).strip())  # "ready": each holds one l
 
 # %% [markdown]
 # **Step 2.** Send SIGUSR1 and read stderr until the dump names both functions; 0.1 s later,
-# ask whether the child still runs. Then read what is left of its output and its exit status.
+# ask whether the child still runs. Then read what is left of its output and its exit status
+# (`communicate()` closes its stdin: a child still running then prints `gave-up` and exits 0).
 #
 # Predict: does the signal end the process?
 
@@ -337,9 +336,9 @@ print("✓ the dump showed both deadlocked threads, and the process went on runn
 # No. SIGUSR1's default action kills the process; `faulthandler.register` replaces that action
 # with one that writes the dump and returns. In order: the dump named both threads' functions
 # and lines (`take_a_then_b` stuck in `b.acquire()`, `take_b_then_a` in `a.acquire()`); the
-# threads went back to their deadlock, and 0.1 s later the child still ran. Then our
-# `communicate()` closed the child's stdin, which is how this notebook ends `frozen` early: it
-# printed `gave-up` and exited with status 0, the last printed line. The dump reached us within milliseconds of
+# threads went back to their deadlock, and 0.1 s later the child still ran. Only our
+# `communicate()` ended it: it printed `gave-up` and exited with status 0, the last printed
+# line. The dump reached us within milliseconds of
 # the signal, read through a pipe, so the dump itself took at most that: cheap enough to take
 # from a live service. Register it early, in every long-running service: it costs nothing
 # until the signal comes.
@@ -378,8 +377,11 @@ print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the proces
 #
 # `faulthandler` reads the other threads' frames without holding the GIL. A thread that runs
 # Python code during the dump can change its frames under the reader, and the dump can then
-# crash the process (CPython's tracker has reports like it, gh-116008); the child above keeps
-# both threads in one blocking call. `py-spy` needs ptrace permission on Linux: the same user
+# crash the process (CPython's tracker has reports like it, gh-116008). So the child above
+# prints `ready` only once both threads hold their first lock and sit in `b.acquire()` or
+# `a.acquire()`, one blocking call each, running no Python code while we dump: that is what
+# `_meet` and `parked` are for. `parked.append` is itself a call into C, so it leaves the
+# thread's own function as its top frame, which is what the child checks. `py-spy` needs ptrace permission on Linux: the same user
 # and a Yama `ptrace_scope` that allows it, or root, and in a container the `CAP_SYS_PTRACE`
 # capability. The course does not depend on it.
 #
@@ -999,9 +1001,11 @@ from lab_snippets.sites import show_call_site
 show_call_site("23")
 
 # %% [markdown]
-# Would an await chain tell the stuck rollouts apart? Not for the rollout that timed out:
-# `asyncio.timeout` cancels the rollout's own task, so by the time the `except` runs, the awaits
-# it was stuck in are gone from its stack.
+# Would an await chain tell the stuck rollouts apart? Not for the rollout that timed out.
+#
+# `asyncio.timeout` works by cancelling the rollout's own task. The cancellation unwinds the
+# awaits the rollout was stuck in, so by the time the `except` runs, those awaits are no longer
+# on its stack: there is nothing left to show.
 #
 # The other tasks are not cancelled, so their chains would still show where they wait. To see
 # where the rollout itself waited, take the stacks at the deadline, before cancelling: a

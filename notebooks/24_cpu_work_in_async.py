@@ -153,7 +153,7 @@ else:
 # runs, and the interpreter asks the running thread to let go of it every
 # `sys.getswitchinterval()` seconds (5 ms by default): a thread that wants the GIL waits one
 # interval, then asks the holder to drop it. So the loop's thread gets turns, and its longest
-# silence is a part of the work, not all of it (the check asks for less than half). It answers,
+# silence is a part of the work, not all of it (compare the printed gap with the scoring's time). It answers,
 # but only once every few switch intervals: the heartbeat figure further down shows how seldom.
 #
 # Is the work faster? No. The scoring is the same Python code under the same GIL, so in a thread
@@ -343,7 +343,7 @@ def inline_time(text: str) -> float:
 # 8 MB.
 #
 # Predict two things before you open the answers. At about what text length does the trip cost
-# as much as the work: about 10 characters, 100, 1,000 or 10,000? And does the 8 MB call cost
+# as much as the work: about 10 characters, about 300, about 3,000 or about 30,000? And does the 8 MB call cost
 # about as much as the 8-byte one, or many times more?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -378,9 +378,7 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 #
 # From the first row to the last, the work grows a thousandfold with the text; the trip grows
 # too, but far less, so the trip / work column falls. A pool call costs the sum of a row's
-# first two numbers. (The table does not print the pool call's whole time: it times the work
-# in another process, the worker, and two processes can run the same loop at speeds a few
-# tenths apart, which at 1,000 characters is more than the trip.) For tiny texts a pool call costs many
+# first two numbers. For tiny texts a pool call costs many
 # times the work itself: you pay for the trip, not the scoring. For large texts the trip is a
 # small extra on top of the work. The crossover, where the trip costs as much as the work, is
 # the last line of the answer (from the 10-character trip; a longer text's trip is a little
@@ -435,20 +433,8 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # One piece of CPU work three ways, one run each: on the loop, in a thread, and in the process
 # pool. The work is `burn(1200)`, the same kind of loop as `score`, four times `burn(300)`
 # above and so about four times as long as the large scoring; it also reports when it ran,
-# read where it ran (in the thread, or in the worker process).
-#
-# What the figure shows. Each way gets two lanes. The heartbeat lane is the loop: blue while it
-# answered, red for a gap of more than 6 ms (three missed heartbeats). Red here means only that
-# the loop did not answer, whatever kept it: its own work, a wait for the GIL or a busy
-# machine. The work lane is blue while the work ran; a hole in it is a moment the work did not
-# have a CPU. A second figure draws 50 ms of the `to_thread` lanes at a scale where their
-# pieces show.
-#
-# What the numbers are. The sections above measured only the longest gap; the answer gives,
-# for each way, how many gaps there were, their time added up ("in all") and the longest, each
-# as a share of the work's duration. A gap runs from the loop's last answer before it to its
-# first answer after it, so a gap that covers the whole work is a little longer than the work:
-# a share can come out just over 100%.
+# read where it ran (in the thread, or in the worker process). Each way gets a heartbeat lane,
+# red wherever the loop did not answer for over 6 ms, and a work lane.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that runs the three and draws them"}
 from functools import partial
@@ -539,13 +525,29 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # answered one heartbeat, an instant too short to see at that scale. The second figure shows
 # 50 ms of it, with a tick at each heartbeat the loop answered: it did answer, as the
 # `to_thread` section found, but seldom, most ticks more than 6 ms apart. Added up, the red is
-# about as long as on the loop (the share "in all"). `to_thread` cut the silence into short
+# about as long as on the loop (the share "in all": the next fold explains the numbers). `to_thread` cut the silence into short
 # pieces; it did not shorten it. Chapter 08's heartbeat figure showed a `to_thread` lane with no
 # red at all: there the thread *waited* (slept), which releases the GIL; here it runs Python
 # code, which holds it.
 #
 # In the process pool the work holds none of this process's GIL: on a machine with a CPU to
 # spare, its heartbeat lane is almost all blue and its work lane almost one unbroken bar.
+#
+# :::
+#
+# :::{dropdown} How to read the figures and the numbers
+#
+# Each way gets two lanes. The heartbeat lane is the loop: blue while it answered, red for a
+# gap of more than 6 ms (three missed heartbeats). Red means only that the loop did not answer,
+# whatever kept it: its own work, a wait for the GIL or a busy machine. The work lane is blue
+# while the work ran; a hole in it is a moment the work did not have a CPU. The second figure
+# draws 50 ms of the `to_thread` lanes at a scale where their pieces show.
+#
+# The sections above measured only the longest gap; the printed lines give, for each way, how
+# many gaps there were, their time added up ("in all") and the longest, each as a share of the
+# work's duration. A gap runs from the loop's last answer before it to its first answer after
+# it, so a gap that covers the whole work is a little longer than the work: a share can come
+# out just over 100%.
 #
 # :::
 #
