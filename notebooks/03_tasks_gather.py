@@ -251,7 +251,7 @@ watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))
 await asyncio.sleep(0)  # both start and suspend
 alive_before_gc = watch_task() is not None
 gc.collect()
-delivered = deliver(1, "reward 0.7")  # deliver (folded): sets the reply, if A is still there
+delivered = deliver(1, "reward 0.7")  # deliver (folded): reply to A, if still there
 task_alive_after_gc = watch_task() is not None
 sleeper_alive_after_gc = watch_sleeper() is not None
 
