@@ -762,8 +762,8 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 #   output read to the end before the step returns or the cancellation leaves it; `forget`
 #   called once, after reaping.
 #
-# Bound the wait with `asyncio.timeout`, not `wait_for`. The note under `run_harness` in
-# *What each box does* says why.
+# Bound the wait with `asyncio.timeout`, not `wait_for`. The fold *Why `asyncio.timeout` and
+# not `wait_for`*, in the section *Why the harness step reads the pipe*, says why.
 #
 # :::
 #
