@@ -211,7 +211,7 @@ def _prewarm_kernel() -> None:
 
 def _kernel_event_pipes() -> set[int]:
     """Close the event pipes of ended threads, as ipykernel does every 10 s; return the descriptors
-    of the pipes left (those of live threads).
+    of the kernel's pipes (those of live threads, and closed ones zmq has not let go of yet).
 
     ipykernel gives every thread that writes to ``sys.stdout``/``sys.stderr`` its own zmq socket
     (an "event pipe", whose mailbox is an eventfd) to wake the IOPub thread, and its
@@ -226,17 +226,57 @@ def _kernel_event_pipes() -> set[int]:
     pipes, lock = getattr(pub, "_event_pipes", None), getattr(pub, "_event_pipe_gc_lock", None)
     if not isinstance(pipes, dict) or lock is None:  # not an ipykernel OutStream (or it changed)
         return set()
-    import zmq
-
     fds = set()
     with lock:
+        _note_pipes(pipes)
         for thread, socket in list(pipes.items()):
             if not thread.is_alive():
                 socket.close()
                 del pipes[thread]
-            elif not socket.closed:
-                fds.add(socket.getsockopt(zmq.FD))  # the mailbox's eventfd
+    # A closed pipe's descriptor lives on until zmq's reaper is done with it: every pipe seen
+    # (closed here or, after this saw it, by the kernel's own 10 s collection) stays excused while
+    # its descriptor still points where it did.
+    now = _fds()
+    for fd, target in list(_pipes_seen.items()):
+        if now.get(fd) == target:
+            fds.add(fd)
+        else:
+            del _pipes_seen[fd]
+    if hasattr(sys.stdout, "flush"):
+        # a flush wakes the IOPub thread, whose socket must take the closed pipe's last command
+        # before the reaper lets the descriptor go (an idle IOPub thread can hold it for seconds)
+        sys.stdout.flush()
     return fds
+
+
+_pipes_seen: dict[int, str] = {}  # descriptor -> its /proc target when seen
+
+
+def _note_pipes(pipes: dict) -> None:
+    import zmq
+
+    targets = _fds()
+    for socket in list(pipes.values()):
+        if not socket.closed:
+            fd = socket.getsockopt(zmq.FD)  # the mailbox's eventfd
+            _pipes_seen[fd] = targets.get(fd, "")
+
+
+def _watch_kernel_pipe_gc() -> None:
+    """Note the pipes the kernel's own 10 s collection is about to close, so that a descriptor it
+    closed just before ``finish`` (still waiting for zmq's reaper) is known to be the kernel's."""
+    pub = getattr(sys.stdout, "pub_thread", None)
+    collect = getattr(pub, "_event_pipe_gc", None)
+    if collect is None or getattr(collect, "_lab_audit", False) or not isinstance(
+            getattr(pub, "_event_pipes", None), dict):
+        return
+
+    async def noted_collect():
+        _note_pipes(pub._event_pipes)
+        await collect()
+
+    noted_collect._lab_audit = True
+    pub._event_pipe_gc = noted_collect
 
 
 def start() -> Snapshot:
@@ -244,6 +284,7 @@ def start() -> Snapshot:
     global _baseline
     if "ipykernel" in sys.modules:
         _prewarm_kernel()
+        _watch_kernel_pipe_gc()
     _baseline = snapshot()
     return _baseline
 
