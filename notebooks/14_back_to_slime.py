@@ -423,10 +423,11 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
 # permit of the boot {term}`semaphore` with `async with permits`, retries a failed boot after
 # a short back-off, and closes the sandbox in the `finally` around `yield`.
 # `boot_once(task, fault, attempt)` is one boot attempt of 0.05 s that hangs or fails as the
-# fault says. Here is all of its code, as the function holds it when the page runs, with its
+# fault says, and the sandbox it yields is a `MiniSandbox`, the course's stand-in for slime's
+# remote sandbox. Here is all of its code, as the function holds it when the page runs, with its
 # instrument lines marked: they draw
 # the wait for a permit and the boot and close steps on the timeline, and record the permit in
-# the ledger. Read past them and what is left is the mechanism: `async with permits`, the
+# `registry`, the course's ledger (the next run prints it). Read past them and what is left is the mechanism: `async with permits`, the
 # retry, `yield`, `finally`. The `else` of the `for` runs only when no attempt reached
 # `break`, that is when every boot failed.
 
