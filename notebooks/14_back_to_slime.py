@@ -461,7 +461,7 @@ show_listing(boot_sandbox, instruments=("asked = ", "tl.add(", "registry.held(",
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 clean = await asyncio.wait_for(
     agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),  # BOOT_LIMIT = 2 boots
-    timeout=guard_for(BUDGET) + REAP_TIMEOUT)
+    timeout=guard_for(BUDGET) + REAP_TIMEOUT)  # a bound: the task's guard, plus a reap
 print(clean)
 print(registry.history("clean"))
 
