@@ -125,8 +125,8 @@ async def wait_briefly_at_gate() -> str:
 #
 # A thread with no loop calls `asyncio.run` twice, and each run waits briefly on `gate`, which
 # is never set. The Event was made once, outside any loop, and each `asyncio.run` makes a loop
-# of its own and closes it at the end. A hint: an Event remembers something about where it
-# first had to wait. Predict: what does each run give, `"ok"` or an error?
+# of its own and closes it at the end. A fact you need: a wait on an Event awaits a future,
+# and a future belongs to one loop. Predict: what does each run give, `"ok"` or an error?
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -328,7 +328,7 @@ def notebook_wait(how: str):
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_waits(watch: LoopWatch) -> None:
-    """Colour each wait by what the heartbeat measured in it, add the watch's lane, and plot."""
+    """Colour each wait by what the heartbeat measured in it, draw each heartbeat, and plot."""
     from dataclasses import replace
 
     def silent(span) -> bool:
@@ -336,10 +336,11 @@ def draw_waits(watch: LoopWatch) -> None:
 
     tl.spans[:] = [replace(s, state="blocked") if s.label.startswith("notebook: ") and silent(s)
                    else s for s in tl.spans]
-    watch.add_to(tl, "notebook's event loop (LoopWatch)", threshold=0.05)
+    for beat in watch.beats:  # one thin bar per heartbeat of the notebook's loop
+        tl.add("notebook's event loop: heartbeats", beat, beat + 0.002, state="running")
     tl.plot("Waiting for a coroutine on another thread's loop: block or await",
             lanes=["loop thread: job A", "notebook: result()", "loop thread: job B",
-                   "notebook: await wrap_future", "notebook's event loop (LoopWatch)"])
+                   "notebook: await wrap_future", "notebook's event loop: heartbeats"])
 
 
 # %% [markdown]
@@ -387,10 +388,9 @@ print("✓ no heartbeat while result() blocked; the heartbeat went on under awai
 #
 # On the timeline, the jobs only await `asyncio.sleep` on the loop thread, so their bars are
 # light green (waiting). A wait of the notebook in which no heartbeat landed is drawn red
-# (blocked), and that is the one in `result()`. The bottom lane is the `LoopWatch`, as in the
-# reading guide: blue while the loop answered, red while it was frozen. Its red runs from
-# the last heartbeat before a gap longer than 0.05 s to the next one, so it starts up to a
-# heartbeat (0.01 s) before the wait in `result()` does.
+# (blocked), and that is the one in `result()`. The bottom lane draws each heartbeat of the
+# notebook's loop as a thin blue bar: there is a gap under the wait in `result()`, and none
+# under `await wrap_future`.
 #
 # :::
 
@@ -587,12 +587,11 @@ print("✓ the timeout left the coroutine running; future.cancel() cancelled it 
 #
 # A long-lived loop often has work still pending when the program wants to stop. Below, a
 # poll that would sleep for 30 s is still running on the loop when the notebook calls
-# `background.stop()`, the method of `LoopThread` above. In short, `stop()` first runs its
-# helper `_cancel_other_tasks` on the loop and waits for it: the helper cancels every other
-# task on the loop, waits for them with `gather`, and closes the async generators left open.
-# Only then does `stop()` ask the loop to stop and join the thread. The poll marks the
-# timeline in its `finally`. Predict: does that `finally` run, and in which order do the three
-# marks `stop requested`, `pending task cleaned up` and `loop thread stopped` come?
+# `background.stop()`, the method of `LoopThread` above: it has to end the loop and join the
+# thread, and a loop stopped while a task is suspended on it never resumes that task. The
+# poll marks the timeline in its `finally`. Predict: does that `finally` run, and in which
+# order do the three marks `stop requested`, `pending task cleaned up` and `loop thread
+# stopped` come? (The code of `stop()` is in the fold of `LoopThread`; the Why sums it up.)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -625,8 +624,10 @@ print("✓ stop() cancelled the pending poll (its finally ran), then stopped and
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `stop()` first cancels the pending work on the loop and waits for it, so its `finally`
-# blocks run there, before anything else; then it stops the loop from outside with
+# `stop()` first runs its helper `_cancel_other_tasks` on the loop and waits for it: the
+# helper cancels every other task on the loop, waits for them with `gather`, and closes the
+# async generators left open. So the poll's `finally` runs there, before anything else; only
+# then does `stop()` stop the loop from outside with
 # `call_soon_threadsafe(loop.stop)` (a loop's methods are not thread-safe; this one schedules
 # a callback from another thread and wakes the loop), joins the thread with a bound and
 # checks that the loop is closed.

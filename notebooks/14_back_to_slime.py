@@ -214,13 +214,29 @@ assert child.returncode == 0
 #
 # Every step is something earlier chapters taught. The new question is whether the pieces
 # still clean up when they are combined and something goes wrong in the middle. Here is the
-# chain in miniature, `agent_task`, with the step numbers as comments. The fold just above it
-# holds the boxes it calls (`boot_sandbox`, `run_harness`, `evaluate`, `drop_session`), the
-# guard's length `guard_for(budget)` and `Outcome`, what a task returns. The table under it
-# says what each name stands for in slime; *What each box does*, right after it, shows the
-# code of the two boxes the first run depends on, `boot_sandbox` and `run_harness`.
+# chain in miniature, `agent_task`, with the step numbers as comments. The work is scaled down
+# from slime's minutes to hundredths of a second. It calls seven names from the folded set-up
+# cell just above it, and this is all you need to know of them:
+#
+# - `open_session(task)` and `drop_session(task)` take and give back the session (steps 1
+#   and 6);
+# - `guard_for(budget)` is the guard's length: the budget, plus the evaluation's timeout, plus
+#   a margin, so that the guard fires only for a stuck step (step 2);
+# - `async with boot_sandbox(task, fault, permits) as sandbox` boots a sandbox while holding a
+#   boot permit, retries a failed boot, and on exit closes the sandbox: it kills and reaps
+#   whatever still runs in it (step 3, shown below);
+# - `run_harness(sandbox, task, work, budget, hang=...)` runs the harness child in the sandbox
+#   until it ends or the budget is spent, and returns `(exit code, diff)` (step 4, shown after
+#   the first run);
+# - `evaluate(task, diff, fault)` grades the diff under its own timeout: reward 1.0 for a
+#   diff, 0.0 for none; it raises if the fault is an evaluation error (step 5);
+# - `Outcome(task, status, reward, agent_exit_code)` is what a task returns;
+# - `phase(task, "H")` is an instrument: it only draws the harness step on the timeline.
+#
+# The rest of the fold (the other time limits, the ledger, the sandbox model) is introduced
+# where a result needs it.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the set-up agent_task calls: the time limits, the instruments and the boxes"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the set-up agent_task calls: the seven names above, the time limits, the instruments"}
 BOOT_LIMIT = 2
 BUDGET = 10.0  # the agent's time budget: a harness that finishes returns long before
 SHORT_BUDGET = 1.0  # for a harness that hangs: the batch does not wait ten seconds
@@ -390,43 +406,7 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
 
 
 # %% [markdown]
-# What the names stand for. The work is scaled down from slime's minutes to hundredths of a
-# second.
-#
-# | here | in slime's example |
-# |---|---|
-# | `open_session`, `drop_session` | the adapter's `open_session` and `drop_session` |
-# | `guard_for(budget)`, the guard | `CONFIG.rollout_guard_sec`: the agent budget plus the eval timeout plus 180 s |
-# | `permits`, a `Semaphore(BOOT_LIMIT)` of 2 | `_BOOT_SEM`, 16 permits unless `SWE_BOOT_CONCURRENCY` says otherwise |
-# | `boot_sandbox`, `MiniSandbox` | `boot_agent_sandbox`, a remote `E2BSandbox` |
-# | `harness=run_harness`, `BUDGET` | `HARNESS_CLS().run(...)` with `time_budget_sec` |
-# | `BUDGET_EXCEEDED` | the exit code -1 that the harness returns when its budget runs out |
-# | `evaluate`, `EVAL_TIMEOUT` | `swe.run_evaluation(...)` with `timeout_sec` |
-# | `Outcome(task, "aborted: …")` | a sample marked aborted |
-# | `registry` | nothing: the course's ledger of every acquire and release |
-# | `phase(task, "H")` | nothing: draws a lettered step on the timeline |
-#
-# `registry` records five kinds of resource: the session, a boot permit, the sandbox, a child
-# and a grader; `registry.history(task)` lists one task's acquires and releases in the order
-# they happened. `phase` letters the steps **B**oot, **H**arness, **E**valuation, **C**lose the
-# sandbox and drop the **S**ession. The other constants in the fold (`START_TIMEOUT`,
-# `REAP_TIMEOUT`) bound the small waits of this stand-in code itself and make up `GUARD_MARGIN`: as in slime,
-# the guard is the budget plus the evaluation timeout plus a margin, so that it fires only for
-# a stuck step.
-#
-# :::{dropdown} Why the course does it this way
-#
-# Which timer fires must be decided by the design, not by how busy the machine is. So the
-# margin also covers what the budget does not count (a boot permit, starting a Python
-# process, reaping a killed child), each with its own bound in the set-up fold; a
-# harness that finishes gets a roomy budget (the step returns as soon as the child is done);
-# and the budget starts at the child's "started" line, so a slow start on a busy machine does
-# not eat into it.
-#
-# :::
-
-# %% [markdown]
-# ## What each box does
+# ## Step 3, the boot: where the permit is held
 #
 # Nested, the chain looks like this. Each box gives back what it took before the one around it
 # does:
@@ -439,14 +419,15 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
 #     evaluate:      grade the diff, under EVAL_TIMEOUT
 # ```
 #
-# **Step 3, the boot: `boot_sandbox`.** Booting is chapter 10's context manager: it takes a
+# Booting, `boot_sandbox`, is chapter 10's context manager: it takes a
 # permit of the boot {term}`semaphore` with `async with permits`, retries a failed boot after
 # a short back-off, and closes the sandbox in the `finally` around `yield`.
 # `boot_once(task, fault, attempt)` is one boot attempt of 0.05 s that hangs or fails as the
-# fault says. Here is all of its code, as the function holds it when the page runs, with its
+# fault says, and the sandbox it yields is a `MiniSandbox`, the course's stand-in for slime's
+# remote sandbox. Here is all of its code, as the function holds it when the page runs, with its
 # instrument lines marked: they draw
 # the wait for a permit and the boot and close steps on the timeline, and record the permit in
-# the ledger. Read past them and what is left is the mechanism: `async with permits`, the
+# `registry`, the course's ledger (the next run prints it). Read past them and what is left is the mechanism: `async with permits`, the
 # retry, `yield`, `finally`. The `else` of the `for` runs only when no attempt reached
 # `break`, that is when every boot failed.
 
@@ -467,30 +448,11 @@ show_listing(boot_sandbox, instruments=("asked = ", "tl.add(", "registry.held(",
 
 
 # %% [markdown]
-# **Step 4, the harness: `run_harness`.** It works the way slime's does: start the agent process
-# in the sandbox, then **poll** until it has finished or the budget is spent, sleeping between
-# polls so the event loop stays free. Running out of budget is not an exception: it returns a
-# sentinel exit code, `BUDGET_EXCEEDED`, and no diff, and the child is left for the sandbox's
-# close to kill. `parse_result` reads the harness's JSON result line, or None if it printed
-# none. `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a
-# child in it with its output on a pipe, `sandbox.forget(proc)` records in the ledger that a
-# child has exited and been reaped, and `sandbox.close()` kills and reaps whatever still runs
-# there, then gives the sandbox back.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
-show_listing(run_harness)
-
-# %% [markdown]
-# **Steps 1, 5 and 6: `evaluate` and the session.** `evaluate` grades the diff under its own
-# timeout (reward 1.0 if the harness produced a diff, 0.0 if it produced none) and raises if
-# the fault says the grader crashes; `open_session` and `drop_session` take and give back the
-# session. All three are in the set-up fold above `agent_task`.
-
-# %% [markdown]
 # ## Predict: with two boot permits, how many tasks can run their harness at once?
 #
-# One clean task runs now. It prints its `Outcome` and the registry's history for the task, the
-# acquire and the release of each of the five resources. **Predict**, from the listing of
+# One clean task runs now. It prints its `Outcome` and its history in `registry`, the course's
+# ledger: each acquire and release of five kinds of resource (the session, a boot permit, the
+# sandbox, a child and the evaluation's `"grader"`), in the order they happened. **Predict**, from the listing of
 # `boot_sandbox` above (where does its `async with permits` block end?). Where in the history
 # does `release boot permit` fall: before `acquire sandbox`, or next to `release sandbox`? And
 # so, in the batch further down, with two permits and seven tasks: can at most two of them be
@@ -499,7 +461,7 @@ show_listing(run_harness)
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 clean = await asyncio.wait_for(
     agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),  # BOOT_LIMIT = 2 boots
-    timeout=guard_for(BUDGET) + REAP_TIMEOUT)
+    timeout=guard_for(BUDGET) + REAP_TIMEOUT)  # a bound: the task's guard, plus a reap
 print(clean)
 print(registry.history("clean"))
 
@@ -523,6 +485,55 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # sandbox is gone.
 #
 # :::
+
+# %% [markdown]
+# ## Step 4, the harness: a child with a budget
+#
+# **`run_harness`.** It works the way slime's does: start the agent process
+# in the sandbox, then **poll** until it has finished or the budget is spent, sleeping between
+# polls so the event loop stays free. Running out of budget is not an exception: it returns a
+# sentinel exit code, `BUDGET_EXCEEDED`, and no diff, and the child is left for the sandbox's
+# close to kill. `parse_result` reads the harness's JSON result line, or None if it printed
+# none. `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a
+# child in it with its output on a pipe, `sandbox.forget(proc)` records in the ledger that a
+# child has exited and been reaped, and `sandbox.close()` kills and reaps whatever still runs
+# there, then gives the sandbox back.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
+show_listing(run_harness)
+
+
+# %% [markdown]
+# `START_TIMEOUT` and `REAP_TIMEOUT` bound the small waits of this stand-in code itself: the
+# child's "started" line and the reap. With 3 s for a boot permit and the boot, they make up
+# the guard's margin, `GUARD_MARGIN`: as in slime, the guard is the budget plus the evaluation
+# timeout plus a margin, so that it fires only for a stuck step.
+#
+# :::{dropdown} Why the course does it this way
+#
+# Which timer fires must be decided by the design, not by how busy the machine is. So the
+# margin also covers what the budget does not count (a boot permit, starting a Python
+# process, reaping a killed child), each with its own bound in the set-up fold; a
+# harness that finishes gets a roomy budget (the step returns as soon as the child is done);
+# and the budget starts at the child's "started" line, so a slow start on a busy machine does
+# not eat into it.
+#
+# :::
+#
+# Every name of the chain is now on the page. What each stands for in slime's example:
+#
+# | here | in slime's example |
+# |---|---|
+# | `open_session`, `drop_session` | the adapter's `open_session` and `drop_session` |
+# | `guard_for(budget)`, the guard | `CONFIG.rollout_guard_sec`: the agent budget plus the eval timeout plus 180 s |
+# | `permits`, a `Semaphore(BOOT_LIMIT)` of 2 | `_BOOT_SEM`, 16 permits unless `SWE_BOOT_CONCURRENCY` says otherwise |
+# | `boot_sandbox`, `MiniSandbox` | `boot_agent_sandbox`, a remote `E2BSandbox` |
+# | `harness=run_harness`, `BUDGET` | `HARNESS_CLS().run(...)` with `time_budget_sec` |
+# | `BUDGET_EXCEEDED` | the exit code -1 that the harness returns when its budget runs out |
+# | `evaluate`, `EVAL_TIMEOUT` | `swe.run_evaluation(...)` with `timeout_sec` |
+# | `Outcome(task, "aborted: …")` | a sample marked aborted |
+# | `registry` | nothing: the course's ledger of every acquire and release |
+# | `phase(task, "H")` | nothing: draws a lettered step on the timeline |
 
 # %% [markdown]
 # ## Why the harness step reads the pipe
@@ -563,14 +574,16 @@ faults = {
 options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 0.5}}
 
 # %% [markdown]
-# In short: t4's budget is 1 s; t6's harness would work 2 s and is cancelled 0.1 s into it;
-# t7's guard is 0.5 s, and t7 is started first. Every other guard is far longer than anything
+# In short: t4's budget is 1 s, and running out of it raises nothing (step 4: `run_harness`
+# returns `BUDGET_EXCEEDED` and no diff); t6's harness would work 2 s and is cancelled 0.1 s
+# into it; t7's guard is 0.5 s, and t7 is started first. Every other guard is far longer than anything
 # its task waits for.
 #
 # t6's cancel comes from outside, the way a rollout that has collected enough samples cancels
 # the rest. The folded instruments give the batch a fresh registry and timeline, and an event,
 # `t6_child_started`, that the batch waits for before it counts the 0.1 s. `draw_batch`
-# (folded) draws the timeline and what the registry held.
+# (folded) draws the timeline, with the letters `phase` records: **B**oot, **H**arness,
+# **E**valuation, **C**lose the sandbox, drop the **S**ession; then what the registry held.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # Fresh instruments for the batch; an event set when t6's harness child has started.
@@ -667,7 +680,7 @@ held = draw_batch()  # the timeline, then what was held
 # an `Exception`, so neither `except` clause of `agent_task` caught it, t6's caller got the
 # `CancelledError`, and the `finally` dropped the session on the way out.
 #
-# The first figure is the timeline (one lane per task, letters as above); the second counts
+# The first figure is the timeline (one lane per task, lettered by step); the second counts
 # what the registry says is held, one row per kind, over the same time axis. Whatever
 # happened, every task gave back everything it took, in the nested order: in the second
 # figure every row returns to zero. And the boot permits never exceed two, although t7
@@ -675,7 +688,10 @@ held = draw_batch()  # the timeline, then what was held
 # The semaphore is held while a sandbox boots and given back as soon as the sandbox is up,
 # before its harness runs: the boot limit bounds boots, not sandboxes. So the sandbox and
 # child rows can climb above two, as they do here. The thin dips in the boot-permit row
-# are a permit given back and taken by the next waiting boot almost at the same instant.
+# are a permit given back and taken by the next waiting boot almost at the same instant. A thin
+# spike in the sandbox or child row is the same thing the other way round: one task took its
+# sandbox or child a moment before another gave its own back, so for that instant the ledger
+# held one more.
 #
 # Follow each lane:
 #
@@ -1257,8 +1273,9 @@ print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on aver
 #
 # An agent finishes at any moment between two looks, so the loop finds it late by the share
 # of an interval on the last printed line, a little over half. Two things push it above half.
-# Even with looks exactly 0.1 s apart, these eight finishing times would be found 54% of an
-# interval late on average. And each look comes a little later than that, as each sleep starts
+# The first is the eight finishing times themselves: with looks exactly 0.1 s apart (at 0.1,
+# 0.2, …), they would be found 0.07, 0.03, 0.06, 0.09, 0.01, 0.05, 0.08 and 0.04 s late, 54%
+# of an interval on average, not the 50% of times spread evenly. The second: each look comes a little later than that, as each sleep starts
 # after the previous check and ends a little late, more so on a busy machine. It never finds
 # one sooner than one interval after it started. In slime the interval is 5 s: a finished agent keeps its sandbox up about 2.5 s longer on average, up to 5 s. Against
 # an agent budget of minutes that is small, and slime pays it on purpose: the docstring of
