@@ -66,7 +66,7 @@ async def read_a_moment_later(reader: asyncio.StreamReader,
                               writer: asyncio.StreamWriter) -> None:
     try:
         await asyncio.wait_for(both_written.wait(), timeout=2)
-        await asyncio.sleep(0.05)  # the bytes are already in the server's socket by now
+        await asyncio.sleep(0.05)  # a moment more, then one read
         joined_reads.append(await asyncio.wait_for(reader.read(1024), timeout=2))
     finally:
         writer.close()
