@@ -1206,8 +1206,8 @@ print("✓ the forgotten return passed with no error; the async generator was re
 # Look at the two printed lines. The hook that forgot its `return` gave `None`, which the
 # boundary reads as "keep the sample", and the sample it keeps is the very object the hook
 # edited (the `True` on the first line is `kept is given`). So no error, and here the edit
-# even survives, because it was made on the object that is kept. The mistake shows only when
-# a hook means to *replace* the sample: its new sample is silently dropped. The async generator's call gives an
+# even survives, because it was made on the object that is kept. The mistake shows when a
+# hook means to *replace* the sample: its new sample is silently dropped. The async generator's call gives an
 # `async_generator` object, neither awaitable nor a `Sample`, so the boundary raises a
 # `TypeError` and the stream is never read: slime refuses the streaming hooks that exercise
 # 21.1 reads to their end.

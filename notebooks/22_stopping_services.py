@@ -187,7 +187,7 @@ print("✓ with the handler, every job ran its cleanup before the service return
 #
 # The two names are all you need; how the service tells them apart is in the fold.
 
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "How we know who raised it: the service's top level and interrupt_origin (not needed to follow)"}
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show how we know who raised it: the service's top level and interrupt_origin (not needed to follow)"}
 show_source(_cmd_serve, first="try:", last="raise")
 show_source(interrupt_origin)
 
@@ -929,8 +929,8 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 # with `asyncio.run` and keeps a pool of generation tasks in flight across rollout calls. What
 # stops it? Not a signal. The rollout has no SIGTERM handler (chapter 19's CI wrapper is where
 # slime passes a stop on to a whole process group), and Ctrl-C does not cancel these tasks
-# either: `asyncio.run` installs its SIGINT handler only in the main thread (the Why of
-# "Ctrl-C" above), and this loop runs in a thread of its own.
+# either: `asyncio.run` installs its SIGINT handler when it runs in the main thread, not in
+# another one (the Why of "Ctrl-C" above), and this loop runs in a thread of its own.
 #
 # Three pieces stop it instead, quoted below in the order they run. Each has a time limit of
 # its own, and the question is which limit runs out first. Other `atexit`, thread and signal sites are in the

@@ -524,7 +524,8 @@ with slow_callback_log(threshold=0.03) as slow:
     tokenizer = asyncio.create_task(tokenize_on_the_loop(), name="tokenizer")
     await asyncio.wait([tokenizer], timeout=2)
 warning = slow[0]  # "Executing <Task … name='tokenizer' coro=<…> …> took 0.060 seconds"
-print(warning.split(" coro=")[0], "… took", warning.split("> took ")[-1])  # without the middle
+head, took = warning.split(" coro=")[0], warning.split("> took ")[-1]
+print(head, "… took", took)  # the middle, where the coroutine was defined, left out
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert any("tokenizer" in message for message in slow), (
@@ -978,7 +979,7 @@ _sc.differential(watch_progress, _reference, _scenarios(), _observe, _compare, w
 
 # %%
 lines = reports[0].splitlines() if reports else []
-main_entry = entry_of(lines, "Thread 'MainThread':")  # entry_of: folded in "Following the awaits"
+main_entry = entry_of(lines, "Thread 'MainThread':")  # entry_of: folded earlier
 print("Thread 'MainThread':", *main_entry[1:][-3:], sep="\n")
 
 # %% [markdown]
