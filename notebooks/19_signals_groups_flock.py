@@ -128,6 +128,9 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 # those would still be held. We had to find them and kill them one by one. The orphans'
 # zombies are reaped by their new parent, not by us.
 #
+# The parent's `exit code -9` is how `Popen` reports a process killed by a signal: -N for
+# signal N (SIGKILL is 9). A shell reports the same death as 128 + N, here 137.
+#
 # :::
 
 # %% [markdown]
@@ -159,14 +162,14 @@ def draw_both_runs():
         run_a.add(f"its child {number}", started_a, killed_a, "running")
         run_a.add(f"its child {number}", killed_a, looked_a, "blocked")
     for number, pid in enumerate(member_pids, start=1):
-        run_b.add(f"member {number}", started_b, killed_b, "running")
-        run_b.add(f"member {number}", killed_b, gone_b.get(pid, killed_b), "cancelled")
+        run_b.add(f"its child {number}", started_b, killed_b, "running")
+        run_b.add(f"its child {number}", killed_b, gone_b.get(pid, killed_b), "cancelled")
     fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained", sharex=True)
     fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
     run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
                xlabel="", meanings={"blocked": "orphan, still running"})
     run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
-               lanes=["group leader", "member 1", "member 2"],
+               lanes=["group leader", "its child 1", "its child 2"],
                xlabel="time since its children were running (ms)",
                meanings={"cancelled": "from the signal to the exit"})
     for row in (1, 2):  # the orphans' lanes end where we looked, not where they ended
@@ -380,8 +383,7 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 # ## File locks: who releases a lock when its holder is SIGKILLed?
 #
 # `fcntl.flock(fd, LOCK_EX | LOCK_NB)` takes an exclusive lock on an open file, or raises
-# `BlockingIOError` at once if another open file holds it (an *open file* here is the kernel's
-# record of one `open` call, which several file descriptors can share); `LOCK_UN` releases it. The holder
+# `BlockingIOError` at once if another open file holds it; `LOCK_UN` releases it. The holder
 # below is `hold-flock`: it takes the lock, says `ready <pid> <clock>` and sleeps, and it
 # never gets to unlock, because we kill it with SIGKILL.
 
@@ -434,7 +436,8 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # when the second non-blocking `flock` returned without raising. No cleanup code has to run,
 # which is exactly what a lock that must survive crashes needs.
 #
-# One trap remains: the lock is released when the *last* descriptor of the open file is
+# One trap remains. An *open file* is the kernel's record of one `open` call, and several
+# file descriptors can share it. The lock is released when the *last* of them is
 # closed, so a child of the holder that still has that descriptor keeps the lock after the
 # holder dies. The pattern above is safe because its holder starts no children.
 #
@@ -745,10 +748,14 @@ _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_obs
 # the wrapper uses them: starting and stopping the test, the handlers, then the lock.
 # Other signal and lock sites are in the [source inventory](../book/reference/inventory.md).
 #
-# The wrapper has two gaps. One opens when the wrapper itself is SIGKILLed: the run below. The
-# other is in its own graceful stop, and the first quote shows it: the test's own children may
-# outlive the locks. The first gap is the cost the lock alone does not show: the lock is freed
-# with the wrapper, the test in its new session is not stopped with it. Below, a holder in the shape of
+# The wrapper has two gaps:
+#
+# - **Gap 1, the wrapper is SIGKILLed:** the lock is freed with the wrapper, but the test in its
+#   new session runs on. The run below shows it; it is the cost the lock alone does not show.
+# - **Gap 2, the wrapper's own graceful stop:** the test's own children are not signalled and
+#   may outlive the locks. The first quote shows it.
+#
+# Below, a holder in the shape of
 # `gpu_lock_exec` (the program `GPU_WRAPPER`, folded) takes the lock, starts a 3 s "test" in a
 # new session and is SIGKILLed; then the next job tries the lock.
 

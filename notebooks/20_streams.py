@@ -66,7 +66,7 @@ async def read_a_moment_later(reader: asyncio.StreamReader,
                               writer: asyncio.StreamWriter) -> None:
     try:
         await asyncio.wait_for(both_written.wait(), timeout=2)
-        await asyncio.sleep(0.05)  # the bytes are already in the server's socket by now
+        await asyncio.sleep(0.05)  # a moment more, then one read
         joined_reads.append(await asyncio.wait_for(reader.read(1024), timeout=2))
     finally:
         writer.close()
@@ -209,8 +209,10 @@ print("✓ three messages arrived in three reads, and not one read is one messag
 #
 # The server in this chapter is `FrameServer`, the course's echo server: it answers each
 # length-prefixed frame with `ok:` and the payload, and closes itself after 30 s whatever
-# happens. Each section sets the few keyword arguments it needs; here are all the ones the
-# chapter uses, to come back to:
+# happens. Each section sets the few keyword arguments it needs and says what they do; the
+# fold lists them all, to come back to.
+#
+# :::{dropdown} All of `FrameServer`'s keywords this chapter uses
 #
 # | keyword | what it does | used in |
 # |---|---|---|
@@ -221,6 +223,8 @@ print("✓ three messages arrived in three reads, and not one read is one messag
 # | `on_event` | is called with a short text for each server event; `tl.mark` puts it on the timeline | bad clients, `drain()` |
 # | `read_gate` | reads nothing from a connection until that `asyncio.Event` is set | `drain()` |
 # | `reply` | turns a payload into the reply's payload (by default `ok:` and the payload) | `drain()` |
+#
+# :::
 #
 # Below, `reply_chunk=3, chunk_pause=0.01` make it send each reply in pieces of 3 bytes with a
 # pause between them, the worst case for a reader that trusts `read()`; `framing="line"` makes
@@ -401,23 +405,25 @@ fig = draw_clients()  # folded above, with the clients
 # handlers share one event loop, but none of them blocks it: each waits on its own socket,
 # so a silent client costs the others nothing while it is waited for.
 #
-# The last bad client the server deals with is the silent one: it connects at 0.02 s and is
-# cut off 0.3 s later. All that time the good client asks every 0.02 s or so and is answered,
-# which makes about fifteen replies, all in order.
+# The last bad client the server deals with is the silent one: it connects 0.02 s after the
+# clients start (a little later on the figure, whose clock starts before the server is up) and
+# is cut off 0.3 s later. All that time the good client asks every 0.02 s or so and is
+# answered: more than a dozen replies, all in order.
 #
-# In the server's counts, `frames` are the whole frames it read and `replies` the normal
-# answers among them; `clean eof` counts the connections that ended between two frames. The
+# In the server's counts, `frames` are the whole frames it read: the good client's, plus the
+# malformed client's two. `replies` are the normal answers among them: all but the one
+# `error:malformed`. `clean eof` counts the connections that ended between two frames. The
 # good client pauses 0.02 s between requests, far below the 0.3 s idle timeout, so the idle
 # rule can only cut off the silent client.
 #
 # In the figure, each bar is a connection and each tick an event: the server's (`on_event=tl.mark`:
 # an accepted connection, a decision from the table, a close) or a reply the good client read.
-# Three bad connections last a few milliseconds, so a diamond marks each. Blue (`running`,
-# "kept serving" in the key) is a connection the server kept serving, orange (`failed`) one it
-# closed on an error. Green
-# (`waiting`, "listening / silent" in the key) is the silent client, and the server lane: the
-# listening socket, which waits for connections while the handler tasks do the serving. The
-# good client's reply ticks go on after the last diamond.
+# Three bad connections last a few milliseconds, so a diamond marks each. Blue ("kept
+# serving") is the malformed client: its bad frame only cost it an error reply, and the server
+# kept the connection. Orange marks the two the server closed on an error. The light green
+# ("listening / silent") server lane is the listening socket, which waits for connections while
+# the handler tasks do the serving. The good client's reply ticks go on after the last
+# diamond.
 #
 # :::
 
@@ -594,9 +600,13 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # :::{dropdown} Why
 #
 # Not after the first, nor after a few: dozens of `drain()`s returned at once (the printed line
-# gives the count). The kernel's buffers come first: while the server's program read nothing,
-# they took megabytes. Only then did bytes stay in the transport's own buffer, and past 64 KiB
-# the transport paused the writer: that is when `drain()` waited.
+# gives the count). The buffers fill in turn:
+#
+# 1. The kernel's socket buffers come first: while the server's program read nothing, they
+#    took megabytes, and every `drain()` returned at once.
+# 2. Only when they were full did bytes stay in the transport's own buffer.
+# 3. Past 64 KiB there, the transport paused the writer: that is when `drain()` waited, until
+#    the server read and the transport's buffer fell to 16 KiB.
 #
 # In more detail: `write()` hands the bytes to the transport, which passes the kernel what the
 # kernel will take (a send buffer on the client's socket, a receive buffer on the server's) and

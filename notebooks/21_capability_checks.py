@@ -176,6 +176,10 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # `Task`, an async generator, and `old_style(0.5)`, a coroutine written the way it was before
 # `async def` (folded; you meet it only in old code, and a fold after the answer explains its row).
 #
+# The classes check methods, not how an object was made: `Awaitable` asks for `__await__`
+# alone; `Coroutine` also for `send`, `throw` and `close`, the methods that drive a coroutine
+# step by step.
+#
 # **Predict.** `await` accepts every one of them but the async generator. Which of the five
 # checks give `True` for `ReadyScore(0.5)`, and which for the `Task`?
 
@@ -220,11 +224,9 @@ print("✓ ReadyScore and a Task are Awaitable; the generator-based coroutine on
 # :::{dropdown} Why
 #
 # `await x` works when `x` is a coroutine or has an `__await__` method returning an iterator;
-# `async for` needs `__aiter__` returning something with `__anext__`. The classes check those
-# methods, not how the object was made: `Awaitable` checks for `__await__` alone, `Coroutine`
-# for `__await__` and also `send`, `throw` and `close`, the methods that drive a coroutine
-# step by step. So `ReadyScore`, the coroutine and the `Task` are all `Awaitable`, and only
-# the coroutine is a `Coroutine`. `inspect.iscoroutine` is true only for what an `async def`
+# `async for` needs `__aiter__` returning something with `__anext__`. `ReadyScore`, the
+# coroutine and the `Task` all have `__await__`, so all three are `Awaitable`; only the
+# coroutine also has `send`, `throw` and `close`, so only it is a `Coroutine`. `inspect.iscoroutine` is true only for what an `async def`
 # made, so it misses `ReadyScore` and the `Task`, both of which `await` accepts. Only
 # `inspect.isawaitable` says `True` on every row that `await` accepts and `False` on the async
 # generator.
@@ -271,8 +273,9 @@ await promised_awaitable("two words")
 # - **decide by the function**: `await hook(x)` if `iscoroutinefunction(hook)`, else `hook(x)`;
 # - **decide by the result**: call `hook(x)`, then `await` the result if it is awaitable.
 #
-# **Predict.** Both run the same chain of mixed hooks below (an `async def`, a plain function
-# that returns its coroutine, a plain function, an object with an async `__call__`). Deciding
+# **Predict.** Both run the same chain of mixed hooks below: an `async def`; a plain function
+# that passes the call on to it and returns the coroutine (an *adapter*, `add_via_adapter`); a
+# plain function; and an object with an async `__call__`. Deciding
 # by the function goes wrong somewhere in this chain: at which hook, and how does it show?
 # An error at that hook, an error at a later one, or a wrong result with no error?
 
@@ -318,9 +321,23 @@ async def run_chain_by_result(sample, chain):
     return sample
 
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instrument: never_awaited_warnings, a recorder of never-awaited warnings"}
+import contextlib
+
+
+@contextlib.contextmanager
+def never_awaited_warnings():
+    """Collect the "coroutine ... was never awaited" warnings raised inside the block."""
+    found: list[warnings.WarningMessage] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield found
+        gc.collect()  # a coroutine dropped without an await warns when it is collected
+    found.extend(w for w in caught if inspect.iscoroutine(w.source))
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
+with never_awaited_warnings() as coroutine_warnings:  # folded above
     outcome = {}
     for name, run_chain in (("by result", run_chain_by_result),
                             ("by function", run_chain_by_function)):
@@ -328,9 +345,7 @@ with warnings.catch_warnings(record=True) as caught:
             outcome[name] = await run_chain("s", mixed_chain)
         except Exception as exc:  # whatever happens, show it
             outcome[name] = f"{type(exc).__name__}: {exc}"
-    gc.collect()
 by_result, by_function = outcome["by result"], outcome["by function"]
-coroutine_warnings = [w for w in caught if inspect.iscoroutine(w.source)]
 recorded = [str(w.message) for w in coroutine_warnings]
 
 print("decide by the result:  ", by_result)
@@ -1190,8 +1205,9 @@ print("✓ the forgotten return passed with no error; the async generator was re
 #
 # Look at the two printed lines. The hook that forgot its `return` gave `None`, which the
 # boundary reads as "keep the sample", and the sample it keeps is the very object the hook
-# edited (`True`): no error, and here the edit even survives, so the mistake is invisible
-# until a hook means to *replace* the sample. The async generator's call gives an
+# edited (the `True` on the first line is `kept is given`). So no error, and here the edit
+# even survives, because it was made on the object that is kept. The mistake shows when a
+# hook means to *replace* the sample: its new sample is silently dropped. The async generator's call gives an
 # `async_generator` object, neither awaitable nor a `Sample`, so the boundary raises a
 # `TypeError` and the stream is never read: slime refuses the streaming hooks that exercise
 # 21.1 reads to their end.

@@ -39,7 +39,10 @@ show_source(handle)
 # %% [markdown]
 # Each experiment calls `stop_service` (folded below with the imports): it starts the service,
 # sends one signal once a given number of jobs have printed `start`, and returns the exit
-# status and the events, shown as `start 2` (the event and the job's number).
+# status and the events, shown as `start 2` (the event and the job's number). `serve` takes
+# its jobs as one string, `arrival:seconds` per job, separated by commas: when the job arrives
+# (seconds after the start) and how long its work takes. Its flag `--on-sigterm` chooses what
+# the service does on SIGTERM; each step below says which it uses.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import inspect
@@ -80,11 +83,6 @@ def names(events: list) -> list[str]:
     return [f"{kind} {number}" if number is not None else kind for kind, number, _ in events
             if kind != "ready"]
 
-
-# %% [markdown]
-# `serve` takes its jobs as one string, `arrival:seconds` per job, separated by commas: when the
-# job arrives (seconds after the start) and how long its work takes. Its flag `--on-sigterm`
-# chooses what the service does on SIGTERM; each step below says which it uses.
 
 # %%
 # All three arrive at once: two short jobs (0.05 s, 0.1 s) and a long one (3 s).
@@ -181,12 +179,15 @@ print("✓ with the handler, every job ran its cleanup before the service return
 # SIGINT handler raises `KeyboardInterrupt` in the main thread wherever it happens to be,
 # which in an asyncio program is often inside the event loop's own code. The service below
 # has no SIGINT handler of its own, and runs under `asyncio.run`. If a `KeyboardInterrupt`
-# reaches its top level, the service's last line says which code raised it:
-# `interrupt-from-asyncio.run` when `asyncio.run` raised it itself, and
-# `interrupt-from-signal-handler` when Python's own SIGINT handler raised it, wherever the
-# main thread was (the fold shows how it finds out).
+# reaches its top level, the service prints one last line naming who raised it:
+#
+# - `interrupt-from-signal-handler`: Python's own handler, in the middle of whatever the main
+#   thread was running;
+# - `interrupt-from-asyncio.run`: `asyncio.run` itself, on its way out.
+#
+# The two names are all you need; how the service tells them apart is in the fold.
 
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show how the service finds out which code raised it (interrupt_origin)"}
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show how we know who raised it: the service's top level and interrupt_origin (not needed to follow)"}
 show_source(_cmd_serve, first="try:", last="raise")
 show_source(interrupt_origin)
 
@@ -389,7 +390,7 @@ def draw_three_stops():
     """The figure of the answer: `three_stops()` drawn, with `mark_signals`; (figure, outcome)."""
     tl, outcome = three_stops()
     fig = tl.plot("Three stops of the same three jobs",
-                  xlabel="time since each run's ready line (s)",
+                  xlabel="time since the service printed ready (s)",
                   meanings={"cancelled": "work left undone",
                             "cleanup": "cleanup after cancel"})
     mark_signals(fig, outcome)
@@ -925,14 +926,14 @@ _sc.differential(run_service, _reference, _scenarios(), _observe, _compare, what
 # ## In slime
 #
 # slime's fully-async rollout keeps a background worker: a thread that runs its own event loop
-# with `asyncio.run` and keeps a pool of generation tasks in flight across rollout calls. Three
-# pieces stop it, quoted below in the order they run; each has a time limit of its own, and the
-# question is which limit runs out first.
-# The rollout itself has no SIGTERM handler; chapter 19's CI wrapper is where slime passes a
-# stop on to a whole process group. Nor does Ctrl-C cancel this loop's tasks. `asyncio.run`
-# installs its SIGINT handler when it runs in the main thread, not in another thread (the Why
-# of "Ctrl-C: what does `asyncio.run` do with it?" above), and this loop's `asyncio.run` runs
-# in a thread of its own. Other `atexit`, thread and signal sites are in the
+# with `asyncio.run` and keeps a pool of generation tasks in flight across rollout calls. What
+# stops it? Not a signal. The rollout has no SIGTERM handler (chapter 19's CI wrapper is where
+# slime passes a stop on to a whole process group), and Ctrl-C does not cancel these tasks
+# either: `asyncio.run` installs its SIGINT handler when it runs in the main thread, not in
+# another one (the Why of "Ctrl-C" above), and this loop runs in a thread of its own.
+#
+# Three pieces stop it instead, quoted below in the order they run. Each has a time limit of
+# its own, and the question is which limit runs out first. Other `atexit`, thread and signal sites are in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]

@@ -141,7 +141,9 @@ show_source(_awaiting)
 show_source(await_chain)
 
 # %% [markdown]
-# The cell prints `await_chain` of both requests:
+# The cell prints `await_chain` of both requests. Each link is a function with its file and
+# line; a file name such as `4194896919.py` is how Jupyter names a notebook cell's code, and
+# the number after the colon is the line in that cell.
 
 # %%
 chains = {t.get_name(): await_chain(t) for t in stuck}
@@ -165,16 +167,24 @@ print("✓ the names and get_stack() are the same for both; the await chains end
 # `Semaphore.acquire`, which sends us to whoever holds the slot.
 #
 # `describe_tasks()` prints such a chain for every task of the loop, one `Task 'name':` line and
-# then its chain, indented. The slot holder's entry (a file name such as `4194896919.py` is how
-# Jupyter names a notebook cell's code; the number after the colon is the line in that cell):
+# then its chain, indented. The cell prints the slot holder's entry (`entry_of`, folded, cuts
+# one entry out of such a report):
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show entry_of: one entry of a report"}
+def entry_of(lines: list[str], header: str) -> list[str]:
+    """The header line and the indented lines under it (empty if the header is missing)."""
+    if header not in lines:
+        return []
+    first = lines.index(header)
+    return [header, *itertools.takewhile(lambda line: line.startswith("    "), lines[first + 1:])]
+
 
 # %%
 report = describe_tasks().splitlines()
-first = report.index("Task 'slot holder':")
-entry = itertools.takewhile(lambda line: line.startswith("    "), report[first + 1:])
-print(report[first], *entry, sep="\n")
+print(*entry_of(report, "Task 'slot holder':"), sep="\n")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+first = report.index("Task 'slot holder':")
 assert "hold_slot_until_approved" in report[first + 1], "the holder's chain shows what it waits for"
 print("✓ describe_tasks() shows the slot holder waiting in hold_slot_until_approved")
 approval.set()
@@ -241,8 +251,10 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 # `--register` it first asks `faulthandler` to dump every thread's stack on SIGUSR1. Once both
 # threads are stuck, the child prints `ready`; when we later close its stdin, it prints
 # `gave-up` and exits with status 0, which is how this notebook ends it. Below, the course's
-# real source: the registration and one of the two threads (the other is its mirror image;
-# what `_meet` and `parked` are for is in the fold after the second dump).
+# real source: the registration and one of the two threads (the other is its mirror image).
+# In it, `_meet(both_hold)` waits until both threads hold their first lock, and `parked` notes
+# that the thread reached its last call; why the child needs them is in the fold after the
+# second dump.
 
 # %% tags=["remove-input"]
 from lab_snippets.hangs import _cmd_frozen, take_a_then_b
@@ -298,7 +310,9 @@ print(read_line(frozen.stdout, timeout=10).strip())  # "ready": each holds one l
 # ask whether the child still runs. Then read what is left of its output and its exit status
 # (`communicate()` closes its stdin: a child still running then prints `gave-up` and exits 0).
 #
-# Predict: does the signal end the process?
+# Without a handler, SIGUSR1 ends a process (`Popen` would report -10). Predict: once its C
+# handler has written the dump, does the child go on to that default action and end with -10,
+# or does it stay in its deadlock until our `communicate()` (status 0)?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 frozen.send_signal(signal.SIGUSR1)
@@ -333,8 +347,9 @@ print("✓ the dump showed both deadlocked threads, and the process went on runn
 # %% [markdown]
 # :::{dropdown} Why
 #
-# No. SIGUSR1's default action kills the process; `faulthandler.register` replaces that action
-# with one that writes the dump and returns. In order: the dump named both threads' functions
+# It stays in its deadlock. `faulthandler.register` replaces SIGUSR1's default action with
+# one that writes the dump and returns (it would also call the action it replaced only if
+# asked to, with `chain=True`). In order: the dump named both threads' functions
 # and lines (`take_a_then_b` stuck in `b.acquire()`, `take_b_then_a` in `a.acquire()`); the
 # threads went back to their deadlock, and 0.1 s later the child still ran. Only our
 # `communicate()` ended it: it printed `gave-up` and exited with status 0, the last printed
@@ -508,8 +523,9 @@ async def tokenize_on_the_loop() -> None:
 with slow_callback_log(threshold=0.03) as slow:
     tokenizer = asyncio.create_task(tokenize_on_the_loop(), name="tokenizer")
     await asyncio.wait([tokenizer], timeout=2)
-head, took = slow[0].split(" coro=")[0], slow[0].split("> took ")[-1]
-print(f"{head} … took {took}")  # the middle, where the coroutine was defined, left out
+warning = slow[0]  # "Executing <Task … name='tokenizer' coro=<…> …> took 0.060 seconds"
+head, took = warning.split(" coro=")[0], warning.split("> took ")[-1]
+print(head, "… took", took)  # the middle, where the coroutine was defined, left out
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert any("tokenizer" in message for message in slow), (
@@ -963,10 +979,8 @@ _sc.differential(watch_progress, _reference, _scenarios(), _observe, _compare, w
 
 # %%
 lines = reports[0].splitlines() if reports else []
-header = "Thread 'MainThread':"
-first = lines.index(header) if header in lines else len(lines)
-indented = itertools.takewhile(lambda line: line.startswith("    "), lines[first + 1:])
-print(header, *list(indented)[-3:], sep="\n")
+main_entry = entry_of(lines, "Thread 'MainThread':")  # entry_of: folded earlier
+print("Thread 'MainThread':", *main_entry[1:][-3:], sep="\n")
 
 # %% [markdown]
 # ## Summary

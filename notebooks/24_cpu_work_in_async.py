@@ -41,6 +41,17 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 SMALL, LARGE = "a" * 10_000, "a" * 40_000  # scoring LARGE costs four times SMALL
 
+# %% [markdown]
+# `score(text)` (in `lab_snippets.cpu_work`, its source in the fold) stands for a rule-based
+# reward or a tokenizer: a pure-Python loop over the text, so its cost grows with the text; it
+# returns the pid of the process that ran it. A coroutine can call it directly or hand it to a
+# thread:
+
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of score"}
+from lab_snippets.showcode import show_source
+
+show_source(score)
+
 
 # %%
 async def score_on_loop(text: str) -> tuple[int, int]:
@@ -63,18 +74,10 @@ async def max_gap_while(runner, text: str) -> tuple[float, float]:
 
 
 # %% [markdown]
-# `score(text)` (in `lab_snippets.cpu_work`, its source in the fold) stands for a rule-based
-# reward or a tokenizer: a pure-Python loop over the text, so its cost grows with the text; it
-# returns the pid of the process that ran it. `max_gap_while(runner, text)` awaits
-# `runner(text)` under a `LoopWatch` (chapter 02: a task that wakes every 2 ms) and returns the
-# loop's longest silence with the time the work took.
-
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of score"}
-from lab_snippets.showcode import show_source
-
-show_source(score)
-
-# %% [markdown]
+# `max_gap_while(runner, text)` (folded above) awaits `runner(text)` under a `LoopWatch`
+# (chapter 02: a task that wakes every 2 ms) and returns the loop's longest silence with the
+# time the work took.
+#
 # ## Predict: how long is the loop silent while a coroutine scores?
 #
 # A coroutine scores a text directly, as `async def` reward functions often do. We score a text
@@ -376,8 +379,10 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# From the first row to the last, the work grows a thousandfold with the text; the trip grows
-# too, but far less, so the trip / work column falls. A pool call costs the sum of a row's
+# From the first row to the last, the work grows a thousandfold with the text. The trip stays
+# about the same: for texts of a few kilobytes it varies by a few tenths of a millisecond from
+# run to run, so a longer text's trip can even come out shorter, and it grows only with large
+# arguments (the 8 MB call below). So the trip / work column falls. A pool call costs the sum of a row's
 # first two numbers. For tiny texts a pool call costs many
 # times the work itself: you pay for the trip, not the scoring. For large texts the trip is a
 # small extra on top of the work. The crossover, where the trip costs as much as the work, is
@@ -470,10 +475,13 @@ async def three_ways():
 
 
 def draw_three_ways(tl):
-    return tl.plot("One piece of CPU work three ways: when the loop answered, when the work ran",
-                   lanes=["on the loop · event loop", "on the loop · work", "to_thread · event loop",
-                          "to_thread · work", "process pool · event loop", "process pool · work"],
-                   meanings={"running": "answering / working", "blocked": "loop did not answer for over 6 ms"})
+    fig = tl.plot("One piece of CPU work three ways: when the loop answered, when the work ran",
+                  lanes=["on the loop · event loop", "on the loop · work", "to_thread · event loop",
+                         "to_thread · work", "process pool · event loop", "process pool · work"],
+                  meanings={"running": "answering / working", "blocked": "loop did not answer for over 6 ms"})
+    for gap in tl.spans_of("to_thread · event loop"):  # a thin tick at each heartbeat answered
+        fig.axes[0].plot([gap.start] * 2, [2 - 0.42, 2 + 0.42], color="black", linewidth=0.6)
+    return fig
 
 
 def draw_thread_zoom(tl, width=0.05):
@@ -521,12 +529,15 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # no load can shorten that (the check asks for at least 0.8 of the work).
 #
 # In a thread the heartbeat lane is cut into many short red gaps, each a wait of the loop's
-# thread for the GIL. In the first figure that lane looks solid red: between two gaps the loop
-# answered one heartbeat, an instant too short to see at that scale. The second figure shows
+# thread for the GIL. In the first figure that lane is red between thin black ticks: each tick
+# is a heartbeat the loop answered, an instant too short to show as blue at that scale. The
+# second figure shows
 # 50 ms of it, with a tick at each heartbeat the loop answered: it did answer, as the
 # `to_thread` section found, but seldom, most ticks more than 6 ms apart. Added up, the red is
 # about as long as on the loop (the share "in all": the next fold explains the numbers). `to_thread` cut the silence into short
-# pieces; it did not shorten it. Chapter 08's heartbeat figure showed a `to_thread` lane with no
+# pieces; it did not shorten it. And the work's last column, 100%? The work gave the GIL up at
+# each of those heartbeats, but only for the moment a heartbeat takes, far less than 6 ms, the
+# shortest hole its lane counts (`burn`'s `gap=0.006`), so its lane shows no holes. Chapter 08's heartbeat figure showed a `to_thread` lane with no
 # red at all: there the thread *waited* (slept), which releases the GIL; here it runs Python
 # code, which holds it.
 #
