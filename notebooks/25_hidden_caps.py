@@ -59,7 +59,7 @@ print("aiohttp.TCPConnector(): limit =", aiohttp_default)
 print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threads")
 
 # %% [markdown]
-# ## Predict: how much work does each layer let through at once?
+# ## Predict: what happens to the work beyond each layer's default?
 #
 # This chapter meets three layers that run work for you: httpx's and aiohttp's clients, and
 # asyncio's default thread pool. Each documents a default limit: an `httpx.AsyncClient()`
@@ -72,11 +72,12 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
 #   thread pool.
 #
-# The server holds every answer for a moment, so requests pile up inside it, and it counts the
-# most that were inside at once (the instruments fold says how long it holds them). The answer
-# is a table with a row per layer: how many of the 120 were inside at once, and how many of the
-# 120 were done in the end. Predict for each layer: the work beyond its default, does it fail,
-# or wait its turn?
+# The server holds every answer until the documented number of requests is inside, then 0.2 s
+# more, and counts the most that were inside at once; so a client that let more through than its
+# documentation says would show a larger count. The answer is a table with a row per layer: how
+# many of the 120 were inside at once, and how many were done in the end. Predict for each layer:
+# at the peak, how many of the 120 does it keep waiting, and what becomes of them afterwards:
+# do they fail, or go through?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: how the server counts"}
 OFFERED = 120
@@ -121,7 +122,7 @@ async with LatencyServer(latency=0.0) as server:
 
         requests = [httpx_get() for _ in range(OFFERED)]
         most, done = await most_at_once(server, requests, HOLD_UNTIL["httpx"])
-        seen["httpx.AsyncClient()"] = dict(at_once=most, threads=None, done=done)
+        seen["httpx.AsyncClient()"] = dict(at_once=most, done=done)
     async with aiohttp.ClientSession() as session:
         async def aiohttp_get() -> int:
             async with session.get(server.url) as response:
@@ -130,7 +131,7 @@ async with LatencyServer(latency=0.0) as server:
 
         requests = [aiohttp_get() for _ in range(OFFERED)]
         most, done = await most_at_once(server, requests, HOLD_UNTIL["aiohttp"])
-        seen["aiohttp.ClientSession()"] = dict(at_once=most, threads=None, done=done)
+        seen["aiohttp.ClientSession()"] = dict(at_once=most, done=done)
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -153,7 +154,7 @@ seen["asyncio.to_thread"] = dict(at_once=in_threads.peak, threads=len(threads_us
 # most calls running at once, and the threads that ran them.
 print(f"{'layer':<26}{'most at once':>14}{'threads':>9}{'done':>6}")
 for layer, row in seen.items():
-    threads = "-" if row["threads"] is None else row["threads"]
+    threads = row.get("threads", "-")  # only the thread pool's row has threads
     print(f"{layer:<26}{row['at_once']:>14}{threads:>9}{row['done']:>6}")
 print(installed_defaults())  # the libraries' and this Python's defaults (folded above)
 
@@ -174,8 +175,9 @@ print("✓ each layer let through its own default, fewer than the 120 offered, a
 # requests), aiohttp's connector 100, and asyncio's default thread pool, which
 # `asyncio.to_thread` and `run_in_executor(None, ...)` use, min(32, CPUs + 4), which the last
 # printed line works out for this machine: far below 120. So each peak stopped at its layer's
-# default, and nothing failed: the `done` column says all 120 were done. The extra work waited, invisibly, in a queue, and went through once
-# the server answered.
+# default: 20 requests waited inside each client, and the calls beyond the pool's threads
+# waited for a thread. Nothing failed: the `done` column says all 120 were done. The extra
+# work waited, invisibly, in a queue, and went through once a connection or a thread was free.
 #
 # Which cap binds is the smallest one on the path. A semaphore of 256 in front of a client
 # with 100 connections is a limit of 100; a `to_thread(ray.get, ...)` per request is a limit
@@ -368,9 +370,10 @@ for cap in CAPS:
 #
 # In the fold above, L is under each cap. By Little's law, throughput is L divided by the time
 # a request stays at the server, which is a little over W; so each share is a little under
-# L ÷ cap. The mean gap grows with the cap: one event loop in the client serves all c
-# connections, and when their answers arrive together it reads them and sends the next requests
-# one after another, so with more connections the last of them waits longer. The differences
+# L ÷ cap. The mean gap (how long a connection sits idle between two requests) grows with the
+# cap, because one event loop in the client serves all c connections: when their answers arrive
+# together, it reads them and sends the next requests one at a time, so with more connections
+# the last one sits idle longer. The differences
 # between the three shares are about the size of run-to-run noise, and no check compares them.
 #
 # :::
@@ -848,7 +851,8 @@ show_call_site("25c")
 # %% [markdown]
 # One layer slime leaves at Python's default. The Megatron teacher server (chapter 08: an
 # aiohttp server that serves a model's outputs over HTTP and gets them from a Ray actor) reads
-# its Ray results with `await asyncio.to_thread(ray.get, ref)`. Each `/generate` request does
+# its Ray results with `await asyncio.to_thread(ray.get, ref)` (`ray.get` blocks its thread
+# until a Ray result exists; chapter 28 teaches Ray). Each `/generate` request does
 # so to submit its input, then once per 50 ms poll for the result (chapter 08 quotes the poll,
 # chapter 28 the helper). Each of those waits holds a thread of the default pool, so, as in
 # this chapter's first experiment, min(32, CPUs + 4) of them run at once. On a host with 16

@@ -60,14 +60,14 @@ CHILD_SECONDS = 0.15
 # tick while a child runs?
 #
 # `tool_permits` below is that `Semaphore(32)`, wrapped so that it also records when each
-# call held a permit. From those records, `most_at_once` counts the most calls that held a
+# call held a permit. From those records, `max_overlap_of` counts the most calls that held a
 # permit at one instant, and `beats_inside` the heartbeats that came while at least one child
 # was running. The wrapper and the counting helpers are folded.
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the helpers that record permits, count overlaps and poll for exits"}
 # The instruments, one line each:
 # WatchedSemaphore(n): an asyncio.Semaphore(n) that records when each task held a permit;
-# most_at_once(spans): the most (start, end) spans open at one instant;
+# max_overlap_of(spans): the most (start, end) spans open at one instant;
 # beats_inside(watch, spans): the heartbeats taken while some child was running;
 # running(pid): the process exists and is not a zombie;
 # ends_within(awaitable, s): it finished within s seconds (else cancelled);
@@ -90,7 +90,7 @@ class WatchedSemaphore:
         self.semaphore.release()
 
 
-def most_at_once(spans: list[tuple[float, float]]) -> int:
+def max_overlap_of(spans: list[tuple[float, float]]) -> int:
     """The largest number of (start, end) spans open at one instant."""
     probe = Timeline()
     for start, end in spans:
@@ -175,7 +175,7 @@ for label, tool in (("blocking", blocking_tool), ("async", async_tool)):
             timeout=10)
     spans = [tool_permits.held[name] for name in names]
     spans_of[label], watch_of[label] = spans, watch
-    results[label] = {"peak children": most_at_once(spans),
+    results[label] = {"peak children": max_overlap_of(spans),
                       "beats while a child ran": beats_inside(watch, spans),
                       "longest gap (ms)": round(watch.max_gap * 1000)}
 
@@ -252,7 +252,7 @@ print(f"awaited whole run {whole_run['async']:.0f} ms;",
 #
 # - the kernel's pipe, 64 KiB by default on Linux;
 # - behind it, asyncio's `StreamReader`, which reads the pipe in the background but stops at
-#   128 KiB (twice its `limit=`, 64 KiB by default) until your code takes data out.
+#   about 128 KiB until your code takes data out.
 #
 # Once both are full, the child's next write into that pipe waits until someone reads.
 #
@@ -260,7 +260,7 @@ print(f"awaited whole run {whole_run['async']:.0f} ms;",
 # read. Its child, the worker `chatter OUT ERR`, writes ERR bytes to stderr, then OUT bytes to
 # stdout, then exits.
 #
-# Predict, for 10 kB and for 1 MB on stderr: does the reader finish? If it times out instead,
+# Predict, for 10 kB and for 1 MB on stderr (10,000 and 1,000,000 bytes): does the reader finish? If it times out instead,
 # is the child still running then, and what does the child do once both pipes are read?
 
 # %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the lines of chatter that write"}
@@ -321,7 +321,8 @@ print("✓ 10 kB: finished; 1 MB: stuck until stderr was read, then the child ex
 # :::{dropdown} Why
 #
 # What decides it is whether stderr fits into the pipe and asyncio's buffer behind it, about
-# 64 + 128 KiB. 10 kB fits, so the naive reader finishes, which is why it survives small tests.
+# 64 + 128 KiB (the `StreamReader` stops at twice its `limit=`, which is 64 KiB by default).
+# 10 kB fits, so the naive reader finishes, which is why it survives small tests.
 #
 # 1 MB does not. The reader waits for a stdout end that never comes, while the child waits for
 # room on stderr: each `os.write` inside `_write_all` blocks while the pipe is full, so the
@@ -382,9 +383,8 @@ print("✓ after the timeout the child was still running; reap's kill() and wait
 show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
 
 # %% [markdown]
-# `start_family` starts it in a new session (`create_subprocess_exec` passes
-# `start_new_session=True` on to `subprocess.Popen`), so that it leads a process group whose id
-# is its pid, and returns the leader and its two children's pids.
+# `start_family` starts it with `start_new_session=True`, as chapter 19 did, so that it leads a
+# process group whose id is its pid, and returns the leader and its two children's pids.
 # The cell after it kills the leader with `kill()`, waits for it with `leader.wait()` (at most
 # 0.5 s), then reads its stderr to the end, as `communicate()` would, for at most 0.3 s.
 # Predict: once the leader is dead, are its two
@@ -402,7 +402,8 @@ async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer: what kill() leaves running"}
 leader, members = await start_family()
 leader.kill()
-# reap it, at most 0.5 s (whether it returned: printed in a Going further fold below)
+# reap it, waiting at most 0.5 s; the return code is set once asyncio has seen
+# the leader exit, even if this wait() is still pending ("Going further" below)
 wait_returned = await ends_within(leader.wait(), 0.5)
 leader_code = leader.returncode
 stderr_ended_at_kill = await ends_within(leader.stderr.read(), 0.3)  # read to its end

@@ -185,7 +185,9 @@ show_call_site("27b")
 #
 # - a worker thread publishes each request's result about 0.2 s after the request;
 # - `get_result(rid)` is a blocking 2 ms round trip that returns the result if it is there;
-# - `subscribe(rid)` returns a future that the table resolves the moment the result is published.
+# - `subscribe(rid)` returns a future that the table resolves the moment the result is published:
+#   the worker's thread hands `set_result` to the loop with `loop.call_soon_threadsafe`
+#   (chapter 13), so nobody asks again.
 #
 # Six requests poll, and six are told through `subscribe`, at the same time. The fold also
 # makes the run's `table`, the request names `polled` and `told`, and the `worker` thread's body.
@@ -326,7 +328,8 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 
 # %% [markdown]
 # **Where in slime.** The teacher server's `/generate` handler polls this way; the sample
-# manager it asks is a Ray actor:
+# manager it asks is a Ray actor. (Chapter 28 shows the Ray side of the cure: a coroutine that
+# awaits an actor call's `ObjectRef` holds no thread while it waits.)
 
 # %% tags=["remove-input"]
 show_call_site("27c")
@@ -337,9 +340,9 @@ show_call_site("27c")
 # **The shape.** An update endpoint runs one update at a time; a duplicate request joins the
 # update in progress by awaiting a shared future through `asyncio.shield` (chapter 05: a
 # cancelled caller then leaves the shared future alone). The request that does the update catches
-# `TimeoutError` and `Exception` and records the error. Its `finally` then does three things:
-# it builds the success result from what the `try` produced, takes the lock, and resolves the
-# shared future and clears the state. Here is our model of that shape.
+# `TimeoutError` and `Exception` and records the error. Its `finally` then does three things,
+# in order: it builds the success result from what the `try` produced; it takes the lock; it
+# resolves the shared future and clears the state. Here is our model of that shape.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: what both endpoints share"}
 class Endpoint:
@@ -384,9 +387,10 @@ class UpdateEndpoint(Endpoint):  # our model of the shape
 # the client disconnects? The experiment starts an update and a duplicate, cancels the first
 # mid-update, then sends a later request.
 # `cancel_the_updating_request(endpoint_class)` runs that experiment on the endpoint it is
-# given and reports what each request ended with. Predict, for the model above: what does the
-# cancelled request end with, what does the duplicate get, and what does the later request
-# get?
+# given and reports what each request ended with. To read `handle` once, follow two things:
+# which names the `finally` reads, and which exceptions the two `except` clauses catch.
+# Predict, for the model above: what does the cancelled request end with, what does the
+# duplicate get, and what does the later request get?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the experiment: cancel the updating request mid-update"}
 # Start an update and a duplicate, cancel the first mid-update, then ask again.
@@ -431,7 +435,7 @@ print("model:", model_report)
 # clause records it and `error` stays `None`. The `finally` then takes the success branch and
 # reads `drained`, which the cancelled `try` never bound: the `UnboundLocalError` it raises
 # replaces the cancellation and leaves the `finally` before the lock. The shared future is
-# never resolved (the duplicate waits forever, shielded), and the state stays "in progress"
+# never resolved (the duplicate waits forever behind `asyncio.shield`), and the state stays "in progress"
 # (the later request joins the dead update and waits forever too).
 #
 # **What the model leaves out.** slime's endpoint also compares paths: while an update is in
@@ -512,7 +516,7 @@ show_call_site("27d")
 # `wait_for_answer(name)`, waits for an answer that does not come, and records in
 # `coroutine_states` whether it is waiting, answered or cancelled. We call it without a
 # timeout (chapter 13's row, for comparison), with `result(timeout)`, and with
-# `result(timeout)` plus cancelling the future. `ModelLoopThread` is this chapter's small loop
+# `result(timeout)` plus cancelling the future. `LoopThread` is this chapter's small loop
 # thread; its `close()` runs `cancel_the_rest()`, folded below with the coroutine, which
 # cancels every other task on the loop and waits for them.
 
@@ -544,7 +548,7 @@ async def wait_for_answer(name: str) -> str:
 
 
 # %%
-class ModelLoopThread:
+class LoopThread:
     """Our model of a background loop that synchronous code hands coroutines to."""
 
     def __init__(self) -> None:
@@ -578,7 +582,7 @@ class ModelLoopThread:
 
 # %%
 # Three synchronous callers in threads: no timeout, a timeout, a timeout + cancel.
-loop_thread = ModelLoopThread()
+loop_thread = LoopThread()
 caller_saw: dict[str, str] = {}
 
 
@@ -1506,7 +1510,8 @@ _sc.differential(Coalescer, _reference, _closing_scenarios(), _observe_closing, 
 #   a tick of lag; a future resolved with `call_soon_threadsafe` costs neither.
 # - Hazard 4: `except Exception` does not see `CancelledError`; a `finally` that reads names
 #   bound in the `try`, or that must reach a lock to publish a result, may never finish its
-#   job. Let the shared work run in its own task and shield the waiters.
+#   job. Let the shared work run in its own task, and let the waiters await it through
+#   `asyncio.shield`.
 # - Hazard 5: `result()` without a timeout waits as long as the coroutine; with a timeout,
 #   also cancel the future, or the coroutine keeps running.
 #
@@ -1578,7 +1583,8 @@ step_got: dict[int, object] = {}
 def training_step(submitted: int) -> None:  # the synchronous caller, in its own thread
     try:
         step_got[submitted] = rollout_loop.run(rollout(4, submitted, silent_group=0))
-    except concurrent.futures.CancelledError:  # our clean-up cancels what still waits
+    # the check below cancels the rollout still waiting; run()'s result() raises this
+    except concurrent.futures.CancelledError:
         step_got[submitted] = "cancelled by the clean-up"
 
 

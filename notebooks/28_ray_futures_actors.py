@@ -3,8 +3,9 @@
 # *Ray：ObjectRef 就是 Future，actor 就是并发单元*
 #
 # **The question.** slime's rollout, training and server code waits on remote work all the
-# time: it calls an actor's method, gets an `ObjectRef` back, and later needs the value. From
-# inside a coroutine, which ways of waiting keep the {term}`event loop` alive? And what does
+# time: it calls an actor's method, gets an `ObjectRef` (a ref, for short) back, and later
+# needs the value. From inside a coroutine, which ways of waiting keep the {term}`event loop`
+# alive? And what does
 # an actor add: how many calls run inside it at once, and in what order?
 #
 # **You will**
@@ -138,16 +139,14 @@ print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat
 #
 # ## Chapter 25's thread-pool cost, with real Ray: `to_thread(ray.get, ...)`
 #
-# Chapter 08's answer to a blocking call is `asyncio.to_thread`, and the HTTP handlers of
-# slime's teacher server read their Ray results that way. It frees the loop, but chapter 25
-# showed its cost with plain threads: each wait holds a pool thread until its value arrives,
-# so a wait beyond the pool's size queues even when its value is ready. Here is the same with
-# Ray, on a default pool of 2 threads (`borrowed_default_executor(max_workers=2)` lends the
-# loop such a pool for the `with` block). Two reads wait on calls held at shut gates:
-# `Gate.wait_open(i)` returns once someone calls `open(i)`. A third read wants a `nap(0)`,
-# whose value exists at once; it gets 1 s before the gates open.
+# Chapter 08's answer to a blocking call is `asyncio.to_thread(ray.get, ref)`, and the HTTP
+# handlers of slime's teacher server read their Ray results that way. It frees the loop but
+# holds a pool thread for each wait; chapter 25 showed that a ready value then queues behind
+# busy threads. The fold repeats that with Ray, on a default pool of 2 threads
+# held by two waits at shut gates (`Gate.wait_open(i)` returns once someone calls `open(i)`);
+# its printed line says whether a third read, whose value exists at once, came back within 1 s.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same experiment with Ray: two waits hold both threads, a third read is ready"}
 async def ray_get_in_thread(ref):  # slime's teacher server: _ray_get
     return await asyncio.to_thread(ray.get, ref)
 
@@ -171,10 +170,8 @@ assert ready_read.result() == 0, "once a thread was free, it read the value"
 print("✓ the ready read waited for a thread, as in chapter 25")
 
 # %% [markdown]
-# The ready read came back only after the gates opened and a thread was free. With
-# `await ref`, the first experiment's way, no thread is held, and nothing stands between a
-# ready value and its reader. slime's HTTP helpers say the same in a comment (in `post`, in
-# `slime/utils/http_utils.py`, quoted in chapter 08 and at the end of this chapter).
+# As in chapter 25, the ready read came back only after the gates opened and a thread was
+# free. `await ref`, the first experiment's way, holds no thread.
 #
 # ## `ray.wait`
 #
@@ -294,6 +291,7 @@ results = await asyncio.gather(*(poster.post.remote(i, 0.15) for i in range(9)))
 all_done = time.monotonic() - sent
 peak, poster_spans = await poster.report.remote()
 entry_order = [i for i, _, _ in sorted(poster_spans, key=lambda span: span[1])]
+# the calls that went in after some call sent later than them
 overtook = [i for n, i in enumerate(entry_order) if any(j > i for j in entry_order[:n])]
 print(f"9 calls, max_concurrency=3: {all_done:.2f} s in all;",
       f"at most {peak} inside at once")
@@ -328,8 +326,7 @@ print("✓ never more than 3 calls inside the async actor, and all 9 done")
 # ## A synchronous actor and a read-modify-write
 #
 # A synchronous actor has no `async def` methods; this one is created without options. Twenty calls from
-# one caller each read the actor's counter, pause 5 ms and write it back plus one: the
-# read-modify-write that lost updates in chapter 09 until a lock guarded it. What is the
+# one caller each read the actor's counter, pause 5 ms and write it back plus one. What is the
 # final count?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -362,7 +359,9 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 #
 # A synchronous actor runs its calls one after another, in the order they arrive from one
 # caller, so each call saw the state the previous one left: no update was lost, the count is
-# twenty, and the values came back in call order.
+# twenty, and the values came back in call order. Chapter 09's threads lost updates with this
+# same read-modify-write until a lock guarded it; here the actor's one-call-at-a-time is the
+# lock.
 #
 # :::
 #
@@ -915,9 +914,8 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 #   loop; `ray.get(ref)` holds it, like any blocking call.
 # - `asyncio.to_thread(ray.get, ref)` frees the loop but holds a pool thread per wait, so the
 #   pool's size quietly caps the waits in flight, and a ready result can queue for a thread.
-# - `ray.wait` returns a ready list of the refs whose values exist, whatever their place in
-#   the list passed in, and keeps that list's order among them; with `timeout=0` it is a poll. It blocks its caller, like
-#   `ray.get`.
+# - `ray.wait` returns the ready refs in the order you passed them, not in the order they
+#   finished; with `timeout=0` it is a poll. It blocks its caller, like `ray.get`.
 # - An async actor's `max_concurrency` is a semaphore on its methods; a synchronous actor with
 #   the default `max_concurrency=1` runs one call at a time, which makes a check-then-set on its
 #   state safe. Raise that option and its calls run in threads, which can lose updates.

@@ -95,7 +95,7 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s;",
 # pid. `in_bundle` names a bundle of a group for an actor's options:
 
 # %%
-DEVICE_ENV: dict[str, str] = {}  # env vars for the actors; a "try it" below fills it
+DEVICE_ENV: dict[str, str] = {}  # empty; the answer's "try it" fills it
 
 
 @ray.remote(num_gpus=1, num_cpus=1)
@@ -228,7 +228,8 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 #
 # `ray.kill(actor)` is how a driver stops an actor from outside; slime uses it on an engine
 # that fails its health check. An actor created with `max_restarts` above 0 would be started
-# again by Ray; `no_restart=True`, the default, forbids that.
+# again by Ray; `no_restart=True`, the default, forbids that (the cell below passes it anyway,
+# to make it visible).
 #
 # `Worker` is a synchronous actor: its calls run one at a time, in order. We give it three
 # calls of 20 s each, so one is running and two are queued, and kill it half a second later.
@@ -254,7 +255,7 @@ assert not ray.wait(calls, timeout=0.5)[0], "no call finishes in half a second"
 killed_at = time.monotonic()
 ray.kill(doomed, no_restart=True)
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the reference wait the check compares with"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check's yardstick: a plain 10 s wait in a thread, started now"}
 ten_second_timer = ReferenceWait(10)  # for the check: a plain 10 s wait in a thread
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -312,9 +313,9 @@ print("✓ the running call and the queued ones failed at once, and the actor st
 # ## Predict: how long does a health check wait for a stuck engine?
 #
 # A health check is a call like any other. `Worker.health(timeout)` stands for slime's
-# engine check, which passes its timeout to the HTTP request it makes inside the method, so
-# that timeout starts counting only when `health` begins to run (this stand-in answers `True`
-# at once and ignores it). Two engines: `stuck` is busy in a 6 s call, `healthy` is idle.
+# engine check, which passes its timeout into the method, to the HTTP request it makes there
+# (this stand-in answers `True` at once and ignores the timeout). Two engines: `stuck` is busy
+# in a 6 s call, `healthy` is idle.
 #
 # The first round has slime's shape: check `stuck`, then `healthy`, passing
 # `timeout=CHECK_TIMEOUT` (1 s) into each call, as slime does; the caller's `ray.get` passes
@@ -397,7 +398,7 @@ def marks(ax, since: float, round_checks: dict) -> None:
             markeredgewidth=3, color="black")  # the healthy check, too short for a bar
     legend = list(ax.get_legend().legend_handles) + [  # the marks join the states
         Line2D([], [], marker="|", linestyle="none", markersize=10, markeredgewidth=3,
-               color="black", label="healthy: check")]
+               color="black", label="healthy: health check")]
     if "killed" in round_checks["stuck"][2]:
         legend += [Line2D([], [], color="black", linestyle="--", label="ray.kill"),
                    Line2D([], [], color="tab:blue", linestyle="dotted", label="rest of the 6 s call")]
