@@ -2,24 +2,25 @@
 # # 04 · wait and as_completed: handle finished work first
 # *wait 与 as_completed：先处理已经完成的工作*
 #
-# **The question.** You have many requests in flight and they finish in no particular order.
+# **The question.** You have many jobs in flight (requests to a server, say), and they finish
+# in no particular order.
 # How do you handle each one as soon as it is done, keep the number in flight topped up, and
 # stop when you have enough, without waiting for the slowest?
 #
 # **You will**
-# 1. predict what becomes of the requests still running when `asyncio.wait` returns at its
+# 1. predict what becomes of the jobs still running when `asyncio.wait` returns at its
 #    timeout, then compare when `gather` and `as_completed` put the first result in your hands;
 # 2. stop those left running: cancel them, then wait for them;
 # 3. build the loop slime's rollout uses: `wait(FIRST_COMPLETED)` over a pending set that is
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. see what slime's loop leaves running when one group fails.
 #
-# **Needs** chapters 02 and 03 · about 60 minutes
+# **Needs** chapters 02 and 03 · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. The first cell, folded, imports what the page uses and defines
-# `request(name, seconds, tl)`, the stand-in for one request: it waits `seconds` and returns
+# `job(name, seconds, tl)`, the stand-in for one job: it waits `seconds` and returns
 # its name, and notes its start, its end or its cancellation on `tl`, a `Timeline` (the
 # course's recorder of named moments and spans, which the figures draw).
 
@@ -38,7 +39,7 @@ from lab_snippets.timeline import Timeline, figure_style
 figure_style()
 
 
-async def request(name: str, seconds: float, tl: Timeline):
+async def job(name: str, seconds: float, tl: Timeline):
     tl.mark(f"{name} starts")
     try:
         with tl.span(name):
@@ -51,19 +52,19 @@ async def request(name: str, seconds: float, tl: Timeline):
 
 
 # %% [markdown]
-# ## Predict: when `wait` times out, do the requests still running stop?
+# ## Predict: when `wait` times out, do the jobs still running stop?
 #
-# Four requests take 0.16, 0.14, 0.06 and 0.04 s, started in that order (`start_four`
+# Four jobs take 0.16, 0.14, 0.06 and 0.04 s, started in that order (`start_four`
 # below). `asyncio.wait(tasks, timeout=0.1)` waits at most 0.1 s and returns two sets of
 # {term}`tasks <task>`: `done` and `pending`. The cell prints the two sets, waits 0.1 s more,
-# and then prints each moment the requests noted, in seconds since the start.
+# and then prints each moment the jobs noted, in seconds since the start.
 #
-# Predict before you open the answer: which requests are in `done`, and are the two in
+# Predict before you open the answer: which jobs are in `done`, and are the two in
 # `pending` stopped when `wait` returns, or do they run on?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def start_four(tl: Timeline) -> list[asyncio.Task]:
-    return [asyncio.create_task(request(f"request {i}", s, tl))
+    return [asyncio.create_task(job(f"job {i}", s, tl))
             for i, s in enumerate([0.16, 0.14, 0.06, 0.04])]
 
 
@@ -77,16 +78,16 @@ for event in tl.events:
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: wait-timeout-cancels-nothing
-assert sorted(task.result() for task in done) == ["request 2", "request 3"]
-assert tl.order("wait returned", "request 1 ends") and tl.order("wait returned", "request 0 ends"), (
-    "the two pending requests ran to their end after wait returned")
+assert sorted(task.result() for task in done) == ["job 2", "job 3"]
+assert tl.order("wait returned", "job 1 ends") and tl.order("wait returned", "job 0 ends"), (
+    "the two pending jobs ran to their end after wait returned")
 assert not [name for name in tl.names() if name.endswith("cancelled")], "wait cancelled nothing"
-print("✓ wait returned with requests 2 and 3 done; 0 and 1 were not cancelled and ran to their end")
+print("✓ wait returned with jobs 2 and 3 done; 0 and 1 were not cancelled and ran to their end")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `wait` returned at its timeout with requests 2 and 3 in `done` and requests 0 and 1 in
+# `wait` returned at its timeout with jobs 2 and 3 in `done` and jobs 0 and 1 in
 # `pending`, and those two ran to their end at 0.14 and 0.16 s: the timeout limits how long
 # *you* wait, not how long the work runs. `asyncio.wait_for(aw, timeout)` and
 # `asyncio.timeout()` are different: on timeout they *do* cancel what they wrap (chapter 05).
@@ -100,7 +101,7 @@ print("✓ wait returned with requests 2 and 3 done; 0 and 1 were not cancelled 
 # result. `gather` (chapter 03) returns them all at once, in argument order. `as_completed(tasks)`
 # gives you as many awaitables as there are tasks, here one per turn of a `for` loop: the
 # first one you await returns the first result to finish, the second the second, and so on.
-# The folded helper `collect_each_way` runs each way on its own four requests and prints when
+# The folded helper `collect_each_way` runs each way on its own four jobs and prints when
 # the first result was in your hands (for `gather`, the moment it returned; for
 # `as_completed`, the moment the loop had its first result) and the order you got them in.
 
@@ -118,8 +119,8 @@ async def collect_each_way(ways: dict) -> dict[str, dict]:
         rows[way] = {"handed": handed, "first": first, "tl": tl}
     print(f"{'way':<14} {'first result in hand':>21}  handed back")
     for way, row in rows.items():
-        handed = ", ".join(h.removeprefix("request ") for h in row["handed"])
-        print(f"{way:<14} {row['first']:>19.2f} s  requests {handed}")
+        handed = ", ".join(h.removeprefix("job ") for h in row["handed"])
+        print(f"{way:<14} {row['first']:>19.2f} s  jobs {handed}")
     return rows
 
 
@@ -141,11 +142,11 @@ rows = await collect_each_way({"gather": with_gather,
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: as-completed-yields-in-finishing-order
-assert rows["as_completed"]["handed"] == ["request 3", "request 2", "request 1", "request 0"], (
+assert rows["as_completed"]["handed"] == ["job 3", "job 2", "job 1", "job 0"], (
     "as_completed handed the results over in finishing order")
-assert rows["as_completed"]["tl"].order("handled request 3", "request 0 ends"), (
+assert rows["as_completed"]["tl"].order("handled job 3", "job 0 ends"), (
     "the first result was handled while the slowest still ran")
-assert rows["gather"]["handed"] == [f"request {i}" for i in range(4)], "gather: argument order"
+assert rows["gather"]["handed"] == [f"job {i}" for i in range(4)], "gather: argument order"
 assert rows["as_completed"]["first"] < rows["gather"]["first"], rows
 print("✓ as_completed handed over the first result before gather returned, in finishing order;",
       "gather in argument order")
@@ -155,7 +156,7 @@ print("✓ as_completed handed over the first result before gather returned, in 
 # results over in finishing order, here the reverse of the list: the first awaitable it hands
 # out returns whichever result comes first, not one task's. Each `await` returned as soon as
 # that result existed: the first was in
-# hand after about 0.04 s while request 0 still had 0.12 s to go. Handling (logging, scoring,
+# hand after about 0.04 s while job 0 still had 0.12 s to go. Handling (logging, scoring,
 # updating a progress bar) starts with the first result instead of the last.
 #
 # Two details of `as_completed`. The loop passes `timeout=2` so it cannot hang; on timeout
@@ -168,7 +169,7 @@ print("✓ as_completed handed over the first result before gather returned, in 
 #
 # The `pending` set that `wait` returns is yours to deal with. The cell below runs the `wait`
 # row again, then calls `cancel()` on each pending task and awaits them; the printed marks show
-# which requests ended, which were cancelled, and where "pending cancelled and awaited" falls.
+# which jobs ended, which were cancelled, and where "pending cancelled and awaited" falls.
 
 # %%
 tl = Timeline()
@@ -182,9 +183,9 @@ print(tl.names())
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: cancel-then-await-stops-pending
 assert all(t.cancelled() for t in pending)
-assert tl.order("request 1 cancelled", "pending cancelled and awaited")
-assert not any(n in tl.names() for n in ("request 0 ends", "request 1 ends"))
-print("✓ the pending requests were cancelled and had finished their cleanup before we went on")
+assert tl.order("job 1 cancelled", "pending cancelled and awaited")
+assert not any(n in tl.names() for n in ("job 0 ends", "job 1 ends"))
+print("✓ the pending jobs were cancelled and had finished their cleanup before we went on")
 
 # %% [markdown]
 # `cancel()` only asks; awaiting the cancelled tasks (here with `gather`, which with
@@ -201,14 +202,14 @@ print("✓ the pending requests were cancelled and had finished their cleanup be
 # the result. The plain `for` form still works as before. On 3.11 and 3.12 the `async for` form
 # does not exist, and what you get from the plain form are wrapper coroutines.
 #
-# In the folded cell below, request 1 (0.02 s) finishes first; on 3.13 and later what comes
+# In the folded cell below, job 1 (0.02 s) finishes first; on 3.13 and later what comes
 # back is its own task, the key of `input_of`.
 #
 # :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment"}
 tl = Timeline()
-tasks = [asyncio.create_task(request(f"request {i}", d, tl))
+tasks = [asyncio.create_task(job(f"job {i}", d, tl))
          for i, d in enumerate([0.06, 0.02])]
 input_of = {task: i for i, task in enumerate(tasks)}
 if sys.version_info >= (3, 13):
@@ -222,7 +223,7 @@ else:
     results = [await aw for aw in yielded]
     print("Python < 3.13: as_completed yields new awaitables, not the tasks:",
           same_objects, results)
-    assert same_objects == [False, False] and results == ["request 1", "request 0"]
+    assert same_objects == [False, False] and results == ["job 1", "job 0"]
 
 # %% [markdown]
 # ## Measure: how long does each way take to keep 8 groups?
@@ -259,8 +260,8 @@ def keep_group(group_id: int) -> bool:
 
 
 async def group(group_id: int, tl: Timeline) -> int:
-    """One group of samples: a request on the timeline; returns its id."""
-    await request(f"group {group_id}", group_duration(group_id), tl)
+    """One group of samples: a job on the timeline; returns its id."""
+    await job(f"group {group_id}", group_duration(group_id), tl)
     return group_id
 
 
@@ -427,20 +428,13 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # %% [markdown]
 # ## A deadline for each job
 #
-# The exercise below adds two things the runs so far did not need. The first is a deadline for
-# each job, counted from its own start. `asyncio.wait`'s `timeout` bounds the wait, not the
-# work, so you keep each job's deadline yourself, on the loop's clock (`loop.time()`), and
-# let `wait` return at the soonest one; then you cancel the jobs whose deadline has passed.
-# `slow_to_stop` is a job that would run 1 s and, once cancelled, takes 0.03 s to clean up
-# (closing its connection, say). The cell starts job A, then job B 0.01 s later, each with a
-# 0.05 s deadline, and prints each moment in seconds since the start. (From here on the page
-# says *job*, as the exercise does, for what it called a request so far.)
-#
-# The bookkeeping, in short: `deadline_of` maps each job not yet cancelled to its deadline;
-# each turn of the loop waits until a job ends or the soonest deadline comes, then cancels
-# every job past its deadline and drops it from `deadline_of`, while `pending`, which `wait`
-# returns, keeps every job not yet gone. Each "cancel it" line prints how many jobs are still
-# pending then; the figure under the output draws the same run.
+# Exercise 4.1 gives each job a deadline, counted from its own start. `wait`'s `timeout`
+# bounds the wait, not the work (the first Predict), so you keep the deadline yourself, on the
+# loop's clock (`loop.time()`): give `wait` the time left until it, and cancel the job if it
+# is still pending then. The smallest run that shows what follows has one job.
+# `slow_to_stop` would run 1 s and, once cancelled, takes 0.03 s to clean up (closing its
+# connection, say); its deadline is 0.05 s after its start. The cell prints each moment in
+# seconds since the start; the figure under it draws the same run.
 
 # %%
 async def slow_to_stop(name: str, tl: Timeline) -> str:
@@ -449,9 +443,6 @@ async def slow_to_stop(name: str, tl: Timeline) -> str:
     except asyncio.CancelledError:
         try:
             await asyncio.sleep(0.03)  # its cleanup
-        except asyncio.CancelledError:
-            tl.mark(f"{name}'s cleanup cut short")  # a cancel landed in the cleanup
-            raise
         finally:
             tl.mark(f"{name} gone")
         raise
@@ -462,84 +453,106 @@ async def slow_to_stop(name: str, tl: Timeline) -> str:
 JOB_TIMEOUT = 0.05
 loop = asyncio.get_running_loop()
 tl = Timeline()
-deadline_of: dict[asyncio.Task, float] = {}  # the jobs not cancelled yet
-for name, start_after in (("job A", 0), ("job B", 0.01)):
-    await asyncio.sleep(start_after)  # job B starts 0.01 s after job A
-    job = asyncio.create_task(slow_to_stop(name, tl), name=name)
-    deadline_of[job] = loop.time() + JOB_TIMEOUT  # its own deadline
-pending = set(deadline_of)
-while pending:
-    soonest = min(deadline_of.values(), default=loop.time() + 1)
-    # return when a job ends or when the soonest deadline comes, whichever is first
-    done, pending = await asyncio.wait(pending, timeout=max(0.0, soonest - loop.time()),
-                                       return_when=asyncio.FIRST_COMPLETED)
-    for job in done:
-        tl.mark(f"{job.get_name()} in done (cancelled: {job.cancelled()})")
-    for job, deadline in list(deadline_of.items()):  # a copy: we delete as we go
-        if deadline <= loop.time():  # past its deadline: cancel it, stop timing it
-            job.cancel()
-            del deadline_of[job]
-            tl.mark(f"{job.get_name()}'s deadline: cancel it; {len(pending)} pending")
+task = asyncio.create_task(slow_to_stop("job A", tl))
+deadline = loop.time() + JOB_TIMEOUT  # counted from the job's own start
+done, pending = await asyncio.wait({task}, timeout=deadline - loop.time())
+if task in pending:  # still running at its deadline
+    task.cancel()
+    tl.mark("deadline: cancel job A")
+done, pending = await asyncio.wait(pending, timeout=1)
+tl.mark(f"wait returned job A in done (cancelled: {task.cancelled()})")
+try:
+    task.result()
+except asyncio.CancelledError:
+    tl.mark("job A's result() raised CancelledError")
 for event in tl.events:
     print(f"{event.at:.2f} s  {event.name}")
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-drawn = Timeline()  # the run above, drawn: each job waits until its deadline, then cleans up
+moment = {e.name: e.at for e in tl.events}
+drawn = Timeline()  # the run above, drawn: the job waits until its deadline, then cleans up
 drawn.t0 = tl.t0
-for name in ("job A", "job B"):
-    cancelled_at = next(e.at for e in tl.events if e.name.startswith(f"{name}'s deadline"))
-    gone_at = next(e.at for e in tl.events if e.name == f"{name} gone")
-    drawn.add(name, tl.t0 + cancelled_at - JOB_TIMEOUT, tl.t0 + cancelled_at, state="waiting")
-    drawn.add(name, tl.t0 + cancelled_at, tl.t0 + gone_at, state="cleanup")
-drawn.events = [e for e in tl.events if e.name.startswith("job")]  # ticks: deadline, gone, in done
+cancelled_at, gone_at = moment["deadline: cancel job A"], moment["job A gone"]
+drawn.add("job A", tl.t0, tl.t0 + cancelled_at, state="waiting")
+drawn.add("job A", tl.t0 + cancelled_at, tl.t0 + gone_at, state="cleanup")
 drawn.plot("Cancelled at its own deadline, pending until its cleanup ends",
            meanings={"waiting": "before its deadline (awaiting its work)",
                      "cleanup": "cancelled, cleaning up (still pending)"})
 plt.show()
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-names = tl.names()
-assert tl.order("job A's deadline: cancel it; 2 pending", "job B's deadline: cancel it; 2 pending",
-                "job A gone", "job B gone"), names
-assert tl.order("job A gone", "job A in done (cancelled: True)"), names
-print("✓ each job cancelled at its own deadline; job A stayed in pending until its cleanup was over")
+assert tl.order("deadline: cancel job A", "job A gone", "wait returned job A in done (cancelled: True)",
+                "job A's result() raised CancelledError"), tl.names()
+print("✓ job A was cancelled at its deadline, came back in done only when its cleanup was over,",
+      "and its result() raised CancelledError")
 
 # %% [markdown]
-# Each job was cancelled at its own deadline, 0.05 s after its own start: job A at 0.05 s,
-# job B at 0.06 s. `wait` returned at each deadline because its `timeout` was the time left
-# until the soonest one. (When no deadline is left, the `default` of `min` gives `wait` a
-# bound of 1 s.) A cancelled job is still running until its cleanup is over: at job B's
-# deadline job A, cancelled 0.01 s earlier, was still one of the 2 pending. `wait` returned
-# it in `done`, cancelled, only when it was gone, 0.03 s after its cancel. That is when its
-# slot is free. It has no result: `job.result()` would raise `CancelledError`.
+# `wait` returned at the deadline, 0.05 s, because its `timeout` was the time left until then,
+# and job A was still in `pending`, so the cell cancelled it. The second `wait` returned it in
+# `done` only when its cleanup was over, 0.03 s later: until then a cancelled job is still
+# running, and still holds its slot (item 4 of the exercise). In `done` it is a cancelled task
+# with no result: its `result()` raises `CancelledError`, so a loop that reads every task in
+# `done` must remember which ones it cancelled.
+#
+# For one job, `asyncio.wait_for(task, 0.05)` would do this: cancel it at its deadline, wait
+# until it is gone, and raise `TimeoutError` (chapter 05). The exercise's loop waits on
+# several jobs at once, each with its own deadline, so `wait`'s `timeout` is the time left
+# until the soonest one. The fold below runs that loop on two jobs.
+#
+# :::{dropdown} Several jobs, each with its own deadline: the bookkeeping
+#
+# Job A starts, then job B 0.01 s later, each with a 0.05 s deadline. `deadline_of` maps each
+# job not yet cancelled to its deadline. Each turn of the loop waits until a job ends or the
+# soonest deadline comes, then cancels every job past its deadline and drops it from
+# `deadline_of`; `pending`, which `wait` returns, keeps every job not yet gone. In the output,
+# job A, cancelled at its deadline, is still one of the 2 pending at job B's, 0.01 s later.
+#
+# :::
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the loop for two jobs, each with its own deadline"}
+tl = Timeline()
+deadline_of: dict[asyncio.Task, float] = {}  # the jobs not cancelled yet
+for name, start_after in (("job A", 0), ("job B", 0.01)):
+    await asyncio.sleep(start_after)  # job B starts 0.01 s after job A
+    task = asyncio.create_task(slow_to_stop(name, tl), name=name)
+    deadline_of[task] = loop.time() + JOB_TIMEOUT  # its own deadline
+pending = set(deadline_of)
+while pending:
+    # no deadline left: wait at most 1 s
+    soonest = min(deadline_of.values(), default=loop.time() + 1)
+    # return when a job ends or when the soonest deadline comes, whichever is first
+    done, pending = await asyncio.wait(pending, timeout=max(0.0, soonest - loop.time()),
+                                       return_when=asyncio.FIRST_COMPLETED)
+    for task in done:
+        tl.mark(f"{task.get_name()} in done (cancelled: {task.cancelled()})")
+    for task, deadline in list(deadline_of.items()):  # a copy: we delete as we go
+        if deadline <= loop.time():  # past its deadline: cancel it, stop timing it
+            task.cancel()
+            del deadline_of[task]
+            tl.mark(f"{task.get_name()}'s deadline: cancel it; {len(pending)} pending")
+for event in tl.events:
+    print(f"{event.at:.2f} s  {event.name}")
+assert tl.order("job A's deadline: cancel it; 2 pending", "job B's deadline: cancel it; 2 pending",
+                "job A gone", "job B gone"), tl.names()
+assert tl.order("job A gone", "job A in done (cancelled: True)"), tl.names()
 
 # %% [markdown]
 # ## A second cancel while you are stopping
 #
-# The second is a cancel that arrives while you are stopping. A cancel that arrives while a
-# task is at an `await` inside its cleanup interrupts that cleanup too, since the
-# `CancelledError` is raised at that `await` like at any other (chapter 05 looks at this
-# closely). And the two ways of waiting for jobs treat a cancel differently:
+# Item 5 of the exercise asks that `first_results`, when its caller cancels it, end only once
+# its jobs are gone, "even twice": a second cancel can arrive while your `finally` is still
+# waiting for the jobs it cancelled. This section shows only that case; chapter 05 is where
+# cancelling is taught in general. `collect` below starts one `slow_to_stop` job and, like
+# `rollout_refill`, cancels and awaits it in a `finally`. The cell cancels `collect` at
+# 0.02 s, so the job is cancelled and starts its 0.03 s cleanup then; it cancels `collect`
+# again at 0.03 s, in the middle of that cleanup. It runs once with `gather` in the `finally`
+# and once with `asyncio.wait`.
 #
-# - cancelling a task that is awaiting `gather(...)` cancels the gathered jobs too;
-#   `gather` then goes on waiting for them to end;
-# - cancelling a task that is awaiting `asyncio.wait(...)` stops only the `wait`; the jobs
-#   are not touched.
-#
-# `collect` below starts two of these jobs and, like `rollout_refill`, cancels and awaits them
-# in a `finally`. The cell cancels `collect` at 0.02 s, so the jobs start their 0.03 s
-# cleanup then and, left alone, would be gone at 0.05 s. It cancels `collect` again at
-# 0.03 s, in the middle of that cleanup. It runs twice, with `gather` in the `finally` and
-# then with `asyncio.wait`, and prints each run's events in order.
-#
-# **Predict:** in each run, when does `collect` end, at the second cancel (0.03 s) or when
-# the jobs' cleanup would be over (0.05 s)? And are its jobs gone by then? The exercise below
-# asks for this case (its item 5, "even twice"), which is why it comes here and not only in
-# chapter 05.
+# **Predict:** with which of the two is the job already gone when `collect` ends?
 
 # %%
 async def collect(tl: Timeline, wait_for_jobs) -> None:
-    jobs = [asyncio.create_task(slow_to_stop(f"job {i}", tl)) for i in range(2)]
+    jobs = [asyncio.create_task(slow_to_stop("the job", tl))]
     try:
         await asyncio.sleep(1)  # waiting for results
     finally:
@@ -557,47 +570,42 @@ for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)
     tl = run_of[name] = Timeline()
     caller = asyncio.create_task(collect(tl, wait_for_jobs))
     await asyncio.sleep(0.02)
-    caller.cancel()
-    tl.mark("first cancel of collect")
+    caller.cancel()  # the first cancel
     await asyncio.sleep(0.01)
-    caller.cancel()  # the second cancel, during the finally
-    tl.mark("second cancel of collect")
+    caller.cancel()  # the second, while the finally waits for the job
     await asyncio.wait([caller], timeout=1)
-    tl.mark(f"collect ended (cancelled: {caller.cancelled()})")
-    await asyncio.sleep(0.05)  # let any job still cleaning up finish
-    print(f"{name} in the finally:")
-    for event in tl.events:
-        print(f"  {event.at:.2f} s  {event.name}")
+    tl.mark("collect ended")
+    await asyncio.sleep(0.05)  # let a job still cleaning up finish
+    at = {e.name: e.at for e in tl.events}
+    when = "before" if tl.order("the job gone", "collect ended") else "after"
+    print(f"{name:<13} collect ended at {at['collect ended']:.2f} s;",
+          f"the job was gone at {at['the job gone']:.2f} s, {when} it")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: second-cancel-reaches-gathered-jobs-only
 by_gather, by_wait = run_of["gather"], run_of["asyncio.wait"]
-ended = "collect ended (cancelled: True)"
-assert by_gather.order("job 0's cleanup cut short", "job 0 gone", "job 1 gone", ended), (
-    f"with gather, the second cancel did not cut the jobs' cleanup short before collect ended: "
-    f"{by_gather.names()}")
-assert not [n for n in by_wait.names() if n.endswith("cut short")], (
-    f"with wait, the second cancel reached a job: {by_wait.names()}")
-assert by_wait.order(ended, "job 0 gone") and by_wait.order(ended, "job 1 gone"), (
-    f"with wait, the jobs were gone before collect ended: {by_wait.names()}")
-print("✓ gather: the second cancel cut the jobs' cleanup short and collect ended after them; "
-      "wait: it reached no job, and collect ended before they were gone")
+assert by_gather.order("the job gone", "collect ended"), (
+    f"with gather, collect ended before its job was gone: {by_gather.names()}")
+assert by_wait.order("collect ended", "the job gone"), (
+    f"with wait, the job was gone before collect ended: {by_wait.names()}")
+print("✓ gather: collect ended after its job was gone; "
+      "wait: collect ended while its job was still cleaning up")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# In both runs `collect` ends at the second cancel, 0.03 s, cancelled; what differs is where
-# its jobs are then.
+# In both runs the second cancel reaches `collect` while its `finally` is awaiting the job,
+# and `collect` ends then, at 0.03 s, cancelled. What differs is what that `await` passes on:
 #
-# - With `gather`, `gather` does wait for the jobs, but the second cancel reaches them too
-#   and lands in the `await` of their cleanup, cutting it short ("cleanup cut short"): they
-#   are gone at 0.03 s, not 0.05 s, and `collect` ends just after them.
-# - With `asyncio.wait`, the second cancel stops the `wait` and reaches no job: `collect` ends
-#   at 0.03 s with both jobs still in their cleanup, which runs on to 0.05 s with nobody
-#   waiting for it.
+# - cancelling a task that is awaiting `gather(...)` cancels the gathered jobs too, and
+#   `gather` goes on waiting for them. The cancel lands in the `await` of the job's cleanup
+#   and cuts it short: the job is gone at 0.03 s, not 0.05 s, and `collect` ends just after it.
+# - cancelling a task that is awaiting `asyncio.wait(...)` stops only the `wait`: `collect`
+#   ends with its job still cleaning up, and the cleanup runs on to 0.05 s with nobody waiting
+#   for it.
 #
-# Only the first keeps the promise of the `finally`: when `collect` has ended, its jobs are
-# gone. The price is their cleanup, cut short.
+# Only the `finally` with `gather` keeps item 5's promise, "even twice" included: when
+# `collect` has ended, its job is gone. The price is the job's cleanup, cut short.
 #
 # :::
 
@@ -627,10 +635,11 @@ print("✓ gather: the second cancel cut the jobs' cleanup short and collect end
 # (the second-cancel run above). A job's error comes out of `task.result()` as it was raised.
 #
 # Items 1 to 3 and 5 first: `rollout_refill` with `limit` in place of `IN_FLIGHT`, `wanted`
-# in place of `TARGET` and no filter passes the first visible test. Then the deadlines (item 4): `asyncio.wait`'s `timeout` can
-# be the time left until the soonest one; a job you cancelled stays in `pending` until it is
-# gone (the deadline run above), and then its `task.result()` raises `CancelledError`, so
-# keep a set of the jobs you cancelled and take no result from them.
+# in place of `TARGET` and no filter passes the first visible test. Then the deadlines (item
+# 4): `asyncio.wait`'s `timeout` can be the time left until the soonest one (the fold under
+# the deadline run); a job you cancelled stays in `pending` until it is gone, and then its
+# `task.result()` raises `CancelledError` (the deadline run above), so keep a set of the jobs
+# you cancelled and take no result from them.
 #
 # :::
 #
@@ -1196,25 +1205,11 @@ finally:
 #
 # ## In slime
 #
-# slime's main rollout loop, `generate_rollout_async` (the first quote), is the loop of the
-# experiment, and evaluation (the second quote) uses `as_completed`. What the quotes do not show
-# is how the rollout ends.
-#
-# When the batch is full, the groups still in flight stay in the pending set, and an abort
-# step stops them. That step, `abort`, calls no `cancel()`. It sets an "aborted" flag and asks
-# every SGLang server to abort all its requests; then it waits with the same `FIRST_COMPLETED`
-# loop until the pending set is empty. That is the chapter's "stop what is left, then wait for
-# it", done cooperatively. At the commit quoted, `abort_servers_until_idle` repeats its request
-# every 3 s until the server reports none left.
-#
-# That step is reached only when the loop ends normally. The loop reads each finished group with
-# `task.result()` and no `try` around it, so one sample that raises ends
-# `generate_rollout_async` before the abort step, and the other groups stay in the pending set,
-# still generating. (slime runs this loop on an event loop of its own, in a thread that lives
-# as long as the process, so nothing stops them: chapter 13 looks at such a loop.) The `finally` of `rollout_refill`, which your
-# `first_results` needs too, is what that loop lacks; the run after the first quote counts what
-# it leaves behind. The [source inventory](../book/reference/inventory.md) lists every
-# `asyncio.wait` and `as_completed` in slime.
+# slime's main rollout loop, `generate_rollout_async` (the quote below), is this page's
+# refill loop. It reads each finished group with `task.result()` and no `try` around it, and
+# only after the loop, when the batch is full, does it call `abort`, the step that stops the
+# groups still in flight. One group that raises skips that step; the run after the quote
+# counts what it leaves running.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -1224,12 +1219,17 @@ show_call_site("04")
 # %% [markdown]
 # ### A run: one group fails in a rollout of 32
 #
-# A model of the first quote and of `abort`, written for this page. With
-# `--rollout-batch-size 32` (a common value in slime's example scripts) the loop has submitted
-# at least 32 groups before its first `wait`; here exactly 32. Group 5 fails after 0.02 s (one
-# of its samples raised, as in chapter 03's run); the others need 0.1 s. The folded cell holds
-# `generate_and_rm_group(group_id)`, one group, and our `abort(state)`, which keeps the two
-# steps of slime's `abort` we can model: it sets `state.aborted` and drains the pending set.
+# A model of the quote and of `abort`, written for this page. slime's `abort` calls no
+# `cancel()`. It sets an "aborted" flag, asks every SGLang server to abort all its requests,
+# then waits with the same `FIRST_COMPLETED` loop until the pending set is empty; at the
+# commit quoted, `abort_servers_until_idle` repeats its request every 3 s until the server
+# reports none left. That is this page's "stop what is left, then wait for it", done
+# cooperatively. Our `abort(state)`, in the folded cell, keeps the two steps we can model,
+# setting `state.aborted` and draining the pending set; `generate_and_rm_group(group_id)`, one
+# group, is there too. With `--rollout-batch-size 32` (a common value
+# in slime's example scripts) the loop has submitted at least 32 groups before its first
+# `wait`; here exactly 32. Group 5 fails after 0.02 s (one of its samples raised, as in
+# chapter 03's run); the others need 0.1 s.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the models of a group and of abort()"}
 async def generate_and_rm_group(group_id: int) -> int:
@@ -1287,9 +1287,16 @@ print("✓ the rollout raised with 31 groups still generating; no abort ran, and
 # Each of the 31 groups ran 0.08 s more. In slime that is 31 groups of samples (248 generation
 # requests with `--n-samples-per-prompt 8`) that the servers go on generating. With the loop
 # in a `try` whose `finally` calls `abort`, as `rollout_refill` does with its cancels, the
-# check above would find the abort run and no group left generating.
+# check above would find the abort run and no group left generating. That `finally`, which
+# your `first_results` needs too, is what slime's loop lacks. Nothing else stops the groups
+# left running: slime runs this loop on an event loop of its own, in a thread that lives as
+# long as the process (chapter 13 looks at such a loop).
 #
 # :::
+#
+# slime's evaluation, in the quote below, collects its samples with `as_completed`, this page's
+# other way. The [source inventory](../book/reference/inventory.md) lists every `asyncio.wait`
+# and `as_completed` in slime.
 
 
 # %% tags=["remove-input"]
