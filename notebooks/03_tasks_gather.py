@@ -214,9 +214,11 @@ async def await_reply(request_id: int, log: list[str]) -> str:
 
 
 # %% [markdown]
-# So the question is what holds a waiting task. Predict both rows the next cell prints: is
-# each task alive after `gc.collect()`, and does A get its reply? The question underneath:
-# does the loop itself hold the tasks it runs?
+# One fact you need: the loop's own list of tasks, `asyncio.all_tasks()`, holds them only
+# weakly, and the loop holds a task strongly only while one of its steps is queued to run. A
+# task suspended in an `await` is in neither state. So what else holds each one: B's sleep?
+# A's Future? Predict both rows the next cell prints: is each task alive after
+# `gc.collect()`, and does A get its reply?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show deliver() and what collects the loop's log"}
 def deliver(request_id: int, value: str) -> bool:
@@ -278,10 +280,8 @@ print("✓ task A was collected while pending: no reply, and the loop only logge
 # :::{dropdown} Why
 #
 # A pending task stays alive only while something reachable holds it: your variable, a
-# timer, a socket callback, or the Future it waits on if *that* is held. The loop's own list
-# of tasks (`asyncio.all_tasks()`) holds them only *weakly*, and the loop holds a task
-# strongly only while one of its steps is scheduled. A waiting task is kept alive by what
-# will wake it up:
+# timer, a socket callback, or the Future it waits on if *that* is held. Since the loop's own
+# list holds it only weakly, a waiting task is kept alive by what will wake it up:
 #
 # - a task in `asyncio.sleep` is held by the sleep's timer, and the loop holds its timers;
 # - a task that awaits a Future is held by that Future, and only as long as something holds
@@ -374,9 +374,9 @@ print("✓ gather raised sample 1's error at once; samples 0 and 2 ran on to the
 #
 # :::
 #
-# The cell below runs the same plan again, now with `return_exceptions=True`, at a quarter of
-# the durations, each sample with a throwaway `Timeline()`. Predict the list it returns: how
-# many entries, and what stands in the place of sample 1?
+# The cell below runs the same plan again, now with `return_exceptions=True` (shorter, since
+# only the list matters here). Predict the list it returns: how many entries, and what stands
+# in the place of sample 1?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes = await asyncio.gather(
@@ -403,8 +403,11 @@ print("✓ with return_exceptions=True the error takes the failed entry's place"
 # ## Does a `TaskGroup` do the same?
 #
 # A `TaskGroup` (Python 3.11+) is the other way to run several tasks: you create them with
-# `tg.create_task(...)` inside `async with asyncio.TaskGroup() as tg:`. What it raises is an `ExceptionGroup`, a bundle of exceptions;
-# `except* ValueError` catches the `ValueError`s in it.
+# `tg.create_task(...)` inside `async with asyncio.TaskGroup() as tg:`. When no task fails,
+# the block ends once every task has ended, and `task.result()` on each Task that
+# `tg.create_task` returned gives its value, with no `await`. When one fails, what the group
+# raises is an `ExceptionGroup`, a bundle of exceptions; `except* ValueError` catches the
+# `ValueError`s in it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def as_in_progress(tl: Timeline) -> Timeline:
