@@ -483,10 +483,8 @@ if sys.version_info < (3, 14):
 # 4. let an error from `is_ready()`, or a cancellation, come out at once, leaving no task
 #    running.
 #
-# The condition usually turns true because *another task* changes something, so a
-# `wait_until` that blocks the loop never sees it. Item 3 is the easy one to miss: the In
-# slime section ends with a poller from slime that sleeps past its deadline, and what that
-# costs.
+# The condition usually turns true in *another task*, which a blocking `wait_until` never
+# lets run. Real pollers often miss item 3: In slime shows one.
 #
 # :::{dropdown} What the grader checks
 #
@@ -997,8 +995,8 @@ show_call_site("02")
 
 # %% [markdown]
 # The Megatron teacher server polls as item 2 of Exercise 2.1 asks: `_wait_until_idle` (the
-# next quote) waits with `await asyncio.sleep(0.1)`, so the loop stays free. Item 3, never
-# sleeping past the deadline, is the one it misses. Below is a model of it, written for this
+# next quote) waits with `await asyncio.sleep(0.1)`, so the loop stays free. Item 3, which
+# keeps the last sleep within the deadline, is the one it misses. Below is a model of it, written for this
 # page, with a query that takes 0.01 s and answers "busy", and `timeout_s = 0.05`. Read its
 # loop: where does it check the deadline, and how long does it sleep?
 #
