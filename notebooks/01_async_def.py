@@ -695,8 +695,9 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # moments apart: the line that calls an `async def` has not done the work yet. First a model
 # of what a forgotten `await` on slime's generate call would cost; then the slime lines it
 # models, which await their generate function. The model's `generate` counts the requests it
-# sends; the next step reads the reward from what it got back. Every place where slime defines or awaits a coroutine is
-# listed in the [source inventory](../book/reference/inventory.md).
+# sends; the next step reads the reward from what it got back. Every place where slime
+# defines or awaits a coroutine is listed in the
+# [source inventory](../book/reference/inventory.md).
 #
 # Predict: with the `await` missing, what error do you get, and on which line? Is any request
 # sent, and does anything name `generate`?

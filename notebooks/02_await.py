@@ -996,9 +996,10 @@ show_call_site("02")
 # %% [markdown]
 # The Megatron teacher server polls as item 2 of Exercise 2.1 asks: `_wait_until_idle` (the
 # next quote) waits with `await asyncio.sleep(0.1)`, so the loop stays free. Item 3, which
-# keeps the last sleep within the deadline, is the one it misses. Below is a model of it, written for this
-# page, with a query that takes 0.01 s and answers "busy", and `timeout_s = 0.05`. Read its
-# loop: where does it check the deadline, and how long does it sleep?
+# keeps the last sleep within the deadline, is the one it misses. Below is a model of it,
+# written for this page, with a query that takes 0.01 s and answers "busy", and
+# `timeout_s = 0.05`. Read its loop: where does it check the deadline, and how long does it
+# sleep?
 #
 # Predict: how late does the `TimeoutError` come: about when, after its 0.05 s deadline?
 

@@ -793,10 +793,10 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 # second is the cleanup that the handlers it cancels run: it catches `CancelledError`, awaits a
 # POST that asks SGLang to abort the request, and re-raises. That `raise` is what lets the drain
 # end. The quote's last line runs `_drain` on the loop that owns the tasks and waits until it
-# is over (chapter 13 explains how). A handler that swallowed the cancel would keep the unbounded `gather` waiting, and
-# `shutdown_session` with it, until that handler finished its work on its own, however long
-# that took. Every `cancel`, `shield` and timeout in slime is listed in the
-# [source inventory](../book/reference/inventory.md).
+# is over (chapter 13 explains how). A handler that swallowed the cancel would keep the
+# unbounded `gather` waiting, and `shutdown_session` with it, until that handler finished its
+# work on its own, however long that took. Every `cancel`, `shield` and timeout in slime is
+# listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
