@@ -211,16 +211,12 @@ print("✓ the Task's body started only when the caller suspended")
 # that holds the loop. Each body spins for 0.005 s before its sleep, so that its start shows
 # as a red bar too.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show busy, timed_body and the plotting code"}
-def busy(seconds: float) -> None:
-    until = tl.now() + seconds
-    while tl.now() < until:
-        pass  # plain code: it holds the loop
-
-
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show timed_body and the plotting code"}
 async def timed_body(name: str) -> None:
     with tl.span(name, state="blocked"):  # the body's own work: it holds the loop
-        busy(0.005)
+        until = tl.now() + 0.005
+        while tl.now() < until:
+            pass  # the same spin as the caller's busy work, for 0.005 s
     with tl.span(name, state="waiting"):  # suspended in its await
         await asyncio.sleep(0.04)
 
@@ -232,10 +228,13 @@ def draw_three_bodies() -> None:
 
 
 # %% [markdown]
+# One fact you need: `await` on a coroutine object does not hand the body to the loop. It runs
+# the body at once, in the caller, like a function call, until the body reaches a real wait
+# (here its `asyncio.sleep`); only there does the loop get a turn. A Task, as the last section
+# showed, starts only at such a turn.
+#
 # Predict: does either body start during the caller's busy work? And of `awaited_late` and
-# `as_task`, which body starts first? The question that decides the second: does
-# `await awaited_late` give the loop a turn (the turn the Task is waiting for) before it runs
-# that body, or not?
+# `as_task`, which body starts first, although the Task was created first?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -273,13 +272,11 @@ print("✓ both bodies started after the caller's busy work ended, `awaited_late
 # :::{dropdown} Why
 #
 # The Task was created first, yet `awaited_late` started first, and neither started during
-# the busy work. The busy work has no `await`, so it gave the loop no turn. Then came the fact
-# that decides the order: `await` on a coroutine object does not hand the body to the loop. It
-# runs the body at once, in the caller, like a function call, until the body reaches a real
-# wait (here its `asyncio.sleep`). So the loop got its first turn only when `awaited_late`'s
-# body suspended in its sleep, and that turn is when the Task's body started: it waited for
-# the caller's busy work, and then for `awaited_late`. Chapter 02 finds out exactly where the
-# loop gets its turn.
+# the busy work. The busy work has no `await`, so it gave the loop no turn. Then
+# `await awaited_late` ran that body in the caller, as a call would, so the loop got its first
+# turn only when `awaited_late`'s body suspended in its sleep. That turn is when the Task's
+# body started: it waited until the caller's busy work was over, and then until
+# `awaited_late` suspended. Chapter 02 tests which awaits count as a real wait.
 #
 # :::
 
@@ -695,11 +692,12 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # ## In slime
 #
 # slime's rollout code is built from coroutine functions, and reading it means keeping the three
-# moments apart: the line that calls an `async def` has not done the work yet. The first quote
-# below awaits its generate function. Before it, a model of what a forgotten `await` there
-# would cost. The model's `generate` counts the requests it sends; the next step reads the
-# reward from what it got back. Every place where slime defines or awaits a coroutine is
-# listed in the [source inventory](../book/reference/inventory.md).
+# moments apart: the line that calls an `async def` has not done the work yet. First a model
+# of what a forgotten `await` on slime's generate call would cost; then the slime lines it
+# models, which await their generate function. The model's `generate` counts the requests it
+# sends; the next step reads the reward from what it got back. Every place where slime
+# defines or awaits a coroutine is listed in the
+# [source inventory](../book/reference/inventory.md).
 #
 # Predict: with the `await` missing, what error do you get, and on which line? Is any request
 # sent, and does anything name `generate`?

@@ -108,7 +108,9 @@ print("✓ as two Tasks, B started while A was still waiting and ended first")
 # ## Does every `await` hand over control?
 #
 # In the Tasks row, B ran while A was at its `await`. Does every `await` give the other
-# Tasks a turn?
+# Tasks a turn? Chapter 01 said that `await` on a coroutine object runs its body in the caller
+# until the body reaches a real wait. Here that is put to the test, along with a borderline
+# case: is a sleep of zero seconds a real wait?
 #
 # The experiment starts a *bystander* Task that writes three entries in a log, then the
 # current coroutine awaits three steps that write theirs. In the first version each step only
@@ -176,14 +178,11 @@ print("✓ the bystander ran only where a step suspended")
 # `client.send(request, stream=True)`. Meanwhile a bystander task, `count_turns`, adds one to
 # `counter["turns"]` each time the loop gives it a turn.
 #
-# One fact about httpx you need: a plain request, `client.post` here (like `requests.post`),
-# reads the whole body before it returns. A streaming request returns as soon as the headers
-# are in, and leaves the body on the connection for `aread()` to read. So after the plain
-# `post`, `aread()` has nothing left to wait for.
+# A streaming request returns as soon as the response's headers are in, and leaves the body
+# on the connection for `aread()` to read.
 #
-# Predict: does the bystander get any turns during each `aread()`, none or some? For the plain
-# row the question is the one the section above asked: does an `await` on something that has
-# nothing to wait for give the loop a turn?
+# Predict: does the bystander get any turns during each `aread()`, none or some? For each
+# row, ask what is left for `aread()` to wait for by the time it is called.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the bystander that counts its turns"}
 import httpx
@@ -245,8 +244,9 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The plain version awaits the `post`, then the `aread()`, and only the first of those
-# awaits suspends: the `aread()` after it only hands back bytes already stored on the
+# A plain request, `client.post` here (like `requests.post`), reads the whole body before it
+# returns. So the plain version awaits the `post`, then the `aread()`, and only the first of
+# those awaits suspends: the `aread()` after it only hands back bytes already stored on the
 # response. The streaming `aread()` still has the body to read through the connection. So the
 # `aread()` after the plain `post` gave the bystander no turn at all, while the streaming one
 # gave it some; both requests gave it turns while they waited for the server. An `await`
@@ -483,8 +483,8 @@ if sys.version_info < (3, 14):
 # 4. let an error from `is_ready()`, or a cancellation, come out at once, leaving no task
 #    running.
 #
-# The condition usually turns true because *another task* changes something, so a
-# `wait_until` that blocks the loop never sees it.
+# The condition usually turns true in *another task*, which a blocking `wait_until` never
+# lets run. Real pollers often miss item 3: In slime shows one.
 #
 # :::{dropdown} What the grader checks
 #
@@ -994,13 +994,14 @@ from lab_snippets.sites import show_call_site
 show_call_site("02")
 
 # %% [markdown]
-# The Megatron teacher server polls the way Exercise 2.1 does in one respect and not in
-# another: `_wait_until_idle` (the next quote) waits with `await asyncio.sleep(0.1)`, so the
-# loop stays free. Below is a model of it, written for this page, with a query that takes
-# 0.01 s and answers "busy", and `timeout_s = 0.05`. Read its loop: where does it check the
-# deadline, and how long does it sleep?
+# The Megatron teacher server polls as item 2 of Exercise 2.1 asks: `_wait_until_idle` (the
+# next quote) waits with `await asyncio.sleep(0.1)`, so the loop stays free. Item 3, which
+# keeps the last sleep within the deadline, is the one it misses. Below is a model of it,
+# written for this page, with a query that takes 0.01 s and answers "busy", and
+# `timeout_s = 0.05`. Read its loop: where does it check the deadline, and how long does it
+# sleep?
 #
-# Predict: when does the `TimeoutError` come: at 0.05 s, or later, and if later, about when?
+# Predict: how late does the `TimeoutError` come: about when, after its 0.05 s deadline?
 
 # %%
 async def poll_like_the_teacher_server(query, timeout_s: float,

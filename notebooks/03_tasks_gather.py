@@ -13,7 +13,7 @@
 # 4. compare what `gather` and `TaskGroup` do to the other Tasks when one fails, and catch
 #    what a `TaskGroup` raises.
 #
-# **Needs** chapters 01 and 02 · about 65 minutes
+# **Needs** chapters 01 and 02 · about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -188,14 +188,42 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# The experiment drops two tasks, lets them start, and runs the garbage collector,
-# `gc.collect()`. Task B waits in `asyncio.sleep(0.05)`. Task A waits for a reply from a
-# stand-in client, which needs one new object: a **Future**, an object a task awaits until
-# someone calls its `set_result(value)` (chapter 13 is about them). The client files each
-# pending reply's Future in a `weakref.WeakValueDictionary`, a registry of *weak* references:
-# they let you find an object but do not keep it alive. Real clients do this so that
-# abandoned requests clean themselves up; a task that waits on a `Queue` or `Event` nothing
-# else holds ends up in the same place.
+# One fact you need: the loop's own list of tasks, `asyncio.all_tasks()`, holds them only
+# weakly, and the loop holds a task strongly only while one of its steps is queued to run. A
+# task suspended in an `await` is in neither state. So what holds a dropped task while it
+# waits? Two tasks answer that, one at a time.
+#
+# First, task B, which waits in `asyncio.sleep(0.05)`. The cell below drops it, lets it start,
+# and runs the garbage collector, `gc.collect()`; a `weakref.ref` watches it without keeping
+# it alive. Predict: is B still alive after `gc.collect()`?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))  # dropped at once
+await asyncio.sleep(0)  # B starts and suspends in its sleep
+gc.collect()
+sleeper_alive_after_gc = watch_sleeper() is not None
+print("B, in asyncio.sleep(0.05), alive after gc.collect():", sleeper_alive_after_gc)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
+if (sleeper := watch_sleeper()) is not None:  # let it end: nothing left behind
+    await asyncio.wait_for(sleeper, timeout=2)
+print("✓ task B, dropped while in asyncio.sleep, survived gc.collect()")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# A sleep in progress is a timer in the loop's timer heap, and the timer holds the task: it
+# is what will wake it up. The loop holds its timers, so B was reachable and survived.
+#
+# :::
+#
+# Now task A, which waits for a reply from a stand-in client. That needs one new object: a
+# **Future**, an object a task awaits until someone calls its `set_result(value)` (chapter 13
+# is about them). The client files each pending reply's Future in a
+# `weakref.WeakValueDictionary`, a registry of *weak* references: they let you find an object
+# but do not keep it alive. Real clients do this so that abandoned requests clean themselves
+# up; a task that waits on a `Queue` or `Event` nothing else holds ends up in the same place.
 
 # %%
 replies = weakref.WeakValueDictionary()  # request id -> its Future, held only weakly
@@ -214,9 +242,8 @@ async def await_reply(request_id: int, log: list[str]) -> str:
 
 
 # %% [markdown]
-# So the question is what holds a waiting task. Predict both rows the next cell prints: is
-# each task alive after `gc.collect()`, and does A get its reply? The question underneath:
-# does the loop itself hold the tasks it runs?
+# The next cell drops task A the same way, runs `gc.collect()`, then tries to deliver A's
+# reply. Predict: is A alive after `gc.collect()`, and does it get its reply?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show deliver() and what collects the loop's log"}
 def deliver(request_id: int, value: str) -> bool:
@@ -247,17 +274,13 @@ forgotten_log: list[str] = []
 task = asyncio.create_task(await_reply(1, forgotten_log))
 watch_task = weakref.ref(task)  # weak: lets us watch the task, keeps nothing alive
 del task
-watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))
-await asyncio.sleep(0)  # both start and suspend
+await asyncio.sleep(0)  # A starts and suspends on its Future
 alive_before_gc = watch_task() is not None
 gc.collect()
 delivered = deliver(1, "reward 0.7")  # deliver (folded): reply to A, if still there
 task_alive_after_gc = watch_task() is not None
-sleeper_alive_after_gc = watch_sleeper() is not None
 
-print(f"{'dropped task':<30} {'alive after gc':<16} got its reply")
-print(f"{'A: waits for its reply':<30} {task_alive_after_gc!s:<16} {delivered}")
-print(f"{'B: in asyncio.sleep(0.05)':<30} {sleeper_alive_after_gc!s:<16} -")
+print("A alive after gc.collect():", task_alive_after_gc, "| got its reply:", delivered)
 print("A's log:", forgotten_log)
 print("the loop's log:", loop_complaints)  # loop_complaints: what the loop reported
 
@@ -268,22 +291,17 @@ assert alive_before_gc and watch_task() is None, "the pending task was garbage-c
 assert forgotten_log == ["waiting for the reply", "finally ran"], "it never got its reply"
 assert not delivered
 assert any(about_a_task), "the loop reported the destroyed pending task, with no exception to raise"
-assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
-if (sleeper := watch_sleeper()) is not None:  # let it end: nothing left behind
-    await asyncio.wait_for(sleeper, timeout=2)
-print("✓ task A was collected while pending: no reply, and the loop only logged it;",
-      "task B, in asyncio.sleep, survived gc.collect()")
+print("✓ task A was collected while pending: no reply, and the loop only logged it")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # A pending task stays alive only while something reachable holds it: your variable, a
-# timer, a socket callback, or the Future it waits on if *that* is held. The loop's own list
-# of tasks (`asyncio.all_tasks()`) holds them only *weakly*, and the loop holds a task
-# strongly only while one of its steps is scheduled. A waiting task is kept alive by what
-# will wake it up:
+# timer, a socket callback, or the Future it waits on if *that* is held. Since the loop's own
+# list holds it only weakly, a waiting task is kept alive by what will wake it up:
 #
-# - a task in `asyncio.sleep` is held by the sleep's timer, and the loop holds its timers;
+# - a task in `asyncio.sleep` is held by the sleep's timer, and the loop holds its timers
+#   (task B);
 # - a task that awaits a Future is held by that Future, and only as long as something holds
 #   the Future. Waiting for a reply, an `asyncio.Event` or a `Queue` means awaiting a Future.
 #
@@ -294,10 +312,8 @@ print("✓ task A was collected while pending: no reply, and the loop only logge
 # had nowhere to go, and no exception reached anyone: the loop only wrote a message to its
 # log, which the folded client cell collected in `loop_complaints`.
 #
-# Task B survived: a sleep in progress is a timer in the loop's timer heap, and the timer
-# holds the task. So whether a dropped task
-# survives depends on what it waits for when the garbage collector runs, which is why these
-# bugs are rare, silent and hard to reproduce.
+# So whether a dropped task survives depends on what it waits for when the garbage collector
+# runs, which is why these bugs are rare, silent and hard to reproduce.
 #
 # The `asyncio` documentation gives a way to keep a task whatever it waits on: hold a strong
 # reference until it is done, in a set the task removes itself from when it ends. The cell
@@ -374,9 +390,9 @@ print("✓ gather raised sample 1's error at once; samples 0 and 2 ran on to the
 #
 # :::
 #
-# The cell below runs the same plan again, now with `return_exceptions=True`, at a quarter of
-# the durations, each sample with a throwaway `Timeline()`. Predict the list it returns: how
-# many entries, and what stands in the place of sample 1?
+# The cell below runs the same plan again, now with `return_exceptions=True` (shorter, since
+# only the list matters here). Predict the list it returns: how many entries, and what stands
+# in the place of sample 1?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes = await asyncio.gather(
@@ -403,8 +419,11 @@ print("✓ with return_exceptions=True the error takes the failed entry's place"
 # ## Does a `TaskGroup` do the same?
 #
 # A `TaskGroup` (Python 3.11+) is the other way to run several tasks: you create them with
-# `tg.create_task(...)` inside `async with asyncio.TaskGroup() as tg:`. What it raises is an `ExceptionGroup`, a bundle of exceptions;
-# `except* ValueError` catches the `ValueError`s in it.
+# `tg.create_task(...)` inside `async with asyncio.TaskGroup() as tg:`. When no task fails,
+# the block ends once every task has ended, and `task.result()` on each Task that
+# `tg.create_task` returned gives its value, with no `await`. When one fails, what the group
+# raises is an `ExceptionGroup`, a bundle of exceptions; `except* ValueError` catches the
+# `ValueError`s in it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def as_in_progress(tl: Timeline) -> Timeline:

@@ -241,6 +241,9 @@ def draw_slot_timeline() -> None:
                   label="mark (caller A: cancelled, then moved on at once)")
     ax.legend(handles=[*ax.get_legend().legend_handles, tick],
               loc="upper left", bbox_to_anchor=(1.01, 1.0), title="state", frameon=False)
+    moved_on = tl.events[tl.names().index("caller A continues")].at
+    ax.annotate("moved on here; slot still taken", (moved_on, 1), xytext=(6, 0),
+                textcoords="offset points", va="center", fontsize=8)
 
 
 # %% [markdown]
@@ -274,13 +277,14 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
 
 
 # %% [markdown]
-# Chapter 04 saw a cancelled job stay in `pending` until its cleanup was over. This run looks
-# from the caller's side. The next cell starts both workers and, 0.03 s later, runs both
-# callers, each on its own worker. It prints what each caller sees and how long caller B
-# waits after `cancel()`, and draws the run.
+# Chapter 04 saw a cancelled job stay in `pending` until its cleanup was over, so caller A,
+# which does not wait, should find its slot still taken; the run checks it. The new question
+# is caller B's. The next cell starts both workers and, 0.03 s later, runs both callers, each
+# on its own worker. It prints what each caller sees and how long caller B waits after
+# `cancel()`, and draws the run.
 #
-# Predict: does caller A find its slot free right after `cancel()`? And how long does caller
-# B wait: until its worker's 1 s sleep would have ended, or less?
+# Predict: how long does caller B wait after `cancel()`: about 0.97 s, what is left of its
+# worker's 1 s sleep; about 0.08 s, the cleanup; or the two together?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -309,18 +313,16 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # %% [markdown]
 # :::{dropdown} Why
 #
-# How to read the figure in the answer: light green is each worker's wait, which ends where
-# the cancellation reaches its `await`; purple is its cleanup. Caller A has no span: its lane
-# holds only a short black tick, its two marks "cancelled" and "continues", too close
-# together to tell apart (the legend's last entry). Caller B's light green span is its wait
-# for the worker. Compare where each caller's lane ends with where its worker's purple
-# cleanup ends.
+# In the figure, compare where each caller's lane ends with where its worker's purple
+# cleanup ends: caller A's lane holds only its mark, labelled where it moved on.
 #
-# `cancel()` returning tells the caller nothing about the cleanup; awaiting the task (or
-# waiting for it with `asyncio.wait`, or a done callback) is how it learns that the cleanup is
-# over. So caller B waits about as long as the cleanup, 0.08 s, not the 0.97 s its worker
-# still had left of its sleep: the cancel cut the sleep short. Caller A waits not at all, and
-# finds its slot still taken.
+# The cancel cut the worker's sleep short at its `await`, so the 0.97 s left of it never
+# happened; what remained was the cleanup. `cancel()` returning tells the caller nothing about
+# that cleanup; awaiting the task (or waiting for it with `asyncio.wait`, or a done callback)
+# is how it learns that the cleanup is over. So caller B waits about as long as the cleanup,
+# 0.08 s. Caller A waits not at all, and finds its slot still taken. `asyncio.wait`, as caller
+# B uses it, takes a set or list of tasks (an empty one raises `ValueError`), never cancels
+# them, and returns `(done, pending)` when they are done or its timeout expires.
 #
 # :::
 #
@@ -478,10 +480,10 @@ print("✓ with uncancel: count 0 and the ExceptionGroup; without it the stale c
 #
 # Without `uncancel()` the count was still 1 when the group ended, so on 3.13 and later the
 # `TaskGroup` cancelled its task once more. The child's error was still raised and handled,
-# and the worker reached its `return` (the last column of the answer). That cancel came after
-# the group's last `await`, and no `await` came between it and the `return`, so it never
-# landed anywhere. A task that returns with a cancel still waiting ends cancelled all the
-# same, and its return value is dropped: the caller never got the pair. On
+# and the worker reached its `return` (the last column of the answer). But that cancel came
+# with no `await` left before the `return`, so no `CancelledError` was ever raised in the
+# worker. The task still ends cancelled, because a cancel was pending when it returned, and
+# its return value is dropped: the caller never got the pair. On
 # 3.11 and 3.12 the same code returns its pair with the stale count of 1 in it, as the answer
 # shows when run there: a bug waiting for an upgrade. The `with uncancel` row is right on
 # every version. Swallowing a cancel has a cost even when done on purpose: do it rarely, and
@@ -778,10 +780,6 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 #   await** (bounded) when you need to know the cleanup is over.
 # - Catch `CancelledError` only to clean up, then re-raise. Swallowing it silently disables
 #   `asyncio.timeout` and `wait_for`: the block overruns and reports success.
-# - Catching `CancelledError` does not take the request back: `cancelling()` counts it until
-#   `uncancel()`. The "Going further" fold showed what a stale count costs from 3.13 on: a
-#   `TaskGroup` whose child fails cancels its task once more, and in the fold's run the
-#   task's return value was lost.
 # - `asyncio.shield` keeps a caller's cancellation away from shared work; someone must still
 #   await that work.
 #
@@ -794,13 +792,11 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 # `wait_timeout`, cancels what is left, then awaits it with a `gather` that has no timeout. The
 # second is the cleanup that the handlers it cancels run: it catches `CancelledError`, awaits a
 # POST that asks SGLang to abort the request, and re-raises. That `raise` is what lets the drain
-# end. The quote's last line, `run_coroutine_threadsafe` inside `wrap_future`, runs `_drain`
-# on the loop that owns the tasks (`shutdown_session` may be called from another thread's
-# loop) and waits here until it is over; the drain itself is the same (chapter 13 shows how).
-# A handler that swallowed the cancel would keep the unbounded `gather` waiting, and
-# `shutdown_session` with it, until that handler finished its work on its own, however long
-# that took. Every `cancel`, `shield` and timeout in slime is listed in the
-# [source inventory](../book/reference/inventory.md).
+# end. The quote's last line runs `_drain` on the loop that owns the tasks and waits until it
+# is over (chapter 13 explains how). A handler that swallowed the cancel would keep the
+# unbounded `gather` waiting, and `shutdown_session` with it, until that handler finished its
+# work on its own, however long that took. Every `cancel`, `shield` and timeout in slime is
+# listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

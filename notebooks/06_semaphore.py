@@ -5,6 +5,9 @@
 # **The question.** A rollout creates one task per sample, hundreds of them, yet the inference
 # servers should see only a few dozen requests at a time. What does an `asyncio.Semaphore`
 # limit, what does it leave alone, and how does the limit change the time a batch takes?
+# Getting it wrong costs in two ways: a semaphore made in the wrong place limits nothing, and
+# slow work done while holding a permit keeps a request slot from the servers (in slime's
+# coding-agent example, for up to 600 s per sample).
 #
 # **You will**
 # 1. predict how many of 12 tasks have started, and how many are inside, when they share
@@ -168,8 +171,7 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 # Sample 3 got its permit the moment the shortest of samples 0 to 2 gave one back, not
 # before. A waiting task enters only by taking a permit that another task has just given
 # back, so the count inside cannot pass the number of permits, however the lengths fall: the
-# peak stayed at 3. In the figure, draw a vertical line anywhere: it never crosses more than
-# three blue (*running*) bars.
+# peak stayed at 3.
 #
 # ## Measure: what does the limit cost a batch?
 #
@@ -728,7 +730,7 @@ _sc.differential(generate_all, _reference, _sc.several(_plans()), _observe, _com
 # In the rollout, every sample becomes a task long before the inference servers can take it.
 # `generate_and_rm` (quoted below) takes a permit of `GenerateState`'s semaphore around the
 # generate call. `GenerateState` is a singleton, so every sample task of the process shares
-# its one semaphore, as the exercise's hint asks. Other semaphores in slime are listed in the
+# its one semaphore, as the exercise needs. Other semaphores in slime are listed in the
 # [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
@@ -793,9 +795,8 @@ print("✓ grading inside the permit: the 6 calls still waiting went through one
 # The coding-agent example bounds its sandbox boots the same way, with one module-level
 # semaphore, `_BOOT_SEM`, in `boot_agent_sandbox` (the next quote). Made inside each call
 # instead, it would limit nothing (the run before the exercise): a rollout's sandboxes would
-# boot at once, however many there are. (The quote boots each sandbox with
-# `await cand.__aenter__()`: that is the call an `async with` makes on entry, written out
-# here so that the sandbox stays open after the semaphore's block.)
+# boot at once, however many there are. (The quote enters each sandbox by hand, so that it
+# stays open after the semaphore's block.)
 
 # %% tags=["remove-input"]
 show_call_site("06b")
