@@ -168,7 +168,7 @@ for kind, reports in (("threads", on_threads), ("processes", on_processes)):
 # The GIL lets one thread run Python at a time, so the two threads were never executing at
 # the same instant, whatever else the machine was doing. Each process has its own interpreter
 # and its own GIL, so it runs whenever it has a CPU: with two CPUs, both executed at once.
-# On two idle CPUs they do so close to 100 % of the time; other programs on the machine can
+# On two idle CPUs they do so nearly all the time; other programs on the machine can
 # lower the processes' share, but nothing can raise the threads' above zero.
 #
 # :::
