@@ -113,14 +113,16 @@ from lab_snippets.showcode import show_source
 show_source(burn, first="for _ in range(chunks)", last="last = now")
 
 # %% [markdown]
-# The cell below hands two `burn` jobs to two threads and then to two processes, and prints
-# the share of the time during which both jobs were executing at the same instant.
+# The cell below hands two `burn` jobs to two threads and then to two processes, three rounds
+# taking turns (it also runs them one after the other, for a table further down).
 # `ProcessPoolExecutor` has the `map` of chapter 08's `ThreadPoolExecutor`; its workers are
-# processes. The threads take turns under the GIL, as in chapter 08. Predict the processes:
-# for how much of their run were both executing at once: none of it, some of it, or most of
-# it?
+# processes. For threads and processes the cell prints `overlap_share`: the share of the
+# time from the first job's start to the last one's end (`wall`) during which both jobs were
+# executing at the same instant; both helpers are folded. The threads take turns under the
+# GIL, as in chapter 08. Predict the processes: for how much of their run were both
+# executing at once: none of it, some of it, or most of it?
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helpers: pins, wall, both_share"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show how the CPUs are counted and a run is summed up"}
 # The CPUs this kernel may run on (os.sched_getaffinity is Linux-only).
 if hasattr(os, "sched_getaffinity"):
     CPUS = sorted(os.sched_getaffinity(0))
@@ -142,7 +144,7 @@ def wall(reports: list[dict]) -> float:
     return max(r["end"] for r in reports) - min(r["start"] for r in reports)
 
 
-def both_share(reports: list[dict]) -> float:
+def overlap_share(reports: list[dict]) -> float:
     """The share of the wall time during which both jobs were executing."""
     return overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / wall(reports)
 
@@ -151,16 +153,18 @@ CHUNKS = 1200
 rounds = {"sequential": [], "threads": [], "processes": []}
 with ThreadPoolExecutor(max_workers=2) as threads:
     with ProcessPoolExecutor(max_workers=2, mp_context=SPAWN) as pool:
-        list(pool.map(pid_after, [0.1, 0.1]))  # start both workers before the first round
+        list(pool.map(pid_after, [0.1, 0.1]))  # start both workers before timing
         for _ in range(3):  # three rounds, the three ways taking turns
             rounds["sequential"].append([burn(CHUNKS), burn(CHUNKS)])
-            rounds["threads"].append(list(threads.map(burn, [CHUNKS, CHUNKS], timeout=120)))
-            rounds["processes"].append(list(pool.map(burn, [CHUNKS, CHUNKS], pins, timeout=120)))
-# each way's fastest round: a moment of load elsewhere then hurts no way more than another
+            results = threads.map(burn, [CHUNKS, CHUNKS], timeout=120)
+            rounds["threads"].append(list(results))
+            results = pool.map(burn, [CHUNKS, CHUNKS], pins, timeout=120)  # pins: a CPU each
+            rounds["processes"].append(list(results))
+# each way's fastest round: load elsewhere then hurts no way more than another
 sequential, on_threads, on_processes = (min(rounds[kind], key=wall) for kind in rounds)
 
 for kind, reports in (("threads", on_threads), ("processes", on_processes)):
-    print(f"{kind:<10} both executing {both_share(reports):.0%} of the time")
+    print(f"{kind:<10} both executing {overlap_share(reports):.0%} of the time")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -184,7 +188,7 @@ def shares(reports: list[dict]) -> tuple[float, float, float]:
     """Of the two jobs' combined span: the share each was running, and the share both were."""
     span = wall(reports)
     first, second = (sum(end - start for start, end in r["intervals"]) / span for r in reports)
-    return first, second, both_share(reports)
+    return first, second, overlap_share(reports)
 
 
 def draw_running(on_threads: list[dict], on_processes: list[dict]):
@@ -202,8 +206,9 @@ def draw_running(on_threads: list[dict], on_processes: list[dict]):
         for number, report in enumerate(reports, start=1):
             for start, end in report["intervals"]:
                 tl.add(f"{kind} {number}", start, max(end, start + 1e-4))
-        tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? "
-                f"(both: {both_share(reports):.0%})", ax=ax)
+        both_share = overlap_share(reports)
+        tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})",
+                ax=ax)
     # one time scale for both plots, long enough for the longer run
     longest = max(axes[0].get_xlim()[1], axes[1].get_xlim()[1])
     for ax in axes:
@@ -229,7 +234,7 @@ fig = draw_running(on_threads, on_processes)
 # its CPU; work that cost more CPU seconds side by side than one after the other ran on CPUs
 # that slowed down while both were busy, as the CPUs of a shared or virtual machine can.
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the table: wall time, CPU time, each job's share"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the full table: wall time, CPU time, each job's share"}
 def cpu_seconds(reports: list[dict]) -> float:
     """CPU seconds the jobs received, added up."""
     return sum(r["cpu"] for r in reports)
