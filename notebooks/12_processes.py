@@ -158,7 +158,8 @@ with ThreadPoolExecutor(max_workers=2) as threads:
             rounds["sequential"].append([burn(CHUNKS), burn(CHUNKS)])
             results = threads.map(burn, [CHUNKS, CHUNKS], timeout=120)
             rounds["threads"].append(list(results))
-            results = pool.map(burn, [CHUNKS, CHUNKS], pins, timeout=120)  # pins: a CPU each
+            # pins (folded): the CPU each process pins itself to
+            results = pool.map(burn, [CHUNKS, CHUNKS], pins, timeout=120)
             rounds["processes"].append(list(results))
 # each way's fastest round: load elsewhere then hurts no way more than another
 sequential, on_threads, on_processes = (min(rounds[kind], key=wall) for kind in rounds)
