@@ -55,10 +55,8 @@ from lab_snippets.proc_workers import exit_with  # the section on a dead worker
 
 # %% [markdown]
 # Every pool here starts its workers with `spawn` (the three start methods are compared
-# below), and every worker function comes from `lab_snippets.proc_workers`. The folded checks
-# often begin with `del pool`: that is the course's bookkeeping, not something your own code
-# needs (leaving `with` has already stopped the workers); it lets the check at the end of the
-# chapter confirm that no pipe was left open.
+# below), and every worker function comes from `lab_snippets.proc_workers`. The `del pool` in
+# the folded checks is the course's bookkeeping, which your own code does not need.
 #
 # ## Predict: does a worker process change the list you hand it?
 #
@@ -82,10 +80,7 @@ print("the parent has: ", shared)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-process-works-on-a-copy
-# `del pool` is not needed in your own code: leaving `with` has stopped the workers. The course
-# drops the name so that the pool's pipes close at once, for its check, at the end of the
-# chapter, that nothing is left open; the later checks do the same with their pools.
-del pool
+del pool  # the course's bookkeeping: the pool's pipes close at once (see the chapter's end)
 assert seen_by_thread is shared, "a thread works on the very same object"
 assert seen_by_process == ["from the parent", "from a thread", "from a process"], (
     f"the process should have appended to a copy of the list, got {seen_by_process}")
@@ -109,7 +104,7 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # ## CPU-bound work: threads versus processes
 #
 # `burn(chunks)` does pure-Python arithmetic in small chunks and reads the clock after each.
-# When two readings are more than a millisecond apart (`gap`), the code was *not running* in
+# When two readings are more than a millisecond apart, the code was *not running* in
 # between, so each call returns its **running intervals**. Its heart is these lines:
 
 # %% tags=["remove-input"]
@@ -118,39 +113,28 @@ from lab_snippets.showcode import show_source
 show_source(burn, first="for _ in range(chunks)", last="last = now")
 
 # %% [markdown]
-# The cell below runs the same two `burn` jobs three ways: one after the other, on two
-# threads, and on a pool of two processes. The threads take turns under the GIL, as in
-# chapter 08. Predict the processes: how much of their run were both executing at the same
-# instant (never, now and then, or most of it), and how does their wall time compare with the
-# sequential run's?
-#
-# :::{dropdown} How the run is kept fair: rounds, pinning, warm-up
-#
-# Each way runs three times, taking turns, and the page keeps each way's fastest round: a
-# moment when the machine was busy elsewhere then hurts no way more than another. On Linux each
-# process pins itself to its own CPU (`os.sched_setaffinity`, the `pins` below), so the
-# scheduler cannot put both on one core; the machine's other load still decides when each
-# runs. The pool's workers first sleep 0.1 s each (`pid_after`), so both have started before
-# the first round. `pool.starmap_async(burn, [...])` hands each tuple of arguments to a worker
-# and returns at once; `get(timeout=120)` waits for the list of results (the section on
-# `Pool.starmap` below comes back to both). The folded cell counts the CPUs and defines `wall` (first start to last
-# end) and `both_executing` (the seconds both jobs' intervals were open at once).
-#
-# :::
+# The cell below hands two `burn` jobs to two threads and then to two processes, three rounds
+# taking turns (it also runs them one after the other, for a table further down).
+# `ProcessPoolExecutor` has the `map` of chapter 08's `ThreadPoolExecutor`; its workers are
+# processes. For threads and processes the cell prints `overlap_share`: the share of the
+# time from the first job's start to the last one's end (`wall`) during which both jobs were
+# executing at the same instant; both helpers are folded. The threads take turns under the
+# GIL, as in chapter 08. Predict the processes: for how much of their run were both
+# executing at once: none of it, some of it, or most of it?
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show how the CPUs are counted and a run is summed up"}
-# The CPUs this kernel may run on: os.sched_getaffinity is Linux-only; elsewhere count every
-# CPU (and burn() cannot pin).
+# The CPUs this kernel may run on (os.sched_getaffinity is Linux-only).
 if hasattr(os, "sched_getaffinity"):
     CPUS = sorted(os.sched_getaffinity(0))
 else:
     CPUS = list(range(os.cpu_count() or 1))
 
-# overlap_seconds(a, b): the total time an interval of a and one of b were both open;
-# RUN_GAP (1 ms): a gap between two clock readings longer than this counts as not running.
+# overlap_seconds(a, b): how long an interval of a and one of b were open at once;
+# RUN_GAP (1 ms): two clock readings further apart than this mean the job was not running.
 from lab_snippets.proc_workers import RUN_GAP, overlap_seconds
 
-# pins: on Linux, the CPU each of the two processes pins itself to (None: no pinning)
+# pins: on Linux, burn(chunks, cpu) first pins its process to that CPU, so that the two
+# processes cannot share one core (None: no pinning).
 pinned = len(CPUS) >= 2 and hasattr(os, "sched_setaffinity")
 pins = CPUS[:2] if pinned else [None, None]
 
@@ -160,50 +144,37 @@ def wall(reports: list[dict]) -> float:
     return max(r["end"] for r in reports) - min(r["start"] for r in reports)
 
 
-def both_executing(reports: list[dict]) -> float:
-    """Seconds during which both jobs were executing at the same instant."""
-    return overlap_seconds(reports[0]["intervals"], reports[1]["intervals"])
-
-
-def one_line(kind: str, reports: list[dict]) -> str:
-    return (f"{kind:<11}wall {wall(reports):.3f} s, both executing "
-            f"{both_executing(reports):.3f} s")
+def overlap_share(reports: list[dict]) -> float:
+    """The share of the wall time during which both jobs were executing."""
+    return overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / wall(reports)
 
 # %% tags=["needs-cores", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 CHUNKS = 1200
-ROUNDS = 3  # each way three times, taking turns; the figure shows each way's fastest
 rounds = {"sequential": [], "threads": [], "processes": []}
 with ThreadPoolExecutor(max_workers=2) as threads:
-    with SPAWN.Pool(processes=2) as pool:
-        pool.map(pid_after, [0.1, 0.1])  # warm-up: each worker sleeps 0.1 s
-        for _ in range(ROUNDS):
+    with ProcessPoolExecutor(max_workers=2, mp_context=SPAWN) as pool:
+        list(pool.map(pid_after, [0.1, 0.1]))  # start both workers before timing
+        for _ in range(3):  # three rounds, the three ways taking turns
             rounds["sequential"].append([burn(CHUNKS), burn(CHUNKS)])
-            jobs = [threads.submit(burn, CHUNKS) for _ in range(2)]
-            rounds["threads"].append([job.result(timeout=120) for job in jobs])
-            # pins (folded above): the CPU each process pins itself to, on Linux
-            work = pool.starmap_async(burn, [(CHUNKS, cpu) for cpu in pins])
-            rounds["processes"].append(work.get(timeout=120))
-# each way's fastest round (wall: from the first job's start to the last one's end)
+            results = threads.map(burn, [CHUNKS, CHUNKS], timeout=120)
+            rounds["threads"].append(list(results))
+            # pins (folded): the CPU each process pins itself to
+            results = pool.map(burn, [CHUNKS, CHUNKS], pins, timeout=120)
+            rounds["processes"].append(list(results))
+# each way's fastest round: load elsewhere then hurts no way more than another
 sequential, on_threads, on_processes = (min(rounds[kind], key=wall) for kind in rounds)
 
-for kind, reports in (("sequential", sequential), ("threads", on_threads),
-                      ("processes", on_processes)):
-    print(one_line(kind, reports))  # folded above: wall time, seconds both executing
+for kind, reports in (("threads", on_threads), ("processes", on_processes)):
+    print(f"{kind:<10} both executing {overlap_share(reports):.0%} of the time")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # The GIL lets one thread run Python at a time, so the two threads were never executing at
-# the same instant, whatever else the machine was doing: their seconds together are zero (or
-# no more than the clock's own error). Their wall time can still come out a little shorter or
-# longer than the sequential run's; that difference is the machine (how fast its CPU ran during
-# each run, and what else it was running), not parallelism.
-#
-# Processes each have their own interpreter and GIL, so each runs whenever it has a CPU, and
-# with two CPUs their seconds together are above zero. How far above, and how much wall time
-# they save, depends on the machine: on two idle CPUs both run all the time and take about half
-# the sequential wall time. Load can lower the processes' seconds together; nothing can raise
-# the threads' above zero.
+# the same instant, whatever else the machine was doing. Each process has its own interpreter
+# and its own GIL, so it runs whenever it has a CPU: with two CPUs, both executed at once.
+# On two idle CPUs they do so nearly all the time; other programs on the machine can
+# lower the processes' share, but nothing can raise the threads' above zero.
 #
 # :::
 
@@ -218,8 +189,7 @@ def shares(reports: list[dict]) -> tuple[float, float, float]:
     """Of the two jobs' combined span: the share each was running, and the share both were."""
     span = wall(reports)
     first, second = (sum(end - start for start, end in r["intervals"]) / span for r in reports)
-    both = overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / span
-    return first, second, both
+    return first, second, overlap_share(reports)
 
 
 def draw_running(on_threads: list[dict], on_processes: list[dict]):
@@ -237,7 +207,7 @@ def draw_running(on_threads: list[dict], on_processes: list[dict]):
         for number, report in enumerate(reports, start=1):
             for start, end in report["intervals"]:
                 tl.add(f"{kind} {number}", start, max(end, start + 1e-4))
-        both_share = shares(reports)[2]
+        both_share = overlap_share(reports)
         tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})",
                 ax=ax)
     # one time scale for both plots, long enough for the longer run
@@ -253,30 +223,17 @@ fig = draw_running(on_threads, on_processes)
 # %% [markdown]
 # Read the figure by its overlap: the percentage at the end of each title is the share of the
 # time during which both were executing. The threads' is 0%: where one thread has a bar, the
-# other has a gap. The processes' is above 0% whenever the machine gave both a CPU at once.
-# Bars of unequal length, or processes not much faster than the sequential run, come from the
-# machine this page was built on, not from Python.
-#
-# :::{dropdown} The shapes a machine can draw for the processes
-#
-# - **Two solid bars of the same length**: two idle CPUs. Both ran all the time, and the pair
-#   took about half the sequential wall time.
-# - **Two solid bars, one shorter**: both ran without a break, but one CPU was faster during
-#   this run (on a shared or virtual machine two CPUs are seldom equally fast). The seconds
-#   together are then the shorter job's time.
-# - **Striped bars**: other programs held the CPUs, and each process ran only in turns with
-#   them. The seconds together shrink.
-#
-# :::
+# other has a gap. The processes' is above 0% whenever the machine gave both a CPU at once; a
+# gap in a process's bar is a stretch during which another program held its CPU.
 
 # %% [markdown]
-# **Going further.** The folded table gives, for each run, its CPU seconds, its **cores'
-# worth** (CPU seconds per second of wall time: 1 is one core kept busy), the share of the
-# wall time each job was executing, and the share during which both were. CPU seconds count
-# the time a job held a CPU, not the work it did, so the same work can cost fewer CPU seconds
-# on a faster CPU. `burn` reads the clock after each small chunk, so each start or end of a
-# running stretch is known only to within 1 ms; the table's last lines compare the seconds
-# together with that error, added up over every start and end.
+# **Going further: did the processes save wall time?** The folded table adds each way's wall
+# time (from the first job's start to the last job's end, so the pool's start-up is not in
+# it) and the CPU seconds the jobs received. On two idle CPUs two processes take about half
+# the sequential wall time. When a run saves less, the table's last line says which of two
+# things happened: a job that ran for only part of the time waited while other programs held
+# its CPU; work that cost more CPU seconds side by side than one after the other ran on CPUs
+# that slowed down while both were busy, as the CPUs of a shared or virtual machine can.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the full table: wall time, CPU time, each job's share"}
 def cpu_seconds(reports: list[dict]) -> float:
@@ -285,54 +242,28 @@ def cpu_seconds(reports: list[dict]) -> float:
 
 
 def cores_worth(reports: list[dict]) -> float:
-    """CPU seconds the jobs received per wall second of their combined span."""
+    """CPU seconds the jobs received per second of wall time: 1 is one core kept busy."""
     return cpu_seconds(reports) / wall(reports)
 
 
 def print_table(sequential: list[dict], on_threads: list[dict], on_processes: list[dict]) -> None:
-    """Each run's wall time, CPU time, cores' worth and the share each job (and both) ran."""
+    """Each way's wall time and CPU time, the share each job ran, and the share both ran."""
     print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
-    print(f"{'':<11}{'wall s':>7}{'CPU s':>7}{'cores worth':>12}{'job 1 ran':>10}{'job 2 ran':>10}"
-          f"{'both ran':>9}")
-    print(f"{'sequential':<11}{wall(sequential):7.3f}{cpu_seconds(sequential):7.3f}"
-          f"{cores_worth(sequential):12.2f}")
+    print(f"{'':<11}{'wall s':>7}{'CPU s':>7}{'job 1 ran':>10}{'job 2 ran':>10}{'both ran':>9}")
+    print(f"{'sequential':<11}{wall(sequential):7.3f}{cpu_seconds(sequential):7.3f}")
     for kind, reports in (("threads", on_threads), ("processes", on_processes)):
         first, second, both = shares(reports)
-        print(f"{kind:<11}{wall(reports):7.3f}{cpu_seconds(reports):7.3f}{cores_worth(reports):12.2f}"
+        print(f"{kind:<11}{wall(reports):7.3f}{cpu_seconds(reports):7.3f}"
               f"{first:10.1%}{second:10.1%}{both:9.1%}")
-    # The lesson in a quantity no load can invert: under the GIL the threads' time together is
-    # zero; the processes' is above zero whenever the machine gave both a CPU at once.
-    shown = {}
-    for kind, reports in (("threads", on_threads), ("processes", on_processes)):
-        together = overlap_seconds(reports[0]["intervals"], reports[1]["intervals"])
-        switches = sum(len(r["intervals"]) for r in reports)  # each end is known to one RUN_GAP
-        error = RUN_GAP * switches  # the most a clock reading every RUN_GAP can add
-        shown[kind] = together > error
-        if shown[kind]:
-            verdict = "yes, at the same instant"
-        elif together == 0:
-            verdict = "never"
-        elif kind == "threads":
-            verdict = "never, within what the clock can measure"
-        else:
-            verdict = "too little for this run to tell"
-        print(f"{kind:<10} both executing Python: {together:.3f} s of {wall(reports):.3f} s "
-              f"(the clock's error: up to {error:.3f} s): {verdict}")
-    # A sequential job on an idle core gets close to a whole core: much less means other programs
-    # took the CPU; then they set the wall times, not threads and processes.
-    busy = cores_worth(sequential) < 0.9 or (len(CPUS) >= 2 and cores_worth(on_processes) < 1.5)
-    if len(CPUS) >= 2 and not shown["processes"]:
-        print("This run could not show processes in parallel: other programs held the CPUs, so the\n"
-              "two processes seldom had a CPU each at the same time. On a quiet machine with two\n"
-              "free CPUs, expect processes both running close to 100 % of the time, close to 2\n"
-              "cores' worth and about half the sequential wall time. The threads' zero stays zero.")
-    elif busy:
-        print("other programs held the CPUs during these runs: the wall times and cores' worth show "
-              "that load; the seconds both ran still tell threads from processes")
+    first, second, _ = shares(on_processes)
+    print(f"processes took {wall(on_processes) / wall(sequential):.2f} × the sequential wall time "
+          "(about 0.5 on two idle CPUs):")
+    print(f"  each job ran {first:.0%} and {second:.0%} of that time; the same work cost "
+          f"{cpu_seconds(on_processes) / cpu_seconds(sequential):.2f} × the sequential CPU seconds")
 
 
 print_table(sequential, on_threads, on_processes)
-del pool, work  # the process pool above is done: its pipes close when nothing refers to it
+del pool  # the course's bookkeeping: the pool's pipes close at once
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
@@ -345,7 +276,7 @@ switches = sum(len(r["intervals"]) for r in on_threads)
 threads_overlap = overlap_seconds(on_threads[0]["intervals"], on_threads[1]["intervals"])
 if not gil_enabled:
     print("Free-threaded build without the GIL: threads may run Python at the same instant, "
-          f"here {threads_overlap:.3f} s together, {cores_worth(on_threads):.2f} cores' worth.")
+          f"here {threads_overlap:.3f} s together, {cores_worth(on_threads):.2f} s of CPU per second.")
 else:
     # resolution: RUN_GAP is the sampling's own gap (samples closer than it are merged)
     assert threads_overlap <= RUN_GAP * switches, (
@@ -353,9 +284,9 @@ else:
         f"clock's sampling allows ({RUN_GAP * switches:.3f} s)")
     assert cores_worth(on_threads) <= 1.1, (
         "threads got at most one core's worth of CPU, so they took at least as long as their "
-        f"CPU time; got {cores_worth(on_threads):.2f} cores' worth")
-    print(f"✓ the two threads took turns: {cores_worth(on_threads):.2f} cores' worth, "
-          "never both running Python at once")
+        f"CPU time; got {cores_worth(on_threads):.2f} s of CPU per second")
+    print("✓ the two threads took turns: never both running Python at once, and together "
+          f"{cores_worth(on_threads):.2f} s of CPU per second of wall time")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: processes-run-at-once
@@ -627,8 +558,8 @@ assert exit_status == 3
 # call that was running on the dead worker never returns. Below, the call `exit_with(3)` ends
 # its own worker process (`sys.exit(3)`), and `get(timeout=1)` waits for its result. When the
 # time runs out, `get` raises `multiprocessing.TimeoutError`, which is not the built-in
-# `TimeoutError` that chapters 05 to 10 caught: on Python 3.11 to 3.13 it is a subclass of
-# `multiprocessing.ProcessError`, so `except TimeoutError` does not catch it.
+# `TimeoutError` that chapters 05 to 10 caught: it is a subclass of
+# `multiprocessing.ProcessError` only, so `except TimeoutError` does not catch it.
 
 # %%
 with SPAWN.Pool(processes=2) as pool:
@@ -644,7 +575,7 @@ with SPAWN.Pool(processes=2) as pool:
           "· the pool still answers:", pool.apply(square, (3,)))
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-del pool, pending  # a result that never came keeps its pool, and the pool's pipes, open
+del pool, pending  # the course's bookkeeping, as before
 assert timed_out, "the call whose worker died should never return"
 assert live_after_the_death == 2, f"the pool should have replaced its dead worker: {live_after_the_death}"
 print("✓ the call never returned, and the pool replaced its dead worker")
@@ -684,14 +615,6 @@ del workers, before, worker
 # The loop stopped long before its bound of 200 waits (10 s). Leaving `with` ended the pool
 # with `terminate()`: the other worker's exit code, `-15`, is `SIGTERM`, so a call still
 # running there would have been killed, not finished.
-#
-# This section ran in one thread. `active_children()` lists every live child of the whole
-# process, whichever thread started it. When two threads each make a pool at the same moment,
-# one thread's second list can already hold the other thread's new workers: it would watch them
-# as its own, and could report a death that is not its own call's. One `threading.Lock` that
-# both callers share, held while each takes its two lists and makes its pool, keeps each
-# caller's list to its own workers. Exercise 12.1 needs this lock, and
-# `multiprocessing.TimeoutError`.
 
 # %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
@@ -748,10 +671,15 @@ del workers, before, worker
 # `starmap_async`, as in the chapter. Its result has `wait(seconds)`, which returns after at
 # most that long, and `ready()`, true once every call has ended, by returning or raising.
 #
+# - **One timeout for all the results** (item 3): fix the deadline once,
+#   `deadline = time.monotonic() + timeout`, and give each short wait at most
+#   `deadline - time.monotonic()`; once that is not above zero, raise
+#   `multiprocessing.TimeoutError`.
 # - **Telling that a worker died** (item 4): as in the section before this exercise, take
 #   `multiprocessing.active_children()` before and after making the pool, then wait in short
 #   steps and look at those workers' `exitcode` between the steps.
-# - **Two callers at once** (item 5): that section ran in one thread. When two threads call
+# - **Two callers at once** (item 5): that section ran in one thread, but `active_children()`
+#   lists every live child of the process, whichever thread started it. When two threads call
 #   your function at once, one thread's second `active_children()` list can already hold the
 #   other thread's new workers, and it would watch them as its own. So take the two lists and
 #   make the pool while holding one `threading.Lock()`, created once for every call (at module
