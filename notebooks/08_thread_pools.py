@@ -1043,7 +1043,7 @@ show_call_site("08b")
 #
 # A model of `post`'s two versions, written for this page: a Ray call becomes a
 # `concurrent.futures.Future`, and a pool named `remote` completes it. Two pools, two sides:
-# `remote` plays Ray, the far side, with a thread per request so that it never queues one;
+# `remote` plays Ray, the far side, with a thread per request so that no request queues there;
 # the loop's default pool is `post`'s side, where `to_thread` waits. The slow requests are
 # answered after 0.5 s, the quick ones after 0.02 s, so any waiting is on `post`'s side. The
 # folded measurement runs `quick_answers_wait` for each version, twice, taking turns, and

@@ -1042,9 +1042,9 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
 
 # %% [markdown]
 # Yes: the trace id keeps each span inside its own sample, but not under the right span.
-# Follow the shared list as if only the first two samples ran, `s0` and `s1`, writing
-# `s0 outer` for s0's `generate_and_rm` span and `s0 gen` for its `sglang_generate` (with all
-# eight, s0's `pop()` takes `s7 gen` instead, and the rest goes the same way for s0):
+# Follow the shared list as if just the first two samples ran, `s0` and `s1`, writing
+# `s0 outer` for s0's `generate_and_rm` span and `s0 gen` for its `sglang_generate` (with the
+# run's eight samples, s0's `pop()` takes `s7 gen` instead, and the rest goes the same way for s0):
 #
 # | step | the shared list afterwards (top at the right) |
 # |---|---|
