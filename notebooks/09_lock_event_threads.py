@@ -386,7 +386,8 @@ print(child.stdout)
 #
 # ## The same exit on a clock
 #
-# The course's own copy of this script, `lab_snippets.thread_workers`, also notes the time of
+# The printed lines say what each thread did; a clock shows when the daemon was cut off. The
+# course's own copy of this script, `lab_snippets.thread_workers`, also notes the time of
 # each event; the folded cell runs it and draws the events on a `Timeline`, the course's
 # stopwatch (chapter 01). This is a second run, so the daemon's step count can differ from the
 # run above by a step or two: where a step stands at the exit is a matter of timing.
