@@ -214,9 +214,8 @@ print("✓ slow producer: never more than 1 item waiting")
 # **sentinel**, an agreed value that means "no more items". Make it an object of its own,
 # `NO_MORE = object()`, and test it with `is`: no producer can put that object on the queue by
 # accident. `None` is a common choice, and it works until an item can itself be `None` (a hook
-# that returned nothing, a missing field): that item is taken for the end, so it is never
-# handled and its consumer stops early, leaving the rest to fewer consumers (to none, if it was
-# the only one). Below, three consumers share one queue, and the producer puts six items and
+# that returned nothing, a missing field): that item is taken for the end signal and never
+# handled. Below, three consumers share one queue, and the producer puts six items and
 # then a single sentinel. The cell waits until one consumer has ended, and 0.1 s more, and
 # prints how many had ended and how many were still waiting. Predict that pair: how many of
 # the three consumers does one sentinel end?
@@ -257,7 +256,9 @@ print("✓ one sentinel ended one consumer of three")
 #
 # Each sentinel is taken by exactly one consumer, and the consumer that takes it returns; the
 # others go back to `get()`, where an empty queue makes them wait for an item that never
-# comes. So N consumers need N sentinels.
+# comes. So N consumers need N sentinels. A `None` item taken for a sentinel ends its consumer
+# early in the same way, and leaves the rest of the items to fewer consumers (to none, if it
+# was the only one).
 #
 # :::
 #
