@@ -315,8 +315,8 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
 # passes, `TimeoutError` is raised in the handler. Before printing its log, the cell does a
-# bounded clean-up: it gives the thread at most 2 s to set `finished`, waiting for it in
-# another thread. Is the reload still running after the handler got `TimeoutError`?
+# bounded clean-up: it gives the thread at most 2 s to set `reload_done` (the event it got as
+# `finished`), waiting for it in another thread. Is the reload still running after the handler got `TimeoutError`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str],
@@ -468,6 +468,19 @@ print("✓ the work's own TimeoutError came through unchanged; the deadline's ca
 # marks it: its `TimeoutError` has no message and is raised from the `CancelledError`. A
 # `TimeoutError` that the awaited work raised before the deadline passes through unchanged.
 #
+# One last piece for the exercise: a wait for a thread that never raises. `asyncio.wait`
+# takes a list of futures and a timeout, and returns two sets, the done futures and the
+# pending ones; a failed future stays in `done` with its exception kept inside it, and a
+# timeout leaves the future in `pending`.
+
+# %%
+with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reader") as pool:
+    reply = loop.run_in_executor(pool, read_reply)
+    done, pending = await asyncio.wait([reply], timeout=2)  # returns; never raises
+print(f"done {len(done)}, pending {len(pending)}; the exception it kept: "
+      f"{reply.exception()!r}")
+
+# %% [markdown]
 # ## Threads and computation
 #
 # Every call so far *waited*: on a sleep standing for I/O, another process or a remote
@@ -994,8 +1007,9 @@ _sc.differential(run_with_deadline, _reference,
 # ## In slime
 #
 # **The teacher server.** slime can serve a model over HTTP for another model to learn from,
-# as a *teacher server* (the model itself runs on Megatron, the training library slime uses).
-# The server is an aiohttp application whose handlers run on one event loop, in a thread of
+# as a *teacher server* (the model itself runs on Megatron, the training library slime uses,
+# in Ray *actors*: worker objects in other processes, chapter 28, whose results a thread
+# reads with the blocking `ray.get`). The server is an aiohttp application whose handlers run on one event loop, in a thread of
 # its own, so a handler that waits on a blocking call must send that call off the loop's
 # thread. The first two quotes are from this server: a long weight reload, then a 50 ms
 # poll for a result, each sent to the loop's default pool. The [source
@@ -1013,8 +1027,7 @@ show_call_site("08c")
 # %% [markdown]
 # **`post`: a wait that holds no thread.** The third quote is not in that server: `post`, in
 # slime's HTTP helpers, is a coroutine of the rollout's event loop. With distributed POST
-# switched on, it hands each request to a Ray *actor*, a worker object in another process
-# (chapter 28). A call to an actor returns at once with an `ObjectRef`, a handle to a result
+# switched on, it hands each request to a Ray actor. A call to an actor returns at once with an `ObjectRef`, a handle to a result
 # that is not ready yet: `ray.get(ref)` blocks a thread until it is, while `await ref` waits
 # like an `asyncio` future and holds no thread. The comment in `post` says why the
 # `asyncio.to_thread(ray.get, ...)` it replaced had to go.
@@ -1029,9 +1042,10 @@ show_call_site("08b")
 # threads are waiting, then four quick requests arrive. How long do the quick ones wait?
 #
 # A model of `post`'s two versions, written for this page: a Ray call becomes a
-# `concurrent.futures.Future`, and `remote`, a stand-in for Ray, completes it. The slow
-# requests are answered after 0.5 s, the quick ones after 0.02 s; `remote` has a thread per
-# request, so it answers each on time, and any waiting is on the side that awaits. The
+# `concurrent.futures.Future`, and a pool named `remote` completes it. Two pools, two sides:
+# `remote` plays Ray, the far side, with a thread per request so that no request queues there;
+# the loop's default pool is `post`'s side, where `to_thread` waits. The slow requests are
+# answered after 0.5 s, the quick ones after 0.02 s, so any waiting is on `post`'s side. The
 # folded measurement runs `quick_answers_wait` for each version, twice, taking turns, and
 # prints the faster time of each: when the four quick answers arrived.
 
@@ -1081,6 +1095,8 @@ print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by 
 # %% [markdown]
 # The quick answers were ready after 0.02 s in both versions. Through `to_thread` each needed
 # a pool thread to wait in, and the slow requests held them all, so the quick answers came in
-# only when the slow ones freed the threads: the tail latency of slime's comment. Had there
+# only when the slow ones freed the threads, about 0.49 s after they were sent (the slow
+# requests' 0.5 s less the 0.01 s they were sent ahead): the tail latency of slime's comment.
+# Had there
 # been one slow request fewer than threads, the quick answers would have come in at once
 # through the one free thread; `await` needs no thread.

@@ -103,15 +103,15 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # How many survive changes from run to run and with the machine's load; the check asserts
 # only that the total is below 2400, and any total below 2400 is the race.
 #
-# A total of exactly 600 (25%) is one thread's worth. The four threads took turns in lockstep;
-# one round went like this:
+# A total at or just above 600, a quarter of 2400, is about one thread's worth. Exactly 600
+# is what the four threads give when they take turns in lockstep; one round goes like this:
 #
 # 1. T1, T2, T3 and T4 each read the total: 0;
 # 2. T1 writes 0 + 2 = 2, then T2, T3 and T4 each write 0 + 2 = 2 over it: the total is 2.
 #
 # Each thread read the total before any of them wrote, so four updates added 2, not 8. A
-# total above 600 means the lockstep broke now and then: some threads read the total after
-# another had stored it, so their updates counted.
+# total a little above 600 means the lockstep broke now and then: some threads read the
+# total after another had stored it, so their updates counted.
 #
 # :::
 
@@ -328,7 +328,7 @@ print("✓ join(0.1) returned with the thread still running; only stop.set() end
 #
 # :::
 #
-# ## What happens at exit: normal and daemon threads
+# ## Measure: what normal and daemon threads do at exit
 #
 # When the main thread of a program finishes, the interpreter first waits for every normal
 # thread to end, as if it called `join` on each, then runs its `atexit` handlers and shuts
@@ -340,8 +340,6 @@ print("✓ join(0.1) returned with the thread still running; only stop.set() end
 # 40 steps, 0.05 s each; each thread's `finally` prints how many steps it did. The main thread
 # returns at once. An `atexit` handler, which the interpreter runs only after it has waited
 # for the normal threads, prints the steps each thread had done by then.
-#
-# ## Measure: what each of the child's threads did before it exited
 #
 # Predict: how many of its 40 steps does the daemon thread do, and does its `finally` block
 # run?
@@ -388,7 +386,8 @@ print(child.stdout)
 #
 # ## The same exit on a clock
 #
-# The course's own copy of this script, `lab_snippets.thread_workers`, also notes the time of
+# The printed lines say what each thread did; a clock shows when the daemon was cut off. The
+# course's own copy of this script, `lab_snippets.thread_workers`, also notes the time of
 # each event; the folded cell runs it and draws the events on a `Timeline`, the course's
 # stopwatch (chapter 01). This is a second run, so the daemon's step count can differ from the
 # run above by a step or two: where a step stands at the exit is a matter of timing.
@@ -841,8 +840,9 @@ show_call_site("09")
 # A model of the health monitor, written for this page, with slime's shape and shorter times:
 # three engines, a check that answers after 0.25 s (within a `CHECK_TIMEOUT` of 0.3 s) and
 # looks at nothing else meanwhile, a 0.05 s wait between rounds. `stop()` comes 0.1 s into the
-# first check. The run joins first for the interval alone, then for the rest of slime's bound
-# (timeout + interval + slack).
+# first check. Then come two joins, one after the other: `join(INTERVAL)`, 0.05 s, the
+# interval alone; then `join(CHECK_TIMEOUT + SLACK)`, 0.4 s more. Together they wait at most
+# 0.45 s, slime's bound (timeout + interval + slack), scaled down.
 
 # %%
 CHECK_TIMEOUT, INTERVAL, SLACK = 0.3, 0.05, 0.1  # slime's bound, scaled down
@@ -873,7 +873,7 @@ stop_set_at = time.monotonic()
 monitor_stop.set()
 monitor.join(timeout=INTERVAL)
 alive_after_interval = monitor.is_alive()
-monitor.join(timeout=CHECK_TIMEOUT + SLACK)  # with the interval above: slime's bound
+monitor.join(timeout=CHECK_TIMEOUT + SLACK)  # 0.05 + 0.4 in all: slime's bound
 stopped_after = time.monotonic() - stop_set_at
 print(f"alive after join({INTERVAL}): {alive_after_interval}; "
       f"alive after slime's bound: {monitor.is_alive()}")

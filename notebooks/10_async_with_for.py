@@ -15,7 +15,7 @@
 #    `contextlib.aclosing` do to its `finally`;
 # 4. implement a bounded, retrying boot whose cleanup a hidden test checks under faults.
 #
-# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 60 minutes
+# **Needs** chapters 05 (cancellation and timeouts) and 06 (Semaphore) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -115,7 +115,8 @@ print("✓ __aexit__ ran on all three paths, before the caller heard of the exce
 # :::{dropdown} Why
 #
 # Look at the last three lines of the `raise` run and of the `cancel` run. `__aexit__` runs on
-# all three paths, with the exception that ended the body or three `None`s, and it runs *before* the caller hears about the exception, so the exit's
+# all three paths, with the exception that ended the body (or `None, None, None` when the body
+# finished), and it runs *before* the caller hears about the exception, so the exit's
 # `released` line comes before the caller's. It is told why the body ended (the exception
 # type), so it can decide what cleanup means. And on the cancelled path its own `await` still
 # finished (`cancel: released` comes after the exit's sleep): cancellation is delivered once, at
@@ -305,7 +306,8 @@ fig = tl.plot("Three sandboxes, at most two booting at once: how does each one e
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `sb3`'s boot, at about 0.04 s. The moment `sb1` and `sb2` end their first attempts, each
+# `sb3`'s boot, 0.04 s after the first boots began (the figure's axis starts a little earlier,
+# when the timeline was made). The moment `sb1` and `sb2` end their first attempts, each
 # gives its permit back, and `sb3`, already waiting, takes one. `sb2` asks again only after its
 # back-off, 0.01 s later (the white gap in its boot lane, taken without a permit), and takes
 # the permit `sb1` left free. No boot waits for a sandbox to close, and at no instant are more

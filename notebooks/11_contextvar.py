@@ -41,8 +41,8 @@ figure_style()
 #
 # A request handler stores "the current request" in a module-level variable so that a log
 # helper can read it without an extra argument. Three requests are handled concurrently;
-# each handler sets the variable, awaits a (simulated) model call, then logs. What does each
-# log line say?
+# each handler sets the variable, awaits a (simulated) model call, then logs. How many of the
+# three log lines name their own request, and which request do the others name?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 current_request = None
@@ -334,13 +334,13 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # start, so their first bars need not begin at the same moment.)
 #
 # Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
-# step, with no `await` between them, so no other task can push in between; the damage
-# starts after the first `await`, and hits the `reward` spans. Once the tasks interleave,
-# `pop()` takes off whatever is on top, often another task's entry, so the list keeps entries
-# of spans that have ended and loses some that are open.
-#
-# The `sample` spans, which the figure does not draw, went wrong too (the answer's second
-# line): sample 1 opened while sample 0's `generate` was on top, and took it as its parent.
+# step, with no `await` between them, so no other task can push in between. The same step
+# explains the answer's second line, the `sample` spans, which the figure does not draw: when
+# sample 1 opened, sample 0 had just pushed `sample 0` and `generate 0`, so `generate 0` was on
+# top, and `sample 1` took it as its parent (and `sample 2` took `generate 1`). Within a task,
+# the damage starts after the first `await`, and hits the `reward` spans. Once the tasks
+# interleave, `pop()` takes off whatever is on top, often another task's entry, so the list
+# keeps entries of spans that have ended and loses some that are open.
 #
 # :::
 #
@@ -1041,8 +1041,18 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
       "each a span of the sample's own or none")
 
 # %% [markdown]
-# Yes: the trace id keeps each span inside its own sample, but not under the right span. When
-# sample A's `sglang_generate` ends after another sample has pushed its entries, `pop()` takes
-# the top of the list, the other sample's entry, so A's ended entry stays behind and A's `reward_model` finds it as its parent (as in the
-# printed examples), or, once later pops have taken all of A's entries, finds no parent at all.
-# With the `ContextVar`, every parent was right.
+# Yes: the trace id keeps each span inside its own sample, but not under the right span.
+# Follow the shared list as if just the first two samples ran, `s0` and `s1`, writing
+# `s0 outer` for s0's `generate_and_rm` span and `s0 gen` for its `sglang_generate` (with the
+# run's eight samples, s0's `pop()` takes `s7 gen` instead, and the rest goes the same way for s0):
+#
+# | step | the shared list afterwards (top at the right) |
+# |---|---|
+# | s0 opens `generate_and_rm`, then `sglang_generate`, and awaits | `s0 outer`, `s0 gen` |
+# | s1 does the same | `s0 outer`, `s0 gen`, `s1 outer`, `s1 gen` |
+# | s0's `sglang_generate` ends: `pop()` takes the top, `s1 gen` | `s0 outer`, `s0 gen`, `s1 outer` |
+# | s0 opens `reward_model`: its innermost `s0` entry is `s0 gen`, which has ended | `s0 outer`, `s0 gen`, `s1 outer`, `s0 reward` |
+#
+# So s0's `reward_model` takes its ended `sglang_generate` as its parent, the first printed
+# example. A span whose sample has lost all its entries to other samples' pops finds no
+# parent at all. With the `ContextVar`, every parent was right.
