@@ -197,9 +197,6 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 # below. Light green is time queued for the lock; blue is the slow call. The slow call is an
 # `asyncio.sleep` standing in for a request's own work (a call to another service), so the
 # figure draws it as that work, in blue, not as a wait.
-#
-# **Predict.** How many times as long as the narrow version does the wide one take, and
-# how many slow calls run at once, at most, in each?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_scopes(timelines: dict[str, Timeline]) -> None:
@@ -252,6 +249,10 @@ for version, request in (("wide", request_wide), ("narrow", request_narrow)):
     lock = asyncio.Lock()
     await asyncio.gather(*(request(timelines[version], lock, f"request {i}")
                            for i in range(5)))
+
+# %% [markdown]
+# **Predict.** Both runs are done. How many times as long as the narrow version did the wide
+# one take, and how many slow calls ran at once, at most, in each?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ratio = timelines["wide"].total() / timelines["narrow"].total()
@@ -352,7 +353,8 @@ print("plain:", plain)
 #
 # :::
 #
-# The fix has two parts. A waiter awaits `asyncio.shield(shared)`, a wrapper of the shared
+# The fix changes two places, one for the waiters and one for the request that does the
+# load. A waiter awaits `asyncio.shield(shared)`, a wrapper of the shared
 # future (chapter 05): cancelling the waiter cancels its own wrapper, and the shared future
 # stays intact. And the `finally` releases the waiters when nobody completed the future (the
 # load raised, or request 0 itself was cancelled), so that no waiter waits on it forever.
@@ -361,7 +363,7 @@ print("plain:", plain)
 async def update_weights(state: dict, load, path: str) -> str:
     shared = state["in_flight"]
     if shared is not None:
-        return await asyncio.shield(shared)  # a cancel reaches only this waiter's wrapper
+        return await asyncio.shield(shared)  # a cancel reaches only this wrapper
     shared = state["in_flight"] = asyncio.get_running_loop().create_future()
     try:
         result = await load(path)

@@ -354,8 +354,8 @@ def in_finishing_order(futures):
 def in_hand_at(read) -> dict[str, float]:
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="as-completed") as pool:
         start = time.monotonic()
-        futures = {pool.submit(convert_for, seconds): name
-                   for name, seconds in [("slow", 0.18), ("medium", 0.12), ("fast", 0.06)]}
+        jobs = [("slow", 0.18), ("medium", 0.12), ("fast", 0.06)]
+        futures = {pool.submit(convert_for, seconds): name for name, seconds in jobs}
         return {futures[f]: time.monotonic() - start for f in read(futures)}
 
 
@@ -366,8 +366,10 @@ def in_hand_at(read) -> dict[str, float]:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 by_submission = in_hand_at(in_submission_order)
 by_completion = in_hand_at(in_finishing_order)
-for label, in_hand in (("submission order", by_submission), ("as_completed", by_completion)):
-    print(f"{label:>16}:", ", ".join(f"{name} at {at:.2f} s" for name, at in in_hand.items()))
+readings = {"submission order": by_submission, "as_completed": by_completion}
+for label, in_hand in readings.items():
+    print(f"{label:>16}:",
+          ", ".join(f"{job} at {at:.2f} s" for job, at in in_hand.items()))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: as-completed-yields-in-finishing-order
@@ -467,8 +469,8 @@ else:
 # 3. wait for each result at most `timeout` seconds (a `TimeoutError` propagates);
 # 4. if a job raises or a wait times out, cancel the futures still outstanding (a timed-out
 #    one too) and let the exception out, submitting nothing more. Pop a future only after
-#    its `result()` returns: if that wait times out, the future must still be in the deque
-#    to be cancelled (popped first, a timed-out future would be out of the cleanup's reach).
+#    its `result()` returns: popped first, a timed-out future would be out of the cleanup's
+#    reach.
 #
 # The pool may have more workers than `max_in_flight`: the bound must come from your code.
 #

@@ -480,9 +480,11 @@ def draw_lifecycles() -> None:
 
 # %%
 draw_lifecycles()  # the folded plotting code above
-for lane, moment, end in (("queue consumer", "parent got 'done'", "join() returned"),
-                          ("stubborn worker", "terminate() sent", "reaped"),
-                          ("sleeping child", "TimeoutExpired", "communicate() returned")):
+# per lane: the moment the parent might think it over, and the reaping
+OUTLIVED = [("queue consumer", "parent got 'done'", "join() returned"),
+            ("stubborn worker", "terminate() sent", "reaped"),
+            ("sleeping child", "TimeoutExpired", "communicate() returned")]
+for lane, moment, end in OUTLIVED:
     outlived = clock_at(f"{lane}: {end}") - clock_at(f"{lane}: {moment}")
     print(f"{lane}: its pid outlived {moment!r} by {outlived:.2f} s")
 
