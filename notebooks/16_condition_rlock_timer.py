@@ -727,9 +727,9 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # Each loop stops as soon as whatever it is waiting in can be
 # interrupted. The `time.sleep` loop notices the flag only when its sleep ends, so it ran out
 # the rest of its interval. The Timer chain and the `Event.wait` loop both stopped at once;
-# the threads they used tell them apart. The Timer chain's stop takes a fraction of a
-# millisecond, as printed: its pending timer's thread only waits on an event, `cancel()` sets
-# that event, and the thread ends at once (a fast machine can print 0.0 ms; that is not a
+# the threads they used tell them apart. The Timer chain's stop takes a few milliseconds at
+# most, as printed, far less than an interval: its pending timer's thread only waits on an
+# event, `cancel()` sets that event, and the thread ends at once (a fast machine can print 0.0 ms; that is not a
 # timing that failed). The Timer chain started a new thread for every tick.
 # The `Event.wait` loop used one thread, which the stop wakes, since setting the event ends the
 # wait. slime's health monitor is the third kind (the second quote below).
