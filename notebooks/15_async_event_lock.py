@@ -15,7 +15,7 @@
 #    and try it with a caller that gives up while it waits.
 #
 # **Needs** chapters 03 (tasks), 05 (cancellation and `shield`) and 09 (threading Lock and
-# Event) · about 60 minutes
+# Event) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -38,9 +38,10 @@ figure_style()
 # sets it. What one `set()` does to many waiters is what lets slime's weight-update handler
 # (*In slime*, at the end) serve many requests with one reload. Below, four rollout tasks wait for "new weights
 # are loaded", and the notebook calls `set()` once; a `Timeline`, the course's stopwatch
-# (chapter 01), notes when each one waits and wakes. Then a fifth waiter
-# arrives after the `set()`, and a sixth after `event.clear()`. Predict: how many of the four
-# wake, and what does each later waiter see: does it wait, or pass straight through?
+# (chapter 01), notes when each one waits and wakes. The answer's cell then adds a fifth
+# waiter, arriving after the `set()`, and a sixth, arriving after `event.clear()`. Predict: how
+# many of the four wake, and what does each later waiter see: does it wait, or pass straight
+# through?
 
 # %%
 tl = Timeline()
@@ -192,9 +193,10 @@ print("✓ an await between read and write lost nine updates; the lock kept all 
 # Five requests each update a bit of
 # shared bookkeeping and then make a slow call of 0.04 s. In the *wide* version the lock
 # covers both; in the *narrow* version it covers only the bookkeeping, and the slow call runs
-# outside it. The answer draws both runs, one lane per request, with its plotting code folded
-# below. Light green is time queued for the lock; blue is the slow call (an `asyncio.sleep`,
-# drawn blue here so that it stands apart from the queueing).
+# outside it. The run draws both, one lane per request, with its plotting code folded
+# below. Light green is time queued for the lock; blue is the slow call. The slow call is an
+# `asyncio.sleep` standing in for a request's own work (a call to another service), so the
+# figure draws it as that work, in blue, not as a wait.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_scopes(timelines: dict[str, Timeline]) -> None:
@@ -248,7 +250,11 @@ for version, request in (("wide", request_wide), ("narrow", request_narrow)):
     await asyncio.gather(*(request(timelines[version], lock, f"request {i}")
                            for i in range(5)))
 
-# %%
+# %% [markdown]
+# **Predict.** Both runs are done. How many times as long as the narrow version did the wide
+# one take, and how many slow calls ran at once, at most, in each?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 ratio = timelines["wide"].total() / timelines["narrow"].total()
 print(f"wide scope took {ratio:.1f} × as long as narrow scope")
 print("most slow calls at once: wide", timelines["wide"].max_overlap("running"),
@@ -262,12 +268,18 @@ assert timelines["narrow"].max_overlap("running") == 5, "with the narrow lock al
 print("✓ held across the slow call, the lock let one run at a time; held narrowly, all five overlapped")
 
 # %% [markdown]
-# **Why.** In the wide version each request keeps the lock through its 0.04 s call, so the
+# :::{dropdown} Why
+#
+# In the wide version each request keeps the lock through its 0.04 s call, so the
 # next request cannot even do its bookkeeping until that call has ended: five calls one after
 # the other, against five side by side, which is the printed ratio. In the figure, one lane
 # per request, the slow calls form a staircase in the top panel and run side by side in the
 # bottom one. It is correct, but a lock held across a slow `await` turns concurrency into a
-# queue. Hold a lock for the shared state only, and do slow work outside it. If the slow work
+# queue.
+#
+# :::
+#
+# Hold a lock for the shared state only, and do slow work outside it. If the slow work
 # itself must not run twice at once, that is a different need, and the next section meets it
 # without holding a lock while waiting.
 #
@@ -277,36 +289,29 @@ print("✓ held across the slow call, the lock let one run at a time; held narro
 # Loading is slow and must happen once. The first request creates a future, registers it as
 # "the load in flight" and does the load; later requests find the future and await it; when
 # the load ends, the first request sets the future's result, which wakes every waiter with the
-# same value. It behaves like an `Event` that carries a result.
-#
-# `coalesced_updates`, defined right after `update_weights`, runs five requests (0 to 4) for one
-# checkpoint: request 0 finds nothing in flight and does the load, the others wait for it, and
-# request 2, an impatient client (a dropped connection), is cancelled while it waits. It runs
-# twice. In the first run, shown below the code, each waiter awaits `asyncio.shield(shared)`,
-# a wrapper of the shared future (chapter 05).
+# same value. It behaves like an `Event` that carries a result. In its plainest form:
 
 # %%
-async def update_weights(state: dict, load, path: str, shielded: bool) -> str:
+async def update_weights_plain(state: dict, load, path: str) -> str:
     shared = state["in_flight"]
     if shared is not None:  # no await before the next line: no lock needed
-        return await (asyncio.shield(shared) if shielded else shared)
+        return await shared  # a waiter awaits the shared future itself
     shared = state["in_flight"] = asyncio.get_running_loop().create_future()
     try:
         result = await load(path)
-        # a guard: why `shared` can be done already is in the second run's Why
-        if not shared.done():
-            shared.set_result(result)
+        shared.set_result(result)  # wakes every waiter with the same value
         return result
     finally:
-        # nobody completed it (the load raised, or this request was cancelled):
-        # release the waiters (the same Why)
-        if not shared.done():
-            shared.cancel()
         state["in_flight"] = None
 
 
+# %% [markdown]
+# `coalesced_updates(update)` runs five requests (0 to 4) for one checkpoint through the
+# handler `update`: request 0 finds nothing in flight and does the load, the others wait for
+# it, and request 2, an impatient client (a dropped connection), is cancelled while it waits.
+
 # %%
-async def coalesced_updates(shielded: bool) -> dict:
+async def coalesced_updates(update) -> dict:
     state: dict = {"in_flight": None}
     loads = InFlight()  # course helper: counts the loads that ran (loads.entered)
 
@@ -315,36 +320,24 @@ async def coalesced_updates(shielded: bool) -> dict:
             await asyncio.sleep(0.05)
         return f"loaded {path}"
 
-    requests = [
-        asyncio.create_task(update_weights(state, load_checkpoint, "ckpt-12", shielded))
-        for _ in range(5)]
+    requests = [asyncio.create_task(update(state, load_checkpoint, "ckpt-12"))
+                for _ in range(5)]
     await asyncio.sleep(0.01)
     requests[2].cancel()  # one client goes away while waiting
     await asyncio.wait(requests, timeout=2)
-    outcomes = ["cancelled" if r.cancelled() else r.result() for r in requests]
+    outcomes = ["cancelled" if r.cancelled()
+                else type(r.exception()).__name__ if r.exception() else r.result()
+                for r in requests]
     return {"loads": loads.entered, "outcomes": outcomes}
 
 
-# %%
-with_shield = await coalesced_updates(shielded=True)
-print("with shield:   ", with_shield)
-
 # %% [markdown]
-# In the second run each waiter awaits the shared future itself, with no shield. Request 2 is
-# cancelled again. Predict: what do requests 1, 3 and 4 get?
+# **Predict.** Request 2 is cancelled while it waits. What do requests 0, 1, 3 and 4 get?
+# (Chapter 05 showed what cancelling a task does to the thing it awaits.)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-without_shield = await coalesced_updates(shielded=False)
-print("without shield:", without_shield)
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: shield-keeps-the-shared-result
-assert with_shield["loads"] == 1, "five requests, one load"
-assert with_shield["outcomes"] == ["loaded ckpt-12"] * 2 + ["cancelled"] + ["loaded ckpt-12"] * 2, \
-    "with the shield, only the client that left was cancelled"
-assert without_shield["outcomes"] == ["loaded ckpt-12"] + ["cancelled"] * 4, (
-    "one cancelled waiter cancelled the shared result: every waiter, before it or after it, lost it")
-print("✓ with the shield only the client that left was cancelled; without it, the shared result was")
+plain = await coalesced_updates(update_weights_plain)
+print("plain:", plain)
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -354,18 +347,49 @@ print("✓ with the shield only the client that left was cancelled; without it, 
 # **future itself**, not only the task's wait. One impatient client thus cancelled everyone
 # waiting on the same future: requests 1, 3 and 4 all awaited that one future, so its
 # cancellation reached each of them, whether it had started waiting before request 2 or
-# after it. Request 0 is no waiter: it awaits the load itself and returns its own
-# `result`, which the cancelled future never held. `asyncio.shield(future)` gives each
-# waiter its own cancellable wrapper and keeps the shared future intact, as in the first run,
-# where only request 2 ended cancelled.
-#
-# This also explains the two `shared.done()` guards in `update_weights`. Without the shield, a
-# waiter may already have cancelled the shared future by the time the load returns, and
-# `set_result` on a cancelled future raises `InvalidStateError`. The `finally` cancels a
-# future that nobody completed (the load raised, or the first request was cancelled), so that
-# no waiter is left waiting on it forever.
+# after it. Request 0 awaited the load, not the future, and its load succeeded; but then its
+# `set_result` found the future cancelled already, and setting a result on a future that is
+# done raises `InvalidStateError`. The client that did the work got an error too.
 #
 # :::
+#
+# The fix changes two places, one for the waiters and one for the request that does the
+# load. A waiter awaits `asyncio.shield(shared)`, a wrapper of the shared
+# future (chapter 05): cancelling the waiter cancels its own wrapper, and the shared future
+# stays intact. And the `finally` releases the waiters when nobody completed the future (the
+# load raised, or request 0 itself was cancelled), so that no waiter waits on it forever.
+
+# %%
+async def update_weights(state: dict, load, path: str) -> str:
+    shared = state["in_flight"]
+    if shared is not None:
+        return await asyncio.shield(shared)  # a cancel reaches only this wrapper
+    shared = state["in_flight"] = asyncio.get_running_loop().create_future()
+    try:
+        result = await load(path)
+        shared.set_result(result)
+        return result
+    finally:
+        if not shared.done():  # the load raised, or this request was cancelled:
+            shared.cancel()  # release the waiters instead of leaving them waiting
+        state["in_flight"] = None
+
+
+with_shield = await coalesced_updates(update_weights)
+print("with shield:", with_shield)
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: shield-keeps-the-shared-result
+assert plain["outcomes"] == ["InvalidStateError"] + ["cancelled"] * 4, (
+    "one cancelled waiter cancelled the shared future: every waiter lost it, and the loader's set_result failed")
+assert with_shield["loads"] == 1, "five requests, one load"
+assert with_shield["outcomes"] == ["loaded ckpt-12"] * 2 + ["cancelled"] + ["loaded ckpt-12"] * 2, \
+    "with the shield, only the client that left was cancelled"
+print("✓ without the shield one cancelled waiter cost everyone the result; with it, only itself")
+
+# %% [markdown]
+# With the shield one load served four requests, and only request 2, the client that left,
+# ended cancelled.
 #
 # ## `asyncio.Barrier`: waiting for each other
 #

@@ -258,7 +258,9 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 # 2. The producer takes the lock, puts item 1 and calls `wake`.
 # 3. Still holding the lock, it waits for room for item 2, so it joins the back of the queue.
 #
-# How long does the producer wait for room for its second item, in each run?
+# Every wait in the run has a timeout: the producer's wait for room gives up after 1 s
+# (`timeout=1.0` in its `wait_for`), and `wait_for` then checks its predicate once more. How
+# long does the producer wait for room for its second item, in each run?
 
 # %%
 def pass_two_items(wake) -> list[tuple[float, str]]:
@@ -314,20 +316,46 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Follow the run with `notify`, and the Condition's queue of waiters. Each step below lists
-# the waiters, front first; `notify` wakes the front one.
+# Follow the run with `notify` and the Condition's queue of waiters; `notify` wakes the one
+# at the front.
 #
-# 1. Both consumers wait on the empty slot. Waiters: consumer 1, consumer 2.
-# 2. The producer puts item 1; `notify` wakes consumer 1. Waiters: consumer 2.
-# 3. The producer waits for room for item 2. Waiters: consumer 2, producer.
-# 4. Consumer 1 takes item 1; `notify` wakes the front: consumer 2. Waiters: producer.
-# 5. Consumer 2 finds the slot empty and waits again. Waiters: producer, consumer 2.
+# ```{list-table}
+# :header-rows: 1
 #
-# After step 5 nobody changes the slot, so nobody calls `notify` again. The producer, the one
-# thread that could go on, sleeps although the slot has had room since step 4. When its 1 s
-# timeout runs out, `wait_for` checks its predicate once more, finds room and puts item 2.
-# So the cost is a stall of the whole timeout; without a timeout the producer and consumer 2
-# would wait for ever. With `notify_all`, step 2 wakes both consumers, and whichever gets the
+# * - step
+#   - what happens
+#   - slot
+#   - waiters, front first
+# * - 1
+#   - both consumers wait on the empty slot
+#   - empty
+#   - consumer 1, consumer 2
+# * - 2
+#   - the producer puts item 1; `notify` wakes consumer 1
+#   - item 1
+#   - consumer 2
+# * - 3
+#   - the producer waits for room for item 2
+#   - item 1
+#   - consumer 2, **producer**
+# * - 4
+#   - consumer 1 takes item 1; `notify` wakes the front: consumer 2
+#   - empty
+#   - **producer**
+# * - 5
+#   - consumer 2 finds the slot empty and waits again
+#   - empty
+#   - **producer**, consumer 2
+# * - 6
+#   - nobody changes the slot, so nobody notifies, until the producer's 1 s timeout runs out
+#   - empty
+#   - **producer**, consumer 2
+# ```
+#
+# From step 4 on the slot has room, and the producer, the one thread that could go on,
+# sleeps. When its 1 s timeout runs out, `wait_for` checks its predicate once more, finds
+# room and puts item 2. So the cost is a stall of the whole timeout; without a timeout the
+# producer and consumer 2 would wait for ever. With `notify_all`, step 2 wakes both consumers, and whichever gets the
 # lock first takes item 1, so it need not be consumer 1. Its `notify_all` then wakes
 # every waiter, each one checks its own predicate, and the producer, among them, puts item 2 at
 # once.
@@ -532,9 +560,9 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 # ```
 #
 # The folded cell holds them as classes with an interval of 0.2 s, and a driver that starts
-# the three at once, asks each to stop right after its second tick and times the stop.
+# the three at once, asks each to stop right after its fourth tick and times the stop.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the three loops as classes, the driver that stops each after its second tick, and the plotting code"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the three loops as classes, the driver that stops each after its fourth tick, and the plotting code"}
 interval = 0.2
 
 
@@ -605,33 +633,33 @@ class TimerChain:
 
 
 # One instance of each loop, with a tick that records its thread and sets an event at the
-# second tick; `ticks`, `latencies` and `next_tick_due` collect what the check reads.
+# fourth tick; `ticks`, `latencies` and `next_tick_due` collect what the check reads.
 tl = Timeline()
 NAMES = {SleepLoop: "time.sleep loop", TimerChain: "Timer chain", EventWaitLoop: "Event.wait loop"}
 
 
-def make_ticker(label: str, ticks: list[tuple[str, float]], second_tick: threading.Event):
+def make_ticker(label: str, ticks: list[tuple[str, float]], fourth_tick: threading.Event):
     def tick() -> None:
         tl.mark(f"{label} tick")
         ticks.append((threading.current_thread().name, time.monotonic()))
-        if len(ticks) == 2:
-            second_tick.set()
+        if len(ticks) == 4:
+            fourth_tick.set()
     return tick
 
 
 loops, ticks, latencies, next_tick_due, asked_at = [], {}, {}, {}, {}
 for kind, kind_name in NAMES.items():
     ticks[kind_name] = []
-    second_tick = threading.Event()
-    loops.append((kind(make_ticker(kind_name, ticks[kind_name], second_tick)), second_tick))
+    fourth_tick = threading.Event()
+    loops.append((kind(make_ticker(kind_name, ticks[kind_name], fourth_tick)), fourth_tick))
 
 
-# A driver thread per loop starts it, stops it after its second tick and times the stop.
-def run_and_stop(loop, second_tick: threading.Event) -> None:
+# A driver thread per loop starts it, stops it after its fourth tick and times the stop.
+def run_and_stop(loop, fourth_tick: threading.Event) -> None:
     name = NAMES[type(loop)]
     started = time.monotonic()
     loop.start()
-    assert second_tick.wait(timeout=3)
+    assert fourth_tick.wait(timeout=5)
     asked = time.monotonic()
     loop.stop()
     ended = time.monotonic()
@@ -650,7 +678,7 @@ def run_all_three() -> dict[str, int]:
                for pair in loops]
     for driver in drivers:
         driver.start()
-    assert not join_all(drivers, timeout=5)
+    assert not join_all(drivers, timeout=8)
     return {name: len({thread for thread, _ in names}) for name, names in ticks.items()}
 
 
@@ -671,7 +699,7 @@ def draw_stop_figure():
 
 
 # %% [markdown]
-# **Predict.** Each loop is asked to stop right after its second tick. How long does each
+# **Predict.** Each loop is asked to stop right after its fourth tick. How long does each
 # take from the stop request to its thread's exit, and how many threads does each use?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -699,16 +727,16 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # Each loop stops as soon as whatever it is waiting in can be
 # interrupted. The `time.sleep` loop notices the flag only when its sleep ends, so it ran out
 # the rest of its interval. The Timer chain and the `Event.wait` loop both stopped at once;
-# the threads they used tell them apart. The Timer chain's stop takes a fraction of a
-# millisecond, as printed: its pending timer's thread only waits on an event, `cancel()` sets
-# that event, and the thread ends at once (a fast machine can print 0.0 ms; that is not a
+# the threads they used tell them apart. The Timer chain's stop takes a few milliseconds at
+# most, as printed, far less than an interval: its pending timer's thread only waits on an
+# event, `cancel()` sets that event, and the thread ends at once (a fast machine can print 0.0 ms; that is not a
 # timing that failed). The Timer chain started a new thread for every tick.
 # The `Event.wait` loop used one thread, which the stop wakes, since setting the event ends the
 # wait. slime's health monitor is the third kind (the second quote below).
 #
 # In the figure, red is the time from the stop request to the thread's exit, written in ms
 # at each lane's end; the label over each tick names the thread that ran it (thread 1 for
-# the loop's first thread, thread 2 for a second one).
+# the loop's first thread, thread 2 for a second one, and so on).
 #
 # :::
 #
@@ -1063,12 +1091,13 @@ show_call_site("16c")
 show_call_site("16")
 
 # %% [markdown]
-# The buffer's reads never wait: its clients poll. What that costs, run first on a model of
-# the buffer: a group is put right after a reader found the buffer empty. One reader polls, as the
-# plugin's clients do, asking again after 0.2 s; the other waits in `wait_for`. The folded
-# cell times, for each, how long after the put it has the group.
+# The buffer's reads never wait: its clients poll. Chapter 14 measured what a poll costs;
+# here is the same cost on a model of this buffer, next to the reader that `wait_for` makes
+# possible. A group is put right after a reader found the buffer empty. One reader polls, as
+# the plugin's clients do, asking again after 0.2 s; the other waits in `wait_for`. The folded
+# cells hold the two readers and time, for each, how long after the put it has the group.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the two readers: one polls every 0.2 s, one waits in wait_for"}
 def polling_reader(cond, items, looked: threading.Event, got_at: list) -> None:
     for _ in range(10):  # ask again every 0.2 s, at most 10 times
         with cond:

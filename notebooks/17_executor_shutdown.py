@@ -13,7 +13,7 @@
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 55 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -213,7 +213,8 @@ ENDINGS = {
 # `end_while_job_0_runs(ending)` (folded below) tries one on a pool of one worker with three
 # jobs: it ends the pool while job 0 runs and jobs 1 and 2 are queued, counts the jobs
 # finished when the call returns, then waits (at most 3 s) and reads the three jobs' states.
-# A `Timeline`, the course's stopwatch (chapter 01), records when each job runs, for the
+# Job 0 is held until 0.2 s after the ending, then takes 0.1 s more, so the ending surely
+# comes while it runs. A `Timeline`, the course's stopwatch (chapter 01), records when each job runs, for the
 # figure.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the job, the driver that ends the pool while job 0 runs, and the plotting code"}
@@ -325,14 +326,14 @@ print("✓ cancel_futures dropped the two queued jobs; shutdown(wait=True) retur
 # :::
 
 # %% [markdown]
-# ## Measure: the order in which `as_completed` hands futures out
+# ## Measure: how long until the fast job's result is in hand?
 #
-# Waiting on futures in the order you submitted them makes a fast job wait behind a slow
-# one. `as_completed(futures, timeout)` is an iterator over the futures that hands each one
-# out when it is done. Below, three jobs sleep 0.18 s ("slow"), 0.12 s ("medium") and
-# 0.06 s ("fast"), submitted in that order on three workers; each returns its seconds. The
-# cell prints the order in which `as_completed` hands them out, and the results read from the
-# futures in submission order.
+# `as_completed(futures, timeout)` returns an iterator that hands out each future when it is
+# done. Below, three jobs sleep 0.18 s ("slow"), 0.12 s ("medium") and 0.06 s ("fast"), each
+# returning its seconds, submitted in that order on three workers. `in_hand_at(read)` submits
+# them and notes, for each job, when `read` hands its future over, counted from the submit.
+# It runs twice: once reading the futures in submission order, each `result()` before the
+# next, and once with `as_completed`.
 
 # %%
 def convert_for(seconds: float) -> float:
@@ -340,27 +341,57 @@ def convert_for(seconds: float) -> float:
     return seconds
 
 
-with ThreadPoolExecutor(max_workers=3, thread_name_prefix="as-completed") as pool:
-    futures = {pool.submit(convert_for, seconds): name
-               for name, seconds in [("slow", 0.18), ("medium", 0.12), ("fast", 0.06)]}
-    completion_order = [futures[f] for f in as_completed(futures, timeout=3)]
-    input_order = [f.result() for f in futures]
+def in_submission_order(futures):
+    for future in futures:
+        future.result(timeout=3)  # wait for this one before looking at the next
+        yield future
 
-print("as_completed:", completion_order,
-      "| results read in submission order (seconds):", input_order)
+
+def in_finishing_order(futures):
+    yield from as_completed(futures, timeout=3)
+
+
+def in_hand_at(read) -> dict[str, float]:
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="as-completed") as pool:
+        start = time.monotonic()
+        jobs = [("slow", 0.18), ("medium", 0.12), ("fast", 0.06)]
+        futures = {pool.submit(convert_for, seconds): name for name, seconds in jobs}
+        return {futures[f]: time.monotonic() - start for f in read(futures)}
+
+
+# %% [markdown]
+# **Predict.** How long after the submit does each way hand you the fast job's result, and
+# in which order does each hand out the three?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+by_submission = in_hand_at(in_submission_order)
+by_completion = in_hand_at(in_finishing_order)
+readings = {"submission order": by_submission, "as_completed": by_completion}
+for label, in_hand in readings.items():
+    print(f"{label:>16}:",
+          ", ".join(f"{job} at {at:.2f} s" for job, at in in_hand.items()))
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: as-completed-yields-in-finishing-order
-assert completion_order == ["fast", "medium", "slow"], (
-    f"as_completed should yield each job as it finishes; got {completion_order}")
-assert input_order == [0.18, 0.12, 0.06]
-print("✓ as_completed yielded fast, medium, slow; the dict still gives submission order")
+assert list(by_completion) == ["fast", "medium", "slow"], (
+    f"as_completed should yield each job as it finishes; got {list(by_completion)}")
+assert list(by_submission) == ["slow", "medium", "fast"]
+assert by_submission["fast"] > 1.5 * by_completion["fast"], (
+    f"in submission order the fast result waited behind the slow job: {by_submission}, {by_completion}")
+print("✓ as_completed handed out the fast result first; in submission order it waited for the slow job")
 
 # %% [markdown]
-# `as_completed` hands out each future the moment it is done, whatever its place in the
-# submission, so its list follows the finishing order, fast first. Reading the futures in the
-# order you submitted them gives the results back in input order, slow one first: keep the futures
-# in a list or dict, and you get both orders.
+# :::{dropdown} Why
+#
+# Reading in submission order, the loop waits in the slow job's `result()` first, so the
+# medium and fast results, done long before, are handed over only when the slow job ends,
+# all three at about 0.18 s: a fast job waits behind a slow one. `as_completed` hands out
+# each future the moment it is done, whatever its place in the submission, so the fast result
+# arrives at about 0.06 s and the order follows the finishing times. Keep the futures in a list
+# or dict as well, and you still have the submission order for putting the results back in
+# input order.
+#
+# :::
 #
 # ## How eagerly does `pool.map` submit?
 #
@@ -438,8 +469,8 @@ else:
 # 3. wait for each result at most `timeout` seconds (a `TimeoutError` propagates);
 # 4. if a job raises or a wait times out, cancel the futures still outstanding (a timed-out
 #    one too) and let the exception out, submitting nothing more. Pop a future only after
-#    its `result()` returns: if that wait times out, the future must still be in the deque
-#    to be cancelled.
+#    its `result()` returns: popped first, a timed-out future would be out of the cleanup's
+#    reach.
 #
 # The pool may have more workers than `max_in_flight`: the bound must come from your code.
 #

@@ -65,9 +65,9 @@ def is_running(pid: int) -> bool:
         return False
 
 
-def exit_seen_within(pid: int, timeout: float) -> bool:
-    """Poll `pid` for up to `timeout` seconds: True once the process has exited with its pid
-    still listed; False if it runs on all that time or its pid is gone."""
+def zombie_within(pid: int, timeout: float) -> bool:
+    """Poll `pid` for up to `timeout` seconds: True once it is a zombie (exited, its pid still
+    listed because nobody has reaped it); False if it runs on all that time or is reaped."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -88,11 +88,11 @@ class Looks:
     def after_done(self, proc) -> None:
         tl.mark("queue consumer: parent got 'done'")
         self.running_at_done = is_running(proc.pid)
-        self.seen_at_exit = exit_seen_within(proc.pid, timeout=5)  # until it exits
+        self.seen_at_exit = zombie_within(proc.pid, timeout=5)  # until it exits
         tl.mark("queue consumer: exit")  # the moment that look saw the exit
 
     def before_join(self, proc) -> None:
-        self.listed_before_join = exit_seen_within(proc.pid, timeout=0.1)
+        self.listed_before_join = zombie_within(proc.pid, timeout=0.1)
 
     def join_returned(self) -> None:
         tl.mark("queue consumer: join() returned")
@@ -342,8 +342,8 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 # reads that line before it starts the timeout, so the 0.2 s begin once the child is set up
 # (`read_line(stream, timeout)` reads one line from the child, or raises after `timeout`
 # seconds). The cell looks at the child with the two folded helpers `looks` called:
-# `is_running(pid)` says whether it runs, and `exit_seen_within(pid, timeout)` waits up to
-# `timeout` seconds for it to exit with its pid still listed. `Popen.returncode` reports a
+# `is_running(pid)` says whether it runs, and `zombie_within(pid, timeout)` waits up to
+# `timeout` seconds for it to become a zombie: exited, with its pid still listed. `Popen.returncode` reports a
 # death by signal N as `exitcode` does, -N.
 #
 # **Predict.** After the timeout the parent calls `kill()`, is busy elsewhere for 0.3 s, and
@@ -364,7 +364,7 @@ except subprocess.TimeoutExpired:
     child.kill()
     tl.mark("sleeping child: killed")
     code_after_kill = child.returncode
-    seen_after_kill = exit_seen_within(child.pid, timeout=5)
+    seen_after_kill = zombie_within(child.pid, timeout=5)
     time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
     child.communicate(timeout=5)
     tl.mark("sleeping child: communicate() returned")
@@ -401,9 +401,11 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # ## Measure: the three lifecycles side by side
 #
 # This section runs nothing new: it measures on the marks the three experiments above left on
-# `tl`. One panel per lifecycle, and each panel zooms on its own stretch of the time axis
-# (seconds since the first experiment started; the axis is labelled under the last panel). Blue is the process **running**, purple its **cleanup**, light green
-# a **zombie** (exited, waiting to be reaped); the ticks are the parent's calls. The folded
+# `tl`. One panel per lifecycle; each panel shows its own stretch of the time axis (seconds
+# since the first experiment started; the axis is labelled under the last panel), all three
+# at one scale, so a tenth of a second is as wide in every panel. Blue is the process
+# **running**, purple its **cleanup**, light green a **zombie** (exited, waiting to be
+# reaped); the ticks mark the moments, most of them the parent's calls. The folded
 # cell below holds the plotting code, `draw_lifecycles()`.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
@@ -443,21 +445,23 @@ def draw_lifecycles() -> None:
         for state, start, end, _ in periods:
             tl.add(lane, clock_at(f"{lane}: {start}"), clock_at(f"{lane}: {end}"), state)
     fig, axes = plt.subplots(3, 1, figsize=(8, 5.4), layout="constrained")
+    stretch = {lane: (clock_at(f"{lane}: {PERIODS[lane][0][1]}") - tl.t0,  # first mark, last mark
+                      max(e.at for e in tl.events if e.name.startswith(lane))) for lane in PERIODS}
+    width = max(last - first for first, last in stretch.values())  # the longest, for every panel
     fig.suptitle("Completion, exit and reaping are three moments")
     for ax, lane in zip(axes, PERIODS, strict=True):
         tl.plot(TITLES[lane], ax=ax, lanes=[lane], meanings={"waiting": "zombie"})
         ax.set_ylabel("")
-        first, last = clock_at(f"{lane}: {PERIODS[lane][0][1]}") - tl.t0, max(
-            e.at for e in tl.events if e.name.startswith(lane))
-        ax.set_xlim(first - 0.03 * (last - first), last + 0.03 * (last - first))
+        first = stretch[lane][0]
+        ax.set_xlim(first - 0.03 * width, first + 1.03 * width)  # one scale for all three
         for span, (_, _, _, words) in zip(tl.spans_of(lane), PERIODS[lane], strict=True):
             ax.text((span.start + span.end) / 2, -0.33, words, ha="center", va="bottom",
                     fontsize=8)
-            assert span.duration > 0.02 * (last - first), f"{lane}: {words or span.state} is a sliver"
+            assert span.duration > 0.02 * width, f"{lane}: {words or span.state} is a sliver"
         previous, row = None, 0
         for mark, words in TICKS[lane].items():  # a label close to the one before goes a row lower
             at = clock_at(f"{lane}: {mark}") - tl.t0
-            row = 1 - row if previous is not None and at - previous < 0.15 * (last - first) else 0
+            row = 1 - row if previous is not None and at - previous < 0.15 * width else 0
             ax.text(at, 0.42 + 0.2 * row, words, ha="center", va="top", fontsize=8)
             previous = at
         ax.set_ylim(0.85, -0.6)
@@ -471,10 +475,18 @@ def draw_lifecycles() -> None:
 # %% [markdown]
 # The figure puts the three processes side by side. In each, the parent might
 # think the process is over at one moment: the "done" message, `terminate()`, the timeout.
-# Each panel shows how long the process outlived that moment, and in which states.
+# Each panel shows how long the process outlived that moment, and in which states; the
+# printed lines give the same in seconds.
 
 # %%
 draw_lifecycles()  # the folded plotting code above
+# per lane: the moment the parent might think it over, and the reaping
+OUTLIVED = [("queue consumer", "parent got 'done'", "join() returned"),
+            ("stubborn worker", "terminate() sent", "reaped"),
+            ("sleeping child", "TimeoutExpired", "communicate() returned")]
+for lane, moment, end in OUTLIVED:
+    outlived = clock_at(f"{lane}: {end}") - clock_at(f"{lane}: {moment}")
+    print(f"{lane}: its pid outlived {moment!r} by {outlived:.2f} s")
 
 # %% [markdown]
 # The queue consumer ran on for its cleanup after "done" was read, then stayed a zombie until
@@ -553,7 +565,7 @@ workers_end.close()
 # then returns its pid, and ends at SIGTERM as a process does by default.
 
 # %% tags=["remove-input"]
-# The exercise's hidden checks call this helper: exit_seen_within under another name.
+# The exercise's hidden checks call this helper: zombie_within under another name.
 def exit_keeps_pid(pid: int, timeout: float) -> bool:
     """Poll until `pid` has exited but is not reaped yet (a zombie); False if never."""
     deadline = time.monotonic() + timeout
