@@ -445,11 +445,11 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # writer.drain()` is the point where a writer waits for a slow reader. Below, the server
 # accepts the connection but reads nothing until we set `gate` (`read_gate=gate`), and answers
 # each frame with its length (`reply=`). The client writes 64 KiB frames, each followed by a
-# `drain()` given 0.05 s, and stops at the first one that does not return in time. Then it lets
+# `drain()` given 0.5 s, and stops at the first one that does not return in time. Then it lets
 # the server start reading 0.3 s later and calls `drain()` once more. `watch_flow(writer)`
 # (folded) only takes notes for the figure and the check.
 #
-# Predict: after how many 64 KiB frames does a `drain()` first fail to return in 0.05 s:
+# Predict: after how many 64 KiB frames does a `drain()` first fail to return in 0.5 s:
 # after the first, after a few, or after dozens?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: watch_flow notes writes, drains, pause and resume"}
@@ -515,7 +515,7 @@ async with FrameServer(read_gate=gate, max_frame=1 << 20, reply=reply_with_lengt
         for _ in range(400):  # a bound, so that the cell always ends
             writer.write(chunk)  # one 64 KiB frame
             try:
-                await asyncio.wait_for(writer.drain(), timeout=0.05)
+                await asyncio.wait_for(writer.drain(), timeout=0.5)
             except TimeoutError:
                 break  # this drain() waits: the server has read nothing
         asyncio.get_running_loop().call_later(0.3, gate.set)  # then the server reads
@@ -592,7 +592,7 @@ assert tl.order(paused_mark, "client: drain did not return", "server: conn 1 sta
                 resumed_mark, "client: drain returned"), "drain returns only after the reader starts reading"
 print(buffer_report(low))  # the transport's buffer around the drain that waited
 # While the kernel's buffers grew, the transport may have paused and resumed the writer for a
-# moment; a drain() that met such a short pause waited less than 0.05 s, and the loop went on.
+# moment; a drain() that met such a short pause waited less than 0.5 s, and the loop went on.
 print(f"short pause/resume cycles before that drain: {(pauses_before - 1) // 2}")
 print("✓ drain() waited from the transport's pause until the reader read and it resumed")
 
@@ -613,7 +613,7 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # keeps the rest. Linux grows its loopback TCP buffers up to `net.ipv4.tcp_rmem` and
 # `tcp_wmem`, so the megabytes depend on the machine. Past its high-water mark (64 KiB by
 # default) the transport calls `pause_writing()` on its protocol, and `drain()` waits (the
-# client's green bar: the 0.05 s of the drain that timed out, then the next one for the 0.3 s
+# client's green bar: the 0.5 s of the drain that timed out, then the next one for the 0.3 s
 # the gate stayed shut) until `resume_writing()`. That comes only after the server starts
 # reading and the buffer falls to the low-water mark, 16 KiB (the dashed lines). Without
 # `drain()`, a producer that outruns its consumer would grow the transport buffer without
