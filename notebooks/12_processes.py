@@ -605,16 +605,21 @@ print("after leaving with:", after_leaving_with)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 del pool, pending
-assert len(workers) == 2 and sorted(after_leaving_with) == [-signal.SIGTERM, 3], after_leaving_with
-print("✓ one worker ended with exit code 3; leaving with terminated the other (-15, SIGTERM)")
+other = [code for code in after_leaving_with if code != 3]
+assert len(workers) == 2 and len(other) == 1, after_leaving_with
+# -15: terminate()'s SIGTERM; 0: it took the pool's stop message and exited just before (rare)
+assert other[0] in (-signal.SIGTERM, 0), f"leaving with should have ended the other worker: {other}"
+print("✓ one worker ended with exit code 3; after leaving with, the other has ended too")
 for worker in workers:  # the pool has joined them; a Process object keeps a pipe until close()
     worker.close()
-del workers, before, worker
+del workers, before, worker, other
 
 # %% [markdown]
 # The loop stopped long before its bound of 200 waits (10 s). Leaving `with` ended the pool
-# with `terminate()`: the other worker's exit code, `-15`, is `SIGTERM`, so a call still
-# running there would have been killed, not finished.
+# with `terminate()`, which sends `SIGTERM` to every worker still running: the other worker's
+# exit code, `-15`, is `SIGTERM`, so a call still running there would have been killed, not
+# finished. (Rarely, on a busy machine, it shows `0`: an idle worker took the pool's stop
+# message and exited just before the signal came.)
 
 # %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
