@@ -1095,8 +1095,7 @@ print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by 
 # %% [markdown]
 # The quick answers were ready after 0.02 s in both versions. Through `to_thread` each needed
 # a pool thread to wait in, and the slow requests held them all, so the quick answers came in
-# only when the slow ones freed the threads, about 0.49 s after they were sent (the slow
-# requests' 0.5 s less the 0.01 s they were sent ahead): the tail latency of slime's comment.
-# Had there
-# been one slow request fewer than threads, the quick answers would have come in at once
-# through the one free thread; `await` needs no thread.
+# only when the slow ones freed the threads, just under 0.5 s after they were sent (the slow
+# requests' 0.5 s less the moment they were sent ahead): the tail latency of slime's comment.
+# Had there been one slow request fewer than threads, the quick answers would have come in at
+# once through the one free thread; `await` needs no thread.

@@ -160,10 +160,12 @@ else:
 # but only once every few switch intervals: the heartbeat figure further down shows how seldom.
 #
 # Is the work faster? No. The scoring is the same Python code under the same GIL, so in a thread
-# it takes no less time than on the loop, and usually longer (compare the first line with the
-# large text's line in the first section): each time the loop's thread takes its turn the
-# scoring stops, and each handover of the GIL waits for the operating system to wake the other
-# thread, a wait that grows when the machine is busy.
+# it needs the same CPU time as on the loop: compare the first line's scoring time with the
+# large text's in the first section. They come out about equal, either one a few milliseconds
+# shorter, since they were measured at different moments. A thread can only make it slower:
+# each time the loop's thread takes its turn the scoring stops, and each handover of the GIL
+# waits for the operating system to wake the other thread, a wait that grows when the machine
+# is busy.
 #
 # The same turns explain the second line: two calls in two threads took at least as long as
 # their CPU times added up. The wall time can be well over that sum, because it also counts the moments when
