@@ -362,7 +362,9 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # sleep. Both coroutines took the same time; only one let the program live.
 #
 # In the chart under the answer the heartbeat lane is blue while the loop answers and red
-# where the gap between wake-ups is longer than 50 ms. Inside the `await` there are fewer
+# where the gap between wake-ups is longer than 50 ms. A red stretch runs from the last
+# wake-up before the block to the first one after it, so it starts a few milliseconds before
+# the `time.sleep` bar and ends just after it. Inside the `await` there are fewer
 # than the 30 wake-ups a perfect 5 ms clock would give, because each 5 ms sleep ends a little
 # late.
 #
