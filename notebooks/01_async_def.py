@@ -228,13 +228,10 @@ def draw_three_bodies() -> None:
 
 
 # %% [markdown]
-# One fact you need: `await` on a coroutine object does not hand the body to the loop. It runs
-# the body at once, in the caller, like a function call, until the body reaches a real wait
-# (here its `asyncio.sleep`); only there does the loop get a turn. A Task, as the last section
-# showed, starts only at such a turn.
-#
 # Predict: does either body start during the caller's busy work? And of `awaited_late` and
-# `as_task`, which body starts first, although the Task was created first?
+# `as_task`, which body starts first? The last section gives you one half: a Task's body
+# starts only when the loop gets a turn. The other half is yours to guess: when does the loop
+# get its next turn here?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -272,7 +269,10 @@ print("✓ both bodies started after the caller's busy work ended, `awaited_late
 # :::{dropdown} Why
 #
 # The Task was created first, yet `awaited_late` started first, and neither started during
-# the busy work. The busy work has no `await`, so it gave the loop no turn. Then
+# the busy work. The fact that decides it: `await` on a coroutine object does not hand the
+# body to the loop. It runs the body at once, in the caller, like a function call, until the
+# body reaches a real wait (here its `asyncio.sleep`); only there does the loop get a turn.
+# The busy work has no `await`, so it gave the loop no turn. Then
 # `await awaited_late` ran that body in the caller, as a call would, so the loop got its first
 # turn only when `awaited_late`'s body suspended in its sleep. That turn is when the Task's
 # body started: it waited until the caller's busy work was over, and then until

@@ -178,11 +178,13 @@ print("✓ the bystander ran only where a step suspended")
 # `client.send(request, stream=True)`. Meanwhile a bystander task, `count_turns`, adds one to
 # `counter["turns"]` each time the loop gives it a turn.
 #
-# A streaming request returns as soon as the response's headers are in, and leaves the body
-# on the connection for `aread()` to read.
+# The two requests differ in when they return. A plain `client.post` (like `requests.post`)
+# returns only after the whole body has arrived, and keeps it on the response. A streaming
+# request returns as soon as the response's headers are in, and leaves the body on the
+# connection for `aread()` to read.
 #
-# Predict: does the bystander get any turns during each `aread()`, none or some? For each
-# row, ask what is left for `aread()` to wait for by the time it is called.
+# Predict: does the bystander get any turns during each `aread()`, none or some? For each of
+# the two requests, ask what is left for `aread()` to wait for by the time it is called.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the bystander that counts its turns"}
 import httpx
@@ -244,8 +246,7 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A plain request, `client.post` here (like `requests.post`), reads the whole body before it
-# returns. So the plain version awaits the `post`, then the `aread()`, and only the first of
+# The plain version awaits the `post`, then the `aread()`, and only the first of
 # those awaits suspends: the `aread()` after it only hands back bytes already stored on the
 # response. The streaming `aread()` still has the body to read through the connection. So the
 # `aread()` after the plain `post` gave the bystander no turn at all, while the streaming one
@@ -361,7 +362,9 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # sleep. Both coroutines took the same time; only one let the program live.
 #
 # In the chart under the answer the heartbeat lane is blue while the loop answers and red
-# where the gap between wake-ups is longer than 50 ms. Inside the `await` there are fewer
+# where the gap between wake-ups is longer than 50 ms. A red stretch runs from the last
+# wake-up before the block to the first one after it, so it starts a few milliseconds before
+# the `time.sleep` bar and ends just after it. Inside the `await` there are fewer
 # than the 30 wake-ups a perfect 5 ms clock would give, because each 5 ms sleep ends a little
 # late.
 #

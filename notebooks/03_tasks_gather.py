@@ -188,14 +188,15 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# One fact you need: the loop's own list of tasks, `asyncio.all_tasks()`, holds them only
-# weakly, and the loop holds a task strongly only while one of its steps is queued to run. A
-# task suspended in an `await` is in neither state. So what holds a dropped task while it
-# waits? Two tasks answer that, one at a time.
+# The rule to test: the loop's own list of tasks, `asyncio.all_tasks()`, holds them only
+# weakly, and the loop holds a task strongly only while one of its steps is queued to run,
+# which a task suspended in an `await` is not. So a waiting task you dropped is kept alive only
+# by what will wake it up: a timer, a socket, or a Future that something else holds. Two tasks
+# put the rule to the test, one at a time.
 #
 # First, task B, which waits in `asyncio.sleep(0.05)`. The cell below drops it, lets it start,
 # and runs the garbage collector, `gc.collect()`; a `weakref.ref` watches it without keeping
-# it alive. Predict: is B still alive after `gc.collect()`?
+# it alive. Predict: is B still alive after `gc.collect()`? Ask what will wake B up.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))  # dropped at once
@@ -222,8 +223,10 @@ print("✓ task B, dropped while in asyncio.sleep, survived gc.collect()")
 # **Future**, an object a task awaits until someone calls its `set_result(value)` (chapter 13
 # is about them). The client files each pending reply's Future in a
 # `weakref.WeakValueDictionary`, a registry of *weak* references: they let you find an object
-# but do not keep it alive. Real clients do this so that abandoned requests clean themselves
-# up; a task that waits on a `Queue` or `Event` nothing else holds ends up in the same place.
+# but do not keep it alive. A registry like this lets a request that its caller abandoned
+# clean itself up. What matters for the Predict: outside A, the only thing that holds A's
+# Future is this registry, and it holds it weakly. A task that waits on a `Queue` or `Event`
+# nothing else holds is in the same place.
 
 # %%
 replies = weakref.WeakValueDictionary()  # request id -> its Future, held only weakly
@@ -950,8 +953,8 @@ print("✓ the group failed at sample 3's error; its 7 other samples generated o
 #
 # The group's task failed with sample 3's own `ConnectionError` (not an `ExceptionGroup`: it
 # is `gather`'s, not a `TaskGroup`'s), and at that moment each of the seven other samples had
-# about 0.08 s of its 0.1 s still to go. The semaphore is `generate_and_rm`'s (quoted in
-# chapter 06). The group's error comes out of `task.result()` in the rollout loop that
+# about 0.08 s of its 0.1 s still to go. The semaphore that limits generation is taken in
+# `generate_and_rm` (quoted in chapter 06). The group's error comes out of `task.result()` in the rollout loop that
 # chapter 04 quotes. With a `TaskGroup` the check above would find no sample still running.
 #
 # :::

@@ -548,7 +548,13 @@ assert tl.order("job A gone", "job A in done (cancelled: True)"), tl.names()
 # again at 0.03 s, in the middle of that cleanup. It runs once with `gather` in the `finally`
 # and once with `asyncio.wait`.
 #
-# **Predict:** with which of the two is the job already gone when `collect` ends?
+# One fact decides the run, and chapter 05 comes back to it: cancelling a task that is
+# awaiting `gather(...)` cancels the gathered jobs too, and `gather` goes on waiting for them;
+# cancelling a task that is awaiting `asyncio.wait(...)` stops only the `wait`, and leaves the
+# jobs alone.
+#
+# **Predict:** with which of the two is the job already gone when `collect` ends? And what
+# does the second cancel do to the job's 0.03 s cleanup in that run?
 
 # %%
 async def collect(tl: Timeline, wait_for_jobs) -> None:
@@ -595,7 +601,8 @@ print("✓ gather: collect ended after its job was gone; "
 # :::{dropdown} Why
 #
 # In both runs the second cancel reaches `collect` while its `finally` is awaiting the job,
-# and `collect` ends then, at 0.03 s, cancelled. What differs is what that `await` passes on:
+# and `collect` ends then, at 0.03 s, cancelled. What differs is what that `await` passes on,
+# as the fact above the Predict said:
 #
 # - cancelling a task that is awaiting `gather(...)` cancels the gathered jobs too, and
 #   `gather` goes on waiting for them. The cancel lands in the `await` of the job's cleanup

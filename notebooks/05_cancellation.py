@@ -277,14 +277,13 @@ async def cancel_and_wait(task: asyncio.Task) -> bool:
 
 
 # %% [markdown]
-# Chapter 04 saw a cancelled job stay in `pending` until its cleanup was over, so caller A,
-# which does not wait, should find its slot still taken; the run checks it. The new question
-# is caller B's. The next cell starts both workers and, 0.03 s later, runs both callers, each
-# on its own worker. It prints what each caller sees and how long caller B waits after
-# `cancel()`, and draws the run.
+# The next cell starts both workers and, 0.03 s later, runs both callers, each on its own
+# worker. It prints what each caller sees and how long caller B waits after `cancel()`, and
+# draws the run.
 #
-# Predict: how long does caller B wait after `cancel()`: about 0.97 s, what is left of its
-# worker's 1 s sleep; about 0.08 s, the cleanup; or the two together?
+# Predict: does caller A, which moves on at once, find its slot free? And how long does caller
+# B wait after `cancel()`: about 0.97 s, what is left of its worker's 1 s sleep; about 0.08 s,
+# the cleanup; or the two together?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -323,6 +322,10 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # 0.08 s. Caller A waits not at all, and finds its slot still taken. `asyncio.wait`, as caller
 # B uses it, takes a set or list of tasks (an empty one raises `ValueError`), never cancels
 # them, and returns `(done, pending)` when they are done or its timeout expires.
+#
+# If you did chapter 04's "A deadline for each job", you saw this once for one job under
+# `asyncio.wait`, whose timeout had run out. Here it is the rule for any caller: whoever
+# cancels a task and needs its cleanup done has to wait for the task.
 #
 # :::
 #
@@ -397,8 +400,11 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # child raises `ValueError`. It handles that error with `except* ValueError` and returns the
 # count it saw and the outcome. Its last line before `return` writes the outcome into the
 # dictionary `reached`, so the answer shows whether the worker got that far. It runs twice:
-# once as described, once calling `uncancel()` right after it catches the cancel. Predict, for
-# each run on Python 3.13 and later: does the worker's return value reach the caller?
+# once as described, once calling `uncancel()` right after it catches the cancel. The
+# question, for each run on Python 3.13 and later, is whether the worker's return value
+# reaches the caller. Without `uncancel()` it does not: the worker reaches its `return`, yet
+# the group's extra cancel makes the task end cancelled and drops the value. With
+# `uncancel()` the caller gets it. The answer below shows both runs.
 #
 # :::
 

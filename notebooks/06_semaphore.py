@@ -265,7 +265,8 @@ print("✓ no limit beat its rounds × 0.03 s; 4 → 5 gained nothing; each doub
 #
 # The limit is not free to raise, though: here the "server" is a sleep that never slows
 # down, while a real inference server gets slower per request as more requests share it.
-# The limit is where you trade latency for load.
+# A higher limit shortens the batch, but it loads the server more and makes each request
+# slower: the limit is where you trade the one for the other.
 #
 # ## What if a helper takes a permit too?
 #
@@ -333,9 +334,10 @@ print("✓ one sample alone finished; four samples all stuck on their second per
 # Python 3.12 added an eager task factory (`loop.set_task_factory(asyncio.eager_task_factory)`,
 # chapter 01's version note): with it, `create_task` starts running the task's body at once.
 # The folded cells below create six tasks that each take a permit of a `Semaphore(3)`, once
-# with default tasks and once with eager tasks (which need 3.12). Predict both rows before
-# you open the answer: how many of the six are inside the section right after the
-# `create_task` calls?
+# with default tasks and once with eager tasks (which need 3.12), and count how many of the
+# six are inside the section right after the `create_task` calls. With default tasks none
+# is; with eager tasks three are, because taking a free permit does not suspend. The answer
+# below shows both rows.
 #
 # :::
 
@@ -795,8 +797,11 @@ print("✓ grading inside the permit: the 6 calls still waiting went through one
 # The coding-agent example bounds its sandbox boots the same way, with one module-level
 # semaphore, `_BOOT_SEM`, in `boot_agent_sandbox` (the next quote). Made inside each call
 # instead, it would limit nothing (the run before the exercise): a rollout's sandboxes would
-# boot at once, however many there are. (The quote enters each sandbox by hand, so that it
-# stays open after the semaphore's block.)
+# boot at once, however many there are. (Inside the semaphore's block, the quote calls
+# `cand.__aenter__()` itself rather than writing `async with cand:`, because that `with` would
+# close the sandbox as soon as the block ends and the permit is released. The sandbox is
+# closed later, with `__aexit__`, when the caller leaves `boot_agent_sandbox`; chapter 10 is
+# about `async with`.)
 
 # %% tags=["remove-input"]
 show_call_site("06b")
