@@ -160,10 +160,10 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # asyncio's `Event`, `Lock`, `Semaphore`, `Condition` and `Queue` are made without a loop,
 # and each binds itself to the running loop the first time it has to wait (a `wait()` on an
 # Event that is not set, a `get()` on an empty Queue); from then on it belongs to that loop.
-# The first run's `wait()` had to block, so it bound `gate` to the first run's loop: it takes
-# the running loop to make the future it sleeps on (a `wait()` on an Event that is already
-# set returns at once and binds nothing). The second run waited under a new loop, and the
-# Event refused it with `RuntimeError`. Anything that attaches itself to a loop (asyncio locks,
+# The first run's `wait()` had to block, so it bound `gate` to the first run's loop: a wait
+# that blocks sleeps on a future, and it takes the running loop to make that future. A
+# `wait()` on an Event that is already set returns at once and binds nothing. The second run
+# waited under a new loop, and the Event refused it with `RuntimeError`. Anything that attaches itself to a loop (asyncio locks,
 # events and queues once they are waited on, HTTP client sessions, connection pools) breaks
 # the same way on the next `asyncio.run`.
 #
@@ -628,8 +628,9 @@ print("✓ stop() cancelled the pending poll (its finally ran), then stopped and
 # helper cancels every other task on the loop, waits for them with `gather`, and closes the
 # async generators left open. So the poll's `finally` runs there, before anything else; only
 # then does `stop()` stop the loop from outside with
-# `call_soon_threadsafe(loop.stop)` (a loop's methods are not thread-safe; this one schedules
-# a callback from another thread and wakes the loop), joins the thread with a bound and
+# `call_soon_threadsafe(loop.stop)` (most of a loop's methods are not thread-safe;
+# `call_soon_threadsafe` is the exception: it schedules a callback from another thread and
+# wakes the loop), joins the thread with a bound and
 # checks that the loop is closed.
 # Stopping the loop first would leave the poll suspended on a loop that no longer runs.
 #
@@ -637,17 +638,13 @@ print("✓ stop() cancelled the pending poll (its finally ran), then stopped and
 #
 # ## Going further: `asyncio.Runner` and `loop_factory`
 #
-# Two tools keep one loop across calls without a loop thread, or choose which loop a thread
-# gets. Each has one folded experiment.
+# Optional: the exercise and the rest of this chapter do not use it, so you can skip ahead.
 #
-# **One loop across calls without a loop thread: `asyncio.Runner`.** `asyncio.Runner`
-# (Python 3.11+, the oldest Python this course supports): a thread that has no running loop
-# gets one loop, which lives across several `run` calls and is closed when the `with` block
-# ends. It fixes the "new loop per `asyncio.run`" problem for a caller that stays in one
-# thread. It does not replace a loop thread: the loop runs only during each `run` call, so
-# nothing proceeds in the background between calls, and like `asyncio.run` it refuses to
-# start inside a running loop. The folded cell below runs the `Event` experiment again with
-# one `Runner`: both runs work.
+# **`asyncio.Runner`** (Python 3.11+) keeps one loop across several `run` calls in one
+# thread, and closes it when the `with` block ends. That fixes the "new loop per
+# `asyncio.run`" problem without a loop thread; but the loop runs only during each `run`
+# call, so nothing proceeds in the background between calls. The folded cell runs the
+# `Event` experiment again on one `Runner`: both runs work.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment: two runs on one Runner"}
 runner_outcomes: list[str] = []
@@ -673,11 +670,9 @@ assert runner_outcomes == ["ok", "ok"], (
 print("✓ both runs of one Runner used one loop: the Event worked twice")
 
 # %% [markdown]
-# **Python 3.12 and later: `loop_factory`.** From Python 3.12, `asyncio.run` also takes
-# `loop_factory`, so a thread can choose the loop it gets: another implementation, or one in
-# debug mode that catches the wrong-thread calls shown above. On 3.11 only
-# `asyncio.Runner(loop_factory=...)` accepts it. The folded cell below runs a loop made by
-# such a factory.
+# **`loop_factory`** lets a thread choose the loop it gets, for example one in debug mode
+# that catches the wrong-thread calls shown above. `asyncio.run` takes it from Python 3.12;
+# on 3.11 only `asyncio.Runner(loop_factory=...)` does. The folded cell runs such a loop.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the experiment: a loop in debug mode"}
 def make_debug_loop() -> asyncio.AbstractEventLoop:

@@ -574,9 +574,8 @@ faults = {
 options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 0.5}}
 
 # %% [markdown]
-# In short: t4's budget is 1 s, and running out of it raises nothing (step 4: `run_harness`
-# returns `BUDGET_EXCEEDED` and no diff); t6's harness would work 2 s and is cancelled 0.1 s
-# into it; t7's guard is 0.5 s, and t7 is started first. Every other guard is far longer than anything
+# In short: t4's budget is 1 s, and its harness hangs; t6's harness would work 2 s and is
+# cancelled 0.1 s into it; t7's guard is 0.5 s, and t7 is started first. Every other guard is far longer than anything
 # its task waits for.
 #
 # t6's cancel comes from outside, the way a rollout that has collected enough samples cancels
@@ -637,9 +636,11 @@ def draw_batch():
 
 
 # %% [markdown]
-# The batch below starts the seven tasks, cancels t6 from outside and gathers the outcomes;
-# the wait for `t6_child_started`, the `finally` marked `instrument` and `draw_batch()` only
-# time t6's cancel, bound the run and draw it.
+# The lesson in the cell below is four steps: start the seven tasks (t7 first), cancel t6,
+# gather the outcomes with `return_exceptions=True`, print them. The other lines are the
+# course's scaffolding, which you can skip: the wait for `t6_child_started` and the 0.1 s sleep
+# time t6's cancel, the `finally` marked `instrument` bounds the run and leaves no task
+# behind, and `draw_batch()` draws it.
 #
 # **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
 # the task cancelled from outside, get back?

@@ -346,8 +346,8 @@ print("plain:", plain)
 # between. So when a task is cancelled while it awaits a future directly, asyncio cancels the
 # **future itself**, not only the task's wait. One impatient client thus cancelled everyone
 # waiting on the same future: requests 1, 3 and 4 all awaited that one future, so its
-# cancellation reached each of them, whether it had started waiting before request 2 or
-# after it. Request 0 awaited the load, not the future, and its load succeeded; but then its
+# cancellation reached each of them: those already waiting on it when request 2 left, and
+# those that came to it later. Request 0 awaited the load, not the future, and its load succeeded; but then its
 # `set_result` found the future cancelled already, and setting a result on a future that is
 # done raises `InvalidStateError`. The client that did the work got an error too.
 #
@@ -391,7 +391,10 @@ print("✓ without the shield one cancelled waiter cost everyone the result; wit
 # With the shield one load served four requests, and only request 2, the client that left,
 # ended cancelled.
 #
-# ## `asyncio.Barrier`: waiting for each other
+# ## Going further: `asyncio.Barrier`, waiting for each other
+#
+# Optional: slime's code has no `Barrier`, and the exercise below continues the shield story,
+# so you can skip ahead to it.
 #
 # An `Event` is set by one task for all the others. Sometimes a group of tasks must wait for
 # *each other*: no rollout worker may continue until all of them have paused for the weight

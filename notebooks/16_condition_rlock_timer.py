@@ -5,7 +5,9 @@
 # **The question.** Threads that share a buffer need more than a lock: when the buffer is
 # empty, a consumer must wait, and a producer that puts something there must wake it. A
 # `threading.Condition` does that job; what does its `notify` promise the thread it
-# wakes?
+# wakes? Two neighbouring questions follow: what happens when a thread takes a lock it
+# already holds (`RLock`), and how quickly does a periodic loop stop when asked (`Timer`,
+# `Event.wait`)?
 #
 # **You will**
 # 1. find out what `notify` promises the thread it wakes, and what
@@ -255,12 +257,16 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 # to 3.13). The run starts like this:
 #
 # 1. Consumer 1, then consumer 2, wait on the empty slot. Waiters: consumer 1, consumer 2.
-# 2. The producer takes the lock, puts item 1 and calls `wake`.
+# 2. The producer takes the lock, puts item 1 and calls `wake`. With `notify` that wakes
+#    consumer 1, the front; waiters left: consumer 2.
 # 3. Still holding the lock, it waits for room for item 2, so it joins the back of the queue.
+#    Waiters: consumer 2, then the producer.
+# 4. Consumer 1 takes item 1 and calls `wake`: this step decides the run.
 #
 # Every wait in the run has a timeout: the producer's wait for room gives up after 1 s
-# (`timeout=1.0` in its `wait_for`), and `wait_for` then checks its predicate once more. How
-# long does the producer wait for room for its second item, in each run?
+# (`timeout=1.0` in its `wait_for`), and `wait_for` then checks its predicate once more. So
+# you only need step 4: whom does consumer 1's `wake` reach? How long does the producer wait
+# for room for its second item, in each run?
 
 # %%
 def pass_two_items(wake) -> list[tuple[float, str]]:
@@ -471,7 +477,7 @@ print("✓ another thread got the RLock only after the last release")
 # one timer fires after 0.05 s and calls `record_firing`, which appends its thread's name to
 # `fired_in`; one with a 2 s delay is cancelled at once (it would append to `cancelled_calls`).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the two functions the timers call, and a 1 s wait the check compares against"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the two functions the timers call"}
 from lab_snippets.measure import ReferenceWait
 
 fired_in: list[str] = []

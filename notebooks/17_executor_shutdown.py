@@ -501,7 +501,9 @@ else:
 # Keep the futures in a `collections.deque`: `append` each new one, and `popleft()` the
 # oldest once its `result(timeout=timeout)` is collected. Put the loops in `try` and, in the
 # `finally`, call `cancel()` on every future still in the deque: as the first experiment
-# showed, that drops the queued ones and leaves a running one alone.
+# showed, that drops the queued ones and leaves a running one alone. Pop only after
+# `result()` has returned: a future popped before a wait that times out is no longer in the
+# deque, so the `finally` cannot cancel it, and if it was still queued it runs anyway.
 #
 # :::
 #
@@ -888,9 +890,8 @@ print("✓ the error reached the caller only after every job in flight had finis
 #
 # The model keeps slime's order, marked in its comment: pop the oldest future, then wait for
 # it. Without a timeout that costs nothing, since `result()` returns once the job is done.
-# With a timeout it loses a job, which is why Exercise 17.1 says to pop a future once its
-# `result()` has returned, not before: the future whose wait timed out is already out of the deque, beyond the reach of the `finally`, and if
-# it was still queued, it runs anyway.
+# With a timeout it loses a job, as the hint of Exercise 17.1 warned: the future whose wait
+# timed out is already out of the deque, so the `finally` cannot cancel it.
 
 
 # %% tags=["remove-input"]

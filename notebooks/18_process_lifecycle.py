@@ -120,7 +120,10 @@ show_source(consume_until_stop)
 # the program you would write. The four lines marked `# instrument` call the folded `looks`,
 # which watches the worker from outside through `psutil`: after `"done"`, whether it still
 # runs, then the moment it exits; before `join`, whether its pid is still listed. It also
-# writes these moments on a `Timeline`, the course's stopwatch (chapter 01).
+# writes these moments on a `Timeline`, the course's stopwatch (chapter 01). One of these
+# looks does change the parent's timing: to see the moment of the exit, the look after
+# `"done"` waits until the worker has exited, so the parent's 0.3 s counts from the exit,
+# not from `"done"`.
 #
 # The worker's `linger` already tells you that it still runs when `"done"` arrives. Predict
 # what happens after its exit: is its pid gone at once, gone a few milliseconds later while
@@ -308,10 +311,11 @@ print("alive after SIGTERM and 0.2 s of grace:", alive_after_grace,
 # `SIG_IGN` told the kernel to drop SIGTERM for this process. `terminate()` only sends the
 # signal and returns `None` whatever becomes of it, and `join(timeout)` returns `None` too
 # when its time runs out, without an exception. So only the look afterwards, `is_alive()`,
-# told the parent that the request had been ignored. The exit code is minus the number of the
+# told the parent that the request had been ignored. Its `exitcode` is minus the number of the
 # signal that did end it, SIGKILL, which cannot be caught or ignored. `is_alive()` reported the
-# worker alive before the kill without ending anything. So the polite, bounded way to stop a process is: terminate, join
-# with a grace period, and only if it is still alive, kill and join again.
+# worker alive before the kill without ending anything. So the polite, bounded way to stop a
+# process is: `terminate()`, `join()` with a grace period, and only if it is still alive,
+# `kill()` and `join()` again.
 #
 # :::
 
@@ -879,7 +883,7 @@ from lab_snippets.sites import show_call_site
 show_call_site("18")
 
 # %% [markdown]
-# What does stopping at the completion message cost? The program below is the quoted `run`
+# The program below is the quoted `run`
 # in a few lines: it starts one `spawn` worker (`consume_until_stop`, the chapter's first
 # worker), reads its results up to `"done"`, does not join it, and prints `run returned` as
 # its very last line. It passes `LINGER` = 2 s as the worker's `linger`.
