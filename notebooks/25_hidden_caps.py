@@ -62,22 +62,23 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # ## Predict: what happens to the work beyond each layer's default?
 #
 # This chapter meets three layers that run work for you: httpx's and aiohttp's clients, and
-# asyncio's default thread pool. Each documents a default limit: an `httpx.AsyncClient()`
-# pools at most 100 connections, an `aiohttp.ClientSession()`'s connector opens at most 100,
-# and the default thread pool has min(32, CPUs + 4) threads (chapter 08). Three layers, each
-# handed 120 pieces of work at once, with no {term}`semaphore` anywhere:
+# asyncio's default thread pool. Each documents a default limit of its own, which this page has
+# not shown yet. Three layers, each handed 120 pieces of work at once, with no
+# {term}`semaphore` anywhere:
 #
 # - 120 GET requests through one `httpx.AsyncClient()` made with its defaults;
 # - 120 GET requests through one `aiohttp.ClientSession()` made with its defaults;
 # - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
 #   thread pool.
 #
-# The server holds every answer until the documented number of requests is inside, then 0.2 s
-# more, and counts the most that were inside at once; so a client that let more through than its
-# documentation says would show a larger count. The answer is a table with a row per layer: how
-# many of the 120 were inside at once, and how many were done in the end. Predict for each layer:
-# at the peak, how many of the 120 does it keep waiting, and what becomes of them afterwards:
-# do they fail, or go through?
+# The server holds every answer until as many requests are inside as the library documents,
+# then 0.2 s more, and counts the most that were inside at once. It holds them because a server
+# that answered at once would finish each request before the next arrived, and the count would
+# say nothing about a limit; the 0.2 s more lets a client that let in more than its documentation
+# says show a larger count. The answer is a table with a row per layer: how many of the 120 were
+# inside at once, and how many were done in the end. Predict for each layer: how many of the 120
+# are inside at once (all of them, or some fixed number?), and what becomes of the rest
+# afterwards: do they fail, or go through?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: how the server counts"}
 OFFERED = 120
@@ -171,7 +172,7 @@ print("✓ each layer let through its own default, fewer than the 120 offered, a
 # :::{dropdown} Why
 #
 # Each layer queues whatever goes beyond its default limit, and the defaults are: httpx's pool
-# holds 100 connections (and keeps 20 of them alive between
+# (an `httpx.AsyncClient()`) holds 100 connections (and keeps 20 of them alive between
 # requests), aiohttp's connector 100, and asyncio's default thread pool, which
 # `asyncio.to_thread` and `run_in_executor(None, ...)` use, min(32, CPUs + 4), which the last
 # printed line works out for this machine: far below 120. So each peak stopped at its layer's
@@ -849,11 +850,11 @@ show_call_site("25b")
 show_call_site("25c")
 
 # %% [markdown]
-# One layer slime leaves at Python's default. The Megatron teacher server (chapter 08: an
-# aiohttp server that serves a model's outputs over HTTP and gets them from a Ray actor) reads
-# its Ray results with `await asyncio.to_thread(ray.get, ref)` (`ray.get` blocks its thread
-# until a Ray result exists; chapter 28 teaches Ray). Each `/generate` request does
-# so to submit its input, then once per 50 ms poll for the result (chapter 08 quotes the poll,
+# One layer slime leaves at Python's default: the thread pool. The Megatron teacher server
+# (chapter 08) is an aiohttp server that gets a model's outputs from a Ray actor. It reads each
+# Ray result with `await asyncio.to_thread(ray.get, ref)`, and `ray.get` blocks its thread until
+# the result exists (chapter 28 teaches Ray). A `/generate` request makes one such wait to submit
+# its input, then one more at each poll for the result, 50 ms apart (chapter 08 quotes the poll,
 # chapter 28 the helper). Each of those waits holds a thread of the default pool, so, as in
 # this chapter's first experiment, min(32, CPUs + 4) of them run at once. On a host with 16
 # CPUs that is 20 threads, and a 21st wait queues for a thread even when its answer is ready.

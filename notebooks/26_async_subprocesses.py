@@ -386,7 +386,10 @@ show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
 # `start_family` starts it with `start_new_session=True`, as chapter 19 did, so that it leads a
 # process group whose id is its pid, and returns the leader and its two children's pids.
 # The cell after it kills the leader with `kill()`, waits for it with `leader.wait()` (at most
-# 0.5 s), then reads its stderr to the end, as `communicate()` would, for at most 0.3 s.
+# 0.5 s), then reads its stderr to the end, as `communicate()` would, for at most 0.3 s. The
+# wait is bounded because, on the Pythons here, a `wait()` that is already pending when the
+# process dies can also wait for its pipes to close ("Going further" below), so the cell reads
+# the return code from `leader.returncode`.
 # Predict: once the leader is dead, are its two
 # children still running, and does the read reach the end of stderr?
 
@@ -440,7 +443,9 @@ print("✓ kill() left both children running and the stderr pipe open")
 # ### `killpg()`: the whole group
 #
 # `os.killpg(pgid, sig)` sends a signal to a process group, and a group's id is the pid of the
-# process that started it, its leader. Here that leader is already dead and reaped. The cell
+# process that started it, its leader. Chapter 19 printed the children's group ids (each was
+# the leader's pid) and signalled the group while its leader was alive; a process keeps its
+# group id when its parent dies. Here that leader is already dead and reaped. The cell
 # below calls `os.killpg(leader.pid, SIGKILL)` on the family above anyway, then reads the
 # leader's stderr again. Predict: how many of the two children are still running after it,
 # and does the read reach the end of stderr?

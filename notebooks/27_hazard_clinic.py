@@ -261,6 +261,8 @@ def draw_waits():
 # The two handlers below are the code under suspicion. The answer counts `get_result` calls
 # per request and measures the lag from "published" to "the handler has it". Predict: about
 # how many `get_result` calls does a polling request make before it has its result?
+# In the answer's figure orange marks that lag, from a result's publication until its handler
+# has it, not a failure.
 
 # %%
 async def handle_by_polling(table: ResultTable, rid: str) -> float:
@@ -316,8 +318,9 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 # calls add up to the number of waiting requests times the waiting time, divided by the 50 ms
 # between polls. This run's six
 # pollers had threads to spare (the pool has min(32, CPUs + 4) of them, chapter 25), so it
-# shows the calls and the lag, not calls queueing for a thread: that needs more pollers than
-# the pool has threads.
+# shows the calls and the lag, not calls queueing for a thread. With more pollers than threads
+# they queue too: chapter 25's last cell ran one more wait than the pool has threads, and the
+# wait whose answer was ready from the start had not returned 0.3 s later.
 #
 # The figure puts the run on one time axis: each lane is a request, green until its result is
 # published, then orange until its handler has it; the black ticks are its `get_result`
@@ -438,11 +441,11 @@ print("model:", model_report)
 # never resolved (the duplicate waits forever behind `asyncio.shield`), and the state stays "in progress"
 # (the later request joins the dead update and waits forever too).
 #
-# **What the model leaves out.** slime's endpoint also compares paths: while an update is in
-# progress, a request for another checkpoint gets 409 ("already in progress"), and only a
-# request for the same one joins. In the model every request joins. After a cancellation like
-# this one, slime would answer such a later request with 409 each time, since its state too
-# stays "in progress": refused rather than left waiting, but never served.
+# **What the model leaves out.** slime differs in one way: while an update is in progress, its
+# endpoint answers a request for another checkpoint with 409 ("already in progress"), and only
+# a request for the same one joins; in the model every request joins. After this bug slime's
+# state too stays "in progress", so such a request gets 409 for ever: refused rather than left
+# waiting, but never served.
 #
 # :::
 #

@@ -140,11 +140,11 @@ print("✓ ray.get held the loop for the whole wait; await ref let the heartbeat
 # ## Chapter 25's thread-pool cost, with real Ray: `to_thread(ray.get, ...)`
 #
 # Chapter 08's answer to a blocking call is `asyncio.to_thread(ray.get, ref)`, and the HTTP
-# handlers of slime's teacher server read their Ray results that way. It frees the loop but
-# holds a pool thread for each wait; chapter 25 showed that a ready value then queues behind
-# busy threads. The fold repeats that with Ray, on a default pool of 2 threads
-# held by two waits at shut gates (`Gate.wait_open(i)` returns once someone calls `open(i)`);
-# its printed line says whether a third read, whose value exists at once, came back within 1 s.
+# handlers of slime's teacher server read their Ray results that way. Chapter 25's last cell showed its cost: each
+# wait holds a pool thread, so a ready value queues behind busy threads. The folded cell checks
+# that Ray changes nothing: two waits at shut gates hold a pool of 2 threads, and a third read,
+# whose value exists at once, does not come back within 1 s. Skip the fold if chapter 25 was
+# enough.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the same experiment with Ray: two waits hold both threads, a third read is ready"}
 async def ray_get_in_thread(ref):  # slime's teacher server: _ray_get
@@ -170,8 +170,8 @@ assert ready_read.result() == 0, "once a thread was free, it read the value"
 print("✓ the ready read waited for a thread, as in chapter 25")
 
 # %% [markdown]
-# As in chapter 25, the ready read came back only after the gates opened and a thread was
-# free. `await ref`, the first experiment's way, holds no thread.
+# The printed line agrees with chapter 25: the ready read came back only after the gates
+# opened and a thread was free. `await ref`, the first experiment's way, holds no thread.
 #
 # ## `ray.wait`
 #
@@ -182,7 +182,7 @@ print("✓ the ready read waited for a thread, as in chapter 25")
 # `ready` holds at most `k` refs whose values exist (fewer if the timeout ends the wait
 # first); `unready` holds the rest. It is Ray's `asyncio.wait` (chapter 04) and, like
 # `ray.get`, it blocks the thread that calls it. The
-# cells below call both at the notebook's top level, on the loop's thread: fine there, since
+# cells below call `ray.wait` and `ray.get` at the notebook's top level, on the loop's thread: fine there, since
 # no coroutine of ours runs meanwhile, and each call has a timeout.
 #
 # Below, jobs 0, 1 and 2 each wait at a gate of their own (gates 30, 31 and 32). We open
@@ -243,8 +243,9 @@ print("✓ the ready list kept the order of the list passed in, not the order th
 #
 # An async actor (one with `async def` methods) runs its calls as tasks on one event loop in
 # the actor's process. Its `max_concurrency` option is 1000 unless you say otherwise. Nine
-# calls of 0.15 s, sent in the order 0 to 8, arrive together at an actor with
-# `max_concurrency=3`. The answer also draws each call's time inside `post` on a timeline.
+# calls of its method `post`, each sleeping 0.15 s, sent in the order 0 to 8, arrive together
+# at such an actor, `Poster`, created with `max_concurrency=3`. The answer also draws each
+# call's time inside `post` on a timeline.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_calls(spans: list[tuple[int, float, float]]) -> Timeline:
@@ -325,9 +326,10 @@ print("✓ never more than 3 calls inside the async actor, and all 9 done")
 # %% [markdown]
 # ## A synchronous actor and a read-modify-write
 #
-# A synchronous actor has no `async def` methods; this one is created without options. Twenty calls from
-# one caller each read the actor's counter, pause 5 ms and write it back plus one. What is the
-# final count?
+# A synchronous actor has no `async def` methods; this one is created without options, and
+# Ray then runs its calls one at a time, in the order they arrive from one caller. Twenty calls
+# from one caller each read the actor's counter, pause 5 ms and write it back plus one. What
+# is the final count, and in which order do the values come back?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 @ray.remote
@@ -357,8 +359,8 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A synchronous actor runs its calls one after another, in the order they arrive from one
-# caller, so each call saw the state the previous one left: no update was lost, the count is
+# Because the actor runs its calls one after another, in the order they arrive from one
+# caller, each call saw the state the previous one left: no update was lost, the count is
 # twenty, and the values came back in call order. Chapter 09's threads lost updates with this
 # same read-modify-write until a lock guarded it; here the actor's one-call-at-a-time is the
 # lock.
@@ -367,7 +369,8 @@ print("✓ 20 calls, 20 updates, in call order: each call saw the state the prev
 #
 # ## Predict: what does `max_concurrency=4` do to the same counter?
 #
-# `max_concurrency` is an option of synchronous actors too; their default is 1. The same
+# `max_concurrency` is an option of synchronous actors too, and that one-at-a-time is its
+# default of 1. The same
 # twenty calls go to a new `SlowCounter` created with `max_concurrency=4`. What is the final
 # count now?
 

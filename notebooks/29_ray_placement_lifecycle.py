@@ -255,7 +255,7 @@ assert not ray.wait(calls, timeout=0.5)[0], "no call finishes in half a second"
 killed_at = time.monotonic()
 ray.kill(doomed, no_restart=True)
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check's yardstick: a plain 10 s wait in a thread, started now"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check's yardstick, started now: a plain 10 s wait in a thread, which does not touch the actor"}
 ten_second_timer = ReferenceWait(10)  # for the check: a plain 10 s wait in a thread
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -312,15 +312,16 @@ print("✓ the running call and the queued ones failed at once, and the actor st
 #
 # ## Predict: how long does a health check wait for a stuck engine?
 #
-# A health check is a call like any other. `Worker.health(timeout)` stands for slime's
-# engine check, which passes its timeout into the method, to the HTTP request it makes there
-# (this stand-in answers `True` at once and ignores the timeout). Two engines: `stuck` is busy
-# in a 6 s call, `healthy` is idle.
+# A health check is a call like any other, and its timeout can sit in one of two places: inside
+# the call, or on the caller's wait for it. slime puts it inside. `Worker.health(timeout)`
+# stands for slime's engine check, which passes its timeout into the method, to the HTTP
+# request it makes there (this stand-in answers `True` at once and ignores the timeout). Two
+# engines: `stuck` is busy in a 6 s call, `healthy` is idle.
 #
 # The first round has slime's shape: check `stuck`, then `healthy`, passing
-# `timeout=CHECK_TIMEOUT` (1 s) into each call, as slime does; the caller's `ray.get` passes
-# `timeout=30`, this notebook's safety net. How long does the stuck engine's check take, what
-# does it report, and when is the healthy engine checked?
+# `timeout=CHECK_TIMEOUT` (1 s) into each call. The caller's `ray.get` waits up to 30 s, only
+# this notebook's safety net. How long does the stuck engine's check take, what does it
+# report, and when is the healthy engine checked?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 CHECK_TIMEOUT, STUCK_FOR = 1.0, 6.0
