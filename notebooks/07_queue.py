@@ -966,8 +966,8 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
 # The second quote, from `_encode_delta`, uses a `queue.Queue` the other way round: on a
 # plain thread with no event loop, a blocking `get()` is exactly the wait it wants. Its queue
 # holds the free copy buffers, and the loop that fills them waits in `free_q.get()` until one
-# is free. In the quote, look only at line 261, `buf = free_q.get()`; the lines around it copy
-# tensors off the GPU, and the fold below says what they do for a reader who wants it.
+# is free. In the quote, the line to look at is 261, `buf = free_q.get()`; the lines around it
+# copy tensors off the GPU, and the fold below says what they do for a reader who wants it.
 #
 # :::{dropdown} Going further: what the buffers are
 #

@@ -1048,8 +1048,8 @@ show_call_site("08b")
 # threads are waiting, then four quick requests arrive. How long do the quick ones wait?
 #
 # A model of `post`'s two versions, written for this page: a Ray call becomes a
-# `concurrent.futures.Future`, and a pool named `remote` completes it. `remote` only
-# simulates the far side answering (it has a thread per request, so no request queues
+# `concurrent.futures.Future`, and a pool named `remote` completes it. `remote` stands in
+# for the far side answering (it has a thread per request, so no request queues
 # there); the pool to watch is the loop's default pool, `post`'s side, where `to_thread` waits. The slow requests are
 # answered after 0.5 s, the quick ones after 0.02 s, so any waiting is on `post`'s side. The
 # folded measurement runs `quick_answers_wait` for each version, twice, taking turns, and

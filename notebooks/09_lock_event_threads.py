@@ -843,7 +843,7 @@ show_call_site("09")
 # first check. Then come two joins, one after the other. The first, `join(INTERVAL)`, waits
 # 0.05 s: it is the counterfactual, what `stop()` would do if its bound were the interval
 # alone. The second, `join(CHECK_TIMEOUT + SLACK)`, waits up to 0.4 s more and tops the first
-# up to slime's bound (timeout + interval + slack), 0.45 s in all, scaled down.
+# up to slime's bound (timeout + interval + slack), 0.45 s together, scaled down.
 
 # %%
 CHECK_TIMEOUT, INTERVAL, SLACK = 0.3, 0.05, 0.1  # slime's bound, scaled down

@@ -981,8 +981,8 @@ show_call_site("11b")
 # samples, each a `generate_and_rm` span holding `sglang_generate` and then `reward_model`, as
 # slime's rollout does, and lets every span look up its parent that way: once with the stack in
 # a `ContextVar`, once on one shared list popped at each span's end, as
-# `span_with_global_stack` did. Predict before the run: with slime's trace ids, does the
-# shared list still give spans the wrong parent?
+# `span_with_global_stack` did. Predict before the run whether, with slime's trace ids, the
+# shared list still gives spans the wrong parent.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the model code: the span on one shared list, in a ContextVar as in slime, and the eight samples"}
 SHARED_STACK: list[tuple[str, str]] = []
