@@ -16,7 +16,7 @@
 # 4. carry the context into a thread: `asyncio.to_thread`, a bare `threading.Thread`, and a
 #    `Thread` whose target is `contextvars.copy_context().run`.
 #
-# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 65 minutes
+# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -975,14 +975,13 @@ show_call_site("11")
 show_call_site("11b")
 
 # %% [markdown]
-# slime's stack holds more than span names, and that could change the result. In slime the
+# With slime's trace ids, would a shared list still give spans the wrong parent? In slime the
 # stack's entries are `(trace_id, span_id)` pairs, and a new span takes as parent the innermost
 # entry with its own trace id (`_get_current_parent_span_id`). The folded model code runs eight
 # samples, each a `generate_and_rm` span holding `sglang_generate` and then `reward_model`, as
 # slime's rollout does, and lets every span look up its parent that way: once with the stack in
 # a `ContextVar`, once on one shared list popped at each span's end, as
-# `span_with_global_stack` did. Predict before the run whether, with slime's trace ids, the
-# shared list still gives spans the wrong parent.
+# `span_with_global_stack` did.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the model code: the span on one shared list, in a ContextVar as in slime, and the eight samples"}
 SHARED_STACK: list[tuple[str, str]] = []
@@ -1066,5 +1065,6 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
 #
 # So s0's `reward_model` takes its ended `sglang_generate` as its parent, the first printed
 # example. (In the real run of eight samples, s0's `pop()` takes `s7 gen` instead of `s1 gen`,
-# and the rest goes the same way for s0.) A span whose sample has lost all its entries to other samples' pops finds no
+# and the rest goes the same way for s0.) A span whose sample has lost all its entries to
+# other samples' pops finds no
 # parent at all. With the `ContextVar`, every parent was right.
