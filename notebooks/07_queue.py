@@ -111,8 +111,9 @@ async def run_pair(maxsize: int, n_items: int, produce_every: float,
 # queue is unbounded, the usual default, then bounded at 3. For each run, predict the peak
 # depth (the most items waiting at once), and how many of the 20 items the consumer had taken
 # by the time the producer finished: none, about half, or almost all? The run prints a third
-# column, the stalest item: for the item that waited longest, how many other items the
-# consumer took between its `put` and its `get`.
+# column, the *stalest item*: for each item, count the other items the consumer took between
+# its `put` and its `get`, and print the largest count. An item put when the consumer had
+# taken 5 items and taken out when it had taken 8 counts 3.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 N_ITEMS, CONSUME_EVERY = 20, 0.01
@@ -965,7 +966,8 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
 # The second quote, from `_encode_delta`, uses a `queue.Queue` the other way round: on a
 # plain thread with no event loop, a blocking `get()` is exactly the wait it wants. Its queue
 # holds the free copy buffers, and the loop that fills them waits in `free_q.get()` until one
-# is free.
+# is free. In the quote, the line to look at is 261, `buf = free_q.get()`; the lines around it
+# copy tensors off the GPU, and the fold below says what they do for a reader who wants it.
 #
 # :::{dropdown} Going further: what the buffers are
 #

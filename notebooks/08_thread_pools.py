@@ -16,7 +16,7 @@
 # 4. find out what a timeout or a cancellation of the awaiting coroutine does to the thread,
 #    and stop the thread properly with a `threading.Event`.
 #
-# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 60 minutes
+# **Needs** chapters 02 (a frozen loop), 03 and 05 (cancellation) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -419,8 +419,8 @@ print("✓ the stop event ended the reload at its next check, before the handler
 # :::{dropdown} Why
 #
 # The thread reads the event only between chunks. The handler set it at the deadline, 0.05 s,
-# in the middle of chunk 1, so the thread finished that chunk and returned at its next check:
-# look for `stop seen before chunk 2`. The deadline's cancellation hit the shield, not
+# in the middle of chunk 1, so the thread finished that chunk and returned at its next check
+# (see `stop seen before chunk 2` in the output). The deadline's cancellation hit the shield, not
 # `reload_future`, so that future was never cancelled. The handler could still await it, and
 # got the thread's own answer, `'reload stopped'`, before it reported the timeout. Without
 # `shield`, the timeout would have cancelled `reload_future` itself, and awaiting it
@@ -467,6 +467,12 @@ print("✓ the work's own TimeoutError came through unchanged; the deadline's ca
 # `asyncio.timeout` turns into `TimeoutError` only the cancellation that *it* caused, and
 # marks it: its `TimeoutError` has no message and is raised from the `CancelledError`. A
 # `TimeoutError` that the awaited work raised before the deadline passes through unchanged.
+#
+# The handler above caught only the deadline. If the caller cancels the handler instead, the
+# cancellation arrives at the same shielded `await`, as `CancelledError` rather than
+# `TimeoutError`, and an `except TimeoutError:` lets it pass with the thread still running.
+# Clean-up that must run in both cases, setting the event and waiting for the thread, belongs
+# in a `finally`.
 #
 # One last piece for the exercise: a wait for a thread that never raises. `asyncio.wait`
 # takes a list of futures and a timeout, and returns two sets, the done futures and the
@@ -1007,12 +1013,12 @@ _sc.differential(run_with_deadline, _reference,
 # ## In slime
 #
 # **The teacher server.** slime can serve a model over HTTP for another model to learn from,
-# as a *teacher server* (the model itself runs on Megatron, the training library slime uses,
-# in Ray *actors*: worker objects in other processes, chapter 28, whose results a thread
-# reads with the blocking `ray.get`). The server is an aiohttp application whose handlers run on one event loop, in a thread of
-# its own, so a handler that waits on a blocking call must send that call off the loop's
-# thread. The first two quotes are from this server: a long weight reload, then a 50 ms
-# poll for a result, each sent to the loop's default pool. The [source
+# as a *teacher server*. The server's handlers wait for results with `ray.get`, which blocks
+# a thread until the model, running in other processes as Ray *actors* (chapter 28), has
+# answered. The server is an aiohttp application whose handlers run on one event loop, in a
+# thread of its own, so a handler that waits on a blocking call must send that call off the
+# loop's thread. The first two quotes are from this server: a long weight reload, then a
+# 50 ms poll for a result, each sent to the loop's default pool. The [source
 # inventory](../book/reference/inventory.md) lists every `to_thread` and `run_in_executor` in
 # slime.
 
@@ -1042,9 +1048,9 @@ show_call_site("08b")
 # threads are waiting, then four quick requests arrive. How long do the quick ones wait?
 #
 # A model of `post`'s two versions, written for this page: a Ray call becomes a
-# `concurrent.futures.Future`, and a pool named `remote` completes it. Two pools, two sides:
-# `remote` plays Ray, the far side, with a thread per request so that no request queues there;
-# the loop's default pool is `post`'s side, where `to_thread` waits. The slow requests are
+# `concurrent.futures.Future`, and a pool named `remote` completes it. `remote` stands in
+# for the far side answering (it has a thread per request, so no request queues
+# there); the pool to watch is the loop's default pool, `post`'s side, where `to_thread` waits. The slow requests are
 # answered after 0.5 s, the quick ones after 0.02 s, so any waiting is on `post`'s side. The
 # folded measurement runs `quick_answers_wait` for each version, twice, taking turns, and
 # prints the faster time of each: when the four quick answers arrived.

@@ -840,9 +840,10 @@ show_call_site("09")
 # A model of the health monitor, written for this page, with slime's shape and shorter times:
 # three engines, a check that answers after 0.25 s (within a `CHECK_TIMEOUT` of 0.3 s) and
 # looks at nothing else meanwhile, a 0.05 s wait between rounds. `stop()` comes 0.1 s into the
-# first check. Then come two joins, one after the other: `join(INTERVAL)`, 0.05 s, the
-# interval alone; then `join(CHECK_TIMEOUT + SLACK)`, 0.4 s more. Together they wait at most
-# 0.45 s, slime's bound (timeout + interval + slack), scaled down.
+# first check. Then come two joins, one after the other. The first, `join(INTERVAL)`, waits
+# 0.05 s: it is the counterfactual, what `stop()` would do if its bound were the interval
+# alone. The second, `join(CHECK_TIMEOUT + SLACK)`, waits up to 0.4 s more and tops the first
+# up to slime's bound (timeout + interval + slack), 0.45 s together, scaled down.
 
 # %%
 CHECK_TIMEOUT, INTERVAL, SLACK = 0.3, 0.05, 0.1  # slime's bound, scaled down

@@ -41,8 +41,10 @@ figure_style()
 # `use_lease` below runs a block three ways: the body finishes, the body raises, and the task
 # running it is cancelled from outside while the body sleeps. Its manager, `TracedLease`
 # (folded), marks each of its steps on a `Timeline`, the course's recorder of moments: `enter
-# starts`, `entered`, `exit sees` what ended the body, and `released`, after a short `await`
-# of its own in the exit. The cell prints the marks in order.
+# starts`, `entered`, `exit sees` what ended the body, and `released`. Its `__aexit__` does
+# three things: it marks `exit sees …`, awaits `asyncio.sleep(0.01)`, then marks `released`
+# and returns `False`, so the exception, if any, goes on to the caller. The cell prints the
+# marks in order.
 #
 # Predict, for the cancelled run: does `__aexit__` run at all, and if it does, can its own
 # `await asyncio.sleep(0.01)` still finish, or is it cancelled too? And in the two runs that end
@@ -1037,10 +1039,11 @@ from lab_snippets.sites import show_call_site
 show_call_site("10")
 
 # %% [markdown]
-# **The stream.** The second quote reads a generated sample as it streams in from SGLang, the
-# server that generates the text. SGLang sends its answer back as SSE (server-sent events):
-# the response arrives bit by bit, as a stream of lines. slime reads it with httpx, an HTTP
-# client library; the pool of connections under httpx is another library, httpcore.
+# **The stream.** The second quote reads a generated sample line by line as it streams in from
+# SGLang, the server that generates the text. One thing to see in it: the `async with` around
+# the response, not the `async for` over its lines, is what closes the response, however the
+# loop is left. The fold below the quote names the libraries involved and what an early exit
+# costs.
 
 # %% tags=["remove-input"]
 show_call_site("10b")
@@ -1048,8 +1051,10 @@ show_call_site("10b")
 # %% [markdown]
 # :::{dropdown} An early exit in detail: the pool, and the generator left behind
 #
-# A stream read to the end has exhausted the generator and returns its connection to the pool
-# for the next request. When the loop leaves early, the response is closed with its body not
+# SGLang sends its answer as SSE (server-sent events): the response arrives bit by bit, as a
+# stream of lines. slime reads it with httpx, an HTTP client library; the pool of connections
+# under httpx is another library, httpcore. A stream read to the end has exhausted the
+# generator and returns its connection to the pool for the next request. When the loop leaves early, the response is closed with its body not
 # read to the end, and httpcore (1.0.9) then closes the connection instead of returning it.
 # What an early exit also leaves behind is the `aiter_lines()` generator, suspended like the
 # chapter's `dropped` generator: the loop's finalizer hook closes it some turns later, in
@@ -1145,8 +1150,6 @@ print("✓ without the finally the three failed runs' sandboxes stayed alive; wi
 # and the line after it never runs: the three runs that failed (`run3`, `run4` crashed, `run5`
 # outlived its guard) left their sandboxes alive, and in E2B each would stay alive for up to
 # an hour. The lifetime is `SLIME_AGENT_SANDBOX_LIFETIME_SEC`, 3600 s by default, in
-# `slime/agent/sandbox.py`. The quote passes the exit three `None`s even when the run failed,
-# which costs nothing here, because `E2BSandbox.__aexit__` kills the sandbox whatever it is
-# told.
+# `slime/agent/sandbox.py`.
 #
 # :::

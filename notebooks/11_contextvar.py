@@ -334,13 +334,24 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # start, so their first bars need not begin at the same moment.)
 #
 # Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
-# step, with no `await` between them, so no other task can push in between. The same step
-# explains the answer's second line, the `sample` spans, which the figure does not draw: when
-# sample 1 opened, sample 0 had just pushed `sample 0` and `generate 0`, so `generate 0` was on
-# top, and `sample 1` took it as its parent (and `sample 2` took `generate 1`). Within a task,
-# the damage starts after the first `await`, and hits the `reward` spans. Once the tasks
-# interleave, `pop()` takes off whatever is on top, often another task's entry, so the list
-# keeps entries of spans that have ended and loses some that are open.
+# step, with no `await` between them, so no other task can push in between. The steps below
+# follow the shared list through the run; they also explain the answer's second line,
+# the `sample` spans, which the figure does not draw:
+#
+# 1. Samples 0, 1 and 2 in turn push `sample i` and `generate i`, then await: `sample 1` finds
+#    `generate 0` on top, and `sample 2` finds `generate 1`. The list, top at the right, is
+#    `sample 0`, `generate 0`, `sample 1`, `generate 1`, `sample 2`, `generate 2`.
+# 2. `generate 0` ends (0.03 s): `pop()` takes the top, `generate 2`, so the list now ends in
+#    `sample 2`.
+# 3. Sample 0 opens `reward 0`: its parent is the top, `sample 2`. The list ends in
+#    `sample 2`, `reward 0`.
+# 4. `generate 1` ends (0.04 s): `pop()` takes `reward 0`. Sample 1 opens `reward 1`, and its
+#    parent is `sample 2` too.
+#
+# Within a task, then, the damage starts after the first `await`, and hits the `reward` spans.
+# Once the tasks interleave, `pop()` takes off whatever is on top, often another task's entry,
+# so the list keeps entries of spans that have ended (`generate 0`) and loses some that are
+# open (`reward 0`).
 #
 # :::
 #
@@ -1043,8 +1054,7 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
 # %% [markdown]
 # Yes: the trace id keeps each span inside its own sample, but not under the right span.
 # Follow the shared list as if just the first two samples ran, `s0` and `s1`, writing
-# `s0 outer` for s0's `generate_and_rm` span and `s0 gen` for its `sglang_generate` (with the
-# run's eight samples, s0's `pop()` takes `s7 gen` instead, and the rest goes the same way for s0):
+# `s0 outer` for s0's `generate_and_rm` span and `s0 gen` for its `sglang_generate`:
 #
 # | step | the shared list afterwards (top at the right) |
 # |---|---|
@@ -1054,5 +1064,7 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
 # | s0 opens `reward_model`: its innermost `s0` entry is `s0 gen`, which has ended | `s0 outer`, `s0 gen`, `s1 outer`, `s0 reward` |
 #
 # So s0's `reward_model` takes its ended `sglang_generate` as its parent, the first printed
-# example. A span whose sample has lost all its entries to other samples' pops finds no
+# example. (In the real run of eight samples, s0's `pop()` takes `s7 gen` instead of `s1 gen`,
+# and the rest goes the same way for s0.) A span whose sample has lost all its entries to
+# other samples' pops finds no
 # parent at all. With the `ContextVar`, every parent was right.

@@ -118,8 +118,11 @@ show_source(burn, first="for _ in range(chunks)", last="last = now")
 # `ProcessPoolExecutor` has the `map` of chapter 08's `ThreadPoolExecutor`; its workers are
 # processes. For threads and processes the cell prints `overlap_share`: the share of the
 # time from the first job's start to the last one's end (`wall`) during which both jobs were
-# executing at the same instant; both helpers are folded. The threads take turns under the
-# GIL, as in chapter 08. Predict the processes: for how much of their run were both
+# executing at the same instant; both helpers are folded. In the cell, the two lines a
+# program would contain are `threads.map(burn, ...)` and `pool.map(burn, ...)`; the rest is
+# measurement: a warm-up call so that the workers' start-up is not timed, three rounds taking
+# turns, and each way's fastest round kept. The threads take turns under the GIL, as in
+# chapter 08. Predict the processes: for how much of their run were both
 # executing at once: none of it, some of it, or most of it?
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show how the CPUs are counted and a run is summed up"}
@@ -230,10 +233,10 @@ fig = draw_running(on_threads, on_processes)
 # **Going further: did the processes save wall time?** The folded table adds each way's wall
 # time (from the first job's start to the last job's end, so the pool's start-up is not in
 # it) and the CPU seconds the jobs received. On two idle CPUs two processes take about half
-# the sequential wall time. When a run saves less, the table's last line says which of two
-# things happened: a job that ran for only part of the time waited while other programs held
-# its CPU; work that cost more CPU seconds side by side than one after the other ran on CPUs
-# that slowed down while both were busy, as the CPUs of a shared or virtual machine can.
+# the sequential wall time. When a run saves less, the table's last line shows one of two
+# causes. If a job "ran" well under 100% of the time, it waited while other programs held its
+# CPU. If the same work cost more than 1 × the sequential CPU seconds, the CPUs ran slower
+# while both were busy, as the CPUs of a shared or virtual machine can.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the full table: wall time, CPU time, each job's share"}
 def cpu_seconds(reports: list[dict]) -> float:
@@ -620,6 +623,13 @@ del workers, before, worker, other
 # exit code, `-15`, is `SIGTERM`, so a call still running there would have been killed, not
 # finished. (Rarely, on a busy machine, it shows `0`: an idle worker took the pool's stop
 # message and exited just before the signal came.)
+#
+# Two more facts about this way of watching workers. `active_children()` lists every live
+# child of the process, whichever thread started it: if two threads each make a pool at the
+# same moment, the new children one of them sees can include the other's workers. And a
+# `ProcessPoolExecutor` would have noticed the death by itself, with `BrokenProcessPool`, but
+# up to Python 3.13 it cannot stop a call that is still running: leaving its `with` lets
+# running calls finish, where leaving a `Pool`'s `with` terminates them.
 
 # %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
