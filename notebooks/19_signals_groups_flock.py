@@ -3,7 +3,10 @@
 # *信号、进程组与文件锁：退出以后谁释放资源？*
 #
 # **The question.** A process dies, by a signal or by SIGKILL. What happens to the processes
-# it started, to the signal you meant for the whole job, and to the locks it held?
+# it started, to the signal you meant for the whole job, and to the locks it held? The
+# chapter ends at a gap in slime's CI that its experiments explain: a wrapper that holds a
+# GPU's lock is SIGKILLed, and the next job gets that lock while the old test still runs on
+# the GPU.
 #
 # **You will**
 # 1. find out what happens to a process's children when the process is killed;
@@ -139,7 +142,8 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 # Every process belongs to a **process group**: the set of processes that one
 # `os.killpg(pgid, sig)` reaches. `os.getpgid(pid)` gives a process's group id, and
 # `Popen(..., start_new_session=True)` gives the child a group of its own, whose id is the
-# child's own pid (what else a new session brings is in "Going further" below). The cell
+# child's own pid (what else a new session brings is in "Going further" below). Any other
+# new process starts in its parent's group: it stays there unless it asks for another. The cell
 # below starts the same `spawn-children` that way (`leader` is its `Popen`), prints the group
 # id of each process, and sends one SIGTERM with `os.killpg` to the group whose id is
 # `leader.pid`; `wait_until_gone(pids, timeout)`, folded with `running`, polls until none of
@@ -505,7 +509,8 @@ from lab_snippets.proc_workers import _cmd_spawn_children
 show_source(_cmd_spawn_children, first="seconds = _bounded", last="_say(line)")
 
 # %% [markdown]
-# The visible test below shows two runs.
+# The visible test, after the folded solution, runs two jobs: one that exits within its budget
+# and one that overruns it.
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 def run_group_with_budget(command: list[str], budget: float, grace: float = 0.3) -> int:

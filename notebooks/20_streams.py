@@ -214,15 +214,20 @@ print("✓ three messages arrived in three reads, and not one read is one messag
 #
 # :::{dropdown} All of `FrameServer`'s keywords this chapter uses
 #
-# | keyword | what it does | used in |
-# |---|---|---|
-# | `reply_chunk`, `chunk_pause` | sends each reply in pieces of that many bytes, with that pause between them | below |
-# | `framing="line"` | reads and answers newline-terminated lines instead of length-prefixed frames | below |
-# | `max_frame` | the largest payload it accepts, in bytes | bad clients, `drain()`, the exercise |
-# | `idle_timeout` | closes a connection that sends nothing for that many seconds | bad clients |
-# | `on_event` | is called with a short text for each server event; `tl.mark` puts it on the timeline | bad clients, `drain()` |
-# | `read_gate` | reads nothing from a connection until that `asyncio.Event` is set | `drain()` |
-# | `reply` | turns a payload into the reply's payload (by default `ok:` and the payload) | `drain()` |
+# Each keyword, what it does, and the sections that use it:
+#
+# - `reply_chunk`, `chunk_pause`: sends each reply in pieces of that many bytes, with that
+#   pause between them (just below);
+# - `framing="line"`: reads and answers newline-terminated lines instead of length-prefixed
+#   frames (just below);
+# - `max_frame`: the largest payload it accepts, in bytes (bad clients, `drain()`, the
+#   exercise);
+# - `idle_timeout`: closes a connection that sends nothing for that many seconds (bad clients);
+# - `on_event`: is called with a short text for each server event; `tl.mark` puts it on the
+#   timeline (bad clients, `drain()`);
+# - `read_gate`: reads nothing from a connection until that `asyncio.Event` is set (`drain()`);
+# - `reply`: turns a payload into the reply's payload, by default `ok:` and the payload
+#   (`drain()`).
 #
 # :::
 #
@@ -296,9 +301,14 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # `FrameServer(max_frame=100, idle_timeout=0.3, on_event=tl.mark)` sets the table's two
 # limits (100 bytes, 0.3 s of silence) and marks each server event on the timeline.
 # `good_client` sends numbered frames and reads each reply until the server has dealt with
-# every bad client, then once more; `bad_client(server, kind, delay)` connects after `delay`
-# seconds and sends a malformed, an oversized or a truncated frame, or nothing at all (`kind`
-# says which).
+# every bad client, then once more: that extra request gets "the last" reply, the one the
+# printed line places after the four bad clients. `bad_client(server, kind, delay)` connects
+# after `delay` seconds, and its `kind` is the experiment, one branch per row of the table:
+# `malformed` sends a frame whose payload starts with the bytes `ff fe` (not UTF-8) and then a
+# good frame; `oversized` sends a 5,000-byte frame, whose header declares 50 times the limit; `truncated` sends 7 bytes of a
+# 13-byte frame and ends its half of the stream (`write_eof()`); `idle` sends nothing and waits
+# for the server. The fold holds that code and the bookkeeping (lanes, diamonds, the test for
+# "every bad client dealt with"); you need not open it.
 #
 # All five clients share one server and one event loop. The good client pauses 0.02 s between
 # requests and stops once the server has dealt with every bad client. Predict: which bad client
@@ -420,10 +430,11 @@ fig = draw_clients()  # folded above, with the clients
 # an accepted connection, a decision from the table, a close) or a reply the good client read.
 # Three bad connections last a few milliseconds, so a diamond marks each. Blue ("kept
 # serving") is the malformed client: its bad frame only cost it an error reply, and the server
-# kept the connection. Orange marks the two the server closed on an error. The light green
-# ("listening / silent") server lane is the listening socket, which waits for connections while
-# the handler tasks do the serving. The good client's reply ticks go on after the last
-# diamond.
+# kept the connection. Orange marks the two the server closed on an error. Light green
+# ("listening / silent") means waiting for the other side, on two lanes: the server lane is the
+# listening socket, which waits for connections while the handler tasks do the serving, and the
+# idle client's lane waits for a reply until the server cuts it off. The good client's reply
+# ticks go on after the last diamond.
 #
 # :::
 
@@ -615,7 +626,9 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # default) the transport calls `pause_writing()` on its protocol, and `drain()` waits (the
 # client's green bar: the 0.5 s of the drain that timed out, then the next one for the 0.3 s
 # the gate stayed shut) until `resume_writing()`. That comes only after the server starts
-# reading and the buffer falls to the low-water mark, 16 KiB (the dashed lines). Without
+# reading and the buffer falls to the low-water mark, 16 KiB (the dashed lines). The server's
+# lane stays light green to its end: it read nothing while the gate was shut, and once the gate
+# opened it read so fast that its blue is a sliver under the second dashed line. Without
 # `drain()`, a producer that outruns its consumer would grow the transport buffer without
 # limit.
 #

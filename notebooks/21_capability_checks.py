@@ -41,7 +41,11 @@ figure_style()
 #
 # Each callable below takes a sample and, one way or another, produces a score. Think of them
 # as eight hooks a user could plug into a rollout; the dictionary after them names each hook
-# by how it is written. Something you can `await` is {term}`awaitable`.
+# by how it is written. Something you can `await` is {term}`awaitable`. One of them,
+# `ReadyScore`, is awaitable without being a coroutine: `await` calls its `__await__` method,
+# which must return an iterator, and a method with `yield` in it returns a generator, the
+# easiest iterator to write (this one yields once, through `sleep(0)`'s own, then returns the
+# score).
 
 # %%
 async def score_async(sample: str) -> float:
@@ -112,10 +116,10 @@ async def settle(result) -> None:
 #
 # The usual reflex is "if `inspect.iscoroutinefunction(hook)` is true, await the call;
 # otherwise use the value". The next cell calls each hook once and asks both questions;
-# `settle` (folded above) then runs or closes what the call returned. The first column is
-# filled in: `iscoroutinefunction` looks through `functools.partial` and bound methods to the
-# function inside, and says no to everything else (an object with an async `__call__`
-# included). Copy the table and fill in the last column:
+# `settle` (folded above) then runs or closes what the call returned. The
+# `iscoroutinefunction` column is filled in: it looks through `functools.partial` and bound
+# methods to the function inside, and says no to everything else (an object with an async
+# `__call__` included). Copy the table and fill in the last column:
 #
 # | hook | `iscoroutinefunction` | call awaitable? |
 # |---|---|---|
@@ -180,8 +184,8 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # alone; `Coroutine` also for `send`, `throw` and `close`, the methods that drive a coroutine
 # step by step.
 #
-# **Predict.** `await` accepts every one of them but the async generator. Which of the five
-# checks give `True` for `ReadyScore(0.5)`, and which for the `Task`?
+# **Predict.** Which of the five checks give `True` for `ReadyScore(0.5)`, and which for the
+# `Task`?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show old_style, a pre-async-def coroutine"}
 import types
@@ -223,6 +227,8 @@ print("✓ ReadyScore and a Task are Awaitable; the generator-based coroutine on
 # %% [markdown]
 # :::{dropdown} Why
 #
+# `await` accepts every one of the five but the async generator (the check awaits the
+# `ReadyScore`, the old-style coroutine and the `Task`).
 # `await x` works when `x` is a coroutine or has an `__await__` method returning an iterator;
 # `async for` needs `__aiter__` returning something with `__anext__`. `ReadyScore`, the
 # coroutine and the `Task` all have `__await__`, so all three are `Awaitable`; only the
@@ -1205,9 +1211,9 @@ print("✓ the forgotten return passed with no error; the async generator was re
 #
 # Look at the two printed lines. The hook that forgot its `return` gave `None`, which the
 # boundary reads as "keep the sample", and the sample it keeps is the very object the hook
-# edited (the `True` on the first line is `kept is given`). So no error, and here the edit
-# even survives, because it was made on the object that is kept. The mistake shows when a
-# hook means to *replace* the sample: its new sample is silently dropped. The async generator's call gives an
+# edited (the `True` on the first line is `kept is given`). So no error, and the edit
+# survives. The mistake shows when a hook that forgets its `return` was meant to *replace*
+# the sample: the new sample it built does not come back to the caller, and is silently dropped. The async generator's call gives an
 # `async_generator` object, neither awaitable nor a `Sample`, so the boundary raises a
 # `TypeError` and the stream is never read: slime refuses the streaming hooks that exercise
 # 21.1 reads to their end.

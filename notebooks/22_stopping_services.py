@@ -40,9 +40,11 @@ show_source(handle)
 # Each experiment calls `stop_service` (folded below with the imports): it starts the service,
 # sends one signal once a given number of jobs have printed `start`, and returns the exit
 # status and the events, shown as `start 2` (the event and the job's number). `serve` takes
-# its jobs as one string, `arrival:seconds` per job, separated by commas: when the job arrives
-# (seconds after the start) and how long its work takes. Its flag `--on-sigterm` chooses what
-# the service does on SIGTERM; each step below says which it uses.
+# its jobs as one string, `arrival:duration` per job in seconds, separated by commas: when the
+# job arrives after the start, and how long its work takes. So `JOBS = "0:0.05,0:0.1,0:3"`,
+# the cell after the two folds, is three jobs that all arrive at once: two short ones
+# (0.05 s, 0.1 s) and a long one (3 s). Its flag `--on-sigterm` chooses what the service does
+# on SIGTERM; each step below says which it uses.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import inspect
@@ -296,7 +298,9 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # stop is graceful: `graceful_stop` (below) gives the jobs a budget of 0.5 s after SIGTERM,
 # then cancels what is left. It takes these three jobs and nothing else, unlike the exercise's.
 # `run_as_service(graceful_stop, JOBS, budget=0.5)` (folded) runs it as the service, in a
-# child process, and stops it like the others. The answer's figure lays the three SIGTERM runs
+# child process, and stops it like the others: the SIGTERM must reach a process this notebook
+# started, not the notebook itself, so the function is written to that process as source
+# text and runs there. The answer's figure lays the three SIGTERM runs
 # on one timeline (the Ctrl-C run repeats the cancelling one, so it is left out).
 
 # %%

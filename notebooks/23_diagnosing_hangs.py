@@ -168,7 +168,8 @@ print("✓ the names and get_stack() are the same for both; the await chains end
 #
 # `describe_tasks()` prints such a chain for every task of the loop, one `Task 'name':` line and
 # then its chain, indented. The cell prints the slot holder's entry (`entry_of`, folded, cuts
-# one entry out of such a report):
+# one entry out of such a report). The exercise's `format_all_stacks(loop)` ends with this same
+# report for the tasks of `loop`, after one entry per thread in the same shape.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show entry_of: one entry of a report"}
 def entry_of(lines: list[str], header: str) -> list[str]:
@@ -252,9 +253,9 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 # threads are stuck, the child prints `ready`; when we later close its stdin, it prints
 # `gave-up` and exits with status 0, which is how this notebook ends it. Below, the course's
 # real source: the registration and one of the two threads (the other is its mirror image).
-# In it, `_meet(both_hold)` waits until both threads hold their first lock, and `parked` notes
-# that the thread reached its last call; why the child needs them is in the fold after the
-# second dump.
+# In it, `_meet(both_hold)` and `parked` are bookkeeping you can skip on a first reading: they
+# make sure both threads sit in their blocking call before we dump (the fold after the second
+# dump says why that matters).
 
 # %% tags=["remove-input"]
 from lab_snippets.hangs import _cmd_frozen, take_a_then_b
@@ -562,7 +563,18 @@ print("✓ the slow-callback warning names the task that held the loop")
 # :::{dropdown} What `format_all_stacks(loop)` returns
 #
 # It is imported at the top. Its string holds every thread's stack, each under a
-# `Thread 'name'` line, then every task of `loop` when a loop is given.
+# `Thread 'name':` line, one indented `function (file:line)` line per call, innermost last;
+# then, when a loop is given, every task of `loop` exactly as `describe_tasks` printed it
+# above. Its shape, with the lines elided:
+#
+# ```text
+# Thread 'MainThread':
+#     ...
+# Thread '<the next thread's name>':
+#     ...
+# Task '<a task's name>':
+#     ...
+# ```
 #
 # :::
 #

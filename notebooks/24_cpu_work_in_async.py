@@ -156,8 +156,7 @@ else:
 # runs, and the interpreter asks the running thread to let go of it every
 # `sys.getswitchinterval()` seconds (5 ms by default): a thread that wants the GIL waits one
 # interval, then asks the holder to drop it. So the loop's thread gets turns, and its longest
-# silence is a part of the work, not all of it (compare the printed gap with the scoring's time). It answers,
-# but only once every few switch intervals: the heartbeat figure further down shows how seldom.
+# silence is a part of the work, not all of it (compare the printed gap with the scoring's time).
 #
 # Is the work faster? No. The scoring is the same Python code under the same GIL, so in a thread
 # it needs the same CPU time as on the loop: compare the first line's scoring time with the
@@ -384,17 +383,17 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # From the first row to the last, the work grows a thousandfold with the text. The trip stays
 # about the same: for texts of a few kilobytes it varies by a few tenths of a millisecond from
 # run to run, so a longer text's trip can even come out shorter, and it grows only with large
-# arguments (the 8 MB call below). So the trip / work column falls. A pool call costs the sum of a row's
-# first two numbers. For tiny texts a pool call costs many
-# times the work itself: you pay for the trip, not the scoring. For large texts the trip is a
-# small extra on top of the work. The crossover, where the trip costs as much as the work, is
-# the last line of the answer (from the 10-character trip; a longer text's trip is a little
-# more, so the real crossover comes a little later). Route well above the crossover: near it a
-# pool call still costs about twice the work. The exercise's visible test draws the line at
-# 1,000 characters: shorter texts stay on the loop, each holding it for less than the
-# 1,000-character row's time on the loop, and longer ones go to the pool. The crossover
-# belongs to this scorer on this machine: another scorer, with another cost per character, has
-# its own.
+# arguments (the 8 MB call below). So the trip / work column falls. A pool call costs the sum
+# of a row's first two numbers: for tiny texts many times the work itself (you pay for the
+# trip, not the scoring), for large texts a small extra on top of it.
+#
+# The crossover, where the trip costs as much as the work, is the answer's last line, worked
+# out from the 10-character trip; longer texts' trips are a little longer, so the true one
+# comes a little later. Near it a pool call still costs about twice the work, so route well
+# above it: the exercise's visible test draws the line at 1,000 characters. Shorter texts stay
+# on the loop, each holding it for less than the 1,000-character row's time, and longer ones
+# go to the pool. The crossover belongs to this scorer on this machine: another scorer, with
+# another cost per character, has its own.
 #
 # :::
 
@@ -535,11 +534,11 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # is a heartbeat the loop answered, an instant too short to show as blue at that scale. The
 # second figure shows
 # 50 ms of it, with a tick at each heartbeat the loop answered: it did answer, as the
-# `to_thread` section found, but seldom, most ticks more than 6 ms apart. Added up, the red is
-# about as long as on the loop (the share "in all": the next fold explains the numbers). `to_thread` cut the silence into short
-# pieces; it did not shorten it. And the work's last column, 100%? The work gave the GIL up at
-# each of those heartbeats, but only for the moment a heartbeat takes, far less than 6 ms, the
-# shortest hole its lane counts (`burn`'s `gap=0.006`), so its lane shows no holes. Chapter 08's heartbeat figure showed a `to_thread` lane with no
+# `to_thread` section found, but seldom, most ticks more than 6 ms apart. Of the printed
+# numbers, two say this: the thread's line counts many gaps over 6 ms where the loop's counts
+# one, and those gaps added up ("in all") are about as long as the one on the loop (the next
+# fold explains the other numbers). `to_thread` cut the silence into short pieces; it did not
+# shorten it. Chapter 08's heartbeat figure showed a `to_thread` lane with no
 # red at all: there the thread *waited* (slept), which releases the GIL; here it runs Python
 # code, which holds it.
 #
@@ -561,6 +560,11 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # work's duration. A gap runs from the loop's last answer before it to its first answer after
 # it, so a gap that covers the whole work is a little longer than the work: a share can come
 # out just over 100%.
+#
+# The last column, the share of its time the work had a CPU, is about 100% in a thread too. The
+# work gave the GIL up at each heartbeat the loop answered, but only for the moment a heartbeat
+# takes, far less than 6 ms, the shortest hole its lane counts (`burn`'s `gap=0.006`, in the
+# folded runner), so its lane shows no holes.
 #
 # :::
 #
