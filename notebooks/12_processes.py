@@ -628,8 +628,8 @@ del workers, before, worker, other
 # child of the process, whichever thread started it: if two threads each make a pool at the
 # same moment, the new children one of them sees can include the other's workers. And a
 # `ProcessPoolExecutor` would have noticed the death by itself, with `BrokenProcessPool`, but
-# up to Python 3.13 it cannot stop a call that is still running: leaving its `with` lets
-# running calls finish, where leaving a `Pool`'s `with` terminates them.
+# leaving its `with` lets running calls finish, where leaving a `Pool`'s `with` terminates
+# them (stopping them takes `terminate_workers()`, new in Python 3.14).
 
 # %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
