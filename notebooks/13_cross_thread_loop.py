@@ -216,7 +216,7 @@ print("✓ the coroutine ran on the loop thread; the thread ended and its loop i
 # submits a coroutine and waits for its result with a timeout, and `submit()` returns the
 # future without waiting. Its thread runs `serve_forever` (in the fold: run the loop until it
 # is stopped, then close it) and is a daemon thread, so it does not keep the interpreter from
-# exiting. `stop()` and its helper `_cancel_other_tasks`, also in the fold, can wait for the
+# exiting. `stop()` and its helper `_cancel_other_tasks` (in the fold) can wait for the
 # section "Stopping the loop thread", which puts them to the test.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the loop thread's body and its shutdown helper"}
@@ -591,7 +591,8 @@ print("✓ the timeout left the coroutine running; future.cancel() cancelled it 
 # thread, and a loop stopped while a task is suspended on it never resumes that task. The
 # poll marks the timeline in its `finally`. Predict: does that `finally` run, and in which
 # order do the three marks `stop requested`, `pending task cleaned up` and `loop thread
-# stopped` come? (The code of `stop()` is in the fold of `LoopThread`; the Why sums it up.)
+# stopped` come? (`stop()` is in the `LoopThread` cell above, its helper `_cancel_other_tasks`
+# in the fold before it; the Why sums both up.)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()

@@ -35,8 +35,10 @@ figure_style()
 # ## How many waiters does one `set()` wake?
 #
 # `await event.wait()` suspends a task until the `asyncio.Event` is set, and `event.set()`
-# sets it. What one `set()` does to many waiters is what lets slime's weight-update handler
-# (*In slime*, at the end) serve many requests with one reload. Below, four rollout tasks wait for "new weights
+# sets it. One `set()` waking every waiter is the pattern behind slime's weight-update handler
+# (*In slime*, at the end), where many requests share one reload; slime builds it from a shared
+# Future instead of an `Event`, and a Future wakes all its waiters alike. Below, four rollout
+# tasks wait for "new weights
 # are loaded", and the notebook calls `set()` once; a `Timeline`, the course's stopwatch
 # (chapter 01), notes when each one waits and wakes. The answer's cell then adds a fifth
 # waiter, arriving after the `set()`, and a sixth, arriving after `event.clear()`. Predict: how
