@@ -157,6 +157,8 @@ else:
 # `sys.getswitchinterval()` seconds (5 ms by default): a thread that wants the GIL waits one
 # interval, then asks the holder to drop it. So the loop's thread gets turns, and its longest
 # silence is a part of the work, not all of it (compare the printed gap with the scoring's time).
+# That gap is a few intervals, not one: the fold "Going further: why the gap is a few switch
+# intervals, and free-threaded builds" below says why.
 #
 # Is the work faster? No. The scoring is the same Python code under the same GIL, so in a thread
 # it needs the same CPU time as on the loop: compare the first line's scoring time with the
