@@ -13,7 +13,7 @@
 # 4. compare what `gather` and `TaskGroup` do to the other Tasks when one fails, and catch
 #    what a `TaskGroup` raises.
 #
-# **Needs** chapters 01 and 02 · about 70 minutes
+# **Needs** chapters 01 and 02 · about 75 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -205,7 +205,8 @@ gc.collect()
 sleeper_alive_after_gc = watch_sleeper() is not None
 print("B, in asyncio.sleep(0.05), alive after gc.collect():", sleeper_alive_after_gc)
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-sleeping-task-is-held-by-its-timer
 assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
 if (sleeper := watch_sleeper()) is not None:  # let it end: nothing left behind
     await asyncio.wait_for(sleeper, timeout=2)

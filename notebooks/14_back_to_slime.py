@@ -1263,6 +1263,9 @@ print(f"mean: the poll {mean_poll:.3f} s ({mean_poll / POLL:.0%} of the interval
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-poll-answers-half-an-interval-late
+assert mean_poll > POLL / 4, (
+    f"a loop that sleeps {POLL} s between looks finds a finished agent a good share of an "
+    f"interval late: mean lag {mean_poll:.4f} s")
 assert mean_woken * 5 < mean_poll, (
     f"a loop that looks every {POLL} s finds a finished agent late, a wait woken by the marker at "
     f"once: the woken wait's mean lag {mean_woken:.4f} s against the poll's {mean_poll:.3f} s")

@@ -375,7 +375,8 @@ for label, in_hand in readings.items():
 # claim: as-completed-yields-in-finishing-order
 assert list(by_completion) == ["fast", "medium", "slow"], (
     f"as_completed should yield each job as it finishes; got {list(by_completion)}")
-assert list(by_submission) == ["slow", "medium", "fast"]
+assert list(by_submission) == ["slow", "medium", "fast"], (
+    f"read in submission order, each result waits for the one before it; got {list(by_submission)}")
 assert by_submission["fast"] > 1.5 * by_completion["fast"], (
     f"in submission order the fast result waited behind the slow job: {by_submission}, {by_completion}")
 print("✓ as_completed handed out the fast result first; in submission order it waited for the slow job")
