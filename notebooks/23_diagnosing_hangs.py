@@ -432,8 +432,9 @@ try:
     gc.collect()
 finally:
     loop.set_exception_handler(previous_handler)
-print("reported while the task was referenced:", reported_while_referenced,
-      "· right after the del:", reported_at_del, "· after gc.collect():", reported)
+print("reports while the task was referenced:", reported_while_referenced,
+      "· right after the del:", reported_at_del, "· after gc.collect():", len(reported))
+print("the report:", reported[0] if reported else "none")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unretrieved-exception-reported-at-collection
@@ -1030,15 +1031,45 @@ from lab_snippets.sites import show_call_site
 show_call_site("23")
 
 # %% [markdown]
-# Would an await chain tell the stuck rollouts apart? Not for the rollout that timed out.
-#
-# `asyncio.timeout` works by cancelling the rollout's own task. The cancellation unwinds the
-# awaits the rollout was stuck in, so by the time the `except` runs, those awaits are no longer
-# on its stack: there is nothing left to show.
-#
-# The other tasks are not cancelled, so their chains would still show where they wait. To see
-# where the rollout itself waited, take the stacks at the deadline, before cancelling: a
-# watchdog, as in this chapter's exercise.
+# Would an await chain, logged in that handler, tell the stuck rollouts apart?
+# `asyncio.timeout` works by cancelling the rollout's own task. The cell below takes one stuck
+# rollout's await chain twice: from outside, before its 0.05 s deadline, and inside its own
+# `except TimeoutError`, where slime's handler writes the diagnostic.
+
+# %%
+async def stuck_rollout() -> None:
+    await waits_on(asyncio.Event())  # never set: stuck for good
+
+
+chains: dict[str, list[str]] = {}
+
+
+async def timed_rollout() -> None:
+    try:
+        async with asyncio.timeout(0.05):
+            await stuck_rollout()
+    except TimeoutError:  # where the diagnostic is written
+        chains["in the except"] = [link.name for link in await_chain(asyncio.current_task())]
+
+
+rollout = asyncio.create_task(timed_rollout())
+await asyncio.sleep(0.01)
+chains["before the deadline"] = [link.name for link in await_chain(rollout)]
+await asyncio.wait_for(rollout, timeout=2)
+for when, chain in chains.items():
+    print(f"{when:<20}", " → ".join(chain))
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert "waits_on" in chains["before the deadline"], "from outside, the chain reaches the stuck await"
+assert chains["in the except"] == ["timed_rollout"], "in the except, only the handler's own coroutine"
+print("✓ the chain reached waits_on before the deadline; in the except it held only the handler")
+
+# %% [markdown]
+# In the `except`, the chain holds only the handler's own coroutine. The cancellation unwound
+# the awaits the rollout was stuck in, so by the time the handler runs, they are no longer on
+# its stack. The other tasks are not cancelled, so their chains would still show where they
+# wait. To see where the rollout itself waited, take the stacks at the deadline, before
+# cancelling: a watchdog, as in this chapter's exercise.
 
 # %% tags=["remove-input"]
 show_call_site("23b")
