@@ -301,7 +301,7 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # `FrameServer(max_frame=100, idle_timeout=0.3, on_event=tl.mark)` sets the table's two
 # limits (100 bytes, 0.3 s of silence) and marks each server event on the timeline;
 # `bad_client(server, kind, delay)` connects after `delay` seconds and plays one row. The good
-# client sends numbered frames, 0.02 s apart, until the server has dealt with all four, and
+# client, `good_client`, sends numbered frames, 0.02 s apart, until the server has dealt with all four, and
 # reads each reply. The clients and the code that draws them are folded; you need not open
 # them.
 #

@@ -1178,6 +1178,7 @@ async def through_boundary(sample: Sample, hook) -> Sample:
     return result
 
 
+# %%
 # The three hooks:
 def edits_in_place(sample: Sample) -> None:
     sample.text += " (edited)"  # and no `return sample`
@@ -1194,7 +1195,8 @@ async def streams_samples(sample: Sample):
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 at_boundary = {}
-hooks = {"forgets its return": edits_in_place, "new one, no return": builds_a_new_sample,
+hooks = {"forgets its return": edits_in_place,
+         "new one, no return": builds_a_new_sample,
          "async generator": streams_samples}
 for name, hook in hooks.items():
     given = Sample("s")

@@ -1049,7 +1049,8 @@ async def timed_rollout() -> None:
         async with asyncio.timeout(0.05):
             await stuck_rollout()
     except TimeoutError:  # where the diagnostic is written
-        chains["in the except"] = [link.name for link in await_chain(asyncio.current_task())]
+        here = asyncio.current_task()
+        chains["in the except"] = [link.name for link in await_chain(here)]
 
 
 rollout = asyncio.create_task(timed_rollout())

@@ -354,7 +354,7 @@ def inline_time(text: str) -> float:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 SIZES = [10, 1_000, 10_000]  # characters
 runs = {size: [] for size in SIZES}
-for _ in range(5):  # five rounds, each timing every size both ways; each one's best is kept
+for _ in range(5):  # five rounds, each timing every size both ways; best of five
     for size in SIZES:
         text = "a" * size
         runs[size].append((inline_time(text), *await trip_and_work(process_pool, text)))
