@@ -5,8 +5,8 @@
 # **The question.** A process dies, by a signal or by SIGKILL. What happens to the processes
 # it started, to the signal you meant for the whole job, and to the locks it held? The
 # chapter ends at a gap in slime's CI that its experiments explain: a wrapper that holds a
-# GPU's lock is SIGKILLed, and the next job gets that lock while the old test still runs on
-# the GPU.
+# GPU's lock is SIGKILLed while its test still runs on the GPU. Can the next job take that
+# lock?
 #
 # **You will**
 # 1. find out what happens to a process's children when the process is killed;
@@ -142,8 +142,7 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 # Every process belongs to a **process group**: the set of processes that one
 # `os.killpg(pgid, sig)` reaches. `os.getpgid(pid)` gives a process's group id, and
 # `Popen(..., start_new_session=True)` gives the child a group of its own, whose id is the
-# child's own pid (what else a new session brings is in "Going further" below). Any other
-# new process starts in its parent's group: it stays there unless it asks for another. The cell
+# child's own pid (what else a new session brings is in "Going further" below). The cell
 # below starts the same `spawn-children` that way (`leader` is its `Popen`), prints the group
 # id of each process, and sends one SIGTERM with `os.killpg` to the group whose id is
 # `leader.pid`; `wait_until_gone(pids, timeout)`, folded with `running`, polls until none of
@@ -217,14 +216,13 @@ draw_both_runs()  # both runs: the SIGKILL above, this killpg below
 #
 # The leader, in a new session, leads a new group whose id is its own pid, and the two
 # children, started after that, joined their parent's group, as every child does by default; so
-# all three shared the leader's pid as their group id, and a group is signalled as a whole:
+# all three shared the leader's pid as their group id (a process stays in the group it was
+# born in unless it asks for another), and a group is signalled as a whole:
 # one `killpg` reached every member and ended them all, an empty list of survivors. We never
 # used the children's pids to stop them.
 #
-# In the figure's lower panel every lane ends at the one `killpg`, well before the 0.1 s mark:
-# the grey, from the signal to the exit, is the short stub at the end of each lane (the note
-# on the leader's lane gives the time for all three). In the upper
-# panel the children's lanes are red up to the moment the first cell looked, 0.1 s after the
+# In the figure's lower panel every lane ends at the one `killpg`, well before the 100 ms mark.
+# In the upper panel the children's lanes are red up to the moment the first cell looked, 0.1 s after the
 # kill; they were still running then, and left alone each would have slept its full 3 s.
 #
 # :::
@@ -297,7 +295,8 @@ show_source(_cmd_report_signals, first="def report", last="os._exit(128 + signum
 #
 # Predict: after SIGTERM to a wrapper *without* `--forward`, what return code does `Popen`
 # see for the wrapper, and is its child still running? And with `--forward`, what return code
-# does the wrapper end with for SIGTERM? (The two excerpts above hold what you need.)
+# does the wrapper end with for SIGTERM? Two facts from the excerpts above: the child exits
+# with 128 + N when it catches signal N, and `wrap` passes an ordinary exit code on unchanged.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -757,8 +756,10 @@ _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_obs
 #
 # - **Gap 1, the wrapper is SIGKILLed:** the lock is freed with the wrapper, but the test in its
 #   new session runs on. The run below shows it; it is the cost the lock alone does not show.
-# - **Gap 2, the wrapper's own graceful stop:** the test's own children are not signalled and
-#   may outlive the locks. The first quote shows it.
+# - **Gap 2, the wrapper's own graceful stop:** its handler first signals only the test's own
+#   process (`child.terminate()`). A test that exits on that within 5 s ends the wrapper at once
+#   (`sys.exit`), and the processes the test started are never signalled: they may outlive the
+#   locks. The first quote shows it.
 #
 # Below, a holder in the shape of
 # `gpu_lock_exec` (the program `GPU_WRAPPER`, folded) takes the lock, starts a 3 s "test" in a

@@ -290,28 +290,22 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 #
 # A server reads whatever strangers send. Each kind of bad frame needs a decision:
 #
-# | what arrives | what the echo server does | why |
-# |---|---|---|
-# | a frame whose payload is not UTF-8 | replies `error:malformed`, keeps the connection | the framing is intact, the next frame can be trusted |
-# | a header declaring more than `max_frame` bytes | replies `error:too large`, closes | reading it would let one client fill our memory; skipping it is not safe either |
-# | a connection that ends mid-frame | closes, nothing to reply to | the client is gone |
-# | a connection that sends nothing for `idle_timeout` | closes | a silent client must not hold a handler forever |
+# | bad client (`kind`) | what it sends | what the echo server does | why |
+# |---|---|---|---|
+# | `malformed` | a frame whose payload starts with the bytes `ff fe` (not UTF-8), then a good frame | replies `error:malformed`, keeps the connection | the framing is intact, the next frame can be trusted |
+# | `oversized` | a 5,000-byte frame: its header declares 50 times `max_frame` | replies `error:too large`, closes | reading it would let one client fill our memory; skipping it is not safe either |
+# | `truncated` | 7 bytes of a 13-byte frame, then ends its half of the stream (`write_eof()`) | closes, nothing to reply to | the client is gone |
+# | `idle` | nothing: it waits for the server | closes after `idle_timeout` of silence | a silent client must not hold a handler forever |
 #
-# Below, one server meets four bad clients, one per row of the table, and one good client.
+# Below, one server meets these four bad clients and one good client.
 # `FrameServer(max_frame=100, idle_timeout=0.3, on_event=tl.mark)` sets the table's two
-# limits (100 bytes, 0.3 s of silence) and marks each server event on the timeline.
-# `good_client` sends numbered frames and reads each reply until the server has dealt with
-# every bad client, then once more: that extra request gets "the last" reply, the one the
-# printed line places after the four bad clients. `bad_client(server, kind, delay)` connects
-# after `delay` seconds, and its `kind` is the experiment, one branch per row of the table:
-# `malformed` sends a frame whose payload starts with the bytes `ff fe` (not UTF-8) and then a
-# good frame; `oversized` sends a 5,000-byte frame, whose header declares 50 times the limit; `truncated` sends 7 bytes of a
-# 13-byte frame and ends its half of the stream (`write_eof()`); `idle` sends nothing and waits
-# for the server. The fold holds that code and the bookkeeping (lanes, diamonds, the test for
-# "every bad client dealt with"); you need not open it.
+# limits (100 bytes, 0.3 s of silence) and marks each server event on the timeline;
+# `bad_client(server, kind, delay)` connects after `delay` seconds and plays one row. The good
+# client, `good_client`, sends numbered frames, 0.02 s apart, until the server has dealt with all four, and
+# reads each reply. The clients and the code that draws them are folded; you need not open
+# them.
 #
-# All five clients share one server and one event loop. The good client pauses 0.02 s between
-# requests and stops once the server has dealt with every bad client. Predict: which bad client
+# All five clients share one server and one event loop. Predict: which bad client
 # does the server deal with last, and while it does, does the good client keep getting replies,
 # or does it wait until that client is gone?
 
@@ -614,11 +608,14 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # gives the count). The buffers fill in turn:
 #
 # 1. The kernel's socket buffers come first: while the server's program read nothing, they
-#    took megabytes, and every `drain()` returned at once, or after a pause shorter than
-#    0.5 s while the kernel made room (the check counts these short pause/resume cycles).
-# 2. Only when they were full did bytes stay in the transport's own buffer.
-# 3. Past 64 KiB there, the transport paused the writer: that is when `drain()` waited, until
-#    the server read and the transport's buffer fell to 16 KiB.
+#    took megabytes, and every `drain()` returned at once or after a short pause. The
+#    transport may pause the writer for a moment while the kernel makes room, then resume it;
+#    a `drain()` that met such a blip waited well under 0.5 s (the check's "short pause/resume
+#    cycles" line counts them).
+# 2. Only when the kernel's buffers were full did bytes stay in the transport's own buffer.
+# 3. Past 64 KiB there, the transport paused the writer and could not resume it: that is when
+#    a `drain()` waited past 0.5 s, until the server read and the transport's buffer fell to
+#    16 KiB.
 #
 # In more detail: `write()` hands the bytes to the transport, which passes the kernel what the
 # kernel will take (a send buffer on the client's socket, a receive buffer on the server's) and
@@ -1192,11 +1189,18 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # the streamed reply, so that (its comment says) a turn the client never received is not
 # recorded. Does a write that returned tell it that the client received the reply?
 #
-# The call chain: `_run_turn` in `slime/agent/adapters/common.py` (not quoted here) awaits the
-# adapter's `_respond`, which for a streamed reply is `_render_stream` (the last quote), and
-# records the turn only once `_respond` has returned. If a write fails with
-# `ConnectionResetError`, or the request is cancelled, it logs that the client disconnected,
-# answers 499 (a cancel is raised again) and records nothing. Below, `render_stream` has the
+# The call chain starts in `_run_turn` (`slime/agent/adapters/common.py`, not quoted here).
+# Its shape, as a sketch rather than slime's text:
+#
+# ```python
+# try:
+#     response = await self._respond(...)  # a streamed reply: _render_stream, the last quote
+# except (ConnectionResetError, asyncio.CancelledError):
+#     ...  # logs "client disconnected", answers 499 (a cancel is raised again)
+# ...  # records the turn: reached only once _respond has returned
+# ```
+#
+# Below, `render_stream` has the
 # shape of `_render_stream`: a start event, three events per content block, two
 # closing events, each one written and awaited (we await `drain()` after every `write`, which
 # waits at least as often as aiohttp's `write`). The cell below has `render_stream` serve one

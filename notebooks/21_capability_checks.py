@@ -42,10 +42,10 @@ figure_style()
 # Each callable below takes a sample and, one way or another, produces a score. Think of them
 # as eight hooks a user could plug into a rollout; the dictionary after them names each hook
 # by how it is written. Something you can `await` is {term}`awaitable`. One of them,
-# `ReadyScore`, is awaitable without being a coroutine: `await` calls its `__await__` method,
-# which must return an iterator, and a method with `yield` in it returns a generator, the
-# easiest iterator to write (this one yields once, through `sleep(0)`'s own, then returns the
-# score).
+# `ReadyScore`, is awaitable without being a coroutine. `await` calls its `__await__` method,
+# which must return an iterator. A method with `yield` in it returns a generator, the easiest
+# iterator to write: this one hands control to the loop once, as `await asyncio.sleep(0)`
+# would, then returns the score.
 
 # %%
 async def score_async(sample: str) -> float:
@@ -182,7 +182,8 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 #
 # The classes check methods, not how an object was made: `Awaitable` asks for `__await__`
 # alone; `Coroutine` also for `send`, `throw` and `close`, the methods that drive a coroutine
-# step by step.
+# step by step. A `Task` (chapter 03) is a kind of Future: it has `__await__`, and none of the
+# other three.
 #
 # **Predict.** Which of the five checks give `True` for `ReadyScore(0.5)`, and which for the
 # `Task`?
@@ -1152,11 +1153,11 @@ show_call_site("21")
 #
 # A model of the rule quoted above, written for this page (a small `Sample` class stands in
 # for slime's): call the hook, await the result when it is awaitable; then `None` keeps the
-# sample, a `Sample` replaces it, anything else is a `TypeError`. Two hooks a user might
-# write go through it: one edits the sample in place and forgets its `return`, the other is
-# an async generator like exercise 21.1's streams. **Predict:** which of the two does the
-# boundary report with an error, and does the other one's in-place edit reach the sample that
-# goes on?
+# sample, a `Sample` replaces it, anything else is a `TypeError`. Three hooks a user might
+# write go through it: one edits the sample in place and forgets its `return`; one builds a new
+# sample to replace it and forgets its `return` too; the third is an async generator like
+# exercise 21.1's streams. **Predict:** which of the three does the boundary report with an
+# error, and which sample goes on after each of the other two?
 
 # %%
 class Sample:
@@ -1177,9 +1178,15 @@ async def through_boundary(sample: Sample, hook) -> Sample:
     return result
 
 
-# The two hooks:
+# %%
+# The three hooks:
 def edits_in_place(sample: Sample) -> None:
     sample.text += " (edited)"  # and no `return sample`
+
+
+def builds_a_new_sample(sample: Sample) -> None:
+    rewritten = Sample(sample.text.upper())  # meant to replace the sample
+    rewritten.text += " (rewritten)"  # and no `return rewritten`
 
 
 async def streams_samples(sample: Sample):
@@ -1188,7 +1195,9 @@ async def streams_samples(sample: Sample):
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 at_boundary = {}
-hooks = {"forgets its return": edits_in_place, "async generator": streams_samples}
+hooks = {"forgets its return": edits_in_place,
+         "new one, no return": builds_a_new_sample,
+         "async generator": streams_samples}
 for name, hook in hooks.items():
     given = Sample("s")
     try:
@@ -1202,18 +1211,21 @@ for name, hook in hooks.items():
 # claim: slime-boundary-passes-a-forgotten-return
 assert at_boundary["forgets its return"] == ("no error", True, "s (edited)"), (
     "a hook that forgets its return passes silently: the same sample goes on, edited in place")
+assert at_boundary["new one, no return"] == ("no error", True, "s"), (
+    "a hook that forgets to return its new sample passes silently: the old one goes on, unchanged")
 assert at_boundary["async generator"][0] == "TypeError" and "async_generator" in at_boundary["async generator"][1], (
     "an async generator hook is refused, its stream never read")
-print("✓ the forgotten return passed with no error; the async generator was refused")
+print("✓ both forgotten returns passed with no error, the new sample dropped; the async generator was refused")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Look at the two printed lines. The hook that forgot its `return` gave `None`, which the
+# Look at the three printed lines. The hook that forgot its `return` gave `None`, which the
 # boundary reads as "keep the sample", and the sample it keeps is the very object the hook
 # edited (the `True` on the first line is `kept is given`). So no error, and the edit
-# survives. The mistake shows when a hook that forgets its `return` was meant to *replace*
-# the sample: the new sample it built does not come back to the caller, and is silently dropped. The async generator's call gives an
+# survives. The second hook gave `None` too, so the boundary kept the old sample, still `s`:
+# the new sample it built never came back to the caller, and nothing said so. That is the
+# costly case, a hook whose whole work is lost without an error. The async generator's call gives an
 # `async_generator` object, neither awaitable nor a `Sample`, so the boundary raises a
 # `TypeError` and the stream is never read: slime refuses the streaming hooks that exercise
 # 21.1 reads to their end.

@@ -40,10 +40,8 @@ show_source(handle)
 # Each experiment calls `stop_service` (folded below with the imports): it starts the service,
 # sends one signal once a given number of jobs have printed `start`, and returns the exit
 # status and the events, shown as `start 2` (the event and the job's number). `serve` takes
-# its jobs as one string, `arrival:duration` per job in seconds, separated by commas: when the
-# job arrives after the start, and how long its work takes. So `JOBS = "0:0.05,0:0.1,0:3"`,
-# the cell after the two folds, is three jobs that all arrive at once: two short ones
-# (0.05 s, 0.1 s) and a long one (3 s). Its flag `--on-sigterm` chooses what the service does
+# its jobs as one string, `JOBS`, the cell after the two folds; its comments spell it out. Its
+# flag `--on-sigterm` chooses what the service does
 # on SIGTERM; each step below says which it uses.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
@@ -87,7 +85,9 @@ def names(events: list) -> list[str]:
 
 
 # %%
-# All three arrive at once: two short jobs (0.05 s, 0.1 s) and a long one (3 s).
+# One string, a job per comma, each "arrival:duration" in seconds:
+# job 0 arrives at 0 s and needs 0.05 s, job 1 arrives at 0 s and needs 0.1 s,
+# job 2 arrives at 0 s and needs 3 s.
 JOBS = "0:0.05,0:0.1,0:3"
 
 # %% [markdown]
@@ -243,8 +243,9 @@ print("✓ Ctrl-C cancelled the main task, the jobs cleaned up, then KeyboardInt
 # registers a hook that tells it to stop, and returns at once. The worker
 # prints `worker-stopped` if it was told, `worker-gave-up` if it gave up. The cell runs it three
 # times: with a daemon worker and the hook, with a non-daemon worker and the hook, and with a
-# daemon worker and no hook (chapter 09 showed what Python waits for when the main code
-# returns). Predict, for each of the three, the order of `main-returned`, `hook-ran` and the
+# daemon worker and no hook. Chapter 09 showed that Python waits for its non-daemon threads
+# when the main code returns; the question here is whether that wait comes before or after the
+# `atexit` hooks. Predict, for each of the three, the order of `main-returned`, `hook-ran` and the
 # worker's last line, and whether the worker prints a last line at all. The program:
 
 # %% tags=["remove-input"]
@@ -300,7 +301,9 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 # `run_as_service(graceful_stop, JOBS, budget=0.5)` (folded) runs it as the service, in a
 # child process, and stops it like the others: the SIGTERM must reach a process this notebook
 # started, not the notebook itself, so the function is written to that process as source
-# text and runs there. The answer's figure lays the three SIGTERM runs
+# text and runs there. That process, `run-service`, builds the same `intake` queue as `serve`
+# (fed with the jobs as they arrive) and calls the function with it, the same `handle` and
+# the budget, as its main coroutine. The answer's figure lays the three SIGTERM runs
 # on one timeline (the Ctrl-C run repeats the cancelling one, so it is left out).
 
 # %%

@@ -76,11 +76,12 @@ async def fetch_with_retry(step) -> None:
 
 
 # %% [markdown]
-# ## Predict: what do a timeout log and `get_stack()` show of each request?
+# ## Predict: does `get_stack()` tell the two requests apart?
 #
-# A timeout guard fires and, as many services do, logs the pending tasks by the name of their
-# coroutine. `Task.get_stack()` returns a task's frames. The cell prints both records for the
-# two requests. Predict: can either record tell request A from request B?
+# A timeout fires and, as many services do, logs the pending tasks by the name of their
+# coroutine: for these two requests that is `fetch_with_retry` both times, which the cell
+# prints first. `Task.get_stack()` returns a task's frames, and the cell prints them next.
+# Predict: do the frames tell request A from request B?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 silent_server = asyncio.Event()
@@ -101,8 +102,7 @@ print("Task.get_stack():          ", own_frames)
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Neither record tells the two requests apart: on each printed line, A's entry and B's are the
-# same. `get_stack()` returns only the frame of the task's *own* coroutine, and both requests'
+# No: on each printed line, A's entry and B's are the same. `get_stack()` returns only the frame of the task's *own* coroutine, and both requests'
 # own coroutine is `fetch_with_retry`, suspended at its one `await step()` line. The line that is really waiting
 # is further in, in the coroutine that `fetch_with_retry` awaits.
 #
@@ -247,29 +247,35 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 #   prints its threads' stacks without the process's cooperation, given permission to. The
 #   cells below use `faulthandler`, which needs none.
 #
-# `frozen` starts two threads that deadlock: `take_a_then_b` holds lock A and waits for lock B,
-# `take_b_then_a` holds B and waits for A. The `5` bounds the child's run to 5 s at most. With
-# `--register` it first asks `faulthandler` to dump every thread's stack on SIGUSR1. Once both
-# threads are stuck, the child prints `ready`; when we later close its stdin, it prints
-# `gave-up` and exits with status 0, which is how this notebook ends it. Below, the course's
-# real source: the registration and one of the two threads (the other is its mirror image).
-# In it, `_meet(both_hold)` and `parked` are bookkeeping you can skip on a first reading: they
-# make sure both threads sit in their blocking call before we dump (the fold after the second
-# dump says why that matters).
+# `frozen` starts two threads that deadlock: `take_a_then_b` holds lock A and waits for lock B
+# (`with a: b.acquire()`), `take_b_then_a` holds B and waits for A. The experiment has three
+# steps, one cell each: start the child and wait until it says it is stuck; send it SIGUSR1 and
+# read the dump; then let it go and see how it ended.
+#
+# **Step 1.** Start `frozen` (`HANGS` starts the course's hang module, `python -m
+# lab_snippets.hangs`). With `--register` it first asks `faulthandler` to dump every thread's
+# stack on SIGUSR1; it prints `ready` once each thread holds one lock and waits for the other's.
+# The `5` bounds its run to 5 s whatever happens; when we close its stdin, it prints `gave-up`
+# and exits with status 0, which is how this notebook ends it.
 
-# %% tags=["remove-input"]
+# %%
+frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+print(read_line(frozen.stdout, timeout=10).strip())  # "ready": each holds one lock
+
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the course's source: the registration and one of the two threads"}
 from lab_snippets.hangs import _cmd_frozen, take_a_then_b
 
 show_source(_cmd_frozen, first="if args.register", last="faulthandler.register(")
 show_source(take_a_then_b, first="with a:", last="b.acquire()")
 
 # %% [markdown]
-# `HANGS` is the command that starts the course's hang module (`python -m lab_snippets.hangs`).
-# The experiment has three steps, one cell each: start the child and wait until it says it is
-# stuck; send it SIGUSR1 and read the dump; then let it go and see how it ended. Two folded
-# helpers read its output: `read_until(stream, *words)` reads lines until every one of the
-# words has appeared, and `frames_of(dump)` keeps the dump's lines that name the two
-# deadlocked functions, each with the source line it points at.
+# In the thread's source (folded above; the other thread is its mirror image), `_meet(both_hold)`
+# and `parked` are bookkeeping you can skip on a first reading: they make sure both threads sit
+# in their blocking call before we dump (the fold after the second dump says why). Step 2
+# reads the child's stderr with two folded helpers: `read_until(stream, *words)` reads lines
+# until every one of the words has appeared, and `frames_of(dump)` keeps the dump's lines that
+# name the two deadlocked functions, each with the source line it points at.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output and the dump's frames"}
 # read_until(stream, *words): reads line by line until every one of `words` has appeared.
@@ -296,15 +302,6 @@ def frames_of(dump: str) -> list[str]:
             found.append(f"{os.path.basename(frame[1])}:{frame[2]} in {frame[3]}:  {code}")
     return found
 
-
-# %% [markdown]
-# **Step 1.** Start `frozen` with `--register`. It prints `ready` once each thread holds one
-# lock and waits for the other's; the `5` bounds its run to 5 s whatever happens.
-
-# %%
-frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-print(read_line(frozen.stdout, timeout=10).strip())  # "ready": each holds one lock
 
 # %% [markdown]
 # **Step 2.** Send SIGUSR1 and read stderr until the dump names both functions; 0.1 s later,
@@ -435,8 +432,9 @@ try:
     gc.collect()
 finally:
     loop.set_exception_handler(previous_handler)
-print("reported while the task was referenced:", reported_while_referenced,
-      "· right after the del:", reported_at_del, "· after gc.collect():", reported)
+print("reports while the task was referenced:", reported_while_referenced,
+      "· right after the del:", reported_at_del, "· after gc.collect():", len(reported))
+print("the report:", reported[0] if reported else "none")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unretrieved-exception-reported-at-collection
@@ -514,6 +512,14 @@ print("✓ each hook got its error once")
 # list. A task named `tokenizer` spins for 0.06 s without an `await`. Predict: is the warning
 # written while the task still holds the loop, or after its step has returned?
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helper that shortens the warning"}
+def shortened(warning: str) -> str:
+    """The warning without its middle: the coroutine's repr, where it was defined."""
+    # "Executing <Task … name='tokenizer' coro=<…> …> took 0.060 seconds"
+    head, took = warning.split(" coro=")[0], warning.split("> took ")[-1]
+    return f"{head} … took {took}"
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def tokenize_on_the_loop() -> None:
     until = time.monotonic() + 0.06
@@ -524,9 +530,7 @@ async def tokenize_on_the_loop() -> None:
 with slow_callback_log(threshold=0.03) as slow:
     tokenizer = asyncio.create_task(tokenize_on_the_loop(), name="tokenizer")
     await asyncio.wait([tokenizer], timeout=2)
-warning = slow[0]  # "Executing <Task … name='tokenizer' coro=<…> …> took 0.060 seconds"
-head, took = warning.split(" coro=")[0], warning.split("> took ")[-1]
-print(head, "… took", took)  # the middle, where the coroutine was defined, left out
+print(shortened(slow[0]))  # the first warning, shortened (folded above)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert any("tokenizer" in message for message in slow), (
@@ -1027,15 +1031,46 @@ from lab_snippets.sites import show_call_site
 show_call_site("23")
 
 # %% [markdown]
-# Would an await chain tell the stuck rollouts apart? Not for the rollout that timed out.
-#
-# `asyncio.timeout` works by cancelling the rollout's own task. The cancellation unwinds the
-# awaits the rollout was stuck in, so by the time the `except` runs, those awaits are no longer
-# on its stack: there is nothing left to show.
-#
-# The other tasks are not cancelled, so their chains would still show where they wait. To see
-# where the rollout itself waited, take the stacks at the deadline, before cancelling: a
-# watchdog, as in this chapter's exercise.
+# Would an await chain, logged in that handler, tell the stuck rollouts apart?
+# `asyncio.timeout` works by cancelling the rollout's own task. The cell below takes one stuck
+# rollout's await chain twice: from outside, before its 0.05 s deadline, and inside its own
+# `except TimeoutError`, where slime's handler writes the diagnostic.
+
+# %%
+async def stuck_rollout() -> None:
+    await waits_on(asyncio.Event())  # never set: stuck for good
+
+
+chains: dict[str, list[str]] = {}
+
+
+async def timed_rollout() -> None:
+    try:
+        async with asyncio.timeout(0.05):
+            await stuck_rollout()
+    except TimeoutError:  # where the diagnostic is written
+        here = asyncio.current_task()
+        chains["in the except"] = [link.name for link in await_chain(here)]
+
+
+rollout = asyncio.create_task(timed_rollout())
+await asyncio.sleep(0.01)
+chains["before the deadline"] = [link.name for link in await_chain(rollout)]
+await asyncio.wait_for(rollout, timeout=2)
+for when, chain in chains.items():
+    print(f"{when:<20}", " → ".join(chain))
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert "waits_on" in chains["before the deadline"], "from outside, the chain reaches the stuck await"
+assert chains["in the except"] == ["timed_rollout"], "in the except, only the handler's own coroutine"
+print("✓ the chain reached waits_on before the deadline; in the except it held only the handler")
+
+# %% [markdown]
+# In the `except`, the chain holds only the handler's own coroutine. The cancellation unwound
+# the awaits the rollout was stuck in, so by the time the handler runs, they are no longer on
+# its stack. The other tasks are not cancelled, so their chains would still show where they
+# wait. To see where the rollout itself waited, take the stacks at the deadline, before
+# cancelling: a watchdog, as in this chapter's exercise.
 
 # %% tags=["remove-input"]
 show_call_site("23b")

@@ -22,6 +22,10 @@
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
+#
+# **Timings.** Every time on this page is the best of a few interleaved runs. A busy machine
+# changes the numbers, not the conclusions; where it could change what you see, an answer
+# prints the machine's load average.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
@@ -157,8 +161,9 @@ else:
 # `sys.getswitchinterval()` seconds (5 ms by default): a thread that wants the GIL waits one
 # interval, then asks the holder to drop it. So the loop's thread gets turns, and its longest
 # silence is a part of the work, not all of it (compare the printed gap with the scoring's time).
-# That gap is a few intervals, not one: the fold "Going further: why the gap is a few switch
-# intervals, and free-threaded builds" below says why.
+# The printed gap is a few intervals, not one, because one heartbeat needs the GIL twice (to
+# come back from its wait on the selector, then to run its callback), and each time the scoring
+# thread may hold it for up to an interval.
 #
 # Is the work faster? No. The scoring is the same Python code under the same GIL, so in a thread
 # it needs the same CPU time as on the loop: compare the first line's scoring time with the
@@ -176,11 +181,9 @@ else:
 #
 # :::
 #
-# :::{dropdown} Going further: why the gap is a few switch intervals, and free-threaded builds
+# :::{dropdown} Going further: free-threaded builds
 #
-# The longest gap can still be a few switch intervals, as the printed line shows, because one heartbeat wake-up may need the GIL more than once (to come back from
-# waiting on its selector, then to run the callback), and each time the scoring thread may hold
-# it for up to an interval. Python 3.13 and 3.14 also come as a separate "free-threaded" build
+# Python 3.13 and 3.14 also come as a separate "free-threaded" build
 # (`python3.13t`, PEP 703) that can run without the GIL; `sys._is_gil_enabled()` (3.13+) tells
 # which you have. There, threads run Python code in parallel and `to_thread` does add CPU. This
 # course runs on the usual builds; on a free-threaded one the check above skips its comparison
@@ -217,14 +220,14 @@ async def two_calls(pool) -> tuple[float, float, set]:
 
 
 # %% [markdown]
-# First the parallelism: two `burn(300)` calls at once, in two threads and in two processes.
-# Each `burn` notes when it was executing, as in chapter 12. For each pair the answer prints
-# two numbers: the share of the time during which **both** calls were executing at the same
-# instant, and how many CPUs the two calls kept busy on average. Each pair runs three times,
-# threads and processes taking turns, and the answer shows the best of three. The threads'
-# row holds no surprise after the `to_thread` section: under the GIL one runs at a time.
-# Predict the processes' row: can their share be above zero, and how close to 2 CPUs busy
-# can two processes come on a machine with two CPUs?
+# First the parallelism. Predict: two `burn(300)` calls run at once in two processes, on a
+# machine with two CPUs. Are both ever executing at the same instant, and how close to 2 CPUs
+# busy can they come?
+#
+# The answer runs the same pair in two threads beside them, for comparison (after the
+# `to_thread` section that row holds no surprise). For each pair it prints the share of the time
+# during which **both** calls were executing at once (each `burn` notes when it was executing, as
+# in chapter 12) and how many CPUs the two kept busy on average.
 
 # %% tags=["remove-cell", "needs-cores"]
 # Not shown: a first, plain run of CPU seconds per second (the exercise's grading runs this cell
@@ -338,24 +341,20 @@ def inline_time(text: str) -> float:
 
 # %% [markdown]
 # Then the price. A call through the pool costs the work plus a trip: pickling the call, the
-# pipe there and back, waking the worker and then the caller. For each size,
-# `inline_time(text)` times one direct call of `score` (the work), and
-# `trip_and_work(pool, text)` times one call through the pool and returns it with the work's
-# own time, measured inside the worker; the trip is their difference. The cell measures 10,
-# 1,000 and 10,000 characters, five rounds that each time every size both ways, keeps each
-# one's best, and works out the crossover from the 10-character trip and the work's cost per
-# character. The cell after it sends a call that does no work, `payload_size` (the course's own
-# function that only returns the size of what it was sent), once with 8 bytes and once with
-# 8 MB.
+# pipe there and back, waking the worker and then the caller. Predict two things before you
+# open the answers. At about what text length does the trip cost as much as the work: about 10
+# characters, about 300, about 3,000 or about 30,000? And does a call that does no work but
+# sends 8 MB cost about as much as one that sends 8 bytes, or many times more?
 #
-# Predict two things before you open the answers. At about what text length does the trip cost
-# as much as the work: about 10 characters, about 300, about 3,000 or about 30,000? And does the 8 MB call cost
-# about as much as the 8-byte one, or many times more?
+# The first answer times each size directly (`inline_time`, the work) and through the pool
+# (`trip_and_work`, which also returns the work's own time inside the worker: the trip is the
+# difference); its comments say how the crossover is worked out. The second sends
+# `payload_size`, the course's function that only returns the size of what it was sent.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-SIZES = [10, 1_000, 10_000]
+SIZES = [10, 1_000, 10_000]  # characters
 runs = {size: [] for size in SIZES}
-for _ in range(5):  # interleaved: each round times every size, both ways; best of 5
+for _ in range(5):  # five rounds, each timing every size both ways; best of five
     for size in SIZES:
         text = "a" * size
         runs[size].append((inline_time(text), *await trip_and_work(process_pool, text)))
@@ -366,8 +365,9 @@ for size, rounds in runs.items():
 for size, (inline, _, trip) in table.items():
     print(f"{size:>6} chars: the work {inline * 1000:6.2f} ms",
           f"· the trip {trip * 1000:5.2f} ms · trip / work = {trip / inline:6.2f}")
+# The crossover: how many characters of work cost as much as the 10-character trip.
 per_char = table[10_000][0] / 10_000  # the work's cost per character
-crossover = table[10][2] / per_char  # the 10-character trip, in characters of work
+crossover = table[10][2] / per_char
 print(f"the trip costs as much as the work at about {crossover:,.0f} characters")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -400,9 +400,9 @@ print("✓ for 10 characters the trip costs more than 5 × the work; for 10,000 
 # :::
 
 # %% [markdown]
-# The second prediction: the size of what you send. `round_trip(pool, fn, arg)` (in this
-# section's helpers' fold) times one call of `payload_size(arg)` through the pool, for 8 bytes
-# and for 8 MB.
+# The second prediction: the size of what you send. `round_trip(pool, fn, arg)` (in the
+# helpers' fold above the price table) times one call of `payload_size(arg)` through the pool,
+# for 8 bytes and for 8 MB.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 payload_pool = process_pool
@@ -508,11 +508,10 @@ def draw_thread_zoom(tl, width=0.05):
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl, silence, stalls, red, ran = await three_ways()  # folded: the three runs, their gaps
+print(f"{'':<13} {'gaps over 6 ms':>14}   their total, as a share of the work")
 for label in silence:
-    print(f"{label:<13} gaps over 6 ms: {stalls[label]:>3},",
-          f"{red[label]:4.0%} of the work in all · longest: {silence[label]:.0%} · "
-          f"the work had a CPU {ran[label]:.0%} of its time")
-print(f"load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"{label:<13} {stalls[label]:>14}   {red[label]:.0%}")
+load_three_ways = os.getloadavg()[0]  # printed in the fold with the other numbers
 fig = draw_three_ways(tl)  # the first figure: all six lanes
 zoom = draw_thread_zoom(tl)  # the second: 50 ms of the to_thread lanes
 
@@ -528,58 +527,52 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # %% [markdown]
 # :::{dropdown} Why
 #
-# On the loop the heartbeat is red for the whole work: the loop's thread was busy with it, and
-# no load can shorten that (the check asks for at least 0.8 of the work).
+# Each way has two lanes. The heartbeat lane is the loop: blue while it answered, red for a gap
+# of over 6 ms (three missed heartbeats), whatever kept it: its own work, a wait for the GIL or
+# a busy machine. The work lane is blue while the work had a CPU. The two printed numbers count,
+# for each way, the gaps over 6 ms and their total as a share of the work's duration. A gap runs
+# from the loop's last answer before it to its first answer after it, so one gap that covers the
+# whole work comes out a little over 100%.
+#
+# On the loop the heartbeat is red for the whole work: one gap, the loop's thread busy with the
+# work, and no load can shorten that (the check asks for at least 0.8 of the work).
 #
 # In a thread the heartbeat lane is cut into many short red gaps, each a wait of the loop's
 # thread for the GIL. In the first figure that lane is red between thin black ticks: each tick
 # is a heartbeat the loop answered, an instant too short to show as blue at that scale. The
-# second figure shows
-# 50 ms of it, with a tick at each heartbeat the loop answered: it did answer, as the
-# `to_thread` section found, but seldom, most ticks more than 6 ms apart. Of the printed
-# numbers, two say this: the thread's line counts many gaps over 6 ms where the loop's counts
-# one, and those gaps added up ("in all") are about as long as the one on the loop (the next
-# fold explains the other numbers). `to_thread` cut the silence into short pieces; it did not
-# shorten it. Chapter 08's heartbeat figure showed a `to_thread` lane with no
-# red at all: there the thread *waited* (slept), which releases the GIL; here it runs Python
-# code, which holds it.
+# second figure shows 50 ms of it: the loop did answer, as the `to_thread` section found, but
+# seldom, most ticks more than 6 ms apart. The printed numbers say the same: many gaps where the
+# loop had one, and their total about as large as the loop's one gap. `to_thread` cut the
+# silence into short pieces; it did not shorten it. Chapter 08's heartbeat figure showed a
+# `to_thread` lane with no red at all: there the thread *waited* (slept), which releases the
+# GIL; here it runs Python code, which holds it.
 #
 # In the process pool the work holds none of this process's GIL: on a machine with a CPU to
 # spare, its heartbeat lane is almost all blue and its work lane almost one unbroken bar.
 #
 # :::
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the other numbers: the longest gap, the work's CPU share, the load"}
+for label in silence:
+    print(f"{label:<13} longest gap: {silence[label]:.0%} of the work",
+          f"· the work had a CPU {ran[label]:.0%} of its time")
+print(f"load average meanwhile: {load_three_ways:.1f} on {os.cpu_count()} CPUs")
+
+# %% [markdown]
+# :::{dropdown} Going further: the work's CPU share, and red in the pool's lanes on a busy machine
 #
-# :::{dropdown} How to read the figures and the numbers
+# The work had a CPU about 100% of its time in a thread too (the fold above prints it). It gave
+# the GIL up at each heartbeat the loop answered, but only for the moment a heartbeat takes, far
+# less than 6 ms, the shortest hole its lane counts (`burn`'s `gap=0.006`, in the folded
+# runner), so its lane shows no holes.
 #
-# Each way gets two lanes. The heartbeat lane is the loop: blue while it answered, red for a
-# gap of more than 6 ms (three missed heartbeats). Red means only that the loop did not answer,
-# whatever kept it: its own work, a wait for the GIL or a busy machine. The work lane is blue
-# while the work ran; a hole in it is a moment the work did not have a CPU. The second figure
-# draws 50 ms of the `to_thread` lanes at a scale where their pieces show.
-#
-# The sections above measured only the longest gap; the printed lines give, for each way, how
-# many gaps there were, their time added up ("in all") and the longest, each as a share of the
-# work's duration. A gap runs from the loop's last answer before it to its first answer after
-# it, so a gap that covers the whole work is a little longer than the work: a share can come
-# out just over 100%.
-#
-# The last column, the share of its time the work had a CPU, is about 100% in a thread too. The
-# work gave the GIL up at each heartbeat the loop answered, but only for the moment a heartbeat
-# takes, far less than 6 ms, the shortest hole its lane counts (`burn`'s `gap=0.006`, in the
-# folded runner), so its lane shows no holes.
-#
-# :::
-#
-# :::{dropdown} Going further: red in the process pool's lanes, on a busy machine
-#
-# When more programs want a CPU
-# than there are CPUs (the load line), the operating system gives each of them turns, the
-# worker and the loop's thread included. Then the pool's work lane has holes (its last column
-# falls below 100 %), and its heartbeat lane has short red gaps of its own: red still means a
-# loop that did not answer, but what kept it waiting was another program on the CPU, not this
-# process's GIL. The thread's red has both causes, so at the same load the pool's red share is
-# usually the smaller; these are single runs, so a burst of load during one of them can turn
-# that round, and the load line tells you how busy the machine was. (Handing the call over also
+# When more programs want a CPU than there are CPUs (the load line in the same fold), the
+# operating system gives each of them turns, the worker and the loop's thread included. Then
+# the pool's work lane has holes (its CPU share falls below 100 %), and its heartbeat lane has
+# short red gaps of its own: red still means a loop that did not answer, but what kept it
+# waiting was another program on the CPU, not this process's GIL. The thread's red has both
+# causes, so at the same load the pool's red share is usually the smaller; these are single
+# runs, so a burst of load during one of them can turn that round. (Handing the call over also
 # runs briefly in this process, in the pool's manager thread and the queue's feeder thread that
 # pickles the call into the pipe.)
 #
