@@ -286,8 +286,7 @@ polled = [f"polled {i}" for i in range(6)]
 told = [f"told {i}" for i in range(6)]
 started = time.monotonic()
 tl.t0 = started  # the figure's time zero: when the requests start
-publisher = threading.Thread(target=worker, args=(table, polled, told, started),
-                             name="model worker")
+publisher = threading.Thread(target=worker, args=(table, polled, told, started))
 publisher.start()
 with borrowed_default_executor():  # to_thread's pool, shut down after the run
     noticed = await asyncio.wait_for(asyncio.gather(

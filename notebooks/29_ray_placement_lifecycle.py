@@ -47,7 +47,6 @@ from ray.util import scheduling_strategies as strategies
 
 # raylab starts (and at the end stops) a private local Ray for this notebook
 from lab_snippets import raylab
-from lab_snippets.measure import ReferenceWait
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
