@@ -15,7 +15,7 @@
 # 4. tell a rate limit from a concurrency limit by what each does when the server slows down,
 #    and write a token bucket.
 #
-# **Needs** chapters 06 (semaphores) and 08 (thread pools) · about 55 minutes
+# **Needs** chapters 06 (semaphores) and 08 (thread pools) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -71,14 +71,18 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
 #   thread pool.
 #
-# The server holds every answer until as many requests are inside as the library documents,
-# then 0.2 s more, and counts the most that were inside at once. It holds them because a server
-# that answered at once would finish each request before the next arrived, and the count would
-# say nothing about a limit; the 0.2 s more lets a client that let in more than its documentation
-# says show a larger count. The answer is a table with a row per layer: how many of the 120 were
-# inside at once, and how many were done in the end. Predict for each layer: how many of the 120
-# are inside at once (all of them, or some fixed number?), and what becomes of the rest
-# afterwards: do they fail, or go through?
+# To see a cap, requests must stay inside the server: a server that answered at once would
+# finish each request before the next arrived, and the count would say nothing about a limit. So
+# this page's loopback server holds every answer back and counts the most requests that were
+# inside at once. That count is what the client let through, not a limit the server sets: the
+# server only chooses when to stop holding. It stops 0.2 s after the library's documented number
+# are inside (5 s at most): waiting for that number only keeps the run short, and the 0.2 s
+# leaves room for more. A client that let all 120 through would show 120.
+#
+# The answer is a table with a row per layer: how many of the 120 were inside at once, and how
+# many were done in the end. Predict for each layer: how many of the 120 are inside at once (all
+# of them, or some fixed number?), and what becomes of the rest afterwards: do they fail, or go
+# through?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: how the server counts"}
 OFFERED = 120
@@ -883,3 +887,8 @@ print(f"{len(waits)} waits, {executor_default} threads:",
 assert not ready_wait_returned, "the ready wait queued behind the pool's busy threads"
 assert all(wait.result() for wait in waits), "then every wait got its answer"
 print("✓ the ready answer waited 0.3 s for a free thread")
+
+# %% [markdown]
+# So on a host with 16 CPUs, the teacher server's 21st wait for a Ray result sits in the pool's
+# queue while its answer is already there, for as long as the 20 waits ahead of it hold their
+# threads.

@@ -386,12 +386,9 @@ show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
 # `start_family` starts it with `start_new_session=True`, as chapter 19 did, so that it leads a
 # process group whose id is its pid, and returns the leader and its two children's pids.
 # The cell after it kills the leader with `kill()`, waits for it with `leader.wait()` (at most
-# 0.5 s), then reads its stderr to the end, as `communicate()` would, for at most 0.3 s. The
-# wait is bounded because, on the Pythons here, a `wait()` that is already pending when the
-# process dies can also wait for its pipes to close ("Going further" below), so the cell reads
-# the return code from `leader.returncode`.
-# Predict: once the leader is dead, are its two
-# children still running, and does the read reach the end of stderr?
+# 0.5 s), then reads its stderr to the end, as `communicate()` would, for at most 0.3 s.
+# Predict: once the leader is dead, are its two children still running, and does the read
+# reach the end of stderr?
 
 # %%
 async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
@@ -405,8 +402,9 @@ async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer: what kill() leaves running"}
 leader, members = await start_family()
 leader.kill()
-# reap it, waiting at most 0.5 s; the return code is set once asyncio has seen
-# the leader exit, even if this wait() is still pending ("Going further" below)
+# ends_within(aw, t): true if aw finished within t s (first section's folded helpers).
+# Reap the leader; read the return code from the attribute, since on some Pythons this
+# pending wait() also waits for the pipes ("Going further" below)
 wait_returned = await ends_within(leader.wait(), 0.5)
 leader_code = leader.returncode
 stderr_ended_at_kill = await ends_within(leader.stderr.read(), 0.3)  # read to its end
@@ -444,9 +442,8 @@ print("✓ kill() left both children running and the stderr pipe open")
 #
 # `os.killpg(pgid, sig)` sends a signal to a process group, and a group's id is the pid of the
 # process that started it, its leader. Chapter 19 printed the children's group ids (each was
-# the leader's pid) and signalled the group while its leader was alive; a process keeps its
-# group id when its parent dies. Here that leader is already dead and reaped. The cell
-# below calls `os.killpg(leader.pid, SIGKILL)` on the family above anyway, then reads the
+# the leader's pid) and signalled the group while its leader was alive. Here that leader is
+# already dead and reaped. The cell below calls `os.killpg(leader.pid, SIGKILL)` on the family above anyway, then reads the
 # leader's stderr again. Predict: how many of the two children are still running after it,
 # and does the read reach the end of stderr?
 
@@ -469,7 +466,9 @@ print("✓ killpg() ended them all, and the stderr pipe ended")
 # :::{dropdown} Why
 #
 # `killpg()` signals every process in the group. A process group lives as long as any process
-# is in it, whoever started it: after the leader died, its two children kept the group, so `killpg(leader.pid, ...)` reached them, and with them gone the stderr pipe ended
+# is in it, whoever started it, and a process keeps its group id when its parent dies: after
+# the leader died, its two children were still in the group, so `killpg(leader.pid, ...)`
+# reached them, and with them gone the stderr pipe ended
 # (`b""`). In real code, signal the group (SIGTERM, a grace period, then SIGKILL, as in
 # chapter 19), then wait for the leader. The orphans were reaped by the process that adopted
 # them, not by us.

@@ -14,7 +14,7 @@
 # 4. find and fix the hazard in a piece of code you have not seen.
 #
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
-# in a thread), 15 (async locks) and 26 · about 75 minutes
+# in a thread), 15 (async locks) and 26 · about 80 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -65,8 +65,13 @@ figure_style()
 # Hazard 2 starts from this path, so here is our model of it. `run_code` stands for the tool
 # and blocks (or awaits) for 10 ms; `execute_predictions` takes a permit and calls
 # `execute_tool`, which, with `tool_takes_permit=True`, takes a second permit from the same
-# semaphore, as slime's path does. Here the second permit does no harm; hazard 2 shows when it
-# does.
+# semaphore, as slime's path does. The chapter runs it in three configurations:
+#
+# | `blocking_body` | `tool_takes_permit` | what it stands for | run in |
+# |---|---|---|---|
+# | `True` | `True` | slime's path as it is: a blocking tool, a permit taken twice | hazard 1, below |
+# | `False` | `True` | the same path with a tool that awaits | hazard 2 |
+# | `False` | `False` | a tool that awaits, the permit taken at one level only | hazard 2 |
 
 # %%
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
@@ -190,9 +195,11 @@ show_call_site("27b")
 #   (chapter 13), so nobody asks again.
 #
 # Six requests poll, and six are told through `subscribe`, at the same time. The fold also
-# makes the run's `table`, the request names `polled` and `told`, and the `worker` thread's body.
+# defines `worker(table, polled, told, start)`, the body of the thread that publishes the
+# results, and `draw_waits(...)`, which draws the figure; the answer makes the table and the
+# requests.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table and its worker"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table, its worker, the figure"}
 class ResultTable:
     """Our model of a remote result table: a worker publishes results; handlers poll or subscribe."""
 
@@ -231,21 +238,15 @@ class ResultTable:
         return future
 
 
-# Six requests poll and six are told, while a worker thread publishes their results.
-tl = Timeline()  # records the spans and ticks for the figure
-table = ResultTable(asyncio.get_running_loop(), round_trip=0.002, timeline=tl)
-polled = [f"polled {i}" for i in range(6)]
-told = [f"told {i}" for i in range(6)]
-
-
-def worker(start: float) -> None:
+def worker(table: ResultTable, polled: list[str], told: list[str], start: float) -> None:
     for i in range(6):  # a result for each kind of request, every 13 ms from 0.2 s on
         time.sleep(max(0.0, start + 0.2 + 0.013 * i - time.monotonic()))
         table.publish(polled[i], "ok")
         table.publish(told[i], "ok")
 
 
-def draw_waits():
+def draw_waits(tl: Timeline, table: ResultTable, polled: list[str], told: list[str],
+               started: float, noticed_at: dict[str, float]) -> None:
     """One lane per request: waiting for its result, then the lag until its handler has it."""
     for rid in polled + told:
         published = table.published_at[rid]
@@ -279,9 +280,13 @@ async def handle_by_notification(table: ResultTable, rid: str) -> float:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+tl = Timeline()  # records the get_result calls, and the spans for the figure
+table = ResultTable(asyncio.get_running_loop(), round_trip=0.002, timeline=tl)
+polled = [f"polled {i}" for i in range(6)]
+told = [f"told {i}" for i in range(6)]
 started = time.monotonic()
 tl.t0 = started  # the figure's time zero: when the requests start
-publisher = threading.Thread(target=worker, args=(started,), name="model worker")
+publisher = threading.Thread(target=worker, args=(table, polled, told, started))
 publisher.start()
 with borrowed_default_executor():  # to_thread's pool, shut down after the run
     noticed = await asyncio.wait_for(asyncio.gather(
@@ -299,7 +304,7 @@ median_polled = statistics.median(lag_ms[r] for r in polled)
 median_told = statistics.median(lag_ms[r] for r in told)
 print(f"median lag after the result was published: polling {median_polled:.1f} ms, "
       f"notified {median_told:.1f} ms")
-draw_waits()  # the figure: each request's wait, one lane per request
+draw_waits(tl, table, polled, told, started, noticed_at)  # one lane per request
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: polling-costs-a-thread-trip-per-tick
@@ -1543,20 +1548,12 @@ show_call_site("27")
 # prompts one training step needs) and aborts the rest. The first setting defaults to the
 # second, and `train.py` waits for the rollout with `ray.get`.
 #
-# Our model has that shape: `RolloutLoop` stands for `AsyncLoopThread`, and `rollout` for
-# `generate_rollout_async`, with a batch of 4 and one group whose request never answers.
+# Our model has that shape. Hazard 5's `LoopThread` stands for `AsyncLoopThread` again (its
+# `run()` blocks until the coroutine is done, with no timeout, as slime's does), and `rollout`
+# stands for `generate_rollout_async`, with a batch of 4 and one group whose request never
+# answers.
 
 # %%
-class RolloutLoop:  # our model of AsyncLoopThread: a loop in a daemon thread
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-    def run(self, coro):  # as slime's: block until the coroutine is done, no timeout
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
-
-
 async def rollout(batch: int, submitted: int, silent_group: int) -> list[int]:
     """Shaped like generate_rollout_async: keep the first `batch` groups that finish."""
     async def generate(group: int) -> int:
@@ -1579,7 +1576,7 @@ async def rollout(batch: int, submitted: int, silent_group: int) -> list[int]:
 # each, and with which groups?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-rollout_loop = RolloutLoop()
+rollout_loop = LoopThread()  # hazard 5's loop thread, a fresh one
 step_got: dict[int, object] = {}
 
 
@@ -1604,12 +1601,9 @@ for n, outcome in after_one_second.items():
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: one-silent-group-holds-the-training-step
-asyncio.run_coroutine_threadsafe(cancel_the_rest(), rollout_loop.loop).result(timeout=2)
-for step in steps.values():  # the clean-up: cancel what still waits, stop the loop
+rollout_loop.close()  # the clean-up: cancel what still waits on the loop, stop it
+for step in steps.values():
     step.join(timeout=2)
-rollout_loop.loop.call_soon_threadsafe(rollout_loop.loop.stop)
-rollout_loop.thread.join(timeout=2)
-rollout_loop.loop.close()
 assert after_one_second == {4: "still blocked", 8: [1, 2, 3, 4]}, after_one_second
 assert step_got[4] == "cancelled by the clean-up"
 assert not any(step.is_alive() for step in steps.values()) and not rollout_loop.thread.is_alive()

@@ -291,13 +291,8 @@ sent = time.monotonic()
 results = await asyncio.gather(*(poster.post.remote(i, 0.15) for i in range(9)))
 all_done = time.monotonic() - sent
 peak, poster_spans = await poster.report.remote()
-entry_order = [i for i, _, _ in sorted(poster_spans, key=lambda span: span[1])]
-# the calls that went in after some call sent later than them
-overtook = [i for n, i in enumerate(entry_order) if any(j > i for j in entry_order[:n])]
 print(f"9 calls, max_concurrency=3: {all_done:.2f} s in all;",
       f"at most {peak} inside at once")
-print("calls in the order they went in:", entry_order,
-      "· went in after a call sent later:", overtook or "none")
 tl = draw_calls(poster_spans)  # the folded plotting code above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -316,20 +311,18 @@ print("✓ never more than 3 calls inside the async actor, and all 9 done")
 # this run's three waves, one lane per call, drawn from the times the actor recorded as each
 # call entered and left `post`.
 #
-# The second printed line shows the order in which this run's calls went in, and lists any
-# call that went in after one sent later than it. Whatever this run shows, nothing in Ray's
-# documentation promises that an async actor starts calls in the order they were sent, so
-# code should not count on any order.
+# Nothing in Ray's documentation promises that an async actor starts calls in the order they
+# were sent, so code should not count on any order, whatever one run shows.
 #
 # :::
 
 # %% [markdown]
 # ## A synchronous actor and a read-modify-write
 #
-# A synchronous actor has no `async def` methods; this one is created without options, and
-# Ray then runs its calls one at a time, in the order they arrive from one caller. Twenty calls
-# from one caller each read the actor's counter, pause 5 ms and write it back plus one. What
-# is the final count, and in which order do the values come back?
+# A synchronous actor has no `async def` methods; this one, `SlowCounter`, is created without
+# options. Twenty calls from one caller each read the actor's counter, pause 5 ms and write it
+# back plus one: the read-modify-write that lost updates between chapter 09's threads. What is
+# the final count, and in which order do the values come back?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 @ray.remote
@@ -420,7 +413,8 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 # exercise below needs that answer even after a cancel (the attempt may have taken the
 # lock), so here is the way to keep it: make the ref a future of its own with `asyncio.ensure_future`
 # and await it through `asyncio.shield` (chapter 05). The cancel then lands on the wait
-# alone, and the `except` can await the same future again. Below, the call waits at gate 50,
+# alone, and the `except` can await the same future again: `shield(ref)` would also wrap the
+# ref in a future, but one the code has no name for. Below, the call waits at gate 50,
 # its caller is cancelled, and the gate opens after that.
 
 # %%
