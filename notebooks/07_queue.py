@@ -15,7 +15,8 @@
 # 4. pass results from a thread to the event loop through a `queue.Queue`, and count what
 #    each way of taking them costs the loop.
 #
-# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 65 minutes
+# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore), and for one section
+# how to start and join a `threading.Thread` (Part II covers threads) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -285,11 +286,10 @@ print("✓ one sentinel per consumer ended all three, 6 items handled")
 # `task_done()` in a `finally` after each item. Once `join()` returns,
 # the workers are cancelled (and awaited, chapter 05).
 #
-# `put_then_join` below puts 8 items for two workers, waits (with a folded helper,
-# `all_handled`) until the log shows every item handled, and then gives `join()` 0.1 s. It
-# returns the last log line, the items handled, and whether the workers were cancelled (only
-# the check uses that). It runs twice: once with workers that call `task_done()`, once with workers that never call it.
-# Predict: in each of the two runs, all 8 items are handled; does `join()` then return?
+# `put_then_join` below puts 8 items for two workers, waits until the log shows every item
+# handled, and then gives `join()` 0.1 s; it returns the log. It runs twice: once with workers
+# that call `task_done()`, once with workers that never call it. Both runs handle all 8 items.
+# Predict: in each run, does `join()` then return?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 async def all_handled(log: list[str], n_items: int, timeout: float = 2) -> None:
@@ -299,12 +299,12 @@ async def all_handled(log: list[str], n_items: int, timeout: float = 2) -> None:
             await asyncio.sleep(0.005)
 
 
-async def cancel_all(tasks: list[asyncio.Task]) -> bool:
-    """Cancel the tasks, wait for them to end (chapter 05), and say whether all were cancelled."""
+async def cancel_all(tasks: list[asyncio.Task]) -> None:
+    """Cancel the tasks and wait for them to end (chapter 05): none is left running."""
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return all(task.cancelled() for task in tasks)
+    assert all(task.cancelled() for task in tasks), "every worker ended by its cancellation"
 
 
 # %%
@@ -320,34 +320,38 @@ async def worker(jobs: asyncio.Queue, log: list[str], calls_task_done: bool) -> 
 
 
 # %%
-async def put_then_join(calls_task_done: bool) -> tuple[str, int, bool]:
+async def put_then_join(calls_task_done: bool) -> list[str]:
     jobs, log = asyncio.Queue(), []
     workers = [asyncio.create_task(worker(jobs, log, calls_task_done))
                for _ in range(2)]
     for item in range(8):
         jobs.put_nowait(item)
-    await all_handled(log, 8)  # folded above
+    await all_handled(log, 8)  # folded above: until the log shows 8 items handled
     try:
         async with asyncio.timeout(0.1):
             await jobs.join()
         log.append("join returned")
     except TimeoutError:
         log.append("join timed out")
-    cancelled = await cancel_all(workers)  # folded above
-    return log[-1], sum("handled" in entry for entry in log), cancelled
+    await cancel_all(workers)  # folded above: the workers cancelled and awaited
+    return log
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-outcome = {True: await put_then_join(True), False: await put_then_join(False)}
-for calls_task_done, (last_line, handled_items, _) in outcome.items():
-    label = "with task_done:" if calls_task_done else "without task_done:"
-    print(f"{label:<18} last log line {last_line!r}, items handled {handled_items}")
+with_task_done = await put_then_join(True)
+without_task_done = await put_then_join(False)
+print("with task_done:    ", with_task_done[-1])
+print("without task_done: ", without_task_done[-1])
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: join-waits-for-task-done
-assert outcome[True] == ("join returned", 8, True), f"with task_done: {outcome[True]}"
-assert outcome[False] == ("join timed out", 8, True), (
-    f"all 8 handled, yet join() never returned: {outcome[False]}")
+def handled(log: list[str]) -> int:
+    return sum("handled" in entry for entry in log)
+
+
+assert (with_task_done[-1], handled(with_task_done)) == ("join returned", 8), with_task_done
+assert (without_task_done[-1], handled(without_task_done)) == ("join timed out", 8), (
+    f"all 8 handled, yet join() never returned: {without_task_done}")
 print("✓ with task_done() join returned; without it, all 8 were handled and join() still waited")
 
 # %% [markdown]
@@ -583,7 +587,9 @@ print("✓ the loop kept beating while it awaited the handed group")
 # `async with asyncio.TaskGroup()` block (chapter 03) does
 # the rest: when one worker raises, the group cancels the others and waits for them, and when
 # the caller cancels, the block cancels and waits for every worker before the cancellation
-# comes out.
+# comes out. The group also cancels the body of its `async with` when a worker raises, so a
+# producer stuck in `await jobs.put(...)` on a full queue is not left waiting: the `put`
+# raises `CancelledError`, and the group raises an `ExceptionGroup` holding the worker's error.
 #
 # :::
 #

@@ -314,18 +314,19 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 #
 # A weight reload runs in a thread and the handler waiting for it has a deadline:
 # `async with asyncio.timeout(0.05): await asyncio.to_thread(reload, ...)`. When the deadline
-# passes, `TimeoutError` is raised in the handler. Before printing its log, the cell does a
-# bounded clean-up: it gives the thread at most 2 s to set `reload_done` (the event it got as
-# `finished`), waiting for it in another thread. Is the reload still running after the handler got `TimeoutError`?
+# passes, `TimeoutError` is raised in the handler. The reload logs each chunk it loads, and the
+# handler logs the `TimeoutError`; the cell's last `await` only gives the thread time to end
+# before the log is printed (at most 2 s). Is the reload still running after the handler got
+# `TimeoutError`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def reload_weights(chunks: int, chunk_seconds: float, log: list[str],
-                   finished: threading.Event) -> str:
+                   reload_done: threading.Event) -> str:
     for i in range(chunks):
         time.sleep(chunk_seconds)
         log.append(f"chunk {i} loaded")
     log.append("reload finished")
-    finished.set()
+    reload_done.set()
     return "weights reloaded"
 
 
@@ -337,7 +338,8 @@ with borrowed_default_executor():
             await asyncio.to_thread(reload_weights, 5, 0.03, reload_log, reload_done)
     except TimeoutError:
         reload_log.append("the handler got TimeoutError")
-    await asyncio.to_thread(reload_done.wait, 2)  # 2 s at most, whatever happened
+    # bounded clean-up, not part of the question: 2 s at most for the thread to end
+    await asyncio.to_thread(reload_done.wait, 2)
 print(*reload_log, sep="\n")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -431,60 +433,6 @@ print("✓ the stop event ended the reload at its next check, before the handler
 # future cancelled for good.
 #
 # :::
-#
-# Exercise 8.1 needs one more fact about deadlines and threads. The work itself may raise a
-# `TimeoutError`, a socket read whose own timeout fired, say. Does `asyncio.timeout`
-# let that one through, or does it report its own? The cell runs two kinds of work under a
-# deadline: one raises its own `TimeoutError` at once, the other outlasts the deadline.
-
-# %%
-def read_reply() -> str:  # stands for a socket read whose own timeout fired
-    raise TimeoutError("the server did not answer")
-
-
-def slow_reply() -> str:  # answers after 0.2 s
-    time.sleep(0.2)
-    return "reply"
-
-
-whose_timeout = {}
-with borrowed_default_executor():
-    for work, deadline in ((read_reply, 2.0), (slow_reply, 0.05)):
-        try:
-            async with asyncio.timeout(deadline):
-                await asyncio.to_thread(work)
-        except TimeoutError as exc:
-            whose_timeout[work.__name__] = exc
-            print(f"{work.__name__}: {exc!r}, raised from {exc.__cause__!r}")
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert str(whose_timeout["read_reply"]) == "the server did not answer"
-assert whose_timeout["read_reply"].__cause__ is None
-assert isinstance(whose_timeout["slow_reply"].__cause__, asyncio.CancelledError)
-print("✓ the work's own TimeoutError came through unchanged; the deadline's came from a cancel")
-
-# %% [markdown]
-# `asyncio.timeout` turns into `TimeoutError` only the cancellation that *it* caused, and
-# marks it: its `TimeoutError` has no message and is raised from the `CancelledError`. A
-# `TimeoutError` that the awaited work raised before the deadline passes through unchanged.
-#
-# The handler above caught only the deadline. If the caller cancels the handler instead, the
-# cancellation arrives at the same shielded `await`, as `CancelledError` rather than
-# `TimeoutError`, and an `except TimeoutError:` lets it pass with the thread still running.
-# Clean-up that must run in both cases, setting the event and waiting for the thread, belongs
-# in a `finally`.
-#
-# One last piece for the exercise: a wait for a thread that never raises. `asyncio.wait`
-# takes a list of futures and a timeout, and returns two sets, the done futures and the
-# pending ones; a failed future stays in `done` with its exception kept inside it, and a
-# timeout leaves the future in `pending`.
-
-# %%
-with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reader") as pool:
-    reply = loop.run_in_executor(pool, read_reply)
-    done, pending = await asyncio.wait([reply], timeout=2)  # returns; never raises
-print(f"done {len(done)}, pending {len(pending)}; the exception it kept: "
-      f"{reply.exception()!r}")
 
 # %% [markdown]
 # ## Threads and computation
@@ -494,6 +442,8 @@ print(f"done {len(done)}, pending {len(pending)}; the exception it kept: "
 # threads of a pool and divides the CPU time the process used by the wall time: the number of
 # cores the threads kept busy on average (`usable_cpus()` says how many this process may use).
 # Predict, for a machine with two usable cores: about 2 cores busy, about 1, or fewer than 1?
+# (The answer rests on a fact about CPython that the Why names; if you have not met it, guess
+# from what the waiting calls above did on threads.)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def busy_sum(n: int) -> int:
@@ -561,6 +511,70 @@ else:
 #   CPUs of the machine); the loop's default pool is such a pool.
 #
 # :::
+
+# %% [markdown]
+# ## Before the exercise
+#
+# Exercise 8.1 builds on the stop event and needs three more facts about deadlines and
+# threads: whose `TimeoutError` a deadline reports, why the clean-up belongs in a `finally`,
+# and a way to wait for a thread that never raises.
+#
+# **Whose `TimeoutError`?** The work itself may raise a `TimeoutError`, a socket read whose
+# own timeout fired, say. Does `asyncio.timeout` let that one through, or does it report its
+# own? The cell runs two kinds of work under a deadline: one raises its own `TimeoutError` at
+# once, the other outlasts the deadline.
+
+# %%
+def read_reply() -> str:  # stands for a socket read whose own timeout fired
+    raise TimeoutError("the server did not answer")
+
+
+def slow_reply() -> str:  # answers after 0.2 s
+    time.sleep(0.2)
+    return "reply"
+
+
+whose_timeout = {}
+with borrowed_default_executor():
+    for work, deadline in ((read_reply, 2.0), (slow_reply, 0.05)):
+        try:
+            async with asyncio.timeout(deadline):
+                await asyncio.to_thread(work)
+        except TimeoutError as exc:
+            whose_timeout[work.__name__] = exc
+            print(f"{work.__name__}: {exc!r}, raised from {exc.__cause__!r}")
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert str(whose_timeout["read_reply"]) == "the server did not answer"
+assert whose_timeout["read_reply"].__cause__ is None
+assert isinstance(whose_timeout["slow_reply"].__cause__, asyncio.CancelledError)
+print("✓ the work's own TimeoutError came through unchanged; the deadline's came from a cancel")
+
+# %% [markdown]
+# `asyncio.timeout` turns into `TimeoutError` only the cancellation that *it* caused, and
+# marks it: its `TimeoutError` has no message and is raised from the `CancelledError`. A
+# `TimeoutError` that the awaited work raised before the deadline passes through unchanged.
+#
+# **Why a `finally`.** The stop-event handler above caught only the deadline. If the caller
+# cancels the handler instead, the cancellation arrives at the same shielded `await`, as
+# `CancelledError` rather than `TimeoutError`, and an `except TimeoutError:` lets it pass with
+# the thread still running.
+# Clean-up that must run in both cases, setting the event and waiting for the thread, belongs
+# in a `finally`.
+#
+# **A wait that never raises.** `asyncio.wait` takes a list of futures and a timeout, and
+# returns two sets, the done futures and the pending ones; a failed future stays in `done`
+# with its exception kept inside it, and a timeout leaves the future in `pending`. Below,
+# `read_reply` fails at once and `slow_reply` outlasts the 0.1 s timeout.
+
+# %%
+with ThreadPoolExecutor(max_workers=2, thread_name_prefix="reader") as pool:
+    reply = loop.run_in_executor(pool, read_reply)
+    late = loop.run_in_executor(pool, slow_reply)
+    done, pending = await asyncio.wait([reply, late], timeout=0.1)  # never raises
+names = {reply: "read_reply", late: "slow_reply"}
+print("done:", [names[f] for f in done], "· pending:", [names[f] for f in pending])
+print("the exception read_reply's future kept:", repr(reply.exception()))
 
 # %% [markdown]
 # ## Exercise 8.1 · A deadline that really stops the work

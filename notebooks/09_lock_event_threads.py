@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 
-from lab_snippets.thread_workers import join_all, parse_daemon_exit
+from lab_snippets.thread_workers import join_all
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
@@ -339,7 +339,8 @@ print("✓ join(0.1) returned with the thread still running; only stop.set() end
 # script below (`python -c`). It starts a normal thread with 6 steps and a daemon thread with
 # 40 steps, 0.05 s each; each thread's `finally` prints how many steps it did. The main thread
 # returns at once. An `atexit` handler, which the interpreter runs only after it has waited
-# for the normal threads, prints the steps each thread had done by then.
+# for the normal threads, prints the steps each thread had done by then. Each line starts with
+# the time since the script began (`say`), for the figure after the answer.
 #
 # Predict: how many of its 40 steps does the daemon thread do, and does its `finally` block
 # run?
@@ -348,7 +349,11 @@ print("✓ join(0.1) returned with the thread still running; only stop.set() end
 EXIT_SCRIPT = """
 import atexit, threading, time
 
+T0 = time.monotonic()
 steps_done = {"normal": 0, "daemon": 0}
+
+def say(line):  # prints the line after the time since the script began
+    print(f"{time.monotonic() - T0:.3f} s  {line}")
 
 def work(name, steps):
     try:
@@ -356,12 +361,12 @@ def work(name, steps):
             time.sleep(0.05)
             steps_done[name] += 1
     finally:
-        print(f"{name} thread: finally ran after {steps_done[name]} steps")
+        say(f"{name} thread: finally ran after {steps_done[name]} steps")
 
-atexit.register(lambda: print(f"atexit handler: steps done {steps_done}"))
+atexit.register(lambda: say(f"atexit handler: steps done {steps_done}"))
 threading.Thread(target=work, args=("normal", 6)).start()
 threading.Thread(target=work, args=("daemon", 40), daemon=True).start()
-print("main thread returns")
+say("main thread returns")
 """
 child = subprocess.run([sys.executable, "-c", EXIT_SCRIPT],
                        capture_output=True, text=True, timeout=20, check=True)
@@ -386,74 +391,56 @@ print(child.stdout)
 #
 # ## The same exit on a clock
 #
-# The printed lines say what each thread did; a clock shows when the daemon was cut off. The
-# course's own copy of this script, `lab_snippets.thread_workers`, also notes the time of
-# each event; the folded cell runs it and draws the events on a `Timeline`, the course's
-# stopwatch (chapter 01). This is a second run, so the daemon's step count can differ from the
-# run above by a step or two: where a step stands at the exit is a matter of timing.
+# The times at the start of the answer's lines are enough to draw the run: the folded cell
+# below puts them on a `Timeline`, the course's stopwatch (chapter 01).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the timed run and the plotting code"}
-def plot_exit(exit_report: dict) -> None:
-    """Draw the child's events on a timeline; print how many planned steps the daemon did."""
-    at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def exit_events(stdout: str) -> dict[str, float]:
+    """The answer's lines as {text without the step counts: seconds since the script began}."""
+    events = {}
+    for line in stdout.splitlines():
+        seconds, _, text = line.partition(" s  ")
+        events[text.split(" after ")[0].split(":")[0]] = float(seconds)
+    return events
+
+
+def plot_exit(events: dict[str, float]) -> None:
+    """The child's three threads and its exit, from the printed times."""
     tl = Timeline()
-    tl.t0 = min(at.values()) - 0.02  # the child's clock readings, from just before its threads start
-    exit_at = at[("main", "atexit handler")]
-    tl.add("main thread", at[("main", "main returns")] - 0.005, at[("main", "main returns")])
-    tl.add("interpreter exit", at[("main", "main returns")], exit_at, state="waiting")
-    ends = {}
-    for name, lane in (("joined", "normal thread"), ("daemon", "daemon thread")):
-        # a thread's bar ends at its last step, or at the atexit handler if it had not finished
-        ends[name] = at.get((name, "finished all steps"), exit_at)
-        tl.add(lane, at[(name, "start")], ends[name])
-        if (name, "cleanup") in at:  # its finally block ran: a purple end, wide enough to see
-            cleaned_at = at[(name, "cleanup")]
-            tl.add(lane, cleaned_at - 0.027, cleaned_at + 0.003, state="cleanup")
-    planned_end = at[("daemon", "start")] + exit_report["steps_planned"]["daemon"] * 0.05
-    shown_end = min(planned_end, ends["daemon"] + 0.25)  # a long rest of the plan is cut short
-    tl.add("daemon thread's plan", ends["daemon"], shown_end, state="cancelled")
-    fig = tl.plot("A child process's threads, from its main thread's return to its exit",
-                  lanes=["main thread", "interpreter exit", "normal thread", "daemon thread",
-                         "daemon thread's plan"],
-                  xlabel="time since just before the child's threads started (s)",
-                  meanings={"cancelled": "planned, not run (not measured)"})
-    fig.axes[0].text(shown_end - tl.t0 + 0.01, 4, f"→ plan ends at {planned_end - tl.t0:.1f} s",
-                     va="center", ha="left", fontsize=8)  # where the plan ends
-    done, planned = exit_report["steps_done"]["daemon"], exit_report["steps_planned"]["daemon"]
-    print(f"this second run: the daemon thread did {done} of its {planned} planned steps; "
-          f"they were planned to end {planned_end - tl.t0:.1f} s in")
+    tl.t0 = 0.0  # the script's own clock: 0 is when it began
+    main_returns, exit_waited = events["main thread returns"], events["atexit handler"]
+    tl.add("main thread", 0.0, max(main_returns, 0.005))
+    tl.add("interpreter exit", main_returns, exit_waited, state="waiting")
+    cleaned_at = events["normal thread"]  # its finally: a purple end, wide enough to see
+    tl.add("normal thread", 0.0, cleaned_at - 0.027)
+    tl.add("normal thread", cleaned_at - 0.027, cleaned_at + 0.003, state="cleanup")
+    tl.add("daemon thread", 0.0, exit_waited)  # no finally line: no purple end
+    tl.plot("A child process's threads, from its start to its exit",
+            lanes=["main thread", "interpreter exit", "normal thread", "daemon thread"],
+            xlabel="time since the child's script began (s)")
 
 
-timed = subprocess.run(
-    [sys.executable, "-m", "lab_snippets.thread_workers", "daemon-exit",
-     "--joined-steps", "6", "--daemon-steps", "40", "--step", "0.05"],
-    capture_output=True, text=True, timeout=20, check=True,
-)
-exit_report = parse_daemon_exit(timed.stdout)
-plot_exit(exit_report)
+plot_exit(exit_events(child.stdout))
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-lines = child.stdout.splitlines()
+import ast
+
+lines = [line.partition(" s  ")[2] for line in child.stdout.splitlines()]
+events = exit_events(child.stdout)
 assert lines[0] == "main thread returns" and "normal thread: finally ran after 6 steps" in lines
 assert not any(line.startswith("daemon thread:") for line in lines), "no finally for the daemon"
-at = {(e["thread"], e["event"]): e["at"] for e in exit_report["events"]}
-done = exit_report["steps_done"]
-assert done["joined"] == 6, "the normal thread was waited for and finished"
-assert done["daemon"] < 40, "the daemon thread was cut off mid-work"
-assert done["daemon"] <= 20, "it did at most half of its 40 steps"
-assert exit_report["daemon_alive_at_exit"] and not exit_report["joined_alive_at_exit"]
-assert exit_report["cleanups_printed"] == ["joined"], "the daemon's finally block never ran"
-assert (at[("main", "main returns")] < at[("joined", "finished all steps")]
-        < at[("main", "atexit handler")])
+done = ast.literal_eval(lines[-1].partition("steps done ")[2])
+assert done["normal"] == 6, "the normal thread was waited for and finished"
+assert done["daemon"] <= 20, "the daemon thread was cut off, with at most half of its 40 steps"
+assert events["main thread returns"] < events["normal thread"] <= events["atexit handler"]
 print("✓ the normal thread finished and cleaned up; the daemon was cut off, no cleanup")
 
 # %% [markdown]
 # The main thread is done almost at once; the exit then waits for the normal thread, whose
 # `finally` is the purple end of its bar (drawn 0.03 s wide so that it shows: it takes far
-# less). The daemon's bar stops where the exit stops waiting, with no purple end. It counts a
-# step when the step's sleep ends, so a step in progress at the exit is never counted. The
-# grey lane is drawn, not measured: the rest of the daemon's 40 planned steps, cut at 0.25 s
-# past the exit, with an arrow to where the plan would have ended.
+# less). The daemon's bar stops where the exit stops waiting, with no purple end, far short of
+# the 2 s its 40 steps would have taken. It counts a step when the step's sleep ends, so a
+# step in progress at the exit is never counted.
 #
 # :::{dropdown} Python versions
 #
@@ -839,52 +826,62 @@ show_call_site("09")
 #
 # A model of the health monitor, written for this page, with slime's shape and shorter times:
 # three engines, a check that answers after 0.25 s (within a `CHECK_TIMEOUT` of 0.3 s) and
-# looks at nothing else meanwhile, a 0.05 s wait between rounds. `stop()` comes 0.1 s into the
-# first check. Then come two joins, one after the other. The first, `join(INTERVAL)`, waits
-# 0.05 s: it is the counterfactual, what `stop()` would do if its bound were the interval
-# alone. The second, `join(CHECK_TIMEOUT + SLACK)`, waits up to 0.4 s more and tops the first
-# up to slime's bound (timeout + interval + slack), 0.45 s together, scaled down.
+# looks at nothing else meanwhile, a 0.05 s wait between rounds (`health_monitor_loop`,
+# folded below). `stop_after` starts a monitor and stops it as slime's `stop()` does, 0.1 s
+# into the first check: it sets the event, joins with a bound, and would warn that the
+# monitor "did not terminate" if it is still alive. Two monitors are stopped, one with the
+# interval alone as the bound, one with slime's bound (timeout + interval + slack, scaled
+# down).
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the model monitor"}
 CHECK_TIMEOUT, INTERVAL, SLACK = 0.3, 0.05, 0.1  # slime's bound, scaled down
-monitor_stop, monitor_log = threading.Event(), []
 
 
-def check_engine(engine: int) -> None:  # stands in for ray.get(engine.health_generate)
+def check_engine(engine: int, stop: threading.Event, log: list[str]) -> None:
+    # like slime's ray.get of the health call, the check does not look at stop
     time.sleep(0.25)  # the engine answers within CHECK_TIMEOUT
-    monitor_log.append(f"engine {engine} answered")
+    log.append(f"engine {engine} answered")
 
 
-def health_monitor_loop() -> None:
-    while not monitor_stop.is_set():
+def health_monitor_loop(stop: threading.Event, log: list[str]) -> None:
+    while not stop.is_set():
         for engine in range(3):
-            if monitor_stop.is_set():  # slime checks the event between engines
+            if stop.is_set():  # slime checks the event between engines
                 break
-            check_engine(engine)
-        if monitor_stop.wait(INTERVAL):
+            check_engine(engine, stop, log)
+        if stop.wait(INTERVAL):
             break
 
 
 # %%
-monitor = threading.Thread(target=health_monitor_loop, name="health-monitor",
-                           daemon=True)
-monitor.start()
-time.sleep(0.1)
-stop_set_at = time.monotonic()
-monitor_stop.set()
-monitor.join(timeout=INTERVAL)
-alive_after_interval = monitor.is_alive()
-monitor.join(timeout=CHECK_TIMEOUT + SLACK)  # 0.05 + 0.4 in all: slime's bound
-stopped_after = time.monotonic() - stop_set_at
-print(f"alive after join({INTERVAL}): {alive_after_interval}; "
-      f"alive after slime's bound: {monitor.is_alive()}")
-print(f"the thread ended {stopped_after:.2f} s after stop was set; log: {monitor_log}")
+def stop_after(join_bound: float) -> dict:
+    stop, log = threading.Event(), []
+    monitor = threading.Thread(target=health_monitor_loop, args=(stop, log),
+                               daemon=True)
+    monitor.start()
+    time.sleep(0.1)  # 0.1 s into the first check
+    stop.set()
+    monitor.join(timeout=join_bound)
+    warned = monitor.is_alive()  # slime would log "did not terminate" here
+    monitor.join(timeout=2)  # the course's clean-up: no thread left behind
+    return {"warned falsely": warned, "log": log, "left running": monitor.is_alive()}
+
+
+SLIMES_BOUND = CHECK_TIMEOUT + INTERVAL + SLACK
+by_interval = stop_after(INTERVAL)
+by_slimes_bound = stop_after(SLIMES_BOUND)
+for bound, run in ((INTERVAL, by_interval), (SLIMES_BOUND, by_slimes_bound)):
+    print(f"join({bound:.2f}): warned falsely: {run['warned falsely']}; "
+          f"log: {run['log']}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: stop-waits-for-the-check-in-progress
-assert alive_after_interval, "a join bounded by the interval alone would warn falsely"
-assert not monitor.is_alive(), "slime's bound covers a check that answers within its timeout"
-assert monitor_log == ["engine 0 answered"], f"the check in progress ends, no other: {monitor_log}"
+assert by_interval["warned falsely"], "a join bounded by the interval alone would warn falsely"
+assert not by_slimes_bound["warned falsely"], (
+    "slime's bound covers a check that answers within its timeout")
+for run in (by_interval, by_slimes_bound):
+    assert not run["left running"], "bounded joins: no monitor left running"
+    assert run["log"] == ["engine 0 answered"], f"the check in progress ends, no other: {run}"
 print("✓ stop() waited out the check in progress; the interval alone would have been too short")
 
 # %% [markdown]
@@ -896,8 +893,9 @@ print("✓ stop() waited out the check in progress; the interval alone would hav
 # :::{dropdown} The run in detail, and what the check's timeout bounds in slime
 #
 # The thread looks at the event only between engines and in its wait, so the check in
-# progress ran to its end: the thread ended about 0.15 s after `stop()` (the 0.25 s check
-# less the 0.1 s it had run; a little more on a loaded machine) and skipped the other engines.
+# progress ran to its end: each monitor ended about 0.15 s after `stop()` (the 0.25 s check
+# less the 0.1 s it had run; a little more on a loaded machine) and skipped the other engines
+# (each log holds one line). The interval's 0.05 s ran out before that; slime's 0.45 s did not.
 #
 # In slime, `_check_timeout` is passed to the engine, which uses it as the timeout of its HTTP
 # health request once the call runs. The thread waits for the call with `ray.get`, Ray's

@@ -378,14 +378,24 @@ async def stream_lines(source: str, log: list[str], lines: int = 5):
         log.append(f"{source}: connection closed")
 
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show let_the_loop_turn, a bounded wait used by the next Predict"}
+async def let_the_loop_turn(log: list[str], until: str) -> None:
+    """Short sleeps, so that the loop runs other tasks, until the log shows `until` (1 s at most)."""
+    for _ in range(200):
+        if until in log:
+            return
+        await asyncio.sleep(0.005)
+
+
 # %% [markdown]
 # ## Predict: does `break` run an async generator's `finally`?
 #
 # Two consumers `break` out of `async for` after two lines. `held` keeps the generator in a
 # variable, `stream`; `dropped` writes the common `async for line in stream_lines(...)`, so
 # nothing refers to the generator after its loop. The cell prints the last entry of each log
-# right after the loops, and again after letting the event loop turn (at most 200 short
-# sleeps). What are the four entries: `connection opened`, or `connection closed`?
+# right after the loops, and again after letting the event loop turn for a while
+# (`let_the_loop_turn`, folded above). What are the four entries: `connection opened`, or
+# `connection closed`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 held_log: list[str] = []
@@ -400,10 +410,7 @@ async for line in stream_lines("dropped", dropped_log):
         break
 
 at_break = {"held": list(held_log), "dropped": list(dropped_log)}
-loop_turns = 0
-while "dropped: connection closed" not in dropped_log and loop_turns < 200:
-    await asyncio.sleep(0.005)
-    loop_turns += 1
+await let_the_loop_turn(dropped_log, until="dropped: connection closed")
 later = {"held": list(held_log), "dropped": list(dropped_log)}
 print(f"{'consumer':<9} {'right after break':<28} after the loop turned")
 for name in ("held", "dropped"):
@@ -500,11 +507,10 @@ print("✓ aclosing closed the generator at the end of the block, before the nex
 # ## A time guard around a stream: what unwinds first?
 #
 # Below, a generator that would stream 100 lines runs under a 0.03 s guard, inside `aclosing`,
-# in the task running the cell. The cell prints the last three entries of the log (and, for
-# the "Going further" note after the answer, `cancelling()` for that task afterwards). Predict
-# the order of the three entries: the
-# generator's `closing` and `connection closed`, and the guard's `TimeoutError` caught by the
-# cell. Does the generator close before the guard raises, or after?
+# in the task running the cell. The cell prints the last three entries of the log. Predict
+# the order of the three entries: the generator's `closing` and `connection closed`, and the
+# guard's `TimeoutError` caught by the cell. Does the generator close before the guard raises,
+# or after?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 guard_log: list[str] = []
@@ -515,7 +521,7 @@ try:
                 pass
 except Exception as exc:  # whatever the guard let out, by its type
     guard_log.append(f"guard: {type(exc).__name__}")
-print(guard_log[-3:], "| cancelling now:", asyncio.current_task().cancelling())
+print(guard_log[-3:])
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert guard_log[-3:] == ["guarded: closing", "guarded: connection closed", "guard: TimeoutError"]
@@ -540,11 +546,18 @@ print("✓ the timeout closed the generator first, then raised TimeoutError; not
 # and not yet taken back by `uncancel()` (chapter 05): 0 means "not being cancelled". In
 # chapter 05, catching a `CancelledError` left the count at 1. A guard does not: when
 # `asyncio.timeout` exits, it recognises the cancellation it caused, turns it into
-# `TimeoutError`, and calls `task.uncancel()` itself. The count printed above is 0, so a retry
-# loop written as `while not asyncio.current_task().cancelling():` goes on after a caught
-# `TimeoutError`.
+# `TimeoutError`, and calls `task.uncancel()` itself. The count, printed by the folded cell
+# below, is 0, so a retry loop written as `while not asyncio.current_task().cancelling():`
+# goes on after a caught `TimeoutError`.
 #
 # :::
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show cancelling() after the guard (Going further)"}
+print("cancelling() of the task that caught the guard's TimeoutError:",
+      asyncio.current_task().cancelling())
+
+# %% [markdown]
+# ## Before the exercise
 #
 # The exercise below needs one more fact about cancellation, which this short cell shows.
 # `CancelledError` is a `BaseException`, not an `Exception`, so an `except Exception` does not
@@ -1053,9 +1066,11 @@ show_call_site("10b")
 #
 # SGLang sends its answer as SSE (server-sent events): the response arrives bit by bit, as a
 # stream of lines. slime reads it with httpx, an HTTP client library; the pool of connections
-# under httpx is another library, httpcore. A stream read to the end has exhausted the
-# generator and returns its connection to the pool for the next request. When the loop leaves early, the response is closed with its body not
-# read to the end, and httpcore (1.0.9) then closes the connection instead of returning it.
+# under httpx is another library, httpcore. A connection pool keeps connections open for the
+# next request, so that a request need not open a new one. A stream read to the end has
+# exhausted the generator and returns its connection to the pool. When the loop leaves early,
+# the response is closed with its body not read to the end, and httpcore (1.0.9) then closes
+# the connection instead of returning it: a later request opens a new one.
 # What an early exit also leaves behind is the `aiter_lines()` generator, suspended like the
 # chapter's `dropped` generator: the loop's finalizer hook closes it some turns later, in
 # another task, where an error while closing is logged, not raised. `contextlib.aclosing`

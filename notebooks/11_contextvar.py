@@ -278,11 +278,13 @@ def draw_both_runs() -> tuple[Timeline, Timeline]:
                         f"{name.split()[0]}\nparent: {found}", ha="center", va="center",
                         fontsize=7)
     lanes = [f"sample {i}" for i in range(3)]
-    PARENT = {"waiting": "parent: its own sample", "failed": "parent: any other"}
+    PARENT = {"waiting": "right (its own sample)", "failed": "wrong (another sample's)"}
     with_context.plot("a ContextVar holding a tuple", ax=top, lanes=lanes, meanings=PARENT)
     with_shared.plot("one shared list", ax=bottom, lanes=lanes, meanings=PARENT)
     for ax in (top, bottom):
         ax.set_ylim(2.6, -0.75)
+        if ax.get_legend() is not None:  # the colours say which parent was found
+            ax.get_legend().get_title().set_text("parent span")
     top.set_xlabel("")
     return with_context, with_shared
 
@@ -310,8 +312,6 @@ wrong_parents = [(name, found) for name, found in global_records
                  if found != own_parent(name)]
 print("generate and reward spans with a wrong parent:",
       [(name, found) for name, found in wrong_parents if not name.startswith("sample")])
-print("sample spans that found a parent (they should find none):",
-      [(name, found) for name, found in wrong_parents if name.startswith("sample")])
 drawn_context, drawn_shared = draw_both_runs()  # the folded plotting code above
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -334,24 +334,23 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 # start, so their first bars need not begin at the same moment.)
 #
 # Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
-# step, with no `await` between them, so no other task can push in between. The steps below
-# follow the shared list through the run; they also explain the answer's second line,
-# the `sample` spans, which the figure does not draw:
+# step, with no `await` between them, so no other task can push in between. Within a task the
+# damage starts after the first `await`, and hits the `reward` spans. The shared list through
+# the run, top at the right (`s0` for `sample 0`, `g0` for `generate 0`, `r0` for `reward 0`):
 #
-# 1. Samples 0, 1 and 2 in turn push `sample i` and `generate i`, then await: `sample 1` finds
-#    `generate 0` on top, and `sample 2` finds `generate 1`. The list, top at the right, is
-#    `sample 0`, `generate 0`, `sample 1`, `generate 1`, `sample 2`, `generate 2`.
-# 2. `generate 0` ends (0.03 s): `pop()` takes the top, `generate 2`, so the list now ends in
-#    `sample 2`.
-# 3. Sample 0 opens `reward 0`: its parent is the top, `sample 2`. The list ends in
-#    `sample 2`, `reward 0`.
-# 4. `generate 1` ends (0.04 s): `pop()` takes `reward 0`. Sample 1 opens `reward 1`, and its
-#    parent is `sample 2` too.
+# 1. At 0 s, samples 0, 1 and 2 in turn push `sample i` and `generate i`, then await;
+#    `sample 1` finds `generate 0` on top, and `sample 2` finds `generate 1` (a `sample` span
+#    should find none). The list: s0 g0 s1 g1 s2 g2.
+# 2. At 0.03 s, `generate 0` ends, and `pop()` takes the top, `generate 2`. The list:
+#    s0 g0 s1 g1 s2.
+# 3. Sample 0 opens `reward 0`, which finds `sample 2` on top. The list: s0 g0 s1 g1 s2 r0.
+# 4. At 0.04 s, `generate 1` ends, and `pop()` takes `r0`; sample 1 opens `reward 1`, which
+#    finds `sample 2` too. The list: s0 g0 s1 g1 s2 r1.
 #
-# Within a task, then, the damage starts after the first `await`, and hits the `reward` spans.
 # Once the tasks interleave, `pop()` takes off whatever is on top, often another task's entry,
 # so the list keeps entries of spans that have ended (`generate 0`) and loses some that are
-# open (`reward 0`).
+# open (`reward 0`). The `sample` spans that found a parent (step 1) are not drawn: the
+# figure has one lane per sample.
 #
 # :::
 #
@@ -471,7 +470,7 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # :::
 
 # %% [markdown]
-# ## A token used in another context
+# ## Before the exercise: a token used in another context
 #
 # Item 4 of Exercise 11.1 needs one more rule: a token can undo its `set` only in the context
 # where that `set` ran; anywhere else, `reset` raises `ValueError` and changes nothing. A span
@@ -1052,19 +1051,26 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
       "each a span of the sample's own or none")
 
 # %% [markdown]
-# Yes: the trace id keeps each span inside its own sample, but not under the right span.
+# Yes, within a sample: the trace id keeps each span inside its own sample, but not under the
+# right span. A `reward_model` span can take its sample's ended `sglang_generate` as parent
+# (the first printed example), and a span whose sample has lost all its entries to other
+# samples' pops finds no parent at all. With the `ContextVar`, every parent was right.
+#
+# :::{dropdown} The shared list step by step, for two samples
+#
 # Follow the shared list as if just the first two samples ran, `s0` and `s1`, writing
 # `s0 outer` for s0's `generate_and_rm` span and `s0 gen` for its `sglang_generate`:
 #
-# | step | the shared list afterwards (top at the right) |
-# |---|---|
-# | s0 opens `generate_and_rm`, then `sglang_generate`, and awaits | `s0 outer`, `s0 gen` |
-# | s1 does the same | `s0 outer`, `s0 gen`, `s1 outer`, `s1 gen` |
-# | s0's `sglang_generate` ends: `pop()` takes the top, `s1 gen` | `s0 outer`, `s0 gen`, `s1 outer` |
-# | s0 opens `reward_model`: its innermost `s0` entry is `s0 gen`, which has ended | `s0 outer`, `s0 gen`, `s1 outer`, `s0 reward` |
+# 1. s0 opens `generate_and_rm`, then `sglang_generate`, and awaits. The list, top at the
+#    right: `s0 outer`, `s0 gen`.
+# 2. s1 does the same: `s0 outer`, `s0 gen`, `s1 outer`, `s1 gen`.
+# 3. s0's `sglang_generate` ends, and `pop()` takes the top, `s1 gen`: `s0 outer`, `s0 gen`,
+#    `s1 outer`.
+# 4. s0 opens `reward_model`. Its innermost `s0` entry is `s0 gen`, which has ended: `s0 outer`,
+#    `s0 gen`, `s1 outer`, `s0 reward`.
 #
-# So s0's `reward_model` takes its ended `sglang_generate` as its parent, the first printed
-# example. (In the real run of eight samples, s0's `pop()` takes `s7 gen` instead of `s1 gen`,
-# and the rest goes the same way for s0.) A span whose sample has lost all its entries to
-# other samples' pops finds no
-# parent at all. With the `ContextVar`, every parent was right.
+# So s0's `reward_model` takes its ended `sglang_generate` as its parent. (In the real run of
+# eight samples, s0's `pop()` takes `s7 gen` instead of `s1 gen`, and the rest goes the same
+# way for s0.)
+#
+# :::

@@ -54,9 +54,14 @@ SPAWN = multiprocessing.get_context("spawn")
 from lab_snippets.proc_workers import exit_with  # the section on a dead worker
 
 # %% [markdown]
-# Every pool here starts its workers with `spawn` (the three start methods are compared
-# below), and every worker function comes from `lab_snippets.proc_workers`. The `del pool` in
-# the folded checks is the course's bookkeeping, which your own code does not need.
+# **Two ways to start a worker.** A new process begins either as a copy of the parent
+# (`fork`: it has the parent's memory, every object in it, at that moment) or as a fresh
+# Python interpreter (`spawn`: it has none of the parent's objects, and gets what it needs
+# from the parent as bytes). `SPAWN` in the set-up is a multiprocessing context whose pools
+# and processes start by `spawn`; every pool here uses it, and every worker function comes
+# from an importable module, `lab_snippets.proc_workers`. The section "Three start methods"
+# compares the three methods in full. The `del pool` in the folded checks is the course's
+# bookkeeping, which your own code does not need.
 #
 # ## Predict: does a worker process change the list you hand it?
 #
@@ -70,7 +75,6 @@ shared = ["from the parent"]
 with ThreadPoolExecutor(max_workers=1) as threads:
     seen_by_thread = threads.submit(append_and_return, shared, "from a thread").result()
 
-# SPAWN: a multiprocessing context that starts its workers by spawn
 with SPAWN.Pool(processes=1) as pool:
     seen_by_process = pool.apply(append_and_return, (shared, "from a process"))
 
@@ -113,19 +117,16 @@ from lab_snippets.showcode import show_source
 show_source(burn, first="for _ in range(chunks)", last="last = now")
 
 # %% [markdown]
-# The cell below hands two `burn` jobs to two threads and then to two processes, three rounds
-# taking turns (it also runs them one after the other, for a table further down).
-# `ProcessPoolExecutor` has the `map` of chapter 08's `ThreadPoolExecutor`; its workers are
-# processes. For threads and processes the cell prints `overlap_share`: the share of the
-# time from the first job's start to the last one's end (`wall`) during which both jobs were
-# executing at the same instant; both helpers are folded. In the cell, the two lines a
-# program would contain are `threads.map(burn, ...)` and `pool.map(burn, ...)`; the rest is
-# measurement: a warm-up call so that the workers' start-up is not timed, three rounds taking
-# turns, and each way's fastest round kept. The threads take turns under the GIL, as in
-# chapter 08. Predict the processes: for how much of their run were both
-# executing at once: none of it, some of it, or most of it?
+# The cell below hands two `burn` jobs to two threads (`threads.map`) and then to two
+# processes (`processes.map`): `ProcessPoolExecutor` has the `map` of chapter 08's
+# `ThreadPoolExecutor`, and its workers are processes. Those two calls are the program; the
+# folded helpers around them, `start_workers` and `fastest_of_three` (best of three rounds),
+# are the measuring. The cell prints `overlap_share`: the share of the run (from the first
+# job's start to the last one's end) during which both jobs were executing at the same
+# instant. The threads take turns under the GIL, as in chapter 08. Predict the processes: for
+# how much of their run were both executing at once: none of it, some of it, or most of it?
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show how the CPUs are counted and a run is summed up"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the measuring helpers: CPU pinning, warm-up, three rounds"}
 # The CPUs this kernel may run on (os.sched_getaffinity is Linux-only).
 if hasattr(os, "sched_getaffinity"):
     CPUS = sorted(os.sched_getaffinity(0))
@@ -151,21 +152,31 @@ def overlap_share(reports: list[dict]) -> float:
     """The share of the wall time during which both jobs were executing."""
     return overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / wall(reports)
 
+
+def start_workers(pool) -> None:
+    """Starts both of the pool's workers, so that their start-up is not timed."""
+    list(pool.map(pid_after, [0.1, 0.1]))
+
+
+def fastest_of_three(*ways) -> tuple:
+    """Runs each way (a function that runs the two jobs) in three rounds, taking turns.
+
+    Each way's fastest round is kept, so load elsewhere hurts no way more than another.
+    """
+    rounds = [[list(way()) for way in ways] for _ in range(3)]
+    return tuple(min((r[i] for r in rounds), key=wall) for i in range(len(ways)))
+
 # %% tags=["needs-cores", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-CHUNKS = 1200
-rounds = {"sequential": [], "threads": [], "processes": []}
+CHUNKS = 1200  # each job: 1200 chunks of arithmetic
 with ThreadPoolExecutor(max_workers=2) as threads:
-    with ProcessPoolExecutor(max_workers=2, mp_context=SPAWN) as pool:
-        list(pool.map(pid_after, [0.1, 0.1]))  # start both workers before timing
-        for _ in range(3):  # three rounds, the three ways taking turns
-            rounds["sequential"].append([burn(CHUNKS), burn(CHUNKS)])
-            results = threads.map(burn, [CHUNKS, CHUNKS], timeout=120)
-            rounds["threads"].append(list(results))
-            # pins (folded): the CPU each process pins itself to
-            results = pool.map(burn, [CHUNKS, CHUNKS], pins, timeout=120)
-            rounds["processes"].append(list(results))
-# each way's fastest round: load elsewhere then hurts no way more than another
-sequential, on_threads, on_processes = (min(rounds[kind], key=wall) for kind in rounds)
+    with ProcessPoolExecutor(max_workers=2, mp_context=SPAWN) as processes:
+        start_workers(processes)  # folded: so that their start-up is not timed
+        sequential, on_threads, on_processes = fastest_of_three(
+            lambda: [burn(CHUNKS), burn(CHUNKS)],  # one after the other (a table below)
+            lambda: threads.map(burn, [CHUNKS, CHUNKS], timeout=120),
+            # pins (folded above): each process pinned to a CPU of its own
+            lambda: processes.map(burn, [CHUNKS, CHUNKS], pins, timeout=120),
+        )
 
 for kind, reports in (("threads", on_threads), ("processes", on_processes)):
     print(f"{kind:<10} both executing {overlap_share(reports):.0%} of the time")
@@ -266,7 +277,7 @@ def print_table(sequential: list[dict], on_threads: list[dict], on_processes: li
 
 
 print_table(sequential, on_threads, on_processes)
-del pool  # the course's bookkeeping: the pool's pipes close at once
+processes = None  # the course's bookkeeping: the pool's pipes close at once
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: threads-take-turns
@@ -623,18 +634,26 @@ del workers, before, worker, other
 # exit code, `-15`, is `SIGTERM`, so a call still running there would have been killed, not
 # finished. (Rarely, on a busy machine, it shows `0`: an idle worker took the pool's stop
 # message and exited just before the signal came.)
+
+# %% [markdown]
+# ## Before the exercise
 #
-# Two more facts about this way of watching workers. `active_children()` lists every live
-# child of the process, whichever thread started it: if two threads each make a pool at the
-# same moment, the new children one of them sees can include the other's workers. And a
-# `ProcessPoolExecutor` would have noticed the death by itself, with `BrokenProcessPool`, but
-# leaving its `with` lets running calls finish, where leaving a `Pool`'s `with` terminates
-# them (stopping them takes `terminate_workers()`, new in Python 3.14).
+# The exercise builds on the watch loop above, and needs two more facts about it:
+#
+# - **Two threads at once.** `active_children()` lists every live child of the process,
+#   whichever thread started it: if two threads each make a pool at the same moment, the new
+#   children one of them sees can include the other's workers. The exercise's Hint says how a
+#   lock keeps each caller to its own workers.
+# - **Why a `Pool` and not a `ProcessPoolExecutor`.** The executor would have noticed the
+#   death by itself, with `BrokenProcessPool`, but leaving its `with` lets running calls
+#   finish, where leaving a `Pool`'s `with` terminates them (the executor can stop them only
+#   from Python 3.14, with `terminate_workers()`).
 
 # %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
 #
-# Implement `parallel_starmap(fn, arg_tuples, workers, timeout)`:
+# Implement `parallel_starmap(fn, arg_tuples, workers, timeout)`. Items 1 to 4 use what the
+# chapter ran; item 5 needs the Hint's last item, "Two callers at once":
 #
 # 1. run `fn(*args)` for every tuple in `arg_tuples` on a `spawn` pool of `workers`
 #    processes, so the calls really run in other processes and at most `workers` at once;
@@ -642,9 +661,7 @@ del workers, before, worker, other
 # 3. wait at most `timeout` seconds for all results, and raise `multiprocessing.TimeoutError`
 #    otherwise;
 # 4. if a worker process dies during a call (it exits or is killed), raise `BrokenProcessPool`
-#    (from `concurrent.futures.process`) well before `timeout`. A `multiprocessing.Pool`
-#    quietly replaces a dead worker and never returns its call: you notice the death and
-#    raise `BrokenProcessPool` yourself;
+#    (from `concurrent.futures.process`) well before `timeout`: a `Pool` does not report it;
 # 5. leave no worker process behind, whether it returns, times out, a call raises or a worker
 #    dies, and touch no other process: two threads may call it at once.
 #
@@ -690,7 +707,7 @@ del workers, before, worker, other
 #   `deadline = time.monotonic() + timeout`, and give each short wait at most
 #   `deadline - time.monotonic()`; once that is not above zero, raise
 #   `multiprocessing.TimeoutError`.
-# - **Telling that a worker died** (item 4): as in the section before this exercise, take
+# - **Telling that a worker died** (item 4): as in the section "A pool's workers, and telling that one died", take
 #   `multiprocessing.active_children()` before and after making the pool, then wait in short
 #   steps and look at those workers' `exitcode` between the steps.
 # - **Two callers at once** (item 5): that section ran in one thread, but `active_children()`

@@ -182,7 +182,8 @@ def test_chapters_11_and_19_alt_text_names_their_legend_words():
     from lab_snippets.book import chapters, zhfigures
 
     words = zhfigures.title_words()
-    for number, expected in (("11", {"waiting": "parent: its own sample", "failed": "parent: any other"}),
+    for number, expected in (("11", {"waiting": "right (its own sample)",
+                                     "failed": "wrong (another sample's)"}),
                              ("19", {"blocked": "orphan, still running",
                                      "cancelled": "from the signal to the exit"})):
         chapter = next(c for c in chapters.existing() if c.number == number)
