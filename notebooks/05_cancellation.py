@@ -10,9 +10,10 @@
 # 2. test what catching `CancelledError` does to `asyncio.timeout` and `wait_for`;
 # 3. measure the cleanup that runs after a cancel, and what a caller must do to know it is
 #    over;
-# 4. find out what `asyncio.shield` protects when a caller is cancelled.
+# 4. find out what `asyncio.shield` protects when a caller is cancelled, and what a second
+#    cancel does while you wait for a cleanup.
 #
-# **Needs** chapters 03 (tasks) and 04 (wait) · about 55 minutes
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -171,8 +172,9 @@ async def under_wait_for(worker) -> tuple[str, float]:
 
 
 # %% [markdown]
-# Which of the four timeouts raise `TimeoutError`, and how long does each one last compared
-# with its 0.03 s budget?
+# **Predict** the `bare_except` row under `asyncio.timeout`: does the block raise
+# `TimeoutError`, and how long does it last compared with its 0.03 s budget? The other three
+# rows are printed beside it to compare with.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 outcomes = {}
@@ -319,9 +321,7 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # happened; what remained was the cleanup. `cancel()` returning tells the caller nothing about
 # that cleanup; awaiting the task (or waiting for it with `asyncio.wait`, or a done callback)
 # is how it learns that the cleanup is over. So caller B waits about as long as the cleanup,
-# 0.08 s. Caller A waits not at all, and finds its slot still taken. `asyncio.wait`, as caller
-# B uses it, takes a set or list of tasks (an empty one raises `ValueError`), never cancels
-# them, and returns `(done, pending)` when they are done or its timeout expires.
+# 0.08 s. Caller A waits not at all, and finds its slot still taken.
 #
 # If you did chapter 04's "A deadline for each job", you saw this once for one job under
 # `asyncio.wait`, whose timeout had run out. Here it is the rule for any caller: whoever
@@ -376,6 +376,96 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # shield protects the work,
 # not the caller, and it creates a duty: somebody must still await the shielded task (or keep a
 # reference to it) so that it is not lost when it ends.
+#
+# :::
+
+# %% [markdown]
+# ## A second cancel while you are stopping
+#
+# Caller B cancels its worker and waits for the cleanup. Shutdown code does that in a
+# `finally`: cancel the jobs still running, then await them. What if the caller itself is
+# cancelled again while it waits there (a second Ctrl-C, or a supervisor's own timeout)?
+# `collect` below starts one job, `slow_to_stop`, which would run 1 s and, once cancelled,
+# needs 0.03 s to clean up; like chapter 04's `rollout_refill`, `collect` cancels and awaits
+# its job in a `finally`. The cell after it cancels `collect` at 0.02 s, so the job is
+# cancelled and starts its cleanup then, and cancels `collect` again at 0.03 s, in the middle
+# of that cleanup. It runs once with `gather` in the `finally` and once with `asyncio.wait`.
+#
+# **Predict:** with which of the two is the job already gone when `collect` ends? And what
+# does the second cancel do to the job's 0.03 s cleanup in that run? (The shield run showed
+# where a cancel goes from the `await` it lands in.)
+
+# %%
+async def slow_to_stop(name: str, tl: Timeline) -> str:
+    try:
+        await asyncio.sleep(1)
+    except asyncio.CancelledError:
+        try:
+            await asyncio.sleep(0.03)  # its cleanup
+        finally:
+            tl.mark(f"{name} gone")
+        raise
+    return name
+
+
+async def collect(tl: Timeline, wait_for_jobs) -> None:
+    jobs = [asyncio.create_task(slow_to_stop("the job", tl))]
+    try:
+        await asyncio.sleep(1)  # waiting for results
+    finally:
+        for task in jobs:
+            task.cancel()
+        await wait_for_jobs(jobs)
+
+async def gather_jobs(jobs): await asyncio.gather(*jobs, return_exceptions=True)
+async def wait_jobs(jobs): await asyncio.wait(jobs, timeout=1)
+
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+run_of: dict[str, Timeline] = {}
+for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)):
+    stopping = run_of[name] = Timeline()
+    caller = asyncio.create_task(collect(stopping, wait_for_jobs))
+    await asyncio.sleep(0.02)
+    caller.cancel()  # the first cancel
+    await asyncio.sleep(0.01)
+    caller.cancel()  # the second, while the finally waits for the job
+    await asyncio.wait([caller], timeout=1)
+    stopping.mark("collect ended")
+    await asyncio.sleep(0.05)  # let a job still cleaning up finish
+    at = {e.name: e.at for e in stopping.events}
+    when = "before" if stopping.order("the job gone", "collect ended") else "after"
+    print(f"{name:<13} collect ended at {at['collect ended']:.2f} s;",
+          f"the job was gone at {at['the job gone']:.2f} s, {when} it")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: second-cancel-reaches-gathered-jobs-only
+by_gather, by_wait = run_of["gather"], run_of["asyncio.wait"]
+assert by_gather.order("the job gone", "collect ended"), (
+    f"with gather, collect ended before its job was gone: {by_gather.names()}")
+assert by_wait.order("collect ended", "the job gone"), (
+    f"with wait, the job was gone before collect ended: {by_wait.names()}")
+print("✓ gather: collect ended after its job was gone; "
+      "wait: collect ended while its job was still cleaning up")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# In both runs the second cancel reaches `collect` while its `finally` is awaiting the job,
+# and `collect` ends then, at 0.03 s, cancelled. What differs is what that `await` passes on:
+#
+# - with `gather`, the cancel goes on into the work `collect` awaits, as it went on into the
+#   unshielded save: `gather` cancels the gathered jobs and goes on waiting for them. The
+#   cancel lands in the `await` of the job's cleanup and cuts it short: the job is gone at
+#   0.03 s, not 0.05 s, and `collect` ends just after it.
+# - `asyncio.wait` never cancels the tasks it waits for, so the cancel stops only the `wait`:
+#   `collect` ends with its job still cleaning up, and the cleanup runs on to 0.05 s with
+#   nobody waiting for it.
+#
+# So the two keep different promises. With `gather`, once `collect` has ended its job is gone,
+# at the price of a cleanup cut short; chapter 04's `rollout_refill` awaits its cancelled
+# groups with `gather`, so however often its caller cancels it, no group outlives it. With
+# `asyncio.wait`, a cleanup runs to its end, but nobody is waiting when it does.
 #
 # :::
 

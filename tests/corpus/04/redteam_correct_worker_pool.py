@@ -1,5 +1,5 @@
-# mistake: a pool of `limit` worker tasks, each running job after job inline (asyncio.timeout per job, told apart from a job's own TimeoutError by expired()); a worker records the result the moment its job returns and stops taking jobs once enough are in; but a cancel from the caller during its cleanup, after the results are in, is absorbed and the results returned
-# violates: where the contract says 'cancelled'
+# mistake: a pool of `limit` worker tasks, each running job after job inline under its own asyncio.timeout(job_timeout) (told apart from a job's own TimeoutError by expired()); the timeout stays armed after the final cancel, so when it expires during a job's cleanup it cuts the cleanup short and first_results ends early (until session 27 it was also rejected for absorbing a cancel that arrives during its cleanup, a case Exercise 4.1 no longer asks for)
+# violates: ended before the jobs it cancelled had finished their cleanup
 # from: red team of session 14, who saw the statement only and sent it as correct (its own harness did not cancel during cleanup)
 async def first_results(start_work, wanted: int, limit: int, job_timeout: float | None = None) -> list:
     """Results of the first `wanted` jobs to finish, never more than `limit` in flight, none

@@ -1,5 +1,5 @@
-# mistake: per-job deadline with asyncio.wait_for(start_work(i), job_timeout) inside a wrapper task; on 3.11 wait_for runs the job in an inner task and stops waiting for it at a second cancel (a job left running); on 3.12+ (the red team thought it right there) it returns its results where a caller cancelled during cleanup must end cancelled
-# violates: left running when first_results ended || where the contract says 'cancelled'
+# mistake: per-job deadline with asyncio.wait_for(start_work(i), job_timeout) inside a wrapper task, the deadline still armed after the final cancel; on 3.11 wait_for runs the job in an inner task and a job is left running when first_results ends; on 3.12+ (wait_for is asyncio.timeout there) the deadline, coming during a cancelled job's cleanup, can cut it short (until session 27 it was rejected there for returning its results where a caller cancelled during cleanup must end cancelled, a case Exercise 4.1 no longer asks for)
+# violates: left running when first_results ended || ended before the jobs it cancelled had finished their cleanup
 # the red team's words: "cancellation: 'it ends cancelled once the jobs in flight are cleaned up, even if a second cancel arrives while it waits for them'; 'no job is left running' (Python 3.11 only)"; from: red team of session 14, who saw the statement only
 _EXPIRED = object()
 
