@@ -291,9 +291,10 @@ async def wait_with_time_sleep(seconds: float) -> None:
 
 
 # %% [markdown]
-# The folded cell below draws the run on a timeline at the end of the answer.
+# The folded cell below holds `report_two_waits`, which prints the counts of the answer and
+# draws the run on a timeline.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that draws the timeline"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show report_two_waits: the heartbeat counts and the timeline"}
 def draw_two_waits(tl: Timeline, watch: LoopWatch) -> None:
     def state_of(span) -> str:  # the colour of a wait comes from the heartbeats measured inside it
         inside = [b for b in watch.beats if tl.t0 + span.start < b < tl.t0 + span.end]
@@ -305,6 +306,17 @@ def draw_two_waits(tl: Timeline, watch: LoopWatch) -> None:
             meanings={"running": "answering its heartbeat on time"})
 
 
+def report_two_waits(tl: Timeline, watch: LoopWatch) -> None:
+    for lane in ["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine"]:
+        span = tl.spans_of(lane)[0]
+        start, end = tl.t0 + span.start, tl.t0 + span.end
+        inside = [beat for beat in watch.beats if start < beat < end]
+        print(f"heartbeats during {lane}: {len(inside)}")
+    print(f"{len(watch.beats)} beats (a 5 ms sleep between them), longest gap "
+          f"{watch.max_gap * 1000:.0f} ms, {len(watch.gaps_over(0.05))} gap(s) over 50 ms")
+    draw_two_waits(tl, watch)
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 async with LoopWatch(interval=0.005) as watch:
@@ -314,14 +326,7 @@ async with LoopWatch(interval=0.005) as watch:
     with tl.span("time.sleep(0.15) in a coroutine"):
         await wait_with_time_sleep(WAIT)
     await asyncio.sleep(0.02)
-for lane in ["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine"]:
-    span = tl.spans_of(lane)[0]
-    start, end = tl.t0 + span.start, tl.t0 + span.end
-    inside = [beat for beat in watch.beats if start < beat < end]
-    print(f"heartbeats during {lane}: {len(inside)}")
-print(f"{len(watch.beats)} beats (a 5 ms sleep between them), longest gap "
-      f"{watch.max_gap * 1000:.0f} ms, {len(watch.gaps_over(0.05))} gap(s) over 50 ms")
-draw_two_waits(tl, watch)  # the run on a timeline (plotting code folded above)
+report_two_waits(tl, watch)  # folded above: beats inside each wait, and the timeline
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: time-sleep-freezes-the-loop
