@@ -200,16 +200,11 @@ print("✓ the Task's body started only when the caller suspended")
 # %% [markdown]
 # ## Measure: three coroutine objects created together, which body starts when?
 #
-# The cell below creates three coroutine objects at the same moment and drives them in three
-# ways. `first` is awaited at once. `as_task` is wrapped in a Task next, just before the
-# caller does 0.05 s of busy work of its own: a loop in plain Python, with no `await` in it.
-# `awaited_late` is awaited after that busy work.
-#
-# The run is timed with `Timeline`, the course's stopwatch (the
-# [reading guide](../book/reading_guide.md) shows its charts). Each `with tl.span(...)` block
-# becomes one bar, on a lane named after the variable that holds the object; red marks code
-# that holds the loop. Each body spins for 0.005 s before its sleep, so that its start shows
-# as a red bar too.
+# The cell below creates three coroutine objects at once and drives each its own way around
+# 0.05 s of the caller's busy work, a loop in plain Python with no `await`. Each body is
+# `timed_body` (folded just above the cell): a little work of its own, then a sleep.
+# `Timeline` is the course's stopwatch (the [reading guide](../book/reading_guide.md) shows its
+# charts): each `with tl.span(...)` block becomes one bar of the figure.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show timed_body and the plotting code"}
 async def timed_body(name: str) -> None:
@@ -227,15 +222,9 @@ def draw_three_bodies() -> None:
             meanings={"waiting": "suspended in await", "blocked": "holding the loop"})
 
 
-# %% [markdown]
-# Predict: does either body start during the caller's busy work? And of `awaited_late` and
-# `as_task`, which body starts first? The last section gives you one half: a Task's body
-# starts only when the loop gets a turn. The other half is yours to guess: when does the loop
-# get its next turn here?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl = Timeline()
-first = timed_body("first")  # folded: a body that spins 0.005 s, then sleeps
+# %%
+tl = Timeline()  # the stopwatch: tl.span(...) bars, tl.mark(...) moments
+first = timed_body("first")  # timed_body, folded: spins 0.005 s, then sleeps
 awaited_late = timed_body("awaited_late")
 as_task = timed_body("as_task")
 tl.mark("all three created")
@@ -249,6 +238,12 @@ with tl.span("caller's busy work", state="blocked"):
 await awaited_late
 await task
 
+# %% [markdown]
+# Predict, knowing from the last section that a Task's body waits for the loop's next turn:
+# does either body start during the busy work, and which starts first, `awaited_late` or
+# `as_task`?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 bodies = ("first", "awaited_late", "as_task")
 starts = {label: tl.spans_of(label)[0].start for label in bodies}
 blocked = tl.spans_of("caller's busy work")[0]
@@ -278,15 +273,18 @@ print("✓ both bodies started after the caller's busy work ended, `awaited_late
 # body started: it waited until the caller's busy work was over, and then until
 # `awaited_late` suspended. Chapter 02 tests which awaits count as a real wait.
 #
+# In the figure, red marks code that holds the loop: the caller's busy work, and each body's
+# 0.005 s of work before its sleep, which is there so that the body's start shows as a bar.
+#
 # :::
 
 # %% [markdown]
 # ## What do `inspect`'s three checks say about each?
 #
-# `inspect` has three questions: `iscoroutinefunction`, `iscoroutine` and `isawaitable`. The
-# cell below asks each of them about the function `score_sample`, the object
-# `score_sample(4, [])` and a Task, and prints one row of three answers per thing. Predict the
-# nine answers, in particular which of them a Task passes.
+# `inspect` has three questions: `iscoroutinefunction`, `iscoroutine` and `isawaitable` (can
+# `await` take this thing?). The cell below asks each of them about the function
+# `score_sample`, the object `score_sample(4, [])` and a Task, and prints one row of three
+# answers per thing. Predict the nine answers, in particular which of them a Task passes.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 obj = score_sample(4, [])
@@ -346,7 +344,14 @@ else:
           "on 3.12 and later it prints the log with the body's first line already in it.")
 
 # %% [markdown]
-# ## Closing an object you will not await
+# ## Before the exercise
+#
+# Exercise 1.1 asks your code to tidy up after itself however an `await` ends: with a value,
+# with a body's error, or with a cancel of the Task it runs in. Two pieces are new: closing a
+# coroutine object you will not await, and how an `await` ends early. Cancelling is chapter
+# 05's subject; the exercise needs only the one fact this section shows.
+#
+# ### Closing an object you will not await
 #
 # A coroutine object you decide not to await can be closed: `close()` marks it finished
 # without running its body, so it does not warn "was never awaited" when it is destroyed.
@@ -372,7 +377,7 @@ assert closed_log == [] and caught_after_close == [], (closed_log, caught_after_
 print("✓ the closed object never ran its body and did not warn")
 
 # %% [markdown]
-# ## How does an await end early: by an error, or by a cancel?
+# ### How does an await end early: by an error, or by a cancel?
 #
 # An `await` can end without a value in two ways. The body raises, or the Task running the
 # caller is cancelled: `task.cancel()` asks a Task to stop (chapter 05 is about it), and the
@@ -421,7 +426,8 @@ print("✓ both endings ran the finally, and the exception went on to the Task")
 # %% [markdown]
 # The error and the cancel take the same path: the `finally` runs, then the exception goes on
 # out, and the Task ends with it (cancelled, or holding the error). Neither body reached its
-# last line. One `try`/`finally` around the awaits covers both endings.
+# last line. One `try`/`finally` around the awaits covers both endings, and that is all the
+# exercise needs to know about cancelling.
 
 # %% [markdown]
 # ## Exercise 1.1 · Create now, run later
@@ -442,7 +448,7 @@ print("✓ both endings ran the finally, and the exception went on to the Task")
 # :::{dropdown} Hint: an error and a cancel alike
 #
 # The grader runs `run_in_reverse` inside a Task and, in some runs, calls that Task's
-# `cancel()` part-way through. As the cell before the exercise showed, one `try`/`finally`
+# `cancel()` part-way through. As "Before the exercise" above showed, one `try`/`finally`
 # around the awaits covers a body's error and a cancel alike: let the exception go on to the
 # caller, and let the `finally` close the objects not yet awaited. "Several calls at once"
 # means several such Tasks running together, each with its own `log`: keep what a call

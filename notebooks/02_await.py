@@ -176,15 +176,8 @@ print("✓ the bystander ran only where a step suspended")
 # The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body)
 # twice: once with a plain `client.post`, as slime does, and once with a *streaming* request,
 # `client.send(request, stream=True)`. Meanwhile a bystander task, `count_turns`, adds one to
-# `counter["turns"]` each time the loop gives it a turn.
-#
-# The two requests differ in when they return. A plain `client.post` (like `requests.post`)
-# returns only after the whole body has arrived, and keeps it on the response. A streaming
-# request returns as soon as the response's headers are in, and leaves the body on the
-# connection for `aread()` to read.
-#
-# Predict: does the bystander get any turns during each `aread()`, none or some? For each of
-# the two requests, ask what is left for `aread()` to wait for by the time it is called.
+# `counter["turns"]` each time the loop gives it a turn. Predict, for each of the two
+# requests: does the bystander get any turns during `aread()`, none or some?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the bystander that counts its turns"}
 import httpx
@@ -246,7 +239,12 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The plain version awaits the `post`, then the `aread()`, and only the first of
+# The two requests differ in when they return. A plain `client.post` (like `requests.post`)
+# returns only after the whole body has arrived, and keeps it on the response. A streaming
+# request returns as soon as the response's headers are in, and leaves the body on the
+# connection for `aread()` to read.
+#
+# So the plain version awaits the `post`, then the `aread()`, and only the first of
 # those awaits suspends: the `aread()` after it only hands back bytes already stored on the
 # response. The streaming `aread()` still has the body to read through the connection. So the
 # `aread()` after the plain `post` gave the bystander no turn at all, while the streaming one
@@ -293,9 +291,10 @@ async def wait_with_time_sleep(seconds: float) -> None:
 
 
 # %% [markdown]
-# The folded cell below draws the run on a timeline at the end of the answer.
+# The folded cell below holds `report_two_waits`, which prints the counts of the answer and
+# draws the run on a timeline.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that draws the timeline"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show report_two_waits: the heartbeat counts and the timeline"}
 def draw_two_waits(tl: Timeline, watch: LoopWatch) -> None:
     def state_of(span) -> str:  # the colour of a wait comes from the heartbeats measured inside it
         inside = [b for b in watch.beats if tl.t0 + span.start < b < tl.t0 + span.end]
@@ -307,6 +306,17 @@ def draw_two_waits(tl: Timeline, watch: LoopWatch) -> None:
             meanings={"running": "answering its heartbeat on time"})
 
 
+def report_two_waits(tl: Timeline, watch: LoopWatch) -> None:
+    for lane in ["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine"]:
+        span = tl.spans_of(lane)[0]
+        start, end = tl.t0 + span.start, tl.t0 + span.end
+        inside = [beat for beat in watch.beats if start < beat < end]
+        print(f"heartbeats during {lane}: {len(inside)}")
+    print(f"{len(watch.beats)} beats (a 5 ms sleep between them), longest gap "
+          f"{watch.max_gap * 1000:.0f} ms, {len(watch.gaps_over(0.05))} gap(s) over 50 ms")
+    draw_two_waits(tl, watch)
+
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 async with LoopWatch(interval=0.005) as watch:
@@ -316,14 +326,7 @@ async with LoopWatch(interval=0.005) as watch:
     with tl.span("time.sleep(0.15) in a coroutine"):
         await wait_with_time_sleep(WAIT)
     await asyncio.sleep(0.02)
-for lane in ["await asyncio.sleep(0.15)", "time.sleep(0.15) in a coroutine"]:
-    span = tl.spans_of(lane)[0]
-    start, end = tl.t0 + span.start, tl.t0 + span.end
-    inside = [beat for beat in watch.beats if start < beat < end]
-    print(f"heartbeats during {lane}: {len(inside)}")
-print(f"{len(watch.beats)} beats (a 5 ms sleep between them), longest gap "
-      f"{watch.max_gap * 1000:.0f} ms, {len(watch.gaps_over(0.05))} gap(s) over 50 ms")
-draw_two_waits(tl, watch)  # the run on a timeline (plotting code folded above)
+report_two_waits(tl, watch)  # folded above: beats inside each wait, and the timeline
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: time-sleep-freezes-the-loop
@@ -379,8 +382,10 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # with `PYTHONASYNCIODEBUG=1` or `asyncio.run(main(), debug=True)`.
 #
 # Here `slow_callback_log` (also in `lab_snippets.loopwatch`) switches debug mode on for a
-# block and collects the warnings; each wait runs in its own Task, started inside the block.
-# Besides the two waits of 0.15 s from the heartbeat experiment, a third coroutine, `three_short_blocks`, calls `time.sleep(0.04)` three
+# block and collects the warnings. Each wait runs in its own Task, started inside the block,
+# because debug mode times a Task step by step and names the Task in its warning.
+# Besides the two waits of 0.15 s from the heartbeat experiment, a third coroutine,
+# `three_short_blocks`, calls `time.sleep(0.04)` three
 # times with an `await asyncio.sleep(0)` between the calls: it holds the thread for 0.12 s in
 # all. The threshold is 0.08 s. Predict which of the three debug mode reports.
 
@@ -475,7 +480,7 @@ if sys.version_info < (3, 14):
 # %% [markdown]
 # ## Exercise 2.1 · Poll without freezing the loop
 #
-# Servers often wait for a condition by polling: check, and if it is not true yet, wait a
+# Servers often poll for a condition: check, and if it is not true yet, wait a
 # little and check again. Implement `wait_until(is_ready, interval, timeout)`:
 #
 # 1. call `is_ready()` at once; if it returns `True`, return the number of checks made so far;
@@ -484,10 +489,10 @@ if sys.version_info < (3, 14):
 # 3. never sleep past the deadline (`timeout` seconds after the start): end the last wait at
 #    the deadline, check once more, and raise `TimeoutError` if still not ready;
 # 4. let an error from `is_ready()`, or a cancellation, come out at once, leaving no task
-#    running.
+#    running (no extra task needed).
 #
 # The condition usually turns true in *another task*, which a blocking `wait_until` never
-# lets run. Real pollers often miss item 3: In slime shows one.
+# lets run. In slime shows a poller missing item 3.
 #
 # :::{dropdown} What the grader checks
 #

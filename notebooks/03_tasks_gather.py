@@ -13,7 +13,7 @@
 # 4. compare what `gather` and `TaskGroup` do to the other Tasks when one fails, and catch
 #    what a `TaskGroup` raises.
 #
-# **Needs** chapters 01 and 02 · about 75 minutes
+# **Needs** chapters 01 and 02 · about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -188,48 +188,15 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# The rule to test: the loop's own list of tasks, `asyncio.all_tasks()`, holds them only
-# weakly, and the loop holds a task strongly only while one of its steps is queued to run,
-# which a task suspended in an `await` is not. So a waiting task you dropped is kept alive only
-# by what will wake it up: a timer, a socket, or a Future that something else holds. Two tasks
-# put the rule to the test, one at a time.
-#
-# First, task B, which waits in `asyncio.sleep(0.05)`. The cell below drops it, lets it start,
-# and runs the garbage collector, `gc.collect()`; a `weakref.ref` watches it without keeping
-# it alive. Predict: is B still alive after `gc.collect()`? Ask what will wake B up.
+# Task A below does it. It asks a stand-in client for a reply with `await_reply(request_id,
+# log)` and waits; `deliver(request_id, value)` is the client handing the reply over. Both are
+# in the fold above the cell, with `loop_complaints`, the list that collects what the loop
+# writes to its log; what they do inside is part of the answer. The cell drops A as soon as it
+# exists, lets it start, and runs the garbage collector once, `gc.collect()`, as a busy program
+# may at any moment; a `weakref.ref` watches A without keeping it alive. Then it delivers A's
+# reply. Predict: does A get its reply?
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))  # dropped at once
-await asyncio.sleep(0)  # B starts and suspends in its sleep
-gc.collect()
-sleeper_alive_after_gc = watch_sleeper() is not None
-print("B, in asyncio.sleep(0.05), alive after gc.collect():", sleeper_alive_after_gc)
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: a-sleeping-task-is-held-by-its-timer
-assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
-if (sleeper := watch_sleeper()) is not None:  # let it end: nothing left behind
-    await asyncio.wait_for(sleeper, timeout=2)
-print("✓ task B, dropped while in asyncio.sleep, survived gc.collect()")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# A sleep in progress is a timer in the loop's timer heap, and the timer holds the task: it
-# is what will wake it up. The loop holds its timers, so B was reachable and survived.
-#
-# :::
-#
-# Now task A, which waits for a reply from a stand-in client. That needs one new object: a
-# **Future**, an object a task awaits until someone calls its `set_result(value)` (chapter 13
-# is about them). The client files each pending reply's Future in a
-# `weakref.WeakValueDictionary`, a registry of *weak* references: they let you find an object
-# but do not keep it alive. A registry like this lets a request that its caller abandoned
-# clean itself up. What matters for the Predict: outside A, the only thing that holds A's
-# Future is this registry, and it holds it weakly. A task that waits on a `Queue` or `Event`
-# nothing else holds is in the same place.
-
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the stand-in client (await_reply, deliver) and what collects the loop's log"}
 replies = weakref.WeakValueDictionary()  # request id -> its Future, held only weakly
 
 
@@ -238,18 +205,13 @@ async def await_reply(request_id: int, log: list[str]) -> str:
     replies[request_id] = reply  # the only reference outside this coroutine: a weak one
     log.append("waiting for the reply")
     try:
-        value = await reply  # deliver(request_id, value), folded below, sets the result
+        value = await reply  # deliver(request_id, value) sets the result
         log.append(f"got {value}")
         return value
     finally:
         log.append("finally ran")
 
 
-# %% [markdown]
-# The next cell drops task A the same way, runs `gc.collect()`, then tries to deliver A's
-# reply. Predict: is A alive after `gc.collect()`, and does it get its reply?
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show deliver() and what collects the loop's log"}
 def deliver(request_id: int, value: str) -> bool:
     """Set the result of the Future filed under request_id; False if none is filed."""
     reply = replies.get(request_id)
@@ -278,10 +240,10 @@ forgotten_log: list[str] = []
 task = asyncio.create_task(await_reply(1, forgotten_log))
 watch_task = weakref.ref(task)  # weak: lets us watch the task, keeps nothing alive
 del task
-await asyncio.sleep(0)  # A starts and suspends on its Future
+await asyncio.sleep(0)  # A starts and suspends, waiting for its reply
 alive_before_gc = watch_task() is not None
 gc.collect()
-delivered = deliver(1, "reward 0.7")  # deliver (folded): reply to A, if still there
+delivered = deliver(1, "reward 0.7")  # the client replies to A, if A is still there
 task_alive_after_gc = watch_task() is not None
 
 print("A alive after gc.collect():", task_alive_after_gc, "| got its reply:", delivered)
@@ -300,33 +262,61 @@ print("✓ task A was collected while pending: no reply, and the loop only logge
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A pending task stays alive only while something reachable holds it: your variable, a
-# timer, a socket callback, or the Future it waits on if *that* is held. Since the loop's own
-# list holds it only weakly, a waiting task is kept alive by what will wake it up:
+# A was collected while it waited: the reply had nowhere to go, no exception reached anyone,
+# and the only trace is the loop's log line "Task was destroyed but it is pending!". Three
+# facts explain it.
 #
-# - a task in `asyncio.sleep` is held by the sleep's timer, and the loop holds its timers
-#   (task B);
-# - a task that awaits a Future is held by that Future, and only as long as something holds
-#   the Future. Waiting for a reply, an `asyncio.Event` or a `Queue` means awaiting a Future.
+# - **The loop holds a waiting task only weakly.** Its own list of tasks,
+#   `asyncio.all_tasks()`, holds them weakly, and it holds a task strongly only while one of
+#   its steps is queued to run, which a task suspended in an `await` is not. So a waiting task
+#   you dropped is kept alive only by what will wake it up: a timer, a socket, or an object it
+#   awaits, if something else holds that object.
+# - **A waits on a Future.** `await_reply` awaits a **Future**, an object a task awaits until
+#   someone calls its `set_result(value)` (chapter 13 is about them; waiting for an
+#   `asyncio.Event` or a `Queue` is awaiting one too). The Future holds A, through the callback
+#   that will wake it.
+# - **Nothing holds the Future.** The client files it in a `weakref.WeakValueDictionary`, a
+#   registry of *weak* references: they let `deliver` find the Future but do not keep it
+#   alive. So `gc.collect()` took the Future and A together.
 #
-# Task A was collected: nothing reachable held it. It was suspended on its Future. That
-# Future held the task (its wake-up callback), but nothing held the Future except
-# the registry of weak references, so `gc.collect()` took both.
-# The garbage collector closes the coroutine, which is why `finally` still ran; the reply then
-# had nowhere to go, and no exception reached anyone: the loop only wrote a message to its
-# log, which the folded client cell collected in `loop_complaints`.
+# A registry of weak references is an unusual choice (it lets a request that its caller
+# abandoned clean itself up). The case it stands for is not unusual: a task that waits on
+# something only the task itself can reach, such as an `asyncio.Event()` or a `Queue` that
+# nothing else holds, or the Future of a client object that was itself dropped.
 #
+# Collecting a suspended coroutine closes it: Python raises `GeneratorExit` at the `await`
+# where it stopped, so its `finally` blocks run, there and then, inside `gc.collect()`. That is
+# why A's log says "finally ran". Such a `finally` cannot wait for anything: no loop runs it,
+# and an `await` in it that would suspend ends in `RuntimeError: coroutine ignored
+# GeneratorExit`, which Python only prints.
+#
+# :::
+#
+# The rule says that a dropped task in `asyncio.sleep` survives: a sleep in progress is a timer
+# in the loop's timer heap, the timer holds the task (it is what will wake it up), and the loop
+# holds its timers. The cell below checks it with task B, dropped the same way.
+
+# %%
+watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))  # dropped at once
+await asyncio.sleep(0)  # B starts and suspends in its sleep
+gc.collect()
+sleeper_alive_after_gc = watch_sleeper() is not None
+print("B, in asyncio.sleep(0.05), alive after gc.collect():", sleeper_alive_after_gc)
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-sleeping-task-is-held-by-its-timer
+assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
+if (sleeper := watch_sleeper()) is not None:  # let it end: nothing left behind
+    await asyncio.wait_for(sleeper, timeout=2)
+print("✓ task B, dropped while in asyncio.sleep, survived gc.collect()")
+
+# %% [markdown]
 # So whether a dropped task survives depends on what it waits for when the garbage collector
 # runs, which is why these bugs are rare, silent and hard to reproduce.
 #
 # The `asyncio` documentation gives a way to keep a task whatever it waits on: hold a strong
 # reference until it is done, in a set the task removes itself from when it ends. The cell
-# below does that.
-#
-# :::
-#
-# The cell below starts task A again, this time held in a set that the task leaves when it
-# ends.
+# below starts task A again, this time held in such a set.
 
 # %%
 background_tasks: set[asyncio.Task] = set()

@@ -19,7 +19,7 @@
 # 4. find out what happens, with one task and under load, when one path takes the same
 #    semaphore twice.
 #
-# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 55 minutes
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 50 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -148,12 +148,15 @@ async def timed_sample(duration: float) -> None:
 
 await asyncio.gather(*(asyncio.create_task(timed_sample(d), name=f"sample {i}")
                        for i, d in enumerate(durations)))
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that reads the permit times and draws the figure"}
 print("peak inside:", permits.inside.peak,
       "· most running spans at one instant:", tl.max_overlap("running"))
 held = {s.label: s for s in tl.spans if s.state == "running"}  # each sample's permit
+first_back = min(range(3), key=lambda i: held[f"sample {i}"].end)
 print(f"sample 3 got its permit at {held['sample 3'].start:.3f} s;",
-      "samples 0 to 2 gave theirs back at",
-      ", ".join(f"{held[f'sample {i}'].end:.3f} s" for i in range(3)))
+      f"the first of samples 0 to 2 to give one back was sample {first_back},",
+      f"at {held[f'sample {first_back}'].end:.3f} s")
 fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then running",
               lanes=[f"sample {i}" for i in range(10)],
               meanings={"waiting": "waiting for a permit",
@@ -181,9 +184,10 @@ print("✓ the section filled up to 3 and never held more, for 10 samples of mix
 # all. Predict three rows before you run it: how long do limits 4, 5 and 6 take, in
 # multiples of 0.03 s?
 #
-# The cell times each limit with `ainterleaved` (from `lab_snippets.measure`): it runs the
-# limits in turn, three times each, so that a busy machine slows them alike, and
-# `runs.best(limit)` is one limit's best time.
+# The cell below is the batch: `n_jobs` jobs through one `Semaphore(limit)`, gathered and
+# timed. The folded cell after it runs the batch for each of the `limits` (`N_JOBS` jobs of
+# `DURATION` seconds each), three times per limit, the limits in turn so that a busy machine
+# slows them alike, and keeps each limit's best time in `measured`.
 
 
 # %%
@@ -200,6 +204,7 @@ async def run_batch(n_jobs: int, limit: int, duration: float) -> float:
     return loop.time() - start
 
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the timing: each limit run 3 times, in turn, best kept"}
 N_JOBS, DURATION = 12, 0.03
 limits = [1, 2, 3, 4, 5, 6, 12]
 runs = await ainterleaved(  # 3 runs per limit, in turn
@@ -797,11 +802,9 @@ print("✓ grading inside the permit: the 6 calls still waiting went through one
 # The coding-agent example bounds its sandbox boots the same way, with one module-level
 # semaphore, `_BOOT_SEM`, in `boot_agent_sandbox` (the next quote). Made inside each call
 # instead, it would limit nothing (the run before the exercise): a rollout's sandboxes would
-# boot at once, however many there are. (Inside the semaphore's block, the quote calls
-# `cand.__aenter__()` itself rather than writing `async with cand:`, because that `with` would
-# close the sandbox as soon as the block ends and the permit is released. The sandbox is
-# closed later, with `__aexit__`, when the caller leaves `boot_agent_sandbox`; chapter 10 is
-# about `async with`.)
+# boot at once, however many there are. The permit bounds the boot, not the sandbox's life:
+# the sandbox outlives the semaphore's block, and is closed later, when the caller leaves
+# `boot_agent_sandbox`.
 
 # %% tags=["remove-input"]
 show_call_site("06b")
