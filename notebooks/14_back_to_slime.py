@@ -405,7 +405,7 @@ registry.assert_no_leak()
 print("✓ one clean task: reward 1.0, every resource taken and given back in nested order")
 
 # %% [markdown]
-# Seven tasks start together under a boot limit of two. One is clean; the others each meet
+# Seven tasks start together under a boot limit of two, `BOOT_LIMIT`. One is clean; the others each meet
 # the one fault `faults` names for them, and `options` gives three of them other settings.
 
 # %%
@@ -422,8 +422,9 @@ options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 
 
 # %% [markdown]
 # In short: t4's budget is 1 s, and its harness hangs; t6's harness would work 2 s and is
-# cancelled 0.1 s into it; t7's guard is 0.5 s, and t7 is started first. Every other guard is far longer than anything
-# its task waits for.
+# cancelled 0.1 s into it; t7's guard is 0.5 s, and t7 is started first. Every other guard
+# is `guard_for(budget)`: the budget, plus the evaluation's timeout, plus a margin, far longer
+# than anything its task waits for.
 #
 # t6's cancel comes from outside, the way a rollout that has collected enough samples cancels
 # the rest. Two more names, used in the answer below: a fault the chain catches becomes
@@ -608,8 +609,6 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 # - `Outcome(task, status, reward, agent_exit_code)` is what a task returns.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how these listings are made"}
-import textwrap
-
 from IPython.display import Markdown, display
 
 from lab_snippets.showcode import source_lines
@@ -619,7 +618,7 @@ def plain_lines(function, instruments: tuple[str, ...]) -> list[str]:
     """The function's real source, read at run time, without the lines holding an instrument;
     the block of an instrument `with` keeps its lines, moved one level out."""
     lines, kept, skip_indent = source_lines(function), [], None
-    for index, line in enumerate(lines):
+    for line in lines:
         indent = len(line) - len(line.lstrip())
         if skip_indent is not None and line.strip() and indent <= skip_indent:
             skip_indent = None
@@ -672,7 +671,7 @@ BOOT_INSTRUMENTS = ("asked = ", "tl.add(", "registry.held(", "phase(task, \"C\""
 show_listing(boot_sandbox, instruments=BOOT_INSTRUMENTS, plain=True)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show boot_sandbox as it runs, with its instrument lines"}
-show_listing(boot_sandbox, instruments=BOOT_INSTRUMENTS)
+show_listing(boot_sandbox, instruments=BOOT_INSTRUMENTS)  # marks the instrument lines
 
 # %% [markdown]
 # ## Predict: when is the boot permit given back?

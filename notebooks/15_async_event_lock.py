@@ -313,7 +313,7 @@ async def update_weights_plain(state: dict, load, path: str) -> str:
 # it, and request 2, an impatient client (a dropped connection), is cancelled while it waits.
 # It also keeps a log: when the load ended, and when and how each request ended.
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show coalesced_updates: five requests, request 2 cancelled, and the log"}
 async def coalesced_updates(update) -> dict:
     state: dict = {"in_flight": None}
     loads = InFlight()  # course helper: counts the loads that ran (loads.entered)
@@ -468,12 +468,10 @@ print("✓ nobody continued before the last worker had paused; worker 0 waited l
 #
 # 1. If a load of `path` is already in flight (recorded in the dict `in_flight`), wait for it
 #    instead of starting another.
-# 2. Otherwise start `load(path)` at once as a task and record it in `in_flight`: a task,
-#    unlike the bare future of the handler above, completes itself, so no caller has to set
-#    its result. It leaves `in_flight` as soon as it finishes, with a result or an error
-#    (`task.add_done_callback(fn)` schedules `fn(task)` with `call_soon` when the task ends,
-#    chapter 13; by then a newer load of the same path may already be recorded there, and it
-#    stays).
+# 2. Otherwise start `load(path)` at once as a task (unlike a bare future, it completes
+#    itself) and record it in `in_flight`; it leaves `in_flight` once it finishes, with a
+#    result or an error (`task.add_done_callback(fn)` schedules `fn(task)` when the task
+#    ends, chapter 13).
 # 3. A cancelled caller stops waiting, but the load carries on, and a later caller still
 #    joins it.
 # 4. Each caller returns the moment its load ends, with its result or its error.
@@ -858,7 +856,7 @@ async def update_from_disk(state: dict, lock: asyncio.Lock, path: str, reload) -
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def six_requests() -> tuple[int, list]:
     state = {"in_progress": False, "path": None, "future": None}
-    lock, reloads = asyncio.Lock(), InFlight()
+    lock, reloads = asyncio.Lock(), InFlight()  # InFlight counts the reloads that ran
 
     async def reload(path: str) -> str:
         with reloads:

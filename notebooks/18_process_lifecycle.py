@@ -146,7 +146,7 @@ squares = []
 while (message := results.get(timeout=10)) != "done":
     squares.append(message)
 looks.after_done(consumer)  # instrument: does it still run?
-looks.wait_until_exited(consumer)  # not in a real program: the 0.3 s counts from the exit
+looks.wait_until_exited(consumer)  # not in a real program: 0.3 s from the exit
 time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
 looks.before_join(consumer)  # instrument: is its pid still listed?
 consumer.join(timeout=5)
