@@ -1074,8 +1074,12 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 # ## In slime
 #
 # The quotes below are the accelerator selection's `RLock`, the health monitor's loop and
-# the rollout-buffer plugin's `Condition`; slime has no `threading.Timer`. If you add a
-# blocking read to the buffer, write it with `wait_for` and a timeout, as in Exercise 16.1.
+# the rollout-buffer plugin's `Condition`; slime has no `threading.Timer`. The buffer's reads
+# never wait: its clients poll. So a group put just after a read found the buffer empty
+# waits for the client's next poll, about half an interval on average (chapter 14 measured
+# what a poll costs, in its In slime section), where a reader in `wait_for` would be woken by
+# the put's `notify_all` at once. If you add a blocking read to the buffer, write it with
+# `wait_for` and a timeout, as in Exercise 16.1.
 # More sites are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
@@ -1088,10 +1092,3 @@ show_call_site("16c")
 
 # %% tags=["remove-input"]
 show_call_site("16")
-
-# %% [markdown]
-# The buffer's reads never wait: its clients poll. Chapter 14 measured what a poll costs (in
-# its In slime section): a result is found, on average, about half an interval after it is
-# ready. The same holds here: a group put just after a read found the buffer empty waits for
-# the client's next poll, however long its interval is, where a reader in `wait_for` would be
-# woken by the put's `notify_all` at once.
