@@ -125,8 +125,7 @@ async def wait_briefly_at_gate() -> str:
 #
 # A thread with no loop calls `asyncio.run` twice, and each run waits briefly on `gate`, which
 # is never set. The Event was made once, outside any loop, and each `asyncio.run` makes a loop
-# of its own and closes it at the end. A fact you need: a wait on an Event awaits a future,
-# and a future belongs to one loop. Predict: what does each run give, `"ok"` or an error?
+# of its own and closes it at the end. Predict: what does each run give, `"ok"` or an error?
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -160,6 +159,8 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # asyncio's `Event`, `Lock`, `Semaphore`, `Condition` and `Queue` are made without a loop,
 # and each binds itself to the running loop the first time it has to wait (a `wait()` on an
 # Event that is not set, a `get()` on an empty Queue); from then on it belongs to that loop.
+# The reason is the future underneath: a wait on an Event awaits a future, and a future
+# belongs to one loop.
 # The first run's `wait()` had to block, so it bound `gate` to the first run's loop: a wait
 # that blocks sleeps on a future, and it takes the running loop to make that future. A
 # `wait()` on an Event that is already set returns at once and binds nothing. The second run
@@ -216,7 +217,9 @@ print("✓ the coroutine ran on the loop thread; the thread ended and its loop i
 # submits a coroutine and waits for its result with a timeout, and `submit()` returns the
 # future without waiting. Its thread runs `serve_forever` (in the fold: run the loop until it
 # is stopped, then close it) and is a daemon thread, so it does not keep the interpreter from
-# exiting. `stop()` and its helper `_cancel_other_tasks` (in the fold) can wait for the
+# exiting. `__init__` waits on a `threading.Event`, `started`, which the loop sets with its
+# first callback: so `__init__` returns only once the loop is running, and a loop thread that
+# cannot start fails there, with an error, not later as a `result()` that times out. `stop()` and its helper `_cancel_other_tasks` (in the fold) can wait for the
 # section "Stopping the loop thread", which puts them to the test.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the loop thread's body and its shutdown helper"}
@@ -509,14 +512,14 @@ async def run_from_the_loop_thread() -> str:  # runs on the loop thread
 
 
 # %% [markdown]
-# The cell after it hands `run_from_the_loop_thread()` to the loop thread, and then gives the
-# loop 0.05 s more, so that a late start of `marked_reward` is recorded too. Predict: does
-# the wait on the loop thread get `0.5`, and when does `marked_reward` start?
+# The cell after it hands `run_from_the_loop_thread()` to the loop thread, then gives the
+# loop 0.05 s more before it prints the marks. Predict: does the wait on the loop thread get
+# `0.5`, and when does `marked_reward` start?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
 # From the notebook's thread: deliver the experiment to the loop, then give the loop
-# 0.05 s more, so that a late start is recorded too.
+# 0.05 s more before reading the marks.
 inside_outcome = background.run(run_from_the_loop_thread(), timeout=3)
 background.run(asyncio.sleep(0.05), timeout=2)
 print("the call on the loop thread gave:", inside_outcome)
@@ -589,10 +592,20 @@ print("✓ the timeout left the coroutine running; future.cancel() cancelled it 
 # poll that would sleep for 30 s is still running on the loop when the notebook calls
 # `background.stop()`, the method of `LoopThread` above: it has to end the loop and join the
 # thread, and a loop stopped while a task is suspended on it never resumes that task. The
-# poll marks the timeline in its `finally`. Predict: does that `finally` run, and in which
-# order do the three marks `stop requested`, `pending task cleaned up` and `loop thread
-# stopped` come? (`stop()` is in the `LoopThread` cell above, its helper `_cancel_other_tasks`
-# in the fold before it; the Why sums both up.)
+# poll marks the timeline in its `finally`. Here are `stop()` and its helper, as the page
+# runs them (read from the `LoopThread` cell and the fold above it):
+
+# %% tags=["remove-input"]
+from IPython.display import Markdown, display
+
+from lab_snippets.showcode import source_lines
+
+display(Markdown("```python\n" + "\n".join(
+    source_lines(LoopThread.stop) + [""] + source_lines(_cancel_other_tasks)) + "\n```"))
+
+# %% [markdown]
+# **Predict.** Does the poll's `finally` run, and in which order do the three marks `stop
+# requested`, `pending task cleaned up` and `loop thread stopped` come?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()

@@ -9,11 +9,11 @@
 #
 # **You will**
 # 1. see what a timeout on *waiting* for a child process does to the child;
-# 2. rebuild slime's agent task chain in miniature: a time guard, a bounded boot with
-#    retries, a child process with a budget, an evaluation, and cleanup in `finally`;
-# 3. run a batch with injected faults (failed boots, a hung child, a crashing grader, a stuck
-#    boot, a cancellation from outside) and check on a timeline and a resource ledger that
-#    nothing leaks;
+# 2. run slime's agent task chain, rebuilt in miniature, on a batch with injected faults
+#    (failed boots, a hung child, a crashing grader, a stuck boot, a cancellation from
+#    outside) and check on a timeline and a resource ledger that nothing leaks;
+# 3. take the chain apart: a time guard, a bounded boot with retries, a child process with a
+#    budget, an evaluation, and cleanup in `finally`;
 # 4. write the harness step so that it owns its child process on every path.
 #
 # **Needs** chapters 03, 05, 06, 10 and 12 (Tasks, cancellation and timeouts, Semaphore,
@@ -195,7 +195,7 @@ assert child.returncode == 0
 
 
 # %% [markdown]
-# ## The chain we are rebuilding
+# ## Measure: a batch of seven agent tasks with injected faults
 #
 # slime's coding-agent example turns one dataset instance into one training sample. Stripped
 # of the details, its `generate` does this:
@@ -213,30 +213,14 @@ assert child.returncode == 0
 #    always **drop the session**.
 #
 # Every step is something earlier chapters taught. The new question is whether the pieces
-# still clean up when they are combined and something goes wrong in the middle. Here is the
-# chain in miniature, `agent_task`, with the step numbers as comments. The work is scaled down
-# from slime's minutes to hundredths of a second. It calls seven names from the folded set-up
-# cell just above it, and this is all you need to know of them:
-#
-# - `open_session(task)` and `drop_session(task)` take and give back the session (steps 1
-#   and 6);
-# - `guard_for(budget)` is the guard's length: the budget, plus the evaluation's timeout, plus
-#   a margin, so that the guard fires only for a stuck step (step 2);
-# - `async with boot_sandbox(task, fault, permits) as sandbox` boots a sandbox while holding a
-#   boot permit, retries a failed boot, and on exit closes the sandbox: it kills and reaps
-#   whatever still runs in it (step 3, shown below);
-# - `run_harness(sandbox, task, work, budget, hang=...)` runs the harness child in the sandbox
-#   until it ends or the budget is spent, and returns `(exit code, diff)` (step 4, shown after
-#   the first run);
-# - `evaluate(task, diff, fault)` grades the diff under its own timeout: reward 1.0 for a
-#   diff, 0.0 for none; it raises if the fault is an evaluation error (step 5);
-# - `Outcome(task, status, reward, agent_exit_code)` is what a task returns;
-# - `phase(task, "H")` is an instrument: it only draws the harness step on the timeline.
-#
-# The rest of the fold (the other time limits, the ledger, the sandbox model) is introduced
-# where a result needs it.
+# still clean up when they are combined and something goes wrong in the middle. The course
+# rebuilds the chain in miniature as `agent_task(task, fault, permits)`, which returns an
+# `Outcome(task, status, reward, agent_exit_code)`; the work is scaled down from slime's
+# minutes to hundredths of a second. Its code is in the folded cells below, and the sections
+# after the batch take it apart step by step. The third folded cell runs one clean task
+# through it, as a first check, before the batch.
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the set-up agent_task calls: the seven names above, the time limits, the instruments"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the set-up: the helpers agent_task calls, the time limits, the sandbox model, the instruments"}
 BOOT_LIMIT = 2
 BUDGET = 10.0  # the agent's time budget: a harness that finishes returns long before
 SHORT_BUDGET = 1.0  # for a harness that hangs: the batch does not wait ten seconds
@@ -379,7 +363,7 @@ class Outcome:
     agent_exit_code: int | None = None
 
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show agent_task, the chain in miniature (taken apart after the batch)"}
 async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
                      harness=run_harness, work: float = 0.02, budget: float = BUDGET,
                      guard: float | None = None) -> Outcome:
@@ -405,160 +389,23 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
         await drop_session(task)
 
 
-# %% [markdown]
-# ## Step 3, the boot: where the permit is held
-#
-# Nested, the chain looks like this. Each box gives back what it took before the one around it
-# does:
-#
-# ```text
-# agent_task:  open_session ............................................ drop_session (finally)
-#   guard:     asyncio.timeout(guard_for(budget))
-#     boot_sandbox:  boot permit -> boot_once (retried) -> MiniSandbox ... close()
-#       run_harness: the harness child in the sandbox, until it ends or the budget is spent
-#     evaluate:      grade the diff, under EVAL_TIMEOUT
-# ```
-#
-# Booting, `boot_sandbox`, is chapter 10's context manager: it takes a
-# permit of the boot {term}`semaphore` with `async with permits`, retries a failed boot after
-# a short back-off, and closes the sandbox in the `finally` around `yield`.
-# `boot_once(task, fault, attempt)` is one boot attempt of 0.05 s that hangs or fails as the
-# fault says, and the sandbox it yields is a `MiniSandbox`, the course's stand-in for slime's
-# remote sandbox. Here is all of its code, as the function holds it when the page runs, with its
-# instrument lines marked: they draw
-# the wait for a permit and the boot and close steps on the timeline, and record the permit in
-# `registry`, the course's ledger (the next run prints it). Read past them and what is left is the mechanism: `async with permits`, the
-# retry, `yield`, `finally`. The `else` of the `for` runs only when no attempt reached
-# `break`, that is when every boot failed.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
-from IPython.display import Markdown, display
-
-from lab_snippets.showcode import source_lines
-
-
-def show_listing(function, instruments: tuple[str, ...] = ()) -> None:
-    """The function's real source, read at run time; lines holding an instrument are marked."""
-    lines = [line + "  # instrument" if any(mark in line for mark in instruments) else line
-             for line in source_lines(function)]
-    display(Markdown("```python\n" + "\n".join(lines) + "\n```"))
-
-
-show_listing(boot_sandbox, instruments=("asked = ", "tl.add(", "registry.held(", "phase(task, \"C\""))
-
-
-# %% [markdown]
-# ## Predict: with two boot permits, how many tasks can run their harness at once?
-#
-# One clean task runs now. It prints its `Outcome` and its history in `registry`, the course's
-# ledger: each acquire and release of five kinds of resource (the session, a boot permit, the
-# sandbox, a child and the evaluation's `"grader"`), in the order they happened. **Predict**, from the listing of
-# `boot_sandbox` above (where does its `async with permits` block end?). Where in the history
-# does `release boot permit` fall: before `acquire sandbox`, or next to `release sandbox`? And
-# so, in the batch further down, with two permits and seven tasks: can at most two of them be
-# in their harness step at the same time, or any number?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show a first run: one clean task"}
 clean = await asyncio.wait_for(
     agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),  # BOOT_LIMIT = 2 boots
     timeout=guard_for(BUDGET) + REAP_TIMEOUT)  # a bound: the task's guard, plus a reap
+clean_history = registry.history("clean")  # the batch starts a fresh ledger: kept for step 3
 print(clean)
-print(registry.history("clean"))
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert clean.status == "ok" and clean.reward == 1.0 and clean.agent_exit_code == 0
-assert registry.history("clean") == [
+assert clean_history == [
     "acquire session", "acquire boot permit", "release boot permit", "acquire sandbox", "acquire child",
     "release child", "release sandbox", "acquire grader", "release grader", "release session"]
 registry.assert_no_leak()
 print("✓ one clean task: reward 1.0, every resource taken and given back in nested order")
 
 # %% [markdown]
-# :::{dropdown} Why
-#
-# The permit is given back right after the boot, before the sandbox is even made:
-# `boot_sandbox` holds `async with permits` only around the boot attempt, and the back-off
-# after a failed attempt is taken outside it too. So the permits bound how many tasks *boot*
-# at once, not how many run their harness: any number can be in a sandbox together, and the
-# batch below has more than two. The rest of the list is nested. The session is the first
-# thing taken and the last given back, the child is gone before the sandbox closes, and the grader runs after the
-# sandbox is gone.
-#
-# :::
-
-# %% [markdown]
-# ## Step 4, the harness: a child with a budget
-#
-# **`run_harness`.** It works the way slime's does: start the agent process
-# in the sandbox, then **poll** until it has finished or the budget is spent, sleeping between
-# polls so the event loop stays free. Running out of budget is not an exception: it returns a
-# sentinel exit code, `BUDGET_EXCEEDED`, and no diff, and the child is left for the sandbox's
-# close to kill. `parse_result` reads the harness's JSON result line, or None if it printed
-# none. `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a
-# child in it with its output on a pipe, `sandbox.forget(proc)` records in the ledger that a
-# child has exited and been reaped, and `sandbox.close()` kills and reaps whatever still runs
-# there, then gives the sandbox back.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
-show_listing(run_harness)
-
-
-# %% [markdown]
-# `START_TIMEOUT` and `REAP_TIMEOUT` bound the small waits of this stand-in code itself: the
-# child's "started" line and the reap. With 3 s for a boot permit and the boot, they make up
-# the guard's margin, `GUARD_MARGIN`: as in slime, the guard is the budget plus the evaluation
-# timeout plus a margin, so that it fires only for a stuck step.
-#
-# :::{dropdown} Why the course does it this way
-#
-# Which timer fires must be decided by the design, not by how busy the machine is. So the
-# margin also covers what the budget does not count (a boot permit, starting a Python
-# process, reaping a killed child), each with its own bound in the set-up fold; a
-# harness that finishes gets a roomy budget (the step returns as soon as the child is done);
-# and the budget starts at the child's "started" line, so a slow start on a busy machine does
-# not eat into it.
-#
-# :::
-#
-# Every name of the chain is now on the page. What each stands for in slime's example:
-#
-# | here | in slime's example |
-# |---|---|
-# | `open_session`, `drop_session` | the adapter's `open_session` and `drop_session` |
-# | `guard_for(budget)`, the guard | `CONFIG.rollout_guard_sec`: the agent budget plus the eval timeout plus 180 s |
-# | `permits`, a `Semaphore(BOOT_LIMIT)` of 2 | `_BOOT_SEM`, 16 permits unless `SWE_BOOT_CONCURRENCY` says otherwise |
-# | `boot_sandbox`, `MiniSandbox` | `boot_agent_sandbox`, a remote `E2BSandbox` |
-# | `harness=run_harness`, `BUDGET` | `HARNESS_CLS().run(...)` with `time_budget_sec` |
-# | `BUDGET_EXCEEDED` | the exit code -1 that the harness returns when its budget runs out |
-# | `evaluate`, `EVAL_TIMEOUT` | `swe.run_evaluation(...)` with `timeout_sec` |
-# | `Outcome(task, "aborted: …")` | a sample marked aborted |
-# | `registry` | nothing: the course's ledger of every acquire and release |
-# | `phase(task, "H")` | nothing: draws a lettered step on the timeline |
-
-# %% [markdown]
-# ## Why the harness step reads the pipe
-#
-# Once the child has ended, the step reads its output with `communicate()`, and so does
-# `MiniSandbox.close`. Reading matters: a pipe holds only so much (64 KiB on Linux, plus a few
-# hundred KiB that asyncio reads ahead into its own buffer), and once it is full, a child that
-# writes more is blocked in its write until someone reads. `wait()` reads nothing, so a parent
-# that only waits for a chatty child's end can wait for ever; `communicate()` reads while it
-# waits. The step bounds its waits with `asyncio.timeout`, not `wait_for`. The reason
-# matters only on Python 3.11, and the fold below gives it.
-#
-# :::{dropdown} Why `asyncio.timeout` and not `wait_for`
-#
-# On Python 3.11, `wait_for` could swallow a cancellation that arrived just as the result it
-# waited for came in; the batch below cancels the harness step from outside, so that would
-# lose the cancellation. From 3.12 on, `wait_for` is built on `asyncio.timeout` and the two
-# behave alike.
-#
-# :::
-
-# %% [markdown]
-# ## Measure: a batch of seven tasks with injected faults
-#
-# Seven tasks start together under a boot limit of two. One is clean; the others each meet
+# Seven tasks start together under a boot limit of two, `BOOT_LIMIT`. One is clean; the others each meet
 # the one fault `faults` names for them, and `options` gives three of them other settings.
 
 # %%
@@ -575,11 +422,14 @@ options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 
 
 # %% [markdown]
 # In short: t4's budget is 1 s, and its harness hangs; t6's harness would work 2 s and is
-# cancelled 0.1 s into it; t7's guard is 0.5 s, and t7 is started first. Every other guard is far longer than anything
-# its task waits for.
+# cancelled 0.1 s into it; t7's guard is 0.5 s, and t7 is started first. Every other guard
+# is `guard_for(budget)`: the budget, plus the evaluation's timeout, plus a margin, far longer
+# than anything its task waits for.
 #
 # t6's cancel comes from outside, the way a rollout that has collected enough samples cancels
-# the rest. The folded instruments give the batch a fresh registry and timeline, and an event,
+# the rest. Two more names, used in the answer below: a fault the chain catches becomes
+# `Outcome(task, "aborted: <the exception's type>")`, and `BUDGET_EXCEEDED` is the exit code
+# the harness step reports when the budget runs out. The folded instruments give the batch a fresh registry and timeline, and an event,
 # `t6_child_started`, that the batch waits for before it counts the 0.1 s. `draw_batch`
 # (folded) draws the timeline, with the letters `phase` records: **B**oot, **H**arness,
 # **E**valuation, **C**lose the sandbox, drop the **S**ession; then what the registry held.
@@ -685,14 +535,10 @@ held = draw_batch()  # the timeline, then what was held
 # what the registry says is held, one row per kind, over the same time axis. Whatever
 # happened, every task gave back everything it took, in the nested order: in the second
 # figure every row returns to zero. And the boot permits never exceed two, although t7
-# sat on one permit for half a second and the other tasks queued behind the remaining one.
-# The semaphore is held while a sandbox boots and given back as soon as the sandbox is up,
-# before its harness runs: the boot limit bounds boots, not sandboxes. So the sandbox and
-# child rows can climb above two, as they do here. The thin dips in the boot-permit row
-# are a permit given back and taken by the next waiting boot almost at the same instant. A thin
-# spike in the sandbox or child row is the same thing the other way round: one task took its
-# sandbox or child a moment before another gave its own back, so for that instant the ledger
-# held one more.
+# sat on one permit for half a second and the other tasks queued behind the remaining one;
+# yet the sandbox and child rows climb above two. Step 3 below asks why. (A thin dip or spike
+# in a row is one task giving a resource back at almost the same instant as another takes
+# one.)
 #
 # Follow each lane:
 #
@@ -741,6 +587,187 @@ print("✓ every task gave back everything it took, in nested order, on every pa
 print("most boot permits held at once:", registry.peak("boot permit"), "of", BOOT_LIMIT)
 assert registry.peak("boot permit") <= BOOT_LIMIT, "the boot semaphore bounds concurrent boots"
 print("✓ no more than two boots at once: the boot semaphore's limit held")
+
+# %% [markdown]
+# ## Taking the chain apart
+#
+# Here is `agent_task`, the cell folded above the batch, without its one instrument line,
+# with the step numbers as comments. It calls seven names from the folded set-up cell, and
+# this is all you need to know of them:
+#
+# - `open_session(task)` and `drop_session(task)` take and give back the session (steps 1
+#   and 6);
+# - `guard_for(budget)` is the guard's length: the budget, plus the evaluation's timeout, plus
+#   a margin, so that the guard fires only for a stuck step (step 2);
+# - `async with boot_sandbox(task, fault, permits) as sandbox` boots a sandbox while holding a
+#   boot permit, retries a failed boot, and on exit closes the sandbox: it kills and reaps
+#   whatever still runs in it (step 3, shown below);
+# - `run_harness(sandbox, task, work, budget, hang=...)` runs the harness child in the sandbox
+#   until it ends or the budget is spent, and returns `(exit code, diff)` (step 4);
+# - `evaluate(task, diff, fault)` grades the diff under its own timeout: reward 1.0 for a
+#   diff, 0.0 for none; it raises if the fault is an evaluation error (step 5);
+# - `Outcome(task, status, reward, agent_exit_code)` is what a task returns.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how these listings are made"}
+from IPython.display import Markdown, display
+
+from lab_snippets.showcode import source_lines
+
+
+def plain_lines(function, instruments: tuple[str, ...]) -> list[str]:
+    """The function's real source, read at run time, without the lines holding an instrument;
+    the block of an instrument `with` keeps its lines, moved one level out."""
+    lines, kept, skip_indent = source_lines(function), [], None
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        if skip_indent is not None and line.strip() and indent <= skip_indent:
+            skip_indent = None
+        if any(mark in line for mark in instruments):
+            if line.rstrip().endswith(":"):
+                skip_indent = indent
+            continue
+        kept.append(line[4:] if skip_indent is not None else line)
+    return kept
+
+
+def show_listing(function, instruments: tuple[str, ...] = (), plain: bool = False) -> None:
+    """The function's real source; with `plain`, without its instrument lines; else with them marked."""
+    if plain:
+        lines = plain_lines(function, instruments)
+    else:
+        lines = [line + "  # instrument" if any(mark in line for mark in instruments) else line
+                 for line in source_lines(function)]
+    display(Markdown("```python\n" + "\n".join(lines) + "\n```"))
+
+
+show_listing(agent_task, instruments=("# instrument", "phase(task,"), plain=True)
+
+# %% [markdown]
+# ## Step 3, the boot: where the permit is held
+#
+# Nested, the chain looks like this. Each level gives back what it took before the one around
+# it does:
+#
+# - `agent_task`: `open_session` first, `drop_session` last, in `finally`;
+#   - the guard, `asyncio.timeout(guard_for(budget))`, around:
+#     - `boot_sandbox`: a boot permit, `boot_once` (retried), a `MiniSandbox`, and its
+#       `close()` at the end;
+#       - `run_harness`: the harness child in the sandbox, until it ends or the budget is
+#         spent;
+#     - `evaluate`: grade the diff, under `EVAL_TIMEOUT`.
+#
+# Booting, `boot_sandbox`, is chapter 10's context manager: it takes a
+# permit of the boot {term}`semaphore` with `async with permits`, retries a failed boot after
+# a short back-off, and closes the sandbox in the `finally` around `yield`.
+# `boot_once(task, fault, attempt)` is one boot attempt of 0.05 s that hangs or fails as the
+# fault says, and the sandbox it yields is a `MiniSandbox`, the course's stand-in for slime's
+# remote sandbox. Here is its code, read from the function when the page runs, without the
+# lines that only draw it on the timeline and record it in the ledger (the fold under it has
+# the function as it runs, those lines marked). The `else` of the `for` runs only when no
+# attempt reached `break`, that is when every boot failed.
+
+# %% tags=["remove-input"]
+BOOT_INSTRUMENTS = ("asked = ", "tl.add(", "registry.held(", "phase(task, \"C\"")
+show_listing(boot_sandbox, instruments=BOOT_INSTRUMENTS, plain=True)
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show boot_sandbox as it runs, with its instrument lines"}
+show_listing(boot_sandbox, instruments=BOOT_INSTRUMENTS)  # marks the instrument lines
+
+# %% [markdown]
+# ## Predict: when is the boot permit given back?
+#
+# The clean task that ran before the batch recorded its history in `registry`, the course's
+# ledger: each acquire and release of five kinds of resource (the session, a boot permit, the
+# sandbox, a child and the evaluation's `"grader"`), in the order they happened. **Predict**,
+# from the listing of `boot_sandbox` above: where in that history does `release boot permit`
+# fall, right after the boot and before `acquire sandbox`, or next to `release sandbox`, when
+# the sandbox closes?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+print(clean)
+print(clean_history)
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The permit is given back right after the boot, before the sandbox is even made:
+# `boot_sandbox` holds `async with permits` only around the boot attempt, and the back-off
+# after a failed attempt is taken outside it too. So the permits bound how many tasks *boot*
+# at once, not how many run their harness: any number can be in a sandbox together, which is
+# why the batch's sandbox and child rows climbed above two. The rest of the list is nested. The session is the first
+# thing taken and the last given back, the child is gone before the sandbox closes, and the grader runs after the
+# sandbox is gone.
+#
+# :::
+
+# %% [markdown]
+# ## Step 4, the harness: a child with a budget
+#
+# **`run_harness`.** It works the way slime's does: start the agent process
+# in the sandbox, then **poll** until it has finished or the budget is spent, sleeping between
+# polls so the event loop stays free. Running out of budget is not an exception: it returns a
+# sentinel exit code, `BUDGET_EXCEEDED`, and no diff, and the child is left for the sandbox's
+# close to kill. `parse_result` reads the harness's JSON result line, or None if it printed
+# none. `MiniSandbox` stands in for slime's remote sandbox: `sandbox.start(argv)` starts a
+# child in it with its output on a pipe, `sandbox.forget(proc)` records in the ledger that a
+# child has exited and been reaped, and `sandbox.close()` kills and reaps whatever still runs
+# there, then gives the sandbox back.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
+show_listing(run_harness)
+
+
+# %% [markdown]
+# `START_TIMEOUT` and `REAP_TIMEOUT` bound the small waits of this stand-in code itself: the
+# child's "started" line and the reap. With 3 s for a boot permit and the boot, they make up
+# the guard's margin, `GUARD_MARGIN`: as in slime, the guard is the budget plus the evaluation
+# timeout plus a margin, so that it fires only for a stuck step.
+#
+# :::{dropdown} Why the course does it this way
+#
+# Which timer fires must be decided by the design, not by how busy the machine is. So the
+# margin also covers what the budget does not count (a boot permit, starting a Python
+# process, reaping a killed child), each with its own bound in the set-up fold; a
+# harness that finishes gets a roomy budget (the step returns as soon as the child is done);
+# and the budget starts at the child's "started" line, so a slow start on a busy machine does
+# not eat into it.
+#
+# :::
+#
+# Every name of the chain is now on the page. What each stands for in slime's example:
+#
+# | here | in slime's example |
+# |---|---|
+# | `open_session`, `drop_session` | the adapter's `open_session` and `drop_session` |
+# | `guard_for(budget)`, the guard | `CONFIG.rollout_guard_sec`: the agent budget plus the eval timeout plus 180 s |
+# | `permits`, a `Semaphore(BOOT_LIMIT)` of 2 | `_BOOT_SEM`, 16 permits unless `SWE_BOOT_CONCURRENCY` says otherwise |
+# | `boot_sandbox`, `MiniSandbox` | `boot_agent_sandbox`, a remote `E2BSandbox` |
+# | `harness=run_harness`, `BUDGET` | `HARNESS_CLS().run(...)` with `time_budget_sec` |
+# | `BUDGET_EXCEEDED` | the exit code -1 that the harness returns when its budget runs out |
+# | `evaluate`, `EVAL_TIMEOUT` | `swe.run_evaluation(...)` with `timeout_sec` |
+# | `Outcome(task, "aborted: …")` | a sample marked aborted |
+# | `registry` | nothing: the course's ledger of every acquire and release |
+# | `phase(task, "H")` | nothing: draws a lettered step on the timeline |
+
+# %% [markdown]
+# ## Why the harness step reads the pipe
+#
+# Once the child has ended, the step reads its output with `communicate()`, and so does
+# `MiniSandbox.close`. Reading matters: a pipe holds only so much (64 KiB on Linux, plus a few
+# hundred KiB that asyncio reads ahead into its own buffer), and once it is full, a child that
+# writes more is blocked in its write until someone reads. `wait()` reads nothing, so a parent
+# that only waits for a chatty child's end can wait for ever; `communicate()` reads while it
+# waits. The step bounds its waits with `asyncio.timeout`, not `wait_for`. The reason
+# matters only on Python 3.11, and the fold below gives it.
+#
+# :::{dropdown} Why `asyncio.timeout` and not `wait_for`
+#
+# On Python 3.11, `wait_for` could swallow a cancellation that arrived just as the result it
+# waited for came in; the batch below cancels the harness step from outside, so that would
+# lose the cancellation. From 3.12 on, `wait_for` is built on `asyncio.timeout` and the two
+# behave alike.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 14.1 · A harness step that owns its child
@@ -1278,12 +1305,9 @@ print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on aver
 # :::{dropdown} Why
 #
 # An agent finishes at any moment between two looks, so the loop finds it late by the share
-# of an interval on the last printed line, a little over half. Two things push it above half.
-# The first is the eight finishing times themselves: with looks exactly 0.1 s apart (at 0.1,
-# 0.2, …), they would be found 0.07, 0.03, 0.06, 0.09, 0.01, 0.05, 0.08 and 0.04 s late, 54%
-# of an interval on average, not the 50% of times spread evenly. The second: each look comes a little later than that, as each sleep starts
-# after the previous check and ends a little late, more so on a busy machine. It never finds
-# one sooner than one interval after it started. In slime the interval is 5 s: a finished agent keeps its sandbox up about 2.5 s longer on average, up to 5 s. Against
+# of an interval on the last printed line, a little over half: each look also comes a little late, as
+# each sleep starts after the previous check and ends a little late, more so on a busy
+# machine. In slime the interval is 5 s: a finished agent keeps its sandbox up about 2.5 s longer on average, up to 5 s. Against
 # an agent budget of minutes that is small, and slime pays it on purpose: the docstring of
 # `_await_done_marker` says the short polls keep the sandbox alive against idle garbage
 # collection. A step that owns its child can wait on the child itself, as Exercise 14.1

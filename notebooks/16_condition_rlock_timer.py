@@ -246,27 +246,16 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 
 # %% [markdown]
 # **Why `notify_all`, not `notify`?** A single `notify` wakes one waiter, of either kind. The
-# run below shows what that costs, with a buffer of one slot and one `Condition`. `wake` is
-# how each change wakes the waiters: `threading.Condition.notify` (one) or
-# `threading.Condition.notify_all` (every one). Each run prints its log: when, counted from
-# the first put, a thread put or took an item.
+# run below shows what that costs, with a slot that holds one item and one `Condition`: two
+# consumers wait on the empty slot, then a producer puts two items, one after the other, each
+# time waiting for room. `wake` is how each change wakes the waiters:
+# `threading.Condition.notify` (one) or `threading.Condition.notify_all` (every one). Every
+# wait has a timeout; the producer's wait for room gives up after 1 s (`timeout=1.0` in its
+# `wait_for`), which then checks its predicate once more. Each run prints its log: when,
+# counted from the first put, a thread put or took an item.
 #
-# Whom does a `notify` wake? A `Condition` keeps its waiters in a queue: a thread that starts
-# to wait joins the back, and CPython's `notify` wakes the one at the front, the thread that
-# has waited longest (the documentation promises no order; this is `Lib/threading.py` in 3.11
-# to 3.13). The run starts like this:
-#
-# 1. Consumer 1, then consumer 2, wait on the empty slot. Waiters: consumer 1, consumer 2.
-# 2. The producer takes the lock, puts item 1 and calls `wake`. With `notify` that wakes
-#    consumer 1, the front; waiters left: consumer 2.
-# 3. Still holding the lock, it waits for room for item 2, so it joins the back of the queue.
-#    Waiters: consumer 2, then the producer.
-# 4. Consumer 1 takes item 1 and calls `wake`: this step decides the run.
-#
-# Every wait in the run has a timeout: the producer's wait for room gives up after 1 s
-# (`timeout=1.0` in its `wait_for`), and `wait_for` then checks its predicate once more. So
-# you only need step 4: whom does consumer 1's `wake` reach? How long does the producer wait
-# for room for its second item, in each run?
+# **Predict.** How long does the producer wait for room for its second item, with
+# `notify_all` and with `notify`?
 
 # %%
 def pass_two_items(wake) -> list[tuple[float, str]]:
@@ -322,8 +311,12 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Follow the run with `notify` and the Condition's queue of waiters; `notify` wakes the one
-# at the front.
+# Whom does a `notify` wake? A `Condition` keeps its waiters in a queue: a thread that starts
+# to wait joins the back, and CPython's `notify` wakes the one at the front, the thread that
+# has waited longest (the documentation promises no order; this is `Lib/threading.py` in 3.11
+# to 3.13). Follow the run with `notify` and that queue. At step 3 the producer is still in
+# its `with cond:` block; its `wait_for` lets the lock go while it waits for room for item 2,
+# and puts it at the back of the queue.
 #
 # ```{list-table}
 # :header-rows: 1
@@ -341,7 +334,7 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 #   - item 1
 #   - consumer 2
 # * - 3
-#   - the producer waits for room for item 2
+#   - the producer waits for room for item 2 (its `wait_for` lets the lock go)
 #   - item 1
 #   - consumer 2, **producer**
 # * - 4
@@ -1081,8 +1074,12 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 # ## In slime
 #
 # The quotes below are the accelerator selection's `RLock`, the health monitor's loop and
-# the rollout-buffer plugin's `Condition`; slime has no `threading.Timer`. If you add a
-# blocking read to the buffer, write it with `wait_for` and a timeout, as in Exercise 16.1.
+# the rollout-buffer plugin's `Condition`; slime has no `threading.Timer`. The buffer's reads
+# never wait: its clients poll. So a group put just after a read found the buffer empty
+# waits for the client's next poll, about half an interval on average (chapter 14 measured
+# what a poll costs, in its In slime section), where a reader in `wait_for` would be woken by
+# the put's `notify_all` at once. If you add a blocking read to the buffer, write it with
+# `wait_for` and a timeout, as in Exercise 16.1.
 # More sites are in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
@@ -1095,61 +1092,3 @@ show_call_site("16c")
 
 # %% tags=["remove-input"]
 show_call_site("16")
-
-# %% [markdown]
-# The buffer's reads never wait: its clients poll. Chapter 14 measured what a poll costs;
-# here is the same cost on a model of this buffer, next to the reader that `wait_for` makes
-# possible. A group is put right after a reader found the buffer empty. One reader polls, as
-# the plugin's clients do, asking again after 0.2 s; the other waits in `wait_for`. The folded
-# cells hold the two readers and time, for each, how long after the put it has the group.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the two readers: one polls every 0.2 s, one waits in wait_for"}
-def polling_reader(cond, items, looked: threading.Event, got_at: list) -> None:
-    for _ in range(10):  # ask again every 0.2 s, at most 10 times
-        with cond:
-            if items:
-                got_at.append((items.pop(0), time.monotonic()))
-                return
-        looked.set()
-        time.sleep(0.2)
-
-
-def waiting_reader(cond, items, looked: threading.Event, got_at: list) -> None:
-    def buffer_has_items() -> bool:
-        looked.set()  # tell the timing cell that this reader has looked at the buffer
-        return bool(items)
-
-    with cond:
-        if cond.wait_for(buffer_has_items, timeout=2):
-            got_at.append((items.pop(0), time.monotonic()))
-
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the cell that puts a group and times each reader"}
-read_delay = {}
-for name, reader in {"polling reader": polling_reader, "waiting reader": waiting_reader}.items():
-    cond, items, looked, got_at = threading.Condition(), [], threading.Event(), []
-    thread = threading.Thread(target=reader, args=(cond, items, looked, got_at))
-    thread.start()
-    assert looked.wait(timeout=2)  # the reader has found the buffer empty
-    put_at = time.monotonic()
-    put_item(cond, items, "group 1")
-    thread.join(timeout=3)
-    read_delay[name] = got_at[0][1] - put_at
-print({name: f"{delay * 1000:.0f} ms" for name, delay in read_delay.items()})
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: a-polled-buffer-delays-each-group
-assert not thread.is_alive()
-assert read_delay["waiting reader"] < read_delay["polling reader"] / 4, (
-    f"the waiting reader should have the group at once, the polling one only at its next poll: {read_delay}")
-print("✓ the group waited for the next poll; a reader in wait_for had it at once")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# The reader in `wait_for` was woken by the put's `notify_all` and had the group at once. The
-# polling reader was asleep and saw the group only at its next look, whatever was left of its
-# 0.2 s interval later. So in the plugin a group written just after a read found the buffer
-# empty waits for the client's next poll, however long its interval is.
-#
-# :::

@@ -274,6 +274,11 @@ def draw_endings():
         ax.axvline(at["call returned"], color="black", linestyle=":", linewidth=1.5)
         if ax is not axes[-1]:
             ax.set_xlabel("")
+    from matplotlib.lines import Line2D
+
+    fig.legend(handles=[Line2D([], [], color="black", linestyle="--", linewidth=1, label="ending called"),
+                        Line2D([], [], color="black", linestyle=":", linewidth=1.5, label="call returned")],
+               loc="outside lower center", ncols=2, frameon=False)
     return fig
 
 
@@ -318,8 +323,9 @@ print("✓ cancel_futures dropped the two queued jobs; shutdown(wait=True) retur
 # all of it.
 #
 # The figure draws one panel per row of the table. The dashed line is the call to the ending,
-# the dotted line its return: for both `wait=False` endings they coincide, and only
-# `wait=True` returns after job 2. Blue is a job running. Light green is a job waiting in the
+# the dotted line its return (the key under the figure): for both `wait=False` endings they
+# coincide, and only `wait=True` returns after job 2. Blue is a job running, that is, held by
+# the worker thread: job 0 stays blue while it waits for the `release` event (in the fold). Light green is a job waiting in the
 # queue: from the submits until it started, or until it was cancelled (the short grey mark),
 # computed from the submit time and the job's own start.
 #

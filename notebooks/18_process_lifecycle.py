@@ -88,8 +88,11 @@ class Looks:
     def after_done(self, proc) -> None:
         tl.mark("queue consumer: parent got 'done'")
         self.running_at_done = is_running(proc.pid)
-        self.seen_at_exit = zombie_within(proc.pid, timeout=5)  # until it exits
-        tl.mark("queue consumer: exit")  # the moment that look saw the exit
+
+    def wait_until_exited(self, proc) -> None:
+        """Not a look: it waits (up to 5 s) until the worker has exited, and marks that moment."""
+        self.seen_at_exit = zombie_within(proc.pid, timeout=5)
+        tl.mark("queue consumer: exit")
 
     def before_join(self, proc) -> None:
         self.listed_before_join = zombie_within(proc.pid, timeout=0.1)
@@ -117,13 +120,12 @@ show_source(consume_until_stop)
 # ## Predict: when does a finished worker's pid go away?
 #
 # The parent reads results until `"done"`, is busy elsewhere for 0.3 s, then calls `join`:
-# the program you would write. The four lines marked `# instrument` call the folded `looks`,
-# which watches the worker from outside through `psutil`: after `"done"`, whether it still
-# runs, then the moment it exits; before `join`, whether its pid is still listed. It also
-# writes these moments on a `Timeline`, the course's stopwatch (chapter 01). One of these
-# looks does change the parent's timing: to see the moment of the exit, the look after
-# `"done"` waits until the worker has exited, so the parent's 0.3 s counts from the exit,
-# not from `"done"`.
+# the program you would write, with one line added. The four lines marked `# instrument` all
+# call the folded `looks`, which only looks at the worker from outside through `psutil`:
+# after `"done"`, whether it still runs; before `join`, whether its pid is still listed; and
+# it writes these moments on a `Timeline`, the course's stopwatch (chapter 01). The added
+# line, `looks.wait_until_exited(consumer)`, is not a look: it waits until the worker has
+# exited and marks that moment, so that the parent's 0.3 s counts from the exit.
 #
 # The worker's `linger` already tells you that it still runs when `"done"` arrives. Predict
 # what happens after its exit: is its pid gone at once, gone a few milliseconds later while
@@ -143,7 +145,8 @@ for number in [0, 1, 2, 3, 4, None]:  # None is the stop message
 squares = []
 while (message := results.get(timeout=10)) != "done":
     squares.append(message)
-looks.after_done(consumer)  # instrument: running now? then the moment it exits
+looks.after_done(consumer)  # instrument: does it still run?
+looks.wait_until_exited(consumer)  # not in a real program: 0.3 s from the exit
 time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
 looks.before_join(consumer)  # instrument: is its pid still listed?
 consumer.join(timeout=5)
