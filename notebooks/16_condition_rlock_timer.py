@@ -318,38 +318,15 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 # its `with cond:` block; its `wait_for` lets the lock go while it waits for room for item 2,
 # and puts it at the back of the queue.
 #
-# ```{list-table}
-# :header-rows: 1
-#
-# * - step
-#   - what happens
-#   - slot
-#   - waiters, front first
-# * - 1
-#   - both consumers wait on the empty slot
-#   - empty
-#   - consumer 1, consumer 2
-# * - 2
-#   - the producer puts item 1; `notify` wakes consumer 1
-#   - item 1
-#   - consumer 2
-# * - 3
-#   - the producer waits for room for item 2 (its `wait_for` lets the lock go)
-#   - item 1
-#   - consumer 2, **producer**
-# * - 4
-#   - consumer 1 takes item 1; `notify` wakes the front: consumer 2
-#   - empty
-#   - **producer**
-# * - 5
-#   - consumer 2 finds the slot empty and waits again
-#   - empty
-#   - **producer**, consumer 2
-# * - 6
-#   - nobody changes the slot, so nobody notifies, until the producer's 1 s timeout runs out
-#   - empty
-#   - **producer**, consumer 2
-# ```
+# 1. Both consumers wait on the empty slot. Waiters, front first: consumer 1, consumer 2.
+# 2. The producer puts item 1; `notify` wakes consumer 1. Waiting: consumer 2.
+# 3. The producer waits for room for item 2 (its `wait_for` lets the lock go). The slot holds
+#    item 1; waiting: consumer 2, then the **producer**.
+# 4. Consumer 1 takes item 1; `notify` wakes the front of the queue: consumer 2. The slot is
+#    empty; waiting: the **producer**.
+# 5. Consumer 2 finds the slot empty and waits again. Waiting: the **producer**, then
+#    consumer 2.
+# 6. Nobody changes the slot, so nobody notifies, until the producer's 1 s timeout runs out.
 #
 # From step 4 on the slot has room, and the producer, the one thread that could go on,
 # sleeps. When its 1 s timeout runs out, `wait_for` checks its predicate once more, finds
