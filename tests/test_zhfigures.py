@@ -132,6 +132,26 @@ def test_a_legend_given_inside_a_drawing_function_is_found():
         {"failed": "dropped by the filter"}]
 
 
+def test_a_figure_drawn_two_calls_away_finds_its_title_and_legend():
+    """An answer cell that calls ``report(...)``, whose body calls ``draw(...)``, shows what
+    ``draw`` sets: its title and its legend's words (chapter 02's heartbeat figure after session
+    25's round 7). Counterfactual: follow only the cell's own calls (``called_names``): neither the
+    title nor the legend is found."""
+    from lab_snippets.book import figalt
+
+    helper = ('def draw(tl):\n    tl.plot("Two waits", meanings={"running": "on time"})\n'
+              'def report(tl):\n    print(len(tl.spans))\n    draw(tl)\n')
+    answer = "tl = run()\nreport(tl)\n"
+    defined = zhfigures.function_sources([helper, answer])
+    names = zhfigures.reachable_names(answer, defined)
+    assert names[:2] == ["run", "report"] and "draw" in names
+    drawers = zhfigures.drawing_functions([helper, answer])
+    assert [t for n in names for t in drawers.get(n, [])] == ["Two waits"]
+    legends = [figalt.meanings_in(defined.get(n, "")) for n in names]
+    assert [legend for legend in legends if legend] == [{"running": "on time"}]
+    assert "draw" not in zhfigures.called_names(answer)
+
+
 def test_an_execution_runs_again_when_a_word_it_drew_is_translated_differently(tmp_path, monkeypatch):
     # the Chinese figures are drawn when a chapter executes; a later change to figures.po reaches the
     # page only if that execution runs again (session 19's review build kept 11's old labels)

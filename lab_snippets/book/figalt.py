@@ -201,7 +201,7 @@ def add_alt(app, doctree, docname: str) -> int:
         drawn = drawn_titles(path) if path is not None else None
         source = sources.get(id(image), "")
         legend = meanings_in(source) or {  # or the legend of the drawing function the cell calls
-            state: word for name in zhfigures.called_names(source)
+            state: word for name in zhfigures.reachable_names(source, defined)
             for state, word in meanings_in(bindings + defined.get(name, "")).items()}
         if chinese:
             legend = {s: title_words[w] for s, w in legend.items() if title_words.get(w)}

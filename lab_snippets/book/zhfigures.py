@@ -427,6 +427,19 @@ def called_names(source: str) -> list[str]:
                               if isinstance(c.func, ast.Name)))
 
 
+def reachable_names(source: str, defined: dict[str, str], depth: int = 4) -> list[str]:
+    """The names a cell's code calls, then the names their definitions on the page call, and so on
+    (``depth`` levels): an answer cell that calls ``report(...)``, whose body calls ``draw(...)``,
+    draws what ``draw`` sets (chapter 02 after session 25's round 7 lost its legend's words)."""
+    seen: list[str] = []
+    frontier = called_names(source)
+    for _ in range(depth):
+        new = [name for name in dict.fromkeys(frontier) if name not in seen]
+        seen += new
+        frontier = [inner for name in new for inner in called_names(defined.get(name, ""))]
+    return seen
+
+
 def figures(doctree):
     """Each image of ``doctree`` with the English titles its cell's code sets: one title each when
     the cell draws as many figures as it sets titles (two ``plt.subplots`` figures), else all of
@@ -437,13 +450,15 @@ def figures(doctree):
     from docutils import nodes
 
     cells = [c for c in doctree.findall(nodes.Element) if c.get("nb_element") == "cell_code"]
-    drawers = drawing_functions(_source_in(c) for c in cells)
+    sources = [_source_in(c) for c in cells]
+    drawers, defined = drawing_functions(sources), function_sources(sources)
     in_cells: set[int] = set()
     for cell in cells:
         images = list(cell.findall(nodes.image))
         in_cells.update(id(image) for image in images)
         source = _source_in(cell) if images else ""
-        titles = titles_in(source) or [t for name in called_names(source) for t in drawers.get(name, [])]
+        titles = titles_in(source) or [t for name in reachable_names(source, defined)
+                                       for t in drawers.get(name, [])]
         for i, image in enumerate(images):
             yield image, [titles[i]] if len(titles) == len(images) > 1 else titles
     for image in doctree.findall(nodes.image):
