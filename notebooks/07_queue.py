@@ -873,7 +873,9 @@ from lab_snippets.sites import show_call_site
 show_call_site("07")
 
 # %% [markdown]
-# Below is our own model of that loop, with `max_concurrent = 4`: each group's generation is a
+# Below is our own model of that loop, with `max_concurrent = 4`. A done-callback
+# (`task.add_done_callback(fn)`) is a plain function the loop calls once the task has ended; it
+# cannot `await`. Each group's generation is a
 # 0.023 s sleep whose done-callback puts the group on the queue, and a folded trainer takes one
 # group per 0.1 s. Set the two speeds side by side: a group is done in less than a quarter of
 # the time between two takes, so a batch of 4 started right after a take has landed long before

@@ -1034,7 +1034,8 @@ show_call_site("23")
 # Would an await chain, logged in that handler, tell the stuck rollouts apart?
 # `asyncio.timeout` works by cancelling the rollout's own task. The cell below takes one stuck
 # rollout's await chain twice: from outside, before its 0.05 s deadline, and inside its own
-# `except TimeoutError`, where slime's handler writes the diagnostic.
+# `except TimeoutError`, where slime's handler writes the diagnostic. `waits_on(event)`, defined
+# in the experiment of the Python 3.14 fold above, does nothing but await `event.wait()`.
 
 # %%
 async def stuck_rollout() -> None:

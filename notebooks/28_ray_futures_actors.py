@@ -55,6 +55,12 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s "
 # %% [markdown]
 # ## A remote call to wait for
 #
+# Three pieces of Ray are enough for this chapter. `@ray.remote` on a class makes it an
+# **actor**: `Gate.remote()` starts one in a process of its own and returns a handle. A method
+# call through the handle, `gate.nap.remote(0.1)`, returns at once with an `ObjectRef`, a
+# future of the result; `ray.get(ref)` returns the result once it is there, and a coroutine
+# can also `await ref`.
+#
 # `Gate` is an async actor (its methods are `async def`), and its `nap(s)` returns after `s`
 # seconds: the first experiment waits for it. Its two other methods, `wait_open` and `open`,
 # come in with the second experiment.
