@@ -377,8 +377,8 @@ print("✓ after the timeout the child was still running; reap's kill() and wait
 #
 # `spawn-children 2 5` starts two children that sleep 5 s and prints one line, `ready`, its own
 # pid, then its children's pids (`ready 4107 4110 4111`). We pipe its stdout and its stderr;
-# its children write nothing, but like every child they start with their parent's open files,
-# the two pipes included:
+# its children write nothing, but like every child they start with their parent's open files:
+# their stdout goes to `/dev/null`, and they keep the leader's stderr pipe:
 
 # %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the lines of spawn-children that start the children"}
 show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
